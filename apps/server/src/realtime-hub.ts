@@ -1,0 +1,112 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { tables } from "@meridian/db";
+import { authenticateToken, REALTIME_CHANNEL, type Deps } from "@meridian/domain";
+import { eq } from "drizzle-orm";
+import { WebSocketServer, type WebSocket } from "ws";
+
+export interface RealtimeHub {
+  status(): { running: boolean; connections: number };
+  close(): Promise<void>;
+}
+
+const MAX_CLIENT_MESSAGE_BYTES = 4096;
+
+function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const part of header?.split(";") ?? []) {
+    const index = part.indexOf("=");
+    if (index > 0) cookies.set(part.slice(0, index).trim(), decodeURIComponent(part.slice(index + 1).trim()));
+  }
+  return cookies;
+}
+
+function refuse(socket: Duplex, status: number, reason: string) {
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n\r\n${JSON.stringify({ status, title: reason, code: status === 401 ? "UNAUTHENTICATED" : "FORBIDDEN" })}`);
+}
+
+/**
+ * `/ws`: signed-in users only (cookie or bearer header, never a token in the URL). Events are
+ * published by any process with publishEvent; each process LISTENs and forwards an event to
+ * its own sockets of the users the event names.
+ */
+export async function attachRealtimeHub(options: { server: Server; deps: Deps; publicUrl?: string }): Promise<RealtimeHub> {
+  const { server, deps } = options;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
+  const socketsByUser = new Map<string, Set<WebSocket>>();
+  let running = true;
+
+  const deliver = async (eventId: string) => {
+    const id = Number(eventId);
+    if (!Number.isInteger(id)) return;
+    const [event] = await deps.db.select().from(tables.realtimeEvents).where(eq(tables.realtimeEvents.id, id)).limit(1);
+    if (!event) return;
+    const message = JSON.stringify({ type: event.type, data: event.data });
+    for (const userId of event.userIds) {
+      for (const socket of socketsByUser.get(userId) ?? []) if (socket.readyState === socket.OPEN) socket.send(message);
+    }
+  };
+  const subscription = await deps.sql.listen(REALTIME_CHANNEL, (payload) => {
+    deliver(payload).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));
+  });
+
+  const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    if (url.pathname !== "/ws") return refuse(socket, 404, "Not Found");
+    const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    const cookie = bearer ? undefined : parseCookies(request.headers.cookie).get("session");
+    if (cookie) {
+      // Browsers send cookies on cross-site WebSocket handshakes too; accept only our own pages.
+      const expected = options.publicUrl ? new URL(options.publicUrl).origin : `http://${request.headers.host}`;
+      const origin = request.headers.origin;
+      if (origin && origin !== expected && origin !== expected.replace(/^http:/, "https:")) return refuse(socket, 403, "Forbidden");
+    }
+    const token = bearer ?? cookie;
+    const principal = token ? await authenticateToken({ deps, token }).catch(() => undefined) : undefined;
+    if (!principal) return refuse(socket, 401, "Unauthorized");
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const userId = principal.user.id;
+      const sockets = socketsByUser.get(userId) ?? new Set<WebSocket>();
+      sockets.add(ws);
+      socketsByUser.set(userId, sockets);
+      let alive = true;
+      ws.on("pong", () => (alive = true));
+      const heartbeat = setInterval(() => {
+        if (!alive) return ws.terminate();
+        alive = false;
+        ws.ping();
+      }, 30_000);
+      ws.on("message", (raw) => {
+        let message: { type?: unknown };
+        try {
+          message = JSON.parse(raw.toString());
+        } catch {
+          return ws.send(JSON.stringify({ type: "error", data: { code: "VALIDATION_FAILED", detail: "Messages must be JSON" } }));
+        }
+        if (message?.type === "ping") ws.send(JSON.stringify({ type: "pong" }));
+        else ws.send(JSON.stringify({ type: "error", data: { code: "VALIDATION_FAILED", detail: "Unknown message type" } }));
+      });
+      ws.on("close", () => {
+        clearInterval(heartbeat);
+        sockets.delete(ws);
+        if (sockets.size === 0) socketsByUser.delete(userId);
+      });
+      ws.send(JSON.stringify({ type: "welcome", data: { userId } }));
+    });
+  };
+  const upgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    onUpgrade(request, socket, head).catch(() => refuse(socket, 500, "Internal Server Error"));
+  };
+  server.on("upgrade", upgradeListener);
+
+  return {
+    status: () => ({ running, connections: wss.clients.size }),
+    async close() {
+      running = false;
+      server.off("upgrade", upgradeListener);
+      for (const client of wss.clients) client.close(1001, "server shutting down");
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await subscription.unlisten().catch(() => undefined);
+    },
+  };
+}

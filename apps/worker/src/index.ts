@@ -1,0 +1,2 @@
+export { startWorker, type RunningWorker } from "./start-worker";
+export { tasks, buildTaskList, crontab } from "./task-list";

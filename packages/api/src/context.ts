@@ -1,0 +1,19 @@
+import type { ClientInfo, Deps, Principal } from "@meridian/domain";
+
+/** What a handler knows about the request; built once by the HTTP layer for REST and tRPC alike. */
+export interface RequestContext {
+  deps: Deps;
+  principal: Principal | undefined;
+  /** How the principal was presented; cookies need the same-origin check. */
+  credentialSource: "cookie" | "bearer" | undefined;
+  token: string | undefined;
+  client: ClientInfo;
+  requestId: string;
+  secureCookies: boolean;
+}
+
+export interface ApiServices {
+  deps: Deps;
+  startedAt: Date;
+  websocketStatus: () => { running: boolean; connections: number };
+}

@@ -1,0 +1,37 @@
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { Hono } from "hono";
+import type { AppEnv } from "./env";
+
+const require = createRequire(import.meta.url);
+const swaggerDir = (require("swagger-ui-dist") as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+
+const page = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Meridian API reference</title><link rel="stylesheet" href="/api/docs/assets/swagger-ui.css"></head>
+<body><div id="reference"></div>
+<script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/api/docs/assets/init.js"></script>
+</body></html>`;
+
+const init = `window.ui = SwaggerUIBundle({ url: "/api/openapi.json", dom_id: "#reference", deepLinking: true });`;
+
+const assets: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+};
+
+/** The browsable reference, served from the swagger-ui-dist package (no CDN). */
+export function mountApiDocs(app: Hono<AppEnv>) {
+  app.get("/api/docs", (c) => c.html(page));
+  app.get("/api/docs/assets/init.js", (c) => c.body(init, 200, { "content-type": "text/javascript; charset=utf-8" }));
+  app.get("/api/docs/assets/:file", async (c) => {
+    const file = c.req.param("file");
+    const contentType = assets[file];
+    if (!contentType) return c.notFound();
+    const body = await fs.readFile(path.join(swaggerDir, file));
+    return c.body(body, 200, { "content-type": contentType, "cache-control": "public, max-age=86400" });
+  });
+}

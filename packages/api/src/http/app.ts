@@ -1,0 +1,114 @@
+import { randomUUID } from "node:crypto";
+import { trpcServer } from "@hono/trpc-server";
+import { SERVER_VERSION } from "@meridian/config";
+import { AppError } from "@meridian/domain";
+import { bodyLimit } from "hono/body-limit";
+import type { ApiServices } from "../context";
+import { appRouter } from "../trpc/app-router";
+import type { TrpcContext } from "../trpc/init";
+import { mountApiDocs } from "./api-docs";
+import { createRouter } from "./env";
+import { problemResponse, toAppError } from "./problem";
+import { requestContext } from "./request-context";
+import { authRoutes } from "./routes/auth";
+import { healthRoutes } from "./routes/health";
+import { userRoutes } from "./routes/user";
+import { clearSessionCookie, setSessionCookie } from "./session-cookie";
+
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+/** Routes that read a raw body and enforce their own limit. */
+const RAW_BODY_ROUTES = new Set(["/api/v1/user/avatar"]);
+const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
+
+export function createApiApp(services: ApiServices) {
+  const { deps } = services;
+  const app = createRouter();
+
+  app.use(async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    c.set("requestId", requestId);
+    await next();
+    c.res.headers.set("x-request-id", requestId);
+  });
+
+  app.onError((error, c) => {
+    const appError = toAppError(error);
+    if (appError.code === "INTERNAL") deps.logger.error({ err: error, requestId: c.get("requestId"), method: c.req.method, path: c.req.path }, "unexpected error");
+    return problemResponse(c, appError);
+  });
+
+  const jsonLimit = bodyLimit({
+    maxSize: MAX_JSON_BODY_BYTES,
+    onError: () => {
+      throw new AppError("PAYLOAD_TOO_LARGE", `Request bodies may be at most ${MAX_JSON_BODY_BYTES} bytes`);
+    },
+  });
+  app.use(async (c, next) => (RAW_BODY_ROUTES.has(c.req.path) ? next() : jsonLimit(c, next)));
+  app.use(requestContext(services));
+
+  app.route("/", authRoutes);
+  app.route("/", userRoutes);
+  app.route("/", healthRoutes(services));
+
+  app.use(
+    "/trpc/*",
+    trpcServer({
+      router: appRouter,
+      endpoint: "/trpc",
+      createContext: (_options, c) => {
+        const ctx = c.get("ctx");
+        const trpcContext: TrpcContext = {
+          ...ctx,
+          setSessionToken: (token) => (token ? setSessionCookie(c, ctx, token) : clearSessionCookie(c, ctx)),
+        };
+        return trpcContext as unknown as Record<string, unknown>;
+      },
+    }),
+  );
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "A session token from login/signup or an API key",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "cookie", { type: "apiKey", in: "cookie", name: "session" });
+
+  const document = () =>
+    app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Meridian API",
+        version: SERVER_VERSION,
+        description:
+          "REST face of Meridian. Errors are RFC 9457 problem+json with a stable `code`. Lists are `{items, nextCursor}`. " +
+          "Cookie-authenticated requests that change state must carry an Origin (or Referer) of this site; bearer tokens are exempt. " +
+          `JSON bodies are capped at ${MAX_JSON_BODY_BYTES} bytes (413). Unknown fields in JSON bodies are refused (400).`,
+      },
+    });
+  app.get("/api/openapi.json", (c) => c.json(document()));
+  mountApiDocs(app);
+
+  app.notFound((c) => {
+    const allowed = allowedMethods(app.routes, c.req.path);
+    if (allowed.length > 0) {
+      const error = new AppError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed here; use ${allowed.join(", ")}`, { headers: { allow: allowed.join(", ") } });
+      return problemResponse(c, error);
+    }
+    return problemResponse(c, new AppError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`));
+  });
+
+  return app;
+}
+
+/** Methods registered for a concrete path, to tell 405 from 404. */
+function allowedMethods(routes: ReadonlyArray<{ method: string; path: string }>, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of routes) {
+    if (route.method === "ALL" || route.path.includes("*")) continue;
+    const pattern = new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]\w*/g, "[^/]+")}/?$`);
+    if (pattern.test(path)) methods.add(route.method);
+  }
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods].sort();
+}

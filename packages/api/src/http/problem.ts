@@ -1,0 +1,50 @@
+import { AppError, errorCodes, type ErrorCode } from "@meridian/domain";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+export const codeForStatus: Record<number, ErrorCode> = {
+  400: "VALIDATION_FAILED",
+  401: "UNAUTHENTICATED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "RATE_LIMITED",
+};
+
+/** Any thrown value becomes an AppError; anything unexpected becomes INTERNAL without details. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof HTTPException) {
+    const code = codeForStatus[error.status];
+    if (code) {
+      const detail = error.status === 400 && /json/i.test(error.message) ? "The request body is not valid JSON" : error.message || undefined;
+      return new AppError(code, detail);
+    }
+  }
+  return new AppError("INTERNAL", "An unexpected error occurred; quote the request id when reporting it", { cause: error });
+}
+
+export function problemBody(error: AppError, instance?: string) {
+  return {
+    type: `https://meridian.dev/problems/${error.code.toLowerCase().replace(/_/g, "-")}`,
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    ...(instance ? { instance } : {}),
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}
+
+export function problemResponse(c: Context, error: AppError): Response {
+  const headers = new Headers({ "content-type": PROBLEM_CONTENT_TYPE, ...error.headers });
+  const requestId = c.get("requestId" as never) as string | undefined;
+  if (requestId) headers.set("x-request-id", requestId);
+  return new Response(JSON.stringify(problemBody(error, c.req.path)), { status: error.status, headers });
+}
+
+export const problemCodes = Object.keys(errorCodes) as ErrorCode[];

@@ -1,0 +1,72 @@
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { authenticateToken, AppError } from "@meridian/domain";
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import type { ApiServices } from "../context";
+import type { AppEnv } from "./env";
+import { SESSION_COOKIE } from "./session-cookie";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function clientIp(c: Context, trustProxy: boolean): string | null {
+  if (trustProxy) {
+    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded.slice(0, 64);
+  }
+  try {
+    return getConnInfo(c).remote.address ?? null;
+  } catch {
+    // Requests dispatched in-process (app.request) have no socket.
+    return null;
+  }
+}
+
+function expectedOrigin(c: Context, publicUrl: string | undefined): string {
+  return publicUrl ? new URL(publicUrl).origin : new URL(c.req.url).origin;
+}
+
+/** A cookie travels with cross-site requests; only our own pages may use it to change things. */
+function isSameOrigin(c: Context, expected: string): boolean {
+  const origin = c.req.header("origin");
+  if (origin) return origin === expected;
+  const fetchSite = c.req.header("sec-fetch-site");
+  if (fetchSite) return fetchSite === "same-origin";
+  const referer = c.req.header("referer");
+  if (referer) {
+    try {
+      return new URL(referer).origin === expected;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv> {
+  const { deps } = services;
+  return async (c, next) => {
+    const authorization = c.req.header("authorization");
+    const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    const cookie = bearer ? undefined : getCookie(c, SESSION_COOKIE);
+    const token = bearer ?? cookie;
+    const principal = token ? await authenticateToken({ deps, token }) : undefined;
+    const credentialSource = principal ? (bearer ? "bearer" : "cookie") : undefined;
+    if (credentialSource === "cookie" && !SAFE_METHODS.has(c.req.method) && !isSameOrigin(c, expectedOrigin(c, deps.env.PUBLIC_URL))) {
+      throw new AppError("CROSS_ORIGIN_REQUEST", "A cookie-authenticated request that changes state must come from this site");
+    }
+    const secure =
+      deps.env.PUBLIC_URL?.startsWith("https:") ||
+      new URL(c.req.url).protocol === "https:" ||
+      (deps.env.TRUST_PROXY && c.req.header("x-forwarded-proto") === "https");
+    c.set("ctx", {
+      deps,
+      principal,
+      credentialSource,
+      token: principal ? token : undefined,
+      client: { ip: clientIp(c, deps.env.TRUST_PROXY), userAgent: c.req.header("user-agent") ?? null },
+      requestId: c.get("requestId"),
+      secureCookies: Boolean(secure),
+    });
+    await next();
+  };
+}

@@ -1,0 +1,6 @@
+export { createApiApp, MAX_JSON_BODY_BYTES } from "./http/app";
+export type { AppEnv } from "./http/env";
+export { problemResponse, toAppError, PROBLEM_CONTENT_TYPE } from "./http/problem";
+export type { ApiServices, RequestContext } from "./context";
+export { appRouter, createCaller, type AppRouter } from "./trpc/app-router";
+export type { TrpcContext } from "./trpc/init";

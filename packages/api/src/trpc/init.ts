@@ -1,0 +1,70 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { AppError, isServerAdmin, validationError } from "@meridian/domain";
+import { ZodError } from "zod";
+import type { RequestContext } from "../context";
+import { codeForStatus, toAppError } from "../http/problem";
+
+export interface TrpcContext extends RequestContext {
+  /** Lets auth procedures set or clear the session cookie on the HTTP response. */
+  setSessionToken(token: string | null): void;
+}
+
+const trpcCodeByStatus: Record<number, TRPCError["code"]> = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_SUPPORTED",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "TOO_MANY_REQUESTS",
+  503: "SERVICE_UNAVAILABLE",
+};
+
+function toAppErrorFromTrpc(error: TRPCError): AppError {
+  if (error.cause instanceof ZodError) return validationError(error.cause.issues);
+  if (error.cause instanceof AppError) return error.cause;
+  if (error.code === "INTERNAL_SERVER_ERROR") return toAppError(error.cause ?? error);
+  const code = codeForStatus[getHTTPStatusCodeFromError(error)];
+  return code ? new AppError(code, error.message) : toAppError(error);
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  isDev: false,
+  // The same code table as REST: `data.code` is the stable Meridian code; no stack ever leaves.
+  errorFormatter({ shape, error, ctx }) {
+    const appError = toAppErrorFromTrpc(error);
+    if (appError.code === "INTERNAL") ctx?.deps.logger.error({ err: error.cause ?? error, requestId: ctx.requestId }, "unexpected error in tRPC procedure");
+    return {
+      message: appError.message,
+      code: shape.code,
+      data: { code: appError.code, httpStatus: appError.status, errors: appError.errors ?? null, requestId: ctx?.requestId ?? null },
+    };
+  },
+});
+
+/** Domain functions throw AppError; give tRPC the matching status instead of a 500. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError && result.error.code === "INTERNAL_SERVER_ERROR") {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: trpcCodeByStatus[cause.status] ?? "INTERNAL_SERVER_ERROR", message: cause.message, cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(mapErrors);
+
+export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.principal) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
+  return next({ ctx: { ...ctx, principal: ctx.principal } });
+});
+
+export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
+  if (!isServerAdmin(ctx.principal.user)) throw new AppError("FORBIDDEN", "Server administrators only");
+  return next();
+});

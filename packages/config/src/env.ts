@@ -1,0 +1,75 @@
+import path from "node:path";
+import { z } from "zod";
+
+const booleanFromString = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value));
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  /** Public origin used for links in emails and for the same-origin check behind proxies. */
+  PUBLIC_URL: optionalString,
+  DATA_DIR: z.string().default("./.data"),
+  /** `all` runs HTTP and the worker in one process; `server` only HTTP; `worker` only jobs. */
+  MERIDIAN_ROLE: z.enum(["all", "server", "worker"]).default("all"),
+  DATABASE_URL: optionalString,
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  S3_ENDPOINT: optionalString,
+  S3_BUCKET: z.string().default("meridian"),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: booleanFromString.default(true),
+  EMBEDDED_S3_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  ADMIN_EMAIL: optionalString,
+  ADMIN_PASSWORD: optionalString,
+  SUPPORT_EMAIL: optionalString,
+  MAIL_FROM: z.string().default("Meridian <no-reply@meridian.local>"),
+  SMTP_URL: optionalString,
+  PUSH_APP_TOKEN: optionalString,
+  PUSH_API_URL: z.string().default("https://api.pushover.net/1/messages.json"),
+  VAPID_PUBLIC_KEY: optionalString,
+  VAPID_PRIVATE_KEY: optionalString,
+  VAPID_SUBJECT: optionalString,
+  SECRETS_KEY: optionalString,
+  SIGNUP_ENABLED: booleanFromString.default(true),
+  LOGIN_FAILURES_PER_EMAIL: positiveInt(10),
+  LOGIN_FAILURES_PER_IP: positiveInt(50),
+  SIGNUPS_PER_IP_PER_HOUR: positiveInt(20),
+  SESSION_TTL_DAYS: positiveInt(30),
+  /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
+  TRUST_PROXY: booleanFromString.default(false),
+  WORKER_CONCURRENCY: positiveInt(4),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  WEB_DIST_DIR: optionalString,
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {}
+
+/** Parses and validates configuration once; everything else receives the typed result. */
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new EnvError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const env = result.data;
+  if ((env.ADMIN_EMAIL === undefined) !== (env.ADMIN_PASSWORD === undefined)) {
+    throw new EnvError("Invalid configuration:\n  ADMIN_EMAIL and ADMIN_PASSWORD must be set together");
+  }
+  if (env.ADMIN_PASSWORD !== undefined && env.ADMIN_PASSWORD.length < 8) {
+    throw new EnvError("Invalid configuration:\n  ADMIN_PASSWORD must have at least 8 characters");
+  }
+  return { ...env, DATA_DIR: path.resolve(env.DATA_DIR) };
+}

@@ -1,0 +1,26 @@
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+export type Database = PostgresJsDatabase<Schema>;
+/** A transaction handle; every repository function accepts either. */
+export type Executor = Database | Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+export interface DatabaseHandle {
+  db: Database;
+  sql: postgres.Sql;
+  url: string;
+  close(): Promise<void>;
+}
+
+export function connectDatabase(url: string, options: { max?: number } = {}): DatabaseHandle {
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => undefined,
+    // The server and worker share the clock of PostgreSQL; keep everything in UTC.
+    connection: { TimeZone: "UTC", application_name: "meridian" },
+  });
+  const db = drizzle(sql, { schema });
+  return { db, sql, url, close: () => sql.end({ timeout: 5 }) };
+}

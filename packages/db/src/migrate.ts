@@ -1,0 +1,25 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
+import { runMigrations as runWorkerMigrations } from "graphile-worker";
+import postgres from "postgres";
+import type { DatabaseHandle } from "./client";
+
+export const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../migrations");
+
+const MIGRATION_LOCK = 727274;
+
+/** Applies the committed Drizzle migrations and graphile-worker's own schema. Idempotent. */
+export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
+  // Processes starting together take turns; the lock lives on its own connection so that the
+  // migration itself may use the pool, even a pool of one.
+  const lock = postgres(handle.url, { max: 1, onnotice: () => undefined });
+  try {
+    await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migrate(handle.db, { migrationsFolder });
+    await runWorkerMigrations({ connectionString: handle.url });
+  } finally {
+    await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
+    await lock.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,112 @@
+import { Readable } from "node:stream";
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  NoSuchKey,
+  NotFound,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+
+export interface ObjectStorageConfig {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+}
+
+export interface StoredObject {
+  body: Readable;
+  contentType: string | undefined;
+  contentLength: number | undefined;
+}
+
+export interface ObjectStorage {
+  readonly bucket: string;
+  readonly endpoint: string;
+  ensureBucket(): Promise<void>;
+  /** Streams `body` to the store; bodies of unknown length go up as a multipart upload. */
+  put(key: string, body: Readable | Buffer, options?: { contentType?: string }): Promise<void>;
+  get(key: string): Promise<StoredObject | undefined>;
+  head(key: string): Promise<{ contentLength: number | undefined } | undefined>;
+  delete(key: string): Promise<void>;
+  ping(): Promise<void>;
+  destroy(): void;
+}
+
+const isMissing = (error: unknown) =>
+  error instanceof NoSuchKey ||
+  error instanceof NotFound ||
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+
+export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage {
+  const client = new S3Client({
+    endpoint: config.endpoint,
+    region: config.region,
+    forcePathStyle: config.forcePathStyle,
+    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+    // The SDK's default checksums frame streamed bodies in aws-chunked encoding, which some
+    // S3-compatible stores save verbatim into the object: silent corruption. See toolchain.md.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+  const bucket = config.bucket;
+
+  return {
+    bucket,
+    endpoint: config.endpoint,
+    async ensureBucket() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+        await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      }
+    },
+    async put(key, body, options = {}) {
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key: key, Body: body, ContentType: options.contentType },
+        queueSize: 2,
+        partSize: 8 * 1024 * 1024,
+      });
+      await upload.done();
+    },
+    async get(key) {
+      try {
+        const result = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        return {
+          body: result.Body as Readable,
+          contentType: result.ContentType,
+          contentLength: result.ContentLength,
+        };
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw error;
+      }
+    },
+    async head(key) {
+      try {
+        const result = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        return { contentLength: result.ContentLength };
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw error;
+      }
+    },
+    async delete(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+    async ping() {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    },
+    destroy() {
+      client.destroy();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { apiKeysCollection, tables } from "@meridian/db";
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { API_KEY_PREFIX, generateSecret, hashSecret } from "./tokens";
+
+export async function createApiKey(options: { deps: Deps; userId: string; name: string }) {
+  const { deps, userId, name } = options;
+  const key = generateSecret(API_KEY_PREFIX);
+  const stored = await apiKeysCollection.insert(deps.db, {
+    userId,
+    name,
+    keyHash: hashSecret(key),
+    prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+    lastUsedAt: null,
+    revokedAt: null,
+  });
+  return { id: stored.id, name, key, createdAt: stored.createdAt.toISOString() };
+}
+
+export async function listApiKeys(options: { deps: Deps; userId: string }) {
+  const { apiKeys } = tables;
+  const keys = await options.deps.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, options.userId), sql`${apiKeys.doc}->>'revokedAt' is null`))
+    .orderBy(desc(apiKeys.createdAt))
+    .limit(200);
+  return {
+    items: keys.map((key) => ({ id: key.id, name: key.doc.name, prefix: key.doc.prefix, createdAt: key.createdAt.toISOString(), lastUsedAt: key.doc.lastUsedAt })),
+    nextCursor: null,
+  };
+}
+
+/** Revokes one of the caller's keys; someone else's key is reported as not found. */
+export async function revokeApiKey(options: { deps: Deps; userId: string; keyId: string }) {
+  const { deps, userId, keyId } = options;
+  const key = await apiKeysCollection.get(deps.db, keyId);
+  if (!key || key.doc.userId !== userId || key.doc.revokedAt) throw new AppError("NOT_FOUND", "No such API key");
+  await apiKeysCollection.update(deps.db, keyId, (doc) => ({ ...doc, revokedAt: deps.now().toISOString() }));
+}

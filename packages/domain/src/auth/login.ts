@@ -1,0 +1,32 @@
+import { tables, usersCollection } from "@meridian/db";
+import { eq } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { presentUser } from "../users/present";
+import { burnPasswordCheck, verifyPassword } from "./passwords";
+import { assertWithinRateLimit, clearRateLimit, recordRateLimitEvent } from "./rate-limit";
+import type { LoginInput } from "./schemas";
+import { createSession, type ClientInfo } from "./sessions";
+
+const FAILURE_WINDOW_MS = 15 * 60_000;
+
+export async function login(options: { deps: Deps; input: LoginInput; client: ClientInfo }) {
+  const { deps, input, client } = options;
+  const now = deps.now();
+  const emailKey = input.email.trim().toLowerCase();
+  await assertWithinRateLimit(deps.db, now, { bucket: "login-email", key: emailKey, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: FAILURE_WINDOW_MS });
+  if (client.ip) {
+    await assertWithinRateLimit(deps.db, now, { bucket: "login-ip", key: client.ip, limit: deps.env.LOGIN_FAILURES_PER_IP, windowMs: FAILURE_WINDOW_MS });
+  }
+
+  const user = await usersCollection.findOne(deps.db, eq(tables.users.emailLower, emailKey));
+  const valid = user ? await verifyPassword(user.doc.passwordHash, input.password) : (await burnPasswordCheck(input.password), false);
+  if (!user || !valid) {
+    await recordRateLimitEvent(deps.db, now, "login-email", emailKey);
+    if (client.ip) await recordRateLimitEvent(deps.db, now, "login-ip", client.ip);
+    throw new AppError("INVALID_CREDENTIALS", "Email or password is incorrect");
+  }
+  await clearRateLimit(deps.db, "login-email", emailKey);
+  const token = await createSession({ deps, userId: user.id, client });
+  return { user: presentUser(user), token };
+}

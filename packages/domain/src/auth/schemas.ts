@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { displayNameSchema, emailSchema, passwordSchema, userSchema } from "../users/schemas";
+
+export const signupInputSchema = z
+  .strictObject({ email: emailSchema, password: passwordSchema, name: displayNameSchema })
+  .meta({ id: "SignupInput" });
+export type SignupInput = z.infer<typeof signupInputSchema>;
+
+export const loginInputSchema = z
+  .strictObject({ email: z.string().trim().min(1).max(254), password: z.string().min(1).max(256) })
+  .meta({ id: "LoginInput" });
+export type LoginInput = z.infer<typeof loginInputSchema>;
+
+export const authResultSchema = z.object({ user: userSchema, token: z.string() }).meta({ id: "AuthResult" });
+
+export const apiKeyCreateSchema = z
+  .strictObject({ name: z.string().trim().min(1).max(100).regex(/^[^\p{Cc}]*$/u, "must not contain control characters") })
+  .meta({ id: "ApiKeyCreate" });
+
+export const apiKeySchema = z
+  .object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() })
+  .meta({ id: "ApiKey" });
+
+export const createdApiKeySchema = z
+  .object({ id: z.string(), name: z.string(), key: z.string().describe("Shown once; only its hash is stored"), createdAt: z.string() })
+  .meta({ id: "CreatedApiKey" });

@@ -1,0 +1,28 @@
+import { sessionsCollection, type Executor } from "@meridian/db";
+import { eq } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { generateSecret, hashSecret, SESSION_TOKEN_PREFIX } from "./tokens";
+
+export interface ClientInfo {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export async function createSession(options: { deps: Deps; db?: Executor; userId: string; client: ClientInfo }): Promise<string> {
+  const { deps, userId, client } = options;
+  const token = generateSecret(SESSION_TOKEN_PREFIX);
+  const expiresAt = new Date(deps.now().getTime() + deps.env.SESSION_TTL_DAYS * 86_400_000);
+  await sessionsCollection.insert(options.db ?? deps.db, {
+    userId,
+    tokenHash: hashSecret(token),
+    expiresAt: expiresAt.toISOString(),
+    userAgent: client.userAgent?.slice(0, 300) ?? null,
+    ip: client.ip,
+  });
+  return token;
+}
+
+export async function deleteSessionByToken(options: { deps: Deps; token: string }): Promise<void> {
+  const { table } = sessionsCollection;
+  await options.deps.db.delete(table).where(eq(table.tokenHash, hashSecret(options.token)));
+}

@@ -1,0 +1,39 @@
+import { usersCollection, type UserDoc } from "@meridian/db";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { presentUser } from "../users/present";
+import { isUniqueViolation } from "../postgres-errors";
+import { hashPassword } from "./passwords";
+import { assertWithinRateLimit, recordRateLimitEvent } from "./rate-limit";
+import type { SignupInput } from "./schemas";
+import { createSession, type ClientInfo } from "./sessions";
+
+export const defaultNotificationPreferences = { email: true, push: false, systemEvents: true, observationEvents: true };
+
+export async function signup(options: { deps: Deps; input: SignupInput; client: ClientInfo }) {
+  const { deps, input, client } = options;
+  if (!deps.env.SIGNUP_ENABLED) throw new AppError("SIGNUP_DISABLED", "Signup is disabled on this server");
+  const now = deps.now();
+  if (client.ip) {
+    await assertWithinRateLimit(deps.db, now, { bucket: "signup-ip", key: client.ip, limit: deps.env.SIGNUPS_PER_IP_PER_HOUR, windowMs: 3600_000 });
+    await recordRateLimitEvent(deps.db, now, "signup-ip", client.ip);
+  }
+  const doc: UserDoc = {
+    email: input.email,
+    name: input.name,
+    passwordHash: await hashPassword(input.password),
+    roles: [],
+    notificationPreferences: defaultNotificationPreferences,
+    avatar: null,
+  };
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const user = await usersCollection.insert(tx, doc);
+      const token = await createSession({ deps, db: tx, userId: user.id, client });
+      return { user: presentUser(user), token };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "users_email_lower_key")) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
+    throw error;
+  }
+}

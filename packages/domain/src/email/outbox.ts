@@ -1,0 +1,32 @@
+import { emailOutboxCollection, type Executor } from "@meridian/db";
+import { addJob } from "../jobs/add-job";
+
+export interface OutgoingEmail {
+  kind: string;
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  replyTo?: string;
+}
+
+export const SEND_EMAIL_TASK = "send_email";
+
+/** Writes the message and its delivery job in the caller's transaction. */
+export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<string> {
+  const stored = await emailOutboxCollection.insert(db, {
+    kind: email.kind,
+    to: email.to,
+    subject: email.subject,
+    text: email.text,
+    html: email.html ?? null,
+    replyTo: email.replyTo ?? null,
+    status: "pending",
+    attempts: 0,
+    sentAt: null,
+    messageId: null,
+    lastError: null,
+  });
+  await addJob(db, SEND_EMAIL_TASK, { outboxId: stored.id }, { jobKey: `email:${stored.id}`, maxAttempts: 8 });
+  return stored.id;
+}

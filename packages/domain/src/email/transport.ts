@@ -1,0 +1,46 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Env } from "@meridian/config";
+import nodemailer from "nodemailer";
+
+export interface MailMessage {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  replyTo?: string;
+  messageId: string;
+}
+
+export interface MailTransport {
+  readonly description: string;
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+/** SMTP when SMTP_URL is set; otherwise each message is written as an .eml file under DATA_DIR/mail. */
+export function createMailTransport(env: Env): MailTransport {
+  if (env.SMTP_URL) {
+    const transporter = nodemailer.createTransport(env.SMTP_URL);
+    return {
+      description: `SMTP ${new URL(env.SMTP_URL).host}`,
+      async send(message) {
+        await transporter.sendMail(message);
+      },
+      close: () => transporter.close(),
+    };
+  }
+  const directory = path.join(env.DATA_DIR, "mail");
+  const renderer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  return {
+    description: `files in ${directory}`,
+    async send(message) {
+      const info = await renderer.sendMail(message);
+      await fs.mkdir(directory, { recursive: true });
+      const name = message.messageId.replace(/[<>]/g, "").replace(/[^\w.@-]/g, "_");
+      await fs.writeFile(path.join(directory, `${name}.eml`), info.message as Buffer);
+    },
+    close: () => renderer.close(),
+  };
+}

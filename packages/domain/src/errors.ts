@@ -1,0 +1,62 @@
+/**
+ * The one error type of Meridian. Each code has a fixed HTTP status; REST turns it into
+ * problem+json and tRPC into `data.code`, both in exactly one place.
+ */
+export const errorCodes = {
+  VALIDATION_FAILED: { status: 400, title: "Validation failed" },
+  NO_RECIPIENTS: { status: 400, title: "No recipients" },
+  REASON_REQUIRED: { status: 400, title: "Reason required" },
+  UNAUTHENTICATED: { status: 401, title: "Authentication required" },
+  INVALID_CREDENTIALS: { status: 401, title: "Invalid credentials" },
+  FORBIDDEN: { status: 403, title: "Forbidden" },
+  SIGNUP_DISABLED: { status: 403, title: "Signup is disabled" },
+  CROSS_ORIGIN_REQUEST: { status: 403, title: "Cross-origin request refused" },
+  NOT_FOUND: { status: 404, title: "Not found" },
+  USER_NOT_FOUND: { status: 404, title: "User not found" },
+  METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed" },
+  EMAIL_TAKEN: { status: 409, title: "Email already registered" },
+  CONFLICT: { status: 409, title: "Conflict" },
+  INVALID_TRANSITION: { status: 409, title: "Invalid transition" },
+  PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },
+  RATE_LIMITED: { status: 429, title: "Too many requests" },
+  INTERNAL: { status: 500, title: "Internal server error" },
+  SERVICE_UNAVAILABLE: { status: 503, title: "Service unavailable" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldError[] | undefined;
+  /** Extra response headers, such as Retry-After. */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, detail?: string, options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(detail ?? errorCodes[code].title, { cause: options.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.status = errorCodes[code].status;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+
+  get title(): string {
+    return errorCodes[this.code].title;
+  }
+}
+
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+/** Turns zod issues into the contract's `errors: [{path, message}]`. */
+export function validationError(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, detail = "The request is not valid"): AppError {
+  return new AppError("VALIDATION_FAILED", detail, {
+    errors: issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message })),
+  });
+}

@@ -1,0 +1,73 @@
+import { SERVER_VERSION } from "@meridian/config";
+import { sql } from "drizzle-orm";
+import type { Deps } from "../deps";
+
+type CheckStatus = "ok" | "down" | "degraded";
+
+const TIME_BOX_MS = 1000;
+
+async function timeBoxed<T>(work: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; latencyMs: number; error: string }> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const value = await Promise.race([
+      work(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timed out")), TIME_BOX_MS);
+      }),
+    ]);
+    return { ok: true, value, latencyMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    return { ok: false, latencyMs: Math.round(performance.now() - started), error: (error as Error).message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface HealthReport {
+  status: CheckStatus;
+  version: string;
+  uptimeSeconds: number;
+  checks: {
+    database: { status: CheckStatus; latencyMs: number };
+    objectStorage: { status: CheckStatus; latencyMs: number };
+    websocket: { status: CheckStatus; connections: number };
+    worker: { status: CheckStatus; queuedJobs: number; workers: number };
+  };
+}
+
+/**
+ * Database, object storage and the WebSocket server are required (503 without them). A
+ * missing worker only degrades: requests are still served and jobs wait in the queue.
+ */
+export async function checkHealth(options: { deps: Deps; startedAt: Date; websocket: () => { running: boolean; connections: number } }): Promise<HealthReport> {
+  const { deps } = options;
+  const [database, objectStorage, worker] = await Promise.all([
+    timeBoxed(() => deps.db.execute(sql`select 1`)),
+    timeBoxed(() => deps.storage.ping()),
+    timeBoxed(async () => {
+      const rows = await deps.db.execute<{ queued: number; workers: number }>(sql`
+        select
+          (select count(*)::int from graphile_worker.jobs where locked_at is null and attempts < max_attempts) as queued,
+          (select count(*)::int from worker_heartbeats where last_seen_at > now() - interval '30 seconds') as workers`);
+      return rows[0]!;
+    }),
+  ]);
+  const ws = options.websocket();
+  const checks: HealthReport["checks"] = {
+    database: { status: database.ok ? "ok" : "down", latencyMs: database.latencyMs },
+    objectStorage: { status: objectStorage.ok ? "ok" : "down", latencyMs: objectStorage.latencyMs },
+    websocket: { status: ws.running ? "ok" : "down", connections: ws.connections },
+    worker: worker.ok
+      ? { status: worker.value.workers > 0 ? "ok" : "down", queuedJobs: worker.value.queued, workers: worker.value.workers }
+      : { status: "down", queuedJobs: 0, workers: 0 },
+  };
+  const requiredDown = [checks.database, checks.objectStorage, checks.websocket].some((check) => check.status !== "ok");
+  const status: CheckStatus = requiredDown ? "down" : checks.worker.status === "ok" ? "ok" : "degraded";
+  return {
+    status,
+    version: SERVER_VERSION,
+    uptimeSeconds: Math.floor((deps.now().getTime() - options.startedAt.getTime()) / 1000),
+    checks,
+  };
+}

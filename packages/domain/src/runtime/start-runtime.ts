@@ -1,0 +1,66 @@
+import path from "node:path";
+import type { Env, Logger } from "@meridian/config";
+import { connectDatabase, createObjectStorage, migrateDatabase, startEmbeddedPostgres, startEmbeddedS3, type EmbeddedPostgres, type EmbeddedS3 } from "@meridian/db";
+import type { Deps } from "../deps";
+
+export interface Runtime {
+  deps: Deps;
+  databaseUrl: string;
+  embedded: { postgres: boolean; objectStorage: boolean };
+  /** Closes pools and stops embedded servers, in that order. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Brings up what every process needs: PostgreSQL (embedded unless DATABASE_URL), migrations,
+ * and object storage (embedded unless S3_ENDPOINT), then returns the shared Deps.
+ */
+export async function startRuntime(options: { env: Env; logger: Logger; poolSize?: number }): Promise<Runtime> {
+  const { env, logger } = options;
+  let embeddedPostgres: EmbeddedPostgres | undefined;
+  let embeddedS3: EmbeddedS3 | undefined;
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    let databaseUrl = env.DATABASE_URL;
+    if (!databaseUrl) {
+      embeddedPostgres = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, logger });
+      databaseUrl = embeddedPostgres.url;
+      stops.unshift(() => embeddedPostgres!.stop());
+    }
+    const database = connectDatabase(databaseUrl, { max: options.poolSize ?? 10 });
+    stops.unshift(() => database.close());
+    await migrateDatabase(database);
+
+    let storageConfig;
+    if (env.S3_ENDPOINT) {
+      storageConfig = {
+        endpoint: env.S3_ENDPOINT,
+        bucket: env.S3_BUCKET,
+        region: env.S3_REGION,
+        accessKeyId: env.S3_ACCESS_KEY_ID ?? "",
+        secretAccessKey: env.S3_SECRET_ACCESS_KEY ?? "",
+        forcePathStyle: env.S3_FORCE_PATH_STYLE,
+      };
+    } else {
+      embeddedS3 = await startEmbeddedS3({ directory: path.join(env.DATA_DIR, "objects"), port: env.EMBEDDED_S3_PORT });
+      stops.unshift(() => embeddedS3!.stop());
+      storageConfig = { endpoint: embeddedS3.endpoint, bucket: env.S3_BUCKET, region: env.S3_REGION, accessKeyId: embeddedS3.accessKeyId, secretAccessKey: embeddedS3.secretAccessKey, forcePathStyle: true };
+    }
+    const storage = createObjectStorage(storageConfig);
+    stops.unshift(async () => storage.destroy());
+    await storage.ensureBucket();
+
+    const deps: Deps = { db: database.db, sql: database.sql, storage, env, logger, now: () => new Date() };
+    return {
+      deps,
+      databaseUrl,
+      embedded: { postgres: Boolean(embeddedPostgres), objectStorage: Boolean(embeddedS3) },
+      async stop() {
+        for (const stop of stops) await stop().catch((error) => logger.error({ err: error }, "error during shutdown"));
+      },
+    };
+  } catch (error) {
+    for (const stop of stops) await stop().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,31 @@
+import { usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { avatarPath } from "./present";
+import type { ProfileUpdate } from "./schemas";
+
+const presentProfile = (user: StoredDocument<UserDoc>) => ({
+  name: user.doc.name,
+  email: user.doc.email,
+  avatarUrl: avatarPath(user.id, user.doc),
+  notificationPreferences: user.doc.notificationPreferences,
+});
+
+export async function getProfile(options: { deps: Deps; userId: string }) {
+  const user = await usersCollection.get(options.deps.db, options.userId);
+  if (!user) throw new AppError("NOT_FOUND", "No such user");
+  return presentProfile(user);
+}
+
+export async function updateProfile(options: { deps: Deps; userId: string; update: ProfileUpdate }) {
+  const { deps, userId, update } = options;
+  const user = await deps.db.transaction((tx) =>
+    usersCollection.update(tx, userId, (doc) => ({
+      ...doc,
+      name: update.name ?? doc.name,
+      notificationPreferences: { ...doc.notificationPreferences, ...update.notificationPreferences },
+    })),
+  );
+  if (!user) throw new AppError("NOT_FOUND", "No such user");
+  return presentProfile(user);
+}

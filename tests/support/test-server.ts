@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createLogger, loadEnv, type Env } from "@meridian/config";
+import { startServer, type RunningServer } from "@meridian/server";
+import { inject } from "vitest";
+import { createTestDatabase } from "./test-database";
+
+export interface TestServer {
+  url: string;
+  server: RunningServer;
+  env: Env;
+  databaseUrl: string;
+  dataDir: string;
+  /** fetch against the server; JSON bodies are encoded and the content type set. */
+  request(pathname: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real Meridian server (HTTP, WebSocket and, unless role is `server`, the worker) on a free
+ * port, over a database cloned for this test file and the run's S3-protocol server.
+ */
+export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-server-"));
+  const env = loadEnv({
+    NODE_ENV: "test",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    S3_ENDPOINT: inject("s3Endpoint"),
+    S3_BUCKET: `test-${randomBytes(4).toString("hex")}`,
+    S3_ACCESS_KEY_ID: "S3RVER",
+    S3_SECRET_ACCESS_KEY: "S3RVER",
+    S3_FORCE_PATH_STYLE: "true",
+    LOG_LEVEL: "silent",
+    WEB_DIST_DIR: path.join(dataDir, "no-web"),
+    ...overrides,
+  });
+  const logger = createLogger({ level: env.LOG_LEVEL, name: "test" });
+  const server = await startServer({ env, logger });
+  const url = server.url;
+  return {
+    url,
+    server,
+    env,
+    databaseUrl: database.url,
+    dataDir,
+    request(pathname, init = {}) {
+      const { json, token, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (json !== undefined) headers.set("content-type", "application/json");
+      if (token) headers.set("authorization", `Bearer ${token}`);
+      return fetch(`${url}${pathname}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+    async stop() {
+      await server.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let counter = 0;
+/** Signs up a fresh user through the public API and returns its token. */
+export async function signupUser(server: TestServer, overrides: { email?: string; password?: string; name?: string } = {}) {
+  counter += 1;
+  const body = {
+    email: overrides.email ?? `user${counter}-${randomBytes(3).toString("hex")}@example.com`,
+    password: overrides.password ?? "correct horse battery",
+    name: overrides.name ?? `User ${counter}`,
+  };
+  const response = await server.request("/api/v1/auth/signup", { method: "POST", json: body });
+  if (response.status !== 201) throw new Error(`signup failed: ${response.status} ${await response.text()}`);
+  const result = (await response.json()) as { user: { id: string; email: string; name: string; roles: string[] }; token: string };
+  return { ...result, password: body.password };
+}
