@@ -1,0 +1,44 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { EnvError, loadEnv } from "./env";
+
+describe("loadEnv", () => {
+  it("applies the contract's defaults", () => {
+    const env = loadEnv({});
+    expect(env.PORT).toBe(3000);
+    expect(env.DATA_DIR).toBe(path.resolve("./.data"));
+    expect(env.SIGNUP_ENABLED).toBe(true);
+    expect(env.LOGIN_FAILURES_PER_EMAIL).toBe(10);
+    expect(env.LOGIN_FAILURES_PER_IP).toBe(50);
+    expect(env.SIGNUPS_PER_IP_PER_HOUR).toBe(20);
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.S3_ENDPOINT).toBeUndefined();
+  });
+
+  it("parses booleans and numbers from strings", () => {
+    const env = loadEnv({ SIGNUP_ENABLED: "false", PORT: "8080", S3_FORCE_PATH_STYLE: "0" });
+    expect(env.SIGNUP_ENABLED).toBe(false);
+    expect(env.PORT).toBe(8080);
+    expect(env.S3_FORCE_PATH_STYLE).toBe(false);
+  });
+
+  it("treats blank values as unset", () => {
+    expect(loadEnv({ DATABASE_URL: "  ", SMTP_URL: "" }).DATABASE_URL).toBeUndefined();
+  });
+
+  it("refuses invalid values with every problem named", () => {
+    expect(() => loadEnv({ PORT: "http", SIGNUP_ENABLED: "maybe" })).toThrow(EnvError);
+    try {
+      loadEnv({ PORT: "http", SIGNUP_ENABLED: "maybe" });
+    } catch (error) {
+      expect((error as Error).message).toContain("PORT");
+      expect((error as Error).message).toContain("SIGNUP_ENABLED");
+    }
+  });
+
+  it("requires ADMIN_EMAIL and ADMIN_PASSWORD together and a real password", () => {
+    expect(() => loadEnv({ ADMIN_EMAIL: "root@example.com" })).toThrow(/together/);
+    expect(() => loadEnv({ ADMIN_EMAIL: "root@example.com", ADMIN_PASSWORD: "short" })).toThrow(/8 characters/);
+    expect(loadEnv({ ADMIN_EMAIL: "root@example.com", ADMIN_PASSWORD: "long enough" }).ADMIN_EMAIL).toBe("root@example.com");
+  });
+});
