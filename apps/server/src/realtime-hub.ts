@@ -16,13 +16,22 @@ function parseCookies(header: string | undefined): Map<string, string> {
   const cookies = new Map<string, string>();
   for (const part of header?.split(";") ?? []) {
     const index = part.indexOf("=");
-    if (index > 0) cookies.set(part.slice(0, index).trim(), decodeURIComponent(part.slice(index + 1).trim()));
+    if (index <= 0) continue;
+    const name = part.slice(0, index).trim();
+    try {
+      cookies.set(name, decodeURIComponent(part.slice(index + 1).trim()));
+    } catch {
+      // A malformed cookie (of anything else on this site) must not break the handshake.
+    }
   }
   return cookies;
 }
 
+const REFUSAL_CODES: Record<number, string> = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 500: "INTERNAL" };
+
 function refuse(socket: Duplex, status: number, reason: string) {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n\r\n${JSON.stringify({ status, title: reason, code: status === 401 ? "UNAUTHENTICATED" : "FORBIDDEN" })}`);
+  const body = JSON.stringify({ status, title: reason, code: REFUSAL_CODES[status] ?? "INTERNAL" });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
 
 /**
@@ -95,7 +104,10 @@ export async function attachRealtimeHub(options: { server: Server; deps: Deps; p
     });
   };
   const upgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    onUpgrade(request, socket, head).catch(() => refuse(socket, 500, "Internal Server Error"));
+    onUpgrade(request, socket, head).catch((error) => {
+      deps.logger.error({ err: error }, "WebSocket upgrade failed");
+      refuse(socket, 500, "Internal Server Error");
+    });
   };
   server.on("upgrade", upgradeListener);
 

@@ -23,45 +23,59 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
   const startedAt = new Date();
   const runtime = options.runtime ?? (await startRuntime({ env, logger }));
   const { deps } = runtime;
-
-  if (env.ADMIN_EMAIL && env.ADMIN_PASSWORD) {
-    const outcome = await ensureServerAdmin({ deps, email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD });
-    if (outcome !== "unchanged") logger.info({ email: env.ADMIN_EMAIL, outcome }, "server admin ensured");
-  }
-
-  // The hub needs the HTTP server and health needs the hub: resolve the cycle with a holder.
-  const hubHolder: { hub?: RealtimeHub } = {};
-  const app = createApiApp({ deps, startedAt, websocketStatus: () => hubHolder.hub?.status() ?? { running: false, connections: 0 } });
-  mountSpa(app, env.WEB_DIST_DIR ?? defaultWebDistDir);
-
-  const server = await new Promise<Server>((resolve) => {
-    const created = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, () => resolve(created as Server));
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${port}`;
-  const hub = await attachRealtimeHub({ server, deps, publicUrl: env.PUBLIC_URL });
-  hubHolder.hub = hub;
-
-  const worker = env.MERIDIAN_ROLE === "all" ? await startWorker({ deps, databaseUrl: runtime.databaseUrl }) : undefined;
-  if (options.notifyAdmins !== false) await notifyServerStart({ deps, listeningOn: env.PUBLIC_URL ?? url });
-
-  let stopped = false;
-  return {
-    url,
-    port,
-    runtime,
-    worker,
-    hub,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await hub.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections?.();
-      });
-      await worker?.stop();
-      await runtime.stop();
-    },
+  // Whatever has started is stopped in reverse order, also when a later step fails.
+  const cleanups: Array<() => Promise<void>> = [() => runtime.stop()];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => logger.error({ err: error }, "error during shutdown"));
   };
+
+  try {
+    if (env.ADMIN_EMAIL && env.ADMIN_PASSWORD) {
+      const outcome = await ensureServerAdmin({ deps, email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD });
+      if (outcome !== "unchanged") logger.info({ email: env.ADMIN_EMAIL, outcome }, "server admin ensured");
+    }
+
+    // The hub needs the HTTP server and health needs the hub: resolve the cycle with a holder.
+    const hubHolder: { hub?: RealtimeHub } = {};
+    const app = createApiApp({ deps, startedAt, websocketStatus: () => hubHolder.hub?.status() ?? { running: false, connections: 0 } });
+    mountSpa(app, env.WEB_DIST_DIR ?? defaultWebDistDir);
+
+    const server = await new Promise<Server>((resolve, reject) => {
+      const created = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, () => {
+        created.off("error", reject);
+        resolve(created as Server);
+      });
+      created.once("error", reject);
+    });
+    cleanups.push(() => closeGracefully(server));
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${port}`;
+    const hub = await attachRealtimeHub({ server, deps, publicUrl: env.PUBLIC_URL });
+    hubHolder.hub = hub;
+    cleanups.push(() => hub.close());
+
+    const worker = env.MERIDIAN_ROLE === "all" ? await startWorker({ deps, databaseUrl: runtime.databaseUrl }) : undefined;
+    if (worker) cleanups.splice(1, 0, () => worker.stop());
+    if (options.notifyAdmins !== false) await notifyServerStart({ deps, listeningOn: env.PUBLIC_URL ?? url });
+
+    return { url, port, runtime, worker, hub, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+const DRAIN_MS = 10_000;
+
+/** Stops accepting connections, lets requests in flight finish (up to DRAIN_MS), then cuts the rest. */
+function closeGracefully(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

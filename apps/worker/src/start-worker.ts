@@ -39,12 +39,17 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
   await beat();
   const timer = setInterval(beat, HEARTBEAT_MS);
   timer.unref();
+  // Idempotent: a server stopping its worker after someone else already did must not throw.
+  let stopping: Promise<void> | undefined;
   return {
     workerId,
-    async stop() {
-      clearInterval(timer);
-      await runner.stop();
-      await deps.db.delete(tables.workerHeartbeats).where(eq(tables.workerHeartbeats.workerId, workerId)).catch(() => undefined);
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(timer);
+        await runner.stop();
+        await deps.db.delete(tables.workerHeartbeats).where(eq(tables.workerHeartbeats.workerId, workerId)).catch(() => undefined);
+      })();
+      return stopping;
     },
   };
 }

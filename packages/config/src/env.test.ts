@@ -36,6 +36,11 @@ describe("loadEnv", () => {
     }
   });
 
+  it("requires a shared SECRETS_KEY with an external database", () => {
+    expect(() => loadEnv({ DATABASE_URL: "postgres://db/meridian" })).toThrow(/SECRETS_KEY/);
+    expect(loadEnv({ DATABASE_URL: "postgres://db/meridian", SECRETS_KEY: "k" }).SECRETS_KEY).toBe("k");
+  });
+
   it("requires ADMIN_EMAIL and ADMIN_PASSWORD together and a real password", () => {
     expect(() => loadEnv({ ADMIN_EMAIL: "root@example.com" })).toThrow(/together/);
     expect(() => loadEnv({ ADMIN_EMAIL: "root@example.com", ADMIN_PASSWORD: "short" })).toThrow(/8 characters/);

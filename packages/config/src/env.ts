@@ -49,6 +49,7 @@ export const envSchema = z.object({
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),
+  DATABASE_POOL_SIZE: positiveInt(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: optionalString,
 });
@@ -70,6 +71,10 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   }
   if (env.ADMIN_PASSWORD !== undefined && env.ADMIN_PASSWORD.length < 8) {
     throw new EnvError("Invalid configuration:\n  ADMIN_PASSWORD must have at least 8 characters");
+  }
+  if (env.DATABASE_URL !== undefined && env.SECRETS_KEY === undefined) {
+    // With a shared database, processes must share the key too; a generated one lives in one DATA_DIR only.
+    throw new EnvError("Invalid configuration:\n  SECRETS_KEY must be set when DATABASE_URL is (every process needs the same key)");
   }
   return { ...env, DATA_DIR: path.resolve(env.DATA_DIR) };
 }

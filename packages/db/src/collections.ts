@@ -1,6 +1,34 @@
-import { apiKeyDocSchema, emailOutboxDocSchema, sessionDocSchema, settingDocSchema, userDocSchema } from "./documents";
+import {
+  apiKeyDocSchema,
+  auditLogDocSchema,
+  emailOutboxDocSchema,
+  observatoryDocSchema,
+  observatoryHistoryDocSchema,
+  observatoryMemberDocSchema,
+  organizationDocSchema,
+  organizationMemberDocSchema,
+  projectDocSchema,
+  projectMemberDocSchema,
+  sessionDocSchema,
+  settingDocSchema,
+  userDocSchema,
+} from "./documents";
 import { defineCollection } from "./repository";
-import { apiKeys, emailOutbox, sessions, settings, users } from "./schema";
+import {
+  apiKeys,
+  auditLog,
+  emailOutbox,
+  observatories,
+  observatoryHistory,
+  observatoryMembers,
+  organizationMembers,
+  organizations,
+  projectMembers,
+  projects,
+  sessions,
+  settings,
+  users,
+} from "./schema";
 
 export const usersCollection = defineCollection({
   table: users,
@@ -37,6 +65,62 @@ export const settingsCollection = defineCollection({
   keys: () => ({}),
 });
 
+export const organizationsCollection = defineCollection({
+  table: organizations,
+  schema: organizationDocSchema,
+  idPrefix: "org",
+  keys: (doc) => ({ shortNameLower: doc.shortName.toLowerCase(), ownerId: doc.ownerId }),
+});
+
+export const organizationMembersCollection = defineCollection({
+  table: organizationMembers,
+  schema: organizationMemberDocSchema,
+  idPrefix: "orm",
+  keys: (doc) => ({ organizationId: doc.organizationId, userId: doc.userId }),
+});
+
+export const observatoriesCollection = defineCollection({
+  table: observatories,
+  schema: observatoryDocSchema,
+  idPrefix: "obs",
+  keys: (doc) => ({ ownerKind: doc.owner.kind, ownerId: doc.owner.id }),
+});
+
+export const observatoryMembersCollection = defineCollection({
+  table: observatoryMembers,
+  schema: observatoryMemberDocSchema,
+  idPrefix: "obm",
+  keys: (doc) => ({ observatoryId: doc.observatoryId, memberKind: doc.memberKind, memberId: doc.memberId }),
+});
+
+export const projectsCollection = defineCollection({
+  table: projects,
+  schema: projectDocSchema,
+  idPrefix: "prj",
+  keys: (doc) => ({ ownerId: doc.ownerId, organizationId: doc.organizationId }),
+});
+
+export const projectMembersCollection = defineCollection({
+  table: projectMembers,
+  schema: projectMemberDocSchema,
+  idPrefix: "prm",
+  keys: (doc) => ({ projectId: doc.projectId, userId: doc.userId }),
+});
+
+export const observatoryHistoryCollection = defineCollection({
+  table: observatoryHistory,
+  schema: observatoryHistoryDocSchema,
+  idPrefix: "ohi",
+  keys: (doc) => ({ observatoryId: doc.observatoryId }),
+});
+
+export const auditLogCollection = defineCollection({
+  table: auditLog,
+  schema: auditLogDocSchema,
+  idPrefix: "aud",
+  keys: (doc) => ({ actorId: doc.actorId, targetId: doc.target.id, scopeKind: doc.scope.kind, scopeId: doc.scope.id }),
+});
+
 /** Every collection by its table name, for integrity scans and backups. */
 export const collections = {
   users: usersCollection,
@@ -44,4 +128,12 @@ export const collections = {
   api_keys: apiKeysCollection,
   email_outbox: emailOutboxCollection,
   settings: settingsCollection,
+  organizations: organizationsCollection,
+  organization_members: organizationMembersCollection,
+  observatories: observatoriesCollection,
+  observatory_members: observatoryMembersCollection,
+  projects: projectsCollection,
+  project_members: projectMembersCollection,
+  observatory_history: observatoryHistoryCollection,
+  audit_log: auditLogCollection,
 } as const;

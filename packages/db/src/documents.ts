@@ -63,3 +63,96 @@ export type EmailOutboxDoc = z.infer<typeof emailOutboxDocSchema>;
 
 export const settingDocSchema = z.object({ value: z.unknown() });
 export type SettingDoc = z.infer<typeof settingDocSchema>;
+
+export const organizationTypes = ["university", "college", "high_school", "research_institute", "observatory", "company", "nonprofit", "other"] as const;
+export const organizationPermissionKeys = ["can_manage_members", "can_manage_observatories", "can_manage_projects", "can_manage_billing", "can_manage_storage"] as const;
+export const observatoryPermissionKeys = ["can_view", "can_observe", "can_operate", "can_admin"] as const;
+export const externalStorageKinds = ["google_drive", "dropbox", "s3"] as const;
+export const projectStatuses = ["active", "paused", "completed", "archived"] as const;
+
+export const organizationPermissionsSchema = z.object(Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodBoolean>);
+export type OrganizationPermissions = z.infer<typeof organizationPermissionsSchema>;
+export const observatoryPermissionsSchema = z.object(Object.fromEntries(observatoryPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof observatoryPermissionKeys)[number], z.ZodBoolean>);
+export type ObservatoryPermissions = z.infer<typeof observatoryPermissionsSchema>;
+
+export const externalStorageDocSchema = z.object({
+  id: z.string(),
+  kind: z.enum(externalStorageKinds),
+  label: z.string(),
+  /** Non-secret settings (bucket, folder, region...). */
+  settings: z.record(z.string(), z.unknown()),
+  /** AES-256-GCM sealed JSON of the secret settings; never returned by the API. */
+  sealedSecrets: z.string().nullable(),
+  secretKeys: z.array(z.string()),
+});
+export type ExternalStorageDoc = z.infer<typeof externalStorageDocSchema>;
+
+export const organizationDocSchema = z.object({
+  name: z.string(),
+  shortName: z.string(),
+  type: z.enum(organizationTypes),
+  description: z.string().nullable(),
+  contactEmail: z.string(),
+  ownerId: z.string(),
+  externalStorage: z.array(externalStorageDocSchema),
+});
+export type OrganizationDoc = z.infer<typeof organizationDocSchema>;
+
+export const organizationMemberDocSchema = z.object({
+  organizationId: z.string(),
+  userId: z.string(),
+  permissions: organizationPermissionsSchema,
+});
+export type OrganizationMemberDoc = z.infer<typeof organizationMemberDocSchema>;
+
+export const observatoryDocSchema = z.object({
+  name: z.string(),
+  owner: z.object({ kind: z.enum(["user", "organization"]), id: z.string() }),
+  location: z.object({ latitude: z.number(), longitude: z.number(), elevation: z.number() }).nullable(),
+  dispatchEnabled: z.boolean(),
+  connection: z.object({ online: z.boolean(), pluginVersion: z.string().nullable(), lastSeenAt: isoDate.nullable() }),
+});
+export type ObservatoryDoc = z.infer<typeof observatoryDocSchema>;
+
+export const observatoryMemberDocSchema = z.object({
+  observatoryId: z.string(),
+  memberKind: z.enum(["user", "organization"]),
+  memberId: z.string(),
+  permissions: observatoryPermissionsSchema,
+});
+export type ObservatoryMemberDoc = z.infer<typeof observatoryMemberDocSchema>;
+
+export const projectDocSchema = z.object({
+  name: z.string(),
+  status: z.enum(projectStatuses),
+  ownerId: z.string(),
+  organizationId: z.string().nullable(),
+});
+export type ProjectDoc = z.infer<typeof projectDocSchema>;
+
+export const projectMemberDocSchema = z.object({
+  projectId: z.string(),
+  userId: z.string(),
+  role: z.enum(["admin", "member"]),
+});
+export type ProjectMemberDoc = z.infer<typeof projectMemberDocSchema>;
+
+export const observatoryHistoryDocSchema = z.object({
+  observatoryId: z.string(),
+  type: z.string(),
+  actorId: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type ObservatoryHistoryDoc = z.infer<typeof observatoryHistoryDocSchema>;
+
+export const auditLogDocSchema = z.object({
+  action: z.string(),
+  actorId: z.string().nullable(),
+  actorName: z.string().nullable(),
+  target: z.object({ kind: z.string(), id: z.string(), name: z.string().nullable() }),
+  /** The organization, observatory or project whose log this entry belongs to. */
+  scope: z.object({ kind: z.enum(["organization", "observatory", "project"]), id: z.string(), name: z.string().nullable() }),
+  before: z.unknown(),
+  after: z.unknown(),
+});
+export type AuditLogDoc = z.infer<typeof auditLogDocSchema>;

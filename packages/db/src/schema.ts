@@ -1,6 +1,20 @@
 import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import type { ApiKeyDoc, EmailOutboxDoc, SessionDoc, SettingDoc, UserDoc } from "./documents";
+import type {
+  ApiKeyDoc,
+  AuditLogDoc,
+  EmailOutboxDoc,
+  ObservatoryDoc,
+  ObservatoryHistoryDoc,
+  ObservatoryMemberDoc,
+  OrganizationDoc,
+  OrganizationMemberDoc,
+  ProjectDoc,
+  ProjectMemberDoc,
+  SessionDoc,
+  SettingDoc,
+  UserDoc,
+} from "./documents";
 
 /** Columns every collection shares: the document and its timestamps. */
 const documentColumns = <Doc>() => ({
@@ -76,3 +90,73 @@ export const workerHeartbeats = pgTable("worker_heartbeats", {
   startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
+
+export const organizations = pgTable(
+  "organizations",
+  { ...documentColumns<OrganizationDoc>(), shortNameLower: text("short_name_lower").notNull(), ownerId: text("owner_id").notNull() },
+  (table) => [uniqueIndex("organizations_short_name_lower_key").on(table.shortNameLower), index("organizations_owner_id_idx").on(table.ownerId)],
+);
+
+export const organizationMembers = pgTable(
+  "organization_members",
+  { ...documentColumns<OrganizationMemberDoc>(), organizationId: text("organization_id").notNull(), userId: text("user_id").notNull() },
+  (table) => [
+    uniqueIndex("organization_members_org_user_key").on(table.organizationId, table.userId),
+    index("organization_members_user_id_idx").on(table.userId),
+  ],
+);
+
+export const observatories = pgTable(
+  "observatories",
+  { ...documentColumns<ObservatoryDoc>(), ownerKind: text("owner_kind").notNull(), ownerId: text("owner_id").notNull() },
+  (table) => [index("observatories_owner_idx").on(table.ownerKind, table.ownerId)],
+);
+
+export const observatoryMembers = pgTable(
+  "observatory_members",
+  {
+    ...documentColumns<ObservatoryMemberDoc>(),
+    observatoryId: text("observatory_id").notNull(),
+    memberKind: text("member_kind").notNull(),
+    memberId: text("member_id").notNull(),
+  },
+  (table) => [
+    uniqueIndex("observatory_members_key").on(table.observatoryId, table.memberKind, table.memberId),
+    index("observatory_members_member_idx").on(table.memberKind, table.memberId),
+  ],
+);
+
+export const projects = pgTable(
+  "projects",
+  { ...documentColumns<ProjectDoc>(), ownerId: text("owner_id").notNull(), organizationId: text("organization_id") },
+  (table) => [index("projects_owner_id_idx").on(table.ownerId), index("projects_organization_id_idx").on(table.organizationId)],
+);
+
+export const projectMembers = pgTable(
+  "project_members",
+  { ...documentColumns<ProjectMemberDoc>(), projectId: text("project_id").notNull(), userId: text("user_id").notNull() },
+  (table) => [uniqueIndex("project_members_key").on(table.projectId, table.userId), index("project_members_user_id_idx").on(table.userId)],
+);
+
+export const observatoryHistory = pgTable(
+  "observatory_history",
+  { ...documentColumns<ObservatoryHistoryDoc>(), observatoryId: text("observatory_id").notNull() },
+  (table) => [index("observatory_history_observatory_idx").on(table.observatoryId, table.createdAt)],
+);
+
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    ...documentColumns<AuditLogDoc>(),
+    actorId: text("actor_id"),
+    targetId: text("target_id").notNull(),
+    scopeKind: text("scope_kind").notNull(),
+    scopeId: text("scope_id").notNull(),
+  },
+  (table) => [
+    index("audit_log_scope_idx").on(table.scopeKind, table.scopeId, table.createdAt),
+    index("audit_log_actor_idx").on(table.actorId, table.createdAt),
+    index("audit_log_target_idx").on(table.targetId, table.createdAt),
+    index("audit_log_created_at_idx").on(table.createdAt),
+  ],
+);

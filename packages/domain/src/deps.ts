@@ -1,6 +1,7 @@
 import type { Env, Logger } from "@meridian/config";
 import type { Database, ObjectStorage } from "@meridian/db";
 import type postgres from "postgres";
+import type { SecretBox } from "./secrets/secret-box";
 
 /** What every domain function may use; built once per process and passed in. */
 export interface Deps {
@@ -9,6 +10,8 @@ export interface Deps {
   storage: ObjectStorage;
   env: Env;
   logger: Logger;
+  /** Encrypts secrets at rest (AES-256-GCM). */
+  secrets: SecretBox;
   /** The current time; tests replace it to move time forward. */
   now: () => Date;
 }

@@ -21,3 +21,25 @@ export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
 export { notifyServerStart } from "./system/notify-start";
 export { startRuntime, type Runtime } from "./runtime/start-runtime";
+export { callerFromUser, type Caller } from "./caller";
+export { createSecretBox, loadSecretsKey, type SecretBox } from "./secrets/secret-box";
+export * from "./permissions/observatory-permissions";
+export * from "./organizations/schemas";
+export { loadOrganizationAccess, requireOrganizationPermission, ALL_ORGANIZATION_PERMISSIONS } from "./organizations/organization-access";
+export { createOrganization, listOrganizations, getOrganization, updateOrganization, listOrganizationAudit, openExternalStorageSecrets } from "./organizations/organizations";
+export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./organizations/members";
+export * from "./observatories/schemas";
+export { createObservatory, listObservatories, getObservatory, getMyObservatoryPermissions, transferObservatoryOwnership, listObservatoryHistory } from "./observatories/observatories";
+export {
+  listObservatoryMembers,
+  addObservatoryUser,
+  updateObservatoryUser,
+  removeObservatoryUser,
+  addObservatoryOrganization,
+  updateObservatoryOrganization,
+  removeObservatoryOrganization,
+} from "./observatories/members";
+export * from "./projects/schemas";
+export { createProject, listProjects, getProject, updateProject, listProjectMembers, addProjectMember, removeProjectMember } from "./projects/projects";
+export { listAuditLog, type AuditFilter } from "./audit/list-audit";
+export { findUserByEmail } from "./users/find-user";

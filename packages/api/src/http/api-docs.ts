@@ -5,7 +5,8 @@ import type { Hono } from "hono";
 import type { AppEnv } from "./env";
 
 const require = createRequire(import.meta.url);
-const swaggerDir = (require("swagger-ui-dist") as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+// Resolve the package folder only: requiring swagger-ui-dist would load its browser bundle into Node.
+const swaggerDir = path.dirname(require.resolve("swagger-ui-dist/package.json"));
 
 const page = `<!doctype html>
 <html lang="en">
@@ -16,7 +17,8 @@ const page = `<!doctype html>
 <script src="/api/docs/assets/init.js"></script>
 </body></html>`;
 
-const init = `window.ui = SwaggerUIBundle({ url: "/api/openapi.json", dom_id: "#reference", deepLinking: true });`;
+// validatorUrl: null, or Swagger UI shows a badge image fetched from validator.swagger.io.
+const init = `window.ui = SwaggerUIBundle({ url: "/api/openapi.json", dom_id: "#reference", deepLinking: true, validatorUrl: null });`;
 
 const assets: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",

@@ -13,6 +13,10 @@ import { requestContext } from "./request-context";
 import { authRoutes } from "./routes/auth";
 import { healthRoutes } from "./routes/health";
 import { userRoutes } from "./routes/user";
+import { adminAuditRoutes } from "./routes/admin-audit";
+import { observatoryRoutes } from "./routes/observatories";
+import { organizationRoutes } from "./routes/organizations";
+import { projectRoutes } from "./routes/projects";
 import { clearSessionCookie, setSessionCookie } from "./session-cookie";
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -30,6 +34,12 @@ export function createApiApp(services: ApiServices) {
     c.set("requestId", requestId);
     await next();
     c.res.headers.set("x-request-id", requestId);
+  });
+
+  // PostgreSQL text cannot hold NUL: refuse it in the path or query before it reaches a handler.
+  app.use(async (c, next) => {
+    if (/%00/i.test(c.req.url) || c.req.path.includes("\u0000")) throw new AppError("VALIDATION_FAILED", "The URL must not contain NUL characters");
+    await next();
   });
 
   app.onError((error, c) => {
@@ -50,22 +60,33 @@ export function createApiApp(services: ApiServices) {
   app.route("/", authRoutes);
   app.route("/", userRoutes);
   app.route("/", healthRoutes(services));
+  app.route("/", organizationRoutes);
+  app.route("/", observatoryRoutes);
+  app.route("/", projectRoutes);
+  app.route("/", adminAuditRoutes);
 
-  app.use(
-    "/trpc/*",
-    trpcServer({
-      router: appRouter,
-      endpoint: "/trpc",
-      createContext: (_options, c) => {
-        const ctx = c.get("ctx");
-        const trpcContext: TrpcContext = {
-          ...ctx,
-          setSessionToken: (token) => (token ? setSessionCookie(c, ctx, token) : clearSessionCookie(c, ctx)),
-        };
-        return trpcContext as unknown as Record<string, unknown>;
-      },
-    }),
-  );
+  const handleTrpc = trpcServer({
+    router: appRouter,
+    endpoint: "/trpc",
+    createContext: (_options, c) => {
+      const ctx = c.get("ctx");
+      const trpcContext: TrpcContext = {
+        ...ctx,
+        setSessionToken: (token) => (token ? setSessionCookie(c, ctx, token) : clearSessionCookie(c, ctx)),
+      };
+      return trpcContext as unknown as Record<string, unknown>;
+    },
+  });
+  app.use("/trpc/*", async (c, next) => {
+    const response = await handleTrpc(c, next);
+    // tRPC answers with a Response of its own, without the headers set on `c` meanwhile:
+    // carry over the session cookie that auth.signup/login set and auth.logout clears.
+    const cookies = c.res.headers.getSetCookie();
+    if (!response || cookies.length === 0) return response;
+    const withCookies = new Response(response.body, response);
+    for (const cookie of cookies) withCookies.headers.append("set-cookie", cookie);
+    return withCookies;
+  });
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
@@ -91,7 +112,8 @@ export function createApiApp(services: ApiServices) {
 
   app.notFound((c) => {
     const allowed = allowedMethods(app.routes, c.req.path);
-    if (allowed.length > 0) {
+    // A handler of this very method may answer "not found" itself (c.notFound()): that is a 404.
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
       const error = new AppError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed here; use ${allowed.join(", ")}`, { headers: { allow: allowed.join(", ") } });
       return problemResponse(c, error);
     }

@@ -44,6 +44,9 @@ export function problemResponse(c: Context, error: AppError): Response {
   const headers = new Headers({ "content-type": PROBLEM_CONTENT_TYPE, ...error.headers });
   const requestId = c.get("requestId" as never) as string | undefined;
   if (requestId) headers.set("x-request-id", requestId);
+  // The refused body was not read to its end: close the connection rather than leave unread
+  // bytes in a keep-alive socket that a client would reuse (and find closed under it).
+  if (error.status === 413) headers.set("connection", "close");
   return new Response(JSON.stringify(problemBody(error, c.req.path)), { status: error.status, headers });
 }
 

@@ -10,7 +10,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 function clientIp(c: Context, trustProxy: boolean): string | null {
   if (trustProxy) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    // The last entry is the one our own proxy appended; earlier ones are the client's to forge.
+    const forwarded = c.req.header("x-forwarded-for")?.split(",").at(-1)?.trim();
     if (forwarded) return forwarded.slice(0, 64);
   }
   try {

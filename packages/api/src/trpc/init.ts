@@ -25,6 +25,8 @@ const trpcCodeByStatus: Record<number, TRPCError["code"]> = {
 
 function toAppErrorFromTrpc(error: TRPCError): AppError {
   if (error.cause instanceof ZodError) return validationError(error.cause.issues);
+  // Unparseable input: say so, as REST does, without the parser's message.
+  if (error.cause instanceof SyntaxError) return new AppError("VALIDATION_FAILED", "The request input is not valid JSON");
   if (error.cause instanceof AppError) return error.cause;
   if (error.code === "INTERNAL_SERVER_ERROR") return toAppError(error.cause ?? error);
   const code = codeForStatus[getHTTPStatusCodeFromError(error)];

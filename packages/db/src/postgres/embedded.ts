@@ -10,7 +10,7 @@ const execFileAsync = promisify(execFile);
 
 export interface EmbeddedPostgres {
   url: string;
-  /** True when this process started the server and so must stop it. */
+  /** True when this process started the server (false: it shares one another process started). */
   owned: boolean;
   stop(): Promise<void>;
 }
@@ -71,7 +71,8 @@ async function run(binary: string, args: string[], runAs: RunAs) {
  *
  * pg_ctl daemonizes the server in its own session, so a terminal Ctrl-C reaches only Node,
  * which then stops things in order. A server left behind by a killed owner is stopped and
- * started again; one whose owner is still alive (a sibling `start:worker`) is shared.
+ * started again; one whose owner is still alive (a sibling `start:worker`) is shared, and
+ * whichever of them stops last stops it.
  */
 export async function startEmbeddedPostgres(options: { dataDir: string; port: number; logger: Logger }): Promise<EmbeddedPostgres> {
   const { logger, port } = options;
@@ -104,12 +105,51 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     logger.debug({ pgdata }, "initialised embedded PostgreSQL");
   }
 
+  // Every process using the server (the one that started it and those sharing it) registers
+  // here; the last one to stop stops PostgreSQL, whichever order they stop in.
+  const usersDir = path.join(root, "postgres.users");
+  await fs.mkdir(usersDir, { recursive: true });
+  const ownUserFile = path.join(usersDir, String(process.pid));
+  const liveOtherUsers = async () => {
+    const pids: number[] = [];
+    for (const name of await fs.readdir(usersDir).catch(() => [] as string[])) {
+      const pid = Number(name);
+      if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+      if (isAlive(pid)) pids.push(pid);
+      else await fs.rm(path.join(usersDir, name), { force: true });
+    }
+    return pids;
+  };
+  let stopped = false;
+  const handle = (owned: boolean): EmbeddedPostgres => ({
+    url,
+    owned,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await fs.rm(ownUserFile, { force: true });
+      const others = await liveOtherUsers();
+      if (others.length > 0) {
+        // Still in use (say a worker started first and stops first): hand ownership on.
+        const ownerPid = await readNumber(ownerFile);
+        if (ownerPid === undefined || ownerPid === process.pid || !isAlive(ownerPid)) await fs.writeFile(ownerFile, `${others[0]}\n`);
+        return;
+      }
+      await run(pg_ctl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
+      await fs.rm(ownerFile, { force: true });
+    },
+  });
+
   const status = await run(pg_ctl, ["status", "-D", pgdata], runAs);
   if (status.code === 0) {
     const ownerPid = await readNumber(ownerFile);
-    if (ownerPid !== undefined && ownerPid !== process.pid && isAlive(ownerPid)) {
-      logger.info({ ownerPid }, "sharing the embedded PostgreSQL started by another Meridian process");
-      return { url, owned: false, stop: async () => undefined };
+    const ownerAlive = ownerPid !== undefined && ownerPid !== process.pid && isAlive(ownerPid);
+    const others = await liveOtherUsers();
+    if (ownerAlive || others.length > 0) {
+      if (!ownerAlive) await fs.writeFile(ownerFile, `${others[0]}\n`);
+      logger.info({ ownerPid: ownerAlive ? ownerPid : others[0] }, "sharing the embedded PostgreSQL started by another Meridian process");
+      await fs.writeFile(ownUserFile, "");
+      return handle(false);
     }
     logger.warn("found a stale embedded PostgreSQL from an earlier run; restarting it");
     await run(pg_ctl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
@@ -122,12 +162,6 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     throw new Error(`could not start embedded PostgreSQL on port ${port}: ${started.output}\n${tail}`);
   }
   await fs.writeFile(ownerFile, `${process.pid}\n`);
-  return {
-    url,
-    owned: true,
-    async stop() {
-      await run(pg_ctl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
-      await fs.rm(ownerFile, { force: true });
-    },
-  };
+  await fs.writeFile(ownUserFile, "");
+  return handle(true);
 }

@@ -1,7 +1,6 @@
 import fs from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import S3rver from "s3rver";
 
 export interface EmbeddedS3 {
   endpoint: string;
@@ -16,6 +15,8 @@ export interface EmbeddedS3 {
  */
 export async function startEmbeddedS3(options: { directory: string; port?: number }): Promise<EmbeddedS3> {
   await fs.mkdir(options.directory, { recursive: true });
+  // Loaded only when the store is embedded: it is heavy and production uses real S3.
+  const { default: S3rver } = await import("s3rver");
   const server = new S3rver({
     address: "127.0.0.1",
     port: options.port ?? 0,

@@ -35,7 +35,8 @@ export interface ObjectStorage {
   get(key: string): Promise<StoredObject | undefined>;
   head(key: string): Promise<{ contentLength: number | undefined } | undefined>;
   delete(key: string): Promise<void>;
-  ping(): Promise<void>;
+  /** Checks the bucket is reachable; `signal` abandons the request (and its socket) when aborted. */
+  ping(options?: { signal?: AbortSignal }): Promise<void>;
   destroy(): void;
 }
 
@@ -65,7 +66,15 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
         await client.send(new HeadBucketCommand({ Bucket: bucket }));
       } catch (error) {
         if (!isMissing(error)) throw error;
-        await client.send(new CreateBucketCommand({ Bucket: bucket }));
+        try {
+          await client.send(new CreateBucketCommand({ Bucket: bucket }));
+        } catch (createError) {
+          // Processes starting together (server + worker, two servers) race to create it: when
+          // another one won, the bucket is there now and usable.
+          const name = (createError as { name?: string }).name;
+          if (name !== "BucketAlreadyOwnedByYou" && name !== "BucketAlreadyExists") throw createError;
+          await client.send(new HeadBucketCommand({ Bucket: bucket }));
+        }
       }
     },
     async put(key, body, options = {}) {
@@ -102,8 +111,8 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
-    async ping() {
-      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    async ping(options = {}) {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: options.signal });
     },
     destroy() {
       client.destroy();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { displayNameSchema, emailSchema, passwordSchema, userSchema } from "../users/schemas";
+import { displayNameSchema, emailSchema, passwordSchema, userSchema, withoutControlCharacters } from "../users/schemas";
 
 export const signupInputSchema = z
   .strictObject({ email: emailSchema, password: passwordSchema, name: displayNameSchema })
@@ -7,14 +7,17 @@ export const signupInputSchema = z
 export type SignupInput = z.infer<typeof signupInputSchema>;
 
 export const loginInputSchema = z
-  .strictObject({ email: z.string().trim().min(1).max(254), password: z.string().min(1).max(256) })
+  .strictObject({
+    email: withoutControlCharacters(z.string().trim().min(1).max(254)),
+    password: z.string().min(1).max(256),
+  })
   .meta({ id: "LoginInput" });
 export type LoginInput = z.infer<typeof loginInputSchema>;
 
 export const authResultSchema = z.object({ user: userSchema, token: z.string() }).meta({ id: "AuthResult" });
 
 export const apiKeyCreateSchema = z
-  .strictObject({ name: z.string().trim().min(1).max(100).regex(/^[^\p{Cc}]*$/u, "must not contain control characters") })
+  .strictObject({ name: withoutControlCharacters(z.string().trim().min(1).max(100)) })
   .meta({ id: "ApiKeyCreate" });
 
 export const apiKeySchema = z

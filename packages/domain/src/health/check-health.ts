@@ -6,14 +6,19 @@ type CheckStatus = "ok" | "down" | "degraded";
 
 const TIME_BOX_MS = 1000;
 
-async function timeBoxed<T>(work: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; latencyMs: number; error: string }> {
+/** Runs `work` for at most TIME_BOX_MS; on time-out its signal is aborted so it can let go of sockets. */
+async function timeBoxed<T>(work: (signal: AbortSignal) => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; latencyMs: number; error: string }> {
   const started = performance.now();
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   try {
     const value = await Promise.race([
-      work(),
+      work(controller.signal),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("timed out")), TIME_BOX_MS);
+        timer = setTimeout(() => {
+          reject(new Error("timed out"));
+          controller.abort();
+        }, TIME_BOX_MS);
       }),
     ]);
     return { ok: true, value, latencyMs: Math.round(performance.now() - started) };
@@ -44,7 +49,7 @@ export async function checkHealth(options: { deps: Deps; startedAt: Date; websoc
   const { deps } = options;
   const [database, objectStorage, worker] = await Promise.all([
     timeBoxed(() => deps.db.execute(sql`select 1`)),
-    timeBoxed(() => deps.storage.ping()),
+    timeBoxed((signal) => deps.storage.ping({ signal })),
     timeBoxed(async () => {
       const rows = await deps.db.execute<{ queued: number; workers: number }>(sql`
         select

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Env, Logger } from "@meridian/config";
 import { connectDatabase, createObjectStorage, migrateDatabase, startEmbeddedPostgres, startEmbeddedS3, type EmbeddedPostgres, type EmbeddedS3 } from "@meridian/db";
 import type { Deps } from "../deps";
+import { createSecretBox, loadSecretsKey } from "../secrets/secret-box";
 
 export interface Runtime {
   deps: Deps;
@@ -27,7 +28,7 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
       databaseUrl = embeddedPostgres.url;
       stops.unshift(() => embeddedPostgres!.stop());
     }
-    const database = connectDatabase(databaseUrl, { max: options.poolSize ?? 10 });
+    const database = connectDatabase(databaseUrl, { max: options.poolSize ?? env.DATABASE_POOL_SIZE });
     stops.unshift(() => database.close());
     await migrateDatabase(database);
 
@@ -50,7 +51,8 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
     stops.unshift(async () => storage.destroy());
     await storage.ensureBucket();
 
-    const deps: Deps = { db: database.db, sql: database.sql, storage, env, logger, now: () => new Date() };
+    const secrets = createSecretBox(await loadSecretsKey({ secretsKey: env.SECRETS_KEY, dataDir: env.DATA_DIR }));
+    const deps: Deps = { db: database.db, sql: database.sql, storage, env, logger, secrets, now: () => new Date() };
     return {
       deps,
       databaseUrl,

@@ -9,13 +9,26 @@ export const emailSchema = z
 
 export const passwordSchema = z.string().min(8, "must have at least 8 characters").max(256, "must have at most 256 characters");
 
+/**
+ * No control characters (NUL cannot be stored in PostgreSQL text) and no lone surrogates
+ * (PostgreSQL refuses them in jsonb). Letters of every script, emoji and format marks are fine.
+ */
+export const noControlCharacters = /^[^\p{Cc}\p{Cs}]*$/u;
+
+/**
+ * Refuses control characters and lone surrogates. A refinement, not `.regex()`: the OpenAPI
+ * generator would publish the pattern with its `/u` flag glued on, a pattern nothing matches.
+ */
+export const withoutControlCharacters = <T extends z.ZodString>(schema: T) =>
+  schema.refine((value) => noControlCharacters.test(value), "must not contain control characters");
+
+/** An opaque id as sent by a client: never reaches the database with characters it cannot hold. */
+export const opaqueIdSchema = withoutControlCharacters(z.string().min(1).max(100));
+
 // Control characters in display names break emails and tables; letters of every script are fine.
-export const displayNameSchema = z
-  .string()
-  .trim()
-  .min(1, "must not be empty")
-  .max(100, "must have at most 100 characters")
-  .regex(/^[^\p{Cc}\p{Cs}]*$/u, "must not contain control characters");
+export const displayNameSchema = withoutControlCharacters(
+  z.string().trim().min(1, "must not be empty").max(100, "must have at most 100 characters"),
+);
 
 export const userSchema = z
   .object({

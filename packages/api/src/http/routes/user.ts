@@ -9,6 +9,7 @@ import {
   getProfile,
   listApiKeys,
   MAX_AVATAR_BYTES,
+  opaqueIdSchema,
   profileSchema,
   profileUpdateSchema,
   revokeApiKey,
@@ -21,7 +22,7 @@ import { bearerSecurity, errorResponses, jsonBody, jsonResponse, problemResponse
 import { readLimitedBody } from "../read-limited-body";
 
 const tags = ["User"];
-const idParam = z.object({ id: z.string().min(1).max(100) });
+const idParam = z.object({ id: opaqueIdSchema });
 const notFound = problemResponseFor("Not found (NOT_FOUND)");
 
 export const userRoutes = createRouter()

@@ -1,4 +1,4 @@
-import { apiKeyCreateSchema, createApiKey, getProfile, listApiKeys, profileUpdateSchema, revokeApiKey, updateProfile } from "@meridian/domain";
+import { apiKeyCreateSchema, createApiKey, getProfile, listApiKeys, opaqueIdSchema, profileUpdateSchema, revokeApiKey, updateProfile } from "@meridian/domain";
 import { z } from "zod";
 import { authedProcedure, router } from "../init";
 
@@ -8,7 +8,7 @@ export const userRouter = router({
   apiKeys: authedProcedure.query(({ ctx }) => listApiKeys({ deps: ctx.deps, userId: ctx.principal.user.id })),
   createApiKey: authedProcedure.input(apiKeyCreateSchema).mutation(({ ctx, input }) => createApiKey({ deps: ctx.deps, userId: ctx.principal.user.id, name: input.name })),
   revokeApiKey: authedProcedure
-    .input(z.strictObject({ id: z.string().min(1).max(100) }))
+    .input(z.strictObject({ id: opaqueIdSchema }))
     .mutation(async ({ ctx, input }) => {
       await revokeApiKey({ deps: ctx.deps, userId: ctx.principal.user.id, keyId: input.id });
       return { ok: true as const };

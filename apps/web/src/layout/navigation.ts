@@ -1,0 +1,44 @@
+import { Building2, FolderKanban, KeyRound, LayoutDashboard, Megaphone, Shield, Telescope, UserRound, type LucideIcon } from "lucide-react";
+
+export interface NavItem {
+  to: string;
+  label: string;
+  icon: LucideIcon;
+  /** Shown only to server administrators. */
+  adminOnly?: boolean;
+}
+
+export interface NavSection {
+  title?: string;
+  items: NavItem[];
+}
+
+/** Every feature adds its entry here; the side navigation and the routes read the same list. */
+export const navSections: NavSection[] = [
+  {
+    items: [
+      { to: "/", label: "Dashboard", icon: LayoutDashboard },
+      { to: "/observatories", label: "Observatories", icon: Telescope },
+      { to: "/organizations", label: "Organizations", icon: Building2 },
+      { to: "/projects", label: "Projects", icon: FolderKanban },
+      { to: "/announcements", label: "Announcements", icon: Megaphone },
+    ],
+  },
+  {
+    title: "Account",
+    items: [
+      { to: "/profile", label: "Profile", icon: UserRound },
+      { to: "/api-keys", label: "API keys", icon: KeyRound },
+    ],
+  },
+  {
+    title: "Server",
+    items: [{ to: "/admin", label: "Administration", icon: Shield, adminOnly: true }],
+  },
+];
+
+export function visibleSections(isAdmin: boolean): NavSection[] {
+  return navSections
+    .map((section) => ({ ...section, items: section.items.filter((item) => !item.adminOnly || isAdmin) }))
+    .filter((section) => section.items.length > 0);
+}

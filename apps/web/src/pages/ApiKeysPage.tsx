@@ -1,0 +1,42 @@
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { ApiKeyList } from "../api-keys/ApiKeyList";
+import { CreateApiKeyForm, type CreatedKey } from "../api-keys/CreateApiKeyForm";
+import { NewKeyNotice } from "../api-keys/NewKeyNotice";
+import { Alert } from "../components/Alert";
+import { Card } from "../components/Card";
+import { PageHeader } from "../components/PageHeader";
+import { Spinner } from "../components/Spinner";
+import { summarizeError } from "../lib/errors";
+import { trpc } from "../trpc";
+
+export function ApiKeysPage() {
+  const keys = useQuery(trpc.user.apiKeys.queryOptions());
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description={
+          <>
+            Keys act as you. Send one as <code className="font-mono text-xs">Authorization: Bearer &lt;key&gt;</code>.
+          </>
+        }
+      />
+      <div className="flex flex-col gap-6">
+        <Card title="Create a key" description="Name it after where it will be used, so you know what to revoke later.">
+          <CreateApiKeyForm onCreated={setCreated} />
+        </Card>
+        {created ? <NewKeyNotice name={created.name} secret={created.key} onDone={() => setCreated(null)} /> : null}
+        <section aria-labelledby="active-keys-title">
+          <h2 id="active-keys-title" className="mb-3 text-base font-semibold text-slate-900">
+            Active keys
+          </h2>
+          {keys.isPending ? <Spinner label="Loading keys" /> : null}
+          {keys.isError ? <Alert tone="error">Could not load your keys: {summarizeError(keys.error).message}</Alert> : null}
+          {keys.data ? <ApiKeyList keys={keys.data.items} /> : null}
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,105 @@
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { ArrowRightLeft, History, KeyRound, LayoutDashboard, Users } from "lucide-react";
+import { useParams } from "react-router-dom";
+import { isServerAdmin, useMe } from "../auth/useMe";
+import { Alert } from "../components/Alert";
+import { Button } from "../components/Button";
+import { PageHeader } from "../components/PageHeader";
+import { MyPermissions } from "../observatories/MyPermissions";
+import { ObservatoryHistory } from "../observatories/ObservatoryHistory";
+import { ObservatoryMembers } from "../observatories/ObservatoryMembers";
+import { ObservatoryOverview } from "../observatories/ObservatoryOverview";
+import { ownerDescription } from "../observatories/owner";
+import { OnlineBadge } from "../observatories/PermissionBadges";
+import type { Observatory } from "../observatories/permissions";
+import { TransferObservatoryDialog } from "../observatories/TransferObservatoryDialog";
+import { useMyOrganizations } from "../organizations/useMyOrganizations";
+import { BackLink, QueryState } from "../organizations/ui/PageState";
+import { TabList, TabPanel, useTabParam, type TabItem } from "../organizations/ui/Tabs";
+import { trpc } from "../trpc";
+
+type TabId = "overview" | "members" | "permissions" | "history";
+
+const tabs: Array<TabItem<TabId>> = [
+  { id: "overview", label: "Overview", icon: LayoutDashboard },
+  { id: "members", label: "Members", icon: Users },
+  { id: "permissions", label: "My permissions", icon: KeyRound },
+  { id: "history", label: "History", icon: History },
+];
+
+export function ObservatoryPage() {
+  const { id = "" } = useParams();
+  const observatory = useQuery(trpc.observatories.get.queryOptions({ id }));
+  return (
+    <>
+      <BackLink to="/observatories">Observatories</BackLink>
+      {observatory.data ? <ObservatoryView observatory={observatory.data} /> : <QueryState query={observatory} what="observatory" backTo="/observatories" backLabel="Back to your observatories" />}
+    </>
+  );
+}
+
+function ObservatoryView({ observatory }: { observatory: Observatory }) {
+  const me = useMe();
+  const [tab, setTab] = useTabParam(tabs);
+  const [transferring, setTransferring] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatory.id }));
+  const members = useQuery(trpc.observatories.members.queryOptions({ id: observatory.id }));
+  const myOrganizations = useMyOrganizations();
+
+  const organizationName = (organizationId: string) =>
+    myOrganizations.data?.items.find((organization) => organization.id === organizationId)?.name ??
+    members.data?.organizations.find((organization) => organization.organizationId === organizationId)?.name;
+  const userName = (userId: string) => (userId === me.data?.id ? `${me.data.name} (you)` : members.data?.users.find((user) => user.userId === userId)?.name);
+
+  const owner = observatory.owner;
+  const canTransfer =
+    isServerAdmin(me.data) ||
+    (owner.kind === "user" && owner.id === me.data?.id) ||
+    Boolean(owner.kind === "organization" && mine.data?.sources.some((source) => source.kind === "organization" && source.organizationId === owner.id && source.role === "owner"));
+  const ownerName = owner.kind === "user" ? (owner.id === me.data?.id ? "You" : (userName(owner.id) ?? "Another user")) : ownerDescription(owner, me.data?.id, organizationName);
+
+  return (
+    <>
+      <PageHeader
+        title={observatory.name}
+        description={
+          <span className="flex flex-wrap items-center gap-2">
+            <OnlineBadge online={observatory.connection.online} />
+            <span>Owned by {ownerName}</span>
+          </span>
+        }
+        actions={
+          canTransfer ? (
+            <Button variant="secondary" icon={<ArrowRightLeft aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setTransferring(true); }}>
+              Transfer ownership
+            </Button>
+          ) : null
+        }
+      />
+      {notice ? (
+        <Alert tone="success" className="mb-4">
+          {notice}
+        </Alert>
+      ) : null}
+      <TabList tabs={tabs} active={tab} onChange={setTab} label="Observatory sections" idPrefix="observatory" />
+      <TabPanel idPrefix="observatory" id={tab}>
+        {tab === "overview" ? <ObservatoryOverview observatory={observatory} ownerName={ownerName} /> : null}
+        {tab === "members" ? <ObservatoryMembers observatory={observatory} /> : null}
+        {tab === "permissions" ? <MyPermissions observatoryId={observatory.id} organizationName={organizationName} /> : null}
+        {tab === "history" ? <ObservatoryHistory observatoryId={observatory.id} names={userName} /> : null}
+      </TabPanel>
+      {transferring ? (
+        <TransferObservatoryDialog
+          observatory={observatory}
+          onClose={() => setTransferring(false)}
+          onTransferred={(name) => {
+            setTransferring(false);
+            setNotice(`${name} now owns ${observatory.name}.`);
+          }}
+        />
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,97 @@
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { Building2, Crown, Plus } from "lucide-react";
+import { Link, useNavigate } from "react-router-dom";
+import { isServerAdmin, useMe } from "../auth/useMe";
+import { Alert } from "../components/Alert";
+import { Button } from "../components/Button";
+import { EmptyState } from "../components/EmptyState";
+import { PageHeader } from "../components/PageHeader";
+import { Spinner } from "../components/Spinner";
+import { Toggle } from "../components/Toggle";
+import { summarizeError } from "../lib/errors";
+import { formatDateTime } from "../lib/format";
+import { CreateOrganizationDialog } from "../organizations/CreateOrganizationDialog";
+import { organizationTypeLabels } from "../organizations/labels";
+import { Badge } from "../organizations/ui/Badge";
+import { TableFrame, tbody, td, th } from "../organizations/ui/Table";
+import { trpc } from "../trpc";
+
+export function OrganizationsPage() {
+  const me = useMe();
+  const admin = isServerAdmin(me.data);
+  const [showAll, setShowAll] = useState(false);
+  const all = admin && showAll;
+  const list = useQuery(trpc.organizations.list.queryOptions(all ? { all: true } : undefined));
+  const [creating, setCreating] = useState(false);
+  const navigate = useNavigate();
+
+  return (
+    <>
+      <PageHeader
+        title="Organizations"
+        description="The groups that own observatories and run projects."
+        actions={
+          <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => setCreating(true)}>
+            New organization
+          </Button>
+        }
+      />
+      {admin ? (
+        <div className="mb-4 rounded-lg bg-white px-4 shadow-sm ring-1 ring-slate-200 sm:px-6">
+          <Toggle label="All organizations" description="As a server administrator you may see every organization on this server." checked={showAll} onChange={setShowAll} />
+        </div>
+      ) : null}
+
+      {list.isPending ? <Spinner label="Loading organizations" /> : null}
+      {list.isError ? <Alert tone="error">Could not load organizations: {summarizeError(list.error).message}</Alert> : null}
+      {list.data && list.data.items.length === 0 ? (
+        <EmptyState icon={Building2} title={all ? "No organizations on this server" : "You are not in any organization yet"}>
+          Create one for your university, club or company, then invite its members by email.
+        </EmptyState>
+      ) : null}
+      {list.data && list.data.items.length > 0 ? (
+        <TableFrame label={all ? "All organizations" : "Your organizations"}>
+          <thead className="bg-slate-50">
+            <tr>
+              <th scope="col" className={th}>Name</th>
+              <th scope="col" className={`${th} hidden sm:table-cell`}>Type</th>
+              <th scope="col" className={th}>Role</th>
+              <th scope="col" className={`${th} hidden md:table-cell`}>Created</th>
+            </tr>
+          </thead>
+          <tbody className={tbody}>
+            {list.data.items.map((organization) => {
+              const owner = organization.ownerId === me.data?.id;
+              return (
+                <tr key={organization.id} className="hover:bg-slate-50">
+                  <td className={td}>
+                    <Link to={`/organizations/${organization.id}`} className="font-medium text-slate-900 hover:text-indigo-600">
+                      {organization.name}
+                    </Link>
+                    <p className="font-mono text-xs text-slate-500">{organization.shortName}</p>
+                  </td>
+                  <td className={`${td} hidden sm:table-cell`}>{organizationTypeLabels[organization.type]}</td>
+                  <td className={td}>
+                    {owner ? (
+                      <Badge tone="indigo">
+                        <Crown aria-hidden="true" className="size-3" /> Owner
+                      </Badge>
+                    ) : all ? (
+                      <span className="text-slate-400">—</span>
+                    ) : (
+                      <Badge>Member</Badge>
+                    )}
+                  </td>
+                  <td className={`${td} hidden text-slate-500 md:table-cell`}>{formatDateTime(organization.createdAt)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </TableFrame>
+      ) : null}
+
+      {creating ? <CreateOrganizationDialog onClose={() => setCreating(false)} onCreated={(organization) => navigate(`/organizations/${organization.id}`)} /> : null}
+    </>
+  );
+}

@@ -1,0 +1,61 @@
+import { useQuery } from "@tanstack/react-query";
+import { Building2 } from "lucide-react";
+import { Link, useParams } from "react-router-dom";
+import { PageHeader } from "../components/PageHeader";
+import { formatDateTime } from "../lib/format";
+import { useMyOrganizations } from "../organizations/useMyOrganizations";
+import { Badge } from "../organizations/ui/Badge";
+import { BackLink, QueryState } from "../organizations/ui/PageState";
+import { projectRoleLabels, projectStatusInfo, type Project } from "../projects/labels";
+import { ProjectDetails } from "../projects/ProjectDetails";
+import { ProjectMembers } from "../projects/ProjectMembers";
+import { trpc } from "../trpc";
+
+export function ProjectPage() {
+  const { id = "" } = useParams();
+  const project = useQuery(trpc.projects.get.queryOptions({ id }));
+  return (
+    <>
+      <BackLink to="/projects">Projects</BackLink>
+      {project.data ? <ProjectView project={project.data} /> : <QueryState query={project} what="project" backTo="/projects" backLabel="Back to your projects" />}
+    </>
+  );
+}
+
+function ProjectView({ project }: { project: Project }) {
+  const organizations = useMyOrganizations();
+  const organization = project.organizationId ? organizations.data?.items.find((item) => item.id === project.organizationId) : undefined;
+  return (
+    <>
+      <PageHeader
+        title={project.name}
+        description={
+          <span className="flex flex-wrap items-center gap-2">
+            <Badge tone={projectStatusInfo[project.status].tone}>{projectStatusInfo[project.status].label}</Badge>
+            {project.organizationId ? (
+              <span className="inline-flex items-center gap-1">
+                <Building2 aria-hidden="true" className="size-3.5" />
+                {organization ? (
+                  <Link to={`/organizations/${organization.id}`} className="hover:text-indigo-600">
+                    {organization.name}
+                  </Link>
+                ) : (
+                  "An organization"
+                )}
+              </span>
+            ) : (
+              <span>Personal project</span>
+            )}
+            <span aria-hidden="true">·</span>
+            <span>Created {formatDateTime(project.createdAt)}</span>
+          </span>
+        }
+        actions={project.myRole ? <Badge className="text-sm">You: {projectRoleLabels[project.myRole]}</Badge> : null}
+      />
+      <div className="flex flex-col gap-6">
+        <ProjectDetails key={project.id} project={project} />
+        <ProjectMembers project={project} />
+      </div>
+    </>
+  );
+}

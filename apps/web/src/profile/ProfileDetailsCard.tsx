@@ -1,0 +1,47 @@
+import { useState, type FormEvent } from "react";
+import { Alert } from "../components/Alert";
+import { Button } from "../components/Button";
+import { Card } from "../components/Card";
+import { TextField } from "../components/TextField";
+import { summarizeError } from "../lib/errors";
+import { useUpdateProfile, type Profile } from "./useProfile";
+
+export function ProfileDetailsCard({ profile }: { profile: Profile }) {
+  const [name, setName] = useState(profile.name);
+  const update = useUpdateProfile();
+  const problem = update.error ? summarizeError(update.error) : null;
+  const nameError = problem?.fieldErrors.name;
+  const unchanged = name.trim() === profile.name;
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    update.mutate({ name }, { onSuccess: (saved) => setName(saved.name) });
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Card
+        title="Personal details"
+        description="Your name is shown to the members of your organizations and projects."
+        footer={
+          <>
+            {update.isSuccess && unchanged ? (
+              <p role="status" className="mr-auto text-sm text-emerald-700">
+                Profile saved
+              </p>
+            ) : null}
+            <Button type="submit" busy={update.isPending} disabled={unchanged}>
+              Save changes
+            </Button>
+          </>
+        }
+      >
+        <div className="grid gap-4 sm:grid-cols-2">
+          {problem && !nameError ? <Alert tone="error" className="sm:col-span-2">{problem.message}</Alert> : null}
+          <TextField label="Name" name="name" autoComplete="name" required value={name} onChange={(e) => setName(e.target.value)} error={nameError} />
+          <TextField label="Email" name="email" type="email" value={profile.email} readOnly disabled hint="Contact an administrator to change it." />
+        </div>
+      </Card>
+    </form>
+  );
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// `pnpm bench` (the root package.json's "bench" script): every benchmark, one after the other,
+// so they never compete for the CPU. Arguments are passed to each script.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const scripts = ["cold-start.mjs", "http-overhead.mjs"];
+let failed = false;
+for (const script of scripts) {
+  process.stdout.write(`\n=== bench/${script}\n`);
+  const result = spawnSync(process.execPath, [path.join(here, script), ...process.argv.slice(2)], { stdio: "inherit", cwd: path.resolve(here, "..") });
+  if (result.status !== 0) {
+    process.stderr.write(`bench/${script} failed (${result.signal ?? `exit ${result.status}`})\n`);
+    failed = true;
+  }
+}
+process.exit(failed ? 1 : 0);

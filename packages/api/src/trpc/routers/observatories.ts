@@ -1,0 +1,59 @@
+import {
+  addObservatoryOrganization,
+  addObservatoryUser,
+  callerFromUser,
+  createObservatory,
+  emailSchema,
+  getMyObservatoryPermissions,
+  getObservatory,
+  listObservatories,
+  listObservatoryHistory,
+  listObservatoryMembers,
+  observatoryCreateSchema,
+  observatoryPermissionsInputSchema,
+  observatoryTransferSchema,
+  opaqueIdSchema,
+  removeObservatoryOrganization,
+  removeObservatoryUser,
+  transferObservatoryOwnership,
+  updateObservatoryOrganization,
+  updateObservatoryUser,
+} from "@meridian/domain";
+import { z } from "zod";
+import { authedProcedure, router } from "../init";
+
+const id = opaqueIdSchema;
+const page = { limit: z.number().int().min(1).max(200).default(50), cursor: opaqueIdSchema.optional() };
+const procedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
+
+export const observatoriesRouter = router({
+  list: procedure.input(z.strictObject(page).optional()).query(({ ctx, input }) => listObservatories({ deps: ctx.deps, caller: ctx.caller, limit: input?.limit ?? 50, cursor: input?.cursor })),
+  create: procedure.input(observatoryCreateSchema).mutation(({ ctx, input }) => createObservatory({ deps: ctx.deps, caller: ctx.caller, input })),
+  get: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => getObservatory({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id })),
+  myPermissions: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => getMyObservatoryPermissions({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id })),
+  members: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => listObservatoryMembers({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id })),
+  history: procedure.input(z.strictObject({ id, ...page })).query(({ ctx, input }) => listObservatoryHistory({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, limit: input.limit, cursor: input.cursor })),
+  transferOwnership: procedure
+    .input(z.strictObject({ id, to: observatoryTransferSchema }))
+    .mutation(({ ctx, input }) => transferObservatoryOwnership({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, to: input.to })),
+  addUser: procedure
+    .input(z.strictObject({ id, email: emailSchema, permissions: observatoryPermissionsInputSchema.optional() }))
+    .mutation(({ ctx, input }) => addObservatoryUser({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, email: input.email, permissions: input.permissions })),
+  updateUser: procedure
+    .input(z.strictObject({ id, userId: id, permissions: observatoryPermissionsInputSchema }))
+    .mutation(({ ctx, input }) => updateObservatoryUser({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, userId: input.userId, permissions: input.permissions })),
+  removeUser: procedure.input(z.strictObject({ id, userId: id })).mutation(async ({ ctx, input }) => {
+    await removeObservatoryUser({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, userId: input.userId });
+    return { ok: true as const };
+  }),
+  addOrganization: procedure
+    .input(z.strictObject({ id, organizationId: id, permissions: observatoryPermissionsInputSchema.optional() }))
+    .mutation(({ ctx, input }) => addObservatoryOrganization({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, organizationId: input.organizationId, permissions: input.permissions })),
+  updateOrganization: procedure
+    .input(z.strictObject({ id, organizationId: id, permissions: observatoryPermissionsInputSchema }))
+    .mutation(({ ctx, input }) => updateObservatoryOrganization({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, organizationId: input.organizationId, permissions: input.permissions })),
+  removeOrganization: procedure.input(z.strictObject({ id, organizationId: id })).mutation(async ({ ctx, input }) => {
+    await removeObservatoryOrganization({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, organizationId: input.organizationId });
+    return { ok: true as const };
+  }),
+});

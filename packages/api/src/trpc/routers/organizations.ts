@@ -1,0 +1,49 @@
+import {
+  addOrganizationMember,
+  addOrganizationMemberSchema,
+  callerFromUser,
+  createOrganization,
+  getOrganization,
+  listOrganizationAudit,
+  listOrganizationMembers,
+  listOrganizations,
+  opaqueIdSchema,
+  organizationCreateSchema,
+  organizationPermissionsInputSchema,
+  organizationUpdateSchema,
+  removeOrganizationMember,
+  transferOrganizationOwnership,
+  updateOrganization,
+  updateOrganizationMember,
+} from "@meridian/domain";
+import { z } from "zod";
+import { authedProcedure, router } from "../init";
+
+const id = opaqueIdSchema;
+const procedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
+
+export const organizationsRouter = router({
+  list: procedure.input(z.strictObject({ all: z.boolean().optional() }).optional()).query(({ ctx, input }) => listOrganizations({ deps: ctx.deps, caller: ctx.caller, all: input?.all })),
+  create: procedure.input(organizationCreateSchema).mutation(({ ctx, input }) => createOrganization({ deps: ctx.deps, caller: ctx.caller, input })),
+  get: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => getOrganization({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id })),
+  update: procedure
+    .input(z.strictObject({ id, update: organizationUpdateSchema }))
+    .mutation(({ ctx, input }) => updateOrganization({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, input: input.update })),
+  members: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => listOrganizationMembers({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id })),
+  addMember: procedure
+    .input(addOrganizationMemberSchema.extend({ id }))
+    .mutation(({ ctx, input }) => addOrganizationMember({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, email: input.email, permissions: input.permissions })),
+  updateMember: procedure
+    .input(z.strictObject({ id, userId: id, permissions: organizationPermissionsInputSchema }))
+    .mutation(({ ctx, input }) => updateOrganizationMember({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, userId: input.userId, permissions: input.permissions })),
+  removeMember: procedure.input(z.strictObject({ id, userId: id })).mutation(async ({ ctx, input }) => {
+    await removeOrganizationMember({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, userId: input.userId });
+    return { ok: true as const };
+  }),
+  transferOwnership: procedure
+    .input(z.strictObject({ id, userId: id }))
+    .mutation(({ ctx, input }) => transferOrganizationOwnership({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, userId: input.userId })),
+  audit: procedure
+    .input(z.strictObject({ id, limit: z.number().int().min(1).max(200).default(50), cursor: opaqueIdSchema.optional() }))
+    .query(({ ctx, input }) => listOrganizationAudit({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, limit: input.limit, cursor: input.cursor })),
+});

@@ -1,0 +1,153 @@
+import { observatoriesCollection, observatoryMembersCollection, organizationsCollection, tables, type ObservatoryPermissions } from "@meridian/db";
+import { asc, eq, inArray } from "drizzle-orm";
+import { recordAudit } from "../audit/record-audit";
+import type { Caller } from "../caller";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { isUniqueViolation } from "../postgres-errors";
+import { ALL_OBSERVATORY_PERMISSIONS, closePermissions, NO_OBSERVATORY_PERMISSIONS, requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { findUserByEmail, loadUsersById } from "../users/find-user";
+import { observatoryMemberWhere, recordHistory } from "./observatories";
+
+type PermissionsInput = Partial<ObservatoryPermissions>;
+
+async function loadObservatoryForAdmin(tx: Deps["db"] | Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0], caller: Caller, observatoryId: string) {
+  await requireObservatoryPermission({ db: tx, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_admin" });
+  const observatory = await observatoriesCollection.get(tx, observatoryId);
+  if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
+  return observatory;
+}
+
+export async function listObservatoryMembers(options: { deps: Deps; caller: Caller; observatoryId: string }) {
+  const { deps, caller, observatoryId } = options;
+  await requireObservatoryPermission({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+  const observatory = await observatoriesCollection.get(deps.db, observatoryId);
+  if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
+  const members = await observatoryMembersCollection.findMany(deps.db, eq(tables.observatoryMembers.observatoryId, observatoryId), asc(tables.observatoryMembers.createdAt), 10_000);
+  const userMembers = members.filter((member) => member.doc.memberKind === "user");
+  const orgMembers = members.filter((member) => member.doc.memberKind === "organization");
+  const owner = observatory.doc.owner;
+  const users = await loadUsersById(deps.db, [...userMembers.map((member) => member.doc.memberId), ...(owner.kind === "user" ? [owner.id] : [])]);
+  const organizations = orgMembers.length
+    ? await deps.db.select().from(tables.organizations).where(inArray(tables.organizations.id, orgMembers.map((member) => member.doc.memberId)))
+    : [];
+  const orgById = new Map(organizations.map((organization) => [organization.id, organization]));
+  const ownerUser = owner.kind === "user" ? users.get(owner.id) : undefined;
+  return {
+    users: [
+      ...(ownerUser ? [{ userId: ownerUser.id, email: ownerUser.doc.email, name: ownerUser.doc.name, permissions: ALL_OBSERVATORY_PERMISSIONS, source: "owner" as const }] : []),
+      ...userMembers.flatMap((member) => {
+        const user = users.get(member.doc.memberId);
+        return user && user.id !== ownerUser?.id ? [{ userId: user.id, email: user.doc.email, name: user.doc.name, permissions: member.doc.permissions, source: "direct" as const }] : [];
+      }),
+    ],
+    organizations: orgMembers.flatMap((member) => {
+      const organization = orgById.get(member.doc.memberId);
+      return organization
+        ? [{ organizationId: organization.id, name: organization.doc.name, permissions: member.doc.permissions, owning: owner.kind === "organization" && owner.id === organization.id }]
+        : [];
+    }),
+  };
+}
+
+export async function addObservatoryUser(options: { deps: Deps; caller: Caller; observatoryId: string; email: string; permissions?: PermissionsInput }) {
+  const { deps, caller, observatoryId } = options;
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+      const user = await findUserByEmail(tx, options.email);
+      if (observatory.doc.owner.kind === "user" && observatory.doc.owner.id === user.id) throw new AppError("ALREADY_MEMBER", "This user owns the observatory");
+      const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
+      await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: user.id, permissions });
+      await recordAudit(tx, { actor: caller, action: "observatory.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, after: { permissions } });
+      return { userId: user.id, email: user.doc.email, name: user.doc.name, permissions, source: "direct" as const };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "observatory_members_key")) throw new AppError("ALREADY_MEMBER", "This user is already a member");
+    throw error;
+  }
+}
+
+export async function updateObservatoryUser(options: { deps: Deps; caller: Caller; observatoryId: string; userId: string; permissions: PermissionsInput }) {
+  const { deps, caller, observatoryId, userId } = options;
+  return deps.db.transaction(async (tx) => {
+    const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+    const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", userId));
+    if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
+    const updated = await observatoryMembersCollection.update(tx, member.id, (doc) => ({ ...doc, permissions: { ...doc.permissions, ...options.permissions } }));
+    const user = (await loadUsersById(tx, [userId])).get(userId)!;
+    await recordAudit(tx, { actor: caller, action: "observatory.member_permissions_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions, after: updated!.doc.permissions });
+    return { userId, email: user.doc.email, name: user.doc.name, permissions: updated!.doc.permissions, source: "direct" as const };
+  });
+}
+
+export async function removeObservatoryUser(options: { deps: Deps; caller: Caller; observatoryId: string; userId: string }) {
+  const { deps, caller, observatoryId, userId } = options;
+  await deps.db.transaction(async (tx) => {
+    if (userId !== caller.id) await loadObservatoryForAdmin(tx, caller, observatoryId);
+    else await requireObservatoryPermission({ db: tx, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+    const observatory = await observatoriesCollection.get(tx, observatoryId);
+    const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", userId));
+    if (!member || !observatory) throw new AppError("NOT_FOUND", "This user is not a member");
+    await observatoryMembersCollection.remove(tx, member.id);
+    const user = (await loadUsersById(tx, [userId])).get(userId);
+    await recordAudit(tx, { actor: caller, action: userId === caller.id ? "observatory.member_left" : "observatory.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: { permissions: member.doc.permissions } });
+  });
+}
+
+export async function addObservatoryOrganization(options: { deps: Deps; caller: Caller; observatoryId: string; organizationId: string; permissions?: PermissionsInput }) {
+  const { deps, caller, observatoryId, organizationId } = options;
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+      const organization = await organizationsCollection.get(tx, organizationId);
+      if (!organization) throw new AppError("NOT_FOUND", "No such organization");
+      const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
+      await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "organization", memberId: organizationId, permissions });
+      const data = { organizationId, organizationName: organization.doc.name, permissionsBefore: null, permissionsAfter: permissions };
+      await recordHistory(tx, { observatoryId, type: "organization_added", actorId: caller.id, data });
+      await recordAudit(tx, { actor: caller, action: "observatory.organization_added", target: { kind: "organization", id: organizationId, name: organization.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, after: { permissions } });
+      return { organizationId, name: organization.doc.name, permissions, owning: false };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "observatory_members_key")) throw new AppError("ALREADY_MEMBER", "This organization is already a member");
+    throw error;
+  }
+}
+
+export async function updateObservatoryOrganization(options: { deps: Deps; caller: Caller; observatoryId: string; organizationId: string; permissions: PermissionsInput }) {
+  const { deps, caller, observatoryId, organizationId } = options;
+  return deps.db.transaction(async (tx) => {
+    const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+    const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "organization", organizationId));
+    if (!member) throw new AppError("NOT_FOUND", "This organization is not a member");
+    const owning = observatory.doc.owner.kind === "organization" && observatory.doc.owner.id === organizationId;
+    const permissions = { ...member.doc.permissions, ...options.permissions };
+    if (owning && Object.values(closePermissions(permissions)).some((value) => !value)) {
+      throw new AppError("OWNER_PERMISSIONS_FIXED", "The owning organization keeps every permission");
+    }
+    await observatoryMembersCollection.update(tx, member.id, (doc) => ({ ...doc, permissions }));
+    const organization = await organizationsCollection.get(tx, organizationId);
+    const name = organization?.doc.name ?? null;
+    await recordHistory(tx, { observatoryId, type: "organization_permissions_updated", actorId: caller.id, data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: permissions } });
+    await recordAudit(tx, { actor: caller, action: "observatory.organization_permissions_updated", target: { kind: "organization", id: organizationId, name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions, after: permissions });
+    return { organizationId, name: name ?? "", permissions, owning };
+  });
+}
+
+export async function removeObservatoryOrganization(options: { deps: Deps; caller: Caller; observatoryId: string; organizationId: string }) {
+  const { deps, caller, observatoryId, organizationId } = options;
+  await deps.db.transaction(async (tx) => {
+    const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+    const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "organization", organizationId));
+    if (!member) throw new AppError("NOT_FOUND", "This organization is not a member");
+    if (observatory.doc.owner.kind === "organization" && observatory.doc.owner.id === organizationId) {
+      throw new AppError("OWNING_ORGANIZATION_CANNOT_BE_REMOVED", "Transfer the observatory before removing its owning organization");
+    }
+    await observatoryMembersCollection.remove(tx, member.id);
+    const organization = await organizationsCollection.get(tx, organizationId);
+    const name = organization?.doc.name ?? null;
+    await recordHistory(tx, { observatoryId, type: "organization_removed", actorId: caller.id, data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: null } });
+    await recordAudit(tx, { actor: caller, action: "observatory.organization_removed", target: { kind: "organization", id: organizationId, name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions });
+  });
+}

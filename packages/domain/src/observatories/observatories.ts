@@ -1,0 +1,171 @@
+import { observatoriesCollection, observatoryHistoryCollection, observatoryMembersCollection, organizationsCollection, tables, type Executor, type ObservatoryPermissions } from "@meridian/db";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { recordAudit } from "../audit/record-audit";
+import type { Caller } from "../caller";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
+import { ALL_OBSERVATORY_PERMISSIONS, requireObservatoryPermission, resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { presentObservatory } from "./present";
+import type { ObservatoryCreate } from "./schemas";
+
+export const observatoryMemberWhere = (observatoryId: string, kind: "user" | "organization", memberId: string) =>
+  and(eq(tables.observatoryMembers.observatoryId, observatoryId), eq(tables.observatoryMembers.memberKind, kind), eq(tables.observatoryMembers.memberId, memberId))!;
+
+export async function recordHistory(db: Executor, entry: { observatoryId: string; type: string; actorId: string | null; data: Record<string, unknown> }) {
+  await observatoryHistoryCollection.insert(db, entry);
+}
+
+/** Upserts an organization as member with every permission (an owning organization always has them). */
+export async function grantOrganizationFullMembership(db: Executor, observatoryId: string, organizationId: string) {
+  const existing = await observatoryMembersCollection.findOne(db, observatoryMemberWhere(observatoryId, "organization", organizationId));
+  if (existing) await observatoryMembersCollection.update(db, existing.id, (doc) => ({ ...doc, permissions: ALL_OBSERVATORY_PERMISSIONS }));
+  else await observatoryMembersCollection.insert(db, { observatoryId, memberKind: "organization", memberId: organizationId, permissions: ALL_OBSERVATORY_PERMISSIONS });
+  return existing?.doc.permissions;
+}
+
+export async function createObservatory(options: { deps: Deps; caller: Caller; input: ObservatoryCreate }) {
+  const { deps, caller, input } = options;
+  return deps.db.transaction(async (tx) => {
+    let owner: { kind: "user" | "organization"; id: string } = { kind: "user", id: caller.id };
+    let organizationName: string | undefined;
+    if (input.organizationId) {
+      const access = await loadOrganizationAccess({ db: tx, caller, organizationId: input.organizationId });
+      requireOrganizationPermission(access, "can_manage_observatories");
+      owner = { kind: "organization", id: input.organizationId };
+      organizationName = access.organization.doc.name;
+    }
+    const observatory = await observatoriesCollection.insert(tx, {
+      name: input.name,
+      owner,
+      location: input.location ?? null,
+      dispatchEnabled: input.dispatchEnabled ?? true,
+      connection: { online: false, pluginVersion: null, lastSeenAt: null },
+    });
+    const scope = { kind: "observatory" as const, id: observatory.id, name: input.name };
+    if (owner.kind === "organization") {
+      await grantOrganizationFullMembership(tx, observatory.id, owner.id);
+      await recordHistory(tx, { observatoryId: observatory.id, type: "organization_added", actorId: caller.id, data: { organizationId: owner.id, organizationName, permissionsBefore: null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true } });
+    }
+    await recordAudit(tx, { actor: caller, action: "observatory.created", target: scope, scope, after: { name: input.name, owner } });
+    return presentObservatory(observatory, ALL_OBSERVATORY_PERMISSIONS);
+  });
+}
+
+/** Observatories the caller can view, with the caller's permissions, in two queries whatever the count. */
+export async function listObservatories(options: { deps: Deps; caller: Caller; limit: number; cursor?: string }) {
+  const { deps, caller, limit } = options;
+  const { observatories } = tables;
+  const after = options.cursor ? sql`${observatories.id} > ${options.cursor}` : undefined;
+  let rows;
+  let access;
+  if (caller.isServerAdmin) {
+    rows = await deps.db.select().from(observatories).where(after).orderBy(asc(observatories.id)).limit(limit + 1);
+    access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: true, observatoryIds: rows.map((row) => row.id) });
+  } else {
+    access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: false });
+    const visible = [...access].filter(([, permissions]) => permissions.can_view).map(([id]) => id);
+    rows = visible.length === 0 ? [] : await deps.db.select().from(observatories).where(and(inArray(observatories.id, visible), after)).orderBy(asc(observatories.id)).limit(limit + 1);
+  }
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map((row) => {
+      const { sources: _sources, ...permissions } = access.get(row.id)!;
+      return presentObservatory(row, permissions);
+    }),
+    nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+  };
+}
+
+export async function getObservatory(options: { deps: Deps; caller: Caller; observatoryId: string }) {
+  const { deps, caller, observatoryId } = options;
+  const access = await requireObservatoryPermission({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+  const observatory = await observatoriesCollection.get(deps.db, observatoryId);
+  if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
+  const { sources: _sources, ...permissions } = access;
+  return presentObservatory(observatory, permissions);
+}
+
+export async function getMyObservatoryPermissions(options: { deps: Deps; caller: Caller; observatoryId: string }) {
+  const { deps, caller, observatoryId } = options;
+  const access = await requireObservatoryPermission({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+  return access;
+}
+
+/**
+ * The owner (a user, or the owner of the owning organization) or a server admin transfers.
+ * A user must already be a member; an organization becomes a member with every permission.
+ * The previous owner keeps full access: a user as a direct member, an organization as member.
+ */
+export async function transferObservatoryOwnership(options: { deps: Deps; caller: Caller; observatoryId: string; to: { kind: "user" | "organization"; id: string } }) {
+  const { deps, caller, observatoryId, to } = options;
+  return deps.db.transaction(async (tx) => {
+    const observatory = await observatoriesCollection.update(tx, observatoryId, (doc) => doc);
+    if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
+    await requireObservatoryPermission({ db: tx, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+    const previous = observatory.doc.owner;
+    let isOwner = previous.kind === "user" && previous.id === caller.id;
+    if (previous.kind === "organization") {
+      const organization = await organizationsCollection.get(tx, previous.id);
+      isOwner = organization?.doc.ownerId === caller.id;
+    }
+    if (!isOwner && !caller.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may transfer the observatory");
+    if (previous.kind === to.kind && previous.id === to.id) return presentObservatory(observatory);
+
+    let targetName: string | null;
+    if (to.kind === "user") {
+      const membership = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", to.id));
+      if (!membership) throw new AppError("NOT_A_MEMBER", "Ownership can only go to a user who is a member of the observatory");
+      await observatoryMembersCollection.remove(tx, membership.id);
+      const user = await tx.select().from(tables.users).where(eq(tables.users.id, to.id)).limit(1);
+      targetName = user[0]?.doc.name ?? null;
+    } else {
+      const organization = await organizationsCollection.get(tx, to.id);
+      if (!organization) throw new AppError("NOT_FOUND", "No such organization");
+      targetName = organization.doc.name;
+      const before = await grantOrganizationFullMembership(tx, observatoryId, to.id);
+      await recordHistory(tx, {
+        observatoryId,
+        type: before ? "organization_permissions_updated" : "organization_added",
+        actorId: caller.id,
+        data: { organizationId: to.id, organizationName: organization.doc.name, permissionsBefore: before ?? null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true },
+      });
+    }
+    if (previous.kind === "user") {
+      const existing = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", previous.id));
+      if (!existing) await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: previous.id, permissions: ALL_OBSERVATORY_PERMISSIONS });
+    }
+    const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, owner: to }));
+    await recordHistory(tx, { observatoryId, type: "ownership_transferred", actorId: caller.id, data: { from: previous, to, toName: targetName } });
+    const scope = { kind: "observatory" as const, id: observatoryId, name: observatory.doc.name };
+    await recordAudit(tx, { actor: caller, action: "observatory.ownership_transferred", target: { kind: to.kind, id: to.id, name: targetName }, scope, before: { owner: previous }, after: { owner: to } });
+    return presentObservatory(updated!);
+  });
+}
+
+export async function listObservatoryHistory(options: { deps: Deps; caller: Caller; observatoryId: string; limit: number; cursor?: string }) {
+  const { deps, caller, observatoryId, limit } = options;
+  await requireObservatoryPermission({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+  const { observatoryHistory } = tables;
+  const rows = await deps.db
+    .select()
+    .from(observatoryHistory)
+    .where(
+      and(
+        eq(observatoryHistory.observatoryId, observatoryId),
+        // Newest first by time, then id: ids share a millisecond, transactions do not share a start time.
+        options.cursor
+          ? sql`(${observatoryHistory.createdAt}, ${observatoryHistory.id}) < (select c.created_at, c.id from observatory_history c where c.id = ${options.cursor})`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(observatoryHistory.createdAt), desc(observatoryHistory.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map((row) => ({ id: row.id, type: row.doc.type, at: row.createdAt.toISOString(), actorId: row.doc.actorId, data: row.doc.data })),
+    nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+  };
+}
+
+export type { ObservatoryPermissions };

@@ -1,0 +1,48 @@
+import {
+  organizationMembersCollection,
+  organizationPermissionKeys,
+  organizationsCollection,
+  tables,
+  type Executor,
+  type OrganizationDoc,
+  type OrganizationPermissions,
+  type StoredDocument,
+} from "@meridian/db";
+import { and, eq } from "drizzle-orm";
+import type { Caller } from "../caller";
+import { AppError } from "../errors";
+
+export type OrganizationPermission = (typeof organizationPermissionKeys)[number];
+
+export const ALL_ORGANIZATION_PERMISSIONS = Object.fromEntries(organizationPermissionKeys.map((key) => [key, true])) as OrganizationPermissions;
+export const NO_ORGANIZATION_PERMISSIONS = Object.fromEntries(organizationPermissionKeys.map((key) => [key, false])) as OrganizationPermissions;
+
+export interface OrganizationAccess {
+  organization: StoredDocument<OrganizationDoc>;
+  isOwner: boolean;
+  isMember: boolean;
+  /** The caller's own permissions; the owner's all read true. Server admins get all too. */
+  permissions: OrganizationPermissions;
+}
+
+/** Members and server admins see an organization; for anyone else it does not exist (404). */
+export async function loadOrganizationAccess(options: { db: Executor; caller: Caller; organizationId: string; forUpdate?: boolean }): Promise<OrganizationAccess> {
+  const { db, caller, organizationId } = options;
+  const organization = await organizationsCollection.get(db, organizationId);
+  if (!organization) throw new AppError("NOT_FOUND", "No such organization");
+  const membership = await organizationMembersCollection.findOne(
+    db,
+    and(eq(tables.organizationMembers.organizationId, organizationId), eq(tables.organizationMembers.userId, caller.id))!,
+  );
+  const isOwner = organization.doc.ownerId === caller.id;
+  if (!membership && !isOwner && !caller.isServerAdmin) throw new AppError("NOT_FOUND", "No such organization");
+  const permissions = isOwner || caller.isServerAdmin ? ALL_ORGANIZATION_PERMISSIONS : (membership?.doc.permissions ?? NO_ORGANIZATION_PERMISSIONS);
+  return { organization, isOwner, isMember: Boolean(membership) || isOwner, permissions };
+}
+
+export function requireOrganizationPermission(access: OrganizationAccess, permission: OrganizationPermission) {
+  // Deprecated: billing is stored but grants nothing.
+  if (permission === "can_manage_billing" || !access.permissions[permission]) {
+    throw new AppError("FORBIDDEN", `This needs ${permission} in the organization`);
+  }
+}

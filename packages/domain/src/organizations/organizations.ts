@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import { organizationMembersCollection, organizationsCollection, tables, type ExternalStorageDoc } from "@meridian/db";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { recordAudit } from "../audit/record-audit";
+import type { Caller } from "../caller";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { isUniqueViolation } from "../postgres-errors";
+import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organization-access";
+import { presentOrganization } from "./present";
+import type { OrganizationCreate, OrganizationUpdate } from "./schemas";
+
+const shortNameTaken = () => new AppError("SHORT_NAME_TAKEN", "Another organization already uses this short name");
+
+export async function createOrganization(options: { deps: Deps; caller: Caller; input: OrganizationCreate }) {
+  const { deps, caller, input } = options;
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const organization = await organizationsCollection.insert(tx, {
+        name: input.name,
+        shortName: input.shortName,
+        type: input.type,
+        description: input.description ?? null,
+        contactEmail: input.contactEmail,
+        ownerId: caller.id,
+        externalStorage: [],
+      });
+      await organizationMembersCollection.insert(tx, { organizationId: organization.id, userId: caller.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
+      const scope = { kind: "organization" as const, id: organization.id, name: input.name };
+      await recordAudit(tx, { actor: caller, action: "organization.created", target: scope, scope, after: { name: input.name, shortName: input.shortName, ownerId: caller.id } });
+      return presentOrganization(organization);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "organizations_short_name_lower_key")) throw shortNameTaken();
+    throw error;
+  }
+}
+
+/** The caller's organizations; server admins may ask for every organization with `all`. */
+export async function listOrganizations(options: { deps: Deps; caller: Caller; all?: boolean }) {
+  const { deps, caller } = options;
+  const { organizations, organizationMembers } = tables;
+  if (options.all && !caller.isServerAdmin) throw new AppError("FORBIDDEN", "Only server administrators may list every organization");
+  const rows = options.all
+    ? await deps.db.select().from(organizations).orderBy(organizations.shortNameLower).limit(1000)
+    : await deps.db
+        .select()
+        .from(organizations)
+        .where(inArray(organizations.id, deps.db.select({ id: organizationMembers.organizationId }).from(organizationMembers).where(eq(organizationMembers.userId, caller.id))))
+        .orderBy(organizations.shortNameLower)
+        .limit(1000);
+  return { items: rows.map((row) => presentOrganization(row)), nextCursor: null };
+}
+
+export async function getOrganization(options: { deps: Deps; caller: Caller; organizationId: string }) {
+  const access = await loadOrganizationAccess({ db: options.deps.db, caller: options.caller, organizationId: options.organizationId });
+  return { ...presentOrganization(access.organization), myPermissions: access.permissions, myRole: access.isOwner ? "owner" : access.isMember ? "member" : null };
+}
+
+function mergeExternalStorage(deps: Deps, current: ExternalStorageDoc[], input: NonNullable<OrganizationUpdate["externalStorage"]>): ExternalStorageDoc[] {
+  return input.map((item) => {
+    const existing = item.id ? current.find((destination) => destination.id === item.id) : undefined;
+    if (item.id && !existing) throw new AppError("VALIDATION_FAILED", `Unknown external storage id ${item.id}`, { errors: [{ path: "externalStorage.id", message: "unknown id" }] });
+    const keepSecrets = existing && existing.kind === item.kind && item.secrets === undefined;
+    return {
+      id: existing?.id ?? `ext_${randomUUID()}`,
+      kind: item.kind,
+      label: item.label,
+      settings: item.settings ?? existing?.settings ?? {},
+      sealedSecrets: keepSecrets ? existing.sealedSecrets : item.secrets ? deps.secrets.seal(JSON.stringify(item.secrets)) : null,
+      secretKeys: keepSecrets ? existing.secretKeys : Object.keys(item.secrets ?? {}).sort(),
+    };
+  });
+}
+
+/** Owner (or server admin) changes anything; `can_manage_storage` changes only externalStorage. */
+export async function updateOrganization(options: { deps: Deps; caller: Caller; organizationId: string; input: OrganizationUpdate }) {
+  const { deps, caller, organizationId, input } = options;
+  const { externalStorage, ...settings } = input;
+  const changesSettings = Object.values(settings).some((value) => value !== undefined);
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const access = await loadOrganizationAccess({ db: tx, caller, organizationId });
+      const isManager = access.isOwner || caller.isServerAdmin;
+      if (changesSettings && !isManager) throw new AppError("FORBIDDEN", "Only the owner changes organization settings");
+      if (externalStorage !== undefined && !isManager && !access.permissions.can_manage_storage) throw new AppError("FORBIDDEN", "This needs can_manage_storage in the organization");
+      const before = access.organization.doc;
+      const updated = await organizationsCollection.update(tx, organizationId, (doc) => ({
+        ...doc,
+        name: settings.name ?? doc.name,
+        shortName: settings.shortName ?? doc.shortName,
+        type: settings.type ?? doc.type,
+        description: settings.description === undefined ? doc.description : settings.description,
+        contactEmail: settings.contactEmail ?? doc.contactEmail,
+        externalStorage: externalStorage === undefined ? doc.externalStorage : mergeExternalStorage(deps, doc.externalStorage, externalStorage),
+      }));
+      const scope = { kind: "organization" as const, id: organizationId, name: updated!.doc.name };
+      if (changesSettings) {
+        const pick = (doc: typeof before) => ({ name: doc.name, shortName: doc.shortName, type: doc.type, description: doc.description, contactEmail: doc.contactEmail });
+        await recordAudit(tx, { actor: caller, action: "organization.updated", target: scope, scope, before: pick(before), after: pick(updated!.doc) });
+      }
+      if (externalStorage !== undefined) {
+        const summary = (list: ExternalStorageDoc[]) => list.map(({ id, kind, label, secretKeys }) => ({ id, kind, label, configuredSecrets: secretKeys }));
+        await recordAudit(tx, { actor: caller, action: "organization.external_storage_updated", target: scope, scope, before: summary(before.externalStorage), after: summary(updated!.doc.externalStorage) });
+      }
+      return presentOrganization(updated!);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "organizations_short_name_lower_key")) throw shortNameTaken();
+    throw error;
+  }
+}
+
+/** For code that sends data to a destination (observations, later): the decrypted secrets. */
+export function openExternalStorageSecrets(deps: Deps, destination: ExternalStorageDoc): Record<string, string> {
+  return destination.sealedSecrets ? (JSON.parse(deps.secrets.open(destination.sealedSecrets)) as Record<string, string>) : {};
+}
+
+export async function listOrganizationAudit(options: { deps: Deps; caller: Caller; organizationId: string; limit: number; cursor?: string }) {
+  const { deps, caller, organizationId } = options;
+  const access = await loadOrganizationAccess({ db: deps.db, caller, organizationId });
+  if (!access.isOwner && !caller.isServerAdmin && !access.permissions.can_manage_members) throw new AppError("FORBIDDEN", "This needs can_manage_members in the organization");
+  const { auditLog } = tables;
+  const rows = await deps.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.scopeKind, "organization"), eq(auditLog.scopeId, organizationId), auditCursor(options.cursor)))
+    .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
+    .limit(options.limit + 1);
+  return pageOfAudit(rows, options.limit);
+}
+
+/** Entries older than the cursor entry, in the order of the lists: time first, then id (ids may share a millisecond). */
+export function auditCursor(cursor: string | undefined) {
+  const { auditLog } = tables;
+  return cursor ? sql`(${auditLog.createdAt}, ${auditLog.id}) < (select c.created_at, c.id from audit_log c where c.id = ${cursor})` : undefined;
+}
+
+export function pageOfAudit(rows: Array<typeof tables.auditLog.$inferSelect>, limit: number) {
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map((row) => ({
+      id: row.id,
+      at: row.createdAt.toISOString(),
+      action: row.doc.action,
+      actorId: row.doc.actorId,
+      actorName: row.doc.actorName,
+      target: row.doc.target,
+      scope: row.doc.scope,
+      before: row.doc.before,
+      after: row.doc.after,
+    })),
+    nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+  };
+}

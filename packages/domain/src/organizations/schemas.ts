@@ -1,0 +1,92 @@
+import { externalStorageKinds, organizationPermissionKeys, organizationTypes } from "@meridian/db";
+import { z } from "zod";
+import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+
+// Control characters and lone surrogates cannot be stored (PostgreSQL refuses them in jsonb): 400, not 500.
+const text = (max: number) => withoutControlCharacters(z.string().trim().min(1, "must not be empty").max(max));
+const storable = (max: number) => withoutControlCharacters(z.string().max(max));
+
+export const shortNameSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/, "2-32 letters, digits, '-' or '_', starting with a letter or digit");
+
+export const organizationPermissionsInputSchema = z
+  .strictObject(Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean().optional()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodOptional<z.ZodBoolean>>)
+  .meta({ id: "OrganizationPermissionsInput" });
+
+export const organizationPermissionsOutputSchema = z.object(Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodBoolean>);
+
+export const externalStorageInputSchema = z.strictObject({
+  id: opaqueIdSchema.optional().describe("Keep an existing destination (and its secrets unless new ones are sent)"),
+  kind: z.enum(externalStorageKinds),
+  label: text(100),
+  settings: z.record(storable(100), z.union([storable(2000), z.number(), z.boolean(), z.null()])).optional().describe("Non-secret settings, returned as sent"),
+  secrets: z.record(storable(100), z.string().max(10_000)).optional().describe("Write-only: stored encrypted, never returned"),
+});
+
+export const externalStorageOutputSchema = z.object({
+  id: z.string(),
+  kind: z.enum(externalStorageKinds),
+  label: z.string(),
+  settings: z.record(z.string(), z.unknown()),
+  configuredSecrets: z.array(z.string()).describe("Names of the secrets stored for this destination"),
+});
+
+export const organizationCreateSchema = z
+  .strictObject({
+    name: text(200),
+    shortName: shortNameSchema,
+    type: z.enum(organizationTypes),
+    description: withoutControlCharacters(z.string().trim().max(5000)).nullable().optional(),
+    contactEmail: emailSchema,
+  })
+  .meta({ id: "OrganizationCreate" });
+export type OrganizationCreate = z.infer<typeof organizationCreateSchema>;
+
+export const organizationUpdateSchema = z
+  .strictObject({
+    name: text(200).optional(),
+    shortName: shortNameSchema.optional(),
+    type: z.enum(organizationTypes).optional(),
+    description: withoutControlCharacters(z.string().trim().max(5000)).nullable().optional(),
+    contactEmail: emailSchema.optional(),
+    externalStorage: z.array(externalStorageInputSchema).max(20).optional(),
+  })
+  .meta({ id: "OrganizationUpdate" });
+export type OrganizationUpdate = z.infer<typeof organizationUpdateSchema>;
+
+export const organizationSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    shortName: z.string(),
+    type: z.enum(organizationTypes),
+    description: z.string().nullable(),
+    contactEmail: z.string(),
+    ownerId: z.string(),
+    externalStorage: z.array(externalStorageOutputSchema),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "Organization" });
+
+export const organizationMemberSchema = z
+  .object({
+    userId: z.string(),
+    email: z.string(),
+    name: z.string(),
+    role: z.enum(["owner", "member"]),
+    permissions: organizationPermissionsOutputSchema,
+    joinedAt: z.string(),
+  })
+  .meta({ id: "OrganizationMember" });
+
+export const addOrganizationMemberSchema = z
+  .strictObject({ email: emailSchema, permissions: organizationPermissionsInputSchema.optional() })
+  .meta({ id: "AddOrganizationMember" });
+
+export const updateOrganizationMemberSchema = z.strictObject({ permissions: organizationPermissionsInputSchema }).meta({ id: "UpdateOrganizationMember" });
+
+export const transferOrganizationSchema = z.strictObject({ userId: opaqueIdSchema }).meta({ id: "TransferOrganization" });
+

@@ -1,0 +1,132 @@
+import { observatoryPermissionKeys, type Executor, type ObservatoryPermissions, type OrganizationPermissions } from "@meridian/db";
+import { sql } from "drizzle-orm";
+import { AppError } from "../errors";
+
+export type ObservatoryPermission = (typeof observatoryPermissionKeys)[number];
+
+export type PermissionSource =
+  | { kind: "serverAdmin"; permissions: ObservatoryPermissions }
+  | { kind: "owner"; permissions: ObservatoryPermissions }
+  | { kind: "direct"; permissions: ObservatoryPermissions }
+  | { kind: "organization"; organizationId: string; role: "owner" | "admin" | "member"; permissions: ObservatoryPermissions };
+
+export interface ObservatoryAccess extends ObservatoryPermissions {
+  sources: PermissionSource[];
+}
+
+export const ALL_OBSERVATORY_PERMISSIONS: ObservatoryPermissions = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
+export const NO_OBSERVATORY_PERMISSIONS: ObservatoryPermissions = { can_view: false, can_observe: false, can_operate: false, can_admin: false };
+
+/**
+ * Permissions are ordered: administering implies operating, operating implies observing,
+ * and any permission implies viewing. Grants are closed under that order before they are
+ * combined, so "can_admin" alone never leaves an administrator unable to see the observatory.
+ */
+export function closePermissions(permissions: ObservatoryPermissions): ObservatoryPermissions {
+  const can_admin = permissions.can_admin;
+  const can_operate = can_admin || permissions.can_operate;
+  const can_observe = can_operate || permissions.can_observe;
+  const can_view = can_observe || permissions.can_view;
+  return { can_view, can_observe, can_operate, can_admin };
+}
+
+const intersect = (a: ObservatoryPermissions, b: ObservatoryPermissions): ObservatoryPermissions =>
+  Object.fromEntries(observatoryPermissionKeys.map((key) => [key, a[key] && b[key]])) as ObservatoryPermissions;
+
+const union = (grants: ObservatoryPermissions[]): ObservatoryPermissions =>
+  Object.fromEntries(observatoryPermissionKeys.map((key) => [key, grants.some((grant) => grant[key])])) as ObservatoryPermissions;
+
+/** The spec's table: owners and admins of the organization inherit can_admin + can_operate, members can_view + can_observe. */
+export function inheritedFromOrganizationRole(role: "owner" | "admin" | "member"): ObservatoryPermissions {
+  return role === "member"
+    ? { can_view: true, can_observe: true, can_operate: false, can_admin: false }
+    : { can_view: false, can_observe: false, can_operate: true, can_admin: true };
+}
+
+export function organizationRole(isOwner: boolean, permissions: OrganizationPermissions): "owner" | "admin" | "member" {
+  if (isOwner) return "owner";
+  return permissions.can_manage_members || permissions.can_manage_observatories ? "admin" : "member";
+}
+
+type AccessRow = {
+  observatory_id: string;
+  source: "owner" | "direct" | "organization";
+  grant: ObservatoryPermissions | null;
+  organization_id: string | null;
+  org_owner: boolean | null;
+  member_permissions: OrganizationPermissions | null;
+};
+
+/**
+ * The one answer to "what may this user do on these observatories": direct grants, ownership
+ * by the user, and for each member organization (an owning organization is a member with all
+ * four permissions) what the user's role there inherits, capped by the organization's grant.
+ * One query for any number of observatories, so lists never ask per row. Server admins may do
+ * everything. Omit `observatoryIds` to get every observatory the user has any access to.
+ */
+export async function resolveObservatoryAccess(options: {
+  db: Executor;
+  userId: string;
+  isServerAdmin: boolean;
+  observatoryIds?: string[];
+}): Promise<Map<string, ObservatoryAccess>> {
+  const { db, userId } = options;
+  const ids = options.observatoryIds;
+  if (ids && ids.length === 0) return new Map();
+  const only = (column: string) => (ids ? sql`and ${sql.raw(column)} in ${ids}` : sql``);
+  const rows = await db.execute<AccessRow>(sql`
+    select o.id as observatory_id, 'owner' as source, null::jsonb as grant, null as organization_id, null::boolean as org_owner, null::jsonb as member_permissions
+      from observatories o
+     where o.owner_kind = 'user' and o.owner_id = ${userId} ${only("o.id")}
+    union all
+    select m.observatory_id, 'direct', m.doc->'permissions', null, null, null
+      from observatory_members m
+     where m.member_kind = 'user' and m.member_id = ${userId} ${only("m.observatory_id")}
+    union all
+    select m.observatory_id, 'organization', m.doc->'permissions', m.member_id, org.owner_id = ${userId}, om.doc->'permissions'
+      from organization_members om
+      join observatory_members m on m.member_kind = 'organization' and m.member_id = om.organization_id
+      join organizations org on org.id = om.organization_id
+     where om.user_id = ${userId} ${only("m.observatory_id")}
+  `);
+
+  const sourcesById = new Map<string, PermissionSource[]>();
+  const push = (id: string, source: PermissionSource) => {
+    const list = sourcesById.get(id) ?? [];
+    list.push(source);
+    sourcesById.set(id, list);
+  };
+  for (const row of rows) {
+    if (row.source === "owner") push(row.observatory_id, { kind: "owner", permissions: ALL_OBSERVATORY_PERMISSIONS });
+    else if (row.source === "direct") push(row.observatory_id, { kind: "direct", permissions: closePermissions(row.grant!) });
+    else {
+      const role = organizationRole(Boolean(row.org_owner), row.member_permissions!);
+      const permissions = intersect(closePermissions(inheritedFromOrganizationRole(role)), closePermissions(row.grant!));
+      push(row.observatory_id, { kind: "organization", organizationId: row.organization_id!, role, permissions });
+    }
+  }
+
+  const result = new Map<string, ObservatoryAccess>();
+  const adminSource: PermissionSource = { kind: "serverAdmin", permissions: ALL_OBSERVATORY_PERMISSIONS };
+  for (const id of new Set([...(ids ?? []), ...sourcesById.keys()])) {
+    const sources = sourcesById.get(id) ?? [];
+    if (options.isServerAdmin) sources.unshift(adminSource);
+    const effective = union(sources.map((source) => source.permissions));
+    if (effective.can_view || sources.length > 0) result.set(id, { ...effective, sources });
+  }
+  return result;
+}
+
+/** Loads the caller's access to one observatory; without can_view it does not exist for them (404). */
+export async function requireObservatoryPermission(options: {
+  db: Executor;
+  userId: string;
+  isServerAdmin: boolean;
+  observatoryId: string;
+  permission: ObservatoryPermission;
+}): Promise<ObservatoryAccess> {
+  const access = (await resolveObservatoryAccess({ ...options, observatoryIds: [options.observatoryId] })).get(options.observatoryId);
+  if (!access?.can_view) throw new AppError("NOT_FOUND", "No such observatory");
+  if (!access[options.permission]) throw new AppError("FORBIDDEN", `This needs ${options.permission} on the observatory`);
+  return access;
+}

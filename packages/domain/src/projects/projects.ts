@@ -1,0 +1,146 @@
+import { organizationMembersCollection, projectMembersCollection, projectsCollection, tables, type ProjectDoc, type StoredDocument } from "@meridian/db";
+import { and, asc, eq, inArray, or } from "drizzle-orm";
+import type { z } from "zod";
+import { recordAudit } from "../audit/record-audit";
+import type { Caller } from "../caller";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
+import { isUniqueViolation } from "../postgres-errors";
+import { findUserByEmail, loadUsersById } from "../users/find-user";
+import type { projectCreateSchema, projectUpdateSchema } from "./schemas";
+
+type Executor = Parameters<typeof projectsCollection.get>[0];
+type ProjectRole = "owner" | "admin" | "member" | "organizationManager" | "serverAdmin";
+
+const present = (project: StoredDocument<ProjectDoc>, myRole?: ProjectRole) => ({
+  id: project.id,
+  name: project.doc.name,
+  status: project.doc.status,
+  ownerId: project.doc.ownerId,
+  organizationId: project.doc.organizationId,
+  createdAt: project.createdAt.toISOString(),
+  ...(myRole ? { myRole } : {}),
+});
+
+const memberWhere = (projectId: string, userId: string) => and(eq(tables.projectMembers.projectId, projectId), eq(tables.projectMembers.userId, userId))!;
+
+/**
+ * Members read; the owner, project admins, the organization's owner and members with
+ * can_manage_projects (for an organization's project) and server admins manage.
+ * Anyone else gets 404.
+ */
+async function loadProjectAccess(db: Executor, caller: Caller, projectId: string) {
+  const project = await projectsCollection.get(db, projectId);
+  if (!project) throw new AppError("NOT_FOUND", "No such project");
+  let role: ProjectRole | undefined;
+  if (project.doc.ownerId === caller.id) role = "owner";
+  else {
+    const membership = await projectMembersCollection.findOne(db, memberWhere(projectId, caller.id));
+    if (membership) role = membership.doc.role;
+  }
+  if ((!role || role === "member") && project.doc.organizationId) {
+    const orgId = project.doc.organizationId;
+    const orgMembership = await organizationMembersCollection.findOne(db, and(eq(tables.organizationMembers.organizationId, orgId), eq(tables.organizationMembers.userId, caller.id))!);
+    const organization = await db.select().from(tables.organizations).where(eq(tables.organizations.id, orgId)).limit(1);
+    if (organization[0]?.doc.ownerId === caller.id || orgMembership?.doc.permissions.can_manage_projects) role = "organizationManager";
+  }
+  if (!role && caller.isServerAdmin) role = "serverAdmin";
+  if (!role) throw new AppError("NOT_FOUND", "No such project");
+  return { project, role, canManage: role !== "member" };
+}
+
+export async function createProject(options: { deps: Deps; caller: Caller; input: z.infer<typeof projectCreateSchema> }) {
+  const { deps, caller, input } = options;
+  return deps.db.transaction(async (tx) => {
+    if (input.organizationId) {
+      const access = await loadOrganizationAccess({ db: tx, caller, organizationId: input.organizationId });
+      requireOrganizationPermission(access, "can_manage_projects");
+    }
+    const project = await projectsCollection.insert(tx, { name: input.name, status: "active", ownerId: caller.id, organizationId: input.organizationId ?? null });
+    const scope = { kind: "project" as const, id: project.id, name: input.name };
+    await recordAudit(tx, { actor: caller, action: "project.created", target: scope, scope, after: { name: input.name, organizationId: input.organizationId ?? null } });
+    return present(project, "owner");
+  });
+}
+
+export async function listProjects(options: { deps: Deps; caller: Caller }) {
+  const { deps, caller } = options;
+  const { projects, projectMembers } = tables;
+  const memberships = await deps.db.select().from(projectMembers).where(eq(projectMembers.userId, caller.id));
+  const roleById = new Map(memberships.map((membership) => [membership.projectId, membership.doc.role]));
+  const rows = await deps.db
+    .select()
+    .from(projects)
+    .where(or(eq(projects.ownerId, caller.id), roleById.size ? inArray(projects.id, [...roleById.keys()]) : undefined))
+    .orderBy(asc(projects.createdAt))
+    .limit(1000);
+  return { items: rows.map((row) => present(row, row.doc.ownerId === caller.id ? "owner" : roleById.get(row.id))), nextCursor: null };
+}
+
+export async function getProject(options: { deps: Deps; caller: Caller; projectId: string }) {
+  const { project, role } = await loadProjectAccess(options.deps.db, options.caller, options.projectId);
+  return present(project, role);
+}
+
+export async function updateProject(options: { deps: Deps; caller: Caller; projectId: string; input: z.infer<typeof projectUpdateSchema> }) {
+  const { deps, caller, projectId, input } = options;
+  return deps.db.transaction(async (tx) => {
+    const access = await loadProjectAccess(tx, caller, projectId);
+    if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may change the project");
+    const updated = await projectsCollection.update(tx, projectId, (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status }));
+    const scope = { kind: "project" as const, id: projectId, name: updated!.doc.name };
+    await recordAudit(tx, { actor: caller, action: "project.updated", target: scope, scope, before: { name: access.project.doc.name, status: access.project.doc.status }, after: { name: updated!.doc.name, status: updated!.doc.status } });
+    return present(updated!, access.role);
+  });
+}
+
+export async function listProjectMembers(options: { deps: Deps; caller: Caller; projectId: string }) {
+  const { deps, caller, projectId } = options;
+  const { project } = await loadProjectAccess(deps.db, caller, projectId);
+  const members = await projectMembersCollection.findMany(deps.db, eq(tables.projectMembers.projectId, projectId), asc(tables.projectMembers.createdAt), 10_000);
+  const users = await loadUsersById(deps.db, [project.doc.ownerId, ...members.map((member) => member.doc.userId)]);
+  const owner = users.get(project.doc.ownerId);
+  return {
+    items: [
+      ...(owner ? [{ userId: owner.id, email: owner.doc.email, name: owner.doc.name, role: "owner" as const, joinedAt: project.createdAt.toISOString() }] : []),
+      ...members.flatMap((member) => {
+        const user = users.get(member.doc.userId);
+        return user ? [{ userId: user.id, email: user.doc.email, name: user.doc.name, role: member.doc.role, joinedAt: member.createdAt.toISOString() }] : [];
+      }),
+    ],
+    nextCursor: null,
+  };
+}
+
+export async function addProjectMember(options: { deps: Deps; caller: Caller; projectId: string; email: string; role: "admin" | "member" }) {
+  const { deps, caller, projectId, role } = options;
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const access = await loadProjectAccess(tx, caller, projectId);
+      if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may add members");
+      const user = await findUserByEmail(tx, options.email);
+      if (user.id === access.project.doc.ownerId) throw new AppError("ALREADY_MEMBER", "This user owns the project");
+      const member = await projectMembersCollection.insert(tx, { projectId, userId: user.id, role });
+      await recordAudit(tx, { actor: caller, action: "project.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "project", id: projectId, name: access.project.doc.name }, after: { role } });
+      return { userId: user.id, email: user.doc.email, name: user.doc.name, role, joinedAt: member.createdAt.toISOString() };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "project_members_key")) throw new AppError("ALREADY_MEMBER", "This user is already a member");
+    throw error;
+  }
+}
+
+export async function removeProjectMember(options: { deps: Deps; caller: Caller; projectId: string; userId: string }) {
+  const { deps, caller, projectId, userId } = options;
+  await deps.db.transaction(async (tx) => {
+    const access = await loadProjectAccess(tx, caller, projectId);
+    if (userId !== caller.id && !access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may remove members");
+    if (userId === access.project.doc.ownerId) throw new AppError("OWNER_CANNOT_BE_REMOVED", "The project owner cannot be removed");
+    const member = await projectMembersCollection.findOne(tx, memberWhere(projectId, userId));
+    if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
+    await projectMembersCollection.remove(tx, member.id);
+    const user = (await loadUsersById(tx, [userId])).get(userId);
+    await recordAudit(tx, { actor: caller, action: "project.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "project", id: projectId, name: access.project.doc.name }, before: { role: member.doc.role } });
+  });
+}

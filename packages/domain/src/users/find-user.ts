@@ -1,0 +1,16 @@
+import { tables, usersCollection, type Executor } from "@meridian/db";
+import { eq, inArray } from "drizzle-orm";
+import { AppError } from "../errors";
+
+/** Exact, case-insensitive email match only: nothing here lets anyone enumerate users by prefix. */
+export async function findUserByEmail(db: Executor, email: string) {
+  const user = await usersCollection.findOne(db, eq(tables.users.emailLower, email.trim().toLowerCase()));
+  if (!user) throw new AppError("USER_NOT_FOUND", "No user has this email address");
+  return user;
+}
+
+export async function loadUsersById(db: Executor, ids: string[]) {
+  if (ids.length === 0) return new Map<string, Awaited<ReturnType<typeof usersCollection.get>> & object>();
+  const rows = await db.select().from(tables.users).where(inArray(tables.users.id, [...new Set(ids)]));
+  return new Map(rows.map((row) => [row.id, row]));
+}

@@ -1,0 +1,251 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/free-port";
+
+/**
+ * The real entry points (`pnpm start` runs apps/server/src/main.ts, `pnpm start:worker`
+ * apps/worker/src/main.ts) as separate processes, fully embedded: no DATABASE_URL, no S3_ENDPOINT.
+ */
+
+const repoRoot = path.resolve(import.meta.dirname, "../..");
+const STARTUP_MS = 90_000;
+
+interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const spawned: Proc[] = [];
+
+function start(entry: "server" | "worker", env: Record<string, string>): Proc {
+  const script = entry === "server" ? "apps/server/src/main.ts" : "apps/worker/src/main.ts";
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: repoRoot,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? os.homedir(),
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const proc = { child, output: () => output, exited };
+  spawned.push(proc);
+  return proc;
+}
+
+const running = (proc: Proc) => proc.child.exitCode === null && proc.child.signalCode === null;
+
+async function waitForOutput(proc: Proc, pattern: RegExp, timeoutMs = STARTUP_MS) {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(proc.output())) {
+    if (!running(proc)) throw new Error(`process exited (${proc.child.exitCode ?? proc.child.signalCode}) before printing ${pattern}:\n${proc.output()}`);
+    if (Date.now() > deadline) throw new Error(`no ${pattern} within ${timeoutMs} ms:\n${proc.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** SIGTERM, then the exit status (SIGKILL only if it hangs, which fails the assertions). */
+async function terminate(proc: Proc, timeoutMs = 45_000) {
+  if (!running(proc)) return proc.exited;
+  proc.child.kill("SIGTERM");
+  const timer = setTimeout(() => proc.child.kill("SIGKILL"), timeoutMs);
+  const result = await proc.exited;
+  clearTimeout(timer);
+  return result;
+}
+
+function isAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * PostgreSQL postmasters whose command line names this data directory (`postgres -D <pgdata>`).
+ * A freshly forked backend still shows its parent's command line for a moment: only processes
+ * whose parent is not one of them count.
+ */
+async function postmastersFor(pgdata: string): Promise<number[]> {
+  const matches = new Map<number, number>();
+  for (const entry of await fs.readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await fs.readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    const argv = cmdline.split("\0");
+    if (path.basename(argv[0] ?? "") !== "postgres" || !argv.includes(pgdata)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    // Fields after the parenthesised command: state, ppid, ...
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    matches.set(Number(entry), ppid);
+  }
+  return [...matches].filter(([, ppid]) => !matches.has(ppid)).map(([pid]) => pid);
+}
+
+const exists = (file: string) => fs.stat(file).then(() => true, () => false);
+
+async function health(port: number) {
+  const response = await fetch(`http://127.0.0.1:${port}/api/health`);
+  return { status: response.status, body: (await response.json()) as { status: string; checks: Record<string, { status: string }> } };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+let dataDir: string;
+let pgdata: string;
+let baseEnv: Record<string, string>;
+let httpPort: number;
+
+beforeAll(async () => {
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-lifecycle-"));
+  pgdata = path.join(dataDir, "postgres");
+  httpPort = await freePort();
+  baseEnv = {
+    DATA_DIR: dataDir,
+    PORT: String(httpPort),
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    WEB_DIST_DIR: path.join(dataDir, "no-web"),
+  };
+});
+
+// A failed assertion must not leave a process holding the ports for the next test.
+afterEach(async () => {
+  await Promise.all(spawned.filter(running).map((proc) => terminate(proc)));
+}, 60_000);
+
+afterAll(async () => {
+  for (const proc of spawned) if (running(proc)) proc.child.kill("SIGKILL");
+  await Promise.all(spawned.map((proc) => proc.exited));
+  // Whatever a failed test left behind: fast shutdown of the postmaster, then the files.
+  if (pgdata) {
+    for (const pid of await postmastersFor(pgdata)) process.kill(pid, "SIGINT");
+    await until("left-over PostgreSQL to stop", async () => ((await postmastersFor(pgdata)).length === 0 ? true : undefined), 30_000).catch(() => undefined);
+  }
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+describe("process lifecycle, fully embedded", () => {
+  it("starts with a fresh DATA_DIR, serves health, and on SIGTERM exits 0 leaving no PostgreSQL behind", async () => {
+    const server = start("server", baseEnv);
+    await waitForOutput(server, /listening on/);
+    expect(server.output()).toContain(`embedded, data in ${dataDir}/postgres`);
+
+    const { status, body } = await health(httpPort);
+    expect(status).toBe(200);
+    expect(body.status).toBe("ok");
+    expect(await exists(path.join(pgdata, "PG_VERSION"))).toBe(true);
+    expect(await postmastersFor(pgdata)).toHaveLength(1);
+    expect(await exists(path.join(pgdata, "postmaster.pid"))).toBe(true);
+
+    expect(await terminate(server)).toEqual({ code: 0, signal: null });
+    expect(await postmastersFor(pgdata)).toEqual([]);
+    expect(await exists(path.join(pgdata, "postmaster.pid"))).toBe(false);
+    // The HTTP port is free again.
+    await expect(fetch(`http://127.0.0.1:${httpPort}/api/health/live`)).rejects.toThrow();
+  }, 150_000);
+
+  it("runs a worker process beside the server over the same embedded PostgreSQL", async () => {
+    const server = start("server", { ...baseEnv, MERIDIAN_ROLE: "server" });
+    await waitForOutput(server, /listening on/);
+    const before = await health(httpPort);
+    expect(before.status).toBe(200);
+    expect(before.body.status).toBe("degraded");
+    expect(before.body.checks.worker!.status).toBe("down");
+
+    const worker = start("worker", { ...baseEnv, LOG_LEVEL: "info" });
+    await waitForOutput(worker, /Meridian worker running/);
+    expect(worker.output()).toContain("sharing the embedded PostgreSQL started by another Meridian process");
+    // Its heartbeat, written to the shared database, is what the server reports.
+    const withWorker = await until("the server to see the worker", async () => {
+      const result = await health(httpPort);
+      return result.body.checks.worker!.status === "ok" ? result : undefined;
+    });
+    expect(withWorker.status).toBe(200);
+    expect(withWorker.body.status).toBe("ok");
+    expect(await postmastersFor(pgdata)).toHaveLength(1);
+
+    // Stopping the worker leaves the server's PostgreSQL running.
+    expect(await terminate(worker)).toEqual({ code: 0, signal: null });
+    expect(await postmastersFor(pgdata)).toHaveLength(1);
+    const after = await until("the worker to be gone from health", async () => {
+      const result = await health(httpPort);
+      return result.body.checks.worker!.status === "down" ? result : undefined;
+    });
+    expect(after.status).toBe(200);
+    expect(after.body.status).toBe("degraded");
+    expect(after.body.checks.database!.status).toBe("ok");
+
+    expect(await terminate(server)).toEqual({ code: 0, signal: null });
+    expect(await postmastersFor(pgdata)).toEqual([]);
+  }, 180_000);
+
+  it("keeps PostgreSQL up for the server when a worker that started first stops first", async () => {
+    const worker = start("worker", { ...baseEnv, LOG_LEVEL: "info" });
+    await waitForOutput(worker, /Meridian worker running/);
+    const server = start("server", { ...baseEnv, MERIDIAN_ROLE: "server" });
+    await waitForOutput(server, /listening on/);
+    expect((await health(httpPort)).body.status).toBe("ok");
+
+    expect(await terminate(worker)).toEqual({ code: 0, signal: null });
+    const after = await until("the worker to be gone from health", async () => {
+      const result = await health(httpPort);
+      return result.body.checks.worker!.status === "down" ? result : undefined;
+    });
+    expect(after.status).toBe(200);
+    expect(after.body.checks.database!.status).toBe("ok");
+    const signup = await fetch(`http://127.0.0.1:${httpPort}/api/v1/auth/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "after-worker@example.com", password: "correct horse battery", name: "After" }),
+    });
+    expect(signup.status).toBe(201);
+
+    // The last one out stops PostgreSQL.
+    expect(await terminate(server)).toEqual({ code: 0, signal: null });
+    expect(await postmastersFor(pgdata)).toEqual([]);
+  }, 180_000);
+  it("recovers the PostgreSQL left running by a kill -9 on the next start", async () => {
+    const first = start("server", baseEnv);
+    await waitForOutput(first, /listening on/);
+    const [postmaster] = await postmastersFor(pgdata);
+    expect(postmaster).toBeDefined();
+
+    first.child.kill("SIGKILL");
+    expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
+    // The scenario is real: Node is gone, its PostgreSQL is not.
+    expect(isAlive(postmaster!)).toBe(true);
+    expect(await exists(path.join(pgdata, "postmaster.pid"))).toBe(true);
+
+    const second = start("server", baseEnv);
+    await waitForOutput(second, /listening on/);
+    const { status, body } = await health(httpPort);
+    expect(status).toBe(200);
+    expect(body.status).toBe("ok");
+    expect(body.checks.database!.status).toBe("ok");
+    expect(await postmastersFor(pgdata)).toHaveLength(1);
+
+    expect(await terminate(second)).toEqual({ code: 0, signal: null });
+    expect(await postmastersFor(pgdata)).toEqual([]);
+    expect(await exists(path.join(pgdata, "postmaster.pid"))).toBe(false);
+  }, 180_000);
+});

@@ -1,0 +1,246 @@
+import { randomUUID } from "node:crypto";
+import { connectDatabase, type DatabaseHandle } from "@meridian/db";
+import { publishEvent } from "@meridian/domain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { signupUser, startTestServer, type TestServer } from "../support/test-server";
+
+interface Received {
+  type: string;
+  data?: unknown;
+}
+
+interface OpenClient {
+  ws: WebSocket;
+  messages: Received[];
+  waitFor(predicate: (message: Received) => boolean, timeoutMs?: number): Promise<Received>;
+  close(): Promise<void>;
+}
+
+type Attempt = { ok: true; client: OpenClient } | { ok: false; status: number; body: string };
+
+/** Opens a WebSocket and reports either the open client or the HTTP status of the refused upgrade. */
+function connect(url: string, headers: Record<string, string> = {}): Promise<Attempt> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    const messages: Received[] = [];
+    const waiters = new Set<() => void>();
+    ws.on("message", (raw) => {
+      messages.push(JSON.parse(raw.toString()) as Received);
+      for (const wake of waiters) wake();
+    });
+    ws.on("unexpected-response", (_request, response) => {
+      let body = "";
+      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      response.on("end", () => resolve({ ok: false, status: response.statusCode ?? 0, body }));
+      response.on("error", () => resolve({ ok: false, status: response.statusCode ?? 0, body }));
+    });
+    ws.on("error", reject);
+    ws.on("open", () => {
+      const client: OpenClient = {
+        ws,
+        messages,
+        waitFor(predicate, timeoutMs = 10_000) {
+          return new Promise((resolveWait, rejectWait) => {
+            const check = () => {
+              const found = messages.find(predicate);
+              if (!found) return false;
+              clearTimeout(timer);
+              waiters.delete(check);
+              resolveWait(found);
+              return true;
+            };
+            const timer = setTimeout(() => {
+              waiters.delete(check);
+              rejectWait(new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(messages)}`));
+            }, timeoutMs);
+            if (!check()) waiters.add(check);
+          });
+        },
+        close: () =>
+          new Promise<void>((resolveClose) => {
+            if (ws.readyState === WebSocket.CLOSED) return resolveClose();
+            ws.once("close", () => resolveClose());
+            ws.close();
+          }),
+      };
+      resolve({ ok: true, client });
+    });
+  });
+}
+
+async function open(url: string, headers: Record<string, string> = {}): Promise<OpenClient> {
+  const attempt = await connect(url, headers);
+  if (!attempt.ok) throw new Error(`upgrade refused with ${attempt.status}: ${attempt.body}`);
+  await attempt.client.waitFor((message) => message.type === "welcome");
+  return attempt.client;
+}
+
+let server: TestServer;
+let wsUrl: string;
+let database: DatabaseHandle;
+let alice: Awaited<ReturnType<typeof signupUser>>;
+let bob: Awaited<ReturnType<typeof signupUser>>;
+const clients: OpenClient[] = [];
+
+async function track(client: Promise<OpenClient>) {
+  const opened = await client;
+  clients.push(opened);
+  return opened;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ MERIDIAN_ROLE: "server" });
+  wsUrl = `${server.url.replace(/^http/, "ws")}/ws`;
+  database = connectDatabase(server.databaseUrl, { max: 2 });
+  alice = await signupUser(server);
+  bob = await signupUser(server);
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await database?.close();
+  await server?.stop();
+});
+
+describe("WebSocket /ws: who may connect", () => {
+  it("refuses an upgrade without credentials with 401", async () => {
+    const attempt = await connect(wsUrl);
+    expect(attempt.ok).toBe(false);
+    if (attempt.ok) return;
+    expect(attempt.status).toBe(401);
+    expect(JSON.parse(attempt.body).code).toBe("UNAUTHENTICATED");
+  });
+
+  it("refuses an unknown bearer token with 401", async () => {
+    const attempt = await connect(wsUrl, { authorization: "Bearer not-a-real-token" });
+    expect(attempt).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it("refuses a valid session token passed in the URL query (401)", async () => {
+    for (const name of ["token", "access_token", "session"]) {
+      const attempt = await connect(`${wsUrl}?${name}=${encodeURIComponent(alice.token)}`);
+      expect(attempt).toMatchObject({ ok: false, status: 401 });
+    }
+  });
+
+  it("accepts the session cookie from login when the Origin is the server's own", async () => {
+    const login = await server.request("/api/v1/auth/login", { method: "POST", json: { email: alice.user.email, password: alice.password } });
+    expect(login.status).toBe(200);
+    const setCookie = login.headers.getSetCookie().find((cookie) => cookie.startsWith("session="));
+    expect(setCookie).toBeDefined();
+    const cookie = setCookie!.split(";")[0]!;
+    const client = await track(open(wsUrl, { cookie, origin: server.url }));
+    expect(client.messages[0]).toEqual({ type: "welcome", data: { userId: alice.user.id } });
+  });
+
+  it("refuses the session cookie from a foreign Origin (cross-site WebSocket hijacking)", async () => {
+    const attempt = await connect(wsUrl, { cookie: `session=${alice.token}`, origin: "https://evil.example" });
+    expect(attempt).toMatchObject({ ok: false, status: 403 });
+  });
+
+  it("accepts the session cookie beside other cookies, even a malformed one", async () => {
+    const client = await track(open(wsUrl, { cookie: `theme=%E0%A4%A; session=${encodeURIComponent(alice.token)}; other=1`, origin: server.url }));
+    expect(client.messages[0]).toEqual({ type: "welcome", data: { userId: alice.user.id } });
+  });
+
+  it("accepts a session token as Authorization: Bearer", async () => {
+    const client = await track(open(wsUrl, { authorization: `Bearer ${bob.token}` }));
+    expect(client.messages[0]).toEqual({ type: "welcome", data: { userId: bob.user.id } });
+  });
+
+  it("accepts an API key as Authorization: Bearer, and not once it is revoked", async () => {
+    const created = await server.request("/api/v1/user/api-keys", { method: "POST", token: alice.token, json: { name: "ws" } });
+    expect(created.status).toBe(201);
+    const { id, key } = (await created.json()) as { id: string; key: string };
+    const client = await track(open(wsUrl, { authorization: `Bearer ${key}` }));
+    expect(client.messages[0]).toEqual({ type: "welcome", data: { userId: alice.user.id } });
+
+    expect((await server.request(`/api/v1/user/api-keys/${id}`, { method: "DELETE", token: alice.token })).status).toBe(204);
+    expect(await connect(wsUrl, { authorization: `Bearer ${key}` })).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it("stops accepting a session token after logout", async () => {
+    const login = await server.request("/api/v1/auth/login", { method: "POST", json: { email: bob.user.email, password: bob.password } });
+    const { token } = (await login.json()) as { token: string };
+    const client = await track(open(wsUrl, { authorization: `Bearer ${token}` }));
+    expect(client.messages[0]?.type).toBe("welcome");
+    expect((await server.request("/api/v1/auth/logout", { method: "POST", token })).status).toBe(204);
+    expect(await connect(wsUrl, { authorization: `Bearer ${token}` })).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it("counts open connections in /api/health", async () => {
+    const before = ((await (await server.request("/api/health")).json()) as { checks: { websocket: { connections: number } } }).checks.websocket.connections;
+    const client = await open(wsUrl, { authorization: `Bearer ${bob.token}` });
+    const during = ((await (await server.request("/api/health")).json()) as { checks: { websocket: { connections: number } } }).checks.websocket.connections;
+    expect(during).toBe(before + 1);
+    await client.close();
+  });
+});
+
+describe("WebSocket /ws: messages", () => {
+  it("answers ping with pong, and an unknown or malformed message with an error", async () => {
+    const client = await track(open(wsUrl, { authorization: `Bearer ${alice.token}` }));
+    client.ws.send(JSON.stringify({ type: "ping" }));
+    await client.waitFor((message) => message.type === "pong");
+    client.ws.send("not json");
+    const error = await client.waitFor((message) => message.type === "error");
+    expect(error.data).toMatchObject({ code: "VALIDATION_FAILED" });
+    client.ws.send(JSON.stringify({ type: "ping" }));
+    await client.waitFor((message) => message.type === "pong" && client.messages.filter((m) => m.type === "pong").length === 2);
+  });
+
+  it("delivers an event published in a committed transaction to the named users only", async () => {
+    const aliceClient = await track(open(wsUrl, { authorization: `Bearer ${alice.token}` }));
+    const aliceSecond = await track(open(wsUrl, { authorization: `Bearer ${alice.token}` }));
+    const bobClient = await track(open(wsUrl, { authorization: `Bearer ${bob.token}` }));
+
+    const forAlice = { marker: randomUUID() };
+    await database.db.transaction(async (tx) => {
+      await publishEvent(tx, { userIds: [alice.user.id], event: { type: "test.for_alice", data: forAlice } });
+    });
+    const received = await aliceClient.waitFor((message) => message.type === "test.for_alice");
+    expect(received.data).toEqual(forAlice);
+    // Every socket of the user gets it.
+    await aliceSecond.waitFor((message) => message.type === "test.for_alice");
+
+    // The hub sent the first event to every socket before this one was even published, and a
+    // socket delivers in order: had Bob been sent the first, it would arrive before this one.
+    const forBoth = { marker: randomUUID() };
+    await publishEvent(database.db, { userIds: [alice.user.id, bob.user.id], event: { type: "test.for_both", data: forBoth } });
+    expect((await bobClient.waitFor((message) => message.type === "test.for_both")).data).toEqual(forBoth);
+    expect((await aliceClient.waitFor((message) => message.type === "test.for_both")).data).toEqual(forBoth);
+    expect(bobClient.messages.map((message) => message.type)).not.toContain("test.for_alice");
+  });
+
+  it("does not deliver an event whose transaction rolls back", async () => {
+    const aliceClient = await track(open(wsUrl, { authorization: `Bearer ${alice.token}` }));
+    const rolledBack = { marker: randomUUID() };
+    await expect(
+      database.db.transaction(async (tx) => {
+        await publishEvent(tx, { userIds: [alice.user.id], event: { type: "test.rolled_back", data: rolledBack } });
+        throw new Error("abort the change");
+      }),
+    ).rejects.toThrow("abort the change");
+
+    const committed = { marker: randomUUID() };
+    await database.db.transaction(async (tx) => {
+      await publishEvent(tx, { userIds: [alice.user.id], event: { type: "test.committed", data: committed } });
+    });
+    expect((await aliceClient.waitFor((message) => message.type === "test.committed")).data).toEqual(committed);
+    expect(aliceClient.messages.map((message) => message.type)).not.toContain("test.rolled_back");
+  });
+
+  it("closes sockets when the server stops", async () => {
+    const other = await startTestServer({ MERIDIAN_ROLE: "server" });
+    try {
+      const user = await signupUser(other);
+      const client = await open(`${other.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${user.token}` });
+      const closed = new Promise<number>((resolve) => client.ws.once("close", (code) => resolve(code)));
+      await other.server.stop();
+      expect(await closed).toBe(1001);
+    } finally {
+      await other.stop();
+    }
+  });
+});

@@ -1,0 +1,203 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { connectDatabase, emailOutboxCollection, type DatabaseHandle } from "@meridian/db";
+import { enqueueEmail, SEND_EMAIL_TASK } from "@meridian/domain";
+import { sql } from "drizzle-orm";
+import PostalMime from "postal-mime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSmtpCapture } from "../support/smtp-capture";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const ADMIN_EMAIL = "Admin.Start@Example.com";
+const ADMIN_PASSWORD = "admin password 1";
+
+let capture: Awaited<ReturnType<typeof startSmtpCapture>>;
+let server: TestServer;
+let database: DatabaseHandle;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Adds a job directly (as another process would) and returns its id. */
+async function addRawJob(payload: unknown, maxAttempts = 1): Promise<string> {
+  const rows = await database.db.execute<{ id: string }>(
+    sql`select (graphile_worker.add_job(${SEND_EMAIL_TASK}, ${JSON.stringify(payload)}::json, max_attempts => ${maxAttempts}::int)).id::text as id`,
+  );
+  return rows[0]!.id;
+}
+
+async function job(id: string) {
+  const rows = await database.db.execute<{ attempts: number; max_attempts: number; last_error: string | null; locked_at: Date | null }>(
+    sql`select attempts, max_attempts, last_error, locked_at from graphile_worker.jobs where id = ${id}::bigint`,
+  );
+  return rows[0];
+}
+
+/** Waits until the job has been run and either succeeded (row gone) or failed for good. */
+async function settled(id: string) {
+  return until(`job ${id} to settle`, async () => {
+    const row = await job(id);
+    if (!row) return { outcome: "succeeded" as const };
+    if (row.locked_at === null && row.attempts >= row.max_attempts) return { outcome: "failed" as const, lastError: row.last_error };
+    return undefined;
+  });
+}
+
+const subjectOf = (suffix: string) => `Worker test ${suffix}`;
+
+beforeAll(async () => {
+  capture = await startSmtpCapture();
+  server = await startTestServer({ SMTP_URL: capture.url, ADMIN_EMAIL, ADMIN_PASSWORD });
+  database = connectDatabase(server.databaseUrl, { max: 2 });
+});
+
+afterAll(async () => {
+  await database?.close();
+  await server?.stop();
+  await capture?.stop();
+});
+
+describe("email outbox delivered by the worker over SMTP", () => {
+  it("mails every server admin when the server starts", async () => {
+    const messages = await capture.waitFor((all) => all.some((message) => message.subject?.includes("started on")));
+    const started = messages.filter((message) => message.subject?.includes("started on"));
+    expect(started).toHaveLength(1);
+    expect(started[0]!.to.map((address) => address.toLowerCase())).toEqual([ADMIN_EMAIL.toLowerCase()]);
+    expect(started[0]!.subject).toMatch(/^Meridian \S+ started on \S+/);
+    expect(started[0]!.from).toBe("no-reply@meridian.local");
+    expect(started[0]!.text).toContain(server.url);
+    expect(started[0]!.messageId).toMatch(/^<[^@]+@meridian>$/);
+  });
+
+  it("sends nothing for an email enqueued in a transaction that rolls back", async () => {
+    const suffix = randomBytes(4).toString("hex");
+    await expect(
+      database.db.transaction(async (tx) => {
+        await enqueueEmail(tx, { kind: "test", to: "rollback@example.com", subject: subjectOf(`rolled back ${suffix}`), text: "never" });
+        throw new Error("abort");
+      }),
+    ).rejects.toThrow("abort");
+    const committedId = await database.db.transaction((tx) =>
+      enqueueEmail(tx, { kind: "test", to: "committed@example.com", subject: subjectOf(`committed ${suffix}`), text: "yes" }),
+    );
+    await capture.waitFor((all) => all.some((message) => message.subject === subjectOf(`committed ${suffix}`)));
+    expect(capture.messages.filter((message) => message.subject === subjectOf(`rolled back ${suffix}`))).toEqual([]);
+    expect((await emailOutboxCollection.get(database.db, committedId))?.doc.status).toBe("sent");
+    // Neither an outbox row nor a job survived the rollback.
+    const leftovers = await database.db.execute<{ count: number }>(sql`select count(*)::int as count from email_outbox where doc->>'subject' = ${subjectOf(`rolled back ${suffix}`)}`);
+    expect(leftovers[0]!.count).toBe(0);
+  });
+
+  it("retries a refused message and delivers it exactly once", async () => {
+    const suffix = randomBytes(4).toString("hex");
+    const subject = subjectOf(`retried ${suffix}`);
+    capture.failNext(2);
+    const outboxId = await enqueueEmail(database.db, { kind: "test", to: "retry@example.com", subject, text: "after two refusals" });
+
+    // graphile-worker backs off exp(attempts) seconds between attempts; bring retries forward.
+    let accelerating = true;
+    const accelerator = (async () => {
+      while (accelerating) {
+        await database.db.execute(sql`update graphile_worker._private_jobs set run_at = now() where locked_at is null and attempts > 0 and run_at > now()`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    try {
+      await capture.waitFor((all) => all.some((message) => message.subject === subject), 30_000);
+    } finally {
+      accelerating = false;
+      await accelerator;
+    }
+    const stored = await until("the outbox row to be marked sent", async () => {
+      const row = await emailOutboxCollection.get(database.db, outboxId);
+      return row?.doc.status === "sent" ? row : undefined;
+    });
+    expect(stored.doc.attempts).toBe(3);
+    expect(stored.doc.lastError).toBeNull();
+    expect(stored.doc.messageId).toBe(`<${outboxId}@meridian>`);
+    const delivered = capture.messages.filter((message) => message.subject === subject);
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]!.messageId).toBe(`<${outboxId}@meridian>`);
+
+    // Running the send job again for the already-sent row sends no second copy.
+    const again = await addRawJob({ outboxId });
+    expect(await settled(again)).toEqual({ outcome: "succeeded" });
+    expect(capture.messages.filter((message) => message.subject === subject)).toHaveLength(1);
+    expect((await emailOutboxCollection.get(database.db, outboxId))?.doc.attempts).toBe(3);
+  });
+
+  it("fails a send_email job with a bad payload without sending anything", async () => {
+    const subject = subjectOf(`bad payload ${randomBytes(4).toString("hex")}`);
+    // A real pending message, but the jobs below do not name it correctly.
+    const pending = await emailOutboxCollection.insert(database.db, {
+      kind: "test",
+      to: "bad-payload@example.com",
+      subject,
+      text: "must not be sent by a malformed job",
+      html: null,
+      replyTo: null,
+      status: "pending",
+      attempts: 0,
+      sentAt: null,
+      messageId: null,
+      lastError: null,
+    });
+    for (const payload of [{ outbox: pending.id }, { outboxId: 12345 }, { outboxId: "" }, [pending.id]]) {
+      const id = await addRawJob(payload);
+      const result = await settled(id);
+      expect(result.outcome).toBe("failed");
+      expect(result).toMatchObject({ lastError: expect.stringContaining(`invalid payload for ${SEND_EMAIL_TASK}`) });
+    }
+    expect(capture.messages.filter((message) => message.subject === subject)).toEqual([]);
+    const untouched = await emailOutboxCollection.get(database.db, pending.id);
+    expect(untouched?.doc).toMatchObject({ status: "pending", attempts: 0 });
+
+    // The same message with a well-formed job goes out: the failures above were the payloads'.
+    const good = await addRawJob({ outboxId: pending.id });
+    expect(await settled(good)).toEqual({ outcome: "succeeded" });
+    expect(capture.messages.filter((message) => message.subject === subject)).toHaveLength(1);
+  });
+});
+
+describe("email outbox without SMTP_URL", () => {
+  it("writes the server start email as an .eml file under DATA_DIR/mail", async () => {
+    const fileServer = await startTestServer({ ADMIN_EMAIL: "files-admin@example.com", ADMIN_PASSWORD });
+    try {
+      const mailDir = path.join(fileServer.dataDir, "mail");
+      const files = await until("an .eml file", async () => {
+        const names = await fs.readdir(mailDir).catch(() => [] as string[]);
+        return names.some((name) => name.endsWith(".eml")) ? names : undefined;
+      });
+      expect(files.filter((name) => name.endsWith(".eml"))).toHaveLength(1);
+      const raw = await fs.readFile(path.join(mailDir, files.find((name) => name.endsWith(".eml"))!), "utf8");
+      const parsed = await PostalMime.parse(raw);
+      expect(parsed.to?.map((address) => address.address)).toEqual(["files-admin@example.com"]);
+      expect(parsed.subject).toMatch(/^Meridian \S+ started on \S+/);
+      expect(parsed.text).toContain(fileServer.url);
+      const outbox = await fileServerOutbox(fileServer.databaseUrl);
+      expect(outbox).toEqual([{ status: "sent", to: "files-admin@example.com" }]);
+      // Nothing went to the SMTP capture of the other server.
+      expect(capture.messages.some((message) => message.to.includes("files-admin@example.com"))).toBe(false);
+    } finally {
+      await fileServer.stop();
+    }
+  });
+});
+
+async function fileServerOutbox(databaseUrl: string) {
+  const handle = connectDatabase(databaseUrl, { max: 1 });
+  try {
+    const rows = await handle.db.execute<{ status: string; to: string }>(sql`select status, doc->>'to' as to from email_outbox`);
+    return rows.map((row) => ({ status: row.status, to: row.to }));
+  } finally {
+    await handle.close();
+  }
+}
