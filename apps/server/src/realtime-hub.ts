@@ -84,6 +84,12 @@ export async function attachRealtimeHub(options: { server: Server; deps: Deps; p
         if (!alive) return ws.terminate();
         alive = false;
         ws.ping();
+        // A socket lives no longer than its credentials: a logout or revoked key closes it here.
+        authenticateToken({ deps, token: token! })
+          .then((current) => {
+            if (!current) ws.close(4401, "credentials no longer valid");
+          })
+          .catch(() => undefined);
       }, 30_000);
       ws.on("message", (raw) => {
         let message: { type?: unknown };

@@ -61,8 +61,16 @@ export class AppError extends Error {
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
 /** Turns zod issues into the contract's `errors: [{path, message}]`. */
-export function validationError(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, detail = "The request is not valid"): AppError {
+export function validationError(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: ReadonlyArray<string> }>,
+  detail = "The request is not valid",
+): AppError {
   return new AppError("VALIDATION_FAILED", detail, {
-    errors: issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message })),
+    // An unknown field is reported at its own path, so a client can point at it.
+    errors: issues.flatMap((issue) =>
+      issue.code === "unrecognized_keys" && issue.keys
+        ? issue.keys.map((key) => ({ path: [...issue.path, key].map(String).join("."), message: "is not a known field" }))
+        : [{ path: issue.path.map(String).join("."), message: issue.message }],
+    ),
   });
 }

@@ -1,5 +1,5 @@
-import { apiKeysCollection, sessionsCollection, tables, usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
-import { eq } from "drizzle-orm";
+import { apiKeysCollection, tables, type StoredDocument, type UserDoc } from "@meridian/db";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { API_KEY_PREFIX, hashSecret } from "./tokens";
 
@@ -10,23 +10,36 @@ export interface Principal {
   credentialId: string;
 }
 
-/** Resolves a session token or API key to its user; undefined when it is unknown, expired or revoked. */
+const userColumns = { id: tables.users.id, doc: tables.users.doc, createdAt: tables.users.createdAt, updatedAt: tables.users.updatedAt };
+
+/**
+ * Resolves a session token or API key to its user; undefined when it is unknown, expired or
+ * revoked. One indexed join per request: this runs before every authenticated call.
+ */
 export async function authenticateToken(options: { deps: Deps; token: string }): Promise<Principal | undefined> {
   const { deps, token } = options;
   if (token.length > 200) return undefined;
   const tokenHash = hashSecret(token);
   if (token.startsWith(API_KEY_PREFIX)) {
-    const key = await apiKeysCollection.findOne(deps.db, eq(tables.apiKeys.keyHash, tokenHash));
-    if (!key || key.doc.revokedAt) return undefined;
-    const user = await usersCollection.get(deps.db, key.doc.userId);
-    if (!user) return undefined;
-    await touchApiKey(deps, key.id, key.doc.lastUsedAt);
-    return { user, via: "apiKey", credentialId: key.id };
+    const { apiKeys, users } = tables;
+    const [row] = await deps.db
+      .select({ user: userColumns, keyId: apiKeys.id, lastUsedAt: sql<string | null>`${apiKeys.doc}->>'lastUsedAt'` })
+      .from(apiKeys)
+      .innerJoin(users, eq(users.id, apiKeys.userId))
+      .where(and(eq(apiKeys.keyHash, tokenHash), isNull(sql`${apiKeys.doc}->>'revokedAt'`)))
+      .limit(1);
+    if (!row) return undefined;
+    await touchApiKey(deps, row.keyId, row.lastUsedAt);
+    return { user: row.user, via: "apiKey", credentialId: row.keyId };
   }
-  const session = await sessionsCollection.findOne(deps.db, eq(tables.sessions.tokenHash, tokenHash));
-  if (!session || new Date(session.doc.expiresAt) <= deps.now()) return undefined;
-  const user = await usersCollection.get(deps.db, session.doc.userId);
-  return user ? { user, via: "session", credentialId: session.id } : undefined;
+  const { sessions, users } = tables;
+  const [row] = await deps.db
+    .select({ user: userColumns, sessionId: sessions.id })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, deps.now())))
+    .limit(1);
+  return row ? { user: row.user, via: "session", credentialId: row.sessionId } : undefined;
 }
 
 /** Records last use at most once a minute so a busy key does not write on every request. */

@@ -1,0 +1,191 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const ADMIN = { email: "audit-admin@example.com", password: "audit admin password" };
+let server: TestServer;
+let adminToken: string;
+beforeAll(async () => {
+  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  adminToken = (await loginSession(server, ADMIN)).token;
+});
+afterAll(() => server?.stop());
+
+interface Entry {
+  id: string;
+  at: string;
+  action: string;
+  actorId: string | null;
+  actorName: string | null;
+  target: { kind: string; id: string; name: string | null };
+  scope: { kind: string; id: string; name: string | null };
+  before: unknown;
+  after: unknown;
+}
+const NONE = { can_manage_members: false, can_manage_observatories: false, can_manage_projects: false, can_manage_billing: false, can_manage_storage: false };
+const ALL = { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true };
+
+const call = async (path: string, init: { method?: string; token?: string; json?: unknown } = {}) => {
+  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+};
+const audit = async (path: string, token = adminToken) => (await call(path, { token })) as { items: Entry[]; nextCursor: string | null };
+const createOrganization = async (owner: Account, name: string) => {
+  const t = randomBytes(4).toString("hex");
+  return (await call("/organizations", { method: "POST", token: owner.token, json: { name, shortName: `au-${t}`, type: "university", contactEmail: `${t}@example.com` } })) as { id: string };
+};
+/**
+ * Lets the clock move on by a couple of milliseconds, so that the change made next gets a later
+ * millisecond than every change made before: time filters can then tell them apart.
+ */
+const nextMillisecond = async () => {
+  const now = Date.now();
+  while (Date.now() < now + 2) await new Promise((resolve) => setTimeout(resolve, 1));
+};
+
+describe("GET /organizations/{id}/audit", () => {
+  it("records every membership, permission and ownership change with actor, target, before/after and names at the time", async () => {
+    const owner = await createAccount(server, { name: "Olive Owner" });
+    const manager = await createAccount(server, { name: "Manny Manager" });
+    const member = await createAccount(server, { name: "Mia Member" });
+    const organization = await createOrganization(owner, "Old Name Institute");
+
+    await call(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: manager.email, permissions: { can_manage_members: true } } });
+    await call(`/organizations/${organization.id}/members`, { method: "POST", token: manager.token, json: { email: member.email } });
+    await call(`/organizations/${organization.id}/members/${member.id}`, { method: "PUT", token: manager.token, json: { permissions: { can_manage_projects: true } } });
+    // Renames after the fact: the entries above keep the names they were written with.
+    await call(`/organizations/${organization.id}`, { method: "PUT", token: owner.token, json: { name: "New Name Institute" } });
+    await call("/api/v1/user/profile", { method: "PUT", token: member.token, json: { name: "Mia Renamed" } });
+    await call(`/organizations/${organization.id}/members/${member.id}`, { method: "DELETE", token: manager.token });
+    await call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: manager.id } });
+    await call(`/organizations/${organization.id}/members/${owner.id}`, { method: "DELETE", token: owner.token });
+
+    const { items } = await audit(`/organizations/${organization.id}/audit`, manager.token);
+    expect(items.map((entry) => entry.action)).toEqual([
+      "organization.member_left",
+      "organization.ownership_transferred",
+      "organization.member_removed",
+      "organization.updated",
+      "organization.member_permissions_updated",
+      "organization.member_added",
+      "organization.member_added",
+      "organization.created",
+    ]);
+    const [left, transferred, removed, updated, permissions, addedMember, addedManager, created] = items as [Entry, Entry, Entry, Entry, Entry, Entry, Entry, Entry];
+    const oldScope = { kind: "organization", id: organization.id, name: "Old Name Institute" };
+    const newScope = { ...oldScope, name: "New Name Institute" };
+
+    expect(created).toMatchObject({ actorId: owner.id, actorName: "Olive Owner", target: oldScope, scope: oldScope, after: { name: "Old Name Institute", ownerId: owner.id } });
+    expect(addedManager).toMatchObject({
+      actorId: owner.id,
+      actorName: "Olive Owner",
+      target: { kind: "user", id: manager.id, name: "Manny Manager" },
+      scope: oldScope,
+      before: null,
+      after: { email: manager.email, permissions: { ...NONE, can_manage_members: true } },
+    });
+    expect(addedMember).toMatchObject({ actorId: manager.id, actorName: "Manny Manager", target: { kind: "user", id: member.id, name: "Mia Member" }, scope: oldScope, after: { permissions: NONE } });
+    expect(permissions).toMatchObject({
+      actorId: manager.id,
+      target: { kind: "user", id: member.id, name: "Mia Member" },
+      scope: oldScope,
+      before: NONE,
+      after: { ...NONE, can_manage_projects: true },
+    });
+    expect(updated).toMatchObject({ actorId: owner.id, scope: newScope, before: { name: "Old Name Institute" }, after: { name: "New Name Institute" } });
+    expect(removed).toMatchObject({ actorId: manager.id, target: { kind: "user", id: member.id, name: "Mia Renamed" }, scope: newScope, before: { permissions: { ...NONE, can_manage_projects: true } } });
+    expect(transferred).toMatchObject({ actorId: owner.id, target: { kind: "user", id: manager.id, name: "Manny Manager" }, scope: newScope, before: { ownerId: owner.id }, after: { ownerId: manager.id } });
+    expect(left).toMatchObject({ actorId: owner.id, target: { kind: "user", id: owner.id, name: "Olive Owner" }, before: { permissions: ALL } });
+    for (const entry of items) expect(entry.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // Newest first, by time.
+    const times = items.map((entry) => Date.parse(entry.at));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+  });
+
+  it("holds only its own organization's entries and pages through them with limit and cursor", async () => {
+    const owner = await createAccount(server);
+    const other = await createAccount(server);
+    const organization = await createOrganization(owner, "Paged");
+    const elsewhere = await createOrganization(other, "Elsewhere");
+    for (let index = 0; index < 3; index += 1) {
+      const user = await createAccount(server);
+      await call(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: user.email } });
+    }
+    await call(`/organizations/${elsewhere.id}/members`, { method: "POST", token: other.token, json: { email: owner.email } });
+
+    const all = await audit(`/organizations/${organization.id}/audit`, owner.token);
+    expect(all.items).toHaveLength(4);
+    expect(all.items.every((entry) => entry.scope.id === organization.id)).toBe(true);
+    expect(all.nextCursor).toBeNull();
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: Entry[]; nextCursor: string | null } = await audit(`/organizations/${organization.id}/audit?limit=1${cursor ? `&cursor=${cursor}` : ""}`, owner.token);
+      expect(page.items.length).toBeLessThanOrEqual(1);
+      seen.push(...page.items.map((entry) => entry.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all.items.map((entry) => entry.id));
+    await expectProblem(await server.request(`/organizations/${organization.id}/audit?limit=201`, { token: owner.token }), 400, "VALIDATION_FAILED");
+  });
+});
+
+describe("GET /api/v1/admin/audit", () => {
+  it("holds organization, observatory and project changes, filtered by actor, target, scope and time", async () => {
+    const alice = await createAccount(server, { name: "Alice Audit" });
+    const bob = await createAccount(server, { name: "Bob Audit" });
+    const organization = await createOrganization(alice, "Filter Org");
+    const observatory = (await call("/observatories", { method: "POST", token: bob.token, json: { name: "Filter Observatory" } })) as { id: string };
+    const first = await audit(`/api/v1/admin/audit?scopeId=${observatory.id}`);
+    expect(first.items.map((entry) => entry.action)).toEqual(["observatory.created"]);
+    const observatoryCreatedAt = first.items[0]!.at;
+    await nextMillisecond();
+    await call(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: bob.token, json: { organizationId: organization.id, permissions: { can_view: true } } });
+    await nextMillisecond();
+    await call(`/observatories/${observatory.id}/members`, { method: "POST", token: bob.token, json: { email: alice.email } });
+    const project = (await call("/projects", { method: "POST", token: alice.token, json: { name: "Filter Project" } })) as { id: string };
+    await call(`/projects/${project.id}/members`, { method: "POST", token: alice.token, json: { email: bob.email, role: "admin" } });
+
+    const byBob = await audit(`/api/v1/admin/audit?actorId=${bob.id}`);
+    expect(byBob.items.map((entry) => entry.action)).toEqual(["observatory.member_added", "observatory.organization_added", "observatory.created"]);
+    expect(byBob.items.every((entry) => entry.actorId === bob.id && entry.actorName === "Bob Audit")).toBe(true);
+    expect(byBob.items[1]).toMatchObject({ target: { kind: "organization", id: organization.id, name: "Filter Org" }, scope: { kind: "observatory", id: observatory.id, name: "Filter Observatory" }, after: { permissions: { can_view: true } } });
+
+    const aboutAlice = await audit(`/api/v1/admin/audit?targetId=${alice.id}`);
+    expect(aboutAlice.items.map((entry) => [entry.action, entry.actorId])).toEqual([["observatory.member_added", bob.id]]);
+    const aboutOrganization = await audit(`/api/v1/admin/audit?targetId=${organization.id}`);
+    expect(aboutOrganization.items.map((entry) => entry.action)).toEqual(["observatory.organization_added", "organization.created"]);
+
+    const projects = await audit(`/api/v1/admin/audit?scopeKind=project&actorId=${alice.id}`);
+    expect(projects.items.map((entry) => entry.action)).toEqual(["project.member_added", "project.created"]);
+    expect(projects.items[0]).toMatchObject({ target: { kind: "user", id: bob.id, name: "Bob Audit" }, scope: { kind: "project", id: project.id, name: "Filter Project" }, after: { role: "admin" } });
+    const organizations = await audit(`/api/v1/admin/audit?scopeKind=organization&actorId=${alice.id}`);
+    expect(organizations.items.map((entry) => entry.action)).toEqual(["organization.created"]);
+
+    // Time: `from` and `to` are inclusive, to the millisecond the entries show.
+    const scoped = `/api/v1/admin/audit?scopeId=${observatory.id}`;
+    const everything = await audit(scoped);
+    expect(everything.items.map((entry) => entry.action)).toEqual(["observatory.member_added", "observatory.organization_added", "observatory.created"]);
+    const untilCreation = await audit(`${scoped}&to=${encodeURIComponent(observatoryCreatedAt)}`);
+    expect(untilCreation.items.map((entry) => entry.action)).toEqual(["observatory.created"]);
+    const sinceMembers = await audit(`${scoped}&from=${encodeURIComponent(everything.items[1]!.at)}`);
+    expect(sinceMembers.items.map((entry) => entry.action)).toEqual(["observatory.member_added", "observatory.organization_added"]);
+    const window = await audit(`${scoped}&from=${encodeURIComponent(observatoryCreatedAt)}&to=${encodeURIComponent(everything.items[1]!.at)}`);
+    expect(window.items.map((entry) => entry.action)).toEqual(["observatory.organization_added", "observatory.created"]);
+    const future = await audit(`${scoped}&from=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`);
+    expect(future.items).toEqual([]);
+  });
+
+  it.each([
+    ["a malformed from", "from=yesterday"],
+    ["a date without time", "to=2026-01-01"],
+    ["an unknown scope kind", "scopeKind=galaxy"],
+    ["a limit above 200", "limit=500"],
+  ])("refuses %s with 400", async (_label, query) => {
+    await expectProblem(await server.request(`/api/v1/admin/audit?${query}`, { token: adminToken }), 400, "VALIDATION_FAILED");
+  });
+});

@@ -1,0 +1,292 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const ADMIN = { email: "observatories-admin@example.com", password: "observatories admin password" };
+let server: TestServer;
+let adminToken: string;
+beforeAll(async () => {
+  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  adminToken = (await loginSession(server, ADMIN)).token;
+});
+afterAll(() => server?.stop());
+
+const ALL = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
+const VIEW = { can_view: true, can_observe: false, can_operate: false, can_admin: false };
+
+const call = async (path: string, init: { method?: string; token?: string; json?: unknown } = {}) => {
+  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null, type: response.headers.get("content-type") };
+};
+const must = async (path: string, init: { method?: string; token?: string; json?: unknown }, status: number) => {
+  const result = await call(path, init);
+  if (result.status !== status) throw new Error(`${init.method ?? "GET"} ${path}: expected ${status}, got ${result.status} ${JSON.stringify(result.body)}`);
+  return result.body;
+};
+const createOrganization = async (owner: Account, name = `Org ${randomBytes(3).toString("hex")}`) => {
+  const t = randomBytes(4).toString("hex");
+  return (await must("/organizations", { method: "POST", token: owner.token, json: { name, shortName: `ob-${t}`, type: "observatory", contactEmail: `${t}@example.com` } }, 201)) as { id: string; name: string };
+};
+const createObservatory = async (owner: Account, json: Record<string, unknown> = { name: `Observatory ${randomBytes(3).toString("hex")}` }) =>
+  (await must("/observatories", { method: "POST", token: owner.token, json }, 201)) as { id: string; name: string; owner: { kind: string; id: string } };
+
+describe("POST /observatories", () => {
+  it("creates an observatory the caller owns, with the contract's shape", async () => {
+    const owner = await createAccount(server);
+    const plain = await call("/observatories", { method: "POST", token: owner.token, json: { name: "Kitt Peak" } });
+    expect(plain.status).toBe(201);
+    expect(plain.body).toEqual({
+      id: expect.any(String),
+      name: "Kitt Peak",
+      owner: { kind: "user", id: owner.id },
+      dispatchEnabled: true,
+      connection: { online: false },
+      createdAt: expect.stringMatching(/Z$/),
+      myPermissions: ALL,
+    });
+    const located = await call("/observatories", { method: "POST", token: owner.token, json: { name: "Mauna Kea", location: { latitude: 19.82, longitude: -155.47, elevation: 4205 }, dispatchEnabled: false } });
+    expect(located.body).toMatchObject({ location: { latitude: 19.82, longitude: -155.47, elevation: 4205 }, dispatchEnabled: false });
+    expect((await call(`/observatories/${located.body.id}`, { token: owner.token })).body).toEqual(located.body);
+  });
+
+  it("makes the organization owner and a member with all four permissions that cannot be removed", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner, "Las Cumbres");
+    const observatory = await createObservatory(owner, { name: "Siding Spring", organizationId: organization.id });
+    expect(observatory.owner).toEqual({ kind: "organization", id: organization.id });
+
+    const members = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
+    expect(members).toEqual({ users: [], organizations: [{ organizationId: organization.id, name: "Las Cumbres", permissions: ALL, owning: true }] });
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }), 409, "OWNING_ORGANIZATION_CANNOT_BE_REMOVED");
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: adminToken }), 409, "OWNING_ORGANIZATION_CANNOT_BE_REMOVED");
+    expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).organizations).toHaveLength(1);
+    // Nor can its permissions drop below all four while it owns the observatory.
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_admin: false } } }),
+      409,
+      "OWNER_PERMISSIONS_FIXED",
+    );
+    expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).organizations[0].permissions).toEqual(ALL);
+    const history = await must(`/observatories/${observatory.id}/history`, { token: owner.token }, 200);
+    expect(history.items).toEqual([{ id: expect.any(String), type: "organization_added", at: expect.any(String), actorId: owner.id, data: expect.objectContaining({ organizationId: organization.id, organizationName: "Las Cumbres", permissionsAfter: ALL }) }]);
+  });
+
+  it.each([
+    ["no name", {}],
+    ["an empty name", { name: "  " }],
+    ["a name with a lone surrogate", { name: "Obs \ud800" }],
+    ["an unknown field", { name: "X", telescope: "big" }],
+    ["an owner field", { name: "X", owner: { kind: "user", id: "usr_x" } }],
+    ["a latitude out of range", { name: "X", location: { latitude: 91, longitude: 0, elevation: 0 } }],
+    ["a location without elevation", { name: "X", location: { latitude: 1, longitude: 0 } }],
+    ["an organization id with NUL", { name: "X", organizationId: "org_\u0000" }],
+  ])("refuses %s with 400", async (_label, json) => {
+    const owner = await createAccount(server);
+    await expectProblem(await server.request("/observatories", { method: "POST", token: owner.token, json }), 400, "VALIDATION_FAILED");
+    expect((await must("/observatories", { token: owner.token }, 200)).items).toEqual([]);
+  });
+});
+
+describe("GET /observatories and /observatories/{id}", () => {
+  it("lists only the observatories the caller can view, each with the caller's permissions", async () => {
+    const owner = await createAccount(server);
+    const viewer = await createAccount(server);
+    const stranger = await createAccount(server);
+    const mine = await createObservatory(owner);
+    const shared = await createObservatory(owner);
+    const other = await createObservatory(stranger);
+    await must(`/observatories/${shared.id}/members`, { method: "POST", token: owner.token, json: { email: viewer.email } }, 201);
+
+    const ownerList = await must("/observatories", { token: owner.token }, 200);
+    expect(ownerList.nextCursor).toBeNull();
+    expect(ownerList.items.map((item: { id: string }) => item.id).sort()).toEqual([mine.id, shared.id].sort());
+    expect(ownerList.items.every((item: { myPermissions: unknown }) => JSON.stringify(item.myPermissions) === JSON.stringify(ALL))).toBe(true);
+
+    const viewerList = await must("/observatories", { token: viewer.token }, 200);
+    expect(viewerList.items).toEqual([expect.objectContaining({ id: shared.id, owner: { kind: "user", id: owner.id }, myPermissions: VIEW })]);
+
+    await expectProblem(await server.request(`/observatories/${mine.id}`, { token: viewer.token }), 404, "NOT_FOUND");
+    await expectProblem(await server.request(`/observatories/${other.id}`, { token: owner.token }), 404, "NOT_FOUND");
+    expect((await must(`/observatories/${shared.id}`, { token: viewer.token }, 200)).myPermissions).toEqual(VIEW);
+
+    // A server admin sees every observatory with every permission.
+    const adminList = await must("/observatories?limit=200", { token: adminToken }, 200);
+    expect(adminList.items.map((item: { id: string }) => item.id)).toEqual(expect.arrayContaining([mine.id, shared.id, other.id]));
+    expect(adminList.items.find((item: { id: string }) => item.id === other.id).myPermissions).toEqual(ALL);
+  });
+
+  it("pages with limit and cursor without repeating or skipping", async () => {
+    const owner = await createAccount(server);
+    const ids = [];
+    for (let index = 0; index < 5; index += 1) ids.push((await createObservatory(owner)).id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: Array<{ id: string }>; nextCursor: string | null } = await must(`/observatories?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: owner.token }, 200);
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((item) => item.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen.sort()).toEqual(ids.sort());
+  });
+});
+
+describe("observatory members", () => {
+  it("lists users and organizations in exactly the contract's shape", async () => {
+    const owner = await createAccount(server, { name: "Olga Owner" });
+    const viewer = await createAccount(server, { name: "Vera Viewer" });
+    const orgOwner = await createAccount(server);
+    const organization = await createOrganization(orgOwner, "Member Org");
+    const observatory = await createObservatory(owner);
+    const added = await call(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: viewer.email.toUpperCase() } });
+    expect(added.status).toBe(201);
+    // New user members get can_view only.
+    expect(added.body).toEqual({ userId: viewer.id, email: viewer.email, name: "Vera Viewer", permissions: VIEW, source: "direct" });
+    const addedOrganization = await call(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.id } });
+    expect(addedOrganization.status).toBe(201);
+    // New organization members get can_view only, too.
+    expect(addedOrganization.body).toEqual({ organizationId: organization.id, name: "Member Org", permissions: VIEW, owning: false });
+
+    const members = await must(`/observatories/${observatory.id}/members`, { token: viewer.token }, 200);
+    expect(members).toEqual({
+      users: [
+        { userId: owner.id, email: owner.email, name: "Olga Owner", permissions: ALL, source: "owner" },
+        { userId: viewer.id, email: viewer.email, name: "Vera Viewer", permissions: VIEW, source: "direct" },
+      ],
+      organizations: [{ organizationId: organization.id, name: "Member Org", permissions: VIEW, owning: false }],
+    });
+  });
+
+  it("refuses unknown users, second memberships and bad bodies", async () => {
+    const owner = await createAccount(server);
+    const member = await createAccount(server);
+    const observatory = await createObservatory(owner);
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: `nobody-${randomBytes(3).toString("hex")}@example.com` } }), 404, "USER_NOT_FOUND");
+    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }, 201);
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }), 409, "ALREADY_MEMBER");
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: owner.email } }), 409, "ALREADY_MEMBER");
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: "org_nope" } }), 404, "NOT_FOUND");
+    for (const json of [{ email: member.email, permissions: { can_fly: true } }, { email: "x" }, { email: member.email, role: "admin" }]) {
+      await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json }), 400, "VALIDATION_FAILED");
+    }
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members/${member.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_view: "yes" } } }), 400, "VALIDATION_FAILED");
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members/${owner.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_view: true } } }), 404, "NOT_FOUND");
+  });
+
+  it("changes a user's permissions, lets a member leave and an admin remove", async () => {
+    const owner = await createAccount(server);
+    const member = await createAccount(server);
+    const leaver = await createAccount(server);
+    const observatory = await createObservatory(owner);
+    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }, 201);
+    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: leaver.email, permissions: { can_observe: true } } }, 201);
+
+    const promoted = await must(`/observatories/${observatory.id}/members/${member.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_admin: true } } }, 200);
+    expect(promoted).toMatchObject({ userId: member.id, permissions: { can_view: true, can_admin: true } });
+    // can_admin implies everything below it.
+    expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: member.token }, 200)).toMatchObject(ALL);
+    const me = await must(`/observatories/${observatory.id}/permissions/me`, { token: leaver.token }, 200);
+    expect(me).toEqual({ can_view: true, can_observe: true, can_operate: false, can_admin: false, sources: [{ kind: "direct", permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false } }] });
+
+    await must(`/observatories/${observatory.id}/members/${leaver.id}`, { method: "DELETE", token: leaver.token }, 204);
+    await expectProblem(await server.request(`/observatories/${observatory.id}`, { token: leaver.token }), 404, "NOT_FOUND");
+    await must(`/observatories/${observatory.id}/members/${member.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_admin: false, can_operate: false, can_observe: false } } }, 200);
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: member.token, json: { email: leaver.email } }), 403, "FORBIDDEN");
+    await must(`/observatories/${observatory.id}/members/${member.id}`, { method: "DELETE", token: owner.token }, 204);
+    expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).users.map((user: { userId: string }) => user.userId)).toEqual([owner.id]);
+  });
+});
+
+describe("GET /observatories/{id}/permissions/me", () => {
+  it("reports the effective permissions and every source", async () => {
+    const owner = await createAccount(server);
+    const orgOwner = await createAccount(server);
+    const both = await createAccount(server);
+    const organization = await createOrganization(orgOwner);
+    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: both.email } }, 201);
+    const observatory = await createObservatory(owner);
+    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: both.email, permissions: { can_view: true } } }, 201);
+    await must(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.id, permissions: ALL } }, 201);
+
+    expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: both.token }, 200)).toEqual({
+      can_view: true,
+      can_observe: true,
+      can_operate: false,
+      can_admin: false,
+      sources: expect.arrayContaining([
+        { kind: "direct", permissions: VIEW },
+        { kind: "organization", organizationId: organization.id, role: "member", permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false } },
+      ]),
+    });
+    expect((await must(`/observatories/${observatory.id}/permissions/me`, { token: both.token }, 200)).sources).toHaveLength(2);
+    expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: owner.token }, 200)).toEqual({ ...ALL, sources: [{ kind: "owner", permissions: ALL }] });
+    expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: adminToken }, 200)).toEqual({ ...ALL, sources: [{ kind: "serverAdmin", permissions: ALL }] });
+  });
+});
+
+describe("GET /observatories/{id}/history", () => {
+  it("records organization_added, organization_permissions_updated and organization_removed with actor, name and permissions, newest first", async () => {
+    const owner = await createAccount(server);
+    const admin = await createAccount(server);
+    const orgOwner = await createAccount(server);
+    const organization = await createOrganization(orgOwner, "Historic Org");
+    const observatory = await createObservatory(owner);
+    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: admin.email, permissions: { can_admin: true } } }, 201);
+
+    const granted = { can_view: true, can_observe: true, can_operate: false, can_admin: false };
+    await must(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.id, permissions: { can_view: true, can_observe: true } } }, 201);
+    await must(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "PUT", token: admin.token, json: { permissions: { can_operate: true } } }, 200);
+    // The name at the time of each entry is kept when the organization is renamed later.
+    await must(`/organizations/${organization.id}`, { method: "PUT", token: orgOwner.token, json: { name: "Renamed Org" } }, 200);
+    await must(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }, 204);
+
+    const history = await must(`/observatories/${observatory.id}/history`, { token: admin.token }, 200);
+    expect(history.nextCursor).toBeNull();
+    expect(history.items).toEqual([
+      {
+        id: expect.any(String),
+        type: "organization_removed",
+        at: expect.any(String),
+        actorId: owner.id,
+        data: { organizationId: organization.id, organizationName: "Renamed Org", permissionsBefore: { ...granted, can_operate: true }, permissionsAfter: null },
+      },
+      {
+        id: expect.any(String),
+        type: "organization_permissions_updated",
+        at: expect.any(String),
+        actorId: admin.id,
+        data: { organizationId: organization.id, organizationName: "Historic Org", permissionsBefore: granted, permissionsAfter: { ...granted, can_operate: true } },
+      },
+      { id: expect.any(String), type: "organization_added", at: expect.any(String), actorId: owner.id, data: { organizationId: organization.id, organizationName: "Historic Org", permissionsBefore: null, permissionsAfter: granted } },
+    ]);
+    const times = history.items.map((item: { at: string }) => Date.parse(item.at));
+    expect(times[0]).toBeGreaterThanOrEqual(times[1]);
+    expect(times[1]).toBeGreaterThanOrEqual(times[2]);
+
+    const firstPage = await must(`/observatories/${observatory.id}/history?limit=2`, { token: owner.token }, 200);
+    expect(firstPage.items.map((item: { type: string }) => item.type)).toEqual(["organization_removed", "organization_permissions_updated"]);
+    const secondPage = await must(`/observatories/${observatory.id}/history?limit=2&cursor=${firstPage.nextCursor}`, { token: owner.token }, 200);
+    expect(secondPage).toEqual({ items: [expect.objectContaining({ type: "organization_added" })], nextCursor: null });
+  });
+});
+
+describe("tRPC observatories procedures", () => {
+  it("answer like REST: create, myPermissions, and NOT_FOUND for an outsider", async () => {
+    const owner = await createAccount(server);
+    const outsider = await createAccount(server);
+    const created = await server.request("/trpc/observatories.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
+    expect(created.status).toBe(200);
+    const observatory = ((await created.json()) as { result: { data: { id: string; owner: unknown } } }).result.data;
+    expect(observatory.owner).toEqual({ kind: "user", id: owner.id });
+    const input = encodeURIComponent(JSON.stringify({ id: observatory.id }));
+    const mine = await server.request(`/trpc/observatories.myPermissions?input=${input}`, { token: owner.token });
+    expect(((await mine.json()) as { result: { data: unknown } }).result.data).toMatchObject(ALL);
+    const hidden = await server.request(`/trpc/observatories.get?input=${input}`, { token: outsider.token });
+    expect(hidden.status).toBe(404);
+    expect(((await hidden.json()) as { error: { data: { code: string } } }).error.data.code).toBe("NOT_FOUND");
+    const refused = await server.request("/trpc/observatories.addUser", { method: "POST", token: outsider.token, json: { id: observatory.id, email: outsider.email } });
+    expect(((await refused.json()) as { error: { data: { code: string } } }).error.data.code).toBe("NOT_FOUND");
+  });
+});

@@ -1,0 +1,131 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const ADMIN = { email: "transfer-admin@example.com", password: "transfer admin password" };
+let server: TestServer;
+let adminToken: string;
+beforeAll(async () => {
+  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  adminToken = (await loginSession(server, ADMIN)).token;
+});
+afterAll(() => server?.stop());
+
+const ALL = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
+
+const must = async (path: string, init: { method?: string; token?: string; json?: unknown }, status: number) => {
+  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
+  const text = await response.text();
+  if (response.status !== status) throw new Error(`${init.method ?? "GET"} ${path}: expected ${status}, got ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+};
+const createOrganization = async (owner: Account, name = `Org ${randomBytes(3).toString("hex")}`) => {
+  const t = randomBytes(4).toString("hex");
+  return (await must("/organizations", { method: "POST", token: owner.token, json: { name, shortName: `tr-${t}`, type: "company", contactEmail: `${t}@example.com` } }, 201)) as { id: string; name: string };
+};
+const createObservatory = async (owner: Account, organizationId?: string) =>
+  (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Transferable", ...(organizationId ? { organizationId } : {}) } }, 201)) as { id: string };
+const transfer = (token: string, observatoryId: string, to: { kind: string; id: string }) => server.request(`/observatories/${observatoryId}/transfer-ownership`, { method: "POST", token, json: to });
+const permissionsOf = (token: string, observatoryId: string) => must(`/observatories/${observatoryId}/permissions/me`, { token }, 200);
+
+describe("POST /observatories/{id}/transfer-ownership to a user", () => {
+  it("needs the user to be a member (409 NOT_A_MEMBER), then hands over; the previous owner keeps full access", async () => {
+    const owner = await createAccount(server);
+    const heir = await createAccount(server);
+    const observatory = await createObservatory(owner);
+
+    await expectProblem(await transfer(owner.token, observatory.id, { kind: "user", id: heir.id }), 409, "NOT_A_MEMBER");
+    await expectProblem(await transfer(owner.token, observatory.id, { kind: "user", id: "usr_nobody" }), 409, "NOT_A_MEMBER");
+    expect((await must(`/observatories/${observatory.id}`, { token: owner.token }, 200)).owner).toEqual({ kind: "user", id: owner.id });
+
+    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: heir.email } }, 201);
+    const response = await transfer(owner.token, observatory.id, { kind: "user", id: heir.id });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ id: observatory.id, owner: { kind: "user", id: heir.id } });
+
+    const members = await must(`/observatories/${observatory.id}/members`, { token: heir.token }, 200);
+    expect(members.users).toEqual([
+      { userId: heir.id, email: heir.email, name: expect.any(String), permissions: ALL, source: "owner" },
+      { userId: owner.id, email: owner.email, name: expect.any(String), permissions: ALL, source: "direct" },
+    ]);
+    expect(await permissionsOf(heir.token, observatory.id)).toEqual({ ...ALL, sources: [{ kind: "owner", permissions: ALL }] });
+    expect(await permissionsOf(owner.token, observatory.id)).toEqual({ ...ALL, sources: [{ kind: "direct", permissions: ALL }] });
+
+    // Administering is not owning: the previous owner may no longer transfer.
+    await expectProblem(await transfer(owner.token, observatory.id, { kind: "user", id: owner.id }), 403, "FORBIDDEN");
+    const history = await must(`/observatories/${observatory.id}/history`, { token: heir.token }, 200);
+    expect(history.items[0]).toMatchObject({ type: "ownership_transferred", actorId: owner.id, data: { from: { kind: "user", id: owner.id }, to: { kind: "user", id: heir.id } } });
+  });
+
+  it("refuses a malformed target with 400", async () => {
+    const owner = await createAccount(server);
+    const observatory = await createObservatory(owner);
+    for (const json of [{ kind: "team", id: owner.id }, { kind: "user" }, { kind: "user", id: owner.id, force: true }]) {
+      await expectProblem(await server.request(`/observatories/${observatory.id}/transfer-ownership`, { method: "POST", token: owner.token, json }), 400, "VALIDATION_FAILED");
+    }
+  });
+});
+
+describe("POST /observatories/{id}/transfer-ownership to an organization", () => {
+  it("makes the organization owner and a member with all four permissions, which then cannot be removed", async () => {
+    const owner = await createAccount(server);
+    const orgOwner = await createAccount(server);
+    const orgMember = await createAccount(server);
+    const organization = await createOrganization(orgOwner, "Receiving Org");
+    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: orgMember.email } }, 201);
+    const observatory = await createObservatory(owner);
+    // Already a member with little: the transfer raises it to all four.
+    await must(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.id, permissions: { can_view: true } } }, 201);
+
+    const response = await transfer(owner.token, observatory.id, { kind: "organization", id: organization.id });
+    expect(response.status).toBe(200);
+    expect((await response.json()).owner).toEqual({ kind: "organization", id: organization.id });
+
+    const members = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
+    expect(members.organizations).toEqual([{ organizationId: organization.id, name: "Receiving Org", permissions: ALL, owning: true }]);
+    expect(members.users).toEqual([{ userId: owner.id, email: owner.email, name: expect.any(String), permissions: ALL, source: "direct" }]);
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }), 409, "OWNING_ORGANIZATION_CANNOT_BE_REMOVED");
+
+    // The previous owner keeps full access; the organization's owner administers; its members observe.
+    expect(await permissionsOf(owner.token, observatory.id)).toMatchObject(ALL);
+    expect(await permissionsOf(orgOwner.token, observatory.id)).toMatchObject(ALL);
+    expect(await permissionsOf(orgMember.token, observatory.id)).toMatchObject({ can_view: true, can_observe: true, can_operate: false, can_admin: false });
+
+    const history = await must(`/observatories/${observatory.id}/history`, { token: owner.token }, 200);
+    expect(history.items.map((item: { type: string }) => item.type)).toEqual(expect.arrayContaining(["ownership_transferred", "organization_permissions_updated", "organization_added"]));
+    expect(history.items.find((item: { type: string }) => item.type === "organization_permissions_updated").data).toMatchObject({
+      organizationId: organization.id,
+      organizationName: "Receiving Org",
+      permissionsBefore: { can_view: true, can_observe: false, can_operate: false, can_admin: false },
+      permissionsAfter: ALL,
+    });
+  });
+
+  it("lets the owning organization's owner and a server admin transfer, not its administrators", async () => {
+    const orgOwner = await createAccount(server);
+    const orgAdmin = await createAccount(server);
+    const heir = await createAccount(server);
+    const organization = await createOrganization(orgOwner);
+    const second = await createOrganization(orgOwner);
+    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: orgAdmin.email, permissions: { can_manage_members: true, can_manage_observatories: true } } }, 201);
+    const observatory = await createObservatory(orgAdmin, organization.id);
+    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: orgAdmin.token, json: { email: heir.email } }, 201);
+
+    await expectProblem(await transfer(orgAdmin.token, observatory.id, { kind: "user", id: heir.id }), 403, "FORBIDDEN");
+    await expectProblem(await transfer(heir.token, observatory.id, { kind: "user", id: heir.id }), 403, "FORBIDDEN");
+    // To another organization: the first stays a member with every permission, no longer owning and so removable.
+    expect((await (await transfer(orgOwner.token, observatory.id, { kind: "organization", id: second.id })).json()).owner).toEqual({ kind: "organization", id: second.id });
+    const members = await must(`/observatories/${observatory.id}/members`, { token: orgOwner.token }, 200);
+    expect(members.organizations.map((item: { organizationId: string; owning: boolean; permissions: unknown }) => [item.organizationId, item.owning, item.permissions])).toEqual([
+      [organization.id, false, ALL],
+      [second.id, true, ALL],
+    ]);
+    // A server admin may transfer any observatory.
+    const byAdmin = await transfer(adminToken, observatory.id, { kind: "user", id: heir.id });
+    expect(byAdmin.status).toBe(200);
+    expect(await permissionsOf(heir.token, observatory.id)).toMatchObject({ ...ALL, sources: [{ kind: "owner", permissions: ALL }] });
+    await must(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: heir.token }, 204);
+    await expectProblem(await server.request(`/observatories/${observatory.id}`, { token: orgAdmin.token }), 404, "NOT_FOUND");
+  });
+});

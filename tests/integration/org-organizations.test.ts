@@ -1,0 +1,306 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const ADMIN = { email: "orgs-admin@example.com", password: "orgs admin password" };
+let server: TestServer;
+let adminToken: string;
+beforeAll(async () => {
+  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  adminToken = (await loginSession(server, ADMIN)).token;
+});
+afterAll(() => server?.stop());
+
+const call = async (path: string, init: { method?: string; token?: string; json?: unknown } = {}) => {
+  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+};
+const tag = () => randomBytes(4).toString("hex");
+const validOrganization = (overrides: Record<string, unknown> = {}) => {
+  const t = tag();
+  return { name: `Lowell ${t}`, shortName: `lowell-${t}`, type: "observatory", description: "Flagstaff", contactEmail: `contact-${t}@lowell.example`, ...overrides };
+};
+const createOrganization = async (owner: Account, overrides: Record<string, unknown> = {}) => {
+  const result = await call("/organizations", { method: "POST", token: owner.token, json: validOrganization(overrides) });
+  expect(result.status).toBe(201);
+  return result.body as { id: string; name: string; shortName: string; ownerId: string; updatedAt: string; description: string | null; contactEmail: string; type: string };
+};
+const addMember = async (owner: Account, organizationId: string, member: Account, permissions: Record<string, boolean> = {}) => {
+  const result = await call(`/organizations/${organizationId}/members`, { method: "POST", token: owner.token, json: { email: member.email, permissions } });
+  expect(result.status).toBe(201);
+};
+
+describe("POST /organizations", () => {
+  it("creates the organization with the caller as owner and as a member with every permission", async () => {
+    const owner = await createAccount(server, { name: "Percival" });
+    const input = validOrganization();
+    const created = await call("/organizations", { method: "POST", token: owner.token, json: input });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: input.name,
+      shortName: input.shortName,
+      type: "observatory",
+      description: "Flagstaff",
+      contactEmail: input.contactEmail,
+      ownerId: owner.id,
+      externalStorage: [],
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+
+    const members = await call(`/organizations/${created.body.id}/members`, { token: owner.token });
+    expect(members.status).toBe(200);
+    expect(members.body).toEqual({
+      items: [
+        {
+          userId: owner.id,
+          email: owner.email,
+          name: "Percival",
+          role: "owner",
+          permissions: { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true },
+          joinedAt: expect.any(String),
+        },
+      ],
+      nextCursor: null,
+    });
+
+    const fetched = await call(`/organizations/${created.body.id}`, { token: owner.token });
+    expect(fetched.status).toBe(200);
+    expect(fetched.body).toMatchObject({ ...created.body });
+  });
+
+  it("accepts every organization type of the contract and a missing description", async () => {
+    const owner = await createAccount(server);
+    for (const type of ["university", "college", "high_school", "research_institute", "observatory", "company", "nonprofit", "other"]) {
+      const { description: _description, ...input } = validOrganization({ type });
+      const created = await call("/organizations", { method: "POST", token: owner.token, json: input });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ type, description: null });
+    }
+  });
+
+  it("refuses a short name taken in any letter case with 409 SHORT_NAME_TAKEN, and keeps the first", async () => {
+    const first = await createAccount(server);
+    const second = await createAccount(server);
+    const shortName = `Kitt-${tag()}`;
+    const original = await createOrganization(first, { shortName });
+    for (const variant of [shortName, shortName.toUpperCase(), shortName.toLowerCase()]) {
+      const problem = await expectProblem(await server.request("/organizations", { method: "POST", token: second.token, json: validOrganization({ shortName: variant }) }), 409, "SHORT_NAME_TAKEN");
+      expect(problem.detail).not.toContain(original.id);
+    }
+    // The same holds when renaming another organization onto it.
+    const other = await createOrganization(second);
+    await expectProblem(await server.request(`/organizations/${other.id}`, { method: "PUT", token: second.token, json: { shortName: shortName.toUpperCase() } }), 409, "SHORT_NAME_TAKEN");
+    expect((await call(`/organizations/${original.id}`, { token: first.token })).body.shortName).toBe(shortName);
+    expect((await call("/organizations", { token: second.token })).body.items.map((item: { id: string }) => item.id)).toEqual([other.id]);
+  });
+
+  it.each([
+    ["an unknown field", { extra: true }, ""],
+    ["an ownerId (set by the server only)", { ownerId: "usr_someone" }, ""],
+    ["a type in the spec's display spelling", { type: "University" }, "type"],
+    ["a type not in the enumeration", { type: "castle" }, "type"],
+    ["a type of the wrong JSON type", { type: 3 }, "type"],
+    ["an invalid contact email", { contactEmail: "not-an-email" }, "contactEmail"],
+    ["a contact email without a domain", { contactEmail: "contact@" }, "contactEmail"],
+    ["an empty name", { name: "   " }, "name"],
+    ["a name with a control character", { name: "Lo\u0007well" }, "name"],
+    ["a name with a lone surrogate", { name: "Lowell \ud800" }, "name"],
+    ["a description with NUL", { description: "a\u0000b" }, "description"],
+    ["a description with a lone surrogate", { description: "\udfffx" }, "description"],
+    ["a one-character short name", { shortName: "x" }, "shortName"],
+    ["a short name with a space", { shortName: "two words" }, "shortName"],
+    ["a 33-character short name", { shortName: "a".repeat(33) }, "shortName"],
+    ["external storage at creation", { externalStorage: [] }, ""],
+  ])("refuses %s with 400 VALIDATION_FAILED", async (_label, change, path) => {
+    const owner = await createAccount(server);
+    const problem = await expectProblem(await server.request("/organizations", { method: "POST", token: owner.token, json: validOrganization(change) }), 400, "VALIDATION_FAILED");
+    expect(problem.errors?.length).toBeGreaterThan(0);
+    if (path) expect(problem.errors?.map((error) => error.path)).toContain(path);
+    expect((await call("/organizations", { token: owner.token })).body.items).toEqual([]);
+  });
+
+  it.each(["name", "shortName", "type", "contactEmail"])("refuses a body without %s with 400 naming it", async (field) => {
+    const owner = await createAccount(server);
+    const input: Record<string, unknown> = validOrganization();
+    delete input[field];
+    const problem = await expectProblem(await server.request("/organizations", { method: "POST", token: owner.token, json: input }), 400, "VALIDATION_FAILED");
+    expect(problem.errors?.map((error) => error.path)).toContain(field);
+  });
+
+  it("refuses malformed JSON with 400, never 500", async () => {
+    const owner = await createAccount(server);
+    const response = await server.request("/organizations", { method: "POST", token: owner.token, headers: { "content-type": "application/json" }, body: '{"name": ' });
+    await expectProblem(response, 400, "VALIDATION_FAILED");
+  });
+});
+
+describe("GET /organizations", () => {
+  it("lists the caller's organizations only; a server admin sees all with all=true", async () => {
+    const alice = await createAccount(server);
+    const bob = await createAccount(server);
+    const a = await createOrganization(alice);
+    const b = await createOrganization(bob);
+    const shared = await createOrganization(bob);
+    await addMember(bob, shared.id, alice);
+
+    const mine = await call("/organizations", { token: alice.token });
+    expect(mine.status).toBe(200);
+    expect(mine.body.nextCursor).toBeNull();
+    expect(mine.body.items.map((item: { id: string }) => item.id).sort()).toEqual([a.id, shared.id].sort());
+    expect(mine.body.items.find((item: { id: string }) => item.id === shared.id)).toMatchObject({ ownerId: bob.id, name: shared.name });
+
+    const admin = await call("/organizations", { token: adminToken });
+    expect(admin.body.items).toEqual([]);
+    const all = await call("/organizations?all=true", { token: adminToken });
+    expect(all.body.items.map((item: { id: string }) => item.id)).toEqual(expect.arrayContaining([a.id, b.id, shared.id]));
+    await expectProblem(await server.request("/organizations?all=true", { token: alice.token }), 403, "FORBIDDEN");
+    await expectProblem(await server.request("/organizations?all=yes", { token: adminToken }), 400, "VALIDATION_FAILED");
+  });
+
+  it("lets a server admin read any organization and its members without being a member", async () => {
+    const owner = await createAccount(server);
+    const created = await createOrganization(owner);
+    expect((await call(`/organizations/${created.id}`, { token: adminToken })).body).toMatchObject({ id: created.id, ownerId: owner.id });
+    expect((await call(`/organizations/${created.id}/members`, { token: adminToken })).body.items.map((item: { userId: string }) => item.userId)).toEqual([owner.id]);
+  });
+});
+
+describe("PUT /organizations/{id}", () => {
+  it("changes only the fields sent when the owner updates", async () => {
+    const owner = await createAccount(server);
+    const created = await createOrganization(owner);
+    const renamed = await call(`/organizations/${created.id}`, { method: "PUT", token: owner.token, json: { name: "Lowell Observatory" } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ ...created, name: "Lowell Observatory", updatedAt: expect.any(String) });
+    expect(Date.parse(renamed.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.updatedAt));
+
+    const retyped = await call(`/organizations/${created.id}`, { method: "PUT", token: owner.token, json: { type: "nonprofit", description: null, contactEmail: "NEW@lowell.example" } });
+    expect(retyped.status).toBe(200);
+    expect(retyped.body).toMatchObject({ name: "Lowell Observatory", shortName: created.shortName, type: "nonprofit", description: null, contactEmail: "NEW@lowell.example", ownerId: owner.id });
+    expect((await call(`/organizations/${created.id}`, { token: owner.token })).body).toMatchObject(retyped.body);
+  });
+
+  it.each([
+    ["an unknown field", { color: "red" }],
+    ["a changed owner", { ownerId: "usr_x" }],
+    ["a bad type", { type: "School" }],
+    ["a bad email", { contactEmail: "nope" }],
+    ["a null name", { name: null }],
+    ["an external storage of an unknown kind", { externalStorage: [{ kind: "ftp", label: "Old" }] }],
+    ["an external storage without a label", { externalStorage: [{ kind: "s3" }] }],
+  ])("refuses %s with 400 and changes nothing", async (_label, change) => {
+    const owner = await createAccount(server);
+    const created = await createOrganization(owner);
+    await expectProblem(await server.request(`/organizations/${created.id}`, { method: "PUT", token: owner.token, json: change }), 400, "VALIDATION_FAILED");
+    expect((await call(`/organizations/${created.id}`, { token: owner.token })).body).toMatchObject(created);
+  });
+
+  it("lets can_manage_storage change externalStorage and nothing else (403 for any other field)", async () => {
+    const owner = await createAccount(server);
+    const keeper = await createAccount(server);
+    const created = await createOrganization(owner);
+    await addMember(owner, created.id, keeper, { can_manage_storage: true });
+    const storage = [{ kind: "dropbox", label: "Shared" }];
+
+    await expectProblem(await server.request(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { name: "Taken over" } }), 403, "FORBIDDEN");
+    await expectProblem(await server.request(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { externalStorage: storage, description: "sneaky" } }), 403, "FORBIDDEN");
+    expect((await call(`/organizations/${created.id}`, { token: owner.token })).body).toMatchObject(created);
+
+    const updated = await call(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { externalStorage: storage } });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ name: created.name, description: created.description, externalStorage: [{ id: expect.any(String), kind: "dropbox", label: "Shared", configuredSecrets: [] }] });
+  });
+
+  it("gives a member with every permission but ownership no say over the settings", async () => {
+    const owner = await createAccount(server);
+    const manager = await createAccount(server);
+    const created = await createOrganization(owner);
+    await addMember(owner, created.id, manager, { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true });
+    await expectProblem(await server.request(`/organizations/${created.id}`, { method: "PUT", token: manager.token, json: { contactEmail: "me@example.com" } }), 403, "FORBIDDEN");
+  });
+});
+
+describe("tRPC organizations procedures", () => {
+  it("creates and reads through the same domain functions, with the same refusals", async () => {
+    const owner = await createAccount(server);
+    const stranger = await createAccount(server);
+    const input = validOrganization();
+    const created = await server.request("/trpc/organizations.create", { method: "POST", token: owner.token, json: input });
+    expect(created.status).toBe(200);
+    const organization = ((await created.json()) as { result: { data: { id: string; ownerId: string; shortName: string } } }).result.data;
+    expect(organization).toMatchObject({ ownerId: owner.id, shortName: input.shortName });
+
+    const viaRest = await call(`/organizations/${organization.id}`, { token: owner.token });
+    expect(viaRest.body).toMatchObject(organization);
+
+    const query = (token: string) => server.request(`/trpc/organizations.get?input=${encodeURIComponent(JSON.stringify({ id: organization.id }))}`, { token });
+    const read = await query(owner.token);
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { result: { data: unknown } }).result.data).toMatchObject({ id: organization.id, myRole: "owner" });
+
+    const hidden = await query(stranger.token);
+    expect(hidden.status).toBe(404);
+    expect(((await hidden.json()) as { error: { data: { code: string } } }).error.data.code).toBe("NOT_FOUND");
+
+    const taken = await server.request("/trpc/organizations.create", { method: "POST", token: stranger.token, json: { ...validOrganization(), shortName: input.shortName.toUpperCase() } });
+    expect(taken.status).toBe(409);
+    expect(((await taken.json()) as { error: { data: { code: string } } }).error.data.code).toBe("SHORT_NAME_TAKEN");
+
+    const anonymous = await server.request("/trpc/organizations.list");
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as { error: { data: { code: string } } }).error.data.code).toBe("UNAUTHENTICATED");
+  });
+});
+
+describe("the OpenAPI document", () => {
+  const routes = [
+    ["get", "/organizations"],
+    ["post", "/organizations"],
+    ["get", "/organizations/{id}"],
+    ["put", "/organizations/{id}"],
+    ["get", "/organizations/{id}/members"],
+    ["post", "/organizations/{id}/members"],
+    ["put", "/organizations/{id}/members/{userId}"],
+    ["delete", "/organizations/{id}/members/{userId}"],
+    ["post", "/organizations/{id}/transfer-ownership"],
+    ["get", "/organizations/{id}/audit"],
+    ["post", "/observatories"],
+    ["get", "/observatories"],
+    ["get", "/observatories/{id}"],
+    ["post", "/observatories/{id}/transfer-ownership"],
+    ["get", "/observatories/{id}/members"],
+    ["post", "/observatories/{id}/members"],
+    ["put", "/observatories/{id}/members/{userId}"],
+    ["delete", "/observatories/{id}/members/{userId}"],
+    ["post", "/observatories/{id}/members/organization"],
+    ["put", "/observatories/{id}/members/organization/{orgId}"],
+    ["delete", "/observatories/{id}/members/organization/{orgId}"],
+    ["get", "/observatories/{id}/permissions/me"],
+    ["get", "/observatories/{id}/history"],
+    ["post", "/projects"],
+    ["get", "/projects"],
+    ["get", "/projects/{id}"],
+    ["put", "/projects/{id}"],
+    ["get", "/projects/{id}/members"],
+    ["post", "/projects/{id}/members"],
+    ["delete", "/projects/{id}/members/{userId}"],
+    ["get", "/api/v1/admin/audit"],
+  ] as const;
+
+  it("documents every route of organizations, observatories, projects and the audit log, with its refusals as problem+json", async () => {
+    const doc = (await (await server.request("/api/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }>; security?: unknown[] }>>;
+    };
+    for (const [method, path] of routes) {
+      const operation = doc.paths[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      for (const status of ["401", "403", "404"]) expect(Object.keys(operation!.responses[status]?.content ?? {}), `${method} ${path} ${status}`).toContain("application/problem+json");
+      expect(operation!.security?.length, `${method} ${path} security`).toBeGreaterThan(0);
+    }
+  });
+});

@@ -1,0 +1,216 @@
+import { randomBytes } from "node:crypto";
+import { createCaller } from "@meridian/api";
+import { authenticateToken } from "@meridian/domain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const ADMIN = { email: "projects-admin@example.com", password: "projects admin password" };
+let server: TestServer;
+let adminToken: string;
+beforeAll(async () => {
+  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  adminToken = (await loginSession(server, ADMIN)).token;
+});
+afterAll(() => server?.stop());
+
+type Project = { id: string; name: string; status: string; ownerId: string; organizationId: string | null; createdAt: string };
+const must = async (path: string, init: { method?: string; token?: string; json?: unknown }, status: number) => {
+  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
+  const text = await response.text();
+  if (response.status !== status) throw new Error(`${init.method ?? "GET"} ${path}: expected ${status}, got ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+};
+const createProject = async (owner: Account, json: Record<string, unknown> = { name: `Project ${randomBytes(3).toString("hex")}` }) => (await must("/projects", { method: "POST", token: owner.token, json }, 201)) as Project;
+const createOrganization = async (owner: Account) => {
+  const t = randomBytes(4).toString("hex");
+  return (await must("/organizations", { method: "POST", token: owner.token, json: { name: `Projects ${t}`, shortName: `pr-${t}`, type: "college", contactEmail: `${t}@example.com` } }, 201)) as { id: string };
+};
+const addMember = (as: Account, projectId: string, email: string, role: string) => server.request(`/projects/${projectId}/members`, { method: "POST", token: as.token, json: { email, role } });
+const ids = (items: Array<{ id: string }>) => items.map((item) => item.id).sort();
+
+describe("POST /projects", () => {
+  it("creates a project of the caller's, without an organization", async () => {
+    const owner = await createAccount(server);
+    const response = await server.request("/projects", { method: "POST", token: owner.token, json: { name: "Variable stars" } });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ id: expect.any(String), name: "Variable stars", status: "active", ownerId: owner.id, organizationId: null, createdAt: expect.stringMatching(/Z$/) });
+  });
+
+  it("creates an organization's project only with can_manage_projects there", async () => {
+    const orgOwner = await createAccount(server);
+    const manager = await createAccount(server);
+    const member = await createAccount(server);
+    const outsider = await createAccount(server);
+    const organization = await createOrganization(orgOwner);
+    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: manager.email, permissions: { can_manage_projects: true } } }, 201);
+    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: member.email, permissions: { can_manage_members: true, can_manage_observatories: true } } }, 201);
+
+    expect(await createProject(orgOwner, { name: "By owner", organizationId: organization.id })).toMatchObject({ ownerId: orgOwner.id, organizationId: organization.id });
+    expect(await createProject(manager, { name: "By manager", organizationId: organization.id })).toMatchObject({ ownerId: manager.id, organizationId: organization.id });
+    await expectProblem(await server.request("/projects", { method: "POST", token: member.token, json: { name: "No", organizationId: organization.id } }), 403, "FORBIDDEN");
+    await expectProblem(await server.request("/projects", { method: "POST", token: outsider.token, json: { name: "No", organizationId: organization.id } }), 404, "NOT_FOUND");
+    expect((await must("/projects", { token: member.token }, 200)).items).toEqual([]);
+  });
+
+  it.each([
+    ["no name", {}],
+    ["an empty name", { name: "" }],
+    ["a name with NUL", { name: "a\u0000" }],
+    ["a name with a lone surrogate", { name: "\ud800" }],
+    ["a status at creation", { name: "X", status: "paused" }],
+    ["an unknown field", { name: "X", ownerId: "usr_x" }],
+    ["an organization id of the wrong type", { name: "X", organizationId: 5 }],
+  ])("refuses %s with 400", async (_label, json) => {
+    const owner = await createAccount(server);
+    await expectProblem(await server.request("/projects", { method: "POST", token: owner.token, json }), 400, "VALIDATION_FAILED");
+    expect((await must("/projects", { token: owner.token }, 200)).items).toEqual([]);
+  });
+});
+
+describe("GET /projects", () => {
+  it("lists the projects the caller owns or belongs to, and no others", async () => {
+    const alice = await createAccount(server);
+    const bob = await createAccount(server);
+    const own = await createProject(alice);
+    const joined = await createProject(bob);
+    const foreign = await createProject(bob);
+    expect((await addMember(bob, joined.id, alice.email, "member")).status).toBe(201);
+
+    const list = await must("/projects", { token: alice.token }, 200);
+    expect(list.nextCursor).toBeNull();
+    expect(ids(list.items)).toEqual(ids([own, joined]));
+    expect(list.items.find((item: Project) => item.id === joined.id)).toMatchObject({ name: joined.name, ownerId: bob.id, status: "active" });
+    expect(ids((await must("/projects", { token: bob.token }, 200)).items)).toEqual(ids([joined, foreign]));
+    await expectProblem(await server.request(`/projects/${foreign.id}`, { token: alice.token }), 404, "NOT_FOUND");
+  });
+});
+
+describe("GET/PUT /projects/{id}", () => {
+  it("lets members read, and the owner or a project admin update name and status", async () => {
+    const owner = await createAccount(server);
+    const admin = await createAccount(server);
+    const member = await createAccount(server);
+    const project = await createProject(owner, { name: "Exoplanets" });
+    await addMember(owner, project.id, admin.email, "admin");
+    await addMember(owner, project.id, member.email, "member");
+
+    expect(await must(`/projects/${project.id}`, { token: member.token }, 200)).toMatchObject({ id: project.id, name: "Exoplanets", status: "active" });
+    await expectProblem(await server.request(`/projects/${project.id}`, { method: "PUT", token: member.token, json: { status: "archived" } }), 403, "FORBIDDEN");
+
+    const renamed = await must(`/projects/${project.id}`, { method: "PUT", token: admin.token, json: { name: "Exoplanet transits" } }, 200);
+    expect(renamed).toMatchObject({ id: project.id, name: "Exoplanet transits", status: "active", ownerId: owner.id, createdAt: project.createdAt });
+    for (const status of ["paused", "completed", "archived", "active"]) {
+      expect((await must(`/projects/${project.id}`, { method: "PUT", token: owner.token, json: { status } }, 200)).status).toBe(status);
+    }
+    expect(await must(`/projects/${project.id}`, { token: member.token }, 200)).toMatchObject({ name: "Exoplanet transits", status: "active" });
+    // A server admin manages any project.
+    expect((await must(`/projects/${project.id}`, { method: "PUT", token: adminToken, json: { status: "paused" } }, 200)).status).toBe("paused");
+  });
+
+  it.each([
+    ["a status outside the enumeration", { status: "done" }],
+    ["a status in capitals", { status: "Active" }],
+    ["an unknown field", { owner: "me" }],
+    ["an organization change", { organizationId: "org_x" }],
+    ["an empty name", { name: " " }],
+  ])("refuses %s with 400 and changes nothing", async (_label, json) => {
+    const owner = await createAccount(server);
+    const project = await createProject(owner);
+    await expectProblem(await server.request(`/projects/${project.id}`, { method: "PUT", token: owner.token, json }), 400, "VALIDATION_FAILED");
+    expect(await must(`/projects/${project.id}`, { token: owner.token }, 200)).toMatchObject({ name: project.name, status: "active" });
+  });
+});
+
+describe("project members", () => {
+  it("adds by exact email in any letter case with a role, owner listed first", async () => {
+    const owner = await createAccount(server, { name: "Pat Owner" });
+    const admin = await createAccount(server, { name: "Ada Admin" });
+    const member = await createAccount(server, { name: "Max Member" });
+    const project = await createProject(owner);
+    const added = await addMember(owner, project.id, admin.email.toUpperCase(), "admin");
+    expect(added.status).toBe(201);
+    expect(await added.json()).toEqual({ userId: admin.id, email: admin.email, name: "Ada Admin", role: "admin", joinedAt: expect.any(String) });
+    // A project admin adds members too.
+    expect((await addMember(admin, project.id, member.email, "member")).status).toBe(201);
+
+    const members = await must(`/projects/${project.id}/members`, { token: member.token }, 200);
+    expect(members.items.map((item: { userId: string; role: string; name: string }) => [item.userId, item.role, item.name])).toEqual([
+      [owner.id, "owner", "Pat Owner"],
+      [admin.id, "admin", "Ada Admin"],
+      [member.id, "member", "Max Member"],
+    ]);
+    // A plain member adds nobody.
+    const extra = await createAccount(server);
+    await expectProblem(await addMember(member, project.id, extra.email, "member"), 403, "FORBIDDEN");
+  });
+
+  it("refuses unknown users, second memberships and bad roles", async () => {
+    const owner = await createAccount(server);
+    const member = await createAccount(server);
+    const project = await createProject(owner);
+    await expectProblem(await addMember(owner, project.id, `${member.email.split("@")[0]}x@example.com`, "member"), 404, "USER_NOT_FOUND");
+    expect((await addMember(owner, project.id, member.email, "member")).status).toBe(201);
+    await expectProblem(await addMember(owner, project.id, member.email, "admin"), 409, "ALREADY_MEMBER");
+    await expectProblem(await addMember(owner, project.id, owner.email, "member"), 409, "ALREADY_MEMBER");
+    for (const role of ["owner", "viewer", ""]) await expectProblem(await addMember(owner, project.id, member.email, role), 400, "VALIDATION_FAILED");
+    await expectProblem(await server.request(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }), 400, "VALIDATION_FAILED");
+  });
+
+  it("never removes the owner (409 OWNER_CANNOT_BE_REMOVED); members leave; admins remove", async () => {
+    const owner = await createAccount(server);
+    const admin = await createAccount(server);
+    const member = await createAccount(server);
+    const leaver = await createAccount(server);
+    const project = await createProject(owner);
+    await addMember(owner, project.id, admin.email, "admin");
+    await addMember(owner, project.id, member.email, "member");
+    await addMember(owner, project.id, leaver.email, "member");
+
+    for (const as of [owner, admin]) {
+      await expectProblem(await server.request(`/projects/${project.id}/members/${owner.id}`, { method: "DELETE", token: as.token }), 409, "OWNER_CANNOT_BE_REMOVED");
+    }
+    await expectProblem(await server.request(`/projects/${project.id}/members/${admin.id}`, { method: "DELETE", token: member.token }), 403, "FORBIDDEN");
+
+    await must(`/projects/${project.id}/members/${leaver.id}`, { method: "DELETE", token: leaver.token }, 204);
+    await expectProblem(await server.request(`/projects/${project.id}`, { token: leaver.token }), 404, "NOT_FOUND");
+    expect((await must("/projects", { token: leaver.token }, 200)).items).toEqual([]);
+
+    await must(`/projects/${project.id}/members/${member.id}`, { method: "DELETE", token: admin.token }, 204);
+    await expectProblem(await server.request(`/projects/${project.id}/members/${member.id}`, { method: "DELETE", token: admin.token }), 404, "NOT_FOUND");
+    expect((await must(`/projects/${project.id}/members`, { token: owner.token }, 200)).items.map((item: { userId: string }) => item.userId)).toEqual([owner.id, admin.id]);
+  });
+});
+
+describe("tRPC projects procedures", () => {
+  it("go through the same domain functions, over HTTP and through createCaller", async () => {
+    const owner = await createAccount(server);
+    const outsider = await createAccount(server);
+    const created = await server.request("/trpc/projects.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
+    expect(created.status).toBe(200);
+    const project = ((await created.json()) as { result: { data: Project } }).result.data;
+    expect(await must(`/projects/${project.id}`, { token: owner.token }, 200)).toMatchObject({ id: project.id, name: "Via tRPC", ownerId: owner.id });
+
+    const invalid = await server.request("/trpc/projects.update", { method: "POST", token: owner.token, json: { id: project.id, update: { status: "done" } } });
+    expect(invalid.status).toBe(400);
+    expect(((await invalid.json()) as { error: { data: { code: string } } }).error.data.code).toBe("VALIDATION_FAILED");
+
+    // In-process caller over the same deps as the running server.
+    const deps = server.server.runtime.deps;
+    const context = async (token: string) => ({
+      deps,
+      principal: await authenticateToken({ deps, token }),
+      credentialSource: "bearer" as const,
+      token,
+      client: { ip: null, userAgent: null },
+      requestId: "test",
+      secureCookies: false,
+      setSessionToken: () => {},
+    });
+    const asOwner = createCaller(await context(owner.token));
+    expect(await asOwner.projects.update({ id: project.id, update: { status: "completed" } })).toMatchObject({ id: project.id, status: "completed" });
+    const asOutsider = createCaller(await context(outsider.token));
+    await expect(asOutsider.projects.get({ id: project.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect((await must(`/projects/${project.id}`, { token: owner.token }, 200)).status).toBe("completed");
+  });
+});
