@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { createLogger, loadEnv } from "@meridian/config";
 import { observatoriesCollection, observatoryMembersCollection, organizationMembersCollection, organizationsCollection, usersCollection } from "@meridian/db";
-import { callerFromUser, listObservatories, resolveObservatoryAccess, startRuntime } from "@meridian/domain";
+import { callerFromUser, listObservatories, listViewableObservatoryIds, resolveObservatoryAccess, startRuntime } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 
 const OBSERVATORIES = 1000;
@@ -60,6 +60,7 @@ try {
   const results = [
     await time("peer: bare select of 200 rows, no permission work", () => deps.db.execute(sql`select id, doc from observatories order by id limit 200`)),
     await time(`resolveObservatoryAccess for all ${OBSERVATORIES} visible observatories (one query)`, () => resolveObservatoryAccess({ db: deps.db, userId: user.id, isServerAdmin: false })),
+    await time("listViewableObservatoryIds, one page of 200 ids", () => listViewableObservatoryIds({ db: deps.db, userId: user.id, limit: 200 })),
     await time("listObservatories, first page of 200 with permissions", () => listObservatories({ deps, caller, limit: 200 })),
     await time(`listObservatories, all ${OBSERVATORIES} (5 pages of 200)`, async () => {
       let cursor: string | undefined;

@@ -72,4 +72,41 @@ describe("observatory permissions inherited through organizations", () => {
     expect(statuses.filter((result) => result.status === 201)).toHaveLength(1);
     expect(statuses.filter((result) => result.status === 409 && result.code === "SHORT_NAME_TAKEN")).toHaveLength(4);
   });
+
+  it("pages through exactly the observatories a user can view, with their permissions", async () => {
+    const owner = await signupUser(server);
+    const viewer = await signupUser(server);
+    const create = async (name: string, token: string) => (await json(await server.request("/observatories", { method: "POST", token, json: { name } }))).body.id as string;
+    const own = await create("Own", viewer.token);
+    const direct = await create("Direct", owner.token);
+    const viaOrg = await create("Via organization", owner.token);
+    const emptyGrant = await create("Empty grant", owner.token);
+    await create("Hidden", owner.token);
+    const grant = (id: string, permissions: Record<string, boolean>) =>
+      server.request(`/observatories/${id}/members`, { method: "POST", token: owner.token, json: { email: viewer.user.email, permissions } });
+    expect((await grant(direct, { can_view: false, can_observe: false, can_operate: true, can_admin: false })).status).toBe(201);
+    expect((await grant(emptyGrant, { can_view: false, can_observe: false, can_operate: false, can_admin: false })).status).toBe(201);
+    const organization = await json(await server.request("/organizations", { method: "POST", token: owner.token, json: { name: "Paging", shortName: "paging-org", type: "other", contactEmail: "p@example.com" } }));
+    await server.request(`/organizations/${organization.body.id}/members`, { method: "POST", token: owner.token, json: { email: viewer.user.email } });
+    await server.request(`/observatories/${viaOrg}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.body.id, permissions: { can_admin: true } } });
+
+    const seen: Array<{ id: string; myPermissions: Record<string, boolean> }> = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await json(await server.request(`/observatories?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: viewer.token }));
+      expect(page.status).toBe(200);
+      expect(page.body.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.items);
+      cursor = page.body.nextCursor;
+      pages += 1;
+    } while (cursor && pages < 10);
+    expect(seen.map((item) => item.id).sort()).toEqual([own, direct, viaOrg].sort());
+    const byId = new Map(seen.map((item) => [item.id, item.myPermissions]));
+    expect(byId.get(own)).toEqual({ can_view: true, can_observe: true, can_operate: true, can_admin: true });
+    expect(byId.get(direct)).toEqual({ can_view: true, can_observe: true, can_operate: true, can_admin: false });
+    // A regular organization member inherits view + observe, whatever more the organization holds.
+    expect(byId.get(viaOrg)).toEqual({ can_view: true, can_observe: true, can_operate: false, can_admin: false });
+    expect((await server.request(`/observatories/${emptyGrant}`, { token: viewer.token })).status).toBe(404);
+  });
 });

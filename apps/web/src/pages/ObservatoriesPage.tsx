@@ -14,13 +14,23 @@ import { CreateObservatoryDialog } from "../observatories/CreateObservatoryDialo
 import { ownerDescription } from "../observatories/owner";
 import { OnlineBadge, PermissionBadges } from "../observatories/PermissionBadges";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
-import { trpc } from "../trpc";
+import { trpc, trpcClient } from "../trpc";
+
+const PAGE_SIZE = 50;
 
 export function ObservatoriesPage() {
   const me = useMe();
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
-  const list = useInfiniteQuery(trpc.observatories.list.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (page) => page.nextCursor }));
+  // Not `infiniteQueryOptions`: it adds a `direction` field the server's strict input refuses.
+  const list = useInfiniteQuery({
+    queryKey: trpc.observatories.list.infiniteQueryKey({ limit: PAGE_SIZE }),
+    queryFn: ({ pageParam }) => trpcClient.observatories.list.query(pageParam ? { limit: PAGE_SIZE, cursor: pageParam } : { limit: PAGE_SIZE }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.nextCursor,
+    // Access changes elsewhere (an organization joins, a member leaves): show it on arrival.
+    staleTime: 0,
+  });
   const organizations = useMyOrganizations();
   const organizationName = (id: string) => organizations.data?.items.find((organization) => organization.id === id)?.name;
   const items = list.data?.pages.flatMap((page) => page.items) ?? [];

@@ -30,7 +30,7 @@ const tabs: Array<TabItem<TabId>> = [
 
 export function ObservatoryPage() {
   const { id = "" } = useParams();
-  const observatory = useQuery(trpc.observatories.get.queryOptions({ id }));
+  const observatory = useQuery(trpc.observatories.get.queryOptions({ id }, { staleTime: 0 }));
   return (
     <>
       <BackLink to="/observatories">Observatories</BackLink>
@@ -44,7 +44,7 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
   const [tab, setTab] = useTabParam(tabs);
   const [transferring, setTransferring] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
-  const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatory.id }));
+  const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatory.id }, { staleTime: 0 }));
   const members = useQuery(trpc.observatories.members.queryOptions({ id: observatory.id }));
   const myOrganizations = useMyOrganizations();
 

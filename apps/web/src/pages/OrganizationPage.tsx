@@ -18,7 +18,7 @@ type TabId = "members" | "storage" | "audit" | "settings";
 
 export function OrganizationPage() {
   const { id = "" } = useParams();
-  const organization = useQuery(trpc.organizations.get.queryOptions({ id }));
+  const organization = useQuery(trpc.organizations.get.queryOptions({ id }, { staleTime: 0 }));
   return (
     <>
       <BackLink to="/organizations">Organizations</BackLink>

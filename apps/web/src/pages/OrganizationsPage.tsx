@@ -22,7 +22,7 @@ export function OrganizationsPage() {
   const admin = isServerAdmin(me.data);
   const [showAll, setShowAll] = useState(false);
   const all = admin && showAll;
-  const list = useQuery(trpc.organizations.list.queryOptions(all ? { all: true } : undefined));
+  const list = useQuery(trpc.organizations.list.queryOptions(all ? { all: true } : undefined, { staleTime: 0 }));
   const [creating, setCreating] = useState(false);
   const navigate = useNavigate();
 

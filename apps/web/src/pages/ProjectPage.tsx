@@ -13,7 +13,7 @@ import { trpc } from "../trpc";
 
 export function ProjectPage() {
   const { id = "" } = useParams();
-  const project = useQuery(trpc.projects.get.queryOptions({ id }));
+  const project = useQuery(trpc.projects.get.queryOptions({ id }, { staleTime: 0 }));
   return (
     <>
       <BackLink to="/projects">Projects</BackLink>

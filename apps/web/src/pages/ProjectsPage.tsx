@@ -19,7 +19,7 @@ import { trpc } from "../trpc";
 export function ProjectsPage() {
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
-  const list = useQuery(trpc.projects.list.queryOptions());
+  const list = useQuery(trpc.projects.list.queryOptions(undefined, { staleTime: 0 }));
   const organizations = useMyOrganizations();
   const organizationName = (id: string) => organizations.data?.items.find((organization) => organization.id === id)?.name ?? "An organization";
 

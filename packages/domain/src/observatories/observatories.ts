@@ -5,7 +5,7 @@ import type { Caller } from "../caller";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
-import { ALL_OBSERVATORY_PERMISSIONS, requireObservatoryPermission, resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { ALL_OBSERVATORY_PERMISSIONS, listViewableObservatoryIds, requireObservatoryPermission, resolveObservatoryAccess } from "../permissions/observatory-permissions";
 import { presentObservatory } from "./present";
 import type { ObservatoryCreate } from "./schemas";
 
@@ -52,7 +52,10 @@ export async function createObservatory(options: { deps: Deps; caller: Caller; i
   });
 }
 
-/** Observatories the caller can view, with the caller's permissions, in two queries whatever the count. */
+/**
+ * Observatories the caller can view, with the caller's permissions: the page's ids, its rows,
+ * and the permissions of just those rows; three queries whatever the count, work per page.
+ */
 export async function listObservatories(options: { deps: Deps; caller: Caller; limit: number; cursor?: string }) {
   const { deps, caller, limit } = options;
   const { observatories } = tables;
@@ -63,9 +66,9 @@ export async function listObservatories(options: { deps: Deps; caller: Caller; l
     rows = await deps.db.select().from(observatories).where(after).orderBy(asc(observatories.id)).limit(limit + 1);
     access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: true, observatoryIds: rows.map((row) => row.id) });
   } else {
-    access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: false });
-    const visible = [...access].filter(([, permissions]) => permissions.can_view).map(([id]) => id);
-    rows = visible.length === 0 ? [] : await deps.db.select().from(observatories).where(and(inArray(observatories.id, visible), after)).orderBy(asc(observatories.id)).limit(limit + 1);
+    const visible = await listViewableObservatoryIds({ db: deps.db, userId: caller.id, after: options.cursor, limit: limit + 1 });
+    rows = visible.length === 0 ? [] : await deps.db.select().from(observatories).where(inArray(observatories.id, visible)).orderBy(asc(observatories.id));
+    access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: false, observatoryIds: visible.slice(0, limit) });
   }
   const page = rows.slice(0, limit);
   return {

@@ -130,3 +130,32 @@ export async function requireObservatoryPermission(options: {
   if (!access[options.permission]) throw new AppError("FORBIDDEN", `This needs ${options.permission} on the observatory`);
   return access;
 }
+
+/**
+ * One page of the observatories a user can view, in id order, without resolving every
+ * observatory's permissions. Under the permission order, a user sees an observatory exactly
+ * when they own it or hold any source (direct or through a member organization) whose grant
+ * has at least one permission: every organization role inherits a non-empty set, and the
+ * closure of any non-empty grant contains can_view.
+ */
+export async function listViewableObservatoryIds(options: { db: Executor; userId: string; after?: string; limit: number }): Promise<string[]> {
+  const { db, userId } = options;
+  const granted = (column: string) =>
+    sql.raw(`((${column}->>'can_view')::boolean or (${column}->>'can_observe')::boolean or (${column}->>'can_operate')::boolean or (${column}->>'can_admin')::boolean)`);
+  const after = options.after ? sql`and id > ${options.after}` : sql``;
+  const rows = await db.execute<{ id: string }>(sql`
+    select id from (
+      select o.id from observatories o where o.owner_kind = 'user' and o.owner_id = ${userId}
+      union
+      select m.observatory_id from observatory_members m
+       where m.member_kind = 'user' and m.member_id = ${userId} and ${granted("m.doc->'permissions'")}
+      union
+      select m.observatory_id from organization_members om
+        join observatory_members m on m.member_kind = 'organization' and m.member_id = om.organization_id
+       where om.user_id = ${userId} and ${granted("m.doc->'permissions'")}
+    ) visible (id)
+    where true ${after}
+    order by id
+    limit ${options.limit}`);
+  return rows.map((row) => row.id);
+}

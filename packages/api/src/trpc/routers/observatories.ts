@@ -21,18 +21,19 @@ import {
 } from "@meridian/domain";
 import { z } from "zod";
 import { authedProcedure, router } from "../init";
+import { pageInput } from "../page-input";
 
 const id = opaqueIdSchema;
-const page = { limit: z.number().int().min(1).max(200).default(50), cursor: opaqueIdSchema.optional() };
+const page = pageInput;
 const procedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
 
 export const observatoriesRouter = router({
-  list: procedure.input(z.strictObject(page).optional()).query(({ ctx, input }) => listObservatories({ deps: ctx.deps, caller: ctx.caller, limit: input?.limit ?? 50, cursor: input?.cursor })),
+  list: procedure.input(z.strictObject(page).optional()).query(({ ctx, input }) => listObservatories({ deps: ctx.deps, caller: ctx.caller, limit: input?.limit ?? 50, cursor: input?.cursor ?? undefined })),
   create: procedure.input(observatoryCreateSchema).mutation(({ ctx, input }) => createObservatory({ deps: ctx.deps, caller: ctx.caller, input })),
   get: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => getObservatory({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id })),
   myPermissions: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => getMyObservatoryPermissions({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id })),
   members: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => listObservatoryMembers({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id })),
-  history: procedure.input(z.strictObject({ id, ...page })).query(({ ctx, input }) => listObservatoryHistory({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, limit: input.limit, cursor: input.cursor })),
+  history: procedure.input(z.strictObject({ id, ...page })).query(({ ctx, input }) => listObservatoryHistory({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, limit: input.limit, cursor: input.cursor ?? undefined })),
   transferOwnership: procedure
     .input(z.strictObject({ id, to: observatoryTransferSchema }))
     .mutation(({ ctx, input }) => transferObservatoryOwnership({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, to: input.to })),

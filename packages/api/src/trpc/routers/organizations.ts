@@ -18,6 +18,7 @@ import {
 } from "@meridian/domain";
 import { z } from "zod";
 import { authedProcedure, router } from "../init";
+import { pageInput } from "../page-input";
 
 const id = opaqueIdSchema;
 const procedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
@@ -44,6 +45,6 @@ export const organizationsRouter = router({
     .input(z.strictObject({ id, userId: id }))
     .mutation(({ ctx, input }) => transferOrganizationOwnership({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, userId: input.userId })),
   audit: procedure
-    .input(z.strictObject({ id, limit: z.number().int().min(1).max(200).default(50), cursor: opaqueIdSchema.optional() }))
-    .query(({ ctx, input }) => listOrganizationAudit({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, limit: input.limit, cursor: input.cursor })),
+    .input(z.strictObject({ id, ...pageInput }))
+    .query(({ ctx, input }) => listOrganizationAudit({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, limit: input.limit, cursor: input.cursor ?? undefined })),
 });

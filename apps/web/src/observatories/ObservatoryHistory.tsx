@@ -1,0 +1,90 @@
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { ArrowRightLeft, Building2, History, Minus, Pencil, Plus } from "lucide-react";
+import { Alert } from "../components/Alert";
+import { Button } from "../components/Button";
+import { EmptyState } from "../components/EmptyState";
+import { Spinner } from "../components/Spinner";
+import { summarizeError } from "../lib/errors";
+import { formatDateTime } from "../lib/format";
+import { trpc, trpcClient } from "../trpc";
+import { grantedPermissions, observatoryPermissionInfo, type HistoryEntry, type ObservatoryPermissions } from "./permissions";
+
+const PAGE_SIZE = 25;
+
+const listOf = (permissions: unknown) => {
+  if (!permissions || typeof permissions !== "object") return "none";
+  const granted = grantedPermissions(permissions as ObservatoryPermissions);
+  return granted.length === 0 ? "none" : granted.map((key) => observatoryPermissionInfo[key].label.toLowerCase()).join(", ");
+};
+
+const text = (value: unknown) => (typeof value === "string" ? value : null);
+
+function describe(entry: HistoryEntry, names: (id: string) => string | undefined) {
+  const data = entry.data;
+  const organization = text(data.organizationName) ?? "An organization";
+  switch (entry.type) {
+    case "organization_added":
+      return { Icon: Plus, title: `${organization} added${data.owning ? " as owner" : ""}`, detail: `Permissions: ${listOf(data.permissionsAfter)}` };
+    case "organization_removed":
+      return { Icon: Minus, title: `${organization} removed`, detail: `Had: ${listOf(data.permissionsBefore)}` };
+    case "organization_permissions_updated":
+      return { Icon: Pencil, title: `${organization}'s permissions changed`, detail: `${listOf(data.permissionsBefore)} → ${listOf(data.permissionsAfter)}` };
+    case "ownership_transferred": {
+      const to = data.to as { kind?: string; id?: string } | undefined;
+      const toName = text(data.toName) ?? (to?.id ? names(to.id) : undefined) ?? "someone";
+      return { Icon: ArrowRightLeft, title: `Ownership transferred to ${toName}`, detail: to?.kind === "organization" ? "The organization now owns the observatory." : "The previous owner keeps full access." };
+    }
+    default:
+      return { Icon: Building2, title: entry.type.replaceAll("_", " ").replace(/^./, (c) => c.toUpperCase()), detail: "" };
+  }
+}
+
+export function ObservatoryHistory({ observatoryId, names }: { observatoryId: string; names: (id: string) => string | undefined }) {
+  // Not `infiniteQueryOptions`: it adds a `direction` field the server's strict input refuses.
+  const input = { id: observatoryId, limit: PAGE_SIZE };
+  const history = useInfiniteQuery({
+    queryKey: trpc.observatories.history.infiniteQueryKey(input),
+    queryFn: ({ pageParam }) => trpcClient.observatories.history.query(pageParam ? { ...input, cursor: pageParam } : input),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.nextCursor,
+    staleTime: 0,
+  });
+  const items = history.data?.pages.flatMap((page) => page.items) ?? [];
+  if (history.isPending) return <Spinner label="Loading history" />;
+  if (history.isError) return <Alert tone="error">Could not load the history: {summarizeError(history.error).message}</Alert>;
+  if (items.length === 0) return <EmptyState icon={History} title="No history yet">Changes to the organizations with access and to ownership appear here.</EmptyState>;
+  return (
+    <section aria-labelledby="history-title">
+      <h2 id="history-title" className="mb-3 text-base font-semibold text-slate-900">
+        History <span className="text-sm font-normal text-slate-500">newest first</span>
+      </h2>
+      <ol aria-label="Observatory history" className="divide-y divide-slate-100 rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+        {items.map((entry) => {
+          const { Icon, title, detail } = describe(entry, names);
+          const actor = entry.actorId ? (names(entry.actorId) ?? "A former member") : "System";
+          return (
+            <li key={entry.id} className="flex gap-3 px-4 py-3 sm:px-5">
+              <span className="mt-0.5 flex size-8 shrink-0 items-center justify-center rounded-full bg-slate-100 text-slate-600">
+                <Icon aria-hidden="true" className="size-4" />
+              </span>
+              <div className="min-w-0 flex-1">
+                <p className="text-sm font-medium text-slate-900">{title}</p>
+                {detail ? <p className="text-sm text-slate-600">{detail}</p> : null}
+                <p className="mt-0.5 text-xs text-slate-500">
+                  by {actor} · <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
+                </p>
+              </div>
+            </li>
+          );
+        })}
+      </ol>
+      {history.hasNextPage ? (
+        <div className="mt-4 flex justify-center">
+          <Button variant="secondary" busy={history.isFetchingNextPage} onClick={() => history.fetchNextPage()}>
+            Load more
+          </Button>
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,46 @@
+import type { ReactNode } from "react";
+import { Card } from "../components/Card";
+import { formatDateTime } from "../lib/format";
+import { OnlineBadge, PermissionBadges } from "./PermissionBadges";
+import type { Observatory } from "./permissions";
+
+function Row({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div className="grid gap-1 py-3 sm:grid-cols-3 sm:gap-4">
+      <dt className="text-sm font-medium text-slate-500">{term}</dt>
+      <dd className="text-sm text-slate-900 sm:col-span-2">{children}</dd>
+    </div>
+  );
+}
+
+export function ObservatoryOverview({ observatory, ownerName }: { observatory: Observatory; ownerName: string }) {
+  const { connection, location } = observatory;
+  return (
+    <Card title="Overview">
+      <dl className="-my-3 divide-y divide-slate-100">
+        <Row term="Owner">
+          {ownerName} <span className="text-slate-500">({observatory.owner.kind === "organization" ? "organization" : "user"})</span>
+        </Row>
+        <Row term="Connection">
+          <span className="flex flex-wrap items-center gap-2">
+            <OnlineBadge online={connection.online} />
+            <span className="text-slate-500">{connection.lastSeenAt ? `Last seen ${formatDateTime(connection.lastSeenAt)}` : "Never connected"}</span>
+          </span>
+        </Row>
+        <Row term="Plugin version">{connection.pluginVersion ?? <span className="text-slate-400">Unknown</span>}</Row>
+        <Row term="Dispatch">{observatory.dispatchEnabled ? "Enabled: observations are sent to the telescope" : "Paused: observations wait in the queue"}</Row>
+        <Row term="Location">
+          {location ? (
+            <span className="font-mono text-xs">
+              {location.latitude.toFixed(4)}°, {location.longitude.toFixed(4)}° · {location.elevation} m
+            </span>
+          ) : (
+            <span className="text-slate-400">Not set</span>
+          )}
+        </Row>
+        <Row term="Your permissions">{observatory.myPermissions ? <PermissionBadges permissions={observatory.myPermissions} /> : "—"}</Row>
+        <Row term="Created">{formatDateTime(observatory.createdAt)}</Row>
+      </dl>
+    </Card>
+  );
+}

@@ -1,0 +1,278 @@
+import { useState } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { Cloud, HardDrive, KeyRound, Pencil, Plus, Trash2 } from "lucide-react";
+import { Alert } from "../components/Alert";
+import { Button } from "../components/Button";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { EmptyState } from "../components/EmptyState";
+import { TextField } from "../components/TextField";
+import { summarizeError } from "../lib/errors";
+import { trpc } from "../trpc";
+import { secretLabel, settingLabel, storageKindList, storageKinds } from "./labels";
+import { refreshOrganizationData } from "./OrganizationMembers";
+import type { ExternalStorageDestination, ExternalStorageKind, Organization, RouterInputs } from "./types";
+import { Badge } from "./ui/Badge";
+import { FormDialog } from "./ui/FormDialog";
+import { formProblem } from "./ui/form-errors";
+import { SelectField } from "./ui/SelectField";
+
+type DestinationInput = NonNullable<RouterInputs["organizations"]["update"]["update"]["externalStorage"]>[number];
+type SettingValue = string | number | boolean | null;
+
+/** Other destinations are sent back by id only: the server keeps their settings and secrets. */
+const keep = (destination: ExternalStorageDestination): DestinationInput => ({ id: destination.id, kind: destination.kind, label: destination.label });
+
+const formatSetting = (value: unknown) => (value === null || value === undefined || value === "" ? "—" : String(value));
+
+export function ExternalStorage({ organization }: { organization: Organization }) {
+  const canEdit = organization.myRole === "owner" || organization.myPermissions.can_manage_storage;
+  const [editing, setEditing] = useState<ExternalStorageDestination | "new" | null>(null);
+  const [removing, setRemoving] = useState<ExternalStorageDestination | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const remove = useMutation(
+    trpc.organizations.update.mutationOptions({
+      onSuccess: async () => {
+        setNotice(`“${removing?.label}” was removed.`);
+        setRemoving(null);
+        await refreshOrganizationData();
+      },
+    }),
+  );
+  const destinations = organization.externalStorage;
+
+  return (
+    <section aria-labelledby="storage-title" className="flex flex-col gap-4">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h2 id="storage-title" className="text-base font-semibold text-slate-900">
+            External storage
+          </h2>
+          <p className="mt-1 text-sm text-slate-500">Where observation files can be copied. Secrets are stored encrypted and are never shown again.</p>
+        </div>
+        {canEdit ? (
+          <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setEditing("new"); }}>
+            Add destination
+          </Button>
+        ) : null}
+      </div>
+      {!canEdit ? <Alert tone="info">Only the owner and members who may manage storage can change these destinations.</Alert> : null}
+      {notice ? <Alert tone="success">{notice}</Alert> : null}
+
+      {destinations.length === 0 ? (
+        <EmptyState icon={HardDrive} title="No storage destinations">
+          Add an S3 bucket, a Google Drive folder or a Dropbox folder to keep copies of your data.
+        </EmptyState>
+      ) : (
+        <ul aria-label="Storage destinations" className="grid gap-4 md:grid-cols-2">
+          {destinations.map((destination) => {
+            const info = storageKinds[destination.kind];
+            const settings = Object.entries(destination.settings);
+            const secretKeys = [...new Set([...info.secrets.map((field) => field.key), ...destination.configuredSecrets])];
+            return (
+              <li key={destination.id} aria-label={destination.label} className="flex flex-col rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+                <div className="flex items-start gap-3 px-4 pt-4 sm:px-5">
+                  <span className="flex size-9 shrink-0 items-center justify-center rounded-md bg-sky-50 text-sky-700">
+                    <Cloud aria-hidden="true" className="size-5" />
+                  </span>
+                  <div className="min-w-0 flex-1">
+                    <h3 className="truncate text-sm font-semibold text-slate-900">{destination.label}</h3>
+                    <p className="text-xs text-slate-500">{info.label}</p>
+                  </div>
+                </div>
+                <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 px-4 text-sm sm:px-5">
+                  {settings.length === 0 ? <dd className="col-span-2 text-slate-400">No settings</dd> : null}
+                  {settings.map(([key, value]) => (
+                    <div key={key} className="contents">
+                      <dt className="text-slate-500">{settingLabel(destination.kind, key)}</dt>
+                      <dd className="min-w-0 truncate font-mono text-xs leading-5 text-slate-800">{formatSetting(value)}</dd>
+                    </div>
+                  ))}
+                </dl>
+                <div className="mt-3 px-4 sm:px-5">
+                  <p className="text-xs font-semibold tracking-wide text-slate-400 uppercase">Secrets</p>
+                  <ul aria-label={`Secrets of ${destination.label}`} className="mt-1 flex flex-wrap gap-1.5">
+                    {secretKeys.map((key) => {
+                      const configured = destination.configuredSecrets.includes(key);
+                      return (
+                        <li key={key}>
+                          <Badge tone={configured ? "emerald" : "slate"}>
+                            <KeyRound aria-hidden="true" className="size-3" />
+                            {secretLabel(destination.kind, key)}: {configured ? "configured" : "not set"}
+                          </Badge>
+                        </li>
+                      );
+                    })}
+                  </ul>
+                </div>
+                {canEdit ? (
+                  <div className="mt-4 flex justify-end gap-2 border-t border-slate-100 px-3 py-2">
+                    <Button variant="ghost" aria-label={`Edit ${destination.label}`} icon={<Pencil aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setEditing(destination); }}>
+                      Edit
+                    </Button>
+                    <Button variant="ghost" aria-label={`Remove ${destination.label}`} icon={<Trash2 aria-hidden="true" className="size-4 text-red-600" />} onClick={() => { remove.reset(); setRemoving(destination); }}>
+                      Remove
+                    </Button>
+                  </div>
+                ) : (
+                  <div className="pb-4" />
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+
+      <ConfirmDialog
+        open={removing !== null}
+        title="Remove storage destination?"
+        confirmLabel="Remove destination"
+        busy={remove.isPending}
+        error={remove.isError ? summarizeError(remove.error).message : null}
+        onCancel={() => setRemoving(null)}
+        onConfirm={() => removing && remove.mutate({ id: organization.id, update: { externalStorage: destinations.filter((item) => item.id !== removing.id).map(keep) } })}
+      >
+        <strong className="font-semibold text-slate-900">{removing?.label}</strong> and its stored secrets will be deleted. Nothing is deleted from the storage itself.
+      </ConfirmDialog>
+
+      {editing ? (
+        <DestinationDialog
+          organization={organization}
+          destination={editing === "new" ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={(label) => {
+            setEditing(null);
+            setNotice(`“${label}” was saved.`);
+          }}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+function initialSettings(destination: ExternalStorageDestination | null): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(destination?.settings ?? {})) if (value !== null && value !== undefined) values[key] = String(value);
+  return values;
+}
+
+function DestinationDialog({ organization, destination, onClose, onSaved }: { organization: Organization; destination: ExternalStorageDestination | null; onClose(): void; onSaved(label: string): void }) {
+  const [kind, setKind] = useState<ExternalStorageKind>(destination?.kind ?? "s3");
+  const [label, setLabel] = useState(destination?.label ?? "");
+  const [settings, setSettings] = useState<Record<string, string>>(() => initialSettings(destination));
+  // Write-only: always start empty; stored values never reach the browser.
+  const [secrets, setSecrets] = useState<Record<string, string>>({});
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const save = useMutation(
+    trpc.organizations.update.mutationOptions({
+      onSuccess: async () => {
+        await refreshOrganizationData();
+        onSaved(label.trim());
+      },
+    }),
+  );
+
+  const info = storageKinds[kind];
+  const index = destination ? organization.externalStorage.findIndex((item) => item.id === destination.id) : organization.externalStorage.length;
+  const problem = formProblem(save.error, { prefix: `update.externalStorage.${index}` });
+  const errors: Record<string, string | undefined> = { ...problem?.fieldErrors, ...local };
+  const sameKind = destination?.kind === kind;
+  const stored = sameKind ? destination.configuredSecrets : [];
+  const shownFields = ["label", "kind", ...info.settings.map((field) => `settings.${field.key}`), ...info.secrets.map((field) => `secrets.${field.key}`)];
+
+  const submit = () => {
+    const found: Record<string, string> = {};
+    if (!label.trim()) found.label = "Give the destination a name.";
+    const typed = Object.entries(secrets).filter(([key, value]) => value !== "" && info.secrets.some((field) => field.key === key));
+    if (typed.length > 0) {
+      // Sending secrets replaces every stored secret of this destination.
+      for (const key of stored) if (!secrets[key]) found[`secrets.${key}`] = "Enter this secret again: changing one secret replaces all of them.";
+    }
+    setLocal(found);
+    if (Object.keys(found).length > 0) return save.reset();
+
+    const nextSettings: Record<string, SettingValue> = {};
+    if (sameKind) {
+      for (const [key, value] of Object.entries(destination.settings)) {
+        if (value === null || ["string", "number", "boolean"].includes(typeof value)) nextSettings[key] = value as SettingValue;
+      }
+    }
+    for (const field of info.settings) {
+      const value = settings[field.key]?.trim() ?? "";
+      if (value) nextSettings[field.key] = value;
+      else delete nextSettings[field.key];
+    }
+    const item: DestinationInput = {
+      ...(destination ? { id: destination.id } : {}),
+      kind,
+      label,
+      settings: nextSettings,
+      ...(typed.length > 0 ? { secrets: Object.fromEntries(typed) } : {}),
+    };
+    const list = destination ? organization.externalStorage.map((existing) => (existing.id === destination.id ? item : keep(existing))) : [...organization.externalStorage.map(keep), item];
+    save.mutate({ id: organization.id, update: { externalStorage: list } });
+  };
+
+  return (
+    <FormDialog
+      title={destination ? `Edit ${destination.label}` : "Add storage destination"}
+      description="Settings are visible to every member. Secrets are write-only: they are stored encrypted and never shown again."
+      submitLabel={destination ? "Save destination" : "Add destination"}
+      busy={save.isPending}
+      error={problem && !shownFields.some((field) => problem.fieldErrors[field]) ? problem.message : null}
+      wide
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      <div className="grid gap-4 sm:grid-cols-2">
+        <SelectField
+          label="Kind"
+          value={kind}
+          onChange={(e) => setKind(e.target.value as ExternalStorageKind)}
+          error={errors.kind}
+          hint={destination && !sameKind ? "Changing the kind deletes the stored secrets." : undefined}
+        >
+          {storageKindList.map((value) => (
+            <option key={value} value={value}>
+              {storageKinds[value].label}
+            </option>
+          ))}
+        </SelectField>
+        <TextField label="Label" required maxLength={100} placeholder="e.g. Archive bucket" value={label} onChange={(e) => setLabel(e.target.value)} error={errors.label} />
+      </div>
+      <fieldset className="grid gap-4 sm:grid-cols-2">
+        <legend className="mb-2 text-xs font-semibold tracking-wide text-slate-400 uppercase">Settings</legend>
+        {info.settings.map((field) => (
+          <TextField
+            key={`${kind}-${field.key}`}
+            label={field.label}
+            placeholder={field.placeholder}
+            maxLength={2000}
+            value={settings[field.key] ?? ""}
+            onChange={(e) => setSettings((current) => ({ ...current, [field.key]: e.target.value }))}
+            error={errors[`settings.${field.key}`]}
+          />
+        ))}
+      </fieldset>
+      <fieldset className="grid gap-4 sm:grid-cols-2">
+        <legend className="mb-2 text-xs font-semibold tracking-wide text-slate-400 uppercase">Secrets</legend>
+        {info.secrets.map((field) => {
+          const configured = stored.includes(field.key);
+          return (
+            <TextField
+              key={`${kind}-${field.key}`}
+              label={field.label}
+              type="password"
+              autoComplete="new-password"
+              spellCheck={false}
+              placeholder={configured ? "•••••••• (stored)" : ""}
+              value={secrets[field.key] ?? ""}
+              onChange={(e) => setSecrets((current) => ({ ...current, [field.key]: e.target.value }))}
+              error={errors[`secrets.${field.key}`]}
+              hint={configured ? "Stored. Leave blank to keep it." : "Not set."}
+            />
+          );
+        })}
+      </fieldset>
+    </FormDialog>
+  );
+}

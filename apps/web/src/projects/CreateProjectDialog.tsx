@@ -1,0 +1,61 @@
+import { useState } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { TextField } from "../components/TextField";
+import { canCreateFor, useMyOrganizationAccess } from "../organizations/useMyOrganizations";
+import { FormDialog } from "../organizations/ui/FormDialog";
+import { formProblem, generalMessage } from "../organizations/ui/form-errors";
+import { SelectField } from "../organizations/ui/SelectField";
+import { queryClient, trpc } from "../trpc";
+import type { Project } from "./labels";
+
+export function CreateProjectDialog({ onClose, onCreated }: { onClose(): void; onCreated(project: Project): void }) {
+  const [name, setName] = useState("");
+  const [organizationId, setOrganizationId] = useState("");
+  const [blank, setBlank] = useState<string | null>(null);
+  const access = useMyOrganizationAccess();
+  const organizations = access.organizations.filter((organization) => canCreateFor(organization, "can_manage_projects"));
+  const create = useMutation(
+    trpc.projects.create.mutationOptions({
+      onSuccess: async (project) => {
+        await queryClient.invalidateQueries(trpc.projects.pathFilter());
+        onCreated(project);
+      },
+    }),
+  );
+  const problem = formProblem(create.error);
+  const submit = () => {
+    if (!name.trim()) {
+      setBlank("Give the project a name.");
+      return create.reset();
+    }
+    setBlank(null);
+    create.mutate({ name, ...(organizationId ? { organizationId } : {}) });
+  };
+  return (
+    <FormDialog
+      title="Create project"
+      description="An observing programme: its members plan and share observations."
+      submitLabel="Create project"
+      busy={create.isPending}
+      error={generalMessage(problem, ["name", "organizationId"])}
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      <TextField label="Project name" required maxLength={200} placeholder="e.g. Variable stars 2026" value={name} onChange={(e) => setName(e.target.value)} error={blank ?? problem?.fieldErrors.name} />
+      <SelectField
+        label="Organization"
+        value={organizationId}
+        onChange={(e) => setOrganizationId(e.target.value)}
+        error={problem?.fieldErrors.organizationId}
+        hint={access.isPending ? "Loading your organizations…" : "Optional. Lists organizations where you may manage projects."}
+      >
+        <option value="">None (personal project)</option>
+        {organizations.map((organization) => (
+          <option key={organization.id} value={organization.id}>
+            {organization.name}
+          </option>
+        ))}
+      </SelectField>
+    </FormDialog>
+  );
+}
