@@ -135,7 +135,7 @@ async function signup(server: ServerProcess) {
     body: JSON.stringify({ email: `multi-${randomBytes(4).toString("hex")}@example.com`, password: "correct horse battery", name: "Multi" }),
   });
   expect(response.status).toBe(201);
-  return (await response.json()) as { user: { id: string }; token: string };
+  return (await response.json()) as { user: { id: string; email: string }; token: string };
 }
 
 describe("realtime events across server processes", () => {
@@ -174,6 +174,26 @@ describe("realtime events across server processes", () => {
     await publishEvent(database.db, { userIds: [bob.user.id], event: { type: "test.for_bob", data: forBob } });
     expect((await bobOnB.waitFor("test.for_bob")).data).toEqual(forBob);
     expect(bobOnB.messages.map((message) => message.type)).not.toContain("test.cross_process");
+  });
+
+  it("delivers to a client of B the event a request to A publishes", async () => {
+    const owner = await signup(serverA);
+    const newcomer = await signup(serverA);
+    const newcomerOnB = await openClient(serverB.url, newcomer.token);
+    clients.push(newcomerOnB);
+    const headers = { "content-type": "application/json", authorization: `Bearer ${owner.token}` };
+    const created = await fetch(`${serverA.url}/organizations`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "Cross Process", shortName: `x-${randomBytes(3).toString("hex")}`, type: "other", contactEmail: "x@example.com" }),
+    });
+    expect(created.status).toBe(201);
+    const organization = (await created.json()) as { id: string };
+    // Process A handles the request and publishes in its transaction; process B holds the socket.
+    const added = await fetch(`${serverA.url}/organizations/${organization.id}/members`, { method: "POST", headers, body: JSON.stringify({ email: newcomer.user.email }) });
+    expect(added.status).toBe(201);
+    const event = await newcomerOnB.waitFor("organization.member_added");
+    expect(event.data).toMatchObject({ organizationId: organization.id, organizationName: "Cross Process" });
   });
 
   it("keeps delivering on B after process A has shut down", async () => {
