@@ -1,16 +1,17 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { createAccount, expectProblem } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "audit-admin@example.com", password: "audit admin password" };
 let server: TestServer;
 let adminToken: string;
 beforeAll(async () => {
-  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  adminToken = (await loginSession(server, ADMIN)).token;
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
+/** Setup requests: `must` without a status accepts any success. */
+const { must, createOrganization } = jsonApi(() => server);
 
 interface Entry {
   id: string;
@@ -26,17 +27,7 @@ interface Entry {
 const NONE = { can_manage_members: false, can_manage_observatories: false, can_manage_projects: false, can_manage_billing: false, can_manage_storage: false };
 const ALL = { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true };
 
-const call = async (path: string, init: { method?: string; token?: string; json?: unknown } = {}) => {
-  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-};
-const audit = async (path: string, token = adminToken) => (await call(path, { token })) as { items: Entry[]; nextCursor: string | null };
-const createOrganization = async (owner: Account, name: string) => {
-  const t = randomBytes(4).toString("hex");
-  return (await call("/organizations", { method: "POST", token: owner.token, json: { name, shortName: `au-${t}`, type: "university", contactEmail: `${t}@example.com` } })) as { id: string };
-};
+const audit = async (path: string, token = adminToken) => (await must(path, { token })) as { items: Entry[]; nextCursor: string | null };
 /**
  * Lets the clock move on by a couple of milliseconds, so that the change made next gets a later
  * millisecond than every change made before: time filters can then tell them apart.
@@ -51,17 +42,17 @@ describe("GET /organizations/{id}/audit", () => {
     const owner = await createAccount(server, { name: "Olive Owner" });
     const manager = await createAccount(server, { name: "Manny Manager" });
     const member = await createAccount(server, { name: "Mia Member" });
-    const organization = await createOrganization(owner, "Old Name Institute");
+    const organization = await createOrganization(owner, { name: "Old Name Institute" });
 
-    await call(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: manager.email, permissions: { can_manage_members: true } } });
-    await call(`/organizations/${organization.id}/members`, { method: "POST", token: manager.token, json: { email: member.email } });
-    await call(`/organizations/${organization.id}/members/${member.id}`, { method: "PUT", token: manager.token, json: { permissions: { can_manage_projects: true } } });
+    await must(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: manager.email, permissions: { can_manage_members: true } } });
+    await must(`/organizations/${organization.id}/members`, { method: "POST", token: manager.token, json: { email: member.email } });
+    await must(`/organizations/${organization.id}/members/${member.id}`, { method: "PUT", token: manager.token, json: { permissions: { can_manage_projects: true } } });
     // Renames after the fact: the entries above keep the names they were written with.
-    await call(`/organizations/${organization.id}`, { method: "PUT", token: owner.token, json: { name: "New Name Institute" } });
-    await call("/api/v1/user/profile", { method: "PUT", token: member.token, json: { name: "Mia Renamed" } });
-    await call(`/organizations/${organization.id}/members/${member.id}`, { method: "DELETE", token: manager.token });
-    await call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: manager.id } });
-    await call(`/organizations/${organization.id}/members/${owner.id}`, { method: "DELETE", token: owner.token });
+    await must(`/organizations/${organization.id}`, { method: "PUT", token: owner.token, json: { name: "New Name Institute" } });
+    await must("/api/v1/user/profile", { method: "PUT", token: member.token, json: { name: "Mia Renamed" } });
+    await must(`/organizations/${organization.id}/members/${member.id}`, { method: "DELETE", token: manager.token });
+    await must(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: manager.id } });
+    await must(`/organizations/${organization.id}/members/${owner.id}`, { method: "DELETE", token: owner.token });
 
     const { items } = await audit(`/organizations/${organization.id}/audit`, manager.token);
     expect(items.map((entry) => entry.action)).toEqual([
@@ -108,13 +99,13 @@ describe("GET /organizations/{id}/audit", () => {
   it("holds only its own organization's entries and pages through them with limit and cursor", async () => {
     const owner = await createAccount(server);
     const other = await createAccount(server);
-    const organization = await createOrganization(owner, "Paged");
-    const elsewhere = await createOrganization(other, "Elsewhere");
+    const organization = await createOrganization(owner, { name: "Paged" });
+    const elsewhere = await createOrganization(other, { name: "Elsewhere" });
     for (let index = 0; index < 3; index += 1) {
       const user = await createAccount(server);
-      await call(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: user.email } });
+      await must(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: user.email } });
     }
-    await call(`/organizations/${elsewhere.id}/members`, { method: "POST", token: other.token, json: { email: owner.email } });
+    await must(`/organizations/${elsewhere.id}/members`, { method: "POST", token: other.token, json: { email: owner.email } });
 
     const all = await audit(`/organizations/${organization.id}/audit`, owner.token);
     expect(all.items).toHaveLength(4);
@@ -138,17 +129,17 @@ describe("GET /api/v1/admin/audit", () => {
   it("holds organization, observatory and project changes, filtered by actor, target, scope and time", async () => {
     const alice = await createAccount(server, { name: "Alice Audit" });
     const bob = await createAccount(server, { name: "Bob Audit" });
-    const organization = await createOrganization(alice, "Filter Org");
-    const observatory = (await call("/observatories", { method: "POST", token: bob.token, json: { name: "Filter Observatory" } })) as { id: string };
+    const organization = await createOrganization(alice, { name: "Filter Org" });
+    const observatory = (await must("/observatories", { method: "POST", token: bob.token, json: { name: "Filter Observatory" } })) as { id: string };
     const first = await audit(`/api/v1/admin/audit?scopeId=${observatory.id}`);
     expect(first.items.map((entry) => entry.action)).toEqual(["observatory.created"]);
     const observatoryCreatedAt = first.items[0]!.at;
     await nextMillisecond();
-    await call(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: bob.token, json: { organizationId: organization.id, permissions: { can_view: true } } });
+    await must(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: bob.token, json: { organizationId: organization.id, permissions: { can_view: true } } });
     await nextMillisecond();
-    await call(`/observatories/${observatory.id}/members`, { method: "POST", token: bob.token, json: { email: alice.email } });
-    const project = (await call("/projects", { method: "POST", token: alice.token, json: { name: "Filter Project" } })) as { id: string };
-    await call(`/projects/${project.id}/members`, { method: "POST", token: alice.token, json: { email: bob.email, role: "admin" } });
+    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: bob.token, json: { email: alice.email } });
+    const project = (await must("/projects", { method: "POST", token: alice.token, json: { name: "Filter Project" } })) as { id: string };
+    await must(`/projects/${project.id}/members`, { method: "POST", token: alice.token, json: { email: bob.email, role: "admin" } });
 
     const byBob = await audit(`/api/v1/admin/audit?actorId=${bob.id}`);
     expect(byBob.items.map((entry) => entry.action)).toEqual(["observatory.member_added", "observatory.organization_added", "observatory.created"]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, createApiKey, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
+import { createAccount, createApiKey, expectProblem, loginSession, logout, roomyLimits, type Account } from "../support/auth-suite";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -41,14 +41,14 @@ describe("POST /api/v1/auth/logout", () => {
   it("ends only that session: the user's other sessions keep working", async () => {
     const first = await loginSession(server, account);
     const second = await loginSession(server, account);
-    expect((await server.request("/api/v1/auth/logout", { method: "POST", token: first.token })).status).toBe(204);
+    await logout(server, first.token);
     await expectProblem(await me(first.token), 401, "UNAUTHENTICATED");
     expect((await me(second.token)).status).toBe(200);
   });
 
   it("with an API key revokes nothing: the key keeps working", async () => {
     const { key } = await createApiKey(server, account.token);
-    expect((await server.request("/api/v1/auth/logout", { method: "POST", token: key })).status).toBe(204);
+    await logout(server, key);
     expect((await me(key)).status).toBe(200);
   });
 

@@ -6,6 +6,7 @@ import { startEmbeddedS3, type EmbeddedS3 } from "@meridian/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 interface Health {
   status: "ok" | "degraded" | "down";
@@ -23,16 +24,6 @@ async function health(server: TestServer, pathname = "/api/health") {
   const response = await server.request(pathname);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
   return { status: response.status, body: (await response.json()) as Health };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const servers: TestServer[] = [];
@@ -90,7 +81,7 @@ describe("health with server and worker in one process", () => {
         ws.close();
       });
     }
-    await until("the connection count to drop", async () => ((await health(full)).body.checks.websocket.connections === 0 ? true : undefined));
+    await until("the connection count to drop", async () => ((await health(full)).body.checks.websocket.connections === 0 ? true : undefined), { timeoutMs: 15_000 });
   });
 
   it("reports the worker down once it stops, as degraded and still 200", async () => {
@@ -149,10 +140,14 @@ describe("health when object storage is unreachable", () => {
     expect((await own.request("/api/health/live")).status).toBe(200);
 
     s3 = await startEmbeddedS3({ directory: s3Dir, port });
-    const recovered = await until("health to recover", async () => {
-      const result = await health(own);
-      return result.status === 200 ? result : undefined;
-    });
+    const recovered = await until(
+      "health to recover",
+      async () => {
+        const result = await health(own);
+        return result.status === 200 ? result : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(recovered.body.checks.objectStorage.status).toBe("ok");
   });
 
@@ -181,7 +176,7 @@ describe("health when object storage is unreachable", () => {
       }
       expect(open.size).toBeGreaterThan(0);
       // A health probe gives up on its request instead of leaving it hanging on a socket.
-      await until("the abandoned S3 requests to be closed", async () => (open.size === 0 ? true : undefined), 10_000);
+      await until("the abandoned S3 requests to be closed", async () => (open.size === 0 ? true : undefined), { timeoutMs: 10_000 });
     } finally {
       for (const socket of open) socket.destroy();
       await new Promise<void>((resolve) => blackHole.close(() => resolve()));

@@ -1,19 +1,11 @@
-import { afterAll, beforeAll } from "vitest";
-import { accessServerEnv, buildScenario, describeAccessSuite, missingId, type Scenario } from "../support/access-suite";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { addingFreshUser, answered, describeAccessSuite, missingId, removingFreshMember, useAccessScenario, type Scenario } from "../support/access-suite";
 
-let server: TestServer;
-let scenario: Scenario;
-beforeAll(async () => {
-  server = await startTestServer(accessServerEnv);
-  scenario = await buildScenario(server);
-});
-afterAll(() => server?.stop());
-const get = () => scenario;
+const get = useAccessScenario();
 
 const obs = (s: Scenario) => `/observatories/${s.observatoryId}`;
+const members = (s: Scenario) => `${obs(s)}/members`;
 const missing = `/observatories/${missingId("obs")}`;
-const probeMembers = (s: Scenario) => s.ok("obsOwner", { path: `${obs(s)}/members` });
+const probeMembers = (s: Scenario) => s.ok("obsOwner", { path: members(s) });
 const probeObservatory = (s: Scenario) => s.ok("obsOwner", { path: obs(s) });
 /** Observatory X's outsiders: they must not learn that it exists. Organization B is not a member; project members are nobody here. */
 const outsiders = [
@@ -35,14 +27,22 @@ const viewersOnly = [
 /** A new observatory of obsOwner's, for successes that would change X. */
 const freshObservatory = async (s: Scenario) => (await s.ok<{ id: string }>("obsOwner", { method: "POST", path: "/observatories", json: { name: "Fresh" } })).id;
 
+/** A read of X's own data: whoever sees X may make it, and outsiders get 404 as if it did not exist. */
+const describeRead = (subpath: string) =>
+  describeAccessSuite(get, {
+    method: "GET",
+    path: `/observatories/{id}/${subpath}`,
+    request: (s) => ({ path: `${obs(s)}/${subpath}` }),
+    allowed: answered(200, ["obsViewer", "orgMember", "serverAdmin"]),
+    refused: [...outsiders],
+    missing: () => ({ path: `${missing}/${subpath}` }),
+  });
+
 describeAccessSuite(get, {
   method: "POST",
   path: "/observatories",
   request: () => ({ path: "/observatories", json: { name: "Mine" } }),
-  allowed: [
-    { as: "stranger", status: 201 },
-    { as: "orgMember", status: 201 },
-  ],
+  allowed: answered(201, ["stranger", "orgMember"]),
   refused: [],
 });
 
@@ -50,11 +50,7 @@ describeAccessSuite(get, {
   method: "POST",
   path: "/observatories (organizationId)",
   request: (s) => ({ path: "/observatories", json: { name: "Organization's", organizationId: s.organizationId } }),
-  allowed: [
-    { as: "orgOwner", status: 201 },
-    { as: "orgObservatoriesManager", status: 201 },
-    { as: "serverAdmin", status: 201 },
-  ],
+  allowed: answered(201, ["orgOwner", "orgObservatoriesManager", "serverAdmin"]),
   refused: [
     ["stranger", 404],
     ["otherOrgOwner", 404],
@@ -72,10 +68,7 @@ describeAccessSuite(get, {
   method: "GET",
   path: "/observatories",
   request: () => ({ path: "/observatories" }),
-  allowed: [
-    { as: "stranger", status: 200 },
-    { as: "orgMember", status: 200 },
-  ],
+  allowed: answered(200, ["stranger", "orgMember"]),
   refused: [],
 });
 
@@ -83,12 +76,7 @@ describeAccessSuite(get, {
   method: "GET",
   path: "/observatories/{id}",
   request: (s) => ({ path: obs(s) }),
-  allowed: [
-    { as: "obsOwner", status: 200 },
-    { as: "obsViewer", status: 200 },
-    { as: "orgMember", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  allowed: answered(200, ["obsOwner", "obsViewer", "orgMember", "serverAdmin"]),
   refused: [...outsiders],
   missing: () => ({ path: missing }),
 });
@@ -115,28 +103,13 @@ describeAccessSuite(get, {
   missing: (s) => ({ path: `${missing}/transfer-ownership`, json: { kind: "user", id: s.users.obsViewer.id } }),
 });
 
-describeAccessSuite(get, {
-  method: "GET",
-  path: "/observatories/{id}/members",
-  request: (s) => ({ path: `${obs(s)}/members` }),
-  allowed: [
-    { as: "obsViewer", status: 200 },
-    { as: "orgMember", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
-  refused: [...outsiders],
-  missing: () => ({ path: `${missing}/members` }),
-});
+describeRead("members");
 
 describeAccessSuite(get, {
   method: "POST",
   path: "/observatories/{id}/members",
-  request: (s) => ({ path: `${obs(s)}/members`, json: { email: s.users.stranger.email } }),
-  allowed: [
-    { as: "obsOwner", status: 201, request: async (s) => ({ path: `${obs(s)}/members`, json: { email: (await s.freshUser()).email } }) },
-    { as: "obsDirectAdmin", status: 201, request: async (s) => ({ path: `${obs(s)}/members`, json: { email: (await s.freshUser()).email } }) },
-    { as: "serverAdmin", status: 201, request: async (s) => ({ path: `${obs(s)}/members`, json: { email: (await s.freshUser()).email } }) },
-  ],
+  request: (s) => ({ path: members(s), json: { email: s.users.stranger.email } }),
+  allowed: answered(201, ["obsOwner", "obsDirectAdmin", "serverAdmin"], addingFreshUser(members)),
   refused: [...outsiders, ...viewersOnly],
   probe: probeMembers,
   missing: (s) => ({ path: `${missing}/members`, json: { email: s.users.stranger.email } }),
@@ -145,45 +118,32 @@ describeAccessSuite(get, {
 describeAccessSuite(get, {
   method: "PUT",
   path: "/observatories/{id}/members/{userId}",
-  request: (s) => ({ path: `${obs(s)}/members/${s.users.obsViewer.id}`, json: { permissions: { can_view: true } } }),
-  allowed: [
-    { as: "obsOwner", status: 200 },
-    { as: "obsDirectAdmin", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  request: (s) => ({ path: `${members(s)}/${s.users.obsViewer.id}`, json: { permissions: { can_view: true } } }),
+  allowed: answered(200, ["obsOwner", "obsDirectAdmin", "serverAdmin"]),
   refused: [...outsiders, ...viewersOnly],
   probe: probeMembers,
   missing: (s) => ({ path: `${missing}/members/${s.users.obsViewer.id}`, json: { permissions: { can_view: true } } }),
 });
 
-const userToRemove = async (s: Scenario) => {
-  const user = await s.freshUser();
-  await s.ok("obsOwner", { method: "POST", path: `${obs(s)}/members`, json: { email: user.email } });
-  return { path: `${obs(s)}/members/${user.id}` };
-};
 describeAccessSuite(get, {
   method: "DELETE",
   path: "/observatories/{id}/members/{userId}",
   // obsViewer may remove itself, so it is not among the refused here.
-  request: (s) => ({ path: `${obs(s)}/members/${s.users.obsViewer.id}` }),
-  allowed: [
-    { as: "obsOwner", status: 204, request: userToRemove },
-    { as: "obsDirectAdmin", status: 204, request: userToRemove },
-    { as: "serverAdmin", status: 204, request: userToRemove },
-  ],
+  request: (s) => ({ path: `${members(s)}/${s.users.obsViewer.id}` }),
+  allowed: answered(204, ["obsOwner", "obsDirectAdmin", "serverAdmin"], removingFreshMember("obsOwner", members)),
   refused: [...outsiders, ["orgMember", 403], ["orgOwner", 403], ["orgMembersManager", 403]],
   probe: probeMembers,
   missing: (s) => ({ path: `${missing}/members/${s.users.obsViewer.id}` }),
 });
 
+/** The organization members of a new observatory of obsOwner's, for successes that would change X's. */
+const freshOrganizationMembers = async (s: Scenario) => `/observatories/${await freshObservatory(s)}/members/organization`;
+
 describeAccessSuite(get, {
   method: "POST",
   path: "/observatories/{id}/members/organization",
-  request: (s) => ({ path: `${obs(s)}/members/organization`, json: { organizationId: s.otherOrganizationId, permissions: { can_view: true } } }),
-  allowed: [
-    { as: "obsOwner", status: 201, request: async (s) => ({ path: `/observatories/${await freshObservatory(s)}/members/organization`, json: { organizationId: s.otherOrganizationId } }) },
-    { as: "serverAdmin", status: 201, request: async (s) => ({ path: `/observatories/${await freshObservatory(s)}/members/organization`, json: { organizationId: s.otherOrganizationId } }) },
-  ],
+  request: (s) => ({ path: `${members(s)}/organization`, json: { organizationId: s.otherOrganizationId, permissions: { can_view: true } } }),
+  allowed: answered(201, ["obsOwner", "serverAdmin"], async (s) => ({ path: await freshOrganizationMembers(s), json: { organizationId: s.otherOrganizationId } })),
   refused: [...outsiders, ...viewersOnly],
   probe: probeMembers,
   missing: (s) => ({ path: `${missing}/members/organization`, json: { organizationId: s.otherOrganizationId } }),
@@ -192,57 +152,28 @@ describeAccessSuite(get, {
 describeAccessSuite(get, {
   method: "PUT",
   path: "/observatories/{id}/members/organization/{orgId}",
-  request: (s) => ({ path: `${obs(s)}/members/organization/${s.organizationId}`, json: { permissions: { can_view: true, can_observe: true } } }),
-  allowed: [
-    { as: "obsOwner", status: 200 },
-    { as: "obsDirectAdmin", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  request: (s) => ({ path: `${members(s)}/organization/${s.organizationId}`, json: { permissions: { can_view: true, can_observe: true } } }),
+  allowed: answered(200, ["obsOwner", "obsDirectAdmin", "serverAdmin"]),
   refused: [...outsiders, ...viewersOnly],
   probe: probeMembers,
   missing: (s) => ({ path: `${missing}/members/organization/${s.organizationId}`, json: { permissions: { can_view: true } } }),
 });
 
 const organizationToRemove = async (s: Scenario) => {
-  const id = await freshObservatory(s);
-  await s.ok("obsOwner", { method: "POST", path: `/observatories/${id}/members/organization`, json: { organizationId: s.otherOrganizationId } });
-  return { path: `/observatories/${id}/members/organization/${s.otherOrganizationId}` };
+  const path = await freshOrganizationMembers(s);
+  await s.ok("obsOwner", { method: "POST", path, json: { organizationId: s.otherOrganizationId } });
+  return { path: `${path}/${s.otherOrganizationId}` };
 };
 describeAccessSuite(get, {
   method: "DELETE",
   path: "/observatories/{id}/members/organization/{orgId}",
-  request: (s) => ({ path: `${obs(s)}/members/organization/${s.organizationId}` }),
-  allowed: [
-    { as: "obsOwner", status: 204, request: organizationToRemove },
-    { as: "serverAdmin", status: 204, request: organizationToRemove },
-  ],
+  request: (s) => ({ path: `${members(s)}/organization/${s.organizationId}` }),
+  allowed: answered(204, ["obsOwner", "serverAdmin"], organizationToRemove),
   refused: [...outsiders, ...viewersOnly],
   probe: probeMembers,
   missing: (s) => ({ path: `${missing}/members/organization/${s.organizationId}` }),
 });
 
-describeAccessSuite(get, {
-  method: "GET",
-  path: "/observatories/{id}/permissions/me",
-  request: (s) => ({ path: `${obs(s)}/permissions/me` }),
-  allowed: [
-    { as: "obsViewer", status: 200 },
-    { as: "orgMember", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
-  refused: [...outsiders],
-  missing: () => ({ path: `${missing}/permissions/me` }),
-});
+describeRead("permissions/me");
 
-describeAccessSuite(get, {
-  method: "GET",
-  path: "/observatories/{id}/history",
-  request: (s) => ({ path: `${obs(s)}/history` }),
-  allowed: [
-    { as: "obsViewer", status: 200 },
-    { as: "orgMember", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
-  refused: [...outsiders],
-  missing: () => ({ path: `${missing}/history` }),
-});
+describeRead("history");

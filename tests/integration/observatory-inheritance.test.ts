@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
+import { jsonApi } from "../support/json-api";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -13,21 +13,8 @@ type Permissions = { can_view: boolean; can_observe: boolean; can_operate: boole
 /** "vopa" names can_view, can_observe, can_operate (p) and can_admin; "" is nothing at all. */
 const perms = (letters: string): Permissions => ({ can_view: letters.includes("v"), can_observe: letters.includes("o"), can_operate: letters.includes("p"), can_admin: letters.includes("a") });
 
-const must = async (path: string, init: { method?: string; token?: string; json?: unknown }, status: number) => {
-  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
-  const text = await response.text();
-  if (response.status !== status) throw new Error(`${init.method ?? "GET"} ${path}: expected ${status}, got ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-};
-const createOrganization = async (owner: Account) => {
-  const t = randomBytes(4).toString("hex");
-  return (await must("/organizations", { method: "POST", token: owner.token, json: { name: `Inherit ${t}`, shortName: `in-${t}`, type: "university", contactEmail: `${t}@example.com` } }, 201)) as { id: string };
-};
-const addToOrganization = (owner: Account, organizationId: string, member: Account, permissions: Record<string, boolean>) =>
-  must(`/organizations/${organizationId}/members`, { method: "POST", token: owner.token, json: { email: member.email, permissions } }, 201);
-const createObservatory = async (owner: Account) => (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Inherited ${randomBytes(3).toString("hex")}` } }, 201)) as { id: string };
-const grant = (owner: Account, observatoryId: string, organizationId: string, permissions: Permissions) =>
-  must(`/observatories/${observatoryId}/members/organization`, { method: "POST", token: owner.token, json: { organizationId, permissions } }, 201);
+const { must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
+
 /** The caller's effective permissions, or null when the observatory does not exist for them (404). */
 const effective = async (token: string, observatoryId: string): Promise<Permissions | null> => {
   const response = await server.request(`/observatories/${observatoryId}/permissions/me`, { token });
@@ -82,11 +69,11 @@ describe("observatory permissions inherited through an organization", () => {
     const organization = await createOrganization(users.owner);
     for (const role of roles) {
       const permissions = rolePermissions[role];
-      if (permissions) await addToOrganization(users.owner, organization.id, users[role], permissions);
+      if (permissions) await addOrganizationMember(users.owner, organization.id, users[role], permissions);
     }
     for (const [label, letters] of Object.entries(grants) as Array<[keyof typeof grants, string]>) {
       const observatory = await createObservatory(observatoryOwner);
-      await grant(observatoryOwner, observatory.id, organization.id, perms(letters));
+      await addObservatoryOrganization(observatoryOwner, observatory.id, organization.id, perms(letters));
       observatoryByGrant[label] = observatory.id;
     }
   });
@@ -137,15 +124,15 @@ describe("several sources combine by union", () => {
     const user = await createAccount(server);
     const first = await createOrganization(firstOwner);
     const second = await createOrganization(secondOwner);
-    await addToOrganization(firstOwner, first.id, user, {});
-    await addToOrganization(secondOwner, second.id, user, { can_manage_members: true });
+    await addOrganizationMember(firstOwner, first.id, user, {});
+    await addOrganizationMember(secondOwner, second.id, user, { can_manage_members: true });
     const observatory = await createObservatory(owner);
 
     // Regular in the first (grant: all four) → can_view + can_observe.
-    await grant(owner, observatory.id, first.id, perms("vopa"));
+    await addObservatoryOrganization(owner, observatory.id, first.id, perms("vopa"));
     expect(await effective(user.token, observatory.id)).toEqual(perms("vo"));
     // Admin in the second (grant: can_operate) → up to can_operate; union with the first.
-    await grant(owner, observatory.id, second.id, perms("p"));
+    await addObservatoryOrganization(owner, observatory.id, second.id, perms("p"));
     expect(await effective(user.token, observatory.id)).toEqual(perms("vop"));
     const sources = (await must(`/observatories/${observatory.id}/permissions/me`, { token: user.token }, 200)).sources;
     expect(sources).toEqual(
@@ -155,7 +142,7 @@ describe("several sources combine by union", () => {
       ]),
     );
     // A direct can_admin on top gives everything.
-    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: user.email, permissions: { can_view: false, can_admin: true } } }, 201);
+    await addObservatoryMember(owner, observatory.id, user, { can_view: false, can_admin: true });
     expect(await effective(user.token, observatory.id)).toEqual(perms("vopa"));
   });
 });
@@ -166,9 +153,9 @@ describe("changes of organization membership take effect on the next request", (
     const orgOwner = await createAccount(server);
     const member = await createAccount(server);
     const organization = await createOrganization(orgOwner);
-    await addToOrganization(orgOwner, organization.id, member, {});
+    await addOrganizationMember(orgOwner, organization.id, member, {});
     const observatory = await createObservatory(owner);
-    await grant(owner, observatory.id, organization.id, perms("vo"));
+    await addObservatoryOrganization(owner, observatory.id, organization.id, perms("vo"));
     expect(await effective(member.token, observatory.id)).toEqual(perms("vo"));
 
     await must(`/organizations/${organization.id}/members/${member.id}`, { method: "DELETE", token: orgOwner.token }, 204);
@@ -176,7 +163,7 @@ describe("changes of organization membership take effect on the next request", (
     await expectProblem(await server.request(`/observatories/${observatory.id}/history`, { token: member.token }), 404, "NOT_FOUND");
     expect((await must("/observatories", { token: member.token }, 200)).items).toEqual([]);
 
-    await addToOrganization(orgOwner, organization.id, member, {});
+    await addOrganizationMember(orgOwner, organization.id, member, {});
     expect(await effective(member.token, observatory.id)).toEqual(perms("vo"));
   });
 
@@ -185,9 +172,9 @@ describe("changes of organization membership take effect on the next request", (
     const orgOwner = await createAccount(server);
     const admin = await createAccount(server);
     const organization = await createOrganization(orgOwner);
-    await addToOrganization(orgOwner, organization.id, admin, { can_manage_observatories: true });
+    await addOrganizationMember(orgOwner, organization.id, admin, { can_manage_observatories: true });
     const observatory = await createObservatory(owner);
-    await grant(owner, observatory.id, organization.id, perms("vopa"));
+    await addObservatoryOrganization(owner, observatory.id, organization.id, perms("vopa"));
     expect(await effective(admin.token, observatory.id)).toEqual(perms("vopa"));
     expect(await effective(orgOwner.token, observatory.id)).toEqual(perms("vopa"));
 
@@ -203,10 +190,10 @@ describe("changes of organization membership take effect on the next request", (
     const admin = await createAccount(server);
     const newcomer = await createAccount(server);
     const organization = await createOrganization(orgOwner);
-    await addToOrganization(orgOwner, organization.id, admin, { can_manage_members: true });
+    await addOrganizationMember(orgOwner, organization.id, admin, { can_manage_members: true });
     const observatory = await createObservatory(owner);
-    await grant(owner, observatory.id, organization.id, perms("vopa"));
-    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: admin.token, json: { email: newcomer.email } }, 201);
+    await addObservatoryOrganization(owner, observatory.id, organization.id, perms("vopa"));
+    await addObservatoryMember(admin, observatory.id, newcomer);
 
     await must(`/organizations/${organization.id}/members/${admin.id}`, { method: "PUT", token: orgOwner.token, json: { permissions: { can_manage_members: false } } }, 200);
     expect(await effective(admin.token, observatory.id)).toEqual(perms("vo"));
@@ -218,9 +205,9 @@ describe("changes of organization membership take effect on the next request", (
     const orgOwner = await createAccount(server);
     const heir = await createAccount(server);
     const organization = await createOrganization(orgOwner);
-    await addToOrganization(orgOwner, organization.id, heir, {});
+    await addOrganizationMember(orgOwner, organization.id, heir, {});
     const observatory = await createObservatory(owner);
-    await grant(owner, observatory.id, organization.id, perms("vopa"));
+    await addObservatoryOrganization(owner, observatory.id, organization.id, perms("vopa"));
     expect(await effective(heir.token, observatory.id)).toEqual(perms("vo"));
 
     await must(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: orgOwner.token, json: { userId: heir.id } }, 200);

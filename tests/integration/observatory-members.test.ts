@@ -1,36 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { createAccount, expectProblem } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "observatories-admin@example.com", password: "observatories admin password" };
 let server: TestServer;
 let adminToken: string;
 beforeAll(async () => {
-  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  adminToken = (await loginSession(server, ADMIN)).token;
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
+const { call, must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
 
 const ALL = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 const VIEW = { can_view: true, can_observe: false, can_operate: false, can_admin: false };
-
-const call = async (path: string, init: { method?: string; token?: string; json?: unknown } = {}) => {
-  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, type: response.headers.get("content-type") };
-};
-const must = async (path: string, init: { method?: string; token?: string; json?: unknown }, status: number) => {
-  const result = await call(path, init);
-  if (result.status !== status) throw new Error(`${init.method ?? "GET"} ${path}: expected ${status}, got ${result.status} ${JSON.stringify(result.body)}`);
-  return result.body;
-};
-const createOrganization = async (owner: Account, name = `Org ${randomBytes(3).toString("hex")}`) => {
-  const t = randomBytes(4).toString("hex");
-  return (await must("/organizations", { method: "POST", token: owner.token, json: { name, shortName: `ob-${t}`, type: "observatory", contactEmail: `${t}@example.com` } }, 201)) as { id: string; name: string };
-};
-const createObservatory = async (owner: Account, json: Record<string, unknown> = { name: `Observatory ${randomBytes(3).toString("hex")}` }) =>
-  (await must("/observatories", { method: "POST", token: owner.token, json }, 201)) as { id: string; name: string; owner: { kind: string; id: string } };
 
 describe("POST /observatories", () => {
   it("creates an observatory the caller owns, with the contract's shape", async () => {
@@ -53,7 +37,7 @@ describe("POST /observatories", () => {
 
   it("makes the organization owner and a member with all four permissions that cannot be removed", async () => {
     const owner = await createAccount(server);
-    const organization = await createOrganization(owner, "Las Cumbres");
+    const organization = await createOrganization(owner, { name: "Las Cumbres" });
     const observatory = await createObservatory(owner, { name: "Siding Spring", organizationId: organization.id });
     expect(observatory.owner).toEqual({ kind: "organization", id: organization.id });
 
@@ -97,7 +81,7 @@ describe("GET /observatories and /observatories/{id}", () => {
     const mine = await createObservatory(owner);
     const shared = await createObservatory(owner);
     const other = await createObservatory(stranger);
-    await must(`/observatories/${shared.id}/members`, { method: "POST", token: owner.token, json: { email: viewer.email } }, 201);
+    await addObservatoryMember(owner, shared.id, viewer);
 
     const ownerList = await must("/observatories", { token: owner.token }, 200);
     expect(ownerList.nextCursor).toBeNull();
@@ -138,7 +122,7 @@ describe("observatory members", () => {
     const owner = await createAccount(server, { name: "Olga Owner" });
     const viewer = await createAccount(server, { name: "Vera Viewer" });
     const orgOwner = await createAccount(server);
-    const organization = await createOrganization(orgOwner, "Member Org");
+    const organization = await createOrganization(orgOwner, { name: "Member Org" });
     const observatory = await createObservatory(owner);
     const added = await call(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: viewer.email.toUpperCase() } });
     expect(added.status).toBe(201);
@@ -164,7 +148,7 @@ describe("observatory members", () => {
     const member = await createAccount(server);
     const observatory = await createObservatory(owner);
     await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: `nobody-${randomBytes(3).toString("hex")}@example.com` } }), 404, "USER_NOT_FOUND");
-    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }, 201);
+    await addObservatoryMember(owner, observatory.id, member);
     await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }), 409, "ALREADY_MEMBER");
     await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: owner.email } }), 409, "ALREADY_MEMBER");
     await expectProblem(await server.request(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: "org_nope" } }), 404, "NOT_FOUND");
@@ -180,8 +164,8 @@ describe("observatory members", () => {
     const member = await createAccount(server);
     const leaver = await createAccount(server);
     const observatory = await createObservatory(owner);
-    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }, 201);
-    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: leaver.email, permissions: { can_observe: true } } }, 201);
+    await addObservatoryMember(owner, observatory.id, member);
+    await addObservatoryMember(owner, observatory.id, leaver, { can_observe: true });
 
     const promoted = await must(`/observatories/${observatory.id}/members/${member.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_admin: true } } }, 200);
     expect(promoted).toMatchObject({ userId: member.id, permissions: { can_view: true, can_admin: true } });
@@ -205,10 +189,10 @@ describe("GET /observatories/{id}/permissions/me", () => {
     const orgOwner = await createAccount(server);
     const both = await createAccount(server);
     const organization = await createOrganization(orgOwner);
-    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: both.email } }, 201);
+    await addOrganizationMember(orgOwner, organization.id, both);
     const observatory = await createObservatory(owner);
-    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: both.email, permissions: { can_view: true } } }, 201);
-    await must(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.id, permissions: ALL } }, 201);
+    await addObservatoryMember(owner, observatory.id, both, { can_view: true });
+    await addObservatoryOrganization(owner, observatory.id, organization.id, ALL);
 
     expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: both.token }, 200)).toEqual({
       can_view: true,
@@ -231,12 +215,12 @@ describe("GET /observatories/{id}/history", () => {
     const owner = await createAccount(server);
     const admin = await createAccount(server);
     const orgOwner = await createAccount(server);
-    const organization = await createOrganization(orgOwner, "Historic Org");
+    const organization = await createOrganization(orgOwner, { name: "Historic Org" });
     const observatory = await createObservatory(owner);
-    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: admin.email, permissions: { can_admin: true } } }, 201);
+    await addObservatoryMember(owner, observatory.id, admin, { can_admin: true });
 
     const granted = { can_view: true, can_observe: true, can_operate: false, can_admin: false };
-    await must(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.id, permissions: { can_view: true, can_observe: true } } }, 201);
+    await addObservatoryOrganization(owner, observatory.id, organization.id, { can_view: true, can_observe: true });
     await must(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "PUT", token: admin.token, json: { permissions: { can_operate: true } } }, 200);
     // The name at the time of each entry is kept when the organization is renamed later.
     await must(`/organizations/${organization.id}`, { method: "PUT", token: orgOwner.token, json: { name: "Renamed Org" } }, 200);
@@ -278,15 +262,15 @@ describe("tRPC observatories procedures", () => {
     const outsider = await createAccount(server);
     const created = await server.request("/trpc/observatories.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
     expect(created.status).toBe(200);
-    const observatory = ((await created.json()) as { result: { data: { id: string; owner: unknown } } }).result.data;
+    const observatory = await trpcData<{ id: string; owner: unknown }>(created);
     expect(observatory.owner).toEqual({ kind: "user", id: owner.id });
     const input = encodeURIComponent(JSON.stringify({ id: observatory.id }));
     const mine = await server.request(`/trpc/observatories.myPermissions?input=${input}`, { token: owner.token });
-    expect(((await mine.json()) as { result: { data: unknown } }).result.data).toMatchObject(ALL);
+    expect(await trpcData(mine)).toMatchObject(ALL);
     const hidden = await server.request(`/trpc/observatories.get?input=${input}`, { token: outsider.token });
     expect(hidden.status).toBe(404);
-    expect(((await hidden.json()) as { error: { data: { code: string } } }).error.data.code).toBe("NOT_FOUND");
+    expect(await trpcErrorCode(hidden)).toBe("NOT_FOUND");
     const refused = await server.request("/trpc/observatories.addUser", { method: "POST", token: outsider.token, json: { id: observatory.id, email: outsider.email } });
-    expect(((await refused.json()) as { error: { data: { code: string } } }).error.data.code).toBe("NOT_FOUND");
+    expect(await trpcErrorCode(refused)).toBe("NOT_FOUND");
   });
 });

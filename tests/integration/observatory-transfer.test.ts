@@ -1,31 +1,19 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { createAccount, expectProblem } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "transfer-admin@example.com", password: "transfer admin password" };
 let server: TestServer;
 let adminToken: string;
 beforeAll(async () => {
-  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  adminToken = (await loginSession(server, ADMIN)).token;
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
+const { must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
 
 const ALL = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 
-const must = async (path: string, init: { method?: string; token?: string; json?: unknown }, status: number) => {
-  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
-  const text = await response.text();
-  if (response.status !== status) throw new Error(`${init.method ?? "GET"} ${path}: expected ${status}, got ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-};
-const createOrganization = async (owner: Account, name = `Org ${randomBytes(3).toString("hex")}`) => {
-  const t = randomBytes(4).toString("hex");
-  return (await must("/organizations", { method: "POST", token: owner.token, json: { name, shortName: `tr-${t}`, type: "company", contactEmail: `${t}@example.com` } }, 201)) as { id: string; name: string };
-};
-const createObservatory = async (owner: Account, organizationId?: string) =>
-  (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Transferable", ...(organizationId ? { organizationId } : {}) } }, 201)) as { id: string };
 const transfer = (token: string, observatoryId: string, to: { kind: string; id: string }) => server.request(`/observatories/${observatoryId}/transfer-ownership`, { method: "POST", token, json: to });
 const permissionsOf = (token: string, observatoryId: string) => must(`/observatories/${observatoryId}/permissions/me`, { token }, 200);
 
@@ -33,13 +21,13 @@ describe("POST /observatories/{id}/transfer-ownership to a user", () => {
   it("needs the user to be a member (409 NOT_A_MEMBER), then hands over; the previous owner keeps full access", async () => {
     const owner = await createAccount(server);
     const heir = await createAccount(server);
-    const observatory = await createObservatory(owner);
+    const observatory = await createObservatory(owner, { name: "Transferable" });
 
     await expectProblem(await transfer(owner.token, observatory.id, { kind: "user", id: heir.id }), 409, "NOT_A_MEMBER");
     await expectProblem(await transfer(owner.token, observatory.id, { kind: "user", id: "usr_nobody" }), 409, "NOT_A_MEMBER");
     expect((await must(`/observatories/${observatory.id}`, { token: owner.token }, 200)).owner).toEqual({ kind: "user", id: owner.id });
 
-    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: heir.email } }, 201);
+    await addObservatoryMember(owner, observatory.id, heir);
     const response = await transfer(owner.token, observatory.id, { kind: "user", id: heir.id });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ id: observatory.id, owner: { kind: "user", id: heir.id } });
@@ -60,7 +48,7 @@ describe("POST /observatories/{id}/transfer-ownership to a user", () => {
 
   it("refuses a malformed target with 400", async () => {
     const owner = await createAccount(server);
-    const observatory = await createObservatory(owner);
+    const observatory = await createObservatory(owner, { name: "Transferable" });
     for (const json of [{ kind: "team", id: owner.id }, { kind: "user" }, { kind: "user", id: owner.id, force: true }]) {
       await expectProblem(await server.request(`/observatories/${observatory.id}/transfer-ownership`, { method: "POST", token: owner.token, json }), 400, "VALIDATION_FAILED");
     }
@@ -72,11 +60,11 @@ describe("POST /observatories/{id}/transfer-ownership to an organization", () =>
     const owner = await createAccount(server);
     const orgOwner = await createAccount(server);
     const orgMember = await createAccount(server);
-    const organization = await createOrganization(orgOwner, "Receiving Org");
-    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: orgMember.email } }, 201);
-    const observatory = await createObservatory(owner);
+    const organization = await createOrganization(orgOwner, { name: "Receiving Org" });
+    await addOrganizationMember(orgOwner, organization.id, orgMember);
+    const observatory = await createObservatory(owner, { name: "Transferable" });
     // Already a member with little: the transfer raises it to all four.
-    await must(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.id, permissions: { can_view: true } } }, 201);
+    await addObservatoryOrganization(owner, observatory.id, organization.id, { can_view: true });
 
     const response = await transfer(owner.token, observatory.id, { kind: "organization", id: organization.id });
     expect(response.status).toBe(200);
@@ -108,9 +96,9 @@ describe("POST /observatories/{id}/transfer-ownership to an organization", () =>
     const heir = await createAccount(server);
     const organization = await createOrganization(orgOwner);
     const second = await createOrganization(orgOwner);
-    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: orgAdmin.email, permissions: { can_manage_members: true, can_manage_observatories: true } } }, 201);
-    const observatory = await createObservatory(orgAdmin, organization.id);
-    await must(`/observatories/${observatory.id}/members`, { method: "POST", token: orgAdmin.token, json: { email: heir.email } }, 201);
+    await addOrganizationMember(orgOwner, organization.id, orgAdmin, { can_manage_members: true, can_manage_observatories: true });
+    const observatory = await createObservatory(orgAdmin, { name: "Transferable", organizationId: organization.id });
+    await addObservatoryMember(orgAdmin, observatory.id, heir);
 
     await expectProblem(await transfer(orgAdmin.token, observatory.id, { kind: "user", id: heir.id }), 403, "FORBIDDEN");
     await expectProblem(await transfer(heir.token, observatory.id, { kind: "user", id: heir.id }), 403, "FORBIDDEN");

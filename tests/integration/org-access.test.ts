@@ -1,20 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll } from "vitest";
-import { accessServerEnv, buildScenario, describeAccessSuite, missingId, type Scenario } from "../support/access-suite";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { addingFreshUser, answered, describeAccessSuite, missingId, removingFreshMember, useAccessScenario, type Scenario } from "../support/access-suite";
 
-let server: TestServer;
-let scenario: Scenario;
-beforeAll(async () => {
-  server = await startTestServer(accessServerEnv);
-  scenario = await buildScenario(server);
-});
-afterAll(() => server?.stop());
-const get = () => scenario;
+const get = useAccessScenario();
 
 const org = (s: Scenario) => `/organizations/${s.organizationId}`;
 const probeOrganization = (s: Scenario) => s.ok("orgOwner", { path: org(s) });
-const probeMembers = (s: Scenario) => s.ok("orgOwner", { path: `${org(s)}/members` });
+const members = (s: Scenario) => `${org(s)}/members`;
+/** An organization that does not exist (a new id every time). */
+const missing = () => `/organizations/${missingId("org")}`;
+const probeMembers = (s: Scenario) => s.ok("orgOwner", { path: members(s) });
 const newOrganization = () => {
   const tag = randomBytes(4).toString("hex");
   return { name: `Org ${tag}`, shortName: `o-${tag}`, type: "other", contactEmail: `${tag}@example.com` };
@@ -31,10 +25,7 @@ describeAccessSuite(get, {
   method: "GET",
   path: "/organizations",
   request: () => ({ path: "/organizations" }),
-  allowed: [
-    { as: "stranger", status: 200 },
-    { as: "orgMember", status: 200 },
-  ],
+  allowed: answered(200, ["stranger", "orgMember"]),
   refused: [],
 });
 
@@ -42,7 +33,7 @@ describeAccessSuite(get, {
   method: "GET",
   path: "/organizations?all=true",
   request: () => ({ path: "/organizations?all=true" }),
-  allowed: [{ as: "serverAdmin", status: 200 }],
+  allowed: answered(200, ["serverAdmin"]),
   refused: [
     ["stranger", 403],
     ["orgOwner", 403],
@@ -55,10 +46,7 @@ describeAccessSuite(get, {
   method: "POST",
   path: "/organizations",
   request: () => ({ path: "/organizations", json: newOrganization() }),
-  allowed: [
-    { as: "stranger", status: 201 },
-    { as: "orgMember", status: 201 },
-  ],
+  allowed: answered(201, ["stranger", "orgMember"]),
   refused: [],
 });
 
@@ -66,23 +54,16 @@ describeAccessSuite(get, {
   method: "GET",
   path: "/organizations/{id}",
   request: (s) => ({ path: org(s) }),
-  allowed: [
-    { as: "orgMember", status: 200 },
-    { as: "orgBillingManager", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  allowed: answered(200, ["orgMember", "orgBillingManager", "serverAdmin"]),
   refused: [...outsiders],
-  missing: () => ({ path: `/organizations/${missingId("org")}` }),
+  missing: () => ({ path: missing() }),
 });
 
 describeAccessSuite(get, {
   method: "PUT",
   path: "/organizations/{id} (settings)",
   request: (s) => ({ path: org(s), json: { description: `Changed ${randomBytes(3).toString("hex")}` } }),
-  allowed: [
-    { as: "orgOwner", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  allowed: answered(200, ["orgOwner", "serverAdmin"]),
   refused: [
     ...outsiders,
     ["orgMember", 403],
@@ -92,7 +73,7 @@ describeAccessSuite(get, {
     ["orgBillingManager", 403],
   ],
   probe: probeOrganization,
-  missing: () => ({ path: `/organizations/${missingId("org")}`, json: { description: "x" } }),
+  missing: () => ({ path: missing(), json: { description: "x" } }),
 });
 
 describeAccessSuite(get, {
@@ -102,10 +83,7 @@ describeAccessSuite(get, {
     path: org(s),
     json: { externalStorage: [{ kind: "s3", label: "Archive", settings: { bucket: "archive" }, secrets: { secretAccessKey: "s3-secret-value" } }] },
   }),
-  allowed: [
-    { as: "orgStorageManager", status: 200 },
-    { as: "orgOwner", status: 200 },
-  ],
+  allowed: answered(200, ["orgStorageManager", "orgOwner"]),
   refused: [...outsiders, ["orgMember", 403], ["orgMembersManager", 403], ["orgBillingManager", 403]],
   probe: probeOrganization,
 });
@@ -113,58 +91,41 @@ describeAccessSuite(get, {
 describeAccessSuite(get, {
   method: "GET",
   path: "/organizations/{id}/members",
-  request: (s) => ({ path: `${org(s)}/members` }),
-  allowed: [
-    { as: "orgMember", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  request: (s) => ({ path: members(s) }),
+  allowed: answered(200, ["orgMember", "serverAdmin"]),
   refused: [...outsiders],
-  missing: () => ({ path: `/organizations/${missingId("org")}/members` }),
+  missing: () => ({ path: `${missing()}/members` }),
 });
 
 describeAccessSuite(get, {
   method: "POST",
   path: "/organizations/{id}/members",
   // Refused attempts try to add a user who exists and is not a member.
-  request: (s) => ({ path: `${org(s)}/members`, json: { email: s.users.obsViewer.email } }),
-  allowed: [
-    { as: "orgOwner", status: 201, request: async (s) => ({ path: `${org(s)}/members`, json: { email: (await s.freshUser()).email } }) },
-    { as: "orgMembersManager", status: 201, request: async (s) => ({ path: `${org(s)}/members`, json: { email: (await s.freshUser()).email } }) },
-  ],
+  request: (s) => ({ path: members(s), json: { email: s.users.obsViewer.email } }),
+  allowed: answered(201, ["orgOwner", "orgMembersManager"], addingFreshUser(members)),
   refused: [...outsiders, ["orgMember", 403], ["orgObservatoriesManager", 403], ["orgStorageManager", 403], ["orgBillingManager", 403]],
   probe: probeMembers,
-  missing: (s) => ({ path: `/organizations/${missingId("org")}/members`, json: { email: s.users.obsViewer.email } }),
+  missing: (s) => ({ path: `${missing()}/members`, json: { email: s.users.obsViewer.email } }),
 });
 
 describeAccessSuite(get, {
   method: "PUT",
   path: "/organizations/{id}/members/{userId}",
-  request: (s) => ({ path: `${org(s)}/members/${s.users.orgTarget.id}`, json: { permissions: { can_manage_billing: true } } }),
-  allowed: [
-    { as: "orgOwner", status: 200 },
-    { as: "orgMembersManager", status: 200 },
-  ],
+  request: (s) => ({ path: `${members(s)}/${s.users.orgTarget.id}`, json: { permissions: { can_manage_billing: true } } }),
+  allowed: answered(200, ["orgOwner", "orgMembersManager"]),
   refused: [...outsiders, ["orgMember", 403], ["orgProjectsManager", 403], ["orgStorageManager", 403], ["orgBillingManager", 403]],
   probe: probeMembers,
-  missing: (s) => ({ path: `/organizations/${missingId("org")}/members/${s.users.orgTarget.id}`, json: { permissions: { can_manage_billing: true } } }),
+  missing: (s) => ({ path: `${missing()}/members/${s.users.orgTarget.id}`, json: { permissions: { can_manage_billing: true } } }),
 });
 
-const memberToRemove = async (s: Scenario) => {
-  const user = await s.freshUser();
-  await s.ok("orgOwner", { method: "POST", path: `${org(s)}/members`, json: { email: user.email } });
-  return { path: `${org(s)}/members/${user.id}` };
-};
 describeAccessSuite(get, {
   method: "DELETE",
   path: "/organizations/{id}/members/{userId}",
-  request: (s) => ({ path: `${org(s)}/members/${s.users.orgTarget.id}` }),
-  allowed: [
-    { as: "orgOwner", status: 204, request: memberToRemove },
-    { as: "orgMembersManager", status: 204, request: memberToRemove },
-  ],
+  request: (s) => ({ path: `${members(s)}/${s.users.orgTarget.id}` }),
+  allowed: answered(204, ["orgOwner", "orgMembersManager"], removingFreshMember("orgOwner", members)),
   refused: [...outsiders, ["orgMember", 403], ["orgObservatoriesManager", 403], ["orgStorageManager", 403], ["orgBillingManager", 403]],
   probe: probeMembers,
-  missing: (s) => ({ path: `/organizations/${missingId("org")}/members/${s.users.orgTarget.id}` }),
+  missing: (s) => ({ path: `${missing()}/members/${s.users.orgTarget.id}` }),
 });
 
 describeAccessSuite(get, {
@@ -185,27 +146,23 @@ describeAccessSuite(get, {
   ],
   refused: [...outsiders, ["orgMember", 403], ["orgMembersManager", 403], ["orgStorageManager", 403], ["serverAdmin", 403]],
   probe: probeOrganization,
-  missing: (s) => ({ path: `/organizations/${missingId("org")}/transfer-ownership`, json: { userId: s.users.orgMember.id } }),
+  missing: (s) => ({ path: `${missing()}/transfer-ownership`, json: { userId: s.users.orgMember.id } }),
 });
 
 describeAccessSuite(get, {
   method: "GET",
   path: "/organizations/{id}/audit",
   request: (s) => ({ path: `${org(s)}/audit` }),
-  allowed: [
-    { as: "orgOwner", status: 200 },
-    { as: "orgMembersManager", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  allowed: answered(200, ["orgOwner", "orgMembersManager", "serverAdmin"]),
   refused: [...outsiders, ["orgMember", 403], ["orgObservatoriesManager", 403], ["orgProjectsManager", 403], ["orgStorageManager", 403], ["orgBillingManager", 403]],
-  missing: () => ({ path: `/organizations/${missingId("org")}/audit` }),
+  missing: () => ({ path: `${missing()}/audit` }),
 });
 
 describeAccessSuite(get, {
   method: "GET",
   path: "/api/v1/admin/audit",
   request: () => ({ path: "/api/v1/admin/audit" }),
-  allowed: [{ as: "serverAdmin", status: 200 }],
+  allowed: answered(200, ["serverAdmin"]),
   refused: [
     ["stranger", 403],
     ["orgOwner", 403],

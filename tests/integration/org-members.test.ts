@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
+import { jsonApi } from "../support/json-api";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -14,17 +15,7 @@ const NONE = { can_manage_members: false, can_manage_observatories: false, can_m
 
 type Member = { userId: string; email: string; name: string; role: "owner" | "member"; permissions: typeof ALL; joinedAt: string };
 
-const call = async (path: string, init: { method?: string; token?: string; json?: unknown } = {}) => {
-  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-};
-const createOrganization = async (owner: Account) => {
-  const t = randomBytes(4).toString("hex");
-  const result = await call("/organizations", { method: "POST", token: owner.token, json: { name: `Org ${t}`, shortName: `m-${t}`, type: "college", contactEmail: `${t}@example.com` } });
-  expect(result.status).toBe(201);
-  return result.body as { id: string; name: string; ownerId: string };
-};
+const { call, createOrganization } = jsonApi(() => server);
 const addMember = async (as: Account, organizationId: string, email: string, permissions?: Partial<typeof ALL>) =>
   server.request(`/organizations/${organizationId}/members`, { method: "POST", token: as.token, json: permissions ? { email, permissions } : { email } });
 const members = async (as: Account, organizationId: string) => {

@@ -1,36 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode, type Organization } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "orgs-admin@example.com", password: "orgs admin password" };
 let server: TestServer;
 let adminToken: string;
 beforeAll(async () => {
-  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  adminToken = (await loginSession(server, ADMIN)).token;
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
+const { call, must, addOrganizationMember } = jsonApi(() => server);
 
-const call = async (path: string, init: { method?: string; token?: string; json?: unknown } = {}) => {
-  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
-};
 const tag = () => randomBytes(4).toString("hex");
 const validOrganization = (overrides: Record<string, unknown> = {}) => {
   const t = tag();
   return { name: `Lowell ${t}`, shortName: `lowell-${t}`, type: "observatory", description: "Flagstaff", contactEmail: `contact-${t}@lowell.example`, ...overrides };
 };
-const createOrganization = async (owner: Account, overrides: Record<string, unknown> = {}) => {
-  const result = await call("/organizations", { method: "POST", token: owner.token, json: validOrganization(overrides) });
-  expect(result.status).toBe(201);
-  return result.body as { id: string; name: string; shortName: string; ownerId: string; updatedAt: string; description: string | null; contactEmail: string; type: string };
-};
-const addMember = async (owner: Account, organizationId: string, member: Account, permissions: Record<string, boolean> = {}) => {
-  const result = await call(`/organizations/${organizationId}/members`, { method: "POST", token: owner.token, json: { email: member.email, permissions } });
-  expect(result.status).toBe(201);
-};
+const createOrganization = async (owner: Account, overrides: Record<string, unknown> = {}) =>
+  (await must("/organizations", { method: "POST", token: owner.token, json: validOrganization(overrides) }, 201)) as Organization;
 
 describe("POST /organizations", () => {
   it("creates the organization with the caller as owner and as a member with every permission", async () => {
@@ -146,7 +135,7 @@ describe("GET /organizations", () => {
     const a = await createOrganization(alice);
     const b = await createOrganization(bob);
     const shared = await createOrganization(bob);
-    await addMember(bob, shared.id, alice);
+    await addOrganizationMember(bob, shared.id, alice, {});
 
     const mine = await call("/organizations", { token: alice.token });
     expect(mine.status).toBe(200);
@@ -204,7 +193,7 @@ describe("PUT /organizations/{id}", () => {
     const owner = await createAccount(server);
     const keeper = await createAccount(server);
     const created = await createOrganization(owner);
-    await addMember(owner, created.id, keeper, { can_manage_storage: true });
+    await addOrganizationMember(owner, created.id, keeper, { can_manage_storage: true });
     const storage = [{ kind: "dropbox", label: "Shared" }];
 
     await expectProblem(await server.request(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { name: "Taken over" } }), 403, "FORBIDDEN");
@@ -220,7 +209,7 @@ describe("PUT /organizations/{id}", () => {
     const owner = await createAccount(server);
     const manager = await createAccount(server);
     const created = await createOrganization(owner);
-    await addMember(owner, created.id, manager, { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true });
+    await addOrganizationMember(owner, created.id, manager, { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true });
     await expectProblem(await server.request(`/organizations/${created.id}`, { method: "PUT", token: manager.token, json: { contactEmail: "me@example.com" } }), 403, "FORBIDDEN");
   });
 });
@@ -232,7 +221,7 @@ describe("tRPC organizations procedures", () => {
     const input = validOrganization();
     const created = await server.request("/trpc/organizations.create", { method: "POST", token: owner.token, json: input });
     expect(created.status).toBe(200);
-    const organization = ((await created.json()) as { result: { data: { id: string; ownerId: string; shortName: string } } }).result.data;
+    const organization = await trpcData<{ id: string; ownerId: string; shortName: string }>(created);
     expect(organization).toMatchObject({ ownerId: owner.id, shortName: input.shortName });
 
     const viaRest = await call(`/organizations/${organization.id}`, { token: owner.token });
@@ -241,19 +230,19 @@ describe("tRPC organizations procedures", () => {
     const query = (token: string) => server.request(`/trpc/organizations.get?input=${encodeURIComponent(JSON.stringify({ id: organization.id }))}`, { token });
     const read = await query(owner.token);
     expect(read.status).toBe(200);
-    expect(((await read.json()) as { result: { data: unknown } }).result.data).toMatchObject({ id: organization.id, myRole: "owner" });
+    expect(await trpcData(read)).toMatchObject({ id: organization.id, myRole: "owner" });
 
     const hidden = await query(stranger.token);
     expect(hidden.status).toBe(404);
-    expect(((await hidden.json()) as { error: { data: { code: string } } }).error.data.code).toBe("NOT_FOUND");
+    expect(await trpcErrorCode(hidden)).toBe("NOT_FOUND");
 
     const taken = await server.request("/trpc/organizations.create", { method: "POST", token: stranger.token, json: { ...validOrganization(), shortName: input.shortName.toUpperCase() } });
     expect(taken.status).toBe(409);
-    expect(((await taken.json()) as { error: { data: { code: string } } }).error.data.code).toBe("SHORT_NAME_TAKEN");
+    expect(await trpcErrorCode(taken)).toBe("SHORT_NAME_TAKEN");
 
     const anonymous = await server.request("/trpc/organizations.list");
     expect(anonymous.status).toBe(401);
-    expect(((await anonymous.json()) as { error: { data: { code: string } } }).error.data.code).toBe("UNAUTHENTICATED");
+    expect(await trpcErrorCode(anonymous)).toBe("UNAUTHENTICATED");
   });
 });
 

@@ -1,68 +1,22 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/free-port";
+import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { until } from "../support/until";
 
 /**
  * The real entry points (`pnpm start` runs apps/server/src/main.ts, `pnpm start:worker`
  * apps/worker/src/main.ts) as separate processes, fully embedded: no DATABASE_URL, no S3_ENDPOINT.
  */
 
-const repoRoot = path.resolve(import.meta.dirname, "../..");
-const STARTUP_MS = 90_000;
+const spawned: NodeProcess[] = [];
 
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const spawned: Proc[] = [];
-
-function start(entry: "server" | "worker", env: Record<string, string>): Proc {
-  const script = entry === "server" ? "apps/server/src/main.ts" : "apps/worker/src/main.ts";
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? os.homedir(),
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const proc = { child, output: () => output, exited };
+function start(entry: "server" | "worker", env: Record<string, string>): NodeProcess {
+  const proc = spawnTsx(entry === "server" ? "apps/server/src/main.ts" : "apps/worker/src/main.ts", env);
   spawned.push(proc);
   return proc;
-}
-
-const running = (proc: Proc) => proc.child.exitCode === null && proc.child.signalCode === null;
-
-async function waitForOutput(proc: Proc, pattern: RegExp, timeoutMs = STARTUP_MS) {
-  const deadline = Date.now() + timeoutMs;
-  while (!pattern.test(proc.output())) {
-    if (!running(proc)) throw new Error(`process exited (${proc.child.exitCode ?? proc.child.signalCode}) before printing ${pattern}:\n${proc.output()}`);
-    if (Date.now() > deadline) throw new Error(`no ${pattern} within ${timeoutMs} ms:\n${proc.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** SIGTERM, then the exit status (SIGKILL only if it hangs, which fails the assertions). */
-async function terminate(proc: Proc, timeoutMs = 45_000) {
-  if (!running(proc)) return proc.exited;
-  proc.child.kill("SIGTERM");
-  const timer = setTimeout(() => proc.child.kill("SIGKILL"), timeoutMs);
-  const result = await proc.exited;
-  clearTimeout(timer);
-  return result;
 }
 
 function isAlive(pid: number) {
@@ -101,15 +55,8 @@ async function health(port: number) {
   return { status: response.status, body: (await response.json()) as { status: string; checks: Record<string, { status: string }> } };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Polls a process that may not answer yet: errors count as "not yet". */
+const poll = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs?: number) => until(what, probe, { timeoutMs, intervalMs: 100, ignoreErrors: true });
 
 let dataDir: string;
 let pgdata: string;
@@ -130,16 +77,16 @@ beforeAll(async () => {
 
 // A failed assertion must not leave a process holding the ports for the next test.
 afterEach(async () => {
-  await Promise.all(spawned.filter(running).map((proc) => terminate(proc)));
+  await Promise.all(spawned.filter(isRunning).map((proc) => terminate(proc)));
 }, 60_000);
 
 afterAll(async () => {
-  for (const proc of spawned) if (running(proc)) proc.child.kill("SIGKILL");
+  for (const proc of spawned) if (isRunning(proc)) proc.child.kill("SIGKILL");
   await Promise.all(spawned.map((proc) => proc.exited));
   // Whatever a failed test left behind: fast shutdown of the postmaster, then the files.
   if (pgdata) {
     for (const pid of await postmastersFor(pgdata)) process.kill(pid, "SIGINT");
-    await until("left-over PostgreSQL to stop", async () => ((await postmastersFor(pgdata)).length === 0 ? true : undefined), 30_000).catch(() => undefined);
+    await poll("left-over PostgreSQL to stop", async () => ((await postmastersFor(pgdata)).length === 0 ? true : undefined), 30_000).catch(() => undefined);
   }
   if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
 }, 60_000);
@@ -176,7 +123,7 @@ describe("process lifecycle, fully embedded", () => {
     await waitForOutput(worker, /Meridian worker running/);
     expect(worker.output()).toContain("sharing the embedded PostgreSQL started by another Meridian process");
     // Its heartbeat, written to the shared database, is what the server reports.
-    const withWorker = await until("the server to see the worker", async () => {
+    const withWorker = await poll("the server to see the worker", async () => {
       const result = await health(httpPort);
       return result.body.checks.worker!.status === "ok" ? result : undefined;
     });
@@ -187,7 +134,7 @@ describe("process lifecycle, fully embedded", () => {
     // Stopping the worker leaves the server's PostgreSQL running.
     expect(await terminate(worker)).toEqual({ code: 0, signal: null });
     expect(await postmastersFor(pgdata)).toHaveLength(1);
-    const after = await until("the worker to be gone from health", async () => {
+    const after = await poll("the worker to be gone from health", async () => {
       const result = await health(httpPort);
       return result.body.checks.worker!.status === "down" ? result : undefined;
     });
@@ -207,7 +154,7 @@ describe("process lifecycle, fully embedded", () => {
     expect((await health(httpPort)).body.status).toBe("ok");
 
     expect(await terminate(worker)).toEqual({ code: 0, signal: null });
-    const after = await until("the worker to be gone from health", async () => {
+    const after = await poll("the worker to be gone from health", async () => {
       const result = await health(httpPort);
       return result.body.checks.worker!.status === "down" ? result : undefined;
     });

@@ -1,20 +1,12 @@
-import { afterAll, beforeAll } from "vitest";
-import { accessServerEnv, buildScenario, describeAccessSuite, missingId, type Scenario } from "../support/access-suite";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { addingFreshUser, answered, describeAccessSuite, missingId, removingFreshMember, useAccessScenario, type Scenario } from "../support/access-suite";
 
-let server: TestServer;
-let scenario: Scenario;
-beforeAll(async () => {
-  server = await startTestServer(accessServerEnv);
-  scenario = await buildScenario(server);
-});
-afterAll(() => server?.stop());
-const get = () => scenario;
+const get = useAccessScenario();
 
 const project = (s: Scenario) => `/projects/${s.projectId}`;
 const missing = `/projects/${missingId("prj")}`;
 const probeProject = (s: Scenario) => s.ok("orgOwner", { path: project(s) });
-const probeMembers = (s: Scenario) => s.ok("orgOwner", { path: `${project(s)}/members` });
+const members = (s: Scenario) => `${project(s)}/members`;
+const probeMembers = (s: Scenario) => s.ok("orgOwner", { path: members(s) });
 /**
  * Project P's outsiders. Belonging to P's organization is not belonging to P: a member without
  * can_manage_projects (even one who manages members) does not see it.
@@ -31,10 +23,7 @@ describeAccessSuite(get, {
   method: "POST",
   path: "/projects",
   request: () => ({ path: "/projects", json: { name: "Solo" } }),
-  allowed: [
-    { as: "stranger", status: 201 },
-    { as: "projectMember", status: 201 },
-  ],
+  allowed: answered(201, ["stranger", "projectMember"]),
   refused: [],
 });
 
@@ -42,10 +31,7 @@ describeAccessSuite(get, {
   method: "POST",
   path: "/projects (organizationId)",
   request: (s) => ({ path: "/projects", json: { name: "Organization project", organizationId: s.organizationId } }),
-  allowed: [
-    { as: "orgOwner", status: 201 },
-    { as: "orgProjectsManager", status: 201 },
-  ],
+  allowed: answered(201, ["orgOwner", "orgProjectsManager"]),
   refused: [
     ["stranger", 404],
     ["otherOrgOwner", 404],
@@ -63,10 +49,7 @@ describeAccessSuite(get, {
   method: "GET",
   path: "/projects",
   request: () => ({ path: "/projects" }),
-  allowed: [
-    { as: "stranger", status: 200 },
-    { as: "projectMember", status: 200 },
-  ],
+  allowed: answered(200, ["stranger", "projectMember"]),
   refused: [],
 });
 
@@ -74,13 +57,7 @@ describeAccessSuite(get, {
   method: "GET",
   path: "/projects/{id}",
   request: (s) => ({ path: project(s) }),
-  allowed: [
-    { as: "projectMember", status: 200 },
-    { as: "projectAdmin", status: 200 },
-    { as: "orgOwner", status: 200 },
-    { as: "orgProjectsManager", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  allowed: answered(200, ["projectMember", "projectAdmin", "orgOwner", "orgProjectsManager", "serverAdmin"]),
   refused: [...outsiders],
   missing: () => ({ path: missing }),
 });
@@ -89,12 +66,7 @@ describeAccessSuite(get, {
   method: "PUT",
   path: "/projects/{id}",
   request: (s) => ({ path: project(s), json: { status: "active" } }),
-  allowed: [
-    { as: "orgOwner", status: 200 },
-    { as: "projectAdmin", status: 200 },
-    { as: "orgProjectsManager", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  allowed: answered(200, ["orgOwner", "projectAdmin", "orgProjectsManager", "serverAdmin"]),
   refused: [...outsiders, ["projectMember", 403]],
   probe: probeProject,
   missing: () => ({ path: missing, json: { status: "active" } }),
@@ -103,12 +75,8 @@ describeAccessSuite(get, {
 describeAccessSuite(get, {
   method: "GET",
   path: "/projects/{id}/members",
-  request: (s) => ({ path: `${project(s)}/members` }),
-  allowed: [
-    { as: "projectMember", status: 200 },
-    { as: "projectAdmin", status: 200 },
-    { as: "serverAdmin", status: 200 },
-  ],
+  request: (s) => ({ path: members(s) }),
+  allowed: answered(200, ["projectMember", "projectAdmin", "serverAdmin"]),
   refused: [...outsiders],
   missing: () => ({ path: `${missing}/members` }),
 });
@@ -116,29 +84,21 @@ describeAccessSuite(get, {
 describeAccessSuite(get, {
   method: "POST",
   path: "/projects/{id}/members",
-  request: (s) => ({ path: `${project(s)}/members`, json: { email: s.users.stranger.email, role: "member" } }),
+  request: (s) => ({ path: members(s), json: { email: s.users.stranger.email, role: "member" } }),
   allowed: [
-    { as: "orgOwner", status: 201, request: async (s) => ({ path: `${project(s)}/members`, json: { email: (await s.freshUser()).email, role: "member" } }) },
-    { as: "projectAdmin", status: 201, request: async (s) => ({ path: `${project(s)}/members`, json: { email: (await s.freshUser()).email, role: "admin" } }) },
+    { as: "orgOwner", status: 201, request: addingFreshUser(members, { role: "member" }) },
+    { as: "projectAdmin", status: 201, request: addingFreshUser(members, { role: "admin" }) },
   ],
   refused: [...outsiders, ["projectMember", 403]],
   probe: probeMembers,
   missing: (s) => ({ path: `${missing}/members`, json: { email: s.users.stranger.email, role: "member" } }),
 });
 
-const memberToRemove = async (s: Scenario) => {
-  const user = await s.freshUser();
-  await s.ok("orgOwner", { method: "POST", path: `${project(s)}/members`, json: { email: user.email, role: "member" } });
-  return { path: `${project(s)}/members/${user.id}` };
-};
 describeAccessSuite(get, {
   method: "DELETE",
   path: "/projects/{id}/members/{userId}",
-  request: (s) => ({ path: `${project(s)}/members/${s.users.projectAdmin.id}` }),
-  allowed: [
-    { as: "orgOwner", status: 204, request: memberToRemove },
-    { as: "projectAdmin", status: 204, request: memberToRemove },
-  ],
+  request: (s) => ({ path: `${members(s)}/${s.users.projectAdmin.id}` }),
+  allowed: answered(204, ["orgOwner", "projectAdmin"], removingFreshMember("orgOwner", members, { role: "member" })),
   refused: [...outsiders, ["projectMember", 403]],
   probe: probeMembers,
   missing: (s) => ({ path: `${missing}/members/${s.users.projectAdmin.id}` }),

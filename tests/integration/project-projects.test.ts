@@ -2,30 +2,21 @@ import { randomBytes } from "node:crypto";
 import { createCaller } from "@meridian/api";
 import { authenticateToken } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "projects-admin@example.com", password: "projects admin password" };
 let server: TestServer;
 let adminToken: string;
 beforeAll(async () => {
-  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  adminToken = (await loginSession(server, ADMIN)).token;
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
+const { must, createOrganization, addOrganizationMember } = jsonApi(() => server);
 
 type Project = { id: string; name: string; status: string; ownerId: string; organizationId: string | null; createdAt: string };
-const must = async (path: string, init: { method?: string; token?: string; json?: unknown }, status: number) => {
-  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
-  const text = await response.text();
-  if (response.status !== status) throw new Error(`${init.method ?? "GET"} ${path}: expected ${status}, got ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-};
 const createProject = async (owner: Account, json: Record<string, unknown> = { name: `Project ${randomBytes(3).toString("hex")}` }) => (await must("/projects", { method: "POST", token: owner.token, json }, 201)) as Project;
-const createOrganization = async (owner: Account) => {
-  const t = randomBytes(4).toString("hex");
-  return (await must("/organizations", { method: "POST", token: owner.token, json: { name: `Projects ${t}`, shortName: `pr-${t}`, type: "college", contactEmail: `${t}@example.com` } }, 201)) as { id: string };
-};
 const addMember = (as: Account, projectId: string, email: string, role: string) => server.request(`/projects/${projectId}/members`, { method: "POST", token: as.token, json: { email, role } });
 const ids = (items: Array<{ id: string }>) => items.map((item) => item.id).sort();
 
@@ -43,8 +34,8 @@ describe("POST /projects", () => {
     const member = await createAccount(server);
     const outsider = await createAccount(server);
     const organization = await createOrganization(orgOwner);
-    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: manager.email, permissions: { can_manage_projects: true } } }, 201);
-    await must(`/organizations/${organization.id}/members`, { method: "POST", token: orgOwner.token, json: { email: member.email, permissions: { can_manage_members: true, can_manage_observatories: true } } }, 201);
+    await addOrganizationMember(orgOwner, organization.id, manager, { can_manage_projects: true });
+    await addOrganizationMember(orgOwner, organization.id, member, { can_manage_members: true, can_manage_observatories: true });
 
     expect(await createProject(orgOwner, { name: "By owner", organizationId: organization.id })).toMatchObject({ ownerId: orgOwner.id, organizationId: organization.id });
     expect(await createProject(manager, { name: "By manager", organizationId: organization.id })).toMatchObject({ ownerId: manager.id, organizationId: organization.id });
@@ -188,12 +179,12 @@ describe("tRPC projects procedures", () => {
     const outsider = await createAccount(server);
     const created = await server.request("/trpc/projects.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
     expect(created.status).toBe(200);
-    const project = ((await created.json()) as { result: { data: Project } }).result.data;
+    const project = await trpcData<Project>(created);
     expect(await must(`/projects/${project.id}`, { token: owner.token }, 200)).toMatchObject({ id: project.id, name: "Via tRPC", ownerId: owner.id });
 
     const invalid = await server.request("/trpc/projects.update", { method: "POST", token: owner.token, json: { id: project.id, update: { status: "done" } } });
     expect(invalid.status).toBe(400);
-    expect(((await invalid.json()) as { error: { data: { code: string } } }).error.data.code).toBe("VALIDATION_FAILED");
+    expect(await trpcErrorCode(invalid)).toBe("VALIDATION_FAILED");
 
     // In-process caller over the same deps as the running server.
     const deps = server.server.runtime.deps;

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -8,59 +7,24 @@ import { publishEvent } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import WebSocket from "ws";
 import { freePort } from "../support/free-port";
+import { spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
 
-const repoRoot = path.resolve(import.meta.dirname, "../..");
-
-interface ServerProcess {
-  name: string;
-  child: ChildProcess;
+interface ServerProcess extends NodeProcess {
   url: string;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** `node --import tsx apps/server/src/main.ts` as its own process, HTTP only, over the shared database. */
 async function spawnServer(name: string, env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? os.homedir(),
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      NODE_ENV: "test",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      MERIDIAN_ROLE: "server",
-      LOG_LEVEL: "warn",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const processInfo: ServerProcess = { name, child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
+  const proc = spawnTsx("apps/server/src/main.ts", { NODE_ENV: "test", PORT: String(port), MERIDIAN_ROLE: "server", ...env }, name);
+  const processInfo: ServerProcess = { ...proc, url: `http://127.0.0.1:${port}` };
   children.push(processInfo);
-  const deadline = Date.now() + 60_000;
-  while (!/listening on/.test(output)) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited before listening:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`${name} did not start within 60 s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitForOutput(processInfo, /listening on/, 60_000);
   return processInfo;
 }
 
-async function stopChild(server: ServerProcess) {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return server.exited;
-  server.child.kill("SIGTERM");
-  const timer = setTimeout(() => server.child.kill("SIGKILL"), 20_000);
-  const result = await server.exited;
-  clearTimeout(timer);
-  return result;
-}
+const stopChild = (server: ServerProcess) => terminate(server, 20_000);
 
 interface Client {
   messages: Array<{ type: string; data?: unknown }>;

@@ -3,6 +3,7 @@ import { connectDatabase, type DatabaseHandle } from "@meridian/db";
 import { publishEvent } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { createApiKey, logout } from "../support/auth-suite";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
 
 interface Received {
@@ -150,9 +151,7 @@ describe("WebSocket /ws: who may connect", () => {
   });
 
   it("accepts an API key as Authorization: Bearer, and not once it is revoked", async () => {
-    const created = await server.request("/api/v1/user/api-keys", { method: "POST", token: alice.token, json: { name: "ws" } });
-    expect(created.status).toBe(201);
-    const { id, key } = (await created.json()) as { id: string; key: string };
+    const { id, key } = await createApiKey(server, alice.token, "ws");
     const client = await track(open(wsUrl, { authorization: `Bearer ${key}` }));
     expect(client.messages[0]).toEqual({ type: "welcome", data: { userId: alice.user.id } });
 
@@ -165,7 +164,7 @@ describe("WebSocket /ws: who may connect", () => {
     const { token } = (await login.json()) as { token: string };
     const client = await track(open(wsUrl, { authorization: `Bearer ${token}` }));
     expect(client.messages[0]?.type).toBe("welcome");
-    expect((await server.request("/api/v1/auth/logout", { method: "POST", token })).status).toBe(204);
+    await logout(server, token);
     expect(await connect(wsUrl, { authorization: `Bearer ${token}` })).toMatchObject({ ok: false, status: 401 });
   });
 

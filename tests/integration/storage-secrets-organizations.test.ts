@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { createSecretBox } from "@meridian/domain";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { createAccount, expectProblem } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
 
 const SECRETS_KEY = randomBytes(32).toString("hex");
 const ADMIN = { email: "storage-admin@example.com", password: "storage admin password" };
@@ -11,9 +12,8 @@ let server: TestServer;
 let sql: postgres.Sql;
 let adminToken: string;
 beforeAll(async () => {
-  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", SECRETS_KEY, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { SECRETS_KEY }));
   sql = postgres(server.databaseUrl, { max: 1, onnotice: () => {} });
-  adminToken = (await loginSession(server, ADMIN)).token;
 });
 afterAll(async () => {
   await sql?.end();
@@ -24,17 +24,7 @@ const box = createSecretBox(Buffer.from(SECRETS_KEY, "hex"));
 type Destination = { id: string; kind: string; label: string; settings: Record<string, unknown>; configuredSecrets: string[] };
 type StoredDestination = { id: string; kind: string; sealedSecrets: string | null; secretKeys: string[] };
 
-const call = async (path: string, init: { method?: string; token?: string; json?: unknown } = {}) => {
-  const response = await server.request(path, { method: init.method ?? "GET", token: init.token, json: init.json });
-  const text = await response.text();
-  return { status: response.status, text, body: text ? JSON.parse(text) : null };
-};
-const createOrganization = async (owner: Account) => {
-  const t = randomBytes(4).toString("hex");
-  const result = await call("/organizations", { method: "POST", token: owner.token, json: { name: `Storage ${t}`, shortName: `s-${t}`, type: "research_institute", contactEmail: `${t}@example.com` } });
-  expect(result.status).toBe(201);
-  return result.body as { id: string };
-};
+const { call, createOrganization } = jsonApi(() => server);
 const putStorage = (token: string, organizationId: string, externalStorage: unknown[]) => call(`/organizations/${organizationId}`, { method: "PUT", token, json: { externalStorage } });
 const storedDestinations = async (organizationId: string) => {
   const [row] = await sql<Array<{ doc: { externalStorage: StoredDestination[] } }>>`select doc from organizations where id = ${organizationId}`;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, describeAuthSuite, expectProblem, images, roomyLimits, type Account } from "../support/auth-suite";
+import { avatarOf, bytesOf, createAccount, describeAuthSuite, expectProblem, images, pngOfSize, roomyLimits, uploadAvatar, type Account } from "../support/auth-suite";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -9,9 +9,6 @@ beforeAll(async () => {
   owner = await createAccount(server);
 });
 afterAll(() => server?.stop());
-
-const upload = (token: string, body: BodyInit, contentType = "image/png", init: RequestInit = {}) =>
-  server.request("/api/v1/user/avatar", { ...init, method: "PUT", token, body, headers: { "content-type": contentType } });
 
 describeAuthSuite(() => server, {
   method: "PUT",
@@ -23,7 +20,7 @@ describeAuthSuite(() => server, {
   method: "GET",
   path: "/api/v1/users/{id}/avatar",
   prepare: async (target, account, token) => {
-    const response = await target.request("/api/v1/user/avatar", { method: "PUT", token, body: images.gif, headers: { "content-type": "image/gif" } });
+    const response = await uploadAvatar(target, token, images.gif, "image/gif");
     expect(response.status).toBe(200);
     return { path: `/api/v1/users/${account.id}/avatar` };
   },
@@ -42,18 +39,15 @@ describe("avatar errors", () => {
     ["two JPEG bytes", images.jpeg.subarray(0, 2), "image/jpeg"],
     ["an empty body", Buffer.alloc(0), "image/png"],
   ])("answers 415 UNSUPPORTED_MEDIA_TYPE for %s", async (_label, body, contentType) => {
-    await expectProblem(await upload(owner.token, body, contentType), 415, "UNSUPPORTED_MEDIA_TYPE");
+    await expectProblem(await uploadAvatar(server, owner.token, body, contentType), 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
   it("answers 413 PAYLOAD_TOO_LARGE for an image over 2 MB", async () => {
-    const image = Buffer.alloc(2 * 1024 * 1024 + 1, 0);
-    images.png.copy(image);
-    await expectProblem(await upload(owner.token, image), 413, "PAYLOAD_TOO_LARGE");
+    await expectProblem(await uploadAvatar(server, owner.token, pngOfSize(2 * 1024 * 1024 + 1)), 413, "PAYLOAD_TOO_LARGE");
   });
 
   it("answers 413 for an image over 2 MB sent without Content-Length (chunked)", async () => {
-    const chunk = Buffer.alloc(256 * 1024, 0);
-    images.png.copy(chunk);
+    const chunk = pngOfSize(256 * 1024);
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -62,34 +56,32 @@ describe("avatar errors", () => {
         controller.enqueue(new Uint8Array(chunk));
       },
     });
-    const response = await upload(owner.token, stream, "image/png", { duplex: "half" } as RequestInit);
+    const response = await uploadAvatar(server, owner.token, stream, "image/png", { duplex: "half" } as RequestInit);
     await expectProblem(response, 413, "PAYLOAD_TOO_LARGE");
   });
 
   it("keeps the previous avatar after a refused upload", async () => {
     const account = await createAccount(server);
-    expect((await upload(account.token, images.gif, "image/gif")).status).toBe(200);
-    await expectProblem(await upload(account.token, Buffer.from("not an image")), 415, "UNSUPPORTED_MEDIA_TYPE");
-    const big = Buffer.alloc(2 * 1024 * 1024 + 10, 0);
-    images.png.copy(big);
-    await expectProblem(await upload(account.token, big), 413, "PAYLOAD_TOO_LARGE");
-    const served = await server.request(`/api/v1/users/${account.id}/avatar`, { token: owner.token });
+    expect((await uploadAvatar(server, account.token, images.gif, "image/gif")).status).toBe(200);
+    await expectProblem(await uploadAvatar(server, account.token, Buffer.from("not an image")), 415, "UNSUPPORTED_MEDIA_TYPE");
+    await expectProblem(await uploadAvatar(server, account.token, pngOfSize(2 * 1024 * 1024 + 10)), 413, "PAYLOAD_TOO_LARGE");
+    const served = await avatarOf(server, account.id, owner.token);
     expect(served.status).toBe(200);
     expect(served.headers.get("content-type")).toBe("image/gif");
-    expect(Buffer.from(await served.arrayBuffer()).equals(images.gif)).toBe(true);
+    expect((await bytesOf(served)).equals(images.gif)).toBe(true);
   });
 
   it("answers 404 NOT_FOUND for a user without an avatar", async () => {
     const bare = await createAccount(server);
-    await expectProblem(await server.request(`/api/v1/users/${bare.id}/avatar`, { token: owner.token }), 404, "NOT_FOUND");
+    await expectProblem(await avatarOf(server, bare.id, owner.token), 404, "NOT_FOUND");
   });
 
   it("answers 404 NOT_FOUND for an unknown user", async () => {
-    await expectProblem(await server.request("/api/v1/users/usr_nobody/avatar", { token: owner.token }), 404, "NOT_FOUND");
+    await expectProblem(await avatarOf(server, "usr_nobody", owner.token), 404, "NOT_FOUND");
   });
 
   it("answers 400 for a user id with a NUL character", async () => {
-    await expectProblem(await server.request("/api/v1/users/%00/avatar", { token: owner.token }), 400, "VALIDATION_FAILED");
+    await expectProblem(await avatarOf(server, "%00", owner.token), 400, "VALIDATION_FAILED");
   });
 
   it("answers 405 for POST and DELETE on the avatar", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, images, roomyLimits, type Account } from "../support/auth-suite";
+import { avatarOf, bytesOf, createAccount, images, pngOfSize, roomyLimits, uploadAvatar, type Account } from "../support/auth-suite";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -10,10 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const upload = (token: string, body: BodyInit, contentType: string) =>
-  server.request("/api/v1/user/avatar", { method: "PUT", token, body, headers: { "content-type": contentType } });
-const download = (userId: string, token = viewer.token) => server.request(`/api/v1/users/${userId}/avatar`, { token });
-const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
+/** The avatar of `userId`, as seen by another user unless `token` says who. */
+const download = (userId: string, token = viewer.token) => avatarOf(server, userId, token);
 
 describe("PUT /api/v1/user/avatar and GET /api/v1/users/{id}/avatar", () => {
   it.each([
@@ -22,7 +20,7 @@ describe("PUT /api/v1/user/avatar and GET /api/v1/users/{id}/avatar", () => {
     ["GIF", images.gif, "image/gif"],
   ])("stores a %s and serves the same bytes with its content type", async (_kind, image, contentType) => {
     const owner = await createAccount(server);
-    const response = await upload(owner.token, image, contentType);
+    const response = await uploadAvatar(server, owner.token, image, contentType);
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body).toEqual({ avatarUrl: expect.stringMatching(new RegExp(`^/api/v1/users/${owner.id}/avatar`)), contentType, sizeBytes: image.length });
@@ -37,7 +35,7 @@ describe("PUT /api/v1/user/avatar and GET /api/v1/users/{id}/avatar", () => {
 
   it("detects a JPEG sent as image/png by its content", async () => {
     const owner = await createAccount(server);
-    const response = await upload(owner.token, images.jpeg, "image/png");
+    const response = await uploadAvatar(server, owner.token, images.jpeg, "image/png");
     expect(response.status).toBe(200);
     expect((await response.json()).contentType).toBe("image/jpeg");
     const served = await download(owner.id);
@@ -47,16 +45,15 @@ describe("PUT /api/v1/user/avatar and GET /api/v1/users/{id}/avatar", () => {
 
   it.each(["application/octet-stream", "text/plain", "application/json"])("detects the image whatever the declared type (%s)", async (contentType) => {
     const owner = await createAccount(server);
-    const response = await upload(owner.token, images.gif, contentType);
+    const response = await uploadAvatar(server, owner.token, images.gif, contentType);
     expect(response.status).toBe(200);
     expect((await response.json()).contentType).toBe("image/gif");
   });
 
   it("accepts an image of exactly 2 MB", async () => {
     const owner = await createAccount(server);
-    const image = Buffer.alloc(2 * 1024 * 1024, 0);
-    images.png.copy(image);
-    const response = await upload(owner.token, image, "image/png");
+    const image = pngOfSize(2 * 1024 * 1024);
+    const response = await uploadAvatar(server, owner.token, image, "image/png");
     expect(response.status).toBe(200);
     expect((await response.json()).sizeBytes).toBe(2 * 1024 * 1024);
     const served = await download(owner.id);
@@ -66,8 +63,8 @@ describe("PUT /api/v1/user/avatar and GET /api/v1/users/{id}/avatar", () => {
 
   it("replaces the previous avatar", async () => {
     const owner = await createAccount(server);
-    const first = await (await upload(owner.token, images.png, "image/png")).json();
-    const second = await (await upload(owner.token, images.gif, "image/gif")).json();
+    const first = await (await uploadAvatar(server, owner.token, images.png, "image/png")).json();
+    const second = await (await uploadAvatar(server, owner.token, images.gif, "image/gif")).json();
     expect(second.contentType).toBe("image/gif");
     expect(second.avatarUrl).toMatch(new RegExp(`^/api/v1/users/${owner.id}/avatar`));
     expect(typeof first.avatarUrl).toBe("string");
@@ -78,7 +75,7 @@ describe("PUT /api/v1/user/avatar and GET /api/v1/users/{id}/avatar", () => {
 
   it("serves the avatar at the avatarUrl that /auth/me and the profile report", async () => {
     const owner = await createAccount(server);
-    const { avatarUrl } = await (await upload(owner.token, images.png, "image/png")).json();
+    const { avatarUrl } = await (await uploadAvatar(server, owner.token, images.png, "image/png")).json();
     const me = await (await server.request("/api/v1/auth/me", { token: owner.token })).json();
     const profile = await (await server.request("/api/v1/user/profile", { token: owner.token })).json();
     expect(me.avatarUrl).toBe(avatarUrl);
@@ -90,7 +87,7 @@ describe("PUT /api/v1/user/avatar and GET /api/v1/users/{id}/avatar", () => {
 
   it("lets any signed-in user, the owner included, read an avatar", async () => {
     const owner = await createAccount(server);
-    await upload(owner.token, images.png, "image/png");
+    await uploadAvatar(server, owner.token, images.png, "image/png");
     expect((await download(owner.id, owner.token)).status).toBe(200);
     expect((await download(owner.id, viewer.token)).status).toBe(200);
   });
@@ -98,8 +95,8 @@ describe("PUT /api/v1/user/avatar and GET /api/v1/users/{id}/avatar", () => {
   it("keeps each user's avatar apart", async () => {
     const first = await createAccount(server);
     const second = await createAccount(server);
-    await upload(first.token, images.png, "image/png");
-    await upload(second.token, images.gif, "image/gif");
+    await uploadAvatar(server, first.token, images.png, "image/png");
+    await uploadAvatar(server, second.token, images.gif, "image/gif");
     expect((await bytesOf(await download(first.id))).equals(images.png)).toBe(true);
     expect((await bytesOf(await download(second.id))).equals(images.gif)).toBe(true);
   });

@@ -8,6 +8,7 @@ import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSmtpCapture } from "../support/smtp-capture";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 const ADMIN_EMAIL = "Admin.Start@Example.com";
 const ADMIN_PASSWORD = "admin password 1";
@@ -15,16 +16,6 @@ const ADMIN_PASSWORD = "admin password 1";
 let capture: Awaited<ReturnType<typeof startSmtpCapture>>;
 let server: TestServer;
 let database: DatabaseHandle;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Adds a job directly (as another process would) and returns its id. */
 async function addRawJob(payload: unknown, maxAttempts = 1): Promise<string> {

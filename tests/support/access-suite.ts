@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, loginSession, type Account, type Problem } from "./auth-suite";
-import type { TestServer } from "./test-server";
+import { startTestServer, type TestServer } from "./test-server";
 
 /**
  * The shared security suite of organizations, observatories, projects and the audit log:
@@ -72,6 +72,9 @@ export interface PreparedRequest {
   json?: unknown;
 }
 
+/** Builds a request from the scenario (method added by the suite). */
+type BuildRequest = (scenario: Scenario) => PreparedRequest | Promise<PreparedRequest>;
+
 const codeOf = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND" } as const;
 type RefusalStatus = keyof typeof codeOf;
 
@@ -80,12 +83,12 @@ export interface AccessRoute {
   /** The path as the contract writes it (test names only). */
   path: string;
   /** Builds the request (method added by the suite). Refused attempts all use it. */
-  request(scenario: Scenario): PreparedRequest | Promise<PreparedRequest>;
+  request: BuildRequest;
   /**
    * Callers for whom it succeeds. `request` overrides the shared one when success would consume
    * the fixture (a transfer, a removal); it must hit the same route.
    */
-  allowed: Array<{ as: SignedInRole; status: number; request?: (scenario: Scenario) => PreparedRequest | Promise<PreparedRequest> }>;
+  allowed: Array<{ as: SignedInRole; status: number; request?: BuildRequest }>;
   /** Callers refused, besides `anonymous` (always 401 UNAUTHENTICATED). */
   refused: ReadonlyArray<readonly [SignedInRole, RefusalStatus]>;
   /**
@@ -94,7 +97,7 @@ export interface AccessRoute {
    */
   probe?(scenario: Scenario): Promise<unknown>;
   /** The same route on an object that does not exist: 404 NOT_FOUND even for the allowed caller. */
-  missing?(scenario: Scenario): PreparedRequest | Promise<PreparedRequest>;
+  missing?: BuildRequest;
 }
 
 async function readJson(response: Response) {
@@ -178,6 +181,48 @@ export async function buildScenario(server: TestServer): Promise<Scenario> {
   };
 }
 
+/**
+ * The scenario of one access-suite file: starts its server with `accessServerEnv` and builds the
+ * scenario before all tests, stops the server after them. Returns the getter describeAccessSuite takes.
+ */
+export function useAccessScenario(): () => Scenario {
+  let server: TestServer | undefined;
+  let scenario: Scenario;
+  beforeAll(async () => {
+    server = await startTestServer(accessServerEnv);
+    scenario = await buildScenario(server);
+  });
+  afterAll(() => server?.stop());
+  return () => scenario;
+}
+
+/**
+ * `allowed` entries: each of `callers` succeeds with `status`, with the route's shared request or,
+ * when given, with `request` (called anew for each of them).
+ */
+export const answered = (status: number, callers: readonly SignedInRole[], request?: BuildRequest): AccessRoute["allowed"] =>
+  callers.map((as) => (request ? { as, status, request } : { as, status }));
+
+/**
+ * The request of a success that adds a member: it names an account nobody knows yet, so that the
+ * scenario's members stay as they are. `members` is the members path; `fields` join the email.
+ */
+export const addingFreshUser =
+  (members: (scenario: Scenario) => string, fields: Record<string, unknown> = {}): BuildRequest =>
+  async (s) => ({ path: members(s), json: { email: (await s.freshUser()).email, ...fields } });
+
+/**
+ * The request of a success that removes a member: `by` first adds a fresh account at `members`
+ * (with `fields` beside its email), and the request names that membership.
+ */
+export const removingFreshMember =
+  (by: SignedInRole, members: (scenario: Scenario) => string, fields: Record<string, unknown> = {}): BuildRequest =>
+  async (s) => {
+    const user = await s.freshUser();
+    await s.ok(by, { method: "POST", path: members(s), json: { email: user.email, ...fields } });
+    return { path: `${members(s)}/${user.id}` };
+  };
+
 /** An id of the right shape that names nothing. */
 export const missingId = (prefix: string) => `${prefix}_${"0".repeat(10)}${randomBytes(10).toString("base64url")}`;
 
@@ -193,7 +238,7 @@ export function describeAccessSuite(getScenario: () => Scenario, route: AccessRo
       scenario = getScenario();
     });
 
-    const send = async (role: Role, build: (s: Scenario) => PreparedRequest | Promise<PreparedRequest>) => {
+    const send = async (role: Role, build: BuildRequest) => {
       const prepared = await build(scenario);
       return scenario.as(role, { ...prepared, method: route.method });
     };

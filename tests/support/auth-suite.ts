@@ -40,6 +40,23 @@ export const images = {
   jpeg: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xd9]),
 };
 
+/** `bytes` bytes that start with the tiny PNG (then zeros): an image to the server, of any size. */
+export function pngOfSize(bytes: number) {
+  const image = Buffer.alloc(bytes, 0);
+  images.png.copy(image);
+  return image;
+}
+
+/** The body of a response, as bytes. */
+export const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
+
+/** PUT /api/v1/user/avatar with `body` as `contentType`; `init` adds to the request (a streamed body's duplex). */
+export const uploadAvatar = (server: TestServer, token: string, body: BodyInit, contentType = "image/png", init: RequestInit = {}) =>
+  server.request("/api/v1/user/avatar", { ...init, method: "PUT", token, body, headers: { "content-type": contentType } });
+
+/** GET /api/v1/users/{id}/avatar as the holder of `token`. */
+export const avatarOf = (server: TestServer, userId: string, token: string) => server.request(`/api/v1/users/${userId}/avatar`, { token });
+
 export interface Account {
   id: string;
   email: string;

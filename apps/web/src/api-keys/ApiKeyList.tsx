@@ -1,11 +1,9 @@
-import { useState } from "react";
-import { useMutation } from "@tanstack/react-query";
 import { KeyRound, Trash2 } from "lucide-react";
 import { Button } from "../components/Button";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { EmptyState } from "../components/EmptyState";
-import { summarizeError } from "../lib/errors";
 import { formatDateTime } from "../lib/format";
+import { useConfirmedMutation } from "../lib/useConfirmedMutation";
 import { queryClient, trpc } from "../trpc";
 
 export interface ApiKeyRow {
@@ -17,15 +15,11 @@ export interface ApiKeyRow {
 }
 
 export function ApiKeyList({ keys }: { keys: ApiKeyRow[] }) {
-  const [pending, setPending] = useState<ApiKeyRow | null>(null);
-  const revoke = useMutation(
-    trpc.user.revokeApiKey.mutationOptions({
-      onSuccess: async () => {
-        setPending(null);
-        await queryClient.invalidateQueries(trpc.user.apiKeys.queryFilter());
-      },
-    }),
-  );
+  const revoke = useConfirmedMutation({
+    mutation: trpc.user.revokeApiKey.mutationOptions(),
+    variables: (key: ApiKeyRow) => ({ id: key.id }),
+    onSuccess: () => queryClient.invalidateQueries(trpc.user.apiKeys.queryFilter()),
+  });
 
   if (keys.length === 0) {
     return (
@@ -50,22 +44,14 @@ export function ApiKeyList({ keys }: { keys: ApiKeyRow[] }) {
                 {key.lastUsedAt ? `Last used ${formatDateTime(key.lastUsedAt)}` : "Never used"}
               </p>
             </div>
-            <Button variant="secondary" icon={<Trash2 aria-hidden="true" className="size-4 text-red-600" />} aria-label={`Revoke ${key.name}`} onClick={() => { revoke.reset(); setPending(key); }}>
+            <Button variant="secondary" icon={<Trash2 aria-hidden="true" className="size-4 text-red-600" />} aria-label={`Revoke ${key.name}`} onClick={() => revoke.ask(key)}>
               Revoke
             </Button>
           </li>
         ))}
       </ul>
-      <ConfirmDialog
-        open={pending !== null}
-        title="Revoke API key?"
-        confirmLabel="Revoke key"
-        busy={revoke.isPending}
-        error={revoke.isError ? summarizeError(revoke.error).message : null}
-        onCancel={() => setPending(null)}
-        onConfirm={() => pending && revoke.mutate({ id: pending.id })}
-      >
-        Anything using <strong className="font-semibold text-slate-900">{pending?.name}</strong> will stop working at once. This cannot be undone.
+      <ConfirmDialog {...revoke.dialog} title="Revoke API key?" confirmLabel="Revoke key">
+        Anything using <strong className="font-semibold text-slate-900">{revoke.target?.name}</strong> will stop working at once. This cannot be undone.
       </ConfirmDialog>
     </>
   );

@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
 import { Button } from "./Button";
+import { Modal, ModalActions } from "./Modal";
 
 export interface ConfirmDialogProps {
   open: boolean;
@@ -12,26 +13,13 @@ export interface ConfirmDialogProps {
   onCancel(): void;
 }
 
-/** A modal built on <dialog>: focus trapping, Escape and the backdrop come from the browser. */
+/** What a dialog takes from the action it confirms (see `useConfirmedMutation`), besides its texts. */
+export type ConfirmDialogState = Pick<ConfirmDialogProps, "open" | "busy" | "error" | "onConfirm" | "onCancel">;
+
 export function ConfirmDialog({ open, title, children, confirmLabel, busy, error, onConfirm, onCancel }: ConfirmDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        if (!busy) onCancel();
-      }}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg bg-white p-0 shadow-xl backdrop:bg-slate-900/50"
-    >
+    <Modal open={open} labelledBy={titleId} busy={busy} onClose={onCancel} className="max-w-md">
       <div className="px-5 pt-5 pb-4">
         <h2 id={titleId} className="text-base font-semibold text-slate-900">
           {title}
@@ -43,14 +31,11 @@ export function ConfirmDialog({ open, title, children, confirmLabel, busy, error
           </p>
         ) : null}
       </div>
-      <div className="flex flex-col-reverse gap-2 bg-slate-50 px-5 py-3 sm:flex-row sm:justify-end">
-        <Button variant="secondary" onClick={onCancel} disabled={busy}>
-          Cancel
-        </Button>
+      <ModalActions busy={busy} onCancel={onCancel}>
         <Button variant="danger" onClick={onConfirm} busy={busy}>
           {confirmLabel}
         </Button>
-      </div>
-    </dialog>
+      </ModalActions>
+    </Modal>
   );
 }

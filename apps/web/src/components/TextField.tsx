@@ -1,37 +1,18 @@
-import { useId, type InputHTMLAttributes, type ReactNode } from "react";
+import type { InputHTMLAttributes } from "react";
+import { Field, type FieldProps } from "./Field";
 
-export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "id"> {
-  label: string;
-  error?: string;
-  hint?: ReactNode;
-}
+export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "id">, FieldProps {}
 
-export function TextField({ label, error, hint, className = "", ...input }: TextFieldProps) {
-  const id = useId();
-  const messageId = `${id}-message`;
+export function TextField({ label, error, hint, className, ...input }: TextFieldProps) {
   return (
-    <div className={className}>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
-        {label}
-      </label>
-      <input
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error || hint ? messageId : undefined}
-        className={`mt-1.5 block w-full rounded-md border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset placeholder:text-slate-400 focus:ring-2 disabled:bg-slate-50 disabled:text-slate-500 read-only:bg-slate-50 focus:ring-inset focus:outline-none ${
-          error ? "ring-red-400 focus:ring-red-500" : "ring-slate-300 focus:ring-indigo-600"
-        }`}
-        {...input}
-      />
-      {error ? (
-        <p id={messageId} className="mt-1.5 text-sm text-red-600">
-          {error}
-        </p>
-      ) : hint ? (
-        <p id={messageId} className="mt-1.5 text-sm text-slate-500">
-          {hint}
-        </p>
-      ) : null}
-    </div>
+    <Field label={label} error={error} hint={hint} className={className}>
+      {(control) => (
+        <input
+          {...control}
+          className={`${control.className} px-3 py-2 placeholder:text-slate-400 disabled:bg-slate-50 disabled:text-slate-500 read-only:bg-slate-50`}
+          {...input}
+        />
+      )}
+    </Field>
   );
 }

@@ -1,37 +1,24 @@
-import { useId } from "react";
-
-export interface ToggleProps {
-  label: string;
-  description?: string;
-  checked: boolean;
-  disabled?: boolean;
-  onChange(checked: boolean): void;
-}
+import { useCheckField, type CheckFieldProps } from "./useCheckField";
 
 /** A switch that is a real checkbox underneath, so labels, keyboard and screen readers just work. */
-export function Toggle({ label, description, checked, disabled, onChange }: ToggleProps) {
-  const id = useId();
+export function Toggle({ label, description, ...state }: CheckFieldProps) {
+  const { input, descriptionId } = useCheckField({ description, ...state });
   return (
     <div className="flex items-start justify-between gap-4 py-3">
       <div className="min-w-0">
-        <label htmlFor={id} className="text-sm font-medium text-slate-800">
+        <label htmlFor={input.id} className="text-sm font-medium text-slate-800">
           {label}
         </label>
-        {description ? (
-          <p id={`${id}-description`} className="text-sm text-slate-500">
+        {descriptionId ? (
+          <p id={descriptionId} className="text-sm text-slate-500">
             {description}
           </p>
         ) : null}
       </div>
       <span className="relative inline-flex shrink-0">
         <input
-          id={id}
-          type="checkbox"
+          {...input}
           role="switch"
-          checked={checked}
-          disabled={disabled}
-          aria-describedby={description ? `${id}-description` : undefined}
-          onChange={(event) => onChange(event.target.checked)}
           className="peer h-6 w-11 cursor-pointer appearance-none rounded-full bg-slate-300 transition-colors checked:bg-indigo-600 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-60"
         />
         <span

@@ -1,12 +1,13 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
+import { FormDialog } from "../components/FormDialog";
+import { SelectField } from "../components/SelectField";
 import { TextField } from "../components/TextField";
+import { formProblem, generalMessage } from "../lib/form-errors";
 import { canCreateFor, useMyOrganizationAccess } from "../organizations/useMyOrganizations";
-import { FormDialog } from "../organizations/ui/FormDialog";
-import { formProblem, generalMessage } from "../organizations/ui/form-errors";
-import { SelectField } from "../organizations/ui/SelectField";
-import { queryClient, trpc } from "../trpc";
+import { trpc } from "../trpc";
 import type { Observatory } from "./permissions";
+import { refreshObservatories } from "./refresh";
 
 const PERSONAL = "";
 const locationFields = [
@@ -26,7 +27,7 @@ export function CreateObservatoryDialog({ onClose, onCreated }: { onClose(): voi
   const create = useMutation(
     trpc.observatories.create.mutationOptions({
       onSuccess: async (observatory) => {
-        await queryClient.invalidateQueries(trpc.observatories.pathFilter());
+        await refreshObservatories();
         onCreated(observatory);
       },
     }),

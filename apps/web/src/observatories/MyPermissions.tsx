@@ -1,9 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Building2, Check, Crown, ShieldCheck, UserRound, X } from "lucide-react";
-import { Alert } from "../components/Alert";
 import { Card } from "../components/Card";
-import { Spinner } from "../components/Spinner";
-import { summarizeError } from "../lib/errors";
+import { QueryState } from "../components/QueryState";
 import { trpc } from "../trpc";
 import { PermissionBadges } from "./PermissionBadges";
 import { observatoryPermissionInfo, observatoryPermissionKeys, type PermissionSource } from "./permissions";
@@ -37,8 +35,7 @@ function describeSource(source: PermissionSource, organizationName: (id: string)
 
 export function MyPermissions({ observatoryId, organizationName }: { observatoryId: string; organizationName: (id: string) => string | undefined }) {
   const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatoryId }, { staleTime: 0 }));
-  if (mine.isPending) return <Spinner label="Loading your permissions" />;
-  if (mine.isError) return <Alert tone="error">Could not load your permissions: {summarizeError(mine.error).message}</Alert>;
+  if (mine.isPending || mine.isError) return <QueryState query={mine} loading="Loading your permissions" error="Could not load your permissions" />;
   const effective = mine.data;
   return (
     <div className="flex flex-col gap-6">

@@ -1,11 +1,9 @@
-import { useInfiniteQuery } from "@tanstack/react-query";
 import { ArrowRightLeft, Building2, History, Minus, Pencil, Plus } from "lucide-react";
-import { Alert } from "../components/Alert";
-import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
-import { Spinner } from "../components/Spinner";
-import { summarizeError } from "../lib/errors";
+import { LoadMoreButton } from "../components/LoadMoreButton";
+import { QueryState } from "../components/QueryState";
 import { formatDateTime } from "../lib/format";
+import { useCursorPages } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
 import { grantedPermissions, observatoryPermissionInfo, type HistoryEntry, type ObservatoryPermissions } from "./permissions";
 
@@ -40,18 +38,11 @@ function describe(entry: HistoryEntry, names: (id: string) => string | undefined
 }
 
 export function ObservatoryHistory({ observatoryId, names }: { observatoryId: string; names: (id: string) => string | undefined }) {
-  // Not `infiniteQueryOptions`: it adds a `direction` field the server's strict input refuses.
   const input = { id: observatoryId, limit: PAGE_SIZE };
-  const history = useInfiniteQuery({
-    queryKey: trpc.observatories.history.infiniteQueryKey(input),
-    queryFn: ({ pageParam }) => trpcClient.observatories.history.query(pageParam ? { ...input, cursor: pageParam } : input),
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.nextCursor,
-    staleTime: 0,
-  });
-  const items = history.data?.pages.flatMap((page) => page.items) ?? [];
-  if (history.isPending) return <Spinner label="Loading history" />;
-  if (history.isError) return <Alert tone="error">Could not load the history: {summarizeError(history.error).message}</Alert>;
+  const { query: history, items } = useCursorPages(trpc.observatories.history.infiniteQueryKey(input), (cursor) =>
+    trpcClient.observatories.history.query(cursor ? { ...input, cursor } : input),
+  );
+  if (history.isPending || history.isError) return <QueryState query={history} loading="Loading history" error="Could not load the history" />;
   if (items.length === 0) return <EmptyState icon={History} title="No history yet">Changes to the organizations with access and to ownership appear here.</EmptyState>;
   return (
     <section aria-labelledby="history-title">
@@ -78,13 +69,7 @@ export function ObservatoryHistory({ observatoryId, names }: { observatoryId: st
           );
         })}
       </ol>
-      {history.hasNextPage ? (
-        <div className="mt-4 flex justify-center">
-          <Button variant="secondary" busy={history.isFetchingNextPage} onClick={() => history.fetchNextPage()}>
-            Load more
-          </Button>
-        </div>
-      ) : null}
+      <LoadMoreButton query={history} className="mt-4" />
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { Badge } from "../organizations/ui/Badge";
+import { Badge } from "../components/Badge";
 import { grantedPermissions, observatoryPermissionInfo, type ObservatoryPermissions } from "./permissions";
 
 /** The granted permissions as badges, in a labelled list so they can be read out (and found by tests). */

@@ -1,4 +1,4 @@
-import { CheckboxField } from "../organizations/ui/CheckboxField";
+import { CheckboxField } from "../components/CheckboxField";
 import { observatoryPermissionInfo, observatoryPermissionKeys, setObservatoryPermission, type ObservatoryPermissions } from "./permissions";
 
 /** The four observatory permissions as labelled checkboxes, keeping their implications. */

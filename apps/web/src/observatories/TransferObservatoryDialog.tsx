@@ -1,10 +1,11 @@
 import { useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
+import { FormDialog } from "../components/FormDialog";
+import { NewOwnerSelect } from "../components/members/NewOwnerSelect";
+import { SelectField } from "../components/SelectField";
 import { TextField } from "../components/TextField";
+import { formProblem } from "../lib/form-errors";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
-import { FormDialog } from "../organizations/ui/FormDialog";
-import { formProblem } from "../organizations/ui/form-errors";
-import { SelectField } from "../organizations/ui/SelectField";
 import { trpc } from "../trpc";
 import type { Observatory } from "./permissions";
 import { refreshObservatories } from "./refresh";
@@ -92,22 +93,14 @@ export function TransferObservatoryDialog({ observatory, onClose, onTransferred 
         </div>
       </fieldset>
       {kind === "user" ? (
-        <SelectField
-          label="New owner"
+        <NewOwnerSelect
+          members={users}
+          loading={members.isPending}
           value={userId}
-          onChange={(e) => setUserId(e.target.value)}
+          onChange={setUserId}
           error={fieldError ?? undefined}
           hint={users.length === 0 ? "Add the person as a user member first: ownership only goes to a member." : undefined}
-        >
-          <option value="" disabled>
-            {members.isPending ? "Loading…" : "Choose a member…"}
-          </option>
-          {users.map((user) => (
-            <option key={user.userId} value={user.userId}>
-              {user.name} ({user.email})
-            </option>
-          ))}
-        </SelectField>
+        />
       ) : (
         <>
           <SelectField label="New owning organization" value={organizationChoice} onChange={(e) => setOrganizationChoice(e.target.value)} error={other ? undefined : (fieldError ?? undefined)}>

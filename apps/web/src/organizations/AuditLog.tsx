@@ -1,16 +1,16 @@
-import { useInfiniteQuery } from "@tanstack/react-query";
 import { ArrowRight, ScrollText } from "lucide-react";
 import { Alert } from "../components/Alert";
-import { Button } from "../components/Button";
+import { Badge, type BadgeTone } from "../components/Badge";
 import { EmptyState } from "../components/EmptyState";
-import { Spinner } from "../components/Spinner";
+import { LoadMoreButton } from "../components/LoadMoreButton";
+import { QueryState } from "../components/QueryState";
+import { DataTable, td, Th } from "../components/Table";
 import { summarizeError } from "../lib/errors";
 import { formatDateTime } from "../lib/format";
+import { useCursorPages } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
 import { permissionLabel } from "./labels";
 import type { AuditEntry } from "./types";
-import { Badge, type BadgeTone } from "./ui/Badge";
-import { TableFrame, tbody, td, th } from "./ui/Table";
 
 const PAGE_SIZE = 25;
 
@@ -97,16 +97,10 @@ export function ChangeList({ entry, nameOf }: { entry: Pick<AuditEntry, "before"
 }
 
 export function AuditLog({ organizationId, nameOf }: { organizationId: string; nameOf: NameOf }) {
-  // Not `infiniteQueryOptions`: it adds a `direction` field the server's strict input refuses.
   const input = { id: organizationId, limit: PAGE_SIZE };
-  const audit = useInfiniteQuery({
-    queryKey: trpc.organizations.audit.infiniteQueryKey(input),
-    queryFn: ({ pageParam }) => trpcClient.organizations.audit.query(pageParam ? { ...input, cursor: pageParam } : input),
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.nextCursor,
-    staleTime: 0,
-  });
-  const entries = audit.data?.pages.flatMap((page) => page.items) ?? [];
+  const { query: audit, items: entries } = useCursorPages(trpc.organizations.audit.infiniteQueryKey(input), (cursor) =>
+    trpcClient.organizations.audit.query(cursor ? { ...input, cursor } : input),
+  );
   return (
     <section aria-labelledby="audit-title" className="flex flex-col gap-4">
       <div>
@@ -115,21 +109,20 @@ export function AuditLog({ organizationId, nameOf }: { organizationId: string; n
         </h2>
         <p className="mt-1 text-sm text-slate-500">Every change to membership, permissions, ownership and storage, newest first. Names are as they were at the time.</p>
       </div>
-      {audit.isPending ? <Spinner label="Loading the audit log" /> : null}
-      {audit.isError ? <Alert tone="error">Could not load the audit log: {summarizeError(audit.error).message}</Alert> : null}
-      {audit.data && entries.length === 0 ? <EmptyState icon={ScrollText} title="Nothing recorded yet" /> : null}
-      {entries.length > 0 ? (
-        <TableFrame label="Audit log">
-          <thead className="bg-slate-50">
-            <tr>
-              <th scope="col" className={th}>Action</th>
-              <th scope="col" className={th}>Actor</th>
-              <th scope="col" className={th}>Target</th>
-              <th scope="col" className={th}>Change</th>
-              <th scope="col" className={th}>Time</th>
-            </tr>
-          </thead>
-          <tbody className={tbody}>
+      <QueryState query={audit} loading="Loading the audit log" error="Could not load the audit log" isEmpty={() => entries.length === 0} empty={<EmptyState icon={ScrollText} title="Nothing recorded yet" />}>
+        {() => (
+          <DataTable
+            label="Audit log"
+            columns={
+              <>
+                <Th>Action</Th>
+                <Th>Actor</Th>
+                <Th>Target</Th>
+                <Th>Change</Th>
+                <Th>Time</Th>
+              </>
+            }
+          >
             {entries.map((entry) => (
               <tr key={entry.id} className="align-top">
                 <td className={td}>
@@ -150,16 +143,10 @@ export function AuditLog({ organizationId, nameOf }: { organizationId: string; n
                 </td>
               </tr>
             ))}
-          </tbody>
-        </TableFrame>
-      ) : null}
-      {audit.hasNextPage ? (
-        <div className="flex justify-center">
-          <Button variant="secondary" busy={audit.isFetchingNextPage} onClick={() => audit.fetchNextPage()}>
-            Load more
-          </Button>
-        </div>
-      ) : null}
+          </DataTable>
+        )}
+      </QueryState>
+      <LoadMoreButton query={audit} />
       {audit.isFetchNextPageError ? <Alert tone="error">Could not load more entries: {summarizeError(audit.error).message}</Alert> : null}
     </section>
   );

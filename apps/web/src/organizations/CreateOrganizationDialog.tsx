@@ -1,10 +1,10 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
+import { FormDialog } from "../components/FormDialog";
+import { formProblem, generalMessage } from "../lib/form-errors";
 import { queryClient, trpc } from "../trpc";
 import { emptyOrganizationForm, missingOrganizationFields, OrganizationFields, organizationFormFields, type OrganizationFormValues } from "./OrganizationFields";
 import type { OrganizationSummary } from "./types";
-import { FormDialog } from "./ui/FormDialog";
-import { formProblem, generalMessage } from "./ui/form-errors";
 
 export function CreateOrganizationDialog({ onClose, onCreated }: { onClose(): void; onCreated(organization: OrganizationSummary): void }) {
   const [values, setValues] = useState<OrganizationFormValues>(emptyOrganizationForm);

@@ -1,20 +1,21 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
-import { Cloud, HardDrive, KeyRound, Pencil, Plus, Trash2 } from "lucide-react";
+import { Cloud, HardDrive, KeyRound, Pencil, Plus } from "lucide-react";
 import { Alert } from "../components/Alert";
+import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { EmptyState } from "../components/EmptyState";
+import { FormDialog } from "../components/FormDialog";
+import { RemoveButton } from "../components/RemoveButton";
+import { SelectField } from "../components/SelectField";
 import { TextField } from "../components/TextField";
-import { summarizeError } from "../lib/errors";
+import { formProblem } from "../lib/form-errors";
+import { useConfirmedMutation } from "../lib/useConfirmedMutation";
 import { trpc } from "../trpc";
 import { secretLabel, settingLabel, storageKindList, storageKinds } from "./labels";
-import { refreshOrganizationData } from "./OrganizationMembers";
+import { refreshOrganizationData } from "./refresh";
 import type { ExternalStorageDestination, ExternalStorageKind, Organization, RouterInputs } from "./types";
-import { Badge } from "./ui/Badge";
-import { FormDialog } from "./ui/FormDialog";
-import { formProblem } from "./ui/form-errors";
-import { SelectField } from "./ui/SelectField";
 
 type DestinationInput = NonNullable<RouterInputs["organizations"]["update"]["update"]["externalStorage"]>[number];
 type SettingValue = string | number | boolean | null;
@@ -27,18 +28,16 @@ const formatSetting = (value: unknown) => (value === null || value === undefined
 export function ExternalStorage({ organization }: { organization: Organization }) {
   const canEdit = organization.myRole === "owner" || organization.myPermissions.can_manage_storage;
   const [editing, setEditing] = useState<ExternalStorageDestination | "new" | null>(null);
-  const [removing, setRemoving] = useState<ExternalStorageDestination | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const remove = useMutation(
-    trpc.organizations.update.mutationOptions({
-      onSuccess: async () => {
-        setNotice(`“${removing?.label}” was removed.`);
-        setRemoving(null);
-        await refreshOrganizationData();
-      },
-    }),
-  );
   const destinations = organization.externalStorage;
+  const removal = useConfirmedMutation({
+    mutation: trpc.organizations.update.mutationOptions(),
+    variables: (removing: ExternalStorageDestination) => ({ id: organization.id, update: { externalStorage: destinations.filter((item) => item.id !== removing.id).map(keep) } }),
+    onSuccess: (removed) => {
+      setNotice(`“${removed.label}” was removed.`);
+      return refreshOrganizationData();
+    },
+  });
 
   return (
     <section aria-labelledby="storage-title" className="flex flex-col gap-4">
@@ -109,9 +108,7 @@ export function ExternalStorage({ organization }: { organization: Organization }
                     <Button variant="ghost" aria-label={`Edit ${destination.label}`} icon={<Pencil aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setEditing(destination); }}>
                       Edit
                     </Button>
-                    <Button variant="ghost" aria-label={`Remove ${destination.label}`} icon={<Trash2 aria-hidden="true" className="size-4 text-red-600" />} onClick={() => { remove.reset(); setRemoving(destination); }}>
-                      Remove
-                    </Button>
+                    <RemoveButton name={destination.label} onClick={() => removal.ask(destination)} />
                   </div>
                 ) : (
                   <div className="pb-4" />
@@ -122,16 +119,8 @@ export function ExternalStorage({ organization }: { organization: Organization }
         </ul>
       )}
 
-      <ConfirmDialog
-        open={removing !== null}
-        title="Remove storage destination?"
-        confirmLabel="Remove destination"
-        busy={remove.isPending}
-        error={remove.isError ? summarizeError(remove.error).message : null}
-        onCancel={() => setRemoving(null)}
-        onConfirm={() => removing && remove.mutate({ id: organization.id, update: { externalStorage: destinations.filter((item) => item.id !== removing.id).map(keep) } })}
-      >
-        <strong className="font-semibold text-slate-900">{removing?.label}</strong> and its stored secrets will be deleted. Nothing is deleted from the storage itself.
+      <ConfirmDialog {...removal.dialog} title="Remove storage destination?" confirmLabel="Remove destination">
+        <strong className="font-semibold text-slate-900">{removal.target?.label}</strong> and its stored secrets will be deleted. Nothing is deleted from the storage itself.
       </ConfirmDialog>
 
       {editing ? (

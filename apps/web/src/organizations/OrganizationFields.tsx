@@ -1,8 +1,8 @@
+import { SelectField } from "../components/SelectField";
+import { TextAreaField } from "../components/TextAreaField";
 import { TextField } from "../components/TextField";
 import { organizationTypeLabels, organizationTypes } from "./labels";
 import type { OrganizationType } from "./types";
-import { SelectField } from "./ui/SelectField";
-import { TextAreaField } from "./ui/TextAreaField";
 
 export interface OrganizationFormValues {
   name: string;

@@ -1,44 +1,40 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { ArrowRightLeft, Crown, LogOut, Trash2, UserPlus, Users } from "lucide-react";
-import { useNavigate } from "react-router-dom";
+import { ArrowRightLeft, Users } from "lucide-react";
 import { useMe } from "../auth/useMe";
 import { Alert } from "../components/Alert";
+import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
-import { Card } from "../components/Card";
-import { ConfirmDialog } from "../components/ConfirmDialog";
+import { CheckboxField } from "../components/CheckboxField";
 import { EmptyState } from "../components/EmptyState";
-import { Spinner } from "../components/Spinner";
-import { TextField } from "../components/TextField";
-import { UserAvatar } from "../components/UserAvatar";
+import { FormDialog } from "../components/FormDialog";
+import { AddMemberByEmailForm } from "../components/members/AddMemberByEmailForm";
+import { MemberCell } from "../components/members/MemberCell";
+import { OwnerBadge } from "../components/members/OwnerBadge";
+import { RemoveMemberButton } from "../components/members/RemoveMemberButton";
+import { NewOwnerSelect } from "../components/members/NewOwnerSelect";
+import { RemoveMemberDialog } from "../components/members/RemoveMemberDialog";
+import { useRemoveMember } from "../components/members/useRemoveMember";
+import { QueryState } from "../components/QueryState";
+import { SuccessNotice } from "../components/SuccessNotice";
+import { ActionsCell, ActionsTh, CenteredTh, CheckboxCell, DataTable, td, Th } from "../components/Table";
 import { summarizeError } from "../lib/errors";
+import { formProblem } from "../lib/form-errors";
+import { usePendingValues } from "../lib/usePendingValues";
 import { queryClient, trpc } from "../trpc";
 import { noOrganizationPermissions, organizationPermissionInfo } from "./labels";
+import { refreshOrganizationData } from "./refresh";
 import type { Organization, OrganizationMember, OrganizationPermissionKey, OrganizationPermissions } from "./types";
-import { Badge } from "./ui/Badge";
-import { CheckboxField } from "./ui/CheckboxField";
-import { FormDialog } from "./ui/FormDialog";
-import { formProblem } from "./ui/form-errors";
-import { SelectField } from "./ui/SelectField";
-import { checkbox, TableFrame, tbody, td, tdCenter, th, thCenter } from "./ui/Table";
-
-/** Organization membership also decides observatory access: refresh both. */
-export async function refreshOrganizationData() {
-  await Promise.all([queryClient.invalidateQueries(trpc.organizations.pathFilter()), queryClient.invalidateQueries(trpc.observatories.pathFilter())]);
-}
 
 export function OrganizationMembers({ organization }: { organization: Organization }) {
   const me = useMe();
-  const navigate = useNavigate();
   const members = useQuery(trpc.organizations.members.queryOptions({ id: organization.id }, { staleTime: 0 }));
   const canManage = organization.myPermissions.can_manage_members;
   const isOwner = organization.myRole === "owner";
-  const [removing, setRemoving] = useState<OrganizationMember | null>(null);
   const [transferring, setTransferring] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   // Checkboxes show the change at once; the server's answer replaces it (or, on failure, the old value returns).
-  const [pending, setPending] = useState<Record<string, Partial<OrganizationPermissions>>>({});
-  const settle = (userId: string) => setPending(({ [userId]: _settled, ...rest }) => rest);
+  const { pending, start, settle } = usePendingValues<Partial<OrganizationPermissions>>();
 
   const update = useMutation(
     trpc.organizations.updateMember.mutationOptions({
@@ -52,34 +48,23 @@ export function OrganizationMembers({ organization }: { organization: Organizati
       onSettled: (_member, _error, input) => settle(input.userId),
     }),
   );
-  const remove = useMutation(
-    trpc.organizations.removeMember.mutationOptions({
-      onSuccess: async (_result, input) => {
-        const self = input.userId === me.data?.id;
-        setRemoving(null);
-        if (self) {
-          // Gone from the organization: nothing here is visible any more.
-          queryClient.removeQueries(trpc.organizations.get.queryFilter({ id: organization.id }));
-          await refreshOrganizationData();
-          navigate("/organizations", { replace: true });
-          return;
-        }
-        const name = members.data?.items.find((member) => member.userId === input.userId)?.name;
-        setNotice(`${name ?? "The member"} was removed.`);
-        await refreshOrganizationData();
-      },
-    }),
-  );
+  const removal = useRemoveMember({
+    mutation: trpc.organizations.removeMember.mutationOptions(),
+    variables: (member: OrganizationMember) => ({ id: organization.id, userId: member.userId }),
+    refresh: refreshOrganizationData,
+    forget: () => queryClient.removeQueries(trpc.organizations.get.queryFilter({ id: organization.id })),
+    leaveTo: "/organizations",
+    onRemoved: (member) => setNotice(`${member.name} was removed.`),
+  });
 
   const toggle = (member: OrganizationMember, key: OrganizationPermissionKey, value: boolean) => {
     setNotice(null);
-    setPending((current) => ({ ...current, [member.userId]: { ...current[member.userId], [key]: value } }));
+    start(member.userId, (current) => ({ ...current, [key]: value }));
     update.mutate({ id: organization.id, userId: member.userId, permissions: { [key]: value } });
   };
 
   const items = members.data?.items ?? [];
   const transferCandidates = items.filter((member) => member.role !== "owner");
-  const removingSelf = removing?.userId === me.data?.id;
 
   return (
     <div className="flex flex-col gap-6">
@@ -94,122 +79,74 @@ export function OrganizationMembers({ organization }: { organization: Organizati
             </Button>
           ) : null}
         </div>
-        <p role="status" aria-live="polite" className="sr-only">
-          {notice ?? ""}
-        </p>
-        {notice ? (
-          <Alert tone="success" className="mb-3">
-            {notice}
-          </Alert>
-        ) : null}
+        <SuccessNotice message={notice} className="mb-3" />
         {update.isError ? (
           <Alert tone="error" className="mb-3">
             Could not change permissions: {summarizeError(update.error).message}
           </Alert>
         ) : null}
-        {members.isPending ? <Spinner label="Loading members" /> : null}
-        {members.isError ? <Alert tone="error">Could not load members: {summarizeError(members.error).message}</Alert> : null}
-        {members.data && items.length === 0 ? <EmptyState icon={Users} title="No members" /> : null}
-        {items.length > 0 ? (
-          <TableFrame label="Organization members">
-            <thead className="bg-slate-50">
-              <tr>
-                <th scope="col" className={th}>Member</th>
-                <th scope="col" className={th}>Role</th>
-                {organizationPermissionInfo.map((info) => (
-                  <th key={info.key} scope="col" className={thCenter} title={info.description}>
-                    <span className="block min-w-16 normal-case">{info.label}</span>
-                    {info.deprecated ? <span className="block text-[10px] font-medium tracking-normal text-amber-700 normal-case">deprecated</span> : null}
-                  </th>
-                ))}
-                <th scope="col" className={th}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className={tbody}>
-              {items.map((member) => {
+        <QueryState query={members} loading="Loading members" error="Could not load members" isEmpty={(data) => data.items.length === 0} empty={<EmptyState icon={Users} title="No members" />}>
+          {(data) => (
+            <DataTable
+              label="Organization members"
+              columns={
+                <>
+                  <Th>Member</Th>
+                  <Th>Role</Th>
+                  {organizationPermissionInfo.map((info) => (
+                    <CenteredTh key={info.key} title={info.description}>
+                      <span className="block min-w-16 normal-case">{info.label}</span>
+                      {info.deprecated ? <span className="block text-[10px] font-medium tracking-normal text-amber-700 normal-case">deprecated</span> : null}
+                    </CenteredTh>
+                  ))}
+                  <ActionsTh />
+                </>
+              }
+            >
+              {data.items.map((member) => {
                 const self = member.userId === me.data?.id;
                 const owner = member.role === "owner";
                 const busy = member.userId in pending;
                 const permissions = { ...member.permissions, ...pending[member.userId] };
                 return (
                   <tr key={member.userId}>
-                    <td className={td}>
-                      <div className="flex min-w-48 items-center gap-3">
-                        <UserAvatar name={member.name} url={null} />
-                        <div className="min-w-0">
-                          <p className="truncate font-medium text-slate-900">
-                            {member.name}
-                            {self ? <span className="ml-1 text-xs font-normal text-slate-500">(you)</span> : null}
-                          </p>
-                          <p className="truncate text-xs text-slate-500">{member.email}</p>
-                        </div>
-                      </div>
-                    </td>
-                    <td className={td}>
-                      {owner ? (
-                        <Badge tone="indigo">
-                          <Crown aria-hidden="true" className="size-3" /> Owner
-                        </Badge>
-                      ) : (
-                        <Badge>Member</Badge>
-                      )}
-                    </td>
+                    <MemberCell name={member.name} email={member.email} self={self} />
+                    <td className={td}>{owner ? <OwnerBadge /> : <Badge>Member</Badge>}</td>
                     {organizationPermissionInfo.map((info) => (
-                      <td key={info.key} className={tdCenter}>
-                        <input
-                          type="checkbox"
-                          className={checkbox}
-                          aria-label={`${info.label}${info.deprecated ? " (deprecated)" : ""} for ${member.name}`}
-                          title={owner ? "The owner always has every permission" : info.description}
-                          checked={permissions[info.key]}
-                          disabled={owner || !canManage || busy}
-                          onChange={(event) => toggle(member, info.key, event.target.checked)}
-                        />
-                      </td>
+                      <CheckboxCell
+                        key={info.key}
+                        label={`${info.label}${info.deprecated ? " (deprecated)" : ""} for ${member.name}`}
+                        title={owner ? "The owner always has every permission" : info.description}
+                        checked={permissions[info.key]}
+                        disabled={owner || !canManage || busy}
+                        onChange={(checked) => toggle(member, info.key, checked)}
+                      />
                     ))}
-                    <td className={`${td} text-right whitespace-nowrap`}>
-                      {self && !owner ? (
-                        <Button variant="ghost" icon={<LogOut aria-hidden="true" className="size-4" />} onClick={() => { remove.reset(); setRemoving(member); }}>
-                          Leave
-                        </Button>
-                      ) : !self && !owner && canManage ? (
-                        <Button variant="ghost" aria-label={`Remove ${member.name}`} icon={<Trash2 aria-hidden="true" className="size-4 text-red-600" />} onClick={() => { remove.reset(); setRemoving(member); }}>
-                          Remove
-                        </Button>
-                      ) : null}
-                    </td>
+                    <ActionsCell>
+                      <RemoveMemberButton name={member.name} self={self} owner={owner} canRemove={canManage} onClick={() => removal.ask(member)} />
+                    </ActionsCell>
                   </tr>
                 );
               })}
-            </tbody>
-          </TableFrame>
-        ) : null}
+            </DataTable>
+          )}
+        </QueryState>
         {isOwner ? <p className="mt-2 text-sm text-slate-500">As the owner you cannot leave. Transfer ownership to another member first.</p> : null}
       </section>
 
-      {canManage ? <AddMemberCard organizationId={organization.id} /> : null}
+      {canManage ? <AddOrganizationMember organizationId={organization.id} /> : null}
 
-      <ConfirmDialog
-        open={removing !== null}
-        title={removingSelf ? "Leave organization?" : "Remove member?"}
-        confirmLabel={removingSelf ? "Leave organization" : "Remove member"}
-        busy={remove.isPending}
-        error={remove.isError ? summarizeError(remove.error).message : null}
-        onCancel={() => setRemoving(null)}
-        onConfirm={() => removing && remove.mutate({ id: organization.id, userId: removing.userId })}
-      >
-        {removingSelf ? (
+      <RemoveMemberDialog dialog={removal.dialog} self={removal.removingSelf} place="organization">
+        {removal.removingSelf ? (
           <>
             You will lose access to <strong className="font-semibold text-slate-900">{organization.name}</strong> and to what you could reach through it, such as its observatories.
           </>
         ) : (
           <>
-            <strong className="font-semibold text-slate-900">{removing?.name}</strong> will lose access to {organization.name} and everything it shares with its members.
+            <strong className="font-semibold text-slate-900">{removal.target?.name}</strong> will lose access to {organization.name} and everything it shares with its members.
           </>
         )}
-      </ConfirmDialog>
+      </RemoveMemberDialog>
 
       {transferring ? (
         <TransferOrganizationDialog
@@ -226,68 +163,48 @@ export function OrganizationMembers({ organization }: { organization: Organizati
   );
 }
 
-function AddMemberCard({ organizationId }: { organizationId: string }) {
-  const [email, setEmail] = useState("");
-  const [added, setAdded] = useState<string | null>(null);
+function AddOrganizationMember({ organizationId }: { organizationId: string }) {
   const [permissions, setPermissions] = useState(noOrganizationPermissions);
-  const [blank, setBlank] = useState<string | null>(null);
-  const add = useMutation(
-    trpc.organizations.addMember.mutationOptions({
-      onSuccess: async (member) => {
-        setEmail("");
-        setPermissions(noOrganizationPermissions());
-        setAdded(`${member.name} is now a member.`);
-        await refreshOrganizationData();
-      },
-    }),
-  );
-  const problem = formProblem(add.error, { codeFields: { USER_NOT_FOUND: "email", ALREADY_MEMBER: "email" } });
-  const emailError = blank ?? (problem?.code === "USER_NOT_FOUND" ? "No Meridian account uses this email address. Ask them to sign up first." : problem?.fieldErrors.email);
-  const general = problem && !emailError ? problem.message : null;
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (!email.trim()) {
-      setBlank("Enter the email address of the person to add.");
-      return add.reset();
-    }
-    setBlank(null);
-    setAdded(null);
-    add.mutate({ id: organizationId, email, permissions });
-  };
-
   return (
-    <Card title="Add a member" description="Enter the exact email address of their Meridian account.">
-      <form onSubmit={submit} noValidate aria-label="Add a member" className="flex flex-col gap-4">
-        {general ? <Alert tone="error">{general}</Alert> : null}
-        {added ? <Alert tone="success">{added}</Alert> : null}
-        <TextField label="Member email" type="email" name="email" autoComplete="off" required value={email} onChange={(e) => setEmail(e.target.value)} error={emailError} className="max-w-md" />
-        <fieldset>
-          <legend className="text-sm font-medium text-slate-700">Permissions</legend>
-          <div className="mt-2 grid gap-3 sm:grid-cols-2">
-            {organizationPermissionInfo.map((info) => (
-              <CheckboxField
-                key={info.key}
-                label={
-                  <>
-                    {info.label}
-                    {info.deprecated ? <Badge tone="amber" className="ml-2">Deprecated</Badge> : null}
-                  </>
-                }
-                description={info.description}
-                checked={permissions[info.key]}
-                onChange={(checked) => setPermissions((current) => ({ ...current, [info.key]: checked }))}
-              />
-            ))}
-          </div>
-        </fieldset>
-        <div>
-          <Button type="submit" busy={add.isPending} icon={<UserPlus aria-hidden="true" className="size-4" />}>
-            Add member
-          </Button>
-        </div>
-      </form>
-    </Card>
+    <AddMemberByEmailForm
+      title="Add a member"
+      description="Enter the exact email address of their Meridian account."
+      emailName="email"
+      emailClassName="max-w-md"
+      notFoundMessage="No Meridian account uses this email address. Ask them to sign up first."
+      mutation={trpc.organizations.addMember.mutationOptions()}
+      input={(email) => ({ id: organizationId, email, permissions })}
+      addedMessage={(member) => `${member.name} is now a member.`}
+      onAdded={() => {
+        setPermissions(noOrganizationPermissions());
+        return refreshOrganizationData();
+      }}
+    >
+      {(emailField) => (
+        <>
+          {emailField}
+          <fieldset>
+            <legend className="text-sm font-medium text-slate-700">Permissions</legend>
+            <div className="mt-2 grid gap-3 sm:grid-cols-2">
+              {organizationPermissionInfo.map((info) => (
+                <CheckboxField
+                  key={info.key}
+                  label={
+                    <>
+                      {info.label}
+                      {info.deprecated ? <Badge tone="amber" className="ml-2">Deprecated</Badge> : null}
+                    </>
+                  }
+                  description={info.description}
+                  checked={permissions[info.key]}
+                  onChange={(checked) => setPermissions((current) => ({ ...current, [info.key]: checked }))}
+                />
+              ))}
+            </div>
+          </fieldset>
+        </>
+      )}
+    </AddMemberByEmailForm>
   );
 }
 
@@ -329,16 +246,7 @@ function TransferOrganizationDialog({ organization, candidates, onClose, onTrans
       {candidates.length === 0 ? (
         <Alert tone="info">Add another member first: ownership can only go to a current member.</Alert>
       ) : (
-        <SelectField label="New owner" value={userId} onChange={(e) => setUserId(e.target.value)} error={blank ?? problem?.fieldErrors.userId}>
-          <option value="" disabled>
-            Choose a member…
-          </option>
-          {candidates.map((member) => (
-            <option key={member.userId} value={member.userId}>
-              {member.name} ({member.email})
-            </option>
-          ))}
-        </SelectField>
+        <NewOwnerSelect members={candidates} value={userId} onChange={setUserId} error={blank ?? problem?.fieldErrors.userId} />
       )}
     </FormDialog>
   );

@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
-import { Button } from "../components/Button";
-import { Card } from "../components/Card";
 import { Alert } from "../components/Alert";
+import { Card } from "../components/Card";
+import { SaveFooter } from "../components/SaveFooter";
+import { formProblem, generalMessage } from "../lib/form-errors";
 import { trpc } from "../trpc";
 import { missingOrganizationFields, OrganizationFields, organizationFormFields, type OrganizationFormValues } from "./OrganizationFields";
-import { refreshOrganizationData } from "./OrganizationMembers";
+import { refreshOrganizationData } from "./refresh";
 import type { Organization } from "./types";
-import { formProblem, generalMessage } from "./ui/form-errors";
 
 const valuesOf = (organization: Organization): OrganizationFormValues => ({
   name: organization.name,
@@ -58,16 +58,9 @@ export function OrganizationSettings({ organization }: { organization: Organizat
         title="Details"
         description="Shown to members. Only the owner changes them."
         footer={
-          <>
-            {save.isSuccess && unchanged ? (
-              <p role="status" className="mr-auto text-sm text-emerald-700">
-                Details saved
-              </p>
-            ) : null}
-            <Button type="submit" busy={save.isPending} disabled={unchanged}>
-              Save details
-            </Button>
-          </>
+          <SaveFooter saved={save.isSuccess} savedText="Details saved" busy={save.isPending} unchanged={unchanged}>
+            Save details
+          </SaveFooter>
         }
       >
         {general ? (

@@ -3,11 +3,9 @@ import { useQuery } from "@tanstack/react-query";
 import { ApiKeyList } from "../api-keys/ApiKeyList";
 import { CreateApiKeyForm, type CreatedKey } from "../api-keys/CreateApiKeyForm";
 import { NewKeyNotice } from "../api-keys/NewKeyNotice";
-import { Alert } from "../components/Alert";
 import { Card } from "../components/Card";
 import { PageHeader } from "../components/PageHeader";
-import { Spinner } from "../components/Spinner";
-import { summarizeError } from "../lib/errors";
+import { QueryState } from "../components/QueryState";
 import { trpc } from "../trpc";
 
 export function ApiKeysPage() {
@@ -32,9 +30,9 @@ export function ApiKeysPage() {
           <h2 id="active-keys-title" className="mb-3 text-base font-semibold text-slate-900">
             Active keys
           </h2>
-          {keys.isPending ? <Spinner label="Loading keys" /> : null}
-          {keys.isError ? <Alert tone="error">Could not load your keys: {summarizeError(keys.error).message}</Alert> : null}
-          {keys.data ? <ApiKeyList keys={keys.data.items} /> : null}
+          <QueryState query={keys} loading="Loading keys" error="Could not load your keys">
+            {(data) => <ApiKeyList keys={data.items} />}
+          </QueryState>
         </section>
       </div>
     </>

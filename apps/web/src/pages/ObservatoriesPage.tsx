@@ -1,15 +1,14 @@
 import { useState } from "react";
-import { useInfiniteQuery } from "@tanstack/react-query";
 import { Building2, Plus, Telescope, UserRound } from "lucide-react";
 import { Link, useNavigate } from "react-router-dom";
 import { useMe } from "../auth/useMe";
-import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
+import { LoadMoreButton } from "../components/LoadMoreButton";
 import { PageHeader } from "../components/PageHeader";
-import { Spinner } from "../components/Spinner";
-import { summarizeError } from "../lib/errors";
+import { QueryState } from "../components/QueryState";
 import { formatDateTime } from "../lib/format";
+import { useCursorPages } from "../lib/useCursorPages";
 import { CreateObservatoryDialog } from "../observatories/CreateObservatoryDialog";
 import { ownerDescription } from "../observatories/owner";
 import { OnlineBadge, PermissionBadges } from "../observatories/PermissionBadges";
@@ -22,18 +21,11 @@ export function ObservatoriesPage() {
   const me = useMe();
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
-  // Not `infiniteQueryOptions`: it adds a `direction` field the server's strict input refuses.
-  const list = useInfiniteQuery({
-    queryKey: trpc.observatories.list.infiniteQueryKey({ limit: PAGE_SIZE }),
-    queryFn: ({ pageParam }) => trpcClient.observatories.list.query(pageParam ? { limit: PAGE_SIZE, cursor: pageParam } : { limit: PAGE_SIZE }),
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.nextCursor,
-    // Access changes elsewhere (an organization joins, a member leaves): show it on arrival.
-    staleTime: 0,
-  });
+  const { query: list, items } = useCursorPages(trpc.observatories.list.infiniteQueryKey({ limit: PAGE_SIZE }), (cursor) =>
+    trpcClient.observatories.list.query(cursor ? { limit: PAGE_SIZE, cursor } : { limit: PAGE_SIZE }),
+  );
   const organizations = useMyOrganizations();
   const organizationName = (id: string) => organizations.data?.items.find((organization) => organization.id === id)?.name;
-  const items = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   return (
     <>
@@ -46,57 +38,56 @@ export function ObservatoriesPage() {
           </Button>
         }
       />
-      {list.isPending ? <Spinner label="Loading observatories" /> : null}
-      {list.isError ? <Alert tone="error">Could not load observatories: {summarizeError(list.error).message}</Alert> : null}
-      {list.data && items.length === 0 ? (
-        <EmptyState icon={Telescope} title="No observatories yet">
-          Create one for your telescope, or ask an observatory's administrator to add you or your organization.
-        </EmptyState>
-      ) : null}
-      {items.length > 0 ? (
-        <ul aria-label="Observatories" className="grid gap-4 sm:grid-cols-2">
-          {items.map((observatory) => {
-            const OwnerIcon = observatory.owner.kind === "organization" ? Building2 : UserRound;
-            return (
-              <li key={observatory.id} aria-label={observatory.name} className="relative flex flex-col gap-3 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200 transition focus-within:ring-indigo-400 hover:ring-indigo-300">
-                <div className="flex items-start gap-3">
-                  <span className="flex size-10 shrink-0 items-center justify-center rounded-lg bg-indigo-50 text-indigo-600">
-                    <Telescope aria-hidden="true" className="size-5" />
-                  </span>
-                  <div className="min-w-0 flex-1">
-                    <h2 className="truncate text-sm font-semibold text-slate-900">
-                      <Link to={`/observatories/${observatory.id}`} className="focus:outline-none">
-                        {/* The whole card is the link's target area. */}
-                        <span aria-hidden="true" className="absolute inset-0 rounded-lg" />
-                        {observatory.name}
-                      </Link>
-                    </h2>
-                    <p className="mt-0.5 flex items-center gap-1 text-xs text-slate-500">
-                      <OwnerIcon aria-hidden="true" className="size-3.5" />
-                      <span>
-                        Owned by {ownerDescription(observatory.owner, me.data?.id, organizationName)}
-                        <span className="sr-only"> ({observatory.owner.kind === "organization" ? "organization" : "user"})</span>
-                      </span>
-                    </p>
+      <QueryState
+        query={list}
+        loading="Loading observatories"
+        error="Could not load observatories"
+        isEmpty={() => items.length === 0}
+        empty={
+          <EmptyState icon={Telescope} title="No observatories yet">
+            Create one for your telescope, or ask an observatory's administrator to add you or your organization.
+          </EmptyState>
+        }
+      >
+        {() => (
+          <ul aria-label="Observatories" className="grid gap-4 sm:grid-cols-2">
+            {items.map((observatory) => {
+              const OwnerIcon = observatory.owner.kind === "organization" ? Building2 : UserRound;
+              return (
+                <li key={observatory.id} aria-label={observatory.name} className="relative flex flex-col gap-3 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200 transition focus-within:ring-indigo-400 hover:ring-indigo-300">
+                  <div className="flex items-start gap-3">
+                    <span className="flex size-10 shrink-0 items-center justify-center rounded-lg bg-indigo-50 text-indigo-600">
+                      <Telescope aria-hidden="true" className="size-5" />
+                    </span>
+                    <div className="min-w-0 flex-1">
+                      <h2 className="truncate text-sm font-semibold text-slate-900">
+                        <Link to={`/observatories/${observatory.id}`} className="focus:outline-none">
+                          {/* The whole card is the link's target area. */}
+                          <span aria-hidden="true" className="absolute inset-0 rounded-lg" />
+                          {observatory.name}
+                        </Link>
+                      </h2>
+                      <p className="mt-0.5 flex items-center gap-1 text-xs text-slate-500">
+                        <OwnerIcon aria-hidden="true" className="size-3.5" />
+                        <span>
+                          Owned by {ownerDescription(observatory.owner, me.data?.id, organizationName)}
+                          <span className="sr-only"> ({observatory.owner.kind === "organization" ? "organization" : "user"})</span>
+                        </span>
+                      </p>
+                    </div>
+                    <OnlineBadge online={observatory.connection.online} />
                   </div>
-                  <OnlineBadge online={observatory.connection.online} />
-                </div>
-                {observatory.myPermissions ? <PermissionBadges permissions={observatory.myPermissions} /> : null}
-                <p className="text-xs text-slate-400">
-                  {observatory.connection.lastSeenAt ? `Last seen ${formatDateTime(observatory.connection.lastSeenAt)}` : "Never connected"}
-                </p>
-              </li>
-            );
-          })}
-        </ul>
-      ) : null}
-      {list.hasNextPage ? (
-        <div className="mt-4 flex justify-center">
-          <Button variant="secondary" busy={list.isFetchingNextPage} onClick={() => list.fetchNextPage()}>
-            Load more
-          </Button>
-        </div>
-      ) : null}
+                  {observatory.myPermissions ? <PermissionBadges permissions={observatory.myPermissions} /> : null}
+                  <p className="text-xs text-slate-400">
+                    {observatory.connection.lastSeenAt ? `Last seen ${formatDateTime(observatory.connection.lastSeenAt)}` : "Never connected"}
+                  </p>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </QueryState>
+      <LoadMoreButton query={list} className="mt-4" />
       {creating ? <CreateObservatoryDialog onClose={() => setCreating(false)} onCreated={(observatory) => navigate(`/observatories/${observatory.id}`)} /> : null}
     </>
   );

@@ -5,7 +5,9 @@ import { useParams } from "react-router-dom";
 import { isServerAdmin, useMe } from "../auth/useMe";
 import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
+import { DetailPage } from "../components/DetailPage";
 import { PageHeader } from "../components/PageHeader";
+import { TabList, TabPanel, useTabParam, type TabItem } from "../components/Tabs";
 import { MyPermissions } from "../observatories/MyPermissions";
 import { ObservatoryHistory } from "../observatories/ObservatoryHistory";
 import { ObservatoryMembers } from "../observatories/ObservatoryMembers";
@@ -15,8 +17,6 @@ import { OnlineBadge } from "../observatories/PermissionBadges";
 import type { Observatory } from "../observatories/permissions";
 import { TransferObservatoryDialog } from "../observatories/TransferObservatoryDialog";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
-import { BackLink, QueryState } from "../organizations/ui/PageState";
-import { TabList, TabPanel, useTabParam, type TabItem } from "../organizations/ui/Tabs";
 import { trpc } from "../trpc";
 
 type TabId = "overview" | "members" | "permissions" | "history";
@@ -32,10 +32,9 @@ export function ObservatoryPage() {
   const { id = "" } = useParams();
   const observatory = useQuery(trpc.observatories.get.queryOptions({ id }, { staleTime: 0 }));
   return (
-    <>
-      <BackLink to="/observatories">Observatories</BackLink>
-      {observatory.data ? <ObservatoryView observatory={observatory.data} /> : <QueryState query={observatory} what="observatory" backTo="/observatories" backLabel="Back to your observatories" />}
-    </>
+    <DetailPage query={observatory} what="observatory" backTo="/observatories" backText="Observatories" backLabel="Back to your observatories">
+      {(data) => <ObservatoryView observatory={data} />}
+    </DetailPage>
   );
 }
 

@@ -2,16 +2,16 @@ import { useQuery } from "@tanstack/react-query";
 import { Crown, HardDrive, Mail, ScrollText, Settings, ShieldCheck, Users } from "lucide-react";
 import { useParams } from "react-router-dom";
 import { isServerAdmin, useMe } from "../auth/useMe";
+import { Badge } from "../components/Badge";
+import { DetailPage } from "../components/DetailPage";
 import { PageHeader } from "../components/PageHeader";
+import { TabList, TabPanel, useTabParam, type TabItem } from "../components/Tabs";
 import { AuditLog } from "../organizations/AuditLog";
 import { ExternalStorage } from "../organizations/ExternalStorage";
 import { organizationTypeLabels } from "../organizations/labels";
 import { OrganizationMembers } from "../organizations/OrganizationMembers";
 import { OrganizationSettings } from "../organizations/OrganizationSettings";
 import type { Organization } from "../organizations/types";
-import { Badge } from "../organizations/ui/Badge";
-import { BackLink, QueryState } from "../organizations/ui/PageState";
-import { TabList, TabPanel, useTabParam, type TabItem } from "../organizations/ui/Tabs";
 import { trpc } from "../trpc";
 
 type TabId = "members" | "storage" | "audit" | "settings";
@@ -20,10 +20,9 @@ export function OrganizationPage() {
   const { id = "" } = useParams();
   const organization = useQuery(trpc.organizations.get.queryOptions({ id }, { staleTime: 0 }));
   return (
-    <>
-      <BackLink to="/organizations">Organizations</BackLink>
-      {organization.data ? <OrganizationView organization={organization.data} /> : <QueryState query={organization} what="organization" backTo="/organizations" backLabel="Back to your organizations" />}
-    </>
+    <DetailPage query={organization} what="organization" backTo="/organizations" backText="Organizations" backLabel="Back to your organizations">
+      {(data) => <OrganizationView organization={data} />}
+    </DetailPage>
   );
 }
 

@@ -1,20 +1,19 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { Building2, Crown, Plus } from "lucide-react";
+import { Building2, Plus } from "lucide-react";
 import { Link, useNavigate } from "react-router-dom";
 import { isServerAdmin, useMe } from "../auth/useMe";
-import { Alert } from "../components/Alert";
+import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
+import { OwnerBadge } from "../components/members/OwnerBadge";
 import { PageHeader } from "../components/PageHeader";
-import { Spinner } from "../components/Spinner";
+import { QueryState } from "../components/QueryState";
+import { DataTable, td, Th } from "../components/Table";
 import { Toggle } from "../components/Toggle";
-import { summarizeError } from "../lib/errors";
 import { formatDateTime } from "../lib/format";
 import { CreateOrganizationDialog } from "../organizations/CreateOrganizationDialog";
 import { organizationTypeLabels } from "../organizations/labels";
-import { Badge } from "../organizations/ui/Badge";
-import { TableFrame, tbody, td, th } from "../organizations/ui/Table";
 import { trpc } from "../trpc";
 
 export function OrganizationsPage() {
@@ -43,53 +42,45 @@ export function OrganizationsPage() {
         </div>
       ) : null}
 
-      {list.isPending ? <Spinner label="Loading organizations" /> : null}
-      {list.isError ? <Alert tone="error">Could not load organizations: {summarizeError(list.error).message}</Alert> : null}
-      {list.data && list.data.items.length === 0 ? (
-        <EmptyState icon={Building2} title={all ? "No organizations on this server" : "You are not in any organization yet"}>
-          Create one for your university, club or company, then invite its members by email.
-        </EmptyState>
-      ) : null}
-      {list.data && list.data.items.length > 0 ? (
-        <TableFrame label={all ? "All organizations" : "Your organizations"}>
-          <thead className="bg-slate-50">
-            <tr>
-              <th scope="col" className={th}>Name</th>
-              <th scope="col" className={`${th} hidden sm:table-cell`}>Type</th>
-              <th scope="col" className={th}>Role</th>
-              <th scope="col" className={`${th} hidden md:table-cell`}>Created</th>
-            </tr>
-          </thead>
-          <tbody className={tbody}>
-            {list.data.items.map((organization) => {
-              const owner = organization.ownerId === me.data?.id;
-              return (
-                <tr key={organization.id} className="hover:bg-slate-50">
-                  <td className={td}>
-                    <Link to={`/organizations/${organization.id}`} className="font-medium text-slate-900 hover:text-indigo-600">
-                      {organization.name}
-                    </Link>
-                    <p className="font-mono text-xs text-slate-500">{organization.shortName}</p>
-                  </td>
-                  <td className={`${td} hidden sm:table-cell`}>{organizationTypeLabels[organization.type]}</td>
-                  <td className={td}>
-                    {owner ? (
-                      <Badge tone="indigo">
-                        <Crown aria-hidden="true" className="size-3" /> Owner
-                      </Badge>
-                    ) : all ? (
-                      <span className="text-slate-400">—</span>
-                    ) : (
-                      <Badge>Member</Badge>
-                    )}
-                  </td>
-                  <td className={`${td} hidden text-slate-500 md:table-cell`}>{formatDateTime(organization.createdAt)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </TableFrame>
-      ) : null}
+      <QueryState
+        query={list}
+        loading="Loading organizations"
+        error="Could not load organizations"
+        isEmpty={(data) => data.items.length === 0}
+        empty={
+          <EmptyState icon={Building2} title={all ? "No organizations on this server" : "You are not in any organization yet"}>
+            Create one for your university, club or company, then invite its members by email.
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <DataTable
+            label={all ? "All organizations" : "Your organizations"}
+            columns={
+              <>
+                <Th>Name</Th>
+                <Th className="hidden sm:table-cell">Type</Th>
+                <Th>Role</Th>
+                <Th className="hidden md:table-cell">Created</Th>
+              </>
+            }
+          >
+            {data.items.map((organization) => (
+              <tr key={organization.id} className="hover:bg-slate-50">
+                <td className={td}>
+                  <Link to={`/organizations/${organization.id}`} className="font-medium text-slate-900 hover:text-indigo-600">
+                    {organization.name}
+                  </Link>
+                  <p className="font-mono text-xs text-slate-500">{organization.shortName}</p>
+                </td>
+                <td className={`${td} hidden sm:table-cell`}>{organizationTypeLabels[organization.type]}</td>
+                <td className={td}>{organization.ownerId === me.data?.id ? <OwnerBadge /> : all ? <span className="text-slate-400">—</span> : <Badge>Member</Badge>}</td>
+                <td className={`${td} hidden text-slate-500 md:table-cell`}>{formatDateTime(organization.createdAt)}</td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </QueryState>
 
       {creating ? <CreateOrganizationDialog onClose={() => setCreating(false)} onCreated={(organization) => navigate(`/organizations/${organization.id}`)} /> : null}
     </>

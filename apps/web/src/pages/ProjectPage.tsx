@@ -1,11 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { Building2 } from "lucide-react";
 import { Link, useParams } from "react-router-dom";
+import { Badge } from "../components/Badge";
+import { DetailPage } from "../components/DetailPage";
 import { PageHeader } from "../components/PageHeader";
 import { formatDateTime } from "../lib/format";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
-import { Badge } from "../organizations/ui/Badge";
-import { BackLink, QueryState } from "../organizations/ui/PageState";
 import { projectRoleLabels, projectStatusInfo, type Project } from "../projects/labels";
 import { ProjectDetails } from "../projects/ProjectDetails";
 import { ProjectMembers } from "../projects/ProjectMembers";
@@ -15,10 +15,9 @@ export function ProjectPage() {
   const { id = "" } = useParams();
   const project = useQuery(trpc.projects.get.queryOptions({ id }, { staleTime: 0 }));
   return (
-    <>
-      <BackLink to="/projects">Projects</BackLink>
-      {project.data ? <ProjectView project={project.data} /> : <QueryState query={project} what="project" backTo="/projects" backLabel="Back to your projects" />}
-    </>
+    <DetailPage query={project} what="project" backTo="/projects" backText="Projects" backLabel="Back to your projects">
+      {(data) => <ProjectView project={data} />}
+    </DetailPage>
   );
 }
 

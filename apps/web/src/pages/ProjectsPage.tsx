@@ -2,16 +2,14 @@ import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { FolderKanban, Plus } from "lucide-react";
 import { Link, useNavigate } from "react-router-dom";
-import { Alert } from "../components/Alert";
+import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
 import { PageHeader } from "../components/PageHeader";
-import { Spinner } from "../components/Spinner";
-import { summarizeError } from "../lib/errors";
+import { QueryState } from "../components/QueryState";
+import { DataTable, td, Th } from "../components/Table";
 import { formatDateTime } from "../lib/format";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
-import { Badge } from "../organizations/ui/Badge";
-import { TableFrame, tbody, td, th } from "../organizations/ui/Table";
 import { CreateProjectDialog } from "../projects/CreateProjectDialog";
 import { projectRoleLabels, projectStatusInfo } from "../projects/labels";
 import { trpc } from "../trpc";
@@ -34,26 +32,31 @@ export function ProjectsPage() {
           </Button>
         }
       />
-      {list.isPending ? <Spinner label="Loading projects" /> : null}
-      {list.isError ? <Alert tone="error">Could not load projects: {summarizeError(list.error).message}</Alert> : null}
-      {list.data && list.data.items.length === 0 ? (
-        <EmptyState icon={FolderKanban} title="No projects yet">
-          Create a project to plan observations together, or ask a project's owner to add you.
-        </EmptyState>
-      ) : null}
-      {list.data && list.data.items.length > 0 ? (
-        <TableFrame label="Projects">
-          <thead className="bg-slate-50">
-            <tr>
-              <th scope="col" className={th}>Name</th>
-              <th scope="col" className={th}>Status</th>
-              <th scope="col" className={`${th} hidden sm:table-cell`}>Organization</th>
-              <th scope="col" className={`${th} hidden sm:table-cell`}>Your role</th>
-              <th scope="col" className={`${th} hidden md:table-cell`}>Created</th>
-            </tr>
-          </thead>
-          <tbody className={tbody}>
-            {list.data.items.map((project) => (
+      <QueryState
+        query={list}
+        loading="Loading projects"
+        error="Could not load projects"
+        isEmpty={(data) => data.items.length === 0}
+        empty={
+          <EmptyState icon={FolderKanban} title="No projects yet">
+            Create a project to plan observations together, or ask a project's owner to add you.
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <DataTable
+            label="Projects"
+            columns={
+              <>
+                <Th>Name</Th>
+                <Th>Status</Th>
+                <Th className="hidden sm:table-cell">Organization</Th>
+                <Th className="hidden sm:table-cell">Your role</Th>
+                <Th className="hidden md:table-cell">Created</Th>
+              </>
+            }
+          >
+            {data.items.map((project) => (
               <tr key={project.id} className="hover:bg-slate-50">
                 <td className={td}>
                   <Link to={`/projects/${project.id}`} className="font-medium text-slate-900 hover:text-indigo-600">
@@ -68,9 +71,9 @@ export function ProjectsPage() {
                 <td className={`${td} hidden text-slate-500 md:table-cell`}>{formatDateTime(project.createdAt)}</td>
               </tr>
             ))}
-          </tbody>
-        </TableFrame>
-      ) : null}
+          </DataTable>
+        )}
+      </QueryState>
       {creating ? <CreateProjectDialog onClose={() => setCreating(false)} onCreated={(project) => navigate(`/projects/${project.id}`)} /> : null}
     </>
   );

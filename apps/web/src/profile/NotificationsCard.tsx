@@ -6,13 +6,21 @@ import { summarizeError } from "../lib/errors";
 import { queryClient, trpc } from "../trpc";
 import type { NotificationKey, Profile } from "./useProfile";
 
-const channels: Array<{ key: NotificationKey; label: string; description: string }> = [
-  { key: "email", label: "Email notifications", description: "Send notifications to your email address." },
-  { key: "push", label: "Push notifications", description: "Send notifications to your phone or browser." },
-];
-const categories: Array<{ key: NotificationKey; label: string; description: string }> = [
-  { key: "systemEvents", label: "System events", description: "Announcements, maintenance and account notices." },
-  { key: "observationEvents", label: "Observation events", description: "Status changes of the observations you follow." },
+const groups: Array<{ legend: string; items: Array<{ key: NotificationKey; label: string; description: string }> }> = [
+  {
+    legend: "Channels",
+    items: [
+      { key: "email", label: "Email notifications", description: "Send notifications to your email address." },
+      { key: "push", label: "Push notifications", description: "Send notifications to your phone or browser." },
+    ],
+  },
+  {
+    legend: "Categories",
+    items: [
+      { key: "systemEvents", label: "System events", description: "Announcements, maintenance and account notices." },
+      { key: "observationEvents", label: "Observation events", description: "Status changes of the observations you follow." },
+    ],
+  },
 ];
 
 /** Each switch saves at once; the screen shows the new state straight away and rolls back on failure. */
@@ -47,22 +55,16 @@ export function NotificationsCard({ profile }: { profile: Profile }) {
   return (
     <Card title="Notifications" description="Choose how Meridian reaches you, and about what.">
       {save.isError ? <Alert tone="error" className="mb-3">Could not save: {summarizeError(save.error).message}</Alert> : null}
-      <fieldset>
-        <legend className="text-xs font-semibold tracking-wide text-slate-400 uppercase">Channels</legend>
-        <div className="divide-y divide-slate-100">
-          {channels.map((item) => (
-            <Toggle key={item.key} label={item.label} description={item.description} checked={preferences[item.key]} onChange={set(item.key)} />
-          ))}
-        </div>
-      </fieldset>
-      <fieldset className="mt-4">
-        <legend className="text-xs font-semibold tracking-wide text-slate-400 uppercase">Categories</legend>
-        <div className="divide-y divide-slate-100">
-          {categories.map((item) => (
-            <Toggle key={item.key} label={item.label} description={item.description} checked={preferences[item.key]} onChange={set(item.key)} />
-          ))}
-        </div>
-      </fieldset>
+      {groups.map((group, index) => (
+        <fieldset key={group.legend} className={index > 0 ? "mt-4" : undefined}>
+          <legend className="text-xs font-semibold tracking-wide text-slate-400 uppercase">{group.legend}</legend>
+          <div className="divide-y divide-slate-100">
+            {group.items.map((item) => (
+              <Toggle key={item.key} label={item.label} description={item.description} checked={preferences[item.key]} onChange={set(item.key)} />
+            ))}
+          </div>
+        </fieldset>
+      ))}
       <p role="status" aria-live="polite" className="mt-2 min-h-5 text-sm text-slate-500">
         {save.isPending ? "Saving…" : save.isSuccess ? "Notification preferences saved" : ""}
       </p>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { Alert } from "../components/Alert";
-import { Button } from "../components/Button";
 import { Card } from "../components/Card";
+import { SaveFooter } from "../components/SaveFooter";
 import { TextField } from "../components/TextField";
 import { summarizeError } from "../lib/errors";
 import { useUpdateProfile, type Profile } from "./useProfile";
@@ -24,16 +24,9 @@ export function ProfileDetailsCard({ profile }: { profile: Profile }) {
         title="Personal details"
         description="Your name is shown to the members of your organizations and projects."
         footer={
-          <>
-            {update.isSuccess && unchanged ? (
-              <p role="status" className="mr-auto text-sm text-emerald-700">
-                Profile saved
-              </p>
-            ) : null}
-            <Button type="submit" busy={update.isPending} disabled={unchanged}>
-              Save changes
-            </Button>
-          </>
+          <SaveFooter saved={update.isSuccess} savedText="Profile saved" busy={update.isPending} unchanged={unchanged}>
+            Save changes
+          </SaveFooter>
         }
       >
         <div className="grid gap-4 sm:grid-cols-2">

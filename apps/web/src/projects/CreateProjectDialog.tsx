@@ -1,12 +1,13 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
+import { FormDialog } from "../components/FormDialog";
+import { SelectField } from "../components/SelectField";
 import { TextField } from "../components/TextField";
+import { formProblem, generalMessage } from "../lib/form-errors";
 import { canCreateFor, useMyOrganizationAccess } from "../organizations/useMyOrganizations";
-import { FormDialog } from "../organizations/ui/FormDialog";
-import { formProblem, generalMessage } from "../organizations/ui/form-errors";
-import { SelectField } from "../organizations/ui/SelectField";
-import { queryClient, trpc } from "../trpc";
+import { trpc } from "../trpc";
 import type { Project } from "./labels";
+import { refreshProjects } from "./refresh";
 
 export function CreateProjectDialog({ onClose, onCreated }: { onClose(): void; onCreated(project: Project): void }) {
   const [name, setName] = useState("");
@@ -17,7 +18,7 @@ export function CreateProjectDialog({ onClose, onCreated }: { onClose(): void; o
   const create = useMutation(
     trpc.projects.create.mutationOptions({
       onSuccess: async (project) => {
-        await queryClient.invalidateQueries(trpc.projects.pathFilter());
+        await refreshProjects();
         onCreated(project);
       },
     }),

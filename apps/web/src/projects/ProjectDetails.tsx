@@ -1,13 +1,14 @@
 import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Alert } from "../components/Alert";
-import { Button } from "../components/Button";
 import { Card } from "../components/Card";
+import { SaveFooter } from "../components/SaveFooter";
+import { SelectField } from "../components/SelectField";
 import { TextField } from "../components/TextField";
-import { formProblem } from "../organizations/ui/form-errors";
-import { SelectField } from "../organizations/ui/SelectField";
-import { queryClient, trpc } from "../trpc";
+import { formProblem } from "../lib/form-errors";
+import { trpc } from "../trpc";
 import { canManageProject, projectStatuses, projectStatusInfo, type Project, type ProjectStatus } from "./labels";
+import { refreshProjects } from "./refresh";
 
 export function ProjectDetails({ project }: { project: Project }) {
   const canManage = canManageProject(project);
@@ -19,7 +20,7 @@ export function ProjectDetails({ project }: { project: Project }) {
       onSuccess: async (saved) => {
         setName(saved.name);
         setStatus(saved.status);
-        await queryClient.invalidateQueries(trpc.projects.pathFilter());
+        await refreshProjects();
       },
     }),
   );
@@ -41,16 +42,9 @@ export function ProjectDetails({ project }: { project: Project }) {
         description={canManage ? "The owner and project admins change these." : "Only the owner and project admins change these."}
         footer={
           canManage ? (
-            <>
-              {save.isSuccess && unchanged ? (
-                <p role="status" className="mr-auto text-sm text-emerald-700">
-                  Project saved
-                </p>
-              ) : null}
-              <Button type="submit" busy={save.isPending} disabled={unchanged}>
-                Save changes
-              </Button>
-            </>
+            <SaveFooter saved={save.isSuccess} savedText="Project saved" busy={save.isPending} unchanged={unchanged}>
+              Save changes
+            </SaveFooter>
           ) : undefined
         }
       >

@@ -1,4 +1,4 @@
-import type { BadgeTone } from "../organizations/ui/Badge";
+import type { BadgeTone } from "../components/Badge";
 import type { RouterOutputs } from "../organizations/types";
 
 export type Project = RouterOutputs["projects"]["get"];

@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { AppError, isServerAdmin, validationError } from "@meridian/domain";
+import { AppError, callerFromUser, isServerAdmin, validationError } from "@meridian/domain";
 import { ZodError } from "zod";
 import type { RequestContext } from "../context";
 import { codeForStatus, toAppError } from "../http/problem";
@@ -65,6 +65,9 @@ export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.principal) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
   return next({ ctx: { ...ctx, principal: ctx.principal } });
 });
+
+/** Signed in, with the domain's view of the caller (id, name, email, server admin) in `ctx.caller`. */
+export const callerProcedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
 
 export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
   if (!isServerAdmin(ctx.principal.user)) throw new AppError("FORBIDDEN", "Server administrators only");

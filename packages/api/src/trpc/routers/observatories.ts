@@ -1,7 +1,6 @@
 import {
   addObservatoryOrganization,
   addObservatoryUser,
-  callerFromUser,
   createObservatory,
   emailSchema,
   getMyObservatoryPermissions,
@@ -20,12 +19,12 @@ import {
   updateObservatoryUser,
 } from "@meridian/domain";
 import { z } from "zod";
-import { authedProcedure, router } from "../init";
+import { callerProcedure, router } from "../init";
 import { pageInput } from "../page-input";
 
 const id = opaqueIdSchema;
 const page = pageInput;
-const procedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
+const procedure = callerProcedure;
 
 export const observatoriesRouter = router({
   list: procedure.input(z.strictObject(page).optional()).query(({ ctx, input }) => listObservatories({ deps: ctx.deps, caller: ctx.caller, limit: input?.limit ?? 50, cursor: input?.cursor ?? undefined })),

@@ -1,7 +1,6 @@
 import {
   addOrganizationMember,
   addOrganizationMemberSchema,
-  callerFromUser,
   createOrganization,
   getOrganization,
   listOrganizationAudit,
@@ -17,11 +16,11 @@ import {
   updateOrganizationMember,
 } from "@meridian/domain";
 import { z } from "zod";
-import { authedProcedure, router } from "../init";
+import { callerProcedure, router } from "../init";
 import { pageInput } from "../page-input";
 
 const id = opaqueIdSchema;
-const procedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
+const procedure = callerProcedure;
 
 export const organizationsRouter = router({
   list: procedure.input(z.strictObject({ all: z.boolean().optional() }).optional()).query(({ ctx, input }) => listOrganizations({ deps: ctx.deps, caller: ctx.caller, all: input?.all })),

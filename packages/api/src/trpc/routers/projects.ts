@@ -1,9 +1,9 @@
-import { addProjectMember, addProjectMemberSchema, callerFromUser, createProject, getProject, listProjectMembers, listProjects, opaqueIdSchema, projectCreateSchema, projectUpdateSchema, removeProjectMember, updateProject } from "@meridian/domain";
+import { addProjectMember, addProjectMemberSchema, createProject, getProject, listProjectMembers, listProjects, opaqueIdSchema, projectCreateSchema, projectUpdateSchema, removeProjectMember, updateProject } from "@meridian/domain";
 import { z } from "zod";
-import { authedProcedure, router } from "../init";
+import { callerProcedure, router } from "../init";
 
 const id = opaqueIdSchema;
-const procedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
+const procedure = callerProcedure;
 
 export const projectsRouter = router({
   list: procedure.query(({ ctx }) => listProjects({ deps: ctx.deps, caller: ctx.caller })),

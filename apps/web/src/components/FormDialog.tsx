@@ -1,7 +1,8 @@
-import { useEffect, useId, useRef, type FormEvent, type ReactNode } from "react";
+import { useId, type FormEvent, type ReactNode } from "react";
 import { X } from "lucide-react";
-import { Alert } from "../../components/Alert";
-import { Button } from "../../components/Button";
+import { Alert } from "./Alert";
+import { Button } from "./Button";
+import { Modal, ModalActions } from "./Modal";
 
 export interface FormDialogProps {
   title: string;
@@ -17,32 +18,22 @@ export interface FormDialogProps {
   onClose(): void;
 }
 
-/**
- * A modal form on <dialog>, shown while mounted: render it conditionally so every opening
- * starts from fresh state. Focus trapping, Escape and the backdrop come from the browser.
- */
+/** A modal form, open while mounted: render it conditionally so every opening starts from fresh state. */
 export function FormDialog({ title, description, submitLabel, submitVariant = "primary", busy, error, wide, children, onSubmit, onClose }: FormDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!busy) onSubmit();
   };
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      aria-describedby={description ? descriptionId : undefined}
-      onCancel={(event) => {
-        event.preventDefault();
-        if (!busy) onClose();
-      }}
-      className={`m-auto max-h-[calc(100dvh-2rem)] w-[calc(100%-2rem)] overflow-y-auto rounded-lg bg-white p-0 shadow-xl backdrop:bg-slate-900/50 ${wide ? "max-w-2xl" : "max-w-lg"}`}
+    <Modal
+      open
+      labelledBy={titleId}
+      describedBy={description ? descriptionId : undefined}
+      busy={busy}
+      onClose={onClose}
+      className={`max-h-[calc(100dvh-2rem)] overflow-y-auto ${wide ? "max-w-2xl" : "max-w-lg"}`}
     >
       <form onSubmit={submit} noValidate>
         <div className="px-5 pt-5 pb-5">
@@ -66,15 +57,12 @@ export function FormDialog({ title, description, submitLabel, submitVariant = "p
           ) : null}
           <div className="mt-4 flex flex-col gap-4">{children}</div>
         </div>
-        <div className="flex flex-col-reverse gap-2 border-t border-slate-100 bg-slate-50 px-5 py-3 sm:flex-row sm:justify-end">
-          <Button variant="secondary" onClick={onClose} disabled={busy}>
-            Cancel
-          </Button>
+        <ModalActions busy={busy} onCancel={onClose} className="border-t border-slate-100">
           <Button type="submit" variant={submitVariant} busy={busy}>
             {submitLabel}
           </Button>
-        </div>
+        </ModalActions>
       </form>
-    </dialog>
+    </Modal>
   );
 }

@@ -1,4 +1,4 @@
-import { summarizeError, type ProblemSummary } from "../../lib/errors";
+import { summarizeError, type ProblemSummary } from "./errors";
 
 /**
  * The summary of a failed call, with field errors re-keyed relative to `prefix`

@@ -1,0 +1,21 @@
+import { useInfiniteQuery, type QueryKey } from "@tanstack/react-query";
+
+export interface CursorPage<TItem> {
+  items: TItem[];
+  nextCursor: string | null;
+}
+
+/**
+ * A list the server sends in pages, each naming the cursor of the next; always refetched on arrival.
+ * Not tRPC's `infiniteQueryOptions`: it adds a `direction` field the server's strict input refuses.
+ */
+export function useCursorPages<TItem>(queryKey: QueryKey, fetchPage: (cursor: string | null) => Promise<CursorPage<TItem>>) {
+  const query = useInfiniteQuery({
+    queryKey,
+    queryFn: ({ pageParam }) => fetchPage(pageParam),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.nextCursor,
+    staleTime: 0,
+  });
+  return { query, items: query.data?.pages.flatMap((page) => page.items) ?? [] };
+}

@@ -1,0 +1,3 @@
+import { queryClient, trpc } from "../trpc";
+
+export const refreshProjects = () => queryClient.invalidateQueries(trpc.projects.pathFilter());
