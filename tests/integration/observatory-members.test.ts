@@ -179,6 +179,8 @@ describe("observatory members", () => {
     await must(`/observatories/${observatory.id}/members/${member.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_admin: false, can_operate: false, can_observe: false } } }, 200);
     await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: member.token, json: { email: leaver.email } }), 403, "FORBIDDEN");
     await must(`/observatories/${observatory.id}/members/${member.id}`, { method: "DELETE", token: owner.token }, 204);
+    // The owning user is listed as a member but cannot be removed, not even by themself.
+    await expectProblem(await server.request(`/observatories/${observatory.id}/members/${owner.id}`, { method: "DELETE", token: owner.token }), 409, "OWNER_CANNOT_BE_REMOVED");
     expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).users.map((user: { userId: string }) => user.userId)).toEqual([owner.id]);
   });
 });

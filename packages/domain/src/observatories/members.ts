@@ -87,6 +87,9 @@ export async function removeObservatoryUser(options: { deps: Deps; caller: Calle
     if (userId !== caller.id) await loadObservatoryForAdmin(tx, caller, observatoryId);
     else await requireObservatoryPermission({ db: tx, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
     const observatory = await observatoriesCollection.get(tx, observatoryId);
+    if (observatory?.doc.owner.kind === "user" && observatory.doc.owner.id === userId) {
+      throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer the observatory before its owner can leave");
+    }
     const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", userId));
     if (!member || !observatory) throw new AppError("NOT_FOUND", "This user is not a member");
     await observatoryMembersCollection.remove(tx, member.id);

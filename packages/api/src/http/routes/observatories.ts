@@ -126,7 +126,14 @@ export const observatoryRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "delete", path: "/observatories/{id}/members/{userId}", tags, summary: "Remove a user (can_admin), or leave (yourself)", request: { params: userParams }, ...authedRoute({ 204: { description: "Removed" } }) }),
+    createRoute({
+      method: "delete",
+      path: "/observatories/{id}/members/{userId}",
+      tags,
+      summary: "Remove a user (can_admin), or leave (yourself)",
+      request: { params: userParams },
+      ...authedRoute({ 204: { description: "Removed" }, 409: conflict("OWNER_CANNOT_BE_REMOVED for the owning user") }),
+    }),
     async (c) => {
       const { caller, deps } = callerOf(c);
       const { id, userId } = c.req.valid("param");
