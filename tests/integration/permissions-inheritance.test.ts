@@ -109,4 +109,23 @@ describe("observatory permissions inherited through organizations", () => {
     expect(byId.get(viaOrg)).toEqual({ can_view: true, can_observe: true, can_operate: false, can_admin: false });
     expect((await server.request(`/observatories/${emptyGrant}`, { token: viewer.token })).status).toBe(404);
   });
+
+  it("lets only one of two concurrent ownership transfers through", async () => {
+    const owner = await signupUser(server);
+    const first = await signupUser(server);
+    const second = await signupUser(server);
+    const created = await json(await server.request("/organizations", { method: "POST", token: owner.token, json: { name: "Race", shortName: "race-org", type: "other", contactEmail: "r@example.com" } }));
+    const id = created.body.id as string;
+    for (const member of [first, second]) {
+      expect((await server.request(`/organizations/${id}/members`, { method: "POST", token: owner.token, json: { email: member.user.email } })).status).toBe(201);
+    }
+    const results = await Promise.all(
+      [first, second].map((member) => server.request(`/organizations/${id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: member.user.id } })),
+    );
+    // The row lock makes the second transfer see that the caller no longer owns the organization.
+    expect(results.map((response) => response.status).sort()).toEqual([200, 403]);
+    const winner = results[0]!.status === 200 ? first : second;
+    const organization = await json(await server.request(`/organizations/${id}`, { token: winner.token }));
+    expect(organization.body.ownerId).toBe(winner.user.id);
+  });
 });

@@ -48,8 +48,10 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
       return toStored(record as Record<string, unknown>);
     },
 
-    async get(db: Executor, id: string): Promise<StoredDocument<Doc> | undefined> {
-      const [record] = await db.select().from(table).where(eq(table.id, id)).limit(1);
+    /** `forUpdate` locks the row until the transaction ends, so concurrent changes queue up. */
+    async get(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<StoredDocument<Doc> | undefined> {
+      const query = db.select().from(table).where(eq(table.id, id)).limit(1);
+      const [record] = options.forUpdate ? await query.for("update") : await query;
       return record ? toStored(record as Record<string, unknown>) : undefined;
     },
 

@@ -103,7 +103,7 @@ export async function getMyObservatoryPermissions(options: { deps: Deps; caller:
 export async function transferObservatoryOwnership(options: { deps: Deps; caller: Caller; observatoryId: string; to: { kind: "user" | "organization"; id: string } }) {
   const { deps, caller, observatoryId, to } = options;
   return deps.db.transaction(async (tx) => {
-    const observatory = await observatoriesCollection.update(tx, observatoryId, (doc) => doc);
+    const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
     if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
     await requireObservatoryPermission({ db: tx, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
     const previous = observatory.doc.owner;

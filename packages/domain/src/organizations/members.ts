@@ -88,9 +88,9 @@ export async function removeOrganizationMember(options: { deps: Deps; caller: Ca
 export async function transferOrganizationOwnership(options: { deps: Deps; caller: Caller; organizationId: string; userId: string }) {
   const { deps, caller, organizationId, userId } = options;
   return deps.db.transaction(async (tx) => {
+    // Lock the organization row first, so two transfers cannot both see the old owner.
+    await organizationsCollection.get(tx, organizationId, { forUpdate: true });
     const access = await loadOrganizationAccess({ db: tx, caller, organizationId });
-    // Lock the organization row so two transfers cannot interleave.
-    await organizationsCollection.update(tx, organizationId, (doc) => doc);
     if (!access.isOwner) throw new AppError("FORBIDDEN", "Only the owner may transfer ownership");
     const target = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, userId));
     if (!target) throw new AppError("NOT_A_MEMBER", "Ownership can only go to a current member");

@@ -1,5 +1,5 @@
-import { organizationMembersCollection, projectMembersCollection, projectsCollection, tables, type ProjectDoc, type StoredDocument } from "@meridian/db";
-import { and, asc, eq, inArray, or } from "drizzle-orm";
+import { projectMembersCollection, projectsCollection, tables, type ProjectDoc, type StoredDocument } from "@meridian/db";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { recordAudit } from "../audit/record-audit";
 import type { Caller } from "../caller";
@@ -31,20 +31,25 @@ const memberWhere = (projectId: string, userId: string) => and(eq(tables.project
  * Anyone else gets 404.
  */
 async function loadProjectAccess(db: Executor, caller: Caller, projectId: string) {
-  const project = await projectsCollection.get(db, projectId);
-  if (!project) throw new AppError("NOT_FOUND", "No such project");
-  let role: ProjectRole | undefined;
-  if (project.doc.ownerId === caller.id) role = "owner";
-  else {
-    const membership = await projectMembersCollection.findOne(db, memberWhere(projectId, caller.id));
-    if (membership) role = membership.doc.role;
-  }
-  if ((!role || role === "member") && project.doc.organizationId) {
-    const orgId = project.doc.organizationId;
-    const orgMembership = await organizationMembersCollection.findOne(db, and(eq(tables.organizationMembers.organizationId, orgId), eq(tables.organizationMembers.userId, caller.id))!);
-    const organization = await db.select().from(tables.organizations).where(eq(tables.organizations.id, orgId)).limit(1);
-    if (organization[0]?.doc.ownerId === caller.id || orgMembership?.doc.permissions.can_manage_projects) role = "organizationManager";
-  }
+  const { projects, projectMembers, organizations, organizationMembers } = tables;
+  // One read: the project with the caller's project role and standing in its organization.
+  const [row] = await db
+    .select({
+      project: { id: projects.id, doc: projects.doc, createdAt: projects.createdAt, updatedAt: projects.updatedAt },
+      memberRole: sql<"admin" | "member" | null>`${projectMembers.doc}->>'role'`,
+      organizationOwnerId: organizations.ownerId,
+      canManageProjects: sql<boolean | null>`(${organizationMembers.doc}->'permissions'->>'can_manage_projects')::boolean`,
+    })
+    .from(projects)
+    .leftJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userId, caller.id)))
+    .leftJoin(organizations, eq(organizations.id, projects.organizationId))
+    .leftJoin(organizationMembers, and(eq(organizationMembers.organizationId, projects.organizationId), eq(organizationMembers.userId, caller.id)))
+    .where(eq(projects.id, projectId))
+    .limit(1);
+  if (!row) throw new AppError("NOT_FOUND", "No such project");
+  const { project } = row;
+  let role: ProjectRole | undefined = project.doc.ownerId === caller.id ? "owner" : (row.memberRole ?? undefined);
+  if ((!role || role === "member") && (row.organizationOwnerId === caller.id || row.canManageProjects)) role = "organizationManager";
   if (!role && caller.isServerAdmin) role = "serverAdmin";
   if (!role) throw new AppError("NOT_FOUND", "No such project");
   return { project, role, canManage: role !== "member" };

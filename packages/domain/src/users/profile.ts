@@ -11,10 +11,9 @@ const presentProfile = (user: StoredDocument<UserDoc>) => ({
   notificationPreferences: user.doc.notificationPreferences,
 });
 
-export async function getProfile(options: { deps: Deps; userId: string }) {
-  const user = await usersCollection.get(options.deps.db, options.userId);
-  if (!user) throw new AppError("NOT_FOUND", "No such user");
-  return presentProfile(user);
+/** The profile of the user authentication already loaded: no second read. */
+export function getProfile(options: { user: StoredDocument<UserDoc> }) {
+  return presentProfile(options.user);
 }
 
 export async function updateProfile(options: { deps: Deps; userId: string; update: ProfileUpdate }) {

@@ -84,7 +84,7 @@ export const userRoutes = createRouter()
     }),
     async (c) => {
       const ctx = c.get("ctx");
-      return c.json(await getProfile({ deps: ctx.deps, userId: requirePrincipal(ctx).user.id }), 200);
+      return c.json(getProfile({ user: requirePrincipal(ctx).user }), 200);
     },
   )
   .openapi(
