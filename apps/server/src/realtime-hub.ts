@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { tables } from "@meridian/db";
 import { authenticateToken, REALTIME_CHANNEL, type Deps } from "@meridian/domain";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { WebSocketServer, type WebSocket } from "ws";
 
 export interface RealtimeHub {
@@ -51,9 +51,20 @@ export async function attachRealtimeHub(options: { server: Server; deps: Deps; p
     const [event] = await deps.db.select().from(tables.realtimeEvents).where(eq(tables.realtimeEvents.id, id)).limit(1);
     if (!event) return;
     const message = JSON.stringify({ type: event.type, data: event.data });
-    for (const userId of event.userIds) {
+    const userIds = event.announcementId ? await connectedRecipients(event.announcementId) : event.userIds;
+    for (const userId of userIds) {
       for (const socket of socketsByUser.get(userId) ?? []) if (socket.readyState === socket.OPEN) socket.send(message);
     }
+  };
+  // Only this process's connected users are looked up, by primary key, however large the audience.
+  const connectedRecipients = async (announcementId: string): Promise<string[]> => {
+    const connected = [...socketsByUser.keys()];
+    if (connected.length === 0) return [];
+    const rows = await deps.db
+      .select({ userId: tables.announcementRecipients.userId })
+      .from(tables.announcementRecipients)
+      .where(inArray(tables.announcementRecipients.id, connected.map((userId) => `${announcementId}:${userId}`)));
+    return rows.map((row) => row.userId);
   };
   const subscription = await deps.sql.listen(REALTIME_CHANNEL, (payload) => {
     deliver(payload).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));

@@ -1,4 +1,6 @@
 import {
+  announcementDocSchema,
+  announcementRecipientDocSchema,
   apiKeyDocSchema,
   auditLogDocSchema,
   emailOutboxDocSchema,
@@ -15,6 +17,8 @@ import {
 } from "./documents";
 import { defineCollection } from "./repository";
 import {
+  announcementRecipients,
+  announcements,
   apiKeys,
   auditLog,
   emailOutbox,
@@ -121,6 +125,36 @@ export const auditLogCollection = defineCollection({
   keys: (doc) => ({ actorId: doc.actorId, targetId: doc.target.id, scopeKind: doc.scope.kind, scopeId: doc.scope.id }),
 });
 
+export const announcementsCollection = defineCollection({
+  table: announcements,
+  schema: announcementDocSchema,
+  idPrefix: "ann",
+  keys: (doc) => ({
+    scope: doc.scope,
+    scopeId: doc.scopeId,
+    status: doc.status,
+    createdBy: doc.createdBy,
+    startsAt: new Date(doc.startsAt),
+    expiresAt: doc.expiresAt ? new Date(doc.expiresAt) : null,
+    recipientCount: doc.recipientCount,
+    acknowledgedCount: doc.acknowledgedCount,
+  }),
+});
+
+export const announcementRecipientsCollection = defineCollection({
+  table: announcementRecipients,
+  schema: announcementRecipientDocSchema,
+  idPrefix: "anr",
+  keys: (doc) => ({
+    announcementId: doc.announcementId,
+    userId: doc.userId,
+    acknowledgedAt: doc.acknowledgedAt ? new Date(doc.acknowledgedAt) : null,
+    seenAt: doc.seenAt ? new Date(doc.seenAt) : null,
+    emailState: doc.emailState,
+    emailedAt: doc.emailedAt ? new Date(doc.emailedAt) : null,
+  }),
+});
+
 /** Every collection by its table name, for integrity scans and backups. */
 export const collections = {
   users: usersCollection,
@@ -136,4 +170,6 @@ export const collections = {
   project_members: projectMembersCollection,
   observatory_history: observatoryHistoryCollection,
   audit_log: auditLogCollection,
+  announcements: announcementsCollection,
+  announcement_recipients: announcementRecipientsCollection,
 } as const;

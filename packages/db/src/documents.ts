@@ -151,8 +151,68 @@ export const auditLogDocSchema = z.object({
   actorName: z.string().nullable(),
   target: z.object({ kind: z.string(), id: z.string(), name: z.string().nullable() }),
   /** The organization, observatory or project whose log this entry belongs to. */
-  scope: z.object({ kind: z.enum(["organization", "observatory", "project"]), id: z.string(), name: z.string().nullable() }),
+  scope: z.object({ kind: z.enum(["system", "organization", "observatory", "project"]), id: z.string(), name: z.string().nullable() }),
   before: z.unknown(),
   after: z.unknown(),
 });
 export type AuditLogDoc = z.infer<typeof auditLogDocSchema>;
+
+export const announcementScopes = ["system", "observatory", "organization", "project"] as const;
+export const announcementSeverities = ["info", "warning", "critical"] as const;
+export const announcementDeliveryTypes = ["message", "email", "both"] as const;
+export const announcementStatuses = ["active", "acknowledged", "expired", "cancelled"] as const;
+export const announcementTargetKinds = ["users", "observatories", "organizations", "projects"] as const;
+/** How a recipient was reached; the first matching target kind wins when several match. */
+export const announcementRecipientVia = ["all_users", "user", "observatory", "organization", "project", "scope"] as const;
+
+export const announcementTargetSchema = z.object({ all: z.boolean(), ids: z.array(z.string()) });
+export const announcementTargetsSchema = z.object(
+  Object.fromEntries(announcementTargetKinds.map((kind) => [kind, announcementTargetSchema.optional()])) as Record<
+    (typeof announcementTargetKinds)[number],
+    z.ZodOptional<typeof announcementTargetSchema>
+  >,
+);
+export type AnnouncementTargets = z.infer<typeof announcementTargetsSchema>;
+
+/**
+ * `status`, `recipientCount` and `acknowledgedCount` are mirrored in key columns, which the
+ * set-based statements update together with the document.
+ */
+export const announcementDocSchema = z.object({
+  scope: z.enum(announcementScopes),
+  scopeId: z.string().nullable(),
+  scopeName: z.string().nullable(),
+  title: z.string(),
+  message: z.string(),
+  severity: z.enum(announcementSeverities),
+  deliveryType: z.enum(announcementDeliveryTypes),
+  targets: announcementTargetsSchema.nullable(),
+  startsAt: isoDate,
+  expiresAt: isoDate.nullable(),
+  status: z.enum(announcementStatuses),
+  createdBy: z.string(),
+  createdByName: z.string(),
+  createdByEmail: z.string(),
+  recipientCount: z.number().int(),
+  acknowledgedCount: z.number().int(),
+  cancellationReason: z.string().nullable(),
+  cancelledAt: isoDate.nullable(),
+  cancelledBy: z.string().nullable(),
+  expiredAt: isoDate.nullable(),
+});
+export type AnnouncementDoc = z.infer<typeof announcementDocSchema>;
+
+/** `skipped`: the announcement was cancelled before this message went out. */
+export const announcementEmailStates = ["pending", "sending", "sent", "failed", "skipped"] as const;
+
+export const announcementRecipientDocSchema = z.object({
+  announcementId: z.string(),
+  userId: z.string(),
+  via: z.enum(announcementRecipientVia),
+  acknowledgedAt: isoDate.nullable(),
+  seenAt: isoDate.nullable(),
+  /** null when the announcement is not emailed. */
+  emailState: z.enum(announcementEmailStates).nullable(),
+  emailedAt: isoDate.nullable(),
+});
+export type AnnouncementRecipientDoc = z.infer<typeof announcementRecipientDocSchema>;

@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type {
+  AnnouncementDoc,
+  AnnouncementRecipientDoc,
   ApiKeyDoc,
   AuditLogDoc,
   EmailOutboxDoc,
@@ -27,7 +29,11 @@ const documentColumns = <Doc>() => ({
 export const users = pgTable(
   "users",
   { ...documentColumns<UserDoc>(), emailLower: text("email_lower").notNull() },
-  (table) => [uniqueIndex("users_email_lower_key").on(table.emailLower)],
+  (table) => [
+    uniqueIndex("users_email_lower_key").on(table.emailLower),
+    // Announcement counts go to every server admin; finding them must not scan all users.
+    index("users_server_admin_idx").on(table.id).where(sql`doc->'roles' ? 'serverAdmin'`),
+  ],
 );
 
 export const sessions = pgTable(
@@ -79,6 +85,8 @@ export const realtimeEvents = pgTable(
     userIds: text("user_ids").array().notNull(),
     type: text("type").notNull(),
     data: jsonb("data").notNull(),
+    /** Instead of listing user ids: every recipient of this announcement (resolved by the hub among its connected users). */
+    announcementId: text("announcement_id"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (table) => [index("realtime_events_created_at_idx").on(table.createdAt)],
@@ -158,5 +166,51 @@ export const auditLog = pgTable(
     index("audit_log_actor_idx").on(table.actorId, table.createdAt),
     index("audit_log_target_idx").on(table.targetId, table.createdAt),
     index("audit_log_created_at_idx").on(table.createdAt),
+  ],
+);
+
+const timestampColumn = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const announcements = pgTable(
+  "announcements",
+  {
+    ...documentColumns<AnnouncementDoc>(),
+    scope: text("scope").notNull(),
+    scopeId: text("scope_id"),
+    status: text("status").notNull(),
+    createdBy: text("created_by").notNull(),
+    startsAt: timestampColumn("starts_at").notNull(),
+    expiresAt: timestampColumn("expires_at"),
+    recipientCount: integer("recipient_count").notNull(),
+    acknowledgedCount: integer("acknowledged_count").notNull(),
+  },
+  (table) => [
+    index("announcements_scope_idx").on(table.scope, table.scopeId, table.createdAt),
+    index("announcements_status_idx").on(table.status, table.createdAt),
+    index("announcements_due_expiry_idx").on(table.expiresAt).where(sql`status = 'active' and expires_at is not null`),
+  ],
+);
+
+/**
+ * One row per (announcement, user); the id is `<announcementId>:<userId>`, so a user can never be
+ * listed twice and "this user's row of that announcement" is a primary-key lookup. Indexes are
+ * kept few on purpose: creation writes up to one row per registered user.
+ */
+export const announcementRecipients = pgTable(
+  "announcement_recipients",
+  {
+    ...documentColumns<AnnouncementRecipientDoc>(),
+    announcementId: text("announcement_id").notNull(),
+    userId: text("user_id").notNull(),
+    acknowledgedAt: timestampColumn("acknowledged_at"),
+    seenAt: timestampColumn("seen_at"),
+    emailState: text("email_state"),
+    emailedAt: timestampColumn("emailed_at"),
+    emailClaimedAt: timestampColumn("email_claimed_at"),
+  },
+  (table) => [
+    index("announcement_recipients_announcement_idx").on(table.announcementId, table.acknowledgedAt),
+    index("announcement_recipients_unacknowledged_idx").on(table.userId, table.announcementId).where(sql`acknowledged_at is null`),
+    index("announcement_recipients_email_due_idx").on(table.announcementId).where(sql`email_state in ('pending', 'sending')`),
   ],
 );

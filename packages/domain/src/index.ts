@@ -16,7 +16,7 @@ export { enqueueEmail, SEND_EMAIL_TASK, type OutgoingEmail } from "./email/outbo
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
 export { deliverOutboxEmail } from "./email/deliver";
 export { addJob } from "./jobs/add-job";
-export { publishEvent, REALTIME_CHANNEL, type RealtimeEvent } from "./events/publish";
+export { publishEvent, publishToAnnouncementRecipients, REALTIME_CHANNEL, type RealtimeEvent } from "./events/publish";
 export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
 export { notifyServerStart } from "./system/notify-start";
@@ -43,3 +43,25 @@ export * from "./projects/schemas";
 export { createProject, listProjects, getProject, updateProject, listProjectMembers, addProjectMember, removeProjectMember } from "./projects/projects";
 export { listAuditLog, type AuditFilter } from "./audit/list-audit";
 export { findUserByEmail } from "./users/find-user";
+export * from "./announcements/schemas";
+export type { AnnouncementScopeRef, ScopedKind } from "./announcements/scope-access";
+export {
+  createSystemAnnouncement,
+  createScopedAnnouncement,
+  previewSystemRecipients,
+  previewScopedRecipients,
+  ANNOUNCEMENT_EMAILS_TASK,
+  ANNOUNCEMENT_STARTED_TASK,
+} from "./announcements/create";
+export { cancelAnnouncement, acknowledgeAnnouncement, markAnnouncementsSeen, expireDueAnnouncements, announceStarted } from "./announcements/lifecycle";
+export {
+  listSystemAnnouncements,
+  listScopeActiveAnnouncements,
+  listScopeAnnouncementHistory,
+  listPendingAnnouncements,
+  listMyCurrentAnnouncements,
+  countActiveObservatoryAnnouncements,
+  getAnnouncementRecipients,
+} from "./announcements/queries";
+export { listManagedAnnouncements, getAnnouncementStats, listAnnouncementTargetOptions } from "./announcements/manage";
+export { deliverAnnouncementEmails, runAnnouncementMaintenance } from "./announcements/emails";

@@ -17,6 +17,7 @@ import { adminAuditRoutes } from "./routes/admin-audit";
 import { observatoryRoutes } from "./routes/observatories";
 import { organizationRoutes } from "./routes/organizations";
 import { projectRoutes } from "./routes/projects";
+import { announcementRoutes } from "./routes/announcements";
 import { clearSessionCookie, setSessionCookie } from "./session-cookie";
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -64,6 +65,7 @@ export function createApiApp(services: ApiServices) {
   app.route("/", observatoryRoutes);
   app.route("/", projectRoutes);
   app.route("/", adminAuditRoutes);
+  app.route("/", announcementRoutes);
 
   const handleTrpc = trpcServer({
     router: appRouter,

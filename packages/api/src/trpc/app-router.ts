@@ -4,6 +4,7 @@ import { userRouter } from "./routers/user";
 import { observatoriesRouter } from "./routers/observatories";
 import { organizationsRouter } from "./routers/organizations";
 import { projectsRouter } from "./routers/projects";
+import { announcementsRouter } from "./routers/announcements";
 
 export const appRouter = router({
   auth: authRouter,
@@ -11,6 +12,7 @@ export const appRouter = router({
   organizations: organizationsRouter,
   observatories: observatoriesRouter,
   projects: projectsRouter,
+  announcements: announcementsRouter,
 });
 
 export type AppRouter = typeof appRouter;

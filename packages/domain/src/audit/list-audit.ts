@@ -8,7 +8,7 @@ import { auditCursor, pageOfAudit } from "../organizations/organizations";
 export interface AuditFilter {
   actorId?: string;
   targetId?: string;
-  scopeKind?: "organization" | "observatory" | "project";
+  scopeKind?: "system" | "organization" | "observatory" | "project";
   scopeId?: string;
   from?: string;
   to?: string;

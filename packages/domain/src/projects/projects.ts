@@ -30,7 +30,7 @@ const memberWhere = (projectId: string, userId: string) => and(eq(tables.project
  * can_manage_projects (for an organization's project) and server admins manage.
  * Anyone else gets 404.
  */
-async function loadProjectAccess(db: Executor, caller: Caller, projectId: string) {
+export async function loadProjectAccess(db: Executor, caller: Caller, projectId: string) {
   const { projects, projectMembers, organizations, organizationMembers } = tables;
   // One read: the project with the caller's project role and standing in its organization.
   const [row] = await db

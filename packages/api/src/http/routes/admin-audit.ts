@@ -18,7 +18,7 @@ export const adminAuditRoutes = createRouter().openapi(
       query: pageQuery.extend({
         actorId: idParam.optional(),
         targetId: idParam.optional(),
-        scopeKind: z.enum(["organization", "observatory", "project"]).optional(),
+        scopeKind: z.enum(["system", "organization", "observatory", "project"]).optional(),
         scopeId: idParam.optional(),
         from: isoTime.optional(),
         to: isoTime.optional(),

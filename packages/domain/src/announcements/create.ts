@@ -1,0 +1,172 @@
+import { announcementsCollection, type AnnouncementDoc, type Executor } from "@meridian/db";
+import { sql } from "drizzle-orm";
+import { recordAudit } from "../audit/record-audit";
+import type { Caller } from "../caller";
+import type { Deps } from "../deps";
+import { AppError, type FieldError } from "../errors";
+import { publishToAnnouncementRecipients } from "../events/publish";
+import { addJob } from "../jobs/add-job";
+import { countRecipients, recipientSource, requireKnownTargets } from "./audiences";
+import { presentAnnouncement, rowFromStored } from "./present";
+import type { AnnouncementTargetsInput, ScopedAnnouncementCreate, SystemAnnouncementCreate } from "./schemas";
+import { requireSender, type AnnouncementScopeRef } from "./scope-access";
+
+export const ANNOUNCEMENT_EMAILS_TASK = "announcement_emails";
+export const ANNOUNCEMENT_STARTED_TASK = "announcement_started";
+/** Recipients per email job; jobs run in parallel on every worker, each claiming batches. */
+const EMAILS_PER_JOB = 500;
+const MAX_PARALLEL_EMAIL_JOBS = 4;
+
+export const emailJobKey = (announcementId: string, index = 0) => `announcement-emails:${announcementId}:${index}`;
+
+function resolveSchedule(input: { startsAt?: string | null; expiresAt?: string | null }, now: Date) {
+  const startsAt = input.startsAt ? new Date(input.startsAt) : now;
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+  const errors: FieldError[] = [];
+  if (expiresAt && expiresAt <= now) errors.push({ path: "expiresAt", message: "must lie in the future" });
+  if (expiresAt && expiresAt <= startsAt) errors.push({ path: "expiresAt", message: "must lie after startsAt" });
+  if (errors.length > 0) throw new AppError("VALIDATION_FAILED", "The schedule is not valid", { errors });
+  // A start in the past means "now": the announcement was never scheduled.
+  return { startsAt: startsAt < now ? now : startsAt, expiresAt };
+}
+
+const hasAnyTarget = (targets: AnnouncementTargetsInput) => Object.values(targets).some((target) => target && (target.all || target.ids.length > 0));
+
+/** The number of users the targets reach, before sending. Server admins only. */
+export async function previewSystemRecipients(options: { deps: Deps; caller: Caller; targets: AnnouncementTargetsInput }) {
+  const { deps, caller, targets } = options;
+  await requireSender(deps.db, caller, { scope: "system", scopeId: null });
+  await requireKnownTargets(deps.db, targets);
+  return { recipientCount: await countRecipients(deps.db, recipientSource({ ref: { scope: "system", scopeId: null }, targets })) };
+}
+
+/** Everyone an observatory, organization or project announcement would reach. Senders only. */
+export async function previewScopedRecipients(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef }) {
+  const { deps, caller, ref } = options;
+  await requireSender(deps.db, caller, ref);
+  return { recipientCount: await countRecipients(deps.db, recipientSource({ ref })) };
+}
+
+export function createSystemAnnouncement(options: { deps: Deps; caller: Caller; input: SystemAnnouncementCreate }) {
+  const { input } = options;
+  if (!hasAnyTarget(input.targets)) {
+    throw new AppError("NO_RECIPIENTS", "Choose at least one target", { errors: [{ path: "targets", message: "must name at least one target" }] });
+  }
+  return createAnnouncement({ ...options, ref: { scope: "system", scopeId: null }, targets: input.targets });
+}
+
+export function createScopedAnnouncement(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; input: ScopedAnnouncementCreate }) {
+  return createAnnouncement(options);
+}
+
+/**
+ * Creates the announcement and its recipient rows in one transaction. Recipients are resolved
+ * once, here, by one INSERT ... SELECT; email recipients and the creator are acknowledged at
+ * creation. Emails and the "created" event leave through jobs and the event table written in
+ * the same transaction, so nothing goes out for an announcement that was rolled back.
+ */
+async function createAnnouncement(options: {
+  deps: Deps;
+  caller: Caller;
+  ref: AnnouncementScopeRef;
+  input: ScopedAnnouncementCreate;
+  targets?: AnnouncementTargetsInput;
+}) {
+  const { deps, caller, ref, input, targets } = options;
+  const now = deps.now();
+  const { startsAt, expiresAt } = resolveSchedule(input, now);
+  return deps.db.transaction(async (tx) => {
+    const access = await requireSender(tx, caller, ref);
+    if (targets) await requireKnownTargets(tx, targets);
+    const emailed = input.deliveryType !== "message";
+    const doc: AnnouncementDoc = {
+      scope: ref.scope,
+      scopeId: ref.scopeId,
+      scopeName: access.scopeName,
+      title: input.title,
+      message: input.message,
+      severity: input.severity,
+      deliveryType: input.deliveryType,
+      targets: targets ? normalizeTargets(targets) : null,
+      startsAt: startsAt.toISOString(),
+      expiresAt: expiresAt?.toISOString() ?? null,
+      status: "active",
+      createdBy: caller.id,
+      createdByName: caller.name,
+      createdByEmail: caller.email,
+      recipientCount: 0,
+      acknowledgedCount: 0,
+      cancellationReason: null,
+      cancelledAt: null,
+      cancelledBy: null,
+      expiredAt: null,
+    };
+    const announcement = await announcementsCollection.insert(tx, doc);
+    const counts = await insertRecipients(tx, { announcementId: announcement.id, ref, targets, emailed, creatorId: caller.id, now });
+    if (counts.total === 0) throw new AppError("NO_RECIPIENTS", "The targets reach no users");
+    const status = counts.acknowledged === counts.total ? "acknowledged" : "active";
+    const stored = await announcementsCollection.update(tx, announcement.id, (current) => ({
+      ...current,
+      status,
+      recipientCount: counts.total,
+      acknowledgedCount: counts.acknowledged,
+    }));
+
+    if (emailed) {
+      const jobs = Math.min(MAX_PARALLEL_EMAIL_JOBS, Math.ceil(counts.total / EMAILS_PER_JOB));
+      for (let index = 0; index < jobs; index += 1) {
+        await addJob(tx, ANNOUNCEMENT_EMAILS_TASK, { announcementId: announcement.id }, { jobKey: emailJobKey(announcement.id, index), maxAttempts: 10, runAt: startsAt });
+      }
+    }
+    const presented = presentAnnouncement(rowFromStored(stored!), { includeTargets: false });
+    if (startsAt > now) {
+      await addJob(tx, ANNOUNCEMENT_STARTED_TASK, { announcementId: announcement.id }, { jobKey: `announcement-started:${announcement.id}`, runAt: startsAt });
+    } else {
+      await publishToAnnouncementRecipients(tx, { announcementId: announcement.id, event: { type: "announcement.created", data: presented } });
+    }
+    const scope = ref.scope === "system" ? { kind: "system" as const, id: "system", name: null } : { kind: ref.scope, id: ref.scopeId, name: access.scopeName };
+    await recordAudit(tx, {
+      actor: caller,
+      action: "announcement.created",
+      target: { kind: "announcement", id: announcement.id, name: input.title },
+      scope,
+      after: { severity: input.severity, deliveryType: input.deliveryType, recipientCount: counts.total, startsAt: doc.startsAt, expiresAt: doc.expiresAt },
+    });
+    return presentAnnouncement(rowFromStored(stored!), { includeTargets: true });
+  });
+}
+
+function normalizeTargets(targets: AnnouncementTargetsInput) {
+  return Object.fromEntries(
+    Object.entries(targets)
+      .filter(([, target]) => target && (target.all || target.ids.length > 0))
+      .map(([kind, target]) => [kind, { all: target!.all, ids: target!.all ? [] : [...new Set(target!.ids)] }]),
+  );
+}
+
+async function insertRecipients(
+  tx: Executor,
+  options: { announcementId: string; ref: AnnouncementScopeRef; targets?: AnnouncementTargetsInput; emailed: boolean; creatorId: string; now: Date },
+): Promise<{ total: number; acknowledged: number }> {
+  const { announcementId, emailed, creatorId } = options;
+  const nowIso = options.now.toISOString();
+  const source = recipientSource({ ref: options.ref, targets: options.targets });
+  const acknowledged = emailed ? sql`true` : sql`r.user_id = ${creatorId}`;
+  const [row] = await tx.execute<{ total: number; acknowledged: number }>(sql`
+    with inserted as (
+      insert into announcement_recipients (id, doc, announcement_id, user_id, acknowledged_at, email_state, created_at, updated_at)
+      select ${announcementId} || ':' || r.user_id,
+             jsonb_build_object(
+               'announcementId', ${announcementId}::text, 'userId', r.user_id, 'via', r.via,
+               'acknowledgedAt', case when ${acknowledged} then ${nowIso}::text end,
+               'seenAt', null, 'emailState', ${emailed ? "pending" : null}::text, 'emailedAt', null),
+             ${announcementId}, r.user_id,
+             case when ${acknowledged} then ${nowIso}::timestamptz end,
+             ${emailed ? "pending" : null}::text,
+             ${nowIso}::timestamptz, ${nowIso}::timestamptz
+        from (${source}) r
+      returning acknowledged_at
+    )
+    select count(*)::int as total, count(acknowledged_at)::int as acknowledged from inserted`);
+  return { total: row?.total ?? 0, acknowledged: row?.acknowledged ?? 0 };
+}

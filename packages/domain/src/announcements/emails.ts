@@ -1,0 +1,115 @@
+import { sql } from "drizzle-orm";
+import type { Deps } from "../deps";
+import type { MailTransport } from "../email/transport";
+import { addJob } from "../jobs/add-job";
+import { ANNOUNCEMENT_EMAILS_TASK, emailJobKey } from "./create";
+import { expireDueAnnouncements } from "./lifecycle";
+import { announcementColumns, toAnnouncementRow } from "./present";
+
+const BATCH_SIZE = 50;
+/** A claim older than this belongs to a worker that died; its messages are claimed again. */
+const CLAIM_LEASE_SECONDS = 300;
+const MAX_ATTEMPTS_PER_RECIPIENT = 5;
+
+/**
+ * Sends an announcement's emails, one per recipient, in batches claimed with SKIP LOCKED so
+ * several jobs (and workers) share the work. Each recipient row records its own delivery: it is
+ * marked sent right after its message is handed to SMTP, so a retried or crashed job never
+ * sends it again. Only a crash in the instant between the two can repeat one message, and the
+ * stable Message-ID lets mail systems drop that copy.
+ */
+export async function deliverAnnouncementEmails(options: { deps: Deps; transport: MailTransport; announcementId: string }) {
+  const { deps, transport, announcementId } = options;
+  const [record] = await deps.db.execute<Record<string, unknown>>(sql`select ${sql.raw(announcementColumns())} from announcements a where a.id = ${announcementId}`);
+  if (!record) return { sent: 0, skipped: 0 };
+  const announcement = toAnnouncementRow(record);
+  const { doc } = announcement;
+  if (announcement.status === "cancelled") {
+    const skipped = await deps.db.execute(sql`
+      update announcement_recipients set email_state = 'skipped', doc = doc || '{"emailState":"skipped"}'::jsonb
+       where announcement_id = ${announcementId} and email_state in ('pending', 'sending') returning id`);
+    return { sent: 0, skipped: skipped.length };
+  }
+  if (new Date(doc.startsAt) > deps.now()) {
+    await addJob(deps.db, ANNOUNCEMENT_EMAILS_TASK, { announcementId }, { jobKey: emailJobKey(announcementId), runAt: new Date(doc.startsAt) });
+    return { sent: 0, skipped: 0 };
+  }
+  const replyTo = doc.scope === "system" ? deps.env.SUPPORT_EMAIL : doc.createdByEmail;
+  const subject = `${doc.severity === "info" ? "" : `[${doc.severity.toUpperCase()}] `}${doc.title}`;
+  const link = deps.env.PUBLIC_URL ? `\n\n${new URL("/app/announcements", deps.env.PUBLIC_URL).toString()}` : "";
+  const origin = doc.scope === "system" ? "the Meridian administrators" : `${doc.createdByName} (${doc.scope} ${doc.scopeName ?? ""})`.trim();
+  let sent = 0;
+
+  for (;;) {
+    const nowIso = deps.now().toISOString();
+    const batch = await deps.db.execute<{ id: string; email: string }>(sql`
+      with claimed as (
+        select r.id from announcement_recipients r
+         where r.announcement_id = ${announcementId}
+           and (r.email_state = 'pending' or (r.email_state = 'sending' and r.email_claimed_at < ${nowIso}::timestamptz - make_interval(secs => ${CLAIM_LEASE_SECONDS})))
+         order by r.id limit ${BATCH_SIZE}
+         for update skip locked
+      )
+      update announcement_recipients r
+         set email_state = 'sending', email_claimed_at = ${nowIso}::timestamptz, doc = r.doc || '{"emailState":"sending"}'::jsonb
+        from claimed, users u
+       where r.id = claimed.id and u.id = r.user_id
+       returning r.id, u.doc->>'email' as email`);
+    if (batch.length === 0) break;
+    for (const [index, recipient] of batch.entries()) {
+      try {
+        await transport.send({
+          from: deps.env.MAIL_FROM,
+          to: recipient.email,
+          subject,
+          text: `${doc.message}\n\n— ${origin}${link}`,
+          replyTo,
+          messageId: `<${recipient.id.replace(":", ".")}@meridian>`,
+        });
+      } catch (error) {
+        await releaseClaims(deps, batch.slice(index).map((row) => row.id));
+        throw error;
+      }
+      const sentAt = deps.now().toISOString();
+      await deps.db.execute(sql`
+        update announcement_recipients
+           set email_state = 'sent', emailed_at = ${sentAt}::timestamptz, updated_at = ${sentAt}::timestamptz,
+               doc = doc || jsonb_build_object('emailState', 'sent', 'emailedAt', ${sentAt}::text)
+         where id = ${recipient.id}`);
+      sent += 1;
+    }
+  }
+  return { sent, skipped: 0 };
+}
+
+/** Gives unsent claims back after a failure; a recipient failing too often is given up on. */
+async function releaseClaims(deps: Deps, ids: string[]) {
+  await deps.db.execute(sql`
+    update announcement_recipients
+       set email_state = case when coalesce((doc->>'emailAttempts')::int, 0) + 1 >= ${MAX_ATTEMPTS_PER_RECIPIENT} then 'failed' else 'pending' end,
+           email_claimed_at = null,
+           doc = doc || jsonb_build_object(
+             'emailAttempts', coalesce((doc->>'emailAttempts')::int, 0) + 1,
+             'emailState', case when coalesce((doc->>'emailAttempts')::int, 0) + 1 >= ${MAX_ATTEMPTS_PER_RECIPIENT} then 'failed' else 'pending' end)
+     where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and email_state = 'sending'`);
+}
+
+/**
+ * The periodic sweep: persists expiry, and queues delivery again for announcements whose emails
+ * are still due (a worker died holding the job, or every retry was used up while SMTP was down).
+ */
+export async function runAnnouncementMaintenance(options: { deps: Deps }) {
+  const { deps } = options;
+  const now = deps.now();
+  const expired = await expireDueAnnouncements({ db: deps.db, now });
+  const due = await deps.db.execute<{ announcement_id: string }>(sql`
+    select distinct r.announcement_id from announcement_recipients r
+      join announcements a on a.id = r.announcement_id
+     where (r.email_state = 'pending' or (r.email_state = 'sending' and r.email_claimed_at < ${now.toISOString()}::timestamptz - make_interval(secs => ${CLAIM_LEASE_SECONDS})))
+       and a.starts_at <= ${now.toISOString()}::timestamptz
+     limit 100`);
+  for (const row of due) {
+    await addJob(deps.db, ANNOUNCEMENT_EMAILS_TASK, { announcementId: row.announcement_id }, { jobKey: emailJobKey(row.announcement_id), maxAttempts: 10 });
+  }
+  return { expired: expired.length, requeued: due.length };
+}

@@ -1,0 +1,138 @@
+import type { AnnouncementDoc, Executor } from "@meridian/db";
+import { sql } from "drizzle-orm";
+import { recordAudit } from "../audit/record-audit";
+import type { Caller } from "../caller";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { publishEvent, publishToAnnouncementRecipients } from "../events/publish";
+import { announcementColumns, presentAnnouncement, toAnnouncementRow, type AnnouncementRow } from "./present";
+import { requireSender, type AnnouncementScopeRef } from "./scope-access";
+import { senderUserIds } from "./senders";
+
+/**
+ * active → expired for every announcement whose expiry has passed without full
+ * acknowledgment. Run before each read of announcements and by a periodic job, so stored
+ * statuses are right even when nobody reads. Cheap when nothing is due (partial index).
+ */
+export async function expireDueAnnouncements(options: { db: Executor; now: Date; announcementId?: string }): Promise<string[]> {
+  const { db, now } = options;
+  const only = options.announcementId ? sql`and id = ${options.announcementId}` : sql``;
+  const nowIso = now.toISOString();
+  const rows = await db.execute<{ id: string }>(sql`
+    update announcements
+       set status = 'expired', doc = doc || jsonb_build_object('status', 'expired', 'expiredAt', ${nowIso}::text), updated_at = ${nowIso}::timestamptz
+     where status = 'active' and expires_at is not null and expires_at <= ${nowIso}::timestamptz ${only}
+     returning id`);
+  for (const row of rows) {
+    await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.expired", data: { id: row.id } } });
+  }
+  return rows.map((row) => row.id);
+}
+
+/** Loads an announcement of the given scope, locked when asked; another scope's id is 404. */
+export async function loadAnnouncement(db: Executor, ref: AnnouncementScopeRef, announcementId: string, options: { forUpdate?: boolean } = {}): Promise<AnnouncementRow> {
+  const [record] = await db.execute<Record<string, unknown>>(sql`
+    select ${sql.raw(announcementColumns())} from announcements a
+     where a.id = ${announcementId} and a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
+     ${options.forUpdate ? sql`for update` : sql``}`);
+  if (!record) throw new AppError("NOT_FOUND", "No such announcement");
+  return toAnnouncementRow(record);
+}
+
+/** active → cancelled, with a non-blank reason, who and when. */
+export async function cancelAnnouncement(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; announcementId: string; reason: string | undefined }) {
+  const { deps, caller, ref, announcementId } = options;
+  const now = deps.now();
+  return deps.db.transaction(async (tx) => {
+    const access = await requireSender(tx, caller, ref);
+    await expireDueAnnouncements({ db: tx, now, announcementId });
+    const current = await loadAnnouncement(tx, ref, announcementId, { forUpdate: true });
+    const reason = options.reason?.trim();
+    if (!reason) throw new AppError("REASON_REQUIRED", "A cancellation needs a reason", { errors: [{ path: "reason", message: "must not be blank" }] });
+    if (current.status !== "active") throw new AppError("INVALID_TRANSITION", `An announcement that is ${current.status} cannot be cancelled`);
+    const nowIso = now.toISOString();
+    const [record] = await tx.execute<Record<string, unknown>>(sql`
+      update announcements a
+         set status = 'cancelled', updated_at = ${nowIso}::timestamptz,
+             doc = doc || jsonb_build_object('status', 'cancelled', 'cancellationReason', ${reason}::text, 'cancelledAt', ${nowIso}::text, 'cancelledBy', ${caller.id}::text)
+       where a.id = ${announcementId}
+       returning ${sql.raw(announcementColumns())}`);
+    const cancelled = toAnnouncementRow(record!);
+    await publishToAnnouncementRecipients(tx, { announcementId, event: { type: "announcement.cancelled", data: { id: announcementId, reason, cancelledAt: nowIso } } });
+    await recordAudit(tx, {
+      actor: caller,
+      action: "announcement.cancelled",
+      target: { kind: "announcement", id: announcementId, name: current.doc.title },
+      scope: ref.scope === "system" ? { kind: "system", id: "system", name: null } : { kind: ref.scope, id: ref.scopeId, name: access.scopeName },
+      after: { reason },
+    });
+    return presentAnnouncement(cancelled, { includeTargets: true });
+  });
+}
+
+/**
+ * Acknowledges for the caller; idempotent. The recipient row and the announcement's counter
+ * change in one transaction, and the last acknowledgment moves the announcement to
+ * acknowledged. Non-recipients get 404; cancelled, expired and not yet started announcements 409.
+ */
+export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; announcementId: string }) {
+  const { deps, caller, ref, announcementId } = options;
+  const now = deps.now();
+  const nowIso = now.toISOString();
+  const result = await deps.db.transaction(async (tx) => {
+    await expireDueAnnouncements({ db: tx, now, announcementId });
+    const [recipient] = await tx.execute<{ acknowledged_at: string | null; status: string; starts_at: string; scope: string; scope_id: string | null }>(sql`
+      select r.acknowledged_at, a.status, a.starts_at, a.scope, a.scope_id
+        from announcement_recipients r join announcements a on a.id = r.announcement_id
+       where r.id = ${`${announcementId}:${caller.id}`} and a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
+       for update of r`);
+    if (!recipient) throw new AppError("NOT_FOUND", "No such announcement for you");
+    if (recipient.acknowledged_at) return { acknowledgedAt: new Date(recipient.acknowledged_at).toISOString(), changed: null };
+    if (recipient.status !== "active") throw new AppError("INVALID_TRANSITION", `The announcement is ${recipient.status}`);
+    if (new Date(recipient.starts_at) > now) throw new AppError("INVALID_TRANSITION", "The announcement has not started yet");
+    await tx.execute(sql`
+      update announcement_recipients
+         set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz, doc = doc || jsonb_build_object('acknowledgedAt', ${nowIso}::text)
+       where id = ${`${announcementId}:${caller.id}`}`);
+    const [counts] = await tx.execute<{ acknowledged: number; total: number; doc: AnnouncementDoc }>(sql`
+      update announcements
+         set acknowledged_count = acknowledged_count + 1,
+             status = case when acknowledged_count + 1 >= recipient_count then 'acknowledged' else status end,
+             doc = doc || jsonb_build_object(
+               'acknowledgedCount', acknowledged_count + 1,
+               'status', case when acknowledged_count + 1 >= recipient_count then 'acknowledged' else status end),
+             updated_at = ${nowIso}::timestamptz
+       where id = ${announcementId}
+       returning acknowledged_count as acknowledged, recipient_count as total, doc`);
+    const data = { id: announcementId, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged };
+    await publishEvent(tx, { userIds: await senderUserIds(tx, counts!.doc), event: { type: "announcement.counts", data } });
+    await publishEvent(tx, { userIds: [caller.id], event: { type: "announcement.acknowledged", data: { id: announcementId, acknowledgedAt: nowIso } } });
+    return { acknowledgedAt: nowIso, changed: data };
+  });
+  return { acknowledgedAt: result.acknowledgedAt };
+}
+
+/** Records when the app first showed the caller these announcements; unknown ids are ignored. */
+export async function markAnnouncementsSeen(options: { deps: Deps; caller: Caller; ids: string[] }) {
+  const { deps, caller } = options;
+  const nowIso = deps.now().toISOString();
+  const recipientIds = [...new Set(options.ids)].map((id) => `${id}:${caller.id}`);
+  const rows = await deps.db.execute(sql`
+    update announcement_recipients
+       set seen_at = ${nowIso}::timestamptz, doc = doc || jsonb_build_object('seenAt', ${nowIso}::text)
+     where id in (select jsonb_array_elements_text(${JSON.stringify(recipientIds)}::jsonb)) and seen_at is null
+     returning id`);
+  return { seen: rows.length };
+}
+
+/** Runs when a scheduled announcement starts: its recipients hear of it then, not at creation. */
+export async function announceStarted(options: { deps: Deps; announcementId: string }) {
+  const { deps, announcementId } = options;
+  await deps.db.transaction(async (tx) => {
+    const [record] = await tx.execute<Record<string, unknown>>(sql`select ${sql.raw(announcementColumns())} from announcements a where a.id = ${announcementId}`);
+    if (!record) return;
+    const row = toAnnouncementRow(record);
+    if (row.status !== "active" && row.status !== "acknowledged") return;
+    await publishToAnnouncementRecipients(tx, { announcementId, event: { type: "announcement.created", data: presentAnnouncement(row, { includeTargets: false }) } });
+  });
+}

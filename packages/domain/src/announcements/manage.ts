@@ -1,0 +1,129 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Caller } from "../caller";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { expireDueAnnouncements } from "./lifecycle";
+import { announcementColumns, presentAnnouncement, toAnnouncementRow } from "./present";
+import type { AnnouncementListQuery } from "./schemas";
+import type { ScopedKind } from "./scope-access";
+
+type Scope = ScopedKind | "system";
+
+/**
+ * The scopes whose announcements the caller manages: everything for server admins (null),
+ * otherwise the observatories they administer, organizations they manage and projects they
+ * own or administer.
+ */
+async function managedScopeIds(deps: Deps, caller: Caller, scope: Scope): Promise<string[] | null> {
+  if (caller.isServerAdmin) return null;
+  switch (scope) {
+    case "system":
+      return [];
+    case "observatory": {
+      const access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: false });
+      return [...access].filter(([, permissions]) => permissions.can_admin).map(([id]) => id);
+    }
+    case "organization": {
+      const rows = await deps.db.execute<{ id: string }>(sql`
+        select om.organization_id as id from organization_members om
+         where om.user_id = ${caller.id}
+           and ((om.doc->'permissions'->>'can_manage_members')::boolean or (om.doc->'permissions'->>'can_manage_observatories')::boolean)`);
+      return rows.map((row) => row.id);
+    }
+    case "project": {
+      const rows = await deps.db.execute<{ id: string }>(sql`
+        select p.id from projects p where p.owner_id = ${caller.id}
+        union select pm.project_id from project_members pm where pm.user_id = ${caller.id} and pm.doc->>'role' = 'admin'`);
+      return rows.map((row) => row.id);
+    }
+  }
+}
+
+function scopeWhere(scope: Scope, ids: string[] | null): SQL | null {
+  if (ids === null) return sql`a.scope = ${scope}`;
+  if (ids.length === 0) return null;
+  return sql`a.scope = ${scope} and a.scope_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`;
+}
+
+/** The announcements page: one scope's announcements the caller manages, newest first. */
+export async function listManagedAnnouncements(options: { deps: Deps; caller: Caller; scope: Scope; query: AnnouncementListQuery }) {
+  const { deps, caller, scope, query } = options;
+  const where = scopeWhere(scope, await managedScopeIds(deps, caller, scope));
+  if (!where) return { items: [], nextCursor: null };
+  await expireDueAnnouncements({ db: deps.db, now: deps.now() });
+  const status = query.status ? sql`and a.status = ${query.status}` : sql``;
+  const after = query.cursor ? sql`and a.id < ${query.cursor}` : sql``;
+  const rows = await deps.db.execute<Record<string, unknown>>(sql`
+    select ${sql.raw(announcementColumns())} from announcements a
+     where ${where} ${status} ${after}
+     order by a.id desc limit ${query.limit + 1}`);
+  const items = rows.slice(0, query.limit).map((record) => presentAnnouncement(toAnnouncementRow(record), { includeTargets: true }));
+  return { items, nextCursor: rows.length > query.limit ? items.at(-1)!.id : null };
+}
+
+/**
+ * Statistics per scope the caller manages: counts by status and acknowledgments still
+ * outstanding on active announcements. Server admins get every scope.
+ */
+export async function getAnnouncementStats(options: { deps: Deps; caller: Caller }) {
+  const { deps, caller } = options;
+  await expireDueAnnouncements({ db: deps.db, now: deps.now() });
+  const scopes: Scope[] = ["system", "observatory", "organization", "project"];
+  const wheres = (await Promise.all(scopes.map(async (scope) => scopeWhere(scope, await managedScopeIds(deps, caller, scope))))).filter((where): where is SQL => where !== null);
+  if (wheres.length === 0) return { scopes: [] };
+  const rows = await deps.db.execute<{
+    scope: Scope;
+    scope_id: string | null;
+    scope_name: string | null;
+    active: number;
+    acknowledged: number;
+    expired: number;
+    cancelled: number;
+    pending: number;
+  }>(sql`
+    select a.scope, a.scope_id, max(a.doc->>'scopeName') as scope_name,
+           count(*) filter (where a.status = 'active')::int as active,
+           count(*) filter (where a.status = 'acknowledged')::int as acknowledged,
+           count(*) filter (where a.status = 'expired')::int as expired,
+           count(*) filter (where a.status = 'cancelled')::int as cancelled,
+           coalesce(sum(a.recipient_count - a.acknowledged_count) filter (where a.status = 'active'), 0)::int as pending
+      from announcements a
+     where (${sql.join(wheres, sql` or `)})
+     group by a.scope, a.scope_id
+     order by a.scope, scope_name nulls first
+     limit 1000`);
+  return {
+    scopes: rows.map((row) => ({
+      scope: row.scope,
+      scopeId: row.scope_id,
+      scopeName: row.scope_name,
+      active: row.active,
+      acknowledged: row.acknowledged,
+      expired: row.expired,
+      cancelled: row.cancelled,
+      pendingAcknowledgments: row.pending,
+    })),
+  };
+}
+
+const OPTION_QUERIES: Record<"users" | "observatories" | "organizations" | "projects", { label: string; detail: string; search: string; table: string }> = {
+  users: { table: "users", label: "doc->>'name'", detail: "doc->>'email'", search: "(doc->>'name') || ' ' || email_lower" },
+  observatories: { table: "observatories", label: "doc->>'name'", detail: "null", search: "doc->>'name'" },
+  organizations: { table: "organizations", label: "doc->>'name'", detail: "doc->>'shortName'", search: "(doc->>'name') || ' ' || short_name_lower" },
+  projects: { table: "projects", label: "doc->>'name'", detail: "doc->>'status'", search: "doc->>'name'" },
+};
+
+/** The system announcement form's pickers: search one target kind by name (or email). Server admins only. */
+export async function listAnnouncementTargetOptions(options: { deps: Deps; caller: Caller; kind: keyof typeof OPTION_QUERIES; search?: string; limit?: number }) {
+  const { deps, caller, kind } = options;
+  if (!caller.isServerAdmin) throw new AppError("FORBIDDEN", "System announcements are managed by server administrators");
+  const spec = OPTION_QUERIES[kind];
+  const pattern = options.search?.trim() ? `%${options.search.trim().toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null;
+  const filter = pattern ? sql`where lower(${sql.raw(spec.search)}) like ${pattern}` : sql``;
+  const rows = await deps.db.execute<{ id: string; label: string; detail: string | null }>(sql`
+    select id, ${sql.raw(spec.label)} as label, ${sql.raw(spec.detail)} as detail from ${sql.raw(spec.table)} ${filter}
+     order by lower(${sql.raw(spec.label)}), id limit ${options.limit ?? 20}`);
+  const [total] = await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from ${sql.raw(spec.table)}`);
+  return { items: rows.map((row) => ({ id: row.id, label: row.label, detail: row.detail })), total: total?.count ?? 0 };
+}

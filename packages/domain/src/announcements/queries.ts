@@ -1,0 +1,174 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Caller } from "../caller";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { expireDueAnnouncements, loadAnnouncement } from "./lifecycle";
+import { announcementColumns, presentAnnouncement, toAnnouncementRow } from "./present";
+import type { AnnouncementListQuery, RecipientsQuery, RecipientsView } from "./schemas";
+import { loadScopeAccess, requireSender, type AnnouncementScopeRef, type ScopedKind } from "./scope-access";
+
+/** Active and showing: started, not expired. */
+const current = (alias: string, nowIso: string) => {
+  const a = sql.raw(alias);
+  return sql`${a}.starts_at <= ${nowIso}::timestamptz and (${a}.expires_at is null or ${a}.expires_at > ${nowIso}::timestamptz)`;
+};
+
+const severityRank = (alias: string) => sql.raw(`case ${alias}.doc->>'severity' when 'critical' then 0 when 'warning' then 1 else 2 end`);
+
+async function pageOf(deps: Deps, where: SQL, query: AnnouncementListQuery, options: { includeTargets: boolean }) {
+  const status = query.status ? sql`and a.status = ${query.status}` : sql``;
+  const after = query.cursor ? sql`and a.id < ${query.cursor}` : sql``;
+  const rows = await deps.db.execute<Record<string, unknown>>(sql`
+    select ${sql.raw(announcementColumns())} from announcements a
+     where ${where} ${status} ${after}
+     order by a.id desc
+     limit ${query.limit + 1}`);
+  const items = rows.slice(0, query.limit).map((record) => presentAnnouncement(toAnnouncementRow(record), options));
+  return { items, nextCursor: rows.length > query.limit ? items.at(-1)!.id : null };
+}
+
+/** Server admins: every system announcement, newest first. Expiry is evaluated first. */
+export async function listSystemAnnouncements(options: { deps: Deps; caller: Caller; query: AnnouncementListQuery }) {
+  const { deps, caller, query } = options;
+  await requireSender(deps.db, caller, { scope: "system", scopeId: null });
+  await expireDueAnnouncements({ db: deps.db, now: deps.now() });
+  return pageOf(deps, sql`a.scope = 'system'`, query, { includeTargets: true });
+}
+
+/** Anyone who can see the observatory, organization or project: its announcements showing now. */
+export async function listScopeActiveAnnouncements(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef & { scope: ScopedKind } }) {
+  const { deps, caller, ref } = options;
+  await loadScopeAccess(deps.db, caller, ref);
+  const now = deps.now();
+  await expireDueAnnouncements({ db: deps.db, now });
+  const rows = await deps.db.execute<Record<string, unknown>>(sql`
+    select ${sql.raw(announcementColumns())}, r.acknowledged_at as "myAcknowledgedAt", r.id is not null as "isRecipient"
+      from announcements a
+      left join announcement_recipients r on r.id = a.id || ':' || ${caller.id}
+     where a.scope = ${ref.scope} and a.scope_id = ${ref.scopeId} and a.status in ('active', 'acknowledged') and ${current("a", now.toISOString())}
+     order by ${severityRank("a")}, a.id desc
+     limit 200`);
+  return {
+    items: rows.map((record) =>
+      presentAnnouncement(toAnnouncementRow(record), { includeTargets: false, acknowledgedAt: record.isRecipient ? ((record.myAcknowledgedAt as string | null) ?? null) : undefined }),
+    ),
+    nextCursor: null,
+  };
+}
+
+/** Senders: every announcement of the scope, past included. */
+export async function listScopeAnnouncementHistory(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef & { scope: ScopedKind }; query: AnnouncementListQuery }) {
+  const { deps, caller, ref, query } = options;
+  await requireSender(deps.db, caller, ref);
+  await expireDueAnnouncements({ db: deps.db, now: deps.now() });
+  return pageOf(deps, sql`a.scope = ${ref.scope} and a.scope_id = ${ref.scopeId}`, query, { includeTargets: true });
+}
+
+/**
+ * The caller's unacknowledged announcements of every scope that show now, most severe first.
+ * Read-only: expiry is applied by the time filter, so this hot path never writes.
+ */
+export async function listPendingAnnouncements(options: { deps: Deps; caller: Caller }) {
+  const { deps, caller } = options;
+  const nowIso = deps.now().toISOString();
+  const rows = await deps.db.execute<Record<string, unknown>>(sql`
+    select ${sql.raw(announcementColumns())}
+      from announcement_recipients r
+      join announcements a on a.id = r.announcement_id
+     where r.user_id = ${caller.id} and r.acknowledged_at is null and a.status = 'active' and ${current("a", nowIso)}
+     order by ${severityRank("a")}, a.id desc
+     limit 200`);
+  return { items: rows.map((record) => presentAnnouncement(toAnnouncementRow(record), { includeTargets: false, acknowledgedAt: null })) };
+}
+
+/**
+ * Announcements showing now that the caller received, acknowledged or not: the dashboard's
+ * banners. Few announcements are current at once, so this starts from them and looks up the
+ * caller's row of each by primary key.
+ */
+export async function listMyCurrentAnnouncements(options: { deps: Deps; caller: Caller; scope?: ScopedKind | "system" }) {
+  const { deps, caller } = options;
+  const nowIso = deps.now().toISOString();
+  const scope = options.scope ? sql`and a.scope = ${options.scope}` : sql``;
+  const rows = await deps.db.execute<Record<string, unknown>>(sql`
+    select ${sql.raw(announcementColumns())}, r.acknowledged_at as "myAcknowledgedAt"
+      from announcements a
+      join announcement_recipients r on r.id = a.id || ':' || ${caller.id}
+     where a.status in ('active', 'acknowledged') and ${current("a", nowIso)} ${scope}
+     order by ${severityRank("a")}, a.id desc
+     limit 200`);
+  return {
+    items: rows.map((record) => presentAnnouncement(toAnnouncementRow(record), { includeTargets: false, acknowledgedAt: (record.myAcknowledgedAt as string | null) ?? null })),
+  };
+}
+
+/** For observatory cards: how many announcements show now per observatory the caller can see. */
+export async function countActiveObservatoryAnnouncements(options: { deps: Deps; caller: Caller }) {
+  const { deps, caller } = options;
+  const nowIso = deps.now().toISOString();
+  const rows = await deps.db.execute<{ scope_id: string; count: number }>(sql`
+    select a.scope_id, count(*)::int as count from announcements a
+     where a.scope = 'observatory' and a.status in ('active', 'acknowledged') and ${current("a", nowIso)}
+     group by a.scope_id`);
+  if (rows.length === 0) return { items: [] };
+  const access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryIds: rows.map((row) => row.scope_id) });
+  return { items: rows.filter((row) => access.get(row.scope_id)?.can_view).map((row) => ({ observatoryId: row.scope_id, activeAnnouncements: row.count })) };
+}
+
+const RECIPIENT_SORT: Record<RecipientsQuery["sort"], string> = {
+  name: "lower(u.doc->>'name')",
+  email: "u.email_lower",
+  acknowledgedAt: "r.acknowledged_at",
+};
+
+/** Senders: who received it, who saw it, who was emailed and who acknowledged; with the cancellation. */
+export async function getAnnouncementRecipients(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; announcementId: string; query: RecipientsQuery }): Promise<RecipientsView> {
+  const { deps, caller, ref, announcementId, query } = options;
+  await requireSender(deps.db, caller, ref);
+  await expireDueAnnouncements({ db: deps.db, now: deps.now(), announcementId });
+  const announcement = await loadAnnouncement(deps.db, ref, announcementId);
+  const offset = decodeOffset(query.cursor);
+  const status = query.status === "pending" ? sql`and r.acknowledged_at is null` : query.status === "acknowledged" ? sql`and r.acknowledged_at is not null` : sql``;
+  const direction = query.order === "desc" ? "desc nulls last" : "asc nulls last";
+  const rows = await deps.db.execute<{ user_id: string; email: string; name: string; acknowledged_at: string | null; emailed_at: string | null; seen_at: string | null; via: string }>(sql`
+    select r.user_id, u.doc->>'email' as email, u.doc->>'name' as name, r.acknowledged_at, r.emailed_at, r.seen_at, r.doc->>'via' as via
+      from announcement_recipients r join users u on u.id = r.user_id
+     where r.announcement_id = ${announcementId} ${status}
+     order by ${sql.raw(RECIPIENT_SORT[query.sort])} ${sql.raw(direction)}, r.user_id
+     limit ${query.limit + 1} offset ${offset}`);
+  const [counts] = await deps.db.execute<{ total: number; acknowledged: number; emailed: number; seen: number }>(sql`
+    select count(*)::int as total, count(acknowledged_at)::int as acknowledged, count(emailed_at)::int as emailed, count(seen_at)::int as seen
+      from announcement_recipients where announcement_id = ${announcementId}`);
+  const { doc } = announcement;
+  const cancelledByName = doc.cancelledBy
+    ? ((await deps.db.execute<{ name: string }>(sql`select doc->>'name' as name from users where id = ${doc.cancelledBy}`))[0]?.name ?? null)
+    : null;
+  const iso = (value: string | null) => (value ? new Date(value).toISOString() : null);
+  return {
+    items: rows.slice(0, query.limit).map((row) => ({
+      userId: row.user_id,
+      email: row.email,
+      name: row.name,
+      status: row.acknowledged_at ? ("acknowledged" as const) : ("pending" as const),
+      acknowledgedAt: iso(row.acknowledged_at),
+      emailedAt: iso(row.emailed_at),
+      seenAt: iso(row.seen_at),
+      via: row.via as RecipientsView["items"][number]["via"],
+    })),
+    nextCursor: rows.length > query.limit ? encodeOffset(offset + query.limit) : null,
+    counts: { total: counts!.total, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged, emailed: counts!.emailed, seen: counts!.seen },
+    cancellation:
+      announcement.status === "cancelled" && doc.cancellationReason && doc.cancelledAt
+        ? { reason: doc.cancellationReason, cancelledAt: doc.cancelledAt, cancelledBy: doc.cancelledBy, cancelledByName }
+        : null,
+  };
+}
+
+const encodeOffset = (offset: number) => Buffer.from(`o:${offset}`).toString("base64url");
+function decodeOffset(cursor: string | undefined): number {
+  if (!cursor) return 0;
+  const match = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match) throw new AppError("VALIDATION_FAILED", "The cursor is not valid", { errors: [{ path: "cursor", message: "is not a cursor from this list" }] });
+  return Number(match[1]);
+}
