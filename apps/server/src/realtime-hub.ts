@@ -96,7 +96,7 @@ export async function attachRealtimeHub(options: { server: Server; deps: Deps; p
         alive = false;
         ws.ping();
         // A socket lives no longer than its credentials: a logout or revoked key closes it here.
-        authenticateToken({ deps, token: token! })
+        authenticateToken({ deps, token: token!, fresh: true })
           .then((current) => {
             if (!current) ws.close(4401, "credentials no longer valid");
           })

@@ -50,6 +50,11 @@ export const envSchema = z.object({
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),
   DATABASE_POOL_SIZE: positiveInt(10),
+  /**
+   * How long a process may serve a cached principal or pending-announcement list without hearing
+   * of a change. Changes invalidate at once (NOTIFY); this bounds a notification lost in a reconnect.
+   */
+  REQUEST_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: optionalString,
 });

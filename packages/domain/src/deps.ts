@@ -1,6 +1,7 @@
 import type { Env, Logger } from "@meridian/config";
 import type { Database, ObjectStorage } from "@meridian/db";
 import type postgres from "postgres";
+import type { RequestCaches } from "./cache/request-caches";
 import type { SecretBox } from "./secrets/secret-box";
 
 /** What every domain function may use; built once per process and passed in. */
@@ -12,6 +13,8 @@ export interface Deps {
   logger: Logger;
   /** Encrypts secrets at rest (AES-256-GCM). */
   secrets: SecretBox;
+  /** Per-process caches of hot reads, invalidated across processes by NOTIFY. */
+  caches: RequestCaches;
   /** The current time; tests replace it to move time forward. */
   now: () => Date;
 }

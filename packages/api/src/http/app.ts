@@ -23,6 +23,7 @@ import { clearSessionCookie, setSessionCookie } from "./session-cookie";
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 /** Routes that read a raw body and enforce their own limit. */
 const RAW_BODY_ROUTES = new Set(["/api/v1/user/avatar"]);
+const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 
 export function createApiApp(services: ApiServices) {
@@ -55,7 +56,9 @@ export function createApiApp(services: ApiServices) {
       throw new AppError("PAYLOAD_TOO_LARGE", `Request bodies may be at most ${MAX_JSON_BODY_BYTES} bytes`);
     },
   });
-  app.use(async (c, next) => (RAW_BODY_ROUTES.has(c.req.path) ? next() : jsonLimit(c, next)));
+  // Only requests that can carry a body are measured: the limit middleware builds the full
+  // Request object, which a GET never needs.
+  app.use(async (c, next) => (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) ? next() : jsonLimit(c, next)));
   app.use(requestContext(services));
 
   app.route("/", authRoutes);

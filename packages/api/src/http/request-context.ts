@@ -57,7 +57,7 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
     }
     const secure =
       deps.env.PUBLIC_URL?.startsWith("https:") ||
-      new URL(c.req.url).protocol === "https:" ||
+      c.req.url.startsWith("https:") ||
       (deps.env.TRUST_PROXY && c.req.header("x-forwarded-proto") === "https");
     c.set("ctx", {
       deps,

@@ -69,7 +69,7 @@ export function recipientSource(options: { ref: AnnouncementScopeRef; targets?: 
   for (const [key, scope, rank] of kinds) {
     const target = targets?.[key];
     if (!target || (!target.all && target.ids.length === 0)) continue;
-    parts.push(sql`select user_id, ${scope}::text, ${rank}::int from (${audienceOf[scope](target.all ? null : target.ids)}) ${sql.raw(scope)}_audience`);
+    parts.push(sql`select user_id, ${scope}::text as via, ${rank}::int as rank from (${audienceOf[scope](target.all ? null : target.ids)}) ${sql.raw(scope)}_audience`);
   }
   if (parts.length === 0) return sql`select null::text as user_id, null::text as via where false`;
   return sql`select distinct on (user_id) user_id, via from (${sql.join(parts, sql` union all `)}) targeted where user_id is not null order by user_id, rank`;

@@ -2,6 +2,7 @@ import { announcementsCollection, type AnnouncementDoc, type Executor } from "@m
 import { sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { Caller } from "../caller";
+import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError, type FieldError } from "../errors";
 import { publishToAnnouncementRecipients } from "../events/publish";
@@ -119,6 +120,7 @@ async function createAnnouncement(options: {
       }
     }
     const presented = presentAnnouncement(rowFromStored(stored!), { includeTargets: false });
+    await invalidateCaches(deps, tx, { kind: "announcements" });
     if (startsAt > now) {
       await addJob(tx, ANNOUNCEMENT_STARTED_TASK, { announcementId: announcement.id }, { jobKey: `announcement-started:${announcement.id}`, runAt: startsAt });
     } else {

@@ -82,15 +82,20 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   return { sent, skipped: 0 };
 }
 
-/** Gives unsent claims back after a failure; a recipient failing too often is given up on. */
+/**
+ * Gives unsent claims back after a failure. Only the recipient whose message failed (the first
+ * of `ids`) is charged an attempt: the others were never tried, and must not be given up on
+ * because of someone else's address. A recipient failing too often is given up on.
+ */
 async function releaseClaims(deps: Deps, ids: string[]) {
+  const attempts = sql`coalesce((doc->>'emailAttempts')::int, 0) + case when id = ${ids[0] ?? ""} then 1 else 0 end`;
   await deps.db.execute(sql`
     update announcement_recipients
-       set email_state = case when coalesce((doc->>'emailAttempts')::int, 0) + 1 >= ${MAX_ATTEMPTS_PER_RECIPIENT} then 'failed' else 'pending' end,
+       set email_state = case when ${attempts} >= ${MAX_ATTEMPTS_PER_RECIPIENT} then 'failed' else 'pending' end,
            email_claimed_at = null,
            doc = doc || jsonb_build_object(
-             'emailAttempts', coalesce((doc->>'emailAttempts')::int, 0) + 1,
-             'emailState', case when coalesce((doc->>'emailAttempts')::int, 0) + 1 >= ${MAX_ATTEMPTS_PER_RECIPIENT} then 'failed' else 'pending' end)
+             'emailAttempts', ${attempts},
+             'emailState', case when ${attempts} >= ${MAX_ATTEMPTS_PER_RECIPIENT} then 'failed' else 'pending' end)
      where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and email_state = 'sending'`);
 }
 
@@ -101,7 +106,7 @@ async function releaseClaims(deps: Deps, ids: string[]) {
 export async function runAnnouncementMaintenance(options: { deps: Deps }) {
   const { deps } = options;
   const now = deps.now();
-  const expired = await expireDueAnnouncements({ db: deps.db, now });
+  const expired = await expireDueAnnouncements({ deps });
   const due = await deps.db.execute<{ announcement_id: string }>(sql`
     select distinct r.announcement_id from announcement_recipients r
       join announcements a on a.id = r.announcement_id

@@ -3,9 +3,11 @@ import { sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { Caller } from "../caller";
 import type { Deps } from "../deps";
+import { invalidateCaches } from "../cache/request-caches";
 import { AppError } from "../errors";
 import { publishEvent, publishToAnnouncementRecipients } from "../events/publish";
 import { announcementColumns, presentAnnouncement, toAnnouncementRow, type AnnouncementRow } from "./present";
+import { FORBIDDEN_IN_TEXT } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
 import { senderUserIds } from "./senders";
 
@@ -14,8 +16,9 @@ import { senderUserIds } from "./senders";
  * acknowledgment. Run before each read of announcements and by a periodic job, so stored
  * statuses are right even when nobody reads. Cheap when nothing is due (partial index).
  */
-export async function expireDueAnnouncements(options: { db: Executor; now: Date; announcementId?: string }): Promise<string[]> {
-  const { db, now } = options;
+export async function expireDueAnnouncements(options: { deps: Deps; db?: Executor; announcementId?: string }): Promise<string[]> {
+  const { deps, db = deps.db } = options;
+  const now = deps.now();
   const only = options.announcementId ? sql`and id = ${options.announcementId}` : sql``;
   const nowIso = now.toISOString();
   const rows = await db.execute<{ id: string }>(sql`
@@ -26,6 +29,7 @@ export async function expireDueAnnouncements(options: { db: Executor; now: Date;
   for (const row of rows) {
     await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.expired", data: { id: row.id } } });
   }
+  if (rows.length > 0) await invalidateCaches(deps, db, { kind: "announcements" });
   return rows.map((row) => row.id);
 }
 
@@ -45,10 +49,11 @@ export async function cancelAnnouncement(options: { deps: Deps; caller: Caller; 
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
     const access = await requireSender(tx, caller, ref);
-    await expireDueAnnouncements({ db: tx, now, announcementId });
+    await expireDueAnnouncements({ deps, db: tx, announcementId });
     const current = await loadAnnouncement(tx, ref, announcementId, { forUpdate: true });
     const reason = options.reason?.trim();
     if (!reason) throw new AppError("REASON_REQUIRED", "A cancellation needs a reason", { errors: [{ path: "reason", message: "must not be blank" }] });
+    if (FORBIDDEN_IN_TEXT.test(reason)) throw new AppError("VALIDATION_FAILED", "The reason is not valid", { errors: [{ path: "reason", message: "must not contain control characters" }] });
     if (current.status !== "active") throw new AppError("INVALID_TRANSITION", `An announcement that is ${current.status} cannot be cancelled`);
     const nowIso = now.toISOString();
     const [record] = await tx.execute<Record<string, unknown>>(sql`
@@ -58,6 +63,7 @@ export async function cancelAnnouncement(options: { deps: Deps; caller: Caller; 
        where a.id = ${announcementId}
        returning ${sql.raw(announcementColumns())}`);
     const cancelled = toAnnouncementRow(record!);
+    await invalidateCaches(deps, tx, { kind: "announcements" });
     await publishToAnnouncementRecipients(tx, { announcementId, event: { type: "announcement.cancelled", data: { id: announcementId, reason, cancelledAt: nowIso } } });
     await recordAudit(tx, {
       actor: caller,
@@ -80,7 +86,7 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Cal
   const now = deps.now();
   const nowIso = now.toISOString();
   const result = await deps.db.transaction(async (tx) => {
-    await expireDueAnnouncements({ db: tx, now, announcementId });
+    await expireDueAnnouncements({ deps, db: tx, announcementId });
     const [recipient] = await tx.execute<{ acknowledged_at: string | null; status: string; starts_at: string; scope: string; scope_id: string | null }>(sql`
       select r.acknowledged_at, a.status, a.starts_at, a.scope, a.scope_id
         from announcement_recipients r join announcements a on a.id = r.announcement_id
@@ -105,6 +111,7 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Cal
        where id = ${announcementId}
        returning acknowledged_count as acknowledged, recipient_count as total, doc`);
     const data = { id: announcementId, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged };
+    await invalidateCaches(deps, tx, { kind: "pending", userId: caller.id });
     await publishEvent(tx, { userIds: await senderUserIds(tx, counts!.doc), event: { type: "announcement.counts", data } });
     await publishEvent(tx, { userIds: [caller.id], event: { type: "announcement.acknowledged", data: { id: announcementId, acknowledgedAt: nowIso } } });
     return { acknowledgedAt: nowIso, changed: data };
@@ -134,5 +141,6 @@ export async function announceStarted(options: { deps: Deps; announcementId: str
     const row = toAnnouncementRow(record);
     if (row.status !== "active" && row.status !== "acknowledged") return;
     await publishToAnnouncementRecipients(tx, { announcementId, event: { type: "announcement.created", data: presentAnnouncement(row, { includeTargets: false }) } });
+    await invalidateCaches(deps, tx, { kind: "announcements" });
   });
 }

@@ -51,7 +51,7 @@ export async function listManagedAnnouncements(options: { deps: Deps; caller: Ca
   const { deps, caller, scope, query } = options;
   const where = scopeWhere(scope, await managedScopeIds(deps, caller, scope));
   if (!where) return { items: [], nextCursor: null };
-  await expireDueAnnouncements({ db: deps.db, now: deps.now() });
+  await expireDueAnnouncements({ deps });
   const status = query.status ? sql`and a.status = ${query.status}` : sql``;
   const after = query.cursor ? sql`and a.id < ${query.cursor}` : sql``;
   const rows = await deps.db.execute<Record<string, unknown>>(sql`
@@ -68,7 +68,7 @@ export async function listManagedAnnouncements(options: { deps: Deps; caller: Ca
  */
 export async function getAnnouncementStats(options: { deps: Deps; caller: Caller }) {
   const { deps, caller } = options;
-  await expireDueAnnouncements({ db: deps.db, now: deps.now() });
+  await expireDueAnnouncements({ deps });
   const scopes: Scope[] = ["system", "observatory", "organization", "project"];
   const wheres = (await Promise.all(scopes.map(async (scope) => scopeWhere(scope, await managedScopeIds(deps, caller, scope))))).filter((where): where is SQL => where !== null);
   if (wheres.length === 0) return { scopes: [] };

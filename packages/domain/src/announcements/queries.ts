@@ -5,7 +5,7 @@ import { AppError } from "../errors";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
 import { expireDueAnnouncements, loadAnnouncement } from "./lifecycle";
 import { announcementColumns, presentAnnouncement, toAnnouncementRow } from "./present";
-import type { AnnouncementListQuery, RecipientsQuery, RecipientsView } from "./schemas";
+import type { Announcement, AnnouncementListQuery, RecipientsQuery, RecipientsView } from "./schemas";
 import { loadScopeAccess, requireSender, type AnnouncementScopeRef, type ScopedKind } from "./scope-access";
 
 /** Active and showing: started, not expired. */
@@ -32,7 +32,7 @@ async function pageOf(deps: Deps, where: SQL, query: AnnouncementListQuery, opti
 export async function listSystemAnnouncements(options: { deps: Deps; caller: Caller; query: AnnouncementListQuery }) {
   const { deps, caller, query } = options;
   await requireSender(deps.db, caller, { scope: "system", scopeId: null });
-  await expireDueAnnouncements({ db: deps.db, now: deps.now() });
+  await expireDueAnnouncements({ deps });
   return pageOf(deps, sql`a.scope = 'system'`, query, { includeTargets: true });
 }
 
@@ -41,7 +41,7 @@ export async function listScopeActiveAnnouncements(options: { deps: Deps; caller
   const { deps, caller, ref } = options;
   await loadScopeAccess(deps.db, caller, ref);
   const now = deps.now();
-  await expireDueAnnouncements({ db: deps.db, now });
+  await expireDueAnnouncements({ deps });
   const rows = await deps.db.execute<Record<string, unknown>>(sql`
     select ${sql.raw(announcementColumns())}, r.acknowledged_at as "myAcknowledgedAt", r.id is not null as "isRecipient"
       from announcements a
@@ -61,17 +61,30 @@ export async function listScopeActiveAnnouncements(options: { deps: Deps; caller
 export async function listScopeAnnouncementHistory(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef & { scope: ScopedKind }; query: AnnouncementListQuery }) {
   const { deps, caller, ref, query } = options;
   await requireSender(deps.db, caller, ref);
-  await expireDueAnnouncements({ db: deps.db, now: deps.now() });
+  await expireDueAnnouncements({ deps });
   return pageOf(deps, sql`a.scope = ${ref.scope} and a.scope_id = ${ref.scopeId}`, query, { includeTargets: true });
 }
 
 /**
  * The caller's unacknowledged announcements of every scope that show now, most severe first.
+ * Every page load asks, so answers are cached per user for a few seconds and dropped on any
+ * announcement change (request-caches); an entry never outlives the first expiry it lists.
  * Read-only: expiry is applied by the time filter, so this hot path never writes.
  */
-export async function listPendingAnnouncements(options: { deps: Deps; caller: Caller }) {
+export async function listPendingAnnouncements(options: { deps: Deps; caller: Caller }): Promise<{ items: Announcement[] }> {
   const { deps, caller } = options;
-  const nowIso = deps.now().toISOString();
+  const now = deps.now();
+  const cached = deps.caches.pending.get(caller.id, now.getTime());
+  if (cached) return { items: cached.items as Announcement[] };
+  const generation = deps.caches.announcementsGeneration;
+  const result = await queryPendingAnnouncements(deps, caller, now.toISOString());
+  const firstExpiry = Math.min(...result.items.map((item) => (item.expiresAt ? Date.parse(item.expiresAt) : Infinity)));
+  // A change that landed while we were reading may be missing from the result: do not keep it.
+  if (deps.caches.announcementsGeneration === generation) deps.caches.pending.set(caller.id, { items: result.items }, Math.min(now.getTime() + deps.caches.ttlMs, firstExpiry));
+  return result;
+}
+
+async function queryPendingAnnouncements(deps: Deps, caller: Caller, nowIso: string) {
   const rows = await deps.db.execute<Record<string, unknown>>(sql`
     select ${sql.raw(announcementColumns())}
       from announcement_recipients r
@@ -126,7 +139,7 @@ const RECIPIENT_SORT: Record<RecipientsQuery["sort"], string> = {
 export async function getAnnouncementRecipients(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; announcementId: string; query: RecipientsQuery }): Promise<RecipientsView> {
   const { deps, caller, ref, announcementId, query } = options;
   await requireSender(deps.db, caller, ref);
-  await expireDueAnnouncements({ db: deps.db, now: deps.now(), announcementId });
+  await expireDueAnnouncements({ deps, announcementId });
   const announcement = await loadAnnouncement(deps.db, ref, announcementId);
   const offset = decodeOffset(query.cursor);
   const status = query.status === "pending" ? sql`and r.acknowledged_at is null` : query.status === "acknowledged" ? sql`and r.acknowledged_at is not null` : sql``;

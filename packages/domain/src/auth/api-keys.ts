@@ -1,5 +1,6 @@
 import { apiKeysCollection, tables } from "@meridian/db";
 import { and, desc, eq, sql } from "drizzle-orm";
+import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { API_KEY_PREFIX, generateSecret, hashSecret } from "./tokens";
@@ -37,5 +38,8 @@ export async function revokeApiKey(options: { deps: Deps; userId: string; keyId:
   const { deps, userId, keyId } = options;
   const key = await apiKeysCollection.get(deps.db, keyId);
   if (!key || key.doc.userId !== userId || key.doc.revokedAt) throw new AppError("NOT_FOUND", "No such API key");
-  await apiKeysCollection.update(deps.db, keyId, (doc) => ({ ...doc, revokedAt: deps.now().toISOString() }));
+  await deps.db.transaction(async (tx) => {
+    await apiKeysCollection.update(tx, keyId, (doc) => ({ ...doc, revokedAt: deps.now().toISOString() }));
+    await invalidateCaches(deps, tx, { kind: "token", tokenHash: key.doc.keyHash });
+  });
 }

@@ -10,16 +10,33 @@ export interface Principal {
   credentialId: string;
 }
 
+/** A principal as cached: with when its credential stops working and, for keys, when last use was recorded. */
+export type CachedPrincipal = Principal & { tokenExpiresAt: number | null; lastUsedAt?: string | null };
+
 const userColumns = { id: tables.users.id, doc: tables.users.doc, createdAt: tables.users.createdAt, updatedAt: tables.users.updatedAt };
 
 /**
  * Resolves a session token or API key to its user; undefined when it is unknown, expired or
- * revoked. One indexed join per request: this runs before every authenticated call.
+ * revoked. This runs before every authenticated call, so answers are cached for a few seconds
+ * per process; logout, key revocation and changes to the user invalidate them (request-caches).
+ * `fresh` skips the cache.
  */
-export async function authenticateToken(options: { deps: Deps; token: string }): Promise<Principal | undefined> {
+export async function authenticateToken(options: { deps: Deps; token: string; fresh?: boolean }): Promise<Principal | undefined> {
   const { deps, token } = options;
   if (token.length > 200) return undefined;
   const tokenHash = hashSecret(token);
+  const now = deps.now().getTime();
+  const cached = options.fresh ? undefined : deps.caches.principals.get(tokenHash, now);
+  if (cached && (cached.tokenExpiresAt === null || cached.tokenExpiresAt > now)) {
+    if (cached.via === "apiKey") cached.lastUsedAt = await touchApiKey(deps, cached.credentialId, cached.lastUsedAt ?? null);
+    return { user: cached.user, via: cached.via, credentialId: cached.credentialId };
+  }
+  const principal = await lookUpToken(deps, token, tokenHash);
+  if (principal) deps.caches.principals.set(tokenHash, principal, Math.min(now + deps.caches.ttlMs, principal.tokenExpiresAt ?? Infinity));
+  return principal && { user: principal.user, via: principal.via, credentialId: principal.credentialId };
+}
+
+async function lookUpToken(deps: Deps, token: string, tokenHash: string): Promise<CachedPrincipal | undefined> {
   if (token.startsWith(API_KEY_PREFIX)) {
     const { apiKeys, users } = tables;
     const [row] = await deps.db
@@ -29,22 +46,23 @@ export async function authenticateToken(options: { deps: Deps; token: string }):
       .where(and(eq(apiKeys.keyHash, tokenHash), isNull(sql`${apiKeys.doc}->>'revokedAt'`)))
       .limit(1);
     if (!row) return undefined;
-    await touchApiKey(deps, row.keyId, row.lastUsedAt);
-    return { user: row.user, via: "apiKey", credentialId: row.keyId };
+    const lastUsedAt = await touchApiKey(deps, row.keyId, row.lastUsedAt);
+    return { user: row.user, via: "apiKey", credentialId: row.keyId, tokenExpiresAt: null, lastUsedAt };
   }
   const { sessions, users } = tables;
   const [row] = await deps.db
-    .select({ user: userColumns, sessionId: sessions.id })
+    .select({ user: userColumns, sessionId: sessions.id, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, deps.now())))
     .limit(1);
-  return row ? { user: row.user, via: "session", credentialId: row.sessionId } : undefined;
+  return row ? { user: row.user, via: "session", credentialId: row.sessionId, tokenExpiresAt: row.expiresAt.getTime() } : undefined;
 }
 
-/** Records last use at most once a minute so a busy key does not write on every request. */
-async function touchApiKey(deps: Deps, id: string, lastUsedAt: string | null) {
+/** Records last use at most once a minute so a busy key does not write on every request. Returns the recorded time. */
+async function touchApiKey(deps: Deps, id: string, lastUsedAt: string | null): Promise<string | null> {
   const now = deps.now();
-  if (lastUsedAt && now.getTime() - new Date(lastUsedAt).getTime() < 60_000) return;
+  if (lastUsedAt && now.getTime() - new Date(lastUsedAt).getTime() < 60_000) return lastUsedAt;
   await apiKeysCollection.update(deps.db, id, (doc) => ({ ...doc, lastUsedAt: now.toISOString() }));
+  return now.toISOString();
 }

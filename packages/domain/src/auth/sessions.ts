@@ -1,5 +1,6 @@
 import { sessionsCollection, type Executor } from "@meridian/db";
 import { eq } from "drizzle-orm";
+import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { generateSecret, hashSecret, SESSION_TOKEN_PREFIX } from "./tokens";
 
@@ -23,6 +24,11 @@ export async function createSession(options: { deps: Deps; db?: Executor; userId
 }
 
 export async function deleteSessionByToken(options: { deps: Deps; token: string }): Promise<void> {
+  const { deps } = options;
   const { table } = sessionsCollection;
-  await options.deps.db.delete(table).where(eq(table.tokenHash, hashSecret(options.token)));
+  const tokenHash = hashSecret(options.token);
+  await deps.db.transaction(async (tx) => {
+    await tx.delete(table).where(eq(table.tokenHash, tokenHash));
+    await invalidateCaches(deps, tx, { kind: "token", tokenHash });
+  });
 }

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Env, Logger } from "@meridian/config";
 import { connectDatabase, createObjectStorage, migrateDatabase, startEmbeddedPostgres, startEmbeddedS3, type EmbeddedPostgres, type EmbeddedS3 } from "@meridian/db";
 import type { Deps } from "../deps";
+import { CACHE_CHANNEL, RequestCaches } from "../cache/request-caches";
 import { createSecretBox, loadSecretsKey } from "../secrets/secret-box";
 
 export interface Runtime {
@@ -52,7 +53,11 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
     await storage.ensureBucket();
 
     const secrets = createSecretBox(await loadSecretsKey({ secretsKey: env.SECRETS_KEY, dataDir: env.DATA_DIR }));
-    const deps: Deps = { db: database.db, sql: database.sql, storage, env, logger, secrets, now: () => new Date() };
+    const caches = new RequestCaches(env.REQUEST_CACHE_TTL_MS);
+    // On every (re)connect of the LISTEN connection: changes made while it was down were missed, so start empty.
+    const cacheSubscription = await database.sql.listen(CACHE_CHANNEL, (payload) => caches.applyMessage(payload), () => caches.applyMessage(""));
+    stops.unshift(async () => void (await cacheSubscription.unlisten().catch(() => undefined)));
+    const deps: Deps = { db: database.db, sql: database.sql, storage, env, logger, secrets, caches, now: () => new Date() };
     return {
       deps,
       databaseUrl,

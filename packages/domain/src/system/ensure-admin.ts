@@ -2,6 +2,7 @@ import { tables, usersCollection } from "@meridian/db";
 import { eq } from "drizzle-orm";
 import { defaultNotificationPreferences } from "../auth/signup";
 import { hashPassword } from "../auth/passwords";
+import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { isUniqueViolation } from "../postgres-errors";
 
@@ -15,7 +16,10 @@ export async function ensureServerAdmin(options: { deps: Deps; email: string; pa
   const existing = await usersCollection.findOne(deps.db, eq(tables.users.emailLower, emailLower));
   if (existing) {
     if (existing.doc.roles.includes("serverAdmin")) return "unchanged";
-    await usersCollection.update(deps.db, existing.id, (doc) => ({ ...doc, roles: [...new Set([...doc.roles, "serverAdmin" as const])] }));
+    await deps.db.transaction(async (tx) => {
+      await usersCollection.update(tx, existing.id, (doc) => ({ ...doc, roles: [...new Set([...doc.roles, "serverAdmin" as const])] }));
+      await invalidateCaches(deps, tx, { kind: "user", userId: existing.id });
+    });
     return "promoted";
   }
   try {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { usersCollection } from "@meridian/db";
+import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 
@@ -25,12 +26,14 @@ export async function setAvatar(options: { deps: Deps; userId: string; image: Bu
   const key = `avatars/${userId}/${randomUUID()}`;
   await deps.storage.put(key, image, { contentType });
   let previousKey: string | undefined;
-  const user = await deps.db.transaction((tx) =>
-    usersCollection.update(tx, userId, (doc) => {
+  const user = await deps.db.transaction(async (tx) => {
+    const updated = await usersCollection.update(tx, userId, (doc) => {
       previousKey = doc.avatar?.key;
       return { ...doc, avatar: { key, contentType, sizeBytes: image.length, updatedAt: deps.now().toISOString() } };
-    }),
-  );
+    });
+    await invalidateCaches(deps, tx, { kind: "user", userId });
+    return updated;
+  });
   if (!user) {
     await deps.storage.delete(key);
     throw new AppError("NOT_FOUND", "No such user");

@@ -1,4 +1,5 @@
 import { usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
+import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { avatarPath } from "./present";
@@ -18,13 +19,15 @@ export function getProfile(options: { user: StoredDocument<UserDoc> }) {
 
 export async function updateProfile(options: { deps: Deps; userId: string; update: ProfileUpdate }) {
   const { deps, userId, update } = options;
-  const user = await deps.db.transaction((tx) =>
-    usersCollection.update(tx, userId, (doc) => ({
+  const user = await deps.db.transaction(async (tx) => {
+    const updated = await usersCollection.update(tx, userId, (doc) => ({
       ...doc,
       name: update.name ?? doc.name,
       notificationPreferences: { ...doc.notificationPreferences, ...update.notificationPreferences },
-    })),
-  );
+    }));
+    await invalidateCaches(deps, tx, { kind: "user", userId });
+    return updated;
+  });
   if (!user) throw new AppError("NOT_FOUND", "No such user");
   return presentProfile(user);
 }
