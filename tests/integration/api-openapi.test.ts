@@ -42,6 +42,21 @@ const contract: Array<{ method: string; path: string; success: string; body?: "j
   { method: "get", path: "/api/health/live", success: "200", response: "json", authenticated: false },
   { method: "get", path: "/api/health/ready", success: "200", response: "json", authenticated: false },
   { method: "get", path: "/api/health", success: "200", response: "json", authenticated: false },
+  // Announcements (MOTD): the system and user paths, then the six scoped paths under each of the three prefixes.
+  { method: "post", path: "/api/v1/system/motd", success: "201", body: "json", response: "json", authenticated: true },
+  { method: "get", path: "/api/v1/system/motd", success: "200", response: "json", authenticated: true },
+  { method: "delete", path: "/api/v1/system/motd/{id}", success: "200", body: "json", response: "json", authenticated: true },
+  { method: "post", path: "/api/v1/system/motd/{id}/acknowledge", success: "200", response: "json", authenticated: true },
+  { method: "get", path: "/api/v1/system/motd/{id}/recipients", success: "200", response: "json", authenticated: true },
+  { method: "get", path: "/api/v1/user/motd/pending", success: "200", response: "json", authenticated: true },
+  ...["observatories", "organizations", "projects"].flatMap((prefix) => [
+    { method: "post", path: `/${prefix}/{id}/motd`, success: "201", body: "json" as const, response: "json" as const, authenticated: true },
+    { method: "get", path: `/${prefix}/{id}/motd`, success: "200", response: "json" as const, authenticated: true },
+    { method: "get", path: `/${prefix}/{id}/motd/history`, success: "200", response: "json" as const, authenticated: true },
+    { method: "delete", path: `/${prefix}/{id}/motd/{motdId}`, success: "200", body: "json" as const, response: "json" as const, authenticated: true },
+    { method: "post", path: `/${prefix}/{id}/motd/{motdId}/acknowledge`, success: "200", response: "json" as const, authenticated: true },
+    { method: "get", path: `/${prefix}/{id}/motd/{motdId}/recipients`, success: "200", response: "json" as const, authenticated: true },
+  ]),
 ];
 
 function resolve(schema: Schema | undefined): Schema {
@@ -141,6 +156,11 @@ describe("GET /api/openapi.json", () => {
       ["put", "/api/v1/user/profile", ["400", "401"]],
       ["put", "/api/v1/user/avatar", ["401", "413", "415"]],
       ["get", "/api/v1/users/{id}/avatar", ["401", "404"]],
+      ["post", "/api/v1/system/motd", ["400", "401", "403"]],
+      ["delete", "/api/v1/system/motd/{id}", ["400", "401", "403", "404", "409"]],
+      ["post", "/api/v1/system/motd/{id}/acknowledge", ["401", "404", "409"]],
+      ["delete", "/observatories/{id}/motd/{motdId}", ["400", "401", "403", "404", "409"]],
+      ["post", "/projects/{id}/motd/{motdId}/acknowledge", ["401", "404", "409"]],
     ];
     for (const [method, path, statuses] of expected) {
       for (const status of statuses) {
