@@ -47,9 +47,10 @@ export async function loadAnnouncement(db: Executor, ref: AnnouncementScopeRef, 
 export async function cancelAnnouncement(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; announcementId: string; reason: string | undefined }) {
   const { deps, caller, ref, announcementId } = options;
   const now = deps.now();
+  // Committed on its own: a refused cancellation must not roll the expiry back with it.
+  await expireDueAnnouncements({ deps, announcementId });
   return deps.db.transaction(async (tx) => {
     const access = await requireSender(tx, caller, ref);
-    await expireDueAnnouncements({ deps, db: tx, announcementId });
     const current = await loadAnnouncement(tx, ref, announcementId, { forUpdate: true });
     const reason = options.reason?.trim();
     if (!reason) throw new AppError("REASON_REQUIRED", "A cancellation needs a reason", { errors: [{ path: "reason", message: "must not be blank" }] });
@@ -85,8 +86,9 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Cal
   const { deps, caller, ref, announcementId } = options;
   const now = deps.now();
   const nowIso = now.toISOString();
+  // Committed on its own: the 409 for an expired announcement must not roll the expiry back.
+  await expireDueAnnouncements({ deps, announcementId });
   const result = await deps.db.transaction(async (tx) => {
-    await expireDueAnnouncements({ deps, db: tx, announcementId });
     const [recipient] = await tx.execute<{ acknowledged_at: string | null; status: string; starts_at: string; scope: string; scope_id: string | null }>(sql`
       select r.acknowledged_at, a.status, a.starts_at, a.scope, a.scope_id
         from announcement_recipients r join announcements a on a.id = r.announcement_id

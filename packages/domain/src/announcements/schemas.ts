@@ -30,6 +30,12 @@ export const announcementTargetsInputSchema = z
   .meta({ id: "AnnouncementTargets", description: "Target kinds combine; each user is a recipient once." });
 export type AnnouncementTargetsInput = z.infer<typeof announcementTargetsInputSchema>;
 
+/**
+ * In texts that keep line breaks and tabs (messages, cancellation reasons): other control
+ * characters, and lone surrogates (PostgreSQL refuses NUL in text and lone surrogates in jsonb).
+ */
+export const FORBIDDEN_IN_TEXT = /[^\P{Cc}\t\n\r]|\p{Cs}/u;
+
 const contentShape = {
   title: withoutControlCharacters(z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters")),
   // Messages keep their line breaks and tabs; other control characters are refused.
@@ -38,7 +44,7 @@ const contentShape = {
     .trim()
     .min(1, "must not be empty")
     .max(10_000, "must have at most 10,000 characters")
-    .refine((value) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value), "must not contain control characters"),
+    .refine((value) => !FORBIDDEN_IN_TEXT.test(value), "must not contain control characters"),
   severity: z.enum(announcementSeverities),
   deliveryType: z.enum(announcementDeliveryTypes),
   startsAt: isoDate.nullable().optional().describe("Before this time the announcement is scheduled and pending for nobody"),
