@@ -15,7 +15,10 @@ export interface CapturedMail {
 /** A real SMTP server on 127.0.0.1 that keeps every message it accepts. */
 export async function startSmtpCapture(options: { failNext?: number } = {}) {
   const messages: CapturedMail[] = [];
+  /** Messages refused by a `failAfter` rule (parsed, never kept in `messages`). */
+  const refused: CapturedMail[] = [];
   let failuresLeft = options.failNext ?? 0;
+  let rule: { accept: number; refuse: number; match?: (mail: CapturedMail) => boolean } | undefined;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
@@ -32,7 +35,7 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
         }
         const raw = Buffer.concat(chunks).toString("utf8");
         const parsed = await PostalMime.parse(raw);
-        messages.push({
+        const mail: CapturedMail = {
           from: parsed.from?.address,
           to: (parsed.to ?? []).map((address) => address.address ?? ""),
           subject: parsed.subject,
@@ -40,7 +43,18 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
           replyTo: parsed.replyTo?.[0]?.address,
           messageId: parsed.messageId,
           raw,
-        });
+        };
+        if (rule && (!rule.match || rule.match(mail))) {
+          if (rule.accept > 0) rule.accept -= 1;
+          else if (rule.refuse > 0) {
+            rule.refuse -= 1;
+            refused.push(mail);
+            const error = new Error("temporary failure") as Error & { responseCode: number };
+            error.responseCode = 451;
+            return callback(error);
+          }
+        }
+        messages.push(mail);
         callback();
       });
     },
@@ -52,6 +66,14 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
     messages,
     failNext(count: number) {
       failuresLeft = count;
+    },
+    refused,
+    /**
+     * Delivery that breaks part-way: of the messages `match` selects (all when omitted), accepts
+     * the next `accept`, then refuses the `refuse` after them with 451, then accepts again.
+     */
+    failAfter(accept: number, refuse: number, match?: (mail: CapturedMail) => boolean) {
+      rule = { accept, refuse, match };
     },
     async waitFor(predicate: (messages: CapturedMail[]) => boolean, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;

@@ -103,7 +103,10 @@ async function createAnnouncement(options: {
       expiredAt: null,
     };
     const announcement = await announcementsCollection.insert(tx, doc);
-    const counts = await insertRecipients(tx, { announcementId: announcement.id, ref, targets, emailed, creatorId: caller.id, now });
+    // A scheduled email announcement acknowledges its recipients when it starts (announceStarted),
+    // so until then it is active and can still be cancelled.
+    const emailedNow = emailed && startsAt <= now;
+    const counts = await insertRecipients(tx, { announcementId: announcement.id, ref, targets, emailed, acknowledgeAll: emailedNow, creatorId: caller.id, now });
     if (counts.total === 0) throw new AppError("NO_RECIPIENTS", "The targets reach no users");
     const status = counts.acknowledged === counts.total ? "acknowledged" : "active";
     const stored = await announcementsCollection.update(tx, announcement.id, (current) => ({
@@ -148,12 +151,12 @@ function normalizeTargets(targets: AnnouncementTargetsInput) {
 
 async function insertRecipients(
   tx: Executor,
-  options: { announcementId: string; ref: AnnouncementScopeRef; targets?: AnnouncementTargetsInput; emailed: boolean; creatorId: string; now: Date },
+  options: { announcementId: string; ref: AnnouncementScopeRef; targets?: AnnouncementTargetsInput; emailed: boolean; acknowledgeAll: boolean; creatorId: string; now: Date },
 ): Promise<{ total: number; acknowledged: number }> {
   const { announcementId, emailed, creatorId } = options;
   const nowIso = options.now.toISOString();
   const source = recipientSource({ ref: options.ref, targets: options.targets });
-  const acknowledged = emailed ? sql`true` : sql`r.user_id = ${creatorId}`;
+  const acknowledged = options.acknowledgeAll ? sql`true` : sql`r.user_id = ${creatorId}`;
   const [row] = await tx.execute<{ total: number; acknowledged: number }>(sql`
     with inserted as (
       insert into announcement_recipients (id, doc, announcement_id, user_id, acknowledged_at, email_state, created_at, updated_at)

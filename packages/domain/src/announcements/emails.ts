@@ -9,7 +9,8 @@ import { announcementColumns, toAnnouncementRow } from "./present";
 const BATCH_SIZE = 50;
 /** A claim older than this belongs to a worker that died; its messages are claimed again. */
 const CLAIM_LEASE_SECONDS = 300;
-const MAX_ATTEMPTS_PER_RECIPIENT = 5;
+/** Refusals a recipient may cost before they are given up on; the job's backoff spreads them over about an hour. */
+const MAX_ATTEMPTS_PER_RECIPIENT = 8;
 
 /**
  * Sends an announcement's emails, one per recipient, in batches claimed with SKIP LOCKED so
@@ -39,6 +40,9 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   const link = deps.env.PUBLIC_URL ? `\n\n${new URL("/app/announcements", deps.env.PUBLIC_URL).toString()}` : "";
   const origin = doc.scope === "system" ? "the Meridian administrators" : `${doc.createdByName} (${doc.scope} ${doc.scopeName ?? ""})`.trim();
   let sent = 0;
+  // Recipients whose message was refused in this run wait for the job's next attempt (backoff).
+  const refused: string[] = [];
+  let firstRefusal: unknown;
 
   for (;;) {
     const nowIso = deps.now().toISOString();
@@ -47,6 +51,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
         select r.id from announcement_recipients r
          where r.announcement_id = ${announcementId}
            and (r.email_state = 'pending' or (r.email_state = 'sending' and r.email_claimed_at < ${nowIso}::timestamptz - make_interval(secs => ${CLAIM_LEASE_SECONDS})))
+           and r.id not in (select jsonb_array_elements_text(${JSON.stringify(refused)}::jsonb))
          order by r.id limit ${BATCH_SIZE}
          for update skip locked
       )
@@ -67,8 +72,15 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
           messageId: `<${recipient.id.replace(":", ".")}@meridian>`,
         });
       } catch (error) {
-        await releaseClaims(deps, batch.slice(index).map((row) => row.id));
-        throw error;
+        if (isConnectionError(error)) {
+          // The server is unreachable: nobody's fault, nobody is charged; the job retries later.
+          await releaseClaims(deps, batch.slice(index).map((row) => row.id));
+          throw error;
+        }
+        await chargeFailedRecipient(deps, recipient.id, { permanent: isPermanentRefusal(error), error });
+        refused.push(recipient.id);
+        firstRefusal ??= error;
+        continue;
       }
       const sentAt = deps.now().toISOString();
       await deps.db.execute(sql`
@@ -79,23 +91,49 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
       sent += 1;
     }
   }
+  if (refused.length > 0) {
+    const reason = String((firstRefusal as Error)?.message ?? firstRefusal);
+    throw new Error(`${refused.length} announcement email(s) refused (first: ${reason}); they are retried with the job`, { cause: firstRefusal });
+  }
   return { sent, skipped: 0 };
 }
 
+const CONNECTION_ERRORS = new Set(["ECONNECTION", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ESOCKET", "EDNS"]);
+
+/** No SMTP reply at all: the mail server could not be reached. */
+function isConnectionError(error: unknown): boolean {
+  const { responseCode, code } = (error ?? {}) as { responseCode?: unknown; code?: unknown };
+  return typeof responseCode !== "number" && typeof code === "string" && CONNECTION_ERRORS.has(code);
+}
+
+/** SMTP 5xx: the address will never work; 4xx ("try later") and anything else are retried. */
+const isPermanentRefusal = (error: unknown) => {
+  const { responseCode } = (error ?? {}) as { responseCode?: unknown };
+  return typeof responseCode === "number" && responseCode >= 500;
+};
+
 /**
- * Gives unsent claims back after a failure. Only the recipient whose message failed (the first
- * of `ids`) is charged an attempt: the others were never tried, and must not be given up on
- * because of someone else's address. A recipient failing too often is given up on.
+ * A refused message costs its recipient one attempt, and only that recipient; after
+ * MAX_ATTEMPTS_PER_RECIPIENT (or at once for a permanent refusal) they are given up on.
  */
-async function releaseClaims(deps: Deps, ids: string[]) {
-  const attempts = sql`coalesce((doc->>'emailAttempts')::int, 0) + case when id = ${ids[0] ?? ""} then 1 else 0 end`;
+async function chargeFailedRecipient(deps: Deps, id: string, options: { permanent: boolean; error: unknown }) {
+  const attempts = sql`coalesce((doc->>'emailAttempts')::int, 0) + 1`;
+  const giveUp = options.permanent ? sql`true` : sql`${attempts} >= ${MAX_ATTEMPTS_PER_RECIPIENT}`;
+  const lastError = String((options.error as Error)?.message ?? options.error).slice(0, 300);
   await deps.db.execute(sql`
     update announcement_recipients
-       set email_state = case when ${attempts} >= ${MAX_ATTEMPTS_PER_RECIPIENT} then 'failed' else 'pending' end,
+       set email_state = case when ${giveUp} then 'failed' else 'pending' end,
            email_claimed_at = null,
-           doc = doc || jsonb_build_object(
-             'emailAttempts', ${attempts},
-             'emailState', case when ${attempts} >= ${MAX_ATTEMPTS_PER_RECIPIENT} then 'failed' else 'pending' end)
+           doc = doc || jsonb_build_object('emailAttempts', ${attempts}, 'emailLastError', ${lastError}::text,
+                                           'emailState', case when ${giveUp} then 'failed' else 'pending' end)
+     where id = ${id} and email_state = 'sending'`);
+}
+
+/** Gives unsent claims back, uncharged. */
+async function releaseClaims(deps: Deps, ids: string[]) {
+  await deps.db.execute(sql`
+    update announcement_recipients
+       set email_state = 'pending', email_claimed_at = null, doc = doc || '{"emailState":"pending"}'::jsonb
      where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and email_state = 'sending'`);
 }
 

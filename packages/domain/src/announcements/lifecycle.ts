@@ -140,9 +140,31 @@ export async function announceStarted(options: { deps: Deps; announcementId: str
   await deps.db.transaction(async (tx) => {
     const [record] = await tx.execute<Record<string, unknown>>(sql`select ${sql.raw(announcementColumns())} from announcements a where a.id = ${announcementId}`);
     if (!record) return;
-    const row = toAnnouncementRow(record);
+    let row = toAnnouncementRow(record);
     if (row.status !== "active" && row.status !== "acknowledged") return;
+    if (row.status === "active" && row.doc.deliveryType !== "message") row = await acknowledgeEmailRecipients(tx, row, deps.now());
     await publishToAnnouncementRecipients(tx, { announcementId, event: { type: "announcement.created", data: presentAnnouncement(row, { includeTargets: false }) } });
     await invalidateCaches(deps, tx, { kind: "announcements" });
   });
+}
+
+/** Email recipients count as acknowledged once their announcement starts (at creation, unless scheduled). */
+async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, now: Date): Promise<AnnouncementRow> {
+  const nowIso = now.toISOString();
+  const acknowledged = await tx.execute(sql`
+    update announcement_recipients
+       set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz, doc = doc || jsonb_build_object('acknowledgedAt', ${nowIso}::text)
+     where announcement_id = ${row.id} and acknowledged_at is null
+     returning id`);
+  const [record] = await tx.execute<Record<string, unknown>>(sql`
+    update announcements a
+       set acknowledged_count = acknowledged_count + ${acknowledged.length},
+           status = case when acknowledged_count + ${acknowledged.length} >= recipient_count then 'acknowledged' else status end,
+           doc = doc || jsonb_build_object(
+             'acknowledgedCount', acknowledged_count + ${acknowledged.length},
+             'status', case when acknowledged_count + ${acknowledged.length} >= recipient_count then 'acknowledged' else status end),
+           updated_at = ${nowIso}::timestamptz
+     where a.id = ${row.id}
+     returning ${sql.raw(announcementColumns())}`);
+  return toAnnouncementRow(record!);
 }

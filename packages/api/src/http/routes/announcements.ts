@@ -54,7 +54,7 @@ const acknowledgeResponses = authedRoute({
   409: conflict("INVALID_TRANSITION: cancelled, expired or not yet started"),
 });
 const lifecycle =
-  "Status: active → acknowledged when every recipient has acknowledged; active → expired once `expiresAt` has passed (evaluated on every read and every minute by a job); active → cancelled with a reason. Any other move is 409 INVALID_TRANSITION. Email recipients (`email`, `both`) and the creator are acknowledged at creation.";
+  "Status: active → acknowledged when every recipient has acknowledged; active → expired once `expiresAt` has passed (evaluated on every read and every minute by a job); active → cancelled with a reason. Any other move is 409 INVALID_TRANSITION. Email recipients (`email`, `both`) are acknowledged at creation, or when a scheduled announcement starts (until then it can be cancelled); the creator, when a recipient, at creation.";
 
 /** Reads `{reason}` leniently: a DELETE without a body is a missing reason (400 REASON_REQUIRED), not malformed input. */
 const reasonOf = (body: unknown) => (body && typeof body === "object" && "reason" in body ? (body as { reason?: string }).reason : undefined);
