@@ -1,7 +1,8 @@
-import { Megaphone, Shield } from "lucide-react";
+import { Shield } from "lucide-react";
 import { createBrowserRouter } from "react-router-dom";
 import { GuestOnly, RequireAuth, RequireServerAdmin } from "./auth/RequireAuth";
 import { AppLayout } from "./layout/AppLayout";
+import { AnnouncementsPage } from "./pages/AnnouncementsPage";
 import { ApiKeysPage } from "./pages/ApiKeysPage";
 import { ComingSoonPage } from "./pages/ComingSoonPage";
 import { DashboardPage } from "./pages/DashboardPage";
@@ -35,7 +36,7 @@ export const router = createBrowserRouter(
         { path: "organizations/:id", element: <OrganizationPage /> },
         { path: "projects", element: <ProjectsPage /> },
         { path: "projects/:id", element: <ProjectPage /> },
-        { path: "announcements", element: <ComingSoonPage title="Announcements" description="Messages from administrators to users." icon={Megaphone} /> },
+        { path: "announcements", element: <AnnouncementsPage /> },
         {
           path: "admin",
           element: <RequireServerAdmin><ComingSoonPage title="Administration" description="System settings, database integrity and backups." icon={Shield} /></RequireServerAdmin>,

@@ -9,6 +9,10 @@ export interface FormDialogProps {
   description?: ReactNode;
   submitLabel: string;
   submitVariant?: "primary" | "danger";
+  /** Keeps the submit button off until the form can be sent (a required reason not yet typed). */
+  submitDisabled?: boolean;
+  /** The closing button's text when "Cancel" would be ambiguous (cancelling an announcement). */
+  cancelLabel?: string;
   busy?: boolean;
   /** A failure that belongs to no single field. */
   error?: string | null;
@@ -19,12 +23,12 @@ export interface FormDialogProps {
 }
 
 /** A modal form, open while mounted: render it conditionally so every opening starts from fresh state. */
-export function FormDialog({ title, description, submitLabel, submitVariant = "primary", busy, error, wide, children, onSubmit, onClose }: FormDialogProps) {
+export function FormDialog({ title, description, submitLabel, submitVariant = "primary", submitDisabled, cancelLabel, busy, error, wide, children, onSubmit, onClose }: FormDialogProps) {
   const titleId = useId();
   const descriptionId = useId();
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (!busy) onSubmit();
+    if (!busy && !submitDisabled) onSubmit();
   };
   return (
     <Modal
@@ -57,8 +61,8 @@ export function FormDialog({ title, description, submitLabel, submitVariant = "p
           ) : null}
           <div className="mt-4 flex flex-col gap-4">{children}</div>
         </div>
-        <ModalActions busy={busy} onCancel={onClose} className="border-t border-slate-100">
-          <Button type="submit" variant={submitVariant} busy={busy}>
+        <ModalActions busy={busy} onCancel={onClose} cancelLabel={cancelLabel} className="border-t border-slate-100">
+          <Button type="submit" variant={submitVariant} busy={busy} disabled={submitDisabled}>
             {submitLabel}
           </Button>
         </ModalActions>

@@ -1,11 +1,26 @@
 import { useEffect, useRef, type ReactNode } from "react";
 import { Button } from "./Button";
 
+export interface ModalProps {
+  open: boolean;
+  labelledBy: string;
+  describedBy?: string;
+  busy?: boolean;
+  /**
+   * False for a modal that must be answered (it has no way out but its own buttons): Escape does
+   * nothing, and if the browser closes it anyway it opens again at once.
+   */
+  dismissible?: boolean;
+  onClose(): void;
+  className: string;
+  children: ReactNode;
+}
+
 /**
  * A modal on <dialog>, shown while `open`: focus trapping, Escape and the backdrop come from the browser.
  * Escape closes it through `onClose`, except while busy.
  */
-export function Modal({ open, labelledBy, describedBy, busy, onClose, className, children }: { open: boolean; labelledBy: string; describedBy?: string; busy?: boolean; onClose(): void; className: string; children: ReactNode }) {
+export function Modal({ open, labelledBy, describedBy, busy, dismissible = true, onClose, className, children }: ModalProps) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -16,11 +31,16 @@ export function Modal({ open, labelledBy, describedBy, busy, onClose, className,
   return (
     <dialog
       ref={ref}
+      aria-modal="true"
       aria-labelledby={labelledBy}
       aria-describedby={describedBy}
       onCancel={(event) => {
         event.preventDefault();
-        if (!busy) onClose();
+        if (!busy && dismissible) onClose();
+      }}
+      onClose={() => {
+        // Browsers let a repeated Escape close a dialog that refused it (close-watcher abuse rules).
+        if (!dismissible && open && ref.current && !ref.current.open) ref.current.showModal();
       }}
       className={`m-auto w-[calc(100%-2rem)] rounded-lg bg-white p-0 shadow-xl backdrop:bg-slate-900/50 ${className}`}
     >
@@ -29,12 +49,12 @@ export function Modal({ open, labelledBy, describedBy, busy, onClose, className,
   );
 }
 
-/** The modal's button row: Cancel, then the action. */
-export function ModalActions({ busy, onCancel, className = "", children }: { busy?: boolean; onCancel(): void; className?: string; children: ReactNode }) {
+/** The modal's button row: Cancel (or `cancelLabel`), then the action. */
+export function ModalActions({ busy, onCancel, cancelLabel = "Cancel", className = "", children }: { busy?: boolean; onCancel(): void; cancelLabel?: string; className?: string; children: ReactNode }) {
   return (
     <div className={`flex flex-col-reverse gap-2 bg-slate-50 px-5 py-3 sm:flex-row sm:justify-end ${className}`}>
       <Button variant="secondary" onClick={onCancel} disabled={busy}>
-        Cancel
+        {cancelLabel}
       </Button>
       {children}
     </div>

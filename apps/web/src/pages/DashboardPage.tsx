@@ -1,5 +1,6 @@
 import { ArrowRight } from "lucide-react";
 import { Link } from "react-router-dom";
+import { AnnouncementBanners } from "../announcements/AnnouncementBanners";
 import { useMe } from "../auth/useMe";
 import { PageHeader } from "../components/PageHeader";
 import { navSections } from "../layout/navigation";
@@ -10,6 +11,7 @@ export function DashboardPage() {
   return (
     <>
       <PageHeader title={`Welcome${me.data ? `, ${me.data.name}` : ""}`} description="Your observatory network at a glance." />
+      <AnnouncementBanners />
       <ul className="grid gap-4 sm:grid-cols-2">
         {sections.map(({ to, label, icon: Icon }) => (
           <li key={to}>

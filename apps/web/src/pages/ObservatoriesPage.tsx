@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { Building2, Plus, Telescope, UserRound } from "lucide-react";
 import { Link, useNavigate } from "react-router-dom";
+import { ActiveAnnouncementsIcon, useObservatoryAnnouncementCounts } from "../announcements/ActiveAnnouncementsIcon";
 import { useMe } from "../auth/useMe";
 import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
@@ -25,6 +26,7 @@ export function ObservatoriesPage() {
     trpcClient.observatories.list.query(cursor ? { limit: PAGE_SIZE, cursor } : { limit: PAGE_SIZE }),
   );
   const organizations = useMyOrganizations();
+  const announcementCounts = useObservatoryAnnouncementCounts();
   const organizationName = (id: string) => organizations.data?.items.find((organization) => organization.id === id)?.name;
 
   return (
@@ -75,6 +77,7 @@ export function ObservatoriesPage() {
                         </span>
                       </p>
                     </div>
+                    <ActiveAnnouncementsIcon count={announcementCounts.get(observatory.id) ?? 0} />
                     <OnlineBadge online={observatory.connection.online} />
                   </div>
                   {observatory.myPermissions ? <PermissionBadges permissions={observatory.myPermissions} /> : null}

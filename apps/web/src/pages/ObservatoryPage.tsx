@@ -1,7 +1,10 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { ArrowRightLeft, History, KeyRound, LayoutDashboard, Users } from "lucide-react";
+import { ArrowRightLeft, History, KeyRound, LayoutDashboard, Megaphone, Users } from "lucide-react";
 import { useParams } from "react-router-dom";
+import { sentNotice } from "../announcements/labels";
+import { NewAnnouncementButton } from "../announcements/NewAnnouncementButton";
+import { ScopeAnnouncements } from "../announcements/ScopeAnnouncements";
 import { isServerAdmin, useMe } from "../auth/useMe";
 import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
@@ -19,11 +22,12 @@ import { TransferObservatoryDialog } from "../observatories/TransferObservatoryD
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { trpc } from "../trpc";
 
-type TabId = "overview" | "members" | "permissions" | "history";
+type TabId = "overview" | "members" | "announcements" | "permissions" | "history";
 
 const tabs: Array<TabItem<TabId>> = [
   { id: "overview", label: "Overview", icon: LayoutDashboard },
   { id: "members", label: "Members", icon: Users },
+  { id: "announcements", label: "Announcements", icon: Megaphone },
   { id: "permissions", label: "My permissions", icon: KeyRound },
   { id: "history", label: "History", icon: History },
 ];
@@ -43,6 +47,7 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
   const [tab, setTab] = useTabParam(tabs);
   const [transferring, setTransferring] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  const [sent, setSent] = useState<string | null>(null);
   const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatory.id }, { staleTime: 0 }));
   const members = useQuery(trpc.observatories.members.queryOptions({ id: observatory.id }));
   const myOrganizations = useMyOrganizations();
@@ -57,6 +62,8 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
     isServerAdmin(me.data) ||
     (owner.kind === "user" && owner.id === me.data?.id) ||
     Boolean(owner.kind === "organization" && mine.data?.sources.some((source) => source.kind === "organization" && source.organizationId === owner.id && source.role === "owner"));
+  // Observatory owners and administrators (and server admins, who may administer any) send its announcements.
+  const canAnnounce = Boolean(mine.data?.can_admin);
   const ownerName = owner.kind === "user" ? (owner.id === me.data?.id ? "You" : (userName(owner.id) ?? "Another user")) : ownerDescription(owner, me.data?.id, organizationName);
 
   return (
@@ -70,10 +77,25 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
           </span>
         }
         actions={
-          canTransfer ? (
-            <Button variant="secondary" icon={<ArrowRightLeft aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setTransferring(true); }}>
-              Transfer ownership
-            </Button>
+          canAnnounce || canTransfer ? (
+            <>
+              {canAnnounce ? (
+                <NewAnnouncementButton
+                  scope="observatory"
+                  scopeId={observatory.id}
+                  scopeName={observatory.name}
+                  onCreated={(announcement) => {
+                    setSent(sentNotice(announcement));
+                    setTab("announcements");
+                  }}
+                />
+              ) : null}
+              {canTransfer ? (
+                <Button variant="secondary" icon={<ArrowRightLeft aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setTransferring(true); }}>
+                  Transfer ownership
+                </Button>
+              ) : null}
+            </>
           ) : null
         }
       />
@@ -86,6 +108,7 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
       <TabPanel idPrefix="observatory" id={tab}>
         {tab === "overview" ? <ObservatoryOverview observatory={observatory} ownerName={ownerName} /> : null}
         {tab === "members" ? <ObservatoryMembers observatory={observatory} /> : null}
+        {tab === "announcements" ? <ScopeAnnouncements scope="observatory" scopeId={observatory.id} canSend={canAnnounce} notice={sent} /> : null}
         {tab === "permissions" ? <MyPermissions observatoryId={observatory.id} organizationName={organizationName} /> : null}
         {tab === "history" ? <ObservatoryHistory observatoryId={observatory.id} names={userName} /> : null}
       </TabPanel>

@@ -1,6 +1,10 @@
+import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { Crown, HardDrive, Mail, ScrollText, Settings, ShieldCheck, Users } from "lucide-react";
+import { Crown, HardDrive, Mail, Megaphone, ScrollText, Settings, ShieldCheck, Users } from "lucide-react";
 import { useParams } from "react-router-dom";
+import { sentNotice } from "../announcements/labels";
+import { NewAnnouncementButton } from "../announcements/NewAnnouncementButton";
+import { ScopeAnnouncements } from "../announcements/ScopeAnnouncements";
 import { isServerAdmin, useMe } from "../auth/useMe";
 import { Badge } from "../components/Badge";
 import { DetailPage } from "../components/DetailPage";
@@ -14,7 +18,7 @@ import { OrganizationSettings } from "../organizations/OrganizationSettings";
 import type { Organization } from "../organizations/types";
 import { trpc } from "../trpc";
 
-type TabId = "members" | "storage" | "audit" | "settings";
+type TabId = "members" | "announcements" | "storage" | "audit" | "settings";
 
 export function OrganizationPage() {
   const { id = "" } = useParams();
@@ -32,8 +36,12 @@ function OrganizationView({ organization }: { organization: Organization }) {
   const isOwner = organization.myRole === "owner";
   const canSeeAudit = isOwner || organization.myPermissions.can_manage_members;
   const canEditDetails = isOwner || admin;
+  // The contract's senders: the owner, members who manage members or observatories, server admins.
+  const canAnnounce = isOwner || admin || organization.myPermissions.can_manage_members || organization.myPermissions.can_manage_observatories;
+  const [sent, setSent] = useState<string | null>(null);
   const tabs: Array<TabItem<TabId>> = [
     { id: "members", label: "Members", icon: Users },
+    { id: "announcements", label: "Announcements", icon: Megaphone },
     { id: "storage", label: "External storage", icon: HardDrive },
     ...(canSeeAudit ? [{ id: "audit" as const, label: "Audit log", icon: ScrollText }] : []),
     ...(canEditDetails ? [{ id: "settings" as const, label: "Settings", icon: Settings }] : []),
@@ -60,17 +68,30 @@ function OrganizationView({ organization }: { organization: Organization }) {
           </span>
         }
         actions={
-          isOwner ? (
-            <Badge tone="indigo" className="text-sm">
-              <Crown aria-hidden="true" className="size-3.5" /> You are the owner
-            </Badge>
-          ) : organization.myRole === "member" ? (
-            <Badge className="text-sm">You are a member</Badge>
-          ) : admin ? (
-            <Badge tone="amber" className="text-sm">
-              <ShieldCheck aria-hidden="true" className="size-3.5" /> Server administrator
-            </Badge>
-          ) : null
+          <>
+            {canAnnounce ? (
+              <NewAnnouncementButton
+                scope="organization"
+                scopeId={organization.id}
+                scopeName={organization.name}
+                onCreated={(announcement) => {
+                  setSent(sentNotice(announcement));
+                  setTab("announcements");
+                }}
+              />
+            ) : null}
+            {isOwner ? (
+              <Badge tone="indigo" className="self-center text-sm">
+                <Crown aria-hidden="true" className="size-3.5" /> You are the owner
+              </Badge>
+            ) : organization.myRole === "member" ? (
+              <Badge className="self-center text-sm">You are a member</Badge>
+            ) : admin ? (
+              <Badge tone="amber" className="self-center text-sm">
+                <ShieldCheck aria-hidden="true" className="size-3.5" /> Server administrator
+              </Badge>
+            ) : null}
+          </>
         }
       />
       {organization.description ? <p className="-mt-2 mb-4 max-w-3xl text-sm whitespace-pre-line text-slate-600">{organization.description}</p> : null}
@@ -82,6 +103,7 @@ function OrganizationView({ organization }: { organization: Organization }) {
       <TabList tabs={tabs} active={tab} onChange={setTab} label="Organization sections" idPrefix="organization" />
       <TabPanel idPrefix="organization" id={tab}>
         {tab === "members" ? <OrganizationMembers organization={organization} /> : null}
+        {tab === "announcements" ? <ScopeAnnouncements scope="organization" scopeId={organization.id} canSend={canAnnounce} notice={sent} /> : null}
         {tab === "storage" ? <ExternalStorage organization={organization} /> : null}
         {tab === "audit" ? <AuditLog organizationId={organization.id} nameOf={nameOf} /> : null}
         {tab === "settings" ? <OrganizationSettings organization={organization} /> : null}

@@ -1,6 +1,11 @@
+import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Building2 } from "lucide-react";
 import { Link, useParams } from "react-router-dom";
+import { sentNotice } from "../announcements/labels";
+import { NewAnnouncementButton } from "../announcements/NewAnnouncementButton";
+import { ScopeAnnouncements } from "../announcements/ScopeAnnouncements";
+import { isServerAdmin, useMe } from "../auth/useMe";
 import { Badge } from "../components/Badge";
 import { DetailPage } from "../components/DetailPage";
 import { PageHeader } from "../components/PageHeader";
@@ -21,7 +26,13 @@ export function ProjectPage() {
   );
 }
 
+/** The contract's senders: the project's owner and admins, and server admins (not organization managers). */
+const mayAnnounce = (project: Project, serverAdmin: boolean) => serverAdmin || project.myRole === "owner" || project.myRole === "admin" || project.myRole === "serverAdmin";
+
 function ProjectView({ project }: { project: Project }) {
+  const me = useMe();
+  const canAnnounce = mayAnnounce(project, isServerAdmin(me.data));
+  const [sent, setSent] = useState<string | null>(null);
   const organizations = useMyOrganizations();
   const organization = project.organizationId ? organizations.data?.items.find((item) => item.id === project.organizationId) : undefined;
   return (
@@ -49,11 +60,19 @@ function ProjectView({ project }: { project: Project }) {
             <span>Created {formatDateTime(project.createdAt)}</span>
           </span>
         }
-        actions={project.myRole ? <Badge className="text-sm">You: {projectRoleLabels[project.myRole]}</Badge> : null}
+        actions={
+          canAnnounce || project.myRole ? (
+            <>
+              {canAnnounce ? <NewAnnouncementButton scope="project" scopeId={project.id} scopeName={project.name} onCreated={(announcement) => setSent(sentNotice(announcement))} /> : null}
+              {project.myRole ? <Badge className="self-center text-sm">You: {projectRoleLabels[project.myRole]}</Badge> : null}
+            </>
+          ) : null
+        }
       />
       <div className="flex flex-col gap-6">
         <ProjectDetails key={project.id} project={project} />
         <ProjectMembers project={project} />
+        <ScopeAnnouncements scope="project" scopeId={project.id} canSend={canAnnounce} notice={sent} />
       </div>
     </>
   );

@@ -1,0 +1,49 @@
+import { useEffect, useId, useRef, type ReactNode } from "react";
+import { X } from "lucide-react";
+
+/**
+ * A side panel over the page, open while mounted: a modal <dialog> pinned to the right edge, so
+ * focus stays inside and the page behind is inert. Escape, the close button and a click on the
+ * backdrop close it.
+ */
+export function Drawer({ title, description, onClose, children }: { title: string; description?: ReactNode; onClose(): void; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      aria-modal="true"
+      onCancel={(event) => {
+        event.preventDefault();
+        onClose();
+      }}
+      // The browser may close it anyway (a repeated Escape): let the owner know it is gone.
+      onClose={onClose}
+      // The dialog box fills the panel, so a click on the dialog element itself is a click on the backdrop.
+      onClick={(event) => {
+        if (event.target === event.currentTarget) onClose();
+      }}
+      className="fixed inset-y-0 right-0 left-auto m-0 h-dvh max-h-none w-full max-w-3xl bg-transparent p-0 backdrop:bg-slate-900/40"
+    >
+      <div className="flex h-full flex-col bg-white shadow-xl">
+        <header className="flex items-start justify-between gap-4 border-b border-slate-200 px-5 py-4">
+          <div className="min-w-0">
+            <h2 id={titleId} className="truncate text-base font-semibold text-slate-900">
+              {title}
+            </h2>
+            {description ? <div className="mt-1 text-sm text-slate-500">{description}</div> : null}
+          </div>
+          <button type="button" aria-label="Close" onClick={onClose} className="-mt-1 -mr-2 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-600">
+            <X aria-hidden="true" className="size-4" />
+          </button>
+        </header>
+        <div className="flex-1 overflow-y-auto px-5 py-5">{children}</div>
+      </div>
+    </dialog>
+  );
+}
