@@ -236,3 +236,24 @@ describe("announcement.cancelled", () => {
     expect(typesFor(strangerWs, created.id)).toEqual([]);
   });
 });
+
+describe("announcement.delivery", () => {
+  it("tells the senders when a recipient first sees the announcement, once", async () => {
+    const [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+    const adminWs = await connect(admin);
+    const aliceWs = await connect(alice);
+    const created = await systemTo([alice, bob], "Seen check");
+    expect(await api.must("/api/v1/user/motd/seen", { method: "POST", token: alice.token, json: { ids: [created.id] } })).toEqual({ seen: 1 });
+    await adminWs.waitFor(is("announcement.delivery", created.id), "delivery event for the sender");
+    expect(await api.must("/api/v1/user/motd/seen", { method: "POST", token: alice.token, json: { ids: [created.id] } })).toEqual({ seen: 0 });
+    const view = await api.must(`/api/v1/system/motd/${created.id}/recipients`, { token: admin.token });
+    expect(view.counts).toMatchObject({ total: 2, seen: 1, acknowledged: 0 });
+    // A recipient is not a sender: they hear nothing of others' views.
+    await flush(aliceWs, alice);
+    expect(typesFor(aliceWs, created.id)).toEqual(["announcement.created"]);
+    // The second, no-op call published nothing: after a later event, still exactly one delivery event.
+    const later = await systemTo([admin], "Later");
+    await adminWs.waitFor(is("announcement.created", later.id), "later announcement");
+    expect(typesFor(adminWs, created.id).filter((type) => type === "announcement.delivery")).toHaveLength(1);
+  });
+});

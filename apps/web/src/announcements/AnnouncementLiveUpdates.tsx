@@ -8,6 +8,11 @@ function refreshSenderViews() {
   return Promise.all(views.map((view) => queryClient.invalidateQueries(view.pathFilter())));
 }
 
+/** First views and delivered emails change only the recipients view's seen and emailed columns. */
+function refreshRecipientViews() {
+  return queryClient.invalidateQueries(trpc.announcements.recipients.pathFilter());
+}
+
 /**
  * Keeps every announcement view current from the server's pushes: a new, cancelled or expired
  * announcement (the blocking modal and banners show or drop it at once), the caller's own
@@ -19,6 +24,7 @@ export function AnnouncementLiveUpdates() {
   useRealtimeEvent("announcement.expired", refreshAnnouncements);
   useRealtimeEvent("announcement.acknowledged", refreshAnnouncements);
   useRealtimeEvent("announcement.counts", refreshSenderViews);
+  useRealtimeEvent("announcement.delivery", refreshRecipientViews);
   useRealtimeReconnect(refreshAnnouncements);
   return null;
 }

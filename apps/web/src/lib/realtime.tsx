@@ -7,6 +7,7 @@ type Announcement = RouterOutputs["announcements"]["pending"]["items"][number];
 export interface RealtimeEvents {
   "announcement.created": Announcement;
   "announcement.counts": { id: string; acknowledged: number; pending: number };
+  "announcement.delivery": { id: string };
   "announcement.acknowledged": { id: string; acknowledgedAt: string };
   "announcement.cancelled": { id: string; reason?: string; cancelledAt?: string };
   "announcement.expired": { id: string };

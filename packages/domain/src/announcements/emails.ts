@@ -5,8 +5,11 @@ import { addJob } from "../jobs/add-job";
 import { ANNOUNCEMENT_EMAILS_TASK, emailJobKey } from "./create";
 import { expireDueAnnouncements } from "./lifecycle";
 import { announcementColumns, toAnnouncementRow } from "./present";
+import { publishDeliveryProgress } from "./senders";
 
 const BATCH_SIZE = 50;
+/** Senders watching the recipients view hear of delivery progress at most this often. */
+const PROGRESS_EVERY_MS = 2_000;
 /** A claim older than this belongs to a worker that died; its messages are claimed again. */
 const CLAIM_LEASE_SECONDS = 300;
 /** Refusals a recipient may cost before they are given up on; the job's backoff spreads them over about an hour. */
@@ -43,6 +46,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   // Recipients whose message was refused in this run wait for the job's next attempt (backoff).
   const refused: string[] = [];
   let firstRefusal: unknown;
+  let lastProgressAt = Date.now();
 
   for (;;) {
     const nowIso = deps.now().toISOString();
@@ -61,6 +65,10 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
        where r.id = claimed.id and u.id = r.user_id
        returning r.id, u.doc->>'email' as email`);
     if (batch.length === 0) break;
+    if (sent > 0 && Date.now() - lastProgressAt >= PROGRESS_EVERY_MS) {
+      await publishDeliveryProgress(deps.db, [announcementId]);
+      lastProgressAt = Date.now();
+    }
     for (const [index, recipient] of batch.entries()) {
       try {
         await transport.send({
@@ -91,6 +99,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
       sent += 1;
     }
   }
+  if (sent > 0) await publishDeliveryProgress(deps.db, [announcementId]);
   if (refused.length > 0) {
     const reason = String((firstRefusal as Error)?.message ?? firstRefusal);
     throw new Error(`${refused.length} announcement email(s) refused (first: ${reason}); they are retried with the job`, { cause: firstRefusal });

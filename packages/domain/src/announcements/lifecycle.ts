@@ -9,7 +9,7 @@ import { publishEvent, publishToAnnouncementRecipients } from "../events/publish
 import { announcementColumns, presentAnnouncement, toAnnouncementRow, type AnnouncementRow } from "./present";
 import { FORBIDDEN_IN_TEXT } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
-import { senderUserIds } from "./senders";
+import { publishDeliveryProgress, senderUserIds } from "./senders";
 
 /**
  * active → expired for every announcement whose expiry has passed without full
@@ -126,12 +126,15 @@ export async function markAnnouncementsSeen(options: { deps: Deps; caller: Calle
   const { deps, caller } = options;
   const nowIso = deps.now().toISOString();
   const recipientIds = [...new Set(options.ids)].map((id) => `${id}:${caller.id}`);
-  const rows = await deps.db.execute(sql`
-    update announcement_recipients
-       set seen_at = ${nowIso}::timestamptz, doc = doc || jsonb_build_object('seenAt', ${nowIso}::text)
-     where id in (select jsonb_array_elements_text(${JSON.stringify(recipientIds)}::jsonb)) and seen_at is null
-     returning id`);
-  return { seen: rows.length };
+  return deps.db.transaction(async (tx) => {
+    const rows = await tx.execute<{ announcement_id: string }>(sql`
+      update announcement_recipients
+         set seen_at = ${nowIso}::timestamptz, doc = doc || jsonb_build_object('seenAt', ${nowIso}::text)
+       where id in (select jsonb_array_elements_text(${JSON.stringify(recipientIds)}::jsonb)) and seen_at is null
+       returning announcement_id`);
+    await publishDeliveryProgress(tx, rows.map((row) => row.announcement_id));
+    return { seen: rows.length };
+  });
 }
 
 /** Runs when a scheduled announcement starts: its recipients hear of it then, not at creation. */

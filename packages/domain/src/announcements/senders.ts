@@ -1,4 +1,5 @@
 import type { AnnouncementDoc, Executor } from "@meridian/db";
+import { publishEvent } from "../events/publish";
 import { sql } from "drizzle-orm";
 
 /**
@@ -31,4 +32,17 @@ export async function senderUserIds(db: Executor, doc: AnnouncementDoc): Promise
     union select u.id from users u where u.doc->'roles' ? 'serverAdmin'
     union select * from (${scopeSenders}) scope_senders`);
   return rows.map((row) => row.user_id).filter(Boolean);
+}
+
+/**
+ * Tells an announcement's senders that its recipients view changed without an acknowledgment
+ * (first views, emails delivered), so an open recipients view refreshes its seen and emailed counts.
+ */
+export async function publishDeliveryProgress(db: Executor, announcementIds: string[]): Promise<void> {
+  if (announcementIds.length === 0) return;
+  const rows = await db.execute<{ id: string; doc: AnnouncementDoc }>(sql`
+    select id, doc from announcements where id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(announcementIds)])}::jsonb))`);
+  for (const row of rows) {
+    await publishEvent(db, { userIds: await senderUserIds(db, row.doc), event: { type: "announcement.delivery", data: { id: row.id } } });
+  }
 }
