@@ -1,21 +1,21 @@
 import { Shield } from "lucide-react";
+import type { ComponentType } from "react";
 import { createBrowserRouter } from "react-router-dom";
 import { GuestOnly, RequireAuth, RequireServerAdmin } from "./auth/RequireAuth";
 import { AppLayout } from "./layout/AppLayout";
-import { AnnouncementsPage } from "./pages/AnnouncementsPage";
-import { ApiKeysPage } from "./pages/ApiKeysPage";
 import { ComingSoonPage } from "./pages/ComingSoonPage";
 import { DashboardPage } from "./pages/DashboardPage";
 import { LoginPage } from "./pages/LoginPage";
 import { NotFoundPage } from "./pages/NotFoundPage";
-import { ObservatoriesPage } from "./pages/ObservatoriesPage";
-import { ObservatoryPage } from "./pages/ObservatoryPage";
-import { OrganizationPage } from "./pages/OrganizationPage";
-import { OrganizationsPage } from "./pages/OrganizationsPage";
-import { ProfilePage } from "./pages/ProfilePage";
-import { ProjectPage } from "./pages/ProjectPage";
-import { ProjectsPage } from "./pages/ProjectsPage";
 import { SignupPage } from "./pages/SignupPage";
+
+/**
+ * Pages other than the dashboard load on first visit, so the first paint (and the blocking
+ * announcements modal) needs only the small main bundle.
+ */
+function page<Module extends Record<string, unknown>>(load: () => Promise<Module>, name: keyof Module) {
+  return async () => ({ Component: (await load())[name] as ComponentType });
+}
 
 /** The server serves the SPA under /app/ (vite `base`); client routes are relative to it. */
 export const basename = import.meta.env.BASE_URL.replace(/\/$/, "");
@@ -28,15 +28,15 @@ export const router = createBrowserRouter(
       element: <RequireAuth><AppLayout /></RequireAuth>,
       children: [
         { index: true, element: <DashboardPage /> },
-        { path: "profile", element: <ProfilePage /> },
-        { path: "api-keys", element: <ApiKeysPage /> },
-        { path: "observatories", element: <ObservatoriesPage /> },
-        { path: "observatories/:id", element: <ObservatoryPage /> },
-        { path: "organizations", element: <OrganizationsPage /> },
-        { path: "organizations/:id", element: <OrganizationPage /> },
-        { path: "projects", element: <ProjectsPage /> },
-        { path: "projects/:id", element: <ProjectPage /> },
-        { path: "announcements", element: <AnnouncementsPage /> },
+        { path: "profile", lazy: page(() => import("./pages/ProfilePage"), "ProfilePage") },
+        { path: "api-keys", lazy: page(() => import("./pages/ApiKeysPage"), "ApiKeysPage") },
+        { path: "observatories", lazy: page(() => import("./pages/ObservatoriesPage"), "ObservatoriesPage") },
+        { path: "observatories/:id", lazy: page(() => import("./pages/ObservatoryPage"), "ObservatoryPage") },
+        { path: "organizations", lazy: page(() => import("./pages/OrganizationsPage"), "OrganizationsPage") },
+        { path: "organizations/:id", lazy: page(() => import("./pages/OrganizationPage"), "OrganizationPage") },
+        { path: "projects", lazy: page(() => import("./pages/ProjectsPage"), "ProjectsPage") },
+        { path: "projects/:id", lazy: page(() => import("./pages/ProjectPage"), "ProjectPage") },
+        { path: "announcements", lazy: page(() => import("./pages/AnnouncementsPage"), "AnnouncementsPage") },
         {
           path: "admin",
           element: <RequireServerAdmin><ComingSoonPage title="Administration" description="System settings, database integrity and backups." icon={Shield} /></RequireServerAdmin>,
