@@ -145,14 +145,7 @@ export const announcementRecipientsCollection = defineCollection({
   table: announcementRecipients,
   schema: announcementRecipientDocSchema,
   idPrefix: "anr",
-  keys: (doc) => ({
-    announcementId: doc.announcementId,
-    userId: doc.userId,
-    acknowledgedAt: doc.acknowledgedAt ? new Date(doc.acknowledgedAt) : null,
-    seenAt: doc.seenAt ? new Date(doc.seenAt) : null,
-    emailState: doc.emailState,
-    emailedAt: doc.emailedAt ? new Date(doc.emailedAt) : null,
-  }),
+  keys: (doc) => ({ announcementId: doc.announcementId, userId: doc.userId }),
 });
 
 /** Every collection by its table name, for integrity scans and backups. */

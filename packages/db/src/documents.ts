@@ -205,14 +205,15 @@ export type AnnouncementDoc = z.infer<typeof announcementDocSchema>;
 /** `skipped`: the announcement was cancelled before this message went out. */
 export const announcementEmailStates = ["pending", "sending", "sent", "failed", "skipped"] as const;
 
+/**
+ * Who received an announcement and why. The delivery state (acknowledged_at, seen_at,
+ * email_state, emailed_at, email_attempts, email_last_error) lives in typed columns only: it
+ * changes by set-based statements over up to every user, and creation writes one small
+ * document per user (ADR 0009).
+ */
 export const announcementRecipientDocSchema = z.object({
   announcementId: z.string(),
   userId: z.string(),
   via: z.enum(announcementRecipientVia),
-  acknowledgedAt: isoDate.nullable(),
-  seenAt: isoDate.nullable(),
-  /** null when the announcement is not emailed. */
-  emailState: z.enum(announcementEmailStates).nullable(),
-  emailedAt: isoDate.nullable(),
 });
 export type AnnouncementRecipientDoc = z.infer<typeof announcementRecipientDocSchema>;

@@ -207,10 +207,11 @@ export const announcementRecipients = pgTable(
     emailState: text("email_state"),
     emailedAt: timestampColumn("emailed_at"),
     emailClaimedAt: timestampColumn("email_claimed_at"),
+    emailAttempts: integer("email_attempts").notNull().default(0),
+    emailLastError: text("email_last_error"),
   },
   (table) => [
     index("announcement_recipients_announcement_idx").on(table.announcementId, table.acknowledgedAt),
-    index("announcement_recipients_unacknowledged_idx").on(table.userId, table.announcementId).where(sql`acknowledged_at is null`),
     index("announcement_recipients_email_due_idx").on(table.announcementId).where(sql`email_state in ('pending', 'sending')`),
   ],
 );

@@ -59,8 +59,7 @@ export function recipientSource(options: { ref: AnnouncementScopeRef; targets?: 
   }
   const parts: SQL[] = [];
   const users = targets?.users;
-  if (users?.all) parts.push(sql`select u.id as user_id, 'all_users'::text as via, 5 as rank from users u`);
-  else if (users?.ids.length) parts.push(sql`select u.id as user_id, 'user'::text as via, 1 as rank from users u where u.id in ${idSet(users.ids)}`);
+  if (users && !users.all && users.ids.length) parts.push(sql`select u.id as user_id, 'user'::text as via, 1 as rank from users u where u.id in ${idSet(users.ids)}`);
   const kinds = [
     ["observatories", "observatory", 2],
     ["organizations", "organization", 3],
@@ -71,8 +70,14 @@ export function recipientSource(options: { ref: AnnouncementScopeRef; targets?: 
     if (!target || (!target.all && target.ids.length === 0)) continue;
     parts.push(sql`select user_id, ${scope}::text as via, ${rank}::int as rank from (${audienceOf[scope](target.all ? null : target.ids)}) ${sql.raw(scope)}_audience`);
   }
-  if (parts.length === 0) return sql`select null::text as user_id, null::text as via where false`;
-  return sql`select distinct on (user_id) user_id, via from (${sql.join(parts, sql` union all `)}) targeted where user_id is not null order by user_id, rank`;
+  const specific = parts.length > 0 ? sql`select distinct on (user_id) user_id, via from (${sql.join(parts, sql` union all `)}) targeted where user_id is not null order by user_id, rank` : null;
+  // Every user: no sort of the whole set to remove duplicates, only the (usually small) specific targets are looked up for `via`.
+  if (users?.all) {
+    return specific
+      ? sql`select u.id as user_id, coalesce(specific.via, 'all_users') as via from users u left join (${specific}) specific on specific.user_id = u.id`
+      : sql`select u.id as user_id, 'all_users'::text as via from users u`;
+  }
+  return specific ?? sql`select null::text as user_id, null::text as via where false`;
 }
 
 const tableOf = { users: "users", observatories: "observatories", organizations: "organizations", projects: "projects" } as const;

@@ -30,7 +30,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   const { doc } = announcement;
   if (announcement.status === "cancelled") {
     const skipped = await deps.db.execute(sql`
-      update announcement_recipients set email_state = 'skipped', doc = doc || '{"emailState":"skipped"}'::jsonb
+      update announcement_recipients set email_state = 'skipped', updated_at = now()
        where announcement_id = ${announcementId} and email_state in ('pending', 'sending') returning id`);
     return { sent: 0, skipped: skipped.length };
   }
@@ -60,7 +60,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
          for update skip locked
       )
       update announcement_recipients r
-         set email_state = 'sending', email_claimed_at = ${nowIso}::timestamptz, doc = r.doc || '{"emailState":"sending"}'::jsonb
+         set email_state = 'sending', email_claimed_at = ${nowIso}::timestamptz
         from claimed, users u
        where r.id = claimed.id and u.id = r.user_id
        returning r.id, u.doc->>'email' as email`);
@@ -93,8 +93,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
       const sentAt = deps.now().toISOString();
       await deps.db.execute(sql`
         update announcement_recipients
-           set email_state = 'sent', emailed_at = ${sentAt}::timestamptz, updated_at = ${sentAt}::timestamptz,
-               doc = doc || jsonb_build_object('emailState', 'sent', 'emailedAt', ${sentAt}::text)
+           set email_state = 'sent', emailed_at = ${sentAt}::timestamptz, updated_at = ${sentAt}::timestamptz
          where id = ${recipient.id}`);
       sent += 1;
     }
@@ -126,15 +125,13 @@ const isPermanentRefusal = (error: unknown) => {
  * MAX_ATTEMPTS_PER_RECIPIENT (or at once for a permanent refusal) they are given up on.
  */
 async function chargeFailedRecipient(deps: Deps, id: string, options: { permanent: boolean; error: unknown }) {
-  const attempts = sql`coalesce((doc->>'emailAttempts')::int, 0) + 1`;
+  const attempts = sql`email_attempts + 1`;
   const giveUp = options.permanent ? sql`true` : sql`${attempts} >= ${MAX_ATTEMPTS_PER_RECIPIENT}`;
   const lastError = String((options.error as Error)?.message ?? options.error).slice(0, 300);
   await deps.db.execute(sql`
     update announcement_recipients
        set email_state = case when ${giveUp} then 'failed' else 'pending' end,
-           email_claimed_at = null,
-           doc = doc || jsonb_build_object('emailAttempts', ${attempts}, 'emailLastError', ${lastError}::text,
-                                           'emailState', case when ${giveUp} then 'failed' else 'pending' end)
+           email_claimed_at = null, email_attempts = ${attempts}, email_last_error = ${lastError}, updated_at = now()
      where id = ${id} and email_state = 'sending'`);
 }
 
@@ -142,7 +139,7 @@ async function chargeFailedRecipient(deps: Deps, id: string, options: { permanen
 async function releaseClaims(deps: Deps, ids: string[]) {
   await deps.db.execute(sql`
     update announcement_recipients
-       set email_state = 'pending', email_claimed_at = null, doc = doc || '{"emailState":"pending"}'::jsonb
+       set email_state = 'pending', email_claimed_at = null
      where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and email_state = 'sending'`);
 }
 

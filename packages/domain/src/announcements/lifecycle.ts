@@ -100,7 +100,7 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Cal
     if (new Date(recipient.starts_at) > now) throw new AppError("INVALID_TRANSITION", "The announcement has not started yet");
     await tx.execute(sql`
       update announcement_recipients
-         set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz, doc = doc || jsonb_build_object('acknowledgedAt', ${nowIso}::text)
+         set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
        where id = ${`${announcementId}:${caller.id}`}`);
     const [counts] = await tx.execute<{ acknowledged: number; total: number; doc: AnnouncementDoc }>(sql`
       update announcements
@@ -129,7 +129,7 @@ export async function markAnnouncementsSeen(options: { deps: Deps; caller: Calle
   return deps.db.transaction(async (tx) => {
     const rows = await tx.execute<{ announcement_id: string }>(sql`
       update announcement_recipients
-         set seen_at = ${nowIso}::timestamptz, doc = doc || jsonb_build_object('seenAt', ${nowIso}::text)
+         set seen_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
        where id in (select jsonb_array_elements_text(${JSON.stringify(recipientIds)}::jsonb)) and seen_at is null
        returning announcement_id`);
     await publishDeliveryProgress(tx, rows.map((row) => row.announcement_id));
@@ -156,7 +156,7 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
   const nowIso = now.toISOString();
   const acknowledged = await tx.execute(sql`
     update announcement_recipients
-       set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz, doc = doc || jsonb_build_object('acknowledgedAt', ${nowIso}::text)
+       set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
      where announcement_id = ${row.id} and acknowledged_at is null
      returning id`);
   const [record] = await tx.execute<Record<string, unknown>>(sql`
