@@ -59,6 +59,7 @@ export {
   listScopeActiveAnnouncements,
   listScopeAnnouncementHistory,
   listPendingAnnouncements,
+  listPendingAnnouncementsAsJson,
   listMyCurrentAnnouncements,
   countActiveObservatoryAnnouncements,
   getAnnouncementRecipients,

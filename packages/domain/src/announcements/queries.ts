@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import type { PendingEntry } from "../cache/request-caches";
 import type { Caller } from "../caller";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
@@ -72,16 +73,25 @@ export async function listScopeAnnouncementHistory(options: { deps: Deps; caller
  * Read-only: expiry is applied by the time filter, so this hot path never writes.
  */
 export async function listPendingAnnouncements(options: { deps: Deps; caller: Caller }): Promise<{ items: Announcement[] }> {
-  const { deps, caller } = options;
+  return { items: (await pendingEntry(options.deps, options.caller)).items as Announcement[] };
+}
+
+/** The same list as `{items}` JSON, serialized once per cache entry rather than once per request. */
+export async function listPendingAnnouncementsAsJson(options: { deps: Deps; caller: Caller }): Promise<string> {
+  const entry = await pendingEntry(options.deps, options.caller);
+  return (entry.json ??= JSON.stringify({ items: entry.items }));
+}
+
+async function pendingEntry(deps: Deps, caller: Caller): Promise<PendingEntry> {
   const now = deps.now();
   const cached = deps.caches.pending.get(caller.id, now.getTime());
-  if (cached) return { items: cached.items as Announcement[] };
+  if (cached) return cached;
   const generation = deps.caches.announcementsGeneration;
-  const result = await queryPendingAnnouncements(deps, caller, now.toISOString());
-  const firstExpiry = Math.min(...result.items.map((item) => (item.expiresAt ? Date.parse(item.expiresAt) : Infinity)));
+  const entry: PendingEntry = await queryPendingAnnouncements(deps, caller, now.toISOString());
+  const firstExpiry = Math.min(...entry.items.map((item) => ((item as Announcement).expiresAt ? Date.parse((item as Announcement).expiresAt!) : Infinity)));
   // A change that landed while we were reading may be missing from the result: do not keep it.
-  if (deps.caches.announcementsGeneration === generation) deps.caches.pending.set(caller.id, { items: result.items }, Math.min(now.getTime() + deps.caches.ttlMs, firstExpiry));
-  return result;
+  if (deps.caches.announcementsGeneration === generation) deps.caches.pending.set(caller.id, entry, Math.min(now.getTime() + deps.caches.ttlMs, firstExpiry));
+  return entry;
 }
 
 /**

@@ -11,6 +11,8 @@ export type CacheChange = { kind: "token"; tokenHash: string } | { kind: "user";
 
 export interface PendingEntry {
   items: unknown[];
+  /** `{items}` serialized, filled on first use: the hot REST path sends it as is. */
+  json?: string;
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   listAnnouncementTargetOptions,
   listManagedAnnouncements,
   listMyCurrentAnnouncements,
-  listPendingAnnouncements,
+  listPendingAnnouncementsAsJson,
   listQuerySchema,
   listScopeActiveAnnouncements,
   listScopeAnnouncementHistory,
@@ -162,7 +162,8 @@ const userRoutes = createRouter()
     }),
     async (c) => {
       const { caller, deps } = callerOf(c);
-      return c.json(await listPendingAnnouncements({ deps, caller }), 200);
+      // Same body as c.json(listPendingAnnouncements(...)), serialized once per cached list.
+      return c.body(await listPendingAnnouncementsAsJson({ deps, caller }), 200, { "content-type": "application/json" }) as never;
     },
   )
   .openapi(
