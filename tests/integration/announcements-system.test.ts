@@ -397,3 +397,19 @@ describe("GET /api/v1/user/motd/pending", () => {
     expect(await pendingIds(owner)).toEqual([]);
   });
 });
+
+describe("GET /api/v1/user/motd/pending", () => {
+  it("answers JSON, the same list on every request and the same as tRPC's announcements.pending", async () => {
+    const user = await createAccount(server);
+    const created = await announce({ users: { ids: [user.id] } });
+    const first = await server.request("/api/v1/user/motd/pending", { token: user.token });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = (await first.json()) as { items: Array<{ id: string }> };
+    expect(body.items.map((item) => item.id)).toEqual([created.id]);
+    // The second answer comes from the cache: byte for byte the same list.
+    expect(await (await server.request("/api/v1/user/motd/pending", { token: user.token })).json()).toEqual(body);
+    const trpc = await server.request("/trpc/announcements.pending", { token: user.token });
+    expect(((await trpc.json()) as { result: { data: unknown } }).result.data).toEqual(body);
+  });
+});
