@@ -145,7 +145,8 @@ export const announcementRecipientsCollection = defineCollection({
   table: announcementRecipients,
   schema: announcementRecipientDocSchema,
   idPrefix: "anr",
-  keys: (doc) => ({ announcementId: doc.announcementId, userId: doc.userId }),
+  // Rows are written only by set-based SQL (announcements/create.ts), which fills the key columns.
+  keys: () => ({}),
 });
 
 /** Every collection by its table name, for integrity scans and backups. */

@@ -206,14 +206,13 @@ export type AnnouncementDoc = z.infer<typeof announcementDocSchema>;
 export const announcementEmailStates = ["pending", "sending", "sent", "failed", "skipped"] as const;
 
 /**
- * Who received an announcement and why. The delivery state (acknowledged_at, seen_at,
- * email_state, emailed_at, email_attempts, email_last_error) lives in typed columns only: it
- * changes by set-based statements over up to every user, and creation writes one small
- * document per user (ADR 0009).
+ * Why a user received an announcement. The row's identity (announcement_id, user_id, and the
+ * id `<announcementId>:<userId>`) and its delivery state (acknowledged_at, seen_at, email_state,
+ * emailed_at, email_attempts, email_last_error) live in typed columns only: creation writes one
+ * row per user, so the document is as small as it can be, and state changes by set-based
+ * statements without rewriting JSON (ADR 0009).
  */
 export const announcementRecipientDocSchema = z.object({
-  announcementId: z.string(),
-  userId: z.string(),
   via: z.enum(announcementRecipientVia),
 });
 export type AnnouncementRecipientDoc = z.infer<typeof announcementRecipientDocSchema>;

@@ -193,8 +193,10 @@ export const announcements = pgTable(
 
 /**
  * One row per (announcement, user); the id is `<announcementId>:<userId>`, so a user can never be
- * listed twice and "this user's row of that announcement" is a primary-key lookup. Indexes are
- * kept few on purpose: creation writes up to one row per registered user.
+ * listed twice, "this user's row of that announcement" is a primary-key lookup, and "every row
+ * of that announcement" is a primary-key range (the id uses the "C" collation, set in migration
+ * 0003, so the prefix range holds on any database). Indexes are kept few on purpose: creation
+ * writes up to one row per registered user.
  */
 export const announcementRecipients = pgTable(
   "announcement_recipients",
@@ -211,7 +213,6 @@ export const announcementRecipients = pgTable(
     emailLastError: text("email_last_error"),
   },
   (table) => [
-    index("announcement_recipients_announcement_idx").on(table.announcementId, table.acknowledgedAt),
     index("announcement_recipients_email_due_idx").on(table.announcementId).where(sql`email_state in ('pending', 'sending')`),
   ],
 );

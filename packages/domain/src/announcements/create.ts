@@ -162,7 +162,7 @@ async function insertRecipients(
   const inserted = await tx.execute(sql`
     insert into announcement_recipients (id, doc, announcement_id, user_id, acknowledged_at, email_state, created_at, updated_at)
     select ${announcementId} || ':' || r.user_id,
-           jsonb_build_object('announcementId', ${announcementId}::text, 'userId', r.user_id, 'via', r.via),
+           jsonb_build_object('via', r.via),
            ${announcementId}, r.user_id,
            case when ${acknowledged} then ${nowIso}::timestamptz end,
            ${emailed ? "pending" : null}::text,

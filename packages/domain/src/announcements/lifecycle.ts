@@ -9,6 +9,7 @@ import { publishEvent, publishToAnnouncementRecipients } from "../events/publish
 import { announcementColumns, presentAnnouncement, toAnnouncementRow, type AnnouncementRow } from "./present";
 import { FORBIDDEN_IN_TEXT } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
+import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress, senderUserIds } from "./senders";
 
 /**
@@ -157,7 +158,7 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
   const acknowledged = await tx.execute(sql`
     update announcement_recipients
        set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
-     where announcement_id = ${row.id} and acknowledged_at is null
+     where ${recipientsOf(row.id)} and acknowledged_at is null
      returning id`);
   const [record] = await tx.execute<Record<string, unknown>>(sql`
     update announcements a

@@ -5,6 +5,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
 import { expireDueAnnouncements, loadAnnouncement } from "./lifecycle";
+import { recipientsOf } from "./recipient-rows";
 import { announcementColumns, presentAnnouncement, toAnnouncementRow } from "./present";
 import type { Announcement, AnnouncementListQuery, RecipientsQuery, RecipientsView } from "./schemas";
 import { loadScopeAccess, requireSender, type AnnouncementScopeRef, type ScopedKind } from "./scope-access";
@@ -161,12 +162,12 @@ export async function getAnnouncementRecipients(options: { deps: Deps; caller: C
   const rows = await deps.db.execute<{ user_id: string; email: string; name: string; acknowledged_at: string | null; emailed_at: string | null; seen_at: string | null; via: string }>(sql`
     select r.user_id, u.doc->>'email' as email, u.doc->>'name' as name, r.acknowledged_at, r.emailed_at, r.seen_at, r.doc->>'via' as via
       from announcement_recipients r join users u on u.id = r.user_id
-     where r.announcement_id = ${announcementId} ${status}
+     where ${recipientsOf(announcementId, "r")} ${status}
      order by ${sql.raw(RECIPIENT_SORT[query.sort])} ${sql.raw(direction)}, r.user_id
      limit ${query.limit + 1} offset ${offset}`);
   const [counts] = await deps.db.execute<{ total: number; acknowledged: number; emailed: number; seen: number }>(sql`
     select count(*)::int as total, count(acknowledged_at)::int as acknowledged, count(emailed_at)::int as emailed, count(seen_at)::int as seen
-      from announcement_recipients where announcement_id = ${announcementId}`);
+      from announcement_recipients where ${recipientsOf(announcementId)}`);
   const { doc } = announcement;
   const cancelledByName = doc.cancelledBy
     ? ((await deps.db.execute<{ name: string }>(sql`select doc->>'name' as name from users where id = ${doc.cancelledBy}`))[0]?.name ?? null)
