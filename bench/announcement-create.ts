@@ -343,7 +343,9 @@ async function main() {
   const explained = await createSystemAnnouncement({ deps: instrumented, caller, input: input("message", allUsers, "explained") });
   const plan = probe.explain.plan!;
   probe.explain = undefined;
-  if (explained.recipientCount !== userCount) throw new Error(`explained creation reached ${explained.recipientCount}`);
+  // Under EXPLAIN the statement reports no row count, so the creation's own counts are meaningless here;
+  // the plan's ModifyTable node shows how many rows were written.
+  void explained;
   const [recipientRows] = await db.execute<{ count: number }>(sql`select count(*)::int as count from announcement_recipients`);
 
   // --- Report.
@@ -384,12 +386,12 @@ async function main() {
     "",
     `Goal (issue 4): recipient rows of ${fmt(USERS)} users written in at most ${fmt(GOAL_MS)} ms. Median recipient statement: ${ms(insertMedian)} ms (\`message\`), ${ms(emailInsertMedian)} ms (\`email\`): **${goalMet ? "met" : "not met"}**.`,
     "",
-    `The recipient statement is timed where it runs, inside createSystemAnnouncement (round trip from Node of the one \`INSERT ... SELECT\`). The whole call adds the sender check, the announcement row and its update with the counts, the realtime event, the audit entry, the email jobs (\`email\`: ${Math.min(4, Math.ceil(userCount / 500))} graphile-worker jobs queued, none run here) and the commit. Row width (avg \`pg_column_size\` of the row): ours ${widths?.ours ?? "?"} B, the peer's ${widths?.peer ?? "?"} B (same columns, the document as plain text). The peer has no primary key and no index; announcement_recipients has four (primary key, (announcement_id, acknowledged_at), (user_id, announcement_id) where unacknowledged, (announcement_id) where email pending).`,
+    `The recipient statement is timed where it runs, inside createSystemAnnouncement (round trip from Node of the one \`INSERT ... SELECT\`). The whole call adds the sender check, the announcement row and its update with the counts, the realtime event, the audit entry, the email jobs (\`email\`: ${Math.min(4, Math.ceil(userCount / 500))} graphile-worker jobs queued, none run here) and the commit. Row width (avg \`pg_column_size\` of the row): ours ${widths?.ours ?? "?"} B, the peer's ${widths?.peer ?? "?"} B (same columns, the document as plain text). The peer has no primary key and no index; announcement_recipients has the primary key (\`<announcementId>:<userId>\`, C collation; rows of one announcement are read as its range) and, for \`email\` only, a partial index on (announcement_id) where email delivery is pending.`,
     "",
     "Breakdown of one more creation (`message`), its recipient statement run under `EXPLAIN (ANALYZE, BUFFERS, WAL)` (timing instrumentation makes it slower than the rows above):",
     "",
     `- resolving the recipients (scan users, sort, one row per user, build the documents): ${ms(sourceMs)} ms`,
-    `- writing them (heap rows and the four indexes): ${ms(insertSelfMs)} ms`,
+    `- writing them (heap rows and indexes): ${ms(insertSelfMs)} ms`,
     `- execution ${ms(plan["Execution Time"])} ms, planning ${ms(plan["Planning Time"])} ms${plan.Triggers?.length ? `, triggers ${plan.Triggers.map((trigger) => `${trigger["Trigger Name"]} ${ms(trigger.Time)} ms`).join(", ")}` : ", no triggers"}`,
     "",
     "```",
