@@ -138,6 +138,7 @@ export const announcementsCollection = defineCollection({
     expiresAt: doc.expiresAt ? new Date(doc.expiresAt) : null,
     recipientCount: doc.recipientCount,
     acknowledgedCount: doc.acknowledgedCount,
+    emailPending: doc.emailPending,
   }),
 });
 

@@ -199,6 +199,8 @@ export const announcementDocSchema = z.object({
   cancelledAt: isoDate.nullable(),
   cancelledBy: z.string().nullable(),
   expiredAt: isoDate.nullable(),
+  /** Emails of this announcement are still to be sent (mirrored in a key column). */
+  emailPending: z.boolean().default(false),
 });
 export type AnnouncementDoc = z.infer<typeof announcementDocSchema>;
 

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type {
   AnnouncementDoc,
   AnnouncementRecipientDoc,
@@ -183,11 +183,14 @@ export const announcements = pgTable(
     expiresAt: timestampColumn("expires_at"),
     recipientCount: integer("recipient_count").notNull(),
     acknowledgedCount: integer("acknowledged_count").notNull(),
+    /** Some recipient's email is still to be sent: the minute sweep resumes stalled delivery from here. */
+    emailPending: boolean("email_pending").notNull().default(false),
   },
   (table) => [
     index("announcements_scope_idx").on(table.scope, table.scopeId, table.createdAt),
     index("announcements_status_idx").on(table.status, table.createdAt),
     index("announcements_due_expiry_idx").on(table.expiresAt).where(sql`status = 'active' and expires_at is not null`),
+    index("announcements_email_pending_idx").on(table.startsAt).where(sql`email_pending`),
   ],
 );
 
@@ -195,8 +198,8 @@ export const announcements = pgTable(
  * One row per (announcement, user); the id is `<announcementId>:<userId>`, so a user can never be
  * listed twice, "this user's row of that announcement" is a primary-key lookup, and "every row
  * of that announcement" is a primary-key range (the id uses the "C" collation, set in migration
- * 0003, so the prefix range holds on any database). Indexes are kept few on purpose: creation
- * writes up to one row per registered user.
+ * 0004, so the prefix range holds on any database). The primary key is the only index, on
+ * purpose: creation writes up to one row per registered user (ADR 0009).
  */
 export const announcementRecipients = pgTable(
   "announcement_recipients",
@@ -212,7 +215,4 @@ export const announcementRecipients = pgTable(
     emailAttempts: integer("email_attempts").notNull().default(0),
     emailLastError: text("email_last_error"),
   },
-  (table) => [
-    index("announcement_recipients_email_due_idx").on(table.announcementId).where(sql`email_state in ('pending', 'sending')`),
-  ],
 );

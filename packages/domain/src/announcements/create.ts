@@ -101,6 +101,7 @@ async function createAnnouncement(options: {
       cancelledAt: null,
       cancelledBy: null,
       expiredAt: null,
+      emailPending: emailed,
     };
     const announcement = await announcementsCollection.insert(tx, doc);
     // A scheduled email announcement acknowledges its recipients when it starts (announceStarted),

@@ -5,6 +5,7 @@ import { addJob } from "../jobs/add-job";
 import { ANNOUNCEMENT_EMAILS_TASK, emailJobKey } from "./create";
 import { expireDueAnnouncements } from "./lifecycle";
 import { announcementColumns, toAnnouncementRow } from "./present";
+import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress } from "./senders";
 
 const BATCH_SIZE = 50;
@@ -31,7 +32,8 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   if (announcement.status === "cancelled") {
     const skipped = await deps.db.execute(sql`
       update announcement_recipients set email_state = 'skipped', updated_at = now()
-       where announcement_id = ${announcementId} and email_state in ('pending', 'sending') returning id`);
+       where ${recipientsOf(announcementId)} and email_state in ('pending', 'sending') returning id`);
+    await clearEmailPendingIfDone(deps, announcementId);
     return { sent: 0, skipped: skipped.length };
   }
   if (new Date(doc.startsAt) > deps.now()) {
@@ -46,6 +48,8 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   // Recipients whose message was refused in this run wait for the job's next attempt (backoff).
   const refused: string[] = [];
   let firstRefusal: unknown;
+  // Claims walk the announcement's primary-key range forward: no index over pending rows is needed.
+  let cursor = `${announcementId}:`;
   let lastProgressAt = Date.now();
 
   for (;;) {
@@ -53,9 +57,8 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
     const batch = await deps.db.execute<{ id: string; email: string }>(sql`
       with claimed as (
         select r.id from announcement_recipients r
-         where r.announcement_id = ${announcementId}
+         where ${recipientsOf(announcementId, "r")} and r.id > ${cursor}
            and (r.email_state = 'pending' or (r.email_state = 'sending' and r.email_claimed_at < ${nowIso}::timestamptz - make_interval(secs => ${CLAIM_LEASE_SECONDS})))
-           and r.id not in (select jsonb_array_elements_text(${JSON.stringify(refused)}::jsonb))
          order by r.id limit ${BATCH_SIZE}
          for update skip locked
       )
@@ -65,6 +68,8 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
        where r.id = claimed.id and u.id = r.user_id
        returning r.id, u.doc->>'email' as email`);
     if (batch.length === 0) break;
+    batch.sort((a, b) => (a.id < b.id ? -1 : 1));
+    cursor = batch.at(-1)!.id;
     if (sent > 0 && Date.now() - lastProgressAt >= PROGRESS_EVERY_MS) {
       await publishDeliveryProgress(deps.db, [announcementId]);
       lastProgressAt = Date.now();
@@ -99,6 +104,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
     }
   }
   if (sent > 0) await publishDeliveryProgress(deps.db, [announcementId]);
+  await clearEmailPendingIfDone(deps, announcementId);
   if (refused.length > 0) {
     const reason = String((firstRefusal as Error)?.message ?? firstRefusal);
     throw new Error(`${refused.length} announcement email(s) refused (first: ${reason}); they are retried with the job`, { cause: firstRefusal });
@@ -135,6 +141,14 @@ async function chargeFailedRecipient(deps: Deps, id: string, options: { permanen
      where id = ${id} and email_state = 'sending'`);
 }
 
+/** Once no message of the announcement is pending or being sent, the minute sweep stops looking at it. */
+async function clearEmailPendingIfDone(deps: Deps, announcementId: string) {
+  await deps.db.execute(sql`
+    update announcements set email_pending = false, doc = doc || '{"emailPending":false}'::jsonb
+     where id = ${announcementId} and email_pending
+       and not exists (select 1 from announcement_recipients r where ${recipientsOf(announcementId, "r")} and r.email_state in ('pending', 'sending'))`);
+}
+
 /** Gives unsent claims back, uncharged. */
 async function releaseClaims(deps: Deps, ids: string[]) {
   await deps.db.execute(sql`
@@ -151,12 +165,11 @@ export async function runAnnouncementMaintenance(options: { deps: Deps }) {
   const { deps } = options;
   const now = deps.now();
   const expired = await expireDueAnnouncements({ deps });
+  // Delivery under way is harmless to queue again: claims keep jobs from sending a message twice.
   const due = await deps.db.execute<{ announcement_id: string }>(sql`
-    select distinct r.announcement_id from announcement_recipients r
-      join announcements a on a.id = r.announcement_id
-     where (r.email_state = 'pending' or (r.email_state = 'sending' and r.email_claimed_at < ${now.toISOString()}::timestamptz - make_interval(secs => ${CLAIM_LEASE_SECONDS})))
-       and a.starts_at <= ${now.toISOString()}::timestamptz
-     limit 100`);
+    select a.id as announcement_id from announcements a
+     where a.email_pending and a.starts_at <= ${now.toISOString()}::timestamptz
+     order by a.starts_at limit 100`);
   for (const row of due) {
     await addJob(deps.db, ANNOUNCEMENT_EMAILS_TASK, { announcementId: row.announcement_id }, { jobKey: emailJobKey(row.announcement_id), maxAttempts: 10 });
   }
