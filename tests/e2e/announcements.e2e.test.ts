@@ -4,8 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loginSession } from "../support/auth-suite";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
 import { ensureWebBuilt, launchChromium } from "./support/browser";
+import { appUrl, newSignedInPage, WAIT } from "./support/session";
 
-const WAIT = { timeout: 15_000 };
 const ADMIN = { email: "root-motd@example.com", password: "admin password 1" };
 const suffix = randomBytes(3).toString("hex");
 const DOWNTIME = { title: `Planned downtime ${suffix}`, message: "The archive is offline on Saturday from 08:00 to 12:00 UTC." };
@@ -27,26 +27,8 @@ let adminPage: Page;
 let userPage: Page;
 const pageErrors: string[] = [];
 
-const app = (route = "") => `${server.url}/app/${route.replace(/^\//, "")}`;
+const app = (route = "") => appUrl(server, route);
 const navLink = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true });
-
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto(app("login"));
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  // The dashboard renders even behind the blocking modal.
-  await page.getByRole("heading", { name: /^Welcome/ }).waitFor(WAIT);
-}
-
-async function newSignedInPage(email: string, password: string): Promise<[BrowserContext, Page]> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT.timeout);
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  await signIn(page, email, password);
-  return [context, page];
-}
 
 async function api<T>(pathname: string, token: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
   const response = await server.request(pathname, { token, ...init });
@@ -62,7 +44,7 @@ beforeAll(async () => {
   adminToken = (await loginSession(server, ADMIN)).token;
   user = await signupUser(server, { name: "Una Reader" });
   browser = await launchChromium();
-  [adminContext, adminPage] = await newSignedInPage(ADMIN.email, ADMIN.password);
+  [adminContext, adminPage] = await newSignedInPage({ browser, server, email: ADMIN.email, password: ADMIN.password, pageErrors });
 }, 180_000);
 
 afterAll(async () => {
@@ -132,7 +114,7 @@ describe("web app: announcements", { timeout: 60_000 }, () => {
     const userRow = row(adminPage, "Recipients", user.user.email);
     await userRow.getByText("Pending", { exact: true }).waitFor(WAIT);
 
-    [userContext, userPage] = await newSignedInPage(user.user.email, user.password);
+    [userContext, userPage] = await newSignedInPage({ browser, server, email: user.user.email, password: user.password, pageErrors });
     const gate = userPage.getByRole("dialog", { name: GATE });
     await gate.waitFor(WAIT);
     await gate.getByRole("heading", { name: DOWNTIME.title }).waitFor(WAIT);

@@ -3,8 +3,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
 import { ensureWebBuilt, launchChromium } from "./support/browser";
+import { appUrl, newSignedInPage, WAIT } from "./support/session";
 
-const WAIT = { timeout: 15_000 };
 const ADMIN = { email: "root-orgs@example.com", password: "admin password 1" };
 const suffix = randomBytes(3).toString("hex");
 const ORG = { name: `Orion Society ${suffix}`, shortName: `orion-${suffix}` };
@@ -25,25 +25,8 @@ let organizationId = "";
 let observatoryId = "";
 const pageErrors: string[] = [];
 
-const app = (route = "") => `${server.url}/app/${route.replace(/^\//, "")}`;
+const app = (route = "") => appUrl(server, route);
 const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click();
-
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto(app("login"));
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: /^Welcome/ }).waitFor(WAIT);
-}
-
-async function newSignedInPage(email: string, password: string): Promise<[BrowserContext, Page]> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT.timeout);
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  await signIn(page, email, password);
-  return [context, page];
-}
 
 async function api<T>(pathname: string, token: string): Promise<T> {
   const response = await server.request(pathname, { token });
@@ -67,7 +50,7 @@ beforeAll(async () => {
   });
   expect(taken.status).toBe(201);
   browser = await launchChromium();
-  [contextA, pageA] = await newSignedInPage(userA.user.email, userA.password);
+  [contextA, pageA] = await newSignedInPage({ browser, server, email: userA.user.email, password: userA.password, pageErrors });
 }, 180_000);
 
 afterAll(async () => {
@@ -196,7 +179,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
   });
 
   it("lets member B see the observatory with the permissions inherited through the organization", async () => {
-    [contextB, pageB] = await newSignedInPage(userB.user.email, userB.password);
+    [contextB, pageB] = await newSignedInPage({ browser, server, email: userB.user.email, password: userB.password, pageErrors });
     await nav(pageB, "Observatories");
     const card = pageB.getByRole("listitem", { name: OBSERVATORY });
     await card.waitFor(WAIT);
@@ -352,7 +335,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
   });
 
   it("lets a server administrator switch to every organization", async () => {
-    const [adminContext, adminPage] = await newSignedInPage(ADMIN.email, ADMIN.password);
+    const [adminContext, adminPage] = await newSignedInPage({ browser, server, email: ADMIN.email, password: ADMIN.password, pageErrors });
     try {
       await nav(adminPage, "Organizations");
       await adminPage.getByText("You are not in any organization yet").waitFor(WAIT);

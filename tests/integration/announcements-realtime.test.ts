@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { createAccount, loginSession, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { openWebSocket, type OpenClient as Client, type Received } from "../support/ws-client";
 
 /**
  * Announcements over /ws: `announcement.created` to the connected recipients only, at once
@@ -14,16 +14,6 @@ import { startTestServer, type TestServer } from "../support/test-server";
  * meant for it would have arrived first.
  */
 
-interface Received {
-  type: string;
-  data?: unknown;
-}
-interface Client {
-  messages: Received[];
-  waitFor(predicate: (message: Received) => boolean, what: string): Promise<Received>;
-  close(): Promise<void>;
-}
-
 const ADMIN = { email: "motd-realtime-admin@example.com", password: "motd realtime admin password" };
 let server: TestServer;
 let admin: Account;
@@ -31,48 +21,10 @@ const clients: Client[] = [];
 const api = jsonApi(() => server);
 
 /** A signed-in WebSocket of `account`, open once the welcome has arrived. */
-function connect(account: Account): Promise<Client> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${server.url.replace(/^http/, "ws")}/ws`, { headers: { authorization: `Bearer ${account.token}` } });
-    const messages: Received[] = [];
-    const waiters = new Set<() => void>();
-    ws.on("message", (raw) => {
-      messages.push(JSON.parse(raw.toString()) as Received);
-      for (const wake of [...waiters]) wake();
-    });
-    ws.on("error", reject);
-    ws.on("unexpected-response", (_request, response) => reject(new Error(`upgrade refused with ${response.statusCode}`)));
-    const client: Client = {
-      messages,
-      waitFor(predicate, what) {
-        return new Promise((resolveWait, rejectWait) => {
-          const check = () => {
-            const found = messages.find(predicate);
-            if (!found) return false;
-            clearTimeout(timer);
-            waiters.delete(check);
-            resolveWait(found);
-            return true;
-          };
-          const timer = setTimeout(() => {
-            waiters.delete(check);
-            rejectWait(new Error(`no ${what} within 20 s; got ${JSON.stringify(messages)}`));
-          }, 20_000);
-          if (!check()) waiters.add(check);
-        });
-      },
-      close: () =>
-        new Promise<void>((resolveClose) => {
-          if (ws.readyState === WebSocket.CLOSED) return resolveClose();
-          ws.once("close", () => resolveClose());
-          ws.close();
-        }),
-    };
-    ws.on("open", () => {
-      clients.push(client);
-      client.waitFor((message) => message.type === "welcome", "welcome").then(() => resolve(client), reject);
-    });
-  });
+async function connect(account: Account): Promise<Client> {
+  const client = await openWebSocket(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${account.token}` });
+  clients.push(client);
+  return client;
 }
 
 const is = (type: string, id: string) => (message: Received) => message.type === type && (message.data as { id?: string } | undefined)?.id === id;

@@ -2,80 +2,9 @@ import { randomUUID } from "node:crypto";
 import { connectDatabase, type DatabaseHandle } from "@meridian/db";
 import { publishEvent } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { createApiKey, logout } from "../support/auth-suite";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
-
-interface Received {
-  type: string;
-  data?: unknown;
-}
-
-interface OpenClient {
-  ws: WebSocket;
-  messages: Received[];
-  waitFor(predicate: (message: Received) => boolean, timeoutMs?: number): Promise<Received>;
-  close(): Promise<void>;
-}
-
-type Attempt = { ok: true; client: OpenClient } | { ok: false; status: number; body: string };
-
-/** Opens a WebSocket and reports either the open client or the HTTP status of the refused upgrade. */
-function connect(url: string, headers: Record<string, string> = {}): Promise<Attempt> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers });
-    const messages: Received[] = [];
-    const waiters = new Set<() => void>();
-    ws.on("message", (raw) => {
-      messages.push(JSON.parse(raw.toString()) as Received);
-      for (const wake of waiters) wake();
-    });
-    ws.on("unexpected-response", (_request, response) => {
-      let body = "";
-      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      response.on("end", () => resolve({ ok: false, status: response.statusCode ?? 0, body }));
-      response.on("error", () => resolve({ ok: false, status: response.statusCode ?? 0, body }));
-    });
-    ws.on("error", reject);
-    ws.on("open", () => {
-      const client: OpenClient = {
-        ws,
-        messages,
-        waitFor(predicate, timeoutMs = 10_000) {
-          return new Promise((resolveWait, rejectWait) => {
-            const check = () => {
-              const found = messages.find(predicate);
-              if (!found) return false;
-              clearTimeout(timer);
-              waiters.delete(check);
-              resolveWait(found);
-              return true;
-            };
-            const timer = setTimeout(() => {
-              waiters.delete(check);
-              rejectWait(new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(messages)}`));
-            }, timeoutMs);
-            if (!check()) waiters.add(check);
-          });
-        },
-        close: () =>
-          new Promise<void>((resolveClose) => {
-            if (ws.readyState === WebSocket.CLOSED) return resolveClose();
-            ws.once("close", () => resolveClose());
-            ws.close();
-          }),
-      };
-      resolve({ ok: true, client });
-    });
-  });
-}
-
-async function open(url: string, headers: Record<string, string> = {}): Promise<OpenClient> {
-  const attempt = await connect(url, headers);
-  if (!attempt.ok) throw new Error(`upgrade refused with ${attempt.status}: ${attempt.body}`);
-  await attempt.client.waitFor((message) => message.type === "welcome");
-  return attempt.client;
-}
+import { connectWebSocket, openWebSocket, type OpenClient } from "../support/ws-client";
 
 let server: TestServer;
 let wsUrl: string;
@@ -106,7 +35,7 @@ afterAll(async () => {
 
 describe("WebSocket /ws: who may connect", () => {
   it("refuses an upgrade without credentials with 401", async () => {
-    const attempt = await connect(wsUrl);
+    const attempt = await connectWebSocket(wsUrl);
     expect(attempt.ok).toBe(false);
     if (attempt.ok) return;
     expect(attempt.status).toBe(401);
@@ -114,13 +43,13 @@ describe("WebSocket /ws: who may connect", () => {
   });
 
   it("refuses an unknown bearer token with 401", async () => {
-    const attempt = await connect(wsUrl, { authorization: "Bearer not-a-real-token" });
+    const attempt = await connectWebSocket(wsUrl, { authorization: "Bearer not-a-real-token" });
     expect(attempt).toMatchObject({ ok: false, status: 401 });
   });
 
   it("refuses a valid session token passed in the URL query (401)", async () => {
     for (const name of ["token", "access_token", "session"]) {
-      const attempt = await connect(`${wsUrl}?${name}=${encodeURIComponent(alice.token)}`);
+      const attempt = await connectWebSocket(`${wsUrl}?${name}=${encodeURIComponent(alice.token)}`);
       expect(attempt).toMatchObject({ ok: false, status: 401 });
     }
   });
@@ -131,46 +60,46 @@ describe("WebSocket /ws: who may connect", () => {
     const setCookie = login.headers.getSetCookie().find((cookie) => cookie.startsWith("session="));
     expect(setCookie).toBeDefined();
     const cookie = setCookie!.split(";")[0]!;
-    const client = await track(open(wsUrl, { cookie, origin: server.url }));
+    const client = await track(openWebSocket(wsUrl, { cookie, origin: server.url }));
     expect(client.messages[0]).toEqual({ type: "welcome", data: { userId: alice.user.id } });
   });
 
   it("refuses the session cookie from a foreign Origin (cross-site WebSocket hijacking)", async () => {
-    const attempt = await connect(wsUrl, { cookie: `session=${alice.token}`, origin: "https://evil.example" });
+    const attempt = await connectWebSocket(wsUrl, { cookie: `session=${alice.token}`, origin: "https://evil.example" });
     expect(attempt).toMatchObject({ ok: false, status: 403 });
   });
 
   it("accepts the session cookie beside other cookies, even a malformed one", async () => {
-    const client = await track(open(wsUrl, { cookie: `theme=%E0%A4%A; session=${encodeURIComponent(alice.token)}; other=1`, origin: server.url }));
+    const client = await track(openWebSocket(wsUrl, { cookie: `theme=%E0%A4%A; session=${encodeURIComponent(alice.token)}; other=1`, origin: server.url }));
     expect(client.messages[0]).toEqual({ type: "welcome", data: { userId: alice.user.id } });
   });
 
   it("accepts a session token as Authorization: Bearer", async () => {
-    const client = await track(open(wsUrl, { authorization: `Bearer ${bob.token}` }));
+    const client = await track(openWebSocket(wsUrl, { authorization: `Bearer ${bob.token}` }));
     expect(client.messages[0]).toEqual({ type: "welcome", data: { userId: bob.user.id } });
   });
 
   it("accepts an API key as Authorization: Bearer, and not once it is revoked", async () => {
     const { id, key } = await createApiKey(server, alice.token, "ws");
-    const client = await track(open(wsUrl, { authorization: `Bearer ${key}` }));
+    const client = await track(openWebSocket(wsUrl, { authorization: `Bearer ${key}` }));
     expect(client.messages[0]).toEqual({ type: "welcome", data: { userId: alice.user.id } });
 
     expect((await server.request(`/api/v1/user/api-keys/${id}`, { method: "DELETE", token: alice.token })).status).toBe(204);
-    expect(await connect(wsUrl, { authorization: `Bearer ${key}` })).toMatchObject({ ok: false, status: 401 });
+    expect(await connectWebSocket(wsUrl, { authorization: `Bearer ${key}` })).toMatchObject({ ok: false, status: 401 });
   });
 
   it("stops accepting a session token after logout", async () => {
     const login = await server.request("/api/v1/auth/login", { method: "POST", json: { email: bob.user.email, password: bob.password } });
     const { token } = (await login.json()) as { token: string };
-    const client = await track(open(wsUrl, { authorization: `Bearer ${token}` }));
+    const client = await track(openWebSocket(wsUrl, { authorization: `Bearer ${token}` }));
     expect(client.messages[0]?.type).toBe("welcome");
     await logout(server, token);
-    expect(await connect(wsUrl, { authorization: `Bearer ${token}` })).toMatchObject({ ok: false, status: 401 });
+    expect(await connectWebSocket(wsUrl, { authorization: `Bearer ${token}` })).toMatchObject({ ok: false, status: 401 });
   });
 
   it("counts open connections in /api/health", async () => {
     const before = ((await (await server.request("/api/health")).json()) as { checks: { websocket: { connections: number } } }).checks.websocket.connections;
-    const client = await open(wsUrl, { authorization: `Bearer ${bob.token}` });
+    const client = await openWebSocket(wsUrl, { authorization: `Bearer ${bob.token}` });
     const during = ((await (await server.request("/api/health")).json()) as { checks: { websocket: { connections: number } } }).checks.websocket.connections;
     expect(during).toBe(before + 1);
     await client.close();
@@ -179,7 +108,7 @@ describe("WebSocket /ws: who may connect", () => {
 
 describe("WebSocket /ws: messages", () => {
   it("answers ping with pong, and an unknown or malformed message with an error", async () => {
-    const client = await track(open(wsUrl, { authorization: `Bearer ${alice.token}` }));
+    const client = await track(openWebSocket(wsUrl, { authorization: `Bearer ${alice.token}` }));
     client.ws.send(JSON.stringify({ type: "ping" }));
     await client.waitFor((message) => message.type === "pong");
     client.ws.send("not json");
@@ -190,9 +119,9 @@ describe("WebSocket /ws: messages", () => {
   });
 
   it("delivers an event published in a committed transaction to the named users only", async () => {
-    const aliceClient = await track(open(wsUrl, { authorization: `Bearer ${alice.token}` }));
-    const aliceSecond = await track(open(wsUrl, { authorization: `Bearer ${alice.token}` }));
-    const bobClient = await track(open(wsUrl, { authorization: `Bearer ${bob.token}` }));
+    const aliceClient = await track(openWebSocket(wsUrl, { authorization: `Bearer ${alice.token}` }));
+    const aliceSecond = await track(openWebSocket(wsUrl, { authorization: `Bearer ${alice.token}` }));
+    const bobClient = await track(openWebSocket(wsUrl, { authorization: `Bearer ${bob.token}` }));
 
     const forAlice = { marker: randomUUID() };
     await database.db.transaction(async (tx) => {
@@ -213,7 +142,7 @@ describe("WebSocket /ws: messages", () => {
   });
 
   it("does not deliver an event whose transaction rolls back", async () => {
-    const aliceClient = await track(open(wsUrl, { authorization: `Bearer ${alice.token}` }));
+    const aliceClient = await track(openWebSocket(wsUrl, { authorization: `Bearer ${alice.token}` }));
     const rolledBack = { marker: randomUUID() };
     await expect(
       database.db.transaction(async (tx) => {
@@ -234,7 +163,7 @@ describe("WebSocket /ws: messages", () => {
     const other = await startTestServer({ MERIDIAN_ROLE: "server" });
     try {
       const user = await signupUser(other);
-      const client = await open(`${other.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${user.token}` });
+      const client = await openWebSocket(`${other.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${user.token}` });
       const closed = new Promise<number>((resolve) => client.ws.once("close", (code) => resolve(code)));
       await other.server.stop();
       expect(await closed).toBe(1001);
