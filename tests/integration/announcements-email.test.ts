@@ -350,6 +350,14 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
     expect(finished).toBe(true);
     expect(counted(sent)).toEqual(oncePerRecipient(others));
     expect(await emailedOf(created.id)).toEqual(others.map((user) => user.id).sort());
+    // The sender sees who was given up on, and why.
+    const view = (await quietApi.must(`/api/v1/system/motd/${created.id}/recipients?limit=200`, { token: quietAdmin.token })) as RecipientsView & {
+      items: Array<{ userId: string; emailState: string | null; emailError: string | null }>;
+      counts: { emailFailed: number };
+    };
+    expect(view.counts.emailFailed).toBe(1);
+    expect(view.items.find((item) => item.userId === bad.id)).toMatchObject({ emailState: "failed", emailError: expect.stringContaining("451") });
+    expect(view.items.filter((item) => item.userId !== bad.id).every((item) => item.emailState === "sent" && item.emailError === null)).toBe(true);
   });
 
   it("an email announcement cannot be cancelled (acknowledged at creation); one found cancelled sends nothing more", async () => {

@@ -144,7 +144,13 @@ export function RecipientsDrawer({ announcement, onClose }: { announcement: Anno
                     </td>
                     <td className={`${td} hidden text-slate-500 sm:table-cell`}>{viaLabels[recipient.via]}</td>
                     <td className={`${td} hidden whitespace-nowrap sm:table-cell`}>
-                      <When iso={recipient.emailedAt} />
+                      {recipient.emailState === "failed" ? (
+                        <span className="text-xs font-medium text-red-700" title={recipient.emailError ?? undefined}>
+                          Email failed
+                        </span>
+                      ) : (
+                        <When iso={recipient.emailedAt} />
+                      )}
                     </td>
                     <td className={`${td} hidden whitespace-nowrap sm:table-cell`}>
                       <When iso={recipient.seenAt} />

@@ -159,14 +159,26 @@ export async function getAnnouncementRecipients(options: { deps: Deps; caller: C
   const offset = decodeOffset(query.cursor);
   const status = query.status === "pending" ? sql`and r.acknowledged_at is null` : query.status === "acknowledged" ? sql`and r.acknowledged_at is not null` : sql``;
   const direction = query.order === "desc" ? "desc nulls last" : "asc nulls last";
-  const rows = await deps.db.execute<{ user_id: string; email: string; name: string; acknowledged_at: string | null; emailed_at: string | null; seen_at: string | null; via: string }>(sql`
-    select r.user_id, u.doc->>'email' as email, u.doc->>'name' as name, r.acknowledged_at, r.emailed_at, r.seen_at, r.doc->>'via' as via
+  const rows = await deps.db.execute<{
+    user_id: string;
+    email: string;
+    name: string;
+    acknowledged_at: string | null;
+    emailed_at: string | null;
+    seen_at: string | null;
+    via: string;
+    email_state: RecipientsView["items"][number]["emailState"];
+    email_last_error: string | null;
+  }>(sql`
+    select r.user_id, u.doc->>'email' as email, u.doc->>'name' as name, r.acknowledged_at, r.emailed_at, r.seen_at, r.doc->>'via' as via,
+           r.email_state, r.email_last_error
       from announcement_recipients r join users u on u.id = r.user_id
      where ${recipientsOf(announcementId, "r")} ${status}
      order by ${sql.raw(RECIPIENT_SORT[query.sort])} ${sql.raw(direction)}, r.user_id
      limit ${query.limit + 1} offset ${offset}`);
-  const [counts] = await deps.db.execute<{ total: number; acknowledged: number; emailed: number; seen: number }>(sql`
-    select count(*)::int as total, count(acknowledged_at)::int as acknowledged, count(emailed_at)::int as emailed, count(seen_at)::int as seen
+  const [counts] = await deps.db.execute<{ total: number; acknowledged: number; emailed: number; seen: number; email_failed: number }>(sql`
+    select count(*)::int as total, count(acknowledged_at)::int as acknowledged, count(emailed_at)::int as emailed, count(seen_at)::int as seen,
+           count(*) filter (where email_state = 'failed')::int as email_failed
       from announcement_recipients where ${recipientsOf(announcementId)}`);
   const { doc } = announcement;
   const cancelledByName = doc.cancelledBy
@@ -183,9 +195,11 @@ export async function getAnnouncementRecipients(options: { deps: Deps; caller: C
       emailedAt: iso(row.emailed_at),
       seenAt: iso(row.seen_at),
       via: row.via as RecipientsView["items"][number]["via"],
+      emailState: row.email_state,
+      emailError: row.email_state === "failed" ? row.email_last_error : null,
     })),
     nextCursor: rows.length > query.limit ? encodeOffset(offset + query.limit) : null,
-    counts: { total: counts!.total, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged, emailed: counts!.emailed, seen: counts!.seen },
+    counts: { total: counts!.total, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged, emailed: counts!.emailed, seen: counts!.seen, emailFailed: counts!.email_failed },
     cancellation:
       announcement.status === "cancelled" && doc.cancellationReason && doc.cancelledAt
         ? { reason: doc.cancellationReason, cancelledAt: doc.cancelledAt, cancelledBy: doc.cancelledBy, cancelledByName }

@@ -1,5 +1,6 @@
 import {
   announcementDeliveryTypes,
+  announcementEmailStates,
   announcementRecipientVia,
   announcementScopes,
   announcementSeverities,
@@ -125,10 +126,12 @@ export const recipientsViewSchema = z
         emailedAt: z.string().nullable(),
         seenAt: z.string().nullable().describe("When the announcement was first shown in the app"),
         via: z.enum(announcementRecipientVia),
+        emailState: z.enum(announcementEmailStates).nullable().describe("Extension: null when not emailed; `failed` after the server refused the address for good"),
+        emailError: z.string().nullable().describe("Extension: the mail server's last answer when emailState is `failed`"),
       }),
     ),
     nextCursor: z.string().nullable(),
-    counts: z.object({ total: z.number().int(), acknowledged: z.number().int(), pending: z.number().int(), emailed: z.number().int(), seen: z.number().int() }),
+    counts: z.object({ total: z.number().int(), acknowledged: z.number().int(), pending: z.number().int(), emailed: z.number().int(), seen: z.number().int(), emailFailed: z.number().int() }),
     cancellation: z.object({ reason: z.string(), cancelledAt: z.string(), cancelledBy: z.string().nullable(), cancelledByName: z.string().nullable() }).nullable(),
   })
   .meta({ id: "AnnouncementRecipients" });
