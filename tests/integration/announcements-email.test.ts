@@ -351,7 +351,7 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
     expect(counted(sent)).toEqual(oncePerRecipient(others));
     expect(await emailedOf(created.id)).toEqual(others.map((user) => user.id).sort());
     // The sender sees who was given up on, and why.
-    const view = (await quietApi.must(`/api/v1/system/motd/${created.id}/recipients?limit=200`, { token: quietAdmin.token })) as RecipientsView & {
+    const view = (await quietApi.must(`/api/v1/system/motd/${created.id}/recipients?limit=200`, { token: quietAdmin.token })) as {
       items: Array<{ userId: string; emailState: string | null; emailError: string | null }>;
       counts: { emailFailed: number };
     };

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { createApiApp } from "@meridian/api";
 import type { Env, Logger } from "@meridian/config";
@@ -47,7 +47,8 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
       });
       created.once("error", reject);
     });
-    cleanups.push(() => closeGracefully(server));
+    const responses = trackResponses(server);
+    cleanups.push(() => closeGracefully(server, responses));
     const port = (server.address() as AddressInfo).port;
     const url = `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${port}`;
     const hub = await attachRealtimeHub({ server, deps, publicUrl: env.PUBLIC_URL });
@@ -67,8 +68,13 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
 
 const DRAIN_MS = 10_000;
 
-/** Stops accepting connections, lets requests in flight finish (up to DRAIN_MS), then cuts the rest. */
-function closeGracefully(server: Server): Promise<void> {
+/**
+ * Stops accepting connections, lets requests in flight finish (up to DRAIN_MS), then cuts the rest.
+ * Responses sent meanwhile say `Connection: close`, so a keep-alive client that keeps sending
+ * cannot hold the drain open, and the pools close only once the last request has been answered.
+ */
+function closeGracefully(server: Server, responses: DrainTracker): Promise<void> {
+  responses.startDraining();
   return new Promise<void>((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
     force.unref();
@@ -78,4 +84,25 @@ function closeGracefully(server: Server): Promise<void> {
     });
     server.closeIdleConnections();
   });
+}
+
+interface DrainTracker {
+  startDraining(): void;
+}
+
+/** Remembers the responses not yet sent, so that draining can ask their clients to close. */
+function trackResponses(server: Server): DrainTracker {
+  const pending = new Set<ServerResponse>();
+  let draining = false;
+  server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
+    if (draining) return response.setHeader("connection", "close");
+    pending.add(response);
+    response.once("close", () => pending.delete(response));
+  });
+  return {
+    startDraining() {
+      draining = true;
+      for (const response of pending) if (!response.headersSent) response.setHeader("connection", "close");
+    },
+  };
 }
