@@ -17,12 +17,13 @@
 // VmRSS of each server process: idle (3 s after sign-up, before any load) and after the load.
 // autocannon runs inside this process, on the same cores as the servers.
 import path from "node:path";
-import autocannon from "autocannon";
 import {
   cpuSeconds,
   freePort,
   installCleanupHooks,
   loadAverage,
+  numberOption,
+  runAutocannon,
   machineDescription,
   makeTempDir,
   mib,
@@ -41,25 +42,13 @@ import {
   cleanEnv,
 } from "./lib.mjs";
 
-function option(name, fallback) {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
-  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} needs a number`);
-  return value;
-}
-const DURATION_S = option("duration", 10);
-const CONNECTIONS = option("connections", 100);
-const WARMUP_S = option("warmup", 3);
+const DURATION_S = numberOption("duration", 10);
+const CONNECTIONS = numberOption("connections", 100);
+const WARMUP_S = numberOption("warmup", 3);
 const IDLE_SETTLE_MS = 3000;
 
 installCleanupHooks();
 const loadAtStart = loadAverage();
-
-function runAutocannon({ url, headers, duration }) {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, headers, connections: CONNECTIONS, duration, timeout: 10 }, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
 
 async function json(response) {
   const text = await response.text();
@@ -112,10 +101,10 @@ async function main() {
 
     const rows = [];
     for (const target of targets) {
-      if (WARMUP_S > 0) await runAutocannon({ url: target.url, headers: target.headers, duration: WARMUP_S });
+      if (WARMUP_S > 0) await runAutocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: WARMUP_S });
       const cpuBefore = cpuSeconds(target.process.pid);
       const pgBefore = target.process === meridian ? postgresCpuSeconds(dataDir) : 0;
-      const result = await runAutocannon({ url: target.url, headers: target.headers, duration: DURATION_S });
+      const result = await runAutocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: DURATION_S });
       const serverCpu = cpuSeconds(target.process.pid) - cpuBefore;
       const postgresCpu = target.process === meridian ? postgresCpuSeconds(dataDir) - pgBefore : 0;
       const row = {

@@ -8,6 +8,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const resultsDir = path.join(repoRoot, "bench", "results");
@@ -377,4 +378,19 @@ export function postgresCpuSeconds(dataDir) {
   const pid = postmasterPid(dataDir);
   if (!pid) return 0;
   return [pid, ...childrenOf(pid)].reduce((sum, each) => sum + cpuSeconds(each), 0);
+}
+
+/** A numeric command-line option, `--name value`, or `fallback` when absent. */
+export function numberOption(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`);
+  const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
+  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} needs a number`);
+  return value;
+}
+
+/** One autocannon run (programmatic API, in this process); `expectBody` counts any other body as a mismatch. */
+export function runAutocannon({ url, headers, connections, duration, expectBody }) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, headers, connections, duration, timeout: 10, expectBody }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
 }

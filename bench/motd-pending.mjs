@@ -36,13 +36,14 @@ import fs from "node:fs/promises";
 import { SourceMap } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
 import {
   cleanEnv,
   cpuSeconds,
   freePort,
   installCleanupHooks,
   loadAverage,
+  numberOption,
+  runAutocannon,
   machineDescription,
   makeTempDir,
   mib,
@@ -60,16 +61,10 @@ import {
   writeResult,
 } from "./lib.mjs";
 
-function option(name, fallback) {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
-  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} needs a number`);
-  return value;
-}
 const PROFILE = process.argv.includes("--profile");
-const DURATION_S = option("duration", PROFILE ? 5 : 10);
-const CONNECTIONS = option("connections", 100);
-const WARMUP_S = option("warmup", 3);
+const DURATION_S = numberOption("duration", PROFILE ? 5 : 10);
+const CONNECTIONS = numberOption("connections", 100);
+const WARMUP_S = numberOption("warmup", 3);
 const IDLE_SETTLE_MS = 3000;
 const GOAL_RATIO = 0.25;
 const GOAL_P99_MS = 25;
@@ -77,12 +72,6 @@ const ADMIN = { email: "bench-admin@example.com", password: "bench-admin-passwor
 
 installCleanupHooks();
 const loadAtStart = loadAverage();
-
-function runAutocannon({ url, headers, duration, expectBody }) {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, headers, connections: CONNECTIONS, duration, timeout: 10, expectBody }, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
 
 async function call(baseUrl, method, route, { token, body, expect } = {}) {
   const response = await fetch(`${baseUrl}${route}`, {
@@ -322,7 +311,7 @@ async function stopMeridian(meridian) {
 
 async function profileRun() {
   const outDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-motd-profile-"));
-  const cacheTtlMs = process.argv.includes("--cache-ttl-ms") ? option("cache-ttl-ms", 5000) : undefined;
+  const cacheTtlMs = process.argv.includes("--cache-ttl-ms") ? numberOption("cache-ttl-ms", 5000) : undefined;
   let meridian;
   try {
     const started = await startSeededMeridian("motd-profile", { cacheTtlMs, profileDir: outDir });
@@ -330,9 +319,9 @@ async function profileRun() {
     const url = `${meridian.baseUrl}/api/v1/user/motd/pending`;
     const headers = { authorization: `Bearer ${started.userToken}` };
     const expectBody = (await call(meridian.baseUrl, "GET", "/api/v1/user/motd/pending", { token: started.userToken, expect: 200 })).text;
-    if (WARMUP_S > 0) await runAutocannon({ url, headers, duration: WARMUP_S, expectBody });
+    if (WARMUP_S > 0) await runAutocannon({ url, headers, connections: CONNECTIONS, duration: WARMUP_S, expectBody });
     const fromUs = Number(process.hrtime.bigint() / 1000n);
-    const result = await runAutocannon({ url, headers, duration: DURATION_S, expectBody });
+    const result = await runAutocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S, expectBody });
     const toUs = Number(process.hrtime.bigint() / 1000n);
     const failures = result.non2xx + result.errors + result.timeouts + result.mismatches;
     // Let requests still queued in the server finish before SIGTERM closes its database pool.
@@ -355,11 +344,11 @@ async function profileRun() {
 }
 
 async function measure(target) {
-  if (WARMUP_S > 0) await runAutocannon({ url: target.url, headers: target.headers, duration: WARMUP_S, expectBody: target.expectBody });
+  if (WARMUP_S > 0) await runAutocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: WARMUP_S, expectBody: target.expectBody });
   const { pid, dataDir } = target.process;
   const cpuBefore = cpuSeconds(pid);
   const pgBefore = dataDir ? postgresCpuSeconds(dataDir) : 0;
-  const result = await runAutocannon({ url: target.url, headers: target.headers, duration: DURATION_S, expectBody: target.expectBody });
+  const result = await runAutocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: DURATION_S, expectBody: target.expectBody });
   const serverCpu = cpuSeconds(pid) - cpuBefore;
   const postgresCpu = dataDir ? postgresCpuSeconds(dataDir) - pgBefore : 0;
   const row = {
