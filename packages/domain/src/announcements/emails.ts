@@ -46,7 +46,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   const origin = doc.scope === "system" ? "the Meridian administrators" : `${doc.createdByName} (${doc.scope} ${doc.scopeName ?? ""})`.trim();
   let sent = 0;
   // Recipients whose message was refused in this run wait for the job's next attempt (backoff).
-  const refused: string[] = [];
+  let refused = 0;
   let firstRefusal: unknown;
   // Claims walk the announcement's primary-key range forward: no index over pending rows is needed.
   let cursor = `${announcementId}:`;
@@ -91,7 +91,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
           throw error;
         }
         await chargeFailedRecipient(deps, recipient.id, { permanent: isPermanentRefusal(error), error });
-        refused.push(recipient.id);
+        refused += 1;
         firstRefusal ??= error;
         continue;
       }
@@ -105,9 +105,9 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   }
   if (sent > 0) await publishDeliveryProgress(deps.db, [announcementId]);
   await clearEmailPendingIfDone(deps, announcementId);
-  if (refused.length > 0) {
+  if (refused > 0) {
     const reason = String((firstRefusal as Error)?.message ?? firstRefusal);
-    throw new Error(`${refused.length} announcement email(s) refused (first: ${reason}); they are retried with the job`, { cause: firstRefusal });
+    throw new Error(`${refused} announcement email(s) refused (first: ${reason}); they are retried with the job`, { cause: firstRefusal });
   }
   return { sent, skipped: 0 };
 }

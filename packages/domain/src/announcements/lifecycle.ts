@@ -89,14 +89,14 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Cal
   const nowIso = now.toISOString();
   // Committed on its own: the 409 for an expired announcement must not roll the expiry back.
   await expireDueAnnouncements({ deps, announcementId });
-  const result = await deps.db.transaction(async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const [recipient] = await tx.execute<{ acknowledged_at: string | null; status: string; starts_at: string; scope: string; scope_id: string | null }>(sql`
       select r.acknowledged_at, a.status, a.starts_at, a.scope, a.scope_id
         from announcement_recipients r join announcements a on a.id = r.announcement_id
        where r.id = ${`${announcementId}:${caller.id}`} and a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
        for update of r`);
     if (!recipient) throw new AppError("NOT_FOUND", "No such announcement for you");
-    if (recipient.acknowledged_at) return { acknowledgedAt: new Date(recipient.acknowledged_at).toISOString(), changed: null };
+    if (recipient.acknowledged_at) return { acknowledgedAt: new Date(recipient.acknowledged_at).toISOString() };
     if (recipient.status !== "active") throw new AppError("INVALID_TRANSITION", `The announcement is ${recipient.status}`);
     if (new Date(recipient.starts_at) > now) throw new AppError("INVALID_TRANSITION", "The announcement has not started yet");
     await tx.execute(sql`
@@ -117,9 +117,8 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Cal
     await invalidateCaches(deps, tx, { kind: "pending", userId: caller.id });
     await publishEvent(tx, { userIds: await senderUserIds(tx, counts!.doc), event: { type: "announcement.counts", data } });
     await publishEvent(tx, { userIds: [caller.id], event: { type: "announcement.acknowledged", data: { id: announcementId, acknowledgedAt: nowIso } } });
-    return { acknowledgedAt: nowIso, changed: data };
+    return { acknowledgedAt: nowIso };
   });
-  return { acknowledgedAt: result.acknowledgedAt };
 }
 
 /** Records when the app first showed the caller these announcements; unknown ids are ignored. */

@@ -57,10 +57,15 @@ export class RequestCaches {
     try {
       this.apply(JSON.parse(payload) as CacheChange);
     } catch {
-      this.principals.clear();
-      this.pending.clear();
-      this.announcementsGeneration += 1;
+      this.clear();
     }
+  }
+
+  /** Forgets everything: after a LISTEN reconnect, changes made meanwhile were missed. */
+  clear(): void {
+    this.principals.clear();
+    this.pending.clear();
+    this.announcementsGeneration += 1;
   }
 }
 

@@ -55,7 +55,7 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
     const secrets = createSecretBox(await loadSecretsKey({ secretsKey: env.SECRETS_KEY, dataDir: env.DATA_DIR }));
     const caches = new RequestCaches(env.REQUEST_CACHE_TTL_MS);
     // On every (re)connect of the LISTEN connection: changes made while it was down were missed, so start empty.
-    const cacheSubscription = await database.sql.listen(CACHE_CHANNEL, (payload) => caches.applyMessage(payload), () => caches.applyMessage(""));
+    const cacheSubscription = await database.sql.listen(CACHE_CHANNEL, (payload) => caches.applyMessage(payload), () => caches.clear());
     stops.unshift(async () => void (await cacheSubscription.unlisten().catch(() => undefined)));
     const deps: Deps = { db: database.db, sql: database.sql, storage, env, logger, secrets, caches, now: () => new Date() };
     return {

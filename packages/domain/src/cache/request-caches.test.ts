@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import type { CachedPrincipal } from "../auth/authenticate";
+import { RequestCaches } from "./request-caches";
+
+const NOW = 1_000_000;
+const principal = (userId: string): CachedPrincipal => ({
+  user: { id: userId, doc: {} as CachedPrincipal["user"]["doc"], createdAt: new Date(0), updatedAt: new Date(0) },
+  via: "session",
+  credentialId: `ses_${userId}`,
+  tokenExpiresAt: null,
+});
+
+function filled() {
+  const caches = new RequestCaches(5_000);
+  caches.principals.set("hash-a", principal("usr_a"), NOW + 5_000);
+  caches.principals.set("hash-b", principal("usr_b"), NOW + 5_000);
+  caches.pending.set("usr_a", { items: [] }, NOW + 5_000);
+  caches.pending.set("usr_b", { items: [] }, NOW + 5_000);
+  return caches;
+}
+
+describe("RequestCaches", () => {
+  it("drops one credential, or every credential and the pending list of one user", () => {
+    const caches = filled();
+    caches.apply({ kind: "token", tokenHash: "hash-a" });
+    expect(caches.principals.get("hash-a", NOW)).toBeUndefined();
+    expect(caches.pending.get("usr_a", NOW)).toBeDefined();
+    caches.apply({ kind: "user", userId: "usr_b" });
+    expect(caches.principals.get("hash-b", NOW)).toBeUndefined();
+    expect(caches.pending.get("usr_b", NOW)).toBeUndefined();
+    expect(caches.pending.get("usr_a", NOW)).toBeDefined();
+  });
+
+  it("drops every pending list on an announcement change, and moves the generation on", () => {
+    const caches = filled();
+    const before = caches.announcementsGeneration;
+    caches.apply({ kind: "announcements" });
+    expect(caches.pending.size).toBe(0);
+    expect(caches.principals.size).toBe(2);
+    expect(caches.announcementsGeneration).toBe(before + 1);
+  });
+
+  it("forgets everything on a payload it cannot read, and on clear (a LISTEN reconnect)", () => {
+    const unreadable = filled();
+    unreadable.applyMessage("not json");
+    expect([unreadable.principals.size, unreadable.pending.size]).toEqual([0, 0]);
+    const reconnected = filled();
+    reconnected.clear();
+    expect([reconnected.principals.size, reconnected.pending.size]).toEqual([0, 0]);
+  });
+
+  it("serves entries only until they expire", () => {
+    const caches = filled();
+    expect(caches.pending.get("usr_a", NOW + 4_999)).toBeDefined();
+    expect(caches.pending.get("usr_a", NOW + 5_000)).toBeUndefined();
+  });
+});
