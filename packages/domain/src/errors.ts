@@ -6,11 +6,13 @@ export const errorCodes = {
   VALIDATION_FAILED: { status: 400, title: "Validation failed" },
   NO_RECIPIENTS: { status: 400, title: "No recipients" },
   REASON_REQUIRED: { status: 400, title: "Reason required" },
+  INVALID_TOKEN: { status: 400, title: "Invalid or expired token" },
   UNAUTHENTICATED: { status: 401, title: "Authentication required" },
   INVALID_CREDENTIALS: { status: 401, title: "Invalid credentials" },
   FORBIDDEN: { status: 403, title: "Forbidden" },
   SIGNUP_DISABLED: { status: 403, title: "Signup is disabled" },
   CROSS_ORIGIN_REQUEST: { status: 403, title: "Cross-origin request refused" },
+  ACCOUNT_DISABLED: { status: 403, title: "Account disabled" },
   NOT_FOUND: { status: 404, title: "Not found" },
   USER_NOT_FOUND: { status: 404, title: "User not found" },
   METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed" },
@@ -23,6 +25,9 @@ export const errorCodes = {
   OWNER_PERMISSIONS_FIXED: { status: 409, title: "The owner's permissions are fixed" },
   OWNER_CANNOT_BE_REMOVED: { status: 409, title: "The owner cannot be removed" },
   OWNING_ORGANIZATION_CANNOT_BE_REMOVED: { status: 409, title: "The owning organization cannot be removed" },
+  ORGANIZATION_NOT_EMPTY: { status: 409, title: "The organization still owns observatories or projects" },
+  PROJECT_NOT_ARCHIVED: { status: 409, title: "Only archived projects can be deleted" },
+  LAST_SERVER_ADMIN: { status: 409, title: "The last server administrator" },
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },
   RATE_LIMITED: { status: 429, title: "Too many requests" },
@@ -44,11 +49,13 @@ export class AppError extends Error {
   /** Extra response headers, such as Retry-After. */
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, detail?: string, options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, detail?: string, options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown; status?: number } = {}) {
     super(detail ?? errorCodes[code].title, { cause: options.cause });
     this.name = "AppError";
     this.code = code;
-    this.status = errorCodes[code].status;
+    // Only where the contract pairs a code with another status (a wrong current password is
+    // 403 INVALID_CREDENTIALS, not a failed sign-in's 401).
+    this.status = options.status ?? errorCodes[code].status;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
   }
