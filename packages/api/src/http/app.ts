@@ -38,12 +38,6 @@ export function createApiApp(services: ApiServices) {
     c.res.headers.set("x-request-id", requestId);
   });
 
-  // PostgreSQL text cannot hold NUL: refuse it in the path or query before it reaches a handler.
-  app.use(async (c, next) => {
-    if (/%00/i.test(c.req.url) || c.req.path.includes("\u0000")) throw new AppError("VALIDATION_FAILED", "The URL must not contain NUL characters");
-    await next();
-  });
-
   app.onError((error, c) => {
     const appError = toAppError(error);
     if (appError.code === "INTERNAL") deps.logger.error({ err: error, requestId: c.get("requestId"), method: c.req.method, path: c.req.path }, "unexpected error");

@@ -1,16 +1,47 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { validationError } from "@meridian/domain";
+import { AppError, validationError } from "@meridian/domain";
+import type { MiddlewareHandler } from "hono";
 import type { RequestContext } from "../context";
+import { requirePrincipal } from "./auth-guard";
 
 export interface AppEnv {
   Variables: { requestId: string; ctx: RequestContext };
 }
 
-/** Every REST router is built with this, so a failed validation is always the same problem+json. */
+/** Route middleware runs before @hono/zod-openapi's validators: nobody signed out learns what an operation accepts. */
+const signedInOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  requirePrincipal(c.get("ctx"));
+  await next();
+};
+
+/** PostgreSQL text cannot hold NUL: refuse it in the path or query before a handler sees it (after the credential check). */
+const noNulInUrl: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (/%00/i.test(c.req.url) || c.req.path.includes("\u0000")) throw new AppError("VALIDATION_FAILED", "The URL must not contain NUL characters");
+  await next();
+};
+
+type RouteMiddleware = MiddlewareHandler | MiddlewareHandler[] | undefined;
+
+/** A route's own middleware, preceded by the credential check when the route declares `security`. */
+function guardedMiddleware(route: { security?: unknown[]; middleware?: RouteMiddleware }): MiddlewareHandler[] {
+  const own = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
+  const guards = route.security && route.security.length > 0 ? [signedInOnly, noNulInUrl] : [noNulInUrl];
+  return [...(guards as MiddlewareHandler[]), ...own];
+}
+
+/**
+ * Every REST router is built with this, so a failed validation is always the same problem+json,
+ * and a route that declares `security` in the OpenAPI document is refused (401) to a caller
+ * without credentials before its parameters, query or body are looked at. The document and the
+ * enforcement come from the same declaration: a new route cannot declare one and forget the other.
+ */
 export function createRouter() {
-  return new OpenAPIHono<AppEnv>({
+  const router = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error.issues);
     },
   });
+  const declare = router.openapi;
+  router.openapi = ((route, handler, hook) => declare({ ...route, middleware: guardedMiddleware(route) }, handler, hook)) as typeof declare;
+  return router;
 }

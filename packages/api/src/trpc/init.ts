@@ -33,7 +33,15 @@ function toAppErrorFromTrpc(error: TRPCError): AppError {
   return code ? new AppError(code, error.message) : toAppError(error);
 }
 
-const t = initTRPC.context<TrpcContext>().create({
+/**
+ * Who may call a procedure. Each tier below sets it, and the tier's credential check runs before
+ * the procedure's input is parsed, so a signed-out caller learns nothing about the input.
+ */
+export interface ProcedureMeta {
+  access: "public" | "signed-in" | "server-admin";
+}
+
+const t = initTRPC.context<TrpcContext>().meta<ProcedureMeta>().create({
   isDev: false,
   // The same code table as REST: `data.code` is the stable Meridian code; no stack ever leaves.
   errorFormatter({ shape, error, ctx }) {
@@ -59,9 +67,9 @@ const mapErrors = t.middleware(async ({ next }) => {
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(mapErrors);
+export const publicProcedure = t.procedure.use(mapErrors).meta({ access: "public" });
 
-export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+export const authedProcedure = publicProcedure.meta({ access: "signed-in" }).use(({ ctx, next }) => {
   if (!ctx.principal) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
   return next({ ctx: { ...ctx, principal: ctx.principal } });
 });
@@ -69,7 +77,7 @@ export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
 /** Signed in, with the domain's view of the caller (id, name, email, server admin) in `ctx.caller`. */
 export const callerProcedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
 
-export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
+export const adminProcedure = authedProcedure.meta({ access: "server-admin" }).use(({ ctx, next }) => {
   if (!isServerAdmin(ctx.principal.user)) throw new AppError("FORBIDDEN", "Server administrators only");
   return next();
 });
