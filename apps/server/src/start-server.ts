@@ -1,10 +1,11 @@
 import type { AddressInfo } from "node:net";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { createApiApp } from "@meridian/api";
 import type { Env, Logger } from "@meridian/config";
 import { ensureServerAdmin, notifyServerStart, startRuntime, type Runtime } from "@meridian/domain";
 import { startWorker, type RunningWorker } from "@meridian/worker";
+import { trackHttpDrain, type HttpDrain } from "./http-drain";
 import { attachRealtimeHub, type RealtimeHub } from "./realtime-hub";
 import { defaultWebDistDir, mountSpa } from "./spa";
 
@@ -37,7 +38,13 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
 
     // The hub needs the HTTP server and health needs the hub: resolve the cycle with a holder.
     const hubHolder: { hub?: RealtimeHub } = {};
-    const app = createApiApp({ deps, startedAt, websocketStatus: () => hubHolder.hub?.status() ?? { running: false, connections: 0 } });
+    const drainHolder: { drain?: HttpDrain } = {};
+    const app = createApiApp({
+      deps,
+      startedAt,
+      websocketStatus: () => hubHolder.hub?.status() ?? { running: false, connections: 0 },
+      isDraining: () => drainHolder.drain?.draining ?? false,
+    });
     mountSpa(app, env.WEB_DIST_DIR ?? defaultWebDistDir);
 
     const server = await new Promise<Server>((resolve, reject) => {
@@ -47,13 +54,16 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
       });
       created.once("error", reject);
     });
-    const responses = trackResponses(server);
-    cleanups.push(() => closeGracefully(server, responses));
+    const drain = trackHttpDrain(server);
+    drainHolder.drain = drain;
+    cleanups.push(() => drain.start());
     const port = (server.address() as AddressInfo).port;
     const url = `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${port}`;
     const hub = await attachRealtimeHub({ server, deps, publicUrl: env.PUBLIC_URL });
     hubHolder.hub = hub;
     cleanups.push(() => hub.close());
+    // First of all, while the hub closes: readiness 503, no new connections, answers say close.
+    cleanups.push(async () => void drain.start());
 
     const worker = env.MERIDIAN_ROLE === "all" ? await startWorker({ deps, databaseUrl: runtime.databaseUrl }) : undefined;
     if (worker) cleanups.splice(1, 0, () => worker.stop());
@@ -64,45 +74,4 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     await stopAll();
     throw error;
   }
-}
-
-const DRAIN_MS = 10_000;
-
-/**
- * Stops accepting connections, lets requests in flight finish (up to DRAIN_MS), then cuts the rest.
- * Responses sent meanwhile say `Connection: close`, so a keep-alive client that keeps sending
- * cannot hold the drain open, and the pools close only once the last request has been answered.
- */
-function closeGracefully(server: Server, responses: DrainTracker): Promise<void> {
-  responses.startDraining();
-  return new Promise<void>((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
-    force.unref();
-    server.close(() => {
-      clearTimeout(force);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
-}
-
-interface DrainTracker {
-  startDraining(): void;
-}
-
-/** Remembers the responses not yet sent, so that draining can ask their clients to close. */
-function trackResponses(server: Server): DrainTracker {
-  const pending = new Set<ServerResponse>();
-  let draining = false;
-  server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
-    if (draining) return response.setHeader("connection", "close");
-    pending.add(response);
-    response.once("close", () => pending.delete(response));
-  });
-  return {
-    startDraining() {
-      draining = true;
-      for (const response of pending) if (!response.headersSent) response.setHeader("connection", "close");
-    },
-  };
 }

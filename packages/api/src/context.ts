@@ -16,4 +16,6 @@ export interface ApiServices {
   deps: Deps;
   startedAt: Date;
   websocketStatus: () => { running: boolean; connections: number };
+  /** True once the process has begun to shut down: readiness answers 503 so load balancers stop sending. */
+  isDraining?: () => boolean;
 }
