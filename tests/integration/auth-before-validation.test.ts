@@ -97,7 +97,7 @@ interface TrpcErrorBody {
   error: { data: { code: string } };
 }
 
-const procedures = Object.entries(appRouter._def.procedures as Record<string, { _def: { type: string; meta?: { access?: string } } }>).map(([path, procedure]) => ({
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { access?: string } } }>).map(([path, procedure]) => ({
   path,
   type: procedure._def.type,
   isProtected: procedure._def.meta?.access !== "public",

@@ -47,7 +47,7 @@ describe("PUT /api/v1/user/profile errors", () => {
     const expectedPath = key ? [parent, key].filter(Boolean).join(".") : parent;
     const error = problem.errors?.find((entry) => entry.path === expectedPath);
     expect(error, JSON.stringify(problem.errors)).toBeDefined();
-    if (key) expect(error!.message).toBe("is not a known field");
+    if (key) expect(error!.message).toBe(`“${key}” is not a known field.`);
     expect(await (await server.request("/api/v1/user/profile", { token: account.token })).json()).toEqual(before);
   });
 

@@ -1,3 +1,5 @@
+import { fieldMessage, UNKNOWN_FIELD } from "./validation/messages";
+
 /**
  * The one error type of Meridian. Each code has a fixed HTTP status; REST turns it into
  * problem+json and tRPC into `data.code`, both in exactly one place.
@@ -67,7 +69,10 @@ export class AppError extends Error {
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
-/** Turns zod issues into the contract's `errors: [{path, message}]`. */
+/**
+ * Turns zod issues into the contract's `errors: [{path, message}]`, each message a sentence: the
+ * field's label and the predicate from the one error map (`validation/messages.ts`).
+ */
 export function validationError(
   issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: ReadonlyArray<string> }>,
   detail = "The request is not valid",
@@ -76,8 +81,14 @@ export function validationError(
     // An unknown field is reported at its own path, so a client can point at it.
     errors: issues.flatMap((issue) =>
       issue.code === "unrecognized_keys" && issue.keys
-        ? issue.keys.map((key) => ({ path: [...issue.path, key].map(String).join("."), message: "is not a known field" }))
-        : [{ path: issue.path.map(String).join("."), message: issue.message }],
+        ? issue.keys.map((key) => ({ path: [...issue.path, key].map(String).join("."), message: `“${key}” ${UNKNOWN_FIELD}.` }))
+        : [fieldError(issue.path, issue.message)],
     ),
   });
+}
+
+/** One entry of `errors[]`: the path as the client sent it and a sentence about that field. */
+export function fieldError(path: ReadonlyArray<PropertyKey> | string, predicate: string): { path: string; message: string } {
+  const segments = typeof path === "string" ? path.split(".").filter(Boolean) : path;
+  return { path: segments.map(String).join("."), message: fieldMessage(segments, predicate) };
 }

@@ -1,3 +1,4 @@
+import "./validation/zod-error-map";
 export * from "./errors";
 export type { Deps } from "./deps";
 export { isUniqueViolation } from "./postgres-errors";
@@ -25,6 +26,7 @@ export { callerFromUser, type Caller } from "./caller";
 export { createSecretBox, loadSecretsKey, type SecretBox } from "./secrets/secret-box";
 export * from "./permissions/observatory-permissions";
 export * from "./organizations/schemas";
+export * from "./rules";
 export { loadOrganizationAccess, requireOrganizationPermission, ALL_ORGANIZATION_PERMISSIONS } from "./organizations/organization-access";
 export { createOrganization, listOrganizations, getOrganization, updateOrganization, listOrganizationAudit, openExternalStorageSecrets } from "./organizations/organizations";
 export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./organizations/members";

@@ -4,7 +4,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { Caller } from "../caller";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
-import { AppError, type FieldError } from "../errors";
+import { AppError, fieldError, type FieldError } from "../errors";
 import { publishToAnnouncementRecipients } from "../events/publish";
 import { addJob } from "../jobs/add-job";
 import { countRecipients, recipientSource, requireKnownTargets } from "./audiences";
@@ -24,8 +24,8 @@ function resolveSchedule(input: { startsAt?: string | null; expiresAt?: string |
   const startsAt = input.startsAt ? new Date(input.startsAt) : now;
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   const errors: FieldError[] = [];
-  if (expiresAt && expiresAt <= now) errors.push({ path: "expiresAt", message: "must lie in the future" });
-  if (expiresAt && expiresAt <= startsAt) errors.push({ path: "expiresAt", message: "must lie after startsAt" });
+  if (expiresAt && expiresAt <= now) errors.push(fieldError("expiresAt", "must lie in the future"));
+  if (expiresAt && expiresAt <= startsAt) errors.push(fieldError("expiresAt", "must lie after the start"));
   if (errors.length > 0) throw new AppError("VALIDATION_FAILED", "The schedule is not valid", { errors });
   // A start in the past means "now": the announcement was never scheduled.
   return { startsAt: startsAt < now ? now : startsAt, expiresAt };
@@ -51,7 +51,7 @@ export async function previewScopedRecipients(options: { deps: Deps; caller: Cal
 export function createSystemAnnouncement(options: { deps: Deps; caller: Caller; input: SystemAnnouncementCreate }) {
   const { input } = options;
   if (!hasAnyTarget(input.targets)) {
-    throw new AppError("NO_RECIPIENTS", "Choose at least one target", { errors: [{ path: "targets", message: "must name at least one target" }] });
+    throw new AppError("NO_RECIPIENTS", "Choose at least one target", { errors: [fieldError("targets", "must name at least one target")] });
   }
   return createAnnouncement({ ...options, ref: { scope: "system", scopeId: null }, targets: input.targets });
 }

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PendingEntry } from "../cache/request-caches";
 import type { Caller } from "../caller";
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
+import { AppError, fieldError } from "../errors";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
 import { expireDueAnnouncements, loadAnnouncement } from "./lifecycle";
 import { recipientsOf } from "./recipient-rows";
@@ -211,6 +211,6 @@ const encodeOffset = (offset: number) => Buffer.from(`o:${offset}`).toString("ba
 function decodeOffset(cursor: string | undefined): number {
   if (!cursor) return 0;
   const match = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match) throw new AppError("VALIDATION_FAILED", "The cursor is not valid", { errors: [{ path: "cursor", message: "is not a cursor from this list" }] });
+  if (!match) throw new AppError("VALIDATION_FAILED", "The cursor is not valid", { errors: [fieldError("cursor", "is not a cursor from this list")] });
   return Number(match[1]);
 }

@@ -38,13 +38,13 @@ export type AnnouncementTargetsInput = z.infer<typeof announcementTargetsInputSc
 export const FORBIDDEN_IN_TEXT = /[^\P{Cc}\t\n\r]|\p{Cs}/u;
 
 const contentShape = {
-  title: withoutControlCharacters(z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters")),
+  title: withoutControlCharacters(z.string().trim().min(1).max(200)),
   // Messages keep their line breaks and tabs; other control characters are refused.
   message: z
     .string()
     .trim()
-    .min(1, "must not be empty")
-    .max(10_000, "must have at most 10,000 characters")
+    .min(1)
+    .max(10_000)
     .refine((value) => !FORBIDDEN_IN_TEXT.test(value), "must not contain control characters"),
   severity: z.enum(announcementSeverities),
   deliveryType: z.enum(announcementDeliveryTypes),
@@ -63,7 +63,7 @@ export type SystemAnnouncementCreate = z.infer<typeof systemAnnouncementCreateSc
 export const recipientPreviewSchema = z.strictObject({ targets: announcementTargetsInputSchema }).meta({ id: "AnnouncementRecipientPreviewInput" });
 
 export const cancelAnnouncementSchema = z
-  .object({ reason: z.string().max(2_000, "must have at most 2,000 characters").optional() })
+  .object({ reason: z.string().max(2_000).optional() })
   .meta({ id: "AnnouncementCancel", description: "`reason` must not be blank (400 REASON_REQUIRED)" });
 
 export const announcementStatusFilterSchema = z.enum(announcementStatuses);

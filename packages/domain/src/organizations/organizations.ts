@@ -4,7 +4,7 @@ import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { Caller } from "../caller";
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
+import { AppError, fieldError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organization-access";
 import { presentOrganization } from "./present";
@@ -60,7 +60,7 @@ export async function getOrganization(options: { deps: Deps; caller: Caller; org
 function mergeExternalStorage(deps: Deps, current: ExternalStorageDoc[], input: NonNullable<OrganizationUpdate["externalStorage"]>): ExternalStorageDoc[] {
   return input.map((item) => {
     const existing = item.id ? current.find((destination) => destination.id === item.id) : undefined;
-    if (item.id && !existing) throw new AppError("VALIDATION_FAILED", `Unknown external storage id ${item.id}`, { errors: [{ path: "externalStorage.id", message: "unknown id" }] });
+    if (item.id && !existing) throw new AppError("VALIDATION_FAILED", `Unknown external storage id ${item.id}`, { errors: [fieldError("externalStorage.id", "is not a destination of this organization")] });
     const keepSecrets = existing && existing.kind === item.kind && item.secrets === undefined;
     return {
       id: existing?.id ?? `ext_${randomUUID()}`,

@@ -1,15 +1,13 @@
 import { externalStorageKinds, organizationPermissionKeys, organizationTypes } from "@meridian/db";
 import { z } from "zod";
 import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE } from "./short-name-rule";
 
 // Control characters and lone surrogates cannot be stored (PostgreSQL refuses them in jsonb): 400, not 500.
-const text = (max: number) => withoutControlCharacters(z.string().trim().min(1, "must not be empty").max(max));
+const text = (max: number) => withoutControlCharacters(z.string().trim().min(1).max(max));
 const storable = (max: number) => withoutControlCharacters(z.string().max(max));
 
-export const shortNameSchema = z
-  .string()
-  .trim()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/, "2-32 letters, digits, '-' or '_', starting with a letter or digit");
+export const shortNameSchema = z.string().trim().regex(SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE);
 
 export const organizationPermissionsInputSchema = z
   .strictObject(Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean().optional()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodOptional<z.ZodBoolean>>)

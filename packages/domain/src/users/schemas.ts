@@ -5,9 +5,9 @@ export const emailSchema = z
   .string()
   .trim()
   .max(254)
-  .pipe(z.email({ message: "must be a valid email address" }));
+  .pipe(z.email());
 
-export const passwordSchema = z.string().min(8, "must have at least 8 characters").max(256, "must have at most 256 characters");
+export const passwordSchema = z.string().min(8).max(256);
 
 /**
  * No control characters (NUL cannot be stored in PostgreSQL text) and no lone surrogates
@@ -27,7 +27,7 @@ export const opaqueIdSchema = withoutControlCharacters(z.string().min(1).max(100
 
 // Control characters in display names break emails and tables; letters of every script are fine.
 export const displayNameSchema = withoutControlCharacters(
-  z.string().trim().min(1, "must not be empty").max(100, "must have at most 100 characters"),
+  z.string().trim().min(1).max(100),
 );
 
 export const userSchema = z
