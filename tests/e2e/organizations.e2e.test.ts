@@ -85,10 +85,10 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await dialog.getByLabel("Type").selectOption("research_institute");
     await dialog.getByLabel("Contact email").fill("office@orion.example.org");
 
-    // The server's format rule, at the short-name field.
+    // The server's format rule, at the short-name field as it is typed, in the API's words.
     await dialog.getByLabel("Short name").fill("x");
+    await dialog.getByText("Short name must be 2–32 letters, digits, “-” or “_”, starting with a letter or digit.").waitFor(WAIT);
     await dialog.getByRole("button", { name: "Create organization" }).click();
-    await dialog.getByText("2-32 letters, digits, '-' or '_', starting with a letter or digit").waitFor(WAIT);
     expect(await dialog.getByLabel("Short name").getAttribute("aria-invalid")).toBe("true");
 
     // Uniqueness is case-insensitive and reported at the same field.

@@ -1,3 +1,4 @@
+import { SHORT_NAME_FORMAT, SHORT_NAME_MESSAGE, shortNameProblem } from "@meridian/api/rules";
 import { SelectField } from "../components/SelectField";
 import { TextAreaField } from "../components/TextAreaField";
 import { TextField } from "../components/TextField";
@@ -16,11 +17,15 @@ export const emptyOrganizationForm: OrganizationFormValues = { name: "", shortNa
 
 export const organizationFormFields = ["name", "shortName", "type", "description", "contactEmail"] as const;
 
-/** Blank required fields, checked before asking the server (which checks everything again). */
+/** The API's own message for a short name of the wrong form; nothing while the field is blank. */
+const shortNameFormProblem = (shortName: string) => (shortName.trim() ? shortNameProblem(shortName) : null);
+
+/** Blank required fields and a short name of the wrong form, checked before asking the server (which checks everything again). */
 export function missingOrganizationFields(values: OrganizationFormValues): Record<string, string> {
   const errors: Record<string, string> = {};
   if (!values.name.trim()) errors.name = "Enter the organization's name.";
-  if (!values.shortName.trim()) errors.shortName = "Choose a short name.";
+  const shortNameError = values.shortName.trim() ? shortNameProblem(values.shortName) : "Choose a short name.";
+  if (shortNameError) errors.shortName = shortNameError;
   if (!values.type) errors.type = "Choose what kind of organization this is.";
   if (!values.contactEmail.trim()) errors.contactEmail = "Enter a contact email address.";
   return errors;
@@ -28,6 +33,8 @@ export function missingOrganizationFields(values: OrganizationFormValues): Recor
 
 export function OrganizationFields({ values, errors, onChange }: { values: OrganizationFormValues; errors: Record<string, string | undefined>; onChange(values: OrganizationFormValues): void }) {
   const set = <K extends keyof OrganizationFormValues>(key: K, value: OrganizationFormValues[K]) => onChange({ ...values, [key]: value });
+  // Checked as the user types, in the words the API would use; a format error from the last submit goes once the form is right.
+  const shortNameError = shortNameFormProblem(values.shortName) ?? (errors.shortName === SHORT_NAME_MESSAGE && values.shortName.trim() ? undefined : errors.shortName);
   return (
     <div className="grid gap-4 sm:grid-cols-2">
       <TextField label="Name" name="name" required maxLength={200} autoComplete="organization" value={values.name} onChange={(e) => set("name", e.target.value)} error={errors.name} className="sm:col-span-2" />
@@ -41,8 +48,8 @@ export function OrganizationFields({ values, errors, onChange }: { values: Organ
         placeholder="e.g. kepler-obs"
         value={values.shortName}
         onChange={(e) => set("shortName", e.target.value)}
-        error={errors.shortName}
-        hint="2–32 letters, digits, “-” or “_”. Unique on this server."
+        error={shortNameError}
+        hint={`${SHORT_NAME_FORMAT.charAt(0).toUpperCase()}${SHORT_NAME_FORMAT.slice(1)}. Unique on this server.`}
       />
       <SelectField label="Type" name="type" required value={values.type} onChange={(e) => set("type", e.target.value as OrganizationType)} error={errors.type}>
         <option value="" disabled>
