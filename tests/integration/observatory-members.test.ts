@@ -54,7 +54,10 @@ describe("POST /observatories", () => {
     );
     expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).organizations[0].permissions).toEqual(ALL);
     const history = await must(`/observatories/${observatory.id}/history`, { token: owner.token }, 200);
-    expect(history.items).toEqual([{ id: expect.any(String), type: "organization_added", at: expect.any(String), actorId: owner.id, data: expect.objectContaining({ organizationId: organization.id, organizationName: "Las Cumbres", permissionsAfter: ALL }) }]);
+    expect(history.items).toEqual([
+      { id: expect.any(String), type: "organization_added", at: expect.any(String), actorId: owner.id, data: expect.objectContaining({ organizationId: organization.id, organizationName: "Las Cumbres", permissionsAfter: ALL }) },
+      expect.objectContaining({ type: "created", actorId: owner.id }),
+    ]);
   });
 
   it.each([
@@ -246,15 +249,20 @@ describe("GET /observatories/{id}/history", () => {
         data: { organizationId: organization.id, organizationName: "Historic Org", permissionsBefore: granted, permissionsAfter: { ...granted, can_operate: true } },
       },
       { id: expect.any(String), type: "organization_added", at: expect.any(String), actorId: owner.id, data: { organizationId: organization.id, organizationName: "Historic Org", permissionsBefore: null, permissionsAfter: granted } },
+      expect.objectContaining({ type: "member_added", actorId: owner.id }),
+      expect.objectContaining({ type: "created", actorId: owner.id }),
     ]);
     const times = history.items.map((item: { at: string }) => Date.parse(item.at));
     expect(times[0]).toBeGreaterThanOrEqual(times[1]);
     expect(times[1]).toBeGreaterThanOrEqual(times[2]);
+    expect(times[2]).toBeGreaterThanOrEqual(times[3]);
 
     const firstPage = await must(`/observatories/${observatory.id}/history?limit=2`, { token: owner.token }, 200);
     expect(firstPage.items.map((item: { type: string }) => item.type)).toEqual(["organization_removed", "organization_permissions_updated"]);
     const secondPage = await must(`/observatories/${observatory.id}/history?limit=2&cursor=${firstPage.nextCursor}`, { token: owner.token }, 200);
-    expect(secondPage).toEqual({ items: [expect.objectContaining({ type: "organization_added" })], nextCursor: null });
+    expect(secondPage.items.map((item: { type: string }) => item.type)).toEqual(["organization_added", "member_added"]);
+    const lastPage = await must(`/observatories/${observatory.id}/history?limit=2&cursor=${secondPage.nextCursor}`, { token: owner.token }, 200);
+    expect(lastPage).toEqual({ items: [expect.objectContaining({ type: "created" })], nextCursor: null });
   });
 });
 

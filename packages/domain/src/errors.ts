@@ -25,6 +25,7 @@ export const errorCodes = {
   ALREADY_MEMBER: { status: 409, title: "Already a member" },
   NOT_A_MEMBER: { status: 409, title: "Not a member" },
   OWNER_PERMISSIONS_FIXED: { status: 409, title: "The owner's permissions are fixed" },
+  OWNER_ROLE_FIXED: { status: 409, title: "The owner's role is fixed" },
   OWNER_CANNOT_BE_REMOVED: { status: 409, title: "The owner cannot be removed" },
   OWNING_ORGANIZATION_CANNOT_BE_REMOVED: { status: 409, title: "The owning organization cannot be removed" },
   ORGANIZATION_NOT_EMPTY: { status: 409, title: "The organization still owns observatories or projects" },

@@ -32,6 +32,7 @@ export { createOrganization, listOrganizations, getOrganization, updateOrganizat
 export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./organizations/members";
 export * from "./observatories/schemas";
 export { createObservatory, listObservatories, getObservatory, getMyObservatoryPermissions, transferObservatoryOwnership, listObservatoryHistory } from "./observatories/observatories";
+export { updateObservatory } from "./observatories/settings";
 export {
   listObservatoryMembers,
   addObservatoryUser,
@@ -43,6 +44,8 @@ export {
 } from "./observatories/members";
 export * from "./projects/schemas";
 export { createProject, listProjects, getProject, updateProject, listProjectMembers, addProjectMember, removeProjectMember } from "./projects/projects";
+export { updateProjectMemberRole, deleteProject } from "./projects/project-lifecycle";
+export { deleteOrganization } from "./organizations/delete-organization";
 export { listAuditLog, type AuditFilter } from "./audit/list-audit";
 export { findUserByEmail } from "./users/find-user";
 export * from "./announcements/schemas";

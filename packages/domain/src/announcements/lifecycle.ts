@@ -171,3 +171,24 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
      returning ${sql.raw(announcementColumns())}`);
   return toAnnouncementRow(record!);
 }
+
+/**
+ * Cancels every active announcement of an organization or project that is being deleted, in
+ * the deleting transaction: recipients keep a record that says why, and no sender is left
+ * with announcements whose scope is gone.
+ */
+export async function cancelScopeAnnouncements(options: { deps: Deps; db: Executor; caller: Caller; scope: "organization" | "project"; scopeId: string; reason: string }) {
+  const { deps, db, caller, scope, scopeId, reason } = options;
+  const nowIso = deps.now().toISOString();
+  const rows = await db.execute<{ id: string }>(sql`
+    update announcements
+       set status = 'cancelled', updated_at = ${nowIso}::timestamptz,
+           doc = doc || jsonb_build_object('status', 'cancelled', 'cancellationReason', ${reason}::text, 'cancelledAt', ${nowIso}::text, 'cancelledBy', ${caller.id}::text)
+     where scope = ${scope} and scope_id = ${scopeId} and status = 'active'
+     returning id`);
+  for (const row of rows) {
+    await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.cancelled", data: { id: row.id, reason, cancelledAt: nowIso } } });
+  }
+  if (rows.length > 0) await invalidateCaches(deps, db, { kind: "announcements" });
+  return rows.length;
+}

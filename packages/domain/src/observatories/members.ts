@@ -59,6 +59,7 @@ export async function addObservatoryUser(options: { deps: Deps; caller: Caller; 
       if (observatory.doc.owner.kind === "user" && observatory.doc.owner.id === user.id) throw new AppError("ALREADY_MEMBER", "This user owns the observatory");
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
       await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: user.id, permissions });
+      await recordHistory(tx, { observatoryId, type: "member_added", actorId: caller.id, data: { userId: user.id, userName: user.doc.name, email: user.doc.email, permissionsBefore: null, permissionsAfter: permissions } });
       await recordAudit(tx, { actor: caller, action: "observatory.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, after: { permissions } });
       return { userId: user.id, email: user.doc.email, name: user.doc.name, permissions, source: "direct" as const };
     });
@@ -76,6 +77,7 @@ export async function updateObservatoryUser(options: { deps: Deps; caller: Calle
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
     const updated = await observatoryMembersCollection.update(tx, member.id, (doc) => ({ ...doc, permissions: { ...doc.permissions, ...options.permissions } }));
     const user = (await loadUsersById(tx, [userId])).get(userId)!;
+    await recordHistory(tx, { observatoryId, type: "member_permissions_updated", actorId: caller.id, data: { userId, userName: user.doc.name, email: user.doc.email, permissionsBefore: member.doc.permissions, permissionsAfter: updated!.doc.permissions } });
     await recordAudit(tx, { actor: caller, action: "observatory.member_permissions_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions, after: updated!.doc.permissions });
     return { userId, email: user.doc.email, name: user.doc.name, permissions: updated!.doc.permissions, source: "direct" as const };
   });
@@ -94,7 +96,9 @@ export async function removeObservatoryUser(options: { deps: Deps; caller: Calle
     if (!member || !observatory) throw new AppError("NOT_FOUND", "This user is not a member");
     await observatoryMembersCollection.remove(tx, member.id);
     const user = (await loadUsersById(tx, [userId])).get(userId);
-    await recordAudit(tx, { actor: caller, action: userId === caller.id ? "observatory.member_left" : "observatory.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: { permissions: member.doc.permissions } });
+    const left = userId === caller.id;
+    await recordHistory(tx, { observatoryId, type: "member_removed", actorId: caller.id, data: { userId, userName: user?.doc.name ?? null, email: user?.doc.email ?? null, left, permissionsBefore: member.doc.permissions, permissionsAfter: null } });
+    await recordAudit(tx, { actor: caller, action: left ? "observatory.member_left" : "observatory.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: { permissions: member.doc.permissions } });
   });
 }
 

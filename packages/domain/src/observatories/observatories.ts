@@ -1,4 +1,4 @@
-import { observatoriesCollection, observatoryHistoryCollection, observatoryMembersCollection, organizationsCollection, tables, type Executor, type ObservatoryPermissions } from "@meridian/db";
+import { observatoriesCollection, observatoryHistoryCollection, observatoryHistoryDocSchema, observatoryMembersCollection, organizationsCollection, tables, type Executor, type ObservatoryDoc, type ObservatoryPermissions } from "@meridian/db";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { Caller } from "../caller";
@@ -12,8 +12,22 @@ import type { ObservatoryCreate } from "./schemas";
 export const observatoryMemberWhere = (observatoryId: string, kind: "user" | "organization", memberId: string) =>
   and(eq(tables.observatoryMembers.observatoryId, observatoryId), eq(tables.observatoryMembers.memberKind, kind), eq(tables.observatoryMembers.memberId, memberId))!;
 
+/** The settings an owner can change, as history records them before and after. */
+export const settingsOf = (doc: ObservatoryDoc) => ({ name: doc.name, location: doc.location ?? null, dispatchEnabled: doc.dispatchEnabled });
+
+async function ownerName(db: Executor, owner: { kind: "user" | "organization"; id: string }): Promise<string | null> {
+  if (owner.kind === "organization") return (await organizationsCollection.get(db, owner.id))?.doc.name ?? null;
+  const [user] = await db.select({ doc: tables.users.doc }).from(tables.users).where(eq(tables.users.id, owner.id)).limit(1);
+  return user?.doc.name ?? null;
+}
+
+/**
+ * One history entry, stamped with the statement's clock rather than the transaction's start:
+ * entries written by one transaction (created, then organization_added) keep their order.
+ */
 export async function recordHistory(db: Executor, entry: { observatoryId: string; type: string; actorId: string | null; data: Record<string, unknown> }) {
-  await observatoryHistoryCollection.insert(db, entry);
+  const doc = observatoryHistoryDocSchema.parse(entry);
+  await db.insert(tables.observatoryHistory).values({ id: observatoryHistoryCollection.newId(), doc, observatoryId: doc.observatoryId, createdAt: sql`clock_timestamp()`, updatedAt: sql`clock_timestamp()` });
 }
 
 /** Upserts an organization as member with every permission (an owning organization always has them). */
@@ -30,6 +44,8 @@ export async function createObservatory(options: { deps: Deps; caller: Caller; i
     let owner: { kind: "user" | "organization"; id: string } = { kind: "user", id: caller.id };
     let organizationName: string | undefined;
     if (input.organizationId) {
+      // Serialized with the organization's deletion, which counts what it owns under this lock.
+      await organizationsCollection.get(tx, input.organizationId, { forUpdate: true });
       const access = await loadOrganizationAccess({ db: tx, caller, organizationId: input.organizationId });
       requireOrganizationPermission(access, "can_manage_observatories");
       owner = { kind: "organization", id: input.organizationId };
@@ -43,6 +59,7 @@ export async function createObservatory(options: { deps: Deps; caller: Caller; i
       connection: { online: false, pluginVersion: null, lastSeenAt: null },
     });
     const scope = { kind: "observatory" as const, id: observatory.id, name: input.name };
+    await recordHistory(tx, { observatoryId: observatory.id, type: "created", actorId: caller.id, data: { name: input.name, owner, ownerName: organizationName ?? caller.name, settings: settingsOf(observatory.doc) } });
     if (owner.kind === "organization") {
       await grantOrganizationFullMembership(tx, observatory.id, owner.id);
       await recordHistory(tx, { observatoryId: observatory.id, type: "organization_added", actorId: caller.id, data: { organizationId: owner.id, organizationName, permissionsBefore: null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true } });
@@ -123,7 +140,7 @@ export async function transferObservatoryOwnership(options: { deps: Deps; caller
       const user = await tx.select().from(tables.users).where(eq(tables.users.id, to.id)).limit(1);
       targetName = user[0]?.doc.name ?? null;
     } else {
-      const organization = await organizationsCollection.get(tx, to.id);
+      const organization = await organizationsCollection.get(tx, to.id, { forUpdate: true });
       if (!organization) throw new AppError("NOT_FOUND", "No such organization");
       targetName = organization.doc.name;
       const before = await grantOrganizationFullMembership(tx, observatoryId, to.id);
@@ -139,7 +156,8 @@ export async function transferObservatoryOwnership(options: { deps: Deps; caller
       if (!existing) await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: previous.id, permissions: ALL_OBSERVATORY_PERMISSIONS });
     }
     const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, owner: to }));
-    await recordHistory(tx, { observatoryId, type: "ownership_transferred", actorId: caller.id, data: { from: previous, to, toName: targetName } });
+    const fromName = await ownerName(tx, previous);
+    await recordHistory(tx, { observatoryId, type: "ownership_transferred", actorId: caller.id, data: { from: previous, fromName, to, toName: targetName } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: observatory.doc.name };
     await recordAudit(tx, { actor: caller, action: "observatory.ownership_transferred", target: { kind: to.kind, id: to.id, name: targetName }, scope, before: { owner: previous }, after: { owner: to } });
     return presentObservatory(updated!);

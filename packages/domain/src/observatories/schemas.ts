@@ -24,6 +24,15 @@ export const observatoryCreateSchema = z
   .meta({ id: "ObservatoryCreate" });
 export type ObservatoryCreate = z.infer<typeof observatoryCreateSchema>;
 
+export const observatoryUpdateSchema = z
+  .strictObject({
+    name: withoutControlCharacters(z.string().trim().min(1).max(200)).optional(),
+    location: locationSchema.nullable().optional(),
+    dispatchEnabled: z.boolean().optional(),
+  })
+  .meta({ id: "ObservatoryUpdate" });
+export type ObservatoryUpdate = z.infer<typeof observatoryUpdateSchema>;
+
 export const observatorySchema = z
   .object({
     id: z.string(),

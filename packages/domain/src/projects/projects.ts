@@ -1,4 +1,4 @@
-import { projectMembersCollection, projectsCollection, tables, type ProjectDoc, type StoredDocument } from "@meridian/db";
+import { organizationsCollection, projectMembersCollection, projectsCollection, tables, type ProjectDoc, type StoredDocument } from "@meridian/db";
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { recordAudit } from "../audit/record-audit";
@@ -23,7 +23,7 @@ const present = (project: StoredDocument<ProjectDoc>, myRole?: ProjectRole) => (
   ...(myRole ? { myRole } : {}),
 });
 
-const memberWhere = (projectId: string, userId: string) => and(eq(tables.projectMembers.projectId, projectId), eq(tables.projectMembers.userId, userId))!;
+export const projectMemberWhere = (projectId: string, userId: string) => and(eq(tables.projectMembers.projectId, projectId), eq(tables.projectMembers.userId, userId))!;
 
 /**
  * Members read; the owner, project admins, the organization's owner and members with
@@ -59,6 +59,8 @@ export async function createProject(options: { deps: Deps; caller: Caller; input
   const { deps, caller, input } = options;
   return deps.db.transaction(async (tx) => {
     if (input.organizationId) {
+      // Serialized with the organization's deletion, which counts what it owns under this lock.
+      await organizationsCollection.get(tx, input.organizationId, { forUpdate: true });
       const access = await loadOrganizationAccess({ db: tx, caller, organizationId: input.organizationId });
       requireOrganizationPermission(access, "can_manage_projects");
     }
@@ -142,7 +144,7 @@ export async function removeProjectMember(options: { deps: Deps; caller: Caller;
     const access = await loadProjectAccess(tx, caller, projectId);
     if (userId !== caller.id && !access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may remove members");
     if (userId === access.project.doc.ownerId) throw new AppError("OWNER_CANNOT_BE_REMOVED", "The project owner cannot be removed");
-    const member = await projectMembersCollection.findOne(tx, memberWhere(projectId, userId));
+    const member = await projectMembersCollection.findOne(tx, projectMemberWhere(projectId, userId));
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
     await projectMembersCollection.remove(tx, member.id);
     const user = (await loadUsersById(tx, [userId])).get(userId);

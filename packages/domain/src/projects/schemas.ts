@@ -33,3 +33,5 @@ export const projectMemberSchema = z
   .meta({ id: "ProjectMember" });
 
 export const addProjectMemberSchema = z.strictObject({ email: emailSchema, role: z.enum(["admin", "member"]) }).meta({ id: "AddProjectMember" });
+
+export const updateProjectMemberSchema = z.strictObject({ role: z.enum(["admin", "member"]) }).meta({ id: "UpdateProjectMember" });

@@ -17,9 +17,11 @@ import {
   observatoryPermissionsOutputSchema,
   observatorySchema,
   observatoryTransferSchema,
+  observatoryUpdateSchema,
   removeObservatoryOrganization,
   removeObservatoryUser,
   transferObservatoryOwnership,
+  updateObservatory,
   updateObservatoryOrganization,
   updateObservatoryPermissionsSchema,
   updateObservatoryUser,
@@ -77,6 +79,21 @@ export const observatoryRoutes = createRouter()
     async (c) => {
       const { caller, deps } = callerOf(c);
       return c.json(await getObservatory({ deps, caller, observatoryId: c.req.valid("param").id }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/observatories/{id}",
+      tags,
+      summary: "Change name, location or dispatch (can_admin)",
+      description: "Partial: absent fields keep their value; `location: null` clears it. Each change is recorded in the history as `settings_changed` with the before and after values.",
+      request: { params, body: jsonBody(observatoryUpdateSchema) },
+      ...authedRoute({ 200: jsonResponse(observatorySchema, "Updated") }),
+    }),
+    async (c) => {
+      const { caller, deps } = callerOf(c);
+      return c.json(await updateObservatory({ deps, caller, observatoryId: c.req.valid("param").id, input: c.req.valid("json") }), 200);
     },
   )
   .openapi(

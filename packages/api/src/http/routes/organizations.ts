@@ -3,6 +3,7 @@ import {
   addOrganizationMember,
   addOrganizationMemberSchema,
   createOrganization,
+  deleteOrganization,
   getOrganization,
   listOrganizationAudit,
   listOrganizationMembers,
@@ -178,5 +179,23 @@ export const organizationRoutes = createRouter()
       const { caller, deps } = callerOf(c);
       const query = c.req.valid("query");
       return c.json(await listOrganizationAudit({ deps, caller, organizationId: c.req.valid("param").id, limit: query.limit ?? 50, cursor: query.cursor }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/organizations/{id}",
+      tags,
+      summary: "Delete an organization (owner only)",
+      description:
+        "The owner (or a server admin); members get 403. Refused with 409 ORGANIZATION_NOT_EMPTY, whose detail names them, while it owns observatories or projects. " +
+        "Its memberships in other observatories end (recorded in their history), its members are told over the WebSocket, and its active announcements are cancelled.",
+      request: { params: orgParams },
+      ...authedRoute({ 204: { description: "Deleted" }, 409: conflict("ORGANIZATION_NOT_EMPTY") }),
+    }),
+    async (c) => {
+      const { caller, deps } = callerOf(c);
+      await deleteOrganization({ deps, caller, organizationId: c.req.valid("param").id });
+      return c.body(null, 204);
     },
   );

@@ -3,6 +3,7 @@ import {
   addProjectMember,
   addProjectMemberSchema,
   createProject,
+  deleteProject,
   getProject,
   listProjectMembers,
   listProjects,
@@ -12,6 +13,8 @@ import {
   projectUpdateSchema,
   removeProjectMember,
   updateProject,
+  updateProjectMemberRole,
+  updateProjectMemberSchema,
 } from "@meridian/domain";
 import { callerOf } from "../caller";
 import { createRouter } from "../env";
@@ -97,6 +100,39 @@ export const projectRoutes = createRouter()
       const { caller, deps } = callerOf(c);
       const { id, userId } = c.req.valid("param");
       await removeProjectMember({ deps, caller, projectId: id, userId });
+      return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/projects/{id}/members/{userId}",
+      tags,
+      summary: "Change a member's role",
+      description: "The owner, project admins, organization managers and server admins. The owner's role is fixed (409 OWNER_ROLE_FIXED); transfer the project instead.",
+      request: { params: memberParams, body: jsonBody(updateProjectMemberSchema) },
+      ...authedRoute({ 200: jsonResponse(projectMemberSchema, "Updated"), 409: conflict("OWNER_ROLE_FIXED") }),
+    }),
+    async (c) => {
+      const { caller, deps } = callerOf(c);
+      const { id, userId } = c.req.valid("param");
+      return c.json(await updateProjectMemberRole({ deps, caller, projectId: id, userId, role: c.req.valid("json").role }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/projects/{id}",
+      tags,
+      summary: "Delete an archived project",
+      description:
+        "The owner (or a server admin) only; other members get 403. The project must be archived first (409 PROJECT_NOT_ARCHIVED). Its memberships go with it and its active announcements are cancelled.",
+      request: { params },
+      ...authedRoute({ 204: { description: "Deleted" }, 409: conflict("PROJECT_NOT_ARCHIVED") }),
+    }),
+    async (c) => {
+      const { caller, deps } = callerOf(c);
+      await deleteProject({ deps, caller, projectId: c.req.valid("param").id });
       return c.body(null, 204);
     },
   );

@@ -11,10 +11,12 @@ import {
   observatoryCreateSchema,
   observatoryPermissionsInputSchema,
   observatoryTransferSchema,
+  observatoryUpdateSchema,
   opaqueIdSchema,
   removeObservatoryOrganization,
   removeObservatoryUser,
   transferObservatoryOwnership,
+  updateObservatory,
   updateObservatoryOrganization,
   updateObservatoryUser,
 } from "@meridian/domain";
@@ -30,6 +32,9 @@ export const observatoriesRouter = router({
   list: procedure.input(z.strictObject(page).optional()).query(({ ctx, input }) => listObservatories({ deps: ctx.deps, caller: ctx.caller, limit: input?.limit ?? 50, cursor: input?.cursor ?? undefined })),
   create: procedure.input(observatoryCreateSchema).mutation(({ ctx, input }) => createObservatory({ deps: ctx.deps, caller: ctx.caller, input })),
   get: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => getObservatory({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id })),
+  update: procedure
+    .input(z.strictObject({ id, update: observatoryUpdateSchema }))
+    .mutation(({ ctx, input }) => updateObservatory({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, input: input.update })),
   myPermissions: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => getMyObservatoryPermissions({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id })),
   members: procedure.input(z.strictObject({ id })).query(({ ctx, input }) => listObservatoryMembers({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id })),
   history: procedure.input(z.strictObject({ id, ...page })).query(({ ctx, input }) => listObservatoryHistory({ deps: ctx.deps, caller: ctx.caller, observatoryId: input.id, limit: input.limit, cursor: input.cursor ?? undefined })),

@@ -2,6 +2,7 @@ import {
   addOrganizationMember,
   addOrganizationMemberSchema,
   createOrganization,
+  deleteOrganization,
   getOrganization,
   listOrganizationAudit,
   listOrganizationMembers,
@@ -43,6 +44,10 @@ export const organizationsRouter = router({
   transferOwnership: procedure
     .input(z.strictObject({ id, userId: id }))
     .mutation(({ ctx, input }) => transferOrganizationOwnership({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, userId: input.userId })),
+  delete: procedure.input(z.strictObject({ id })).mutation(async ({ ctx, input }) => {
+    await deleteOrganization({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id });
+    return { ok: true as const };
+  }),
   audit: procedure
     .input(z.strictObject({ id, ...pageInput }))
     .query(({ ctx, input }) => listOrganizationAudit({ deps: ctx.deps, caller: ctx.caller, organizationId: input.id, limit: input.limit, cursor: input.cursor ?? undefined })),

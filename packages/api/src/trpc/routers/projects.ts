@@ -1,4 +1,4 @@
-import { addProjectMember, addProjectMemberSchema, createProject, getProject, listProjectMembers, listProjects, opaqueIdSchema, projectCreateSchema, projectUpdateSchema, removeProjectMember, updateProject } from "@meridian/domain";
+import { addProjectMember, addProjectMemberSchema, createProject, deleteProject, getProject, listProjectMembers, listProjects, opaqueIdSchema, projectCreateSchema, projectUpdateSchema, removeProjectMember, updateProject, updateProjectMemberRole, updateProjectMemberSchema } from "@meridian/domain";
 import { z } from "zod";
 import { callerProcedure, router } from "../init";
 
@@ -14,6 +14,13 @@ export const projectsRouter = router({
   addMember: procedure.input(addProjectMemberSchema.extend({ id })).mutation(({ ctx, input }) => addProjectMember({ deps: ctx.deps, caller: ctx.caller, projectId: input.id, email: input.email, role: input.role })),
   removeMember: procedure.input(z.strictObject({ id, userId: id })).mutation(async ({ ctx, input }) => {
     await removeProjectMember({ deps: ctx.deps, caller: ctx.caller, projectId: input.id, userId: input.userId });
+    return { ok: true as const };
+  }),
+  updateMember: procedure
+    .input(updateProjectMemberSchema.extend({ id, userId: id }))
+    .mutation(({ ctx, input }) => updateProjectMemberRole({ deps: ctx.deps, caller: ctx.caller, projectId: input.id, userId: input.userId, role: input.role })),
+  delete: procedure.input(z.strictObject({ id })).mutation(async ({ ctx, input }) => {
+    await deleteProject({ deps: ctx.deps, caller: ctx.caller, projectId: input.id });
     return { ok: true as const };
   }),
 });

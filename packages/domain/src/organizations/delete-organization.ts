@@ -1,0 +1,74 @@
+import { organizationsCollection, tables } from "@meridian/db";
+import { and, asc, eq } from "drizzle-orm";
+import { cancelScopeAnnouncements } from "../announcements/lifecycle";
+import { recordAudit } from "../audit/record-audit";
+import type { Caller } from "../caller";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { publishEvent } from "../events/publish";
+import { recordHistory } from "../observatories/observatories";
+import { loadOrganizationAccess } from "./organization-access";
+
+const NAMES_SHOWN = 5;
+
+function describeHoldings(kind: "observatory" | "project", names: string[]): string {
+  const noun = names.length === 1 ? kind : kind === "observatory" ? "observatories" : "projects";
+  const shown = names.slice(0, NAMES_SHOWN).join(", ");
+  const more = names.length > NAMES_SHOWN ? ` and ${names.length - NAMES_SHOWN} more` : "";
+  return `${names.length} ${noun} (${shown}${more})`;
+}
+
+/**
+ * The owner (or a server admin) deletes an organization that owns no observatory and no
+ * project; its memberships in other observatories end (recorded in their history), its members
+ * are told, and its active announcements are cancelled.
+ */
+export async function deleteOrganization(options: { deps: Deps; caller: Caller; organizationId: string }) {
+  const { deps, caller, organizationId } = options;
+  await deps.db.transaction(async (tx) => {
+    // Lock first, so an observatory or project cannot be created under it while we count.
+    await organizationsCollection.get(tx, organizationId, { forUpdate: true });
+    const access = await loadOrganizationAccess({ db: tx, caller, organizationId });
+    if (!access.isOwner && !caller.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may delete the organization");
+    const { observatories, projects, observatoryMembers, organizationMembers } = tables;
+    const ownedObservatories = await tx
+      .select({ doc: observatories.doc })
+      .from(observatories)
+      .where(and(eq(observatories.ownerKind, "organization"), eq(observatories.ownerId, organizationId)))
+      .orderBy(asc(observatories.createdAt));
+    const ownedProjects = await tx.select({ doc: projects.doc }).from(projects).where(eq(projects.organizationId, organizationId)).orderBy(asc(projects.createdAt));
+    if (ownedObservatories.length > 0 || ownedProjects.length > 0) {
+      const holdings = [
+        ...(ownedObservatories.length ? [describeHoldings("observatory", ownedObservatories.map((row) => row.doc.name))] : []),
+        ...(ownedProjects.length ? [describeHoldings("project", ownedProjects.map((row) => row.doc.name))] : []),
+      ];
+      throw new AppError("ORGANIZATION_NOT_EMPTY", `The organization still owns ${holdings.join(" and ")}. Transfer or delete them first.`);
+    }
+    const { doc } = access.organization;
+    const memberships = await tx
+      .delete(observatoryMembers)
+      .where(and(eq(observatoryMembers.memberKind, "organization"), eq(observatoryMembers.memberId, organizationId)))
+      .returning({ observatoryId: observatoryMembers.observatoryId, doc: observatoryMembers.doc });
+    for (const membership of memberships) {
+      await recordHistory(tx, {
+        observatoryId: membership.observatoryId,
+        type: "organization_removed",
+        actorId: caller.id,
+        data: { organizationId, organizationName: doc.name, permissionsBefore: membership.doc.permissions, permissionsAfter: null, reason: "organization_deleted" },
+      });
+    }
+    const members = await tx.delete(organizationMembers).where(eq(organizationMembers.organizationId, organizationId)).returning({ userId: organizationMembers.userId });
+    const others = members.map((member) => member.userId).filter((userId) => userId !== caller.id);
+    if (others.length > 0) await publishEvent(tx, { userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
+    await cancelScopeAnnouncements({ deps, db: tx, caller, scope: "organization", scopeId: organizationId, reason: `The organization ${doc.name} was deleted.` });
+    await organizationsCollection.remove(tx, organizationId);
+    const scope = { kind: "organization" as const, id: organizationId, name: doc.name };
+    await recordAudit(tx, {
+      actor: caller,
+      action: "organization.deleted",
+      target: scope,
+      scope,
+      before: { name: doc.name, shortName: doc.shortName, ownerId: doc.ownerId, members: members.length, observatoryMemberships: memberships.length },
+    });
+  });
+}
