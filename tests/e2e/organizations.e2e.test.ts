@@ -213,7 +213,11 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     const dialog = pageA.getByRole("dialog", { name: "Transfer ownership" });
     await dialog.waitFor(WAIT);
     await dialog.getByLabel("New owner").selectOption({ label: `${userB.user.name} (${userB.user.email})` });
-    await dialog.getByRole("button", { name: "Transfer ownership" }).click();
+    // Nothing is handed over until the new owner's email or name is typed.
+    const confirmButton = dialog.getByRole("button", { name: "Transfer ownership" });
+    await expect.poll(() => confirmButton.isDisabled()).toBe(true);
+    await dialog.getByLabel("Type the new owner's email or name to confirm").fill(userB.user.email.toUpperCase());
+    await confirmButton.click();
     await dialog.waitFor({ state: "detached", ...WAIT });
     await pageA.getByText(`${userB.user.name} is now the owner of ${ORG.name}.`).first().waitFor(WAIT);
 
@@ -277,7 +281,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await form.getByLabel("Role").selectOption("admin");
     await form.getByRole("button", { name: "Add member" }).click();
     const rowA = memberRow(pageB, "Project members", userA.user.email);
-    await rowA.getByText("Admin", { exact: true }).waitFor(WAIT);
+    await expect.poll(() => rowA.getByLabel(`Role of ${userA.user.name}`).inputValue()).toBe("admin");
     // The owner cannot be removed: there is no button for it.
     expect(await memberRow(pageB, "Project members", userB.user.email).getByRole("button").count()).toBe(0);
 
@@ -315,6 +319,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     const dialog = pageA.getByRole("dialog", { name: "Transfer ownership" });
     await dialog.getByLabel("An organization").check();
     await dialog.getByLabel("New owning organization").selectOption({ label: ORG.name });
+    await dialog.getByLabel("Type the organization's name to confirm").fill(ORG.name);
     await dialog.getByRole("button", { name: "Transfer ownership" }).click();
     await dialog.waitFor({ state: "detached", ...WAIT });
     await pageA.getByText(`${ORG.name} now owns ${OBSERVATORY}.`).waitFor(WAIT);

@@ -6,21 +6,16 @@ import { TextField } from "../components/TextField";
 import { formProblem, generalMessage } from "../lib/form-errors";
 import { canCreateFor, useMyOrganizationAccess } from "../organizations/useMyOrganizations";
 import { trpc } from "../trpc";
+import { emptyLocation, LocationFieldset, locationErrorPaths, parseLocation, type LocationDraft } from "./LocationFields";
 import type { Observatory } from "./permissions";
 import { refreshObservatories } from "./refresh";
 
 const PERSONAL = "";
-const locationFields = [
-  { key: "latitude", label: "Latitude", hint: "−90 to 90°", min: -90, max: 90 },
-  { key: "longitude", label: "Longitude", hint: "−180 to 180°", min: -180, max: 180 },
-  { key: "elevation", label: "Elevation (m)", hint: "Metres above sea level", min: -500, max: 10_000 },
-] as const;
-type LocationKey = (typeof locationFields)[number]["key"];
 
 export function CreateObservatoryDialog({ onClose, onCreated }: { onClose(): void; onCreated(observatory: Observatory): void }) {
   const [name, setName] = useState("");
   const [ownerId, setOwnerId] = useState(PERSONAL);
-  const [location, setLocation] = useState<Record<LocationKey, string>>({ latitude: "", longitude: "", elevation: "" });
+  const [location, setLocation] = useState<LocationDraft>(emptyLocation);
   const [local, setLocal] = useState<Record<string, string>>({});
   const access = useMyOrganizationAccess();
   const owners = access.organizations.filter((organization) => canCreateFor(organization, "can_manage_observatories"));
@@ -38,23 +33,14 @@ export function CreateObservatoryDialog({ onClose, onCreated }: { onClose(): voi
   const submit = () => {
     const found: Record<string, string> = {};
     if (!name.trim()) found.name = "Give the observatory a name.";
-    const filled = locationFields.filter((field) => location[field.key].trim() !== "");
-    const numbers: Partial<Record<LocationKey, number>> = {};
-    if (filled.length > 0) {
-      for (const field of locationFields) {
-        const raw = location[field.key].trim();
-        const value = Number(raw);
-        if (!raw) found[`location.${field.key}`] = "Enter all three values, or none.";
-        else if (!Number.isFinite(value)) found[`location.${field.key}`] = "Enter a number.";
-        else numbers[field.key] = value;
-      }
-    }
+    const parsed = parseLocation(location);
+    Object.assign(found, parsed.errors);
     setLocal(found);
     if (Object.keys(found).length > 0) return create.reset();
     create.mutate({
       name,
       ...(ownerId ? { organizationId: ownerId } : {}),
-      ...(filled.length > 0 ? { location: { latitude: numbers.latitude!, longitude: numbers.longitude!, elevation: numbers.elevation! } } : {}),
+      ...(parsed.location ? { location: parsed.location } : {}),
     });
   };
 
@@ -64,7 +50,7 @@ export function CreateObservatoryDialog({ onClose, onCreated }: { onClose(): voi
       description="Connect its telescope software afterwards. You can invite people and organizations once it exists."
       submitLabel="Create observatory"
       busy={create.isPending}
-      error={generalMessage(problem, ["name", "organizationId", ...locationFields.map((field) => `location.${field.key}`)])}
+      error={generalMessage(problem, ["name", "organizationId", ...locationErrorPaths])}
       onSubmit={submit}
       onClose={onClose}
     >
@@ -83,28 +69,7 @@ export function CreateObservatoryDialog({ onClose, onCreated }: { onClose(): voi
           </option>
         ))}
       </SelectField>
-      <fieldset>
-        <legend className="text-sm font-medium text-slate-700">
-          Location <span className="font-normal text-slate-500">(optional)</span>
-        </legend>
-        <div className="mt-2 grid gap-3 sm:grid-cols-3">
-          {locationFields.map((field) => (
-            <TextField
-              key={field.key}
-              label={field.label}
-              type="number"
-              inputMode="decimal"
-              step="any"
-              min={field.min}
-              max={field.max}
-              value={location[field.key]}
-              onChange={(e) => setLocation((current) => ({ ...current, [field.key]: e.target.value }))}
-              error={errors[`location.${field.key}`]}
-              hint={field.hint}
-            />
-          ))}
-        </div>
-      </fieldset>
+      <LocationFieldset draft={location} onChange={setLocation} errors={errors} />
     </FormDialog>
   );
 }

@@ -1,4 +1,4 @@
-import { ArrowRightLeft, Building2, History, Minus, Pencil, Plus } from "lucide-react";
+import { ArrowRightLeft, Building2, History, Minus, Pencil, Plus, Settings, Sparkles, UserMinus, UserPlus } from "lucide-react";
 import { EmptyState } from "../components/EmptyState";
 import { LoadMoreButton } from "../components/LoadMoreButton";
 import { QueryState } from "../components/QueryState";
@@ -16,6 +16,26 @@ const listOf = (permissions: unknown) => {
 };
 
 const text = (value: unknown) => (typeof value === "string" ? value : null);
+const member = (data: Record<string, unknown>) => text(data.userName) ?? text(data.email) ?? "A member";
+
+const settingLabels: Record<string, string> = { name: "Name", location: "Location", dispatchEnabled: "Dispatch" };
+
+function settingValue(key: string, value: unknown): string {
+  if (value === null || value === undefined) return "none";
+  if (key === "dispatchEnabled") return value ? "on" : "off";
+  if (key === "location" && typeof value === "object") {
+    const { latitude, longitude, elevation } = value as { latitude: number; longitude: number; elevation: number };
+    return `${latitude}°, ${longitude}°, ${elevation} m`;
+  }
+  return String(value);
+}
+
+function describeSettingChanges(changes: unknown): string {
+  if (!changes || typeof changes !== "object") return "";
+  return Object.entries(changes as Record<string, { before: unknown; after: unknown }>)
+    .map(([key, change]) => `${settingLabels[key] ?? key}: ${settingValue(key, change.before)} → ${settingValue(key, change.after)}`)
+    .join("; ");
+}
 
 function describe(entry: HistoryEntry, names: (id: string) => string | undefined) {
   const data = entry.data;
@@ -30,8 +50,23 @@ function describe(entry: HistoryEntry, names: (id: string) => string | undefined
     case "ownership_transferred": {
       const to = data.to as { kind?: string; id?: string } | undefined;
       const toName = text(data.toName) ?? (to?.id ? names(to.id) : undefined) ?? "someone";
-      return { Icon: ArrowRightLeft, title: `Ownership transferred to ${toName}`, detail: to?.kind === "organization" ? "The organization now owns the observatory." : "The previous owner keeps full access." };
+      const fromName = text(data.fromName);
+      return {
+        Icon: ArrowRightLeft,
+        title: `Ownership transferred ${fromName ? `from ${fromName} ` : ""}to ${toName}`,
+        detail: to?.kind === "organization" ? "The organization now owns the observatory." : "The previous owner keeps full access.",
+      };
     }
+    case "created":
+      return { Icon: Sparkles, title: `Observatory created as ${text(data.name) ?? "this observatory"}`, detail: `Owner: ${text(data.ownerName) ?? "unknown"}` };
+    case "member_added":
+      return { Icon: UserPlus, title: `${member(data)} added`, detail: `Permissions: ${listOf(data.permissionsAfter)}` };
+    case "member_removed":
+      return { Icon: UserMinus, title: data.left ? `${member(data)} left` : `${member(data)} removed`, detail: `Had: ${listOf(data.permissionsBefore)}` };
+    case "member_permissions_updated":
+      return { Icon: Pencil, title: `${member(data)}'s permissions changed`, detail: `${listOf(data.permissionsBefore)} → ${listOf(data.permissionsAfter)}` };
+    case "settings_changed":
+      return { Icon: Settings, title: "Settings changed", detail: describeSettingChanges(data.changes) };
     default:
       return { Icon: Building2, title: entry.type.replaceAll("_", " ").replace(/^./, (c) => c.toUpperCase()), detail: "" };
   }
@@ -43,7 +78,7 @@ export function ObservatoryHistory({ observatoryId, names }: { observatoryId: st
     trpcClient.observatories.history.query(cursor ? { ...input, cursor } : input),
   );
   if (history.isPending || history.isError) return <QueryState query={history} loading="Loading history" error="Could not load the history" />;
-  if (items.length === 0) return <EmptyState icon={History} title="No history yet">Changes to the organizations with access and to ownership appear here.</EmptyState>;
+  if (items.length === 0) return <EmptyState icon={History} title="No history yet">Changes to members, organizations with access, settings and ownership appear here.</EmptyState>;
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title" className="mb-3 text-base font-semibold text-slate-900">

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { FormDialog } from "../components/FormDialog";
 import { NewOwnerSelect } from "../components/members/NewOwnerSelect";
+import { isConfirmed, TypeToConfirm } from "../components/members/TypeToConfirm";
 import { SelectField } from "../components/SelectField";
 import { TextField } from "../components/TextField";
 import { formProblem } from "../lib/form-errors";
@@ -20,6 +21,7 @@ export function TransferObservatoryDialog({ observatory, onClose, onTransferred 
   const [organizationChoice, setOrganizationChoice] = useState("");
   const [otherId, setOtherId] = useState("");
   const [blank, setBlank] = useState<string | null>(null);
+  const [typed, setTyped] = useState("");
 
   const owner = observatory.owner;
   const users = (members.data?.users ?? []).filter((user) => user.source === "direct" && !(owner.kind === "user" && owner.id === user.userId));
@@ -41,6 +43,11 @@ export function TransferObservatoryDialog({ observatory, onClose, onTransferred 
   const problem = formProblem(transfer.error, { codeFields: { NOT_A_MEMBER: field, NOT_FOUND: field } });
   const fieldError = blank ?? (problem?.code === "NOT_FOUND" && kind === "organization" ? "No organization has this ID." : problem?.fieldErrors[field]);
   const other = organizationChoice === OTHER;
+  const chosenUser = users.find((user) => user.userId === userId);
+  // What the owner must type: the chosen user's email or name, or the organization's name; an
+  // organization entered by ID is confirmed by typing that ID.
+  const accepted = kind === "user" ? (chosenUser ? [chosenUser.email, chosenUser.name] : []) : other ? [] : organizations.has(organizationChoice) ? [organizations.get(organizationChoice)] : [];
+  const confirmed = kind === "organization" && other ? otherId.trim() !== "" : isConfirmed(typed, accepted);
 
   const submit = () => {
     const id = kind === "user" ? userId : other ? otherId.trim() : organizationChoice;
@@ -60,6 +67,7 @@ export function TransferObservatoryDialog({ observatory, onClose, onTransferred 
       }
       submitLabel="Transfer ownership"
       submitVariant="danger"
+      submitDisabled={!confirmed}
       busy={transfer.isPending}
       error={problem && !fieldError ? problem.message : null}
       onSubmit={submit}
@@ -117,6 +125,7 @@ export function TransferObservatoryDialog({ observatory, onClose, onTransferred 
           {other ? <TextField label="Organization ID" autoComplete="off" spellCheck={false} value={otherId} onChange={(e) => setOtherId(e.target.value)} error={fieldError ?? undefined} /> : null}
         </>
       )}
+      <TypeToConfirm what={kind === "user" ? "the new owner's email or name" : "the organization's name"} accepted={accepted} value={typed} onChange={setTyped} />
     </FormDialog>
   );
 }

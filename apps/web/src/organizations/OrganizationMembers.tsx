@@ -13,6 +13,7 @@ import { MemberCell } from "../components/members/MemberCell";
 import { OwnerBadge } from "../components/members/OwnerBadge";
 import { RemoveMemberButton } from "../components/members/RemoveMemberButton";
 import { NewOwnerSelect } from "../components/members/NewOwnerSelect";
+import { isConfirmed, TypeToConfirm } from "../components/members/TypeToConfirm";
 import { RemoveMemberDialog } from "../components/members/RemoveMemberDialog";
 import { useRemoveMember } from "../components/members/useRemoveMember";
 import { QueryState } from "../components/QueryState";
@@ -210,7 +211,10 @@ function AddOrganizationMember({ organizationId }: { organizationId: string }) {
 
 function TransferOrganizationDialog({ organization, candidates, onClose, onTransferred }: { organization: Organization; candidates: OrganizationMember[]; onClose(): void; onTransferred(member: OrganizationMember): void }) {
   const [userId, setUserId] = useState("");
+  const [typed, setTyped] = useState("");
   const [blank, setBlank] = useState<string | null>(null);
+  const chosen = candidates.find((candidate) => candidate.userId === userId);
+  const confirmed = chosen ? isConfirmed(typed, [chosen.email, chosen.name]) : false;
   const transfer = useMutation(
     trpc.organizations.transferOwnership.mutationOptions({
       onSuccess: async (_organization, input) => {
@@ -238,6 +242,7 @@ function TransferOrganizationDialog({ organization, candidates, onClose, onTrans
       }
       submitLabel="Transfer ownership"
       submitVariant="danger"
+      submitDisabled={candidates.length > 0 && !confirmed}
       busy={transfer.isPending}
       error={problem && !problem.fieldErrors.userId ? problem.message : null}
       onSubmit={submit}
@@ -246,7 +251,10 @@ function TransferOrganizationDialog({ organization, candidates, onClose, onTrans
       {candidates.length === 0 ? (
         <Alert tone="info">Add another member first: ownership can only go to a current member.</Alert>
       ) : (
-        <NewOwnerSelect members={candidates} value={userId} onChange={setUserId} error={blank ?? problem?.fieldErrors.userId} />
+        <>
+          <NewOwnerSelect members={candidates} value={userId} onChange={setUserId} error={blank ?? problem?.fieldErrors.userId} />
+          <TypeToConfirm what="the new owner's email or name" accepted={chosen ? [chosen.email, chosen.name] : []} value={typed} onChange={setTyped} />
+        </>
       )}
     </FormDialog>
   );

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { ArrowRightLeft, History, KeyRound, LayoutDashboard, Megaphone, Users } from "lucide-react";
+import { ArrowRightLeft, History, KeyRound, LayoutDashboard, Megaphone, Settings, Users } from "lucide-react";
 import { useParams } from "react-router-dom";
 import { sentNotice } from "../announcements/labels";
 import { NewAnnouncementButton } from "../announcements/NewAnnouncementButton";
@@ -11,6 +11,7 @@ import { Button } from "../components/Button";
 import { DetailPage } from "../components/DetailPage";
 import { PageHeader } from "../components/PageHeader";
 import { TabList, TabPanel, useTabParam, type TabItem } from "../components/Tabs";
+import { EditObservatoryDialog } from "../observatories/EditObservatoryDialog";
 import { MyPermissions } from "../observatories/MyPermissions";
 import { ObservatoryHistory } from "../observatories/ObservatoryHistory";
 import { ObservatoryMembers } from "../observatories/ObservatoryMembers";
@@ -46,6 +47,7 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
   const me = useMe();
   const [tab, setTab] = useTabParam(tabs);
   const [transferring, setTransferring] = useState(false);
+  const [editing, setEditing] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [sent, setSent] = useState<string | null>(null);
   const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatory.id }, { staleTime: 0 }));
@@ -80,6 +82,11 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
           canAnnounce || canTransfer ? (
             <>
               {canAnnounce ? (
+                <Button variant="secondary" icon={<Settings aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setEditing(true); }}>
+                  Settings
+                </Button>
+              ) : null}
+              {canAnnounce ? (
                 <NewAnnouncementButton
                   scope="observatory"
                   scopeId={observatory.id}
@@ -112,6 +119,16 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
         {tab === "permissions" ? <MyPermissions observatoryId={observatory.id} organizationName={organizationName} /> : null}
         {tab === "history" ? <ObservatoryHistory observatoryId={observatory.id} names={userName} /> : null}
       </TabPanel>
+      {editing ? (
+        <EditObservatoryDialog
+          observatory={observatory}
+          onClose={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            setNotice("Settings saved.");
+          }}
+        />
+      ) : null}
       {transferring ? (
         <TransferObservatoryDialog
           observatory={observatory}

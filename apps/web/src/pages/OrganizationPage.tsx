@@ -14,6 +14,7 @@ import { AuditLog } from "../organizations/AuditLog";
 import { ExternalStorage } from "../organizations/ExternalStorage";
 import { organizationTypeLabels } from "../organizations/labels";
 import { OrganizationMembers } from "../organizations/OrganizationMembers";
+import { DeleteOrganizationCard } from "../organizations/DeleteOrganizationCard";
 import { OrganizationSettings } from "../organizations/OrganizationSettings";
 import type { Organization } from "../organizations/types";
 import { trpc } from "../trpc";
@@ -106,7 +107,12 @@ function OrganizationView({ organization }: { organization: Organization }) {
         {tab === "announcements" ? <ScopeAnnouncements scope="organization" scopeId={organization.id} canSend={canAnnounce} notice={sent} /> : null}
         {tab === "storage" ? <ExternalStorage organization={organization} /> : null}
         {tab === "audit" ? <AuditLog organizationId={organization.id} nameOf={nameOf} /> : null}
-        {tab === "settings" ? <OrganizationSettings organization={organization} /> : null}
+        {tab === "settings" ? (
+          <div className="flex flex-col gap-6">
+            <OrganizationSettings organization={organization} />
+            {isOwner || admin ? <DeleteOrganizationCard organization={organization} /> : null}
+          </div>
+        ) : null}
       </TabPanel>
     </>
   );

@@ -7,6 +7,7 @@ import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
 import { OwnerBadge } from "../components/members/OwnerBadge";
+import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { DataTable, td, Th } from "../components/Table";
@@ -36,6 +37,7 @@ export function OrganizationsPage() {
           </Button>
         }
       />
+      <NavigationNotice />
       {admin ? (
         <div className="mb-4 rounded-lg bg-white px-4 shadow-sm ring-1 ring-slate-200 sm:px-6">
           <Toggle label="All organizations" description="As a server administrator you may see every organization on this server." checked={showAll} onChange={setShowAll} />

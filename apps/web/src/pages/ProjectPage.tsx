@@ -12,6 +12,7 @@ import { PageHeader } from "../components/PageHeader";
 import { formatDateTime } from "../lib/format";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { projectRoleLabels, projectStatusInfo, type Project } from "../projects/labels";
+import { DeleteProjectCard } from "../projects/DeleteProjectCard";
 import { ProjectDetails } from "../projects/ProjectDetails";
 import { ProjectMembers } from "../projects/ProjectMembers";
 import { trpc } from "../trpc";
@@ -73,6 +74,7 @@ function ProjectView({ project }: { project: Project }) {
         <ProjectDetails key={project.id} project={project} />
         <ProjectMembers project={project} />
         <ScopeAnnouncements scope="project" scopeId={project.id} canSend={canAnnounce} notice={sent} />
+        {project.myRole === "owner" || project.myRole === "serverAdmin" || isServerAdmin(me.data) ? <DeleteProjectCard project={project} /> : null}
       </div>
     </>
   );

@@ -5,6 +5,7 @@ import { Link, useNavigate } from "react-router-dom";
 import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
+import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { DataTable, td, Th } from "../components/Table";
@@ -32,6 +33,7 @@ export function ProjectsPage() {
           </Button>
         }
       />
+      <NavigationNotice />
       <QueryState
         query={list}
         loading="Loading projects"

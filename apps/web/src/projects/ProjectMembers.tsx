@@ -15,6 +15,7 @@ import { ActionsCell, ActionsTh, DataTable, td, Th } from "../components/Table";
 import { formatDateTime } from "../lib/format";
 import { queryClient, trpc } from "../trpc";
 import { canManageProject, projectRoleLabels, type Project, type ProjectMember } from "./labels";
+import { ProjectRoleSelect } from "./ProjectRoleSelect";
 import { refreshProjects } from "./refresh";
 
 export function ProjectMembers({ project }: { project: Project }) {
@@ -62,10 +63,14 @@ export function ProjectMembers({ project }: { project: Project }) {
                   <tr key={member.userId}>
                     <MemberCell name={member.name} email={member.email} self={self} narrow />
                     <td className={td}>
-                      <Badge tone={owner ? "indigo" : member.role === "admin" ? "sky" : "slate"}>
-                        {owner ? <Crown aria-hidden="true" className="size-3" /> : null}
-                        {projectRoleLabels[member.role]}
-                      </Badge>
+                      {canManage && !owner ? (
+                        <ProjectRoleSelect projectId={project.id} member={member} onChanged={setNotice} />
+                      ) : (
+                        <Badge tone={owner ? "indigo" : member.role === "admin" ? "sky" : "slate"}>
+                          {owner ? <Crown aria-hidden="true" className="size-3" /> : null}
+                          {projectRoleLabels[member.role]}
+                        </Badge>
+                      )}
                     </td>
                     <td className={`${td} hidden text-slate-500 sm:table-cell`}>{formatDateTime(member.joinedAt)}</td>
                     <ActionsCell>

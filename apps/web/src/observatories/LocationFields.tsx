@@ -1,0 +1,57 @@
+import { TextField } from "../components/TextField";
+
+export const locationFields = [
+  { key: "latitude", label: "Latitude", hint: "−90 to 90°", min: -90, max: 90 },
+  { key: "longitude", label: "Longitude", hint: "−180 to 180°", min: -180, max: 180 },
+  { key: "elevation", label: "Elevation (m)", hint: "Metres above sea level", min: -500, max: 10_000 },
+] as const;
+type LocationKey = (typeof locationFields)[number]["key"];
+export type LocationDraft = Record<LocationKey, string>;
+export type Location = Record<LocationKey, number>;
+
+export const emptyLocation: LocationDraft = { latitude: "", longitude: "", elevation: "" };
+export const locationDraftOf = (location: Location | undefined): LocationDraft =>
+  location ? { latitude: String(location.latitude), longitude: String(location.longitude), elevation: String(location.elevation) } : emptyLocation;
+export const locationErrorPaths = locationFields.map((field) => `location.${field.key}`);
+
+/** All three values, none (null), or the field errors that say what is missing. */
+export function parseLocation(draft: LocationDraft): { location: Location | null; errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  if (locationFields.every((field) => draft[field.key].trim() === "")) return { location: null, errors };
+  const numbers: Partial<Location> = {};
+  for (const field of locationFields) {
+    const raw = draft[field.key].trim();
+    const value = Number(raw);
+    if (!raw) errors[`location.${field.key}`] = "Enter all three values, or none.";
+    else if (!Number.isFinite(value)) errors[`location.${field.key}`] = "Enter a number.";
+    else numbers[field.key] = value;
+  }
+  return { location: Object.keys(errors).length ? null : (numbers as Location), errors };
+}
+
+export function LocationFieldset({ draft, onChange, errors, optional = true }: { draft: LocationDraft; onChange(draft: LocationDraft): void; errors: Record<string, string | undefined>; optional?: boolean }) {
+  return (
+    <fieldset>
+      <legend className="text-sm font-medium text-slate-700">
+        Location {optional ? <span className="font-normal text-slate-500">(optional; leave all three empty for none)</span> : null}
+      </legend>
+      <div className="mt-2 grid gap-3 sm:grid-cols-3">
+        {locationFields.map((field) => (
+          <TextField
+            key={field.key}
+            label={field.label}
+            type="number"
+            inputMode="decimal"
+            step="any"
+            min={field.min}
+            max={field.max}
+            value={draft[field.key]}
+            onChange={(e) => onChange({ ...draft, [field.key]: e.target.value })}
+            error={errors[`location.${field.key}`]}
+            hint={field.hint}
+          />
+        ))}
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,144 @@
+import { randomBytes } from "node:crypto";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { signupUser, startTestServer, type TestServer } from "../support/test-server";
+import { ensureWebBuilt, launchChromium } from "./support/browser";
+import { appUrl, newSignedInPage, WAIT } from "./support/session";
+
+type SignedUp = Awaited<ReturnType<typeof signupUser>>;
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext | undefined;
+let page: Page | undefined;
+const pageErrors: string[] = [];
+const tag = () => randomBytes(3).toString("hex");
+
+async function api<T = unknown>(pathname: string, token: string, init: { method?: string; json?: unknown; status?: number } = {}): Promise<T> {
+  const response = await server.request(pathname, { method: init.method ?? "GET", token, json: init.json });
+  const text = await response.text();
+  if (response.status !== (init.status ?? response.status) || !response.ok) throw new Error(`${pathname}: ${response.status} ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Each test signs in its own fresh browser context, so one failure cannot leave a dialog or page behind for the next. */
+async function openAs(user: SignedUp, route: string): Promise<Page> {
+  [context, page] = await newSignedInPage({ browser, server, email: user.user.email, password: user.password, pageErrors });
+  await page.goto(appUrl(server, route));
+  return page;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ WEB_DIST_DIR: ensureWebBuilt() });
+  browser = await launchChromium();
+}, 180_000);
+
+afterEach(async (test) => {
+  if (test.task.result?.state === "fail" && page && !page.isClosed()) {
+    const text = await page.locator("body").innerText({ timeout: 2_000 }).catch(() => "(no page text)");
+    console.error(`page at ${page.url()}:\n${text.slice(0, 2_000)}`);
+  }
+  await context?.close();
+  context = undefined;
+  page = undefined;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  expect(pageErrors).toEqual([]);
+});
+
+describe("web app: roles, deletions, typed transfers and history", { timeout: 90_000 }, () => {
+  it("the owner changes a project member's role in the member list", async () => {
+    const owner = await signupUser(server, { name: "Paula Owner" });
+    const member = await signupUser(server, { name: "Mia Member" });
+    const project = await api<{ id: string }>("/projects", owner.token, { method: "POST", json: { name: `Survey ${tag()}` } });
+    await api(`/projects/${project.id}/members`, owner.token, { method: "POST", json: { email: member.user.email, role: "member" } });
+
+    const view = await openAs(owner, `projects/${project.id}`);
+    const select = view.getByLabel("Role of Mia Member");
+    await select.selectOption("admin");
+    await view.getByText("Mia Member is now an admin.").waitFor(WAIT);
+    await expect.poll(async () => (await api<{ items: Array<{ userId: string; role: string }> }>(`/projects/${project.id}/members`, owner.token)).items.find((item) => item.userId === member.user.id)?.role).toBe("admin");
+    // The owner's own role is not a choice.
+    expect(await view.getByLabel("Role of Paula Owner").count()).toBe(0);
+  });
+
+  it("a project can be deleted only once archived, and the list says it is gone", async () => {
+    const owner = await signupUser(server);
+    const name = `Old survey ${tag()}`;
+    const project = await api<{ id: string }>("/projects", owner.token, { method: "POST", json: { name } });
+    const view = await openAs(owner, `projects/${project.id}`);
+    const deleteButton = view.getByRole("button", { name: "Delete project" });
+    await view.getByText("Only an archived project can be deleted").waitFor(WAIT);
+    await expect.poll(() => deleteButton.isDisabled()).toBe(true);
+
+    await view.getByLabel("Status").selectOption("archived");
+    await view.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => deleteButton.isEnabled()).toBe(true);
+    await deleteButton.click();
+    const dialog = view.getByRole("dialog", { name: `Delete ${name}?` });
+    await dialog.getByRole("button", { name: "Delete project" }).click();
+    await view.getByText(`${name} was deleted.`).waitFor(WAIT);
+    await view.getByRole("heading", { name: "Projects", level: 1 }).waitFor(WAIT);
+    expect((await server.request(`/projects/${project.id}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it("a blocked organization deletion shows what it still owns; once empty it is deleted", async () => {
+    const owner = await signupUser(server);
+    const suffix = tag();
+    const organization = await api<{ id: string; name: string }>("/organizations", owner.token, {
+      method: "POST",
+      json: { name: `Closing Org ${suffix}`, shortName: `closing-${suffix}`, type: "other", contactEmail: `${suffix}@example.com` },
+    });
+    const project = await api<{ id: string }>("/projects", owner.token, { method: "POST", json: { name: `Org survey ${suffix}`, organizationId: organization.id } });
+
+    const view = await openAs(owner, `organizations/${organization.id}?tab=settings`);
+    await view.getByRole("button", { name: "Delete organization" }).click();
+    const dialog = view.getByRole("dialog", { name: `Delete ${organization.name}?` });
+    await dialog.getByRole("button", { name: "Delete organization" }).click();
+    await dialog.getByRole("alert").filter({ hasText: `1 project (Org survey ${suffix})` }).waitFor(WAIT);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "detached", ...WAIT });
+
+    await api(`/projects/${project.id}`, owner.token, { method: "PUT", json: { status: "archived" } });
+    await api(`/projects/${project.id}`, owner.token, { method: "DELETE" });
+    await view.getByRole("button", { name: "Delete organization" }).click();
+    await dialog.getByRole("button", { name: "Delete organization" }).click();
+    await view.getByText(`${organization.name} was deleted.`).waitFor(WAIT);
+    expect((await server.request(`/organizations/${organization.id}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it("an observatory transfer waits for the new owner's name to be typed, and the history tells every step", async () => {
+    const owner = await signupUser(server, { name: "Otto Owner" });
+    const heir = await signupUser(server, { name: "Hanna Heir" });
+    const observatory = await api<{ id: string; name: string }>("/observatories", owner.token, { method: "POST", json: { name: `Dome ${tag()}` } });
+    await api(`/observatories/${observatory.id}/members`, owner.token, { method: "POST", json: { email: heir.user.email } });
+
+    const view = await openAs(owner, `observatories/${observatory.id}`);
+    await view.getByRole("button", { name: "Settings" }).click();
+    const settings = view.getByRole("dialog", { name: "Observatory settings" });
+    await settings.getByLabel("Dispatch observations").uncheck();
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.waitFor({ state: "detached", ...WAIT });
+
+    await view.getByRole("button", { name: "Transfer ownership" }).click();
+    const dialog = view.getByRole("dialog", { name: "Transfer ownership" });
+    await dialog.getByLabel("New owner").selectOption({ label: `Hanna Heir (${heir.user.email})` });
+    const confirm = dialog.getByRole("button", { name: "Transfer ownership" });
+    const typed = dialog.getByLabel("Type the new owner's email or name to confirm");
+    await typed.fill("Hanna");
+    await expect.poll(() => confirm.isDisabled()).toBe(true);
+    await typed.fill("Hanna Heir");
+    await confirm.click();
+    await view.getByText(`Hanna Heir now owns ${observatory.name}.`).waitFor(WAIT);
+
+    await view.getByRole("tab", { name: "History" }).click();
+    const history = view.getByRole("list", { name: "Observatory history" });
+    await history.getByText("Ownership transferred from Otto Owner to Hanna Heir").waitFor(WAIT);
+    await history.getByText("Dispatch: on → off").waitFor(WAIT);
+    await history.getByText("Hanna Heir added").waitFor(WAIT);
+    await history.getByText(`Observatory created as ${observatory.name}`).waitFor(WAIT);
+  });
+});
