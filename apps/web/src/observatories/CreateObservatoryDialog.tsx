@@ -6,7 +6,7 @@ import { TextField } from "../components/TextField";
 import { formProblem, generalMessage } from "../lib/form-errors";
 import { canCreateFor, useMyOrganizationAccess } from "../organizations/useMyOrganizations";
 import { trpc } from "../trpc";
-import { emptyLocation, LocationFieldset, locationErrorPaths, parseLocation, type LocationDraft } from "./LocationFields";
+import { emptyLocation, LocationFieldset, locationErrorPaths, checkObservatoryFields, type LocationDraft } from "./LocationFields";
 import type { Observatory } from "./permissions";
 import { refreshObservatories } from "./refresh";
 
@@ -31,12 +31,9 @@ export function CreateObservatoryDialog({ onClose, onCreated }: { onClose(): voi
   const errors: Record<string, string | undefined> = { ...problem?.fieldErrors, ...local };
 
   const submit = () => {
-    const found: Record<string, string> = {};
-    if (!name.trim()) found.name = "Give the observatory a name.";
-    const parsed = parseLocation(location);
-    Object.assign(found, parsed.errors);
-    setLocal(found);
-    if (Object.keys(found).length > 0) return create.reset();
+    const parsed = checkObservatoryFields(name, location);
+    setLocal(parsed.errors);
+    if (Object.keys(parsed.errors).length > 0) return create.reset();
     create.mutate({
       name,
       ...(ownerId ? { organizationId: ownerId } : {}),

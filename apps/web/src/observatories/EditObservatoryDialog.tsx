@@ -5,7 +5,7 @@ import { FormDialog } from "../components/FormDialog";
 import { TextField } from "../components/TextField";
 import { formProblem, generalMessage } from "../lib/form-errors";
 import { trpc } from "../trpc";
-import { LocationFieldset, locationDraftOf, locationErrorPaths, parseLocation } from "./LocationFields";
+import { LocationFieldset, locationDraftOf, locationErrorPaths, checkObservatoryFields } from "./LocationFields";
 import type { Observatory } from "./permissions";
 import { refreshObservatories } from "./refresh";
 
@@ -27,12 +27,9 @@ export function EditObservatoryDialog({ observatory, onClose, onSaved }: { obser
   const errors: Record<string, string | undefined> = { ...problem?.fieldErrors, ...local };
 
   const submit = () => {
-    const found: Record<string, string> = {};
-    if (!name.trim()) found.name = "Give the observatory a name.";
-    const parsed = parseLocation(location);
-    Object.assign(found, parsed.errors);
-    setLocal(found);
-    if (Object.keys(found).length > 0) return save.reset();
+    const parsed = checkObservatoryFields(name, location);
+    setLocal(parsed.errors);
+    if (Object.keys(parsed.errors).length > 0) return save.reset();
     save.mutate({ id: observatory.id, update: { name, dispatchEnabled, location: parsed.location } });
   };
 

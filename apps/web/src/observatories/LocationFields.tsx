@@ -29,6 +29,12 @@ export function parseLocation(draft: LocationDraft): { location: Location | null
   return { location: Object.keys(errors).length ? null : (numbers as Location), errors };
 }
 
+/** The checks both observatory forms make before sending: a name, and a whole location or none. */
+export function checkObservatoryFields(name: string, draft: LocationDraft): { location: Location | null; errors: Record<string, string> } {
+  const parsed = parseLocation(draft);
+  return { location: parsed.location, errors: { ...(name.trim() ? {} : { name: "Give the observatory a name." }), ...parsed.errors } };
+}
+
 export function LocationFieldset({ draft, onChange, errors, optional = true }: { draft: LocationDraft; onChange(draft: LocationDraft): void; errors: Record<string, string | undefined>; optional?: boolean }) {
   return (
     <fieldset>
