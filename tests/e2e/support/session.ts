@@ -25,3 +25,31 @@ export async function newSignedInPage(options: { browser: Browser; server: TestS
   await signIn(page, options.server, options.email, options.password);
   return [context, page];
 }
+
+/**
+ * Pages a test opens, each in a fresh browser context: `closeAll` (in afterEach) closes them,
+ * so a dialog or a half-done page of a failed test can never reach the next one. On a failure,
+ * `report` prints where each page was and what it said.
+ */
+export function testPages(getBrowser: () => Browser, getServer: () => TestServer, pageErrors: string[]) {
+  let open: Array<{ label: string; context: BrowserContext; page: Page }> = [];
+  return {
+    async signIn(label: string, account: { email: string; password: string }): Promise<Page> {
+      const [context, page] = await newSignedInPage({ browser: getBrowser(), server: getServer(), email: account.email, password: account.password, pageErrors });
+      open.push({ label, context, page });
+      return page;
+    },
+    async report() {
+      for (const { label, page } of open) {
+        if (page.isClosed()) continue;
+        const text = await page.locator("body").innerText({ timeout: 2_000 }).catch(() => "(no page text)");
+        console.error(`${label} page at ${page.url()}:\n${text.slice(0, 2_000)}`);
+      }
+    },
+    async closeAll() {
+      const closing = open;
+      open = [];
+      await Promise.all(closing.map(({ context }) => context.close().catch(() => undefined)));
+    },
+  };
+}

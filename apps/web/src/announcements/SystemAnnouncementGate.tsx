@@ -1,5 +1,6 @@
 import { useId } from "react";
-import { Check, Megaphone } from "lucide-react";
+import { Check, LogOut, Megaphone } from "lucide-react";
+import { useSignOut } from "../auth/useSignOut";
 import { Button } from "../components/Button";
 import { Modal } from "../components/Modal";
 import { AnnouncementCallout } from "./AnnouncementCallout";
@@ -19,6 +20,8 @@ export function SystemAnnouncementGate({ announcements }: { announcements: Annou
   const titleId = useId();
   const descriptionId = useId();
   const { acknowledge, busyId, error } = useAcknowledge();
+  // The only other way out: leave without acknowledging (as on a shared computer).
+  const signOut = useSignOut();
   useMarkSeen(announcements.map((announcement) => announcement.id));
   const open = announcements.length > 0;
   return (
@@ -63,6 +66,12 @@ export function SystemAnnouncementGate({ announcements }: { announcements: Annou
               </li>
             ))}
           </ul>
+          <div className="mt-4 flex flex-wrap items-center justify-end gap-3 border-t border-slate-100 pt-4 text-sm text-slate-500">
+            <span>Not now?</span>
+            <Button variant="secondary" icon={<LogOut aria-hidden="true" className="size-4" />} busy={signOut.isPending} onClick={() => signOut.mutate()}>
+              Sign out
+            </Button>
+          </div>
         </div>
       ) : null}
     </Modal>

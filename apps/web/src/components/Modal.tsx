@@ -7,8 +7,9 @@ export interface ModalProps {
   describedBy?: string;
   busy?: boolean;
   /**
-   * False for a modal that must be answered (it has no way out but its own buttons): Escape does
-   * nothing, and if the browser closes it anyway it opens again at once.
+   * False for a modal that must be answered (it has no way out but its own buttons): it is
+   * `closedby="none"`, so Escape and close requests never close it; a browser without that
+   * attribute may still close it on a repeated Escape, and then it opens again at once.
    */
   dismissible?: boolean;
   onClose(): void;
@@ -34,6 +35,7 @@ export function Modal({ open, labelledBy, describedBy, busy, dismissible = true,
       aria-modal="true"
       aria-labelledby={labelledBy}
       aria-describedby={describedBy}
+      closedby={dismissible ? undefined : "none"}
       onCancel={(event) => {
         event.preventDefault();
         if (!busy && dismissible) onClose();
