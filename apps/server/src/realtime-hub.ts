@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { tables } from "@meridian/db";
-import { authenticateToken, REALTIME_CHANNEL, type Deps } from "@meridian/domain";
+import { authenticateToken, CACHE_CHANNEL, hashSecret, REALTIME_CHANNEL, type CacheChange, type Deps } from "@meridian/domain";
 import { eq, inArray } from "drizzle-orm";
 import { WebSocketServer, type WebSocket } from "ws";
 
@@ -43,7 +43,32 @@ export async function attachRealtimeHub(options: { server: Server; deps: Deps; p
   const { server, deps } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
   const socketsByUser = new Map<string, Set<WebSocket>>();
+  const credentialOf = new Map<WebSocket, { token: string; tokenHash: string }>();
   let running = true;
+
+  /** Closes the socket unless its credential still works, asking the database, not the cache. */
+  const recheck = (ws: WebSocket) => {
+    const credential = credentialOf.get(ws);
+    if (!credential) return;
+    authenticateToken({ deps, token: credential.token, fresh: true })
+      .then((current) => {
+        if (!current && ws.readyState === ws.OPEN) ws.close(4401, "credentials no longer valid");
+      })
+      .catch((error) => deps.logger.warn({ err: error }, "could not re-check a WebSocket's credentials"));
+  };
+  // Logout, revoked sessions and keys, password changes and disabled accounts invalidate the
+  // request caches of every process; the same notice re-checks the sockets they concern at once.
+  const onCredentialChange = (payload: string) => {
+    let change: CacheChange;
+    try {
+      change = JSON.parse(payload) as CacheChange;
+    } catch {
+      return;
+    }
+    if (change.kind === "user") for (const ws of socketsByUser.get(change.userId) ?? []) recheck(ws);
+    if (change.kind === "token") for (const [ws, credential] of credentialOf) if (credential.tokenHash === change.tokenHash) recheck(ws);
+  };
+  const credentialSubscription = await deps.sql.listen(CACHE_CHANNEL, onCredentialChange);
 
   const deliver = async (eventId: string) => {
     const id = Number(eventId);
@@ -89,18 +114,15 @@ export async function attachRealtimeHub(options: { server: Server; deps: Deps; p
       const sockets = socketsByUser.get(userId) ?? new Set<WebSocket>();
       sockets.add(ws);
       socketsByUser.set(userId, sockets);
+      credentialOf.set(ws, { token: token!, tokenHash: hashSecret(token!) });
       let alive = true;
       ws.on("pong", () => (alive = true));
       const heartbeat = setInterval(() => {
         if (!alive) return ws.terminate();
         alive = false;
         ws.ping();
-        // A socket lives no longer than its credentials: a logout or revoked key closes it here.
-        authenticateToken({ deps, token: token!, fresh: true })
-          .then((current) => {
-            if (!current) ws.close(4401, "credentials no longer valid");
-          })
-          .catch(() => undefined);
+        // Expiry has no notice: the periodic re-check closes sockets whose session ran out.
+        recheck(ws);
       }, 30_000);
       ws.on("message", (raw) => {
         let message: { type?: unknown };
@@ -114,6 +136,7 @@ export async function attachRealtimeHub(options: { server: Server; deps: Deps; p
       });
       ws.on("close", () => {
         clearInterval(heartbeat);
+        credentialOf.delete(ws);
         sockets.delete(ws);
         if (sockets.size === 0) socketsByUser.delete(userId);
       });
@@ -136,6 +159,7 @@ export async function attachRealtimeHub(options: { server: Server; deps: Deps; p
       for (const client of wss.clients) client.close(1001, "server shutting down");
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       await subscription.unlisten().catch(() => undefined);
+      await credentialSubscription.unlisten().catch(() => undefined);
     },
   };
 }

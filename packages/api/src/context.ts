@@ -10,6 +10,8 @@ export interface RequestContext {
   client: ClientInfo;
   requestId: string;
   secureCookies: boolean;
+  /** This site's origin as users reach it (PUBLIC_URL, else the request's), for links in emails. */
+  publicOrigin: string;
 }
 
 export interface ApiServices {

@@ -45,6 +45,8 @@ export const envSchema = z.object({
   LOGIN_FAILURES_PER_EMAIL: positiveInt(10),
   LOGIN_FAILURES_PER_IP: positiveInt(50),
   SIGNUPS_PER_IP_PER_HOUR: positiveInt(20),
+  PASSWORD_RESETS_PER_EMAIL_PER_HOUR: positiveInt(5),
+  PASSWORD_RESETS_PER_IP_PER_HOUR: positiveInt(20),
   SESSION_TTL_DAYS: positiveInt(30),
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),

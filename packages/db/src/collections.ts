@@ -11,6 +11,7 @@ import {
   organizationMemberDocSchema,
   projectDocSchema,
   projectMemberDocSchema,
+  passwordResetDocSchema,
   sessionDocSchema,
   settingDocSchema,
   userDocSchema,
@@ -29,6 +30,7 @@ import {
   organizations,
   projectMembers,
   projects,
+  passwordResets,
   sessions,
   settings,
   users,
@@ -46,6 +48,13 @@ export const sessionsCollection = defineCollection({
   schema: sessionDocSchema,
   idPrefix: "ses",
   keys: (doc) => ({ userId: doc.userId, tokenHash: doc.tokenHash, expiresAt: new Date(doc.expiresAt) }),
+});
+
+export const passwordResetsCollection = defineCollection({
+  table: passwordResets,
+  schema: passwordResetDocSchema,
+  idPrefix: "pwr",
+  keys: (doc) => ({ userId: doc.userId, tokenHash: doc.tokenHash }),
 });
 
 export const apiKeysCollection = defineCollection({

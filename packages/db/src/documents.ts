@@ -23,6 +23,9 @@ export const userDocSchema = z.object({
   avatar: z
     .object({ key: z.string(), contentType: z.string(), sizeBytes: z.number().int(), updatedAt: isoDate })
     .nullable(),
+  /** A server administrator disabled the account: no sign-in, no session or key works. Absent means enabled. */
+  disabled: z.boolean().optional(),
+  lastLoginAt: isoDate.nullable().optional(),
 });
 export type UserDoc = z.infer<typeof userDocSchema>;
 
@@ -32,8 +35,19 @@ export const sessionDocSchema = z.object({
   expiresAt: isoDate,
   userAgent: z.string().nullable(),
   ip: z.string().nullable(),
+  /** Recorded at most once a minute. */
+  lastUsedAt: isoDate.nullable().optional(),
 });
 export type SessionDoc = z.infer<typeof sessionDocSchema>;
+
+/** A "forgot password" link: only the token's hash is kept; single use, one hour. */
+export const passwordResetDocSchema = z.object({
+  userId: z.string(),
+  tokenHash: z.string(),
+  expiresAt: isoDate,
+  usedAt: isoDate.nullable(),
+});
+export type PasswordResetDoc = z.infer<typeof passwordResetDocSchema>;
 
 export const apiKeyDocSchema = z.object({
   userId: z.string(),

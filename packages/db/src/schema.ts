@@ -11,6 +11,7 @@ import type {
   ObservatoryMemberDoc,
   OrganizationDoc,
   OrganizationMemberDoc,
+  PasswordResetDoc,
   ProjectDoc,
   ProjectMemberDoc,
   SessionDoc,
@@ -45,6 +46,16 @@ export const sessions = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
   },
   (table) => [uniqueIndex("sessions_token_hash_key").on(table.tokenHash), index("sessions_user_id_idx").on(table.userId)],
+);
+
+export const passwordResets = pgTable(
+  "password_resets",
+  {
+    ...documentColumns<PasswordResetDoc>(),
+    userId: text("user_id").notNull(),
+    tokenHash: text("token_hash").notNull(),
+  },
+  (table) => [uniqueIndex("password_resets_token_hash_key").on(table.tokenHash), index("password_resets_user_id_idx").on(table.userId)],
 );
 
 export const apiKeys = pgTable(

@@ -71,3 +71,10 @@ export {
 } from "./announcements/queries";
 export { listManagedAnnouncements, getAnnouncementStats, listAnnouncementTargetOptions } from "./announcements/manage";
 export { deliverAnnouncementEmails, runAnnouncementMaintenance } from "./announcements/emails";
+export * from "./accounts/schemas";
+export { listMySessions, revokeMySession, revokeOtherSessions } from "./accounts/user-sessions";
+export { changePassword } from "./accounts/change-password";
+export { requestPasswordReset, confirmPasswordReset } from "./accounts/password-reset";
+export { listUsersForAdmin, updateUserByAdmin } from "./accounts/admin-users";
+export { CACHE_CHANNEL, type CacheChange } from "./cache/request-caches";
+export { hashSecret } from "./auth/tokens";

@@ -10,6 +10,7 @@ import { mountApiDocs } from "./api-docs";
 import { createRouter } from "./env";
 import { problemResponse, toAppError } from "./problem";
 import { requestContext } from "./request-context";
+import { accountRoutes } from "./routes/account";
 import { authRoutes } from "./routes/auth";
 import { healthRoutes } from "./routes/health";
 import { userRoutes } from "./routes/user";
@@ -56,6 +57,7 @@ export function createApiApp(services: ApiServices) {
   app.use(requestContext(services));
 
   app.route("/", authRoutes);
+  app.route("/", accountRoutes);
   app.route("/", userRoutes);
   app.route("/", healthRoutes(services));
   app.route("/", organizationRoutes);

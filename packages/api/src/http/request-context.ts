@@ -67,6 +67,7 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
       client: { ip: clientIp(c, deps.env.TRUST_PROXY), userAgent: c.req.header("user-agent") ?? null },
       requestId: c.get("requestId"),
       secureCookies: Boolean(secure),
+      publicOrigin: expectedOrigin(c, deps.env.PUBLIC_URL),
     });
     await next();
   };

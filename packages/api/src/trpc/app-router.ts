@@ -1,4 +1,5 @@
 import { createCallerFactory, router } from "./init";
+import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
 import { userRouter } from "./routers/user";
 import { observatoriesRouter } from "./routers/observatories";
@@ -13,6 +14,7 @@ export const appRouter = router({
   observatories: observatoriesRouter,
   projects: projectsRouter,
   announcements: announcementsRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -77,7 +77,8 @@ export const authedProcedure = publicProcedure.meta({ access: "signed-in" }).use
 /** Signed in, with the domain's view of the caller (id, name, email, server admin) in `ctx.caller`. */
 export const callerProcedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
 
-export const adminProcedure = authedProcedure.meta({ access: "server-admin" }).use(({ ctx, next }) => {
+/** Signed in as a server administrator, with `ctx.caller` like callerProcedure. */
+export const adminProcedure = callerProcedure.meta({ access: "server-admin" }).use(({ ctx, next }) => {
   if (!isServerAdmin(ctx.principal.user)) throw new AppError("FORBIDDEN", "Server administrators only");
   return next();
 });

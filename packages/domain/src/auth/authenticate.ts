@@ -1,4 +1,4 @@
-import { apiKeysCollection, tables, type StoredDocument, type UserDoc } from "@meridian/db";
+import { apiKeysCollection, sessionsCollection, tables, type StoredDocument, type UserDoc } from "@meridian/db";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { API_KEY_PREFIX, hashSecret } from "./tokens";
@@ -12,6 +12,9 @@ export interface Principal {
 
 /** A principal as cached: with when its credential stops working and, for keys, when last use was recorded. */
 export type CachedPrincipal = Principal & { tokenExpiresAt: number | null; lastUsedAt?: string | null };
+
+/** A disabled account's sessions and keys resolve to nobody. */
+const enabled = sql`coalesce((${tables.users.doc}->>'disabled')::boolean, false) = false`;
 
 const userColumns = { id: tables.users.id, doc: tables.users.doc, createdAt: tables.users.createdAt, updatedAt: tables.users.updatedAt };
 
@@ -28,7 +31,7 @@ export async function authenticateToken(options: { deps: Deps; token: string; fr
   const now = deps.now().getTime();
   const cached = options.fresh ? undefined : deps.caches.principals.get(tokenHash, now);
   if (cached && (cached.tokenExpiresAt === null || cached.tokenExpiresAt > now)) {
-    if (cached.via === "apiKey") cached.lastUsedAt = await touchApiKey(deps, cached.credentialId, cached.lastUsedAt ?? null);
+    cached.lastUsedAt = await touchCredential(deps, cached.via, cached.credentialId, cached.lastUsedAt ?? null);
     return { user: cached.user, via: cached.via, credentialId: cached.credentialId };
   }
   const principal = await lookUpToken(deps, token, tokenHash);
@@ -43,26 +46,30 @@ async function lookUpToken(deps: Deps, token: string, tokenHash: string): Promis
       .select({ user: userColumns, keyId: apiKeys.id, lastUsedAt: sql<string | null>`${apiKeys.doc}->>'lastUsedAt'` })
       .from(apiKeys)
       .innerJoin(users, eq(users.id, apiKeys.userId))
-      .where(and(eq(apiKeys.keyHash, tokenHash), isNull(sql`${apiKeys.doc}->>'revokedAt'`)))
+      .where(and(eq(apiKeys.keyHash, tokenHash), isNull(sql`${apiKeys.doc}->>'revokedAt'`), enabled))
       .limit(1);
     if (!row) return undefined;
-    const lastUsedAt = await touchApiKey(deps, row.keyId, row.lastUsedAt);
+    const lastUsedAt = await touchCredential(deps, "apiKey", row.keyId, row.lastUsedAt);
     return { user: row.user, via: "apiKey", credentialId: row.keyId, tokenExpiresAt: null, lastUsedAt };
   }
   const { sessions, users } = tables;
   const [row] = await deps.db
-    .select({ user: userColumns, sessionId: sessions.id, expiresAt: sessions.expiresAt })
+    .select({ user: userColumns, sessionId: sessions.id, expiresAt: sessions.expiresAt, lastUsedAt: sql<string | null>`${sessions.doc}->>'lastUsedAt'` })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, deps.now())))
+    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, deps.now()), enabled))
     .limit(1);
-  return row ? { user: row.user, via: "session", credentialId: row.sessionId, tokenExpiresAt: row.expiresAt.getTime() } : undefined;
+  if (!row) return undefined;
+  const lastUsedAt = await touchCredential(deps, "session", row.sessionId, row.lastUsedAt);
+  return { user: row.user, via: "session", credentialId: row.sessionId, tokenExpiresAt: row.expiresAt.getTime(), lastUsedAt };
 }
 
-/** Records last use at most once a minute so a busy key does not write on every request. Returns the recorded time. */
-async function touchApiKey(deps: Deps, id: string, lastUsedAt: string | null): Promise<string | null> {
+/** Records last use of a key or session at most once a minute, so busy credentials do not write on every request. Returns the recorded time. */
+async function touchCredential(deps: Deps, via: Principal["via"], id: string, lastUsedAt: string | null): Promise<string | null> {
   const now = deps.now();
   if (lastUsedAt && now.getTime() - new Date(lastUsedAt).getTime() < 60_000) return lastUsedAt;
-  await apiKeysCollection.update(deps.db, id, (doc) => ({ ...doc, lastUsedAt: now.toISOString() }));
+  const stamp = <Doc extends { lastUsedAt?: string | null }>(doc: Doc): Doc => ({ ...doc, lastUsedAt: now.toISOString() });
+  if (via === "apiKey") await apiKeysCollection.update(deps.db, id, stamp);
+  else await sessionsCollection.update(deps.db, id, stamp);
   return now.toISOString();
 }

@@ -27,6 +27,11 @@ export async function login(options: { deps: Deps; input: LoginInput; client: Cl
     throw new AppError("INVALID_CREDENTIALS", "Email or password is incorrect");
   }
   await clearRateLimit(deps.db, "login-email", emailKey);
-  const token = await createSession({ deps, userId: user.id, client });
+  // Said only to someone who knows the password, so it reveals nothing to a guesser.
+  if (user.doc.disabled) throw new AppError("ACCOUNT_DISABLED", "This account has been disabled by a server administrator");
+  const token = await deps.db.transaction(async (tx) => {
+    await usersCollection.update(tx, user.id, (doc) => ({ ...doc, lastLoginAt: now.toISOString() }));
+    return createSession({ deps, db: tx, userId: user.id, client });
+  });
   return { user: presentUser(user), token };
 }

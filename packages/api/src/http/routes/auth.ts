@@ -52,6 +52,7 @@ export const authRoutes = createRouter()
         200: jsonResponse(authResultSchema, "Signed in"),
         400: errorResponses[400],
         401: problemResponseFor("Wrong email or password (INVALID_CREDENTIALS)"),
+        403: problemResponseFor("The account was disabled by a server administrator (ACCOUNT_DISABLED); said only after the password was verified"),
         429: errorResponses[429],
       },
     }),

@@ -1,4 +1,15 @@
-import { deleteSessionByToken, login, loginInputSchema, presentUser, signup, signupInputSchema } from "@meridian/domain";
+import {
+  confirmPasswordReset,
+  deleteSessionByToken,
+  login,
+  loginInputSchema,
+  passwordResetConfirmSchema,
+  passwordResetRequestSchema,
+  presentUser,
+  requestPasswordReset,
+  signup,
+  signupInputSchema,
+} from "@meridian/domain";
 import { authedProcedure, publicProcedure, router } from "../init";
 
 export const authRouter = router({
@@ -15,6 +26,14 @@ export const authRouter = router({
   logout: authedProcedure.mutation(async ({ ctx }) => {
     if (ctx.principal.via === "session" && ctx.token) await deleteSessionByToken({ deps: ctx.deps, token: ctx.token });
     ctx.setSessionToken(null);
+    return { ok: true as const };
+  }),
+  requestPasswordReset: publicProcedure.input(passwordResetRequestSchema).mutation(async ({ ctx, input }) => {
+    await requestPasswordReset({ deps: ctx.deps, email: input.email, client: ctx.client, appUrl: ctx.publicOrigin });
+    return { ok: true as const };
+  }),
+  confirmPasswordReset: publicProcedure.input(passwordResetConfirmSchema).mutation(async ({ ctx, input }) => {
+    await confirmPasswordReset({ deps: ctx.deps, token: input.token, newPassword: input.newPassword });
     return { ok: true as const };
   }),
   /** Null when signed out, so the SPA can ask without an error. */

@@ -1,4 +1,19 @@
-import { apiKeyCreateSchema, createApiKey, getProfile, listApiKeys, opaqueIdSchema, profileUpdateSchema, revokeApiKey, updateProfile } from "@meridian/domain";
+import {
+  apiKeyCreateSchema,
+  changePassword,
+  changePasswordSchema,
+  createApiKey,
+  getProfile,
+  listApiKeys,
+  listMySessions,
+  opaqueIdSchema,
+  profileUpdateSchema,
+  revokeApiKey,
+  revokeMySession,
+  revokeOtherSessions,
+  sessionIdSchema,
+  updateProfile,
+} from "@meridian/domain";
 import { z } from "zod";
 import { authedProcedure, router } from "../init";
 
@@ -13,4 +28,17 @@ export const userRouter = router({
       await revokeApiKey({ deps: ctx.deps, userId: ctx.principal.user.id, keyId: input.id });
       return { ok: true as const };
     }),
+  changePassword: authedProcedure.input(changePasswordSchema).mutation(async ({ ctx, input }) => {
+    await changePassword({ deps: ctx.deps, principal: ctx.principal, input });
+    return { ok: true as const };
+  }),
+  sessions: authedProcedure.query(({ ctx }) => listMySessions({ deps: ctx.deps, principal: ctx.principal })),
+  revokeSession: authedProcedure.input(sessionIdSchema).mutation(async ({ ctx, input }) => {
+    await revokeMySession({ deps: ctx.deps, principal: ctx.principal, sessionId: input.id });
+    return { ok: true as const };
+  }),
+  revokeOtherSessions: authedProcedure.mutation(async ({ ctx }) => {
+    await revokeOtherSessions({ deps: ctx.deps, principal: ctx.principal });
+    return { ok: true as const };
+  }),
 });

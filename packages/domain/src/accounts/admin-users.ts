@@ -1,0 +1,79 @@
+import { tables, usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
+import { and, asc, gt, ilike, or, sql } from "drizzle-orm";
+import { recordAudit } from "../audit/record-audit";
+import type { Caller } from "../caller";
+import { invalidateCaches } from "../cache/request-caches";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import type { AdminUser, AdminUserUpdate } from "./schemas";
+import { endSessions } from "./user-sessions";
+
+const SERVER_ADMIN = "serverAdmin";
+/** Held while the set of enabled server admins changes, so two concurrent demotions cannot leave none. */
+const SERVER_ADMINS_LOCK = sql`select pg_advisory_xact_lock(hashtext('meridian:server-admins'))`;
+
+export function presentAdminUser(user: StoredDocument<UserDoc>): AdminUser {
+  return {
+    id: user.id,
+    email: user.doc.email,
+    name: user.doc.name,
+    roles: user.doc.roles,
+    disabled: user.doc.disabled === true,
+    createdAt: user.createdAt.toISOString(),
+    lastLoginAt: user.doc.lastLoginAt ?? null,
+  };
+}
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+/** Every account, oldest first (ids sort by creation), optionally those whose email or name contains `q`. */
+export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit: number; cursor?: string }) {
+  const { deps, limit } = options;
+  const { users } = tables;
+  const q = options.q?.trim();
+  const rows = await deps.db
+    .select()
+    .from(users)
+    .where(and(q ? or(ilike(users.emailLower, likePattern(q.toLowerCase())), ilike(sql`${users.doc}->>'name'`, likePattern(q))) : undefined, options.cursor ? gt(users.id, options.cursor) : undefined))
+    .orderBy(asc(users.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  return { items: page.map(presentAdminUser), nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+}
+
+/**
+ * Disables or enables an account and grants or revokes serverAdmin. Disabling ends the
+ * account's sessions and makes its API keys fail at once (in every process); enabling lets it
+ * sign in again. No change may leave the server without an enabled server admin (409
+ * LAST_SERVER_ADMIN), and an admin cannot disable their own account. Each change is audited.
+ */
+export async function updateUserByAdmin(options: { deps: Deps; caller: Caller; userId: string; input: AdminUserUpdate }) {
+  const { deps, caller, userId, input } = options;
+  return deps.db.transaction(async (tx) => {
+    await tx.execute(SERVER_ADMINS_LOCK);
+    const user = await usersCollection.get(tx, userId, { forUpdate: true });
+    if (!user) throw new AppError("NOT_FOUND", "No such user");
+    const wasDisabled = user.doc.disabled === true;
+    const wasAdmin = user.doc.roles.includes(SERVER_ADMIN);
+    const disabled = input.disabled ?? wasDisabled;
+    const admin = input.roles ? input.roles.includes(SERVER_ADMIN) : wasAdmin;
+    if (disabled && !wasDisabled && userId === caller.id) throw new AppError("FORBIDDEN", "You cannot disable your own account");
+    if (wasAdmin && !wasDisabled && (!admin || disabled)) {
+      const [row] = await tx.execute<{ others: number }>(sql`
+        select count(*)::int as others from users
+         where doc->'roles' ? 'serverAdmin' and coalesce((doc->>'disabled')::boolean, false) = false and id <> ${userId}`);
+      if (!row || row.others === 0) throw new AppError("LAST_SERVER_ADMIN", "This is the last enabled server administrator: make someone else one first");
+    }
+    if (disabled === wasDisabled && admin === wasAdmin) return presentAdminUser(user);
+
+    const roles: UserDoc["roles"] = admin ? [...new Set([...user.doc.roles, SERVER_ADMIN] as const)] : user.doc.roles.filter((role) => role !== SERVER_ADMIN);
+    const updated = await usersCollection.update(tx, userId, (doc) => ({ ...doc, roles, disabled }));
+    if (disabled && !wasDisabled) await endSessions(deps, tx, userId);
+    await invalidateCaches(deps, tx, { kind: "user", userId });
+    const target = { kind: "user", id: userId, name: user.doc.name };
+    const scope = { kind: "system" as const, id: "system", name: null };
+    if (disabled !== wasDisabled) await recordAudit(tx, { actor: caller, action: disabled ? "user.disabled" : "user.enabled", target, scope, before: { disabled: wasDisabled }, after: { disabled } });
+    if (admin !== wasAdmin) await recordAudit(tx, { actor: caller, action: admin ? "user.server_admin_granted" : "user.server_admin_revoked", target, scope, before: { roles: user.doc.roles }, after: { roles } });
+    return presentAdminUser(updated!);
+  });
+}

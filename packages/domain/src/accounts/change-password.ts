@@ -1,0 +1,43 @@
+import { usersCollection } from "@meridian/db";
+import { recordAudit } from "../audit/record-audit";
+import type { Principal } from "../auth/authenticate";
+import { hashPassword, verifyPassword } from "../auth/passwords";
+import { assertWithinRateLimit, recordRateLimitEvent } from "../auth/rate-limit";
+import { invalidateCaches } from "../cache/request-caches";
+import type { Deps } from "../deps";
+import { enqueueEmail } from "../email/outbox";
+import { AppError } from "../errors";
+import type { ChangePassword } from "./schemas";
+import { endSessions } from "./user-sessions";
+
+const systemScope = { kind: "system" as const, id: "system", name: null };
+
+/**
+ * Needs the current password (403 INVALID_CREDENTIALS otherwise, as the contract says: the caller
+ * is signed in, so this is not a failed sign-in). Every other session ends; API keys keep working,
+ * as personal access tokens do elsewhere, and are listed on the API keys page to revoke.
+ */
+export async function changePassword(options: { deps: Deps; principal: Principal; input: ChangePassword }) {
+  const { deps, principal, input } = options;
+  const user = principal.user;
+  // A stolen session must not become a way to guess the password: failures count like sign-ins.
+  const limit = { bucket: "password-change", key: user.id, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: 15 * 60_000 };
+  await assertWithinRateLimit(deps.db, deps.now(), limit);
+  if (!(await verifyPassword(user.doc.passwordHash, input.currentPassword))) {
+    await recordRateLimitEvent(deps.db, deps.now(), limit.bucket, limit.key);
+    throw new AppError("INVALID_CREDENTIALS", "The current password is not correct", { status: 403, errors: [{ path: "currentPassword", message: "The current password is not correct." }] });
+  }
+  const passwordHash = await hashPassword(input.newPassword);
+  await deps.db.transaction(async (tx) => {
+    await usersCollection.update(tx, user.id, (doc) => ({ ...doc, passwordHash }));
+    const ended = await endSessions(deps, tx, user.id, { except: principal.via === "session" ? principal.credentialId : undefined });
+    await invalidateCaches(deps, tx, { kind: "user", userId: user.id });
+    await recordAudit(tx, { actor: { id: user.id, name: user.doc.name }, action: "user.password_changed", target: { kind: "user", id: user.id, name: user.doc.name }, scope: systemScope, after: { otherSessionsEnded: ended } });
+    await enqueueEmail(tx, {
+      kind: "password_changed",
+      to: user.doc.email,
+      subject: "Your Meridian password was changed",
+      text: `Hello ${user.doc.name},\n\nThe password of your Meridian account was changed, and your other sessions were signed out.\nIf this was not you, reset your password at once and tell your server administrator.\n`,
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import { passwordResetsCollection, tables, usersCollection } from "@meridian/db";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { recordAudit } from "../audit/record-audit";
+import { hashPassword } from "../auth/passwords";
+import { assertWithinRateLimit, recordRateLimitEvent } from "../auth/rate-limit";
+import type { ClientInfo } from "../auth/sessions";
+import { generateSecret, hashSecret } from "../auth/tokens";
+import { invalidateCaches } from "../cache/request-caches";
+import type { Deps } from "../deps";
+import { enqueueEmail } from "../email/outbox";
+import { AppError } from "../errors";
+import { endSessions } from "./user-sessions";
+
+const RESET_TOKEN_PREFIX = "mpr_";
+const RESET_TTL_MS = 3600_000;
+const HOUR_MS = 3600_000;
+
+/**
+ * "Forgot password": always answers the same (202), whether or not the address has an account,
+ * so nobody learns which emails are registered. Rate limited per address and per client. For an
+ * existing, enabled account it emails a single-use link valid for one hour; a newer request
+ * makes older links useless.
+ */
+export async function requestPasswordReset(options: { deps: Deps; email: string; client: ClientInfo; appUrl: string }) {
+  const { deps, client } = options;
+  const now = deps.now();
+  const emailKey = options.email.trim().toLowerCase();
+  await assertWithinRateLimit(deps.db, now, { bucket: "reset-email", key: emailKey, limit: deps.env.PASSWORD_RESETS_PER_EMAIL_PER_HOUR, windowMs: HOUR_MS });
+  if (client.ip) await assertWithinRateLimit(deps.db, now, { bucket: "reset-ip", key: client.ip, limit: deps.env.PASSWORD_RESETS_PER_IP_PER_HOUR, windowMs: HOUR_MS });
+  const token = generateSecret(RESET_TOKEN_PREFIX);
+  await deps.db.transaction(async (tx) => {
+    await recordRateLimitEvent(tx, now, "reset-email", emailKey);
+    if (client.ip) await recordRateLimitEvent(tx, now, "reset-ip", client.ip);
+    const user = await usersCollection.findOne(tx, eq(tables.users.emailLower, emailKey));
+    if (!user || user.doc.disabled) return;
+    await tx.delete(tables.passwordResets).where(eq(tables.passwordResets.userId, user.id));
+    await passwordResetsCollection.insert(tx, { userId: user.id, tokenHash: hashSecret(token), expiresAt: new Date(now.getTime() + RESET_TTL_MS).toISOString(), usedAt: null });
+    const link = `${options.appUrl.replace(/\/$/, "")}/app/reset-password?token=${encodeURIComponent(token)}`;
+    await enqueueEmail(tx, {
+      kind: "password_reset",
+      to: user.doc.email,
+      subject: "Reset your Meridian password",
+      text:
+        `Hello ${user.doc.name},\n\nSomeone (we hope you) asked to reset the password of your Meridian account.\n` +
+        `Choose a new password here within the next hour:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this email: your password stays as it is.\n`,
+    });
+  });
+}
+
+/** Sets the new password from an emailed link; every session of the account ends. Used, expired or unknown links are 400 INVALID_TOKEN. */
+export async function confirmPasswordReset(options: { deps: Deps; token: string; newPassword: string }) {
+  const { deps } = options;
+  const passwordHash = await hashPassword(options.newPassword);
+  await deps.db.transaction(async (tx) => {
+    const { passwordResets } = tables;
+    const [reset] = await tx
+      .select()
+      .from(passwordResets)
+      .where(and(eq(passwordResets.tokenHash, hashSecret(options.token)), isNull(sql`${passwordResets.doc}->>'usedAt'`)))
+      .for("update")
+      .limit(1);
+    const invalid = () => new AppError("INVALID_TOKEN", "This link is invalid or has expired; ask for a new one", { errors: [{ path: "token", message: "This link is invalid or has expired." }] });
+    if (!reset || new Date(reset.doc.expiresAt).getTime() <= deps.now().getTime()) throw invalid();
+    const user = await usersCollection.get(tx, reset.doc.userId, { forUpdate: true });
+    if (!user || user.doc.disabled) throw invalid();
+    await passwordResetsCollection.update(tx, reset.id, (doc) => ({ ...doc, usedAt: deps.now().toISOString() }));
+    await usersCollection.update(tx, user.id, (doc) => ({ ...doc, passwordHash }));
+    const ended = await endSessions(deps, tx, user.id);
+    await invalidateCaches(deps, tx, { kind: "user", userId: user.id });
+    await recordAudit(tx, { actor: { id: user.id, name: user.doc.name }, action: "user.password_reset", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "system", id: "system", name: null }, after: { sessionsEnded: ended } });
+  });
+}

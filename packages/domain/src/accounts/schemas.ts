@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { emailSchema, opaqueIdSchema, passwordSchema, withoutControlCharacters } from "../users/schemas";
+
+export const changePasswordSchema = z.strictObject({ currentPassword: z.string().min(1).max(256), newPassword: passwordSchema }).meta({ id: "ChangePassword" });
+export type ChangePassword = z.infer<typeof changePasswordSchema>;
+
+export const passwordResetRequestSchema = z.strictObject({ email: emailSchema }).meta({ id: "PasswordResetRequest" });
+export const passwordResetConfirmSchema = z
+  .strictObject({ token: withoutControlCharacters(z.string().min(1).max(200)), newPassword: passwordSchema })
+  .meta({ id: "PasswordResetConfirm" });
+
+export const sessionSchema = z
+  .object({
+    id: z.string(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().describe("Recorded at most once a minute"),
+    userAgent: z.string().nullable(),
+    current: z.boolean().describe("True for the session that made this request"),
+  })
+  .meta({ id: "Session" });
+export const sessionListSchema = z.object({ items: z.array(sessionSchema) }).meta({ id: "SessionList" });
+
+export const adminUserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string(),
+    roles: z.array(z.string()),
+    disabled: z.boolean(),
+    createdAt: z.string(),
+    lastLoginAt: z.string().nullable(),
+  })
+  .meta({ id: "AdminUser" });
+export type AdminUser = z.infer<typeof adminUserSchema>;
+
+export const adminUserListQuerySchema = z.strictObject({
+  q: withoutControlCharacters(z.string().trim().max(200)).optional().describe("Case-insensitive part of the email or name"),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: opaqueIdSchema.optional(),
+});
+export const adminUserListSchema = z.object({ items: z.array(adminUserSchema), nextCursor: z.string().nullable() }).meta({ id: "AdminUserList" });
+
+export const adminUserUpdateSchema = z
+  .strictObject({
+    disabled: z.boolean().optional(),
+    roles: z.array(z.enum(["serverAdmin"])).max(1).optional().describe("The complete list of roles: `[\"serverAdmin\"]` grants, `[]` revokes"),
+  })
+  .meta({ id: "AdminUserUpdate" });
+export type AdminUserUpdate = z.infer<typeof adminUserUpdateSchema>;
+
+export const sessionIdSchema = z.strictObject({ id: opaqueIdSchema });

@@ -1,0 +1,57 @@
+import { sessionsCollection, tables, type Executor } from "@meridian/db";
+import { and, desc, eq, gt, ne } from "drizzle-orm";
+import type { Principal } from "../auth/authenticate";
+import { invalidateCaches } from "../cache/request-caches";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+
+/** The caller's live sessions, newest first, marking the one that asks. */
+export async function listMySessions(options: { deps: Deps; principal: Principal }) {
+  const { deps, principal } = options;
+  const { sessions } = tables;
+  const rows = await deps.db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, principal.user.id), gt(sessions.expiresAt, deps.now())))
+    .orderBy(desc(sessions.createdAt), desc(sessions.id))
+    .limit(500);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      createdAt: row.createdAt.toISOString(),
+      lastUsedAt: row.doc.lastUsedAt ?? row.createdAt.toISOString(),
+      userAgent: row.doc.userAgent,
+      current: principal.via === "session" && principal.credentialId === row.id,
+    })),
+  };
+}
+
+/**
+ * Ends sessions of a user in the caller's transaction: their tokens stop working in every
+ * process (cache invalidation by NOTIFY), and so do the WebSockets they opened.
+ */
+export async function endSessions(deps: Deps, db: Executor, userId: string, options: { except?: string; only?: string } = {}) {
+  const { sessions } = tables;
+  const ended = await db
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), options.except ? ne(sessions.id, options.except) : undefined, options.only ? eq(sessions.id, options.only) : undefined))
+    .returning({ tokenHash: sessions.tokenHash });
+  for (const { tokenHash } of ended) await invalidateCaches(deps, db, { kind: "token", tokenHash });
+  return ended.length;
+}
+
+/** Ends one of the caller's sessions (the current one too: that is signing out); another user's is 404. */
+export async function revokeMySession(options: { deps: Deps; principal: Principal; sessionId: string }) {
+  const { deps, principal, sessionId } = options;
+  await deps.db.transaction(async (tx) => {
+    const session = await sessionsCollection.get(tx, sessionId);
+    if (!session || session.doc.userId !== principal.user.id) throw new AppError("NOT_FOUND", "No such session");
+    await endSessions(deps, tx, principal.user.id, { only: sessionId });
+  });
+}
+
+/** "Sign out everywhere else": every session but the caller's ends (all of them when the caller uses an API key). */
+export async function revokeOtherSessions(options: { deps: Deps; principal: Principal }) {
+  const { deps, principal } = options;
+  return deps.db.transaction((tx) => endSessions(deps, tx, principal.user.id, { except: principal.via === "session" ? principal.credentialId : undefined }));
+}
