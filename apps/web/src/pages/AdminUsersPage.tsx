@@ -35,7 +35,7 @@ export function AdminUsersPage() {
     variables: updateInput,
     onSuccess: async (done: UserChange) => {
       setNotice(describeChange(done, isSelf(done.user)).done);
-      await queryClient.invalidateQueries({ queryKey: trpc.admin.users.pathKey() });
+      await queryClient.invalidateQueries(trpc.admin.users.pathFilter());
       // Losing one's own admin role closes this page; the navigation follows `auth.me`.
       if (isSelf(done.user)) await queryClient.invalidateQueries(trpc.auth.me.queryFilter());
     },
