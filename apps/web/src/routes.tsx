@@ -1,9 +1,7 @@
-import { Shield } from "lucide-react";
 import type { ComponentType } from "react";
-import { createBrowserRouter } from "react-router-dom";
+import { createBrowserRouter, Outlet } from "react-router-dom";
 import { GuestOnly, RequireAuth, RequireServerAdmin } from "./auth/RequireAuth";
 import { AppLayout } from "./layout/AppLayout";
-import { ComingSoonPage } from "./pages/ComingSoonPage";
 import { DashboardPage } from "./pages/DashboardPage";
 import { LoginPage } from "./pages/LoginPage";
 import { NotFoundPage } from "./pages/NotFoundPage";
@@ -24,11 +22,15 @@ export const router = createBrowserRouter(
   [
     { path: "/login", element: <GuestOnly><LoginPage /></GuestOnly> },
     { path: "/signup", element: <GuestOnly><SignupPage /></GuestOnly> },
+    // Not guest-only: a reset link must work in a browser where someone is still signed in.
+    { path: "/forgot-password", lazy: page(() => import("./pages/ForgotPasswordPage"), "ForgotPasswordPage") },
+    { path: "/reset-password", lazy: page(() => import("./pages/ResetPasswordPage"), "ResetPasswordPage") },
     {
       element: <RequireAuth><AppLayout /></RequireAuth>,
       children: [
         { index: true, element: <DashboardPage /> },
         { path: "profile", lazy: page(() => import("./pages/ProfilePage"), "ProfilePage") },
+        { path: "security", lazy: page(() => import("./pages/SecurityPage"), "SecurityPage") },
         { path: "api-keys", lazy: page(() => import("./pages/ApiKeysPage"), "ApiKeysPage") },
         { path: "observatories", lazy: page(() => import("./pages/ObservatoriesPage"), "ObservatoriesPage") },
         { path: "observatories/:id", lazy: page(() => import("./pages/ObservatoryPage"), "ObservatoryPage") },
@@ -39,7 +41,11 @@ export const router = createBrowserRouter(
         { path: "announcements", lazy: page(() => import("./pages/AnnouncementsPage"), "AnnouncementsPage") },
         {
           path: "admin",
-          element: <RequireServerAdmin><ComingSoonPage title="Administration" description="System settings, database integrity and backups." icon={Shield} /></RequireServerAdmin>,
+          element: <RequireServerAdmin><Outlet /></RequireServerAdmin>,
+          children: [
+            { index: true, lazy: page(() => import("./pages/AdministrationPage"), "AdministrationPage") },
+            { path: "users", lazy: page(() => import("./pages/AdminUsersPage"), "AdminUsersPage") },
+          ],
         },
         { path: "*", element: <NotFoundPage /> },
       ],

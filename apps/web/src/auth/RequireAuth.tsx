@@ -1,5 +1,7 @@
 import type { ReactNode } from "react";
+import { ShieldOff } from "lucide-react";
 import { Navigate, useLocation, useSearchParams } from "react-router-dom";
+import { EmptyState } from "../components/EmptyState";
 import { FullPageMessage } from "../components/FullPageMessage";
 import { Spinner } from "../components/Spinner";
 import { summarizeError } from "../lib/errors";
@@ -19,9 +21,16 @@ export function RequireAuth({ children }: { children: ReactNode }) {
   return children;
 }
 
+/** Inside the app frame: anyone else who types the address is told why there is nothing here. */
 export function RequireServerAdmin({ children }: { children: ReactNode }) {
   const me = useMe();
-  if (!isServerAdmin(me.data)) return <Navigate to="/" replace />;
+  if (!isServerAdmin(me.data)) {
+    return (
+      <EmptyState icon={ShieldOff} title="Server administrators only">
+        This page is for the administrators of this Meridian server. Ask one of them if you need something changed.
+      </EmptyState>
+    );
+  }
   return children;
 }
 

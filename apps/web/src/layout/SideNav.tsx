@@ -11,11 +11,11 @@ export function SideNav({ onNavigate }: { onNavigate?: () => void }) {
         <div key={section.title ?? index}>
           {section.title ? <h2 className="mb-1 px-3 text-xs font-semibold tracking-wide text-slate-400 uppercase">{section.title}</h2> : null}
           <ul className="flex flex-col gap-0.5">
-            {section.items.map(({ to, label, icon: Icon }) => (
+            {section.items.map(({ to, label, icon: Icon, end }) => (
               <li key={to}>
                 <NavLink
                   to={to}
-                  end={to === "/"}
+                  end={end}
                   onClick={onNavigate}
                   className={({ isActive }) =>
                     `flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors ${

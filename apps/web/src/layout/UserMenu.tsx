@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from "react";
-import { ChevronDown, KeyRound, LogOut, UserRound } from "lucide-react";
+import { ChevronDown, KeyRound, LockKeyhole, LogOut, UserRound } from "lucide-react";
 import { Link } from "react-router-dom";
 import { useMe } from "../auth/useMe";
 import { useSignOut } from "../auth/useSignOut";
@@ -55,6 +55,9 @@ export function UserMenu() {
           </div>
           <Link role="menuitem" to="/profile" className={itemClass} onClick={() => setOpen(false)}>
             <UserRound aria-hidden="true" className="size-4" /> Profile
+          </Link>
+          <Link role="menuitem" to="/security" className={itemClass} onClick={() => setOpen(false)}>
+            <LockKeyhole aria-hidden="true" className="size-4" /> Security
           </Link>
           <Link role="menuitem" to="/api-keys" className={itemClass} onClick={() => setOpen(false)}>
             <KeyRound aria-hidden="true" className="size-4" /> API keys

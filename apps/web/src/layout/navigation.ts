@@ -1,4 +1,4 @@
-import { Building2, FolderKanban, KeyRound, LayoutDashboard, Megaphone, Shield, Telescope, UserRound, type LucideIcon } from "lucide-react";
+import { Building2, FolderKanban, KeyRound, LayoutDashboard, LockKeyhole, Megaphone, Shield, Telescope, UserRound, UsersRound, type LucideIcon } from "lucide-react";
 
 export interface NavItem {
   to: string;
@@ -6,6 +6,8 @@ export interface NavItem {
   icon: LucideIcon;
   /** Shown only to server administrators. */
   adminOnly?: boolean;
+  /** Active only on this exact path, not on the paths below it. */
+  end?: boolean;
 }
 
 export interface NavSection {
@@ -17,7 +19,7 @@ export interface NavSection {
 export const navSections: NavSection[] = [
   {
     items: [
-      { to: "/", label: "Dashboard", icon: LayoutDashboard },
+      { to: "/", label: "Dashboard", icon: LayoutDashboard, end: true },
       { to: "/observatories", label: "Observatories", icon: Telescope },
       { to: "/organizations", label: "Organizations", icon: Building2 },
       { to: "/projects", label: "Projects", icon: FolderKanban },
@@ -28,12 +30,16 @@ export const navSections: NavSection[] = [
     title: "Account",
     items: [
       { to: "/profile", label: "Profile", icon: UserRound },
+      { to: "/security", label: "Security", icon: LockKeyhole },
       { to: "/api-keys", label: "API keys", icon: KeyRound },
     ],
   },
   {
     title: "Server",
-    items: [{ to: "/admin", label: "Administration", icon: Shield, adminOnly: true }],
+    items: [
+      { to: "/admin", label: "Administration", icon: Shield, adminOnly: true, end: true },
+      { to: "/admin/users", label: "Users", icon: UsersRound, adminOnly: true },
+    ],
   },
 ];
 

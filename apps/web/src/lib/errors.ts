@@ -14,8 +14,11 @@ export interface ProblemSummary {
 }
 
 const friendlyMessages: Record<string, string> = {
+  ACCOUNT_DISABLED: "This account is disabled. Ask a server administrator to enable it.",
   EMAIL_TAKEN: "An account with this email already exists.",
   INVALID_CREDENTIALS: "The email or password is not correct.",
+  INVALID_TOKEN: "This link is invalid or has expired.",
+  LAST_SERVER_ADMIN: "This would leave the server without an enabled server administrator. Make someone else a server administrator first.",
   RATE_LIMITED: "Too many attempts. Please wait a moment and try again.",
   SIGNUP_DISABLED: "Sign-up is disabled on this server.",
   UNAUTHENTICATED: "Your session has ended. Please sign in again.",

@@ -1,20 +1,25 @@
 import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
-import { Link, useSearchParams } from "react-router-dom";
+import { Link, useLocation, useSearchParams } from "react-router-dom";
+import { readLoginNotice } from "../auth/login-notice";
 import { useAuthSuccess } from "../auth/useAuthSuccess";
 import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
+import { SuccessNotice } from "../components/SuccessNotice";
 import { TextField } from "../components/TextField";
 import { AuthLayout } from "../layout/AuthLayout";
+import { useDocumentTitle } from "../lib/document-title";
 import { summarizeError } from "../lib/errors";
 import { hasErrors, missingFields } from "../lib/required-fields";
 import { trpc } from "../trpc";
 
 export function LoginPage() {
+  useDocumentTitle("Sign in");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [blank, setBlank] = useState<{ email?: string; password?: string }>({});
   const [searchParams] = useSearchParams();
+  const notice = readLoginNotice(useLocation().state);
   const onSuccess = useAuthSuccess();
   const login = useMutation(trpc.auth.login.mutationOptions({ onSuccess: (result) => onSuccess(result.user) }));
   const problem = login.error ? summarizeError(login.error) : null;
@@ -41,7 +46,7 @@ export function LoginPage() {
       }
     >
       <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-        {problem ? <Alert tone="error">{problem.message}</Alert> : null}
+        {problem ? <Alert tone="error">{problem.message}</Alert> : <SuccessNotice message={notice} />}
         <TextField label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={blank.email ?? problem?.fieldErrors.email} />
         <TextField
           label="Password"
@@ -53,6 +58,11 @@ export function LoginPage() {
           onChange={(e) => setPassword(e.target.value)}
           error={blank.password ?? problem?.fieldErrors.password}
         />
+        <p className="-mt-2 text-right text-sm">
+          <Link to="/forgot-password" className="font-semibold text-indigo-600 hover:text-indigo-500">
+            Forgot password?
+          </Link>
+        </p>
         <Button type="submit" busy={login.isPending} className="w-full">
           Sign in
         </Button>

@@ -1,3 +1,4 @@
+import { Link } from "react-router-dom";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { AvatarCard } from "../profile/AvatarCard";
@@ -9,7 +10,18 @@ export function ProfilePage() {
   const profile = useProfile();
   return (
     <>
-      <PageHeader title="Profile" description="Your personal details, avatar and notification settings." />
+      <PageHeader
+        title="Profile"
+        description={
+          <>
+            Your personal details, avatar and notification settings. Your password and sessions are under{" "}
+            <Link to="/security" className="font-medium text-indigo-600 hover:text-indigo-500">
+              Security
+            </Link>
+            .
+          </>
+        }
+      />
       <QueryState query={profile} loading="Loading your profile" error="Could not load your profile">
         {(data) => (
           <div className="flex flex-col gap-6">

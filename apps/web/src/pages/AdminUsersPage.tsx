@@ -1,0 +1,68 @@
+import { useState } from "react";
+import { UsersRound } from "lucide-react";
+import { describeChange, updateInput, type AdminUser, type UserChange } from "../admin/user-changes";
+import { UserTable } from "../admin/UserTable";
+import { useMe } from "../auth/useMe";
+import { Alert } from "../components/Alert";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { EmptyState } from "../components/EmptyState";
+import { LoadMoreButton } from "../components/LoadMoreButton";
+import { PageHeader } from "../components/PageHeader";
+import { QueryState } from "../components/QueryState";
+import { SuccessNotice } from "../components/SuccessNotice";
+import { TextField } from "../components/TextField";
+import { useDocumentTitle } from "../lib/document-title";
+import { summarizeError } from "../lib/errors";
+import { useConfirmedMutation } from "../lib/useConfirmedMutation";
+import { useCursorPages } from "../lib/useCursorPages";
+import { useDebouncedValue } from "../lib/useDebouncedValue";
+import { queryClient, trpc, trpcClient } from "../trpc";
+
+const PAGE_SIZE = 25;
+const SEARCH_SETTLE_MS = 300;
+
+export function AdminUsersPage() {
+  useDocumentTitle("Users");
+  const me = useMe();
+  const [search, setSearch] = useState("");
+  const q = useDebouncedValue(search.trim(), SEARCH_SETTLE_MS);
+  const input = q ? { q, limit: PAGE_SIZE } : { limit: PAGE_SIZE };
+  const { query: users, items } = useCursorPages(trpc.admin.users.infiniteQueryKey(input), (cursor) => trpcClient.admin.users.query(cursor ? { ...input, cursor } : input));
+  const [notice, setNotice] = useState<string | null>(null);
+  const isSelf = (user: AdminUser) => user.id === me.data?.id;
+  const change = useConfirmedMutation({
+    mutation: trpc.admin.updateUser.mutationOptions(),
+    variables: updateInput,
+    onSuccess: async (done: UserChange) => {
+      setNotice(describeChange(done, isSelf(done.user)).done);
+      await queryClient.invalidateQueries(trpc.admin.users.pathFilter());
+      // Losing one's own admin role closes this page; the navigation follows `auth.me`.
+      if (isSelf(done.user)) await queryClient.invalidateQueries(trpc.auth.me.queryFilter());
+    },
+  });
+  const texts = change.target ? describeChange(change.target, isSelf(change.target.user)) : null;
+
+  return (
+    <>
+      <PageHeader title="Users" description="Every account on this server. Disabling one ends its sessions and stops its API keys at once; each change is recorded in the audit log." />
+      <div className="flex flex-col gap-4">
+        <TextField label="Search users" type="search" autoComplete="off" placeholder="Name or email" className="max-w-sm" value={search} onChange={(event) => setSearch(event.target.value)} />
+        <SuccessNotice message={notice} />
+        <QueryState
+          query={users}
+          loading="Loading users"
+          error="Could not load users"
+          isEmpty={() => items.length === 0}
+          empty={<EmptyState icon={UsersRound} title={q ? `No user matches “${q}”` : "No users yet"} />}
+        >
+          {() => <UserTable users={items} meId={me.data?.id} onChange={(kind, user) => change.ask({ kind, user })} />}
+        </QueryState>
+        <LoadMoreButton query={users} />
+        {users.isFetchNextPageError ? <Alert tone="error">Could not load more users: {summarizeError(users.error).message}</Alert> : null}
+      </div>
+      <ConfirmDialog {...change.dialog} title={texts?.title ?? ""} confirmLabel={texts?.confirm ?? ""}>
+        {texts?.body}
+      </ConfirmDialog>
+    </>
+  );
+}

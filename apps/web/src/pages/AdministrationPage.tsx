@@ -1,0 +1,37 @@
+import { ChevronRight, UsersRound, type LucideIcon } from "lucide-react";
+import { Link } from "react-router-dom";
+import { PageHeader } from "../components/PageHeader";
+import { useDocumentTitle } from "../lib/document-title";
+
+/** Each administration feature adds its entry here (and to the navigation). */
+const sections: Array<{ title: string; description: string; icon: LucideIcon; to: string }> = [
+  { title: "Users", description: "Search accounts, disable or enable them, and choose the server administrators.", icon: UsersRound, to: "/admin/users" },
+];
+
+export function AdministrationPage() {
+  useDocumentTitle("Administration");
+  return (
+    <>
+      <PageHeader title="Administration" description="Run this Meridian server: its accounts, settings and data." />
+      <ul aria-label="Administration sections" className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
+        {sections.map(({ title, description, icon: Icon, to }) => (
+          <li key={to}>
+            <Link
+              to={to}
+              className="flex h-full items-start gap-4 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200 transition-colors hover:ring-indigo-300 focus-visible:outline-2 focus-visible:outline-indigo-600"
+            >
+              <span className="flex size-10 shrink-0 items-center justify-center rounded-full bg-indigo-50 text-indigo-600">
+                <Icon aria-hidden="true" className="size-5" />
+              </span>
+              <span className="min-w-0 flex-1">
+                <span className="block text-base font-semibold text-slate-900">{title}</span>
+                <span className="mt-1 block text-sm text-slate-500">{description}</span>
+              </span>
+              <ChevronRight aria-hidden="true" className="mt-2 size-5 shrink-0 text-slate-400" />
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
