@@ -192,6 +192,9 @@ describe("web app: account security", { timeout: 90_000 }, () => {
     // Used once, the link is dead; the page offers a new one.
     const again = await newPage();
     await again.goto(app(link));
+    await again.getByLabel("New password", { exact: true }).fill("a second new password");
+    await again.getByLabel("Confirm new password").fill("a second new password");
+    await again.getByRole("button", { name: "Set new password" }).click();
     await again.getByText("This link is invalid or has expired.").waitFor(WAIT);
     await again.getByRole("link", { name: "Request a new link" }).click();
     await again.getByRole("heading", { name: "Reset your password" }).waitFor(WAIT);
@@ -237,7 +240,7 @@ describe("web app: user administration", { timeout: 90_000 }, () => {
     const page = await signedInPage(ADMIN);
     await navLink(page, "Administration").click();
     await page.getByRole("heading", { name: "Administration", exact: true }).waitFor(WAIT);
-    await page.getByRole("link", { name: /^Users/ }).click();
+    await page.getByRole("main").getByRole("link", { name: /^Users/ }).click();
     await page.getByRole("heading", { name: "Users", exact: true }).waitFor(WAIT);
     expect(await page.title()).toBe("Users · Meridian");
 

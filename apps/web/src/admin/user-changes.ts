@@ -9,7 +9,7 @@ export interface AdminUser {
   lastLoginAt: string | null;
 }
 
-export const SERVER_ADMIN = "serverAdmin";
+export const SERVER_ADMIN = "serverAdmin" as const;
 
 export const isAdmin = (user: Pick<AdminUser, "roles">) => user.roles.includes(SERVER_ADMIN);
 
@@ -20,17 +20,17 @@ export interface UserChange {
   user: AdminUser;
 }
 
-/** The `admin.updateUser` input that makes a change. */
-export function updateInput({ kind, user }: UserChange): { id: string; disabled?: boolean; roles?: string[] } {
+/** The `admin.updateUser` input that makes a change: `roles` lists the server roles to hold (other roles are kept by the server). */
+export function updateInput({ kind, user }: UserChange): { id: string; disabled?: boolean; roles?: Array<typeof SERVER_ADMIN> } {
   switch (kind) {
     case "disable":
       return { id: user.id, disabled: true };
     case "enable":
       return { id: user.id, disabled: false };
     case "grantAdmin":
-      return { id: user.id, roles: [...user.roles.filter((role) => role !== SERVER_ADMIN), SERVER_ADMIN] };
+      return { id: user.id, roles: [SERVER_ADMIN] };
     case "revokeAdmin":
-      return { id: user.id, roles: user.roles.filter((role) => role !== SERVER_ADMIN) };
+      return { id: user.id, roles: [] };
   }
 }
 
