@@ -23,6 +23,7 @@ export const envSchema = z.object({
   MERIDIAN_ROLE: z.enum(["all", "server", "worker"]).default("all"),
   DATABASE_URL: optionalString,
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  MERIDIAN_SYSTEM_DIR: z.string().default("/var/lib/meridian"),
   S3_ENDPOINT: optionalString,
   S3_BUCKET: z.string().default("meridian"),
   S3_REGION: z.string().default("us-east-1"),

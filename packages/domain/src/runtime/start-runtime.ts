@@ -25,7 +25,7 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
   try {
     let databaseUrl = env.DATABASE_URL;
     if (!databaseUrl) {
-      embeddedPostgres = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, logger });
+      embeddedPostgres = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, systemDir: env.MERIDIAN_SYSTEM_DIR, logger });
       databaseUrl = embeddedPostgres.url;
       stops.unshift(() => embeddedPostgres!.stop());
     }
