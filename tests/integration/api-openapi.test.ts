@@ -285,6 +285,15 @@ describe("GET /api/docs", () => {
     expect(initializer!.text).toMatch(/validatorUrl:\s*null/);
   });
 
+  it("has a favicon of its own", async () => {
+    const icon = html.match(/<link rel="icon" href="([^"]+)"/)?.[1];
+    expect(icon).toBe("/api/docs/assets/favicon.svg");
+    const response = await server.request(icon!);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/svg+xml");
+    expect(await response.text()).toMatch(/^<svg /);
+  });
+
   it("answers 404 problem+json for an asset that does not exist", async () => {
     const response = await server.request("/api/docs/assets/nope.js");
     expect(response.status).toBe(404);

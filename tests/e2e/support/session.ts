@@ -39,6 +39,15 @@ export function testPages(getBrowser: () => Browser, getServer: () => TestServer
       open.push({ label, context, page });
       return page;
     },
+    /** A fresh context that is not signed in, at `viewport`. */
+    async signedOut(label: string, viewport: { width: number; height: number }): Promise<Page> {
+      const context = await getBrowser().newContext({ viewport });
+      const page = await context.newPage();
+      page.setDefaultTimeout(WAIT.timeout);
+      page.on("pageerror", (error) => pageErrors.push(error.message));
+      open.push({ label, context, page });
+      return page;
+    },
     async report() {
       for (const { label, page } of open) {
         if (page.isClosed()) continue;

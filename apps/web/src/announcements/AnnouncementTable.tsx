@@ -84,7 +84,7 @@ export function AnnouncementTable({ title, label, description, showScope, source
       </div>
       <QueryState query={query} loading={`Loading ${label.toLowerCase()}`} error={`Could not load ${label.toLowerCase()}`}>
         {() => (
-          <DataTable
+          <DataTable stackOnPhone
             label={label}
             columns={
               <>

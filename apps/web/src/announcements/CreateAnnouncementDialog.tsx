@@ -18,6 +18,9 @@ import { useRecipientPreview } from "./useRecipientPreview";
 /** Where a new announcement goes: the whole system (targets chosen in the form) or one scope's members. */
 export type AnnouncementDestination = { scope: "system" } | { scope: ScopedKind; scopeId: string; scopeName: string };
 
+/** The zone datetime-local inputs are read in: the browser's. */
+const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
 const contentFields = ["title", "message", "severity", "deliveryType", "startsAt", "expiresAt"] as const;
 
 /** All messages about one target kind (each unknown id has its own path: `targets.users.ids.3`). */
@@ -133,8 +136,8 @@ export function CreateAnnouncementDialog({ destination, onClose, onCreated }: { 
             </option>
           ))}
         </SelectField>
-        <TextField label="Starts" type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} error={errors.startsAt} hint="Optional. Until then nobody sees it." />
-        <TextField label="Expires" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} error={errors.expiresAt} hint="Optional. Afterwards it is no longer shown." />
+        <TextField label={`Starts (${LOCAL_ZONE})`} type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} error={errors.startsAt} hint={`Optional, in your time zone (${LOCAL_ZONE}). Until then nobody sees it.`} />
+        <TextField label={`Expires (${LOCAL_ZONE})`} type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} error={errors.expiresAt} hint={`Optional, in your time zone (${LOCAL_ZONE}). Afterwards it is no longer shown.`} />
       </div>
       {system ? (
         <fieldset className="min-w-0">

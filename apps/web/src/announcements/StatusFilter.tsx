@@ -5,8 +5,9 @@ import type { AnnouncementStatus } from "./types";
 export function StatusFilter({ label, value, onChange }: { label: string; value: AnnouncementStatus | undefined; onChange(status: AnnouncementStatus | undefined): void }) {
   const options: Array<[AnnouncementStatus | undefined, string]> = [[undefined, "All"], ...statuses.map((status): [AnnouncementStatus, string] => [status, statusInfo[status].label])];
   return (
-    <div role="group" aria-label={label} className="inline-flex max-w-full overflow-x-auto rounded-md shadow-sm ring-1 ring-slate-300 ring-inset">
-      {options.map(([status, text], index) => {
+    // Separate pills that wrap onto more lines on a phone rather than running past the edge.
+    <div role="group" aria-label={label} className="flex max-w-full flex-wrap gap-1.5">
+      {options.map(([status, text]) => {
         const pressed = status === value;
         return (
           <button
@@ -14,8 +15,8 @@ export function StatusFilter({ label, value, onChange }: { label: string; value:
             type="button"
             aria-pressed={pressed}
             onClick={() => onChange(status)}
-            className={`px-3 py-1.5 text-xs font-medium whitespace-nowrap focus-visible:z-10 focus-visible:outline-2 focus-visible:outline-indigo-600 ${index > 0 ? "border-l border-slate-300" : ""} ${
-              pressed ? "bg-indigo-600 text-white" : "bg-white text-slate-700 hover:bg-slate-50"
+            className={`rounded-full px-3 py-1 text-xs font-medium whitespace-nowrap ring-1 ring-inset focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${
+              pressed ? "bg-indigo-600 text-white ring-indigo-600" : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50"
             }`}
           >
             {text}

@@ -37,10 +37,11 @@ export function FormDialog({ title, description, submitLabel, submitVariant = "p
       describedBy={description ? descriptionId : undefined}
       busy={busy}
       onClose={onClose}
-      className={`max-h-[calc(100dvh-2rem)] overflow-y-auto ${wide ? "max-w-2xl" : "max-w-lg"}`}
+      className={wide ? "max-w-2xl" : "max-w-lg"}
     >
-      <form onSubmit={submit} noValidate>
-        <div className="px-5 pt-5 pb-5">
+      {/* The fields scroll; the buttons stay in view however long the form is. */}
+      <form onSubmit={submit} noValidate className="flex max-h-[calc(100dvh-2rem)] flex-col">
+        <div className="min-h-0 flex-1 overflow-y-auto px-5 pt-5 pb-5">
           <div className="flex items-start justify-between gap-4">
             <h2 id={titleId} className="text-base font-semibold text-slate-900">
               {title}
@@ -61,7 +62,7 @@ export function FormDialog({ title, description, submitLabel, submitVariant = "p
           ) : null}
           <div className="mt-4 flex flex-col gap-4">{children}</div>
         </div>
-        <ModalActions busy={busy} onCancel={onClose} cancelLabel={cancelLabel} className="border-t border-slate-100">
+        <ModalActions busy={busy} onCancel={onClose} cancelLabel={cancelLabel} className="shrink-0 border-t border-slate-100">
           <Button type="submit" variant={submitVariant} busy={busy} disabled={submitDisabled}>
             {submitLabel}
           </Button>

@@ -23,11 +23,31 @@ export interface ModalProps {
  */
 export function Modal({ open, labelledBy, describedBy, busy, dismissible = true, onClose, className, children }: ModalProps) {
   const ref = useRef<HTMLDialogElement>(null);
+  /** What had focus before the dialog opened (its opening button): focus goes back there on close. */
+  const opener = useRef<HTMLElement | null>(null);
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      dialog.showModal();
+      // Start on the first field, not on the close button that comes first in the markup.
+      dialog.querySelector<HTMLElement>("input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled])")?.focus();
+    }
     if (!open && dialog.open) dialog.close();
+  }, [open]);
+  // Also when the dialog is unmounted while open (FormDialog is rendered only while open).
+  useEffect(
+    () => () => {
+      const target = opener.current;
+      if (target?.isConnected) queueMicrotask(() => target.focus());
+    },
+    [],
+  );
+  useEffect(() => {
+    if (open) return;
+    const target = opener.current;
+    if (target?.isConnected) target.focus();
   }, [open]);
   return (
     <dialog

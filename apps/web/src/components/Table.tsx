@@ -1,10 +1,14 @@
 import type { ReactNode } from "react";
 
-/** Rows of data in a white frame; wide ones scroll inside it, never the page. `columns` are the header cells. */
-export function DataTable({ label, columns, children }: { label: string; columns: ReactNode; children: ReactNode }) {
+/**
+ * Rows of data in a white frame; wide ones scroll inside it, never the page. `columns` are the
+ * header cells. With `stackOnPhone` each row becomes a card on small screens (see index.css), for
+ * tables too wide to scroll usefully, such as permission grids.
+ */
+export function DataTable({ label, columns, stackOnPhone = false, children }: { label: string; columns: ReactNode; stackOnPhone?: boolean; children: ReactNode }) {
   return (
     <div className="relative overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
-      <table aria-label={label} className="min-w-full divide-y divide-slate-200 text-sm">
+      <table aria-label={label} className={`min-w-full divide-y divide-slate-200 text-sm ${stackOnPhone ? "stack-table" : ""}`}>
         <thead className="bg-slate-50">
           <tr>{columns}</tr>
         </thead>
@@ -58,19 +62,25 @@ export function EmptyRow({ columns, children }: { columns: number; children: Rea
   );
 }
 
-/** A cell holding one checkbox, named by `label` since the column heading alone does not say whose it is. */
-export function CheckboxCell({ label, title, checked, disabled, onChange }: { label: string; title: string; checked: boolean; disabled: boolean; onChange(checked: boolean): void }) {
+/**
+ * A cell holding one checkbox, named by `label` since the column heading alone does not say whose
+ * it is. `column` is shown beside the box when the table stacks on a phone.
+ */
+export function CheckboxCell({ label, column, title, checked, disabled, onChange }: { label: string; column?: string; title: string; checked: boolean; disabled: boolean; onChange(checked: boolean): void }) {
   return (
     <td className="px-3 py-3 text-center align-middle">
-      <input
-        type="checkbox"
-        className="size-4 rounded border-slate-300 accent-indigo-600 disabled:cursor-not-allowed disabled:opacity-50"
-        aria-label={label}
-        title={title}
-        checked={checked}
-        disabled={disabled}
-        onChange={(event) => onChange(event.target.checked)}
-      />
+      <label className="inline-flex items-center gap-1.5">
+        <input
+          type="checkbox"
+          className="size-4 rounded border-slate-300 accent-indigo-600 disabled:cursor-not-allowed disabled:opacity-50"
+          aria-label={label}
+          title={title}
+          checked={checked}
+          disabled={disabled}
+          onChange={(event) => onChange(event.target.checked)}
+        />
+        {column ? <span className="text-xs text-slate-600 sm:hidden">{column}</span> : null}
+      </label>
     </td>
   );
 }

@@ -46,8 +46,9 @@ export function TabList<T extends string>({ tabs, active, onChange, label, idPre
     refs.current.get(tab.id)?.focus();
   };
   return (
-    <div className="relative mb-6 overflow-x-auto border-b border-slate-200">
-      <div role="tablist" aria-label={label} onKeyDown={move} className="-mb-px flex min-w-max gap-1">
+    // Tabs wrap onto a second line on narrow screens instead of scrolling out of sight.
+    <div className="mb-6 border-b border-slate-200">
+      <div role="tablist" aria-label={label} onKeyDown={move} className="-mb-px flex flex-wrap gap-x-1">
         {tabs.map(({ id, label: tabLabel, icon: Icon }) => {
           const selected = id === active;
           return (

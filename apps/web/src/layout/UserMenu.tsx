@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
 import { ChevronDown, KeyRound, LockKeyhole, LogOut, UserRound } from "lucide-react";
 import { Link } from "react-router-dom";
 import { useMe } from "../auth/useMe";
@@ -12,22 +12,59 @@ export function UserMenu() {
   const signOut = useSignOut();
   const [open, setOpen] = useState(false);
   const rootRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const menuRef = useRef<HTMLDivElement>(null);
+  /** Which item to focus once the menu has opened: the first or the last. */
+  const [focusOnOpen, setFocusOnOpen] = useState<"first" | "last" | null>(null);
   const menuId = useId();
+
+  const items = () => [...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not([disabled])') ?? [])];
+  const close = (returnFocus: boolean) => {
+    setOpen(false);
+    if (returnFocus) buttonRef.current?.focus();
+  };
+
+  useEffect(() => {
+    if (!open || !focusOnOpen) return;
+    const list = items();
+    (focusOnOpen === "first" ? list[0] : list[list.length - 1])?.focus();
+    setFocusOnOpen(null);
+  }, [open, focusOnOpen]);
+
+  // The WAI-ARIA menu button: Enter, Space and ArrowDown open on the first item, ArrowUp on the last.
+  const onButtonKeyDown = (event: ReactKeyboardEvent<HTMLButtonElement>) => {
+    if (event.key === "Escape" && open) return close(true);
+    if (event.key === "ArrowDown" || event.key === "Enter" || event.key === " ") setFocusOnOpen("first");
+    else if (event.key === "ArrowUp") setFocusOnOpen("last");
+    else return;
+    event.preventDefault();
+    setOpen(true);
+  };
+  // Inside the menu: arrows move (wrapping), Home and End jump, Escape closes back to the button, Tab leaves.
+  const onMenuKeyDown = (event: ReactKeyboardEvent<HTMLDivElement>) => {
+    const list = items();
+    const index = list.indexOf(document.activeElement as HTMLElement);
+    let next: HTMLElement | undefined;
+    if (event.key === "ArrowDown") next = list[(index + 1) % list.length];
+    else if (event.key === "ArrowUp") next = list[(index - 1 + list.length) % list.length];
+    else if (event.key === "Home") next = list[0];
+    else if (event.key === "End") next = list[list.length - 1];
+    else if (event.key === "Escape") {
+      event.preventDefault();
+      return close(true);
+    } else if (event.key === "Tab") return close(false);
+    else return;
+    event.preventDefault();
+    next?.focus();
+  };
 
   useEffect(() => {
     if (!open) return;
     const onPointerDown = (event: PointerEvent) => {
       if (!rootRef.current?.contains(event.target as Node)) setOpen(false);
     };
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === "Escape") setOpen(false);
-    };
     document.addEventListener("pointerdown", onPointerDown);
-    document.addEventListener("keydown", onKeyDown);
-    return () => {
-      document.removeEventListener("pointerdown", onPointerDown);
-      document.removeEventListener("keydown", onKeyDown);
-    };
+    return () => document.removeEventListener("pointerdown", onPointerDown);
   }, [open]);
 
   if (!me.data) return null;
@@ -40,7 +77,9 @@ export function UserMenu() {
         aria-expanded={open}
         aria-controls={menuId}
         aria-label="Account menu"
+        ref={buttonRef}
         onClick={() => setOpen((value) => !value)}
+        onKeyDown={onButtonKeyDown}
         className="flex items-center gap-2 rounded-full p-1 pr-2 text-sm text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600"
       >
         <UserAvatar name={user.name} url={user.avatarUrl} />
@@ -48,21 +87,21 @@ export function UserMenu() {
         <ChevronDown aria-hidden="true" className="size-4 text-slate-400" />
       </button>
       {open ? (
-        <div id={menuId} role="menu" aria-label="Account" className="absolute right-0 z-30 mt-2 w-60 origin-top-right rounded-md bg-white py-1 shadow-lg ring-1 ring-slate-200">
+        <div ref={menuRef} id={menuId} role="menu" aria-label="Account" onKeyDown={onMenuKeyDown} className="absolute right-0 z-30 mt-2 w-60 origin-top-right rounded-md bg-white py-1 shadow-lg ring-1 ring-slate-200">
           <div className="border-b border-slate-100 px-4 py-3">
             <p className="truncate text-sm font-medium text-slate-900">{user.name}</p>
             <p className="truncate text-sm text-slate-500">{user.email}</p>
           </div>
-          <Link role="menuitem" to="/profile" className={itemClass} onClick={() => setOpen(false)}>
+          <Link role="menuitem" tabIndex={-1} to="/profile" className={itemClass} onClick={() => setOpen(false)}>
             <UserRound aria-hidden="true" className="size-4" /> Profile
           </Link>
-          <Link role="menuitem" to="/security" className={itemClass} onClick={() => setOpen(false)}>
+          <Link role="menuitem" tabIndex={-1} to="/security" className={itemClass} onClick={() => setOpen(false)}>
             <LockKeyhole aria-hidden="true" className="size-4" /> Security
           </Link>
-          <Link role="menuitem" to="/api-keys" className={itemClass} onClick={() => setOpen(false)}>
+          <Link role="menuitem" tabIndex={-1} to="/api-keys" className={itemClass} onClick={() => setOpen(false)}>
             <KeyRound aria-hidden="true" className="size-4" /> API keys
           </Link>
-          <button role="menuitem" type="button" className={`${itemClass} border-t border-slate-100`} disabled={signOut.isPending} onClick={() => signOut.mutate()}>
+          <button role="menuitem" tabIndex={-1} type="button" className={`${itemClass} border-t border-slate-100`} disabled={signOut.isPending} onClick={() => signOut.mutate()}>
             <LogOut aria-hidden="true" className="size-4" /> Sign out
           </button>
         </div>

@@ -59,6 +59,7 @@ function PermissionCells({ name, permissions, fixedTitle, disabled, onChange }: 
         <CheckboxCell
           key={key}
           label={`${observatoryPermissionInfo[key].label} for ${name}`}
+          column={observatoryPermissionInfo[key].label}
           title={fixedTitle ?? observatoryPermissionInfo[key].description}
           checked={shown[key]}
           disabled={disabled}
@@ -152,6 +153,7 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
           People <span className="ml-1 text-sm font-normal text-slate-500">{users.length}</span>
         </h2>
         <DataTable
+          stackOnPhone
           label="People with access"
           columns={
             <>
@@ -195,6 +197,7 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
           Members of these organizations inherit access: owners and admins may operate and administer, members may view and observe — never more than the organization's own grant below.
         </p>
         <DataTable
+          stackOnPhone
           label="Member organizations"
           columns={
             <>

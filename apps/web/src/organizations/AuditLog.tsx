@@ -37,6 +37,9 @@ export const humanizeAction = (action: string) => {
 
 type NameOf = (id: string) => string | undefined;
 
+/** Stored and accepted by the API, but deprecated and shown nowhere. */
+const HIDDEN_PERMISSIONS = new Set(["can_manage_billing"]);
+
 function formatValue(value: unknown, key: string | null, nameOf: NameOf): string {
   if (value === null || value === undefined) return "—";
   if (typeof value === "boolean") return value ? "yes" : "no";
@@ -47,7 +50,7 @@ function formatValue(value: unknown, key: string | null, nameOf: NameOf): string
     const entries = Object.entries(value as Record<string, unknown>);
     // A permission set: list what is granted.
     if (entries.length > 0 && entries.every(([, item]) => typeof item === "boolean")) {
-      const granted = entries.filter(([, item]) => item).map(([name]) => permissionLabel(name));
+      const granted = entries.filter(([name, item]) => item && !HIDDEN_PERMISSIONS.has(name)).map(([name]) => permissionLabel(name));
       return granted.length === 0 ? "none" : granted.join(", ");
     }
     if ("label" in value && typeof (value as { label: unknown }).label === "string") return (value as { label: string }).label;
@@ -68,7 +71,7 @@ const fieldName = (key: string) => {
 export function describeChange(before: unknown, after: unknown, nameOf: NameOf): Array<{ field: string | null; before: string | null; after: string | null }> {
   const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
   if (isObject(before) && isObject(after)) {
-    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => !HIDDEN_PERMISSIONS.has(key));
     return keys
       .filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]))
       .map((key) => ({ field: fieldName(key), before: formatValue(before[key], key, nameOf), after: formatValue(after[key], key, nameOf) }));

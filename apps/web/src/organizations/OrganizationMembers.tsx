@@ -89,6 +89,7 @@ export function OrganizationMembers({ organization }: { organization: Organizati
         <QueryState query={members} loading="Loading members" error="Could not load members" isEmpty={(data) => data.items.length === 0} empty={<EmptyState icon={Users} title="No members" />}>
           {(data) => (
             <DataTable
+              stackOnPhone
               label="Organization members"
               columns={
                 <>
@@ -97,7 +98,6 @@ export function OrganizationMembers({ organization }: { organization: Organizati
                   {organizationPermissionInfo.map((info) => (
                     <CenteredTh key={info.key} title={info.description}>
                       <span className="block min-w-16 normal-case">{info.label}</span>
-                      {info.deprecated ? <span className="block text-[10px] font-medium tracking-normal text-amber-700 normal-case">deprecated</span> : null}
                     </CenteredTh>
                   ))}
                   <ActionsTh />
@@ -116,7 +116,8 @@ export function OrganizationMembers({ organization }: { organization: Organizati
                     {organizationPermissionInfo.map((info) => (
                       <CheckboxCell
                         key={info.key}
-                        label={`${info.label}${info.deprecated ? " (deprecated)" : ""} for ${member.name}`}
+                        label={`${info.label} for ${member.name}`}
+                        column={info.label}
                         title={owner ? "The owner always has every permission" : info.description}
                         checked={permissions[info.key]}
                         disabled={owner || !canManage || busy}
@@ -193,7 +194,6 @@ function AddOrganizationMember({ organizationId }: { organizationId: string }) {
                   label={
                     <>
                       {info.label}
-                      {info.deprecated ? <Badge tone="amber" className="ml-2">Deprecated</Badge> : null}
                     </>
                   }
                   description={info.description}

@@ -17,15 +17,16 @@ export interface OrganizationPermissionInfo {
   key: OrganizationPermissionKey;
   label: string;
   description: string;
-  deprecated?: boolean;
 }
 
-/** In the order the contract lists them. Billing is stored but grants nothing. */
+/**
+ * In the order the contract lists them. `can_manage_billing` is left out on purpose: the API
+ * still accepts and stores it, but it grants nothing and the spec's later version dropped it.
+ */
 export const organizationPermissionInfo: OrganizationPermissionInfo[] = [
   { key: "can_manage_members", label: "Manage members", description: "Add and remove members, change their permissions, read the audit log." },
   { key: "can_manage_observatories", label: "Manage observatories", description: "Create observatories owned by the organization." },
   { key: "can_manage_projects", label: "Manage projects", description: "Create and manage the organization's projects." },
-  { key: "can_manage_billing", label: "Billing", description: "Deprecated: stored, but grants nothing.", deprecated: true },
   { key: "can_manage_storage", label: "Manage storage", description: "Configure external storage destinations and their secrets." },
 ];
 

@@ -11,6 +11,7 @@ import { isServerAdmin, useMe } from "../auth/useMe";
 import { Button } from "../components/Button";
 import { PageHeader } from "../components/PageHeader";
 import { SuccessNotice } from "../components/SuccessNotice";
+import { useDocumentTitle } from "../lib/document-title";
 
 const tables: Array<{ scope: AnnouncementScope; title: string; adminOnly?: boolean; description: string; empty: string }> = [
   { scope: "system", title: "System", adminOnly: true, description: "To users across the server; they must acknowledge before going on.", empty: "No system announcements yet." },
@@ -25,6 +26,7 @@ const tables: Array<{ scope: AnnouncementScope; title: string; adminOnly?: boole
  * the observatory, organization or project page.
  */
 export function AnnouncementsPage() {
+  useDocumentTitle("Announcements");
   const me = useMe();
   const admin = isServerAdmin(me.data);
   const [creating, setCreating] = useState(false);

@@ -7,8 +7,10 @@ import { Card } from "../components/Card";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { trpc } from "../trpc";
+import { useDocumentTitle } from "../lib/document-title";
 
 export function ApiKeysPage() {
+  useDocumentTitle("API keys");
   const keys = useQuery(trpc.user.apiKeys.queryOptions());
   const [created, setCreated] = useState<CreatedKey | null>(null);
   return (
@@ -17,7 +19,11 @@ export function ApiKeysPage() {
         title="API keys"
         description={
           <>
-            Keys act as you. Send one as <code className="font-mono text-xs">Authorization: Bearer &lt;key&gt;</code>.
+            Keys act as you. Send one as <code className="font-mono text-xs">Authorization: Bearer &lt;key&gt;</code>. Every path and its errors are in the{" "}
+            <a href="/api/docs" className="font-semibold text-indigo-600 hover:text-indigo-500">
+              API reference
+            </a>
+            .
           </>
         }
       />

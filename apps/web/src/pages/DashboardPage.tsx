@@ -4,8 +4,10 @@ import { AnnouncementBanners } from "../announcements/AnnouncementBanners";
 import { useMe } from "../auth/useMe";
 import { PageHeader } from "../components/PageHeader";
 import { navSections } from "../layout/navigation";
+import { useDocumentTitle } from "../lib/document-title";
 
 export function DashboardPage() {
+  useDocumentTitle("Dashboard");
   const me = useMe();
   const sections = navSections[0]!.items.filter((item) => item.to !== "/");
   return (

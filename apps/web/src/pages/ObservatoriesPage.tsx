@@ -15,10 +15,12 @@ import { ownerDescription } from "../observatories/owner";
 import { OnlineBadge, PermissionBadges } from "../observatories/PermissionBadges";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { trpc, trpcClient } from "../trpc";
+import { useDocumentTitle } from "../lib/document-title";
 
 const PAGE_SIZE = 50;
 
 export function ObservatoriesPage() {
+  useDocumentTitle("Observatories");
   const me = useMe();
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
@@ -52,11 +54,11 @@ export function ObservatoriesPage() {
         }
       >
         {() => (
-          <ul aria-label="Observatories" className="grid gap-4 sm:grid-cols-2">
+          <ul aria-label="Observatories" className="grid grid-cols-1 gap-4 sm:grid-cols-2">
             {items.map((observatory) => {
               const OwnerIcon = observatory.owner.kind === "organization" ? Building2 : UserRound;
               return (
-                <li key={observatory.id} aria-label={observatory.name} className="relative flex flex-col gap-3 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200 transition focus-within:ring-indigo-400 hover:ring-indigo-300">
+                <li key={observatory.id} aria-label={observatory.name} className="relative flex min-w-0 flex-col gap-3 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200 transition focus-within:ring-indigo-400 hover:ring-indigo-300">
                   <div className="flex items-start gap-3">
                     <span className="flex size-10 shrink-0 items-center justify-center rounded-lg bg-indigo-50 text-indigo-600">
                       <Telescope aria-hidden="true" className="size-5" />

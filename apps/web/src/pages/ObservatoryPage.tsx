@@ -22,6 +22,7 @@ import type { Observatory } from "../observatories/permissions";
 import { TransferObservatoryDialog } from "../observatories/TransferObservatoryDialog";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { trpc } from "../trpc";
+import { useDocumentTitle } from "../lib/document-title";
 
 type TabId = "overview" | "members" | "announcements" | "permissions" | "history";
 
@@ -44,6 +45,7 @@ export function ObservatoryPage() {
 }
 
 function ObservatoryView({ observatory }: { observatory: Observatory }) {
+  useDocumentTitle(`${observatory.name} · Observatories`);
   const me = useMe();
   const [tab, setTab] = useTabParam(tabs);
   const [transferring, setTransferring] = useState(false);

@@ -18,6 +18,7 @@ import { DeleteOrganizationCard } from "../organizations/DeleteOrganizationCard"
 import { OrganizationSettings } from "../organizations/OrganizationSettings";
 import type { Organization } from "../organizations/types";
 import { trpc } from "../trpc";
+import { useDocumentTitle } from "../lib/document-title";
 
 type TabId = "members" | "announcements" | "storage" | "audit" | "settings";
 
@@ -32,6 +33,7 @@ export function OrganizationPage() {
 }
 
 function OrganizationView({ organization }: { organization: Organization }) {
+  useDocumentTitle(`${organization.name} · Organizations`);
   const me = useMe();
   const admin = isServerAdmin(me.data);
   const isOwner = organization.myRole === "owner";

@@ -16,8 +16,10 @@ import { formatDateTime } from "../lib/format";
 import { CreateOrganizationDialog } from "../organizations/CreateOrganizationDialog";
 import { organizationTypeLabels } from "../organizations/labels";
 import { trpc } from "../trpc";
+import { useDocumentTitle } from "../lib/document-title";
 
 export function OrganizationsPage() {
+  useDocumentTitle("Organizations");
   const me = useMe();
   const admin = isServerAdmin(me.data);
   const [showAll, setShowAll] = useState(false);

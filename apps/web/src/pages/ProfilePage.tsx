@@ -5,8 +5,10 @@ import { AvatarCard } from "../profile/AvatarCard";
 import { NotificationsCard } from "../profile/NotificationsCard";
 import { ProfileDetailsCard } from "../profile/ProfileDetailsCard";
 import { useProfile } from "../profile/useProfile";
+import { useDocumentTitle } from "../lib/document-title";
 
 export function ProfilePage() {
+  useDocumentTitle("Profile");
   const profile = useProfile();
   return (
     <>

@@ -16,6 +16,7 @@ import { DeleteProjectCard } from "../projects/DeleteProjectCard";
 import { ProjectDetails } from "../projects/ProjectDetails";
 import { ProjectMembers } from "../projects/ProjectMembers";
 import { trpc } from "../trpc";
+import { useDocumentTitle } from "../lib/document-title";
 
 export function ProjectPage() {
   const { id = "" } = useParams();
@@ -31,6 +32,7 @@ export function ProjectPage() {
 const mayAnnounce = (project: Project, serverAdmin: boolean) => serverAdmin || project.myRole === "owner" || project.myRole === "admin" || project.myRole === "serverAdmin";
 
 function ProjectView({ project }: { project: Project }) {
+  useDocumentTitle(`${project.name} · Projects`);
   const me = useMe();
   const canAnnounce = mayAnnounce(project, isServerAdmin(me.data));
   const [sent, setSent] = useState<string | null>(null);

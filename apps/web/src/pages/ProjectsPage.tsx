@@ -14,8 +14,10 @@ import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { CreateProjectDialog } from "../projects/CreateProjectDialog";
 import { projectRoleLabels, projectStatusInfo } from "../projects/labels";
 import { trpc } from "../trpc";
+import { useDocumentTitle } from "../lib/document-title";
 
 export function ProjectsPage() {
+  useDocumentTitle("Projects");
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
   const list = useQuery(trpc.projects.list.queryOptions(undefined, { staleTime: 0 }));

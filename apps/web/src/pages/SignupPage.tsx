@@ -9,8 +9,10 @@ import { AuthLayout } from "../layout/AuthLayout";
 import { summarizeError } from "../lib/errors";
 import { hasErrors, missingFields } from "../lib/required-fields";
 import { trpc } from "../trpc";
+import { useDocumentTitle } from "../lib/document-title";
 
 export function SignupPage() {
+  useDocumentTitle("Create account");
   const [form, setForm] = useState({ name: "", email: "", password: "" });
   const [blank, setBlank] = useState<Partial<Record<keyof typeof form, string>>>({});
   const [searchParams] = useSearchParams();

@@ -45,7 +45,7 @@ export function ProjectMembers({ project }: { project: Project }) {
         ) : null}
         <QueryState query={members} loading="Loading members" error="Could not load members" isEmpty={(data) => data.items.length === 0}>
           {(data) => (
-            <DataTable
+            <DataTable stackOnPhone
               label="Project members"
               columns={
                 <>

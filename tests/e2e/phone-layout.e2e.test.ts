@@ -1,0 +1,191 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { loginSession } from "../support/auth-suite";
+import { signupUser, startTestServer, type TestServer } from "../support/test-server";
+import { ensureWebBuilt, launchChromium } from "./support/browser";
+import { appUrl, testPages, WAIT } from "./support/session";
+
+/**
+ * Every page of the web app at phone size (390×844): nothing may be wider than the screen, except
+ * inside a container that scrolls sideways on purpose. The pages come from apps/web/src/routes.tsx,
+ * so a page added later is visited too; pages with an id get seeded objects.
+ */
+const PHONE = { width: 390, height: 844 };
+const ADMIN = { email: "phone-admin@example.com", password: "phone admin password" };
+
+interface RoutePath {
+  path: string;
+  public: boolean;
+}
+
+/** The routes' paths, read from the router's source: nested children join their parent's path. */
+async function routePaths(): Promise<RoutePath[]> {
+  const source = await fs.readFile(path.resolve(import.meta.dirname, "../../apps/web/src/routes.tsx"), "utf8");
+  const parents: Array<{ indent: number; path: string }> = [];
+  const found: RoutePath[] = [];
+  for (const line of source.split("\n")) {
+    const indent = line.length - line.trimStart().length;
+    const parent = /^\s*path: "([^"]+)",\s*$/.exec(line);
+    const leaf = /\{ path: "([^"]+)"/.exec(line);
+    const index = /\{ index: true/.test(line);
+    if (!parent && !leaf && !index) continue;
+    // A route written deeper than a parent's `path:` line is one of its children.
+    while (parents.length > 0 && parents[parents.length - 1]!.indent >= indent) parents.pop();
+    const prefix = parents.map((entry) => entry.path).join("/");
+    if (parent) {
+      parents.push({ indent, path: parent[1]! });
+      continue;
+    }
+    const own = leaf ? leaf[1]! : "";
+    const full = own.startsWith("/") ? own : [prefix, own].filter(Boolean).join("/");
+    found.push({ path: full.replace(/^\//, ""), public: own.startsWith("/") });
+  }
+  return found;
+}
+
+/** Elements sticking out past the right edge, outside any container that scrolls sideways. */
+function overflowing(page: Page) {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const scrollsSideways = (element: Element | null): boolean => {
+      for (let node = element?.parentElement ?? null; node && node !== document.body; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if ((style.overflowX === "auto" || style.overflowX === "scroll") && node.scrollWidth > node.clientWidth + 1) return true;
+        if (style.overflowX === "hidden" || style.overflowX === "clip") return true;
+      }
+      return false;
+    };
+    const describe = (element: Element) => {
+      const text = (element.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 60);
+      return `<${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ""}${element.getAttribute("aria-label") ? ` aria-label="${element.getAttribute("aria-label")}"` : ""}> "${text}"`;
+    };
+    const offenders: string[] = [];
+    if (document.documentElement.scrollWidth > width + 1) offenders.push(`the page scrolls sideways (${document.documentElement.scrollWidth}px wide)`);
+    for (const element of document.body.querySelectorAll("*")) {
+      const box = element.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) continue;
+      const style = getComputedStyle(element);
+      if (style.visibility === "hidden" || style.position === "fixed" || style.clipPath === "inset(50%)") continue;
+      // Controls must be on screen even inside a sideways-scrolling box: nobody finds a checkbox or a Remove button by scrolling a table.
+      const control = element.matches("button, input:not([type=hidden]), select, textarea, a[href], [role=tab]");
+      if (box.right > width + 1 && (control || !scrollsSideways(element))) offenders.push(`${describe(element)} reaches ${Math.round(box.right)}px`);
+      if (offenders.length > 5) break;
+    }
+    return offenders;
+  });
+}
+
+let server: TestServer;
+let browser: Browser;
+const pageErrors: string[] = [];
+const pages = testPages(() => browser, () => server, pageErrors);
+const ids: Record<string, string> = {};
+
+async function api<T = { id: string }>(pathname: string, token: string, json?: unknown): Promise<T> {
+  const response = await server.request(pathname, { method: json === undefined ? "GET" : "POST", token, json });
+  if (!response.ok) throw new Error(`${pathname}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ WEB_DIST_DIR: ensureWebBuilt(), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  const { token } = await loginSession(server, ADMIN);
+  const member = await signupUser(server, { name: "Maximilian Longname-Member" });
+  const organization = await api("/organizations", token, { name: "Very Long Organization Name For Phones", shortName: "long-org", type: "research_institute", contactEmail: "org@example.com" });
+  await api(`/organizations/${organization.id}/members`, token, { email: member.user.email });
+  const observatory = await api("/observatories", token, { name: "Observatory With A Long Name", location: { latitude: 28.76, longitude: -17.88, elevation: 2396 } });
+  await api(`/observatories/${observatory.id}/members`, token, { email: member.user.email, permissions: { can_view: true, can_observe: true } });
+  await api(`/observatories/${observatory.id}/members/organization`, token, { organizationId: organization.id, permissions: { can_view: true } });
+  const project = await api("/projects", token, { name: "Project With A Long Name", organizationId: organization.id });
+  await api(`/projects/${project.id}/members`, token, { email: member.user.email, role: "member" });
+  await api(`/observatories/${observatory.id}/motd`, token, { title: "Dome closed for maintenance", message: "All week.", severity: "warning", deliveryType: "message" });
+  await api("/api/v1/user/api-keys", token, { name: "phone key" });
+  Object.assign(ids, { "observatories/:id": `observatories/${observatory.id}`, "organizations/:id": `organizations/${organization.id}`, "projects/:id": `projects/${project.id}`, "*": "no-such-page" });
+  browser = await launchChromium();
+}, 180_000);
+
+afterEach(async (context) => {
+  if (context.task.result?.state === "fail") await pages.report();
+  await pages.closeAll();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  expect(pageErrors).toEqual([]);
+});
+
+/** Opens `route` at phone size: public pages signed out, the others signed in as the admin. */
+async function openAtPhoneSize(route: RoutePath): Promise<Page> {
+  const page = route.public ? await pages.signedOut("visitor", PHONE) : await pages.signIn("admin", ADMIN);
+  await page.setViewportSize(PHONE);
+  const target = ids[route.path] ?? (route.path === "reset-password" ? "reset-password?token=mpr_phone" : route.path);
+  await page.goto(appUrl(server, target));
+  await page.getByRole("heading", { level: 1 }).first().waitFor(WAIT);
+  // Lists and cards arrive after the heading: measure once the page has its data.
+  await page.waitForLoadState("networkidle");
+  return page;
+}
+
+const DIALOG_OPENERS = /^(New organization|New observatory|New project|New system announcement|New announcement|Transfer ownership|Settings|Create a key)$/;
+
+describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
+  it("finds the pages in the router", async () => {
+    const paths = (await routePaths()).map((route) => route.path);
+    expect(paths).toEqual(expect.arrayContaining(["login", "", "observatories/:id", "admin", "admin/users", "*"]));
+  });
+
+  it("lays out every page, every tab and the main dialogs within the screen, and Tab moves through each page", async () => {
+    const problems: string[] = [];
+    for (const route of await routePaths()) {
+      const page = await openAtPhoneSize(route);
+      const check = async (where: string) => {
+        for (const offender of await overflowing(page)) problems.push(`${where}: ${offender}`);
+      };
+      // The keyboard reaches the page: from the top of a fresh page, each Tab lands on another control.
+      const seen = new Set<string>();
+      for (let press = 0; press < 3; press += 1) {
+        await page.keyboard.press("Tab");
+        const focused = await page.evaluate(() => {
+          const element = document.activeElement;
+          return element && element !== document.body ? element.outerHTML.slice(0, 120) : null;
+        });
+        if (focused === null) problems.push(`/${route.path}: Tab press ${press + 1} focused nothing`);
+        else seen.add(focused);
+      }
+      if (seen.size < 3) problems.push(`/${route.path}: Tab does not move between controls`);
+      await check(`/${route.path}`);
+      if (process.env.PHONE_SHOTS) await page.screenshot({ path: `/tmp/phone-${route.path.replace(/\W+/g, "_") || "home"}.png`, fullPage: true });
+
+      const tabs = page.getByRole("tab");
+      for (let index = 0; index < (await tabs.count()); index += 1) {
+        const tab = tabs.nth(index);
+        const name = (await tab.innerText()).trim();
+        await tab.click();
+        await expect.poll(() => tab.getAttribute("aria-selected")).toBe("true");
+        await page.getByRole("tabpanel").waitFor(WAIT);
+        await page.waitForLoadState("networkidle");
+        await check(`/${route.path} tab ${name}`);
+      }
+
+      const buttons = page.getByRole("main").getByRole("button", { name: DIALOG_OPENERS });
+      for (let index = 0; index < (await buttons.count()); index += 1) {
+        const button = buttons.nth(index);
+        if (!(await button.isVisible()) || !(await button.isEnabled())) continue;
+        const name = (await button.innerText()).trim();
+        await button.click();
+        const dialog = page.getByRole("dialog");
+        if ((await dialog.count()) === 0) continue;
+        await dialog.first().waitFor(WAIT);
+        await check(`/${route.path} dialog ${name}`);
+        await page.keyboard.press("Escape");
+        await dialog.first().waitFor({ state: "hidden", ...WAIT });
+      }
+
+      await pages.closeAll();
+    }
+    expect(problems).toEqual([]);
+  });
+});
