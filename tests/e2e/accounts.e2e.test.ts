@@ -90,7 +90,7 @@ describe("web app: account security", { timeout: 90_000 }, () => {
     const page = await signedInPage(account);
     await navLink(page, "Security").click();
     await page.getByRole("heading", { name: "Security", exact: true }).waitFor(WAIT);
-    expect(await page.title()).toBe("Security · Meridian");
+    await expect.poll(() => page.title()).toBe("Security · Meridian");
 
     await page.getByLabel("Current password").fill("not my password");
     await page.getByLabel("New password", { exact: true }).fill("a brand new password");
@@ -106,7 +106,7 @@ describe("web app: account security", { timeout: 90_000 }, () => {
     await page.getByLabel("Current password").fill(account.password);
     await page.getByRole("button", { name: "Change password" }).click();
     await page.getByText("Your password was changed. Your other sessions were signed out.").first().waitFor(WAIT);
-    expect(await page.getByLabel("Current password").inputValue()).toBe("");
+    await expect.poll(() => page.getByLabel("Current password").inputValue()).toBe("");
 
     // The session made at sign-up ends; this browser's goes on.
     expect(await statusOf(account.token)).toBe(401);
@@ -127,7 +127,7 @@ describe("web app: account security", { timeout: 90_000 }, () => {
 
     const current = rows.filter({ hasText: "This session" });
     await current.getByText("Chrome on Linux").waitFor(WAIT);
-    expect(await current.getByRole("button", { name: /^Sign out/ }).count()).toBe(0);
+    await expect.poll(() => current.getByRole("button", { name: /^Sign out/ }).count()).toBe(0);
 
     const curlRow = rows.filter({ hasText: "curl" });
     await curlRow.getByRole("button", { name: /^Sign out/ }).click();
@@ -148,7 +148,7 @@ describe("web app: account security", { timeout: 90_000 }, () => {
     await confirm.getByRole("button", { name: "Sign out other sessions" }).click();
     await page.getByText("Every other session was signed out.").first().waitFor(WAIT);
     await expect.poll(() => rows.count(), WAIT).toBe(1);
-    expect(await page.getByRole("button", { name: "Sign out other sessions" }).isDisabled()).toBe(true);
+    await expect.poll(() => page.getByRole("button", { name: "Sign out other sessions" }).isDisabled()).toBe(true);
     expect(await statusOf(account.token)).toBe(401);
   });
 
@@ -158,7 +158,7 @@ describe("web app: account security", { timeout: 90_000 }, () => {
     await page.goto(app("login"));
     await page.getByRole("link", { name: "Forgot password?" }).click();
     await page.getByRole("heading", { name: "Reset your password" }).waitFor(WAIT);
-    expect(await page.title()).toBe("Forgot password · Meridian");
+    await expect.poll(() => page.title()).toBe("Forgot password · Meridian");
 
     // An unknown address gets the very answer a known one gets.
     const neutral = "If an account exists for that address, we sent a link";
@@ -227,11 +227,11 @@ describe("web app: user administration", { timeout: 90_000 }, () => {
     const account = await createAccount(server, { name: `Nora Normal ${suffix}` });
     const page = await signedInPage(account);
     await navLink(page, "Security").waitFor(WAIT);
-    expect(await navLink(page, "Administration").count()).toBe(0);
-    expect(await navLink(page, "Users").count()).toBe(0);
+    await expect.poll(() => navLink(page, "Administration").count()).toBe(0);
+    await expect.poll(() => navLink(page, "Users").count()).toBe(0);
     await page.goto(app("admin/users"));
     await page.getByRole("heading", { name: "Server administrators only" }).waitFor(WAIT);
-    expect(await page.getByRole("table", { name: "Users" }).count()).toBe(0);
+    await expect.poll(() => page.getByRole("table", { name: "Users" }).count()).toBe(0);
   });
 
   it("searches and pages through users", async () => {
@@ -242,7 +242,7 @@ describe("web app: user administration", { timeout: 90_000 }, () => {
     await page.getByRole("heading", { name: "Administration", exact: true }).waitFor(WAIT);
     await page.getByRole("main").getByRole("link", { name: /^Users/ }).click();
     await page.getByRole("heading", { name: "Users", exact: true }).waitFor(WAIT);
-    expect(await page.title()).toBe("Users · Meridian");
+    await expect.poll(() => page.title()).toBe("Users · Meridian");
 
     const rows = page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: tag });
     await page.getByLabel("Search users").fill(tag);
@@ -303,7 +303,7 @@ describe("web app: user administration", { timeout: 90_000 }, () => {
     await row.getByRole("button", { name: /^Remove server admin/ }).click();
     await page.getByRole("dialog", { name: "Remove server admin?" }).getByRole("button", { name: "Remove server admin" }).click();
     await row.getByRole("button", { name: /^Make server admin/ }).waitFor(WAIT);
-    expect(await row.getByText("Server admin", { exact: true }).count()).toBe(0);
+    await expect.poll(() => row.getByText("Server admin", { exact: true }).count()).toBe(0);
     expect((await server.request("/api/v1/admin/users", { token })).status).toBe(403);
   });
 

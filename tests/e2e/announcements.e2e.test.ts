@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loginSession } from "../support/auth-suite";
-import { signupUser, startTestServer, type TestServer } from "../support/test-server";
-import { ensureWebBuilt, launchChromium } from "./support/browser";
-import { appUrl, testPages, WAIT } from "./support/session";
+import { signupUser, type TestServer } from "../support/test-server";
+import { appUrl, WAIT } from "./support/session";
+import { browserSuite } from "./support/suite";
 
 const ADMIN = { email: "root-motd@example.com", password: "admin password 1" };
 const GATE = "Announcement from the administrators";
@@ -12,11 +12,10 @@ const tag = () => randomBytes(3).toString("hex");
 
 type SignedUp = Awaited<ReturnType<typeof signupUser>>;
 
+const suite = browserSuite({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+const { pages } = suite;
 let server: TestServer;
-let browser: Browser;
 let adminToken = "";
-const pageErrors: string[] = [];
-const pages = testPages(() => browser, () => server, pageErrors);
 
 const app = (route = "") => appUrl(server, route);
 const navLink = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true });
@@ -48,21 +47,8 @@ async function openRecipients(adminPage: Page, title: string) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ WEB_DIST_DIR: ensureWebBuilt(), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  server = suite.server();
   adminToken = (await loginSession(server, ADMIN)).token;
-  browser = await launchChromium();
-}, 180_000);
-
-// Every test opens its own signed-in contexts; whatever happens in it, they are closed after it.
-afterEach(async (context) => {
-  if (context.task.result?.state === "fail") await pages.report();
-  await pages.closeAll();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  expect(pageErrors).toEqual([]);
 });
 
 describe("web app: announcements", { timeout: 60_000 }, () => {
@@ -121,7 +107,7 @@ describe("web app: announcements", { timeout: 60_000 }, () => {
     await gate.getByRole("heading", { name: title }).waitFor(WAIT);
     await gate.getByText(message).waitFor(WAIT);
     // The browser itself keeps it open: no Escape or close request can shut it, not even for a moment.
-    expect(await gate.getAttribute("closedby")).toBe("none");
+    await expect.poll(() => gate.getAttribute("closedby")).toBe("none");
 
     // Neither Escape nor the navigation gets past it: the app behind is inert.
     await userPage.keyboard.press("Escape");

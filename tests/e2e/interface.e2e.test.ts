@@ -1,37 +1,17 @@
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../support/test-server";
-import { ensureWebBuilt, launchChromium } from "./support/browser";
-import { appUrl, testPages, WAIT } from "./support/session";
+import { describe, expect, it } from "vitest";
+import { appUrl, WAIT } from "./support/session";
+import { browserSuite } from "./support/suite";
 
 const ADMIN = { email: "interface-admin@example.com", password: "interface admin password" };
-let server: TestServer;
-let browser: Browser;
-const pageErrors: string[] = [];
-const pages = testPages(() => browser, () => server, pageErrors);
+const suite = browserSuite({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+const { pages } = suite;
 const focusedName = (page: import("playwright-core").Page) => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent?.trim() ?? "");
-
-beforeAll(async () => {
-  server = await startTestServer({ WEB_DIST_DIR: ensureWebBuilt(), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  browser = await launchChromium();
-}, 180_000);
-
-afterEach(async (context) => {
-  if (context.task.result?.state === "fail") await pages.report();
-  await pages.closeAll();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  expect(pageErrors).toEqual([]);
-});
 
 describe("web app: dialogs, titles, menus and hints", { timeout: 60_000 }, () => {
   it("a dialog opens on its first field and gives focus back to its button when it closes; every page names itself in the title", async () => {
     const page = await pages.signIn("admin", ADMIN);
     await expect.poll(() => page.title()).toBe("Dashboard · Meridian");
-    await page.goto(appUrl(server, "organizations"));
+    await page.goto(appUrl(suite.server(), "organizations"));
     await expect.poll(() => page.title()).toBe("Organizations · Meridian");
     const opener = page.getByRole("main").getByRole("button", { name: "New organization" }).first();
     await opener.click();
@@ -41,7 +21,7 @@ describe("web app: dialogs, titles, menus and hints", { timeout: 60_000 }, () =>
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached", ...WAIT });
     await expect.poll(() => opener.evaluate((button) => button === document.activeElement)).toBe(true);
-    await page.goto(appUrl(server, "no-such-page"));
+    await page.goto(appUrl(suite.server(), "no-such-page"));
     await expect.poll(() => page.title()).toBe("Page not found · Meridian");
   });
 
@@ -76,7 +56,7 @@ describe("web app: dialogs, titles, menus and hints", { timeout: 60_000 }, () =>
   it("the announcement dialog keeps Send in view on a laptop screen, names the time zone of its dates and explains email acknowledgment", async () => {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize({ width: 1280, height: 720 });
-    await page.goto(appUrl(server, "announcements"));
+    await page.goto(appUrl(suite.server(), "announcements"));
     await page.getByRole("button", { name: "New system announcement" }).click();
     const dialog = page.getByRole("dialog", { name: "New system announcement" });
     await dialog.waitFor(WAIT);
@@ -91,9 +71,9 @@ describe("web app: dialogs, titles, menus and hints", { timeout: 60_000 }, () =>
 
   it("the API keys page links to the API reference, which has a favicon", async () => {
     const page = await pages.signIn("admin", ADMIN);
-    await page.goto(appUrl(server, "api-keys"));
+    await page.goto(appUrl(suite.server(), "api-keys"));
     const link = page.getByRole("link", { name: "API reference" });
-    expect(await link.getAttribute("href")).toBe("/api/docs");
+    await expect.poll(() => link.getAttribute("href")).toBe("/api/docs");
     await link.click();
     await expect.poll(() => page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute("href"))).toBe("/api/docs/assets/favicon.svg");
   });

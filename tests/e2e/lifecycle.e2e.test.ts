@@ -1,17 +1,14 @@
 import { randomBytes } from "node:crypto";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { signupUser, startTestServer, type TestServer } from "../support/test-server";
-import { ensureWebBuilt, launchChromium } from "./support/browser";
-import { appUrl, newSignedInPage, WAIT } from "./support/session";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { signupUser, type TestServer } from "../support/test-server";
+import { appUrl, WAIT } from "./support/session";
+import { browserSuite } from "./support/suite";
 
 type SignedUp = Awaited<ReturnType<typeof signupUser>>;
 
+const suite = browserSuite();
 let server: TestServer;
-let browser: Browser;
-let context: BrowserContext | undefined;
-let page: Page | undefined;
-const pageErrors: string[] = [];
 const tag = () => randomBytes(3).toString("hex");
 
 async function api<T = unknown>(pathname: string, token: string, init: { method?: string; json?: unknown; status?: number } = {}): Promise<T> {
@@ -21,32 +18,15 @@ async function api<T = unknown>(pathname: string, token: string, init: { method?
   return (text ? JSON.parse(text) : null) as T;
 }
 
-/** Each test signs in its own fresh browser context, so one failure cannot leave a dialog or page behind for the next. */
+/** Each test signs in its own fresh browser context (closed after it by the suite). */
 async function openAs(user: SignedUp, route: string): Promise<Page> {
-  [context, page] = await newSignedInPage({ browser, server, email: user.user.email, password: user.password, pageErrors });
+  const page = await suite.pages.signIn(user.user.name, { email: user.user.email, password: user.password });
   await page.goto(appUrl(server, route));
   return page;
 }
 
-beforeAll(async () => {
-  server = await startTestServer({ WEB_DIST_DIR: ensureWebBuilt() });
-  browser = await launchChromium();
-}, 180_000);
-
-afterEach(async (test) => {
-  if (test.task.result?.state === "fail" && page && !page.isClosed()) {
-    const text = await page.locator("body").innerText({ timeout: 2_000 }).catch(() => "(no page text)");
-    console.error(`page at ${page.url()}:\n${text.slice(0, 2_000)}`);
-  }
-  await context?.close();
-  context = undefined;
-  page = undefined;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  expect(pageErrors).toEqual([]);
+beforeAll(() => {
+  server = suite.server();
 });
 
 describe("web app: roles, deletions, typed transfers and history", { timeout: 90_000 }, () => {
@@ -62,7 +42,7 @@ describe("web app: roles, deletions, typed transfers and history", { timeout: 90
     await view.getByText("Mia Member is now an admin.").waitFor(WAIT);
     await expect.poll(async () => (await api<{ items: Array<{ userId: string; role: string }> }>(`/projects/${project.id}/members`, owner.token)).items.find((item) => item.userId === member.user.id)?.role).toBe("admin");
     // The owner's own role is not a choice.
-    expect(await view.getByLabel("Role of Paula Owner").count()).toBe(0);
+    await expect.poll(() => view.getByLabel("Role of Paula Owner").count()).toBe(0);
   });
 
   it("a project can be deleted only once archived, and the list says it is gone", async () => {

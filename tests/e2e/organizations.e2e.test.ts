@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
 import { ensureWebBuilt, launchChromium } from "./support/browser";
-import { appUrl, newSignedInPage, WAIT } from "./support/session";
+import { appUrl, newSignedInPage, testPages, WAIT } from "./support/session";
 
 const ADMIN = { email: "root-orgs@example.com", password: "admin password 1" };
 const suffix = randomBytes(3).toString("hex");
@@ -15,8 +15,6 @@ type SignedUp = Awaited<ReturnType<typeof signupUser>>;
 
 let server: TestServer;
 let browser: Browser;
-let contextA: BrowserContext;
-let contextB: BrowserContext;
 let pageA: Page;
 let pageB: Page;
 let userA: SignedUp;
@@ -50,26 +48,24 @@ beforeAll(async () => {
   });
   expect(taken.status).toBe(201);
   browser = await launchChromium();
-  [contextA, pageA] = await newSignedInPage({ browser, server, email: userA.user.email, password: userA.password, pageErrors });
 }, 180_000);
 
 afterAll(async () => {
-  await contextA?.close();
   await browser?.close();
   await server?.stop();
 });
 
-// On a failure, show where each page was and what it said: a timeout alone tells little.
+// The server's state carries from test to test (the organization made first is used later), but
+// every test gets fresh signed-in pages, so a dialog or page a failed test left open cannot stand
+// in the next one's way.
+const pages = testPages(() => browser, () => server, pageErrors);
+beforeEach(async () => {
+  pageA = await pages.signIn("A", { email: userA.user.email, password: userA.password });
+  pageB = await pages.signIn("B", { email: userB.user.email, password: userB.password });
+});
 afterEach(async (context) => {
-  if (context.task.result?.state !== "fail") return;
-  for (const [label, page] of [
-    ["A", pageA],
-    ["B", pageB],
-  ] as const) {
-    if (!page || page.isClosed()) continue;
-    const text = await page.locator("body").innerText({ timeout: 2_000 }).catch(() => "(no page text)");
-    console.error(`page ${label} at ${page.url()}:\n${text.slice(0, 2_000)}`);
-  }
+  if (context.task.result?.state === "fail") await pages.report();
+  await pages.closeAll();
 });
 
 describe("web app: organizations, observatories and ownership", { timeout: 60_000 }, () => {
@@ -89,13 +85,13 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await dialog.getByLabel("Short name").fill("x");
     await dialog.getByText("Short name must be 2–32 letters, digits, “-” or “_”, starting with a letter or digit.").waitFor(WAIT);
     await dialog.getByRole("button", { name: "Create organization" }).click();
-    expect(await dialog.getByLabel("Short name").getAttribute("aria-invalid")).toBe("true");
+    await expect.poll(() => dialog.getByLabel("Short name").getAttribute("aria-invalid")).toBe("true");
 
     // Uniqueness is case-insensitive and reported at the same field.
     await dialog.getByLabel("Short name").fill(TAKEN_SHORT_NAME.toUpperCase());
     await dialog.getByRole("button", { name: "Create organization" }).click();
     await dialog.getByText("Another organization already uses this short name").waitFor(WAIT);
-    expect(await dialog.getByLabel("Short name").getAttribute("aria-invalid")).toBe("true");
+    await expect.poll(() => dialog.getByLabel("Short name").getAttribute("aria-invalid")).toBe("true");
 
     await dialog.getByLabel("Short name").fill(ORG.shortName);
     await dialog.getByRole("button", { name: "Create organization" }).click();
@@ -109,6 +105,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
   });
 
   it("adds user B as a member by exact email and edits a permission", async () => {
+    await pageA.goto(app(`organizations/${organizationId}`));
     await pageA.getByRole("tab", { name: "Members", selected: true }).waitFor(WAIT);
     const form = pageA.getByRole("form", { name: "Add a member" });
 
@@ -121,18 +118,18 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await form.getByRole("button", { name: "Add member" }).click();
     const rowB = memberRow(pageA, "Organization members", userB.user.email);
     await rowB.waitFor(WAIT);
-    expect(await rowB.getByText("Member", { exact: true }).count()).toBe(1);
-    expect(await form.getByLabel("Member email").inputValue()).toBe("");
+    await expect.poll(() => rowB.getByText("Member", { exact: true }).count()).toBe(1);
+    await expect.poll(() => form.getByLabel("Member email").inputValue()).toBe("");
 
     // The owner's own checkboxes are fixed; B's are editable by the owner.
     const ownerBox = pageA.getByRole("checkbox", { name: `Manage members for ${userA.user.name}` });
-    expect(await ownerBox.isChecked()).toBe(true);
-    expect(await ownerBox.isDisabled()).toBe(true);
+    await expect.poll(() => ownerBox.isChecked()).toBe(true);
+    await expect.poll(() => ownerBox.isDisabled()).toBe(true);
     // The deprecated billing permission is accepted by the API but shown nowhere.
     await expect.poll(() => pageA.getByText(/billing/i).count()).toBe(0);
 
     const projects = pageA.getByRole("checkbox", { name: `Manage projects for ${userB.user.name}` });
-    expect(await projects.isChecked()).toBe(false);
+    await expect.poll(() => projects.isChecked()).toBe(false);
     await projects.check();
     await pageA.getByText(`Permissions saved for ${userB.user.name}.`).first().waitFor(WAIT);
 
@@ -153,7 +150,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await pageA.getByRole("button", { name: "New observatory" }).click();
     const dialog = pageA.getByRole("dialog", { name: "Create observatory" });
     await dialog.getByLabel("Observatory name").fill(OBSERVATORY);
-    expect(await dialog.getByLabel("Owner").inputValue()).toBe("");
+    await expect.poll(() => dialog.getByLabel("Owner").inputValue()).toBe("");
     await dialog.getByRole("button", { name: "Create observatory" }).click();
     await pageA.getByRole("heading", { name: OBSERVATORY, level: 1 }).waitFor(WAIT);
     observatoryId = new URL(pageA.url()).pathname.split("/").pop()!;
@@ -163,13 +160,13 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await form.getByLabel("Organization", { exact: true }).selectOption({ label: ORG.name });
     await form.getByLabel("View", { exact: true }).check();
     await form.getByLabel("Observe", { exact: true }).check();
-    expect(await form.getByLabel("Operate", { exact: true }).isChecked()).toBe(false);
+    await expect.poll(() => form.getByLabel("Operate", { exact: true }).isChecked()).toBe(false);
     await form.getByRole("button", { name: "Add organization" }).click();
 
     const row = memberRow(pageA, "Member organizations", ORG.name);
     await row.waitFor(WAIT);
-    expect(await pageA.getByRole("checkbox", { name: `Observe for ${ORG.name}` }).isChecked()).toBe(true);
-    expect(await pageA.getByRole("checkbox", { name: `Operate for ${ORG.name}` }).isChecked()).toBe(false);
+    await expect.poll(() => pageA.getByRole("checkbox", { name: `Observe for ${ORG.name}` }).isChecked()).toBe(true);
+    await expect.poll(() => pageA.getByRole("checkbox", { name: `Operate for ${ORG.name}` }).isChecked()).toBe(false);
 
         const members = await api<{ organizations: Array<{ organizationId: string; permissions: Record<string, boolean>; owning: boolean }> }>(`/observatories/${observatoryId}/members`, userA.token);
     expect(members.organizations).toEqual([{ organizationId, name: ORG.name, owning: false, permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false } }]);
@@ -179,7 +176,6 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
   });
 
   it("lets member B see the observatory with the permissions inherited through the organization", async () => {
-    [contextB, pageB] = await newSignedInPage({ browser, server, email: userB.user.email, password: userB.password, pageErrors });
     await nav(pageB, "Observatories");
     const card = pageB.getByRole("listitem", { name: OBSERVATORY });
     await card.waitFor(WAIT);
@@ -192,7 +188,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await pageB.getByRole("tab", { name: "My permissions" }).click();
     const sources = pageB.getByRole("list", { name: "Permission sources" });
     await sources.getByText(`Through ${ORG.name}`).waitFor(WAIT);
-    expect(await sources.locator(":scope > li").count()).toBe(1);
+    await expect.poll(() => sources.locator(":scope > li").count()).toBe(1);
     const effective = pageB.getByRole("list", { name: "Effective permissions" });
     await effective.getByText("Observe: yes").waitFor(WAIT);
     await effective.getByText("Admin: no").waitFor(WAIT);
@@ -200,9 +196,9 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     // Only viewing: B cannot change who has access, nor transfer it.
     await pageB.getByRole("tab", { name: "Members" }).click();
     await memberRow(pageB, "Member organizations", ORG.name).waitFor(WAIT);
-    expect(await pageB.getByRole("form", { name: "Add an organization" }).count()).toBe(0);
-    expect(await pageB.getByRole("checkbox", { name: `Observe for ${ORG.name}` }).isDisabled()).toBe(true);
-    expect(await pageB.getByRole("button", { name: "Transfer ownership" }).count()).toBe(0);
+    await expect.poll(() => pageB.getByRole("form", { name: "Add an organization" }).count()).toBe(0);
+    await expect.poll(() => pageB.getByRole("checkbox", { name: `Observe for ${ORG.name}` }).isDisabled()).toBe(true);
+    await expect.poll(() => pageB.getByRole("button", { name: "Transfer ownership" }).count()).toBe(0);
   });
 
   it("transfers the organization's ownership from A to B", async () => {
@@ -224,9 +220,9 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     // A stays a member with every permission and no longer has the owner's controls.
     await pageA.getByText("You are a member").waitFor(WAIT);
     await memberRow(pageA, "Organization members", userB.user.email).getByText("Owner", { exact: true }).waitFor(WAIT);
-    expect(await memberRow(pageA, "Organization members", userA.user.email).getByText("Member", { exact: true }).count()).toBe(1);
-    expect(await pageA.getByRole("checkbox", { name: `Manage storage for ${userA.user.name}` }).isChecked()).toBe(true);
-    expect(await pageA.getByRole("button", { name: "Transfer ownership" }).count()).toBe(0);
+    await expect.poll(() => memberRow(pageA, "Organization members", userA.user.email).getByText("Member", { exact: true }).count()).toBe(1);
+    await expect.poll(() => pageA.getByRole("checkbox", { name: `Manage storage for ${userA.user.name}` }).isChecked()).toBe(true);
+    await expect.poll(() => pageA.getByRole("button", { name: "Transfer ownership" }).count()).toBe(0);
 
     const organization = await api<{ ownerId: string }>(`/organizations/${organizationId}`, userB.token);
     expect(organization.ownerId).toBe(userB.user.id);
@@ -241,7 +237,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await pageB.getByText("You are the owner").waitFor(WAIT);
     const rowB = memberRow(pageB, "Organization members", userB.user.email);
     await rowB.getByText("Owner", { exact: true }).waitFor(WAIT);
-    expect(await pageB.getByRole("checkbox", { name: `Manage members for ${userB.user.name}` }).isDisabled()).toBe(true);
+    await expect.poll(() => pageB.getByRole("checkbox", { name: `Manage members for ${userB.user.name}` }).isDisabled()).toBe(true);
     await pageB.getByRole("button", { name: "Transfer ownership" }).waitFor(WAIT);
 
     // As the owner, B may now configure storage; the secret never comes back.
@@ -283,7 +279,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     const rowA = memberRow(pageB, "Project members", userA.user.email);
     await expect.poll(() => rowA.getByLabel(`Role of ${userA.user.name}`).inputValue()).toBe("admin");
     // The owner cannot be removed: there is no button for it.
-    expect(await memberRow(pageB, "Project members", userB.user.email).getByRole("button").count()).toBe(0);
+    await expect.poll(() => memberRow(pageB, "Project members", userB.user.email).getByRole("button").count()).toBe(0);
 
     const project = await api<{ status: string; organizationId: string; ownerId: string }>(`/projects/${projectId}`, userA.token);
     expect(project).toMatchObject({ status: "paused", organizationId, ownerId: userB.user.id });
@@ -297,7 +293,7 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
   });
 
   it("fits a 375px phone screen", async () => {
-    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, storageState: await contextB.storageState() });
+    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, storageState: await pageB.context().storageState() });
     try {
       const small = await phone.newPage();
       small.on("pageerror", (error) => pageErrors.push(error.message));
@@ -327,9 +323,9 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await pageA.getByRole("tab", { name: "Members" }).click();
     const row = memberRow(pageA, "Member organizations", ORG.name);
     await row.getByText("Owning organization").waitFor(WAIT);
-    expect(await row.getByRole("button", { name: `Remove ${ORG.name}` }).count()).toBe(0);
-    expect(await pageA.getByRole("checkbox", { name: `Admin for ${ORG.name}` }).isChecked()).toBe(true);
-    expect(await pageA.getByRole("checkbox", { name: `Admin for ${ORG.name}` }).isDisabled()).toBe(true);
+    await expect.poll(() => row.getByRole("button", { name: `Remove ${ORG.name}` }).count()).toBe(0);
+    await expect.poll(() => pageA.getByRole("checkbox", { name: `Admin for ${ORG.name}` }).isChecked()).toBe(true);
+    await expect.poll(() => pageA.getByRole("checkbox", { name: `Admin for ${ORG.name}` }).isDisabled()).toBe(true);
     // The previous owner stays, as a direct member with every permission.
     await memberRow(pageA, "People with access", userA.user.email).getByText("Direct").waitFor(WAIT);
 

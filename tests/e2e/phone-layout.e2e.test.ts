@@ -1,11 +1,11 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loginSession } from "../support/auth-suite";
-import { signupUser, startTestServer, type TestServer } from "../support/test-server";
-import { ensureWebBuilt, launchChromium } from "./support/browser";
-import { appUrl, testPages, WAIT } from "./support/session";
+import { signupUser } from "../support/test-server";
+import { appUrl, WAIT } from "./support/session";
+import { browserSuite } from "./support/suite";
 
 /**
  * Every page of the web app at phone size (390×844): nothing may be wider than the screen, except
@@ -77,22 +77,19 @@ function overflowing(page: Page) {
   });
 }
 
-let server: TestServer;
-let browser: Browser;
-const pageErrors: string[] = [];
-const pages = testPages(() => browser, () => server, pageErrors);
+const suite = browserSuite({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+const { pages } = suite;
 const ids: Record<string, string> = {};
 
 async function api<T = { id: string }>(pathname: string, token: string, json?: unknown): Promise<T> {
-  const response = await server.request(pathname, { method: json === undefined ? "GET" : "POST", token, json });
+  const response = await suite.server().request(pathname, { method: json === undefined ? "GET" : "POST", token, json });
   if (!response.ok) throw new Error(`${pathname}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ WEB_DIST_DIR: ensureWebBuilt(), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  const { token } = await loginSession(server, ADMIN);
-  const member = await signupUser(server, { name: "Maximilian Longname-Member" });
+  const { token } = await loginSession(suite.server(), ADMIN);
+  const member = await signupUser(suite.server(), { name: "Maximilian Longname-Member" });
   const organization = await api("/organizations", token, { name: "Very Long Organization Name For Phones", shortName: "long-org", type: "research_institute", contactEmail: "org@example.com" });
   await api(`/organizations/${organization.id}/members`, token, { email: member.user.email });
   const observatory = await api("/observatories", token, { name: "Observatory With A Long Name", location: { latitude: 28.76, longitude: -17.88, elevation: 2396 } });
@@ -103,18 +100,6 @@ beforeAll(async () => {
   await api(`/observatories/${observatory.id}/motd`, token, { title: "Dome closed for maintenance", message: "All week.", severity: "warning", deliveryType: "message" });
   await api("/api/v1/user/api-keys", token, { name: "phone key" });
   Object.assign(ids, { "observatories/:id": `observatories/${observatory.id}`, "organizations/:id": `organizations/${organization.id}`, "projects/:id": `projects/${project.id}`, "*": "no-such-page" });
-  browser = await launchChromium();
-}, 180_000);
-
-afterEach(async (context) => {
-  if (context.task.result?.state === "fail") await pages.report();
-  await pages.closeAll();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  expect(pageErrors).toEqual([]);
 });
 
 /** Opens `route` at phone size: public pages signed out, the others signed in as the admin. */
@@ -122,7 +107,7 @@ async function openAtPhoneSize(route: RoutePath): Promise<Page> {
   const page = route.public ? await pages.signedOut("visitor", PHONE) : await pages.signIn("admin", ADMIN);
   await page.setViewportSize(PHONE);
   const target = ids[route.path] ?? (route.path === "reset-password" ? "reset-password?token=mpr_phone" : route.path);
-  await page.goto(appUrl(server, target));
+  await page.goto(appUrl(suite.server(), target));
   await page.getByRole("heading", { level: 1 }).first().waitFor(WAIT);
   // Lists and cards arrive after the heading: measure once the page has its data.
   await page.waitForLoadState("networkidle");

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { ensureWebBuilt, launchChromium, ONE_PIXEL_PNG } from "./support/browser";
 
@@ -44,11 +44,23 @@ beforeAll(async () => {
   await fs.writeFile(path.join(fixtures, "notes.txt"), "definitely not an image\n");
   server = await startTestServer({ WEB_DIST_DIR: webDist, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
   browser = await launchChromium();
+}, 180_000);
+
+/** Set once the account exists (the second test signs it up through the form). */
+let signedUp = false;
+
+// A fresh context per test, signed in once the account exists, so nothing a failed test left
+// open (a menu, a dialog, a half-filled form) reaches the next one.
+beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ["clipboard-read", "clipboard-write"] });
   page = await context.newPage();
   page.setDefaultTimeout(WAIT.timeout);
   page.on("pageerror", (error) => pageErrors.push(error.message));
-}, 180_000);
+  if (!signedUp) return;
+  await signIn(page, USER.email, USER.password);
+  // A test renames the account: any welcome will do.
+  await page.getByRole("heading", { name: /^Welcome, / }).waitFor(WAIT);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -57,10 +69,12 @@ afterAll(async () => {
 });
 
 // On a failure, show where the page was and what it said: a timeout alone tells little.
-afterEach(async (context) => {
-  if (context.task.result?.state !== "fail" || !page) return;
-  const text = await page.locator("body").innerText({ timeout: 2_000 }).catch(() => "(no page text)");
-  console.error(`page at ${page.url()}:\n${text.slice(0, 2_000)}`);
+afterEach(async (test) => {
+  if (test.task.result?.state === "fail" && page && !page.isClosed()) {
+    const text = await page.locator("body").innerText({ timeout: 2_000 }).catch(() => "(no page text)");
+    console.error(`page at ${page.url()}:\n${text.slice(0, 2_000)}`);
+  }
+  await context?.close().catch(() => undefined);
 });
 
 describe("web app: account and profile", { timeout: 60_000 }, () => {
@@ -72,6 +86,8 @@ describe("web app: account and profile", { timeout: 60_000 }, () => {
   });
 
   it("signs up through the form and lands on the dashboard", async () => {
+    await page.goto(app("profile"));
+    await page.getByRole("heading", { name: "Sign in" }).waitFor(WAIT);
     await page.getByRole("link", { name: "Create an account" }).click();
     await page.getByLabel("Name").fill(USER.name);
     await page.getByLabel("Email").fill(USER.email);
@@ -84,7 +100,8 @@ describe("web app: account and profile", { timeout: 60_000 }, () => {
     // It was headed for the profile page before signing up.
     await page.getByRole("heading", { name: "Profile", exact: true }).waitFor(WAIT);
     expect(pathOf(page)).toBe("/app/profile");
-    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe(USER.name);
+    await expect.poll(() => page.getByLabel("Name", { exact: true }).inputValue()).toBe(USER.name);
+    signedUp = true;
   });
 
   it("does not show administration to a normal user", async () => {
@@ -92,12 +109,12 @@ describe("web app: account and profile", { timeout: 60_000 }, () => {
     await page.getByRole("heading", { name: `Welcome, ${USER.name}` }).waitFor(WAIT);
     const nav = page.getByRole("navigation", { name: "Main" });
     await nav.getByRole("link", { name: "Observatories" }).waitFor(WAIT);
-    expect(await nav.getByRole("link", { name: "Profile" }).isVisible()).toBe(true);
-    expect(await page.getByRole("link", { name: "Administration" }).count()).toBe(0);
+    await expect.poll(() => nav.getByRole("link", { name: "Profile" }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole("link", { name: "Administration" }).count()).toBe(0);
     // Typed in, the address shows a refusal instead of the page.
     await page.goto(app("admin"));
     await page.getByRole("heading", { name: "Server administrators only" }).waitFor(WAIT);
-    expect(await page.getByRole("heading", { name: "Administration" }).count()).toBe(0);
+    await expect.poll(() => page.getByRole("heading", { name: "Administration" }).count()).toBe(0);
   });
 
   it("logs out, refuses a wrong password, and logs back in", async () => {
@@ -126,7 +143,7 @@ describe("web app: account and profile", { timeout: 60_000 }, () => {
     const wasOn = await systemEvents.isChecked();
     await systemEvents.click();
     await page.getByText("Notification preferences saved").waitFor(WAIT);
-    expect(await systemEvents.isChecked()).toBe(!wasOn);
+    await expect.poll(() => systemEvents.isChecked()).toBe(!wasOn);
 
     await page.getByLabel("Name", { exact: true }).fill("Ada King");
     await page.getByRole("button", { name: "Save changes" }).click();
@@ -137,11 +154,13 @@ describe("web app: account and profile", { timeout: 60_000 }, () => {
     await page.reload();
     await page.getByRole("heading", { name: "Profile", exact: true }).waitFor(WAIT);
     await expect.poll(() => page.getByLabel("Name", { exact: true }).inputValue(), WAIT).toBe("Ada King");
-    expect(await page.getByLabel("System events").isChecked()).toBe(!wasOn);
-    expect(await page.getByLabel("Observation events").isChecked()).toBe(true);
+    await expect.poll(() => page.getByLabel("System events").isChecked()).toBe(!wasOn);
+    await expect.poll(() => page.getByLabel("Observation events").isChecked()).toBe(true);
   });
 
   it("previews and uploads an avatar, which then renders", async () => {
+    await page.goto(app("profile"));
+    await page.getByRole("heading", { name: "Profile", exact: true }).waitFor(WAIT);
     await page.getByLabel("Choose an image").setInputFiles(path.join(fixtures, "pixel.png"));
     await expect.poll(() => naturalWidth(page, "New avatar preview"), WAIT).toBeGreaterThan(0);
 
@@ -154,7 +173,7 @@ describe("web app: account and profile", { timeout: 60_000 }, () => {
     await current.waitFor(WAIT);
     await expect.poll(() => naturalWidth(page, "Current avatar"), WAIT).toBeGreaterThan(0);
     expect(await current.getAttribute("src")).toMatch(/^\/api\/v1\/users\/[^/]+\/avatar\?v=/);
-    expect(await page.getByRole("img", { name: "New avatar preview" }).count()).toBe(0);
+    await expect.poll(() => page.getByRole("img", { name: "New avatar preview" }).count()).toBe(0);
 
     // The user menu shows the same picture, and it is still there after a reload.
     await page.reload();
@@ -164,13 +183,15 @@ describe("web app: account and profile", { timeout: 60_000 }, () => {
   });
 
   it("explains a refused (415) upload of a file that is not an image", async () => {
+    await page.goto(app("profile"));
+    await page.getByRole("heading", { name: "Profile", exact: true }).waitFor(WAIT);
     await page.getByLabel("Choose an image").setInputFiles(path.join(fixtures, "notes.txt"));
     const refused = page.waitForResponse((response) => response.url().endsWith("/api/v1/user/avatar") && response.request().method() === "PUT");
     await page.getByRole("button", { name: "Upload avatar" }).click();
     expect((await refused).status()).toBe(415);
     await page.getByRole("alert").filter({ hasText: "That file is not a supported image. Use a JPG, PNG or GIF." }).waitFor(WAIT);
     // The avatar on file is unchanged.
-    expect(await naturalWidth(page, "Current avatar")).toBeGreaterThan(0);
+    await expect.poll(() => naturalWidth(page, "Current avatar"), WAIT).toBeGreaterThan(0);
   });
 
   it("creates an API key shown once with a copy button, and revokes it after confirmation", async () => {
@@ -192,7 +213,7 @@ describe("web app: account and profile", { timeout: 60_000 }, () => {
     await page.getByRole("button", { name: "I have saved it" }).click();
     const list = page.getByRole("list", { name: "API keys" });
     await list.getByText("Telescope script").waitFor(WAIT);
-    expect(await page.getByLabel("New API key").count()).toBe(0);
+    await expect.poll(() => page.getByLabel("New API key").count()).toBe(0);
     expect(await page.locator("body").innerText()).not.toContain(key);
 
     const dialog = page.getByRole("dialog", { name: "Revoke API key?" });
