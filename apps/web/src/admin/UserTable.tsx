@@ -1,20 +1,21 @@
 import type { ReactNode } from "react";
 import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
-import { formatShortDateTime } from "../lib/format";
+import { formatShortDate, formatShortDateTime } from "../lib/format";
 import { isAdmin, type AdminUser, type UserChangeKind } from "./user-changes";
 
-const headerCell = "px-4 py-3 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-slate-500 uppercase";
+const headerCell = "px-3 py-3 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-slate-500 uppercase";
 
 /**
- * Wide screens get a table; phones get one card per user, the cells stacked and each named by a
- * small label, since a seven-column row cannot fit. The roles keep it a table for screen readers.
+ * Wide screens get a table; phones and tablets get one card per user, the cells stacked and each named by a
+ * small label, since a six-column row cannot fit. The roles keep it a table for screen readers.
+ * Between the two, the table scrolls sideways inside its frame, with a shadow at the edge that has more.
  */
 function Cell({ label, className = "", children }: { label?: string; className?: string; children: ReactNode }) {
   return (
-    <td role="cell" className={`align-middle text-slate-700 max-sm:flex max-sm:items-center max-sm:gap-2 sm:px-4 sm:py-3 ${className}`}>
+    <td role="cell" className={`align-middle text-slate-700 max-lg:flex max-lg:items-center max-lg:gap-2 lg:px-3 lg:py-3 ${className}`}>
       {label ? (
-        <span aria-hidden="true" className="w-24 shrink-0 text-xs font-medium text-slate-500 sm:hidden">
+        <span aria-hidden="true" className="w-24 shrink-0 text-xs font-medium text-slate-500 lg:hidden">
           {label}
         </span>
       ) : null}
@@ -25,9 +26,9 @@ function Cell({ label, className = "", children }: { label?: string; className?:
 
 export function UserTable({ users, meId, onChange }: { users: AdminUser[]; meId: string | undefined; onChange(kind: UserChangeKind, user: AdminUser): void }) {
   return (
-    <div className="overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
-      <table role="table" aria-label="Users" className="min-w-full text-sm max-sm:block">
-        <thead role="rowgroup" className="bg-slate-50 max-sm:sr-only">
+    <div className="scroll-cue overflow-x-auto rounded-lg shadow-sm ring-1 ring-slate-200">
+      <table role="table" aria-label="Users" className="min-w-full text-sm max-lg:block">
+        <thead role="rowgroup" className="bg-slate-50 max-lg:sr-only">
           <tr role="row" className="border-b border-slate-200">
             {["User", "Roles", "Status", "Created", "Last sign-in"].map((heading) => (
               <th key={heading} role="columnheader" scope="col" className={headerCell}>
@@ -39,14 +40,14 @@ export function UserTable({ users, meId, onChange }: { users: AdminUser[]; meId:
             </th>
           </tr>
         </thead>
-        <tbody role="rowgroup" className="divide-y divide-slate-100 max-sm:block">
+        <tbody role="rowgroup" className="divide-y divide-slate-100 max-lg:block">
           {users.map((user) => {
             const admin = isAdmin(user);
             const self = user.id === meId;
             return (
-              <tr key={user.id} role="row" className="max-sm:flex max-sm:flex-col max-sm:gap-2 max-sm:px-4 max-sm:py-4">
-                <Cell className="min-w-48">
-                  <span className="min-w-0">
+              <tr key={user.id} role="row" className="max-lg:flex max-lg:flex-col max-lg:gap-2 max-lg:px-4 max-lg:py-4">
+                <Cell className="min-w-48 lg:max-w-64">
+                  <span className="min-w-0" title={`${user.name} <${user.email}>`}>
                     <span className="block truncate font-medium text-slate-900">
                       {user.name}
                       {self ? <span className="font-normal text-slate-500"> (you)</span> : null}
@@ -57,13 +58,13 @@ export function UserTable({ users, meId, onChange }: { users: AdminUser[]; meId:
                 <Cell label="Roles">{admin ? <Badge tone="indigo">Server admin</Badge> : <span className="text-slate-500">User</span>}</Cell>
                 <Cell label="Status">{user.disabled ? <Badge tone="red">Disabled</Badge> : <Badge tone="emerald">Active</Badge>}</Cell>
                 <Cell label="Created" className="whitespace-nowrap text-slate-500">
-                  <time dateTime={user.createdAt}>{formatShortDateTime(user.createdAt)}</time>
+                  <time dateTime={user.createdAt}>{formatShortDate(user.createdAt)}</time>
                 </Cell>
                 <Cell label="Last sign-in" className="whitespace-nowrap text-slate-500">
                   {user.lastLoginAt ? <time dateTime={user.lastLoginAt}>{formatShortDateTime(user.lastLoginAt)}</time> : "Never"}
                 </Cell>
-                <Cell className="sm:text-right sm:whitespace-nowrap">
-                  <span className="flex flex-wrap gap-2 max-sm:mt-1 sm:justify-end">
+                <Cell className="lg:text-right lg:whitespace-nowrap">
+                  <span className="flex flex-wrap gap-2 max-lg:mt-1 lg:flex-nowrap lg:justify-end">
                     <Button variant="secondary" className="py-1.5" aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.name}`} onClick={() => onChange(user.disabled ? "enable" : "disable", user)}>
                       {user.disabled ? "Enable" : "Disable"}
                     </Button>
