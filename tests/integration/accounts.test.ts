@@ -1,3 +1,4 @@
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, describeAuthSuite, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
@@ -93,6 +94,23 @@ describe("password reset", () => {
     expect(await statusOf("/api/v1/auth/me", user.token)).toBe(401);
     await loginSession(server, { email: user.email, password: "reset to this password" });
     await expectProblem(await confirmReset(token, "yet another password"), 400, "INVALID_TOKEN");
+  });
+
+  it("builds the link from the address the request reached, never from a forged Host header", async () => {
+    const user = await createAccount(server);
+    const { port } = new URL(server.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ email: user.email });
+      const request = http.request({ host: "127.0.0.1", port, path: "/api/v1/auth/password-reset", method: "POST", headers: { host: "attacker.example", "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.once("error", reject);
+      request.end(body);
+    });
+    expect(status).toBe(202);
+    // resetLinkFor insists the link starts with this server's own address.
+    await resetLinkFor(user.email);
   });
 
   it("a link expires after an hour, a newer request replaces older links, and unknown tokens are refused", async () => {

@@ -157,7 +157,7 @@ describe("announcements.* through createCaller", () => {
     const deps = server.server.runtime.deps;
     const principal = await authenticateToken({ deps, token });
     expect(principal).toBeDefined();
-    return { deps, principal, credentialSource: "bearer", token, client: { ip: "203.0.113.9", userAgent: "vitest" }, requestId: "announcements-caller", secureCookies: false, publicOrigin: "http://127.0.0.1", setSessionToken: () => undefined };
+    return { deps, principal, credentialSource: "bearer", token, client: { ip: "203.0.113.9", userAgent: "vitest" }, requestId: "announcements-caller", secureCookies: false, linkOrigin: "http://127.0.0.1", setSessionToken: () => undefined };
   };
   async function rejection(promise: Promise<unknown>) {
     const error = await promise.then(

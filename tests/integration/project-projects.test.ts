@@ -196,7 +196,7 @@ describe("tRPC projects procedures", () => {
       client: { ip: null, userAgent: null },
       requestId: "test",
       secureCookies: false,
-      publicOrigin: "http://127.0.0.1",
+      linkOrigin: "http://127.0.0.1",
       setSessionToken: () => {},
     });
     const asOwner = createCaller(await context(owner.token));

@@ -157,7 +157,7 @@ describe("tRPC caller (createCaller)", () => {
       client: { ip: "203.0.113.7", userAgent: "vitest" },
       requestId: "caller-test",
       secureCookies: false,
-      publicOrigin: "http://127.0.0.1",
+      linkOrigin: "http://127.0.0.1",
       setSessionToken: (token) => tokens.push(token),
       tokens,
       ...overrides,

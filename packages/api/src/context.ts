@@ -10,8 +10,8 @@ export interface RequestContext {
   client: ClientInfo;
   requestId: string;
   secureCookies: boolean;
-  /** This site's origin as users reach it (PUBLIC_URL, else the request's), for links in emails. */
-  publicOrigin: string;
+  /** This site's origin for links in emails: PUBLIC_URL, else the address the connection reached (never the Host header). */
+  linkOrigin: string;
 }
 
 export interface ApiServices {

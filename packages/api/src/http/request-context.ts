@@ -22,6 +22,20 @@ function clientIp(c: Context, trustProxy: boolean): string | null {
   }
 }
 
+/**
+ * The origin for links in emails: PUBLIC_URL, else the address and port this connection reached,
+ * read from the socket. Never the Host header: a client chooses it, and a reset link built from a
+ * forged one would carry the token to someone else's site.
+ */
+function linkOrigin(c: Context, publicUrl: string | undefined, port: number): string {
+  if (publicUrl) return new URL(publicUrl).origin;
+  const socket = (c.env as { incoming?: { socket?: { localAddress?: string; localPort?: number; encrypted?: boolean } } } | undefined)?.incoming?.socket;
+  const address = socket?.localAddress?.replace(/^::ffff:/, "");
+  if (!address || !socket?.localPort) return `http://localhost:${port}`;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return `${socket.encrypted ? "https" : "http"}://${host}:${socket.localPort}`;
+}
+
 function expectedOrigin(c: Context, publicUrl: string | undefined): string {
   return publicUrl ? new URL(publicUrl).origin : new URL(c.req.url).origin;
 }
@@ -67,7 +81,7 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
       client: { ip: clientIp(c, deps.env.TRUST_PROXY), userAgent: c.req.header("user-agent") ?? null },
       requestId: c.get("requestId"),
       secureCookies: Boolean(secure),
-      publicOrigin: expectedOrigin(c, deps.env.PUBLIC_URL),
+      linkOrigin: linkOrigin(c, deps.env.PUBLIC_URL, deps.env.PORT),
     });
     await next();
   };

@@ -59,13 +59,13 @@ export const accountRoutes = createRouter()
       tags: ["Auth"],
       summary: "Email a password reset link",
       description:
-        "Always 202, whether or not an account has this email, so the answer reveals nothing. An existing, enabled account gets an email with a single-use link valid for one hour (`/app/reset-password?token=…`); a newer request makes older links useless. Rate limited per email and per client address.",
+        "Always 202, whether or not an account has this email, so the answer reveals nothing. An existing, enabled account gets an email with a single-use link valid for one hour (`/app/reset-password?token=…`) on `PUBLIC_URL`, or without it on the address the request reached (never the Host header); a newer request makes older links useless. Rate limited per email and per client address.",
       request: { body: jsonBody(passwordResetRequestSchema) },
       responses: { 202: { description: "Accepted; an email follows if the account exists" }, 400: errorResponses[400], 429: errorResponses[429] },
     }),
     async (c) => {
       const ctx = c.get("ctx");
-      await requestPasswordReset({ deps: ctx.deps, email: c.req.valid("json").email, client: ctx.client, appUrl: ctx.publicOrigin });
+      await requestPasswordReset({ deps: ctx.deps, email: c.req.valid("json").email, client: ctx.client, appUrl: ctx.linkOrigin });
       return c.body(null, 202);
     },
   )

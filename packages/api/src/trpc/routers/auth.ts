@@ -29,7 +29,7 @@ export const authRouter = router({
     return { ok: true as const };
   }),
   requestPasswordReset: publicProcedure.input(passwordResetRequestSchema).mutation(async ({ ctx, input }) => {
-    await requestPasswordReset({ deps: ctx.deps, email: input.email, client: ctx.client, appUrl: ctx.publicOrigin });
+    await requestPasswordReset({ deps: ctx.deps, email: input.email, client: ctx.client, appUrl: ctx.linkOrigin });
     return { ok: true as const };
   }),
   confirmPasswordReset: publicProcedure.input(passwordResetConfirmSchema).mutation(async ({ ctx, input }) => {
