@@ -43,8 +43,13 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
     schema: options.schema,
     newId: () => newId(options.idPrefix),
 
-    async insert(db: Executor, doc: Doc, id: string = newId(options.idPrefix)): Promise<StoredDocument<Doc>> {
-      const [record] = await db.insert(table).values({ id, ...row(doc) } as never).returning();
+    /**
+     * `stampAtStatement` dates the row by the statement's clock instead of the transaction's start,
+     * so rows one transaction writes in a row keep their order in lists sorted by creation time.
+     */
+    async insert(db: Executor, doc: Doc, id: string = newId(options.idPrefix), insertOptions: { stampAtStatement?: boolean } = {}): Promise<StoredDocument<Doc>> {
+      const stamp = insertOptions.stampAtStatement ? { createdAt: sql`clock_timestamp()`, updatedAt: sql`clock_timestamp()` } : {};
+      const [record] = await db.insert(table).values({ id, ...row(doc), ...stamp } as never).returning();
       return toStored(record as Record<string, unknown>);
     },
 

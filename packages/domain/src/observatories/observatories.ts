@@ -1,4 +1,4 @@
-import { observatoriesCollection, observatoryHistoryCollection, observatoryHistoryDocSchema, observatoryMembersCollection, organizationsCollection, tables, type Executor, type ObservatoryDoc, type ObservatoryPermissions } from "@meridian/db";
+import { observatoriesCollection, observatoryHistoryCollection, observatoryMembersCollection, organizationsCollection, tables, type Executor, type ObservatoryDoc, type ObservatoryPermissions } from "@meridian/db";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { Caller } from "../caller";
@@ -26,8 +26,7 @@ async function ownerName(db: Executor, owner: { kind: "user" | "organization"; i
  * entries written by one transaction (created, then organization_added) keep their order.
  */
 export async function recordHistory(db: Executor, entry: { observatoryId: string; type: string; actorId: string | null; data: Record<string, unknown> }) {
-  const doc = observatoryHistoryDocSchema.parse(entry);
-  await db.insert(tables.observatoryHistory).values({ id: observatoryHistoryCollection.newId(), doc, observatoryId: doc.observatoryId, createdAt: sql`clock_timestamp()`, updatedAt: sql`clock_timestamp()` });
+  await observatoryHistoryCollection.insert(db, entry, undefined, { stampAtStatement: true });
 }
 
 /** Upserts an organization as member with every permission (an owning organization always has them). */
