@@ -186,6 +186,8 @@ describe("DELETE /organizations/{id}", () => {
       await must(`/organizations/${organization.id}`, { method: "DELETE", token: owner.token }, 204);
       const removed = await socket.waitFor((message) => message.type === "organization.member_removed", "organization.member_removed");
       expect(removed.data).toEqual({ organizationId: organization.id, organizationName: "Leaving Org" });
+      const cancelled = await socket.waitFor((message) => message.type === "announcement.cancelled", "announcement.cancelled");
+      expect(cancelled.data).toEqual({ id: announcement.id, reason: "The organization Leaving Org was deleted.", cancelledAt: expect.any(String) });
     } finally {
       await socket.close();
     }

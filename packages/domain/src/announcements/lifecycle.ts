@@ -1,5 +1,5 @@
 import type { AnnouncementDoc, Executor } from "@meridian/db";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { Caller } from "../caller";
 import type { Deps } from "../deps";
@@ -57,16 +57,8 @@ export async function cancelAnnouncement(options: { deps: Deps; caller: Caller; 
     if (!reason) throw new AppError("REASON_REQUIRED", "A cancellation needs a reason", { errors: [fieldError("reason", "must not be blank")] });
     if (FORBIDDEN_IN_TEXT.test(reason)) throw new AppError("VALIDATION_FAILED", "The reason is not valid", { errors: [fieldError("reason", "must not contain control characters")] });
     if (current.status !== "active") throw new AppError("INVALID_TRANSITION", `An announcement that is ${current.status} cannot be cancelled`);
-    const nowIso = now.toISOString();
-    const [record] = await tx.execute<Record<string, unknown>>(sql`
-      update announcements a
-         set status = 'cancelled', updated_at = ${nowIso}::timestamptz,
-             doc = doc || jsonb_build_object('status', 'cancelled', 'cancellationReason', ${reason}::text, 'cancelledAt', ${nowIso}::text, 'cancelledBy', ${caller.id}::text)
-       where a.id = ${announcementId}
-       returning ${sql.raw(announcementColumns())}`);
-    const cancelled = toAnnouncementRow(record!);
+    const [cancelled] = await markCancelled(tx, sql`a.id = ${announcementId}`, { reason, at: now.toISOString(), by: caller.id });
     await invalidateCaches(deps, tx, { kind: "announcements" });
-    await publishToAnnouncementRecipients(tx, { announcementId, event: { type: "announcement.cancelled", data: { id: announcementId, reason, cancelledAt: nowIso } } });
     await recordAudit(tx, {
       actor: caller,
       action: "announcement.cancelled",
@@ -74,8 +66,24 @@ export async function cancelAnnouncement(options: { deps: Deps; caller: Caller; 
       scope: ref.scope === "system" ? { kind: "system", id: "system", name: null } : { kind: ref.scope, id: ref.scopeId, name: access.scopeName },
       after: { reason },
     });
-    return presentAnnouncement(cancelled, { includeTargets: true });
+    return presentAnnouncement(cancelled!, { includeTargets: true });
   });
+}
+
+/** Sets the matching announcements cancelled, with why, when and by whom, and tells their recipients; in the caller's transaction. */
+async function markCancelled(db: Executor, where: SQL, cancellation: { reason: string; at: string; by: string }): Promise<AnnouncementRow[]> {
+  const { reason, at, by } = cancellation;
+  const records = await db.execute<Record<string, unknown>>(sql`
+    update announcements a
+       set status = 'cancelled', updated_at = ${at}::timestamptz,
+           doc = doc || jsonb_build_object('status', 'cancelled', 'cancellationReason', ${reason}::text, 'cancelledAt', ${at}::text, 'cancelledBy', ${by}::text)
+     where ${where}
+     returning ${sql.raw(announcementColumns())}`);
+  const rows = records.map(toAnnouncementRow);
+  for (const row of rows) {
+    await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.cancelled", data: { id: row.id, reason, cancelledAt: at } } });
+  }
+  return rows;
 }
 
 /**
@@ -179,16 +187,7 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
  */
 export async function cancelScopeAnnouncements(options: { deps: Deps; db: Executor; caller: Caller; scope: "organization" | "project"; scopeId: string; reason: string }) {
   const { deps, db, caller, scope, scopeId, reason } = options;
-  const nowIso = deps.now().toISOString();
-  const rows = await db.execute<{ id: string }>(sql`
-    update announcements
-       set status = 'cancelled', updated_at = ${nowIso}::timestamptz,
-           doc = doc || jsonb_build_object('status', 'cancelled', 'cancellationReason', ${reason}::text, 'cancelledAt', ${nowIso}::text, 'cancelledBy', ${caller.id}::text)
-     where scope = ${scope} and scope_id = ${scopeId} and status = 'active'
-     returning id`);
-  for (const row of rows) {
-    await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.cancelled", data: { id: row.id, reason, cancelledAt: nowIso } } });
-  }
-  if (rows.length > 0) await invalidateCaches(deps, db, { kind: "announcements" });
-  return rows.length;
+  const cancelled = await markCancelled(db, sql`a.scope = ${scope} and a.scope_id = ${scopeId} and a.status = 'active'`, { reason, at: deps.now().toISOString(), by: caller.id });
+  if (cancelled.length > 0) await invalidateCaches(deps, db, { kind: "announcements" });
+  return cancelled.length;
 }
