@@ -34,7 +34,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger, loadEnv } from "@meridian/config";
 import { usersCollection, userDocSchema } from "@meridian/db";
-import { callerFromUser, createSystemAnnouncement, previewSystemRecipients, startRuntime, type Caller, type Deps, type Runtime, type SystemAnnouncementCreate } from "@meridian/domain";
+import { actorFromUser, createSystemAnnouncement, previewSystemRecipients, startRuntime, type UserActor, type Deps, type Runtime, type SystemAnnouncementCreate } from "@meridian/domain";
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 
@@ -229,7 +229,7 @@ async function main() {
   process.stdout.write(`seeded ${fmt(USERS)} users in ${ms(seedMs)} ms (${fmt(userCount)} users in all, admin included)\n`);
   const oneUserId = (await db.execute<{ id: string }>(sql`select id from users where id <> ${admin.id} limit 1`))[0]!.id;
 
-  const caller: Caller = callerFromUser(admin);
+  const actor: UserActor = actorFromUser(admin);
   const instrumented: Deps = { ...deps, db: instrumentDb(db) };
   const input = (deliveryType: SystemAnnouncementCreate["deliveryType"], targets: SystemAnnouncementCreate["targets"], round: string): SystemAnnouncementCreate => ({
     title: `Planned downtime ${round}`,
@@ -290,7 +290,7 @@ async function main() {
     await settle();
 
     probe.lastMs = undefined;
-    const message = await timed(() => createSystemAnnouncement({ deps: instrumented, caller, input: input("message", allUsers, name) }));
+    const message = await timed(() => createSystemAnnouncement({ deps: instrumented, actor, input: input("message", allUsers, name) }));
     const messageInsertMs = probe.lastMs!;
     if (message.result.recipientCount !== userCount || message.result.acknowledgedCount !== 1 || message.result.status !== "active") {
       throw new Error(`unexpected announcement: ${JSON.stringify(message.result)}`);
@@ -304,16 +304,16 @@ async function main() {
     }
 
     probe.lastMs = undefined;
-    const email = await timed(() => createSystemAnnouncement({ deps: instrumented, caller, input: input("email", allUsers, name) }));
+    const email = await timed(() => createSystemAnnouncement({ deps: instrumented, actor, input: input("email", allUsers, name) }));
     const emailInsertMs = probe.lastMs!;
     if (email.result.recipientCount !== userCount || email.result.acknowledgedCount !== userCount || email.result.status !== "acknowledged") {
       throw new Error(`unexpected email announcement: ${JSON.stringify(email.result)}`);
     }
 
-    const single = await timed(() => createSystemAnnouncement({ deps: instrumented, caller, input: input("message", { users: { all: false, ids: [oneUserId] } }, name) }));
+    const single = await timed(() => createSystemAnnouncement({ deps: instrumented, actor, input: input("message", { users: { all: false, ids: [oneUserId] } }, name) }));
     if (single.result.recipientCount !== 1) throw new Error(`unexpected single-recipient announcement: ${JSON.stringify(single.result)}`);
 
-    const preview = await timed(() => previewSystemRecipients({ deps, caller, targets: allUsers }));
+    const preview = await timed(() => previewSystemRecipients({ deps, actor, targets: allUsers }));
     if (preview.result.recipientCount !== userCount) throw new Error(`preview counted ${preview.result.recipientCount}`);
 
     await deps.sql`checkpoint`;
@@ -340,7 +340,7 @@ async function main() {
   // --- One more creation, its recipient statement under EXPLAIN ANALYZE.
   await settle();
   probe.explain = {};
-  const explained = await createSystemAnnouncement({ deps: instrumented, caller, input: input("message", allUsers, "explained") });
+  const explained = await createSystemAnnouncement({ deps: instrumented, actor, input: input("message", allUsers, "explained") });
   const plan = probe.explain.plan!;
   probe.explain = undefined;
   // Under EXPLAIN the statement reports no row count, so the creation's own counts are meaningless here;

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { createLogger, loadEnv } from "@meridian/config";
 import { observatoriesCollection, observatoryMembersCollection, organizationMembersCollection, organizationsCollection, usersCollection } from "@meridian/db";
-import { callerFromUser, listObservatories, listViewableObservatoryIds, resolveObservatoryAccess, startRuntime } from "@meridian/domain";
+import { actorFromUser, listObservatories, listViewableObservatoryIds, resolveObservatoryAccess, startRuntime } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 
 const OBSERVATORIES = 1000;
@@ -40,7 +40,7 @@ try {
     if (visible && index % 3 === 2) await observatoryMembersCollection.insert(deps.db, { observatoryId: observatory.id, memberKind: "organization", memberId: organizations[index % 10]!.id, permissions });
   }
   await deps.sql`analyze`;
-  const caller = callerFromUser((await usersCollection.get(deps.db, user.id))!);
+  const actor = actorFromUser((await usersCollection.get(deps.db, user.id))!);
 
   const time = async (label: string, work: () => Promise<unknown>) => {
     for (let warm = 0; warm < 3; warm += 1) await work();
@@ -61,11 +61,11 @@ try {
     await time("peer: bare select of 200 rows, no permission work", () => deps.db.execute(sql`select id, doc from observatories order by id limit 200`)),
     await time(`resolveObservatoryAccess for all ${OBSERVATORIES} visible observatories (one query)`, () => resolveObservatoryAccess({ db: deps.db, userId: user.id, isServerAdmin: false })),
     await time("listViewableObservatoryIds, one page of 200 ids", () => listViewableObservatoryIds({ db: deps.db, userId: user.id, limit: 200 })),
-    await time("listObservatories, first page of 200 with permissions", () => listObservatories({ deps, caller, limit: 200 })),
+    await time("listObservatories, first page of 200 with permissions", () => listObservatories({ deps, actor, limit: 200 })),
     await time(`listObservatories, all ${OBSERVATORIES} (5 pages of 200)`, async () => {
       let cursor: string | undefined;
       do {
-        const page = await listObservatories({ deps, caller, limit: 200, cursor });
+        const page = await listObservatories({ deps, actor, limit: 200, cursor });
         cursor = page.nextCursor ?? undefined;
       } while (cursor);
     }),

@@ -36,7 +36,7 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     S3_ACCESS_KEY_ID: "S3RVER",
     S3_SECRET_ACCESS_KEY: "S3RVER",
     S3_FORCE_PATH_STYLE: "true",
-    LOG_LEVEL: "silent",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     SECRETS_KEY: "test secrets key shared by every process of this run",
     WEB_DIST_DIR: path.join(dataDir, "no-web"),
     ...overrides,

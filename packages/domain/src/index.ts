@@ -22,7 +22,7 @@ export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
 export { notifyServerStart } from "./system/notify-start";
 export { startRuntime, type Runtime } from "./runtime/start-runtime";
-export { callerFromUser, type Caller } from "./caller";
+export { actorFromUser, systemActor, type Actor, type UserActor, type ObservatoryActor, type SystemActor } from "./actor";
 export { createSecretBox, loadSecretsKey, type SecretBox } from "./secrets/secret-box";
 export * from "./permissions/observatory-permissions";
 export * from "./organizations/schemas";

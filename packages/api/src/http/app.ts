@@ -17,7 +17,8 @@ import { userRoutes } from "./routes/user";
 import { adminAuditRoutes } from "./routes/admin-audit";
 import { observatoryRoutes } from "./routes/observatories";
 import { organizationRoutes } from "./routes/organizations";
-import { projectRoutes } from "./routes/projects";
+import { restRoutes } from "../operations/rest-adapter";
+import { allOperations } from "../operations";
 import { announcementRoutes } from "./routes/announcements";
 import { clearSessionCookie, setSessionCookie } from "./session-cookie";
 
@@ -62,9 +63,9 @@ export function createApiApp(services: ApiServices) {
   app.route("/", healthRoutes(services));
   app.route("/", organizationRoutes);
   app.route("/", observatoryRoutes);
-  app.route("/", projectRoutes);
   app.route("/", adminAuditRoutes);
   app.route("/", announcementRoutes);
+  app.route("/", restRoutes(allOperations));
 
   const handleTrpc = trpcServer({
     router: appRouter,

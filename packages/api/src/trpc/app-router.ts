@@ -4,7 +4,8 @@ import { authRouter } from "./routers/auth";
 import { userRouter } from "./routers/user";
 import { observatoriesRouter } from "./routers/observatories";
 import { organizationsRouter } from "./routers/organizations";
-import { projectsRouter } from "./routers/projects";
+import { projectOperations } from "../operations/projects";
+import { routerOf } from "../operations/trpc-adapter";
 import { announcementsRouter } from "./routers/announcements";
 
 export const appRouter = router({
@@ -12,7 +13,7 @@ export const appRouter = router({
   user: userRouter,
   organizations: organizationsRouter,
   observatories: observatoriesRouter,
-  projects: projectsRouter,
+  projects: routerOf(projectOperations),
   announcements: announcementsRouter,
   admin: adminRouter,
 });

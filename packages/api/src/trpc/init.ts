@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { AppError, callerFromUser, isServerAdmin, validationError } from "@meridian/domain";
+import { AppError, isServerAdmin, validationError } from "@meridian/domain";
 import { ZodError } from "zod";
 import type { RequestContext } from "../context";
 import { codeForStatus, toAppError } from "../http/problem";
@@ -74,11 +74,8 @@ export const authedProcedure = publicProcedure.meta({ access: "signed-in" }).use
   return next({ ctx: { ...ctx, principal: ctx.principal } });
 });
 
-/** Signed in, with the domain's view of the caller (id, name, email, server admin) in `ctx.caller`. */
-export const callerProcedure = authedProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, caller: callerFromUser(ctx.principal.user) } }));
-
 /** Signed in as a server administrator, with `ctx.caller` like callerProcedure. */
-export const adminProcedure = callerProcedure.meta({ access: "server-admin" }).use(({ ctx, next }) => {
+export const adminProcedure = authedProcedure.meta({ access: "server-admin" }).use(({ ctx, next }) => {
   if (!isServerAdmin(ctx.principal.user)) throw new AppError("FORBIDDEN", "Server administrators only");
   return next();
 });

@@ -1,7 +1,7 @@
 import { tables, usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
 import { and, asc, gt, ilike, or, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
@@ -47,8 +47,8 @@ export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit
  * sign in again. No change may leave the server without an enabled server admin (409
  * LAST_SERVER_ADMIN), and an admin cannot disable their own account. Each change is audited.
  */
-export async function updateUserByAdmin(options: { deps: Deps; caller: Caller; userId: string; input: AdminUserUpdate }) {
-  const { deps, caller, userId, input } = options;
+export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor; userId: string; input: AdminUserUpdate }) {
+  const { deps, actor, userId, input } = options;
   return deps.db.transaction(async (tx) => {
     await tx.execute(SERVER_ADMINS_LOCK);
     const user = await usersCollection.get(tx, userId, { forUpdate: true });
@@ -57,7 +57,7 @@ export async function updateUserByAdmin(options: { deps: Deps; caller: Caller; u
     const wasAdmin = user.doc.roles.includes(SERVER_ADMIN);
     const disabled = input.disabled ?? wasDisabled;
     const admin = input.roles ? input.roles.includes(SERVER_ADMIN) : wasAdmin;
-    if (disabled && !wasDisabled && userId === caller.id) throw new AppError("FORBIDDEN", "You cannot disable your own account");
+    if (disabled && !wasDisabled && userId === actor.id) throw new AppError("FORBIDDEN", "You cannot disable your own account");
     if (wasAdmin && !wasDisabled && (!admin || disabled)) {
       const [row] = await tx.execute<{ others: number }>(sql`
         select count(*)::int as others from users
@@ -72,8 +72,8 @@ export async function updateUserByAdmin(options: { deps: Deps; caller: Caller; u
     await invalidateCaches(deps, tx, { kind: "user", userId });
     const target = { kind: "user", id: userId, name: user.doc.name };
     const scope = { kind: "system" as const, id: "system", name: null };
-    if (disabled !== wasDisabled) await recordAudit(tx, { actor: caller, action: disabled ? "user.disabled" : "user.enabled", target, scope, before: { disabled: wasDisabled }, after: { disabled } });
-    if (admin !== wasAdmin) await recordAudit(tx, { actor: caller, action: admin ? "user.server_admin_granted" : "user.server_admin_revoked", target, scope, before: { roles: user.doc.roles }, after: { roles } });
+    if (disabled !== wasDisabled) await recordAudit(tx, { actor, action: disabled ? "user.disabled" : "user.enabled", target, scope, before: { disabled: wasDisabled }, after: { disabled } });
+    if (admin !== wasAdmin) await recordAudit(tx, { actor, action: admin ? "user.server_admin_granted" : "user.server_admin_revoked", target, scope, before: { roles: user.doc.roles }, after: { roles } });
     return presentAdminUser(updated!);
   });
 }

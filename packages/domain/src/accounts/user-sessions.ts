@@ -5,7 +5,7 @@ import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 
-/** The caller's live sessions, newest first, marking the one that asks. */
+/** The actor's live sessions, newest first, marking the one that asks. */
 export async function listMySessions(options: { deps: Deps; principal: Principal }) {
   const { deps, principal } = options;
   const { sessions } = tables;
@@ -27,7 +27,7 @@ export async function listMySessions(options: { deps: Deps; principal: Principal
 }
 
 /**
- * Ends sessions of a user in the caller's transaction: their tokens stop working in every
+ * Ends sessions of a user in the actor's transaction: their tokens stop working in every
  * process (cache invalidation by NOTIFY), and so do the WebSockets they opened.
  */
 export async function endSessions(deps: Deps, db: Executor, userId: string, options: { except?: string; only?: string } = {}) {
@@ -40,7 +40,7 @@ export async function endSessions(deps: Deps, db: Executor, userId: string, opti
   return ended.length;
 }
 
-/** Ends one of the caller's sessions (the current one too: that is signing out); another user's is 404. */
+/** Ends one of the actor's sessions (the current one too: that is signing out); another user's is 404. */
 export async function revokeMySession(options: { deps: Deps; principal: Principal; sessionId: string }) {
   const { deps, principal, sessionId } = options;
   await deps.db.transaction(async (tx) => {

@@ -1,7 +1,7 @@
 import { announcementsCollection, type AnnouncementDoc, type Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError, fieldError, type FieldError } from "../errors";
@@ -34,21 +34,21 @@ function resolveSchedule(input: { startsAt?: string | null; expiresAt?: string |
 const hasAnyTarget = (targets: AnnouncementTargetsInput) => Object.values(targets).some((target) => target && (target.all || target.ids.length > 0));
 
 /** The number of users the targets reach, before sending. Server admins only. */
-export async function previewSystemRecipients(options: { deps: Deps; caller: Caller; targets: AnnouncementTargetsInput }) {
-  const { deps, caller, targets } = options;
-  await requireSender(deps.db, caller, { scope: "system", scopeId: null });
+export async function previewSystemRecipients(options: { deps: Deps; actor: UserActor; targets: AnnouncementTargetsInput }) {
+  const { deps, actor, targets } = options;
+  await requireSender(deps.db, actor, { scope: "system", scopeId: null });
   await requireKnownTargets(deps.db, targets);
   return { recipientCount: await countRecipients(deps.db, recipientSource({ ref: { scope: "system", scopeId: null }, targets })) };
 }
 
 /** Everyone an observatory, organization or project announcement would reach. Senders only. */
-export async function previewScopedRecipients(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef }) {
-  const { deps, caller, ref } = options;
-  await requireSender(deps.db, caller, ref);
+export async function previewScopedRecipients(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef }) {
+  const { deps, actor, ref } = options;
+  await requireSender(deps.db, actor, ref);
   return { recipientCount: await countRecipients(deps.db, recipientSource({ ref })) };
 }
 
-export function createSystemAnnouncement(options: { deps: Deps; caller: Caller; input: SystemAnnouncementCreate }) {
+export function createSystemAnnouncement(options: { deps: Deps; actor: UserActor; input: SystemAnnouncementCreate }) {
   const { input } = options;
   if (!hasAnyTarget(input.targets)) {
     throw new AppError("NO_RECIPIENTS", "Choose at least one target", { errors: [fieldError("targets", "must name at least one target")] });
@@ -56,7 +56,7 @@ export function createSystemAnnouncement(options: { deps: Deps; caller: Caller; 
   return createAnnouncement({ ...options, ref: { scope: "system", scopeId: null }, targets: input.targets });
 }
 
-export function createScopedAnnouncement(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; input: ScopedAnnouncementCreate }) {
+export function createScopedAnnouncement(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef; input: ScopedAnnouncementCreate }) {
   return createAnnouncement(options);
 }
 
@@ -68,16 +68,16 @@ export function createScopedAnnouncement(options: { deps: Deps; caller: Caller; 
  */
 async function createAnnouncement(options: {
   deps: Deps;
-  caller: Caller;
+  actor: UserActor;
   ref: AnnouncementScopeRef;
   input: ScopedAnnouncementCreate;
   targets?: AnnouncementTargetsInput;
 }) {
-  const { deps, caller, ref, input, targets } = options;
+  const { deps, actor, ref, input, targets } = options;
   const now = deps.now();
   const { startsAt, expiresAt } = resolveSchedule(input, now);
   return deps.db.transaction(async (tx) => {
-    const access = await requireSender(tx, caller, ref);
+    const access = await requireSender(tx, actor, ref);
     if (targets) await requireKnownTargets(tx, targets);
     const emailed = input.deliveryType !== "message";
     const doc: AnnouncementDoc = {
@@ -92,9 +92,9 @@ async function createAnnouncement(options: {
       startsAt: startsAt.toISOString(),
       expiresAt: expiresAt?.toISOString() ?? null,
       status: "active",
-      createdBy: caller.id,
-      createdByName: caller.name,
-      createdByEmail: caller.email,
+      createdBy: actor.id,
+      createdByName: actor.name,
+      createdByEmail: actor.email,
       recipientCount: 0,
       acknowledgedCount: 0,
       cancellationReason: null,
@@ -107,7 +107,7 @@ async function createAnnouncement(options: {
     // A scheduled email announcement acknowledges its recipients when it starts (announceStarted),
     // so until then it is active and can still be cancelled.
     const emailedNow = emailed && startsAt <= now;
-    const counts = await insertRecipients(tx, { announcementId: announcement.id, ref, targets, emailed, acknowledgeAll: emailedNow, creatorId: caller.id, now });
+    const counts = await insertRecipients(tx, { announcementId: announcement.id, ref, targets, emailed, acknowledgeAll: emailedNow, creatorId: actor.id, now });
     if (counts.total === 0) throw new AppError("NO_RECIPIENTS", "The targets reach no users");
     const status = counts.acknowledged === counts.total ? "acknowledged" : "active";
     const stored = await announcementsCollection.update(tx, announcement.id, (current) => ({
@@ -132,7 +132,7 @@ async function createAnnouncement(options: {
     }
     const scope = ref.scope === "system" ? { kind: "system" as const, id: "system", name: null } : { kind: ref.scope, id: ref.scopeId, name: access.scopeName };
     await recordAudit(tx, {
-      actor: caller,
+      actor,
       action: "announcement.created",
       target: { kind: "announcement", id: announcement.id, name: input.title },
       scope,

@@ -1,7 +1,7 @@
 import type { AnnouncementDoc, Executor } from "@meridian/db";
 import { sql, type SQL } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { invalidateCaches } from "../cache/request-caches";
 import { AppError, fieldError } from "../errors";
@@ -45,22 +45,22 @@ export async function loadAnnouncement(db: Executor, ref: AnnouncementScopeRef, 
 }
 
 /** active → cancelled, with a non-blank reason, who and when. */
-export async function cancelAnnouncement(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; announcementId: string; reason: string | undefined }) {
-  const { deps, caller, ref, announcementId } = options;
+export async function cancelAnnouncement(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef; announcementId: string; reason: string | undefined }) {
+  const { deps, actor, ref, announcementId } = options;
   const now = deps.now();
   // Committed on its own: a refused cancellation must not roll the expiry back with it.
   await expireDueAnnouncements({ deps, announcementId });
   return deps.db.transaction(async (tx) => {
-    const access = await requireSender(tx, caller, ref);
+    const access = await requireSender(tx, actor, ref);
     const current = await loadAnnouncement(tx, ref, announcementId, { forUpdate: true });
     const reason = options.reason?.trim();
     if (!reason) throw new AppError("REASON_REQUIRED", "A cancellation needs a reason", { errors: [fieldError("reason", "must not be blank")] });
     if (FORBIDDEN_IN_TEXT.test(reason)) throw new AppError("VALIDATION_FAILED", "The reason is not valid", { errors: [fieldError("reason", "must not contain control characters")] });
     if (current.status !== "active") throw new AppError("INVALID_TRANSITION", `An announcement that is ${current.status} cannot be cancelled`);
-    const [cancelled] = await markCancelled(tx, sql`a.id = ${announcementId}`, { reason, at: now.toISOString(), by: caller.id });
+    const [cancelled] = await markCancelled(tx, sql`a.id = ${announcementId}`, { reason, at: now.toISOString(), by: actor.id });
     await invalidateCaches(deps, tx, { kind: "announcements" });
     await recordAudit(tx, {
-      actor: caller,
+      actor,
       action: "announcement.cancelled",
       target: { kind: "announcement", id: announcementId, name: current.doc.title },
       scope: ref.scope === "system" ? { kind: "system", id: "system", name: null } : { kind: ref.scope, id: ref.scopeId, name: access.scopeName },
@@ -70,7 +70,7 @@ export async function cancelAnnouncement(options: { deps: Deps; caller: Caller; 
   });
 }
 
-/** Sets the matching announcements cancelled, with why, when and by whom, and tells their recipients; in the caller's transaction. */
+/** Sets the matching announcements cancelled, with why, when and by whom, and tells their recipients; in the actor's transaction. */
 async function markCancelled(db: Executor, where: SQL, cancellation: { reason: string; at: string; by: string }): Promise<AnnouncementRow[]> {
   const { reason, at, by } = cancellation;
   const records = await db.execute<Record<string, unknown>>(sql`
@@ -87,12 +87,12 @@ async function markCancelled(db: Executor, where: SQL, cancellation: { reason: s
 }
 
 /**
- * Acknowledges for the caller; idempotent. The recipient row and the announcement's counter
+ * Acknowledges for the actor; idempotent. The recipient row and the announcement's counter
  * change in one transaction, and the last acknowledgment moves the announcement to
  * acknowledged. Non-recipients get 404; cancelled, expired and not yet started announcements 409.
  */
-export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; announcementId: string }) {
-  const { deps, caller, ref, announcementId } = options;
+export async function acknowledgeAnnouncement(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef; announcementId: string }) {
+  const { deps, actor, ref, announcementId } = options;
   const now = deps.now();
   const nowIso = now.toISOString();
   // Committed on its own: the 409 for an expired announcement must not roll the expiry back.
@@ -101,7 +101,7 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Cal
     const [recipient] = await tx.execute<{ acknowledged_at: string | null; status: string; starts_at: string; scope: string; scope_id: string | null }>(sql`
       select r.acknowledged_at, a.status, a.starts_at, a.scope, a.scope_id
         from announcement_recipients r join announcements a on a.id = r.announcement_id
-       where r.id = ${`${announcementId}:${caller.id}`} and a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
+       where r.id = ${`${announcementId}:${actor.id}`} and a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
        for update of r`);
     if (!recipient) throw new AppError("NOT_FOUND", "No such announcement for you");
     if (recipient.acknowledged_at) return { acknowledgedAt: new Date(recipient.acknowledged_at).toISOString() };
@@ -110,7 +110,7 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Cal
     await tx.execute(sql`
       update announcement_recipients
          set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
-       where id = ${`${announcementId}:${caller.id}`}`);
+       where id = ${`${announcementId}:${actor.id}`}`);
     const [counts] = await tx.execute<{ acknowledged: number; total: number; doc: AnnouncementDoc }>(sql`
       update announcements
          set acknowledged_count = acknowledged_count + 1,
@@ -122,18 +122,18 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; caller: Cal
        where id = ${announcementId}
        returning acknowledged_count as acknowledged, recipient_count as total, doc`);
     const data = { id: announcementId, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged };
-    await invalidateCaches(deps, tx, { kind: "pending", userId: caller.id });
+    await invalidateCaches(deps, tx, { kind: "pending", userId: actor.id });
     await publishEvent(tx, { userIds: await senderUserIds(tx, counts!.doc), event: { type: "announcement.counts", data } });
-    await publishEvent(tx, { userIds: [caller.id], event: { type: "announcement.acknowledged", data: { id: announcementId, acknowledgedAt: nowIso } } });
+    await publishEvent(tx, { userIds: [actor.id], event: { type: "announcement.acknowledged", data: { id: announcementId, acknowledgedAt: nowIso } } });
     return { acknowledgedAt: nowIso };
   });
 }
 
-/** Records when the app first showed the caller these announcements; unknown ids are ignored. */
-export async function markAnnouncementsSeen(options: { deps: Deps; caller: Caller; ids: string[] }) {
-  const { deps, caller } = options;
+/** Records when the app first showed the actor these announcements; unknown ids are ignored. */
+export async function markAnnouncementsSeen(options: { deps: Deps; actor: UserActor; ids: string[] }) {
+  const { deps, actor } = options;
   const nowIso = deps.now().toISOString();
-  const recipientIds = [...new Set(options.ids)].map((id) => `${id}:${caller.id}`);
+  const recipientIds = [...new Set(options.ids)].map((id) => `${id}:${actor.id}`);
   return deps.db.transaction(async (tx) => {
     const rows = await tx.execute<{ announcement_id: string }>(sql`
       update announcement_recipients
@@ -185,9 +185,9 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
  * the deleting transaction: recipients keep a record that says why, and no sender is left
  * with announcements whose scope is gone.
  */
-export async function cancelScopeAnnouncements(options: { deps: Deps; db: Executor; caller: Caller; scope: "organization" | "project"; scopeId: string; reason: string }) {
-  const { deps, db, caller, scope, scopeId, reason } = options;
-  const cancelled = await markCancelled(db, sql`a.scope = ${scope} and a.scope_id = ${scopeId} and a.status = 'active'`, { reason, at: deps.now().toISOString(), by: caller.id });
+export async function cancelScopeAnnouncements(options: { deps: Deps; db: Executor; actor: UserActor; scope: "organization" | "project"; scopeId: string; reason: string }) {
+  const { deps, db, actor, scope, scopeId, reason } = options;
+  const cancelled = await markCancelled(db, sql`a.scope = ${scope} and a.scope_id = ${scopeId} and a.status = 'active'`, { reason, at: deps.now().toISOString(), by: actor.id });
   if (cancelled.length > 0) await invalidateCaches(deps, db, { kind: "announcements" });
   return cancelled.length;
 }

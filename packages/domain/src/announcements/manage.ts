@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
@@ -11,30 +11,30 @@ import type { ScopedKind } from "./scope-access";
 type Scope = ScopedKind | "system";
 
 /**
- * The scopes whose announcements the caller manages: everything for server admins (null),
+ * The scopes whose announcements the actor manages: everything for server admins (null),
  * otherwise the observatories they administer, organizations they manage and projects they
  * own or administer.
  */
-async function managedScopeIds(deps: Deps, caller: Caller, scope: Scope): Promise<string[] | null> {
-  if (caller.isServerAdmin) return null;
+async function managedScopeIds(deps: Deps, actor: UserActor, scope: Scope): Promise<string[] | null> {
+  if (actor.isServerAdmin) return null;
   switch (scope) {
     case "system":
       return [];
     case "observatory": {
-      const access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: false });
+      const access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: false });
       return [...access].filter(([, permissions]) => permissions.can_admin).map(([id]) => id);
     }
     case "organization": {
       const rows = await deps.db.execute<{ id: string }>(sql`
         select om.organization_id as id from organization_members om
-         where om.user_id = ${caller.id}
+         where om.user_id = ${actor.id}
            and ((om.doc->'permissions'->>'can_manage_members')::boolean or (om.doc->'permissions'->>'can_manage_observatories')::boolean)`);
       return rows.map((row) => row.id);
     }
     case "project": {
       const rows = await deps.db.execute<{ id: string }>(sql`
-        select p.id from projects p where p.owner_id = ${caller.id}
-        union select pm.project_id from project_members pm where pm.user_id = ${caller.id} and pm.doc->>'role' = 'admin'`);
+        select p.id from projects p where p.owner_id = ${actor.id}
+        union select pm.project_id from project_members pm where pm.user_id = ${actor.id} and pm.doc->>'role' = 'admin'`);
       return rows.map((row) => row.id);
     }
   }
@@ -46,10 +46,10 @@ function scopeWhere(scope: Scope, ids: string[] | null): SQL | null {
   return sql`a.scope = ${scope} and a.scope_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`;
 }
 
-/** The announcements page: one scope's announcements the caller manages, newest first. */
-export async function listManagedAnnouncements(options: { deps: Deps; caller: Caller; scope: Scope; query: AnnouncementListQuery }) {
-  const { deps, caller, scope, query } = options;
-  const where = scopeWhere(scope, await managedScopeIds(deps, caller, scope));
+/** The announcements page: one scope's announcements the actor manages, newest first. */
+export async function listManagedAnnouncements(options: { deps: Deps; actor: UserActor; scope: Scope; query: AnnouncementListQuery }) {
+  const { deps, actor, scope, query } = options;
+  const where = scopeWhere(scope, await managedScopeIds(deps, actor, scope));
   if (!where) return { items: [], nextCursor: null };
   await expireDueAnnouncements({ deps });
   const status = query.status ? sql`and a.status = ${query.status}` : sql``;
@@ -63,14 +63,14 @@ export async function listManagedAnnouncements(options: { deps: Deps; caller: Ca
 }
 
 /**
- * Statistics per scope the caller manages: counts by status and acknowledgments still
+ * Statistics per scope the actor manages: counts by status and acknowledgments still
  * outstanding on active announcements. Server admins get every scope.
  */
-export async function getAnnouncementStats(options: { deps: Deps; caller: Caller }) {
-  const { deps, caller } = options;
+export async function getAnnouncementStats(options: { deps: Deps; actor: UserActor }) {
+  const { deps, actor } = options;
   await expireDueAnnouncements({ deps });
   const scopes: Scope[] = ["system", "observatory", "organization", "project"];
-  const wheres = (await Promise.all(scopes.map(async (scope) => scopeWhere(scope, await managedScopeIds(deps, caller, scope))))).filter((where): where is SQL => where !== null);
+  const wheres = (await Promise.all(scopes.map(async (scope) => scopeWhere(scope, await managedScopeIds(deps, actor, scope))))).filter((where): where is SQL => where !== null);
   if (wheres.length === 0) return { scopes: [] };
   const rows = await deps.db.execute<{
     scope: Scope;
@@ -115,9 +115,9 @@ const OPTION_QUERIES: Record<"users" | "observatories" | "organizations" | "proj
 };
 
 /** The system announcement form's pickers: search one target kind by name (or email). Server admins only. */
-export async function listAnnouncementTargetOptions(options: { deps: Deps; caller: Caller; kind: keyof typeof OPTION_QUERIES; search?: string; limit?: number }) {
-  const { deps, caller, kind } = options;
-  if (!caller.isServerAdmin) throw new AppError("FORBIDDEN", "System announcements are managed by server administrators");
+export async function listAnnouncementTargetOptions(options: { deps: Deps; actor: UserActor; kind: keyof typeof OPTION_QUERIES; search?: string; limit?: number }) {
+  const { deps, actor, kind } = options;
+  if (!actor.isServerAdmin) throw new AppError("FORBIDDEN", "System announcements are managed by server administrators");
   const spec = OPTION_QUERIES[kind];
   const pattern = options.search?.trim() ? `%${options.search.trim().toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null;
   const filter = pattern ? sql`where lower(${sql.raw(spec.search)}) like ${pattern}` : sql``;

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { PendingEntry } from "../cache/request-caches";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError, fieldError } from "../errors";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
@@ -31,23 +31,23 @@ async function pageOf(deps: Deps, where: SQL, query: AnnouncementListQuery, opti
 }
 
 /** Server admins: every system announcement, newest first. Expiry is evaluated first. */
-export async function listSystemAnnouncements(options: { deps: Deps; caller: Caller; query: AnnouncementListQuery }) {
-  const { deps, caller, query } = options;
-  await requireSender(deps.db, caller, { scope: "system", scopeId: null });
+export async function listSystemAnnouncements(options: { deps: Deps; actor: UserActor; query: AnnouncementListQuery }) {
+  const { deps, actor, query } = options;
+  await requireSender(deps.db, actor, { scope: "system", scopeId: null });
   await expireDueAnnouncements({ deps });
   return pageOf(deps, sql`a.scope = 'system'`, query, { includeTargets: true });
 }
 
 /** Anyone who can see the observatory, organization or project: its announcements showing now. */
-export async function listScopeActiveAnnouncements(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef & { scope: ScopedKind } }) {
-  const { deps, caller, ref } = options;
-  await loadScopeAccess(deps.db, caller, ref);
+export async function listScopeActiveAnnouncements(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef & { scope: ScopedKind } }) {
+  const { deps, actor, ref } = options;
+  await loadScopeAccess(deps.db, actor, ref);
   const now = deps.now();
   await expireDueAnnouncements({ deps });
   const rows = await deps.db.execute<Record<string, unknown>>(sql`
     select ${sql.raw(announcementColumns())}, r.acknowledged_at as "myAcknowledgedAt", r.id is not null as "isRecipient"
       from announcements a
-      left join announcement_recipients r on r.id = a.id || ':' || ${caller.id}
+      left join announcement_recipients r on r.id = a.id || ':' || ${actor.id}
      where a.scope = ${ref.scope} and a.scope_id = ${ref.scopeId} and a.status in ('active', 'acknowledged') and ${current("a", now.toISOString())}
      order by ${severityRank("a")}, a.id desc
      limit 200`);
@@ -60,50 +60,50 @@ export async function listScopeActiveAnnouncements(options: { deps: Deps; caller
 }
 
 /** Senders: every announcement of the scope, past included. */
-export async function listScopeAnnouncementHistory(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef & { scope: ScopedKind }; query: AnnouncementListQuery }) {
-  const { deps, caller, ref, query } = options;
-  await requireSender(deps.db, caller, ref);
+export async function listScopeAnnouncementHistory(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef & { scope: ScopedKind }; query: AnnouncementListQuery }) {
+  const { deps, actor, ref, query } = options;
+  await requireSender(deps.db, actor, ref);
   await expireDueAnnouncements({ deps });
   return pageOf(deps, sql`a.scope = ${ref.scope} and a.scope_id = ${ref.scopeId}`, query, { includeTargets: true });
 }
 
 /**
- * The caller's unacknowledged announcements of every scope that show now, most severe first.
+ * The actor's unacknowledged announcements of every scope that show now, most severe first.
  * Every page load asks, so answers are cached per user for a few seconds and dropped on any
  * announcement change (request-caches); an entry never outlives the first expiry it lists.
  * Read-only: expiry is applied by the time filter, so this hot path never writes.
  */
-export async function listPendingAnnouncements(options: { deps: Deps; caller: Caller }): Promise<{ items: Announcement[] }> {
-  return { items: (await pendingEntry(options.deps, options.caller)).items as Announcement[] };
+export async function listPendingAnnouncements(options: { deps: Deps; actor: UserActor }): Promise<{ items: Announcement[] }> {
+  return { items: (await pendingEntry(options.deps, options.actor)).items as Announcement[] };
 }
 
 /** The same list as `{items}` JSON, serialized once per cache entry rather than once per request. */
-export async function listPendingAnnouncementsAsJson(options: { deps: Deps; caller: Caller }): Promise<string> {
-  const entry = await pendingEntry(options.deps, options.caller);
+export async function listPendingAnnouncementsAsJson(options: { deps: Deps; actor: UserActor }): Promise<string> {
+  const entry = await pendingEntry(options.deps, options.actor);
   return (entry.json ??= JSON.stringify({ items: entry.items }));
 }
 
-async function pendingEntry(deps: Deps, caller: Caller): Promise<PendingEntry> {
+async function pendingEntry(deps: Deps, actor: UserActor): Promise<PendingEntry> {
   const now = deps.now();
-  const cached = deps.caches.pending.get(caller.id, now.getTime());
+  const cached = deps.caches.pending.get(actor.id, now.getTime());
   if (cached) return cached;
   const generation = deps.caches.announcementsGeneration;
-  const entry: PendingEntry = await queryPendingAnnouncements(deps, caller, now.toISOString());
+  const entry: PendingEntry = await queryPendingAnnouncements(deps, actor, now.toISOString());
   const firstExpiry = Math.min(...entry.items.map((item) => ((item as Announcement).expiresAt ? Date.parse((item as Announcement).expiresAt!) : Infinity)));
   // A change that landed while we were reading may be missing from the result: do not keep it.
-  if (deps.caches.announcementsGeneration === generation) deps.caches.pending.set(caller.id, entry, Math.min(now.getTime() + deps.caches.ttlMs, firstExpiry));
+  if (deps.caches.announcementsGeneration === generation) deps.caches.pending.set(actor.id, entry, Math.min(now.getTime() + deps.caches.ttlMs, firstExpiry));
   return entry;
 }
 
 /**
- * Few announcements are active at once, so this starts from them and looks up the caller's row
+ * Few announcements are active at once, so this starts from them and looks up the actor's row
  * of each by primary key: no per-user index is needed, and creation writes one index less.
  */
-async function queryPendingAnnouncements(deps: Deps, caller: Caller, nowIso: string) {
+async function queryPendingAnnouncements(deps: Deps, actor: UserActor, nowIso: string) {
   const rows = await deps.db.execute<Record<string, unknown>>(sql`
     select ${sql.raw(announcementColumns())}
       from announcements a
-      join announcement_recipients r on r.id = a.id || ':' || ${caller.id}
+      join announcement_recipients r on r.id = a.id || ':' || ${actor.id}
      where a.status = 'active' and ${current("a", nowIso)} and r.acknowledged_at is null
      order by ${severityRank("a")}, a.id desc
      limit 200`);
@@ -111,18 +111,18 @@ async function queryPendingAnnouncements(deps: Deps, caller: Caller, nowIso: str
 }
 
 /**
- * Announcements showing now that the caller received, acknowledged or not: the dashboard's
+ * Announcements showing now that the actor received, acknowledged or not: the dashboard's
  * banners. Few announcements are current at once, so this starts from them and looks up the
- * caller's row of each by primary key.
+ * actor's row of each by primary key.
  */
-export async function listMyCurrentAnnouncements(options: { deps: Deps; caller: Caller; scope?: ScopedKind | "system" }) {
-  const { deps, caller } = options;
+export async function listMyCurrentAnnouncements(options: { deps: Deps; actor: UserActor; scope?: ScopedKind | "system" }) {
+  const { deps, actor } = options;
   const nowIso = deps.now().toISOString();
   const scope = options.scope ? sql`and a.scope = ${options.scope}` : sql``;
   const rows = await deps.db.execute<Record<string, unknown>>(sql`
     select ${sql.raw(announcementColumns())}, r.acknowledged_at as "myAcknowledgedAt"
       from announcements a
-      join announcement_recipients r on r.id = a.id || ':' || ${caller.id}
+      join announcement_recipients r on r.id = a.id || ':' || ${actor.id}
      where a.status in ('active', 'acknowledged') and ${current("a", nowIso)} ${scope}
      order by ${severityRank("a")}, a.id desc
      limit 200`);
@@ -131,16 +131,16 @@ export async function listMyCurrentAnnouncements(options: { deps: Deps; caller: 
   };
 }
 
-/** For observatory cards: how many announcements show now per observatory the caller can see. */
-export async function countActiveObservatoryAnnouncements(options: { deps: Deps; caller: Caller }) {
-  const { deps, caller } = options;
+/** For observatory cards: how many announcements show now per observatory the actor can see. */
+export async function countActiveObservatoryAnnouncements(options: { deps: Deps; actor: UserActor }) {
+  const { deps, actor } = options;
   const nowIso = deps.now().toISOString();
   const rows = await deps.db.execute<{ scope_id: string; count: number }>(sql`
     select a.scope_id, count(*)::int as count from announcements a
      where a.scope = 'observatory' and a.status in ('active', 'acknowledged') and ${current("a", nowIso)}
      group by a.scope_id`);
   if (rows.length === 0) return { items: [] };
-  const access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryIds: rows.map((row) => row.scope_id) });
+  const access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: rows.map((row) => row.scope_id) });
   return { items: rows.filter((row) => access.get(row.scope_id)?.can_view).map((row) => ({ observatoryId: row.scope_id, activeAnnouncements: row.count })) };
 }
 
@@ -151,9 +151,9 @@ const RECIPIENT_SORT: Record<RecipientsQuery["sort"], string> = {
 };
 
 /** Senders: who received it, who saw it, who was emailed and who acknowledged; with the cancellation. */
-export async function getAnnouncementRecipients(options: { deps: Deps; caller: Caller; ref: AnnouncementScopeRef; announcementId: string; query: RecipientsQuery }): Promise<RecipientsView> {
-  const { deps, caller, ref, announcementId, query } = options;
-  await requireSender(deps.db, caller, ref);
+export async function getAnnouncementRecipients(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef; announcementId: string; query: RecipientsQuery }): Promise<RecipientsView> {
+  const { deps, actor, ref, announcementId, query } = options;
+  await requireSender(deps.db, actor, ref);
   await expireDueAnnouncements({ deps, announcementId });
   const announcement = await loadAnnouncement(deps.db, ref, announcementId);
   const offset = decodeOffset(query.cursor);

@@ -1,5 +1,5 @@
 import { observatoriesCollection, type Executor } from "@meridian/db";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import { AppError } from "../errors";
 import { loadOrganizationAccess } from "../organizations/organization-access";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
@@ -21,31 +21,31 @@ export interface ScopeAccess {
  * can_manage_observatories; project owner or project admin; server admins everywhere.
  * System announcements are sent by server admins only.
  */
-export async function loadScopeAccess(db: Executor, caller: Caller, ref: AnnouncementScopeRef): Promise<ScopeAccess> {
+export async function loadScopeAccess(db: Executor, actor: UserActor, ref: AnnouncementScopeRef): Promise<ScopeAccess> {
   switch (ref.scope) {
     case "system":
-      return { scopeName: null, canSend: caller.isServerAdmin };
+      return { scopeName: null, canSend: actor.isServerAdmin };
     case "observatory": {
-      const access = (await resolveObservatoryAccess({ db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryIds: [ref.scopeId] })).get(ref.scopeId);
+      const access = (await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [ref.scopeId] })).get(ref.scopeId);
       const observatory = access?.can_view ? await observatoriesCollection.get(db, ref.scopeId) : undefined;
       if (!observatory || !access) throw new AppError("NOT_FOUND", "No such observatory");
       return { scopeName: observatory.doc.name, canSend: access.can_admin };
     }
     case "organization": {
-      const access = await loadOrganizationAccess({ db, caller, organizationId: ref.scopeId });
-      const canSend = access.isOwner || caller.isServerAdmin || access.permissions.can_manage_members || access.permissions.can_manage_observatories;
+      const access = await loadOrganizationAccess({ db, actor, organizationId: ref.scopeId });
+      const canSend = access.isOwner || actor.isServerAdmin || access.permissions.can_manage_members || access.permissions.can_manage_observatories;
       return { scopeName: access.organization.doc.name, canSend };
     }
     case "project": {
-      const access = await loadProjectAccess(db, caller, ref.scopeId);
-      const canSend = caller.isServerAdmin || access.role === "owner" || access.role === "admin";
+      const access = await loadProjectAccess(db, actor, ref.scopeId);
+      const canSend = actor.isServerAdmin || access.role === "owner" || access.role === "admin";
       return { scopeName: access.project.doc.name, canSend };
     }
   }
 }
 
-export async function requireSender(db: Executor, caller: Caller, ref: AnnouncementScopeRef): Promise<ScopeAccess> {
-  const access = await loadScopeAccess(db, caller, ref);
+export async function requireSender(db: Executor, actor: UserActor, ref: AnnouncementScopeRef): Promise<ScopeAccess> {
+  const access = await loadScopeAccess(db, actor, ref);
   if (!access.canSend) {
     throw new AppError("FORBIDDEN", ref.scope === "system" ? "System announcements are managed by server administrators" : `Only senders of this ${ref.scope}'s announcements may do this`);
   }

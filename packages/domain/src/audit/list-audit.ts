@@ -1,6 +1,6 @@
 import { tables } from "@meridian/db";
 import { and, desc, eq, gte, lt } from "drizzle-orm";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { auditCursor, pageOfAudit } from "../organizations/organizations";
@@ -15,9 +15,9 @@ export interface AuditFilter {
 }
 
 /** Server admins: the whole audit log, newest first, filterable by actor, target, scope and time. */
-export async function listAuditLog(options: { deps: Deps; caller: Caller; filter: AuditFilter; limit: number; cursor?: string }) {
-  const { deps, caller, filter } = options;
-  if (!caller.isServerAdmin) throw new AppError("FORBIDDEN", "Server administrators only");
+export async function listAuditLog(options: { deps: Deps; actor: UserActor; filter: AuditFilter; limit: number; cursor?: string }) {
+  const { deps, actor, filter } = options;
+  if (!actor.isServerAdmin) throw new AppError("FORBIDDEN", "Server administrators only");
   const { auditLog } = tables;
   const rows = await deps.db
     .select()

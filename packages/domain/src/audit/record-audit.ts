@@ -1,12 +1,12 @@
 import { auditLogCollection, type AuditLogDoc, type Executor } from "@meridian/db";
 
-export interface Actor {
+export interface AuditActor {
   id: string;
   name: string;
 }
 
-/** Appends to the audit log in the caller's transaction, with names as they are now. */
-export async function recordAudit(db: Executor, entry: { actor: Actor | null; action: string; target: AuditLogDoc["target"]; scope: AuditLogDoc["scope"]; before?: unknown; after?: unknown }) {
+/** Appends to the audit log in the actor's transaction, with names as they are now. */
+export async function recordAudit(db: Executor, entry: { actor: AuditActor | null; action: string; target: AuditLogDoc["target"]; scope: AuditLogDoc["scope"]; before?: unknown; after?: unknown }) {
   await auditLogCollection.insert(db, {
     action: entry.action,
     actorId: entry.actor?.id ?? null,

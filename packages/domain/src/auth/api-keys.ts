@@ -33,7 +33,7 @@ export async function listApiKeys(options: { deps: Deps; userId: string }) {
   };
 }
 
-/** Revokes one of the caller's keys; someone else's key is reported as not found. */
+/** Revokes one of the actor's keys; someone else's key is reported as not found. */
 export async function revokeApiKey(options: { deps: Deps; userId: string; keyId: string }) {
   const { deps, userId, keyId } = options;
   const key = await apiKeysCollection.get(deps.db, keyId);

@@ -1,6 +1,6 @@
 /**
  * A small bounded map whose entries expire. Insertion order doubles as age: when full, the
- * oldest entry goes. Entries are checked against the caller's clock, so tests that move
+ * oldest entry goes. Entries are checked against the actor's clock, so tests that move
  * `deps.now` see expiry too.
  */
 export class TtlCache<Value> {

@@ -12,7 +12,7 @@ export interface OutgoingEmail {
 
 export const SEND_EMAIL_TASK = "send_email";
 
-/** Writes the message and its delivery job in the caller's transaction. */
+/** Writes the message and its delivery job in the actor's transaction. */
 export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<string> {
   const stored = await emailOutboxCollection.insert(db, {
     kind: email.kind,

@@ -10,7 +10,7 @@ export interface RealtimeEvent {
 
 /**
  * The one way to reach WebSocket clients. The event is stored and announced with NOTIFY in
- * the caller's transaction, so it goes out only if the change commits, and every server
+ * the actor's transaction, so it goes out only if the change commits, and every server
  * process (each LISTENs) delivers it to its own connected recipients.
  */
 export async function publishEvent(db: Executor, options: { userIds: string[]; event: RealtimeEvent }): Promise<void> {

@@ -2,7 +2,7 @@ import type { Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
 
 /**
- * Queues a graphile-worker job inside the caller's transaction: the job exists exactly when
+ * Queues a graphile-worker job inside the actor's transaction: the job exists exactly when
  * the change that caused it was committed.
  */
 export async function addJob(db: Executor, task: string, payload: unknown, options: { jobKey?: string; maxAttempts?: number; runAt?: Date } = {}) {

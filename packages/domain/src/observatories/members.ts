@@ -1,7 +1,7 @@
 import { observatoriesCollection, observatoryMembersCollection, organizationsCollection, tables, type ObservatoryPermissions } from "@meridian/db";
 import { asc, eq, inArray } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
@@ -11,16 +11,16 @@ import { observatoryMemberWhere, recordHistory } from "./observatories";
 
 type PermissionsInput = Partial<ObservatoryPermissions>;
 
-async function loadObservatoryForAdmin(tx: Deps["db"] | Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0], caller: Caller, observatoryId: string) {
-  await requireObservatoryPermission({ db: tx, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_admin" });
+async function loadObservatoryForAdmin(tx: Deps["db"] | Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0], actor: UserActor, observatoryId: string) {
+  await requireObservatoryPermission({ db: tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_admin" });
   const observatory = await observatoriesCollection.get(tx, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   return observatory;
 }
 
-export async function listObservatoryMembers(options: { deps: Deps; caller: Caller; observatoryId: string }) {
-  const { deps, caller, observatoryId } = options;
-  await requireObservatoryPermission({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+export async function listObservatoryMembers(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
+  const { deps, actor, observatoryId } = options;
+  await requireObservatoryPermission({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const members = await observatoryMembersCollection.findMany(deps.db, eq(tables.observatoryMembers.observatoryId, observatoryId), asc(tables.observatoryMembers.createdAt), 10_000);
@@ -50,17 +50,17 @@ export async function listObservatoryMembers(options: { deps: Deps; caller: Call
   };
 }
 
-export async function addObservatoryUser(options: { deps: Deps; caller: Caller; observatoryId: string; email: string; permissions?: PermissionsInput }) {
-  const { deps, caller, observatoryId } = options;
+export async function addObservatoryUser(options: { deps: Deps; actor: UserActor; observatoryId: string; email: string; permissions?: PermissionsInput }) {
+  const { deps, actor, observatoryId } = options;
   try {
     return await deps.db.transaction(async (tx) => {
-      const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+      const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
       const user = await findUserByEmail(tx, options.email);
       if (observatory.doc.owner.kind === "user" && observatory.doc.owner.id === user.id) throw new AppError("ALREADY_MEMBER", "This user owns the observatory");
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
       await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: user.id, permissions });
-      await recordHistory(tx, { observatoryId, type: "member_added", actorId: caller.id, data: { userId: user.id, userName: user.doc.name, email: user.doc.email, permissionsBefore: null, permissionsAfter: permissions } });
-      await recordAudit(tx, { actor: caller, action: "observatory.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, after: { permissions } });
+      await recordHistory(tx, { observatoryId, type: "member_added", actorId: actor.id, data: { userId: user.id, userName: user.doc.name, email: user.doc.email, permissionsBefore: null, permissionsAfter: permissions } });
+      await recordAudit(tx, { actor, action: "observatory.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, after: { permissions } });
       return { userId: user.id, email: user.doc.email, name: user.doc.name, permissions, source: "direct" as const };
     });
   } catch (error) {
@@ -69,25 +69,25 @@ export async function addObservatoryUser(options: { deps: Deps; caller: Caller; 
   }
 }
 
-export async function updateObservatoryUser(options: { deps: Deps; caller: Caller; observatoryId: string; userId: string; permissions: PermissionsInput }) {
-  const { deps, caller, observatoryId, userId } = options;
+export async function updateObservatoryUser(options: { deps: Deps; actor: UserActor; observatoryId: string; userId: string; permissions: PermissionsInput }) {
+  const { deps, actor, observatoryId, userId } = options;
   return deps.db.transaction(async (tx) => {
-    const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+    const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
     const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", userId));
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
     const updated = await observatoryMembersCollection.update(tx, member.id, (doc) => ({ ...doc, permissions: { ...doc.permissions, ...options.permissions } }));
     const user = (await loadUsersById(tx, [userId])).get(userId)!;
-    await recordHistory(tx, { observatoryId, type: "member_permissions_updated", actorId: caller.id, data: { userId, userName: user.doc.name, email: user.doc.email, permissionsBefore: member.doc.permissions, permissionsAfter: updated!.doc.permissions } });
-    await recordAudit(tx, { actor: caller, action: "observatory.member_permissions_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions, after: updated!.doc.permissions });
+    await recordHistory(tx, { observatoryId, type: "member_permissions_updated", actorId: actor.id, data: { userId, userName: user.doc.name, email: user.doc.email, permissionsBefore: member.doc.permissions, permissionsAfter: updated!.doc.permissions } });
+    await recordAudit(tx, { actor, action: "observatory.member_permissions_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions, after: updated!.doc.permissions });
     return { userId, email: user.doc.email, name: user.doc.name, permissions: updated!.doc.permissions, source: "direct" as const };
   });
 }
 
-export async function removeObservatoryUser(options: { deps: Deps; caller: Caller; observatoryId: string; userId: string }) {
-  const { deps, caller, observatoryId, userId } = options;
+export async function removeObservatoryUser(options: { deps: Deps; actor: UserActor; observatoryId: string; userId: string }) {
+  const { deps, actor, observatoryId, userId } = options;
   await deps.db.transaction(async (tx) => {
-    if (userId !== caller.id) await loadObservatoryForAdmin(tx, caller, observatoryId);
-    else await requireObservatoryPermission({ db: tx, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+    if (userId !== actor.id) await loadObservatoryForAdmin(tx, actor, observatoryId);
+    else await requireObservatoryPermission({ db: tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
     const observatory = await observatoriesCollection.get(tx, observatoryId);
     if (observatory?.doc.owner.kind === "user" && observatory.doc.owner.id === userId) {
       throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer the observatory before its owner can leave");
@@ -96,24 +96,24 @@ export async function removeObservatoryUser(options: { deps: Deps; caller: Calle
     if (!member || !observatory) throw new AppError("NOT_FOUND", "This user is not a member");
     await observatoryMembersCollection.remove(tx, member.id);
     const user = (await loadUsersById(tx, [userId])).get(userId);
-    const left = userId === caller.id;
-    await recordHistory(tx, { observatoryId, type: "member_removed", actorId: caller.id, data: { userId, userName: user?.doc.name ?? null, email: user?.doc.email ?? null, left, permissionsBefore: member.doc.permissions, permissionsAfter: null } });
-    await recordAudit(tx, { actor: caller, action: left ? "observatory.member_left" : "observatory.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: { permissions: member.doc.permissions } });
+    const left = userId === actor.id;
+    await recordHistory(tx, { observatoryId, type: "member_removed", actorId: actor.id, data: { userId, userName: user?.doc.name ?? null, email: user?.doc.email ?? null, left, permissionsBefore: member.doc.permissions, permissionsAfter: null } });
+    await recordAudit(tx, { actor, action: left ? "observatory.member_left" : "observatory.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: { permissions: member.doc.permissions } });
   });
 }
 
-export async function addObservatoryOrganization(options: { deps: Deps; caller: Caller; observatoryId: string; organizationId: string; permissions?: PermissionsInput }) {
-  const { deps, caller, observatoryId, organizationId } = options;
+export async function addObservatoryOrganization(options: { deps: Deps; actor: UserActor; observatoryId: string; organizationId: string; permissions?: PermissionsInput }) {
+  const { deps, actor, observatoryId, organizationId } = options;
   try {
     return await deps.db.transaction(async (tx) => {
-      const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+      const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
       const organization = await organizationsCollection.get(tx, organizationId);
       if (!organization) throw new AppError("NOT_FOUND", "No such organization");
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
       await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "organization", memberId: organizationId, permissions });
       const data = { organizationId, organizationName: organization.doc.name, permissionsBefore: null, permissionsAfter: permissions };
-      await recordHistory(tx, { observatoryId, type: "organization_added", actorId: caller.id, data });
-      await recordAudit(tx, { actor: caller, action: "observatory.organization_added", target: { kind: "organization", id: organizationId, name: organization.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, after: { permissions } });
+      await recordHistory(tx, { observatoryId, type: "organization_added", actorId: actor.id, data });
+      await recordAudit(tx, { actor, action: "observatory.organization_added", target: { kind: "organization", id: organizationId, name: organization.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, after: { permissions } });
       return { organizationId, name: organization.doc.name, permissions, owning: false };
     });
   } catch (error) {
@@ -122,10 +122,10 @@ export async function addObservatoryOrganization(options: { deps: Deps; caller: 
   }
 }
 
-export async function updateObservatoryOrganization(options: { deps: Deps; caller: Caller; observatoryId: string; organizationId: string; permissions: PermissionsInput }) {
-  const { deps, caller, observatoryId, organizationId } = options;
+export async function updateObservatoryOrganization(options: { deps: Deps; actor: UserActor; observatoryId: string; organizationId: string; permissions: PermissionsInput }) {
+  const { deps, actor, observatoryId, organizationId } = options;
   return deps.db.transaction(async (tx) => {
-    const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+    const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
     const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "organization", organizationId));
     if (!member) throw new AppError("NOT_FOUND", "This organization is not a member");
     const owning = observatory.doc.owner.kind === "organization" && observatory.doc.owner.id === organizationId;
@@ -136,16 +136,16 @@ export async function updateObservatoryOrganization(options: { deps: Deps; calle
     await observatoryMembersCollection.update(tx, member.id, (doc) => ({ ...doc, permissions }));
     const organization = await organizationsCollection.get(tx, organizationId);
     const name = organization?.doc.name ?? null;
-    await recordHistory(tx, { observatoryId, type: "organization_permissions_updated", actorId: caller.id, data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: permissions } });
-    await recordAudit(tx, { actor: caller, action: "observatory.organization_permissions_updated", target: { kind: "organization", id: organizationId, name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions, after: permissions });
+    await recordHistory(tx, { observatoryId, type: "organization_permissions_updated", actorId: actor.id, data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: permissions } });
+    await recordAudit(tx, { actor, action: "observatory.organization_permissions_updated", target: { kind: "organization", id: organizationId, name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions, after: permissions });
     return { organizationId, name: name ?? "", permissions, owning };
   });
 }
 
-export async function removeObservatoryOrganization(options: { deps: Deps; caller: Caller; observatoryId: string; organizationId: string }) {
-  const { deps, caller, observatoryId, organizationId } = options;
+export async function removeObservatoryOrganization(options: { deps: Deps; actor: UserActor; observatoryId: string; organizationId: string }) {
+  const { deps, actor, observatoryId, organizationId } = options;
   await deps.db.transaction(async (tx) => {
-    const observatory = await loadObservatoryForAdmin(tx, caller, observatoryId);
+    const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
     const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "organization", organizationId));
     if (!member) throw new AppError("NOT_FOUND", "This organization is not a member");
     if (observatory.doc.owner.kind === "organization" && observatory.doc.owner.id === organizationId) {
@@ -154,7 +154,7 @@ export async function removeObservatoryOrganization(options: { deps: Deps; calle
     await observatoryMembersCollection.remove(tx, member.id);
     const organization = await organizationsCollection.get(tx, organizationId);
     const name = organization?.doc.name ?? null;
-    await recordHistory(tx, { observatoryId, type: "organization_removed", actorId: caller.id, data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: null } });
-    await recordAudit(tx, { actor: caller, action: "observatory.organization_removed", target: { kind: "organization", id: organizationId, name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions });
+    await recordHistory(tx, { observatoryId, type: "organization_removed", actorId: actor.id, data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: null } });
+    await recordAudit(tx, { actor, action: "observatory.organization_removed", target: { kind: "organization", id: organizationId, name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions });
   });
 }

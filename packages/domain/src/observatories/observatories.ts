@@ -1,7 +1,7 @@
 import { observatoriesCollection, observatoryHistoryCollection, observatoryMembersCollection, organizationsCollection, tables, type Executor, type ObservatoryDoc, type ObservatoryPermissions } from "@meridian/db";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
@@ -37,15 +37,15 @@ export async function grantOrganizationFullMembership(db: Executor, observatoryI
   return existing?.doc.permissions;
 }
 
-export async function createObservatory(options: { deps: Deps; caller: Caller; input: ObservatoryCreate }) {
-  const { deps, caller, input } = options;
+export async function createObservatory(options: { deps: Deps; actor: UserActor; input: ObservatoryCreate }) {
+  const { deps, actor, input } = options;
   return deps.db.transaction(async (tx) => {
-    let owner: { kind: "user" | "organization"; id: string } = { kind: "user", id: caller.id };
+    let owner: { kind: "user" | "organization"; id: string } = { kind: "user", id: actor.id };
     let organizationName: string | undefined;
     if (input.organizationId) {
       // Serialized with the organization's deletion, which counts what it owns under this lock.
       await organizationsCollection.get(tx, input.organizationId, { forUpdate: true });
-      const access = await loadOrganizationAccess({ db: tx, caller, organizationId: input.organizationId });
+      const access = await loadOrganizationAccess({ db: tx, actor, organizationId: input.organizationId });
       requireOrganizationPermission(access, "can_manage_observatories");
       owner = { kind: "organization", id: input.organizationId };
       organizationName = access.organization.doc.name;
@@ -58,33 +58,33 @@ export async function createObservatory(options: { deps: Deps; caller: Caller; i
       connection: { online: false, pluginVersion: null, lastSeenAt: null },
     });
     const scope = { kind: "observatory" as const, id: observatory.id, name: input.name };
-    await recordHistory(tx, { observatoryId: observatory.id, type: "created", actorId: caller.id, data: { name: input.name, owner, ownerName: organizationName ?? caller.name, settings: settingsOf(observatory.doc) } });
+    await recordHistory(tx, { observatoryId: observatory.id, type: "created", actorId: actor.id, data: { name: input.name, owner, ownerName: organizationName ?? actor.name, settings: settingsOf(observatory.doc) } });
     if (owner.kind === "organization") {
       await grantOrganizationFullMembership(tx, observatory.id, owner.id);
-      await recordHistory(tx, { observatoryId: observatory.id, type: "organization_added", actorId: caller.id, data: { organizationId: owner.id, organizationName, permissionsBefore: null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true } });
+      await recordHistory(tx, { observatoryId: observatory.id, type: "organization_added", actorId: actor.id, data: { organizationId: owner.id, organizationName, permissionsBefore: null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true } });
     }
-    await recordAudit(tx, { actor: caller, action: "observatory.created", target: scope, scope, after: { name: input.name, owner } });
+    await recordAudit(tx, { actor, action: "observatory.created", target: scope, scope, after: { name: input.name, owner } });
     return presentObservatory(observatory, ALL_OBSERVATORY_PERMISSIONS);
   });
 }
 
 /**
- * Observatories the caller can view, with the caller's permissions: the page's ids, its rows,
+ * Observatories the actor can view, with the actor's permissions: the page's ids, its rows,
  * and the permissions of just those rows; three queries whatever the count, work per page.
  */
-export async function listObservatories(options: { deps: Deps; caller: Caller; limit: number; cursor?: string }) {
-  const { deps, caller, limit } = options;
+export async function listObservatories(options: { deps: Deps; actor: UserActor; limit: number; cursor?: string }) {
+  const { deps, actor, limit } = options;
   const { observatories } = tables;
   const after = options.cursor ? sql`${observatories.id} > ${options.cursor}` : undefined;
   let rows;
   let access;
-  if (caller.isServerAdmin) {
+  if (actor.isServerAdmin) {
     rows = await deps.db.select().from(observatories).where(after).orderBy(asc(observatories.id)).limit(limit + 1);
-    access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: true, observatoryIds: rows.map((row) => row.id) });
+    access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: true, observatoryIds: rows.map((row) => row.id) });
   } else {
-    const visible = await listViewableObservatoryIds({ db: deps.db, userId: caller.id, after: options.cursor, limit: limit + 1 });
+    const visible = await listViewableObservatoryIds({ db: deps.db, userId: actor.id, after: options.cursor, limit: limit + 1 });
     rows = visible.length === 0 ? [] : await deps.db.select().from(observatories).where(inArray(observatories.id, visible)).orderBy(asc(observatories.id));
-    access = await resolveObservatoryAccess({ db: deps.db, userId: caller.id, isServerAdmin: false, observatoryIds: visible.slice(0, limit) });
+    access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: false, observatoryIds: visible.slice(0, limit) });
   }
   const page = rows.slice(0, limit);
   return {
@@ -96,18 +96,18 @@ export async function listObservatories(options: { deps: Deps; caller: Caller; l
   };
 }
 
-export async function getObservatory(options: { deps: Deps; caller: Caller; observatoryId: string }) {
-  const { deps, caller, observatoryId } = options;
-  const access = await requireObservatoryPermission({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+export async function getObservatory(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
+  const { deps, actor, observatoryId } = options;
+  const access = await requireObservatoryPermission({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const { sources: _sources, ...permissions } = access;
   return presentObservatory(observatory, permissions);
 }
 
-export async function getMyObservatoryPermissions(options: { deps: Deps; caller: Caller; observatoryId: string }) {
-  const { deps, caller, observatoryId } = options;
-  const access = await requireObservatoryPermission({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+export async function getMyObservatoryPermissions(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
+  const { deps, actor, observatoryId } = options;
+  const access = await requireObservatoryPermission({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
   return access;
 }
 
@@ -116,19 +116,19 @@ export async function getMyObservatoryPermissions(options: { deps: Deps; caller:
  * A user must already be a member; an organization becomes a member with every permission.
  * The previous owner keeps full access: a user as a direct member, an organization as member.
  */
-export async function transferObservatoryOwnership(options: { deps: Deps; caller: Caller; observatoryId: string; to: { kind: "user" | "organization"; id: string } }) {
-  const { deps, caller, observatoryId, to } = options;
+export async function transferObservatoryOwnership(options: { deps: Deps; actor: UserActor; observatoryId: string; to: { kind: "user" | "organization"; id: string } }) {
+  const { deps, actor, observatoryId, to } = options;
   return deps.db.transaction(async (tx) => {
     const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
     if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-    await requireObservatoryPermission({ db: tx, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+    await requireObservatoryPermission({ db: tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
     const previous = observatory.doc.owner;
-    let isOwner = previous.kind === "user" && previous.id === caller.id;
+    let isOwner = previous.kind === "user" && previous.id === actor.id;
     if (previous.kind === "organization") {
       const organization = await organizationsCollection.get(tx, previous.id);
-      isOwner = organization?.doc.ownerId === caller.id;
+      isOwner = organization?.doc.ownerId === actor.id;
     }
-    if (!isOwner && !caller.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may transfer the observatory");
+    if (!isOwner && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may transfer the observatory");
     if (previous.kind === to.kind && previous.id === to.id) return presentObservatory(observatory);
 
     let targetName: string | null;
@@ -146,7 +146,7 @@ export async function transferObservatoryOwnership(options: { deps: Deps; caller
       await recordHistory(tx, {
         observatoryId,
         type: before ? "organization_permissions_updated" : "organization_added",
-        actorId: caller.id,
+        actorId: actor.id,
         data: { organizationId: to.id, organizationName: organization.doc.name, permissionsBefore: before ?? null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true },
       });
     }
@@ -156,16 +156,16 @@ export async function transferObservatoryOwnership(options: { deps: Deps; caller
     }
     const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, owner: to }));
     const fromName = await ownerName(tx, previous);
-    await recordHistory(tx, { observatoryId, type: "ownership_transferred", actorId: caller.id, data: { from: previous, fromName, to, toName: targetName } });
+    await recordHistory(tx, { observatoryId, type: "ownership_transferred", actorId: actor.id, data: { from: previous, fromName, to, toName: targetName } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: observatory.doc.name };
-    await recordAudit(tx, { actor: caller, action: "observatory.ownership_transferred", target: { kind: to.kind, id: to.id, name: targetName }, scope, before: { owner: previous }, after: { owner: to } });
+    await recordAudit(tx, { actor, action: "observatory.ownership_transferred", target: { kind: to.kind, id: to.id, name: targetName }, scope, before: { owner: previous }, after: { owner: to } });
     return presentObservatory(updated!);
   });
 }
 
-export async function listObservatoryHistory(options: { deps: Deps; caller: Caller; observatoryId: string; limit: number; cursor?: string }) {
-  const { deps, caller, observatoryId, limit } = options;
-  await requireObservatoryPermission({ db: deps.db, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_view" });
+export async function listObservatoryHistory(options: { deps: Deps; actor: UserActor; observatoryId: string; limit: number; cursor?: string }) {
+  const { deps, actor, observatoryId, limit } = options;
+  await requireObservatoryPermission({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
   const { observatoryHistory } = tables;
   const rows = await deps.db
     .select()

@@ -1,7 +1,7 @@
 import { observatoriesCollection } from "@meridian/db";
 import { isDeepStrictEqual } from "node:util";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
@@ -10,11 +10,11 @@ import { presentObservatory } from "./present";
 import type { ObservatoryUpdate } from "./schemas";
 
 /** `can_admin` changes name, location and dispatch; history and audit get each changed field before and after. */
-export async function updateObservatory(options: { deps: Deps; caller: Caller; observatoryId: string; input: ObservatoryUpdate }) {
-  const { deps, caller, observatoryId, input } = options;
+export async function updateObservatory(options: { deps: Deps; actor: UserActor; observatoryId: string; input: ObservatoryUpdate }) {
+  const { deps, actor, observatoryId, input } = options;
   return deps.db.transaction(async (tx) => {
     const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
-    const access = await requireObservatoryPermission({ db: tx, userId: caller.id, isServerAdmin: caller.isServerAdmin, observatoryId, permission: "can_admin" });
+    const access = await requireObservatoryPermission({ db: tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_admin" });
     if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
     const before = settingsOf(observatory.doc);
     const after = {
@@ -28,9 +28,9 @@ export async function updateObservatory(options: { deps: Deps; caller: Caller; o
     const { sources: _sources, ...permissions } = access;
     if (Object.keys(changes).length === 0) return presentObservatory(observatory, permissions);
     const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, ...after }));
-    await recordHistory(tx, { observatoryId, type: "settings_changed", actorId: caller.id, data: { changes } });
+    await recordHistory(tx, { observatoryId, type: "settings_changed", actorId: actor.id, data: { changes } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: after.name };
-    await recordAudit(tx, { actor: caller, action: "observatory.updated", target: scope, scope, before: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.before])), after: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.after])) });
+    await recordAudit(tx, { actor, action: "observatory.updated", target: scope, scope, before: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.before])), after: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.after])) });
     return presentObservatory(updated!, permissions);
   });
 }

@@ -2,7 +2,7 @@ import { organizationsCollection, tables } from "@meridian/db";
 import { and, asc, eq } from "drizzle-orm";
 import { cancelScopeAnnouncements } from "../announcements/lifecycle";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { publishEvent } from "../events/publish";
@@ -23,13 +23,13 @@ function describeHoldings(kind: "observatory" | "project", names: string[]): str
  * project; its memberships in other observatories end (recorded in their history), its members
  * are told, and its active announcements are cancelled.
  */
-export async function deleteOrganization(options: { deps: Deps; caller: Caller; organizationId: string }) {
-  const { deps, caller, organizationId } = options;
+export async function deleteOrganization(options: { deps: Deps; actor: UserActor; organizationId: string }) {
+  const { deps, actor, organizationId } = options;
   await deps.db.transaction(async (tx) => {
     // Lock first, so an observatory or project cannot be created under it while we count.
     await organizationsCollection.get(tx, organizationId, { forUpdate: true });
-    const access = await loadOrganizationAccess({ db: tx, caller, organizationId });
-    if (!access.isOwner && !caller.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may delete the organization");
+    const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
+    if (!access.isOwner && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may delete the organization");
     const { observatories, projects, observatoryMembers, organizationMembers } = tables;
     const ownedObservatories = await tx
       .select({ doc: observatories.doc })
@@ -53,18 +53,18 @@ export async function deleteOrganization(options: { deps: Deps; caller: Caller; 
       await recordHistory(tx, {
         observatoryId: membership.observatoryId,
         type: "organization_removed",
-        actorId: caller.id,
+        actorId: actor.id,
         data: { organizationId, organizationName: doc.name, permissionsBefore: membership.doc.permissions, permissionsAfter: null, reason: "organization_deleted" },
       });
     }
     const members = await tx.delete(organizationMembers).where(eq(organizationMembers.organizationId, organizationId)).returning({ userId: organizationMembers.userId });
-    const others = members.map((member) => member.userId).filter((userId) => userId !== caller.id);
+    const others = members.map((member) => member.userId).filter((userId) => userId !== actor.id);
     if (others.length > 0) await publishEvent(tx, { userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
-    await cancelScopeAnnouncements({ deps, db: tx, caller, scope: "organization", scopeId: organizationId, reason: `The organization ${doc.name} was deleted.` });
+    await cancelScopeAnnouncements({ deps, db: tx, actor, scope: "organization", scopeId: organizationId, reason: `The organization ${doc.name} was deleted.` });
     await organizationsCollection.remove(tx, organizationId);
     const scope = { kind: "organization" as const, id: organizationId, name: doc.name };
     await recordAudit(tx, {
-      actor: caller,
+      actor,
       action: "organization.deleted",
       target: scope,
       scope,

@@ -2,7 +2,7 @@ import { organizationMembersCollection, organizationsCollection, tables, type Or
 import { and, asc, eq } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import { publishEvent } from "../events/publish";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
@@ -15,9 +15,9 @@ type PermissionsInput = Partial<OrganizationPermissions>;
 const memberWhere = (organizationId: string, userId: string) =>
   and(eq(tables.organizationMembers.organizationId, organizationId), eq(tables.organizationMembers.userId, userId))!;
 
-export async function listOrganizationMembers(options: { deps: Deps; caller: Caller; organizationId: string }) {
-  const { deps, caller, organizationId } = options;
-  const access = await loadOrganizationAccess({ db: deps.db, caller, organizationId });
+export async function listOrganizationMembers(options: { deps: Deps; actor: UserActor; organizationId: string }) {
+  const { deps, actor, organizationId } = options;
+  const access = await loadOrganizationAccess({ db: deps.db, actor, organizationId });
   const members = await organizationMembersCollection.findMany(deps.db, eq(tables.organizationMembers.organizationId, organizationId), asc(tables.organizationMembers.createdAt), 10_000);
   const users = await loadUsersById(deps.db, members.map((member) => member.doc.userId));
   return {
@@ -29,17 +29,17 @@ export async function listOrganizationMembers(options: { deps: Deps; caller: Cal
   };
 }
 
-export async function addOrganizationMember(options: { deps: Deps; caller: Caller; organizationId: string; email: string; permissions?: PermissionsInput }) {
-  const { deps, caller, organizationId } = options;
+export async function addOrganizationMember(options: { deps: Deps; actor: UserActor; organizationId: string; email: string; permissions?: PermissionsInput }) {
+  const { deps, actor, organizationId } = options;
   try {
     return await deps.db.transaction(async (tx) => {
-      const access = await loadOrganizationAccess({ db: tx, caller, organizationId });
+      const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
       requireOrganizationPermission(access, "can_manage_members");
       const user = await findUserByEmail(tx, options.email);
       const permissions = { ...NO_ORGANIZATION_PERMISSIONS, ...options.permissions };
       const member = await organizationMembersCollection.insert(tx, { organizationId, userId: user.id, permissions });
       const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
-      await recordAudit(tx, { actor: caller, action: "organization.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope, after: { email: user.doc.email, permissions } });
+      await recordAudit(tx, { actor, action: "organization.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope, after: { email: user.doc.email, permissions } });
       // Tell the new member's open pages at once (their organization and observatory lists change).
       await publishEvent(tx, { userIds: [user.id], event: { type: "organization.member_added", data: { organizationId, organizationName: access.organization.doc.name, permissions } } });
       return presentOrganizationMember(member, user, access.organization.doc.ownerId);
@@ -50,10 +50,10 @@ export async function addOrganizationMember(options: { deps: Deps; caller: Calle
   }
 }
 
-export async function updateOrganizationMember(options: { deps: Deps; caller: Caller; organizationId: string; userId: string; permissions: PermissionsInput }) {
-  const { deps, caller, organizationId, userId } = options;
+export async function updateOrganizationMember(options: { deps: Deps; actor: UserActor; organizationId: string; userId: string; permissions: PermissionsInput }) {
+  const { deps, actor, organizationId, userId } = options;
   return deps.db.transaction(async (tx) => {
-    const access = await loadOrganizationAccess({ db: tx, caller, organizationId });
+    const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
     requireOrganizationPermission(access, "can_manage_members");
     const existing = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, userId));
     if (!existing) throw new AppError("NOT_FOUND", "This user is not a member");
@@ -62,17 +62,17 @@ export async function updateOrganizationMember(options: { deps: Deps; caller: Ca
     const users = await loadUsersById(tx, [userId]);
     const user = users.get(userId)!;
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
-    await recordAudit(tx, { actor: caller, action: "organization.member_permissions_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope, before: existing.doc.permissions, after: updated!.doc.permissions });
+    await recordAudit(tx, { actor, action: "organization.member_permissions_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope, before: existing.doc.permissions, after: updated!.doc.permissions });
     return presentOrganizationMember(updated!, user, access.organization.doc.ownerId);
   });
 }
 
 /** `can_manage_members` removes anyone but the owner; any member may leave. */
-export async function removeOrganizationMember(options: { deps: Deps; caller: Caller; organizationId: string; userId: string }) {
-  const { deps, caller, organizationId, userId } = options;
+export async function removeOrganizationMember(options: { deps: Deps; actor: UserActor; organizationId: string; userId: string }) {
+  const { deps, actor, organizationId, userId } = options;
   await deps.db.transaction(async (tx) => {
-    const access = await loadOrganizationAccess({ db: tx, caller, organizationId });
-    if (userId !== caller.id) requireOrganizationPermission(access, "can_manage_members");
+    const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
+    if (userId !== actor.id) requireOrganizationPermission(access, "can_manage_members");
     const existing = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, userId));
     if (!existing) throw new AppError("NOT_FOUND", "This user is not a member");
     if (access.organization.doc.ownerId === userId) throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer ownership before the owner can leave");
@@ -80,29 +80,29 @@ export async function removeOrganizationMember(options: { deps: Deps; caller: Ca
     const user = (await loadUsersById(tx, [userId])).get(userId);
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
     await publishEvent(tx, { userIds: [userId], event: { type: "organization.member_removed", data: { organizationId, organizationName: access.organization.doc.name } } });
-    await recordAudit(tx, { actor: caller, action: userId === caller.id ? "organization.member_left" : "organization.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope, before: { permissions: existing.doc.permissions } });
+    await recordAudit(tx, { actor, action: userId === actor.id ? "organization.member_left" : "organization.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope, before: { permissions: existing.doc.permissions } });
   });
 }
 
 /** Owner only, to a current member; the previous owner stays a member with every permission. */
-export async function transferOrganizationOwnership(options: { deps: Deps; caller: Caller; organizationId: string; userId: string }) {
-  const { deps, caller, organizationId, userId } = options;
+export async function transferOrganizationOwnership(options: { deps: Deps; actor: UserActor; organizationId: string; userId: string }) {
+  const { deps, actor, organizationId, userId } = options;
   return deps.db.transaction(async (tx) => {
     // Lock the organization row first, so two transfers cannot both see the old owner.
     await organizationsCollection.get(tx, organizationId, { forUpdate: true });
-    const access = await loadOrganizationAccess({ db: tx, caller, organizationId });
+    const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
     if (!access.isOwner) throw new AppError("FORBIDDEN", "Only the owner may transfer ownership");
     const target = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, userId));
     if (!target) throw new AppError("NOT_A_MEMBER", "Ownership can only go to a current member");
-    if (userId === caller.id) return presentOrganization(access.organization);
-    const previous = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, caller.id));
+    if (userId === actor.id) return presentOrganization(access.organization);
+    const previous = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, actor.id));
     if (previous) await organizationMembersCollection.update(tx, previous.id, (doc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS }));
-    else await organizationMembersCollection.insert(tx, { organizationId, userId: caller.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
+    else await organizationMembersCollection.insert(tx, { organizationId, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
     await organizationMembersCollection.update(tx, target.id, (doc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS }));
     const updated = await organizationsCollection.update(tx, organizationId, (doc) => ({ ...doc, ownerId: userId }));
     const newOwner = (await loadUsersById(tx, [userId])).get(userId);
     const scope = { kind: "organization" as const, id: organizationId, name: updated!.doc.name };
-    await recordAudit(tx, { actor: caller, action: "organization.ownership_transferred", target: { kind: "user", id: userId, name: newOwner?.doc.name ?? null }, scope, before: { ownerId: caller.id }, after: { ownerId: userId } });
+    await recordAudit(tx, { actor, action: "organization.ownership_transferred", target: { kind: "user", id: userId, name: newOwner?.doc.name ?? null }, scope, before: { ownerId: actor.id }, after: { ownerId: userId } });
     return presentOrganization(updated!);
   });
 }

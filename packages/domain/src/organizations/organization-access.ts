@@ -9,7 +9,7 @@ import {
   type StoredDocument,
 } from "@meridian/db";
 import { and, eq } from "drizzle-orm";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import { AppError } from "../errors";
 
 export type OrganizationPermission = (typeof organizationPermissionKeys)[number];
@@ -21,22 +21,22 @@ export interface OrganizationAccess {
   organization: StoredDocument<OrganizationDoc>;
   isOwner: boolean;
   isMember: boolean;
-  /** The caller's own permissions; the owner's all read true. Server admins get all too. */
+  /** The actor's own permissions; the owner's all read true. Server admins get all too. */
   permissions: OrganizationPermissions;
 }
 
 /** Members and server admins see an organization; for anyone else it does not exist (404). */
-export async function loadOrganizationAccess(options: { db: Executor; caller: Caller; organizationId: string; forUpdate?: boolean }): Promise<OrganizationAccess> {
-  const { db, caller, organizationId } = options;
+export async function loadOrganizationAccess(options: { db: Executor; actor: UserActor; organizationId: string; forUpdate?: boolean }): Promise<OrganizationAccess> {
+  const { db, actor, organizationId } = options;
   const organization = await organizationsCollection.get(db, organizationId);
   if (!organization) throw new AppError("NOT_FOUND", "No such organization");
   const membership = await organizationMembersCollection.findOne(
     db,
-    and(eq(tables.organizationMembers.organizationId, organizationId), eq(tables.organizationMembers.userId, caller.id))!,
+    and(eq(tables.organizationMembers.organizationId, organizationId), eq(tables.organizationMembers.userId, actor.id))!,
   );
-  const isOwner = organization.doc.ownerId === caller.id;
-  if (!membership && !isOwner && !caller.isServerAdmin) throw new AppError("NOT_FOUND", "No such organization");
-  const permissions = isOwner || caller.isServerAdmin ? ALL_ORGANIZATION_PERMISSIONS : (membership?.doc.permissions ?? NO_ORGANIZATION_PERMISSIONS);
+  const isOwner = organization.doc.ownerId === actor.id;
+  if (!membership && !isOwner && !actor.isServerAdmin) throw new AppError("NOT_FOUND", "No such organization");
+  const permissions = isOwner || actor.isServerAdmin ? ALL_ORGANIZATION_PERMISSIONS : (membership?.doc.permissions ?? NO_ORGANIZATION_PERMISSIONS);
   return { organization, isOwner, isMember: Boolean(membership) || isOwner, permissions };
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { organizationMembersCollection, organizationsCollection, tables, type ExternalStorageDoc } from "@meridian/db";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError, fieldError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
@@ -12,8 +12,8 @@ import type { OrganizationCreate, OrganizationUpdate } from "./schemas";
 
 const shortNameTaken = () => new AppError("SHORT_NAME_TAKEN", "Another organization already uses this short name");
 
-export async function createOrganization(options: { deps: Deps; caller: Caller; input: OrganizationCreate }) {
-  const { deps, caller, input } = options;
+export async function createOrganization(options: { deps: Deps; actor: UserActor; input: OrganizationCreate }) {
+  const { deps, actor, input } = options;
   try {
     return await deps.db.transaction(async (tx) => {
       const organization = await organizationsCollection.insert(tx, {
@@ -22,12 +22,12 @@ export async function createOrganization(options: { deps: Deps; caller: Caller; 
         type: input.type,
         description: input.description ?? null,
         contactEmail: input.contactEmail,
-        ownerId: caller.id,
+        ownerId: actor.id,
         externalStorage: [],
       });
-      await organizationMembersCollection.insert(tx, { organizationId: organization.id, userId: caller.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
+      await organizationMembersCollection.insert(tx, { organizationId: organization.id, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
       const scope = { kind: "organization" as const, id: organization.id, name: input.name };
-      await recordAudit(tx, { actor: caller, action: "organization.created", target: scope, scope, after: { name: input.name, shortName: input.shortName, ownerId: caller.id } });
+      await recordAudit(tx, { actor, action: "organization.created", target: scope, scope, after: { name: input.name, shortName: input.shortName, ownerId: actor.id } });
       return presentOrganization(organization);
     });
   } catch (error) {
@@ -36,24 +36,24 @@ export async function createOrganization(options: { deps: Deps; caller: Caller; 
   }
 }
 
-/** The caller's organizations; server admins may ask for every organization with `all`. */
-export async function listOrganizations(options: { deps: Deps; caller: Caller; all?: boolean }) {
-  const { deps, caller } = options;
+/** The actor's organizations; server admins may ask for every organization with `all`. */
+export async function listOrganizations(options: { deps: Deps; actor: UserActor; all?: boolean }) {
+  const { deps, actor } = options;
   const { organizations, organizationMembers } = tables;
-  if (options.all && !caller.isServerAdmin) throw new AppError("FORBIDDEN", "Only server administrators may list every organization");
+  if (options.all && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only server administrators may list every organization");
   const rows = options.all
     ? await deps.db.select().from(organizations).orderBy(organizations.shortNameLower).limit(1000)
     : await deps.db
         .select()
         .from(organizations)
-        .where(inArray(organizations.id, deps.db.select({ id: organizationMembers.organizationId }).from(organizationMembers).where(eq(organizationMembers.userId, caller.id))))
+        .where(inArray(organizations.id, deps.db.select({ id: organizationMembers.organizationId }).from(organizationMembers).where(eq(organizationMembers.userId, actor.id))))
         .orderBy(organizations.shortNameLower)
         .limit(1000);
   return { items: rows.map((row) => presentOrganization(row)), nextCursor: null };
 }
 
-export async function getOrganization(options: { deps: Deps; caller: Caller; organizationId: string }) {
-  const access = await loadOrganizationAccess({ db: options.deps.db, caller: options.caller, organizationId: options.organizationId });
+export async function getOrganization(options: { deps: Deps; actor: UserActor; organizationId: string }) {
+  const access = await loadOrganizationAccess({ db: options.deps.db, actor: options.actor, organizationId: options.organizationId });
   return { ...presentOrganization(access.organization), myPermissions: access.permissions, myRole: access.isOwner ? "owner" : access.isMember ? "member" : null };
 }
 
@@ -74,14 +74,14 @@ function mergeExternalStorage(deps: Deps, current: ExternalStorageDoc[], input: 
 }
 
 /** Owner (or server admin) changes anything; `can_manage_storage` changes only externalStorage. */
-export async function updateOrganization(options: { deps: Deps; caller: Caller; organizationId: string; input: OrganizationUpdate }) {
-  const { deps, caller, organizationId, input } = options;
+export async function updateOrganization(options: { deps: Deps; actor: UserActor; organizationId: string; input: OrganizationUpdate }) {
+  const { deps, actor, organizationId, input } = options;
   const { externalStorage, ...settings } = input;
   const changesSettings = Object.values(settings).some((value) => value !== undefined);
   try {
     return await deps.db.transaction(async (tx) => {
-      const access = await loadOrganizationAccess({ db: tx, caller, organizationId });
-      const isManager = access.isOwner || caller.isServerAdmin;
+      const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
+      const isManager = access.isOwner || actor.isServerAdmin;
       if (changesSettings && !isManager) throw new AppError("FORBIDDEN", "Only the owner changes organization settings");
       if (externalStorage !== undefined && !isManager && !access.permissions.can_manage_storage) throw new AppError("FORBIDDEN", "This needs can_manage_storage in the organization");
       const before = access.organization.doc;
@@ -97,11 +97,11 @@ export async function updateOrganization(options: { deps: Deps; caller: Caller; 
       const scope = { kind: "organization" as const, id: organizationId, name: updated!.doc.name };
       if (changesSettings) {
         const pick = (doc: typeof before) => ({ name: doc.name, shortName: doc.shortName, type: doc.type, description: doc.description, contactEmail: doc.contactEmail });
-        await recordAudit(tx, { actor: caller, action: "organization.updated", target: scope, scope, before: pick(before), after: pick(updated!.doc) });
+        await recordAudit(tx, { actor, action: "organization.updated", target: scope, scope, before: pick(before), after: pick(updated!.doc) });
       }
       if (externalStorage !== undefined) {
         const summary = (list: ExternalStorageDoc[]) => list.map(({ id, kind, label, secretKeys }) => ({ id, kind, label, configuredSecrets: secretKeys }));
-        await recordAudit(tx, { actor: caller, action: "organization.external_storage_updated", target: scope, scope, before: summary(before.externalStorage), after: summary(updated!.doc.externalStorage) });
+        await recordAudit(tx, { actor, action: "organization.external_storage_updated", target: scope, scope, before: summary(before.externalStorage), after: summary(updated!.doc.externalStorage) });
       }
       return presentOrganization(updated!);
     });
@@ -116,10 +116,10 @@ export function openExternalStorageSecrets(deps: Deps, destination: ExternalStor
   return destination.sealedSecrets ? (JSON.parse(deps.secrets.open(destination.sealedSecrets)) as Record<string, string>) : {};
 }
 
-export async function listOrganizationAudit(options: { deps: Deps; caller: Caller; organizationId: string; limit: number; cursor?: string }) {
-  const { deps, caller, organizationId } = options;
-  const access = await loadOrganizationAccess({ db: deps.db, caller, organizationId });
-  if (!access.isOwner && !caller.isServerAdmin && !access.permissions.can_manage_members) throw new AppError("FORBIDDEN", "This needs can_manage_members in the organization");
+export async function listOrganizationAudit(options: { deps: Deps; actor: UserActor; organizationId: string; limit: number; cursor?: string }) {
+  const { deps, actor, organizationId } = options;
+  const access = await loadOrganizationAccess({ db: deps.db, actor, organizationId });
+  if (!access.isOwner && !actor.isServerAdmin && !access.permissions.can_manage_members) throw new AppError("FORBIDDEN", "This needs can_manage_members in the organization");
   const { auditLog } = tables;
   const rows = await deps.db
     .select()

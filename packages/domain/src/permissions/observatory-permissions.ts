@@ -117,7 +117,7 @@ export async function resolveObservatoryAccess(options: {
   return result;
 }
 
-/** Loads the caller's access to one observatory; without can_view it does not exist for them (404). */
+/** Loads the actor's access to one observatory; without can_view it does not exist for them (404). */
 export async function requireObservatoryPermission(options: {
   db: Executor;
   userId: string;

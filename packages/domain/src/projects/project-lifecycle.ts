@@ -2,17 +2,17 @@ import { projectMembersCollection, projectsCollection, tables } from "@meridian/
 import { eq } from "drizzle-orm";
 import { cancelScopeAnnouncements } from "../announcements/lifecycle";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { loadUsersById } from "../users/find-user";
 import { loadProjectAccess, projectMemberWhere } from "./projects";
 
 /** The owner or a project admin (also organization managers and server admins) moves a member between admin and member. */
-export async function updateProjectMemberRole(options: { deps: Deps; caller: Caller; projectId: string; userId: string; role: "admin" | "member" }) {
-  const { deps, caller, projectId, userId, role } = options;
+export async function updateProjectMemberRole(options: { deps: Deps; actor: UserActor; projectId: string; userId: string; role: "admin" | "member" }) {
+  const { deps, actor, projectId, userId, role } = options;
   return deps.db.transaction(async (tx) => {
-    const access = await loadProjectAccess(tx, caller, projectId);
+    const access = await loadProjectAccess(tx, actor, projectId);
     if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may change roles");
     if (userId === access.project.doc.ownerId) throw new AppError("OWNER_ROLE_FIXED", "The owner's role cannot be changed; transfer the project instead");
     const member = await projectMembersCollection.findOne(tx, projectMemberWhere(projectId, userId));
@@ -22,7 +22,7 @@ export async function updateProjectMemberRole(options: { deps: Deps; caller: Cal
     if (member.doc.role === role) return present;
     await projectMembersCollection.update(tx, member.id, (doc) => ({ ...doc, role }));
     const scope = { kind: "project" as const, id: projectId, name: access.project.doc.name };
-    await recordAudit(tx, { actor: caller, action: "project.member_role_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope, before: { role: member.doc.role }, after: { role } });
+    await recordAudit(tx, { actor, action: "project.member_role_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope, before: { role: member.doc.role }, after: { role } });
     return present;
   });
 }
@@ -31,18 +31,18 @@ export async function updateProjectMemberRole(options: { deps: Deps; caller: Cal
  * The owner (or a server admin) deletes an archived project with its memberships; its active
  * announcements are cancelled. Project admins are refused (403), everyone else sees 404.
  */
-export async function deleteProject(options: { deps: Deps; caller: Caller; projectId: string }) {
-  const { deps, caller, projectId } = options;
+export async function deleteProject(options: { deps: Deps; actor: UserActor; projectId: string }) {
+  const { deps, actor, projectId } = options;
   await deps.db.transaction(async (tx) => {
     await projectsCollection.get(tx, projectId, { forUpdate: true });
-    const access = await loadProjectAccess(tx, caller, projectId);
-    if (access.role !== "owner" && !caller.isServerAdmin) throw new AppError("FORBIDDEN", "Only the project's owner may delete it");
+    const access = await loadProjectAccess(tx, actor, projectId);
+    if (access.role !== "owner" && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the project's owner may delete it");
     const { doc } = access.project;
     if (doc.status !== "archived") throw new AppError("PROJECT_NOT_ARCHIVED", `Archive the project before deleting it (it is ${doc.status})`);
-    await cancelScopeAnnouncements({ deps, db: tx, caller, scope: "project", scopeId: projectId, reason: `The project ${doc.name} was deleted.` });
+    await cancelScopeAnnouncements({ deps, db: tx, actor, scope: "project", scopeId: projectId, reason: `The project ${doc.name} was deleted.` });
     await tx.delete(tables.projectMembers).where(eq(tables.projectMembers.projectId, projectId));
     await projectsCollection.remove(tx, projectId);
     const scope = { kind: "project" as const, id: projectId, name: doc.name };
-    await recordAudit(tx, { actor: caller, action: "project.deleted", target: scope, scope, before: { name: doc.name, status: doc.status, ownerId: doc.ownerId, organizationId: doc.organizationId } });
+    await recordAudit(tx, { actor, action: "project.deleted", target: scope, scope, before: { name: doc.name, status: doc.status, ownerId: doc.ownerId, organizationId: doc.organizationId } });
   });
 }

@@ -2,7 +2,7 @@ import { organizationsCollection, projectMembersCollection, projectsCollection, 
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { recordAudit } from "../audit/record-audit";
-import type { Caller } from "../caller";
+import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
@@ -30,9 +30,9 @@ export const projectMemberWhere = (projectId: string, userId: string) => and(eq(
  * can_manage_projects (for an organization's project) and server admins manage.
  * Anyone else gets 404.
  */
-export async function loadProjectAccess(db: Executor, caller: Caller, projectId: string) {
+export async function loadProjectAccess(db: Executor, actor: UserActor, projectId: string) {
   const { projects, projectMembers, organizations, organizationMembers } = tables;
-  // One read: the project with the caller's project role and standing in its organization.
+  // One read: the project with the actor's project role and standing in its organization.
   const [row] = await db
     .select({
       project: { id: projects.id, doc: projects.doc, createdAt: projects.createdAt, updatedAt: projects.updatedAt },
@@ -41,70 +41,70 @@ export async function loadProjectAccess(db: Executor, caller: Caller, projectId:
       canManageProjects: sql<boolean | null>`(${organizationMembers.doc}->'permissions'->>'can_manage_projects')::boolean`,
     })
     .from(projects)
-    .leftJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userId, caller.id)))
+    .leftJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userId, actor.id)))
     .leftJoin(organizations, eq(organizations.id, projects.organizationId))
-    .leftJoin(organizationMembers, and(eq(organizationMembers.organizationId, projects.organizationId), eq(organizationMembers.userId, caller.id)))
+    .leftJoin(organizationMembers, and(eq(organizationMembers.organizationId, projects.organizationId), eq(organizationMembers.userId, actor.id)))
     .where(eq(projects.id, projectId))
     .limit(1);
   if (!row) throw new AppError("NOT_FOUND", "No such project");
   const { project } = row;
-  let role: ProjectRole | undefined = project.doc.ownerId === caller.id ? "owner" : (row.memberRole ?? undefined);
-  if ((!role || role === "member") && (row.organizationOwnerId === caller.id || row.canManageProjects)) role = "organizationManager";
-  if (!role && caller.isServerAdmin) role = "serverAdmin";
+  let role: ProjectRole | undefined = project.doc.ownerId === actor.id ? "owner" : (row.memberRole ?? undefined);
+  if ((!role || role === "member") && (row.organizationOwnerId === actor.id || row.canManageProjects)) role = "organizationManager";
+  if (!role && actor.isServerAdmin) role = "serverAdmin";
   if (!role) throw new AppError("NOT_FOUND", "No such project");
   return { project, role, canManage: role !== "member" };
 }
 
-export async function createProject(options: { deps: Deps; caller: Caller; input: z.infer<typeof projectCreateSchema> }) {
-  const { deps, caller, input } = options;
+export async function createProject(options: { deps: Deps; actor: UserActor; input: z.infer<typeof projectCreateSchema> }) {
+  const { deps, actor, input } = options;
   return deps.db.transaction(async (tx) => {
     if (input.organizationId) {
       // Serialized with the organization's deletion, which counts what it owns under this lock.
       await organizationsCollection.get(tx, input.organizationId, { forUpdate: true });
-      const access = await loadOrganizationAccess({ db: tx, caller, organizationId: input.organizationId });
+      const access = await loadOrganizationAccess({ db: tx, actor, organizationId: input.organizationId });
       requireOrganizationPermission(access, "can_manage_projects");
     }
-    const project = await projectsCollection.insert(tx, { name: input.name, status: "active", ownerId: caller.id, organizationId: input.organizationId ?? null });
+    const project = await projectsCollection.insert(tx, { name: input.name, status: "active", ownerId: actor.id, organizationId: input.organizationId ?? null });
     const scope = { kind: "project" as const, id: project.id, name: input.name };
-    await recordAudit(tx, { actor: caller, action: "project.created", target: scope, scope, after: { name: input.name, organizationId: input.organizationId ?? null } });
+    await recordAudit(tx, { actor, action: "project.created", target: scope, scope, after: { name: input.name, organizationId: input.organizationId ?? null } });
     return present(project, "owner");
   });
 }
 
-export async function listProjects(options: { deps: Deps; caller: Caller }) {
-  const { deps, caller } = options;
+export async function listProjects(options: { deps: Deps; actor: UserActor }) {
+  const { deps, actor } = options;
   const { projects, projectMembers } = tables;
-  const memberships = await deps.db.select().from(projectMembers).where(eq(projectMembers.userId, caller.id));
+  const memberships = await deps.db.select().from(projectMembers).where(eq(projectMembers.userId, actor.id));
   const roleById = new Map(memberships.map((membership) => [membership.projectId, membership.doc.role]));
   const rows = await deps.db
     .select()
     .from(projects)
-    .where(or(eq(projects.ownerId, caller.id), roleById.size ? inArray(projects.id, [...roleById.keys()]) : undefined))
+    .where(or(eq(projects.ownerId, actor.id), roleById.size ? inArray(projects.id, [...roleById.keys()]) : undefined))
     .orderBy(asc(projects.createdAt))
     .limit(1000);
-  return { items: rows.map((row) => present(row, row.doc.ownerId === caller.id ? "owner" : roleById.get(row.id))), nextCursor: null };
+  return { items: rows.map((row) => present(row, row.doc.ownerId === actor.id ? "owner" : roleById.get(row.id))), nextCursor: null };
 }
 
-export async function getProject(options: { deps: Deps; caller: Caller; projectId: string }) {
-  const { project, role } = await loadProjectAccess(options.deps.db, options.caller, options.projectId);
+export async function getProject(options: { deps: Deps; actor: UserActor; projectId: string }) {
+  const { project, role } = await loadProjectAccess(options.deps.db, options.actor, options.projectId);
   return present(project, role);
 }
 
-export async function updateProject(options: { deps: Deps; caller: Caller; projectId: string; input: z.infer<typeof projectUpdateSchema> }) {
-  const { deps, caller, projectId, input } = options;
+export async function updateProject(options: { deps: Deps; actor: UserActor; projectId: string; input: z.infer<typeof projectUpdateSchema> }) {
+  const { deps, actor, projectId, input } = options;
   return deps.db.transaction(async (tx) => {
-    const access = await loadProjectAccess(tx, caller, projectId);
+    const access = await loadProjectAccess(tx, actor, projectId);
     if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may change the project");
     const updated = await projectsCollection.update(tx, projectId, (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status }));
     const scope = { kind: "project" as const, id: projectId, name: updated!.doc.name };
-    await recordAudit(tx, { actor: caller, action: "project.updated", target: scope, scope, before: { name: access.project.doc.name, status: access.project.doc.status }, after: { name: updated!.doc.name, status: updated!.doc.status } });
+    await recordAudit(tx, { actor, action: "project.updated", target: scope, scope, before: { name: access.project.doc.name, status: access.project.doc.status }, after: { name: updated!.doc.name, status: updated!.doc.status } });
     return present(updated!, access.role);
   });
 }
 
-export async function listProjectMembers(options: { deps: Deps; caller: Caller; projectId: string }) {
-  const { deps, caller, projectId } = options;
-  const { project } = await loadProjectAccess(deps.db, caller, projectId);
+export async function listProjectMembers(options: { deps: Deps; actor: UserActor; projectId: string }) {
+  const { deps, actor, projectId } = options;
+  const { project } = await loadProjectAccess(deps.db, actor, projectId);
   const members = await projectMembersCollection.findMany(deps.db, eq(tables.projectMembers.projectId, projectId), asc(tables.projectMembers.createdAt), 10_000);
   const users = await loadUsersById(deps.db, [project.doc.ownerId, ...members.map((member) => member.doc.userId)]);
   const owner = users.get(project.doc.ownerId);
@@ -120,16 +120,16 @@ export async function listProjectMembers(options: { deps: Deps; caller: Caller; 
   };
 }
 
-export async function addProjectMember(options: { deps: Deps; caller: Caller; projectId: string; email: string; role: "admin" | "member" }) {
-  const { deps, caller, projectId, role } = options;
+export async function addProjectMember(options: { deps: Deps; actor: UserActor; projectId: string; email: string; role: "admin" | "member" }) {
+  const { deps, actor, projectId, role } = options;
   try {
     return await deps.db.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, caller, projectId);
+      const access = await loadProjectAccess(tx, actor, projectId);
       if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may add members");
       const user = await findUserByEmail(tx, options.email);
       if (user.id === access.project.doc.ownerId) throw new AppError("ALREADY_MEMBER", "This user owns the project");
       const member = await projectMembersCollection.insert(tx, { projectId, userId: user.id, role });
-      await recordAudit(tx, { actor: caller, action: "project.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "project", id: projectId, name: access.project.doc.name }, after: { role } });
+      await recordAudit(tx, { actor, action: "project.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "project", id: projectId, name: access.project.doc.name }, after: { role } });
       return { userId: user.id, email: user.doc.email, name: user.doc.name, role, joinedAt: member.createdAt.toISOString() };
     });
   } catch (error) {
@@ -138,16 +138,16 @@ export async function addProjectMember(options: { deps: Deps; caller: Caller; pr
   }
 }
 
-export async function removeProjectMember(options: { deps: Deps; caller: Caller; projectId: string; userId: string }) {
-  const { deps, caller, projectId, userId } = options;
+export async function removeProjectMember(options: { deps: Deps; actor: UserActor; projectId: string; userId: string }) {
+  const { deps, actor, projectId, userId } = options;
   await deps.db.transaction(async (tx) => {
-    const access = await loadProjectAccess(tx, caller, projectId);
-    if (userId !== caller.id && !access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may remove members");
+    const access = await loadProjectAccess(tx, actor, projectId);
+    if (userId !== actor.id && !access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may remove members");
     if (userId === access.project.doc.ownerId) throw new AppError("OWNER_CANNOT_BE_REMOVED", "The project owner cannot be removed");
     const member = await projectMembersCollection.findOne(tx, projectMemberWhere(projectId, userId));
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
     await projectMembersCollection.remove(tx, member.id);
     const user = (await loadUsersById(tx, [userId])).get(userId);
-    await recordAudit(tx, { actor: caller, action: "project.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "project", id: projectId, name: access.project.doc.name }, before: { role: member.doc.role } });
+    await recordAudit(tx, { actor, action: "project.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "project", id: projectId, name: access.project.doc.name }, before: { role: member.doc.role } });
   });
 }

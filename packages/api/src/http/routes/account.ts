@@ -19,7 +19,7 @@ import {
   updateUserByAdmin,
 } from "@meridian/domain";
 import { requirePrincipal, requireServerAdmin } from "../auth-guard";
-import { callerOf } from "../caller";
+import { actorOf } from "../caller";
 import { createRouter } from "../env";
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse, problemResponseFor } from "../openapi-shared";
 
@@ -174,7 +174,7 @@ export const accountRoutes = createRouter()
     async (c) => {
       const ctx = c.get("ctx");
       requireServerAdmin(ctx);
-      const { caller, deps } = callerOf(c);
-      return c.json(await updateUserByAdmin({ deps, caller, userId: c.req.valid("param").id, input: c.req.valid("json") }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await updateUserByAdmin({ deps, actor, userId: c.req.valid("param").id, input: c.req.valid("json") }), 200);
     },
   );

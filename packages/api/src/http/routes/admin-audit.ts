@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listAuditLog } from "@meridian/domain";
 import { auditPageSchema } from "../audit-schema";
-import { callerOf } from "../caller";
+import { actorOf } from "../caller";
 import { createRouter } from "../env";
 import { authedRoute, idParam, jsonResponse, pageQuery } from "../route-helpers";
 
@@ -27,8 +27,8 @@ export const adminAuditRoutes = createRouter().openapi(
     ...authedRoute({ 200: jsonResponse(auditPageSchema, "Entries") }),
   }),
   async (c) => {
-    const { caller, deps } = callerOf(c);
+    const { actor, deps } = actorOf(c);
     const { limit, cursor, ...filter } = c.req.valid("query");
-    return c.json(await listAuditLog({ deps, caller, filter, limit: limit ?? 50, cursor }), 200);
+    return c.json(await listAuditLog({ deps, actor, filter, limit: limit ?? 50, cursor }), 200);
   },
 );

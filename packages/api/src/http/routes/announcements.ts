@@ -34,7 +34,7 @@ import {
   targetOptionsSchema,
   type ScopedKind,
 } from "@meridian/domain";
-import { callerOf } from "../caller";
+import { actorOf } from "../caller";
 import { createRouter } from "../env";
 import { problemResponseFor } from "../openapi-shared";
 import { authedRoute, conflict, idParam, jsonBody, jsonResponse } from "../route-helpers";
@@ -71,8 +71,8 @@ const systemRoutes = createRouter()
       ...authedRoute({ 201: jsonResponse(announcementSchema, "Created"), 400: problemResponseFor("Invalid input (VALIDATION_FAILED), unknown ids, or NO_RECIPIENTS") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await createSystemAnnouncement({ deps, caller, input: c.req.valid("json") }), 201);
+      const { actor, deps } = actorOf(c);
+      return c.json(await createSystemAnnouncement({ deps, actor, input: c.req.valid("json") }), 201);
     },
   )
   .openapi(
@@ -86,8 +86,8 @@ const systemRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(announcementListSchema, "Announcements") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await listSystemAnnouncements({ deps, caller, query: c.req.valid("query") }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await listSystemAnnouncements({ deps, actor, query: c.req.valid("query") }), 200);
     },
   )
   .openapi(
@@ -100,8 +100,8 @@ const systemRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(recipientCountSchema, "Recipient count") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await previewSystemRecipients({ deps, caller, targets: c.req.valid("json").targets }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await previewSystemRecipients({ deps, actor, targets: c.req.valid("json").targets }), 200);
     },
   )
   .openapi(
@@ -114,24 +114,24 @@ const systemRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(targetOptionsSchema, "Matches, by name") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const query = c.req.valid("query");
-      return c.json(await listAnnouncementTargetOptions({ deps, caller, kind: query.kind, search: query.q, limit: query.limit }), 200);
+      return c.json(await listAnnouncementTargetOptions({ deps, actor, kind: query.kind, search: query.q, limit: query.limit }), 200);
     },
   )
   .openapi(
     createRoute({ method: "delete", path: "/api/v1/system/motd/{id}", tags, summary: "Cancel with a reason (server admins)", request: { params: motdParams, body: cancelBody }, ...cancelResponses }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const body = await c.req.json().catch(() => undefined);
-      return c.json(await cancelAnnouncement({ deps, caller, ref: system, announcementId: c.req.valid("param").id, reason: reasonOf(body) }), 200);
+      return c.json(await cancelAnnouncement({ deps, actor, ref: system, announcementId: c.req.valid("param").id, reason: reasonOf(body) }), 200);
     },
   )
   .openapi(
     createRoute({ method: "post", path: "/api/v1/system/motd/{id}/acknowledge", tags, summary: "Acknowledge for yourself (any recipient)", request: { params: motdParams }, ...acknowledgeResponses }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await acknowledgeAnnouncement({ deps, caller, ref: system, announcementId: c.req.valid("param").id }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await acknowledgeAnnouncement({ deps, actor, ref: system, announcementId: c.req.valid("param").id }), 200);
     },
   )
   .openapi(
@@ -145,8 +145,8 @@ const systemRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(recipientsViewSchema, "Recipients") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await getAnnouncementRecipients({ deps, caller, ref: system, announcementId: c.req.valid("param").id, query: c.req.valid("query") }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await getAnnouncementRecipients({ deps, actor, ref: system, announcementId: c.req.valid("param").id, query: c.req.valid("query") }), 200);
     },
   );
 
@@ -161,9 +161,9 @@ const userRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(z.object({ items: z.array(announcementSchema) }), "Pending announcements") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       // Same body as c.json(listPendingAnnouncements(...)), serialized once per cached list.
-      return c.body(await listPendingAnnouncementsAsJson({ deps, caller }), 200, { "content-type": "application/json" }) as never;
+      return c.body(await listPendingAnnouncementsAsJson({ deps, actor }), 200, { "content-type": "application/json" }) as never;
     },
   )
   .openapi(
@@ -176,8 +176,8 @@ const userRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(z.object({ items: z.array(announcementSchema) }), "Current announcements with your acknowledgedAt") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await listMyCurrentAnnouncements({ deps, caller, scope: c.req.valid("query").scope }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await listMyCurrentAnnouncements({ deps, actor, scope: c.req.valid("query").scope }), 200);
     },
   )
   .openapi(
@@ -191,8 +191,8 @@ const userRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(z.object({ seen: z.number().int() }), "How many were seen for the first time") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await markAnnouncementsSeen({ deps, caller, ids: c.req.valid("json").ids }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await markAnnouncementsSeen({ deps, actor, ids: c.req.valid("json").ids }), 200);
     },
   )
   .openapi(
@@ -204,8 +204,8 @@ const userRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(z.object({ items: z.array(z.object({ observatoryId: z.string(), activeAnnouncements: z.number().int() })) }), "Counts") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await countActiveObservatoryAnnouncements({ deps, caller }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await countActiveObservatoryAnnouncements({ deps, actor }), 200);
     },
   )
   .openapi(
@@ -219,9 +219,9 @@ const userRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(announcementListSchema, "Announcements") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const { scope, ...query } = c.req.valid("query");
-      return c.json(await listManagedAnnouncements({ deps, caller, scope, query }), 200);
+      return c.json(await listManagedAnnouncements({ deps, actor, scope, query }), 200);
     },
   )
   .openapi(
@@ -233,8 +233,8 @@ const userRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(announcementStatsSchema, "Statistics") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await getAnnouncementStats({ deps, caller }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await getAnnouncementStats({ deps, actor }), 200);
     },
   );
 
@@ -262,9 +262,9 @@ function scopedRoutes(scope: ScopedKind, prefix: string) {
         ...authedRoute({ 201: jsonResponse(announcementSchema, "Created"), 400: problemResponseFor("Invalid input (VALIDATION_FAILED) or NO_RECIPIENTS") }),
       }),
       async (c) => {
-        const { caller, deps } = callerOf(c);
+        const { actor, deps } = actorOf(c);
         const ref = { scope, scopeId: c.req.valid("param").id };
-        return c.json(await createScopedAnnouncement({ deps, caller, ref, input: c.req.valid("json") }), 201);
+        return c.json(await createScopedAnnouncement({ deps, actor, ref, input: c.req.valid("json") }), 201);
       },
     )
     .openapi(
@@ -278,8 +278,8 @@ function scopedRoutes(scope: ScopedKind, prefix: string) {
         ...authedRoute({ 200: jsonResponse(announcementListSchema, "Announcements") }),
       }),
       async (c) => {
-        const { caller, deps } = callerOf(c);
-        return c.json(await listScopeActiveAnnouncements({ deps, caller, ref: { scope, scopeId: c.req.valid("param").id } }), 200);
+        const { actor, deps } = actorOf(c);
+        return c.json(await listScopeActiveAnnouncements({ deps, actor, ref: { scope, scopeId: c.req.valid("param").id } }), 200);
       },
     )
     .openapi(
@@ -293,8 +293,8 @@ function scopedRoutes(scope: ScopedKind, prefix: string) {
         ...authedRoute({ 200: jsonResponse(announcementListSchema, "Announcements") }),
       }),
       async (c) => {
-        const { caller, deps } = callerOf(c);
-        return c.json(await listScopeAnnouncementHistory({ deps, caller, ref: { scope, scopeId: c.req.valid("param").id }, query: c.req.valid("query") }), 200);
+        const { actor, deps } = actorOf(c);
+        return c.json(await listScopeAnnouncementHistory({ deps, actor, ref: { scope, scopeId: c.req.valid("param").id }, query: c.req.valid("query") }), 200);
       },
     )
     .openapi(
@@ -307,25 +307,25 @@ function scopedRoutes(scope: ScopedKind, prefix: string) {
         ...authedRoute({ 200: jsonResponse(recipientCountSchema, "Recipient count") }),
       }),
       async (c) => {
-        const { caller, deps } = callerOf(c);
-        return c.json(await previewScopedRecipients({ deps, caller, ref: { scope, scopeId: c.req.valid("param").id } }), 200);
+        const { actor, deps } = actorOf(c);
+        return c.json(await previewScopedRecipients({ deps, actor, ref: { scope, scopeId: c.req.valid("param").id } }), 200);
       },
     )
     .openapi(
       createRoute({ method: "delete", path: `/${prefix}/{id}/motd/{motdId}`, tags: scopedTags, summary: "Cancel with a reason (senders)", description: who, request: { params: itemParams, body: cancelBody }, ...cancelResponses }),
       async (c) => {
-        const { caller, deps } = callerOf(c);
+        const { actor, deps } = actorOf(c);
         const { id, motdId } = c.req.valid("param");
         const body = await c.req.json().catch(() => undefined);
-        return c.json(await cancelAnnouncement({ deps, caller, ref: { scope, scopeId: id }, announcementId: motdId, reason: reasonOf(body) }), 200);
+        return c.json(await cancelAnnouncement({ deps, actor, ref: { scope, scopeId: id }, announcementId: motdId, reason: reasonOf(body) }), 200);
       },
     )
     .openapi(
       createRoute({ method: "post", path: `/${prefix}/{id}/motd/{motdId}/acknowledge`, tags: scopedTags, summary: "Acknowledge for yourself (recipients)", request: { params: itemParams }, ...acknowledgeResponses }),
       async (c) => {
-        const { caller, deps } = callerOf(c);
+        const { actor, deps } = actorOf(c);
         const { id, motdId } = c.req.valid("param");
-        return c.json(await acknowledgeAnnouncement({ deps, caller, ref: { scope, scopeId: id }, announcementId: motdId }), 200);
+        return c.json(await acknowledgeAnnouncement({ deps, actor, ref: { scope, scopeId: id }, announcementId: motdId }), 200);
       },
     )
     .openapi(
@@ -339,9 +339,9 @@ function scopedRoutes(scope: ScopedKind, prefix: string) {
         ...authedRoute({ 200: jsonResponse(recipientsViewSchema, "Recipients") }),
       }),
       async (c) => {
-        const { caller, deps } = callerOf(c);
+        const { actor, deps } = actorOf(c);
         const { id, motdId } = c.req.valid("param");
-        return c.json(await getAnnouncementRecipients({ deps, caller, ref: { scope, scopeId: id }, announcementId: motdId, query: c.req.valid("query") }), 200);
+        return c.json(await getAnnouncementRecipients({ deps, actor, ref: { scope, scopeId: id }, announcementId: motdId, query: c.req.valid("query") }), 200);
       },
     );
 }

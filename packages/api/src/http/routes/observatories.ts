@@ -26,7 +26,7 @@ import {
   updateObservatoryPermissionsSchema,
   updateObservatoryUser,
 } from "@meridian/domain";
-import { callerOf } from "../caller";
+import { actorOf } from "../caller";
 import { createRouter } from "../env";
 import { problemResponseFor } from "../openapi-shared";
 import { authedRoute, conflict, idParam, jsonBody, jsonResponse, pageQuery } from "../route-helpers";
@@ -54,8 +54,8 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 201: jsonResponse(observatorySchema, "Created") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await createObservatory({ deps, caller, input: c.req.valid("json") }), 201);
+      const { actor, deps } = actorOf(c);
+      return c.json(await createObservatory({ deps, actor, input: c.req.valid("json") }), 201);
     },
   )
   .openapi(
@@ -69,16 +69,16 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(z.object({ items: z.array(observatorySchema), nextCursor: z.string().nullable() }), "A page of observatories") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const query = c.req.valid("query");
-      return c.json(await listObservatories({ deps, caller, limit: query.limit ?? 50, cursor: query.cursor }), 200);
+      return c.json(await listObservatories({ deps, actor, limit: query.limit ?? 50, cursor: query.cursor }), 200);
     },
   )
   .openapi(
     createRoute({ method: "get", path: "/observatories/{id}", tags, summary: "One observatory (can_view)", request: { params }, ...authedRoute({ 200: jsonResponse(observatorySchema, "The observatory") }) }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await getObservatory({ deps, caller, observatoryId: c.req.valid("param").id }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await getObservatory({ deps, actor, observatoryId: c.req.valid("param").id }), 200);
     },
   )
   .openapi(
@@ -92,8 +92,8 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(observatorySchema, "Updated") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await updateObservatory({ deps, caller, observatoryId: c.req.valid("param").id, input: c.req.valid("json") }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await updateObservatory({ deps, actor, observatoryId: c.req.valid("param").id, input: c.req.valid("json") }), 200);
     },
   )
   .openapi(
@@ -107,15 +107,15 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(observatorySchema, "Transferred"), 409: conflict("NOT_A_MEMBER") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await transferObservatoryOwnership({ deps, caller, observatoryId: c.req.valid("param").id, to: c.req.valid("json") }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await transferObservatoryOwnership({ deps, actor, observatoryId: c.req.valid("param").id, to: c.req.valid("json") }), 200);
     },
   )
   .openapi(
     createRoute({ method: "get", path: "/observatories/{id}/members", tags, summary: "Members: users and organizations (can_view)", request: { params }, ...authedRoute({ 200: jsonResponse(observatoryMembersSchema, "Members") }) }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await listObservatoryMembers({ deps, caller, observatoryId: c.req.valid("param").id }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await listObservatoryMembers({ deps, actor, observatoryId: c.req.valid("param").id }), 200);
     },
   )
   .openapi(
@@ -129,17 +129,17 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 201: jsonResponse(userMemberSchema, "Added"), 404: userNotFound, 409: conflict("ALREADY_MEMBER") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const body = c.req.valid("json");
-      return c.json(await addObservatoryUser({ deps, caller, observatoryId: c.req.valid("param").id, email: body.email, permissions: body.permissions }), 201);
+      return c.json(await addObservatoryUser({ deps, actor, observatoryId: c.req.valid("param").id, email: body.email, permissions: body.permissions }), 201);
     },
   )
   .openapi(
     createRoute({ method: "put", path: "/observatories/{id}/members/{userId}", tags, summary: "Change a user's permissions (can_admin)", request: { params: userParams, body: jsonBody(updateObservatoryPermissionsSchema) }, ...authedRoute({ 200: jsonResponse(userMemberSchema, "Updated") }) }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const { id, userId } = c.req.valid("param");
-      return c.json(await updateObservatoryUser({ deps, caller, observatoryId: id, userId, permissions: c.req.valid("json").permissions }), 200);
+      return c.json(await updateObservatoryUser({ deps, actor, observatoryId: id, userId, permissions: c.req.valid("json").permissions }), 200);
     },
   )
   .openapi(
@@ -152,9 +152,9 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 204: { description: "Removed" }, 409: conflict("OWNER_CANNOT_BE_REMOVED for the owning user") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const { id, userId } = c.req.valid("param");
-      await removeObservatoryUser({ deps, caller, observatoryId: id, userId });
+      await removeObservatoryUser({ deps, actor, observatoryId: id, userId });
       return c.body(null, 204);
     },
   )
@@ -169,9 +169,9 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 201: jsonResponse(orgMemberSchema, "Added"), 409: conflict("ALREADY_MEMBER") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const body = c.req.valid("json");
-      return c.json(await addObservatoryOrganization({ deps, caller, observatoryId: c.req.valid("param").id, organizationId: body.organizationId, permissions: body.permissions }), 201);
+      return c.json(await addObservatoryOrganization({ deps, actor, observatoryId: c.req.valid("param").id, organizationId: body.organizationId, permissions: body.permissions }), 201);
     },
   )
   .openapi(
@@ -184,9 +184,9 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(orgMemberSchema, "Updated"), 409: conflict("OWNER_PERMISSIONS_FIXED for the owning organization") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const { id, orgId } = c.req.valid("param");
-      return c.json(await updateObservatoryOrganization({ deps, caller, observatoryId: id, organizationId: orgId, permissions: c.req.valid("json").permissions }), 200);
+      return c.json(await updateObservatoryOrganization({ deps, actor, observatoryId: id, organizationId: orgId, permissions: c.req.valid("json").permissions }), 200);
     },
   )
   .openapi(
@@ -199,9 +199,9 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 204: { description: "Removed" }, 409: conflict("OWNING_ORGANIZATION_CANNOT_BE_REMOVED") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const { id, orgId } = c.req.valid("param");
-      await removeObservatoryOrganization({ deps, caller, observatoryId: id, organizationId: orgId });
+      await removeObservatoryOrganization({ deps, actor, observatoryId: id, organizationId: orgId });
       return c.body(null, 204);
     },
   )
@@ -216,15 +216,15 @@ export const observatoryRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(myObservatoryPermissionsSchema, "Effective permissions") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await getMyObservatoryPermissions({ deps, caller, observatoryId: c.req.valid("param").id }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await getMyObservatoryPermissions({ deps, actor, observatoryId: c.req.valid("param").id }), 200);
     },
   )
   .openapi(
     createRoute({ method: "get", path: "/observatories/{id}/history", tags, summary: "History, newest first (can_view)", request: { params, query: pageQuery }, ...authedRoute({ 200: jsonResponse(observatoryHistorySchema, "History") }) }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const query = c.req.valid("query");
-      return c.json(await listObservatoryHistory({ deps, caller, observatoryId: c.req.valid("param").id, limit: query.limit ?? 50, cursor: query.cursor }), 200);
+      return c.json(await listObservatoryHistory({ deps, actor, observatoryId: c.req.valid("param").id, limit: query.limit ?? 50, cursor: query.cursor }), 200);
     },
   );

@@ -19,7 +19,7 @@ import {
   updateOrganizationMember,
   updateOrganizationMemberSchema,
 } from "@meridian/domain";
-import { callerOf } from "../caller";
+import { actorOf } from "../caller";
 import { problemResponseFor } from "../openapi-shared";
 import { createRouter } from "../env";
 import { auditPageSchema } from "../audit-schema";
@@ -42,8 +42,8 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(z.object({ items: z.array(organizationSchema), nextCursor: z.null() }), "Organizations") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await listOrganizations({ deps, caller, all: c.req.valid("query").all === "true" }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await listOrganizations({ deps, actor, all: c.req.valid("query").all === "true" }), 200);
     },
   )
   .openapi(
@@ -56,8 +56,8 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 201: jsonResponse(organizationSchema, "Created"), 409: conflict("SHORT_NAME_TAKEN, case-insensitive") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await createOrganization({ deps, caller, input: c.req.valid("json") }), 201);
+      const { actor, deps } = actorOf(c);
+      return c.json(await createOrganization({ deps, actor, input: c.req.valid("json") }), 201);
     },
   )
   .openapi(
@@ -70,8 +70,8 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(organizationSchema, "The organization, with the caller's myRole and myPermissions") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await getOrganization({ deps, caller, organizationId: c.req.valid("param").id }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await getOrganization({ deps, actor, organizationId: c.req.valid("param").id }), 200);
     },
   )
   .openapi(
@@ -87,8 +87,8 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(organizationSchema, "Updated"), 409: conflict("SHORT_NAME_TAKEN") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await updateOrganization({ deps, caller, organizationId: c.req.valid("param").id, input: c.req.valid("json") }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await updateOrganization({ deps, actor, organizationId: c.req.valid("param").id, input: c.req.valid("json") }), 200);
     },
   )
   .openapi(
@@ -101,8 +101,8 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(z.object({ items: z.array(organizationMemberSchema), nextCursor: z.null() }), "Members") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await listOrganizationMembers({ deps, caller, organizationId: c.req.valid("param").id }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await listOrganizationMembers({ deps, actor, organizationId: c.req.valid("param").id }), 200);
     },
   )
   .openapi(
@@ -116,9 +116,9 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 201: jsonResponse(organizationMemberSchema, "Added"), 404: userNotFound, 409: conflict("ALREADY_MEMBER") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const body = c.req.valid("json");
-      return c.json(await addOrganizationMember({ deps, caller, organizationId: c.req.valid("param").id, email: body.email, permissions: body.permissions }), 201);
+      return c.json(await addOrganizationMember({ deps, actor, organizationId: c.req.valid("param").id, email: body.email, permissions: body.permissions }), 201);
     },
   )
   .openapi(
@@ -131,9 +131,9 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(organizationMemberSchema, "Updated"), 409: conflict("OWNER_PERMISSIONS_FIXED") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const { id, userId } = c.req.valid("param");
-      return c.json(await updateOrganizationMember({ deps, caller, organizationId: id, userId, permissions: c.req.valid("json").permissions }), 200);
+      return c.json(await updateOrganizationMember({ deps, actor, organizationId: id, userId, permissions: c.req.valid("json").permissions }), 200);
     },
   )
   .openapi(
@@ -146,9 +146,9 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 204: { description: "Removed" }, 409: conflict("OWNER_CANNOT_BE_REMOVED") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const { id, userId } = c.req.valid("param");
-      await removeOrganizationMember({ deps, caller, organizationId: id, userId });
+      await removeOrganizationMember({ deps, actor, organizationId: id, userId });
       return c.body(null, 204);
     },
   )
@@ -162,8 +162,8 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(organizationSchema, "Transferred; the previous owner stays a member with every permission"), 409: conflict("NOT_A_MEMBER") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      return c.json(await transferOrganizationOwnership({ deps, caller, organizationId: c.req.valid("param").id, userId: c.req.valid("json").userId }), 200);
+      const { actor, deps } = actorOf(c);
+      return c.json(await transferOrganizationOwnership({ deps, actor, organizationId: c.req.valid("param").id, userId: c.req.valid("json").userId }), 200);
     },
   )
   .openapi(
@@ -176,9 +176,9 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 200: jsonResponse(auditPageSchema, "Entries, newest first") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
+      const { actor, deps } = actorOf(c);
       const query = c.req.valid("query");
-      return c.json(await listOrganizationAudit({ deps, caller, organizationId: c.req.valid("param").id, limit: query.limit ?? 50, cursor: query.cursor }), 200);
+      return c.json(await listOrganizationAudit({ deps, actor, organizationId: c.req.valid("param").id, limit: query.limit ?? 50, cursor: query.cursor }), 200);
     },
   )
   .openapi(
@@ -194,8 +194,8 @@ export const organizationRoutes = createRouter()
       ...authedRoute({ 204: { description: "Deleted" }, 409: conflict("ORGANIZATION_NOT_EMPTY") }),
     }),
     async (c) => {
-      const { caller, deps } = callerOf(c);
-      await deleteOrganization({ deps, caller, organizationId: c.req.valid("param").id });
+      const { actor, deps } = actorOf(c);
+      await deleteOrganization({ deps, actor, organizationId: c.req.valid("param").id });
       return c.body(null, 204);
     },
   );

@@ -1,3 +1,4 @@
+import { actorFromUser } from "@meridian/domain";
 import { adminUserListQuerySchema, adminUserUpdateSchema, listUsersForAdmin, opaqueIdSchema, updateUserByAdmin } from "@meridian/domain";
 import { z } from "zod";
 import { adminProcedure, router } from "../init";
@@ -11,6 +12,6 @@ export const adminRouter = router({
     .input(adminUserUpdateSchema.extend({ id: opaqueIdSchema }))
     .mutation(({ ctx, input }) => {
       const { id, ...update } = input;
-      return updateUserByAdmin({ deps: ctx.deps, caller: ctx.caller, userId: id, input: update });
+      return updateUserByAdmin({ deps: ctx.deps, actor: actorFromUser(ctx.principal.user), userId: id, input: update });
     }),
 });

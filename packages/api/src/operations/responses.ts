@@ -1,0 +1,29 @@
+import { z } from "@hono/zod-openapi";
+import { opaqueIdSchema } from "@meridian/domain";
+import { errorResponses, problemResponseFor } from "../http/openapi-shared";
+
+export { errorResponses, problemResponseFor };
+
+/** What every signed-in operation may answer besides its own success and conflicts. */
+export const authedErrors = {
+  400: errorResponses[400],
+  401: errorResponses[401],
+  403: problemResponseFor("Not allowed (FORBIDDEN, CROSS_ORIGIN_REQUEST)"),
+  404: problemResponseFor("Not found, or not visible to the caller (NOT_FOUND)"),
+};
+
+export const conflict = (codes: string) => problemResponseFor(`Conflict (${codes})`);
+
+/** Path ids of the organization, observatory and project routes. */
+export const idParam = z.string().min(1).max(100);
+/** Path ids of the /api/v1 routes. */
+export const opaqueIdParam = opaqueIdSchema;
+
+/** Cursor paging as the contract gives it: `limit` (default 50, at most 200) and `cursor`. */
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+});
+
+/** `{items, nextCursor: null}`: a small bounded list returned whole. */
+export const wholeList = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.null() });

@@ -1,0 +1,75 @@
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import { actorFromUser, AppError } from "@meridian/domain";
+import type { Context, MiddlewareHandler } from "hono";
+import { requireServerAdmin } from "../http/auth-guard";
+import { createRouter, type AppEnv } from "../http/env";
+import { bearerSecurity, jsonBody, jsonResponse } from "../http/openapi-shared";
+import { clearSessionCookie, setSessionCookie } from "../http/session-cookie";
+import { Reply, type AnyOperation, type OperationContext } from "./define-operation";
+
+/** Server administrators only; runs after the credential check and before the validators. */
+const serverAdminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  requireServerAdmin(c.get("ctx"));
+  await next();
+};
+
+function routeOf(operation: AnyOperation): RouteConfig {
+  const request: NonNullable<RouteConfig["request"]> = {};
+  if (operation.params) request.params = operation.params;
+  if (operation.query) request.query = operation.query;
+  if (operation.requestBody) request.body = operation.requestBody;
+  else if (operation.body) request.body = jsonBody(operation.body);
+  const success = operation.output ? jsonResponse(operation.output, operation.outputDescription) : { description: operation.outputDescription };
+  return createRoute({
+    operationId: operation.operationId,
+    method: operation.method,
+    path: operation.path,
+    tags: operation.tags,
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    // An empty requirement says "no credentials needed" explicitly, as linters ask.
+    security: operation.access === "public" ? [] : bearerSecurity,
+    ...(operation.access === "server-admin" ? { middleware: [serverAdminOnly] } : {}),
+    ...(Object.keys(request).length > 0 ? { request } : {}),
+    responses: { [operation.status]: success, ...operation.responses },
+  });
+}
+
+/** The handler's input from the validated parts of the request, shaped as the tRPC procedure takes it. */
+async function inputOf(operation: AnyOperation, c: Context<AppEnv>) {
+  const valid = (target: string) => (c.req.valid as (target: string) => Record<string, unknown>).call(c.req, target);
+  const params = operation.params ? valid("param") : {};
+  const query = operation.query ? valid("query") : {};
+  let body: unknown = undefined;
+  if (operation.readBody) body = await operation.readBody(c.req.raw);
+  else if (operation.body) body = valid("json");
+  if (body === undefined) return { ...params, ...query };
+  return operation.bodyKey ? { ...params, ...query, [operation.bodyKey]: body } : { ...params, ...query, ...(body as object) };
+}
+
+function operationContext(c: Context<AppEnv>): OperationContext {
+  const ctx = c.get("ctx");
+  return { ...ctx, setSessionToken: (token) => (token ? setSessionCookie(c, ctx, token) : clearSessionCookie(c, ctx)) };
+}
+
+/** REST routes for operations: the OpenAPI entry and the handler both come from the one definition. */
+export function restRoutes(operations: readonly AnyOperation[]) {
+  const router = createRouter();
+  for (const operation of operations) {
+    router.openapi(routeOf(operation), async (c) => {
+      const ctx = operationContext(c);
+      const principal = ctx.principal;
+      if (!principal && operation.access !== "public") throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
+      const actor = principal ? actorFromUser(principal.user, principal.via === "session" ? principal.credentialId : undefined) : undefined;
+      const result = await operation.handle({ ctx, actor, principal, input: await inputOf(operation, c) });
+      if (result instanceof Reply) {
+        const body = result.body;
+        if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null) return c.body(body as string, result.status as 200, result.headers) as never;
+        return c.json(body as object, result.status as 200, result.headers) as never;
+      }
+      if (operation.status === 204) return c.body(null, 204) as never;
+      return c.json(result as object, operation.status) as never;
+    });
+  }
+  return router;
+}

@@ -1,0 +1,61 @@
+import type { TRPCMutationProcedure, TRPCQueryProcedure } from "@trpc/server";
+import { actorFromUser } from "@meridian/domain";
+import { z } from "zod";
+import { adminProcedure, authedProcedure, publicProcedure, router, type ProcedureMeta } from "../trpc/init";
+import { Reply, type Access, type AnyOperation, type OperationConfig, type OperationContext } from "./define-operation";
+
+type In<S> = S extends z.ZodType ? z.input<S> : unknown;
+type Paged<T> = T extends { cursor?: unknown } ? Omit<T, "cursor"> & { cursor?: string | null; direction?: "forward" } : T;
+type Merged<P, Q, B, K> = In<P> & Paged<In<Q>> & (B extends z.ZodType ? (K extends string ? { [Key in K]: z.input<B> } : z.input<B>) : unknown);
+type TrpcInput<P, Q, B, K> = [P, Q, B] extends [undefined, undefined, undefined] ? void : object extends Merged<P, Q, B, K> ? Merged<P, Q, B, K> | undefined : Merged<P, Q, B, K>;
+type TrpcOutput<R> = Awaited<R> extends Reply<infer T> ? T : [Awaited<R>] extends [void] ? { ok: true } : Awaited<R>;
+
+/** The tRPC procedure type an operation becomes, so the SPA's client is typed from the definition. */
+export type ProcedureOf<T> =
+  T extends OperationConfig<Access, infer M, infer P, infer Q, infer B, infer K, unknown, infer R, infer F>
+    ? (F extends "query" ? true : F extends "mutation" ? false : M extends "get" ? true : false) extends true
+      ? TRPCQueryProcedure<{ input: TrpcInput<P, Q, B, K>; output: TrpcOutput<R>; meta: ProcedureMeta }>
+      : TRPCMutationProcedure<{ input: TrpcInput<P, Q, B, K>; output: TrpcOutput<R>; meta: ProcedureMeta }>
+    : never;
+
+const tiers = { public: publicProcedure, "signed-in": authedProcedure, "server-admin": adminProcedure } as const;
+
+/** One object for the procedure: path parameters, query and body, the body under `bodyKey` when given. */
+function inputSchemaOf(operation: AnyOperation): z.ZodType | undefined {
+  const parts: Record<string, z.ZodType> = { ...operation.params?.shape, ...operation.query?.shape };
+  // TanStack's infinite queries send `cursor: null` first and add `direction`.
+  if (parts.cursor) Object.assign(parts, { cursor: parts.cursor.nullable(), direction: z.literal("forward").optional() });
+  let schema: z.ZodType | undefined;
+  if (operation.body && operation.bodyKey) schema = z.strictObject({ ...parts, [operation.bodyKey]: operation.body });
+  else if (operation.body) schema = Object.keys(parts).length > 0 ? (operation.body as z.ZodObject).safeExtend(parts) : operation.body;
+  else if (Object.keys(parts).length > 0) schema = z.strictObject(parts);
+  return schema && operation.trpcInputOptional ? schema.optional() : schema;
+}
+
+function withoutPagingExtras(input: unknown): Record<string, unknown> {
+  if (!input || typeof input !== "object") return {};
+  const { direction: _direction, ...rest } = input as Record<string, unknown>;
+  if (rest.cursor === null) delete rest.cursor;
+  return rest;
+}
+
+export function procedureOf<T extends AnyOperation>(operation: T): ProcedureOf<T> {
+  const base = tiers[operation.access as Access];
+  const schema = inputSchemaOf(operation);
+  const withInput = schema ? base.input(schema) : base;
+  const resolve = async ({ ctx, input }: { ctx: OperationContext; input: unknown }) => {
+    const principal = ctx.principal;
+    const actor = principal ? actorFromUser(principal.user, principal.via === "session" ? principal.credentialId : undefined) : undefined;
+    const result = await operation.handle({ ctx, actor, principal, input: withoutPagingExtras(input) });
+    if (result instanceof Reply) return result.body;
+    return operation.status === 204 ? { ok: true as const } : result;
+  };
+  const kind = operation.trpc ?? (operation.method === "get" ? "query" : "mutation");
+  return (kind === "query" ? withInput.query(resolve as never) : withInput.mutation(resolve as never)) as unknown as ProcedureOf<T>;
+}
+
+/** A tRPC router whose procedures are the given operations, named by their keys. */
+export function routerOf<T extends Record<string, AnyOperation>>(operations: T) {
+  const procedures = Object.fromEntries(Object.entries(operations).filter(([, operation]) => operation.trpc !== false).map(([name, operation]) => [name, procedureOf(operation)]));
+  return router(procedures as { [Name in keyof T as T[Name]["trpc"] extends false ? never : Name]: ProcedureOf<T[Name]> });
+}
