@@ -10,15 +10,11 @@ import { mountApiDocs } from "./api-docs";
 import { createRouter } from "./env";
 import { problemResponse, toAppError } from "./problem";
 import { requestContext } from "./request-context";
-import { accountRoutes } from "./routes/account";
-import { authRoutes } from "./routes/auth";
-import { healthRoutes } from "./routes/health";
-import { userRoutes } from "./routes/user";
-import { adminAuditRoutes } from "./routes/admin-audit";
 import { observatoryRoutes } from "./routes/observatories";
 import { organizationRoutes } from "./routes/organizations";
 import { restRoutes } from "../operations/rest-adapter";
 import { allOperations } from "../operations";
+import { healthOperations } from "../operations/health";
 import { announcementRoutes } from "./routes/announcements";
 import { clearSessionCookie, setSessionCookie } from "./session-cookie";
 
@@ -57,15 +53,10 @@ export function createApiApp(services: ApiServices) {
   app.use(async (c, next) => (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) ? next() : jsonLimit(c, next)));
   app.use(requestContext(services));
 
-  app.route("/", authRoutes);
-  app.route("/", accountRoutes);
-  app.route("/", userRoutes);
-  app.route("/", healthRoutes(services));
   app.route("/", organizationRoutes);
   app.route("/", observatoryRoutes);
-  app.route("/", adminAuditRoutes);
   app.route("/", announcementRoutes);
-  app.route("/", restRoutes(allOperations));
+  app.route("/", restRoutes([...allOperations, ...healthOperations(services)]));
 
   const handleTrpc = trpcServer({
     router: appRouter,

@@ -1,5 +1,11 @@
+import { adminOperations } from "./admin";
+import { authOperations } from "./auth";
 import type { AnyOperation } from "./define-operation";
 import { projectOperations } from "./projects";
+import { userOperations } from "./user";
 
-/** Every operation with a REST face, mounted by the REST adapter; the tRPC router names them by feature. */
-export const allOperations: AnyOperation[] = [...Object.values(projectOperations)];
+/**
+ * Every operation with a REST face, by feature; the tRPC router (trpc/app-router.ts) names the
+ * same records. Health needs the process's services and is added by the app.
+ */
+export const allOperations: AnyOperation[] = [authOperations, userOperations, adminOperations, projectOperations].flatMap((operations) => Object.values(operations));

@@ -67,8 +67,8 @@ export function restRoutes(operations: readonly AnyOperation[]) {
         if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null) return c.body(body as string, result.status as 200, result.headers) as never;
         return c.json(body as object, result.status as 200, result.headers) as never;
       }
-      if (operation.status === 204) return c.body(null, 204) as never;
-      return c.json(result as object, operation.status) as never;
+      if (!operation.output) return c.body(null, operation.status) as never;
+      return c.json(result as object, operation.status as 200) as never;
     });
   }
   return router;

@@ -7,15 +7,15 @@ import { Reply, type Access, type AnyOperation, type OperationConfig, type Opera
 type In<S> = S extends z.ZodType ? z.input<S> : unknown;
 type Paged<T> = T extends { cursor?: unknown } ? Omit<T, "cursor"> & { cursor?: string | null; direction?: "forward" } : T;
 type Merged<P, Q, B, K> = In<P> & Paged<In<Q>> & (B extends z.ZodType ? (K extends string ? { [Key in K]: z.input<B> } : z.input<B>) : unknown);
-type TrpcInput<P, Q, B, K> = [P, Q, B] extends [undefined, undefined, undefined] ? void : object extends Merged<P, Q, B, K> ? Merged<P, Q, B, K> | undefined : Merged<P, Q, B, K>;
-type TrpcOutput<R> = Awaited<R> extends Reply<infer T> ? T : [Awaited<R>] extends [void] ? { ok: true } : Awaited<R>;
+type TrpcInput<P, Q, B, K> = [P, Q, B] extends [undefined, undefined, undefined] ? void : Merged<P, Q, B, K>;
+type TrpcOutput<R, O> = Awaited<R> extends Reply<infer T> ? T : [O] extends [undefined] ? { ok: true } : Awaited<R>;
 
 /** The tRPC procedure type an operation becomes, so the SPA's client is typed from the definition. */
 export type ProcedureOf<T> =
-  T extends OperationConfig<Access, infer M, infer P, infer Q, infer B, infer K, unknown, infer R, infer F>
+  T extends OperationConfig<Access, infer M, infer P, infer Q, infer B, infer K, infer O, infer R, infer F>
     ? (F extends "query" ? true : F extends "mutation" ? false : M extends "get" ? true : false) extends true
-      ? TRPCQueryProcedure<{ input: TrpcInput<P, Q, B, K>; output: TrpcOutput<R>; meta: ProcedureMeta }>
-      : TRPCMutationProcedure<{ input: TrpcInput<P, Q, B, K>; output: TrpcOutput<R>; meta: ProcedureMeta }>
+      ? TRPCQueryProcedure<{ input: TrpcInput<P, Q, B, K>; output: TrpcOutput<R, O>; meta: ProcedureMeta }>
+      : TRPCMutationProcedure<{ input: TrpcInput<P, Q, B, K>; output: TrpcOutput<R, O>; meta: ProcedureMeta }>
     : never;
 
 const tiers = { public: publicProcedure, "signed-in": authedProcedure, "server-admin": adminProcedure } as const;
@@ -48,14 +48,22 @@ export function procedureOf<T extends AnyOperation>(operation: T): ProcedureOf<T
     const actor = principal ? actorFromUser(principal.user, principal.via === "session" ? principal.credentialId : undefined) : undefined;
     const result = await operation.handle({ ctx, actor, principal, input: withoutPagingExtras(input) });
     if (result instanceof Reply) return result.body;
-    return operation.status === 204 ? { ok: true as const } : result;
+    // An operation without a response body (204, 202) answers `{ok: true}` over tRPC.
+    return operation.output ? result : { ok: true as const };
   };
   const kind = operation.trpc ?? (operation.method === "get" ? "query" : "mutation");
   return (kind === "query" ? withInput.query(resolve as never) : withInput.mutation(resolve as never)) as unknown as ProcedureOf<T>;
 }
 
-/** A tRPC router whose procedures are the given operations, named by their keys. */
+type ProceduresOf<T extends Record<string, AnyOperation>> = { [Name in keyof T as T[Name]["trpc"] extends false ? never : Name]: ProcedureOf<T[Name]> };
+
+/** The tRPC procedures of the given operations, named by their keys (REST-only ones left out). */
+export function proceduresOf<T extends Record<string, AnyOperation>>(operations: T): ProceduresOf<T> {
+  const entries = Object.entries(operations).filter(([, operation]) => operation.trpc !== false);
+  return Object.fromEntries(entries.map(([name, operation]) => [name, procedureOf(operation)])) as ProceduresOf<T>;
+}
+
+/** A tRPC router whose procedures are the given operations. */
 export function routerOf<T extends Record<string, AnyOperation>>(operations: T) {
-  const procedures = Object.fromEntries(Object.entries(operations).filter(([, operation]) => operation.trpc !== false).map(([name, operation]) => [name, procedureOf(operation)]));
-  return router(procedures as { [Name in keyof T as T[Name]["trpc"] extends false ? never : Name]: ProcedureOf<T[Name]> });
+  return router(proceduresOf(operations));
 }

@@ -1,7 +1,7 @@
 import { createCallerFactory, router } from "./init";
-import { adminRouter } from "./routers/admin";
-import { authRouter } from "./routers/auth";
-import { userRouter } from "./routers/user";
+import { adminOperations } from "../operations/admin";
+import { authRouter } from "../operations/auth-router";
+import { userOperations } from "../operations/user";
 import { observatoriesRouter } from "./routers/observatories";
 import { organizationsRouter } from "./routers/organizations";
 import { projectOperations } from "../operations/projects";
@@ -10,12 +10,12 @@ import { announcementsRouter } from "./routers/announcements";
 
 export const appRouter = router({
   auth: authRouter,
-  user: userRouter,
+  user: routerOf(userOperations),
   organizations: organizationsRouter,
   observatories: observatoriesRouter,
   projects: routerOf(projectOperations),
   announcements: announcementsRouter,
-  admin: adminRouter,
+  admin: routerOf(adminOperations),
 });
 
 export type AppRouter = typeof appRouter;

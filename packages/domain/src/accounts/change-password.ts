@@ -1,6 +1,6 @@
 import { usersCollection } from "@meridian/db";
 import { recordAudit } from "../audit/record-audit";
-import type { Principal } from "../auth/authenticate";
+import type { UserActor } from "../actor";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { assertWithinRateLimit, recordRateLimitEvent } from "../auth/rate-limit";
 import { invalidateCaches } from "../cache/request-caches";
@@ -17,9 +17,10 @@ const systemScope = { kind: "system" as const, id: "system", name: null };
  * is signed in, so this is not a failed sign-in). Every other session ends; API keys keep working,
  * as personal access tokens do elsewhere, and are listed on the API keys page to revoke.
  */
-export async function changePassword(options: { deps: Deps; principal: Principal; input: ChangePassword }) {
-  const { deps, principal, input } = options;
-  const user = principal.user;
+export async function changePassword(options: { deps: Deps; actor: UserActor; input: ChangePassword }) {
+  const { deps, actor, input } = options;
+  const user = await usersCollection.get(deps.db, actor.id);
+  if (!user) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
   // A stolen session must not become a way to guess the password: failures count like sign-ins.
   const limit = { bucket: "password-change", key: user.id, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: 15 * 60_000 };
   await assertWithinRateLimit(deps.db, deps.now(), limit);
@@ -30,7 +31,7 @@ export async function changePassword(options: { deps: Deps; principal: Principal
   const passwordHash = await hashPassword(input.newPassword);
   await deps.db.transaction(async (tx) => {
     await usersCollection.update(tx, user.id, (doc) => ({ ...doc, passwordHash }));
-    const ended = await endSessions(deps, tx, user.id, { except: principal.via === "session" ? principal.credentialId : undefined });
+    const ended = await endSessions(deps, tx, user.id, { except: actor.sessionId });
     await invalidateCaches(deps, tx, { kind: "user", userId: user.id });
     await recordAudit(tx, { actor: { id: user.id, name: user.doc.name }, action: "user.password_changed", target: { kind: "user", id: user.id, name: user.doc.name }, scope: systemScope, after: { otherSessionsEnded: ended } });
     await enqueueEmail(tx, {

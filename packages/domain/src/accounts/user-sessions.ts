@@ -1,18 +1,18 @@
 import { sessionsCollection, tables, type Executor } from "@meridian/db";
 import { and, desc, eq, gt, ne } from "drizzle-orm";
-import type { Principal } from "../auth/authenticate";
+import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 
 /** The actor's live sessions, newest first, marking the one that asks. */
-export async function listMySessions(options: { deps: Deps; principal: Principal }) {
-  const { deps, principal } = options;
+export async function listMySessions(options: { deps: Deps; actor: UserActor }) {
+  const { deps, actor } = options;
   const { sessions } = tables;
   const rows = await deps.db
     .select()
     .from(sessions)
-    .where(and(eq(sessions.userId, principal.user.id), gt(sessions.expiresAt, deps.now())))
+    .where(and(eq(sessions.userId, actor.id), gt(sessions.expiresAt, deps.now())))
     .orderBy(desc(sessions.createdAt), desc(sessions.id))
     .limit(500);
   return {
@@ -21,7 +21,7 @@ export async function listMySessions(options: { deps: Deps; principal: Principal
       createdAt: row.createdAt.toISOString(),
       lastUsedAt: row.doc.lastUsedAt ?? row.createdAt.toISOString(),
       userAgent: row.doc.userAgent,
-      current: principal.via === "session" && principal.credentialId === row.id,
+      current: actor.sessionId === row.id,
     })),
   };
 }
@@ -41,17 +41,17 @@ export async function endSessions(deps: Deps, db: Executor, userId: string, opti
 }
 
 /** Ends one of the actor's sessions (the current one too: that is signing out); another user's is 404. */
-export async function revokeMySession(options: { deps: Deps; principal: Principal; sessionId: string }) {
-  const { deps, principal, sessionId } = options;
+export async function revokeMySession(options: { deps: Deps; actor: UserActor; sessionId: string }) {
+  const { deps, actor, sessionId } = options;
   await deps.db.transaction(async (tx) => {
     const session = await sessionsCollection.get(tx, sessionId);
-    if (!session || session.doc.userId !== principal.user.id) throw new AppError("NOT_FOUND", "No such session");
-    await endSessions(deps, tx, principal.user.id, { only: sessionId });
+    if (!session || session.doc.userId !== actor.id) throw new AppError("NOT_FOUND", "No such session");
+    await endSessions(deps, tx, actor.id, { only: sessionId });
   });
 }
 
 /** "Sign out everywhere else": every session but the caller's ends (all of them when the caller uses an API key). */
-export async function revokeOtherSessions(options: { deps: Deps; principal: Principal }) {
-  const { deps, principal } = options;
-  return deps.db.transaction((tx) => endSessions(deps, tx, principal.user.id, { except: principal.via === "session" ? principal.credentialId : undefined }));
+export async function revokeOtherSessions(options: { deps: Deps; actor: UserActor }) {
+  const { deps, actor } = options;
+  return deps.db.transaction((tx) => endSessions(deps, tx, actor.id, { except: actor.sessionId }));
 }

@@ -1,3 +1,4 @@
+import type { UserActor } from "../actor";
 import { apiKeysCollection, tables } from "@meridian/db";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { invalidateCaches } from "../cache/request-caches";
@@ -5,8 +6,9 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { API_KEY_PREFIX, generateSecret, hashSecret } from "./tokens";
 
-export async function createApiKey(options: { deps: Deps; userId: string; name: string }) {
-  const { deps, userId, name } = options;
+export async function createApiKey(options: { deps: Deps; actor: UserActor; name: string }) {
+  const { deps, actor, name } = options;
+  const userId = actor.id;
   const key = generateSecret(API_KEY_PREFIX);
   const stored = await apiKeysCollection.insert(deps.db, {
     userId,
@@ -19,12 +21,12 @@ export async function createApiKey(options: { deps: Deps; userId: string; name: 
   return { id: stored.id, name, key, createdAt: stored.createdAt.toISOString() };
 }
 
-export async function listApiKeys(options: { deps: Deps; userId: string }) {
+export async function listApiKeys(options: { deps: Deps; actor: UserActor }) {
   const { apiKeys } = tables;
   const keys = await options.deps.db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, options.userId), sql`${apiKeys.doc}->>'revokedAt' is null`))
+    .where(and(eq(apiKeys.userId, options.actor.id), sql`${apiKeys.doc}->>'revokedAt' is null`))
     .orderBy(desc(apiKeys.createdAt))
     .limit(200);
   return {
@@ -34,8 +36,9 @@ export async function listApiKeys(options: { deps: Deps; userId: string }) {
 }
 
 /** Revokes one of the actor's keys; someone else's key is reported as not found. */
-export async function revokeApiKey(options: { deps: Deps; userId: string; keyId: string }) {
-  const { deps, userId, keyId } = options;
+export async function revokeApiKey(options: { deps: Deps; actor: UserActor; keyId: string }) {
+  const { deps, actor, keyId } = options;
+  const userId = actor.id;
   const key = await apiKeysCollection.get(deps.db, keyId);
   if (!key || key.doc.userId !== userId || key.doc.revokedAt) throw new AppError("NOT_FOUND", "No such API key");
   await deps.db.transaction(async (tx) => {

@@ -1,3 +1,4 @@
+import type { UserActor } from "../actor";
 import { randomUUID } from "node:crypto";
 import { usersCollection } from "@meridian/db";
 import { invalidateCaches } from "../cache/request-caches";
@@ -18,8 +19,9 @@ export function detectImageType(bytes: Uint8Array): string | undefined {
   return signatures.find((signature) => signature.bytes.every((byte, index) => bytes[index] === byte))?.contentType;
 }
 
-export async function setAvatar(options: { deps: Deps; userId: string; image: Buffer }) {
-  const { deps, userId, image } = options;
+export async function setAvatar(options: { deps: Deps; actor: UserActor; image: Buffer }) {
+  const { deps, actor, image } = options;
+  const userId = actor.id;
   if (image.length > MAX_AVATAR_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", "Avatars may be at most 2 MB");
   const contentType = detectImageType(image);
   if (!contentType) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Avatars must be JPG, PNG or GIF images");

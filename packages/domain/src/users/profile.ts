@@ -1,3 +1,4 @@
+import type { UserActor } from "../actor";
 import { usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
@@ -17,8 +18,9 @@ export function getProfile(options: { user: StoredDocument<UserDoc> }) {
   return presentProfile(options.user);
 }
 
-export async function updateProfile(options: { deps: Deps; userId: string; update: ProfileUpdate }) {
-  const { deps, userId, update } = options;
+export async function updateProfile(options: { deps: Deps; actor: UserActor; update: ProfileUpdate }) {
+  const { deps, actor, update } = options;
+  const userId = actor.id;
   const user = await deps.db.transaction(async (tx) => {
     const updated = await usersCollection.update(tx, userId, (doc) => ({
       ...doc,

@@ -1,0 +1,80 @@
+import { z } from "@hono/zod-openapi";
+import { adminUserListQuerySchema, adminUserListSchema, adminUserSchema, adminUserUpdateSchema, listAuditLog, listUsersForAdmin, opaqueIdSchema, updateUserByAdmin } from "@meridian/domain";
+import { auditPageSchema } from "../http/audit-schema";
+import { defineOperation } from "./define-operation";
+import { authedErrors, errorResponses, idParam, pageQuery, problemResponseFor } from "./responses";
+
+const tags = ["Administration"];
+const isoTime = z.iso.datetime({ offset: true });
+
+/** Server administration (tRPC `admin.*`): accounts and the audit log. */
+export const adminOperations = {
+  users: defineOperation({
+    operationId: "listUsersForAdmin",
+    access: "server-admin",
+    tags,
+    summary: "Every account (server admins)",
+    description: "Oldest first; `q` matches part of the email or name, case-insensitively. Cursor paging.",
+    method: "get",
+    path: "/api/v1/admin/users",
+    status: 200,
+    query: adminUserListQuerySchema,
+    trpcInputOptional: true,
+    output: adminUserListSchema,
+    outputDescription: "Accounts",
+    responses: { 400: errorResponses[400], 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)") },
+    handle: ({ ctx, input }) => listUsersForAdmin({ deps: ctx.deps, q: input.q, limit: input.limit ?? 50, cursor: input.cursor }),
+  }),
+  updateUser: defineOperation({
+    operationId: "updateUserForAdmin",
+    access: "server-admin",
+    tags,
+    summary: "Disable or enable an account, grant or revoke serverAdmin (server admins)",
+    description:
+      "Disabling ends the account's sessions and makes its API keys fail at once; its sign-in answers 403 ACCOUNT_DISABLED. Nothing may leave the server without an enabled server admin (409 LAST_SERVER_ADMIN), and an admin cannot disable their own account (403). Each change is written to the audit log.",
+    method: "put",
+    path: "/api/v1/admin/users/{id}",
+    status: 200,
+    params: z.object({ id: opaqueIdSchema }),
+    body: adminUserUpdateSchema,
+    output: adminUserSchema,
+    outputDescription: "The account",
+    responses: {
+      400: errorResponses[400],
+      401: errorResponses[401],
+      403: problemResponseFor("Server administrators only, or disabling oneself (FORBIDDEN)"),
+      404: problemResponseFor("Not found (NOT_FOUND)"),
+      409: problemResponseFor("It would leave no enabled server administrator (LAST_SERVER_ADMIN)"),
+    },
+    handle: ({ ctx, actor, input }) => {
+      const { id, ...update } = input;
+      return updateUserByAdmin({ deps: ctx.deps, actor, userId: id, input: update });
+    },
+  }),
+  audit: defineOperation({
+    operationId: "listAuditLog",
+    access: "server-admin",
+    tags,
+    summary: "The whole audit log (server admins)",
+    description: "Newest first. Filter by actor, target, scope and time (`from`/`to`, ISO 8601, inclusive).",
+    method: "get",
+    path: "/api/v1/admin/audit",
+    status: 200,
+    query: pageQuery.extend({
+      actorId: idParam.optional(),
+      targetId: idParam.optional(),
+      scopeKind: z.enum(["system", "organization", "observatory", "project"]).optional(),
+      scopeId: idParam.optional(),
+      from: isoTime.optional(),
+      to: isoTime.optional(),
+    }),
+    trpcInputOptional: true,
+    output: auditPageSchema,
+    outputDescription: "Entries",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => {
+      const { limit, cursor, ...filter } = input;
+      return listAuditLog({ deps: ctx.deps, actor, filter, limit: limit ?? 50, cursor });
+    },
+  }),
+};

@@ -1,0 +1,10 @@
+import { presentUser } from "@meridian/domain";
+import { publicProcedure, router } from "../trpc/init";
+import { authOperations } from "./auth";
+import { proceduresOf } from "./trpc-adapter";
+
+export const authRouter = router({
+  ...proceduresOf(authOperations),
+  /** tRPC only: null when signed out, so the SPA can ask without an error (REST GET /auth/me answers 401). */
+  me: publicProcedure.query(({ ctx }) => (ctx.principal ? presentUser(ctx.principal.user) : null)),
+});

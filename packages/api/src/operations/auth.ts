@@ -1,0 +1,129 @@
+import {
+  authResultSchema,
+  confirmPasswordReset,
+  deleteSessionByToken,
+  login,
+  loginInputSchema,
+  passwordResetConfirmSchema,
+  passwordResetRequestSchema,
+  presentUser,
+  requestPasswordReset,
+  signup,
+  signupInputSchema,
+  userSchema,
+} from "@meridian/domain";
+import { defineOperation } from "./define-operation";
+import { errorResponses, problemResponseFor } from "./responses";
+
+const tags = ["Auth"];
+
+export const authOperations = {
+  signup: defineOperation({
+    operationId: "signUp",
+    access: "public",
+    tags,
+    summary: "Create an account",
+    description: "Creates a user and a session. The session token is returned and also set as the HttpOnly `session` cookie.",
+    method: "post",
+    path: "/api/v1/auth/signup",
+    status: 201,
+    body: signupInputSchema,
+    output: authResultSchema,
+    outputDescription: "Account created",
+    responses: {
+      400: errorResponses[400],
+      403: problemResponseFor("Signup disabled (SIGNUP_DISABLED)"),
+      409: problemResponseFor("Email already registered (EMAIL_TAKEN)"),
+      429: errorResponses[429],
+    },
+    handle: async ({ ctx, input }) => {
+      const result = await signup({ deps: ctx.deps, input, client: ctx.client });
+      ctx.setSessionToken(result.token);
+      return result;
+    },
+  }),
+  login: defineOperation({
+    operationId: "logIn",
+    access: "public",
+    tags,
+    summary: "Sign in",
+    description: "Returns a session token and sets the `session` cookie. Failed attempts are rate-limited per email and per client address.",
+    method: "post",
+    path: "/api/v1/auth/login",
+    status: 200,
+    body: loginInputSchema,
+    output: authResultSchema,
+    outputDescription: "Signed in",
+    responses: {
+      400: errorResponses[400],
+      401: problemResponseFor("Wrong email or password (INVALID_CREDENTIALS)"),
+      403: problemResponseFor("The account was disabled by a server administrator (ACCOUNT_DISABLED); said only after the password was verified"),
+      429: errorResponses[429],
+    },
+    handle: async ({ ctx, input }) => {
+      const result = await login({ deps: ctx.deps, input, client: ctx.client });
+      ctx.setSessionToken(result.token);
+      return result;
+    },
+  }),
+  logout: defineOperation({
+    operationId: "logOut",
+    access: "signed-in",
+    tags,
+    summary: "Sign out",
+    description: "Ends the session that authenticated the request; its token stops working. With an API key nothing is revoked (use DELETE /api/v1/user/api-keys/{id}).",
+    method: "post",
+    path: "/api/v1/auth/logout",
+    status: 204,
+    outputDescription: "Signed out",
+    responses: { 401: errorResponses[401], 403: errorResponses[403] },
+    handle: async ({ ctx, principal }) => {
+      if (principal.via === "session" && ctx.token) await deleteSessionByToken({ deps: ctx.deps, token: ctx.token });
+      ctx.setSessionToken(null);
+    },
+  }),
+  /** REST only: the SPA asks `auth.me` (below), which answers null when signed out instead of 401. */
+  getMe: defineOperation({
+    operationId: "getCurrentUser",
+    access: "signed-in",
+    tags,
+    summary: "The signed-in user",
+    method: "get",
+    path: "/api/v1/auth/me",
+    status: 200,
+    output: userSchema,
+    outputDescription: "The current user",
+    responses: { 401: errorResponses[401] },
+    trpc: false,
+    handle: ({ principal }) => presentUser(principal.user),
+  }),
+  requestPasswordReset: defineOperation({
+    operationId: "requestPasswordReset",
+    access: "public",
+    tags,
+    summary: "Email a password reset link",
+    description:
+      "Always 202, whether or not an account has this email, so the answer reveals nothing. An existing, enabled account gets an email with a single-use link valid for one hour (`/app/reset-password?token=…`) on `PUBLIC_URL`, or without it on the address the request reached (never the Host header); a newer request makes older links useless. Rate limited per email and per client address.",
+    method: "post",
+    path: "/api/v1/auth/password-reset",
+    status: 202,
+    body: passwordResetRequestSchema,
+    outputDescription: "Accepted; an email follows if the account exists",
+    responses: { 400: errorResponses[400], 429: errorResponses[429] },
+    handle: ({ ctx, input }) => requestPasswordReset({ deps: ctx.deps, email: input.email, client: ctx.client, appUrl: ctx.linkOrigin }),
+  }),
+  confirmPasswordReset: defineOperation({
+    operationId: "confirmPasswordReset",
+    access: "public",
+    tags,
+    summary: "Set a new password from a reset link",
+    description: "Every session of the account ends. A used, expired or unknown token is 400 INVALID_TOKEN.",
+    method: "post",
+    path: "/api/v1/auth/password-reset/confirm",
+    status: 204,
+    body: passwordResetConfirmSchema,
+    outputDescription: "Password set",
+    responses: { 400: problemResponseFor("Invalid input (VALIDATION_FAILED) or token (INVALID_TOKEN)") },
+    handle: ({ ctx, input }) => confirmPasswordReset({ deps: ctx.deps, token: input.token, newPassword: input.newPassword }),
+  }),
+};
