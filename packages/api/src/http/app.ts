@@ -88,7 +88,7 @@ export function createApiApp(services: ApiServices) {
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "cookie", { type: "apiKey", in: "cookie", name: "session" });
 
-  const document = () =>
+  const document = (origin: string) =>
     app.getOpenAPI31Document({
       openapi: "3.1.0",
       info: {
@@ -98,9 +98,12 @@ export function createApiApp(services: ApiServices) {
           "REST face of Meridian. Errors are RFC 9457 problem+json with a stable `code`. Lists are `{items, nextCursor}`. " +
           "Cookie-authenticated requests that change state must carry an Origin (or Referer) of this site; bearer tokens are exempt. " +
           `JSON bodies are capped at ${MAX_JSON_BODY_BYTES} bytes (413). Unknown fields in JSON bodies are refused (400).`,
+        license: { name: "Apache License 2.0", identifier: "Apache-2.0" },
       },
+      // PUBLIC_URL, else the address the request reached: a generated client calls this very server.
+      servers: [{ url: origin, description: "This Meridian server" }],
     });
-  app.get("/api/openapi.json", (c) => c.json(document()));
+  app.get("/api/openapi.json", (c) => c.json(document(c.get("ctx").linkOrigin)));
   mountApiDocs(app);
 
   app.notFound((c) => {
