@@ -138,6 +138,17 @@ export const announcementsCollection = defineCollection({
   table: announcements,
   schema: announcementDocSchema,
   idPrefix: "ann",
+  fieldColumns: {
+    scope: announcements.scope,
+    scopeId: announcements.scopeId,
+    status: announcements.status,
+    createdBy: announcements.createdBy,
+    startsAt: announcements.startsAt,
+    expiresAt: announcements.expiresAt,
+    recipientCount: announcements.recipientCount,
+    acknowledgedCount: announcements.acknowledgedCount,
+    emailPending: announcements.emailPending,
+  },
   keys: (doc) => ({
     scope: doc.scope,
     scopeId: doc.scopeId,
@@ -155,7 +166,9 @@ export const announcementRecipientsCollection = defineCollection({
   table: announcementRecipients,
   schema: announcementRecipientDocSchema,
   idPrefix: "anr",
-  // Rows are written only by set-based SQL (announcements/create.ts), which fills the key columns.
+  // The document holds only how the user was reached (`via`); the delivery and acknowledgment state
+  // lives in columns alone (ADR 0009), so there is nothing in it to drift. Rows are written by
+  // set-based SQL (announcements/create.ts): the id is `<announcementId>:<userId>`.
   keys: () => ({}),
 });
 

@@ -26,6 +26,11 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
   schema: z.ZodType<Doc>;
   keys: (doc: Doc) => Keys;
   idPrefix: string;
+  /**
+   * Document fields copied as they are into a key column, for `patch`. Every field `keys` reads
+   * and a set-based change may touch must be listed, so document and column change together.
+   */
+  fieldColumns?: Partial<Record<keyof Doc & string, PgColumn>>;
 }) {
   const table = options.table as unknown as DocumentTable;
   const columns = getTableColumns(table);
@@ -41,6 +46,8 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
   return {
     table: options.table,
     schema: options.schema,
+    /** The key columns a document gives; integrity scans compare them with what is stored. */
+    keys: options.keys,
     newId: () => newId(options.idPrefix),
 
     /**
@@ -83,6 +90,30 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
       return toStored(record as Record<string, unknown>);
     },
 
+    /**
+     * A set-based change of some document fields in one statement: each field is written into
+     * `doc` and, when it has a key column (`fieldColumns`), into that column from the same
+     * expression, so the two cannot drift. Expressions are evaluated against the row as it was
+     * (`acknowledged_count + 1`); plain values are bound as parameters.
+     */
+    async patch<Row extends Record<string, unknown> = Record<string, unknown>>(db: Executor, where: SQL, fields: Partial<Record<keyof Doc & string, FieldValue>>, patchOptions: { at?: Date; returning?: SQL } = {}) {
+      const entries = Object.entries(fields) as Array<[string, FieldValue]>;
+      if (entries.length === 0) throw new Error("patch needs at least one field");
+      const jsonPairs = entries.map(([field, value]) => sql`${field}::text, ${expression(value)}`);
+      const assignments = [sql`doc = doc || jsonb_build_object(${sql.join(jsonPairs, sql`, `)})`];
+      for (const [field, value] of entries) {
+        const column = options.fieldColumns?.[field as keyof Doc & string];
+        if (!column) continue;
+        const cast = column.columnType === "PgTimestamp" ? sql`::timestamptz` : sql``;
+        assignments.push(sql`${sql.identifier(column.name)} = (${expression(value)})${cast}`);
+      }
+      assignments.push(patchOptions.at ? sql`updated_at = ${patchOptions.at.toISOString()}::timestamptz` : sql`updated_at = now()`);
+      return db.execute<Row>(sql`
+        update ${table} a set ${sql.join(assignments, sql`, `)}
+         where ${where}
+         returning ${patchOptions.returning ?? sql`a.id`}`);
+    },
+
     async remove(db: Executor, id: string): Promise<boolean> {
       const records = await db.delete(table).where(eq(table.id, id)).returning({ id: table.id });
       return records.length > 0;
@@ -90,6 +121,17 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
 
     columns,
   };
+}
+
+/** A new value for a document field in `patch`: an SQL expression, or a value bound as a parameter. */
+export type FieldValue = SQL | string | number | boolean | null;
+
+function expression(value: FieldValue): SQL {
+  if (value === null) return sql`null::text`;
+  if (typeof value === "string") return sql`${value}::text`;
+  if (typeof value === "number") return Number.isInteger(value) ? sql`${value}::integer` : sql`${value}::double precision`;
+  if (typeof value === "boolean") return sql`${value}::boolean`;
+  return value;
 }
 
 export function newId(prefix: string): string {

@@ -98,7 +98,7 @@ export function createApiApp(services: ApiServices) {
           "REST face of Meridian. Errors are RFC 9457 problem+json with a stable `code`. Lists are `{items, nextCursor}`. " +
           "Cookie-authenticated requests that change state must carry an Origin (or Referer) of this site; bearer tokens are exempt. " +
           `JSON bodies are capped at ${MAX_JSON_BODY_BYTES} bytes (413). Unknown fields in JSON bodies are refused (400).`,
-        license: { name: "Apache License 2.0", identifier: "Apache-2.0" },
+        license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
       },
       // PUBLIC_URL, else the address the request reached: a generated client calls this very server.
       servers: [{ url: origin, description: "This Meridian server" }],

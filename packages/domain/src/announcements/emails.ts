@@ -1,3 +1,4 @@
+import { announcementsCollection } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import type { MailTransport } from "../email/transport";
@@ -143,10 +144,8 @@ async function chargeFailedRecipient(deps: Deps, id: string, options: { permanen
 
 /** Once no message of the announcement is pending or being sent, the minute sweep stops looking at it. */
 async function clearEmailPendingIfDone(deps: Deps, announcementId: string) {
-  await deps.db.execute(sql`
-    update announcements set email_pending = false, doc = doc || '{"emailPending":false}'::jsonb
-     where id = ${announcementId} and email_pending
-       and not exists (select 1 from announcement_recipients r where ${recipientsOf(announcementId, "r")} and r.email_state in ('pending', 'sending'))`);
+  const stillSending = sql`exists (select 1 from announcement_recipients r where ${recipientsOf(announcementId, "r")} and r.email_state in ('pending', 'sending'))`;
+  await announcementsCollection.patch(deps.db, sql`a.id = ${announcementId} and a.email_pending and not ${stillSending}`, { emailPending: false });
 }
 
 /** Gives unsent claims back, uncharged. */

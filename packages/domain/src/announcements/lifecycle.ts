@@ -1,4 +1,4 @@
-import type { AnnouncementDoc, Executor } from "@meridian/db";
+import { announcementsCollection, type AnnouncementDoc, type Executor } from "@meridian/db";
 import { sql, type SQL } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
@@ -11,6 +11,7 @@ import { FORBIDDEN_IN_TEXT } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
 import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress, senderUserIds } from "./senders";
+import { assertTransition, mayMoveTo, type AnnouncementStatus } from "./status";
 
 /**
  * active → expired for every announcement whose expiry has passed without full
@@ -22,11 +23,7 @@ export async function expireDueAnnouncements(options: { deps: Deps; db?: Executo
   const now = deps.now();
   const only = options.announcementId ? sql`and id = ${options.announcementId}` : sql``;
   const nowIso = now.toISOString();
-  const rows = await db.execute<{ id: string }>(sql`
-    update announcements
-       set status = 'expired', doc = doc || jsonb_build_object('status', 'expired', 'expiredAt', ${nowIso}::text), updated_at = ${nowIso}::timestamptz
-     where status = 'active' and expires_at is not null and expires_at <= ${nowIso}::timestamptz ${only}
-     returning id`);
+  const rows = await announcementsCollection.patch<{ id: string }>(db, sql`${mayMoveTo("expired", sql`a.status`)} and a.expires_at is not null and a.expires_at <= ${nowIso}::timestamptz ${only}`, { status: "expired", expiredAt: nowIso }, { at: now });
   for (const row of rows) {
     await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.expired", data: { id: row.id } } });
   }
@@ -56,7 +53,7 @@ export async function cancelAnnouncement(options: { deps: Deps; actor: UserActor
     const reason = options.reason?.trim();
     if (!reason) throw new AppError("REASON_REQUIRED", "A cancellation needs a reason", { errors: [fieldError("reason", "must not be blank")] });
     if (FORBIDDEN_IN_TEXT.test(reason)) throw new AppError("VALIDATION_FAILED", "The reason is not valid", { errors: [fieldError("reason", "must not contain control characters")] });
-    if (current.status !== "active") throw new AppError("INVALID_TRANSITION", `An announcement that is ${current.status} cannot be cancelled`);
+    assertTransition(current.status as AnnouncementStatus, "cancelled");
     const [cancelled] = await markCancelled(tx, sql`a.id = ${announcementId}`, { reason, at: now.toISOString(), by: actor.id });
     await invalidateCaches(deps, tx, { kind: "announcements" });
     await recordAudit(tx, {
@@ -73,12 +70,12 @@ export async function cancelAnnouncement(options: { deps: Deps; actor: UserActor
 /** Sets the matching announcements cancelled, with why, when and by whom, and tells their recipients; in the actor's transaction. */
 async function markCancelled(db: Executor, where: SQL, cancellation: { reason: string; at: string; by: string }): Promise<AnnouncementRow[]> {
   const { reason, at, by } = cancellation;
-  const records = await db.execute<Record<string, unknown>>(sql`
-    update announcements a
-       set status = 'cancelled', updated_at = ${at}::timestamptz,
-           doc = doc || jsonb_build_object('status', 'cancelled', 'cancellationReason', ${reason}::text, 'cancelledAt', ${at}::text, 'cancelledBy', ${by}::text)
-     where ${where}
-     returning ${sql.raw(announcementColumns())}`);
+  const records = await announcementsCollection.patch(
+    db,
+    sql`${where} and ${mayMoveTo("cancelled", sql`a.status`)}`,
+    { status: "cancelled", cancellationReason: reason, cancelledAt: at, cancelledBy: by },
+    { at: new Date(at), returning: sql.raw(announcementColumns()) },
+  );
   const rows = records.map(toAnnouncementRow);
   for (const row of rows) {
     await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.cancelled", data: { id: row.id, reason, cancelledAt: at } } });
@@ -111,16 +108,10 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; actor: User
       update announcement_recipients
          set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
        where id = ${`${announcementId}:${actor.id}`}`);
-    const [counts] = await tx.execute<{ acknowledged: number; total: number; doc: AnnouncementDoc }>(sql`
-      update announcements
-         set acknowledged_count = acknowledged_count + 1,
-             status = case when acknowledged_count + 1 >= recipient_count then 'acknowledged' else status end,
-             doc = doc || jsonb_build_object(
-               'acknowledgedCount', acknowledged_count + 1,
-               'status', case when acknowledged_count + 1 >= recipient_count then 'acknowledged' else status end),
-             updated_at = ${nowIso}::timestamptz
-       where id = ${announcementId}
-       returning acknowledged_count as acknowledged, recipient_count as total, doc`);
+    const [counts] = await announcementsCollection.patch<{ acknowledged: number; total: number; doc: AnnouncementDoc }>(tx, sql`a.id = ${announcementId}`, acknowledgedBy(1), {
+      at: now,
+      returning: sql`a.acknowledged_count as acknowledged, a.recipient_count as total, a.doc`,
+    });
     const data = { id: announcementId, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged };
     await invalidateCaches(deps, tx, { kind: "pending", userId: actor.id });
     await publishEvent(tx, { userIds: await senderUserIds(tx, counts!.doc), event: { type: "announcement.counts", data } });
@@ -159,6 +150,15 @@ export async function announceStarted(options: { deps: Deps; announcementId: str
   });
 }
 
+/**
+ * `count` more recipients acknowledged; the last one moves an active announcement to acknowledged
+ * (the one move of the status table made by a counter rather than by a person).
+ */
+function acknowledgedBy(count: number) {
+  const reachesAll = sql`a.acknowledged_count + ${count}::integer >= a.recipient_count and ${mayMoveTo("acknowledged", sql`a.status`)}`;
+  return { acknowledgedCount: sql`a.acknowledged_count + ${count}::integer`, status: sql`case when ${reachesAll} then 'acknowledged' else a.status end` };
+}
+
 /** Email recipients count as acknowledged once their announcement starts (at creation, unless scheduled). */
 async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, now: Date): Promise<AnnouncementRow> {
   const nowIso = now.toISOString();
@@ -167,16 +167,7 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
        set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
      where ${recipientsOf(row.id)} and acknowledged_at is null
      returning id`);
-  const [record] = await tx.execute<Record<string, unknown>>(sql`
-    update announcements a
-       set acknowledged_count = acknowledged_count + ${acknowledged.length},
-           status = case when acknowledged_count + ${acknowledged.length} >= recipient_count then 'acknowledged' else status end,
-           doc = doc || jsonb_build_object(
-             'acknowledgedCount', acknowledged_count + ${acknowledged.length},
-             'status', case when acknowledged_count + ${acknowledged.length} >= recipient_count then 'acknowledged' else status end),
-           updated_at = ${nowIso}::timestamptz
-     where a.id = ${row.id}
-     returning ${sql.raw(announcementColumns())}`);
+  const [record] = await announcementsCollection.patch(tx, sql`a.id = ${row.id}`, acknowledgedBy(acknowledged.length), { at: now, returning: sql.raw(announcementColumns()) });
   return toAnnouncementRow(record!);
 }
 
