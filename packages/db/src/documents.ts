@@ -80,7 +80,9 @@ export type SettingDoc = z.infer<typeof settingDocSchema>;
 
 export const organizationTypes = ["university", "college", "high_school", "research_institute", "observatory", "company", "nonprofit", "other"] as const;
 export const organizationPermissionKeys = ["can_manage_members", "can_manage_observatories", "can_manage_projects", "can_manage_billing", "can_manage_storage"] as const;
-export const observatoryPermissionKeys = ["can_view", "can_observe", "can_operate", "can_admin"] as const;
+import { observatoryPermissionKeys } from "@meridian/rules";
+
+export { observatoryPermissionKeys };
 export const externalStorageKinds = ["google_drive", "dropbox", "s3"] as const;
 export const projectStatuses = ["active", "paused", "completed", "archived"] as const;
 

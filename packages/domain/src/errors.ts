@@ -1,4 +1,4 @@
-import { fieldMessage, UNKNOWN_FIELD } from "./validation/messages";
+import { fieldMessage, UNKNOWN_FIELD } from "@meridian/rules";
 
 /**
  * The one error type of Meridian. Each code has a fixed HTTP status; REST turns it into

@@ -26,7 +26,7 @@ export { actorFromUser, systemActor, type Actor, type UserActor, type Observator
 export { createSecretBox, loadSecretsKey, type SecretBox } from "./secrets/secret-box";
 export * from "./permissions/observatory-permissions";
 export * from "./organizations/schemas";
-export * from "./rules";
+export * from "@meridian/rules";
 export { loadOrganizationAccess, requireOrganizationPermission, ALL_ORGANIZATION_PERMISSIONS } from "./organizations/organization-access";
 export { createOrganization, listOrganizations, getOrganization, updateOrganization, listOrganizationAudit, openExternalStorageSecrets } from "./organizations/organizations";
 export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./organizations/members";

@@ -1,19 +1,11 @@
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from "react";
+import type { RealtimeEvents as SharedRealtimeEvents } from "@meridian/rules/events";
 import type { RouterOutputs } from "../organizations/types";
 
 type Announcement = RouterOutputs["announcements"]["pending"]["items"][number];
 
-/** What the server pushes over `/ws`, by message type (see the contract's WebSocket section). */
-export interface RealtimeEvents {
-  "announcement.created": Announcement;
-  "announcement.counts": { id: string; acknowledged: number; pending: number };
-  "announcement.delivery": { id: string };
-  "announcement.acknowledged": { id: string; acknowledgedAt: string };
-  "announcement.cancelled": { id: string; reason?: string; cancelledAt?: string };
-  "announcement.expired": { id: string };
-  "organization.member_added": Record<string, unknown>;
-  "organization.member_removed": Record<string, unknown>;
-}
+/** What the server pushes over `/ws`, by message type: the shared schemas, with the announcement as tRPC types it. */
+export type RealtimeEvents = SharedRealtimeEvents<Announcement>;
 export type RealtimeEventType = keyof RealtimeEvents;
 
 type Listener = (data: unknown) => void;

@@ -1,4 +1,7 @@
+import { closePermissions, observatoryPermissionKeys, type ObservatoryPermissionKey, type ObservatoryPermissions } from "@meridian/rules";
 import type { RouterOutputs } from "../organizations/types";
+
+export { closePermissions, observatoryPermissionKeys, type ObservatoryPermissionKey, type ObservatoryPermissions };
 
 export type Observatory = RouterOutputs["observatories"]["get"];
 export type ObservatoryListItem = RouterOutputs["observatories"]["list"]["items"][number];
@@ -9,25 +12,12 @@ export type MyObservatoryPermissions = RouterOutputs["observatories"]["myPermiss
 export type PermissionSource = MyObservatoryPermissions["sources"][number];
 export type HistoryEntry = RouterOutputs["observatories"]["history"]["items"][number];
 
-export const observatoryPermissionKeys = ["can_view", "can_observe", "can_operate", "can_admin"] as const;
-export type ObservatoryPermissionKey = (typeof observatoryPermissionKeys)[number];
-export type ObservatoryPermissions = Record<ObservatoryPermissionKey, boolean>;
-
 export const observatoryPermissionInfo: Record<ObservatoryPermissionKey, { label: string; badge: string; description: string }> = {
   can_view: { label: "View", badge: "Can view", description: "See the observatory, its status, members and history." },
   can_observe: { label: "Observe", badge: "Can observe", description: "Submit observations." },
   can_operate: { label: "Operate", badge: "Can operate", description: "Control the equipment and the observing queue." },
   can_admin: { label: "Admin", badge: "Can admin", description: "Manage members, permissions and settings." },
 };
-
-/** Each permission implies the ones before it (admin ⇒ operate ⇒ observe ⇒ view), as the server reads grants. */
-export function closePermissions(permissions: ObservatoryPermissions): ObservatoryPermissions {
-  const can_admin = permissions.can_admin;
-  const can_operate = can_admin || permissions.can_operate;
-  const can_observe = can_operate || permissions.can_observe;
-  const can_view = can_observe || permissions.can_view;
-  return { can_view, can_observe, can_operate, can_admin };
-}
 
 /** Checking a permission grants what it implies; unchecking one takes away what implies it. */
 export function setObservatoryPermission(permissions: ObservatoryPermissions, key: ObservatoryPermissionKey, checked: boolean): ObservatoryPermissions {

@@ -1,4 +1,4 @@
-import { SHORT_NAME_FORMAT, SHORT_NAME_MESSAGE, shortNameProblem } from "@meridian/api/rules";
+import { SHORT_NAME_FORMAT, SHORT_NAME_MESSAGE, shortNameProblem } from "@meridian/rules";
 import { SelectField } from "../components/SelectField";
 import { TextAreaField } from "../components/TextAreaField";
 import { TextField } from "../components/TextField";

@@ -1,3 +1,4 @@
+import { hasAnyObservatoryGrant } from "../permissions/grant-predicates";
 import type { Executor } from "@meridian/db";
 import { sql, type SQL } from "drizzle-orm";
 import { AppError, type FieldError } from "../errors";
@@ -10,9 +11,6 @@ const idSet = (ids: string[]) => sql`(select jsonb_array_elements_text(${JSON.st
 /** `null` ids: every observatory, organization or project. */
 const restrict = (column: string, ids: string[] | null) => (ids ? sql`and ${sql.raw(column)} in ${idSet(ids)}` : sql``);
 
-const granted = (column: string) =>
-  sql.raw(`((${column}->>'can_view')::boolean or (${column}->>'can_observe')::boolean or (${column}->>'can_operate')::boolean or (${column}->>'can_admin')::boolean)`);
-
 /**
  * Everyone with access to the observatories: the owning user, direct members with any grant,
  * and every member of a member organization with any grant (the owning organization is such a
@@ -23,11 +21,11 @@ function observatoryAudience(ids: string[] | null): SQL {
     select o.owner_id as user_id from observatories o where o.owner_kind = 'user' ${restrict("o.id", ids)}
     union all
     select m.member_id from observatory_members m
-     where m.member_kind = 'user' and ${granted("m.doc->'permissions'")} ${restrict("m.observatory_id", ids)}
+     where m.member_kind = 'user' and ${hasAnyObservatoryGrant("m.doc->'permissions'")} ${restrict("m.observatory_id", ids)}
     union all
     select om.user_id from observatory_members m
       join organization_members om on om.organization_id = m.member_id
-     where m.member_kind = 'organization' and ${granted("m.doc->'permissions'")} ${restrict("m.observatory_id", ids)}`;
+     where m.member_kind = 'organization' and ${hasAnyObservatoryGrant("m.doc->'permissions'")} ${restrict("m.observatory_id", ids)}`;
 }
 
 /** Organization members; the owner holds a member row too. */

@@ -1,3 +1,4 @@
+import { isOrganizationAdminMembership } from "../permissions/grant-predicates";
 import { sql, type SQL } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -28,7 +29,7 @@ async function managedScopeIds(deps: Deps, actor: UserActor, scope: Scope): Prom
       const rows = await deps.db.execute<{ id: string }>(sql`
         select om.organization_id as id from organization_members om
          where om.user_id = ${actor.id}
-           and ((om.doc->'permissions'->>'can_manage_members')::boolean or (om.doc->'permissions'->>'can_manage_observatories')::boolean)`);
+           and ${isOrganizationAdminMembership("om")}`);
       return rows.map((row) => row.id);
     }
     case "project": {

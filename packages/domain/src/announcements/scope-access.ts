@@ -1,3 +1,4 @@
+import { isOrganizationAdmin } from "../permissions/grant-predicates";
 import { observatoriesCollection, type Executor } from "@meridian/db";
 import type { UserActor } from "../actor";
 import { AppError } from "../errors";
@@ -33,7 +34,7 @@ export async function loadScopeAccess(db: Executor, actor: UserActor, ref: Annou
     }
     case "organization": {
       const access = await loadOrganizationAccess({ db, actor, organizationId: ref.scopeId });
-      const canSend = access.isOwner || actor.isServerAdmin || access.permissions.can_manage_members || access.permissions.can_manage_observatories;
+      const canSend = access.isOwner || actor.isServerAdmin || isOrganizationAdmin(access.permissions);
       return { scopeName: access.organization.doc.name, canSend };
     }
     case "project": {

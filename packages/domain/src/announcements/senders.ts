@@ -1,3 +1,4 @@
+import { isOrganizationAdminMembership } from "../permissions/grant-predicates";
 import type { AnnouncementDoc, Executor } from "@meridian/db";
 import { publishEvent } from "../events/publish";
 import { sql } from "drizzle-orm";
@@ -16,12 +17,12 @@ export async function senderUserIds(db: Executor, doc: AnnouncementDoc): Promise
         union select om.user_id from observatory_members m
           join organization_members om on om.organization_id = m.member_id
          where m.observatory_id = ${doc.scopeId} and m.member_kind = 'organization' and (m.doc->'permissions'->>'can_admin')::boolean
-           and ((om.doc->'permissions'->>'can_manage_members')::boolean or (om.doc->'permissions'->>'can_manage_observatories')::boolean)`
+           and ${isOrganizationAdminMembership("om")}`
       : doc.scope === "organization"
         ? sql`
         select om.user_id from organization_members om
          where om.organization_id = ${doc.scopeId}
-           and ((om.doc->'permissions'->>'can_manage_members')::boolean or (om.doc->'permissions'->>'can_manage_observatories')::boolean)`
+           and ${isOrganizationAdminMembership("om")}`
         : doc.scope === "project"
           ? sql`
         select p.owner_id from projects p where p.id = ${doc.scopeId}

@@ -5,7 +5,8 @@ import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
-import { ALL_OBSERVATORY_PERMISSIONS, closePermissions, NO_OBSERVATORY_PERMISSIONS, requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { closePermissions } from "@meridian/rules";
+import { ALL_OBSERVATORY_PERMISSIONS, NO_OBSERVATORY_PERMISSIONS, requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import { observatoryMemberWhere, recordHistory } from "./observatories";
 

@@ -1,7 +1,7 @@
 import { externalStorageKinds, organizationPermissionKeys, organizationTypes } from "@meridian/db";
 import { z } from "zod";
 import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
-import { SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE } from "./short-name-rule";
+import { SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE } from "@meridian/rules";
 
 // Control characters and lone surrogates cannot be stored (PostgreSQL refuses them in jsonb): 400, not 500.
 const text = (max: number) => withoutControlCharacters(z.string().trim().min(1).max(max));

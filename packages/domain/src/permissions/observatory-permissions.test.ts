@@ -1,6 +1,7 @@
 import type { Executor, ObservatoryPermissions, OrganizationPermissions } from "@meridian/db";
 import { describe, expect, it } from "vitest";
-import { closePermissions, inheritedFromOrganizationRole, organizationRole, requireObservatoryPermission, resolveObservatoryAccess } from "./observatory-permissions";
+import { closePermissions } from "@meridian/rules";
+import { inheritedFromOrganizationRole, organizationRole, requireObservatoryPermission, resolveObservatoryAccess } from "./observatory-permissions";
 
 /** "vopa": can_view, can_observe, can_operate (p), can_admin. */
 const p = (letters: string): ObservatoryPermissions => ({ can_view: letters.includes("v"), can_observe: letters.includes("o"), can_operate: letters.includes("p"), can_admin: letters.includes("a") });

@@ -1,3 +1,5 @@
+import { closePermissions } from "@meridian/rules";
+import { hasAnyObservatoryGrant, isOrganizationAdmin } from "./grant-predicates";
 import { observatoryPermissionKeys, type Executor, type ObservatoryPermissions, type OrganizationPermissions } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { AppError } from "../errors";
@@ -17,19 +19,6 @@ export interface ObservatoryAccess extends ObservatoryPermissions {
 export const ALL_OBSERVATORY_PERMISSIONS: ObservatoryPermissions = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 export const NO_OBSERVATORY_PERMISSIONS: ObservatoryPermissions = { can_view: false, can_observe: false, can_operate: false, can_admin: false };
 
-/**
- * Permissions are ordered: administering implies operating, operating implies observing,
- * and any permission implies viewing. Grants are closed under that order before they are
- * combined, so "can_admin" alone never leaves an administrator unable to see the observatory.
- */
-export function closePermissions(permissions: ObservatoryPermissions): ObservatoryPermissions {
-  const can_admin = permissions.can_admin;
-  const can_operate = can_admin || permissions.can_operate;
-  const can_observe = can_operate || permissions.can_observe;
-  const can_view = can_observe || permissions.can_view;
-  return { can_view, can_observe, can_operate, can_admin };
-}
-
 const intersect = (a: ObservatoryPermissions, b: ObservatoryPermissions): ObservatoryPermissions =>
   Object.fromEntries(observatoryPermissionKeys.map((key) => [key, a[key] && b[key]])) as ObservatoryPermissions;
 
@@ -45,7 +34,7 @@ export function inheritedFromOrganizationRole(role: "owner" | "admin" | "member"
 
 export function organizationRole(isOwner: boolean, permissions: OrganizationPermissions): "owner" | "admin" | "member" {
   if (isOwner) return "owner";
-  return permissions.can_manage_members || permissions.can_manage_observatories ? "admin" : "member";
+  return isOrganizationAdmin(permissions) ? "admin" : "member";
 }
 
 type AccessRow = {
@@ -140,19 +129,17 @@ export async function requireObservatoryPermission(options: {
  */
 export async function listViewableObservatoryIds(options: { db: Executor; userId: string; after?: string; limit: number }): Promise<string[]> {
   const { db, userId } = options;
-  const granted = (column: string) =>
-    sql.raw(`((${column}->>'can_view')::boolean or (${column}->>'can_observe')::boolean or (${column}->>'can_operate')::boolean or (${column}->>'can_admin')::boolean)`);
   const after = options.after ? sql`and id > ${options.after}` : sql``;
   const rows = await db.execute<{ id: string }>(sql`
     select id from (
       select o.id from observatories o where o.owner_kind = 'user' and o.owner_id = ${userId}
       union
       select m.observatory_id from observatory_members m
-       where m.member_kind = 'user' and m.member_id = ${userId} and ${granted("m.doc->'permissions'")}
+       where m.member_kind = 'user' and m.member_id = ${userId} and ${hasAnyObservatoryGrant("m.doc->'permissions'")}
       union
       select m.observatory_id from organization_members om
         join observatory_members m on m.member_kind = 'organization' and m.member_id = om.organization_id
-       where om.user_id = ${userId} and ${granted("m.doc->'permissions'")}
+       where om.user_id = ${userId} and ${hasAnyObservatoryGrant("m.doc->'permissions'")}
     ) visible (id)
     where true ${after}
     order by id

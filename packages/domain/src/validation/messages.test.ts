@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { validationError } from "../errors";
 import { organizationCreateSchema } from "../organizations/schemas";
-import { shortNameProblem, SHORT_NAME_FORMAT } from "../organizations/short-name-rule";
-import { fieldLabel, fieldMessage } from "./messages";
+import { fieldLabel, fieldMessage, shortNameProblem, SHORT_NAME_FORMAT } from "@meridian/rules";
 import "./zod-error-map";
 
 /** The `errors[]` messages the API would give for `input` against `schema`. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { issuePredicate, type IssueDetails } from "./messages";
+import { issuePredicate, type IssueDetails } from "@meridian/rules";
 
 // One process-wide map: every zod issue without a schema's own message gets Meridian's predicate
 // ("must be at most 90"); validationError() puts the field's label in front. The REST

@@ -1,4 +1,4 @@
-import { fieldMessage } from "../validation/messages";
+import { fieldMessage } from "./validation-messages";
 
 /** Short names: 2–32 characters, letters, digits, "-" or "_", starting with a letter or digit. */
 export const SHORT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;

@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+const id = z.string();
+
+/**
+ * What the server pushes over `/ws`, by message type, as the contract's WebSocket section names
+ * them. The server publishes exactly these (`publishEvent` is typed by them) and the SPA listens
+ * for them, so the two cannot disagree on a payload.
+ */
+export const realtimeEventSchemas = {
+  "announcement.counts": z.object({ id, acknowledged: z.number().int(), pending: z.number().int() }),
+  "announcement.delivery": z.object({ id }),
+  "announcement.acknowledged": z.object({ id, acknowledgedAt: z.string() }),
+  "announcement.cancelled": z.object({ id, reason: z.string().optional(), cancelledAt: z.string().optional() }),
+  "announcement.expired": z.object({ id }),
+  "organization.member_added": z.object({ organizationId: id, organizationName: z.string(), permissions: z.record(z.string(), z.boolean()) }),
+  "organization.member_removed": z.object({ organizationId: id, organizationName: z.string() }),
+  "job.progress": z.object({
+    id,
+    kind: z.string(),
+    status: z.enum(["queued", "running", "completed", "failed"]),
+    progress: z.object({ done: z.number(), total: z.number().nullable(), stage: z.string().nullable() }),
+  }),
+};
+
+/**
+ * Every event's payload. `announcement.created` carries the announcement as the API presents it,
+ * whose schema belongs to the domain: each side fills it in with its own view of that type.
+ */
+export type RealtimeEvents<Announcement = unknown> = { [Type in keyof typeof realtimeEventSchemas]: z.infer<(typeof realtimeEventSchemas)[Type]> } & {
+  "announcement.created": Announcement;
+};
+export type RealtimeEventType = keyof RealtimeEvents;
