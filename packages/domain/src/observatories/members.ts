@@ -13,7 +13,7 @@ import { observatoryMemberWhere, recordHistory } from "./observatories";
 type PermissionsInput = Partial<ObservatoryPermissions>;
 
 async function loadObservatoryForAdmin(tx: Deps["db"] | Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0], actor: UserActor, observatoryId: string) {
-  await requireObservatoryPermission({ db: tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_admin" });
+  await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_admin" });
   const observatory = await observatoriesCollection.get(tx, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   return observatory;
@@ -21,7 +21,7 @@ async function loadObservatoryForAdmin(tx: Deps["db"] | Parameters<Parameters<De
 
 export async function listObservatoryMembers(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
   const { deps, actor, observatoryId } = options;
-  await requireObservatoryPermission({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
+  await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const members = await observatoryMembersCollection.findMany(deps.db, eq(tables.observatoryMembers.observatoryId, observatoryId), asc(tables.observatoryMembers.createdAt), 10_000);
@@ -88,7 +88,7 @@ export async function removeObservatoryUser(options: { deps: Deps; actor: UserAc
   const { deps, actor, observatoryId, userId } = options;
   await deps.db.transaction(async (tx) => {
     if (userId !== actor.id) await loadObservatoryForAdmin(tx, actor, observatoryId);
-    else await requireObservatoryPermission({ db: tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
+    else await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_view" });
     const observatory = await observatoriesCollection.get(tx, observatoryId);
     if (observatory?.doc.owner.kind === "user" && observatory.doc.owner.id === userId) {
       throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer the observatory before its owner can leave");

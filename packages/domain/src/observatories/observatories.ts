@@ -98,7 +98,7 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
 
 export async function getObservatory(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
   const { deps, actor, observatoryId } = options;
-  const access = await requireObservatoryPermission({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
+  const access = await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const { sources: _sources, ...permissions } = access;
@@ -107,7 +107,7 @@ export async function getObservatory(options: { deps: Deps; actor: UserActor; ob
 
 export async function getMyObservatoryPermissions(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
   const { deps, actor, observatoryId } = options;
-  const access = await requireObservatoryPermission({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
+  const access = await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   return access;
 }
 
@@ -121,7 +121,7 @@ export async function transferObservatoryOwnership(options: { deps: Deps; actor:
   return deps.db.transaction(async (tx) => {
     const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
     if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-    await requireObservatoryPermission({ db: tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
+    await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_view" });
     const previous = observatory.doc.owner;
     let isOwner = previous.kind === "user" && previous.id === actor.id;
     if (previous.kind === "organization") {
@@ -165,7 +165,7 @@ export async function transferObservatoryOwnership(options: { deps: Deps; actor:
 
 export async function listObservatoryHistory(options: { deps: Deps; actor: UserActor; observatoryId: string; limit: number; cursor?: string }) {
   const { deps, actor, observatoryId, limit } = options;
-  await requireObservatoryPermission({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_view" });
+  await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   const { observatoryHistory } = tables;
   const rows = await deps.db
     .select()

@@ -14,7 +14,7 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
   const { deps, actor, observatoryId, input } = options;
   return deps.db.transaction(async (tx) => {
     const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
-    const access = await requireObservatoryPermission({ db: tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryId, permission: "can_admin" });
+    const access = await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_admin" });
     if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
     const before = settingsOf(observatory.doc);
     const after = {

@@ -1,4 +1,5 @@
 import { closePermissions } from "@meridian/rules";
+import type { UserActor } from "../actor";
 import { hasAnyObservatoryGrant, isOrganizationAdmin } from "./grant-predicates";
 import { observatoryPermissionKeys, type Executor, type ObservatoryPermissions, type OrganizationPermissions } from "@meridian/db";
 import { sql } from "drizzle-orm";
@@ -107,14 +108,9 @@ export async function resolveObservatoryAccess(options: {
 }
 
 /** Loads the actor's access to one observatory; without can_view it does not exist for them (404). */
-export async function requireObservatoryPermission(options: {
-  db: Executor;
-  userId: string;
-  isServerAdmin: boolean;
-  observatoryId: string;
-  permission: ObservatoryPermission;
-}): Promise<ObservatoryAccess> {
-  const access = (await resolveObservatoryAccess({ ...options, observatoryIds: [options.observatoryId] })).get(options.observatoryId);
+export async function requireObservatoryPermission(options: { db: Executor; actor: UserActor; observatoryId: string; permission: ObservatoryPermission }): Promise<ObservatoryAccess> {
+  const { db, actor, observatoryId } = options;
+  const access = (await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [observatoryId] })).get(observatoryId);
   if (!access?.can_view) throw new AppError("NOT_FOUND", "No such observatory");
   if (!access[options.permission]) throw new AppError("FORBIDDEN", `This needs ${options.permission} on the observatory`);
   return access;
