@@ -100,7 +100,7 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
         setNotice(`Permissions saved for ${member.name}.`);
         await refreshObservatories();
       },
-      onSettled: (_member, _error, input) => settle(`organization:${input.organizationId}`),
+      onSettled: (_member, _error, input) => settle(`organization:${input.orgId}`),
     }),
   );
   const removeUser = useConfirmedMutation({
@@ -114,7 +114,7 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
   });
   const removeOrganization = useConfirmedMutation({
     mutation: trpc.observatories.removeOrganization.mutationOptions(),
-    variables: (member: ObservatoryOrganizationMember) => ({ id: observatory.id, organizationId: member.organizationId }),
+    variables: (member: ObservatoryOrganizationMember) => ({ id: observatory.id, orgId: member.organizationId }),
     onSuccess: async (member) => {
       await refreshObservatories();
       setNotice(`${member.name} was removed.`);
@@ -135,7 +135,7 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
     );
   const toggleOrganization = (member: ObservatoryOrganizationMember, key: ObservatoryPermissionKey, checked: boolean) =>
     change(`organization:${member.organizationId}`, setObservatoryPermission(member.permissions, key, checked), updateUser, (permissions) =>
-      updateOrganization.mutate({ id: observatory.id, organizationId: member.organizationId, permissions }),
+      updateOrganization.mutate({ id: observatory.id, orgId: member.organizationId, permissions }),
     );
   const isMine = (organizationId: string) => Boolean(myOrganizations.data?.items.some((organization) => organization.id === organizationId));
   const removingSelf = removeUser.target?.userId === me.data?.id;

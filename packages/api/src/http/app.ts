@@ -10,8 +10,6 @@ import { mountApiDocs } from "./api-docs";
 import { createRouter } from "./env";
 import { problemResponse, toAppError } from "./problem";
 import { requestContext } from "./request-context";
-import { observatoryRoutes } from "./routes/observatories";
-import { organizationRoutes } from "./routes/organizations";
 import { restRoutes } from "../operations/rest-adapter";
 import { allOperations } from "../operations";
 import { healthOperations } from "../operations/health";
@@ -53,8 +51,6 @@ export function createApiApp(services: ApiServices) {
   app.use(async (c, next) => (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) ? next() : jsonLimit(c, next)));
   app.use(requestContext(services));
 
-  app.route("/", organizationRoutes);
-  app.route("/", observatoryRoutes);
   app.route("/", announcementRoutes);
   app.route("/", restRoutes([...allOperations, ...healthOperations(services)]));
 

@@ -46,7 +46,7 @@ export class Reply<T = unknown> {
 export type Method = "get" | "post" | "put" | "delete";
 export type TrpcFace = "query" | "mutation" | false | undefined;
 
-export interface OperationConfig<A extends Access, M extends Method, P, Q, B, K extends string | undefined, O, R, F extends TrpcFace = undefined> {
+export interface OperationConfig<A extends Access, M extends Method, P, Q, B, K extends string | undefined, O, R, F extends TrpcFace = undefined, Opt extends boolean = false> {
   /** Unique, camelCase; the OpenAPI `operationId`, so generated clients get real method names. */
   operationId: string;
   access: A;
@@ -74,12 +74,12 @@ export interface OperationConfig<A extends Access, M extends Method, P, Q, B, K 
   /** The tRPC face: `false` for REST-only operations (raw bodies, bytes). Defaults from the method. */
   trpc?: F;
   /** A tRPC input that may be omitted altogether (every field optional). */
-  trpcInputOptional?: boolean;
+  trpcInputOptional?: Opt;
   handle(args: HandlerArgs<A, InputOf<P, Q, B, K>>): Promise<R> | R;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOperation = OperationConfig<any, any, any, any, any, any, any, any, any>;
+export type AnyOperation = OperationConfig<any, any, any, any, any, any, any, any, any, any>;
 
 /** The declared response of an operation, for tests and clients. */
 export type OutputOf<T> = T extends { output?: infer O } ? Out<O> : never;
@@ -95,6 +95,7 @@ export function defineOperation<
   O extends z.ZodType | undefined = undefined,
   R = unknown,
   F extends TrpcFace = undefined,
->(config: OperationConfig<A, M, P, Q, B, K, O, R, F>): OperationConfig<A, M, P, Q, B, K, O, R, F> {
+  Opt extends boolean = false,
+>(config: OperationConfig<A, M, P, Q, B, K, O, R, F, Opt>): OperationConfig<A, M, P, Q, B, K, O, R, F, Opt> {
   return config;
 }

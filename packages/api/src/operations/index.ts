@@ -1,6 +1,8 @@
 import { adminOperations } from "./admin";
 import { authOperations } from "./auth";
 import type { AnyOperation } from "./define-operation";
+import { observatoryOperations } from "./observatories";
+import { organizationOperations } from "./organizations";
 import { projectOperations } from "./projects";
 import { userOperations } from "./user";
 
@@ -8,4 +10,4 @@ import { userOperations } from "./user";
  * Every operation with a REST face, by feature; the tRPC router (trpc/app-router.ts) names the
  * same records. Health needs the process's services and is added by the app.
  */
-export const allOperations: AnyOperation[] = [authOperations, userOperations, adminOperations, projectOperations].flatMap((operations) => Object.values(operations));
+export const allOperations: AnyOperation[] = [authOperations, userOperations, adminOperations, organizationOperations, observatoryOperations, projectOperations].flatMap((operations) => Object.values(operations));

@@ -14,9 +14,11 @@ export const authedErrors = {
 
 export const conflict = (codes: string) => problemResponseFor(`Conflict (${codes})`);
 
-/** Path ids of the organization, observatory and project routes. */
-export const idParam = z.string().min(1).max(100);
-/** Path ids of the /api/v1 routes. */
+/**
+ * Path ids. Control characters are refused here rather than by each face: REST refuses NUL in
+ * any URL anyway, but a tRPC input is JSON and PostgreSQL text cannot hold NUL.
+ */
+export const idParam = opaqueIdSchema;
 export const opaqueIdParam = opaqueIdSchema;
 
 /** Cursor paging as the contract gives it: `limit` (default 50, at most 200) and `cursor`. */

@@ -2,8 +2,8 @@ import { createCallerFactory, router } from "./init";
 import { adminOperations } from "../operations/admin";
 import { authRouter } from "../operations/auth-router";
 import { userOperations } from "../operations/user";
-import { observatoriesRouter } from "./routers/observatories";
-import { organizationsRouter } from "./routers/organizations";
+import { observatoryOperations } from "../operations/observatories";
+import { organizationOperations } from "../operations/organizations";
 import { projectOperations } from "../operations/projects";
 import { routerOf } from "../operations/trpc-adapter";
 import { announcementsRouter } from "./routers/announcements";
@@ -11,8 +11,8 @@ import { announcementsRouter } from "./routers/announcements";
 export const appRouter = router({
   auth: authRouter,
   user: routerOf(userOperations),
-  organizations: organizationsRouter,
-  observatories: observatoriesRouter,
+  organizations: routerOf(organizationOperations),
+  observatories: routerOf(observatoryOperations),
   projects: routerOf(projectOperations),
   announcements: announcementsRouter,
   admin: routerOf(adminOperations),
