@@ -13,7 +13,6 @@ import { requestContext } from "./request-context";
 import { restRoutes } from "../operations/rest-adapter";
 import { allOperations } from "../operations";
 import { healthOperations } from "../operations/health";
-import { announcementRoutes } from "./routes/announcements";
 import { clearSessionCookie, setSessionCookie } from "./session-cookie";
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -51,7 +50,6 @@ export function createApiApp(services: ApiServices) {
   app.use(async (c, next) => (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) ? next() : jsonLimit(c, next)));
   app.use(requestContext(services));
 
-  app.route("/", announcementRoutes);
   app.route("/", restRoutes([...allOperations, ...healthOperations(services)]));
 
   const handleTrpc = trpcServer({

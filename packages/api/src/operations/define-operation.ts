@@ -1,4 +1,5 @@
 import type { RouteConfig } from "@hono/zod-openapi";
+import type { HonoRequest } from "hono";
 import type { Principal, UserActor } from "@meridian/domain";
 import type { z } from "zod";
 import type { RequestContext } from "../context";
@@ -54,10 +55,10 @@ export interface OperationConfig<A extends Access, M extends Method, P, Q, B, K 
   summary: string;
   description?: string;
   method: M;
-  /** The REST path in OpenAPI form (`/projects/{id}`). */
-  path: string;
+  /** The REST path in OpenAPI form (`/projects/{id}`); none for a procedure the SPA alone calls. */
+  path?: string;
   /** The success status; 204 sends no body (and tRPC answers `{ok: true}`). */
-  status: 200 | 201 | 202 | 204;
+  status?: 200 | 201 | 202 | 204;
   params?: P;
   query?: Q;
   body?: B;
@@ -66,11 +67,11 @@ export interface OperationConfig<A extends Access, M extends Method, P, Q, B, K 
   /** How the body is documented and read when it is not plain required JSON. */
   requestBody?: NonNullable<RouteConfig["request"]>["body"];
   /** Reads the body itself instead of validating it (e.g. a DELETE whose body is optional). */
-  readBody?: (request: Request) => Promise<Out<B>>;
+  readBody?: (request: HonoRequest) => Promise<Out<B>>;
   output?: O;
-  outputDescription: string;
+  outputDescription?: string;
   /** Every other response the operation can give (refusals, conflicts), as the document lists them. */
-  responses: RouteConfig["responses"];
+  responses?: RouteConfig["responses"];
   /** The tRPC face: `false` for REST-only operations (raw bodies, bytes). Defaults from the method. */
   trpc?: F;
   /** A tRPC input that may be omitted altogether (every field optional). */

@@ -1,4 +1,5 @@
 import { adminOperations } from "./admin";
+import { announcementRestOperations } from "./announcements";
 import { authOperations } from "./auth";
 import type { AnyOperation } from "./define-operation";
 import { observatoryOperations } from "./observatories";
@@ -10,4 +11,7 @@ import { userOperations } from "./user";
  * Every operation with a REST face, by feature; the tRPC router (trpc/app-router.ts) names the
  * same records. Health needs the process's services and is added by the app.
  */
-export const allOperations: AnyOperation[] = [authOperations, userOperations, adminOperations, organizationOperations, observatoryOperations, projectOperations].flatMap((operations) => Object.values(operations));
+export const allOperations: AnyOperation[] = [
+  ...[authOperations, userOperations, adminOperations, organizationOperations, observatoryOperations, projectOperations].flatMap((operations) => Object.values(operations)),
+  ...announcementRestOperations,
+];

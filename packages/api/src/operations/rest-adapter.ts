@@ -19,11 +19,12 @@ function routeOf(operation: AnyOperation): RouteConfig {
   if (operation.query) request.query = operation.query;
   if (operation.requestBody) request.body = operation.requestBody;
   else if (operation.body) request.body = jsonBody(operation.body);
-  const success = operation.output ? jsonResponse(operation.output, operation.outputDescription) : { description: operation.outputDescription };
+  const description = operation.outputDescription ?? "Done";
+  const success = operation.output ? jsonResponse(operation.output, description) : { description };
   return createRoute({
     operationId: operation.operationId,
     method: operation.method,
-    path: operation.path,
+    path: operation.path!,
     tags: operation.tags,
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
@@ -31,7 +32,7 @@ function routeOf(operation: AnyOperation): RouteConfig {
     security: operation.access === "public" ? [] : bearerSecurity,
     ...(operation.access === "server-admin" ? { middleware: [serverAdminOnly] } : {}),
     ...(Object.keys(request).length > 0 ? { request } : {}),
-    responses: { [operation.status]: success, ...operation.responses },
+    responses: { [operation.status ?? 200]: success, ...operation.responses },
   });
 }
 
@@ -41,7 +42,7 @@ async function inputOf(operation: AnyOperation, c: Context<AppEnv>) {
   const params = operation.params ? valid("param") : {};
   const query = operation.query ? valid("query") : {};
   let body: unknown = undefined;
-  if (operation.readBody) body = await operation.readBody(c.req.raw);
+  if (operation.readBody) body = await operation.readBody(c.req);
   else if (operation.body) body = valid("json");
   if (body === undefined) return { ...params, ...query };
   return operation.bodyKey ? { ...params, ...query, [operation.bodyKey]: body } : { ...params, ...query, ...(body as object) };
@@ -56,6 +57,7 @@ function operationContext(c: Context<AppEnv>): OperationContext {
 export function restRoutes(operations: readonly AnyOperation[]) {
   const router = createRouter();
   for (const operation of operations) {
+    if (!operation.path) continue;
     router.openapi(routeOf(operation), async (c) => {
       const ctx = operationContext(c);
       const principal = ctx.principal;
@@ -67,8 +69,8 @@ export function restRoutes(operations: readonly AnyOperation[]) {
         if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null) return c.body(body as string, result.status as 200, result.headers) as never;
         return c.json(body as object, result.status as 200, result.headers) as never;
       }
-      if (!operation.output) return c.body(null, operation.status) as never;
-      return c.json(result as object, operation.status as 200) as never;
+      if (!operation.output) return c.body(null, operation.status ?? 204) as never;
+      return c.json(result as object, (operation.status ?? 200) as 200) as never;
     });
   }
   return router;

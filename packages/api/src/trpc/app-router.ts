@@ -6,7 +6,7 @@ import { observatoryOperations } from "../operations/observatories";
 import { organizationOperations } from "../operations/organizations";
 import { projectOperations } from "../operations/projects";
 import { routerOf } from "../operations/trpc-adapter";
-import { announcementsRouter } from "./routers/announcements";
+import { announcementOperations } from "../operations/announcements";
 
 export const appRouter = router({
   auth: authRouter,
@@ -14,7 +14,7 @@ export const appRouter = router({
   organizations: routerOf(organizationOperations),
   observatories: routerOf(observatoryOperations),
   projects: routerOf(projectOperations),
-  announcements: announcementsRouter,
+  announcements: routerOf(announcementOperations),
   admin: routerOf(adminOperations),
 });
 

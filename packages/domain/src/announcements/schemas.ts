@@ -68,6 +68,8 @@ export const cancelAnnouncementSchema = z
 
 export const announcementStatusFilterSchema = z.enum(announcementStatuses);
 export const announcementScopeSchema = z.enum(announcementScopes);
+/** The scopes with their own id: every scope but `system`. */
+export const scopedKindSchema = announcementScopeSchema.exclude(["system"]);
 
 const targetOutputSchema = z.object({ all: z.boolean(), ids: z.array(z.string()) });
 

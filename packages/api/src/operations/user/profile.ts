@@ -47,7 +47,7 @@ export const profileOperations = {
     path: "/api/v1/user/avatar",
     status: 200,
     requestBody: { required: true, content: { "image/png": binary, "image/jpeg": binary, "image/gif": binary, "application/octet-stream": binary } },
-    readBody: (request) => readLimitedBody(request, MAX_AVATAR_BYTES),
+    readBody: (request) => readLimitedBody(request.raw, MAX_AVATAR_BYTES),
     bodyKey: "image",
     output: z.object({ avatarUrl: z.string(), contentType: z.string(), sizeBytes: z.number().int() }),
     outputDescription: "Stored",
