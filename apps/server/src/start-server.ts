@@ -1,12 +1,11 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import { createApiApp } from "@meridian/api";
+import { attachWebSocketHub, createApiApp, userProtocol, type WebSocketHub } from "@meridian/api";
 import type { Env, Logger } from "@meridian/config";
 import { ensureServerAdmin, notifyServerStart, startRuntime, type Runtime } from "@meridian/domain";
 import { startWorker, type RunningWorker } from "@meridian/worker";
 import { trackHttpDrain, type HttpDrain } from "./http-drain";
-import { attachRealtimeHub, type RealtimeHub } from "./realtime-hub";
 import { defaultWebDistDir, mountSpa } from "./spa";
 
 export interface RunningServer {
@@ -14,7 +13,7 @@ export interface RunningServer {
   port: number;
   runtime: Runtime;
   worker: RunningWorker | undefined;
-  hub: RealtimeHub;
+  hub: WebSocketHub;
   /** Stops in order: HTTP and WebSocket, then the worker, then pools, then embedded servers. */
   stop(): Promise<void>;
 }
@@ -37,7 +36,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     }
 
     // The hub needs the HTTP server and health needs the hub: resolve the cycle with a holder.
-    const hubHolder: { hub?: RealtimeHub } = {};
+    const hubHolder: { hub?: WebSocketHub } = {};
     const drainHolder: { drain?: HttpDrain } = {};
     const app = createApiApp({
       deps,
@@ -59,7 +58,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     cleanups.push(() => drain.start());
     const port = (server.address() as AddressInfo).port;
     const url = `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${port}`;
-    const hub = await attachRealtimeHub({ server, deps, publicUrl: env.PUBLIC_URL });
+    const hub = await attachWebSocketHub({ server, deps, protocols: [userProtocol] });
     hubHolder.hub = hub;
     cleanups.push(() => hub.close());
     // First of all, while the hub closes: readiness 503, no new connections, answers say close.

@@ -94,6 +94,8 @@ export const realtimeEvents = pgTable(
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
     userIds: text("user_ids").array().notNull(),
+    /** Connected observatories the event is for (their `/ws/observatory` sockets), beside the users. */
+    observatoryIds: text("observatory_ids").array().notNull().default(sql`'{}'::text[]`),
     type: text("type").notNull(),
     data: jsonb("data").notNull(),
     /** Instead of listing user ids: every recipient of this announcement (resolved by the hub among its connected users). */

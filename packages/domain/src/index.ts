@@ -17,7 +17,8 @@ export { enqueueEmail, SEND_EMAIL_TASK, type OutgoingEmail } from "./email/outbo
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
 export { deliverOutboxEmail } from "./email/deliver";
 export { addJob } from "./jobs/add-job";
-export { publishEvent, publishToAnnouncementRecipients, REALTIME_CHANNEL, type RealtimeEvent } from "./events/publish";
+export { publishEvent, publishUserEvent, publishObservatoryEvent, publishToAnnouncementRecipients, REALTIME_CHANNEL, type ObservatoryEvent, type RealtimeEvent } from "./events/publish";
+export { loadRealtimeEvent, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
 export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
 export { notifyServerStart } from "./system/notify-start";

@@ -5,7 +5,7 @@ import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { invalidateCaches } from "../cache/request-caches";
 import { AppError, fieldError } from "../errors";
-import { publishEvent, publishToAnnouncementRecipients } from "../events/publish";
+import { publishUserEvent, publishToAnnouncementRecipients } from "../events/publish";
 import { announcementColumns, presentAnnouncement, toAnnouncementRow, type AnnouncementRow } from "./present";
 import { FORBIDDEN_IN_TEXT } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
@@ -114,8 +114,8 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; actor: User
     });
     const data = { id: announcementId, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged };
     await invalidateCaches(deps, tx, { kind: "pending", userId: actor.id });
-    await publishEvent(tx, { userIds: await senderUserIds(tx, counts!.doc), event: { type: "announcement.counts", data } });
-    await publishEvent(tx, { userIds: [actor.id], event: { type: "announcement.acknowledged", data: { id: announcementId, acknowledgedAt: nowIso } } });
+    await publishUserEvent(tx, { userIds: await senderUserIds(tx, counts!.doc), event: { type: "announcement.counts", data } });
+    await publishUserEvent(tx, { userIds: [actor.id], event: { type: "announcement.acknowledged", data: { id: announcementId, acknowledgedAt: nowIso } } });
     return { acknowledgedAt: nowIso };
   });
 }

@@ -1,6 +1,6 @@
 import { isOrganizationAdminMembership } from "../permissions/grant-predicates";
 import type { AnnouncementDoc, Executor } from "@meridian/db";
-import { publishEvent } from "../events/publish";
+import { publishUserEvent } from "../events/publish";
 import { sql } from "drizzle-orm";
 
 /**
@@ -44,6 +44,6 @@ export async function publishDeliveryProgress(db: Executor, announcementIds: str
   const rows = await db.execute<{ id: string; doc: AnnouncementDoc }>(sql`
     select id, doc from announcements where id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(announcementIds)])}::jsonb))`);
   for (const row of rows) {
-    await publishEvent(db, { userIds: await senderUserIds(db, row.doc), event: { type: "announcement.delivery", data: { id: row.id } } });
+    await publishUserEvent(db, { userIds: await senderUserIds(db, row.doc), event: { type: "announcement.delivery", data: { id: row.id } } });
   }
 }

@@ -1,21 +1,39 @@
 import { tables, type Executor } from "@meridian/db";
+import type { RealtimeEvents } from "@meridian/rules/events";
 import { sql } from "drizzle-orm";
+import type { Announcement } from "../announcements/schemas";
 
 export const REALTIME_CHANNEL = "meridian_events";
 
-export interface RealtimeEvent {
+/** What the server pushes to users over `/ws`: one of the shared event schemas (`@meridian/rules/events`). */
+export type RealtimeEvent = { [Type in keyof RealtimeEvents<Announcement>]: { type: Type; data: RealtimeEvents<Announcement>[Type] } }[keyof RealtimeEvents<Announcement>];
+
+/** A message for connected observatories (`/ws/observatory`), whose protocol defines its types. */
+export interface ObservatoryEvent {
   type: string;
   data: unknown;
 }
 
 /**
  * The one way to reach WebSocket clients. The event is stored and announced with NOTIFY in
- * the actor's transaction, so it goes out only if the change commits, and every server
- * process (each LISTENs) delivers it to its own connected recipients.
+ * the caller's transaction, so it goes out only if the change commits, and every server
+ * process (each LISTENs) delivers it to its own sockets of the users and observatories named.
+ * Domain code sends the typed events through `publishUserEvent`; this is the transport under it.
  */
-export async function publishEvent(db: Executor, options: { userIds: string[]; event: RealtimeEvent }): Promise<void> {
+export async function publishEvent(db: Executor, options: { userIds: string[]; event: { type: string; data: unknown } }): Promise<void> {
   if (options.userIds.length === 0) return;
   await insertAndNotify(db, { userIds: [...new Set(options.userIds)], type: options.event.type, data: options.event.data, announcementId: null });
+}
+
+/** An event of the shared schemas to these users, in the caller's transaction. */
+export function publishUserEvent(db: Executor, options: { userIds: string[]; event: RealtimeEvent }): Promise<void> {
+  return publishEvent(db, options);
+}
+
+/** The same for observatories: routed to their connections by observatory id, on whichever process holds them. */
+export async function publishObservatoryEvent(db: Executor, options: { observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
+  if (options.observatoryIds.length === 0) return;
+  await insertAndNotify(db, { userIds: [], observatoryIds: [...new Set(options.observatoryIds)], type: options.event.type, data: options.event.data, announcementId: null });
 }
 
 /**

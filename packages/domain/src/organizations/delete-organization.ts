@@ -5,7 +5,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import { publishEvent } from "../events/publish";
+import { publishUserEvent } from "../events/publish";
 import { recordHistory } from "../observatories/observatories";
 import { loadOrganizationAccess } from "./organization-access";
 
@@ -59,7 +59,7 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
     }
     const members = await tx.delete(organizationMembers).where(eq(organizationMembers.organizationId, organizationId)).returning({ userId: organizationMembers.userId });
     const others = members.map((member) => member.userId).filter((userId) => userId !== actor.id);
-    if (others.length > 0) await publishEvent(tx, { userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
+    if (others.length > 0) await publishUserEvent(tx, { userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
     await cancelScopeAnnouncements({ deps, db: tx, actor, scope: "organization", scopeId: organizationId, reason: `The organization ${doc.name} was deleted.` });
     await organizationsCollection.remove(tx, organizationId);
     const scope = { kind: "organization" as const, id: organizationId, name: doc.name };

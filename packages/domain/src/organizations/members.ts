@@ -1,7 +1,7 @@
 import { organizationMembersCollection, organizationsCollection, tables, type OrganizationPermissions } from "@meridian/db";
 import { and, asc, eq } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
-import { publishEvent } from "../events/publish";
+import { publishUserEvent } from "../events/publish";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
@@ -41,7 +41,7 @@ export async function addOrganizationMember(options: { deps: Deps; actor: UserAc
       const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
       await recordAudit(tx, { actor, action: "organization.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope, after: { email: user.doc.email, permissions } });
       // Tell the new member's open pages at once (their organization and observatory lists change).
-      await publishEvent(tx, { userIds: [user.id], event: { type: "organization.member_added", data: { organizationId, organizationName: access.organization.doc.name, permissions } } });
+      await publishUserEvent(tx, { userIds: [user.id], event: { type: "organization.member_added", data: { organizationId, organizationName: access.organization.doc.name, permissions } } });
       return presentOrganizationMember(member, user, access.organization.doc.ownerId);
     });
   } catch (error) {
@@ -79,7 +79,7 @@ export async function removeOrganizationMember(options: { deps: Deps; actor: Use
     await organizationMembersCollection.remove(tx, existing.id);
     const user = (await loadUsersById(tx, [userId])).get(userId);
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
-    await publishEvent(tx, { userIds: [userId], event: { type: "organization.member_removed", data: { organizationId, organizationName: access.organization.doc.name } } });
+    await publishUserEvent(tx, { userIds: [userId], event: { type: "organization.member_removed", data: { organizationId, organizationName: access.organization.doc.name } } });
     await recordAudit(tx, { actor, action: userId === actor.id ? "organization.member_left" : "organization.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope, before: { permissions: existing.doc.permissions } });
   });
 }

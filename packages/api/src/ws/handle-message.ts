@@ -1,0 +1,37 @@
+import type { Deps } from "@meridian/domain";
+import { AppError } from "@meridian/domain";
+import type { ProtocolConnection, ProtocolDefinition } from "./protocol";
+
+type AnyProtocol = ProtocolDefinition<unknown, { type: string }>;
+
+/**
+ * Parses one client message with the protocol's union and runs its handler. Every message gets
+ * exactly one reply: the protocol's ack, or its error. Nothing a client sends can throw out of
+ * here: a bad message costs that client an error reply, never the process or other sockets.
+ */
+export async function handleMessage(options: { protocol: AnyProtocol; deps: Deps; session: unknown; connection: ProtocolConnection; raw: string }): Promise<void> {
+  const { protocol, deps, session, connection } = options;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(options.raw);
+  } catch {
+    return connection.send(protocol.replies.error(undefined, "VALIDATION_FAILED", "Messages must be JSON"));
+  }
+  const readable = parsed && typeof parsed === "object" ? (parsed as { type?: unknown; id?: unknown }) : undefined;
+  const type = readable?.type;
+  const handlers = protocol.handlers as Record<string, (context: unknown) => unknown>;
+  if (typeof type !== "string" || !Object.hasOwn(handlers, type)) return connection.send(protocol.replies.error(readable, "VALIDATION_FAILED", "Unknown message type"));
+  const result = protocol.messages.safeParse(parsed);
+  if (!result.success) {
+    const detail = result.error.issues.map((issue) => `${issue.path.join(".") || "message"}: ${issue.message}`).join("; ");
+    return connection.send(protocol.replies.error(readable, "VALIDATION_FAILED", detail));
+  }
+  try {
+    const outcome = await handlers[type]!({ deps, session, message: result.data, connection });
+    connection.send(protocol.replies.ack(result.data, outcome));
+  } catch (error) {
+    if (error instanceof AppError) return connection.send(protocol.replies.error(readable, error.code, error.message));
+    deps.logger.error({ err: error, type }, "WebSocket message handler failed");
+    connection.send(protocol.replies.error(readable, "INTERNAL", "The message could not be handled"));
+  }
+}

@@ -1,0 +1,60 @@
+import type { IncomingMessage } from "node:http";
+import type { Deps } from "@meridian/domain";
+import type { z } from "zod";
+
+/** Who a socket is, for routing: `user:<id>` or `observatory:<id>` (see `routeKey`). */
+export type RouteKey = string;
+
+export interface Admission<Session> {
+  session: Session;
+  routeKey: RouteKey;
+  /** A credential the hub re-checks when credentials change (logout, revocation) and on each heartbeat. */
+  credential?: { token: string; tokenHash: string };
+}
+
+export interface Refusal {
+  status: 401 | 403 | 404;
+}
+
+export interface ProtocolConnection {
+  send(message: unknown): void;
+  close(code: number, reason: string): void;
+}
+
+type MessageOf<Union extends { type: string }, Type extends Union["type"]> = Extract<Union, { type: Type }>;
+
+export interface HandlerContext<Session, Message> {
+  deps: Deps;
+  session: Session;
+  message: Message;
+  connection: ProtocolConnection;
+}
+
+/**
+ * One WebSocket endpoint: who may connect, the messages a client may send (a zod union keyed by
+ * `type`), what each does (a call into the domain), and how this protocol words its replies.
+ * The hub does the rest: upgrade, routing by path, parsing, size limits, heartbeats, delivery of
+ * published events to the sockets of a route key, on every server process.
+ */
+export interface ProtocolDefinition<Session, Union extends { type: string }> {
+  path: string;
+  maxPayloadBytes: number;
+  authenticate(request: IncomingMessage, deps: Deps): Promise<Admission<Session> | Refusal>;
+  messages: z.ZodType<Union>;
+  handlers: { [Type in Union["type"]]: (context: HandlerContext<Session, MessageOf<Union, Type>>) => Promise<unknown> | unknown };
+  replies: {
+    /** The reply to a handled message; `result` is what its handler returned. */
+    ack(message: Union, result: unknown): unknown;
+    /** The reply to a message that could not be handled; `message` is what was readable of it. */
+    error(message: { type?: unknown; id?: unknown } | undefined, code: string, detail: string): unknown;
+  };
+  /** Sent once, right after the upgrade. */
+  welcome?(session: Session): unknown;
+}
+
+export function defineProtocol<Session, Union extends { type: string }>(definition: ProtocolDefinition<Session, Union>): ProtocolDefinition<Session, Union> {
+  return definition;
+}
+
+export const userRouteKey = (userId: string): RouteKey => `user:${userId}`;
+export const observatoryRouteKey = (observatoryId: string): RouteKey => `observatory:${observatoryId}`;

@@ -1,0 +1,1 @@
+ALTER TABLE "realtime_events" ADD COLUMN "observatory_ids" text[] DEFAULT '{}'::text[] NOT NULL;

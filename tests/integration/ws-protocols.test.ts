@@ -1,0 +1,150 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { attachWebSocketHub, defineProtocol, observatoryRouteKey, userProtocol, type Admission, type Refusal, type WebSocketHub } from "@meridian/api";
+import { AppError, publishEvent, publishObservatoryEvent } from "@meridian/domain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { signupUser, startTestServer, type TestServer } from "../support/test-server";
+import { connectWebSocket, openWebSocket, type OpenClient } from "../support/ws-client";
+
+/**
+ * A protocol in the observatory connection's style ({type, id} messages answered by ack or error),
+ * served by the same hub on a second HTTP server over the test server's database: what a new
+ * protocol gets from the layer without writing any of it.
+ */
+const testProtocol = defineProtocol({
+  path: "/ws/test",
+  maxPayloadBytes: 1024,
+  // Test only: the route key comes from the URL. Real protocols authenticate a credential.
+  authenticate: async (request): Promise<Admission<{ observatoryId: string }> | Refusal> => {
+    const as = new URL(request.url ?? "/", "http://localhost").searchParams.get("observatory");
+    return as ? { session: { observatoryId: as }, routeKey: observatoryRouteKey(as) } : { status: 401 };
+  },
+  messages: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("echo"), id: z.string(), text: z.string().max(20) }),
+    z.object({ type: z.literal("refuse"), id: z.string() }),
+    z.object({ type: z.literal("crash"), id: z.string() }),
+  ]),
+  handlers: {
+    echo: ({ message, session }) => ({ text: message.text, observatoryId: session.observatoryId }),
+    refuse: () => {
+      throw new AppError("FORBIDDEN", "Not this one");
+    },
+    crash: () => {
+      throw new Error("a bug in a handler");
+    },
+  },
+  welcome: (session) => ({ type: "welcome", data: session }),
+  replies: {
+    ack: (message, result) => ({ type: "ack", id: message.id, result }),
+    error: (message, code, detail) => ({ type: "error", id: typeof message?.id === "string" ? message.id : null, code, message: detail }),
+  },
+});
+
+let server: TestServer;
+let testServer: Server;
+let hub: WebSocketHub;
+let testUrl: string;
+const clients: OpenClient[] = [];
+const open = async (url: string, headers: Record<string, string> = {}) => {
+  const client = await openWebSocket(url, headers);
+  clients.push(client);
+  return client;
+};
+/** What came after the welcome. */
+const replies = (client: OpenClient) => client.messages.slice(1) as unknown as Array<Record<string, unknown>>;
+
+beforeAll(async () => {
+  server = await startTestServer({ MERIDIAN_ROLE: "server" });
+  testServer = createServer((_request, response) => response.writeHead(404).end());
+  await new Promise<void>((resolve) => testServer.listen(0, "127.0.0.1", resolve));
+  hub = await attachWebSocketHub({ server: testServer, deps: server.server.runtime.deps, protocols: [testProtocol] });
+  testUrl = `ws://127.0.0.1:${(testServer.address() as AddressInfo).port}/ws/test`;
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await hub?.close();
+  await new Promise((resolve) => testServer?.close(resolve));
+  await server?.stop();
+});
+
+describe("a WebSocket protocol defined with defineProtocol", () => {
+  it("acknowledges each valid message with its handler's result", async () => {
+    const client = await open(`${testUrl}?observatory=obs_ack`);
+    client.ws.send(JSON.stringify({ type: "echo", id: "m1", text: "hello" }));
+    expect(await client.waitFor((message) => (message as { id?: string }).id === "m1")).toEqual({ type: "ack", id: "m1", result: { text: "hello", observatoryId: "obs_ack" } });
+  });
+
+  it("answers malformed JSON, an unknown type, invalid data, a refusal and a crashing handler with one error each, and the socket stays usable", async () => {
+    const client = await open(`${testUrl}?observatory=obs_errors`);
+    const bystander = await open(`${testUrl}?observatory=obs_bystander`);
+    client.ws.send("{not json");
+    client.ws.send(JSON.stringify({ type: "launch", id: "m2" }));
+    client.ws.send(JSON.stringify({ type: "echo", id: "m3", text: "far too long for this protocol" }));
+    client.ws.send(JSON.stringify({ type: "refuse", id: "m4" }));
+    client.ws.send(JSON.stringify({ type: "crash", id: "m5" }));
+    client.ws.send(JSON.stringify({ type: "echo", id: "m6", text: "still here" }));
+    await client.waitFor((message) => (message as { id?: string }).id === "m6", "the reply to the last message");
+    expect(replies(client).map(({ id, type, code }) => ({ id, type, code }))).toEqual([
+      { id: null, type: "error", code: "VALIDATION_FAILED" },
+      { id: "m2", type: "error", code: "VALIDATION_FAILED" },
+      { id: "m3", type: "error", code: "VALIDATION_FAILED" },
+      { id: "m4", type: "error", code: "FORBIDDEN" },
+      { id: "m5", type: "error", code: "INTERNAL" },
+      { id: "m6", type: "ack", code: undefined },
+    ]);
+    expect(replies(client)[1]!.message).toBe("Unknown message type");
+    expect(replies(client)[4]!.message).not.toContain("a bug in a handler");
+    bystander.ws.send(JSON.stringify({ type: "echo", id: "b1", text: "fine" }));
+    await bystander.waitFor((message) => (message as { id?: string }).id === "b1");
+    expect(replies(bystander)).toHaveLength(1);
+  });
+
+  it("closes only the socket that sends more than the protocol's size limit", async () => {
+    const greedy = await open(`${testUrl}?observatory=obs_greedy`);
+    const other = await open(`${testUrl}?observatory=obs_other`);
+    const closed = new Promise<number>((resolve) => greedy.ws.once("close", (code) => resolve(code)));
+    greedy.ws.send(JSON.stringify({ type: "echo", id: "big", text: "x".repeat(2048) }));
+    expect(await closed).toBe(1009);
+    other.ws.send(JSON.stringify({ type: "echo", id: "o1", text: "fine" }));
+    await other.waitFor((message) => (message as { id?: string }).id === "o1");
+  });
+
+  it("refuses an upgrade its authenticate refuses, and a path no protocol serves", async () => {
+    expect(await connectWebSocket(testUrl)).toMatchObject({ ok: false, status: 401 });
+    expect(await connectWebSocket(testUrl.replace("/ws/test", "/ws/nothing"))).toMatchObject({ ok: false, status: 404 });
+  });
+});
+
+describe("routing published events by route key", () => {
+  it("delivers an observatory event to that observatory's sockets only, and a user event to no observatory", async () => {
+    const target = await open(`${testUrl}?observatory=obs_target`);
+    const elsewhere = await open(`${testUrl}?observatory=obs_elsewhere`);
+    const user = await signupUser(server);
+    const userSocket = await open(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${user.token}` });
+    const db = server.server.runtime.deps.db;
+    await publishObservatoryEvent(db, { observatoryIds: ["obs_target"], event: { type: "test.assign", data: { n: 1 } } });
+    await publishEvent(db, { userIds: [user.user.id], event: { type: "test.for_user", data: { n: 2 } } });
+    await publishObservatoryEvent(db, { observatoryIds: ["obs_target"], event: { type: "test.last", data: { n: 3 } } });
+    await target.waitFor((message) => message.type === "test.last", "the last observatory event");
+    await userSocket.waitFor((message) => message.type === "test.for_user", "the user event");
+    expect(target.messages.map((message) => message.type)).toEqual(["welcome", "test.assign", "test.last"]);
+    // The user's socket and the other observatory heard nothing meant for the observatory; the last
+    // event reaching every socket of this process's hub in order shows nothing more is on its way.
+    expect(userSocket.messages.map((message) => message.type)).toEqual(["welcome", "test.for_user"]);
+    await publishObservatoryEvent(db, { observatoryIds: ["obs_elsewhere"], event: { type: "test.own", data: {} } });
+    await elsewhere.waitFor((message) => message.type === "test.own");
+    expect(elsewhere.messages.map((message) => message.type)).toEqual(["welcome", "test.own"]);
+  });
+
+  it("serves the user protocol through the same layer: ping is answered with pong, a malformed message with an error", async () => {
+    const user = await signupUser(server);
+    const client = await open(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${user.token}` });
+    client.ws.send(JSON.stringify({ type: "ping", extra: true }));
+    client.ws.send(JSON.stringify({ type: "subscribe" }));
+    await client.waitFor((message) => message.type === "error");
+    expect(client.messages.slice(1)).toEqual([{ type: "pong" }, { type: "error", data: { code: "VALIDATION_FAILED", detail: "Unknown message type" } }]);
+    expect(userProtocol.path).toBe("/ws");
+  });
+});
