@@ -1,3 +1,4 @@
+import { jobCrontab } from "@meridian/domain";
 import type { TaskList } from "graphile-worker";
 import type { TaskServices } from "./define-task";
 import { announcementEmailsTask } from "./tasks/announcement-emails";
@@ -9,7 +10,8 @@ import { sendEmailTask } from "./tasks/send-email";
 
 export const tasks = [sendEmailTask, pruneRateLimitsTask, pruneRealtimeEventsTask, announcementEmailsTask, announcementStartedTask, announcementsMaintenanceTask];
 
-export const crontab = ["0 * * * * prune_rate_limits", "*/10 * * * * prune_realtime_events", "* * * * * announcements_maintenance"].join("\n");
+/** Derived from the job contracts' schedules. */
+export const crontab = jobCrontab();
 
 export function buildTaskList(services: TaskServices): TaskList {
   return Object.fromEntries(tasks.map((task) => [task.name, task.create(services)]));

@@ -13,10 +13,11 @@ export * from "./users/schemas";
 export { presentUser, isServerAdmin } from "./users/present";
 export { getProfile, updateProfile } from "./users/profile";
 export { setAvatar, getAvatar, detectImageType, MAX_AVATAR_BYTES } from "./users/avatar";
-export { enqueueEmail, SEND_EMAIL_TASK, type OutgoingEmail } from "./email/outbox";
+export { enqueueEmail, type OutgoingEmail } from "./email/outbox";
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
 export { deliverOutboxEmail } from "./email/deliver";
 export { addJob } from "./jobs/add-job";
+export { ANNOUNCEMENT_EMAILS_TASK, ANNOUNCEMENT_STARTED_TASK, jobContracts, jobCrontab, SEND_EMAIL_TASK, type JobContract, type JobName, type JobPayload } from "./jobs/contracts";
 export { publishEvent, publishUserEvent, publishObservatoryEvent, publishToAnnouncementRecipients, REALTIME_CHANNEL, type ObservatoryEvent, type RealtimeEvent } from "./events/publish";
 export { loadRealtimeEvent, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
 export { checkHealth, type HealthReport } from "./health/check-health";
@@ -56,8 +57,6 @@ export {
   createScopedAnnouncement,
   previewSystemRecipients,
   previewScopedRecipients,
-  ANNOUNCEMENT_EMAILS_TASK,
-  ANNOUNCEMENT_STARTED_TASK,
 } from "./announcements/create";
 export { cancelAnnouncement, acknowledgeAnnouncement, markAnnouncementsSeen, expireDueAnnouncements, announceStarted } from "./announcements/lifecycle";
 export {

@@ -1,10 +1,9 @@
-import { ANNOUNCEMENT_EMAILS_TASK, createMailTransport, deliverAnnouncementEmails, type MailTransport } from "@meridian/domain";
-import { z } from "zod";
+import { createMailTransport, deliverAnnouncementEmails, jobContracts, type MailTransport } from "@meridian/domain";
 import { defineTask } from "../define-task";
 
 const transports = new WeakMap<object, MailTransport>();
 
-export const announcementEmailsTask = defineTask(ANNOUNCEMENT_EMAILS_TASK, z.object({ announcementId: z.string().min(1) }), async (payload, { deps }, helpers) => {
+export const announcementEmailsTask = defineTask(jobContracts.announcement_emails, async (payload, { deps }, helpers) => {
   let transport = transports.get(deps);
   if (!transport) {
     transport = createMailTransport(deps.env);

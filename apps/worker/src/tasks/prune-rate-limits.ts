@@ -1,7 +1,6 @@
-import { pruneRateLimitEvents } from "@meridian/domain";
-import { z } from "zod";
+import { jobContracts, pruneRateLimitEvents } from "@meridian/domain";
 import { defineTask } from "../define-task";
 
-export const pruneRateLimitsTask = defineTask("prune_rate_limits", z.unknown(), async (_payload, { deps }) => {
+export const pruneRateLimitsTask = defineTask(jobContracts.prune_rate_limits, async (_payload, { deps }) => {
   await pruneRateLimitEvents(deps.db, deps.now());
 });

@@ -1,10 +1,9 @@
-import { createMailTransport, deliverOutboxEmail, SEND_EMAIL_TASK, type MailTransport } from "@meridian/domain";
-import { z } from "zod";
+import { createMailTransport, deliverOutboxEmail, jobContracts, type MailTransport } from "@meridian/domain";
 import { defineTask } from "../define-task";
 
 const transports = new WeakMap<object, MailTransport>();
 
-export const sendEmailTask = defineTask(SEND_EMAIL_TASK, z.object({ outboxId: z.string().min(1) }), async (payload, { deps }, helpers) => {
+export const sendEmailTask = defineTask(jobContracts.send_email, async (payload, { deps }, helpers) => {
   let transport = transports.get(deps);
   if (!transport) {
     transport = createMailTransport(deps.env);

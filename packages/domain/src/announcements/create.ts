@@ -12,8 +12,6 @@ import { presentAnnouncement, rowFromStored } from "./present";
 import type { AnnouncementTargetsInput, ScopedAnnouncementCreate, SystemAnnouncementCreate } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
 
-export const ANNOUNCEMENT_EMAILS_TASK = "announcement_emails";
-export const ANNOUNCEMENT_STARTED_TASK = "announcement_started";
 /** Recipients per email job; jobs run in parallel on every worker, each claiming batches. */
 const EMAILS_PER_JOB = 500;
 const MAX_PARALLEL_EMAIL_JOBS = 4;
@@ -120,13 +118,13 @@ async function createAnnouncement(options: {
     if (emailed) {
       const jobs = Math.min(MAX_PARALLEL_EMAIL_JOBS, Math.ceil(counts.total / EMAILS_PER_JOB));
       for (let index = 0; index < jobs; index += 1) {
-        await addJob(tx, ANNOUNCEMENT_EMAILS_TASK, { announcementId: announcement.id }, { jobKey: emailJobKey(announcement.id, index), maxAttempts: 10, runAt: startsAt });
+        await addJob(tx, "announcement_emails", { announcementId: announcement.id }, { jobKey: emailJobKey(announcement.id, index), maxAttempts: 10, runAt: startsAt });
       }
     }
     const presented = presentAnnouncement(rowFromStored(stored!), { includeTargets: false });
     await invalidateCaches(deps, tx, { kind: "announcements" });
     if (startsAt > now) {
-      await addJob(tx, ANNOUNCEMENT_STARTED_TASK, { announcementId: announcement.id }, { jobKey: `announcement-started:${announcement.id}`, runAt: startsAt });
+      await addJob(tx, "announcement_started", { announcementId: announcement.id }, { jobKey: `announcement-started:${announcement.id}`, runAt: startsAt });
     } else {
       await publishToAnnouncementRecipients(tx, { announcementId: announcement.id, event: { type: "announcement.created", data: presented } });
     }

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import type { MailTransport } from "../email/transport";
 import { addJob } from "../jobs/add-job";
-import { ANNOUNCEMENT_EMAILS_TASK, emailJobKey } from "./create";
+import { emailJobKey } from "./create";
 import { expireDueAnnouncements } from "./lifecycle";
 import { announcementColumns, toAnnouncementRow } from "./present";
 import { recipientsOf } from "./recipient-rows";
@@ -38,7 +38,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
     return { sent: 0, skipped: skipped.length };
   }
   if (new Date(doc.startsAt) > deps.now()) {
-    await addJob(deps.db, ANNOUNCEMENT_EMAILS_TASK, { announcementId }, { jobKey: emailJobKey(announcementId), runAt: new Date(doc.startsAt) });
+    await addJob(deps.db, "announcement_emails", { announcementId }, { jobKey: emailJobKey(announcementId), runAt: new Date(doc.startsAt) });
     return { sent: 0, skipped: 0 };
   }
   const replyTo = doc.scope === "system" ? deps.env.SUPPORT_EMAIL : doc.createdByEmail;
@@ -170,7 +170,7 @@ export async function runAnnouncementMaintenance(options: { deps: Deps }) {
      where a.email_pending and a.starts_at <= ${now.toISOString()}::timestamptz
      order by a.starts_at limit 100`);
   for (const row of due) {
-    await addJob(deps.db, ANNOUNCEMENT_EMAILS_TASK, { announcementId: row.announcement_id }, { jobKey: emailJobKey(row.announcement_id), maxAttempts: 10 });
+    await addJob(deps.db, "announcement_emails", { announcementId: row.announcement_id }, { jobKey: emailJobKey(row.announcement_id), maxAttempts: 10 });
   }
   return { expired: expired.length, requeued: due.length };
 }

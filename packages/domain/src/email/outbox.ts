@@ -10,7 +10,6 @@ export interface OutgoingEmail {
   replyTo?: string;
 }
 
-export const SEND_EMAIL_TASK = "send_email";
 
 /** Writes the message and its delivery job in the actor's transaction. */
 export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<string> {
@@ -27,6 +26,6 @@ export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<
     messageId: null,
     lastError: null,
   });
-  await addJob(db, SEND_EMAIL_TASK, { outboxId: stored.id }, { jobKey: `email:${stored.id}`, maxAttempts: 8 });
+  await addJob(db, "send_email", { outboxId: stored.id }, { jobKey: `email:${stored.id}`, maxAttempts: 8 });
   return stored.id;
 }

@@ -1,0 +1,30 @@
+import { addJob, jobContracts, jobCrontab, type Deps } from "@meridian/domain";
+import type { Executor } from "@meridian/db";
+import { describe, expect, it } from "vitest";
+import { buildTaskList, crontab, tasks } from "./task-list";
+
+/** A database that fails the test if a job reaches it: a bad payload must be refused before. */
+const untouchableDb = new Proxy({} as Executor, {
+  get(_target, property) {
+    throw new Error(`db.${String(property)} was used`);
+  },
+});
+
+describe("job contracts", () => {
+  it("has exactly one worker task per contract, under the same name", () => {
+    expect(tasks.map((task) => task.name).sort()).toEqual(Object.keys(jobContracts).sort());
+    expect(Object.keys(buildTaskList({ deps: {} as Deps })).sort()).toEqual(Object.keys(jobContracts).sort());
+  });
+
+  it("derives the crontab from the contracts' schedules", () => {
+    expect(crontab).toBe(jobCrontab());
+    expect(crontab.split("\n").sort()).toEqual(["* * * * * announcements_maintenance", "*/10 * * * * prune_realtime_events", "0 * * * * prune_rate_limits"]);
+  });
+
+  it("refuses a payload that does not match the job's schema where the job is queued", async () => {
+    // @ts-expect-error: the compiler refuses it too.
+    await expect(addJob(untouchableDb, "send_email", { outbox: "eml_1" })).rejects.toThrow();
+    // @ts-expect-error: an unknown job name does not compile.
+    await expect(addJob(untouchableDb, "no_such_job", {})).rejects.toThrow();
+  });
+});

@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+/**
+ * Every background job, in one place: its name, the zod schema of its payload and, for a
+ * periodic one, its cron schedule. `addJob` is typed by these, the worker's tasks are defined
+ * against them and the crontab is derived from them, so a name or a payload cannot drift
+ * between the code that queues a job and the task that runs it.
+ */
+export interface JobContract<Name extends string = string, Payload extends z.ZodType = z.ZodType> {
+  name: Name;
+  payload: Payload;
+  /** A cron expression (graphile-worker's crontab syntax, UTC) for jobs that run on a schedule. */
+  schedule?: string;
+}
+
+const defineJob = <Name extends string, Payload extends z.ZodType>(name: Name, payload: Payload, options: { schedule?: string } = {}): JobContract<Name, Payload> => ({ name, payload, ...options });
+
+const id = z.string().min(1);
+/** What graphile-worker passes a scheduled job: `{_cron: {ts, backfilled}}`; nothing of it is used. */
+const scheduled = z.unknown();
+
+export const jobContracts = {
+  send_email: defineJob("send_email", z.object({ outboxId: id })),
+  announcement_emails: defineJob("announcement_emails", z.object({ announcementId: id })),
+  announcement_started: defineJob("announcement_started", z.object({ announcementId: id })),
+  announcements_maintenance: defineJob("announcements_maintenance", scheduled, { schedule: "* * * * *" }),
+  prune_rate_limits: defineJob("prune_rate_limits", scheduled, { schedule: "0 * * * *" }),
+  prune_realtime_events: defineJob("prune_realtime_events", scheduled, { schedule: "*/10 * * * *" }),
+};
+
+export type JobName = keyof typeof jobContracts;
+export type JobPayload<Name extends JobName> = z.input<(typeof jobContracts)[Name]["payload"]>;
+
+/** graphile-worker's crontab, one line per scheduled job. */
+export function jobCrontab(): string {
+  return Object.values(jobContracts)
+    .flatMap((contract: JobContract) => (contract.schedule ? [`${contract.schedule} ${contract.name}`] : []))
+    .join("\n");
+}
+
+/** The names other code already knows these jobs by. */
+export const SEND_EMAIL_TASK = jobContracts.send_email.name;
+export const ANNOUNCEMENT_EMAILS_TASK = jobContracts.announcement_emails.name;
+export const ANNOUNCEMENT_STARTED_TASK = jobContracts.announcement_started.name;
