@@ -1,8 +1,10 @@
+import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { tables } from "@meridian/db";
-import type { Deps } from "@meridian/domain";
-import { Logger as WorkerLogger, run, type Runner } from "graphile-worker";
+import { recoverStaleWorkers, type Deps } from "@meridian/domain";
+import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "graphile-worker";
 import { eq, sql } from "drizzle-orm";
+import { closeMailTransport } from "./mail-transport";
 import { buildTaskList, crontab } from "./task-list";
 
 export interface RunningWorker {
@@ -10,7 +12,10 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-const HEARTBEAT_MS = 10_000;
+/** Often enough that a worker silent for STALE_WORKER_SECONDS (20 s) is surely dead. */
+const HEARTBEAT_MS = 5_000;
+/** How often each worker looks for dead ones: a crash is noticed within about 25 s. */
+const RECOVERY_MS = 5_000;
 
 /** Runs graphile-worker over the tasks of this app and records a heartbeat for health checks. */
 export async function startWorker(options: { deps: Deps; databaseUrl: string; concurrency?: number; pollInterval?: number }): Promise<RunningWorker> {
@@ -21,7 +26,12 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
     const method = level === "error" ? "error" : level === "warning" ? "warn" : level === "info" ? "info" : "debug";
     target[method](meta ?? {}, message);
   });
+  // graphile-worker's own worker ids lock jobs; the heartbeat lists them so a survivor can unlock them.
+  const graphileWorkerIds = new Set<string>();
+  const events = new EventEmitter() as WorkerEvents;
+  events.on("worker:create", ({ worker }) => graphileWorkerIds.add(worker.workerId));
   const runner: Runner = await run({
+    events,
     connectionString: options.databaseUrl,
     concurrency: options.concurrency ?? deps.env.WORKER_CONCURRENCY,
     pollInterval: options.pollInterval ?? 2000,
@@ -33,12 +43,16 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
   const beat = () =>
     deps.db
       .insert(tables.workerHeartbeats)
-      .values({ workerId })
-      .onConflictDoUpdate({ target: tables.workerHeartbeats.workerId, set: { lastSeenAt: sql`now()` } })
+      .values({ workerId, graphileWorkerIds: [...graphileWorkerIds] })
+      .onConflictDoUpdate({ target: tables.workerHeartbeats.workerId, set: { lastSeenAt: sql`now()`, graphileWorkerIds: [...graphileWorkerIds] } })
       .then(() => undefined, (error) => deps.logger.warn({ err: error }, "worker heartbeat failed"));
   await beat();
   const timer = setInterval(beat, HEARTBEAT_MS);
   timer.unref();
+  const recover = () => recoverStaleWorkers({ deps }).catch((error) => deps.logger.warn({ err: error }, "could not look for dead workers"));
+  await recover();
+  const recoveryTimer = setInterval(recover, RECOVERY_MS);
+  recoveryTimer.unref();
   // Idempotent: a server stopping its worker after someone else already did must not throw.
   let stopping: Promise<void> | undefined;
   return {
@@ -46,7 +60,9 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
     stop() {
       stopping ??= (async () => {
         clearInterval(timer);
+        clearInterval(recoveryTimer);
         await runner.stop();
+        closeMailTransport(deps);
         await deps.db.delete(tables.workerHeartbeats).where(eq(tables.workerHeartbeats.workerId, workerId)).catch(() => undefined);
       })();
       return stopping;

@@ -52,6 +52,9 @@ export const envSchema = z.object({
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),
+  /** Connections each worker process keeps open to the SMTP server, and messages one email job has in flight over them (1: in claim order). */
+  SMTP_POOL_SIZE: positiveInt(8),
+  EMAIL_SENDS_IN_FLIGHT: positiveInt(1),
   DATABASE_POOL_SIZE: positiveInt(10),
   /**
    * How long a process may serve a cached principal or pending-announcement list without hearing

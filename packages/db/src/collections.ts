@@ -3,6 +3,7 @@ import {
   announcementRecipientDocSchema,
   apiKeyDocSchema,
   auditLogDocSchema,
+  jobDocSchema,
   emailOutboxDocSchema,
   observatoryDocSchema,
   observatoryHistoryDocSchema,
@@ -22,6 +23,7 @@ import {
   announcements,
   apiKeys,
   auditLog,
+  jobs,
   emailOutbox,
   observatories,
   observatoryHistory,
@@ -172,6 +174,14 @@ export const announcementRecipientsCollection = defineCollection({
   keys: () => ({}),
 });
 
+export const jobsCollection = defineCollection({
+  table: jobs,
+  schema: jobDocSchema,
+  idPrefix: "job",
+  fieldColumns: { kind: jobs.kind, status: jobs.status, startedBy: jobs.startedBy, subjectId: jobs.subjectId },
+  keys: (doc) => ({ kind: doc.kind, status: doc.status, startedBy: doc.startedBy, subjectId: doc.subjectId }),
+});
+
 /** Every collection by its table name, for integrity scans and backups. */
 export const collections = {
   users: usersCollection,
@@ -189,4 +199,5 @@ export const collections = {
   audit_log: auditLogCollection,
   announcements: announcementsCollection,
   announcement_recipients: announcementRecipientsCollection,
+  jobs: jobsCollection,
 } as const;

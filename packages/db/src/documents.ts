@@ -173,6 +173,24 @@ export const auditLogDocSchema = z.object({
 });
 export type AuditLogDoc = z.infer<typeof auditLogDocSchema>;
 
+export const jobStatuses = ["queued", "running", "completed", "failed"] as const;
+/**
+ * A long job a person started (an email fan-out; later scans, backups, restores, cleanups), as
+ * the worker running it reports it. `subjectId` names what it works on (an announcement, a backup).
+ */
+export const jobDocSchema = z.object({
+  kind: z.string(),
+  status: z.enum(jobStatuses),
+  progress: z.object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative().nullable(), stage: z.string().nullable() }),
+  result: z.unknown(),
+  error: z.string().nullable(),
+  startedBy: z.string().nullable(),
+  subjectId: z.string().nullable(),
+  startedAt: isoDate,
+  finishedAt: isoDate.nullable(),
+});
+export type JobDoc = z.infer<typeof jobDocSchema>;
+
 export const announcementScopes = ["system", "observatory", "organization", "project"] as const;
 export const announcementSeverities = ["info", "warning", "critical"] as const;
 export const announcementDeliveryTypes = ["message", "email", "both"] as const;

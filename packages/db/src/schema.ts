@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type {
   AnnouncementDoc,
+  JobDoc,
   AnnouncementRecipientDoc,
   ApiKeyDoc,
   AuditLogDoc,
@@ -105,9 +106,13 @@ export const realtimeEvents = pgTable(
   (table) => [index("realtime_events_created_at_idx").on(table.createdAt)],
 );
 
-/** Not a collection: each worker process records that it is alive, for health checks. */
+/**
+ * Not a collection: each worker process records that it is alive, for health checks and so that
+ * another worker can tell when it died and free what it held (its graphile-worker ids lock jobs).
+ */
 export const workerHeartbeats = pgTable("worker_heartbeats", {
   workerId: text("worker_id").primaryKey(),
+  graphileWorkerIds: text("graphile_worker_ids").array().notNull().default(sql`'{}'::text[]`),
   startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
@@ -225,7 +230,22 @@ export const announcementRecipients = pgTable(
     emailState: text("email_state"),
     emailedAt: timestampColumn("emailed_at"),
     emailClaimedAt: timestampColumn("email_claimed_at"),
+    /** The worker holding the claim, so one found dead gives its claims back at once instead of after the lease. */
+    emailClaimedBy: text("email_claimed_by"),
     emailAttempts: integer("email_attempts").notNull().default(0),
     emailLastError: text("email_last_error"),
   },
+);
+
+/** Long jobs people started, with the progress their worker reports (`jobs` collection). */
+export const jobs = pgTable(
+  "jobs",
+  {
+    ...documentColumns<JobDoc>(),
+    kind: text("kind").notNull(),
+    status: text("status").notNull(),
+    startedBy: text("started_by"),
+    subjectId: text("subject_id"),
+  },
+  (table) => [index("jobs_created_at_idx").on(table.createdAt), index("jobs_subject_idx").on(table.subjectId, table.kind)],
 );

@@ -1,14 +1,19 @@
-import { createMailTransport, deliverAnnouncementEmails, jobContracts, type MailTransport } from "@meridian/domain";
+import { deliverAnnouncementEmails, EMAIL_JOB_KIND, findJobBySubject, jobContracts, reportJob } from "@meridian/domain";
 import { defineTask } from "../define-task";
-
-const transports = new WeakMap<object, MailTransport>();
+import { mailTransportFor } from "../mail-transport";
 
 export const announcementEmailsTask = defineTask(jobContracts.announcement_emails, async (payload, { deps }, helpers) => {
-  let transport = transports.get(deps);
-  if (!transport) {
-    transport = createMailTransport(deps.env);
-    transports.set(deps, transport);
+  const transport = mailTransportFor(deps);
+  try {
+    // Claims name the graphile-worker id holding this job, so a survivor can free them if this worker dies.
+    const outcome = await deliverAnnouncementEmails({ deps, transport, announcementId: payload.announcementId, claimedBy: helpers.job.locked_by ?? undefined });
+    helpers.logger.debug(`announcement ${payload.announcementId}: ${outcome.sent} sent, ${outcome.skipped} skipped`);
+  } catch (error) {
+    // The last attempt failed: the fan-out's record says so instead of staying "running" forever.
+    if (helpers.job.attempts >= helpers.job.max_attempts) {
+      const tracked = await findJobBySubject(deps.db, EMAIL_JOB_KIND, payload.announcementId);
+      if (tracked) await reportJob(deps, tracked.id, { status: "failed", error: String((error as Error)?.message ?? error).slice(0, 500) });
+    }
+    throw error;
   }
-  const outcome = await deliverAnnouncementEmails({ deps, transport, announcementId: payload.announcementId });
-  helpers.logger.debug(`announcement ${payload.announcementId}: ${outcome.sent} sent, ${outcome.skipped} skipped`);
 });

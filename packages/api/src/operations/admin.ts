@@ -1,5 +1,19 @@
 import { z } from "@hono/zod-openapi";
-import { adminUserListQuerySchema, adminUserListSchema, adminUserSchema, adminUserUpdateSchema, listAuditLog, listUsersForAdmin, opaqueIdSchema, updateUserByAdmin } from "@meridian/domain";
+import {
+  adminUserListQuerySchema,
+  adminUserListSchema,
+  adminUserSchema,
+  adminUserUpdateSchema,
+  getJob,
+  jobListQuerySchema,
+  jobListSchema,
+  jobViewSchema,
+  listAuditLog,
+  listJobs,
+  listUsersForAdmin,
+  opaqueIdSchema,
+  updateUserByAdmin,
+} from "@meridian/domain";
 import { auditPageSchema } from "../http/audit-schema";
 import { defineOperation } from "./define-operation";
 import { authedErrors, errorResponses, idParam, pageQuery, problemResponseFor } from "./responses";
@@ -7,7 +21,7 @@ import { authedErrors, errorResponses, idParam, pageQuery, problemResponseFor } 
 const tags = ["Administration"];
 const isoTime = z.iso.datetime({ offset: true });
 
-/** Server administration (tRPC `admin.*`): accounts and the audit log. */
+/** Server administration (tRPC `admin.*`): accounts, the audit log and long jobs. */
 export const adminOperations = {
   users: defineOperation({
     operationId: "listUsersForAdmin",
@@ -76,5 +90,35 @@ export const adminOperations = {
       const { limit, cursor, ...filter } = input;
       return listAuditLog({ deps: ctx.deps, actor, filter, limit: limit ?? 50, cursor });
     },
+  }),
+  jobs: defineOperation({
+    operationId: "listJobs",
+    access: "server-admin",
+    tags,
+    summary: "Long jobs people started, newest first (server admins)",
+    description: "Email fan-outs today; integrity scans, backups, restores and cleanups report here too. Filter by `kind` and `status`. Progress also arrives as `job.progress` over `/ws`.",
+    method: "get",
+    path: "/api/v1/admin/jobs",
+    status: 200,
+    query: jobListQuerySchema,
+    trpcInputOptional: true,
+    output: jobListSchema,
+    outputDescription: "Jobs",
+    responses: { 400: errorResponses[400], 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)") },
+    handle: ({ ctx, input }) => listJobs({ deps: ctx.deps, limit: input.limit ?? 50, cursor: input.cursor, kind: input.kind, status: input.status }),
+  }),
+  job: defineOperation({
+    operationId: "getJob",
+    access: "server-admin",
+    tags,
+    summary: "One long job: status, progress, result or error (server admins)",
+    method: "get",
+    path: "/api/v1/admin/jobs/{id}",
+    status: 200,
+    params: z.object({ id: opaqueIdSchema }),
+    output: jobViewSchema,
+    outputDescription: "The job",
+    responses: { 400: errorResponses[400], 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)"), 404: problemResponseFor("Not found (NOT_FOUND)") },
+    handle: ({ ctx, input }) => getJob({ deps: ctx.deps, jobId: input.id }),
   }),
 };

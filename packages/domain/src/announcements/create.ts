@@ -7,6 +7,8 @@ import type { Deps } from "../deps";
 import { AppError, fieldError, type FieldError } from "../errors";
 import { publishToAnnouncementRecipients } from "../events/publish";
 import { addJob } from "../jobs/add-job";
+import { recordJobStarted } from "../jobs/tracked-jobs";
+import { EMAIL_JOB_KIND } from "./email-job-kind";
 import { countRecipients, recipientSource, requireKnownTargets } from "./audiences";
 import { presentAnnouncement, rowFromStored } from "./present";
 import type { AnnouncementTargetsInput, ScopedAnnouncementCreate, SystemAnnouncementCreate } from "./schemas";
@@ -116,6 +118,7 @@ async function createAnnouncement(options: {
     }));
 
     if (emailed) {
+      await recordJobStarted(tx, { kind: EMAIL_JOB_KIND, startedBy: actor.id, subjectId: announcement.id, total: counts.total, now });
       const jobs = Math.min(MAX_PARALLEL_EMAIL_JOBS, Math.ceil(counts.total / EMAILS_PER_JOB));
       for (let index = 0; index < jobs; index += 1) {
         await addJob(tx, "announcement_emails", { announcementId: announcement.id }, { jobKey: emailJobKey(announcement.id, index), maxAttempts: 10, runAt: startsAt });

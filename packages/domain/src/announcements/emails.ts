@@ -8,6 +8,8 @@ import { expireDueAnnouncements } from "./lifecycle";
 import { announcementColumns, toAnnouncementRow } from "./present";
 import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress } from "./senders";
+import { findJobBySubject, reportJob } from "../jobs/tracked-jobs";
+import { EMAIL_JOB_KIND } from "./email-job-kind";
 
 const BATCH_SIZE = 50;
 /** Senders watching the recipients view hear of delivery progress at most this often. */
@@ -24,17 +26,19 @@ const MAX_ATTEMPTS_PER_RECIPIENT = 8;
  * sends it again. Only a crash in the instant between the two can repeat one message, and the
  * stable Message-ID lets mail systems drop that copy.
  */
-export async function deliverAnnouncementEmails(options: { deps: Deps; transport: MailTransport; announcementId: string }) {
+export async function deliverAnnouncementEmails(options: { deps: Deps; transport: MailTransport; announcementId: string; claimedBy?: string }) {
   const { deps, transport, announcementId } = options;
+  const claimedBy = options.claimedBy ?? null;
   const [record] = await deps.db.execute<Record<string, unknown>>(sql`select ${sql.raw(announcementColumns())} from announcements a where a.id = ${announcementId}`);
   if (!record) return { sent: 0, skipped: 0 };
   const announcement = toAnnouncementRow(record);
   const { doc } = announcement;
+  const tracked = await findJobBySubject(deps.db, EMAIL_JOB_KIND, announcementId);
   if (announcement.status === "cancelled") {
     const skipped = await deps.db.execute(sql`
       update announcement_recipients set email_state = 'skipped', updated_at = now()
        where ${recipientsOf(announcementId)} and email_state in ('pending', 'sending') returning id`);
-    await clearEmailPendingIfDone(deps, announcementId);
+    if (await clearEmailPendingIfDone(deps, announcementId)) await finishTrackedJob(deps, tracked?.id, announcementId);
     return { sent: 0, skipped: skipped.length };
   }
   if (new Date(doc.startsAt) > deps.now()) {
@@ -52,6 +56,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   // Claims walk the announcement's primary-key range forward: no index over pending rows is needed.
   let cursor = `${announcementId}:`;
   let lastProgressAt = Date.now();
+  if (tracked?.doc.status === "queued") await reportJob(deps, tracked.id, { status: "running", progress: { stage: "sending" } });
 
   for (;;) {
     const nowIso = deps.now().toISOString();
@@ -64,7 +69,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
          for update skip locked
       )
       update announcement_recipients r
-         set email_state = 'sending', email_claimed_at = ${nowIso}::timestamptz
+         set email_state = 'sending', email_claimed_at = ${nowIso}::timestamptz, email_claimed_by = ${claimedBy}
         from claimed, users u
        where r.id = claimed.id and u.id = r.user_id
        returning r.id, u.doc->>'email' as email`);
@@ -73,44 +78,80 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
     cursor = batch.at(-1)!.id;
     if (sent > 0 && Date.now() - lastProgressAt >= PROGRESS_EVERY_MS) {
       await publishDeliveryProgress(deps.db, [announcementId]);
+      if (tracked) await reportJob(deps, tracked.id, { progress: await deliveryProgress(deps, announcementId) });
       lastProgressAt = Date.now();
     }
-    for (const [index, recipient] of batch.entries()) {
-      try {
-        await transport.send({
-          from: deps.env.MAIL_FROM,
-          to: recipient.email,
-          subject,
-          text: `${doc.message}\n\n— ${origin}${link}`,
-          replyTo,
-          messageId: `<${recipient.id.replace(":", ".")}@meridian>`,
-        });
-      } catch (error) {
-        if (isConnectionError(error)) {
+    // Several messages in flight over the pooled connections; each recipient is marked sent as
+    // soon as its own message is handed over, so a crash repeats at most the ones in flight.
+    const unsent = new Set(batch.map((row) => row.id));
+    let unreachable: unknown;
+    let next = 0;
+    const sendNext = async () => {
+      while (next < batch.length && unreachable === undefined) {
+        const recipient = batch[next++]!;
+        try {
+          await transport.send({
+            from: deps.env.MAIL_FROM,
+            to: recipient.email,
+            subject,
+            text: `${doc.message}\n\n— ${origin}${link}`,
+            replyTo,
+            messageId: `<${recipient.id.replace(":", ".")}@meridian>`,
+          });
+        } catch (error) {
           // The server is unreachable: nobody's fault, nobody is charged; the job retries later.
-          await releaseClaims(deps, batch.slice(index).map((row) => row.id));
-          throw error;
+          if (isConnectionError(error)) {
+            unreachable ??= error;
+            continue;
+          }
+          unsent.delete(recipient.id);
+          await chargeFailedRecipient(deps, recipient.id, { permanent: isPermanentRefusal(error), error });
+          refused += 1;
+          firstRefusal ??= error;
+          continue;
         }
-        await chargeFailedRecipient(deps, recipient.id, { permanent: isPermanentRefusal(error), error });
-        refused += 1;
-        firstRefusal ??= error;
-        continue;
+        unsent.delete(recipient.id);
+        const sentAt = deps.now().toISOString();
+        await deps.db.execute(sql`
+          update announcement_recipients
+             set email_state = 'sent', emailed_at = ${sentAt}::timestamptz, updated_at = ${sentAt}::timestamptz, email_claimed_by = null
+           where id = ${recipient.id}`);
+        sent += 1;
       }
-      const sentAt = deps.now().toISOString();
-      await deps.db.execute(sql`
-        update announcement_recipients
-           set email_state = 'sent', emailed_at = ${sentAt}::timestamptz, updated_at = ${sentAt}::timestamptz
-         where id = ${recipient.id}`);
-      sent += 1;
+    };
+    await Promise.all(Array.from({ length: Math.min(deps.env.EMAIL_SENDS_IN_FLIGHT, batch.length) }, sendNext));
+    if (unreachable !== undefined) {
+      await releaseClaims(deps, [...unsent]);
+      throw unreachable;
     }
   }
   if (sent > 0) await publishDeliveryProgress(deps.db, [announcementId]);
-  await clearEmailPendingIfDone(deps, announcementId);
+  if (await clearEmailPendingIfDone(deps, announcementId)) await finishTrackedJob(deps, tracked?.id, announcementId);
+  else if (tracked) await reportJob(deps, tracked.id, { progress: await deliveryProgress(deps, announcementId) });
   if (refused > 0) {
     const reason = String((firstRefusal as Error)?.message ?? firstRefusal);
     throw new Error(`${refused} announcement email(s) refused (first: ${reason}); they are retried with the job`, { cause: firstRefusal });
   }
   return { sent, skipped: 0 };
+}
+
+/** Messages handled (sent, given up on, skipped) out of all the announcement's emails. */
+async function deliveryProgress(deps: Deps, announcementId: string) {
+  const [counts] = await deps.db.execute<{ done: number; total: number }>(sql`
+    select count(*) filter (where email_state in ('sent', 'failed', 'skipped'))::int as done, count(*) filter (where email_state is not null)::int as total
+      from announcement_recipients where ${recipientsOf(announcementId)}`);
+  return { done: counts?.done ?? 0, total: counts?.total ?? 0, stage: "sending" };
+}
+
+/** Completes the fan-out's job record with what became of each message; later calls change nothing. */
+async function finishTrackedJob(deps: Deps, jobId: string | undefined, announcementId: string) {
+  if (!jobId) return;
+  const [counts] = await deps.db.execute<{ sent: number; failed: number; skipped: number; total: number }>(sql`
+    select count(*) filter (where email_state = 'sent')::int as sent, count(*) filter (where email_state = 'failed')::int as failed,
+           count(*) filter (where email_state = 'skipped')::int as skipped, count(*) filter (where email_state is not null)::int as total
+      from announcement_recipients where ${recipientsOf(announcementId)}`);
+  const { sent = 0, failed = 0, skipped = 0, total = 0 } = counts ?? {};
+  await reportJob(deps, jobId, { status: "completed", progress: { done: sent + failed + skipped, total, stage: "done" }, result: { sent, failed, skipped } });
 }
 
 const CONNECTION_ERRORS = new Set(["ECONNECTION", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ESOCKET", "EDNS"]);
@@ -138,21 +179,22 @@ async function chargeFailedRecipient(deps: Deps, id: string, options: { permanen
   await deps.db.execute(sql`
     update announcement_recipients
        set email_state = case when ${giveUp} then 'failed' else 'pending' end,
-           email_claimed_at = null, email_attempts = ${attempts}, email_last_error = ${lastError}, updated_at = now()
+           email_claimed_at = null, email_claimed_by = null, email_attempts = ${attempts}, email_last_error = ${lastError}, updated_at = now()
      where id = ${id} and email_state = 'sending'`);
 }
 
 /** Once no message of the announcement is pending or being sent, the minute sweep stops looking at it. */
-async function clearEmailPendingIfDone(deps: Deps, announcementId: string) {
+async function clearEmailPendingIfDone(deps: Deps, announcementId: string): Promise<boolean> {
   const stillSending = sql`exists (select 1 from announcement_recipients r where ${recipientsOf(announcementId, "r")} and r.email_state in ('pending', 'sending'))`;
-  await announcementsCollection.patch(deps.db, sql`a.id = ${announcementId} and a.email_pending and not ${stillSending}`, { emailPending: false });
+  const cleared = await announcementsCollection.patch(deps.db, sql`a.id = ${announcementId} and a.email_pending and not ${stillSending}`, { emailPending: false });
+  return cleared.length > 0;
 }
 
 /** Gives unsent claims back, uncharged. */
 async function releaseClaims(deps: Deps, ids: string[]) {
   await deps.db.execute(sql`
     update announcement_recipients
-       set email_state = 'pending', email_claimed_at = null
+       set email_state = 'pending', email_claimed_at = null, email_claimed_by = null
      where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and email_state = 'sending'`);
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE "announcement_recipients" ADD COLUMN "email_claimed_by" text;

@@ -1,0 +1,1 @@
+ALTER TABLE "worker_heartbeats" ADD COLUMN "graphile_worker_ids" text[] DEFAULT '{}'::text[] NOT NULL;

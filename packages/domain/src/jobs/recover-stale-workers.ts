@@ -1,0 +1,33 @@
+import { sql } from "drizzle-orm";
+import type { Deps } from "../deps";
+
+/** A worker beats every few seconds; one silent this long is taken for dead. */
+export const STALE_WORKER_SECONDS = 20;
+
+/**
+ * Frees what dead workers held, so their work resumes now rather than after graphile-worker's
+ * four-hour lock timeout and the five-minute email claim lease: every worker whose heartbeat is
+ * older than STALE_WORKER_SECONDS has its jobs unlocked (`force_unlock_workers`) and its email
+ * claims given back, and its heartbeat removed. Each live worker runs this every few seconds;
+ * deleting the heartbeat row first makes two of them racing free each dead worker once.
+ */
+export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ workers: string[]; releasedClaims: number }> {
+  const { deps } = options;
+  return deps.db.transaction(async (tx) => {
+    const stale = await tx.execute<{ worker_id: string; graphile_worker_ids: string[] }>(sql`
+      delete from worker_heartbeats
+       where last_seen_at < now() - make_interval(secs => ${STALE_WORKER_SECONDS})
+       returning worker_id, graphile_worker_ids`);
+    const graphileIds = stale.flatMap((row) => row.graphile_worker_ids);
+    if (graphileIds.length === 0) return { workers: stale.map((row) => row.worker_id), releasedClaims: 0 };
+    const ids = sql`(select array_agg(value) from jsonb_array_elements_text(${JSON.stringify(graphileIds)}::jsonb))`;
+    await tx.execute(sql`select graphile_worker.force_unlock_workers(${ids})`);
+    const released = await tx.execute(sql`
+      update announcement_recipients
+         set email_state = 'pending', email_claimed_at = null, email_claimed_by = null
+       where email_state = 'sending' and email_claimed_by = any(${ids})
+       returning id`);
+    deps.logger.warn({ workers: stale.map((row) => row.worker_id), graphileWorkerIds: graphileIds, releasedClaims: released.length }, "freed the jobs and email claims of workers that stopped beating");
+    return { workers: stale.map((row) => row.worker_id), releasedClaims: released.length };
+  });
+}

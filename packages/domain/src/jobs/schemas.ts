@@ -1,0 +1,26 @@
+import { jobStatuses } from "@meridian/db";
+import { z } from "zod";
+
+export const jobViewSchema = z
+  .object({
+    id: z.string(),
+    kind: z.string().describe("What the job does: `announcement_emails`; later scans, backups, restores, cleanups"),
+    status: z.enum(jobStatuses),
+    progress: z.object({ done: z.number().int(), total: z.number().int().nullable(), stage: z.string().nullable() }),
+    result: z.unknown().describe("What a completed job produced (for an email fan-out: sent, failed and skipped counts)"),
+    error: z.string().nullable(),
+    startedBy: z.string().nullable().describe("The user who started it (extension)"),
+    subjectId: z.string().nullable().describe("What it works on, such as the announcement (extension)"),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: "Job" });
+
+export const jobListQuerySchema = z.object({
+  kind: z.string().max(100).optional(),
+  status: z.enum(jobStatuses).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+export const jobListSchema = z.object({ items: z.array(jobViewSchema), nextCursor: z.string().nullable() }).meta({ id: "JobList" });

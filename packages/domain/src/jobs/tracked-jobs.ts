@@ -1,0 +1,129 @@
+import { jobsCollection, tables, type Executor, type JobDoc, type StoredDocument } from "@meridian/db";
+import { and, desc, eq, lt, or, sql, type SQL } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { publishUserEvent } from "../events/publish";
+
+export type JobStatus = JobDoc["status"];
+export type JobProgress = JobDoc["progress"];
+
+/** Allowed moves of a job's status, as data; a finished job stays finished. */
+export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+  queued: ["running", "completed", "failed"],
+  running: ["running", "completed", "failed"],
+  completed: [],
+  failed: [],
+};
+
+export interface JobView {
+  id: string;
+  kind: string;
+  status: JobStatus;
+  progress: JobProgress;
+  result: unknown;
+  error: string | null;
+  startedBy: string | null;
+  subjectId: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+export const presentJob = (job: StoredDocument<JobDoc>): JobView => ({
+  id: job.id,
+  kind: job.doc.kind,
+  status: job.doc.status,
+  progress: job.doc.progress,
+  result: job.doc.result ?? null,
+  error: job.doc.error,
+  startedBy: job.doc.startedBy,
+  subjectId: job.doc.subjectId,
+  startedAt: job.doc.startedAt,
+  finishedAt: job.doc.finishedAt,
+});
+
+/** `job.progress` to whoever started the job and to every server administrator, in the caller's transaction. */
+async function announceProgress(db: Executor, job: StoredDocument<JobDoc>) {
+  const admins = await db.execute<{ id: string }>(sql`select id from users where doc->'roles' ? 'serverAdmin'`);
+  const userIds = [...new Set([...(job.doc.startedBy ? [job.doc.startedBy] : []), ...admins.map((row) => row.id)])];
+  await publishUserEvent(db, { userIds, event: { type: "job.progress", data: { id: job.id, kind: job.doc.kind, status: job.doc.status, progress: job.doc.progress } } });
+}
+
+/**
+ * Records a long job a person started, queued, in the caller's transaction: the same one that
+ * adds the graphile-worker job(s) doing the work, so the record exists exactly when the work does.
+ */
+export async function recordJobStarted(db: Executor, options: { kind: string; startedBy: string | null; subjectId?: string; total?: number; now: Date }): Promise<StoredDocument<JobDoc>> {
+  const job = await jobsCollection.insert(db, {
+    kind: options.kind,
+    status: "queued",
+    progress: { done: 0, total: options.total ?? null, stage: null },
+    result: null,
+    error: null,
+    startedBy: options.startedBy,
+    subjectId: options.subjectId ?? null,
+    startedAt: options.now.toISOString(),
+    finishedAt: null,
+  });
+  await announceProgress(db, job);
+  return job;
+}
+
+/**
+ * Moves a job on: new progress, running, completed with a result, or failed with an error. A
+ * finished job is left as it is (a late report from a retried run changes nothing) and undefined
+ * is returned. The change and its `job.progress` event share one transaction.
+ */
+export async function reportJob(deps: Deps, jobId: string, report: { status?: JobStatus; progress?: Partial<JobProgress>; result?: unknown; error?: string }): Promise<StoredDocument<JobDoc> | undefined> {
+  return deps.db.transaction(async (tx) => {
+    const current = await jobsCollection.get(tx, jobId, { forUpdate: true });
+    if (!current) throw new AppError("NOT_FOUND", "No such job");
+    const status = report.status ?? (current.doc.status === "queued" ? "running" : current.doc.status);
+    if (!JOB_TRANSITIONS[current.doc.status].includes(status)) return undefined;
+    const finished = status === "completed" || status === "failed";
+    const updated = await jobsCollection.update(tx, jobId, (doc) => ({
+      ...doc,
+      status,
+      progress: { ...doc.progress, ...report.progress },
+      result: report.result === undefined ? doc.result : report.result,
+      error: report.error ?? doc.error,
+      finishedAt: finished ? deps.now().toISOString() : null,
+    }));
+    await announceProgress(tx, updated!);
+    return updated;
+  });
+}
+
+/** The newest job of a kind about a subject (the email fan-out of an announcement). */
+export async function findJobBySubject(db: Executor, kind: string, subjectId: string): Promise<StoredDocument<JobDoc> | undefined> {
+  const [job] = await jobsCollection.findMany(db, and(eq(tables.jobs.kind, kind), eq(tables.jobs.subjectId, subjectId)), sql`${tables.jobs.createdAt} desc`, 1);
+  return job;
+}
+
+/** Server admins: one job. */
+export async function getJob(options: { deps: Deps; jobId: string }): Promise<JobView> {
+  const job = await jobsCollection.get(options.deps.db, options.jobId);
+  if (!job) throw new AppError("NOT_FOUND", "No such job");
+  return presentJob(job);
+}
+
+/** Server admins: jobs newest first, optionally of one kind or status; the cursor is the last id seen. */
+export async function listJobs(options: { deps: Deps; limit: number; cursor?: string; kind?: string; status?: JobStatus }): Promise<{ items: JobView[]; nextCursor: string | null }> {
+  const { deps, limit } = options;
+  const { jobs } = tables;
+  const conditions: SQL[] = [];
+  if (options.kind) conditions.push(eq(jobs.kind, options.kind));
+  if (options.status) conditions.push(eq(jobs.status, options.status));
+  if (options.cursor) {
+    const [after] = await deps.db.select({ createdAt: jobs.createdAt }).from(jobs).where(eq(jobs.id, options.cursor)).limit(1);
+    if (!after) throw new AppError("VALIDATION_FAILED", "The cursor is not valid", { errors: [{ path: "cursor", message: "The cursor is not one this list gave." }] });
+    conditions.push(or(lt(jobs.createdAt, after.createdAt), and(eq(jobs.createdAt, after.createdAt), lt(jobs.id, options.cursor)))!);
+  }
+  const rows = await deps.db
+    .select()
+    .from(jobs)
+    .where(conditions.length > 0 ? and(...conditions) : undefined)
+    .orderBy(desc(jobs.createdAt), desc(jobs.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit).map((row) => presentJob({ id: row.id, doc: row.doc, createdAt: row.createdAt, updatedAt: row.updatedAt }));
+  return { items: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
+}
