@@ -19,14 +19,34 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
   const refused: CapturedMail[] = [];
   let failuresLeft = options.failNext ?? 0;
   let rule: { accept: number; refuse: number; match?: (mail: CapturedMail) => boolean } | undefined;
+  /** While held, each message waits unanswered after its data: a client killed then never saw it accepted. */
+  let holding: { release: Promise<void>; open: () => void } | undefined;
+  let held = 0;
+  const closedSessions = new Set<string>();
+  let openSessions = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
-    onData(stream, _session, callback) {
+    onConnect(_session, callback) {
+      openSessions += 1;
+      callback();
+    },
+    onClose(session) {
+      openSessions -= 1;
+      closedSessions.add(session.id);
+    },
+    onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", async () => {
+        if (holding) {
+          held += 1;
+          await holding.release;
+          held -= 1;
+          // The client went away before the answer: it was never told the message was accepted.
+          if (closedSessions.has(session.id)) return callback(new Error("client gone"));
+        }
         if (failuresLeft > 0) {
           failuresLeft -= 1;
           const error = new Error("temporary failure") as Error & { responseCode: number };
@@ -59,6 +79,10 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
       });
     },
   });
+  // A client killed mid-session resets its connection: that is the client's end, not a failure of the capture.
+  server.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "ECONNRESET" && error.code !== "EPIPE") throw error;
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
@@ -66,6 +90,20 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
     messages,
     failNext(count: number) {
       failuresLeft = count;
+    },
+    /** Stops answering messages: each waits after its data until `release`. */
+    hold() {
+      let open!: () => void;
+      const release = new Promise<void>((resolve) => (open = resolve));
+      holding = { release, open };
+    },
+    /** How many messages wait for an answer now. */
+    held: () => held,
+    /** Client connections open now. */
+    openSessions: () => openSessions,
+    release() {
+      holding?.open();
+      holding = undefined;
     },
     refused,
     /**

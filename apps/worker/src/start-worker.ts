@@ -26,9 +26,11 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
     const method = level === "error" ? "error" : level === "warning" ? "warn" : level === "info" ? "info" : "debug";
     target[method](meta ?? {}, message);
   });
-  // graphile-worker's own worker ids lock jobs; the heartbeat lists them so a survivor can unlock them.
+  // graphile-worker locks jobs in the name of its worker pool (and, run singly, of a worker): the
+  // heartbeat lists those ids so that a survivor can unlock the jobs if this process dies.
   const graphileWorkerIds = new Set<string>();
   const events = new EventEmitter() as WorkerEvents;
+  events.on("pool:create", ({ workerPool }) => graphileWorkerIds.add(workerPool.id));
   events.on("worker:create", ({ worker }) => graphileWorkerIds.add(worker.workerId));
   const runner: Runner = await run({
     events,

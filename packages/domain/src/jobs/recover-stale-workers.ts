@@ -20,8 +20,12 @@ export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ wo
        returning worker_id, graphile_worker_ids`);
     const graphileIds = stale.flatMap((row) => row.graphile_worker_ids);
     if (graphileIds.length === 0) return { workers: stale.map((row) => row.worker_id), releasedClaims: 0 };
-    const ids = sql`(select array_agg(value) from jsonb_array_elements_text(${JSON.stringify(graphileIds)}::jsonb))`;
+    const ids = sql`array(select jsonb_array_elements_text(${JSON.stringify(graphileIds)}::jsonb))`;
+    const [unlocked] = await tx.execute<{ count: number }>(sql`
+      select count(*)::int as count from graphile_worker._private_jobs where locked_by = any(${ids})`);
     await tx.execute(sql`select graphile_worker.force_unlock_workers(${ids})`);
+    // Wakes every worker now, as a new job would, instead of at its next poll.
+    await tx.execute(sql`select pg_notify('jobs:insert', ${JSON.stringify({ count: Math.max(1, unlocked?.count ?? 1) })})`);
     const released = await tx.execute(sql`
       update announcement_recipients
          set email_state = 'pending', email_claimed_at = null, email_claimed_by = null
