@@ -34,7 +34,16 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger, loadEnv } from "@meridian/config";
 import { usersCollection, userDocSchema } from "@meridian/db";
-import { actorFromUser, createSystemAnnouncement, previewSystemRecipients, startRuntime, type UserActor, type Deps, type Runtime, type SystemAnnouncementCreate } from "@meridian/domain";
+import {
+  actorFromUser,
+  createSystemAnnouncement,
+  previewSystemRecipients,
+  startRuntime,
+  type UserActor,
+  type Deps,
+  type Runtime,
+  type SystemAnnouncementCreate,
+} from "@meridian/domain";
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 
@@ -51,7 +60,11 @@ const GOAL_MS = 1000;
 // The embedded S3 client would otherwise warn about this Node version on every run.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
-const loadAverage = () => os.loadavg().map((value) => value.toFixed(2)).join(" / ");
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" / ");
 const loadAtStart = loadAverage();
 
 function freePort(): Promise<number> {
@@ -155,7 +168,10 @@ function instrumentTx(tx: Tx): Tx {
           const [row] = await target.execute<{ "QUERY PLAN": ExplainOutput[] }>(sql`explain (analyze, buffers, wal, format json) ${query}`);
           probe.explain.plan = row!["QUERY PLAN"][0]!;
           const announcementId = dialect.sqlToQuery(query).params.find((param) => typeof param === "string" && param.startsWith("ann_"));
-          return target.execute(sql`select count(*)::int as total, count(acknowledged_at)::int as acknowledged from announcement_recipients where announcement_id = ${announcementId}`);
+          return target.execute(
+            sql`select count(*)::int as total, count(acknowledged_at)::int as acknowledged from announcement_recipients
+              where announcement_id = ${announcementId}`,
+          );
         }
         const started = performance.now();
         const result = await target.execute(query);
@@ -231,9 +247,14 @@ async function main() {
 
   const actor: UserActor = actorFromUser(admin);
   const instrumented: Deps = { ...deps, db: instrumentDb(db) };
-  const input = (deliveryType: SystemAnnouncementCreate["deliveryType"], targets: SystemAnnouncementCreate["targets"], round: string): SystemAnnouncementCreate => ({
+  const input = (
+    deliveryType: SystemAnnouncementCreate["deliveryType"],
+    targets: SystemAnnouncementCreate["targets"],
+    round: string,
+  ): SystemAnnouncementCreate => ({
     title: `Planned downtime ${round}`,
-    message: "The archive is offline on Saturday from 08:00 to 10:00 UTC for a database upgrade. Observations scheduled in that window are kept and run afterwards.",
+    message:
+      "The archive is offline on Saturday from 08:00 to 10:00 UTC for a database upgrade. Observations scheduled in that window are kept and run afterwards.",
     severity: "warning",
     deliveryType,
     targets,
@@ -298,7 +319,8 @@ async function main() {
     if (!peerDoc) {
       // Match the peer's rows to ours: same total width, the document as plain text.
       const [width] = await db.execute<{ row: number; doc: number }>(sql`
-        select avg(pg_column_size(r.*))::int as row, avg(pg_column_size(r.doc))::int as doc from announcement_recipients r where announcement_id = ${message.result.id}`);
+        select avg(pg_column_size(r.*))::int as row, avg(pg_column_size(r.doc))::int as doc
+          from announcement_recipients r where announcement_id = ${message.result.id}`);
       peerDoc = "d".repeat(Math.max(1, width!.doc - 1));
       widths = { ours: width!.row, peer: 0 };
     }
@@ -310,7 +332,9 @@ async function main() {
       throw new Error(`unexpected email announcement: ${JSON.stringify(email.result)}`);
     }
 
-    const single = await timed(() => createSystemAnnouncement({ deps: instrumented, actor, input: input("message", { users: { all: false, ids: [oneUserId] } }, name) }));
+    const single = await timed(() =>
+      createSystemAnnouncement({ deps: instrumented, actor, input: input("message", { users: { all: false, ids: [oneUserId] } }, name) }),
+    );
     if (single.result.recipientCount !== 1) throw new Error(`unexpected single-recipient announcement: ${JSON.stringify(single.result)}`);
 
     const preview = await timed(() => previewSystemRecipients({ deps, actor, targets: allUsers }));
@@ -325,7 +349,10 @@ async function main() {
     }
 
     process.stdout.write(
-      `${name.padEnd(10)} message ${ms(message.ms).padStart(5)} ms (insert ${ms(messageInsertMs).padStart(5)})  email ${ms(email.ms).padStart(5)} ms (insert ${ms(emailInsertMs).padStart(5)})  1 recipient ${ms(single.ms).padStart(4)} ms  preview ${ms(preview.ms).padStart(4)} ms  peer ${ms(peer.ms).padStart(5)} ms  load ${loadAverage()}\n`,
+      `${name.padEnd(10)} message ${ms(message.ms).padStart(5)} ms (insert ${ms(messageInsertMs).padStart(5)}) ` +
+        ` email ${ms(email.ms).padStart(5)} ms (insert ${ms(emailInsertMs).padStart(5)}) ` +
+        ` 1 recipient ${ms(single.ms).padStart(4)} ms  preview ${ms(preview.ms).padStart(4)} ` +
+        `ms  peer ${ms(peer.ms).padStart(5)} ms  load ${loadAverage()}\n`,
     );
     if (!recorded) continue;
     series.message.samples.push(message.ms);
@@ -354,12 +381,16 @@ async function main() {
     const subplan = node["Subplan Name"] ? ` (${node["Subplan Name"]})` : "";
     const sort = node["Sort Method"] ? `, ${node["Sort Method"]} ${node["Sort Space Used"]} kB ${node["Sort Space Type"]}` : "";
     const wal = node["WAL Bytes"] ? `, WAL ${(node["WAL Bytes"] / 1024 / 1024).toFixed(1)} MiB` : "";
-    lines.push(`${"  ".repeat(depth)}${node["Node Type"]}${relation}${subplan}: ${node["Actual Total Time"].toFixed(1)} ms, ${fmt(node["Actual Rows"])} rows${sort}${wal}`);
+    lines.push(
+      `${"  ".repeat(depth)}${node["Node Type"]}${relation}${subplan}: ${node["Actual Total Time"].toFixed(1)} ` +
+        `ms, ${fmt(node["Actual Rows"])} rows${sort}${wal}`,
+    );
     for (const child of node.Plans ?? []) walk(child, depth + 1, lines);
   };
   const planLines: string[] = [];
   walk(plan.Plan, 0, planLines);
-  const find = (node: PlanNode, type: string): PlanNode | undefined => (node["Node Type"] === type ? node : (node.Plans ?? []).map((child) => find(child, type)).find(Boolean));
+  const find = (node: PlanNode, type: string): PlanNode | undefined =>
+    node["Node Type"] === type ? node : (node.Plans ?? []).map((child) => find(child, type)).find(Boolean);
   const modify = find(plan.Plan, "ModifyTable");
   const sourceMs = modify?.Plans?.[0]?.["Actual Total Time"] ?? Number.NaN;
   const insertSelfMs = (modify?.["Actual Total Time"] ?? Number.NaN) - sourceMs;
@@ -376,23 +407,48 @@ async function main() {
   const lines = [
     "# Creating an announcement for every user",
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} with \`node --import tsx bench/announcement-create.ts --users ${USERS}\` on ${cpus.length} cores (${cpus[0]?.model?.trim() ?? "unknown"}), ${Math.round(os.totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}; embedded PostgreSQL (shared_buffers 128 MB, fsync and synchronous_commit on). Load average (1 / 5 / 15 min) at the start: ${loadAtStart}, at the end: ${loadAverage()}.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} with \`node --import tsx bench/announcement-create.ts ` +
+      `--users ${USERS}\` on ${cpus.length} cores (${cpus[0]?.model?.trim() ?? "unknown"}), ` +
+      `${Math.round(os.totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version}, ${os.type()} ` +
+      `${os.release()}; embedded PostgreSQL (shared_buffers 128 MB, fsync and synchronous_commit ` +
+      `on). Load average (1 / 5 / 15 min) at the start: ${loadAtStart}, at the end: ${loadAverage()}.`,
     "",
-    `${fmt(USERS)} seeded users plus the server admin who sends: ${fmt(userCount)} recipients per announcement (the admin is one of them, acknowledged at creation). Seeding took ${ms(seedMs)} ms (one INSERT ... SELECT generate_series). ${ROUNDS} measured rounds after ${WARMUP} warm-up; in each round every row below ran once, in this order. Recipient rows of earlier rounds are kept (the table held ${fmt(recipientRows!.count)} rows at the end); \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` ran between rounds, outside the timings.`,
+    `${fmt(USERS)} seeded users plus the server admin who sends: ${fmt(userCount)} recipients ` +
+      `per announcement (the admin is one of them, acknowledged at creation). Seeding took ` +
+      `${ms(seedMs)} ms (one INSERT ... SELECT generate_series). ${ROUNDS} measured rounds ` +
+      `after ${WARMUP} warm-up; in each round every row below ran once, in this order. ` +
+      `Recipient rows of earlier rounds are kept (the table held ${fmt(recipientRows!.count)} ` +
+      `rows at the end); \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` ran between rounds, outside ` +
+      `the timings.`,
     "",
     "| What | median ms | min ms | max ms | × peer (median) |",
     "|---|---:|---:|---:|---:|",
     ...Object.values(series).map(row),
     "",
-    `Goal (issue 4): recipient rows of ${fmt(USERS)} users written in at most ${fmt(GOAL_MS)} ms. Median recipient statement: ${ms(insertMedian)} ms (\`message\`), ${ms(emailInsertMedian)} ms (\`email\`): **${goalMet ? "met" : "not met"}**.`,
+    `Goal (issue 4): recipient rows of ${fmt(USERS)} users written in at most ${fmt(GOAL_MS)} ` +
+      `ms. Median recipient statement: ${ms(insertMedian)} ms (\`message\`), ${ms(emailInsertMedian)} ` +
+      `ms (\`email\`): **${goalMet ? "met" : "not met"}**.`,
     "",
-    `The recipient statement is timed where it runs, inside createSystemAnnouncement (round trip from Node of the one \`INSERT ... SELECT\`). The whole call adds the sender check, the announcement row and its update with the counts, the realtime event, the audit entry, the email jobs (\`email\`: ${Math.min(4, Math.ceil(userCount / 500))} graphile-worker jobs queued, none run here) and the commit. Row width (avg \`pg_column_size\` of the row): ours ${widths?.ours ?? "?"} B, the peer's ${widths?.peer ?? "?"} B (same columns, the document as plain text). The peer has no primary key and no index; announcement_recipients has the primary key (\`<announcementId>:<userId>\`, C collation; rows of one announcement are read as its range) and nothing else (email delivery walks the same range).`,
+    `The recipient statement is timed where it runs, inside createSystemAnnouncement (round ` +
+      `trip from Node of the one \`INSERT ... SELECT\`). The whole call adds the sender ` +
+      `check, the announcement row and its update with the counts, the realtime event, ` +
+      `the audit entry, the email jobs (\`email\`: ${Math.min(4, Math.ceil(userCount / 500))} ` +
+      `graphile-worker jobs queued, none run here) and the commit. Row width (avg \`pg_column_size\` ` +
+      `of the row): ours ${widths?.ours ?? "?"} B, the peer's ${widths?.peer ?? "?"} B ` +
+      `(same columns, the document as plain text). The peer has no primary key and no index; ` +
+      `announcement_recipients has the primary key (\`<announcementId>:<userId>\`, C collation; ` +
+      `rows of one announcement are read as its range) and nothing else (email delivery ` +
+      `walks the same range).`,
     "",
-    "Breakdown of one more creation (`message`), its recipient statement run under `EXPLAIN (ANALYZE, BUFFERS, WAL)` (timing instrumentation makes it slower than the rows above):",
+    "Breakdown of one more creation (`message`), its recipient statement run under `EXPLAIN " +
+      "(ANALYZE, BUFFERS, WAL)` (timing instrumentation makes it slower than the rows above):",
     "",
     `- resolving the recipients (scan users, sort, one row per user, build the documents): ${ms(sourceMs)} ms`,
     `- writing them (heap rows and indexes): ${ms(insertSelfMs)} ms`,
-    `- execution ${ms(plan["Execution Time"])} ms, planning ${ms(plan["Planning Time"])} ms${plan.Triggers?.length ? `, triggers ${plan.Triggers.map((trigger) => `${trigger["Trigger Name"]} ${ms(trigger.Time)} ms`).join(", ")}` : ", no triggers"}`,
+    `- execution ${ms(plan["Execution Time"])} ms, planning ${ms(plan["Planning Time"])} ms` +
+      (plan.Triggers?.length
+        ? `, triggers ${plan.Triggers.map((trigger) => `${trigger["Trigger Name"]} ${ms(trigger.Time)} ms`).join(", ")}`
+        : ", no triggers"),
     "",
     "```",
     ...planLines,

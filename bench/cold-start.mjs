@@ -74,7 +74,9 @@ async function main() {
       previousDataDir = dataDir;
       rows.push({ scenario: scenario.name, run, ...result });
       process.stdout.write(
-        `run ${run}  ${scenario.name.padEnd(40)} ${(result.readyMs / 1000).toFixed(2).padStart(6)} s  CPU ${result.cpu.toFixed(2).padStart(5)} s  node RSS ${mib(result.rss).padStart(8)}  PostgreSQL PSS ${mib(result.pgPss).padStart(8)}  (${result.status})\n`,
+        `run ${run}  ${scenario.name.padEnd(40)} ${(result.readyMs / 1000).toFixed(2).padStart(6)} ` +
+          `s  CPU ${result.cpu.toFixed(2).padStart(5)} s  node RSS ${mib(result.rss).padStart(8)} ` +
+          ` PostgreSQL PSS ${mib(result.pgPss).padStart(8)}  (${result.status})\n`,
       );
     }
   }
@@ -83,9 +85,17 @@ async function main() {
   const lines = [
     `# Cold start`,
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} with \`node bench/cold-start.mjs --runs ${runs}\` on ${machine.cores} cores (${machine.cpuModel}), ${machine.memory} RAM, Node ${machine.node}, ${machine.platform}. Load average (1 / 5 / 15 min) at the start: ${loadAtStart}, at the end: ${machine.loadAverage}. The machine is shared with other work, so single numbers are noisy; read the medians.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} with \`node bench/cold-start.mjs ` +
+      `--runs ${runs}\` on ${machine.cores} cores (${machine.cpuModel}), ${machine.memory} ` +
+      `RAM, Node ${machine.node}, ${machine.platform}. Load average (1 / 5 / 15 min) at ` +
+      `the start: ${loadAtStart}, at the end: ${machine.loadAverage}. The machine is shared ` +
+      `with other work, so single numbers are noisy; read the medians.`,
     "",
-    "Ready: time from spawn of `node --import tsx apps/server/src/main.ts` (MERIDIAN_ROLE=all, embedded PostgreSQL and S3) to the first 200 on `GET /api/health`. CPU: user + system CPU seconds the server process (and the initdb / pg_ctl runs it waited for) had used by then, which depends less on the other load than the wall time; the daemonized PostgreSQL server itself is not included. Idle RSS: the server's VmRSS 3 s after ready; PostgreSQL: PSS summed over the embedded postmaster and its backends.",
+    "Ready: time from spawn of `node --import tsx apps/server/src/main.ts` (MERIDIAN_ROLE=all, embedded PostgreSQL and S3) " +
+      "to the first 200 on `GET /api/health`. CPU: user + system CPU seconds the server process (and the initdb / pg_ctl " +
+      "runs it waited for) had used by then, which depends less on the other load than the wall time; the daemonized " +
+      "PostgreSQL server itself is not included. Idle RSS: the server's VmRSS 3 s after ready; PostgreSQL: PSS summed over " +
+      "the embedded postmaster and its backends.",
     "",
     "| Scenario | Runs | Ready (median) | Ready (min – max) | CPU to ready (median) | Node RSS idle (median) | PostgreSQL PSS idle (median) |",
     "|---|---:|---:|---:|---:|---:|---:|",
@@ -94,11 +104,23 @@ async function main() {
     const mine = rows.filter((row) => row.scenario === scenario.name);
     const ready = mine.map((row) => row.readyMs);
     lines.push(
-      `| ${scenario.name} | ${mine.length} | ${(median(ready) / 1000).toFixed(2)} s | ${(Math.min(...ready) / 1000).toFixed(2)} – ${(Math.max(...ready) / 1000).toFixed(2)} s | ${median(mine.map((row) => row.cpu)).toFixed(2)} s | ${mib(median(mine.map((row) => row.rss)))} | ${mib(median(mine.map((row) => row.pgPss ?? 0)))} |`,
+      `| ${scenario.name} | ${mine.length} | ${(median(ready) / 1000).toFixed(2)} s | ${(Math.min(...ready) / 1000).toFixed(2)} ` +
+        `– ${(Math.max(...ready) / 1000).toFixed(2)} s | ${median(mine.map((row) => row.cpu)).toFixed(2)} ` +
+        `s | ${mib(median(mine.map((row) => row.rss)))} | ${mib(median(mine.map((row) => row.pgPss ?? 0)))} ` +
+        `|`,
     );
   }
-  lines.push("", "Individual runs:", "", "| Run | Scenario | Ready | CPU to ready | Node RSS idle | PostgreSQL PSS idle | /api/health status |", "|---:|---|---:|---:|---:|---:|---|");
-  for (const row of rows) lines.push(`| ${row.run} | ${row.scenario} | ${(row.readyMs / 1000).toFixed(2)} s | ${row.cpu.toFixed(2)} s | ${mib(row.rss)} | ${mib(row.pgPss)} | ${row.status} |`);
+  lines.push(
+    "",
+    "Individual runs:",
+    "",
+    "| Run | Scenario | Ready | CPU to ready | Node RSS idle | PostgreSQL PSS idle | /api/health status |",
+    "|---:|---|---:|---:|---:|---:|---|",
+  );
+  for (const row of rows)
+    lines.push(
+      `| ${row.run} | ${row.scenario} | ${(row.readyMs / 1000).toFixed(2)} s | ${row.cpu.toFixed(2)} s | ${mib(row.rss)} | ${mib(row.pgPss)} | ${row.status} |`,
+    );
   const markdown = `${lines.join("\n")}\n`;
   const file = await writeResult("cold-start.md", markdown);
   process.stdout.write(`\n${markdown}\nwritten to ${path.relative(repoRoot, file)}\n`);

@@ -44,7 +44,11 @@ const option = (name: string, fallback: number) => {
 const MESSAGES = option("messages", 10_000);
 const CRASH_MESSAGES = option("crash-messages", 2_000);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const loadAverage = () => os.loadavg().map((value) => value.toFixed(2)).join(" / ");
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" / ");
 const loadAtStart = loadAverage();
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
@@ -149,7 +153,15 @@ const message = (index: number) => ({
 
 async function runPeer(count: number, poolSize: number) {
   sink!.reset();
-  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: Number(new URL(sink!.url).port), pool: true, maxConnections: poolSize, maxMessages: 1000, secure: false, ignoreTLS: true });
+  const transport = nodemailer.createTransport({
+    host: "127.0.0.1",
+    port: Number(new URL(sink!.url).port),
+    pool: true,
+    maxConnections: poolSize,
+    maxMessages: 1000,
+    secure: false,
+    ignoreTLS: true,
+  });
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -164,7 +176,8 @@ async function runPeer(count: number, poolSize: number) {
 
 function exactlyOnce(emails: string[]) {
   const wrong = emails.filter((email) => sink!.received.get(email.toLowerCase()) !== 1);
-  if (wrong.length > 0) throw new Error(`${wrong.length} recipients did not get exactly one message (e.g. ${wrong[0]}: ${sink!.received.get(wrong[0]!.toLowerCase()) ?? 0})`);
+  if (wrong.length > 0)
+    throw new Error(`${wrong.length} recipients did not get exactly one message (e.g. ${wrong[0]}: ${sink!.received.get(wrong[0]!.toLowerCase()) ?? 0})`);
 }
 
 async function seedUsers(tag: string, count: number): Promise<string[]> {
@@ -186,7 +199,13 @@ async function announceTo(tag: string, count: number, admin: Awaited<ReturnType<
   await createSystemAnnouncement({
     deps: runtime!.deps,
     actor: actorFromUser(admin),
-    input: { title: `Fan-out ${tag}`, message: "The observatory network goes down for maintenance at 22:00 UTC.", severity: "info", deliveryType: "email", targets: { users: { all: false, ids } } },
+    input: {
+      title: `Fan-out ${tag}`,
+      message: "The observatory network goes down for maintenance at 22:00 UTC.",
+      severity: "info",
+      deliveryType: "email",
+      targets: { users: { all: false, ids } },
+    },
   });
   return emails;
 }
@@ -202,7 +221,14 @@ async function waitForTotal(count: number, timeoutMs: number) {
 async function main() {
   sink = await startSink();
   const dataDir = await tempDir("fanout");
-  const env = loadEnv({ DATA_DIR: dataDir, LOG_LEVEL: "warn", NODE_ENV: "production", EMBEDDED_POSTGRES_PORT: String(await freePort()), SMTP_URL: sink.url, SECRETS_KEY: "bench secrets key" });
+  const env = loadEnv({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    SMTP_URL: sink.url,
+    SECRETS_KEY: "bench secrets key",
+  });
   runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
   const admin = await usersCollection.insert(runtime.deps.db, {
     email: "bench-admin@example.com",
@@ -212,7 +238,17 @@ async function main() {
     notificationPreferences: { email: false, push: false, systemEvents: true, observationEvents: true },
     avatar: null,
   });
-  const workerEnv = async () => ({ DATA_DIR: await tempDir("worker"), DATABASE_URL: runtime!.databaseUrl, SECRETS_KEY: "bench secrets key", SMTP_URL: sink!.url, S3_ENDPOINT: env.S3_ENDPOINT ?? "", S3_BUCKET: env.S3_BUCKET, S3_ACCESS_KEY_ID: env.S3_ACCESS_KEY_ID ?? "", S3_SECRET_ACCESS_KEY: env.S3_SECRET_ACCESS_KEY ?? "", S3_FORCE_PATH_STYLE: "true" });
+  const workerEnv = async () => ({
+    DATA_DIR: await tempDir("worker"),
+    DATABASE_URL: runtime!.databaseUrl,
+    SECRETS_KEY: "bench secrets key",
+    SMTP_URL: sink!.url,
+    S3_ENDPOINT: env.S3_ENDPOINT ?? "",
+    S3_BUCKET: env.S3_BUCKET,
+    S3_ACCESS_KEY_ID: env.S3_ACCESS_KEY_ID ?? "",
+    S3_SECRET_ACCESS_KEY: env.S3_SECRET_ACCESS_KEY ?? "",
+    S3_FORCE_PATH_STYLE: "true",
+  });
 
   // Peer first, then Meridian, on the same sink.
   const peerMs = await runPeer(MESSAGES, env.SMTP_POOL_SIZE);
@@ -274,24 +310,33 @@ async function main() {
   const goalFanout = fanoutMs <= 60_000;
   const crashBudget = 1.5 * uncrashedMs + detectionMs;
   const goalCrash = crashedMs <= crashBudget;
-  const text = `# Email fan-out
-
-\`node --import tsx bench/email-fanout.ts --messages ${MESSAGES} --crash-messages ${CRASH_MESSAGES}\`, run on ${new Date().toISOString().slice(0, 10)}
-(${os.cpus().length} cores, ${os.cpus()[0]?.model?.trim()}, Node ${process.version}; load average at start ${loadAtStart}, at the end ${loadAverage()}).
-SMTP pool: ${env.SMTP_POOL_SIZE} connections per worker process, ${env.EMAIL_SENDS_IN_FLIGHT} message(s) in flight per email job, ${env.WORKER_CONCURRENCY} jobs at once per worker.
-
-| Run | Messages | Time | Messages/s |
-|---|---:|---:|---:|
-| peer: bare nodemailer, pooled, ${env.SMTP_POOL_SIZE} in flight | ${MESSAGES.toLocaleString("en-US")} | ${seconds(peerMs)} s | ${rate(MESSAGES, peerMs)} |
-| Meridian: announcement to every recipient, one worker process | ${MESSAGES.toLocaleString("en-US")} | ${seconds(fanoutMs)} s | ${rate(MESSAGES, fanoutMs)} |
-| Meridian, uncrashed | ${CRASH_MESSAGES.toLocaleString("en-US")} | ${seconds(uncrashedMs)} s | ${rate(CRASH_MESSAGES, uncrashedMs)} |
-| Meridian, worker killed (-9) after ${sentBeforeKill} messages, a new one started at once | ${CRASH_MESSAGES.toLocaleString("en-US")} | ${seconds(crashedMs)} s | ${rate(CRASH_MESSAGES, crashedMs)} |
-
-- Goal: ${MESSAGES.toLocaleString("en-US")} messages within 60 s: **${goalFanout ? "met" : "missed"}** (${seconds(fanoutMs)} s; Meridian's rate is ${(peerMs / fanoutMs).toFixed(2)}× the bare loop's).
-- Detection delay (kill → the dead worker's heartbeat removed, its jobs unlocked and claims released): ${seconds(detectionMs)} s; the first message after it ${seconds(resumeMs)} s later, when ${detectedTotal} had arrived.
-- Goal: crashed total within 1.5 × uncrashed + detection = ${seconds(crashBudget)} s: **${goalCrash ? "met" : "missed"}** (${seconds(crashedMs)} s).
-- Every recipient of the first three runs got exactly one message. Crashed run: ${duplicates} duplicate(s), ${missing} missing. A message the SMTP server accepted in the instant before the dead worker recorded it as sent is sent again, with the same Message-ID, by which mail systems drop it.
-`;
+  const count = (value: number) => value.toLocaleString("en-US");
+  const text = [
+    "# Email fan-out",
+    "",
+    `\`node --import tsx bench/email-fanout.ts --messages ${MESSAGES} --crash-messages ${CRASH_MESSAGES}\`, run on ${new Date().toISOString().slice(0, 10)}`,
+    `(${os.cpus().length} cores, ${os.cpus()[0]?.model?.trim()}, Node ${process.version}; load average at start ${loadAtStart}, at the end ${loadAverage()}).`,
+    `SMTP pool: ${env.SMTP_POOL_SIZE} connections per worker process, ${env.EMAIL_SENDS_IN_FLIGHT} message(s) in flight per email job, ` +
+      `${env.WORKER_CONCURRENCY} jobs at once per worker.`,
+    "",
+    "| Run | Messages | Time | Messages/s |",
+    "|---|---:|---:|---:|",
+    `| peer: bare nodemailer, pooled, ${env.SMTP_POOL_SIZE} in flight | ${count(MESSAGES)} | ${seconds(peerMs)} s | ${rate(MESSAGES, peerMs)} |`,
+    `| Meridian: announcement to every recipient, one worker process | ${count(MESSAGES)} | ${seconds(fanoutMs)} s | ${rate(MESSAGES, fanoutMs)} |`,
+    `| Meridian, uncrashed | ${count(CRASH_MESSAGES)} | ${seconds(uncrashedMs)} s | ${rate(CRASH_MESSAGES, uncrashedMs)} |`,
+    `| Meridian, worker killed (-9) after ${sentBeforeKill} messages, a new one started at once ` +
+      `| ${count(CRASH_MESSAGES)} | ${seconds(crashedMs)} s | ${rate(CRASH_MESSAGES, crashedMs)} |`,
+    "",
+    `- Goal: ${count(MESSAGES)} messages within 60 s: **${goalFanout ? "met" : "missed"}** ` +
+      `(${seconds(fanoutMs)} s; Meridian's rate is ${(peerMs / fanoutMs).toFixed(2)}× the bare loop's).`,
+    `- Detection delay (kill → the dead worker's heartbeat removed, its jobs unlocked and claims released): ${seconds(detectionMs)} s; ` +
+      `the first message after it ${seconds(resumeMs)} s later, when ${detectedTotal} had arrived.`,
+    `- Goal: crashed total within 1.5 × uncrashed + detection = ${seconds(crashBudget)} s: **${goalCrash ? "met" : "missed"}** (${seconds(crashedMs)} s).`,
+    `- Every recipient of the first three runs got exactly one message. Crashed run: ${duplicates} duplicate(s), ${missing} missing. ` +
+      "A message the SMTP server accepted in the instant before the dead worker recorded it as sent is sent again, " +
+      "with the same Message-ID, by which mail systems drop it.",
+    "",
+  ].join("\n");
   await fsp.mkdir(path.join(repoRoot, "bench", "results"), { recursive: true });
   await fsp.writeFile(path.join(repoRoot, "bench", "results", "email-fanout.md"), text);
   process.stdout.write(text);

@@ -123,23 +123,41 @@ async function main() {
       };
       rows.push(row);
       process.stdout.write(
-        `${row.label.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${String(row.p50).padStart(4)} ms  p99 ${String(row.p99).padStart(4)} ms  non-2xx ${row.non2xx}  errors ${row.errors}  server CPU ${row.serverCpu.toFixed(1)} s  PostgreSQL CPU ${row.postgresCpu.toFixed(1)} s\n`,
+        `${row.label.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${String(row.p50).padStart(4)} ` +
+          `ms  p99 ${String(row.p99).padStart(4)} ms  non-2xx ${row.non2xx}  errors ${row.errors} ` +
+          ` server CPU ${row.serverCpu.toFixed(1)} s  PostgreSQL CPU ${row.postgresCpu.toFixed(1)} ` +
+          `s\n`,
       );
       await sleep(1000);
     }
-    const after = { meridian: readRss(meridian.pid), meridianPeak: readPeakRss(meridian.pid), peer: readRss(peer.pid), peerPeak: readPeakRss(peer.pid), postgres: postgresPss(dataDir) };
+    const after = {
+      meridian: readRss(meridian.pid),
+      meridianPeak: readPeakRss(meridian.pid),
+      peer: readRss(peer.pid),
+      peerPeak: readPeakRss(peer.pid),
+      postgres: postgresPss(dataDir),
+    };
 
     const machine = machineDescription();
     const lines = [
       "# HTTP overhead",
       "",
-      `Measured ${new Date().toISOString().slice(0, 10)} with \`node bench/http-overhead.mjs\` (${CONNECTIONS} connections, ${DURATION_S} s per target after a ${WARMUP_S} s warm-up) on ${machine.cores} cores (${machine.cpuModel}), ${machine.memory} RAM, Node ${machine.node}, ${machine.platform}. Load average (1 / 5 / 15 min) at the start: ${loadAtStart}, at the end: ${machine.loadAverage}. autocannon, the servers and the embedded PostgreSQL share these cores with each other and with other work on the machine, so the absolute numbers are noisy; compare the rows with each other.`,
+      `Measured ${new Date().toISOString().slice(0, 10)} with \`node bench/http-overhead.mjs\` ` +
+        `(${CONNECTIONS} connections, ${DURATION_S} s per target after a ${WARMUP_S} s warm-up) ` +
+        `on ${machine.cores} cores (${machine.cpuModel}), ${machine.memory} RAM, Node ${machine.node}, ` +
+        `${machine.platform}. Load average (1 / 5 / 15 min) at the start: ${loadAtStart}, ` +
+        `at the end: ${machine.loadAverage}. autocannon, the servers and the embedded PostgreSQL ` +
+        `share these cores with each other and with other work on the machine, so the absolute ` +
+        `numbers are noisy; compare the rows with each other.`,
       "",
       "| Target | Body | Requests/s | p50 | p99 | Non-2xx / errors | Server CPU | PostgreSQL CPU | 2xx per CPU-second |",
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
       ...rows.map(
         (row) =>
-          `| ${row.label} | ${row.bytes} B | ${Math.round(row.rps).toLocaleString("en-US")} | ${row.p50} ms | ${row.p99} ms | ${row.non2xx} / ${row.errors + row.timeouts} | ${row.serverCpu.toFixed(1)} s | ${row.postgresCpu ? `${row.postgresCpu.toFixed(1)} s` : "–"} | ${Math.round(row.perCpuSecond).toLocaleString("en-US")} |`,
+          `| ${row.label} | ${row.bytes} B | ${Math.round(row.rps).toLocaleString("en-US")} ` +
+          `| ${row.p50} ms | ${row.p99} ms | ${row.non2xx} / ${row.errors + row.timeouts} | ` +
+          `" + "${row.serverCpu.toFixed(1)} s | ${row.postgresCpu ? `${row.postgresCpu.toFixed(1)} s` : "–"} ` +
+          `| ${Math.round(row.perCpuSecond).toLocaleString("en-US")} |`,
       ),
       "",
       "| Process | RSS idle (before load) | RSS after load | Peak RSS (VmHWM) |",
@@ -148,7 +166,10 @@ async function main() {
       `| Peer (bare Hono) | ${mib(idle.peer)} | ${mib(after.peer)} | ${mib(after.peerPeak)} |`,
       `| Embedded PostgreSQL (PSS, postmaster + backends) | ${mib(idle.postgres)} | ${mib(after.postgres)} | – |`,
       "",
-      "Server CPU: user + system CPU seconds of the server process during the measured run (from /proc/<pid>/stat); PostgreSQL CPU: the same for the embedded postmaster and its backends. 2xx per CPU-second divides the successful responses by both, which depends less on what else the machine is doing than requests/s does.",
+      "Server CPU: user + system CPU seconds of the server process during the measured run (from " +
+        "/proc/<pid>/stat); PostgreSQL CPU: the same for the embedded postmaster and its backends. " +
+        "2xx per CPU-second divides the successful responses by both, which depends less on what " +
+        "else the machine is doing than requests/s does.",
     ];
     const markdown = `${lines.join("\n")}\n`;
     const file = await writeResult("http-overhead.md", markdown);

@@ -16,12 +16,43 @@ export const resultsDir = path.join(repoRoot, "bench", "results");
 /** Every variable packages/config/src/env.ts reads: removed from the child's environment so that
  * a developer's shell (DATABASE_URL, S3_ENDPOINT, SMTP_URL, ...) cannot leak into a benchmark. */
 const MERIDIAN_VARIABLES = [
-  "NODE_ENV", "PORT", "HOST", "PUBLIC_URL", "DATA_DIR", "MERIDIAN_ROLE", "DATABASE_URL", "EMBEDDED_POSTGRES_PORT",
-  "S3_ENDPOINT", "S3_BUCKET", "S3_REGION", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE",
-  "EMBEDDED_S3_PORT", "ADMIN_EMAIL", "ADMIN_PASSWORD", "SUPPORT_EMAIL", "MAIL_FROM", "SMTP_URL", "PUSH_APP_TOKEN",
-  "PUSH_API_URL", "VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY", "VAPID_SUBJECT", "SECRETS_KEY", "SIGNUP_ENABLED",
-  "LOGIN_FAILURES_PER_EMAIL", "LOGIN_FAILURES_PER_IP", "SIGNUPS_PER_IP_PER_HOUR", "SESSION_TTL_DAYS", "TRUST_PROXY",
-  "WORKER_CONCURRENCY", "LOG_LEVEL", "WEB_DIST_DIR", "DATABASE_POOL_SIZE", "REQUEST_CACHE_TTL_MS",
+  "NODE_ENV",
+  "PORT",
+  "HOST",
+  "PUBLIC_URL",
+  "DATA_DIR",
+  "MERIDIAN_ROLE",
+  "DATABASE_URL",
+  "EMBEDDED_POSTGRES_PORT",
+  "S3_ENDPOINT",
+  "S3_BUCKET",
+  "S3_REGION",
+  "S3_ACCESS_KEY_ID",
+  "S3_SECRET_ACCESS_KEY",
+  "S3_FORCE_PATH_STYLE",
+  "EMBEDDED_S3_PORT",
+  "ADMIN_EMAIL",
+  "ADMIN_PASSWORD",
+  "SUPPORT_EMAIL",
+  "MAIL_FROM",
+  "SMTP_URL",
+  "PUSH_APP_TOKEN",
+  "PUSH_API_URL",
+  "VAPID_PUBLIC_KEY",
+  "VAPID_PRIVATE_KEY",
+  "VAPID_SUBJECT",
+  "SECRETS_KEY",
+  "SIGNUP_ENABLED",
+  "LOGIN_FAILURES_PER_EMAIL",
+  "LOGIN_FAILURES_PER_IP",
+  "SIGNUPS_PER_IP_PER_HOUR",
+  "SESSION_TTL_DAYS",
+  "TRUST_PROXY",
+  "WORKER_CONCURRENCY",
+  "LOG_LEVEL",
+  "WEB_DIST_DIR",
+  "DATABASE_POOL_SIZE",
+  "REQUEST_CACHE_TTL_MS",
 ];
 
 export function cleanEnv(extra) {
@@ -306,7 +337,11 @@ export async function waitForStatus(handle, url, { status = 200, since = perform
   throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms:\n${handle.output}`);
 }
 
-export const loadAverage = () => os.loadavg().map((value) => value.toFixed(2)).join(" / ");
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" / ");
 
 export function machineDescription() {
   const cpus = os.cpus();

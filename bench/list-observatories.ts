@@ -23,21 +23,66 @@ const { deps } = runtime;
 
 try {
   const permissions = { can_view: true, can_observe: true, can_operate: false, can_admin: false };
-  const user = await usersCollection.insert(deps.db, { email: "bench@example.com", name: "Bench", passwordHash: "x", roles: [], notificationPreferences: { email: true, push: false, systemEvents: true, observationEvents: true }, avatar: null });
-  const other = await usersCollection.insert(deps.db, { email: "other@example.com", name: "Other", passwordHash: "x", roles: [], notificationPreferences: { email: true, push: false, systemEvents: true, observationEvents: true }, avatar: null });
+  const user = await usersCollection.insert(deps.db, {
+    email: "bench@example.com",
+    name: "Bench",
+    passwordHash: "x",
+    roles: [],
+    notificationPreferences: { email: true, push: false, systemEvents: true, observationEvents: true },
+    avatar: null,
+  });
+  const other = await usersCollection.insert(deps.db, {
+    email: "other@example.com",
+    name: "Other",
+    passwordHash: "x",
+    roles: [],
+    notificationPreferences: { email: true, push: false, systemEvents: true, observationEvents: true },
+    avatar: null,
+  });
   const organizations = [];
   for (let index = 0; index < 10; index += 1) {
-    const organization = await organizationsCollection.insert(deps.db, { name: `Org ${index}`, shortName: `org${index}`, type: "university", description: null, contactEmail: "o@example.com", ownerId: other.id, externalStorage: [] });
-    await organizationMembersCollection.insert(deps.db, { organizationId: organization.id, userId: user.id, permissions: { can_manage_members: index % 3 === 0, can_manage_observatories: false, can_manage_projects: false, can_manage_billing: false, can_manage_storage: false } });
+    const organization = await organizationsCollection.insert(deps.db, {
+      name: `Org ${index}`,
+      shortName: `org${index}`,
+      type: "university",
+      description: null,
+      contactEmail: "o@example.com",
+      ownerId: other.id,
+      externalStorage: [],
+    });
+    await organizationMembersCollection.insert(deps.db, {
+      organizationId: organization.id,
+      userId: user.id,
+      permissions: {
+        can_manage_members: index % 3 === 0,
+        can_manage_observatories: false,
+        can_manage_projects: false,
+        can_manage_billing: false,
+        can_manage_storage: false,
+      },
+    });
     organizations.push(organization);
   }
   // A third owned, a third direct grants, a third through one of ten organizations; plus 1,000 invisible ones.
   for (let index = 0; index < OBSERVATORIES * 2; index += 1) {
     const visible = index < OBSERVATORIES;
     const owned = visible && index % 3 === 0;
-    const observatory = await observatoriesCollection.insert(deps.db, { name: `Observatory ${index}`, owner: { kind: "user", id: owned ? user.id : other.id }, location: null, dispatchEnabled: true, connection: { online: false, pluginVersion: null, lastSeenAt: null } });
-    if (visible && index % 3 === 1) await observatoryMembersCollection.insert(deps.db, { observatoryId: observatory.id, memberKind: "user", memberId: user.id, permissions });
-    if (visible && index % 3 === 2) await observatoryMembersCollection.insert(deps.db, { observatoryId: observatory.id, memberKind: "organization", memberId: organizations[index % 10]!.id, permissions });
+    const observatory = await observatoriesCollection.insert(deps.db, {
+      name: `Observatory ${index}`,
+      owner: { kind: "user", id: owned ? user.id : other.id },
+      location: null,
+      dispatchEnabled: true,
+      connection: { online: false, pluginVersion: null, lastSeenAt: null },
+    });
+    if (visible && index % 3 === 1)
+      await observatoryMembersCollection.insert(deps.db, { observatoryId: observatory.id, memberKind: "user", memberId: user.id, permissions });
+    if (visible && index % 3 === 2)
+      await observatoryMembersCollection.insert(deps.db, {
+        observatoryId: observatory.id,
+        memberKind: "organization",
+        memberId: organizations[index % 10]!.id,
+        permissions,
+      });
   }
   await deps.sql`analyze`;
   const actor = actorFromUser((await usersCollection.get(deps.db, user.id))!);
@@ -59,7 +104,9 @@ try {
 
   const results = [
     await time("peer: bare select of 200 rows, no permission work", () => deps.db.execute(sql`select id, doc from observatories order by id limit 200`)),
-    await time(`resolveObservatoryAccess for all ${OBSERVATORIES} visible observatories (one query)`, () => resolveObservatoryAccess({ db: deps.db, userId: user.id, isServerAdmin: false })),
+    await time(`resolveObservatoryAccess for all ${OBSERVATORIES} visible observatories (one query)`, () =>
+      resolveObservatoryAccess({ db: deps.db, userId: user.id, isServerAdmin: false }),
+    ),
     await time("listViewableObservatoryIds, one page of 200 ids", () => listViewableObservatoryIds({ db: deps.db, userId: user.id, limit: 200 })),
     await time("listObservatories, first page of 200 with permissions", () => listObservatories({ deps, actor, limit: 200 })),
     await time(`listObservatories, all ${OBSERVATORIES} (5 pages of 200)`, async () => {
@@ -71,7 +118,8 @@ try {
     }),
   ];
   const table = [
-    `Listing observatories with permissions (${OBSERVATORIES} visible of ${OBSERVATORIES * 2}; ${ROUNDS} rounds; ${os.cpus().length} cores; ${new Date().toISOString().slice(0, 10)})`,
+    `Listing observatories with permissions (${OBSERVATORIES} visible of ${OBSERVATORIES * 2}; ` +
+      `${ROUNDS} rounds; ${os.cpus().length} cores; ${new Date().toISOString().slice(0, 10)})`,
     "",
     "| What | median ms | p95 ms |",
     "|---|---:|---:|",

@@ -86,7 +86,8 @@ async function call(baseUrl, method, route, { token, body, expect } = {}) {
   } catch {
     parsed = text;
   }
-  if (expect !== undefined && response.status !== expect) throw new Error(`${method} ${route} answered ${response.status} (expected ${expect}): ${text.slice(0, 500)}`);
+  if (expect !== undefined && response.status !== expect)
+    throw new Error(`${method} ${route} answered ${response.status} (expected ${expect}): ${text.slice(0, 500)}`);
   return { status: response.status, body: parsed, text };
 }
 
@@ -103,7 +104,8 @@ async function seed(baseUrl) {
 
   const announcement = (title, severity) => ({
     title,
-    message: `${title}. The archive is offline on Saturday from 08:00 to 10:00 UTC for a database upgrade; observations scheduled in that window run afterwards.`,
+    message:
+      `${title}. The archive is offline on Saturday from 08:00 to 10:00 UTC for a database ` + `upgrade; observations scheduled in that window run afterwards.`,
     severity,
     deliveryType: "message",
     targets: { users: { all: true } },
@@ -125,7 +127,8 @@ async function seed(baseUrl) {
   const pending = await call(baseUrl, "GET", "/api/v1/user/motd/pending", { token: userToken, expect: 200 });
   const expected = new Set(created.slice(0, 3).map((item) => item.id));
   const got = pending.body.items?.map((item) => item.id) ?? [];
-  if (got.length !== 3 || !got.every((id) => expected.has(id))) throw new Error(`pending answered ${JSON.stringify(got)}, expected the three ids ${[...expected].join(", ")}`);
+  if (got.length !== 3 || !got.every((id) => expected.has(id)))
+    throw new Error(`pending answered ${JSON.stringify(got)}, expected the three ids ${[...expected].join(", ")}`);
   return { userToken, pendingCount: got.length };
 }
 
@@ -260,18 +263,28 @@ async function summarizeProfile(profile, fromUs, toUs) {
   }
   // Inclusive time is keyed by frame object above only to keep the module at hand; fold by key.
   const inclusiveByKey = new Map();
-  for (const [frame, ms] of inclusive) if (isOwnCode(frame.module) || /^(hono|@hono\/|zod|drizzle-orm|postgres$)/.test(frame.module)) add(inclusiveByKey, frame.key, ms);
+  for (const [frame, ms] of inclusive)
+    if (isOwnCode(frame.module) || /^(hono|@hono\/|zod|drizzle-orm|postgres$)/.test(frame.module)) add(inclusiveByKey, frame.key, ms);
   const top = (map, count) => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, count);
   return { total, inWindow, self: top(self, 30), modules: top(modules, 20), inclusive: top(inclusiveByKey, 40) };
 }
 
 function profileMarkdown(summary, result, cacheTtlMs) {
   const pct = (ms) => `${((ms / summary.total) * 100).toFixed(1)} %`;
-  const table = (title, rows) => [`| ${title} | ms | share |`, "|---|---:|---:|", ...rows.map(([key, ms]) => `| \`${key}\` | ${ms.toFixed(0)} | ${pct(ms)} |`), ""];
+  const table = (title, rows) => [
+    `| ${title} | ms | share |`,
+    "|---|---:|---:|",
+    ...rows.map(([key, ms]) => `| \`${key}\` | ${ms.toFixed(0)} | ${pct(ms)} |`),
+    "",
+  ];
   return [
     `# CPU profile of the Meridian server under \`GET /api/v1/user/motd/pending\``,
     "",
-    `${cacheTtlMs === undefined ? "Default configuration (request caches on)" : `REQUEST_CACHE_TTL_MS=${cacheTtlMs}`}; ${CONNECTIONS} connections, ${DURATION_S} s, ${Math.round(result.requests.average).toLocaleString("en-US")} req/s (p99 ${result.latency.p99} ms) while profiled; ${summary.total.toFixed(0)} ms of samples ${summary.inWindow ? "inside the measured window" : "(whole profile: the window could not be matched)"}. Load average at the end: ${loadAverage()}.`,
+    `${cacheTtlMs === undefined ? "Default configuration (request caches on)" : `REQUEST_CACHE_TTL_MS=${cacheTtlMs}`}; ` +
+      `${CONNECTIONS} connections, ${DURATION_S} s, " + "${Math.round(result.requests.average).toLocaleString("en-US")} ` +
+      `req/s (p99 ${result.latency.p99} ms) while profiled; ${summary.total.toFixed(0)} ` +
+      `ms of samples ${summary.inWindow ? "inside the measured window" : "(whole profile: the window could not be matched)"}. ` +
+      `Load average at the end: ${loadAverage()}.`,
     "",
     ...table("Self time, by module", summary.modules),
     ...table("Self time, by function", summary.self),
@@ -285,11 +298,24 @@ function profileMarkdown(summary, result, cacheTtlMs) {
 async function startSeededMeridian(label, { cacheTtlMs, profileDir } = {}) {
   const dataDir = await makeTempDir(label);
   const [port, postgresPort] = [await freePort(), await freePort()];
-  const extraEnv = { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ...(cacheTtlMs === undefined ? {} : { REQUEST_CACHE_TTL_MS: String(cacheTtlMs) }) };
+  const extraEnv = {
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    ...(cacheTtlMs === undefined ? {} : { REQUEST_CACHE_TTL_MS: String(cacheTtlMs) }),
+  };
   let meridian;
   if (profileDir) {
     // As spawnMeridian does, plus the profiler flags (Node 20 refuses them in NODE_OPTIONS).
-    const env = cleanEnv({ PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(postgresPort), MERIDIAN_ROLE: "all", LOG_LEVEL: "warn", NODE_ENV: "production", ...extraEnv });
+    const env = cleanEnv({
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      EMBEDDED_POSTGRES_PORT: String(postgresPort),
+      MERIDIAN_ROLE: "all",
+      LOG_LEVEL: "warn",
+      NODE_ENV: "production",
+      ...extraEnv,
+    });
     const args = ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-interval=500", "--import", "tsx", "apps/server/src/main.ts"];
     meridian = spawnTracked("meridian", process.execPath, args, { env, dataDir });
     meridian.baseUrl = `http://127.0.0.1:${port}`;
@@ -336,7 +362,11 @@ async function profileRun() {
     const markdown = profileMarkdown(summary, result, cacheTtlMs);
     await fs.writeFile(path.join(outDir, "summary.md"), `${markdown}\n`);
     process.stdout.write(`${markdown}\nprofile: ${file}\nsummary: ${path.join(outDir, "summary.md")}\n`);
-    if (failures > 0) throw new Error(`${failures} failed responses while profiling (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}, mismatches ${result.mismatches})`);
+    if (failures > 0)
+      throw new Error(
+        `${failures} failed responses while profiling (non-2xx ${result.non2xx}, errors ${result.errors}, ` +
+          `timeouts ${result.timeouts}, mismatches ${result.mismatches})`,
+      );
   } finally {
     await stopMeridian(meridian);
     await removeTempDirs();
@@ -344,11 +374,18 @@ async function profileRun() {
 }
 
 async function measure(target) {
-  if (WARMUP_S > 0) await runAutocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: WARMUP_S, expectBody: target.expectBody });
+  if (WARMUP_S > 0)
+    await runAutocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: WARMUP_S, expectBody: target.expectBody });
   const { pid, dataDir } = target.process;
   const cpuBefore = cpuSeconds(pid);
   const pgBefore = dataDir ? postgresCpuSeconds(dataDir) : 0;
-  const result = await runAutocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration: DURATION_S, expectBody: target.expectBody });
+  const result = await runAutocannon({
+    url: target.url,
+    headers: target.headers,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    expectBody: target.expectBody,
+  });
   const serverCpu = cpuSeconds(pid) - cpuBefore;
   const postgresCpu = dataDir ? postgresCpuSeconds(dataDir) - pgBefore : 0;
   const row = {
@@ -365,7 +402,9 @@ async function measure(target) {
     perCpuSecond: result["2xx"] / Math.max(serverCpu + postgresCpu, 0.001),
   };
   process.stdout.write(
-    `${row.label.padEnd(78)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${String(row.p50).padStart(4)} ms  p99 ${String(row.p99).padStart(4)} ms  failed ${row.failed}  server CPU ${row.serverCpu.toFixed(1)} s  PostgreSQL CPU ${row.postgresCpu.toFixed(1)} s\n`,
+    `${row.label.padEnd(78)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${String(row.p50).padStart(4)} ` +
+      `ms  p99 ${String(row.p99).padStart(4)} ms  failed ${row.failed}  server CPU ${row.serverCpu.toFixed(1)} ` +
+      `s  PostgreSQL CPU ${row.postgresCpu.toFixed(1)} s\n`,
   );
   await sleep(1000);
   return row;
@@ -399,12 +438,26 @@ async function benchmarkRun() {
     const auth = { authorization: `Bearer ${cached.userToken}` };
     const phase1 = await prepare([
       { key: "peer", label: "(a) peer: bare Hono `GET /hello`", process: peer, url: `${peerUrl}/hello` },
-      { key: "me", label: "(b) Meridian `GET /api/v1/auth/me` (bearer), for reference", process: meridian, url: `${meridian.baseUrl}/api/v1/auth/me`, headers: auth },
-      { key: "pending", label: `(c) Meridian \`GET /api/v1/user/motd/pending\` (bearer, ${cached.pendingCount} pending)`, process: meridian, url: `${meridian.baseUrl}/api/v1/user/motd/pending`, headers: auth },
+      {
+        key: "me",
+        label: "(b) Meridian `GET /api/v1/auth/me` (bearer), for reference",
+        process: meridian,
+        url: `${meridian.baseUrl}/api/v1/auth/me`,
+        headers: auth,
+      },
+      {
+        key: "pending",
+        label: `(c) Meridian \`GET /api/v1/user/motd/pending\` (bearer, ${cached.pendingCount} pending)`,
+        process: meridian,
+        url: `${meridian.baseUrl}/api/v1/user/motd/pending`,
+        headers: auth,
+      },
     ]);
     await sleep(IDLE_SETTLE_MS);
     const idle = { meridian: memory(meridian), peer: memory(peer) };
-    process.stdout.write(`idle RSS: Meridian ${mib(idle.meridian.rss)}, peer ${mib(idle.peer.rss)}, embedded PostgreSQL PSS ${mib(idle.meridian.postgres)}\n\n`);
+    process.stdout.write(
+      `idle RSS: Meridian ${mib(idle.meridian.rss)}, peer ${mib(idle.peer.rss)}, embedded PostgreSQL PSS ${mib(idle.meridian.postgres)}\n\n`,
+    );
     const rows = [];
     for (const target of phase1) rows.push(await measure(target));
     const after = { meridian: memory(meridian), peer: memory(peer) };
@@ -416,8 +469,20 @@ async function benchmarkRun() {
     meridian = uncached.meridian;
     const auth2 = { authorization: `Bearer ${uncached.userToken}` };
     const phase2 = await prepare([
-      { key: "me-nocache", label: "(d) (b) with `REQUEST_CACHE_TTL_MS=0`: token looked up every time", process: meridian, url: `${meridian.baseUrl}/api/v1/auth/me`, headers: auth2 },
-      { key: "pending-nocache", label: "(e) (c) with `REQUEST_CACHE_TTL_MS=0`: token lookup and pending query every time", process: meridian, url: `${meridian.baseUrl}/api/v1/user/motd/pending`, headers: auth2 },
+      {
+        key: "me-nocache",
+        label: "(d) (b) with `REQUEST_CACHE_TTL_MS=0`: token looked up every time",
+        process: meridian,
+        url: `${meridian.baseUrl}/api/v1/auth/me`,
+        headers: auth2,
+      },
+      {
+        key: "pending-nocache",
+        label: "(e) (c) with `REQUEST_CACHE_TTL_MS=0`: token lookup and pending query every time",
+        process: meridian,
+        url: `${meridian.baseUrl}/api/v1/user/motd/pending`,
+        headers: auth2,
+      },
     ]);
     await sleep(IDLE_SETTLE_MS);
     const idleUncached = memory(meridian);
@@ -433,27 +498,52 @@ async function benchmarkRun() {
     const lines = [
       "# Pending announcements (`GET /api/v1/user/motd/pending`)",
       "",
-      `Measured ${new Date().toISOString().slice(0, 10)} with \`node bench/motd-pending.mjs\` (${CONNECTIONS} connections, ${DURATION_S} s per target after a ${WARMUP_S} s warm-up) on ${machine.cores} cores (${machine.cpuModel}), ${machine.memory} RAM, Node ${machine.node}, ${machine.platform}. Load average (1 / 5 / 15 min) at the start: ${loadAtStart}, at the end: ${machine.loadAverage}. autocannon, the servers and the embedded PostgreSQL share these cores with each other and with other work on the machine, so the absolute numbers are noisy; compare the rows with each other.`,
+      `Measured ${new Date().toISOString().slice(0, 10)} with \`node bench/motd-pending.mjs\` ` +
+        `(${CONNECTIONS} connections, ${DURATION_S} s per target after a ${WARMUP_S} s warm-up) ` +
+        `on ${machine.cores} cores (${machine.cpuModel}), ${machine.memory} RAM, Node ${machine.node}, ` +
+        `${machine.platform}. Load average (1 / 5 / 15 min) at the start: ${loadAtStart}, ` +
+        `at the end: ${machine.loadAverage}. autocannon, the servers and the embedded PostgreSQL ` +
+        `share these cores with each other and with other work on the machine, so the absolute ` +
+        `numbers are noisy; compare the rows with each other.`,
       "",
-      `The user has ${cached.pendingCount} pending system announcements (critical, warning, info), one acknowledged and one cancelled; one token drives all ${CONNECTIONS} connections. Rows (a) to (c) run against Meridian in its default configuration, where authentication and the pending list are served from per-process caches (REQUEST_CACHE_TTL_MS 5 s, dropped on any change), so nearly every request of one user is a cache hit; rows (d) and (e) against a second Meridian, started after the first stopped, with the caches off: the cost of a miss, which is what the first request after a change or of a new session pays. Every response was checked: 200 with exactly the body fetched before the run.`,
+      `The user has ${cached.pendingCount} pending system announcements (critical, warning, ` +
+        `info), one acknowledged and one cancelled; one token drives all ${CONNECTIONS} connections. ` +
+        `Rows (a) to (c) run against Meridian in its default configuration, where authentication ` +
+        `and the pending list are served from per-process caches (REQUEST_CACHE_TTL_MS 5 ` +
+        `s, dropped on any change), so nearly every request of one user is a cache hit; rows ` +
+        `(d) and (e) against a second Meridian, started after the first stopped, with the ` +
+        `caches off: the cost of a miss, which is what the first request after a change or ` +
+        `of a new session pays. Every response was checked: 200 with exactly the body fetched ` +
+        `before the run.`,
       "",
       "| Target | Body | Requests/s | × peer | p50 | p99 | Failed | Server CPU | PostgreSQL CPU | 2xx per CPU-second |",
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
       ...rows.map(
         (row) =>
-          `| ${row.label} | ${row.bytes.toLocaleString("en-US")} B | ${Math.round(row.rps).toLocaleString("en-US")} | ${(row.rps / peerRps).toFixed(2)}× | ${row.p50} ms | ${row.p99} ms | ${row.failed} | ${row.serverCpu.toFixed(1)} s | ${row.key === "peer" ? "–" : `${row.postgresCpu.toFixed(1)} s`} | ${Math.round(row.perCpuSecond).toLocaleString("en-US")} |`,
+          `| ${row.label} | ${row.bytes.toLocaleString("en-US")} B | ${Math.round(row.rps).toLocaleString("en-US")} ` +
+          `| ${(row.rps / peerRps).toFixed(2)}× | ${row.p50} ms | ${row.p99} ms | ${row.failed} ` +
+          `| " + "${row.serverCpu.toFixed(1)} s | ${row.key === "peer" ? "–" : `${row.postgresCpu.toFixed(1)} s`} ` +
+          `| ${Math.round(row.perCpuSecond).toLocaleString("en-US")} |`,
       ),
       "",
-      `Goal (issue 4): at least ${GOAL_RATIO}× the peer's requests/s and p99 under ${GOAL_P99_MS} ms. Default configuration (c): ${pending.ratio.toFixed(2)}× (${verdict(pending.ratioMet)}), p99 ${rows.find((row) => row.key === "pending").p99} ms (${verdict(pending.p99Met)}). Caches off (e): ${pendingNoCache.ratio.toFixed(2)}× (${verdict(pendingNoCache.ratioMet)}), p99 ${rows.find((row) => row.key === "pending-nocache").p99} ms (${verdict(pendingNoCache.p99Met)}).`,
+      `Goal (issue 4): at least ${GOAL_RATIO}× the peer's requests/s and p99 under ${GOAL_P99_MS} ` +
+        `ms. Default configuration (c): ${pending.ratio.toFixed(2)}× (${verdict(pending.ratioMet)}), ` +
+        `p99 ${rows.find((row) => row.key === "pending").p99} ms (${verdict(pending.p99Met)}). ` +
+        `Caches off (e): " + "${pendingNoCache.ratio.toFixed(2)}× (${verdict(pendingNoCache.ratioMet)}), ` +
+        `p99 " + "${rows.find((row) => row.key === "pending-nocache").p99} ms (${verdict(pendingNoCache.p99Met)}).`,
       "",
       "| Process | RSS idle (before load) | RSS after load | Peak RSS (VmHWM) |",
       "|---|---:|---:|---:|",
-      `| Meridian server (node, MERIDIAN_ROLE=all), default configuration | ${mib(idle.meridian.rss)} | ${mib(after.meridian.rss)} | ${mib(after.meridian.peak)} |`,
+      `| Meridian server (node, MERIDIAN_ROLE=all), default configuration | ${mib(idle.meridian.rss)} ` +
+        `| ${mib(after.meridian.rss)} | ${mib(after.meridian.peak)} |`,
       `| Meridian server, REQUEST_CACHE_TTL_MS=0 | ${mib(idleUncached.rss)} | ${mib(afterUncached.rss)} | ${mib(afterUncached.peak)} |`,
       `| Peer (bare Hono) | ${mib(idle.peer.rss)} | ${mib(after.peer.rss)} | ${mib(after.peer.peak)} |`,
       `| Embedded PostgreSQL (PSS, postmaster + backends), default configuration | ${mib(idle.meridian.postgres)} | ${mib(after.meridian.postgres)} | – |`,
       "",
-      "Failed: non-2xx responses, errors, timeouts and bodies that differ from the expected one. Server CPU: user + system CPU seconds of the server process during the measured run (from /proc/<pid>/stat); PostgreSQL CPU: the same for the embedded postmaster and its backends. 2xx per CPU-second divides the successful responses by both.",
+      "Failed: non-2xx responses, errors, timeouts and bodies that differ from the expected one. " +
+        "Server CPU: user + system CPU seconds of the server process during the measured run (from " +
+        "/proc/<pid>/stat); PostgreSQL CPU: the same for the embedded postmaster and its backends. " +
+        "2xx per CPU-second divides the successful responses by both.",
     ];
     const markdown = `${lines.join("\n")}\n`;
     const failedRows = rows.filter((row) => row.failed > 0);

@@ -13,7 +13,10 @@ let failed = false;
 for (const script of scripts) {
   process.stdout.write(`\n=== bench/${script}\n`);
   const loader = script.endsWith(".ts") ? ["--import", "tsx"] : [];
-  const result = spawnSync(process.execPath, [...loader, path.join(here, script), ...process.argv.slice(2)], { stdio: "inherit", cwd: path.resolve(here, "..") });
+  const result = spawnSync(process.execPath, [...loader, path.join(here, script), ...process.argv.slice(2)], {
+    stdio: "inherit",
+    cwd: path.resolve(here, ".."),
+  });
   if (result.status !== 0) {
     process.stderr.write(`bench/${script} failed (${result.signal ?? `exit ${result.status}`})\n`);
     failed = true;

@@ -49,7 +49,13 @@ async function probeWorker(maxAgeSeconds) {
   // `postgres` is a dependency of packages/db, not of the repository root.
   const require = createRequire(new URL("../packages/db/package.json", import.meta.url));
   const postgres = require("postgres");
-  const sql = postgres(url, { max: 1, connect_timeout: TIMEOUT_MS / 1000, idle_timeout: 1, onnotice: () => undefined, connection: { application_name: "meridian-probe", statement_timeout: TIMEOUT_MS } });
+  const sql = postgres(url, {
+    max: 1,
+    connect_timeout: TIMEOUT_MS / 1000,
+    idle_timeout: 1,
+    onnotice: () => undefined,
+    connection: { application_name: "meridian-probe", statement_timeout: TIMEOUT_MS },
+  });
   try {
     const [row] = await sql`
       select count(*)::int as fresh

@@ -43,12 +43,17 @@ async function signedInPage(account: { email: string; password: string }, viewpo
 
 /** Logs in over the API with a recognizable User-Agent, so its row in the sessions list can be told apart. */
 async function loginAs(account: Account, userAgent: string): Promise<string> {
-  const response = await server.request("/api/v1/auth/login", { method: "POST", json: { email: account.email, password: account.password }, headers: { "user-agent": userAgent } });
+  const response = await server.request("/api/v1/auth/login", {
+    method: "POST",
+    json: { email: account.email, password: account.password },
+    headers: { "user-agent": userAgent },
+  });
   expect(response.status).toBe(200);
   return ((await response.json()) as { token: string }).token;
 }
 
-const loginStatus = async (email: string, password: string) => (await server.request("/api/v1/auth/login", { method: "POST", json: { email, password } })).status;
+const loginStatus = async (email: string, password: string) =>
+  (await server.request("/api/v1/auth/login", { method: "POST", json: { email, password } })).status;
 
 /** The reset link mailed to `email`, as a path inside the SPA (the mail names the server's public address). */
 async function resetLinkFor(email: string): Promise<string> {
@@ -76,7 +81,10 @@ afterAll(async () => {
 afterEach(async (context) => {
   if (context.task.result?.state === "fail") {
     for (const page of contexts.flatMap((browserContext) => browserContext.pages())) {
-      const text = await page.locator("body").innerText({ timeout: 2_000 }).catch(() => "(no page text)");
+      const text = await page
+        .locator("body")
+        .innerText({ timeout: 2_000 })
+        .catch(() => "(no page text)");
       console.error(`page at ${page.url()}:\n${text.slice(0, 2_000)}`);
     }
   }
@@ -236,11 +244,15 @@ describe("web app: user administration", { timeout: 90_000 }, () => {
 
   it("searches and pages through users", async () => {
     const tag = `pager${suffix}`;
-    for (let index = 0; index < PAGE_SIZE + 1; index += 1) await createAccount(server, { name: `Pager ${String(index).padStart(2, "0")}`, email: `${tag}-${index}@example.com` });
+    for (let index = 0; index < PAGE_SIZE + 1; index += 1)
+      await createAccount(server, { name: `Pager ${String(index).padStart(2, "0")}`, email: `${tag}-${index}@example.com` });
     const page = await signedInPage(ADMIN);
     await navLink(page, "Administration").click();
     await page.getByRole("heading", { name: "Administration", exact: true }).waitFor(WAIT);
-    await page.getByRole("main").getByRole("link", { name: /^Users/ }).click();
+    await page
+      .getByRole("main")
+      .getByRole("link", { name: /^Users/ })
+      .click();
     await page.getByRole("heading", { name: "Users", exact: true }).waitFor(WAIT);
     await expect.poll(() => page.title()).toBe("Users · Meridian");
 

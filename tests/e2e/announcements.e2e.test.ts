@@ -31,7 +31,14 @@ async function api<T>(pathname: string, token: string, init: { method?: string; 
 const announceTo = (users: SignedUp[], title: string, fields: Record<string, unknown> = {}) =>
   api<{ id: string }>("/api/v1/system/motd", adminToken, {
     method: "POST",
-    json: { title, message: `About ${title}.`, severity: "warning", deliveryType: "message", targets: { users: { ids: users.map((user) => user.user.id) } }, ...fields },
+    json: {
+      title,
+      message: `About ${title}.`,
+      severity: "warning",
+      deliveryType: "message",
+      targets: { users: { ids: users.map((user) => user.user.id) } },
+      ...fields,
+    },
   });
 
 const row = (page: Page, table: string, text: string) => page.getByRole("table", { name: table }).getByRole("row").filter({ hasText: text });
@@ -40,7 +47,9 @@ const row = (page: Page, table: string, text: string) => page.getByRole("table",
 async function openRecipients(adminPage: Page, title: string) {
   await adminPage.goto(app("announcements"));
   await adminPage.getByRole("group", { name: "Show system announcements" }).getByRole("button", { name: "Active", exact: true }).click();
-  await row(adminPage, "System announcements", title).getByRole("button", { name: `Recipients of ${title}` }).click();
+  await row(adminPage, "System announcements", title)
+    .getByRole("button", { name: `Recipients of ${title}` })
+    .click();
   const drawer = adminPage.getByRole("dialog", { name: `Recipients of ${title}` });
   await drawer.waitFor(WAIT);
   return drawer;
@@ -55,7 +64,10 @@ describe("web app: announcements", { timeout: 60_000 }, () => {
   it("lets the admin send a system announcement to all users, previewing the recipient count", async () => {
     const title = `Planned downtime ${tag()}`;
     await signupUser(server, { name: "Una Reader" });
-    const { recipientCount: everyone } = await api<{ recipientCount: number }>("/api/v1/system/motd/preview", adminToken, { method: "POST", json: { targets: { users: { all: true } } } });
+    const { recipientCount: everyone } = await api<{ recipientCount: number }>("/api/v1/system/motd/preview", adminToken, {
+      method: "POST",
+      json: { targets: { users: { all: true } } },
+    });
     expect(everyone).toBeGreaterThanOrEqual(2);
 
     const adminPage = await pages.signIn("admin", ADMIN);
@@ -199,7 +211,10 @@ describe("web app: announcements", { timeout: 60_000 }, () => {
     await adminPage.keyboard.press("Escape");
     await drawer.waitFor({ state: "hidden", ...WAIT });
 
-    const list = await api<{ items: Array<{ id: string; status: string; cancellationReason: string | null }> }>("/api/v1/system/motd?status=cancelled", adminToken);
+    const list = await api<{ items: Array<{ id: string; status: string; cancellationReason: string | null }> }>(
+      "/api/v1/system/motd?status=cancelled",
+      adminToken,
+    );
     expect(list.items.find((item) => item.id === firmware.id)).toMatchObject({ status: "cancelled", cancellationReason: "Wrong firmware version announced" });
   });
 

@@ -5,7 +5,8 @@ import { browserSuite } from "./support/suite";
 const ADMIN = { email: "interface-admin@example.com", password: "interface admin password" };
 const suite = browserSuite({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
 const { pages } = suite;
-const focusedName = (page: import("playwright-core").Page) => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent?.trim() ?? "");
+const focusedName = (page: import("playwright-core").Page) =>
+  page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent?.trim() ?? "");
 
 describe("web app: dialogs, titles, menus and hints", { timeout: 60_000 }, () => {
   it("a dialog opens on its first field and gives focus back to its button when it closes; every page names itself in the title", async () => {

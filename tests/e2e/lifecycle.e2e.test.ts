@@ -40,7 +40,14 @@ describe("web app: roles, deletions, typed transfers and history", { timeout: 90
     const select = view.getByLabel("Role of Mia Member");
     await select.selectOption("admin");
     await view.getByText("Mia Member is now an admin.").waitFor(WAIT);
-    await expect.poll(async () => (await api<{ items: Array<{ userId: string; role: string }> }>(`/projects/${project.id}/members`, owner.token)).items.find((item) => item.userId === member.user.id)?.role).toBe("admin");
+    await expect
+      .poll(
+        async () =>
+          (await api<{ items: Array<{ userId: string; role: string }> }>(`/projects/${project.id}/members`, owner.token)).items.find(
+            (item) => item.userId === member.user.id,
+          )?.role,
+      )
+      .toBe("admin");
     // The owner's own role is not a choice.
     await expect.poll(() => view.getByLabel("Role of Paula Owner").count()).toBe(0);
   });
@@ -72,13 +79,19 @@ describe("web app: roles, deletions, typed transfers and history", { timeout: 90
       method: "POST",
       json: { name: `Closing Org ${suffix}`, shortName: `closing-${suffix}`, type: "other", contactEmail: `${suffix}@example.com` },
     });
-    const project = await api<{ id: string }>("/projects", owner.token, { method: "POST", json: { name: `Org survey ${suffix}`, organizationId: organization.id } });
+    const project = await api<{ id: string }>("/projects", owner.token, {
+      method: "POST",
+      json: { name: `Org survey ${suffix}`, organizationId: organization.id },
+    });
 
     const view = await openAs(owner, `organizations/${organization.id}?tab=settings`);
     await view.getByRole("button", { name: "Delete organization" }).click();
     const dialog = view.getByRole("dialog", { name: `Delete ${organization.name}?` });
     await dialog.getByRole("button", { name: "Delete organization" }).click();
-    await dialog.getByRole("alert").filter({ hasText: `1 project (Org survey ${suffix})` }).waitFor(WAIT);
+    await dialog
+      .getByRole("alert")
+      .filter({ hasText: `1 project (Org survey ${suffix})` })
+      .waitFor(WAIT);
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await dialog.waitFor({ state: "detached", ...WAIT });
 

@@ -58,7 +58,11 @@ afterAll(async () => {
 // The server's state carries from test to test (the organization made first is used later), but
 // every test gets fresh signed-in pages, so a dialog or page a failed test left open cannot stand
 // in the next one's way.
-const pages = testPages(() => browser, () => server, pageErrors);
+const pages = testPages(
+  () => browser,
+  () => server,
+  pageErrors,
+);
 beforeEach(async () => {
   pageA = await pages.signIn("A", { email: userA.user.email, password: userA.password });
   pageB = await pages.signIn("B", { email: userB.user.email, password: userB.password });
@@ -133,9 +137,12 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await projects.check();
     await pageA.getByText(`Permissions saved for ${userB.user.name}.`).first().waitFor(WAIT);
 
-    const members = await api<{ items: Array<{ userId: string; role: string; permissions: Record<string, boolean> }> }>(`/organizations/${organizationId}/members`, userA.token);
+    const members = await api<{ items: Array<{ userId: string; role: string; permissions: Record<string, boolean> }> }>(
+      `/organizations/${organizationId}/members`,
+      userA.token,
+    );
     const b = members.items.find((member) => member.userId === userB.user.id);
-        expect(b).toMatchObject({ role: "member", permissions: { can_manage_projects: true, can_manage_members: false, can_manage_observatories: false } });
+    expect(b).toMatchObject({ role: "member", permissions: { can_manage_projects: true, can_manage_members: false, can_manage_observatories: false } });
 
     // The audit tab records it.
     await pageA.getByRole("tab", { name: "Audit log" }).click();
@@ -168,8 +175,13 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await expect.poll(() => pageA.getByRole("checkbox", { name: `Observe for ${ORG.name}` }).isChecked()).toBe(true);
     await expect.poll(() => pageA.getByRole("checkbox", { name: `Operate for ${ORG.name}` }).isChecked()).toBe(false);
 
-        const members = await api<{ organizations: Array<{ organizationId: string; permissions: Record<string, boolean>; owning: boolean }> }>(`/observatories/${observatoryId}/members`, userA.token);
-    expect(members.organizations).toEqual([{ organizationId, name: ORG.name, owning: false, permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false } }]);
+    const members = await api<{ organizations: Array<{ organizationId: string; permissions: Record<string, boolean>; owning: boolean }> }>(
+      `/observatories/${observatoryId}/members`,
+      userA.token,
+    );
+    expect(members.organizations).toEqual([
+      { organizationId, name: ORG.name, owning: false, permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false } },
+    ]);
 
     await pageA.getByRole("tab", { name: "History" }).click();
     await pageA.getByRole("list", { name: "Observatory history" }).getByText(`${ORG.name} added`).waitFor(WAIT);

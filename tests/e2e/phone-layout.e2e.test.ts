@@ -59,7 +59,9 @@ function overflowing(page: Page) {
     };
     const describe = (element: Element) => {
       const text = (element.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 60);
-      return `<${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ""}${element.getAttribute("aria-label") ? ` aria-label="${element.getAttribute("aria-label")}"` : ""}> "${text}"`;
+      const id = element.id ? `#${element.id}` : "";
+      const label = element.getAttribute("aria-label");
+      return `<${element.tagName.toLowerCase()}${id}${label ? ` aria-label="${label}"` : ""}> "${text}"`;
     };
     const offenders: string[] = [];
     if (document.documentElement.scrollWidth > width + 1) offenders.push(`the page scrolls sideways (${document.documentElement.scrollWidth}px wide)`);
@@ -90,16 +92,34 @@ async function api<T = { id: string }>(pathname: string, token: string, json?: u
 beforeAll(async () => {
   const { token } = await loginSession(suite.server(), ADMIN);
   const member = await signupUser(suite.server(), { name: "Maximilian Longname-Member" });
-  const organization = await api("/organizations", token, { name: "Very Long Organization Name For Phones", shortName: "long-org", type: "research_institute", contactEmail: "org@example.com" });
+  const organization = await api("/organizations", token, {
+    name: "Very Long Organization Name For Phones",
+    shortName: "long-org",
+    type: "research_institute",
+    contactEmail: "org@example.com",
+  });
   await api(`/organizations/${organization.id}/members`, token, { email: member.user.email });
-  const observatory = await api("/observatories", token, { name: "Observatory With A Long Name", location: { latitude: 28.76, longitude: -17.88, elevation: 2396 } });
+  const observatory = await api("/observatories", token, {
+    name: "Observatory With A Long Name",
+    location: { latitude: 28.76, longitude: -17.88, elevation: 2396 },
+  });
   await api(`/observatories/${observatory.id}/members`, token, { email: member.user.email, permissions: { can_view: true, can_observe: true } });
   await api(`/observatories/${observatory.id}/members/organization`, token, { organizationId: organization.id, permissions: { can_view: true } });
   const project = await api("/projects", token, { name: "Project With A Long Name", organizationId: organization.id });
   await api(`/projects/${project.id}/members`, token, { email: member.user.email, role: "member" });
-  await api(`/observatories/${observatory.id}/motd`, token, { title: "Dome closed for maintenance", message: "All week.", severity: "warning", deliveryType: "message" });
+  await api(`/observatories/${observatory.id}/motd`, token, {
+    title: "Dome closed for maintenance",
+    message: "All week.",
+    severity: "warning",
+    deliveryType: "message",
+  });
   await api("/api/v1/user/api-keys", token, { name: "phone key" });
-  Object.assign(ids, { "observatories/:id": `observatories/${observatory.id}`, "organizations/:id": `organizations/${organization.id}`, "projects/:id": `projects/${project.id}`, "*": "no-such-page" });
+  Object.assign(ids, {
+    "observatories/:id": `observatories/${observatory.id}`,
+    "organizations/:id": `organizations/${organization.id}`,
+    "projects/:id": `projects/${project.id}`,
+    "*": "no-such-page",
+  });
 });
 
 /** Opens `route` at phone size: public pages signed out, the others signed in as the admin. */

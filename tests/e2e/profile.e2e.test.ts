@@ -71,7 +71,10 @@ afterAll(async () => {
 // On a failure, show where the page was and what it said: a timeout alone tells little.
 afterEach(async (test) => {
   if (test.task.result?.state === "fail" && page && !page.isClosed()) {
-    const text = await page.locator("body").innerText({ timeout: 2_000 }).catch(() => "(no page text)");
+    const text = await page
+      .locator("body")
+      .innerText({ timeout: 2_000 })
+      .catch(() => "(no page text)");
     console.error(`page at ${page.url()}:\n${text.slice(0, 2_000)}`);
   }
   await context?.close().catch(() => undefined);

@@ -35,7 +35,8 @@ const resetLinkFor = async (email: string, count = 1) => {
   return { token: decodeURIComponent(link![2]!), count: mails.length };
 };
 const requestReset = (email: string) => server.request("/api/v1/auth/password-reset", { method: "POST", json: { email } });
-const confirmReset = (token: string, newPassword: string) => server.request("/api/v1/auth/password-reset/confirm", { method: "POST", json: { token, newPassword } });
+const confirmReset = (token: string, newPassword: string) =>
+  server.request("/api/v1/auth/password-reset/confirm", { method: "POST", json: { token, newPassword } });
 const setClock = (offsetMs: number) => {
   server.server.runtime.deps.now = () => new Date(Date.now() + offsetMs);
 };
@@ -51,7 +52,11 @@ describe("PUT /api/v1/user/password", () => {
     expect(await statusOf("/api/v1/auth/me", user.token)).toBe(200);
     expect(await statusOf("/api/v1/auth/me", other.token)).toBe(401);
     expect(await statusOf("/api/v1/auth/me", key.key)).toBe(200);
-    await expectProblem(await server.request("/api/v1/auth/login", { method: "POST", json: { email: user.email, password: user.password } }), 401, "INVALID_CREDENTIALS");
+    await expectProblem(
+      await server.request("/api/v1/auth/login", { method: "POST", json: { email: user.email, password: user.password } }),
+      401,
+      "INVALID_CREDENTIALS",
+    );
     await loginSession(server, { email: user.email, password: "a brand new password" });
     await smtp.waitFor((all) => all.some((mail) => mail.to.includes(user.email) && mail.subject === "Your Meridian password was changed"));
   });
@@ -59,7 +64,11 @@ describe("PUT /api/v1/user/password", () => {
   it("refuses a wrong current password with 403 INVALID_CREDENTIALS and changes nothing; a short new one with 400", async () => {
     const user = await createAccount(server);
     const other = await loginSession(server, user);
-    const wrong = await expectProblem(await changePassword(user.token, { currentPassword: "not my password", newPassword: "a brand new password" }), 403, "INVALID_CREDENTIALS");
+    const wrong = await expectProblem(
+      await changePassword(user.token, { currentPassword: "not my password", newPassword: "a brand new password" }),
+      403,
+      "INVALID_CREDENTIALS",
+    );
     expect(wrong.errors).toEqual([{ path: "currentPassword", message: expect.any(String) }]);
     const short = await expectProblem(await changePassword(user.token, { currentPassword: user.password, newPassword: "short" }), 400, "VALIDATION_FAILED");
     expect(short.errors?.[0]?.path).toBe("newPassword");
@@ -101,10 +110,19 @@ describe("password reset", () => {
     const { port } = new URL(server.url);
     const status = await new Promise<number>((resolve, reject) => {
       const body = JSON.stringify({ email: user.email });
-      const request = http.request({ host: "127.0.0.1", port, path: "/api/v1/auth/password-reset", method: "POST", headers: { host: "attacker.example", "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = http.request(
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/api/v1/auth/password-reset",
+          method: "POST",
+          headers: { host: "attacker.example", "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.once("error", reject);
       request.end(body);
     });
@@ -168,11 +186,21 @@ describe("password reset", () => {
 describe("my sessions", () => {
   it("lists live sessions newest first with the user agent, marking the current one", async () => {
     const user = await createAccount(server);
-    const laptop = await server.request("/api/v1/auth/login", { method: "POST", json: { email: user.email, password: user.password }, headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0" } });
+    const laptop = await server.request("/api/v1/auth/login", {
+      method: "POST",
+      json: { email: user.email, password: user.password },
+      headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0" },
+    });
     const { token } = await laptop.json();
     const list = await must("/api/v1/user/sessions", { token }, 200);
     expect(list.items).toHaveLength(2);
-    expect(list.items[0]).toEqual({ id: expect.any(String), createdAt: expect.any(String), lastUsedAt: expect.any(String), userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0", current: true });
+    expect(list.items[0]).toEqual({
+      id: expect.any(String),
+      createdAt: expect.any(String),
+      lastUsedAt: expect.any(String),
+      userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
+      current: true,
+    });
     expect(list.items[1].current).toBe(false);
     const fromTheOther = await must("/api/v1/user/sessions", { token: user.token }, 200);
     expect(fromTheOther.items.map((item: { current: boolean }) => item.current)).toEqual([false, true]);
@@ -209,7 +237,11 @@ describe("my sessions", () => {
     const third = await loginSession(server, user);
     expect((await server.request("/trpc/user.revokeOtherSessions", { method: "POST", token: user.token, json: {} })).status).toBe(200);
     expect(await statusOf("/api/v1/auth/me", third.token)).toBe(401);
-    const wrong = await server.request("/trpc/user.changePassword", { method: "POST", token: user.token, json: { currentPassword: "nope nope", newPassword: "whatever password" } });
+    const wrong = await server.request("/trpc/user.changePassword", {
+      method: "POST",
+      token: user.token,
+      json: { currentPassword: "nope nope", newPassword: "whatever password" },
+    });
     expect(await trpcErrorCode(wrong)).toBe("INVALID_CREDENTIALS");
   });
 
@@ -234,10 +266,22 @@ describe("my sessions", () => {
 describe("administration of users", () => {
   it("lists every account with search and cursor paging (server admins only)", async () => {
     const tag = `finder${Date.now()}`;
-    const found = [await createAccount(server, { name: `Ann ${tag}` }), await createAccount(server, { name: `Bob ${tag}` }), await createAccount(server, { email: `${tag}-carol@example.com` })];
+    const found = [
+      await createAccount(server, { name: `Ann ${tag}` }),
+      await createAccount(server, { name: `Bob ${tag}` }),
+      await createAccount(server, { email: `${tag}-carol@example.com` }),
+    ];
     const first = await must(`/api/v1/admin/users?q=${tag.toUpperCase()}&limit=2`, { token: adminToken }, 200);
     expect(first.items.map((item: { id: string }) => item.id)).toEqual([found[0]!.id, found[1]!.id]);
-    expect(first.items[0]).toEqual({ id: found[0]!.id, email: found[0]!.email, name: `Ann ${tag}`, roles: [], disabled: false, createdAt: expect.any(String), lastLoginAt: null });
+    expect(first.items[0]).toEqual({
+      id: found[0]!.id,
+      email: found[0]!.email,
+      name: `Ann ${tag}`,
+      roles: [],
+      disabled: false,
+      createdAt: expect.any(String),
+      lastLoginAt: null,
+    });
     const second = await must(`/api/v1/admin/users?q=${tag}&limit=2&cursor=${first.nextCursor}`, { token: adminToken }, 200);
     expect(second).toEqual({ items: [expect.objectContaining({ id: found[2]!.id })], nextCursor: null });
     expect((await must(`/api/v1/admin/users?q=${encodeURIComponent("%_")}`, { token: adminToken }, 200)).items).toEqual([]);
@@ -258,9 +302,17 @@ describe("administration of users", () => {
     const disabled = await must(`/api/v1/admin/users/${user.id}`, { method: "PUT", token: adminToken, json: { disabled: true } }, 200);
     expect(disabled).toMatchObject({ id: user.id, disabled: true });
     for (const token of [user.token, session.token, key.key]) expect(await statusOf("/api/v1/auth/me", token)).toBe(401);
-    await expectProblem(await server.request("/api/v1/auth/login", { method: "POST", json: { email: user.email, password: user.password } }), 403, "ACCOUNT_DISABLED");
+    await expectProblem(
+      await server.request("/api/v1/auth/login", { method: "POST", json: { email: user.email, password: user.password } }),
+      403,
+      "ACCOUNT_DISABLED",
+    );
     // A wrong password still reads as wrong: the disabled state is told only to who knows the password.
-    await expectProblem(await server.request("/api/v1/auth/login", { method: "POST", json: { email: user.email, password: "wrong password" } }), 401, "INVALID_CREDENTIALS");
+    await expectProblem(
+      await server.request("/api/v1/auth/login", { method: "POST", json: { email: user.email, password: "wrong password" } }),
+      401,
+      "INVALID_CREDENTIALS",
+    );
 
     await must(`/api/v1/admin/users/${user.id}`, { method: "PUT", token: adminToken, json: { disabled: false } }, 200);
     await loginSession(server, user);
@@ -294,14 +346,17 @@ describe("administration of users", () => {
     await must(`/api/v1/admin/users/${other.id}`, { method: "PUT", token: adminToken, json: { roles: ["serverAdmin"] } }, 200);
     const [first, second] = await Promise.all([adminUpdate(adminToken, other.id, { roles: [] }), adminUpdate(other.token, adminId, { roles: [] })]);
     expect([first.status, second.status].sort()).toEqual([200, 409]);
-    const admins = (await must("/api/v1/admin/users?limit=200", { token: first.status === 200 ? adminToken : other.token }, 200)).items.filter((item: { roles: string[] }) => item.roles.includes("serverAdmin"));
+    const admins = (await must("/api/v1/admin/users?limit=200", { token: first.status === 200 ? adminToken : other.token }, 200)).items.filter(
+      (item: { roles: string[] }) => item.roles.includes("serverAdmin"),
+    );
     expect(admins).toHaveLength(1);
     if (admins[0].id !== adminId) await must(`/api/v1/admin/users/${adminId}`, { method: "PUT", token: other.token, json: { roles: ["serverAdmin"] } }, 200);
   });
 
   it("refuses bad input, unknown users, and callers who are not server admins", async () => {
     const user = await createAccount(server);
-    for (const json of [{ roles: ["superuser"] }, { disabled: "yes" }, { email: "x@example.com" }, []]) await expectProblem(await adminUpdate(adminToken, user.id, json), 400, "VALIDATION_FAILED");
+    for (const json of [{ roles: ["superuser"] }, { disabled: "yes" }, { email: "x@example.com" }, []])
+      await expectProblem(await adminUpdate(adminToken, user.id, json), 400, "VALIDATION_FAILED");
     await expectProblem(await adminUpdate(adminToken, "usr_nobody", { disabled: true }), 404, "NOT_FOUND");
     await expectProblem(await adminUpdate(user.token, user.id, { roles: ["serverAdmin"] }), 403, "FORBIDDEN");
     await expectProblem(await server.request(`/api/v1/admin/users/${user.id}`, { method: "PUT", json: { disabled: true } }), 401, "UNAUTHENTICATED");
@@ -309,7 +364,9 @@ describe("administration of users", () => {
 
   it("tRPC admin.users and admin.updateUser answer like REST and refuse non-admins", async () => {
     const user = await createAccount(server);
-    const page = await trpcData<{ items: Array<{ id: string }> }>(await server.request(`/trpc/admin.users?input=${encodeURIComponent(JSON.stringify({ q: user.email }))}`, { token: adminToken }));
+    const page = await trpcData<{ items: Array<{ id: string }> }>(
+      await server.request(`/trpc/admin.users?input=${encodeURIComponent(JSON.stringify({ q: user.email }))}`, { token: adminToken }),
+    );
     expect(page.items.map((item) => item.id)).toEqual([user.id]);
     const updated = await server.request("/trpc/admin.updateUser", { method: "POST", token: adminToken, json: { id: user.id, disabled: true } });
     expect(await trpcData(updated)).toMatchObject({ id: user.id, disabled: true });

@@ -40,11 +40,22 @@ interface RecipientsView {
 }
 
 const uniqueTitle = (label: string) => `${label} ${randomBytes(4).toString("hex")}`;
-const body = (title: string, fields: Record<string, unknown> = {}) => ({ title, message: `Details of ${title}.\nSecond line.`, severity: "info", deliveryType: "email", ...fields });
+const body = (title: string, fields: Record<string, unknown> = {}) => ({
+  title,
+  message: `Details of ${title}.\nSecond line.`,
+  severity: "info",
+  deliveryType: "email",
+  ...fields,
+});
 
 const systemAnnouncement = async (as: Account, json: Record<string, unknown>, users: Account[]) =>
-  (await api.must("/api/v1/system/motd", { method: "POST", token: as.token, json: { ...json, targets: { users: { ids: users.map((user) => user.id) } } } }, 201)) as Announcement;
-const recipientsView = async (base: string, id: string, as: Account) => (await api.must(`${base}/motd/${id}/recipients?limit=200`, { token: as.token })) as RecipientsView;
+  (await api.must(
+    "/api/v1/system/motd",
+    { method: "POST", token: as.token, json: { ...json, targets: { users: { ids: users.map((user) => user.id) } } } },
+    201,
+  )) as Announcement;
+const recipientsView = async (base: string, id: string, as: Account) =>
+  (await api.must(`${base}/motd/${id}/recipients?limit=200`, { token: as.token })) as RecipientsView;
 
 /** The messages of one announcement, told apart by its unique subject. */
 const mailsWith = (messages: CapturedMail[], subject: string) => messages.filter((message) => message.subject === subject);
@@ -68,12 +79,16 @@ async function emailJobsOf(db: DatabaseHandle, announcementId: string) {
 
 /** Waits until the worker has finished the announcement's delivery: every message out, no job left. */
 async function delivered(base: string, announcement: Announcement, as: Account) {
-  return until(`the emails of ${announcement.id}`, async () => {
-    const view = await recipientsView(base, announcement.id, as);
-    const sent = view.counts.emailed === announcement.recipientCount && view.items.every((item) => item.emailedAt !== null);
-    return sent && (await emailJobsOf(database, announcement.id)) === 0 ? view : undefined;
-    // Retries back off; on a busy CI machine a round of them can take a while.
-  }, { timeoutMs: 60_000 });
+  return until(
+    `the emails of ${announcement.id}`,
+    async () => {
+      const view = await recipientsView(base, announcement.id, as);
+      const sent = view.counts.emailed === announcement.recipientCount && view.items.every((item) => item.emailedAt !== null);
+      return sent && (await emailJobsOf(database, announcement.id)) === 0 ? view : undefined;
+      // Retries back off; on a busy CI machine a round of them can take a while.
+    },
+    { timeoutMs: 60_000 },
+  );
 }
 
 beforeAll(async () => {
@@ -120,9 +135,14 @@ describe("announcement email through the worker and SMTP", () => {
       expect(item).toMatchObject({ status: "acknowledged", acknowledgedAt: expect.any(String), emailedAt: expect.any(String) });
       expect(Date.parse(item.emailedAt!)).toBeGreaterThanOrEqual(Date.parse(item.acknowledgedAt!));
     }
-    for (const user of users) expect((await api.must("/api/v1/user/motd/pending", { token: user.token })).items.map((item: { id: string }) => item.id)).not.toContain(created.id);
+    for (const user of users)
+      expect((await api.must("/api/v1/user/motd/pending", { token: user.token })).items.map((item: { id: string }) => item.id)).not.toContain(created.id);
     // Nothing to cancel: it is acknowledged.
-    await expectProblem(await server.request(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: admin.token, json: { reason: "too late" } }), 409, "INVALID_TRANSITION");
+    await expectProblem(
+      await server.request(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: admin.token, json: { reason: "too late" } }),
+      409,
+      "INVALID_TRANSITION",
+    );
   });
 
   it("system, delivery both: shown in the app and emailed, warning in the subject", async () => {
@@ -172,7 +192,13 @@ describe("announcement email through the worker and SMTP", () => {
 
     const title = uniqueTitle(`${kind} notice`);
     const created = (await api.must(`${base}/motd`, { method: "POST", token: sender.token, json: body(title, { deliveryType }) }, 201)) as Announcement;
-    expect(created).toMatchObject({ scope: kind, deliveryType, status: "acknowledged", recipientCount: recipients.length, acknowledgedCount: recipients.length });
+    expect(created).toMatchObject({
+      scope: kind,
+      deliveryType,
+      status: "acknowledged",
+      recipientCount: recipients.length,
+      acknowledgedCount: recipients.length,
+    });
 
     const view = await delivered(base, created, sender);
     expect(view.items.map((item) => item.userId).sort()).toEqual(recipients.map((user) => user.id).sort());
@@ -202,7 +228,8 @@ describe("announcement email through the worker and SMTP", () => {
     const view = await recipientsView("/api/v1/system", created.id, admin);
     expect(view.counts).toMatchObject({ total: 2, acknowledged: 0, emailed: 0 });
     expect(view.items.every((item) => item.emailedAt === null)).toBe(true);
-    for (const user of users) expect((await api.must("/api/v1/user/motd/pending", { token: user.token })).items.map((item: { id: string }) => item.id)).toContain(created.id);
+    for (const user of users)
+      expect((await api.must("/api/v1/user/motd/pending", { token: user.token })).items.map((item: { id: string }) => item.id)).toContain(created.id);
   });
 
   it("SMTP refusing part-way: the job fails, graphile-worker retries, every recipient ends with exactly one message", async () => {
@@ -248,7 +275,13 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
   beforeAll(async () => {
     const adminAccount = { email: "motd-email-direct@example.com", password: "direct admin password" };
     // Without a worker, nothing runs the queued jobs: the test drives delivery itself.
-    quiet = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", SUPPORT_EMAIL, ADMIN_EMAIL: adminAccount.email, ADMIN_PASSWORD: adminAccount.password });
+    quiet = await startTestServer({
+      ...roomyLimits,
+      MERIDIAN_ROLE: "server",
+      SUPPORT_EMAIL,
+      ADMIN_EMAIL: adminAccount.email,
+      ADMIN_PASSWORD: adminAccount.password,
+    });
     const { token } = await loginSession(quiet, adminAccount);
     quietAdmin = { id: (await quietApi.must("/api/v1/auth/me", { token })).id, ...adminAccount, token };
     deps = quiet.server.runtime.deps;
@@ -278,10 +311,18 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
     return Object.fromEntries([...counts].sort());
   };
   const emailAnnouncement = async (users: Account[], fields: Record<string, unknown> = {}) => {
-    const created = (await quietApi.must("/api/v1/system/motd", { method: "POST", token: quietAdmin.token, json: { ...body(uniqueTitle("Direct"), fields), targets: { users: { ids: users.map((user) => user.id) } } } }, 201)) as Announcement;
+    const created = (await quietApi.must(
+      "/api/v1/system/motd",
+      { method: "POST", token: quietAdmin.token, json: { ...body(uniqueTitle("Direct"), fields), targets: { users: { ids: users.map((user) => user.id) } } } },
+      201,
+    )) as Announcement;
     return created;
   };
-  const emailedOf = async (id: string) => ((await quietApi.must(`/api/v1/system/motd/${id}/recipients?limit=200`, { token: quietAdmin.token })) as RecipientsView).items.filter((item) => item.emailedAt).map((item) => item.userId).sort();
+  const emailedOf = async (id: string) =>
+    ((await quietApi.must(`/api/v1/system/motd/${id}/recipients?limit=200`, { token: quietAdmin.token })) as RecipientsView).items
+      .filter((item) => item.emailedAt)
+      .map((item) => item.userId)
+      .sort();
 
   it("a delivery that throws after N sends, run again, gives every recipient exactly one message", async () => {
     const users = await Promise.all(Array.from({ length: 7 }, () => createAccount(quiet)));
@@ -289,7 +330,12 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
     const first = recordingTransport((_message, index) => index >= 3);
     await expect(deliverAnnouncementEmails({ deps, transport: first.transport, announcementId: created.id })).rejects.toThrow("temporary failure");
     expect(first.sent).toHaveLength(3);
-    expect(await emailedOf(created.id)).toEqual(users.filter((user) => first.sent.some((message) => lower(message.to) === lower(user.email))).map((user) => user.id).sort());
+    expect(await emailedOf(created.id)).toEqual(
+      users
+        .filter((user) => first.sent.some((message) => lower(message.to) === lower(user.email)))
+        .map((user) => user.id)
+        .sort(),
+    );
 
     const second = recordingTransport();
     expect(await deliverAnnouncementEmails({ deps, transport: second.transport, announcementId: created.id })).toEqual({ sent: 4, skipped: 0 });
@@ -320,7 +366,10 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
     // Once the claim's lease has run out, the rest is claimed again and sent, the first two not.
     const later = new Date(Date.now() + 10 * 60_000);
     const recovering = recordingTransport();
-    expect(await deliverAnnouncementEmails({ deps: { ...deps, now: () => later }, transport: recovering.transport, announcementId: created.id })).toEqual({ sent: 3, skipped: 0 });
+    expect(await deliverAnnouncementEmails({ deps: { ...deps, now: () => later }, transport: recovering.transport, announcementId: created.id })).toEqual({
+      sent: 3,
+      skipped: 0,
+    });
     expect(counted([...crashed.sent, ...recovering.sent])).toEqual(oncePerRecipient(users));
     expect(await emailedOf(created.id)).toEqual(users.map((user) => user.id).sort());
 
@@ -363,7 +412,11 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
   it("an email announcement cannot be cancelled (acknowledged at creation); one found cancelled sends nothing more", async () => {
     const users = await Promise.all(Array.from({ length: 4 }, () => createAccount(quiet)));
     const created = await emailAnnouncement(users);
-    await expectProblem(await quiet.request(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: quietAdmin.token, json: { reason: "Changed my mind" } }), 409, "INVALID_TRANSITION");
+    await expectProblem(
+      await quiet.request(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: quietAdmin.token, json: { reason: "Changed my mind" } }),
+      409,
+      "INVALID_TRANSITION",
+    );
 
     const first = recordingTransport((_message, index) => index >= 1);
     await expect(deliverAnnouncementEmails({ deps, transport: first.transport, announcementId: created.id })).rejects.toThrow();
@@ -384,7 +437,9 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
     const created = await emailAnnouncement(users, { startsAt: startsAt.toISOString() });
     const db = connectDatabase(quiet.databaseUrl, { max: 1 });
     try {
-      const jobs = await db.db.execute<{ run_at: Date }>(sql`select j.run_at from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      const jobs = await db.db.execute<{
+        run_at: Date;
+      }>(sql`select j.run_at from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
          where t.identifier = 'announcement_emails' and j.payload->>'announcementId' = ${created.id}`);
       expect(jobs.map((job) => new Date(job.run_at).toISOString())).toEqual([startsAt.toISOString()]);
     } finally {
@@ -395,7 +450,10 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
     expect(early.sent).toEqual([]);
     const onTime = recordingTransport();
     const started = new Date(startsAt.getTime() + 1000);
-    expect(await deliverAnnouncementEmails({ deps: { ...deps, now: () => started }, transport: onTime.transport, announcementId: created.id })).toEqual({ sent: 2, skipped: 0 });
+    expect(await deliverAnnouncementEmails({ deps: { ...deps, now: () => started }, transport: onTime.transport, announcementId: created.id })).toEqual({
+      sent: 2,
+      skipped: 0,
+    });
     expect(counted(onTime.sent)).toEqual(oncePerRecipient(users));
   });
 
@@ -404,10 +462,13 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
     const created = await emailAnnouncement(users);
     const queuedJobs = async () =>
       (
-        await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+        await deps.db.execute<{
+          count: number;
+        }>(sql`select count(*)::int as count from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
            where t.identifier = 'announcement_emails' and j.payload->>'announcementId' = ${created.id}`)
       )[0]!.count;
-    const emailPending = async () => (await deps.db.execute<{ email_pending: boolean }>(sql`select email_pending from announcements where id = ${created.id}`))[0]!.email_pending;
+    const emailPending = async () =>
+      (await deps.db.execute<{ email_pending: boolean }>(sql`select email_pending from announcements where id = ${created.id}`))[0]!.email_pending;
     // The job queued at creation is dropped, as if a worker had died holding it.
     await deps.db.execute(sql`delete from graphile_worker._private_jobs j using graphile_worker._private_tasks t
        where t.id = j.task_id and t.identifier = 'announcement_emails' and j.payload->>'announcementId' = ${created.id}`);
@@ -429,11 +490,18 @@ describe("deliverAnnouncementEmails driven directly (no worker)", () => {
     const startsAt = new Date(Date.now() + 60 * 60_000);
     const created = await emailAnnouncement(users, { startsAt: startsAt.toISOString() });
     expect(created).toMatchObject({ status: "active", acknowledgedCount: 0 });
-    const cancelled = await quietApi.must(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: quietAdmin.token, json: { reason: "Maintenance moved" } }, 200);
+    const cancelled = await quietApi.must(
+      `/api/v1/system/motd/${created.id}`,
+      { method: "DELETE", token: quietAdmin.token, json: { reason: "Maintenance moved" } },
+      200,
+    );
     expect(cancelled).toMatchObject({ status: "cancelled", cancellationReason: "Maintenance moved" });
     const started = new Date(startsAt.getTime() + 1000);
     const onTime = recordingTransport();
-    expect(await deliverAnnouncementEmails({ deps: { ...deps, now: () => started }, transport: onTime.transport, announcementId: created.id })).toEqual({ sent: 0, skipped: 2 });
+    expect(await deliverAnnouncementEmails({ deps: { ...deps, now: () => started }, transport: onTime.transport, announcementId: created.id })).toEqual({
+      sent: 0,
+      skipped: 2,
+    });
     expect(onTime.sent).toEqual([]);
   });
 

@@ -26,18 +26,32 @@ afterEach(() => {
 const inHours = (hours: number) => new Date(Date.now() + hours * HOUR).toISOString();
 
 type Announcement = { id: string; status: string; startsAt: string; expiresAt: string | null; recipientCount: number; acknowledgedCount: number };
-const body = (userIds: string[], extra: Record<string, unknown> = {}) => ({ title: "Outage", message: "Network down", severity: "critical", deliveryType: "message", targets: { users: { ids: userIds } }, ...extra });
-const announce = async (userIds: string[], extra: Record<string, unknown> = {}) => (await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(userIds, extra) }, 201)) as Announcement;
-const create = (userIds: string[], extra: Record<string, unknown> = {}) => server.request("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(userIds, extra) });
-const pendingIds = async (account: Account) => ((await must("/api/v1/user/motd/pending", { token: account.token }, 200)).items as Array<{ id: string }>).map((item) => item.id);
+const body = (userIds: string[], extra: Record<string, unknown> = {}) => ({
+  title: "Outage",
+  message: "Network down",
+  severity: "critical",
+  deliveryType: "message",
+  targets: { users: { ids: userIds } },
+  ...extra,
+});
+const announce = async (userIds: string[], extra: Record<string, unknown> = {}) =>
+  (await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(userIds, extra) }, 201)) as Announcement;
+const create = (userIds: string[], extra: Record<string, unknown> = {}) =>
+  server.request("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(userIds, extra) });
+const pendingIds = async (account: Account) =>
+  ((await must("/api/v1/user/motd/pending", { token: account.token }, 200)).items as Array<{ id: string }>).map((item) => item.id);
 const acknowledge = (id: string, account: Account) => server.request(`/api/v1/system/motd/${id}/acknowledge`, { method: "POST", token: account.token });
-const cancel = (id: string, reason = "No longer needed") => server.request(`/api/v1/system/motd/${id}`, { method: "DELETE", token: adminToken, json: { reason } });
-const list = async (status?: string) => (await must(`/api/v1/system/motd?limit=200${status ? `&status=${status}` : ""}`, { token: adminToken }, 200)).items as Announcement[];
+const cancel = (id: string, reason = "No longer needed") =>
+  server.request(`/api/v1/system/motd/${id}`, { method: "DELETE", token: adminToken, json: { reason } });
+const list = async (status?: string) =>
+  (await must(`/api/v1/system/motd?limit=200${status ? `&status=${status}` : ""}`, { token: adminToken }, 200)).items as Announcement[];
 const listed = async (id: string, status?: string) => (await list(status)).find((item) => item.id === id);
 const systemCount = async () => (await list()).length;
 /** The status as stored, read straight from the database: no API read that could evaluate expiry. */
 const stored = async (id: string) => {
-  const [row] = await server.server.runtime.deps.sql<Array<{ status: string; expired_at: string | null }>>`select status, doc->>'expiredAt' as expired_at from announcements where id = ${id}`;
+  const [row] = await server.server.runtime.deps.sql<
+    Array<{ status: string; expired_at: string | null }>
+  >`select status, doc->>'expiredAt' as expired_at from announcements where id = ${id}`;
   return row!;
 };
 
@@ -46,7 +60,13 @@ describe("expiresAt and startsAt on creation", () => {
     ["in the past", () => ({ expiresAt: inHours(-1) })],
     ["now-ish (a second ago)", () => ({ expiresAt: new Date(Date.now() - 1000).toISOString() })],
     ["before startsAt", () => ({ startsAt: inHours(3), expiresAt: inHours(2) })],
-    ["equal to startsAt", () => { const at = inHours(2); return { startsAt: at, expiresAt: at }; }],
+    [
+      "equal to startsAt",
+      () => {
+        const at = inHours(2);
+        return { startsAt: at, expiresAt: at };
+      },
+    ],
   ])("refuses an expiry %s with 400 VALIDATION_FAILED at expiresAt, creating nothing", async (_label, schedule) => {
     const alice = await createAccount(server);
     const before = await systemCount();

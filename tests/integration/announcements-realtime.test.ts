@@ -28,12 +28,23 @@ async function connect(account: Account): Promise<Client> {
 }
 
 const is = (type: string, id: string) => (message: Received) => message.type === type && (message.data as { id?: string } | undefined)?.id === id;
-const typesFor = (client: Client, id: string) => client.messages.filter((message) => (message.data as { id?: string } | undefined)?.id === id).map((message) => message.type);
+const typesFor = (client: Client, id: string) =>
+  client.messages.filter((message) => (message.data as { id?: string } | undefined)?.id === id).map((message) => message.type);
 
-const content = (title: string, fields: Record<string, unknown> = {}) => ({ title, message: `${title}: details`, severity: "critical", deliveryType: "message", ...fields });
+const content = (title: string, fields: Record<string, unknown> = {}) => ({
+  title,
+  message: `${title}: details`,
+  severity: "critical",
+  deliveryType: "message",
+  ...fields,
+});
 type Announcement = { id: string; recipientCount: number; startsAt: string };
 const systemTo = async (users: Account[], title: string, fields: Record<string, unknown> = {}) =>
-  (await api.must("/api/v1/system/motd", { method: "POST", token: admin.token, json: { ...content(title, fields), targets: { users: { ids: users.map((user) => user.id) } } } }, 201)) as Announcement;
+  (await api.must(
+    "/api/v1/system/motd",
+    { method: "POST", token: admin.token, json: { ...content(title, fields), targets: { users: { ids: users.map((user) => user.id) } } } },
+    201,
+  )) as Announcement;
 
 /** Proves `client` has been sent everything published so far: a fresh announcement to its user arrives. */
 async function flush(client: Client, user: Account) {
@@ -63,7 +74,15 @@ describe("announcement.created", () => {
 
     const created = await systemTo([alice, bob], "Outage tonight");
     const received = await aliceWs.waitFor(is("announcement.created", created.id), "created for alice");
-    expect(received.data).toMatchObject({ id: created.id, scope: "system", title: "Outage tonight", message: "Outage tonight: details", severity: "critical", status: "active", recipientCount: 2 });
+    expect(received.data).toMatchObject({
+      id: created.id,
+      scope: "system",
+      title: "Outage tonight",
+      message: "Outage tonight: details",
+      severity: "critical",
+      status: "active",
+      recipientCount: 2,
+    });
     // Recipients are not told whom else it targets.
     expect(received.data).not.toHaveProperty("targets");
     await aliceSecond.waitFor(is("announcement.created", created.id), "created on alice's second socket");
@@ -74,7 +93,13 @@ describe("announcement.created", () => {
   });
 
   it("reaches the recipients of a scoped announcement: everyone with access to the observatory", async () => {
-    const [owner, viewer, orgOwner, orgMember, stranger] = await Promise.all([createAccount(server), createAccount(server), createAccount(server), createAccount(server), createAccount(server)]);
+    const [owner, viewer, orgOwner, orgMember, stranger] = await Promise.all([
+      createAccount(server),
+      createAccount(server),
+      createAccount(server),
+      createAccount(server),
+      createAccount(server),
+    ]);
     const observatory = await api.createObservatory(owner);
     await api.addObservatoryMember(owner, observatory.id, viewer, { can_view: true });
     const organization = await api.createOrganization(orgOwner);
@@ -83,7 +108,11 @@ describe("announcement.created", () => {
     const sockets = await Promise.all([viewer, orgMember, orgOwner, stranger].map(connect));
     const [viewerWs, orgMemberWs, orgOwnerWs, strangerWs] = sockets as [Client, Client, Client, Client];
 
-    const created = (await api.must(`/observatories/${observatory.id}/motd`, { method: "POST", token: owner.token, json: content("Dome repair", { severity: "warning" }) }, 201)) as Announcement;
+    const created = (await api.must(
+      `/observatories/${observatory.id}/motd`,
+      { method: "POST", token: owner.token, json: content("Dome repair", { severity: "warning" }) },
+      201,
+    )) as Announcement;
     for (const socket of [viewerWs, orgMemberWs, orgOwnerWs]) {
       const received = await socket.waitFor(is("announcement.created", created.id), "scoped created");
       expect(received.data).toMatchObject({ id: created.id, scope: "observatory", scopeId: observatory.id, title: "Dome repair", severity: "warning" });
@@ -119,7 +148,13 @@ describe("announcement.counts", () => {
     await api.addOrganizationMember(owner, organization.id, manager, { can_manage_members: true });
     await api.addOrganizationMember(owner, organization.id, first);
     await api.addOrganizationMember(owner, organization.id, second);
-    const [managerWs, adminWs, firstWs, secondWs, ownerWs] = (await Promise.all([manager, admin, first, second, owner].map(connect))) as [Client, Client, Client, Client, Client];
+    const [managerWs, adminWs, firstWs, secondWs, ownerWs] = (await Promise.all([manager, admin, first, second, owner].map(connect))) as [
+      Client,
+      Client,
+      Client,
+      Client,
+      Client,
+    ];
 
     const base = `/organizations/${organization.id}/motd`;
     // Created by the members manager; the owner is a sender of the organization too.
@@ -131,7 +166,8 @@ describe("announcement.counts", () => {
     const counts = (message: Received) => message.type === "announcement.counts" && (message.data as { id: string }).id === created.id;
     const pendingIs = (pending: number) => (message: Received) => counts(message) && (message.data as { pending: number }).pending === pending;
     const afterFirst = { id: created.id, acknowledged: 2, pending: 2 };
-    for (const socket of [managerWs, adminWs, ownerWs]) expect((await socket.waitFor(pendingIs(2), "counts after the first acknowledgment")).data).toEqual(afterFirst);
+    for (const socket of [managerWs, adminWs, ownerWs])
+      expect((await socket.waitFor(pendingIs(2), "counts after the first acknowledgment")).data).toEqual(afterFirst);
 
     // Acknowledging again is idempotent: no new counts. The next ones move them on.
     await api.must(`${base}/${created.id}/acknowledge`, { method: "POST", token: first.token }, 200);
@@ -173,7 +209,7 @@ describe("announcement.cancelled", () => {
     const project = await api.must("/projects", { method: "POST", token: owner.token, json: { name: "Cancelled night" } }, 201);
     await api.must(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: admin2.email, role: "admin" } }, 201);
     await api.must(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);
-    const [ownerWs, memberWs, strangerWs] = await Promise.all([owner, member, stranger].map(connect)) as [Client, Client, Client];
+    const [ownerWs, memberWs, strangerWs] = (await Promise.all([owner, member, stranger].map(connect))) as [Client, Client, Client];
 
     const base = `/projects/${project.id}/motd`;
     const created = (await api.must(base, { method: "POST", token: admin2.token, json: content("Observing run") }, 201)) as Announcement;

@@ -10,19 +10,32 @@ let adminToken: string;
 let adminId: string;
 const { must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
 
-type Announcement = { id: string; status: string; recipientCount: number; acknowledgedCount: number; targets?: Record<string, { all: boolean; ids: string[] }> };
+type Announcement = {
+  id: string;
+  status: string;
+  recipientCount: number;
+  acknowledgedCount: number;
+  targets?: Record<string, { all: boolean; ids: string[] }>;
+};
 type Recipient = { userId: string; status: string; via: string };
 
 const body = (targets: Record<string, unknown>) => ({ title: "Notice", message: "Please read", severity: "info", deliveryType: "message", targets });
-const announce = async (targets: Record<string, unknown>) => (await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(targets) }, 201)) as Announcement;
-const preview = async (targets: Record<string, unknown>) => ((await must("/api/v1/system/motd/preview", { method: "POST", token: adminToken, json: { targets } }, 200)) as { recipientCount: number }).recipientCount;
+const announce = async (targets: Record<string, unknown>) =>
+  (await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(targets) }, 201)) as Announcement;
+const preview = async (targets: Record<string, unknown>) =>
+  ((await must("/api/v1/system/motd/preview", { method: "POST", token: adminToken, json: { targets } }, 200)) as { recipientCount: number }).recipientCount;
 const recipients = async (id: string) => {
-  const view = (await must(`/api/v1/system/motd/${id}/recipients?limit=200`, { token: adminToken }, 200)) as { items: Recipient[]; nextCursor: string | null; counts: { total: number } };
+  const view = (await must(`/api/v1/system/motd/${id}/recipients?limit=200`, { token: adminToken }, 200)) as {
+    items: Recipient[];
+    nextCursor: string | null;
+    counts: { total: number };
+  };
   expect(view.nextCursor).toBeNull();
   return view;
 };
 const systemCount = async () => (await must("/api/v1/system/motd?limit=200", { token: adminToken })).items.length as number;
-const pendingIds = async (account: Account) => ((await must("/api/v1/user/motd/pending", { token: account.token })).items as Array<{ id: string }>).map((item) => item.id);
+const pendingIds = async (account: Account) =>
+  ((await must("/api/v1/user/motd/pending", { token: account.token })).items as Array<{ id: string }>).map((item) => item.id);
 const sorted = (ids: string[]) => [...ids].sort();
 
 /**
@@ -49,7 +62,19 @@ async function resolve(targets: Record<string, unknown>) {
  * observatory Y owned by organization A; project P (personal, an admin and a member); a stranger.
  */
 const people = {} as Record<
-  "orgOwner" | "orgAdminMembers" | "orgAdminObservatories" | "orgRegular" | "bOwner" | "bMember" | "obsOwner" | "obsViewer" | "obsAdmin" | "projectOwner" | "projectAdmin" | "projectMember" | "stranger",
+  | "orgOwner"
+  | "orgAdminMembers"
+  | "orgAdminObservatories"
+  | "orgRegular"
+  | "bOwner"
+  | "bMember"
+  | "obsOwner"
+  | "obsViewer"
+  | "obsAdmin"
+  | "projectOwner"
+  | "projectAdmin"
+  | "projectMember"
+  | "stranger",
   Account
 >;
 let orgA: string;
@@ -62,7 +87,21 @@ beforeAll(async () => {
   ({ server, adminToken } = await startServerWithAdmin(ADMIN));
   adminId = (await must("/api/v1/auth/me", { token: adminToken })).id;
   const tag = randomBytes(3).toString("hex");
-  for (const role of Object.keys({ orgOwner: 0, orgAdminMembers: 0, orgAdminObservatories: 0, orgRegular: 0, bOwner: 0, bMember: 0, obsOwner: 0, obsViewer: 0, obsAdmin: 0, projectOwner: 0, projectAdmin: 0, projectMember: 0, stranger: 0 }) as Array<keyof typeof people>) {
+  for (const role of Object.keys({
+    orgOwner: 0,
+    orgAdminMembers: 0,
+    orgAdminObservatories: 0,
+    orgRegular: 0,
+    bOwner: 0,
+    bMember: 0,
+    obsOwner: 0,
+    obsViewer: 0,
+    obsAdmin: 0,
+    projectOwner: 0,
+    projectAdmin: 0,
+    projectMember: 0,
+    stranger: 0,
+  }) as Array<keyof typeof people>) {
     people[role] = await createAccount(server, { email: `${role.toLowerCase()}-${tag}@example.com`, name: `${role} ${tag}` });
   }
   orgA = (await createOrganization(people.orgOwner)).id;
@@ -80,8 +119,16 @@ beforeAll(async () => {
   observatoryY = (await createObservatory(people.orgOwner, { name: `Org observatory ${tag}`, organizationId: orgA })).id;
 
   projectP = (await must("/projects", { method: "POST", token: people.projectOwner.token, json: { name: `Project ${tag}` } }, 201)).id;
-  await must(`/projects/${projectP}/members`, { method: "POST", token: people.projectOwner.token, json: { email: people.projectAdmin.email, role: "admin" } }, 201);
-  await must(`/projects/${projectP}/members`, { method: "POST", token: people.projectOwner.token, json: { email: people.projectMember.email, role: "member" } }, 201);
+  await must(
+    `/projects/${projectP}/members`,
+    { method: "POST", token: people.projectOwner.token, json: { email: people.projectAdmin.email, role: "admin" } },
+    201,
+  );
+  await must(
+    `/projects/${projectP}/members`,
+    { method: "POST", token: people.projectOwner.token, json: { email: people.projectMember.email, role: "member" } },
+    201,
+  );
 });
 afterAll(() => server?.stop());
 
@@ -115,7 +162,8 @@ describe("recipients by target", () => {
   it("observatories.all: everyone with access to any observatory, and nobody else", async () => {
     const { ids, via } = await resolve({ observatories: { all: true } });
     expect(ids).toEqual(expect.arrayContaining(idsOf("obsOwner", "obsViewer", "obsAdmin", ...orgAMembers)));
-    for (const outsider of ["bOwner", "bMember", "stranger", "projectOwner", "projectAdmin", "projectMember"] as const) expect(ids).not.toContain(people[outsider].id);
+    for (const outsider of ["bOwner", "bMember", "stranger", "projectOwner", "projectAdmin", "projectMember"] as const)
+      expect(ids).not.toContain(people[outsider].id);
     expect(ids).not.toContain(adminId);
     expect(new Set(Object.values(via))).toEqual(new Set(["observatory"]));
   });
@@ -149,7 +197,18 @@ describe("recipients by target", () => {
       projects: { ids: [projectP] },
     };
     const { ids, via, created } = await resolve(targets);
-    const expected = idsOf("stranger", "obsOwner", "obsViewer", "obsAdmin", ...orgAMembers, "bOwner", "bMember", "projectOwner", "projectAdmin", "projectMember");
+    const expected = idsOf(
+      "stranger",
+      "obsOwner",
+      "obsViewer",
+      "obsAdmin",
+      ...orgAMembers,
+      "bOwner",
+      "bMember",
+      "projectOwner",
+      "projectAdmin",
+      "projectMember",
+    );
     expect(sorted(ids)).toEqual(expected);
     expect(created.recipientCount).toBe(expected.length);
     // Named users are reached as users, whatever else reaches them.
@@ -200,10 +259,18 @@ describe("refusals", () => {
       { path: "targets.projects.ids.0", message: expect.stringContaining("prj_one") },
       { path: "targets.projects.ids.2", message: expect.stringContaining("prj_two") },
     ];
-    const problem = await expectProblem(await server.request("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(targets) }), 400, "VALIDATION_FAILED");
+    const problem = await expectProblem(
+      await server.request("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(targets) }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(problem.errors).toEqual(expected);
     for (const id of ["usr_nope", "obs_gone", people.orgOwner.id, "prj_one", "prj_two"]) expect(problem.detail).toContain(id);
-    const previewed = await expectProblem(await server.request("/api/v1/system/motd/preview", { method: "POST", token: adminToken, json: { targets } }), 400, "VALIDATION_FAILED");
+    const previewed = await expectProblem(
+      await server.request("/api/v1/system/motd/preview", { method: "POST", token: adminToken, json: { targets } }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(previewed.errors).toEqual(expected);
     expect(await systemCount()).toBe(before);
     expect(await pendingIds(people.stranger)).toEqual(strangerBefore);
@@ -215,7 +282,11 @@ describe("refusals", () => {
     ["organizations", (id: string) => ({ organizations: { ids: [id] } })],
     ["projects", (id: string) => ({ projects: { ids: [id] } })],
   ])("refuses an unknown %s id alone", async (kind, targets) => {
-    const problem = await expectProblem(await server.request("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(targets("x_missing")) }), 400, "VALIDATION_FAILED");
+    const problem = await expectProblem(
+      await server.request("/api/v1/system/motd", { method: "POST", token: adminToken, json: body(targets("x_missing")) }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(problem.errors).toEqual([{ path: `targets.${kind}.ids.0`, message: expect.stringContaining("x_missing") }]);
   });
 
@@ -246,7 +317,9 @@ describe("resolution happens once, at creation", () => {
 
     const after = await recipients(created.id);
     expect(sorted(after.items.map((item) => item.userId))).toEqual(sorted([owner.id, leaver.id]));
-    expect((await must("/api/v1/system/motd?limit=200", { token: adminToken })).items.find((item: Announcement) => item.id === created.id)).toMatchObject({ recipientCount: 2 });
+    expect((await must("/api/v1/system/motd?limit=200", { token: adminToken })).items.find((item: Announcement) => item.id === created.id)).toMatchObject({
+      recipientCount: 2,
+    });
     expect(await pendingIds(latecomer)).not.toContain(created.id);
     await expectProblem(await server.request(`/api/v1/system/motd/${created.id}/acknowledge`, { method: "POST", token: latecomer.token }), 404, "NOT_FOUND");
     expect(await pendingIds(leaver)).toContain(created.id);

@@ -30,7 +30,16 @@ interface ScopeRoles {
   nonRecipientReaders: SignedInRole[];
 }
 
-const orgA: SignedInRole[] = ["orgOwner", "orgMember", "orgMembersManager", "orgObservatoriesManager", "orgProjectsManager", "orgStorageManager", "orgBillingManager", "orgTarget"];
+const orgA: SignedInRole[] = [
+  "orgOwner",
+  "orgMember",
+  "orgMembersManager",
+  "orgObservatoriesManager",
+  "orgProjectsManager",
+  "orgStorageManager",
+  "orgBillingManager",
+  "orgTarget",
+];
 
 const scopes: Record<Kind, ScopeRoles> = {
   // X is obsOwner's; obsViewer (can_view) and obsDirectAdmin (can_admin) are direct members;
@@ -81,7 +90,8 @@ const fixtureOf = (kind: Kind, s: Scenario) => {
   return id;
 };
 /** A new announcement of the scope, for a success that would change the shared one. */
-const freshOf = async (kind: Kind, s: Scenario) => (await s.ok<{ id: string }>(scopes[kind].creator, { method: "POST", path: `${scopes[kind].base(s)}/motd`, json: body })).id;
+const freshOf = async (kind: Kind, s: Scenario) =>
+  (await s.ok<{ id: string }>(scopes[kind].creator, { method: "POST", path: `${scopes[kind].base(s)}/motd`, json: body })).id;
 /** The shared announcement as its creator sees it in the history: refusals must not change it. */
 const probeOf = (kind: Kind) => async (s: Scenario) => {
   const id = await fixtureOf(kind, s);
@@ -173,14 +183,17 @@ for (const kind of ["observatory", "organization", "project"] as const) {
   describe(`/${plural[kind]}/{id}/motd: the shared announcement's audience`, () => {
     it("was resolved to exactly the scenario's recipients", async () => {
       const s = get();
-      const view = await s.ok<{ items: Array<{ userId: string }> }>(roles.creator, { path: `${base(s)}/motd/${await fixtureOf(kind, s)}/recipients?limit=200` });
+      const view = await s.ok<{ items: Array<{ userId: string }> }>(roles.creator, {
+        path: `${base(s)}/motd/${await fixtureOf(kind, s)}/recipients?limit=200`,
+      });
       expect(view.items.map((item) => item.userId).sort()).toEqual(roles.recipients.map((role) => s.users[role].id).sort());
     });
 
     it("answers 404 for an announcement id that does not exist, even to a sender", async () => {
       const s = get();
       const missing = missingId("ann");
-      const send = (role: Role, method: string, path: string, json?: unknown) => s.as(role, { method: method as "GET", path: `${base(s)}/motd/${missing}${path}`, json });
+      const send = (role: Role, method: string, path: string, json?: unknown) =>
+        s.as(role, { method: method as "GET", path: `${base(s)}/motd/${missing}${path}`, json });
       await expectProblem(await send(roles.creator, "GET", "/recipients"), 404, "NOT_FOUND");
       await expectProblem(await send(roles.creator, "DELETE", "", { reason: "gone" }), 404, "NOT_FOUND");
       await expectProblem(await send(roles.recipients.at(-1)!, "POST", "/acknowledge"), 404, "NOT_FOUND");
@@ -198,7 +211,11 @@ let observatoryY: Promise<string> | undefined;
 const viaOrganization = (s: Scenario) =>
   (observatoryY ??= (async () => {
     const { id } = await s.ok<{ id: string }>("obsOwner", { method: "POST", path: "/observatories", json: { name: "Observatory Y" } });
-    await s.ok("obsOwner", { method: "POST", path: `/observatories/${id}/members/organization`, json: { organizationId: s.organizationId, permissions: { can_admin: true } } });
+    await s.ok("obsOwner", {
+      method: "POST",
+      path: `/observatories/${id}/members/organization`,
+      json: { organizationId: s.organizationId, permissions: { can_admin: true } },
+    });
     return id;
   })());
 const viaOrganizationSenders: SignedInRole[] = ["obsOwner", "orgOwner", "orgMembersManager", "orgObservatoriesManager", "serverAdmin"];
@@ -246,9 +263,15 @@ describe("observatory announcements sent through an organization with can_admin"
   it("reach obsOwner and every member of organization A, the sender acknowledged at creation", async () => {
     const s = get();
     const id = await viaOrganization(s);
-    const created = await s.ok<{ id: string; recipientCount: number; acknowledgedCount: number; createdBy: string }>("orgMembersManager", { method: "POST", path: `/observatories/${id}/motd`, json: body });
+    const created = await s.ok<{ id: string; recipientCount: number; acknowledgedCount: number; createdBy: string }>("orgMembersManager", {
+      method: "POST",
+      path: `/observatories/${id}/motd`,
+      json: body,
+    });
     expect(created).toMatchObject({ recipientCount: 1 + orgA.length, acknowledgedCount: 1, createdBy: s.users.orgMembersManager.id });
-    const view = await s.ok<{ items: Array<{ userId: string; status: string }> }>("orgOwner", { path: `/observatories/${id}/motd/${created.id}/recipients?limit=200` });
+    const view = await s.ok<{ items: Array<{ userId: string; status: string }> }>("orgOwner", {
+      path: `/observatories/${id}/motd/${created.id}/recipients?limit=200`,
+    });
     expect(view.items.map((item) => item.userId).sort()).toEqual(["obsOwner", ...orgA].map((role) => s.users[role as SignedInRole].id).sort());
     expect(view.items.filter((item) => item.status === "acknowledged").map((item) => item.userId)).toEqual([s.users.orgMembersManager.id]);
     // A plain member of A receives it and may acknowledge, but not manage it.

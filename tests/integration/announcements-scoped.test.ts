@@ -83,12 +83,16 @@ const content = (fields: Record<string, unknown> = {}) => ({
 
 const announce = async (base: string, as: Account, fields: Record<string, unknown> = {}) =>
   (await must(`${base}/motd`, { method: "POST", token: as.token, json: content(fields) }, 201)) as Announcement;
-const activeList = async (base: string, as: Account) => ((await must(`${base}/motd`, { token: as.token })) as { items: Announcement[]; nextCursor: string | null }).items;
+const activeList = async (base: string, as: Account) =>
+  ((await must(`${base}/motd`, { token: as.token })) as { items: Announcement[]; nextCursor: string | null }).items;
 const history = async (base: string, as: Account, status?: string) =>
   ((await must(`${base}/motd/history${status ? `?status=${status}` : ""}`, { token: as.token })) as { items: Announcement[] }).items;
-const recipientsOf = async (base: string, id: string, as: Account, query = "") => (await must(`${base}/motd/${id}/recipients${query}`, { token: as.token })) as RecipientsView;
-const acknowledge = async (base: string, id: string, as: Account) => (await must(`${base}/motd/${id}/acknowledge`, { method: "POST", token: as.token }, 200)) as { acknowledgedAt: string };
-const cancel = async (base: string, id: string, as: Account, reason: string) => (await must(`${base}/motd/${id}`, { method: "DELETE", token: as.token, json: { reason } }, 200)) as Announcement;
+const recipientsOf = async (base: string, id: string, as: Account, query = "") =>
+  (await must(`${base}/motd/${id}/recipients${query}`, { token: as.token })) as RecipientsView;
+const acknowledge = async (base: string, id: string, as: Account) =>
+  (await must(`${base}/motd/${id}/acknowledge`, { method: "POST", token: as.token }, 200)) as { acknowledgedAt: string };
+const cancel = async (base: string, id: string, as: Account, reason: string) =>
+  (await must(`${base}/motd/${id}`, { method: "DELETE", token: as.token, json: { reason } }, 200)) as Announcement;
 const pendingIds = async (as: Account) => ((await must("/api/v1/user/motd/pending", { token: as.token })).items as Announcement[]).map((item) => item.id);
 const ids = (accounts: Account[]) => accounts.map((account) => account.id).sort();
 
@@ -146,7 +150,14 @@ beforeAll(async () => {
   // Project: an organization's, owned by the organization's owner, with a project admin (the
   // sender) and a plain member. The organization's other members are not the project's.
   {
-    const [owner, projectAdmin, member, orgManager, orgMember, outsider] = await Promise.all([account(), account(), account(), account(), account(), account()]);
+    const [owner, projectAdmin, member, orgManager, orgMember, outsider] = await Promise.all([
+      account(),
+      account(),
+      account(),
+      account(),
+      account(),
+      account(),
+    ]);
     const organization = await createOrganization(owner);
     await addOrganizationMember(owner, organization.id, orgManager, { can_manage_projects: true });
     await addOrganizationMember(owner, organization.id, orgMember);
@@ -254,27 +265,54 @@ describe.each(["observatory", "organization", "project"] as const)("%s announcem
     expect(final.counts).toMatchObject({ total: f.recipients.length, acknowledged: f.recipients.length, pending: 0 });
     // Still showing to members (acknowledged, not over), and no longer cancellable.
     expect((await activeList(f.base, f.member)).find((item) => item.id === created.id)).toMatchObject({ status: "acknowledged" });
-    await expectProblem(await server.request(`${f.base}/motd/${created.id}`, { method: "DELETE", token: f.sender.token, json: { reason: "too late" } }), 409, "INVALID_TRANSITION");
+    await expectProblem(
+      await server.request(`${f.base}/motd/${created.id}`, { method: "DELETE", token: f.sender.token, json: { reason: "too late" } }),
+      409,
+      "INVALID_TRANSITION",
+    );
   });
 
   it("cancels with a non-blank reason; history keeps it, members no longer see it, acknowledging is refused", async () => {
     const created = await announce(f.base, f.sender);
     await expectProblem(await server.request(`${f.base}/motd/${created.id}`, { method: "DELETE", token: f.sender.token }), 400, "REASON_REQUIRED");
-    await expectProblem(await server.request(`${f.base}/motd/${created.id}`, { method: "DELETE", token: f.sender.token, json: { reason: " \t " } }), 400, "REASON_REQUIRED");
+    await expectProblem(
+      await server.request(`${f.base}/motd/${created.id}`, { method: "DELETE", token: f.sender.token, json: { reason: " \t " } }),
+      400,
+      "REASON_REQUIRED",
+    );
     expect((await history(f.base, f.sender, "active")).map((item) => item.id)).toContain(created.id);
 
     const cancelled = await cancel(f.base, created.id, f.sender, "  Wrong night  ");
-    expect(cancelled).toMatchObject({ id: created.id, scope: kind, scopeId: f.id, status: "cancelled", cancellationReason: "Wrong night", cancelledAt: expect.any(String) });
+    expect(cancelled).toMatchObject({
+      id: created.id,
+      scope: kind,
+      scopeId: f.id,
+      status: "cancelled",
+      cancellationReason: "Wrong night",
+      cancelledAt: expect.any(String),
+    });
     expect((await activeList(f.base, f.member)).map((item) => item.id)).not.toContain(created.id);
     expect(await pendingIds(f.member)).not.toContain(created.id);
-    expect((await history(f.base, f.sender, "cancelled")).find((item) => item.id === created.id)).toMatchObject({ status: "cancelled", cancellationReason: "Wrong night" });
+    expect((await history(f.base, f.sender, "cancelled")).find((item) => item.id === created.id)).toMatchObject({
+      status: "cancelled",
+      cancellationReason: "Wrong night",
+    });
     expect((await history(f.base, f.sender, "active")).map((item) => item.id)).not.toContain(created.id);
     expect((await history(f.base, f.sender)).map((item) => item.id)).toContain(created.id);
 
     const view = await recipientsOf(f.base, created.id, f.sender);
-    expect(view.cancellation).toEqual({ reason: "Wrong night", cancelledAt: cancelled.cancelledAt, cancelledBy: f.sender.id, cancelledByName: expect.any(String) });
+    expect(view.cancellation).toEqual({
+      reason: "Wrong night",
+      cancelledAt: cancelled.cancelledAt,
+      cancelledBy: f.sender.id,
+      cancelledByName: expect.any(String),
+    });
     await expectProblem(await server.request(`${f.base}/motd/${created.id}/acknowledge`, { method: "POST", token: f.member.token }), 409, "INVALID_TRANSITION");
-    await expectProblem(await server.request(`${f.base}/motd/${created.id}`, { method: "DELETE", token: f.sender.token, json: { reason: "again" } }), 409, "INVALID_TRANSITION");
+    await expectProblem(
+      await server.request(`${f.base}/motd/${created.id}`, { method: "DELETE", token: f.sender.token, json: { reason: "again" } }),
+      409,
+      "INVALID_TRANSITION",
+    );
   });
 
   it("lets a server admin send, without making the admin a recipient", async () => {
@@ -310,7 +348,11 @@ describe.each(["observatory", "organization", "project"] as const)("%s announcem
   it("answers 404 under this path for an id of another object, another scope or a system announcement", async () => {
     const own = await announce(f.base, f.sender);
     const sibling = await announce(f.siblingBase, f.sender);
-    const system = (await must("/api/v1/system/motd", { method: "POST", token: admin.token, json: { ...content(), targets: { users: { ids: [f.sender.id, f.member.id] } } } }, 201)) as Announcement;
+    const system = (await must(
+      "/api/v1/system/motd",
+      { method: "POST", token: admin.token, json: { ...content(), targets: { users: { ids: [f.sender.id, f.member.id] } } } },
+      201,
+    )) as Announcement;
     const otherKind = kind === "observatory" ? fixtures.organization : fixtures.observatory;
     const otherScope = await announce(otherKind.base, otherKind.sender);
     const foreign = [sibling.id, system.id, otherScope.id, `${own.id.slice(0, -4)}zzzz`];
@@ -318,7 +360,11 @@ describe.each(["observatory", "organization", "project"] as const)("%s announcem
     for (const id of foreign) {
       for (const as of [f.sender, admin]) {
         await expectProblem(await server.request(`${f.base}/motd/${id}/recipients`, { token: as.token }), 404, "NOT_FOUND");
-        await expectProblem(await server.request(`${f.base}/motd/${id}`, { method: "DELETE", token: as.token, json: { reason: "not mine" } }), 404, "NOT_FOUND");
+        await expectProblem(
+          await server.request(`${f.base}/motd/${id}`, { method: "DELETE", token: as.token, json: { reason: "not mine" } }),
+          404,
+          "NOT_FOUND",
+        );
       }
       await expectProblem(await server.request(`${f.base}/motd/${id}/acknowledge`, { method: "POST", token: f.member.token }), 404, "NOT_FOUND");
     }
@@ -337,13 +383,21 @@ describe.each(["observatory", "organization", "project"] as const)("%s announcem
 
   it("gives the recipients view the shape and parameters of the system view", async () => {
     const scoped = await announce(f.base, f.sender);
-    const system = (await must("/api/v1/system/motd", { method: "POST", token: admin.token, json: { ...content(), targets: { users: { ids: f.recipients.map((account) => account.id) } } } }, 201)) as Announcement;
+    const system = (await must(
+      "/api/v1/system/motd",
+      { method: "POST", token: admin.token, json: { ...content(), targets: { users: { ids: f.recipients.map((account) => account.id) } } } },
+      201,
+    )) as Announcement;
     await acknowledge(f.base, scoped.id, f.member);
     await acknowledge("/api/v1/system", system.id, f.member);
     await acknowledge("/api/v1/system", system.id, f.sender);
 
     const shapeOf = (value: unknown): unknown =>
-      Array.isArray(value) ? value.map(shapeOf) : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shapeOf(inner)])) : typeof value;
+      Array.isArray(value)
+        ? value.map(shapeOf)
+        : value && typeof value === "object"
+          ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shapeOf(inner)]))
+          : typeof value;
     for (const query of ["", "?status=pending&sort=email&order=desc", "?status=acknowledged&sort=acknowledgedAt&order=asc", "?sort=name&limit=1"]) {
       const scopedView = await recipientsOf(f.base, scoped.id, f.sender, query);
       const systemView = await recipientsOf("/api/v1/system", system.id, admin, query);
@@ -437,7 +491,11 @@ describe("who receives a scoped announcement", () => {
     expect(seen).toMatchObject({ id: created.id });
     expect(seen?.acknowledgedAt ?? null).toBeNull();
     expect(await pendingIds(extra.projectOrgManager)).not.toContain(created.id);
-    await expectProblem(await server.request(`${f.base}/motd/${created.id}/acknowledge`, { method: "POST", token: extra.projectOrgManager.token }), 404, "NOT_FOUND");
+    await expectProblem(
+      await server.request(`${f.base}/motd/${created.id}/acknowledge`, { method: "POST", token: extra.projectOrgManager.token }),
+      404,
+      "NOT_FOUND",
+    );
     await expectProblem(await server.request(`${f.base}/motd`, { token: extra.projectOrgMember.token }), 404, "NOT_FOUND");
   });
 

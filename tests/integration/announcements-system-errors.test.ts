@@ -22,7 +22,13 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 const { must } = jsonApi(() => server);
 
-const valid = (targets: Record<string, unknown> = { users: { ids: [alice.id] } }) => ({ title: "Maintenance", message: "Back soon", severity: "info", deliveryType: "message", targets });
+const valid = (targets: Record<string, unknown> = { users: { ids: [alice.id] } }) => ({
+  title: "Maintenance",
+  message: "Back soon",
+  severity: "info",
+  deliveryType: "message",
+  targets,
+});
 /** Rows in the announcement tables, read from the database: a refusal must leave them as they were. */
 const stored = async () => {
   const [row] = await server.server.runtime.deps.sql<Array<{ announcements: number; recipients: number }>>`
@@ -30,7 +36,8 @@ const stored = async () => {
   return row!;
 };
 const post = (json: unknown, token = adminToken) => server.request("/api/v1/system/motd", { method: "POST", token, json });
-const postRaw = (body: string, headers: Record<string, string> = { "content-type": "application/json" }) => server.request("/api/v1/system/motd", { method: "POST", token: adminToken, body, headers });
+const postRaw = (body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
+  server.request("/api/v1/system/motd", { method: "POST", token: adminToken, body, headers });
 
 type Route = { method: "GET" | "POST" | "DELETE"; path: () => string; json?: () => unknown };
 const systemRoutes: Array<[string, Route]> = [
@@ -55,14 +62,22 @@ const allRoutes: Array<[string, Route]> = [
 describe("authentication", () => {
   it.each(allRoutes)("%s: 401 UNAUTHENTICATED without credentials or with bad ones, changing nothing", async (_label, route) => {
     const before = await stored();
-    const attempts: Array<Record<string, string>> = [{}, { authorization: "Bearer garbage" }, { authorization: `Bearer mst_${"x".repeat(43)}` }, { cookie: "session=not-a-session", origin: server.url }];
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: "Bearer garbage" },
+      { authorization: `Bearer mst_${"x".repeat(43)}` },
+      { cookie: "session=not-a-session", origin: server.url },
+    ];
     for (const headers of attempts) {
       const json = route.json?.();
       const response = await server.request(route.path(), { method: route.method, json, headers });
       await expectProblem(response, 401, "UNAUTHENTICATED");
     }
     expect(await stored()).toEqual(before);
-    expect(await must(`/api/v1/system/motd/${existing.id}/recipients`, { token: adminToken })).toMatchObject({ counts: { acknowledged: 0 }, cancellation: null });
+    expect(await must(`/api/v1/system/motd/${existing.id}/recipients`, { token: adminToken })).toMatchObject({
+      counts: { acknowledged: 0 },
+      cancellation: null,
+    });
   });
 
   // The full credential suite (API keys, revoked keys, logged-out sessions, cookies and origins)
@@ -86,7 +101,9 @@ describe("authorization", () => {
       await expectProblem(await server.request(route.path(), { method: route.method, token: account.token, json: route.json?.() }), 403, "FORBIDDEN");
     }
     expect(await stored()).toEqual(before);
-    expect(await must("/api/v1/system/motd?limit=200", { token: adminToken })).toMatchObject({ items: expect.arrayContaining([expect.objectContaining({ id: existing.id, status: "active", cancellationReason: null })]) });
+    expect(await must("/api/v1/system/motd?limit=200", { token: adminToken })).toMatchObject({
+      items: expect.arrayContaining([expect.objectContaining({ id: existing.id, status: "active", cancellationReason: null })]),
+    });
   });
 
   it("does not tell a non-admin whether target ids exist", async () => {
@@ -94,13 +111,21 @@ describe("authorization", () => {
     const creation = await expectProblem(await post(valid(targets), bob.token), 403, "FORBIDDEN");
     expect(creation.errors).toBeUndefined();
     expect(JSON.stringify(creation)).not.toContain("usr_nope");
-    const preview = await expectProblem(await server.request("/api/v1/system/motd/preview", { method: "POST", token: bob.token, json: { targets } }), 403, "FORBIDDEN");
+    const preview = await expectProblem(
+      await server.request("/api/v1/system/motd/preview", { method: "POST", token: bob.token, json: { targets } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(JSON.stringify(preview)).not.toContain("prj_gone");
   });
 
   it("refuses a non-admin cancellation before looking at the reason or the announcement", async () => {
     await expectProblem(await server.request(`/api/v1/system/motd/${existing.id}`, { method: "DELETE", token: alice.token }), 403, "FORBIDDEN");
-    await expectProblem(await server.request("/api/v1/system/motd/ann_doesnotexist", { method: "DELETE", token: alice.token, json: { reason: "x" } }), 403, "FORBIDDEN");
+    await expectProblem(
+      await server.request("/api/v1/system/motd/ann_doesnotexist", { method: "DELETE", token: alice.token, json: { reason: "x" } }),
+      403,
+      "FORBIDDEN",
+    );
     await expectProblem(await server.request("/api/v1/system/motd/ann_doesnotexist/recipients", { token: alice.token }), 403, "FORBIDDEN");
   });
 
@@ -203,16 +228,28 @@ describe("bad input on POST /api/v1/system/motd", () => {
   });
 
   it("lists every failing field at once", async () => {
-    const problem = await expectProblem(await post({ title: "", message: long(10_001), severity: "loud", deliveryType: "pigeon", targets: { users: { ids: [7] } } }), 400, "VALIDATION_FAILED");
+    const problem = await expectProblem(
+      await post({ title: "", message: long(10_001), severity: "loud", deliveryType: "pigeon", targets: { users: { ids: [7] } } }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(problem.errors?.map((error) => error.path).sort()).toEqual(["deliveryType", "message", "severity", "targets.users.ids.0", "title"]);
   });
 
   it("accepts the limits themselves: a title of 200 and a message of 10,000 characters", async () => {
-    const created = await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: { ...valid(), title: long(200), message: `${long(9_998)}\n\t` + "" } }, 201);
+    const created = await must(
+      "/api/v1/system/motd",
+      { method: "POST", token: adminToken, json: { ...valid(), title: long(200), message: `${long(9_998)}\n\t` + "" } },
+      201,
+    );
     expect(created.title).toHaveLength(200);
     const exact = await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: { ...valid(), message: long(10_000) } }, 201);
     expect(exact.message).toHaveLength(10_000);
-    const unicode = await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: { ...valid(), title: "Télescope 🔭 ‫مرصد‬", message: "Zürich\r\nΩ" } }, 201);
+    const unicode = await must(
+      "/api/v1/system/motd",
+      { method: "POST", token: adminToken, json: { ...valid(), title: "Télescope 🔭 ‫مرصد‬", message: "Zürich\r\nΩ" } },
+      201,
+    );
     expect(unicode).toMatchObject({ title: "Télescope 🔭 ‫مرصد‬", message: "Zürich\r\nΩ" });
   });
 });
@@ -228,7 +265,8 @@ describe("targets that reach nobody", () => {
     const before = await stored();
     await expectProblem(await post(valid(targets)), 400, "NO_RECIPIENTS");
     expect(await stored()).toEqual(before);
-    if (Object.keys(targets).length > 0) expect(await must("/api/v1/system/motd/preview", { method: "POST", token: adminToken, json: { targets } }, 200)).toEqual({ recipientCount: 0 });
+    if (Object.keys(targets).length > 0)
+      expect(await must("/api/v1/system/motd/preview", { method: "POST", token: adminToken, json: { targets } }, 200)).toEqual({ recipientCount: 0 });
   });
 });
 
@@ -241,14 +279,45 @@ describe("bad input elsewhere", () => {
     ["an array", ["reason"]],
   ])("cancellation: refuses %s with 400 VALIDATION_FAILED, the announcement still active", async (_label, json) => {
     await expectProblem(await server.request(`/api/v1/system/motd/${existing.id}`, { method: "DELETE", token: adminToken, json }), 400, "VALIDATION_FAILED");
-    expect((await must("/api/v1/system/motd?status=active&limit=200", { token: adminToken })).items.map((item: { id: string }) => item.id)).toContain(existing.id);
+    expect((await must("/api/v1/system/motd?status=active&limit=200", { token: adminToken })).items.map((item: { id: string }) => item.id)).toContain(
+      existing.id,
+    );
   });
 
   it("cancellation: refuses malformed JSON with 400 and a lone surrogate in the reason with 400", async () => {
-    await expectProblem(await server.request(`/api/v1/system/motd/${existing.id}`, { method: "DELETE", token: adminToken, body: '{"reason": ', headers: { "content-type": "application/json" } }), 400, "VALIDATION_FAILED");
-    await expectProblem(await server.request(`/api/v1/system/motd/${existing.id}`, { method: "DELETE", token: adminToken, body: '{"reason": "\\ud800"}', headers: { "content-type": "application/json" } }), 400, "VALIDATION_FAILED");
-    await expectProblem(await server.request(`/api/v1/system/motd/${existing.id}`, { method: "DELETE", token: adminToken, body: "because", headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
-    expect((await must("/api/v1/system/motd?status=active&limit=200", { token: adminToken })).items.map((item: { id: string }) => item.id)).toContain(existing.id);
+    await expectProblem(
+      await server.request(`/api/v1/system/motd/${existing.id}`, {
+        method: "DELETE",
+        token: adminToken,
+        body: '{"reason": ',
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectProblem(
+      await server.request(`/api/v1/system/motd/${existing.id}`, {
+        method: "DELETE",
+        token: adminToken,
+        body: '{"reason": "\\ud800"}',
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectProblem(
+      await server.request(`/api/v1/system/motd/${existing.id}`, {
+        method: "DELETE",
+        token: adminToken,
+        body: "because",
+        headers: { "content-type": "text/plain" },
+      }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
+    expect((await must("/api/v1/system/motd?status=active&limit=200", { token: adminToken })).items.map((item: { id: string }) => item.id)).toContain(
+      existing.id,
+    );
   });
 
   it.each([

@@ -30,16 +30,38 @@ type Announcement = {
   cancelledAt: string | null;
   acknowledgedAt?: string | null;
 };
-type Recipient = { userId: string; email: string; name: string; status: string; acknowledgedAt: string | null; emailedAt: string | null; seenAt: string | null; via: string };
-type RecipientsView = { items: Recipient[]; counts: { total: number; acknowledged: number; pending: number }; cancellation: null | { reason: string; cancelledAt: string; cancelledBy: string | null } };
+type Recipient = {
+  userId: string;
+  email: string;
+  name: string;
+  status: string;
+  acknowledgedAt: string | null;
+  emailedAt: string | null;
+  seenAt: string | null;
+  via: string;
+};
+type RecipientsView = {
+  items: Recipient[];
+  counts: { total: number; acknowledged: number; pending: number };
+  cancellation: null | { reason: string; cancelledAt: string; cancelledBy: string | null };
+};
 
 const announce = async (targets: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  (await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: { title: "Downtime", message: "Dome maintenance", severity: "warning", deliveryType: "message", targets, ...extra } }, 201)) as Announcement;
+  (await must(
+    "/api/v1/system/motd",
+    {
+      method: "POST",
+      token: adminToken,
+      json: { title: "Downtime", message: "Dome maintenance", severity: "warning", deliveryType: "message", targets, ...extra },
+    },
+    201,
+  )) as Announcement;
 const pending = async (account: Account) => (await must("/api/v1/user/motd/pending", { token: account.token }, 200)).items as Announcement[];
 const pendingIds = async (account: Account) => (await pending(account)).map((item) => item.id);
 const acknowledge = (id: string, token: string) => server.request(`/api/v1/system/motd/${id}/acknowledge`, { method: "POST", token });
 const cancel = (id: string, json?: unknown) => server.request(`/api/v1/system/motd/${id}`, { method: "DELETE", token: adminToken, json });
-const recipientsOf = async (id: string, query = "") => (await must(`/api/v1/system/motd/${id}/recipients?limit=200${query}`, { token: adminToken }, 200)) as RecipientsView;
+const recipientsOf = async (id: string, query = "") =>
+  (await must(`/api/v1/system/motd/${id}/recipients?limit=200${query}`, { token: adminToken }, 200)) as RecipientsView;
 const listed = async (id: string, status?: string) => {
   const list = (await must(`/api/v1/system/motd?limit=200${status ? `&status=${status}` : ""}`, { token: adminToken }, 200)).items as Announcement[];
   return list.find((item) => item.id === id);
@@ -61,7 +83,11 @@ describe("system announcement lifecycle", () => {
     expect(list.items.find((item: Announcement) => item.id === created.id)).toMatchObject({ status: "acknowledged", acknowledgedCount: 2 });
     const recipients = await must(`/api/v1/system/motd/${created.id}/recipients?sort=email`, { token: adminToken });
     expect(recipients.counts).toMatchObject({ total: 2, acknowledged: 2, pending: 0 });
-    await expectProblem(await server.request(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: adminToken, json: { reason: "late" } }), 409, "INVALID_TRANSITION");
+    await expectProblem(
+      await server.request(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: adminToken, json: { reason: "late" } }),
+      409,
+      "INVALID_TRANSITION",
+    );
   });
 
   it("cancels with a reason only, and a stranger cannot acknowledge", async () => {
@@ -70,17 +96,39 @@ describe("system announcement lifecycle", () => {
     const created = await announce({ users: { ids: [alice.id] } });
     await expectProblem(await server.request(`/api/v1/system/motd/${created.id}/acknowledge`, { method: "POST", token: stranger.token }), 404, "NOT_FOUND");
     await expectProblem(await server.request(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: adminToken }), 400, "REASON_REQUIRED");
-    await expectProblem(await server.request(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: adminToken, json: { reason: "   " } }), 400, "REASON_REQUIRED");
+    await expectProblem(
+      await server.request(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: adminToken, json: { reason: "   " } }),
+      400,
+      "REASON_REQUIRED",
+    );
     const cancelled = await must(`/api/v1/system/motd/${created.id}`, { method: "DELETE", token: adminToken, json: { reason: "Wrong date" } }, 200);
     expect(cancelled).toMatchObject({ status: "cancelled", cancellationReason: "Wrong date", cancelledAt: expect.any(String) });
-    await expectProblem(await server.request(`/api/v1/system/motd/${created.id}/acknowledge`, { method: "POST", token: alice.token }), 409, "INVALID_TRANSITION");
+    await expectProblem(
+      await server.request(`/api/v1/system/motd/${created.id}/acknowledge`, { method: "POST", token: alice.token }),
+      409,
+      "INVALID_TRANSITION",
+    );
     const recipients = await must(`/api/v1/system/motd/${created.id}/recipients`, { token: adminToken });
     expect(recipients.cancellation).toMatchObject({ reason: "Wrong date" });
     expect((await call(`/api/v1/system/motd`, { token: alice.token })).status).toBe(403);
   });
 
   it("refuses unknown ids, listing them", async () => {
-    const problem = await expectProblem(await server.request("/api/v1/system/motd", { method: "POST", token: adminToken, json: { title: "x", message: "y", severity: "info", deliveryType: "message", targets: { users: { ids: ["usr_nope"] }, projects: { ids: ["prj_gone"] } } } }), 400, "VALIDATION_FAILED");
+    const problem = await expectProblem(
+      await server.request("/api/v1/system/motd", {
+        method: "POST",
+        token: adminToken,
+        json: {
+          title: "x",
+          message: "y",
+          severity: "info",
+          deliveryType: "message",
+          targets: { users: { ids: ["usr_nope"] }, projects: { ids: ["prj_gone"] } },
+        },
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(problem.errors).toEqual([
       { path: "targets.users.ids.0", message: expect.stringContaining("usr_nope") },
       { path: "targets.projects.ids.0", message: expect.stringContaining("prj_gone") },
@@ -92,7 +140,10 @@ describe("creation", () => {
   it("answers 201 with the contract's announcement, targets as given and no duplicate ids", async () => {
     const alice = await createAccount(server);
     const before = Date.now();
-    const created = await announce({ users: { ids: [alice.id, alice.id] } }, { title: "  Planned downtime  ", message: "Line one\nLine two\twith a tab", severity: "critical" });
+    const created = await announce(
+      { users: { ids: [alice.id, alice.id] } },
+      { title: "  Planned downtime  ", message: "Line one\nLine two\twith a tab", severity: "critical" },
+    );
     expect(created).toMatchObject({
       id: expect.any(String),
       scope: "system",
@@ -130,7 +181,9 @@ describe("creation", () => {
     expect(view.items.find((item) => item.userId === alice.id)).toMatchObject({ status: "pending", acknowledgedAt: null });
     expect((await must("/api/v1/user/motd/pending", { token: adminToken })).items.map((item: Announcement) => item.id)).not.toContain(created.id);
     // Acknowledging again keeps the creation time.
-    expect(await must(`/api/v1/system/motd/${created.id}/acknowledge`, { method: "POST", token: adminToken }, 200)).toEqual({ acknowledgedAt: admin.acknowledgedAt });
+    expect(await must(`/api/v1/system/motd/${created.id}/acknowledge`, { method: "POST", token: adminToken }, 200)).toEqual({
+      acknowledgedAt: admin.acknowledgedAt,
+    });
     await must(`/api/v1/system/motd/${created.id}/acknowledge`, { method: "POST", token: alice.token }, 200);
     expect(await listed(created.id)).toMatchObject({ status: "acknowledged", acknowledgedCount: 2 });
   });
@@ -182,7 +235,11 @@ describe("creation", () => {
 
 describe("acknowledgment", () => {
   it("counts each recipient once, on the list and in the recipients view, until the last one", async () => {
-    const people = [await createAccount(server, { name: "Carol" }), await createAccount(server, { name: "alice" }), await createAccount(server, { name: "Bob" })];
+    const people = [
+      await createAccount(server, { name: "Carol" }),
+      await createAccount(server, { name: "alice" }),
+      await createAccount(server, { name: "Bob" }),
+    ];
     const created = await announce({ users: { ids: people.map((person) => person.id) } });
     const acknowledgedAt: Record<string, string> = {};
     for (const [index, person] of people.entries()) {
@@ -200,7 +257,9 @@ describe("acknowledgment", () => {
       const view = await recipientsOf(created.id);
       expect(view.counts).toMatchObject({ total: 3, acknowledged: index + 1, pending: 2 - index });
       for (const item of view.items) {
-        expect(item).toMatchObject(acknowledgedAt[item.userId] ? { status: "acknowledged", acknowledgedAt: acknowledgedAt[item.userId] } : { status: "pending", acknowledgedAt: null });
+        expect(item).toMatchObject(
+          acknowledgedAt[item.userId] ? { status: "acknowledged", acknowledgedAt: acknowledgedAt[item.userId] } : { status: "pending", acknowledgedAt: null },
+        );
       }
       expect(await pendingIds(person)).not.toContain(created.id);
     }
@@ -210,8 +269,12 @@ describe("acknowledgment", () => {
   it("counts concurrent acknowledgments exactly: many recipients at once, each several times", async () => {
     const people = await Promise.all(Array.from({ length: 6 }, () => createAccount(server)));
     const created = await announce({ users: { ids: people.map((person) => person.id) } });
-    const responses = await Promise.all(people.flatMap((person) => [acknowledge(created.id, person.token), acknowledge(created.id, person.token), acknowledge(created.id, person.token)]));
-    const bodies = (await Promise.all(responses.map(async (response) => ({ status: response.status, body: (await response.json()) as { acknowledgedAt: string } }))));
+    const responses = await Promise.all(
+      people.flatMap((person) => [acknowledge(created.id, person.token), acknowledge(created.id, person.token), acknowledge(created.id, person.token)]),
+    );
+    const bodies = await Promise.all(
+      responses.map(async (response) => ({ status: response.status, body: (await response.json()) as { acknowledgedAt: string } })),
+    );
     expect(bodies.every((entry) => entry.status === 200)).toBe(true);
     for (const [index] of people.entries()) {
       const mine = bodies.slice(index * 3, index * 3 + 3).map((entry) => entry.body.acknowledgedAt);
@@ -239,7 +302,13 @@ describe("acknowledgment", () => {
     expect(ids(pendingOnly)).toEqual([alice.id]);
     expect(pendingOnly.counts).toMatchObject({ total: 3, acknowledged: 2, pending: 1 });
     expect(ids(await recipientsOf(created.id, "&status=acknowledged&sort=name"))).toEqual([bob.id, carol.id]);
-    expect((await recipientsOf(created.id)).items.find((item) => item.userId === alice.id)).toMatchObject({ email: alice.email, name: "alice", via: "user", emailedAt: null, seenAt: null });
+    expect((await recipientsOf(created.id)).items.find((item) => item.userId === alice.id)).toMatchObject({
+      email: alice.email,
+      name: "alice",
+      via: "user",
+      emailedAt: null,
+      seenAt: null,
+    });
   });
 
   it("answers 404 to a non-recipient, for an unknown id, and for another scope's announcement", async () => {
@@ -253,7 +322,11 @@ describe("acknowledgment", () => {
 
     // An observatory announcement is not reachable through the system paths.
     const observatory = await createObservatory(alice);
-    const scoped = (await must(`/observatories/${observatory.id}/motd`, { method: "POST", token: adminToken, json: { title: "Roof", message: "Roof stuck", severity: "info", deliveryType: "message" } }, 201)) as Announcement;
+    const scoped = (await must(
+      `/observatories/${observatory.id}/motd`,
+      { method: "POST", token: adminToken, json: { title: "Roof", message: "Roof stuck", severity: "info", deliveryType: "message" } },
+      201,
+    )) as Announcement;
     expect(scoped).toMatchObject({ scope: "observatory", scopeId: observatory.id });
     await expectProblem(await acknowledge(scoped.id, alice.token), 404, "NOT_FOUND");
     await expectProblem(await cancel(scoped.id, { reason: "wrong path" }), 404, "NOT_FOUND");
@@ -280,7 +353,13 @@ describe("cancellation", () => {
     const response = await cancel(created.id, { reason: "  Rescheduled to Friday  " });
     expect(response.status).toBe(200);
     const cancelled = (await response.json()) as Announcement;
-    expect(cancelled).toMatchObject({ id: created.id, status: "cancelled", cancellationReason: "Rescheduled to Friday", recipientCount: 2, acknowledgedCount: 1 });
+    expect(cancelled).toMatchObject({
+      id: created.id,
+      status: "cancelled",
+      cancellationReason: "Rescheduled to Friday",
+      recipientCount: 2,
+      acknowledgedCount: 1,
+    });
     expect(Date.parse(cancelled.cancelledAt!)).toBeGreaterThanOrEqual(before - 1000);
     expect(await listed(created.id)).toMatchObject({ status: "cancelled", cancellationReason: "Rescheduled to Friday", cancelledAt: cancelled.cancelledAt });
     expect(await listed(created.id, "cancelled")).toBeDefined();
@@ -357,7 +436,9 @@ describe("GET /api/v1/system/motd", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { items: Announcement[]; nextCursor: string | null } = await must(`/api/v1/system/motd?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: adminToken });
+      const page: { items: Announcement[]; nextCursor: string | null } = await must(`/api/v1/system/motd?limit=2${cursor ? `&cursor=${cursor}` : ""}`, {
+        token: adminToken,
+      });
       expect(page.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.items.map((item) => item.id));
       cursor = page.nextCursor;
@@ -384,7 +465,11 @@ describe("GET /api/v1/user/motd/pending", () => {
 
     const observatory = await createObservatory(owner);
     await addObservatoryMember(owner, observatory.id, alice, { can_view: true });
-    const scoped = (await must(`/observatories/${observatory.id}/motd`, { method: "POST", token: owner.token, json: { title: "Roof", message: "Roof stuck", severity: "warning", deliveryType: "message" } }, 201)) as Announcement;
+    const scoped = (await must(
+      `/observatories/${observatory.id}/motd`,
+      { method: "POST", token: owner.token, json: { title: "Roof", message: "Roof stuck", severity: "warning", deliveryType: "message" } },
+      201,
+    )) as Announcement;
 
     const items = await pending(alice);
     expect(items.map((item) => item.id)).toEqual([critical.id, scoped.id, unexpired.id, info.id]);

@@ -16,15 +16,28 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 const { must, createOrganization, addOrganizationMember } = jsonApi(() => server);
 
-type Announcement = { id: string; scope: string; status: string; recipientCount: number; acknowledgedCount: number; cancellationReason: string | null; cancelledAt: string | null };
-type RecipientsView = { items: Array<{ userId: string; status: string; acknowledgedAt: string | null; via: string }>; counts: { total: number; acknowledged: number; pending: number }; cancellation: null | { reason: string; cancelledAt: string; cancelledBy: string | null } };
+type Announcement = {
+  id: string;
+  scope: string;
+  status: string;
+  recipientCount: number;
+  acknowledgedCount: number;
+  cancellationReason: string | null;
+  cancelledAt: string | null;
+};
+type RecipientsView = {
+  items: Array<{ userId: string; status: string; acknowledgedAt: string | null; via: string }>;
+  counts: { total: number; acknowledged: number; pending: number };
+  cancellation: null | { reason: string; cancelledAt: string; cancelledBy: string | null };
+};
 interface TrpcError {
   message: string;
   data: { code: string; httpStatus: number; errors: Array<{ path: string; message: string }> | null };
 }
 
 const SYSTEM = { scope: "system" } as const;
-const mutation = (procedure: string, input: unknown, token?: string) => server.request(`/trpc/announcements.${procedure}`, { method: "POST", json: input, token });
+const mutation = (procedure: string, input: unknown, token?: string) =>
+  server.request(`/trpc/announcements.${procedure}`, { method: "POST", json: input, token });
 const query = (procedure: string, input: unknown, token?: string) =>
   server.request(`/trpc/announcements.${procedure}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { token });
 
@@ -45,10 +58,20 @@ async function fails(response: Promise<Response>, status: number, code: string):
   return error;
 }
 
-const content = (targets: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ title: "Dome closed", message: "High winds", severity: "warning", deliveryType: "message", targets, ...extra });
-const createSystem = (targets: Record<string, unknown>, extra: Record<string, unknown> = {}) => ok<Announcement>(mutation("createSystem", content(targets, extra), adminToken));
-const pendingIds = async (account: Account) => (await ok<{ items: Array<{ id: string }> }>(query("pending", undefined, account.token))).items.map((item) => item.id);
-const restListed = async (id: string) => ((await must("/api/v1/system/motd?limit=200", { token: adminToken })).items as Announcement[]).find((item) => item.id === id);
+const content = (targets: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  title: "Dome closed",
+  message: "High winds",
+  severity: "warning",
+  deliveryType: "message",
+  targets,
+  ...extra,
+});
+const createSystem = (targets: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  ok<Announcement>(mutation("createSystem", content(targets, extra), adminToken));
+const pendingIds = async (account: Account) =>
+  (await ok<{ items: Array<{ id: string }> }>(query("pending", undefined, account.token))).items.map((item) => item.id);
+const restListed = async (id: string) =>
+  ((await must("/api/v1/system/motd?limit=200", { token: adminToken })).items as Announcement[]).find((item) => item.id === id);
 
 describe("announcements.* over the tRPC HTTP endpoint", () => {
   it("creates, lists pending, acknowledges and shows recipients, on the same data as REST", async () => {
@@ -73,13 +96,19 @@ describe("announcements.* over the tRPC HTTP endpoint", () => {
     expect(view.items.find((item) => item.userId === alice.id)).toMatchObject({ status: "acknowledged", acknowledgedAt: first.acknowledgedAt, via: "user" });
     expect(view).toEqual(await must(`/api/v1/system/motd/${created.id}/recipients?sort=acknowledgedAt`, { token: adminToken }));
     expect(await restListed(created.id)).toMatchObject({ status: "acknowledged", acknowledgedCount: 3 });
-    expect((await ok<{ items: Announcement[] }>(query("listSystem", { status: "acknowledged" }, adminToken))).items.map((item) => item.id)).toContain(created.id);
+    expect((await ok<{ items: Announcement[] }>(query("listSystem", { status: "acknowledged" }, adminToken))).items.map((item) => item.id)).toContain(
+      created.id,
+    );
   });
 
   it("cancels with a reason only: REASON_REQUIRED, then cancelled, then INVALID_TRANSITION", async () => {
     const alice = await createAccount(server);
     const created = await createSystem({ users: { ids: [alice.id] } });
-    for (const input of [{ ref: SYSTEM, id: created.id }, { ref: SYSTEM, id: created.id, reason: "" }, { ref: SYSTEM, id: created.id, reason: "  \n" }]) {
+    for (const input of [
+      { ref: SYSTEM, id: created.id },
+      { ref: SYSTEM, id: created.id, reason: "" },
+      { ref: SYSTEM, id: created.id, reason: "  \n" },
+    ]) {
       const error = await fails(mutation("cancel", input, adminToken), 400, "REASON_REQUIRED");
       expect(error.data.errors).toEqual([{ path: "reason", message: expect.any(String) }]);
     }
@@ -101,16 +130,28 @@ describe("announcements.* over the tRPC HTTP endpoint", () => {
   it("refuses like REST: unknown ids listed, no recipients, non-recipients, non-admins, no credentials", async () => {
     const alice = await createAccount(server);
     const before = (await must("/api/v1/system/motd?limit=200", { token: adminToken })).items.length;
-    const unknown = await fails(mutation("createSystem", content({ users: { ids: [alice.id, "usr_nope"] }, organizations: { ids: ["org_gone"] } }), adminToken), 400, "VALIDATION_FAILED");
+    const unknown = await fails(
+      mutation("createSystem", content({ users: { ids: [alice.id, "usr_nope"] }, organizations: { ids: ["org_gone"] } }), adminToken),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(unknown.data.errors).toEqual([
       { path: "targets.users.ids.1", message: expect.stringContaining("usr_nope") },
       { path: "targets.organizations.ids.0", message: expect.stringContaining("org_gone") },
     ]);
     await fails(mutation("createSystem", content({}), adminToken), 400, "NO_RECIPIENTS");
     await fails(mutation("createSystem", content({ projects: { all: true } }), adminToken), 400, "NO_RECIPIENTS");
-    const invalid = await fails(mutation("createSystem", { ...content({ users: { ids: [alice.id] } }), title: "x".repeat(201), severity: "loud" }, adminToken), 400, "VALIDATION_FAILED");
+    const invalid = await fails(
+      mutation("createSystem", { ...content({ users: { ids: [alice.id] } }), title: "x".repeat(201), severity: "loud" }, adminToken),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(invalid.data.errors?.map((error) => error.path).sort()).toEqual(["severity", "title"]);
-    await fails(mutation("createSystem", { ...content({ users: { ids: [alice.id] } }), expiresAt: new Date(Date.now() - 60_000).toISOString() }, adminToken), 400, "VALIDATION_FAILED");
+    await fails(
+      mutation("createSystem", { ...content({ users: { ids: [alice.id] } }), expiresAt: new Date(Date.now() - 60_000).toISOString() }, adminToken),
+      400,
+      "VALIDATION_FAILED",
+    );
     await fails(mutation("createSystem", content({ users: { ids: [alice.id] } }), alice.token), 403, "FORBIDDEN");
     await fails(mutation("createSystem", content({ users: { ids: [alice.id] } })), 401, "UNAUTHENTICATED");
     expect((await must("/api/v1/system/motd?limit=200", { token: adminToken })).items.length).toBe(before);
@@ -157,7 +198,17 @@ describe("announcements.* through createCaller", () => {
     const deps = server.server.runtime.deps;
     const principal = await authenticateToken({ deps, token });
     expect(principal).toBeDefined();
-    return { deps, principal, credentialSource: "bearer", token, client: { ip: "203.0.113.9", userAgent: "vitest" }, requestId: "announcements-caller", secureCookies: false, linkOrigin: "http://127.0.0.1", setSessionToken: () => undefined };
+    return {
+      deps,
+      principal,
+      credentialSource: "bearer",
+      token,
+      client: { ip: "203.0.113.9", userAgent: "vitest" },
+      requestId: "announcements-caller",
+      secureCookies: false,
+      linkOrigin: "http://127.0.0.1",
+      setSessionToken: () => undefined,
+    };
   };
   async function rejection(promise: Promise<unknown>) {
     const error = await promise.then(
@@ -172,7 +223,13 @@ describe("announcements.* through createCaller", () => {
     const alice = await createAccount(server);
     const admin = createCaller(await contextFor(adminToken));
     const asAlice = createCaller(await contextFor(alice.token));
-    const created = await admin.announcements.createSystem({ title: "Caller", message: "Via createCaller", severity: "critical", deliveryType: "message", targets: { users: { ids: [alice.id] } } });
+    const created = await admin.announcements.createSystem({
+      title: "Caller",
+      message: "Via createCaller",
+      severity: "critical",
+      deliveryType: "message",
+      targets: { users: { ids: [alice.id] } },
+    });
     expect(created).toMatchObject({ status: "active", recipientCount: 1 });
     expect((await asAlice.announcements.pending()).items.map((item) => item.id)).toContain(created.id);
     expect((await must("/api/v1/user/motd/pending", { token: alice.token })).items.map((item: { id: string }) => item.id)).toContain(created.id);
@@ -191,7 +248,9 @@ describe("announcements.* through createCaller", () => {
     const late = await rejection(admin.announcements.cancel({ ref: { scope: "system" }, id: created.id, reason: "Too late" }));
     expect(late.code).toBe("CONFLICT");
     expect((late.cause as AppError).code).toBe("INVALID_TRANSITION");
-    const forbidden = await rejection(asAlice.announcements.createSystem({ title: "No", message: "No", severity: "info", deliveryType: "message", targets: { users: { all: true } } }));
+    const forbidden = await rejection(
+      asAlice.announcements.createSystem({ title: "No", message: "No", severity: "info", deliveryType: "message", targets: { users: { all: true } } }),
+    );
     expect(forbidden.code).toBe("FORBIDDEN");
     expect((forbidden.cause as AppError).code).toBe("FORBIDDEN");
   });

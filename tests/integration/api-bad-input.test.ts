@@ -26,7 +26,7 @@ const oddStrings: Record<string, string> = {
   "C0 and C1 controls": "\u0001\u001b[31m\u007f\u0085",
   "astral plane letters": "𝕄𝕖𝕣𝕚𝕕𝕚𝕒𝕟",
   "SQL-looking": "' OR 1=1; --",
-  "HTML": "<script>alert(1)</script>",
+  HTML: "<script>alert(1)</script>",
   "percent escapes": "%00%ff%",
   "long (10k)": "ü".repeat(10_000),
   "very long (500k)": "a".repeat(500_000),
@@ -85,7 +85,13 @@ function isProblem(response: Response, text: string, method: string | undefined)
   if (method === "HEAD") return text === "";
   try {
     const problem = JSON.parse(text) as Record<string, unknown>;
-    return problem.status === response.status && typeof problem.code === "string" && typeof problem.title === "string" && typeof problem.detail === "string" && typeof problem.type === "string";
+    return (
+      problem.status === response.status &&
+      typeof problem.code === "string" &&
+      typeof problem.title === "string" &&
+      typeof problem.detail === "string" &&
+      typeof problem.type === "string"
+    );
   } catch {
     return false;
   }
@@ -131,20 +137,46 @@ function jsonAttempts(options: {
   const token = () => options.token?.();
   const attempts: Attempt[] = [];
   for (const [label, raw] of Object.entries(rootBodies)) {
-    attempts.push({ label: `body: ${label}`, send: () => rawRequest(method, path, raw, "application/json", token())(), expect: label === "duplicate keys" ? is4xx : undefined });
+    attempts.push({
+      label: `body: ${label}`,
+      send: () => rawRequest(method, path, raw, "application/json", token())(),
+      expect: label === "duplicate keys" ? is4xx : undefined,
+    });
   }
-  for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=latin1", "application/jsonx", "image/png"]) {
+  for (const contentType of [
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+    "application/json; charset=latin1",
+    "application/jsonx",
+    "image/png",
+  ]) {
     attempts.push({ label: `content-type ${contentType}`, send: () => rawRequest(method, path, JSON.stringify(options.base()), contentType, token())() });
   }
-  attempts.push({ label: "JSON over 1 MB", send: () => jsonRequest(method, path, { ...options.base(), padding: "x".repeat(1_100_000) }, token())(), expect: (status) => status === 413 });
+  attempts.push({
+    label: "JSON over 1 MB",
+    send: () => jsonRequest(method, path, { ...options.base(), padding: "x".repeat(1_100_000) }, token())(),
+    expect: (status) => status === 413,
+  });
   attempts.push({ label: "unknown field", send: () => jsonRequest(method, path, { ...options.base(), unexpected: true }, token())(), expect: is4xx });
-  attempts.push({ label: "unknown nested field", send: () => jsonRequest(method, path, { ...options.base(), meta: { a: { b: [1, 2] } } }, token())(), expect: is4xx });
+  attempts.push({
+    label: "unknown nested field",
+    send: () => jsonRequest(method, path, { ...options.base(), meta: { a: { b: [1, 2] } } }, token())(),
+    expect: is4xx,
+  });
   for (const field of [...options.stringFields, ...(options.otherFields ?? [])]) {
     for (const [label, value] of Object.entries(wrongTypes)) {
       const valid = options.validValues?.[field]?.includes(label);
-      attempts.push({ label: `${field}: ${label}`, send: () => jsonRequest(method, path, { ...options.base(), [field]: value }, token())(), expect: valid ? is2xx : is4xx });
+      attempts.push({
+        label: `${field}: ${label}`,
+        send: () => jsonRequest(method, path, { ...options.base(), [field]: value }, token())(),
+        expect: valid ? is2xx : is4xx,
+      });
     }
-    attempts.push({ label: `${field}: missing`, send: () => jsonRequest(method, path, Object.fromEntries(Object.entries(options.base()).filter(([key]) => key !== field)), token())() });
+    attempts.push({
+      label: `${field}: missing`,
+      send: () => jsonRequest(method, path, Object.fromEntries(Object.entries(options.base()).filter(([key]) => key !== field)), token())(),
+    });
   }
   for (const field of options.stringFields) {
     for (const [label, value] of Object.entries(oddStrings)) {
@@ -161,9 +193,21 @@ function jsonAttempts(options: {
 
 /** Odd strings a display name may legitimately hold. */
 const legitName = (label: string) =>
-  ["emoji", "RTL and bidi overrides", "zero-width characters", "only zero-width space", "combining marks", "astral plane letters", "SQL-looking", "HTML", "percent escapes"].includes(label);
+  [
+    "emoji",
+    "RTL and bidi overrides",
+    "zero-width characters",
+    "only zero-width space",
+    "combining marks",
+    "astral plane letters",
+    "SQL-looking",
+    "HTML",
+    "percent escapes",
+  ].includes(label);
 const badName = (label: string) =>
-  ["NUL", "only NUL", "lone high surrogate", "lone low surrogate", "C0 and C1 controls", "long (10k)", "very long (500k)", "empty", "whitespace"].includes(label);
+  ["NUL", "only NUL", "lone high surrogate", "lone low surrogate", "C0 and C1 controls", "long (10k)", "very long (500k)", "empty", "whitespace"].includes(
+    label,
+  );
 
 describe("bad input never yields a 500", () => {
   it("POST /api/v1/auth/signup", async () => {
@@ -201,9 +245,16 @@ describe("bad input never yields a 500", () => {
   it("POST /api/v1/auth/logout", async () => {
     const attempts: Attempt[] = [];
     for (const [label, raw] of Object.entries(rootBodies)) {
-      attempts.push({ label: `body: ${label}`, send: async () => rawRequest("POST", "/api/v1/auth/logout", raw, "application/json", (await createApiKey(server, account.token)).key)() });
+      attempts.push({
+        label: `body: ${label}`,
+        send: async () => rawRequest("POST", "/api/v1/auth/logout", raw, "application/json", (await createApiKey(server, account.token)).key)(),
+      });
     }
-    attempts.push({ label: "JSON over 1 MB", send: () => jsonRequest("POST", "/api/v1/auth/logout", { padding: "x".repeat(1_100_000) }, account.token)(), expect: (status) => status === 413 });
+    attempts.push({
+      label: "JSON over 1 MB",
+      send: () => jsonRequest("POST", "/api/v1/auth/logout", { padding: "x".repeat(1_100_000) }, account.token)(),
+      expect: (status) => status === 413,
+    });
     attempts.push({ label: "query junk", send: () => server.request("/api/v1/auth/logout?%ff=%00&x=🔭", { method: "POST", token: "junk" }), expect: is4xx });
     await run(attempts);
     expect((await server.request("/api/v1/auth/me", { token: account.token })).status).toBe(200);
@@ -215,7 +266,12 @@ describe("bad input never yields a 500", () => {
       for (const query of ["?%00", "?a=%ff%fe", "?limit=-1&cursor=%F0%9F%94%AD", `?x=${"a".repeat(6000)}`, "?__proto__[admin]=1", "?limit=1e308&limit=abc"]) {
         attempts.push({ label: `${path}${query.slice(0, 30)}`, send: () => server.request(`${path}${query}`, { token: account.token }) });
       }
-      for (const [label, token] of Object.entries({ "latin-1 token": "\u00ff\u00fe", "very long token": "x".repeat(8000), "token with spaces": "a b c", "empty token": "" })) {
+      for (const [label, token] of Object.entries({
+        "latin-1 token": "\u00ff\u00fe",
+        "very long token": "x".repeat(8000),
+        "token with spaces": "a b c",
+        "empty token": "",
+      })) {
         attempts.push({ label: `${path} with ${label}`, send: () => server.request(path, { headers: { authorization: `Bearer ${token}` } }), expect: is4xx });
       }
       for (const cookie of ["session=", "session=%00", "session=\u00ff", `session=${"y".repeat(6000)}`, "session=a; session=b", "=;;;=", "session"]) {
@@ -262,11 +318,23 @@ describe("bad input never yields a 500", () => {
     ];
     const attempts: Attempt[] = [];
     for (const id of ids) {
-      attempts.push({ label: `DELETE api-keys/${id.slice(0, 20)}`, send: () => server.request(`/api/v1/user/api-keys/${id}`, { method: "DELETE", token: account.token }), expect: is4xx });
-      attempts.push({ label: `GET users/${id.slice(0, 20)}/avatar`, send: () => server.request(`/api/v1/users/${id}/avatar`, { token: account.token }), expect: is4xx });
+      attempts.push({
+        label: `DELETE api-keys/${id.slice(0, 20)}`,
+        send: () => server.request(`/api/v1/user/api-keys/${id}`, { method: "DELETE", token: account.token }),
+        expect: is4xx,
+      });
+      attempts.push({
+        label: `GET users/${id.slice(0, 20)}/avatar`,
+        send: () => server.request(`/api/v1/users/${id}/avatar`, { token: account.token }),
+        expect: is4xx,
+      });
     }
     for (const [label, raw] of Object.entries(rootBodies)) {
-      attempts.push({ label: `DELETE with body: ${label}`, send: () => rawRequest("DELETE", "/api/v1/user/api-keys/key_missing", raw, "application/json", account.token)(), expect: is4xx });
+      attempts.push({
+        label: `DELETE with body: ${label}`,
+        send: () => rawRequest("DELETE", "/api/v1/user/api-keys/key_missing", raw, "application/json", account.token)(),
+        expect: is4xx,
+      });
     }
     await run(attempts);
   });
@@ -303,14 +371,26 @@ describe("bad input never yields a 500", () => {
     const owner = await createAccount(server);
     const put = (body: BodyInit, contentType: string) => rawRequest("PUT", "/api/v1/user/avatar", body, contentType, owner.token);
     const attempts: Attempt[] = [
-      ...Object.entries(rootBodies).map(([label, raw]) => ({ label: `JSON ${label}`, send: put(raw, "application/json"), expect: (status: number) => status === 415 })),
-      ...Object.entries(oddStrings).map(([label, text]) => ({ label: `text ${label}`, send: put(text, "text/plain; charset=utf-8"), expect: (status: number) => status === 415 || status === 413 })),
+      ...Object.entries(rootBodies).map(([label, raw]) => ({
+        label: `JSON ${label}`,
+        send: put(raw, "application/json"),
+        expect: (status: number) => status === 415,
+      })),
+      ...Object.entries(oddStrings).map(([label, text]) => ({
+        label: `text ${label}`,
+        send: put(text, "text/plain; charset=utf-8"),
+        expect: (status: number) => status === 415 || status === 413,
+      })),
       { label: "random bytes", send: put(randomBytes(4096), "image/png"), expect: (status) => status === 415 },
       { label: "PNG signature then junk", send: put(Buffer.concat([images.png.subarray(0, 8), randomBytes(1024)]), "image/png"), expect: is2xx },
       { label: "GIF with a JPEG content type", send: put(images.gif, "image/jpeg"), expect: is2xx },
       { label: "no content type", send: () => server.request("/api/v1/user/avatar", { method: "PUT", token: owner.token, body: images.png }), expect: is2xx },
       { label: "odd content type", send: put(images.png, "image/png;;;=;"), expect: is2xx },
-      { label: "multipart", send: put(`--x\r\nContent-Type: image/png\r\n\r\n${images.png.toString("latin1")}\r\n--x--`, "multipart/form-data; boundary=x"), expect: (status) => status === 415 },
+      {
+        label: "multipart",
+        send: put(`--x\r\nContent-Type: image/png\r\n\r\n${images.png.toString("latin1")}\r\n--x--`, "multipart/form-data; boundary=x"),
+        expect: (status) => status === 415,
+      },
       { label: "3 MB", send: put(Buffer.concat([images.png, Buffer.alloc(3 * 1024 * 1024)]), "image/png"), expect: (status) => status === 413 },
     ];
     await run(attempts);
@@ -319,7 +399,11 @@ describe("bad input never yields a 500", () => {
   it("GET /api/v1/users/{id}/avatar with odd query strings and methods", async () => {
     const attempts: Attempt[] = [];
     for (const query of ["?v=%00", "?v=%ff", `?v=${"a".repeat(6000)}`, "?v=🔭"]) {
-      attempts.push({ label: `avatar${query.slice(0, 12)}`, send: () => server.request(`/api/v1/users/${account.id}/avatar${query}`, { token: account.token }), expect: is4xx });
+      attempts.push({
+        label: `avatar${query.slice(0, 12)}`,
+        send: () => server.request(`/api/v1/users/${account.id}/avatar${query}`, { token: account.token }),
+        expect: is4xx,
+      });
     }
     attempts.push({ label: "HEAD", send: () => server.request(`/api/v1/users/${account.id}/avatar`, { method: "HEAD", token: account.token }) });
     attempts.push({ label: "OPTIONS", send: () => server.request(`/api/v1/users/${account.id}/avatar`, { method: "OPTIONS", token: account.token }) });

@@ -20,15 +20,50 @@ const failures: Array<[string, () => Promise<Response>, number, string]> = [
   ["unknown route", () => server.request("/api/v1/does-not-exist"), 404, "NOT_FOUND"],
   ["unknown route under /api", () => server.request("/api/v2/auth/me", { token: account.token }), 404, "NOT_FOUND"],
   ["wrong method", () => server.request("/api/v1/auth/me", { method: "DELETE" }), 405, "METHOD_NOT_ALLOWED"],
-  ["malformed JSON", () => server.request("/api/v1/auth/signup", { method: "POST", body: "{nope", headers: { "content-type": "application/json" } }), 400, "VALIDATION_FAILED"],
+  [
+    "malformed JSON",
+    () => server.request("/api/v1/auth/signup", { method: "POST", body: "{nope", headers: { "content-type": "application/json" } }),
+    400,
+    "VALIDATION_FAILED",
+  ],
   ["invalid body", () => server.request("/api/v1/auth/signup", { method: "POST", json: { email: "x" } }), 400, "VALIDATION_FAILED"],
   ["no credentials", () => server.request("/api/v1/user/profile"), 401, "UNAUTHENTICATED"],
-  ["bad credentials", () => server.request("/api/v1/auth/login", { method: "POST", json: { email: "x@example.com", password: "nope" } }), 401, "INVALID_CREDENTIALS"],
-  ["cross-origin cookie", () => server.request("/api/v1/user/profile", { method: "PUT", json: { name: "x" }, headers: { cookie: `session=${account.token}`, origin: "https://evil.example" } }), 403, "CROSS_ORIGIN_REQUEST"],
+  [
+    "bad credentials",
+    () => server.request("/api/v1/auth/login", { method: "POST", json: { email: "x@example.com", password: "nope" } }),
+    401,
+    "INVALID_CREDENTIALS",
+  ],
+  [
+    "cross-origin cookie",
+    () =>
+      server.request("/api/v1/user/profile", {
+        method: "PUT",
+        json: { name: "x" },
+        headers: { cookie: `session=${account.token}`, origin: "https://evil.example" },
+      }),
+    403,
+    "CROSS_ORIGIN_REQUEST",
+  ],
   ["missing resource", () => server.request("/api/v1/users/usr_missing/avatar", { token: account.token }), 404, "NOT_FOUND"],
-  ["conflict", () => server.request("/api/v1/auth/signup", { method: "POST", json: { email: account.email, password: "long enough", name: "Dup" } }), 409, "EMAIL_TAKEN"],
-  ["oversized JSON", () => server.request("/api/v1/user/profile", { method: "PUT", token: account.token, json: { name: "x".repeat(1024 * 1024) } }), 413, "PAYLOAD_TOO_LARGE"],
-  ["unsupported media", () => server.request("/api/v1/user/avatar", { method: "PUT", token: account.token, body: "text", headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE"],
+  [
+    "conflict",
+    () => server.request("/api/v1/auth/signup", { method: "POST", json: { email: account.email, password: "long enough", name: "Dup" } }),
+    409,
+    "EMAIL_TAKEN",
+  ],
+  [
+    "oversized JSON",
+    () => server.request("/api/v1/user/profile", { method: "PUT", token: account.token, json: { name: "x".repeat(1024 * 1024) } }),
+    413,
+    "PAYLOAD_TOO_LARGE",
+  ],
+  [
+    "unsupported media",
+    () => server.request("/api/v1/user/avatar", { method: "PUT", token: account.token, body: "text", headers: { "content-type": "text/plain" } }),
+    415,
+    "UNSUPPORTED_MEDIA_TYPE",
+  ],
 ];
 
 describe("error contract", () => {
@@ -99,7 +134,10 @@ describe("error contract", () => {
   });
 
   it("answers 413 PAYLOAD_TOO_LARGE for a JSON body over 1 MB", async () => {
-    const response = await server.request("/api/v1/auth/signup", { method: "POST", json: { email: "big@example.com", password: "p".repeat(1024 * 1024), name: "Big" } });
+    const response = await server.request("/api/v1/auth/signup", {
+      method: "POST",
+      json: { email: "big@example.com", password: "p".repeat(1024 * 1024), name: "Big" },
+    });
     await expectProblem(response, 413, "PAYLOAD_TOO_LARGE");
   });
 
@@ -165,7 +203,12 @@ describe("x-request-id", () => {
   });
 
   it("is set on an image response", async () => {
-    const upload = await server.request("/api/v1/user/avatar", { method: "PUT", token: account.token, body: images.png, headers: { "content-type": "image/png" } });
+    const upload = await server.request("/api/v1/user/avatar", {
+      method: "PUT",
+      token: account.token,
+      body: images.png,
+      headers: { "content-type": "image/png" },
+    });
     expect(upload.status).toBe(200);
     const response = await server.request(`/api/v1/users/${account.id}/avatar`, { token: account.token });
     expect(response.status).toBe(200);

@@ -44,9 +44,17 @@ describe("GET /organizations/{id}/audit", () => {
     const member = await createAccount(server, { name: "Mia Member" });
     const organization = await createOrganization(owner, { name: "Old Name Institute" });
 
-    await must(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: manager.email, permissions: { can_manage_members: true } } });
+    await must(`/organizations/${organization.id}/members`, {
+      method: "POST",
+      token: owner.token,
+      json: { email: manager.email, permissions: { can_manage_members: true } },
+    });
     await must(`/organizations/${organization.id}/members`, { method: "POST", token: manager.token, json: { email: member.email } });
-    await must(`/organizations/${organization.id}/members/${member.id}`, { method: "PUT", token: manager.token, json: { permissions: { can_manage_projects: true } } });
+    await must(`/organizations/${organization.id}/members/${member.id}`, {
+      method: "PUT",
+      token: manager.token,
+      json: { permissions: { can_manage_projects: true } },
+    });
     // Renames after the fact: the entries above keep the names they were written with.
     await must(`/organizations/${organization.id}`, { method: "PUT", token: owner.token, json: { name: "New Name Institute" } });
     await must("/api/v1/user/profile", { method: "PUT", token: member.token, json: { name: "Mia Renamed" } });
@@ -65,11 +73,26 @@ describe("GET /organizations/{id}/audit", () => {
       "organization.member_added",
       "organization.created",
     ]);
-    const [left, transferred, removed, updated, permissions, addedMember, addedManager, created] = items as [Entry, Entry, Entry, Entry, Entry, Entry, Entry, Entry];
+    const [left, transferred, removed, updated, permissions, addedMember, addedManager, created] = items as [
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+    ];
     const oldScope = { kind: "organization", id: organization.id, name: "Old Name Institute" };
     const newScope = { ...oldScope, name: "New Name Institute" };
 
-    expect(created).toMatchObject({ actorId: owner.id, actorName: "Olive Owner", target: oldScope, scope: oldScope, after: { name: "Old Name Institute", ownerId: owner.id } });
+    expect(created).toMatchObject({
+      actorId: owner.id,
+      actorName: "Olive Owner",
+      target: oldScope,
+      scope: oldScope,
+      after: { name: "Old Name Institute", ownerId: owner.id },
+    });
     expect(addedManager).toMatchObject({
       actorId: owner.id,
       actorName: "Olive Owner",
@@ -78,7 +101,13 @@ describe("GET /organizations/{id}/audit", () => {
       before: null,
       after: { email: manager.email, permissions: { ...NONE, can_manage_members: true } },
     });
-    expect(addedMember).toMatchObject({ actorId: manager.id, actorName: "Manny Manager", target: { kind: "user", id: member.id, name: "Mia Member" }, scope: oldScope, after: { permissions: NONE } });
+    expect(addedMember).toMatchObject({
+      actorId: manager.id,
+      actorName: "Manny Manager",
+      target: { kind: "user", id: member.id, name: "Mia Member" },
+      scope: oldScope,
+      after: { permissions: NONE },
+    });
     expect(permissions).toMatchObject({
       actorId: manager.id,
       target: { kind: "user", id: member.id, name: "Mia Member" },
@@ -87,8 +116,19 @@ describe("GET /organizations/{id}/audit", () => {
       after: { ...NONE, can_manage_projects: true },
     });
     expect(updated).toMatchObject({ actorId: owner.id, scope: newScope, before: { name: "Old Name Institute" }, after: { name: "New Name Institute" } });
-    expect(removed).toMatchObject({ actorId: manager.id, target: { kind: "user", id: member.id, name: "Mia Renamed" }, scope: newScope, before: { permissions: { ...NONE, can_manage_projects: true } } });
-    expect(transferred).toMatchObject({ actorId: owner.id, target: { kind: "user", id: manager.id, name: "Manny Manager" }, scope: newScope, before: { ownerId: owner.id }, after: { ownerId: manager.id } });
+    expect(removed).toMatchObject({
+      actorId: manager.id,
+      target: { kind: "user", id: member.id, name: "Mia Renamed" },
+      scope: newScope,
+      before: { permissions: { ...NONE, can_manage_projects: true } },
+    });
+    expect(transferred).toMatchObject({
+      actorId: owner.id,
+      target: { kind: "user", id: manager.id, name: "Manny Manager" },
+      scope: newScope,
+      before: { ownerId: owner.id },
+      after: { ownerId: manager.id },
+    });
     expect(left).toMatchObject({ actorId: owner.id, target: { kind: "user", id: owner.id, name: "Olive Owner" }, before: { permissions: ALL } });
     for (const entry of items) expect(entry.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     // Newest first, by time.
@@ -115,7 +155,10 @@ describe("GET /organizations/{id}/audit", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { items: Entry[]; nextCursor: string | null } = await audit(`/organizations/${organization.id}/audit?limit=1${cursor ? `&cursor=${cursor}` : ""}`, owner.token);
+      const page: { items: Entry[]; nextCursor: string | null } = await audit(
+        `/organizations/${organization.id}/audit?limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+        owner.token,
+      );
       expect(page.items.length).toBeLessThanOrEqual(1);
       seen.push(...page.items.map((entry) => entry.id));
       cursor = page.nextCursor;
@@ -135,7 +178,11 @@ describe("GET /api/v1/admin/audit", () => {
     expect(first.items.map((entry) => entry.action)).toEqual(["observatory.created"]);
     const observatoryCreatedAt = first.items[0]!.at;
     await nextMillisecond();
-    await must(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: bob.token, json: { organizationId: organization.id, permissions: { can_view: true } } });
+    await must(`/observatories/${observatory.id}/members/organization`, {
+      method: "POST",
+      token: bob.token,
+      json: { organizationId: organization.id, permissions: { can_view: true } },
+    });
     await nextMillisecond();
     await must(`/observatories/${observatory.id}/members`, { method: "POST", token: bob.token, json: { email: alice.email } });
     const project = (await must("/projects", { method: "POST", token: alice.token, json: { name: "Filter Project" } })) as { id: string };
@@ -144,7 +191,11 @@ describe("GET /api/v1/admin/audit", () => {
     const byBob = await audit(`/api/v1/admin/audit?actorId=${bob.id}`);
     expect(byBob.items.map((entry) => entry.action)).toEqual(["observatory.member_added", "observatory.organization_added", "observatory.created"]);
     expect(byBob.items.every((entry) => entry.actorId === bob.id && entry.actorName === "Bob Audit")).toBe(true);
-    expect(byBob.items[1]).toMatchObject({ target: { kind: "organization", id: organization.id, name: "Filter Org" }, scope: { kind: "observatory", id: observatory.id, name: "Filter Observatory" }, after: { permissions: { can_view: true } } });
+    expect(byBob.items[1]).toMatchObject({
+      target: { kind: "organization", id: organization.id, name: "Filter Org" },
+      scope: { kind: "observatory", id: observatory.id, name: "Filter Observatory" },
+      after: { permissions: { can_view: true } },
+    });
 
     const aboutAlice = await audit(`/api/v1/admin/audit?targetId=${alice.id}`);
     expect(aboutAlice.items.map((entry) => [entry.action, entry.actorId])).toEqual([["observatory.member_added", bob.id]]);
@@ -153,7 +204,11 @@ describe("GET /api/v1/admin/audit", () => {
 
     const projects = await audit(`/api/v1/admin/audit?scopeKind=project&actorId=${alice.id}`);
     expect(projects.items.map((entry) => entry.action)).toEqual(["project.member_added", "project.created"]);
-    expect(projects.items[0]).toMatchObject({ target: { kind: "user", id: bob.id, name: "Bob Audit" }, scope: { kind: "project", id: project.id, name: "Filter Project" }, after: { role: "admin" } });
+    expect(projects.items[0]).toMatchObject({
+      target: { kind: "user", id: bob.id, name: "Bob Audit" },
+      scope: { kind: "project", id: project.id, name: "Filter Project" },
+      after: { role: "admin" },
+    });
     const organizations = await audit(`/api/v1/admin/audit?scopeKind=organization&actorId=${alice.id}`);
     expect(organizations.items.map((entry) => entry.action)).toEqual(["organization.created"]);
 

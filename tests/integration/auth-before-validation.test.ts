@@ -103,11 +103,13 @@ interface TrpcErrorBody {
   error: { data: { code: string } };
 }
 
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { access?: string } } }>).map(([path, procedure]) => ({
-  path,
-  type: procedure._def.type,
-  isProtected: procedure._def.meta?.access !== "public",
-}));
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: { access?: string } } }>).map(
+  ([path, procedure]) => ({
+    path,
+    type: procedure._def.type,
+    isProtected: procedure._def.meta?.access !== "public",
+  }),
+);
 
 const junkInputs = ['{"json": ', JSON.stringify({ id: "x".repeat(500), limit: -1, name: 7, unknownField: true }), JSON.stringify([1, 2]), "null", "%00"];
 
@@ -129,7 +131,9 @@ async function trpcCodes(response: Response): Promise<string[]> {
 describe("tRPC: credentials are checked before input", () => {
   it("the router has protected and public procedures to walk", () => {
     expect(procedures.filter((procedure) => procedure.isProtected).length).toBeGreaterThan(50);
-    expect(procedures.filter((procedure) => !procedure.isProtected).map((procedure) => procedure.path)).toEqual(expect.arrayContaining(["auth.signup", "auth.login"]));
+    expect(procedures.filter((procedure) => !procedure.isProtected).map((procedure) => procedure.path)).toEqual(
+      expect.arrayContaining(["auth.signup", "auth.login"]),
+    );
   });
 
   it("answers UNAUTHENTICATED to every protected procedure, batched or not, whatever the input", { timeout: 300_000 }, async () => {
@@ -139,7 +143,13 @@ describe("tRPC: credentials are checked before input", () => {
           const response = await trpcRequest(path, type, input, batch);
           const status = response.status;
           const codes = await trpcCodes(response);
-          expect({ path, input, batch, status, codes }).toEqual({ path, input, batch, status: 401, codes: batch ? ["UNAUTHENTICATED", "UNAUTHENTICATED"] : ["UNAUTHENTICATED"] });
+          expect({ path, input, batch, status, codes }).toEqual({
+            path,
+            input,
+            batch,
+            status: 401,
+            codes: batch ? ["UNAUTHENTICATED", "UNAUTHENTICATED"] : ["UNAUTHENTICATED"],
+          });
         }
       }
     }

@@ -98,7 +98,10 @@ describe("failed logins per address (LOGIN_FAILURES_PER_IP=3)", () => {
     for (let index = 0; index < 3; index += 1) {
       await expectProblem(await login(server, { email: `spray${index}@example.com`, password: "guess" }), 401, "INVALID_CREDENTIALS");
     }
-    for (const body of [{ email: "spray9@example.com", password: "guess" }, { email: account.email, password: account.password }]) {
+    for (const body of [
+      { email: "spray9@example.com", password: "guess" },
+      { email: account.email, password: account.password },
+    ]) {
       const response = await login(server, body);
       await expectProblem(response, 429, "RATE_LIMITED");
       expect(response.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);

@@ -10,7 +10,10 @@ afterAll(() => server?.stop());
 
 describe("GET /api/v1/auth/me", () => {
   it("returns the signed-in user as {id, email, name, roles, createdAt}", async () => {
-    const signup = await server.request("/api/v1/auth/signup", { method: "POST", json: { email: "me@example.com", password: "long enough", name: "Me Myself" } });
+    const signup = await server.request("/api/v1/auth/signup", {
+      method: "POST",
+      json: { email: "me@example.com", password: "long enough", name: "Me Myself" },
+    });
     const { user, token } = await signup.json();
     const response = await server.request("/api/v1/auth/me", { token });
     expect(response.status).toBe(200);

@@ -36,7 +36,9 @@ describe("ending a credential closes its WebSockets at once on every server", ()
     const keySocket = await socketOnB(key.key);
     const keeper = await socketOnB(user.token);
 
-    const sessions = (await (await replicas.serverA.request("/api/v1/user/sessions", { token: laptop.token })).json()) as { items: Array<{ id: string; current: boolean }> };
+    const sessions = (await (await replicas.serverA.request("/api/v1/user/sessions", { token: laptop.token })).json()) as {
+      items: Array<{ id: string; current: boolean }>;
+    };
     const laptopId = sessions.items.find((item) => item.current)!.id;
     const laptopClosed = closed(laptopSocket);
     expect((await replicas.serverA.request(`/api/v1/user/sessions/${laptopId}`, { method: "DELETE", token: user.token })).status).toBe(204);
@@ -56,7 +58,11 @@ describe("ending a credential closes its WebSockets at once on every server", ()
     const otherSocket = await socketOnB(other.token);
     const ownSocket = await socketOnB(user.token);
     const otherClosed = closed(otherSocket);
-    const response = await replicas.serverA.request("/api/v1/user/password", { method: "PUT", token: user.token, json: { currentPassword: user.password, newPassword: "changed on server A" } });
+    const response = await replicas.serverA.request("/api/v1/user/password", {
+      method: "PUT",
+      token: user.token,
+      json: { currentPassword: user.password, newPassword: "changed on server A" },
+    });
     expect(response.status).toBe(204);
     expect(await otherClosed).toBe(4401);
     await ping(ownSocket);
@@ -79,7 +85,9 @@ describe("ending a credential closes its WebSockets at once on every server", ()
     expect(await codes).toEqual([4401, 4401]);
     expect(await meOnB(user.token)).toBe(401);
     expect(await meOnB(key.key)).toBe(401);
-    const refused = await openWebSocket(`${replicas.serverB.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${key.key}` }).catch((error: Error) => error.message);
+    const refused = await openWebSocket(`${replicas.serverB.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${key.key}` }).catch(
+      (error: Error) => error.message,
+    );
     expect(refused).toMatch(/401/);
   });
 });

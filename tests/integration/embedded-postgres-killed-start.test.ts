@@ -20,15 +20,22 @@ afterAll(async () => {
   for (const folder of folders) await fs.rm(folder, { recursive: true, force: true });
 }, 60_000);
 
-const exists = (file: string) => fs.stat(file).then(() => true, () => false);
+const exists = (file: string) =>
+  fs.stat(file).then(
+    () => true,
+    () => false,
+  );
 const initFolder = async (dataDir: string) => (await fs.readdir(dataDir).catch(() => [] as string[])).find((name) => name.startsWith("postgres.init-"));
 
 const moments: Array<[string, (dataDir: string) => Promise<boolean>]> = [
   ["as initdb starts (its temporary folder exists)", async (dataDir) => (await initFolder(dataDir)) !== undefined],
-  ["halfway through initdb (control file written, catalog not finished)", async (dataDir) => {
-    const folder = await initFolder(dataDir);
-    return folder !== undefined && (await exists(path.join(dataDir, folder, "global", "pg_control")));
-  }],
+  [
+    "halfway through initdb (control file written, catalog not finished)",
+    async (dataDir) => {
+      const folder = await initFolder(dataDir);
+      return folder !== undefined && (await exists(path.join(dataDir, folder, "global", "pg_control")));
+    },
+  ],
   ["right after initialisation, before the server listens", async (dataDir) => exists(path.join(dataDir, "postgres", "PG_VERSION"))],
 ];
 
@@ -38,7 +45,12 @@ describe("a first start killed during PostgreSQL's initialisation", () => {
     await fs.chmod(root, 0o755);
     folders.push(root);
     const dataDir = path.join(root, "data");
-    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_POSTGRES_PORT: String(await freePort()), WEB_DIST_DIR: path.join(root, "no-web") };
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      EMBEDDED_POSTGRES_PORT: String(await freePort()),
+      WEB_DIST_DIR: path.join(root, "no-web"),
+    };
 
     const first = spawnTsx("apps/server/src/main.ts", env, "first start");
     spawned.push(first);

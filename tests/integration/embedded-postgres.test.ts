@@ -141,7 +141,10 @@ describe("embedded PostgreSQL wherever DATA_DIR and the checkout are", () => {
     await fs.writeFile(notADirectory, "");
     const attempt = startEmbeddedPostgres({ dataDir, port: await freePort(), logger, systemDir: path.join(notADirectory, "system") });
     if (asRoot) {
-      const error = await attempt.then(() => undefined, (caught: Error) => caught);
+      const error = await attempt.then(
+        () => undefined,
+        (caught: Error) => caught,
+      );
       expect(error?.message).toContain(dataDir);
       expect(error?.message).toContain("MERIDIAN_SYSTEM_DIR");
       expect(error?.message).toContain("DATABASE_URL");

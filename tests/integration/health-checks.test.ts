@@ -81,7 +81,9 @@ describe("health with server and worker in one process", () => {
         ws.close();
       });
     }
-    await until("the connection count to drop", async () => ((await health(full)).body.checks.websocket.connections === 0 ? true : undefined), { timeoutMs: 15_000 });
+    await until("the connection count to drop", async () => ((await health(full)).body.checks.websocket.connections === 0 ? true : undefined), {
+      timeoutMs: 15_000,
+    });
   });
 
   it("reports the worker down once it stops, as degraded and still 200", async () => {
@@ -184,4 +186,3 @@ describe("health when object storage is unreachable", () => {
     }
   });
 });
-

@@ -19,14 +19,32 @@ afterAll(() => server?.stop());
 const { must } = jsonApi(() => server);
 
 const announce = async (extra: Record<string, unknown> = {}) =>
-  (await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: { title: "Columns", message: "Kept with the document", severity: "info", deliveryType: "message", targets: { users: { ids: [alice.id, bob.id] } }, ...extra } }, 201)) as { id: string };
+  (await must(
+    "/api/v1/system/motd",
+    {
+      method: "POST",
+      token: adminToken,
+      json: {
+        title: "Columns",
+        message: "Kept with the document",
+        severity: "info",
+        deliveryType: "message",
+        targets: { users: { ids: [alice.id, bob.id] } },
+        ...extra,
+      },
+    },
+    201,
+  )) as { id: string };
 
 /** Every stored row whose key columns differ from what the collection's `keys` makes of its document. */
 async function driftedRows() {
   const db = server.server.runtime.deps.db;
   const drifted: string[] = [];
   for (const [name, collection] of Object.entries(collections)) {
-    const rows = await db.select().from(collection.table as never).where(sql`true`);
+    const rows = await db
+      .select()
+      .from(collection.table as never)
+      .where(sql`true`);
     for (const row of rows as Array<Record<string, unknown> & { id: string; doc: never }>) {
       const keysOf = collection.keys as (doc: unknown) => Record<string, unknown>;
       for (const [column, value] of Object.entries(keysOf(row.doc))) {
@@ -54,7 +72,10 @@ describe("a document and its key columns", () => {
       server.server.runtime.deps.now = realNow;
     }
     const statuses = Object.fromEntries(
-      ((await must("/api/v1/system/motd?limit=200", { token: adminToken }, 200)).items as Array<{ id: string; status: string }>).map((item) => [item.id, item.status]),
+      ((await must("/api/v1/system/motd?limit=200", { token: adminToken }, 200)).items as Array<{ id: string; status: string }>).map((item) => [
+        item.id,
+        item.status,
+      ]),
     );
     expect([statuses[acknowledged.id], statuses[cancelled.id], statuses[expiring.id]]).toEqual(["acknowledged", "cancelled", "expired"]);
     expect(await driftedRows()).toEqual([]);

@@ -25,7 +25,8 @@ const viewersOnly = [
 ] as const;
 
 /** A new observatory of obsOwner's, for successes that would change X. */
-const freshObservatory = async (s: Scenario) => (await s.ok<{ id: string }>("obsOwner", { method: "POST", path: "/observatories", json: { name: "Fresh" } })).id;
+const freshObservatory = async (s: Scenario) =>
+  (await s.ok<{ id: string }>("obsOwner", { method: "POST", path: "/observatories", json: { name: "Fresh" } })).id;
 
 /** A read of X's own data: whoever sees X may make it, and outsiders get 404 as if it did not exist. */
 const describeRead = (subpath: string) =>
@@ -95,7 +96,14 @@ describeAccessSuite(get, {
         return { path: `/observatories/${id}/transfer-ownership`, json: { kind: "user", id: s.users.obsViewer.id } };
       },
     },
-    { as: "serverAdmin", status: 200, request: async (s) => ({ path: `/observatories/${await freshObservatory(s)}/transfer-ownership`, json: { kind: "organization", id: s.otherOrganizationId } }) },
+    {
+      as: "serverAdmin",
+      status: 200,
+      request: async (s) => ({
+        path: `/observatories/${await freshObservatory(s)}/transfer-ownership`,
+        json: { kind: "organization", id: s.otherOrganizationId },
+      }),
+    },
   ],
   // Administering is not owning: only the owner (or the owning organization's owner) transfers.
   refused: [...outsiders, ...viewersOnly, ["obsDirectAdmin", 403]],
@@ -143,7 +151,10 @@ describeAccessSuite(get, {
   method: "POST",
   path: "/observatories/{id}/members/organization",
   request: (s) => ({ path: `${members(s)}/organization`, json: { organizationId: s.otherOrganizationId, permissions: { can_view: true } } }),
-  allowed: answered(201, ["obsOwner", "serverAdmin"], async (s) => ({ path: await freshOrganizationMembers(s), json: { organizationId: s.otherOrganizationId } })),
+  allowed: answered(201, ["obsOwner", "serverAdmin"], async (s) => ({
+    path: await freshOrganizationMembers(s),
+    json: { organizationId: s.otherOrganizationId },
+  })),
   refused: [...outsiders, ...viewersOnly],
   probe: probeMembers,
   missing: (s) => ({ path: `${missing}/members/organization`, json: { organizationId: s.otherOrganizationId } }),

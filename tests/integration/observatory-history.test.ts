@@ -17,7 +17,8 @@ const ALL = { can_view: true, can_observe: true, can_operate: true, can_admin: t
 const VIEW = { ...NONE, can_view: true };
 
 type HistoryItem = { id: string; type: string; at: string; actorId: string | null; data: Record<string, unknown> };
-const historyOf = async (token: string, observatoryId: string): Promise<HistoryItem[]> => (await must(`/observatories/${observatoryId}/history?limit=200`, { token }, 200)).items;
+const historyOf = async (token: string, observatoryId: string): Promise<HistoryItem[]> =>
+  (await must(`/observatories/${observatoryId}/history?limit=200`, { token }, 200)).items;
 
 describe("observatory history records every change with the actor and the before and after values", () => {
   it("creation, direct members added, changed, removed and leaving, settings and ownership, newest first", async () => {
@@ -47,16 +48,39 @@ describe("observatory history records every change with the actor and the before
       "created",
     ]);
     const [removedOwner, transferred, left, settings, changed, addedLeaver, addedHelper, created] = history;
-    expect(created).toMatchObject({ actorId: owner.id, data: { name: "Cerro Tololo", owner: { kind: "user", id: owner.id }, ownerName: "Olive Owner", settings: { name: "Cerro Tololo", location: null, dispatchEnabled: true } } });
-    expect(addedHelper).toMatchObject({ actorId: owner.id, data: { userId: helper.id, userName: "Hal Helper", email: helper.email, permissionsBefore: null, permissionsAfter: VIEW } });
+    expect(created).toMatchObject({
+      actorId: owner.id,
+      data: {
+        name: "Cerro Tololo",
+        owner: { kind: "user", id: owner.id },
+        ownerName: "Olive Owner",
+        settings: { name: "Cerro Tololo", location: null, dispatchEnabled: true },
+      },
+    });
+    expect(addedHelper).toMatchObject({
+      actorId: owner.id,
+      data: { userId: helper.id, userName: "Hal Helper", email: helper.email, permissionsBefore: null, permissionsAfter: VIEW },
+    });
     expect(addedLeaver).toMatchObject({ actorId: owner.id, data: { userId: leaver.id, permissionsAfter: { ...VIEW, can_observe: true } } });
     expect(changed).toMatchObject({ actorId: owner.id, data: { userId: helper.id, permissionsBefore: VIEW, permissionsAfter: { ...VIEW, can_admin: true } } });
     expect(settings).toMatchObject({
       actorId: helper.id,
-      data: { changes: { name: { before: "Cerro Tololo", after: "CTIO" }, location: { before: null, after: location }, dispatchEnabled: { before: true, after: false } } },
+      data: {
+        changes: {
+          name: { before: "Cerro Tololo", after: "CTIO" },
+          location: { before: null, after: location },
+          dispatchEnabled: { before: true, after: false },
+        },
+      },
     });
-    expect(left).toMatchObject({ actorId: leaver.id, data: { userId: leaver.id, left: true, permissionsBefore: { ...VIEW, can_observe: true }, permissionsAfter: null } });
-    expect(transferred).toMatchObject({ actorId: owner.id, data: { from: { kind: "user", id: owner.id }, fromName: "Olive Owner", to: { kind: "user", id: helper.id }, toName: "Hal Helper" } });
+    expect(left).toMatchObject({
+      actorId: leaver.id,
+      data: { userId: leaver.id, left: true, permissionsBefore: { ...VIEW, can_observe: true }, permissionsAfter: null },
+    });
+    expect(transferred).toMatchObject({
+      actorId: owner.id,
+      data: { from: { kind: "user", id: owner.id }, fromName: "Olive Owner", to: { kind: "user", id: helper.id }, toName: "Hal Helper" },
+    });
     expect(removedOwner).toMatchObject({ actorId: helper.id, data: { userId: owner.id, left: false, permissionsBefore: ALL, permissionsAfter: null } });
     const times = history.map((item) => Date.parse(item.at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
@@ -92,14 +116,50 @@ describe("observatory history records every change with the actor and the before
     await addObservatoryMember(owner, observatory.id, viewer);
     const before = await historyOf(owner.token, observatory.id);
 
-    await expectProblem(await server.request(`/observatories/${observatory.id}`, { method: "PUT", token: viewer.token, json: { name: "Mine now" } }), 403, "FORBIDDEN");
-    await expectProblem(await server.request(`/observatories/${observatory.id}`, { method: "PUT", token: stranger.token, json: { name: "Mine now" } }), 404, "NOT_FOUND");
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/${viewer.id}`, { method: "PUT", token: viewer.token, json: { permissions: { can_admin: true } } }), 403, "FORBIDDEN");
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/${owner.id}`, { method: "DELETE", token: owner.token }), 409, "OWNER_CANNOT_BE_REMOVED");
-    const bad = await expectProblem(await server.request(`/observatories/${observatory.id}`, { method: "PUT", token: owner.token, json: { location: { latitude: 91, longitude: 0, elevation: 0 } } }), 400, "VALIDATION_FAILED");
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}`, { method: "PUT", token: viewer.token, json: { name: "Mine now" } }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}`, { method: "PUT", token: stranger.token, json: { name: "Mine now" } }),
+      404,
+      "NOT_FOUND",
+    );
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/${viewer.id}`, {
+        method: "PUT",
+        token: viewer.token,
+        json: { permissions: { can_admin: true } },
+      }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/${owner.id}`, { method: "DELETE", token: owner.token }),
+      409,
+      "OWNER_CANNOT_BE_REMOVED",
+    );
+    const bad = await expectProblem(
+      await server.request(`/observatories/${observatory.id}`, {
+        method: "PUT",
+        token: owner.token,
+        json: { location: { latitude: 91, longitude: 0, elevation: 0 } },
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(bad.errors?.[0]?.path).toBe("location.latitude");
-    await expectProblem(await server.request(`/observatories/${observatory.id}`, { method: "PUT", token: owner.token, json: { name: "" } }), 400, "VALIDATION_FAILED");
-    await expectProblem(await server.request(`/observatories/${observatory.id}`, { method: "PUT", token: owner.token, json: { owner: "someone" } }), 400, "VALIDATION_FAILED");
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}`, { method: "PUT", token: owner.token, json: { name: "" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}`, { method: "PUT", token: owner.token, json: { owner: "someone" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
     await expectProblem(await server.request(`/observatories/${observatory.id}`, { method: "PUT", json: { name: "Anonymous" } }), 401, "UNAUTHENTICATED");
 
     expect(await historyOf(owner.token, observatory.id)).toEqual(before);
@@ -110,7 +170,11 @@ describe("observatory history records every change with the actor and the before
     const owner = await createAccount(server);
     const observatory = await createObservatory(owner);
     await must(`/observatories/${observatory.id}`, { method: "PUT", token: adminToken, json: { dispatchEnabled: false } }, 200);
-    const response = await server.request("/trpc/observatories.update", { method: "POST", token: owner.token, json: { id: observatory.id, update: { name: "Renamed via tRPC" } } });
+    const response = await server.request("/trpc/observatories.update", {
+      method: "POST",
+      token: owner.token,
+      json: { id: observatory.id, update: { name: "Renamed via tRPC" } },
+    });
     expect(response.status).toBe(200);
     expect(await trpcData(response)).toMatchObject({ id: observatory.id, name: "Renamed via tRPC", dispatchEnabled: false });
     const history = await historyOf(owner.token, observatory.id);

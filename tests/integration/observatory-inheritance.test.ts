@@ -11,7 +11,12 @@ afterAll(() => server?.stop());
 
 type Permissions = { can_view: boolean; can_observe: boolean; can_operate: boolean; can_admin: boolean };
 /** "vopa" names can_view, can_observe, can_operate (p) and can_admin; "" is nothing at all. */
-const perms = (letters: string): Permissions => ({ can_view: letters.includes("v"), can_observe: letters.includes("o"), can_operate: letters.includes("p"), can_admin: letters.includes("a") });
+const perms = (letters: string): Permissions => ({
+  can_view: letters.includes("v"),
+  can_observe: letters.includes("o"),
+  can_operate: letters.includes("p"),
+  can_admin: letters.includes("a"),
+});
 
 const { must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
 
@@ -41,20 +46,20 @@ const rolePermissions: Record<(typeof roles)[number], Record<string, boolean> | 
   regularWithOtherPermissions: { can_manage_projects: true, can_manage_storage: true, can_manage_billing: true },
 };
 const grants = {
-  "can_view": "v",
+  can_view: "v",
   "can_view + can_observe": "vo",
   "can_operate alone": "p",
   "can_admin alone": "a",
   "all four": "vopa",
-  "none": "",
+  none: "",
 } as const;
 const expected: Record<keyof typeof grants, Record<(typeof roles)[number], string | null>> = {
-  "can_view": { owner: "v", adminByMembers: "v", adminByObservatories: "v", regular: "v", regularWithOtherPermissions: "v" },
+  can_view: { owner: "v", adminByMembers: "v", adminByObservatories: "v", regular: "v", regularWithOtherPermissions: "v" },
   "can_view + can_observe": { owner: "vo", adminByMembers: "vo", adminByObservatories: "vo", regular: "vo", regularWithOtherPermissions: "vo" },
   "can_operate alone": { owner: "vop", adminByMembers: "vop", adminByObservatories: "vop", regular: "vo", regularWithOtherPermissions: "vo" },
   "can_admin alone": { owner: "vopa", adminByMembers: "vopa", adminByObservatories: "vopa", regular: "vo", regularWithOtherPermissions: "vo" },
   "all four": { owner: "vopa", adminByMembers: "vopa", adminByObservatories: "vopa", regular: "vo", regularWithOtherPermissions: "vo" },
-  "none": { owner: null, adminByMembers: null, adminByObservatories: null, regular: null, regularWithOtherPermissions: null },
+  none: { owner: null, adminByMembers: null, adminByObservatories: null, regular: null, regularWithOtherPermissions: null },
 };
 
 describe("observatory permissions inherited through an organization", () => {
@@ -96,7 +101,8 @@ describe("observatory permissions inherited through an organization", () => {
       expect(listed?.myPermissions).toEqual(perms(letters));
       expect((await must(`/observatories/${observatoryId}`, { token }, 200)).myPermissions).toEqual(perms(letters));
       // can_admin: may change the organization's own grant (to the same value); without it 403.
-      const change = await server.request(`/observatories/${observatoryId}/members/organization/${(await must(`/observatories/${observatoryId}/members`, { token }, 200)).organizations[0].organizationId}`, {
+      const { organizations } = await must(`/observatories/${observatoryId}/members`, { token }, 200);
+      const change = await server.request(`/observatories/${observatoryId}/members/organization/${organizations[0].organizationId}`, {
         method: "PUT",
         token,
         json: { permissions: perms(grants[label]) },
@@ -111,7 +117,9 @@ describe("observatory permissions inherited through an organization", () => {
     expect(sources).toEqual([{ kind: "organization", organizationId: expect.any(String), role: "admin", permissions: perms("vopa") }]);
     const ownerSources = (await must(`/observatories/${observatoryByGrant["can_operate alone"]}/permissions/me`, { token: users.owner.token }, 200)).sources;
     expect(ownerSources).toEqual([{ kind: "organization", organizationId: expect.any(String), role: "owner", permissions: perms("vop") }]);
-    const regularSources = (await must(`/observatories/${observatoryByGrant["all four"]}/permissions/me`, { token: users.regularWithOtherPermissions.token }, 200)).sources;
+    const regularSources = (
+      await must(`/observatories/${observatoryByGrant["all four"]}/permissions/me`, { token: users.regularWithOtherPermissions.token }, 200)
+    ).sources;
     expect(regularSources).toEqual([{ kind: "organization", organizationId: expect.any(String), role: "member", permissions: perms("vo") }]);
   });
 });
@@ -195,9 +203,17 @@ describe("changes of organization membership take effect on the next request", (
     await addObservatoryOrganization(owner, observatory.id, organization.id, perms("vopa"));
     await addObservatoryMember(admin, observatory.id, newcomer);
 
-    await must(`/organizations/${organization.id}/members/${admin.id}`, { method: "PUT", token: orgOwner.token, json: { permissions: { can_manage_members: false } } }, 200);
+    await must(
+      `/organizations/${organization.id}/members/${admin.id}`,
+      { method: "PUT", token: orgOwner.token, json: { permissions: { can_manage_members: false } } },
+      200,
+    );
     expect(await effective(admin.token, observatory.id)).toEqual(perms("vo"));
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/${newcomer.id}`, { method: "DELETE", token: admin.token }), 403, "FORBIDDEN");
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/${newcomer.id}`, { method: "DELETE", token: admin.token }),
+      403,
+      "FORBIDDEN",
+    );
   });
 
   it("follows organization ownership: the new owner inherits as owner, the previous one as admin", async () => {

@@ -30,7 +30,11 @@ describe("POST /observatories", () => {
       createdAt: expect.stringMatching(/Z$/),
       myPermissions: ALL,
     });
-    const located = await call("/observatories", { method: "POST", token: owner.token, json: { name: "Mauna Kea", location: { latitude: 19.82, longitude: -155.47, elevation: 4205 }, dispatchEnabled: false } });
+    const located = await call("/observatories", {
+      method: "POST",
+      token: owner.token,
+      json: { name: "Mauna Kea", location: { latitude: 19.82, longitude: -155.47, elevation: 4205 }, dispatchEnabled: false },
+    });
     expect(located.body).toMatchObject({ location: { latitude: 19.82, longitude: -155.47, elevation: 4205 }, dispatchEnabled: false });
     expect((await call(`/observatories/${located.body.id}`, { token: owner.token })).body).toEqual(located.body);
   });
@@ -43,19 +47,37 @@ describe("POST /observatories", () => {
 
     const members = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
     expect(members).toEqual({ users: [], organizations: [{ organizationId: organization.id, name: "Las Cumbres", permissions: ALL, owning: true }] });
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }), 409, "OWNING_ORGANIZATION_CANNOT_BE_REMOVED");
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: adminToken }), 409, "OWNING_ORGANIZATION_CANNOT_BE_REMOVED");
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }),
+      409,
+      "OWNING_ORGANIZATION_CANNOT_BE_REMOVED",
+    );
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: adminToken }),
+      409,
+      "OWNING_ORGANIZATION_CANNOT_BE_REMOVED",
+    );
     expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).organizations).toHaveLength(1);
     // Nor can its permissions drop below all four while it owns the observatory.
     await expectProblem(
-      await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_admin: false } } }),
+      await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, {
+        method: "PUT",
+        token: owner.token,
+        json: { permissions: { can_admin: false } },
+      }),
       409,
       "OWNER_PERMISSIONS_FIXED",
     );
     expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).organizations[0].permissions).toEqual(ALL);
     const history = await must(`/observatories/${observatory.id}/history`, { token: owner.token }, 200);
     expect(history.items).toEqual([
-      { id: expect.any(String), type: "organization_added", at: expect.any(String), actorId: owner.id, data: expect.objectContaining({ organizationId: organization.id, organizationName: "Las Cumbres", permissionsAfter: ALL }) },
+      {
+        id: expect.any(String),
+        type: "organization_added",
+        at: expect.any(String),
+        actorId: owner.id,
+        data: expect.objectContaining({ organizationId: organization.id, organizationName: "Las Cumbres", permissionsAfter: ALL }),
+      },
       expect.objectContaining({ type: "created", actorId: owner.id }),
     ]);
   });
@@ -111,7 +133,11 @@ describe("GET /observatories and /observatories/{id}", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { items: Array<{ id: string }>; nextCursor: string | null } = await must(`/observatories?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: owner.token }, 200);
+      const page: { items: Array<{ id: string }>; nextCursor: string | null } = await must(
+        `/observatories?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+        { token: owner.token },
+        200,
+      );
       expect(page.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.items.map((item) => item.id));
       cursor = page.nextCursor;
@@ -131,7 +157,11 @@ describe("observatory members", () => {
     expect(added.status).toBe(201);
     // New user members get can_view only.
     expect(added.body).toEqual({ userId: viewer.id, email: viewer.email, name: "Vera Viewer", permissions: VIEW, source: "direct" });
-    const addedOrganization = await call(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.id } });
+    const addedOrganization = await call(`/observatories/${observatory.id}/members/organization`, {
+      method: "POST",
+      token: owner.token,
+      json: { organizationId: organization.id },
+    });
     expect(addedOrganization.status).toBe(201);
     // New organization members get can_view only, too.
     expect(addedOrganization.body).toEqual({ organizationId: organization.id, name: "Member Org", permissions: VIEW, owning: false });
@@ -150,16 +180,60 @@ describe("observatory members", () => {
     const owner = await createAccount(server);
     const member = await createAccount(server);
     const observatory = await createObservatory(owner);
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: `nobody-${randomBytes(3).toString("hex")}@example.com` } }), 404, "USER_NOT_FOUND");
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members`, {
+        method: "POST",
+        token: owner.token,
+        json: { email: `nobody-${randomBytes(3).toString("hex")}@example.com` },
+      }),
+      404,
+      "USER_NOT_FOUND",
+    );
     await addObservatoryMember(owner, observatory.id, member);
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }), 409, "ALREADY_MEMBER");
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: owner.email } }), 409, "ALREADY_MEMBER");
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: "org_nope" } }), 404, "NOT_FOUND");
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }),
+      409,
+      "ALREADY_MEMBER",
+    );
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: owner.email } }),
+      409,
+      "ALREADY_MEMBER",
+    );
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/organization`, {
+        method: "POST",
+        token: owner.token,
+        json: { organizationId: "org_nope" },
+      }),
+      404,
+      "NOT_FOUND",
+    );
     for (const json of [{ email: member.email, permissions: { can_fly: true } }, { email: "x" }, { email: member.email, role: "admin" }]) {
-      await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json }), 400, "VALIDATION_FAILED");
+      await expectProblem(
+        await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json }),
+        400,
+        "VALIDATION_FAILED",
+      );
     }
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/${member.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_view: "yes" } } }), 400, "VALIDATION_FAILED");
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/${owner.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_view: true } } }), 404, "NOT_FOUND");
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/${member.id}`, {
+        method: "PUT",
+        token: owner.token,
+        json: { permissions: { can_view: "yes" } },
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/${owner.id}`, {
+        method: "PUT",
+        token: owner.token,
+        json: { permissions: { can_view: true } },
+      }),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it("changes a user's permissions, lets a member leave and an admin remove", async () => {
@@ -170,21 +244,45 @@ describe("observatory members", () => {
     await addObservatoryMember(owner, observatory.id, member);
     await addObservatoryMember(owner, observatory.id, leaver, { can_observe: true });
 
-    const promoted = await must(`/observatories/${observatory.id}/members/${member.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_admin: true } } }, 200);
+    const promoted = await must(
+      `/observatories/${observatory.id}/members/${member.id}`,
+      { method: "PUT", token: owner.token, json: { permissions: { can_admin: true } } },
+      200,
+    );
     expect(promoted).toMatchObject({ userId: member.id, permissions: { can_view: true, can_admin: true } });
     // can_admin implies everything below it.
     expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: member.token }, 200)).toMatchObject(ALL);
     const me = await must(`/observatories/${observatory.id}/permissions/me`, { token: leaver.token }, 200);
-    expect(me).toEqual({ can_view: true, can_observe: true, can_operate: false, can_admin: false, sources: [{ kind: "direct", permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false } }] });
+    expect(me).toEqual({
+      can_view: true,
+      can_observe: true,
+      can_operate: false,
+      can_admin: false,
+      sources: [{ kind: "direct", permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false } }],
+    });
 
     await must(`/observatories/${observatory.id}/members/${leaver.id}`, { method: "DELETE", token: leaver.token }, 204);
     await expectProblem(await server.request(`/observatories/${observatory.id}`, { token: leaver.token }), 404, "NOT_FOUND");
-    await must(`/observatories/${observatory.id}/members/${member.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_admin: false, can_operate: false, can_observe: false } } }, 200);
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: member.token, json: { email: leaver.email } }), 403, "FORBIDDEN");
+    await must(
+      `/observatories/${observatory.id}/members/${member.id}`,
+      { method: "PUT", token: owner.token, json: { permissions: { can_admin: false, can_operate: false, can_observe: false } } },
+      200,
+    );
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members`, { method: "POST", token: member.token, json: { email: leaver.email } }),
+      403,
+      "FORBIDDEN",
+    );
     await must(`/observatories/${observatory.id}/members/${member.id}`, { method: "DELETE", token: owner.token }, 204);
     // The owning user is listed as a member but cannot be removed, not even by themself.
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/${owner.id}`, { method: "DELETE", token: owner.token }), 409, "OWNER_CANNOT_BE_REMOVED");
-    expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).users.map((user: { userId: string }) => user.userId)).toEqual([owner.id]);
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/${owner.id}`, { method: "DELETE", token: owner.token }),
+      409,
+      "OWNER_CANNOT_BE_REMOVED",
+    );
+    expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).users.map((user: { userId: string }) => user.userId)).toEqual([
+      owner.id,
+    ]);
   });
 });
 
@@ -206,12 +304,23 @@ describe("GET /observatories/{id}/permissions/me", () => {
       can_admin: false,
       sources: expect.arrayContaining([
         { kind: "direct", permissions: VIEW },
-        { kind: "organization", organizationId: organization.id, role: "member", permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false } },
+        {
+          kind: "organization",
+          organizationId: organization.id,
+          role: "member",
+          permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false },
+        },
       ]),
     });
     expect((await must(`/observatories/${observatory.id}/permissions/me`, { token: both.token }, 200)).sources).toHaveLength(2);
-    expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: owner.token }, 200)).toEqual({ ...ALL, sources: [{ kind: "owner", permissions: ALL }] });
-    expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: adminToken }, 200)).toEqual({ ...ALL, sources: [{ kind: "serverAdmin", permissions: ALL }] });
+    expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: owner.token }, 200)).toEqual({
+      ...ALL,
+      sources: [{ kind: "owner", permissions: ALL }],
+    });
+    expect(await must(`/observatories/${observatory.id}/permissions/me`, { token: adminToken }, 200)).toEqual({
+      ...ALL,
+      sources: [{ kind: "serverAdmin", permissions: ALL }],
+    });
   });
 });
 
@@ -226,7 +335,11 @@ describe("GET /observatories/{id}/history", () => {
 
     const granted = { can_view: true, can_observe: true, can_operate: false, can_admin: false };
     await addObservatoryOrganization(owner, observatory.id, organization.id, { can_view: true, can_observe: true });
-    await must(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "PUT", token: admin.token, json: { permissions: { can_operate: true } } }, 200);
+    await must(
+      `/observatories/${observatory.id}/members/organization/${organization.id}`,
+      { method: "PUT", token: admin.token, json: { permissions: { can_operate: true } } },
+      200,
+    );
     // The name at the time of each entry is kept when the organization is renamed later.
     await must(`/organizations/${organization.id}`, { method: "PUT", token: orgOwner.token, json: { name: "Renamed Org" } }, 200);
     await must(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }, 204);
@@ -239,16 +352,32 @@ describe("GET /observatories/{id}/history", () => {
         type: "organization_removed",
         at: expect.any(String),
         actorId: owner.id,
-        data: { organizationId: organization.id, organizationName: "Renamed Org", permissionsBefore: { ...granted, can_operate: true }, permissionsAfter: null },
+        data: {
+          organizationId: organization.id,
+          organizationName: "Renamed Org",
+          permissionsBefore: { ...granted, can_operate: true },
+          permissionsAfter: null,
+        },
       },
       {
         id: expect.any(String),
         type: "organization_permissions_updated",
         at: expect.any(String),
         actorId: admin.id,
-        data: { organizationId: organization.id, organizationName: "Historic Org", permissionsBefore: granted, permissionsAfter: { ...granted, can_operate: true } },
+        data: {
+          organizationId: organization.id,
+          organizationName: "Historic Org",
+          permissionsBefore: granted,
+          permissionsAfter: { ...granted, can_operate: true },
+        },
       },
-      { id: expect.any(String), type: "organization_added", at: expect.any(String), actorId: owner.id, data: { organizationId: organization.id, organizationName: "Historic Org", permissionsBefore: null, permissionsAfter: granted } },
+      {
+        id: expect.any(String),
+        type: "organization_added",
+        at: expect.any(String),
+        actorId: owner.id,
+        data: { organizationId: organization.id, organizationName: "Historic Org", permissionsBefore: null, permissionsAfter: granted },
+      },
       expect.objectContaining({ type: "member_added", actorId: owner.id }),
       expect.objectContaining({ type: "created", actorId: owner.id }),
     ]);
@@ -280,7 +409,11 @@ describe("tRPC observatories procedures", () => {
     const hidden = await server.request(`/trpc/observatories.get?input=${input}`, { token: outsider.token });
     expect(hidden.status).toBe(404);
     expect(await trpcErrorCode(hidden)).toBe("NOT_FOUND");
-    const refused = await server.request("/trpc/observatories.addUser", { method: "POST", token: outsider.token, json: { id: observatory.id, email: outsider.email } });
+    const refused = await server.request("/trpc/observatories.addUser", {
+      method: "POST",
+      token: outsider.token,
+      json: { id: observatory.id, email: outsider.email },
+    });
     expect(await trpcErrorCode(refused)).toBe("NOT_FOUND");
   });
 });

@@ -14,7 +14,8 @@ const { must, createOrganization, addOrganizationMember, createObservatory, addO
 
 const ALL = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 
-const transfer = (token: string, observatoryId: string, to: { kind: string; id: string }) => server.request(`/observatories/${observatoryId}/transfer-ownership`, { method: "POST", token, json: to });
+const transfer = (token: string, observatoryId: string, to: { kind: string; id: string }) =>
+  server.request(`/observatories/${observatoryId}/transfer-ownership`, { method: "POST", token, json: to });
 const permissionsOf = (token: string, observatoryId: string) => must(`/observatories/${observatoryId}/permissions/me`, { token }, 200);
 
 describe("POST /observatories/{id}/transfer-ownership to a user", () => {
@@ -43,14 +44,22 @@ describe("POST /observatories/{id}/transfer-ownership to a user", () => {
     // Administering is not owning: the previous owner may no longer transfer.
     await expectProblem(await transfer(owner.token, observatory.id, { kind: "user", id: owner.id }), 403, "FORBIDDEN");
     const history = await must(`/observatories/${observatory.id}/history`, { token: heir.token }, 200);
-    expect(history.items[0]).toMatchObject({ type: "ownership_transferred", actorId: owner.id, data: { from: { kind: "user", id: owner.id }, to: { kind: "user", id: heir.id } } });
+    expect(history.items[0]).toMatchObject({
+      type: "ownership_transferred",
+      actorId: owner.id,
+      data: { from: { kind: "user", id: owner.id }, to: { kind: "user", id: heir.id } },
+    });
   });
 
   it("refuses a malformed target with 400", async () => {
     const owner = await createAccount(server);
     const observatory = await createObservatory(owner, { name: "Transferable" });
     for (const json of [{ kind: "team", id: owner.id }, { kind: "user" }, { kind: "user", id: owner.id, force: true }]) {
-      await expectProblem(await server.request(`/observatories/${observatory.id}/transfer-ownership`, { method: "POST", token: owner.token, json }), 400, "VALIDATION_FAILED");
+      await expectProblem(
+        await server.request(`/observatories/${observatory.id}/transfer-ownership`, { method: "POST", token: owner.token, json }),
+        400,
+        "VALIDATION_FAILED",
+      );
     }
   });
 });
@@ -73,7 +82,11 @@ describe("POST /observatories/{id}/transfer-ownership to an organization", () =>
     const members = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
     expect(members.organizations).toEqual([{ organizationId: organization.id, name: "Receiving Org", permissions: ALL, owning: true }]);
     expect(members.users).toEqual([{ userId: owner.id, email: owner.email, name: expect.any(String), permissions: ALL, source: "direct" }]);
-    await expectProblem(await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }), 409, "OWNING_ORGANIZATION_CANNOT_BE_REMOVED");
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }),
+      409,
+      "OWNING_ORGANIZATION_CANNOT_BE_REMOVED",
+    );
 
     // The previous owner keeps full access; the organization's owner administers; its members observe.
     expect(await permissionsOf(owner.token, observatory.id)).toMatchObject(ALL);
@@ -81,7 +94,9 @@ describe("POST /observatories/{id}/transfer-ownership to an organization", () =>
     expect(await permissionsOf(orgMember.token, observatory.id)).toMatchObject({ can_view: true, can_observe: true, can_operate: false, can_admin: false });
 
     const history = await must(`/observatories/${observatory.id}/history`, { token: owner.token }, 200);
-    expect(history.items.map((item: { type: string }) => item.type)).toEqual(expect.arrayContaining(["ownership_transferred", "organization_permissions_updated", "organization_added"]));
+    expect(history.items.map((item: { type: string }) => item.type)).toEqual(
+      expect.arrayContaining(["ownership_transferred", "organization_permissions_updated", "organization_added"]),
+    );
     expect(history.items.find((item: { type: string }) => item.type === "organization_permissions_updated").data).toMatchObject({
       organizationId: organization.id,
       organizationName: "Receiving Org",
@@ -103,9 +118,18 @@ describe("POST /observatories/{id}/transfer-ownership to an organization", () =>
     await expectProblem(await transfer(orgAdmin.token, observatory.id, { kind: "user", id: heir.id }), 403, "FORBIDDEN");
     await expectProblem(await transfer(heir.token, observatory.id, { kind: "user", id: heir.id }), 403, "FORBIDDEN");
     // To another organization: the first stays a member with every permission, no longer owning and so removable.
-    expect((await (await transfer(orgOwner.token, observatory.id, { kind: "organization", id: second.id })).json()).owner).toEqual({ kind: "organization", id: second.id });
+    expect((await (await transfer(orgOwner.token, observatory.id, { kind: "organization", id: second.id })).json()).owner).toEqual({
+      kind: "organization",
+      id: second.id,
+    });
     const members = await must(`/observatories/${observatory.id}/members`, { token: orgOwner.token }, 200);
-    expect(members.organizations.map((item: { organizationId: string; owning: boolean; permissions: unknown }) => [item.organizationId, item.owning, item.permissions])).toEqual([
+    expect(
+      members.organizations.map((item: { organizationId: string; owning: boolean; permissions: unknown }) => [
+        item.organizationId,
+        item.owning,
+        item.permissions,
+      ]),
+    ).toEqual([
       [organization.id, false, ALL],
       [second.id, true, ALL],
     ]);

@@ -154,7 +154,14 @@ describeAccessSuite(get, {
   path: "/organizations/{id}/audit",
   request: (s) => ({ path: `${org(s)}/audit` }),
   allowed: answered(200, ["orgOwner", "orgMembersManager", "serverAdmin"]),
-  refused: [...outsiders, ["orgMember", 403], ["orgObservatoriesManager", 403], ["orgProjectsManager", 403], ["orgStorageManager", 403], ["orgBillingManager", 403]],
+  refused: [
+    ...outsiders,
+    ["orgMember", 403],
+    ["orgObservatoriesManager", 403],
+    ["orgProjectsManager", 403],
+    ["orgStorageManager", 403],
+    ["orgBillingManager", 403],
+  ],
   missing: () => ({ path: `${missing()}/audit` }),
 });
 

@@ -35,11 +35,22 @@ describe("adding members", () => {
     const response = await addMember(owner, organization.id, `  ALICE.${t}@EXAMPLE.COM `, { can_manage_projects: true });
     expect(response.status).toBe(201);
     const added = (await response.json()) as Member;
-    expect(added).toEqual({ userId: alice.id, email: alice.email, name: "Alice", role: "member", permissions: { ...NONE, can_manage_projects: true }, joinedAt: expect.any(String) });
+    expect(added).toEqual({
+      userId: alice.id,
+      email: alice.email,
+      name: "Alice",
+      role: "member",
+      permissions: { ...NONE, can_manage_projects: true },
+      joinedAt: expect.any(String),
+    });
     expect(await memberOf(owner, organization.id, alice.id)).toEqual(added);
 
     // A member sees the organization and its members, with their own role and permissions.
-    expect((await call(`/organizations/${organization.id}`, { token: alice.token })).body).toMatchObject({ id: organization.id, myRole: "member", myPermissions: { ...NONE, can_manage_projects: true } });
+    expect((await call(`/organizations/${organization.id}`, { token: alice.token })).body).toMatchObject({
+      id: organization.id,
+      myRole: "member",
+      myPermissions: { ...NONE, can_manage_projects: true },
+    });
     expect((await members(alice, organization.id)).map((member) => [member.userId, member.role])).toEqual([
       [owner.id, "owner"],
       [alice.id, "member"],
@@ -82,8 +93,20 @@ describe("adding members", () => {
     const owner = await createAccount(server);
     const dave = await createAccount(server);
     const organization = await createOrganization(owner);
-    for (const body of [{ email: "carol" }, { email: "@example.com" }, { email: "%@example.com" }, { email: "%" }, { email: dave.email, role: "admin" }, { email: dave.email, permissions: { can_fly: true } }, { email: dave.email, permissions: { can_manage_members: "yes" } }]) {
-      await expectProblem(await server.request(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: body }), 400, "VALIDATION_FAILED");
+    for (const body of [
+      { email: "carol" },
+      { email: "@example.com" },
+      { email: "%@example.com" },
+      { email: "%" },
+      { email: dave.email, role: "admin" },
+      { email: dave.email, permissions: { can_fly: true } },
+      { email: dave.email, permissions: { can_manage_members: "yes" } },
+    ]) {
+      await expectProblem(
+        await server.request(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: body }),
+        400,
+        "VALIDATION_FAILED",
+      );
     }
     expect((await members(owner, organization.id)).map((member) => member.userId)).toEqual([owner.id]);
   });
@@ -105,7 +128,11 @@ describe("adding members", () => {
     const organization = await createOrganization(owner);
     expect((await addMember(owner, organization.id, manager.email, { can_manage_members: true })).status).toBe(201);
     expect((await addMember(manager, organization.id, frank.email)).status).toBe(201);
-    const changed = await call(`/organizations/${organization.id}/members/${frank.id}`, { method: "PUT", token: manager.token, json: { permissions: { can_manage_storage: true } } });
+    const changed = await call(`/organizations/${organization.id}/members/${frank.id}`, {
+      method: "PUT",
+      token: manager.token,
+      json: { permissions: { can_manage_storage: true } },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ userId: frank.id, role: "member", permissions: { ...NONE, can_manage_storage: true } });
     expect((await call(`/organizations/${organization.id}/members/${frank.id}`, { method: "DELETE", token: manager.token })).status).toBe(204);
@@ -119,7 +146,11 @@ describe("changing permissions", () => {
     const gina = await createAccount(server);
     const organization = await createOrganization(owner);
     await addMember(owner, organization.id, gina.email, { can_manage_members: true, can_manage_billing: true });
-    const changed = await call(`/organizations/${organization.id}/members/${gina.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_manage_members: false, can_manage_projects: true } } });
+    const changed = await call(`/organizations/${organization.id}/members/${gina.id}`, {
+      method: "PUT",
+      token: owner.token,
+      json: { permissions: { can_manage_members: false, can_manage_projects: true } },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.permissions).toEqual({ ...NONE, can_manage_billing: true, can_manage_projects: true });
     expect((await memberOf(owner, organization.id, gina.id))?.permissions).toEqual(changed.body.permissions);
@@ -132,7 +163,11 @@ describe("changing permissions", () => {
     await addMember(owner, organization.id, manager.email, { can_manage_members: true });
     for (const as of [owner, manager]) {
       await expectProblem(
-        await server.request(`/organizations/${organization.id}/members/${owner.id}`, { method: "PUT", token: as.token, json: { permissions: { can_manage_members: false } } }),
+        await server.request(`/organizations/${organization.id}/members/${owner.id}`, {
+          method: "PUT",
+          token: as.token,
+          json: { permissions: { can_manage_members: false } },
+        }),
         409,
         "OWNER_PERMISSIONS_FIXED",
       );
@@ -144,8 +179,16 @@ describe("changing permissions", () => {
     const owner = await createAccount(server);
     const outsider = await createAccount(server);
     const organization = await createOrganization(owner);
-    await expectProblem(await server.request(`/organizations/${organization.id}/members/${outsider.id}`, { method: "PUT", token: owner.token, json: { permissions: {} } }), 404, "NOT_FOUND");
-    await expectProblem(await server.request(`/organizations/${organization.id}/members/${outsider.id}`, { method: "DELETE", token: owner.token }), 404, "NOT_FOUND");
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}/members/${outsider.id}`, { method: "PUT", token: owner.token, json: { permissions: {} } }),
+      404,
+      "NOT_FOUND",
+    );
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}/members/${outsider.id}`, { method: "DELETE", token: owner.token }),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   it("takes away a manager's power on the very next request", async () => {
@@ -154,7 +197,11 @@ describe("changing permissions", () => {
     const helen = await createAccount(server);
     const organization = await createOrganization(owner);
     await addMember(owner, organization.id, manager.email, { can_manage_members: true });
-    await call(`/organizations/${organization.id}/members/${manager.id}`, { method: "PUT", token: owner.token, json: { permissions: { can_manage_members: false } } });
+    await call(`/organizations/${organization.id}/members/${manager.id}`, {
+      method: "PUT",
+      token: owner.token,
+      json: { permissions: { can_manage_members: false } },
+    });
     await expectProblem(await addMember(manager, organization.id, helen.email), 403, "FORBIDDEN");
   });
 });
@@ -166,7 +213,11 @@ describe("removing members and leaving", () => {
     const organization = await createOrganization(owner);
     await addMember(owner, organization.id, manager.email, { can_manage_members: true });
     for (const as of [owner, manager]) {
-      await expectProblem(await server.request(`/organizations/${organization.id}/members/${owner.id}`, { method: "DELETE", token: as.token }), 409, "OWNER_CANNOT_BE_REMOVED");
+      await expectProblem(
+        await server.request(`/organizations/${organization.id}/members/${owner.id}`, { method: "DELETE", token: as.token }),
+        409,
+        "OWNER_CANNOT_BE_REMOVED",
+      );
     }
     expect((await memberOf(owner, organization.id, owner.id))?.role).toBe("owner");
   });
@@ -187,7 +238,12 @@ describe("removing members and leaving", () => {
     const judy = await createAccount(server);
     const ken = await createAccount(server);
     const organization = await createOrganization(owner);
-    await addMember(owner, organization.id, judy.email, { can_manage_observatories: true, can_manage_projects: true, can_manage_storage: true, can_manage_billing: true });
+    await addMember(owner, organization.id, judy.email, {
+      can_manage_observatories: true,
+      can_manage_projects: true,
+      can_manage_storage: true,
+      can_manage_billing: true,
+    });
     await addMember(owner, organization.id, ken.email);
     await expectProblem(await server.request(`/organizations/${organization.id}/members/${ken.id}`, { method: "DELETE", token: judy.token }), 403, "FORBIDDEN");
     expect(await memberOf(owner, organization.id, ken.id)).toBeDefined();
@@ -211,10 +267,20 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
     expect(after).toHaveLength(2);
 
     // The previous owner may no longer transfer, and may now be removed; the new owner may not.
-    await expectProblem(await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: owner.id } }), 403, "FORBIDDEN");
-    await expectProblem(await server.request(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token }), 409, "OWNER_CANNOT_BE_REMOVED");
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: owner.id } }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token }),
+      409,
+      "OWNER_CANNOT_BE_REMOVED",
+    );
     // Ownership returns, and the previous owner's permissions are still all true.
-    expect((await call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: heir.token, json: { userId: owner.id } })).body.ownerId).toBe(owner.id);
+    expect(
+      (await call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: heir.token, json: { userId: owner.id } })).body.ownerId,
+    ).toBe(owner.id);
     expect(await memberOf(owner, organization.id, heir.id)).toMatchObject({ role: "member", permissions: ALL });
     expect((await call(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
   });
@@ -224,7 +290,11 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
     const outsider = await createAccount(server);
     const organization = await createOrganization(owner);
     for (const userId of [outsider.id, "usr_doesnotexist"]) {
-      await expectProblem(await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId } }), 409, "NOT_A_MEMBER");
+      await expectProblem(
+        await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId } }),
+        409,
+        "NOT_A_MEMBER",
+      );
     }
     expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
   });
@@ -234,7 +304,11 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
     const manager = await createAccount(server);
     const organization = await createOrganization(owner);
     await addMember(owner, organization.id, manager.email, ALL);
-    await expectProblem(await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: manager.token, json: { userId: manager.id } }), 403, "FORBIDDEN");
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: manager.token, json: { userId: manager.id } }),
+      403,
+      "FORBIDDEN",
+    );
     expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
   });
 
@@ -242,7 +316,11 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
     const owner = await createAccount(server);
     const organization = await createOrganization(owner);
     for (const body of [{}, { userId: owner.id, keepOwner: true }, { userId: 42 }, { userId: "usr_\u0000" }]) {
-      await expectProblem(await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: body }), 400, "VALIDATION_FAILED");
+      await expectProblem(
+        await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: body }),
+        400,
+        "VALIDATION_FAILED",
+      );
     }
   });
 });
@@ -257,10 +335,26 @@ describe("what each organization permission grants", () => {
     expect((await memberOf(owner, organization.id, biller.id))?.permissions).toEqual({ ...NONE, can_manage_billing: true });
 
     await expectProblem(await addMember(biller, organization.id, lara.email), 403, "FORBIDDEN");
-    await expectProblem(await server.request(`/organizations/${organization.id}`, { method: "PUT", token: biller.token, json: { externalStorage: [] } }), 403, "FORBIDDEN");
-    await expectProblem(await server.request(`/organizations/${organization.id}`, { method: "PUT", token: biller.token, json: { description: "billing" } }), 403, "FORBIDDEN");
-    await expectProblem(await server.request("/observatories", { method: "POST", token: biller.token, json: { name: "Billed", organizationId: organization.id } }), 403, "FORBIDDEN");
-    await expectProblem(await server.request("/projects", { method: "POST", token: biller.token, json: { name: "Billed", organizationId: organization.id } }), 403, "FORBIDDEN");
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}`, { method: "PUT", token: biller.token, json: { externalStorage: [] } }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}`, { method: "PUT", token: biller.token, json: { description: "billing" } }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(
+      await server.request("/observatories", { method: "POST", token: biller.token, json: { name: "Billed", organizationId: organization.id } }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(
+      await server.request("/projects", { method: "POST", token: biller.token, json: { name: "Billed", organizationId: organization.id } }),
+      403,
+      "FORBIDDEN",
+    );
     await expectProblem(await server.request(`/organizations/${organization.id}/audit`, { token: biller.token }), 403, "FORBIDDEN");
   });
 
@@ -275,11 +369,24 @@ describe("what each organization permission grants", () => {
     const observatoryMembers = await call(`/observatories/${created.body.id}/members`, { token: manager.token });
     expect(observatoryMembers.body).toEqual({
       users: [],
-      organizations: [{ organizationId: organization.id, name: organization.name, permissions: { can_view: true, can_observe: true, can_operate: true, can_admin: true }, owning: true }],
+      organizations: [
+        {
+          organizationId: organization.id,
+          name: organization.name,
+          permissions: { can_view: true, can_observe: true, can_operate: true, can_admin: true },
+          owning: true,
+        },
+      ],
     });
     // Its creator administers it through the organization, not as a user owner.
     const mine = await call(`/observatories/${created.body.id}/permissions/me`, { token: manager.token });
-    expect(mine.body).toMatchObject({ can_view: true, can_observe: true, can_operate: true, can_admin: true, sources: [{ kind: "organization", organizationId: organization.id, role: "admin" }] });
+    expect(mine.body).toMatchObject({
+      can_view: true,
+      can_observe: true,
+      can_operate: true,
+      can_admin: true,
+      sources: [{ kind: "organization", organizationId: organization.id, role: "admin" }],
+    });
   });
 
   it("can_manage_projects lets a member create the organization's projects", async () => {

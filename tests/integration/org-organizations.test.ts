@@ -16,7 +16,14 @@ const { call, must, addOrganizationMember } = jsonApi(() => server);
 const tag = () => randomBytes(4).toString("hex");
 const validOrganization = (overrides: Record<string, unknown> = {}) => {
   const t = tag();
-  return { name: `Lowell ${t}`, shortName: `lowell-${t}`, type: "observatory", description: "Flagstaff", contactEmail: `contact-${t}@lowell.example`, ...overrides };
+  return {
+    name: `Lowell ${t}`,
+    shortName: `lowell-${t}`,
+    type: "observatory",
+    description: "Flagstaff",
+    contactEmail: `contact-${t}@lowell.example`,
+    ...overrides,
+  };
 };
 const createOrganization = async (owner: Account, overrides: Record<string, unknown> = {}) =>
   (await must("/organizations", { method: "POST", token: owner.token, json: validOrganization(overrides) }, 201)) as Organization;
@@ -50,7 +57,13 @@ describe("POST /organizations", () => {
           email: owner.email,
           name: "Percival",
           role: "owner",
-          permissions: { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true },
+          permissions: {
+            can_manage_members: true,
+            can_manage_observatories: true,
+            can_manage_projects: true,
+            can_manage_billing: true,
+            can_manage_storage: true,
+          },
           joinedAt: expect.any(String),
         },
       ],
@@ -78,12 +91,20 @@ describe("POST /organizations", () => {
     const shortName = `Kitt-${tag()}`;
     const original = await createOrganization(first, { shortName });
     for (const variant of [shortName, shortName.toUpperCase(), shortName.toLowerCase()]) {
-      const problem = await expectProblem(await server.request("/organizations", { method: "POST", token: second.token, json: validOrganization({ shortName: variant }) }), 409, "SHORT_NAME_TAKEN");
+      const problem = await expectProblem(
+        await server.request("/organizations", { method: "POST", token: second.token, json: validOrganization({ shortName: variant }) }),
+        409,
+        "SHORT_NAME_TAKEN",
+      );
       expect(problem.detail).not.toContain(original.id);
     }
     // The same holds when renaming another organization onto it.
     const other = await createOrganization(second);
-    await expectProblem(await server.request(`/organizations/${other.id}`, { method: "PUT", token: second.token, json: { shortName: shortName.toUpperCase() } }), 409, "SHORT_NAME_TAKEN");
+    await expectProblem(
+      await server.request(`/organizations/${other.id}`, { method: "PUT", token: second.token, json: { shortName: shortName.toUpperCase() } }),
+      409,
+      "SHORT_NAME_TAKEN",
+    );
     expect((await call(`/organizations/${original.id}`, { token: first.token })).body.shortName).toBe(shortName);
     expect((await call("/organizations", { token: second.token })).body.items.map((item: { id: string }) => item.id)).toEqual([other.id]);
   });
@@ -107,7 +128,11 @@ describe("POST /organizations", () => {
     ["external storage at creation", { externalStorage: [] }, ""],
   ])("refuses %s with 400 VALIDATION_FAILED", async (_label, change, path) => {
     const owner = await createAccount(server);
-    const problem = await expectProblem(await server.request("/organizations", { method: "POST", token: owner.token, json: validOrganization(change) }), 400, "VALIDATION_FAILED");
+    const problem = await expectProblem(
+      await server.request("/organizations", { method: "POST", token: owner.token, json: validOrganization(change) }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(problem.errors?.length).toBeGreaterThan(0);
     if (path) expect(problem.errors?.map((error) => error.path)).toContain(path);
     expect((await call("/organizations", { token: owner.token })).body.items).toEqual([]);
@@ -123,7 +148,12 @@ describe("POST /organizations", () => {
 
   it("refuses malformed JSON with 400, never 500", async () => {
     const owner = await createAccount(server);
-    const response = await server.request("/organizations", { method: "POST", token: owner.token, headers: { "content-type": "application/json" }, body: '{"name": ' });
+    const response = await server.request("/organizations", {
+      method: "POST",
+      token: owner.token,
+      headers: { "content-type": "application/json" },
+      body: '{"name": ',
+    });
     await expectProblem(response, 400, "VALIDATION_FAILED");
   });
 });
@@ -155,7 +185,9 @@ describe("GET /organizations", () => {
     const owner = await createAccount(server);
     const created = await createOrganization(owner);
     expect((await call(`/organizations/${created.id}`, { token: adminToken })).body).toMatchObject({ id: created.id, ownerId: owner.id });
-    expect((await call(`/organizations/${created.id}/members`, { token: adminToken })).body.items.map((item: { userId: string }) => item.userId)).toEqual([owner.id]);
+    expect((await call(`/organizations/${created.id}/members`, { token: adminToken })).body.items.map((item: { userId: string }) => item.userId)).toEqual([
+      owner.id,
+    ]);
   });
 });
 
@@ -168,9 +200,20 @@ describe("PUT /organizations/{id}", () => {
     expect(renamed.body).toMatchObject({ ...created, name: "Lowell Observatory", updatedAt: expect.any(String) });
     expect(Date.parse(renamed.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.updatedAt));
 
-    const retyped = await call(`/organizations/${created.id}`, { method: "PUT", token: owner.token, json: { type: "nonprofit", description: null, contactEmail: "NEW@lowell.example" } });
+    const retyped = await call(`/organizations/${created.id}`, {
+      method: "PUT",
+      token: owner.token,
+      json: { type: "nonprofit", description: null, contactEmail: "NEW@lowell.example" },
+    });
     expect(retyped.status).toBe(200);
-    expect(retyped.body).toMatchObject({ name: "Lowell Observatory", shortName: created.shortName, type: "nonprofit", description: null, contactEmail: "NEW@lowell.example", ownerId: owner.id });
+    expect(retyped.body).toMatchObject({
+      name: "Lowell Observatory",
+      shortName: created.shortName,
+      type: "nonprofit",
+      description: null,
+      contactEmail: "NEW@lowell.example",
+      ownerId: owner.id,
+    });
     expect((await call(`/organizations/${created.id}`, { token: owner.token })).body).toMatchObject(retyped.body);
   });
 
@@ -196,21 +239,43 @@ describe("PUT /organizations/{id}", () => {
     await addOrganizationMember(owner, created.id, keeper, { can_manage_storage: true });
     const storage = [{ kind: "dropbox", label: "Shared" }];
 
-    await expectProblem(await server.request(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { name: "Taken over" } }), 403, "FORBIDDEN");
-    await expectProblem(await server.request(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { externalStorage: storage, description: "sneaky" } }), 403, "FORBIDDEN");
+    await expectProblem(
+      await server.request(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { name: "Taken over" } }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(
+      await server.request(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { externalStorage: storage, description: "sneaky" } }),
+      403,
+      "FORBIDDEN",
+    );
     expect((await call(`/organizations/${created.id}`, { token: owner.token })).body).toMatchObject(created);
 
     const updated = await call(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { externalStorage: storage } });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ name: created.name, description: created.description, externalStorage: [{ id: expect.any(String), kind: "dropbox", label: "Shared", configuredSecrets: [] }] });
+    expect(updated.body).toMatchObject({
+      name: created.name,
+      description: created.description,
+      externalStorage: [{ id: expect.any(String), kind: "dropbox", label: "Shared", configuredSecrets: [] }],
+    });
   });
 
   it("gives a member with every permission but ownership no say over the settings", async () => {
     const owner = await createAccount(server);
     const manager = await createAccount(server);
     const created = await createOrganization(owner);
-    await addOrganizationMember(owner, created.id, manager, { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true });
-    await expectProblem(await server.request(`/organizations/${created.id}`, { method: "PUT", token: manager.token, json: { contactEmail: "me@example.com" } }), 403, "FORBIDDEN");
+    await addOrganizationMember(owner, created.id, manager, {
+      can_manage_members: true,
+      can_manage_observatories: true,
+      can_manage_projects: true,
+      can_manage_billing: true,
+      can_manage_storage: true,
+    });
+    await expectProblem(
+      await server.request(`/organizations/${created.id}`, { method: "PUT", token: manager.token, json: { contactEmail: "me@example.com" } }),
+      403,
+      "FORBIDDEN",
+    );
   });
 });
 
@@ -236,7 +301,11 @@ describe("tRPC organizations procedures", () => {
     expect(hidden.status).toBe(404);
     expect(await trpcErrorCode(hidden)).toBe("NOT_FOUND");
 
-    const taken = await server.request("/trpc/organizations.create", { method: "POST", token: stranger.token, json: { ...validOrganization(), shortName: input.shortName.toUpperCase() } });
+    const taken = await server.request("/trpc/organizations.create", {
+      method: "POST",
+      token: stranger.token,
+      json: { ...validOrganization(), shortName: input.shortName.toUpperCase() },
+    });
     expect(taken.status).toBe(409);
     expect(await trpcErrorCode(taken)).toBe("SHORT_NAME_TAKEN");
 
@@ -288,7 +357,8 @@ describe("the OpenAPI document", () => {
     for (const [method, path] of routes) {
       const operation = doc.paths[path]?.[method];
       expect(operation, `${method} ${path}`).toBeDefined();
-      for (const status of ["401", "403", "404"]) expect(Object.keys(operation!.responses[status]?.content ?? {}), `${method} ${path} ${status}`).toContain("application/problem+json");
+      for (const status of ["401", "403", "404"])
+        expect(Object.keys(operation!.responses[status]?.content ?? {}), `${method} ${path} ${status}`).toContain("application/problem+json");
       expect(operation!.security?.length, `${method} ${path} security`).toBeGreaterThan(0);
     }
   });

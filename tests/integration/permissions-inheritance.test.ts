@@ -22,12 +22,26 @@ describe("observatory permissions inherited through organizations", () => {
     const observatoryId = observatory.body.id as string;
 
     const organization = await json(
-      await server.request("/organizations", { method: "POST", token: orgOwner.token, json: { name: "Lowell", shortName: "lowell", type: "observatory", contactEmail: "contact@lowell.example" } }),
+      await server.request("/organizations", {
+        method: "POST",
+        token: orgOwner.token,
+        json: { name: "Lowell", shortName: "lowell", type: "observatory", contactEmail: "contact@lowell.example" },
+      }),
     );
     expect(organization.status).toBe(201);
     const organizationId = organization.body.id as string;
-    expect((await server.request(`/organizations/${organizationId}/members`, { method: "POST", token: orgOwner.token, json: { email: member.user.email } })).status).toBe(201);
-    expect((await server.request(`/organizations/${organizationId}/members`, { method: "POST", token: orgOwner.token, json: { email: admin.user.email, permissions: { can_manage_members: true } } })).status).toBe(201);
+    expect(
+      (await server.request(`/organizations/${organizationId}/members`, { method: "POST", token: orgOwner.token, json: { email: member.user.email } })).status,
+    ).toBe(201);
+    expect(
+      (
+        await server.request(`/organizations/${organizationId}/members`, {
+          method: "POST",
+          token: orgOwner.token,
+          json: { email: admin.user.email, permissions: { can_manage_members: true } },
+        })
+      ).status,
+    ).toBe(201);
 
     // Before the organization joins, its members see nothing (404, not 403).
     expect((await server.request(`/observatories/${observatoryId}`, { token: member.token })).status).toBe(404);
@@ -50,10 +64,14 @@ describe("observatory permissions inherited through organizations", () => {
     expect(list.body.items.map((item: { id: string }) => item.id)).toEqual([observatoryId]);
 
     // The member cannot administer; the admin cannot either (capped).
-    expect((await server.request(`/observatories/${observatoryId}/members`, { method: "POST", token: admin.token, json: { email: stranger.user.email } })).status).toBe(403);
+    expect(
+      (await server.request(`/observatories/${observatoryId}/members`, { method: "POST", token: admin.token, json: { email: stranger.user.email } })).status,
+    ).toBe(403);
 
     // Leaving the organization removes access on the very next request.
-    expect((await server.request(`/organizations/${organizationId}/members/${member.user.id}`, { method: "DELETE", token: member.token, headers: {} })).status).toBe(204);
+    expect(
+      (await server.request(`/organizations/${organizationId}/members/${member.user.id}`, { method: "DELETE", token: member.token, headers: {} })).status,
+    ).toBe(204);
     expect((await server.request(`/observatories/${observatoryId}`, { token: member.token })).status).toBe(404);
 
     const history = await json(await server.request(`/observatories/${observatoryId}/history`, { token: owner.token }));
@@ -65,7 +83,11 @@ describe("observatory permissions inherited through organizations", () => {
     const statuses = await Promise.all(
       users.map((user, index) =>
         server
-          .request("/organizations", { method: "POST", token: user.token, json: { name: `Org ${index}`, shortName: index % 2 ? "SameName" : "samename", type: "university", contactEmail: "x@example.com" } })
+          .request("/organizations", {
+            method: "POST",
+            token: user.token,
+            json: { name: `Org ${index}`, shortName: index % 2 ? "SameName" : "samename", type: "university", contactEmail: "x@example.com" },
+          })
           .then(async (response) => ({ status: response.status, code: response.status === 409 ? (await response.json()).code : undefined })),
       ),
     );
@@ -76,7 +98,8 @@ describe("observatory permissions inherited through organizations", () => {
   it("pages through exactly the observatories a user can view, with their permissions", async () => {
     const owner = await signupUser(server);
     const viewer = await signupUser(server);
-    const create = async (name: string, token: string) => (await json(await server.request("/observatories", { method: "POST", token, json: { name } }))).body.id as string;
+    const create = async (name: string, token: string) =>
+      (await json(await server.request("/observatories", { method: "POST", token, json: { name } }))).body.id as string;
     const own = await create("Own", viewer.token);
     const direct = await create("Direct", owner.token);
     const viaOrg = await create("Via organization", owner.token);
@@ -86,9 +109,19 @@ describe("observatory permissions inherited through organizations", () => {
       server.request(`/observatories/${id}/members`, { method: "POST", token: owner.token, json: { email: viewer.user.email, permissions } });
     expect((await grant(direct, { can_view: false, can_observe: false, can_operate: true, can_admin: false })).status).toBe(201);
     expect((await grant(emptyGrant, { can_view: false, can_observe: false, can_operate: false, can_admin: false })).status).toBe(201);
-    const organization = await json(await server.request("/organizations", { method: "POST", token: owner.token, json: { name: "Paging", shortName: "paging-org", type: "other", contactEmail: "p@example.com" } }));
+    const organization = await json(
+      await server.request("/organizations", {
+        method: "POST",
+        token: owner.token,
+        json: { name: "Paging", shortName: "paging-org", type: "other", contactEmail: "p@example.com" },
+      }),
+    );
     await server.request(`/organizations/${organization.body.id}/members`, { method: "POST", token: owner.token, json: { email: viewer.user.email } });
-    await server.request(`/observatories/${viaOrg}/members/organization`, { method: "POST", token: owner.token, json: { organizationId: organization.body.id, permissions: { can_admin: true } } });
+    await server.request(`/observatories/${viaOrg}/members/organization`, {
+      method: "POST",
+      token: owner.token,
+      json: { organizationId: organization.body.id, permissions: { can_admin: true } },
+    });
 
     const seen: Array<{ id: string; myPermissions: Record<string, boolean> }> = [];
     let cursor: string | null = null;
@@ -114,13 +147,23 @@ describe("observatory permissions inherited through organizations", () => {
     const owner = await signupUser(server);
     const first = await signupUser(server);
     const second = await signupUser(server);
-    const created = await json(await server.request("/organizations", { method: "POST", token: owner.token, json: { name: "Race", shortName: "race-org", type: "other", contactEmail: "r@example.com" } }));
+    const created = await json(
+      await server.request("/organizations", {
+        method: "POST",
+        token: owner.token,
+        json: { name: "Race", shortName: "race-org", type: "other", contactEmail: "r@example.com" },
+      }),
+    );
     const id = created.body.id as string;
     for (const member of [first, second]) {
-      expect((await server.request(`/organizations/${id}/members`, { method: "POST", token: owner.token, json: { email: member.user.email } })).status).toBe(201);
+      expect((await server.request(`/organizations/${id}/members`, { method: "POST", token: owner.token, json: { email: member.user.email } })).status).toBe(
+        201,
+      );
     }
     const results = await Promise.all(
-      [first, second].map((member) => server.request(`/organizations/${id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: member.user.id } })),
+      [first, second].map((member) =>
+        server.request(`/organizations/${id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: member.user.id } }),
+      ),
     );
     // The row lock makes the second transfer see that the caller no longer owns the organization.
     expect(results.map((response) => response.status).sort()).toEqual([200, 403]);

@@ -48,7 +48,11 @@ async function postmastersFor(pgdata: string): Promise<number[]> {
   return [...matches].filter(([, ppid]) => !matches.has(ppid)).map(([pid]) => pid);
 }
 
-const exists = (file: string) => fs.stat(file).then(() => true, () => false);
+const exists = (file: string) =>
+  fs.stat(file).then(
+    () => true,
+    () => false,
+  );
 
 async function health(port: number) {
   const response = await fetch(`http://127.0.0.1:${port}/api/health`);
@@ -56,7 +60,8 @@ async function health(port: number) {
 }
 
 /** Polls a process that may not answer yet: errors count as "not yet". */
-const poll = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs?: number) => until(what, probe, { timeoutMs, intervalMs: 100, ignoreErrors: true });
+const poll = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs?: number) =>
+  until(what, probe, { timeoutMs, intervalMs: 100, ignoreErrors: true });
 
 let dataDir: string;
 let pgdata: string;

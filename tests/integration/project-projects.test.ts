@@ -16,8 +16,10 @@ afterAll(() => server?.stop());
 const { must, createOrganization, addOrganizationMember } = jsonApi(() => server);
 
 type Project = { id: string; name: string; status: string; ownerId: string; organizationId: string | null; createdAt: string };
-const createProject = async (owner: Account, json: Record<string, unknown> = { name: `Project ${randomBytes(3).toString("hex")}` }) => (await must("/projects", { method: "POST", token: owner.token, json }, 201)) as Project;
-const addMember = (as: Account, projectId: string, email: string, role: string) => server.request(`/projects/${projectId}/members`, { method: "POST", token: as.token, json: { email, role } });
+const createProject = async (owner: Account, json: Record<string, unknown> = { name: `Project ${randomBytes(3).toString("hex")}` }) =>
+  (await must("/projects", { method: "POST", token: owner.token, json }, 201)) as Project;
+const addMember = (as: Account, projectId: string, email: string, role: string) =>
+  server.request(`/projects/${projectId}/members`, { method: "POST", token: as.token, json: { email, role } });
 const ids = (items: Array<{ id: string }>) => items.map((item) => item.id).sort();
 
 describe("POST /projects", () => {
@@ -25,7 +27,14 @@ describe("POST /projects", () => {
     const owner = await createAccount(server);
     const response = await server.request("/projects", { method: "POST", token: owner.token, json: { name: "Variable stars" } });
     expect(response.status).toBe(201);
-    expect(await response.json()).toMatchObject({ id: expect.any(String), name: "Variable stars", status: "active", ownerId: owner.id, organizationId: null, createdAt: expect.stringMatching(/Z$/) });
+    expect(await response.json()).toMatchObject({
+      id: expect.any(String),
+      name: "Variable stars",
+      status: "active",
+      ownerId: owner.id,
+      organizationId: null,
+      createdAt: expect.stringMatching(/Z$/),
+    });
   });
 
   it("creates an organization's project only with can_manage_projects there", async () => {
@@ -37,10 +46,24 @@ describe("POST /projects", () => {
     await addOrganizationMember(orgOwner, organization.id, manager, { can_manage_projects: true });
     await addOrganizationMember(orgOwner, organization.id, member, { can_manage_members: true, can_manage_observatories: true });
 
-    expect(await createProject(orgOwner, { name: "By owner", organizationId: organization.id })).toMatchObject({ ownerId: orgOwner.id, organizationId: organization.id });
-    expect(await createProject(manager, { name: "By manager", organizationId: organization.id })).toMatchObject({ ownerId: manager.id, organizationId: organization.id });
-    await expectProblem(await server.request("/projects", { method: "POST", token: member.token, json: { name: "No", organizationId: organization.id } }), 403, "FORBIDDEN");
-    await expectProblem(await server.request("/projects", { method: "POST", token: outsider.token, json: { name: "No", organizationId: organization.id } }), 404, "NOT_FOUND");
+    expect(await createProject(orgOwner, { name: "By owner", organizationId: organization.id })).toMatchObject({
+      ownerId: orgOwner.id,
+      organizationId: organization.id,
+    });
+    expect(await createProject(manager, { name: "By manager", organizationId: organization.id })).toMatchObject({
+      ownerId: manager.id,
+      organizationId: organization.id,
+    });
+    await expectProblem(
+      await server.request("/projects", { method: "POST", token: member.token, json: { name: "No", organizationId: organization.id } }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(
+      await server.request("/projects", { method: "POST", token: outsider.token, json: { name: "No", organizationId: organization.id } }),
+      404,
+      "NOT_FOUND",
+    );
     expect((await must("/projects", { token: member.token }, 200)).items).toEqual([]);
   });
 
@@ -87,7 +110,11 @@ describe("GET/PUT /projects/{id}", () => {
     await addMember(owner, project.id, member.email, "member");
 
     expect(await must(`/projects/${project.id}`, { token: member.token }, 200)).toMatchObject({ id: project.id, name: "Exoplanets", status: "active" });
-    await expectProblem(await server.request(`/projects/${project.id}`, { method: "PUT", token: member.token, json: { status: "archived" } }), 403, "FORBIDDEN");
+    await expectProblem(
+      await server.request(`/projects/${project.id}`, { method: "PUT", token: member.token, json: { status: "archived" } }),
+      403,
+      "FORBIDDEN",
+    );
 
     const renamed = await must(`/projects/${project.id}`, { method: "PUT", token: admin.token, json: { name: "Exoplanet transits" } }, 200);
     expect(renamed).toMatchObject({ id: project.id, name: "Exoplanet transits", status: "active", ownerId: owner.id, createdAt: project.createdAt });
@@ -145,7 +172,11 @@ describe("project members", () => {
     await expectProblem(await addMember(owner, project.id, member.email, "admin"), 409, "ALREADY_MEMBER");
     await expectProblem(await addMember(owner, project.id, owner.email, "member"), 409, "ALREADY_MEMBER");
     for (const role of ["owner", "viewer", ""]) await expectProblem(await addMember(owner, project.id, member.email, role), 400, "VALIDATION_FAILED");
-    await expectProblem(await server.request(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }), 400, "VALIDATION_FAILED");
+    await expectProblem(
+      await server.request(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }),
+      400,
+      "VALIDATION_FAILED",
+    );
   });
 
   it("never removes the owner (409 OWNER_CANNOT_BE_REMOVED); members leave; admins remove", async () => {
@@ -159,7 +190,11 @@ describe("project members", () => {
     await addMember(owner, project.id, leaver.email, "member");
 
     for (const as of [owner, admin]) {
-      await expectProblem(await server.request(`/projects/${project.id}/members/${owner.id}`, { method: "DELETE", token: as.token }), 409, "OWNER_CANNOT_BE_REMOVED");
+      await expectProblem(
+        await server.request(`/projects/${project.id}/members/${owner.id}`, { method: "DELETE", token: as.token }),
+        409,
+        "OWNER_CANNOT_BE_REMOVED",
+      );
     }
     await expectProblem(await server.request(`/projects/${project.id}/members/${admin.id}`, { method: "DELETE", token: member.token }), 403, "FORBIDDEN");
 
@@ -169,7 +204,10 @@ describe("project members", () => {
 
     await must(`/projects/${project.id}/members/${member.id}`, { method: "DELETE", token: admin.token }, 204);
     await expectProblem(await server.request(`/projects/${project.id}/members/${member.id}`, { method: "DELETE", token: admin.token }), 404, "NOT_FOUND");
-    expect((await must(`/projects/${project.id}/members`, { token: owner.token }, 200)).items.map((item: { userId: string }) => item.userId)).toEqual([owner.id, admin.id]);
+    expect((await must(`/projects/${project.id}/members`, { token: owner.token }, 200)).items.map((item: { userId: string }) => item.userId)).toEqual([
+      owner.id,
+      admin.id,
+    ]);
   });
 });
 

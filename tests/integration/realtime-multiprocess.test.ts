@@ -154,7 +154,11 @@ describe("realtime events across server processes", () => {
     expect(created.status).toBe(201);
     const organization = (await created.json()) as { id: string };
     // Process A handles the request and publishes in its transaction; process B holds the socket.
-    const added = await fetch(`${serverA.url}/organizations/${organization.id}/members`, { method: "POST", headers, body: JSON.stringify({ email: newcomer.user.email }) });
+    const added = await fetch(`${serverA.url}/organizations/${organization.id}/members`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ email: newcomer.user.email }),
+    });
     expect(added.status).toBe(201);
     const event = await newcomerOnB.waitFor("organization.member_added");
     expect(event.data).toMatchObject({ organizationId: organization.id, organizationName: "Cross Process" });

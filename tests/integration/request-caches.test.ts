@@ -32,8 +32,13 @@ describe("request caches across server processes", () => {
   it("a profile change on one server shows on the other", async () => {
     const user = await createAccount(replicas.serverA, { name: "Original Name" });
     expect(((await (await replicas.serverB.request("/api/v1/auth/me", { token: user.token })).json()) as { name: string }).name).toBe("Original Name");
-    expect((await replicas.serverA.request("/api/v1/user/profile", { method: "PUT", token: user.token, json: { name: "Renamed Astronomer" } })).status).toBe(200);
-    await until("server B to show the new name", async () => ((await (await replicas.serverB.request("/api/v1/auth/me", { token: user.token })).json()) as { name: string }).name === "Renamed Astronomer");
+    expect((await replicas.serverA.request("/api/v1/user/profile", { method: "PUT", token: user.token, json: { name: "Renamed Astronomer" } })).status).toBe(
+      200,
+    );
+    await until(
+      "server B to show the new name",
+      async () => ((await (await replicas.serverB.request("/api/v1/auth/me", { token: user.token })).json()) as { name: string }).name === "Renamed Astronomer",
+    );
   });
 
   it("pending announcements follow creation, acknowledgment and cancellation made elsewhere", async () => {
@@ -54,7 +59,10 @@ describe("request caches across server processes", () => {
     await until("server B to drop the acknowledged announcement", async () => !(await pendingIds(replicas.serverB, user.token)).includes(first));
     const second = await create();
     await until("server B to list the second announcement", async () => (await pendingIds(replicas.serverB, user.token)).includes(second));
-    expect((await replicas.serverA.request(`/api/v1/system/motd/${second}`, { method: "DELETE", token: replicas.adminToken, json: { reason: "sent by mistake" } })).status).toBe(200);
+    expect(
+      (await replicas.serverA.request(`/api/v1/system/motd/${second}`, { method: "DELETE", token: replicas.adminToken, json: { reason: "sent by mistake" } }))
+        .status,
+    ).toBe(200);
     await until("server B to drop the cancelled announcement", async () => (await pendingIds(replicas.serverB, user.token)).length === 0);
   });
 });

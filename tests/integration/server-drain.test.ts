@@ -28,7 +28,13 @@ describe("stopping while a request is in flight", () => {
     let stopping: Promise<void> | undefined;
     const answered = new Promise<{ status: number; connection: string | undefined; text: string }>((resolve, reject) => {
       const request = http.request(
-        { host: "127.0.0.1", port, method: "PUT", path: "/api/v1/user/avatar", headers: { authorization: `Bearer ${user.token}`, "content-type": "image/png", "content-length": body.length } },
+        {
+          host: "127.0.0.1",
+          port,
+          method: "PUT",
+          path: "/api/v1/user/avatar",
+          headers: { authorization: `Bearer ${user.token}`, "content-type": "image/png", "content-length": body.length },
+        },
         (response) => {
           let text = "";
           response.on("data", (chunk: Buffer) => (text += chunk.toString()));
@@ -75,7 +81,9 @@ function get(port: number, agent: http.Agent, pathname: string): Promise<Outcome
       let text = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolve({ kind: "answer", path: pathname, status: response.statusCode ?? 0, body: JSON.parse(text) as { status?: string; reason?: string } }));
+      response.on("end", () =>
+        resolve({ kind: "answer", path: pathname, status: response.statusCode ?? 0, body: JSON.parse(text) as { status?: string; reason?: string } }),
+      );
       response.on("error", (error: NodeJS.ErrnoException) => resolve({ kind: "error", code: error.code ?? error.message }));
     });
     request.on("error", (error: NodeJS.ErrnoException) => resolve({ kind: "error", code: error.code ?? error.message }));
@@ -121,7 +129,9 @@ describe("SIGTERM under steady keep-alive load", () => {
       }
       agent.destroy();
     });
-    await until("every client to be answered over a kept-alive connection", async () => outcomes.every((mine) => mine.filter((outcome) => outcome.kind === "answer").length >= 4));
+    await until("every client to be answered over a kept-alive connection", async () =>
+      outcomes.every((mine) => mine.filter((outcome) => outcome.kind === "answer").length >= 4),
+    );
 
     const exited = terminate(proc);
     await Promise.all(clients);
@@ -129,11 +139,18 @@ describe("SIGTERM under steady keep-alive load", () => {
 
     const all = outcomes.flat();
     // A request either got its whole answer or found the port closed: none was reset or cut off.
-    expect(all.filter((outcome) => outcome.kind === "error").map((outcome) => (outcome as { code: string }).code)).toEqual(["ECONNREFUSED", "ECONNREFUSED", "ECONNREFUSED", "ECONNREFUSED"]);
+    expect(all.filter((outcome) => outcome.kind === "error").map((outcome) => (outcome as { code: string }).code)).toEqual([
+      "ECONNREFUSED",
+      "ECONNREFUSED",
+      "ECONNREFUSED",
+      "ECONNREFUSED",
+    ]);
     const answers = all.filter((outcome) => outcome.kind === "answer");
     expect(answers.filter((answer) => answer.status >= 500 && answer.path.endsWith("/live"))).toEqual([]);
     // Before the process went away, readiness said so, with the reason.
-    expect(answers.filter((answer) => answer.path.endsWith("/ready") && answer.status === 503)).toContainEqual(expect.objectContaining({ body: expect.objectContaining({ status: "down", reason: "draining" }) }));
+    expect(answers.filter((answer) => answer.path.endsWith("/ready") && answer.status === 503)).toContainEqual(
+      expect.objectContaining({ body: expect.objectContaining({ status: "down", reason: "draining" }) }),
+    );
     expect(answers.filter((answer) => answer.status === 200 && answer.body.reason === "draining")).toEqual([]);
   }, 120_000);
 });

@@ -25,14 +25,17 @@ type Destination = { id: string; kind: string; label: string; settings: Record<s
 type StoredDestination = { id: string; kind: string; sealedSecrets: string | null; secretKeys: string[] };
 
 const { call, createOrganization } = jsonApi(() => server);
-const putStorage = (token: string, organizationId: string, externalStorage: unknown[]) => call(`/organizations/${organizationId}`, { method: "PUT", token, json: { externalStorage } });
+const putStorage = (token: string, organizationId: string, externalStorage: unknown[]) =>
+  call(`/organizations/${organizationId}`, { method: "PUT", token, json: { externalStorage } });
 const storedDestinations = async (organizationId: string) => {
   const [row] = await sql<Array<{ doc: { externalStorage: StoredDestination[] } }>>`select doc from organizations where id = ${organizationId}`;
   return row!.doc.externalStorage;
 };
 /** Every row of every collection (and every other table) whose text holds the value. */
 const rowsContaining = async (value: string) => {
-  const tables = await sql<Array<{ table_name: string }>>`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`;
+  const tables = await sql<
+    Array<{ table_name: string }>
+  >`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`;
   const hits: string[] = [];
   for (const { table_name } of tables) {
     const [row] = await sql<Array<{ count: number }>>`select count(*)::int as count from ${sql(table_name)} t where t::text like ${`%${value}%`}`;
@@ -51,13 +54,24 @@ describe("external storage secrets", () => {
     const dropboxToken = `dropbox-token-${randomBytes(12).toString("hex")}`;
 
     const updated = await putStorage(owner.token, organization.id, [
-      { kind: "s3", label: "Raw frames", settings: { bucket: "frames", region: "eu-west-1" }, secrets: { accessKeyId: "AKIAEXAMPLE", secretAccessKey: s3Secret } },
+      {
+        kind: "s3",
+        label: "Raw frames",
+        settings: { bucket: "frames", region: "eu-west-1" },
+        secrets: { accessKeyId: "AKIAEXAMPLE", secretAccessKey: s3Secret },
+      },
       { kind: "dropbox", label: "Shared folder", settings: { folder: "/obs" }, secrets: { accessToken: dropboxToken } },
       { kind: "google_drive", label: "Drive" },
     ]);
     expect(updated.status).toBe(200);
     expect(updated.body.externalStorage).toEqual([
-      { id: expect.any(String), kind: "s3", label: "Raw frames", settings: { bucket: "frames", region: "eu-west-1" }, configuredSecrets: ["accessKeyId", "secretAccessKey"] },
+      {
+        id: expect.any(String),
+        kind: "s3",
+        label: "Raw frames",
+        settings: { bucket: "frames", region: "eu-west-1" },
+        configuredSecrets: ["accessKeyId", "secretAccessKey"],
+      },
       { id: expect.any(String), kind: "dropbox", label: "Shared folder", settings: { folder: "/obs" }, configuredSecrets: ["accessToken"] },
       { id: expect.any(String), kind: "google_drive", label: "Drive", settings: {}, configuredSecrets: [] },
     ]);
@@ -84,7 +98,11 @@ describe("external storage secrets", () => {
       expect(read.text).not.toContain(dropboxToken);
       expect(read.text).not.toMatch(/sealed/i);
     }
-    expect(reads[1]!.body.externalStorage.map((destination: Destination) => destination.configuredSecrets)).toEqual([["accessKeyId", "secretAccessKey"], ["accessToken"], []]);
+    expect(reads[1]!.body.externalStorage.map((destination: Destination) => destination.configuredSecrets)).toEqual([
+      ["accessKeyId", "secretAccessKey"],
+      ["accessToken"],
+      [],
+    ]);
 
     // At rest: nowhere in the database in plaintext; the organization holds a GCM box that opens with the key.
     expect(await rowsContaining(s3Secret)).toEqual([]);
@@ -114,14 +132,18 @@ describe("external storage secrets", () => {
 
     const relabelled = await putStorage(owner.token, organization.id, [{ id: archive!.id, kind: "s3", label: "Archive (renamed)", settings: { bucket: "b" } }]);
     expect(relabelled.status).toBe(200);
-    expect(relabelled.body.externalStorage).toEqual([{ id: archive!.id, kind: "s3", label: "Archive (renamed)", settings: { bucket: "b" }, configuredSecrets: ["secretAccessKey"] }]);
+    expect(relabelled.body.externalStorage).toEqual([
+      { id: archive!.id, kind: "s3", label: "Archive (renamed)", settings: { bucket: "b" }, configuredSecrets: ["secretAccessKey"] },
+    ]);
     const [kept] = await storedDestinations(organization.id);
     expect(kept!.sealedSecrets).toBe(sealedBefore!.sealedSecrets);
     expect(JSON.parse(box.open(kept!.sealedSecrets!))).toEqual({ secretAccessKey: first });
     expect(relabelled.body.externalStorage.map((destination: Destination) => destination.id)).not.toContain(toDrop!.id);
 
     const second = `second-${randomBytes(8).toString("hex")}`;
-    const replaced = await putStorage(owner.token, organization.id, [{ id: archive!.id, kind: "s3", label: "Archive", secrets: { accessKeyId: "AKIA2", secretAccessKey: second } }]);
+    const replaced = await putStorage(owner.token, organization.id, [
+      { id: archive!.id, kind: "s3", label: "Archive", secrets: { accessKeyId: "AKIA2", secretAccessKey: second } },
+    ]);
     expect(replaced.body.externalStorage[0]).toMatchObject({ id: archive!.id, configuredSecrets: ["accessKeyId", "secretAccessKey"] });
     const [now] = await storedDestinations(organization.id);
     expect(JSON.parse(box.open(now!.sealedSecrets!))).toEqual({ accessKeyId: "AKIA2", secretAccessKey: second });
@@ -159,7 +181,11 @@ describe("external storage secrets", () => {
       [{ kind: "s3", label: "X", secrets: { "name\u0000": "a" } }],
     ];
     for (const externalStorage of bodies) {
-      await expectProblem(await server.request(`/organizations/${organization.id}`, { method: "PUT", token: owner.token, json: { externalStorage } }), 400, "VALIDATION_FAILED");
+      await expectProblem(
+        await server.request(`/organizations/${organization.id}`, { method: "PUT", token: owner.token, json: { externalStorage } }),
+        400,
+        "VALIDATION_FAILED",
+      );
     }
     expect(await storedDestinations(organization.id)).toEqual([]);
   });
@@ -169,22 +195,42 @@ describe("external storage secrets", () => {
     const keeper = await createAccount(server);
     const reader = await createAccount(server);
     const organization = await createOrganization(owner);
-    await call(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: keeper.email, permissions: { can_manage_storage: true } } });
-    await call(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: reader.email, permissions: { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true } } });
+    await call(`/organizations/${organization.id}/members`, {
+      method: "POST",
+      token: owner.token,
+      json: { email: keeper.email, permissions: { can_manage_storage: true } },
+    });
+    await call(`/organizations/${organization.id}/members`, {
+      method: "POST",
+      token: owner.token,
+      json: { email: reader.email, permissions: { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true } },
+    });
     const secret = `keeper-${randomBytes(8).toString("hex")}`;
 
-    const byKeeper = await putStorage(keeper.token, organization.id, [{ kind: "google_drive", label: "Team drive", settings: { folderId: "abc" }, secrets: { refreshToken: secret } }]);
+    const byKeeper = await putStorage(keeper.token, organization.id, [
+      { kind: "google_drive", label: "Team drive", settings: { folderId: "abc" }, secrets: { refreshToken: secret } },
+    ]);
     expect(byKeeper.status).toBe(200);
-    await expectProblem(await server.request(`/organizations/${organization.id}`, { method: "PUT", token: reader.token, json: { externalStorage: [] } }), 403, "FORBIDDEN");
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}`, { method: "PUT", token: reader.token, json: { externalStorage: [] } }),
+      403,
+      "FORBIDDEN",
+    );
 
     const seen = await call(`/organizations/${organization.id}`, { token: reader.token });
-    expect(seen.body.externalStorage).toEqual([{ id: expect.any(String), kind: "google_drive", label: "Team drive", settings: { folderId: "abc" }, configuredSecrets: ["refreshToken"] }]);
+    expect(seen.body.externalStorage).toEqual([
+      { id: expect.any(String), kind: "google_drive", label: "Team drive", settings: { folderId: "abc" }, configuredSecrets: ["refreshToken"] },
+    ]);
     expect(seen.text).not.toContain(secret);
 
     // The audit log records the change by names only.
     const audit = await call(`/organizations/${organization.id}/audit`, { token: owner.token });
     const entry = audit.body.items.find((item: { action: string }) => item.action === "organization.external_storage_updated");
-    expect(entry).toMatchObject({ actorId: keeper.id, before: [], after: [{ kind: "google_drive", label: "Team drive", configuredSecrets: ["refreshToken"] }] });
+    expect(entry).toMatchObject({
+      actorId: keeper.id,
+      before: [],
+      after: [{ kind: "google_drive", label: "Team drive", configuredSecrets: ["refreshToken"] }],
+    });
     expect(audit.text).not.toContain(secret);
   });
 });

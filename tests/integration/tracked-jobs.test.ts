@@ -49,12 +49,19 @@ describe("a long job a person started: the email fan-out of an announcement", ()
     const owner = await createAccount(server);
     const outsider = await createAccount(server);
     const members = await Promise.all(Array.from({ length: 4 }, () => createAccount(server)));
-    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: `Jobs ${randomUUID().slice(0, 8)}` } }, 201)) as { id: string };
-    for (const member of members) await must(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);
+    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: `Jobs ${randomUUID().slice(0, 8)}` } }, 201)) as {
+      id: string;
+    };
+    for (const member of members)
+      await must(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);
     const [ownerSocket, adminSocket, outsiderSocket] = await Promise.all([socketOf(owner.token), socketOf(adminToken), socketOf(outsider.token)]);
 
     const title = `Jobs ${randomUUID()}`;
-    const created = (await must(`/projects/${project.id}/motd`, { method: "POST", token: owner.token, json: { title, message: "Tracked", severity: "info", deliveryType: "email" } }, 201)) as { id: string };
+    const created = (await must(
+      `/projects/${project.id}/motd`,
+      { method: "POST", token: owner.token, json: { title, message: "Tracked", severity: "info", deliveryType: "email" } },
+      201,
+    )) as { id: string };
     const listed = (await must(`/api/v1/admin/jobs?kind=announcement_emails`, { token: adminToken }, 200)) as { items: Job[] };
     const job = listed.items.find((item) => item.subjectId === created.id);
     expect(job).toMatchObject({ kind: "announcement_emails", startedBy: owner.id, progress: { total: 5 } });
@@ -63,13 +70,22 @@ describe("a long job a person started: the email fan-out of an announcement", ()
       const current = await jobOf(job!.id);
       return current.status === "completed" && current;
     });
-    expect(finished).toMatchObject({ status: "completed", progress: { done: 5, total: 5, stage: "done" }, result: { sent: 5, failed: 0, skipped: 0 }, error: null });
+    expect(finished).toMatchObject({
+      status: "completed",
+      progress: { done: 5, total: 5, stage: "done" },
+      result: { sent: 5, failed: 0, skipped: 0 },
+      error: null,
+    });
     expect(finished.finishedAt).not.toBeNull();
     await until("the five messages", async () => capture.messages.filter((message) => message.subject === title).length === 5);
 
-    const progressOf = (socket: OpenClient) => socket.messages.filter((message) => message.type === "job.progress" && (message.data as { id: string }).id === job!.id);
+    const progressOf = (socket: OpenClient) =>
+      socket.messages.filter((message) => message.type === "job.progress" && (message.data as { id: string }).id === job!.id);
     for (const socket of [ownerSocket, adminSocket]) {
-      await socket.waitFor((message) => message.type === "job.progress" && (message.data as Job).id === job!.id && (message.data as Job).status === "completed", "the completed job.progress");
+      await socket.waitFor(
+        (message) => message.type === "job.progress" && (message.data as Job).id === job!.id && (message.data as Job).status === "completed",
+        "the completed job.progress",
+      );
       expect(progressOf(socket)[0]!.data).toMatchObject({ id: job!.id, kind: "announcement_emails", status: "queued" });
     }
     // A marker published after the job finished reaches the outsider last: nothing about the job came before it.
@@ -97,7 +113,10 @@ describe("the job record", () => {
     for (let index = 0; index < 3; index += 1) ids.push((await recordJobStarted(deps.db, { kind, startedBy: null, now: deps.now() })).id);
     await reportJob(deps, ids[0]!, { status: "completed", result: {} });
     const first = (await must(`/api/v1/admin/jobs?kind=${kind}&limit=2`, { token: adminToken }, 200)) as { items: Job[]; nextCursor: string | null };
-    const second = (await must(`/api/v1/admin/jobs?kind=${kind}&limit=2&cursor=${first.nextCursor}`, { token: adminToken }, 200)) as { items: Job[]; nextCursor: string | null };
+    const second = (await must(`/api/v1/admin/jobs?kind=${kind}&limit=2&cursor=${first.nextCursor}`, { token: adminToken }, 200)) as {
+      items: Job[];
+      nextCursor: string | null;
+    };
     expect([...first.items, ...second.items].map((item) => item.id)).toEqual([...ids].reverse());
     expect(second.nextCursor).toBeNull();
     const completed = (await must(`/api/v1/admin/jobs?kind=${kind}&status=completed`, { token: adminToken }, 200)) as { items: Job[] };

@@ -64,7 +64,11 @@ describe("tRPC over HTTP", () => {
   });
 
   it("answers EMAIL_TAKEN for an address registered over REST, case-insensitively", async () => {
-    const error = await expectTrpcError(await mutation("auth.signup", { email: account.email.toUpperCase(), password: "long enough", name: "Dup" }), 409, "EMAIL_TAKEN");
+    const error = await expectTrpcError(
+      await mutation("auth.signup", { email: account.email.toUpperCase(), password: "long enough", name: "Dup" }),
+      409,
+      "EMAIL_TAKEN",
+    );
     expect(error.data.errors).toBeNull();
   });
 
@@ -80,7 +84,11 @@ describe("tRPC over HTTP", () => {
   });
 
   it("answers VALIDATION_FAILED for malformed JSON and unknown fields", async () => {
-    const malformed = await expectTrpcError(await server.request("/trpc/auth.login", { method: "POST", body: '{"email":', headers: { "content-type": "application/json" } }), 400, "VALIDATION_FAILED");
+    const malformed = await expectTrpcError(
+      await server.request("/trpc/auth.login", { method: "POST", body: '{"email":', headers: { "content-type": "application/json" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(malformed.message).not.toMatch(/position|Unexpected|SyntaxError/);
     await expectTrpcError(await mutation("auth.login", { email: account.email, password: account.password, admin: true }), 400, "VALIDATION_FAILED");
     await expectTrpcError(await mutation("user.revokeApiKey", { id: "\u0000" }, { token: account.token }), 400, "VALIDATION_FAILED");
@@ -115,14 +123,18 @@ describe("tRPC over HTTP", () => {
     expect(listed.items.map((item: { id: string }) => item.id)).toContain(viaTrpc.id);
 
     const viaRest = await createApiKey(server, owner.token, "from rest");
-    expect((await result<{ items: Array<{ id: string }> }>(await query("user.apiKeys", undefined, viaRest.key))).items.map((item) => item.id)).toContain(viaRest.id);
+    expect((await result<{ items: Array<{ id: string }> }>(await query("user.apiKeys", undefined, viaRest.key))).items.map((item) => item.id)).toContain(
+      viaRest.id,
+    );
     await result(await mutation("user.revokeApiKey", { id: viaRest.id }, { token: owner.token }));
     await expectProblem(await server.request("/api/v1/auth/me", { token: viaRest.key }), 401, "UNAUTHENTICATED");
   });
 
   it("shares the profile with REST", async () => {
     const owner = await createAccount(server);
-    const updated = await result<{ name: string }>(await mutation("user.updateProfile", { name: "Via tRPC", notificationPreferences: { push: true } }, { token: owner.token }));
+    const updated = await result<{ name: string }>(
+      await mutation("user.updateProfile", { name: "Via tRPC", notificationPreferences: { push: true } }, { token: owner.token }),
+    );
     expect(updated.name).toBe("Via tRPC");
     const rest = await (await server.request("/api/v1/user/profile", { token: owner.token })).json();
     expect(rest).toEqual(updated);

@@ -9,7 +9,12 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 describeAuthSuite(() => server, { method: "GET", path: "/api/v1/user/api-keys", prepare: () => ({ path: "/api/v1/user/api-keys" }), success: 200 });
-describeAuthSuite(() => server, { method: "POST", path: "/api/v1/user/api-keys", prepare: () => ({ path: "/api/v1/user/api-keys", json: { name: "suite" } }), success: 201 });
+describeAuthSuite(() => server, {
+  method: "POST",
+  path: "/api/v1/user/api-keys",
+  prepare: () => ({ path: "/api/v1/user/api-keys", json: { name: "suite" } }),
+  success: 201,
+});
 describeAuthSuite(() => server, {
   method: "DELETE",
   path: "/api/v1/user/api-keys/{id}",
@@ -31,7 +36,11 @@ describe("api-keys errors", () => {
     const intruder = await createAccount(server);
     const { id } = await createApiKey(server, owner.token);
     const foreign = await expectProblem(await server.request(`/api/v1/user/api-keys/${id}`, { method: "DELETE", token: intruder.token }), 404, "NOT_FOUND");
-    const unknown = await expectProblem(await server.request("/api/v1/user/api-keys/key_doesnotexist", { method: "DELETE", token: intruder.token }), 404, "NOT_FOUND");
+    const unknown = await expectProblem(
+      await server.request("/api/v1/user/api-keys/key_doesnotexist", { method: "DELETE", token: intruder.token }),
+      404,
+      "NOT_FOUND",
+    );
     expect({ ...foreign, instance: undefined }).toEqual({ ...unknown, instance: undefined });
   });
 

@@ -129,7 +129,9 @@ describe("storage of secrets", () => {
 
   it("stores only a hash of session tokens in sessions", async () => {
     const owner = await createAccount(server);
-    const rows = await sql<Array<{ token_hash: string; row: string }>>`select token_hash, row_to_json(s)::text as row from sessions s where user_id = ${owner.id}`;
+    const rows = await sql<
+      Array<{ token_hash: string; row: string }>
+    >`select token_hash, row_to_json(s)::text as row from sessions s where user_id = ${owner.id}`;
     expect(rows).toHaveLength(1);
     expect(rows[0]!.row).not.toContain(owner.token);
     expect(rows[0]!.token_hash).toBe(sha256(owner.token));

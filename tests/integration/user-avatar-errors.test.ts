@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { avatarOf, bytesOf, createAccount, describeAuthSuite, expectProblem, images, pngOfSize, roomyLimits, uploadAvatar, type Account } from "../support/auth-suite";
+import {
+  avatarOf,
+  bytesOf,
+  createAccount,
+  describeAuthSuite,
+  expectProblem,
+  images,
+  pngOfSize,
+  roomyLimits,
+  uploadAvatar,
+  type Account,
+} from "../support/auth-suite";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;

@@ -9,7 +9,12 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 describeAuthSuite(() => server, { method: "GET", path: "/api/v1/user/profile", prepare: () => ({ path: "/api/v1/user/profile" }), success: 200 });
-describeAuthSuite(() => server, { method: "PUT", path: "/api/v1/user/profile", prepare: () => ({ path: "/api/v1/user/profile", json: { name: "Suite" } }), success: 200 });
+describeAuthSuite(() => server, {
+  method: "PUT",
+  path: "/api/v1/user/profile",
+  prepare: () => ({ path: "/api/v1/user/profile", json: { name: "Suite" } }),
+  success: 200,
+});
 
 describe("PUT /api/v1/user/profile errors", () => {
   let account: Account;
@@ -61,7 +66,12 @@ describe("PUT /api/v1/user/profile errors", () => {
   });
 
   it("answers 400 for malformed JSON", async () => {
-    const response = await server.request("/api/v1/user/profile", { method: "PUT", token: account.token, body: '{"name": "x"', headers: { "content-type": "application/json" } });
+    const response = await server.request("/api/v1/user/profile", {
+      method: "PUT",
+      token: account.token,
+      body: '{"name": "x"',
+      headers: { "content-type": "application/json" },
+    });
     await expectProblem(response, 400, "VALIDATION_FAILED");
   });
 

@@ -87,7 +87,15 @@ describe("a worker killed (-9) in the middle of an email fan-out", () => {
     const recipients = await createRecipients(RECIPIENTS, tag);
     const doomed = await startWorkerProcess("doomed worker");
     const title = `Crash ${tag}`;
-    await must("/api/v1/system/motd", { method: "POST", token: adminToken, json: { title, message: "Sent once each", severity: "info", deliveryType: "email", targets: { users: { ids: recipients } } } }, 201);
+    await must(
+      "/api/v1/system/motd",
+      {
+        method: "POST",
+        token: adminToken,
+        json: { title, message: "Sent once each", severity: "info", deliveryType: "email", targets: { users: { ids: recipients } } },
+      },
+      201,
+    );
     const received = () => capture.messages.filter((message) => message.subject === title);
     await until("the fan-out to be under way", async () => received().length >= 100);
     // Killed while the mail server holds every message in flight unanswered: no message is both
@@ -96,7 +104,9 @@ describe("a worker killed (-9) in the middle of an email fan-out", () => {
     capture.hold();
     const deps = server.server.runtime.deps;
     await until("every running email job to wait on the mail server", async () => {
-      const [running] = await deps.db.execute<{ locked: number }>(sql`select count(*)::int as locked from graphile_worker._private_jobs where locked_by is not null`);
+      const [running] = await deps.db.execute<{ locked: number }>(
+        sql`select count(*)::int as locked from graphile_worker._private_jobs where locked_by is not null`,
+      );
       return running!.locked > 0 && capture.held() === running!.locked;
     });
     doomed.child.kill("SIGKILL");
@@ -119,10 +129,11 @@ describe("a worker killed (-9) in the middle of an email fan-out", () => {
     expect([...perRecipient.values()].every((count) => count === 1)).toBe(true);
 
     // The survivor freed what the dead one held rather than waiting out the lock and the lease.
+    const dead = sql`array(select jsonb_array_elements_text(${JSON.stringify(deadIds)}::jsonb))`;
     const [left] = await deps.db.execute<{ heartbeats: number; locked: number; claimed: number }>(sql`
-      select (select count(*)::int from worker_heartbeats where graphile_worker_ids && (select array_agg(value) from jsonb_array_elements_text(${JSON.stringify(deadIds)}::jsonb))) as heartbeats,
-             (select count(*)::int from graphile_worker._private_jobs where locked_by in (select value from jsonb_array_elements_text(${JSON.stringify(deadIds)}::jsonb))) as locked,
-             (select count(*)::int from announcement_recipients where email_claimed_by in (select value from jsonb_array_elements_text(${JSON.stringify(deadIds)}::jsonb))) as claimed`);
+      select (select count(*)::int from worker_heartbeats where graphile_worker_ids && ${dead}) as heartbeats,
+             (select count(*)::int from graphile_worker._private_jobs where locked_by = any(${dead})) as locked,
+             (select count(*)::int from announcement_recipients where email_claimed_by = any(${dead})) as claimed`);
     expect(left).toEqual({ heartbeats: 0, locked: 0, claimed: 0 });
   }, 300_000);
 });

@@ -83,7 +83,9 @@ describe("email outbox delivered by the worker over SMTP", () => {
     expect(capture.messages.filter((message) => message.subject === subjectOf(`rolled back ${suffix}`))).toEqual([]);
     expect((await emailOutboxCollection.get(database.db, committedId))?.doc.status).toBe("sent");
     // Neither an outbox row nor a job survived the rollback.
-    const leftovers = await database.db.execute<{ count: number }>(sql`select count(*)::int as count from email_outbox where doc->>'subject' = ${subjectOf(`rolled back ${suffix}`)}`);
+    const leftovers = await database.db.execute<{ count: number }>(
+      sql`select count(*)::int as count from email_outbox where doc->>'subject' = ${subjectOf(`rolled back ${suffix}`)}`,
+    );
     expect(leftovers[0]!.count).toBe(0);
   });
 
@@ -168,7 +170,13 @@ describe("email outbox without SMTP_URL", () => {
         return names.some((name) => name.endsWith(".eml")) ? names : undefined;
       });
       expect(files.filter((name) => name.endsWith(".eml"))).toHaveLength(1);
-      const raw = await fs.readFile(path.join(mailDir, files.find((name) => name.endsWith(".eml"))!), "utf8");
+      const raw = await fs.readFile(
+        path.join(
+          mailDir,
+          files.find((name) => name.endsWith(".eml"))!,
+        ),
+        "utf8",
+      );
       const parsed = await PostalMime.parse(raw);
       expect(parsed.to?.map((address) => address.address)).toEqual(["files-admin@example.com"]);
       expect(parsed.subject).toMatch(/^Meridian \S+ started on \S+/);

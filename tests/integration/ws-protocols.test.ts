@@ -73,7 +73,11 @@ describe("a WebSocket protocol defined with defineProtocol", () => {
   it("acknowledges each valid message with its handler's result", async () => {
     const client = await open(`${testUrl}?observatory=obs_ack`);
     client.ws.send(JSON.stringify({ type: "echo", id: "m1", text: "hello" }));
-    expect(await client.waitFor((message) => (message as { id?: string }).id === "m1")).toEqual({ type: "ack", id: "m1", result: { text: "hello", observatoryId: "obs_ack" } });
+    expect(await client.waitFor((message) => (message as { id?: string }).id === "m1")).toEqual({
+      type: "ack",
+      id: "m1",
+      result: { text: "hello", observatoryId: "obs_ack" },
+    });
   });
 
   it("answers malformed JSON, an unknown type, invalid data, a refusal and a crashing handler with one error each, and the socket stays usable", async () => {

@@ -116,7 +116,9 @@ async function readJson(response: Response) {
 export async function buildScenario(server: TestServer): Promise<Scenario> {
   const tag = randomBytes(3).toString("hex");
   const signedIn = roles.filter((role): role is Exclude<SignedInRole, "serverAdmin"> => role !== "anonymous" && role !== "serverAdmin");
-  const accounts = await Promise.all(signedIn.map((role) => createAccount(server, { email: `${role.toLowerCase()}-${tag}@example.com`, name: `${role} ${tag}` })));
+  const accounts = await Promise.all(
+    signedIn.map((role) => createAccount(server, { email: `${role.toLowerCase()}-${tag}@example.com`, name: `${role} ${tag}` })),
+  );
   const admin = await loginSession(server, ADMIN);
   const me = (await (await server.request("/api/v1/auth/me", { token: admin.token })).json()) as { id: string; roles: string[] };
   expect(me.roles).toContain("serverAdmin");
@@ -128,7 +130,8 @@ export async function buildScenario(server: TestServer): Promise<Scenario> {
   const ok = async <T>(role: Role, prepared: PreparedRequest, status?: number) => {
     const result = await readJson(await as(role, prepared));
     const expected = status ?? (prepared.method === "POST" ? 201 : prepared.method === "DELETE" ? 204 : 200);
-    if (result.status !== expected) throw new Error(`${prepared.method ?? "GET"} ${prepared.path} as ${role}: expected ${expected}, got ${result.status} ${result.text}`);
+    if (result.status !== expected)
+      throw new Error(`${prepared.method ?? "GET"} ${prepared.path} as ${role}: expected ${expected}, got ${result.status} ${result.text}`);
     return result.body as T;
   };
 
@@ -156,15 +159,27 @@ export async function buildScenario(server: TestServer): Promise<Scenario> {
   }
 
   const observatory = await ok<{ id: string }>("obsOwner", { method: "POST", path: "/observatories", json: { name: `Observatory X ${tag}` } });
-  await ok("obsOwner", { method: "POST", path: `/observatories/${observatory.id}/members`, json: { email: users.obsViewer.email, permissions: { can_view: true } } });
-  await ok("obsOwner", { method: "POST", path: `/observatories/${observatory.id}/members`, json: { email: users.obsDirectAdmin.email, permissions: { can_admin: true } } });
+  await ok("obsOwner", {
+    method: "POST",
+    path: `/observatories/${observatory.id}/members`,
+    json: { email: users.obsViewer.email, permissions: { can_view: true } },
+  });
+  await ok("obsOwner", {
+    method: "POST",
+    path: `/observatories/${observatory.id}/members`,
+    json: { email: users.obsDirectAdmin.email, permissions: { can_admin: true } },
+  });
   await ok("obsOwner", {
     method: "POST",
     path: `/observatories/${observatory.id}/members/organization`,
     json: { organizationId: organization.id, permissions: { can_view: true, can_observe: true } },
   });
 
-  const project = await ok<{ id: string }>("orgOwner", { method: "POST", path: "/projects", json: { name: `Project P ${tag}`, organizationId: organization.id } });
+  const project = await ok<{ id: string }>("orgOwner", {
+    method: "POST",
+    path: "/projects",
+    json: { name: `Project P ${tag}`, organizationId: organization.id },
+  });
   await ok("orgOwner", { method: "POST", path: `/projects/${project.id}/members`, json: { email: users.projectAdmin.email, role: "admin" } });
   await ok("orgOwner", { method: "POST", path: `/projects/${project.id}/members`, json: { email: users.projectMember.email, role: "member" } });
 

@@ -71,7 +71,11 @@ export function jsonApi(getServer: () => TestServer) {
 
   /** `owner` adds `member` to the organization (201), with `permissions` when given. */
   const addOrganizationMember = (owner: Account, organizationId: string, member: Account, permissions?: Record<string, boolean>) =>
-    must(`/organizations/${organizationId}/members`, { method: "POST", token: owner.token, json: permissions ? { email: member.email, permissions } : { email: member.email } }, 201);
+    must(
+      `/organizations/${organizationId}/members`,
+      { method: "POST", token: owner.token, json: permissions ? { email: member.email, permissions } : { email: member.email } },
+      201,
+    );
 
   /** A new observatory (201), owned by `owner` unless `json` names an organization. */
   const createObservatory = async (owner: Account, json: Record<string, unknown> = { name: `Observatory ${randomBytes(3).toString("hex")}` }) =>
@@ -79,11 +83,19 @@ export function jsonApi(getServer: () => TestServer) {
 
   /** `as` adds `member` to the observatory directly (201), with `permissions` when given. */
   const addObservatoryMember = (as: Account, observatoryId: string, member: Account, permissions?: Record<string, boolean>) =>
-    must(`/observatories/${observatoryId}/members`, { method: "POST", token: as.token, json: permissions ? { email: member.email, permissions } : { email: member.email } }, 201);
+    must(
+      `/observatories/${observatoryId}/members`,
+      { method: "POST", token: as.token, json: permissions ? { email: member.email, permissions } : { email: member.email } },
+      201,
+    );
 
   /** `as` makes the organization a member of the observatory (201), with `permissions` when given. */
   const addObservatoryOrganization = (as: Account, observatoryId: string, organizationId: string, permissions?: Record<string, boolean>) =>
-    must(`/observatories/${observatoryId}/members/organization`, { method: "POST", token: as.token, json: permissions ? { organizationId, permissions } : { organizationId } }, 201);
+    must(
+      `/observatories/${observatoryId}/members/organization`,
+      { method: "POST", token: as.token, json: permissions ? { organizationId, permissions } : { organizationId } },
+      201,
+    );
 
   return { call, must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization };
 }

@@ -34,7 +34,9 @@ export function spawnTsx(script: string, env: Record<string, string>, name = scr
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   return { name, child, output: () => output, exited };
 }
 
@@ -47,7 +49,8 @@ export const isRunning = (proc: NodeProcess) => proc.child.exitCode === null && 
 export async function waitForOutput(proc: NodeProcess, pattern: RegExp, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;
   while (!pattern.test(proc.output())) {
-    if (!isRunning(proc)) throw new Error(`${proc.name} exited (${proc.child.exitCode ?? proc.child.signalCode}) before printing ${pattern}:\n${proc.output()}`);
+    if (!isRunning(proc))
+      throw new Error(`${proc.name} exited (${proc.child.exitCode ?? proc.child.signalCode}) before printing ${pattern}:\n${proc.output()}`);
     if (Date.now() > deadline) throw new Error(`${proc.name}: no ${pattern} within ${timeoutMs} ms:\n${proc.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -12,8 +12,19 @@ const HOUR = String(3_600_000);
 export function useReplicas(admin: { email: string; password: string }) {
   const replicas = { serverA: undefined as unknown as TestServer, serverB: undefined as unknown as TestServer, adminToken: "" };
   beforeAll(async () => {
-    replicas.serverA = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", REQUEST_CACHE_TTL_MS: HOUR, ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password });
-    replicas.serverB = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server", REQUEST_CACHE_TTL_MS: HOUR, DATABASE_URL: replicas.serverA.databaseUrl });
+    replicas.serverA = await startTestServer({
+      ...roomyLimits,
+      MERIDIAN_ROLE: "server",
+      REQUEST_CACHE_TTL_MS: HOUR,
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+    });
+    replicas.serverB = await startTestServer({
+      ...roomyLimits,
+      MERIDIAN_ROLE: "server",
+      REQUEST_CACHE_TTL_MS: HOUR,
+      DATABASE_URL: replicas.serverA.databaseUrl,
+    });
     replicas.adminToken = (await loginSession(replicas.serverA, admin)).token;
   });
   afterAll(async () => {

@@ -29,7 +29,13 @@ export function mountSpa(app: Hono<AppEnv>, distDir: string) {
   );
   app.get("/app/*", async (c) => {
     const candidate = path.join(distDir, path.normalize(c.req.path.replace(/^\/app\//, "")));
-    if (candidate.startsWith(distDir) && candidate !== distDir && fs.existsSync(candidate) && fs.statSync(candidate).isFile() && !candidate.endsWith("index.html")) {
+    if (
+      candidate.startsWith(distDir) &&
+      candidate !== distDir &&
+      fs.existsSync(candidate) &&
+      fs.statSync(candidate).isFile() &&
+      !candidate.endsWith("index.html")
+    ) {
       return serveStatic({ root, rewriteRequestPath: (requestPath) => requestPath.replace(/^\/app/, "") })(c, async () => undefined) as Promise<Response>;
     }
     if (!fs.existsSync(indexFile)) return c.text("The web app is not built yet: run `pnpm build`.", 503);

@@ -20,13 +20,31 @@ export const basename = import.meta.env.BASE_URL.replace(/\/$/, "");
 
 export const router = createBrowserRouter(
   [
-    { path: "/login", element: <GuestOnly><LoginPage /></GuestOnly> },
-    { path: "/signup", element: <GuestOnly><SignupPage /></GuestOnly> },
+    {
+      path: "/login",
+      element: (
+        <GuestOnly>
+          <LoginPage />
+        </GuestOnly>
+      ),
+    },
+    {
+      path: "/signup",
+      element: (
+        <GuestOnly>
+          <SignupPage />
+        </GuestOnly>
+      ),
+    },
     // Not guest-only: a reset link must work in a browser where someone is still signed in.
     { path: "/forgot-password", lazy: page(() => import("./pages/ForgotPasswordPage"), "ForgotPasswordPage") },
     { path: "/reset-password", lazy: page(() => import("./pages/ResetPasswordPage"), "ResetPasswordPage") },
     {
-      element: <RequireAuth><AppLayout /></RequireAuth>,
+      element: (
+        <RequireAuth>
+          <AppLayout />
+        </RequireAuth>
+      ),
       children: [
         { index: true, element: <DashboardPage /> },
         { path: "profile", lazy: page(() => import("./pages/ProfilePage"), "ProfilePage") },
@@ -41,7 +59,11 @@ export const router = createBrowserRouter(
         { path: "announcements", lazy: page(() => import("./pages/AnnouncementsPage"), "AnnouncementsPage") },
         {
           path: "admin",
-          element: <RequireServerAdmin><Outlet /></RequireServerAdmin>,
+          element: (
+            <RequireServerAdmin>
+              <Outlet />
+            </RequireServerAdmin>
+          ),
           children: [
             { index: true, lazy: page(() => import("./pages/AdministrationPage"), "AdministrationPage") },
             { path: "users", lazy: page(() => import("./pages/AdminUsersPage"), "AdminUsersPage") },

@@ -20,7 +20,11 @@ export interface DefinedTask {
  */
 export function defineTask<Schema extends z.ZodType>(contract: JobContract<string, Schema>, handler: Handler<Schema>): DefinedTask;
 export function defineTask<Schema extends z.ZodType>(name: string, schema: Schema, handler: Handler<Schema>): DefinedTask;
-export function defineTask<Schema extends z.ZodType>(first: JobContract<string, Schema> | string, second: Schema | Handler<Schema>, third?: Handler<Schema>): DefinedTask {
+export function defineTask<Schema extends z.ZodType>(
+  first: JobContract<string, Schema> | string,
+  second: Schema | Handler<Schema>,
+  third?: Handler<Schema>,
+): DefinedTask {
   const [name, schema, handler] = typeof first === "string" ? [first, second as Schema, third!] : [first.name, first.payload, second as Handler<Schema>];
   return {
     name,

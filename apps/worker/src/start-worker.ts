@@ -47,7 +47,10 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
       .insert(tables.workerHeartbeats)
       .values({ workerId, graphileWorkerIds: [...graphileWorkerIds] })
       .onConflictDoUpdate({ target: tables.workerHeartbeats.workerId, set: { lastSeenAt: sql`now()`, graphileWorkerIds: [...graphileWorkerIds] } })
-      .then(() => undefined, (error) => deps.logger.warn({ err: error }, "worker heartbeat failed"));
+      .then(
+        () => undefined,
+        (error) => deps.logger.warn({ err: error }, "worker heartbeat failed"),
+      );
   await beat();
   const timer = setInterval(beat, HEARTBEAT_MS);
   timer.unref();
@@ -65,7 +68,10 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
         clearInterval(recoveryTimer);
         await runner.stop();
         closeMailTransport(deps);
-        await deps.db.delete(tables.workerHeartbeats).where(eq(tables.workerHeartbeats.workerId, workerId)).catch(() => undefined);
+        await deps.db
+          .delete(tables.workerHeartbeats)
+          .where(eq(tables.workerHeartbeats.workerId, workerId))
+          .catch(() => undefined);
       })();
       return stopping;
     },

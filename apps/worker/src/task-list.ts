@@ -8,7 +8,14 @@ import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { sendEmailTask } from "./tasks/send-email";
 
-export const tasks = [sendEmailTask, pruneRateLimitsTask, pruneRealtimeEventsTask, announcementEmailsTask, announcementStartedTask, announcementsMaintenanceTask];
+export const tasks = [
+  sendEmailTask,
+  pruneRateLimitsTask,
+  pruneRealtimeEventsTask,
+  announcementEmailsTask,
+  announcementStartedTask,
+  announcementsMaintenanceTask,
+];
 
 /** Derived from the job contracts' schedules. */
 export const crontab = jobCrontab();

@@ -1,9 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 
-const booleanFromString = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((value) => value === "true" || value === "1" || value === "yes");
+const booleanFromString = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((value) => value === "true" || value === "1" || value === "yes");
 
 const optionalString = z
   .string()

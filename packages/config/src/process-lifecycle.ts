@@ -18,7 +18,11 @@ export function loadEnvOrExit(): Env {
  * Runs a process until SIGINT/SIGTERM. Handlers are installed before `start`, so a signal
  * during start-up still stops whatever was started (an embedded PostgreSQL, say) in order.
  */
-export async function runUntilSignalled<Running extends { stop(): Promise<void> }>(options: { logger: Logger; start: () => Promise<Running>; onStarted?: (running: Running) => void }) {
+export async function runUntilSignalled<Running extends { stop(): Promise<void> }>(options: {
+  logger: Logger;
+  start: () => Promise<Running>;
+  onStarted?: (running: Running) => void;
+}) {
   const { logger } = options;
   let running: Running | undefined;
   let signalled: string | undefined;

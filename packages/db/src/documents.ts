@@ -20,9 +20,7 @@ export const userDocSchema = z.object({
   passwordHash: z.string(),
   roles: z.array(z.enum(["serverAdmin", "organizationAdmin"])),
   notificationPreferences: notificationPreferencesSchema,
-  avatar: z
-    .object({ key: z.string(), contentType: z.string(), sizeBytes: z.number().int(), updatedAt: isoDate })
-    .nullable(),
+  avatar: z.object({ key: z.string(), contentType: z.string(), sizeBytes: z.number().int(), updatedAt: isoDate }).nullable(),
   /** A server administrator disabled the account: no sign-in, no session or key works. Absent means enabled. */
   disabled: z.boolean().optional(),
   lastLoginAt: isoDate.nullable().optional(),
@@ -79,16 +77,26 @@ export const settingDocSchema = z.object({ value: z.unknown() });
 export type SettingDoc = z.infer<typeof settingDocSchema>;
 
 export const organizationTypes = ["university", "college", "high_school", "research_institute", "observatory", "company", "nonprofit", "other"] as const;
-export const organizationPermissionKeys = ["can_manage_members", "can_manage_observatories", "can_manage_projects", "can_manage_billing", "can_manage_storage"] as const;
+export const organizationPermissionKeys = [
+  "can_manage_members",
+  "can_manage_observatories",
+  "can_manage_projects",
+  "can_manage_billing",
+  "can_manage_storage",
+] as const;
 import { observatoryPermissionKeys } from "@meridian/rules";
 
 export { observatoryPermissionKeys };
 export const externalStorageKinds = ["google_drive", "dropbox", "s3"] as const;
 export const projectStatuses = ["active", "paused", "completed", "archived"] as const;
 
-export const organizationPermissionsSchema = z.object(Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodBoolean>);
+export const organizationPermissionsSchema = z.object(
+  Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodBoolean>,
+);
 export type OrganizationPermissions = z.infer<typeof organizationPermissionsSchema>;
-export const observatoryPermissionsSchema = z.object(Object.fromEntries(observatoryPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof observatoryPermissionKeys)[number], z.ZodBoolean>);
+export const observatoryPermissionsSchema = z.object(
+  Object.fromEntries(observatoryPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof observatoryPermissionKeys)[number], z.ZodBoolean>,
+);
 export type ObservatoryPermissions = z.infer<typeof observatoryPermissionsSchema>;
 
 export const externalStorageDocSchema = z.object({

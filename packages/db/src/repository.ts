@@ -54,9 +54,17 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
      * `stampAtStatement` dates the row by the statement's clock instead of the transaction's start,
      * so rows one transaction writes in a row keep their order in lists sorted by creation time.
      */
-    async insert(db: Executor, doc: Doc, id: string = newId(options.idPrefix), insertOptions: { stampAtStatement?: boolean } = {}): Promise<StoredDocument<Doc>> {
+    async insert(
+      db: Executor,
+      doc: Doc,
+      id: string = newId(options.idPrefix),
+      insertOptions: { stampAtStatement?: boolean } = {},
+    ): Promise<StoredDocument<Doc>> {
       const stamp = insertOptions.stampAtStatement ? { createdAt: sql`clock_timestamp()`, updatedAt: sql`clock_timestamp()` } : {};
-      const [record] = await db.insert(table).values({ id, ...row(doc), ...stamp } as never).returning();
+      const [record] = await db
+        .insert(table)
+        .values({ id, ...row(doc), ...stamp } as never)
+        .returning();
       return toStored(record as Record<string, unknown>);
     },
 
@@ -96,7 +104,12 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
      * expression, so the two cannot drift. Expressions are evaluated against the row as it was
      * (`acknowledged_count + 1`); plain values are bound as parameters.
      */
-    async patch<Row extends Record<string, unknown> = Record<string, unknown>>(db: Executor, where: SQL, fields: Partial<Record<keyof Doc & string, FieldValue>>, patchOptions: { at?: Date; returning?: SQL } = {}) {
+    async patch<Row extends Record<string, unknown> = Record<string, unknown>>(
+      db: Executor,
+      where: SQL,
+      fields: Partial<Record<keyof Doc & string, FieldValue>>,
+      patchOptions: { at?: Date; returning?: SQL } = {},
+    ) {
       const entries = Object.entries(fields) as Array<[string, FieldValue]>;
       if (entries.length === 0) throw new Error("patch needs at least one field");
       const jsonPairs = entries.map(([field, value]) => sql`${field}::text, ${expression(value)}`);

@@ -28,15 +28,13 @@ const documentColumns = <Doc>() => ({
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
 
-export const users = pgTable(
-  "users",
-  { ...documentColumns<UserDoc>(), emailLower: text("email_lower").notNull() },
-  (table) => [
-    uniqueIndex("users_email_lower_key").on(table.emailLower),
-    // Announcement counts go to every server admin; finding them must not scan all users.
-    index("users_server_admin_idx").on(table.id).where(sql`doc->'roles' ? 'serverAdmin'`),
-  ],
-);
+export const users = pgTable("users", { ...documentColumns<UserDoc>(), emailLower: text("email_lower").notNull() }, (table) => [
+  uniqueIndex("users_email_lower_key").on(table.emailLower),
+  // Announcement counts go to every server admin; finding them must not scan all users.
+  index("users_server_admin_idx")
+    .on(table.id)
+    .where(sql`doc->'roles' ? 'serverAdmin'`),
+]);
 
 export const sessions = pgTable(
   "sessions",
@@ -69,11 +67,11 @@ export const apiKeys = pgTable(
   (table) => [uniqueIndex("api_keys_key_hash_key").on(table.keyHash), index("api_keys_user_id_idx").on(table.userId)],
 );
 
-export const emailOutbox = pgTable(
-  "email_outbox",
-  { ...documentColumns<EmailOutboxDoc>(), status: text("status").notNull() },
-  (table) => [index("email_outbox_pending_idx").on(table.createdAt).where(sql`status = 'pending'`)],
-);
+export const emailOutbox = pgTable("email_outbox", { ...documentColumns<EmailOutboxDoc>(), status: text("status").notNull() }, (table) => [
+  index("email_outbox_pending_idx")
+    .on(table.createdAt)
+    .where(sql`status = 'pending'`),
+]);
 
 export const settings = pgTable("settings", documentColumns<SettingDoc>());
 
@@ -96,7 +94,10 @@ export const realtimeEvents = pgTable(
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
     userIds: text("user_ids").array().notNull(),
     /** Connected observatories the event is for (their `/ws/observatory` sockets), beside the users. */
-    observatoryIds: text("observatory_ids").array().notNull().default(sql`'{}'::text[]`),
+    observatoryIds: text("observatory_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     type: text("type").notNull(),
     data: jsonb("data").notNull(),
     /** Instead of listing user ids: every recipient of this announcement (resolved by the hub among its connected users). */
@@ -112,7 +113,10 @@ export const realtimeEvents = pgTable(
  */
 export const workerHeartbeats = pgTable("worker_heartbeats", {
   workerId: text("worker_id").primaryKey(),
-  graphileWorkerIds: text("graphile_worker_ids").array().notNull().default(sql`'{}'::text[]`),
+  graphileWorkerIds: text("graphile_worker_ids")
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
   startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
@@ -207,8 +211,12 @@ export const announcements = pgTable(
   (table) => [
     index("announcements_scope_idx").on(table.scope, table.scopeId, table.createdAt),
     index("announcements_status_idx").on(table.status, table.createdAt),
-    index("announcements_due_expiry_idx").on(table.expiresAt).where(sql`status = 'active' and expires_at is not null`),
-    index("announcements_email_pending_idx").on(table.startsAt).where(sql`email_pending`),
+    index("announcements_due_expiry_idx")
+      .on(table.expiresAt)
+      .where(sql`status = 'active' and expires_at is not null`),
+    index("announcements_email_pending_idx")
+      .on(table.startsAt)
+      .where(sql`email_pending`),
   ],
 );
 
@@ -219,23 +227,20 @@ export const announcements = pgTable(
  * 0004, so the prefix range holds on any database). The primary key is the only index, on
  * purpose: creation writes up to one row per registered user (ADR 0009).
  */
-export const announcementRecipients = pgTable(
-  "announcement_recipients",
-  {
-    ...documentColumns<AnnouncementRecipientDoc>(),
-    announcementId: text("announcement_id").notNull(),
-    userId: text("user_id").notNull(),
-    acknowledgedAt: timestampColumn("acknowledged_at"),
-    seenAt: timestampColumn("seen_at"),
-    emailState: text("email_state"),
-    emailedAt: timestampColumn("emailed_at"),
-    emailClaimedAt: timestampColumn("email_claimed_at"),
-    /** The worker holding the claim, so one found dead gives its claims back at once instead of after the lease. */
-    emailClaimedBy: text("email_claimed_by"),
-    emailAttempts: integer("email_attempts").notNull().default(0),
-    emailLastError: text("email_last_error"),
-  },
-);
+export const announcementRecipients = pgTable("announcement_recipients", {
+  ...documentColumns<AnnouncementRecipientDoc>(),
+  announcementId: text("announcement_id").notNull(),
+  userId: text("user_id").notNull(),
+  acknowledgedAt: timestampColumn("acknowledged_at"),
+  seenAt: timestampColumn("seen_at"),
+  emailState: text("email_state"),
+  emailedAt: timestampColumn("emailed_at"),
+  emailClaimedAt: timestampColumn("email_claimed_at"),
+  /** The worker holding the claim, so one found dead gives its claims back at once instead of after the lease. */
+  emailClaimedBy: text("email_claimed_by"),
+  emailAttempts: integer("email_attempts").notNull().default(0),
+  emailLastError: text("email_last_error"),
+});
 
 /** Long jobs people started, with the progress their worker reports (`jobs` collection). */
 export const jobs = pgTable(

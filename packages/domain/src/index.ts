@@ -17,12 +17,40 @@ export { enqueueEmail, type OutgoingEmail } from "./email/outbox";
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
 export { deliverOutboxEmail } from "./email/deliver";
 export { addJob } from "./jobs/add-job";
-export { findJobBySubject, getJob, JOB_TRANSITIONS, listJobs, presentJob, recordJobStarted, reportJob, type JobProgress, type JobStatus, type JobView } from "./jobs/tracked-jobs";
+export {
+  findJobBySubject,
+  getJob,
+  JOB_TRANSITIONS,
+  listJobs,
+  presentJob,
+  recordJobStarted,
+  reportJob,
+  type JobProgress,
+  type JobStatus,
+  type JobView,
+} from "./jobs/tracked-jobs";
 export { recoverStaleWorkers } from "./jobs/recover-stale-workers";
 export { jobListQuerySchema, jobListSchema, jobViewSchema } from "./jobs/schemas";
 export { EMAIL_JOB_KIND } from "./announcements/email-job-kind";
-export { ANNOUNCEMENT_EMAILS_TASK, ANNOUNCEMENT_STARTED_TASK, jobContracts, jobCrontab, SEND_EMAIL_TASK, type JobContract, type JobName, type JobPayload } from "./jobs/contracts";
-export { publishEvent, publishUserEvent, publishObservatoryEvent, publishToAnnouncementRecipients, REALTIME_CHANNEL, type ObservatoryEvent, type RealtimeEvent } from "./events/publish";
+export {
+  ANNOUNCEMENT_EMAILS_TASK,
+  ANNOUNCEMENT_STARTED_TASK,
+  jobContracts,
+  jobCrontab,
+  SEND_EMAIL_TASK,
+  type JobContract,
+  type JobName,
+  type JobPayload,
+} from "./jobs/contracts";
+export {
+  publishEvent,
+  publishUserEvent,
+  publishObservatoryEvent,
+  publishToAnnouncementRecipients,
+  REALTIME_CHANNEL,
+  type ObservatoryEvent,
+  type RealtimeEvent,
+} from "./events/publish";
 export { loadRealtimeEvent, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
 export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
@@ -34,10 +62,30 @@ export * from "./permissions/observatory-permissions";
 export * from "./organizations/schemas";
 export * from "@meridian/rules";
 export { loadOrganizationAccess, requireOrganizationPermission, ALL_ORGANIZATION_PERMISSIONS } from "./organizations/organization-access";
-export { createOrganization, listOrganizations, getOrganization, updateOrganization, listOrganizationAudit, openExternalStorageSecrets } from "./organizations/organizations";
-export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./organizations/members";
+export {
+  createOrganization,
+  listOrganizations,
+  getOrganization,
+  updateOrganization,
+  listOrganizationAudit,
+  openExternalStorageSecrets,
+} from "./organizations/organizations";
+export {
+  listOrganizationMembers,
+  addOrganizationMember,
+  updateOrganizationMember,
+  removeOrganizationMember,
+  transferOrganizationOwnership,
+} from "./organizations/members";
 export * from "./observatories/schemas";
-export { createObservatory, listObservatories, getObservatory, getMyObservatoryPermissions, transferObservatoryOwnership, listObservatoryHistory } from "./observatories/observatories";
+export {
+  createObservatory,
+  listObservatories,
+  getObservatory,
+  getMyObservatoryPermissions,
+  transferObservatoryOwnership,
+  listObservatoryHistory,
+} from "./observatories/observatories";
 export { updateObservatory } from "./observatories/settings";
 export {
   listObservatoryMembers,
@@ -56,12 +104,7 @@ export { listAuditLog, type AuditFilter } from "./audit/list-audit";
 export { findUserByEmail } from "./users/find-user";
 export * from "./announcements/schemas";
 export type { AnnouncementScopeRef, ScopedKind } from "./announcements/scope-access";
-export {
-  createSystemAnnouncement,
-  createScopedAnnouncement,
-  previewSystemRecipients,
-  previewScopedRecipients,
-} from "./announcements/create";
+export { createSystemAnnouncement, createScopedAnnouncement, previewSystemRecipients, previewScopedRecipients } from "./announcements/create";
 export { cancelAnnouncement, acknowledgeAnnouncement, markAnnouncementsSeen, expireDueAnnouncements, announceStarted } from "./announcements/lifecycle";
 export {
   listSystemAnnouncements,

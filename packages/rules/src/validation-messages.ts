@@ -23,7 +23,18 @@ export interface IssueDetails {
   values?: ReadonlyArray<unknown>;
 }
 
-const ACRONYMS: Record<string, string> = { id: "ID", ids: "IDs", url: "URL", urls: "URLs", api: "API", smtp: "SMTP", motd: "MOTD", s3: "S3", utc: "UTC", ip: "IP" };
+const ACRONYMS: Record<string, string> = {
+  id: "ID",
+  ids: "IDs",
+  url: "URL",
+  urls: "URLs",
+  api: "API",
+  smtp: "SMTP",
+  motd: "MOTD",
+  s3: "S3",
+  utc: "UTC",
+  ip: "IP",
+};
 
 /** `contactEmail` → "Contact email", `user_ids` → "User IDs". */
 export function humanizeKey(key: string): string {
@@ -44,14 +55,17 @@ export function humanizeKey(key: string): string {
  * `update.name` read as their field ("Name").
  */
 export function fieldLabel(path: ReadonlyArray<PathSegment>): string {
-  const segments = path.map((segment) => (typeof segment === "number" || (typeof segment === "string" && /^\d+$/.test(segment)) ? Number(segment) : String(segment)));
+  const segments = path.map((segment) =>
+    typeof segment === "number" || (typeof segment === "string" && /^\d+$/.test(segment)) ? Number(segment) : String(segment),
+  );
   const lastNamed = segments.findLastIndex((segment) => typeof segment === "string");
   if (lastNamed === -1) return segments.length > 0 ? `Item ${(segments.at(-1) as number) + 1}` : "The input";
   const label = humanizeKey(segments[lastNamed] as string);
   const trailingIndex = segments.at(-1);
   if (typeof trailingIndex === "number") return `${label} (item ${trailingIndex + 1})`;
   const index = segments.findLastIndex((segment, position) => typeof segment === "number" && position < lastNamed);
-  if (index > 0 && typeof segments[index - 1] === "string") return `${label} (${humanizeKey(segments[index - 1] as string).replace(/^\w/, (c) => c.toLowerCase())} ${(segments[index] as number) + 1})`;
+  if (index > 0 && typeof segments[index - 1] === "string")
+    return `${label} (${humanizeKey(segments[index - 1] as string).replace(/^\w/, (c) => c.toLowerCase())} ${(segments[index] as number) + 1})`;
   return label;
 }
 
@@ -116,7 +130,8 @@ const FORMATS: Record<string, string> = {
 function sizePredicate(issue: IssueDetails, bound: "at most" | "at least"): string {
   const limit = (bound === "at most" ? issue.maximum : issue.minimum) ?? 0;
   const exclusive = issue.inclusive === false;
-  if (limit instanceof Date) return `must be ${bound === "at most" ? (exclusive ? "before" : "on or before") : exclusive ? "after" : "on or after"} ${limit.toISOString()}`;
+  if (limit instanceof Date)
+    return `must be ${bound === "at most" ? (exclusive ? "before" : "on or before") : exclusive ? "after" : "on or after"} ${limit.toISOString()}`;
   switch (issue.origin) {
     case "string":
       if (bound === "at least" && Number(limit) === 1) return "must not be empty";
@@ -154,7 +169,11 @@ export function issuePredicate(issue: IssueDetails): string {
     case "not_multiple_of":
       return `must be a multiple of ${count(issue.divisor ?? 1)}`;
     case "invalid_value":
-      return issue.values && issue.values.length > 0 ? (issue.values.length === 1 ? `must be ${quoted(issue.values[0])}` : `must be one of ${listOf(issue.values)}`) : "is not an allowed value";
+      return issue.values && issue.values.length > 0
+        ? issue.values.length === 1
+          ? `must be ${quoted(issue.values[0])}`
+          : `must be one of ${listOf(issue.values)}`
+        : "is not an allowed value";
     case "invalid_union":
       return "does not match any of the allowed forms";
     case "invalid_key":

@@ -17,7 +17,13 @@ export async function signIn(page: Page, server: TestServer, email: string, pass
 }
 
 /** A fresh browser context, signed in; page errors are collected into `pageErrors`. */
-export async function newSignedInPage(options: { browser: Browser; server: TestServer; email: string; password: string; pageErrors: string[] }): Promise<[BrowserContext, Page]> {
+export async function newSignedInPage(options: {
+  browser: Browser;
+  server: TestServer;
+  email: string;
+  password: string;
+  pageErrors: string[];
+}): Promise<[BrowserContext, Page]> {
   const context = await options.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT.timeout);
@@ -35,7 +41,13 @@ export function testPages(getBrowser: () => Browser, getServer: () => TestServer
   let open: Array<{ label: string; context: BrowserContext; page: Page }> = [];
   return {
     async signIn(label: string, account: { email: string; password: string }): Promise<Page> {
-      const [context, page] = await newSignedInPage({ browser: getBrowser(), server: getServer(), email: account.email, password: account.password, pageErrors });
+      const [context, page] = await newSignedInPage({
+        browser: getBrowser(),
+        server: getServer(),
+        email: account.email,
+        password: account.password,
+        pageErrors,
+      });
       open.push({ label, context, page });
       return page;
     },
@@ -51,7 +63,10 @@ export function testPages(getBrowser: () => Browser, getServer: () => TestServer
     async report() {
       for (const { label, page } of open) {
         if (page.isClosed()) continue;
-        const text = await page.locator("body").innerText({ timeout: 2_000 }).catch(() => "(no page text)");
+        const text = await page
+          .locator("body")
+          .innerText({ timeout: 2_000 })
+          .catch(() => "(no page text)");
         console.error(`${label} page at ${page.url()}:\n${text.slice(0, 2_000)}`);
       }
     },

@@ -13,7 +13,11 @@ export function browserSuite(env: Record<string, string> = {}) {
   let server: TestServer | undefined;
   let browser: Browser | undefined;
   const pageErrors: string[] = [];
-  const pages = testPages(() => browser!, () => server!, pageErrors);
+  const pages = testPages(
+    () => browser!,
+    () => server!,
+    pageErrors,
+  );
   beforeAll(async () => {
     server = await startTestServer({ WEB_DIST_DIR: ensureWebBuilt(), ...env });
     browser = await launchChromium();

@@ -65,7 +65,12 @@ export function UserTable({ users, meId, onChange }: { users: AdminUser[]; meId:
                 </Cell>
                 <Cell className="lg:text-right lg:whitespace-nowrap">
                   <span className="flex flex-wrap gap-2 max-lg:mt-1 lg:flex-nowrap lg:justify-end">
-                    <Button variant="secondary" className="py-1.5" aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.name}`} onClick={() => onChange(user.disabled ? "enable" : "disable", user)}>
+                    <Button
+                      variant="secondary"
+                      className="py-1.5"
+                      aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.name}`}
+                      onClick={() => onChange(user.disabled ? "enable" : "disable", user)}
+                    >
                       {user.disabled ? "Enable" : "Disable"}
                     </Button>
                     <Button

@@ -42,11 +42,18 @@ export function describeChange({ kind, user }: UserChange, self: boolean) {
       return {
         title: "Disable account?",
         confirm: "Disable account",
-        body: `${who} will be signed out everywhere and ${self ? "your" : "their"} API keys stop working at once. Nobody can sign in to ${user.email} until it is enabled again.`,
+        body:
+          `${who} will be signed out everywhere and ${self ? "your" : "their"} API keys stop ` +
+          `working at once. Nobody can sign in to ${user.email} until it is enabled again.`,
         done: `${user.name} was disabled.`,
       };
     case "enable":
-      return { title: "Enable account?", confirm: "Enable account", body: `${who} will be able to sign in to ${user.email} again.`, done: `${user.name} was enabled.` };
+      return {
+        title: "Enable account?",
+        confirm: "Enable account",
+        body: `${who} will be able to sign in to ${user.email} again.`,
+        done: `${user.name} was enabled.`,
+      };
     case "grantAdmin":
       return {
         title: "Make server admin?",

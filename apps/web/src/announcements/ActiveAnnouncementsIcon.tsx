@@ -13,7 +13,14 @@ export function useObservatoryAnnouncementCounts() {
 export function ActiveAnnouncementsIcon({ count }: { count: number }) {
   if (count <= 0) return null;
   return (
-    <span role="img" aria-label="Active announcements" title={plural(count, "active announcement")} className="inline-flex shrink-0 items-center gap-1 rounded-full bg-amber-50 px-2 py-0.5 text-xs font-medium text-amber-800 ring-1 ring-amber-200 ring-inset">
+    <span
+      role="img"
+      aria-label="Active announcements"
+      title={plural(count, "active announcement")}
+      className={
+        "inline-flex shrink-0 items-center gap-1 rounded-full bg-amber-50 px-2 py-0.5 text-xs " + "font-medium text-amber-800 ring-1 ring-amber-200 ring-inset"
+      }
+    >
       <Megaphone aria-hidden="true" className="size-3.5" />
       <span aria-hidden="true">{count}</span>
     </span>

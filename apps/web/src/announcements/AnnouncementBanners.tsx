@@ -61,7 +61,12 @@ export function AnnouncementBanners() {
                 <Check aria-hidden="true" className="size-3" /> Acknowledged
               </Badge>
             ) : (
-              <Button variant="secondary" icon={<Check aria-hidden="true" className="size-4" />} busy={busyId === announcement.id} onClick={() => acknowledge(announcement)}>
+              <Button
+                variant="secondary"
+                icon={<Check aria-hidden="true" className="size-4" />}
+                busy={busyId === announcement.id}
+                onClick={() => acknowledge(announcement)}
+              >
                 Acknowledge<span className="sr-only"> {announcement.title}</span>
               </Button>
             )

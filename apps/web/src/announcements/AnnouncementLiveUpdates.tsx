@@ -4,7 +4,14 @@ import { refreshAnnouncements } from "./refresh";
 
 /** What an acknowledgment changes for its senders: counts and statuses, not what anyone must read. */
 function refreshSenderViews() {
-  const views = [trpc.announcements.managed, trpc.announcements.stats, trpc.announcements.listSystem, trpc.announcements.history, trpc.announcements.listActive, trpc.announcements.recipients];
+  const views = [
+    trpc.announcements.managed,
+    trpc.announcements.stats,
+    trpc.announcements.listSystem,
+    trpc.announcements.history,
+    trpc.announcements.listActive,
+    trpc.announcements.recipients,
+  ];
   return Promise.all(views.map((view) => queryClient.invalidateQueries(view.pathFilter())));
 }
 

@@ -84,7 +84,8 @@ export function AnnouncementTable({ title, label, description, showScope, source
       </div>
       <QueryState query={query} loading={`Loading ${label.toLowerCase()}`} error={`Could not load ${label.toLowerCase()}`}>
         {() => (
-          <DataTable stackOnPhone
+          <DataTable
+            stackOnPhone
             label={label}
             columns={
               <>
@@ -127,9 +128,21 @@ export function AnnouncementTable({ title, label, description, showScope, source
                   </td>
                   <ActionsCell>
                     {/* Icons only, to keep the row's facts in view; each names what it acts on. */}
-                    <Button variant="ghost" title="Recipients" aria-label={`Recipients of ${announcement.title}`} icon={<Users aria-hidden="true" className="size-4" />} onClick={() => dialogs.showRecipients(announcement)} />
+                    <Button
+                      variant="ghost"
+                      title="Recipients"
+                      aria-label={`Recipients of ${announcement.title}`}
+                      icon={<Users aria-hidden="true" className="size-4" />}
+                      onClick={() => dialogs.showRecipients(announcement)}
+                    />
                     {announcement.status === "active" ? (
-                      <Button variant="ghost" title="Cancel" aria-label={`Cancel ${announcement.title}`} icon={<Ban aria-hidden="true" className="size-4 text-red-600" />} onClick={() => dialogs.askCancel(announcement)} />
+                      <Button
+                        variant="ghost"
+                        title="Cancel"
+                        aria-label={`Cancel ${announcement.title}`}
+                        icon={<Ban aria-hidden="true" className="size-4 text-red-600" />}
+                        onClick={() => dialogs.askCancel(announcement)}
+                      />
                     ) : null}
                   </ActionsCell>
                 </tr>

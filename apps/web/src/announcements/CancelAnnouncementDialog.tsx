@@ -11,7 +11,15 @@ import { refOf, type Announcement } from "./types";
  * Cancelling an active announcement: it stops showing to everyone at once. A reason is required,
  * so the button stays off until one is typed; senders see it in the recipients view.
  */
-export function CancelAnnouncementDialog({ announcement, onClose, onCancelled }: { announcement: Announcement; onClose(): void; onCancelled(announcement: Announcement): void }) {
+export function CancelAnnouncementDialog({
+  announcement,
+  onClose,
+  onCancelled,
+}: {
+  announcement: Announcement;
+  onClose(): void;
+  onCancelled(announcement: Announcement): void;
+}) {
   const [reason, setReason] = useState("");
   const cancel = useMutation(
     trpc.announcements.cancel.mutationOptions({

@@ -51,7 +51,15 @@ function createProblem(error: unknown, system: boolean) {
  * delivery; for system announcements also who receives it. The recipients are counted before
  * sending, and the submit button says how many it will reach.
  */
-export function CreateAnnouncementDialog({ destination, onClose, onCreated }: { destination: AnnouncementDestination; onClose(): void; onCreated(announcement: Announcement): void }) {
+export function CreateAnnouncementDialog({
+  destination,
+  onClose,
+  onCreated,
+}: {
+  destination: AnnouncementDestination;
+  onClose(): void;
+  onCreated(announcement: Announcement): void;
+}) {
   const system = destination.scope === "system";
   const [title, setTitle] = useState("");
   const [message, setMessage] = useState("");
@@ -62,7 +70,10 @@ export function CreateAnnouncementDialog({ destination, onClose, onCreated }: { 
   const [choices, setChoices] = useState<TargetChoices>(noTargets);
   const [local, setLocal] = useState<Record<string, string>>({});
   const targets = targetsInput(choices);
-  const preview = useRecipientPreview(destination.scope === "system" ? { scope: "system" } : { scope: destination.scope, scopeId: destination.scopeId }, targets);
+  const preview = useRecipientPreview(
+    destination.scope === "system" ? { scope: "system" } : { scope: destination.scope, scopeId: destination.scopeId },
+    targets,
+  );
 
   const created = async (announcement: Announcement) => {
     await refreshAnnouncements();
@@ -119,7 +130,15 @@ export function CreateAnnouncementDialog({ destination, onClose, onCreated }: { 
       onSubmit={submit}
       onClose={onClose}
     >
-      <TextField label="Title" required maxLength={200} placeholder="e.g. Dome maintenance on Saturday" value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} />
+      <TextField
+        label="Title"
+        required
+        maxLength={200}
+        placeholder="e.g. Dome maintenance on Saturday"
+        value={title}
+        onChange={(e) => setTitle(e.target.value)}
+        error={errors.title}
+      />
       <TextAreaField label="Message" required rows={5} maxLength={10_000} value={message} onChange={(e) => setMessage(e.target.value)} error={errors.message} />
       <div className="grid gap-4 sm:grid-cols-2">
         <SelectField label="Severity" value={severity} onChange={(e) => setSeverity(e.target.value as AnnouncementSeverity)} error={errors.severity}>
@@ -129,15 +148,35 @@ export function CreateAnnouncementDialog({ destination, onClose, onCreated }: { 
             </option>
           ))}
         </SelectField>
-        <SelectField label="Delivery" value={deliveryType} onChange={(e) => setDeliveryType(e.target.value as DeliveryType)} error={errors.deliveryType} hint={deliveryInfo[deliveryType].description}>
+        <SelectField
+          label="Delivery"
+          value={deliveryType}
+          onChange={(e) => setDeliveryType(e.target.value as DeliveryType)}
+          error={errors.deliveryType}
+          hint={deliveryInfo[deliveryType].description}
+        >
           {deliveryTypes.map((value) => (
             <option key={value} value={value}>
               {deliveryInfo[value].label}
             </option>
           ))}
         </SelectField>
-        <TextField label={`Starts (${LOCAL_ZONE})`} type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} error={errors.startsAt} hint={`Optional, in your time zone (${LOCAL_ZONE}). Until then nobody sees it.`} />
-        <TextField label={`Expires (${LOCAL_ZONE})`} type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} error={errors.expiresAt} hint={`Optional, in your time zone (${LOCAL_ZONE}). Afterwards it is no longer shown.`} />
+        <TextField
+          label={`Starts (${LOCAL_ZONE})`}
+          type="datetime-local"
+          value={startsAt}
+          onChange={(e) => setStartsAt(e.target.value)}
+          error={errors.startsAt}
+          hint={`Optional, in your time zone (${LOCAL_ZONE}). Until then nobody sees it.`}
+        />
+        <TextField
+          label={`Expires (${LOCAL_ZONE})`}
+          type="datetime-local"
+          value={expiresAt}
+          onChange={(e) => setExpiresAt(e.target.value)}
+          error={errors.expiresAt}
+          hint={`Optional, in your time zone (${LOCAL_ZONE}). Afterwards it is no longer shown.`}
+        />
       </div>
       {system ? (
         <fieldset className="min-w-0">
@@ -146,7 +185,13 @@ export function CreateAnnouncementDialog({ destination, onClose, onCreated }: { 
           {errors.targets ? <p className="mt-1 text-sm text-red-600">{errors.targets}</p> : null}
           <div className="mt-2 grid gap-3 sm:grid-cols-2">
             {targetKinds.map((kind) => (
-              <TargetPicker key={kind} kind={kind} choice={choices[kind]} error={targetError(kind)} onChange={(choice) => setChoices((current) => ({ ...current, [kind]: choice }))} />
+              <TargetPicker
+                key={kind}
+                kind={kind}
+                choice={choices[kind]}
+                error={targetError(kind)}
+                onChange={(choice) => setChoices((current) => ({ ...current, [kind]: choice }))}
+              />
             ))}
           </div>
         </fieldset>

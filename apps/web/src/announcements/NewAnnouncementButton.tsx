@@ -5,7 +5,17 @@ import { CreateAnnouncementDialog } from "./CreateAnnouncementDialog";
 import type { Announcement, ScopedKind } from "./types";
 
 /** "New announcement" on an observatory, organization or project page, for those who may send there. */
-export function NewAnnouncementButton({ scope, scopeId, scopeName, onCreated }: { scope: ScopedKind; scopeId: string; scopeName: string; onCreated?(announcement: Announcement): void }) {
+export function NewAnnouncementButton({
+  scope,
+  scopeId,
+  scopeName,
+  onCreated,
+}: {
+  scope: ScopedKind;
+  scopeId: string;
+  scopeName: string;
+  onCreated?(announcement: Announcement): void;
+}) {
   const [open, setOpen] = useState(false);
   return (
     <>

@@ -44,7 +44,8 @@ function When({ iso }: { iso: string | null }) {
  */
 function CurrentStatus({ announcement, view }: { announcement: Announcement; view: RecipientsView | undefined }) {
   if (view?.cancellation) return <StatusBadge announcement={{ ...announcement, status: "cancelled" }} />;
-  if (view && announcement.status === "active" && view.counts.total > 0 && view.counts.pending === 0) return <StatusBadge announcement={{ ...announcement, status: "acknowledged" }} />;
+  if (view && announcement.status === "active" && view.counts.total > 0 && view.counts.pending === 0)
+    return <StatusBadge announcement={{ ...announcement, status: "acknowledged" }} />;
   return <StatusBadge announcement={announcement} />;
 }
 

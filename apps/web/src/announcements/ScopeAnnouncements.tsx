@@ -47,7 +47,9 @@ export function ScopeAnnouncements({ scope, scopeId, canSend, notice }: { scope:
           isEmpty={(data) => data.items.length === 0}
           empty={
             <EmptyState icon={Megaphone} title="No announcements right now">
-              {canSend ? `Use “New announcement” to tell everyone in this ${noun} about downtime, outages or safety notices.` : `Announcements from this ${noun}'s administrators appear here.`}
+              {canSend
+                ? `Use “New announcement” to tell everyone in this ${noun} about downtime, outages or safety notices.`
+                : `Announcements from this ${noun}'s administrators appear here.`}
             </EmptyState>
           }
         >
@@ -61,12 +63,22 @@ export function ScopeAnnouncements({ scope, scopeId, canSend, notice }: { scope:
                     actions={
                       <>
                         {announcement.acknowledgedAt === null ? (
-                          <Button variant="secondary" icon={<Check aria-hidden="true" className="size-4" />} busy={busyId === announcement.id} onClick={() => acknowledge(announcement)}>
+                          <Button
+                            variant="secondary"
+                            icon={<Check aria-hidden="true" className="size-4" />}
+                            busy={busyId === announcement.id}
+                            onClick={() => acknowledge(announcement)}
+                          >
                             Acknowledge<span className="sr-only"> {announcement.title}</span>
                           </Button>
                         ) : null}
                         {canSend ? (
-                          <Button variant="secondary" aria-label={`Recipients of ${announcement.title}`} icon={<Users aria-hidden="true" className="size-4" />} onClick={() => dialogs.showRecipients(announcement)}>
+                          <Button
+                            variant="secondary"
+                            aria-label={`Recipients of ${announcement.title}`}
+                            icon={<Users aria-hidden="true" className="size-4" />}
+                            onClick={() => dialogs.showRecipients(announcement)}
+                          >
                             Recipients
                           </Button>
                         ) : null}

@@ -25,7 +25,14 @@ export function SystemAnnouncementGate({ announcements }: { announcements: Annou
   useMarkSeen(announcements.map((announcement) => announcement.id));
   const open = announcements.length > 0;
   return (
-    <Modal open={open} dismissible={false} labelledBy={titleId} describedBy={descriptionId} onClose={noWayOut} className="max-h-[calc(100dvh-2rem)] max-w-2xl overflow-y-auto">
+    <Modal
+      open={open}
+      dismissible={false}
+      labelledBy={titleId}
+      describedBy={descriptionId}
+      onClose={noWayOut}
+      className="max-h-[calc(100dvh-2rem)] max-w-2xl overflow-y-auto"
+    >
       {open ? (
         <div className="px-5 pt-5 pb-5">
           <div className="flex items-center gap-3">
@@ -34,7 +41,9 @@ export function SystemAnnouncementGate({ announcements }: { announcements: Annou
             </span>
             <div>
               <h2 id={titleId} className="text-base font-semibold text-slate-900">
-                {announcements.length === 1 ? "Announcement from the administrators" : `${plural(announcements.length, "announcement")} from the administrators`}
+                {announcements.length === 1
+                  ? "Announcement from the administrators"
+                  : `${plural(announcements.length, "announcement")} from the administrators`}
               </h2>
               <p id={descriptionId} className="text-sm text-slate-500">
                 Please read and acknowledge {announcements.length === 1 ? "it" : "each of them"} to continue.

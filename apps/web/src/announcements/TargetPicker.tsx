@@ -18,7 +18,17 @@ const SEARCH_SETTLE_MS = 250;
  * Who of one kind (users, observatories…) receives a system announcement: everyone, or those
  * chosen from a search. The options are loaded once the search box is first used.
  */
-export function TargetPicker({ kind, choice, error, onChange }: { kind: TargetKind; choice: TargetChoice; error?: string; onChange(choice: TargetChoice): void }) {
+export function TargetPicker({
+  kind,
+  choice,
+  error,
+  onChange,
+}: {
+  kind: TargetKind;
+  choice: TargetChoice;
+  error?: string;
+  onChange(choice: TargetChoice): void;
+}) {
   const info = targetKindInfo[kind];
   const errorId = useId();
   const [search, setSearch] = useState("");
@@ -44,21 +54,41 @@ export function TargetPicker({ kind, choice, error, onChange }: { kind: TargetKi
           {choice.chosen.length > 0 ? (
             <ul aria-label={`Chosen ${noun}`} className="flex flex-wrap gap-1.5">
               {choice.chosen.map((option) => (
-                <li key={option.id} className="inline-flex max-w-full items-center gap-1 rounded-full bg-indigo-50 py-0.5 pr-1 pl-2.5 text-xs font-medium text-indigo-700 ring-1 ring-indigo-200 ring-inset">
+                <li
+                  key={option.id}
+                  className={
+                    "inline-flex max-w-full items-center gap-1 rounded-full bg-indigo-50 py-0.5 pr-1 pl-2.5 " +
+                    "text-xs font-medium text-indigo-700 ring-1 ring-indigo-200 ring-inset"
+                  }
+                >
                   <span className="truncate">{option.label}</span>
-                  <button type="button" aria-label={`Remove ${option.label}`} onClick={() => toggle(option, false)} className="rounded-full p-0.5 hover:bg-indigo-100">
+                  <button
+                    type="button"
+                    aria-label={`Remove ${option.label}`}
+                    onClick={() => toggle(option, false)}
+                    className="rounded-full p-0.5 hover:bg-indigo-100"
+                  >
                     <X aria-hidden="true" className="size-3" />
                   </button>
                 </li>
               ))}
             </ul>
           ) : null}
-          <TextField label={info.search} type="search" autoComplete="off" value={search} onChange={(e) => setSearch(e.target.value)} onFocus={() => setBrowsing(true)} />
+          <TextField
+            label={info.search}
+            type="search"
+            autoComplete="off"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            onFocus={() => setBrowsing(true)}
+          />
           {browsing ? (
             options.isPending ? (
               <Spinner label={`Loading ${noun}`} />
             ) : options.isError ? (
-              <p className="text-sm text-red-600">Could not load {noun}: {summarizeError(options.error).message}</p>
+              <p className="text-sm text-red-600">
+                Could not load {noun}: {summarizeError(options.error).message}
+              </p>
             ) : options.data.items.length === 0 ? (
               <p className="text-sm text-slate-500">{q ? `Nothing matches “${q}”.` : `There are no ${noun} yet.`}</p>
             ) : (

@@ -17,7 +17,10 @@ export const statusInfo: Record<AnnouncementStatus, { label: string; tone: Badge
 export const statuses = Object.keys(statusInfo) as AnnouncementStatus[];
 
 export const deliveryInfo: Record<DeliveryType, { label: string; description: string }> = {
-  message: { label: "In the app", description: "Shown in Meridian until each recipient acknowledges it. (By email, recipients count as acknowledged once their email is sent.)" },
+  message: {
+    label: "In the app",
+    description: "Shown in Meridian until each recipient acknowledges it. (By email, recipients count as acknowledged once their email is sent.)",
+  },
   email: { label: "By email", description: "Emailed; recipients count as acknowledged once it is sent." },
   both: { label: "In the app and by email", description: "Emailed and shown; emailed recipients count as acknowledged." },
 };

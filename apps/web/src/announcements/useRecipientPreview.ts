@@ -28,7 +28,9 @@ export function useRecipientPreview(scope: ScopeRef, targets: Targets): Recipien
   const systemCount = useQuery(
     trpc.announcements.previewSystem.queryOptions(system && hasTargets(settled) ? { targets: settled } : skipToken, { staleTime: 0, retry: false }),
   );
-  const scopedCount = useQuery(trpc.announcements.previewScoped.queryOptions(scope.scope !== "system" ? { scope: scope.scope, scopeId: scope.scopeId } : skipToken, { staleTime: 0 }));
+  const scopedCount = useQuery(
+    trpc.announcements.previewScoped.queryOptions(scope.scope !== "system" ? { scope: scope.scope, scopeId: scope.scopeId } : skipToken, { staleTime: 0 }),
+  );
   if (!system) return { count: scopedCount.data?.recipientCount ?? null, counting: scopedCount.isFetching, noTargets: false, error: scopedCount.error };
   if (!hasTargets(targets)) return { count: null, counting: false, noTargets: true, error: null };
   const current = settledJson === chosen && !systemCount.isFetching;

@@ -38,13 +38,22 @@ export function ApiKeyList({ keys }: { keys: ApiKeyRow[] }) {
               <p className="truncate text-sm font-medium text-slate-900">{key.name}</p>
               <p className="mt-0.5 text-sm text-slate-500">
                 <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700">{key.prefix}…</code>
-                <span className="mx-2" aria-hidden="true">·</span>
+                <span className="mx-2" aria-hidden="true">
+                  ·
+                </span>
                 Created {formatDateTime(key.createdAt)}
-                <span className="mx-2" aria-hidden="true">·</span>
+                <span className="mx-2" aria-hidden="true">
+                  ·
+                </span>
                 {key.lastUsedAt ? `Last used ${formatDateTime(key.lastUsedAt)}` : "Never used"}
               </p>
             </div>
-            <Button variant="secondary" icon={<Trash2 aria-hidden="true" className="size-4 text-red-600" />} aria-label={`Revoke ${key.name}`} onClick={() => revoke.ask(key)}>
+            <Button
+              variant="secondary"
+              icon={<Trash2 aria-hidden="true" className="size-4 text-red-600" />}
+              aria-label={`Revoke ${key.name}`}
+              onClick={() => revoke.ask(key)}
+            >
               Revoke
             </Button>
           </li>

@@ -19,7 +19,15 @@ export function checkNewPassword(values: NewPasswordValues): NewPasswordErrors {
 }
 
 /** "New password" and "Confirm new password", as the password-change and reset forms ask for them. */
-export function NewPasswordFields({ values, errors, onChange }: { values: NewPasswordValues; errors: NewPasswordErrors; onChange(values: NewPasswordValues): void }) {
+export function NewPasswordFields({
+  values,
+  errors,
+  onChange,
+}: {
+  values: NewPasswordValues;
+  errors: NewPasswordErrors;
+  onChange(values: NewPasswordValues): void;
+}) {
   return (
     <>
       <TextField

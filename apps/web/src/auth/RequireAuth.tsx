@@ -12,7 +12,12 @@ import { isServerAdmin, useMe } from "./useMe";
 export function RequireAuth({ children }: { children: ReactNode }) {
   const me = useMe();
   const location = useLocation();
-  if (me.isPending) return <FullPageMessage><Spinner label="Loading your account" /></FullPageMessage>;
+  if (me.isPending)
+    return (
+      <FullPageMessage>
+        <Spinner label="Loading your account" />
+      </FullPageMessage>
+    );
   if (me.isError) return <FullPageMessage>Could not reach the server: {summarizeError(me.error).message}</FullPageMessage>;
   if (!me.data) {
     const next = location.pathname + location.search;
@@ -38,7 +43,12 @@ export function RequireServerAdmin({ children }: { children: ReactNode }) {
 export function GuestOnly({ children }: { children: ReactNode }) {
   const me = useMe();
   const [searchParams] = useSearchParams();
-  if (me.isPending) return <FullPageMessage><Spinner label="Loading" /></FullPageMessage>;
+  if (me.isPending)
+    return (
+      <FullPageMessage>
+        <Spinner label="Loading" />
+      </FullPageMessage>
+    );
   if (me.data) return <Navigate to={safeNextPath(searchParams.get("next"))} replace />;
   return children;
 }

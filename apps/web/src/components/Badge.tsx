@@ -13,7 +13,10 @@ const tones: Record<BadgeTone, string> = {
 
 export function Badge({ tone = "slate", children, title, className = "" }: { tone?: BadgeTone; children: ReactNode; title?: string; className?: string }) {
   return (
-    <span title={title} className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${tones[tone]} ${className}`}>
+    <span
+      title={title}
+      className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${tones[tone]} ${className}`}
+    >
       {children}
     </span>
   );

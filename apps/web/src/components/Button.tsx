@@ -22,7 +22,11 @@ export function Button({ variant = "primary", busy = false, icon, className = ""
       type={type}
       disabled={disabled || busy}
       aria-busy={busy || undefined}
-      className={`inline-flex items-center justify-center gap-2 rounded-md px-3.5 py-2 text-sm font-semibold transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60 ${variants[variant]} ${className}`}
+      className={
+        `inline-flex items-center justify-center gap-2 rounded-md px-3.5 py-2 text-sm font-semibold ` +
+        `transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed ` +
+        `disabled:opacity-60 ${variants[variant]} ${className}`
+      }
       {...rest}
     >
       {busy ? <LoaderCircle aria-hidden="true" className="size-4 animate-spin" /> : icon}

@@ -10,7 +10,9 @@ export function Card({ title, description, children, footer }: { title?: string;
         </header>
       ) : null}
       <div className="px-4 py-5 sm:px-6">{children}</div>
-      {footer ? <footer className="flex flex-wrap items-center justify-end gap-3 border-t border-slate-100 bg-slate-50 px-4 py-3 sm:px-6">{footer}</footer> : null}
+      {footer ? (
+        <footer className="flex flex-wrap items-center justify-end gap-3 border-t border-slate-100 bg-slate-50 px-4 py-3 sm:px-6">{footer}</footer>
+      ) : null}
     </section>
   );
 }

@@ -30,7 +30,12 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
     <Button
       variant="secondary"
       icon={state === "copied" ? <Check aria-hidden="true" className="size-4 text-emerald-600" /> : <Copy aria-hidden="true" className="size-4" />}
-      onClick={() => copyText(text).then(() => setState("copied"), () => setState("failed"))}
+      onClick={() =>
+        copyText(text).then(
+          () => setState("copied"),
+          () => setState("failed"),
+        )
+      }
     >
       <span aria-live="polite">{state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : label}</span>
     </Button>

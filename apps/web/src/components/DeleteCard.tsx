@@ -22,7 +22,17 @@ export interface DeleteCardProps<TData, TError, TVariables, TContext> {
 }
 
 /** A red-bordered "Delete …" card with a confirmation; a refusal (409) is shown in the dialog. */
-export function DeleteCard<TData, TError, TVariables, TContext>({ what, name, description, blockedBecause, consequences, mutation, variables, leaveTo, refresh }: DeleteCardProps<TData, TError, TVariables, TContext>) {
+export function DeleteCard<TData, TError, TVariables, TContext>({
+  what,
+  name,
+  description,
+  blockedBecause,
+  consequences,
+  mutation,
+  variables,
+  leaveTo,
+  refresh,
+}: DeleteCardProps<TData, TError, TVariables, TContext>) {
   const navigate = useNavigate();
   const deletion = useConfirmedMutation({
     mutation,
@@ -42,7 +52,13 @@ export function DeleteCard<TData, TError, TVariables, TContext>({ what, name, de
           </h2>
           <p className="mt-1 text-sm text-slate-600">{blockedBecause ?? description}</p>
         </div>
-        <Button variant="danger" icon={<Trash2 aria-hidden="true" className="size-4" />} disabled={Boolean(blockedBecause)} onClick={() => deletion.ask(true)} className="shrink-0">
+        <Button
+          variant="danger"
+          icon={<Trash2 aria-hidden="true" className="size-4" />}
+          disabled={Boolean(blockedBecause)}
+          onClick={() => deletion.ask(true)}
+          className="shrink-0"
+        >
           Delete {what}
         </Button>
       </div>

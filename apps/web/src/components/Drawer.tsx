@@ -38,7 +38,12 @@ export function Drawer({ title, description, onClose, children }: { title: strin
             </h2>
             {description ? <div className="mt-1 text-sm text-slate-500">{description}</div> : null}
           </div>
-          <button type="button" aria-label="Close" onClick={onClose} className="-mt-1 -mr-2 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-600">
+          <button
+            type="button"
+            aria-label="Close"
+            onClick={onClose}
+            className="-mt-1 -mr-2 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-600"
+          >
             <X aria-hidden="true" className="size-4" />
           </button>
         </header>

@@ -29,9 +29,11 @@ export function Field({ label, error, hint, className = "", children }: FieldPro
         id,
         "aria-invalid": error ? true : undefined,
         "aria-describedby": error || hint ? messageId : undefined,
-        className: `mt-1.5 block w-full rounded-md border-0 bg-white text-sm text-slate-900 shadow-sm ring-1 ring-inset focus:ring-2 focus:outline-none focus:ring-inset ${
-          error ? "ring-red-400 focus:ring-red-500" : "ring-slate-300 focus:ring-indigo-600"
-        }`,
+        className:
+          `mt-1.5 block w-full rounded-md border-0 bg-white text-sm text-slate-900 shadow-sm ` +
+          `ring-1 ring-inset focus:ring-2 focus:outline-none focus:ring-inset ${
+            error ? "ring-red-400 focus:ring-red-500" : "ring-slate-300 focus:ring-indigo-600"
+          }`,
       })}
       {error ? (
         <p id={messageId} className="mt-1.5 text-sm text-red-600">

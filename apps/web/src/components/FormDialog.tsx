@@ -23,7 +23,20 @@ export interface FormDialogProps {
 }
 
 /** A modal form, open while mounted: render it conditionally so every opening starts from fresh state. */
-export function FormDialog({ title, description, submitLabel, submitVariant = "primary", submitDisabled, cancelLabel, busy, error, wide, children, onSubmit, onClose }: FormDialogProps) {
+export function FormDialog({
+  title,
+  description,
+  submitLabel,
+  submitVariant = "primary",
+  submitDisabled,
+  cancelLabel,
+  busy,
+  error,
+  wide,
+  children,
+  onSubmit,
+  onClose,
+}: FormDialogProps) {
   const titleId = useId();
   const descriptionId = useId();
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -46,7 +59,13 @@ export function FormDialog({ title, description, submitLabel, submitVariant = "p
             <h2 id={titleId} className="text-base font-semibold text-slate-900">
               {title}
             </h2>
-            <button type="button" aria-label="Close" onClick={onClose} disabled={busy} className="-mt-1 -mr-2 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-600">
+            <button
+              type="button"
+              aria-label="Close"
+              onClick={onClose}
+              disabled={busy}
+              className="-mt-1 -mr-2 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-600"
+            >
               <X aria-hidden="true" className="size-4" />
             </button>
           </div>

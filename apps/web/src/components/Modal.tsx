@@ -72,7 +72,19 @@ export function Modal({ open, labelledBy, describedBy, busy, dismissible = true,
 }
 
 /** The modal's button row: Cancel (or `cancelLabel`), then the action. */
-export function ModalActions({ busy, onCancel, cancelLabel = "Cancel", className = "", children }: { busy?: boolean; onCancel(): void; cancelLabel?: string; className?: string; children: ReactNode }) {
+export function ModalActions({
+  busy,
+  onCancel,
+  cancelLabel = "Cancel",
+  className = "",
+  children,
+}: {
+  busy?: boolean;
+  onCancel(): void;
+  cancelLabel?: string;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     <div className={`flex flex-col-reverse gap-2 bg-slate-50 px-5 py-3 sm:flex-row sm:justify-end ${className}`}>
       <Button variant="secondary" onClick={onCancel} disabled={busy}>

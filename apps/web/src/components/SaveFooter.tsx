@@ -2,7 +2,19 @@ import type { ReactNode } from "react";
 import { Button } from "./Button";
 
 /** A form card's footer: "… saved" while the saved values are shown unchanged, and the submit button. */
-export function SaveFooter({ saved, savedText, busy, unchanged, children }: { saved: boolean; savedText: string; busy: boolean; unchanged: boolean; children: ReactNode }) {
+export function SaveFooter({
+  saved,
+  savedText,
+  busy,
+  unchanged,
+  children,
+}: {
+  saved: boolean;
+  savedText: string;
+  busy: boolean;
+  unchanged: boolean;
+  children: ReactNode;
+}) {
   return (
     <>
       {saved && unchanged ? (

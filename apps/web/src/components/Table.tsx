@@ -5,7 +5,17 @@ import type { ReactNode } from "react";
  * header cells. With `stackOnPhone` each row becomes a card on small screens (see index.css), for
  * tables too wide to scroll usefully, such as permission grids.
  */
-export function DataTable({ label, columns, stackOnPhone = false, children }: { label: string; columns: ReactNode; stackOnPhone?: boolean; children: ReactNode }) {
+export function DataTable({
+  label,
+  columns,
+  stackOnPhone = false,
+  children,
+}: {
+  label: string;
+  columns: ReactNode;
+  stackOnPhone?: boolean;
+  children: ReactNode;
+}) {
   return (
     <div className="relative overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
       <table aria-label={label} className={`min-w-full divide-y divide-slate-200 text-sm ${stackOnPhone ? "stack-table" : ""}`}>
@@ -66,7 +76,21 @@ export function EmptyRow({ columns, children }: { columns: number; children: Rea
  * A cell holding one checkbox, named by `label` since the column heading alone does not say whose
  * it is. `column` is shown beside the box when the table stacks on a phone.
  */
-export function CheckboxCell({ label, column, title, checked, disabled, onChange }: { label: string; column?: string; title: string; checked: boolean; disabled: boolean; onChange(checked: boolean): void }) {
+export function CheckboxCell({
+  label,
+  column,
+  title,
+  checked,
+  disabled,
+  onChange,
+}: {
+  label: string;
+  column?: string;
+  title: string;
+  checked: boolean;
+  disabled: boolean;
+  onChange(checked: boolean): void;
+}) {
   return (
     <td className="px-3 py-3 text-center align-middle">
       <label className="inline-flex items-center gap-1.5">

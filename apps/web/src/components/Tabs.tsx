@@ -30,7 +30,19 @@ const tabId = (prefix: string, id: string) => `${prefix}-tab-${id}`;
 const panelId = (prefix: string, id: string) => `${prefix}-panel-${id}`;
 
 /** ARIA tabs: arrow keys, Home and End move between tabs; only the selected one is in the tab order. */
-export function TabList<T extends string>({ tabs, active, onChange, label, idPrefix }: { tabs: ReadonlyArray<TabItem<T>>; active: T; onChange(tab: T): void; label: string; idPrefix: string }) {
+export function TabList<T extends string>({
+  tabs,
+  active,
+  onChange,
+  label,
+  idPrefix,
+}: {
+  tabs: ReadonlyArray<TabItem<T>>;
+  active: T;
+  onChange(tab: T): void;
+  label: string;
+  idPrefix: string;
+}) {
   const refs = useRef(new Map<string, HTMLButtonElement>());
   const move = (event: KeyboardEvent<HTMLDivElement>) => {
     const index = tabs.findIndex((tab) => tab.id === active);
@@ -65,9 +77,12 @@ export function TabList<T extends string>({ tabs, active, onChange, label, idPre
               aria-controls={panelId(idPrefix, id)}
               tabIndex={selected ? 0 : -1}
               onClick={() => onChange(id)}
-              className={`flex items-center gap-2 border-b-2 px-3 py-2.5 text-sm font-medium whitespace-nowrap transition-colors focus-visible:outline-2 focus-visible:outline-indigo-600 ${
-                selected ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-500 hover:border-slate-300 hover:text-slate-700"
-              }`}
+              className={
+                `flex items-center gap-2 border-b-2 px-3 py-2.5 text-sm font-medium whitespace-nowrap ` +
+                `transition-colors focus-visible:outline-2 focus-visible:outline-indigo-600 ${
+                  selected ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-500 hover:border-slate-300 hover:text-slate-700"
+                }`
+              }
             >
               {Icon ? <Icon aria-hidden="true" className="size-4" /> : null}
               {tabLabel}

@@ -19,7 +19,11 @@ export function Toggle({ label, description, ...state }: CheckFieldProps) {
         <input
           {...input}
           role="switch"
-          className="peer h-6 w-11 cursor-pointer appearance-none rounded-full bg-slate-300 transition-colors checked:bg-indigo-600 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-60"
+          className={
+            "peer h-6 w-11 cursor-pointer appearance-none rounded-full bg-slate-300 transition-colors " +
+            "checked:bg-indigo-600 focus-visible:outline-2 focus-visible:outline-offset-2 " +
+            "focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-60"
+          }
         />
         <span
           aria-hidden="true"

@@ -16,7 +16,12 @@ export function UserAvatar({ name, url, size = "sm", alt = "" }: { name: string;
     return <img src={url} alt={alt} className={`${box} bg-slate-100 object-cover`} onError={() => setFailedUrl(url)} />;
   }
   return (
-    <span role={alt ? "img" : undefined} aria-label={alt || undefined} aria-hidden={alt ? undefined : true} className={`${box} bg-indigo-100 font-semibold text-indigo-700`}>
+    <span
+      role={alt ? "img" : undefined}
+      aria-label={alt || undefined}
+      aria-hidden={alt ? undefined : true}
+      className={`${box} bg-indigo-100 font-semibold text-indigo-700`}
+    >
       {initials(name)}
     </span>
   );

@@ -43,7 +43,10 @@ function AppFrame() {
   return (
     <>
       <div inert={blocking.length > 0} className="min-h-dvh bg-slate-50">
-        <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+        >
           Skip to content
         </a>
 
@@ -64,7 +67,12 @@ function AppFrame() {
             <div className="absolute inset-y-0 left-0 flex w-72 max-w-[85%] flex-col bg-white shadow-xl">
               <div className="flex h-16 items-center justify-between px-4">
                 <Logo />
-                <button type="button" aria-label="Close navigation" onClick={() => setDrawerOpen(false)} className="rounded-md p-2 text-slate-500 hover:bg-slate-100">
+                <button
+                  type="button"
+                  aria-label="Close navigation"
+                  onClick={() => setDrawerOpen(false)}
+                  className="rounded-md p-2 text-slate-500 hover:bg-slate-100"
+                >
                   <X aria-hidden="true" className="size-5" />
                 </button>
               </div>
@@ -77,7 +85,12 @@ function AppFrame() {
 
         <div className="lg:pl-64">
           <header className="sticky top-0 z-20 flex h-16 items-center gap-3 border-b border-slate-200 bg-white/90 px-4 backdrop-blur sm:px-6">
-            <button type="button" aria-label="Open navigation" onClick={() => setDrawerOpen(true)} className="rounded-md p-2 text-slate-500 hover:bg-slate-100 lg:hidden">
+            <button
+              type="button"
+              aria-label="Open navigation"
+              onClick={() => setDrawerOpen(true)}
+              className="rounded-md p-2 text-slate-500 hover:bg-slate-100 lg:hidden"
+            >
               <Menu aria-hidden="true" className="size-5" />
             </button>
             <Link to="/" className="lg:hidden" aria-label="Meridian home">

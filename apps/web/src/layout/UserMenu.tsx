@@ -80,14 +80,24 @@ export function UserMenu() {
         ref={buttonRef}
         onClick={() => setOpen((value) => !value)}
         onKeyDown={onButtonKeyDown}
-        className="flex items-center gap-2 rounded-full p-1 pr-2 text-sm text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600"
+        className={
+          "flex items-center gap-2 rounded-full p-1 pr-2 text-sm text-slate-700 hover:bg-slate-100 " +
+          "focus-visible:outline-2 focus-visible:outline-indigo-600"
+        }
       >
         <UserAvatar name={user.name} url={user.avatarUrl} />
         <span className="hidden max-w-40 truncate font-medium sm:inline">{user.name}</span>
         <ChevronDown aria-hidden="true" className="size-4 text-slate-400" />
       </button>
       {open ? (
-        <div ref={menuRef} id={menuId} role="menu" aria-label="Account" onKeyDown={onMenuKeyDown} className="absolute right-0 z-30 mt-2 w-60 origin-top-right rounded-md bg-white py-1 shadow-lg ring-1 ring-slate-200">
+        <div
+          ref={menuRef}
+          id={menuId}
+          role="menu"
+          aria-label="Account"
+          onKeyDown={onMenuKeyDown}
+          className="absolute right-0 z-30 mt-2 w-60 origin-top-right rounded-md bg-white py-1 shadow-lg ring-1 ring-slate-200"
+        >
           <div className="border-b border-slate-100 px-4 py-3">
             <p className="truncate text-sm font-medium text-slate-900">{user.name}</p>
             <p className="truncate text-sm text-slate-500">{user.email}</p>
@@ -101,7 +111,14 @@ export function UserMenu() {
           <Link role="menuitem" tabIndex={-1} to="/api-keys" className={itemClass} onClick={() => setOpen(false)}>
             <KeyRound aria-hidden="true" className="size-4" /> API keys
           </Link>
-          <button role="menuitem" tabIndex={-1} type="button" className={`${itemClass} border-t border-slate-100`} disabled={signOut.isPending} onClick={() => signOut.mutate()}>
+          <button
+            role="menuitem"
+            tabIndex={-1}
+            type="button"
+            className={`${itemClass} border-t border-slate-100`}
+            disabled={signOut.isPending}
+            onClick={() => signOut.mutate()}
+          >
             <LogOut aria-hidden="true" className="size-4" /> Sign out
           </button>
         </div>

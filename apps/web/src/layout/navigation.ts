@@ -1,4 +1,16 @@
-import { Building2, FolderKanban, KeyRound, LayoutDashboard, LockKeyhole, Megaphone, Shield, Telescope, UserRound, UsersRound, type LucideIcon } from "lucide-react";
+import {
+  Building2,
+  FolderKanban,
+  KeyRound,
+  LayoutDashboard,
+  LockKeyhole,
+  Megaphone,
+  Shield,
+  Telescope,
+  UserRound,
+  UsersRound,
+  type LucideIcon,
+} from "lucide-react";
 
 export interface NavItem {
   to: string;

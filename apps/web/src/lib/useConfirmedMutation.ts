@@ -14,7 +14,11 @@ export interface ConfirmedMutationOptions<TTarget, TData, TError, TVariables, TC
  * A mutation on one target (a member, a key…) that runs only once the user confirms it:
  * `ask(target)` opens the dialog, and `dialog` is what a <ConfirmDialog> needs besides its texts.
  */
-export function useConfirmedMutation<TTarget, TData, TError, TVariables, TContext>({ mutation: options, variables, onSuccess }: ConfirmedMutationOptions<TTarget, TData, TError, TVariables, TContext>) {
+export function useConfirmedMutation<TTarget, TData, TError, TVariables, TContext>({
+  mutation: options,
+  variables,
+  onSuccess,
+}: ConfirmedMutationOptions<TTarget, TData, TError, TVariables, TContext>) {
   const [target, setTarget] = useState<TTarget | null>(null);
   const mutation = useMutation<TData, TError, TVariables, TContext>({
     ...options,

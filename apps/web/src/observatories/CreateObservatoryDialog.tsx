@@ -51,13 +51,28 @@ export function CreateObservatoryDialog({ onClose, onCreated }: { onClose(): voi
       onSubmit={submit}
       onClose={onClose}
     >
-      <TextField label="Observatory name" name="name" required maxLength={200} placeholder="e.g. Dome 2 — La Palma" value={name} onChange={(e) => setName(e.target.value)} error={errors.name} />
+      <TextField
+        label="Observatory name"
+        name="name"
+        required
+        maxLength={200}
+        placeholder="e.g. Dome 2 — La Palma"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        error={errors.name}
+      />
       <SelectField
         label="Owner"
         value={ownerId}
         onChange={(e) => setOwnerId(e.target.value)}
         error={errors.organizationId}
-        hint={access.isPending ? "Loading your organizations…" : owners.length === 0 ? "Only organizations where you may manage observatories are listed." : "An organization's owner and managers control the observatories it owns."}
+        hint={
+          access.isPending
+            ? "Loading your organizations…"
+            : owners.length === 0
+              ? "Only organizations where you may manage observatories are listed."
+              : "An organization's owner and managers control the observatories it owns."
+        }
       >
         <option value={PERSONAL}>Me (personal)</option>
         {owners.map((organization) => (

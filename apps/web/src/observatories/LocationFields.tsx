@@ -35,7 +35,17 @@ export function checkObservatoryFields(name: string, draft: LocationDraft): { lo
   return { location: parsed.location, errors: { ...(name.trim() ? {} : { name: "Give the observatory a name." }), ...parsed.errors } };
 }
 
-export function LocationFieldset({ draft, onChange, errors, optional = true }: { draft: LocationDraft; onChange(draft: LocationDraft): void; errors: Record<string, string | undefined>; optional?: boolean }) {
+export function LocationFieldset({
+  draft,
+  onChange,
+  errors,
+  optional = true,
+}: {
+  draft: LocationDraft;
+  onChange(draft: LocationDraft): void;
+  errors: Record<string, string | undefined>;
+  optional?: boolean;
+}) {
   return (
     <fieldset>
       <legend className="text-sm font-medium text-slate-700">

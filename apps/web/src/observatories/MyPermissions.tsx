@@ -43,12 +43,18 @@ export function MyPermissions({ observatoryId, organizationName }: { observatory
         <ul aria-label="Effective permissions" className="grid gap-3 sm:grid-cols-2">
           {observatoryPermissionKeys.map((key) => (
             <li key={key} className="flex items-start gap-3">
-              <span className={`mt-0.5 flex size-5 shrink-0 items-center justify-center rounded-full ${effective[key] ? "bg-emerald-100 text-emerald-700" : "bg-slate-100 text-slate-400"}`}>
+              <span
+                className={
+                  `mt-0.5 flex size-5 shrink-0 items-center justify-center rounded-full ` +
+                  (effective[key] ? "bg-emerald-100 text-emerald-700" : "bg-slate-100 text-slate-400")
+                }
+              >
                 {effective[key] ? <Check aria-hidden="true" className="size-3.5" /> : <X aria-hidden="true" className="size-3.5" />}
               </span>
               <div className="text-sm">
                 <p className="font-medium text-slate-900">
-                  {observatoryPermissionInfo[key].label}: <span className={effective[key] ? "text-emerald-700" : "text-slate-500"}>{effective[key] ? "yes" : "no"}</span>
+                  {observatoryPermissionInfo[key].label}:{" "}
+                  <span className={effective[key] ? "text-emerald-700" : "text-slate-500"}>{effective[key] ? "yes" : "no"}</span>
                 </p>
                 <p className="text-slate-500">{observatoryPermissionInfo[key].description}</p>
               </div>

@@ -58,7 +58,11 @@ function describe(entry: HistoryEntry, names: (id: string) => string | undefined
       };
     }
     case "created":
-      return { Icon: Sparkles, title: `Observatory created as ${text(data.name) ?? "this observatory"}`, detail: `Owner: ${text(data.ownerName) ?? "unknown"}` };
+      return {
+        Icon: Sparkles,
+        title: `Observatory created as ${text(data.name) ?? "this observatory"}`,
+        detail: `Owner: ${text(data.ownerName) ?? "unknown"}`,
+      };
     case "member_added":
       return { Icon: UserPlus, title: `${member(data)} added`, detail: `Permissions: ${listOf(data.permissionsAfter)}` };
     case "member_removed":
@@ -78,7 +82,12 @@ export function ObservatoryHistory({ observatoryId, names }: { observatoryId: st
     trpcClient.observatories.history.query(cursor ? { ...input, cursor } : input),
   );
   if (history.isPending || history.isError) return <QueryState query={history} loading="Loading history" error="Could not load the history" />;
-  if (items.length === 0) return <EmptyState icon={History} title="No history yet">Changes to members, organizations with access, settings and ownership appear here.</EmptyState>;
+  if (items.length === 0)
+    return (
+      <EmptyState icon={History} title="No history yet">
+        Changes to members, organizations with access, settings and ownership appear here.
+      </EmptyState>
+    );
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title" className="mb-3 text-base font-semibold text-slate-900">

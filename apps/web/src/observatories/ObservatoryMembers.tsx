@@ -51,7 +51,19 @@ function PermissionHeaders() {
 }
 
 /** One checkbox per permission, showing what is granted with its implications. */
-function PermissionCells({ name, permissions, fixedTitle, disabled, onChange }: { name: string; permissions: ObservatoryPermissions; fixedTitle: string | null; disabled: boolean; onChange(key: ObservatoryPermissionKey, checked: boolean): void }) {
+function PermissionCells({
+  name,
+  permissions,
+  fixedTitle,
+  disabled,
+  onChange,
+}: {
+  name: string;
+  permissions: ObservatoryPermissions;
+  fixedTitle: string | null;
+  disabled: boolean;
+  onChange(key: ObservatoryPermissionKey, checked: boolean): void;
+}) {
   const shown = closePermissions(permissions);
   return (
     <>
@@ -84,7 +96,9 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
   const updateUser = useMutation(
     trpc.observatories.updateUser.mutationOptions({
       onSuccess: async (member) => {
-        queryClient.setQueryData(membersKey, (current) => (current ? { ...current, users: current.users.map((user) => (user.userId === member.userId ? member : user)) } : current));
+        queryClient.setQueryData(membersKey, (current) =>
+          current ? { ...current, users: current.users.map((user) => (user.userId === member.userId ? member : user)) } : current,
+        );
         setNotice(`Permissions saved for ${member.name}.`);
         await refreshObservatories();
       },
@@ -95,7 +109,14 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
     trpc.observatories.updateOrganization.mutationOptions({
       onSuccess: async (member) => {
         queryClient.setQueryData(membersKey, (current) =>
-          current ? { ...current, organizations: current.organizations.map((item) => (item.organizationId === member.organizationId ? { ...item, permissions: member.permissions } : item)) } : current,
+          current
+            ? {
+                ...current,
+                organizations: current.organizations.map((item) =>
+                  item.organizationId === member.organizationId ? { ...item, permissions: member.permissions } : item,
+                ),
+              }
+            : current,
         );
         setNotice(`Permissions saved for ${member.name}.`);
         await refreshObservatories();
@@ -123,7 +144,12 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
   const updateError = updateUser.error ?? updateOrganization.error;
 
   /** Shows the new permissions at once and saves them; the other kind's failure, if any, goes away. */
-  const change = (pendingKey: string, permissions: ObservatoryPermissions, otherUpdate: { reset(): void }, save: (permissions: ObservatoryPermissions) => void) => {
+  const change = (
+    pendingKey: string,
+    permissions: ObservatoryPermissions,
+    otherUpdate: { reset(): void },
+    save: (permissions: ObservatoryPermissions) => void,
+  ) => {
     setNotice(null);
     otherUpdate.reset();
     start(pendingKey, () => permissions);
@@ -194,7 +220,8 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
           Organizations <span className="ml-1 text-sm font-normal text-slate-500">{organizations.length}</span>
         </h2>
         <p className="mb-3 text-sm text-slate-500">
-          Members of these organizations inherit access: owners and admins may operate and administer, members may view and observe — never more than the organization's own grant below.
+          Members of these organizations inherit access: owners and admins may operate and administer, members may view and observe — never more than the
+          organization's own grant below.
         </p>
         <DataTable
           stackOnPhone
@@ -339,7 +366,15 @@ function AddOrganizationCard({ observatoryId, memberIds }: { observatoryId: stri
       icon={<Plus aria-hidden="true" className="size-4" />}
       onSubmit={submit}
     >
-      <SelectField label="Organization" value={choice} onChange={(e) => { setChoice(e.target.value); setBlank(null); }} error={other ? undefined : (fieldError ?? undefined)}>
+      <SelectField
+        label="Organization"
+        value={choice}
+        onChange={(e) => {
+          setChoice(e.target.value);
+          setBlank(null);
+        }}
+        error={other ? undefined : (fieldError ?? undefined)}
+      >
         <option value="" disabled>
           {myOrganizations.isPending ? "Loading…" : "Choose one of your organizations…"}
         </option>
@@ -351,7 +386,15 @@ function AddOrganizationCard({ observatoryId, memberIds }: { observatoryId: stri
         <option value={OTHER}>Another organization (enter its ID)…</option>
       </SelectField>
       {other ? (
-        <TextField label="Organization ID" autoComplete="off" spellCheck={false} value={otherId} onChange={(e) => setOtherId(e.target.value)} error={fieldError ?? undefined} hint="Ask the organization's owner for it." />
+        <TextField
+          label="Organization ID"
+          autoComplete="off"
+          spellCheck={false}
+          value={otherId}
+          onChange={(e) => setOtherId(e.target.value)}
+          error={fieldError ?? undefined}
+          hint="Ask the organization's owner for it."
+        />
       ) : null}
       <PermissionCheckboxes value={permissions} onChange={setPermissions} />
     </AddMemberCard>

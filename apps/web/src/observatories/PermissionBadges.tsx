@@ -9,7 +9,10 @@ export function PermissionBadges({ permissions, label = "Your permissions" }: { 
     <ul aria-label={label} className="flex flex-wrap gap-1.5">
       {granted.map((key) => (
         <li key={key}>
-          <Badge tone={key === "can_admin" ? "indigo" : key === "can_operate" ? "amber" : key === "can_observe" ? "sky" : "slate"} title={observatoryPermissionInfo[key].description}>
+          <Badge
+            tone={key === "can_admin" ? "indigo" : key === "can_operate" ? "amber" : key === "can_observe" ? "sky" : "slate"}
+            title={observatoryPermissionInfo[key].description}
+          >
             {observatoryPermissionInfo[key].badge}
           </Badge>
         </li>

@@ -2,7 +2,15 @@ import { CheckboxField } from "../components/CheckboxField";
 import { observatoryPermissionInfo, observatoryPermissionKeys, setObservatoryPermission, type ObservatoryPermissions } from "./permissions";
 
 /** The four observatory permissions as labelled checkboxes, keeping their implications. */
-export function PermissionCheckboxes({ value, onChange, legend = "Permissions" }: { value: ObservatoryPermissions; onChange(value: ObservatoryPermissions): void; legend?: string }) {
+export function PermissionCheckboxes({
+  value,
+  onChange,
+  legend = "Permissions",
+}: {
+  value: ObservatoryPermissions;
+  onChange(value: ObservatoryPermissions): void;
+  legend?: string;
+}) {
   return (
     <fieldset>
       <legend className="text-sm font-medium text-slate-700">{legend}</legend>

@@ -13,7 +13,15 @@ import { refreshObservatories } from "./refresh";
 
 const OTHER = "__other__";
 
-export function TransferObservatoryDialog({ observatory, onClose, onTransferred }: { observatory: Observatory; onClose(): void; onTransferred(name: string): void }) {
+export function TransferObservatoryDialog({
+  observatory,
+  onClose,
+  onTransferred,
+}: {
+  observatory: Observatory;
+  onClose(): void;
+  onTransferred(name: string): void;
+}) {
   const members = useQuery(trpc.observatories.members.queryOptions({ id: observatory.id }));
   const myOrganizations = useMyOrganizations();
   const [kind, setKind] = useState<"user" | "organization">("user");
@@ -46,7 +54,16 @@ export function TransferObservatoryDialog({ observatory, onClose, onTransferred 
   const chosenUser = users.find((user) => user.userId === userId);
   // What the owner must type: the chosen user's email or name, or the organization's name; an
   // organization entered by ID is confirmed by typing that ID.
-  const accepted = kind === "user" ? (chosenUser ? [chosenUser.email, chosenUser.name] : []) : other ? [] : organizations.has(organizationChoice) ? [organizations.get(organizationChoice)] : [];
+  const accepted =
+    kind === "user"
+      ? chosenUser
+        ? [chosenUser.email, chosenUser.name]
+        : []
+      : other
+        ? []
+        : organizations.has(organizationChoice)
+          ? [organizations.get(organizationChoice)]
+          : [];
   const confirmed = kind === "organization" && other ? otherId.trim() !== "" : isConfirmed(typed, accepted);
 
   const submit = () => {
@@ -61,8 +78,8 @@ export function TransferObservatoryDialog({ observatory, onClose, onTransferred 
       title="Transfer ownership"
       description={
         <>
-          The new owner controls <strong className="font-semibold text-slate-700">{observatory.name}</strong>. A previous owning user keeps full access as a member; an organization that
-          receives it becomes a member with every permission and cannot be removed while it owns it.
+          The new owner controls <strong className="font-semibold text-slate-700">{observatory.name}</strong>. A previous owning user keeps full access as a
+          member; an organization that receives it becomes a member with every permission and cannot be removed while it owns it.
         </>
       }
       submitLabel="Transfer ownership"
@@ -111,7 +128,12 @@ export function TransferObservatoryDialog({ observatory, onClose, onTransferred 
         />
       ) : (
         <>
-          <SelectField label="New owning organization" value={organizationChoice} onChange={(e) => setOrganizationChoice(e.target.value)} error={other ? undefined : (fieldError ?? undefined)}>
+          <SelectField
+            label="New owning organization"
+            value={organizationChoice}
+            onChange={(e) => setOrganizationChoice(e.target.value)}
+            error={other ? undefined : (fieldError ?? undefined)}
+          >
             <option value="" disabled>
               Choose an organization…
             </option>
@@ -122,10 +144,24 @@ export function TransferObservatoryDialog({ observatory, onClose, onTransferred 
             ))}
             <option value={OTHER}>Another organization (enter its ID)…</option>
           </SelectField>
-          {other ? <TextField label="Organization ID" autoComplete="off" spellCheck={false} value={otherId} onChange={(e) => setOtherId(e.target.value)} error={fieldError ?? undefined} /> : null}
+          {other ? (
+            <TextField
+              label="Organization ID"
+              autoComplete="off"
+              spellCheck={false}
+              value={otherId}
+              onChange={(e) => setOtherId(e.target.value)}
+              error={fieldError ?? undefined}
+            />
+          ) : null}
         </>
       )}
-      <TypeToConfirm what={kind === "user" ? "the new owner's email or name" : "the organization's name"} accepted={accepted} value={typed} onChange={setTyped} />
+      <TypeToConfirm
+        what={kind === "user" ? "the new owner's email or name" : "the organization's name"}
+        accepted={accepted}
+        value={typed}
+        onChange={setTyped}
+      />
     </FormDialog>
   );
 }

@@ -26,7 +26,13 @@ const actionLabels: Record<string, string> = {
 };
 
 const actionTone = (action: string): BadgeTone =>
-  action.endsWith("removed") || action.endsWith("left") ? "red" : action.endsWith("added") || action.endsWith("created") ? "emerald" : action.includes("ownership") ? "amber" : "sky";
+  action.endsWith("removed") || action.endsWith("left")
+    ? "red"
+    : action.endsWith("added") || action.endsWith("created")
+      ? "emerald"
+      : action.includes("ownership")
+        ? "amber"
+        : "sky";
 
 export const humanizeAction = (action: string) => {
   const known = actionLabels[action];
@@ -76,8 +82,10 @@ export function describeChange(before: unknown, after: unknown, nameOf: NameOf):
       .filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]))
       .map((key) => ({ field: fieldName(key), before: formatValue(before[key], key, nameOf), after: formatValue(after[key], key, nameOf) }));
   }
-  if (isObject(after) && before === null) return Object.entries(after).map(([key, value]) => ({ field: fieldName(key), before: null, after: formatValue(value, key, nameOf) }));
-  if (isObject(before) && after === null) return Object.entries(before).map(([key, value]) => ({ field: fieldName(key), before: formatValue(value, key, nameOf), after: null }));
+  if (isObject(after) && before === null)
+    return Object.entries(after).map(([key, value]) => ({ field: fieldName(key), before: null, after: formatValue(value, key, nameOf) }));
+  if (isObject(before) && after === null)
+    return Object.entries(before).map(([key, value]) => ({ field: fieldName(key), before: formatValue(value, key, nameOf), after: null }));
   if (before === null && after === null) return [];
   return [{ field: null, before: before === null ? null : formatValue(before, null, nameOf), after: after === null ? null : formatValue(after, null, nameOf) }];
 }
@@ -90,7 +98,9 @@ export function ChangeList({ entry, nameOf }: { entry: Pick<AuditEntry, "before"
       {lines.map((line, index) => (
         <li key={index} className="flex flex-wrap items-center gap-1">
           {line.field ? <span className="font-medium text-slate-600">{line.field}:</span> : null}
-          {line.before !== null ? <span className={line.after !== null ? "text-slate-500 line-through decoration-slate-300" : "text-red-700 line-through"}>{line.before}</span> : null}
+          {line.before !== null ? (
+            <span className={line.after !== null ? "text-slate-500 line-through decoration-slate-300" : "text-red-700 line-through"}>{line.before}</span>
+          ) : null}
           {line.before !== null && line.after !== null ? <ArrowRight aria-label="changed to" className="size-3 text-slate-400" /> : null}
           {line.after !== null ? <span className="text-slate-800">{line.after}</span> : null}
         </li>
@@ -110,9 +120,17 @@ export function AuditLog({ organizationId, nameOf }: { organizationId: string; n
         <h2 id="audit-title" className="text-base font-semibold text-slate-900">
           Audit log
         </h2>
-        <p className="mt-1 text-sm text-slate-500">Every change to membership, permissions, ownership and storage, newest first. Names are as they were at the time.</p>
+        <p className="mt-1 text-sm text-slate-500">
+          Every change to membership, permissions, ownership and storage, newest first. Names are as they were at the time.
+        </p>
       </div>
-      <QueryState query={audit} loading="Loading the audit log" error="Could not load the audit log" isEmpty={() => entries.length === 0} empty={<EmptyState icon={ScrollText} title="Nothing recorded yet" />}>
+      <QueryState
+        query={audit}
+        loading="Loading the audit log"
+        error="Could not load the audit log"
+        isEmpty={() => entries.length === 0}
+        empty={<EmptyState icon={ScrollText} title="Nothing recorded yet" />}
+      >
         {() => (
           <DataTable
             label="Audit log"

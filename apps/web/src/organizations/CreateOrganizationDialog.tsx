@@ -3,7 +3,13 @@ import { useMutation } from "@tanstack/react-query";
 import { FormDialog } from "../components/FormDialog";
 import { formProblem, generalMessage } from "../lib/form-errors";
 import { queryClient, trpc } from "../trpc";
-import { emptyOrganizationForm, missingOrganizationFields, OrganizationFields, organizationFormFields, type OrganizationFormValues } from "./OrganizationFields";
+import {
+  emptyOrganizationForm,
+  missingOrganizationFields,
+  OrganizationFields,
+  organizationFormFields,
+  type OrganizationFormValues,
+} from "./OrganizationFields";
 import type { OrganizationSummary } from "./types";
 
 export function CreateOrganizationDialog({ onClose, onCreated }: { onClose(): void; onCreated(organization: OrganizationSummary): void }) {

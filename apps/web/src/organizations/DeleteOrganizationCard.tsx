@@ -12,8 +12,8 @@ export function DeleteOrganizationCard({ organization }: { organization: Organiz
       description="Possible once it owns no observatories and no projects: transfer or delete those first."
       consequences={
         <>
-          <strong className="font-semibold text-slate-900">{organization.name}</strong> and its member list will be gone for good. Its members lose what they had through it, it leaves
-          every observatory it is a member of, and its active announcements are cancelled.
+          <strong className="font-semibold text-slate-900">{organization.name}</strong> and its member list will be gone for good. Its members lose what they
+          had through it, it leaves every observatory it is a member of, and its active announcements are cancelled.
         </>
       }
       mutation={trpc.organizations.delete.mutationOptions()}

@@ -32,7 +32,10 @@ export function ExternalStorage({ organization }: { organization: Organization }
   const destinations = organization.externalStorage;
   const removal = useConfirmedMutation({
     mutation: trpc.organizations.update.mutationOptions(),
-    variables: (removing: ExternalStorageDestination) => ({ id: organization.id, update: { externalStorage: destinations.filter((item) => item.id !== removing.id).map(keep) } }),
+    variables: (removing: ExternalStorageDestination) => ({
+      id: organization.id,
+      update: { externalStorage: destinations.filter((item) => item.id !== removing.id).map(keep) },
+    }),
     onSuccess: (removed) => {
       setNotice(`“${removed.label}” was removed.`);
       return refreshOrganizationData();
@@ -49,7 +52,13 @@ export function ExternalStorage({ organization }: { organization: Organization }
           <p className="mt-1 text-sm text-slate-500">Where observation files can be copied. Secrets are stored encrypted and are never shown again.</p>
         </div>
         {canEdit ? (
-          <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setEditing("new"); }}>
+          <Button
+            icon={<Plus aria-hidden="true" className="size-4" />}
+            onClick={() => {
+              setNotice(null);
+              setEditing("new");
+            }}
+          >
             Add destination
           </Button>
         ) : null}
@@ -105,7 +114,15 @@ export function ExternalStorage({ organization }: { organization: Organization }
                 </div>
                 {canEdit ? (
                   <div className="mt-4 flex justify-end gap-2 border-t border-slate-100 px-3 py-2">
-                    <Button variant="ghost" aria-label={`Edit ${destination.label}`} icon={<Pencil aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setEditing(destination); }}>
+                    <Button
+                      variant="ghost"
+                      aria-label={`Edit ${destination.label}`}
+                      icon={<Pencil aria-hidden="true" className="size-4" />}
+                      onClick={() => {
+                        setNotice(null);
+                        setEditing(destination);
+                      }}
+                    >
                       Edit
                     </Button>
                     <RemoveButton name={destination.label} onClick={() => removal.ask(destination)} />
@@ -120,7 +137,8 @@ export function ExternalStorage({ organization }: { organization: Organization }
       )}
 
       <ConfirmDialog {...removal.dialog} title="Remove storage destination?" confirmLabel="Remove destination">
-        <strong className="font-semibold text-slate-900">{removal.target?.label}</strong> and its stored secrets will be deleted. Nothing is deleted from the storage itself.
+        <strong className="font-semibold text-slate-900">{removal.target?.label}</strong> and its stored secrets will be deleted. Nothing is deleted from the
+        storage itself.
       </ConfirmDialog>
 
       {editing ? (
@@ -144,7 +162,17 @@ function initialSettings(destination: ExternalStorageDestination | null): Record
   return values;
 }
 
-function DestinationDialog({ organization, destination, onClose, onSaved }: { organization: Organization; destination: ExternalStorageDestination | null; onClose(): void; onSaved(label: string): void }) {
+function DestinationDialog({
+  organization,
+  destination,
+  onClose,
+  onSaved,
+}: {
+  organization: Organization;
+  destination: ExternalStorageDestination | null;
+  onClose(): void;
+  onSaved(label: string): void;
+}) {
   const [kind, setKind] = useState<ExternalStorageKind>(destination?.kind ?? "s3");
   const [label, setLabel] = useState(destination?.label ?? "");
   const [settings, setSettings] = useState<Record<string, string>>(() => initialSettings(destination));
@@ -197,7 +225,9 @@ function DestinationDialog({ organization, destination, onClose, onSaved }: { or
       settings: nextSettings,
       ...(typed.length > 0 ? { secrets: Object.fromEntries(typed) } : {}),
     };
-    const list = destination ? organization.externalStorage.map((existing) => (existing.id === destination.id ? item : keep(existing))) : [...organization.externalStorage.map(keep), item];
+    const list = destination
+      ? organization.externalStorage.map((existing) => (existing.id === destination.id ? item : keep(existing)))
+      : [...organization.externalStorage.map(keep), item];
     save.mutate({ id: organization.id, update: { externalStorage: list } });
   };
 
@@ -226,7 +256,15 @@ function DestinationDialog({ organization, destination, onClose, onSaved }: { or
             </option>
           ))}
         </SelectField>
-        <TextField label="Label" required maxLength={100} placeholder="e.g. Archive bucket" value={label} onChange={(e) => setLabel(e.target.value)} error={errors.label} />
+        <TextField
+          label="Label"
+          required
+          maxLength={100}
+          placeholder="e.g. Archive bucket"
+          value={label}
+          onChange={(e) => setLabel(e.target.value)}
+          error={errors.label}
+        />
       </div>
       <fieldset className="grid gap-4 sm:grid-cols-2">
         <legend className="mb-2 text-xs font-semibold tracking-wide text-slate-400 uppercase">Settings</legend>

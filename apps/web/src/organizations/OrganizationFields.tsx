@@ -31,13 +31,32 @@ export function missingOrganizationFields(values: OrganizationFormValues): Recor
   return errors;
 }
 
-export function OrganizationFields({ values, errors, onChange }: { values: OrganizationFormValues; errors: Record<string, string | undefined>; onChange(values: OrganizationFormValues): void }) {
+export function OrganizationFields({
+  values,
+  errors,
+  onChange,
+}: {
+  values: OrganizationFormValues;
+  errors: Record<string, string | undefined>;
+  onChange(values: OrganizationFormValues): void;
+}) {
   const set = <K extends keyof OrganizationFormValues>(key: K, value: OrganizationFormValues[K]) => onChange({ ...values, [key]: value });
   // Checked as the user types, in the words the API would use; a format error from the last submit goes once the form is right.
-  const shortNameError = shortNameFormProblem(values.shortName) ?? (errors.shortName === SHORT_NAME_MESSAGE && values.shortName.trim() ? undefined : errors.shortName);
+  const shortNameError =
+    shortNameFormProblem(values.shortName) ?? (errors.shortName === SHORT_NAME_MESSAGE && values.shortName.trim() ? undefined : errors.shortName);
   return (
     <div className="grid gap-4 sm:grid-cols-2">
-      <TextField label="Name" name="name" required maxLength={200} autoComplete="organization" value={values.name} onChange={(e) => set("name", e.target.value)} error={errors.name} className="sm:col-span-2" />
+      <TextField
+        label="Name"
+        name="name"
+        required
+        maxLength={200}
+        autoComplete="organization"
+        value={values.name}
+        onChange={(e) => set("name", e.target.value)}
+        error={errors.name}
+        className="sm:col-span-2"
+      />
       <TextField
         label="Short name"
         name="shortName"
@@ -61,7 +80,16 @@ export function OrganizationFields({ values, errors, onChange }: { values: Organ
           </option>
         ))}
       </SelectField>
-      <TextAreaField label="Description" name="description" maxLength={5000} value={values.description} onChange={(e) => set("description", e.target.value)} error={errors.description} hint="Optional." className="sm:col-span-2" />
+      <TextAreaField
+        label="Description"
+        name="description"
+        maxLength={5000}
+        value={values.description}
+        onChange={(e) => set("description", e.target.value)}
+        error={errors.description}
+        hint="Optional."
+        className="sm:col-span-2"
+      />
       <TextField
         label="Contact email"
         name="contactEmail"

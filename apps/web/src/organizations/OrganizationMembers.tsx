@@ -86,7 +86,13 @@ export function OrganizationMembers({ organization }: { organization: Organizati
             Could not change permissions: {summarizeError(update.error).message}
           </Alert>
         ) : null}
-        <QueryState query={members} loading="Loading members" error="Could not load members" isEmpty={(data) => data.items.length === 0} empty={<EmptyState icon={Users} title="No members" />}>
+        <QueryState
+          query={members}
+          loading="Loading members"
+          error="Could not load members"
+          isEmpty={(data) => data.items.length === 0}
+          empty={<EmptyState icon={Users} title="No members" />}
+        >
           {(data) => (
             <DataTable
               stackOnPhone
@@ -141,11 +147,13 @@ export function OrganizationMembers({ organization }: { organization: Organizati
       <RemoveMemberDialog dialog={removal.dialog} self={removal.removingSelf} place="organization">
         {removal.removingSelf ? (
           <>
-            You will lose access to <strong className="font-semibold text-slate-900">{organization.name}</strong> and to what you could reach through it, such as its observatories.
+            You will lose access to <strong className="font-semibold text-slate-900">{organization.name}</strong> and to what you could reach through it, such
+            as its observatories.
           </>
         ) : (
           <>
-            <strong className="font-semibold text-slate-900">{removal.target?.name}</strong> will lose access to {organization.name} and everything it shares with its members.
+            <strong className="font-semibold text-slate-900">{removal.target?.name}</strong> will lose access to {organization.name} and everything it shares
+            with its members.
           </>
         )}
       </RemoveMemberDialog>
@@ -191,11 +199,7 @@ function AddOrganizationMember({ organizationId }: { organizationId: string }) {
               {organizationPermissionInfo.map((info) => (
                 <CheckboxField
                   key={info.key}
-                  label={
-                    <>
-                      {info.label}
-                    </>
-                  }
+                  label={<>{info.label}</>}
                   description={info.description}
                   checked={permissions[info.key]}
                   onChange={(checked) => setPermissions((current) => ({ ...current, [info.key]: checked }))}
@@ -209,7 +213,17 @@ function AddOrganizationMember({ organizationId }: { organizationId: string }) {
   );
 }
 
-function TransferOrganizationDialog({ organization, candidates, onClose, onTransferred }: { organization: Organization; candidates: OrganizationMember[]; onClose(): void; onTransferred(member: OrganizationMember): void }) {
+function TransferOrganizationDialog({
+  organization,
+  candidates,
+  onClose,
+  onTransferred,
+}: {
+  organization: Organization;
+  candidates: OrganizationMember[];
+  onClose(): void;
+  onTransferred(member: OrganizationMember): void;
+}) {
   const [userId, setUserId] = useState("");
   const [typed, setTyped] = useState("");
   const [blank, setBlank] = useState<string | null>(null);

@@ -25,4 +25,5 @@ export function useMyOrganizationAccess(enabled = true) {
 }
 
 /** May the caller create observatories (or projects) owned by this organization? */
-export const canCreateFor = (organization: Organization, permission: "can_manage_observatories" | "can_manage_projects") => organization.myPermissions[permission];
+export const canCreateFor = (organization: Organization, permission: "can_manage_observatories" | "can_manage_projects") =>
+  organization.myPermissions[permission];

@@ -27,7 +27,9 @@ export function AdminUsersPage() {
   const [search, setSearch] = useState("");
   const q = useDebouncedValue(search.trim(), SEARCH_SETTLE_MS);
   const input = q ? { q, limit: PAGE_SIZE } : { limit: PAGE_SIZE };
-  const { query: users, items } = useCursorPages(trpc.admin.users.infiniteQueryKey(input), (cursor) => trpcClient.admin.users.query(cursor ? { ...input, cursor } : input));
+  const { query: users, items } = useCursorPages(trpc.admin.users.infiniteQueryKey(input), (cursor) =>
+    trpcClient.admin.users.query(cursor ? { ...input, cursor } : input),
+  );
   const [notice, setNotice] = useState<string | null>(null);
   const isSelf = (user: AdminUser) => user.id === me.data?.id;
   const change = useConfirmedMutation({
@@ -44,9 +46,20 @@ export function AdminUsersPage() {
 
   return (
     <>
-      <PageHeader title="Users" description="Every account on this server. Disabling one ends its sessions and stops its API keys at once; each change is recorded in the audit log." />
+      <PageHeader
+        title="Users"
+        description="Every account on this server. Disabling one ends its sessions and stops its API keys at once; each change is recorded in the audit log."
+      />
       <div className="flex flex-col gap-4">
-        <TextField label="Search users" type="search" autoComplete="off" placeholder="Name or email" className="max-w-sm" value={search} onChange={(event) => setSearch(event.target.value)} />
+        <TextField
+          label="Search users"
+          type="search"
+          autoComplete="off"
+          placeholder="Name or email"
+          className="max-w-sm"
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+        />
         <SuccessNotice message={notice} />
         <QueryState
           query={users}

@@ -18,7 +18,11 @@ export function AdministrationPage() {
           <li key={to}>
             <Link
               to={to}
-              className="flex h-full items-start gap-4 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200 transition-colors hover:ring-indigo-300 focus-visible:outline-2 focus-visible:outline-indigo-600"
+              className={
+                "flex h-full items-start gap-4 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200 " +
+                "transition-colors hover:ring-indigo-300 focus-visible:outline-2 " +
+                "focus-visible:outline-indigo-600"
+              }
             >
               <span className="flex size-10 shrink-0 items-center justify-center rounded-full bg-indigo-50 text-indigo-600">
                 <Icon aria-hidden="true" className="size-5" />

@@ -14,7 +14,13 @@ import { SuccessNotice } from "../components/SuccessNotice";
 import { useDocumentTitle } from "../lib/document-title";
 
 const tables: Array<{ scope: AnnouncementScope; title: string; adminOnly?: boolean; description: string; empty: string }> = [
-  { scope: "system", title: "System", adminOnly: true, description: "To users across the server; they must acknowledge before going on.", empty: "No system announcements yet." },
+  {
+    scope: "system",
+    title: "System",
+    adminOnly: true,
+    description: "To users across the server; they must acknowledge before going on.",
+    empty: "No system announcements yet.",
+  },
   { scope: "observatory", title: "Observatory", description: "To everyone with access to an observatory.", empty: "No observatory announcements you manage." },
   { scope: "organization", title: "Organization", description: "To the members of an organization.", empty: "No organization announcements you manage." },
   { scope: "project", title: "Project", description: "To the members of a project.", empty: "No project announcements you manage." },
@@ -44,7 +50,13 @@ export function AnnouncementsPage() {
         }
         actions={
           admin ? (
-            <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setCreating(true); }}>
+            <Button
+              icon={<Plus aria-hidden="true" className="size-4" />}
+              onClick={() => {
+                setNotice(null);
+                setCreating(true);
+              }}
+            >
               New system announcement
             </Button>
           ) : null

@@ -42,12 +42,22 @@ export function ForgotPasswordPage() {
       {request.isSuccess ? (
         // The same answer whether or not the address has an account: the page must not tell.
         <Alert tone="success">
-          If an account exists for that address, we sent a link to reset its password. The link works once and expires in an hour; check your spam folder if it does not arrive.
+          If an account exists for that address, we sent a link to reset its password. The link works once and expires in an hour; check your spam folder if it
+          does not arrive.
         </Alert>
       ) : (
         <form onSubmit={submit} noValidate className="flex flex-col gap-4">
           {generalMessage(problem, ["email"]) ? <Alert tone="error">{problem?.message}</Alert> : null}
-          <TextField label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={blank ?? problem?.fieldErrors.email} />
+          <TextField
+            label="Email"
+            type="email"
+            name="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={blank ?? problem?.fieldErrors.email}
+          />
           <Button type="submit" busy={request.isPending} className="w-full">
             Email me a reset link
           </Button>

@@ -47,7 +47,16 @@ export function LoginPage() {
     >
       <form onSubmit={submit} noValidate className="flex flex-col gap-4">
         {problem ? <Alert tone="error">{problem.message}</Alert> : <SuccessNotice message={notice} />}
-        <TextField label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={blank.email ?? problem?.fieldErrors.email} />
+        <TextField
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={blank.email ?? problem?.fieldErrors.email}
+        />
         <TextField
           label="Password"
           type="password"

@@ -58,7 +58,14 @@ export function ObservatoriesPage() {
             {items.map((observatory) => {
               const OwnerIcon = observatory.owner.kind === "organization" ? Building2 : UserRound;
               return (
-                <li key={observatory.id} aria-label={observatory.name} className="relative flex min-w-0 flex-col gap-3 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200 transition focus-within:ring-indigo-400 hover:ring-indigo-300">
+                <li
+                  key={observatory.id}
+                  aria-label={observatory.name}
+                  className={
+                    "relative flex min-w-0 flex-col gap-3 rounded-lg bg-white p-5 shadow-sm ring-1 " +
+                    "ring-slate-200 transition focus-within:ring-indigo-400 hover:ring-indigo-300"
+                  }
+                >
                   <div className="flex items-start gap-3">
                     <span className="flex size-10 shrink-0 items-center justify-center rounded-lg bg-indigo-50 text-indigo-600">
                       <Telescope aria-hidden="true" className="size-5" />
@@ -93,7 +100,9 @@ export function ObservatoriesPage() {
         )}
       </QueryState>
       <LoadMoreButton query={list} className="mt-4" />
-      {creating ? <CreateObservatoryDialog onClose={() => setCreating(false)} onCreated={(observatory) => navigate(`/observatories/${observatory.id}`)} /> : null}
+      {creating ? (
+        <CreateObservatoryDialog onClose={() => setCreating(false)} onCreated={(observatory) => navigate(`/observatories/${observatory.id}`)} />
+      ) : null}
     </>
   );
 }

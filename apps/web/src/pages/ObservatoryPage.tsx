@@ -65,10 +65,18 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
   const canTransfer =
     isServerAdmin(me.data) ||
     (owner.kind === "user" && owner.id === me.data?.id) ||
-    Boolean(owner.kind === "organization" && mine.data?.sources.some((source) => source.kind === "organization" && source.organizationId === owner.id && source.role === "owner"));
+    Boolean(
+      owner.kind === "organization" &&
+      mine.data?.sources.some((source) => source.kind === "organization" && source.organizationId === owner.id && source.role === "owner"),
+    );
   // Observatory owners and administrators (and server admins, who may administer any) send its announcements.
   const canAnnounce = Boolean(mine.data?.can_admin);
-  const ownerName = owner.kind === "user" ? (owner.id === me.data?.id ? "You" : (userName(owner.id) ?? "Another user")) : ownerDescription(owner, me.data?.id, organizationName);
+  const ownerName =
+    owner.kind === "user"
+      ? owner.id === me.data?.id
+        ? "You"
+        : (userName(owner.id) ?? "Another user")
+      : ownerDescription(owner, me.data?.id, organizationName);
 
   return (
     <>
@@ -84,7 +92,14 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
           canAnnounce || canTransfer ? (
             <>
               {canAnnounce ? (
-                <Button variant="secondary" icon={<Settings aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setEditing(true); }}>
+                <Button
+                  variant="secondary"
+                  icon={<Settings aria-hidden="true" className="size-4" />}
+                  onClick={() => {
+                    setNotice(null);
+                    setEditing(true);
+                  }}
+                >
                   Settings
                 </Button>
               ) : null}
@@ -100,7 +115,14 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
                 />
               ) : null}
               {canTransfer ? (
-                <Button variant="secondary" icon={<ArrowRightLeft aria-hidden="true" className="size-4" />} onClick={() => { setNotice(null); setTransferring(true); }}>
+                <Button
+                  variant="secondary"
+                  icon={<ArrowRightLeft aria-hidden="true" className="size-4" />}
+                  onClick={() => {
+                    setNotice(null);
+                    setTransferring(true);
+                  }}
+                >
                   Transfer ownership
                 </Button>
               ) : null}

@@ -42,7 +42,12 @@ export function OrganizationsPage() {
       <NavigationNotice />
       {admin ? (
         <div className="mb-4 rounded-lg bg-white px-4 shadow-sm ring-1 ring-slate-200 sm:px-6">
-          <Toggle label="All organizations" description="As a server administrator you may see every organization on this server." checked={showAll} onChange={setShowAll} />
+          <Toggle
+            label="All organizations"
+            description="As a server administrator you may see every organization on this server."
+            checked={showAll}
+            onChange={setShowAll}
+          />
         </div>
       ) : null}
 
@@ -78,7 +83,9 @@ export function OrganizationsPage() {
                   <p className="font-mono text-xs text-slate-500">{organization.shortName}</p>
                 </td>
                 <td className={`${td} hidden sm:table-cell`}>{organizationTypeLabels[organization.type]}</td>
-                <td className={td}>{organization.ownerId === me.data?.id ? <OwnerBadge /> : all ? <span className="text-slate-400">—</span> : <Badge>Member</Badge>}</td>
+                <td className={td}>
+                  {organization.ownerId === me.data?.id ? <OwnerBadge /> : all ? <span className="text-slate-400">—</span> : <Badge>Member</Badge>}
+                </td>
                 <td className={`${td} hidden text-slate-500 md:table-cell`}>{formatDateTime(organization.createdAt)}</td>
               </tr>
             ))}
@@ -86,7 +93,9 @@ export function OrganizationsPage() {
         )}
       </QueryState>
 
-      {creating ? <CreateOrganizationDialog onClose={() => setCreating(false)} onCreated={(organization) => navigate(`/organizations/${organization.id}`)} /> : null}
+      {creating ? (
+        <CreateOrganizationDialog onClose={() => setCreating(false)} onCreated={(organization) => navigate(`/organizations/${organization.id}`)} />
+      ) : null}
     </>
   );
 }

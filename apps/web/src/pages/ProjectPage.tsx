@@ -29,7 +29,8 @@ export function ProjectPage() {
 }
 
 /** The contract's senders: the project's owner and admins, and server admins (not organization managers). */
-const mayAnnounce = (project: Project, serverAdmin: boolean) => serverAdmin || project.myRole === "owner" || project.myRole === "admin" || project.myRole === "serverAdmin";
+const mayAnnounce = (project: Project, serverAdmin: boolean) =>
+  serverAdmin || project.myRole === "owner" || project.myRole === "admin" || project.myRole === "serverAdmin";
 
 function ProjectView({ project }: { project: Project }) {
   useDocumentTitle(`${project.name} · Projects`);
@@ -66,7 +67,14 @@ function ProjectView({ project }: { project: Project }) {
         actions={
           canAnnounce || project.myRole ? (
             <>
-              {canAnnounce ? <NewAnnouncementButton scope="project" scopeId={project.id} scopeName={project.name} onCreated={(announcement) => setSent(sentNotice(announcement))} /> : null}
+              {canAnnounce ? (
+                <NewAnnouncementButton
+                  scope="project"
+                  scopeId={project.id}
+                  scopeName={project.name}
+                  onCreated={(announcement) => setSent(sentNotice(announcement))}
+                />
+              ) : null}
               {project.myRole ? <Badge className="self-center text-sm">You: {projectRoleLabels[project.myRole]}</Badge> : null}
             </>
           ) : null

@@ -70,7 +70,9 @@ export function ProjectsPage() {
                 <td className={td}>
                   <Badge tone={projectStatusInfo[project.status].tone}>{projectStatusInfo[project.status].label}</Badge>
                 </td>
-                <td className={`${td} hidden sm:table-cell`}>{project.organizationId ? organizationName(project.organizationId) : <span className="text-slate-400">Personal</span>}</td>
+                <td className={`${td} hidden sm:table-cell`}>
+                  {project.organizationId ? organizationName(project.organizationId) : <span className="text-slate-400">Personal</span>}
+                </td>
                 <td className={`${td} hidden sm:table-cell`}>{project.myRole ? projectRoleLabels[project.myRole] : "—"}</td>
                 <td className={`${td} hidden text-slate-500 md:table-cell`}>{formatDateTime(project.createdAt)}</td>
               </tr>

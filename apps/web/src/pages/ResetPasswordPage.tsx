@@ -66,7 +66,11 @@ export function ResetPasswordPage() {
       ) : (
         <form onSubmit={submit} noValidate className="flex flex-col gap-4">
           {generalMessage(problem, ["newPassword"]) ? <Alert tone="error">{problem?.message}</Alert> : null}
-          <NewPasswordFields values={values} errors={{ newPassword: checked.newPassword ?? problem?.fieldErrors.newPassword, confirmation: checked.confirmation }} onChange={setValues} />
+          <NewPasswordFields
+            values={values}
+            errors={{ newPassword: checked.newPassword ?? problem?.fieldErrors.newPassword, confirmation: checked.confirmation }}
+            onChange={setValues}
+          />
           <Button type="submit" busy={confirm.isPending} className="w-full">
             Set new password
           </Button>

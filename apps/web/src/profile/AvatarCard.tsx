@@ -51,9 +51,20 @@ export function AvatarCard({ profile }: { profile: Profile }) {
           {file ? (
             <figure className="flex flex-col items-center gap-1">
               {previewUrl && !previewFailed ? (
-                <img src={previewUrl} alt="New avatar preview" className="size-20 rounded-full bg-slate-100 object-cover ring-2 ring-indigo-500" onError={() => setPreviewFailed(true)} />
+                <img
+                  src={previewUrl}
+                  alt="New avatar preview"
+                  className="size-20 rounded-full bg-slate-100 object-cover ring-2 ring-indigo-500"
+                  onError={() => setPreviewFailed(true)}
+                />
               ) : (
-                <span className="flex size-20 items-center justify-center rounded-full bg-slate-100 px-2 text-center text-xs text-slate-500 ring-2 ring-slate-300">No preview</span>
+                <span
+                  className={
+                    "flex size-20 items-center justify-center rounded-full bg-slate-100 px-2 text-center " + "text-xs text-slate-500 ring-2 ring-slate-300"
+                  }
+                >
+                  No preview
+                </span>
               )}
               <figcaption className="text-xs text-slate-500">New</figcaption>
             </figure>
@@ -71,18 +82,39 @@ export function AvatarCard({ profile }: { profile: Profile }) {
               type="file"
               accept={ACCEPTED_AVATAR_TYPES}
               onChange={choose}
-              className="mt-1.5 block w-full text-sm text-slate-600 file:mr-3 file:rounded-md file:border-0 file:bg-indigo-50 file:px-3 file:py-2 file:text-sm file:font-semibold file:text-indigo-700 hover:file:bg-indigo-100"
+              className={
+                "mt-1.5 block w-full text-sm text-slate-600 file:mr-3 file:rounded-md file:border-0 " +
+                "file:bg-indigo-50 file:px-3 file:py-2 file:text-sm file:font-semibold file:text-indigo-700 " +
+                "hover:file:bg-indigo-100"
+              }
             />
-            {file ? <p className="mt-1.5 truncate text-sm text-slate-500">{file.name} · {formatSize(file.size)}</p> : null}
+            {file ? (
+              <p className="mt-1.5 truncate text-sm text-slate-500">
+                {file.name} · {formatSize(file.size)}
+              </p>
+            ) : null}
           </div>
           {error ? <Alert tone="error">{error}</Alert> : null}
           {upload.isSuccess ? <Alert tone="success">Your new avatar is saved.</Alert> : null}
           {file ? (
             <div className="flex flex-wrap gap-2">
-              <Button icon={<ImageUp aria-hidden="true" className="size-4" />} busy={upload.isPending} disabled={Boolean(localError)} onClick={() => upload.mutate(file)}>
+              <Button
+                icon={<ImageUp aria-hidden="true" className="size-4" />}
+                busy={upload.isPending}
+                disabled={Boolean(localError)}
+                onClick={() => upload.mutate(file)}
+              >
                 Upload avatar
               </Button>
-              <Button variant="secondary" disabled={upload.isPending} onClick={() => { clearSelection(); setLocalError(null); upload.reset(); }}>
+              <Button
+                variant="secondary"
+                disabled={upload.isPending}
+                onClick={() => {
+                  clearSelection();
+                  setLocalError(null);
+                  upload.reset();
+                }}
+              >
                 Cancel
               </Button>
             </div>

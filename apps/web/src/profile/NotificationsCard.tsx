@@ -31,7 +31,9 @@ export function NotificationsCard({ profile }: { profile: Profile }) {
       onMutate: async (input) => {
         await queryClient.cancelQueries({ queryKey: profileKey });
         const previous = queryClient.getQueryData(profileKey);
-        queryClient.setQueryData(profileKey, (old) => (old ? { ...old, notificationPreferences: { ...old.notificationPreferences, ...input.notificationPreferences } } : old));
+        queryClient.setQueryData(profileKey, (old) =>
+          old ? { ...old, notificationPreferences: { ...old.notificationPreferences, ...input.notificationPreferences } } : old,
+        );
         return { previous };
       },
       onError: (_error, _input, context) => {
@@ -54,7 +56,11 @@ export function NotificationsCard({ profile }: { profile: Profile }) {
 
   return (
     <Card title="Notifications" description="Choose how Meridian reaches you, and about what.">
-      {save.isError ? <Alert tone="error" className="mb-3">Could not save: {summarizeError(save.error).message}</Alert> : null}
+      {save.isError ? (
+        <Alert tone="error" className="mb-3">
+          Could not save: {summarizeError(save.error).message}
+        </Alert>
+      ) : null}
       {groups.map((group, index) => (
         <fieldset key={group.legend} className={index > 0 ? "mt-4" : undefined}>
           <legend className="text-xs font-semibold tracking-wide text-slate-400 uppercase">{group.legend}</legend>

@@ -30,7 +30,11 @@ export function ProfileDetailsCard({ profile }: { profile: Profile }) {
         }
       >
         <div className="grid gap-4 sm:grid-cols-2">
-          {problem && !nameError ? <Alert tone="error" className="sm:col-span-2">{problem.message}</Alert> : null}
+          {problem && !nameError ? (
+            <Alert tone="error" className="sm:col-span-2">
+              {problem.message}
+            </Alert>
+          ) : null}
           <TextField label="Name" name="name" autoComplete="name" required value={name} onChange={(e) => setName(e.target.value)} error={nameError} />
           <TextField label="Email" name="email" type="email" value={profile.email} readOnly disabled hint="Contact an administrator to change it." />
         </div>

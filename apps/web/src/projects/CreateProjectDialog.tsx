@@ -42,7 +42,15 @@ export function CreateProjectDialog({ onClose, onCreated }: { onClose(): void; o
       onSubmit={submit}
       onClose={onClose}
     >
-      <TextField label="Project name" required maxLength={200} placeholder="e.g. Variable stars 2026" value={name} onChange={(e) => setName(e.target.value)} error={blank ?? problem?.fieldErrors.name} />
+      <TextField
+        label="Project name"
+        required
+        maxLength={200}
+        placeholder="e.g. Variable stars 2026"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        error={blank ?? problem?.fieldErrors.name}
+      />
       <SelectField
         label="Organization"
         value={organizationId}

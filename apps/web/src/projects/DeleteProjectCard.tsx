@@ -13,8 +13,8 @@ export function DeleteProjectCard({ project }: { project: Project }) {
       blockedBecause={project.status === "archived" ? null : "Only an archived project can be deleted: set its status to Archived and save first."}
       consequences={
         <>
-          <strong className="font-semibold text-slate-900">{project.name}</strong> and its member list will be gone for everyone, and its active announcements are cancelled. This cannot
-          be undone.
+          <strong className="font-semibold text-slate-900">{project.name}</strong> and its member list will be gone for everyone, and its active announcements
+          are cancelled. This cannot be undone.
         </>
       }
       mutation={trpc.projects.delete.mutationOptions()}

@@ -54,8 +54,23 @@ export function ProjectDetails({ project }: { project: Project }) {
           </Alert>
         ) : null}
         <div className="grid gap-4 sm:grid-cols-2">
-          <TextField label="Project name" required maxLength={200} value={name} disabled={!canManage} onChange={(e) => setName(e.target.value)} error={blank ?? problem?.fieldErrors.name} />
-          <SelectField label="Status" value={status} disabled={!canManage} onChange={(e) => setStatus(e.target.value as ProjectStatus)} error={problem?.fieldErrors.status} hint={projectStatusInfo[status].description}>
+          <TextField
+            label="Project name"
+            required
+            maxLength={200}
+            value={name}
+            disabled={!canManage}
+            onChange={(e) => setName(e.target.value)}
+            error={blank ?? problem?.fieldErrors.name}
+          />
+          <SelectField
+            label="Status"
+            value={status}
+            disabled={!canManage}
+            onChange={(e) => setStatus(e.target.value as ProjectStatus)}
+            error={problem?.fieldErrors.status}
+            hint={projectStatusInfo[status].description}
+          >
             {projectStatuses.map((value) => (
               <option key={value} value={value}>
                 {projectStatusInfo[value].label}

@@ -45,7 +45,8 @@ export function ProjectMembers({ project }: { project: Project }) {
         ) : null}
         <QueryState query={members} loading="Loading members" error="Could not load members" isEmpty={(data) => data.items.length === 0}>
           {(data) => (
-            <DataTable stackOnPhone
+            <DataTable
+              stackOnPhone
               label="Project members"
               columns={
                 <>

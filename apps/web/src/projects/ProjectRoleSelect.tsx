@@ -23,7 +23,10 @@ export function ProjectRoleSelect({ projectId, member, onChanged }: { projectId:
         value={change.isPending ? change.variables.role : member.role}
         disabled={change.isPending}
         onChange={(event) => change.mutate({ id: projectId, userId: member.userId, role: event.target.value as "admin" | "member" })}
-        className="w-full max-w-[9rem] rounded-md border-0 py-1 pr-8 pl-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600"
+        className={
+          "w-full max-w-[9rem] rounded-md border-0 py-1 pr-8 pl-2 text-sm text-slate-900 ring-1 " +
+          "ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600"
+        }
       >
         <option value="member">Member</option>
         <option value="admin">Admin</option>

@@ -23,7 +23,8 @@ interface SessionRow {
 const refreshSessions = () => queryClient.invalidateQueries(trpc.user.sessions.queryFilter());
 
 /** This browser first, then the most recently used. */
-const byRelevance = (a: SessionRow, b: SessionRow) => Number(b.current) - Number(a.current) || (b.lastUsedAt ?? b.createdAt).localeCompare(a.lastUsedAt ?? a.createdAt);
+const byRelevance = (a: SessionRow, b: SessionRow) =>
+  Number(b.current) - Number(a.current) || (b.lastUsedAt ?? b.createdAt).localeCompare(a.lastUsedAt ?? a.createdAt);
 
 export function SessionsCard() {
   const sessions = useQuery(trpc.user.sessions.queryOptions());
@@ -73,12 +74,18 @@ export function SessionsCard() {
                     </p>
                     <p className="mt-0.5 text-sm text-slate-500">
                       Signed in {formatDateTime(session.createdAt)}
-                      <span className="mx-2" aria-hidden="true">·</span>
+                      <span className="mx-2" aria-hidden="true">
+                        ·
+                      </span>
                       {session.lastUsedAt ? `Last used ${formatDateTime(session.lastUsedAt)}` : "Not used since"}
                     </p>
                   </div>
                   {session.current ? null : (
-                    <Button variant="secondary" aria-label={`Sign out ${device}, signed in ${formatDateTime(session.createdAt)}`} onClick={() => revokeOne.ask(session)}>
+                    <Button
+                      variant="secondary"
+                      aria-label={`Sign out ${device}, signed in ${formatDateTime(session.createdAt)}`}
+                      onClick={() => revokeOne.ask(session)}
+                    >
                       Sign out
                     </Button>
                   )}
@@ -89,7 +96,8 @@ export function SessionsCard() {
         )}
       </QueryState>
       <ConfirmDialog {...revokeOne.dialog} title="Sign out this session?" confirmLabel="Sign out">
-        <strong className="font-semibold text-slate-900">{revokeOne.target ? describeUserAgent(revokeOne.target.userAgent) : null}</strong> will have to sign in again.
+        <strong className="font-semibold text-slate-900">{revokeOne.target ? describeUserAgent(revokeOne.target.userAgent) : null}</strong> will have to sign in
+        again.
       </ConfirmDialog>
       <ConfirmDialog {...revokeOthers.dialog} title="Sign out other sessions?" confirmLabel="Sign out other sessions">
         Every browser and device signed in as you, except this one, will have to sign in again.

@@ -11,7 +11,8 @@ const swaggerDir = path.dirname(require.resolve("swagger-ui-dist/package.json"))
 const page = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Meridian API reference</title><link rel="icon" href="/api/docs/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/api/docs/assets/swagger-ui.css"></head>
+<title>Meridian API reference</title><link rel="icon" href="/api/docs/assets/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/api/docs/assets/swagger-ui.css"></head>
 <body><div id="reference"></div>
 <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/api/docs/assets/init.js"></script>
@@ -26,7 +27,10 @@ const assets: Record<string, string> = {
 };
 
 // The web app's icon, so the reference is recognisable among browser tabs.
-const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#4f46e5"/><circle cx="16" cy="16" r="7" fill="none" stroke="white" stroke-width="2.5"/></svg>`;
+const favicon =
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" ` +
+  `rx="7" fill="#4f46e5"/><circle cx="16" cy="16" r="7" fill="none" stroke="white" ` +
+  `stroke-width="2.5"/></svg>`;
 
 /** The browsable reference, served from the swagger-ui-dist package (no CDN). */
 export function mountApiDocs(app: Hono<AppEnv>) {

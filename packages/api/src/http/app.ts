@@ -35,7 +35,8 @@ export function createApiApp(services: ApiServices) {
 
   app.onError((error, c) => {
     const appError = toAppError(error);
-    if (appError.code === "INTERNAL") deps.logger.error({ err: error, requestId: c.get("requestId"), method: c.req.method, path: c.req.path }, "unexpected error");
+    if (appError.code === "INTERNAL")
+      deps.logger.error({ err: error, requestId: c.get("requestId"), method: c.req.method, path: c.req.path }, "unexpected error");
     return problemResponse(c, appError);
   });
 
@@ -104,7 +105,9 @@ export function createApiApp(services: ApiServices) {
     const allowed = allowedMethods(app.routes, c.req.path);
     // A handler of this very method may answer "not found" itself (c.notFound()): that is a 404.
     if (allowed.length > 0 && !allowed.includes(c.req.method)) {
-      const error = new AppError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed here; use ${allowed.join(", ")}`, { headers: { allow: allowed.join(", ") } });
+      const error = new AppError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed here; use ${allowed.join(", ")}`, {
+        headers: { allow: allowed.join(", ") },
+      });
       return problemResponse(c, error);
     }
     return problemResponse(c, new AppError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`));

@@ -13,7 +13,10 @@ const request = (body: BodyInit | null, headers: Record<string, string> = {}) =>
   new Request("http://localhost/upload", { method: "PUT", body, headers, duplex: "half" } as RequestInit);
 
 async function refusal(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }

@@ -70,9 +70,7 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
       throw new AppError("CROSS_ORIGIN_REQUEST", "A cookie-authenticated request that changes state must come from this site");
     }
     const secure =
-      deps.env.PUBLIC_URL?.startsWith("https:") ||
-      c.req.url.startsWith("https:") ||
-      (deps.env.TRUST_PROXY && c.req.header("x-forwarded-proto") === "https");
+      deps.env.PUBLIC_URL?.startsWith("https:") || c.req.url.startsWith("https:") || (deps.env.TRUST_PROXY && c.req.header("x-forwarded-proto") === "https");
     c.set("ctx", {
       deps,
       principal,

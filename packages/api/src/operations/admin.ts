@@ -45,7 +45,10 @@ export const adminOperations = {
     tags,
     summary: "Disable or enable an account, grant or revoke serverAdmin (server admins)",
     description:
-      "Disabling ends the account's sessions and makes its API keys fail at once; its sign-in answers 403 ACCOUNT_DISABLED. Nothing may leave the server without an enabled server admin (409 LAST_SERVER_ADMIN), and an admin cannot disable their own account (403). Each change is written to the audit log.",
+      "Disabling ends the account's sessions and makes its API keys fail at once; its sign-in " +
+      "answers 403 ACCOUNT_DISABLED. Nothing may leave the server without an enabled server admin " +
+      "(409 LAST_SERVER_ADMIN), and an admin cannot disable their own account (403). Each change " +
+      "is written to the audit log.",
     method: "put",
     path: "/api/v1/admin/users/{id}",
     status: 200,
@@ -96,7 +99,9 @@ export const adminOperations = {
     access: "server-admin",
     tags,
     summary: "Long jobs people started, newest first (server admins)",
-    description: "Email fan-outs today; integrity scans, backups, restores and cleanups report here too. Filter by `kind` and `status`. Progress also arrives as `job.progress` over `/ws`.",
+    description:
+      "Email fan-outs today; integrity scans, backups, restores and cleanups report here too. " +
+      "Filter by `kind` and `status`. Progress also arrives as `job.progress` over `/ws`.",
     method: "get",
     path: "/api/v1/admin/jobs",
     status: 200,
@@ -118,7 +123,12 @@ export const adminOperations = {
     params: z.object({ id: opaqueIdSchema }),
     output: jobViewSchema,
     outputDescription: "The job",
-    responses: { 400: errorResponses[400], 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)"), 404: problemResponseFor("Not found (NOT_FOUND)") },
+    responses: {
+      400: errorResponses[400],
+      401: errorResponses[401],
+      403: problemResponseFor("Server administrators only (FORBIDDEN)"),
+      404: problemResponseFor("Not found (NOT_FOUND)"),
+    },
     handle: ({ ctx, input }) => getJob({ deps: ctx.deps, jobId: input.id }),
   }),
 };

@@ -71,7 +71,8 @@ export const authOperations = {
     access: "signed-in",
     tags,
     summary: "Sign out",
-    description: "Ends the session that authenticated the request; its token stops working. With an API key nothing is revoked (use DELETE /api/v1/user/api-keys/{id}).",
+    description:
+      "Ends the session that authenticated the request; its token stops working. With an API key nothing is revoked (use DELETE /api/v1/user/api-keys/{id}).",
     method: "post",
     path: "/api/v1/auth/logout",
     status: 204,
@@ -103,7 +104,11 @@ export const authOperations = {
     tags,
     summary: "Email a password reset link",
     description:
-      "Always 202, whether or not an account has this email, so the answer reveals nothing. An existing, enabled account gets an email with a single-use link valid for one hour (`/app/reset-password?token=…`) on `PUBLIC_URL`, or without it on the address the request reached (never the Host header); a newer request makes older links useless. Rate limited per email and per client address.",
+      "Always 202, whether or not an account has this email, so the answer reveals nothing. An " +
+      "existing, enabled account gets an email with a single-use link valid for one hour " +
+      "(`/app/reset-password?token=…`) on `PUBLIC_URL`, or without it on the address the request " +
+      "reached (never the Host header); a newer request makes older links useless. Rate limited " +
+      "per email and per client address.",
     method: "post",
     path: "/api/v1/auth/password-reset",
     status: 202,

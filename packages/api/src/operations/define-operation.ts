@@ -47,7 +47,18 @@ export class Reply<T = unknown> {
 export type Method = "get" | "post" | "put" | "delete";
 export type TrpcFace = "query" | "mutation" | false | undefined;
 
-export interface OperationConfig<A extends Access, M extends Method, P, Q, B, K extends string | undefined, O, R, F extends TrpcFace = undefined, Opt extends boolean = false> {
+export interface OperationConfig<
+  A extends Access,
+  M extends Method,
+  P,
+  Q,
+  B,
+  K extends string | undefined,
+  O,
+  R,
+  F extends TrpcFace = undefined,
+  Opt extends boolean = false,
+> {
   /** Unique, camelCase; the OpenAPI `operationId`, so generated clients get real method names. */
   operationId: string;
   access: A;

@@ -25,7 +25,7 @@ const tags = ["Health"];
 const description =
   "Each check is time-boxed to 1 s. Database, object storage and WebSocket are required: any of them down gives 503 with status `down`. " +
   "Without a live worker the status is `degraded` and the answer stays 200 (jobs wait in the queue). " +
-  "From the moment the process is told to stop, the answer is 503 with status `down` and `reason: \"draining\"` (liveness stays 200).";
+  'From the moment the process is told to stop, the answer is 503 with status `down` and `reason: "draining"` (liveness stays 200).';
 // Every route refuses a URL holding NUL before anything else; that is the only 4xx these can give.
 const badUrl = { 400: problemResponseFor("The URL holds a NUL character (VALIDATION_FAILED)") };
 

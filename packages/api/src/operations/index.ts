@@ -12,6 +12,8 @@ import { userOperations } from "./user";
  * same records. Health needs the process's services and is added by the app.
  */
 export const allOperations: AnyOperation[] = [
-  ...[authOperations, userOperations, adminOperations, organizationOperations, observatoryOperations, projectOperations].flatMap((operations) => Object.values(operations)),
+  ...[authOperations, userOperations, adminOperations, organizationOperations, observatoryOperations, projectOperations].flatMap((operations) =>
+    Object.values(operations),
+  ),
   ...announcementRestOperations,
 ];

@@ -23,7 +23,9 @@ const tags = observatoryTags;
 const params = z.object({ id: idParam });
 export const permissionNote =
   "Effective permissions are ordered: can_admin implies can_operate, which implies can_observe, which implies can_view. " +
-  "Through a member organization a user gets what their role there inherits (owner/admin: can_admin + can_operate; member: can_view + can_observe), capped by the organization's grant.";
+  "Through a member organization a user gets what their role there inherits (owner/admin: " +
+  "can_admin + can_operate; member: can_view + can_observe), capped by the organization's " +
+  "grant.";
 
 const observatorySettingsOperations = {
   create: defineOperation({
@@ -76,7 +78,9 @@ const observatorySettingsOperations = {
     access: "signed-in",
     tags,
     summary: "Change name, location or dispatch (can_admin)",
-    description: "Partial: absent fields keep their value; `location: null` clears it. Each change is recorded in the history as `settings_changed` with the before and after values.",
+    description:
+      "Partial: absent fields keep their value; `location: null` clears it. Each change is " +
+      "recorded in the history as `settings_changed` with the before and after values.",
     method: "put",
     path: "/observatories/{id}",
     status: 200,
@@ -93,7 +97,9 @@ const observatorySettingsOperations = {
     access: "signed-in",
     tags,
     summary: "Transfer ownership (owner, the owning organization's owner, or a server admin)",
-    description: "To a user who is a member (409 NOT_A_MEMBER otherwise), or to an organization, which becomes a member with every permission. The previous owner keeps full access as a member.",
+    description:
+      "To a user who is a member (409 NOT_A_MEMBER otherwise), or to an organization, which " +
+      "becomes a member with every permission. The previous owner keeps full access as a member.",
     method: "post",
     path: "/observatories/{id}/transfer-ownership",
     status: 200,
@@ -133,7 +139,8 @@ const observatorySettingsOperations = {
     output: observatoryHistorySchema,
     outputDescription: "History",
     responses: authedErrors,
-    handle: ({ ctx, actor, input }) => listObservatoryHistory({ deps: ctx.deps, actor, observatoryId: input.id, limit: input.limit ?? 50, cursor: input.cursor }),
+    handle: ({ ctx, actor, input }) =>
+      listObservatoryHistory({ deps: ctx.deps, actor, observatoryId: input.id, limit: input.limit ?? 50, cursor: input.cursor }),
   }),
 };
 

@@ -21,7 +21,13 @@ const params = z.object({ id: idParam });
 const userParams = z.object({ id: idParam, userId: idParam });
 const orgParams = z.object({ id: idParam, orgId: idParam });
 const userNotFound = problemResponseFor("No such user (USER_NOT_FOUND) or observatory (NOT_FOUND)");
-const userMemberSchema = z.object({ userId: z.string(), email: z.string(), name: z.string(), permissions: observatoryPermissionsOutputSchema, source: z.enum(["direct", "owner"]) });
+const userMemberSchema = z.object({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string(),
+  permissions: observatoryPermissionsOutputSchema,
+  source: z.enum(["direct", "owner"]),
+});
 const orgMemberSchema = z.object({ organizationId: z.string(), name: z.string(), permissions: observatoryPermissionsOutputSchema, owning: z.boolean() });
 
 export const observatoryMemberOperations = {
@@ -53,7 +59,8 @@ export const observatoryMemberOperations = {
     output: userMemberSchema,
     outputDescription: "Added",
     responses: { ...authedErrors, 404: userNotFound, 409: conflict("ALREADY_MEMBER") },
-    handle: ({ ctx, actor, input }) => addObservatoryUser({ deps: ctx.deps, actor, observatoryId: input.id, email: input.email, permissions: input.permissions }),
+    handle: ({ ctx, actor, input }) =>
+      addObservatoryUser({ deps: ctx.deps, actor, observatoryId: input.id, email: input.email, permissions: input.permissions }),
   }),
   updateUser: defineOperation({
     operationId: "updateObservatoryUser",
@@ -68,7 +75,8 @@ export const observatoryMemberOperations = {
     output: userMemberSchema,
     outputDescription: "Updated",
     responses: authedErrors,
-    handle: ({ ctx, actor, input }) => updateObservatoryUser({ deps: ctx.deps, actor, observatoryId: input.id, userId: input.userId, permissions: input.permissions }),
+    handle: ({ ctx, actor, input }) =>
+      updateObservatoryUser({ deps: ctx.deps, actor, observatoryId: input.id, userId: input.userId, permissions: input.permissions }),
   }),
   removeUser: defineOperation({
     operationId: "removeObservatoryUser",
@@ -97,7 +105,8 @@ export const observatoryMemberOperations = {
     output: orgMemberSchema,
     outputDescription: "Added",
     responses: { ...authedErrors, 409: conflict("ALREADY_MEMBER") },
-    handle: ({ ctx, actor, input }) => addObservatoryOrganization({ deps: ctx.deps, actor, observatoryId: input.id, organizationId: input.organizationId, permissions: input.permissions }),
+    handle: ({ ctx, actor, input }) =>
+      addObservatoryOrganization({ deps: ctx.deps, actor, observatoryId: input.id, organizationId: input.organizationId, permissions: input.permissions }),
   }),
   updateOrganization: defineOperation({
     operationId: "updateObservatoryOrganization",
@@ -112,7 +121,8 @@ export const observatoryMemberOperations = {
     output: orgMemberSchema,
     outputDescription: "Updated",
     responses: { ...authedErrors, 409: conflict("OWNER_PERMISSIONS_FIXED for the owning organization") },
-    handle: ({ ctx, actor, input }) => updateObservatoryOrganization({ deps: ctx.deps, actor, observatoryId: input.id, organizationId: input.orgId, permissions: input.permissions }),
+    handle: ({ ctx, actor, input }) =>
+      updateObservatoryOrganization({ deps: ctx.deps, actor, observatoryId: input.id, organizationId: input.orgId, permissions: input.permissions }),
   }),
   removeOrganization: defineOperation({
     operationId: "removeObservatoryOrganization",

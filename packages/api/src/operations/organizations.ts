@@ -122,7 +122,8 @@ export const organizationOperations = {
     output: organizationMemberSchema,
     outputDescription: "Added",
     responses: { ...authedErrors, 404: userNotFound, 409: conflict("ALREADY_MEMBER") },
-    handle: ({ ctx, actor, input }) => addOrganizationMember({ deps: ctx.deps, actor, organizationId: input.id, email: input.email, permissions: input.permissions }),
+    handle: ({ ctx, actor, input }) =>
+      addOrganizationMember({ deps: ctx.deps, actor, organizationId: input.id, email: input.email, permissions: input.permissions }),
   }),
   updateMember: defineOperation({
     operationId: "updateOrganizationMember",
@@ -137,7 +138,8 @@ export const organizationOperations = {
     output: organizationMemberSchema,
     outputDescription: "Updated",
     responses: { ...authedErrors, 409: conflict("OWNER_PERMISSIONS_FIXED") },
-    handle: ({ ctx, actor, input }) => updateOrganizationMember({ deps: ctx.deps, actor, organizationId: input.id, userId: input.userId, permissions: input.permissions }),
+    handle: ({ ctx, actor, input }) =>
+      updateOrganizationMember({ deps: ctx.deps, actor, organizationId: input.id, userId: input.userId, permissions: input.permissions }),
   }),
   removeMember: defineOperation({
     operationId: "removeOrganizationMember",
@@ -180,7 +182,8 @@ export const organizationOperations = {
     output: auditPageSchema,
     outputDescription: "Entries, newest first",
     responses: authedErrors,
-    handle: ({ ctx, actor, input }) => listOrganizationAudit({ deps: ctx.deps, actor, organizationId: input.id, limit: input.limit ?? 50, cursor: input.cursor }),
+    handle: ({ ctx, actor, input }) =>
+      listOrganizationAudit({ deps: ctx.deps, actor, organizationId: input.id, limit: input.limit ?? 50, cursor: input.cursor }),
   }),
   delete: defineOperation({
     operationId: "deleteOrganization",
@@ -188,8 +191,10 @@ export const organizationOperations = {
     tags,
     summary: "Delete an organization (owner only)",
     description:
-      "The owner (or a server admin); members get 403. Refused with 409 ORGANIZATION_NOT_EMPTY, whose detail names them, while it owns observatories or projects. " +
-      "Its memberships in other observatories end (recorded in their history), its members are told over the WebSocket, and its active announcements are cancelled.",
+      "The owner (or a server admin); members get 403. Refused with 409 ORGANIZATION_NOT_EMPTY, " +
+      "whose detail names them, while it owns observatories or projects. " +
+      "Its memberships in other observatories end (recorded in their history), its members are " +
+      "told over the WebSocket, and its active announcements are cancelled.",
     method: "delete",
     path: "/organizations/{id}",
     status: 204,

@@ -23,7 +23,8 @@ const tags = ["Projects"];
 const params = z.object({ id: idParam });
 const memberParams = z.object({ id: idParam, userId: idParam });
 const access =
-  "Members read. The owner, project admins, and for an organization's project its owner and members with can_manage_projects manage. Server admins may do everything.";
+  "Members read. The owner, project admins, and for an organization's project its owner and " +
+  "members with can_manage_projects manage. Server admins may do everything.";
 
 export const projectOperations = {
   create: defineOperation({
@@ -134,7 +135,8 @@ export const projectOperations = {
     access: "signed-in",
     tags,
     summary: "Change a member's role",
-    description: "The owner, project admins, organization managers and server admins. The owner's role is fixed (409 OWNER_ROLE_FIXED); transfer the project instead.",
+    description:
+      "The owner, project admins, organization managers and server admins. The owner's role is fixed (409 OWNER_ROLE_FIXED); transfer the project instead.",
     method: "put",
     path: "/projects/{id}/members/{userId}",
     status: 200,
@@ -151,7 +153,9 @@ export const projectOperations = {
     tags,
     summary: "Delete an archived project",
     description:
-      "The owner (or a server admin) only; other members get 403. The project must be archived first (409 PROJECT_NOT_ARCHIVED). Its memberships go with it and its active announcements are cancelled.",
+      "The owner (or a server admin) only; other members get 403. The project must be archived " +
+      "first (409 PROJECT_NOT_ARCHIVED). Its memberships go with it and its active announcements " +
+      "are cancelled.",
     method: "delete",
     path: "/projects/{id}",
     status: 204,

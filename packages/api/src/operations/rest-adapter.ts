@@ -66,7 +66,8 @@ export function restRoutes(operations: readonly AnyOperation[]) {
       const result = await operation.handle({ ctx, actor, principal, input: await inputOf(operation, c) });
       if (result instanceof Reply) {
         const body = result.body;
-        if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null) return c.body(body as string, result.status as 200, result.headers) as never;
+        if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null)
+          return c.body(body as string, result.status as 200, result.headers) as never;
         return c.json(body as object, result.status as 200, result.headers) as never;
       }
       if (!operation.output) return c.body(null, operation.status ?? 204) as never;

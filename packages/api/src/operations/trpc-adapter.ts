@@ -7,7 +7,11 @@ import { Reply, type Access, type AnyOperation, type OperationConfig, type Opera
 type In<S> = S extends z.ZodType ? z.input<S> : unknown;
 type Paged<T> = T extends { cursor?: unknown } ? Omit<T, "cursor"> & { cursor?: string | null; direction?: "forward" } : T;
 type Merged<P, Q, B, K> = In<P> & Paged<In<Q>> & (B extends z.ZodType ? (K extends string ? { [Key in K]: z.input<B> } : z.input<B>) : unknown);
-type TrpcInput<P, Q, B, K, Opt> = [P, Q, B] extends [undefined, undefined, undefined] ? void : Opt extends true ? Merged<P, Q, B, K> | undefined : Merged<P, Q, B, K>;
+type TrpcInput<P, Q, B, K, Opt> = [P, Q, B] extends [undefined, undefined, undefined]
+  ? void
+  : Opt extends true
+    ? Merged<P, Q, B, K> | undefined
+    : Merged<P, Q, B, K>;
 type TrpcOutput<R, O> = Awaited<R> extends Reply<infer T> ? T : [O] extends [undefined] ? { ok: true } : Awaited<R>;
 
 /** The tRPC procedure type an operation becomes, so the SPA's client is typed from the definition. */

@@ -41,19 +41,22 @@ export interface ProcedureMeta {
   access: "public" | "signed-in" | "server-admin";
 }
 
-const t = initTRPC.context<TrpcContext>().meta<ProcedureMeta>().create({
-  isDev: false,
-  // The same code table as REST: `data.code` is the stable Meridian code; no stack ever leaves.
-  errorFormatter({ shape, error, ctx }) {
-    const appError = toAppErrorFromTrpc(error);
-    if (appError.code === "INTERNAL") ctx?.deps.logger.error({ err: error.cause ?? error, requestId: ctx.requestId }, "unexpected error in tRPC procedure");
-    return {
-      message: appError.message,
-      code: shape.code,
-      data: { code: appError.code, httpStatus: appError.status, errors: appError.errors ?? null, requestId: ctx?.requestId ?? null },
-    };
-  },
-});
+const t = initTRPC
+  .context<TrpcContext>()
+  .meta<ProcedureMeta>()
+  .create({
+    isDev: false,
+    // The same code table as REST: `data.code` is the stable Meridian code; no stack ever leaves.
+    errorFormatter({ shape, error, ctx }) {
+      const appError = toAppErrorFromTrpc(error);
+      if (appError.code === "INTERNAL") ctx?.deps.logger.error({ err: error.cause ?? error, requestId: ctx.requestId }, "unexpected error in tRPC procedure");
+      return {
+        message: appError.message,
+        code: shape.code,
+        data: { code: appError.code, httpStatus: appError.status, errors: appError.errors ?? null, requestId: ctx?.requestId ?? null },
+      };
+    },
+  });
 
 /** Domain functions throw AppError; give tRPC the matching status instead of a 500. */
 const mapErrors = t.middleware(async ({ next }) => {

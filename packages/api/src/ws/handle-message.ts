@@ -9,7 +9,13 @@ type AnyProtocol = ProtocolDefinition<unknown, { type: string }>;
  * exactly one reply: the protocol's ack, or its error. Nothing a client sends can throw out of
  * here: a bad message costs that client an error reply, never the process or other sockets.
  */
-export async function handleMessage(options: { protocol: AnyProtocol; deps: Deps; session: unknown; connection: ProtocolConnection; raw: string }): Promise<void> {
+export async function handleMessage(options: {
+  protocol: AnyProtocol;
+  deps: Deps;
+  session: unknown;
+  connection: ProtocolConnection;
+  raw: string;
+}): Promise<void> {
   const { protocol, deps, session, connection } = options;
   let parsed: unknown;
   try {
@@ -20,7 +26,8 @@ export async function handleMessage(options: { protocol: AnyProtocol; deps: Deps
   const readable = parsed && typeof parsed === "object" ? (parsed as { type?: unknown; id?: unknown }) : undefined;
   const type = readable?.type;
   const handlers = protocol.handlers as Record<string, (context: unknown) => unknown>;
-  if (typeof type !== "string" || !Object.hasOwn(handlers, type)) return connection.send(protocol.replies.error(readable, "VALIDATION_FAILED", "Unknown message type"));
+  if (typeof type !== "string" || !Object.hasOwn(handlers, type))
+    return connection.send(protocol.replies.error(readable, "VALIDATION_FAILED", "Unknown message type"));
   const result = protocol.messages.safeParse(parsed);
   if (!result.success) {
     const detail = result.error.issues.map((issue) => `${issue.path.join(".") || "message"}: ${issue.message}`).join("; ");

@@ -20,7 +20,9 @@ const HEARTBEAT_MS = 30_000;
 function refuse(socket: Duplex, status: number) {
   const reason = REFUSAL_REASONS[status] ?? "Error";
   const body = JSON.stringify({ status, title: reason, code: REFUSAL_CODES[status] ?? "INTERNAL" });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 /**
@@ -76,7 +78,11 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     deliver(payload).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));
   });
 
-  const open = (protocol: AnyProtocol, ws: WebSocket, admission: { session: unknown; routeKey: RouteKey; credential?: { token: string; tokenHash: string } }) => {
+  const open = (
+    protocol: AnyProtocol,
+    ws: WebSocket,
+    admission: { session: unknown; routeKey: RouteKey; credential?: { token: string; tokenHash: string } },
+  ) => {
     const sockets = socketsByKey.get(admission.routeKey) ?? new Set<WebSocket>();
     sockets.add(ws);
     socketsByKey.set(admission.routeKey, sockets);
@@ -90,7 +96,10 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       // Expiry has no notice: the periodic re-check closes sockets whose session ran out.
       recheck(ws);
     }, HEARTBEAT_MS);
-    const connection = { send: (message: unknown) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message)), close: (code: number, reason: string) => ws.close(code, reason) };
+    const connection = {
+      send: (message: unknown) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message)),
+      close: (code: number, reason: string) => ws.close(code, reason),
+    };
     // One message at a time per socket, in the order sent, so replies keep the order of requests.
     let queue = Promise.resolve();
     ws.on("message", (raw) => {

@@ -60,7 +60,11 @@ async function initialiseCluster(options: { root: string; home: string; pgdata: 
   if (runAs.uid !== undefined) await fs.chown(temporary, runAs.uid, runAs.gid!);
   await writeSecret(pwfile, password, runAs);
   try {
-    const result = await run(path.join(bin, "initdb"), [`--pgdata=${temporary}`, "--auth=scram-sha-256", `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"], runAs);
+    const result = await run(
+      path.join(bin, "initdb"),
+      [`--pgdata=${temporary}`, "--auth=scram-sha-256", `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"],
+      runAs,
+    );
     if (result.code !== 0) throw new Error(`initdb failed: ${result.output}`);
   } catch (error) {
     await fs.rm(temporary, { recursive: true, force: true });
@@ -165,11 +169,15 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 
   const port = await choosePort(root, options.port);
-  if (port !== options.port) logger.warn({ preferred: options.port, port }, "the embedded PostgreSQL's port was taken; using another, recorded in DATA_DIR/postgres.port");
+  if (port !== options.port)
+    logger.warn({ preferred: options.port, port }, "the embedded PostgreSQL's port was taken; using another, recorded in DATA_DIR/postgres.port");
   const postgresOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c shared_buffers=128MB`;
   const started = await run(pgCtl, ["start", "-D", pgdata, "-w", "-t", "60", "-l", logFile, "-o", postgresOptions], runAs);
   if (started.code !== 0) {
-    const tail = await fs.readFile(logFile, "utf8").then((text) => text.split("\n").slice(-20).join("\n"), () => "");
+    const tail = await fs.readFile(logFile, "utf8").then(
+      (text) => text.split("\n").slice(-20).join("\n"),
+      () => "",
+    );
     throw new Error(`could not start embedded PostgreSQL on port ${port}: ${started.output}\n${tail}`);
   }
   await fs.writeFile(ownerFile, `${process.pid}\n`);

@@ -56,7 +56,9 @@ export function cannotPlace(what: string, target: string, cause: unknown): Error
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new Error(
     `The embedded PostgreSQL runs as the unprivileged user "postgres", which cannot reach ${what}, and ${target} could not be prepared for it (${reason}). ` +
-      `Fix one of: set MERIDIAN_SYSTEM_DIR to a directory root may create and "postgres" may traverse; make the parents of DATA_DIR traversable (chmod o+x); or set DATABASE_URL to an external PostgreSQL.`,
+      `Fix one of: set MERIDIAN_SYSTEM_DIR to a directory root may create and "postgres" ` +
+      `may traverse; make the parents of DATA_DIR traversable (chmod o+x); or set DATABASE_URL ` +
+      `to an external PostgreSQL.`,
   );
 }
 
@@ -68,7 +70,11 @@ export function cannotPlace(what: string, target: string, cause: unknown): Error
 export async function reachableDistribution(options: { distribution: string; systemDir: string; runAs: RunAs }): Promise<string> {
   const { distribution, systemDir, runAs } = options;
   if (await reachable(path.join(distribution, "bin", "initdb"), runAs)) return distribution;
-  const version = createHash("sha256").update(await fs.realpath(distribution)).update(String((await fs.stat(path.join(distribution, "bin", "postgres"))).size)).digest("hex").slice(0, 12);
+  const version = createHash("sha256")
+    .update(await fs.realpath(distribution))
+    .update(String((await fs.stat(path.join(distribution, "bin", "postgres"))).size))
+    .digest("hex")
+    .slice(0, 12);
   const target = path.join(systemDir, `postgresql-${version}`);
   try {
     if (!(await exists(path.join(target, "bin", "initdb")))) {
@@ -87,7 +93,8 @@ export async function reachableDistribution(options: { distribution: string; sys
   } catch (error) {
     throw cannotPlace(`the PostgreSQL binaries in ${distribution}`, target, error);
   }
-  if (!(await reachable(path.join(target, "bin", "initdb"), runAs))) throw cannotPlace(`the PostgreSQL binaries in ${distribution}`, target, new Error(`${target} is not reachable either`));
+  if (!(await reachable(path.join(target, "bin", "initdb"), runAs)))
+    throw cannotPlace(`the PostgreSQL binaries in ${distribution}`, target, new Error(`${target} is not reachable either`));
   return target;
 }
 
@@ -102,7 +109,14 @@ export async function clusterHome(options: { root: string; systemDir: string; ru
   const recorded = (await fs.readFile(pointer, "utf8").catch(() => "")).trim();
   if (recorded) return recorded;
   if (await reachable(root, runAs)) return root;
-  const home = path.join(systemDir, "clusters", createHash("sha256").update(await fs.realpath(root)).digest("hex").slice(0, 16));
+  const home = path.join(
+    systemDir,
+    "clusters",
+    createHash("sha256")
+      .update(await fs.realpath(root))
+      .digest("hex")
+      .slice(0, 16),
+  );
   try {
     await fs.mkdir(path.join(systemDir, "clusters"), { recursive: true, mode: 0o755 });
     await fs.chmod(systemDir, 0o755);
@@ -117,4 +131,8 @@ export async function clusterHome(options: { root: string; systemDir: string; ru
   return home;
 }
 
-export const exists = (file: string) => fs.stat(file).then(() => true, () => false);
+export const exists = (file: string) =>
+  fs.stat(file).then(
+    () => true,
+    () => false,
+  );

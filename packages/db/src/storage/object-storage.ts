@@ -41,9 +41,7 @@ export interface ObjectStorage {
 }
 
 const isMissing = (error: unknown) =>
-  error instanceof NoSuchKey ||
-  error instanceof NotFound ||
-  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+  error instanceof NoSuchKey || error instanceof NotFound || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
 export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage {
   const client = new S3Client({

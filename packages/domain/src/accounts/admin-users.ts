@@ -34,7 +34,12 @@ export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit
   const rows = await deps.db
     .select()
     .from(users)
-    .where(and(q ? or(ilike(users.emailLower, likePattern(q.toLowerCase())), ilike(sql`${users.doc}->>'name'`, likePattern(q))) : undefined, options.cursor ? gt(users.id, options.cursor) : undefined))
+    .where(
+      and(
+        q ? or(ilike(users.emailLower, likePattern(q.toLowerCase())), ilike(sql`${users.doc}->>'name'`, likePattern(q))) : undefined,
+        options.cursor ? gt(users.id, options.cursor) : undefined,
+      ),
+    )
     .orderBy(asc(users.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
@@ -72,8 +77,24 @@ export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor;
     await invalidateCaches(deps, tx, { kind: "user", userId });
     const target = { kind: "user", id: userId, name: user.doc.name };
     const scope = { kind: "system" as const, id: "system", name: null };
-    if (disabled !== wasDisabled) await recordAudit(tx, { actor, action: disabled ? "user.disabled" : "user.enabled", target, scope, before: { disabled: wasDisabled }, after: { disabled } });
-    if (admin !== wasAdmin) await recordAudit(tx, { actor, action: admin ? "user.server_admin_granted" : "user.server_admin_revoked", target, scope, before: { roles: user.doc.roles }, after: { roles } });
+    if (disabled !== wasDisabled)
+      await recordAudit(tx, {
+        actor,
+        action: disabled ? "user.disabled" : "user.enabled",
+        target,
+        scope,
+        before: { disabled: wasDisabled },
+        after: { disabled },
+      });
+    if (admin !== wasAdmin)
+      await recordAudit(tx, {
+        actor,
+        action: admin ? "user.server_admin_granted" : "user.server_admin_revoked",
+        target,
+        scope,
+        before: { roles: user.doc.roles },
+        after: { roles },
+      });
     return presentAdminUser(updated!);
   });
 }

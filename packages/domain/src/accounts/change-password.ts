@@ -26,19 +26,31 @@ export async function changePassword(options: { deps: Deps; actor: UserActor; in
   await assertWithinRateLimit(deps.db, deps.now(), limit);
   if (!(await verifyPassword(user.doc.passwordHash, input.currentPassword))) {
     await recordRateLimitEvent(deps.db, deps.now(), limit.bucket, limit.key);
-    throw new AppError("INVALID_CREDENTIALS", "The current password is not correct", { status: 403, errors: [{ path: "currentPassword", message: "The current password is not correct." }] });
+    throw new AppError("INVALID_CREDENTIALS", "The current password is not correct", {
+      status: 403,
+      errors: [{ path: "currentPassword", message: "The current password is not correct." }],
+    });
   }
   const passwordHash = await hashPassword(input.newPassword);
   await deps.db.transaction(async (tx) => {
     await usersCollection.update(tx, user.id, (doc) => ({ ...doc, passwordHash }));
     const ended = await endSessions(deps, tx, user.id, { except: actor.sessionId });
     await invalidateCaches(deps, tx, { kind: "user", userId: user.id });
-    await recordAudit(tx, { actor: { id: user.id, name: user.doc.name }, action: "user.password_changed", target: { kind: "user", id: user.id, name: user.doc.name }, scope: systemScope, after: { otherSessionsEnded: ended } });
+    await recordAudit(tx, {
+      actor: { id: user.id, name: user.doc.name },
+      action: "user.password_changed",
+      target: { kind: "user", id: user.id, name: user.doc.name },
+      scope: systemScope,
+      after: { otherSessionsEnded: ended },
+    });
     await enqueueEmail(tx, {
       kind: "password_changed",
       to: user.doc.email,
       subject: "Your Meridian password was changed",
-      text: `Hello ${user.doc.name},\n\nThe password of your Meridian account was changed, and your other sessions were signed out.\nIf this was not you, reset your password at once and tell your server administrator.\n`,
+      text:
+        `Hello ${user.doc.name},\n\nThe password of your Meridian account was changed, and ` +
+        `your other sessions were signed out.\nIf this was not you, reset your password at ` +
+        `once and tell your server administrator.\n`,
     });
   });
 }

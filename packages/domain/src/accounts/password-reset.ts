@@ -26,7 +26,8 @@ export async function requestPasswordReset(options: { deps: Deps; email: string;
   const now = deps.now();
   const emailKey = options.email.trim().toLowerCase();
   await assertWithinRateLimit(deps.db, now, { bucket: "reset-email", key: emailKey, limit: deps.env.PASSWORD_RESETS_PER_EMAIL_PER_HOUR, windowMs: HOUR_MS });
-  if (client.ip) await assertWithinRateLimit(deps.db, now, { bucket: "reset-ip", key: client.ip, limit: deps.env.PASSWORD_RESETS_PER_IP_PER_HOUR, windowMs: HOUR_MS });
+  if (client.ip)
+    await assertWithinRateLimit(deps.db, now, { bucket: "reset-ip", key: client.ip, limit: deps.env.PASSWORD_RESETS_PER_IP_PER_HOUR, windowMs: HOUR_MS });
   const token = generateSecret(RESET_TOKEN_PREFIX);
   await deps.db.transaction(async (tx) => {
     await recordRateLimitEvent(tx, now, "reset-email", emailKey);
@@ -34,7 +35,12 @@ export async function requestPasswordReset(options: { deps: Deps; email: string;
     const user = await usersCollection.findOne(tx, eq(tables.users.emailLower, emailKey));
     if (!user || user.doc.disabled) return;
     await tx.delete(tables.passwordResets).where(eq(tables.passwordResets.userId, user.id));
-    await passwordResetsCollection.insert(tx, { userId: user.id, tokenHash: hashSecret(token), expiresAt: new Date(now.getTime() + RESET_TTL_MS).toISOString(), usedAt: null });
+    await passwordResetsCollection.insert(tx, {
+      userId: user.id,
+      tokenHash: hashSecret(token),
+      expiresAt: new Date(now.getTime() + RESET_TTL_MS).toISOString(),
+      usedAt: null,
+    });
     const link = `${options.appUrl.replace(/\/$/, "")}/app/reset-password?token=${encodeURIComponent(token)}`;
     await enqueueEmail(tx, {
       kind: "password_reset",
@@ -42,7 +48,8 @@ export async function requestPasswordReset(options: { deps: Deps; email: string;
       subject: "Reset your Meridian password",
       text:
         `Hello ${user.doc.name},\n\nSomeone (we hope you) asked to reset the password of your Meridian account.\n` +
-        `Choose a new password here within the next hour:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this email: your password stays as it is.\n`,
+        `Choose a new password here within the next hour:\n\n${link}\n\nThe link works once. ` +
+        `If you did not ask for it, ignore this email: your password stays as it is.\n`,
     });
   });
 }
@@ -59,7 +66,10 @@ export async function confirmPasswordReset(options: { deps: Deps; token: string;
       .where(and(eq(passwordResets.tokenHash, hashSecret(options.token)), isNull(sql`${passwordResets.doc}->>'usedAt'`)))
       .for("update")
       .limit(1);
-    const invalid = () => new AppError("INVALID_TOKEN", "This link is invalid or has expired; ask for a new one", { errors: [{ path: "token", message: "This link is invalid or has expired." }] });
+    const invalid = () =>
+      new AppError("INVALID_TOKEN", "This link is invalid or has expired; ask for a new one", {
+        errors: [{ path: "token", message: "This link is invalid or has expired." }],
+      });
     if (!reset || new Date(reset.doc.expiresAt).getTime() <= deps.now().getTime()) throw invalid();
     const user = await usersCollection.get(tx, reset.doc.userId, { forUpdate: true });
     if (!user || user.doc.disabled) throw invalid();
@@ -67,6 +77,12 @@ export async function confirmPasswordReset(options: { deps: Deps; token: string;
     await usersCollection.update(tx, user.id, (doc) => ({ ...doc, passwordHash }));
     const ended = await endSessions(deps, tx, user.id);
     await invalidateCaches(deps, tx, { kind: "user", userId: user.id });
-    await recordAudit(tx, { actor: { id: user.id, name: user.doc.name }, action: "user.password_reset", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "system", id: "system", name: null }, after: { sessionsEnded: ended } });
+    await recordAudit(tx, {
+      actor: { id: user.id, name: user.doc.name },
+      action: "user.password_reset",
+      target: { kind: "user", id: user.id, name: user.doc.name },
+      scope: { kind: "system", id: "system", name: null },
+      after: { sessionsEnded: ended },
+    });
   });
 }

@@ -43,7 +43,11 @@ export const adminUserListSchema = z.object({ items: z.array(adminUserSchema), n
 export const adminUserUpdateSchema = z
   .strictObject({
     disabled: z.boolean().optional(),
-    roles: z.array(z.enum(["serverAdmin"])).max(1).optional().describe("The complete list of roles: `[\"serverAdmin\"]` grants, `[]` revokes"),
+    roles: z
+      .array(z.enum(["serverAdmin"]))
+      .max(1)
+      .optional()
+      .describe('The complete list of roles: `["serverAdmin"]` grants, `[]` revokes'),
   })
   .meta({ id: "AdminUserUpdate" });
 export type AdminUserUpdate = z.infer<typeof adminUserUpdateSchema>;

@@ -34,7 +34,9 @@ export async function endSessions(deps: Deps, db: Executor, userId: string, opti
   const { sessions } = tables;
   const ended = await db
     .delete(sessions)
-    .where(and(eq(sessions.userId, userId), options.except ? ne(sessions.id, options.except) : undefined, options.only ? eq(sessions.id, options.only) : undefined))
+    .where(
+      and(eq(sessions.userId, userId), options.except ? ne(sessions.id, options.except) : undefined, options.only ? eq(sessions.id, options.only) : undefined),
+    )
     .returning({ tokenHash: sessions.tokenHash });
   for (const { tokenHash } of ended) await invalidateCaches(deps, db, { kind: "token", tokenHash });
   return ended.length;

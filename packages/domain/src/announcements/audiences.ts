@@ -57,7 +57,8 @@ export function recipientSource(options: { ref: AnnouncementScopeRef; targets?: 
   }
   const parts: SQL[] = [];
   const users = targets?.users;
-  if (users && !users.all && users.ids.length) parts.push(sql`select u.id as user_id, 'user'::text as via, 1 as rank from users u where u.id in ${idSet(users.ids)}`);
+  if (users && !users.all && users.ids.length)
+    parts.push(sql`select u.id as user_id, 'user'::text as via, 1 as rank from users u where u.id in ${idSet(users.ids)}`);
   const kinds = [
     ["observatories", "observatory", 2],
     ["organizations", "organization", 3],
@@ -66,9 +67,14 @@ export function recipientSource(options: { ref: AnnouncementScopeRef; targets?: 
   for (const [key, scope, rank] of kinds) {
     const target = targets?.[key];
     if (!target || (!target.all && target.ids.length === 0)) continue;
-    parts.push(sql`select user_id, ${scope}::text as via, ${rank}::int as rank from (${audienceOf[scope](target.all ? null : target.ids)}) ${sql.raw(scope)}_audience`);
+    parts.push(
+      sql`select user_id, ${scope}::text as via, ${rank}::int as rank from (${audienceOf[scope](target.all ? null : target.ids)}) ${sql.raw(scope)}_audience`,
+    );
   }
-  const specific = parts.length > 0 ? sql`select distinct on (user_id) user_id, via from (${sql.join(parts, sql` union all `)}) targeted where user_id is not null order by user_id, rank` : null;
+  const specific =
+    parts.length > 0
+      ? sql`select distinct on (user_id) user_id, via from (${sql.join(parts, sql` union all `)}) targeted where user_id is not null order by user_id, rank`
+      : null;
   // Every user: no sort of the whole set to remove duplicates, only the (usually small) specific targets are looked up for `via`.
   if (users?.all) {
     return specific

@@ -121,7 +121,12 @@ async function createAnnouncement(options: {
       await recordJobStarted(tx, { kind: EMAIL_JOB_KIND, startedBy: actor.id, subjectId: announcement.id, total: counts.total, now });
       const jobs = Math.min(MAX_PARALLEL_EMAIL_JOBS, Math.ceil(counts.total / EMAILS_PER_JOB));
       for (let index = 0; index < jobs; index += 1) {
-        await addJob(tx, "announcement_emails", { announcementId: announcement.id }, { jobKey: emailJobKey(announcement.id, index), maxAttempts: 10, runAt: startsAt });
+        await addJob(
+          tx,
+          "announcement_emails",
+          { announcementId: announcement.id },
+          { jobKey: emailJobKey(announcement.id, index), maxAttempts: 10, runAt: startsAt },
+        );
       }
     }
     const presented = presentAnnouncement(rowFromStored(stored!), { includeTargets: false });
@@ -153,7 +158,15 @@ function normalizeTargets(targets: AnnouncementTargetsInput) {
 
 async function insertRecipients(
   tx: Executor,
-  options: { announcementId: string; ref: AnnouncementScopeRef; targets?: AnnouncementTargetsInput; emailed: boolean; acknowledgeAll: boolean; creatorId: string; now: Date },
+  options: {
+    announcementId: string;
+    ref: AnnouncementScopeRef;
+    targets?: AnnouncementTargetsInput;
+    emailed: boolean;
+    acknowledgeAll: boolean;
+    creatorId: string;
+    now: Date;
+  },
 ): Promise<{ total: number; acknowledged: number }> {
   const { announcementId, emailed, creatorId } = options;
   const nowIso = options.now.toISOString();

@@ -29,7 +29,9 @@ const MAX_ATTEMPTS_PER_RECIPIENT = 8;
 export async function deliverAnnouncementEmails(options: { deps: Deps; transport: MailTransport; announcementId: string; claimedBy?: string }) {
   const { deps, transport, announcementId } = options;
   const claimedBy = options.claimedBy ?? null;
-  const [record] = await deps.db.execute<Record<string, unknown>>(sql`select ${sql.raw(announcementColumns())} from announcements a where a.id = ${announcementId}`);
+  const [record] = await deps.db.execute<Record<string, unknown>>(
+    sql`select ${sql.raw(announcementColumns())} from announcements a where a.id = ${announcementId}`,
+  );
   if (!record) return { sent: 0, skipped: 0 };
   const announcement = toAnnouncementRow(record);
   const { doc } = announcement;
@@ -64,7 +66,8 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
       with claimed as (
         select r.id from announcement_recipients r
          where ${recipientsOf(announcementId, "r")} and r.id > ${cursor}
-           and (r.email_state = 'pending' or (r.email_state = 'sending' and r.email_claimed_at < ${nowIso}::timestamptz - make_interval(secs => ${CLAIM_LEASE_SECONDS})))
+           and (r.email_state = 'pending'
+                or (r.email_state = 'sending' and r.email_claimed_at < ${nowIso}::timestamptz - make_interval(secs => ${CLAIM_LEASE_SECONDS})))
          order by r.id limit ${BATCH_SIZE}
          for update skip locked
       )
@@ -185,8 +188,11 @@ async function chargeFailedRecipient(deps: Deps, id: string, options: { permanen
 
 /** Once no message of the announcement is pending or being sent, the minute sweep stops looking at it. */
 async function clearEmailPendingIfDone(deps: Deps, announcementId: string): Promise<boolean> {
-  const stillSending = sql`exists (select 1 from announcement_recipients r where ${recipientsOf(announcementId, "r")} and r.email_state in ('pending', 'sending'))`;
-  const cleared = await announcementsCollection.patch(deps.db, sql`a.id = ${announcementId} and a.email_pending and not ${stillSending}`, { emailPending: false });
+  const stillSending = sql`exists (select 1 from announcement_recipients r where ${recipientsOf(announcementId, "r")}
+    and r.email_state in ('pending', 'sending'))`;
+  const cleared = await announcementsCollection.patch(deps.db, sql`a.id = ${announcementId} and a.email_pending and not ${stillSending}`, {
+    emailPending: false,
+  });
   return cleared.length > 0;
 }
 

@@ -23,7 +23,12 @@ export async function expireDueAnnouncements(options: { deps: Deps; db?: Executo
   const now = deps.now();
   const only = options.announcementId ? sql`and id = ${options.announcementId}` : sql``;
   const nowIso = now.toISOString();
-  const rows = await announcementsCollection.patch<{ id: string }>(db, sql`${mayMoveTo("expired", sql`a.status`)} and a.expires_at is not null and a.expires_at <= ${nowIso}::timestamptz ${only}`, { status: "expired", expiredAt: nowIso }, { at: now });
+  const rows = await announcementsCollection.patch<{ id: string }>(
+    db,
+    sql`${mayMoveTo("expired", sql`a.status`)} and a.expires_at is not null and a.expires_at <= ${nowIso}::timestamptz ${only}`,
+    { status: "expired", expiredAt: nowIso },
+    { at: now },
+  );
   for (const row of rows) {
     await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.expired", data: { id: row.id } } });
   }
@@ -32,7 +37,12 @@ export async function expireDueAnnouncements(options: { deps: Deps; db?: Executo
 }
 
 /** Loads an announcement of the given scope, locked when asked; another scope's id is 404. */
-export async function loadAnnouncement(db: Executor, ref: AnnouncementScopeRef, announcementId: string, options: { forUpdate?: boolean } = {}): Promise<AnnouncementRow> {
+export async function loadAnnouncement(
+  db: Executor,
+  ref: AnnouncementScopeRef,
+  announcementId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<AnnouncementRow> {
   const [record] = await db.execute<Record<string, unknown>>(sql`
     select ${sql.raw(announcementColumns())} from announcements a
      where a.id = ${announcementId} and a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
@@ -42,7 +52,13 @@ export async function loadAnnouncement(db: Executor, ref: AnnouncementScopeRef, 
 }
 
 /** active → cancelled, with a non-blank reason, who and when. */
-export async function cancelAnnouncement(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef; announcementId: string; reason: string | undefined }) {
+export async function cancelAnnouncement(options: {
+  deps: Deps;
+  actor: UserActor;
+  ref: AnnouncementScopeRef;
+  announcementId: string;
+  reason: string | undefined;
+}) {
   const { deps, actor, ref, announcementId } = options;
   const now = deps.now();
   // Committed on its own: a refused cancellation must not roll the expiry back with it.
@@ -52,7 +68,8 @@ export async function cancelAnnouncement(options: { deps: Deps; actor: UserActor
     const current = await loadAnnouncement(tx, ref, announcementId, { forUpdate: true });
     const reason = options.reason?.trim();
     if (!reason) throw new AppError("REASON_REQUIRED", "A cancellation needs a reason", { errors: [fieldError("reason", "must not be blank")] });
-    if (FORBIDDEN_IN_TEXT.test(reason)) throw new AppError("VALIDATION_FAILED", "The reason is not valid", { errors: [fieldError("reason", "must not contain control characters")] });
+    if (FORBIDDEN_IN_TEXT.test(reason))
+      throw new AppError("VALIDATION_FAILED", "The reason is not valid", { errors: [fieldError("reason", "must not contain control characters")] });
     assertTransition(current.status as AnnouncementStatus, "cancelled");
     const [cancelled] = await markCancelled(tx, sql`a.id = ${announcementId}`, { reason, at: now.toISOString(), by: actor.id });
     await invalidateCaches(deps, tx, { kind: "announcements" });
@@ -78,7 +95,10 @@ async function markCancelled(db: Executor, where: SQL, cancellation: { reason: s
   );
   const rows = records.map(toAnnouncementRow);
   for (const row of rows) {
-    await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.cancelled", data: { id: row.id, reason, cancelledAt: at } } });
+    await publishToAnnouncementRecipients(db, {
+      announcementId: row.id,
+      event: { type: "announcement.cancelled", data: { id: row.id, reason, cancelledAt: at } },
+    });
   }
   return rows;
 }
@@ -108,10 +128,15 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; actor: User
       update announcement_recipients
          set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
        where id = ${`${announcementId}:${actor.id}`}`);
-    const [counts] = await announcementsCollection.patch<{ acknowledged: number; total: number; doc: AnnouncementDoc }>(tx, sql`a.id = ${announcementId}`, acknowledgedBy(1), {
-      at: now,
-      returning: sql`a.acknowledged_count as acknowledged, a.recipient_count as total, a.doc`,
-    });
+    const [counts] = await announcementsCollection.patch<{ acknowledged: number; total: number; doc: AnnouncementDoc }>(
+      tx,
+      sql`a.id = ${announcementId}`,
+      acknowledgedBy(1),
+      {
+        at: now,
+        returning: sql`a.acknowledged_count as acknowledged, a.recipient_count as total, a.doc`,
+      },
+    );
     const data = { id: announcementId, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged };
     await invalidateCaches(deps, tx, { kind: "pending", userId: actor.id });
     await publishUserEvent(tx, { userIds: await senderUserIds(tx, counts!.doc), event: { type: "announcement.counts", data } });
@@ -131,7 +156,10 @@ export async function markAnnouncementsSeen(options: { deps: Deps; actor: UserAc
          set seen_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
        where id in (select jsonb_array_elements_text(${JSON.stringify(recipientIds)}::jsonb)) and seen_at is null
        returning announcement_id`);
-    await publishDeliveryProgress(tx, rows.map((row) => row.announcement_id));
+    await publishDeliveryProgress(
+      tx,
+      rows.map((row) => row.announcement_id),
+    );
     return { seen: rows.length };
   });
 }
@@ -140,12 +168,17 @@ export async function markAnnouncementsSeen(options: { deps: Deps; actor: UserAc
 export async function announceStarted(options: { deps: Deps; announcementId: string }) {
   const { deps, announcementId } = options;
   await deps.db.transaction(async (tx) => {
-    const [record] = await tx.execute<Record<string, unknown>>(sql`select ${sql.raw(announcementColumns())} from announcements a where a.id = ${announcementId}`);
+    const [record] = await tx.execute<Record<string, unknown>>(
+      sql`select ${sql.raw(announcementColumns())} from announcements a where a.id = ${announcementId}`,
+    );
     if (!record) return;
     let row = toAnnouncementRow(record);
     if (row.status !== "active" && row.status !== "acknowledged") return;
     if (row.status === "active" && row.doc.deliveryType !== "message") row = await acknowledgeEmailRecipients(tx, row, deps.now());
-    await publishToAnnouncementRecipients(tx, { announcementId, event: { type: "announcement.created", data: presentAnnouncement(row, { includeTargets: false }) } });
+    await publishToAnnouncementRecipients(tx, {
+      announcementId,
+      event: { type: "announcement.created", data: presentAnnouncement(row, { includeTargets: false }) },
+    });
     await invalidateCaches(deps, tx, { kind: "announcements" });
   });
 }
@@ -167,7 +200,10 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
        set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
      where ${recipientsOf(row.id)} and acknowledged_at is null
      returning id`);
-  const [record] = await announcementsCollection.patch(tx, sql`a.id = ${row.id}`, acknowledgedBy(acknowledged.length), { at: now, returning: sql.raw(announcementColumns()) });
+  const [record] = await announcementsCollection.patch(tx, sql`a.id = ${row.id}`, acknowledgedBy(acknowledged.length), {
+    at: now,
+    returning: sql.raw(announcementColumns()),
+  });
   return toAnnouncementRow(record!);
 }
 
@@ -176,9 +212,20 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
  * the deleting transaction: recipients keep a record that says why, and no sender is left
  * with announcements whose scope is gone.
  */
-export async function cancelScopeAnnouncements(options: { deps: Deps; db: Executor; actor: UserActor; scope: "organization" | "project"; scopeId: string; reason: string }) {
+export async function cancelScopeAnnouncements(options: {
+  deps: Deps;
+  db: Executor;
+  actor: UserActor;
+  scope: "organization" | "project";
+  scopeId: string;
+  reason: string;
+}) {
   const { deps, db, actor, scope, scopeId, reason } = options;
-  const cancelled = await markCancelled(db, sql`a.scope = ${scope} and a.scope_id = ${scopeId} and a.status = 'active'`, { reason, at: deps.now().toISOString(), by: actor.id });
+  const cancelled = await markCancelled(db, sql`a.scope = ${scope} and a.scope_id = ${scopeId} and a.status = 'active'`, {
+    reason,
+    at: deps.now().toISOString(),
+    by: actor.id,
+  });
   if (cancelled.length > 0) await invalidateCaches(deps, db, { kind: "announcements" });
   return cancelled.length;
 }

@@ -71,7 +71,9 @@ export async function getAnnouncementStats(options: { deps: Deps; actor: UserAct
   const { deps, actor } = options;
   await expireDueAnnouncements({ deps });
   const scopes: Scope[] = ["system", "observatory", "organization", "project"];
-  const wheres = (await Promise.all(scopes.map(async (scope) => scopeWhere(scope, await managedScopeIds(deps, actor, scope))))).filter((where): where is SQL => where !== null);
+  const wheres = (await Promise.all(scopes.map(async (scope) => scopeWhere(scope, await managedScopeIds(deps, actor, scope))))).filter(
+    (where): where is SQL => where !== null,
+  );
   if (wheres.length === 0) return { scopes: [] };
   const rows = await deps.db.execute<{
     scope: Scope;
@@ -116,11 +118,22 @@ const OPTION_QUERIES: Record<"users" | "observatories" | "organizations" | "proj
 };
 
 /** The system announcement form's pickers: search one target kind by name (or email). Server admins only. */
-export async function listAnnouncementTargetOptions(options: { deps: Deps; actor: UserActor; kind: keyof typeof OPTION_QUERIES; search?: string; limit?: number }) {
+export async function listAnnouncementTargetOptions(options: {
+  deps: Deps;
+  actor: UserActor;
+  kind: keyof typeof OPTION_QUERIES;
+  search?: string;
+  limit?: number;
+}) {
   const { deps, actor, kind } = options;
   if (!actor.isServerAdmin) throw new AppError("FORBIDDEN", "System announcements are managed by server administrators");
   const spec = OPTION_QUERIES[kind];
-  const pattern = options.search?.trim() ? `%${options.search.trim().toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null;
+  const pattern = options.search?.trim()
+    ? `%${options.search
+        .trim()
+        .toLowerCase()
+        .replace(/[\\%_]/g, (char) => `\\${char}`)}%`
+    : null;
   const filter = pattern ? sql`where lower(${sql.raw(spec.search)}) like ${pattern}` : sql``;
   const rows = await deps.db.execute<{ id: string; label: string; detail: string | null }>(sql`
     select id, ${sql.raw(spec.label)} as label, ${sql.raw(spec.detail)} as detail from ${sql.raw(spec.table)} ${filter}

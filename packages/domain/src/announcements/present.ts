@@ -44,7 +44,8 @@ export function presentAnnouncement(row: AnnouncementRow, options: { includeTarg
 
 /** Columns to select so rows fit `AnnouncementRow`. */
 export const announcementColumns = (alias = "a") =>
-  `${alias}.id, ${alias}.doc, ${alias}.created_at as "createdAt", ${alias}.status, ${alias}.recipient_count as "recipientCount", ${alias}.acknowledged_count as "acknowledgedCount"`;
+  `${alias}.id, ${alias}.doc, ${alias}.created_at as "createdAt", ${alias}.status, ${alias}.recipient_count ` +
+  `as "recipientCount", ${alias}.acknowledged_count as "acknowledgedCount"`;
 
 /** Raw rows from `db.execute` carry timestamps as strings. */
 export function toAnnouncementRow(record: Record<string, unknown>): AnnouncementRow {

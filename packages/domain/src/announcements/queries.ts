@@ -53,14 +53,22 @@ export async function listScopeActiveAnnouncements(options: { deps: Deps; actor:
      limit 200`);
   return {
     items: rows.map((record) =>
-      presentAnnouncement(toAnnouncementRow(record), { includeTargets: false, acknowledgedAt: record.isRecipient ? ((record.myAcknowledgedAt as string | null) ?? null) : undefined }),
+      presentAnnouncement(toAnnouncementRow(record), {
+        includeTargets: false,
+        acknowledgedAt: record.isRecipient ? ((record.myAcknowledgedAt as string | null) ?? null) : undefined,
+      }),
     ),
     nextCursor: null,
   };
 }
 
 /** Senders: every announcement of the scope, past included. */
-export async function listScopeAnnouncementHistory(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef & { scope: ScopedKind }; query: AnnouncementListQuery }) {
+export async function listScopeAnnouncementHistory(options: {
+  deps: Deps;
+  actor: UserActor;
+  ref: AnnouncementScopeRef & { scope: ScopedKind };
+  query: AnnouncementListQuery;
+}) {
   const { deps, actor, ref, query } = options;
   await requireSender(deps.db, actor, ref);
   await expireDueAnnouncements({ deps });
@@ -127,7 +135,9 @@ export async function listMyCurrentAnnouncements(options: { deps: Deps; actor: U
      order by ${severityRank("a")}, a.id desc
      limit 200`);
   return {
-    items: rows.map((record) => presentAnnouncement(toAnnouncementRow(record), { includeTargets: false, acknowledgedAt: (record.myAcknowledgedAt as string | null) ?? null })),
+    items: rows.map((record) =>
+      presentAnnouncement(toAnnouncementRow(record), { includeTargets: false, acknowledgedAt: (record.myAcknowledgedAt as string | null) ?? null }),
+    ),
   };
 }
 
@@ -140,7 +150,12 @@ export async function countActiveObservatoryAnnouncements(options: { deps: Deps;
      where a.scope = 'observatory' and a.status in ('active', 'acknowledged') and ${current("a", nowIso)}
      group by a.scope_id`);
   if (rows.length === 0) return { items: [] };
-  const access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: rows.map((row) => row.scope_id) });
+  const access = await resolveObservatoryAccess({
+    db: deps.db,
+    userId: actor.id,
+    isServerAdmin: actor.isServerAdmin,
+    observatoryIds: rows.map((row) => row.scope_id),
+  });
   return { items: rows.filter((row) => access.get(row.scope_id)?.can_view).map((row) => ({ observatoryId: row.scope_id, activeAnnouncements: row.count })) };
 }
 
@@ -151,13 +166,20 @@ const RECIPIENT_SORT: Record<RecipientsQuery["sort"], string> = {
 };
 
 /** Senders: who received it, who saw it, who was emailed and who acknowledged; with the cancellation. */
-export async function getAnnouncementRecipients(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef; announcementId: string; query: RecipientsQuery }): Promise<RecipientsView> {
+export async function getAnnouncementRecipients(options: {
+  deps: Deps;
+  actor: UserActor;
+  ref: AnnouncementScopeRef;
+  announcementId: string;
+  query: RecipientsQuery;
+}): Promise<RecipientsView> {
   const { deps, actor, ref, announcementId, query } = options;
   await requireSender(deps.db, actor, ref);
   await expireDueAnnouncements({ deps, announcementId });
   const announcement = await loadAnnouncement(deps.db, ref, announcementId);
   const offset = decodeOffset(query.cursor);
-  const status = query.status === "pending" ? sql`and r.acknowledged_at is null` : query.status === "acknowledged" ? sql`and r.acknowledged_at is not null` : sql``;
+  const status =
+    query.status === "pending" ? sql`and r.acknowledged_at is null` : query.status === "acknowledged" ? sql`and r.acknowledged_at is not null` : sql``;
   const direction = query.order === "desc" ? "desc nulls last" : "asc nulls last";
   const rows = await deps.db.execute<{
     user_id: string;
@@ -199,7 +221,14 @@ export async function getAnnouncementRecipients(options: { deps: Deps; actor: Us
       emailError: row.email_state === "failed" ? row.email_last_error : null,
     })),
     nextCursor: rows.length > query.limit ? encodeOffset(offset + query.limit) : null,
-    counts: { total: counts!.total, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged, emailed: counts!.emailed, seen: counts!.seen, emailFailed: counts!.email_failed },
+    counts: {
+      total: counts!.total,
+      acknowledged: counts!.acknowledged,
+      pending: counts!.total - counts!.acknowledged,
+      emailed: counts!.emailed,
+      seen: counts!.seen,
+      emailFailed: counts!.email_failed,
+    },
     cancellation:
       announcement.status === "cancelled" && doc.cancellationReason && doc.cancelledAt
         ? { reason: doc.cancellationReason, cancelledAt: doc.cancelledAt, cancelledBy: doc.cancelledBy, cancelledByName }

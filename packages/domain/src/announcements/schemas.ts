@@ -86,7 +86,12 @@ export const announcementSchema = z
     expiresAt: z.string().nullable(),
     deliveryType: z.enum(announcementDeliveryTypes),
     targets: z
-      .object(Object.fromEntries(announcementTargetKinds.map((kind) => [kind, targetOutputSchema.optional()])) as Record<(typeof announcementTargetKinds)[number], z.ZodOptional<typeof targetOutputSchema>>)
+      .object(
+        Object.fromEntries(announcementTargetKinds.map((kind) => [kind, targetOutputSchema.optional()])) as Record<
+          (typeof announcementTargetKinds)[number],
+          z.ZodOptional<typeof targetOutputSchema>
+        >,
+      )
       .nullable()
       .optional()
       .describe("System announcements, shown to senders only"),
@@ -128,13 +133,25 @@ export const recipientsViewSchema = z
         emailedAt: z.string().nullable(),
         seenAt: z.string().nullable().describe("When the announcement was first shown in the app"),
         via: z.enum(announcementRecipientVia),
-        emailState: z.enum(announcementEmailStates).nullable().describe("Extension: null when not emailed; `failed` after the server refused the address for good"),
+        emailState: z
+          .enum(announcementEmailStates)
+          .nullable()
+          .describe("Extension: null when not emailed; `failed` after the server refused the address for good"),
         emailError: z.string().nullable().describe("Extension: the mail server's last answer when emailState is `failed`"),
       }),
     ),
     nextCursor: z.string().nullable(),
-    counts: z.object({ total: z.number().int(), acknowledged: z.number().int(), pending: z.number().int(), emailed: z.number().int(), seen: z.number().int(), emailFailed: z.number().int() }),
-    cancellation: z.object({ reason: z.string(), cancelledAt: z.string(), cancelledBy: z.string().nullable(), cancelledByName: z.string().nullable() }).nullable(),
+    counts: z.object({
+      total: z.number().int(),
+      acknowledged: z.number().int(),
+      pending: z.number().int(),
+      emailed: z.number().int(),
+      seen: z.number().int(),
+      emailFailed: z.number().int(),
+    }),
+    cancellation: z
+      .object({ reason: z.string(), cancelledAt: z.string(), cancelledBy: z.string().nullable(), cancelledByName: z.string().nullable() })
+      .nullable(),
   })
   .meta({ id: "AnnouncementRecipients" });
 export type RecipientsView = z.infer<typeof recipientsViewSchema>;

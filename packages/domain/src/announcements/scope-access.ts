@@ -27,7 +27,9 @@ export async function loadScopeAccess(db: Executor, actor: UserActor, ref: Annou
     case "system":
       return { scopeName: null, canSend: actor.isServerAdmin };
     case "observatory": {
-      const access = (await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [ref.scopeId] })).get(ref.scopeId);
+      const access = (await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [ref.scopeId] })).get(
+        ref.scopeId,
+      );
       const observatory = access?.can_view ? await observatoriesCollection.get(db, ref.scopeId) : undefined;
       if (!observatory || !access) throw new AppError("NOT_FOUND", "No such observatory");
       return { scopeName: observatory.doc.name, canSend: access.can_admin };
@@ -48,7 +50,10 @@ export async function loadScopeAccess(db: Executor, actor: UserActor, ref: Annou
 export async function requireSender(db: Executor, actor: UserActor, ref: AnnouncementScopeRef): Promise<ScopeAccess> {
   const access = await loadScopeAccess(db, actor, ref);
   if (!access.canSend) {
-    throw new AppError("FORBIDDEN", ref.scope === "system" ? "System announcements are managed by server administrators" : `Only senders of this ${ref.scope}'s announcements may do this`);
+    throw new AppError(
+      "FORBIDDEN",
+      ref.scope === "system" ? "System announcements are managed by server administrators" : `Only senders of this ${ref.scope}'s announcements may do this`,
+    );
   }
   return access;
 }

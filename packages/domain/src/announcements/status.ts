@@ -21,7 +21,8 @@ export function canTransition(from: AnnouncementStatus, to: AnnouncementStatus):
 
 /** 409 INVALID_TRANSITION unless `from → to` is allowed. */
 export function assertTransition(from: AnnouncementStatus, to: AnnouncementStatus): void {
-  if (!canTransition(from, to)) throw new AppError("INVALID_TRANSITION", `An announcement that is ${from} cannot ${to === "cancelled" ? "be cancelled" : `become ${to}`}`);
+  if (!canTransition(from, to))
+    throw new AppError("INVALID_TRANSITION", `An announcement that is ${from} cannot ${to === "cancelled" ? "be cancelled" : `become ${to}`}`);
 }
 
 /** The statuses an announcement may move to `to` from, for set-based updates (`where status in …`). */
@@ -31,5 +32,8 @@ export function statusesMovingTo(to: AnnouncementStatus): AnnouncementStatus[] {
 
 /** `a.status` may move to `to`: the SQL form of the table, for set-based updates. */
 export function mayMoveTo(to: AnnouncementStatus, column: SQL = sql`status`): SQL {
-  return sql`${column} in (${sql.join(statusesMovingTo(to).map((from) => sql`${from}`), sql`, `)})`;
+  return sql`${column} in (${sql.join(
+    statusesMovingTo(to).map((from) => sql`${from}`),
+    sql`, `,
+  )})`;
 }

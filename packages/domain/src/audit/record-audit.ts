@@ -6,7 +6,10 @@ export interface AuditActor {
 }
 
 /** Appends to the audit log in the actor's transaction, with names as they are now. */
-export async function recordAudit(db: Executor, entry: { actor: AuditActor | null; action: string; target: AuditLogDoc["target"]; scope: AuditLogDoc["scope"]; before?: unknown; after?: unknown }) {
+export async function recordAudit(
+  db: Executor,
+  entry: { actor: AuditActor | null; action: string; target: AuditLogDoc["target"]; scope: AuditLogDoc["scope"]; before?: unknown; after?: unknown },
+) {
   await auditLogCollection.insert(db, {
     action: entry.action,
     actorId: entry.actor?.id ?? null,

@@ -30,7 +30,13 @@ export async function listApiKeys(options: { deps: Deps; actor: UserActor }) {
     .orderBy(desc(apiKeys.createdAt))
     .limit(200);
   return {
-    items: keys.map((key) => ({ id: key.id, name: key.doc.name, prefix: key.doc.prefix, createdAt: key.createdAt.toISOString(), lastUsedAt: key.doc.lastUsedAt })),
+    items: keys.map((key) => ({
+      id: key.id,
+      name: key.doc.name,
+      prefix: key.doc.prefix,
+      createdAt: key.createdAt.toISOString(),
+      lastUsedAt: key.doc.lastUsedAt,
+    })),
     nextCursor: null,
   };
 }

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { displayNameSchema, emailSchema, passwordSchema, userSchema, withoutControlCharacters } from "../users/schemas";
 
-export const signupInputSchema = z
-  .strictObject({ email: emailSchema, password: passwordSchema, name: displayNameSchema })
-  .meta({ id: "SignupInput" });
+export const signupInputSchema = z.strictObject({ email: emailSchema, password: passwordSchema, name: displayNameSchema }).meta({ id: "SignupInput" });
 export type SignupInput = z.infer<typeof signupInputSchema>;
 
 export const loginInputSchema = z
@@ -16,9 +14,7 @@ export type LoginInput = z.infer<typeof loginInputSchema>;
 
 export const authResultSchema = z.object({ user: userSchema, token: z.string() }).meta({ id: "AuthResult" });
 
-export const apiKeyCreateSchema = z
-  .strictObject({ name: withoutControlCharacters(z.string().trim().min(1).max(100)) })
-  .meta({ id: "ApiKeyCreate" });
+export const apiKeyCreateSchema = z.strictObject({ name: withoutControlCharacters(z.string().trim().min(1).max(100)) }).meta({ id: "ApiKeyCreate" });
 
 export const apiKeySchema = z
   .object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() })

@@ -7,7 +7,8 @@ export const CACHE_CHANNEL = "meridian_cache";
 const MAX_ENTRIES = 20_000;
 
 /** What a change makes stale: one credential, everything of one user, or every pending list. */
-export type CacheChange = { kind: "token"; tokenHash: string } | { kind: "user"; userId: string } | { kind: "pending"; userId: string } | { kind: "announcements" };
+export type CacheChange =
+  { kind: "token"; tokenHash: string } | { kind: "user"; userId: string } | { kind: "pending"; userId: string } | { kind: "announcements" };
 
 export interface PendingEntry {
   items: unknown[];

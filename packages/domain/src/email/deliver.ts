@@ -23,7 +23,11 @@ export async function deliverOutboxEmail(options: { deps: Deps; transport: MailT
       messageId,
     });
   } catch (error) {
-    await emailOutboxCollection.update(deps.db, outboxId, (doc) => ({ ...doc, attempts: doc.attempts + 1, lastError: String((error as Error).message ?? error).slice(0, 500) }));
+    await emailOutboxCollection.update(deps.db, outboxId, (doc) => ({
+      ...doc,
+      attempts: doc.attempts + 1,
+      lastError: String((error as Error).message ?? error).slice(0, 500),
+    }));
     throw error;
   }
   await emailOutboxCollection.update(deps.db, outboxId, (doc) => ({

@@ -10,7 +10,6 @@ export interface OutgoingEmail {
   replyTo?: string;
 }
 
-
 /** Writes the message and its delivery job in the actor's transaction. */
 export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<string> {
   const stored = await emailOutboxCollection.insert(db, {

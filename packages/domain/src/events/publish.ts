@@ -6,7 +6,9 @@ import type { Announcement } from "../announcements/schemas";
 export const REALTIME_CHANNEL = "meridian_events";
 
 /** What the server pushes to users over `/ws`: one of the shared event schemas (`@meridian/rules/events`). */
-export type RealtimeEvent = { [Type in keyof RealtimeEvents<Announcement>]: { type: Type; data: RealtimeEvents<Announcement>[Type] } }[keyof RealtimeEvents<Announcement>];
+export type RealtimeEvent = {
+  [Type in keyof RealtimeEvents<Announcement>]: { type: Type; data: RealtimeEvents<Announcement>[Type] };
+}[keyof RealtimeEvents<Announcement>];
 
 /** A message for connected observatories (`/ws/observatory`), whose protocol defines its types. */
 export interface ObservatoryEvent {
@@ -33,7 +35,13 @@ export function publishUserEvent(db: Executor, options: { userIds: string[]; eve
 /** The same for observatories: routed to their connections by observatory id, on whichever process holds them. */
 export async function publishObservatoryEvent(db: Executor, options: { observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
   if (options.observatoryIds.length === 0) return;
-  await insertAndNotify(db, { userIds: [], observatoryIds: [...new Set(options.observatoryIds)], type: options.event.type, data: options.event.data, announcementId: null });
+  await insertAndNotify(db, {
+    userIds: [],
+    observatoryIds: [...new Set(options.observatoryIds)],
+    type: options.event.type,
+    data: options.event.data,
+    announcementId: null,
+  });
 }
 
 /**
@@ -45,9 +53,6 @@ export async function publishToAnnouncementRecipients(db: Executor, options: { a
 }
 
 async function insertAndNotify(db: Executor, values: typeof tables.realtimeEvents.$inferInsert) {
-  const [row] = await db
-    .insert(tables.realtimeEvents)
-    .values(values)
-    .returning({ id: tables.realtimeEvents.id });
+  const [row] = await db.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
   await db.execute(sql`select pg_notify(${REALTIME_CHANNEL}, ${String(row!.id)})`);
 }

@@ -24,6 +24,11 @@ export async function recipientsAmong(deps: Deps, announcementId: string, userId
   const rows = await deps.db
     .select({ userId: tables.announcementRecipients.userId })
     .from(tables.announcementRecipients)
-    .where(inArray(tables.announcementRecipients.id, userIds.map((userId) => `${announcementId}:${userId}`)));
+    .where(
+      inArray(
+        tables.announcementRecipients.id,
+        userIds.map((userId) => `${announcementId}:${userId}`),
+      ),
+    );
   return rows.map((row) => row.userId);
 }

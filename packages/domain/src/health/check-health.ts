@@ -7,7 +7,9 @@ type CheckStatus = "ok" | "down" | "degraded";
 const TIME_BOX_MS = 1000;
 
 /** Runs `work` for at most TIME_BOX_MS; on time-out its signal is aborted so it can let go of sockets. */
-async function timeBoxed<T>(work: (signal: AbortSignal) => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; latencyMs: number; error: string }> {
+async function timeBoxed<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; latencyMs: number; error: string }> {
   const started = performance.now();
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;

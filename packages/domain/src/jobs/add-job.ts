@@ -7,7 +7,12 @@ import { jobContracts, type JobName, type JobPayload } from "./contracts";
  * the change that caused it was committed. The payload is checked against the job's contract
  * here, so a malformed job is refused where it is made, not found later by the worker.
  */
-export async function addJob<Name extends JobName>(db: Executor, name: Name, payload: JobPayload<Name>, options: { jobKey?: string; maxAttempts?: number; runAt?: Date } = {}) {
+export async function addJob<Name extends JobName>(
+  db: Executor,
+  name: Name,
+  payload: JobPayload<Name>,
+  options: { jobKey?: string; maxAttempts?: number; runAt?: Date } = {},
+) {
   const checked = jobContracts[name].payload.parse(payload);
   await db.execute(sql`select graphile_worker.add_job(
     ${name},

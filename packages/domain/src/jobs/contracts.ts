@@ -13,7 +13,11 @@ export interface JobContract<Name extends string = string, Payload extends z.Zod
   schedule?: string;
 }
 
-const defineJob = <Name extends string, Payload extends z.ZodType>(name: Name, payload: Payload, options: { schedule?: string } = {}): JobContract<Name, Payload> => ({ name, payload, ...options });
+const defineJob = <Name extends string, Payload extends z.ZodType>(
+  name: Name,
+  payload: Payload,
+  options: { schedule?: string } = {},
+): JobContract<Name, Payload> => ({ name, payload, ...options });
 
 const id = z.string().min(1);
 /** What graphile-worker passes a scheduled job: `{_cron: {ts, backfilled}}`; nothing of it is used. */

@@ -31,7 +31,10 @@ export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ wo
          set email_state = 'pending', email_claimed_at = null, email_claimed_by = null
        where email_state = 'sending' and email_claimed_by = any(${ids})
        returning id`);
-    deps.logger.warn({ workers: stale.map((row) => row.worker_id), graphileWorkerIds: graphileIds, releasedClaims: released.length }, "freed the jobs and email claims of workers that stopped beating");
+    deps.logger.warn(
+      { workers: stale.map((row) => row.worker_id), graphileWorkerIds: graphileIds, releasedClaims: released.length },
+      "freed the jobs and email claims of workers that stopped beating",
+    );
     return { workers: stale.map((row) => row.worker_id), releasedClaims: released.length };
   });
 }

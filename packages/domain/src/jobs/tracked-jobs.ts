@@ -45,14 +45,20 @@ export const presentJob = (job: StoredDocument<JobDoc>): JobView => ({
 async function announceProgress(db: Executor, job: StoredDocument<JobDoc>) {
   const admins = await db.execute<{ id: string }>(sql`select id from users where doc->'roles' ? 'serverAdmin'`);
   const userIds = [...new Set([...(job.doc.startedBy ? [job.doc.startedBy] : []), ...admins.map((row) => row.id)])];
-  await publishUserEvent(db, { userIds, event: { type: "job.progress", data: { id: job.id, kind: job.doc.kind, status: job.doc.status, progress: job.doc.progress } } });
+  await publishUserEvent(db, {
+    userIds,
+    event: { type: "job.progress", data: { id: job.id, kind: job.doc.kind, status: job.doc.status, progress: job.doc.progress } },
+  });
 }
 
 /**
  * Records a long job a person started, queued, in the caller's transaction: the same one that
  * adds the graphile-worker job(s) doing the work, so the record exists exactly when the work does.
  */
-export async function recordJobStarted(db: Executor, options: { kind: string; startedBy: string | null; subjectId?: string; total?: number; now: Date }): Promise<StoredDocument<JobDoc>> {
+export async function recordJobStarted(
+  db: Executor,
+  options: { kind: string; startedBy: string | null; subjectId?: string; total?: number; now: Date },
+): Promise<StoredDocument<JobDoc>> {
   const job = await jobsCollection.insert(db, {
     kind: options.kind,
     status: "queued",
@@ -73,7 +79,11 @@ export async function recordJobStarted(db: Executor, options: { kind: string; st
  * finished job is left as it is (a late report from a retried run changes nothing) and undefined
  * is returned. The change and its `job.progress` event share one transaction.
  */
-export async function reportJob(deps: Deps, jobId: string, report: { status?: JobStatus; progress?: Partial<JobProgress>; result?: unknown; error?: string }): Promise<StoredDocument<JobDoc> | undefined> {
+export async function reportJob(
+  deps: Deps,
+  jobId: string,
+  report: { status?: JobStatus; progress?: Partial<JobProgress>; result?: unknown; error?: string },
+): Promise<StoredDocument<JobDoc> | undefined> {
   return deps.db.transaction(async (tx) => {
     const current = await jobsCollection.get(tx, jobId, { forUpdate: true });
     if (!current) throw new AppError("NOT_FOUND", "No such job");
@@ -107,7 +117,13 @@ export async function getJob(options: { deps: Deps; jobId: string }): Promise<Jo
 }
 
 /** Server admins: jobs newest first, optionally of one kind or status; the cursor is the last id seen. */
-export async function listJobs(options: { deps: Deps; limit: number; cursor?: string; kind?: string; status?: JobStatus }): Promise<{ items: JobView[]; nextCursor: string | null }> {
+export async function listJobs(options: {
+  deps: Deps;
+  limit: number;
+  cursor?: string;
+  kind?: string;
+  status?: JobStatus;
+}): Promise<{ items: JobView[]; nextCursor: string | null }> {
   const { deps, limit } = options;
   const { jobs } = tables;
   const conditions: SQL[] = [];
@@ -115,7 +131,8 @@ export async function listJobs(options: { deps: Deps; limit: number; cursor?: st
   if (options.status) conditions.push(eq(jobs.status, options.status));
   if (options.cursor) {
     const [after] = await deps.db.select({ createdAt: jobs.createdAt }).from(jobs).where(eq(jobs.id, options.cursor)).limit(1);
-    if (!after) throw new AppError("VALIDATION_FAILED", "The cursor is not valid", { errors: [{ path: "cursor", message: "The cursor is not one this list gave." }] });
+    if (!after)
+      throw new AppError("VALIDATION_FAILED", "The cursor is not valid", { errors: [{ path: "cursor", message: "The cursor is not one this list gave." }] });
     conditions.push(or(lt(jobs.createdAt, after.createdAt), and(eq(jobs.createdAt, after.createdAt), lt(jobs.id, options.cursor)))!);
   }
   const rows = await deps.db

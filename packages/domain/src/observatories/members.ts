@@ -24,28 +24,52 @@ export async function listObservatoryMembers(options: { deps: Deps; actor: UserA
   await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-  const members = await observatoryMembersCollection.findMany(deps.db, eq(tables.observatoryMembers.observatoryId, observatoryId), asc(tables.observatoryMembers.createdAt), 10_000);
+  const members = await observatoryMembersCollection.findMany(
+    deps.db,
+    eq(tables.observatoryMembers.observatoryId, observatoryId),
+    asc(tables.observatoryMembers.createdAt),
+    10_000,
+  );
   const userMembers = members.filter((member) => member.doc.memberKind === "user");
   const orgMembers = members.filter((member) => member.doc.memberKind === "organization");
   const owner = observatory.doc.owner;
   const users = await loadUsersById(deps.db, [...userMembers.map((member) => member.doc.memberId), ...(owner.kind === "user" ? [owner.id] : [])]);
   const organizations = orgMembers.length
-    ? await deps.db.select().from(tables.organizations).where(inArray(tables.organizations.id, orgMembers.map((member) => member.doc.memberId)))
+    ? await deps.db
+        .select()
+        .from(tables.organizations)
+        .where(
+          inArray(
+            tables.organizations.id,
+            orgMembers.map((member) => member.doc.memberId),
+          ),
+        )
     : [];
   const orgById = new Map(organizations.map((organization) => [organization.id, organization]));
   const ownerUser = owner.kind === "user" ? users.get(owner.id) : undefined;
   return {
     users: [
-      ...(ownerUser ? [{ userId: ownerUser.id, email: ownerUser.doc.email, name: ownerUser.doc.name, permissions: ALL_OBSERVATORY_PERMISSIONS, source: "owner" as const }] : []),
+      ...(ownerUser
+        ? [{ userId: ownerUser.id, email: ownerUser.doc.email, name: ownerUser.doc.name, permissions: ALL_OBSERVATORY_PERMISSIONS, source: "owner" as const }]
+        : []),
       ...userMembers.flatMap((member) => {
         const user = users.get(member.doc.memberId);
-        return user && user.id !== ownerUser?.id ? [{ userId: user.id, email: user.doc.email, name: user.doc.name, permissions: member.doc.permissions, source: "direct" as const }] : [];
+        return user && user.id !== ownerUser?.id
+          ? [{ userId: user.id, email: user.doc.email, name: user.doc.name, permissions: member.doc.permissions, source: "direct" as const }]
+          : [];
       }),
     ],
     organizations: orgMembers.flatMap((member) => {
       const organization = orgById.get(member.doc.memberId);
       return organization
-        ? [{ organizationId: organization.id, name: organization.doc.name, permissions: member.doc.permissions, owning: owner.kind === "organization" && owner.id === organization.id }]
+        ? [
+            {
+              organizationId: organization.id,
+              name: organization.doc.name,
+              permissions: member.doc.permissions,
+              owning: owner.kind === "organization" && owner.id === organization.id,
+            },
+          ]
         : [];
     }),
   };
@@ -60,8 +84,19 @@ export async function addObservatoryUser(options: { deps: Deps; actor: UserActor
       if (observatory.doc.owner.kind === "user" && observatory.doc.owner.id === user.id) throw new AppError("ALREADY_MEMBER", "This user owns the observatory");
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
       await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: user.id, permissions });
-      await recordHistory(tx, { observatoryId, type: "member_added", actorId: actor.id, data: { userId: user.id, userName: user.doc.name, email: user.doc.email, permissionsBefore: null, permissionsAfter: permissions } });
-      await recordAudit(tx, { actor, action: "observatory.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, after: { permissions } });
+      await recordHistory(tx, {
+        observatoryId,
+        type: "member_added",
+        actorId: actor.id,
+        data: { userId: user.id, userName: user.doc.name, email: user.doc.email, permissionsBefore: null, permissionsAfter: permissions },
+      });
+      await recordAudit(tx, {
+        actor,
+        action: "observatory.member_added",
+        target: { kind: "user", id: user.id, name: user.doc.name },
+        scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
+        after: { permissions },
+      });
       return { userId: user.id, email: user.doc.email, name: user.doc.name, permissions, source: "direct" as const };
     });
   } catch (error) {
@@ -76,10 +111,25 @@ export async function updateObservatoryUser(options: { deps: Deps; actor: UserAc
     const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
     const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", userId));
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
-    const updated = await observatoryMembersCollection.update(tx, member.id, (doc) => ({ ...doc, permissions: { ...doc.permissions, ...options.permissions } }));
+    const updated = await observatoryMembersCollection.update(tx, member.id, (doc) => ({
+      ...doc,
+      permissions: { ...doc.permissions, ...options.permissions },
+    }));
     const user = (await loadUsersById(tx, [userId])).get(userId)!;
-    await recordHistory(tx, { observatoryId, type: "member_permissions_updated", actorId: actor.id, data: { userId, userName: user.doc.name, email: user.doc.email, permissionsBefore: member.doc.permissions, permissionsAfter: updated!.doc.permissions } });
-    await recordAudit(tx, { actor, action: "observatory.member_permissions_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions, after: updated!.doc.permissions });
+    await recordHistory(tx, {
+      observatoryId,
+      type: "member_permissions_updated",
+      actorId: actor.id,
+      data: { userId, userName: user.doc.name, email: user.doc.email, permissionsBefore: member.doc.permissions, permissionsAfter: updated!.doc.permissions },
+    });
+    await recordAudit(tx, {
+      actor,
+      action: "observatory.member_permissions_updated",
+      target: { kind: "user", id: userId, name: user.doc.name },
+      scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
+      before: member.doc.permissions,
+      after: updated!.doc.permissions,
+    });
     return { userId, email: user.doc.email, name: user.doc.name, permissions: updated!.doc.permissions, source: "direct" as const };
   });
 }
@@ -98,12 +148,36 @@ export async function removeObservatoryUser(options: { deps: Deps; actor: UserAc
     await observatoryMembersCollection.remove(tx, member.id);
     const user = (await loadUsersById(tx, [userId])).get(userId);
     const left = userId === actor.id;
-    await recordHistory(tx, { observatoryId, type: "member_removed", actorId: actor.id, data: { userId, userName: user?.doc.name ?? null, email: user?.doc.email ?? null, left, permissionsBefore: member.doc.permissions, permissionsAfter: null } });
-    await recordAudit(tx, { actor, action: left ? "observatory.member_left" : "observatory.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: { permissions: member.doc.permissions } });
+    await recordHistory(tx, {
+      observatoryId,
+      type: "member_removed",
+      actorId: actor.id,
+      data: {
+        userId,
+        userName: user?.doc.name ?? null,
+        email: user?.doc.email ?? null,
+        left,
+        permissionsBefore: member.doc.permissions,
+        permissionsAfter: null,
+      },
+    });
+    await recordAudit(tx, {
+      actor,
+      action: left ? "observatory.member_left" : "observatory.member_removed",
+      target: { kind: "user", id: userId, name: user?.doc.name ?? null },
+      scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
+      before: { permissions: member.doc.permissions },
+    });
   });
 }
 
-export async function addObservatoryOrganization(options: { deps: Deps; actor: UserActor; observatoryId: string; organizationId: string; permissions?: PermissionsInput }) {
+export async function addObservatoryOrganization(options: {
+  deps: Deps;
+  actor: UserActor;
+  observatoryId: string;
+  organizationId: string;
+  permissions?: PermissionsInput;
+}) {
   const { deps, actor, observatoryId, organizationId } = options;
   try {
     return await deps.db.transaction(async (tx) => {
@@ -114,7 +188,13 @@ export async function addObservatoryOrganization(options: { deps: Deps; actor: U
       await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "organization", memberId: organizationId, permissions });
       const data = { organizationId, organizationName: organization.doc.name, permissionsBefore: null, permissionsAfter: permissions };
       await recordHistory(tx, { observatoryId, type: "organization_added", actorId: actor.id, data });
-      await recordAudit(tx, { actor, action: "observatory.organization_added", target: { kind: "organization", id: organizationId, name: organization.doc.name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, after: { permissions } });
+      await recordAudit(tx, {
+        actor,
+        action: "observatory.organization_added",
+        target: { kind: "organization", id: organizationId, name: organization.doc.name },
+        scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
+        after: { permissions },
+      });
       return { organizationId, name: organization.doc.name, permissions, owning: false };
     });
   } catch (error) {
@@ -123,7 +203,13 @@ export async function addObservatoryOrganization(options: { deps: Deps; actor: U
   }
 }
 
-export async function updateObservatoryOrganization(options: { deps: Deps; actor: UserActor; observatoryId: string; organizationId: string; permissions: PermissionsInput }) {
+export async function updateObservatoryOrganization(options: {
+  deps: Deps;
+  actor: UserActor;
+  observatoryId: string;
+  organizationId: string;
+  permissions: PermissionsInput;
+}) {
   const { deps, actor, observatoryId, organizationId } = options;
   return deps.db.transaction(async (tx) => {
     const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
@@ -137,8 +223,20 @@ export async function updateObservatoryOrganization(options: { deps: Deps; actor
     await observatoryMembersCollection.update(tx, member.id, (doc) => ({ ...doc, permissions }));
     const organization = await organizationsCollection.get(tx, organizationId);
     const name = organization?.doc.name ?? null;
-    await recordHistory(tx, { observatoryId, type: "organization_permissions_updated", actorId: actor.id, data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: permissions } });
-    await recordAudit(tx, { actor, action: "observatory.organization_permissions_updated", target: { kind: "organization", id: organizationId, name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions, after: permissions });
+    await recordHistory(tx, {
+      observatoryId,
+      type: "organization_permissions_updated",
+      actorId: actor.id,
+      data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: permissions },
+    });
+    await recordAudit(tx, {
+      actor,
+      action: "observatory.organization_permissions_updated",
+      target: { kind: "organization", id: organizationId, name },
+      scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
+      before: member.doc.permissions,
+      after: permissions,
+    });
     return { organizationId, name: name ?? "", permissions, owning };
   });
 }
@@ -155,7 +253,18 @@ export async function removeObservatoryOrganization(options: { deps: Deps; actor
     await observatoryMembersCollection.remove(tx, member.id);
     const organization = await organizationsCollection.get(tx, organizationId);
     const name = organization?.doc.name ?? null;
-    await recordHistory(tx, { observatoryId, type: "organization_removed", actorId: actor.id, data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: null } });
-    await recordAudit(tx, { actor, action: "observatory.organization_removed", target: { kind: "organization", id: organizationId, name }, scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name }, before: member.doc.permissions });
+    await recordHistory(tx, {
+      observatoryId,
+      type: "organization_removed",
+      actorId: actor.id,
+      data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: null },
+    });
+    await recordAudit(tx, {
+      actor,
+      action: "observatory.organization_removed",
+      target: { kind: "organization", id: organizationId, name },
+      scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
+      before: member.doc.permissions,
+    });
   });
 }

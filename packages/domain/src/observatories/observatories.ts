@@ -1,16 +1,34 @@
-import { observatoriesCollection, observatoryHistoryCollection, observatoryMembersCollection, organizationsCollection, tables, type Executor, type ObservatoryDoc, type ObservatoryPermissions } from "@meridian/db";
+import {
+  observatoriesCollection,
+  observatoryHistoryCollection,
+  observatoryMembersCollection,
+  organizationsCollection,
+  tables,
+  type Executor,
+  type ObservatoryDoc,
+  type ObservatoryPermissions,
+} from "@meridian/db";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
-import { ALL_OBSERVATORY_PERMISSIONS, listViewableObservatoryIds, requireObservatoryPermission, resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import {
+  ALL_OBSERVATORY_PERMISSIONS,
+  listViewableObservatoryIds,
+  requireObservatoryPermission,
+  resolveObservatoryAccess,
+} from "../permissions/observatory-permissions";
 import { presentObservatory } from "./present";
 import type { ObservatoryCreate } from "./schemas";
 
 export const observatoryMemberWhere = (observatoryId: string, kind: "user" | "organization", memberId: string) =>
-  and(eq(tables.observatoryMembers.observatoryId, observatoryId), eq(tables.observatoryMembers.memberKind, kind), eq(tables.observatoryMembers.memberId, memberId))!;
+  and(
+    eq(tables.observatoryMembers.observatoryId, observatoryId),
+    eq(tables.observatoryMembers.memberKind, kind),
+    eq(tables.observatoryMembers.memberId, memberId),
+  )!;
 
 /** The settings an owner can change, as history records them before and after. */
 export const settingsOf = (doc: ObservatoryDoc) => ({ name: doc.name, location: doc.location ?? null, dispatchEnabled: doc.dispatchEnabled });
@@ -33,7 +51,13 @@ export async function recordHistory(db: Executor, entry: { observatoryId: string
 export async function grantOrganizationFullMembership(db: Executor, observatoryId: string, organizationId: string) {
   const existing = await observatoryMembersCollection.findOne(db, observatoryMemberWhere(observatoryId, "organization", organizationId));
   if (existing) await observatoryMembersCollection.update(db, existing.id, (doc) => ({ ...doc, permissions: ALL_OBSERVATORY_PERMISSIONS }));
-  else await observatoryMembersCollection.insert(db, { observatoryId, memberKind: "organization", memberId: organizationId, permissions: ALL_OBSERVATORY_PERMISSIONS });
+  else
+    await observatoryMembersCollection.insert(db, {
+      observatoryId,
+      memberKind: "organization",
+      memberId: organizationId,
+      permissions: ALL_OBSERVATORY_PERMISSIONS,
+    });
   return existing?.doc.permissions;
 }
 
@@ -58,10 +82,20 @@ export async function createObservatory(options: { deps: Deps; actor: UserActor;
       connection: { online: false, pluginVersion: null, lastSeenAt: null },
     });
     const scope = { kind: "observatory" as const, id: observatory.id, name: input.name };
-    await recordHistory(tx, { observatoryId: observatory.id, type: "created", actorId: actor.id, data: { name: input.name, owner, ownerName: organizationName ?? actor.name, settings: settingsOf(observatory.doc) } });
+    await recordHistory(tx, {
+      observatoryId: observatory.id,
+      type: "created",
+      actorId: actor.id,
+      data: { name: input.name, owner, ownerName: organizationName ?? actor.name, settings: settingsOf(observatory.doc) },
+    });
     if (owner.kind === "organization") {
       await grantOrganizationFullMembership(tx, observatory.id, owner.id);
-      await recordHistory(tx, { observatoryId: observatory.id, type: "organization_added", actorId: actor.id, data: { organizationId: owner.id, organizationName, permissionsBefore: null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true } });
+      await recordHistory(tx, {
+        observatoryId: observatory.id,
+        type: "organization_added",
+        actorId: actor.id,
+        data: { organizationId: owner.id, organizationName, permissionsBefore: null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true },
+      });
     }
     await recordAudit(tx, { actor, action: "observatory.created", target: scope, scope, after: { name: input.name, owner } });
     return presentObservatory(observatory, ALL_OBSERVATORY_PERMISSIONS);
@@ -79,7 +113,12 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
   let rows;
   let access;
   if (actor.isServerAdmin) {
-    rows = await deps.db.select().from(observatories).where(after).orderBy(asc(observatories.id)).limit(limit + 1);
+    rows = await deps.db
+      .select()
+      .from(observatories)
+      .where(after)
+      .orderBy(asc(observatories.id))
+      .limit(limit + 1);
     access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: true, observatoryIds: rows.map((row) => row.id) });
   } else {
     const visible = await listViewableObservatoryIds({ db: deps.db, userId: actor.id, after: options.cursor, limit: limit + 1 });
@@ -116,7 +155,12 @@ export async function getMyObservatoryPermissions(options: { deps: Deps; actor: 
  * A user must already be a member; an organization becomes a member with every permission.
  * The previous owner keeps full access: a user as a direct member, an organization as member.
  */
-export async function transferObservatoryOwnership(options: { deps: Deps; actor: UserActor; observatoryId: string; to: { kind: "user" | "organization"; id: string } }) {
+export async function transferObservatoryOwnership(options: {
+  deps: Deps;
+  actor: UserActor;
+  observatoryId: string;
+  to: { kind: "user" | "organization"; id: string };
+}) {
   const { deps, actor, observatoryId, to } = options;
   return deps.db.transaction(async (tx) => {
     const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
@@ -147,18 +191,32 @@ export async function transferObservatoryOwnership(options: { deps: Deps; actor:
         observatoryId,
         type: before ? "organization_permissions_updated" : "organization_added",
         actorId: actor.id,
-        data: { organizationId: to.id, organizationName: organization.doc.name, permissionsBefore: before ?? null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true },
+        data: {
+          organizationId: to.id,
+          organizationName: organization.doc.name,
+          permissionsBefore: before ?? null,
+          permissionsAfter: ALL_OBSERVATORY_PERMISSIONS,
+          owning: true,
+        },
       });
     }
     if (previous.kind === "user") {
       const existing = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", previous.id));
-      if (!existing) await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: previous.id, permissions: ALL_OBSERVATORY_PERMISSIONS });
+      if (!existing)
+        await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: previous.id, permissions: ALL_OBSERVATORY_PERMISSIONS });
     }
     const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, owner: to }));
     const fromName = await ownerName(tx, previous);
     await recordHistory(tx, { observatoryId, type: "ownership_transferred", actorId: actor.id, data: { from: previous, fromName, to, toName: targetName } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: observatory.doc.name };
-    await recordAudit(tx, { actor, action: "observatory.ownership_transferred", target: { kind: to.kind, id: to.id, name: targetName }, scope, before: { owner: previous }, after: { owner: to } });
+    await recordAudit(tx, {
+      actor,
+      action: "observatory.ownership_transferred",
+      target: { kind: to.kind, id: to.id, name: targetName },
+      scope,
+      before: { owner: previous },
+      after: { owner: to },
+    });
     return presentObservatory(updated!);
   });
 }
@@ -175,7 +233,8 @@ export async function listObservatoryHistory(options: { deps: Deps; actor: UserA
         eq(observatoryHistory.observatoryId, observatoryId),
         // Newest first by time, then id: ids share a millisecond, transactions do not share a start time.
         options.cursor
-          ? sql`(${observatoryHistory.createdAt}, ${observatoryHistory.id}) < (select c.created_at, c.id from observatory_history c where c.id = ${options.cursor})`
+          ? sql`(${observatoryHistory.createdAt}, ${observatoryHistory.id}) < (select c.created_at,
+            c.id from observatory_history c where c.id = ${options.cursor})`
           : undefined,
       ),
     )

@@ -2,10 +2,18 @@ import { observatoryPermissionKeys } from "@meridian/db";
 import { z } from "zod";
 import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
 
-const permissionShape = Object.fromEntries(observatoryPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof observatoryPermissionKeys)[number], z.ZodBoolean>;
+const permissionShape = Object.fromEntries(observatoryPermissionKeys.map((key) => [key, z.boolean()])) as Record<
+  (typeof observatoryPermissionKeys)[number],
+  z.ZodBoolean
+>;
 export const observatoryPermissionsOutputSchema = z.object(permissionShape).meta({ id: "ObservatoryPermissions" });
 export const observatoryPermissionsInputSchema = z
-  .strictObject(Object.fromEntries(observatoryPermissionKeys.map((key) => [key, z.boolean().optional()])) as Record<(typeof observatoryPermissionKeys)[number], z.ZodOptional<z.ZodBoolean>>)
+  .strictObject(
+    Object.fromEntries(observatoryPermissionKeys.map((key) => [key, z.boolean().optional()])) as Record<
+      (typeof observatoryPermissionKeys)[number],
+      z.ZodOptional<z.ZodBoolean>
+    >,
+  )
   .meta({ id: "ObservatoryPermissionsInput" });
 
 export const locationSchema = z.strictObject({
@@ -46,27 +54,49 @@ export const observatorySchema = z
   })
   .meta({ id: "Observatory" });
 
-export const observatoryTransferSchema = z
-  .strictObject({ kind: z.enum(["user", "organization"]), id: opaqueIdSchema })
-  .meta({ id: "ObservatoryTransfer" });
+export const observatoryTransferSchema = z.strictObject({ kind: z.enum(["user", "organization"]), id: opaqueIdSchema }).meta({ id: "ObservatoryTransfer" });
 
-export const addObservatoryUserSchema = z.strictObject({ email: emailSchema, permissions: observatoryPermissionsInputSchema.optional() }).meta({ id: "AddObservatoryUser" });
+export const addObservatoryUserSchema = z
+  .strictObject({ email: emailSchema, permissions: observatoryPermissionsInputSchema.optional() })
+  .meta({ id: "AddObservatoryUser" });
 export const addObservatoryOrganizationSchema = z
   .strictObject({ organizationId: opaqueIdSchema, permissions: observatoryPermissionsInputSchema.optional() })
   .meta({ id: "AddObservatoryOrganization" });
-export const updateObservatoryPermissionsSchema = z.strictObject({ permissions: observatoryPermissionsInputSchema }).meta({ id: "UpdateObservatoryPermissions" });
+export const updateObservatoryPermissionsSchema = z
+  .strictObject({ permissions: observatoryPermissionsInputSchema })
+  .meta({ id: "UpdateObservatoryPermissions" });
 
 export const observatoryMembersSchema = z
   .object({
-    users: z.array(z.object({ userId: z.string(), email: z.string(), name: z.string(), permissions: observatoryPermissionsOutputSchema, source: z.enum(["direct", "owner"]) })),
+    users: z.array(
+      z.object({
+        userId: z.string(),
+        email: z.string(),
+        name: z.string(),
+        permissions: observatoryPermissionsOutputSchema,
+        source: z.enum(["direct", "owner"]),
+      }),
+    ),
     organizations: z.array(z.object({ organizationId: z.string(), name: z.string(), permissions: observatoryPermissionsOutputSchema, owning: z.boolean() })),
   })
   .meta({ id: "ObservatoryMembers" });
 
 export const myObservatoryPermissionsSchema = observatoryPermissionsOutputSchema
-  .extend({ sources: z.array(z.object({ kind: z.enum(["serverAdmin", "owner", "direct", "organization"]), organizationId: z.string().optional(), role: z.string().optional(), permissions: observatoryPermissionsOutputSchema })) })
+  .extend({
+    sources: z.array(
+      z.object({
+        kind: z.enum(["serverAdmin", "owner", "direct", "organization"]),
+        organizationId: z.string().optional(),
+        role: z.string().optional(),
+        permissions: observatoryPermissionsOutputSchema,
+      }),
+    ),
+  })
   .meta({ id: "MyObservatoryPermissions" });
 
 export const observatoryHistorySchema = z
-  .object({ items: z.array(z.object({ type: z.string(), at: z.string(), actorId: z.string().nullable(), data: z.record(z.string(), z.unknown()) })), nextCursor: z.string().nullable() })
+  .object({
+    items: z.array(z.object({ type: z.string(), at: z.string(), actorId: z.string().nullable(), data: z.record(z.string(), z.unknown()) })),
+    nextCursor: z.string().nullable(),
+  })
   .meta({ id: "ObservatoryHistory" });

@@ -23,14 +23,23 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
       dispatchEnabled: input.dispatchEnabled ?? before.dispatchEnabled,
     };
     const changes = Object.fromEntries(
-      (Object.keys(after) as Array<keyof typeof after>).filter((key) => !isDeepStrictEqual(before[key], after[key])).map((key) => [key, { before: before[key], after: after[key] }]),
+      (Object.keys(after) as Array<keyof typeof after>)
+        .filter((key) => !isDeepStrictEqual(before[key], after[key]))
+        .map((key) => [key, { before: before[key], after: after[key] }]),
     );
     const { sources: _sources, ...permissions } = access;
     if (Object.keys(changes).length === 0) return presentObservatory(observatory, permissions);
     const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, ...after }));
     await recordHistory(tx, { observatoryId, type: "settings_changed", actorId: actor.id, data: { changes } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: after.name };
-    await recordAudit(tx, { actor, action: "observatory.updated", target: scope, scope, before: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.before])), after: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.after])) });
+    await recordAudit(tx, {
+      actor,
+      action: "observatory.updated",
+      target: scope,
+      scope,
+      before: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.before])),
+      after: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.after])),
+    });
     return presentObservatory(updated!, permissions);
   });
 }

@@ -36,11 +36,29 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
       .from(observatories)
       .where(and(eq(observatories.ownerKind, "organization"), eq(observatories.ownerId, organizationId)))
       .orderBy(asc(observatories.createdAt));
-    const ownedProjects = await tx.select({ doc: projects.doc }).from(projects).where(eq(projects.organizationId, organizationId)).orderBy(asc(projects.createdAt));
+    const ownedProjects = await tx
+      .select({ doc: projects.doc })
+      .from(projects)
+      .where(eq(projects.organizationId, organizationId))
+      .orderBy(asc(projects.createdAt));
     if (ownedObservatories.length > 0 || ownedProjects.length > 0) {
       const holdings = [
-        ...(ownedObservatories.length ? [describeHoldings("observatory", ownedObservatories.map((row) => row.doc.name))] : []),
-        ...(ownedProjects.length ? [describeHoldings("project", ownedProjects.map((row) => row.doc.name))] : []),
+        ...(ownedObservatories.length
+          ? [
+              describeHoldings(
+                "observatory",
+                ownedObservatories.map((row) => row.doc.name),
+              ),
+            ]
+          : []),
+        ...(ownedProjects.length
+          ? [
+              describeHoldings(
+                "project",
+                ownedProjects.map((row) => row.doc.name),
+              ),
+            ]
+          : []),
       ];
       throw new AppError("ORGANIZATION_NOT_EMPTY", `The organization still owns ${holdings.join(" and ")}. Transfer or delete them first.`);
     }
@@ -54,13 +72,30 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
         observatoryId: membership.observatoryId,
         type: "organization_removed",
         actorId: actor.id,
-        data: { organizationId, organizationName: doc.name, permissionsBefore: membership.doc.permissions, permissionsAfter: null, reason: "organization_deleted" },
+        data: {
+          organizationId,
+          organizationName: doc.name,
+          permissionsBefore: membership.doc.permissions,
+          permissionsAfter: null,
+          reason: "organization_deleted",
+        },
       });
     }
-    const members = await tx.delete(organizationMembers).where(eq(organizationMembers.organizationId, organizationId)).returning({ userId: organizationMembers.userId });
+    const members = await tx
+      .delete(organizationMembers)
+      .where(eq(organizationMembers.organizationId, organizationId))
+      .returning({ userId: organizationMembers.userId });
     const others = members.map((member) => member.userId).filter((userId) => userId !== actor.id);
-    if (others.length > 0) await publishUserEvent(tx, { userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
-    await cancelScopeAnnouncements({ deps, db: tx, actor, scope: "organization", scopeId: organizationId, reason: `The organization ${doc.name} was deleted.` });
+    if (others.length > 0)
+      await publishUserEvent(tx, { userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
+    await cancelScopeAnnouncements({
+      deps,
+      db: tx,
+      actor,
+      scope: "organization",
+      scopeId: organizationId,
+      reason: `The organization ${doc.name} was deleted.`,
+    });
     await organizationsCollection.remove(tx, organizationId);
     const scope = { kind: "organization" as const, id: organizationId, name: doc.name };
     await recordAudit(tx, {

@@ -18,8 +18,16 @@ const memberWhere = (organizationId: string, userId: string) =>
 export async function listOrganizationMembers(options: { deps: Deps; actor: UserActor; organizationId: string }) {
   const { deps, actor, organizationId } = options;
   const access = await loadOrganizationAccess({ db: deps.db, actor, organizationId });
-  const members = await organizationMembersCollection.findMany(deps.db, eq(tables.organizationMembers.organizationId, organizationId), asc(tables.organizationMembers.createdAt), 10_000);
-  const users = await loadUsersById(deps.db, members.map((member) => member.doc.userId));
+  const members = await organizationMembersCollection.findMany(
+    deps.db,
+    eq(tables.organizationMembers.organizationId, organizationId),
+    asc(tables.organizationMembers.createdAt),
+    10_000,
+  );
+  const users = await loadUsersById(
+    deps.db,
+    members.map((member) => member.doc.userId),
+  );
   return {
     items: members.flatMap((member) => {
       const user = users.get(member.doc.userId);
@@ -39,9 +47,18 @@ export async function addOrganizationMember(options: { deps: Deps; actor: UserAc
       const permissions = { ...NO_ORGANIZATION_PERMISSIONS, ...options.permissions };
       const member = await organizationMembersCollection.insert(tx, { organizationId, userId: user.id, permissions });
       const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
-      await recordAudit(tx, { actor, action: "organization.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope, after: { email: user.doc.email, permissions } });
+      await recordAudit(tx, {
+        actor,
+        action: "organization.member_added",
+        target: { kind: "user", id: user.id, name: user.doc.name },
+        scope,
+        after: { email: user.doc.email, permissions },
+      });
       // Tell the new member's open pages at once (their organization and observatory lists change).
-      await publishUserEvent(tx, { userIds: [user.id], event: { type: "organization.member_added", data: { organizationId, organizationName: access.organization.doc.name, permissions } } });
+      await publishUserEvent(tx, {
+        userIds: [user.id],
+        event: { type: "organization.member_added", data: { organizationId, organizationName: access.organization.doc.name, permissions } },
+      });
       return presentOrganizationMember(member, user, access.organization.doc.ownerId);
     });
   } catch (error) {
@@ -50,7 +67,13 @@ export async function addOrganizationMember(options: { deps: Deps; actor: UserAc
   }
 }
 
-export async function updateOrganizationMember(options: { deps: Deps; actor: UserActor; organizationId: string; userId: string; permissions: PermissionsInput }) {
+export async function updateOrganizationMember(options: {
+  deps: Deps;
+  actor: UserActor;
+  organizationId: string;
+  userId: string;
+  permissions: PermissionsInput;
+}) {
   const { deps, actor, organizationId, userId } = options;
   return deps.db.transaction(async (tx) => {
     const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
@@ -58,11 +81,21 @@ export async function updateOrganizationMember(options: { deps: Deps; actor: Use
     const existing = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, userId));
     if (!existing) throw new AppError("NOT_FOUND", "This user is not a member");
     if (access.organization.doc.ownerId === userId) throw new AppError("OWNER_PERMISSIONS_FIXED", "The owner always has every permission");
-    const updated = await organizationMembersCollection.update(tx, existing.id, (doc) => ({ ...doc, permissions: { ...doc.permissions, ...options.permissions } }));
+    const updated = await organizationMembersCollection.update(tx, existing.id, (doc) => ({
+      ...doc,
+      permissions: { ...doc.permissions, ...options.permissions },
+    }));
     const users = await loadUsersById(tx, [userId]);
     const user = users.get(userId)!;
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
-    await recordAudit(tx, { actor, action: "organization.member_permissions_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope, before: existing.doc.permissions, after: updated!.doc.permissions });
+    await recordAudit(tx, {
+      actor,
+      action: "organization.member_permissions_updated",
+      target: { kind: "user", id: userId, name: user.doc.name },
+      scope,
+      before: existing.doc.permissions,
+      after: updated!.doc.permissions,
+    });
     return presentOrganizationMember(updated!, user, access.organization.doc.ownerId);
   });
 }
@@ -79,8 +112,17 @@ export async function removeOrganizationMember(options: { deps: Deps; actor: Use
     await organizationMembersCollection.remove(tx, existing.id);
     const user = (await loadUsersById(tx, [userId])).get(userId);
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
-    await publishUserEvent(tx, { userIds: [userId], event: { type: "organization.member_removed", data: { organizationId, organizationName: access.organization.doc.name } } });
-    await recordAudit(tx, { actor, action: userId === actor.id ? "organization.member_left" : "organization.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope, before: { permissions: existing.doc.permissions } });
+    await publishUserEvent(tx, {
+      userIds: [userId],
+      event: { type: "organization.member_removed", data: { organizationId, organizationName: access.organization.doc.name } },
+    });
+    await recordAudit(tx, {
+      actor,
+      action: userId === actor.id ? "organization.member_left" : "organization.member_removed",
+      target: { kind: "user", id: userId, name: user?.doc.name ?? null },
+      scope,
+      before: { permissions: existing.doc.permissions },
+    });
   });
 }
 
@@ -102,7 +144,14 @@ export async function transferOrganizationOwnership(options: { deps: Deps; actor
     const updated = await organizationsCollection.update(tx, organizationId, (doc) => ({ ...doc, ownerId: userId }));
     const newOwner = (await loadUsersById(tx, [userId])).get(userId);
     const scope = { kind: "organization" as const, id: organizationId, name: updated!.doc.name };
-    await recordAudit(tx, { actor, action: "organization.ownership_transferred", target: { kind: "user", id: userId, name: newOwner?.doc.name ?? null }, scope, before: { ownerId: actor.id }, after: { ownerId: userId } });
+    await recordAudit(tx, {
+      actor,
+      action: "organization.ownership_transferred",
+      target: { kind: "user", id: userId, name: newOwner?.doc.name ?? null },
+      scope,
+      before: { ownerId: actor.id },
+      after: { ownerId: userId },
+    });
     return presentOrganization(updated!);
   });
 }

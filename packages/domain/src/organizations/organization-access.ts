@@ -26,7 +26,12 @@ export interface OrganizationAccess {
 }
 
 /** Members and server admins see an organization; for anyone else it does not exist (404). */
-export async function loadOrganizationAccess(options: { db: Executor; actor: UserActor; organizationId: string; forUpdate?: boolean }): Promise<OrganizationAccess> {
+export async function loadOrganizationAccess(options: {
+  db: Executor;
+  actor: UserActor;
+  organizationId: string;
+  forUpdate?: boolean;
+}): Promise<OrganizationAccess> {
   const { db, actor, organizationId } = options;
   const organization = await organizationsCollection.get(db, organizationId);
   if (!organization) throw new AppError("NOT_FOUND", "No such organization");

@@ -27,7 +27,13 @@ export async function createOrganization(options: { deps: Deps; actor: UserActor
       });
       await organizationMembersCollection.insert(tx, { organizationId: organization.id, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
       const scope = { kind: "organization" as const, id: organization.id, name: input.name };
-      await recordAudit(tx, { actor, action: "organization.created", target: scope, scope, after: { name: input.name, shortName: input.shortName, ownerId: actor.id } });
+      await recordAudit(tx, {
+        actor,
+        action: "organization.created",
+        target: scope,
+        scope,
+        after: { name: input.name, shortName: input.shortName, ownerId: actor.id },
+      });
       return presentOrganization(organization);
     });
   } catch (error) {
@@ -46,7 +52,12 @@ export async function listOrganizations(options: { deps: Deps; actor: UserActor;
     : await deps.db
         .select()
         .from(organizations)
-        .where(inArray(organizations.id, deps.db.select({ id: organizationMembers.organizationId }).from(organizationMembers).where(eq(organizationMembers.userId, actor.id))))
+        .where(
+          inArray(
+            organizations.id,
+            deps.db.select({ id: organizationMembers.organizationId }).from(organizationMembers).where(eq(organizationMembers.userId, actor.id)),
+          ),
+        )
         .orderBy(organizations.shortNameLower)
         .limit(1000);
   return { items: rows.map((row) => presentOrganization(row)), nextCursor: null };
@@ -54,13 +65,20 @@ export async function listOrganizations(options: { deps: Deps; actor: UserActor;
 
 export async function getOrganization(options: { deps: Deps; actor: UserActor; organizationId: string }) {
   const access = await loadOrganizationAccess({ db: options.deps.db, actor: options.actor, organizationId: options.organizationId });
-  return { ...presentOrganization(access.organization), myPermissions: access.permissions, myRole: access.isOwner ? "owner" : access.isMember ? "member" : null };
+  return {
+    ...presentOrganization(access.organization),
+    myPermissions: access.permissions,
+    myRole: access.isOwner ? "owner" : access.isMember ? "member" : null,
+  };
 }
 
 function mergeExternalStorage(deps: Deps, current: ExternalStorageDoc[], input: NonNullable<OrganizationUpdate["externalStorage"]>): ExternalStorageDoc[] {
   return input.map((item) => {
     const existing = item.id ? current.find((destination) => destination.id === item.id) : undefined;
-    if (item.id && !existing) throw new AppError("VALIDATION_FAILED", `Unknown external storage id ${item.id}`, { errors: [fieldError("externalStorage.id", "is not a destination of this organization")] });
+    if (item.id && !existing)
+      throw new AppError("VALIDATION_FAILED", `Unknown external storage id ${item.id}`, {
+        errors: [fieldError("externalStorage.id", "is not a destination of this organization")],
+      });
     const keepSecrets = existing && existing.kind === item.kind && item.secrets === undefined;
     return {
       id: existing?.id ?? `ext_${randomUUID()}`,
@@ -83,7 +101,8 @@ export async function updateOrganization(options: { deps: Deps; actor: UserActor
       const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
       const isManager = access.isOwner || actor.isServerAdmin;
       if (changesSettings && !isManager) throw new AppError("FORBIDDEN", "Only the owner changes organization settings");
-      if (externalStorage !== undefined && !isManager && !access.permissions.can_manage_storage) throw new AppError("FORBIDDEN", "This needs can_manage_storage in the organization");
+      if (externalStorage !== undefined && !isManager && !access.permissions.can_manage_storage)
+        throw new AppError("FORBIDDEN", "This needs can_manage_storage in the organization");
       const before = access.organization.doc;
       const updated = await organizationsCollection.update(tx, organizationId, (doc) => ({
         ...doc,
@@ -96,12 +115,25 @@ export async function updateOrganization(options: { deps: Deps; actor: UserActor
       }));
       const scope = { kind: "organization" as const, id: organizationId, name: updated!.doc.name };
       if (changesSettings) {
-        const pick = (doc: typeof before) => ({ name: doc.name, shortName: doc.shortName, type: doc.type, description: doc.description, contactEmail: doc.contactEmail });
+        const pick = (doc: typeof before) => ({
+          name: doc.name,
+          shortName: doc.shortName,
+          type: doc.type,
+          description: doc.description,
+          contactEmail: doc.contactEmail,
+        });
         await recordAudit(tx, { actor, action: "organization.updated", target: scope, scope, before: pick(before), after: pick(updated!.doc) });
       }
       if (externalStorage !== undefined) {
         const summary = (list: ExternalStorageDoc[]) => list.map(({ id, kind, label, secretKeys }) => ({ id, kind, label, configuredSecrets: secretKeys }));
-        await recordAudit(tx, { actor, action: "organization.external_storage_updated", target: scope, scope, before: summary(before.externalStorage), after: summary(updated!.doc.externalStorage) });
+        await recordAudit(tx, {
+          actor,
+          action: "organization.external_storage_updated",
+          target: scope,
+          scope,
+          before: summary(before.externalStorage),
+          after: summary(updated!.doc.externalStorage),
+        });
       }
       return presentOrganization(updated!);
     });
@@ -119,7 +151,8 @@ export function openExternalStorageSecrets(deps: Deps, destination: ExternalStor
 export async function listOrganizationAudit(options: { deps: Deps; actor: UserActor; organizationId: string; limit: number; cursor?: string }) {
   const { deps, actor, organizationId } = options;
   const access = await loadOrganizationAccess({ db: deps.db, actor, organizationId });
-  if (!access.isOwner && !actor.isServerAdmin && !access.permissions.can_manage_members) throw new AppError("FORBIDDEN", "This needs can_manage_members in the organization");
+  if (!access.isOwner && !actor.isServerAdmin && !access.permissions.can_manage_members)
+    throw new AppError("FORBIDDEN", "This needs can_manage_members in the organization");
   const { auditLog } = tables;
   const rows = await deps.db
     .select()

@@ -10,16 +10,26 @@ const storable = (max: number) => withoutControlCharacters(z.string().max(max));
 export const shortNameSchema = z.string().trim().regex(SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE);
 
 export const organizationPermissionsInputSchema = z
-  .strictObject(Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean().optional()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodOptional<z.ZodBoolean>>)
+  .strictObject(
+    Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean().optional()])) as Record<
+      (typeof organizationPermissionKeys)[number],
+      z.ZodOptional<z.ZodBoolean>
+    >,
+  )
   .meta({ id: "OrganizationPermissionsInput" });
 
-export const organizationPermissionsOutputSchema = z.object(Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodBoolean>);
+export const organizationPermissionsOutputSchema = z.object(
+  Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodBoolean>,
+);
 
 export const externalStorageInputSchema = z.strictObject({
   id: opaqueIdSchema.optional().describe("Keep an existing destination (and its secrets unless new ones are sent)"),
   kind: z.enum(externalStorageKinds),
   label: text(100),
-  settings: z.record(storable(100), z.union([storable(2000), z.number(), z.boolean(), z.null()])).optional().describe("Non-secret settings, returned as sent"),
+  settings: z
+    .record(storable(100), z.union([storable(2000), z.number(), z.boolean(), z.null()]))
+    .optional()
+    .describe("Non-secret settings, returned as sent"),
   secrets: z.record(storable(100), z.string().max(10_000)).optional().describe("Write-only: stored encrypted, never returned"),
 });
 
@@ -87,4 +97,3 @@ export const addOrganizationMemberSchema = z
 export const updateOrganizationMemberSchema = z.strictObject({ permissions: organizationPermissionsInputSchema }).meta({ id: "UpdateOrganizationMember" });
 
 export const transferOrganizationSchema = z.strictObject({ userId: opaqueIdSchema }).meta({ id: "TransferOrganization" });
-

@@ -5,8 +5,14 @@ import { inheritedFromOrganizationRole, organizationRole, requireObservatoryPerm
 import type { UserActor } from "../actor";
 
 /** "vopa": can_view, can_observe, can_operate (p), can_admin. */
-const p = (letters: string): ObservatoryPermissions => ({ can_view: letters.includes("v"), can_observe: letters.includes("o"), can_operate: letters.includes("p"), can_admin: letters.includes("a") });
-const letters = (permissions: ObservatoryPermissions) => `${permissions.can_view ? "v" : ""}${permissions.can_observe ? "o" : ""}${permissions.can_operate ? "p" : ""}${permissions.can_admin ? "a" : ""}`;
+const p = (letters: string): ObservatoryPermissions => ({
+  can_view: letters.includes("v"),
+  can_observe: letters.includes("o"),
+  can_operate: letters.includes("p"),
+  can_admin: letters.includes("a"),
+});
+const letters = (permissions: ObservatoryPermissions) =>
+  `${permissions.can_view ? "v" : ""}${permissions.can_observe ? "o" : ""}${permissions.can_operate ? "p" : ""}${permissions.can_admin ? "a" : ""}`;
 const usr1: UserActor = { kind: "user", id: "usr_1", name: "One", email: "one@example.com", isServerAdmin: false };
 const org = (granted: Partial<OrganizationPermissions>): OrganizationPermissions => ({
   can_manage_members: false,
@@ -140,7 +146,13 @@ describe("resolveObservatoryAccess", () => {
   it("gives a server admin everything on every observatory asked about, with the serverAdmin source first", async () => {
     const { db } = fakeDb([viaOrganization("obs_1", "v", "org_1", false, {})]);
     const access = await resolveObservatoryAccess({ db, userId: "usr_admin", isServerAdmin: true, observatoryIds: ["obs_1", "obs_2"] });
-    expect(access.get("obs_1")).toEqual({ ...p("vopa"), sources: [{ kind: "serverAdmin", permissions: p("vopa") }, { kind: "organization", organizationId: "org_1", role: "member", permissions: p("v") }] });
+    expect(access.get("obs_1")).toEqual({
+      ...p("vopa"),
+      sources: [
+        { kind: "serverAdmin", permissions: p("vopa") },
+        { kind: "organization", organizationId: "org_1", role: "member", permissions: p("v") },
+      ],
+    });
     expect(access.get("obs_2")).toEqual({ ...p("vopa"), sources: [{ kind: "serverAdmin", permissions: p("vopa") }] });
   });
 
@@ -154,9 +166,15 @@ describe("resolveObservatoryAccess", () => {
 describe("requireObservatoryPermission", () => {
   it("answers NOT_FOUND without can_view and FORBIDDEN without the permission asked for", async () => {
     const hidden = fakeDb([viaOrganization("obs_1", "", "org_1", true, {})]).db;
-    await expect(requireObservatoryPermission({ db: hidden, actor: usr1, observatoryId: "obs_1", permission: "can_view" })).rejects.toMatchObject({ code: "NOT_FOUND", status: 404 });
+    await expect(requireObservatoryPermission({ db: hidden, actor: usr1, observatoryId: "obs_1", permission: "can_view" })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      status: 404,
+    });
     const viewer = fakeDb([viaOrganization("obs_1", "vopa", "org_1", false, {})]).db;
-    await expect(requireObservatoryPermission({ db: viewer, actor: usr1, observatoryId: "obs_1", permission: "can_operate" })).rejects.toMatchObject({ code: "FORBIDDEN", status: 403 });
+    await expect(requireObservatoryPermission({ db: viewer, actor: usr1, observatoryId: "obs_1", permission: "can_operate" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      status: 403,
+    });
     await expect(requireObservatoryPermission({ db: viewer, actor: usr1, observatoryId: "obs_1", permission: "can_observe" })).resolves.toMatchObject(p("vo"));
   });
 });

@@ -65,7 +65,8 @@ export async function resolveObservatoryAccess(options: {
   if (ids && ids.length === 0) return new Map();
   const only = (column: string) => (ids ? sql`and ${sql.raw(column)} in ${ids}` : sql``);
   const rows = await db.execute<AccessRow>(sql`
-    select o.id as observatory_id, 'owner' as source, null::jsonb as grant, null as organization_id, null::boolean as org_owner, null::jsonb as member_permissions
+    select o.id as observatory_id, 'owner' as source, null::jsonb as grant, null as organization_id,
+           null::boolean as org_owner, null::jsonb as member_permissions
       from observatories o
      where o.owner_kind = 'user' and o.owner_id = ${userId} ${only("o.id")}
     union all
@@ -108,9 +109,16 @@ export async function resolveObservatoryAccess(options: {
 }
 
 /** Loads the actor's access to one observatory; without can_view it does not exist for them (404). */
-export async function requireObservatoryPermission(options: { db: Executor; actor: UserActor; observatoryId: string; permission: ObservatoryPermission }): Promise<ObservatoryAccess> {
+export async function requireObservatoryPermission(options: {
+  db: Executor;
+  actor: UserActor;
+  observatoryId: string;
+  permission: ObservatoryPermission;
+}): Promise<ObservatoryAccess> {
   const { db, actor, observatoryId } = options;
-  const access = (await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [observatoryId] })).get(observatoryId);
+  const access = (await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [observatoryId] })).get(
+    observatoryId,
+  );
   if (!access?.can_view) throw new AppError("NOT_FOUND", "No such observatory");
   if (!access[options.permission]) throw new AppError("FORBIDDEN", `This needs ${options.permission} on the observatory`);
   return access;

@@ -22,7 +22,14 @@ export async function updateProjectMemberRole(options: { deps: Deps; actor: User
     if (member.doc.role === role) return present;
     await projectMembersCollection.update(tx, member.id, (doc) => ({ ...doc, role }));
     const scope = { kind: "project" as const, id: projectId, name: access.project.doc.name };
-    await recordAudit(tx, { actor, action: "project.member_role_updated", target: { kind: "user", id: userId, name: user.doc.name }, scope, before: { role: member.doc.role }, after: { role } });
+    await recordAudit(tx, {
+      actor,
+      action: "project.member_role_updated",
+      target: { kind: "user", id: userId, name: user.doc.name },
+      scope,
+      before: { role: member.doc.role },
+      after: { role },
+    });
     return present;
   });
 }
@@ -43,6 +50,12 @@ export async function deleteProject(options: { deps: Deps; actor: UserActor; pro
     await tx.delete(tables.projectMembers).where(eq(tables.projectMembers.projectId, projectId));
     await projectsCollection.remove(tx, projectId);
     const scope = { kind: "project" as const, id: projectId, name: doc.name };
-    await recordAudit(tx, { actor, action: "project.deleted", target: scope, scope, before: { name: doc.name, status: doc.status, ownerId: doc.ownerId, organizationId: doc.organizationId } });
+    await recordAudit(tx, {
+      actor,
+      action: "project.deleted",
+      target: scope,
+      scope,
+      before: { name: doc.name, status: doc.status, ownerId: doc.ownerId, organizationId: doc.organizationId },
+    });
   });
 }

@@ -23,7 +23,8 @@ const present = (project: StoredDocument<ProjectDoc>, myRole?: ProjectRole) => (
   ...(myRole ? { myRole } : {}),
 });
 
-export const projectMemberWhere = (projectId: string, userId: string) => and(eq(tables.projectMembers.projectId, projectId), eq(tables.projectMembers.userId, userId))!;
+export const projectMemberWhere = (projectId: string, userId: string) =>
+  and(eq(tables.projectMembers.projectId, projectId), eq(tables.projectMembers.userId, userId))!;
 
 /**
  * Members read; the owner, project admins, the organization's owner and members with
@@ -64,9 +65,20 @@ export async function createProject(options: { deps: Deps; actor: UserActor; inp
       const access = await loadOrganizationAccess({ db: tx, actor, organizationId: input.organizationId });
       requireOrganizationPermission(access, "can_manage_projects");
     }
-    const project = await projectsCollection.insert(tx, { name: input.name, status: "active", ownerId: actor.id, organizationId: input.organizationId ?? null });
+    const project = await projectsCollection.insert(tx, {
+      name: input.name,
+      status: "active",
+      ownerId: actor.id,
+      organizationId: input.organizationId ?? null,
+    });
     const scope = { kind: "project" as const, id: project.id, name: input.name };
-    await recordAudit(tx, { actor, action: "project.created", target: scope, scope, after: { name: input.name, organizationId: input.organizationId ?? null } });
+    await recordAudit(tx, {
+      actor,
+      action: "project.created",
+      target: scope,
+      scope,
+      after: { name: input.name, organizationId: input.organizationId ?? null },
+    });
     return present(project, "owner");
   });
 }
@@ -97,7 +109,14 @@ export async function updateProject(options: { deps: Deps; actor: UserActor; pro
     if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may change the project");
     const updated = await projectsCollection.update(tx, projectId, (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status }));
     const scope = { kind: "project" as const, id: projectId, name: updated!.doc.name };
-    await recordAudit(tx, { actor, action: "project.updated", target: scope, scope, before: { name: access.project.doc.name, status: access.project.doc.status }, after: { name: updated!.doc.name, status: updated!.doc.status } });
+    await recordAudit(tx, {
+      actor,
+      action: "project.updated",
+      target: scope,
+      scope,
+      before: { name: access.project.doc.name, status: access.project.doc.status },
+      after: { name: updated!.doc.name, status: updated!.doc.status },
+    });
     return present(updated!, access.role);
   });
 }
@@ -105,7 +124,12 @@ export async function updateProject(options: { deps: Deps; actor: UserActor; pro
 export async function listProjectMembers(options: { deps: Deps; actor: UserActor; projectId: string }) {
   const { deps, actor, projectId } = options;
   const { project } = await loadProjectAccess(deps.db, actor, projectId);
-  const members = await projectMembersCollection.findMany(deps.db, eq(tables.projectMembers.projectId, projectId), asc(tables.projectMembers.createdAt), 10_000);
+  const members = await projectMembersCollection.findMany(
+    deps.db,
+    eq(tables.projectMembers.projectId, projectId),
+    asc(tables.projectMembers.createdAt),
+    10_000,
+  );
   const users = await loadUsersById(deps.db, [project.doc.ownerId, ...members.map((member) => member.doc.userId)]);
   const owner = users.get(project.doc.ownerId);
   return {
@@ -129,7 +153,13 @@ export async function addProjectMember(options: { deps: Deps; actor: UserActor; 
       const user = await findUserByEmail(tx, options.email);
       if (user.id === access.project.doc.ownerId) throw new AppError("ALREADY_MEMBER", "This user owns the project");
       const member = await projectMembersCollection.insert(tx, { projectId, userId: user.id, role });
-      await recordAudit(tx, { actor, action: "project.member_added", target: { kind: "user", id: user.id, name: user.doc.name }, scope: { kind: "project", id: projectId, name: access.project.doc.name }, after: { role } });
+      await recordAudit(tx, {
+        actor,
+        action: "project.member_added",
+        target: { kind: "user", id: user.id, name: user.doc.name },
+        scope: { kind: "project", id: projectId, name: access.project.doc.name },
+        after: { role },
+      });
       return { userId: user.id, email: user.doc.email, name: user.doc.name, role, joinedAt: member.createdAt.toISOString() };
     });
   } catch (error) {
@@ -148,6 +178,12 @@ export async function removeProjectMember(options: { deps: Deps; actor: UserActo
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
     await projectMembersCollection.remove(tx, member.id);
     const user = (await loadUsersById(tx, [userId])).get(userId);
-    await recordAudit(tx, { actor, action: "project.member_removed", target: { kind: "user", id: userId, name: user?.doc.name ?? null }, scope: { kind: "project", id: projectId, name: access.project.doc.name }, before: { role: member.doc.role } });
+    await recordAudit(tx, {
+      actor,
+      action: "project.member_removed",
+      target: { kind: "user", id: userId, name: user?.doc.name ?? null },
+      scope: { kind: "project", id: projectId, name: access.project.doc.name },
+      before: { role: member.doc.role },
+    });
   });
 }

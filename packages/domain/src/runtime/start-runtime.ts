@@ -1,6 +1,14 @@
 import path from "node:path";
 import type { Env, Logger } from "@meridian/config";
-import { connectDatabase, createObjectStorage, migrateDatabase, startEmbeddedPostgres, startEmbeddedS3, type EmbeddedPostgres, type EmbeddedS3 } from "@meridian/db";
+import {
+  connectDatabase,
+  createObjectStorage,
+  migrateDatabase,
+  startEmbeddedPostgres,
+  startEmbeddedS3,
+  type EmbeddedPostgres,
+  type EmbeddedS3,
+} from "@meridian/db";
 import type { Deps } from "../deps";
 import { CACHE_CHANNEL, RequestCaches } from "../cache/request-caches";
 import { createSecretBox, loadSecretsKey } from "../secrets/secret-box";
@@ -46,7 +54,14 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
     } else {
       embeddedS3 = await startEmbeddedS3({ directory: path.join(env.DATA_DIR, "objects"), port: env.EMBEDDED_S3_PORT });
       stops.unshift(() => embeddedS3!.stop());
-      storageConfig = { endpoint: embeddedS3.endpoint, bucket: env.S3_BUCKET, region: env.S3_REGION, accessKeyId: embeddedS3.accessKeyId, secretAccessKey: embeddedS3.secretAccessKey, forcePathStyle: true };
+      storageConfig = {
+        endpoint: embeddedS3.endpoint,
+        bucket: env.S3_BUCKET,
+        region: env.S3_REGION,
+        accessKeyId: embeddedS3.accessKeyId,
+        secretAccessKey: embeddedS3.secretAccessKey,
+        forcePathStyle: true,
+      };
     }
     const storage = createObjectStorage(storageConfig);
     stops.unshift(async () => storage.destroy());
@@ -55,7 +70,11 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
     const secrets = createSecretBox(await loadSecretsKey({ secretsKey: env.SECRETS_KEY, dataDir: env.DATA_DIR }));
     const caches = new RequestCaches(env.REQUEST_CACHE_TTL_MS);
     // On every (re)connect of the LISTEN connection: changes made while it was down were missed, so start empty.
-    const cacheSubscription = await database.sql.listen(CACHE_CHANNEL, (payload) => caches.applyMessage(payload), () => caches.clear());
+    const cacheSubscription = await database.sql.listen(
+      CACHE_CHANNEL,
+      (payload) => caches.applyMessage(payload),
+      () => caches.clear(),
+    );
     stops.unshift(async () => void (await cacheSubscription.unlisten().catch(() => undefined)));
     const deps: Deps = { db: database.db, sql: database.sql, storage, env, logger, secrets, caches, now: () => new Date() };
     return {

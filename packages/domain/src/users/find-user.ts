@@ -11,6 +11,9 @@ export async function findUserByEmail(db: Executor, email: string) {
 
 export async function loadUsersById(db: Executor, ids: string[]) {
   if (ids.length === 0) return new Map<string, Awaited<ReturnType<typeof usersCollection.get>> & object>();
-  const rows = await db.select().from(tables.users).where(inArray(tables.users.id, [...new Set(ids)]));
+  const rows = await db
+    .select()
+    .from(tables.users)
+    .where(inArray(tables.users.id, [...new Set(ids)]));
   return new Map(rows.map((row) => [row.id, row]));
 }

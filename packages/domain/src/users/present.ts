@@ -15,5 +15,4 @@ export function presentUser(user: StoredDocument<UserDoc>): PublicUser {
   };
 }
 
-export const isServerAdmin = (user: { doc: UserDoc } | { roles: string[] }) =>
-  ("doc" in user ? user.doc.roles : user.roles).includes("serverAdmin");
+export const isServerAdmin = (user: { doc: UserDoc } | { roles: string[] }) => ("doc" in user ? user.doc.roles : user.roles).includes("serverAdmin");

@@ -1,11 +1,7 @@
 import { notificationPreferencesSchema } from "@meridian/db";
 import { z } from "zod";
 
-export const emailSchema = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email());
+export const emailSchema = z.string().trim().max(254).pipe(z.email());
 
 export const passwordSchema = z.string().min(8).max(256);
 
@@ -26,9 +22,7 @@ export const withoutControlCharacters = <T extends z.ZodString>(schema: T) =>
 export const opaqueIdSchema = withoutControlCharacters(z.string().min(1).max(100));
 
 // Control characters in display names break emails and tables; letters of every script are fine.
-export const displayNameSchema = withoutControlCharacters(
-  z.string().trim().min(1).max(100),
-);
+export const displayNameSchema = withoutControlCharacters(z.string().trim().min(1).max(100));
 
 export const userSchema = z
   .object({

@@ -71,10 +71,29 @@ export function AddMemberByEmailForm<TMember extends { name: string }, TError, T
   };
 
   const emailField = (
-    <TextField label={emailLabel} type="email" name={emailName} autoComplete="off" required value={email} onChange={(e) => setEmail(e.target.value)} error={emailError} className={emailClassName} />
+    <TextField
+      label={emailLabel}
+      type="email"
+      name={emailName}
+      autoComplete="off"
+      required
+      value={email}
+      onChange={(e) => setEmail(e.target.value)}
+      error={emailError}
+      className={emailClassName}
+    />
   );
   return (
-    <AddMemberCard title={title} description={description} formLabel={formLabel} error={general} added={added} busy={add.isPending} submitLabel={submitLabel} onSubmit={submit}>
+    <AddMemberCard
+      title={title}
+      description={description}
+      formLabel={formLabel}
+      error={general}
+      added={added}
+      busy={add.isPending}
+      submitLabel={submitLabel}
+      onSubmit={submit}
+    >
       {children(emailField, problem)}
     </AddMemberCard>
   );

@@ -21,7 +21,18 @@ export interface AddMemberCardProps {
 }
 
 /** The card every "add a member" form sits in: failure or success on top, the fields, the button. */
-export function AddMemberCard({ title, description, formLabel = title, error, added, busy, submitLabel, icon = <UserPlus aria-hidden="true" className="size-4" />, onSubmit, children }: AddMemberCardProps) {
+export function AddMemberCard({
+  title,
+  description,
+  formLabel = title,
+  error,
+  added,
+  busy,
+  submitLabel,
+  icon = <UserPlus aria-hidden="true" className="size-4" />,
+  onSubmit,
+  children,
+}: AddMemberCardProps) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     onSubmit();

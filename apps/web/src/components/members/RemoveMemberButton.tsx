@@ -6,7 +6,19 @@ import { RemoveButton } from "../RemoveButton";
  * "Leave" on your own row, "Remove" on someone else's when you may remove them, nothing on the owner's:
  * an owner neither leaves nor is removed (ownership is transferred first).
  */
-export function RemoveMemberButton({ name, self = false, owner = false, canRemove, onClick }: { name: string; self?: boolean; owner?: boolean; canRemove: boolean; onClick(): void }) {
+export function RemoveMemberButton({
+  name,
+  self = false,
+  owner = false,
+  canRemove,
+  onClick,
+}: {
+  name: string;
+  self?: boolean;
+  owner?: boolean;
+  canRemove: boolean;
+  onClick(): void;
+}) {
   if (owner) return null;
   if (self) {
     return (

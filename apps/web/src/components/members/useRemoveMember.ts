@@ -19,7 +19,13 @@ export interface RemoveMemberOptions<TMember, TData, TError, TVariables, TContex
  * Removing a member of an organization or project, once confirmed. Removing yourself is leaving:
  * the place is forgotten and its list opens instead.
  */
-export function useRemoveMember<TMember extends { userId: string; name: string }, TData, TError, TVariables, TContext>({ refresh, forget, leaveTo, onRemoved, ...options }: RemoveMemberOptions<TMember, TData, TError, TVariables, TContext>) {
+export function useRemoveMember<TMember extends { userId: string; name: string }, TData, TError, TVariables, TContext>({
+  refresh,
+  forget,
+  leaveTo,
+  onRemoved,
+  ...options
+}: RemoveMemberOptions<TMember, TData, TError, TVariables, TContext>) {
   const me = useMe();
   const navigate = useNavigate();
   const removal = useConfirmedMutation({

@@ -96,7 +96,9 @@ export const myAnnouncementOperations = {
     tags,
     summary: "Announcements of one scope that you manage (extension; announcements page)",
     description:
-      "Server admins: all of them. Others: those of observatories they administer, organizations they manage and projects they own or administer; system announcements only for server admins.",
+      "Server admins: all of them. Others: those of observatories they administer, organizations " +
+      "they manage and projects they own or administer; system announcements only for server " +
+      "admins.",
     method: "get",
     path: "/api/v1/user/motd/managed",
     status: 200,

@@ -25,8 +25,12 @@ import { tags } from "./shared";
 
 const id = opaqueIdSchema;
 /** `{scope: "system"}` or `{scope, scopeId}`: one procedure serves all four scopes. */
-const scopeRefSchema = z.discriminatedUnion("scope", [z.strictObject({ scope: z.literal("system") }), z.strictObject({ scope: scopedKindSchema, scopeId: id })]);
-const toRef = (ref: z.infer<typeof scopeRefSchema>): AnnouncementScopeRef => (ref.scope === "system" ? { scope: "system", scopeId: null } : { scope: ref.scope, scopeId: ref.scopeId });
+const scopeRefSchema = z.discriminatedUnion("scope", [
+  z.strictObject({ scope: z.literal("system") }),
+  z.strictObject({ scope: scopedKindSchema, scopeId: id }),
+]);
+const toRef = (ref: z.infer<typeof scopeRefSchema>): AnnouncementScopeRef =>
+  ref.scope === "system" ? { scope: "system", scopeId: null } : { scope: ref.scope, scopeId: ref.scopeId };
 const scoped = { scope: scopedKindSchema, scopeId: id };
 
 /**
@@ -53,7 +57,8 @@ export const scopeAnnouncementProcedures = {
     method: "post",
     body: z.strictObject({ ...scoped, announcement: scopedAnnouncementCreateSchema }),
     output: announcementSchema,
-    handle: ({ ctx, actor, input }) => createScopedAnnouncement({ deps: ctx.deps, actor, ref: { scope: input.scope, scopeId: input.scopeId }, input: input.announcement }),
+    handle: ({ ctx, actor, input }) =>
+      createScopedAnnouncement({ deps: ctx.deps, actor, ref: { scope: input.scope, scopeId: input.scopeId }, input: input.announcement }),
   }),
   listActive: defineOperation({
     operationId: "listScopeAnnouncements",

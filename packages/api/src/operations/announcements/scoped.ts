@@ -121,7 +121,8 @@ export function scopedAnnouncementOperations(scope: ScopedKind, prefix: string) 
       ...cancelBody,
       ...cancelled,
       trpc: false,
-      handle: ({ ctx, actor, input }) => cancelAnnouncement({ deps: ctx.deps, actor, ref: ref(input.id), announcementId: input.motdId, reason: (input as { reason?: string }).reason }),
+      handle: ({ ctx, actor, input }) =>
+        cancelAnnouncement({ deps: ctx.deps, actor, ref: ref(input.id), announcementId: input.motdId, reason: (input as { reason?: string }).reason }),
     }),
     defineOperation({
       operationId: `acknowledge${name}Announcement`,

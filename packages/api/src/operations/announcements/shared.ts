@@ -7,11 +7,19 @@ export const tags = ["Announcements"];
 export const system = { scope: "system", scopeId: null } as const;
 
 export const lifecycle =
-  "Status: active → acknowledged when every recipient has acknowledged; active → expired once `expiresAt` has passed (evaluated on every read and every minute by a job); active → cancelled with a reason. Any other move is 409 INVALID_TRANSITION. Email recipients (`email`, `both`) are acknowledged at creation, or when a scheduled announcement starts (until then it can be cancelled); the creator, when a recipient, at creation.";
+  "Status: active → acknowledged when every recipient has acknowledged; active → expired once " +
+  "`expiresAt` has passed (evaluated on every read and every minute by a job); active → " +
+  "cancelled with a reason. Any other move is 409 INVALID_TRANSITION. Email recipients " +
+  "(`email`, `both`) are acknowledged at creation, or when a scheduled announcement starts " +
+  "(until then it can be cancelled); the creator, when a recipient, at creation.";
 
 /** Documented as `{reason}`, but read leniently: a DELETE without a body is a missing reason (400 REASON_REQUIRED), not malformed input. */
 export const cancelBody = {
-  requestBody: { required: false, description: "`{reason}`; a missing or blank reason is 400 REASON_REQUIRED", content: { "application/json": { schema: cancelAnnouncementSchema } } },
+  requestBody: {
+    required: false,
+    description: "`{reason}`; a missing or blank reason is 400 REASON_REQUIRED",
+    content: { "application/json": { schema: cancelAnnouncementSchema } },
+  },
   readBody: async (request: HonoRequest) => {
     const body: unknown = await request.json().catch(() => undefined);
     return { reason: body && typeof body === "object" && "reason" in body ? (body as { reason?: string }).reason : undefined };

@@ -31,7 +31,10 @@ export const systemAnnouncementOperations = {
     access: "signed-in",
     tags,
     summary: "Create a system announcement (server admins)",
-    description: `Recipients are resolved now, once: targets combine and each user is a recipient once; users with access through organizations count. Unknown ids are 400 VALIDATION_FAILED with one error per id; no resulting recipient is 400 NO_RECIPIENTS. ${lifecycle}`,
+    description:
+      `Recipients are resolved now, once: targets combine and each user is a recipient once; ` +
+      `users with access through organizations count. Unknown ids are 400 VALIDATION_FAILED ` +
+      `with one error per id; no resulting recipient is 400 NO_RECIPIENTS. ${lifecycle}`,
     method: "post",
     path: "/api/v1/system/motd",
     status: 201,
@@ -98,7 +101,8 @@ export const systemAnnouncementOperations = {
     ...cancelBody,
     ...cancelled,
     trpc: false,
-    handle: ({ ctx, actor, input }) => cancelAnnouncement({ deps: ctx.deps, actor, ref: system, announcementId: input.id, reason: (input as { reason?: string }).reason }),
+    handle: ({ ctx, actor, input }) =>
+      cancelAnnouncement({ deps: ctx.deps, actor, ref: system, announcementId: input.id, reason: (input as { reason?: string }).reason }),
   }),
   acknowledgeSystem: defineOperation({
     operationId: "acknowledgeSystemAnnouncement",
@@ -119,7 +123,9 @@ export const systemAnnouncementOperations = {
     tags,
     summary: "Recipients with delivery and acknowledgment (server admins)",
     description:
-      "Per recipient: `emailedAt` (delivery), `seenAt` (first shown in the app) and `acknowledgedAt`, kept apart so missed announcements stand out. Sorted by `sort` then user id; `limit`/`cursor` page through.",
+      "Per recipient: `emailedAt` (delivery), `seenAt` (first shown in the app) and " +
+      "`acknowledgedAt`, kept apart so missed announcements stand out. Sorted by `sort` then user " +
+      "id; `limit`/`cursor` page through.",
     method: "get",
     path: "/api/v1/system/motd/{id}/recipients",
     status: 200,

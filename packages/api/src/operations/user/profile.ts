@@ -71,7 +71,11 @@ export const profileOperations = {
     status: 200,
     params: z.object({ id: opaqueIdParam }),
     outputDescription: "The image",
-    responses: { 200: { description: "The image", content: { "image/*": binary } }, 401: errorResponses[401], 404: problemResponseFor("Not found (NOT_FOUND)") },
+    responses: {
+      200: { description: "The image", content: { "image/*": binary } },
+      401: errorResponses[401],
+      404: problemResponseFor("Not found (NOT_FOUND)"),
+    },
     trpc: false,
     handle: async ({ ctx, input }) => {
       const avatar = await getAvatar({ deps: ctx.deps, userId: input.id });

@@ -1,5 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { changePassword, changePasswordSchema, listMySessions, opaqueIdSchema, revokeMySession, revokeOtherSessions, sessionListSchema } from "@meridian/domain";
+import {
+  changePassword,
+  changePasswordSchema,
+  listMySessions,
+  opaqueIdSchema,
+  revokeMySession,
+  revokeOtherSessions,
+  sessionListSchema,
+} from "@meridian/domain";
 import { defineOperation } from "../define-operation";
 import { errorResponses, problemResponseFor } from "../responses";
 
@@ -12,7 +20,9 @@ export const sessionOperations = {
     tags,
     summary: "Change my password",
     description:
-      "Needs the current password. Every other session of the account ends (the caller's stays); API keys keep working. Wrong current passwords count like failed sign-ins (429 after as many).",
+      "Needs the current password. Every other session of the account ends (the caller's stays); " +
+      "API keys keep working. Wrong current passwords count like failed sign-ins (429 after as " +
+      "many).",
     method: "put",
     path: "/api/v1/user/password",
     status: 204,

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# `pnpm start` (server and worker in one process) and `pnpm start:server` (MERIDIAN_ROLE=server):
+# build what is not built yet (the SPA), then run the server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TURBO_TELEMETRY_DISABLED=1 AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
+turbo run build --output-logs=errors-only
+exec node --import tsx apps/server/src/main.ts
