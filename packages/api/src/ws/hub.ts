@@ -74,8 +74,10 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     const userIds = event.announcementId ? await recipientsAmong(deps, event.announcementId, connectedUsers) : event.userIds;
     send([...userIds.map(userRouteKey), ...event.observatoryIds.map(observatoryRouteKey)], message);
   };
+  // One at a time, in the order the notices came: an observatory must never see a cancel before the assign it cancels.
+  let deliveries = Promise.resolve();
   const subscription = await deps.sql.listen(REALTIME_CHANNEL, (payload) => {
-    deliver(payload).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));
+    deliveries = deliveries.then(() => deliver(payload)).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));
   });
 
   const open = (
