@@ -20,13 +20,15 @@ export interface MailTransport {
 }
 
 /** SMTP when SMTP_URL is set; otherwise each message is written as an .eml file under DATA_DIR/mail. */
-export function createMailTransport(env: Env): MailTransport {
+export function createMailTransport(env: Env, options: { pooled?: boolean } = {}): MailTransport {
   if (env.SMTP_URL) {
-    // Pooled: messages reuse open connections instead of a handshake each (nodemailer reads these from the URL).
     const url = new URL(env.SMTP_URL);
-    url.searchParams.set("pool", "true");
-    url.searchParams.set("maxConnections", String(env.SMTP_POOL_SIZE));
-    url.searchParams.set("maxMessages", "1000");
+    if (options.pooled) {
+      // Messages reuse open connections instead of a handshake each (nodemailer reads these from the URL).
+      url.searchParams.set("pool", "true");
+      url.searchParams.set("maxConnections", String(env.SMTP_POOL_SIZE));
+      url.searchParams.set("maxMessages", "1000");
+    }
     const transporter = nodemailer.createTransport(url.toString());
     return {
       description: `SMTP ${new URL(env.SMTP_URL).host}`,
