@@ -1,4 +1,5 @@
 import type { StoredDocument, UserDoc } from "@meridian/db";
+import type { Principal } from "./auth/authenticate";
 
 /**
  * Who acts. Every domain function that checks permissions or records who did something takes
@@ -36,5 +37,9 @@ export const actorFromUser = (user: StoredDocument<UserDoc>, sessionId?: string)
   isServerAdmin: user.doc.roles.includes("serverAdmin"),
   ...(sessionId ? { sessionId } : {}),
 });
+
+/** The user behind a request's credentials; the session is named only when one authenticated it. */
+export const actorOfPrincipal = (principal: Principal): UserActor =>
+  actorFromUser(principal.user, principal.via === "session" ? principal.credentialId : undefined);
 
 export const systemActor = (id: string): SystemActor => ({ kind: "system", id });

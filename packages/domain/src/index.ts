@@ -56,7 +56,7 @@ export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
 export { notifyServerStart } from "./system/notify-start";
 export { startRuntime, type Runtime } from "./runtime/start-runtime";
-export { actorFromUser, systemActor, type Actor, type UserActor, type ObservatoryActor, type SystemActor } from "./actor";
+export { actorFromUser, actorOfPrincipal, systemActor, type Actor, type UserActor, type ObservatoryActor, type SystemActor } from "./actor";
 export { createSecretBox, loadSecretsKey, type SecretBox } from "./secrets/secret-box";
 export * from "./permissions/observatory-permissions";
 export * from "./organizations/schemas";

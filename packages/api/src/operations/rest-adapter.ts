@@ -1,5 +1,5 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
-import { actorFromUser, AppError } from "@meridian/domain";
+import { actorOfPrincipal, AppError } from "@meridian/domain";
 import type { Context, MiddlewareHandler } from "hono";
 import { requireServerAdmin } from "../http/auth-guard";
 import { createRouter, type AppEnv } from "../http/env";
@@ -62,7 +62,7 @@ export function restRoutes(operations: readonly AnyOperation[]) {
       const ctx = operationContext(c);
       const principal = ctx.principal;
       if (!principal && operation.access !== "public") throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
-      const actor = principal ? actorFromUser(principal.user, principal.via === "session" ? principal.credentialId : undefined) : undefined;
+      const actor = principal ? actorOfPrincipal(principal) : undefined;
       const result = await operation.handle({ ctx, actor, principal, input: await inputOf(operation, c) });
       if (result instanceof Reply) {
         const body = result.body;

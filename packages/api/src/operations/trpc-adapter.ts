@@ -1,5 +1,5 @@
 import type { TRPCMutationProcedure, TRPCQueryProcedure } from "@trpc/server";
-import { actorFromUser } from "@meridian/domain";
+import { actorOfPrincipal } from "@meridian/domain";
 import { z } from "zod";
 import { adminProcedure, authedProcedure, publicProcedure, router, type ProcedureMeta } from "../trpc/init";
 import { Reply, type Access, type AnyOperation, type OperationConfig, type OperationContext } from "./define-operation";
@@ -49,7 +49,7 @@ export function procedureOf<T extends AnyOperation>(operation: T): ProcedureOf<T
   const withInput = schema ? base.input(schema) : base;
   const resolve = async ({ ctx, input }: { ctx: OperationContext; input: unknown }) => {
     const principal = ctx.principal;
-    const actor = principal ? actorFromUser(principal.user, principal.via === "session" ? principal.credentialId : undefined) : undefined;
+    const actor = principal ? actorOfPrincipal(principal) : undefined;
     const result = await operation.handle({ ctx, actor, principal, input: withoutPagingExtras(input) });
     if (result instanceof Reply) return result.body;
     // An operation without a response body (204, 202) answers `{ok: true}` over tRPC.

@@ -138,23 +138,27 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   return { sent, skipped: 0 };
 }
 
-/** Messages handled (sent, given up on, skipped) out of all the announcement's emails. */
-async function deliveryProgress(deps: Deps, announcementId: string) {
-  const [counts] = await deps.db.execute<{ done: number; total: number }>(sql`
-    select count(*) filter (where email_state in ('sent', 'failed', 'skipped'))::int as done, count(*) filter (where email_state is not null)::int as total
-      from announcement_recipients where ${recipientsOf(announcementId)}`);
-  return { done: counts?.done ?? 0, total: counts?.total ?? 0, stage: "sending" };
-}
-
-/** Completes the fan-out's job record with what became of each message; later calls change nothing. */
-async function finishTrackedJob(deps: Deps, jobId: string | undefined, announcementId: string) {
-  if (!jobId) return;
+/** What became of each of the announcement's emails so far. */
+async function deliveryCounts(deps: Deps, announcementId: string) {
   const [counts] = await deps.db.execute<{ sent: number; failed: number; skipped: number; total: number }>(sql`
     select count(*) filter (where email_state = 'sent')::int as sent, count(*) filter (where email_state = 'failed')::int as failed,
            count(*) filter (where email_state = 'skipped')::int as skipped, count(*) filter (where email_state is not null)::int as total
       from announcement_recipients where ${recipientsOf(announcementId)}`);
   const { sent = 0, failed = 0, skipped = 0, total = 0 } = counts ?? {};
-  await reportJob(deps, jobId, { status: "completed", progress: { done: sent + failed + skipped, total, stage: "done" }, result: { sent, failed, skipped } });
+  return { sent, failed, skipped, total, done: sent + failed + skipped };
+}
+
+/** Messages handled (sent, given up on, skipped) out of all the announcement's emails. */
+async function deliveryProgress(deps: Deps, announcementId: string) {
+  const { done, total } = await deliveryCounts(deps, announcementId);
+  return { done, total, stage: "sending" };
+}
+
+/** Completes the fan-out's job record with what became of each message; later calls change nothing. */
+async function finishTrackedJob(deps: Deps, jobId: string | undefined, announcementId: string) {
+  if (!jobId) return;
+  const { sent, failed, skipped, total, done } = await deliveryCounts(deps, announcementId);
+  await reportJob(deps, jobId, { status: "completed", progress: { done, total, stage: "done" }, result: { sent, failed, skipped } });
 }
 
 const CONNECTION_ERRORS = new Set(["ECONNECTION", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ESOCKET", "EDNS"]);
