@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import { attachWebSocketHub, createApiApp, userProtocol, type WebSocketHub } from "@meridian/api";
+import { attachWebSocketHub, createApiApp, observatoryProtocol, userProtocol, type WebSocketHub } from "@meridian/api";
 import type { Env, Logger } from "@meridian/config";
 import { ensureServerAdmin, notifyServerStart, startRuntime, type Runtime } from "@meridian/domain";
 import { startWorker, type RunningWorker } from "@meridian/worker";
@@ -58,7 +58,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     cleanups.push(() => drain.start());
     const port = (server.address() as AddressInfo).port;
     const url = `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${port}`;
-    const hub = await attachWebSocketHub({ server, deps, protocols: [userProtocol] });
+    const hub = await attachWebSocketHub({ server, deps, protocols: [userProtocol, observatoryProtocol] });
     hubHolder.hub = hub;
     cleanups.push(() => hub.close());
     // First of all, while the hub closes: readiness 503, no new connections, answers say close.

@@ -18,7 +18,12 @@ describe("job contracts", () => {
 
   it("derives the crontab from the contracts' schedules", () => {
     expect(crontab).toBe(jobCrontab());
-    expect(crontab.split("\n").sort()).toEqual(["* * * * * announcements_maintenance", "*/10 * * * * prune_realtime_events", "0 * * * * prune_rate_limits"]);
+    expect(crontab.split("\n").sort()).toEqual([
+      "* * * * * announcements_maintenance",
+      "* * * * * observations_maintenance",
+      "*/10 * * * * prune_realtime_events",
+      "0 * * * * prune_rate_limits",
+    ]);
   });
 
   it("refuses a payload that does not match the job's schema where the job is queued", async () => {

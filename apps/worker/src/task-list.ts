@@ -6,6 +6,8 @@ import { announcementStartedTask } from "./tasks/announcement-started";
 import { announcementsMaintenanceTask } from "./tasks/announcements-maintenance";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
+import { dispatchObservatoryTask } from "./tasks/dispatch-observatory";
+import { observationsMaintenanceTask } from "./tasks/observations-maintenance";
 import { sendEmailTask } from "./tasks/send-email";
 
 export const tasks = [
@@ -15,6 +17,8 @@ export const tasks = [
   announcementEmailsTask,
   announcementStartedTask,
   announcementsMaintenanceTask,
+  dispatchObservatoryTask,
+  observationsMaintenanceTask,
 ];
 
 /** Derived from the job contracts' schedules. */

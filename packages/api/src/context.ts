@@ -1,9 +1,11 @@
-import type { ClientInfo, Deps, Principal } from "@meridian/domain";
+import type { ClientInfo, Deps, ObservatoryPrincipal, Principal } from "@meridian/domain";
 
 /** What a handler knows about the request; built once by the HTTP layer for REST and tRPC alike. */
 export interface RequestContext {
   deps: Deps;
   principal: Principal | undefined;
+  /** Set instead of `principal` when the credential is an observatory key, which acts only as its observatory. */
+  observatory?: ObservatoryPrincipal;
   /** How the principal was presented; cookies need the same-origin check. */
   credentialSource: "cookie" | "bearer" | undefined;
   token: string | undefined;

@@ -6,6 +6,7 @@ export { appRouter, createCaller, type AppRouter } from "./trpc/app-router";
 export type { TrpcContext } from "./trpc/init";
 export { attachWebSocketHub, type WebSocketHub } from "./ws/hub";
 export { userProtocol } from "./ws/user-protocol";
+export { observatoryProtocol } from "./ws/observatory-protocol";
 export { defineProtocol, observatoryRouteKey, userRouteKey, type Admission, type ProtocolDefinition, type Refusal } from "./ws/protocol";
 export { defineOperation, Reply, type OutputOf, type OperationContext } from "./operations/define-operation";
 export { allOperations } from "./operations";

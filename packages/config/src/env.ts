@@ -54,6 +54,8 @@ export const envSchema = z.object({
   SMTP_POOL_SIZE: positiveInt(8),
   EMAIL_SENDS_IN_FLIGHT: positiveInt(1),
   DATABASE_POOL_SIZE: positiveInt(10),
+  /** The largest observation file an observatory may upload (streamed; default 4 GiB). */
+  MAX_UPLOAD_BYTES: positiveInt(4 * 1024 ** 3),
   /**
    * How long a process may serve a cached principal or pending-announcement list without hearing
    * of a change. Changes invalidate at once (NOTIFY); this bounds a notification lost in a reconnect.

@@ -17,6 +17,7 @@ import {
   settingDocSchema,
   userDocSchema,
 } from "./documents";
+import { fileDocSchema, observationDocSchema, observationHistoryDocSchema, observatoryKeyDocSchema, pushSubscriptionDocSchema } from "./observation-documents";
 import { defineCollection } from "./repository";
 import {
   announcementRecipients,
@@ -36,6 +37,11 @@ import {
   sessions,
   settings,
   users,
+  observations,
+  observationHistory,
+  files,
+  observatoryKeys,
+  pushSubscriptions,
 } from "./schema";
 
 export const usersCollection = defineCollection({
@@ -182,6 +188,48 @@ export const jobsCollection = defineCollection({
   keys: (doc) => ({ kind: doc.kind, status: doc.status, startedBy: doc.startedBy, subjectId: doc.subjectId }),
 });
 
+export const observationsCollection = defineCollection({
+  table: observations,
+  schema: observationDocSchema,
+  idPrefix: "obn",
+  keys: (doc) => ({
+    projectId: doc.projectId,
+    observatoryId: doc.observatoryId,
+    ownerId: doc.ownerId,
+    status: doc.status,
+    priority: doc.priority,
+    statusChangedAt: new Date(doc.statusChangedAt),
+  }),
+});
+
+export const observationHistoryCollection = defineCollection({
+  table: observationHistory,
+  schema: observationHistoryDocSchema,
+  idPrefix: "obh",
+  keys: (doc) => ({ observationId: doc.observationId }),
+});
+
+export const filesCollection = defineCollection({
+  table: files,
+  schema: fileDocSchema,
+  idPrefix: "fil",
+  keys: (doc) => ({ observationId: doc.observationId, objectKey: doc.objectKey }),
+});
+
+export const observatoryKeysCollection = defineCollection({
+  table: observatoryKeys,
+  schema: observatoryKeyDocSchema,
+  idPrefix: "okey",
+  keys: (doc) => ({ observatoryId: doc.observatoryId, keyHash: doc.keyHash }),
+});
+
+export const pushSubscriptionsCollection = defineCollection({
+  table: pushSubscriptions,
+  schema: pushSubscriptionDocSchema,
+  idPrefix: "psub",
+  keys: (doc) => ({ userId: doc.userId, endpoint: doc.endpoint }),
+});
+
 /** Every collection by its table name, for integrity scans and backups. */
 export const collections = {
   users: usersCollection,
@@ -200,4 +248,9 @@ export const collections = {
   announcements: announcementsCollection,
   announcement_recipients: announcementRecipientsCollection,
   jobs: jobsCollection,
+  observations: observationsCollection,
+  observation_history: observationHistoryCollection,
+  files: filesCollection,
+  observatory_keys: observatoryKeysCollection,
+  push_subscriptions: pushSubscriptionsCollection,
 } as const;

@@ -134,7 +134,18 @@ export const observatoryDocSchema = z.object({
   owner: z.object({ kind: z.enum(["user", "organization"]), id: z.string() }),
   location: z.object({ latitude: z.number(), longitude: z.number(), elevation: z.number() }).nullable(),
   dispatchEnabled: z.boolean(),
-  connection: z.object({ online: z.boolean(), pluginVersion: z.string().nullable(), lastSeenAt: isoDate.nullable() }),
+  connection: z.object({
+    online: z.boolean(),
+    pluginVersion: z.string().nullable(),
+    lastSeenAt: isoDate.nullable(),
+    /** The connection that said hello last: an older one closing later must not take the observatory offline. */
+    connectionId: z.string().optional(),
+  }),
+  /** What the plugin last reported of its safety monitor and weather; absent until it first does. */
+  conditions: z.object({ safe: z.boolean(), safetyReason: z.string().nullable(), weatherHold: z.boolean(), weatherReason: z.string().nullable() }).optional(),
+  /** The plugin's last reported system information and equipment configuration (free-form, as the plugin sends them). */
+  systemInfo: z.unknown().optional(),
+  equipment: z.unknown().optional(),
 });
 export type ObservatoryDoc = z.infer<typeof observatoryDocSchema>;
 

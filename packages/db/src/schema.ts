@@ -19,6 +19,7 @@ import type {
   SettingDoc,
   UserDoc,
 } from "./documents";
+import type { FileDoc, ObservationDoc, ObservationHistoryDoc, ObservatoryKeyDoc, PushSubscriptionDoc } from "./observation-documents";
 
 /** Columns every collection shares: the document and its timestamps. */
 const documentColumns = <Doc>() => ({
@@ -253,4 +254,48 @@ export const jobs = pgTable(
     subjectId: text("subject_id"),
   },
   (table) => [index("jobs_created_at_idx").on(table.createdAt), index("jobs_subject_idx").on(table.subjectId, table.kind)],
+);
+
+export const observations = pgTable(
+  "observations",
+  {
+    ...documentColumns<ObservationDoc>(),
+    projectId: text("project_id").notNull(),
+    observatoryId: text("observatory_id").notNull(),
+    ownerId: text("owner_id").notNull(),
+    status: text("status").notNull(),
+    priority: integer("priority").notNull(),
+    statusChangedAt: timestampColumn("status_changed_at").notNull(),
+  },
+  (table) => [
+    // Dispatch order at one observatory: its pending observations, highest priority first, then oldest.
+    index("observations_dispatch_idx").on(table.observatoryId, table.status, table.priority.desc(), table.createdAt, table.id),
+    index("observations_project_idx").on(table.projectId, table.createdAt),
+    index("observations_owner_idx").on(table.ownerId, table.createdAt),
+    index("observations_status_idx").on(table.status, table.statusChangedAt),
+  ],
+);
+
+export const observationHistory = pgTable(
+  "observation_history",
+  { ...documentColumns<ObservationHistoryDoc>(), observationId: text("observation_id").notNull() },
+  (table) => [index("observation_history_observation_idx").on(table.observationId, table.createdAt)],
+);
+
+export const files = pgTable(
+  "files",
+  { ...documentColumns<FileDoc>(), observationId: text("observation_id").notNull(), objectKey: text("object_key").notNull() },
+  (table) => [index("files_observation_idx").on(table.observationId, table.createdAt), index("files_object_key_idx").on(table.objectKey)],
+);
+
+export const observatoryKeys = pgTable(
+  "observatory_keys",
+  { ...documentColumns<ObservatoryKeyDoc>(), observatoryId: text("observatory_id").notNull(), keyHash: text("key_hash").notNull() },
+  (table) => [uniqueIndex("observatory_keys_key_hash_key").on(table.keyHash), index("observatory_keys_observatory_idx").on(table.observatoryId)],
+);
+
+export const pushSubscriptions = pgTable(
+  "push_subscriptions",
+  { ...documentColumns<PushSubscriptionDoc>(), userId: text("user_id").notNull(), endpoint: text("endpoint").notNull() },
+  (table) => [uniqueIndex("push_subscriptions_endpoint_key").on(table.endpoint), index("push_subscriptions_user_idx").on(table.userId)],
 );

@@ -114,6 +114,7 @@ export {
   listPendingAnnouncementsAsJson,
   listMyCurrentAnnouncements,
   countActiveObservatoryAnnouncements,
+  activeObservatoryAnnouncements,
   getAnnouncementRecipients,
 } from "./announcements/queries";
 export { listManagedAnnouncements, getAnnouncementStats, listAnnouncementTargetOptions } from "./announcements/manage";
@@ -125,3 +126,32 @@ export { requestPasswordReset, confirmPasswordReset } from "./accounts/password-
 export { listUsersForAdmin, updateUserByAdmin } from "./accounts/admin-users";
 export { CACHE_CHANNEL, type CacheChange } from "./cache/request-caches";
 export { hashSecret } from "./auth/tokens";
+export * from "./observations/schemas";
+export { presentObservation } from "./observations/present";
+export {
+  createObservation,
+  listObservations,
+  getObservation,
+  updateObservation,
+  cancelObservation,
+  changeObservationStatus,
+  reportObservationStatus,
+  listObservationHistory,
+} from "./observations/observations";
+export { dispatchObservatory, getObservatoryQueue } from "./observations/dispatch";
+export { planQueue, observatoryStateOf, queueBlockCodes, type QueueBlockCode, type ObservatoryState } from "./observations/queue";
+export { sunAltitude, isDark, darkInterval, targetAltitude, airmass, moonDistance, nextRiseAbove, type Location } from "./observations/sky";
+export * from "./observatories/keys";
+export {
+  observatoryHello,
+  observatoryHeartbeat,
+  observatoryConfig,
+  observatorySafety,
+  observatoryWeather,
+  observatoryGone,
+  markSilentObservatoriesOffline,
+  onlineObservatoryIds,
+} from "./observatories/connection";
+export * from "./system/server-settings";
+export { queueDispatch, moveObservation } from "./observations/transitions";
+export { uploadObservationFile, listObservationFiles, openObservationFile, presentFile } from "./observations/files";

@@ -6,3 +6,17 @@
 export { fieldLabel, fieldMessage, humanizeKey, issuePredicate, UNKNOWN_FIELD, type IssueDetails } from "./validation-messages";
 export { SHORT_NAME_FORMAT, SHORT_NAME_MESSAGE, SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE, shortNameProblem } from "./short-name";
 export { closePermissions, observatoryPermissionKeys, type ObservatoryPermissionKey, type ObservatoryPermissions } from "./observatory-permissions";
+export {
+  activeStatuses,
+  canMove,
+  compareVersions,
+  isFinalStatus,
+  notifiedStatuses,
+  observationStatuses,
+  observationTransitions,
+  observationTypes,
+  twilightKinds,
+  twilightSunAltitude,
+  type ObservationStatus,
+  type Twilight,
+} from "./observation-statuses";

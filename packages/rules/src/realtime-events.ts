@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { observationStatuses } from "./observation-statuses";
 
 const id = z.string();
 
@@ -15,6 +16,7 @@ export const realtimeEventSchemas = {
   "announcement.expired": z.object({ id }),
   "organization.member_added": z.object({ organizationId: id, organizationName: z.string(), permissions: z.record(z.string(), z.boolean()) }),
   "organization.member_removed": z.object({ organizationId: id, organizationName: z.string() }),
+  "observation.status_changed": z.object({ id, status: z.enum(observationStatuses), previousStatus: z.enum(observationStatuses).nullable(), at: z.string() }),
   "job.progress": z.object({
     id,
     kind: z.string(),

@@ -18,6 +18,8 @@ import { clearSessionCookie, setSessionCookie } from "./session-cookie";
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 /** Routes that read a raw body and enforce their own limit. */
 const RAW_BODY_ROUTES = new Set(["/api/v1/user/avatar"]);
+/** Observation files stream to storage under their own cap (MAX_UPLOAD_BYTES). */
+const STREAMED_UPLOAD = /^\/observations\/[^/]+\/files$/;
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 
@@ -48,7 +50,9 @@ export function createApiApp(services: ApiServices) {
   });
   // Only requests that can carry a body are measured: the limit middleware builds the full
   // Request object, which a GET never needs.
-  app.use(async (c, next) => (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) ? next() : jsonLimit(c, next)));
+  app.use(async (c, next) =>
+    BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) || STREAMED_UPLOAD.test(c.req.path) ? next() : jsonLimit(c, next),
+  );
   app.use(requestContext(services));
 
   app.route("/", restRoutes([...allOperations, ...healthOperations(services)]));

@@ -2,7 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { AppError, validationError } from "@meridian/domain";
 import type { MiddlewareHandler } from "hono";
 import type { RequestContext } from "../context";
-import { requirePrincipal } from "./auth-guard";
+import { requireCredential } from "./auth-guard";
 
 export interface AppEnv {
   Variables: { requestId: string; ctx: RequestContext };
@@ -10,7 +10,7 @@ export interface AppEnv {
 
 /** Route middleware runs before @hono/zod-openapi's validators: nobody signed out learns what an operation accepts. */
 const signedInOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  requirePrincipal(c.get("ctx"));
+  requireCredential(c.get("ctx"));
   await next();
 };
 

@@ -1,5 +1,5 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { authenticateToken, AppError } from "@meridian/domain";
+import { authenticateObservatoryKey, authenticateToken, AppError, OBSERVATORY_KEY_PREFIX } from "@meridian/domain";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { ApiServices } from "../context";
@@ -64,8 +64,10 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
     const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     const cookie = bearer ? undefined : getCookie(c, SESSION_COOKIE);
     const token = bearer ?? cookie;
-    const principal = token ? await authenticateToken({ deps, token }) : undefined;
-    const credentialSource = principal ? (bearer ? "bearer" : "cookie") : undefined;
+    // An observatory key counts only as a bearer token: browsers never hold one.
+    const observatory = bearer?.startsWith(OBSERVATORY_KEY_PREFIX) ? await authenticateObservatoryKey(deps, bearer) : undefined;
+    const principal = token && !observatory ? await authenticateToken({ deps, token }) : undefined;
+    const credentialSource = principal ? (bearer ? "bearer" : "cookie") : observatory ? "bearer" : undefined;
     if (credentialSource === "cookie" && !SAFE_METHODS.has(c.req.method) && !isSameOrigin(c, expectedOrigin(c, deps.env.PUBLIC_URL))) {
       throw new AppError("CROSS_ORIGIN_REQUEST", "A cookie-authenticated request that changes state must come from this site");
     }
@@ -74,6 +76,7 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
     c.set("ctx", {
       deps,
       principal,
+      observatory,
       credentialSource,
       token: principal ? token : undefined,
       client: { ip: clientIp(c, deps.env.TRUST_PROXY), userAgent: c.req.header("user-agent") ?? null },

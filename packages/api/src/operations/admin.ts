@@ -13,6 +13,10 @@ import {
   listUsersForAdmin,
   opaqueIdSchema,
   updateUserByAdmin,
+  readServerSettings,
+  serverSettingsSchema,
+  serverSettingsUpdateSchema,
+  updateServerSettings,
 } from "@meridian/domain";
 import { auditPageSchema } from "../http/audit-schema";
 import { defineOperation } from "./define-operation";
@@ -23,6 +27,36 @@ const isoTime = z.iso.datetime({ offset: true });
 
 /** Server administration (tRPC `admin.*`): accounts, the audit log and long jobs. */
 export const adminOperations = {
+  settings: defineOperation({
+    operationId: "getServerSettings",
+    access: "server-admin",
+    tags,
+    summary: "Server settings (server admins)",
+    description: "Minimum plugin version (null: none), stale thresholds, heartbeat timeout, scan and backup schedules and retention.",
+    method: "get",
+    path: "/api/v1/admin/settings",
+    status: 200,
+    output: serverSettingsSchema,
+    outputDescription: "Settings",
+    responses: { 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)") },
+    handle: ({ ctx }) => readServerSettings(ctx.deps.db),
+  }),
+  updateSettings: defineOperation({
+    operationId: "updateServerSettings",
+    access: "server-admin",
+    tags,
+    summary: "Change server settings (server admins); partial",
+    description: "Absent fields keep their value; `minimumPluginVersion: null` clears it. Versions compare numerically part by part (3.10.0.0 > 3.8.0.0).",
+    method: "put",
+    path: "/api/v1/admin/settings",
+    status: 200,
+    body: serverSettingsUpdateSchema,
+    bodyKey: "update",
+    output: serverSettingsSchema,
+    outputDescription: "Settings after the change",
+    responses: { 400: errorResponses[400], 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)") },
+    handle: ({ ctx, actor, input }) => updateServerSettings({ deps: ctx.deps, actor, update: input.update }),
+  }),
   users: defineOperation({
     operationId: "listUsersForAdmin",
     access: "server-admin",

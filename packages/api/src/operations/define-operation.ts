@@ -1,6 +1,6 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { HonoRequest } from "hono";
-import type { Principal, UserActor } from "@meridian/domain";
+import type { ObservatoryPrincipal, Principal, UserActor } from "@meridian/domain";
 import type { z } from "zod";
 import type { RequestContext } from "../context";
 
@@ -8,7 +8,7 @@ import type { RequestContext } from "../context";
  * Who may call an operation. The REST and tRPC adapters both check it before the input is
  * parsed, so a caller without credentials learns nothing about what an operation accepts.
  */
-export type Access = "public" | "signed-in" | "server-admin";
+export type Access = "public" | "signed-in" | "server-admin" | "observatory-or-user" | "observatory";
 
 /** What a handler sees of the request, whichever face (REST or tRPC) it came through. */
 export interface OperationContext extends RequestContext {
@@ -16,12 +16,14 @@ export interface OperationContext extends RequestContext {
   setSessionToken(token: string | null): void;
 }
 
-type Signed<A extends Access, T> = A extends "public" ? T | undefined : T;
+type Signed<A extends Access, T> = A extends "public" | "observatory-or-user" ? T | undefined : A extends "observatory" ? undefined : T;
 
 export interface HandlerArgs<A extends Access, I> {
   ctx: OperationContext;
   actor: Signed<A, UserActor>;
   principal: Signed<A, Principal>;
+  /** The observatory whose key made the call (tiers `observatory` and `observatory-or-user`). */
+  observatory: A extends "observatory" ? ObservatoryPrincipal : ObservatoryPrincipal | undefined;
   input: I;
 }
 

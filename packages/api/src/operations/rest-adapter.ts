@@ -1,16 +1,34 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { actorOfPrincipal, AppError } from "@meridian/domain";
 import type { Context, MiddlewareHandler } from "hono";
-import { requireServerAdmin } from "../http/auth-guard";
+import { OBSERVATORY_KEY_LIMITS, requirePrincipal, requireServerAdmin } from "../http/auth-guard";
 import { createRouter, type AppEnv } from "../http/env";
 import { bearerSecurity, jsonBody, jsonResponse } from "../http/openapi-shared";
 import { clearSessionCookie, setSessionCookie } from "../http/session-cookie";
 import { Reply, type AnyOperation, type OperationContext } from "./define-operation";
 
+/** Users only (an observatory key is refused); runs after the credential check and before the validators. */
+const usersOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  requirePrincipal(c.get("ctx"));
+  await next();
+};
+
+/** The observatory's own key only. */
+const observatoriesOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!c.get("ctx").observatory) throw new AppError("FORBIDDEN", "Only an observatory key may do this");
+  await next();
+};
+
 /** Server administrators only; runs after the credential check and before the validators. */
 const serverAdminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   requireServerAdmin(c.get("ctx"));
   await next();
+};
+
+const guardsByAccess: Record<string, MiddlewareHandler<AppEnv>[]> = {
+  "signed-in": [usersOnly],
+  "server-admin": [usersOnly, serverAdminOnly],
+  observatory: [observatoriesOnly],
 };
 
 function routeOf(operation: AnyOperation): RouteConfig {
@@ -30,7 +48,7 @@ function routeOf(operation: AnyOperation): RouteConfig {
     ...(operation.description ? { description: operation.description } : {}),
     // An empty requirement says "no credentials needed" explicitly, as linters ask.
     security: operation.access === "public" ? [] : bearerSecurity,
-    ...(operation.access === "server-admin" ? { middleware: [serverAdminOnly] } : {}),
+    ...(guardsByAccess[operation.access] ? { middleware: guardsByAccess[operation.access] } : {}),
     ...(Object.keys(request).length > 0 ? { request } : {}),
     responses: { [operation.status ?? 200]: success, ...operation.responses },
   });
@@ -61,9 +79,11 @@ export function restRoutes(operations: readonly AnyOperation[]) {
     router.openapi(routeOf(operation), async (c) => {
       const ctx = operationContext(c);
       const principal = ctx.principal;
-      if (!principal && operation.access !== "public") throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
+      if (!principal && !ctx.observatory && operation.access !== "public") throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
+      if (!principal && ctx.observatory && operation.access !== "observatory" && operation.access !== "observatory-or-user")
+        throw new AppError("FORBIDDEN", OBSERVATORY_KEY_LIMITS);
       const actor = principal ? actorOfPrincipal(principal) : undefined;
-      const result = await operation.handle({ ctx, actor, principal, input: await inputOf(operation, c) });
+      const result = await operation.handle({ ctx, actor, principal, observatory: ctx.observatory, input: await inputOf(operation, c) });
       if (result instanceof Reply) {
         const body = result.body;
         if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null)

@@ -22,7 +22,14 @@ export type ProcedureOf<T> =
       : TRPCMutationProcedure<{ input: TrpcInput<P, Q, B, K, Opt>; output: TrpcOutput<R, O>; meta: ProcedureMeta }>
     : never;
 
-const tiers = { public: publicProcedure, "signed-in": authedProcedure, "server-admin": adminProcedure } as const;
+// Observatory keys never reach tRPC: the SPA's users call the observatory-or-user operations as signed-in users.
+const tiers = {
+  public: publicProcedure,
+  "signed-in": authedProcedure,
+  "server-admin": adminProcedure,
+  "observatory-or-user": authedProcedure,
+  observatory: authedProcedure,
+} as const;
 
 /** One object for the procedure: path parameters, query and body, the body under `bodyKey` when given. */
 function inputSchemaOf(operation: AnyOperation): z.ZodType | undefined {
@@ -50,7 +57,7 @@ export function procedureOf<T extends AnyOperation>(operation: T): ProcedureOf<T
   const resolve = async ({ ctx, input }: { ctx: OperationContext; input: unknown }) => {
     const principal = ctx.principal;
     const actor = principal ? actorOfPrincipal(principal) : undefined;
-    const result = await operation.handle({ ctx, actor, principal, input: withoutPagingExtras(input) });
+    const result = await operation.handle({ ctx, actor, principal, observatory: undefined, input: withoutPagingExtras(input) });
     if (result instanceof Reply) return result.body;
     // An operation without a response body (204, 202) answers `{ok: true}` over tRPC.
     return operation.output ? result : { ok: true as const };

@@ -3,6 +3,7 @@ import { adminOperations } from "../operations/admin";
 import { authRouter } from "../operations/auth-router";
 import { userOperations } from "../operations/user";
 import { observatoryOperations } from "../operations/observatories";
+import { observationOperations } from "../operations/observations";
 import { organizationOperations } from "../operations/organizations";
 import { projectOperations } from "../operations/projects";
 import { routerOf } from "../operations/trpc-adapter";
@@ -14,6 +15,7 @@ export const appRouter = router({
   organizations: routerOf(organizationOperations),
   observatories: routerOf(observatoryOperations),
   projects: routerOf(projectOperations),
+  observations: routerOf(observationOperations),
   announcements: routerOf(announcementOperations),
   admin: routerOf(adminOperations),
 });

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { authenticateToken, CACHE_CHANNEL, loadRealtimeEvent, REALTIME_CHANNEL, recipientsAmong, type CacheChange, type Deps } from "@meridian/domain";
 import { WebSocketServer, type WebSocket } from "ws";
 import { handleMessage } from "./handle-message";
-import { observatoryRouteKey, userRouteKey, type ProtocolDefinition, type RouteKey } from "./protocol";
+import { observatoryRouteKey, userRouteKey, type Credential, type ProtocolDefinition, type RouteKey } from "./protocol";
 
 export interface WebSocketHub {
   status(): { running: boolean; connections: number };
@@ -36,16 +36,18 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const protocolsByPath = new Map(options.protocols.map((protocol) => [protocol.path, protocol]));
   const servers = new Map(options.protocols.map((protocol) => [protocol, new WebSocketServer({ noServer: true, maxPayload: protocol.maxPayloadBytes })]));
   const socketsByKey = new Map<RouteKey, Set<WebSocket>>();
-  const credentialOf = new Map<WebSocket, { token: string; tokenHash: string }>();
+  const credentialOf = new Map<WebSocket, Credential>();
+  const protocolOf = new Map<WebSocket, AnyProtocol>();
   let running = true;
 
   /** Closes the socket unless its credential still works, asking the database, not the cache. */
   const recheck = (ws: WebSocket) => {
     const credential = credentialOf.get(ws);
     if (!credential) return;
-    authenticateToken({ deps, token: credential.token, fresh: true })
-      .then((current) => {
-        if (!current && ws.readyState === ws.OPEN) ws.close(4401, "credentials no longer valid");
+    const stillValid = credential.stillValid ?? (async () => Boolean(await authenticateToken({ deps, token: credential.token, fresh: true })));
+    stillValid()
+      .then((valid) => {
+        if (!valid && ws.readyState === ws.OPEN) ws.close(4401, "credentials no longer valid");
       })
       .catch((error) => deps.logger.warn({ err: error }, "could not re-check a WebSocket's credentials"));
   };
@@ -60,19 +62,26 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     if (change.kind === "token") for (const [ws, credential] of credentialOf) if (credential.tokenHash === change.tokenHash) recheck(ws);
   });
 
-  const send = (keys: RouteKey[], message: string) => {
-    for (const key of keys) for (const socket of socketsByKey.get(key) ?? []) if (socket.readyState === socket.OPEN) socket.send(message);
+  const send = (keys: RouteKey[], event: { type: string; data: unknown }) => {
+    // Each protocol words an event its own way; each wording is serialized once.
+    const framed = new Map<AnyProtocol, string>();
+    for (const key of keys)
+      for (const socket of socketsByKey.get(key) ?? []) {
+        if (socket.readyState !== socket.OPEN) continue;
+        const protocol = protocolOf.get(socket)!;
+        if (!framed.has(protocol)) framed.set(protocol, JSON.stringify(protocol.frame ? protocol.frame(event) : event));
+        socket.send(framed.get(protocol)!);
+      }
   };
   const deliver = async (payload: string) => {
     const id = Number(payload);
     if (!Number.isInteger(id)) return;
     const event = await loadRealtimeEvent(deps, id);
     if (!event) return;
-    const message = JSON.stringify({ type: event.type, data: event.data });
     // Only this process's connected users are looked up, however large the audience.
     const connectedUsers = [...socketsByKey.keys()].filter((key) => key.startsWith("user:")).map((key) => key.slice("user:".length));
     const userIds = event.announcementId ? await recipientsAmong(deps, event.announcementId, connectedUsers) : event.userIds;
-    send([...userIds.map(userRouteKey), ...event.observatoryIds.map(observatoryRouteKey)], message);
+    send([...userIds.map(userRouteKey), ...event.observatoryIds.map(observatoryRouteKey)], { type: event.type, data: event.data });
   };
   // One at a time, in the order the notices came: an observatory must never see a cancel before the assign it cancels.
   let deliveries = Promise.resolve();
@@ -80,11 +89,8 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     deliveries = deliveries.then(() => deliver(payload)).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));
   });
 
-  const open = (
-    protocol: AnyProtocol,
-    ws: WebSocket,
-    admission: { session: unknown; routeKey: RouteKey; credential?: { token: string; tokenHash: string } },
-  ) => {
+  const open = (protocol: AnyProtocol, ws: WebSocket, admission: { session: unknown; routeKey: RouteKey; credential?: Credential }) => {
+    protocolOf.set(ws, protocol);
     const sockets = socketsByKey.get(admission.routeKey) ?? new Set<WebSocket>();
     sockets.add(ws);
     socketsByKey.set(admission.routeKey, sockets);
@@ -105,6 +111,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     // One message at a time per socket, in the order sent, so replies keep the order of requests.
     let queue = Promise.resolve();
     ws.on("message", (raw) => {
+      protocol.received?.(admission.session);
       queue = queue.then(() => handleMessage({ protocol, deps, session: admission.session, connection, raw: raw.toString() }));
     });
     // A client's protocol error (an oversized or broken frame) closes its socket; without a
@@ -113,10 +120,16 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     ws.on("close", () => {
       clearInterval(heartbeat);
       credentialOf.delete(ws);
+      protocolOf.delete(ws);
+      // After the messages already received are handled, so a goodbye is recorded before the close.
+      queue = queue
+        .then(() => protocol.closed?.({ deps, session: admission.session }))
+        .catch((error) => deps.logger.error({ err: error, routeKey: admission.routeKey }, "WebSocket close handler failed"));
       sockets.delete(ws);
       if (sockets.size === 0) socketsByKey.delete(admission.routeKey);
     });
     if (protocol.welcome) connection.send(protocol.welcome(admission.session));
+    protocol.opened?.({ deps, session: admission.session, connection });
   };
 
   const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -9,7 +9,14 @@ export interface Admission<Session> {
   session: Session;
   routeKey: RouteKey;
   /** A credential the hub re-checks when credentials change (logout, revocation) and on each heartbeat. */
-  credential?: { token: string; tokenHash: string };
+  credential?: Credential;
+}
+
+export interface Credential {
+  token: string;
+  tokenHash: string;
+  /** Whether the credential still works, asking the database; a user's session or key by default. */
+  stillValid?: () => Promise<boolean>;
 }
 
 export interface Refusal {
@@ -50,6 +57,14 @@ export interface ProtocolDefinition<Session, Union extends { type: string }> {
   };
   /** Sent once, right after the upgrade. */
   welcome?(session: Session): unknown;
+  /** Runs for each socket once it is open (timers a protocol keeps per connection). */
+  opened?(context: { deps: Deps; session: Session; connection: ProtocolConnection }): void;
+  /** Runs before each message is handled, whatever it is. */
+  received?(session: Session): void;
+  /** Runs once the socket has closed, however it closed. */
+  closed?(context: { deps: Deps; session: Session }): Promise<void> | void;
+  /** How a published event is worded for this protocol's sockets; `{type, data}` by default. */
+  frame?(event: { type: string; data: unknown }): unknown;
 }
 
 export function defineProtocol<Session, Union extends { type: string }>(definition: ProtocolDefinition<Session, Union>): ProtocolDefinition<Session, Union> {

@@ -6,6 +6,7 @@ import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError, fieldError, type FieldError } from "../errors";
 import { publishToAnnouncementRecipients } from "../events/publish";
+import { sendMotdToObservatory } from "./observatory-motd";
 import { addJob } from "../jobs/add-job";
 import { recordJobStarted } from "../jobs/tracked-jobs";
 import { EMAIL_JOB_KIND } from "./email-job-kind";
@@ -135,6 +136,7 @@ async function createAnnouncement(options: {
       await addJob(tx, "announcement_started", { announcementId: announcement.id }, { jobKey: `announcement-started:${announcement.id}`, runAt: startsAt });
     } else {
       await publishToAnnouncementRecipients(tx, { announcementId: announcement.id, event: { type: "announcement.created", data: presented } });
+      await sendMotdToObservatory(tx, doc, presented);
     }
     const scope = ref.scope === "system" ? { kind: "system" as const, id: "system", name: null } : { kind: ref.scope, id: ref.scopeId, name: access.scopeName };
     await recordAudit(tx, {

@@ -11,6 +11,7 @@ import { FORBIDDEN_IN_TEXT } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
 import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress, senderUserIds } from "./senders";
+import { sendMotdToObservatory } from "./observatory-motd";
 import { assertTransition, mayMoveTo, type AnnouncementStatus } from "./status";
 
 /**
@@ -175,10 +176,9 @@ export async function announceStarted(options: { deps: Deps; announcementId: str
     let row = toAnnouncementRow(record);
     if (row.status !== "active" && row.status !== "acknowledged") return;
     if (row.status === "active" && row.doc.deliveryType !== "message") row = await acknowledgeEmailRecipients(tx, row, deps.now());
-    await publishToAnnouncementRecipients(tx, {
-      announcementId,
-      event: { type: "announcement.created", data: presentAnnouncement(row, { includeTargets: false }) },
-    });
+    const presented = presentAnnouncement(row, { includeTargets: false });
+    await publishToAnnouncementRecipients(tx, { announcementId, event: { type: "announcement.created", data: presented } });
+    await sendMotdToObservatory(tx, row.doc, presented);
     await invalidateCaches(deps, tx, { kind: "announcements" });
   });
 }

@@ -62,6 +62,17 @@ export async function listScopeActiveAnnouncements(options: { deps: Deps; actor:
   };
 }
 
+/** An observatory's current announcements, as its plugin receives them (`motd`) when it connects. */
+export async function activeObservatoryAnnouncements(deps: Deps, observatoryId: string) {
+  const now = deps.now().toISOString();
+  const rows = await deps.db.execute<Record<string, unknown>>(sql`
+    select ${sql.raw(announcementColumns())} from announcements a
+     where a.scope = 'observatory' and a.scope_id = ${observatoryId} and a.status in ('active', 'acknowledged') and ${current("a", now)}
+     order by ${severityRank("a")}, a.id desc
+     limit 50`);
+  return rows.map((record) => presentAnnouncement(toAnnouncementRow(record), { includeTargets: false }));
+}
+
 /** Senders: every announcement of the scope, past included. */
 export async function listScopeAnnouncementHistory(options: {
   deps: Deps;

@@ -29,6 +29,10 @@ export const jobContracts = {
   announcement_started: defineJob("announcement_started", z.object({ announcementId: id })),
   announcements_maintenance: defineJob("announcements_maintenance", scheduled, { schedule: "* * * * *" }),
   prune_rate_limits: defineJob("prune_rate_limits", scheduled, { schedule: "0 * * * *" }),
+  /** Assigns an observatory its next eligible observation, if it is free; queued by every change that could make one eligible. */
+  dispatch_observatory: defineJob("dispatch_observatory", z.object({ observatoryId: id })),
+  /** The minute sweep: dispatch for every connected observatory (darkness beginning needs no event), heartbeats missed, stale observations. */
+  observations_maintenance: defineJob("observations_maintenance", scheduled, { schedule: "* * * * *" }),
   prune_realtime_events: defineJob("prune_realtime_events", scheduled, { schedule: "*/10 * * * *" }),
 };
 

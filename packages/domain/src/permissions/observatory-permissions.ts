@@ -2,7 +2,7 @@ import { closePermissions } from "@meridian/rules";
 import type { UserActor } from "../actor";
 import { hasAnyObservatoryGrant, isOrganizationAdmin } from "./grant-predicates";
 import { observatoryPermissionKeys, type Executor, type ObservatoryPermissions, type OrganizationPermissions } from "@meridian/db";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { AppError } from "../errors";
 
 export type ObservatoryPermission = (typeof observatoryPermissionKeys)[number];
@@ -135,7 +135,16 @@ export async function listViewableObservatoryIds(options: { db: Executor; userId
   const { db, userId } = options;
   const after = options.after ? sql`and id > ${options.after}` : sql``;
   const rows = await db.execute<{ id: string }>(sql`
-    select id from (
+    select id from (${viewableObservatoryIds(userId)}) visible (id)
+    where true ${after}
+    order by id
+    limit ${options.limit}`);
+  return rows.map((row) => row.id);
+}
+
+/** The ids of every observatory the user can view, as a subquery (see listViewableObservatoryIds for the rule). */
+export function viewableObservatoryIds(userId: string): SQL {
+  return sql`
       select o.id from observatories o where o.owner_kind = 'user' and o.owner_id = ${userId}
       union
       select m.observatory_id from observatory_members m
@@ -143,10 +152,19 @@ export async function listViewableObservatoryIds(options: { db: Executor; userId
       union
       select m.observatory_id from organization_members om
         join observatory_members m on m.member_kind = 'organization' and m.member_id = om.organization_id
-       where om.user_id = ${userId} and ${hasAnyObservatoryGrant("m.doc->'permissions'")}
-    ) visible (id)
-    where true ${after}
-    order by id
-    limit ${options.limit}`);
-  return rows.map((row) => row.id);
+       where om.user_id = ${userId} and ${hasAnyObservatoryGrant("m.doc->'permissions'")}`;
+}
+
+/** Every user who can view the observatory, by the same rule the other way round (server admins aside). */
+export async function observatoryViewerIds(db: Executor, observatoryId: string): Promise<string[]> {
+  const rows = await db.execute<{ user_id: string }>(sql`
+    select o.owner_id as user_id from observatories o where o.id = ${observatoryId} and o.owner_kind = 'user'
+    union
+    select m.member_id from observatory_members m
+     where m.observatory_id = ${observatoryId} and m.member_kind = 'user' and ${hasAnyObservatoryGrant("m.doc->'permissions'")}
+    union
+    select om.user_id from observatory_members m
+      join organization_members om on om.organization_id = m.member_id
+     where m.observatory_id = ${observatoryId} and m.member_kind = 'organization' and ${hasAnyObservatoryGrant("m.doc->'permissions'")}`);
+  return rows.map((row) => row.user_id);
 }

@@ -1,0 +1,217 @@
+import { EventEmitter } from "node:events";
+import WebSocket from "ws";
+
+/** What the simulated plugin does with the next assignment. */
+export type Outcome = "complete" | "fail" | "abort";
+
+export interface SimulatorOptions {
+  /** The server's base URL, e.g. http://127.0.0.1:3000. */
+  url: string;
+  /** An observatory key (`mok_...`). */
+  key: string;
+  pluginVersion?: string;
+  /** Time runs this many times faster than a real night's exposures (default 1; the demo uses 60). */
+  speed?: number;
+  heartbeatSeconds?: number;
+  systemInfo?: Record<string, unknown>;
+  equipment?: Record<string, unknown>;
+  /** Bytes of the simulated image uploaded per exposure set (default 64 KiB). */
+  imageBytes?: number;
+  log?: (line: string) => void;
+}
+
+interface Assignment {
+  id: string;
+  name: string;
+  targets: Array<{ name: string; exposures: Array<{ filter: string; exposureSeconds: number; count: number }> }>;
+}
+
+/**
+ * An observatory plugin as the contract's Observatory connection describes it: connects with its
+ * key, says hello, sends heartbeats, takes `assign`, walks the observation through in_progress →
+ * acquisition_complete → completed while uploading a file and its preview, and obeys `cancel`.
+ * It can be told to fail or abort the next observation, go unsafe, hold for weather, say
+ * goodbye or drop off without a word. Events: `message` (every server message), `status`
+ * (each status it reported), `file`.
+ */
+export class ObservatorySimulator extends EventEmitter {
+  readonly options: Required<Omit<SimulatorOptions, "log" | "systemInfo" | "equipment">> & Pick<SimulatorOptions, "log" | "systemInfo" | "equipment">;
+  private ws: WebSocket | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private nextId = 1;
+  private pending = new Map<string, { resolve: (reply: Record<string, unknown>) => void; reject: (error: Error) => void }>();
+  private current: { id: string; cancelled: boolean } | undefined;
+  private nextOutcome: Outcome = "complete";
+  readonly received: Array<Record<string, unknown>> = [];
+
+  constructor(options: SimulatorOptions) {
+    super();
+    this.options = { pluginVersion: "3.8.0.0", speed: 1, heartbeatSeconds: 30, imageBytes: 64 * 1024, ...options };
+  }
+
+  get observationInHand(): string | undefined {
+    return this.current?.id;
+  }
+
+  /** Opens the connection and says hello; resolves with the hello's acknowledgement. */
+  async connect(): Promise<Record<string, unknown>> {
+    const wsUrl = `${this.options.url.replace(/^http/, "ws")}/ws/observatory`;
+    const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${this.options.key}` } });
+    this.ws = ws;
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("unexpected-response", (_request, response) => reject(new Error(`connection refused: ${response.statusCode}`)));
+      ws.once("error", reject);
+    });
+    ws.on("message", (raw) => this.onMessage(JSON.parse(raw.toString()) as Record<string, unknown>));
+    ws.on("close", (code, reason) => {
+      clearInterval(this.heartbeat);
+      for (const waiter of this.pending.values()) waiter.reject(new Error(`connection closed (${code} ${reason.toString()})`));
+      this.pending.clear();
+      this.emit("close", code, reason.toString());
+    });
+    const reply = await this.send({
+      type: "hello",
+      pluginVersion: this.options.pluginVersion,
+      systemInfo: this.options.systemInfo,
+      equipment: this.options.equipment,
+    });
+    this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }).catch(() => undefined), this.options.heartbeatSeconds * 1000);
+    return reply;
+  }
+
+  /** Sends a message and resolves with its `ack`, or rejects with the server's `error`. */
+  send(message: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const id = String(this.nextId++);
+    return new Promise((resolve, reject) => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return reject(new Error("not connected"));
+      this.pending.set(id, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...message, id }));
+    });
+  }
+
+  /** The next assignment fails or aborts instead of completing. */
+  willEndWith(outcome: Outcome) {
+    this.nextOutcome = outcome;
+  }
+
+  safety(safe: boolean, reason?: string) {
+    return this.send({ type: "safety", safe, ...(reason ? { reason } : {}) });
+  }
+
+  weather(hold: boolean, reason?: string) {
+    return this.send({ type: "weather", hold, ...(reason ? { reason } : {}) });
+  }
+
+  config(report: { systemInfo?: Record<string, unknown>; equipment?: Record<string, unknown> }) {
+    return this.send({ type: "config", ...report });
+  }
+
+  /** Says goodbye and closes. */
+  async goodbye() {
+    await this.send({ type: "goodbye" });
+    await this.close();
+  }
+
+  /** Stops heartbeats and answers nothing more, but keeps the socket open: the server must notice the silence. */
+  fallSilent() {
+    clearInterval(this.heartbeat);
+    this.ws?.removeAllListeners("message");
+  }
+
+  /** Drops off without a word (the TCP connection is cut). */
+  dropOff() {
+    clearInterval(this.heartbeat);
+    this.ws?.terminate();
+  }
+
+  async close() {
+    clearInterval(this.heartbeat);
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      ws.once("close", () => resolve());
+      ws.close();
+    });
+  }
+
+  private onMessage(message: Record<string, unknown>) {
+    this.received.push(message);
+    this.emit("message", message);
+    if (message.type === "ack" || message.type === "error") {
+      const waiter = this.pending.get(String(message.id));
+      if (!waiter) return;
+      this.pending.delete(String(message.id));
+      if (message.type === "ack") waiter.resolve(message);
+      else waiter.reject(Object.assign(new Error(String(message.message)), { code: message.code }));
+      return;
+    }
+    if (message.type === "assign") void this.run(message.observation as Assignment).catch((error) => this.log(`observation failed: ${error}`));
+    const current = this.current;
+    if (message.type === "cancel" && current && current.id === message.observationId) current.cancelled = true;
+  }
+
+  private log(line: string) {
+    this.options.log?.(line);
+  }
+
+  private async report(observationId: string, status: string, reason?: string) {
+    await this.send({ type: "observation_status", observationId, status, ...(reason ? { reason } : {}) });
+    this.emit("status", { observationId, status });
+    this.log(`${observationId}: ${status}`);
+  }
+
+  /** A night's exposures, compressed by `speed`: in_progress, the exposures, acquisition_complete, the files, completed. */
+  private async run(observation: Assignment) {
+    const current = { id: observation.id, cancelled: false };
+    this.current = current;
+    const outcome = this.nextOutcome;
+    this.nextOutcome = "complete";
+    try {
+      await this.report(observation.id, "in_progress");
+      const exposureSeconds = observation.targets
+        .flatMap((target) => target.exposures)
+        .reduce((sum, exposure) => sum + exposure.exposureSeconds * exposure.count, 0);
+      await this.wait(Math.min(exposureSeconds, 600) * 1000);
+      if (current.cancelled) return;
+      if (outcome === "fail") return await this.report(observation.id, "failed", "simulated camera fault");
+      if (outcome === "abort") return await this.report(observation.id, "aborted", "simulated abort by the operator");
+      await this.report(observation.id, "acquisition_complete");
+      const image = await this.upload(observation.id, `${observation.targets[0]?.name ?? "target"}.fits`, "application/fits", this.image());
+      await this.upload(observation.id, "preview.png", "image/png", PREVIEW_PNG, image.id as string);
+      if (current.cancelled) return;
+      await this.report(observation.id, "completed");
+    } catch (error) {
+      // A cancel that crossed our report is expected; anything else is worth a line.
+      if (!current.cancelled) this.log(`${observation.id}: ${(error as Error).message}`);
+    } finally {
+      if (this.current === current) this.current = undefined;
+    }
+  }
+
+  private wait(ms: number) {
+    return new Promise((resolve) => setTimeout(resolve, ms / this.options.speed));
+  }
+
+  private image(): Buffer {
+    const bytes = Buffer.alloc(this.options.imageBytes);
+    Buffer.from("SIMPLE  =                    T / simulated by Meridian's observatory simulator").copy(bytes);
+    return bytes;
+  }
+
+  private async upload(observationId: string, filename: string, contentType: string, body: Buffer, previewOf?: string) {
+    const query = new URLSearchParams({ filename, ...(previewOf ? { previewOf } : {}) });
+    const response = await fetch(`${this.options.url}/observations/${observationId}/files?${query}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${this.options.key}`, "content-type": contentType },
+      body: new Uint8Array(body),
+    });
+    if (response.status !== 201) throw new Error(`upload of ${filename} answered ${response.status}: ${await response.text()}`);
+    const file = (await response.json()) as Record<string, unknown>;
+    this.emit("file", file);
+    return file;
+  }
+}
+
+/** A 1×1 PNG, the smallest honest preview. */
+const PREVIEW_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");

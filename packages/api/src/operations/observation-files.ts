@@ -1,0 +1,94 @@
+import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { z } from "@hono/zod-openapi";
+import { fileListSchema, fileSchema, listObservationFiles, openObservationFile, uploadObservationFile } from "@meridian/domain";
+import { defineOperation, Reply } from "./define-operation";
+import { authedErrors, idParam, problemResponseFor } from "./responses";
+
+const tags = ["Observations"];
+const binary = { schema: z.string().openapi({ format: "binary" }) };
+
+interface Upload {
+  stream: WebReadableStream<Uint8Array> | null;
+  contentType: string | undefined;
+}
+
+/** `attachment` with the name in both forms (RFC 6266): ASCII for old clients, UTF-8 for the rest. */
+const contentDisposition = (filename: string) =>
+  `attachment; filename="${filename.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+
+/** An observation's files: uploaded by its observatory's key, read by the observation's readers. */
+export const observationFileOperations = {
+  uploadFile: defineOperation({
+    operationId: "uploadObservationFile",
+    access: "observatory",
+    tags,
+    summary: "Upload a file of an observation (the observatory's own key)",
+    description:
+      "Raw body, streamed to object storage with its size and SHA-256 computed on the way; the content type is kept. " +
+      "`previewOf` links a preview image to a file of the same observation. A failed upload leaves neither a record nor an object. " +
+      "At most MAX_UPLOAD_BYTES (default 4 GiB).",
+    method: "post",
+    path: "/observations/{id}/files",
+    status: 201,
+    params: z.object({ id: idParam }),
+    query: z.object({ filename: z.string().min(1).max(255), previewOf: idParam.optional() }),
+    requestBody: { required: true, content: { "application/octet-stream": binary, "image/*": binary } },
+    readBody: async (request) => ({ stream: request.raw.body as WebReadableStream<Uint8Array> | null, contentType: request.header("content-type") }),
+    bodyKey: "upload",
+    output: fileSchema,
+    outputDescription: "Stored",
+    responses: { ...authedErrors, 413: problemResponseFor("Larger than MAX_UPLOAD_BYTES (PAYLOAD_TOO_LARGE)") },
+    trpc: false,
+    handle: ({ ctx, observatory, input }) => {
+      const upload = (input as unknown as { upload: Upload }).upload;
+      return uploadObservationFile({
+        deps: ctx.deps,
+        observatoryId: observatory.observatoryId,
+        observationId: input.id,
+        filename: input.filename,
+        previewOf: input.previewOf,
+        contentType: upload.contentType,
+        body: upload.stream,
+      });
+    },
+  }),
+  files: defineOperation({
+    operationId: "listObservationFiles",
+    access: "signed-in",
+    tags,
+    summary: "An observation's files (its readers)",
+    method: "get",
+    path: "/observations/{id}/files",
+    status: 200,
+    params: z.object({ id: idParam }),
+    output: fileListSchema,
+    outputDescription: "Files, oldest first",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => listObservationFiles({ deps: ctx.deps, actor, observationId: input.id }),
+  }),
+  downloadFile: defineOperation({
+    operationId: "downloadFile",
+    access: "signed-in",
+    tags,
+    summary: "A file's bytes (readers of its observation)",
+    description: "Streamed with its content type, Content-Length and Content-Disposition.",
+    method: "get",
+    path: "/files/{id}/download",
+    status: 200,
+    params: z.object({ id: idParam }),
+    outputDescription: "The bytes",
+    responses: { ...authedErrors, 200: { description: "The bytes", content: { "application/octet-stream": binary } } },
+    trpc: false,
+    handle: async ({ ctx, actor, input }) => {
+      const { file, body, contentLength } = await openObservationFile({ deps: ctx.deps, actor, fileId: input.id });
+      return new Reply(200, Readable.toWeb(body) as ReadableStream, {
+        "content-type": file.contentType,
+        "content-length": String(contentLength),
+        "content-disposition": contentDisposition(file.filename),
+        "x-content-type-options": "nosniff",
+        "cache-control": "private, no-store",
+      });
+    },
+  }),
+};

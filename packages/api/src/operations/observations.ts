@@ -1,0 +1,179 @@
+import { z } from "@hono/zod-openapi";
+import {
+  AppError,
+  cancelObservation,
+  changeObservationStatus,
+  createObservation,
+  getObservation,
+  listObservationHistory,
+  listObservations,
+  observationCancelSchema,
+  observationCreateSchema,
+  observationHistorySchema,
+  observationListQuerySchema,
+  observationPageSchema,
+  observationSchema,
+  observationStatusChangeSchema,
+  observationUpdateSchema,
+  reportObservationStatus,
+  updateObservation,
+  validationError,
+} from "@meridian/domain";
+import { defineOperation } from "./define-operation";
+import { observationFileOperations } from "./observation-files";
+import { authedErrors, conflict, idParam, pageQuery } from "./responses";
+
+const tags = ["Observations"];
+const params = z.object({ id: idParam });
+const transitionNote =
+  "Allowed moves: pending → assigned, paused, cancelled; paused → pending, cancelled; assigned → in_progress, pending, failed, aborted, " +
+  "cancelled; in_progress → acquisition_complete, suspended, failed, aborted, cancelled; suspended → in_progress, acquisition_complete, " +
+  "partially_completed, failed, aborted, cancelled; acquisition_complete → completed, partially_completed, failed. Anything else: 409 " +
+  "INVALID_TRANSITION. Of two concurrent moves of one observation the second sees the first's result. A monitoring observation that " +
+  "ends completed or failed goes back to pending (both moves are recorded).";
+
+/** Observations, their status moves, history and files (tRPC `observations.*`). */
+export const observationOperations = {
+  ...observationFileOperations,
+  create: defineOperation({
+    operationId: "createObservation",
+    access: "signed-in",
+    tags,
+    summary: "Submit an observation",
+    description:
+      "Needs can_observe on the observatory and membership of the project, which must be active (409 PROJECT_NOT_ACTIVE). " +
+      "Starts `pending`; dispatch considers it at once.",
+    method: "post",
+    path: "/observations",
+    status: 201,
+    body: observationCreateSchema,
+    output: observationSchema,
+    outputDescription: "Created",
+    responses: { ...authedErrors, 409: conflict("PROJECT_NOT_ACTIVE") },
+    handle: ({ ctx, actor, input }) => createObservation({ deps: ctx.deps, actor, input }),
+  }),
+  list: defineOperation({
+    operationId: "listObservations",
+    access: "signed-in",
+    tags,
+    summary: "Observations the caller may read, newest first",
+    description: "The caller's own, those of projects they belong to and those of observatories they can view; filters combine.",
+    method: "get",
+    path: "/observations",
+    status: 200,
+    query: pageQuery.extend(observationListQuerySchema.shape),
+    trpcInputOptional: true,
+    output: observationPageSchema,
+    outputDescription: "A page of observations",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) =>
+      listObservations({
+        deps: ctx.deps,
+        actor,
+        filter: { projectId: input.projectId, observatoryId: input.observatoryId, status: input.status },
+        limit: input.limit ?? 50,
+        cursor: input.cursor,
+      }),
+  }),
+  get: defineOperation({
+    operationId: "getObservation",
+    access: "signed-in",
+    tags,
+    summary: "One observation (owner, project members, observatory can_view)",
+    method: "get",
+    path: "/observations/{id}",
+    status: 200,
+    params,
+    output: observationSchema,
+    outputDescription: "The observation",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => getObservation({ deps: ctx.deps, actor, observationId: input.id }),
+  }),
+  update: defineOperation({
+    operationId: "updateObservation",
+    access: "signed-in",
+    tags,
+    summary: "Change a waiting observation (owner or can_operate)",
+    description: "Partial; only while pending or paused (409 INVALID_TRANSITION otherwise).",
+    method: "put",
+    path: "/observations/{id}",
+    status: 200,
+    params,
+    body: observationUpdateSchema,
+    bodyKey: "update",
+    output: observationSchema,
+    outputDescription: "Updated",
+    responses: { ...authedErrors, 409: conflict("INVALID_TRANSITION") },
+    handle: ({ ctx, actor, input }) => updateObservation({ deps: ctx.deps, actor, observationId: input.id, update: input.update }),
+  }),
+  cancel: defineOperation({
+    operationId: "cancelObservation",
+    access: "signed-in",
+    tags,
+    summary: "Cancel (owner or can_operate)",
+    description: "Always yields `cancelled`; a running observation's observatory gets `cancel` over its connection. 409 INVALID_TRANSITION once it has ended.",
+    method: "post",
+    path: "/observations/{id}/cancel",
+    status: 200,
+    params,
+    body: observationCancelSchema,
+    // The body is optional: a bare POST cancels without a reason.
+    readBody: async (request) => {
+      const text = await request.text();
+      if (!text.trim()) return {};
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new AppError("VALIDATION_FAILED", "The request body is not valid JSON");
+      }
+      const result = observationCancelSchema.safeParse(parsed);
+      if (!result.success) throw validationError(result.error.issues);
+      return result.data;
+    },
+    requestBody: { required: false, content: { "application/json": { schema: observationCancelSchema } } },
+    output: observationSchema,
+    outputDescription: "Cancelled",
+    responses: { ...authedErrors, 409: conflict("INVALID_TRANSITION") },
+    handle: ({ ctx, actor, input }) => cancelObservation({ deps: ctx.deps, actor, observationId: input.id, reason: input.reason }),
+  }),
+  changeStatus: defineOperation({
+    operationId: "changeObservationStatus",
+    access: "observatory-or-user",
+    tags,
+    summary: "Move to another status (can_operate, or the observatory's own key)",
+    description: transitionNote,
+    method: "post",
+    path: "/observations/{id}/status",
+    status: 200,
+    params,
+    body: observationStatusChangeSchema,
+    output: observationSchema,
+    outputDescription: "Moved",
+    responses: { ...authedErrors, 409: conflict("INVALID_TRANSITION") },
+    handle: ({ ctx, actor, observatory, input }) =>
+      actor
+        ? changeObservationStatus({ deps: ctx.deps, actor, observationId: input.id, status: input.status, reason: input.reason })
+        : reportObservationStatus({
+            deps: ctx.deps,
+            observatoryId: observatory!.observatoryId,
+            observationId: input.id,
+            status: input.status,
+            reason: input.reason,
+          }),
+  }),
+  history: defineOperation({
+    operationId: "listObservationHistory",
+    access: "signed-in",
+    tags,
+    summary: "Every status move, oldest first",
+    method: "get",
+    path: "/observations/{id}/history",
+    status: 200,
+    params,
+    output: observationHistorySchema,
+    outputDescription: "History",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => listObservationHistory({ deps: ctx.deps, actor, observationId: input.id }),
+  }),
+};

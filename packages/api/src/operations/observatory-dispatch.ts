@@ -1,0 +1,96 @@
+import { z } from "@hono/zod-openapi";
+import {
+  createdObservatoryKeySchema,
+  createObservatoryKey,
+  getObservatoryQueue,
+  listObservatoryKeys,
+  observationSchema,
+  observatoryKeyCreateSchema,
+  observatoryKeySchema,
+  queueBlockCodes,
+  revokeObservatoryKey,
+} from "@meridian/domain";
+import { defineOperation } from "./define-operation";
+import { authedErrors, idParam, wholeList } from "./responses";
+
+const tags = ["Observatories"];
+
+const params = z.object({ id: idParam });
+
+export const observatoryQueueSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        observation: observationSchema,
+        eligible: z.boolean(),
+        blockedBy: z.object({ code: z.enum(queueBlockCodes), until: z.string().nullable() }).nullable(),
+      }),
+    ),
+    darkness: z.object({ start: z.string(), end: z.string() }).nullable(),
+  })
+  .meta({ id: "ObservatoryQueue" });
+
+/** An observatory's keys for its plugin, and its explained queue (tRPC `observatories.*`). */
+export const observatoryDispatchOperations = {
+  queue: defineOperation({
+    operationId: "getObservatoryQueue",
+    access: "signed-in",
+    tags,
+    summary: "The explained queue (can_view)",
+    description:
+      "Pending observations in dispatch order (highest priority, then oldest), each `eligible` now or `blockedBy` the first reason " +
+      "that applies, in this order: the observation's own (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE) before the " +
+      "observatory's (OBSERVATORY_BUSY, OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE); `until` when known. Computed by the function " +
+      "dispatch uses. `darkness`: the current or next astronomical dark interval, null without a location.",
+    method: "get",
+    path: "/observatories/{id}/queue",
+    status: 200,
+    params,
+    output: observatoryQueueSchema,
+    outputDescription: "The queue",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => getObservatoryQueue({ deps: ctx.deps, actor, observatoryId: input.id }),
+  }),
+  keys: defineOperation({
+    operationId: "listObservatoryKeys",
+    access: "signed-in",
+    tags,
+    summary: "The observatory's plugin keys, without the secrets (can_admin)",
+    method: "get",
+    path: "/observatories/{id}/api-keys",
+    status: 200,
+    params,
+    output: wholeList(observatoryKeySchema),
+    outputDescription: "Keys",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => listObservatoryKeys({ deps: ctx.deps, actor, observatoryId: input.id }),
+  }),
+  createKey: defineOperation({
+    operationId: "createObservatoryKey",
+    access: "signed-in",
+    tags,
+    summary: "A key for the observatory's plugin (can_admin); the key is shown once",
+    description: "The key acts only as this observatory: it opens /ws/observatory, reports statuses of its observations and uploads their files.",
+    method: "post",
+    path: "/observatories/{id}/api-keys",
+    status: 201,
+    params,
+    body: observatoryKeyCreateSchema,
+    output: createdObservatoryKeySchema,
+    outputDescription: "Created",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => createObservatoryKey({ deps: ctx.deps, actor, observatoryId: input.id, name: input.name }),
+  }),
+  revokeKey: defineOperation({
+    operationId: "revokeObservatoryKey",
+    access: "signed-in",
+    tags,
+    summary: "Revoke a key (can_admin): it stops working at once and its connection is closed",
+    method: "delete",
+    path: "/observatories/{id}/api-keys/{keyId}",
+    status: 204,
+    params: z.object({ id: idParam, keyId: idParam }),
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => revokeObservatoryKey({ deps: ctx.deps, actor, observatoryId: input.id, keyId: input.keyId }),
+  }),
+};

@@ -1,0 +1,107 @@
+import { observationStatuses, observationTypes, twilightKinds, notifiedStatuses } from "@meridian/rules";
+import { z } from "zod";
+import { isoDate } from "./documents";
+
+/**
+ * Observations and what hangs off them. The value rules (RA 0 ≤ ra < 360, Dec −90..90, priority
+ * 1–10, at least one target with one exposure) are part of the document schemas, so the API's
+ * input validation and the integrity scan's check of stored documents are the same rule.
+ */
+export const exposureSchema = z.object({
+  filter: z.string().trim().min(1).max(40),
+  exposureSeconds: z.number().positive().max(86_400),
+  count: z.number().int().min(1).max(10_000),
+  binning: z.number().int().min(1).max(4),
+});
+
+export const targetSchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  ra: z.number().min(0).lt(360),
+  dec: z.number().min(-90).max(90),
+  epoch: z.string().trim().min(1).max(20).default("J2000"),
+  exposures: z.array(exposureSchema).min(1).max(50),
+});
+
+export const observationConstraintsSchema = z.object({
+  minAltitude: z.number().min(0).max(90).default(30),
+  maxAirmass: z.number().min(1).max(40).nullable().default(null),
+  moonDistance: z.number().min(0).max(180).nullable().default(null),
+  twilight: z.enum(twilightKinds).default("astronomical"),
+});
+
+export const observationNotificationsSchema = z.object({
+  email: z.boolean().default(true),
+  push: z.boolean().default(true),
+  states: z.array(z.enum(notifiedStatuses)).default([...notifiedStatuses]),
+});
+
+export const observationDocSchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  projectId: z.string(),
+  observatoryId: z.string(),
+  ownerId: z.string(),
+  type: z.enum(observationTypes),
+  priority: z.number().int().min(1).max(10),
+  targets: z.array(targetSchema).min(1).max(100),
+  constraints: observationConstraintsSchema,
+  fixedTimeStart: isoDate.nullable(),
+  fixedTimeEnd: isoDate.nullable(),
+  bypassDarkness: z.boolean(),
+  notifications: observationNotificationsSchema,
+  status: z.enum(observationStatuses),
+  statusReason: z.string().nullable(),
+  statusChangedAt: isoDate,
+  isMonitoring: z.boolean(),
+  /** When the stale monitor reported this observation stuck in its current status (once per stay). */
+  staleReportedAt: isoDate.nullable().default(null),
+  /** Deprecated (spec, Versioning 6): file names from older versions; the integrity scan migrates them into file records. */
+  captured_files: z.array(z.string()).optional(),
+});
+export type ObservationDoc = z.infer<typeof observationDocSchema>;
+
+export const historyActorSchema = z.object({ kind: z.enum(["user", "observatory", "system"]), id: z.string() });
+
+export const observationHistoryDocSchema = z.object({
+  observationId: z.string(),
+  from: z.enum(observationStatuses).nullable(),
+  to: z.enum(observationStatuses),
+  at: isoDate,
+  actor: historyActorSchema,
+  reason: z.string().nullable(),
+});
+export type ObservationHistoryDoc = z.infer<typeof observationHistoryDocSchema>;
+
+export const fileKinds = ["image", "preview", "other"] as const;
+
+export const fileDocSchema = z.object({
+  observationId: z.string(),
+  /** The observatory whose key uploaded it. */
+  observatoryId: z.string(),
+  filename: z.string().min(1).max(255),
+  sizeBytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  contentType: z.string().min(1).max(255),
+  kind: z.enum(fileKinds),
+  previewOfId: z.string().nullable(),
+  objectKey: z.string().min(1),
+});
+export type FileDoc = z.infer<typeof fileDocSchema>;
+
+export const observatoryKeyDocSchema = z.object({
+  observatoryId: z.string(),
+  name: z.string(),
+  keyHash: z.string(),
+  prefix: z.string(),
+  createdBy: z.string(),
+  lastUsedAt: isoDate.nullable(),
+  revokedAt: isoDate.nullable(),
+});
+export type ObservatoryKeyDoc = z.infer<typeof observatoryKeyDocSchema>;
+
+export const pushSubscriptionDocSchema = z.object({
+  userId: z.string(),
+  endpoint: z.url(),
+  keys: z.object({ p256dh: z.string().min(1), auth: z.string().min(1) }),
+  userAgent: z.string().nullable(),
+});
+export type PushSubscriptionDoc = z.infer<typeof pushSubscriptionDocSchema>;

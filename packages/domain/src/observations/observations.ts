@@ -1,0 +1,168 @@
+import { observationHistoryCollection, observationsCollection, tables, type ObservationDoc } from "@meridian/db";
+import type { ObservationStatus } from "@meridian/rules";
+import { asc, eq, sql } from "drizzle-orm";
+import type { UserActor } from "../actor";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { publishUserEvent } from "../events/publish";
+import { requireObservatoryPermission, viewableObservatoryIds } from "../permissions/observatory-permissions";
+import { loadProjectAccess } from "../projects/projects";
+import { loadObservationAccess, observationReaderIds, readableBy } from "./access";
+import { presentObservation } from "./present";
+import type { ObservationCreate, ObservationUpdate } from "./schemas";
+import { moveObservation, queueDispatch, recordHistory } from "./transitions";
+
+const defaultNotifications = (): ObservationDoc["notifications"] => ({
+  email: true,
+  push: true,
+  states: ["assigned", "in_progress", "suspended", "completed", "failed", "aborted", "cancelled"],
+});
+
+/** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
+export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
+  const { deps, actor, input } = options;
+  return deps.db.transaction(async (tx) => {
+    await requireObservatoryPermission({ db: tx, actor, observatoryId: input.observatoryId, permission: "can_observe" });
+    const { project } = await loadProjectAccess(tx, actor, input.projectId);
+    if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
+    const now = deps.now().toISOString();
+    const stored = await observationsCollection.insert(tx, {
+      name: input.name,
+      projectId: input.projectId,
+      observatoryId: input.observatoryId,
+      ownerId: actor.id,
+      type: input.type,
+      priority: input.priority,
+      targets: input.targets,
+      constraints: input.constraints,
+      fixedTimeStart: input.fixedTimeStart,
+      fixedTimeEnd: input.fixedTimeEnd,
+      bypassDarkness: input.bypassDarkness,
+      notifications: input.notifications ?? defaultNotifications(),
+      status: "pending",
+      statusReason: null,
+      statusChangedAt: now,
+      isMonitoring: input.type === "monitoring",
+      staleReportedAt: null,
+    });
+    await recordHistory(tx, { observationId: stored.id, from: null, to: "pending", at: now, actor, reason: null });
+    const readers = await observationReaderIds(tx, stored.doc);
+    await publishUserEvent(tx, {
+      userIds: readers,
+      event: { type: "observation.status_changed", data: { id: stored.id, status: "pending", previousStatus: null, at: now } },
+    });
+    await queueDispatch(tx, input.observatoryId);
+    return presentObservation(stored);
+  });
+}
+
+/** What the caller may read, newest first, filtered; keyset-paged by id (ids sort by creation). */
+export async function listObservations(options: {
+  deps: Deps;
+  actor: UserActor;
+  filter: { projectId?: string; observatoryId?: string; status?: ObservationStatus };
+  limit: number;
+  cursor?: string;
+}) {
+  const { deps, actor, filter, limit } = options;
+  const conditions = [actor.isServerAdmin ? sql`true` : readableBy(actor.id, viewableObservatoryIds(actor.id))];
+  if (filter.projectId) conditions.push(sql`o.project_id = ${filter.projectId}`);
+  if (filter.observatoryId) conditions.push(sql`o.observatory_id = ${filter.observatoryId}`);
+  if (filter.status) conditions.push(sql`o.status = ${filter.status}`);
+  if (options.cursor) conditions.push(sql`o.id < ${options.cursor}`);
+  const rows = await deps.db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
+    select o.id, o.doc, o.created_at, o.updated_at from observations o
+     where ${sql.join(conditions, sql` and `)}
+     order by o.id desc
+     limit ${limit + 1}`);
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map((row) => presentObservation({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+    nextCursor: rows.length > limit ? page.at(-1)!.id : null,
+  };
+}
+
+export async function getObservation(options: { deps: Deps; actor: UserActor; observationId: string }) {
+  const { observation } = await loadObservationAccess(options.deps.db, options.actor, options.observationId);
+  return presentObservation(observation);
+}
+
+/** The owner or `can_operate` edits an observation while it waits (pending or paused). */
+export async function updateObservation(options: { deps: Deps; actor: UserActor; observationId: string; update: ObservationUpdate }) {
+  const { deps, actor, observationId, update } = options;
+  return deps.db.transaction(async (tx) => {
+    const { observation, isOwner, canOperate } = await loadObservationAccess(tx, actor, observationId, { forUpdate: true });
+    if (!isOwner && !canOperate) throw new AppError("FORBIDDEN", "Only its owner or an operator of its observatory may change an observation");
+    const { status } = observation.doc;
+    if (status !== "pending" && status !== "paused")
+      throw new AppError("INVALID_TRANSITION", `An observation can be changed only while pending or paused; it is ${status}`);
+    const merged = { ...observation.doc, ...update };
+    if (merged.fixedTimeStart && merged.fixedTimeEnd && new Date(merged.fixedTimeEnd) <= new Date(merged.fixedTimeStart))
+      throw new AppError("VALIDATION_FAILED", "fixedTimeEnd must be after fixedTimeStart", {
+        errors: [{ path: "fixedTimeEnd", message: "Must be after fixedTimeStart" }],
+      });
+    if (merged.type === "fixed_time" && !merged.fixedTimeStart)
+      throw new AppError("VALIDATION_FAILED", "A fixed_time observation needs fixedTimeStart", {
+        errors: [{ path: "fixedTimeStart", message: "Is required" }],
+      });
+    const updated = await observationsCollection.update(tx, observationId, () => ({ ...merged, isMonitoring: merged.type === "monitoring" }));
+    if (status === "pending") await queueDispatch(tx, observation.doc.observatoryId);
+    return presentObservation(updated!);
+  });
+}
+
+/** The owner or `can_operate` cancels; a user's cancel always yields `cancelled`, and a running observation's observatory is told. */
+export async function cancelObservation(options: { deps: Deps; actor: UserActor; observationId: string; reason?: string }) {
+  const { deps, actor, observationId } = options;
+  return deps.db.transaction(async (tx) => {
+    const { observation, isOwner, canOperate } = await loadObservationAccess(tx, actor, observationId, { forUpdate: true });
+    if (!isOwner && !canOperate) throw new AppError("FORBIDDEN", "Only its owner or an operator of its observatory may cancel an observation");
+    const moved = await moveObservation(tx, deps, { observation, to: "cancelled", actor, reason: options.reason ?? "cancelled by a user" });
+    return presentObservation(moved);
+  });
+}
+
+/** `can_operate` moves an observation along the transition table (the observatory's own key reports through `reportObservationStatus`). */
+export async function changeObservationStatus(options: { deps: Deps; actor: UserActor; observationId: string; status: ObservationStatus; reason?: string }) {
+  const { deps, actor, observationId } = options;
+  return deps.db.transaction(async (tx) => {
+    const { observation, canOperate } = await loadObservationAccess(tx, actor, observationId, { forUpdate: true });
+    if (!canOperate) throw new AppError("FORBIDDEN", "This needs can_operate on the observation's observatory");
+    return presentObservation(await moveObservation(tx, deps, { observation, to: options.status, actor, reason: options.reason ?? null }));
+  });
+}
+
+/** An observatory reports a status of an observation assigned to it; any other observation does not exist for it. */
+export async function reportObservationStatus(options: {
+  deps: Deps;
+  observatoryId: string;
+  observationId: string;
+  status: ObservationStatus;
+  reason?: string;
+}) {
+  const { deps, observatoryId, observationId } = options;
+  return deps.db.transaction(async (tx) => {
+    const observation = await observationsCollection.get(tx, observationId, { forUpdate: true });
+    if (!observation || observation.doc.observatoryId !== observatoryId) throw new AppError("NOT_FOUND", "No such observation at this observatory");
+    const moved = await moveObservation(tx, deps, {
+      observation,
+      to: options.status,
+      actor: { kind: "observatory", id: observatoryId },
+      reason: options.reason ?? null,
+    });
+    return presentObservation(moved);
+  });
+}
+
+/** Every move, oldest first. */
+export async function listObservationHistory(options: { deps: Deps; actor: UserActor; observationId: string }) {
+  await loadObservationAccess(options.deps.db, options.actor, options.observationId);
+  const { observationHistory } = tables;
+  const entries = await observationHistoryCollection.findMany(
+    options.deps.db,
+    eq(observationHistory.observationId, options.observationId),
+    sql`${asc(observationHistory.createdAt)}, ${asc(observationHistory.id)}`,
+    10_000,
+  );
+  return { items: entries.map(({ doc }) => ({ from: doc.from, to: doc.to, at: doc.at, actor: doc.actor, reason: doc.reason })) };
+}

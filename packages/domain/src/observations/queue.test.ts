@@ -1,0 +1,139 @@
+import { Body, Observer, SearchAltitude, SiderealTime } from "astronomy-engine";
+import type { ObservationDoc, StoredDocument } from "@meridian/db";
+import { describe, expect, it } from "vitest";
+import { planQueue, type ObservatoryState } from "./queue";
+import { targetAltitude } from "./sky";
+
+// La Palma, on a fixed date: every case runs at a clock the test chooses.
+const laPalma = { latitude: 28.7606, longitude: -17.8792, elevation: 2396 };
+const observer = new Observer(laPalma.latitude, laPalma.longitude, laPalma.elevation);
+const noon = new Date("2026-11-23T12:50:00Z");
+const dusk = (altitude: number) => SearchAltitude(Body.Sun, observer, -1, noon, 1, altitude)!.date;
+const night = new Date(dusk(-18).getTime() + 3 * 3_600_000);
+/** A target at the zenith at `at`: right ascension = local sidereal time, declination = latitude. */
+const zenithAt = (at: Date) => ({ name: "Zenith", ra: ((((SiderealTime(at) + laPalma.longitude / 15) % 24) + 24) % 24) * 15, dec: laPalma.latitude });
+
+const ready: ObservatoryState = { location: laPalma, online: true, dispatchEnabled: true, pluginCurrent: true, safe: true, busy: false };
+let counter = 0;
+function observation(fields: Partial<ObservationDoc> & { twilight?: ObservationDoc["constraints"]["twilight"] } = {}): StoredDocument<ObservationDoc> {
+  counter += 1;
+  const { twilight = "astronomical", ...rest } = fields;
+  return {
+    id: `obn_${counter}`,
+    createdAt: new Date(noon.getTime() - 86_400_000 + counter),
+    updatedAt: noon,
+    doc: {
+      name: `Observation ${counter}`,
+      projectId: "prj_1",
+      observatoryId: "obs_1",
+      ownerId: "usr_1",
+      type: "flexible",
+      priority: 5,
+      targets: [{ ...zenithAt(night), epoch: "J2000", exposures: [{ filter: "L", exposureSeconds: 60, count: 1, binning: 1 }] }],
+      constraints: { minAltitude: 30, maxAirmass: null, moonDistance: null, twilight },
+      fixedTimeStart: null,
+      fixedTimeEnd: null,
+      bypassDarkness: false,
+      notifications: { email: true, push: true, states: [] },
+      status: "pending",
+      statusReason: null,
+      statusChangedAt: noon.toISOString(),
+      isMonitoring: false,
+      staleReportedAt: null,
+      ...rest,
+    },
+  };
+}
+const single = (item: StoredDocument<ObservationDoc>, at: Date, state: ObservatoryState = ready) => planQueue(state, [item], at).items[0]!;
+
+describe("dispatch's darkness rule at a fixed location and clock", () => {
+  it("holds an observation in daylight until astronomical dusk", () => {
+    const item = single(observation(), noon);
+    expect(item.eligible).toBe(false);
+    expect(item.blockedBy?.code).toBe("NOT_DARK");
+    expect(Math.abs(item.blockedBy!.until!.getTime() - dusk(-18).getTime())).toBeLessThan(60_000);
+  });
+
+  it("sends it at night, with its target high", () => {
+    expect(targetAltitude(laPalma, zenithAt(night), night)).toBeGreaterThan(80);
+    expect(single(observation(), night)).toMatchObject({ eligible: true, blockedBy: null });
+  });
+
+  for (const [twilight, altitude] of [
+    ["civil", -6],
+    ["nautical", -12],
+    ["astronomical", -18],
+  ] as const) {
+    it(`waits for the end of ${twilight} twilight (sun at ${altitude}°): not a minute before, eligible a minute after`, () => {
+      const boundary = dusk(altitude);
+      // A target high at the boundary, so only darkness decides.
+      const doc = observation({
+        twilight,
+        targets: [{ ...zenithAt(boundary), epoch: "J2000", exposures: [{ filter: "L", exposureSeconds: 60, count: 1, binning: 1 }] }],
+      });
+      expect(single(doc, new Date(boundary.getTime() - 60_000)).blockedBy?.code).toBe("NOT_DARK");
+      expect(single(doc, new Date(boundary.getTime() + 60_000))).toMatchObject({ eligible: true });
+    });
+  }
+
+  it("ignores darkness with bypassDarkness, and at an observatory without a location", () => {
+    const bypass = observation({
+      bypassDarkness: true,
+      targets: [{ ...zenithAt(noon), epoch: "J2000", exposures: [{ filter: "L", exposureSeconds: 1, count: 1, binning: 1 }] }],
+    });
+    expect(single(bypass, noon)).toMatchObject({ eligible: true });
+    expect(single(observation(), noon, { ...ready, location: null })).toMatchObject({ eligible: true });
+    expect(planQueue({ ...ready, location: null }, [], noon).darkness).toBeNull();
+  });
+
+  it("never sends a telescope below the horizon, or past the airmass limit, and says when the target rises", () => {
+    const below = observation({
+      targets: [
+        {
+          name: "Nadir-ish",
+          ra: (zenithAt(night).ra + 180) % 360,
+          dec: -laPalma.latitude,
+          epoch: "J2000",
+          exposures: [{ filter: "L", exposureSeconds: 1, count: 1, binning: 1 }],
+        },
+      ],
+    });
+    const item = single(below, night);
+    expect(item.blockedBy?.code).toBe("TARGET_NOT_VISIBLE");
+    expect(item.blockedBy!.until!.getTime()).toBeGreaterThan(night.getTime());
+    const tight = observation({ constraints: { minAltitude: 0, maxAirmass: 1.0001, moonDistance: null, twilight: "astronomical" } });
+    expect(single(tight, new Date(night.getTime() + 2 * 3_600_000)).blockedBy?.code).toBe("TARGET_NOT_VISIBLE");
+  });
+});
+
+describe("the explained queue's order and reasons", () => {
+  it("lists highest priority first, then oldest, and gives the observation's own reason before the observatory's", () => {
+    const low = observation({ priority: 2 });
+    const highOld = observation({ priority: 9 });
+    const highNew = observation({ priority: 9 });
+    const windowed = observation({ priority: 10, fixedTimeStart: new Date(night.getTime() + 3_600_000).toISOString() });
+    const ordered = [windowed, highOld, highNew, low];
+    const plan = planQueue({ ...ready, busy: true, online: false }, ordered, night);
+    expect(plan.items.map((item) => item.observation.id)).toEqual(ordered.map((item) => item.id));
+    expect(plan.items[0]!.blockedBy).toMatchObject({ code: "BEFORE_WINDOW" });
+    expect(plan.items[1]!.blockedBy).toMatchObject({ code: "OBSERVATORY_BUSY", until: null });
+  });
+
+  it("names the observatory's first reason in the contract's order", () => {
+    const item = observation();
+    expect(single(item, night, { ...ready, online: false, dispatchEnabled: false }).blockedBy?.code).toBe("OFFLINE");
+    expect(single(item, night, { ...ready, dispatchEnabled: false, pluginCurrent: false }).blockedBy?.code).toBe("DISPATCH_OFF");
+    expect(single(item, night, { ...ready, pluginCurrent: false, safe: false }).blockedBy?.code).toBe("PLUGIN_OUTDATED");
+    expect(single(item, night, { ...ready, safe: false }).blockedBy?.code).toBe("UNSAFE");
+    const late = observation({ fixedTimeEnd: new Date(night.getTime() - 60_000).toISOString() });
+    expect(single(late, night).blockedBy).toEqual({ code: "AFTER_WINDOW", until: null });
+  });
+
+  it("gives the current dark interval at night and the next one by day", () => {
+    const byDay = planQueue(ready, [], noon).darkness!;
+    expect(Math.abs(byDay.start.getTime() - dusk(-18).getTime())).toBeLessThan(60_000);
+    const atNight = planQueue(ready, [], night).darkness!;
+    expect(atNight.start.getTime()).toBeLessThan(night.getTime());
+    expect(atNight.end.getTime()).toBeGreaterThan(night.getTime());
+  });
+});

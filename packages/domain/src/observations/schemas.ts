@@ -1,0 +1,138 @@
+import {
+  exposureSchema,
+  fileKinds,
+  historyActorSchema,
+  observationConstraintsSchema,
+  observationNotificationsSchema,
+  targetSchema,
+  isoDate,
+} from "@meridian/db";
+import { observationStatuses, observationTypes } from "@meridian/rules";
+import { z } from "zod";
+import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+
+const exposureInput = z.strictObject(exposureSchema.shape).meta({ id: "Exposure" });
+const targetInput = z.strictObject({ ...targetSchema.shape, exposures: z.array(exposureInput).min(1).max(50) }).meta({ id: "Target" });
+const constraintsInput = z.strictObject(observationConstraintsSchema.shape).meta({ id: "ObservationConstraints" });
+const notificationsInput = z.strictObject(observationNotificationsSchema.shape).meta({ id: "ObservationNotifications" });
+
+/** Fixed times in order; a fixed-time observation needs its start. */
+const fixedTimesInOrder = (value: { type?: string; fixedTimeStart?: string | null; fixedTimeEnd?: string | null }, ctx: z.RefinementCtx) => {
+  if (value.fixedTimeStart && value.fixedTimeEnd && new Date(value.fixedTimeEnd) <= new Date(value.fixedTimeStart))
+    ctx.addIssue({ code: "custom", path: ["fixedTimeEnd"], message: "must be after fixedTimeStart" });
+  if (value.type === "fixed_time" && !value.fixedTimeStart)
+    ctx.addIssue({ code: "custom", path: ["fixedTimeStart"], message: "is required for a fixed_time observation" });
+};
+
+const editableFields = {
+  name: withoutControlCharacters(z.string().trim().min(1).max(200)),
+  type: z.enum(observationTypes),
+  priority: z.number().int().min(1).max(10).describe("1 to 10; 10 is the highest"),
+  targets: z.array(targetInput).min(1).max(100),
+  constraints: constraintsInput,
+  fixedTimeStart: isoDate.nullable(),
+  fixedTimeEnd: isoDate.nullable(),
+  bypassDarkness: z.boolean(),
+  notifications: notificationsInput,
+};
+
+export const observationCreateSchema = z
+  .strictObject({
+    ...editableFields,
+    projectId: opaqueIdSchema,
+    observatoryId: opaqueIdSchema,
+    type: editableFields.type.default("flexible"),
+    priority: editableFields.priority.default(5),
+    constraints: constraintsInput.default({ minAltitude: 30, maxAirmass: null, moonDistance: null, twilight: "astronomical" }),
+    fixedTimeStart: isoDate.nullable().default(null),
+    fixedTimeEnd: isoDate.nullable().default(null),
+    bypassDarkness: z.boolean().default(false),
+    notifications: notificationsInput.optional(),
+  })
+  .superRefine(fixedTimesInOrder)
+  .meta({ id: "ObservationCreate" });
+export type ObservationCreate = z.output<typeof observationCreateSchema>;
+
+export const observationUpdateSchema = z
+  .strictObject(
+    Object.fromEntries(Object.entries(editableFields).map(([key, schema]) => [key, schema.optional()])) as {
+      [Key in keyof typeof editableFields]: z.ZodOptional<(typeof editableFields)[Key]>;
+    },
+  )
+  .superRefine(fixedTimesInOrder)
+  .meta({ id: "ObservationUpdate" });
+export type ObservationUpdate = z.output<typeof observationUpdateSchema>;
+
+export const observationStatusChangeSchema = z
+  .strictObject({
+    status: z.enum(observationStatuses),
+    reason: withoutControlCharacters(z.string().trim().min(1).max(1000)).optional(),
+  })
+  .meta({ id: "ObservationStatusChange" });
+
+export const observationCancelSchema = z
+  .strictObject({ reason: withoutControlCharacters(z.string().trim().min(1).max(1000)).optional() })
+  .meta({ id: "ObservationCancel" });
+
+export const observationSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    projectId: z.string(),
+    observatoryId: z.string(),
+    ownerId: z.string(),
+    type: z.enum(observationTypes),
+    priority: z.number().int(),
+    targets: z.array(targetSchema),
+    constraints: observationConstraintsSchema,
+    fixedTimeStart: z.string().nullable(),
+    fixedTimeEnd: z.string().nullable(),
+    bypassDarkness: z.boolean(),
+    notifications: observationNotificationsSchema,
+    status: z.enum(observationStatuses),
+    statusReason: z.string().nullable(),
+    statusChangedAt: z.string(),
+    isMonitoring: z.boolean(),
+    stale: z
+      .object({ status: z.enum(observationStatuses), since: z.string(), reportedAt: z.string() })
+      .nullable()
+      .describe("Set when the stale-observation monitor found it stuck in its current status (extension)"),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "Observation" });
+export type Observation = z.infer<typeof observationSchema>;
+
+export const observationPageSchema = z.object({ items: z.array(observationSchema), nextCursor: z.string().nullable() }).meta({ id: "ObservationPage" });
+
+export const observationListQuerySchema = z.object({
+  projectId: opaqueIdSchema.optional(),
+  observatoryId: opaqueIdSchema.optional(),
+  status: z.enum(observationStatuses).optional(),
+});
+
+export const observationHistoryEntrySchema = z
+  .object({
+    from: z.enum(observationStatuses).nullable(),
+    to: z.enum(observationStatuses),
+    at: z.string(),
+    actor: historyActorSchema,
+    reason: z.string().nullable(),
+  })
+  .meta({ id: "ObservationHistoryEntry" });
+export const observationHistorySchema = z.object({ items: z.array(observationHistoryEntrySchema) }).meta({ id: "ObservationHistory" });
+
+export const fileSchema = z
+  .object({
+    id: z.string(),
+    observationId: z.string(),
+    filename: z.string(),
+    sizeBytes: z.number().int(),
+    sha256: z.string(),
+    contentType: z.string(),
+    kind: z.enum(fileKinds),
+    previewOfId: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: "File" });
+export const fileListSchema = z.object({ items: z.array(fileSchema) }).meta({ id: "FileList" });

@@ -1,0 +1,89 @@
+import { observationHistoryCollection, observationsCollection, type Executor, type ObservationDoc, type StoredDocument } from "@meridian/db";
+import { activeStatuses, canMove, type ObservationStatus } from "@meridian/rules";
+import type { Actor } from "../actor";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { publishObservatoryEvent, publishUserEvent } from "../events/publish";
+import { addJob } from "../jobs/add-job";
+import { observationReaderIds } from "./access";
+
+export const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
+
+/** Asks for a dispatch at the observatory once the caller's transaction commits. */
+export const queueDispatch = (db: Executor, observatoryId: string) =>
+  addJob(db, "dispatch_observatory", { observatoryId }, { jobKey: dispatchJobKey(observatoryId), maxAttempts: 5 });
+
+/**
+ * The one way an observation changes status. The caller holds the row locked (`get` with
+ * `forUpdate`) in its transaction, so of two concurrent moves the second sees the first's
+ * result and is refused (409 INVALID_TRANSITION) when the table no longer allows it. Each move
+ * is recorded (from, to, at, actor, reason) in the same transaction, readers hear of it over
+ * `/ws`, a running observation's observatory is told of
+ * a cancel, and a freed observatory is dispatched again; all of it only if the move commits.
+ */
+export async function moveObservation(
+  db: Executor,
+  deps: Pick<Deps, "now">,
+  options: { observation: StoredDocument<ObservationDoc>; to: ObservationStatus; actor: Actor; reason?: string | null },
+): Promise<StoredDocument<ObservationDoc>> {
+  const { observation, to, actor } = options;
+  const from = observation.doc.status;
+  if (!canMove(from, to)) throw new AppError("INVALID_TRANSITION", `An observation cannot move from ${from} to ${to}`);
+  let current = await record(db, deps, observation, to, actor, options.reason ?? null);
+  // A monitoring observation repeats: its end is recorded, then it waits again (spec: monitoring resets to pending).
+  if (current.doc.isMonitoring && (to === "completed" || to === "failed")) {
+    current = await record(db, deps, current, "pending", { kind: "system", id: "monitoring" }, `monitoring observation repeats after ${to}`);
+  }
+  if (to === "cancelled" && activeStatuses.includes(from)) {
+    await publishObservatoryEvent(db, { observatoryIds: [observation.doc.observatoryId], event: { type: "cancel", data: { observationId: observation.id } } });
+  }
+  const freesObservatory = activeStatuses.includes(from) && !activeStatuses.includes(current.doc.status);
+  if (freesObservatory || current.doc.status === "pending") await queueDispatch(db, observation.doc.observatoryId);
+  return current;
+}
+
+async function record(
+  db: Executor,
+  deps: Pick<Deps, "now">,
+  observation: StoredDocument<ObservationDoc>,
+  to: ObservationStatus,
+  actor: Actor,
+  reason: string | null,
+): Promise<StoredDocument<ObservationDoc>> {
+  const at = deps.now().toISOString();
+  const from = observation.doc.status;
+  const updated = await observationsCollection.update(db, observation.id, (doc) => ({
+    ...doc,
+    status: to,
+    statusReason: reason,
+    statusChangedAt: at,
+    staleReportedAt: null,
+  }));
+  await recordHistory(db, { observationId: observation.id, from, to, at, actor, reason });
+  const readers = await observationReaderIds(db, updated!.doc);
+  await publishUserEvent(db, {
+    userIds: readers,
+    event: { type: "observation.status_changed", data: { id: observation.id, status: to, previousStatus: from, at } },
+  });
+  return updated!;
+}
+
+export async function recordHistory(
+  db: Executor,
+  entry: { observationId: string; from: ObservationStatus | null; to: ObservationStatus; at: string; actor: Actor; reason: string | null },
+) {
+  // Dated by the statement's clock, so two moves in one transaction keep their order.
+  await observationHistoryCollection.insert(
+    db,
+    {
+      observationId: entry.observationId,
+      from: entry.from,
+      to: entry.to,
+      at: entry.at,
+      actor: { kind: entry.actor.kind, id: entry.actor.id },
+      reason: entry.reason,
+    },
+    undefined,
+    { stampAtStatement: true },
+  );
+}

@@ -1,0 +1,99 @@
+import { observatoryKeysCollection, tables } from "@meridian/db";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { UserActor } from "../actor";
+import { recordAudit } from "../audit/record-audit";
+import { generateSecret, hashSecret } from "../auth/tokens";
+import { invalidateCaches } from "../cache/request-caches";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { withoutControlCharacters } from "../users/schemas";
+
+/** Observatory keys are told apart from user credentials by their prefix. */
+export const OBSERVATORY_KEY_PREFIX = "mok_";
+
+export const observatoryKeyCreateSchema = z
+  .strictObject({ name: withoutControlCharacters(z.string().trim().min(1).max(100)) })
+  .meta({ id: "ObservatoryKeyCreate" });
+export const observatoryKeySchema = z
+  .object({ id: z.string(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() })
+  .meta({ id: "ObservatoryKey" });
+export const createdObservatoryKeySchema = z
+  .object({ id: z.string(), name: z.string(), key: z.string().describe("Shown once"), createdAt: z.string() })
+  .meta({ id: "CreatedObservatoryKey" });
+
+export async function createObservatoryKey(options: { deps: Deps; actor: UserActor; observatoryId: string; name: string }) {
+  const { deps, actor, observatoryId, name } = options;
+  return deps.db.transaction(async (tx) => {
+    await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_admin" });
+    const key = generateSecret(OBSERVATORY_KEY_PREFIX);
+    const stored = await observatoryKeysCollection.insert(tx, {
+      observatoryId,
+      name,
+      keyHash: hashSecret(key),
+      prefix: key.slice(0, OBSERVATORY_KEY_PREFIX.length + 6),
+      createdBy: actor.id,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    const scope = { kind: "observatory" as const, id: observatoryId, name: null };
+    await recordAudit(tx, { actor, action: "observatory.key_created", target: { kind: "observatory_key", id: stored.id, name }, scope });
+    return { id: stored.id, name, key, createdAt: stored.createdAt.toISOString() };
+  });
+}
+
+export async function listObservatoryKeys(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
+  const { deps, actor, observatoryId } = options;
+  await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_admin" });
+  const { observatoryKeys } = tables;
+  const keys = await observatoryKeysCollection.findMany(
+    deps.db,
+    and(eq(observatoryKeys.observatoryId, observatoryId), isNull(sql`${observatoryKeys.doc}->>'revokedAt'`)),
+    desc(observatoryKeys.createdAt),
+  );
+  return {
+    items: keys.map((key) => ({
+      id: key.id,
+      name: key.doc.name,
+      prefix: key.doc.prefix,
+      createdAt: key.createdAt.toISOString(),
+      lastUsedAt: key.doc.lastUsedAt,
+    })),
+    nextCursor: null,
+  };
+}
+
+/** Revoking a key stops it at once: caches are dropped on every process and a connection using it is closed. */
+export async function revokeObservatoryKey(options: { deps: Deps; actor: UserActor; observatoryId: string; keyId: string }) {
+  const { deps, actor, observatoryId, keyId } = options;
+  await deps.db.transaction(async (tx) => {
+    await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_admin" });
+    const key = await observatoryKeysCollection.get(tx, keyId, { forUpdate: true });
+    if (!key || key.doc.observatoryId !== observatoryId || key.doc.revokedAt) throw new AppError("NOT_FOUND", "No such observatory key");
+    await observatoryKeysCollection.update(tx, keyId, (doc) => ({ ...doc, revokedAt: deps.now().toISOString() }));
+    const scope = { kind: "observatory" as const, id: observatoryId, name: null };
+    await recordAudit(tx, { actor, action: "observatory.key_revoked", target: { kind: "observatory_key", id: keyId, name: key.doc.name }, scope });
+    await invalidateCaches(deps, tx, { kind: "token", tokenHash: key.doc.keyHash });
+  });
+}
+
+export interface ObservatoryPrincipal {
+  observatoryId: string;
+  keyId: string;
+}
+
+/** The observatory a key acts as; undefined for anything but a live observatory key. Always asks the database: keys are used by few, long connections. */
+export async function authenticateObservatoryKey(deps: Deps, token: string): Promise<ObservatoryPrincipal | undefined> {
+  if (!token.startsWith(OBSERVATORY_KEY_PREFIX) || token.length > 200) return undefined;
+  const { observatoryKeys } = tables;
+  const key = await observatoryKeysCollection.findOne(
+    deps.db,
+    and(eq(observatoryKeys.keyHash, hashSecret(token)), isNull(sql`${observatoryKeys.doc}->>'revokedAt'`))!,
+  );
+  if (!key) return undefined;
+  const now = deps.now();
+  if (!key.doc.lastUsedAt || now.getTime() - new Date(key.doc.lastUsedAt).getTime() >= 60_000)
+    await observatoryKeysCollection.update(deps.db, key.id, (doc) => ({ ...doc, lastUsedAt: now.toISOString() }));
+  return { observatoryId: key.doc.observatoryId, keyId: key.id };
+}

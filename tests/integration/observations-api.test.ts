@@ -1,0 +1,269 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
+
+const ADMIN = { email: "observations-api-admin@example.com", password: "observations api admin password" };
+let server: TestServer;
+let adminToken: string;
+let owner: Account;
+let stranger: Account;
+let member: Account;
+let viewer: Account;
+let operator: Account;
+let observatoryId: string;
+let otherObservatoryId: string;
+let projectId: string;
+let observatoryKey: string;
+let otherKey: string;
+beforeAll(async () => {
+  // No worker and no connected observatory: nothing is dispatched behind the tests' backs.
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
+  const accounts = await Promise.all(Array.from({ length: 5 }, () => createAccount(server)));
+  [owner, stranger, member, viewer, operator] = accounts as [Account, Account, Account, Account, Account];
+  observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Main scope" } }, 201)) as { id: string }).id;
+  otherObservatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Other scope" } }, 201)) as { id: string }).id;
+  projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Survey" } }, 201)) as { id: string }).id;
+  await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);
+  await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: viewer.email, role: "member" } }, 201);
+  await must(
+    `/observatories/${observatoryId}/members`,
+    { method: "POST", token: owner.token, json: { email: viewer.email, permissions: { can_view: true } } },
+    201,
+  );
+  await must(
+    `/observatories/${observatoryId}/members`,
+    { method: "POST", token: owner.token, json: { email: operator.email, permissions: { can_operate: true } } },
+    201,
+  );
+  observatoryKey = (
+    (await must(`/observatories/${observatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
+  ).key;
+  otherKey = (
+    (await must(`/observatories/${otherObservatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
+  ).key;
+});
+afterAll(() => server?.stop());
+const { must, call } = jsonApi(() => server);
+
+const target = { name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 30, count: 2, binning: 1 }] };
+const body = (fields: Record<string, unknown> = {}) => ({ name: `Obs ${randomUUID().slice(0, 6)}`, projectId, observatoryId, targets: [target], ...fields });
+const submit = async (fields: Record<string, unknown> = {}, token = owner.token) =>
+  (await must("/observations", { method: "POST", token, json: body(fields) }, 201)) as { id: string; status: string };
+const move = (id: string, status: string, token = owner.token) => call(`/observations/${id}/status`, { method: "POST", token, json: { status } });
+
+describe("submitting an observation", () => {
+  it("stores it pending with the contract's defaults", async () => {
+    const created = await submit({ priority: 10 });
+    expect(created).toMatchObject({
+      status: "pending",
+      priority: 10,
+      type: "flexible",
+      ownerId: owner.id,
+      bypassDarkness: false,
+      fixedTimeStart: null,
+      isMonitoring: false,
+      targets: [{ name: "Vega", epoch: "J2000" }],
+      constraints: { minAltitude: 30, maxAirmass: null, moonDistance: null, twilight: "astronomical" },
+    });
+    const read = await must(`/observations/${created.id}`, { token: member.token }, 200);
+    expect(read).toMatchObject({ id: created.id });
+  });
+
+  const invalid: Array<[string, Record<string, unknown>, string]> = [
+    ["RA of 360", { targets: [{ ...target, ra: 360 }] }, "targets.0.ra"],
+    ["negative RA", { targets: [{ ...target, ra: -0.1 }] }, "targets.0.ra"],
+    ["Dec beyond 90", { targets: [{ ...target, dec: 90.5 }] }, "targets.0.dec"],
+    ["priority 11", { priority: 11 }, "priority"],
+    ["priority 0", { priority: 0 }, "priority"],
+    ["no target", { targets: [] }, "targets"],
+    ["a target without exposures", { targets: [{ ...target, exposures: [] }] }, "targets.0.exposures"],
+    [
+      "a zero-second exposure",
+      { targets: [{ ...target, exposures: [{ filter: "V", exposureSeconds: 0, count: 1, binning: 1 }] }] },
+      "targets.0.exposures.0.exposureSeconds",
+    ],
+    ["binning 5", { targets: [{ ...target, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 5 }] }] }, "targets.0.exposures.0.binning"],
+    ["an unknown twilight", { constraints: { twilight: "golden" } }, "constraints.twilight"],
+    ["fixed times out of order", { fixedTimeStart: "2026-12-01T02:00:00.000Z", fixedTimeEnd: "2026-12-01T01:00:00.000Z" }, "fixedTimeEnd"],
+    ["a fixed_time observation without its start", { type: "fixed_time" }, "fixedTimeStart"],
+    ["an unknown field", { colour: "blue" }, ""],
+  ];
+  for (const [what, fields, path] of invalid)
+    it(`refuses ${what} (400 VALIDATION_FAILED)`, async () => {
+      const problem = await expectProblem(
+        await server.request("/observations", { method: "POST", token: owner.token, json: body(fields) }),
+        400,
+        "VALIDATION_FAILED",
+      );
+      if (path) expect(problem.errors?.map((error) => error.path)).toContain(path);
+    });
+
+  it("needs can_observe on the observatory and membership of an active project", async () => {
+    // A project member who cannot see the observatory: it does not exist for them.
+    await expectProblem(await server.request("/observations", { method: "POST", token: member.token, json: body() }), 404, "NOT_FOUND");
+    // A viewer (can_view only) who is a project member.
+    await expectProblem(await server.request("/observations", { method: "POST", token: viewer.token, json: body() }), 403, "FORBIDDEN");
+    // An operator of the observatory who is not in the project.
+    await expectProblem(await server.request("/observations", { method: "POST", token: operator.token, json: body() }), 404, "NOT_FOUND");
+    await expectProblem(await server.request("/observations", { method: "POST", token: stranger.token, json: body() }), 404, "NOT_FOUND");
+    const paused = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Paused" } }, 201)) as { id: string };
+    await must(`/projects/${paused.id}`, { method: "PUT", token: owner.token, json: { status: "paused" } }, 200);
+    await expectProblem(
+      await server.request("/observations", { method: "POST", token: owner.token, json: body({ projectId: paused.id }) }),
+      409,
+      "PROJECT_NOT_ACTIVE",
+    );
+  });
+});
+
+describe("who may read and change an observation", () => {
+  it("lets the owner, project members and observatory viewers read it, and nobody else", async () => {
+    const created = await submit();
+    for (const reader of [owner, member, viewer, operator]) await must(`/observations/${created.id}`, { token: reader.token }, 200);
+    await expectProblem(await server.request(`/observations/${created.id}`, { token: stranger.token }), 404, "NOT_FOUND");
+    await expectProblem(await server.request(`/observations/${created.id}/history`, { token: stranger.token }), 404, "NOT_FOUND");
+    await expectProblem(await server.request(`/observations/${created.id}/files`, { token: stranger.token }), 404, "NOT_FOUND");
+    await expectProblem(await server.request(`/observations/${created.id}`), 401, "UNAUTHENTICATED");
+    const strangersList = (await must("/observations", { token: stranger.token }, 200)) as { items: Array<{ id: string }> };
+    expect(strangersList.items.map((item) => item.id)).not.toContain(created.id);
+    const membersList = (await must(`/observations?projectId=${projectId}`, { token: member.token }, 200)) as { items: Array<{ id: string }> };
+    expect(membersList.items.map((item) => item.id)).toContain(created.id);
+  });
+
+  it("lets the owner or can_operate edit while pending or paused, and cancel", async () => {
+    const created = await submit();
+    await expectProblem(await server.request(`/observations/${created.id}`, { method: "PUT", token: member.token, json: { priority: 9 } }), 403, "FORBIDDEN");
+    await expectProblem(await server.request(`/observations/${created.id}`, { method: "PUT", token: viewer.token, json: { priority: 9 } }), 403, "FORBIDDEN");
+    expect(await must(`/observations/${created.id}`, { method: "PUT", token: operator.token, json: { priority: 9 } }, 200)).toMatchObject({ priority: 9 });
+    expect((await move(created.id, "assigned")).status).toBe(200);
+    await expectProblem(
+      await server.request(`/observations/${created.id}`, { method: "PUT", token: owner.token, json: { priority: 3 } }),
+      409,
+      "INVALID_TRANSITION",
+    );
+    await expectProblem(await server.request(`/observations/${created.id}/cancel`, { method: "POST", token: member.token }), 403, "FORBIDDEN");
+    expect(await must(`/observations/${created.id}/cancel`, { method: "POST", token: owner.token }, 200)).toMatchObject({ status: "cancelled" });
+  });
+
+  it("moves only along the table, by can_operate or the observatory's own key", async () => {
+    const created = await submit();
+    await expectProblem(
+      (await server.request(`/observations/${created.id}/status`, { method: "POST", token: owner.token, json: { status: "completed" } })) as Response,
+      409,
+      "INVALID_TRANSITION",
+    );
+    await expectProblem(
+      await server.request(`/observations/${created.id}/status`, { method: "POST", token: member.token, json: { status: "assigned" } }),
+      403,
+      "FORBIDDEN",
+    );
+    expect((await move(created.id, "assigned", operator.token)).status).toBe(200);
+    // The key of another observatory does not see it; its own key moves it.
+    await expectProblem(
+      await server.request(`/observations/${created.id}/status`, { method: "POST", token: otherKey, json: { status: "in_progress" } }),
+      404,
+      "NOT_FOUND",
+    );
+    expect((await move(created.id, "in_progress", observatoryKey)).body).toMatchObject({ status: "in_progress" });
+    const history = (await must(`/observations/${created.id}/history`, { token: owner.token }, 200)) as {
+      items: Array<{ to: string; actor: { kind: string; id: string } }>;
+    };
+    expect(history.items.at(-1)).toMatchObject({ to: "in_progress", actor: { kind: "observatory", id: observatoryId } });
+    expect(history.items.at(-2)).toMatchObject({ to: "assigned", actor: { kind: "user", id: operator.id } });
+  });
+
+  it("lets exactly one of several concurrent moves win; the others get 409", async () => {
+    const created = await submit();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => call(`/observations/${created.id}/cancel`, { method: "POST", token: owner.token })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    const history = (await must(`/observations/${created.id}/history`, { token: owner.token }, 200)) as { items: unknown[] };
+    expect(history.items).toHaveLength(2);
+  });
+
+  it("sends a monitoring observation back to pending after it completes, recording both moves", async () => {
+    const created = await submit({ type: "monitoring" });
+    for (const status of ["assigned", "in_progress", "acquisition_complete"]) expect((await move(created.id, status, observatoryKey)).status).toBe(200);
+    expect((await move(created.id, "completed", observatoryKey)).body).toMatchObject({ status: "pending", isMonitoring: true });
+    const history = (await must(`/observations/${created.id}/history`, { token: owner.token }, 200)) as {
+      items: Array<{ from: string; to: string; actor: { kind: string } }>;
+    };
+    expect(history.items.slice(-2).map((entry) => [entry.from, entry.to, entry.actor.kind])).toEqual([
+      ["acquisition_complete", "completed", "observatory"],
+      ["completed", "pending", "system"],
+    ]);
+  });
+});
+
+describe("observatory keys", () => {
+  it("act only as their observatory", async () => {
+    await expectProblem(await server.request("/observations", { token: observatoryKey }), 403, "FORBIDDEN");
+    await expectProblem(await server.request(`/observatories/${observatoryId}`, { token: observatoryKey }), 403, "FORBIDDEN");
+    await expectProblem(await server.request("/api/v1/admin/settings", { token: observatoryKey }), 403, "FORBIDDEN");
+    const created = await submit();
+    // Users cannot upload files; only the observatory's key can.
+    await expectProblem(
+      await server.request(`/observations/${created.id}/files?filename=a.fits`, { method: "POST", token: owner.token, body: "x" }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(
+      await server.request(`/observations/${created.id}/files?filename=a.fits`, { method: "POST", token: otherKey, body: "x" }),
+      404,
+      "NOT_FOUND",
+    );
+  });
+
+  it("are managed by can_admin, listed without the secret, and stop working when revoked", async () => {
+    await expectProblem(await server.request(`/observatories/${observatoryId}/api-keys`, { token: operator.token }), 403, "FORBIDDEN");
+    await expectProblem(await server.request(`/observatories/${observatoryId}/api-keys`, { token: stranger.token }), 404, "NOT_FOUND");
+    const created = (await must(`/observatories/${observatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "spare" } }, 201)) as {
+      id: string;
+      key: string;
+    };
+    expect(created.key).toMatch(/^mok_/);
+    const listed = (await must(`/observatories/${observatoryId}/api-keys`, { token: owner.token }, 200)) as { items: Array<Record<string, unknown>> };
+    expect(listed.items.find((item) => item.id === created.id)).toMatchObject({ name: "spare" });
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+    const observation = await submit();
+    expect((await move(observation.id, "assigned", created.key)).status).toBe(200);
+    await must(`/observatories/${observatoryId}/api-keys/${created.id}`, { method: "DELETE", token: owner.token }, 204);
+    await expectProblem(
+      await server.request(`/observations/${observation.id}/status`, { method: "POST", token: created.key, json: { status: "in_progress" } }),
+      401,
+      "UNAUTHENTICATED",
+    );
+  });
+});
+
+describe("server settings", () => {
+  it("are read and changed by server admins only, partially, with numeric versions", async () => {
+    await expectProblem(await server.request("/api/v1/admin/settings", { token: owner.token }), 403, "FORBIDDEN");
+    await expectProblem(await server.request("/api/v1/admin/settings"), 401, "UNAUTHENTICATED");
+    expect(await must("/api/v1/admin/settings", { token: adminToken }, 200)).toMatchObject({
+      minimumPluginVersion: null,
+      staleInProgressHours: 24,
+      staleAssignedHours: 48,
+    });
+    const changed = await must(
+      "/api/v1/admin/settings",
+      { method: "PUT", token: adminToken, json: { minimumPluginVersion: "3.10.0.0", staleAssignedHours: 12 } },
+      200,
+    );
+    expect(changed).toMatchObject({ minimumPluginVersion: "3.10.0.0", staleAssignedHours: 12, staleInProgressHours: 24 });
+    await expectProblem(
+      await server.request("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: "three" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectProblem(
+      await server.request("/api/v1/admin/settings", { method: "PUT", token: owner.token, json: { staleAssignedHours: 1 } }),
+      403,
+      "FORBIDDEN",
+    );
+    expect(await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: null } }, 200)).toMatchObject({
+      minimumPluginVersion: null,
+    });
+  });
+});

@@ -1,0 +1,207 @@
+import { randomUUID } from "node:crypto";
+import { ObservatorySimulator } from "@meridian/simulator";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
+import { connectWebSocket } from "../support/ws-client";
+
+const ADMIN = { email: "observatory-connection-admin@example.com", password: "observatory connection admin password" };
+let server: TestServer;
+let adminToken: string;
+const closers: Array<() => Promise<unknown>> = [];
+beforeAll(async () => {
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all" }));
+});
+afterAll(async () => {
+  for (const close of closers) await close().catch(() => undefined);
+  await server?.stop();
+});
+const { must } = jsonApi(() => server);
+
+const target = { name: "Deneb", ra: 310.36, dec: 45.28, exposures: [{ filter: "Ha", exposureSeconds: 1, count: 1, binning: 2 }] };
+
+async function network(owner: Account) {
+  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
+    id: string;
+  };
+  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: `Project ${randomUUID().slice(0, 6)}` } }, 201)) as {
+    id: string;
+  };
+  const key = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as {
+    id: string;
+    key: string;
+  };
+  const submit = async () =>
+    (await must(
+      "/observations",
+      { method: "POST", token: owner.token, json: { name: "Target", projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+      201,
+    )) as {
+      id: string;
+    };
+  return { observatoryId: observatory.id, key, submit };
+}
+
+/** A simulator slow enough that an observation it takes stays in progress for the test. */
+async function connect(key: string, options: Partial<ConstructorParameters<typeof ObservatorySimulator>[0]> = {}) {
+  const simulator = new ObservatorySimulator({ url: server.url, key, speed: 0.0001, ...options });
+  closers.push(() => simulator.close());
+  await simulator.connect();
+  return simulator;
+}
+
+const statusOf = async (owner: Account, id: string) => ((await must(`/observations/${id}`, { token: owner.token })) as { status: string }).status;
+const historyTypes = async (owner: Account, observatoryId: string) =>
+  ((await must(`/observatories/${observatoryId}/history`, { token: owner.token })) as { items: Array<{ type: string; data: Record<string, unknown> }> }).items;
+const queueOf = async (owner: Account, observatoryId: string) =>
+  (await must(`/observatories/${observatoryId}/queue`, { token: owner.token })) as {
+    items: Array<{ observation: { id: string }; eligible: boolean; blockedBy: { code: string } | null }>;
+  };
+
+/** Every dispatch queued for the observatory has run: what it decided is now in the database. */
+async function dispatchSettled(observatoryId: string) {
+  const db = server.server.runtime.deps.db;
+  await until("the observatory's dispatch jobs to finish", async () => {
+    const [row] = await db.execute<{ count: number }>(
+      sql`select count(*)::int as count from graphile_worker._private_jobs where key = ${`dispatch:${observatoryId}`}`,
+    );
+    return row!.count === 0;
+  });
+}
+
+describe("the observatory connection", () => {
+  it("takes a silent observatory offline after the heartbeat timeout and gives its unstarted observation back to pending", async () => {
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { heartbeatTimeoutSeconds: 2 } }, 200);
+    try {
+      const owner = await createAccount(server);
+      const { observatoryId, key, submit } = await network(owner);
+      const simulator = await connect(key.key);
+      const closed = new Promise<number>((resolve) => simulator.once("close", (code: number) => resolve(code)));
+      // It hears the assignment but never answers again.
+      simulator.removeAllListeners("message");
+      simulator.fallSilent();
+      const observation = await submit();
+      await until("the assignment", async () => (await statusOf(owner, observation.id)) === "assigned");
+      expect(await closed).toBe(4408);
+      await until("the observation back in the queue", async () => (await statusOf(owner, observation.id)) === "pending");
+      const history = await historyTypes(owner, observatoryId);
+      expect(history.find((entry) => entry.type === "offline")?.data).toMatchObject({ reason: "heartbeat_missed" });
+      expect(((await must(`/observatories/${observatoryId}`, { token: owner.token })) as { connection: { online: boolean } }).connection.online).toBe(false);
+    } finally {
+      await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { heartbeatTimeoutSeconds: 90 } }, 200);
+    }
+  });
+
+  it("tells an outdated plugin to update and sends it nothing until it is current", async () => {
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: "3.10.0.0" } }, 200);
+    try {
+      const owner = await createAccount(server);
+      const { observatoryId, key, submit } = await network(owner);
+      const outdated = await connect(key.key, { pluginVersion: "3.8.0.0" });
+      await until("update_required", async () => outdated.received.find((message) => message.type === "update_required"));
+      expect(outdated.received.find((message) => message.type === "update_required")).toEqual({ type: "update_required", minimumPluginVersion: "3.10.0.0" });
+      const observation = await submit();
+      await dispatchSettled(observatoryId);
+      expect(await statusOf(owner, observation.id)).toBe("pending");
+      expect((await queueOf(owner, observatoryId)).items[0]).toMatchObject({ eligible: false, blockedBy: { code: "PLUGIN_OUTDATED" } });
+      expect(outdated.received.some((message) => message.type === "assign")).toBe(false);
+      await outdated.close();
+      // 3.10 is newer than 3.8 and than 3.9: compared part by part, not as text.
+      const current = await connect(key.key, { pluginVersion: "3.10.0.0" });
+      await until("the assignment", async () => current.received.find((message) => message.type === "assign"));
+    } finally {
+      await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: null } }, 200);
+    }
+  });
+
+  it("holds new work while unsafe or on a weather hold, and records both in the history", async () => {
+    const owner = await createAccount(server);
+    const { observatoryId, key, submit } = await network(owner);
+    const simulator = await connect(key.key);
+    await simulator.safety(false, "rain sensor wet");
+    const observation = await submit();
+    await dispatchSettled(observatoryId);
+    expect(await statusOf(owner, observation.id)).toBe("pending");
+    expect((await queueOf(owner, observatoryId)).items[0]!.blockedBy).toMatchObject({ code: "UNSAFE" });
+    await simulator.weather(true, "humidity 95%");
+    await simulator.safety(true);
+    await dispatchSettled(observatoryId);
+    expect(await statusOf(owner, observation.id)).toBe("pending");
+    await simulator.weather(false);
+    await until("the assignment", async () => (await statusOf(owner, observation.id)) !== "pending");
+    const history = await historyTypes(owner, observatoryId);
+    expect(history.filter((entry) => entry.type === "safety_event").map((entry) => entry.data.safe)).toEqual([true, false]);
+    expect(history.filter((entry) => entry.type === "weather_hold").map((entry) => entry.data.hold)).toEqual([false, true]);
+  });
+
+  it("records online, configuration changes only when they differ, goodbye and offline", async () => {
+    const owner = await createAccount(server);
+    const { observatoryId, key } = await network(owner);
+    const simulator = await connect(key.key, { equipment: { camera: "A" }, systemInfo: { os: "linux" } });
+    await simulator.config({ equipment: { camera: "A" } });
+    await simulator.config({ equipment: { camera: "B" }, systemInfo: { os: "linux" } });
+    await simulator.config({ systemInfo: { os: "windows" } });
+    await simulator.goodbye();
+    await until("offline", async () => (await historyTypes(owner, observatoryId)).some((entry) => entry.type === "offline"));
+    const types = (await historyTypes(owner, observatoryId)).map((entry) => entry.type).reverse();
+    expect(types.filter((type) => type !== "created")).toEqual(["online", "equipment_configuration_changed", "system_info_changed", "goodbye", "offline"]);
+  });
+
+  it("answers malformed messages with an error and keeps the connection and the others", async () => {
+    const owner = await createAccount(server);
+    const { key } = await network(owner);
+    const other = await connect(key.key);
+    const attempt = await connectWebSocket(`${server.url.replace(/^http/, "ws")}/ws/observatory`, { authorization: `Bearer ${key.key}` });
+    if (!attempt.ok) throw new Error(`refused: ${attempt.status}`);
+    const raw = attempt.client;
+    closers.push(() => raw.close());
+    const reply = async (payload: string) => {
+      const before = raw.messages.length;
+      raw.ws.send(payload);
+      await until("a reply", async () => raw.messages.length > before);
+      return raw.messages[before] as unknown as Record<string, unknown>;
+    };
+    expect(await reply("not json")).toMatchObject({ type: "error", code: "VALIDATION_FAILED" });
+    expect(await reply(JSON.stringify({ type: "teleport", id: 1 }))).toMatchObject({ type: "error", id: 1, code: "VALIDATION_FAILED" });
+    expect(await reply(JSON.stringify({ type: "heartbeat", id: "h1" }))).toMatchObject({ type: "error", id: "h1", code: "HELLO_REQUIRED" });
+    expect(await reply(JSON.stringify({ type: "hello", id: 2, pluginVersion: "not a version" }))).toMatchObject({
+      type: "error",
+      id: 2,
+      code: "VALIDATION_FAILED",
+    });
+    expect(await reply(JSON.stringify({ type: "observation_status", id: 3, observationId: "obn_x", status: "exploded" }))).toMatchObject({
+      type: "error",
+      id: 3,
+    });
+    expect(await reply(JSON.stringify({ type: "hello", id: 4, pluginVersion: "3.8.0.0" }))).toEqual({ type: "ack", id: 4 });
+    expect(await reply(JSON.stringify({ type: "observation_status", id: 5, observationId: "obn_missing", status: "in_progress" }))).toMatchObject({
+      type: "error",
+      id: 5,
+      code: "NOT_FOUND",
+    });
+    expect(raw.ws.readyState).toBe(WebSocket.OPEN);
+    expect(await other.send({ type: "heartbeat" })).toMatchObject({ type: "ack" });
+  });
+
+  it("refuses connections without a live observatory key, and closes one at once when its key is revoked", async () => {
+    const owner = await createAccount(server);
+    const { observatoryId, key } = await network(owner);
+    const url = `${server.url.replace(/^http/, "ws")}/ws/observatory`;
+    const refused: Array<Record<string, string>> = [{}, { authorization: `Bearer ${owner.token}` }, { authorization: "Bearer mok_nothing" }];
+    for (const headers of refused) {
+      const attempt = await connectWebSocket(url, headers);
+      expect(attempt.ok ? 101 : attempt.status).toBe(401);
+    }
+    const simulator = await connect(key.key);
+    const closed = new Promise<number>((resolve) => simulator.once("close", (code: number) => resolve(code)));
+    await must(`/observatories/${observatoryId}/api-keys/${key.id}`, { method: "DELETE", token: owner.token }, 204);
+    expect(await closed).toBe(4401);
+    const again = await connectWebSocket(url, { authorization: `Bearer ${key.key}` });
+    expect(again.ok ? 101 : again.status).toBe(401);
+    await expectProblem(await server.request(`/observatories/${observatoryId}/api-keys/${key.id}`, { method: "DELETE", token: owner.token }), 404, "NOT_FOUND");
+  });
+});
