@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { startSmtpCapture } from "../support/smtp-capture";
-import type { TestServer } from "../support/test-server";
+import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
 const ADMIN = { email: "crash-admin@example.com", password: "crash admin password" };
@@ -33,22 +33,9 @@ const { must } = jsonApi(() => server);
 /** A worker process over the test server's database and object storage, as `pnpm start:worker` runs it. */
 async function startWorkerProcess(name: string) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-crash-worker-"));
-  const { env } = server;
   const worker = spawnTsx(
     "apps/worker/src/main.ts",
-    {
-      DATA_DIR: dataDir,
-      DATABASE_URL: server.databaseUrl,
-      S3_ENDPOINT: env.S3_ENDPOINT!,
-      S3_BUCKET: env.S3_BUCKET,
-      S3_ACCESS_KEY_ID: env.S3_ACCESS_KEY_ID!,
-      S3_SECRET_ACCESS_KEY: env.S3_SECRET_ACCESS_KEY!,
-      S3_FORCE_PATH_STYLE: "true",
-      SECRETS_KEY: env.SECRETS_KEY!,
-      SMTP_URL: capture.url,
-      MAIL_FROM: env.MAIL_FROM,
-      LOG_LEVEL: "info",
-    },
+    { ...sharedProcessEnv(server, dataDir), SMTP_URL: capture.url, MAIL_FROM: server.env.MAIL_FROM, LOG_LEVEL: "info" },
     name,
   );
   workers.push(worker);

@@ -78,3 +78,18 @@ export async function signupUser(server: TestServer, overrides: { email?: string
   const result = (await response.json()) as { user: { id: string; email: string; name: string; roles: string[] }; token: string };
   return { ...result, password: body.password };
 }
+
+/** The environment that puts another process (a spawned server or worker) on this test server's database and object storage. */
+export function sharedProcessEnv(server: TestServer, dataDir: string): Record<string, string> {
+  const { env } = server;
+  return {
+    DATA_DIR: dataDir,
+    DATABASE_URL: server.databaseUrl,
+    S3_ENDPOINT: env.S3_ENDPOINT!,
+    S3_BUCKET: env.S3_BUCKET,
+    S3_ACCESS_KEY_ID: env.S3_ACCESS_KEY_ID!,
+    S3_SECRET_ACCESS_KEY: env.S3_SECRET_ACCESS_KEY!,
+    S3_FORCE_PATH_STYLE: "true",
+    SECRETS_KEY: env.SECRETS_KEY!,
+  };
+}

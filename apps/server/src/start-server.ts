@@ -3,7 +3,8 @@ import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { attachWebSocketHub, createApiApp, observatoryProtocol, userProtocol, type WebSocketHub } from "@meridian/api";
 import type { Env, Logger } from "@meridian/config";
-import { ensureServerAdmin, notifyServerStart, startRuntime, type Runtime } from "@meridian/domain";
+import { randomUUID } from "node:crypto";
+import { checkStarCatalog, ensureServerAdmin, notifyServerStart, SERVER_APPLICATION_PREFIX, startRuntime, type Runtime } from "@meridian/domain";
 import { startWorker, type RunningWorker } from "@meridian/worker";
 import { trackHttpDrain, type HttpDrain } from "./http-drain";
 import { defaultWebDistDir, mountSpa } from "./spa";
@@ -21,7 +22,8 @@ export interface RunningServer {
 export async function startServer(options: { env: Env; logger: Logger; runtime?: Runtime; notifyAdmins?: boolean }): Promise<RunningServer> {
   const { env, logger } = options;
   const startedAt = new Date();
-  const runtime = options.runtime ?? (await startRuntime({ env, logger }));
+  const applicationName = `${SERVER_APPLICATION_PREFIX}${randomUUID()}`;
+  const runtime = options.runtime ?? (await startRuntime({ env, logger, applicationName }));
   const { deps } = runtime;
   // Whatever has started is stopped in reverse order, also when a later step fails.
   const cleanups: Array<() => Promise<void>> = [() => runtime.stop()];
@@ -66,7 +68,10 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
 
     const worker = env.MERIDIAN_ROLE === "all" ? await startWorker({ deps, databaseUrl: runtime.databaseUrl }) : undefined;
     if (worker) cleanups.splice(1, 0, () => worker.stop());
-    if (options.notifyAdmins !== false) await notifyServerStart({ deps, listeningOn: env.PUBLIC_URL ?? url });
+    if (options.notifyAdmins !== false) {
+      await notifyServerStart({ deps, listeningOn: env.PUBLIC_URL ?? url, applicationName });
+      await checkStarCatalog({ deps });
+    }
 
     return { url, port, runtime, worker, hub, stop: stopAll };
   } catch (error) {

@@ -9,9 +9,11 @@ import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { dispatchObservatoryTask } from "./tasks/dispatch-observatory";
 import { observationsMaintenanceTask } from "./tasks/observations-maintenance";
 import { sendEmailTask } from "./tasks/send-email";
+import { sendPushTask } from "./tasks/send-push";
 
 export const tasks = [
   sendEmailTask,
+  sendPushTask,
   pruneRateLimitsTask,
   pruneRealtimeEventsTask,
   announcementEmailsTask,

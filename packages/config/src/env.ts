@@ -63,6 +63,8 @@ export const envSchema = z.object({
   REQUEST_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: optionalString,
+  /** The plate-solving star catalog's directory; when set and missing at start, server admins are told. */
+  STAR_CATALOG_DIR: optionalString,
 });
 
 export type Env = z.infer<typeof envSchema>;

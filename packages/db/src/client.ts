@@ -14,12 +14,13 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function connectDatabase(url: string, options: { max?: number } = {}): DatabaseHandle {
+/** `applicationName` names the process in pg_stat_activity (server processes tell each other apart by it). */
+export function connectDatabase(url: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
   const sql = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => undefined,
     // The server and worker share the clock of PostgreSQL; keep everything in UTC.
-    connection: { TimeZone: "UTC", application_name: "meridian" },
+    connection: { TimeZone: "UTC", application_name: options.applicationName ?? "meridian" },
   });
   const db = drizzle(sql, { schema });
   return { db, sql, url, close: () => sql.end({ timeout: 5 }) };

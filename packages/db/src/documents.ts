@@ -20,6 +20,11 @@ export const userDocSchema = z.object({
   passwordHash: z.string(),
   roles: z.array(z.enum(["serverAdmin", "organizationAdmin"])),
   notificationPreferences: notificationPreferencesSchema,
+  /** Pushover-style push: the user key sealed (AES-256-GCM), its last characters for display, and the chosen devices. */
+  pushover: z
+    .object({ sealedUserKey: z.string(), userKeyHint: z.string(), devices: z.array(z.string()) })
+    .nullable()
+    .optional(),
   avatar: z.object({ key: z.string(), contentType: z.string(), sizeBytes: z.number().int(), updatedAt: isoDate }).nullable(),
   /** A server administrator disabled the account: no sign-in, no session or key works. Absent means enabled. */
   disabled: z.boolean().optional(),

@@ -54,7 +54,7 @@ export {
 export { loadRealtimeEvent, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
 export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
-export { notifyServerStart } from "./system/notify-start";
+export { notifyServerStart, checkStarCatalog, SERVER_APPLICATION_PREFIX } from "./system/notify-start";
 export { startRuntime, type Runtime } from "./runtime/start-runtime";
 export { actorFromUser, actorOfPrincipal, systemActor, type Actor, type UserActor, type ObservatoryActor, type SystemActor } from "./actor";
 export { createSecretBox, loadSecretsKey, type SecretBox } from "./secrets/secret-box";
@@ -155,3 +155,8 @@ export {
 export * from "./system/server-settings";
 export { queueDispatch, moveObservation } from "./observations/transitions";
 export { uploadObservationFile, listObservationFiles, openObservationFile, presentFile } from "./observations/files";
+export { reportStaleObservations } from "./observations/stale-monitor";
+export { deliverPush, shouldRetry, type PushOutcome } from "./notifications/deliver-push";
+export { queuePush, notifySystemEvent, queueObservationNotifications } from "./notifications/notify";
+export { webPushConfigured, type PushMessage, type ChannelResult } from "./notifications/push-channels";
+export * from "./notifications/settings";

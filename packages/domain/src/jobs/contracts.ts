@@ -30,6 +30,17 @@ export const jobContracts = {
   announcements_maintenance: defineJob("announcements_maintenance", scheduled, { schedule: "* * * * *" }),
   prune_rate_limits: defineJob("prune_rate_limits", scheduled, { schedule: "0 * * * *" }),
   /** Assigns an observatory its next eligible observation, if it is free; queued by every change that could make one eligible. */
+  /** One push notification to one user, over every push channel they have (web push subscriptions, Pushover). */
+  send_push: defineJob(
+    "send_push",
+    z.object({
+      userId: id,
+      title: z.string().max(250),
+      message: z.string().max(1024),
+      url: z.string().max(500).nullable(),
+      priority: z.union([z.literal(-1), z.literal(0), z.literal(1)]),
+    }),
+  ),
   dispatch_observatory: defineJob("dispatch_observatory", z.object({ observatoryId: id })),
   /** The minute sweep: dispatch for every connected observatory (darkness beginning needs no event), heartbeats missed, stale observations. */
   observations_maintenance: defineJob("observations_maintenance", scheduled, { schedule: "* * * * *" }),

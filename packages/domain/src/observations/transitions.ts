@@ -5,6 +5,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { publishObservatoryEvent, publishUserEvent } from "../events/publish";
 import { addJob } from "../jobs/add-job";
+import { queueObservationNotifications } from "../notifications/notify";
 import { observationReaderIds } from "./access";
 
 export const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
@@ -18,12 +19,12 @@ export const queueDispatch = (db: Executor, observatoryId: string) =>
  * `forUpdate`) in its transaction, so of two concurrent moves the second sees the first's
  * result and is refused (409 INVALID_TRANSITION) when the table no longer allows it. Each move
  * is recorded (from, to, at, actor, reason) in the same transaction, readers hear of it over
- * `/ws`, a running observation's observatory is told of
- * a cancel, and a freed observatory is dispatched again; all of it only if the move commits.
+ * `/ws`, its owner's notifications are queued, a running observation's observatory
+ * is told of a cancel, and a freed observatory is dispatched again; all of it only if the move commits.
  */
 export async function moveObservation(
   db: Executor,
-  deps: Pick<Deps, "now">,
+  deps: Pick<Deps, "now" | "env">,
   options: { observation: StoredDocument<ObservationDoc>; to: ObservationStatus; actor: Actor; reason?: string | null },
 ): Promise<StoredDocument<ObservationDoc>> {
   const { observation, to, actor } = options;
@@ -44,7 +45,7 @@ export async function moveObservation(
 
 async function record(
   db: Executor,
-  deps: Pick<Deps, "now">,
+  deps: Pick<Deps, "now" | "env">,
   observation: StoredDocument<ObservationDoc>,
   to: ObservationStatus,
   actor: Actor,
@@ -65,6 +66,7 @@ async function record(
     userIds: readers,
     event: { type: "observation.status_changed", data: { id: observation.id, status: to, previousStatus: from, at } },
   });
+  await queueObservationNotifications(db, deps, updated!, to, reason);
   return updated!;
 }
 

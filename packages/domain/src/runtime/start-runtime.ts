@@ -25,7 +25,7 @@ export interface Runtime {
  * Brings up what every process needs: PostgreSQL (embedded unless DATABASE_URL), migrations,
  * and object storage (embedded unless S3_ENDPOINT), then returns the shared Deps.
  */
-export async function startRuntime(options: { env: Env; logger: Logger; poolSize?: number }): Promise<Runtime> {
+export async function startRuntime(options: { env: Env; logger: Logger; poolSize?: number; applicationName?: string }): Promise<Runtime> {
   const { env, logger } = options;
   let embeddedPostgres: EmbeddedPostgres | undefined;
   let embeddedS3: EmbeddedS3 | undefined;
@@ -37,7 +37,7 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
       databaseUrl = embeddedPostgres.url;
       stops.unshift(() => embeddedPostgres!.stop());
     }
-    const database = connectDatabase(databaseUrl, { max: options.poolSize ?? env.DATABASE_POOL_SIZE });
+    const database = connectDatabase(databaseUrl, { max: options.poolSize ?? env.DATABASE_POOL_SIZE, applicationName: options.applicationName });
     stops.unshift(() => database.close());
     await migrateDatabase(database);
 

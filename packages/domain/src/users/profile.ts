@@ -11,6 +11,9 @@ const presentProfile = (user: StoredDocument<UserDoc>) => ({
   email: user.doc.email,
   avatarUrl: avatarPath(user.id, user.doc),
   notificationPreferences: user.doc.notificationPreferences,
+  pushover: user.doc.pushover
+    ? { configured: true, userKeyHint: user.doc.pushover.userKeyHint, devices: user.doc.pushover.devices }
+    : { configured: false, userKeyHint: null, devices: [] },
 });
 
 /** The profile of the user authentication already loaded: no second read. */

@@ -42,6 +42,9 @@ export const profileSchema = z
     email: z.string(),
     avatarUrl: z.string().nullable(),
     notificationPreferences: notificationPreferencesSchema,
+    pushover: z
+      .object({ configured: z.boolean(), userKeyHint: z.string().nullable(), devices: z.array(z.string()) })
+      .describe("Pushover-style push: whether a user key is set, shown masked"),
   })
   .meta({ id: "Profile" });
 

@@ -1,0 +1,122 @@
+import { pushSubscriptionsCollection, tables, usersCollection, type Executor } from "@meridian/db";
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { UserActor } from "../actor";
+import { invalidateCaches } from "../cache/request-caches";
+import type { Deps } from "../deps";
+import { enqueueEmail } from "../email/outbox";
+import { AppError } from "../errors";
+import { deliverPush } from "./deliver-push";
+import { webPushConfigured } from "./push-channels";
+import { appLink } from "./notify";
+
+export const pushSubscriptionInputSchema = z
+  .strictObject({
+    endpoint: z.url({ protocol: /^https?$/ }).max(1000),
+    keys: z.strictObject({ p256dh: z.string().min(1).max(200), auth: z.string().min(1).max(100) }),
+    expirationTime: z.number().nullable().optional(),
+  })
+  .meta({ id: "PushSubscriptionInput" });
+
+export const pushSubscriptionRemoveSchema = z.strictObject({ endpoint: z.url().max(1000) }).meta({ id: "PushSubscriptionRemove" });
+
+export const pushoverInputSchema = z
+  .strictObject({
+    userKey: z
+      .string()
+      .regex(/^[A-Za-z0-9]{20,40}$/, "must be the 30-character user key Pushover shows")
+      .nullable()
+      .describe("null removes Pushover"),
+    devices: z
+      .array(z.string().regex(/^[A-Za-z0-9_-]{1,25}$/, "must be a device name of letters, digits, - and _"))
+      .max(10)
+      .default([]),
+  })
+  .meta({ id: "PushoverInput" });
+
+const channelResult = z.enum(["sent", "queued", "off", "failed", "gone"]);
+export const testNotificationResultSchema = z
+  .object({
+    email: channelResult,
+    webPush: z.object({ sent: z.number().int(), failed: z.number().int(), removed: z.number().int() }),
+    pushover: channelResult,
+  })
+  .meta({ id: "TestNotificationResult" });
+
+/**
+ * Stores a browser's web push subscription for the caller; the same endpoint subscribed again
+ * belongs to whoever did it last. Subscribing is asking for push, so the profile's push switch
+ * turns on.
+ */
+export async function subscribePush(options: {
+  deps: Deps;
+  actor: UserActor;
+  subscription: z.infer<typeof pushSubscriptionInputSchema>;
+  userAgent: string | null;
+}) {
+  const { deps, actor, subscription } = options;
+  if (!webPushConfigured(deps)) throw new AppError("CONFLICT", "Web push is not configured on this server (VAPID keys)");
+  return deps.db.transaction(async (tx) => {
+    const existing = await pushSubscriptionsCollection.findOne(tx, eq(tables.pushSubscriptions.endpoint, subscription.endpoint));
+    const doc = { userId: actor.id, endpoint: subscription.endpoint, keys: subscription.keys, userAgent: options.userAgent?.slice(0, 300) ?? null };
+    const stored = existing ? await pushSubscriptionsCollection.update(tx, existing.id, () => doc) : await pushSubscriptionsCollection.insert(tx, doc);
+    await turnPushOn(deps, tx, actor.id);
+    return { id: stored!.id, endpoint: doc.endpoint, createdAt: stored!.createdAt.toISOString() };
+  });
+}
+
+export async function unsubscribePush(options: { deps: Deps; actor: UserActor; endpoint: string }) {
+  const { pushSubscriptions } = tables;
+  const removed = await options.deps.db
+    .delete(pushSubscriptions)
+    .where(and(eq(pushSubscriptions.endpoint, options.endpoint), eq(pushSubscriptions.userId, options.actor.id)))
+    .returning({ id: pushSubscriptions.id });
+  if (removed.length === 0) throw new AppError("NOT_FOUND", "No such push subscription");
+}
+
+async function turnPushOn(deps: Deps, tx: Executor, userId: string) {
+  await usersCollection.update(tx, userId, (doc) => ({ ...doc, notificationPreferences: { ...doc.notificationPreferences, push: true } }));
+  await invalidateCaches(deps, tx, { kind: "user", userId });
+}
+
+/** Sets (or with `userKey: null` removes) the caller's Pushover key, sealed at rest; the profile shows only its last characters. Setting one turns push on. */
+export async function setPushover(options: { deps: Deps; actor: UserActor; input: z.infer<typeof pushoverInputSchema> }) {
+  const { deps, actor, input } = options;
+  const pushover = input.userKey
+    ? { sealedUserKey: deps.secrets.seal(input.userKey), userKeyHint: `…${input.userKey.slice(-4)}`, devices: input.devices }
+    : null;
+  await deps.db.transaction(async (tx) => {
+    await usersCollection.update(tx, actor.id, (doc) => ({ ...doc, pushover }));
+    if (pushover) await turnPushOn(deps, tx, actor.id);
+    else await invalidateCaches(deps, tx, { kind: "user", userId: actor.id });
+  });
+  return pushover ? { configured: true, userKeyHint: pushover.userKeyHint, devices: pushover.devices } : { configured: false, userKeyHint: null, devices: [] };
+}
+
+/**
+ * The profile's test button: an email through the outbox (queued), and a push over each push
+ * channel now, so the answer can say what each channel did. Channels switched off in the
+ * profile answer `off`.
+ */
+export async function sendTestNotification(options: { deps: Deps; actor: UserActor }) {
+  const { deps, actor } = options;
+  const user = await usersCollection.get(deps.db, actor.id);
+  if (!user) throw new AppError("NOT_FOUND", "No such user");
+  const preferences = user.doc.notificationPreferences;
+  const link = appLink(deps, "/profile");
+  let email: "queued" | "off" = "off";
+  if (preferences.email) {
+    await enqueueEmail(deps.db, {
+      kind: "notification_test",
+      to: user.doc.email,
+      subject: "Meridian test notification",
+      text: `Hello ${user.doc.name},\n\nThis is the test notification you asked for. Email works.\n\n${link}`,
+    });
+    email = "queued";
+  }
+  const push = preferences.push
+    ? await deliverPush({ deps, userId: actor.id, push: { title: "Meridian test notification", message: "Push notifications work.", url: link, priority: 0 } })
+    : { webPush: [], pushover: "off" as const };
+  const count = (result: string) => push.webPush.filter((entry) => entry === result).length;
+  return { email, webPush: { sent: count("sent"), failed: count("failed"), removed: count("gone") }, pushover: push.pushover };
+}

@@ -1,0 +1,179 @@
+import { createECDH, randomBytes, randomUUID } from "node:crypto";
+import { reportStaleObservations } from "@meridian/domain";
+import webpush from "web-push";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { startPushReceivers } from "../support/push-receivers";
+import { startSmtpCapture } from "../support/smtp-capture";
+import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
+
+const ADMIN = { email: "notifications-admin@example.com", password: "notifications admin password" };
+const vapid = webpush.generateVAPIDKeys();
+let server: TestServer;
+let capture: Awaited<ReturnType<typeof startSmtpCapture>>;
+let receivers: Awaited<ReturnType<typeof startPushReceivers>>;
+beforeAll(async () => {
+  capture = await startSmtpCapture();
+  receivers = await startPushReceivers();
+  ({ server } = await startServerWithAdmin(ADMIN, {
+    MERIDIAN_ROLE: "all",
+    SMTP_URL: capture.url,
+    PUBLIC_URL: "https://meridian.example.org",
+    VAPID_PUBLIC_KEY: vapid.publicKey,
+    VAPID_PRIVATE_KEY: vapid.privateKey,
+    VAPID_SUBJECT: "mailto:ops@example.org",
+    PUSH_APP_TOKEN: "app-token-for-tests",
+    PUSH_API_URL: receivers.pushoverUrl,
+  }));
+});
+afterAll(async () => {
+  await server?.stop();
+  await capture?.stop();
+  await receivers?.stop();
+});
+const { must } = jsonApi(() => server);
+
+/** A browser's subscription: a real P-256 key pair and auth secret, so the payload can be encrypted to it. */
+const subscription = (name: string) => ({
+  endpoint: `${receivers.url}/push/${name}`,
+  keys: { p256dh: createECDH("prime256v1").generateKeys().toString("base64url"), auth: randomBytes(16).toString("base64url") },
+});
+const target = { name: "Polaris", ra: 37.95, dec: 89.26, exposures: [{ filter: "L", exposureSeconds: 5, count: 1, binning: 1 }] };
+
+async function setUp(owner: Account, notifications?: Record<string, unknown>) {
+  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
+    id: string;
+  };
+  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Notified" } }, 201)) as { id: string };
+  const key = (
+    (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
+  ).key;
+  const observation = (await must(
+    "/observations",
+    {
+      method: "POST",
+      token: owner.token,
+      json: {
+        name: `Notified ${randomUUID().slice(0, 6)}`,
+        projectId: project.id,
+        observatoryId: observatory.id,
+        targets: [target],
+        ...(notifications ? { notifications } : {}),
+      },
+    },
+    201,
+  )) as { id: string; name: string };
+  const move = (status: string) => must(`/observations/${observation.id}/status`, { method: "POST", token: key, json: { status } }, 200);
+  return { observatory, observation, move };
+}
+
+describe("observation notifications", () => {
+  it("reach the owner by email (text and HTML, with a link) and by both push kinds, high priority when it fails", async () => {
+    const owner = await createAccount(server);
+    const sub = subscription(`owner-${randomUUID()}`);
+    await must("/api/v1/user/push-subscriptions", { method: "POST", token: owner.token, json: sub }, 201);
+    const pushover = await must(
+      "/api/v1/user/pushover",
+      { method: "PUT", token: owner.token, json: { userKey: "u".repeat(10) + "abcdefghij1234567890", devices: ["phone"] } },
+      200,
+    );
+    expect(pushover).toEqual({ configured: true, userKeyHint: "…7890", devices: ["phone"] });
+    expect(await must("/api/v1/user/profile", { token: owner.token }, 200)).toMatchObject({ pushover: { configured: true, userKeyHint: "…7890" } });
+    expect(JSON.stringify(await must("/api/v1/user/profile", { token: owner.token }, 200))).not.toContain("abcdefghij1234567890");
+
+    const { observation, move } = await setUp(owner);
+    await move("assigned");
+    await move("in_progress");
+    await move("failed");
+    const subjects = (all: typeof capture.messages) =>
+      all.filter((mail) => mail.to.includes(owner.email.toLowerCase()) || mail.to.includes(owner.email)).map((mail) => mail.subject);
+    await capture.waitFor((all) => subjects(all).length >= 3);
+    expect(subjects(capture.messages)).toEqual([`${observation.name}: assigned`, `${observation.name}: in progress`, `${observation.name}: failed`]);
+    const failedMail = capture.messages.find((mail) => mail.subject === `${observation.name}: failed`)!;
+    expect(failedMail.text).toContain(`https://meridian.example.org/app/observations/${observation.id}`);
+    expect(failedMail.raw).toMatch(/Content-Type: text\/html/i);
+
+    const mine = () => receivers.pushes.filter((push) => push.path === new URL(sub.endpoint).pathname);
+    await until("three web pushes", async () => mine().length >= 3);
+    for (const push of mine()) {
+      expect(push.headers["content-encoding"]).toBe("aes128gcm");
+      expect(push.headers.authorization).toMatch(/^vapid t=.+, k=/);
+    }
+    const forms = () => receivers.pushoverForms.filter((form) => form.user === "u".repeat(10) + "abcdefghij1234567890");
+    await until("three Pushover messages", async () => forms().length >= 3);
+    expect(forms().map((form) => [form.title, form.priority, form.token, form.device])).toEqual([
+      [`${observation.name}: assigned`, "0", "app-token-for-tests", "phone"],
+      [`${observation.name}: in progress`, "0", "app-token-for-tests", "phone"],
+      [`${observation.name}: failed`, "1", "app-token-for-tests", "phone"],
+    ]);
+  });
+
+  it("follow the observation's own channels and states, and the profile's switches", async () => {
+    const owner = await createAccount(server);
+    const sub = subscription(`own-${randomUUID()}`);
+    await must("/api/v1/user/push-subscriptions", { method: "POST", token: owner.token, json: sub }, 201);
+    const { observation, move } = await setUp(owner, { email: false, push: true, states: ["completed"] });
+    for (const status of ["assigned", "in_progress", "acquisition_complete", "completed"]) await move(status);
+    const mine = () => receivers.pushes.filter((push) => push.path === new URL(sub.endpoint).pathname);
+    await until("the completed push", async () => mine().length >= 1);
+    // Switched off in the profile: nothing more.
+    await must("/api/v1/user/profile", { method: "PUT", token: owner.token, json: { notificationPreferences: { observationEvents: false } } }, 200);
+    const second = await setUp(owner, { email: true, push: true, states: ["assigned"] });
+    await second.move("assigned");
+    // A marker message after it: once it arrives, anything the move queued would have too.
+    await must("/api/v1/user/notifications/test", { method: "POST", token: owner.token }, 200);
+    await capture.waitFor((all) => all.some((mail) => mail.subject === "Meridian test notification" && mail.to.includes(owner.email.toLowerCase())));
+    expect(capture.messages.some((mail) => mail.subject?.startsWith(observation.name) || mail.subject?.startsWith(`${second.observation.name}:`))).toBe(false);
+    expect(mine()).toHaveLength(2);
+  });
+
+  it("has a test button with a per-channel result, and forgets a subscription its push service says is gone", async () => {
+    const owner = await createAccount(server);
+    await must("/api/v1/user/push-subscriptions", { method: "POST", token: owner.token, json: subscription(`live-${randomUUID()}`) }, 201);
+    await must("/api/v1/user/push-subscriptions", { method: "POST", token: owner.token, json: subscription(`gone-${randomUUID()}`) }, 201);
+    const first = await must("/api/v1/user/notifications/test", { method: "POST", token: owner.token }, 200);
+    expect(first).toEqual({ email: "queued", webPush: { sent: 1, failed: 0, removed: 1 }, pushover: "off" });
+    const second = await must("/api/v1/user/notifications/test", { method: "POST", token: owner.token }, 200);
+    expect(second).toMatchObject({ webPush: { sent: 1, failed: 0, removed: 0 } });
+    await expectProblem(await server.request("/api/v1/user/notifications/test", { method: "POST" }), 401, "UNAUTHENTICATED");
+    await expectProblem(
+      await server.request("/api/v1/user/push-subscriptions", {
+        method: "POST",
+        token: owner.token,
+        json: { endpoint: "not a url", keys: { p256dh: "x", auth: "y" } },
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectProblem(
+      await server.request("/api/v1/user/pushover", { method: "PUT", token: owner.token, json: { userKey: "short" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expect(await must("/api/v1/user/push-subscriptions/vapid-public-key", { token: owner.token }, 200)).toEqual({ publicKey: vapid.publicKey });
+  });
+});
+
+describe("the stale-observation monitor", () => {
+  it("reports an observation stuck in assigned past the threshold once, to operators and admins, and flags it", async () => {
+    const owner = await createAccount(server);
+    const { observation, move } = await setUp(owner);
+    await move("assigned");
+    const deps = server.server.runtime.deps;
+    const later = (hours: number) => ({ ...deps, now: () => new Date(Date.now() + hours * 3_600_000) });
+    expect(await reportStaleObservations({ deps: later(47) })).not.toContain(observation.id);
+    expect(await reportStaleObservations({ deps: later(49) })).toContain(observation.id);
+    expect(await reportStaleObservations({ deps: later(50) })).not.toContain(observation.id);
+    const detail = (await must(`/observations/${observation.id}`, { token: owner.token }, 200)) as { stale: { status: string } | null };
+    expect(detail.stale).toMatchObject({ status: "assigned" });
+    const subject = `Observation "${observation.name}" stuck in assigned`;
+    await capture.waitFor((all) => all.filter((mail) => mail.subject === subject).length >= 2);
+    const recipients = capture.messages.filter((mail) => mail.subject === subject).flatMap((mail) => mail.to.map((to) => to.toLowerCase()));
+    expect(recipients.sort()).toEqual([ADMIN.email, owner.email.toLowerCase()].sort());
+    // Moving on clears the flag.
+    await move("in_progress");
+    expect(((await must(`/observations/${observation.id}`, { token: owner.token }, 200)) as { stale: unknown }).stale).toBeNull();
+  });
+});

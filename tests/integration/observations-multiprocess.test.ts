@@ -1,0 +1,145 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { ObservatorySimulator } from "@meridian/simulator";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, type Account } from "../support/auth-suite";
+import { freePort } from "../support/free-port";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { sharedProcessEnv, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
+import { openWebSocket, type OpenClient } from "../support/ws-client";
+
+const ADMIN = { email: "observations-multi-admin@example.com", password: "observations multi admin password" };
+let serverA: TestServer;
+let urlB: string;
+let urlC: string;
+const processes: NodeProcess[] = [];
+const closers: Array<() => Promise<unknown>> = [];
+
+const sharedEnv = (dataDir: string) => ({ ...sharedProcessEnv(serverA, dataDir), NODE_ENV: "test", WEB_DIST_DIR: path.join(dataDir, "no-web") });
+
+async function spawnServer(name: string) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `meridian-obs-${name}-`));
+  const port = await freePort();
+  const proc = spawnTsx("apps/server/src/main.ts", { ...sharedEnv(dataDir), PORT: String(port), MERIDIAN_ROLE: "server" }, name);
+  processes.push(proc);
+  await waitForOutput(proc, /listening on/, 60_000);
+  return `http://127.0.0.1:${port}`;
+}
+
+async function spawnWorker(name: string) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `meridian-obs-${name}-`));
+  const proc = spawnTsx("apps/worker/src/main.ts", { ...sharedEnv(dataDir), LOG_LEVEL: "info" }, name);
+  processes.push(proc);
+  await waitForOutput(proc, /Meridian worker running/);
+}
+
+beforeAll(async () => {
+  // Three server processes (A in this one, B and C spawned) and two spawned workers, over one database.
+  ({ server: serverA } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "server" }));
+  [urlB, urlC] = await Promise.all([spawnServer("server-B"), spawnServer("server-C"), spawnWorker("worker-1"), spawnWorker("worker-2")]);
+}, 180_000);
+afterAll(async () => {
+  for (const close of closers) await close().catch(() => undefined);
+  for (const proc of processes) if (isRunning(proc)) await terminate(proc, 20_000);
+  await serverA?.stop();
+}, 90_000);
+const { must } = jsonApi(() => serverA);
+
+const target = { name: "Altair", ra: 297.7, dec: 8.87, exposures: [{ filter: "B", exposureSeconds: 1, count: 1, binning: 1 }] };
+
+async function observatoryWithKey(owner: Account) {
+  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
+    id: string;
+  };
+  const key = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as {
+    key: string;
+  };
+  return { id: observatory.id, key: key.key };
+}
+
+async function simulatorOn(url: string, key: string, speed: number) {
+  const simulator = new ObservatorySimulator({ url, key, speed });
+  closers.push(() => simulator.close());
+  await simulator.connect();
+  return simulator;
+}
+
+describe("observations across server and worker processes", () => {
+  it("assigns work created through one process to an observatory connected to another, and a user on a third sees it live", async () => {
+    const owner = await createAccount(serverA);
+    const observatory = await observatoryWithKey(owner);
+    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Across" } }, 201)) as { id: string };
+    const simulator = await simulatorOn(urlB, observatory.key, 1000);
+    const socket: OpenClient = await openWebSocket(`${urlC.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${owner.token}` });
+    closers.push(() => socket.close());
+    const created = (await must(
+      "/observations",
+      { method: "POST", token: owner.token, json: { name: "Across", projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+      201,
+    )) as { id: string };
+    for (const status of ["assigned", "in_progress", "acquisition_complete", "completed"])
+      await socket.waitFor(
+        (message) => message.type === "observation.status_changed" && (message.data as { id: string; status: string }).status === status,
+        `${status} on server C`,
+      );
+    expect(simulator.received.filter((message) => message.type === "assign")).toHaveLength(1);
+    const files = (await must(`/observations/${created.id}/files`, { token: owner.token }, 200)) as { items: unknown[] };
+    expect(files.items).toHaveLength(2);
+  });
+
+  it("never assigns two observations to one observatory, or one observation twice, however many dispatches race", async () => {
+    const owner = await createAccount(serverA);
+    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Race" } }, 201)) as { id: string };
+    const observatories = await Promise.all(Array.from({ length: 4 }, () => observatoryWithKey(owner)));
+    // Connected (to B and C) but unsafe, so the observations wait.
+    const simulators = await Promise.all(observatories.map((observatory, index) => simulatorOn(index % 2 ? urlB : urlC, observatory.key, 0.0001)));
+    await Promise.all(simulators.map((simulator) => simulator.safety(false, "dome closed")));
+    const observationIds: string[] = [];
+    for (const observatory of observatories)
+      for (let index = 0; index < 5; index += 1) {
+        const created = (await must(
+          "/observations",
+          { method: "POST", token: owner.token, json: { name: `Race ${index}`, projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+          201,
+        )) as { id: string };
+        observationIds.push(created.id);
+      }
+    // All safe at once, with thirty dispatches per observatory for the two workers to race over.
+    const db = serverA.server.runtime.deps.db;
+    const ids = observatories.map((observatory) => observatory.id);
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`
+        update observatories set doc = jsonb_set(doc, '{conditions,safe}', 'true'::jsonb)
+         where id in ${ids}`);
+      await tx.execute(sql`
+        select graphile_worker.add_job('dispatch_observatory', json_build_object('observatoryId', o.id))
+          from unnest(${`{${ids.join(",")}}`}::text[]) as o(id), generate_series(1, 30)`);
+    });
+    await until(
+      "every race job to finish",
+      async () => {
+        const [row] = await db.execute<{ count: number }>(sql`select count(*)::int as count from graphile_worker._private_jobs where task_id in
+          (select id from graphile_worker._private_tasks where identifier = 'dispatch_observatory')`);
+        return row!.count === 0;
+      },
+      { timeoutMs: 60_000 },
+    );
+    const rows = await db.execute<{ observatory_id: string; status: string; assigned: number }>(sql`
+      select o.observatory_id, o.status,
+             (select count(*)::int from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') as assigned
+        from observations o where o.id in ${observationIds}`);
+    for (const observatory of observatories) {
+      const mine = rows.filter((row) => row.observatory_id === observatory.id);
+      expect(mine.filter((row) => row.status !== "pending")).toHaveLength(1);
+    }
+    expect(rows.every((row) => row.assigned <= 1)).toBe(true);
+    const assigns = () => simulators.map((simulator) => simulator.received.filter((message) => message.type === "assign").length);
+    await until("each observatory's assign", async () => assigns().every((count) => count >= 1));
+    expect(assigns()).toEqual([1, 1, 1, 1]);
+  });
+});
