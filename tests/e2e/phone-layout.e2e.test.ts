@@ -114,7 +114,14 @@ beforeAll(async () => {
     deliveryType: "message",
   });
   await api("/api/v1/user/api-keys", token, { name: "phone key" });
+  const observation = await api("/observations", token, {
+    name: "Observation With A Rather Long Name For Phones",
+    projectId: project.id,
+    observatoryId: observatory.id,
+    targets: [{ name: "NGC 7000 North America Nebula", ra: 314.75, dec: 44.53, exposures: [{ filter: "Ha", exposureSeconds: 300, count: 12, binning: 2 }] }],
+  });
   Object.assign(ids, {
+    "observations/:id": `observations/${observation.id}`,
     "observatories/:id": `observatories/${observatory.id}`,
     "organizations/:id": `organizations/${organization.id}`,
     "projects/:id": `projects/${project.id}`,

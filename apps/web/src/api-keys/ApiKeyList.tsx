@@ -1,10 +1,11 @@
+import type { ReactNode } from "react";
 import { KeyRound, Trash2 } from "lucide-react";
 import { Button } from "../components/Button";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { EmptyState } from "../components/EmptyState";
 import { formatDateTime } from "../lib/format";
 import { useConfirmedMutation } from "../lib/useConfirmedMutation";
-import { queryClient, trpc } from "../trpc";
+import { queryClient, trpc, trpcClient } from "../trpc";
 
 export interface ApiKeyRow {
   id: string;
@@ -14,24 +15,52 @@ export interface ApiKeyRow {
   lastUsedAt: string | null;
 }
 
-export function ApiKeyList({ keys }: { keys: ApiKeyRow[] }) {
+/** How one list revokes its keys: the user's own API keys (the default) or an observatory's plugin keys. */
+export interface KeyRevocation {
+  revoke(key: ApiKeyRow): Promise<unknown>;
+  refresh(): Promise<unknown>;
+}
+
+const userKeys: KeyRevocation = {
+  revoke: (key) => trpcClient.user.revokeApiKey.mutate({ id: key.id }),
+  refresh: () => queryClient.invalidateQueries(trpc.user.apiKeys.queryFilter()),
+};
+
+export function ApiKeyList({
+  keys,
+  label = "API keys",
+  revocation = userKeys,
+  empty,
+  title = "Revoke API key?",
+  warning = (name) => <>Anything using {name} will stop working at once. This cannot be undone.</>,
+}: {
+  keys: ApiKeyRow[];
+  label?: string;
+  revocation?: KeyRevocation;
+  empty?: ReactNode;
+  title?: string;
+  /** The confirmation's sentence about the key, whose name is given. */
+  warning?: (name: ReactNode) => ReactNode;
+}) {
   const revoke = useConfirmedMutation({
-    mutation: trpc.user.revokeApiKey.mutationOptions(),
-    variables: (key: ApiKeyRow) => ({ id: key.id }),
-    onSuccess: () => queryClient.invalidateQueries(trpc.user.apiKeys.queryFilter()),
+    mutation: { mutationFn: (key: ApiKeyRow) => revocation.revoke(key) },
+    variables: (key: ApiKeyRow) => key,
+    onSuccess: () => revocation.refresh(),
   });
 
   if (keys.length === 0) {
     return (
-      <EmptyState icon={KeyRound} title="No API keys yet">
-        Create a key to let scripts and observatory software call the Meridian API on your behalf.
-      </EmptyState>
+      empty ?? (
+        <EmptyState icon={KeyRound} title="No API keys yet">
+          Create a key to let scripts and observatory software call the Meridian API on your behalf.
+        </EmptyState>
+      )
     );
   }
 
   return (
     <>
-      <ul aria-label="API keys" className="divide-y divide-slate-100 overflow-hidden rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+      <ul aria-label={label} className="divide-y divide-slate-100 overflow-hidden rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
         {keys.map((key) => (
           <li key={key.id} className="flex flex-col gap-3 px-4 py-4 sm:flex-row sm:items-center sm:px-6">
             <div className="min-w-0 flex-1">
@@ -59,8 +88,8 @@ export function ApiKeyList({ keys }: { keys: ApiKeyRow[] }) {
           </li>
         ))}
       </ul>
-      <ConfirmDialog {...revoke.dialog} title="Revoke API key?" confirmLabel="Revoke key">
-        Anything using <strong className="font-semibold text-slate-900">{revoke.target?.name}</strong> will stop working at once. This cannot be undone.
+      <ConfirmDialog {...revoke.dialog} title={title} confirmLabel="Revoke key">
+        {warning(<strong className="font-semibold text-slate-900">{revoke.target?.name}</strong>)}
       </ConfirmDialog>
     </>
   );

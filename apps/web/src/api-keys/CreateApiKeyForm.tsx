@@ -5,7 +5,7 @@ import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
 import { TextField } from "../components/TextField";
 import { summarizeError } from "../lib/errors";
-import { queryClient, trpc } from "../trpc";
+import { queryClient, trpc, trpcClient } from "../trpc";
 
 export interface CreatedKey {
   id: string;
@@ -13,21 +13,34 @@ export interface CreatedKey {
   key: string;
 }
 
-export function CreateApiKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
+/** The user's own API keys, unless another kind of key (an observatory's) is given. */
+const userKeyCreation = {
+  create: (name: string) => trpcClient.user.createApiKey.mutate({ name }),
+  refresh: () => queryClient.invalidateQueries(trpc.user.apiKeys.queryFilter()),
+};
+
+export function CreateApiKeyForm({
+  onCreated,
+  creation = userKeyCreation,
+  placeholder = "e.g. Pipeline on dome-2",
+}: {
+  onCreated(key: CreatedKey): void;
+  creation?: { create(name: string): Promise<CreatedKey>; refresh(): Promise<unknown> };
+  placeholder?: string;
+}) {
   const [name, setName] = useState("");
-  const create = useMutation(
-    trpc.user.createApiKey.mutationOptions({
-      onSuccess: async (created) => {
-        setName("");
-        onCreated(created);
-        await queryClient.invalidateQueries(trpc.user.apiKeys.queryFilter());
-      },
-    }),
-  );
+  const create = useMutation({
+    mutationFn: (keyName: string) => creation.create(keyName),
+    onSuccess: async (created) => {
+      setName("");
+      onCreated(created);
+      await creation.refresh();
+    },
+  });
   const problem = create.error ? summarizeError(create.error) : null;
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    create.mutate({ name });
+    create.mutate(name);
   };
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-3">
@@ -38,7 +51,7 @@ export function CreateApiKeyForm({ onCreated }: { onCreated(key: CreatedKey): vo
           name="name"
           required
           maxLength={100}
-          placeholder="e.g. Pipeline on dome-2"
+          placeholder={placeholder}
           value={name}
           onChange={(e) => setName(e.target.value)}
           error={problem?.fieldErrors.name}

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { Menu, X } from "lucide-react";
 import { Link, Outlet } from "react-router-dom";
 import { AnnouncementLiveUpdates } from "../announcements/AnnouncementLiveUpdates";
+import { ObservationLiveUpdates } from "../observations/ObservationLiveUpdates";
 import { SystemAnnouncementGate } from "../announcements/SystemAnnouncementGate";
 import { useBlockingAnnouncements } from "../announcements/useBlockingAnnouncements";
 import { useMe } from "../auth/useMe";
@@ -23,6 +24,7 @@ export function AppLayout() {
   return (
     <RealtimeProvider key={me.data?.id} onCredentialsGone={recheckSession}>
       <AnnouncementLiveUpdates />
+      <ObservationLiveUpdates />
       <AppFrame />
     </RealtimeProvider>
   );

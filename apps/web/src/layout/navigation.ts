@@ -1,5 +1,6 @@
 import {
   Building2,
+  Crosshair,
   FolderKanban,
   KeyRound,
   LayoutDashboard,
@@ -32,6 +33,7 @@ export const navSections: NavSection[] = [
   {
     items: [
       { to: "/", label: "Dashboard", icon: LayoutDashboard, end: true },
+      { to: "/observations", label: "Observations", icon: Crosshair },
       { to: "/observatories", label: "Observatories", icon: Telescope },
       { to: "/organizations", label: "Organizations", icon: Building2 },
       { to: "/projects", label: "Projects", icon: FolderKanban },

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { Badge } from "../components/Badge";
 import { Card } from "../components/Card";
 import { formatDateTime } from "../lib/format";
 import { OnlineBadge, PermissionBadges } from "./PermissionBadges";
@@ -26,6 +27,17 @@ export function ObservatoryOverview({ observatory, ownerName }: { observatory: O
             <OnlineBadge online={connection.online} />
             <span className="text-slate-500">{connection.lastSeenAt ? `Last seen ${formatDateTime(connection.lastSeenAt)}` : "Never connected"}</span>
           </span>
+        </Row>
+        <Row term="Safety">
+          {observatory.conditions ? (
+            <span className="flex flex-wrap items-center gap-2">
+              <Badge tone={observatory.conditions.safe ? "emerald" : "red"}>{observatory.conditions.safe ? "Safe" : "Unsafe"}</Badge>
+              {observatory.conditions.weatherHold ? <Badge tone="amber">Weather hold</Badge> : null}
+              <span className="text-slate-500">{[observatory.conditions.safetyReason, observatory.conditions.weatherReason].filter(Boolean).join(" · ")}</span>
+            </span>
+          ) : (
+            <span className="text-slate-400">Not reported</span>
+          )}
         </Row>
         <Row term="Plugin version">{connection.pluginVersion ?? <span className="text-slate-400">Unknown</span>}</Row>
         <Row term="Dispatch">{observatory.dispatchEnabled ? "Enabled: observations are sent to the telescope" : "Paused: observations wait in the queue"}</Row>

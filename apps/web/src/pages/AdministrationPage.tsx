@@ -1,5 +1,6 @@
 import { ChevronRight, UsersRound, type LucideIcon } from "lucide-react";
 import { Link } from "react-router-dom";
+import { ServerSettingsCard } from "../admin/ServerSettingsCard";
 import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
 
@@ -36,6 +37,8 @@ export function AdministrationPage() {
           </li>
         ))}
       </ul>
+      <h2 className="mt-8 mb-3 text-base font-semibold text-slate-900">Settings</h2>
+      <ServerSettingsCard />
     </>
   );
 }

@@ -4,6 +4,7 @@ import { AnnouncementBanners } from "../announcements/AnnouncementBanners";
 import { useMe } from "../auth/useMe";
 import { PageHeader } from "../components/PageHeader";
 import { navSections } from "../layout/navigation";
+import { DashboardObservations } from "../observations/DashboardObservations";
 import { useDocumentTitle } from "../lib/document-title";
 
 export function DashboardPage() {
@@ -14,6 +15,7 @@ export function DashboardPage() {
     <>
       <PageHeader title={`Welcome${me.data ? `, ${me.data.name}` : ""}`} description="Your observatory network at a glance." />
       <AnnouncementBanners />
+      <DashboardObservations />
       <ul className="grid gap-4 sm:grid-cols-2">
         {sections.map(({ to, label, icon: Icon }) => (
           <li key={to}>

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { ArrowRightLeft, History, KeyRound, LayoutDashboard, Megaphone, Settings, Users } from "lucide-react";
+import { ArrowRightLeft, History, KeyRound, LayoutDashboard, ListOrdered, Megaphone, Plug, Settings, Users } from "lucide-react";
 import { useParams } from "react-router-dom";
 import { sentNotice } from "../announcements/labels";
 import { NewAnnouncementButton } from "../announcements/NewAnnouncementButton";
@@ -15,7 +15,9 @@ import { EditObservatoryDialog } from "../observatories/EditObservatoryDialog";
 import { MyPermissions } from "../observatories/MyPermissions";
 import { ObservatoryHistory } from "../observatories/ObservatoryHistory";
 import { ObservatoryMembers } from "../observatories/ObservatoryMembers";
+import { ObservatoryKeys } from "../observatories/ObservatoryKeys";
 import { ObservatoryOverview } from "../observatories/ObservatoryOverview";
+import { ObservatoryQueue } from "../observatories/ObservatoryQueue";
 import { ownerDescription } from "../observatories/owner";
 import { OnlineBadge } from "../observatories/PermissionBadges";
 import type { Observatory } from "../observatories/permissions";
@@ -24,12 +26,14 @@ import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { trpc } from "../trpc";
 import { useDocumentTitle } from "../lib/document-title";
 
-type TabId = "overview" | "members" | "announcements" | "permissions" | "history";
+type TabId = "overview" | "queue" | "members" | "announcements" | "keys" | "permissions" | "history";
 
 const tabs: Array<TabItem<TabId>> = [
   { id: "overview", label: "Overview", icon: LayoutDashboard },
+  { id: "queue", label: "Queue", icon: ListOrdered },
   { id: "members", label: "Members", icon: Users },
   { id: "announcements", label: "Announcements", icon: Megaphone },
+  { id: "keys", label: "Plugin keys", icon: Plug },
   { id: "permissions", label: "My permissions", icon: KeyRound },
   { id: "history", label: "History", icon: History },
 ];
@@ -138,7 +142,15 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
       <TabList tabs={tabs} active={tab} onChange={setTab} label="Observatory sections" idPrefix="observatory" />
       <TabPanel idPrefix="observatory" id={tab}>
         {tab === "overview" ? <ObservatoryOverview observatory={observatory} ownerName={ownerName} /> : null}
+        {tab === "queue" ? <ObservatoryQueue observatoryId={observatory.id} /> : null}
         {tab === "members" ? <ObservatoryMembers observatory={observatory} /> : null}
+        {tab === "keys" ? (
+          canAnnounce ? (
+            <ObservatoryKeys observatoryId={observatory.id} />
+          ) : (
+            <Alert tone="info">Only the observatory's administrators manage its plugin keys.</Alert>
+          )
+        ) : null}
         {tab === "announcements" ? <ScopeAnnouncements scope="observatory" scopeId={observatory.id} canSend={canAnnounce} notice={sent} /> : null}
         {tab === "permissions" ? <MyPermissions observatoryId={observatory.id} organizationName={organizationName} /> : null}
         {tab === "history" ? <ObservatoryHistory observatoryId={observatory.id} names={userName} /> : null}

@@ -4,6 +4,7 @@ import { QueryState } from "../components/QueryState";
 import { AvatarCard } from "../profile/AvatarCard";
 import { NotificationsCard } from "../profile/NotificationsCard";
 import { ProfileDetailsCard } from "../profile/ProfileDetailsCard";
+import { PushChannelsCard } from "../profile/PushChannelsCard";
 import { useProfile } from "../profile/useProfile";
 import { useDocumentTitle } from "../lib/document-title";
 
@@ -30,6 +31,7 @@ export function ProfilePage() {
             <ProfileDetailsCard profile={data} />
             <AvatarCard profile={data} />
             <NotificationsCard profile={data} />
+            <PushChannelsCard profile={data} />
           </div>
         )}
       </QueryState>

@@ -13,6 +13,7 @@ export function presentObservatory(observatory: StoredDocument<ObservatoryDoc>, 
       ...(doc.connection.pluginVersion ? { pluginVersion: doc.connection.pluginVersion } : {}),
       ...(doc.connection.lastSeenAt ? { lastSeenAt: doc.connection.lastSeenAt } : {}),
     },
+    ...(doc.conditions ? { conditions: doc.conditions } : {}),
     createdAt: observatory.createdAt.toISOString(),
     ...(myPermissions ? { myPermissions } : {}),
   };

@@ -49,6 +49,10 @@ export const observatorySchema = z
     location: z.object({ latitude: z.number(), longitude: z.number(), elevation: z.number() }).optional(),
     dispatchEnabled: z.boolean(),
     connection: z.object({ online: z.boolean(), pluginVersion: z.string().optional(), lastSeenAt: z.string().optional() }),
+    conditions: z
+      .object({ safe: z.boolean(), safetyReason: z.string().nullable(), weatherHold: z.boolean(), weatherReason: z.string().nullable() })
+      .optional()
+      .describe("What the plugin last reported of safety and weather (extension); absent until it reports"),
     createdAt: z.string(),
     myPermissions: observatoryPermissionsOutputSchema.optional().describe("The caller's effective permissions (extension)"),
   })

@@ -1,0 +1,71 @@
+import { useQuery } from "@tanstack/react-query";
+import { Download, FileImage } from "lucide-react";
+import { EmptyState } from "../components/EmptyState";
+import { QueryState } from "../components/QueryState";
+import { trpc } from "../trpc";
+import { formatBytes } from "./labels";
+
+const downloadUrl = (fileId: string) => `/files/${fileId}/download`;
+
+/** The observation's files with their previews as thumbnails, each downloadable (the session cookie authorises the download). */
+export function ObservationFiles({ observationId }: { observationId: string }) {
+  const files = useQuery(trpc.observations.files.queryOptions({ id: observationId }, { staleTime: 0 }));
+  return (
+    <QueryState
+      query={files}
+      loading="Loading files"
+      error="Could not load files"
+      isEmpty={(data) => data.items.length === 0}
+      empty={
+        <EmptyState icon={FileImage} title="No files yet">
+          The observatory uploads images as it takes them.
+        </EmptyState>
+      }
+    >
+      {(data) => {
+        const previewOf = new Map(data.items.filter((file) => file.previewOfId).map((file) => [file.previewOfId!, file]));
+        return (
+          <ul className="grid gap-3 sm:grid-cols-2" aria-label="Files">
+            {data.items
+              .filter((file) => file.kind !== "preview")
+              .map((file) => {
+                const preview = previewOf.get(file.id);
+                return (
+                  <li key={file.id} className="flex items-center gap-3 rounded-lg bg-white p-3 shadow-sm ring-1 ring-slate-200">
+                    {preview ? (
+                      <img src={downloadUrl(preview.id)} alt={`Preview of ${file.filename}`} className="size-16 rounded object-cover ring-1 ring-slate-200" />
+                    ) : (
+                      <span className="flex size-16 items-center justify-center rounded bg-slate-50 text-slate-400">
+                        <FileImage aria-hidden="true" className="size-6" />
+                      </span>
+                    )}
+                    <div className="min-w-0 flex-1">
+                      <p className="truncate text-sm font-medium text-slate-900">{file.filename}</p>
+                      <p className="text-xs text-slate-500">
+                        {formatBytes(file.sizeBytes)} · {file.contentType}
+                      </p>
+                      <p className="truncate font-mono text-xs text-slate-400" title="SHA-256">
+                        {file.sha256.slice(0, 16)}…
+                      </p>
+                    </div>
+                    <a
+                      href={downloadUrl(file.id)}
+                      download={file.filename}
+                      className={
+                        "inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm font-medium text-indigo-600 " +
+                        "hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                      }
+                      aria-label={`Download ${file.filename}`}
+                    >
+                      <Download aria-hidden="true" className="size-4" />
+                      Download
+                    </a>
+                  </li>
+                );
+              })}
+          </ul>
+        );
+      }}
+    </QueryState>
+  );
+}

@@ -1,0 +1,23 @@
+import { useRealtimeEvent, useRealtimeReconnect } from "../lib/realtime";
+import { queryClient, trpc } from "../trpc";
+
+/** Every observation view, and the queues and dashboard built on them, follow status changes pushed over /ws. */
+export function refreshObservations() {
+  return Promise.all(
+    [
+      trpc.observations.list,
+      trpc.observations.get,
+      trpc.observations.history,
+      trpc.observations.files,
+      trpc.observatories.queue,
+      trpc.observatories.get,
+      trpc.observatories.list,
+    ].map((view) => queryClient.invalidateQueries(view.pathFilter())),
+  );
+}
+
+export function ObservationLiveUpdates() {
+  useRealtimeEvent("observation.status_changed", refreshObservations);
+  useRealtimeReconnect(refreshObservations);
+  return null;
+}

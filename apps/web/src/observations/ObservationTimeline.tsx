@@ -1,0 +1,37 @@
+import { useQuery } from "@tanstack/react-query";
+import { QueryState } from "../components/QueryState";
+import { formatDateTime } from "../lib/format";
+import { trpc } from "../trpc";
+import { observationStatusInfo } from "./labels";
+import { StatusBadge } from "./StatusBadge";
+
+const actorLabel = (actor: { kind: string; id: string }) =>
+  actor.kind === "observatory" ? "the observatory" : actor.kind === "system" ? (actor.id === "dispatch" ? "dispatch" : "Meridian") : "a user";
+
+/** Every status move, oldest first, with who made it and why. */
+export function ObservationTimeline({ observationId }: { observationId: string }) {
+  const history = useQuery(trpc.observations.history.queryOptions({ id: observationId }, { staleTime: 0 }));
+  return (
+    <QueryState query={history} loading="Loading the timeline" error="Could not load the timeline">
+      {(data) => (
+        <ol aria-label="Status timeline" className="relative ml-2 border-l border-slate-200">
+          {data.items.map((entry, index) => (
+            <li key={index} className="mb-4 ml-4">
+              <span aria-hidden="true" className="absolute -left-1.5 mt-1.5 size-3 rounded-full border border-white bg-indigo-400" />
+              <div className="flex flex-wrap items-center gap-2">
+                <StatusBadge status={entry.to} />
+                <time className="text-xs text-slate-500" dateTime={entry.at}>
+                  {formatDateTime(entry.at)}
+                </time>
+              </div>
+              <p className="mt-1 text-sm text-slate-600">
+                {entry.from ? `From ${observationStatusInfo[entry.from].label.toLowerCase()}, by ${actorLabel(entry.actor)}` : "Submitted"}
+                {entry.reason ? `: ${entry.reason}` : ""}
+              </p>
+            </li>
+          ))}
+        </ol>
+      )}
+    </QueryState>
+  );
+}

@@ -1,0 +1,45 @@
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { KeyRound } from "lucide-react";
+import { ApiKeyList } from "../api-keys/ApiKeyList";
+import { CreateApiKeyForm, type CreatedKey } from "../api-keys/CreateApiKeyForm";
+import { NewKeyNotice } from "../api-keys/NewKeyNotice";
+import { Card } from "../components/Card";
+import { EmptyState } from "../components/EmptyState";
+import { QueryState } from "../components/QueryState";
+import { queryClient, trpc, trpcClient } from "../trpc";
+
+/** The plugin's keys (can_admin): each acts only as this observatory; revoking one closes its connection at once. */
+export function ObservatoryKeys({ observatoryId }: { observatoryId: string }) {
+  const keys = useQuery(trpc.observatories.keys.queryOptions({ id: observatoryId }, { staleTime: 0 }));
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const refresh = () => queryClient.invalidateQueries(trpc.observatories.keys.queryFilter({ id: observatoryId }));
+  return (
+    <div className="flex flex-col gap-4">
+      {created ? <NewKeyNotice name={created.name} secret={created.key} onDone={() => setCreated(null)} /> : null}
+      <Card title="New plugin key" description="The observatory's plugin connects with it (pnpm simulate:observatory --key … for a simulated one).">
+        <CreateApiKeyForm
+          onCreated={setCreated}
+          placeholder="e.g. Dome computer"
+          creation={{ create: (name) => trpcClient.observatories.createKey.mutate({ id: observatoryId, name }), refresh }}
+        />
+      </Card>
+      <QueryState query={keys} loading="Loading keys" error="Could not load keys">
+        {(data) => (
+          <ApiKeyList
+            keys={data.items}
+            label="Plugin keys"
+            revocation={{ revoke: (key) => trpcClient.observatories.revokeKey.mutate({ id: observatoryId, keyId: key.id }), refresh }}
+            title="Revoke plugin key?"
+            warning={(name) => <>A plugin connected with {name} is disconnected at once.</>}
+            empty={
+              <EmptyState icon={KeyRound} title="No plugin keys">
+                Create one for the observatory's plugin.
+              </EmptyState>
+            }
+          />
+        )}
+      </QueryState>
+    </div>
+  );
+}

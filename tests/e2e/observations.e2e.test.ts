@@ -1,0 +1,80 @@
+import { createHash, randomBytes } from "node:crypto";
+import { ObservatorySimulator } from "@meridian/simulator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signupUser, type TestServer } from "../support/test-server";
+import { appUrl, WAIT } from "./support/session";
+import { browserSuite } from "./support/suite";
+
+// The worker runs in the server process, so dispatch really happens.
+const suite = browserSuite({ MERIDIAN_ROLE: "all" });
+let server: TestServer;
+const simulators: ObservatorySimulator[] = [];
+beforeAll(() => {
+  server = suite.server();
+});
+afterAll(async () => {
+  for (const simulator of simulators) await simulator.close().catch(() => undefined);
+});
+
+async function api<T = unknown>(pathname: string, token: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+  const response = await server.request(pathname, { method: init.method ?? "GET", token, json: init.json });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${pathname}: ${response.status} ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+describe("web app: observations", { timeout: 120_000 }, () => {
+  it("submits through the wizard, watches the simulator run it live in the table, and downloads its file", async () => {
+    const owner = await signupUser(server, { name: "Olga Observer" });
+    const tag = randomBytes(3).toString("hex");
+    const observatory = await api<{ id: string }>("/observatories", owner.token, { method: "POST", json: { name: `Dome ${tag}` } });
+    await api("/projects", owner.token, { method: "POST", json: { name: `Survey ${tag}` } });
+    const key = await api<{ key: string }>(`/observatories/${observatory.id}/api-keys`, owner.token, { method: "POST", json: { name: "plugin" } });
+    // Slow enough that the table shows each status for a moment.
+    const simulator = new ObservatorySimulator({ url: server.url, key: key.key, speed: 4, imageBytes: 50_000 });
+    simulators.push(simulator);
+    await simulator.connect();
+
+    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
+    await page.goto(appUrl(server, "observations"));
+    await page.getByRole("link", { name: "New observation" }).click();
+    // Step 1, by keyboard: name, project, observatory.
+    await page.getByLabel("Name").fill(`Andromeda ${tag}`);
+    await page.getByLabel("Project").selectOption({ label: `Survey ${tag}` });
+    await page.getByLabel("Observatory").selectOption({ index: 1 });
+    await page.getByRole("button", { name: "Next" }).click();
+    // Step 2: a target with one exposure.
+    await page.getByLabel("Name").fill("M 31");
+    await page.getByLabel("RA (degrees)").fill("10.6847");
+    await page.getByLabel("Dec (degrees)").fill("41.269");
+    await page.getByLabel("Seconds").fill("2");
+    await page.getByRole("button", { name: "Next" }).click();
+    // Step 3: defaults; step 4: submit.
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByRole("button", { name: "Submit observation" }).click();
+    await page.getByRole("heading", { name: `Andromeda ${tag}` }).waitFor(WAIT);
+
+    // The table follows the simulator without a reload.
+    await page.goto(appUrl(server, "observations"));
+    const row = page.getByRole("row").filter({ hasText: `Andromeda ${tag}` });
+    await row.getByText("In progress").waitFor(WAIT);
+    await row.getByText("Completed").waitFor({ timeout: 60_000 });
+
+    await row.getByRole("link", { name: `Andromeda ${tag}` }).click();
+    const download = page.getByRole("link", { name: "Download M 31.fits" });
+    await download.waitFor(WAIT);
+    await expect.poll(() => page.getByRole("img", { name: "Preview of M 31.fits" }).count()).toBe(1);
+    const [file] = await Promise.all([page.waitForEvent("download"), download.click()]);
+    const path = await file.path();
+    const { readFile } = await import("node:fs/promises");
+    const bytes = await readFile(path!);
+    const files = await api<{ items: Array<{ filename: string; sha256: string; sizeBytes: number }> }>(
+      `/observations/${page.url().split("/").pop()}/files`,
+      owner.token,
+    );
+    const stored = files.items.find((item) => item.filename === "M 31.fits")!;
+    expect(bytes.length).toBe(stored.sizeBytes);
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(stored.sha256);
+    await page.getByRole("list", { name: "Status timeline" }).getByText("Completed").waitFor(WAIT);
+  });
+});
