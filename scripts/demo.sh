@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# `pnpm demo`: build what is not built yet (the SPA), then run the server, its worker and two simulated observatories.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TURBO_TELEMETRY_DISABLED=1 AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
+turbo run build --output-logs=errors-only
+exec node --import tsx scripts/demo.ts
