@@ -62,7 +62,10 @@ async function seed(base: string, token: string) {
   const projects = await call<{ items: Array<{ id: string; name: string }> }>(base, "/projects", token);
   let project = projects.items.find((item) => item.name === "Demo survey");
   if (!project) {
-    project = await call<{ id: string; name: string }>(base, "/projects", token, { method: "POST", json: { name: "Demo survey", organizationId: organization.id } });
+    project = await call<{ id: string; name: string }>(base, "/projects", token, {
+      method: "POST",
+      json: { name: "Demo survey", organizationId: organization.id },
+    });
     // A dozen observations: some wait for darkness, some (bright targets) may run by day too.
     const now = new Date();
     for (let index = 0; index < 12; index += 1) {
