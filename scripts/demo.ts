@@ -2,16 +2,19 @@
  * `pnpm demo`: the server with its worker on the embedded defaults, a small network seeded once
  * (an organization, two observatories with locations, a project, a dozen observations) and two
  * simulated observatories running, so a newcomer sees observations dispatched, run, uploaded and
- * completed within a minute. Sign in with the printed administrator; Ctrl-C stops everything.
+ * completed within a minute. Sign in with the printed administrator (scripts/demo.sh sets one
+ * unless ADMIN_EMAIL and ADMIN_PASSWORD are given); Ctrl-C stops everything.
  */
 import { createLogger, loadEnvOrExit, runUntilSignalled } from "@meridian/config";
 import { targetAltitude } from "@meridian/domain";
 import { startServer, type RunningServer } from "@meridian/server";
 import { ObservatorySimulator } from "@meridian/simulator";
 
-process.env.ADMIN_EMAIL ??= "admin@demo.meridian.local";
-process.env.ADMIN_PASSWORD ??= "meridian demo password";
 const env = loadEnvOrExit();
+if (!env.ADMIN_EMAIL || !env.ADMIN_PASSWORD) {
+  console.error("The demo signs in as ADMIN_EMAIL with ADMIN_PASSWORD: set both, or run it with pnpm demo, which does.");
+  process.exit(2);
+}
 const logger = createLogger({ level: env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL, name: "meridian-demo" });
 
 const sites = [
