@@ -267,3 +267,143 @@ describe("server settings", () => {
     });
   });
 });
+
+describe("refusals on every observation route", () => {
+  type Caller = "anonymous" | "stranger" | "member" | "viewer" | "otherKey";
+  const tokenOf = (caller: Caller) => ({ anonymous: undefined, stranger: stranger.token, member: member.token, viewer: viewer.token, otherKey })[caller];
+  const routes: Array<{
+    name: string;
+    method: string;
+    path: (ids: { observation: string; key: string }) => string;
+    json?: unknown;
+    refused: Partial<Record<Caller, [number, string]>>;
+  }> = [
+    {
+      name: "read",
+      method: "GET",
+      path: (ids) => `/observations/${ids.observation}`,
+      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [404, "NOT_FOUND"], otherKey: [403, "FORBIDDEN"] },
+    },
+    {
+      name: "edit",
+      method: "PUT",
+      path: (ids) => `/observations/${ids.observation}`,
+      json: { priority: 2 },
+      refused: {
+        anonymous: [401, "UNAUTHENTICATED"],
+        stranger: [404, "NOT_FOUND"],
+        member: [403, "FORBIDDEN"],
+        viewer: [403, "FORBIDDEN"],
+        otherKey: [403, "FORBIDDEN"],
+      },
+    },
+    {
+      name: "cancel",
+      method: "POST",
+      path: (ids) => `/observations/${ids.observation}/cancel`,
+      refused: {
+        anonymous: [401, "UNAUTHENTICATED"],
+        stranger: [404, "NOT_FOUND"],
+        member: [403, "FORBIDDEN"],
+        viewer: [403, "FORBIDDEN"],
+        otherKey: [403, "FORBIDDEN"],
+      },
+    },
+    {
+      name: "move",
+      method: "POST",
+      path: (ids) => `/observations/${ids.observation}/status`,
+      json: { status: "paused" },
+      refused: {
+        anonymous: [401, "UNAUTHENTICATED"],
+        stranger: [404, "NOT_FOUND"],
+        member: [403, "FORBIDDEN"],
+        viewer: [403, "FORBIDDEN"],
+        otherKey: [404, "NOT_FOUND"],
+      },
+    },
+    {
+      name: "history",
+      method: "GET",
+      path: (ids) => `/observations/${ids.observation}/history`,
+      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [404, "NOT_FOUND"], otherKey: [403, "FORBIDDEN"] },
+    },
+    {
+      name: "files",
+      method: "GET",
+      path: (ids) => `/observations/${ids.observation}/files`,
+      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [404, "NOT_FOUND"], otherKey: [403, "FORBIDDEN"] },
+    },
+    {
+      name: "upload",
+      method: "POST",
+      path: (ids) => `/observations/${ids.observation}/files?filename=x.fits`,
+      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [403, "FORBIDDEN"], member: [403, "FORBIDDEN"], otherKey: [404, "NOT_FOUND"] },
+    },
+    {
+      name: "queue",
+      method: "GET",
+      path: () => `/observatories/${observatoryId}/queue`,
+      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [404, "NOT_FOUND"], member: [404, "NOT_FOUND"], otherKey: [403, "FORBIDDEN"] },
+    },
+    {
+      name: "list keys",
+      method: "GET",
+      path: () => `/observatories/${observatoryId}/api-keys`,
+      refused: {
+        anonymous: [401, "UNAUTHENTICATED"],
+        stranger: [404, "NOT_FOUND"],
+        member: [404, "NOT_FOUND"],
+        viewer: [403, "FORBIDDEN"],
+        otherKey: [403, "FORBIDDEN"],
+      },
+    },
+    {
+      name: "create a key",
+      method: "POST",
+      path: () => `/observatories/${observatoryId}/api-keys`,
+      json: { name: "intruder" },
+      refused: {
+        anonymous: [401, "UNAUTHENTICATED"],
+        stranger: [404, "NOT_FOUND"],
+        member: [404, "NOT_FOUND"],
+        viewer: [403, "FORBIDDEN"],
+        otherKey: [403, "FORBIDDEN"],
+      },
+    },
+    {
+      name: "revoke a key",
+      method: "DELETE",
+      path: (ids) => `/observatories/${observatoryId}/api-keys/${ids.key}`,
+      refused: {
+        anonymous: [401, "UNAUTHENTICATED"],
+        stranger: [404, "NOT_FOUND"],
+        member: [404, "NOT_FOUND"],
+        viewer: [403, "FORBIDDEN"],
+        otherKey: [403, "FORBIDDEN"],
+      },
+    },
+  ];
+  for (const route of routes)
+    it(`${route.name}: ${Object.entries(route.refused)
+      .map(([caller, [status]]) => `${caller} ${status}`)
+      .join(", ")}`, async () => {
+      const observation = await submit();
+      const key = (await must(`/observatories/${observatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "kept" } }, 201)) as {
+        id: string;
+      };
+      for (const [caller, [status, code]] of Object.entries(route.refused) as Array<[Caller, [number, string]]>) {
+        const token = tokenOf(caller);
+        const init =
+          route.method === "POST" && route.path({ observation: "", key: "" }).includes("/files")
+            ? { method: route.method, token, body: "bytes" }
+            : { method: route.method, token, ...(route.json ? { json: route.json } : {}) };
+        const response = await server.request(route.path({ observation: observation.id, key: key.id }), init);
+        await expectProblem(response, status, code).catch((error: Error) => {
+          throw new Error(`${caller}: ${error.message}`);
+        });
+      }
+      // Nothing the refused callers sent changed the observation.
+      expect(await must(`/observations/${observation.id}`, { token: owner.token }, 200)).toMatchObject({ status: "pending", priority: 5 });
+    });
+});

@@ -151,6 +151,39 @@ describe("the observatory connection", () => {
     expect(types.filter((type) => type !== "created")).toEqual(["online", "equipment_configuration_changed", "system_info_changed", "goodbye", "offline"]);
   });
 
+  it("sends the observatory's announcements as motd when it connects and when one is made", async () => {
+    const owner = await createAccount(server);
+    const { observatoryId, key } = await network(owner);
+    const motd = (title: string) =>
+      must(
+        `/observatories/${observatoryId}/motd`,
+        { method: "POST", token: owner.token, json: { title, message: "Dome work", severity: "warning", deliveryType: "message" } },
+        201,
+      );
+    await motd("Before connecting");
+    const simulator = await connect(key.key);
+    await until("the standing motd", async () => simulator.received.find((message) => message.type === "motd"));
+    expect(simulator.received.find((message) => message.type === "motd")).toMatchObject({ type: "motd", announcement: { title: "Before connecting" } });
+    await motd("While connected");
+    await until("the new motd", async () =>
+      simulator.received.find((message) => message.type === "motd" && (message.announcement as { title: string }).title === "While connected"),
+    );
+  });
+
+  it("reports a failed and an aborted run as the plugin says, with its reason", async () => {
+    const owner = await createAccount(server);
+    const { key, submit } = await network(owner);
+    const simulator = await connect(key.key, { speed: 1000 });
+    simulator.willEndWith("fail");
+    const failing = await submit();
+    await until("failed", async () => (await statusOf(owner, failing.id)) === "failed");
+    simulator.willEndWith("abort");
+    const aborting = await submit();
+    await until("aborted", async () => (await statusOf(owner, aborting.id)) === "aborted");
+    const detail = (await must(`/observations/${aborting.id}`, { token: owner.token })) as { statusReason: string };
+    expect(detail.statusReason).toBe("simulated abort by the operator");
+  });
+
   it("answers malformed messages with an error and keeps the connection and the others", async () => {
     const owner = await createAccount(server);
     const { key } = await network(owner);

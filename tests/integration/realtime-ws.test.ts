@@ -4,6 +4,7 @@ import { publishEvent } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, logout } from "../support/auth-suite";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
 import { connectWebSocket, openWebSocket, type OpenClient } from "../support/ws-client";
 
 let server: TestServer;
@@ -98,11 +99,20 @@ describe("WebSocket /ws: who may connect", () => {
   });
 
   it("counts open connections in /api/health", async () => {
-    const before = ((await (await server.request("/api/health")).json()) as { checks: { websocket: { connections: number } } }).checks.websocket.connections;
-    const client = await openWebSocket(wsUrl, { authorization: `Bearer ${bob.token}` });
-    const during = ((await (await server.request("/api/health")).json()) as { checks: { websocket: { connections: number } } }).checks.websocket.connections;
-    expect(during).toBe(before + 1);
-    await client.close();
+    // A server of its own: sockets other tests closed would otherwise still be leaving the count.
+    const quiet = await startTestServer({ MERIDIAN_ROLE: "server" });
+    try {
+      const user = await signupUser(quiet);
+      const connections = async () =>
+        ((await (await quiet.request("/api/health")).json()) as { checks: { websocket: { connections: number } } }).checks.websocket.connections;
+      expect(await connections()).toBe(0);
+      const client = await openWebSocket(`${quiet.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${user.token}` });
+      expect(await connections()).toBe(1);
+      await client.close();
+      await until("the closed socket to leave the count", async () => (await connections()) === 0);
+    } finally {
+      await quiet.stop();
+    }
   });
 });
 

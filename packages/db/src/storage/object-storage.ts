@@ -5,6 +5,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   NoSuchKey,
   NotFound,
   S3Client,
@@ -35,6 +36,8 @@ export interface ObjectStorage {
   get(key: string): Promise<StoredObject | undefined>;
   head(key: string): Promise<{ contentLength: number | undefined } | undefined>;
   delete(key: string): Promise<void>;
+  /** Every object under `prefix` in key order, a page (up to 1,000 keys) at a time. */
+  list(prefix: string): AsyncGenerator<Array<{ key: string; size: number }>>;
   /** Checks the bucket is reachable; `signal` abandons the request (and its socket) when aborted. */
   ping(options?: { signal?: AbortSignal }): Promise<void>;
   destroy(): void;
@@ -108,6 +111,14 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
     },
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+    async *list(prefix) {
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }));
+        yield (page.Contents ?? []).map((object) => ({ key: object.Key!, size: object.Size ?? 0 }));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
     },
     async ping(options = {}) {
       await client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: options.signal });

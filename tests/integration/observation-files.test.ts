@@ -1,0 +1,102 @@
+import { createHash, randomUUID } from "node:crypto";
+import { uploadObservationFile } from "@meridian/domain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
+
+const ADMIN = { email: "observation-files-admin@example.com", password: "observation files admin password" };
+let server: TestServer;
+beforeAll(async () => {
+  // A small cap, so the too-large case needs no gigabytes.
+  ({ server } = await startServerWithAdmin(ADMIN, { MAX_UPLOAD_BYTES: String(1024 * 1024) }));
+});
+afterAll(() => server?.stop());
+const { must } = jsonApi(() => server);
+
+async function observationWithKey(owner: Account) {
+  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
+    id: string;
+  };
+  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Files" } }, 201)) as { id: string };
+  const key = (
+    (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
+  ).key;
+  const observation = (await must(
+    "/observations",
+    {
+      method: "POST",
+      token: owner.token,
+      json: {
+        name: "Files",
+        projectId: project.id,
+        observatoryId: observatory.id,
+        targets: [{ name: "Sirius", ra: 101.29, dec: -16.72, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] }],
+      },
+    },
+    201,
+  )) as { id: string };
+  return { key, observation };
+}
+
+const objectsOf = async (observationId: string) => {
+  const keys: string[] = [];
+  for await (const page of server.server.runtime.deps.storage.list(`observations/${observationId}/`)) keys.push(...page.map((object) => object.key));
+  return keys;
+};
+const upload = (observationId: string, key: string, query: string, body: BodyInit, contentType = "application/octet-stream") =>
+  server.request(`/observations/${observationId}/files?${query}`, { method: "POST", token: key, headers: { "content-type": contentType }, body });
+
+describe("observation file uploads", () => {
+  it("keeps the content type, size and SHA-256, and links a preview to its file", async () => {
+    const owner = await createAccount(server);
+    const { key, observation } = await observationWithKey(owner);
+    const image = (await (await upload(observation.id, key, "filename=frame%201.fits", Buffer.alloc(2000, 7), "application/fits")).json()) as { id: string };
+    const response = await upload(observation.id, key, `filename=thumb.png&previewOf=${image.id}`, Buffer.from("png bytes"), "image/png");
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ kind: "preview", previewOfId: image.id, contentType: "image/png", sizeBytes: 9 });
+    const files = (await must(`/observations/${observation.id}/files`, { token: owner.token }, 200)) as {
+      items: Array<{ filename: string; sizeBytes: number; sha256: string }>;
+    };
+    expect(files.items[0]).toMatchObject({
+      filename: "frame 1.fits",
+      sizeBytes: 2000,
+      sha256: createHash("sha256").update(Buffer.alloc(2000, 7)).digest("hex"),
+    });
+    const download = await server.request(`/files/${image.id}/download`, { token: owner.token });
+    expect(download.headers.get("content-disposition")).toBe(`attachment; filename="frame 1.fits"; filename*=UTF-8''frame%201.fits`);
+    expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.alloc(2000, 7))).toBe(true);
+    expect(await objectsOf(observation.id)).toHaveLength(2);
+  });
+
+  it("refuses bad names, unknown previews and bodies over the cap, leaving neither a record nor an object", async () => {
+    const owner = await createAccount(server);
+    const { key, observation } = await observationWithKey(owner);
+    await expectProblem(await upload(observation.id, key, "filename=..%2Fetc%2Fpasswd", "x"), 400, "VALIDATION_FAILED");
+    await expectProblem(await upload(observation.id, key, "filename=a.fits&previewOf=fil_missing", "x"), 404, "NOT_FOUND");
+    await expectProblem(await upload(observation.id, key, "filename=big.fits", Buffer.alloc(1024 * 1024 + 1)), 413, "PAYLOAD_TOO_LARGE");
+    expect(((await must(`/observations/${observation.id}/files`, { token: owner.token }, 200)) as { items: unknown[] }).items).toEqual([]);
+    expect(await objectsOf(observation.id)).toEqual([]);
+  });
+
+  it("leaves nothing behind when the observatory's stream breaks halfway through an upload", async () => {
+    const owner = await createAccount(server);
+    const { observation } = await observationWithKey(owner);
+    const observatoryId = ((await must(`/observations/${observation.id}`, { token: owner.token }, 200)) as { observatoryId: string }).observatoryId;
+    // The body the HTTP layer hands over when the client's connection is cut: some bytes, then an error.
+    // Over 8 MiB, so the store has begun a multipart upload when it breaks.
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 9 * 1024 * 1024) return controller.error(new Error("connection reset by peer"));
+        sent += 1024 * 1024;
+        controller.enqueue(new Uint8Array(1024 * 1024));
+      },
+    });
+    const deps = { ...server.server.runtime.deps, env: { ...server.server.runtime.deps.env, MAX_UPLOAD_BYTES: 64 * 1024 * 1024 } };
+    await expect(uploadObservationFile({ deps, observatoryId, observationId: observation.id, filename: "cut.fits", body: body as never })).rejects.toThrow();
+    expect(sent).toBeGreaterThan(8 * 1024 * 1024);
+    expect(((await must(`/observations/${observation.id}/files`, { token: owner.token }, 200)) as { items: unknown[] }).items).toEqual([]);
+    expect(await objectsOf(observation.id)).toEqual([]);
+  });
+});

@@ -1,0 +1,55 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { roomyLimits } from "../support/auth-suite";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const ADMIN = { ADMIN_EMAIL: "notices-admin@example.com", ADMIN_PASSWORD: "notices admin password" };
+const servers: TestServer[] = [];
+afterAll(async () => {
+  for (const server of servers.reverse()) await server.stop().catch(() => undefined);
+});
+
+async function start(env: Record<string, string> = {}) {
+  const server = await startTestServer({ ...roomyLimits, ...ADMIN, MERIDIAN_ROLE: "server", ...env });
+  servers.push(server);
+  return server;
+}
+
+/** The notices written to the outbox, by kind: the start notice is committed before startServer returns. */
+async function outboxKinds(server: TestServer) {
+  const rows = await server.server.runtime.deps.db.execute<{ kind: string }>(sql`select doc->>'kind' as kind from email_outbox order by created_at`);
+  return rows.map((row) => row.kind);
+}
+
+describe("notices to server administrators", () => {
+  it("announce a start of the cluster once, not once per replica, and again after the whole cluster restarts", async () => {
+    const first = await start();
+    expect((await outboxKinds(first)).filter((kind) => kind === "server_started")).toHaveLength(1);
+    const replica = await start({ DATABASE_URL: first.databaseUrl });
+    expect((await outboxKinds(replica)).filter((kind) => kind === "server_started")).toHaveLength(1);
+    // A rolling restart: the replica goes and comes back while the first keeps running.
+    await replica.stop();
+    servers.splice(servers.indexOf(replica), 1);
+    const restarted = await start({ DATABASE_URL: first.databaseUrl });
+    expect((await outboxKinds(restarted)).filter((kind) => kind === "server_started")).toHaveLength(1);
+    // The whole cluster stops, then starts again: a new notice.
+    await restarted.stop();
+    await first.stop();
+    servers.length = 0;
+    const again = await start({ DATABASE_URL: first.databaseUrl });
+    expect((await outboxKinds(again)).filter((kind) => kind === "server_started")).toHaveLength(2);
+  });
+
+  it("report a missing plate-solving star catalog at start, and say nothing when it is there", async () => {
+    const missing = await start({ STAR_CATALOG_DIR: path.join(os.tmpdir(), "no-such-star-catalog") });
+    expect(await outboxKinds(missing)).toContain("star_catalog_missing");
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "star-catalog-"));
+    await fs.writeFile(path.join(dir, "tycho2.bin"), "stars");
+    const present = await start({ STAR_CATALOG_DIR: dir });
+    expect(await outboxKinds(present)).not.toContain("star_catalog_missing");
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+});
