@@ -7,7 +7,22 @@ import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startEmbeddedS3 } from "@meridian/db";
-import { freePort, installCleanupHooks, loadAverage, makeTempDir, mib, readRss, removeTempDirs, resultsDir, sleep, spawnMeridian, spawnTracked, stopAll, waitForStatus, cleanEnv } from "./lib.mjs";
+import {
+  freePort,
+  installCleanupHooks,
+  loadAverage,
+  makeTempDir,
+  mib,
+  readRss,
+  removeTempDirs,
+  resultsDir,
+  sleep,
+  spawnMeridian,
+  spawnTracked,
+  stopAll,
+  waitForStatus,
+  cleanEnv,
+} from "./lib.mjs";
 
 const sizeMib = Number(process.argv[process.argv.indexOf("--mib") + 1] || 1024) || 1024;
 const CHUNK = Buffer.alloc(1024 * 1024, 0x2a);
@@ -61,7 +76,13 @@ try {
   const loadAtStart = loadAverage();
   const dataDir = await makeTempDir("upload");
   const s3 = await startEmbeddedS3({ directory: path.join(dataDir, "objects") });
-  const s3Env = { S3_ENDPOINT: s3.endpoint, S3_BUCKET: "bench-uploads", S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey, S3_FORCE_PATH_STYLE: "true" };
+  const s3Env = {
+    S3_ENDPOINT: s3.endpoint,
+    S3_BUCKET: "bench-uploads",
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    S3_FORCE_PATH_STYLE: "true",
+  };
   const admin = { email: "bench@example.com", password: "bench upload password" };
   const server = spawnMeridian({
     dataDir,
@@ -100,7 +121,8 @@ try {
   await s3.stop();
 
   const rate = (run) => `${((sizeMib / run.ms) * 1000).toFixed(0)} MiB/s`;
-  const row = (label, run) => `| ${label} | ${(run.ms / 1000).toFixed(1)} s | ${rate(run)} | ${mib(run.baseline)} | ${mib(run.peak)} | ${mib(run.peak - run.baseline)} |`;
+  const row = (label, run) =>
+    `| ${label} | ${(run.ms / 1000).toFixed(1)} s | ${rate(run)} | ${mib(run.baseline)} | ${mib(run.peak)} | ${mib(run.peak - run.baseline)} |`;
   const growth = meridian.peak - meridian.baseline;
   const text = [
     "# File upload",

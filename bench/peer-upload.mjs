@@ -28,7 +28,12 @@ http
         callback(null, chunk);
       },
     });
-    const upload = new Upload({ client, params: { Bucket: S3_BUCKET, Key: `peer/${counter++}`, Body: request.pipe(measure) }, queueSize: 2, partSize: 8 * 1024 * 1024 });
+    const upload = new Upload({
+      client,
+      params: { Bucket: S3_BUCKET, Key: `peer/${counter++}`, Body: request.pipe(measure) },
+      queueSize: 2,
+      partSize: 8 * 1024 * 1024,
+    });
     await upload.done();
     response.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ sizeBytes: size, sha256: hash.digest("hex") }));
   })
