@@ -24,6 +24,7 @@ describe("GET /api/v1/user/profile", () => {
       email: account.email,
       avatarUrl: null,
       notificationPreferences: { email: true, push: false, systemEvents: true, observationEvents: true },
+      pushover: { configured: false, userKeyHint: null, devices: [] },
     });
   });
 });
