@@ -7,6 +7,7 @@ import { announcementsMaintenanceTask } from "./tasks/announcements-maintenance"
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { dispatchObservatoryTask } from "./tasks/dispatch-observatory";
+import { integrityScanTask } from "./tasks/integrity-scan";
 import { observationsMaintenanceTask } from "./tasks/observations-maintenance";
 import { sendEmailTask } from "./tasks/send-email";
 import { sendPushTask } from "./tasks/send-push";
@@ -20,6 +21,7 @@ export const tasks = [
   announcementStartedTask,
   announcementsMaintenanceTask,
   dispatchObservatoryTask,
+  integrityScanTask,
   observationsMaintenanceTask,
 ];
 

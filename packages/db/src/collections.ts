@@ -18,6 +18,7 @@ import {
   userDocSchema,
 } from "./documents";
 import { fileDocSchema, observationDocSchema, observationHistoryDocSchema, observatoryKeyDocSchema, pushSubscriptionDocSchema } from "./observation-documents";
+import { integrityIssueDocSchema, integrityScanDocSchema } from "./integrity-documents";
 import { defineCollection } from "./repository";
 import {
   announcementRecipients,
@@ -42,6 +43,8 @@ import {
   files,
   observatoryKeys,
   pushSubscriptions,
+  integrityScans,
+  integrityIssues,
 } from "./schema";
 
 export const usersCollection = defineCollection({
@@ -230,6 +233,20 @@ export const pushSubscriptionsCollection = defineCollection({
   keys: (doc) => ({ userId: doc.userId, endpoint: doc.endpoint }),
 });
 
+export const integrityScansCollection = defineCollection({
+  table: integrityScans,
+  schema: integrityScanDocSchema,
+  idPrefix: "scn",
+  keys: (doc) => ({ kind: doc.kind, status: doc.status }),
+});
+
+export const integrityIssuesCollection = defineCollection({
+  table: integrityIssues,
+  schema: integrityIssueDocSchema,
+  idPrefix: "iss",
+  keys: (doc) => ({ scanId: doc.scanId, severity: doc.severity, type: doc.type, collection: doc.collection, autoFixable: doc.autoFixable }),
+});
+
 /** Every collection by its table name, for integrity scans and backups. */
 export const collections = {
   users: usersCollection,
@@ -253,4 +270,6 @@ export const collections = {
   files: filesCollection,
   observatory_keys: observatoryKeysCollection,
   push_subscriptions: pushSubscriptionsCollection,
+  integrity_scans: integrityScansCollection,
+  integrity_issues: integrityIssuesCollection,
 } as const;

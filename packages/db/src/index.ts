@@ -8,3 +8,4 @@ export { startEmbeddedPostgres, type EmbeddedPostgres } from "./postgres/embedde
 export { createObjectStorage, type ObjectStorage, type ObjectStorageConfig, type StoredObject } from "./storage/object-storage";
 export { startEmbeddedS3, type EmbeddedS3 } from "./storage/embedded-s3";
 export * from "./observation-documents";
+export * from "./integrity-documents";

@@ -19,6 +19,7 @@ import type {
   SettingDoc,
   UserDoc,
 } from "./documents";
+import type { IntegrityIssueDoc, IntegrityScanDoc } from "./integrity-documents";
 import type { FileDoc, ObservationDoc, ObservationHistoryDoc, ObservatoryKeyDoc, PushSubscriptionDoc } from "./observation-documents";
 
 /** Columns every collection shares: the document and its timestamps. */
@@ -298,4 +299,29 @@ export const pushSubscriptions = pgTable(
   "push_subscriptions",
   { ...documentColumns<PushSubscriptionDoc>(), userId: text("user_id").notNull(), endpoint: text("endpoint").notNull() },
   (table) => [uniqueIndex("push_subscriptions_endpoint_key").on(table.endpoint), index("push_subscriptions_user_idx").on(table.userId)],
+);
+
+export const integrityScans = pgTable(
+  "integrity_scans",
+  { ...documentColumns<IntegrityScanDoc>(), kind: text("kind").notNull(), status: text("status").notNull() },
+  (table) => [
+    index("integrity_scans_created_at_idx").on(table.createdAt),
+    // One scan of a kind at a time, on every process: a second start meets this index.
+    uniqueIndex("integrity_scans_one_running_per_kind")
+      .on(table.kind)
+      .where(sql`status in ('queued', 'running')`),
+  ],
+);
+
+export const integrityIssues = pgTable(
+  "integrity_issues",
+  {
+    ...documentColumns<IntegrityIssueDoc>(),
+    scanId: text("scan_id").notNull(),
+    severity: text("severity").notNull(),
+    type: text("type").notNull(),
+    collection: text("collection").notNull(),
+    autoFixable: boolean("auto_fixable").notNull(),
+  },
+  (table) => [index("integrity_issues_scan_idx").on(table.scanId, table.severity, table.id)],
 );

@@ -22,6 +22,7 @@ export const errorCodes = {
   CONFLICT: { status: 409, title: "Conflict" },
   INVALID_TRANSITION: { status: 409, title: "Invalid transition" },
   HELLO_REQUIRED: { status: 409, title: "Say hello first" },
+  SCAN_RUNNING: { status: 409, title: "A scan of this kind is running" },
   SHORT_NAME_TAKEN: { status: 409, title: "Short name taken" },
   ALREADY_MEMBER: { status: 409, title: "Already a member" },
   NOT_A_MEMBER: { status: 409, title: "Not a member" },

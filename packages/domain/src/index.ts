@@ -160,3 +160,5 @@ export { deliverPush, shouldRetry, type PushOutcome } from "./notifications/deli
 export { queuePush, notifySystemEvent, queueObservationNotifications } from "./notifications/notify";
 export { webPushConfigured, type PushMessage, type ChannelResult } from "./notifications/push-channels";
 export * from "./notifications/settings";
+export { startIntegrityScan, runIntegrityScan, failIntegrityScan, scanOptionsFor, scannableCollections, INTEGRITY_JOB_KIND } from "./integrity/scan";
+export * from "./integrity/queries";

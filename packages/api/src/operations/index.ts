@@ -2,6 +2,7 @@ import { adminOperations } from "./admin";
 import { announcementRestOperations } from "./announcements";
 import { authOperations } from "./auth";
 import type { AnyOperation } from "./define-operation";
+import { integrityOperations } from "./integrity";
 import { observationOperations } from "./observations";
 import { observatoryOperations } from "./observatories";
 import { organizationOperations } from "./organizations";
@@ -13,8 +14,15 @@ import { userOperations } from "./user";
  * same records. Health needs the process's services and is added by the app.
  */
 export const allOperations: AnyOperation[] = [
-  ...[authOperations, userOperations, adminOperations, organizationOperations, observatoryOperations, projectOperations, observationOperations].flatMap(
-    (operations) => Object.values(operations),
-  ),
+  ...[
+    authOperations,
+    userOperations,
+    adminOperations,
+    organizationOperations,
+    observatoryOperations,
+    projectOperations,
+    observationOperations,
+    integrityOperations,
+  ].flatMap((operations) => Object.values(operations)),
   ...announcementRestOperations,
 ];

@@ -4,6 +4,7 @@ import { authRouter } from "../operations/auth-router";
 import { userOperations } from "../operations/user";
 import { observatoryOperations } from "../operations/observatories";
 import { observationOperations } from "../operations/observations";
+import { integrityOperations } from "../operations/integrity";
 import { organizationOperations } from "../operations/organizations";
 import { projectOperations } from "../operations/projects";
 import { routerOf } from "../operations/trpc-adapter";
@@ -18,6 +19,7 @@ export const appRouter = router({
   observations: routerOf(observationOperations),
   announcements: routerOf(announcementOperations),
   admin: routerOf(adminOperations),
+  integrity: routerOf(integrityOperations),
 });
 
 export type AppRouter = typeof appRouter;

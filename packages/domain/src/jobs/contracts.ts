@@ -41,6 +41,8 @@ export const jobContracts = {
       priority: z.union([z.literal(-1), z.literal(0), z.literal(1)]),
     }),
   ),
+  /** An integrity scan (`integrity_scans` holds its options, checkpoint and progress). */
+  integrity_scan: defineJob("integrity_scan", z.object({ scanId: id })),
   dispatch_observatory: defineJob("dispatch_observatory", z.object({ observatoryId: id })),
   /** The minute sweep: dispatch for every connected observatory (darkness beginning needs no event), heartbeats missed, stale observations. */
   observations_maintenance: defineJob("observations_maintenance", scheduled, { schedule: "* * * * *" }),

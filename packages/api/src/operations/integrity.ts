@@ -1,0 +1,95 @@
+import { z } from "@hono/zod-openapi";
+import {
+  getIntegrityScan,
+  integrityIssueFilterSchema,
+  integrityIssuePageSchema,
+  integrityScanSchema,
+  integrityScanStartSchema,
+  listIntegrityIssues,
+  listIntegrityScans,
+  presentScan,
+  startIntegrityScan,
+} from "@meridian/domain";
+import { defineOperation } from "./define-operation";
+import { conflict, errorResponses, idParam, pageQuery, problemResponseFor } from "./responses";
+
+const tags = ["Administration"];
+const adminErrors = { 400: errorResponses[400], 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)") };
+const params = z.object({ id: idParam });
+
+/** Integrity scans and their issues (tRPC `integrity.*`). */
+export const integrityOperations = {
+  startScan: defineOperation({
+    operationId: "startIntegrityScan",
+    access: "server-admin",
+    tags,
+    summary: "Start a quick or full integrity scan (a job with progress)",
+    description:
+      "quick: observations and projects, 100 documents each. full: every collection, no limit. Options (default off): `deepScan` " +
+      "(references across collections), `checkStorage`, `checkHealth`, `includeTestData`; `collections` and `limitPerCollection` " +
+      "override the kind's. One scan of a kind at a time: 409 SCAN_RUNNING names the running one.",
+    method: "post",
+    path: "/api/v1/admin/integrity/scans",
+    status: 202,
+    body: integrityScanStartSchema,
+    output: integrityScanSchema,
+    outputDescription: "Queued",
+    responses: { ...adminErrors, 409: conflict("SCAN_RUNNING") },
+    handle: async ({ ctx, actor, input }) => {
+      const { kind, ...options } = input;
+      return presentScan(await startIntegrityScan({ deps: ctx.deps, actor, kind, input: options }));
+    },
+  }),
+  scans: defineOperation({
+    operationId: "listIntegrityScans",
+    access: "server-admin",
+    tags,
+    summary: "Recent scans, newest first",
+    method: "get",
+    path: "/api/v1/admin/integrity/scans",
+    status: 200,
+    query: pageQuery,
+    trpcInputOptional: true,
+    output: z.object({ items: z.array(integrityScanSchema), nextCursor: z.string().nullable() }),
+    outputDescription: "Scans",
+    responses: adminErrors,
+    handle: ({ ctx, input }) => listIntegrityScans({ deps: ctx.deps, limit: input.limit ?? 50, cursor: input.cursor }),
+  }),
+  scan: defineOperation({
+    operationId: "getIntegrityScan",
+    access: "server-admin",
+    tags,
+    summary: "One scan: options, status, progress and summary",
+    method: "get",
+    path: "/api/v1/admin/integrity/scans/{id}",
+    status: 200,
+    params,
+    output: integrityScanSchema,
+    outputDescription: "The scan",
+    responses: { ...adminErrors, 404: problemResponseFor("No such scan (NOT_FOUND)") },
+    handle: ({ ctx, input }) => getIntegrityScan({ deps: ctx.deps, scanId: input.id }),
+  }),
+  issues: defineOperation({
+    operationId: "listIntegrityIssues",
+    access: "server-admin",
+    tags,
+    summary: "A scan's issues, filtered, with counts per value",
+    description: "Filters combine; `counts` gives, over the whole scan, the issues per severity, type, collection and autoFixable.",
+    method: "get",
+    path: "/api/v1/admin/integrity/scans/{id}/issues",
+    status: 200,
+    params,
+    query: pageQuery.extend(integrityIssueFilterSchema.shape),
+    output: integrityIssuePageSchema,
+    outputDescription: "Issues",
+    responses: { ...adminErrors, 404: problemResponseFor("No such scan (NOT_FOUND)") },
+    handle: ({ ctx, input }) =>
+      listIntegrityIssues({
+        deps: ctx.deps,
+        scanId: input.id,
+        filter: { severity: input.severity, type: input.type, collection: input.collection, autoFixable: input.autoFixable },
+        limit: input.limit ?? 50,
+        cursor: input.cursor,
+      }),
+  }),
+};

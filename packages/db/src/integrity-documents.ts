@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { isoDate } from "./documents";
+
+export const integrityScanKinds = ["quick", "full"] as const;
+export const integrityIssueTypes = ["structure", "status", "reference", "file", "data_quality"] as const;
+export const integritySeverities = ["critical", "warning", "info"] as const;
+export const integrityScanStatuses = ["queued", "running", "completed", "failed"] as const;
+
+export const integrityScanOptionsSchema = z.object({
+  collections: z.array(z.string()),
+  deepScan: z.boolean(),
+  checkStorage: z.boolean(),
+  checkHealth: z.boolean(),
+  /** null: every document. */
+  limitPerCollection: z.number().int().positive().nullable(),
+  includeTestData: z.boolean(),
+});
+export type IntegrityScanOptions = z.infer<typeof integrityScanOptionsSchema>;
+
+/** A scan: what it looks at, how far it got (its checkpoint survives a crash) and what it found. */
+export const integrityScanDocSchema = z.object({
+  kind: z.enum(integrityScanKinds),
+  options: integrityScanOptionsSchema,
+  status: z.enum(integrityScanStatuses),
+  progress: z.object({ collection: z.string().nullable(), scanned: z.number().int(), total: z.number().int().nullable() }),
+  summary: z.object({ critical: z.number().int(), warning: z.number().int(), info: z.number().int() }),
+  /** Where a retried job resumes: the collection under way and the last document id done. */
+  checkpoint: z.object({ collection: z.string(), afterId: z.string().nullable() }).nullable(),
+  jobId: z.string().nullable(),
+  startedBy: z.string().nullable(),
+  startedAt: isoDate,
+  finishedAt: isoDate.nullable(),
+  error: z.string().nullable(),
+});
+export type IntegrityScanDoc = z.infer<typeof integrityScanDocSchema>;
+
+export const integrityIssueDocSchema = z.object({
+  scanId: z.string(),
+  severity: z.enum(integritySeverities),
+  type: z.enum(integrityIssueTypes),
+  collection: z.string(),
+  documentId: z.string(),
+  code: z.string(),
+  message: z.string(),
+  autoFixable: z.boolean(),
+  /** Exactly what a repair would change; null when it cannot be repaired automatically. */
+  fix: z.object({ description: z.string(), changes: z.array(z.record(z.string(), z.unknown())) }).nullable(),
+  status: z.enum(["open", "repaired"]),
+  /** The document's updated_at when scanned: a repair refuses (409) when it changed since. */
+  documentUpdatedAt: isoDate.nullable(),
+});
+export type IntegrityIssueDoc = z.infer<typeof integrityIssueDocSchema>;

@@ -1,0 +1,107 @@
+import type { IntegrityIssueDoc, ObservationDoc, ObservationHistoryDoc } from "@meridian/db";
+import { canMove } from "@meridian/rules";
+import type { z } from "zod";
+import type { ServerSettings } from "../system/server-settings";
+
+/** What a check reports of one document; the scan adds its id and the scan's. */
+export type Finding = Omit<IntegrityIssueDoc, "scanId" | "documentId" | "status" | "documentUpdatedAt" | "collection">;
+
+/**
+ * Structure: the document against its collection's zod schema, the same one every write goes
+ * through. A missing field and a wrong type are told apart, each with its path.
+ */
+export function structureFindings(schema: z.ZodType, doc: unknown): Finding[] {
+  const result = schema.safeParse(doc);
+  if (result.success) return [];
+  return result.error.issues.map((issue) => {
+    const path = issue.path.join(".") || "(document)";
+    const missing = issue.code === "invalid_type" && valueAt(doc, issue.path) === undefined;
+    return {
+      severity: missing ? "critical" : "warning",
+      type: "structure",
+      code: missing ? "MISSING_FIELD" : "INVALID_FIELD",
+      message: `${path}: ${issue.message}`,
+      autoFixable: false,
+      fix: null,
+    };
+  });
+}
+
+function valueAt(doc: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let value = doc;
+  for (const key of path) value = value && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+/** Status: stuck in assigned or in_progress past the thresholds (admin settings), and moves the transition table forbids. */
+export function observationStatusFindings(doc: ObservationDoc, history: ObservationHistoryDoc[], settings: ServerSettings, now: Date): Finding[] {
+  const findings: Finding[] = [];
+  const hours = (now.getTime() - new Date(doc.statusChangedAt).getTime()) / 3_600_000;
+  if (doc.status === "in_progress" && hours > settings.staleInProgressHours)
+    findings.push({
+      severity: "warning",
+      type: "status",
+      code: "STUCK_IN_PROGRESS",
+      message: `In progress for ${Math.floor(hours)} hours (more than ${settings.staleInProgressHours})`,
+      autoFixable: true,
+      fix: {
+        description: "Move it to failed, with the reason",
+        changes: [{ field: "status", from: "in_progress", to: "failed", reason: "stuck in progress" }],
+      },
+    });
+  if (doc.status === "assigned" && hours > settings.staleAssignedHours)
+    findings.push({
+      severity: "warning",
+      type: "status",
+      code: "STUCK_ASSIGNED",
+      message: `Assigned for ${Math.floor(hours)} hours (more than ${settings.staleAssignedHours})`,
+      autoFixable: true,
+      fix: {
+        description: "Return it to pending, so dispatch sends it again",
+        changes: [{ field: "status", from: "assigned", to: "pending", reason: "stuck assigned" }],
+      },
+    });
+  for (const entry of history) {
+    if (entry.from === null) continue;
+    if (!canMove(entry.from, entry.to) && !(entry.from === "completed" || entry.from === "failed" ? entry.to === "pending" && doc.isMonitoring : false))
+      findings.push({
+        severity: "warning",
+        type: "status",
+        code: "INVALID_TRANSITION",
+        message: `History records ${entry.from} → ${entry.to} at ${entry.at}, which the transition table forbids`,
+        autoFixable: false,
+        fix: null,
+      });
+  }
+  return findings;
+}
+
+/** Data quality of an observation: test data (when asked for) and the deprecated captured_files. */
+export function observationQualityFindings(id: string, doc: ObservationDoc, includeTestData: boolean): Finding[] {
+  const findings: Finding[] = [];
+  if (includeTestData && (id.startsWith("test-") || /test/i.test(doc.name)))
+    findings.push({ severity: "info", type: "data_quality", code: "TEST_DATA", message: `Test observation "${doc.name}"`, autoFixable: false, fix: null });
+  if (doc.captured_files !== undefined)
+    findings.push({
+      severity: "info",
+      type: "data_quality",
+      code: "DEPRECATED_CAPTURED_FILES",
+      message: `Uses the deprecated captured_files (${doc.captured_files.length} names)`,
+      autoFixable: true,
+      fix: {
+        description: "Turn each name into a file record and drop the field",
+        changes: doc.captured_files.map((name) => ({ create: "files", filename: name })),
+      },
+    });
+  return findings;
+}
+
+/** A reference to a document that does not exist. */
+export const missingReference = (field: string, collection: string, id: string): Finding => ({
+  severity: "critical",
+  type: "reference",
+  code: "MISSING_REFERENCE",
+  message: `${field} names ${collection} ${id}, which does not exist`,
+  autoFixable: false,
+  fix: null,
+});

@@ -1,0 +1,131 @@
+import {
+  integrityIssueDocSchema,
+  integrityScanDocSchema,
+  integrityIssuesCollection,
+  integrityScansCollection,
+  integrityIssueTypes,
+  integrityScanKinds,
+  integritySeverities,
+  type IntegrityScanDoc,
+  type StoredDocument,
+} from "@meridian/db";
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+
+export const integrityScanStartSchema = z
+  .strictObject({
+    kind: z.enum(integrityScanKinds),
+    collections: z.array(z.string().min(1).max(100)).max(50).optional(),
+    deepScan: z.boolean().optional(),
+    checkStorage: z.boolean().optional(),
+    checkHealth: z.boolean().optional(),
+    limitPerCollection: z.number().int().positive().max(100_000_000).nullable().optional(),
+    includeTestData: z.boolean().optional(),
+  })
+  .meta({ id: "IntegrityScanStart" });
+
+export const integrityScanSchema = integrityScanDocSchema
+  .pick({ kind: true, options: true, status: true, progress: true, summary: true, jobId: true, error: true, startedAt: true, finishedAt: true })
+  .extend({ id: z.string() })
+  .meta({ id: "IntegrityScan" });
+
+/** An issue as the API shows it: its document without the scan's bookkeeping. */
+export const integrityIssueSchema = integrityIssueDocSchema
+  .omit({ scanId: true, documentUpdatedAt: true })
+  .extend({ id: z.string() })
+  .meta({ id: "IntegrityIssue" });
+
+export const integrityIssueFilterSchema = z.object({
+  severity: z.enum(integritySeverities).optional(),
+  type: z.enum(integrityIssueTypes).optional(),
+  collection: z.string().min(1).max(100).optional(),
+  autoFixable: z.enum(["true", "false"]).optional(),
+});
+
+export const integrityIssuePageSchema = z
+  .object({
+    items: z.array(integrityIssueSchema),
+    nextCursor: z.string().nullable(),
+    counts: z
+      .object({
+        severity: z.record(z.string(), z.number()),
+        type: z.record(z.string(), z.number()),
+        collection: z.record(z.string(), z.number()),
+        autoFixable: z.record(z.string(), z.number()),
+      })
+      .describe("Issues per value of each filter, over the whole scan (extension)"),
+  })
+  .meta({ id: "IntegrityIssuePage" });
+
+export function presentScan(scan: StoredDocument<IntegrityScanDoc>) {
+  const { doc } = scan;
+  return {
+    id: scan.id,
+    kind: doc.kind,
+    options: doc.options,
+    status: doc.status,
+    progress: doc.progress,
+    summary: doc.summary,
+    jobId: doc.jobId,
+    error: doc.error,
+    startedAt: doc.startedAt,
+    finishedAt: doc.finishedAt,
+  };
+}
+
+export async function getIntegrityScan(options: { deps: Deps; scanId: string }) {
+  const scan = await integrityScansCollection.get(options.deps.db, options.scanId);
+  if (!scan) throw new AppError("NOT_FOUND", "No such scan");
+  return presentScan(scan);
+}
+
+export async function listIntegrityScans(options: { deps: Deps; limit: number; cursor?: string }) {
+  const scans = await integrityScansCollection.findMany(
+    options.deps.db,
+    options.cursor ? sql`id < ${options.cursor}` : undefined,
+    sql`id desc`,
+    options.limit + 1,
+  );
+  const page = scans.slice(0, options.limit);
+  return { items: page.map(presentScan), nextCursor: scans.length > options.limit ? page.at(-1)!.id : null };
+}
+
+/** A scan's issues, filtered, in id order, with the counts per value of each filter over the whole scan. */
+export async function listIntegrityIssues(options: {
+  deps: Deps;
+  scanId: string;
+  filter: z.infer<typeof integrityIssueFilterSchema>;
+  limit: number;
+  cursor?: string;
+}) {
+  const { deps, scanId, filter, limit } = options;
+  await getIntegrityScan({ deps, scanId });
+  const conditions = [sql`scan_id = ${scanId}`];
+  if (filter.severity) conditions.push(sql`severity = ${filter.severity}`);
+  if (filter.type) conditions.push(sql`type = ${filter.type}`);
+  if (filter.collection) conditions.push(sql`collection = ${filter.collection}`);
+  if (filter.autoFixable) conditions.push(sql`auto_fixable = ${filter.autoFixable === "true"}`);
+  if (options.cursor) conditions.push(sql`id > ${options.cursor}`);
+  const issues = await integrityIssuesCollection.findMany(deps.db, sql.join(conditions, sql` and `), sql`id`, limit + 1);
+  const page = issues.slice(0, limit);
+  const counts = { severity: {}, type: {}, collection: {}, autoFixable: {} } as Record<
+    "severity" | "type" | "collection" | "autoFixable",
+    Record<string, number>
+  >;
+  const rows = await deps.db.execute<{ severity: string; type: string; collection: string; auto_fixable: boolean; count: number }>(sql`
+    select severity, type, collection, auto_fixable, count(*)::int as count from integrity_issues where scan_id = ${scanId}
+     group by severity, type, collection, auto_fixable`);
+  for (const row of rows) {
+    counts.severity[row.severity] = (counts.severity[row.severity] ?? 0) + row.count;
+    counts.type[row.type] = (counts.type[row.type] ?? 0) + row.count;
+    counts.collection[row.collection] = (counts.collection[row.collection] ?? 0) + row.count;
+    counts.autoFixable[String(row.auto_fixable)] = (counts.autoFixable[String(row.auto_fixable)] ?? 0) + row.count;
+  }
+  return {
+    items: page.map(({ id, doc: { scanId: _scan, documentUpdatedAt: _at, ...issue } }) => ({ id, ...issue })),
+    nextCursor: issues.length > limit ? page.at(-1)!.id : null,
+    counts,
+  };
+}

@@ -1,0 +1,231 @@
+import {
+  collections,
+  integrityIssuesCollection,
+  integrityScansCollection,
+  type Executor,
+  type IntegrityIssueDoc,
+  type IntegrityScanDoc,
+  type IntegrityScanOptions,
+  type ObservationDoc,
+  type ObservationHistoryDoc,
+} from "@meridian/db";
+import { sql } from "drizzle-orm";
+import type { UserActor } from "../actor";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { addJob } from "../jobs/add-job";
+import { findJobBySubject, recordJobStarted, reportJob } from "../jobs/tracked-jobs";
+import { isUniqueViolation } from "../postgres-errors";
+import { readServerSettings } from "../system/server-settings";
+import { missingReference, observationQualityFindings, observationStatusFindings, structureFindings, type Finding } from "./checks";
+
+export const INTEGRITY_JOB_KIND = "integrity_scan";
+const BATCH = 500;
+type CollectionName = keyof typeof collections;
+export const scannableCollections = Object.keys(collections) as CollectionName[];
+
+/** What each document refers to, checked by a deep scan: field, target collection, and the id it holds. */
+const references: Partial<Record<CollectionName, (doc: Record<string, unknown>) => Array<[string, CollectionName, unknown]>>> = {
+  observations: (doc) => [
+    ["projectId", "projects", doc.projectId],
+    ["observatoryId", "observatories", doc.observatoryId],
+    ["ownerId", "users", doc.ownerId],
+  ],
+  projects: (doc) => [
+    ["ownerId", "users", doc.ownerId],
+    ["organizationId", "organizations", doc.organizationId],
+  ],
+  project_members: (doc) => [
+    ["projectId", "projects", doc.projectId],
+    ["userId", "users", doc.userId],
+  ],
+  organization_members: (doc) => [
+    ["organizationId", "organizations", doc.organizationId],
+    ["userId", "users", doc.userId],
+  ],
+  observatory_members: (doc) => [
+    ["observatoryId", "observatories", doc.observatoryId],
+    ["memberId", doc.memberKind === "organization" ? "organizations" : "users", doc.memberId],
+  ],
+  files: (doc) => [["observationId", "observations", doc.observationId]],
+};
+
+/** The contract's scan options over the spec's defaults for the kind. */
+export function scanOptionsFor(kind: "quick" | "full", input: Partial<IntegrityScanOptions>): IntegrityScanOptions {
+  const quick = kind === "quick";
+  const chosen = input.collections?.length ? input.collections : quick ? ["observations", "projects"] : scannableCollections;
+  const unknown = chosen.filter((name) => !scannableCollections.includes(name as CollectionName));
+  if (unknown.length > 0)
+    throw new AppError("VALIDATION_FAILED", `Unknown collections: ${unknown.join(", ")}`, {
+      errors: [{ path: "collections", message: `Unknown: ${unknown.join(", ")}` }],
+    });
+  return {
+    collections: chosen,
+    deepScan: input.deepScan ?? false,
+    checkStorage: input.checkStorage ?? false,
+    checkHealth: input.checkHealth ?? false,
+    limitPerCollection: input.limitPerCollection ?? (quick ? 100 : null),
+    includeTestData: input.includeTestData ?? false,
+  };
+}
+
+/** Starts a scan as a job; one scan of a kind at a time (409 SCAN_RUNNING naming the running one). */
+export async function startIntegrityScan(options: { deps: Deps; actor: UserActor | null; kind: "quick" | "full"; input: Partial<IntegrityScanOptions> }) {
+  const { deps, actor, kind } = options;
+  const scanOptions = scanOptionsFor(kind, options.input);
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const now = deps.now();
+      const scan = await integrityScansCollection.insert(tx, {
+        kind,
+        options: scanOptions,
+        status: "queued",
+        progress: { collection: null, scanned: 0, total: null },
+        summary: { critical: 0, warning: 0, info: 0 },
+        checkpoint: null,
+        jobId: null,
+        startedBy: actor?.id ?? null,
+        startedAt: now.toISOString(),
+        finishedAt: null,
+        error: null,
+      });
+      const job = await recordJobStarted(tx, { kind: INTEGRITY_JOB_KIND, startedBy: actor?.id ?? null, subjectId: scan.id, now });
+      const stored = await integrityScansCollection.update(tx, scan.id, (doc) => ({ ...doc, jobId: job.id }));
+      await addJob(tx, "integrity_scan", { scanId: scan.id }, { jobKey: `integrity-scan:${scan.id}`, maxAttempts: 5 });
+      return stored!;
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const [running] = await deps.db.execute<{ id: string }>(
+      sql`select id from integrity_scans where kind = ${kind} and status in ('queued', 'running') limit 1`,
+    );
+    throw new AppError("SCAN_RUNNING", `A ${kind} scan is already running: ${running?.id ?? "unknown"}`, {
+      errors: [{ path: "scanId", message: running?.id ?? "" }],
+    });
+  }
+}
+
+async function countOf(db: Executor, collection: CollectionName, limit: number | null) {
+  const [row] = await db.execute<{ count: number }>(sql`select count(*)::int as count from ${collections[collection].table}`);
+  return limit === null ? (row?.count ?? 0) : Math.min(limit, row?.count ?? 0);
+}
+
+/** Of these ids in a collection, the ones that exist. */
+async function existing(db: Executor, collection: CollectionName, ids: string[]) {
+  if (ids.length === 0) return new Set<string>();
+  const rows = await db.execute<{ id: string }>(sql`select id from ${collections[collection].table} where id in ${ids}`);
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * Runs a scan (the `integrity_scan` job): each chosen collection in id order, in batches of 500,
+ * with constant memory. Each batch's issues, the progress and the checkpoint are written in one
+ * transaction, so a scan whose worker dies resumes after its last finished batch when the job is
+ * retried, and never records an issue twice.
+ */
+export async function runIntegrityScan(options: { deps: Deps; scanId: string }) {
+  const { deps, scanId } = options;
+  const scan = await integrityScansCollection.get(deps.db, scanId);
+  if (!scan || scan.doc.status === "completed" || scan.doc.status === "failed") return;
+  const jobId = scan.doc.jobId ?? (await findJobBySubject(deps.db, INTEGRITY_JOB_KIND, scanId))?.id;
+  const settings = await readServerSettings(deps.db);
+  const { options: scanOptions } = scan.doc;
+  const names = scanOptions.collections as CollectionName[];
+  let total = 0;
+  for (const name of names) total += await countOf(deps.db, name, scanOptions.limitPerCollection);
+  let scanned = scan.doc.progress.scanned;
+  await patchScan(deps.db, scanId, { status: "running", progress: { ...scan.doc.progress, total } });
+  if (jobId) await reportJob(deps, jobId, { status: "running", progress: { done: scanned, total, stage: "scanning" } });
+  const resumeAt = scan.doc.checkpoint;
+  const startIndex = resumeAt ? Math.max(0, names.indexOf(resumeAt.collection as CollectionName)) : 0;
+
+  for (const name of names.slice(startIndex)) {
+    const collection = collections[name];
+    let afterId = resumeAt && resumeAt.collection === name ? resumeAt.afterId : null;
+    let done = afterId ? await scannedBefore(deps.db, name, afterId) : 0;
+    const limit = scanOptions.limitPerCollection ?? Infinity;
+    while (done < limit) {
+      const rows = await deps.db.execute<{ id: string; doc: Record<string, unknown>; updated_at: string }>(sql`
+        select id, doc, updated_at from ${collection.table} ${afterId ? sql`where id > ${afterId}` : sql``}
+         order by id limit ${Math.min(BATCH, limit - done)}`);
+      if (rows.length === 0) break;
+      const found = await findingsOf(deps, name, rows, scanOptions, settings);
+      afterId = rows.at(-1)!.id;
+      done += rows.length;
+      scanned += rows.length;
+      await deps.db.transaction(async (tx) => {
+        for (const issue of found) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
+        await patchScan(tx, scanId, { progress: { collection: name, scanned, total }, checkpoint: { collection: name, afterId } });
+      });
+      if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: name } });
+    }
+  }
+  const summary = await summaryOf(deps.db, scanId);
+  await patchScan(deps.db, scanId, { status: "completed", summary, finishedAt: deps.now().toISOString(), progress: { collection: null, scanned, total } });
+  if (jobId) await reportJob(deps, jobId, { status: "completed", progress: { done: scanned, total, stage: "done" }, result: { scanId, summary } });
+}
+
+/** How many documents of the collection come at or before `afterId`: where a resumed scan stands in its limit. */
+async function scannedBefore(db: Executor, name: CollectionName, afterId: string) {
+  const [row] = await db.execute<{ count: number }>(sql`select count(*)::int as count from ${collections[name].table} where id <= ${afterId}`);
+  return row?.count ?? 0;
+}
+
+async function findingsOf(
+  deps: Deps,
+  name: CollectionName,
+  rows: Array<{ id: string; doc: Record<string, unknown>; updated_at: string }>,
+  options: IntegrityScanOptions,
+  settings: Awaited<ReturnType<typeof readServerSettings>>,
+): Promise<Array<Omit<IntegrityIssueDoc, "scanId">>> {
+  const issues: Array<Omit<IntegrityIssueDoc, "scanId">> = [];
+  const add = (row: { id: string; updated_at: string }, finding: Finding) =>
+    issues.push({ ...finding, collection: name, documentId: row.id, status: "open", documentUpdatedAt: new Date(row.updated_at).toISOString() });
+  const schema = collections[name].schema;
+  for (const row of rows) for (const finding of structureFindings(schema, row.doc)) add(row, finding);
+
+  if (name === "observations") {
+    const ids = rows.map((row) => row.id);
+    const history = await deps.db.execute<{ observation_id: string; doc: ObservationHistoryDoc }>(sql`
+      select observation_id, doc from observation_history where observation_id in ${ids} order by created_at, id`);
+    for (const row of rows) {
+      const doc = row.doc as unknown as ObservationDoc;
+      const mine = history.filter((entry) => entry.observation_id === row.id).map((entry) => entry.doc);
+      if (typeof doc.status === "string" && typeof doc.statusChangedAt === "string")
+        for (const finding of observationStatusFindings(doc, mine, settings, deps.now())) add(row, finding);
+      if (typeof doc.name === "string") for (const finding of observationQualityFindings(row.id, doc, options.includeTestData)) add(row, finding);
+    }
+  }
+
+  const referencesOf = references[name];
+  if (options.deepScan && referencesOf) {
+    const wanted = new Map<CollectionName, Set<string>>();
+    for (const row of rows)
+      for (const [, target, id] of referencesOf(row.doc)) if (typeof id === "string") wanted.set(target, (wanted.get(target) ?? new Set()).add(id));
+    const found = new Map<CollectionName, Set<string>>();
+    for (const [target, ids] of wanted) found.set(target, await existing(deps.db, target, [...ids]));
+    for (const row of rows)
+      for (const [field, target, id] of referencesOf(row.doc))
+        if (typeof id === "string" && !found.get(target)?.has(id)) add(row, missingReference(field, target, id));
+  }
+  return issues;
+}
+
+async function summaryOf(db: Executor, scanId: string) {
+  const rows = await db.execute<{ severity: "critical" | "warning" | "info"; count: number }>(sql`
+    select severity, count(*)::int as count from integrity_issues where scan_id = ${scanId} group by severity`);
+  const summary = { critical: 0, warning: 0, info: 0 };
+  for (const row of rows) summary[row.severity] = row.count;
+  return summary;
+}
+
+async function patchScan(db: Executor, scanId: string, change: Partial<IntegrityScanDoc>) {
+  await integrityScansCollection.update(db, scanId, (doc) => ({ ...doc, ...change }));
+}
+
+/** A scan whose job used up its attempts: recorded as failed, so another of its kind may start. */
+export async function failIntegrityScan(deps: Deps, scanId: string, error: string) {
+  await patchScan(deps.db, scanId, { status: "failed", error: error.slice(0, 500), finishedAt: deps.now().toISOString() });
+  const job = await findJobBySubject(deps.db, INTEGRITY_JOB_KIND, scanId);
+  if (job) await reportJob(deps, job.id, { status: "failed", error: error.slice(0, 500) });
+}

@@ -1,0 +1,229 @@
+import { randomUUID } from "node:crypto";
+import { integrityScansCollection, observationHistoryCollection, observationsCollection, type ObservationDoc } from "@meridian/db";
+import { runIntegrityScan } from "@meridian/domain";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
+import { openWebSocket } from "../support/ws-client";
+
+const ADMIN = { email: "integrity-admin@example.com", password: "integrity admin password" };
+let server: TestServer;
+let adminToken: string;
+let owner: Account;
+const seeded: Record<string, string> = {};
+beforeAll(async () => {
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all" }));
+  owner = await createAccount(server);
+  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Scanned" } }, 201)) as { id: string };
+  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Scanned" } }, 201)) as { id: string };
+  const db = server.server.runtime.deps.db;
+  const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+  const doc = (fields: Partial<ObservationDoc> = {}): ObservationDoc => ({
+    name: "Clean",
+    projectId: project.id,
+    observatoryId: observatory.id,
+    ownerId: owner.id,
+    type: "flexible",
+    priority: 5,
+    targets: [{ name: "Rigel", ra: 78.63, dec: -8.2, epoch: "J2000", exposures: [{ filter: "B", exposureSeconds: 10, count: 1, binning: 1 }] }],
+    constraints: { minAltitude: 30, maxAirmass: null, moonDistance: null, twilight: "astronomical" },
+    fixedTimeStart: null,
+    fixedTimeEnd: null,
+    bypassDarkness: false,
+    notifications: { email: false, push: false, states: [] },
+    status: "pending",
+    statusReason: null,
+    statusChangedAt: hoursAgo(1),
+    isMonitoring: false,
+    staleReportedAt: null,
+    ...fields,
+  });
+  const insert = async (label: string, fields: Partial<ObservationDoc> = {}) => (seeded[label] = (await observationsCollection.insert(db, doc(fields))).id);
+  await insert("clean");
+  await insert("stuckInProgress", { status: "in_progress", statusChangedAt: hoursAgo(30) });
+  await insert("stuckAssigned", { status: "assigned", statusChangedAt: hoursAgo(50) });
+  await insert("capturedFiles", { captured_files: ["a.fits", "b.fits"] });
+  await insert("testData", { name: "Pipeline test run" });
+  await insert("badHistory");
+  await observationHistoryCollection.insert(db, {
+    observationId: seeded.badHistory!,
+    from: "pending",
+    to: "completed",
+    at: hoursAgo(2),
+    actor: { kind: "system", id: "import" },
+    reason: null,
+  });
+  await insert("missingProject", { projectId: "prj_gone" });
+  const broken = await insert("missingName");
+  // A document written around the collection: its name is gone.
+  await db.execute(sql`update observations set doc = doc - 'name' where id = ${broken}`);
+});
+afterAll(() => server?.stop());
+const { must } = jsonApi(() => server);
+
+interface Scan {
+  id: string;
+  status: string;
+  progress: { scanned: number; total: number | null };
+  summary: { critical: number; warning: number; info: number };
+  jobId: string;
+}
+interface IssuePage {
+  items: Array<{ id: string; severity: string; type: string; collection: string; documentId: string; code: string; autoFixable: boolean; fix: unknown }>;
+  nextCursor: string | null;
+  counts: Record<string, Record<string, number>>;
+}
+
+async function scanToEnd(json: Record<string, unknown>) {
+  const started = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json }, 202)) as Scan;
+  return until("the scan to complete", async () => {
+    const scan = (await must(`/api/v1/admin/integrity/scans/${started.id}`, { token: adminToken }, 200)) as Scan;
+    return scan.status === "completed" || scan.status === "failed" ? scan : undefined;
+  });
+}
+const issuesOf = async (scanId: string, query = "") =>
+  (await must(`/api/v1/admin/integrity/scans/${scanId}/issues?limit=200${query}`, { token: adminToken }, 200)) as IssuePage;
+const codesFor = (page: IssuePage, label: string) =>
+  page.items
+    .filter((issue) => issue.documentId === seeded[label])
+    .map((issue) => issue.code)
+    .sort();
+
+describe("integrity scans", () => {
+  it("finds structure, status and data-quality issues in a quick scan, reporting progress to the admin who started it", async () => {
+    const socket = await openWebSocket(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${adminToken}` });
+    const scan = await scanToEnd({ kind: "quick" });
+    expect(scan.status).toBe("completed");
+    expect(scan.progress.scanned).toBe(scan.progress.total);
+    const page = await issuesOf(scan.id);
+    expect(codesFor(page, "clean")).toEqual([]);
+    expect(codesFor(page, "stuckInProgress")).toEqual(["STUCK_IN_PROGRESS"]);
+    expect(codesFor(page, "stuckAssigned")).toEqual(["STUCK_ASSIGNED"]);
+    expect(codesFor(page, "capturedFiles")).toEqual(["DEPRECATED_CAPTURED_FILES"]);
+    expect(codesFor(page, "badHistory")).toEqual(["INVALID_TRANSITION"]);
+    expect(codesFor(page, "missingName")).toEqual(["MISSING_FIELD"]);
+    // Test data only when asked for; references only in a deep scan.
+    expect(codesFor(page, "testData")).toEqual([]);
+    expect(codesFor(page, "missingProject")).toEqual([]);
+    const stuck = page.items.find((issue) => issue.documentId === seeded.stuckAssigned)!;
+    expect(stuck).toMatchObject({
+      severity: "warning",
+      type: "status",
+      autoFixable: true,
+      fix: { changes: [{ field: "status", from: "assigned", to: "pending" }] },
+    });
+    const severity = page.counts.severity ?? {};
+    expect(scan.summary).toEqual({ critical: severity.critical ?? 0, warning: severity.warning ?? 0, info: severity.info ?? 0 });
+    await socket.waitFor(
+      (message) =>
+        message.type === "job.progress" &&
+        (message.data as { id: string; status: string }).id === scan.jobId &&
+        (message.data as { status: string }).status === "completed",
+      "job.progress completed",
+    );
+    await socket.close();
+  });
+
+  it("filters issues by severity, type, collection and auto-fixable, with counts per value, and pages them", async () => {
+    const scan = await scanToEnd({ kind: "quick" });
+    const warnings = await issuesOf(scan.id, "&severity=warning");
+    expect(warnings.items.length).toBeGreaterThan(0);
+    expect(warnings.items.every((issue) => issue.severity === "warning")).toBe(true);
+    const fixable = await issuesOf(scan.id, "&autoFixable=true&type=status");
+    expect(fixable.items.map((issue) => issue.code).sort()).toEqual(["STUCK_ASSIGNED", "STUCK_IN_PROGRESS"]);
+    expect(fixable.counts.type?.status).toBe(3);
+    expect((await issuesOf(scan.id, "&collection=projects")).items).toEqual([]);
+    const first = (await must(`/api/v1/admin/integrity/scans/${scan.id}/issues?limit=2`, { token: adminToken }, 200)) as IssuePage;
+    const second = (await must(`/api/v1/admin/integrity/scans/${scan.id}/issues?limit=2&cursor=${first.nextCursor}`, { token: adminToken }, 200)) as IssuePage;
+    expect(first.items).toHaveLength(2);
+    expect(second.items[0]!.id > first.items[1]!.id).toBe(true);
+  });
+
+  it("checks references in a deep scan and reports test data when asked", async () => {
+    const scan = await scanToEnd({ kind: "full", collections: ["observations"], deepScan: true, includeTestData: true });
+    const page = await issuesOf(scan.id);
+    expect(codesFor(page, "missingProject")).toEqual(["MISSING_REFERENCE"]);
+    expect(page.items.find((issue) => issue.documentId === seeded.missingProject)).toMatchObject({ severity: "critical", type: "reference" });
+    expect(codesFor(page, "testData")).toEqual(["TEST_DATA"]);
+  });
+
+  it("runs one scan of a kind at a time: a second answers 409 with the running one's id", async () => {
+    const db = server.server.runtime.deps.db;
+    const running = await integrityScansCollection.insert(db, {
+      kind: "full",
+      options: { collections: ["users"], deepScan: false, checkStorage: false, checkHealth: false, limitPerCollection: null, includeTestData: false },
+      status: "running",
+      progress: { collection: null, scanned: 0, total: null },
+      summary: { critical: 0, warning: 0, info: 0 },
+      checkpoint: null,
+      jobId: null,
+      startedBy: null,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      error: null,
+    });
+    const problem = await expectProblem(
+      await server.request("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json: { kind: "full" } }),
+      409,
+      "SCAN_RUNNING",
+    );
+    expect(problem.detail).toContain(running.id);
+    await integrityScansCollection.update(db, running.id, (doc) => ({ ...doc, status: "failed" }));
+  });
+
+  it("resumes a scan whose worker died from its last checkpoint, without repeating what it found", async () => {
+    const deps = server.server.runtime.deps;
+    const ids = Object.values(seeded).sort();
+    const checkpointAt = ids[3]!;
+    const scan = await integrityScansCollection.insert(deps.db, {
+      kind: "full",
+      options: {
+        collections: ["projects", "observations"],
+        deepScan: false,
+        checkStorage: false,
+        checkHealth: false,
+        limitPerCollection: null,
+        includeTestData: false,
+      },
+      status: "running",
+      progress: { collection: "observations", scanned: 4, total: null },
+      summary: { critical: 0, warning: 0, info: 0 },
+      checkpoint: { collection: "observations", afterId: checkpointAt },
+      jobId: null,
+      startedBy: null,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      error: null,
+    });
+    await runIntegrityScan({ deps, scanId: scan.id });
+    const page = await issuesOf(scan.id);
+    expect(page.items.every((issue) => issue.collection === "observations" && issue.documentId > checkpointAt)).toBe(true);
+    const after = (await must(`/api/v1/admin/integrity/scans/${scan.id}`, { token: adminToken }, 200)) as Scan;
+    // The four it had done before the checkpoint, and the rest of the observations after it.
+    expect(after).toMatchObject({ status: "completed", progress: { scanned: 4 + ids.filter((id) => id > checkpointAt).length } });
+  });
+
+  it("is for server administrators only", async () => {
+    await expectProblem(await server.request("/api/v1/admin/integrity/scans", { method: "POST", json: { kind: "quick" } }), 401, "UNAUTHENTICATED");
+    await expectProblem(
+      await server.request("/api/v1/admin/integrity/scans", { method: "POST", token: owner.token, json: { kind: "quick" } }),
+      403,
+      "FORBIDDEN",
+    );
+    await expectProblem(await server.request("/api/v1/admin/integrity/scans", { token: owner.token }), 403, "FORBIDDEN");
+    await expectProblem(await server.request(`/api/v1/admin/integrity/scans/scn_${randomUUID()}`, { token: adminToken }), 404, "NOT_FOUND");
+    await expectProblem(
+      await server.request("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json: { kind: "quick", collections: ["nope"] } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectProblem(
+      await server.request("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json: { kind: "weekly" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+  });
+});
