@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { integrityScansCollection, observationHistoryCollection, observationsCollection, type ObservationDoc } from "@meridian/db";
+import {
+  filesCollection,
+  integrityScansCollection,
+  observationHistoryCollection,
+  observationsCollection,
+  type FileDoc,
+  type ObservationDoc,
+} from "@meridian/db";
 import { runIntegrityScan } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -204,6 +211,66 @@ describe("integrity scans", () => {
     const after = (await must(`/api/v1/admin/integrity/scans/${scan.id}`, { token: adminToken }, 200)) as Scan;
     // The four it had done before the checkpoint, and the rest of the observations after it.
     expect(after).toMatchObject({ status: "completed", progress: { scanned: 4 + ids.filter((id) => id > checkpointAt).length } });
+  });
+
+  it("merges the storage listing with the file records: missing, orphan, mismatched, duplicate and unpreviewed files", async () => {
+    const { db, storage } = server.server.runtime.deps;
+    const prefix = `observations/${seeded.clean}`;
+    const file = (name: string, fields: Partial<FileDoc> = {}): FileDoc => ({
+      observationId: seeded.clean!,
+      observatoryId: "obs_x",
+      filename: name,
+      sizeBytes: 5,
+      sha256: "0".repeat(64),
+      contentType: "application/octet-stream",
+      kind: "other",
+      previewOfId: null,
+      objectKey: `${prefix}/${name}`,
+      ...fields,
+    });
+    const files: Record<string, string> = {};
+    const record = async (label: string, doc: FileDoc) => (files[label] = (await filesCollection.insert(db, doc)).id);
+    await storage.put(`${prefix}/fine`, Buffer.from("12345"));
+    await record("fine", file("fine"));
+    await record("duplicate", file("fine"));
+    await record("missing", file("missing"));
+    await storage.put(`${prefix}/resized`, Buffer.from("123"));
+    await record("resized", file("resized"));
+    await storage.put(`${prefix}/orphan`, Buffer.from("nobody's"));
+    await storage.put(`${prefix}/image.fits`, Buffer.from("12345"));
+    await record("image", file("image.fits", { kind: "image" }));
+
+    const scan = await scanToEnd({ kind: "full", collections: ["files"], checkStorage: true });
+    const page = await issuesOf(scan.id, "&type=file");
+    const byDocument = (id: string) => page.items.filter((issue) => issue.documentId === id).map((issue) => issue.code);
+    expect(byDocument(files.fine!)).toEqual([]);
+    expect(byDocument(files.duplicate!)).toEqual(["DUPLICATE_FILE_RECORD"]);
+    expect(byDocument(files.missing!)).toEqual(["FILE_MISSING"]);
+    expect(byDocument(files.resized!)).toEqual(["SIZE_MISMATCH"]);
+    expect(byDocument(`${prefix}/orphan`)).toEqual(["ORPHAN_OBJECT"]);
+    expect(byDocument(files.image!)).toEqual(["MISSING_PREVIEW"]);
+    expect(page.items.find((issue) => issue.code === "ORPHAN_OBJECT")).toMatchObject({
+      autoFixable: true,
+      fix: { changes: [{ to: `quarantine/${prefix}/orphan` }] },
+    });
+  });
+
+  it("exports a scan's issues as CSV and JSON, streamed, with the list's filters", async () => {
+    const scan = await scanToEnd({ kind: "quick" });
+    const all = await issuesOf(scan.id);
+    const csv = await server.request(`/api/v1/admin/integrity/scans/${scan.id}/issues/export?format=csv`, { token: adminToken });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
+    expect(csv.headers.get("content-disposition")).toContain(`integrity-${scan.id}.csv`);
+    const lines = (await csv.text()).trim().split("\n");
+    expect(lines[0]).toBe("id,severity,type,collection,documentId,code,message,autoFixable,status,fix");
+    expect(lines).toHaveLength(all.items.length + 1);
+    const json = await server.request(`/api/v1/admin/integrity/scans/${scan.id}/issues/export?format=json&severity=warning`, { token: adminToken });
+    const exported = (await json.json()) as Array<{ severity: string }>;
+    expect(exported.length).toBe(all.items.filter((issue) => issue.severity === "warning").length);
+    expect(exported.every((issue) => issue.severity === "warning")).toBe(true);
+    await expectProblem(await server.request(`/api/v1/admin/integrity/scans/scn_${randomUUID()}/issues/export`, { token: adminToken }), 404, "NOT_FOUND");
+    await expectProblem(await server.request(`/api/v1/admin/integrity/scans/${scan.id}/issues/export`, { token: owner.token }), 403, "FORBIDDEN");
   });
 
   it("is for server administrators only", async () => {

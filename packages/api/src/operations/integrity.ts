@@ -1,8 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import {
+  exportIntegrityIssues,
   getIntegrityScan,
   integrityIssueFilterSchema,
   integrityIssuePageSchema,
+  integrityIssueSchema,
   integrityScanSchema,
   integrityScanStartSchema,
   listIntegrityIssues,
@@ -10,7 +12,7 @@ import {
   presentScan,
   startIntegrityScan,
 } from "@meridian/domain";
-import { defineOperation } from "./define-operation";
+import { defineOperation, Reply } from "./define-operation";
 import { conflict, errorResponses, idParam, pageQuery, problemResponseFor } from "./responses";
 
 const tags = ["Administration"];
@@ -68,6 +70,51 @@ export const integrityOperations = {
     outputDescription: "The scan",
     responses: { ...adminErrors, 404: problemResponseFor("No such scan (NOT_FOUND)") },
     handle: ({ ctx, input }) => getIntegrityScan({ deps: ctx.deps, scanId: input.id }),
+  }),
+  exportIssues: defineOperation({
+    operationId: "exportIntegrityIssues",
+    access: "server-admin",
+    tags,
+    summary: "A scan's issues as CSV or JSON, streamed",
+    description: "The same filters as the issue list; `format=csv` (default) or `json` (an array). Sent as an attachment.",
+    method: "get",
+    path: "/api/v1/admin/integrity/scans/{id}/issues/export",
+    status: 200,
+    params,
+    query: integrityIssueFilterSchema.extend({ format: z.enum(["csv", "json"]).default("csv").optional() }),
+    outputDescription: "The issues",
+    responses: {
+      ...adminErrors,
+      200: { description: "The issues", content: { "text/csv": { schema: z.string() }, "application/json": { schema: z.array(integrityIssueSchema) } } },
+      404: problemResponseFor("No such scan (NOT_FOUND)"),
+    },
+    trpc: false,
+    handle: async ({ ctx, input }) => {
+      const format = input.format ?? "csv";
+      const chunks = exportIntegrityIssues({
+        deps: ctx.deps,
+        scanId: input.id,
+        filter: { severity: input.severity, type: input.type, collection: input.collection, autoFixable: input.autoFixable },
+        format,
+      });
+      // The first chunk is awaited here, so an unknown scan is a 404 before any byte is sent.
+      const first = await chunks.next();
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          if (!first.done) controller.enqueue(encoder.encode(first.value));
+        },
+        async pull(controller) {
+          const next = await chunks.next();
+          if (next.done) controller.close();
+          else controller.enqueue(encoder.encode(next.value));
+        },
+      });
+      return new Reply(200, body, {
+        "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8",
+        "content-disposition": `attachment; filename="integrity-${input.id}.${format}"`,
+      });
+    },
   }),
   issues: defineOperation({
     operationId: "listIntegrityIssues",

@@ -100,16 +100,9 @@ export async function listIntegrityIssues(options: {
   limit: number;
   cursor?: string;
 }) {
-  const { deps, scanId, filter, limit } = options;
+  const { deps, scanId } = options;
   await getIntegrityScan({ deps, scanId });
-  const conditions = [sql`scan_id = ${scanId}`];
-  if (filter.severity) conditions.push(sql`severity = ${filter.severity}`);
-  if (filter.type) conditions.push(sql`type = ${filter.type}`);
-  if (filter.collection) conditions.push(sql`collection = ${filter.collection}`);
-  if (filter.autoFixable) conditions.push(sql`auto_fixable = ${filter.autoFixable === "true"}`);
-  if (options.cursor) conditions.push(sql`id > ${options.cursor}`);
-  const issues = await integrityIssuesCollection.findMany(deps.db, sql.join(conditions, sql` and `), sql`id`, limit + 1);
-  const page = issues.slice(0, limit);
+  const page = await listIssuePage(deps, scanId, options.filter, options.limit, options.cursor);
   const counts = { severity: {}, type: {}, collection: {}, autoFixable: {} } as Record<
     "severity" | "type" | "collection" | "autoFixable",
     Record<string, number>
@@ -123,9 +116,57 @@ export async function listIntegrityIssues(options: {
     counts.collection[row.collection] = (counts.collection[row.collection] ?? 0) + row.count;
     counts.autoFixable[String(row.auto_fixable)] = (counts.autoFixable[String(row.auto_fixable)] ?? 0) + row.count;
   }
+  return { ...page, counts };
+}
+
+/** One page of a scan's issues in id order, filtered. */
+async function listIssuePage(deps: Deps, scanId: string, filter: z.infer<typeof integrityIssueFilterSchema>, limit: number, cursor?: string) {
+  const conditions = [sql`scan_id = ${scanId}`];
+  if (filter.severity) conditions.push(sql`severity = ${filter.severity}`);
+  if (filter.type) conditions.push(sql`type = ${filter.type}`);
+  if (filter.collection) conditions.push(sql`collection = ${filter.collection}`);
+  if (filter.autoFixable) conditions.push(sql`auto_fixable = ${filter.autoFixable === "true"}`);
+  if (cursor) conditions.push(sql`id > ${cursor}`);
+  const issues = await integrityIssuesCollection.findMany(deps.db, sql.join(conditions, sql` and `), sql`id`, limit + 1);
+  const page = issues.slice(0, limit);
   return {
     items: page.map(({ id, doc: { scanId: _scan, documentUpdatedAt: _at, ...issue } }) => ({ id, ...issue })),
     nextCursor: issues.length > limit ? page.at(-1)!.id : null,
-    counts,
   };
+}
+
+const CSV_COLUMNS = ["id", "severity", "type", "collection", "documentId", "code", "message", "autoFixable", "status", "fix"] as const;
+const csvCell = (value: unknown) => {
+  const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+/**
+ * A scan's issues, filtered, as CSV or a JSON array, produced a page (1,000) at a time so that an
+ * export of any size streams in constant memory.
+ */
+export async function* exportIntegrityIssues(options: {
+  deps: Deps;
+  scanId: string;
+  filter: z.infer<typeof integrityIssueFilterSchema>;
+  format: "csv" | "json";
+}) {
+  const { deps, scanId, filter, format } = options;
+  await getIntegrityScan({ deps, scanId });
+  yield format === "csv" ? `${CSV_COLUMNS.join(",")}\n` : "[";
+  let cursor: string | undefined;
+  let first = true;
+  for (;;) {
+    const page = await listIssuePage(deps, scanId, filter, 1000, cursor);
+    for (const issue of page.items) {
+      if (format === "csv") yield `${CSV_COLUMNS.map((column) => csvCell(issue[column])).join(",")}\n`;
+      else {
+        yield `${first ? "" : ","}\n${JSON.stringify(issue)}`;
+        first = false;
+      }
+    }
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  if (format === "json") yield "\n]\n";
 }

@@ -17,10 +17,12 @@ import { addJob } from "../jobs/add-job";
 import { findJobBySubject, recordJobStarted, reportJob } from "../jobs/tracked-jobs";
 import { isUniqueViolation } from "../postgres-errors";
 import { readServerSettings } from "../system/server-settings";
+import { storageFindings } from "./storage-check";
 import { missingReference, observationQualityFindings, observationStatusFindings, structureFindings, type Finding } from "./checks";
 
 export const INTEGRITY_JOB_KIND = "integrity_scan";
 const BATCH = 500;
+const STORAGE_STAGE = "(storage)";
 type CollectionName = keyof typeof collections;
 export const scannableCollections = Object.keys(collections) as CollectionName[];
 
@@ -137,7 +139,8 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
   await patchScan(deps.db, scanId, { status: "running", progress: { ...scan.doc.progress, total } });
   if (jobId) await reportJob(deps, jobId, { status: "running", progress: { done: scanned, total, stage: "scanning" } });
   const resumeAt = scan.doc.checkpoint;
-  const startIndex = resumeAt ? Math.max(0, names.indexOf(resumeAt.collection as CollectionName)) : 0;
+  // A checkpoint in the storage stage means every collection is done.
+  const startIndex = !resumeAt ? 0 : resumeAt.collection === STORAGE_STAGE ? names.length : Math.max(0, names.indexOf(resumeAt.collection as CollectionName));
 
   for (const name of names.slice(startIndex)) {
     const collection = collections[name];
@@ -159,6 +162,27 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
       });
       if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: name } });
     }
+  }
+  if (scanOptions.checkStorage) {
+    // The storage stage is one merge pass: a retry starts it again, without the issues of the try before.
+    await deps.db.transaction(async (tx) => {
+      await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and type = 'file'`);
+      await patchScan(tx, scanId, { progress: { collection: "storage", scanned, total }, checkpoint: { collection: STORAGE_STAGE, afterId: null } });
+    });
+    if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: "storage" } });
+    let batch: Array<Omit<IntegrityIssueDoc, "scanId">> = [];
+    const flush = async () => {
+      const issues = batch;
+      batch = [];
+      await deps.db.transaction(async (tx) => {
+        for (const issue of issues) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
+      });
+    };
+    for await (const issue of storageFindings(deps.db, deps.storage)) {
+      batch.push(issue);
+      if (batch.length >= BATCH) await flush();
+    }
+    await flush();
   }
   const summary = await summaryOf(deps.db, scanId);
   await patchScan(deps.db, scanId, { status: "completed", summary, finishedAt: deps.now().toISOString(), progress: { collection: null, scanned, total } });

@@ -1,0 +1,132 @@
+import type { Executor, FileDoc, IntegrityIssueDoc, ObjectStorage } from "@meridian/db";
+import { sql } from "drizzle-orm";
+
+type StorageIssue = Omit<IntegrityIssueDoc, "scanId">;
+const PAGE = 1000;
+
+/** The file records in object-key order, a page at a time ("C" collation: the byte order S3 lists keys in). */
+async function* recordsByKey(db: Executor) {
+  let after: { key: string; id: string } | null = null;
+  for (;;) {
+    const rows: Array<{ id: string; doc: FileDoc; object_key: string; updated_at: string }> = await db.execute(sql`
+      select id, doc, object_key, updated_at from files
+       ${after ? sql`where (object_key collate "C", id) > (${after.key} collate "C", ${after.id})` : sql``}
+       order by object_key collate "C", id limit ${PAGE}`);
+    if (rows.length === 0) return;
+    yield* rows;
+    after = { key: rows.at(-1)!.object_key, id: rows.at(-1)!.id };
+  }
+}
+
+async function* objectsByKey(storage: ObjectStorage) {
+  for await (const page of storage.list("observations/")) yield* page;
+}
+
+/**
+ * The storage check: the sorted key list (ListObjectsV2 pages of 1,000) merged with the file
+ * records sorted the same way, never one HEAD per object, in constant memory. Finds records
+ * without an object, objects without a record (orphans), size mismatches, empty files and two
+ * records for one object; and image files without a preview.
+ */
+export async function* storageFindings(db: Executor, storage: ObjectStorage): AsyncGenerator<StorageIssue> {
+  const records = recordsByKey(db);
+  const objects = objectsByKey(storage);
+  const nextOf = async <T>(iterator: AsyncGenerator<T>): Promise<T | null> => {
+    const result = await iterator.next();
+    return result.done ? null : result.value;
+  };
+  let record = await nextOf(records);
+  let object = await nextOf(objects);
+  let previousKey: string | null = null;
+  const issue = (
+    documentId: string,
+    updatedAt: string | null,
+    fields: Omit<StorageIssue, "collection" | "documentId" | "status" | "documentUpdatedAt">,
+  ): StorageIssue => ({
+    ...fields,
+    collection: "files",
+    documentId,
+    status: "open",
+    documentUpdatedAt: updatedAt ? new Date(updatedAt).toISOString() : null,
+  });
+  while (record || object) {
+    const key = record ? record.object_key : null;
+    if (record && key === previousKey) {
+      yield issue(record.id, record.updated_at, {
+        severity: "warning",
+        type: "file",
+        code: "DUPLICATE_FILE_RECORD",
+        message: `A second record for object ${key}`,
+        autoFixable: true,
+        fix: { description: "Remove this duplicate record; the first one and the object stay", changes: [{ delete: "files", id: record.id }] },
+      });
+      record = await nextOf(records);
+      continue;
+    }
+    if (record && key !== null && (!object || key < object.key)) {
+      yield issue(record.id, record.updated_at, {
+        severity: "critical",
+        type: "file",
+        code: "FILE_MISSING",
+        message: `${record.doc.filename}: the record names ${key}, which is not in storage`,
+        autoFixable: false,
+        fix: null,
+      });
+      previousKey = key;
+      record = await nextOf(records);
+      continue;
+    }
+    if (!record || key === null || (object && key > object.key)) {
+      const orphan = object!;
+      yield issue(orphan.key, null, {
+        severity: "warning",
+        type: "file",
+        code: "ORPHAN_OBJECT",
+        message: `${orphan.key} (${orphan.size} bytes) is in storage but no file record names it`,
+        autoFixable: true,
+        fix: {
+          description: "Move it under quarantine/ (deleted after 30 days) instead of deleting it",
+          changes: [{ move: orphan.key, to: `quarantine/${orphan.key}` }],
+        },
+      });
+      object = await nextOf(objects);
+      continue;
+    }
+    const stored = object!;
+    const doc = record.doc;
+    if (stored.size !== doc.sizeBytes)
+      yield issue(record.id, record.updated_at, {
+        severity: "critical",
+        type: "file",
+        code: "SIZE_MISMATCH",
+        message: `${doc.filename}: the record says ${doc.sizeBytes} bytes, storage holds ${stored.size}`,
+        autoFixable: false,
+        fix: null,
+      });
+    else if (stored.size === 0)
+      yield issue(record.id, record.updated_at, {
+        severity: "warning",
+        type: "file",
+        code: "EMPTY_FILE",
+        message: `${doc.filename} is empty`,
+        autoFixable: false,
+        fix: null,
+      });
+    previousKey = key;
+    record = await nextOf(records);
+    object = await nextOf(objects);
+  }
+  const unpreviewed = await db.execute<{ id: string; filename: string; updated_at: string }>(sql`
+    select f.id, f.doc->>'filename' as filename, f.updated_at from files f
+     where f.doc->>'kind' = 'image'
+       and not exists (select 1 from files p where p.doc->>'previewOfId' = f.id)`);
+  for (const row of unpreviewed)
+    yield issue(row.id, row.updated_at, {
+      severity: "info",
+      type: "file",
+      code: "MISSING_PREVIEW",
+      message: `${row.filename} has no preview image`,
+      autoFixable: false,
+      fix: null,
+    });
+}
