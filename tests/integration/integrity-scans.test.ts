@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
+import { fileDocument, hoursAgo, observationDocument } from "../support/observation-documents";
 import { until } from "../support/until";
 import { openWebSocket } from "../support/ws-client";
 
@@ -27,27 +28,8 @@ beforeAll(async () => {
   const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Scanned" } }, 201)) as { id: string };
   const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Scanned" } }, 201)) as { id: string };
   const db = server.server.runtime.deps.db;
-  const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
-  const doc = (fields: Partial<ObservationDoc> = {}): ObservationDoc => ({
-    name: "Clean",
-    projectId: project.id,
-    observatoryId: observatory.id,
-    ownerId: owner.id,
-    type: "flexible",
-    priority: 5,
-    targets: [{ name: "Rigel", ra: 78.63, dec: -8.2, epoch: "J2000", exposures: [{ filter: "B", exposureSeconds: 10, count: 1, binning: 1 }] }],
-    constraints: { minAltitude: 30, maxAirmass: null, moonDistance: null, twilight: "astronomical" },
-    fixedTimeStart: null,
-    fixedTimeEnd: null,
-    bypassDarkness: false,
-    notifications: { email: false, push: false, states: [] },
-    status: "pending",
-    statusReason: null,
-    statusChangedAt: hoursAgo(1),
-    isMonitoring: false,
-    staleReportedAt: null,
-    ...fields,
-  });
+  const doc = (fields: Partial<ObservationDoc> = {}) =>
+    observationDocument({ projectId: project.id, observatoryId: observatory.id, ownerId: owner.id }, fields);
   const insert = async (label: string, fields: Partial<ObservationDoc> = {}) => (seeded[label] = (await observationsCollection.insert(db, doc(fields))).id);
   await insert("clean");
   await insert("stuckInProgress", { status: "in_progress", statusChangedAt: hoursAgo(30) });
@@ -216,18 +198,7 @@ describe("integrity scans", () => {
   it("merges the storage listing with the file records: missing, orphan, mismatched, duplicate and unpreviewed files", async () => {
     const { db, storage } = server.server.runtime.deps;
     const prefix = `observations/${seeded.clean}`;
-    const file = (name: string, fields: Partial<FileDoc> = {}): FileDoc => ({
-      observationId: seeded.clean!,
-      observatoryId: "obs_x",
-      filename: name,
-      sizeBytes: 5,
-      sha256: "0".repeat(64),
-      contentType: "application/octet-stream",
-      kind: "other",
-      previewOfId: null,
-      objectKey: `${prefix}/${name}`,
-      ...fields,
-    });
+    const file = (name: string, fields: Partial<FileDoc> = {}) => fileDocument(seeded.clean!, "obs_x", name, fields);
     const files: Record<string, string> = {};
     const record = async (label: string, doc: FileDoc) => (files[label] = (await filesCollection.insert(db, doc)).id);
     await storage.put(`${prefix}/fine`, Buffer.from("12345"));
@@ -271,6 +242,22 @@ describe("integrity scans", () => {
     expect(exported.every((issue) => issue.severity === "warning")).toBe(true);
     await expectProblem(await server.request(`/api/v1/admin/integrity/scans/scn_${randomUUID()}/issues/export`, { token: adminToken }), 404, "NOT_FOUND");
     await expectProblem(await server.request(`/api/v1/admin/integrity/scans/${scan.id}/issues/export`, { token: owner.token }), 403, "FORBIDDEN");
+  });
+
+  it("finds duplicate and inconsistent targets, and files uploaded by another observatory than their observation's", async () => {
+    const { db } = server.server.runtime.deps;
+    const base = (await observationsCollection.get(db, seeded.clean!))!.doc;
+    const rigel = base.targets[0]!;
+    const twice = (await observationsCollection.insert(db, { ...base, name: "Twice", targets: [rigel, rigel] })).id;
+    const moved = (await observationsCollection.insert(db, { ...base, name: "Moved", targets: [rigel, { ...rigel, ra: 100 }] })).id;
+    const file = await filesCollection.insert(db, fileDocument(seeded.clean!, "obs_elsewhere", "x.fits", { sizeBytes: 1 }));
+    const scan = await scanToEnd({ kind: "full", collections: ["observations", "files"] });
+    const page = await issuesOf(scan.id);
+    expect(page.items.filter((issue) => issue.documentId === twice).map((issue) => [issue.type, issue.code])).toEqual([["structure", "DUPLICATE_TARGET"]]);
+    expect(page.items.filter((issue) => issue.documentId === moved).map((issue) => [issue.type, issue.code])).toEqual([["structure", "INCONSISTENT_TARGET"]]);
+    expect(page.items.filter((issue) => issue.documentId === file.id).map((issue) => [issue.type, issue.code])).toEqual([
+      ["data_quality", "FILE_OBSERVATORY_MISMATCH"],
+    ]);
   });
 
   it("is for server administrators only", async () => {

@@ -92,6 +92,20 @@ describe("object storage over the S3 protocol", () => {
     expect((await readAll((await storage.get(key))!.body)).toString()).toBe("second");
   });
 
+  it("copies an object server side, keys with spaces included, and lists keys with their size and time", async () => {
+    const prefix = `copy-${randomBytes(4).toString("hex")}`;
+    await storage.put(`${prefix}/a file.fits`, Buffer.from("twelve bytes"));
+    await storage.copy(`${prefix}/a file.fits`, `${prefix}/quarantine/a file.fits`);
+    expect((await readAll((await storage.get(`${prefix}/quarantine/a file.fits`))!.body)).toString()).toBe("twelve bytes");
+    const listed = [];
+    for await (const page of storage.list(`${prefix}/`)) listed.push(...page);
+    expect(listed.map(({ key, size }) => ({ key, size }))).toEqual([
+      { key: `${prefix}/a file.fits`, size: 12 },
+      { key: `${prefix}/quarantine/a file.fits`, size: 12 },
+    ]);
+    expect(listed.every((object) => object.lastModified instanceof Date && Date.now() - object.lastModified.getTime() < 3_600_000)).toBe(true);
+  });
+
   it("answers undefined for a missing key on get and head, and delete removes", async () => {
     const key = `missing/${randomBytes(4).toString("hex")}`;
     expect(await storage.get(key)).toBeUndefined();

@@ -20,9 +20,11 @@ describe("job contracts", () => {
     expect(crontab).toBe(jobCrontab());
     expect(crontab.split("\n").sort()).toEqual([
       "* * * * * announcements_maintenance",
+      "* * * * * integrity_schedule",
       "* * * * * observations_maintenance",
       "*/10 * * * * prune_realtime_events",
       "0 * * * * prune_rate_limits",
+      "17 4 * * * purge_quarantine",
     ]);
   });
 

@@ -4,10 +4,13 @@ import type { TaskServices } from "./define-task";
 import { announcementEmailsTask } from "./tasks/announcement-emails";
 import { announcementStartedTask } from "./tasks/announcement-started";
 import { announcementsMaintenanceTask } from "./tasks/announcements-maintenance";
+import { purgeQuarantineTask } from "./tasks/purge-quarantine";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { dispatchObservatoryTask } from "./tasks/dispatch-observatory";
+import { integrityRepairTask } from "./tasks/integrity-repair";
 import { integrityScanTask } from "./tasks/integrity-scan";
+import { integrityScheduleTask } from "./tasks/integrity-schedule";
 import { observationsMaintenanceTask } from "./tasks/observations-maintenance";
 import { sendEmailTask } from "./tasks/send-email";
 import { sendPushTask } from "./tasks/send-push";
@@ -22,6 +25,9 @@ export const tasks = [
   announcementsMaintenanceTask,
   dispatchObservatoryTask,
   integrityScanTask,
+  integrityRepairTask,
+  integrityScheduleTask,
+  purgeQuarantineTask,
   observationsMaintenanceTask,
 ];
 

@@ -48,5 +48,7 @@ export const integrityIssueDocSchema = z.object({
   status: z.enum(["open", "repaired"]),
   /** The document's updated_at when scanned: a repair refuses (409) when it changed since. */
   documentUpdatedAt: isoDate.nullable(),
+  /** Set by a repair: who, when, what it did, and that re-running the check found the issue gone. */
+  repair: z.object({ at: isoDate, by: z.string().nullable(), verified: z.boolean(), result: z.record(z.string(), z.unknown()) }).optional(),
 });
 export type IntegrityIssueDoc = z.infer<typeof integrityIssueDocSchema>;

@@ -162,3 +162,7 @@ export { webPushConfigured, type PushMessage, type ChannelResult } from "./notif
 export * from "./notifications/settings";
 export { startIntegrityScan, runIntegrityScan, failIntegrityScan, scanOptionsFor, scannableCollections, INTEGRITY_JOB_KIND } from "./integrity/scan";
 export * from "./integrity/queries";
+export { repairIntegrityIssue, purgeQuarantine, QUARANTINE_PREFIX, legacyCapturedFileKey } from "./integrity/repair";
+export { startBulkRepair, runBulkRepair, failBulkRepair, INTEGRITY_REPAIR_JOB_KIND } from "./integrity/bulk-repair";
+export { startScheduledScans } from "./integrity/schedule";
+export { cronFiresAt, isCronExpression, nextCronTime } from "./system/cron";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { checkHealth } from "@meridian/domain";
+import { checkHealth, latestScanSummary, type UserActor } from "@meridian/domain";
 import type { ApiServices } from "../context";
 import { jsonResponse } from "../http/openapi-shared";
 import { defineOperation, Reply } from "./define-operation";
@@ -17,6 +17,20 @@ const healthSchema = z
       websocket: z.object({ status, connections: z.number().int() }),
       worker: z.object({ status, queuedJobs: z.number().int(), workers: z.number().int() }),
     }),
+    integrity: z
+      .object({
+        latestScan: z
+          .object({
+            id: z.string(),
+            kind: z.enum(["quick", "full"]),
+            status: z.enum(["queued", "running", "completed", "failed"]),
+            summary: z.object({ critical: z.number().int(), warning: z.number().int(), info: z.number().int() }),
+            finishedAt: z.string().nullable(),
+          })
+          .nullable(),
+      })
+      .optional()
+      .describe("Only for a server administrator's credentials: the newest finished integrity scan in brief"),
     reason: z.literal("draining").optional().describe("Present while the process shuts down: status is `down` whatever the checks say"),
   })
   .openapi("Health");
@@ -31,8 +45,9 @@ const badUrl = { 400: problemResponseFor("The URL holds a NUL character (VALIDAT
 
 /** Liveness and readiness, for load balancers and orchestrators: no credentials, REST only. */
 export function healthOperations(services: ApiServices) {
-  const report = async () => {
-    const health = await checkHealth({ deps: services.deps, startedAt: services.startedAt, websocket: services.websocketStatus });
+  const report = async ({ actor }: { actor?: UserActor }) => {
+    const checked = await checkHealth({ deps: services.deps, startedAt: services.startedAt, websocket: services.websocketStatus });
+    const health = actor?.isServerAdmin ? { ...checked, integrity: { latestScan: await latestScanSummary(services.deps).catch(() => null) } } : checked;
     // A drain that began while the checks ran must still be reported, so this is asked last.
     if (services.isDraining?.()) return new Reply(503, { ...health, status: "down" as const, reason: "draining" as const });
     return new Reply(health.status === "down" ? 503 : 200, health);

@@ -10,9 +10,12 @@ import {
   listIntegrityIssues,
   listIntegrityScans,
   presentScan,
+  repairIntegrityIssue,
+  startBulkRepair,
   startIntegrityScan,
 } from "@meridian/domain";
 import { defineOperation, Reply } from "./define-operation";
+import { optionalJsonBody } from "./optional-body";
 import { conflict, errorResponses, idParam, pageQuery, problemResponseFor } from "./responses";
 
 const tags = ["Administration"];
@@ -138,5 +141,43 @@ export const integrityOperations = {
         limit: input.limit ?? 50,
         cursor: input.cursor,
       }),
+  }),
+  repairIssue: defineOperation({
+    operationId: "repairIntegrityIssue",
+    access: "server-admin",
+    tags,
+    summary: "Repair one issue as its `fix` says",
+    description:
+      "Applies the issue's `fix` through the same domain rules as the API (the transition table, the file records), writes it to the audit log " +
+      "and verifies it by re-running the check on the document; a repair the check still finds is rolled back (409 CONFLICT). " +
+      "409 DOCUMENT_CHANGED when the document changed since the scan (scan again); 409 NOT_AUTO_FIXABLE for an issue that needs a person. " +
+      "Repairing a repaired issue answers it as it is.",
+    method: "post",
+    path: "/api/v1/admin/integrity/issues/{issueId}/repair",
+    status: 200,
+    params: z.object({ issueId: idParam }),
+    output: integrityIssueSchema,
+    outputDescription: "The issue, `status: repaired`, with what the repair did",
+    responses: { ...adminErrors, 404: problemResponseFor("No such issue (NOT_FOUND)"), 409: conflict("DOCUMENT_CHANGED, NOT_AUTO_FIXABLE, CONFLICT") },
+    handle: ({ ctx, actor, input }) => repairIntegrityIssue({ deps: ctx.deps, actor, issueId: input.issueId }),
+  }),
+  bulkRepair: defineOperation({
+    operationId: "repairIntegrityIssues",
+    access: "server-admin",
+    tags,
+    summary: "Repair every auto-fixable issue of a scan, or the ones named, as a job",
+    description:
+      "A job with progress (`GET /api/v1/admin/jobs/{jobId}`, `job.progress` over /ws). Each issue is repaired as the single repair does; " +
+      "one whose document changed since the scan is skipped and listed in the job's `result`. 409 REPAIR_RUNNING while one runs for the scan, " +
+      "409 CONFLICT before the scan has finished.",
+    method: "post",
+    path: "/api/v1/admin/integrity/scans/{id}/repair",
+    status: 202,
+    params,
+    ...optionalJsonBody(z.strictObject({ issueIds: z.array(idParam).max(10_000).optional() }).meta({ id: "IntegrityBulkRepair" })),
+    output: z.object({ jobId: z.string() }),
+    outputDescription: "Queued",
+    responses: { ...adminErrors, 404: problemResponseFor("No such scan (NOT_FOUND)"), 409: conflict("REPAIR_RUNNING, CONFLICT") },
+    handle: ({ ctx, actor, input }) => startBulkRepair({ deps: ctx.deps, actor, scanId: input.id, issueIds: input.issueIds }),
   }),
 };

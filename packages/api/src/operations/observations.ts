@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import {
-  AppError,
   cancelObservation,
   changeObservationStatus,
   createObservation,
@@ -17,10 +16,10 @@ import {
   observationUpdateSchema,
   reportObservationStatus,
   updateObservation,
-  validationError,
 } from "@meridian/domain";
 import { defineOperation } from "./define-operation";
 import { observationFileOperations } from "./observation-files";
+import { optionalJsonBody } from "./optional-body";
 import { authedErrors, conflict, idParam, pageQuery } from "./responses";
 
 const tags = ["Observations"];
@@ -116,22 +115,8 @@ export const observationOperations = {
     path: "/observations/{id}/cancel",
     status: 200,
     params,
-    body: observationCancelSchema,
     // The body is optional: a bare POST cancels without a reason.
-    readBody: async (request) => {
-      const text = await request.text();
-      if (!text.trim()) return {};
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new AppError("VALIDATION_FAILED", "The request body is not valid JSON");
-      }
-      const result = observationCancelSchema.safeParse(parsed);
-      if (!result.success) throw validationError(result.error.issues);
-      return result.data;
-    },
-    requestBody: { required: false, content: { "application/json": { schema: observationCancelSchema } } },
+    ...optionalJsonBody(observationCancelSchema),
     output: observationSchema,
     outputDescription: "Cancelled",
     responses: { ...authedErrors, 409: conflict("INVALID_TRANSITION") },

@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import {
+  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -36,8 +37,10 @@ export interface ObjectStorage {
   get(key: string): Promise<StoredObject | undefined>;
   head(key: string): Promise<{ contentLength: number | undefined } | undefined>;
   delete(key: string): Promise<void>;
+  /** Copies an object within the bucket, server side (nothing passes through this process). */
+  copy(from: string, to: string): Promise<void>;
   /** Every object under `prefix` in key order, a page (up to 1,000 keys) at a time. */
-  list(prefix: string): AsyncGenerator<Array<{ key: string; size: number }>>;
+  list(prefix: string): AsyncGenerator<Array<{ key: string; size: number; lastModified: Date | null }>>;
   /** Checks the bucket is reachable; `signal` abandons the request (and its socket) when aborted. */
   ping(options?: { signal?: AbortSignal }): Promise<void>;
   destroy(): void;
@@ -112,11 +115,14 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
+    async copy(from, to) {
+      await client.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: `${bucket}/${from.split("/").map(encodeURIComponent).join("/")}` }));
+    },
     async *list(prefix) {
       let token: string | undefined;
       do {
         const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }));
-        yield (page.Contents ?? []).map((object) => ({ key: object.Key!, size: object.Size ?? 0 }));
+        yield (page.Contents ?? []).map((object) => ({ key: object.Key!, size: object.Size ?? 0, lastModified: object.LastModified ?? null }));
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     },

@@ -105,3 +105,51 @@ export const missingReference = (field: string, collection: string, id: string):
   autoFixable: false,
   fix: null,
 });
+
+/**
+ * Structure beyond the schema: the same target twice, or one target name at two positions (more
+ * than an arcminute apart), which a scheduler would point at inconsistently.
+ */
+export function targetFindings(doc: ObservationDoc): Finding[] {
+  const findings: Finding[] = [];
+  const seen = new Map<string, { ra: number; dec: number; exposures: string }>();
+  for (const target of doc.targets) {
+    const key = target.name.trim().toLowerCase();
+    const earlier = seen.get(key);
+    const exposures = JSON.stringify(target.exposures);
+    if (!earlier) {
+      seen.set(key, { ra: target.ra, dec: target.dec, exposures });
+      continue;
+    }
+    const apart = Math.max(Math.abs(earlier.ra - target.ra), Math.abs(earlier.dec - target.dec));
+    if (apart > 1 / 60)
+      findings.push({
+        severity: "warning",
+        type: "structure",
+        code: "INCONSISTENT_TARGET",
+        message: `Target "${target.name}" appears at two positions: RA ${earlier.ra}, Dec ${earlier.dec} and RA ${target.ra}, Dec ${target.dec}`,
+        autoFixable: false,
+        fix: null,
+      });
+    else if (earlier.exposures === exposures)
+      findings.push({
+        severity: "info",
+        type: "structure",
+        code: "DUPLICATE_TARGET",
+        message: `Target "${target.name}" is listed twice with the same exposures`,
+        autoFixable: false,
+        fix: null,
+      });
+  }
+  return findings;
+}
+
+/** Data quality across documents: a file uploaded by another observatory than the one its observation ran on. */
+export const fileObservatoryMismatch = (fileObservatoryId: string, observationObservatoryId: string): Finding => ({
+  severity: "warning",
+  type: "data_quality",
+  code: "FILE_OBSERVATORY_MISMATCH",
+  message: `Uploaded by observatory ${fileObservatoryId}, but its observation runs on ${observationObservatoryId}`,
+  autoFixable: false,
+  fix: null,
+});

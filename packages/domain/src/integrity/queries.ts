@@ -6,6 +6,7 @@ import {
   integrityIssueTypes,
   integrityScanKinds,
   integritySeverities,
+  type IntegrityIssueDoc,
   type IntegrityScanDoc,
   type StoredDocument,
 } from "@meridian/db";
@@ -27,7 +28,18 @@ export const integrityScanStartSchema = z
   .meta({ id: "IntegrityScanStart" });
 
 export const integrityScanSchema = integrityScanDocSchema
-  .pick({ kind: true, options: true, status: true, progress: true, summary: true, jobId: true, error: true, startedAt: true, finishedAt: true })
+  .pick({
+    kind: true,
+    options: true,
+    status: true,
+    progress: true,
+    summary: true,
+    jobId: true,
+    error: true,
+    startedBy: true,
+    startedAt: true,
+    finishedAt: true,
+  })
   .extend({ id: z.string() })
   .meta({ id: "IntegrityScan" });
 
@@ -70,6 +82,7 @@ export function presentScan(scan: StoredDocument<IntegrityScanDoc>) {
     summary: doc.summary,
     jobId: doc.jobId,
     error: doc.error,
+    startedBy: doc.startedBy,
     startedAt: doc.startedAt,
     finishedAt: doc.finishedAt,
   };
@@ -119,6 +132,9 @@ export async function listIntegrityIssues(options: {
   return { ...page, counts };
 }
 
+/** An issue as the API shows it. */
+export const presentIssue = ({ id, doc: { scanId: _scan, documentUpdatedAt: _at, ...issue } }: StoredDocument<IntegrityIssueDoc>) => ({ id, ...issue });
+
 /** One page of a scan's issues in id order, filtered. */
 async function listIssuePage(deps: Deps, scanId: string, filter: z.infer<typeof integrityIssueFilterSchema>, limit: number, cursor?: string) {
   const conditions = [sql`scan_id = ${scanId}`];
@@ -130,7 +146,7 @@ async function listIssuePage(deps: Deps, scanId: string, filter: z.infer<typeof 
   const issues = await integrityIssuesCollection.findMany(deps.db, sql.join(conditions, sql` and `), sql`id`, limit + 1);
   const page = issues.slice(0, limit);
   return {
-    items: page.map(({ id, doc: { scanId: _scan, documentUpdatedAt: _at, ...issue } }) => ({ id, ...issue })),
+    items: page.map(presentIssue),
     nextCursor: issues.length > limit ? page.at(-1)!.id : null,
   };
 }
@@ -169,4 +185,11 @@ export async function* exportIntegrityIssues(options: {
     cursor = page.nextCursor;
   }
   if (format === "json") yield "\n]\n";
+}
+
+/** The newest finished scan in brief, for `/api/health` details shown to server admins. */
+export async function latestScanSummary(deps: Deps) {
+  const [scan] = await integrityScansCollection.findMany(deps.db, sql`doc->>'status' in ('completed', 'failed')`, sql`created_at desc`, 1);
+  if (!scan) return null;
+  return { id: scan.id, kind: scan.doc.kind, status: scan.doc.status, summary: scan.doc.summary, finishedAt: scan.doc.finishedAt };
 }

@@ -2,6 +2,8 @@ import {
   collections,
   integrityIssuesCollection,
   integrityScansCollection,
+  tables,
+  usersCollection,
   type Executor,
   type IntegrityIssueDoc,
   type IntegrityScanDoc,
@@ -17,12 +19,23 @@ import { addJob } from "../jobs/add-job";
 import { findJobBySubject, recordJobStarted, reportJob } from "../jobs/tracked-jobs";
 import { isUniqueViolation } from "../postgres-errors";
 import { readServerSettings } from "../system/server-settings";
+import { notifySystemEvent } from "../notifications/notify";
+import { HEALTH_CODES, healthFindings } from "./health-check";
 import { storageFindings } from "./storage-check";
-import { missingReference, observationQualityFindings, observationStatusFindings, structureFindings, type Finding } from "./checks";
+import {
+  fileObservatoryMismatch,
+  missingReference,
+  observationQualityFindings,
+  observationStatusFindings,
+  structureFindings,
+  targetFindings,
+  type Finding,
+} from "./checks";
 
 export const INTEGRITY_JOB_KIND = "integrity_scan";
 const BATCH = 500;
 const STORAGE_STAGE = "(storage)";
+const HEALTH_STAGE = "(health)";
 type CollectionName = keyof typeof collections;
 export const scannableCollections = Object.keys(collections) as CollectionName[];
 
@@ -139,8 +152,9 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
   await patchScan(deps.db, scanId, { status: "running", progress: { ...scan.doc.progress, total } });
   if (jobId) await reportJob(deps, jobId, { status: "running", progress: { done: scanned, total, stage: "scanning" } });
   const resumeAt = scan.doc.checkpoint;
-  // A checkpoint in the storage stage means every collection is done.
-  const startIndex = !resumeAt ? 0 : resumeAt.collection === STORAGE_STAGE ? names.length : Math.max(0, names.indexOf(resumeAt.collection as CollectionName));
+  // A checkpoint in the storage or health stage means every collection is done.
+  const inLastStages = resumeAt?.collection === STORAGE_STAGE || resumeAt?.collection === HEALTH_STAGE;
+  const startIndex = !resumeAt ? 0 : inLastStages ? names.length : Math.max(0, names.indexOf(resumeAt.collection as CollectionName));
 
   for (const name of names.slice(startIndex)) {
     const collection = collections[name];
@@ -163,7 +177,7 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
       if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: name } });
     }
   }
-  if (scanOptions.checkStorage) {
+  if (scanOptions.checkStorage && resumeAt?.collection !== HEALTH_STAGE) {
     // The storage stage is one merge pass: a retry starts it again, without the issues of the try before.
     await deps.db.transaction(async (tx) => {
       await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and type = 'file'`);
@@ -184,8 +198,21 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
     }
     await flush();
   }
+  if (scanOptions.checkHealth) {
+    if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: "health" } });
+    const found = await healthFindings(deps);
+    await deps.db.transaction(async (tx) => {
+      await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and doc->>'code' in ${HEALTH_CODES}`);
+      for (const issue of found) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
+      await patchScan(tx, scanId, { progress: { collection: "health", scanned, total }, checkpoint: { collection: HEALTH_STAGE, afterId: null } });
+    });
+  }
   const summary = await summaryOf(deps.db, scanId);
-  await patchScan(deps.db, scanId, { status: "completed", summary, finishedAt: deps.now().toISOString(), progress: { collection: null, scanned, total } });
+  await deps.db.transaction(async (tx) => {
+    await patchScan(tx, scanId, { status: "completed", summary, finishedAt: deps.now().toISOString(), progress: { collection: null, scanned, total } });
+    // A scheduled scan (no one started it) tells the server admins when it finds data at risk.
+    if (!scan.doc.startedBy && summary.critical > 0) await notifyAdminsOfCriticalIssues(tx, deps, scanId, scan.doc.kind, summary);
+  });
   if (jobId) await reportJob(deps, jobId, { status: "completed", progress: { done: scanned, total, stage: "done" }, result: { scanId, summary } });
 }
 
@@ -218,6 +245,23 @@ async function findingsOf(
       if (typeof doc.status === "string" && typeof doc.statusChangedAt === "string")
         for (const finding of observationStatusFindings(doc, mine, settings, deps.now())) add(row, finding);
       if (typeof doc.name === "string") for (const finding of observationQualityFindings(row.id, doc, options.includeTestData)) add(row, finding);
+      if (Array.isArray(doc.targets) && doc.targets.every((target) => target && typeof target.name === "string"))
+        for (const finding of targetFindings(doc)) add(row, finding);
+    }
+  }
+
+  if (name === "files") {
+    const observationIds = [...new Set(rows.map((row) => row.doc.observationId).filter((id): id is string => typeof id === "string"))];
+    const observatoryOf = new Map<string, string>();
+    if (observationIds.length > 0)
+      for (const row of await deps.db.execute<{ id: string; observatory_id: string }>(
+        sql`select id, observatory_id from observations where id in ${observationIds}`,
+      ))
+        observatoryOf.set(row.id, row.observatory_id);
+    for (const row of rows) {
+      const expected = observatoryOf.get(row.doc.observationId as string);
+      if (expected && typeof row.doc.observatoryId === "string" && row.doc.observatoryId !== expected)
+        add(row, fileObservatoryMismatch(row.doc.observatoryId, expected));
     }
   }
 
@@ -245,6 +289,20 @@ async function summaryOf(db: Executor, scanId: string) {
 
 async function patchScan(db: Executor, scanId: string, change: Partial<IntegrityScanDoc>) {
   await integrityScansCollection.update(db, scanId, (doc) => ({ ...doc, ...change }));
+}
+
+async function notifyAdminsOfCriticalIssues(tx: Executor, deps: Deps, scanId: string, kind: string, summary: IntegrityScanDoc["summary"]) {
+  const admins = await usersCollection.findMany(tx, sql`${tables.users.doc}->'roles' ? 'serverAdmin'`, undefined, 1000);
+  await notifySystemEvent(tx, deps, admins, {
+    kind: "integrity_critical",
+    subject: `Integrity scan: ${summary.critical} critical issue${summary.critical === 1 ? "" : "s"}`,
+    lines: [
+      `The scheduled ${kind} integrity scan ${scanId} found ${summary.critical} critical, ${summary.warning} warning and ${summary.info} info issues.`,
+      "Critical issues risk data loss (missing files, broken references). Review and repair them under System → Database Integrity.",
+    ],
+    path: `/admin/integrity?scan=${scanId}`,
+    priority: 1,
+  });
 }
 
 /** A scan whose job used up its attempts: recorded as failed, so another of its kind may start. */

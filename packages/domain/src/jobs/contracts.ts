@@ -29,7 +29,6 @@ export const jobContracts = {
   announcement_started: defineJob("announcement_started", z.object({ announcementId: id })),
   announcements_maintenance: defineJob("announcements_maintenance", scheduled, { schedule: "* * * * *" }),
   prune_rate_limits: defineJob("prune_rate_limits", scheduled, { schedule: "0 * * * *" }),
-  /** Assigns an observatory its next eligible observation, if it is free; queued by every change that could make one eligible. */
   /** One push notification to one user, over every push channel they have (web push subscriptions, Pushover). */
   send_push: defineJob(
     "send_push",
@@ -43,6 +42,13 @@ export const jobContracts = {
   ),
   /** An integrity scan (`integrity_scans` holds its options, checkpoint and progress). */
   integrity_scan: defineJob("integrity_scan", z.object({ scanId: id })),
+  /** Repairs a scan's auto-fixable issues (all, or the ones named) one by one; `jobs` holds its progress. */
+  integrity_repair: defineJob("integrity_repair", z.object({ jobId: id, scanId: id, issueIds: z.array(id).max(10_000).nullable() })),
+  /** Deletes objects quarantined by integrity repairs more than 30 days ago. */
+  purge_quarantine: defineJob("purge_quarantine", scheduled, { schedule: "17 4 * * *" }),
+  /** Starts the scheduled integrity scans (admin settings `scanSchedule`) whose time has come. */
+  integrity_schedule: defineJob("integrity_schedule", scheduled, { schedule: "* * * * *" }),
+  /** Assigns an observatory its next eligible observation, if it is free; queued by every change that could make one eligible. */
   dispatch_observatory: defineJob("dispatch_observatory", z.object({ observatoryId: id })),
   /** The minute sweep: dispatch for every connected observatory (darkness beginning needs no event), heartbeats missed, stale observations. */
   observations_maintenance: defineJob("observations_maintenance", scheduled, { schedule: "* * * * *" }),

@@ -10,6 +10,9 @@ import { noControlCharacters } from "../users/schemas";
 import { loadObservationAccess } from "./access";
 
 const IMAGE_EXTENSIONS = /\.(fits?|fts|fz|xisf|tiff?|png|jpe?g|cr2|nef|raw)$/i;
+/** A file's kind from its name and content type: an image (FITS, raw, TIFF, JPEG…) or other. */
+export const fileKindOf = (filename: string, contentType: string): "image" | "other" =>
+  contentType.startsWith("image/") || IMAGE_EXTENSIONS.test(filename) ? "image" : "other";
 const isFileName = (name: string) => name.length >= 1 && name.length <= 255 && !/[/\\]/.test(name) && noControlCharacters.test(name);
 
 export function presentFile(file: StoredDocument<FileDoc>) {
@@ -80,7 +83,7 @@ export async function uploadObservationFile(options: {
     throw new AppError("VALIDATION_FAILED", "The upload did not complete", { cause: error });
   }
   try {
-    const kind = options.previewOf ? "preview" : contentType.startsWith("image/") || IMAGE_EXTENSIONS.test(options.filename) ? "image" : "other";
+    const kind = options.previewOf ? "preview" : fileKindOf(options.filename, contentType);
     const file = await filesCollection.insert(
       deps.db,
       {

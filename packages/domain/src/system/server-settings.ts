@@ -5,13 +5,16 @@ import { z } from "zod";
 import type { UserActor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
+import { isCronExpression } from "./cron";
 
 const SETTINGS_ID = "server";
 const versionPattern = /^\d+(\.\d+){0,3}$/;
 const cronSchema = z
   .string()
   .trim()
+  .max(100)
   .regex(/^(\S+\s+){4}\S+$/, "must be a cron expression of five fields")
+  .refine(isCronExpression, "must be a valid cron expression (minute hour day month weekday, UTC)")
   .nullable();
 
 /** The administrators' settings (`GET|PUT /api/v1/admin/settings`), every field with its default. */
@@ -29,7 +32,9 @@ export const serverSettingsSchema = z
       .min(1)
       .max(24 * 30),
     heartbeatTimeoutSeconds: z.number().int().min(2).max(3600).describe("An observatory silent this long is offline (extension; default 90)"),
-    scanSchedule: cronSchema,
+    scanSchedule: z
+      .strictObject({ quick: cronSchema, full: cronSchema })
+      .describe("When scheduled integrity scans run (cron, UTC; null: never). The full one also checks storage, references and health."),
     backupSchedule: cronSchema,
     backupKeepDays: z.number().int().min(1).max(3650),
     backupKeepMin: z.number().int().min(0).max(1000),
@@ -44,7 +49,8 @@ export const defaultServerSettings: ServerSettings = {
   staleInProgressHours: 24,
   staleAssignedHours: 48,
   heartbeatTimeoutSeconds: 90,
-  scanSchedule: null,
+  // The spec's recommended monitoring: a quick scan weekly, a full scan with storage check monthly.
+  scanSchedule: { quick: "0 3 * * 0", full: "0 4 1 * *" },
   backupSchedule: null,
   backupKeepDays: 30,
   backupKeepMin: 3,
@@ -71,7 +77,7 @@ export async function updateServerSettings(options: { deps: Deps; actor: UserAct
     const after = { ...before, ...update };
     if (await settingsCollection.get(tx, SETTINGS_ID)) await settingsCollection.update(tx, SETTINGS_ID, () => ({ value: after }));
     else await settingsCollection.insert(tx, { value: after }, SETTINGS_ID);
-    const changed = (Object.keys(update) as Array<keyof ServerSettings>).filter((key) => before[key] !== after[key]);
+    const changed = (Object.keys(update) as Array<keyof ServerSettings>).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
     if (changed.length > 0) {
       const scope = { kind: "system" as const, id: "system", name: null };
       await recordAudit(tx, {

@@ -1,0 +1,207 @@
+import { createHash } from "node:crypto";
+import {
+  filesCollection,
+  integrityIssuesCollection,
+  observationsCollection,
+  type Executor,
+  type IntegrityIssueDoc,
+  type ObservationDoc,
+  type StoredDocument,
+} from "@meridian/db";
+import { sql } from "drizzle-orm";
+import type { Actor, UserActor } from "../actor";
+import { recordAudit } from "../audit/record-audit";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { fileKindOf } from "../observations/files";
+import { moveObservation } from "../observations/transitions";
+import { readServerSettings } from "../system/server-settings";
+import { observationQualityFindings, observationStatusFindings } from "./checks";
+import { presentIssue } from "./queries";
+
+type Issue = StoredDocument<IntegrityIssueDoc>;
+type RepairResult = Record<string, unknown>;
+
+export const QUARANTINE_PREFIX = "quarantine/";
+/** Where observations from before file records kept their captured files. */
+export const legacyCapturedFileKey = (observationId: string, filename: string) => `observations/${observationId}/${filename}`;
+
+/**
+ * Repairs one issue, the way its `fix` says, through the same domain functions as the API (the
+ * transition table, the file records), and verifies it by re-running the issue's check on the
+ * document. Refuses with 409 DOCUMENT_CHANGED when the document changed since the scan, and with
+ * 409 NOT_AUTO_FIXABLE for an issue that needs a person. A repaired issue is answered as it is.
+ */
+export async function repairIntegrityIssue(options: { deps: Deps; actor: UserActor | Actor; issueId: string }) {
+  const { deps, actor, issueId } = options;
+  const issue = await integrityIssuesCollection.get(deps.db, issueId);
+  if (!issue) throw new AppError("NOT_FOUND", "No such issue");
+  if (issue.doc.status === "repaired") return presentIssue(issue);
+  if (!issue.doc.autoFixable) throw new AppError("NOT_AUTO_FIXABLE", `${issue.doc.code} needs a person: ${issue.doc.message}`);
+  const repaired = await repairers[issue.doc.code]?.(deps, actor, issue);
+  if (!repaired) throw new AppError("NOT_AUTO_FIXABLE", `No automatic repair for ${issue.doc.code}`);
+  return presentIssue(repaired);
+}
+
+type Repairer = (deps: Deps, actor: Actor, issue: Issue) => Promise<Issue>;
+
+const repairers: Record<string, Repairer> = {
+  STUCK_ASSIGNED: (deps, actor, issue) => moveStuck(deps, actor, issue, "assigned", "pending", "stuck in assigned; returned to pending by an integrity repair"),
+  STUCK_IN_PROGRESS: (deps, actor, issue) => moveStuck(deps, actor, issue, "in_progress", "failed", "stuck in progress; failed by an integrity repair"),
+  DEPRECATED_CAPTURED_FILES: migrateCapturedFiles,
+  DUPLICATE_FILE_RECORD: removeDuplicateRecord,
+  ORPHAN_OBJECT: quarantineOrphan,
+};
+
+/** The issue, locked for this repair: a second repair of it at once waits, then finds it repaired. */
+async function lockIssue(tx: Executor, issue: Issue) {
+  const locked = await integrityIssuesCollection.get(tx, issue.id, { forUpdate: true });
+  return locked?.doc.status === "repaired" ? locked : undefined;
+}
+
+/** The document as the scan saw it, locked; 409 when it is gone or changed since. */
+async function lockUnchanged<Doc>(tx: Executor, issue: Issue, load: (tx: Executor) => Promise<StoredDocument<Doc> | undefined>) {
+  const current = await load(tx);
+  if (!current) throw new AppError("DOCUMENT_CHANGED", `${issue.doc.collection} ${issue.doc.documentId} no longer exists; scan again`);
+  if (issue.doc.documentUpdatedAt && current.updatedAt.toISOString() !== issue.doc.documentUpdatedAt)
+    throw new AppError("DOCUMENT_CHANGED", `${issue.doc.collection} ${issue.doc.documentId} changed since the scan; scan again before repairing it`);
+  return current;
+}
+
+/** Marks the issue repaired and writes the audit entry, in the repair's transaction. */
+async function markRepaired(tx: Executor, deps: Deps, actor: Actor, issue: Issue, result: RepairResult, verified: boolean) {
+  const at = deps.now().toISOString();
+  const updated = await integrityIssuesCollection.update(tx, issue.id, (doc) => ({
+    ...doc,
+    status: "repaired",
+    repair: { at, by: actor.kind === "user" ? actor.id : null, verified, result },
+  }));
+  await recordAudit(tx, {
+    actor: actor.kind === "user" ? actor : null,
+    action: "integrity.issue_repaired",
+    target: { kind: issue.doc.collection, id: issue.doc.documentId, name: issue.doc.code },
+    scope: { kind: "system", id: "system", name: null },
+    before: { issueId: issue.id, scanId: issue.doc.scanId, fix: issue.doc.fix },
+    after: { ...result, verified },
+  });
+  return updated!;
+}
+
+/** A repair whose check still finds the issue afterwards is rolled back: nothing half-done stays. */
+function unverified(issue: Issue): never {
+  throw new AppError("CONFLICT", `The repair of ${issue.doc.code} did not hold (the check still finds it), so nothing was changed`);
+}
+
+async function moveStuck(deps: Deps, actor: Actor, issue: Issue, from: "assigned" | "in_progress", to: "pending" | "failed", reason: string) {
+  return deps.db.transaction(async (tx) => {
+    const done = await lockIssue(tx, issue);
+    if (done) return done;
+    const observation = await lockUnchanged(tx, issue, (db) => observationsCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    if (observation.doc.status !== from) throw new AppError("DOCUMENT_CHANGED", `The observation is ${observation.doc.status} now, not ${from}`);
+    const moved = await moveObservation(tx, deps, { observation, to, actor, reason });
+    const settings = await readServerSettings(tx);
+    if (observationStatusFindings(moved.doc, [], settings, deps.now()).some((finding) => finding.code === issue.doc.code)) unverified(issue);
+    return markRepaired(tx, deps, actor, issue, { status: { from, to: moved.doc.status }, reason }, true);
+  });
+}
+
+/** Each captured file name whose object is in storage becomes a file record; the field goes. */
+async function migrateCapturedFiles(deps: Deps, actor: Actor, issue: Issue) {
+  const before = await observationsCollection.get(deps.db, issue.doc.documentId);
+  const names = before?.doc.captured_files ?? [];
+  // Read storage before the transaction: hashing objects must not hold a row lock.
+  const found: Array<{ filename: string; objectKey: string; sizeBytes: number; sha256: string; contentType: string }> = [];
+  const missing: string[] = [];
+  for (const filename of new Set(names)) {
+    const objectKey = legacyCapturedFileKey(issue.doc.documentId, filename);
+    const object = await deps.storage.get(objectKey);
+    if (!object) {
+      missing.push(filename);
+      continue;
+    }
+    const hash = createHash("sha256");
+    let sizeBytes = 0;
+    for await (const chunk of object.body) {
+      hash.update(chunk as Uint8Array);
+      sizeBytes += (chunk as Uint8Array).length;
+    }
+    found.push({ filename, objectKey, sizeBytes, sha256: hash.digest("hex"), contentType: object.contentType ?? "application/octet-stream" });
+  }
+  return deps.db.transaction(async (tx) => {
+    const done = await lockIssue(tx, issue);
+    if (done) return done;
+    const observation = await lockUnchanged<ObservationDoc>(tx, issue, (db) => observationsCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    const known = await tx.execute<{ object_key: string }>(sql`select object_key from files where observation_id = ${observation.id}`);
+    const recorded = new Set(known.map((row) => row.object_key));
+    const created: string[] = [];
+    for (const file of found) {
+      if (recorded.has(file.objectKey)) continue;
+      const record = await filesCollection.insert(tx, {
+        observationId: observation.id,
+        observatoryId: observation.doc.observatoryId,
+        filename: file.filename,
+        sizeBytes: file.sizeBytes,
+        sha256: file.sha256,
+        contentType: file.contentType,
+        kind: fileKindOf(file.filename, file.contentType),
+        previewOfId: null,
+        objectKey: file.objectKey,
+      });
+      created.push(record.id);
+    }
+    const updated = await observationsCollection.update(tx, observation.id, ({ captured_files: _dropped, ...doc }) => doc);
+    if (observationQualityFindings(updated!.id, updated!.doc, false).some((finding) => finding.code === issue.doc.code)) unverified(issue);
+    // Names without an object are kept in the audit entry, so nothing the field said is lost.
+    return markRepaired(tx, deps, actor, issue, { createdFileIds: created, namesWithoutObject: missing, droppedField: "captured_files" }, true);
+  });
+}
+
+async function removeDuplicateRecord(deps: Deps, actor: Actor, issue: Issue) {
+  return deps.db.transaction(async (tx) => {
+    const done = await lockIssue(tx, issue);
+    if (done) return done;
+    const record = await lockUnchanged(tx, issue, (db) => filesCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    // The record that stays is the first one for the key, in the order the scan met them.
+    const [first] = await tx.execute<{ id: string }>(sql`
+      select id from files where object_key = ${record.doc.objectKey} and id <> ${record.id} order by id limit 1 for update`);
+    if (!first) throw new AppError("DOCUMENT_CHANGED", "It is the only record for its object now; scan again");
+    await filesCollection.remove(tx, record.id);
+    if (await filesCollection.get(tx, record.id)) unverified(issue);
+    return markRepaired(tx, deps, actor, issue, { deletedFileId: record.id, kept: first.id, objectKey: record.doc.objectKey }, true);
+  });
+}
+
+/**
+ * An orphan object moves to `quarantine/` (purged after 30 days) instead of being deleted. Crash
+ * safe: copy first, delete the original after; a rerun finds the copy and finishes.
+ */
+async function quarantineOrphan(deps: Deps, actor: Actor, issue: Issue) {
+  const key = issue.doc.documentId;
+  const target = `${QUARANTINE_PREFIX}${key}`;
+  const [owner] = await deps.db.execute<{ id: string }>(sql`select id from files where object_key = ${key} limit 1`);
+  if (owner) throw new AppError("DOCUMENT_CHANGED", `File record ${owner.id} names ${key} now; it is no longer an orphan`);
+  const original = await deps.storage.head(key);
+  if (original) await deps.storage.copy(key, target);
+  else if (!(await deps.storage.head(target))) throw new AppError("DOCUMENT_CHANGED", `${key} is no longer in storage`);
+  await deps.storage.delete(key);
+  const verified = !(await deps.storage.head(key)) && Boolean(await deps.storage.head(target));
+  if (!verified) unverified(issue);
+  return deps.db.transaction(
+    async (tx) =>
+      (await lockIssue(tx, issue)) ?? markRepaired(tx, deps, actor, issue, { movedTo: target, sizeBytes: original?.contentLength ?? null }, verified),
+  );
+}
+
+/** Deletes quarantined objects older than `days` (the `purge_quarantine` job, daily). */
+export async function purgeQuarantine(options: { deps: Deps; days?: number }) {
+  const { deps } = options;
+  const cutoff = deps.now().getTime() - (options.days ?? 30) * 86_400_000;
+  let deleted = 0;
+  for await (const page of deps.storage.list(QUARANTINE_PREFIX))
+    for (const object of page)
+      if (object.lastModified && object.lastModified.getTime() < cutoff) {
+        await deps.storage.delete(object.key);
+        deleted += 1;
+      }
+  return { deleted };
+}

@@ -1,0 +1,256 @@
+import { createHash, randomUUID } from "node:crypto";
+import { filesCollection, observationsCollection, type ObservationDoc } from "@meridian/db";
+import { addJob, legacyCapturedFileKey, purgeQuarantine, recordJobStarted, startScheduledScans } from "@meridian/domain";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
+import { fileDocument, hoursAgo, observationDocument } from "../support/observation-documents";
+import { until } from "../support/until";
+
+const ADMIN = { email: "repair-admin@example.com", password: "repair admin password" };
+let server: TestServer;
+let adminToken: string;
+let owner: Account;
+let observatoryId: string;
+let projectId: string;
+beforeAll(async () => {
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all" }));
+  owner = await createAccount(server);
+  observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Repaired" } }, 201)) as { id: string }).id;
+  projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Repaired" } }, 201)) as { id: string }).id;
+});
+afterAll(() => server?.stop());
+const { must } = jsonApi(() => server);
+const deps = () => server.server.runtime.deps;
+
+interface Scan {
+  id: string;
+  status: string;
+  startedBy: string | null;
+  summary: { critical: number; warning: number; info: number };
+}
+interface Issue {
+  id: string;
+  severity: string;
+  documentId: string;
+  code: string;
+  autoFixable: boolean;
+  status: string;
+  fix: { description: string; changes: Array<Record<string, unknown>> } | null;
+  repair?: { verified: boolean; by: string | null; result: Record<string, unknown> };
+}
+
+const insertObservation = async (fields: Partial<ObservationDoc> = {}) =>
+  (
+    await observationsCollection.insert(
+      deps().db,
+      observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: `Repair ${randomUUID().slice(0, 8)}`, ...fields }),
+    )
+  ).id;
+const fileDoc = (observationId: string, name: string) => fileDocument(observationId, observatoryId, name);
+
+async function scanToEnd(json: Record<string, unknown>) {
+  const started = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json }, 202)) as Scan;
+  return waitForScan(started.id);
+}
+const waitForScan = (id: string) =>
+  until("the scan to finish", async () => {
+    const scan = (await must(`/api/v1/admin/integrity/scans/${id}`, { token: adminToken }, 200)) as Scan;
+    return scan.status === "completed" || scan.status === "failed" ? scan : undefined;
+  });
+const issuesOf = async (scanId: string, query = "") =>
+  ((await must(`/api/v1/admin/integrity/scans/${scanId}/issues?limit=200${query}`, { token: adminToken }, 200)) as { items: Issue[] }).items;
+const issueFor = (issues: Issue[], documentId: string, code: string) => {
+  const issue = issues.find((candidate) => candidate.documentId === documentId && candidate.code === code);
+  if (!issue) throw new Error(`no ${code} issue for ${documentId}`);
+  return issue;
+};
+const repair = (issueId: string, token = adminToken) => server.request(`/api/v1/admin/integrity/issues/${issueId}/repair`, { method: "POST", token });
+const observation = async (id: string) => (await must(`/observations/${id}`, { token: owner.token }, 200)) as { status: string; statusReason: string | null };
+
+describe("integrity repair", () => {
+  it("repairs a stuck observation through the transition table, audited, verified and recorded in its history", async () => {
+    const assigned = await insertObservation({ status: "assigned", statusChangedAt: hoursAgo(50) });
+    const running = await insertObservation({ status: "in_progress", statusChangedAt: hoursAgo(30) });
+    const issues = await issuesOf((await scanToEnd({ kind: "full", collections: ["observations"] })).id);
+    const stuck = issueFor(issues, assigned, "STUCK_ASSIGNED");
+    expect(stuck.fix?.changes).toEqual([{ field: "status", from: "assigned", to: "pending", reason: "stuck assigned" }]);
+
+    const response = await repair(stuck.id);
+    expect(response.status).toBe(200);
+    const repaired = (await response.json()) as Issue;
+    expect(repaired).toMatchObject({ id: stuck.id, status: "repaired", repair: { verified: true, result: { status: { from: "assigned", to: "pending" } } } });
+    expect(await observation(assigned)).toMatchObject({ status: "pending" });
+    const history = (await must(`/observations/${assigned}/history`, { token: owner.token }, 200)) as {
+      items: Array<{ from: string; to: string; reason: string }>;
+    };
+    expect(history.items.some((entry) => entry.from === "assigned" && entry.to === "pending" && /integrity repair/.test(entry.reason))).toBe(true);
+    const audit = (await must(`/api/v1/admin/audit?targetId=${assigned}`, { token: adminToken }, 200)) as { items: Array<{ action: string }> };
+    expect(audit.items.map((entry) => entry.action)).toContain("integrity.issue_repaired");
+    // Again: answered as it is, nothing moves twice.
+    expect(((await (await repair(stuck.id)).json()) as Issue).status).toBe("repaired");
+
+    const failed = (await (await repair(issueFor(issues, running, "STUCK_IN_PROGRESS").id)).json()) as Issue;
+    expect(failed.status).toBe("repaired");
+    expect(await observation(running)).toMatchObject({ status: "failed", statusReason: expect.stringContaining("stuck in progress") });
+  });
+
+  it("refuses a repair when the document changed since the scan, for issues that need a person, unknown issues and non-admins", async () => {
+    const changing = await insertObservation({ status: "assigned", statusChangedAt: hoursAgo(60) });
+    const broken = await insertObservation();
+    await deps().db.execute(sql`update observations set doc = doc - 'name' where id = ${broken}`);
+    const issues = await issuesOf((await scanToEnd({ kind: "full", collections: ["observations"] })).id);
+    const stuck = issueFor(issues, changing, "STUCK_ASSIGNED");
+    await must(`/observations/${changing}/cancel`, { method: "POST", token: owner.token }, 200);
+
+    await expectProblem(await repair(stuck.id), 409, "DOCUMENT_CHANGED");
+    expect(await observation(changing)).toMatchObject({ status: "cancelled" });
+    await expectProblem(await repair(issueFor(issues, broken, "MISSING_FIELD").id), 409, "NOT_AUTO_FIXABLE");
+    await expectProblem(await repair(`iss_${randomUUID()}`), 404, "NOT_FOUND");
+    await expectProblem(await repair(stuck.id, owner.token), 403, "FORBIDDEN");
+    await expectProblem(await server.request(`/api/v1/admin/integrity/issues/${stuck.id}/repair`, { method: "POST" }), 401, "UNAUTHENTICATED");
+    await expectProblem(await server.request(`/api/v1/admin/integrity/scans/x/repair`, { method: "POST", token: owner.token }), 403, "FORBIDDEN");
+  });
+
+  it("migrates captured_files into file records with their size and checksum, and drops the field", async () => {
+    const legacy = await insertObservation({ captured_files: ["m31.fits", "lost.fits"] });
+    const bytes = Buffer.from("SIMPLE  =                    T");
+    await deps().storage.put(legacyCapturedFileKey(legacy, "m31.fits"), bytes, { contentType: "image/fits" });
+    const issues = await issuesOf((await scanToEnd({ kind: "full", collections: ["observations"] })).id);
+    const repaired = (await (await repair(issueFor(issues, legacy, "DEPRECATED_CAPTURED_FILES").id)).json()) as Issue;
+    expect(repaired).toMatchObject({ status: "repaired", repair: { verified: true, result: { namesWithoutObject: ["lost.fits"] } } });
+
+    const files = (await must(`/observations/${legacy}/files`, { token: owner.token }, 200)) as { items: Array<Record<string, unknown>> };
+    expect(files.items).toEqual([
+      expect.objectContaining({
+        filename: "m31.fits",
+        sizeBytes: bytes.length,
+        sha256: createHash("sha256").update(bytes).digest("hex"),
+        contentType: "image/fits",
+        kind: "image",
+      }),
+    ]);
+    expect((await observationsCollection.get(deps().db, legacy))!.doc.captured_files).toBeUndefined();
+    const rescan = await issuesOf((await scanToEnd({ kind: "full", collections: ["observations"] })).id);
+    expect(rescan.filter((issue) => issue.documentId === legacy && issue.code === "DEPRECATED_CAPTURED_FILES")).toEqual([]);
+  });
+
+  it("repairs every auto-fixable issue in bulk as a job: orphans quarantined, duplicate records removed, changed documents skipped", async () => {
+    const withFiles = await insertObservation();
+    const { db, storage } = deps();
+    const prefix = `observations/${withFiles}`;
+    await storage.put(`${prefix}/kept`, Buffer.from("12345"));
+    const first = await filesCollection.insert(db, fileDoc(withFiles, "kept"));
+    const duplicate = await filesCollection.insert(db, fileDoc(withFiles, "kept"));
+    await storage.put(`${prefix}/orphan`, Buffer.from("nobody's"));
+    const stuck = await insertObservation({ status: "assigned", statusChangedAt: hoursAgo(70) });
+    const scan = await scanToEnd({ kind: "full", collections: ["observations", "files"], checkStorage: true });
+    const fixable = (await issuesOf(scan.id, "&autoFixable=true")).filter((issue) => issue.status === "open");
+    expect(fixable.map((issue) => issue.code)).toEqual(expect.arrayContaining(["ORPHAN_OBJECT", "DUPLICATE_FILE_RECORD", "STUCK_ASSIGNED"]));
+    // One document changes after the scan: the bulk repair skips it and says so.
+    await must(`/observations/${stuck}/cancel`, { method: "POST", token: owner.token }, 200);
+
+    const { jobId } = (await must(`/api/v1/admin/integrity/scans/${scan.id}/repair`, { method: "POST", token: adminToken }, 202)) as { jobId: string };
+    const job = await until("the bulk repair to finish", async () => {
+      const current = (await must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200)) as {
+        status: string;
+        progress: { done: number; total: number };
+        result: { repaired: number; skipped: number; skippedIssues: Array<{ code: string }> } | null;
+      };
+      return current.status === "completed" || current.status === "failed" ? current : undefined;
+    });
+    expect(job).toMatchObject({ status: "completed", progress: { done: fixable.length, total: fixable.length } });
+    expect(job.result).toMatchObject({ repaired: fixable.length - 1, skipped: 1, skippedIssues: [{ code: "DOCUMENT_CHANGED" }] });
+
+    expect(await storage.head(`${prefix}/orphan`)).toBeUndefined();
+    expect(await storage.head(`quarantine/${prefix}/orphan`)).toEqual({ contentLength: 8 });
+    expect(await filesCollection.get(db, duplicate.id)).toBeUndefined();
+    expect(await filesCollection.get(db, first.id)).toBeDefined();
+    expect(await storage.head(`${prefix}/kept`)).toEqual({ contentLength: 5 });
+
+    // Quarantined objects go after 30 days, not before.
+    expect(await purgeQuarantine({ deps: deps() })).toEqual({ deleted: 0 });
+    const later = { ...deps(), now: () => new Date(Date.now() + 31 * 86_400_000) };
+    expect((await purgeQuarantine({ deps: later })).deleted).toBeGreaterThanOrEqual(1);
+    expect(await storage.head(`quarantine/${prefix}/orphan`)).toBeUndefined();
+  });
+
+  it("runs one bulk repair per scan at a time (409 REPAIR_RUNNING) and only on a finished scan", async () => {
+    const scan = await scanToEnd({ kind: "quick" });
+    const running = await recordJobStarted(deps().db, { kind: "integrity_repair", startedBy: null, subjectId: scan.id, now: new Date() });
+    const refused = await expectProblem(
+      await server.request(`/api/v1/admin/integrity/scans/${scan.id}/repair`, { method: "POST", token: adminToken, json: {} }),
+      409,
+      "REPAIR_RUNNING",
+    );
+    expect(refused.detail).toContain(running.id);
+    await expectProblem(
+      await server.request(`/api/v1/admin/integrity/scans/${scan.id}/repair`, { method: "POST", token: adminToken, json: { issueIds: "all" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectProblem(
+      await server.request(`/api/v1/admin/integrity/scans/scn_${randomUUID()}/repair`, { method: "POST", token: adminToken }),
+      404,
+      "NOT_FOUND",
+    );
+  });
+});
+
+describe("scheduled scans, health checks and the health summary", () => {
+  it("starts the scheduled scans whose time has come, from admin settings, validated as cron", async () => {
+    const settings = (await must("/api/v1/admin/settings", { token: adminToken }, 200)) as { scanSchedule: { quick: string | null; full: string | null } };
+    expect(settings.scanSchedule).toEqual({ quick: "0 3 * * 0", full: "0 4 1 * *" });
+    await expectProblem(
+      await server.request("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { scanSchedule: { quick: "61 * * * *", full: null } } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { scanSchedule: { quick: "30 2 * * 3", full: null } } }, 200);
+    expect(await startScheduledScans({ deps: deps(), at: new Date("2026-11-25T02:31:00Z") })).toEqual([]);
+
+    // The minute job, as graphile-worker's crontab runs it, for a Wednesday 02:30 UTC tick.
+    await addJob(deps().db, "integrity_schedule", { _cron: { ts: "2026-11-25T02:30:00.000Z", backfilled: false } });
+    const scheduled = await until("the scheduled quick scan", async () => {
+      const { items } = (await must("/api/v1/admin/integrity/scans", { token: adminToken }, 200)) as { items: Scan[] };
+      return items.find((scan) => scan.startedBy === null);
+    });
+    expect(await waitForScan(scheduled.id)).toMatchObject({ status: "completed" });
+  });
+
+  it("tells server admins when a scheduled scan finds critical issues, and reports health findings", async () => {
+    const { db } = deps();
+    const missingFile = await insertObservation();
+    await filesCollection.insert(db, fileDoc(missingFile, "never-uploaded.fits"));
+    const silent = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Silent" } }, 201)) as { id: string }).id;
+    await db.execute(sql`update observatories set doc = jsonb_set(doc, '{connection,lastSeenAt}', to_jsonb(${hoursAgo(48)}::text)) where id = ${silent}`);
+    await insertObservation({ observatoryId: silent });
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { scanSchedule: { quick: null, full: "0 4 1 * *" } } }, 200);
+
+    await addJob(db, "integrity_schedule", { _cron: { ts: "2026-12-01T04:00:00.000Z", backfilled: false } });
+    const scheduled = await until("the scheduled full scan", async () => {
+      const { items } = (await must("/api/v1/admin/integrity/scans", { token: adminToken }, 200)) as { items: Array<Scan & { kind: string }> };
+      return items.find((scan) => scan.startedBy === null && scan.kind === "full");
+    });
+    const scan = await waitForScan(scheduled.id);
+    expect(scan.summary.critical).toBeGreaterThan(0);
+    const issues = await issuesOf(scan.id, "&type=status&collection=observatories");
+    expect(issues.map((issue) => [issue.documentId, issue.code])).toContainEqual([silent, "OBSERVATORY_DISCONNECTED"]);
+    const system = await issuesOf(scan.id, "&collection=system");
+    expect(system.map((issue) => issue.code)).not.toContain("STORAGE_UNREACHABLE");
+    expect(system.map((issue) => issue.code)).not.toContain("WEBSOCKET_DOWN");
+
+    const notices = await until("the admins' notice", async () => {
+      const rows = await db.execute<{ subject: string }>(sql`select doc->>'subject' as subject from email_outbox where doc->>'kind' = 'integrity_critical'`);
+      return rows.length > 0 ? rows : undefined;
+    });
+    expect(notices[0]!.subject).toMatch(/critical issue/);
+
+    const asAdmin = (await (await server.request("/api/health", { token: adminToken })).json()) as { integrity?: { latestScan: { id: string } | null } };
+    expect(asAdmin.integrity?.latestScan?.id).toBe(scan.id);
+    expect(await (await server.request("/api/health")).json()).not.toHaveProperty("integrity");
+    expect(await (await server.request("/api/health", { token: owner.token })).json()).not.toHaveProperty("integrity");
+  });
+});

@@ -1,0 +1,40 @@
+import type { FileDoc, ObservationDoc } from "@meridian/db";
+
+export const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+
+/** A valid stored observation, for tests that write documents as an import or an old version would. */
+export const observationDocument = (
+  owner: { projectId: string; observatoryId: string; ownerId: string },
+  fields: Partial<ObservationDoc> = {},
+): ObservationDoc => ({
+  name: "Clean",
+  ...owner,
+  type: "flexible",
+  priority: 5,
+  targets: [{ name: "Rigel", ra: 78.63, dec: -8.2, epoch: "J2000", exposures: [{ filter: "B", exposureSeconds: 10, count: 1, binning: 1 }] }],
+  constraints: { minAltitude: 30, maxAirmass: null, moonDistance: null, twilight: "astronomical" },
+  fixedTimeStart: null,
+  fixedTimeEnd: null,
+  bypassDarkness: false,
+  notifications: { email: false, push: false, states: [] },
+  status: "pending",
+  statusReason: null,
+  statusChangedAt: hoursAgo(1),
+  isMonitoring: false,
+  staleReportedAt: null,
+  ...fields,
+});
+
+/** A file record of an observation, its object under the observation's prefix. */
+export const fileDocument = (observationId: string, observatoryId: string, name: string, fields: Partial<FileDoc> = {}): FileDoc => ({
+  observationId,
+  observatoryId,
+  filename: name,
+  sizeBytes: 5,
+  sha256: "0".repeat(64),
+  contentType: "application/octet-stream",
+  kind: "other",
+  previewOfId: null,
+  objectKey: `observations/${observationId}/${name}`,
+  ...fields,
+});
