@@ -2,8 +2,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { observationsCollection } from "@meridian/db";
 import { loginSession } from "../support/auth-suite";
 import { signupUser } from "../support/test-server";
+import { until } from "../support/until";
 import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
@@ -120,7 +122,17 @@ beforeAll(async () => {
     observatoryId: observatory.id,
     targets: [{ name: "NGC 7000 North America Nebula", ra: 314.75, dec: 44.53, exposures: [{ filter: "Ha", exposureSeconds: 300, count: 12, binning: 2 }] }],
   });
+  // A finished scan with an issue (the observation stuck in assigned), so the integrity page shows its issues table.
+  const { db } = suite.server().server.runtime.deps;
+  const stuckSince = new Date(Date.now() - 72 * 3_600_000).toISOString();
+  await observationsCollection.update(db, observation.id, (doc) => ({ ...doc, status: "assigned", statusChangedAt: stuckSince }));
+  const scan = await api("/api/v1/admin/integrity/scans", token, { kind: "quick" });
+  await until("the scan to finish", async () => {
+    const current = await api<{ status: string }>(`/api/v1/admin/integrity/scans/${scan.id}`, token);
+    return current.status === "completed" ? current : undefined;
+  });
   Object.assign(ids, {
+    "admin/integrity": `admin/integrity?scan=${scan.id}`,
     "observations/:id": `observations/${observation.id}`,
     "observatories/:id": `observatories/${observatory.id}`,
     "organizations/:id": `organizations/${organization.id}`,

@@ -149,6 +149,8 @@ describe("integrity repair", () => {
     const scan = await scanToEnd({ kind: "full", collections: ["observations", "files"], checkStorage: true });
     const fixable = (await issuesOf(scan.id, "&autoFixable=true")).filter((issue) => issue.status === "open");
     expect(fixable.map((issue) => issue.code)).toEqual(expect.arrayContaining(["ORPHAN_OBJECT", "DUPLICATE_FILE_RECORD", "STUCK_ASSIGNED"]));
+    const before = (await must(`/api/v1/admin/integrity/scans/${scan.id}/issues?limit=1`, { token: adminToken }, 200)) as { openAutoFixable: number };
+    expect(before.openAutoFixable).toBe(fixable.length);
     // One document changes after the scan: the bulk repair skips it and says so.
     await must(`/observations/${stuck}/cancel`, { method: "POST", token: owner.token }, 200);
 
@@ -164,6 +166,8 @@ describe("integrity repair", () => {
     expect(job).toMatchObject({ status: "completed", progress: { done: fixable.length, total: fixable.length } });
     expect(job.result).toMatchObject({ repaired: fixable.length - 1, skipped: 1, skippedIssues: [{ code: "DOCUMENT_CHANGED" }] });
 
+    const after = (await must(`/api/v1/admin/integrity/scans/${scan.id}/issues?limit=1`, { token: adminToken }, 200)) as { openAutoFixable: number };
+    expect(after.openAutoFixable).toBe(1);
     expect(await storage.head(`${prefix}/orphan`)).toBeUndefined();
     expect(await storage.head(`quarantine/${prefix}/orphan`)).toEqual({ contentLength: 8 });
     expect(await filesCollection.get(db, duplicate.id)).toBeUndefined();

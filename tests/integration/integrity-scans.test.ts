@@ -260,6 +260,21 @@ describe("integrity scans", () => {
     ]);
   });
 
+  it("records each issue once when two runs of one scan overlap (a job retried while its first run still works)", async () => {
+    const started = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json: { kind: "quick" } }, 202)) as Scan;
+    const { deps } = server.server.runtime;
+    // Beside the worker's own run: three runs of the same scan at once.
+    await Promise.all([runIntegrityScan({ deps, scanId: started.id }), runIntegrityScan({ deps, scanId: started.id })]);
+    const scan = await until("the scan to complete", async () => {
+      const current = (await must(`/api/v1/admin/integrity/scans/${started.id}`, { token: adminToken }, 200)) as Scan;
+      return current.status === "completed" ? current : undefined;
+    });
+    const page = await issuesOf(scan.id);
+    const keys = page.items.map((issue) => `${issue.documentId} ${issue.code} ${JSON.stringify(issue.fix)}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(scan.summary.critical + scan.summary.warning + scan.summary.info).toBe(page.items.length);
+  });
+
   it("is for server administrators only", async () => {
     await expectProblem(await server.request("/api/v1/admin/integrity/scans", { method: "POST", json: { kind: "quick" } }), 401, "UNAUTHENTICATED");
     await expectProblem(

@@ -59,6 +59,7 @@ export const router = createBrowserRouter(
           children: [
             { index: true, lazy: page(() => import("./pages/AdministrationPage"), "AdministrationPage") },
             { path: "users", lazy: page(() => import("./pages/AdminUsersPage"), "AdminUsersPage") },
+            { path: "integrity", lazy: page(() => import("./pages/IntegrityPage"), "IntegrityPage") },
           ],
         },
         { path: "*", element: <NotFoundPage /> },

@@ -27,6 +27,8 @@ export const integrityScanDocSchema = z.object({
   /** Where a retried job resumes: the collection under way and the last document id done. */
   checkpoint: z.object({ collection: z.string(), afterId: z.string().nullable() }).nullable(),
   jobId: z.string().nullable(),
+  /** The run that owns the scan now: a run that finds another one took over stops at its next write. */
+  runId: z.string().optional(),
   startedBy: z.string().nullable(),
   startedAt: isoDate,
   finishedAt: isoDate.nullable(),

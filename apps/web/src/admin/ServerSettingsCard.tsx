@@ -1,13 +1,14 @@
 import { useState } from "react";
-import { useMutation, useQuery } from "@tanstack/react-query";
-import { Alert } from "../components/Alert";
+import { useQuery } from "@tanstack/react-query";
 import { Button } from "../components/Button";
+import { FormNotices } from "../components/FormNotices";
 import { Card } from "../components/Card";
 import { QueryState } from "../components/QueryState";
 import { TextField } from "../components/TextField";
 import { formProblem, generalMessage } from "../lib/form-errors";
 import { asNumber } from "../observations/TargetFields";
-import { queryClient, trpc } from "../trpc";
+import { trpc } from "../trpc";
+import { useSaveSettings } from "./useSaveSettings";
 
 type Settings = { minimumPluginVersion: string | null; staleInProgressHours: number; staleAssignedHours: number; heartbeatTimeoutSeconds: number };
 
@@ -26,15 +27,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const [inProgress, setInProgress] = useState(String(settings.staleInProgressHours));
   const [assigned, setAssigned] = useState(String(settings.staleAssignedHours));
   const [heartbeat, setHeartbeat] = useState(String(settings.heartbeatTimeoutSeconds));
-  const [saved, setSaved] = useState(false);
-  const save = useMutation(
-    trpc.admin.updateSettings.mutationOptions({
-      onSuccess: async () => {
-        setSaved(true);
-        await queryClient.invalidateQueries(trpc.admin.settings.queryFilter());
-      },
-    }),
-  );
+  const { save, saved, setSaved } = useSaveSettings();
   const problem = formProblem(save.error, { prefix: "update" });
   const general = generalMessage(problem, ["minimumPluginVersion", "staleInProgressHours", "staleAssignedHours", "heartbeatTimeoutSeconds"]);
   return (
@@ -61,16 +54,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
           </Button>
         }
       >
-        {general ? (
-          <Alert tone="error" className="mb-4">
-            {general}
-          </Alert>
-        ) : null}
-        {saved ? (
-          <Alert tone="success" className="mb-4">
-            Settings saved.
-          </Alert>
-        ) : null}
+        <FormNotices error={general} success={saved ? "Settings saved." : null} />
         <div className="grid gap-4 sm:grid-cols-2">
           <TextField
             label="Minimum plugin version"

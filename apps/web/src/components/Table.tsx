@@ -48,6 +48,18 @@ export function CenteredTh({ title, children }: { title: string; children: React
   );
 }
 
+/** A header row of plain headings, then the actions column. */
+export function HeadingsWithActions({ names }: { names: string[] }) {
+  return (
+    <>
+      {names.map((name) => (
+        <Th key={name}>{name}</Th>
+      ))}
+      <ActionsTh />
+    </>
+  );
+}
+
 export function ActionsTh() {
   return (
     <Th>

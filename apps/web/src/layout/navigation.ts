@@ -1,6 +1,7 @@
 import {
   Building2,
   Crosshair,
+  DatabaseZap,
   FolderKanban,
   KeyRound,
   LayoutDashboard,
@@ -53,6 +54,7 @@ export const navSections: NavSection[] = [
     items: [
       { to: "/admin", label: "Administration", icon: Shield, adminOnly: true, end: true },
       { to: "/admin/users", label: "Users", icon: UsersRound, adminOnly: true },
+      { to: "/admin/integrity", label: "Database integrity", icon: DatabaseZap, adminOnly: true },
     ],
   },
 ];

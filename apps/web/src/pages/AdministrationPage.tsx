@@ -1,4 +1,4 @@
-import { ChevronRight, UsersRound, type LucideIcon } from "lucide-react";
+import { ChevronRight, DatabaseZap, UsersRound, type LucideIcon } from "lucide-react";
 import { Link } from "react-router-dom";
 import { ServerSettingsCard } from "../admin/ServerSettingsCard";
 import { PageHeader } from "../components/PageHeader";
@@ -7,6 +7,12 @@ import { useDocumentTitle } from "../lib/document-title";
 /** Each administration feature adds its entry here (and to the navigation). */
 const sections: Array<{ title: string; description: string; icon: LucideIcon; to: string }> = [
   { title: "Users", description: "Search accounts, disable or enable them, and choose the server administrators.", icon: UsersRound, to: "/admin/users" },
+  {
+    title: "Database integrity",
+    description: "Scan documents, references and stored files; triage what is found and repair it, one issue or in bulk.",
+    icon: DatabaseZap,
+    to: "/admin/integrity",
+  },
 ];
 
 export function AdministrationPage() {

@@ -9,6 +9,7 @@ import {
   integrityScanStartSchema,
   listIntegrityIssues,
   listIntegrityScans,
+  listScannableCollections,
   presentScan,
   repairIntegrityIssue,
   startBulkRepair,
@@ -44,6 +45,20 @@ export const integrityOperations = {
       const { kind, ...options } = input;
       return presentScan(await startIntegrityScan({ deps: ctx.deps, actor, kind, input: options }));
     },
+  }),
+  collections: defineOperation({
+    operationId: "listScannableCollections",
+    access: "server-admin",
+    tags,
+    summary: "The collections a scan can look at, with estimated sizes",
+    description: "Estimates come from the planner's statistics (no count of each table), so they lag behind recent writes.",
+    method: "get",
+    path: "/api/v1/admin/integrity/collections",
+    status: 200,
+    output: z.object({ items: z.array(z.object({ name: z.string(), estimatedDocuments: z.number().int() })) }),
+    outputDescription: "Collections",
+    responses: adminErrors,
+    handle: ({ ctx }) => listScannableCollections(ctx.deps),
   }),
   scans: defineOperation({
     operationId: "listIntegrityScans",

@@ -89,8 +89,8 @@ export function observationQualityFindings(id: string, doc: ObservationDoc, incl
       message: `Uses the deprecated captured_files (${doc.captured_files.length} names)`,
       autoFixable: true,
       fix: {
-        description: "Turn each name into a file record and drop the field",
-        changes: doc.captured_files.map((name) => ({ create: "files", filename: name })),
+        description: "Turn each name whose object is in storage into a file record and drop the field (names without an object are kept in the audit log)",
+        changes: [...doc.captured_files.map((name) => ({ create: "files", filename: name })), { field: "captured_files", from: doc.captured_files, to: null }],
       },
     });
   return findings;

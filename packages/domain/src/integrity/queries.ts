@@ -1,4 +1,5 @@
 import {
+  collections,
   integrityIssueDocSchema,
   integrityScanDocSchema,
   integrityIssuesCollection,
@@ -68,6 +69,7 @@ export const integrityIssuePageSchema = z
         autoFixable: z.record(z.string(), z.number()),
       })
       .describe("Issues per value of each filter, over the whole scan (extension)"),
+    openAutoFixable: z.number().int().describe("Auto-fixable issues of the scan not yet repaired: what a bulk repair would work on (extension)"),
   })
   .meta({ id: "IntegrityIssuePage" });
 
@@ -120,16 +122,19 @@ export async function listIntegrityIssues(options: {
     "severity" | "type" | "collection" | "autoFixable",
     Record<string, number>
   >;
-  const rows = await deps.db.execute<{ severity: string; type: string; collection: string; auto_fixable: boolean; count: number }>(sql`
-    select severity, type, collection, auto_fixable, count(*)::int as count from integrity_issues where scan_id = ${scanId}
+  const rows = await deps.db.execute<{ severity: string; type: string; collection: string; auto_fixable: boolean; count: number; open: number }>(sql`
+    select severity, type, collection, auto_fixable, count(*)::int as count, count(*) filter (where doc->>'status' = 'open')::int as open
+      from integrity_issues where scan_id = ${scanId}
      group by severity, type, collection, auto_fixable`);
+  let openAutoFixable = 0;
   for (const row of rows) {
+    if (row.auto_fixable) openAutoFixable += row.open;
     counts.severity[row.severity] = (counts.severity[row.severity] ?? 0) + row.count;
     counts.type[row.type] = (counts.type[row.type] ?? 0) + row.count;
     counts.collection[row.collection] = (counts.collection[row.collection] ?? 0) + row.count;
     counts.autoFixable[String(row.auto_fixable)] = (counts.autoFixable[String(row.auto_fixable)] ?? 0) + row.count;
   }
-  return { ...page, counts };
+  return { ...page, counts, openAutoFixable };
 }
 
 /** An issue as the API shows it. */
@@ -192,4 +197,13 @@ export async function latestScanSummary(deps: Deps) {
   const [scan] = await integrityScansCollection.findMany(deps.db, sql`doc->>'status' in ('completed', 'failed')`, sql`created_at desc`, 1);
   if (!scan) return null;
   return { id: scan.id, kind: scan.doc.kind, status: scan.doc.status, summary: scan.doc.summary, finishedAt: scan.doc.finishedAt };
+}
+
+/** The collections a scan can look at, each with the planner's estimate of its size (cheap: no count). */
+export async function listScannableCollections(deps: Deps) {
+  const rows = await deps.db.execute<{ name: string; estimate: number }>(sql`
+    select relname as name, greatest(reltuples, 0)::bigint::int as estimate from pg_class
+     where relkind = 'r' and relnamespace = 'public'::regnamespace`);
+  const estimates = new Map(rows.map((row) => [row.name, row.estimate]));
+  return { items: Object.keys(collections).map((name) => ({ name, estimatedDocuments: estimates.get(name) ?? 0 })) };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   collections,
   integrityIssuesCollection,
@@ -139,9 +140,32 @@ async function existing(db: Executor, collection: CollectionName, ids: string[])
  * retried, and never records an issue twice.
  */
 export async function runIntegrityScan(options: { deps: Deps; scanId: string }) {
-  const { deps, scanId } = options;
-  const scan = await integrityScansCollection.get(deps.db, scanId);
-  if (!scan || scan.doc.status === "completed" || scan.doc.status === "failed") return;
+  try {
+    await runScan(options.deps, options.scanId);
+  } catch (error) {
+    if (!(error instanceof ScanTakenOver)) throw error;
+  }
+}
+
+/** Another run of the same scan (a retry while this one still ran) owns it now: this one stops. */
+class ScanTakenOver extends Error {}
+
+async function runScan(deps: Deps, scanId: string) {
+  const runId = randomUUID();
+  // Taking the scan and reading its checkpoint in one locked step: every batch an older run
+  // committed before is in the checkpoint, and every batch it tries after is refused.
+  const scan = await deps.db.transaction(async (tx) => {
+    const current = await integrityScansCollection.get(tx, scanId, { forUpdate: true });
+    if (!current || current.doc.status === "completed" || current.doc.status === "failed") return undefined;
+    return integrityScansCollection.update(tx, scanId, (doc) => ({ ...doc, runId }));
+  });
+  if (!scan) return;
+  const guarded = <T>(work: (tx: Executor) => Promise<T>) =>
+    deps.db.transaction(async (tx) => {
+      const current = await integrityScansCollection.get(tx, scanId, { forUpdate: true });
+      if (current?.doc.runId !== runId) throw new ScanTakenOver();
+      return work(tx);
+    });
   const jobId = scan.doc.jobId ?? (await findJobBySubject(deps.db, INTEGRITY_JOB_KIND, scanId))?.id;
   const settings = await readServerSettings(deps.db);
   const { options: scanOptions } = scan.doc;
@@ -149,7 +173,7 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
   let total = 0;
   for (const name of names) total += await countOf(deps.db, name, scanOptions.limitPerCollection);
   let scanned = scan.doc.progress.scanned;
-  await patchScan(deps.db, scanId, { status: "running", progress: { ...scan.doc.progress, total } });
+  await guarded((tx) => patchScan(tx, scanId, { status: "running", progress: { ...scan.doc.progress, total } }));
   if (jobId) await reportJob(deps, jobId, { status: "running", progress: { done: scanned, total, stage: "scanning" } });
   const resumeAt = scan.doc.checkpoint;
   // A checkpoint in the storage or health stage means every collection is done.
@@ -170,7 +194,7 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
       afterId = rows.at(-1)!.id;
       done += rows.length;
       scanned += rows.length;
-      await deps.db.transaction(async (tx) => {
+      await guarded(async (tx) => {
         for (const issue of found) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
         await patchScan(tx, scanId, { progress: { collection: name, scanned, total }, checkpoint: { collection: name, afterId } });
       });
@@ -179,7 +203,7 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
   }
   if (scanOptions.checkStorage && resumeAt?.collection !== HEALTH_STAGE) {
     // The storage stage is one merge pass: a retry starts it again, without the issues of the try before.
-    await deps.db.transaction(async (tx) => {
+    await guarded(async (tx) => {
       await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and type = 'file'`);
       await patchScan(tx, scanId, { progress: { collection: "storage", scanned, total }, checkpoint: { collection: STORAGE_STAGE, afterId: null } });
     });
@@ -188,7 +212,7 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
     const flush = async () => {
       const issues = batch;
       batch = [];
-      await deps.db.transaction(async (tx) => {
+      await guarded(async (tx) => {
         for (const issue of issues) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
       });
     };
@@ -201,14 +225,14 @@ export async function runIntegrityScan(options: { deps: Deps; scanId: string }) 
   if (scanOptions.checkHealth) {
     if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: "health" } });
     const found = await healthFindings(deps);
-    await deps.db.transaction(async (tx) => {
+    await guarded(async (tx) => {
       await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and doc->>'code' in ${HEALTH_CODES}`);
       for (const issue of found) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
       await patchScan(tx, scanId, { progress: { collection: "health", scanned, total }, checkpoint: { collection: HEALTH_STAGE, afterId: null } });
     });
   }
   const summary = await summaryOf(deps.db, scanId);
-  await deps.db.transaction(async (tx) => {
+  await guarded(async (tx) => {
     await patchScan(tx, scanId, { status: "completed", summary, finishedAt: deps.now().toISOString(), progress: { collection: null, scanned, total } });
     // A scheduled scan (no one started it) tells the server admins when it finds data at risk.
     if (!scan.doc.startedBy && summary.critical > 0) await notifyAdminsOfCriticalIssues(tx, deps, scanId, scan.doc.kind, summary);
