@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import {
   filesCollection,
   integrityScansCollection,
@@ -224,6 +224,49 @@ describe("integrity scans", () => {
       autoFixable: true,
       fix: { changes: [{ to: `quarantine/${prefix}/orphan` }] },
     });
+  });
+
+  it("recomputes checksums in a separate, rate-limited pass that finds corrupt objects and resumes from its checkpoint", async () => {
+    const { db, storage } = server.server.runtime.deps;
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const prefix = `observations/${seeded.clean}/sums`;
+    const files: string[] = [];
+    for (const [name, stored, recorded] of [
+      ["a-good", "good bytes", "good bytes"],
+      ["b-rotten", "rotten bytes", "the bytes it had"],
+      ["c-rotten", "more rot", "what it was"],
+    ] as const) {
+      await storage.put(`${prefix}/${name}`, Buffer.from(stored));
+      files.push(
+        (await filesCollection.insert(db, fileDocument(seeded.clean!, "obs_x", `sums/${name}`, { sizeBytes: stored.length, sha256: sha(recorded) }))).id,
+      );
+    }
+    const mismatched = async (scanId: string) =>
+      (await issuesOf(scanId, "&type=file")).items
+        .filter((issue) => issue.code === "CHECKSUM_MISMATCH" && files.includes(issue.documentId))
+        .map((issue) => issue.documentId);
+
+    const scan = await scanToEnd({ kind: "full", collections: ["files"], checkStorage: true, verifyChecksums: true, checksumBytesPerSecond: 1024 * 1024 });
+    expect((await mismatched(scan.id)).sort()).toEqual([files[1], files[2]].sort());
+    const plain = await scanToEnd({ kind: "full", collections: ["files"], checkStorage: true });
+    expect(await mismatched(plain.id)).toEqual([]);
+
+    // A run that died after checking b: the retry goes on after it and finds only c.
+    const resumed = await integrityScansCollection.insert(db, {
+      kind: "full",
+      options: { ...(await integrityScansCollection.get(db, scan.id))!.doc.options },
+      status: "running",
+      progress: { collection: "checksums", scanned: 0, total: null },
+      summary: { critical: 0, warning: 0, info: 0 },
+      checkpoint: { collection: "(checksums)", afterId: JSON.stringify({ key: `${prefix}/b-rotten`, id: files[1] }) },
+      jobId: null,
+      startedBy: null,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      error: null,
+    });
+    await runIntegrityScan({ deps: server.server.runtime.deps, scanId: resumed.id });
+    expect(await mismatched(resumed.id)).toEqual([files[2]]);
   });
 
   it("exports a scan's issues as CSV and JSON, streamed, with the list's filters", async () => {

@@ -14,6 +14,8 @@ export const integrityScanOptionsSchema = z.object({
   /** null: every document. */
   limitPerCollection: z.number().int().positive().nullable(),
   includeTestData: z.boolean(),
+  /** With checkStorage: read every object back and compare its SHA-256, at most this many bytes a second (absent: off). */
+  checksumBytesPerSecond: z.number().int().positive().nullable().optional(),
 });
 export type IntegrityScanOptions = z.infer<typeof integrityScanOptionsSchema>;
 

@@ -286,7 +286,12 @@ export const observationHistory = pgTable(
 export const files = pgTable(
   "files",
   { ...documentColumns<FileDoc>(), observationId: text("observation_id").notNull(), objectKey: text("object_key").notNull() },
-  (table) => [index("files_observation_idx").on(table.observationId, table.createdAt), index("files_object_key_idx").on(table.objectKey)],
+  (table) => [
+    index("files_observation_idx").on(table.observationId, table.createdAt),
+    index("files_object_key_idx").on(table.objectKey),
+    // The integrity storage check reads records in the byte order S3 lists keys in.
+    index("files_object_key_bytes_idx").on(sql`${table.objectKey} collate "C"`, table.id),
+  ],
 );
 
 export const observatoryKeys = pgTable(

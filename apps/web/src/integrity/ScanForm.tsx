@@ -21,7 +21,7 @@ export function ScanForm({ onStarted }: { onStarted(scan: Scan): void }) {
   const [kind, setKind] = useState<"quick" | "full">("quick");
   const [chosen, setChosen] = useState<string[] | null>(null);
   const [limit, setLimit] = useState("");
-  const [options, setOptions] = useState({ deepScan: false, checkStorage: false, checkHealth: false, includeTestData: false });
+  const [options, setOptions] = useState({ deepScan: false, checkStorage: false, verifyChecksums: false, checkHealth: false, includeTestData: false });
   const collections = useQuery(trpc.integrity.collections.queryOptions(undefined, { staleTime: 60_000 }));
   const all = collections.data?.items ?? [];
   const selected = chosen ?? all.map((collection) => collection.name);
@@ -117,6 +117,9 @@ export function ScanForm({ onStarted }: { onStarted(scan: Scan): void }) {
         <div className="grid gap-3 sm:grid-cols-2">
           {option("deepScan", "Deep scan", "Check references across collections (owners, projects, observatories).")}
           {option("checkStorage", "Check object storage", "Compare file records with the objects in storage.")}
+          {options.checkStorage
+            ? option("verifyChecksums", "Verify checksums", "Read every object back and compare its SHA-256 (slow: limited to 32 MiB/s).")
+            : null}
           {option("checkHealth", "Check system health", "Storage, server processes, job queue, disconnected observatories.")}
           {option("includeTestData", "Include test data", "Report test observations (id “test-…” or “test” in the name).")}
         </div>

@@ -25,6 +25,17 @@ export const integrityScanStartSchema = z
     checkHealth: z.boolean().optional(),
     limitPerCollection: z.number().int().positive().max(100_000_000).nullable().optional(),
     includeTestData: z.boolean().optional(),
+    verifyChecksums: z
+      .boolean()
+      .optional()
+      .describe("With checkStorage: read every object back and compare its SHA-256 (a separate, rate-limited pass; extension)"),
+    checksumBytesPerSecond: z
+      .number()
+      .int()
+      .min(1024 * 1024)
+      .max(1024 * 1024 * 1024)
+      .optional()
+      .describe("The checksum pass's read rate limit; default 32 MiB/s (extension)"),
   })
   .meta({ id: "IntegrityScanStart" });
 

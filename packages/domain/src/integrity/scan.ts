@@ -22,7 +22,7 @@ import { isUniqueViolation } from "../postgres-errors";
 import { readServerSettings } from "../system/server-settings";
 import { notifySystemEvent } from "../notifications/notify";
 import { HEALTH_CODES, healthFindings } from "./health-check";
-import { storageFindings } from "./storage-check";
+import { checksumMismatch, filesByKey, storageFindings, throttledHasher } from "./storage-check";
 import {
   fileObservatoryMismatch,
   missingReference,
@@ -35,8 +35,13 @@ import {
 
 export const INTEGRITY_JOB_KIND = "integrity_scan";
 const BATCH = 500;
+const CHECKSUM_BATCH = 100;
 const STORAGE_STAGE = "(storage)";
+const CHECKSUM_STAGE = "(checksums)";
 const HEALTH_STAGE = "(health)";
+/** The stages after the collections, in order; a checkpoint in one of them means every collection is done. */
+const lastStages = [STORAGE_STAGE, CHECKSUM_STAGE, HEALTH_STAGE];
+const DEFAULT_CHECKSUM_RATE = 32 * 1024 * 1024;
 type CollectionName = keyof typeof collections;
 export const scannableCollections = Object.keys(collections) as CollectionName[];
 
@@ -67,7 +72,7 @@ const references: Partial<Record<CollectionName, (doc: Record<string, unknown>) 
 };
 
 /** The contract's scan options over the spec's defaults for the kind. */
-export function scanOptionsFor(kind: "quick" | "full", input: Partial<IntegrityScanOptions>): IntegrityScanOptions {
+export function scanOptionsFor(kind: "quick" | "full", input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean }): IntegrityScanOptions {
   const quick = kind === "quick";
   const chosen = input.collections?.length ? input.collections : quick ? ["observations", "projects"] : scannableCollections;
   const unknown = chosen.filter((name) => !scannableCollections.includes(name as CollectionName));
@@ -82,11 +87,17 @@ export function scanOptionsFor(kind: "quick" | "full", input: Partial<IntegrityS
     checkHealth: input.checkHealth ?? false,
     limitPerCollection: input.limitPerCollection ?? (quick ? 100 : null),
     includeTestData: input.includeTestData ?? false,
+    checksumBytesPerSecond: input.checksumBytesPerSecond ?? (input.verifyChecksums ? DEFAULT_CHECKSUM_RATE : null),
   };
 }
 
 /** Starts a scan as a job; one scan of a kind at a time (409 SCAN_RUNNING naming the running one). */
-export async function startIntegrityScan(options: { deps: Deps; actor: UserActor | null; kind: "quick" | "full"; input: Partial<IntegrityScanOptions> }) {
+export async function startIntegrityScan(options: {
+  deps: Deps;
+  actor: UserActor | null;
+  kind: "quick" | "full";
+  input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean };
+}) {
   const { deps, actor, kind } = options;
   const scanOptions = scanOptionsFor(kind, options.input);
   try {
@@ -177,8 +188,9 @@ async function runScan(deps: Deps, scanId: string) {
   if (jobId) await reportJob(deps, jobId, { status: "running", progress: { done: scanned, total, stage: "scanning" } });
   const resumeAt = scan.doc.checkpoint;
   // A checkpoint in the storage or health stage means every collection is done.
-  const inLastStages = resumeAt?.collection === STORAGE_STAGE || resumeAt?.collection === HEALTH_STAGE;
-  const startIndex = !resumeAt ? 0 : inLastStages ? names.length : Math.max(0, names.indexOf(resumeAt.collection as CollectionName));
+  const resumeStage = resumeAt ? lastStages.indexOf(resumeAt.collection) : -1;
+  const startIndex = !resumeAt ? 0 : resumeStage >= 0 ? names.length : Math.max(0, names.indexOf(resumeAt.collection as CollectionName));
+  const runsStage = (stage: string) => lastStages.indexOf(stage) >= resumeStage;
 
   for (const name of names.slice(startIndex)) {
     const collection = collections[name];
@@ -201,7 +213,7 @@ async function runScan(deps: Deps, scanId: string) {
       if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: name } });
     }
   }
-  if (scanOptions.checkStorage && resumeAt?.collection !== HEALTH_STAGE) {
+  if (scanOptions.checkStorage && runsStage(STORAGE_STAGE)) {
     // The storage stage is one merge pass: a retry starts it again, without the issues of the try before.
     await guarded(async (tx) => {
       await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and type = 'file'`);
@@ -221,6 +233,26 @@ async function runScan(deps: Deps, scanId: string) {
       if (batch.length >= BATCH) await flush();
     }
     await flush();
+  }
+  if (scanOptions.checkStorage && scanOptions.checksumBytesPerSecond && runsStage(CHECKSUM_STAGE)) {
+    let after: { key: string; id: string } | null = resumeAt?.collection === CHECKSUM_STAGE && resumeAt.afterId ? JSON.parse(resumeAt.afterId) : null;
+    if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: "checksums" } });
+    const reader = throttledHasher(deps.storage, scanOptions.checksumBytesPerSecond);
+    for (;;) {
+      const records = await filesByKey(deps.db, after, CHECKSUM_BATCH);
+      if (records.length === 0) break;
+      const found: Array<Omit<IntegrityIssueDoc, "scanId">> = [];
+      for (const record of records) {
+        const sha256 = await reader.hash(record.object_key);
+        if (sha256 !== null && sha256 !== record.doc.sha256) found.push(checksumMismatch(record, sha256));
+      }
+      after = { key: records.at(-1)!.object_key, id: records.at(-1)!.id };
+      await guarded(async (tx) => {
+        for (const issue of found) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
+        const checkpoint = { collection: CHECKSUM_STAGE, afterId: JSON.stringify(after) };
+        await patchScan(tx, scanId, { progress: { collection: "checksums", scanned, total }, checkpoint });
+      });
+    }
   }
   if (scanOptions.checkHealth) {
     if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: "health" } });

@@ -1,17 +1,24 @@
+import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Executor, FileDoc, IntegrityIssueDoc, ObjectStorage } from "@meridian/db";
 import { sql } from "drizzle-orm";
 
 type StorageIssue = Omit<IntegrityIssueDoc, "scanId">;
 const PAGE = 1000;
 
-/** The file records in object-key order, a page at a time ("C" collation: the byte order S3 lists keys in). */
+type FileRow = { id: string; doc: FileDoc; object_key: string; updated_at: string };
+
+/** One page of file records after `after`, in object-key order ("C" collation: the byte order S3 lists keys in). */
+export const filesByKey = (db: Executor, after: { key: string; id: string } | null, limit: number): Promise<FileRow[]> =>
+  db.execute<FileRow>(sql`
+    select id, doc, object_key, updated_at from files
+     ${after ? sql`where (object_key collate "C", id) > (${after.key} collate "C", ${after.id})` : sql``}
+     order by object_key collate "C", id limit ${limit}`);
+
 async function* recordsByKey(db: Executor) {
   let after: { key: string; id: string } | null = null;
   for (;;) {
-    const rows: Array<{ id: string; doc: FileDoc; object_key: string; updated_at: string }> = await db.execute(sql`
-      select id, doc, object_key, updated_at from files
-       ${after ? sql`where (object_key collate "C", id) > (${after.key} collate "C", ${after.id})` : sql``}
-       order by object_key collate "C", id limit ${PAGE}`);
+    const rows = await filesByKey(db, after, PAGE);
     if (rows.length === 0) return;
     yield* rows;
     after = { key: rows.at(-1)!.object_key, id: rows.at(-1)!.id };
@@ -130,3 +137,40 @@ export async function* storageFindings(db: Executor, storage: ObjectStorage): As
       fix: null,
     });
 }
+
+/**
+ * Reads objects back through SHA-256 at no more than `bytesPerSecond` overall, so a checksum pass
+ * over a large bucket does not starve uploads and downloads of storage bandwidth.
+ */
+export function throttledHasher(storage: ObjectStorage, bytesPerSecond: number) {
+  const started = performance.now();
+  let bytes = 0;
+  return {
+    /** The object's SHA-256, or null when it is not in storage (the merge pass reports that). */
+    async hash(key: string): Promise<string | null> {
+      const object = await storage.get(key);
+      if (!object) return null;
+      const hash = createHash("sha256");
+      for await (const chunk of object.body) {
+        hash.update(chunk as Uint8Array);
+        bytes += (chunk as Uint8Array).length;
+        const ahead = (bytes / bytesPerSecond) * 1000 - (performance.now() - started);
+        if (ahead > 0) await sleep(ahead);
+      }
+      return hash.digest("hex");
+    },
+  };
+}
+
+export const checksumMismatch = (record: FileRow, actual: string): StorageIssue => ({
+  severity: "critical",
+  type: "file",
+  code: "CHECKSUM_MISMATCH",
+  message: `${record.doc.filename}: stored bytes hash to ${actual.slice(0, 16)}…, the record says ${record.doc.sha256.slice(0, 16)}… (corrupt)`,
+  collection: "files",
+  documentId: record.id,
+  autoFixable: false,
+  fix: null,
+  status: "open",
+  documentUpdatedAt: new Date(record.updated_at).toISOString(),
+});

@@ -1,0 +1,1 @@
+CREATE INDEX "files_object_key_bytes_idx" ON "files" USING btree ("object_key" collate "C","id");
