@@ -317,6 +317,18 @@ export function spawnMeridian({ dataDir, port, postgresPort, role = "all", tmpDi
   return handle;
 }
 
+/** Starts a worker process as `pnpm start:worker` does and waits until it takes jobs. */
+export async function spawnWorker(extraEnv, { timeoutMs = 60_000 } = {}) {
+  const env = cleanEnv({ LOG_LEVEL: "info", NODE_ENV: "production", ...extraEnv });
+  const handle = spawnTracked("worker", process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], { env });
+  const deadline = performance.now() + timeoutMs;
+  while (!handle.output.includes("Meridian worker running")) {
+    if (handle.exitInfo !== undefined || performance.now() > deadline) throw new Error(`the worker did not start:\n${handle.output}`);
+    await sleep(20);
+  }
+  return handle;
+}
+
 /**
  * Polls `url` until it answers `status`; returns ms since `since`. Fails early when the child
  * exits, and after `timeoutMs`.

@@ -106,6 +106,25 @@ describe("object storage over the S3 protocol", () => {
     expect(listed.every((object) => object.lastModified instanceof Date && Date.now() - object.lastModified.getTime() < 3_600_000)).toBe(true);
   });
 
+  it("lists more than one page (1,000 keys) in key order, every key once", async () => {
+    const prefix = `many-${randomBytes(4).toString("hex")}/`;
+    const keys = Array.from({ length: 1_010 }, (_, index) => `${prefix}${String(index).padStart(5, "0")}`);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < keys.length) await storage.put(keys[next++]!, Buffer.from("x"));
+      }),
+    );
+    const pages: number[] = [];
+    const listed: string[] = [];
+    for await (const page of storage.list(prefix)) {
+      pages.push(page.length);
+      listed.push(...page.map((object) => object.key));
+    }
+    expect(pages).toEqual([1000, 10]);
+    expect(listed).toEqual(keys);
+  });
+
   it("answers undefined for a missing key on get and head, and delete removes", async () => {
     const key = `missing/${randomBytes(4).toString("hex")}`;
     expect(await storage.get(key)).toBeUndefined();

@@ -68,6 +68,12 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
       return toStored(record as Record<string, unknown>);
     },
 
+    /** Many documents in one statement (new ids); nothing is returned. */
+    async insertMany(db: Executor, docs: Doc[]): Promise<void> {
+      if (docs.length === 0) return;
+      await db.insert(table).values(docs.map((doc) => ({ id: newId(options.idPrefix), ...row(doc) })) as never);
+    },
+
     /** `forUpdate` locks the row until the transaction ends, so concurrent changes queue up. */
     async get(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<StoredDocument<Doc> | undefined> {
       const query = db.select().from(table).where(eq(table.id, id)).limit(1);

@@ -34,7 +34,7 @@ import {
 } from "./checks";
 
 export const INTEGRITY_JOB_KIND = "integrity_scan";
-const BATCH = 500;
+const BATCH = 2000;
 const CHECKSUM_BATCH = 100;
 const STORAGE_STAGE = "(storage)";
 const CHECKSUM_STAGE = "(checksums)";
@@ -192,25 +192,49 @@ async function runScan(deps: Deps, scanId: string) {
   const startIndex = !resumeAt ? 0 : resumeStage >= 0 ? names.length : Math.max(0, names.indexOf(resumeAt.collection as CollectionName));
   const runsStage = (stage: string) => lastStages.indexOf(stage) >= resumeStage;
 
+  let reportedAt = 0;
+  // Progress goes to the job (and over /ws) at most once a second, not once a batch.
+  const reportProgress = async (stage: string) => {
+    if (!jobId || performance.now() - reportedAt < 1000) return;
+    reportedAt = performance.now();
+    await reportJob(deps, jobId, { progress: { done: scanned, total, stage } });
+  };
   for (const name of names.slice(startIndex)) {
-    const collection = collections[name];
     let afterId = resumeAt && resumeAt.collection === name ? resumeAt.afterId : null;
     let done = afterId ? await scannedBefore(deps.db, name, afterId) : 0;
     const limit = scanOptions.limitPerCollection ?? Infinity;
-    while (done < limit) {
-      const rows = await deps.db.execute<{ id: string; doc: Record<string, unknown>; updated_at: string }>(sql`
-        select id, doc, updated_at from ${collection.table} ${afterId ? sql`where id > ${afterId}` : sql``}
-         order by id limit ${Math.min(BATCH, limit - done)}`);
+    // The next batch is read while this one is checked and written: the database and this
+    // process work at the same time.
+    let next = done < limit ? batchOf(deps.db, name, afterId, Math.min(BATCH, limit - done)) : Promise.resolve([]);
+    for (;;) {
+      const rows = await next;
       if (rows.length === 0) break;
-      const found = await findingsOf(deps, name, rows, scanOptions, settings);
       afterId = rows.at(-1)!.id;
       done += rows.length;
       scanned += rows.length;
-      await guarded(async (tx) => {
-        for (const issue of found) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
-        await patchScan(tx, scanId, { progress: { collection: name, scanned, total }, checkpoint: { collection: name, afterId } });
-      });
-      if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: name } });
+      next = done < limit ? batchOf(deps.db, name, afterId, Math.min(BATCH, limit - done)) : Promise.resolve([]);
+      const found = await findingsOf(deps, name, rows, scanOptions, settings);
+      const progress = { collection: name, scanned, total };
+      const checkpoint = { collection: name, afterId };
+      // The hot path: one statement that moves the checkpoint only while this run owns the scan
+      // (a takeover's row lock makes it wait, then see the new owner), beside the batch's issues.
+      const advance = async (db: Executor) => {
+        const moved = await integrityScansCollection.patch(db, sql`id = ${scanId} and doc->>'runId' = ${runId}`, {
+          progress: sql`${JSON.stringify(progress)}::jsonb`,
+          checkpoint: sql`${JSON.stringify(checkpoint)}::jsonb`,
+        });
+        if (moved.length === 0) throw new ScanTakenOver();
+      };
+      if (found.length === 0) await advance(deps.db);
+      else
+        await deps.db.transaction(async (tx) => {
+          await integrityIssuesCollection.insertMany(
+            tx,
+            found.map((issue) => ({ ...issue, scanId })),
+          );
+          await advance(tx);
+        });
+      await reportProgress(name);
     }
   }
   if (scanOptions.checkStorage && runsStage(STORAGE_STAGE)) {
@@ -224,9 +248,12 @@ async function runScan(deps: Deps, scanId: string) {
     const flush = async () => {
       const issues = batch;
       batch = [];
-      await guarded(async (tx) => {
-        for (const issue of issues) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
-      });
+      await guarded((tx) =>
+        integrityIssuesCollection.insertMany(
+          tx,
+          issues.map((issue) => ({ ...issue, scanId })),
+        ),
+      );
     };
     for await (const issue of storageFindings(deps.db, deps.storage)) {
       batch.push(issue);
@@ -248,7 +275,10 @@ async function runScan(deps: Deps, scanId: string) {
       }
       after = { key: records.at(-1)!.object_key, id: records.at(-1)!.id };
       await guarded(async (tx) => {
-        for (const issue of found) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
+        await integrityIssuesCollection.insertMany(
+          tx,
+          found.map((issue) => ({ ...issue, scanId })),
+        );
         const checkpoint = { collection: CHECKSUM_STAGE, afterId: JSON.stringify(after) };
         await patchScan(tx, scanId, { progress: { collection: "checksums", scanned, total }, checkpoint });
       });
@@ -259,7 +289,10 @@ async function runScan(deps: Deps, scanId: string) {
     const found = await healthFindings(deps);
     await guarded(async (tx) => {
       await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and doc->>'code' in ${HEALTH_CODES}`);
-      for (const issue of found) await integrityIssuesCollection.insert(tx, { ...issue, scanId });
+      await integrityIssuesCollection.insertMany(
+        tx,
+        found.map((issue) => ({ ...issue, scanId })),
+      );
       await patchScan(tx, scanId, { progress: { collection: "health", scanned, total }, checkpoint: { collection: HEALTH_STAGE, afterId: null } });
     });
   }
@@ -272,6 +305,20 @@ async function runScan(deps: Deps, scanId: string) {
   if (jobId) await reportJob(deps, jobId, { status: "completed", progress: { done: scanned, total, stage: "done" }, result: { scanId, summary } });
 }
 
+type ScannedRow = { id: string; doc: Record<string, unknown>; updated_at: string; history?: ObservationHistoryDoc[] | null };
+
+/** The next batch of a collection in id order; observations come with their history, in order. */
+function batchOf(db: Executor, name: CollectionName, afterId: string | null, limit: number): Promise<ScannedRow[]> {
+  const table = collections[name].table;
+  const after = afterId ? sql`where t.id > ${afterId}` : sql``;
+  if (name === "observations")
+    return db.execute<ScannedRow>(sql`
+      select t.id, t.doc, t.updated_at,
+             (select jsonb_agg(h.doc order by h.created_at, h.id) from observation_history h where h.observation_id = t.id) as history
+        from ${table} t ${after} order by t.id limit ${limit}`);
+  return db.execute<ScannedRow>(sql`select t.id, t.doc, t.updated_at from ${table} t ${after} order by t.id limit ${limit}`);
+}
+
 /** How many documents of the collection come at or before `afterId`: where a resumed scan stands in its limit. */
 async function scannedBefore(db: Executor, name: CollectionName, afterId: string) {
   const [row] = await db.execute<{ count: number }>(sql`select count(*)::int as count from ${collections[name].table} where id <= ${afterId}`);
@@ -281,7 +328,7 @@ async function scannedBefore(db: Executor, name: CollectionName, afterId: string
 async function findingsOf(
   deps: Deps,
   name: CollectionName,
-  rows: Array<{ id: string; doc: Record<string, unknown>; updated_at: string }>,
+  rows: ScannedRow[],
   options: IntegrityScanOptions,
   settings: Awaited<ReturnType<typeof readServerSettings>>,
 ): Promise<Array<Omit<IntegrityIssueDoc, "scanId">>> {
@@ -292,16 +339,14 @@ async function findingsOf(
   for (const row of rows) for (const finding of structureFindings(schema, row.doc)) add(row, finding);
 
   if (name === "observations") {
-    const ids = rows.map((row) => row.id);
-    const history = await deps.db.execute<{ observation_id: string; doc: ObservationHistoryDoc }>(sql`
-      select observation_id, doc from observation_history where observation_id in ${ids} order by created_at, id`);
     for (const row of rows) {
       const doc = row.doc as unknown as ObservationDoc;
-      const mine = history.filter((entry) => entry.observation_id === row.id).map((entry) => entry.doc);
+      const mine = row.history ?? [];
       if (typeof doc.status === "string" && typeof doc.statusChangedAt === "string")
         for (const finding of observationStatusFindings(doc, mine, settings, deps.now())) add(row, finding);
       if (typeof doc.name === "string") for (const finding of observationQualityFindings(row.id, doc, options.includeTestData)) add(row, finding);
-      if (Array.isArray(doc.targets) && doc.targets.every((target) => target && typeof target.name === "string"))
+      // One target cannot repeat itself: most observations skip this.
+      if (Array.isArray(doc.targets) && doc.targets.length > 1 && doc.targets.every((target) => target && typeof target.name === "string"))
         for (const finding of targetFindings(doc)) add(row, finding);
     }
   }

@@ -1,0 +1,245 @@
+/**
+ * How fast is an integrity scan, and how much memory does it take? Issue 11's goals: a full scan
+ * of 1,000,000 observation documents at no less than half the rate of
+ * `COPY (SELECT doc FROM observations) TO STDOUT` over the same table, with the worker's peak RSS;
+ * and the storage check of 100,000 objects against a bare ListObjectsV2 walk of the same bucket.
+ *
+ *   node --import tsx bench/integrity-scan.ts [--observations 1000000] [--objects 100000]
+ *
+ * In one run, over startRuntime on a throw-away DATA_DIR (embedded PostgreSQL, embedded S3):
+ *   copy      the peer: `COPY (SELECT doc FROM observations) TO STDOUT` streamed through the same
+ *             driver into a byte counter;
+ *   scan      Meridian's real path: a full scan of the observations collection (structure against
+ *             the zod schema, status and history, targets, data quality) started with
+ *             startIntegrityScan and run by one worker process (`apps/worker/src/main.ts`, as
+ *             `pnpm start:worker`); timed from start to `completed`; the worker's peak RSS is its
+ *             VmHWM from /proc, beside its RSS when idle;
+ *   list      the peer: ListObjectsV2 pages of 1,000 over the bucket, nothing else;
+ *   storage   the storage check (storageFindings): the same listing merged with the file records.
+ * Every observation is valid except one in a hundred, stuck in assigned, so the scan also writes
+ * issues. Results: bench/results/integrity-scan.md.
+ */
+import os from "node:os";
+import { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createLogger, loadEnv } from "@meridian/config";
+import { integrityScansCollection, type ObjectStorage } from "@meridian/db";
+import { startIntegrityScan, startRuntime, storageFindings, type Runtime } from "@meridian/domain";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import {
+  freePort,
+  installCleanupHooks,
+  loadAverage,
+  makeTempDir,
+  mib,
+  numberOption,
+  readPeakRss,
+  readRss,
+  removeTempDirs,
+  sleep,
+  spawnWorker,
+  stopAll,
+  stopChild,
+  writeResult,
+} from "./lib.mjs";
+
+const OBSERVATIONS = numberOption("observations", 1_000_000);
+const OBJECTS = numberOption("objects", 100_000);
+const loadAtStart = loadAverage();
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+const log = (message: string) => process.stderr.write(`[integrity-scan] ${message}\n`);
+
+let runtime: Runtime | undefined;
+installCleanupHooks();
+async function cleanup() {
+  await stopAll();
+  await runtime?.stop().catch(() => undefined);
+  await removeTempDirs();
+}
+
+/** 1,000,000 valid observations (about 600 bytes of JSONB each) in one statement; one in a hundred stuck in assigned. */
+async function seedObservations(db: Runtime["deps"]["db"], count: number) {
+  await db.execute(sql`
+    insert into observations (id, doc, created_at, updated_at, project_id, observatory_id, owner_id, status, priority, status_changed_at)
+    select 'obn_bench' || lpad(i::text, 8, '0'), jsonb_build_object(
+        'name', 'Survey field ' || i, 'projectId', 'prj_bench', 'observatoryId', 'obs_bench' || (i % 50), 'ownerId', 'usr_bench',
+        'type', 'flexible', 'priority', 1 + i % 10,
+        'targets', jsonb_build_array(jsonb_build_object('name', 'NGC ' || (i % 7840), 'ra', (i % 360)::float8, 'dec', ((i % 180) - 90)::float8,
+          'epoch', 'J2000', 'exposures', jsonb_build_array(
+            jsonb_build_object('filter', 'L', 'exposureSeconds', 300, 'count', 12, 'binning', 1),
+            jsonb_build_object('filter', 'Ha', 'exposureSeconds', 600, 'count', 6, 'binning', 2)))),
+        'constraints', jsonb_build_object('minAltitude', 30, 'maxAirmass', 2.0, 'moonDistance', 30, 'twilight', 'astronomical'),
+        'fixedTimeStart', null, 'fixedTimeEnd', null, 'bypassDarkness', false,
+        'notifications', jsonb_build_object('email', true, 'push', false, 'states', jsonb_build_array('completed', 'failed')),
+        'status', case when i % 100 = 0 then 'assigned' else 'pending' end, 'statusReason', null,
+        'statusChangedAt', to_jsonb(now() - interval '3 days'), 'isMonitoring', false, 'staleReportedAt', null),
+      now(), now(), 'prj_bench', 'obs_bench' || (i % 50), 'usr_bench', case when i % 100 = 0 then 'assigned' else 'pending' end,
+      1 + i % 10, now() - interval '3 days'
+    from generate_series(1, ${count}) as i`);
+  await db.execute(sql`analyze observations`);
+}
+
+/** `count` objects under observations/ with a record each, 64 puts in flight. */
+async function seedObjects(runtime: Runtime, count: number) {
+  const { db, storage } = runtime.deps;
+  const keyOf = (i: number) => `observations/obn_bench${String(i % 1000).padStart(8, "0")}/fil_${String(i).padStart(8, "0")}`;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < count) {
+        const i = next++;
+        await storage.put(keyOf(i), Buffer.from(`object ${i}`));
+      }
+    }),
+  );
+  await db.execute(sql`
+    insert into files (id, doc, created_at, updated_at, observation_id, object_key)
+    select 'fil_' || lpad(i::text, 8, '0'), jsonb_build_object('observationId', observation,
+        'observatoryId', 'obs_bench' || (i % 1000 % 50), 'filename', 'frame-' || i || '.fits', 'sizeBytes', length('object ' || i),
+        'sha256', repeat('0', 64), 'contentType', 'application/octet-stream', 'kind', 'other', 'previewOfId', null, 'objectKey', key),
+      now(), now(), observation, key
+    from generate_series(0, ${count - 1}) as i,
+         lateral (select 'obn_bench' || lpad((i % 1000)::text, 8, '0') as observation) o,
+         lateral (select 'observations/' || observation || '/fil_' || lpad(i::text, 8, '0') as key) k`);
+  await db.execute(sql`analyze files`);
+}
+
+/** The storage with its list calls counted. */
+function countingLists(storage: ObjectStorage) {
+  const counter = { calls: 0 };
+  const counted: ObjectStorage = {
+    ...storage,
+    async *list(prefix) {
+      for await (const page of storage.list(prefix)) {
+        counter.calls += 1;
+        yield page;
+      }
+    },
+  };
+  return { counted, counter };
+}
+
+async function main() {
+  const dataDir = await makeTempDir("integrity");
+  const env = loadEnv({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    EMBEDDED_S3_PORT: String(await freePort()),
+    SECRETS_KEY: "bench secrets key",
+  });
+  runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
+  const { db } = runtime.deps;
+  log(`seeding ${OBSERVATIONS} observations`);
+  const seedStarted = performance.now();
+  await seedObservations(db, OBSERVATIONS);
+  const seedMs = performance.now() - seedStarted;
+  const [size] = await db.execute<{ bytes: string }>(sql`select pg_total_relation_size('observations')::text as bytes`);
+
+  log("COPY");
+  // Peer: COPY of the same documents through the same driver, into a byte counter.
+  const client = postgres(runtime.databaseUrl, { max: 1 });
+  let copiedBytes = 0;
+  const copyStarted = performance.now();
+  const copy = await client`copy (select doc from observations) to stdout`.readable();
+  await pipeline(
+    copy,
+    new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        copiedBytes += chunk.length;
+        callback();
+      },
+    }),
+  );
+  const copyMs = performance.now() - copyStarted;
+  await client.end();
+
+  log("full scan");
+  // Meridian: a full scan of the observations, run by one worker process.
+  const worker = await spawnWorker({
+    DATA_DIR: await makeTempDir("worker"),
+    DATABASE_URL: runtime.databaseUrl,
+    S3_ENDPOINT: runtime.deps.storage.endpoint,
+    S3_BUCKET: runtime.deps.storage.bucket,
+    // The embedded s3rver's fixed credentials.
+    S3_ACCESS_KEY_ID: "S3RVER",
+    S3_SECRET_ACCESS_KEY: "S3RVER",
+    S3_FORCE_PATH_STYLE: "true",
+    SECRETS_KEY: "bench secrets key",
+  });
+  const idleRss = readRss(worker.pid!) ?? 0;
+  const scanStarted = performance.now();
+  const scan = await startIntegrityScan({ deps: runtime.deps, actor: null, kind: "full", input: { collections: ["observations"] } });
+  let finished;
+  for (;;) {
+    finished = (await integrityScansCollection.get(db, scan.id))!;
+    if (finished.doc.status === "completed" || finished.doc.status === "failed") break;
+    await sleep(50);
+  }
+  const scanMs = performance.now() - scanStarted;
+  if (finished.doc.status !== "completed") throw new Error(`the scan failed: ${finished.doc.error}`);
+  const peakRss = readPeakRss(worker.pid!) ?? 0;
+  await stopChild(worker);
+
+  // Storage: a bare ListObjectsV2 walk, then the storage check, over the same bucket.
+  log(`seeding ${OBJECTS} objects`);
+  const objectsStarted = performance.now();
+  await seedObjects(runtime, OBJECTS);
+  const objectsSeedMs = performance.now() - objectsStarted;
+  log("listing and storage check");
+  const peer = countingLists(runtime.deps.storage);
+  let listed = 0;
+  const listStarted = performance.now();
+  for await (const page of peer.counted.list("observations/")) listed += page.length;
+  const listMs = performance.now() - listStarted;
+  const merged = countingLists(runtime.deps.storage);
+  let storageIssues = 0;
+  const storageStarted = performance.now();
+  for await (const issue of storageFindings(db, merged.counted)) if (issue.code !== "MISSING_PREVIEW") storageIssues += 1;
+  const storageMs = performance.now() - storageStarted;
+
+  const count = (value: number) => value.toLocaleString("en-US");
+  const seconds = (ms: number) => (ms / 1000).toFixed(1);
+  const rate = (items: number, ms: number) => count(Math.round(items / (ms / 1000)));
+  const ratio = copyMs / scanMs;
+  const text = [
+    "# Integrity scan",
+    "",
+    `\`node --import tsx bench/integrity-scan.ts --observations ${OBSERVATIONS} --objects ${OBJECTS}\`, ` + `run on ${new Date().toISOString().slice(0, 10)}`,
+    `(${os.cpus().length} cores, ${os.cpus()[0]?.model.trim()}, Node ${process.version}; load average at start ${loadAtStart}, at the end ${loadAverage()}).`,
+    `Embedded PostgreSQL and S3 (s3rver); ${count(OBSERVATIONS)} observations seeded in ${seconds(seedMs)} s ` +
+      `(table and indexes ${(Number(size?.bytes ?? 0) / 1024 ** 2).toFixed(0)} MiB), ` +
+      `${count(OBJECTS)} objects with their records in ${seconds(objectsSeedMs)} s.`,
+    "",
+    "| Run | Documents | Time | Documents/s | Notes |",
+    "|---|---:|---:|---:|---|",
+    `| peer: \`COPY (SELECT doc FROM observations) TO STDOUT\` | ${count(OBSERVATIONS)} | ${seconds(copyMs)} s | ${rate(OBSERVATIONS, copyMs)} | ` +
+      `${(copiedBytes / 1024 ** 2).toFixed(0)} MiB streamed |`,
+    `| Meridian: full scan of observations, one worker process | ${count(finished.doc.progress.scanned)} | ${seconds(scanMs)} s | ` +
+      `${rate(finished.doc.progress.scanned, scanMs)} | ${count(finished.doc.summary.warning)} warnings; worker RSS ${mib(idleRss)} idle, ` +
+      `peak ${mib(peakRss)} |`,
+    "",
+    "| Run | Objects | List calls | Time | Objects/s | Notes |",
+    "|---|---:|---:|---:|---:|---|",
+    `| peer: bare ListObjectsV2 walk | ${count(listed)} | ${peer.counter.calls} | ${seconds(listMs)} s | ${rate(listed, listMs)} | |`,
+    `| Meridian: storage check (listing merged with the file records) | ${count(listed)} | ${merged.counter.calls} | ${seconds(storageMs)} s | ` +
+      `${rate(listed, storageMs)} | ${storageIssues} issues besides missing previews (0 expected) |`,
+    "",
+    `- Goal: the scan at 0.5× COPY's rate or better: **${ratio >= 0.5 ? "met" : "missed"}** (${ratio.toFixed(2)}×).`,
+    `- The storage check made ${merged.counter.calls} list calls for ${count(listed)} objects (the walk: ${peer.counter.calls}), no HEAD, ` +
+      `and took ${(storageMs / listMs).toFixed(2)}× the bare walk's time.`,
+    "",
+  ].join("\n");
+  await writeResult("integrity-scan.md", text);
+  process.stdout.write(text);
+  if (storageIssues > 0) throw new Error(`the storage check found ${storageIssues} issues in a consistent bucket`);
+}
+
+main()
+  .catch((error) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(cleanup);

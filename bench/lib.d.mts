@@ -1,0 +1,22 @@
+// Types for the helpers in lib.mjs that TypeScript benchmarks use.
+export const repoRoot: string;
+export const resultsDir: string;
+export function sleep(ms: number): Promise<void>;
+export function freePort(): Promise<number>;
+export function makeTempDir(label: string): Promise<string>;
+export function removeTempDirs(): Promise<void>;
+export function readRss(pid: number): number | undefined;
+export function readPeakRss(pid: number): number | undefined;
+export function mib(bytes: number | undefined): string;
+export function loadAverage(): string;
+export function writeResult(fileName: string, text: string): Promise<string>;
+export function numberOption(name: string, fallback: number): number;
+export interface ChildHandle {
+  name: string;
+  pid: number;
+  output: string;
+}
+export function spawnWorker(extraEnv: Record<string, string>, options?: { timeoutMs?: number }): Promise<ChildHandle>;
+export function stopChild(handle: ChildHandle, options?: { graceMs?: number }): Promise<unknown>;
+export function stopAll(): Promise<void>;
+export function installCleanupHooks(): void;
