@@ -48,6 +48,7 @@ export const router = createBrowserRouter(
         { path: "organizations/:id", lazy: page(() => import("./pages/OrganizationPage"), "OrganizationPage") },
         { path: "projects", lazy: page(() => import("./pages/ProjectsPage"), "ProjectsPage") },
         { path: "projects/:id", lazy: page(() => import("./pages/ProjectPage"), "ProjectPage") },
+        { path: "statistics", lazy: page(() => import("./pages/AnalyticsPage"), "MyAnalyticsPage") },
         { path: "announcements", lazy: page(() => import("./pages/AnnouncementsPage"), "AnnouncementsPage") },
         {
           path: "admin",
@@ -60,6 +61,7 @@ export const router = createBrowserRouter(
             { index: true, lazy: page(() => import("./pages/AdministrationPage"), "AdministrationPage") },
             { path: "users", lazy: page(() => import("./pages/AdminUsersPage"), "AdminUsersPage") },
             { path: "integrity", lazy: page(() => import("./pages/IntegrityPage"), "IntegrityPage") },
+            { path: "analytics", lazy: page(() => import("./pages/AnalyticsPage"), "SystemAnalyticsPage") },
           ],
         },
         { path: "*", element: <NotFoundPage /> },

@@ -22,6 +22,7 @@ describe("job contracts", () => {
       "* * * * * announcements_maintenance",
       "* * * * * integrity_schedule",
       "* * * * * observations_maintenance",
+      "* * * * * refresh_analytics",
       "*/10 * * * * prune_realtime_events",
       "0 * * * * prune_rate_limits",
       "17 4 * * * purge_quarantine",

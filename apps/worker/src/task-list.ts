@@ -5,6 +5,7 @@ import { announcementEmailsTask } from "./tasks/announcement-emails";
 import { announcementStartedTask } from "./tasks/announcement-started";
 import { announcementsMaintenanceTask } from "./tasks/announcements-maintenance";
 import { purgeQuarantineTask } from "./tasks/purge-quarantine";
+import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { dispatchObservatoryTask } from "./tasks/dispatch-observatory";
@@ -28,6 +29,7 @@ export const tasks = [
   integrityRepairTask,
   integrityScheduleTask,
   purgeQuarantineTask,
+  refreshAnalyticsTask,
   observationsMaintenanceTask,
 ];
 

@@ -1,6 +1,7 @@
 import {
   Building2,
   Crosshair,
+  ChartColumn,
   DatabaseZap,
   FolderKanban,
   KeyRound,
@@ -39,6 +40,7 @@ export const navSections: NavSection[] = [
       { to: "/organizations", label: "Organizations", icon: Building2 },
       { to: "/projects", label: "Projects", icon: FolderKanban },
       { to: "/announcements", label: "Announcements", icon: Megaphone },
+      { to: "/statistics", label: "Statistics", icon: ChartColumn },
     ],
   },
   {
@@ -55,6 +57,7 @@ export const navSections: NavSection[] = [
       { to: "/admin", label: "Administration", icon: Shield, adminOnly: true, end: true },
       { to: "/admin/users", label: "Users", icon: UsersRound, adminOnly: true },
       { to: "/admin/integrity", label: "Database integrity", icon: DatabaseZap, adminOnly: true },
+      { to: "/admin/analytics", label: "Analytics", icon: ChartColumn, adminOnly: true },
     ],
   },
 ];

@@ -1,4 +1,4 @@
-import { ChevronRight, DatabaseZap, UsersRound, type LucideIcon } from "lucide-react";
+import { ChartColumn, ChevronRight, DatabaseZap, UsersRound, type LucideIcon } from "lucide-react";
 import { Link } from "react-router-dom";
 import { ServerSettingsCard } from "../admin/ServerSettingsCard";
 import { PageHeader } from "../components/PageHeader";
@@ -12,6 +12,12 @@ const sections: Array<{ title: string; description: string; icon: LucideIcon; to
     description: "Scan documents, references and stored files; triage what is found and repair it, one issue or in bulk.",
     icon: DatabaseZap,
     to: "/admin/integrity",
+  },
+  {
+    title: "Analytics",
+    description: "Observatories, observations, users, organizations, success rate and storage, with charts of the last 30 days.",
+    icon: ChartColumn,
+    to: "/admin/analytics",
   },
 ];
 

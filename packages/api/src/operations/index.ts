@@ -1,4 +1,5 @@
 import { adminOperations } from "./admin";
+import { analyticsOperations } from "./analytics";
 import { announcementRestOperations } from "./announcements";
 import { authOperations } from "./auth";
 import type { AnyOperation } from "./define-operation";
@@ -23,6 +24,7 @@ export const allOperations: AnyOperation[] = [
     projectOperations,
     observationOperations,
     integrityOperations,
+    analyticsOperations,
   ].flatMap((operations) => Object.values(operations)),
   ...announcementRestOperations,
 ];

@@ -1,5 +1,6 @@
 import { createCallerFactory, router } from "./init";
 import { adminOperations } from "../operations/admin";
+import { analyticsOperations } from "../operations/analytics";
 import { authRouter } from "../operations/auth-router";
 import { userOperations } from "../operations/user";
 import { observatoryOperations } from "../operations/observatories";
@@ -20,6 +21,7 @@ export const appRouter = router({
   announcements: routerOf(announcementOperations),
   admin: routerOf(adminOperations),
   integrity: routerOf(integrityOperations),
+  analytics: routerOf(analyticsOperations),
 });
 
 export type AppRouter = typeof appRouter;

@@ -52,6 +52,8 @@ export const jobContracts = {
   dispatch_observatory: defineJob("dispatch_observatory", z.object({ observatoryId: id })),
   /** The minute sweep: dispatch for every connected observatory (darkness beginning needs no event), heartbeats missed, stale observations. */
   observations_maintenance: defineJob("observations_maintenance", scheduled, { schedule: "* * * * *" }),
+  /** Recomputes the analytics summary every minute, so no request counts a table. */
+  refresh_analytics: defineJob("refresh_analytics", scheduled, { schedule: "* * * * *" }),
   prune_realtime_events: defineJob("prune_realtime_events", scheduled, { schedule: "*/10 * * * *" }),
 };
 

@@ -1,0 +1,72 @@
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { observationStatuses } from "@meridian/rules";
+import { Card } from "../components/Card";
+import { formatDateTime } from "../lib/format";
+import { formatBytes, observationStatusInfo } from "../observations/labels";
+import type { RouterOutputs } from "../organizations/types";
+
+export type Analytics = RouterOutputs["analytics"]["system"];
+
+const figure = (value: number) => value.toLocaleString();
+
+/** The six figures, observations by status and the last 30 days, as cards and charts. */
+export function AnalyticsDashboard({ analytics }: { analytics: Analytics }) {
+  const system = analytics.scope === "system";
+  const stats = [
+    { label: "Observatories", value: figure(analytics.observatoryCount) },
+    { label: "Observations", value: figure(analytics.observationCount), hint: "in every status" },
+    { label: system ? "Users" : "Observers", value: figure(analytics.userCount), hint: system ? "accounts" : "owners of their observations" },
+    { label: "Active organizations", value: figure(analytics.organizationCount) },
+    {
+      label: "Success rate",
+      value: analytics.successRate === null ? "—" : `${(analytics.successRate * 100).toFixed(1)} %`,
+      hint: "completed of those that ended",
+    },
+    { label: "Storage", value: formatBytes(analytics.storageBytes), hint: "files of observations" },
+  ];
+  const byStatus = observationStatuses.map((status) => ({ status: observationStatusInfo[status].label, count: analytics.observationsByStatus[status] ?? 0 }));
+  const daily = analytics.daily.map((day) => ({ ...day, date: day.date.slice(5) }));
+  return (
+    <div className="flex flex-col gap-6">
+      <dl className="grid grid-cols-2 gap-4 lg:grid-cols-3">
+        {stats.map((stat) => (
+          <div key={stat.label} className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
+            <dt className="text-sm text-slate-500">{stat.label}</dt>
+            <dd className="mt-1 text-2xl font-semibold text-slate-900 tabular-nums">{stat.value}</dd>
+            {stat.hint ? <dd className="text-xs text-slate-500">{stat.hint}</dd> : null}
+          </div>
+        ))}
+      </dl>
+      <Card title="Observations by status">
+        <figure aria-label={`Observations by status: ${byStatus.map((entry) => `${entry.status} ${entry.count}`).join(", ")}`} className="h-72">
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={byStatus} margin={{ top: 8, right: 8, bottom: 48, left: 0 }}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="status" angle={-35} textAnchor="end" interval={0} tick={{ fontSize: 11 }} />
+              <YAxis allowDecimals={false} width={40} tick={{ fontSize: 11 }} />
+              <Tooltip />
+              <Bar dataKey="count" name="Observations" fill="#4f46e5" />
+            </BarChart>
+          </ResponsiveContainer>
+        </figure>
+      </Card>
+      <Card title="The last 30 days" description="Observations created, and moves to completed or failed, per day (UTC).">
+        <figure aria-label={`Daily counts over the last ${analytics.daily.length} days`} className="h-72">
+          <ResponsiveContainer width="100%" height="100%">
+            <LineChart data={daily} margin={{ top: 8, right: 8, bottom: 8, left: 0 }}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="date" tick={{ fontSize: 11 }} minTickGap={16} />
+              <YAxis allowDecimals={false} width={40} tick={{ fontSize: 11 }} />
+              <Tooltip />
+              <Legend />
+              <Line type="monotone" dataKey="created" name="Created" stroke="#4f46e5" dot={false} />
+              <Line type="monotone" dataKey="completed" name="Completed" stroke="#059669" dot={false} />
+              <Line type="monotone" dataKey="failed" name="Failed" stroke="#dc2626" dot={false} />
+            </LineChart>
+          </ResponsiveContainer>
+        </figure>
+      </Card>
+      <p className="text-xs text-slate-500">Figures as of {formatDateTime(analytics.computedAt)}; they are refreshed every minute.</p>
+    </div>
+  );
+}

@@ -1,0 +1,163 @@
+import { settingsCollection } from "@meridian/db";
+import { observationStatuses } from "@meridian/rules";
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import type { UserActor } from "../actor";
+import type { Deps } from "../deps";
+import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { isUniqueViolation } from "../postgres-errors";
+
+const SUMMARY_ID = "analytics-summary";
+/** How many days `daily` covers, today included. */
+export const ANALYTICS_DAYS = 30;
+
+const dailySchema = z.object({ date: z.string(), created: z.number().int(), completed: z.number().int(), failed: z.number().int() });
+
+export const analyticsSchema = z
+  .object({
+    scope: z.enum(["system", "observatories"]).describe("system: every observatory (server admins); observatories: the ones the caller owns or administers"),
+    observatoryCount: z.number().int(),
+    observationCount: z.number().int().describe("Observations in every status"),
+    userCount: z.number().int().describe("system: every account; observatories: the distinct owners of their observations"),
+    organizationCount: z.number().int().describe("Active organizations: those owning or belonging to an observatory, or owning a project"),
+    successRate: z.number().nullable().describe("completed / (completed + failed + aborted + partially completed); null before any ended"),
+    storageBytes: z.number().describe("Bytes of every file record"),
+    observationsByStatus: z.record(z.enum(observationStatuses), z.number().int()),
+    daily: z.array(dailySchema).describe(`The last ${ANALYTICS_DAYS} days (UTC), oldest first: created, and moves to completed or failed`),
+    computedAt: z.string().describe("When the summary was computed; it is refreshed every minute"),
+  })
+  .meta({ id: "Analytics" });
+export type Analytics = z.infer<typeof analyticsSchema>;
+
+interface ObservatoryFigures {
+  byStatus: Partial<Record<string, number>>;
+  storageBytes: number;
+  observers: string[];
+  organizations: string[];
+  daily: Record<string, { created: number; completed: number; failed: number }>;
+}
+
+interface Summary {
+  computedAt: string;
+  userCount: number;
+  organizationCount: number;
+  observatories: Record<string, ObservatoryFigures>;
+}
+
+/**
+ * The `refresh_analytics` job (every minute): every figure, per observatory, from a handful of
+ * grouped queries, stored as one document. Requests read it, so none counts a table; figures are
+ * exact after at most a minute.
+ */
+export async function refreshAnalytics(deps: Deps): Promise<Summary> {
+  const { db } = deps;
+  // The time the reading starts: every figure below is at least this fresh.
+  const computedAt = deps.now();
+  const since = new Date(computedAt.getTime() - (ANALYTICS_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+  const observatories: Record<string, ObservatoryFigures> = {};
+  const of = (id: string) => (observatories[id] ??= { byStatus: {}, storageBytes: 0, observers: [], organizations: [], daily: {} });
+  const day = (id: string, date: string) => (of(id).daily[date] ??= { created: 0, completed: 0, failed: 0 });
+
+  for (const row of await db.execute<{ id: string }>(sql`select id from observatories`)) of(row.id);
+  for (const row of await db.execute<{ observatory_id: string; status: string; count: number }>(sql`
+    select observatory_id, status, count(*)::int as count from observations group by observatory_id, status`))
+    of(row.observatory_id).byStatus[row.status] = row.count;
+  for (const row of await db.execute<{ observatory_id: string; owners: string[] }>(sql`
+    select observatory_id, array_agg(distinct owner_id) as owners from observations group by observatory_id`))
+    of(row.observatory_id).observers = row.owners;
+  for (const row of await db.execute<{ observatory_id: string; bytes: string }>(sql`
+    select o.observatory_id, sum((f.doc->>'sizeBytes')::bigint)::text as bytes
+      from files f join observations o on o.id = f.observation_id group by o.observatory_id`))
+    of(row.observatory_id).storageBytes = Number(row.bytes);
+  for (const row of await db.execute<{ observatory_id: string; organization_id: string }>(sql`
+    select id as observatory_id, owner_id as organization_id from observatories where owner_kind = 'organization'
+    union
+    select observatory_id, member_id from observatory_members where member_kind = 'organization'`))
+    of(row.observatory_id).organizations.push(row.organization_id);
+  for (const row of await db.execute<{ observatory_id: string; date: string; count: number }>(sql`
+    select observatory_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as date, count(*)::int as count
+      from observations where created_at >= ${since}::date group by 1, 2`))
+    day(row.observatory_id, row.date).created = row.count;
+  for (const row of await db.execute<{ observatory_id: string; date: string; to: "completed" | "failed"; count: number }>(sql`
+    select o.observatory_id, to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD') as date, h.doc->>'to' as to, count(*)::int as count
+      from observation_history h join observations o on o.id = h.observation_id
+     where h.created_at >= ${since}::date and h.doc->>'to' in ('completed', 'failed')
+     group by 1, 2, 3`))
+    day(row.observatory_id, row.date)[row.to] = row.count;
+
+  const [counts] = await db.execute<{ users: number; organizations: number }>(sql`
+    select (select count(*)::int from users) as users,
+           (select count(*)::int from organizations g where exists (select 1 from observatories o where o.owner_kind = 'organization' and o.owner_id = g.id)
+              or exists (select 1 from observatory_members m where m.member_kind = 'organization' and m.member_id = g.id)
+              or exists (select 1 from projects p where p.doc->>'organizationId' = g.id)) as organizations`);
+  const summary: Summary = {
+    computedAt: computedAt.toISOString(),
+    userCount: counts?.users ?? 0,
+    organizationCount: counts?.organizations ?? 0,
+    observatories,
+  };
+  const stored = await settingsCollection.get(db, SUMMARY_ID);
+  // Two processes refreshing at once: the summary that started reading later wins.
+  if (stored)
+    await settingsCollection.update(db, SUMMARY_ID, (doc) =>
+      ((doc.value as Summary | undefined)?.computedAt ?? "") > summary.computedAt ? doc : { value: summary },
+    );
+  else
+    await settingsCollection.insert(db, { value: summary }, SUMMARY_ID).catch((error: unknown) => {
+      // Two processes computing the first summary at once: the other one's is as good.
+      if (!isUniqueViolation(error)) throw error;
+    });
+  return summary;
+}
+
+/**
+ * The figures a caller may see: the whole system for a server admin, otherwise the observatories
+ * they own or administer (spec: owners and admins get a dashboard scoped to their observatories).
+ */
+export async function readAnalytics(options: { deps: Deps; actor: UserActor; scope: "system" | "observatories" }): Promise<Analytics> {
+  const { deps, actor } = options;
+  const stored = await settingsCollection.get(deps.db, SUMMARY_ID);
+  const summary = (stored?.doc.value as Summary | undefined) ?? (await refreshAnalytics(deps));
+  let ids: string[];
+  if (options.scope === "system") ids = Object.keys(summary.observatories);
+  else {
+    const access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: false });
+    ids = [...access].filter(([, permissions]) => permissions.can_admin).map(([id]) => id);
+  }
+  const figures = ids.map((id) => summary.observatories[id]).filter((entry): entry is ObservatoryFigures => Boolean(entry));
+  const byStatus = Object.fromEntries(observationStatuses.map((status) => [status, 0])) as Record<(typeof observationStatuses)[number], number>;
+  let storageBytes = 0;
+  const observers = new Set<string>();
+  const organizations = new Set<string>();
+  const daily = new Map<string, { created: number; completed: number; failed: number }>();
+  const today = new Date(summary.computedAt).getTime();
+  for (let offset = ANALYTICS_DAYS - 1; offset >= 0; offset -= 1)
+    daily.set(new Date(today - offset * 86_400_000).toISOString().slice(0, 10), { created: 0, completed: 0, failed: 0 });
+  for (const entry of figures) {
+    for (const [status, count] of Object.entries(entry.byStatus)) byStatus[status as keyof typeof byStatus] += count ?? 0;
+    storageBytes += entry.storageBytes;
+    for (const observer of entry.observers) observers.add(observer);
+    for (const organization of entry.organizations) organizations.add(organization);
+    for (const [date, counts] of Object.entries(entry.daily)) {
+      const total = daily.get(date);
+      if (!total) continue;
+      total.created += counts.created;
+      total.completed += counts.completed;
+      total.failed += counts.failed;
+    }
+  }
+  const ended = byStatus.completed + byStatus.failed + byStatus.aborted + byStatus.partially_completed;
+  const system = options.scope === "system";
+  return {
+    scope: options.scope,
+    observatoryCount: figures.length,
+    observationCount: Object.values(byStatus).reduce((sum, count) => sum + count, 0),
+    userCount: system ? summary.userCount : observers.size,
+    organizationCount: system ? summary.organizationCount : organizations.size,
+    successRate: ended === 0 ? null : byStatus.completed / ended,
+    storageBytes,
+    observationsByStatus: byStatus,
+    daily: [...daily].map(([date, counts]) => ({ date, ...counts })),
+    computedAt: summary.computedAt,
+  };
+}
