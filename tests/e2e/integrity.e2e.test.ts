@@ -17,6 +17,7 @@ beforeAll(async () => {
   const { token } = await loginSession(server, ADMIN);
   const user = (await (await server.request("/api/v1/auth/me", { token })).json()) as { id: string };
   const create = async (path: string, json: unknown) => ((await (await server.request(path, { method: "POST", token, json })).json()) as { id: string }).id;
+  await server.request("/api/v1/admin/settings", { method: "PUT", token, json: { scanSchedule: { quick: null, full: null } } });
   const observatoryId = await create("/observatories", { name: "Integrity dome" });
   const projectId = await create("/projects", { name: "Integrity survey" });
   for (const name of ["Stuck one", "Stuck two", "Stuck three"])

@@ -126,6 +126,8 @@ beforeAll(async () => {
   const { db } = suite.server().server.runtime.deps;
   const stuckSince = new Date(Date.now() - 72 * 3_600_000).toISOString();
   await observationsCollection.update(db, observation.id, (doc) => ({ ...doc, status: "assigned", statusChangedAt: stuckSince }));
+  // Scheduled scans off, so none can hold the quick scan's slot (the default runs Sundays 03:00 UTC).
+  await suite.server().request("/api/v1/admin/settings", { method: "PUT", token, json: { scanSchedule: { quick: null, full: null } } });
   const scan = await api("/api/v1/admin/integrity/scans", token, { kind: "quick" });
   await until("the scan to finish", async () => {
     const current = await api<{ status: string }>(`/api/v1/admin/integrity/scans/${scan.id}`, token);

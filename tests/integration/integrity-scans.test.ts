@@ -22,9 +22,13 @@ let server: TestServer;
 let adminToken: string;
 let owner: Account;
 const seeded: Record<string, string> = {};
+let defaultSchedule: unknown;
 beforeAll(async () => {
   ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all" }));
   owner = await createAccount(server);
+  defaultSchedule = ((await must("/api/v1/admin/settings", { token: adminToken }, 200)) as { scanSchedule: unknown }).scanSchedule;
+  // No scheduled scan may start beside the ones these tests start (the default runs Sundays 03:00 UTC).
+  await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { scanSchedule: { quick: null, full: null } } }, 200);
   const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Scanned" } }, 201)) as { id: string };
   const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Scanned" } }, 201)) as { id: string };
   const db = server.server.runtime.deps.db;
@@ -82,6 +86,10 @@ const codesFor = (page: IssuePage, label: string) =>
     .sort();
 
 describe("integrity scans", () => {
+  it("are scheduled by default as the spec recommends: a quick scan weekly, a full one with storage monthly", () => {
+    expect(defaultSchedule).toEqual({ quick: "0 3 * * 0", full: "0 4 1 * *" });
+  });
+
   it("finds structure, status and data-quality issues in a quick scan, reporting progress to the admin who started it", async () => {
     const socket = await openWebSocket(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${adminToken}` });
     const scan = await scanToEnd({ kind: "quick" });
