@@ -18,8 +18,8 @@ export interface NodeProcess {
  * `node --import tsx <script>` from the repository root, as its own process, with only PATH,
  * HOME, HOST=127.0.0.1 and LOG_LEVEL=warn from outside, then `env`.
  */
-export function spawnTsx(script: string, env: Record<string, string>, name = script): NodeProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+export function spawnTsx(script: string, env: Record<string, string>, name = script, args: string[] = []): NodeProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",

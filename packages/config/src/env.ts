@@ -31,6 +31,8 @@ export const envSchema = z.object({
   EMBEDDED_S3_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   ADMIN_EMAIL: optionalString,
   ADMIN_PASSWORD: optionalString,
+  /** The password `pnpm admin create-admin` gives a new account (read there only). */
+  NEW_ADMIN_PASSWORD: optionalString,
   SUPPORT_EMAIL: optionalString,
   MAIL_FROM: z.string().default("Meridian <no-reply@meridian.local>"),
   SMTP_URL: optionalString,

@@ -21,7 +21,7 @@ export const analyticsOperations = {
     output: analyticsSchema,
     outputDescription: "Every observatory's figures",
     responses: { 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)") },
-    handle: ({ ctx, actor }) => readAnalytics({ deps: ctx.deps, actor, scope: "system" }),
+    handle: ({ ctx }) => readAnalytics({ deps: ctx.deps, scope: "system" }),
   }),
   mine: defineOperation({
     operationId: "getMyObservatoryAnalytics",

@@ -114,14 +114,14 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
  * The figures a caller may see: the whole system for a server admin, otherwise the observatories
  * they own or administer (spec: owners and admins get a dashboard scoped to their observatories).
  */
-export async function readAnalytics(options: { deps: Deps; actor: UserActor; scope: "system" | "observatories" }): Promise<Analytics> {
-  const { deps, actor } = options;
+export async function readAnalytics(options: { deps: Deps; scope: "system" } | { deps: Deps; actor: UserActor; scope: "observatories" }): Promise<Analytics> {
+  const { deps } = options;
   const stored = await settingsCollection.get(deps.db, SUMMARY_ID);
   const summary = (stored?.doc.value as Summary | undefined) ?? (await refreshAnalytics(deps));
   let ids: string[];
   if (options.scope === "system") ids = Object.keys(summary.observatories);
   else {
-    const access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: false });
+    const access = await resolveObservatoryAccess({ db: deps.db, userId: options.actor.id, isServerAdmin: false });
     ids = [...access].filter(([, permissions]) => permissions.can_admin).map(([id]) => id);
   }
   const figures = ids.map((id) => summary.observatories[id]).filter((entry): entry is ObservatoryFigures => Boolean(entry));

@@ -1,6 +1,6 @@
 import { integrityIssuesCollection, jobsCollection, usersCollection, type Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
-import { actorFromUser, type Actor, type UserActor } from "../actor";
+import { actorFromUser, type Actor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { addJob } from "../jobs/add-job";
@@ -20,7 +20,7 @@ const candidates = (scanId: string, issueIds: string[] | null) =>
  * Starts a bulk repair as a job with progress (202 `{jobId}`): every open auto-fixable issue of a
  * finished scan, or the ones named. One at a time per scan (409 REPAIR_RUNNING).
  */
-export async function startBulkRepair(options: { deps: Deps; actor: UserActor; scanId: string; issueIds?: string[] }) {
+export async function startBulkRepair(options: { deps: Deps; actor: Actor; scanId: string; issueIds?: string[] }) {
   const { deps, actor, scanId } = options;
   const scan = await getIntegrityScan({ deps, scanId });
   if (scan.status !== "completed") throw new AppError("CONFLICT", "The scan has not finished; repair once it has");
@@ -33,7 +33,8 @@ export async function startBulkRepair(options: { deps: Deps; actor: UserActor; s
     if (running)
       throw new AppError("REPAIR_RUNNING", `A bulk repair of this scan is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
     const total = await countOf(tx, sql`${candidates(scanId, issueIds)}`);
-    const job = await recordJobStarted(tx, { kind: INTEGRITY_REPAIR_JOB_KIND, startedBy: actor.id, subjectId: scanId, total, now: deps.now() });
+    const startedBy = actor.kind === "user" ? actor.id : null;
+    const job = await recordJobStarted(tx, { kind: INTEGRITY_REPAIR_JOB_KIND, startedBy, subjectId: scanId, total, now: deps.now() });
     await addJob(tx, "integrity_repair", { jobId: job.id, scanId, issueIds }, { jobKey: `integrity-repair:${job.id}`, maxAttempts: 5 });
     return { jobId: job.id };
   });

@@ -2,7 +2,7 @@ import { settingsCollection, type Executor } from "@meridian/db";
 import { compareVersions } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
-import type { UserActor } from "../actor";
+import type { Actor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
 import { isCronExpression } from "./cron";
@@ -68,7 +68,7 @@ export async function readServerSettings(db: Executor): Promise<ServerSettings> 
   return settings;
 }
 
-export async function updateServerSettings(options: { deps: Deps; actor: UserActor; update: Partial<ServerSettings> }): Promise<ServerSettings> {
+export async function updateServerSettings(options: { deps: Deps; actor: Actor; update: Partial<ServerSettings> }): Promise<ServerSettings> {
   const { deps, actor, update } = options;
   return deps.db.transaction(async (tx) => {
     // Two admins saving at once: the lock makes the second apply its fields on top of the first's.
@@ -81,7 +81,7 @@ export async function updateServerSettings(options: { deps: Deps; actor: UserAct
     if (changed.length > 0) {
       const scope = { kind: "system" as const, id: "system", name: null };
       await recordAudit(tx, {
-        actor,
+        actor: actor.kind === "user" ? actor : null,
         action: "settings.updated",
         target: { kind: "settings", id: SETTINGS_ID, name: "Server settings" },
         scope,

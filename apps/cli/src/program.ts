@@ -1,0 +1,223 @@
+import { integrityScansCollection } from "@meridian/db";
+import {
+  AppError,
+  ensureServerAdmin,
+  listIntegrityIssues,
+  listIntegrityScans,
+  listJobs,
+  presentScan,
+  readAnalytics,
+  readServerSettings,
+  repairIntegrityIssue,
+  runBulkRepair,
+  runIntegrityScan,
+  serverSettingsUpdateSchema,
+  startBulkRepair,
+  startIntegrityScan,
+  updateServerSettings,
+  validationError,
+  type Deps,
+  type SystemActor,
+} from "@meridian/domain";
+import { Command, CommanderError, Option } from "commander";
+import { progressReporter, type Output } from "./output";
+
+/** What the CLI's changes are recorded as, in audit entries and histories. */
+const CLI: SystemActor = { kind: "system", id: "cli" };
+
+/** Exit codes scripts can rely on. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, notFound: 4 } as const;
+
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  if (error instanceof AppError)
+    return error.status === 404 ? EXIT.notFound : error.status === 409 ? EXIT.conflict : error.status < 500 ? EXIT.usage : EXIT.failed;
+  return EXIT.failed;
+}
+
+const list = (value: string) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+const positive = (value: string) => {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new AppError("VALIDATION_FAILED", `${value} is not a positive whole number`);
+  return number;
+};
+
+/** The whole command tree; `deps` is opened only when a command runs (so --help needs no database). */
+export function buildProgram(options: { openDeps: () => Promise<Deps>; output: Output; newAdminPassword?: string }) {
+  const { output } = options;
+  const program = new Command("admin")
+    .description("Meridian administration: the same operations as the admin API, on DATABASE_URL or the embedded data folder")
+    .option("--json", "print machine-readable JSON")
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => output.text(text), writeErr: (text) => output.error(text) });
+  const json = () => Boolean(program.opts().json);
+  const print = (value: unknown, human: () => string) => (json() ? output.json(value) : output.text(`${human()}\n`));
+
+  program
+    .command("scan")
+    .description("run an integrity scan here and now, with a progress bar; exits 3 when another scan of the kind runs")
+    .addOption(new Option("--kind <kind>", "quick or full").choices(["quick", "full"]).default("quick"))
+    .option("--collections <names>", "comma-separated collections (full scans)", list)
+    .option("--deep", "check references across collections")
+    .option("--storage", "check object storage")
+    .option("--checksums", "with --storage: read every object back and compare its SHA-256")
+    .option("--health", "run the health checks")
+    .option("--limit <n>", "documents per collection", positive)
+    .option("--test-data", "report test observations")
+    .action(async (flags) => {
+      const deps = await options.openDeps();
+      const scan = await startIntegrityScan({
+        deps,
+        actor: null,
+        kind: flags.kind,
+        input: {
+          collections: flags.collections,
+          deepScan: flags.deep,
+          checkStorage: flags.storage,
+          verifyChecksums: flags.checksums,
+          checkHealth: flags.health,
+          limitPerCollection: flags.limit,
+          includeTestData: flags.testData,
+        },
+      });
+      const progress = progressReporter(output, !json(), "scanning");
+      const timer = setInterval(async () => {
+        const current = await integrityScansCollection.get(deps.db, scan.id);
+        if (current) progress.update(current.doc.progress.scanned, current.doc.progress.total, current.doc.progress.collection);
+      }, 250);
+      try {
+        // The queued job finds the scan taken and stops: one run records the issues.
+        await runIntegrityScan({ deps, scanId: scan.id });
+      } finally {
+        clearInterval(timer);
+        progress.stop();
+      }
+      const done = presentScan((await integrityScansCollection.get(deps.db, scan.id))!);
+      print(done, () => `Scan ${done.id} ${done.status}: ${done.summary.critical} critical, ${done.summary.warning} warning, ${done.summary.info} info`);
+    });
+
+  program
+    .command("scans")
+    .description("recent scans, newest first")
+    .option("--limit <n>", "how many", positive, 20)
+    .action(async (flags) => {
+      const page = await listIntegrityScans({ deps: await options.openDeps(), limit: flags.limit });
+      print(page.items, () =>
+        page.items
+          .map((scan) => `${scan.id}  ${scan.kind}  ${scan.status}  ${scan.startedAt}  ${scan.summary.critical}/${scan.summary.warning}/${scan.summary.info}`)
+          .join("\n"),
+      );
+    });
+
+  program
+    .command("issues <scanId>")
+    .description("a scan's issues, filtered")
+    .option("--severity <severity>")
+    .option("--type <type>")
+    .option("--collection <name>")
+    .option("--fixable", "only auto-fixable issues")
+    .option("--limit <n>", "how many", positive, 100)
+    .action(async (scanId: string, flags) => {
+      const filter = { severity: flags.severity, type: flags.type, collection: flags.collection, autoFixable: flags.fixable ? ("true" as const) : undefined };
+      const page = await listIntegrityIssues({ deps: await options.openDeps(), scanId, filter, limit: flags.limit });
+      print(page, () =>
+        page.items.map((issue) => `${issue.id}  ${issue.severity}  ${issue.code}  ${issue.collection}/${issue.documentId}  ${issue.message}`).join("\n"),
+      );
+    });
+
+  program
+    .command("repair <issueId>")
+    .description("repair one issue as its fix says; exits 3 when the document changed since the scan")
+    .action(async (issueId: string) => {
+      const issue = await repairIntegrityIssue({ deps: await options.openDeps(), actor: CLI, issueId });
+      print(issue, () => `Issue ${issue.id} ${issue.status}`);
+    });
+
+  program
+    .command("repair-all <scanId>")
+    .description("repair every open auto-fixable issue of a scan, here and now, with a progress bar")
+    .action(async (scanId: string) => {
+      const deps = await options.openDeps();
+      const { jobId } = await startBulkRepair({ deps, actor: CLI, scanId });
+      await runBulkRepair({ deps, jobId, scanId, issueIds: null });
+      const [job] = (await listJobs({ deps, limit: 1, kind: "integrity_repair" })).items.filter((item) => item.id === jobId);
+      print(job?.result, () => {
+        const result = job?.result as { repaired: number; skipped: number } | undefined;
+        return `Repaired ${result?.repaired ?? 0}, skipped ${result?.skipped ?? 0}`;
+      });
+    });
+
+  program
+    .command("analytics")
+    .description("the system's figures (refreshed every minute by the worker)")
+    .action(async () => {
+      const figures = await readAnalytics({ deps: await options.openDeps(), scope: "system" });
+      print(figures, () =>
+        [
+          `Observatories      ${figures.observatoryCount}`,
+          `Observations       ${figures.observationCount}`,
+          `Users              ${figures.userCount}`,
+          `Organizations      ${figures.organizationCount}`,
+          `Success rate       ${figures.successRate === null ? "—" : `${(figures.successRate * 100).toFixed(1)} %`}`,
+          `Storage bytes      ${figures.storageBytes}`,
+        ].join("\n"),
+      );
+    });
+
+  const settings = program.command("settings").description("read or change the server settings");
+  settings.command("get", { isDefault: true }).action(async () => {
+    const current = await readServerSettings((await options.openDeps()).db);
+    print(current, () =>
+      Object.entries(current)
+        .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
+        .join("\n"),
+    );
+  });
+  settings
+    .command("set <assignments...>")
+    .description("key=value pairs; values are JSON (numbers, null, objects), or plain text")
+    .action(async (assignments: string[]) => {
+      const update: Record<string, unknown> = {};
+      for (const assignment of assignments) {
+        const at = assignment.indexOf("=");
+        if (at <= 0) throw new AppError("VALIDATION_FAILED", `${assignment} is not key=value`);
+        const raw = assignment.slice(at + 1);
+        let value: unknown = raw;
+        try {
+          value = JSON.parse(raw);
+        } catch {
+          // Plain text, such as a version number.
+        }
+        update[assignment.slice(0, at)] = value;
+      }
+      const parsed = serverSettingsUpdateSchema.safeParse(update);
+      if (!parsed.success) throw validationError(parsed.error.issues);
+      const saved = await updateServerSettings({ deps: await options.openDeps(), actor: CLI, update: parsed.data });
+      print(saved, () => "Settings saved.");
+    });
+
+  program
+    .command("create-admin <email>")
+    .description("create a server administrator, or make an existing account one; the password of a new account is read from NEW_ADMIN_PASSWORD")
+    .action(async (email: string) => {
+      const password = options.newAdminPassword;
+      if (!password || password.length < 12) throw new AppError("VALIDATION_FAILED", "Set NEW_ADMIN_PASSWORD (at least 12 characters) for a new account");
+      const outcome = await ensureServerAdmin({ deps: await options.openDeps(), email, password });
+      print({ email, outcome }, () => `${email}: ${outcome}`);
+    });
+
+  program
+    .command("jobs")
+    .description("long jobs, newest first")
+    .option("--kind <kind>")
+    .option("--limit <n>", "how many", positive, 20)
+    .action(async (flags) => {
+      const page = await listJobs({ deps: await options.openDeps(), limit: flags.limit, kind: flags.kind });
+      print(page.items, () => page.items.map((job) => `${job.id}  ${job.kind}  ${job.status}  ${job.progress.done}/${job.progress.total ?? "?"}`).join("\n"));
+    });
+  return program;
+}

@@ -1,0 +1,100 @@
+import { observationsCollection } from "@meridian/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { spawnTsx } from "../support/node-process";
+import { hoursAgo, observationDocument } from "../support/observation-documents";
+import type { TestServer } from "../support/test-server";
+
+const ADMIN = { email: "cli-admin@example.com", password: "cli admin password" };
+let server: TestServer;
+let adminToken: string;
+let owner: Account;
+let stuck: string;
+beforeAll(async () => {
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "server" }));
+  owner = await createAccount(server);
+  await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { scanSchedule: { quick: null, full: null } } }, 200);
+  const observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Shell" } }, 201)) as { id: string }).id;
+  const projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Shell" } }, 201)) as { id: string }).id;
+  const doc = observationDocument({ projectId, observatoryId, ownerId: owner.id }, { status: "assigned", statusChangedAt: hoursAgo(72) });
+  stuck = (await observationsCollection.insert(server.server.runtime.deps.db, doc)).id;
+});
+afterAll(() => server?.stop());
+const { must } = jsonApi(() => server);
+
+/** `pnpm admin ...args` against the test server's database and bucket, to its exit. */
+async function admin(...args: string[]) {
+  const { storage } = server.server.runtime.deps;
+  const proc = spawnTsx(
+    "apps/cli/src/main.ts",
+    {
+      DATABASE_URL: server.databaseUrl,
+      S3_ENDPOINT: storage.endpoint,
+      S3_BUCKET: storage.bucket,
+      S3_ACCESS_KEY_ID: "S3RVER",
+      S3_SECRET_ACCESS_KEY: "S3RVER",
+      S3_FORCE_PATH_STYLE: "true",
+      SECRETS_KEY: "test secrets key shared by every process of this run",
+      NEW_ADMIN_PASSWORD: "a new admin's password",
+    },
+    `admin ${args.join(" ")}`,
+    args,
+  );
+  const { code } = await proc.exited;
+  const output = proc.output();
+  return { code, output, json: () => JSON.parse(output.slice(output.search(/[[{]/))) as Record<string, unknown> };
+}
+
+describe("the admin CLI (pnpm admin)", () => {
+  it("runs a scan with the same domain functions, prints JSON for scripts and repairs what it found", async () => {
+    const scan = await admin("--json", "scan", "--kind", "full", "--collections", "observations");
+    expect(scan.code, scan.output).toBe(0);
+    const result = scan.json();
+    expect(result).toMatchObject({ kind: "full", status: "completed", summary: { warning: 1 } });
+    // The API sees the scan the shell ran.
+    await must(`/api/v1/admin/integrity/scans/${result.id as string}`, { token: adminToken }, 200);
+
+    const issues = await admin("--json", "issues", result.id as string, "--fixable");
+    const [issue] = (issues.json() as { items: Array<{ id: string; documentId: string; code: string }> }).items;
+    expect(issue).toMatchObject({ documentId: stuck, code: "STUCK_ASSIGNED" });
+    const repaired = await admin("--json", "repair", issue!.id);
+    expect(repaired.code).toBe(0);
+    expect(repaired.json()).toMatchObject({ status: "repaired" });
+    expect(((await must(`/observations/${stuck}`, { token: owner.token }, 200)) as { status: string }).status).toBe("pending");
+  });
+
+  it("reads and changes settings, gives analytics and creates a server admin", async () => {
+    expect((await admin("settings", "set", "staleAssignedHours=36", 'minimumPluginVersion="3.8.0.0"')).code).toBe(0);
+    const settings = (await must("/api/v1/admin/settings", { token: adminToken }, 200)) as { staleAssignedHours: number; minimumPluginVersion: string };
+    expect(settings).toMatchObject({ staleAssignedHours: 36, minimumPluginVersion: "3.8.0.0" });
+    expect((await admin("--json", "settings")).json()).toMatchObject({ staleAssignedHours: 36 });
+
+    const analytics = await admin("--json", "analytics");
+    expect(analytics.json()).toMatchObject({ scope: "system", observatoryCount: 1, observationCount: 1 });
+
+    const created = await admin("--json", "create-admin", "second-admin@example.com");
+    expect(created.json()).toMatchObject({ outcome: "created" });
+    const login = await server.request("/api/v1/auth/login", {
+      method: "POST",
+      json: { email: "second-admin@example.com", password: "a new admin's password" },
+    });
+    expect(login.status).toBe(200);
+  });
+
+  it("exits with codes scripts can trust: 2 for bad usage or input, 3 for a conflict, 4 for what does not exist", async () => {
+    expect((await admin("no-such-command")).code).toBe(2);
+    expect((await admin("settings", "set", "staleAssignedHours=0")).code).toBe(2);
+    expect((await admin("scan", "--kind", "sideways")).code).toBe(2);
+    expect((await admin("repair", "iss_missing")).code).toBe(4);
+    // A document changed since its scan is a conflict.
+    await must(`/observations/${stuck}/cancel`, { method: "POST", token: owner.token }, 200);
+    await observationsCollection.update(server.server.runtime.deps.db, stuck, (doc) => ({ ...doc, status: "assigned", statusChangedAt: hoursAgo(80) }));
+    const rescan = (await admin("--json", "scan", "--kind", "full", "--collections", "observations")).json();
+    const fresh = (await admin("--json", "issues", rescan.id as string, "--fixable")).json() as { items: Array<{ id: string }> };
+    await observationsCollection.update(server.server.runtime.deps.db, stuck, (doc) => ({ ...doc, name: "Changed since the scan" }));
+    expect((await admin("repair", fresh.items[0]!.id)).code).toBe(3);
+    // Newest first: the rescan leads the list.
+    expect(((await admin("--json", "scans")).json() as unknown as Array<{ id: string }>)[0]!.id).toBe(rescan.id);
+  });
+});
