@@ -3,10 +3,11 @@ import { filesCollection, observationsCollection, type ObservationDoc } from "@m
 import { addJob, legacyCapturedFileKey, purgeQuarantine, recordJobStarted, startScheduledScans } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
 import { fileDocument, hoursAgo, observationDocument } from "../support/observation-documents";
+import { startObservingSetup } from "../support/observing-setup";
 import { until } from "../support/until";
 
 const ADMIN = { email: "repair-admin@example.com", password: "repair admin password" };
@@ -16,12 +17,7 @@ let owner: Account;
 let observatoryId: string;
 let projectId: string;
 beforeAll(async () => {
-  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all" }));
-  owner = await createAccount(server);
-  // No scheduled scan may start beside the ones these tests start (the default runs Sundays 03:00 UTC).
-  await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { scanSchedule: { quick: null, full: null } } }, 200);
-  observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Repaired" } }, 201)) as { id: string }).id;
-  projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Repaired" } }, 201)) as { id: string }).id;
+  ({ server, adminToken, owner, observatoryId, projectId } = await startObservingSetup(ADMIN, "Repaired"));
 });
 afterAll(() => server?.stop());
 const { must } = jsonApi(() => server);

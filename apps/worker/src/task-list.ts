@@ -4,6 +4,7 @@ import type { TaskServices } from "./define-task";
 import { announcementEmailsTask } from "./tasks/announcement-emails";
 import { announcementStartedTask } from "./tasks/announcement-started";
 import { announcementsMaintenanceTask } from "./tasks/announcements-maintenance";
+import { observationCleanupTask } from "./tasks/observation-cleanup";
 import { purgeQuarantineTask } from "./tasks/purge-quarantine";
 import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
@@ -29,6 +30,7 @@ export const tasks = [
   integrityRepairTask,
   integrityScheduleTask,
   purgeQuarantineTask,
+  observationCleanupTask,
   refreshAnalyticsTask,
   observationsMaintenanceTask,
 ];

@@ -26,6 +26,8 @@ export const errorCodes = {
   DOCUMENT_CHANGED: { status: 409, title: "The document changed since the scan" },
   NOT_AUTO_FIXABLE: { status: 409, title: "This issue cannot be repaired automatically" },
   REPAIR_RUNNING: { status: 409, title: "A bulk repair of this scan is running" },
+  CLEANUP_RUNNING: { status: 409, title: "An observation cleanup is running" },
+  BACKUPS_UNAVAILABLE: { status: 409, title: "Backups are not available yet" },
   SHORT_NAME_TAKEN: { status: 409, title: "Short name taken" },
   ALREADY_MEMBER: { status: 409, title: "Already a member" },
   NOT_A_MEMBER: { status: 409, title: "Not a member" },

@@ -165,6 +165,7 @@ export * from "./integrity/queries";
 export { repairIntegrityIssue, purgeQuarantine, QUARANTINE_PREFIX, legacyCapturedFileKey } from "./integrity/repair";
 export { startBulkRepair, runBulkRepair, failBulkRepair, INTEGRITY_REPAIR_JOB_KIND } from "./integrity/bulk-repair";
 export { startScheduledScans } from "./integrity/schedule";
+export * from "./cleanup/observation-cleanup";
 export { analyticsSchema, readAnalytics, refreshAnalytics, ANALYTICS_DAYS, type Analytics } from "./analytics/analytics";
 export { storageFindings } from "./integrity/storage-check";
 export { cronFiresAt, isCronExpression, nextCronTime } from "./system/cron";

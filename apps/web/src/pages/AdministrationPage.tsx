@@ -1,5 +1,6 @@
 import { ChartColumn, ChevronRight, DatabaseZap, UsersRound, type LucideIcon } from "lucide-react";
 import { Link } from "react-router-dom";
+import { ObservationCleanupCard } from "../admin/ObservationCleanupCard";
 import { ServerSettingsCard } from "../admin/ServerSettingsCard";
 import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
@@ -51,6 +52,8 @@ export function AdministrationPage() {
       </ul>
       <h2 className="mt-8 mb-3 text-base font-semibold text-slate-900">Settings</h2>
       <ServerSettingsCard />
+      <h2 className="mt-8 mb-3 text-base font-semibold text-slate-900">Data</h2>
+      <ObservationCleanupCard />
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { adminOperations } from "./admin";
 import { analyticsOperations } from "./analytics";
+import { cleanupOperations } from "./cleanup";
 import { announcementRestOperations } from "./announcements";
 import { authOperations } from "./auth";
 import type { AnyOperation } from "./define-operation";
@@ -25,6 +26,7 @@ export const allOperations: AnyOperation[] = [
     observationOperations,
     integrityOperations,
     analyticsOperations,
+    cleanupOperations,
   ].flatMap((operations) => Object.values(operations)),
   ...announcementRestOperations,
 ];

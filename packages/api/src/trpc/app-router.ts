@@ -1,6 +1,7 @@
 import { createCallerFactory, router } from "./init";
 import { adminOperations } from "../operations/admin";
 import { analyticsOperations } from "../operations/analytics";
+import { cleanupOperations } from "../operations/cleanup";
 import { authRouter } from "../operations/auth-router";
 import { userOperations } from "../operations/user";
 import { observatoryOperations } from "../operations/observatories";
@@ -22,6 +23,7 @@ export const appRouter = router({
   admin: routerOf(adminOperations),
   integrity: routerOf(integrityOperations),
   analytics: routerOf(analyticsOperations),
+  cleanup: routerOf(cleanupOperations),
 });
 
 export type AppRouter = typeof appRouter;

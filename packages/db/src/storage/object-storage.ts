@@ -3,6 +3,7 @@ import {
   CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
@@ -37,6 +38,11 @@ export interface ObjectStorage {
   get(key: string): Promise<StoredObject | undefined>;
   head(key: string): Promise<{ contentLength: number | undefined } | undefined>;
   delete(key: string): Promise<void>;
+  /**
+   * Deletes up to 1,000 keys in one request (DeleteObjects); keys the store could not delete are
+   * retried twice, then reported in the error.
+   */
+  deleteMany(keys: string[]): Promise<void>;
   /** Copies an object within the bucket, server side (nothing passes through this process). */
   copy(from: string, to: string): Promise<void>;
   /** Every object under `prefix` in key order, a page (up to 1,000 keys) at a time. */
@@ -114,6 +120,17 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
     },
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+    async deleteMany(keys) {
+      if (keys.length > 1000) throw new Error("DeleteObjects takes at most 1,000 keys");
+      let pending = keys;
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        const result = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: pending.map((Key) => ({ Key })), Quiet: true } }));
+        const failed = (result.Errors ?? []).filter((error) => error.Code !== "NoSuchKey");
+        if (failed.length === 0) return;
+        if (attempt === 2) throw new Error(`could not delete ${failed.length} objects, such as ${failed[0]!.Key}: ${failed[0]!.Code} ${failed[0]!.Message}`);
+        pending = failed.map((error) => error.Key!);
+      }
     },
     async copy(from, to) {
       await client.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: `${bucket}/${from.split("/").map(encodeURIComponent).join("/")}` }));

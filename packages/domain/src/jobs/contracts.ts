@@ -44,6 +44,8 @@ export const jobContracts = {
   integrity_scan: defineJob("integrity_scan", z.object({ scanId: id })),
   /** Repairs a scan's auto-fixable issues (all, or the ones named) one by one; `jobs` holds its progress. */
   integrity_repair: defineJob("integrity_repair", z.object({ jobId: id, scanId: id, issueIds: z.array(id).max(10_000).nullable() })),
+  /** Deletes every observation marked at its start (cutoff), with histories, files and objects; `jobs` holds its progress. */
+  observation_cleanup: defineJob("observation_cleanup", z.object({ jobId: id, cutoff: z.iso.datetime(), actorId: id.nullable() })),
   /** Deletes objects quarantined by integrity repairs more than 30 days ago. */
   purge_quarantine: defineJob("purge_quarantine", scheduled, { schedule: "17 4 * * *" }),
   /** Starts the scheduled integrity scans (admin settings `scanSchedule`) whose time has come. */

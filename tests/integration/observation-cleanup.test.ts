@@ -1,0 +1,129 @@
+import { randomUUID } from "node:crypto";
+import { filesCollection, observationHistoryCollection, observationsCollection } from "@meridian/db";
+import { deleteCleanupObjects, recordJobStarted, runObservationCleanup } from "@meridian/domain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi } from "../support/json-api";
+import { fileDocument, observationDocument } from "../support/observation-documents";
+import type { TestServer } from "../support/test-server";
+import { startObservingSetup } from "../support/observing-setup";
+import { until } from "../support/until";
+
+const ADMIN = { email: "cleanup-admin@example.com", password: "cleanup admin password" };
+let server: TestServer;
+let adminToken: string;
+let owner: Account;
+let observatoryId: string;
+let projectId: string;
+beforeAll(async () => {
+  ({ server, adminToken, owner, observatoryId, projectId } = await startObservingSetup(ADMIN, "Kept"));
+});
+afterAll(() => server?.stop());
+const { must } = jsonApi(() => server);
+const deps = () => server.server.runtime.deps;
+
+/** An observation with a history entry and `files` files, each with its object. */
+async function seedObservation(files = 2) {
+  const { db, storage } = deps();
+  const observation = await observationsCollection.insert(
+    db,
+    observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: `Doomed ${randomUUID().slice(0, 6)}` }),
+  );
+  await observationHistoryCollection.insert(db, {
+    observationId: observation.id,
+    from: null,
+    to: "pending",
+    at: new Date().toISOString(),
+    actor: { kind: "system", id: "test" },
+    reason: null,
+  });
+  for (let index = 0; index < files; index += 1) {
+    const file = fileDocument(observation.id, observatoryId, `frame-${index}.fits`);
+    await storage.put(file.objectKey, Buffer.from("12345"));
+    await filesCollection.insert(db, file);
+  }
+  return observation.id;
+}
+const cleanup = (json: unknown, token = adminToken) => server.request("/api/v1/admin/cleanup/observations", { method: "POST", token, json });
+async function jobToEnd(jobId: string) {
+  return until("the cleanup to finish", async () => {
+    const job = (await must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200)) as { status: string; result: Record<string, unknown> | null };
+    return job.status === "completed" || job.status === "failed" ? job : undefined;
+  });
+}
+
+describe("observation data cleanup", () => {
+  it("previews, then deletes every observation, file record and stored image, and keeps everything else", async () => {
+    for (let index = 0; index < 3; index += 1) await seedObservation();
+    await deps().storage.put("observations/obn_gone/orphan", Buffer.from("nobody's"));
+    const { key } = await createApiKey(server, owner.token);
+
+    const preview = await cleanup({ dryRun: true });
+    expect(preview.status).toBe(200);
+    expect(await preview.json()).toEqual({ observations: 3, files: 6, storageObjects: 7 });
+    expect(((await must("/observations", { token: owner.token }, 200)) as { items: unknown[] }).items).toHaveLength(3);
+
+    const started = await cleanup({ dryRun: false });
+    expect(started.status).toBe(202);
+    const { jobId } = (await started.json()) as { jobId: string };
+    const job = await jobToEnd(jobId);
+    expect(job).toMatchObject({ status: "completed", result: { observations: 3, files: 6, storageObjects: 7, backupId: null } });
+
+    expect(await (await cleanup({ dryRun: true })).json()).toEqual({ observations: 0, files: 0, storageObjects: 0 });
+    expect(((await must("/observations", { token: owner.token }, 200)) as { items: unknown[] }).items).toHaveLength(0);
+    // What stays: observatories, projects, users, API keys.
+    await must(`/observatories/${observatoryId}`, { token: owner.token }, 200);
+    await must(`/projects/${projectId}`, { token: owner.token }, 200);
+    await must("/api/v1/auth/me", { token: key }, 200);
+    const audit = (await must("/api/v1/admin/audit", { token: adminToken }, 200)) as { items: Array<{ action: string; after: unknown }> };
+    expect(audit.items.find((entry) => entry.action === "observations.cleanup")?.after).toEqual({ observations: 3, files: 6, storageObjects: 7 });
+  });
+
+  it("finishes a run that was killed after deleting the objects, and a scan afterwards finds nothing dangling", async () => {
+    for (let index = 0; index < 2; index += 1) await seedObservation(3);
+    // A run killed between its two stages: the objects are gone, the records are not.
+    await deleteCleanupObjects(deps(), new Date().toISOString());
+    expect(await (await cleanup({ dryRun: true })).json()).toEqual({ observations: 2, files: 6, storageObjects: 0 });
+
+    const { jobId } = (await (await cleanup({ dryRun: false })).json()) as { jobId: string };
+    expect(await jobToEnd(jobId)).toMatchObject({ status: "completed", result: { observations: 2, files: 6 } });
+    const scan = (await must(
+      "/api/v1/admin/integrity/scans",
+      { method: "POST", token: adminToken, json: { kind: "full", deepScan: true, checkStorage: true } },
+      202,
+    )) as {
+      id: string;
+    };
+    const finished = await until("the scan", async () => {
+      const current = (await must(`/api/v1/admin/integrity/scans/${scan.id}`, { token: adminToken }, 200)) as { status: string };
+      return current.status === "completed" ? current : undefined;
+    });
+    expect(finished).toMatchObject({ status: "completed" });
+    const issues = (await must(`/api/v1/admin/integrity/scans/${scan.id}/issues?type=file`, { token: adminToken }, 200)) as { items: unknown[] };
+    expect(issues.items).toEqual([]);
+  });
+
+  it("keeps observations created after the cleanup started, with their files", async () => {
+    const doomed = await seedObservation(1);
+    const cutoff = new Date().toISOString();
+    await until("the clock to move past the cutoff", async () => (Date.now() > Date.parse(cutoff) ? true : undefined));
+    const kept = await seedObservation(1);
+    const job = await recordJobStarted(deps().db, { kind: "observation_cleanup", startedBy: null, now: new Date() });
+    await runObservationCleanup({ deps: deps(), jobId: job.id, cutoff, actorId: null });
+    expect(await observationsCollection.get(deps().db, doomed)).toBeUndefined();
+    expect(await observationsCollection.get(deps().db, kept)).toBeDefined();
+    expect(await deps().storage.head(`observations/${kept}/frame-0.fits`)).toEqual({ contentLength: 5 });
+    expect(await deps().storage.head(`observations/${doomed}/frame-0.fits`)).toBeUndefined();
+  });
+
+  it("runs one at a time, refuses a backup it cannot make, and is for server administrators only", async () => {
+    const running = await recordJobStarted(deps().db, { kind: "observation_cleanup", startedBy: null, now: new Date() });
+    const refused = await expectProblem(await cleanup({ dryRun: false }), 409, "CLEANUP_RUNNING");
+    expect(refused.detail).toContain(running.id);
+    await expectProblem(await cleanup({ dryRun: false, createBackup: true }), 409, "BACKUPS_UNAVAILABLE");
+    await expectProblem(await cleanup({ dryRun: "yes" }), 400, "VALIDATION_FAILED");
+    await expectProblem(await cleanup({}), 400, "VALIDATION_FAILED");
+    await expectProblem(await cleanup({ dryRun: true }, owner.token), 403, "FORBIDDEN");
+    await expectProblem(await server.request("/api/v1/admin/cleanup/observations", { method: "POST", json: { dryRun: true } }), 401, "UNAUTHENTICATED");
+  });
+});
