@@ -116,11 +116,31 @@ describe("observation data cleanup", () => {
     expect(await deps().storage.head(`observations/${doomed}/frame-0.fits`)).toBeUndefined();
   });
 
-  it("runs one at a time, refuses a backup it cannot make, and is for server administrators only", async () => {
+  it("backs up first when asked, and starts only once the backup is verified", async () => {
+    const doomed = await seedObservation(1);
+    const started = await cleanup({ dryRun: false, createBackup: true });
+    expect(started.status).toBe(202);
+    const { jobId } = (await started.json()) as { jobId: string };
+    const job = await jobToEnd(jobId);
+    expect(job.status).toBe("completed");
+    const backupId = job.result!.backupId as string;
+    expect(backupId).toMatch(/^bak_/);
+    const backup = (await must(`/api/v1/admin/backups/${backupId}`, { token: adminToken }, 200)) as {
+      status: string;
+      trigger: string;
+      manifest: { collections: Array<{ name: string; rows: number }> };
+    };
+    expect(backup).toMatchObject({ status: "verified", trigger: "cleanup" });
+    // The backup holds what the cleanup deleted.
+    expect(backup.manifest.collections.find((part) => part.name === "observations")!.rows).toBeGreaterThanOrEqual(1);
+    expect(await observationsCollection.get(deps().db, doomed)).toBeUndefined();
+  });
+
+  it("runs one at a time, and is for server administrators only", async () => {
     const running = await recordJobStarted(deps().db, { kind: "observation_cleanup", startedBy: null, now: new Date() });
     const refused = await expectProblem(await cleanup({ dryRun: false }), 409, "CLEANUP_RUNNING");
     expect(refused.detail).toContain(running.id);
-    await expectProblem(await cleanup({ dryRun: false, createBackup: true }), 409, "BACKUPS_UNAVAILABLE");
+    await expectProblem(await cleanup({ dryRun: false, createBackup: true }), 409, "CLEANUP_RUNNING");
     await expectProblem(await cleanup({ dryRun: "yes" }), 400, "VALIDATION_FAILED");
     await expectProblem(await cleanup({}), 400, "VALIDATION_FAILED");
     await expectProblem(await cleanup({ dryRun: true }, owner.token), 403, "FORBIDDEN");

@@ -53,6 +53,7 @@ describe("the OpenAPI document", () => {
         "GET /api/health",
         "GET /api/health/live",
         "GET /api/health/ready",
+        "GET /api/v1/maintenance",
         "POST /api/v1/auth/login",
         "POST /api/v1/auth/password-reset",
         "POST /api/v1/auth/password-reset/confirm",

@@ -20,6 +20,7 @@ describe("job contracts", () => {
     expect(crontab).toBe(jobCrontab());
     expect(crontab.split("\n").sort()).toEqual([
       "* * * * * announcements_maintenance",
+      "* * * * * backup_schedule",
       "* * * * * integrity_schedule",
       "* * * * * observations_maintenance",
       "* * * * * refresh_analytics",

@@ -4,6 +4,10 @@ import type { TaskServices } from "./define-task";
 import { announcementEmailsTask } from "./tasks/announcement-emails";
 import { announcementStartedTask } from "./tasks/announcement-started";
 import { announcementsMaintenanceTask } from "./tasks/announcements-maintenance";
+import { backupCreateTask } from "./tasks/backup-create";
+import { backupRestoreTask } from "./tasks/backup-restore";
+import { backupScheduleTask } from "./tasks/backup-schedule";
+import { backupVerifyTask } from "./tasks/backup-verify";
 import { observationCleanupTask } from "./tasks/observation-cleanup";
 import { purgeQuarantineTask } from "./tasks/purge-quarantine";
 import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
@@ -31,6 +35,10 @@ export const tasks = [
   integrityScheduleTask,
   purgeQuarantineTask,
   observationCleanupTask,
+  backupCreateTask,
+  backupVerifyTask,
+  backupRestoreTask,
+  backupScheduleTask,
   refreshAnalyticsTask,
   observationsMaintenanceTask,
 ];

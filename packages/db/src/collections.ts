@@ -18,6 +18,7 @@ import {
   userDocSchema,
 } from "./documents";
 import { fileDocSchema, observationDocSchema, observationHistoryDocSchema, observatoryKeyDocSchema, pushSubscriptionDocSchema } from "./observation-documents";
+import { backupDocSchema } from "./backup-documents";
 import { integrityIssueDocSchema, integrityScanDocSchema } from "./integrity-documents";
 import { defineCollection } from "./repository";
 import {
@@ -25,6 +26,7 @@ import {
   announcements,
   apiKeys,
   auditLog,
+  backups,
   jobs,
   emailOutbox,
   observatories,
@@ -247,6 +249,13 @@ export const integrityIssuesCollection = defineCollection({
   keys: (doc) => ({ scanId: doc.scanId, severity: doc.severity, type: doc.type, collection: doc.collection, autoFixable: doc.autoFixable }),
 });
 
+export const backupsCollection = defineCollection({
+  table: backups,
+  schema: backupDocSchema,
+  idPrefix: "bak",
+  keys: (doc) => ({ status: doc.status }),
+});
+
 /** Every collection by its table name, for integrity scans and backups. */
 export const collections = {
   users: usersCollection,
@@ -272,4 +281,5 @@ export const collections = {
   push_subscriptions: pushSubscriptionsCollection,
   integrity_scans: integrityScansCollection,
   integrity_issues: integrityIssuesCollection,
+  backups: backupsCollection,
 } as const;

@@ -9,3 +9,4 @@ export { createObjectStorage, type ObjectStorage, type ObjectStorageConfig, type
 export { startEmbeddedS3, type EmbeddedS3 } from "./storage/embedded-s3";
 export * from "./observation-documents";
 export * from "./integrity-documents";
+export * from "./backup-documents";

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
@@ -8,6 +9,12 @@ import type { DatabaseHandle } from "./client";
 export const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../migrations");
 
 const MIGRATION_LOCK = 727274;
+
+/** The schema's version: how many migrations this code carries (backups record it; a restore refuses a newer one). */
+export function schemaVersion(): number {
+  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta/_journal.json"), "utf8")) as { entries: unknown[] };
+  return journal.entries.length;
+}
 
 /** Applies the committed Drizzle migrations and graphile-worker's own schema. Idempotent. */
 export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {

@@ -19,6 +19,7 @@ import type {
   SettingDoc,
   UserDoc,
 } from "./documents";
+import type { BackupDoc } from "./backup-documents";
 import type { IntegrityIssueDoc, IntegrityScanDoc } from "./integrity-documents";
 import type { FileDoc, ObservationDoc, ObservationHistoryDoc, ObservatoryKeyDoc, PushSubscriptionDoc } from "./observation-documents";
 
@@ -330,3 +331,18 @@ export const integrityIssues = pgTable(
   },
   (table) => [index("integrity_issues_scan_idx").on(table.scanId, table.severity, table.id)],
 );
+
+export const backups = pgTable("backups", { ...documentColumns<BackupDoc>(), status: text("status").notNull() }, (table) => [
+  index("backups_created_at_idx").on(table.createdAt),
+]);
+
+/**
+ * Not a collection: the maintenance switch a restore holds while it replaces the data. Never in a
+ * backup, so a restore cannot turn it off or on; a row means every write answers 503 MAINTENANCE.
+ */
+export const maintenance = pgTable("maintenance", {
+  id: text("id").primaryKey(),
+  reason: text("reason").notNull(),
+  jobId: text("job_id"),
+  since: timestamp("since", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});

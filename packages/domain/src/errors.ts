@@ -27,7 +27,10 @@ export const errorCodes = {
   NOT_AUTO_FIXABLE: { status: 409, title: "This issue cannot be repaired automatically" },
   REPAIR_RUNNING: { status: 409, title: "A bulk repair of this scan is running" },
   CLEANUP_RUNNING: { status: 409, title: "An observation cleanup is running" },
-  BACKUPS_UNAVAILABLE: { status: 409, title: "Backups are not available yet" },
+  BACKUP_RUNNING: { status: 409, title: "A backup is running" },
+  BACKUP_NOT_READY: { status: 409, title: "The backup is not finished" },
+  BACKUP_TOO_NEW: { status: 409, title: "The backup is from a newer schema version" },
+  RESTORE_RUNNING: { status: 409, title: "A restore is running" },
   SHORT_NAME_TAKEN: { status: 409, title: "Short name taken" },
   ALREADY_MEMBER: { status: 409, title: "Already a member" },
   NOT_A_MEMBER: { status: 409, title: "Not a member" },
@@ -44,6 +47,7 @@ export const errorCodes = {
   RATE_LIMITED: { status: 429, title: "Too many requests" },
   INTERNAL: { status: 500, title: "Internal server error" },
   SERVICE_UNAVAILABLE: { status: 503, title: "Service unavailable" },
+  MAINTENANCE: { status: 503, title: "Down for maintenance" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

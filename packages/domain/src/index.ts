@@ -169,3 +169,21 @@ export * from "./cleanup/observation-cleanup";
 export { analyticsSchema, readAnalytics, refreshAnalytics, ANALYTICS_DAYS, type Analytics } from "./analytics/analytics";
 export { storageFindings } from "./integrity/storage-check";
 export { cronFiresAt, isCronExpression, nextCronTime } from "./system/cron";
+export * from "./backups/schemas";
+export {
+  startBackup,
+  getBackup,
+  listBackups,
+  runBackup,
+  failBackup,
+  startBackupVerification,
+  runBackupVerification,
+  BACKUP_JOB_KIND,
+  BACKUP_VERIFY_JOB_KIND,
+  type ThenCleanup,
+} from "./backups/backups";
+export { startRestore, runRestore, failRestore, RestoreRefused, RESTORE_JOB_KIND, RESTORED_COLLECTIONS } from "./backups/restore";
+export { cleanUpBackups } from "./backups/retention";
+export { startScheduledBackup } from "./backups/schedule";
+export { ARCHIVED_COLLECTIONS } from "./backups/archive-io";
+export { readMaintenance, maintenanceStatusSchema, type MaintenanceStatus } from "./system/maintenance";

@@ -4,7 +4,7 @@ import { defineTask } from "../define-task";
 export const observationCleanupTask = defineTask(jobContracts.observation_cleanup, async (payload, { deps }, helpers) => {
   try {
     // A retry finishes what a killed run left: objects first, then records.
-    await runObservationCleanup({ deps, jobId: payload.jobId, cutoff: payload.cutoff, actorId: payload.actorId });
+    await runObservationCleanup({ deps, jobId: payload.jobId, cutoff: payload.cutoff, actorId: payload.actorId, backupId: payload.backupId });
   } catch (error) {
     if (helpers.job.attempts >= helpers.job.max_attempts) await failObservationCleanup(deps, payload.jobId, String((error as Error)?.message ?? error));
     throw error;

@@ -1,5 +1,6 @@
 import { adminOperations } from "./admin";
 import { analyticsOperations } from "./analytics";
+import { backupOperations, maintenanceOperations } from "./backups";
 import { cleanupOperations } from "./cleanup";
 import { announcementRestOperations } from "./announcements";
 import { authOperations } from "./auth";
@@ -27,6 +28,8 @@ export const allOperations: AnyOperation[] = [
     integrityOperations,
     analyticsOperations,
     cleanupOperations,
+    backupOperations,
+    maintenanceOperations,
   ].flatMap((operations) => Object.values(operations)),
   ...announcementRestOperations,
 ];

@@ -1,6 +1,7 @@
 import { createCallerFactory, router } from "./init";
 import { adminOperations } from "../operations/admin";
 import { analyticsOperations } from "../operations/analytics";
+import { backupOperations, maintenanceOperations } from "../operations/backups";
 import { cleanupOperations } from "../operations/cleanup";
 import { authRouter } from "../operations/auth-router";
 import { userOperations } from "../operations/user";
@@ -24,6 +25,8 @@ export const appRouter = router({
   integrity: routerOf(integrityOperations),
   analytics: routerOf(analyticsOperations),
   cleanup: routerOf(cleanupOperations),
+  backups: routerOf(backupOperations),
+  maintenance: routerOf(maintenanceOperations),
 });
 
 export type AppRouter = typeof appRouter;

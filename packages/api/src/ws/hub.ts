@@ -58,6 +58,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     } catch {
       return;
     }
+    if (change.kind === "all") for (const ws of credentialOf.keys()) recheck(ws);
     if (change.kind === "user") for (const ws of socketsByKey.get(userRouteKey(change.userId)) ?? []) recheck(ws);
     if (change.kind === "token") for (const [ws, credential] of credentialOf) if (credential.tokenHash === change.tokenHash) recheck(ws);
   });

@@ -8,7 +8,12 @@ const MAX_ENTRIES = 20_000;
 
 /** What a change makes stale: one credential, everything of one user, or every pending list. */
 export type CacheChange =
-  { kind: "token"; tokenHash: string } | { kind: "user"; userId: string } | { kind: "pending"; userId: string } | { kind: "announcements" };
+  | { kind: "token"; tokenHash: string }
+  | { kind: "user"; userId: string }
+  | { kind: "pending"; userId: string }
+  | { kind: "announcements" }
+  /** A restore replaced the data: every entry is stale. */
+  | { kind: "all" };
 
 export interface PendingEntry {
   items: unknown[];
@@ -49,6 +54,9 @@ export class RequestCaches {
       case "announcements":
         this.pending.clear();
         this.announcementsGeneration += 1;
+        break;
+      case "all":
+        this.clear();
         break;
     }
   }

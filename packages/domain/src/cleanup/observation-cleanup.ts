@@ -7,6 +7,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { addJob } from "../jobs/add-job";
 import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
+import { startBackupIn } from "../backups/backups";
 
 export const OBSERVATION_CLEANUP_JOB_KIND = "observation_cleanup";
 const OBJECT_PREFIX = "observations/";
@@ -47,16 +48,18 @@ export async function previewObservationCleanup(deps: Deps): Promise<Observation
  */
 export async function startObservationCleanup(options: { deps: Deps; actor: Actor; createBackup?: boolean }) {
   const { deps, actor } = options;
-  if (options.createBackup)
-    throw new AppError("BACKUPS_UNAVAILABLE", "Backups are not available on this server yet: run the cleanup without createBackup, after a backup of your own");
+  const actorId = actor.kind === "user" ? actor.id : null;
   return deps.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:observation-cleanup'))`);
     const [running] = await tx.execute<{ id: string }>(sql`
       select id from jobs where kind = ${OBSERVATION_CLEANUP_JOB_KIND} and status in ('queued', 'running') limit 1`);
     if (running) throw new AppError("CLEANUP_RUNNING", `A cleanup is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
     const now = deps.now();
-    const job = await recordJobStarted(tx, { kind: OBSERVATION_CLEANUP_JOB_KIND, startedBy: actor.kind === "user" ? actor.id : null, now });
-    await addJob(tx, "observation_cleanup", { jobId: job.id, cutoff: now.toISOString(), actorId: actor.kind === "user" ? actor.id : null }, { maxAttempts: 5 });
+    const cutoff = now.toISOString();
+    const job = await recordJobStarted(tx, { kind: OBSERVATION_CLEANUP_JOB_KIND, startedBy: actorId, now, stage: options.createBackup ? "backup" : undefined });
+    // With a backup first, the backup's job queues the cleanup once the backup is verified.
+    if (options.createBackup) await startBackupIn(tx, { deps, actor, trigger: "cleanup", then: { cleanupJobId: job.id, cutoff, actorId } });
+    else await addJob(tx, "observation_cleanup", { jobId: job.id, cutoff, actorId, backupId: null }, { maxAttempts: 5 });
     return { jobId: job.id };
   });
 }
@@ -114,7 +117,7 @@ async function deleteCleanupRecords(deps: Deps, cutoff: string, onBatch: (counts
  * is retried and finishes: what was deleted is not found again, and a scan afterwards finds
  * nothing dangling. The counts carry over retries in the job's result.
  */
-export async function runObservationCleanup(options: { deps: Deps; jobId: string; cutoff: string; actorId: string | null }) {
+export async function runObservationCleanup(options: { deps: Deps; jobId: string; cutoff: string; actorId: string | null; backupId?: string | null }) {
   const { deps, jobId, cutoff } = options;
   const job = await jobsCollection.get(deps.db, jobId);
   if (!job || job.doc.status === "completed" || job.doc.status === "failed") return;
@@ -146,7 +149,11 @@ export async function runObservationCleanup(options: { deps: Deps; jobId: string
       after: summary,
     });
   });
-  await reportJob(deps, jobId, { status: "completed", progress: { done: total, total, stage: "done" }, result: { ...summary, backupId: null } });
+  await reportJob(deps, jobId, {
+    status: "completed",
+    progress: { done: total, total, stage: "done" },
+    result: { ...summary, backupId: options.backupId ?? null },
+  });
   return summary;
 }
 

@@ -1,7 +1,9 @@
 import type { IntegrityIssueDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
+import { previousCronTime } from "../system/cron";
 import { SERVER_APPLICATION_PREFIX } from "../system/notify-start";
+import { readServerSettings } from "../system/server-settings";
 
 type HealthIssue = Omit<IntegrityIssueDoc, "scanId">;
 
@@ -27,7 +29,11 @@ export const HEALTH_CODES = [
   "OBSERVATORY_DISCONNECTED",
   "JOB_QUEUE_STALE",
   "JOBS_FAILED",
+  "BACKUP_OVERDUE",
 ];
+
+/** How long a scheduled backup may take before its absence is reported. */
+const BACKUP_GRACE_MS = 2 * 3_600_000;
 
 /** Jobs due this long ago and still not taken mean no worker is taking work. */
 const STALE_QUEUE_MINUTES = 5;
@@ -37,7 +43,7 @@ const DISCONNECTED_HOURS = 24;
 /**
  * The scan's "check system health" stage: database (connection headroom), object storage, the
  * WebSocket servers (server processes), observatories disconnected with work waiting, a stale job
- * queue and failed jobs. (The last verified backup against its schedule comes with backups.)
+ * queue, failed jobs, and a last verified backup older than its schedule says it should be.
  */
 export async function healthFindings(deps: Deps): Promise<HealthIssue[]> {
   const issues: HealthIssue[] = [];
@@ -87,5 +93,27 @@ export async function healthFindings(deps: Deps): Promise<HealthIssue[]> {
     issues.push(systemIssue("JOB_QUEUE_STALE", "warning", `${queue.stale} jobs have waited more than ${STALE_QUEUE_MINUTES} minutes: is a worker running?`));
   if (queue?.failed) issues.push(systemIssue("JOBS_FAILED", "info", `${queue.failed} jobs failed every attempt and wait in the queue for a person`));
 
+  const overdue = await backupOverdue(deps);
+  if (overdue) issues.push(overdue);
+
   return issues;
+}
+
+/** With a backup schedule: the newest verified backup must have started at or after the schedule's last run (given time to finish). */
+async function backupOverdue(deps: Deps): Promise<HealthIssue | undefined> {
+  const { backupSchedule } = await readServerSettings(deps.db);
+  if (!backupSchedule) return undefined;
+  const due = previousCronTime(backupSchedule, new Date(deps.now().getTime() - BACKUP_GRACE_MS));
+  const [newest] = await deps.db.execute<{ id: string; started_at: string }>(sql`
+    select id, doc->>'startedAt' as started_at from backups where status = 'verified' order by doc->>'startedAt' desc limit 1`);
+  if (newest && Date.parse(newest.started_at) >= due.getTime() - 60_000) return undefined;
+  return newest
+    ? systemIssue(
+        "BACKUP_OVERDUE",
+        "warning",
+        `The last verified backup started ${newest.started_at}, before the scheduled run of ${due.toISOString()} (${backupSchedule})`,
+        "backups",
+        newest.id,
+      )
+    : systemIssue("BACKUP_OVERDUE", "critical", `No backup has been verified, though backups are scheduled (${backupSchedule})`, "backups", "backups");
 }

@@ -45,7 +45,25 @@ export const jobContracts = {
   /** Repairs a scan's auto-fixable issues (all, or the ones named) one by one; `jobs` holds its progress. */
   integrity_repair: defineJob("integrity_repair", z.object({ jobId: id, scanId: id, issueIds: z.array(id).max(10_000).nullable() })),
   /** Deletes every observation marked at its start (cutoff), with histories, files and objects; `jobs` holds its progress. */
-  observation_cleanup: defineJob("observation_cleanup", z.object({ jobId: id, cutoff: z.iso.datetime(), actorId: id.nullable() })),
+  observation_cleanup: defineJob(
+    "observation_cleanup",
+    z.object({ jobId: id, cutoff: z.iso.datetime(), actorId: id.nullable(), backupId: id.nullable().optional() }),
+  ),
+  /** A backup: archive and manifest, then the read-back; `then` names an observation cleanup that waits for it. */
+  backup_create: defineJob(
+    "backup_create",
+    z.object({
+      jobId: id,
+      backupId: id,
+      then: z.object({ cleanupJobId: id, cutoff: z.iso.datetime(), actorId: id.nullable() }).nullable(),
+    }),
+  ),
+  /** Reads a backup's archive back against its manifest. */
+  backup_verify: defineJob("backup_verify", z.object({ jobId: id, backupId: id })),
+  /** Replaces the data with a backup's, all or nothing, under maintenance. */
+  backup_restore: defineJob("backup_restore", z.object({ jobId: id, backupId: id, actorId: id.nullable() })),
+  /** Starts a backup when the admin settings' `backupSchedule` fires. */
+  backup_schedule: defineJob("backup_schedule", scheduled, { schedule: "* * * * *" }),
   /** Deletes objects quarantined by integrity repairs more than 30 days ago. */
   purge_quarantine: defineJob("purge_quarantine", scheduled, { schedule: "17 4 * * *" }),
   /** Starts the scheduled integrity scans (admin settings `scanSchedule`) whose time has come. */

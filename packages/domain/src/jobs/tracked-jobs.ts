@@ -57,12 +57,12 @@ async function announceProgress(db: Executor, job: StoredDocument<JobDoc>) {
  */
 export async function recordJobStarted(
   db: Executor,
-  options: { kind: string; startedBy: string | null; subjectId?: string; total?: number; now: Date },
+  options: { kind: string; startedBy: string | null; subjectId?: string; total?: number; stage?: string; now: Date },
 ): Promise<StoredDocument<JobDoc>> {
   const job = await jobsCollection.insert(db, {
     kind: options.kind,
     status: "queued",
-    progress: { done: 0, total: options.total ?? null, stage: null },
+    progress: { done: 0, total: options.total ?? null, stage: options.stage ?? null },
     result: null,
     error: null,
     startedBy: options.startedBy,

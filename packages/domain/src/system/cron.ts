@@ -19,3 +19,9 @@ export function cronFiresAt(expression: string, at: Date): boolean {
 /** The next time a cron expression (UTC) fires after `after`. */
 export const nextCronTime = (expression: string, after: Date): Date =>
   CronExpressionParser.parse(expression, { currentDate: after, tz: "UTC" }).next().toDate();
+
+/** The last time a cron expression (UTC) fired at or before `at`. */
+export const previousCronTime = (expression: string, at: Date): Date =>
+  CronExpressionParser.parse(expression, { currentDate: new Date(at.getTime() + 1000), tz: "UTC" })
+    .prev()
+    .toDate();

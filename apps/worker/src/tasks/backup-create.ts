@@ -1,0 +1,13 @@
+import { failBackup, jobContracts, runBackup } from "@meridian/domain";
+import { defineTask } from "../define-task";
+
+export const backupCreateTask = defineTask(jobContracts.backup_create, async (payload, { deps }, helpers) => {
+  try {
+    // A retry after a crash writes the archive over again; a finished stage is not redone.
+    await runBackup({ deps, jobId: payload.jobId, backupId: payload.backupId, then: payload.then });
+  } catch (error) {
+    if (helpers.job.attempts >= helpers.job.max_attempts)
+      await failBackup({ deps, jobId: payload.jobId, backupId: payload.backupId, then: payload.then, error: String((error as Error)?.message ?? error) });
+    throw error;
+  }
+});

@@ -1,0 +1,22 @@
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { cronFiresAt } from "../system/cron";
+import { readServerSettings } from "../system/server-settings";
+import { startBackup } from "./backups";
+
+/**
+ * The `backup_schedule` job (every minute, once across workers): starts a backup when
+ * `backupSchedule` fires in this minute. Retention (`backupKeepDays`, `backupKeepMin`) runs
+ * after it is verified; a backup still running makes this tick's wait for the next.
+ */
+export async function startScheduledBackup(options: { deps: Deps; at: Date }): Promise<string | null> {
+  const { deps, at } = options;
+  const settings = await readServerSettings(deps.db);
+  if (!settings.backupSchedule || !cronFiresAt(settings.backupSchedule, at)) return null;
+  try {
+    return (await startBackup({ deps, actor: null, trigger: "scheduled" })).id;
+  } catch (error) {
+    if (error instanceof AppError && error.code === "BACKUP_RUNNING") return null;
+    throw error;
+  }
+}

@@ -1,0 +1,32 @@
+import { tables, type Executor } from "@meridian/db";
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Deps } from "../deps";
+
+const MAINTENANCE_ID = "restore";
+
+export const maintenanceStatusSchema = z
+  .object({
+    active: z.boolean(),
+    reason: z.string().nullable(),
+    since: z.string().nullable(),
+  })
+  .meta({ id: "MaintenanceStatus" });
+export type MaintenanceStatus = z.infer<typeof maintenanceStatusSchema>;
+
+/** Whether a restore is replacing the data now (every write then answers 503 MAINTENANCE). One primary-key read. */
+export async function readMaintenance(db: Executor): Promise<MaintenanceStatus> {
+  const [row] = await db.select().from(tables.maintenance).limit(1);
+  return row ? { active: true, reason: row.reason, since: row.since.toISOString() } : { active: false, reason: null, since: null };
+}
+
+export async function beginMaintenance(deps: Deps, options: { reason: string; jobId: string }) {
+  await deps.db
+    .insert(tables.maintenance)
+    .values({ id: MAINTENANCE_ID, reason: options.reason, jobId: options.jobId, since: deps.now() })
+    .onConflictDoUpdate({ target: tables.maintenance.id, set: { reason: options.reason, jobId: options.jobId } });
+}
+
+export async function endMaintenance(db: Executor) {
+  await db.execute(sql`delete from maintenance where id = ${MAINTENANCE_ID}`);
+}

@@ -1,0 +1,362 @@
+import { backupsCollection, observationsCollection, type BackupDoc } from "@meridian/db";
+import { failBackup, recordJobStarted, startScheduledBackup } from "@meridian/domain";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { jsonApi } from "../support/json-api";
+import { observationDocument } from "../support/observation-documents";
+import { startObservingSetup } from "../support/observing-setup";
+import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
+
+const ADMIN = { email: "backup-admin@example.com", password: "backup admin password" };
+let server: TestServer;
+let adminToken: string;
+let owner: Account;
+let observatoryId: string;
+let projectId: string;
+beforeAll(async () => {
+  ({ server, adminToken, owner, observatoryId, projectId } = await startObservingSetup(ADMIN, "Archived"));
+});
+afterAll(() => server?.stop());
+const { must } = jsonApi(() => server);
+const deps = () => server.server.runtime.deps;
+
+interface Backup {
+  id: string;
+  createdAt: string;
+  finishedAt: string | null;
+  sizeBytes: number | null;
+  status: string;
+  error: string | null;
+  jobId: string;
+  manifest: { schemaVersion: number; snapshotAt: string; collections: Array<{ name: string; rows: number; sha256: string }>; archive: { key: string } } | null;
+}
+interface Job {
+  status: string;
+  error: string | null;
+  result: Record<string, unknown> | null;
+  progress: { stage: string | null };
+}
+
+const admin = (path: string, init: { method?: string; json?: unknown } = {}) => server.request(path, { ...init, token: adminToken });
+const jobToEnd = (jobId: string) =>
+  until(
+    `job ${jobId} to end`,
+    async () => {
+      const job = (await must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200)) as Job;
+      return job.status === "completed" || job.status === "failed" ? job : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
+const backupOf = (id: string) => must(`/api/v1/admin/backups/${id}`, { token: adminToken }, 200) as Promise<Backup>;
+const backupToSettle = (id: string) =>
+  until(
+    `backup ${id} to settle`,
+    async () => {
+      const backup = await backupOf(id);
+      return backup.status === "verified" || backup.status === "failed" ? backup : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
+async function takeBackup(): Promise<Backup> {
+  const response = await admin("/api/v1/admin/backups", { method: "POST" });
+  expect(response.status).toBe(202);
+  const started = (await response.json()) as Backup;
+  return backupToSettle(started.id);
+}
+const observationNames = async (token: string) =>
+  ((await must("/observations", { token }, 200)) as { items: Array<{ name: string }> }).items.map((item) => item.name).sort();
+const seedObservation = (name: string) =>
+  observationsCollection.insert(deps().db, observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name }));
+
+describe("backups", () => {
+  it("archives every collection with a manifest, reads it back and lists it with timestamp, size and status", async () => {
+    await seedObservation("Backed up");
+    const response = await admin("/api/v1/admin/backups", { method: "POST" });
+    expect(response.status).toBe(202);
+    const started = (await response.json()) as Backup;
+    expect(started).toMatchObject({ status: "running", sizeBytes: null, manifest: null });
+    expect(Date.parse(started.createdAt)).not.toBeNaN();
+
+    const backup = await backupToSettle(started.id);
+    expect(backup.error).toBeNull();
+    expect(backup.status).toBe("verified");
+    expect(backup.sizeBytes).toBeGreaterThan(0);
+    const observations = backup.manifest!.collections.find((part) => part.name === "observations");
+    expect(observations?.rows).toBe(await deps().db.$count(observationsCollection.table));
+    expect(backup.manifest!.collections.map((part) => part.name)).toEqual(expect.arrayContaining(["users", "sessions", "api_keys", "files", "settings"]));
+    expect(backup.manifest!.collections.map((part) => part.name)).not.toContain("backups");
+    expect(backup.manifest!.schemaVersion).toBeGreaterThan(13);
+    expect((await deps().storage.head(backup.manifest!.archive.key))?.contentLength).toBe(backup.sizeBytes);
+    expect(await deps().storage.head(backup.manifest!.archive.key.replace("archive.gz", "manifest.json"))).toBeDefined();
+
+    const list = (await must("/api/v1/admin/backups", { token: adminToken }, 200)) as { items: Array<Record<string, unknown>> };
+    expect(list.items[0]).toMatchObject({ id: backup.id, status: "verified", sizeBytes: backup.sizeBytes, createdAt: backup.createdAt });
+    expect(list.items[0]).not.toHaveProperty("manifest");
+  });
+
+  it("verifies on request, and fails a backup whose archive no longer matches its manifest", async () => {
+    const backup = await takeBackup();
+    const verify = await admin(`/api/v1/admin/backups/${backup.id}/verify`, { method: "POST" });
+    expect(verify.status).toBe(202);
+    expect(await jobToEnd(((await verify.json()) as { jobId: string }).jobId)).toMatchObject({ status: "completed", result: { status: "verified" } });
+
+    const stored = await deps().storage.get(backup.manifest!.archive.key);
+    const bytes = Buffer.concat(await stored!.body.toArray());
+    const middle = Math.floor(bytes.length / 2);
+    bytes[middle] = bytes[middle]! ^ 0xff;
+    await deps().storage.put(backup.manifest!.archive.key, bytes);
+    const again = await admin(`/api/v1/admin/backups/${backup.id}/verify`, { method: "POST" });
+    const job = await jobToEnd(((await again.json()) as { jobId: string }).jobId);
+    expect(job.status).toBe("failed");
+    const failed = await backupOf(backup.id);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatch(/Verification failed/);
+    // A failed backup cannot be restored.
+    const restore = await admin(`/api/v1/admin/backups/${failed.id}/restore`, { method: "POST" });
+    await expectProblem(restore, 409, "BACKUP_NOT_READY");
+  });
+
+  it("refuses a second backup while one runs, naming it", async () => {
+    // A lock on a collection holds the first backup's COPY, so it is still running when the second is asked for.
+    const blocker = postgres(server.databaseUrl, { max: 1, onnotice: () => undefined });
+    let first: Backup | undefined;
+    try {
+      await blocker`begin`;
+      await blocker`lock table observations in access exclusive mode`;
+      const response = await admin("/api/v1/admin/backups", { method: "POST" });
+      first = (await response.json()) as Backup;
+      await until(
+        "the backup to wait for the lock",
+        async () => ((await must(`/api/v1/admin/jobs/${first!.jobId}`, { token: adminToken }, 200)) as Job).status === "running",
+      );
+      const problem = await expectProblem(await admin("/api/v1/admin/backups", { method: "POST" }), 409, "BACKUP_RUNNING");
+      expect(JSON.stringify(problem)).toContain(first.id);
+    } finally {
+      await blocker`rollback`.catch(() => undefined);
+      await blocker.end();
+    }
+    expect((await backupToSettle(first.id)).status).toBe("verified");
+  });
+
+  it("restores all or nothing: data back as it was, revoked credentials stay revoked, backups kept, writes refused meanwhile, a quick scan after", async () => {
+    await seedObservation("Before the backup");
+    const keptKey = await createApiKey(server, owner.token, "kept");
+    const revokedKey = await createApiKey(server, owner.token, "revoked later");
+    const backup = await takeBackup();
+    expect(backup.status).toBe("verified");
+
+    // Changes after the backup: a new observation, one deleted, a key revoked, a key and a user created.
+    await seedObservation("After the backup");
+    const before = (await must("/observations", { token: owner.token }, 200)) as { items: Array<{ id: string; name: string }> };
+    await deps().db.execute(sql`delete from observations where id = ${before.items.find((item) => item.name === "Backed up")!.id}`);
+    expect((await server.request(`/api/v1/user/api-keys/${revokedKey.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    const newKey = await createApiKey(server, owner.token, "after the backup");
+    const newcomer = await createAccount(server);
+    const namesBefore = await observationNames(owner.token);
+    expect(namesBefore).toContain("After the backup");
+    expect(namesBefore).not.toContain("Backed up");
+
+    // Hold a lock on a restored table no request below reads: the restore waits in its load, under maintenance.
+    const blocker = postgres(server.databaseUrl, { max: 1, onnotice: () => undefined });
+    let jobId: string;
+    try {
+      await blocker`begin`;
+      await blocker`lock table push_subscriptions in access exclusive mode`;
+      const restore = await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" });
+      expect(restore.status).toBe(202);
+      jobId = ((await restore.json()) as { jobId: string }).jobId;
+      await until("maintenance to begin", async () => ((await (await server.request("/api/v1/maintenance")).json()) as { active: boolean }).active);
+      const write = await server.request("/projects", { method: "POST", token: owner.token, json: { name: "During the restore" } });
+      const problem = await expectProblem(write, 503, "MAINTENANCE");
+      expect(problem.detail).toMatch(/Restoring/);
+      expect(write.headers.get("retry-after")).toBe("30");
+      await must("/projects", { token: owner.token }, 200);
+      await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 503, "MAINTENANCE");
+    } finally {
+      await blocker`rollback`.catch(() => undefined);
+      await blocker.end();
+    }
+    const job = await jobToEnd(jobId);
+    expect(job).toMatchObject({ status: "completed", result: { backupId: backup.id } });
+    expect(job.result!.credentialsKeptRevoked).toBeGreaterThanOrEqual(1);
+    expect(await (await server.request("/api/v1/maintenance")).json()).toMatchObject({ active: false });
+
+    const names = await observationNames(owner.token);
+    expect(names).toContain("Backed up");
+    expect(names).not.toContain("After the backup");
+    expect((await server.request("/api/v1/auth/me", { token: keptKey.key })).status).toBe(200);
+    expect((await server.request("/api/v1/auth/me", { token: revokedKey.key })).status).toBe(401);
+    expect((await server.request("/api/v1/auth/me", { token: newKey.key })).status).toBe(401);
+    expect((await server.request("/api/v1/auth/me", { token: newcomer.token })).status).toBe(401);
+    // Backup records are not rolled back: later backups are still listed.
+    const list = (await must("/api/v1/admin/backups", { token: adminToken }, 200)) as { items: Backup[] };
+    expect(list.items.map((item) => item.id)).toContain(backup.id);
+    expect(list.items.length).toBeGreaterThan(1);
+    const scan = (await must(`/api/v1/admin/integrity/scans/${job.result!.scanId as string}`, { token: adminToken }, 200)) as { kind: string };
+    expect(scan.kind).toBe("quick");
+    const audit = (await must("/api/v1/admin/audit", { token: adminToken }, 200)) as { items: Array<{ action: string }> };
+    expect(audit.items.map((entry) => entry.action)).toContain("backup.restored");
+    // Writes work again.
+    expect((await server.request("/projects", { method: "POST", token: owner.token, json: { name: "After the restore" } })).status).toBe(201);
+  });
+
+  it("changes nothing when the archive does not match its manifest, and refuses a backup from a newer schema", async () => {
+    const backup = await takeBackup();
+    await seedObservation("Survives a bad restore");
+    const stored = await deps().storage.get(backup.manifest!.archive.key);
+    const bytes = Buffer.concat(await stored!.body.toArray());
+    await deps().storage.put(backup.manifest!.archive.key, bytes.subarray(0, bytes.length - 40));
+    const restore = await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" });
+    const job = await jobToEnd(((await restore.json()) as { jobId: string }).jobId);
+    expect(job.status).toBe("failed");
+    expect(job.error).toMatch(/nothing was restored/);
+    expect(await observationNames(owner.token)).toContain("Survives a bad restore");
+    expect(await (await server.request("/api/v1/maintenance")).json()).toMatchObject({ active: false });
+
+    await backupsCollection.update(deps().db, backup.id, (doc: BackupDoc) => ({ ...doc, manifest: { ...doc.manifest!, schemaVersion: 9999 } }));
+    const problem = await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 409, "BACKUP_TOO_NEW");
+    expect(problem.detail).toMatch(/9999/);
+    await expectProblem(await admin("/api/v1/admin/backups/bak_missing/restore", { method: "POST" }), 404, "NOT_FOUND");
+  });
+});
+
+describe("retention and schedules", () => {
+  const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+  async function seedBackup(status: BackupDoc["status"], startedAt: string) {
+    const id = backupsCollection.newId();
+    const objectKey = `backups/${id}/archive.gz`;
+    await deps().storage.put(objectKey, Buffer.from("archive"));
+    await deps().storage.put(`backups/${id}/manifest.json`, Buffer.from("{}"));
+    await backupsCollection.insert(
+      deps().db,
+      {
+        status,
+        trigger: "manual",
+        objectKey,
+        sizeBytes: 7,
+        manifest: null,
+        jobId: null,
+        startedBy: null,
+        startedAt,
+        finishedAt: startedAt,
+        verifiedAt: null,
+        error: null,
+      },
+      id,
+    );
+    return id;
+  }
+
+  it("deletes backups older than the days given, never the newest verified one, keeping keepMin, objects first", async () => {
+    await deps().db.execute(sql`delete from backups`);
+    const newestVerified = await seedBackup("verified", daysAgo(40));
+    const olderVerified = await seedBackup("verified", daysAgo(50));
+    const oldCompleted = await seedBackup("completed", daysAgo(45));
+    const oldFailed = await seedBackup("failed", daysAgo(41));
+    const recent = await seedBackup("failed", daysAgo(1));
+
+    const preview = (await must(
+      "/api/v1/admin/backups/cleanup",
+      { method: "POST", token: adminToken, json: { keepDays: 30, keepMin: 2, dryRun: true } },
+      200,
+    )) as {
+      deleted: Array<{ id: string }>;
+      dryRun: boolean;
+    };
+    // Kept: the newest verified (40 days), and the two newest usable (40 and 45 days); the recent one is young.
+    expect(preview.deleted.map((item) => item.id).sort()).toEqual([olderVerified, oldFailed].sort());
+    expect(preview.dryRun).toBe(true);
+    expect(await deps().storage.head(`backups/${olderVerified}/archive.gz`)).toBeDefined();
+
+    const done = (await must("/api/v1/admin/backups/cleanup", { method: "POST", token: adminToken, json: { keepDays: 30 } }, 200)) as {
+      deleted: Array<{ id: string }>;
+    };
+    expect(done.deleted.map((item) => item.id).sort()).toEqual([olderVerified, oldCompleted, oldFailed].sort());
+    for (const id of [olderVerified, oldCompleted, oldFailed]) {
+      expect(await deps().storage.head(`backups/${id}/archive.gz`)).toBeUndefined();
+      expect(await deps().storage.head(`backups/${id}/manifest.json`)).toBeUndefined();
+    }
+    const left = (await must("/api/v1/admin/backups", { token: adminToken }, 200)) as { items: Array<{ id: string }> };
+    expect(left.items.map((item) => item.id).sort()).toEqual([newestVerified, recent].sort());
+    await expectProblem(await admin("/api/v1/admin/backups/cleanup", { method: "POST", json: { keepDays: -1 } }), 400, "VALIDATION_FAILED");
+    await expectProblem(await admin("/api/v1/admin/backups/cleanup", { method: "POST", json: { keepDays: 3, extra: 1 } }), 400, "VALIDATION_FAILED");
+  });
+
+  it("starts a scheduled backup when its cron fires, applies retention after it, and tells admins when one fails", async () => {
+    await deps().db.execute(sql`delete from backups`);
+    const ancient = await seedBackup("completed", daysAgo(400));
+    await must(
+      "/api/v1/admin/settings",
+      { method: "PUT", token: adminToken, json: { backupSchedule: "30 2 * * *", backupKeepDays: 30, backupKeepMin: 0 } },
+      200,
+    );
+    expect(await startScheduledBackup({ deps: deps(), at: new Date("2026-11-20T02:31:00Z") })).toBeNull();
+    const id = await startScheduledBackup({ deps: deps(), at: new Date("2026-11-20T02:30:00Z") });
+    const backup = await backupToSettle(id!);
+    expect(backup).toMatchObject({ status: "verified", trigger: "scheduled" });
+    await until("retention after the scheduled backup", async () => (await backupsCollection.get(deps().db, ancient)) === undefined);
+
+    // A scheduled backup whose job used up its attempts: failed, and every server admin is told.
+    const doomed = await seedBackup("running", new Date().toISOString());
+    await backupsCollection.update(deps().db, doomed, (doc) => ({ ...doc, trigger: "scheduled" }));
+    const job = await deps().db.transaction((tx) => recordJobStarted(tx, { kind: "backup", startedBy: null, subjectId: doomed, now: new Date() }));
+    await failBackup({ deps: deps(), jobId: job.id, backupId: doomed, then: null, error: "storage unreachable" });
+    expect(await backupOf(doomed)).toMatchObject({ status: "failed", error: "storage unreachable" });
+    expect(await jobToEnd(job.id)).toMatchObject({ status: "failed" });
+    expect(await deps().storage.head(`backups/${doomed}/archive.gz`)).toBeUndefined();
+    const mails = await deps().db.execute<{ subject: string; to: string }>(
+      sql`select doc->>'subject' as subject, doc->>'to' as to from email_outbox where doc->>'kind' = 'backup_failed'`,
+    );
+    expect(mails.map((mail) => mail.subject)).toEqual(["A scheduled backup failed"]);
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: null } }, 200);
+  });
+});
+
+describe("health", () => {
+  async function backupFindings() {
+    const response = await admin("/api/v1/admin/integrity/scans", { method: "POST", json: { kind: "full", collections: ["settings"], checkHealth: true } });
+    expect(response.status).toBe(202);
+    const { id } = (await response.json()) as { id: string };
+    await until(
+      "the health scan",
+      async () => ((await must(`/api/v1/admin/integrity/scans/${id}`, { token: adminToken }, 200)) as { status: string }).status === "completed",
+    );
+    const page = (await must(`/api/v1/admin/integrity/scans/${id}/issues?collection=backups`, { token: adminToken }, 200)) as {
+      items: Array<{ code: string; severity: string }>;
+    };
+    return page.items;
+  }
+
+  it("reports a last verified backup older than the schedule says, and none once one is verified", async () => {
+    await deps().db.execute(sql`delete from backups`);
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: "0 3 * * *" } }, 200);
+    expect(await backupFindings()).toEqual([expect.objectContaining({ code: "BACKUP_OVERDUE", severity: "critical" })]);
+    await takeBackup();
+    expect(await backupFindings()).toEqual([]);
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: null } }, 200);
+    expect(await backupFindings()).toEqual([]);
+  });
+});
+
+describe("who may", () => {
+  const routes: Array<[string, string, unknown?]> = [
+    ["POST", "/api/v1/admin/backups"],
+    ["GET", "/api/v1/admin/backups"],
+    ["GET", "/api/v1/admin/backups/bak_x"],
+    ["POST", "/api/v1/admin/backups/bak_x/verify"],
+    ["POST", "/api/v1/admin/backups/bak_x/restore"],
+    ["POST", "/api/v1/admin/backups/cleanup", { keepDays: 1 }],
+  ];
+  it("refuses anyone signed out (401) and anyone not a server admin (403)", async () => {
+    const key = await createApiKey(server, owner.token, "not an admin");
+    for (const [method, path, json] of routes) {
+      await expectProblem(await server.request(path, { method, json }), 401, "UNAUTHENTICATED");
+      await expectProblem(await server.request(path, { method, json, token: owner.token }), 403, "FORBIDDEN");
+      await expectProblem(await server.request(path, { method, json, token: key.key }), 403, "FORBIDDEN");
+    }
+    expect((await server.request("/api/v1/maintenance")).status).toBe(200);
+  });
+});
