@@ -97,4 +97,32 @@ describe("the admin CLI (pnpm admin)", () => {
     // Newest first: the rescan leads the list.
     expect(((await admin("--json", "scans")).json() as unknown as Array<{ id: string }>)[0]!.id).toBe(rescan.id);
   });
+
+  it("backs up, verifies, restores with --yes only, cleans up backups and observations, as the API would", async () => {
+    const created = await admin("--json", "backup", "create");
+    expect(created.code, created.output).toBe(0);
+    const backup = created.json() as { id: string; status: string; sizeBytes: number };
+    expect(backup).toMatchObject({ status: "verified" });
+    expect(backup.sizeBytes).toBeGreaterThan(0);
+    expect(((await must(`/api/v1/admin/backups/${backup.id}`, { token: adminToken }, 200)) as { status: string }).status).toBe("verified");
+    expect((await admin("backup", "verify", backup.id)).code).toBe(0);
+    expect((await admin("backup", "verify", "bak_missing")).code).toBe(4);
+
+    await must("/projects", { method: "POST", token: owner.token, json: { name: "After the CLI backup" } }, 201);
+    expect((await admin("backup", "restore", backup.id)).code).toBe(2);
+    const restored = await admin("--json", "backup", "restore", backup.id, "--yes");
+    expect(restored.code, restored.output).toBe(0);
+    const projects = (await must("/projects", { token: owner.token }, 200)) as { items: Array<{ name: string }> };
+    expect(projects.items.map((project) => project.name)).not.toContain("After the CLI backup");
+
+    const preview = await admin("--json", "backup", "cleanup", "--keep-days", "0", "--dry-run");
+    expect(preview.json()).toEqual({ deleted: [], dryRun: true });
+    expect((await admin("cleanup-observations")).code).toBe(2);
+    const counted = await admin("--json", "cleanup-observations", "--dry-run");
+    expect(counted.json()).toMatchObject({ observations: 1 });
+    const cleaned = await admin("--json", "cleanup-observations", "--backup", "--yes");
+    expect(cleaned.code, cleaned.output).toBe(0);
+    expect(cleaned.json()).toMatchObject({ observations: 1, backupId: expect.stringMatching(/^bak_/) });
+    expect(((await must("/observations", { token: owner.token }, 200)) as { items: unknown[] }).items).toEqual([]);
+  });
 });

@@ -81,7 +81,8 @@ describe("email outbox delivered by the worker over SMTP", () => {
     );
     await capture.waitFor((all) => all.some((message) => message.subject === subjectOf(`committed ${suffix}`)));
     expect(capture.messages.filter((message) => message.subject === subjectOf(`rolled back ${suffix}`))).toEqual([]);
-    expect((await emailOutboxCollection.get(database.db, committedId))?.doc.status).toBe("sent");
+    // The worker marks the row sent once the SMTP server has accepted the message, a moment after the capture sees it.
+    await until("the committed email to be marked sent", async () => (await emailOutboxCollection.get(database.db, committedId))?.doc.status === "sent");
     // Neither an outbox row nor a job survived the rollback.
     const leftovers = await database.db.execute<{ count: number }>(
       sql`select count(*)::int as count from email_outbox where doc->>'subject' = ${subjectOf(`rolled back ${suffix}`)}`,

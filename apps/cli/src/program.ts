@@ -20,6 +20,7 @@ import {
   type SystemActor,
 } from "@meridian/domain";
 import { Command, CommanderError, Option } from "commander";
+import { addBackupCommands } from "./backup-commands";
 import { progressReporter, type Output } from "./output";
 
 /** What the CLI's changes are recorded as, in audit entries and histories. */
@@ -40,6 +41,11 @@ const list = (value: string) =>
     .split(",")
     .map((item) => item.trim())
     .filter(Boolean);
+const whole = (value: string) => {
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number)) throw new AppError("VALIDATION_FAILED", `${value} is not a whole number`);
+  return number;
+};
 const positive = (value: string) => {
   const number = Number(value);
   if (!Number.isInteger(number) || number <= 0) throw new AppError("VALIDATION_FAILED", `${value} is not a positive whole number`);
@@ -219,5 +225,6 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
       const page = await listJobs({ deps: await options.openDeps(), limit: flags.limit, kind: flags.kind });
       print(page.items, () => page.items.map((job) => `${job.id}  ${job.kind}  ${job.status}  ${job.progress.done}/${job.progress.total ?? "?"}`).join("\n"));
     });
+  addBackupCommands(program, { openDeps: options.openDeps, output, actor: CLI, json, print, whole });
   return program;
 }

@@ -61,6 +61,7 @@ export const router = createBrowserRouter(
             { index: true, lazy: page(() => import("./pages/AdministrationPage"), "AdministrationPage") },
             { path: "users", lazy: page(() => import("./pages/AdminUsersPage"), "AdminUsersPage") },
             { path: "integrity", lazy: page(() => import("./pages/IntegrityPage"), "IntegrityPage") },
+            { path: "backups", lazy: page(() => import("./pages/BackupsPage"), "BackupsPage") },
             { path: "analytics", lazy: page(() => import("./pages/AnalyticsPage"), "SystemAnalyticsPage") },
           ],
         },

@@ -1,13 +1,14 @@
 import { useState } from "react";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { Trash2 } from "lucide-react";
 import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
 import { Card } from "../components/Card";
+import { CheckboxField } from "../components/CheckboxField";
 import { TextField } from "../components/TextField";
 import { summarizeError } from "../lib/errors";
-import { useRealtimeEvent } from "../lib/realtime";
-import { queryClient, trpc } from "../trpc";
+import { useTrackedJob } from "../lib/useTrackedJob";
+import { trpc } from "../trpc";
 
 /** What the administrator types to confirm: the cleanup cannot be undone. */
 export const CLEANUP_CONFIRMATION = "delete all observations";
@@ -23,6 +24,7 @@ const describe = (summary: Summary) =>
  */
 export function ObservationCleanupCard() {
   const [typed, setTyped] = useState("");
+  const [backupFirst, setBackupFirst] = useState(true);
   const [jobId, setJobId] = useState<string | null>(null);
   const preview = useMutation(trpc.cleanup.observations.mutationOptions());
   const start = useMutation(
@@ -32,14 +34,8 @@ export function ObservationCleanupCard() {
       },
     }),
   );
-  const job = useQuery({
-    ...trpc.admin.job.queryOptions({ id: jobId ?? "" }, { staleTime: 0 }),
-    enabled: jobId !== null,
-    refetchInterval: (query) => (query.state.data && ["completed", "failed"].includes(query.state.data.status) ? false : 2000),
-  });
-  useRealtimeEvent("job.progress", (event) => {
-    if (event.id === jobId) void queryClient.invalidateQueries(trpc.admin.job.queryFilter({ id: event.id }));
-  });
+  const { job: jobData } = useTrackedJob(jobId);
+  const job = { data: jobData };
   const previewed = preview.data as Summary | undefined;
   const result = job.data?.status === "completed" ? (job.data.result as Summary) : null;
   const running = jobId !== null && !result && job.data?.status !== "failed";
@@ -61,12 +57,18 @@ export function ObservationCleanupCard() {
             className="flex flex-col gap-3"
             onSubmit={(event) => {
               event.preventDefault();
-              start.mutate({ dryRun: false });
+              start.mutate({ dryRun: false, createBackup: backupFirst });
             }}
           >
             <p role="status" className="text-sm text-slate-700">
               A cleanup now would delete {describe(previewed)}.
             </p>
+            <CheckboxField
+              label="Back up first"
+              description="The cleanup starts only once the backup is verified; a failed backup deletes nothing."
+              checked={backupFirst}
+              onChange={setBackupFirst}
+            />
             <TextField
               label={`Type “${CLEANUP_CONFIRMATION}” to confirm`}
               autoComplete="off"
@@ -90,7 +92,9 @@ export function ObservationCleanupCard() {
         {start.isError ? <Alert tone="error">{summarizeError(start.error).message}</Alert> : null}
         {running && job.data ? (
           <p role="status" className="text-sm text-slate-700">
-            Deleting: {job.data.progress.stage ?? "starting"}, {job.data.progress.done} of {job.data.progress.total ?? "?"}…
+            {job.data.progress.stage === "backup"
+              ? "Backing up first; the cleanup starts once the backup is verified…"
+              : `Deleting: ${job.data.progress.stage ?? "starting"}, ${job.data.progress.done} of ${job.data.progress.total ?? "?"}…`}
           </p>
         ) : null}
         {result ? <Alert tone="success">Deleted {describe(result)}.</Alert> : null}

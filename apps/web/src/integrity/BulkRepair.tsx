@@ -1,11 +1,11 @@
 import { useState } from "react";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { Wrench } from "lucide-react";
 import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { summarizeError } from "../lib/errors";
-import { useRealtimeEvent } from "../lib/realtime";
+import { useTrackedJob } from "../lib/useTrackedJob";
 import { queryClient, trpc } from "../trpc";
 
 interface RepairResult {
@@ -29,18 +29,9 @@ export function BulkRepair({ scanId, fixable }: { scanId: string; fixable: numbe
       },
     }),
   );
-  const job = useQuery({
-    ...trpc.admin.job.queryOptions({ id: jobId ?? "" }, { staleTime: 0 }),
-    enabled: jobId !== null,
-    refetchInterval: (query) => (query.state.data && (query.state.data.status === "completed" || query.state.data.status === "failed") ? false : 2000),
+  const { job: data, finished } = useTrackedJob(jobId, (status) => {
+    if (status === "completed") void queryClient.invalidateQueries(trpc.integrity.issues.pathFilter());
   });
-  useRealtimeEvent("job.progress", (event) => {
-    if (event.id !== jobId) return;
-    void queryClient.invalidateQueries(trpc.admin.job.queryFilter({ id: event.id }));
-    if (event.status === "completed") void queryClient.invalidateQueries(trpc.integrity.issues.pathFilter());
-  });
-  const data = job.data;
-  const finished = data?.status === "completed" || data?.status === "failed";
   const result = data?.status === "completed" ? (data.result as RepairResult | null) : null;
   const percent = data?.progress.total ? Math.round((data.progress.done / data.progress.total) * 100) : 0;
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { Menu, X } from "lucide-react";
 import { Link, Outlet } from "react-router-dom";
+import { MaintenanceBanner } from "./MaintenanceBanner";
 import { AnnouncementLiveUpdates } from "../announcements/AnnouncementLiveUpdates";
 import { ObservationLiveUpdates } from "../observations/ObservationLiveUpdates";
 import { SystemAnnouncementGate } from "../announcements/SystemAnnouncementGate";
@@ -102,6 +103,7 @@ function AppFrame() {
               <UserMenu />
             </div>
           </header>
+          <MaintenanceBanner />
           <main id="main" className="mx-auto w-full max-w-5xl px-4 py-6 sm:px-6 lg:py-8">
             <Outlet />
           </main>

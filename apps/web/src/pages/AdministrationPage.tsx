@@ -1,4 +1,4 @@
-import { ChartColumn, ChevronRight, DatabaseZap, UsersRound, type LucideIcon } from "lucide-react";
+import { ChartColumn, ChevronRight, DatabaseBackup, DatabaseZap, UsersRound, type LucideIcon } from "lucide-react";
 import { Link } from "react-router-dom";
 import { ObservationCleanupCard } from "../admin/ObservationCleanupCard";
 import { ServerSettingsCard } from "../admin/ServerSettingsCard";
@@ -13,6 +13,12 @@ const sections: Array<{ title: string; description: string; icon: LucideIcon; to
     description: "Scan documents, references and stored files; triage what is found and repair it, one issue or in bulk.",
     icon: DatabaseZap,
     to: "/admin/integrity",
+  },
+  {
+    title: "Backup management",
+    description: "Create verified backups, restore one, and delete old ones; schedule them in the settings below.",
+    icon: DatabaseBackup,
+    to: "/admin/backups",
   },
   {
     title: "Analytics",

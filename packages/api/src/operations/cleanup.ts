@@ -32,7 +32,8 @@ export const cleanupOperations = {
     },
     handle: async ({ ctx, actor, input }) => {
       if (input.dryRun) return previewObservationCleanup(ctx.deps);
-      return new Reply(202, await startObservationCleanup({ deps: ctx.deps, actor, createBackup: input.createBackup }));
+      const { jobId } = await startObservationCleanup({ deps: ctx.deps, actor, createBackup: input.createBackup });
+      return new Reply(202, { jobId });
     },
   }),
 };

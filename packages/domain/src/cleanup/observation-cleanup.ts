@@ -8,6 +8,7 @@ import { AppError } from "../errors";
 import { addJob } from "../jobs/add-job";
 import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
 import { startBackupIn } from "../backups/backups";
+import { runExclusively } from "../system/exclusive-run";
 
 export const OBSERVATION_CLEANUP_JOB_KIND = "observation_cleanup";
 const OBJECT_PREFIX = "observations/";
@@ -60,7 +61,7 @@ export async function startObservationCleanup(options: { deps: Deps; actor: Acto
     // With a backup first, the backup's job queues the cleanup once the backup is verified.
     if (options.createBackup) await startBackupIn(tx, { deps, actor, trigger: "cleanup", then: { cleanupJobId: job.id, cutoff, actorId } });
     else await addJob(tx, "observation_cleanup", { jobId: job.id, cutoff, actorId, backupId: null }, { maxAttempts: 5 });
-    return { jobId: job.id };
+    return { jobId: job.id, cutoff };
   });
 }
 
@@ -118,6 +119,11 @@ async function deleteCleanupRecords(deps: Deps, cutoff: string, onBatch: (counts
  * nothing dangling. The counts carry over retries in the job's result.
  */
 export async function runObservationCleanup(options: { deps: Deps; jobId: string; cutoff: string; actorId: string | null; backupId?: string | null }) {
+  // The queued job and the CLI may both run it: the second waits, then finds it finished.
+  return runExclusively(options.deps, `meridian:observation-cleanup:${options.jobId}`, () => cleanUpObservations(options));
+}
+
+async function cleanUpObservations(options: { deps: Deps; jobId: string; cutoff: string; actorId: string | null; backupId?: string | null }) {
   const { deps, jobId, cutoff } = options;
   const job = await jobsCollection.get(deps.db, jobId);
   if (!job || job.doc.status === "completed" || job.doc.status === "failed") return;

@@ -1,0 +1,182 @@
+import { jobsCollection } from "@meridian/db";
+import {
+  AppError,
+  cleanUpBackups,
+  failBackup,
+  failRestore,
+  getBackup,
+  listBackups,
+  previewObservationCleanup,
+  RestoreRefused,
+  runBackup,
+  runBackupVerification,
+  runObservationCleanup,
+  runRestore,
+  startBackup,
+  startBackupVerification,
+  startObservationCleanup,
+  startRestore,
+  type Deps,
+  type SystemActor,
+} from "@meridian/domain";
+import { Option, type Command } from "commander";
+import { progressReporter, type Output } from "./output";
+
+export interface CommandContext {
+  openDeps(): Promise<Deps>;
+  output: Output;
+  actor: SystemActor;
+  json(): boolean;
+  print(value: unknown, human: () => string): void;
+  whole(value: string): number;
+}
+
+/** Runs a tracked job's work here and now, with a progress bar fed from its `jobs` record; returns the record at the end. */
+async function followJob(context: CommandContext, deps: Deps, jobId: string, label: string, work: () => Promise<unknown>) {
+  const progress = progressReporter(context.output, !context.json(), label);
+  const timer = setInterval(async () => {
+    const job = await jobsCollection.get(deps.db, jobId);
+    if (job) progress.update(job.doc.progress.done, job.doc.progress.total, job.doc.progress.stage);
+  }, 250);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+    progress.stop();
+  }
+  return (await jobsCollection.get(deps.db, jobId))!.doc;
+}
+
+const failedJob = (what: string, error: string | null) => new AppError("INTERNAL", `${what} failed: ${error ?? "unknown error"}`);
+
+/** `backup create|list|show|verify|restore|cleanup` and `cleanup-observations`: the admin API's backup and cleanup operations. */
+export function addBackupCommands(program: Command, context: CommandContext) {
+  const { print, actor } = context;
+  const backup = program.command("backup").description("create, list, verify and restore backups, and delete old ones");
+
+  backup
+    .command("create")
+    .description("back up every collection here and now, then read it back; exits 1 when it fails, 3 when another backup runs")
+    .action(async () => {
+      const deps = await context.openDeps();
+      const started = await startBackup({ deps, actor: null, trigger: "manual" });
+      const job = await followJob(context, deps, started.jobId!, "backing up", async () => {
+        try {
+          await runBackup({ deps, jobId: started.jobId!, backupId: started.id, then: null });
+        } catch (error) {
+          await failBackup({ deps, jobId: started.jobId!, backupId: started.id, then: null, error: String((error as Error).message) });
+          throw error;
+        }
+      });
+      const done = await getBackup({ deps, backupId: started.id });
+      if (job.status !== "completed") throw failedJob(`Backup ${done.id}`, done.error ?? job.error);
+      print(done, () => `Backup ${done.id} of ${done.createdAt}: ${done.sizeBytes} bytes, ${done.status}`);
+    });
+
+  backup
+    .command("list")
+    .description("every backup, newest first")
+    .action(async () => {
+      const { items } = await listBackups({ deps: await context.openDeps() });
+      print(
+        items.map(({ manifest: _manifest, ...summary }) => summary),
+        () => items.map((item) => `${item.id}  ${item.createdAt}  ${item.sizeBytes ?? "-"}  ${item.status}`).join("\n"),
+      );
+    });
+
+  backup
+    .command("show <backupId>")
+    .description("one backup with its manifest")
+    .action(async (backupId: string) => {
+      const found = await getBackup({ deps: await context.openDeps(), backupId });
+      print(found, () =>
+        [
+          `${found.id}  ${found.createdAt}  ${found.sizeBytes ?? "-"} bytes  ${found.status}`,
+          ...(found.manifest?.collections.map((part) => `  ${part.name.padEnd(24)} ${String(part.rows).padStart(9)} rows  ${part.sha256}`) ?? []),
+        ].join("\n"),
+      );
+    });
+
+  backup
+    .command("verify <backupId>")
+    .description("read a backup back against its manifest; exits 1 when it does not match")
+    .action(async (backupId: string) => {
+      const deps = await context.openDeps();
+      const { jobId } = await startBackupVerification({ deps, actor, backupId });
+      const job = await followJob(context, deps, jobId, "verifying", () => runBackupVerification({ deps, jobId, backupId }));
+      const checked = await getBackup({ deps, backupId });
+      if (job.status !== "completed") throw failedJob(`Verification of ${backupId}`, checked.error);
+      print(checked, () => `Backup ${backupId} verified`);
+    });
+
+  backup
+    .command("restore <backupId>")
+    .description("replace ALL current data with the backup's (writes answer 503 meanwhile); needs --yes")
+    .option("--yes", "confirm that current data is replaced")
+    .action(async (backupId: string, flags: { yes?: boolean }) => {
+      if (!flags.yes) throw new AppError("VALIDATION_FAILED", "A restore replaces all current data: run it again with --yes");
+      const deps = await context.openDeps();
+      const { jobId } = await startRestore({ deps, actor, backupId });
+      const job = await followJob(context, deps, jobId, "restoring", async () => {
+        try {
+          await runRestore({ deps, jobId, backupId, actorId: null });
+        } catch (error) {
+          await failRestore(deps, jobId, String((error as Error).message));
+          if (!(error instanceof RestoreRefused)) throw error;
+        }
+      });
+      if (job.status !== "completed") throw failedJob(`Restore of ${backupId}`, job.error);
+      print(job.result, () => `Restored backup ${backupId}; a quick integrity scan was started`);
+    });
+
+  backup
+    .command("cleanup")
+    .description("delete backups older than --keep-days, never the newest verified one")
+    .requiredOption("--keep-days <days>", "days to keep", context.whole)
+    .option("--keep-min <n>", "keep at least this many usable backups", context.whole)
+    .option("--dry-run", "list what would be deleted")
+    .action(async (flags: { keepDays: number; keepMin?: number; dryRun?: boolean }) => {
+      const result = await cleanUpBackups({
+        deps: await context.openDeps(),
+        actor,
+        input: { keepDays: flags.keepDays, keepMin: flags.keepMin, dryRun: flags.dryRun },
+      });
+      print(
+        result,
+        () => `${result.dryRun ? "Would delete" : "Deleted"} ${result.deleted.length}: ${result.deleted.map((item) => item.id).join(", ") || "none"}`,
+      );
+    });
+
+  program
+    .command("cleanup-observations")
+    .description("delete every observation, file record and stored image; --dry-run counts them; needs --yes otherwise")
+    .option("--dry-run", "count what would go, delete nothing")
+    .addOption(new Option("--backup", "back up first; the cleanup runs only once the backup is verified"))
+    .option("--yes", "confirm the deletion")
+    .action(async (flags: { dryRun?: boolean; backup?: boolean; yes?: boolean }) => {
+      const deps = await context.openDeps();
+      if (flags.dryRun) {
+        const summary = await previewObservationCleanup(deps);
+        print(summary, () => `Would delete ${summary.observations} observations, ${summary.files} file records, ${summary.storageObjects} stored objects`);
+        return;
+      }
+      if (!flags.yes) throw new AppError("VALIDATION_FAILED", "The cleanup cannot be undone: run it again with --yes (or --dry-run first)");
+      let backupId: string | null = null;
+      if (flags.backup) {
+        const started = await startBackup({ deps, actor: null, trigger: "cleanup" });
+        backupId = started.id;
+        const backupJob = await followJob(context, deps, started.jobId!, "backing up", () =>
+          runBackup({ deps, jobId: started.jobId!, backupId: started.id, then: null }),
+        );
+        if (backupJob.status !== "completed") throw failedJob("The backup before the cleanup", backupJob.error);
+      }
+      const { jobId, cutoff } = await startObservationCleanup({ deps, actor });
+      const job = await followJob(context, deps, jobId, "deleting", () => runObservationCleanup({ deps, jobId, cutoff, actorId: null, backupId }));
+      if (job.status !== "completed") throw failedJob("The cleanup", job.error);
+      print(job.result, () => {
+        const result = job.result as { observations: number; files: number; storageObjects: number };
+        const after = backupId ? ` (backup ${backupId})` : "";
+        return `Deleted ${result.observations} observations, ${result.files} file records, ${result.storageObjects} stored objects${after}`;
+      });
+    });
+}

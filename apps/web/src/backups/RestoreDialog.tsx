@@ -1,0 +1,41 @@
+import { useState } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { FormDialog } from "../components/FormDialog";
+import { TextField } from "../components/TextField";
+import { summarizeError } from "../lib/errors";
+import { formatDateTime } from "../lib/format";
+import { trpc } from "../trpc";
+import { backupDate, type Backup } from "./labels";
+
+/** Restoring replaces every collection: the administrator types the backup's date to confirm. */
+export function RestoreDialog({ backup, onStarted, onClose }: { backup: Backup; onStarted(jobId: string): void; onClose(): void }) {
+  const [typed, setTyped] = useState("");
+  const restore = useMutation(trpc.backups.restore.mutationOptions({ onSuccess: ({ jobId }) => onStarted(jobId) }));
+  const expected = backupDate(backup);
+  return (
+    <FormDialog
+      title="Restore this backup?"
+      description={
+        <>
+          All current data is replaced by the backup of {formatDateTime(backup.createdAt)}: everything written since is lost. Backups stay as they are, and keys
+          revoked since stay revoked. Changes are refused while it runs, and a quick integrity scan follows.
+        </>
+      }
+      submitLabel="Restore"
+      submitVariant="danger"
+      submitDisabled={typed.trim() !== expected}
+      busy={restore.isPending}
+      error={restore.isError ? summarizeError(restore.error).message : null}
+      onSubmit={() => restore.mutate({ id: backup.id })}
+      onClose={onClose}
+    >
+      <TextField
+        label={`Type the backup's date, ${expected}, to confirm`}
+        autoComplete="off"
+        value={typed}
+        onChange={(event) => setTyped(event.target.value)}
+        placeholder="YYYY-MM-DD"
+      />
+    </FormDialog>
+  );
+}
