@@ -34,11 +34,10 @@ export function ObservationCleanupCard() {
       },
     }),
   );
-  const { job: jobData } = useTrackedJob(jobId);
-  const job = { data: jobData };
+  const { job } = useTrackedJob(jobId);
   const previewed = preview.data as Summary | undefined;
-  const result = job.data?.status === "completed" ? (job.data.result as Summary) : null;
-  const running = jobId !== null && !result && job.data?.status !== "failed";
+  const result = job?.status === "completed" ? (job.result as Summary) : null;
+  const running = jobId !== null && !result && job?.status !== "failed";
   return (
     <Card
       title="Observation data cleanup"
@@ -90,15 +89,15 @@ export function ObservationCleanupCard() {
           </form>
         ) : null}
         {start.isError ? <Alert tone="error">{summarizeError(start.error).message}</Alert> : null}
-        {running && job.data ? (
+        {running && job ? (
           <p role="status" className="text-sm text-slate-700">
-            {job.data.progress.stage === "backup"
+            {job.progress.stage === "backup"
               ? "Backing up first; the cleanup starts once the backup is verified…"
-              : `Deleting: ${job.data.progress.stage ?? "starting"}, ${job.data.progress.done} of ${job.data.progress.total ?? "?"}…`}
+              : `Deleting: ${job.progress.stage ?? "starting"}, ${job.progress.done} of ${job.progress.total ?? "?"}…`}
           </p>
         ) : null}
         {result ? <Alert tone="success">Deleted {describe(result)}.</Alert> : null}
-        {job.data?.status === "failed" ? <Alert tone="error">The cleanup failed: {job.data.error}; run it again to finish it.</Alert> : null}
+        {job?.status === "failed" ? <Alert tone="error">The cleanup failed: {job.error}; run it again to finish it.</Alert> : null}
       </div>
     </Card>
   );
