@@ -142,7 +142,7 @@ describe("backups", () => {
   });
 
   it("restores all or nothing: data back as it was, revoked credentials stay revoked, backups kept, writes refused meanwhile, a quick scan after", async () => {
-    await seedObservation("Before the backup");
+    const deletedLater = await seedObservation("Deleted after the backup");
     const keptKey = await createApiKey(server, owner.token, "kept");
     const revokedKey = await createApiKey(server, owner.token, "revoked later");
     const backup = await takeBackup();
@@ -150,15 +150,20 @@ describe("backups", () => {
 
     // Changes after the backup: a new observation, one deleted, a key revoked, a key and a user created.
     await seedObservation("After the backup");
-    const before = (await must("/observations", { token: owner.token }, 200)) as { items: Array<{ id: string; name: string }> };
-    await deps().db.execute(sql`delete from observations where id = ${before.items.find((item) => item.name === "Backed up")!.id}`);
+    await deps().db.execute(sql`delete from observations where id = ${deletedLater.id}`);
     expect((await server.request(`/api/v1/user/api-keys/${revokedKey.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
     const newKey = await createApiKey(server, owner.token, "after the backup");
     const newcomer = await createAccount(server);
     const namesBefore = await observationNames(owner.token);
     expect(namesBefore).toContain("After the backup");
-    expect(namesBefore).not.toContain("Backed up");
+    expect(namesBefore).not.toContain("Deleted after the backup");
 
+    const schemaShape = async () =>
+      deps().db.execute(sql`
+        select tablename, indexname, indexdef from pg_indexes where schemaname = 'public'
+        union all select conrelid::regclass::text, conname, pg_get_constraintdef(oid) from pg_constraint where connamespace = 'public'::regnamespace
+        order by 1, 2, 3`);
+    const shapeBefore = await schemaShape();
     // Hold a lock on a restored table no request below reads: the restore waits in its load, under maintenance.
     const blocker = postgres(server.databaseUrl, { max: 1, onnotice: () => undefined });
     let jobId: string;
@@ -183,9 +188,13 @@ describe("backups", () => {
     expect(job).toMatchObject({ status: "completed", result: { backupId: backup.id } });
     expect(job.result!.credentialsKeptRevoked).toBeGreaterThanOrEqual(1);
     expect(await (await server.request("/api/v1/maintenance")).json()).toMatchObject({ active: false });
+    // The swapped-in tables carry the same indexes and constraints, under the same names, as the migrations made.
+    expect(await schemaShape()).toEqual(shapeBefore);
+    const leftovers = await deps().db.execute(sql`select nspname from pg_namespace where nspname in ('meridian_restore', 'meridian_previous')`);
+    expect(leftovers).toEqual([]);
 
     const names = await observationNames(owner.token);
-    expect(names).toContain("Backed up");
+    expect(names).toContain("Deleted after the backup");
     expect(names).not.toContain("After the backup");
     expect((await server.request("/api/v1/auth/me", { token: keptKey.key })).status).toBe(200);
     expect((await server.request("/api/v1/auth/me", { token: revokedKey.key })).status).toBe(401);

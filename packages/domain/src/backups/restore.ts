@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { backupsCollection, jobsCollection, schemaVersion, usersCollection } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type postgres from "postgres";
@@ -16,6 +17,10 @@ import { ARCHIVED_COLLECTIONS, readArchiveBack, type SectionSink } from "./archi
 
 export const RESTORE_JOB_KIND = "backup_restore";
 const SIDE_SCHEMA = "meridian_restore";
+/** Where the replaced tables go at the swap, dropped once it has committed. */
+const PREVIOUS_SCHEMA = "meridian_previous";
+/** A side table: the live one's columns, defaults and checks, without indexes (built after the load, as pg_restore does). */
+const LIKE_LIVE = "including defaults including constraints including generated including storage";
 /**
  * Archived but not rolled back: jobs (the restore's own record among them) and the email outbox
  * (a restored pending row would mail people twice). Backup records are not archived at all.
@@ -56,16 +61,41 @@ export async function startRestore(options: { deps: Deps; actor: Actor | null; b
 }
 
 /** One collection's rows into its side table, through COPY FROM STDIN on the restore's connection. */
+const createSideTable = (connection: postgres.ReservedSql, table: string) =>
+  connection.unsafe(`create table "${SIDE_SCHEMA}"."${table}" (like "${table}" ${LIKE_LIVE})`);
+
+/**
+ * Gives a loaded side table the live table's primary key, unique constraints and indexes, under
+ * the same names (names are per schema), so after the swap the schema is exactly what the
+ * migrations made. Built once over all rows, which is quicker than keeping them up row by row.
+ */
+async function buildIndexes(connection: postgres.ReservedSql, table: string) {
+  const constraints = await connection<Array<{ name: string; definition: string }>>`
+    select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint
+    where conrelid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident(${table})) and contype in ('p', 'u', 'x')`;
+  for (const constraint of constraints)
+    await connection.unsafe(`alter table "${SIDE_SCHEMA}"."${table}" add constraint "${constraint.name}" ${constraint.definition}`);
+  const indexes = await connection<Array<{ definition: string; schema: string }>>`
+    select pg_get_indexdef(i.indexrelid) as definition, current_schema() as schema from pg_index i
+    where i.indrelid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident(${table}))
+      and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`;
+  for (const index of indexes) {
+    const live = ` ON ${index.schema === "public" ? "public" : `"${index.schema}"`}.`;
+    if (!index.definition.includes(live)) throw new Error(`cannot place the index ${index.definition} on the side table`);
+    await connection.unsafe(index.definition.replace(live, ` ON "${SIDE_SCHEMA}".`));
+  }
+}
+
 async function copyInto(connection: postgres.ReservedSql, header: SectionHeader): Promise<SectionSink> {
-  await connection`create table ${connection(SIDE_SCHEMA)}.${connection(header.collection)}
-    (like ${connection(header.collection)} including defaults)`;
+  await createSideTable(connection, header.collection);
   const stream = await connection`copy ${connection(SIDE_SCHEMA)}.${connection(header.collection)} (${connection(header.columns)}) from stdin`.writable();
   let failure: Error | undefined;
   stream.on("error", (error) => (failure = error));
   return {
     async write(chunk) {
       if (failure) throw failure;
-      if (!stream.write(chunk)) await new Promise<void>((resolve, reject) => (stream.once("drain", resolve), stream.once("error", reject)));
+      // events.once rejects on "error" and removes both listeners, so waits do not pile up.
+      if (!stream.write(chunk)) await once(stream, "drain");
     },
     async end() {
       if (failure) throw failure;
@@ -81,10 +111,11 @@ async function copyInto(connection: postgres.ReservedSql, header: SectionHeader)
 }
 
 /**
- * Replaces the data with the side schema's in one transaction: every restored table emptied and
- * refilled, so either all of the backup is in place or none of it (the old rows stay until the
- * commit). A credential gone or revoked now stays so, and a password changed since the backup
- * stays changed: a restore must never bring back a key someone revoked.
+ * Swaps the side tables in, in one transaction: each live table moves to the previous schema and
+ * its loaded twin takes its place, so either all of the backup is in place or none of it (the old
+ * tables stay until the commit, and are dropped after it). A credential gone or revoked now stays
+ * so, and a password changed since the backup stays changed: a restore must never bring back a key
+ * someone revoked.
  */
 async function swapIn(deps: Deps): Promise<{ credentialsKept: number }> {
   const side = (table: string) => sql.raw(`"${SIDE_SCHEMA}"."${table}"`);
@@ -108,8 +139,12 @@ async function swapIn(deps: Deps): Promise<{ credentialsKept: number }> {
       from users p where p.id = r.id and p.doc->'passwordHash' is distinct from r.doc->'passwordHash' returning r.id`);
     credentialsKept += passwords.length;
 
-    await tx.execute(sql.raw(`truncate ${RESTORED_COLLECTIONS.map((table) => `"${table}"`).join(", ")}`));
-    for (const table of RESTORED_COLLECTIONS) await tx.execute(sql`insert into ${sql.identifier(table)} overriding system value select * from ${side(table)}`);
+    const [live] = await tx.execute<{ schema: string }>(sql`select current_schema() as schema`);
+    await tx.execute(sql.raw(`create schema "${PREVIOUS_SCHEMA}"`));
+    for (const table of RESTORED_COLLECTIONS) {
+      await tx.execute(sql.raw(`alter table "${table}" set schema "${PREVIOUS_SCHEMA}"`));
+      await tx.execute(sql.raw(`alter table "${SIDE_SCHEMA}"."${table}" set schema "${live!.schema}"`));
+    }
     // Scans that were under way when the backup was taken never finish: close them, so new ones may start.
     await tx.execute(sql`
       update integrity_scans set status = 'failed',
@@ -142,7 +177,7 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
     const connection = await deps.sql.reserve();
     let credentialsKept = 0;
     try {
-      await connection`drop schema if exists ${connection(SIDE_SCHEMA)} cascade`;
+      await connection.unsafe(`drop schema if exists "${SIDE_SCHEMA}" cascade; drop schema if exists "${PREVIOUS_SCHEMA}" cascade`);
       await connection`create schema ${connection(SIDE_SCHEMA)}`;
       const loaded = new Set<string>();
       const problems = await readArchiveBack(deps, manifest, {
@@ -155,12 +190,12 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
       });
       if (problems.length > 0) throw new RestoreRefused(`The backup does not match its manifest, so nothing was restored: ${problems.join("; ")}`);
       // A collection newer than the backup is restored empty, as it was then.
-      for (const table of RESTORED_COLLECTIONS.filter((name) => !loaded.has(name)))
-        await connection`create table ${connection(SIDE_SCHEMA)}.${connection(table)} (like ${connection(table)} including defaults)`;
+      for (const table of RESTORED_COLLECTIONS.filter((name) => !loaded.has(name))) await createSideTable(connection, table);
+      for (const table of RESTORED_COLLECTIONS) await buildIndexes(connection, table);
       await reportJob(deps, jobId, { progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "swap" } });
       ({ credentialsKept } = await swapIn(deps));
     } finally {
-      await connection`drop schema if exists ${connection(SIDE_SCHEMA)} cascade`.catch(() => undefined);
+      await connection.unsafe(`drop schema if exists "${SIDE_SCHEMA}" cascade; drop schema if exists "${PREVIOUS_SCHEMA}" cascade`).catch(() => undefined);
       connection.release();
       await endMaintenance(deps.db);
     }

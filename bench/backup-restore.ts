@@ -1,0 +1,175 @@
+/**
+ * Backups and restore against pg_dump and pg_restore, and the observation cleanup of many files.
+ * Issue 12's goals: a backup of a database with 1,000,000 observations at least as fast as
+ * `pg_dump -Fc` (and its size beside it), a restore at no less than 0.9× `pg_restore`'s speed,
+ * and the cleanup of 100,000 files (time, S3 requests).
+ *
+ *   node --import tsx bench/backup-restore.ts [--observations 1000000] [--files 100000]
+ *
+ * One run, one database: Debian's PostgreSQL 15 (`apt-get install -y postgresql-15`, started here
+ * on a throw-away directory; or DATABASE_URL), because pg_dump only dumps a server of its own
+ * major version; the embedded S3 store. In order:
+ *   backup       Meridian: startBackup + runBackup in this process (snapshot, COPY, gzip, multipart
+ *                upload, manifest; then the read-back to verified, timed apart);
+ *   pg_dump      the peer: `pg_dump -Fc -n public` of the same database to a local file;
+ *   restore      Meridian: startRestore + runRestore (load into a side schema while verifying, swap
+ *                in one transaction), from the backup above;
+ *   pg_restore   the peer: `pg_restore --clean --if-exists -n public` of the dump into the same database;
+ *   cleanup      Meridian's observation cleanup over `--files` file records and objects, with its S3
+ *                requests counted at the storage layer (list pages, DeleteObjects calls).
+ * Results: bench/results/backup-restore.md.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { createLogger, loadEnv } from "@meridian/config";
+import { backupsCollection, jobsCollection, type ObjectStorage } from "@meridian/db";
+import { recordJobStarted, runBackup, runObservationCleanup, runRestore, startBackup, startRestore, startRuntime, type Runtime } from "@meridian/domain";
+import { sql } from "drizzle-orm";
+import { freePort, installCleanupHooks, loadAverage, makeTempDir, numberOption, removeTempDirs, stopAll, writeResult } from "./lib.mjs";
+import { startPostgres15 } from "./postgres-15";
+import { seedObjects, seedObservations } from "./seed";
+
+const run = promisify(execFile);
+const OBSERVATIONS = numberOption("observations", 1_000_000);
+const FILES = numberOption("files", 100_000);
+const loadAtStart = loadAverage();
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+const log = (message: string) => process.stderr.write(`[backup-restore] ${message}\n`);
+
+let runtime: Runtime | undefined;
+let postgres15: Awaited<ReturnType<typeof startPostgres15>> | undefined;
+installCleanupHooks();
+
+/** The storage with its requests counted: a list page is one ListObjectsV2, a deleteMany one DeleteObjects. */
+function countingStorage(storage: ObjectStorage) {
+  const counter = { list: 0, deleteObjects: 0 };
+  const counted: ObjectStorage = {
+    ...storage,
+    async *list(prefix) {
+      for await (const page of storage.list(prefix)) {
+        counter.list += 1;
+        yield page;
+      }
+    },
+    async deleteMany(keys) {
+      counter.deleteObjects += 1;
+      await storage.deleteMany(keys);
+    },
+  };
+  return { counted, counter };
+}
+
+const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+  const started = performance.now();
+  const result = await work();
+  return [result, performance.now() - started];
+};
+
+async function main() {
+  postgres15 = process.env.DATABASE_URL ? undefined : await startPostgres15();
+  const databaseUrl = process.env.DATABASE_URL ?? postgres15!.url;
+  const [{ stdout: serverVersion }] = await Promise.all([run("psql", [databaseUrl, "-Atc", "show server_version"])]);
+  const dataDir = await makeTempDir("backup");
+  const env = loadEnv({
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+    EMBEDDED_S3_PORT: String(await freePort()),
+    SECRETS_KEY: "bench secrets key",
+  });
+  runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
+  const { deps } = runtime;
+  log(`seeding ${OBSERVATIONS} observations`);
+  const [, seedMs] = await timed(() => seedObservations(deps.db, OBSERVATIONS));
+  const [size] = await deps.db.execute<{ bytes: string }>(sql`select sum(pg_total_relation_size(c.oid))::text as bytes
+    from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind = 'r'`);
+
+  log("Meridian backup");
+  const [backup, backupMs] = await timed(async () => {
+    const started = await startBackup({ deps, actor: null, trigger: "manual" });
+    await runBackup({ deps, jobId: started.jobId!, backupId: started.id, then: null });
+    return (await backupsCollection.get(deps.db, started.id))!;
+  });
+  if (backup.doc.status !== "verified") throw new Error(`the backup is ${backup.doc.status}: ${backup.doc.error}`);
+  const archiveMs = Date.parse(backup.doc.finishedAt!) - Date.parse(backup.doc.startedAt);
+  const verifyMs = backupMs - archiveMs;
+
+  log("pg_dump");
+  const dumpFile = path.join(await makeTempDir("dump"), "meridian.dump");
+  const [, dumpMs] = await timed(() => run("pg_dump", ["-Fc", "-n", "public", "-f", dumpFile, databaseUrl]));
+  const dumpBytes = (await fs.stat(dumpFile)).size;
+
+  log("Meridian restore");
+  const [restoreJob, restoreMs] = await timed(async () => {
+    const { jobId } = await startRestore({ deps, actor: null, backupId: backup.id });
+    await runRestore({ deps, jobId, backupId: backup.id, actorId: null });
+    return (await jobsCollection.get(deps.db, jobId))!;
+  });
+  if (restoreJob.doc.status !== "completed") throw new Error(`the restore ${restoreJob.doc.status}: ${restoreJob.doc.error}`);
+  const [restored] = await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from observations`);
+
+  log("pg_restore");
+  const [, pgRestoreMs] = await timed(() => run("pg_restore", ["--clean", "--if-exists", "-n", "public", "-d", databaseUrl, dumpFile]));
+
+  log(`cleanup of ${FILES} files`);
+  await deps.db.execute(sql`truncate observations, observation_history, files`);
+  await seedObservations(deps.db, 1000);
+  const [, filesSeedMs] = await timed(() => seedObjects(runtime!, FILES));
+  const { counted, counter } = countingStorage(deps.storage);
+  const cleanupJob = await recordJobStarted(deps.db, { kind: "observation_cleanup", startedBy: null, now: new Date() });
+  const [summary, cleanupMs] = await timed(() =>
+    runObservationCleanup({ deps: { ...deps, storage: counted }, jobId: cleanupJob.id, cutoff: new Date().toISOString(), actorId: null }),
+  );
+
+  const count = (value: number) => value.toLocaleString("en-US");
+  const seconds = (ms: number) => (ms / 1000).toFixed(1);
+  const megabytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
+  const backupRatio = dumpMs / archiveMs;
+  const restoreRatio = pgRestoreMs / restoreMs;
+  const text = [
+    "# Backup, restore and observation cleanup",
+    "",
+    `\`node --import tsx bench/backup-restore.ts --observations ${OBSERVATIONS} --files ${FILES}\`, run on ${new Date().toISOString().slice(0, 10)}`,
+    `(${os.cpus().length} cores, ${os.cpus()[0]?.model.trim()}, Node ${process.version}; load average at start ${loadAtStart}, at the end ${loadAverage()}).`,
+    `PostgreSQL ${serverVersion.trim()} (Debian's postgresql-15, fsync off for both sides), embedded S3 (s3rver) on local disk. ` +
+      `${count(OBSERVATIONS)} observations seeded in ${seconds(seedMs)} s; the public schema's tables and indexes: ${megabytes(Number(size?.bytes ?? 0))}.`,
+    "",
+    "| Run | Time | Size | Notes |",
+    "|---|---:|---:|---|",
+    `| Meridian backup: snapshot, COPY, gzip, multipart upload, manifest | ${seconds(archiveMs)} s | ${megabytes(backup.doc.sizeBytes ?? 0)} | ` +
+      `then read back and verified in ${seconds(verifyMs)} s |`,
+    `| peer: \`pg_dump -Fc -n public\` to a local file | ${seconds(dumpMs)} s | ${megabytes(dumpBytes)} | no verification |`,
+    `| Meridian restore: load and verify into a side schema, swap in one transaction | ${seconds(restoreMs)} s | | ` +
+      `${count(restored?.count ?? 0)} observations back |`,
+    `| peer: \`pg_restore --clean --if-exists -n public\` | ${seconds(pgRestoreMs)} s | | |`,
+    "",
+    "| Cleanup | Files | Time | List calls | DeleteObjects calls |",
+    "|---|---:|---:|---:|---:|",
+    `| Meridian observation cleanup | ${count(summary?.files ?? 0)} records, ${count(summary?.storageObjects ?? 0)} objects | ${seconds(cleanupMs)} s | ` +
+      `${counter.list} | ${counter.deleteObjects} |`,
+    "",
+    `- Backup at least as fast as pg_dump -Fc: **${backupRatio >= 1 ? "met" : "missed"}** (${backupRatio.toFixed(2)}× its speed; ` +
+      `size ${((backup.doc.sizeBytes ?? 0) / dumpBytes).toFixed(2)}× the dump's).`,
+    `- Restore at 0.9× pg_restore's speed or better: **${restoreRatio >= 0.9 ? "met" : "missed"}** (${restoreRatio.toFixed(2)}×).`,
+    `- ${count(FILES)} objects seeded in ${seconds(filesSeedMs)} s.`,
+    "",
+  ].join("\n");
+  await writeResult("backup-restore.md", text);
+  process.stdout.write(text);
+}
+
+main()
+  .catch((error) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await stopAll();
+    await runtime?.stop().catch(() => undefined);
+    await postgres15?.stop();
+    await removeTempDirs();
+  });
