@@ -1,4 +1,5 @@
 import { observationsCollection } from "@meridian/db";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -46,7 +47,8 @@ async function admin(...args: string[]) {
   return { code, output, json: () => JSON.parse(output.slice(output.search(/[[{]/))) as Record<string, unknown> };
 }
 
-describe("the admin CLI (pnpm admin)", () => {
+// Each command is a process of its own (tsx start included): generous limits, since a loaded machine starts them slowly.
+describe("the admin CLI (pnpm admin)", { timeout: 180_000 }, () => {
   it("runs a scan with the same domain functions, prints JSON for scripts and repairs what it found", async () => {
     const scan = await admin("--json", "scan", "--kind", "full", "--collections", "observations");
     expect(scan.code, scan.output).toBe(0);
@@ -114,6 +116,12 @@ describe("the admin CLI (pnpm admin)", () => {
     expect(restored.code, restored.output).toBe(0);
     const projects = (await must("/projects", { token: owner.token }, 200)) as { items: Array<{ name: string }> };
     expect(projects.items.map((project) => project.name)).not.toContain("After the CLI backup");
+
+    // A maintenance left behind by a restore whose workers are gone can be ended from the shell.
+    await server.server.runtime.deps.db.execute(sql`insert into maintenance (id, reason) values ('restore', 'Restoring')`);
+    expect((await admin("--json", "maintenance")).json()).toMatchObject({ active: true, reason: "Restoring" });
+    expect((await admin("--json", "maintenance", "off")).json()).toMatchObject({ active: false });
+    expect((await server.request("/projects", { method: "POST", token: owner.token, json: { name: "Writable again" } })).status).toBe(201);
 
     const preview = await admin("--json", "backup", "cleanup", "--keep-days", "0", "--dry-run");
     expect(preview.json()).toEqual({ deleted: [], dryRun: true });

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { connectWebSocket } from "../support/ws-client";
 import { jsonApi } from "../support/json-api";
 import { observationDocument } from "../support/observation-documents";
 import { startObservingSetup } from "../support/observing-setup";
@@ -321,6 +322,31 @@ describe("retention and schedules", () => {
     );
     expect(mails.map((mail) => mail.subject)).toEqual(["A scheduled backup failed"]);
     await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: null } }, 200);
+  });
+});
+
+describe("observatories during a restore", () => {
+  it("answers a status report with error MAINTENANCE while a restore runs, and takes it again after", async () => {
+    const key = (await must(`/observatories/${observatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as {
+      key: string;
+    };
+    const attempt = await connectWebSocket(`${server.url.replace(/^http/, "ws")}/ws/observatory`, { authorization: `Bearer ${key.key}` });
+    if (!attempt.ok) throw new Error(`upgrade refused: ${attempt.status}`);
+    const client = attempt.client;
+    const report = (id: string) => client.ws.send(JSON.stringify({ type: "observation_status", id, observationId: "obn_x", status: "in_progress" }));
+    try {
+      // The row a restore writes while it runs.
+      await deps().db.execute(sql`insert into maintenance (id, reason) values ('restore', 'Restoring the backup of yesterday')`);
+      report("during");
+      expect(await client.waitFor((message) => (message as { id?: string }).id === "during")).toMatchObject({ type: "error", code: "MAINTENANCE" });
+      await deps().db.execute(sql`delete from maintenance`);
+      report("after");
+      // Past maintenance the report is handled as always (here: the plugin has not said hello yet).
+      expect(await client.waitFor((message) => (message as { id?: string }).id === "after")).toMatchObject({ type: "error", code: "HELLO_REQUIRED" });
+    } finally {
+      await deps().db.execute(sql`delete from maintenance`);
+      await client.close();
+    }
   });
 });
 

@@ -2,11 +2,13 @@ import { jobsCollection } from "@meridian/db";
 import {
   AppError,
   cleanUpBackups,
+  endMaintenance,
   failBackup,
   failRestore,
   getBackup,
   listBackups,
   previewObservationCleanup,
+  readMaintenance,
   RestoreRefused,
   runBackup,
   runBackupVerification,
@@ -145,6 +147,20 @@ export function addBackupCommands(program: Command, context: CommandContext) {
         result,
         () => `${result.dryRun ? "Would delete" : "Deleted"} ${result.deleted.length}: ${result.deleted.map((item) => item.id).join(", ") || "none"}`,
       );
+    });
+
+  const maintenance = program.command("maintenance").description("whether a restore holds the server in maintenance (writes answer 503)");
+  maintenance.command("status", { isDefault: true }).action(async () => {
+    const status = await readMaintenance((await context.openDeps()).db);
+    print(status, () => (status.active ? `Maintenance since ${status.since}: ${status.reason}` : "No maintenance"));
+  });
+  maintenance
+    .command("off")
+    .description("end a maintenance whose restore will not finish (its workers are gone); never while a restore runs")
+    .action(async () => {
+      const deps = await context.openDeps();
+      await endMaintenance(deps.db);
+      print(await readMaintenance(deps.db), () => "Maintenance ended: writes are accepted again");
     });
 
   program
