@@ -1,4 +1,4 @@
-import { backupsCollection, tables, usersCollection, type BackupDoc, type Executor, type StoredDocument } from "@meridian/db";
+import { backupsCollection, tables, type BackupDoc, type Executor, type StoredDocument } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Actor } from "../actor";
 import type { Deps } from "../deps";
@@ -11,6 +11,7 @@ import { readServerSettings } from "../system/server-settings";
 import { ARCHIVED_COLLECTIONS, manifestKeyOf, readArchiveBack, writeArchive } from "./archive-io";
 import { cleanUpBackups } from "./retention";
 import { presentBackup, type BackupView } from "./schemas";
+import { findServerAdmins } from "../users/find-user";
 
 export const BACKUP_JOB_KIND = "backup";
 export const BACKUP_VERIFY_JOB_KIND = "backup_verify";
@@ -169,7 +170,7 @@ async function afterBackupFailed(deps: Deps, backup: StoredDocument<BackupDoc>, 
     });
   if (backup.doc.trigger !== "scheduled") return;
   await deps.db.transaction(async (tx) => {
-    const admins = await usersCollection.findMany(tx, sql`${tables.users.doc}->'roles' ? 'serverAdmin'`, undefined, 1000);
+    const admins = await findServerAdmins(tx);
     await notifySystemEvent(tx, deps, admins, {
       kind: "backup_failed",
       subject: "A scheduled backup failed",

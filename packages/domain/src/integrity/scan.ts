@@ -3,8 +3,6 @@ import {
   collections,
   integrityIssuesCollection,
   integrityScansCollection,
-  tables,
-  usersCollection,
   type Executor,
   type IntegrityIssueDoc,
   type IntegrityScanDoc,
@@ -32,6 +30,7 @@ import {
   targetFindings,
   type Finding,
 } from "./checks";
+import { findServerAdmins } from "../users/find-user";
 
 export const INTEGRITY_JOB_KIND = "integrity_scan";
 const BATCH = 2000;
@@ -393,7 +392,7 @@ async function patchScan(db: Executor, scanId: string, change: Partial<Integrity
 }
 
 async function notifyAdminsOfCriticalIssues(tx: Executor, deps: Deps, scanId: string, kind: string, summary: IntegrityScanDoc["summary"]) {
-  const admins = await usersCollection.findMany(tx, sql`${tables.users.doc}->'roles' ? 'serverAdmin'`, undefined, 1000);
+  const admins = await findServerAdmins(tx);
   await notifySystemEvent(tx, deps, admins, {
     kind: "integrity_critical",
     subject: `Integrity scan: ${summary.critical} critical issue${summary.critical === 1 ? "" : "s"}`,

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { notifySystemEvent } from "../notifications/notify";
 import { readServerSettings } from "../system/server-settings";
+import { findServerAdmins } from "../users/find-user";
 
 /** Users with can_operate or can_admin on the observatory, by the same sources as every permission (server admins come separately). */
 async function operatorsOf(deps: Deps, observatoryId: string) {
@@ -37,7 +38,7 @@ export async function reportStaleObservations(options: { deps: Deps }) {
            or (status = 'assigned' and status_changed_at < ${cutoff(settings.staleAssignedHours)}::timestamptz))
        returning id, doc`);
     if (rows.length === 0) return rows;
-    const admins = await usersCollection.findMany(tx, sql`${tables.users.doc}->'roles' ? 'serverAdmin'`, undefined, 1000);
+    const admins = await findServerAdmins(tx);
     for (const row of rows) {
       const operatorIds = await operatorsOf(deps, row.doc.observatoryId);
       const operators = operatorIds.length > 0 ? await usersCollection.findMany(tx, sql`${tables.users.id} in ${operatorIds}`, undefined, 1000) : [];

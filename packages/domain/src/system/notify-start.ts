@@ -1,10 +1,11 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import { SERVER_VERSION } from "@meridian/config";
-import { settingsCollection, tables, usersCollection } from "@meridian/db";
+import { settingsCollection } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { notifySystemEvent } from "../notifications/notify";
+import { findServerAdmins } from "../users/find-user";
 
 /** Server processes name their database connections with this prefix and a per-process id. */
 export const SERVER_APPLICATION_PREFIX = "meridian-server:";
@@ -26,7 +27,7 @@ export async function notifyServerStart(options: { deps: Deps; listeningOn: stri
     const notice = await settingsCollection.get(tx, NOTICE_ID);
     const lastNotice = (notice?.doc.value as { at?: string } | undefined)?.at;
     if (others?.oldest && lastNotice && new Date(others.oldest) < new Date(lastNotice)) return 0;
-    const admins = await usersCollection.findMany(tx, sql`${tables.users.doc}->'roles' ? 'serverAdmin'`, undefined, 1000);
+    const admins = await findServerAdmins(tx);
     const startedAt = deps.now().toISOString();
     await notifySystemEvent(tx, deps, admins, {
       kind: "server_started",
@@ -52,7 +53,7 @@ export async function checkStarCatalog(options: { deps: Deps }): Promise<boolean
     .catch(() => false);
   if (present) return true;
   deps.logger.error({ starCatalogDir: dir }, "the plate-solving star catalog is missing or empty");
-  const admins = await usersCollection.findMany(deps.db, sql`${tables.users.doc}->'roles' ? 'serverAdmin'`, undefined, 1000);
+  const admins = await findServerAdmins(deps.db);
   await deps.db.transaction((tx) =>
     notifySystemEvent(tx, deps, admins, {
       kind: "star_catalog_missing",

@@ -1,5 +1,5 @@
 import { tables, usersCollection, type Executor } from "@meridian/db";
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { AppError } from "../errors";
 
 /** Exact, case-insensitive email match only: nothing here lets anyone enumerate users by prefix. */
@@ -17,3 +17,6 @@ export async function loadUsersById(db: Executor, ids: string[]) {
     .where(inArray(tables.users.id, [...new Set(ids)]));
   return new Map(rows.map((row) => [row.id, row]));
 }
+
+/** Every server administrator (the audience of system notices); the partial index `users_server_admin_idx` finds them. */
+export const findServerAdmins = (db: Executor) => usersCollection.findMany(db, sql`${tables.users.doc}->'roles' ? 'serverAdmin'`, undefined, 1000);
