@@ -1,4 +1,4 @@
-import { backupsCollection, observationsCollection, type BackupDoc } from "@meridian/db";
+import { backupsCollection, jobsCollection, observationsCollection, type BackupDoc } from "@meridian/db";
 import { failBackup, recordJobStarted, startScheduledBackup } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
@@ -230,6 +230,49 @@ describe("backups", () => {
     const problem = await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 409, "BACKUP_TOO_NEW");
     expect(problem.detail).toMatch(/9999/);
     await expectProblem(await admin("/api/v1/admin/backups/bak_missing/restore", { method: "POST" }), 404, "NOT_FOUND");
+  });
+});
+
+describe("refusals", () => {
+  it("refuses to verify or restore an unfinished backup, a second restore, and a backup-first cleanup while a backup runs", async () => {
+    const running = await backupsCollection.insert(deps().db, {
+      status: "running",
+      trigger: "manual",
+      objectKey: "backups/bak_unfinished/archive.gz",
+      sizeBytes: null,
+      manifest: null,
+      jobId: null,
+      startedBy: null,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      verifiedAt: null,
+      error: null,
+    });
+    try {
+      await expectProblem(await admin(`/api/v1/admin/backups/${running.id}/verify`, { method: "POST" }), 409, "BACKUP_NOT_READY");
+      await expectProblem(await admin(`/api/v1/admin/backups/${running.id}/restore`, { method: "POST" }), 409, "BACKUP_NOT_READY");
+      // The cleanup's record and its backup start together or not at all.
+      const jobsBefore = await deps().db.$count(jobsCollection.table);
+      await expectProblem(
+        await admin("/api/v1/admin/cleanup/observations", { method: "POST", json: { dryRun: false, createBackup: true } }),
+        409,
+        "BACKUP_RUNNING",
+      );
+      expect(await deps().db.$count(jobsCollection.table)).toBe(jobsBefore);
+    } finally {
+      await deps().db.execute(sql`delete from backups where id = ${running.id}`);
+    }
+
+    const backup = await takeBackup();
+    const queued = await recordJobStarted(deps().db, { kind: "backup_restore", startedBy: null, subjectId: backup.id, now: new Date() });
+    try {
+      const problem = await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 409, "RESTORE_RUNNING");
+      expect(problem.detail).toContain(queued.id);
+    } finally {
+      await deps().db.execute(sql`delete from jobs where id = ${queued.id}`);
+    }
+    await expectProblem(await admin("/api/v1/admin/backups/bak_missing/verify", { method: "POST" }), 404, "NOT_FOUND");
+    await expectProblem(await admin("/api/v1/admin/backups/bak_missing"), 404, "NOT_FOUND");
   });
 });
 
