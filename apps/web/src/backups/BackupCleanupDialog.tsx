@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, type ChangeEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { FormDialog } from "../components/FormDialog";
 import { TextField } from "../components/TextField";
@@ -17,6 +17,11 @@ export function BackupCleanupDialog({ defaults, onClose }: { defaults: { keepDay
       onSuccess: () => void queryClient.invalidateQueries(trpc.backups.list.pathFilter()),
     }),
   );
+  // A changed field makes the preview stale: it is asked for again before anything is deleted.
+  const edit = (set: (value: string) => void) => (event: ChangeEvent<HTMLInputElement>) => {
+    set(event.target.value);
+    preview.reset();
+  };
   const input = { keepDays: Number(keepDays), keepMin: Number(keepMin) };
   const valid = /^\d+$/.test(keepDays) && /^\d+$/.test(keepMin);
   const previewed = preview.data && !remove.data ? preview.data.deleted : null;
@@ -35,25 +40,8 @@ export function BackupCleanupDialog({ defaults, onClose }: { defaults: { keepDay
       cancelLabel={remove.data ? "Close" : undefined}
     >
       <div className="grid gap-4 sm:grid-cols-2">
-        <TextField
-          label="Days to keep"
-          inputMode="numeric"
-          value={keepDays}
-          onChange={(event) => {
-            setKeepDays(event.target.value);
-            preview.reset();
-          }}
-        />
-        <TextField
-          label="Keep at least"
-          hint="backups, however old"
-          inputMode="numeric"
-          value={keepMin}
-          onChange={(event) => {
-            setKeepMin(event.target.value);
-            preview.reset();
-          }}
-        />
+        <TextField label="Days to keep" inputMode="numeric" value={keepDays} onChange={edit(setKeepDays)} />
+        <TextField label="Keep at least" hint="backups, however old" inputMode="numeric" value={keepMin} onChange={edit(setKeepMin)} />
       </div>
       {previewed ? (
         <div role="status" className="text-sm text-slate-700">

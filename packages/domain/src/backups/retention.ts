@@ -22,9 +22,8 @@ export async function cleanUpBackups(options: {
   input: z.infer<typeof backupCleanupInputSchema>;
 }): Promise<BackupCleanupResult> {
   const { deps, actor, input } = options;
-  const backups = (await backupsCollection.findMany(deps.db, undefined, sql`${tables.backups.createdAt} desc`, 10_000)).sort(
-    (a, b) => Date.parse(b.doc.startedAt) - Date.parse(a.doc.startedAt),
-  );
+  // Newest first by start time (ISO strings in UTC sort as the times do).
+  const backups = await backupsCollection.findMany(deps.db, undefined, sql`${tables.backups.doc}->>'startedAt' desc`, 10_000);
   const newestVerified = backups.find((backup) => backup.doc.status === "verified");
   const usable = backups.filter((backup) => backup.doc.status === "verified" || backup.doc.status === "completed");
   const kept = new Set([...(newestVerified ? [newestVerified.id] : []), ...usable.slice(0, input.keepMin ?? 0).map((backup) => backup.id)]);
