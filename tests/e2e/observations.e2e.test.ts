@@ -77,4 +77,35 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     expect(createHash("sha256").update(bytes).digest("hex")).toBe(stored.sha256);
     await page.getByRole("list", { name: "Status timeline" }).getByText("Completed").waitFor(WAIT);
   });
+
+  it("reads the timeline again when it ends elsewhere than the status the page shows", async () => {
+    const owner = await signupUser(server, { name: "Tess Timeline" });
+    const tag = randomBytes(3).toString("hex");
+    const observatory = await api<{ id: string }>("/observatories", owner.token, { method: "POST", json: { name: `Dome ${tag}` } });
+    const project = await api<{ id: string }>("/projects", owner.token, { method: "POST", json: { name: `Survey ${tag}` } });
+    const target = { name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 30, count: 1, binning: 1 }] };
+    const observation = await api<{ id: string }>("/observations", owner.token, {
+      method: "POST",
+      json: { name: `Lyra ${tag}`, projectId: project.id, observatoryId: observatory.id, targets: [target] },
+    });
+    await api(`/observations/${observation.id}/cancel`, owner.token, { method: "POST" });
+
+    // The first read of the history answers as if it had been made just before the cancel.
+    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
+    let staleAnswers = 0;
+    await page.route(/\/trpc\/[^?]*observations\.history/, async (route) => {
+      const response = await route.fetch();
+      if (staleAnswers > 0) return route.fulfill({ response });
+      staleAnswers += 1;
+      const procedures = new URL(route.request().url()).pathname.replace("/trpc/", "").split(",");
+      const answers = (await response.json()) as Array<{ result: { data: { items: unknown[] } } }>;
+      answers[procedures.indexOf("observations.history")]!.result.data.items.pop();
+      return route.fulfill({ response, json: answers });
+    });
+    await page.goto(appUrl(server, `observations/${observation.id}`));
+    const timeline = page.getByRole("list", { name: "Status timeline" });
+    await timeline.getByText("Cancelled", { exact: true }).waitFor(WAIT);
+    expect(staleAnswers).toBe(1);
+    await expect.poll(() => timeline.getByRole("listitem").count()).toBe(2);
+  });
 });

@@ -1,4 +1,6 @@
+import { useEffect, useRef } from "react";
 import { useQuery } from "@tanstack/react-query";
+import type { ObservationStatus } from "@meridian/rules";
 import { QueryState } from "../components/QueryState";
 import { formatDateTime } from "../lib/format";
 import { trpc } from "../trpc";
@@ -8,9 +10,22 @@ import { StatusBadge } from "./StatusBadge";
 const actorLabel = (actor: { kind: string; id: string }) =>
   actor.kind === "observatory" ? "the observatory" : actor.kind === "system" ? (actor.id === "dispatch" ? "dispatch" : "Meridian") : "a user";
 
-/** Every status move, oldest first, with who made it and why. */
-export function ObservationTimeline({ observationId }: { observationId: string }) {
+/**
+ * Every status move, oldest first, with who made it and why. `status` is the observation's status as
+ * the page shows it: every move is recorded, so the last entry always ends there, and a timeline that
+ * ends elsewhere was read before the move (its event crossed the read) and is read again, once per move.
+ */
+export function ObservationTimeline({ observationId, status, statusChangedAt }: { observationId: string; status: ObservationStatus; statusChangedAt: string }) {
   const history = useQuery(trpc.observations.history.queryOptions({ id: observationId }, { staleTime: 0 }));
+  const lastEntry = history.data?.items.at(-1);
+  const behind = lastEntry !== undefined && lastEntry.to !== status;
+  const reloadedFor = useRef<string | null>(null);
+  const { isFetching, refetch } = history;
+  useEffect(() => {
+    if (!behind || isFetching || reloadedFor.current === statusChangedAt) return;
+    reloadedFor.current = statusChangedAt;
+    void refetch();
+  }, [behind, isFetching, refetch, statusChangedAt]);
   return (
     <QueryState query={history} loading="Loading the timeline" error="Could not load the timeline">
       {(data) => (

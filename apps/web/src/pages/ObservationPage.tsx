@@ -102,7 +102,7 @@ function ObservationView({ observation }: { observation: Observation }) {
         </div>
         <div className="flex flex-col gap-6">
           <Card title="Status timeline">
-            <ObservationTimeline observationId={observation.id} />
+            <ObservationTimeline observationId={observation.id} status={observation.status} statusChangedAt={observation.statusChangedAt} />
           </Card>
           <Card title="Constraints">
             <dl className="grid grid-cols-2 gap-3">
