@@ -4,7 +4,7 @@
  * `pg_dump -Fc` (and its size beside it), a restore at no less than 0.9× `pg_restore`'s speed,
  * and the cleanup of 100,000 files (time, S3 requests).
  *
- *   node --import tsx bench/backup-restore.ts [--observations 1000000] [--files 100000]
+ *   node --import tsx bench/backup-restore.ts [--observations 1000000] [--files 100000] [--rounds 3]
  *
  * One run, one database: Debian's PostgreSQL 15 (`apt-get install -y postgresql-15`, started here
  * on a throw-away directory; or DATABASE_URL), because pg_dump only dumps a server of its own
@@ -13,10 +13,11 @@
  *                upload, manifest; then the read-back to verified, timed apart);
  *   pg_dump      the peer: `pg_dump -Fc -n public` of the same database to a local file;
  *   restore      Meridian: startRestore + runRestore (load into a side schema while verifying, swap
- *                in one transaction), from the backup above;
+ *                in one transaction), from the first backup;
  *   pg_restore   the peer: `pg_restore --clean --if-exists -n public` of the dump into the same database;
  *   cleanup      Meridian's observation cleanup over `--files` file records and objects, with its S3
  *                requests counted at the storage layer (list pages, DeleteObjects calls).
+ * Backup and pg_dump take turns `--rounds` times, then restore and pg_restore; medians are compared.
  * Results: bench/results/backup-restore.md.
  */
 import { execFile } from "node:child_process";
@@ -35,6 +36,7 @@ import { seedObjects, seedObservations } from "./seed";
 const run = promisify(execFile);
 const OBSERVATIONS = numberOption("observations", 1_000_000);
 const FILES = numberOption("files", 100_000);
+const ROUNDS = numberOption("rounds", 3);
 const loadAtStart = loadAverage();
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 const log = (message: string) => process.stderr.write(`[backup-restore] ${message}\n`);
@@ -62,6 +64,12 @@ function countingStorage(storage: ObjectStorage) {
   return { counted, counter };
 }
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
 const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
   const started = performance.now();
   const result = await work();
@@ -88,32 +96,50 @@ async function main() {
   const [size] = await deps.db.execute<{ bytes: string }>(sql`select sum(pg_total_relation_size(c.oid))::text as bytes
     from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind = 'r'`);
 
-  log("Meridian backup");
-  const [backup, backupMs] = await timed(async () => {
-    const started = await startBackup({ deps, actor: null, trigger: "manual" });
-    await runBackup({ deps, jobId: started.jobId!, backupId: started.id, then: null });
-    return (await backupsCollection.get(deps.db, started.id))!;
-  });
-  if (backup.doc.status !== "verified") throw new Error(`the backup is ${backup.doc.status}: ${backup.doc.error}`);
-  const archiveMs = Date.parse(backup.doc.finishedAt!) - Date.parse(backup.doc.startedAt);
-  const verifyMs = backupMs - archiveMs;
-
-  log("pg_dump");
+  // The machine's speed wanders by a third from one minute to the next, so the sides take turns,
+  // ROUNDS times each, and the medians are compared.
+  const archiveRuns: number[] = [];
+  const verifyRuns: number[] = [];
+  const dumpRuns: number[] = [];
+  const restoreRuns: number[] = [];
+  const pgRestoreRuns: number[] = [];
   const dumpFile = path.join(await makeTempDir("dump"), "meridian.dump");
-  const [, dumpMs] = await timed(() => run("pg_dump", ["-Fc", "-n", "public", "-f", dumpFile, databaseUrl]));
+  let backup: Awaited<ReturnType<typeof backupsCollection.get>>;
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`round ${round}: Meridian backup`);
+    const [made, backupMs] = await timed(async () => {
+      const started = await startBackup({ deps, actor: null, trigger: "manual" });
+      await runBackup({ deps, jobId: started.jobId!, backupId: started.id, then: null });
+      return (await backupsCollection.get(deps.db, started.id))!;
+    });
+    if (made.doc.status !== "verified") throw new Error(`the backup is ${made.doc.status}: ${made.doc.error}`);
+    backup ??= made;
+    const archiveMs = Date.parse(made.doc.finishedAt!) - Date.parse(made.doc.startedAt);
+    archiveRuns.push(archiveMs);
+    verifyRuns.push(backupMs - archiveMs);
+    log(`round ${round}: pg_dump`);
+    dumpRuns.push((await timed(() => run("pg_dump", ["-Fc", "-n", "public", "-f", dumpFile, databaseUrl])))[1]);
+  }
   const dumpBytes = (await fs.stat(dumpFile)).size;
-
-  log("Meridian restore");
-  const [restoreJob, restoreMs] = await timed(async () => {
-    const { jobId } = await startRestore({ deps, actor: null, backupId: backup.id });
-    await runRestore({ deps, jobId, backupId: backup.id, actorId: null });
-    return (await jobsCollection.get(deps.db, jobId))!;
-  });
-  if (restoreJob.doc.status !== "completed") throw new Error(`the restore ${restoreJob.doc.status}: ${restoreJob.doc.error}`);
-  const [restored] = await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from observations`);
-
-  log("pg_restore");
-  const [, pgRestoreMs] = await timed(() => run("pg_restore", ["--clean", "--if-exists", "-n", "public", "-d", databaseUrl, dumpFile]));
+  let restored: { count: number } | undefined;
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`round ${round}: Meridian restore`);
+    const [restoreJob, restoreMs] = await timed(async () => {
+      const { jobId } = await startRestore({ deps, actor: null, backupId: backup!.id });
+      await runRestore({ deps, jobId, backupId: backup!.id, actorId: null });
+      return (await jobsCollection.get(deps.db, jobId))!;
+    });
+    if (restoreJob.doc.status !== "completed") throw new Error(`the restore ${restoreJob.doc.status}: ${restoreJob.doc.error}`);
+    restoreRuns.push(restoreMs);
+    [restored] = await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from observations`);
+    log(`round ${round}: pg_restore`);
+    pgRestoreRuns.push((await timed(() => run("pg_restore", ["--clean", "--if-exists", "-n", "public", "-d", databaseUrl, dumpFile])))[1]);
+  }
+  const archiveMs = median(archiveRuns);
+  const verifyMs = median(verifyRuns);
+  const dumpMs = median(dumpRuns);
+  const restoreMs = median(restoreRuns);
+  const pgRestoreMs = median(pgRestoreRuns);
 
   log(`cleanup of ${FILES} files`);
   await deps.db.execute(sql`truncate observations, observation_history, files`);
@@ -127,25 +153,29 @@ async function main() {
 
   const count = (value: number) => value.toLocaleString("en-US");
   const seconds = (ms: number) => (ms / 1000).toFixed(1);
+  const each = (runs: number[]) => runs.map(seconds).join(", ");
   const megabytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
   const backupRatio = dumpMs / archiveMs;
   const restoreRatio = pgRestoreMs / restoreMs;
   const text = [
     "# Backup, restore and observation cleanup",
     "",
-    `\`node --import tsx bench/backup-restore.ts --observations ${OBSERVATIONS} --files ${FILES}\`, run on ${new Date().toISOString().slice(0, 10)}`,
+    `\`node --import tsx bench/backup-restore.ts --observations ${OBSERVATIONS} --files ${FILES} --rounds ${ROUNDS}\`, ` +
+      `run on ${new Date().toISOString().slice(0, 10)}`,
     `(${os.cpus().length} cores, ${os.cpus()[0]?.model.trim()}, Node ${process.version}; load average at start ${loadAtStart}, at the end ${loadAverage()}).`,
     `PostgreSQL ${serverVersion.trim()} (Debian's postgresql-15, fsync off for both sides), embedded S3 (s3rver) on local disk. ` +
       `${count(OBSERVATIONS)} observations seeded in ${seconds(seedMs)} s; the public schema's tables and indexes: ${megabytes(Number(size?.bytes ?? 0))}.`,
     "",
-    "| Run | Time | Size | Notes |",
+    `Backup and dump take turns, ${ROUNDS} rounds, then restore and pg_restore; the times are the medians, each round's in the notes.`,
+    "",
+    "| Run | Median time | Size | Notes |",
     "|---|---:|---:|---|",
-    `| Meridian backup: snapshot, COPY, gzip, multipart upload, manifest | ${seconds(archiveMs)} s | ${megabytes(backup.doc.sizeBytes ?? 0)} | ` +
-      `then read back and verified in ${seconds(verifyMs)} s |`,
-    `| peer: \`pg_dump -Fc -n public\` to a local file | ${seconds(dumpMs)} s | ${megabytes(dumpBytes)} | no verification |`,
+    `| Meridian backup: snapshot, COPY, gzip, multipart upload, manifest | ${seconds(archiveMs)} s | ${megabytes(backup!.doc.sizeBytes ?? 0)} | ` +
+      `then read back and verified in ${seconds(verifyMs)} s; rounds: ${each(archiveRuns)} s |`,
+    `| peer: \`pg_dump -Fc -n public\` to a local file | ${seconds(dumpMs)} s | ${megabytes(dumpBytes)} | no verification; rounds: ${each(dumpRuns)} s |`,
     `| Meridian restore: load and verify into a side schema, swap in one transaction | ${seconds(restoreMs)} s | | ` +
-      `${count(restored?.count ?? 0)} observations back |`,
-    `| peer: \`pg_restore --clean --if-exists -n public\` | ${seconds(pgRestoreMs)} s | | |`,
+      `${count(restored?.count ?? 0)} observations back; rounds: ${each(restoreRuns)} s |`,
+    `| peer: \`pg_restore --clean --if-exists -n public\` | ${seconds(pgRestoreMs)} s | | rounds: ${each(pgRestoreRuns)} s |`,
     "",
     "| Cleanup | Files | Time | List calls | DeleteObjects calls |",
     "|---|---:|---:|---:|---:|",
@@ -153,7 +183,7 @@ async function main() {
       `${counter.list} | ${counter.deleteObjects} |`,
     "",
     `- Backup at least as fast as pg_dump -Fc: **${backupRatio >= 1 ? "met" : "missed"}** (${backupRatio.toFixed(2)}× its speed; ` +
-      `size ${((backup.doc.sizeBytes ?? 0) / dumpBytes).toFixed(2)}× the dump's).`,
+      `size ${((backup!.doc.sizeBytes ?? 0) / dumpBytes).toFixed(2)}× the dump's).`,
     `- Restore at 0.9× pg_restore's speed or better: **${restoreRatio >= 0.9 ? "met" : "missed"}** (${restoreRatio.toFixed(2)}×).`,
     `- ${count(FILES)} objects seeded in ${seconds(filesSeedMs)} s.`,
     "",

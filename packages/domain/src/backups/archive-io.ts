@@ -22,6 +22,27 @@ function tap(onChunk: (chunk: Buffer) => void) {
   });
 }
 
+/** Rows and decompressed bytes travel in chunks of about this size (COPY alone hands over one row per chunk). */
+const BATCH_BYTES = 256 * 1024;
+
+/**
+ * COPY hands over one row per chunk; hashing, counting and piping a million small chunks one by
+ * one costs more than the rows' bytes, so they travel on in batches of about BATCH_BYTES.
+ */
+async function* batched(rows: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  for await (const row of rows) {
+    pending.push(row);
+    pendingBytes += row.length;
+    if (pendingBytes < BATCH_BYTES) continue;
+    yield Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+  }
+  if (pendingBytes > 0) yield Buffer.concat(pending, pendingBytes);
+}
+
 /**
  * Streams every archived collection, as of one repeatable-read snapshot, through COPY and gzip
  * into a multipart upload: memory stays at a few upload parts whatever the database's size.
@@ -50,15 +71,15 @@ export async function writeArchive(deps: Deps, objectKey: string, onRows: (rows:
         yield sectionHeader({ collection: name, columns });
         const digest = new SectionDigest();
         const rows = await tx`copy ${tx(name)} (${tx(columns)}) to stdout`.readable();
-        for await (const chunk of rows as AsyncIterable<Buffer>) {
+        for await (const batch of batched(rows as AsyncIterable<Buffer>)) {
           const before = digest.rows;
-          digest.add(chunk);
+          digest.add(batch);
           rowsDone += digest.rows - before;
           if (Date.now() - lastReport > 1000) {
             lastReport = Date.now();
             await onRows(rowsDone);
           }
-          yield chunk;
+          yield batch;
         }
         yield SECTION_END;
         parts.push({ name, columns, ...digest.digest() });
@@ -124,7 +145,7 @@ export async function readArchiveBack(
     archiveHash.update(chunk);
     sizeBytes += chunk.length;
   });
-  const gunzip = createGunzip();
+  const gunzip = createGunzip({ chunkSize: BATCH_BYTES });
   archive.body.on("error", (error) => gunzip.destroy(error));
   counted.on("error", (error) => gunzip.destroy(error));
   archive.body.pipe(counted).pipe(gunzip);
