@@ -306,16 +306,28 @@ async function runScan(deps: Deps, scanId: string) {
 
 type ScannedRow = { id: string; doc: Record<string, unknown>; updated_at: string; history?: ObservationHistoryDoc[] | null };
 
-/** The next batch of a collection in id order; observations come with their history, in order. */
-function batchOf(db: Executor, name: CollectionName, afterId: string | null, limit: number): Promise<ScannedRow[]> {
+/**
+ * The next batch of a collection in id order; observations come with their history, in order,
+ * read in one range scan of the history's index for the whole batch (a subquery per observation
+ * cost the database a third more than the documents themselves).
+ */
+async function batchOf(db: Executor, name: CollectionName, afterId: string | null, limit: number): Promise<ScannedRow[]> {
   const table = collections[name].table;
   const after = afterId ? sql`where t.id > ${afterId}` : sql``;
-  if (name === "observations")
-    return db.execute<ScannedRow>(sql`
-      select t.id, t.doc, t.updated_at,
-             (select jsonb_agg(h.doc order by h.created_at, h.id) from observation_history h where h.observation_id = t.id) as history
-        from ${table} t ${after} order by t.id limit ${limit}`);
-  return db.execute<ScannedRow>(sql`select t.id, t.doc, t.updated_at from ${table} t ${after} order by t.id limit ${limit}`);
+  const rows = await db.execute<ScannedRow>(sql`select t.id, t.doc, t.updated_at from ${table} t ${after} order by t.id limit ${limit}`);
+  if (name !== "observations" || rows.length === 0) return rows;
+  const entries = await db.execute<{ observation_id: string; doc: ObservationHistoryDoc }>(sql`
+    select observation_id, doc from observation_history
+     where observation_id between ${rows[0]!.id} and ${rows.at(-1)!.id}
+     order by observation_id, created_at, id`);
+  const historyOf = new Map<string, ObservationHistoryDoc[]>();
+  for (const entry of entries) {
+    const list = historyOf.get(entry.observation_id);
+    if (list) list.push(entry.doc);
+    else historyOf.set(entry.observation_id, [entry.doc]);
+  }
+  for (const row of rows) row.history = historyOf.get(row.id) ?? null;
+  return rows;
 }
 
 /** How many documents of the collection come at or before `afterId`: where a resumed scan stands in its limit. */
