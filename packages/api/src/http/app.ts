@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { trpcServer } from "@hono/trpc-server";
 import { SERVER_VERSION } from "@meridian/config";
-import { AppError, readMaintenance } from "@meridian/domain";
+import { AppError, refuseWritesDuringMaintenance } from "@meridian/domain";
 import { bodyLimit } from "hono/body-limit";
 import type { ApiServices } from "../context";
 import { appRouter } from "../trpc/app-router";
@@ -56,12 +56,7 @@ export function createApiApp(services: ApiServices) {
   app.use(requestContext(services));
   // While a restore replaces the data, every write waits outside: what it wrote would be thrown away.
   app.use(async (c, next) => {
-    if (BODYLESS_METHODS.has(c.req.method)) return next();
-    const maintenance = await readMaintenance(deps.db);
-    if (maintenance.active)
-      throw new AppError("MAINTENANCE", `${maintenance.reason ?? "Maintenance"}: changes are refused until it ends. Try again in a few minutes.`, {
-        headers: { "retry-after": "30" },
-      });
+    if (!BODYLESS_METHODS.has(c.req.method)) await refuseWritesDuringMaintenance(deps.db, "changes are refused until it ends. Try again in a few minutes.");
     return next();
   });
 

@@ -12,7 +12,7 @@ import {
   observatoryHello,
   observatorySafety,
   observatoryWeather,
-  readMaintenance,
+  refuseWritesDuringMaintenance,
   readServerSettings,
   reportObservationStatus,
   type Deps,
@@ -71,11 +71,6 @@ const observatoryMessages = z.discriminatedUnion("type", [
   z.object({ type: z.literal("goodbye"), id: messageId }),
 ]);
 
-async function refuseDuringMaintenance(deps: Deps) {
-  const maintenance = await readMaintenance(deps.db);
-  if (maintenance.active) throw new AppError("MAINTENANCE", `${maintenance.reason ?? "Maintenance"}: send this report again once it ends`);
-}
-
 const afterHello = (session: ObservatorySession) => {
   if (!session.helloed) throw new AppError("HELLO_REQUIRED", "Send hello with the plugin version first");
 };
@@ -115,7 +110,7 @@ export const observatoryProtocol = defineProtocol({
     },
     observation_status: async ({ deps, session, message }) => {
       // A report written during a restore would be thrown away by its swap: the plugin resends it.
-      await refuseDuringMaintenance(deps);
+      await refuseWritesDuringMaintenance(deps.db, "send this report again once it ends");
       afterHello(session);
       const observation = await reportObservationStatus({
         deps,

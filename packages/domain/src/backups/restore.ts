@@ -60,7 +60,10 @@ export async function startRestore(options: { deps: Deps; actor: Actor | null; b
   });
 }
 
-/** One collection's rows into its side table, through COPY FROM STDIN on the restore's connection. */
+/** What an earlier, killed restore may have left, and what this one leaves once done. */
+const dropWorkSchemas = (connection: postgres.ReservedSql) =>
+  connection.unsafe(`drop schema if exists "${SIDE_SCHEMA}" cascade; drop schema if exists "${PREVIOUS_SCHEMA}" cascade`);
+
 const createSideTable = (connection: postgres.ReservedSql, table: string) =>
   connection.unsafe(`create table "${SIDE_SCHEMA}"."${table}" (like "${table}" ${LIKE_LIVE})`);
 
@@ -86,6 +89,7 @@ async function buildIndexes(connection: postgres.ReservedSql, table: string) {
   }
 }
 
+/** One collection's rows into its side table, through COPY FROM STDIN on the restore's connection. */
 async function copyInto(connection: postgres.ReservedSql, header: SectionHeader): Promise<SectionSink> {
   await createSideTable(connection, header.collection);
   const stream = await connection`copy ${connection(SIDE_SCHEMA)}.${connection(header.collection)} (${connection(header.columns)}) from stdin`.writable();
@@ -177,7 +181,7 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
     const connection = await deps.sql.reserve();
     let credentialsKept = 0;
     try {
-      await connection.unsafe(`drop schema if exists "${SIDE_SCHEMA}" cascade; drop schema if exists "${PREVIOUS_SCHEMA}" cascade`);
+      await dropWorkSchemas(connection);
       await connection`create schema ${connection(SIDE_SCHEMA)}`;
       const loaded = new Set<string>();
       const problems = await readArchiveBack(deps, manifest, {
@@ -195,7 +199,7 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
       await reportJob(deps, jobId, { progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "swap" } });
       ({ credentialsKept } = await swapIn(deps));
     } finally {
-      await connection.unsafe(`drop schema if exists "${SIDE_SCHEMA}" cascade; drop schema if exists "${PREVIOUS_SCHEMA}" cascade`).catch(() => undefined);
+      await dropWorkSchemas(connection).catch(() => undefined);
       connection.release();
       await endMaintenance(deps.db);
     }

@@ -2,6 +2,7 @@ import { tables, type Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Deps } from "../deps";
+import { AppError } from "../errors";
 
 const MAINTENANCE_ID = "restore";
 
@@ -18,6 +19,15 @@ export type MaintenanceStatus = z.infer<typeof maintenanceStatusSchema>;
 export async function readMaintenance(db: Executor): Promise<MaintenanceStatus> {
   const [row] = await db.select().from(tables.maintenance).limit(1);
   return row ? { active: true, reason: row.reason, since: row.since.toISOString() } : { active: false, reason: null, since: null };
+}
+
+/**
+ * Refuses a write with 503 MAINTENANCE (Retry-After 30 s) while a restore runs: whatever it wrote
+ * would be thrown away by the swap. `retry` tells the caller what to do meanwhile.
+ */
+export async function refuseWritesDuringMaintenance(db: Executor, retry: string) {
+  const maintenance = await readMaintenance(db);
+  if (maintenance.active) throw new AppError("MAINTENANCE", `${maintenance.reason ?? "Maintenance"}: ${retry}`, { headers: { "retry-after": "30" } });
 }
 
 export async function beginMaintenance(deps: Deps, options: { reason: string; jobId: string }) {
