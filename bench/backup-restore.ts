@@ -25,12 +25,12 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { createLogger, loadEnv } from "@meridian/config";
 import { backupsCollection, jobsCollection, type ObjectStorage } from "@meridian/db";
-import { recordJobStarted, runBackup, runObservationCleanup, runRestore, startBackup, startRestore, startRuntime, type Runtime } from "@meridian/domain";
+import { recordJobStarted, runBackup, runObservationCleanup, runRestore, startBackup, startRestore, type Runtime } from "@meridian/domain";
 import { sql } from "drizzle-orm";
-import { freePort, installCleanupHooks, loadAverage, makeTempDir, numberOption, removeTempDirs, stopAll, writeResult } from "./lib.mjs";
+import { installCleanupHooks, loadAverage, makeTempDir, numberOption, removeTempDirs, stopAll, writeResult } from "./lib.mjs";
 import { startPostgres15 } from "./postgres-15";
+import { startBenchRuntime } from "./runtime";
 import { seedObjects, seedObservations } from "./seed";
 
 const run = promisify(execFile);
@@ -38,7 +38,6 @@ const OBSERVATIONS = numberOption("observations", 1_000_000);
 const FILES = numberOption("files", 100_000);
 const ROUNDS = numberOption("rounds", 3);
 const loadAtStart = loadAverage();
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 const log = (message: string) => process.stderr.write(`[backup-restore] ${message}\n`);
 
 let runtime: Runtime | undefined;
@@ -81,15 +80,7 @@ async function main() {
   const databaseUrl = process.env.DATABASE_URL ?? postgres15!.url;
   const [{ stdout: serverVersion }] = await Promise.all([run("psql", [databaseUrl, "-Atc", "show server_version"])]);
   const dataDir = await makeTempDir("backup");
-  const env = loadEnv({
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: "warn",
-    NODE_ENV: "production",
-    EMBEDDED_S3_PORT: String(await freePort()),
-    SECRETS_KEY: "bench secrets key",
-  });
-  runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
+  runtime = await startBenchRuntime(dataDir, { DATABASE_URL: databaseUrl });
   const { deps } = runtime;
   log(`seeding ${OBSERVATIONS} observations`);
   const [, seedMs] = await timed(() => seedObservations(deps.db, OBSERVATIONS));

@@ -22,14 +22,13 @@
 import os from "node:os";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createLogger, loadEnv } from "@meridian/config";
 import { integrityScansCollection, type ObjectStorage } from "@meridian/db";
-import { startIntegrityScan, startRuntime, storageFindings, type Runtime } from "@meridian/domain";
+import { startIntegrityScan, storageFindings, type Runtime } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
+import { startBenchRuntime } from "./runtime";
 import { seedObjects, seedObservations } from "./seed";
 import {
-  freePort,
   installCleanupHooks,
   loadAverage,
   makeTempDir,
@@ -76,15 +75,7 @@ function countingLists(storage: ObjectStorage) {
 
 async function main() {
   const dataDir = await makeTempDir("integrity");
-  const env = loadEnv({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "warn",
-    NODE_ENV: "production",
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    EMBEDDED_S3_PORT: String(await freePort()),
-    SECRETS_KEY: "bench secrets key",
-  });
-  runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
+  runtime = await startBenchRuntime(dataDir);
   const { db } = runtime.deps;
   log(`seeding ${OBSERVATIONS} observations`);
   const seedStarted = performance.now();

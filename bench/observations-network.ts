@@ -18,10 +18,10 @@ import net from "node:net";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
-import { createLogger, loadEnv } from "@meridian/config";
 import { newId, observationsCollection, observatoriesCollection, observatoryKeysCollection } from "@meridian/db";
-import { hashSecret, OBSERVATORY_KEY_PREFIX, startRuntime, type Runtime } from "@meridian/domain";
+import { hashSecret, OBSERVATORY_KEY_PREFIX, type Runtime } from "@meridian/domain";
 import WebSocket, { WebSocketServer } from "ws";
+import { startBenchRuntime } from "./runtime";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 const SAMPLES = 200;
@@ -114,14 +114,7 @@ async function main() {
     .join(" / ");
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-bench-observations-"));
   tempDirs.push(dataDir);
-  const env = loadEnv({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "warn",
-    NODE_ENV: "production",
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    SECRETS_KEY: "bench secrets key",
-  });
-  runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
+  runtime = await startBenchRuntime(dataDir);
   const { deps } = runtime;
   const serverDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-bench-server-"));
   tempDirs.push(serverDir);
