@@ -186,4 +186,5 @@ export { startRestore, runRestore, failRestore, RestoreRefused, RESTORE_JOB_KIND
 export { cleanUpBackups } from "./backups/retention";
 export { startScheduledBackup } from "./backups/schedule";
 export { ARCHIVED_COLLECTIONS } from "./backups/archive-io";
+export { PARALLEL_SECTION_BYTES } from "./backups/side-tables";
 export { readMaintenance, endMaintenance, refuseWritesDuringMaintenance, maintenanceStatusSchema, type MaintenanceStatus } from "./system/maintenance";

@@ -13,6 +13,7 @@ export const stageLabel: Record<string, string> = {
   archive: "Archiving collections",
   verify: "Reading the archive back",
   load: "Loading and verifying the archive",
+  index: "Building indexes",
   swap: "Swapping the data in",
   done: "Done",
 };

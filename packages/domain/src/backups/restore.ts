@@ -1,4 +1,4 @@
-import { once } from "node:events";
+import { availableParallelism } from "node:os";
 import { backupsCollection, jobsCollection, schemaVersion, usersCollection } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type postgres from "postgres";
@@ -12,15 +12,12 @@ import { addJob } from "../jobs/add-job";
 import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
 import { runExclusively } from "../system/exclusive-run";
 import { beginMaintenance, endMaintenance } from "../system/maintenance";
-import type { SectionHeader } from "./archive-format";
-import { ARCHIVED_COLLECTIONS, readArchiveBack, type SectionSink } from "./archive-io";
+import { ARCHIVED_COLLECTIONS, readArchiveBack } from "./archive-io";
+import { buildIndexes, copyInto, createSideTable, PARALLEL_SECTION_BYTES, SIDE_SCHEMA } from "./side-tables";
 
 export const RESTORE_JOB_KIND = "backup_restore";
-const SIDE_SCHEMA = "meridian_restore";
 /** Where the replaced tables go at the swap, dropped once it has committed. */
 const PREVIOUS_SCHEMA = "meridian_previous";
-/** A side table: the live one's columns, defaults and checks, without indexes (built after the load, as pg_restore does). */
-const LIKE_LIVE = "including defaults including constraints including generated including storage";
 /**
  * Archived but not rolled back: jobs (the restore's own record among them) and the email outbox
  * (a restored pending row would mail people twice). Backup records are not archived at all.
@@ -64,55 +61,8 @@ export async function startRestore(options: { deps: Deps; actor: Actor | null; b
 const dropWorkSchemas = (connection: postgres.ReservedSql) =>
   connection.unsafe(`drop schema if exists "${SIDE_SCHEMA}" cascade; drop schema if exists "${PREVIOUS_SCHEMA}" cascade`);
 
-const createSideTable = (connection: postgres.ReservedSql, table: string) =>
-  connection.unsafe(`create table "${SIDE_SCHEMA}"."${table}" (like "${table}" ${LIKE_LIVE})`);
-
-/**
- * Gives a loaded side table the live table's primary key, unique constraints and indexes, under
- * the same names (names are per schema), so after the swap the schema is exactly what the
- * migrations made. Built once over all rows, which is quicker than keeping them up row by row.
- */
-async function buildIndexes(connection: postgres.ReservedSql, table: string) {
-  const constraints = await connection<Array<{ name: string; definition: string }>>`
-    select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint
-    where conrelid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident(${table})) and contype in ('p', 'u', 'x')`;
-  for (const constraint of constraints)
-    await connection.unsafe(`alter table "${SIDE_SCHEMA}"."${table}" add constraint "${constraint.name}" ${constraint.definition}`);
-  const indexes = await connection<Array<{ definition: string; schema: string }>>`
-    select pg_get_indexdef(i.indexrelid) as definition, current_schema() as schema from pg_index i
-    where i.indrelid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident(${table}))
-      and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`;
-  for (const index of indexes) {
-    const live = ` ON ${index.schema === "public" ? "public" : `"${index.schema}"`}.`;
-    if (!index.definition.includes(live)) throw new Error(`cannot place the index ${index.definition} on the side table`);
-    await connection.unsafe(index.definition.replace(live, ` ON "${SIDE_SCHEMA}".`));
-  }
-}
-
-/** One collection's rows into its side table, through COPY FROM STDIN on the restore's connection. */
-async function copyInto(connection: postgres.ReservedSql, header: SectionHeader): Promise<SectionSink> {
-  await createSideTable(connection, header.collection);
-  const stream = await connection`copy ${connection(SIDE_SCHEMA)}.${connection(header.collection)} (${connection(header.columns)}) from stdin`.writable();
-  let failure: Error | undefined;
-  stream.on("error", (error) => (failure = error));
-  return {
-    async write(chunk) {
-      if (failure) throw failure;
-      // events.once rejects on "error" and removes both listeners, so waits do not pile up.
-      if (!stream.write(chunk)) await once(stream, "drain");
-    },
-    async end() {
-      if (failure) throw failure;
-      await new Promise<void>((resolve, reject) => {
-        stream.once("error", reject);
-        stream.end(resolve);
-      });
-    },
-    abort() {
-      stream.destroy(new Error("the restore gave up on this collection"));
-    },
-  };
-}
+/** Connections a restore loads and indexes through at once: one backend per core, within reason. */
+const RESTORE_CONNECTIONS = Math.min(4, Math.max(2, availableParallelism()));
 
 /**
  * Swaps the side tables in, in one transaction: each live table moves to the previous schema and
@@ -178,29 +128,33 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
     const manifest = backup!.doc.manifest!;
     await reportJob(deps, jobId, { status: "running", progress: { done: 0, total: manifest.archive.sizeBytes, stage: "load" } });
     await beginMaintenance(deps, { reason: `Restoring the backup of ${manifest.snapshotAt}`, jobId });
-    const connection = await deps.sql.reserve();
+    const connections = await Promise.all(Array.from({ length: RESTORE_CONNECTIONS }, () => deps.sql.reserve()));
+    const connection = connections[0]!;
     let credentialsKept = 0;
     try {
       await dropWorkSchemas(connection);
       await connection`create schema ${connection(SIDE_SCHEMA)}`;
       const loaded = new Set<string>();
+      const sectionBytes = new Map(manifest.collections.map((part) => [part.name, part.bytes]));
       const problems = await readArchiveBack(deps, manifest, {
         onSection: async (header) => {
           if (!RESTORED_COLLECTIONS.includes(header.collection)) return undefined;
           loaded.add(header.collection);
-          return copyInto(connection, header);
+          const large = (sectionBytes.get(header.collection) ?? 0) >= PARALLEL_SECTION_BYTES;
+          return copyInto(large ? connections : [connection], header);
         },
         onBytes: async (bytes) => void (await reportJob(deps, jobId, { progress: { done: bytes, total: manifest.archive.sizeBytes, stage: "load" } })),
       });
       if (problems.length > 0) throw new RestoreRefused(`The backup does not match its manifest, so nothing was restored: ${problems.join("; ")}`);
       // A collection newer than the backup is restored empty, as it was then.
       for (const table of RESTORED_COLLECTIONS.filter((name) => !loaded.has(name))) await createSideTable(connection, table);
-      for (const table of RESTORED_COLLECTIONS) await buildIndexes(connection, table);
+      await reportJob(deps, jobId, { progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "index" } });
+      await buildIndexes(connections, RESTORED_COLLECTIONS);
       await reportJob(deps, jobId, { progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "swap" } });
       ({ credentialsKept } = await swapIn(deps));
     } finally {
       await dropWorkSchemas(connection).catch(() => undefined);
-      connection.release();
+      for (const reserved of connections) reserved.release();
       await endMaintenance(deps.db);
     }
     deps.caches.clear();
