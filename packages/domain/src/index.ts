@@ -160,7 +160,15 @@ export { deliverPush, shouldRetry, type PushOutcome } from "./notifications/deli
 export { queuePush, notifySystemEvent, queueObservationNotifications } from "./notifications/notify";
 export { webPushConfigured, type PushMessage, type ChannelResult } from "./notifications/push-channels";
 export * from "./notifications/settings";
-export { startIntegrityScan, runIntegrityScan, failIntegrityScan, scanOptionsFor, scannableCollections, INTEGRITY_JOB_KIND } from "./integrity/scan";
+export {
+  startIntegrityScan,
+  runIntegrityScan,
+  failIntegrityScan,
+  scanOptionsFor,
+  scannableCollections,
+  INTEGRITY_JOB_KIND,
+  THREADED_SCAN_DOCUMENTS,
+} from "./integrity/scan";
 export * from "./integrity/queries";
 export { repairIntegrityIssue, purgeQuarantine, QUARANTINE_PREFIX, legacyCapturedFileKey } from "./integrity/repair";
 export { startBulkRepair, runBulkRepair, failBulkRepair, INTEGRITY_REPAIR_JOB_KIND } from "./integrity/bulk-repair";

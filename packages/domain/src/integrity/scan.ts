@@ -7,8 +7,6 @@ import {
   type IntegrityIssueDoc,
   type IntegrityScanDoc,
   type IntegrityScanOptions,
-  type ObservationDoc,
-  type ObservationHistoryDoc,
 } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
@@ -21,19 +19,15 @@ import { readServerSettings } from "../system/server-settings";
 import { notifySystemEvent } from "../notifications/notify";
 import { HEALTH_CODES, healthFindings } from "./health-check";
 import { checksumMismatch, filesByKey, storageFindings, throttledHasher } from "./storage-check";
-import {
-  fileObservatoryMismatch,
-  missingReference,
-  observationQualityFindings,
-  observationStatusFindings,
-  structureFindings,
-  targetFindings,
-  type Finding,
-} from "./checks";
+import { inThreadChecker, threadedChecker, type DocumentChecker } from "./check-pool";
+import { fileObservatoryMismatch, missingReference, type Finding } from "./checks";
+import type { CollectionName, DocumentBatchResult, ScannedDocument } from "./document-checks";
 import { findServerAdmins } from "../users/find-user";
 
 export const INTEGRITY_JOB_KIND = "integrity_scan";
 const BATCH = 2000;
+/** A collection with this many documents to scan is checked in worker threads. */
+export const THREADED_SCAN_DOCUMENTS = 20_000;
 const CHECKSUM_BATCH = 100;
 const STORAGE_STAGE = "(storage)";
 const CHECKSUM_STAGE = "(checksums)";
@@ -41,34 +35,7 @@ const HEALTH_STAGE = "(health)";
 /** The stages after the collections, in order; a checkpoint in one of them means every collection is done. */
 const lastStages = [STORAGE_STAGE, CHECKSUM_STAGE, HEALTH_STAGE];
 const DEFAULT_CHECKSUM_RATE = 32 * 1024 * 1024;
-type CollectionName = keyof typeof collections;
 export const scannableCollections = Object.keys(collections) as CollectionName[];
-
-/** What each document refers to, checked by a deep scan: field, target collection, and the id it holds. */
-const references: Partial<Record<CollectionName, (doc: Record<string, unknown>) => Array<[string, CollectionName, unknown]>>> = {
-  observations: (doc) => [
-    ["projectId", "projects", doc.projectId],
-    ["observatoryId", "observatories", doc.observatoryId],
-    ["ownerId", "users", doc.ownerId],
-  ],
-  projects: (doc) => [
-    ["ownerId", "users", doc.ownerId],
-    ["organizationId", "organizations", doc.organizationId],
-  ],
-  project_members: (doc) => [
-    ["projectId", "projects", doc.projectId],
-    ["userId", "users", doc.userId],
-  ],
-  organization_members: (doc) => [
-    ["organizationId", "organizations", doc.organizationId],
-    ["userId", "users", doc.userId],
-  ],
-  observatory_members: (doc) => [
-    ["observatoryId", "observatories", doc.observatoryId],
-    ["memberId", doc.memberKind === "organization" ? "organizations" : "users", doc.memberId],
-  ],
-  files: (doc) => [["observationId", "observations", doc.observationId]],
-};
 
 /** The contract's scan options over the spec's defaults for the kind. */
 export function scanOptionsFor(kind: "quick" | "full", input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean }): IntegrityScanOptions {
@@ -180,8 +147,9 @@ async function runScan(deps: Deps, scanId: string) {
   const settings = await readServerSettings(deps.db);
   const { options: scanOptions } = scan.doc;
   const names = scanOptions.collections as CollectionName[];
-  let total = 0;
-  for (const name of names) total += await countOf(deps.db, name, scanOptions.limitPerCollection);
+  const counts = new Map<CollectionName, number>();
+  for (const name of names) counts.set(name, await countOf(deps.db, name, scanOptions.limitPerCollection));
+  const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
   let scanned = scan.doc.progress.scanned;
   await guarded((tx) => patchScan(tx, scanId, { status: "running", progress: { ...scan.doc.progress, total } }));
   if (jobId) await reportJob(deps, jobId, { status: "running", progress: { done: scanned, total, stage: "scanning" } });
@@ -200,40 +168,61 @@ async function runScan(deps: Deps, scanId: string) {
   };
   for (const name of names.slice(startIndex)) {
     let afterId = resumeAt && resumeAt.collection === name ? resumeAt.afterId : null;
-    let done = afterId ? await scannedBefore(deps.db, name, afterId) : 0;
+    let read = afterId ? await scannedBefore(deps.db, name, afterId) : 0;
     const limit = scanOptions.limitPerCollection ?? Infinity;
-    // The next batch is read while this one is checked and written: the database and this
-    // process work at the same time.
-    let next = done < limit ? batchOf(deps.db, name, afterId, Math.min(BATCH, limit - done)) : Promise.resolve([]);
-    for (;;) {
-      const rows = await next;
-      if (rows.length === 0) break;
-      afterId = rows.at(-1)!.id;
-      done += rows.length;
-      scanned += rows.length;
-      next = done < limit ? batchOf(deps.db, name, afterId, Math.min(BATCH, limit - done)) : Promise.resolve([]);
-      const found = await findingsOf(deps, name, rows, scanOptions, settings);
-      const progress = { collection: name, scanned, total };
-      const checkpoint = { collection: name, afterId };
-      // The hot path: one statement that moves the checkpoint only while this run owns the scan
-      // (a takeover's row lock makes it wait, then see the new owner), beside the batch's issues.
-      const advance = async (db: Executor) => {
-        const moved = await integrityScansCollection.patch(db, sql`id = ${scanId} and doc->>'runId' = ${runId}`, {
-          progress: sql`${JSON.stringify(progress)}::jsonb`,
-          checkpoint: sql`${JSON.stringify(checkpoint)}::jsonb`,
-        });
-        if (moved.length === 0) throw new ScanTakenOver();
-      };
-      if (found.length === 0) await advance(deps.db);
-      else
-        await deps.db.transaction(async (tx) => {
-          await integrityIssuesCollection.insertMany(
-            tx,
-            found.map((issue) => ({ ...issue, scanId })),
-          );
-          await advance(tx);
-        });
-      await reportProgress(name);
+    const checker = counts.get(name)! - read >= THREADED_SCAN_DOCUMENTS ? threadedChecker() : inThreadChecker;
+    try {
+      // Batches are read in turn, checked several at once (one per check thread, each read while
+      // the others are checked), and written in order, so the checkpoint only moves past checked batches.
+      const checking: Array<Promise<{ rows: ScannedRow[]; result: DocumentBatchResult }>> = [];
+      const readNext = () => (read < limit ? batchOf(deps.db, name, afterId, Math.min(BATCH, limit - read)) : Promise.resolve([]));
+      let reading = readNext();
+      let exhausted = false;
+      for (;;) {
+        while (!exhausted && checking.length <= checker.parallelism) {
+          const rows = await reading;
+          if (rows.length === 0) {
+            exhausted = true;
+            break;
+          }
+          afterId = rows.at(-1)!.id;
+          read += rows.length;
+          reading = readNext();
+          // Kept from being an unhandled rejection while earlier batches are awaited; awaited below.
+          reading.catch(() => undefined);
+          const checked = checkBatch(checker, name, rows, scanOptions, settings, deps.now()).then((result) => ({ rows, result }));
+          checked.catch(() => undefined);
+          checking.push(checked);
+        }
+        const next = checking.shift();
+        if (!next) break;
+        const { rows, result } = await next;
+        scanned += rows.length;
+        const found = await issuesOf(deps, name, rows, result);
+        const progress = { collection: name, scanned, total };
+        const checkpoint = { collection: name, afterId: rows.at(-1)!.id };
+        // The hot path: one statement that moves the checkpoint only while this run owns the scan
+        // (a takeover's row lock makes it wait, then see the new owner), beside the batch's issues.
+        const advance = async (db: Executor) => {
+          const moved = await integrityScansCollection.patch(db, sql`id = ${scanId} and doc->>'runId' = ${runId}`, {
+            progress: sql`${JSON.stringify(progress)}::jsonb`,
+            checkpoint: sql`${JSON.stringify(checkpoint)}::jsonb`,
+          });
+          if (moved.length === 0) throw new ScanTakenOver();
+        };
+        if (found.length === 0) await advance(deps.db);
+        else
+          await deps.db.transaction(async (tx) => {
+            await integrityIssuesCollection.insertMany(
+              tx,
+              found.map((issue) => ({ ...issue, scanId })),
+            );
+            await advance(tx);
+          });
+        await reportProgress(name);
+      }
+    } finally {
+      await checker.close();
     }
   }
   if (scanOptions.checkStorage && runsStage(STORAGE_STAGE)) {
@@ -304,30 +293,33 @@ async function runScan(deps: Deps, scanId: string) {
   if (jobId) await reportJob(deps, jobId, { status: "completed", progress: { done: scanned, total, stage: "done" }, result: { scanId, summary } });
 }
 
-type ScannedRow = { id: string; doc: Record<string, unknown>; updated_at: string; history?: ObservationHistoryDoc[] | null };
+type ScannedRow = ScannedDocument & { updatedAt: string };
 
 /**
- * The next batch of a collection in id order; observations come with their history, in order,
- * read in one range scan of the history's index for the whole batch (a subquery per observation
- * cost the database a third more than the documents themselves).
+ * The next batch of a collection in id order, documents as JSON text; observations come with
+ * their history, in order, read in one range scan of the history's index for the whole batch (a
+ * subquery per observation cost the database a third more than the documents themselves).
  */
 async function batchOf(db: Executor, name: CollectionName, afterId: string | null, limit: number): Promise<ScannedRow[]> {
   const table = collections[name].table;
   const after = afterId ? sql`where t.id > ${afterId}` : sql``;
-  const rows = await db.execute<ScannedRow>(sql`select t.id, t.doc, t.updated_at from ${table} t ${after} order by t.id limit ${limit}`);
-  if (name !== "observations" || rows.length === 0) return rows;
-  const entries = await db.execute<{ observation_id: string; doc: ObservationHistoryDoc }>(sql`
-    select observation_id, doc from observation_history
-     where observation_id between ${rows[0]!.id} and ${rows.at(-1)!.id}
+  const rows = await db.execute<{ id: string; doc: string; updated_at: string | Date }>(
+    sql`select t.id, t.doc::text as doc, t.updated_at from ${table} t ${after} order by t.id limit ${limit}`,
+  );
+  const scanned = rows.map((row): ScannedRow => ({ id: row.id, doc: row.doc, history: null, updatedAt: new Date(row.updated_at).toISOString() }));
+  if (name !== "observations" || scanned.length === 0) return scanned;
+  const entries = await db.execute<{ observation_id: string; doc: string }>(sql`
+    select observation_id, doc::text as doc from observation_history
+     where observation_id between ${scanned[0]!.id} and ${scanned.at(-1)!.id}
      order by observation_id, created_at, id`);
-  const historyOf = new Map<string, ObservationHistoryDoc[]>();
+  const historyOf = new Map<string, string[]>();
   for (const entry of entries) {
     const list = historyOf.get(entry.observation_id);
     if (list) list.push(entry.doc);
     else historyOf.set(entry.observation_id, [entry.doc]);
   }
-  for (const row of rows) row.history = historyOf.get(row.id) ?? null;
-  return rows;
+  for (const row of scanned) row.history = historyOf.get(row.id) ?? null;
+  return scanned;
 }
 
 /** How many documents of the collection come at or before `afterId`: where a resumed scan stands in its limit. */
@@ -336,57 +328,48 @@ async function scannedBefore(db: Executor, name: CollectionName, afterId: string
   return row?.count ?? 0;
 }
 
-async function findingsOf(
-  deps: Deps,
+function checkBatch(
+  checker: DocumentChecker,
   name: CollectionName,
   rows: ScannedRow[],
   options: IntegrityScanOptions,
   settings: Awaited<ReturnType<typeof readServerSettings>>,
-): Promise<Array<Omit<IntegrityIssueDoc, "scanId">>> {
+  now: Date,
+) {
+  const documents = rows.map(({ id, doc, history }) => ({ id, doc, history }));
+  return checker.check({ collection: name, documents, includeTestData: options.includeTestData, deepScan: options.deepScan, settings, now: now.toISOString() });
+}
+
+/**
+ * A checked batch's issues: what the documents say on their own, and what only the database can
+ * tell (a file uploaded by another observatory than its observation's; for a deep scan, references
+ * to documents that do not exist).
+ */
+async function issuesOf(deps: Deps, name: CollectionName, rows: ScannedRow[], result: DocumentBatchResult): Promise<Array<Omit<IntegrityIssueDoc, "scanId">>> {
   const issues: Array<Omit<IntegrityIssueDoc, "scanId">> = [];
-  const add = (row: { id: string; updated_at: string }, finding: Finding) =>
-    issues.push({ ...finding, collection: name, documentId: row.id, status: "open", documentUpdatedAt: new Date(row.updated_at).toISOString() });
-  const schema = collections[name].schema;
-  for (const row of rows) for (const finding of structureFindings(schema, row.doc)) add(row, finding);
+  const add = (index: number, finding: Finding) =>
+    issues.push({ ...finding, collection: name, documentId: rows[index]!.id, status: "open", documentUpdatedAt: rows[index]!.updatedAt });
+  for (const { index, finding } of result.findings) add(index, finding);
 
-  if (name === "observations") {
-    for (const row of rows) {
-      const doc = row.doc as unknown as ObservationDoc;
-      const mine = row.history ?? [];
-      if (typeof doc.status === "string" && typeof doc.statusChangedAt === "string")
-        for (const finding of observationStatusFindings(doc, mine, settings, deps.now())) add(row, finding);
-      if (typeof doc.name === "string") for (const finding of observationQualityFindings(row.id, doc, options.includeTestData)) add(row, finding);
-      // One target cannot repeat itself: most observations skip this.
-      if (Array.isArray(doc.targets) && doc.targets.length > 1 && doc.targets.every((target) => target && typeof target.name === "string"))
-        for (const finding of targetFindings(doc)) add(row, finding);
-    }
-  }
-
-  if (name === "files") {
-    const observationIds = [...new Set(rows.map((row) => row.doc.observationId).filter((id): id is string => typeof id === "string"))];
+  if (result.fileLinks.length > 0) {
+    const observationIds = [...new Set(result.fileLinks.map((link) => link.observationId))];
     const observatoryOf = new Map<string, string>();
-    if (observationIds.length > 0)
-      for (const row of await deps.db.execute<{ id: string; observatory_id: string }>(
-        sql`select id, observatory_id from observations where id in ${observationIds}`,
-      ))
-        observatoryOf.set(row.id, row.observatory_id);
-    for (const row of rows) {
-      const expected = observatoryOf.get(row.doc.observationId as string);
-      if (expected && typeof row.doc.observatoryId === "string" && row.doc.observatoryId !== expected)
-        add(row, fileObservatoryMismatch(row.doc.observatoryId, expected));
+    for (const row of await deps.db.execute<{ id: string; observatory_id: string }>(
+      sql`select id, observatory_id from observations where id in ${observationIds}`,
+    ))
+      observatoryOf.set(row.id, row.observatory_id);
+    for (const link of result.fileLinks) {
+      const expected = observatoryOf.get(link.observationId);
+      if (expected && link.observatoryId !== expected) add(link.index, fileObservatoryMismatch(link.observatoryId, expected));
     }
   }
 
-  const referencesOf = references[name];
-  if (options.deepScan && referencesOf) {
+  if (result.references.length > 0) {
     const wanted = new Map<CollectionName, Set<string>>();
-    for (const row of rows)
-      for (const [, target, id] of referencesOf(row.doc)) if (typeof id === "string") wanted.set(target, (wanted.get(target) ?? new Set()).add(id));
+    for (const { target, id } of result.references) wanted.set(target, (wanted.get(target) ?? new Set()).add(id));
     const found = new Map<CollectionName, Set<string>>();
     for (const [target, ids] of wanted) found.set(target, await existing(deps.db, target, [...ids]));
-    for (const row of rows)
-      for (const [field, target, id] of referencesOf(row.doc))
-        if (typeof id === "string" && !found.get(target)?.has(id)) add(row, missingReference(field, target, id));
+    for (const { index, field, target, id } of result.references) if (!found.get(target)?.has(id)) add(index, missingReference(field, target, id));
   }
   return issues;
 }

@@ -1,0 +1,92 @@
+import { collections, type ObservationDoc, type ObservationHistoryDoc } from "@meridian/db";
+import type { ServerSettings } from "../system/server-settings";
+import { observationQualityFindings, observationStatusFindings, structureFindings, targetFindings, type Finding } from "./checks";
+
+export type CollectionName = keyof typeof collections;
+
+/** What each document refers to, checked by a deep scan: field, target collection, and the id it holds. */
+const references: Partial<Record<CollectionName, (doc: Record<string, unknown>) => Array<[string, CollectionName, unknown]>>> = {
+  observations: (doc) => [
+    ["projectId", "projects", doc.projectId],
+    ["observatoryId", "observatories", doc.observatoryId],
+    ["ownerId", "users", doc.ownerId],
+  ],
+  projects: (doc) => [
+    ["ownerId", "users", doc.ownerId],
+    ["organizationId", "organizations", doc.organizationId],
+  ],
+  project_members: (doc) => [
+    ["projectId", "projects", doc.projectId],
+    ["userId", "users", doc.userId],
+  ],
+  organization_members: (doc) => [
+    ["organizationId", "organizations", doc.organizationId],
+    ["userId", "users", doc.userId],
+  ],
+  observatory_members: (doc) => [
+    ["observatoryId", "observatories", doc.observatoryId],
+    ["memberId", doc.memberKind === "organization" ? "organizations" : "users", doc.memberId],
+  ],
+  files: (doc) => [["observationId", "observations", doc.observationId]],
+};
+
+/** One document as a scan reads it: JSON text, so that parsing it is part of the work a check thread takes. */
+export interface ScannedDocument {
+  id: string;
+  doc: string;
+  /** An observation's history entries in order, each as JSON text. */
+  history: string[] | null;
+}
+
+export interface DocumentBatch {
+  collection: CollectionName;
+  documents: ScannedDocument[];
+  includeTestData: boolean;
+  deepScan: boolean;
+  settings: ServerSettings;
+  now: string;
+}
+
+/** What a batch's documents say on their own; `index` is the document's place in the batch. */
+export interface DocumentBatchResult {
+  findings: Array<{ index: number; finding: Finding }>;
+  /** For a deep scan: the ids each document refers to, looked up by the scan in the database. */
+  references: Array<{ index: number; field: string; target: CollectionName; id: string }>;
+  /** A file record's observation and uploading observatory, compared by the scan with the observation's. */
+  fileLinks: Array<{ index: number; observationId: string; observatoryId: string }>;
+}
+
+/**
+ * Every check that needs nothing but the document (and an observation's history): structure
+ * against the collection's schema, stuck or forbidden statuses, test data, repeated targets. Pure,
+ * so a scan runs it in worker threads for a large collection and in its own thread for a small one.
+ */
+export function checkDocuments(batch: DocumentBatch): DocumentBatchResult {
+  const result: DocumentBatchResult = { findings: [], references: [], fileLinks: [] };
+  const schema = collections[batch.collection].schema;
+  const now = new Date(batch.now);
+  const referencesOf = batch.deepScan ? references[batch.collection] : undefined;
+  batch.documents.forEach((scanned, index) => {
+    const doc = JSON.parse(scanned.doc) as Record<string, unknown>;
+    const add = (finding: Finding) => result.findings.push({ index, finding });
+    structureFindings(schema, doc).forEach(add);
+    if (batch.collection === "observations") {
+      const observation = doc as unknown as ObservationDoc;
+      const history = (scanned.history ?? []).map((entry) => JSON.parse(entry) as ObservationHistoryDoc);
+      if (typeof observation.status === "string" && typeof observation.statusChangedAt === "string")
+        observationStatusFindings(observation, history, batch.settings, now).forEach(add);
+      if (typeof observation.name === "string") observationQualityFindings(scanned.id, observation, batch.includeTestData).forEach(add);
+      // One target cannot repeat itself: most observations skip this.
+      if (
+        Array.isArray(observation.targets) &&
+        observation.targets.length > 1 &&
+        observation.targets.every((target) => target && typeof target.name === "string")
+      )
+        targetFindings(observation).forEach(add);
+    }
+    if (batch.collection === "files" && typeof doc.observationId === "string" && typeof doc.observatoryId === "string")
+      result.fileLinks.push({ index, observationId: doc.observationId, observatoryId: doc.observatoryId });
+    for (const [field, target, id] of referencesOf?.(doc) ?? []) if (typeof id === "string") result.references.push({ index, field, target, id });
+  });
+  return result;
+}
