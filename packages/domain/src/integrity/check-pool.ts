@@ -66,7 +66,8 @@ export function threadedChecker(size = Math.min(4, availableParallelism())): Doc
       const id = nextId++;
       return new Promise((resolve, reject) => {
         thread.pending.set(id, { resolve, reject });
-        thread.worker.postMessage({ id, batch });
+        // The documents' buffer moves to the thread instead of being copied.
+        thread.worker.postMessage({ id, batch }, [batch.documents.text.buffer as ArrayBuffer]);
       });
     },
     async close() {

@@ -30,17 +30,21 @@ const references: Partial<Record<CollectionName, (doc: Record<string, unknown>) 
   files: (doc) => [["observationId", "observations", doc.observationId]],
 };
 
-/** One document as a scan reads it: JSON text, so that parsing it is part of the work a check thread takes. */
-export interface ScannedDocument {
-  id: string;
-  doc: string;
-  /** An observation's history entries in order, each as JSON text. */
-  history: string[] | null;
+/**
+ * A batch's documents as a scan reads them: their JSON text end to end in one buffer (handed to a
+ * check thread without a copy, and decoded and parsed there), where each one ends, and an
+ * observation's history entries in order, each as JSON text.
+ */
+export interface ScannedDocuments {
+  ids: string[];
+  text: Uint8Array;
+  ends: Int32Array;
+  history: Array<string[] | null> | null;
 }
 
 export interface DocumentBatch {
   collection: CollectionName;
-  documents: ScannedDocument[];
+  documents: ScannedDocuments;
   includeTestData: boolean;
   deepScan: boolean;
   settings: ServerSettings;
@@ -66,16 +70,18 @@ export function checkDocuments(batch: DocumentBatch): DocumentBatchResult {
   const schema = collections[batch.collection].schema;
   const now = new Date(batch.now);
   const referencesOf = batch.deepScan ? references[batch.collection] : undefined;
-  batch.documents.forEach((scanned, index) => {
-    const doc = JSON.parse(scanned.doc) as Record<string, unknown>;
+  const { ids, ends, history: histories } = batch.documents;
+  const text = Buffer.from(batch.documents.text.buffer, batch.documents.text.byteOffset, batch.documents.text.byteLength);
+  ids.forEach((id, index) => {
+    const doc = JSON.parse(text.toString("utf8", index === 0 ? 0 : ends[index - 1], ends[index])) as Record<string, unknown>;
     const add = (finding: Finding) => result.findings.push({ index, finding });
     structureFindings(schema, doc).forEach(add);
     if (batch.collection === "observations") {
       const observation = doc as unknown as ObservationDoc;
-      const history = (scanned.history ?? []).map((entry) => JSON.parse(entry) as ObservationHistoryDoc);
+      const history = (histories?.[index] ?? []).map((entry) => JSON.parse(entry) as ObservationHistoryDoc);
       if (typeof observation.status === "string" && typeof observation.statusChangedAt === "string")
         observationStatusFindings(observation, history, batch.settings, now).forEach(add);
-      if (typeof observation.name === "string") observationQualityFindings(scanned.id, observation, batch.includeTestData).forEach(add);
+      if (typeof observation.name === "string") observationQualityFindings(id, observation, batch.includeTestData).forEach(add);
       // One target cannot repeat itself: most observations skip this.
       if (
         Array.isArray(observation.targets) &&
