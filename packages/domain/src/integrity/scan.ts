@@ -310,10 +310,9 @@ interface ScannedBatch {
 async function batchOf(deps: Deps, name: CollectionName, afterId: string | null, limit: number): Promise<ScannedBatch | null> {
   const { sql: query } = deps;
   const after = afterId ? query`where t.id > ${afterId}` : query``;
-  const rows = (await query`
-    select t.id, t.doc::text, t.updated_at::text from ${query(getTableName(collections[name].table))} t ${after} order by t.id limit ${limit}`.raw()) as unknown as Array<
-    [Buffer, Buffer, Buffer]
-  >;
+  const table = query(getTableName(collections[name].table));
+  const read = query`select t.id, t.doc::text, t.updated_at::text from ${table} t ${after} order by t.id limit ${limit}`;
+  const rows = (await read.raw()) as unknown as Array<[Buffer, Buffer, Buffer]>;
   if (rows.length === 0) return null;
   const ids = rows.map((row) => row[0].toString());
   const ends = new Int32Array(rows.length);
