@@ -1,0 +1,148 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { observationsCollection } from "@meridian/db";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { observationDocument } from "../support/observation-documents";
+import { sharedProcessEnv, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
+
+const ADMIN = { email: "crash-backup-admin@example.com", password: "crash backup admin password" };
+let server: TestServer;
+let adminToken: string;
+let owner: Account;
+let seed: (name: string) => Promise<unknown>;
+const workers: NodeProcess[] = [];
+beforeAll(async () => {
+  // HTTP only: backups and restores run in the worker processes this test starts and kills.
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
+  owner = await createAccount(server);
+  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Crashing" } }, 201)) as { id: string };
+  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Crashing" } }, 201)) as { id: string };
+  const fields = { projectId: project.id, observatoryId: observatory.id, ownerId: owner.id };
+  seed = (name) => observationsCollection.insert(server.server.runtime.deps.db, observationDocument(fields, { name }));
+});
+afterAll(async () => {
+  for (const worker of workers) if (isRunning(worker)) await terminate(worker, 10_000);
+  await server?.stop();
+});
+const { must } = jsonApi(() => server);
+
+async function startWorkerProcess(name: string) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-backup-crash-"));
+  const worker = spawnTsx("apps/worker/src/main.ts", { ...sharedProcessEnv(server, dataDir), LOG_LEVEL: "info" }, name);
+  workers.push(worker);
+  await waitForOutput(worker, /Meridian worker running/);
+  return worker;
+}
+
+interface Job {
+  status: string;
+  error: string | null;
+  result: Record<string, unknown> | null;
+}
+const jobOf = (jobId: string) => must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200) as Promise<Job>;
+const jobToEnd = (jobId: string) =>
+  until(
+    `job ${jobId} to end`,
+    async () => {
+      const job = await jobOf(jobId);
+      return job.status === "completed" || job.status === "failed" ? job : undefined;
+    },
+    { timeoutMs: 120_000 },
+  );
+const observationNames = async () =>
+  ((await must("/observations", { token: owner.token }, 200)) as { items: Array<{ name: string }> }).items.map((item) => item.name).sort();
+const maintenanceActive = async () => ((await (await server.request("/api/v1/maintenance")).json()) as { active: boolean }).active;
+
+/**
+ * Holds an exclusive lock on a collection that backups and restores reach after the observations,
+ * so the work under way waits there, halfway, for as long as the test needs; `release` lets it go.
+ */
+async function holdCollection(table: string) {
+  const blocker = postgres(server.databaseUrl, { max: 1, onnotice: () => undefined });
+  await blocker`begin`;
+  await blocker.unsafe(`lock table ${table} in access exclusive mode`);
+  const waiting = async () => {
+    const [row] = await blocker<Array<{ waiting: number }>>`
+      select count(*)::int as waiting from pg_locks where not granted and relation = ${table}::regclass`;
+    return row!.waiting > 0;
+  };
+  const release = async () => {
+    await blocker`rollback`.catch(() => undefined);
+    await blocker.end();
+  };
+  return { waiting, release };
+}
+
+describe("a worker killed (-9) in the middle of a backup, then of a restore", () => {
+  it("leaves the backup to be finished by another worker, and the data untouched until the restore is finished by another", async () => {
+    await seed("Backed up");
+    const first = await startWorkerProcess("first worker");
+
+    const backupHold = await holdCollection("push_subscriptions");
+    let backupId: string;
+    let backupJobId: string;
+    try {
+      ({ id: backupId, jobId: backupJobId } = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as {
+        id: string;
+        jobId: string;
+      });
+      await until("the backup to wait halfway through its collections", backupHold.waiting);
+      first.child.kill("SIGKILL");
+      await first.exited;
+    } finally {
+      await backupHold.release();
+    }
+    expect((await must(`/api/v1/admin/backups/${backupId}`, { token: adminToken }, 200)) as { status: string }).toMatchObject({ status: "running" });
+
+    // Another worker finds the first one dead, and the backup's job runs again from the start.
+    const second = await startWorkerProcess("second worker");
+    expect(await jobToEnd(backupJobId)).toMatchObject({ status: "completed" });
+    const backup = (await must(`/api/v1/admin/backups/${backupId}`, { token: adminToken }, 200)) as {
+      status: string;
+      manifest: { collections: Array<{ name: string; rows: number }> };
+    };
+    expect(backup.status).toBe("verified");
+    expect(backup.manifest.collections.find((part) => part.name === "observations")?.rows).toBe(
+      await server.server.runtime.deps.db.$count(observationsCollection.table),
+    );
+
+    await seed("After the backup");
+    const namesBefore = await observationNames();
+    expect(namesBefore).toContain("After the backup");
+
+    const restoreHold = await holdCollection("push_subscriptions");
+    let restoreJobId: string;
+    try {
+      ({ jobId: restoreJobId } = (await must(`/api/v1/admin/backups/${backupId}/restore`, { method: "POST", token: adminToken }, 202)) as {
+        jobId: string;
+      });
+      await until("the restore to wait halfway through its load", restoreHold.waiting);
+      second.child.kill("SIGKILL");
+      await second.exited;
+      // Killed halfway: the live data is as it was, and writes are still refused.
+      expect(await observationNames()).toEqual(namesBefore);
+      expect(await maintenanceActive()).toBe(true);
+      expect((await server.request("/projects", { method: "POST", token: owner.token, json: { name: "During" } })).status).toBe(503);
+    } finally {
+      await restoreHold.release();
+    }
+
+    await startWorkerProcess("third worker");
+    expect(await jobToEnd(restoreJobId)).toMatchObject({ status: "completed" });
+    const namesAfter = await observationNames();
+    expect(namesAfter).toContain("Backed up");
+    expect(namesAfter).not.toContain("After the backup");
+    expect(await maintenanceActive()).toBe(false);
+    const leftovers = await server.server.runtime.deps.db.execute(
+      sql`select nspname from pg_namespace where nspname in ('meridian_restore', 'meridian_previous')`,
+    );
+    expect(leftovers).toEqual([]);
+  }, 300_000);
+});
