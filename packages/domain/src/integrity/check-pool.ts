@@ -6,7 +6,7 @@ import { checkDocuments, type DocumentBatch, type DocumentBatchResult } from "./
 
 /**
  * Where the threads start: tsx's require hook, then the thread's module. Node 20 runs no module
- * hooks (\`--import tsx\`, module.register) in worker threads, so the thread's TypeScript is
+ * hooks (`--import tsx`, module.register) in worker threads, so the thread's TypeScript is
  * compiled through require instead, whether or not the parent process runs under tsx.
  */
 const BOOTSTRAP = `

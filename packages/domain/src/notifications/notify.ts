@@ -8,9 +8,13 @@ import type { PushMessage } from "./push-channels";
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 const label = (status: string) => status.replace(/_/g, " ");
 
-/** A push to one user, as a job written in the caller's transaction: it goes out only if the change commits, with retries. */
+/**
+ * A push to one user, as a job written in the caller's transaction: it goes out only if the change
+ * commits, with retries. A user's pushes share a queue, so they arrive in the order of the changes
+ * (an observation's "in progress" never before its "assigned").
+ */
 export async function queuePush(db: Executor, userId: string, push: PushMessage) {
-  await addJob(db, "send_push", { userId, ...push }, { maxAttempts: 5 });
+  await addJob(db, "send_push", { userId, ...push }, { maxAttempts: 5, queueName: `push:${userId}` });
 }
 
 /** A link into the SPA, absolute when the site's address is known. */
