@@ -31,7 +31,7 @@ afterAll(async () => {
   for (const worker of workers) if (isRunning(worker)) await terminate(worker, 10_000);
   await server?.stop();
 });
-const { must } = jsonApi(() => server);
+const { must, jobToEnd: endOfJob } = jsonApi(() => server);
 
 async function startWorkerProcess(name: string) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-backup-crash-"));
@@ -46,16 +46,7 @@ interface Job {
   error: string | null;
   result: Record<string, unknown> | null;
 }
-const jobOf = (jobId: string) => must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200) as Promise<Job>;
-const jobToEnd = (jobId: string) =>
-  until(
-    `job ${jobId} to end`,
-    async () => {
-      const job = await jobOf(jobId);
-      return job.status === "completed" || job.status === "failed" ? job : undefined;
-    },
-    { timeoutMs: 120_000 },
-  );
+const jobToEnd = (jobId: string) => endOfJob<Job>(jobId, adminToken, 120_000);
 const observationNames = async () =>
   ((await must("/observations", { token: owner.token }, 200)) as { items: Array<{ name: string }> }).items.map((item) => item.name).sort();
 const maintenanceActive = async () => ((await (await server.request("/api/v1/maintenance")).json()) as { active: boolean }).active;

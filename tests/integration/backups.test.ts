@@ -21,7 +21,7 @@ beforeAll(async () => {
   ({ server, adminToken, owner, observatoryId, projectId } = await startObservingSetup(ADMIN, "Archived"));
 });
 afterAll(() => server?.stop());
-const { must } = jsonApi(() => server);
+const { must, jobToEnd: endOfJob } = jsonApi(() => server);
 const deps = () => server.server.runtime.deps;
 
 interface Backup {
@@ -47,15 +47,7 @@ interface Job {
 }
 
 const admin = (path: string, init: { method?: string; json?: unknown } = {}) => server.request(path, { ...init, token: adminToken });
-const jobToEnd = (jobId: string) =>
-  until(
-    `job ${jobId} to end`,
-    async () => {
-      const job = (await must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200)) as Job;
-      return job.status === "completed" || job.status === "failed" ? job : undefined;
-    },
-    { timeoutMs: 60_000 },
-  );
+const jobToEnd = (jobId: string) => endOfJob<Job>(jobId, adminToken);
 const backupOf = (id: string) => must(`/api/v1/admin/backups/${id}`, { token: adminToken }, 200) as Promise<Backup>;
 const backupToSettle = (id: string) =>
   until(

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { loginSession, roomyLimits, type Account } from "./auth-suite";
 import { startTestServer, type TestServer } from "./test-server";
+import { until } from "./until";
 
 /**
  * Starts a server (HTTP only, with room for many signups) whose ADMIN_EMAIL account is `admin`, and
@@ -97,7 +98,18 @@ export function jsonApi(getServer: () => TestServer) {
       201,
     );
 
-  return { call, must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization };
+  /** A tracked job (`GET /api/v1/admin/jobs/{id}`, as an admin) once it has completed or failed. */
+  const jobToEnd = <Job extends { status: string }>(jobId: string, adminToken: string, timeoutMs = 60_000) =>
+    until(
+      `job ${jobId} to end`,
+      async () => {
+        const job = (await must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200)) as Job;
+        return job.status === "completed" || job.status === "failed" ? job : undefined;
+      },
+      { timeoutMs },
+    );
+
+  return { call, must, jobToEnd, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization };
 }
 
 /** The `result.data` of a tRPC answer. */
