@@ -56,29 +56,33 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 const { must } = jsonApi(() => server);
 
+async function scanToEnd(options: Record<string, unknown>) {
+  const started = (await must(
+    "/api/v1/admin/integrity/scans",
+    { method: "POST", token: adminToken, json: { kind: "full", collections: ["observations"], deepScan: true, includeTestData: true, ...options } },
+    202,
+  )) as { id: string };
+  const scan = await until(
+    "the scan to complete",
+    async () => {
+      const current = (await must(`/api/v1/admin/integrity/scans/${started.id}`, { token: adminToken }, 200)) as {
+        status: string;
+        progress: { scanned: number };
+      };
+      return current.status === "completed" || current.status === "failed" ? current : undefined;
+    },
+    { timeoutMs: 150_000 },
+  );
+  const page = (await must(`/api/v1/admin/integrity/scans/${started.id}/issues?limit=200`, { token: adminToken }, 200)) as {
+    items: Array<{ documentId: string; code: string }>;
+  };
+  return { scan, found: page.items.map((issue) => `${issue.documentId} ${issue.code}`).sort() };
+}
+
 describe("a scan of a large collection", () => {
   it("checks it in worker threads and reports each issue on its own document, and nothing on the clean ones", { timeout: 180_000 }, async () => {
-    const started = (await must(
-      "/api/v1/admin/integrity/scans",
-      { method: "POST", token: adminToken, json: { kind: "full", collections: ["observations"], deepScan: true, includeTestData: true } },
-      202,
-    )) as { id: string };
-    const scan = await until(
-      "the scan to complete",
-      async () => {
-        const current = (await must(`/api/v1/admin/integrity/scans/${started.id}`, { token: adminToken }, 200)) as {
-          status: string;
-          progress: { scanned: number };
-        };
-        return current.status === "completed" || current.status === "failed" ? current : undefined;
-      },
-      { timeoutMs: 150_000 },
-    );
+    const { scan, found } = await scanToEnd({});
     expect(scan).toMatchObject({ status: "completed", progress: { scanned: CLEAN_COPIES + 1 + Object.keys(damaged).length } });
-    const page = (await must(`/api/v1/admin/integrity/scans/${started.id}/issues?limit=200`, { token: adminToken }, 200)) as {
-      items: Array<{ documentId: string; code: string }>;
-    };
-    const found = page.items.map((issue) => `${issue.documentId} ${issue.code}`).sort();
     expect(found).toEqual(
       [
         `${damaged.stuckInProgress} STUCK_IN_PROGRESS`,
@@ -89,5 +93,14 @@ describe("a scan of a large collection", () => {
         `${damaged.missingName} MISSING_FIELD`,
       ].sort(),
     );
+  });
+
+  it("stops at the limit per collection, across batches read at once, and reports only what it read", { timeout: 180_000 }, async () => {
+    // In id order: the clean original, then each copy, each damaged one right after its position.
+    // Through position 12,345 that is 1 + 12,345 + 2 (positions 10 and 4,321): the next document,
+    // at 12,345 and missing its project, is the first one left out.
+    const { scan, found } = await scanToEnd({ limitPerCollection: 12_348 });
+    expect(scan).toMatchObject({ status: "completed", progress: { scanned: 12_348 } });
+    expect(found).toEqual([`${damaged.stuckInProgress} STUCK_IN_PROGRESS`, `${damaged.testData} TEST_DATA`].sort());
   });
 });

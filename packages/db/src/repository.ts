@@ -68,10 +68,25 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
       return toStored(record as Record<string, unknown>);
     },
 
-    /** Many documents in one statement (new ids); nothing is returned. */
+    /**
+     * Many documents in one statement (new ids); nothing is returned. The rows go as one JSON
+     * parameter unpacked by the database: a parameter per value cost drizzle about 0.1 ms a row,
+     * a second of a full scan's thread for 10,000 issues.
+     */
     async insertMany(db: Executor, docs: Doc[]): Promise<void> {
       if (docs.length === 0) return;
-      await db.insert(table).values(docs.map((doc) => ({ id: newId(options.idPrefix), ...row(doc) })) as never);
+      const rows = docs.map((doc) => ({ id: newId(options.idPrefix), ...row(doc) }) as Record<string, unknown>);
+      const targets = [...new Set(rows.flatMap((one) => Object.keys(one)))].map((key) => columns[key]!);
+      const byColumn = rows.map((one) => Object.fromEntries(Object.entries(one).map(([key, value]) => [columns[key]!.name, value])));
+      const names = sql.join(
+        targets.map((column) => sql.identifier(column.name)),
+        sql`, `,
+      );
+      const types = sql.join(
+        targets.map((column) => sql`${sql.identifier(column.name)} ${sql.raw(column.getSQLType())}`),
+        sql`, `,
+      );
+      await db.execute(sql`insert into ${table} (${names}) select ${names} from jsonb_to_recordset(${JSON.stringify(byColumn)}::jsonb) as r(${types})`);
     },
 
     /** `forUpdate` locks the row until the transaction ends, so concurrent changes queue up. */

@@ -1,4 +1,6 @@
-import { collections, type ObservationDoc, type ObservationHistoryDoc } from "@meridian/db";
+// The collections alone: a check thread starts without the storage client and the rest of @meridian/db.
+import type { ObservationDoc, ObservationHistoryDoc } from "@meridian/db";
+import { collections } from "@meridian/db/collections";
 import type { ServerSettings } from "../system/server-settings";
 import { observationQualityFindings, observationStatusFindings, structureFindings, targetFindings, type Finding } from "./checks";
 
@@ -31,14 +33,13 @@ const references: Partial<Record<CollectionName, (doc: Record<string, unknown>) 
 };
 
 /**
- * A batch's documents as a scan reads them: their JSON text end to end in one buffer (handed to a
- * check thread without a copy, and decoded and parsed there), where each one ends, and an
- * observation's history entries in order, each as JSON text.
+ * A batch's documents as a scan reads them: their JSON text in one buffer, one per line (handed to
+ * a check thread without a copy, and decoded and parsed there), and an observation's history
+ * entries in order, each as JSON text.
  */
 export interface ScannedDocuments {
   ids: string[];
   text: Uint8Array;
-  ends: Int32Array;
   history: Array<string[] | null> | null;
 }
 
@@ -70,12 +71,16 @@ export function checkDocuments(batch: DocumentBatch): DocumentBatchResult {
   const schema = collections[batch.collection].schema;
   const now = new Date(batch.now);
   const referencesOf = batch.deepScan ? references[batch.collection] : undefined;
-  const { ids, ends, history: histories } = batch.documents;
+  const { ids, history: histories } = batch.documents;
   const text = Buffer.from(batch.documents.text.buffer, batch.documents.text.byteOffset, batch.documents.text.byteLength);
   // One loop and no closure per document: this runs a million times in a full scan.
+  let start = 0;
   for (let index = 0; index < ids.length; index += 1) {
     const id = ids[index]!;
-    const doc = JSON.parse(text.toString("utf8", index === 0 ? 0 : ends[index - 1], ends[index])) as Record<string, unknown>;
+    const newline = text.indexOf(10, start);
+    const end = newline === -1 ? text.length : newline;
+    const doc = JSON.parse(text.toString("utf8", start, end)) as Record<string, unknown>;
+    start = end + 1;
     const found: Finding[] = structureFindings(schema, doc);
     if (batch.collection === "observations") {
       const observation = doc as unknown as ObservationDoc;

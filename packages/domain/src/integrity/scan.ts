@@ -8,7 +8,7 @@ import {
   type IntegrityScanDoc,
   type IntegrityScanOptions,
 } from "@meridian/db";
-import { getTableName, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
@@ -18,14 +18,15 @@ import { isUniqueViolation } from "../postgres-errors";
 import { readServerSettings } from "../system/server-settings";
 import { notifySystemEvent } from "../notifications/notify";
 import { HEALTH_CODES, healthFindings } from "./health-check";
+import { batchReader, type ScannedBatch } from "./batch-reader";
 import { checksumMismatch, filesByKey, storageFindings, throttledHasher } from "./storage-check";
 import { inThreadChecker, threadedChecker, type DocumentChecker } from "./check-pool";
 import { fileObservatoryMismatch, missingReference, type Finding } from "./checks";
-import type { CollectionName, DocumentBatchResult, ScannedDocuments } from "./document-checks";
+import type { CollectionName, DocumentBatchResult } from "./document-checks";
 import { findServerAdmins } from "../users/find-user";
 
 export const INTEGRITY_JOB_KIND = "integrity_scan";
-const BATCH = 2000;
+const BATCH = 5000;
 /** A collection with this many documents to scan is checked in worker threads. */
 export const THREADED_SCAN_DOCUMENTS = 20_000;
 const CHECKSUM_BATCH = 100;
@@ -167,29 +168,23 @@ async function runScan(deps: Deps, scanId: string) {
     await reportJob(deps, jobId, { progress: { done: scanned, total, stage } });
   };
   for (const name of names.slice(startIndex)) {
-    let afterId = resumeAt && resumeAt.collection === name ? resumeAt.afterId : null;
-    let read = afterId ? await scannedBefore(deps.db, name, afterId) : 0;
+    const afterId = resumeAt && resumeAt.collection === name ? resumeAt.afterId : null;
+    const read = afterId ? await scannedBefore(deps.db, name, afterId) : 0;
     const limit = scanOptions.limitPerCollection ?? Infinity;
     const checker = counts.get(name)! - read >= THREADED_SCAN_DOCUMENTS ? threadedChecker() : inThreadChecker;
     try {
-      // Batches are read in turn, checked several at once (one per check thread, each read while
-      // the others are checked), and written in order, so the checkpoint only moves past checked batches.
+      // Batches are read several at once, checked several at once (one per check thread), and
+      // written in order, so the checkpoint only moves past checked batches.
       const checking: Array<Promise<{ batch: ScannedBatch; result: DocumentBatchResult }>> = [];
-      const readNext = () => (read < limit ? batchOf(deps, name, afterId, Math.min(BATCH, limit - read)) : Promise.resolve(null));
-      let reading = readNext();
+      const reader = batchReader(deps.sql, name, afterId, limit - read, BATCH, checker.parallelism + 1);
       let exhausted = false;
       for (;;) {
         while (!exhausted && checking.length <= checker.parallelism) {
-          const batch = await reading;
+          const batch = await reader.next();
           if (!batch) {
             exhausted = true;
             break;
           }
-          afterId = batch.ids.at(-1)!;
-          read += batch.ids.length;
-          reading = readNext();
-          // Kept from being an unhandled rejection while earlier batches are awaited; awaited below.
-          reading.catch(() => undefined);
           const checked = checkBatch(checker, name, batch, scanOptions, settings, deps.now()).then((result) => ({ batch, result }));
           checked.catch(() => undefined);
           checking.push(checked);
@@ -200,7 +195,7 @@ async function runScan(deps: Deps, scanId: string) {
         scanned += batch.ids.length;
         const found = await issuesOf(deps, name, batch, result);
         const progress = { collection: name, scanned, total };
-        const checkpoint = { collection: name, afterId: batch.ids.at(-1)! };
+        const checkpoint = { collection: name, afterId: batch.lastId! };
         // The hot path: one statement that moves the checkpoint only while this run owns the scan
         // (a takeover's row lock makes it wait, then see the new owner), beside the batch's issues.
         const advance = async (db: Executor) => {
@@ -293,50 +288,6 @@ async function runScan(deps: Deps, scanId: string) {
   if (jobId) await reportJob(deps, jobId, { status: "completed", progress: { done: scanned, total, stage: "done" }, result: { scanId, summary } });
 }
 
-/** A batch as read: ids and `updated_at` texts in the scan's thread, the documents for the checks. */
-interface ScannedBatch {
-  ids: string[];
-  updatedAt: Buffer[];
-  documents: ScannedDocuments;
-}
-
-/**
- * The next batch of a collection in id order, its documents' JSON text copied into one buffer
- * undecoded (the scan's thread is the bottleneck: decoding and parsing are the check threads'
- * work); observations come with their history, in order, read in one range scan of the history's
- * index for the whole batch (a subquery per observation cost the database a third more than the
- * documents themselves).
- */
-async function batchOf(deps: Deps, name: CollectionName, afterId: string | null, limit: number): Promise<ScannedBatch | null> {
-  const { sql: query } = deps;
-  const after = afterId ? query`where t.id > ${afterId}` : query``;
-  const table = query(getTableName(collections[name].table));
-  const read = query`select t.id, t.doc::text, t.updated_at::text from ${table} t ${after} order by t.id limit ${limit}`;
-  const rows = (await read.raw()) as unknown as Array<[Buffer, Buffer, Buffer]>;
-  if (rows.length === 0) return null;
-  const ids = rows.map((row) => row[0].toString());
-  const ends = new Int32Array(rows.length);
-  let size = 0;
-  rows.forEach((row, index) => (ends[index] = size += row[1].length));
-  // Its own memory, not a slice of Node's shared pool, so that it can be transferred to a thread.
-  const text = Buffer.allocUnsafeSlow(size);
-  rows.forEach((row, index) => row[1].copy(text, index === 0 ? 0 : ends[index - 1]));
-  const batch: ScannedBatch = { ids, updatedAt: rows.map((row) => row[2]), documents: { ids, text, ends, history: null } };
-  if (name !== "observations") return batch;
-  const entries = await deps.db.execute<{ observation_id: string; doc: string }>(sql`
-    select observation_id, doc::text as doc from observation_history
-     where observation_id between ${ids[0]!} and ${ids.at(-1)!}
-     order by observation_id, created_at, id`);
-  const historyOf = new Map<string, string[]>();
-  for (const entry of entries) {
-    const list = historyOf.get(entry.observation_id);
-    if (list) list.push(entry.doc);
-    else historyOf.set(entry.observation_id, [entry.doc]);
-  }
-  batch.documents.history = ids.map((id) => historyOf.get(id) ?? null);
-  return batch;
-}
-
 /** How many documents of the collection come at or before `afterId`: where a resumed scan stands in its limit. */
 async function scannedBefore(db: Executor, name: CollectionName, afterId: string) {
   const [row] = await db.execute<{ count: number }>(sql`select count(*)::int as count from ${collections[name].table} where id <= ${afterId}`);
@@ -372,7 +323,7 @@ async function issuesOf(
       collection: name,
       documentId: ids[index]!,
       status: "open",
-      documentUpdatedAt: new Date(updatedAt[index]!.toString()).toISOString(),
+      documentUpdatedAt: new Date(updatedAt[index]!).toISOString(),
     });
   for (const { index, finding } of result.findings) add(index, finding);
 
