@@ -28,7 +28,7 @@ import { promisify } from "node:util";
 import { backupsCollection, jobsCollection, type ObjectStorage } from "@meridian/db";
 import { recordJobStarted, runBackup, runObservationCleanup, runRestore, startBackup, startRestore, type Runtime } from "@meridian/domain";
 import { sql } from "drizzle-orm";
-import { installCleanupHooks, loadAverage, makeTempDir, numberOption, removeTempDirs, stopAll, writeResult } from "./lib.mjs";
+import { installCleanupHooks, loadAverage, makeTempDir, median, numberOption, removeTempDirs, stopAll, writeResult } from "./lib.mjs";
 import { startPostgres15 } from "./postgres-15";
 import { startBenchRuntime } from "./runtime";
 import { seedObjects, seedObservations } from "./seed";
@@ -62,12 +62,6 @@ function countingStorage(storage: ObjectStorage) {
   };
   return { counted, counter };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
   const started = performance.now();
