@@ -9,9 +9,20 @@ export interface ScannedBatch {
   ids: string[];
   /** The batch's greatest id, by the database's collation: where a resumed scan starts. */
   lastId: string | null;
-  updatedAt: string[];
+  /**
+   * `updated_at` in seconds since 1970 (PostgreSQL's float8 epoch: formatting a million timestamps
+   * as text cost the database about two seconds of a full scan); see `updatedAtIso`.
+   */
+  updatedAt: number[];
   documents: ScannedDocuments;
 }
+
+/**
+ * A document's `updated_at` as an ISO date to the millisecond, truncated as JavaScript reads the
+ * timestamp's text (how a repair reads it back to compare). The float's error is far below half a
+ * microsecond, so rounding recovers PostgreSQL's exact microseconds.
+ */
+export const updatedAtIso = (epochSeconds: number) => new Date(Math.floor(Math.round(epochSeconds * 1e6) / 1000)).toISOString();
 
 export interface BatchReader {
   /** The next batch in id order, or null after the last. */
@@ -79,7 +90,7 @@ async function batchOf(sql: postgres.Sql, name: CollectionName, from: string | n
   const upper = to === null ? sql`` : sql`and t.id <= ${to}`;
   const rest = to === null ? sql`limit ${count}` : sql``;
   const reading = sql`
-    select coalesce(json_agg(s.id), '[]')::text, coalesce(json_agg(s.updated_at::text), '[]')::text,
+    select coalesce(json_agg(s.id), '[]')::text, coalesce(json_agg(date_part('epoch', s.updated_at)), '[]')::text,
            coalesce(string_agg(s.doc, chr(10)), ''), max(s.id)
       from (select t.id, t.doc::text as doc, t.updated_at from ${table} t where ${lower} ${upper} order by t.id ${rest}) s`.raw();
   // With both ends known, the history is read at the same time as the documents.
@@ -91,7 +102,7 @@ async function batchOf(sql: postgres.Sql, name: CollectionName, from: string | n
   const text = Buffer.allocUnsafeSlow(lines.length);
   lines.copy(text);
   const lastId = last?.toString() ?? null;
-  const batch: ScannedBatch = { ids, lastId, updatedAt: JSON.parse(updatedJson.toString()) as string[], documents: { ids, text, history: null } };
+  const batch: ScannedBatch = { ids, lastId, updatedAt: JSON.parse(updatedJson.toString()) as number[], documents: { ids, text, history: null } };
   if (name !== "observations" || lastId === null) return batch;
   const entries = await (readingHistory ?? historyBetween(sql, from, lastId));
   const historyOf = new Map<string, string[]>();

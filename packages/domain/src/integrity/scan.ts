@@ -18,7 +18,7 @@ import { isUniqueViolation } from "../postgres-errors";
 import { readServerSettings } from "../system/server-settings";
 import { notifySystemEvent } from "../notifications/notify";
 import { HEALTH_CODES, healthFindings } from "./health-check";
-import { batchReader, type ScannedBatch } from "./batch-reader";
+import { batchReader, updatedAtIso, type ScannedBatch } from "./batch-reader";
 import { checksumMismatch, filesByKey, storageFindings, throttledHasher } from "./storage-check";
 import { inThreadChecker, threadedChecker, type DocumentChecker } from "./check-pool";
 import { fileObservatoryMismatch, missingReference, type Finding } from "./checks";
@@ -323,7 +323,7 @@ async function issuesOf(
       collection: name,
       documentId: ids[index]!,
       status: "open",
-      documentUpdatedAt: new Date(updatedAt[index]!).toISOString(),
+      documentUpdatedAt: updatedAtIso(updatedAt[index]!),
     });
   for (const { index, finding } of result.findings) add(index, finding);
 
