@@ -3,7 +3,7 @@ import { getTableName } from "drizzle-orm";
 import type postgres from "postgres";
 import type { CollectionName, ScannedDocuments } from "./document-checks";
 
-/** A batch as read: ids and `updated_at` texts in the scan's thread, the documents for the checks. */
+/** A batch as read: ids and `updated_at` in the scan's thread, the documents for the checks. */
 export interface ScannedBatch {
   /** In the database's order, usually by id, which nothing relies on: the columns line up, and the checkpoint is `lastId`. */
   ids: string[];
@@ -77,7 +77,7 @@ export function batchReader(sql: postgres.Sql, name: CollectionName, afterId: st
  * One batch: the documents after `from` up to and including `to` (or the next `count` when `to`
  * is null: the collection's last batch), aggregated by the database into one row (without an
  * order inside the aggregates, which PostgreSQL before 16 would sort for again): the ids and
- * `updated_at` texts as JSON arrays, and the documents' JSON text, one per line (jsonb's text
+ * `updated_at` epochs as JSON arrays, and the documents' JSON text, one per line (jsonb's text
  * never holds a raw line break), which goes to a check thread undecoded. One row instead of one
  * per document spares the scan's thread a buffer and a string per column per document.
  * Observations come with their history, in order, read in one range scan of the history's index

