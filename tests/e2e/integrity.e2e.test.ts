@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { observationsCollection } from "@meridian/db";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loginSession } from "../support/auth-suite";
-import { observationDocument, hoursAgo } from "../support/observation-documents";
+import { observationDocument, stuckFor } from "../support/observation-documents";
 import type { TestServer } from "../support/test-server";
 import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
@@ -25,10 +25,7 @@ beforeAll(async () => {
       (
         await observationsCollection.insert(
           server.server.runtime.deps.db,
-          observationDocument(
-            { projectId, observatoryId, ownerId: user.id },
-            { name: `${name} ${randomUUID().slice(0, 4)}`, status: "assigned", statusChangedAt: hoursAgo(72) },
-          ),
+          observationDocument({ projectId, observatoryId, ownerId: user.id }, { name: `${name} ${randomUUID().slice(0, 4)}`, ...stuckFor("assigned", 72) }),
         )
       ).id,
     );

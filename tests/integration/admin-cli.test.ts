@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { spawnTsx } from "../support/node-process";
-import { hoursAgo, observationDocument } from "../support/observation-documents";
+import { observationDocument, stuckFor } from "../support/observation-documents";
 import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "cli-admin@example.com", password: "cli admin password" };
@@ -18,7 +18,7 @@ beforeAll(async () => {
   await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { scanSchedule: { quick: null, full: null } } }, 200);
   const observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Shell" } }, 201)) as { id: string }).id;
   const projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Shell" } }, 201)) as { id: string }).id;
-  const doc = observationDocument({ projectId, observatoryId, ownerId: owner.id }, { status: "assigned", statusChangedAt: hoursAgo(72) });
+  const doc = observationDocument({ projectId, observatoryId, ownerId: owner.id }, stuckFor("assigned", 72));
   stuck = (await observationsCollection.insert(server.server.runtime.deps.db, doc)).id;
 });
 afterAll(() => server?.stop());
@@ -91,7 +91,7 @@ describe("the admin CLI (pnpm admin)", { timeout: 180_000 }, () => {
     expect((await admin("repair", "iss_missing")).code).toBe(4);
     // A document changed since its scan is a conflict.
     await must(`/observations/${stuck}/cancel`, { method: "POST", token: owner.token }, 200);
-    await observationsCollection.update(server.server.runtime.deps.db, stuck, (doc) => ({ ...doc, status: "assigned", statusChangedAt: hoursAgo(80) }));
+    await observationsCollection.update(server.server.runtime.deps.db, stuck, (doc) => ({ ...doc, ...stuckFor("assigned", 80) }));
     const rescan = (await admin("--json", "scan", "--kind", "full", "--collections", "observations")).json();
     const fresh = (await admin("--json", "issues", rescan.id as string, "--fixable")).json() as { items: Array<{ id: string }> };
     await observationsCollection.update(server.server.runtime.deps.db, stuck, (doc) => ({ ...doc, name: "Changed since the scan" }));

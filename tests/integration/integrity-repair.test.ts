@@ -1,12 +1,12 @@
 import { createHash, randomUUID } from "node:crypto";
 import { filesCollection, observationsCollection, type ObservationDoc } from "@meridian/db";
-import { addJob, legacyCapturedFileKey, purgeQuarantine, recordJobStarted, startScheduledScans } from "@meridian/domain";
+import { addJob, legacyCapturedFileKey, purgeQuarantine, recordJobStarted, reportStaleObservations, startScheduledScans } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
-import { fileDocument, hoursAgo, observationDocument } from "../support/observation-documents";
+import { fileDocument, hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
 import { startObservingSetup } from "../support/observing-setup";
 import { until } from "../support/until";
 
@@ -70,11 +70,14 @@ const observation = async (id: string) => (await must(`/observations/${id}`, { t
 
 describe("integrity repair", () => {
   it("repairs a stuck observation through the transition table, audited, verified and recorded in its history", async () => {
-    const assigned = await insertObservation({ status: "assigned", statusChangedAt: hoursAgo(50) });
-    const running = await insertObservation({ status: "in_progress", statusChangedAt: hoursAgo(30) });
+    const assigned = await insertObservation(stuckFor("assigned", 50));
+    const running = await insertObservation(stuckFor("in_progress", 30));
     const issues = await issuesOf((await scanToEnd({ kind: "full", collections: ["observations"] })).id);
     const stuck = issueFor(issues, assigned, "STUCK_ASSIGNED");
     expect(stuck.fix?.changes).toEqual([{ field: "status", from: "assigned", to: "pending", reason: "stuck assigned" }]);
+    // The stale monitor's minute sweep may run here; it leaves observations it already reported
+    // alone (a flag it added now would move updated_at, and the repair would answer 409).
+    expect(await reportStaleObservations({ deps: deps() })).not.toContain(assigned);
 
     const response = await repair(stuck.id);
     expect(response.status).toBe(200);
@@ -96,7 +99,7 @@ describe("integrity repair", () => {
   });
 
   it("refuses a repair when the document changed since the scan, for issues that need a person, unknown issues and non-admins", async () => {
-    const changing = await insertObservation({ status: "assigned", statusChangedAt: hoursAgo(60) });
+    const changing = await insertObservation(stuckFor("assigned", 60));
     const broken = await insertObservation();
     await deps().db.execute(sql`update observations set doc = doc - 'name' where id = ${broken}`);
     const issues = await issuesOf((await scanToEnd({ kind: "full", collections: ["observations"] })).id);
@@ -143,7 +146,7 @@ describe("integrity repair", () => {
     const first = await filesCollection.insert(db, fileDoc(withFiles, "kept"));
     const duplicate = await filesCollection.insert(db, fileDoc(withFiles, "kept"));
     await storage.put(`${prefix}/orphan`, Buffer.from("nobody's"));
-    const stuck = await insertObservation({ status: "assigned", statusChangedAt: hoursAgo(70) });
+    const stuck = await insertObservation(stuckFor("assigned", 70));
     const scan = await scanToEnd({ kind: "full", collections: ["observations", "files"], checkStorage: true });
     const fixable = (await issuesOf(scan.id, "&autoFixable=true")).filter((issue) => issue.status === "open");
     expect(fixable.map((issue) => issue.code)).toEqual(expect.arrayContaining(["ORPHAN_OBJECT", "DUPLICATE_FILE_RECORD", "STUCK_ASSIGNED"]));

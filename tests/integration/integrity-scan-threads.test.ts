@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { hoursAgo, observationDocument } from "../support/observation-documents";
+import { hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
       from observations where id = ${clean}`);
     damaged[label] = id;
   };
-  await place("stuckInProgress", 10, { status: "in_progress", statusChangedAt: hoursAgo(30) });
+  await place("stuckInProgress", 10, stuckFor("in_progress", 30));
   await place("testData", 4_321, { name: "Pipeline test run" });
   await place("missingProject", 12_345, { projectId: "prj_gone" });
   await place("capturedFiles", 20_001, { captured_files: ["a.fits"] });

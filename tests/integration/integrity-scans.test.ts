@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
-import { fileDocument, hoursAgo, observationDocument } from "../support/observation-documents";
+import { fileDocument, hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
 import { until } from "../support/until";
 import { openWebSocket } from "../support/ws-client";
 
@@ -36,8 +36,8 @@ beforeAll(async () => {
     observationDocument({ projectId: project.id, observatoryId: observatory.id, ownerId: owner.id }, fields);
   const insert = async (label: string, fields: Partial<ObservationDoc> = {}) => (seeded[label] = (await observationsCollection.insert(db, doc(fields))).id);
   await insert("clean");
-  await insert("stuckInProgress", { status: "in_progress", statusChangedAt: hoursAgo(30) });
-  await insert("stuckAssigned", { status: "assigned", statusChangedAt: hoursAgo(50) });
+  await insert("stuckInProgress", stuckFor("in_progress", 30));
+  await insert("stuckAssigned", stuckFor("assigned", 50));
   await insert("capturedFiles", { captured_files: ["a.fits", "b.fits"] });
   await insert("testData", { name: "Pipeline test run" });
   await insert("badHistory");

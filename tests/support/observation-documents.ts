@@ -2,6 +2,17 @@ import type { FileDoc, ObservationDoc } from "@meridian/db";
 
 export const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
+/**
+ * An observation stuck in `status` for `hours`, already reported by the stale monitor. Otherwise
+ * the monitor's minute sweep flags it (and moves its updated_at) at any moment of a test, and a
+ * repair then refuses it as changed since the scan.
+ */
+export const stuckFor = (status: "assigned" | "in_progress", hours: number) => ({
+  status,
+  statusChangedAt: hoursAgo(hours),
+  staleReportedAt: hoursAgo(hours - 1),
+});
+
 /** A valid stored observation, for tests that write documents as an import or an old version would. */
 export const observationDocument = (
   owner: { projectId: string; observatoryId: string; ownerId: string },
