@@ -9,7 +9,7 @@
  * One run, one database: Debian's PostgreSQL 15 (`apt-get install -y postgresql-15`, started here
  * on a throw-away directory; or DATABASE_URL), because pg_dump only dumps a server of its own
  * major version; the embedded S3 store. In order:
- *   backup       Meridian: startBackup + runBackup in this process (snapshot, COPY, gzip, multipart
+ *   backup       Meridian: startBackup + runBackup in this process (snapshot, COPY, brotli, multipart
  *                upload, manifest; then the read-back to verified, timed apart);
  *   pg_dump      the peer: `pg_dump -Fc -n public` of the same database to a local file;
  *   restore      Meridian: startRestore + runRestore (load into a side schema while verifying, swap
@@ -155,7 +155,7 @@ async function main() {
     "",
     "| Run | Median time | Size | Notes |",
     "|---|---:|---:|---|",
-    `| Meridian backup: snapshot, COPY, gzip, multipart upload, manifest | ${seconds(archiveMs)} s | ${megabytes(backup!.doc.sizeBytes ?? 0)} | ` +
+    `| Meridian backup: snapshot, COPY, brotli, multipart upload, manifest | ${seconds(archiveMs)} s | ${megabytes(backup!.doc.sizeBytes ?? 0)} | ` +
       `then read back and verified in ${seconds(verifyMs)} s; rounds: ${each(archiveRuns)} s |`,
     `| peer: \`pg_dump -Fc -n public\` to a local file | ${seconds(dumpMs)} s | ${megabytes(dumpBytes)} | no verification; rounds: ${each(dumpRuns)} s |`,
     `| Meridian restore: load and verify into a side schema, swap in one transaction | ${seconds(restoreMs)} s | | ` +

@@ -24,7 +24,8 @@ export const backupManifestSchema = z.object({
   serverVersion: z.string(),
   /** When the snapshot was taken (every collection as of this one moment). */
   snapshotAt: isoDate,
-  compression: z.literal("gzip"),
+  /** How the archive is compressed: brotli since the archive thread; gzip in backups taken before it, which still verify and restore. */
+  compression: z.enum(["brotli", "gzip"]),
   collections: z.array(backupCollectionManifestSchema),
   archive: z.object({ key: z.string(), sizeBytes: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
 });

@@ -31,7 +31,7 @@ export const backupOperations = {
     tags,
     summary: "Back up every collection (a job with progress)",
     description:
-      "One consistent snapshot of every collection, streamed with COPY into a gzip archive in object storage with a manifest beside it " +
+      "One consistent snapshot of every collection, streamed with COPY into a brotli-compressed archive in object storage with a manifest beside it " +
       "(per-collection rows and SHA-256, schema and server versions, snapshot time). The record goes running → completed → verified " +
       "(read back and checked). Uploaded image files are not in it; their file records are. One at a time: 409 BACKUP_RUNNING.",
     method: "post",

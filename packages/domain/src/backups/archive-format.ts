@@ -1,7 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
 
 /**
- * The archive inside a backup, before gzip: for each collection a header line
+ * The archive inside a backup, before compression: for each collection a header line
  * `#meridian {"collection","columns"}`, the rows exactly as PostgreSQL's COPY text format writes
  * them, and COPY's own end marker `\.` on a line of its own; then `#end`. A row can never begin
  * with `\.` (COPY writes a backslash as `\\`), so the marker is unambiguous, and a truncated
@@ -40,7 +40,7 @@ export type ArchiveEvent = { type: "section"; header: SectionHeader } | { type: 
 export class ArchiveFormatError extends Error {}
 
 /**
- * Reads an (already gunzipped) archive as events: a section's header, its COPY rows in chunks as
+ * Reads an (already decompressed) archive as events: a section's header, its COPY rows in chunks as
  * they arrive, its end. Memory stays at one chunk whatever the archive's size.
  */
 export async function* readArchive(source: AsyncIterable<Buffer>): AsyncGenerator<ArchiveEvent> {

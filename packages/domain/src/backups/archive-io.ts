@@ -1,11 +1,14 @@
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import { Readable, Transform } from "node:stream";
-import { createGunzip, createGzip } from "node:zlib";
+import { PassThrough, Transform, type Writable } from "node:stream";
+import { createBrotliDecompress, createGunzip } from "node:zlib";
+import type postgres from "postgres";
 import { SERVER_VERSION } from "@meridian/config";
 import { backupManifestSchema, collections, schemaVersion, type BackupManifest } from "@meridian/db";
 import type { Deps } from "../deps";
-import { ARCHIVE_END, readArchive, SECTION_END, SectionDigest, sectionHeader, type SectionHeader } from "./archive-format";
+import { startTypeScriptThread } from "../threads/start-thread";
+import { readArchive, SectionDigest, type SectionHeader } from "./archive-format";
+import type { ArchiveParentMessage, ArchiveThreadData, ArchiveThreadMessage, SectionDone, ThreadConnection } from "./archive-thread-protocol";
 
 /** Collections an archive holds: every one but the backup records themselves (a restore never rolls those back). */
 export const ARCHIVED_COLLECTIONS = Object.keys(collections).filter((name) => name !== "backups");
@@ -22,88 +25,114 @@ function tap(onChunk: (chunk: Buffer) => void) {
   });
 }
 
-/** Rows and decompressed bytes travel in chunks of about this size (COPY alone hands over one row per chunk). */
+/** Decompressed bytes are read back in chunks of about this size. */
 const BATCH_BYTES = 256 * 1024;
 
-/**
- * COPY hands over one row per chunk; hashing, counting and piping a million small chunks one by
- * one costs more than the rows' bytes, so they travel on in batches of about BATCH_BYTES.
- */
-async function* batched(rows: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  for await (const row of rows) {
-    pending.push(row);
-    pendingBytes += row.length;
-    if (pendingBytes < BATCH_BYTES) continue;
-    yield Buffer.concat(pending, pendingBytes);
-    pending = [];
-    pendingBytes = 0;
-  }
-  if (pendingBytes > 0) yield Buffer.concat(pending, pendingBytes);
+/** The archive thread's connection: the same server, database and role as this process's. */
+function threadConnection(sql: postgres.Sql): ThreadConnection {
+  const { host, port, path, database, user, pass, ssl, connection } = sql.options;
+  if (typeof pass === "function") throw new Error("the archive thread needs the database password as text");
+  return {
+    host: host.map((name, index) => `${name}:${port[index]}`).join(","),
+    path: path || undefined,
+    database,
+    user,
+    pass: pass ?? undefined,
+    ssl,
+    connection: connection as ThreadConnection["connection"],
+  };
 }
 
 /**
- * Streams every archived collection, as of one repeatable-read snapshot, through COPY and gzip
- * into a multipart upload: memory stays at a few upload parts whatever the database's size.
- * Returns the manifest of what was written.
+ * Runs the archive thread (`archive-thread.ts`) and writes what it sends into `sink`, taking a
+ * chunk only as `sink` takes it. Resolves with each collection's rows, bytes and SHA-256.
+ */
+function runArchiveThread(data: ArchiveThreadData, sink: Writable, onRows: (rows: number) => void): Promise<SectionDone[]> {
+  const thread = startTypeScriptThread(new URL("./archive-thread.ts", import.meta.url), data);
+  const sections: SectionDone[] = [];
+  const credit = () => thread.postMessage({ type: "credit" } satisfies ArchiveParentMessage);
+  return new Promise<SectionDone[]>((resolve, reject) => {
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      sink.off("error", settle);
+      void thread.terminate();
+      if (error) reject(error);
+      else resolve(sections);
+    };
+    sink.once("error", settle);
+    thread.on("error", settle);
+    thread.on("exit", (code) => settle(new Error(`the archive thread stopped (exit code ${code})`)));
+    thread.on("message", (message: ArchiveThreadMessage) => {
+      if (message.type === "chunk") {
+        const chunk = Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength);
+        if (sink.write(chunk)) credit();
+        else sink.once("drain", credit);
+      } else if (message.type === "rows") onRows(message.rows);
+      else if (message.type === "section") sections.push(message.section);
+      else if (message.type === "done") settle();
+      else settle(new Error(message.message));
+    });
+  });
+}
+
+/**
+ * Streams every archived collection, as of one repeatable-read snapshot, through COPY and brotli
+ * into a multipart upload: memory stays at a few upload parts whatever the database's size. The
+ * COPYs run in a thread on the snapshot this transaction exports. Returns the manifest of what was written.
  */
 export async function writeArchive(deps: Deps, objectKey: string, onRows: (rows: number) => Promise<void>): Promise<BackupManifest> {
-  const parts: BackupManifest["collections"] = [];
   const archiveHash = createHash("sha256");
   let sizeBytes = 0;
   let snapshotAt = "";
-  let rowsDone = 0;
-  let lastReport = 0;
-  await deps.sql.begin("isolation level repeatable read read only", async (tx) => {
-    // The first statement takes the snapshot every COPY below reads.
-    const [clock] = await tx<Array<{ now: Date | string }>>`select now() as now`;
+  let sections: SectionDone[] = [];
+  // Progress reports go out one at a time, and a late one never overtakes the last.
+  let reporting = Promise.resolve();
+  const report = (rows: number) => {
+    reporting = reporting.then(() => onRows(rows)).catch(() => undefined);
+  };
+  const archive = new PassThrough();
+  const counted = tap((chunk) => {
+    archiveHash.update(chunk);
+    sizeBytes += chunk.length;
+  });
+  archive.on("error", (error) => counted.destroy(error));
+  const uploaded = deps.storage.put(objectKey, archive.pipe(counted), { contentType: "application/x-brotli" });
+  // A failed upload stops the archive thread, which would otherwise wait for credits for ever.
+  uploaded.catch((error: Error) => archive.destroy(error));
+  const written = deps.sql.begin("isolation level repeatable read read only", async (tx) => {
+    // The first statement takes the snapshot the thread reads; it is exported for the thread's connection.
+    const [clock] = await tx<Array<{ now: Date | string; snapshot: string }>>`select now() as now, pg_export_snapshot() as snapshot`;
     snapshotAt = new Date(clock!.now).toISOString();
     const columnRows = await tx<Array<{ table_name: string; columns: string[] }>>`
       select table_name::text, array_agg(column_name::text order by ordinal_position) as columns
       from information_schema.columns where table_schema = current_schema() and table_name in ${tx(ARCHIVED_COLLECTIONS)}
       group by table_name`;
     const columnsOf = new Map(columnRows.map((row) => [row.table_name, row.columns]));
-    async function* chunks() {
-      for (const name of ARCHIVED_COLLECTIONS) {
-        const columns = columnsOf.get(name);
-        if (!columns) throw new Error(`the table ${name} is missing`);
-        yield sectionHeader({ collection: name, columns });
-        const digest = new SectionDigest();
-        const rows = await tx`copy ${tx(name)} (${tx(columns)}) to stdout`.readable();
-        for await (const batch of batched(rows as AsyncIterable<Buffer>)) {
-          const before = digest.rows;
-          digest.add(batch);
-          rowsDone += digest.rows - before;
-          if (Date.now() - lastReport > 1000) {
-            lastReport = Date.now();
-            await onRows(rowsDone);
-          }
-          yield batch;
-        }
-        yield SECTION_END;
-        parts.push({ name, columns, ...digest.digest() });
-      }
-      yield ARCHIVE_END;
-    }
-    const source = Readable.from(chunks());
-    const gzip = createGzip();
-    const counted = tap((chunk) => {
-      archiveHash.update(chunk);
-      sizeBytes += chunk.length;
+    const headers = ARCHIVED_COLLECTIONS.map((collection) => {
+      const columns = columnsOf.get(collection);
+      if (!columns) throw new Error(`the table ${collection} is missing`);
+      return { collection, columns };
     });
-    source.on("error", (error) => counted.destroy(error));
-    gzip.on("error", (error) => counted.destroy(error));
-    await deps.storage.put(objectKey, source.pipe(gzip).pipe(counted), { contentType: "application/gzip" });
+    // The exporting transaction stays open until the thread is done; its snapshot lives as long.
+    sections = await runArchiveThread({ connection: threadConnection(deps.sql), snapshot: clock!.snapshot, sections: headers }, archive, report);
+    archive.end();
   });
-  await onRows(rowsDone);
+  written.catch((error: Error) => archive.destroy(error));
+  // Both settle before anything is said: a failed archive's upload is aborted, not left behind.
+  const [writing, uploading] = await Promise.allSettled([written, uploaded]);
+  if (writing.status === "rejected") throw writing.reason;
+  if (uploading.status === "rejected") throw uploading.reason;
+  await reporting;
+  await onRows(sections.reduce((sum, section) => sum + section.rows, 0));
   return {
     format: "meridian-backup/1",
     schemaVersion: schemaVersion(),
     serverVersion: SERVER_VERSION,
     snapshotAt,
-    compression: "gzip",
-    collections: parts,
+    compression: "brotli",
+    collections: sections.map(({ collection, columns, rows, bytes, sha256 }) => ({ name: collection, columns, rows, bytes, sha256 })),
     archive: { key: objectKey, sizeBytes, sha256: archiveHash.digest("hex") },
   };
 }
@@ -145,17 +174,17 @@ export async function readArchiveBack(
     archiveHash.update(chunk);
     sizeBytes += chunk.length;
   });
-  const gunzip = createGunzip({ chunkSize: BATCH_BYTES });
-  archive.body.on("error", (error) => gunzip.destroy(error));
-  counted.on("error", (error) => gunzip.destroy(error));
-  archive.body.pipe(counted).pipe(gunzip);
+  const decompressor = manifest.compression === "gzip" ? createGunzip({ chunkSize: BATCH_BYTES }) : createBrotliDecompress({ chunkSize: BATCH_BYTES });
+  archive.body.on("error", (error) => decompressor.destroy(error));
+  counted.on("error", (error) => decompressor.destroy(error));
+  archive.body.pipe(counted).pipe(decompressor);
 
   const expected = [...manifest.collections];
   let sink: SectionSink | undefined;
   try {
     let digest: SectionDigest | undefined;
     let header: SectionHeader | undefined;
-    for await (const event of readArchive(gunzip)) {
+    for await (const event of readArchive(decompressor)) {
       if (event.type === "section") {
         header = event.header;
         digest = new SectionDigest();

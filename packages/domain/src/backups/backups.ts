@@ -50,7 +50,7 @@ export async function startBackupIn(
     {
       status: "running",
       trigger: options.trigger,
-      objectKey: `backups/${id}/archive.gz`,
+      objectKey: `backups/${id}/archive.br`,
       sizeBytes: null,
       manifest: null,
       jobId: job.id,

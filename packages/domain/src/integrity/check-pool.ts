@@ -1,19 +1,6 @@
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { startTypeScriptThread } from "../threads/start-thread";
 import { checkDocuments, type DocumentBatch, type DocumentBatchResult } from "./document-checks";
-
-/**
- * Where the threads start: tsx's require hook, then the thread's module. Node 20 runs no module
- * hooks (`--import tsx`, module.register) in worker threads, so the thread's TypeScript is
- * compiled through require instead, whether or not the parent process runs under tsx.
- */
-const BOOTSTRAP = `
-const { workerData } = require("node:worker_threads");
-require(workerData.tsx);
-require(workerData.entry);
-`;
 
 export interface DocumentChecker {
   /** How many batches it checks at once. */
@@ -35,14 +22,9 @@ export const inThreadChecker: DocumentChecker = {
  * per core (at most four), each batch to the least busy thread.
  */
 export function threadedChecker(size = Math.min(4, availableParallelism())): DocumentChecker {
-  const require = createRequire(import.meta.url);
-  const workerData = {
-    tsx: require.resolve("tsx/cjs"),
-    entry: fileURLToPath(new URL("./check-thread.ts", import.meta.url)),
-  };
   type Pending = { resolve: (result: DocumentBatchResult) => void; reject: (error: Error) => void };
   const threads = Array.from({ length: size }, () => {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData });
+    const worker = startTypeScriptThread(new URL("./check-thread.ts", import.meta.url));
     const pending = new Map<number, Pending>();
     const failAll = (error: Error) => {
       for (const waiting of pending.values()) waiting.reject(error);
