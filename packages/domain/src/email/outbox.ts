@@ -10,7 +10,11 @@ export interface OutgoingEmail {
   replyTo?: string;
 }
 
-/** Writes the message and its delivery job in the actor's transaction. */
+/**
+ * Writes the message and its delivery job in the actor's transaction. A recipient's messages share
+ * a queue, so they arrive in the order they were written (an observation's "in progress" never
+ * before its "assigned"); a message that fails waits for its retry without holding the others.
+ */
 export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<string> {
   const stored = await emailOutboxCollection.insert(db, {
     kind: email.kind,
@@ -25,6 +29,11 @@ export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<
     messageId: null,
     lastError: null,
   });
-  await addJob(db, "send_email", { outboxId: stored.id }, { jobKey: `email:${stored.id}`, maxAttempts: 8 });
+  await addJob(
+    db,
+    "send_email",
+    { outboxId: stored.id },
+    { jobKey: `email:${stored.id}`, maxAttempts: 8, queueName: `email:${email.to.trim().toLowerCase()}` },
+  );
   return stored.id;
 }
