@@ -7,6 +7,9 @@ import { createHash, type Hash } from "node:crypto";
  * with `\.` (COPY writes a backslash as `\\`), so the marker is unambiguous, and a truncated
  * archive is told by its missing `#end`.
  */
+/** Rows are written, and decompressed bytes read back, in chunks of about this size: COPY alone hands over one row per chunk. */
+export const BATCH_BYTES = 256 * 1024;
+
 export const SECTION_END = Buffer.from("\\.\n");
 export const ARCHIVE_END = Buffer.from("#end\n");
 const HEADER_PREFIX = "#meridian ";

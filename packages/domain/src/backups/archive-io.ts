@@ -7,7 +7,7 @@ import { SERVER_VERSION } from "@meridian/config";
 import { backupManifestSchema, collections, schemaVersion, type BackupManifest } from "@meridian/db";
 import type { Deps } from "../deps";
 import { startTypeScriptThread } from "../threads/start-thread";
-import { readArchive, SectionDigest, type SectionHeader } from "./archive-format";
+import { BATCH_BYTES, readArchive, SectionDigest, type SectionHeader } from "./archive-format";
 import type { ArchiveParentMessage, ArchiveThreadData, ArchiveThreadMessage, SectionDone, ThreadConnection } from "./archive-thread-protocol";
 
 /** Collections an archive holds: every one but the backup records themselves (a restore never rolls those back). */
@@ -24,9 +24,6 @@ function tap(onChunk: (chunk: Buffer) => void) {
     },
   });
 }
-
-/** Decompressed bytes are read back in chunks of about this size. */
-const BATCH_BYTES = 256 * 1024;
 
 /** The archive thread's connection: the same server, database and role as this process's. */
 function threadConnection(sql: postgres.Sql): ThreadConnection {

@@ -2,7 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import { parentPort, workerData } from "node:worker_threads";
 import { constants, createBrotliCompress, type BrotliOptions } from "node:zlib";
 import postgres from "postgres";
-import { ARCHIVE_END, SECTION_END, SectionDigest, sectionHeader } from "./archive-format";
+import { ARCHIVE_END, BATCH_BYTES, SECTION_END, SectionDigest, sectionHeader } from "./archive-format";
 import { CHUNK_CREDITS, type ArchiveParentMessage, type ArchiveThreadData, type ArchiveThreadMessage } from "./archive-thread-protocol";
 
 /**
@@ -12,8 +12,6 @@ import { CHUNK_CREDITS, type ArchiveParentMessage, type ArchiveThreadData, type 
  * a small heap than in the worker's, and the worker's own thread stays free.
  */
 
-/** Rows travel on in batches of about this size: COPY hands over one row per chunk. */
-const BATCH_BYTES = 256 * 1024;
 const PROGRESS_MS = 1000;
 
 /**
