@@ -43,6 +43,25 @@ describe("notices to server administrators", () => {
     expect((await outboxKinds(again)).filter((kind) => kind === "server_started")).toHaveLength(2);
   });
 
+  it("announce every start of the whole cluster, also when a server starts the moment the last one stopped (20 times)", async () => {
+    let server = await start();
+    const databaseUrl = server.databaseUrl;
+    for (let round = 1; round <= 20; round += 1) {
+      await server.stop();
+      servers.length = 0;
+      server = await start({ DATABASE_URL: databaseUrl });
+      expect((await outboxKinds(server)).filter((kind) => kind === "server_started")).toHaveLength(round + 1);
+    }
+  });
+
+  it("announce servers that start together once between them", async () => {
+    const first = await start();
+    await first.stop();
+    servers.length = 0;
+    const together = await Promise.all([start({ DATABASE_URL: first.databaseUrl }), start({ DATABASE_URL: first.databaseUrl })]);
+    expect((await outboxKinds(together[0]!)).filter((kind) => kind === "server_started")).toHaveLength(2);
+  });
+
   it("report a missing plate-solving star catalog at start, and say nothing when it is there", async () => {
     const missing = await start({ STAR_CATALOG_DIR: path.join(os.tmpdir(), "no-such-star-catalog") });
     expect(await outboxKinds(missing)).toContain("star_catalog_missing");

@@ -4,7 +4,15 @@ import { serve } from "@hono/node-server";
 import { attachWebSocketHub, createApiApp, observatoryProtocol, userProtocol, type WebSocketHub } from "@meridian/api";
 import type { Env, Logger } from "@meridian/config";
 import { randomUUID } from "node:crypto";
-import { checkStarCatalog, ensureServerAdmin, notifyServerStart, SERVER_APPLICATION_PREFIX, startRuntime, type Runtime } from "@meridian/domain";
+import {
+  checkStarCatalog,
+  ensureServerAdmin,
+  joinServerPresence,
+  notifyServerStart,
+  SERVER_APPLICATION_PREFIX,
+  startRuntime,
+  type Runtime,
+} from "@meridian/domain";
 import { startWorker, type RunningWorker } from "@meridian/worker";
 import { trackHttpDrain, type HttpDrain } from "./http-drain";
 import { defaultWebDistDir, mountSpa } from "./spa";
@@ -68,10 +76,14 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
 
     const worker = env.MERIDIAN_ROLE === "all" ? await startWorker({ deps, databaseUrl: runtime.databaseUrl }) : undefined;
     if (worker) cleanups.splice(1, 0, () => worker.stop());
-    if (options.notifyAdmins !== false) {
-      await notifyServerStart({ deps, listeningOn: env.PUBLIC_URL ?? url, applicationName });
-      await checkStarCatalog({ deps });
-    }
+    const notifyAdmins = options.notifyAdmins !== false;
+    const presence = await joinServerPresence({
+      deps,
+      onClusterStart: notifyAdmins ? () => notifyServerStart({ deps, listeningOn: env.PUBLIC_URL ?? url }) : undefined,
+    });
+    // Left just before the pools close, after HTTP, the hub and the worker have stopped.
+    cleanups.splice(1, 0, () => presence.leave());
+    if (notifyAdmins) await checkStarCatalog({ deps });
 
     return { url, port, runtime, worker, hub, stop: stopAll };
   } catch (error) {

@@ -54,7 +54,8 @@ export {
 export { loadRealtimeEvent, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
 export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
-export { notifyServerStart, checkStarCatalog, SERVER_APPLICATION_PREFIX } from "./system/notify-start";
+export { notifyServerStart, checkStarCatalog } from "./system/notify-start";
+export { joinServerPresence, SERVER_APPLICATION_PREFIX, type ServerPresence } from "./system/server-presence";
 export { startRuntime, type Runtime } from "./runtime/start-runtime";
 export { actorFromUser, actorOfPrincipal, systemActor, type Actor, type UserActor, type ObservatoryActor, type SystemActor } from "./actor";
 export { createSecretBox, loadSecretsKey, type SecretBox } from "./secrets/secret-box";

@@ -2,7 +2,7 @@ import type { IntegrityIssueDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { previousCronTime } from "../system/cron";
-import { SERVER_APPLICATION_PREFIX } from "../system/notify-start";
+import { countRunningServers } from "../system/server-presence";
 import { readServerSettings } from "../system/server-settings";
 
 type HealthIssue = Omit<IntegrityIssueDoc, "scanId">;
@@ -58,9 +58,7 @@ export async function healthFindings(deps: Deps): Promise<HealthIssue[]> {
     issues.push(systemIssue("STORAGE_UNREACHABLE", "critical", `Object storage ${deps.storage.endpoint} does not answer: ${(error as Error).message}`));
   }
 
-  const [servers] = await deps.db.execute<{ count: number }>(sql`
-    select count(distinct application_name)::int as count from pg_stat_activity where application_name like ${`${SERVER_APPLICATION_PREFIX}%`}`);
-  if (!servers?.count)
+  if ((await countRunningServers(deps)) === 0)
     issues.push(
       systemIssue("WEBSOCKET_DOWN", "critical", "No server process is running: the API and the WebSocket channels (users and observatories) are down"),
     );
