@@ -5,6 +5,7 @@ import { createLogger } from "@meridian/config";
 import { connectDatabase, migrateDatabase, startEmbeddedPostgres, startEmbeddedS3 } from "@meridian/db";
 import type { TestProject } from "vitest/node";
 import { freePort } from "./free-port";
+import { claimRunFolder, removeRunFolder, RUN_FOLDER_PREFIX, sweepAbandonedRuns } from "./run-leftovers";
 
 export const TEMPLATE_DATABASE = "meridian_template";
 
@@ -21,8 +22,17 @@ declare module "vitest" {
  * migrated once; each test file clones it (see test-database.ts), as graphile-worker's suite does.
  */
 export default async function setup(project: TestProject) {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-test-"));
+  const systemTmp = os.tmpdir();
+  sweepAbandonedRuns(systemTmp);
+  const root = await fs.mkdtemp(path.join(systemTmp, RUN_FOLDER_PREFIX));
+  // vitest's module cache (in the temporary directory, made before this folder) goes with the run.
+  const vitestCache = (project as unknown as { tmpDir?: string }).tmpDir;
+  claimRunFolder(root, vitestCache ? [vitestCache] : []);
   await fs.chmod(root, 0o755);
+  const cleanUp = stopOnInterrupt(root);
+  // Every temporary folder of the run (test servers' data, second PostgreSQL servers, browsers'
+  // profiles) goes inside the run's folder, so removing it leaves nothing: workers inherit this.
+  process.env.TMPDIR = root;
   const logger = createLogger({ level: "warn", name: "test-setup" });
   const postgres = await startEmbeddedPostgres({ dataDir: root, port: await freePort(), logger });
   const admin = connectDatabase(postgres.url, { max: 1 });
@@ -41,6 +51,31 @@ export default async function setup(project: TestProject) {
   return async () => {
     await s3.stop();
     await postgres.stop();
-    await fs.rm(root, { recursive: true, force: true });
+    cleanUp();
+  };
+}
+
+/**
+ * Ctrl-C and SIGTERM end vitest within a millisecond, before any teardown: stop the run's
+ * PostgreSQL servers and remove its folder synchronously first, then end with the signal's code.
+ * On `exit` too, for a run that ends any other way. Returns the same cleanup, for the teardown.
+ */
+function stopOnInterrupt(root: string) {
+  let done = false;
+  const cleanUp = () => {
+    if (done) return;
+    done = true;
+    removeRunFolder(root);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    cleanUp();
+    process.exit(signal === "SIGINT" ? 130 : signal === "SIGHUP" ? 129 : 143);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, onSignal);
+  process.once("exit", cleanUp);
+  return () => {
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, onSignal);
+    process.off("exit", cleanUp);
+    cleanUp();
   };
 }
