@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { tables } from "@meridian/db";
-import { recoverStaleWorkers, type Deps } from "@meridian/domain";
+import { holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, type Deps } from "@meridian/domain";
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "graphile-worker";
 import { eq, sql } from "drizzle-orm";
 import { closeMailTransport } from "./mail-transport";
@@ -14,8 +14,8 @@ export interface RunningWorker {
 
 /** Often enough that a worker silent for STALE_WORKER_SECONDS (20 s) is surely dead. */
 const HEARTBEAT_MS = 5_000;
-/** How often each worker looks for dead ones: a crash is noticed within about 25 s. */
-const RECOVERY_MS = 5_000;
+/** How often each worker looks for dead ones: a killed worker (its presence lock gone) is noticed within this. */
+const RECOVERY_MS = 2_000;
 
 /** Runs graphile-worker over the tasks of this app and records a heartbeat for health checks. */
 export async function startWorker(options: { deps: Deps; databaseUrl: string; concurrency?: number; pollInterval?: number }): Promise<RunningWorker> {
@@ -29,19 +29,27 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
   // graphile-worker locks jobs in the name of its worker pool (and, run singly, of a worker): the
   // heartbeat lists those ids so that a survivor can unlock the jobs if this process dies.
   const graphileWorkerIds = new Set<string>();
+  // Held before the first job is taken, so no job of this worker can exist while it looks dead.
+  const presence = await holdWorkerPresence(deps, workerId);
   const events = new EventEmitter() as WorkerEvents;
   events.on("pool:create", ({ workerPool }) => graphileWorkerIds.add(workerPool.id));
   events.on("worker:create", ({ worker }) => graphileWorkerIds.add(worker.workerId));
-  const runner: Runner = await run({
-    events,
-    connectionString: options.databaseUrl,
-    concurrency: options.concurrency ?? deps.env.WORKER_CONCURRENCY,
-    pollInterval: options.pollInterval ?? 2000,
-    noHandleSignals: true,
-    taskList: buildTaskList({ deps }),
-    crontab,
-    logger,
-  });
+  let runner: Runner;
+  try {
+    runner = await run({
+      events,
+      connectionString: options.databaseUrl,
+      concurrency: options.concurrency ?? deps.env.WORKER_CONCURRENCY,
+      pollInterval: options.pollInterval ?? 2000,
+      noHandleSignals: true,
+      taskList: buildTaskList({ deps }),
+      crontab,
+      logger,
+    });
+  } catch (error) {
+    await presence.release();
+    throw error;
+  }
   const beat = () =>
     deps.db
       .insert(tables.workerHeartbeats)
@@ -54,7 +62,11 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
   await beat();
   const timer = setInterval(beat, HEARTBEAT_MS);
   timer.unref();
-  const recover = () => recoverStaleWorkers({ deps }).catch((error) => deps.logger.warn({ err: error }, "could not look for dead workers"));
+  // A dead worker's last attempt of a long job ends nothing by itself: end such jobs at once.
+  const recover = () =>
+    recoverStaleWorkers({ deps })
+      .then(async ({ workers }) => void (workers.length > 0 ? await reconcileTrackedJobs({ deps }) : undefined))
+      .catch((error) => deps.logger.warn({ err: error }, "could not look for dead workers"));
   await recover();
   const recoveryTimer = setInterval(recover, RECOVERY_MS);
   recoveryTimer.unref();
@@ -72,6 +84,7 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
           .delete(tables.workerHeartbeats)
           .where(eq(tables.workerHeartbeats.workerId, workerId))
           .catch(() => undefined);
+        await presence.release();
       })();
       return stopping;
     },

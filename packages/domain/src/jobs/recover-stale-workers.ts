@@ -1,22 +1,33 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
+import { holdSessionLock, lockHeldCondition, LOCK_SPACES, type SessionLock } from "../system/session-lock";
 
 /** A worker beats every few seconds; one silent this long is taken for dead. */
 export const STALE_WORKER_SECONDS = 20;
 
 /**
+ * A worker holds this lock for as long as it runs, taken before it starts taking jobs: a killed
+ * worker's lock goes with its connection at once, so the others find it dead within seconds.
+ */
+export function holdWorkerPresence(deps: Deps, workerId: string): Promise<SessionLock> {
+  return holdSessionLock(deps, { space: LOCK_SPACES.workerPresence, key: workerId });
+}
+
+const workerAlive = sql.raw(lockHeldCondition(LOCK_SPACES.workerPresence, "hashtext(h.worker_id)"));
+
+/**
  * Frees what dead workers held, so their work resumes now rather than after graphile-worker's
- * four-hour lock timeout and the five-minute email claim lease: every worker whose heartbeat is
- * older than STALE_WORKER_SECONDS has its jobs unlocked (`force_unlock_workers`) and its email
- * claims given back, and its heartbeat removed. Each live worker runs this every few seconds;
+ * four-hour lock timeout and the five-minute email claim lease: every worker that no longer holds
+ * its presence lock, or whose heartbeat is older than STALE_WORKER_SECONDS, has its jobs unlocked
+ * (`force_unlock_workers`) and its email claims given back, and its heartbeat removed. Each live worker runs this every few seconds;
  * deleting the heartbeat row first makes two of them racing free each dead worker once.
  */
 export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ workers: string[]; releasedClaims: number }> {
   const { deps } = options;
   return deps.db.transaction(async (tx) => {
     const stale = await tx.execute<{ worker_id: string; graphile_worker_ids: string[] }>(sql`
-      delete from worker_heartbeats
-       where last_seen_at < now() - make_interval(secs => ${STALE_WORKER_SECONDS})
+      delete from worker_heartbeats h
+       where h.last_seen_at < now() - make_interval(secs => ${STALE_WORKER_SECONDS}) or not ${workerAlive}
        returning worker_id, graphile_worker_ids`);
     const graphileIds = stale.flatMap((row) => row.graphile_worker_ids);
     if (graphileIds.length === 0) return { workers: stale.map((row) => row.worker_id), releasedClaims: 0 };

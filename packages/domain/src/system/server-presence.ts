@@ -1,20 +1,12 @@
+import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
+import { holdSessionLock, LOCK_SPACES } from "./session-lock";
 
-/**
- * Which server processes are running, decided by something that cannot outlive its process: each
- * running server holds a shared session-level advisory lock on a connection of its own. PostgreSQL
- * releases it when the holder unlocks it (a clean stop) or when the holder's backend ends (a kill),
- * unlike `pg_stat_activity`, whose rows of a stopped process's closing backends linger for a
- * moment. Advisory locks belong to one database, so clusters sharing a PostgreSQL server do not
- * see each other.
- */
 /** Server processes name their database connections with this prefix and a per-process id (for operators). */
 export const SERVER_APPLICATION_PREFIX = "meridian-server:";
-const LOCK_SPACE = 0x4d455249; // "MERI"
 const PRESENCE_KEY = 1;
 const JOIN_KEY = 2;
-/** How often a server checks that it still holds its presence lock (lost when its connection was). */
-const RECHECK_MS = 30_000;
+const { serverPresence } = LOCK_SPACES;
 
 export interface ServerPresence {
   /** Ends this process's presence: the others stop counting it at once. */
@@ -22,61 +14,34 @@ export interface ServerPresence {
 }
 
 /**
- * Joins the running servers. When no other server is running, this is a start of the whole
- * cluster and `onClusterStart` runs before anyone else may join, so two servers starting together
- * never both take themselves for the first.
+ * Joins the running servers: each holds the shared presence lock while it runs (see
+ * session-lock.ts for why a lock and not `pg_stat_activity`). When no other server holds it, this
+ * is a start of the whole cluster and `onClusterStart` runs before anyone else may join, so two
+ * servers starting together never both take themselves for the first.
  */
 export async function joinServerPresence(options: { deps: Deps; onClusterStart?: () => Promise<unknown> }): Promise<ServerPresence> {
   const { deps } = options;
-  const connection = await deps.sql.reserve();
+  const joining = await holdSessionLock(deps, { space: serverPresence, key: JOIN_KEY });
+  let presence;
   try {
-    await connection`select pg_advisory_lock(${LOCK_SPACE}::int, ${JOIN_KEY}::int)`;
-    try {
-      const [row] = await connection<Array<{ others: number }>>`
-        select count(*)::int as others from pg_locks
-         where locktype = 'advisory' and granted and pid <> pg_backend_pid()
-           and database = (select oid from pg_database where datname = current_database())
-           and classid = ${LOCK_SPACE}::int::oid and objid = ${PRESENCE_KEY}::int::oid and objsubid = 2`;
-      await connection`select pg_advisory_lock_shared(${LOCK_SPACE}::int, ${PRESENCE_KEY}::int)`;
-      if (!row?.others) await options.onClusterStart?.();
-    } finally {
-      await connection`select pg_advisory_unlock(${LOCK_SPACE}::int, ${JOIN_KEY}::int)`;
-    }
+    const alone = (await countRunningServers(deps)) === 0;
+    presence = await holdSessionLock(deps, { space: serverPresence, key: PRESENCE_KEY, shared: true });
+    if (alone) await options.onClusterStart?.();
   } catch (error) {
-    connection.release();
+    await presence?.release();
     throw error;
+  } finally {
+    await joining.release();
   }
-
-  // A lost connection loses the lock; take it again (without a notice: the cluster did not start).
-  const recheck = setInterval(() => {
-    void connection`
-      select case when exists (
-               select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()
-                  and classid = ${LOCK_SPACE}::int::oid and objid = ${PRESENCE_KEY}::int::oid and objsubid = 2)
-             then true else pg_try_advisory_lock_shared(${LOCK_SPACE}::int, ${PRESENCE_KEY}::int) end`.catch((error: unknown) =>
-      deps.logger.warn({ err: error }, "could not renew the server presence lock"),
-    );
-  }, RECHECK_MS);
-  recheck.unref();
-
-  let left = false;
-  return {
-    async leave() {
-      if (left) return;
-      left = true;
-      clearInterval(recheck);
-      await connection`select pg_advisory_unlock_all()`.catch(() => undefined);
-      connection.release();
-    },
-  };
+  return { leave: () => presence.release() };
 }
 
-/** How many server processes are running now (for the health stage of integrity scans). */
+/** How many server processes are running now (the health stage of integrity scans, cluster starts). */
 export async function countRunningServers(deps: Deps): Promise<number> {
-  const [row] = await deps.sql<Array<{ count: number }>>`
-    select count(distinct pid)::int as count from pg_locks
-     where locktype = 'advisory' and granted
-       and database = (select oid from pg_database where datname = current_database())
-       and classid = ${LOCK_SPACE}::int::oid and objid = ${PRESENCE_KEY}::int::oid and objsubid = 2`;
+  const [row] = await deps.db.execute<{ count: number }>(sql`
+    select count(distinct l.pid)::int as count from pg_locks l
+     where l.locktype = 'advisory' and l.granted
+       and l.database = (select oid from pg_database where datname = current_database())
+       and l.classid = ${serverPresence}::int::oid and l.objid = ${PRESENCE_KEY}::int::oid and l.objsubid = 2`);
   return row?.count ?? 0;
 }
