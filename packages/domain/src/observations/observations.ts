@@ -3,7 +3,7 @@ import type { ObservationStatus } from "@meridian/rules";
 import { asc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
+import { AppError, fieldError } from "../errors";
 import { publishUserEvent } from "../events/publish";
 import { requireObservatoryPermission, viewableObservatoryIds } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
@@ -18,6 +18,14 @@ const defaultNotifications = (): ObservationDoc["notifications"] => ({
   states: ["assigned", "in_progress", "suspended", "completed", "failed", "aborted", "cancelled"],
 });
 
+/** A fixed-time window that has already closed could never run: refused, rather than pending for ever. */
+function refuseWindowInThePast(window: { fixedTimeEnd: string | null }, now: Date) {
+  if (window.fixedTimeEnd && new Date(window.fixedTimeEnd) <= now)
+    throw new AppError("VALIDATION_FAILED", "The observation's window has already closed", {
+      errors: [fieldError("fixedTimeEnd", `lies in the past (now is ${now.toISOString()}): the observation could never run`)],
+    });
+}
+
 /** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
   const { deps, actor, input } = options;
@@ -25,6 +33,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     await requireObservatoryPermission({ db: tx, actor, observatoryId: input.observatoryId, permission: "can_observe" });
     const { project } = await loadProjectAccess(tx, actor, input.projectId);
     if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
+    refuseWindowInThePast(input, deps.now());
     const now = deps.now().toISOString();
     const stored = await observationsCollection.insert(tx, {
       name: input.name,
@@ -97,6 +106,7 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     if (status !== "pending" && status !== "paused")
       throw new AppError("INVALID_TRANSITION", `An observation can be changed only while pending or paused; it is ${status}`);
     const merged = { ...observation.doc, ...update };
+    if (update.fixedTimeEnd !== undefined) refuseWindowInThePast(merged, deps.now());
     if (merged.fixedTimeStart && merged.fixedTimeEnd && new Date(merged.fixedTimeEnd) <= new Date(merged.fixedTimeStart))
       throw new AppError("VALIDATION_FAILED", "fixedTimeEnd must be after fixedTimeStart", {
         errors: [{ path: "fixedTimeEnd", message: "Must be after fixedTimeStart" }],

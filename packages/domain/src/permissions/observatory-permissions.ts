@@ -99,9 +99,14 @@ export async function resolveObservatoryAccess(options: {
 
   const result = new Map<string, ObservatoryAccess>();
   const adminSource: PermissionSource = { kind: "serverAdmin", permissions: ALL_OBSERVATORY_PERMISSIONS };
+  // A server admin may do anything to every observatory that exists; one that does not stays 404.
+  const existing =
+    options.isServerAdmin && ids
+      ? new Set((await db.execute<{ id: string }>(sql`select id from observatories where id in ${ids}`)).map((row) => row.id))
+      : undefined;
   for (const id of new Set([...(ids ?? []), ...sourcesById.keys()])) {
     const sources = sourcesById.get(id) ?? [];
-    if (options.isServerAdmin) sources.unshift(adminSource);
+    if (options.isServerAdmin && (!existing || existing.has(id))) sources.unshift(adminSource);
     const effective = union(sources.map((source) => source.permissions));
     if (effective.can_view || sources.length > 0) result.set(id, { ...effective, sources });
   }
