@@ -62,6 +62,7 @@ export const router = createBrowserRouter(
             { path: "users", lazy: page(() => import("./pages/AdminUsersPage"), "AdminUsersPage") },
             { path: "integrity", lazy: page(() => import("./pages/IntegrityPage"), "IntegrityPage") },
             { path: "backups", lazy: page(() => import("./pages/BackupsPage"), "BackupsPage") },
+            { path: "jobs", lazy: page(() => import("./pages/JobsPage"), "JobsPage") },
             { path: "analytics", lazy: page(() => import("./pages/AnalyticsPage"), "SystemAnalyticsPage") },
           ],
         },

@@ -17,8 +17,15 @@ export function RestoreDialog({ backup, onStarted, onClose }: { backup: Backup; 
       title="Restore this backup?"
       description={
         <>
-          All current data is replaced by the backup of {formatDateTime(backup.createdAt)}: everything written since is lost. Backups stay as they are, and keys
-          revoked since stay revoked. Changes are refused while it runs, and a quick integrity scan follows.
+          <span className="block">All current data is replaced by the backup of {formatDateTime(backup.createdAt)}. Rolled back to that moment:</span>
+          <span className="mt-1 block">
+            everything written since (accounts, organizations, observatories, projects, observations, file records, announcements, settings), and also the
+            sessions and the API and observatory keys created since: people who signed in since must sign in again, and keys made since stop working.
+          </span>
+          <span className="mt-1 block">
+            Kept as they are: the backups, the jobs list, the audit log (the restore is recorded in it), passwords changed since and keys revoked since. Changes
+            are refused while it runs, and a quick integrity scan follows.
+          </span>
         </>
       }
       submitLabel="Restore"
