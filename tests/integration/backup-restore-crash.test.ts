@@ -3,12 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { observationsCollection } from "@meridian/db";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { observationDocument } from "../support/observation-documents";
+import { holdTable } from "../support/table-hold";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -51,32 +51,12 @@ const observationNames = async () =>
   ((await must("/observations", { token: owner.token }, 200)) as { items: Array<{ name: string }> }).items.map((item) => item.name).sort();
 const maintenanceActive = async () => ((await (await server.request("/api/v1/maintenance")).json()) as { active: boolean }).active;
 
-/**
- * Holds an exclusive lock on a collection that backups and restores reach after the observations,
- * so the work under way waits there, halfway, for as long as the test needs; `release` lets it go.
- */
-async function holdCollection(table: string) {
-  const blocker = postgres(server.databaseUrl, { max: 1, onnotice: () => undefined });
-  await blocker`begin`;
-  await blocker.unsafe(`lock table ${table} in access exclusive mode`);
-  const waiting = async () => {
-    const [row] = await blocker<Array<{ waiting: number }>>`
-      select count(*)::int as waiting from pg_locks where not granted and relation = ${table}::regclass`;
-    return row!.waiting > 0;
-  };
-  const release = async () => {
-    await blocker`rollback`.catch(() => undefined);
-    await blocker.end();
-  };
-  return { waiting, release };
-}
-
 describe("a worker killed (-9) in the middle of a backup, then of a restore", () => {
   it("leaves the backup to be finished by another worker, and the data untouched until the restore is finished by another", async () => {
     await seed("Backed up");
     const first = await startWorkerProcess("first worker");
 
-    const backupHold = await holdCollection("push_subscriptions");
+    const backupHold = await holdTable(server.databaseUrl, "push_subscriptions");
     let backupId: string;
     let backupJobId: string;
     try {
@@ -108,7 +88,7 @@ describe("a worker killed (-9) in the middle of a backup, then of a restore", ()
     const namesBefore = await observationNames();
     expect(namesBefore).toContain("After the backup");
 
-    const restoreHold = await holdCollection("push_subscriptions");
+    const restoreHold = await holdTable(server.databaseUrl, "push_subscriptions");
     let restoreJobId: string;
     try {
       ({ jobId: restoreJobId } = (await must(`/api/v1/admin/backups/${backupId}/restore`, { method: "POST", token: adminToken }, 202)) as {

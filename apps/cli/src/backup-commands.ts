@@ -3,8 +3,7 @@ import {
   AppError,
   cleanUpBackups,
   endMaintenance,
-  failBackup,
-  failRestore,
+  endJobForGood,
   getBackup,
   listBackups,
   previewObservationCleanup,
@@ -66,7 +65,7 @@ export function addBackupCommands(program: Command, context: CommandContext) {
         try {
           await runBackup({ deps, jobId: started.jobId!, backupId: started.id, then: null });
         } catch (error) {
-          await failBackup({ deps, jobId: started.jobId!, backupId: started.id, then: null, error: String((error as Error).message) });
+          await endJobForGood({ deps, jobId: started.jobId!, reason: String((error as Error).message) });
           throw error;
         }
       });
@@ -123,7 +122,7 @@ export function addBackupCommands(program: Command, context: CommandContext) {
         try {
           await runRestore({ deps, jobId, backupId, actorId: null });
         } catch (error) {
-          await failRestore(deps, jobId, String((error as Error).message));
+          await endJobForGood({ deps, jobId, reason: String((error as Error).message) });
           if (!(error instanceof RestoreRefused)) throw error;
         }
       });

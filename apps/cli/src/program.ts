@@ -4,6 +4,7 @@ import {
   ensureServerAdmin,
   listIntegrityIssues,
   listIntegrityScans,
+  cancelJob,
   listJobs,
   presentScan,
   readAnalytics,
@@ -216,14 +217,22 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
       print({ email, outcome }, () => `${email}: ${outcome}`);
     });
 
-  program
-    .command("jobs")
+  const jobs = program.command("jobs").description("long jobs: list them, or cancel one that will not finish");
+  jobs
+    .command("list", { isDefault: true })
     .description("long jobs, newest first")
     .option("--kind <kind>")
     .option("--limit <n>", "how many", positive, 20)
     .action(async (flags) => {
       const page = await listJobs({ deps: await options.openDeps(), limit: flags.limit, kind: flags.kind });
       print(page.items, () => page.items.map((job) => `${job.id}  ${job.kind}  ${job.status}  ${job.progress.done}/${job.progress.total ?? "?"}`).join("\n"));
+    });
+  jobs
+    .command("cancel <jobId>")
+    .description("end a queued or running job and give back what it held (a restore's maintenance, a backup's record); exits 3 when it already ended")
+    .action(async (jobId: string) => {
+      const job = await cancelJob({ deps: await options.openDeps(), actor: CLI, jobId });
+      print(job, () => `Job ${job.id} (${job.kind}) ${job.status}: ${job.error}`);
     });
   addBackupCommands(program, { openDeps: options.openDeps, output, actor: CLI, json, print, whole });
   return program;

@@ -13,6 +13,7 @@ import { purgeQuarantineTask } from "./tasks/purge-quarantine";
 import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
+import { reconcileJobsTask } from "./tasks/reconcile-jobs";
 import { dispatchObservatoryTask } from "./tasks/dispatch-observatory";
 import { integrityRepairTask } from "./tasks/integrity-repair";
 import { integrityScanTask } from "./tasks/integrity-scan";
@@ -41,6 +42,7 @@ export const tasks = [
   backupScheduleTask,
   refreshAnalyticsTask,
   observationsMaintenanceTask,
+  reconcileJobsTask,
 ];
 
 /** Derived from the job contracts' schedules. */

@@ -212,6 +212,8 @@ export const jobDocSchema = z.object({
   subjectId: z.string().nullable(),
   startedAt: isoDate,
   finishedAt: isoDate.nullable(),
+  /** When what a failed job held (locks, maintenance mode, side schemas, records marked running) was given back. */
+  releasedAt: isoDate.nullable().optional(),
 });
 export type JobDoc = z.infer<typeof jobDocSchema>;
 

@@ -31,6 +31,7 @@ export const errorCodes = {
   BACKUP_NOT_READY: { status: 409, title: "The backup is not finished" },
   BACKUP_TOO_NEW: { status: 409, title: "The backup is from a newer schema version" },
   RESTORE_RUNNING: { status: 409, title: "A restore is running" },
+  JOB_FINISHED: { status: 409, title: "The job has already ended" },
   SHORT_NAME_TAKEN: { status: 409, title: "Short name taken" },
   ALREADY_MEMBER: { status: 409, title: "Already a member" },
   NOT_A_MEMBER: { status: 409, title: "Not a member" },

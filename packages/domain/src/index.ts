@@ -25,11 +25,13 @@ export {
   presentJob,
   recordJobStarted,
   reportJob,
+  JobEnded,
   type JobProgress,
   type JobStatus,
   type JobView,
 } from "./jobs/tracked-jobs";
-export { recoverStaleWorkers } from "./jobs/recover-stale-workers";
+export { holdWorkerPresence, recoverStaleWorkers } from "./jobs/recover-stale-workers";
+export { cancelJob, endJobForGood, reconcileTrackedJobs } from "./jobs/job-endings";
 export { jobListQuerySchema, jobListSchema, jobViewSchema } from "./jobs/schemas";
 export { EMAIL_JOB_KIND } from "./announcements/email-job-kind";
 export {
@@ -191,7 +193,7 @@ export {
   BACKUP_VERIFY_JOB_KIND,
   type ThenCleanup,
 } from "./backups/backups";
-export { startRestore, runRestore, failRestore, RestoreRefused, RESTORE_JOB_KIND, RESTORED_COLLECTIONS } from "./backups/restore";
+export { startRestore, runRestore, RestoreRefused, RESTORE_JOB_KIND, RESTORED_COLLECTIONS } from "./backups/restore";
 export { cleanUpBackups } from "./backups/retention";
 export { startScheduledBackup } from "./backups/schedule";
 export { ARCHIVED_COLLECTIONS } from "./backups/archive-io";

@@ -1,4 +1,4 @@
-import { failBackup, jobContracts, runBackup } from "@meridian/domain";
+import { endJobForGood, jobContracts, runBackup } from "@meridian/domain";
 import { defineTask } from "../define-task";
 
 export const backupCreateTask = defineTask(jobContracts.backup_create, async (payload, { deps }, helpers) => {
@@ -7,7 +7,7 @@ export const backupCreateTask = defineTask(jobContracts.backup_create, async (pa
     await runBackup({ deps, jobId: payload.jobId, backupId: payload.backupId, then: payload.then });
   } catch (error) {
     if (helpers.job.attempts >= helpers.job.max_attempts)
-      await failBackup({ deps, jobId: payload.jobId, backupId: payload.backupId, then: payload.then, error: String((error as Error)?.message ?? error) });
+      await endJobForGood({ deps, jobId: payload.jobId, reason: String((error as Error)?.message ?? error), payload });
     throw error;
   }
 });

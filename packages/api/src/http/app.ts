@@ -5,7 +5,8 @@ import { AppError, refuseWritesDuringMaintenance } from "@meridian/domain";
 import { bodyLimit } from "hono/body-limit";
 import type { ApiServices } from "../context";
 import { appRouter } from "../trpc/app-router";
-import type { TrpcContext } from "../trpc/init";
+import type { ProcedureMeta, TrpcContext } from "../trpc/init";
+import type { AnyOperation } from "../operations/define-operation";
 import { mountApiDocs } from "./api-docs";
 import { createRouter } from "./env";
 import { problemResponse, toAppError } from "./problem";
@@ -55,8 +56,11 @@ export function createApiApp(services: ApiServices) {
   );
   app.use(requestContext(services));
   // While a restore replaces the data, every write waits outside: what it wrote would be thrown away.
+  // Only the operations marked `allowedDuringMaintenance` pass (the way out, and signing in to it).
+  const allowedDuringMaintenance = maintenanceExemptions(allOperations);
   app.use(async (c, next) => {
-    if (!BODYLESS_METHODS.has(c.req.method)) await refuseWritesDuringMaintenance(deps.db, "changes are refused until it ends. Try again in a few minutes.");
+    if (!BODYLESS_METHODS.has(c.req.method) && !allowedDuringMaintenance(c.req.method, c.req.path))
+      await refuseWritesDuringMaintenance(deps.db, "changes are refused until it ends. Try again in a few minutes.");
     return next();
   });
 
@@ -135,4 +139,28 @@ function allowedMethods(routes: ReadonlyArray<{ method: string; path: string }>,
   }
   if (methods.has("GET")) methods.add("HEAD");
   return [...methods].sort();
+}
+
+/**
+ * Whether a request is one of the writes allowed during maintenance: a REST operation marked so
+ * (by method and path), or a tRPC call (`/trpc/a.b,c.d`) whose every procedure is marked so.
+ */
+function maintenanceExemptions(operations: readonly AnyOperation[]) {
+  const rest = operations
+    .filter((operation) => operation.allowedDuringMaintenance && operation.path)
+    .map((operation) => ({
+      method: operation.method.toUpperCase(),
+      path: new RegExp(`^${operation.path!.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`),
+    }));
+  // At run time `_def.procedures` is flat, keyed by the full dotted name (its type is the nested record).
+  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta } }>;
+  const trpc = new Set(Object.entries(procedures).flatMap(([name, procedure]) => (procedure._def.meta?.allowedDuringMaintenance ? [name] : [])));
+  return (method: string, path: string) => {
+    if (path.startsWith("/trpc/"))
+      return path
+        .slice("/trpc/".length)
+        .split(",")
+        .every((name) => trpc.has(decodeURIComponent(name)));
+    return rest.some((entry) => entry.method === method && entry.path.test(path));
+  };
 }

@@ -4,6 +4,7 @@ import {
   adminUserListSchema,
   adminUserSchema,
   adminUserUpdateSchema,
+  cancelJob,
   getJob,
   jobListQuerySchema,
   jobListSchema,
@@ -164,5 +165,31 @@ export const adminOperations = {
       404: problemResponseFor("Not found (NOT_FOUND)"),
     },
     handle: ({ ctx, input }) => getJob({ deps: ctx.deps, jobId: input.id }),
+  }),
+  cancelJob: defineOperation({
+    operationId: "cancelJob",
+    allowedDuringMaintenance: true,
+    access: "server-admin",
+    tags,
+    summary: "End a queued or running long job (server admins)",
+    description:
+      "The job becomes `failed` with an `error` naming who cancelled it, and what it held is given back: a restore's maintenance mode and " +
+      "side schemas, a backup's record and objects, a scan's record, an email fan-out's unsent messages (skipped). A waiting attempt is removed; " +
+      "a running one gets no retry and stops at its next progress report. Recorded in the audit log (`job.cancelled`). " +
+      "A job whose every attempt ended without finishing (a killed worker never reports) is failed the same way by the minute sweep.",
+    method: "post",
+    path: "/api/v1/admin/jobs/{id}/cancel",
+    status: 200,
+    params: z.object({ id: opaqueIdSchema }),
+    output: jobViewSchema,
+    outputDescription: "The job, failed",
+    responses: {
+      400: errorResponses[400],
+      401: errorResponses[401],
+      403: problemResponseFor("Server administrators only (FORBIDDEN)"),
+      404: problemResponseFor("Not found (NOT_FOUND)"),
+      409: problemResponseFor("The job has already ended (JOB_FINISHED)"),
+    },
+    handle: ({ ctx, actor, input }) => cancelJob({ deps: ctx.deps, actor, jobId: input.id }),
   }),
 };

@@ -44,6 +44,7 @@ export const authOperations = {
   }),
   login: defineOperation({
     operationId: "logIn",
+    allowedDuringMaintenance: true,
     access: "public",
     tags,
     summary: "Sign in",
@@ -68,6 +69,7 @@ export const authOperations = {
   }),
   logout: defineOperation({
     operationId: "logOut",
+    allowedDuringMaintenance: true,
     access: "signed-in",
     tags,
     summary: "Sign out",

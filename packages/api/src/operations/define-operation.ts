@@ -89,6 +89,11 @@ export interface OperationConfig<
   trpc?: F;
   /** A tRPC input that may be omitted altogether (every field optional). */
   trpcInputOptional?: Opt;
+  /**
+   * A write that must work while a restore holds every other write (503 MAINTENANCE): the way out
+   * of a restore that will not finish (cancelling its job) and signing in or out to get there.
+   */
+  allowedDuringMaintenance?: boolean;
   handle(args: HandlerArgs<A, InputOf<P, Q, B, K>>): Promise<R> | R;
 }
 

@@ -17,6 +17,11 @@ const healthSchema = z
       websocket: z.object({ status, connections: z.number().int() }),
       worker: z.object({ status, queuedJobs: z.number().int(), workers: z.number().int() }),
     }),
+    maintenance: z
+      .object({ active: z.boolean(), since: z.string().nullable(), jobId: z.string().nullable() })
+      .describe(
+        "While a restore holds writes (every write answers 503 MAINTENANCE): `active`, since when, and the restore's job; the status is then `degraded`",
+      ),
     integrity: z
       .object({
         latestScan: z
@@ -38,7 +43,7 @@ const healthSchema = z
 const tags = ["Health"];
 const description =
   "Each check is time-boxed to 1 s. Database, object storage and WebSocket are required: any of them down gives 503 with status `down`. " +
-  "Without a live worker the status is `degraded` and the answer stays 200 (jobs wait in the queue). " +
+  "Without a live worker, or while a restore holds writes (`maintenance.active`), the status is `degraded` and the answer stays 200. " +
   'From the moment the process is told to stop, the answer is 503 with status `down` and `reason: "draining"` (liveness stays 200).';
 // Every route refuses a URL holding NUL before anything else; that is the only 4xx these can give.
 const badUrl = { 400: problemResponseFor("The URL holds a NUL character (VALIDATION_FAILED)") };

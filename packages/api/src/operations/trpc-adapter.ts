@@ -51,7 +51,8 @@ function withoutPagingExtras(input: unknown): Record<string, unknown> {
 }
 
 export function procedureOf<T extends AnyOperation>(operation: T): ProcedureOf<T> {
-  const base = tiers[operation.access as Access];
+  const tier = tiers[operation.access as Access];
+  const base = operation.allowedDuringMaintenance ? tier.meta({ access: tier._def.meta!.access, allowedDuringMaintenance: true }) : tier;
   const schema = inputSchemaOf(operation);
   const withInput = schema ? base.input(schema) : base;
   const resolve = async ({ ctx, input }: { ctx: OperationContext; input: unknown }) => {

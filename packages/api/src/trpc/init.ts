@@ -39,6 +39,8 @@ function toAppErrorFromTrpc(error: TRPCError): AppError {
  */
 export interface ProcedureMeta {
   access: "public" | "signed-in" | "server-admin";
+  /** A mutation served while a restore holds writes (see `allowedDuringMaintenance` of operations). */
+  allowedDuringMaintenance?: boolean;
 }
 
 const t = initTRPC

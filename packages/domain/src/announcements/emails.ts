@@ -138,6 +138,17 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   return { sent, skipped: 0 };
 }
 
+/**
+ * An email fan-out stopped from the Jobs page: the messages not sent yet are skipped, so no later
+ * run (nor the minute sweep) sends them. The announcement itself stays as it is.
+ */
+export async function skipUnsentAnnouncementEmails(deps: Deps, announcementId: string) {
+  await deps.db.execute(sql`
+    update announcement_recipients set email_state = 'skipped', email_claimed_at = null, email_claimed_by = null, updated_at = now()
+     where ${recipientsOf(announcementId)} and email_state in ('pending', 'sending')`);
+  await clearEmailPendingIfDone(deps, announcementId);
+}
+
 /** What became of each of the announcement's emails so far. */
 async function deliveryCounts(deps: Deps, announcementId: string) {
   const [counts] = await deps.db.execute<{ sent: number; failed: number; skipped: number; total: number }>(sql`

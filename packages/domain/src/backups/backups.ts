@@ -89,10 +89,13 @@ async function verifyStoredBackup(deps: Deps, backup: StoredDocument<BackupDoc>,
       })
     : ["the backup has no manifest"];
   const now = deps.now().toISOString();
+  // Only a usable backup's status is the read-back's to decide (a failed one stays failed).
   return (await backupsCollection.update(deps.db, backup.id, (doc) =>
-    problems.length === 0
-      ? { ...doc, status: "verified", verifiedAt: now, error: null }
-      : { ...doc, status: "failed", error: `Verification failed: ${problems.join("; ")}`.slice(0, 2000) },
+    doc.status !== "completed" && doc.status !== "verified"
+      ? doc
+      : problems.length === 0
+        ? { ...doc, status: "verified", verifiedAt: now, error: null }
+        : { ...doc, status: "failed", error: `Verification failed: ${problems.join("; ")}`.slice(0, 2000) },
   ))!;
 }
 
@@ -115,13 +118,10 @@ export async function runBackup(options: { deps: Deps; jobId: string; backupId: 
         await reportJob(deps, jobId, { progress: { done: rows, total: total === null ? null : Math.max(total, rows), stage: "archive" } });
       });
       await deps.storage.put(manifestKeyOf(backup.doc.objectKey), Buffer.from(JSON.stringify(manifest, null, 2)), { contentType: "application/json" });
-      backup = (await backupsCollection.update(deps.db, backupId, (doc) => ({
-        ...doc,
-        status: "completed",
-        sizeBytes: manifest.archive.sizeBytes,
-        manifest,
-        finishedAt: deps.now().toISOString(),
-      })))!;
+      // A backup failed meanwhile (cancelled, or taken for abandoned) stays failed.
+      backup = (await backupsCollection.update(deps.db, backupId, (doc) =>
+        doc.status === "running" ? { ...doc, status: "completed", sizeBytes: manifest.archive.sizeBytes, manifest, finishedAt: deps.now().toISOString() } : doc,
+      ))!;
     }
     if (backup.doc.status === "completed") backup = await verifyStoredBackup(deps, backup, jobId);
     await finishBackupJob(deps, backup, jobId, options.then);
@@ -151,14 +151,20 @@ async function finishBackupJob(deps: Deps, backup: StoredDocument<BackupDoc>, jo
   await reportJob(deps, jobId, { status: "completed", progress: { stage: "done" }, result });
 }
 
-/** A backup whose job used up its attempts: failed, its objects removed, a waiting cleanup failed, admins told of a scheduled one. */
+/**
+ * A backup whose job used up its attempts, was cancelled or abandoned: failed, its objects removed,
+ * a waiting cleanup failed, admins told of a scheduled one. Only a backup still running or completed
+ * (not yet verified) moves; a verified one, or one failed already, is left as it is.
+ */
 export async function failBackup(options: { deps: Deps; jobId: string; backupId: string; then: ThenCleanup | null; error: string }) {
   const { deps } = options;
-  const backup = await backupsCollection.update(deps.db, options.backupId, (doc) =>
-    doc.status === "running" || doc.status === "completed" ? { ...doc, status: "failed", error: options.error.slice(0, 2000) } : doc,
-  );
+  let moved = false;
+  const backup = await backupsCollection.update(deps.db, options.backupId, (doc) => {
+    moved = doc.status === "running" || doc.status === "completed";
+    return moved ? { ...doc, status: "failed", error: options.error.slice(0, 2000) } : doc;
+  });
   await reportJob(deps, options.jobId, { status: "failed", error: options.error.slice(0, 500) });
-  if (backup) await afterBackupFailed(deps, backup, options.then);
+  if (backup && moved) await afterBackupFailed(deps, backup, options.then);
 }
 
 async function afterBackupFailed(deps: Deps, backup: StoredDocument<BackupDoc>, then: ThenCleanup | null) {

@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { backupsCollection, jobsCollection, schemaVersion, usersCollection } from "@meridian/db";
+import { backupsCollection, jobsCollection, schemaVersion, usersCollection, type BackupManifest } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type postgres from "postgres";
 import type { Actor } from "../actor";
@@ -7,23 +7,30 @@ import { recordAudit } from "../audit/record-audit";
 import { CACHE_CHANNEL } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import { startIntegrityScan } from "../integrity/scan";
+import { startIntegrityScanIn } from "../integrity/scan";
 import { addJob } from "../jobs/add-job";
-import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
+import { recordJobStarted, reportJob, reportJobIn } from "../jobs/tracked-jobs";
 import { runExclusively } from "../system/exclusive-run";
 import { beginMaintenance, endMaintenance } from "../system/maintenance";
 import { ARCHIVED_COLLECTIONS, readArchiveBack } from "./archive-io";
 import { buildIndexes, copyInto, createSideTable, PARALLEL_SECTION_BYTES, SIDE_SCHEMA } from "./side-tables";
 
 export const RESTORE_JOB_KIND = "backup_restore";
+/** Held by the restore that runs; one at a time across every process. */
+const RESTORE_LOCK = "meridian:restore";
 /** Where the replaced tables go at the swap, dropped once it has committed. */
 const PREVIOUS_SCHEMA = "meridian_previous";
 /**
- * Archived but not rolled back: jobs (the restore's own record among them) and the email outbox
- * (a restored pending row would mail people twice). Backup records are not archived at all.
+ * Archived but not rolled back: jobs (the restore's own record among them), the email outbox
+ * (a restored pending row would mail people twice) and the audit log (append-only: what was done
+ * after the backup stays on record, the restore itself among it). Backup records are not archived.
  */
-const KEPT_AS_THEY_ARE = new Set(["jobs", "email_outbox"]);
+const KEPT_AS_THEY_ARE = new Set(["jobs", "email_outbox", "audit_log"]);
 export const RESTORED_COLLECTIONS = ARCHIVED_COLLECTIONS.filter((name) => !KEPT_AS_THEY_ARE.has(name));
+
+const ignoreNotFound = (error: unknown) => {
+  if (!(error instanceof AppError && error.code === "NOT_FOUND")) throw error;
+};
 
 /** A restore that must not be retried: the backup is unusable as it is. */
 export class RestoreRefused extends Error {}
@@ -65,15 +72,19 @@ const dropWorkSchemas = (connection: postgres.ReservedSql) =>
 const RESTORE_CONNECTIONS = Math.min(4, Math.max(2, availableParallelism()));
 
 /**
- * Swaps the side tables in, in one transaction: each live table moves to the previous schema and
- * its loaded twin takes its place, so either all of the backup is in place or none of it (the old
- * tables stay until the commit, and are dropped after it). A credential gone or revoked now stays
- * so, and a password changed since the backup stays changed: a restore must never bring back a key
- * someone revoked.
+ * Swaps the side tables in, in one transaction that also records the restore in the audit log,
+ * completes its job and ends maintenance: each live table moves to the previous schema and its
+ * loaded twin takes its place, so either all of the backup is in place or none of it (the old
+ * tables stay until the commit, and are dropped after it). The job's row is locked first, so a
+ * cancel either comes before (and the swap refuses: JobEnded) or finds the job completed. A
+ * credential gone or revoked now stays so, and a password changed since the backup stays changed:
+ * a restore must never bring back a key someone revoked.
  */
-async function swapIn(deps: Deps): Promise<{ credentialsKept: number }> {
+async function swapIn(deps: Deps, options: { jobId: string; backupId: string; actorId: string | null; manifest: BackupManifest }) {
+  const { jobId, backupId, manifest } = options;
   const side = (table: string) => sql.raw(`"${SIDE_SCHEMA}"."${table}"`);
   return deps.db.transaction(async (tx) => {
+    await reportJobIn(tx, deps, jobId, { progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "swap" } });
     let credentialsKept = 0;
     for (const table of ["sessions", "api_keys", "observatory_keys"]) {
       const gone = await tx.execute(
@@ -99,14 +110,37 @@ async function swapIn(deps: Deps): Promise<{ credentialsKept: number }> {
       await tx.execute(sql.raw(`alter table "${table}" set schema "${PREVIOUS_SCHEMA}"`));
       await tx.execute(sql.raw(`alter table "${SIDE_SCHEMA}"."${table}" set schema "${live!.schema}"`));
     }
-    // Scans that were under way when the backup was taken never finish: close them, so new ones may start.
-    await tx.execute(sql`
+    // Scans that were under way when the backup was taken never finish: close them and their jobs, so new ones may start.
+    const closed = await tx.execute<{ job_id: string | null }>(sql`
       update integrity_scans set status = 'failed',
         doc = doc || jsonb_build_object('status', 'failed', 'error', 'Interrupted by a restore', 'finishedAt', ${deps.now().toISOString()}::text)
-      where status in ('queued', 'running')`);
+      where status in ('queued', 'running') returning doc->>'jobId' as job_id`);
+    for (const { job_id } of closed) {
+      // A scan's job the live jobs no longer hold has nothing to close (the check is in JS: the transaction stays usable).
+      if (job_id) await reportJobIn(tx, deps, job_id, { status: "failed", error: "Interrupted by a restore" }).catch(ignoreNotFound);
+    }
     // Every process forgets what it cached about credentials and announcements (anything but a known change clears all).
     await tx.execute(sql`select pg_notify(${CACHE_CHANNEL}, ${JSON.stringify({ kind: "all" })})`);
-    return { credentialsKept };
+
+    // The restored users: the actor as the backup knew them, or as they are now (users were just swapped).
+    const actor = options.actorId ? await usersCollection.get(tx, options.actorId) : undefined;
+    const restored = Object.fromEntries(manifest.collections.filter((part) => RESTORED_COLLECTIONS.includes(part.name)).map((part) => [part.name, part.rows]));
+    await recordAudit(tx, {
+      actor: actor ? { id: actor.id, name: actor.doc.name } : null,
+      action: "backup.restored",
+      target: { kind: "backup", id: backupId, name: `Backup of ${manifest.snapshotAt}` },
+      scope: { kind: "system", id: "system", name: null },
+      before: null,
+      after: { snapshotAt: manifest.snapshotAt, collections: restored, credentialsKeptRevoked: credentialsKept },
+    });
+    // The scans under way were closed above, so a quick scan of the restored data can always start.
+    const scan = await startIntegrityScanIn(tx, { deps, actor: null, kind: "quick", input: {} });
+    await reportJobIn(tx, deps, jobId, {
+      status: "completed",
+      progress: { stage: "done" },
+      result: { backupId, snapshotAt: manifest.snapshotAt, collections: restored, credentialsKeptRevoked: credentialsKept, scanId: scan.id },
+    });
+    await endMaintenance(tx, jobId);
   });
 }
 
@@ -119,7 +153,7 @@ async function swapIn(deps: Deps): Promise<{ credentialsKept: number }> {
  */
 export async function runRestore(options: { deps: Deps; jobId: string; backupId: string; actorId: string | null }) {
   const { deps, jobId, backupId } = options;
-  return runExclusively(deps, "meridian:restore", async () => {
+  return runExclusively(deps, RESTORE_LOCK, async () => {
     const job = await jobsCollection.get(deps.db, jobId);
     if (!job || job.doc.status === "completed" || job.doc.status === "failed") return;
     const backup = await backupsCollection.get(deps.db, backupId);
@@ -130,7 +164,6 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
     await beginMaintenance(deps, { reason: `Restoring the backup of ${manifest.snapshotAt}`, jobId });
     const connections = await Promise.all(Array.from({ length: RESTORE_CONNECTIONS }, () => deps.sql.reserve()));
     const connection = connections[0]!;
-    let credentialsKept = 0;
     try {
       await dropWorkSchemas(connection);
       await connection`create schema ${connection(SIDE_SCHEMA)}`;
@@ -150,41 +183,32 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
       for (const table of RESTORED_COLLECTIONS.filter((name) => !loaded.has(name))) await createSideTable(connection, table);
       await reportJob(deps, jobId, { progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "index" } });
       await buildIndexes(connections, RESTORED_COLLECTIONS);
-      await reportJob(deps, jobId, { progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "swap" } });
-      ({ credentialsKept } = await swapIn(deps));
+      await swapIn(deps, { jobId, backupId, actorId: options.actorId, manifest });
     } finally {
+      // On failure maintenance stays for the retry; the last failure (or a cancel) ends it through releaseRestore.
       await dropWorkSchemas(connection).catch(() => undefined);
       for (const reserved of connections) reserved.release();
-      await endMaintenance(deps.db);
     }
     deps.caches.clear();
-    const actor = options.actorId ? await usersCollection.get(deps.db, options.actorId) : undefined;
-    const restored = Object.fromEntries(manifest.collections.filter((part) => RESTORED_COLLECTIONS.includes(part.name)).map((part) => [part.name, part.rows]));
-    await deps.db.transaction(async (tx) => {
-      await recordAudit(tx, {
-        actor: actor ? { id: actor.id, name: actor.doc.name } : null,
-        action: "backup.restored",
-        target: { kind: "backup", id: backupId, name: `Backup of ${manifest.snapshotAt}` },
-        scope: { kind: "system", id: "system", name: null },
-        before: null,
-        after: { snapshotAt: manifest.snapshotAt, collections: restored, credentialsKeptRevoked: credentialsKept },
-      });
-    });
-    let scanId: string | null = null;
-    try {
-      scanId = (await startIntegrityScan({ deps, actor: null, kind: "quick", input: {} })).id;
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === "SCAN_RUNNING")) throw error;
-    }
-    await reportJob(deps, jobId, {
-      status: "completed",
-      progress: { stage: "done" },
-      result: { backupId, snapshotAt: manifest.snapshotAt, collections: restored, credentialsKeptRevoked: credentialsKept, scanId },
-    });
   });
 }
 
-export async function failRestore(deps: Deps, jobId: string, error: string) {
-  await endMaintenance(deps.db);
-  await reportJob(deps, jobId, { status: "failed", error: error.slice(0, 1000) });
+/**
+ * What a restore that will not finish held, given back: its maintenance (only its own: a later
+ * restore's stays) and, unless another restore runs now, the side schemas it loaded into.
+ */
+export async function releaseRestore(deps: Deps, jobId: string) {
+  await endMaintenance(deps.db, jobId);
+  const connection = await deps.sql.reserve();
+  try {
+    const [taken] = await connection<Array<{ ok: boolean }>>`select pg_try_advisory_lock(hashtext(${RESTORE_LOCK})) as ok`;
+    if (!taken?.ok) return;
+    try {
+      await dropWorkSchemas(connection);
+    } finally {
+      await connection`select pg_advisory_unlock(hashtext(${RESTORE_LOCK}))`;
+    }
+  } finally {
+    connection.release();
+  }
 }

@@ -1,6 +1,7 @@
 import { SERVER_VERSION } from "@meridian/config";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
+import { readMaintenance, type MaintenanceStatus } from "../system/maintenance";
 
 type CheckStatus = "ok" | "down" | "degraded";
 
@@ -41,6 +42,8 @@ export interface HealthReport {
     websocket: { status: CheckStatus; connections: number };
     worker: { status: CheckStatus; queuedJobs: number; workers: number };
   };
+  /** While a restore holds writes (every write answers 503 MAINTENANCE), the service is degraded. */
+  maintenance: Pick<MaintenanceStatus, "active" | "since" | "jobId">;
 }
 
 /**
@@ -50,7 +53,7 @@ export interface HealthReport {
 export async function checkHealth(options: { deps: Deps; startedAt: Date; websocket: () => { running: boolean; connections: number } }): Promise<HealthReport> {
   const { deps } = options;
   const [database, objectStorage, worker] = await Promise.all([
-    timeBoxed(() => deps.db.execute(sql`select 1`)),
+    timeBoxed(() => readMaintenance(deps.db)),
     timeBoxed((signal) => deps.storage.ping({ signal })),
     timeBoxed(async () => {
       const rows = await deps.db.execute<{ queued: number; workers: number }>(sql`
@@ -70,11 +73,13 @@ export async function checkHealth(options: { deps: Deps; startedAt: Date; websoc
       : { status: "down", queuedJobs: 0, workers: 0 },
   };
   const requiredDown = [checks.database, checks.objectStorage, checks.websocket].some((check) => check.status !== "ok");
-  const status: CheckStatus = requiredDown ? "down" : checks.worker.status === "ok" ? "ok" : "degraded";
+  const maintenance = database.ok ? database.value : { active: false, since: null, jobId: null };
+  const status: CheckStatus = requiredDown ? "down" : checks.worker.status === "ok" && !maintenance.active ? "ok" : "degraded";
   return {
     status,
     version: SERVER_VERSION,
     uptimeSeconds: Math.floor((deps.now().getTime() - options.startedAt.getTime()) / 1000),
     checks,
+    maintenance: { active: maintenance.active, since: maintenance.since, jobId: maintenance.jobId },
   };
 }

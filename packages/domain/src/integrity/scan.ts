@@ -65,29 +65,9 @@ export async function startIntegrityScan(options: {
   kind: "quick" | "full";
   input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean };
 }) {
-  const { deps, actor, kind } = options;
-  const scanOptions = scanOptionsFor(kind, options.input);
+  const { deps, kind } = options;
   try {
-    return await deps.db.transaction(async (tx) => {
-      const now = deps.now();
-      const scan = await integrityScansCollection.insert(tx, {
-        kind,
-        options: scanOptions,
-        status: "queued",
-        progress: { collection: null, scanned: 0, total: null },
-        summary: { critical: 0, warning: 0, info: 0 },
-        checkpoint: null,
-        jobId: null,
-        startedBy: actor?.id ?? null,
-        startedAt: now.toISOString(),
-        finishedAt: null,
-        error: null,
-      });
-      const job = await recordJobStarted(tx, { kind: INTEGRITY_JOB_KIND, startedBy: actor?.id ?? null, subjectId: scan.id, now });
-      const stored = await integrityScansCollection.update(tx, scan.id, (doc) => ({ ...doc, jobId: job.id }));
-      await addJob(tx, "integrity_scan", { scanId: scan.id }, { jobKey: `integrity-scan:${scan.id}`, maxAttempts: 5 });
-      return stored!;
-    });
+    return await deps.db.transaction((tx) => startIntegrityScanIn(tx, options));
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const [running] = await deps.db.execute<{ id: string }>(
@@ -97,6 +77,32 @@ export async function startIntegrityScan(options: {
       errors: [{ path: "scanId", message: running?.id ?? "" }],
     });
   }
+}
+
+/** The same in the caller's transaction, where no scan of the kind can be running (a restore's swap closed them). */
+export async function startIntegrityScanIn(
+  tx: Executor,
+  options: { deps: Deps; actor: UserActor | null; kind: "quick" | "full"; input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean } },
+) {
+  const { deps, actor, kind } = options;
+  const now = deps.now();
+  const scan = await integrityScansCollection.insert(tx, {
+    kind,
+    options: scanOptionsFor(kind, options.input),
+    status: "queued",
+    progress: { collection: null, scanned: 0, total: null },
+    summary: { critical: 0, warning: 0, info: 0 },
+    checkpoint: null,
+    jobId: null,
+    startedBy: actor?.id ?? null,
+    startedAt: now.toISOString(),
+    finishedAt: null,
+    error: null,
+  });
+  const job = await recordJobStarted(tx, { kind: INTEGRITY_JOB_KIND, startedBy: actor?.id ?? null, subjectId: scan.id, now });
+  const stored = await integrityScansCollection.update(tx, scan.id, (doc) => ({ ...doc, jobId: job.id }));
+  await addJob(tx, "integrity_scan", { scanId: scan.id }, { jobKey: `integrity-scan:${scan.id}`, maxAttempts: 5 });
+  return stored!;
 }
 
 async function countOf(db: Executor, collection: CollectionName, limit: number | null) {
@@ -141,7 +147,8 @@ async function runScan(deps: Deps, scanId: string) {
   const guarded = <T>(work: (tx: Executor) => Promise<T>) =>
     deps.db.transaction(async (tx) => {
       const current = await integrityScansCollection.get(tx, scanId, { forUpdate: true });
-      if (current?.doc.runId !== runId) throw new ScanTakenOver();
+      // Overtaken by a retry, or ended from outside (cancelled, taken for abandoned): stop here.
+      if (current?.doc.runId !== runId || current.doc.status === "failed") throw new ScanTakenOver();
       return work(tx);
     });
   const jobId = scan.doc.jobId ?? (await findJobBySubject(deps.db, INTEGRITY_JOB_KIND, scanId))?.id;
@@ -377,8 +384,11 @@ async function notifyAdminsOfCriticalIssues(tx: Executor, deps: Deps, scanId: st
 }
 
 /** A scan whose job used up its attempts: recorded as failed, so another of its kind may start. */
+/** Fails a scan that has not finished (a finished one stays as it is), and its job. */
 export async function failIntegrityScan(deps: Deps, scanId: string, error: string) {
-  await patchScan(deps.db, scanId, { status: "failed", error: error.slice(0, 500), finishedAt: deps.now().toISOString() });
+  await integrityScansCollection.update(deps.db, scanId, (doc) =>
+    doc.status === "queued" || doc.status === "running" ? { ...doc, status: "failed", error: error.slice(0, 500), finishedAt: deps.now().toISOString() } : doc,
+  );
   const job = await findJobBySubject(deps.db, INTEGRITY_JOB_KIND, scanId);
   if (job) await reportJob(deps, job.id, { status: "failed", error: error.slice(0, 500) });
 }

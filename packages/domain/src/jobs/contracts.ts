@@ -75,6 +75,8 @@ export const jobContracts = {
   /** Recomputes the analytics summary every minute, so no request counts a table. */
   refresh_analytics: defineJob("refresh_analytics", scheduled, { schedule: "* * * * *" }),
   prune_realtime_events: defineJob("prune_realtime_events", scheduled, { schedule: "*/10 * * * *" }),
+  /** Fails the long jobs whose every attempt ended without finishing (a killed worker never reports) and releases what they held. */
+  reconcile_jobs: defineJob("reconcile_jobs", scheduled, { schedule: "* * * * *" }),
 };
 
 export type JobName = keyof typeof jobContracts;

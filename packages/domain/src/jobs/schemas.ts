@@ -4,12 +4,17 @@ import { z } from "zod";
 export const jobViewSchema = z
   .object({
     id: z.string(),
-    kind: z.string().describe("What the job does: `announcement_emails`; later scans, backups, restores, cleanups"),
+    kind: z
+      .string()
+      .describe(
+        "What the job does: `announcement_emails`, `integrity_scan`, `integrity_repair`, `backup`, `backup_verify`, `backup_restore`, `observation_cleanup`",
+      ),
     status: z.enum(jobStatuses),
     progress: z.object({ done: z.number().int(), total: z.number().int().nullable(), stage: z.string().nullable() }),
     result: z.unknown().describe("What a completed job produced (for an email fan-out: sent, failed and skipped counts)"),
     error: z.string().nullable(),
     startedBy: z.string().nullable().describe("The user who started it (extension)"),
+    startedByName: z.string().nullable().describe("That user's name, as it is now (extension)"),
     subjectId: z.string().nullable().describe("What it works on, such as the announcement (extension)"),
     startedAt: z.string(),
     finishedAt: z.string().nullable(),

@@ -23,12 +23,13 @@ export interface JobView {
   result: unknown;
   error: string | null;
   startedBy: string | null;
+  startedByName: string | null;
   subjectId: string | null;
   startedAt: string;
   finishedAt: string | null;
 }
 
-export const presentJob = (job: StoredDocument<JobDoc>): JobView => ({
+export const presentJob = (job: StoredDocument<JobDoc>, names: ReadonlyMap<string, string> = new Map()): JobView => ({
   id: job.id,
   kind: job.doc.kind,
   status: job.doc.status,
@@ -36,10 +37,19 @@ export const presentJob = (job: StoredDocument<JobDoc>): JobView => ({
   result: job.doc.result ?? null,
   error: job.doc.error,
   startedBy: job.doc.startedBy,
+  startedByName: job.doc.startedBy ? (names.get(job.doc.startedBy) ?? null) : null,
   subjectId: job.doc.subjectId,
   startedAt: job.doc.startedAt,
   finishedAt: job.doc.finishedAt,
 });
+
+/** The names of the users who started these jobs, in one query. */
+async function starterNames(db: Executor, jobs: ReadonlyArray<StoredDocument<JobDoc>>): Promise<Map<string, string>> {
+  const ids = [...new Set(jobs.flatMap((job) => (job.doc.startedBy ? [job.doc.startedBy] : [])))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.execute<{ id: string; name: string }>(sql`select id, doc->>'name' as name from users where id in ${ids}`);
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
 
 /** `job.progress` to whoever started the job and to every server administrator, in the caller's transaction. */
 async function announceProgress(db: Executor, job: StoredDocument<JobDoc>) {
@@ -75,32 +85,49 @@ export async function recordJobStarted(
 }
 
 /**
+ * Thrown at a run that reports progress on a job that has already failed: it was cancelled, or
+ * taken for abandoned. The run stops there, and its own cleanup (finally blocks) runs.
+ */
+export class JobEnded extends Error {
+  constructor(
+    readonly jobId: string,
+    reason: string | null,
+  ) {
+    super(`Job ${jobId} has ended: ${reason ?? "failed"}`);
+  }
+}
+
+export type JobReport = { status?: JobStatus; progress?: Partial<JobProgress>; result?: unknown; error?: string };
+
+/**
  * Moves a job on: new progress, running, completed with a result, or failed with an error. A
  * finished job is left as it is (a late report from a retried run changes nothing) and undefined
- * is returned. The change and its `job.progress` event share one transaction.
+ * is returned; but progress on a failed job throws `JobEnded`, so a run that was cancelled stops.
+ * The change and its `job.progress` event share one transaction.
  */
-export async function reportJob(
-  deps: Deps,
-  jobId: string,
-  report: { status?: JobStatus; progress?: Partial<JobProgress>; result?: unknown; error?: string },
-): Promise<StoredDocument<JobDoc> | undefined> {
-  return deps.db.transaction(async (tx) => {
-    const current = await jobsCollection.get(tx, jobId, { forUpdate: true });
-    if (!current) throw new AppError("NOT_FOUND", "No such job");
-    const status = report.status ?? (current.doc.status === "queued" ? "running" : current.doc.status);
-    if (!JOB_TRANSITIONS[current.doc.status].includes(status)) return undefined;
-    const finished = status === "completed" || status === "failed";
-    const updated = await jobsCollection.update(tx, jobId, (doc) => ({
-      ...doc,
-      status,
-      progress: { ...doc.progress, ...report.progress },
-      result: report.result === undefined ? doc.result : report.result,
-      error: report.error ?? doc.error,
-      finishedAt: finished ? deps.now().toISOString() : null,
-    }));
-    await announceProgress(tx, updated!);
-    return updated;
-  });
+export async function reportJob(deps: Deps, jobId: string, report: JobReport): Promise<StoredDocument<JobDoc> | undefined> {
+  return deps.db.transaction((tx) => reportJobIn(tx, deps, jobId, report));
+}
+
+/** The same, in the caller's transaction (a restore completes in the transaction that swaps its data in). */
+export async function reportJobIn(tx: Executor, deps: Deps, jobId: string, report: JobReport): Promise<StoredDocument<JobDoc> | undefined> {
+  const current = await jobsCollection.get(tx, jobId, { forUpdate: true });
+  if (!current) throw new AppError("NOT_FOUND", "No such job");
+  const status = report.status ?? (current.doc.status === "queued" ? "running" : current.doc.status);
+  const finishing = report.status === "completed" || report.status === "failed";
+  if (current.doc.status === "failed" && !finishing) throw new JobEnded(jobId, current.doc.error);
+  if (!JOB_TRANSITIONS[current.doc.status].includes(status)) return undefined;
+  const finished = status === "completed" || status === "failed";
+  const updated = await jobsCollection.update(tx, jobId, (doc) => ({
+    ...doc,
+    status,
+    progress: { ...doc.progress, ...report.progress },
+    result: report.result === undefined ? doc.result : report.result,
+    error: report.error ?? doc.error,
+    finishedAt: finished ? deps.now().toISOString() : null,
+  }));
+  await announceProgress(tx, updated!);
+  return updated;
 }
 
 /** The newest job of a kind about a subject (the email fan-out of an announcement). */
@@ -113,7 +140,7 @@ export async function findJobBySubject(db: Executor, kind: string, subjectId: st
 export async function getJob(options: { deps: Deps; jobId: string }): Promise<JobView> {
   const job = await jobsCollection.get(options.deps.db, options.jobId);
   if (!job) throw new AppError("NOT_FOUND", "No such job");
-  return presentJob(job);
+  return presentJob(job, await starterNames(options.deps.db, [job]));
 }
 
 /** Server admins: jobs newest first, optionally of one kind or status; the cursor is the last id seen. */
@@ -141,6 +168,8 @@ export async function listJobs(options: {
     .where(conditions.length > 0 ? and(...conditions) : undefined)
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
     .limit(limit + 1);
-  const page = rows.slice(0, limit).map((row) => presentJob({ id: row.id, doc: row.doc, createdAt: row.createdAt, updatedAt: row.updatedAt }));
+  const found = rows.slice(0, limit).map((row) => ({ id: row.id, doc: row.doc, createdAt: row.createdAt, updatedAt: row.updatedAt }));
+  const names = await starterNames(deps.db, found);
+  const page = found.map((job) => presentJob(job, names));
   return { items: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
 }

@@ -11,6 +11,7 @@ export const maintenanceStatusSchema = z
     active: z.boolean(),
     reason: z.string().nullable(),
     since: z.string().nullable(),
+    jobId: z.string().nullable().describe("The restore job holding it (cancel it at POST /api/v1/admin/jobs/{id}/cancel if it will not finish)"),
   })
   .meta({ id: "MaintenanceStatus" });
 export type MaintenanceStatus = z.infer<typeof maintenanceStatusSchema>;
@@ -18,7 +19,9 @@ export type MaintenanceStatus = z.infer<typeof maintenanceStatusSchema>;
 /** Whether a restore is replacing the data now (every write then answers 503 MAINTENANCE). One primary-key read. */
 export async function readMaintenance(db: Executor): Promise<MaintenanceStatus> {
   const [row] = await db.select().from(tables.maintenance).limit(1);
-  return row ? { active: true, reason: row.reason, since: row.since.toISOString() } : { active: false, reason: null, since: null };
+  return row
+    ? { active: true, reason: row.reason, since: row.since.toISOString(), jobId: row.jobId }
+    : { active: false, reason: null, since: null, jobId: null };
 }
 
 /**
@@ -37,6 +40,8 @@ export async function beginMaintenance(deps: Deps, options: { reason: string; jo
     .onConflictDoUpdate({ target: tables.maintenance.id, set: { reason: options.reason, jobId: options.jobId } });
 }
 
-export async function endMaintenance(db: Executor) {
-  await db.execute(sql`delete from maintenance where id = ${MAINTENANCE_ID}`);
+/** Ends maintenance; with a `jobId`, only the maintenance that job began (a later restore's stays). */
+export async function endMaintenance(db: Executor, jobId?: string) {
+  if (jobId === undefined) await db.execute(sql`delete from maintenance where id = ${MAINTENANCE_ID}`);
+  else await db.execute(sql`delete from maintenance where id = ${MAINTENANCE_ID} and job_id = ${jobId}`);
 }

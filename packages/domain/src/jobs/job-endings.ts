@@ -1,0 +1,146 @@
+import { jobsCollection, type Executor, type JobDoc, type StoredDocument } from "@meridian/db";
+import { sql, type SQL } from "drizzle-orm";
+import type { Actor } from "../actor";
+import { EMAIL_JOB_KIND } from "../announcements/email-job-kind";
+import { skipUnsentAnnouncementEmails } from "../announcements/emails";
+import { recordAudit } from "../audit/record-audit";
+import { BACKUP_JOB_KIND, failBackup, type ThenCleanup } from "../backups/backups";
+import { releaseRestore, RESTORE_JOB_KIND } from "../backups/restore";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { failIntegrityScan, INTEGRITY_JOB_KIND } from "../integrity/scan";
+import { getJob, reportJobIn, reportJob, type JobView } from "./tracked-jobs";
+
+/**
+ * How a tracked job ends when its work will not finish: its attempts were used up (a killed attempt
+ * never reports, so its own failure handler never runs), its graphile-worker job is gone, or a
+ * server admin cancelled it. Each kind names what it holds while it runs, given back here; the
+ * job's record says `failed` with the reason, and `releasedAt` once what it held is given back.
+ */
+type Release = (options: { deps: Deps; job: StoredDocument<JobDoc>; reason: string; payload: Record<string, unknown> | null }) => Promise<void>;
+
+const releases: Record<string, Release> = {
+  [BACKUP_JOB_KIND]: ({ deps, job, reason, payload }) =>
+    failBackup({ deps, jobId: job.id, backupId: job.doc.subjectId!, then: (payload?.then as ThenCleanup | null | undefined) ?? null, error: reason }),
+  [RESTORE_JOB_KIND]: ({ deps, job }) => releaseRestore(deps, job.id),
+  [INTEGRITY_JOB_KIND]: ({ deps, job, reason }) => failIntegrityScan(deps, job.doc.subjectId!, reason),
+  [EMAIL_JOB_KIND]: ({ deps, job }) => skipUnsentAnnouncementEmails(deps, job.doc.subjectId!),
+};
+
+/**
+ * Kinds that mend themselves and are never taken for abandoned: an announcement's email fan-out is
+ * queued again by the minute sweep while any of its messages is due.
+ */
+const SELF_HEALING = [EMAIL_JOB_KIND];
+
+/**
+ * Whether graphile-worker's job `g` does a tracked job's work: it carries the job's id (a cleanup
+ * waiting for its backup is carried by the backup's job), or, for a scan, the scan's id.
+ */
+const doesWorkOf = (job: { id: SQL; kind: SQL; subjectId: SQL }) =>
+  sql`(g.payload->>'jobId' = ${job.id} or g.payload->'then'->>'cleanupJobId' = ${job.id}
+       or (${job.kind} = ${INTEGRITY_JOB_KIND} and g.payload->>'scanId' = ${job.subjectId}))`;
+const ofRow = { id: sql.raw("j.id"), kind: sql.raw("j.kind"), subjectId: sql.raw("j.subject_id") };
+const ofDocument = (job: StoredDocument<JobDoc>) => ({
+  id: sql`${job.id}::text`,
+  kind: sql`${job.doc.kind}::text`,
+  subjectId: sql`${job.doc.subjectId}::text`,
+});
+
+/** Fails a job for good (unless it finished already) and gives back what it held; safe to repeat. */
+export async function endJobForGood(options: { deps: Deps; jobId: string; reason: string; payload?: Record<string, unknown> | null }) {
+  const { deps, jobId, reason } = options;
+  const before = await jobsCollection.get(deps.db, jobId);
+  if (!before || before.doc.status === "completed") return;
+  await reportJob(deps, jobId, { status: "failed", error: reason.slice(0, 500) });
+  const job = (await jobsCollection.get(deps.db, jobId))!;
+  if (job.doc.releasedAt) return;
+  await releases[job.doc.kind]?.({ deps, job, reason, payload: options.payload ?? null });
+  await jobsCollection.update(deps.db, jobId, (doc) => ({ ...doc, releasedAt: deps.now().toISOString() }));
+}
+
+/**
+ * The minute sweep (and each recovery of dead workers): every tracked job still queued or running
+ * whose graphile-worker job has used up its attempts and is not running, or is gone, fails with a
+ * reason and gives back what it held; and a failed job whose release was cut short (a cancel killed
+ * halfway) gets it now.
+ */
+export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<string[]> {
+  const { deps } = options;
+  const rows = await deps.db.execute<{
+    id: string;
+    status: string;
+    payload: Record<string, unknown> | null;
+    attempts: number | null;
+    max_attempts: number | null;
+    last_error: string | null;
+  }>(sql`
+    select j.id, j.status, g.payload::jsonb as payload, g.attempts, g.max_attempts, g.last_error
+      from jobs j
+      left join lateral (
+        select g.payload, g.attempts, g.max_attempts, g.last_error, g.locked_at from graphile_worker._private_jobs g
+         where ${doesWorkOf(ofRow)}
+         order by (g.attempts < g.max_attempts or g.locked_at is not null) desc, g.id desc limit 1) g on true
+     where (j.status in ('queued', 'running') and j.kind not in ${SELF_HEALING}
+            and (g.attempts is null or (g.attempts >= g.max_attempts and g.locked_at is null)))
+        or (j.status = 'failed' and j.doc->>'releasedAt' is null and j.kind in ${Object.keys(releases)}
+            and j.updated_at > now() - interval '7 days')
+     limit 100`);
+  for (const row of rows) {
+    const reason =
+      row.status === "failed"
+        ? "released after it ended"
+        : row.attempts === null
+          ? "Its background job is gone (removed or never queued), so it will not finish"
+          : `Every attempt (${row.attempts} of ${row.max_attempts}) ended without finishing; the last: ` +
+            (row.last_error ?? "its worker stopped (killed or lost)");
+    await endJobForGood({ deps, jobId: row.id, reason, payload: row.payload });
+    deps.logger.warn({ jobId: row.id, reason }, "a long job will not finish: failed it and released what it held");
+  }
+  return rows.map((row) => row.id);
+}
+
+/**
+ * A server admin ends a queued or running job (409 JOB_FINISHED once it ended): in one
+ * transaction the job fails naming who cancelled it, its graphile-worker jobs stop (removed while
+ * waiting; a running attempt gets no retry and stops at its next progress report, `JobEnded`), and
+ * the audit log records it; then what it held is given back.
+ */
+export async function cancelJob(options: { deps: Deps; actor: Actor; jobId: string }): Promise<JobView> {
+  const { deps, actor, jobId } = options;
+  const who =
+    actor.kind === "user"
+      ? `${actor.name} (${actor.email})`
+      : actor.kind === "system" && actor.id === "cli"
+        ? "an administrator at the command line (pnpm admin jobs cancel)"
+        : `${actor.kind} ${actor.id}`;
+  const reason = `Cancelled by ${who}`;
+  const cancelled = await deps.db.transaction(async (tx) => {
+    const job = await jobsCollection.get(tx, jobId, { forUpdate: true });
+    if (!job) throw new AppError("NOT_FOUND", "No such job");
+    if (job.doc.status === "completed" || job.doc.status === "failed")
+      throw new AppError("JOB_FINISHED", `Job ${jobId} already ${job.doc.status} at ${job.doc.finishedAt ?? "an unknown time"}`);
+    const [graphile] = await tx.execute<{ payload: Record<string, unknown> | null }>(sql`
+      select g.payload::jsonb as payload from graphile_worker._private_jobs g where ${doesWorkOf(ofDocument(job))} limit 1`);
+    await stopGraphileJobs(tx, job);
+    await reportJobIn(tx, deps, jobId, { status: "failed", error: reason });
+    await recordAudit(tx, {
+      actor: actor.kind === "user" ? { id: actor.id, name: actor.name } : null,
+      action: "job.cancelled",
+      target: { kind: "job", id: job.id, name: job.doc.kind },
+      scope: { kind: "system", id: "system", name: null },
+      before: { status: job.doc.status, progress: job.doc.progress },
+      after: { status: "failed", error: reason },
+    });
+    return { payload: graphile?.payload ?? null };
+  });
+  await endJobForGood({ deps, jobId, reason, payload: cancelled.payload });
+  return getJob({ deps, jobId });
+}
+
+/** Waiting jobs are removed; a running attempt keeps its lock but may not be retried after it. */
+async function stopGraphileJobs(tx: Executor, job: StoredDocument<JobDoc>) {
+  const matches = doesWorkOf(ofDocument(job));
+  await tx.execute(sql`delete from graphile_worker._private_jobs g where ${matches} and g.locked_at is null`);
+  await tx.execute(sql`update graphile_worker._private_jobs g set max_attempts = greatest(g.attempts, 1) where ${matches} and g.locked_at is not null`);
+}

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
+
+// The audit log is append-only: a restore does not roll it back, and is recorded in it.
+const ADMIN = { email: "restore-audit-admin@example.com", password: "restore audit admin password" };
+let server: TestServer;
+let adminToken: string;
+let owner: Account;
+let member: Account;
+beforeAll(async () => {
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all" }));
+  [owner, member] = await Promise.all([createAccount(server), createAccount(server)]);
+});
+afterAll(() => server?.stop());
+const { must, jobToEnd, createOrganization, addOrganizationMember } = jsonApi(() => server);
+
+interface Entry {
+  action: string;
+  target: { id: string };
+}
+const auditActions = async () => ((await must("/api/v1/admin/audit?limit=200", { token: adminToken }, 200)) as { items: Entry[] }).items;
+
+describe("a restore and the audit log", () => {
+  it("keeps the entries written after the backup, and records the restore itself", async () => {
+    const organization = await createOrganization(owner);
+    const backup = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { id: string; jobId: string };
+    expect(await jobToEnd<{ status: string }>(backup.jobId, adminToken, 120_000)).toMatchObject({ status: "completed" });
+
+    // After the backup: a membership change, audited.
+    await addOrganizationMember(owner, organization.id, member);
+    const before = await auditActions();
+    const added = before.find((entry) => entry.action === "organization.member_added" && entry.target.id === member.id);
+    expect(added).toBeDefined();
+
+    const { jobId } = (await must(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST", token: adminToken }, 202)) as { jobId: string };
+    expect(await jobToEnd<{ status: string }>(jobId, adminToken, 120_000)).toMatchObject({ status: "completed" });
+
+    // The membership is gone with the restore; the record of it stays, and the restore is on record too.
+    const members = (await must(`/organizations/${organization.id}/members`, { token: owner.token }, 200)) as { items: Array<{ userId: string }> };
+    expect(members.items.map((item) => item.userId)).not.toContain(member.id);
+    const after = await auditActions();
+    expect(after).toEqual(expect.arrayContaining(before));
+    expect(after.find((entry) => entry.action === "backup.restored" && entry.target.id === backup.id)).toBeDefined();
+  }, 240_000);
+});

@@ -1,0 +1,25 @@
+import { spawnTsx } from "./node-process";
+import type { TestServer } from "./test-server";
+
+/** `pnpm admin ...args` against the test server's database and bucket, to its exit; `env` adds to its environment. */
+export async function runAdminCli(server: TestServer, args: string[], env: Record<string, string> = {}) {
+  const { storage } = server.server.runtime.deps;
+  const proc = spawnTsx(
+    "apps/cli/src/main.ts",
+    {
+      DATABASE_URL: server.databaseUrl,
+      S3_ENDPOINT: storage.endpoint,
+      S3_BUCKET: storage.bucket,
+      S3_ACCESS_KEY_ID: "S3RVER",
+      S3_SECRET_ACCESS_KEY: "S3RVER",
+      S3_FORCE_PATH_STYLE: "true",
+      SECRETS_KEY: "test secrets key shared by every process of this run",
+      ...env,
+    },
+    `admin ${args.join(" ")}`,
+    args,
+  );
+  const { code } = await proc.exited;
+  const output = proc.output();
+  return { code, output, json: () => JSON.parse(output.slice(output.search(/[[{]/))) as Record<string, unknown> };
+}

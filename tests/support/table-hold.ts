@@ -1,0 +1,28 @@
+import postgres from "postgres";
+
+export interface TableHold {
+  /** True once a backend waits for the table: the work under way has reached it and stopped there. */
+  waiting(): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+/**
+ * Holds a table exclusively until `release`, so work that reaches it (a backup's COPY, a restore's
+ * load, a scan's count) waits there, halfway, for as long as a test needs.
+ */
+export async function holdTable(databaseUrl: string, table: string): Promise<TableHold> {
+  const blocker = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
+  await blocker`begin`;
+  await blocker.unsafe(`lock table ${table} in access exclusive mode`);
+  return {
+    async waiting() {
+      const [row] = await blocker<Array<{ waiting: number }>>`
+        select count(*)::int as waiting from pg_locks where not granted and relation = ${table}::regclass`;
+      return row!.waiting > 0;
+    },
+    async release() {
+      await blocker`rollback`.catch(() => undefined);
+      await blocker.end();
+    },
+  };
+}
