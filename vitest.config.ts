@@ -1,9 +1,12 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects. Unit files (beside the code in packages/ and apps/) need nothing but Node, so they
+ * start in milliseconds; `pnpm test:unit` runs them alone. Integration and end-to-end files
+ * (tests/) share one real PostgreSQL and one S3-protocol server, started by the global setup.
+ */
 export default defineConfig({
   test: {
-    include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.{ts,tsx}", "tests/**/*.test.ts"],
-    globalSetup: ["tests/support/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
@@ -11,5 +14,9 @@ export default defineConfig({
     // most files wait on PostgreSQL, S3, jobs and sockets rather than the CPU, so two at a time.
     maxWorkers: 2,
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", TURBO_TELEMETRY_DISABLED: "1" },
+    projects: [
+      { extends: true, test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.{ts,tsx}"] } },
+      { extends: true, test: { name: "integration", include: ["tests/**/*.test.ts"], globalSetup: ["tests/support/global-setup.ts"] } },
+    ],
   },
 });

@@ -23,6 +23,7 @@ describe("job contracts", () => {
       "* * * * * backup_schedule",
       "* * * * * integrity_schedule",
       "* * * * * observations_maintenance",
+      "* * * * * reconcile_jobs",
       "* * * * * refresh_analytics",
       "*/10 * * * * prune_realtime_events",
       "0 * * * * prune_rate_limits",

@@ -85,7 +85,7 @@ describe("organizationRole", () => {
 
 type Row = {
   observatory_id: string;
-  source: "owner" | "direct" | "organization";
+  source: "owner" | "direct" | "organization" | "exists";
   grant: ObservatoryPermissions | null;
   organization_id: string | null;
   org_owner: boolean | null;
@@ -143,9 +143,18 @@ describe("resolveObservatoryAccess", () => {
     expect(access.has("obs_3")).toBe(false);
   });
 
-  it("gives a server admin everything on every observatory asked about, with the serverAdmin source first", async () => {
-    const { db } = fakeDb([viaOrganization("obs_1", "v", "org_1", false, {})]);
-    const access = await resolveObservatoryAccess({ db, userId: "usr_admin", isServerAdmin: true, observatoryIds: ["obs_1", "obs_2"] });
+  it("gives a server admin everything on every observatory asked about that exists, with the serverAdmin source first", async () => {
+    const exists = (id: string): Row => ({
+      observatory_id: id,
+      source: "exists",
+      grant: null,
+      organization_id: null,
+      org_owner: null,
+      member_permissions: null,
+    });
+    const { db } = fakeDb([viaOrganization("obs_1", "v", "org_1", false, {}), exists("obs_1"), exists("obs_2")]);
+    const access = await resolveObservatoryAccess({ db, userId: "usr_admin", isServerAdmin: true, observatoryIds: ["obs_1", "obs_2", "obs_gone"] });
+    expect(access.has("obs_gone")).toBe(false);
     expect(access.get("obs_1")).toEqual({
       ...p("vopa"),
       sources: [

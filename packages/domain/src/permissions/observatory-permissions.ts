@@ -40,7 +40,8 @@ export function organizationRole(isOwner: boolean, permissions: OrganizationPerm
 
 type AccessRow = {
   observatory_id: string;
-  source: "owner" | "direct" | "organization";
+  /** `exists`: asked for a server admin, the observatory exists (and grants nothing by itself). */
+  source: "owner" | "direct" | "organization" | "exists";
   grant: ObservatoryPermissions | null;
   organization_id: string | null;
   org_owner: boolean | null;
@@ -79,6 +80,7 @@ export async function resolveObservatoryAccess(options: {
       join observatory_members m on m.member_kind = 'organization' and m.member_id = om.organization_id
       join organizations org on org.id = om.organization_id
      where om.user_id = ${userId} ${only("m.observatory_id")}
+    ${options.isServerAdmin && ids ? sql`union all select o.id, 'exists', null, null, null, null from observatories o where o.id in ${ids}` : sql``}
   `);
 
   const sourcesById = new Map<string, PermissionSource[]>();
@@ -87,8 +89,10 @@ export async function resolveObservatoryAccess(options: {
     list.push(source);
     sourcesById.set(id, list);
   };
+  const existing = new Set<string>();
   for (const row of rows) {
-    if (row.source === "owner") push(row.observatory_id, { kind: "owner", permissions: ALL_OBSERVATORY_PERMISSIONS });
+    if (row.source === "exists") existing.add(row.observatory_id);
+    else if (row.source === "owner") push(row.observatory_id, { kind: "owner", permissions: ALL_OBSERVATORY_PERMISSIONS });
     else if (row.source === "direct") push(row.observatory_id, { kind: "direct", permissions: closePermissions(row.grant!) });
     else {
       const role = organizationRole(Boolean(row.org_owner), row.member_permissions!);
@@ -99,14 +103,10 @@ export async function resolveObservatoryAccess(options: {
 
   const result = new Map<string, ObservatoryAccess>();
   const adminSource: PermissionSource = { kind: "serverAdmin", permissions: ALL_OBSERVATORY_PERMISSIONS };
-  // A server admin may do anything to every observatory that exists; one that does not stays 404.
-  const existing =
-    options.isServerAdmin && ids
-      ? new Set((await db.execute<{ id: string }>(sql`select id from observatories where id in ${ids}`)).map((row) => row.id))
-      : undefined;
   for (const id of new Set([...(ids ?? []), ...sourcesById.keys()])) {
     const sources = sourcesById.get(id) ?? [];
-    if (options.isServerAdmin && (!existing || existing.has(id))) sources.unshift(adminSource);
+    // A server admin may do anything to every observatory that exists; one that does not stays 404.
+    if (options.isServerAdmin && (!ids || existing.has(id))) sources.unshift(adminSource);
     const effective = union(sources.map((source) => source.permissions));
     if (effective.can_view || sources.length > 0) result.set(id, { ...effective, sources });
   }
