@@ -39,6 +39,8 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     SECRETS_KEY: "test secrets key shared by every process of this run",
     WEB_DIST_DIR: path.join(dataDir, "no-web"),
+    // Every REST response is checked against its operation's declared output: a mismatch is a 500 that fails the test.
+    VALIDATE_RESPONSES: "true",
     ...overrides,
   });
   const logger = createLogger({ level: env.LOG_LEVEL, name: "test" });
@@ -91,5 +93,6 @@ export function sharedProcessEnv(server: TestServer, dataDir: string): Record<st
     S3_SECRET_ACCESS_KEY: env.S3_SECRET_ACCESS_KEY!,
     S3_FORCE_PATH_STYLE: "true",
     SECRETS_KEY: env.SECRETS_KEY!,
+    VALIDATE_RESPONSES: "true",
   };
 }

@@ -67,6 +67,11 @@ export const envSchema = z.object({
   WEB_DIST_DIR: optionalString,
   /** The plate-solving star catalog's directory; when set and missing at start, server admins are told. */
   STAR_CATALOG_DIR: optionalString,
+  /**
+   * Check every REST response body against its operation's declared output schema, and answer 500
+   * (logged) when it does not match: the test harness turns it on; it costs a parse per response.
+   */
+  VALIDATE_RESPONSES: booleanFromString.default(false),
 });
 
 export type Env = z.infer<typeof envSchema>;

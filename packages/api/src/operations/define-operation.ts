@@ -29,6 +29,13 @@ export interface HandlerArgs<A extends Access, I> {
 
 type ObjectSchema = z.ZodObject;
 type Out<S> = S extends z.ZodType ? z.output<S> : unknown;
+
+/**
+ * What a handler may return: exactly the declared `output` (its parsed form), or a `Reply` for what
+ * the REST face sends as it is (another status, a body already serialized, bytes). Without an
+ * `output` (a 204, a download) anything goes, since nothing of it is sent as JSON.
+ */
+export type HandlerResult<O> = [O] extends [z.ZodType] ? z.output<O> | Reply<unknown> : unknown;
 type BodyInput<B, K> = B extends z.ZodType ? (K extends string ? { [P in K]: z.output<B> } : z.output<B>) : unknown;
 
 /** The handler's input: path parameters, query and body merged, as the tRPC procedure takes it. */
@@ -57,7 +64,7 @@ export interface OperationConfig<
   B,
   K extends string | undefined,
   O,
-  R,
+  R extends HandlerResult<O>,
   F extends TrpcFace = undefined,
   Opt extends boolean = false,
 > {
@@ -112,7 +119,7 @@ export function defineOperation<
   B extends z.ZodType | undefined = undefined,
   K extends string | undefined = undefined,
   O extends z.ZodType | undefined = undefined,
-  R = unknown,
+  R extends HandlerResult<O> = HandlerResult<O>,
   F extends TrpcFace = undefined,
   Opt extends boolean = false,
 >(config: OperationConfig<A, M, P, Q, B, K, O, R, F, Opt>): OperationConfig<A, M, P, Q, B, K, O, R, F, Opt> {

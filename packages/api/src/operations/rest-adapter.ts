@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { OBSERVATORY_KEY_LIMITS, requirePrincipal, requireServerAdmin } from "../http/auth-guard";
 import { createRouter, type AppEnv } from "../http/env";
 import { bearerSecurity, jsonBody, jsonResponse } from "../http/openapi-shared";
+import { responseMismatch } from "../http/response-check";
 import { clearSessionCookie, setSessionCookie } from "../http/session-cookie";
 import { Reply, type AnyOperation, type OperationContext } from "./define-operation";
 
@@ -71,6 +72,20 @@ function operationContext(c: Context<AppEnv>): OperationContext {
   return { ...ctx, setSessionToken: (token) => (token ? setSessionCookie(c, ctx, token) : clearSessionCookie(c, ctx)) };
 }
 
+/**
+ * A body of the declared success status must be what the operation's `output` declares (JSON
+ * bodies only: streams and bytes are not looked at); tests turn this on (`VALIDATE_RESPONSES`).
+ */
+function checkResponse(operation: AnyOperation, result: unknown) {
+  if (!operation.output) return;
+  const reply = result instanceof Reply ? result : undefined;
+  if (reply && (reply.status !== (operation.status ?? 200) || !(typeof reply.body === "string" || (typeof reply.body === "object" && reply.body !== null))))
+    return;
+  if (reply?.body instanceof ReadableStream || reply?.body instanceof Uint8Array) return;
+  const mismatch = responseMismatch(operation.output, reply ? reply.body : result);
+  if (mismatch) throw new Error(`The response of ${operation.operationId} does not match its declared output: ${mismatch}`);
+}
+
 /** REST routes for operations: the OpenAPI entry and the handler both come from the one definition. */
 export function restRoutes(operations: readonly AnyOperation[]) {
   const router = createRouter();
@@ -84,6 +99,7 @@ export function restRoutes(operations: readonly AnyOperation[]) {
         throw new AppError("FORBIDDEN", OBSERVATORY_KEY_LIMITS);
       const actor = principal ? actorOfPrincipal(principal) : undefined;
       const result = await operation.handle({ ctx, actor, principal, observatory: ctx.observatory, input: await inputOf(operation, c) });
+      if (ctx.deps.env.VALIDATE_RESPONSES) checkResponse(operation, result);
       if (result instanceof Reply) {
         const body = result.body;
         if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null)

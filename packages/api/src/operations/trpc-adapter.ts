@@ -12,7 +12,10 @@ type TrpcInput<P, Q, B, K, Opt> = [P, Q, B] extends [undefined, undefined, undef
   : Opt extends true
     ? Merged<P, Q, B, K> | undefined
     : Merged<P, Q, B, K>;
-type TrpcOutput<R, O> = Awaited<R> extends Reply<infer T> ? T : [O] extends [undefined] ? { ok: true } : Awaited<R>;
+/** The bodies of the `Reply`s a handler may give (distributes over a union). */
+type ReplyBody<R> = R extends Reply<infer T> ? T : never;
+/** The tRPC output: the declared `output` schema's type (and the bodies of its replies); `{ok: true}` without one. */
+type TrpcOutput<R, O> = [O] extends [z.ZodType] ? z.output<O> | ReplyBody<Awaited<R>> : ReplyBody<Awaited<R>> | { ok: true };
 
 /** The tRPC procedure type an operation becomes, so the SPA's client is typed from the definition. */
 export type ProcedureOf<T> =

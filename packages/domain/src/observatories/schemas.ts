@@ -100,7 +100,15 @@ export const myObservatoryPermissionsSchema = observatoryPermissionsOutputSchema
 
 export const observatoryHistorySchema = z
   .object({
-    items: z.array(z.object({ type: z.string(), at: z.string(), actorId: z.string().nullable(), data: z.record(z.string(), z.unknown()) })),
+    items: z.array(
+      z.object({
+        id: z.string().describe("The entry's id (extension)"),
+        type: z.string(),
+        at: z.string(),
+        actorId: z.string().nullable(),
+        data: z.record(z.string(), z.unknown()),
+      }),
+    ),
     nextCursor: z.string().nullable(),
   })
   .meta({ id: "ObservatoryHistory" });

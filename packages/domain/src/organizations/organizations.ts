@@ -68,7 +68,7 @@ export async function getOrganization(options: { deps: Deps; actor: UserActor; o
   return {
     ...presentOrganization(access.organization),
     myPermissions: access.permissions,
-    myRole: access.isOwner ? "owner" : access.isMember ? "member" : null,
+    myRole: access.isOwner ? ("owner" as const) : access.isMember ? ("member" as const) : null,
   };
 }
 

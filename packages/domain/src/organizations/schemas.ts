@@ -79,6 +79,14 @@ export const organizationSchema = z
   })
   .meta({ id: "Organization" });
 
+/** One organization as its reader sees it: with the caller's own permissions and role (extensions the app uses). */
+export const organizationDetailSchema = organizationSchema
+  .extend({
+    myPermissions: organizationPermissionsOutputSchema.describe("The caller's permissions in the organization (extension)"),
+    myRole: z.enum(["owner", "member"]).nullable().describe("The caller's role; null for a server admin who is not a member (extension)"),
+  })
+  .meta({ id: "OrganizationDetail" });
+
 export const organizationMemberSchema = z
   .object({
     userId: z.string(),

@@ -1,10 +1,8 @@
 import type { HonoRequest } from "hono";
 import { acknowledgmentSchema, announcementSchema, cancelAnnouncementSchema } from "@meridian/domain";
-import { jsonResponse } from "../../http/openapi-shared";
 import { authedErrors, conflict, problemResponseFor } from "../responses";
 
 export const tags = ["Announcements"];
-export const system = { scope: "system", scopeId: null } as const;
 
 export const lifecycle =
   "Status: active → acknowledged when every recipient has acknowledged; active → expired once " +
@@ -46,4 +44,3 @@ export const acknowledged = {
   },
 };
 
-export { jsonResponse };

@@ -1,30 +1,23 @@
 import { z } from "@hono/zod-openapi";
 import {
-  acknowledgeAnnouncement,
   announcementListSchema,
   announcementSchema,
-  cancelAnnouncement,
   createSystemAnnouncement,
-  getAnnouncementRecipients,
   listAnnouncementTargetOptions,
   listQuerySchema,
   listSystemAnnouncements,
   previewSystemRecipients,
   recipientCountSchema,
   recipientPreviewSchema,
-  recipientsQuerySchema,
-  recipientsViewSchema,
   systemAnnouncementCreateSchema,
   targetOptionKindSchema,
   targetOptionsSchema,
 } from "@meridian/domain";
 import { defineOperation } from "../define-operation";
-import { authedErrors, idParam, problemResponseFor } from "../responses";
-import { acknowledged, cancelBody, cancelled, lifecycle, system, tags } from "./shared";
+import { authedErrors, problemResponseFor } from "../responses";
+import { lifecycle, tags } from "./shared";
 
-const params = z.object({ id: idParam });
-
-/** System announcements, under /api/v1/system/motd (server admins send; any recipient acknowledges). */
+/** What only system announcements have, under /api/v1/system/motd (server admins); cancel, acknowledge and recipients are in family.ts. */
 export const systemAnnouncementOperations = {
   createSystem: defineOperation({
     operationId: "createSystemAnnouncement",
@@ -88,56 +81,5 @@ export const systemAnnouncementOperations = {
     outputDescription: "Matches, by name",
     responses: authedErrors,
     handle: ({ ctx, actor, input }) => listAnnouncementTargetOptions({ deps: ctx.deps, actor, kind: input.kind, search: input.q, limit: input.limit }),
-  }),
-  cancelSystem: defineOperation({
-    operationId: "cancelSystemAnnouncement",
-    access: "signed-in",
-    tags,
-    summary: "Cancel with a reason (server admins)",
-    method: "delete",
-    path: "/api/v1/system/motd/{id}",
-    status: 200,
-    params,
-    ...cancelBody,
-    ...cancelled,
-    trpc: false,
-    handle: ({ ctx, actor, input }) =>
-      cancelAnnouncement({ deps: ctx.deps, actor, ref: system, announcementId: input.id, reason: (input as { reason?: string }).reason }),
-  }),
-  acknowledgeSystem: defineOperation({
-    operationId: "acknowledgeSystemAnnouncement",
-    access: "signed-in",
-    tags,
-    summary: "Acknowledge for yourself (any recipient)",
-    method: "post",
-    path: "/api/v1/system/motd/{id}/acknowledge",
-    status: 200,
-    params,
-    ...acknowledged,
-    trpc: false,
-    handle: ({ ctx, actor, input }) => acknowledgeAnnouncement({ deps: ctx.deps, actor, ref: system, announcementId: input.id }),
-  }),
-  systemRecipients: defineOperation({
-    operationId: "listSystemAnnouncementRecipients",
-    access: "signed-in",
-    tags,
-    summary: "Recipients with delivery and acknowledgment (server admins)",
-    description:
-      "Per recipient: `emailedAt` (delivery), `seenAt` (first shown in the app) and " +
-      "`acknowledgedAt`, kept apart so missed announcements stand out. Sorted by `sort` then user " +
-      "id; `limit`/`cursor` page through.",
-    method: "get",
-    path: "/api/v1/system/motd/{id}/recipients",
-    status: 200,
-    params,
-    query: recipientsQuerySchema,
-    output: recipientsViewSchema,
-    outputDescription: "Recipients",
-    responses: authedErrors,
-    trpc: false,
-    handle: ({ ctx, actor, input }) => {
-      const { id, ...query } = input;
-      return getAnnouncementRecipients({ deps: ctx.deps, actor, ref: system, announcementId: id, query });
-    },
   }),
 };
