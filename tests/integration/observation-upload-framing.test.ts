@@ -61,7 +61,7 @@ interface RawAnswer {
  * An upload over a bare TCP connection, so the test controls exactly which bytes go and when.
  * `answer` resolves once the server has closed the connection, with the first answer parsed.
  */
-async function rawUpload(path: string, headers: Record<string, string>) {
+async function rawUpload(path: string, headers: Record<string, string>, method = "POST") {
   const { hostname, port } = new URL(server.url);
   const socket = net.connect(Number(port), hostname);
   await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
@@ -87,7 +87,7 @@ async function rawUpload(path: string, headers: Record<string, string>) {
   const head = Object.entries({ host: `${hostname}:${port}`, ...headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
-  socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
+  socket.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n`);
   return { socket, answer };
 }
 
@@ -168,6 +168,20 @@ describe("observation uploads whose bytes do not match their Content-Length", ()
     expect(reply.status).toBe(400);
     await until("the multipart upload to be aborted", async () => seen(observationId, isAbortMultipartUpload).some((request) => request.status === 204));
     await expectNothingStored(observationId);
+  });
+
+  it("answers 408 REQUEST_TIMEOUT to an avatar upload that stops short of its Content-Length, keeping the avatar as it was", async () => {
+    const { socket, answer } = await rawUpload(
+      "/api/v1/user/avatar",
+      { authorization: `Bearer ${owner.token}`, "content-type": "image/png", "content-length": "1000" },
+      "PUT",
+    );
+    socket.write(Buffer.alloc(10));
+    const reply = await answer;
+    expect(reply.status).toBe(408);
+    expect(reply.headers.connection).toBe("close");
+    expect(JSON.parse(reply.body)).toMatchObject({ status: 408, code: "REQUEST_TIMEOUT" });
+    expect((await server.request(`/api/v1/users/${owner.id}/avatar`, { token: owner.token })).status).toBe(404);
   });
 
   it("aborts the multipart upload and stores nothing when the client disconnects halfway", async () => {

@@ -6,6 +6,7 @@ import { asc, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { readBeforeIdle } from "../uploads/idle-timeout";
 import { noControlCharacters } from "../users/schemas";
 import { loadObservationAccess } from "./access";
 
@@ -35,33 +36,17 @@ class BodyError extends Error {}
 
 /**
  * The upload's body as it arrives, with its size and SHA-256 counted on the way. Waiting longer
- * than `idleMs` for the client's next bytes ends it with 408 REQUEST_TIMEOUT: a client that
- * declared more than it sends, then falls silent, is answered instead of waited on for ever. The
- * timer runs only while the client is waited on, never while the store takes a part.
+ * than `idleMs` for the client's next bytes ends it with 408 REQUEST_TIMEOUT; the timer runs only
+ * while the client is waited on, never while the store takes a part.
  */
 async function* measuredBody(body: WebReadableStream<Uint8Array>, limits: { maxBytes: number; idleMs: number }, onChunk: (chunk: Buffer) => void) {
   const reader = body.getReader();
   let total = 0;
   try {
     for (;;) {
-      let timer: NodeJS.Timeout | undefined;
-      const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new AppError("REQUEST_TIMEOUT", `No bytes of the upload arrived for ${limits.idleMs} ms; nothing was stored`, {
-                // The rest of the declared body may still come: it must not be read as a next request.
-                headers: { connection: "close" },
-              }),
-            ),
-          limits.idleMs,
-        );
+      const next = await readBeforeIdle(reader, limits.idleMs).catch((error: unknown) => {
+        throw error instanceof AppError ? error : new BodyError("The upload's body broke off", { cause: error });
       });
-      const next = await Promise.race([reader.read(), idle])
-        .catch((error: unknown) => {
-          throw error instanceof AppError ? error : new BodyError("The upload's body broke off", { cause: error });
-        })
-        .finally(() => clearTimeout(timer));
       if (next.done) return;
       total += next.value.byteLength;
       if (total > limits.maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `A file may be at most ${limits.maxBytes} bytes`);
