@@ -139,6 +139,8 @@ describe("observation uploads whose bytes do not match their Content-Length", ()
     });
     // The extra bytes arrive with the body: to HTTP they begin a next request, which they are not.
     socket.write(Buffer.concat([declared, Buffer.from([0x00, 0xff, 0x13, 0x37, 0x0d, 0x0a, 0x0d, 0x0a])]));
+    // And more of them: each fails the parser again, and is ignored the same way.
+    for (let index = 0; index < 20; index += 1) socket.write(randomBytes(64));
     const reply = await answer;
     expect(reply.status).toBe(201);
     expect(reply.headers.connection).toBe("close");

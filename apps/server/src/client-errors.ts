@@ -29,6 +29,7 @@ interface InFlight {
  */
 export function answerRequestsBeforeBadBytes(server: Server) {
   const inFlight = new WeakMap<Duplex, Set<InFlight>>();
+  const closing = new WeakSet<Duplex>();
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     let open = inFlight.get(request.socket);
     if (!open) inFlight.set(request.socket, (open = new Set()));
@@ -39,8 +40,10 @@ export function answerRequestsBeforeBadBytes(server: Server) {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     const open = [...(inFlight.get(socket) ?? [])];
     const parseError = typeof error.code === "string" && error.code.startsWith("HPE_");
+    // Node's parser goes on failing on whatever arrives after: once is enough.
+    if (parseError && closing.has(socket)) return;
     if (parseError && open.length > 0 && open.every(({ request }) => request.complete)) {
-      // Node's parser goes on failing on what arrives after, which is ignored the same way.
+      closing.add(socket);
       for (const { response } of open) {
         if (!response.headersSent) response.setHeader("connection", "close");
         else response.once("finish", () => socket.end());
