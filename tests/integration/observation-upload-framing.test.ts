@@ -1,9 +1,9 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createAccount, type Account } from "../support/auth-suite";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { isAbortMultipartUpload, isCreateMultipartUpload, startS3Proxy, type S3Proxy } from "../support/s3-proxy";
+import { isAbortMultipartUpload, isCreateMultipartUpload, isUploadPart, startS3Proxy, type S3Proxy } from "../support/s3-proxy";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -107,7 +107,7 @@ async function expectNothingStored(observationId: string) {
   expect(uploads).toEqual([]);
 }
 
-describe("observation uploads whose bytes do not match their Content-Length", () => {
+describe("uploads whose bytes do not match their Content-Length, or whose client or store fails them", () => {
   it("answers 408 REQUEST_TIMEOUT to a client that sends less than it declared and falls silent, storing nothing, aborting the upload", async () => {
     const { key, observationId } = await observationWithKey();
     const { socket, answer } = await rawUpload(`/observations/${observationId}/files?filename=stalled.fits`, {
@@ -184,6 +184,24 @@ describe("observation uploads whose bytes do not match their Content-Length", ()
     expect(reply.headers.connection).toBe("close");
     expect(JSON.parse(reply.body)).toMatchObject({ status: 408, code: "REQUEST_TIMEOUT" });
     expect((await server.request(`/api/v1/users/${owner.id}/avatar`, { token: owner.token })).status).toBe(404);
+  });
+
+  it("answers 503 SERVICE_UNAVAILABLE and stores nothing when the store refuses a part, aborting the multipart upload", async () => {
+    const { key, observationId } = await observationWithKey();
+    proxy.failWhen((request) => isUploadPart(request) && request.path.startsWith(prefixOf(observationId)));
+    try {
+      const response = await server.request(`/observations/${observationId}/files?filename=refused.fits`, {
+        method: "POST",
+        token: key,
+        headers: { "content-type": "application/octet-stream" },
+        body: Buffer.alloc(9 * MiB, 8),
+      });
+      await expectProblem(response, 503, "SERVICE_UNAVAILABLE");
+    } finally {
+      proxy.failWhen(null);
+    }
+    expect(seen(observationId, isAbortMultipartUpload).map((request) => request.status)).toEqual([204]);
+    await expectNothingStored(observationId);
   });
 
   it("aborts the multipart upload and stores nothing when the client disconnects halfway", async () => {
