@@ -98,5 +98,9 @@ describe("observation file uploads", () => {
     expect(sent).toBeGreaterThan(8 * 1024 * 1024);
     expect(((await must(`/observations/${observation.id}/files`, { token: owner.token }, 200)) as { items: unknown[] }).items).toEqual([]);
     expect(await objectsOf(observation.id)).toEqual([]);
+    // The multipart upload it had begun was aborted: no parts stay behind.
+    const uploads = [];
+    for await (const page of deps.storage.listIncompleteUploads(`observations/${observation.id}/`)) uploads.push(...page);
+    expect(uploads).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import {
   type Runtime,
 } from "@meridian/domain";
 import { startWorker, type RunningWorker } from "@meridian/worker";
+import { answerRequestsBeforeBadBytes } from "./client-errors";
 import { trackHttpDrain, type HttpDrain } from "./http-drain";
 import { defaultWebDistDir, mountSpa } from "./spa";
 
@@ -63,6 +64,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
       });
       created.once("error", reject);
     });
+    answerRequestsBeforeBadBytes(server);
     const drain = trackHttpDrain(server);
     drainHolder.drain = drain;
     cleanups.push(() => drain.start());

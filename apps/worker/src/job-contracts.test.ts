@@ -28,6 +28,7 @@ describe("job contracts", () => {
       "*/10 * * * * prune_realtime_events",
       "0 * * * * prune_rate_limits",
       "17 4 * * * purge_quarantine",
+      "30 3 * * * abort_stale_uploads",
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { jobCrontab } from "@meridian/domain";
 import type { TaskList } from "graphile-worker";
 import type { TaskServices } from "./define-task";
+import { abortStaleUploadsTask } from "./tasks/abort-stale-uploads";
 import { announcementEmailsTask } from "./tasks/announcement-emails";
 import { announcementStartedTask } from "./tasks/announcement-started";
 import { announcementsMaintenanceTask } from "./tasks/announcements-maintenance";
@@ -35,6 +36,7 @@ export const tasks = [
   integrityRepairTask,
   integrityScheduleTask,
   purgeQuarantineTask,
+  abortStaleUploadsTask,
   observationCleanupTask,
   backupCreateTask,
   backupVerifyTask,

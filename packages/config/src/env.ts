@@ -58,6 +58,8 @@ export const envSchema = z.object({
   DATABASE_POOL_SIZE: positiveInt(10),
   /** The largest observation file an observatory may upload (streamed; default 4 GiB). */
   MAX_UPLOAD_BYTES: positiveInt(4 * 1024 ** 3),
+  /** How long an upload may wait for the client's next bytes before it is answered 408 and nothing is stored. */
+  UPLOAD_IDLE_TIMEOUT_MS: positiveInt(60_000),
   /**
    * How long a process may serve a cached principal or pending-announcement list without hearing
    * of a change. Changes invalidate at once (NOTIFY); this bounds a notification lost in a reconnect.

@@ -10,6 +10,7 @@ export const codeForStatus: Record<number, ErrorCode> = {
   403: "FORBIDDEN",
   404: "NOT_FOUND",
   405: "METHOD_NOT_ALLOWED",
+  408: "REQUEST_TIMEOUT",
   413: "PAYLOAD_TOO_LARGE",
   415: "UNSUPPORTED_MEDIA_TYPE",
   429: "RATE_LIMITED",

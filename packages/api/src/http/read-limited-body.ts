@@ -1,22 +1,28 @@
-import { AppError } from "@meridian/domain";
+import { AppError, readBeforeIdle } from "@meridian/domain";
 
-/** Reads a raw request body, refusing with 413 as soon as it grows past `maxBytes`. */
-export async function readLimitedBody(request: Request, maxBytes: number): Promise<Buffer> {
+/**
+ * Reads a raw request body, refusing with 413 as soon as it grows past `maxBytes`, and with 408
+ * when the client sends nothing for `idleMs` before it is complete.
+ */
+export async function readLimitedBody(request: Request, limits: { maxBytes: number; idleMs: number }): Promise<Buffer> {
+  const { maxBytes } = limits;
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body may be at most ${maxBytes} bytes`);
   if (!request.body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new AppError("PAYLOAD_TOO_LARGE", `The body may be at most ${maxBytes} bytes`);
+  try {
+    for (;;) {
+      const { done, value } = await readBeforeIdle(reader, limits.idleMs);
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body may be at most ${maxBytes} bytes`);
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    throw error;
   }
   return Buffer.concat(chunks);
 }

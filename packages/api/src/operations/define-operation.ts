@@ -87,7 +87,7 @@ export interface OperationConfig<
   /** How the body is documented and read when it is not plain required JSON. */
   requestBody?: NonNullable<RouteConfig["request"]>["body"];
   /** Reads the body itself instead of validating it (e.g. a DELETE whose body is optional). */
-  readBody?: (request: HonoRequest) => Promise<Out<B>>;
+  readBody?: (request: HonoRequest, ctx: RequestContext) => Promise<Out<B>>;
   output?: O;
   outputDescription?: string;
   /** Every other response the operation can give (refusals, conflicts), as the document lists them. */

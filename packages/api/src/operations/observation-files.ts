@@ -26,8 +26,11 @@ export const observationFileOperations = {
     summary: "Upload a file of an observation (the observatory's own key)",
     description:
       "Raw body, streamed to object storage with its size and SHA-256 computed on the way; the content type is kept. " +
-      "`previewOf` links a preview image to a file of the same observation. A failed upload leaves neither a record nor an object. " +
-      "At most MAX_UPLOAD_BYTES (default 4 GiB).",
+      "`previewOf` links a preview image to a file of the same observation. A failed upload leaves neither a record nor an object " +
+      "(nor an unfinished multipart upload), and its client gets an error; a stored file is answered 201. At most MAX_UPLOAD_BYTES (default 4 GiB). " +
+      "A client that sends nothing for UPLOAD_IDLE_TIMEOUT_MS (default 60 s) before its body is complete is answered 408 REQUEST_TIMEOUT " +
+      "and the connection closes. The body is the Content-Length bytes: bytes sent after them are not part of the file, and the " +
+      "connection closes after the answer.",
     method: "post",
     path: "/observations/{id}/files",
     status: 201,
@@ -38,7 +41,12 @@ export const observationFileOperations = {
     bodyKey: "upload",
     output: fileSchema,
     outputDescription: "Stored",
-    responses: { ...authedErrors, 413: problemResponseFor("Larger than MAX_UPLOAD_BYTES (PAYLOAD_TOO_LARGE)") },
+    responses: {
+      ...authedErrors,
+      408: problemResponseFor("No bytes for UPLOAD_IDLE_TIMEOUT_MS before the body was complete (REQUEST_TIMEOUT); nothing stored"),
+      413: problemResponseFor("Larger than MAX_UPLOAD_BYTES (PAYLOAD_TOO_LARGE)"),
+      503: problemResponseFor("Object storage did not take the file (SERVICE_UNAVAILABLE); nothing stored"),
+    },
     trpc: false,
     handle: ({ ctx, observatory, input }) => {
       const upload = (input as unknown as { upload: Upload }).upload;

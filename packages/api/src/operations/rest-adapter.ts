@@ -61,7 +61,7 @@ async function inputOf(operation: AnyOperation, c: Context<AppEnv>) {
   const params = operation.params ? valid("param") : {};
   const query = operation.query ? valid("query") : {};
   let body: unknown = undefined;
-  if (operation.readBody) body = await operation.readBody(c.req);
+  if (operation.readBody) body = await operation.readBody(c.req, c.get("ctx"));
   else if (operation.body) body = valid("json");
   if (body === undefined) return { ...params, ...query };
   return operation.bodyKey ? { ...params, ...query, [operation.bodyKey]: body } : { ...params, ...query, ...(body as object) };

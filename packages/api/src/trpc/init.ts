@@ -16,6 +16,7 @@ const trpcCodeByStatus: Record<number, TRPCError["code"]> = {
   403: "FORBIDDEN",
   404: "NOT_FOUND",
   405: "METHOD_NOT_SUPPORTED",
+  408: "TIMEOUT",
   409: "CONFLICT",
   413: "PAYLOAD_TOO_LARGE",
   415: "UNSUPPORTED_MEDIA_TYPE",

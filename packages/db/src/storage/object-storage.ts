@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import {
+  AbortMultipartUploadCommand,
   CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
@@ -7,7 +8,9 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   NoSuchKey,
   NotFound,
   S3Client,
@@ -29,11 +32,22 @@ export interface StoredObject {
   contentLength: number | undefined;
 }
 
+/** A multipart upload begun and neither completed nor aborted: its parts take space but make no object. */
+export interface IncompleteUpload {
+  key: string;
+  uploadId: string;
+  initiated: Date | null;
+}
+
 export interface ObjectStorage {
   readonly bucket: string;
   readonly endpoint: string;
   ensureBucket(): Promise<void>;
-  /** Streams `body` to the store; bodies of unknown length go up as a multipart upload. */
+  /**
+   * Streams `body` to the store; bodies of unknown length go up as a multipart upload. When it
+   * fails (the body's stream errors, a part or the completion is refused), the multipart upload
+   * is aborted before the error is thrown, so its parts do not stay behind.
+   */
   put(key: string, body: Readable | Buffer, options?: { contentType?: string }): Promise<void>;
   get(key: string): Promise<StoredObject | undefined>;
   head(key: string): Promise<{ contentLength: number | undefined } | undefined>;
@@ -47,6 +61,12 @@ export interface ObjectStorage {
   copy(from: string, to: string): Promise<void>;
   /** Every object under `prefix` in key order, a page (up to 1,000 keys) at a time. */
   list(prefix: string): AsyncGenerator<Array<{ key: string; size: number; lastModified: Date | null }>>;
+  /** Multipart uploads under `prefix` neither completed nor aborted, by key, a page (up to 1,000) at a time (ListMultipartUploads). */
+  listIncompleteUploads(prefix?: string): AsyncGenerator<IncompleteUpload[]>;
+  /** The bytes an incomplete upload's parts hold (ListParts); undefined once it is gone. */
+  uploadedBytes(upload: Pick<IncompleteUpload, "key" | "uploadId">): Promise<number | undefined>;
+  /** Aborts an incomplete upload, and its parts go (AbortMultipartUpload); one already gone is not an error. */
+  abortUpload(upload: Pick<IncompleteUpload, "key" | "uploadId">): Promise<void>;
   /** Checks the bucket is reachable; `signal` abandons the request (and its socket) when aborted. */
   ping(options?: { signal?: AbortSignal }): Promise<void>;
   destroy(): void;
@@ -54,6 +74,7 @@ export interface ObjectStorage {
 
 const isMissing = (error: unknown) =>
   error instanceof NoSuchKey || error instanceof NotFound || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+const isNoSuchUpload = (error: unknown) => (error as { name?: string }).name === "NoSuchUpload" || isMissing(error);
 
 export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage {
   const client = new S3Client({
@@ -68,7 +89,7 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
   });
   const bucket = config.bucket;
 
-  return {
+  const storage: ObjectStorage = {
     bucket,
     endpoint: config.endpoint,
     async ensureBucket() {
@@ -93,8 +114,19 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
         params: { Bucket: bucket, Key: key, Body: body, ContentType: options.contentType },
         queueSize: 2,
         partSize: 8 * 1024 * 1024,
+        // lib-storage's own abort throws its failure in place of the upload's error; this one
+        // keeps the upload's error. done() settles only after every part request has, so no
+        // part lands after the abort.
+        leavePartsOnError: true,
       });
-      await upload.done();
+      try {
+        await upload.done();
+      } catch (error) {
+        if (upload.uploadId)
+          // What a failed abort leaves (storage unreachable), the daily abort_stale_uploads job removes.
+          await storage.abortUpload({ key, uploadId: upload.uploadId }).catch(() => undefined);
+        throw error;
+      }
     },
     async get(key) {
       try {
@@ -143,6 +175,41 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     },
+    async *listIncompleteUploads(prefix = "") {
+      let keyMarker: string | undefined;
+      let uploadIdMarker: string | undefined;
+      for (;;) {
+        const page = await client.send(
+          new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker, MaxUploads: 1000 }),
+        );
+        yield (page.Uploads ?? []).map((upload) => ({ key: upload.Key!, uploadId: upload.UploadId!, initiated: upload.Initiated ?? null }));
+        if (!page.IsTruncated) return;
+        keyMarker = page.NextKeyMarker;
+        uploadIdMarker = page.NextUploadIdMarker;
+      }
+    },
+    async uploadedBytes({ key, uploadId }) {
+      let bytes = 0;
+      let marker: string | undefined;
+      try {
+        for (;;) {
+          const page = await client.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+          for (const part of page.Parts ?? []) bytes += part.Size ?? 0;
+          if (!page.IsTruncated) return bytes;
+          marker = page.NextPartNumberMarker;
+        }
+      } catch (error) {
+        if (isNoSuchUpload(error)) return undefined;
+        throw error;
+      }
+    },
+    async abortUpload({ key, uploadId }) {
+      try {
+        await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
+      } catch (error) {
+        if (!isNoSuchUpload(error)) throw error;
+      }
+    },
     async ping(options = {}) {
       await client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: options.signal });
     },
@@ -150,4 +217,5 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
       client.destroy();
     },
   };
+  return storage;
 }

@@ -51,6 +51,7 @@ const repairers: Record<string, Repairer> = {
   DEPRECATED_CAPTURED_FILES: migrateCapturedFiles,
   DUPLICATE_FILE_RECORD: removeDuplicateRecord,
   ORPHAN_OBJECT: quarantineOrphan,
+  INCOMPLETE_UPLOAD: abortListedUploads,
 };
 
 /** The issue, locked for this repair: a second repair of it at once waits, then finds it repaired. */
@@ -189,6 +190,29 @@ async function quarantineOrphan(deps: Deps, actor: Actor, issue: Issue) {
   return deps.db.transaction(
     async (tx) =>
       (await lockIssue(tx, issue)) ?? markRepaired(tx, deps, actor, issue, { movedTo: target, sizeBytes: original?.contentLength ?? null }, verified),
+  );
+}
+
+/**
+ * Aborts the incomplete multipart uploads the issue lists, which deletes their parts. An upload
+ * completed or aborted since is left as it is; verified by none of them being there afterwards.
+ */
+async function abortListedUploads(deps: Deps, actor: Actor, issue: Issue) {
+  const listed = (issue.doc.fix?.changes ?? []).flatMap((change) =>
+    typeof change.abortUpload === "string" && typeof change.uploadId === "string" ? [{ key: change.abortUpload, uploadId: change.uploadId }] : [],
+  );
+  let aborted = 0;
+  let bytes = 0;
+  for (const upload of listed) {
+    const held = await deps.storage.uploadedBytes(upload);
+    if (held === undefined) continue;
+    await deps.storage.abortUpload(upload);
+    aborted += 1;
+    bytes += held;
+  }
+  for (const upload of listed) if ((await deps.storage.uploadedBytes(upload)) !== undefined) unverified(issue);
+  return deps.db.transaction(
+    async (tx) => (await lockIssue(tx, issue)) ?? markRepaired(tx, deps, actor, issue, { aborted, alreadyGone: listed.length - aborted, bytes }, true),
   );
 }
 

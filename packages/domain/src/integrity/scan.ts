@@ -245,7 +245,7 @@ async function runScan(deps: Deps, scanId: string) {
         ),
       );
     };
-    for await (const issue of storageFindings(deps.db, deps.storage)) {
+    for await (const issue of storageFindings(deps.db, deps.storage, deps.now())) {
       batch.push(issue);
       if (batch.length >= BATCH) await flush();
     }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Executor, FileDoc, IntegrityIssueDoc, ObjectStorage } from "@meridian/db";
 import { sql } from "drizzle-orm";
+import { STALE_UPLOAD_AGE_MS, staleUploads } from "../storage/stale-uploads";
 
 type StorageIssue = Omit<IntegrityIssueDoc, "scanId">;
 const PAGE = 1000;
@@ -29,13 +30,54 @@ async function* objectsByKey(storage: ObjectStorage) {
   for await (const page of storage.list("observations/")) yield* page;
 }
 
+/** One INCOMPLETE_UPLOAD issue lists at most this many uploads to abort; the next scan finds the rest. */
+const LISTED_UPLOADS = 1000;
+export const INCOMPLETE_UPLOADS_DOCUMENT = "incomplete-uploads";
+
+/**
+ * Multipart uploads begun more than a day before `now` and neither completed nor aborted: left
+ * by processes stopped mid-upload, their parts take space and make no object. One issue with
+ * their count and the bytes their parts hold; repaired by aborting them (as the daily
+ * `abort_stale_uploads` job does).
+ */
+export async function incompleteUploadFinding(storage: ObjectStorage, now: Date): Promise<StorageIssue | undefined> {
+  const listed: Array<{ abortUpload: string; uploadId: string; initiated: string | null; bytes: number | null }> = [];
+  let count = 0;
+  let bytes = 0;
+  for await (const upload of staleUploads(storage, new Date(now.getTime() - STALE_UPLOAD_AGE_MS))) {
+    count += 1;
+    if (listed.length === LISTED_UPLOADS) continue;
+    const held = await storage.uploadedBytes(upload);
+    bytes += held ?? 0;
+    listed.push({ abortUpload: upload.key, uploadId: upload.uploadId, initiated: upload.initiated?.toISOString() ?? null, bytes: held ?? null });
+  }
+  if (count === 0) return undefined;
+  const more = count > listed.length ? ` (the first ${listed.length} hold ${bytes} bytes)` : ` holding ${bytes} bytes of parts`;
+  return {
+    severity: "warning",
+    type: "file",
+    collection: "storage",
+    documentId: INCOMPLETE_UPLOADS_DOCUMENT,
+    code: "INCOMPLETE_UPLOAD",
+    message: `${count} multipart upload${count === 1 ? "" : "s"} begun more than a day ago never completed${more}: left by a process stopped mid-upload`,
+    autoFixable: true,
+    fix: {
+      description: `Abort ${listed.length === 1 ? "it" : `these ${listed.length}`} (AbortMultipartUpload), which deletes the parts; nothing refers to them`,
+      changes: listed,
+    },
+    status: "open",
+    documentUpdatedAt: null,
+  };
+}
+
 /**
  * The storage check: the sorted key list (ListObjectsV2 pages of 1,000) merged with the file
  * records sorted the same way, never one HEAD per object, in constant memory. Finds records
  * without an object, objects without a record (orphans), size mismatches, empty files and two
- * records for one object; and image files without a preview.
+ * records for one object; image files without a preview; and multipart uploads abandoned
+ * more than a day before `now`.
  */
-export async function* storageFindings(db: Executor, storage: ObjectStorage): AsyncGenerator<StorageIssue> {
+export async function* storageFindings(db: Executor, storage: ObjectStorage, now: Date): AsyncGenerator<StorageIssue> {
   const records = recordsByKey(db);
   const objects = objectsByKey(storage);
   const nextOf = async <T>(iterator: AsyncGenerator<T>): Promise<T | null> => {
@@ -136,6 +178,8 @@ export async function* storageFindings(db: Executor, storage: ObjectStorage): As
       autoFixable: false,
       fix: null,
     });
+  const abandoned = await incompleteUploadFinding(storage, now);
+  if (abandoned) yield abandoned;
 }
 
 /**

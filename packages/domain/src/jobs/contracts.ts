@@ -66,6 +66,8 @@ export const jobContracts = {
   backup_schedule: defineJob("backup_schedule", scheduled, { schedule: "* * * * *" }),
   /** Deletes objects quarantined by integrity repairs more than 30 days ago. */
   purge_quarantine: defineJob("purge_quarantine", scheduled, { schedule: "17 4 * * *" }),
+  /** Aborts multipart uploads begun more than a day ago (or `olderThanMs`) and never finished: what killed processes left. */
+  abort_stale_uploads: defineJob("abort_stale_uploads", z.object({ olderThanMs: z.number().int().min(0).optional() }), { schedule: "30 3 * * *" }),
   /** Starts the scheduled integrity scans (admin settings `scanSchedule`) whose time has come. */
   integrity_schedule: defineJob("integrity_schedule", scheduled, { schedule: "* * * * *" }),
   /** Assigns an observatory its next eligible observation, if it is free; queued by every change that could make one eligible. */

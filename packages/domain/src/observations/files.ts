@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { Readable, Transform } from "node:stream";
+import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { filesCollection, observationsCollection, tables, type FileDoc, type StoredDocument } from "@meridian/db";
 import { asc, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { readBeforeIdle } from "../uploads/idle-timeout";
 import { noControlCharacters } from "../users/schemas";
 import { loadObservationAccess } from "./access";
 
@@ -30,11 +31,41 @@ export function presentFile(file: StoredDocument<FileDoc>) {
   };
 }
 
+/** Why an upload's body ended early: the body's own reading failed (the client), not the store. */
+class BodyError extends Error {}
+
+/**
+ * The upload's body as it arrives, with its size and SHA-256 counted on the way. Waiting longer
+ * than `idleMs` for the client's next bytes ends it with 408 REQUEST_TIMEOUT; the timer runs only
+ * while the client is waited on, never while the store takes a part.
+ */
+async function* measuredBody(body: WebReadableStream<Uint8Array>, limits: { maxBytes: number; idleMs: number }, onChunk: (chunk: Buffer) => void) {
+  const reader = body.getReader();
+  let total = 0;
+  try {
+    for (;;) {
+      const next = await readBeforeIdle(reader, limits.idleMs).catch((error: unknown) => {
+        throw error instanceof AppError ? error : new BodyError("The upload's body broke off", { cause: error });
+      });
+      if (next.done) return;
+      total += next.value.byteLength;
+      if (total > limits.maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `A file may be at most ${limits.maxBytes} bytes`);
+      const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
+      onChunk(chunk);
+      yield chunk;
+    }
+  } finally {
+    // Ended early (timed out, too large, the store failed): stop taking the client's bytes.
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 /**
  * An observatory's upload of one of its observation's files: streamed to object storage with
  * its size and SHA-256 computed on the way (never held whole in memory), then recorded. The
- * record is written only once the object is stored, and the object is removed when anything
- * fails after it was, so a failed upload leaves neither.
+ * record is written only once the object is stored, and the object removed when anything fails
+ * after it was; a multipart upload that fails is aborted (`storage.put`). So a failed upload
+ * leaves neither, and its client sees an error; a stored one is answered 201.
  */
 export async function uploadObservationFile(options: {
   deps: Deps;
@@ -62,25 +93,21 @@ export async function uploadObservationFile(options: {
   const objectKey = `observations/${observationId}/${fileId}`;
   const hash = createHash("sha256");
   let sizeBytes = 0;
-  const maxBytes = deps.env.MAX_UPLOAD_BYTES;
-  const measure = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
+  const body = Readable.from(
+    measuredBody(options.body, { maxBytes: deps.env.MAX_UPLOAD_BYTES, idleMs: deps.env.UPLOAD_IDLE_TIMEOUT_MS }, (chunk) => {
       sizeBytes += chunk.length;
-      if (sizeBytes > maxBytes) return callback(new AppError("PAYLOAD_TOO_LARGE", `A file may be at most ${maxBytes} bytes`));
       hash.update(chunk);
-      callback(null, chunk);
-    },
-  });
-  const source = Readable.fromWeb(options.body);
-  source.on("error", (error) => measure.destroy(error));
-  const stored = source.pipe(measure);
+    }),
+  );
   try {
-    await deps.storage.put(objectKey, stored, { contentType });
+    await deps.storage.put(objectKey, body, { contentType });
   } catch (error) {
+    // The store may have given up before the body ended: stop reading it.
+    body.destroy();
     await deps.storage.delete(objectKey).catch(() => undefined);
     if (error instanceof AppError) throw error;
-    // The client went away or the store failed: nothing was recorded.
-    throw new AppError("VALIDATION_FAILED", "The upload did not complete", { cause: error });
+    if (error instanceof BodyError) throw new AppError("VALIDATION_FAILED", "The upload did not complete; nothing was stored", { cause: error });
+    throw new AppError("SERVICE_UNAVAILABLE", "Object storage did not take the file; nothing was stored", { cause: error });
   }
   try {
     const kind = options.previewOf ? "preview" : fileKindOf(options.filename, contentType);
