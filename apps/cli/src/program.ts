@@ -79,6 +79,7 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
       const scan = await startIntegrityScan({
         deps,
         actor: null,
+        trigger: "cli",
         kind: flags.kind,
         input: {
           collections: flags.collections,

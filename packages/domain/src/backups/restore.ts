@@ -172,7 +172,7 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
     });
     let scanId: string | null = null;
     try {
-      scanId = (await startIntegrityScan({ deps, actor: null, kind: "quick", input: {} })).id;
+      scanId = (await startIntegrityScan({ deps, actor: null, trigger: "restore", kind: "quick", input: {} })).id;
     } catch (error) {
       if (!(error instanceof AppError && error.code === "SCAN_RUNNING")) throw error;
     }
