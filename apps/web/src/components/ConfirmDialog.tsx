@@ -7,6 +7,8 @@ export interface ConfirmDialogProps {
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** The button that leaves things as they are; "Cancel" unless that would sit beside a "Cancel …" action. */
+  cancelLabel?: string;
   busy?: boolean;
   error?: string | null;
   onConfirm(): void;
@@ -16,7 +18,7 @@ export interface ConfirmDialogProps {
 /** What a dialog takes from the action it confirms (see `useConfirmedMutation`), besides its texts. */
 export type ConfirmDialogState = Pick<ConfirmDialogProps, "open" | "busy" | "error" | "onConfirm" | "onCancel">;
 
-export function ConfirmDialog({ open, title, children, confirmLabel, busy, error, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel, busy, error, onConfirm, onCancel }: ConfirmDialogProps) {
   const titleId = useId();
   return (
     <Modal open={open} labelledBy={titleId} busy={busy} onClose={onCancel} className="max-w-md">
@@ -31,7 +33,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, busy, error
           </p>
         ) : null}
       </div>
-      <ModalActions busy={busy} onCancel={onCancel}>
+      <ModalActions busy={busy} onCancel={onCancel} cancelLabel={cancelLabel}>
         <Button variant="danger" onClick={onConfirm} busy={busy}>
           {confirmLabel}
         </Button>

@@ -10,6 +10,7 @@ import {
   LockKeyhole,
   Megaphone,
   Shield,
+  SlidersHorizontal,
   Telescope,
   UserRound,
   UsersRound,
@@ -57,6 +58,7 @@ export const navSections: NavSection[] = [
     items: [
       { to: "/admin", label: "Administration", icon: Shield, adminOnly: true, end: true },
       { to: "/admin/users", label: "Users", icon: UsersRound, adminOnly: true },
+      { to: "/admin/settings", label: "Server settings", icon: SlidersHorizontal, adminOnly: true },
       { to: "/admin/integrity", label: "Database integrity", icon: DatabaseZap, adminOnly: true },
       { to: "/admin/backups", label: "Backups", icon: DatabaseBackup, adminOnly: true },
       { to: "/admin/analytics", label: "Analytics", icon: ChartColumn, adminOnly: true },
