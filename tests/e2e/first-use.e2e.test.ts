@@ -177,6 +177,10 @@ describe("web app: what confused a new user", { timeout: 180_000 }, () => {
     expect(await repairNothing.isDisabled()).toBe(true);
     const history = page.getByRole("table", { name: "Scans" });
     await history.locator('tr[aria-current="true"]').getByText("from the command line").waitFor(WAIT);
+    // Without a scan in the URL, the newest one is shown, and named in the URL for the next reload.
+    await page.goto(appUrl(server, "admin/integrity"));
+    await expect.poll(() => new URL(page.url()).searchParams.get("scan")).toBe(cli.id);
+    await page.getByRole("table", { name: "Issues" }).getByText("FILE_MISSING").first().waitFor(WAIT);
   });
 
   it("lets a user dismiss an acknowledged announcement from the dashboard, for good", async () => {
@@ -194,6 +198,8 @@ describe("web app: what confused a new user", { timeout: 180_000 }, () => {
     await banners.getByRole("heading", { name: title }).waitFor(WAIT);
     await banners.getByRole("button", { name: `Dismiss ${title}` }).press("Enter");
     await banners.getByRole("heading", { name: title }).waitFor({ state: "detached", ...WAIT });
+    // The keyboard goes on from the next banner.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent ?? "")).toContain(`Dismiss ${other}`);
     await page.reload();
     await banners.getByRole("heading", { name: other }).waitFor(WAIT);
     expect(await banners.getByRole("heading", { name: title }).count()).toBe(0);

@@ -1,3 +1,4 @@
+import { useRef } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Check, X } from "lucide-react";
 import { Link } from "react-router-dom";
@@ -48,12 +49,22 @@ export function AnnouncementBanners() {
   );
   // Unacknowledged system announcements are in the blocking modal, not here.
   const systemShown = (acknowledged ?? []).filter((announcement) => !isDismissed(announcement.id));
+  const section = useRef<HTMLElement>(null);
+  // The dismissed banner takes its button with it: the keyboard goes on from the next banner's first button, or the dashboard's heading.
+  const dismissAndRefocus = (id: string) => {
+    dismiss(id);
+    requestAnimationFrame(() => {
+      const next = section.current?.querySelector<HTMLElement>("button, a[href]");
+      if (next) next.focus();
+      else document.querySelector<HTMLElement>("#main h1")?.focus();
+    });
+  };
   const scoped = (pending.data?.items ?? []).filter((announcement) => announcement.scope !== "system");
   const shown = [...systemShown, ...scoped];
   useMarkSeen(shown.map((announcement) => announcement.id));
   if (shown.length === 0) return null;
   return (
-    <section aria-label="Announcements" className="mb-6 flex flex-col gap-3">
+    <section ref={section} aria-label="Announcements" className="mb-6 flex flex-col gap-3">
       {error ? (
         <p role="alert" className="text-sm text-red-600">
           Could not acknowledge: {error}
@@ -70,7 +81,7 @@ export function AnnouncementBanners() {
                 <Badge tone="slate">
                   <Check aria-hidden="true" className="size-3" /> Acknowledged
                 </Badge>
-                <Button variant="ghost" icon={<X aria-hidden="true" className="size-4" />} onClick={() => dismiss(announcement.id)}>
+                <Button variant="ghost" icon={<X aria-hidden="true" className="size-4" />} onClick={() => dismissAndRefocus(announcement.id)}>
                   Dismiss<span className="sr-only"> {announcement.title}</span>
                 </Button>
               </>
