@@ -39,7 +39,7 @@ describe("web app: backup management", { timeout: 180_000 }, () => {
     expect(await restore.isDisabled()).toBe(true);
     await dialog.getByLabel(/Type the backup's date/).fill(date);
     await restore.click();
-    await page.getByText(/Restore finished\. A quick integrity scan/).waitFor(WAIT);
+    await page.getByText(/^The backup of .+ is restored\. A quick integrity scan/).waitFor(WAIT);
     const projects = (await (await server.request("/projects", { token })).json()) as { items: Array<{ name: string }> };
     expect(projects.items.map((project) => project.name)).toEqual(["In the backup"]);
 

@@ -2,8 +2,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { observationsCollection } from "@meridian/db";
+import { filesCollection, observationsCollection } from "@meridian/db";
 import { loginSession } from "../support/auth-suite";
+import { fileDocument } from "../support/observation-documents";
 import { signupUser } from "../support/test-server";
 import { until } from "../support/until";
 import { appUrl, WAIT } from "./support/session";
@@ -122,13 +123,18 @@ beforeAll(async () => {
     observatoryId: observatory.id,
     targets: [{ name: "NGC 7000 North America Nebula", ra: 314.75, dec: 44.53, exposures: [{ filter: "Ha", exposureSeconds: 300, count: 12, binning: 2 }] }],
   });
-  // A finished scan with an issue (the observation stuck in assigned), so the integrity page shows its issues table.
-  const { db } = suite.server().server.runtime.deps;
+  // A finished scan with issues (the observation stuck in assigned, a file whose bytes are gone, an
+  // object no record names, both with long names), so the integrity page shows its issues table
+  // with long ids and the observation page a missing file.
+  const { db, storage } = suite.server().server.runtime.deps;
   const stuckSince = new Date(Date.now() - 72 * 3_600_000).toISOString();
   await observationsCollection.update(db, observation.id, (doc) => ({ ...doc, status: "assigned", statusChangedAt: stuckSince }));
+  const longName = `NGC7000_North_America_Nebula_Halpha_300s_bin2_${"0".repeat(40)}.fits`;
+  await filesCollection.insert(db, fileDocument(observation.id, observatory.id, longName));
+  await storage.put(`observations/${observation.id}/orphaned_${longName}`, Buffer.from("nobody's"));
   // Scheduled scans off, so none can hold the quick scan's slot (the default runs Sundays 03:00 UTC).
   await suite.server().request("/api/v1/admin/settings", { method: "PUT", token, json: { scanSchedule: { quick: null, full: null } } });
-  const scan = await api("/api/v1/admin/integrity/scans", token, { kind: "quick" });
+  const scan = await api("/api/v1/admin/integrity/scans", token, { kind: "full", collections: ["observations", "files"], checkStorage: true });
   await until("the scan to finish", async () => {
     const current = await api<{ status: string }>(`/api/v1/admin/integrity/scans/${scan.id}`, token);
     return current.status === "completed" ? current : undefined;

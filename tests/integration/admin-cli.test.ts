@@ -1,7 +1,11 @@
 import { observationsCollection } from "@meridian/db";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
+import { freePort } from "../support/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { spawnTsx } from "../support/node-process";
 import { observationDocument, stuckFor } from "../support/observation-documents";
@@ -25,7 +29,10 @@ afterAll(() => server?.stop());
 const { must } = jsonApi(() => server);
 
 /** `pnpm admin ...args` against the test server's database and bucket, to its exit. */
-async function admin(...args: string[]) {
+const admin = (...args: string[]) => adminWith({}, ...args);
+
+/** The same, with `env` over the test server's (a variable given as undefined is left out). */
+async function adminWith(env: Record<string, string | undefined>, ...args: string[]) {
   const { storage } = server.server.runtime.deps;
   const proc = spawnTsx(
     "apps/cli/src/main.ts",
@@ -38,6 +45,7 @@ async function admin(...args: string[]) {
       S3_FORCE_PATH_STYLE: "true",
       SECRETS_KEY: "test secrets key shared by every process of this run",
       NEW_ADMIN_PASSWORD: "a new admin's password",
+      ...env,
     },
     `admin ${args.join(" ")}`,
     args,
@@ -54,8 +62,8 @@ describe("the admin CLI (pnpm admin)", { timeout: 180_000 }, () => {
     expect(scan.code, scan.output).toBe(0);
     const result = scan.json();
     expect(result).toMatchObject({ kind: "full", status: "completed", summary: { warning: 1 } });
-    // The API sees the scan the shell ran.
-    await must(`/api/v1/admin/integrity/scans/${result.id as string}`, { token: adminToken }, 200);
+    // The API sees the scan the shell ran, as started from the command line.
+    expect(await must(`/api/v1/admin/integrity/scans/${result.id as string}`, { token: adminToken }, 200)).toMatchObject({ trigger: "cli", startedBy: null });
 
     const issues = await admin("--json", "issues", result.id as string, "--fixable");
     const [issue] = (issues.json() as { items: Array<{ id: string; documentId: string; code: string }> }).items;
@@ -88,6 +96,7 @@ describe("the admin CLI (pnpm admin)", { timeout: 180_000 }, () => {
     expect((await admin("no-such-command")).code).toBe(2);
     expect((await admin("settings", "set", "staleAssignedHours=0")).code).toBe(2);
     expect((await admin("scan", "--kind", "sideways")).code).toBe(2);
+    expect((await admin("issues", "scn_any", "--severity", "urgent")).code).toBe(2);
     expect((await admin("repair", "iss_missing")).code).toBe(4);
     // A document changed since its scan is a conflict.
     await must(`/observations/${stuck}/cancel`, { method: "POST", token: owner.token }, 200);
@@ -106,6 +115,13 @@ describe("the admin CLI (pnpm admin)", { timeout: 180_000 }, () => {
     const backup = created.json() as { id: string; status: string; sizeBytes: number };
     expect(backup).toMatchObject({ status: "verified" });
     expect(backup.sizeBytes).toBeGreaterThan(0);
+    // For people: sizes in KiB, MiB or GiB and tables with headers; --json keeps the bytes.
+    const listed = await admin("backup", "list");
+    expect(listed.output).toMatch(/^ID +TAKEN +SIZE +STATUS$/m);
+    expect(listed.output).toMatch(new RegExp(`^${backup.id} .* \\d+(\\.\\d)? (B|KiB|MiB) +verified$`, "m"));
+    expect(listed.output).not.toContain(String(backup.sizeBytes));
+    expect((await admin("backup", "show", backup.id)).output).toMatch(/^COLLECTION +ROWS +SIZE +SHA-256$/m);
+    expect((await admin("scans")).output).toMatch(/^ID +KIND +STATUS +STARTED +BY +CRITICAL +WARNING +INFO$/m);
     expect(((await must(`/api/v1/admin/backups/${backup.id}`, { token: adminToken }, 200)) as { status: string }).status).toBe("verified");
     expect((await admin("backup", "verify", backup.id)).code).toBe(0);
     expect((await admin("backup", "verify", "bak_missing")).code).toBe(4);
@@ -132,5 +148,41 @@ describe("the admin CLI (pnpm admin)", { timeout: 180_000 }, () => {
     expect(cleaned.code, cleaned.output).toBe(0);
     expect(cleaned.json()).toMatchObject({ observations: 1, backupId: expect.stringMatching(/^bak_/) });
     expect(((await must("/observations", { token: owner.token }, 200)) as { items: unknown[] }).items).toEqual([]);
+  });
+
+  it("prints no AWS SDK warning, even when started without the flag the package script sets", async () => {
+    const run = await adminWith({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined }, "settings");
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).not.toMatch(/NodeVersionSupportWarning|AWS SDK/);
+    expect(run.output).toMatch(/^SETTING +VALUE$/m);
+  });
+
+  it("says which settings it refused and why, in the API's words", async () => {
+    const refused = await admin("settings", "set", "staleAssignedHours=0", "backupSchedule=nightly", "colour=blue");
+    expect(refused.code).toBe(2);
+    expect(refused.output).toContain("Stale assigned hours must be at least 1.");
+    expect(refused.output).toContain("The backup schedule must be a cron expression of five fields: minute hour day month weekday (UTC).");
+    expect(refused.output).toContain("“colour” is not a known field.");
+  });
+
+  it("refuses a data folder without data (exit 2) for every command but create-admin, which starts one", async () => {
+    const empty = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-cli-empty-"));
+    const local = {
+      DATABASE_URL: undefined,
+      S3_ENDPOINT: undefined,
+      SECRETS_KEY: undefined,
+      DATA_DIR: empty,
+      EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    };
+    for (const command of [["scans"], ["settings"], ["backup", "list"]]) {
+      const refused = await adminWith(local, ...command);
+      expect(refused.code, refused.output).toBe(2);
+      expect(refused.output).toContain(`No Meridian data in ${empty}`);
+    }
+    expect(await fs.readdir(empty)).toEqual([]);
+    const created = await adminWith(local, "--json", "create-admin", "first-admin@example.com");
+    expect(created.code, created.output).toBe(0);
+    expect(created.json()).toMatchObject({ outcome: "created" });
+    expect((await adminWith(local, "--json", "settings")).json()).toMatchObject({ staleAssignedHours: 48 });
   });
 });

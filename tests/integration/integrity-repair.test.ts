@@ -182,6 +182,39 @@ describe("integrity repair", () => {
     expect(await storage.head(`quarantine/${prefix}/orphan`)).toBeUndefined();
   });
 
+  it("says what to do about a lost file and removes its record only when a person repairs that one issue, storage asked again first", async () => {
+    const { db, storage } = deps();
+    const withLost = await insertObservation();
+    const lost = await filesCollection.insert(db, fileDoc(withLost, "lost.fits"));
+    const back = await filesCollection.insert(db, fileDoc(withLost, "back.fits"));
+    const scan = await scanToEnd({ kind: "full", collections: ["files"], checkStorage: true });
+    const issues = await issuesOf(scan.id, "&type=file");
+    const missing = issueFor(issues, lost.id, "FILE_MISSING") as Issue & { nextStep?: string; observationId?: string };
+    expect(missing).toMatchObject({ severity: "critical", autoFixable: false, observationId: withLost, fix: { changes: [{ delete: "files", id: lost.id }] } });
+    expect(missing.nextStep).toMatch(/upload it again to its observation/);
+    expect(missing.nextStep).toMatch(/S3_BUCKET/);
+
+    // Never in bulk: a wrong bucket would make every file look lost.
+    const { jobId } = (await must(`/api/v1/admin/integrity/scans/${scan.id}/repair`, { method: "POST", token: adminToken }, 202)) as { jobId: string };
+    await until("the bulk repair to finish", async () => {
+      const job = (await must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200)) as { status: string };
+      return job.status === "completed" || job.status === "failed" ? job : undefined;
+    });
+    expect(await filesCollection.get(db, lost.id)).toBeDefined();
+
+    // An object that came back since the scan keeps its record.
+    await storage.put(back.doc.objectKey, Buffer.from("12345"));
+    await expectProblem(await repair(issueFor(issues, back.id, "FILE_MISSING").id), 409, "DOCUMENT_CHANGED");
+    expect(await filesCollection.get(db, back.id)).toBeDefined();
+
+    const repaired = (await must(`/api/v1/admin/integrity/issues/${missing.id}/repair`, { method: "POST", token: adminToken }, 200)) as Issue;
+    expect(repaired).toMatchObject({ status: "repaired", repair: { verified: true, result: { deletedFileId: lost.id, filename: "lost.fits" } } });
+    expect(await filesCollection.get(db, lost.id)).toBeUndefined();
+    expect(((await must(`/observations/${withLost}/files`, { token: owner.token }, 200)) as { items: Array<{ id: string }> }).items).toEqual([
+      expect.objectContaining({ id: back.id }),
+    ]);
+  });
+
   it("runs one bulk repair per scan at a time (409 REPAIR_RUNNING) and only on a finished scan", async () => {
     const scan = await scanToEnd({ kind: "quick" });
     const running = await recordJobStarted(deps().db, { kind: "integrity_repair", startedBy: null, subjectId: scan.id, now: new Date() });
@@ -221,6 +254,21 @@ describe("scheduled scans, health checks and the health summary", () => {
       return items.find((scan) => scan.startedBy === null);
     });
     expect(await waitForScan(scheduled.id)).toMatchObject({ status: "completed" });
+  });
+
+  it("reports a stale job queue as info, where the spec's severity table puts stale message queues", async () => {
+    const { db } = deps();
+    // A job no worker knows how to run waits in the queue for ever: stale after five minutes.
+    const [job] = await db.execute<{ id: string }>(
+      sql`select id::text from graphile_worker.add_job('no_such_task', '{}'::json, run_at := now() - interval '10 minutes')`,
+    );
+    try {
+      const scan = await scanToEnd({ kind: "full", collections: ["settings"], checkHealth: true });
+      const stale = (await issuesOf(scan.id, "&collection=system")).find((issue) => issue.code === "JOB_QUEUE_STALE");
+      expect(stale).toMatchObject({ severity: "info" });
+    } finally {
+      await db.execute(sql`select graphile_worker.complete_jobs(array[${job!.id}::bigint])`);
+    }
   });
 
   it("tells server admins when a scheduled scan finds critical issues, and reports health findings", async () => {

@@ -136,7 +136,65 @@ describe("integrity scans", () => {
     const first = (await must(`/api/v1/admin/integrity/scans/${scan.id}/issues?limit=2`, { token: adminToken }, 200)) as IssuePage;
     const second = (await must(`/api/v1/admin/integrity/scans/${scan.id}/issues?limit=2&cursor=${first.nextCursor}`, { token: adminToken }, 200)) as IssuePage;
     expect(first.items).toHaveLength(2);
-    expect(second.items[0]!.id > first.items[1]!.id).toBe(true);
+    expect(second.items.map((issue) => issue.id)).not.toContain(first.items[1]!.id);
+  });
+
+  it("lists issues most severe first, critical, warning, info, page after page, filters included", async () => {
+    const scan = await scanToEnd({ kind: "full", collections: ["observations"], deepScan: true, includeTestData: true });
+    expect(scan.summary.critical).toBeGreaterThan(0);
+    expect(scan.summary.warning).toBeGreaterThan(0);
+    expect(scan.summary.info).toBeGreaterThan(0);
+    const rank = { critical: 0, warning: 1, info: 2 } as Record<string, number>;
+    const pages = async (query: string) => {
+      const seen: IssuePage["items"] = [];
+      let cursor: string | null = null;
+      do {
+        const page = (await must(
+          `/api/v1/admin/integrity/scans/${scan.id}/issues?limit=2${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+          { token: adminToken },
+          200,
+        )) as IssuePage;
+        seen.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+    const all = await pages("");
+    expect(all).toHaveLength(scan.summary.critical + scan.summary.warning + scan.summary.info);
+    expect(new Set(all.map((issue) => issue.id)).size).toBe(all.length);
+    expect(all.map((issue) => rank[issue.severity])).toEqual(all.map((issue) => rank[issue.severity]).sort());
+    const observationsOnly = await pages("&collection=observations&type=data_quality");
+    expect(observationsOnly.map((issue) => issue.severity).every((severity) => severity === "info")).toBe(true);
+    // The CSV export keeps the same order.
+    const csv = await (await server.request(`/api/v1/admin/integrity/scans/${scan.id}/issues/export?format=csv`, { token: adminToken })).text();
+    const severities = csv
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(",")[1]!);
+    expect(severities).toEqual(all.map((issue) => issue.severity));
+    await expectProblem(
+      await server.request(`/api/v1/admin/integrity/scans/${scan.id}/issues?cursor=nonsense`, { token: adminToken }),
+      400,
+      "VALIDATION_FAILED",
+    );
+  });
+
+  it("gives each collection's real size: never none for a table with documents, counted while small", async () => {
+    const { items } = (await must("/api/v1/admin/integrity/collections", { token: adminToken }, 200)) as {
+      items: Array<{ name: string; estimatedDocuments: number; exact: boolean }>;
+    };
+    const [row] = await server.server.runtime.deps.db.execute<{ count: number }>(sql`select count(*)::int as count from observations`);
+    expect(items.find((item) => item.name === "observations")).toEqual({ name: "observations", estimatedDocuments: row!.count, exact: true });
+    expect(items.find((item) => item.name === "users")!.estimatedDocuments).toBeGreaterThanOrEqual(2);
+  });
+
+  it("records who started a scan: an administrator here, the schedule, the command line or a restore elsewhere", async () => {
+    const scan = (await must(`/api/v1/admin/integrity/scans/${(await scanToEnd({ kind: "quick" })).id}`, { token: adminToken }, 200)) as Scan & {
+      trigger: string;
+      startedBy: string | null;
+    };
+    expect(scan).toMatchObject({ trigger: "manual", startedBy: expect.stringMatching(/^usr_/) });
   });
 
   it("checks references in a deep scan and reports test data when asked", async () => {

@@ -103,4 +103,25 @@ describe("observation file uploads", () => {
     for await (const page of deps.storage.listIncompleteUploads(`observations/${observation.id}/`)) uploads.push(...page);
     expect(uploads).toEqual([]);
   });
+
+  it("marks a file whose bytes are gone from storage as missing, and its download answers 404 FILE_MISSING saying so", async () => {
+    const owner = await createAccount(server);
+    const { key, observation } = await observationWithKey(owner);
+    const kept = (await (await upload(observation.id, key, "filename=kept.fits", Buffer.from("kept"))).json()) as { id: string };
+    const lost = (await (await upload(observation.id, key, "filename=lost.fits", Buffer.from("lost"))).json()) as { id: string };
+    const { storage } = server.server.runtime.deps;
+    await storage.delete(`observations/${observation.id}/${lost.id}`);
+
+    const files = (await must(`/observations/${observation.id}/files`, { token: owner.token }, 200)) as { items: Array<{ id: string; missing?: boolean }> };
+    expect(files.items.map(({ id, missing }) => ({ id, missing }))).toEqual([
+      { id: kept.id, missing: false },
+      { id: lost.id, missing: true },
+    ]);
+    const problem = await expectProblem(await server.request(`/files/${lost.id}/download`, { token: owner.token }), 404, "FILE_MISSING");
+    expect(problem.detail).toMatch(/lost\.fits are missing from storage/);
+    expect((await server.request(`/files/${kept.id}/download`, { token: owner.token })).status).toBe(200);
+    // Someone who may not read the observation learns nothing of the file.
+    const stranger = await createAccount(server);
+    await expectProblem(await server.request(`/files/${lost.id}/download`, { token: stranger.token }), 404, "NOT_FOUND");
+  });
 });

@@ -24,7 +24,7 @@ describe("POST /observatories", () => {
     expect(plain.body).toEqual({
       id: expect.any(String),
       name: "Kitt Peak",
-      owner: { kind: "user", id: owner.id },
+      owner: { kind: "user", id: owner.id, name: expect.any(String) },
       dispatchEnabled: true,
       connection: { online: false },
       createdAt: expect.stringMatching(/Z$/),
@@ -43,7 +43,7 @@ describe("POST /observatories", () => {
     const owner = await createAccount(server);
     const organization = await createOrganization(owner, { name: "Las Cumbres" });
     const observatory = await createObservatory(owner, { name: "Siding Spring", organizationId: organization.id });
-    expect(observatory.owner).toEqual({ kind: "organization", id: organization.id });
+    expect(observatory.owner).toEqual({ kind: "organization", id: organization.id, name: "Las Cumbres" });
 
     const members = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
     expect(members).toEqual({ users: [], organizations: [{ organizationId: organization.id, name: "Las Cumbres", permissions: ALL, owning: true }] });
@@ -99,8 +99,8 @@ describe("POST /observatories", () => {
 });
 
 describe("GET /observatories and /observatories/{id}", () => {
-  it("lists only the observatories the caller can view, each with the caller's permissions", async () => {
-    const owner = await createAccount(server);
+  it("lists only the observatories the caller can view, each with the caller's permissions and its owner's name", async () => {
+    const owner = await createAccount(server, { name: "Olga Owner" });
     const viewer = await createAccount(server);
     const stranger = await createAccount(server);
     const mine = await createObservatory(owner);
@@ -114,7 +114,9 @@ describe("GET /observatories and /observatories/{id}", () => {
     expect(ownerList.items.every((item: { myPermissions: unknown }) => JSON.stringify(item.myPermissions) === JSON.stringify(ALL))).toBe(true);
 
     const viewerList = await must("/observatories", { token: viewer.token }, 200);
-    expect(viewerList.items).toEqual([expect.objectContaining({ id: shared.id, owner: { kind: "user", id: owner.id }, myPermissions: VIEW })]);
+    expect(viewerList.items).toEqual([
+      expect.objectContaining({ id: shared.id, owner: { kind: "user", id: owner.id, name: "Olga Owner" }, myPermissions: VIEW }),
+    ]);
 
     await expectProblem(await server.request(`/observatories/${mine.id}`, { token: viewer.token }), 404, "NOT_FOUND");
     await expectProblem(await server.request(`/observatories/${other.id}`, { token: owner.token }), 404, "NOT_FOUND");
@@ -124,6 +126,9 @@ describe("GET /observatories and /observatories/{id}", () => {
     const adminList = await must("/observatories?limit=200", { token: adminToken }, 200);
     expect(adminList.items.map((item: { id: string }) => item.id)).toEqual(expect.arrayContaining([mine.id, shared.id, other.id]));
     expect(adminList.items.find((item: { id: string }) => item.id === other.id).myPermissions).toEqual(ALL);
+    // An administrator who is no member reads whose observatory it is, by name.
+    expect(adminList.items.find((item: { id: string }) => item.id === mine.id).owner).toEqual({ kind: "user", id: owner.id, name: "Olga Owner" });
+    expect((await must(`/observatories/${shared.id}`, { token: adminToken }, 200)).owner.name).toBe("Olga Owner");
   });
 
   it("pages with limit and cursor without repeating or skipping", async () => {
@@ -402,7 +407,7 @@ describe("tRPC observatories procedures", () => {
     const created = await server.request("/trpc/observatories.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
     expect(created.status).toBe(200);
     const observatory = await trpcData<{ id: string; owner: unknown }>(created);
-    expect(observatory.owner).toEqual({ kind: "user", id: owner.id });
+    expect(observatory.owner).toMatchObject({ kind: "user", id: owner.id });
     const input = encodeURIComponent(JSON.stringify({ id: observatory.id }));
     const mine = await server.request(`/trpc/observatories.myPermissions?input=${input}`, { token: owner.token });
     expect(await trpcData(mine)).toMatchObject(ALL);

@@ -26,7 +26,7 @@ describe("POST /observatories/{id}/transfer-ownership to a user", () => {
 
     await expectProblem(await transfer(owner.token, observatory.id, { kind: "user", id: heir.id }), 409, "NOT_A_MEMBER");
     await expectProblem(await transfer(owner.token, observatory.id, { kind: "user", id: "usr_nobody" }), 409, "NOT_A_MEMBER");
-    expect((await must(`/observatories/${observatory.id}`, { token: owner.token }, 200)).owner).toEqual({ kind: "user", id: owner.id });
+    expect((await must(`/observatories/${observatory.id}`, { token: owner.token }, 200)).owner).toMatchObject({ kind: "user", id: owner.id });
 
     await addObservatoryMember(owner, observatory.id, heir);
     const response = await transfer(owner.token, observatory.id, { kind: "user", id: heir.id });
@@ -77,7 +77,7 @@ describe("POST /observatories/{id}/transfer-ownership to an organization", () =>
 
     const response = await transfer(owner.token, observatory.id, { kind: "organization", id: organization.id });
     expect(response.status).toBe(200);
-    expect((await response.json()).owner).toEqual({ kind: "organization", id: organization.id });
+    expect((await response.json()).owner).toMatchObject({ kind: "organization", id: organization.id });
 
     const members = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
     expect(members.organizations).toEqual([{ organizationId: organization.id, name: "Receiving Org", permissions: ALL, owning: true }]);
@@ -118,7 +118,7 @@ describe("POST /observatories/{id}/transfer-ownership to an organization", () =>
     await expectProblem(await transfer(orgAdmin.token, observatory.id, { kind: "user", id: heir.id }), 403, "FORBIDDEN");
     await expectProblem(await transfer(heir.token, observatory.id, { kind: "user", id: heir.id }), 403, "FORBIDDEN");
     // To another organization: the first stays a member with every permission, no longer owning and so removable.
-    expect((await (await transfer(orgOwner.token, observatory.id, { kind: "organization", id: second.id })).json()).owner).toEqual({
+    expect((await (await transfer(orgOwner.token, observatory.id, { kind: "organization", id: second.id })).json()).owner).toMatchObject({
       kind: "organization",
       id: second.id,
     });

@@ -16,9 +16,9 @@ export interface NodeProcess {
 
 /**
  * `node --import tsx <script>` from the repository root, as its own process, with only PATH,
- * HOME, HOST=127.0.0.1 and LOG_LEVEL=warn from outside, then `env`.
+ * HOME, HOST=127.0.0.1 and LOG_LEVEL=warn from outside, then `env` (a variable given as undefined is left out).
  */
-export function spawnTsx(script: string, env: Record<string, string>, name = script, args: string[] = []): NodeProcess {
+export function spawnTsx(script: string, env: Record<string, string | undefined>, name = script, args: string[] = []): NodeProcess {
   const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     cwd: repoRoot,
     env: {

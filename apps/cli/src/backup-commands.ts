@@ -21,7 +21,7 @@ import {
   type SystemActor,
 } from "@meridian/domain";
 import { Option, type Command } from "commander";
-import { progressReporter, type Output } from "./output";
+import { formatBytes, progressReporter, table, type Output } from "./output";
 
 export interface CommandContext {
   openDeps(): Promise<Deps>;
@@ -71,7 +71,7 @@ export function addBackupCommands(program: Command, context: CommandContext) {
       });
       const done = await getBackup({ deps, backupId: started.id });
       if (job.status !== "completed") throw failedJob(`Backup ${done.id}`, done.error ?? job.error);
-      print(done, () => `Backup ${done.id} of ${done.createdAt}: ${done.sizeBytes} bytes, ${done.status}`);
+      print(done, () => `Backup ${done.id} of ${done.createdAt}: ${formatBytes(done.sizeBytes)}, ${done.status}`);
     });
 
   backup
@@ -81,7 +81,12 @@ export function addBackupCommands(program: Command, context: CommandContext) {
       const { items } = await listBackups({ deps: await context.openDeps() });
       print(
         items.map(({ manifest: _manifest, ...summary }) => summary),
-        () => items.map((item) => `${item.id}  ${item.createdAt}  ${item.sizeBytes ?? "-"}  ${item.status}`).join("\n"),
+        () =>
+          table(
+            ["ID", "TAKEN", "SIZE", "STATUS"],
+            items.map((item) => [item.id, item.createdAt, formatBytes(item.sizeBytes), item.status]),
+            "No backups yet.",
+          ),
       );
     });
 
@@ -92,8 +97,13 @@ export function addBackupCommands(program: Command, context: CommandContext) {
       const found = await getBackup({ deps: await context.openDeps(), backupId });
       print(found, () =>
         [
-          `${found.id}  ${found.createdAt}  ${found.sizeBytes ?? "-"} bytes  ${found.status}`,
-          ...(found.manifest?.collections.map((part) => `  ${part.name.padEnd(24)} ${String(part.rows).padStart(9)} rows  ${part.sha256}`) ?? []),
+          `Backup ${found.id} of ${found.createdAt}: ${formatBytes(found.sizeBytes)}, ${found.status}`,
+          "",
+          table(
+            ["COLLECTION", "ROWS", "SIZE", "SHA-256"],
+            (found.manifest?.collections ?? []).map((part) => [part.name, part.rows, formatBytes(part.bytes), part.sha256]),
+            "No manifest (the backup did not finish).",
+          ),
         ].join("\n"),
       );
     });
@@ -142,9 +152,20 @@ export function addBackupCommands(program: Command, context: CommandContext) {
         actor,
         input: { keepDays: flags.keepDays, keepMin: flags.keepMin, dryRun: flags.dryRun },
       });
-      print(
-        result,
-        () => `${result.dryRun ? "Would delete" : "Deleted"} ${result.deleted.length}: ${result.deleted.map((item) => item.id).join(", ") || "none"}`,
+      print(result, () =>
+        [
+          `${result.dryRun ? "Would delete" : "Deleted"} ${result.deleted.length} backup${result.deleted.length === 1 ? "" : "s"}.`,
+          ...(result.deleted.length > 0
+            ? [
+                "",
+                table(
+                  ["ID", "TAKEN", "SIZE"],
+                  result.deleted.map((item) => [item.id, item.createdAt, formatBytes(item.sizeBytes)]),
+                  "",
+                ),
+              ]
+            : []),
+        ].join("\n"),
       );
     });
 

@@ -1,4 +1,4 @@
-import { integrityScansCollection } from "@meridian/db";
+import { integrityIssueTypes, integrityScansCollection, integritySeverities } from "@meridian/db";
 import {
   AppError,
   ensureServerAdmin,
@@ -22,7 +22,7 @@ import {
 } from "@meridian/domain";
 import { Command, CommanderError, Option } from "commander";
 import { addBackupCommands } from "./backup-commands";
-import { progressReporter, type Output } from "./output";
+import { formatBytes, progressReporter, table, type Output } from "./output";
 
 /** What the CLI's changes are recorded as, in audit entries and histories. */
 const CLI: SystemActor = { kind: "system", id: "cli" };
@@ -35,6 +35,13 @@ export function exitCodeOf(error: unknown): number {
   if (error instanceof AppError)
     return error.status === 404 ? EXIT.notFound : error.status === 409 ? EXIT.conflict : error.status < 500 ? EXIT.usage : EXIT.failed;
   return EXIT.failed;
+}
+
+/** What a failed command prints on stderr: the problem, and each field's message when the input was refused. */
+export function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const fields = error instanceof AppError ? (error.errors ?? []) : [];
+  return fields.length === 0 ? `${message}\n` : `${message}:\n${fields.map((field) => `  ${field.message}\n`).join("")}`;
 }
 
 const list = (value: string) =>
@@ -54,7 +61,12 @@ const positive = (value: string) => {
 };
 
 /** The whole command tree; `deps` is opened only when a command runs (so --help needs no database). */
-export function buildProgram(options: { openDeps: () => Promise<Deps>; output: Output; newAdminPassword?: string }) {
+export function buildProgram(options: {
+  /** The runtime, started on first use; refused on a data folder without data unless the command `mayCreate` one. */
+  openDeps: (open?: { mayCreate?: boolean }) => Promise<Deps>;
+  output: Output;
+  newAdminPassword?: string;
+}) {
   const { output } = options;
   const program = new Command("admin")
     .description("Meridian administration: the same operations as the admin API, on DATABASE_URL or the embedded data folder")
@@ -80,6 +92,7 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
       const scan = await startIntegrityScan({
         deps,
         actor: null,
+        trigger: "cli",
         kind: flags.kind,
         input: {
           collections: flags.collections,
@@ -114,17 +127,28 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
     .action(async (flags) => {
       const page = await listIntegrityScans({ deps: await options.openDeps(), limit: flags.limit });
       print(page.items, () =>
-        page.items
-          .map((scan) => `${scan.id}  ${scan.kind}  ${scan.status}  ${scan.startedAt}  ${scan.summary.critical}/${scan.summary.warning}/${scan.summary.info}`)
-          .join("\n"),
+        table(
+          ["ID", "KIND", "STATUS", "STARTED", "BY", "CRITICAL", "WARNING", "INFO"],
+          page.items.map((scan) => [
+            scan.id,
+            scan.kind,
+            scan.status,
+            scan.startedAt,
+            scan.trigger,
+            scan.summary.critical,
+            scan.summary.warning,
+            scan.summary.info,
+          ]),
+          "No scans yet.",
+        ),
       );
     });
 
   program
     .command("issues <scanId>")
     .description("a scan's issues, filtered")
-    .option("--severity <severity>")
-    .option("--type <type>")
+    .addOption(new Option("--severity <severity>").choices(integritySeverities))
+    .addOption(new Option("--type <type>").choices(integrityIssueTypes))
     .option("--collection <name>")
     .option("--fixable", "only auto-fixable issues")
     .option("--limit <n>", "how many", positive, 100)
@@ -132,7 +156,11 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
       const filter = { severity: flags.severity, type: flags.type, collection: flags.collection, autoFixable: flags.fixable ? ("true" as const) : undefined };
       const page = await listIntegrityIssues({ deps: await options.openDeps(), scanId, filter, limit: flags.limit });
       print(page, () =>
-        page.items.map((issue) => `${issue.id}  ${issue.severity}  ${issue.code}  ${issue.collection}/${issue.documentId}  ${issue.message}`).join("\n"),
+        table(
+          ["ID", "SEVERITY", "CODE", "DOCUMENT", "MESSAGE"],
+          page.items.map((issue) => [issue.id, issue.severity, issue.code, `${issue.collection}/${issue.documentId}`, issue.message]),
+          "No issues.",
+        ),
       );
     });
 
@@ -170,7 +198,7 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
           `Users              ${figures.userCount}`,
           `Organizations      ${figures.organizationCount}`,
           `Success rate       ${figures.successRate === null ? "—" : `${(figures.successRate * 100).toFixed(1)} %`}`,
-          `Storage bytes      ${figures.storageBytes}`,
+          `Storage            ${formatBytes(figures.storageBytes)}`,
         ].join("\n"),
       );
     });
@@ -179,9 +207,11 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
   settings.command("get", { isDefault: true }).action(async () => {
     const current = await readServerSettings((await options.openDeps()).db);
     print(current, () =>
-      Object.entries(current)
-        .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
-        .join("\n"),
+      table(
+        ["SETTING", "VALUE"],
+        Object.entries(current).map(([key, value]) => [key, JSON.stringify(value)]),
+        "",
+      ),
     );
   });
   settings
@@ -213,7 +243,7 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
     .action(async (email: string) => {
       const password = options.newAdminPassword;
       if (!password || password.length < 12) throw new AppError("VALIDATION_FAILED", "Set NEW_ADMIN_PASSWORD (at least 12 characters) for a new account");
-      const outcome = await ensureServerAdmin({ deps: await options.openDeps(), email, password });
+      const outcome = await ensureServerAdmin({ deps: await options.openDeps({ mayCreate: true }), email, password });
       print({ email, outcome }, () => `${email}: ${outcome}`);
     });
 
@@ -225,7 +255,13 @@ export function buildProgram(options: { openDeps: () => Promise<Deps>; output: O
     .option("--limit <n>", "how many", positive, 20)
     .action(async (flags) => {
       const page = await listJobs({ deps: await options.openDeps(), limit: flags.limit, kind: flags.kind });
-      print(page.items, () => page.items.map((job) => `${job.id}  ${job.kind}  ${job.status}  ${job.progress.done}/${job.progress.total ?? "?"}`).join("\n"));
+      print(page.items, () =>
+        table(
+          ["ID", "KIND", "STATUS", "PROGRESS", "STARTED"],
+          page.items.map((job) => [job.id, job.kind, job.status, `${job.progress.done}/${job.progress.total ?? "?"}`, job.startedAt]),
+          "No jobs.",
+        ),
+      );
     });
   jobs
     .command("cancel <jobId>")

@@ -1,6 +1,7 @@
 import type { ComponentType, ReactNode } from "react";
 import { createBrowserRouter, Outlet } from "react-router-dom";
 import { GuestOnly, RequireAuth, RequireServerAdmin } from "./auth/RequireAuth";
+import { Spinner } from "./components/Spinner";
 import { AppLayout } from "./layout/AppLayout";
 import { DashboardPage } from "./pages/DashboardPage";
 import { LoginPage } from "./pages/LoginPage";
@@ -9,10 +10,14 @@ import { SignupPage } from "./pages/SignupPage";
 
 /**
  * Pages other than the dashboard load on first visit, so the first paint (and the blocking
- * announcements modal) needs only the small main bundle.
+ * announcements modal) needs only the small main bundle. Until a page's code is there on the
+ * first load, the layout shows a spinner in its place (React Router's hydrate fallback).
  */
 function page<Module extends Record<string, unknown>>(load: () => Promise<Module>, name: keyof Module) {
-  return async () => ({ Component: (await load())[name] as ComponentType });
+  return {
+    lazy: async () => ({ Component: (await load())[name] as ComponentType }),
+    hydrateFallbackElement: <Spinner label="Loading the page" />,
+  };
 }
 
 /** The server serves the SPA under /app/ (vite `base`); client routes are relative to it. */
@@ -26,8 +31,8 @@ export const router = createBrowserRouter(
     { path: "/login", element: guestOnly(<LoginPage />) },
     { path: "/signup", element: guestOnly(<SignupPage />) },
     // Not guest-only: a reset link must work in a browser where someone is still signed in.
-    { path: "/forgot-password", lazy: page(() => import("./pages/ForgotPasswordPage"), "ForgotPasswordPage") },
-    { path: "/reset-password", lazy: page(() => import("./pages/ResetPasswordPage"), "ResetPasswordPage") },
+    { path: "/forgot-password", ...page(() => import("./pages/ForgotPasswordPage"), "ForgotPasswordPage") },
+    { path: "/reset-password", ...page(() => import("./pages/ResetPasswordPage"), "ResetPasswordPage") },
     {
       element: (
         <RequireAuth>
@@ -36,20 +41,20 @@ export const router = createBrowserRouter(
       ),
       children: [
         { index: true, element: <DashboardPage /> },
-        { path: "profile", lazy: page(() => import("./pages/ProfilePage"), "ProfilePage") },
-        { path: "security", lazy: page(() => import("./pages/SecurityPage"), "SecurityPage") },
-        { path: "api-keys", lazy: page(() => import("./pages/ApiKeysPage"), "ApiKeysPage") },
-        { path: "observations", lazy: page(() => import("./pages/ObservationsPage"), "ObservationsPage") },
-        { path: "observations/new", lazy: page(() => import("./pages/NewObservationPage"), "NewObservationPage") },
-        { path: "observations/:id", lazy: page(() => import("./pages/ObservationPage"), "ObservationPage") },
-        { path: "observatories", lazy: page(() => import("./pages/ObservatoriesPage"), "ObservatoriesPage") },
-        { path: "observatories/:id", lazy: page(() => import("./pages/ObservatoryPage"), "ObservatoryPage") },
-        { path: "organizations", lazy: page(() => import("./pages/OrganizationsPage"), "OrganizationsPage") },
-        { path: "organizations/:id", lazy: page(() => import("./pages/OrganizationPage"), "OrganizationPage") },
-        { path: "projects", lazy: page(() => import("./pages/ProjectsPage"), "ProjectsPage") },
-        { path: "projects/:id", lazy: page(() => import("./pages/ProjectPage"), "ProjectPage") },
-        { path: "statistics", lazy: page(() => import("./pages/AnalyticsPage"), "MyAnalyticsPage") },
-        { path: "announcements", lazy: page(() => import("./pages/AnnouncementsPage"), "AnnouncementsPage") },
+        { path: "profile", ...page(() => import("./pages/ProfilePage"), "ProfilePage") },
+        { path: "security", ...page(() => import("./pages/SecurityPage"), "SecurityPage") },
+        { path: "api-keys", ...page(() => import("./pages/ApiKeysPage"), "ApiKeysPage") },
+        { path: "observations", ...page(() => import("./pages/ObservationsPage"), "ObservationsPage") },
+        { path: "observations/new", ...page(() => import("./pages/NewObservationPage"), "NewObservationPage") },
+        { path: "observations/:id", ...page(() => import("./pages/ObservationPage"), "ObservationPage") },
+        { path: "observatories", ...page(() => import("./pages/ObservatoriesPage"), "ObservatoriesPage") },
+        { path: "observatories/:id", ...page(() => import("./pages/ObservatoryPage"), "ObservatoryPage") },
+        { path: "organizations", ...page(() => import("./pages/OrganizationsPage"), "OrganizationsPage") },
+        { path: "organizations/:id", ...page(() => import("./pages/OrganizationPage"), "OrganizationPage") },
+        { path: "projects", ...page(() => import("./pages/ProjectsPage"), "ProjectsPage") },
+        { path: "projects/:id", ...page(() => import("./pages/ProjectPage"), "ProjectPage") },
+        { path: "statistics", ...page(() => import("./pages/AnalyticsPage"), "MyAnalyticsPage") },
+        { path: "announcements", ...page(() => import("./pages/AnnouncementsPage"), "AnnouncementsPage") },
         {
           path: "admin",
           element: (
@@ -58,12 +63,13 @@ export const router = createBrowserRouter(
             </RequireServerAdmin>
           ),
           children: [
-            { index: true, lazy: page(() => import("./pages/AdministrationPage"), "AdministrationPage") },
-            { path: "users", lazy: page(() => import("./pages/AdminUsersPage"), "AdminUsersPage") },
-            { path: "integrity", lazy: page(() => import("./pages/IntegrityPage"), "IntegrityPage") },
-            { path: "backups", lazy: page(() => import("./pages/BackupsPage"), "BackupsPage") },
-            { path: "jobs", lazy: page(() => import("./pages/JobsPage"), "JobsPage") },
-            { path: "analytics", lazy: page(() => import("./pages/AnalyticsPage"), "SystemAnalyticsPage") },
+            { index: true, ...page(() => import("./pages/AdministrationPage"), "AdministrationPage") },
+            { path: "users", ...page(() => import("./pages/AdminUsersPage"), "AdminUsersPage") },
+            { path: "settings", ...page(() => import("./pages/ServerSettingsPage"), "ServerSettingsPage") },
+            { path: "integrity", ...page(() => import("./pages/IntegrityPage"), "IntegrityPage") },
+            { path: "backups", ...page(() => import("./pages/BackupsPage"), "BackupsPage") },
+            { path: "jobs", ...page(() => import("./pages/JobsPage"), "JobsPage") },
+            { path: "analytics", ...page(() => import("./pages/AnalyticsPage"), "SystemAnalyticsPage") },
           ],
         },
         { path: "*", element: <NotFoundPage /> },

@@ -100,3 +100,12 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   }
   return { ...env, DATA_DIR: path.resolve(env.DATA_DIR) };
 }
+
+/**
+ * The AWS SDK prints an eight-line warning on stderr in every process under Node 22 when it makes
+ * its first client; Meridian supports Node 20. Commands whose stderr a person reads call this
+ * before the runtime starts (the SDK reads the flag then). A value already set is kept.
+ */
+export function quietAwsSdkNodeVersionWarning(source: Record<string, string | undefined> = process.env): void {
+  source.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+}

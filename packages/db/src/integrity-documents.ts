@@ -5,6 +5,9 @@ export const integrityScanKinds = ["quick", "full"] as const;
 export const integrityIssueTypes = ["structure", "status", "reference", "file", "data_quality"] as const;
 export const integritySeverities = ["critical", "warning", "info"] as const;
 export const integrityScanStatuses = ["queued", "running", "completed", "failed"] as const;
+/** Who or what started a scan: an administrator in the app or the API, the schedule, `pnpm admin scan`, or a restore. */
+export const integrityScanTriggers = ["manual", "scheduled", "cli", "restore"] as const;
+export type IntegrityScanTrigger = (typeof integrityScanTriggers)[number];
 
 export const integrityScanOptionsSchema = z.object({
   collections: z.array(z.string()),
@@ -32,6 +35,8 @@ export const integrityScanDocSchema = z.object({
   /** The run that owns the scan now: a run that finds another one took over stops at its next write. */
   runId: z.string().optional(),
   startedBy: z.string().nullable(),
+  /** Absent on scans from before it was recorded: those were started by `startedBy`, or else by the schedule. */
+  trigger: z.enum(integrityScanTriggers).optional(),
   startedAt: isoDate,
   finishedAt: isoDate.nullable(),
   error: z.string().nullable(),
@@ -47,8 +52,15 @@ export const integrityIssueDocSchema = z.object({
   code: z.string(),
   message: z.string(),
   autoFixable: z.boolean(),
-  /** Exactly what a repair would change; null when it cannot be repaired automatically. */
+  /**
+   * Exactly what a repair would change; null when nothing can be repaired automatically. An issue
+   * with a fix that is not auto-fixable is repaired one at a time by a person, never in bulk.
+   */
   fix: z.object({ description: z.string(), changes: z.array(z.record(z.string(), z.unknown())) }).nullable(),
+  /** What a person should do about it, when the repair alone does not settle it. */
+  nextStep: z.string().optional(),
+  /** The observation the document belongs to (a file's), so the issue can link to it. */
+  observationId: z.string().optional(),
   status: z.enum(["open", "repaired"]),
   /** The document's updated_at when scanned: a repair refuses (409) when it changed since. */
   documentUpdatedAt: isoDate.nullable(),

@@ -1,7 +1,9 @@
 /**
  * What the SPA and the server must agree on, bundled by the browser as well: validation wording,
  * the short-name rule, how observatory permissions imply each other. No Node, no database and no
- * zod here (the WebSocket event schemas, which need zod, are `@meridian/rules/events`).
+ * zod here: what needs zod or a parser has its own entry, loaded only by the pages that use it
+ * (`@meridian/rules/events`: WebSocket event schemas; `/settings`: the server settings' schemas;
+ * `/cron`: schedules read with cron-parser).
  */
 export { fieldLabel, fieldMessage, humanizeKey, issuePredicate, UNKNOWN_FIELD, type IssueDetails } from "./validation-messages";
 export { SHORT_NAME_FORMAT, SHORT_NAME_MESSAGE, SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE, shortNameProblem } from "./short-name";

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { Archive } from "lucide-react";
+import { Link } from "react-router-dom";
 import { Alert } from "../components/Alert";
 import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
@@ -23,10 +24,10 @@ export function BackupTable() {
     refetchInterval: (query) => (query.state.data?.items.some((backup) => backup.status === "running") ? 3000 : false),
   });
   const [restoring, setRestoring] = useState<Backup | null>(null);
-  const [active, setActive] = useState<{ jobId: string; what: string } | null>(null);
+  const [active, setActive] = useState<{ jobId: string; what: "Verification" | "Restore"; backup: Backup } | null>(null);
   const refresh = () => void queryClient.invalidateQueries(trpc.backups.list.pathFilter());
   const { job, running } = useTrackedJob(active?.jobId ?? null, (status) => (status === "completed" || status === "failed" ? refresh() : undefined));
-  const verify = useMutation(trpc.backups.verify.mutationOptions({ onSuccess: ({ jobId }) => setActive({ jobId, what: "Verification" }) }));
+  const verify = useMutation(trpc.backups.verify.mutationOptions());
   const restoreResult = job?.status === "completed" && active?.what === "Restore" ? (job.result as { scanId: string | null } | null) : null;
   return (
     <section aria-labelledby="backups-heading" className="flex flex-col gap-3">
@@ -45,12 +46,19 @@ export function BackupTable() {
       ) : null}
       {active && job?.status === "completed" ? (
         <Alert tone="success">
-          {active.what} finished.{restoreResult ? " A quick integrity scan is checking the restored data." : ""}
+          {active.what === "Verification"
+            ? `Verification passed: the backup of ${formatShortDateTime(active.backup.createdAt)} matches its manifest, ` +
+              "every collection's rows and checksum."
+            : `The backup of ${formatShortDateTime(active.backup.createdAt)} is restored.` +
+              (restoreResult ? " A quick integrity scan is checking the restored data." : "")}
         </Alert>
       ) : null}
       {active && job?.status === "failed" ? (
         <Alert tone="error">
-          {active.what} failed: {job.error}
+          {active.what === "Verification"
+            ? `Verification failed for the backup of ${formatShortDateTime(active.backup.createdAt)}: ` +
+              `${(job.error ?? "unknown error").replace(/^Verification failed: /, "")}. Do not restore it.`
+            : `The restore of the backup of ${formatShortDateTime(active.backup.createdAt)} failed: ${job.error}`}
         </Alert>
       ) : null}
       <QueryState
@@ -60,7 +68,11 @@ export function BackupTable() {
         isEmpty={(data) => data.items.length === 0}
         empty={
           <EmptyState icon={Archive} title="No backups yet">
-            Create one above, or set a schedule in the server settings.
+            Create one above, or set a schedule in the{" "}
+            <Link to="/admin/settings#backups" className="font-medium text-indigo-600 underline underline-offset-2 hover:no-underline">
+              server settings
+            </Link>
+            .
           </EmptyState>
         }
       >
@@ -83,7 +95,7 @@ export function BackupTable() {
                   <Button
                     variant="secondary"
                     disabled={backup.status === "running" || running}
-                    onClick={() => verify.mutate({ id: backup.id })}
+                    onClick={() => verify.mutate({ id: backup.id }, { onSuccess: ({ jobId }) => setActive({ jobId, what: "Verification", backup }) })}
                     aria-label={`Verify the backup of ${formatShortDateTime(backup.createdAt)}`}
                   >
                     Verify
@@ -107,8 +119,8 @@ export function BackupTable() {
           backup={restoring}
           onClose={() => setRestoring(null)}
           onStarted={(jobId) => {
+            setActive({ jobId, what: "Restore", backup: restoring });
             setRestoring(null);
-            setActive({ jobId, what: "Restore" });
           }}
         />
       ) : null}

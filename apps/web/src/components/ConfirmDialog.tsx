@@ -7,7 +7,7 @@ export interface ConfirmDialogProps {
   title: string;
   children: ReactNode;
   confirmLabel: string;
-  /** The button that leaves things as they are, when "Cancel" would be ambiguous beside the action. */
+  /** The button that leaves things as they are; "Cancel" unless that would sit beside a "Cancel …" action. */
   cancelLabel?: string;
   busy?: boolean;
   error?: string | null;

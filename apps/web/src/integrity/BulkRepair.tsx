@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Wrench } from "lucide-react";
 import { Alert } from "../components/Alert";
@@ -33,6 +33,10 @@ export function BulkRepair({ scanId, fixable }: { scanId: string; fixable: numbe
     if (status === "completed") void queryClient.invalidateQueries(trpc.integrity.issues.pathFilter());
   });
   const result = data?.status === "completed" ? (data.result as RepairResult | null) : null;
+  // Nothing left to repair (another administrator was quicker): a confirmation of "0" has nothing to confirm.
+  useEffect(() => {
+    if (fixable === 0) setConfirming(false);
+  }, [fixable]);
   const percent = data?.progress.total ? Math.round((data.progress.done / data.progress.total) * 100) : 0;
 
   return (
@@ -43,7 +47,7 @@ export function BulkRepair({ scanId, fixable }: { scanId: string; fixable: numbe
           disabled={fixable === 0 || (jobId !== null && !finished)}
           onClick={() => setConfirming(true)}
         >
-          Repair {fixable} auto-fixable issue{fixable === 1 ? "" : "s"}
+          {fixable === 0 ? "No auto-fixable issues to repair" : `Repair ${fixable} auto-fixable issue${fixable === 1 ? "" : "s"}`}
         </Button>
       </div>
       {jobId && data && !finished ? (

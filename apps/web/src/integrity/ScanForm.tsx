@@ -95,7 +95,7 @@ export function ScanForm({ onStarted }: { onStarted(scan: Scan): void }) {
                 {all.map((collection) => (
                   <CheckboxField
                     key={collection.name}
-                    label={`${collection.name} (~${collection.estimatedDocuments.toLocaleString()})`}
+                    label={`${collection.name} (${collection.exact ? "" : "~"}${collection.estimatedDocuments.toLocaleString()})`}
                     checked={selected.includes(collection.name)}
                     onChange={(checked) => setChosen(checked ? [...selected, collection.name] : selected.filter((name) => name !== collection.name))}
                   />

@@ -8,7 +8,7 @@ import { ActionsCell, DataTable, HeadingsWithActions, td } from "../components/T
 import { formatShortDateTime } from "../lib/format";
 import { useCursorPages } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
-import { isRunning, scanStatusTone, severities, severityTone, type Scan } from "./labels";
+import { isRunning, scanStatusTone, severities, severityTone, triggerLabel, type Scan } from "./labels";
 import { ScanProgress } from "./ScanProgress";
 
 const PAGE_SIZE = 20;
@@ -41,7 +41,7 @@ export function ScanHistory({ selectedId, onSelect }: { selectedId: string | nul
               <tr key={scan.id} aria-current={scan.id === selectedId ? "true" : undefined} className={scan.id === selectedId ? "bg-indigo-50/50" : undefined}>
                 <td className={td} data-label="Started">
                   {formatShortDateTime(scan.startedAt)}
-                  <span className="block text-xs text-slate-500">{scan.startedBy ? "by an administrator" : "scheduled"}</span>
+                  <span className="block text-xs text-slate-500">{triggerLabel[scan.trigger]}</span>
                 </td>
                 <td className={`${td} capitalize`} data-label="Kind">
                   {scan.kind}

@@ -21,8 +21,11 @@ const linkButton =
   "inline-flex items-center gap-1.5 rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-700 shadow-sm ring-1 ring-slate-300 " +
   "hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600";
 
-/** One scan: its summary, the issues filtered with counts per value, each issue's detail, repair and export. */
-export function ScanIssues({ scanId }: { scanId: string }) {
+/**
+ * One scan: its summary, the issues most severe first, filtered (the filters are the page's, kept
+ * in its URL) with counts per value, each issue's detail, repair and export.
+ */
+export function ScanIssues({ scanId, filter, onFilter }: { scanId: string; filter: IssueFilter; onFilter(filter: IssueFilter): void }) {
   const scan = useQuery({
     ...trpc.integrity.scan.queryOptions({ id: scanId }, { staleTime: 0 }),
     refetchInterval: (query) => (query.state.data && !isRunning(query.state.data) ? false : 2000),
@@ -35,15 +38,26 @@ export function ScanIssues({ scanId }: { scanId: string }) {
             <ScanProgress scan={data} />
           </section>
         ) : (
-          <Issues scanId={scanId} finishedAt={data.finishedAt} failed={data.status === "failed" ? data.error : null} />
+          <Issues scanId={scanId} finishedAt={data.finishedAt} failed={data.status === "failed" ? data.error : null} filter={filter} setFilter={onFilter} />
         )
       }
     </QueryState>
   );
 }
 
-function Issues({ scanId, finishedAt, failed }: { scanId: string; finishedAt: string | null; failed: string | null }) {
-  const [filter, setFilter] = useState<IssueFilter>({});
+function Issues({
+  scanId,
+  finishedAt,
+  failed,
+  filter,
+  setFilter,
+}: {
+  scanId: string;
+  finishedAt: string | null;
+  failed: string | null;
+  filter: IssueFilter;
+  setFilter(filter: IssueFilter): void;
+}) {
   const [open, setOpen] = useState<Issue | null>(null);
   const input = { id: scanId, limit: PAGE_SIZE, ...filter };
   const { query, items } = useCursorPages(trpc.integrity.issues.infiniteQueryKey(input), (cursor) =>
@@ -66,6 +80,8 @@ function Issues({ scanId, finishedAt, failed }: { scanId: string; finishedAt: st
           {name(value)} ({countOf(key, value)})
         </option>
       ))}
+      {/* A value from a shared link that this scan has none of still shows as chosen. */}
+      {filter[key] && !values.includes(filter[key]) ? <option value={filter[key]}>{name(filter[key])} (0)</option> : null}
     </SelectField>
   );
 
@@ -110,15 +126,15 @@ function Issues({ scanId, finishedAt, failed }: { scanId: string; finishedAt: st
                 <td className={td} data-label="Severity">
                   <Badge tone={severityTone[issue.severity]}>{issue.severity}</Badge>
                 </td>
-                <td className={td} data-label="Issue">
-                  <span className="block font-mono text-xs text-slate-900">{issue.code}</span>
-                  <span className="block max-w-xl text-slate-600">{issue.message}</span>
+                <td className={`${td} min-w-0`} data-label="Issue">
+                  <span className="block font-mono text-xs wrap-anywhere text-slate-900">{issue.code}</span>
+                  <span className="block max-w-xl wrap-anywhere text-slate-600">{issue.message}</span>
                 </td>
-                <td className={td} data-label="Document">
+                <td className={`${td} min-w-0`} data-label="Document">
                   <span className="block text-xs text-slate-500">
                     {issue.collection} · {typeLabel(issue.type)}
                   </span>
-                  <span className="block font-mono text-xs break-all">{issue.documentId}</span>
+                  <span className="block max-w-xs font-mono text-xs break-all">{issue.documentId}</span>
                 </td>
                 <td className={td} data-label="Status">
                   <Badge tone={issue.status === "repaired" ? "emerald" : issue.autoFixable ? "indigo" : "slate"}>

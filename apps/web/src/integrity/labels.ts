@@ -12,6 +12,28 @@ export type IssueFilter = {
   autoFixable?: "true" | "false";
 };
 
+/** The list's filters as the page's URL holds them (`?scan=…&severity=…`): values the API does not know are ignored. */
+export function filterFromParams(params: URLSearchParams): IssueFilter {
+  const filter: IssueFilter = {};
+  const severity = params.get("severity");
+  if (severity && (severities as readonly string[]).includes(severity)) filter.severity = severity as IssueFilter["severity"];
+  const type = params.get("type");
+  if (type && (issueTypes as readonly string[]).includes(type)) filter.type = type as IssueFilter["type"];
+  const collection = params.get("collection");
+  if (collection && /^[a-z_]{1,100}$/.test(collection)) filter.collection = collection;
+  const autoFixable = params.get("autoFixable");
+  if (autoFixable === "true" || autoFixable === "false") filter.autoFixable = autoFixable;
+  return filter;
+}
+
+/** Who or what started a scan, for the history. */
+export const triggerLabel: Record<Scan["trigger"], string> = {
+  manual: "by an administrator",
+  scheduled: "scheduled",
+  cli: "from the command line",
+  restore: "after a restore",
+};
+
 export const severityTone: Record<string, BadgeTone> = { critical: "red", warning: "amber", info: "sky" };
 export const scanStatusTone: Record<string, BadgeTone> = { queued: "slate", running: "indigo", completed: "emerald", failed: "red" };
 export const typeLabel = (type: string) => (type === "data_quality" ? "data quality" : type);

@@ -11,6 +11,7 @@ import {
   LockKeyhole,
   Megaphone,
   Shield,
+  SlidersHorizontal,
   Telescope,
   UserRound,
   UsersRound,
@@ -58,6 +59,7 @@ export const navSections: NavSection[] = [
     items: [
       { to: "/admin", label: "Administration", icon: Shield, adminOnly: true, end: true },
       { to: "/admin/users", label: "Users", icon: UsersRound, adminOnly: true },
+      { to: "/admin/settings", label: "Server settings", icon: SlidersHorizontal, adminOnly: true },
       { to: "/admin/integrity", label: "Database integrity", icon: DatabaseZap, adminOnly: true },
       { to: "/admin/backups", label: "Backups", icon: DatabaseBackup, adminOnly: true },
       { to: "/admin/jobs", label: "Jobs", icon: ListChecks, adminOnly: true },

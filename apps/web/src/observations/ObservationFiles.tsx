@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { Download, FileImage } from "lucide-react";
+import { Download, FileImage, FileX } from "lucide-react";
+import { Badge } from "../components/Badge";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
 import { trpc } from "../trpc";
@@ -7,7 +8,10 @@ import { formatBytes } from "./labels";
 
 const downloadUrl = (fileId: string) => `/files/${fileId}/download`;
 
-/** The observation's files with their previews as thumbnails, each downloadable (the session cookie authorises the download). */
+/**
+ * The observation's files with their previews as thumbnails, each downloadable (the session cookie
+ * authorises the download); a file whose bytes are gone from storage says so instead.
+ */
 export function ObservationFiles({ observationId }: { observationId: string }) {
   const files = useQuery(trpc.observations.files.queryOptions({ id: observationId }, { staleTime: 0 }));
   return (
@@ -31,12 +35,12 @@ export function ObservationFiles({ observationId }: { observationId: string }) {
               .map((file) => {
                 const preview = previewOf.get(file.id);
                 return (
-                  <li key={file.id} className="flex items-center gap-3 rounded-lg bg-white p-3 shadow-sm ring-1 ring-slate-200">
-                    {preview ? (
+                  <li key={file.id} className="flex min-w-0 items-center gap-3 rounded-lg bg-white p-3 shadow-sm ring-1 ring-slate-200">
+                    {preview && !preview.missing && !file.missing ? (
                       <img src={downloadUrl(preview.id)} alt={`Preview of ${file.filename}`} className="size-16 rounded object-cover ring-1 ring-slate-200" />
                     ) : (
-                      <span className="flex size-16 items-center justify-center rounded bg-slate-50 text-slate-400">
-                        <FileImage aria-hidden="true" className="size-6" />
+                      <span className="flex size-16 shrink-0 items-center justify-center rounded bg-slate-50 text-slate-400">
+                        {file.missing ? <FileX aria-hidden="true" className="size-6" /> : <FileImage aria-hidden="true" className="size-6" />}
                       </span>
                     )}
                     <div className="min-w-0 flex-1">
@@ -44,22 +48,34 @@ export function ObservationFiles({ observationId }: { observationId: string }) {
                       <p className="text-xs text-slate-500">
                         {formatBytes(file.sizeBytes)} · {file.contentType}
                       </p>
-                      <p className="truncate font-mono text-xs text-slate-400" title="SHA-256">
-                        {file.sha256.slice(0, 16)}…
-                      </p>
+                      {file.missing ? (
+                        <p className="mt-1 text-xs text-red-700">
+                          Its bytes are gone from storage: there is nothing to download. The observatory can upload it again.
+                        </p>
+                      ) : (
+                        <p className="truncate font-mono text-xs text-slate-400" title="SHA-256">
+                          {file.sha256.slice(0, 16)}…
+                        </p>
+                      )}
                     </div>
-                    <a
-                      href={downloadUrl(file.id)}
-                      download={file.filename}
-                      className={
-                        "inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm font-medium text-indigo-600 " +
-                        "hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
-                      }
-                      aria-label={`Download ${file.filename}`}
-                    >
-                      <Download aria-hidden="true" className="size-4" />
-                      Download
-                    </a>
+                    {file.missing ? (
+                      <Badge tone="red" className="shrink-0">
+                        Missing
+                      </Badge>
+                    ) : (
+                      <a
+                        href={downloadUrl(file.id)}
+                        download={file.filename}
+                        className={
+                          "inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm font-medium text-indigo-600 " +
+                          "hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                        }
+                        aria-label={`Download ${file.filename}`}
+                      >
+                        <Download aria-hidden="true" className="size-4" />
+                        Download
+                      </a>
+                    )}
                   </li>
                 );
               })}

@@ -1,13 +1,18 @@
-import { ChartColumn, ChevronRight, DatabaseBackup, DatabaseZap, UsersRound, type LucideIcon } from "lucide-react";
+import { ChartColumn, ChevronRight, DatabaseBackup, DatabaseZap, SlidersHorizontal, UsersRound, type LucideIcon } from "lucide-react";
 import { Link } from "react-router-dom";
 import { ObservationCleanupCard } from "../admin/ObservationCleanupCard";
-import { ServerSettingsCard } from "../admin/ServerSettingsCard";
 import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
 
 /** Each administration feature adds its entry here (and to the navigation). */
 const sections: Array<{ title: string; description: string; icon: LucideIcon; to: string }> = [
   { title: "Users", description: "Search accounts, disable or enable them, and choose the server administrators.", icon: UsersRound, to: "/admin/users" },
+  {
+    title: "Server settings",
+    description: "Minimum plugin version, heartbeat timeout, when observations count as stuck, and the schedules of scans and backups.",
+    icon: SlidersHorizontal,
+    to: "/admin/settings",
+  },
   {
     title: "Database integrity",
     description: "Scan documents, references and stored files; triage what is found and repair it, one issue or in bulk.",
@@ -16,7 +21,7 @@ const sections: Array<{ title: string; description: string; icon: LucideIcon; to
   },
   {
     title: "Backup management",
-    description: "Create verified backups, restore one, and delete old ones; schedule them in the settings below.",
+    description: "Create verified backups, restore one, and delete old ones; schedule them and choose how long they are kept in the server settings.",
     icon: DatabaseBackup,
     to: "/admin/backups",
   },
@@ -56,8 +61,6 @@ export function AdministrationPage() {
           </li>
         ))}
       </ul>
-      <h2 className="mt-8 mb-3 text-base font-semibold text-slate-900">Settings</h2>
-      <ServerSettingsCard />
       <h2 className="mt-8 mb-3 text-base font-semibold text-slate-900">Data</h2>
       <ObservationCleanupCard />
     </>

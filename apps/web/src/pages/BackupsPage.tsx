@@ -2,6 +2,7 @@ import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Trash2 } from "lucide-react";
 import { BackupCleanupDialog } from "../backups/BackupCleanupDialog";
+import { BackupScheduleCard } from "../backups/BackupScheduleCard";
 import { BackupTable } from "../backups/BackupTable";
 import { CreateBackupCard } from "../backups/CreateBackupCard";
 import { Button } from "../components/Button";
@@ -13,7 +14,7 @@ import { trpc } from "../trpc";
 export function BackupsPage() {
   useDocumentTitle("Backup management");
   const [cleaning, setCleaning] = useState(false);
-  const settings = useQuery(trpc.admin.settings.queryOptions());
+  const settings = useQuery(trpc.admin.settings.queryOptions(undefined, { staleTime: 0 }));
   return (
     <>
       <PageHeader
@@ -26,7 +27,10 @@ export function BackupsPage() {
         }
       />
       <div className="flex flex-col gap-8">
-        <CreateBackupCard />
+        <div className="grid gap-6 xl:grid-cols-2">
+          <CreateBackupCard />
+          <BackupScheduleCard settings={settings.data} />
+        </div>
         <BackupTable />
       </div>
       {cleaning ? (

@@ -78,7 +78,7 @@ function ObservationView({ observation }: { observation: Observation }) {
       ) : null}
       {observation.statusReason ? <p className="mb-4 text-sm text-slate-600">Reason: {observation.statusReason}</p> : null}
       <div className="grid gap-6 lg:grid-cols-3">
-        <div className="flex flex-col gap-6 lg:col-span-2">
+        <div className="flex min-w-0 flex-col gap-6 lg:col-span-2">
           <Card title="Targets">
             <ul className="flex flex-col gap-3">
               {observation.targets.map((target, index) => (
@@ -100,7 +100,7 @@ function ObservationView({ observation }: { observation: Observation }) {
             <ObservationFiles observationId={observation.id} />
           </Card>
         </div>
-        <div className="flex flex-col gap-6">
+        <div className="flex min-w-0 flex-col gap-6">
           <Card title="Status timeline">
             <ObservationTimeline observationId={observation.id} status={observation.status} statusChangedAt={observation.statusChangedAt} />
           </Card>
@@ -120,6 +120,7 @@ function ObservationView({ observation }: { observation: Observation }) {
         open={confirming}
         title="Cancel this observation?"
         confirmLabel="Cancel observation"
+        cancelLabel="Keep it"
         busy={cancel.isPending}
         error={cancel.error ? summarizeError(cancel.error).message : null}
         onConfirm={() => cancel.mutate({ id: observation.id })}

@@ -76,10 +76,8 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
   // Observatory owners and administrators (and server admins, who may administer any) send its announcements.
   const canAnnounce = Boolean(mine.data?.can_admin);
   const ownerName =
-    owner.kind === "user"
-      ? owner.id === me.data?.id
-        ? "You"
-        : (userName(owner.id) ?? "Another user")
+    owner.kind === "user" && owner.id !== me.data?.id && !owner.name
+      ? (userName(owner.id) ?? "Another user")
       : ownerDescription(owner, me.data?.id, organizationName);
 
   return (

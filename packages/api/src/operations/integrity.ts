@@ -50,12 +50,22 @@ export const integrityOperations = {
     operationId: "listScannableCollections",
     access: "server-admin",
     tags,
-    summary: "The collections a scan can look at, with estimated sizes",
-    description: "Estimates come from the planner's statistics (no count of each table), so they lag behind recent writes.",
+    summary: "The collections a scan can look at, with their sizes",
+    description:
+      "Small tables (up to 8 MiB) and tables without planner statistics are counted (`exact: true`); larger ones give the planner's " +
+      "estimate scaled to the table's current size, which lags a little behind recent writes.",
     method: "get",
     path: "/api/v1/admin/integrity/collections",
     status: 200,
-    output: z.object({ items: z.array(z.object({ name: z.string(), estimatedDocuments: z.number().int() })) }),
+    output: z.object({
+      items: z.array(
+        z.object({
+          name: z.string(),
+          estimatedDocuments: z.number().int(),
+          exact: z.boolean().describe("Whether estimatedDocuments is a count rather than an estimate (extension)"),
+        }),
+      ),
+    }),
     outputDescription: "Collections",
     responses: adminErrors,
     handle: ({ ctx }) => listScannableCollections(ctx.deps),
@@ -139,7 +149,9 @@ export const integrityOperations = {
     access: "server-admin",
     tags,
     summary: "A scan's issues, filtered, with counts per value",
-    description: "Filters combine; `counts` gives, over the whole scan, the issues per severity, type, collection and autoFixable.",
+    description:
+      "Most severe first: critical, then warning, then info, each in id order; pages go on in that order. Filters combine; `counts` " +
+      "gives, over the whole scan, the issues per severity, type, collection and autoFixable.",
     method: "get",
     path: "/api/v1/admin/integrity/scans/{id}/issues",
     status: 200,

@@ -80,13 +80,19 @@ export const observationFileOperations = {
     access: "signed-in",
     tags,
     summary: "A file's bytes (readers of its observation)",
-    description: "Streamed with its content type, Content-Length and Content-Disposition.",
+    description:
+      "Streamed with its content type, Content-Length and Content-Disposition. A file whose record stays but whose bytes are gone " +
+      "from storage answers 404 FILE_MISSING (file lists mark such files `missing`).",
     method: "get",
     path: "/files/{id}/download",
     status: 200,
     params: z.object({ id: idParam }),
     outputDescription: "The bytes",
-    responses: { ...authedErrors, 200: { description: "The bytes", content: { "application/octet-stream": binary } } },
+    responses: {
+      ...authedErrors,
+      200: { description: "The bytes", content: { "application/octet-stream": binary } },
+      404: problemResponseFor("No such file, or not visible to the caller (NOT_FOUND); its bytes are missing from storage (FILE_MISSING)"),
+    },
     trpc: false,
     handle: async ({ ctx, actor, input }) => {
       const { file, body, contentLength } = await openObservationFile({ deps: ctx.deps, actor, fileId: input.id });

@@ -79,6 +79,16 @@ async function initialiseCluster(options: { root: string; home: string; pgdata: 
 }
 
 /**
+ * Whether DATA_DIR already holds an embedded cluster (in it, or where its postgres.location
+ * points), so a command that must not start an empty database can ask before starting one.
+ */
+export async function hasEmbeddedCluster(dataDir: string): Promise<boolean> {
+  const root = path.resolve(dataDir);
+  const recorded = (await fs.readFile(path.join(root, "postgres.location"), "utf8").catch(() => "")).trim();
+  return exists(path.join(recorded || root, "postgres", "PG_VERSION"));
+}
+
+/**
  * Starts (or adopts) a real PostgreSQL server whose files live under `dataDir`.
  *
  * pg_ctl daemonizes the server in its own session, so a terminal Ctrl-C reaches only Node,

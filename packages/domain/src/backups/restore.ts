@@ -134,7 +134,7 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
       after: { snapshotAt: manifest.snapshotAt, collections: restored, credentialsKeptRevoked: credentialsKept },
     });
     // The scans under way were closed above, so a quick scan of the restored data can always start.
-    const scan = await startIntegrityScanIn(tx, { deps, actor: null, kind: "quick", input: {} });
+    const scan = await startIntegrityScanIn(tx, { deps, actor: null, trigger: "restore", kind: "quick", input: {} });
     await reportJobIn(tx, deps, jobId, {
       status: "completed",
       progress: { stage: "done" },

@@ -87,8 +87,9 @@ export async function healthFindings(deps: Deps): Promise<HealthIssue[]> {
            )::int as stale,
            count(*) filter (where attempts >= max_attempts)::int as failed
       from graphile_worker.jobs`);
+  // The spec's severity table puts stale message queues under info (low urgency).
   if (queue?.stale)
-    issues.push(systemIssue("JOB_QUEUE_STALE", "warning", `${queue.stale} jobs have waited more than ${STALE_QUEUE_MINUTES} minutes: is a worker running?`));
+    issues.push(systemIssue("JOB_QUEUE_STALE", "info", `${queue.stale} jobs have waited more than ${STALE_QUEUE_MINUTES} minutes: is a worker running?`));
   if (queue?.failed) issues.push(systemIssue("JOBS_FAILED", "info", `${queue.failed} jobs failed every attempt and wait in the queue for a person`));
 
   const overdue = await backupOverdue(deps);

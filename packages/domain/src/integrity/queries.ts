@@ -6,6 +6,7 @@ import {
   integrityScansCollection,
   integrityIssueTypes,
   integrityScanKinds,
+  integrityScanTriggers,
   integritySeverities,
   type IntegrityIssueDoc,
   type IntegrityScanDoc,
@@ -52,7 +53,12 @@ export const integrityScanSchema = integrityScanDocSchema
     startedAt: true,
     finishedAt: true,
   })
-  .extend({ id: z.string() })
+  .extend({
+    id: z.string(),
+    trigger: z
+      .enum(integrityScanTriggers)
+      .describe("Who or what started it: an administrator (manual), the schedule, `pnpm admin scan` (cli) or a restore (extension)"),
+  })
   .meta({ id: "IntegrityScan" });
 
 /** An issue as the API shows it: its document without the scan's bookkeeping. */
@@ -96,6 +102,7 @@ export function presentScan(scan: StoredDocument<IntegrityScanDoc>) {
     jobId: doc.jobId,
     error: doc.error,
     startedBy: doc.startedBy,
+    trigger: doc.trigger ?? (doc.startedBy ? ("manual" as const) : ("scheduled" as const)),
     startedAt: doc.startedAt,
     finishedAt: doc.finishedAt,
   };
@@ -118,7 +125,7 @@ export async function listIntegrityScans(options: { deps: Deps; limit: number; c
   return { items: page.map(presentScan), nextCursor: scans.length > options.limit ? page.at(-1)!.id : null };
 }
 
-/** A scan's issues, filtered, in id order, with the counts per value of each filter over the whole scan. */
+/** A scan's issues, filtered, most severe first, with the counts per value of each filter over the whole scan. */
 export async function listIntegrityIssues(options: {
   deps: Deps;
   scanId: string;
@@ -151,19 +158,47 @@ export async function listIntegrityIssues(options: {
 /** An issue as the API shows it. */
 export const presentIssue = ({ id, doc: { scanId: _scan, documentUpdatedAt: _at, ...issue } }: StoredDocument<IntegrityIssueDoc>) => ({ id, ...issue });
 
-/** One page of a scan's issues in id order, filtered. */
+type Severity = (typeof integritySeverities)[number];
+
+/** A page's cursor: the last issue's severity and id, so the next page goes on in the same order. */
+function parseIssueCursor(cursor: string | undefined): { severity: Severity; id: string } | null {
+  if (!cursor) return null;
+  const at = cursor.indexOf(":");
+  const severity = cursor.slice(0, at) as Severity;
+  if (at <= 0 || !integritySeverities.includes(severity) || at === cursor.length - 1)
+    throw new AppError("VALIDATION_FAILED", "The cursor is not one this list gave", {
+      errors: [{ path: "cursor", message: "Cursor must be the nextCursor of the page before." }],
+    });
+  return { severity, id: cursor.slice(at + 1) };
+}
+
+/**
+ * One page of a scan's issues, filtered: critical first, then warning, then info (the order a
+ * person works in), each severity in id order. Each severity is read on its own along the
+ * (scan, severity, id) index, so a page costs at most three index range reads whatever the scan's size.
+ */
 async function listIssuePage(deps: Deps, scanId: string, filter: z.infer<typeof integrityIssueFilterSchema>, limit: number, cursor?: string) {
+  const after = parseIssueCursor(cursor);
   const conditions = [sql`scan_id = ${scanId}`];
-  if (filter.severity) conditions.push(sql`severity = ${filter.severity}`);
   if (filter.type) conditions.push(sql`type = ${filter.type}`);
   if (filter.collection) conditions.push(sql`collection = ${filter.collection}`);
   if (filter.autoFixable) conditions.push(sql`auto_fixable = ${filter.autoFixable === "true"}`);
-  if (cursor) conditions.push(sql`id > ${cursor}`);
-  const issues = await integrityIssuesCollection.findMany(deps.db, sql.join(conditions, sql` and `), sql`id`, limit + 1);
+  const severities = integritySeverities.filter(
+    (severity) =>
+      (!filter.severity || severity === filter.severity) && (!after || integritySeverities.indexOf(severity) >= integritySeverities.indexOf(after.severity)),
+  );
+  const issues: Array<StoredDocument<IntegrityIssueDoc>> = [];
+  for (const severity of severities) {
+    const where = [...conditions, sql`severity = ${severity}`];
+    if (after?.severity === severity) where.push(sql`id > ${after.id}`);
+    issues.push(...(await integrityIssuesCollection.findMany(deps.db, sql.join(where, sql` and `), sql`id`, limit + 1 - issues.length)));
+    if (issues.length > limit) break;
+  }
   const page = issues.slice(0, limit);
+  const last = page.at(-1);
   return {
     items: page.map(presentIssue),
-    nextCursor: issues.length > limit ? page.at(-1)!.id : null,
+    nextCursor: issues.length > limit && last ? `${last.doc.severity}:${last.id}` : null,
   };
 }
 
@@ -210,11 +245,36 @@ export async function latestScanSummary(deps: Deps) {
   return { id: scan.id, kind: scan.doc.kind, status: scan.doc.status, summary: scan.doc.summary, finishedAt: scan.doc.finishedAt };
 }
 
-/** The collections a scan can look at, each with the planner's estimate of its size (cheap: no count). */
+/** A table this small is counted exactly: a few milliseconds, and a fresh table has no statistics (reltuples −1) yet. */
+const EXACT_COUNT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The collections a scan can look at, each with its size: counted when the table is small or the
+ * planner has no statistics for it, else the planner's estimate scaled to the table's current
+ * pages (as the planner itself does), so a table with documents never reads as empty.
+ */
 export async function listScannableCollections(deps: Deps) {
-  const rows = await deps.db.execute<{ name: string; estimate: number }>(sql`
-    select relname as name, greatest(reltuples, 0)::bigint::int as estimate from pg_class
-     where relkind = 'r' and relnamespace = 'public'::regnamespace`);
-  const estimates = new Map(rows.map((row) => [row.name, row.estimate]));
-  return { items: Object.keys(collections).map((name) => ({ name, estimatedDocuments: estimates.get(name) ?? 0 })) };
+  const rows = await deps.db.execute<{ name: string; reltuples: number; relpages: number; bytes: number; pages: number }>(sql`
+    select relname as name, reltuples::float8 as reltuples, relpages, pg_relation_size(oid)::float8 as bytes,
+           pg_relation_size(oid)::float8 / current_setting('block_size')::float8 as pages
+      from pg_class where relkind = 'r' and relnamespace = 'public'::regnamespace`);
+  const stats = new Map(rows.map((row) => [row.name, row]));
+  const names = Object.keys(collections) as Array<keyof typeof collections>;
+  const counted = names.filter((name) => {
+    const table = stats.get(name);
+    return !table || table.bytes <= EXACT_COUNT_BYTES || table.reltuples <= 0 || table.relpages <= 0;
+  });
+  const counts = new Map<string, number>();
+  if (counted.length > 0) {
+    const selects = counted.map((name) => sql`select ${name}::text as name, count(*)::float8 as count from ${collections[name].table}`);
+    for (const row of await deps.db.execute<{ name: string; count: number }>(sql.join(selects, sql` union all `))) counts.set(row.name, row.count);
+  }
+  return {
+    items: names.map((name) => {
+      const exact = counts.get(name);
+      if (exact !== undefined) return { name, estimatedDocuments: exact, exact: true };
+      const table = stats.get(name)!;
+      return { name, estimatedDocuments: Math.round((table.reltuples / table.relpages) * table.pages), exact: false };
+    }),
+  };
 }

@@ -30,14 +30,16 @@ export const legacyCapturedFileKey = (observationId: string, filename: string) =
  * Repairs one issue, the way its `fix` says, through the same domain functions as the API (the
  * transition table, the file records), and verifies it by re-running the issue's check on the
  * document. Refuses with 409 DOCUMENT_CHANGED when the document changed since the scan, and with
- * 409 NOT_AUTO_FIXABLE for an issue that needs a person. A repaired issue is answered as it is.
+ * 409 NOT_AUTO_FIXABLE for an issue without a fix. An issue whose fix is not auto-fixable (a lost
+ * file's record) is repaired here, one at a time, and never by the bulk repair. A repaired issue
+ * is answered as it is.
  */
 export async function repairIntegrityIssue(options: { deps: Deps; actor: UserActor | Actor; issueId: string }) {
   const { deps, actor, issueId } = options;
   const issue = await integrityIssuesCollection.get(deps.db, issueId);
   if (!issue) throw new AppError("NOT_FOUND", "No such issue");
   if (issue.doc.status === "repaired") return presentIssue(issue);
-  if (!issue.doc.autoFixable) throw new AppError("NOT_AUTO_FIXABLE", `${issue.doc.code} needs a person: ${issue.doc.message}`);
+  if (!issue.doc.autoFixable && !issue.doc.fix) throw new AppError("NOT_AUTO_FIXABLE", `${issue.doc.code} needs a person: ${issue.doc.message}`);
   const repaired = await repairers[issue.doc.code]?.(deps, actor, issue);
   if (!repaired) throw new AppError("NOT_AUTO_FIXABLE", `No automatic repair for ${issue.doc.code}`);
   return presentIssue(repaired);
@@ -52,6 +54,7 @@ const repairers: Record<string, Repairer> = {
   DUPLICATE_FILE_RECORD: removeDuplicateRecord,
   ORPHAN_OBJECT: quarantineOrphan,
   INCOMPLETE_UPLOAD: abortListedUploads,
+  FILE_MISSING: removeLostFileRecord,
 };
 
 /** The issue, locked for this repair: a second repair of it at once waits, then finds it repaired. */
@@ -169,6 +172,23 @@ async function removeDuplicateRecord(deps: Deps, actor: Actor, issue: Issue) {
     await filesCollection.remove(tx, record.id);
     if (await filesCollection.get(tx, record.id)) unverified(issue);
     return markRepaired(tx, deps, actor, issue, { deletedFileId: record.id, kept: first.id, objectKey: record.doc.objectKey }, true);
+  });
+}
+
+/** A lost file's record goes, once storage is asked again and still has no object for it. */
+async function removeLostFileRecord(deps: Deps, actor: Actor, issue: Issue) {
+  const seen = await filesCollection.get(deps.db, issue.doc.documentId);
+  // Storage is asked outside the transaction, so a slow store holds no row lock.
+  if (seen && (await deps.storage.head(seen.doc.objectKey)))
+    throw new AppError("DOCUMENT_CHANGED", `${seen.doc.objectKey} is in storage again; the record stays. Scan again`);
+  return deps.db.transaction(async (tx) => {
+    const done = await lockIssue(tx, issue);
+    if (done) return done;
+    const record = await lockUnchanged(tx, issue, (db) => filesCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    await filesCollection.remove(tx, record.id);
+    if (await filesCollection.get(tx, record.id)) unverified(issue);
+    const { filename, objectKey, observationId } = record.doc;
+    return markRepaired(tx, deps, actor, issue, { deletedFileId: record.id, filename, objectKey, observationId }, true);
   });
 }
 

@@ -7,6 +7,7 @@ import {
   type IntegrityIssueDoc,
   type IntegrityScanDoc,
   type IntegrityScanOptions,
+  type IntegrityScanTrigger,
 } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
@@ -62,6 +63,8 @@ export function scanOptionsFor(kind: "quick" | "full", input: Partial<IntegrityS
 export async function startIntegrityScan(options: {
   deps: Deps;
   actor: UserActor | null;
+  /** Who or what starts it when no administrator does (default: the administrator, or else the schedule). */
+  trigger?: IntegrityScanTrigger;
   kind: "quick" | "full";
   input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean };
 }) {
@@ -82,7 +85,13 @@ export async function startIntegrityScan(options: {
 /** The same in the caller's transaction, where no scan of the kind can be running (a restore's swap closed them). */
 export async function startIntegrityScanIn(
   tx: Executor,
-  options: { deps: Deps; actor: UserActor | null; kind: "quick" | "full"; input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean } },
+  options: {
+    deps: Deps;
+    actor: UserActor | null;
+    trigger?: IntegrityScanTrigger;
+    kind: "quick" | "full";
+    input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean };
+  },
 ) {
   const { deps, actor, kind } = options;
   const now = deps.now();
@@ -95,6 +104,7 @@ export async function startIntegrityScanIn(
     checkpoint: null,
     jobId: null,
     startedBy: actor?.id ?? null,
+    trigger: options.trigger ?? (actor ? "manual" : "scheduled"),
     startedAt: now.toISOString(),
     finishedAt: null,
     error: null,
@@ -289,8 +299,8 @@ async function runScan(deps: Deps, scanId: string) {
   const summary = await summaryOf(deps.db, scanId);
   await guarded(async (tx) => {
     await patchScan(tx, scanId, { status: "completed", summary, finishedAt: deps.now().toISOString(), progress: { collection: null, scanned, total } });
-    // A scheduled scan (no one started it) tells the server admins when it finds data at risk.
-    if (!scan.doc.startedBy && summary.critical > 0) await notifyAdminsOfCriticalIssues(tx, deps, scanId, scan.doc.kind, summary);
+    // A scan no one watches (the schedule's, or a restore's) tells the server admins when it finds data at risk.
+    if (!scan.doc.startedBy && scan.doc.trigger !== "cli" && summary.critical > 0) await notifyAdminsOfCriticalIssues(tx, deps, scanId, scan.doc.kind, summary);
   });
   if (jobId) await reportJob(deps, jobId, { status: "completed", progress: { done: scanned, total, stage: "done" }, result: { scanId, summary } });
 }

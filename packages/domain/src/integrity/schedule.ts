@@ -23,7 +23,7 @@ export async function startScheduledScans(options: { deps: Deps; at: Date }) {
     const expression = settings.scanSchedule[kind];
     if (!expression || !cronFiresAt(expression, at)) continue;
     try {
-      const scan = await startIntegrityScan({ deps, actor: null, kind, input: scheduledOptions[kind] });
+      const scan = await startIntegrityScan({ deps, actor: null, trigger: "scheduled", kind, input: scheduledOptions[kind] });
       started.push(scan.id);
     } catch (error) {
       if (!(error instanceof AppError && error.code === "SCAN_RUNNING")) throw error;

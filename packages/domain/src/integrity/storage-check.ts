@@ -106,6 +106,7 @@ export async function* storageFindings(db: Executor, storage: ObjectStorage, now
         type: "file",
         code: "DUPLICATE_FILE_RECORD",
         message: `A second record for object ${key}`,
+        observationId: record.doc.observationId,
         autoFixable: true,
         fix: { description: "Remove this duplicate record; the first one and the object stay", changes: [{ delete: "files", id: record.id }] },
       });
@@ -118,8 +119,17 @@ export async function* storageFindings(db: Executor, storage: ObjectStorage, now
         type: "file",
         code: "FILE_MISSING",
         message: `${record.doc.filename}: the record names ${key}, which is not in storage`,
+        // Never in bulk: storage pointed at the wrong bucket makes every file look lost.
         autoFixable: false,
-        fix: null,
+        fix: {
+          description: "Remove the record of the lost file (its bytes are gone); the observation keeps its other files",
+          changes: [{ delete: "files", id: record.id }],
+        },
+        nextStep:
+          "First check that the server uses the right storage (S3_ENDPOINT, S3_BUCKET): with the wrong bucket every file looks lost. " +
+          `If ${record.doc.filename} is lost, ask the observatory's operators to upload it again to its observation, ` +
+          "then remove this record with the repair. Until then the observation's page shows the file as missing.",
+        observationId: record.doc.observationId,
       });
       previousKey = key;
       record = await nextOf(records);
@@ -151,6 +161,8 @@ export async function* storageFindings(db: Executor, storage: ObjectStorage, now
         message: `${doc.filename}: the record says ${doc.sizeBytes} bytes, storage holds ${stored.size}`,
         autoFixable: false,
         fix: null,
+        nextStep: `The stored bytes are not the ones uploaded: ask the observatory's operators to upload ${doc.filename} again to its observation.`,
+        observationId: doc.observationId,
       });
     else if (stored.size === 0)
       yield issue(record.id, record.updated_at, {
@@ -160,13 +172,15 @@ export async function* storageFindings(db: Executor, storage: ObjectStorage, now
         message: `${doc.filename} is empty`,
         autoFixable: false,
         fix: null,
+        nextStep: `Ask the observatory's operators to upload ${doc.filename} again to its observation.`,
+        observationId: doc.observationId,
       });
     previousKey = key;
     record = await nextOf(records);
     object = await nextOf(objects);
   }
-  const unpreviewed = await db.execute<{ id: string; filename: string; updated_at: string }>(sql`
-    select f.id, f.doc->>'filename' as filename, f.updated_at from files f
+  const unpreviewed = await db.execute<{ id: string; filename: string; observation_id: string; updated_at: string }>(sql`
+    select f.id, f.doc->>'filename' as filename, f.observation_id, f.updated_at from files f
      where f.doc->>'kind' = 'image'
        and not exists (select 1 from files p where p.doc->>'previewOfId' = f.id)`);
   for (const row of unpreviewed)
@@ -177,6 +191,7 @@ export async function* storageFindings(db: Executor, storage: ObjectStorage, now
       message: `${row.filename} has no preview image`,
       autoFixable: false,
       fix: null,
+      observationId: row.observation_id,
     });
   const abandoned = await incompleteUploadFinding(storage, now);
   if (abandoned) yield abandoned;
@@ -215,6 +230,8 @@ export const checksumMismatch = (record: FileRow, actual: string): StorageIssue 
   documentId: record.id,
   autoFixable: false,
   fix: null,
+  nextStep: `The stored bytes are corrupt: restore them from a copy, or ask the observatory's operators to upload ${record.doc.filename} again.`,
+  observationId: record.doc.observationId,
   status: "open",
   documentUpdatedAt: new Date(record.updated_at).toISOString(),
 });

@@ -133,10 +133,41 @@ export async function uploadObservationFile(options: {
   }
 }
 
+/** How long a file list waits for storage to say which objects it holds before it lists the files without saying. */
+const PRESENCE_TIMEOUT_MS = 5_000;
+
+/**
+ * The object keys storage holds among these files': one listing of the observation's prefix (a
+ * request per 1,000 objects), and a HEAD only for a record whose key lies elsewhere. Null when
+ * storage does not answer in time: the list is then given without `missing`.
+ */
+async function storedKeys(deps: Deps, observationId: string, files: Array<StoredDocument<FileDoc>>): Promise<Set<string> | null> {
+  if (files.length === 0) return new Set();
+  const prefix = `observations/${observationId}/`;
+  const look = async () => {
+    const keys = new Set<string>();
+    for await (const page of deps.storage.list(prefix)) for (const object of page) keys.add(object.key);
+    for (const file of files) if (!file.doc.objectKey.startsWith(prefix) && (await deps.storage.head(file.doc.objectKey))) keys.add(file.doc.objectKey);
+    return keys;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([look(), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), PRESENCE_TIMEOUT_MS)))]);
+  } catch (error) {
+    deps.logger.warn({ err: error, observationId }, "could not list an observation's objects");
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** An observation's files, each marked `missing` when storage no longer holds its bytes (so a page can say so instead of offering a download). */
 export async function listObservationFiles(options: { deps: Deps; actor: UserActor; observationId: string }) {
-  await loadObservationAccess(options.deps.db, options.actor, options.observationId);
-  const files = await filesCollection.findMany(options.deps.db, eq(tables.files.observationId, options.observationId), asc(tables.files.createdAt), 10_000);
-  return { items: files.map(presentFile) };
+  const { deps, observationId } = options;
+  await loadObservationAccess(deps.db, options.actor, observationId);
+  const files = await filesCollection.findMany(deps.db, eq(tables.files.observationId, observationId), asc(tables.files.createdAt), 10_000);
+  const stored = await storedKeys(deps, observationId, files);
+  return { items: files.map((file) => ({ ...presentFile(file), ...(stored ? { missing: !stored.has(file.doc.objectKey) } : {}) })) };
 }
 
 /** The bytes of a file, for readers of its observation. */
@@ -151,6 +182,11 @@ export async function openObservationFile(options: { deps: Deps; actor: UserActo
     throw error;
   }
   const object = await deps.storage.get(file.doc.objectKey);
-  if (!object) throw new AppError("NOT_FOUND", "The file's bytes are missing from storage");
+  if (!object)
+    throw new AppError(
+      "FILE_MISSING",
+      `The bytes of ${file.doc.filename} are missing from storage: the file record stays, but there is nothing to download. ` +
+        "Its observatory can upload it again; a server administrator finds it in the integrity scan's storage check.",
+    );
   return { file: presentFile(file), body: object.body, contentLength: object.contentLength ?? file.doc.sizeBytes };
 }

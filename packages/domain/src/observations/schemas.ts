@@ -133,6 +133,12 @@ export const fileSchema = z
     kind: z.enum(fileKinds),
     previewOfId: z.string().nullable(),
     createdAt: z.string(),
+    missing: z
+      .boolean()
+      .optional()
+      .describe(
+        "In a file list: true when storage no longer holds the bytes (the download answers 404 FILE_MISSING); absent when storage did not answer (extension)",
+      ),
   })
   .meta({ id: "File" });
 export const fileListSchema = z.object({ items: z.array(fileSchema) }).meta({ id: "FileList" });

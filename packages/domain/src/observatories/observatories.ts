@@ -20,6 +20,7 @@ import {
   requireObservatoryPermission,
   resolveObservatoryAccess,
 } from "../permissions/observatory-permissions";
+import { loadOwnerNames } from "./owner-names";
 import { presentObservatory } from "./present";
 import type { ObservatoryCreate } from "./schemas";
 
@@ -98,7 +99,7 @@ export async function createObservatory(options: { deps: Deps; actor: UserActor;
       });
     }
     await recordAudit(tx, { actor, action: "observatory.created", target: scope, scope, after: { name: input.name, owner } });
-    return presentObservatory(observatory, ALL_OBSERVATORY_PERMISSIONS);
+    return presentObservatory(observatory, ALL_OBSERVATORY_PERMISSIONS, organizationName ?? actor.name);
   });
 }
 
@@ -126,10 +127,14 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
     access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: false, observatoryIds: visible.slice(0, limit) });
   }
   const page = rows.slice(0, limit);
+  const owners = await loadOwnerNames(
+    deps.db,
+    page.map((row) => row.doc.owner),
+  );
   return {
     items: page.map((row) => {
       const { sources: _sources, ...permissions } = access.get(row.id)!;
-      return presentObservatory(row, permissions);
+      return presentObservatory(row, permissions, owners.nameOf(row.doc.owner));
     }),
     nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
   };
@@ -141,7 +146,8 @@ export async function getObservatory(options: { deps: Deps; actor: UserActor; ob
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const { sources: _sources, ...permissions } = access;
-  return presentObservatory(observatory, permissions);
+  const owners = await loadOwnerNames(deps.db, [observatory.doc.owner]);
+  return presentObservatory(observatory, permissions, owners.nameOf(observatory.doc.owner));
 }
 
 export async function getMyObservatoryPermissions(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
@@ -173,7 +179,7 @@ export async function transferObservatoryOwnership(options: {
       isOwner = organization?.doc.ownerId === actor.id;
     }
     if (!isOwner && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may transfer the observatory");
-    if (previous.kind === to.kind && previous.id === to.id) return presentObservatory(observatory);
+    if (previous.kind === to.kind && previous.id === to.id) return presentObservatory(observatory, undefined, (await ownerName(tx, previous)) ?? undefined);
 
     let targetName: string | null;
     if (to.kind === "user") {
@@ -217,7 +223,7 @@ export async function transferObservatoryOwnership(options: {
       before: { owner: previous },
       after: { owner: to },
     });
-    return presentObservatory(updated!);
+    return presentObservatory(updated!, undefined, targetName ?? undefined);
   });
 }
 

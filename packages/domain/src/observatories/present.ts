@@ -1,11 +1,12 @@
 import type { ObservatoryDoc, ObservatoryPermissions, StoredDocument } from "@meridian/db";
 
-export function presentObservatory(observatory: StoredDocument<ObservatoryDoc>, myPermissions?: ObservatoryPermissions) {
+/** An observatory as the API shows it; `ownerName` only for callers who may view it (see `loadOwnerNames`). */
+export function presentObservatory(observatory: StoredDocument<ObservatoryDoc>, myPermissions?: ObservatoryPermissions, ownerName?: string) {
   const { doc } = observatory;
   return {
     id: observatory.id,
     name: doc.name,
-    owner: doc.owner,
+    owner: { kind: doc.owner.kind, id: doc.owner.id, ...(ownerName ? { name: ownerName } : {}) },
     ...(doc.location ? { location: doc.location } : {}),
     dispatchEnabled: doc.dispatchEnabled,
     connection: {

@@ -45,7 +45,11 @@ export const observatorySchema = z
   .object({
     id: z.string(),
     name: z.string(),
-    owner: z.object({ kind: z.enum(["user", "organization"]), id: z.string() }),
+    owner: z.object({
+      kind: z.enum(["user", "organization"]),
+      id: z.string(),
+      name: z.string().optional().describe("The owner's name, in lists and reads of the observatory (extension)"),
+    }),
     location: z.object({ latitude: z.number(), longitude: z.number(), elevation: z.number() }).optional(),
     dispatchEnabled: z.boolean(),
     connection: z.object({ online: z.boolean(), pluginVersion: z.string().optional(), lastSeenAt: z.string().optional() }),

@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { recordHistory, settingsOf } from "./observatories";
+import { loadOwnerNames } from "./owner-names";
 import { presentObservatory } from "./present";
 import type { ObservatoryUpdate } from "./schemas";
 
@@ -28,7 +29,9 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
         .map((key) => [key, { before: before[key], after: after[key] }]),
     );
     const { sources: _sources, ...permissions } = access;
-    if (Object.keys(changes).length === 0) return presentObservatory(observatory, permissions);
+    const owners = await loadOwnerNames(tx, [observatory.doc.owner]);
+    const ownerName = owners.nameOf(observatory.doc.owner);
+    if (Object.keys(changes).length === 0) return presentObservatory(observatory, permissions, ownerName);
     const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, ...after }));
     await recordHistory(tx, { observatoryId, type: "settings_changed", actorId: actor.id, data: { changes } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: after.name };
@@ -40,6 +43,6 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
       before: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.before])),
       after: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.after])),
     });
-    return presentObservatory(updated!, permissions);
+    return presentObservatory(updated!, permissions, ownerName);
   });
 }

@@ -1,60 +1,15 @@
 import { settingsCollection, type Executor } from "@meridian/db";
 import { compareVersions } from "@meridian/rules";
+import { defaultServerSettings, serverSettingsSchema, serverSettingsUpdateSchema, type ServerSettings } from "@meridian/rules/settings";
 import { sql } from "drizzle-orm";
-import { z } from "zod";
 import type { Actor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
-import { isCronExpression } from "./cron";
 
 const SETTINGS_ID = "server";
-const versionPattern = /^\d+(\.\d+){0,3}$/;
-const cronSchema = z
-  .string()
-  .trim()
-  .max(100)
-  .regex(/^(\S+\s+){4}\S+$/, "must be a cron expression of five fields")
-  .refine(isCronExpression, "must be a valid cron expression (minute hour day month weekday, UTC)")
-  .nullable();
 
-/** The administrators' settings (`GET|PUT /api/v1/admin/settings`), every field with its default. */
-export const serverSettingsSchema = z
-  .object({
-    minimumPluginVersion: z.string().regex(versionPattern, "must be numbers separated by dots, such as 3.8.0.0").nullable(),
-    staleInProgressHours: z
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 30),
-    staleAssignedHours: z
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 30),
-    heartbeatTimeoutSeconds: z.number().int().min(2).max(3600).describe("An observatory silent this long is offline (extension; default 90)"),
-    scanSchedule: z
-      .strictObject({ quick: cronSchema, full: cronSchema })
-      .describe("When scheduled integrity scans run (cron, UTC; null: never). The full one also checks storage, references and health."),
-    backupSchedule: cronSchema,
-    backupKeepDays: z.number().int().min(1).max(3650),
-    backupKeepMin: z.number().int().min(0).max(1000),
-  })
-  .meta({ id: "ServerSettings" });
-export type ServerSettings = z.infer<typeof serverSettingsSchema>;
-
-export const serverSettingsUpdateSchema = z.strictObject(serverSettingsSchema.partial().shape).meta({ id: "ServerSettingsUpdate" });
-
-export const defaultServerSettings: ServerSettings = {
-  minimumPluginVersion: null,
-  staleInProgressHours: 24,
-  staleAssignedHours: 48,
-  heartbeatTimeoutSeconds: 90,
-  // The spec's recommended monitoring: a quick scan weekly, a full scan with storage check monthly.
-  scanSchedule: { quick: "0 3 * * 0", full: "0 4 1 * *" },
-  backupSchedule: null,
-  backupKeepDays: 30,
-  backupKeepMin: 3,
-};
+// The schemas live in @meridian/rules, so the settings page checks fields with the API's own rules and wording.
+export { defaultServerSettings, serverSettingsSchema, serverSettingsUpdateSchema, type ServerSettings };
 
 /** The stored settings over the defaults; a field the schema no longer accepts falls back to its default. */
 export async function readServerSettings(db: Executor): Promise<ServerSettings> {

@@ -43,4 +43,3 @@ export const acknowledged = {
     409: conflict("INVALID_TRANSITION: cancelled, expired or not yet started"),
   },
 };
-

@@ -1,0 +1,44 @@
+import { CronExpressionParser } from "cron-parser";
+import cronstrue from "cronstrue";
+
+/**
+ * Five-field cron expressions in UTC, as the server settings hold them: the server's schedulers
+ * and the settings page read them with the same parser, so the page's "next runs" are the runs.
+ */
+const FIVE_FIELDS = /^(\S+\s+){4}\S+$/;
+
+export function isCronExpression(expression: string): boolean {
+  if (!FIVE_FIELDS.test(expression.trim())) return false;
+  try {
+    CronExpressionParser.parse(expression, { tz: "UTC" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a five-field cron expression (UTC) fires in the minute that holds `at`. */
+export function cronFiresAt(expression: string, at: Date): boolean {
+  const minute = Math.floor(at.getTime() / 60_000) * 60_000;
+  const previous = CronExpressionParser.parse(expression, { currentDate: new Date(minute + 30_000), tz: "UTC" }).prev();
+  return previous.getTime() === minute;
+}
+
+/** The next time a cron expression (UTC) fires after `after`. */
+export const nextCronTime = (expression: string, after: Date): Date =>
+  CronExpressionParser.parse(expression, { currentDate: after, tz: "UTC" }).next().toDate();
+
+/** The next `count` times a cron expression (UTC) fires after `after`. */
+export function nextCronTimes(expression: string, after: Date, count: number): Date[] {
+  const interval = CronExpressionParser.parse(expression, { currentDate: after, tz: "UTC" });
+  return Array.from({ length: count }, () => interval.next().toDate());
+}
+
+/** The last time a cron expression (UTC) fired at or before `at`. */
+export const previousCronTime = (expression: string, at: Date): Date =>
+  CronExpressionParser.parse(expression, { currentDate: new Date(at.getTime() + 1000), tz: "UTC" })
+    .prev()
+    .toDate();
+
+/** A valid expression in words, with 24-hour times ("At 03:00, only on Sunday"); the times are UTC. */
+export const describeCron = (expression: string): string => cronstrue.toString(expression.trim(), { use24HourTimeFormat: true });
