@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { freePort } from "../support/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { spawnTsx } from "../support/node-process";
+import { runAdminCli } from "../support/admin-cli";
 import { observationDocument, stuckFor } from "../support/observation-documents";
 import type { TestServer } from "../support/test-server";
 
@@ -33,26 +33,7 @@ const admin = (...args: string[]) => adminWith({}, ...args);
 
 /** The same, with `env` over the test server's (a variable given as undefined is left out). */
 async function adminWith(env: Record<string, string | undefined>, ...args: string[]) {
-  const { storage } = server.server.runtime.deps;
-  const proc = spawnTsx(
-    "apps/cli/src/main.ts",
-    {
-      DATABASE_URL: server.databaseUrl,
-      S3_ENDPOINT: storage.endpoint,
-      S3_BUCKET: storage.bucket,
-      S3_ACCESS_KEY_ID: "S3RVER",
-      S3_SECRET_ACCESS_KEY: "S3RVER",
-      S3_FORCE_PATH_STYLE: "true",
-      SECRETS_KEY: "test secrets key shared by every process of this run",
-      NEW_ADMIN_PASSWORD: "a new admin's password",
-      ...env,
-    },
-    `admin ${args.join(" ")}`,
-    args,
-  );
-  const { code } = await proc.exited;
-  const output = proc.output();
-  return { code, output, json: () => JSON.parse(output.slice(output.search(/[[{]/))) as Record<string, unknown> };
+  return runAdminCli(server, args, { NEW_ADMIN_PASSWORD: "a new admin's password", ...env });
 }
 
 // Each command is a process of its own (tsx start included): generous limits, since a loaded machine starts them slowly.

@@ -1,8 +1,8 @@
 import { spawnTsx } from "./node-process";
 import type { TestServer } from "./test-server";
 
-/** `pnpm admin ...args` against the test server's database and bucket, to its exit; `env` adds to its environment. */
-export async function runAdminCli(server: TestServer, args: string[], env: Record<string, string> = {}) {
+/** `pnpm admin ...args` against the test server's database and bucket, to its exit; `env` adds to its environment (undefined removes). */
+export async function runAdminCli(server: TestServer, args: string[], env: Record<string, string | undefined> = {}) {
   const { storage } = server.server.runtime.deps;
   const proc = spawnTsx(
     "apps/cli/src/main.ts",
@@ -15,7 +15,7 @@ export async function runAdminCli(server: TestServer, args: string[], env: Recor
       S3_FORCE_PATH_STYLE: "true",
       SECRETS_KEY: "test secrets key shared by every process of this run",
       ...env,
-    },
+    } as Record<string, string>,
     `admin ${args.join(" ")}`,
     args,
   );
