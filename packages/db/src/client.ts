@@ -4,8 +4,10 @@ import * as schema from "./schema";
 
 export type Schema = typeof schema;
 export type Database = PostgresJsDatabase<Schema>;
-/** A transaction handle; every repository function accepts either. */
-export type Executor = Database | Parameters<Parameters<Database["transaction"]>[0]>[0];
+/** An open transaction: it has `rollback`, so the pool (`Database`) is never one. */
+export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+/** The pool or a transaction; repository functions accept either. */
+export type Executor = Database | Transaction;
 
 export interface DatabaseHandle {
   db: Database;
