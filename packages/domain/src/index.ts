@@ -15,7 +15,7 @@ export { getProfile, updateProfile } from "./users/profile";
 export { setAvatar, getAvatar, detectImageType, MAX_AVATAR_BYTES } from "./users/avatar";
 export { enqueueEmail, type OutgoingEmail } from "./email/outbox";
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
-export { deliverOutboxEmail } from "./email/deliver";
+export { deliverRecipientEmails } from "./email/deliver";
 export { addJob } from "./jobs/add-job";
 export {
   findJobBySubject,

@@ -10,6 +10,7 @@ import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress } from "./senders";
 import { findJobBySubject, reportJob } from "../jobs/tracked-jobs";
 import { EMAIL_JOB_KIND } from "./email-job-kind";
+import { isConnectionError, isPermanentRefusal } from "../email/smtp-errors";
 
 const BATCH_SIZE = 50;
 /** Senders watching the recipients view hear of delivery progress at most this often. */
@@ -160,20 +161,6 @@ async function finishTrackedJob(deps: Deps, jobId: string | undefined, announcem
   const { sent, failed, skipped, total, done } = await deliveryCounts(deps, announcementId);
   await reportJob(deps, jobId, { status: "completed", progress: { done, total, stage: "done" }, result: { sent, failed, skipped } });
 }
-
-const CONNECTION_ERRORS = new Set(["ECONNECTION", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ESOCKET", "EDNS"]);
-
-/** No SMTP reply at all: the mail server could not be reached. */
-function isConnectionError(error: unknown): boolean {
-  const { responseCode, code } = (error ?? {}) as { responseCode?: unknown; code?: unknown };
-  return typeof responseCode !== "number" && typeof code === "string" && CONNECTION_ERRORS.has(code);
-}
-
-/** SMTP 5xx: the address will never work; 4xx ("try later") and anything else are retried. */
-const isPermanentRefusal = (error: unknown) => {
-  const { responseCode } = (error ?? {}) as { responseCode?: unknown };
-  return typeof responseCode === "number" && responseCode >= 500;
-};
 
 /**
  * A refused message costs its recipient one attempt, and only that recipient; after
