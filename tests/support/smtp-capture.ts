@@ -7,6 +7,7 @@ export interface CapturedMail {
   to: string[];
   subject: string | undefined;
   text: string | undefined;
+  html: string | undefined;
   replyTo: string | undefined;
   messageId: string | undefined;
   raw: string;
@@ -60,6 +61,7 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
           to: (parsed.to ?? []).map((address) => address.address ?? ""),
           subject: parsed.subject,
           text: parsed.text,
+          html: parsed.html,
           replyTo: parsed.replyTo?.[0]?.address,
           messageId: parsed.messageId,
           raw,

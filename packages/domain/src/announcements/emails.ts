@@ -10,6 +10,7 @@ import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress } from "./senders";
 import { findJobBySubject, reportJob } from "../jobs/tracked-jobs";
 import { EMAIL_JOB_KIND } from "./email-job-kind";
+import { appLink } from "../email/app-link";
 import { isConnectionError, isPermanentRefusal } from "../email/smtp-errors";
 
 const BATCH_SIZE = 50;
@@ -50,7 +51,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   }
   const replyTo = doc.scope === "system" ? deps.env.SUPPORT_EMAIL : doc.createdByEmail;
   const subject = `${doc.severity === "info" ? "" : `[${doc.severity.toUpperCase()}] `}${doc.title}`;
-  const link = deps.env.PUBLIC_URL ? `\n\n${new URL("/app/announcements", deps.env.PUBLIC_URL).toString()}` : "";
+  const link = `\n\n${appLink(deps, "/announcements")}`;
   const origin = doc.scope === "system" ? "the Meridian administrators" : `${doc.createdByName} (${doc.scope} ${doc.scopeName ?? ""})`.trim();
   let sent = 0;
   // Recipients whose message was refused in this run wait for the job's next attempt (backoff).

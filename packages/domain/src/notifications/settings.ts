@@ -4,11 +4,11 @@ import { z } from "zod";
 import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
+import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { deliverPush } from "./deliver-push";
 import { webPushConfigured } from "./push-channels";
-import { appLink } from "./notify";
 
 export const pushSubscriptionInputSchema = z
   .strictObject({
