@@ -79,8 +79,12 @@ describe("observation notifications", () => {
       { method: "PUT", token: owner.token, json: { userKey: "u".repeat(10) + "abcdefghij1234567890", devices: ["phone"] } },
       200,
     );
-    expect(pushover).toEqual({ configured: true, userKeyHint: "…7890", devices: ["phone"] });
-    expect(await must("/api/v1/user/profile", { token: owner.token }, 200)).toMatchObject({ pushover: { configured: true, userKeyHint: "…7890" } });
+    // This server has an application token (PUSH_APP_TOKEN): nothing to warn of.
+    expect(pushover).toEqual({ configured: true, userKeyHint: "…7890", devices: ["phone"], available: true });
+    expect(await must("/api/v1/user/profile", { token: owner.token }, 200)).toMatchObject({
+      pushover: { configured: true, userKeyHint: "…7890", available: true },
+    });
+    expect((await must("/api/v1/user/profile", { token: owner.token }, 200)).pushover).not.toHaveProperty("notice");
     expect(JSON.stringify(await must("/api/v1/user/profile", { token: owner.token }, 200))).not.toContain("abcdefghij1234567890");
 
     const { observation, move } = await setUp(owner);
