@@ -12,10 +12,10 @@ const MAX_ATTEMPTS_PER_MESSAGE = 8;
 
 /**
  * Sends every pending message of one recipient (the one `outboxId` was written to), one after
- * the other in the order they were written, each marked sent as soon as SMTP accepted it (while
- * the next is sent). Only pending rows are sent, so a retried job sends nothing twice; the
- * Message-ID is stable, so receivers drop the rare copy sent again after a crash between sending
- * and recording (at most the two messages last accepted).
+ * the other in the order they were written, each marked sent once SMTP accepted it, while the
+ * next ones are sent (`sentMarks`). Only pending rows are sent, so a retried job sends nothing
+ * twice; the Message-ID is stable, so receivers drop the rare copy sent again after a crash
+ * between sending and recording (the few messages accepted while one mark was being written).
  *
  * A refused message (4xx, "try later") stops the recipient's delivery: the next job is queued for
  * later (e^attempts seconds, as graphile-worker backs off) and the later messages wait behind it,
@@ -35,17 +35,10 @@ export async function deliverRecipientEmails(options: {
   let sent = 0;
   let failed = 0;
   let after = 0;
-  // A message is marked sent while the next one is on its way: SMTP and the database each wait
-  // for the other only once a message. The marks themselves run one at a time, in order.
-  let marking: Promise<void> = Promise.resolve();
-  let markFailure: { error: unknown } | undefined;
-  const marked = async () => {
-    await marking;
-    if (markFailure) throw markFailure.error;
-  };
+  const marks = sentMarks(deps);
   try {
     for (;;) {
-      await marked();
+      await marks.settled();
       const batch = await deps.db.execute<{ id: string; seq: string; doc: EmailOutboxDoc }>(sql`
         select id, seq, doc from email_outbox
          where recipient = ${named.recipient} and status = 'pending' and seq > ${after}
@@ -53,7 +46,6 @@ export async function deliverRecipientEmails(options: {
       if (batch.length === 0) return { sent, failed };
       for (const { id, seq, doc } of batch) {
         after = Number(seq);
-        const messageId = `<${id}@meridian>`;
         try {
           await transport.send({
             from: deps.env.MAIL_FROM,
@@ -62,10 +54,10 @@ export async function deliverRecipientEmails(options: {
             text: doc.text,
             html: doc.html ?? undefined,
             replyTo: doc.replyTo ?? undefined,
-            messageId,
+            messageId: messageIdOf(id),
           });
         } catch (error) {
-          await marked();
+          await marks.settled();
           if (isConnectionError(error)) throw error;
           const charged = await chargeRefusal(deps, id, error);
           if (charged.status === "failed") {
@@ -78,27 +70,65 @@ export async function deliverRecipientEmails(options: {
           deps.logger.info({ outboxId: id, attempts: charged.attempts, retryAt, err: error }, "email refused for now; retried later");
           return { sent, failed, retryAt };
         }
-        await marked();
-        // Caught at once (a rejection nobody listens to yet would end the process), thrown at the next wait.
-        marking = markSent(deps, id, messageId).catch((error: unknown) => void (markFailure ??= { error }));
+        marks.add(id);
         sent += 1;
       }
     }
   } finally {
     // Not left running when something else failed: the job's retry must see the marks.
-    await marking;
+    await marks.idle();
   }
 }
 
-/** The message was accepted: it is never sent again (only pending messages are). */
-async function markSent(deps: Deps, id: string, messageId: string) {
-  await emailOutboxCollection.patch(deps.db, sql`a.id = ${id} and a.status = 'pending'`, {
-    status: "sent",
-    attempts: sql`(a.doc->>'attempts')::int + 1`,
-    sentAt: deps.now().toISOString(),
-    messageId,
-    lastError: null,
-  });
+const messageIdOf = (id: string) => `<${id}@meridian>`;
+
+/**
+ * Records accepted messages as sent while the next ones go out, like a group commit: one UPDATE
+ * for everything accepted since the last one started, so SMTP never waits for the database and
+ * a busy database gets fewer, larger writes. A crash can lose only the marks not yet written
+ * (the messages accepted during one UPDATE); those are sent again with the same Message-ID.
+ */
+function sentMarks(deps: Deps) {
+  let waiting: string[] = [];
+  let writing: Promise<void> | undefined;
+  let failure: { error: unknown } | undefined;
+  const write = () => {
+    if (writing || waiting.length === 0) return;
+    const ids = waiting;
+    waiting = [];
+    writing = emailOutboxCollection
+      .patch(deps.db, sql`a.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and a.status = 'pending'`, {
+        status: "sent",
+        attempts: sql`(a.doc->>'attempts')::int + 1`,
+        sentAt: deps.now().toISOString(),
+        messageId: sql`'<' || a.id || '@meridian>'`,
+        lastError: null,
+      })
+      // Kept, not thrown here: nobody awaits this promise yet, and an unheard rejection ends the process.
+      .then(
+        () => undefined,
+        (error: unknown) => void (failure ??= { error }),
+      )
+      .finally(() => {
+        writing = undefined;
+        write();
+      });
+  };
+  const idle = async () => {
+    while (writing) await writing;
+  };
+  return {
+    add(id: string) {
+      waiting.push(id);
+      write();
+    },
+    idle,
+    /** Every mark written; throws if one could not be. */
+    async settled() {
+      await idle();
+      if (failure) throw failure.error;
+    },
+  };
 }
 
 /** Records a refusal against the message; whether it was given up on (5xx, or out of attempts), and its attempts. */
