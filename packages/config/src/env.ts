@@ -14,7 +14,7 @@ export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
-  /** Public origin used for links in emails and for the same-origin check behind proxies. */
+  /** Public origin used for links in emails (unset: the address the server listens on) and for the same-origin check behind proxies. */
   PUBLIC_URL: optionalString,
   DATA_DIR: z.string().default("./.data"),
   /** `all` runs HTTP and the worker in one process; `server` only HTTP; `worker` only jobs. */
