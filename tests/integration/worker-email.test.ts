@@ -242,6 +242,25 @@ describe("a recipient's messages", () => {
     expect(rows[2]!.attempts).toBeGreaterThan(1);
   });
 
+  it("for many recipients waiting on a slow mail server hold up no other job", async () => {
+    const suffix = randomBytes(4).toString("hex");
+    const recipients = Array.from({ length: 6 }, (_, index) => `slow-${index}-${suffix}@example.com`);
+    capture.hold();
+    try {
+      for (const to of recipients) await enqueueEmail(database.db, { kind: "test", to, subject: subjectOf(`slow ${suffix}`), text: "waits" });
+      // More recipients are being sent to at once than the worker runs other jobs (WORKER_CONCURRENCY, 4).
+      await until("six messages waiting for the mail server", async () => capture.held() >= recipients.length);
+      const [job] = await database.db.execute<{ id: string }>(sql`select (graphile_worker.add_job('prune_rate_limits', '{}'::json)).id::text as id`);
+      await until(
+        "another job to run meanwhile",
+        async () => (await database.db.execute(sql`select 1 from graphile_worker._private_jobs where id = ${job!.id}::bigint`)).length === 0,
+      );
+    } finally {
+      capture.release();
+    }
+    await capture.waitFor((all) => all.filter((mail) => mail.subject === subjectOf(`slow ${suffix}`)).length >= recipients.length);
+  });
+
   it("give up on a message refused for good (5xx) and go on with the next ones", async () => {
     const suffix = randomBytes(4).toString("hex");
     const to = `refused-${suffix}@example.com`;

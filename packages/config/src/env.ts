@@ -52,8 +52,12 @@ export const envSchema = z.object({
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),
-  /** Connections each worker process keeps open to the SMTP server, and messages one email job has in flight over them (1: in claim order). */
+  /**
+   * Connections each worker process keeps open to the SMTP server, and as many recipients' emails
+   * (send_email jobs) it sends at once, beside WORKER_CONCURRENCY's other jobs.
+   */
   SMTP_POOL_SIZE: positiveInt(8),
+  /** Messages one announcement email job has in flight over those connections (1: in claim order). */
   EMAIL_SENDS_IN_FLIGHT: positiveInt(1),
   DATABASE_POOL_SIZE: positiveInt(10),
   /** The largest observation file an observatory may upload (streamed; default 4 GiB). */
