@@ -83,20 +83,22 @@ export async function deliverRecipientEmails(options: {
 const messageIdOf = (id: string) => `<${id}@meridian>`;
 
 /**
- * Records accepted messages as sent while the next ones go out, like a group commit: one UPDATE
- * for everything accepted since the last one started, so SMTP never waits for the database and
- * a busy database gets fewer, larger writes. A crash can lose only the marks not yet written
- * (the messages accepted during one UPDATE); those are sent again with the same Message-ID.
+ * One process's writer of "sent" marks, shared by every email job of the process, like a group
+ * commit: one UPDATE for every message accepted since the last one started, so SMTP never waits
+ * for the database and eight recipients' jobs make one write, not eight. A crash can lose only
+ * the marks not yet written (the messages accepted during one UPDATE); those are sent again with
+ * the same Message-ID.
  */
-function sentMarks(deps: Deps) {
-  let waiting: string[] = [];
-  let writing: Promise<void> | undefined;
-  let failure: { error: unknown } | undefined;
+function markWriter(deps: Deps) {
+  let waiting: Array<{ id: string; resolve: () => void; reject: (error: unknown) => void }> = [];
+  let writing = false;
   const write = () => {
     if (writing || waiting.length === 0) return;
-    const ids = waiting;
+    const batch = waiting;
     waiting = [];
-    writing = emailOutboxCollection
+    writing = true;
+    const ids = batch.map((entry) => entry.id);
+    emailOutboxCollection
       .patch(deps.db, sql`a.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and a.status = 'pending'`, {
         status: "sent",
         attempts: sql`(a.doc->>'attempts')::int + 1`,
@@ -104,26 +106,41 @@ function sentMarks(deps: Deps) {
         messageId: sql`'<' || a.id || '@meridian>'`,
         lastError: null,
       })
-      // Kept, not thrown here: nobody awaits this promise yet, and an unheard rejection ends the process.
       .then(
-        () => undefined,
-        (error: unknown) => void (failure ??= { error }),
+        () => batch.forEach((entry) => entry.resolve()),
+        (error: unknown) => batch.forEach((entry) => entry.reject(error)),
       )
       .finally(() => {
-        writing = undefined;
+        writing = false;
         write();
       });
   };
+  return (id: string) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ id, resolve, reject });
+      write();
+    });
+}
+
+const markWriters = new WeakMap<Deps, ReturnType<typeof markWriter>>();
+
+/** One job's marks: written by the process's shared writer, waited for at the job's own pace. */
+function sentMarks(deps: Deps) {
+  let writer = markWriters.get(deps);
+  if (!writer) markWriters.set(deps, (writer = markWriter(deps)));
+  const mark = writer;
+  let pending: Array<Promise<void>> = [];
+  let failure: { error: unknown } | undefined;
   const idle = async () => {
-    while (writing) await writing;
+    const waitingFor = pending;
+    pending = [];
+    await Promise.all(waitingFor);
   };
   return {
-    add(id: string) {
-      waiting.push(id);
-      write();
-    },
+    // Caught at once (a rejection nobody listens to yet would end the process), thrown at `settled`.
+    add: (id: string) => void pending.push(mark(id).catch((error: unknown) => void (failure ??= { error }))),
     idle,
-    /** Every mark written; throws if one could not be. */
+    /** Every mark of this job written; throws if one could not be. */
     async settled() {
       await idle();
       if (failure) throw failure.error;
