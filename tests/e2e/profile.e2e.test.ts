@@ -161,6 +161,21 @@ describe("web app: account and profile", { timeout: 60_000 }, () => {
     await expect.poll(() => page.getByLabel("Observation events").isChecked()).toBe(true);
   });
 
+  it("says plainly that this server has no Pushover token, on the profile and in the test result", async () => {
+    await page.goto(app("profile"));
+    const pushover = page.getByRole("region", { name: "Pushover" });
+    // This server has no PUSH_APP_TOKEN.
+    await pushover.getByText("This server has no Pushover application token (PUSH_APP_TOKEN), so nothing is sent to Pushover.").waitFor(WAIT);
+    await pushover.getByLabel("User key").fill("k".repeat(10) + "abcdefghij1234567890");
+    await pushover.getByRole("button", { name: "Save" }).click();
+    await pushover.getByText("User key …7890 is set.").waitFor(WAIT);
+    await pushover.getByText("This server has no Pushover application token (PUSH_APP_TOKEN)", { exact: false }).waitFor(WAIT);
+
+    await page.getByRole("button", { name: "Send a test notification" }).click();
+    const results = page.getByRole("list", { name: "Test results" });
+    await results.getByText(/^Pushover: off \(This server has no Pushover application token \(PUSH_APP_TOKEN\)/).waitFor(WAIT);
+  });
+
   it("previews and uploads an avatar, which then renders", async () => {
     await page.goto(app("profile"));
     await page.getByRole("heading", { name: "Profile", exact: true }).waitFor(WAIT);

@@ -1,12 +1,16 @@
 import { createECDH, randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { reportStaleObservations } from "@meridian/domain";
 import webpush from "web-push";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { startPushReceivers } from "../support/push-receivers";
+import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { startSmtpCapture } from "../support/smtp-capture";
-import type { TestServer } from "../support/test-server";
+import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
 const ADMIN = { email: "notifications-admin@example.com", password: "notifications admin password" };
@@ -14,21 +18,24 @@ const vapid = webpush.generateVAPIDKeys();
 let server: TestServer;
 let capture: Awaited<ReturnType<typeof startSmtpCapture>>;
 let receivers: Awaited<ReturnType<typeof startPushReceivers>>;
+let secondWorker: NodeProcess | undefined;
+/** What the server and any further worker process need to deliver notifications. */
+const deliveryEnv = () => ({
+  SMTP_URL: capture.url,
+  PUBLIC_URL: "https://meridian.example.org",
+  VAPID_PUBLIC_KEY: vapid.publicKey,
+  VAPID_PRIVATE_KEY: vapid.privateKey,
+  VAPID_SUBJECT: "mailto:ops@example.org",
+  PUSH_APP_TOKEN: "app-token-for-tests",
+  PUSH_API_URL: receivers.pushoverUrl,
+});
 beforeAll(async () => {
   capture = await startSmtpCapture();
   receivers = await startPushReceivers();
-  ({ server } = await startServerWithAdmin(ADMIN, {
-    MERIDIAN_ROLE: "all",
-    SMTP_URL: capture.url,
-    PUBLIC_URL: "https://meridian.example.org",
-    VAPID_PUBLIC_KEY: vapid.publicKey,
-    VAPID_PRIVATE_KEY: vapid.privateKey,
-    VAPID_SUBJECT: "mailto:ops@example.org",
-    PUSH_APP_TOKEN: "app-token-for-tests",
-    PUSH_API_URL: receivers.pushoverUrl,
-  }));
+  ({ server } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all", ...deliveryEnv() }));
 });
 afterAll(async () => {
+  if (secondWorker && isRunning(secondWorker)) await terminate(secondWorker, 10_000);
   await server?.stop();
   await capture?.stop();
   await receivers?.stop();
@@ -79,8 +86,12 @@ describe("observation notifications", () => {
       { method: "PUT", token: owner.token, json: { userKey: "u".repeat(10) + "abcdefghij1234567890", devices: ["phone"] } },
       200,
     );
-    expect(pushover).toEqual({ configured: true, userKeyHint: "…7890", devices: ["phone"] });
-    expect(await must("/api/v1/user/profile", { token: owner.token }, 200)).toMatchObject({ pushover: { configured: true, userKeyHint: "…7890" } });
+    // This server has an application token (PUSH_APP_TOKEN): nothing to warn of.
+    expect(pushover).toEqual({ configured: true, userKeyHint: "…7890", devices: ["phone"], available: true });
+    expect(await must("/api/v1/user/profile", { token: owner.token }, 200)).toMatchObject({
+      pushover: { configured: true, userKeyHint: "…7890", available: true },
+    });
+    expect((await must("/api/v1/user/profile", { token: owner.token }, 200)).pushover).not.toHaveProperty("notice");
     expect(JSON.stringify(await must("/api/v1/user/profile", { token: owner.token }, 200))).not.toContain("abcdefghij1234567890");
 
     const { observation, move } = await setUp(owner);
@@ -108,6 +119,25 @@ describe("observation notifications", () => {
       [`${observation.name}: in progress`, "0", "app-token-for-tests", "phone"],
       [`${observation.name}: failed`, "1", "app-token-for-tests", "phone"],
     ]);
+  });
+
+  it("of many quick status changes arrive in the order of the changes, with two worker processes running jobs", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-notify-worker-"));
+    secondWorker = spawnTsx("apps/worker/src/main.ts", { ...sharedProcessEnv(server, dataDir), ...deliveryEnv(), LOG_LEVEL: "info" }, "second worker");
+    await waitForOutput(secondWorker, /Meridian worker running/);
+    const owner = await createAccount(server);
+    const userKey = "q".repeat(10) + randomBytes(10).toString("hex");
+    await must("/api/v1/user/pushover", { method: "PUT", token: owner.token, json: { userKey, devices: [] } }, 200);
+    const { observation, move } = await setUp(owner);
+    const statuses = ["assigned", ...Array.from({ length: 10 }, () => ["in_progress", "suspended"]).flat(), "in_progress", "failed"];
+    for (const status of statuses) await move(status);
+    const expected = statuses.map((status) => `${observation.name}: ${status.replace(/_/g, " ")}`);
+    const mine = () => capture.messages.filter((mail) => mail.to.includes(owner.email.toLowerCase())).map((mail) => mail.subject);
+    await capture.waitFor(() => mine().length >= expected.length, 30_000);
+    expect(mine()).toEqual(expected);
+    const forms = () => receivers.pushoverForms.filter((form) => form.user === userKey).map((form) => form.title);
+    await until("every Pushover message", async () => forms().length >= expected.length, { timeoutMs: 30_000 });
+    expect(forms()).toEqual(expected);
   });
 
   it("follow the observation's own channels and states, and the profile's switches", async () => {

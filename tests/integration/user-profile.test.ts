@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, roomyLimits, type Account } from "../support/auth-suite";
 import { startTestServer, type TestServer } from "../support/test-server";
 
+/** What a server without PUSH_APP_TOKEN (this file's) says of Pushover. */
+const NO_PUSHOVER_TOKEN =
+  "This server has no Pushover application token (PUSH_APP_TOKEN), so nothing is sent to Pushover. Ask the server's administrator to set it.";
+
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer(roomyLimits);
@@ -24,8 +28,24 @@ describe("GET /api/v1/user/profile", () => {
       email: account.email,
       avatarUrl: null,
       notificationPreferences: { email: true, push: false, systemEvents: true, observationEvents: true },
-      pushover: { configured: false, userKeyHint: null, devices: [] },
+      pushover: { configured: false, userKeyHint: null, devices: [], available: false, notice: NO_PUSHOVER_TOKEN },
     });
+  });
+
+  it("says plainly that this server has no Pushover token: in the profile, when a key is saved, and in the test result", async () => {
+    const account = await createAccount(server);
+    expect((await getProfile(account.token)).pushover).toMatchObject({ available: false, notice: NO_PUSHOVER_TOKEN });
+    const saved = await server.request("/api/v1/user/pushover", {
+      method: "PUT",
+      token: account.token,
+      json: { userKey: "k".repeat(10) + "abcdefghij1234567890", devices: [] },
+    });
+    expect(saved.status).toBe(200);
+    expect(await saved.json()).toEqual({ configured: true, userKeyHint: "…7890", devices: [], available: false, notice: NO_PUSHOVER_TOKEN });
+    expect((await getProfile(account.token)).pushover).toMatchObject({ configured: true, available: false, notice: NO_PUSHOVER_TOKEN });
+    const tested = await server.request("/api/v1/user/notifications/test", { method: "POST", token: account.token });
+    expect(tested.status).toBe(200);
+    expect(await tested.json()).toMatchObject({ pushover: "off", pushoverNotice: NO_PUSHOVER_TOKEN });
   });
 });
 

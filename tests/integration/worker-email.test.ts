@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { connectDatabase, emailOutboxCollection, type DatabaseHandle } from "@meridian/db";
 import { enqueueEmail, SEND_EMAIL_TASK } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSmtpCapture } from "../support/smtp-capture";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { startSmtpCapture, type CapturedMail } from "../support/smtp-capture";
+import { sharedProcessEnv, startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
 const ADMIN_EMAIL = "Admin.Start@Example.com";
@@ -16,6 +18,7 @@ const ADMIN_PASSWORD = "admin password 1";
 let capture: Awaited<ReturnType<typeof startSmtpCapture>>;
 let server: TestServer;
 let database: DatabaseHandle;
+const workers: NodeProcess[] = [];
 
 /** Adds a job directly (as another process would) and returns its id. */
 async function addRawJob(payload: unknown, maxAttempts = 1): Promise<string> {
@@ -51,10 +54,48 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const worker of workers) if (isRunning(worker)) await terminate(worker, 10_000);
   await database?.close();
   await server?.stop();
   await capture?.stop();
 });
+
+/** A refused email waits e^attempts seconds for its next attempt: this brings waiting jobs forward until stopped. */
+function accelerateRetries() {
+  let accelerating = true;
+  const accelerator = (async () => {
+    while (accelerating) {
+      await database.db.execute(sql`update graphile_worker._private_jobs set run_at = now() where locked_at is null and run_at > now()`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return async () => {
+    accelerating = false;
+    await accelerator;
+  };
+}
+
+/** A second worker process over the test server's database, as `pnpm start:worker` runs it. */
+async function startWorkerProcess(name: string) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-email-worker-"));
+  const worker = spawnTsx("apps/worker/src/main.ts", { ...sharedProcessEnv(server, dataDir), SMTP_URL: capture.url, LOG_LEVEL: "info" }, name);
+  workers.push(worker);
+  await waitForOutput(worker, /Meridian worker running/);
+  return worker;
+}
+
+const sentTo = (address: string, messages: CapturedMail[] = capture.messages) =>
+  messages.filter((message) => message.to.some((to) => to.toLowerCase() === address.toLowerCase())).map((message) => message.subject);
+
+/** The send_email jobs queued for one recipient, as `tx` sees them. */
+async function emailJobsFor(tx: Pick<DatabaseHandle["db"], "execute">, address: string) {
+  const [row] = await tx.execute<{ count: number }>(sql`
+    select count(*)::int as count from graphile_worker._private_jobs j
+      join graphile_worker._private_tasks t on t.id = j.task_id
+      join graphile_worker._private_job_queues q on q.id = j.job_queue_id
+     where t.identifier = ${SEND_EMAIL_TASK} and q.queue_name = ${`email:${address.toLowerCase()}`}`);
+  return row!.count;
+}
 
 describe("email outbox delivered by the worker over SMTP", () => {
   it("mails every server admin when the server starts", async () => {
@@ -96,19 +137,11 @@ describe("email outbox delivered by the worker over SMTP", () => {
     capture.failNext(2);
     const outboxId = await enqueueEmail(database.db, { kind: "test", to: "retry@example.com", subject, text: "after two refusals" });
 
-    // graphile-worker backs off exp(attempts) seconds between attempts; bring retries forward.
-    let accelerating = true;
-    const accelerator = (async () => {
-      while (accelerating) {
-        await database.db.execute(sql`update graphile_worker._private_jobs set run_at = now() where locked_at is null and attempts > 0 and run_at > now()`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    })();
+    const stop = accelerateRetries();
     try {
       await capture.waitFor((all) => all.some((message) => message.subject === subject), 30_000);
     } finally {
-      accelerating = false;
-      await accelerator;
+      await stop();
     }
     const stored = await until("the outbox row to be marked sent", async () => {
       const row = await emailOutboxCollection.get(database.db, outboxId);
@@ -158,6 +191,96 @@ describe("email outbox delivered by the worker over SMTP", () => {
     const good = await addRawJob({ outboxId: pending.id });
     expect(await settled(good)).toEqual({ outcome: "succeeded" });
     expect(capture.messages.filter((message) => message.subject === subject)).toHaveLength(1);
+  });
+});
+
+describe("a recipient's messages", () => {
+  it("written in a burst make one delivery job, and arrive in the order written whatever the address's case", async () => {
+    const suffix = randomBytes(4).toString("hex");
+    const to = `burst-${suffix}@example.com`;
+    const subjects = Array.from({ length: 30 }, (_, index) => subjectOf(`burst ${suffix} ${index}`));
+    await database.db.transaction(async (tx) => {
+      for (const [index, subject] of subjects.entries()) {
+        await enqueueEmail(tx, { kind: "test", to: index % 3 === 0 ? to.toUpperCase() : to, subject, text: `message ${index}` });
+      }
+      // One job sends them all: not one per message, as when each email was its own job.
+      expect(await emailJobsFor(tx, to)).toBe(1);
+    });
+    await capture.waitFor((all) => sentTo(to, all).length >= subjects.length);
+    expect(sentTo(to)).toEqual(subjects);
+  });
+
+  it("keep their order across two worker processes and a refusal, which holds up no other recipient", async () => {
+    await startWorkerProcess("second email worker");
+    const suffix = randomBytes(4).toString("hex");
+    const [held, other] = [`held-${suffix}@example.com`, `other-${suffix}@example.com`];
+    const count = 40;
+    const subjectsOf = (address: string) => Array.from({ length: count }, (_, index) => subjectOf(`${address} ${index}`));
+    // The held recipient's third message is refused ("try later") until the rule is lifted below.
+    capture.failAfter(2, 6, (mail) => mail.to.includes(held));
+    for (let index = 0; index < count; index += 1) {
+      for (const to of [held, other]) await enqueueEmail(database.db, { kind: "test", to, subject: subjectsOf(to)[index]!, text: `message ${index}` });
+    }
+    await capture.waitFor((all) => sentTo(other, all).length >= count, 30_000);
+    await until("the held message to be refused", async () => capture.refused.some((mail) => mail.subject === subjectsOf(held)[2]));
+    // Nothing of the held recipient's overtook the refused message, and the other recipient got everything.
+    expect(sentTo(held)).toEqual(subjectsOf(held).slice(0, 2));
+    expect(sentTo(other)).toEqual(subjectsOf(other));
+
+    capture.failAfter(0, 0);
+    const stop = accelerateRetries();
+    try {
+      await capture.waitFor((all) => sentTo(held, all).length >= count, 30_000);
+    } finally {
+      await stop();
+    }
+    expect(sentTo(held)).toEqual(subjectsOf(held));
+    const rows = await database.db.execute<{ status: string; attempts: number }>(
+      sql`select status, (doc->>'attempts')::int as attempts from email_outbox where recipient = ${held} order by seq`,
+    );
+    expect(rows.map((row) => row.status)).toEqual(Array(count).fill("sent"));
+    expect(rows[2]!.attempts).toBeGreaterThan(1);
+  });
+
+  it("for many recipients waiting on a slow mail server hold up no other job", async () => {
+    const suffix = randomBytes(4).toString("hex");
+    const recipients = Array.from({ length: 6 }, (_, index) => `slow-${index}-${suffix}@example.com`);
+    capture.hold();
+    try {
+      for (const to of recipients) await enqueueEmail(database.db, { kind: "test", to, subject: subjectOf(`slow ${suffix}`), text: "waits" });
+      // More recipients are being sent to at once than the worker runs other jobs (WORKER_CONCURRENCY, 4).
+      await until("six messages waiting for the mail server", async () => capture.held() >= recipients.length);
+      const [job] = await database.db.execute<{ id: string }>(sql`select (graphile_worker.add_job('prune_rate_limits', '{}'::json)).id::text as id`);
+      await until(
+        "another job to run meanwhile",
+        async () => (await database.db.execute(sql`select 1 from graphile_worker._private_jobs where id = ${job!.id}::bigint`)).length === 0,
+      );
+    } finally {
+      capture.release();
+    }
+    await capture.waitFor((all) => all.filter((mail) => mail.subject === subjectOf(`slow ${suffix}`)).length >= recipients.length);
+  });
+
+  it("give up on a message refused for good (5xx) and go on with the next ones", async () => {
+    const suffix = randomBytes(4).toString("hex");
+    const to = `refused-${suffix}@example.com`;
+    const subjects = Array.from({ length: 5 }, (_, index) => subjectOf(`refused ${suffix} ${index}`));
+    capture.failAfter(1, 1, (mail) => mail.to.includes(to), 550);
+    const ids: string[] = [];
+    await database.db.transaction(async (tx) => {
+      for (const subject of subjects) ids.push(await enqueueEmail(tx, { kind: "test", to, subject, text: "refused or not" }));
+    });
+    await capture.waitFor((all) => sentTo(to, all).length >= 4);
+    expect(sentTo(to)).toEqual([subjects[0], ...subjects.slice(2)]);
+    const refused = await until("the refused message to be marked failed", async () => {
+      const row = await emailOutboxCollection.get(database.db, ids[1]!);
+      return row?.doc.status === "failed" ? row : undefined;
+    });
+    expect(refused.doc).toMatchObject({ attempts: 1, lastError: expect.stringContaining("permanent failure"), sentAt: null });
+    await until("the others to be marked sent", async () => {
+      const statuses = await Promise.all(ids.map(async (id) => (await emailOutboxCollection.get(database.db, id))?.doc.status));
+      return statuses.join() === "sent,failed,sent,sent,sent";
+    });
   });
 });
 

@@ -7,6 +7,7 @@ export interface CapturedMail {
   to: string[];
   subject: string | undefined;
   text: string | undefined;
+  html: string | undefined;
   replyTo: string | undefined;
   messageId: string | undefined;
   raw: string;
@@ -18,7 +19,7 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
   /** Messages refused by a `failAfter` rule (parsed, never kept in `messages`). */
   const refused: CapturedMail[] = [];
   let failuresLeft = options.failNext ?? 0;
-  let rule: { accept: number; refuse: number; match?: (mail: CapturedMail) => boolean } | undefined;
+  let rule: { accept: number; refuse: number; match?: (mail: CapturedMail) => boolean; code: number } | undefined;
   /** While held, each message waits unanswered after its data: a client killed then never saw it accepted. */
   let holding: { release: Promise<void>; open: () => void } | undefined;
   let held = 0;
@@ -60,6 +61,7 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
           to: (parsed.to ?? []).map((address) => address.address ?? ""),
           subject: parsed.subject,
           text: parsed.text,
+          html: parsed.html,
           replyTo: parsed.replyTo?.[0]?.address,
           messageId: parsed.messageId,
           raw,
@@ -69,8 +71,8 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
           else if (rule.refuse > 0) {
             rule.refuse -= 1;
             refused.push(mail);
-            const error = new Error("temporary failure") as Error & { responseCode: number };
-            error.responseCode = 451;
+            const error = new Error(rule.code >= 500 ? "permanent failure" : "temporary failure") as Error & { responseCode: number };
+            error.responseCode = rule.code;
             return callback(error);
           }
         }
@@ -108,10 +110,11 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
     refused,
     /**
      * Delivery that breaks part-way: of the messages `match` selects (all when omitted), accepts
-     * the next `accept`, then refuses the `refuse` after them with 451, then accepts again.
+     * the next `accept`, then refuses the `refuse` after them with `code` (451, "try later", unless
+     * given), then accepts again.
      */
-    failAfter(accept: number, refuse: number, match?: (mail: CapturedMail) => boolean) {
-      rule = { accept, refuse, match };
+    failAfter(accept: number, refuse: number, match?: (mail: CapturedMail) => boolean, code = 451) {
+      rule = { accept, refuse, match, code };
     },
     async waitFor(predicate: (messages: CapturedMail[]) => boolean, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;

@@ -8,6 +8,7 @@ import {
   checkStarCatalog,
   ensureServerAdmin,
   joinServerPresence,
+  listeningUrl,
   notifyServerStart,
   SERVER_APPLICATION_PREFIX,
   startRuntime,
@@ -69,7 +70,10 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     drainHolder.drain = drain;
     cleanups.push(() => drain.start());
     const port = (server.address() as AddressInfo).port;
-    const url = `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${port}`;
+    const url = listeningUrl(env.HOST, port);
+    // Links in emails point here when PUBLIC_URL is unset (the worker below shares these deps).
+    deps.listeningOn = url;
+    if (!env.PUBLIC_URL) logger.info({ url }, "PUBLIC_URL is not set: links in emails point at this address");
     const hub = await attachWebSocketHub({ server, deps, protocols: [userProtocol, observatoryProtocol] });
     hubHolder.hub = hub;
     cleanups.push(() => hub.close());

@@ -1,24 +1,22 @@
 import { createMailTransport, type Deps, type MailTransport } from "@meridian/domain";
 
 /**
- * Per worker: the announcement fan-out sends over pooled SMTP connections, reused by every email
- * job; single emails (password reset, start notices) keep a connection each, as few as they are.
+ * One transport per worker, over pooled SMTP connections (SMTP_POOL_SIZE) that every email job
+ * reuses: a handshake per message would cost more than the message.
  */
-const transports = { pooled: new WeakMap<Deps, MailTransport>(), single: new WeakMap<Deps, MailTransport>() };
+const transports = new WeakMap<Deps, MailTransport>();
 
-export function mailTransportFor(deps: Deps, kind: "pooled" | "single"): MailTransport {
-  let transport = transports[kind].get(deps);
+export function mailTransportFor(deps: Deps): MailTransport {
+  let transport = transports.get(deps);
   if (!transport) {
-    transport = createMailTransport(deps.env, { pooled: kind === "pooled" });
-    transports[kind].set(deps, transport);
+    transport = createMailTransport(deps.env, { pooled: true });
+    transports.set(deps, transport);
   }
   return transport;
 }
 
 /** Closes the pooled connections when the worker stops, so the SMTP server is not left waiting on idle ones. */
 export function closeMailTransport(deps: Deps) {
-  for (const cache of Object.values(transports)) {
-    cache.get(deps)?.close();
-    cache.delete(deps);
-  }
+  transports.get(deps)?.close();
+  transports.delete(deps);
 }

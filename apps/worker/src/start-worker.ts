@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { tables } from "@meridian/db";
-import { holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, type Deps } from "@meridian/domain";
+import { holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, SEND_EMAIL_TASK, type Deps } from "@meridian/domain";
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "graphile-worker";
 import { eq, sql } from "drizzle-orm";
 import { closeMailTransport } from "./mail-transport";
@@ -34,17 +34,22 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
   const events = new EventEmitter() as WorkerEvents;
   events.on("pool:create", ({ workerPool }) => graphileWorkerIds.add(workerPool.id));
   events.on("worker:create", ({ worker }) => graphileWorkerIds.add(worker.workerId));
+  const { [SEND_EMAIL_TASK]: sendEmail, ...taskList } = buildTaskList({ deps });
+  const common = { events, connectionString: options.databaseUrl, pollInterval: options.pollInterval ?? 2000, noHandleSignals: true, logger };
   let runner: Runner;
+  let emailRunner: Runner;
   try {
-    runner = await run({
-      events,
-      connectionString: options.databaseUrl,
-      concurrency: options.concurrency ?? deps.env.WORKER_CONCURRENCY,
-      pollInterval: options.pollInterval ?? 2000,
-      noHandleSignals: true,
-      taskList: buildTaskList({ deps }),
-      crontab,
-      logger,
+    runner = await run({ ...common, concurrency: options.concurrency ?? deps.env.WORKER_CONCURRENCY, taskList, crontab });
+    // Emails have runs of their own, one recipient each, as many at once as the worker keeps SMTP
+    // connections: a backlog of mail neither waits for nor holds up the other jobs (dispatch above all).
+    emailRunner = await run({
+      ...common,
+      concurrency: deps.env.SMTP_POOL_SIZE,
+      maxPoolSize: deps.env.SMTP_POOL_SIZE + 2,
+      taskList: { [SEND_EMAIL_TASK]: sendEmail! },
+    }).catch(async (error: unknown) => {
+      await runner.stop();
+      throw error;
     });
   } catch (error) {
     await presence.release();
@@ -78,7 +83,7 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
       stopping ??= (async () => {
         clearInterval(timer);
         clearInterval(recoveryTimer);
-        await runner.stop();
+        await Promise.all([runner.stop(), emailRunner.stop()]);
         closeMailTransport(deps);
         await deps.db
           .delete(tables.workerHeartbeats)

@@ -14,7 +14,7 @@ export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
-  /** Public origin used for links in emails and for the same-origin check behind proxies. */
+  /** Public origin used for links in emails (unset: the address the server listens on) and for the same-origin check behind proxies. */
   PUBLIC_URL: optionalString,
   DATA_DIR: z.string().default("./.data"),
   /** `all` runs HTTP and the worker in one process; `server` only HTTP; `worker` only jobs. */
@@ -52,8 +52,12 @@ export const envSchema = z.object({
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),
-  /** Connections each worker process keeps open to the SMTP server, and messages one email job has in flight over them (1: in claim order). */
+  /**
+   * Connections each worker process keeps open to the SMTP server, and as many recipients' emails
+   * (send_email jobs) it sends at once, beside WORKER_CONCURRENCY's other jobs.
+   */
   SMTP_POOL_SIZE: positiveInt(8),
+  /** Messages one announcement email job has in flight over those connections (1: in claim order). */
   EMAIL_SENDS_IN_FLIGHT: positiveInt(1),
   DATABASE_POOL_SIZE: positiveInt(10),
   /** The largest observation file an observatory may upload (streamed; default 4 GiB). */

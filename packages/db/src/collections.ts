@@ -77,11 +77,15 @@ export const apiKeysCollection = defineCollection({
   keys: (doc) => ({ userId: doc.userId, keyHash: doc.keyHash }),
 });
 
+/** An address as a recipient's messages are grouped by: one queue and one sequence per mailbox, whatever the case. */
+export const emailRecipientKey = (address: string) => address.trim().toLowerCase();
+
 export const emailOutboxCollection = defineCollection({
   table: emailOutbox,
   schema: emailOutboxDocSchema,
   idPrefix: "eml",
-  keys: (doc) => ({ status: doc.status }),
+  keys: (doc) => ({ status: doc.status, recipient: emailRecipientKey(doc.to) }),
+  fieldColumns: { status: emailOutbox.status },
 });
 
 export const settingsCollection = defineCollection({

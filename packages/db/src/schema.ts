@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type {
   AnnouncementDoc,
   JobDoc,
@@ -70,11 +70,27 @@ export const apiKeys = pgTable(
   (table) => [uniqueIndex("api_keys_key_hash_key").on(table.keyHash), index("api_keys_user_id_idx").on(table.userId)],
 );
 
-export const emailOutbox = pgTable("email_outbox", { ...documentColumns<EmailOutboxDoc>(), status: text("status").notNull() }, (table) => [
-  index("email_outbox_pending_idx")
-    .on(table.createdAt)
-    .where(sql`status = 'pending'`),
-]);
+/**
+ * `recipient` is the address as the queues name it (trimmed, lower case); `seq` numbers the rows
+ * in the order they were written, which is the order a recipient's messages are sent in.
+ */
+export const emailOutbox = pgTable(
+  "email_outbox",
+  {
+    ...documentColumns<EmailOutboxDoc>(),
+    status: text("status").notNull(),
+    recipient: text("recipient").notNull(),
+    seq: bigint("seq", { mode: "number" }).notNull().generatedAlwaysAsIdentity(),
+  },
+  (table) => [
+    index("email_outbox_pending_idx")
+      .on(table.createdAt)
+      .where(sql`status = 'pending'`),
+    index("email_outbox_recipient_pending_idx")
+      .on(table.recipient, table.seq)
+      .where(sql`status = 'pending'`),
+  ],
+);
 
 export const settings = pgTable("settings", documentColumns<SettingDoc>());
 

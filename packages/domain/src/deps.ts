@@ -17,4 +17,6 @@ export interface Deps {
   caches: RequestCaches;
   /** The current time; tests replace it to move time forward. */
   now: () => Date;
+  /** Where this process's HTTP server listens, set once it does: the origin of email links when PUBLIC_URL is unset. */
+  listeningOn?: string;
 }

@@ -13,9 +13,10 @@ export * from "./users/schemas";
 export { presentUser, isServerAdmin } from "./users/present";
 export { getProfile, updateProfile } from "./users/profile";
 export { setAvatar, getAvatar, detectImageType, MAX_AVATAR_BYTES } from "./users/avatar";
+export { appLink, listeningUrl, siteOrigin } from "./email/app-link";
 export { enqueueEmail, type OutgoingEmail } from "./email/outbox";
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
-export { deliverOutboxEmail } from "./email/deliver";
+export { deliverRecipientEmails } from "./email/deliver";
 export { addJob } from "./jobs/add-job";
 export {
   findJobBySubject,

@@ -78,6 +78,7 @@ export function PushChannelsCard({ profile }: { profile: Profile }) {
             Pushover
           </h3>
           <p className="mt-1 text-sm text-slate-500">{profile.pushover.configured ? `User key ${profile.pushover.userKeyHint} is set.` : "No user key set."}</p>
+          {profile.pushover.notice ? <Alert className="mt-2">{profile.pushover.notice}</Alert> : null}
           <form
             noValidate
             className="mt-2 grid gap-3 sm:grid-cols-3 sm:items-start"
@@ -139,7 +140,10 @@ export function PushChannelsCard({ profile }: { profile: Profile }) {
               <li>
                 Web push: {test.data.webPush.sent} sent, {test.data.webPush.failed} failed, {test.data.webPush.removed} removed
               </li>
-              <li>Pushover: {test.data.pushover}</li>
+              <li>
+                Pushover: {test.data.pushover}
+                {test.data.pushoverNotice ? ` (${test.data.pushoverNotice})` : null}
+              </li>
             </ul>
           ) : null}
           {test.error ? (

@@ -3,7 +3,7 @@ import { defineTask } from "../define-task";
 import { mailTransportFor } from "../mail-transport";
 
 export const announcementEmailsTask = defineTask(jobContracts.announcement_emails, async (payload, { deps }, helpers) => {
-  const transport = mailTransportFor(deps, "pooled");
+  const transport = mailTransportFor(deps);
   try {
     // Claims name the graphile-worker id holding this job, so a survivor can free them if this worker dies.
     const outcome = await deliverAnnouncementEmails({ deps, transport, announcementId: payload.announcementId, claimedBy: helpers.job.locked_by ?? undefined });

@@ -117,7 +117,7 @@ export const authOperations = {
     body: passwordResetRequestSchema,
     outputDescription: "Accepted; an email follows if the account exists",
     responses: { 400: errorResponses[400], 429: errorResponses[429] },
-    handle: ({ ctx, input }) => requestPasswordReset({ deps: ctx.deps, email: input.email, client: ctx.client, appUrl: ctx.linkOrigin }),
+    handle: ({ ctx, input }) => requestPasswordReset({ deps: ctx.deps, email: input.email, client: ctx.client, requestOrigin: ctx.linkOrigin }),
   }),
   confirmPasswordReset: defineOperation({
     operationId: "confirmPasswordReset",

@@ -5,6 +5,7 @@ import { hashPassword, verifyPassword } from "../auth/passwords";
 import { assertWithinRateLimit, recordRateLimitEvent } from "../auth/rate-limit";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
+import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import type { ChangePassword } from "./schemas";
@@ -50,7 +51,7 @@ export async function changePassword(options: { deps: Deps; actor: UserActor; in
       text:
         `Hello ${user.doc.name},\n\nThe password of your Meridian account was changed, and ` +
         `your other sessions were signed out.\nIf this was not you, reset your password at ` +
-        `once and tell your server administrator.\n`,
+        `once and tell your server administrator:\n\n${appLink(deps, "/forgot-password")}\n`,
     });
   });
 }

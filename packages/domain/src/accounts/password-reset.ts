@@ -7,6 +7,7 @@ import type { ClientInfo } from "../auth/sessions";
 import { generateSecret, hashSecret } from "../auth/tokens";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
+import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { endSessions } from "./user-sessions";
@@ -21,7 +22,7 @@ const HOUR_MS = 3600_000;
  * existing, enabled account it emails a single-use link valid for one hour; a newer request
  * makes older links useless.
  */
-export async function requestPasswordReset(options: { deps: Deps; email: string; client: ClientInfo; appUrl: string }) {
+export async function requestPasswordReset(options: { deps: Deps; email: string; client: ClientInfo; requestOrigin: string }) {
   const { deps, client } = options;
   const now = deps.now();
   const emailKey = options.email.trim().toLowerCase();
@@ -41,7 +42,7 @@ export async function requestPasswordReset(options: { deps: Deps; email: string;
       expiresAt: new Date(now.getTime() + RESET_TTL_MS).toISOString(),
       usedAt: null,
     });
-    const link = `${options.appUrl.replace(/\/$/, "")}/app/reset-password?token=${encodeURIComponent(token)}`;
+    const link = appLink(deps, `/reset-password?token=${encodeURIComponent(token)}`, { requestOrigin: options.requestOrigin });
     await enqueueEmail(tx, {
       kind: "password_reset",
       to: user.doc.email,

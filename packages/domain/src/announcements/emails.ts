@@ -10,6 +10,8 @@ import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress } from "./senders";
 import { findJobBySubject, reportJob } from "../jobs/tracked-jobs";
 import { EMAIL_JOB_KIND } from "./email-job-kind";
+import { appLink } from "../email/app-link";
+import { isConnectionError, isPermanentRefusal } from "../email/smtp-errors";
 
 const BATCH_SIZE = 50;
 /** Senders watching the recipients view hear of delivery progress at most this often. */
@@ -49,7 +51,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   }
   const replyTo = doc.scope === "system" ? deps.env.SUPPORT_EMAIL : doc.createdByEmail;
   const subject = `${doc.severity === "info" ? "" : `[${doc.severity.toUpperCase()}] `}${doc.title}`;
-  const link = deps.env.PUBLIC_URL ? `\n\n${new URL("/app/announcements", deps.env.PUBLIC_URL).toString()}` : "";
+  const link = `\n\n${appLink(deps, "/announcements")}`;
   const origin = doc.scope === "system" ? "the Meridian administrators" : `${doc.createdByName} (${doc.scope} ${doc.scopeName ?? ""})`.trim();
   let sent = 0;
   // Recipients whose message was refused in this run wait for the job's next attempt (backoff).
@@ -171,20 +173,6 @@ async function finishTrackedJob(deps: Deps, jobId: string | undefined, announcem
   const { sent, failed, skipped, total, done } = await deliveryCounts(deps, announcementId);
   await reportJob(deps, jobId, { status: "completed", progress: { done, total, stage: "done" }, result: { sent, failed, skipped } });
 }
-
-const CONNECTION_ERRORS = new Set(["ECONNECTION", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ESOCKET", "EDNS"]);
-
-/** No SMTP reply at all: the mail server could not be reached. */
-function isConnectionError(error: unknown): boolean {
-  const { responseCode, code } = (error ?? {}) as { responseCode?: unknown; code?: unknown };
-  return typeof responseCode !== "number" && typeof code === "string" && CONNECTION_ERRORS.has(code);
-}
-
-/** SMTP 5xx: the address will never work; 4xx ("try later") and anything else are retried. */
-const isPermanentRefusal = (error: unknown) => {
-  const { responseCode } = (error ?? {}) as { responseCode?: unknown };
-  return typeof responseCode === "number" && responseCode >= 500;
-};
 
 /**
  * A refused message costs its recipient one attempt, and only that recipient; after

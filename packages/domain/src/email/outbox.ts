@@ -1,4 +1,4 @@
-import { emailOutboxCollection, type Executor } from "@meridian/db";
+import { emailOutboxCollection, emailRecipientKey, type Executor } from "@meridian/db";
 import { addJob } from "../jobs/add-job";
 
 export interface OutgoingEmail {
@@ -10,10 +10,31 @@ export interface OutgoingEmail {
   replyTo?: string;
 }
 
+/** An unreachable mail server is retried with graphile-worker's backoff (e^attempts s, at most e^10) for about a day. */
+const SEND_EMAIL_MAX_ATTEMPTS = 25;
+
 /**
- * Writes the message and its delivery job in the actor's transaction. A recipient's messages share
- * a queue, so they arrive in the order they were written (an observation's "in progress" never
- * before its "assigned"); a message that fails waits for its retry without holding the others.
+ * Makes sure a `send_email` job will deliver the recipient's pending messages: one job per
+ * recipient, not per message. The job key folds a burst into one waiting job; a job already
+ * running leaves its key to a new one, which runs after it, because the recipient's queue runs
+ * one of its jobs at a time. A write keeps the waiting job's time (`preserve_run_at`), so a
+ * recipient whose server asked to try later is not tried again at each new message; the job itself
+ * sets that time (`retryAt`).
+ */
+export async function queueRecipientDelivery(db: Executor, options: { to: string; outboxId: string; retryAt?: Date }) {
+  const recipient = emailRecipientKey(options.to);
+  const job = { maxAttempts: SEND_EMAIL_MAX_ATTEMPTS, queueName: `email:${recipient}`, runAt: options.retryAt };
+  const keyed = { ...job, jobKey: `email-to:${recipient}`, jobKeyMode: options.retryAt ? ("replace" as const) : ("preserve_run_at" as const) };
+  const added = await addJob(db, "send_email", { outboxId: options.outboxId }, keyed);
+  // The keyed job was locked by a worker between graphile-worker's look and its write: that run
+  // may already have read the recipient's messages, so one more job follows it in the queue.
+  if (added === null) await addJob(db, "send_email", { outboxId: options.outboxId }, job);
+}
+
+/**
+ * Writes the message and its delivery job in the actor's transaction. A recipient's messages are
+ * sent one after the other in the order they were written (an observation's "in progress" never
+ * before its "assigned"), and other recipients' mail is not held up by them.
  */
 export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<string> {
   const stored = await emailOutboxCollection.insert(db, {
@@ -29,11 +50,6 @@ export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<
     messageId: null,
     lastError: null,
   });
-  await addJob(
-    db,
-    "send_email",
-    { outboxId: stored.id },
-    { jobKey: `email:${stored.id}`, maxAttempts: 8, queueName: `email:${email.to.trim().toLowerCase()}` },
-  );
+  await queueRecipientDelivery(db, { to: email.to, outboxId: stored.id });
   return stored.id;
 }

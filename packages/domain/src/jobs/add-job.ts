@@ -6,21 +6,26 @@ import { jobContracts, type JobName, type JobPayload } from "./contracts";
  * Queues a graphile-worker job inside the caller's transaction: the job exists exactly when
  * the change that caused it was committed. The payload is checked against the job's contract
  * here, so a malformed job is refused where it is made, not found later by the worker. Jobs with
- * one `queueName` run one at a time, in the order they were added.
+ * one `queueName` run one at a time, in the order they were added. A `jobKey` replaces the waiting
+ * job of that key (`preserve_run_at`: keeping its time when it has not failed yet). Answers the job's id, or null
+ * when a `jobKey` names a job that a worker locked in the meantime (graphile-worker then neither
+ * replaces it nor adds one: the caller decides what a job already running covers).
  */
 export async function addJob<Name extends JobName>(
   db: Executor,
   name: Name,
   payload: JobPayload<Name>,
-  options: { jobKey?: string; maxAttempts?: number; runAt?: Date; queueName?: string } = {},
-) {
+  options: { jobKey?: string; jobKeyMode?: "replace" | "preserve_run_at"; maxAttempts?: number; runAt?: Date; queueName?: string } = {},
+): Promise<string | null> {
   const checked = jobContracts[name].payload.parse(payload);
-  await db.execute(sql`select graphile_worker.add_job(
+  const [added] = await db.execute<{ id: string | null }>(sql`select (graphile_worker.add_job(
     ${name},
     ${JSON.stringify(checked ?? {})}::json,
     queue_name => ${options.queueName ?? null}::text,
     job_key => ${options.jobKey ?? null}::text,
     max_attempts => ${options.maxAttempts ?? 10}::int,
-    run_at => ${options.runAt?.toISOString() ?? null}::timestamptz
-  )`);
+    run_at => ${options.runAt?.toISOString() ?? null}::timestamptz,
+    job_key_mode => ${options.jobKeyMode ?? "replace"}::text
+  )).id::text as id`);
+  return added?.id ?? null;
 }

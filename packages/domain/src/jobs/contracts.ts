@@ -24,6 +24,7 @@ const id = z.string().min(1);
 const scheduled = z.unknown();
 
 export const jobContracts = {
+  /** Every pending email of the recipient of `outboxId` (the message whose writing queued it), in the order written. */
   send_email: defineJob("send_email", z.object({ outboxId: id })),
   announcement_emails: defineJob("announcement_emails", z.object({ announcementId: id })),
   announcement_started: defineJob("announcement_started", z.object({ announcementId: id })),

@@ -1,6 +1,7 @@
 import { usersCollection, type Executor, type ObservationDoc, type StoredDocument, type UserDoc } from "@meridian/db";
 import type { ObservationStatus } from "@meridian/rules";
 import type { Deps } from "../deps";
+import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
 import { addJob } from "../jobs/add-job";
 import type { PushMessage } from "./push-channels";
@@ -17,14 +18,10 @@ export async function queuePush(db: Executor, userId: string, push: PushMessage)
   await addJob(db, "send_push", { userId, ...push }, { maxAttempts: 5, queueName: `push:${userId}` });
 }
 
-/** A link into the SPA, absolute when the site's address is known. */
-export const appLink = (deps: Pick<Deps, "env">, path: string) =>
-  deps.env.PUBLIC_URL ? new URL(`/app${path}`, deps.env.PUBLIC_URL).toString() : `/app${path}`;
-
 /** An email in text and HTML with one link, to a user who wants that kind of message. */
 async function emailUser(
   db: Executor,
-  deps: Pick<Deps, "env">,
+  deps: Pick<Deps, "env" | "listeningOn">,
   user: StoredDocument<UserDoc>,
   message: { kind: string; subject: string; lines: string[]; link: string },
 ) {
@@ -45,7 +42,7 @@ async function emailUser(
  */
 export async function queueObservationNotifications(
   db: Executor,
-  deps: Pick<Deps, "env">,
+  deps: Pick<Deps, "env" | "listeningOn">,
   observation: { id: string; doc: ObservationDoc },
   to: ObservationStatus,
   reason: string | null,
@@ -66,7 +63,7 @@ export async function queueObservationNotifications(
 /** A system event (stale observations, a missing star catalog, server start) to the given users, by the channels each wants. */
 export async function notifySystemEvent(
   db: Executor,
-  deps: Pick<Deps, "env">,
+  deps: Pick<Deps, "env" | "listeningOn">,
   users: Array<StoredDocument<UserDoc>>,
   event: { kind: string; subject: string; lines: string[]; path: string; priority?: -1 | 0 | 1 },
 ) {

@@ -4,11 +4,11 @@ import { z } from "zod";
 import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
+import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { deliverPush } from "./deliver-push";
-import { webPushConfigured } from "./push-channels";
-import { appLink } from "./notify";
+import { NO_PUSHOVER_TOKEN, presentPushover, pushoverConfigured, webPushConfigured } from "./push-channels";
 
 export const pushSubscriptionInputSchema = z
   .strictObject({
@@ -40,6 +40,10 @@ export const testNotificationResultSchema = z
     email: channelResult,
     webPush: z.object({ sent: z.number().int(), failed: z.number().int(), removed: z.number().int() }),
     pushover: channelResult,
+    pushoverNotice: z
+      .string()
+      .optional()
+      .describe("Why Pushover sent nothing although the caller has a user key: this server has no Pushover application token (PUSH_APP_TOKEN)"),
   })
   .meta({ id: "TestNotificationResult" });
 
@@ -90,15 +94,15 @@ export async function setPushover(options: { deps: Deps; actor: UserActor; input
     if (pushover) await turnPushOn(deps, tx, actor.id);
     else await invalidateCaches(deps, tx, { kind: "user", userId: actor.id });
   });
-  return pushover ? { configured: true, userKeyHint: pushover.userKeyHint, devices: pushover.devices } : { configured: false, userKeyHint: null, devices: [] };
+  return presentPushover(deps, pushover);
 }
 
 /**
  * The profile's test button: an email through the outbox (queued), and a push over each push
  * channel now, so the answer can say what each channel did. Channels switched off in the
- * profile answer `off`.
+ * profile answer `off`; a Pushover key on a server without PUSH_APP_TOKEN also says why.
  */
-export async function sendTestNotification(options: { deps: Deps; actor: UserActor }) {
+export async function sendTestNotification(options: { deps: Deps; actor: UserActor }): Promise<z.infer<typeof testNotificationResultSchema>> {
   const { deps, actor } = options;
   const user = await usersCollection.get(deps.db, actor.id);
   if (!user) throw new AppError("NOT_FOUND", "No such user");
@@ -118,5 +122,6 @@ export async function sendTestNotification(options: { deps: Deps; actor: UserAct
     ? await deliverPush({ deps, userId: actor.id, push: { title: "Meridian test notification", message: "Push notifications work.", url: link, priority: 0 } })
     : { webPush: [], pushover: "off" as const };
   const count = (result: string) => push.webPush.filter((entry) => entry === result).length;
-  return { email, webPush: { sent: count("sent"), failed: count("failed"), removed: count("gone") }, pushover: push.pushover };
+  const pushoverNotice = user.doc.pushover && !pushoverConfigured(deps) ? { pushoverNotice: NO_PUSHOVER_TOKEN } : {};
+  return { email, webPush: { sent: count("sent"), failed: count("failed"), removed: count("gone") }, pushover: push.pushover, ...pushoverNotice };
 }

@@ -24,7 +24,7 @@ export const queueDispatch = (db: Executor, observatoryId: string) =>
  */
 export async function moveObservation(
   db: Executor,
-  deps: Pick<Deps, "now" | "env">,
+  deps: Pick<Deps, "now" | "env" | "listeningOn">,
   options: { observation: StoredDocument<ObservationDoc>; to: ObservationStatus; actor: Actor; reason?: string | null },
 ): Promise<StoredDocument<ObservationDoc>> {
   const { observation, to, actor } = options;
@@ -45,7 +45,7 @@ export async function moveObservation(
 
 async function record(
   db: Executor,
-  deps: Pick<Deps, "now" | "env">,
+  deps: Pick<Deps, "now" | "env" | "listeningOn">,
   observation: StoredDocument<ObservationDoc>,
   to: ObservationStatus,
   actor: Actor,

@@ -3,22 +3,21 @@ import { usersCollection, type StoredDocument, type UserDoc } from "@meridian/db
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { presentPushover } from "../notifications/push-channels";
 import { avatarPath } from "./present";
 import type { ProfileUpdate } from "./schemas";
 
-const presentProfile = (user: StoredDocument<UserDoc>) => ({
+const presentProfile = (deps: Pick<Deps, "env">, user: StoredDocument<UserDoc>) => ({
   name: user.doc.name,
   email: user.doc.email,
   avatarUrl: avatarPath(user.id, user.doc),
   notificationPreferences: user.doc.notificationPreferences,
-  pushover: user.doc.pushover
-    ? { configured: true, userKeyHint: user.doc.pushover.userKeyHint, devices: user.doc.pushover.devices }
-    : { configured: false, userKeyHint: null, devices: [] },
+  pushover: presentPushover(deps, user.doc.pushover ?? null),
 });
 
 /** The profile of the user authentication already loaded: no second read. */
-export function getProfile(options: { user: StoredDocument<UserDoc> }) {
-  return presentProfile(options.user);
+export function getProfile(options: { deps: Pick<Deps, "env">; user: StoredDocument<UserDoc> }) {
+  return presentProfile(options.deps, options.user);
 }
 
 export async function updateProfile(options: { deps: Deps; actor: UserActor; update: ProfileUpdate }) {
@@ -34,5 +33,5 @@ export async function updateProfile(options: { deps: Deps; actor: UserActor; upd
     return updated;
   });
   if (!user) throw new AppError("NOT_FOUND", "No such user");
-  return presentProfile(user);
+  return presentProfile(deps, user);
 }

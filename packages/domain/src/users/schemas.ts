@@ -36,15 +36,25 @@ export const userSchema = z
   .meta({ id: "User" });
 export type PublicUser = z.infer<typeof userSchema>;
 
+/** The masked Pushover settings, as the profile and `PUT /api/v1/user/pushover` show them. */
+export const pushoverViewSchema = z
+  .object({
+    configured: z.boolean().describe("Whether the caller has a Pushover user key"),
+    userKeyHint: z.string().nullable().describe("The key's last characters"),
+    devices: z.array(z.string()),
+    available: z.boolean().optional().describe("Whether this server can send Pushover messages: false when it has no application token (PUSH_APP_TOKEN)"),
+    notice: z.string().optional().describe("When `available` is false, a sentence saying so, to show the user"),
+  })
+  .meta({ id: "PushoverSettings" });
+export type PushoverView = z.infer<typeof pushoverViewSchema>;
+
 export const profileSchema = z
   .object({
     name: z.string(),
     email: z.string(),
     avatarUrl: z.string().nullable(),
     notificationPreferences: notificationPreferencesSchema,
-    pushover: z
-      .object({ configured: z.boolean(), userKeyHint: z.string().nullable(), devices: z.array(z.string()) })
-      .describe("Pushover-style push: whether a user key is set, shown masked"),
+    pushover: pushoverViewSchema.describe("Pushover-style push: whether a user key is set, shown masked, and whether this server can send to Pushover at all"),
   })
   .meta({ id: "Profile" });
 

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import {
   pushoverInputSchema,
+  pushoverViewSchema,
   pushSubscriptionInputSchema,
   pushSubscriptionRemoveSchema,
   sendTestNotification,
@@ -62,12 +63,15 @@ export const notificationOperations = {
     access: "signed-in",
     tags,
     summary: "Set or remove the caller's Pushover user key and devices",
-    description: "Stored encrypted; the profile shows it masked (`pushover: {configured, userKeyHint, devices}`).",
+    description:
+      "Stored encrypted; the profile shows it masked (`pushover: {configured, userKeyHint, devices}`). A key can be " +
+      "saved on a server without a Pushover application token (`PUSH_APP_TOKEN`), but nothing is sent with it: the " +
+      "answer and the profile then say so (`available: false` and a `notice`, added fields).",
     method: "put",
     path: "/api/v1/user/pushover",
     status: 200,
     body: pushoverInputSchema,
-    output: z.object({ configured: z.boolean(), userKeyHint: z.string().nullable(), devices: z.array(z.string()) }),
+    output: pushoverViewSchema,
     outputDescription: "As the profile shows it",
     responses: authedErrors,
     handle: ({ ctx, actor, input }) => setPushover({ deps: ctx.deps, actor, input }),
@@ -77,7 +81,10 @@ export const notificationOperations = {
     access: "signed-in",
     tags,
     summary: "Send a test notification over each channel the caller has on",
-    description: "Email is queued through the outbox; push goes out at once, so each channel's result is known: sent, failed, off.",
+    description:
+      "Email is queued through the outbox; push goes out at once, so each channel's result is known: sent, failed, off. " +
+      "When the caller has a Pushover key but the server has no Pushover application token (`PUSH_APP_TOKEN`), " +
+      "`pushover` is `off` and `pushoverNotice` (an added field) says why.",
     method: "post",
     path: "/api/v1/user/notifications/test",
     status: 200,

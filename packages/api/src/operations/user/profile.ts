@@ -14,13 +14,16 @@ export const profileOperations = {
     access: "signed-in",
     tags,
     summary: "My profile",
+    description:
+      "`pushover.available` and `pushover.notice` (added fields) say whether this server can send Pushover messages: " +
+      "without a Pushover application token (`PUSH_APP_TOKEN`) it sends nothing, even to a user who saved a key.",
     method: "get",
     path: "/api/v1/user/profile",
     status: 200,
     output: profileSchema,
     outputDescription: "Profile",
     responses: { 401: errorResponses[401] },
-    handle: ({ principal }) => getProfile({ user: principal.user }),
+    handle: ({ ctx, principal }) => getProfile({ deps: ctx.deps, user: principal.user }),
   }),
   updateProfile: defineOperation({
     operationId: "updateProfile",
