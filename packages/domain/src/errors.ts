@@ -17,6 +17,7 @@ export const errorCodes = {
   ACCOUNT_DISABLED: { status: 403, title: "Account disabled" },
   NOT_FOUND: { status: 404, title: "Not found" },
   USER_NOT_FOUND: { status: 404, title: "User not found" },
+  TARGET_NOT_FOUND: { status: 404, title: "Target not found" },
   METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed" },
   EMAIL_TAKEN: { status: 409, title: "Email already registered" },
   CONFLICT: { status: 409, title: "Conflict" },
