@@ -18,6 +18,7 @@ export const errorCodes = {
   NOT_FOUND: { status: 404, title: "Not found" },
   USER_NOT_FOUND: { status: 404, title: "User not found" },
   FILE_MISSING: { status: 404, title: "The file's bytes are missing from storage" },
+  TARGET_NOT_FOUND: { status: 404, title: "Target not found" },
   METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed" },
   REQUEST_TIMEOUT: { status: 408, title: "Request timeout" },
   EMAIL_TAKEN: { status: 409, title: "Email already registered" },

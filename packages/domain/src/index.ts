@@ -202,3 +202,15 @@ export { startScheduledBackup } from "./backups/schedule";
 export { ARCHIVED_COLLECTIONS } from "./backups/archive-io";
 export { PARALLEL_SECTION_BYTES } from "./backups/side-tables";
 export { readMaintenance, endMaintenance, refuseWritesDuringMaintenance, maintenanceStatusSchema, type MaintenanceStatus } from "./system/maintenance";
+export {
+  resolveTarget,
+  searchTargets,
+  targetMatchSchema,
+  targetResolveQuerySchema,
+  targetSearchQuerySchema,
+  targetSearchResultSchema,
+  TARGET_QUERY_MAX,
+  TARGET_SEARCH_LIMIT,
+  type TargetMatch,
+} from "./targets/targets";
+export { targetCatalogs, targetKinds, type TargetCatalog, type TargetKind } from "./targets/catalog-format";

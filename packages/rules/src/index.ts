@@ -1,9 +1,9 @@
 /**
  * What the SPA and the server must agree on, bundled by the browser as well: validation wording,
- * the short-name rule, how observatory permissions imply each other. No Node, no database and no
- * zod here: what needs zod or a parser has its own entry, loaded only by the pages that use it
- * (`@meridian/rules/events`: WebSocket event schemas; `/settings`: the server settings' schemas;
- * `/cron`: schedules read with cron-parser).
+ * the short-name rule, how observatory permissions imply each other, how coordinates are read and
+ * written. No Node, no database and no zod here: what needs zod or a parser has its own entry,
+ * loaded only by the pages that use it (`@meridian/rules/events`: WebSocket event schemas;
+ * `/settings`: the server settings' schemas; `/cron`: schedules read with cron-parser).
  */
 export { fieldLabel, fieldMessage, humanizeKey, issuePredicate, UNKNOWN_FIELD, type IssueDetails } from "./validation-messages";
 export { SHORT_NAME_FORMAT, SHORT_NAME_MESSAGE, SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE, shortNameProblem } from "./short-name";
@@ -22,3 +22,14 @@ export {
   type ObservationStatus,
   type Twilight,
 } from "./observation-statuses";
+export {
+  DECLINATION_FORMAT,
+  formatDeclination,
+  formatDeclinationDegrees,
+  formatRightAscension,
+  formatRightAscensionDegrees,
+  parseDeclination,
+  parseRightAscension,
+  RIGHT_ASCENSION_FORMAT,
+  type AngleResult,
+} from "./coordinates";

@@ -34,6 +34,7 @@ const ACRONYMS: Record<string, string> = {
   s3: "S3",
   utc: "UTC",
   ip: "IP",
+  ra: "RA",
 };
 
 /** `contactEmail` → "Contact email", `user_ids` → "User IDs". */

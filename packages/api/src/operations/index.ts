@@ -10,6 +10,7 @@ import { observationOperations } from "./observations";
 import { observatoryOperations } from "./observatories";
 import { organizationOperations } from "./organizations";
 import { projectOperations } from "./projects";
+import { targetOperations } from "./targets";
 import { userOperations } from "./user";
 
 /**
@@ -25,6 +26,7 @@ export const allOperations: AnyOperation[] = [
     observatoryOperations,
     projectOperations,
     observationOperations,
+    targetOperations,
     integrityOperations,
     analyticsOperations,
     cleanupOperations,

@@ -10,6 +10,7 @@ import { observationOperations } from "../operations/observations";
 import { integrityOperations } from "../operations/integrity";
 import { organizationOperations } from "../operations/organizations";
 import { projectOperations } from "../operations/projects";
+import { targetOperations } from "../operations/targets";
 import { routerOf } from "../operations/trpc-adapter";
 import { announcementOperations } from "../operations/announcements";
 
@@ -20,6 +21,7 @@ export const appRouter = router({
   observatories: routerOf(observatoryOperations),
   projects: routerOf(projectOperations),
   observations: routerOf(observationOperations),
+  targets: routerOf(targetOperations),
   announcements: routerOf(announcementOperations),
   admin: routerOf(adminOperations),
   integrity: routerOf(integrityOperations),
