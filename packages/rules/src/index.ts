@@ -15,6 +15,8 @@ export {
   observationStatuses,
   observationTransitions,
   observationTypes,
+  pluginMayReport,
+  pluginReportableStatuses,
   twilightKinds,
   twilightSunAltitude,
   type ObservationStatus,
