@@ -56,6 +56,13 @@ export const envSchema = z.object({
   SMTP_POOL_SIZE: positiveInt(8),
   EMAIL_SENDS_IN_FLIGHT: positiveInt(1),
   DATABASE_POOL_SIZE: positiveInt(10),
+  /**
+   * Messages one observatory plugin connection may send a second (a burst of as many is allowed);
+   * beyond it a message is answered `error` RATE_LIMITED and not handled.
+   */
+  PLUGIN_MESSAGES_PER_SECOND: positiveInt(20),
+  /** Messages of one plugin connection that may wait to be handled; one more closes it (4429). */
+  PLUGIN_QUEUE_LIMIT: positiveInt(100),
   /** The largest observation file an observatory may upload (streamed; default 4 GiB). */
   MAX_UPLOAD_BYTES: positiveInt(4 * 1024 ** 3),
   /**

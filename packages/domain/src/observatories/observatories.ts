@@ -20,6 +20,7 @@ import {
   requireObservatoryPermission,
   resolveObservatoryAccess,
 } from "../permissions/observatory-permissions";
+import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryCreate } from "./schemas";
 
@@ -126,10 +127,14 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
     access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: false, observatoryIds: visible.slice(0, limit) });
   }
   const page = rows.slice(0, limit);
+  const sightings = await lastSightings(
+    deps.db,
+    page.map((row) => row.id),
+  );
   return {
     items: page.map((row) => {
       const { sources: _sources, ...permissions } = access.get(row.id)!;
-      return presentObservatory(row, permissions);
+      return presentObservatory(row, permissions, sightings.get(row.id));
     }),
     nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
   };
@@ -141,7 +146,7 @@ export async function getObservatory(options: { deps: Deps; actor: UserActor; ob
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const { sources: _sources, ...permissions } = access;
-  return presentObservatory(observatory, permissions);
+  return presentObservatory(observatory, permissions, (await lastSightings(deps.db, [observatoryId])).get(observatoryId));
 }
 
 export async function getMyObservatoryPermissions(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
@@ -173,7 +178,8 @@ export async function transferObservatoryOwnership(options: {
       isOwner = organization?.doc.ownerId === actor.id;
     }
     if (!isOwner && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may transfer the observatory");
-    if (previous.kind === to.kind && previous.id === to.id) return presentObservatory(observatory);
+    if (previous.kind === to.kind && previous.id === to.id)
+      return presentObservatory(observatory, undefined, (await lastSightings(tx, [observatoryId])).get(observatoryId));
 
     let targetName: string | null;
     if (to.kind === "user") {
@@ -217,7 +223,7 @@ export async function transferObservatoryOwnership(options: {
       before: { owner: previous },
       after: { owner: to },
     });
-    return presentObservatory(updated!);
+    return presentObservatory(updated!, undefined, (await lastSightings(tx, [observatoryId])).get(observatoryId));
   });
 }
 

@@ -1,7 +1,14 @@
 import type { ObservatoryDoc, ObservatoryPermissions, StoredDocument } from "@meridian/db";
 
-export function presentObservatory(observatory: StoredDocument<ObservatoryDoc>, myPermissions?: ObservatoryPermissions) {
+/**
+ * The read shape. `lastSighting` is the time in the observatory's connection row
+ * (`lastSightings`), which heartbeats keep without rewriting the document; the later of it and
+ * the document's own is shown.
+ */
+export function presentObservatory(observatory: StoredDocument<ObservatoryDoc>, myPermissions?: ObservatoryPermissions, lastSighting?: Date) {
   const { doc } = observatory;
+  const documented = doc.connection.lastSeenAt;
+  const lastSeenAt = lastSighting && (!documented || lastSighting.getTime() > Date.parse(documented)) ? lastSighting.toISOString() : documented;
   return {
     id: observatory.id,
     name: doc.name,
@@ -11,7 +18,7 @@ export function presentObservatory(observatory: StoredDocument<ObservatoryDoc>, 
     connection: {
       online: doc.connection.online,
       ...(doc.connection.pluginVersion ? { pluginVersion: doc.connection.pluginVersion } : {}),
-      ...(doc.connection.lastSeenAt ? { lastSeenAt: doc.connection.lastSeenAt } : {}),
+      ...(lastSeenAt ? { lastSeenAt } : {}),
     },
     ...(doc.conditions ? { conditions: doc.conditions } : {}),
     createdAt: observatory.createdAt.toISOString(),

@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { recordHistory, settingsOf } from "./observatories";
+import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryUpdate } from "./schemas";
 
@@ -28,7 +29,8 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
         .map((key) => [key, { before: before[key], after: after[key] }]),
     );
     const { sources: _sources, ...permissions } = access;
-    if (Object.keys(changes).length === 0) return presentObservatory(observatory, permissions);
+    const lastSighting = (await lastSightings(tx, [observatoryId])).get(observatoryId);
+    if (Object.keys(changes).length === 0) return presentObservatory(observatory, permissions, lastSighting);
     const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, ...after }));
     await recordHistory(tx, { observatoryId, type: "settings_changed", actorId: actor.id, data: { changes } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: after.name };
@@ -40,6 +42,6 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
       before: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.before])),
       after: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.after])),
     });
-    return presentObservatory(updated!, permissions);
+    return presentObservatory(updated!, permissions, lastSighting);
   });
 }
