@@ -70,7 +70,7 @@ async function authenticateObservatory(request: IncomingMessage, deps: Deps): Pr
 
 function replace(session: ObservatorySession, connection: ProtocolConnection) {
   session.standing = "replaced";
-  connection.close(observatoryCloseCodes.replaced, "replaced by a newer connection with this key");
+  connection.close(observatoryCloseCodes.replaced, "replaced by a newer connection of this observatory");
 }
 
 /**
