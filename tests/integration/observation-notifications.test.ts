@@ -72,7 +72,9 @@ async function setUp(owner: Account, notifications?: Record<string, unknown>) {
     },
     201,
   )) as { id: string; name: string };
-  const move = (status: string) => must(`/observations/${observation.id}/status`, { method: "POST", token: key, json: { status } }, 200);
+  // The plugin's key reports what a plugin does; assigning is dispatch's (the owner, an operator, stands in for it).
+  const move = (status: string) =>
+    must(`/observations/${observation.id}/status`, { method: "POST", token: status === "assigned" ? owner.token : key, json: { status } }, 200);
   return { observatory, observation, move };
 }
 

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
+import { markSilentObservatoriesOffline } from "@meridian/domain";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
+import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
 import { openWebSocket, type OpenClient } from "../support/ws-client";
 
 const ADMIN = { email: "observations-multi-admin@example.com", password: "observations multi admin password" };
@@ -61,6 +63,17 @@ async function observatoryWithKey(owner: Account) {
   };
   return { id: observatory.id, key: key.key };
 }
+
+async function pluginOn(url: string, key: string) {
+  const socket = await openPluginSocket(url, key);
+  closers.push(() => socket.client.close());
+  return socket;
+}
+
+const assignsOf = (socket: PluginSocket) =>
+  socket.client.messages
+    .filter((message) => message.type === "assign")
+    .map((message) => (message as unknown as { observation: { id: string } }).observation.id);
 
 async function simulatorOn(url: string, key: string, speed: number) {
   const simulator = new ObservatorySimulator({ url, key, speed });
@@ -141,5 +154,99 @@ describe("observations across server and worker processes", () => {
     const assigns = () => simulators.map((simulator) => simulator.received.filter((message) => message.type === "assign").length);
     await until("each observatory's assign", async () => assigns().every((count) => count >= 1));
     expect(assigns()).toEqual([1, 1, 1, 1]);
+  });
+
+  it("replaces an older connection of a key with a newer one on another process (4409): nothing goes offline or back to pending", async () => {
+    const owner = await createAccount(serverA);
+    const observatory = await observatoryWithKey(owner);
+    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Replaced" } }, 201)) as { id: string };
+    const submit = async (name: string) =>
+      (await must(
+        "/observations",
+        { method: "POST", token: owner.token, json: { name, projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+        201,
+      )) as { id: string };
+    const older = await pluginOn(serverA.url, observatory.key);
+    expect(await older.ask({ type: "hello", pluginVersion: "3.8.0.0" })).toMatchObject({ type: "ack" });
+    const first = await submit("First");
+    await until("the first assignment on the older connection", async () => assignsOf(older).includes(first.id));
+
+    const newer = await pluginOn(urlB, observatory.key);
+    expect(await older.closed).toBe(4409);
+    expect(await newer.ask({ type: "hello", pluginVersion: "3.8.0.0" })).toMatchObject({ type: "ack" });
+    // Process A has handled the older socket's close in full (its close handler included).
+    await until("server A to let go of the older socket", async () => serverA.server.hub.status().connections === 0);
+
+    const read = (await must(`/observatories/${observatory.id}`, { token: owner.token })) as { connection: { online: boolean } };
+    expect(read.connection.online).toBe(true);
+    const entries = (await must(`/observatories/${observatory.id}/history`, { token: owner.token })) as { items: Array<{ type: string }> };
+    expect(entries.items.map((entry) => entry.type)).not.toContain("offline");
+    const moves = (await must(`/observations/${first.id}/history`, { token: owner.token })) as { items: Array<{ to: string }> };
+    expect(moves.items.map((entry) => entry.to)).toEqual(["pending", "assigned"]);
+
+    // The newer connection carries the observation on; the next assignment reaches it alone.
+    for (const status of ["in_progress", "acquisition_complete", "completed"])
+      expect(await newer.ask({ type: "observation_status", observationId: first.id, status })).toMatchObject({ type: "ack" });
+    const second = await submit("Second");
+    await until("the second assignment on the newer connection", async () => assignsOf(newer).includes(second.id));
+    expect(assignsOf(newer)).toEqual([second.id]);
+    expect(assignsOf(older)).toEqual([first.id]);
+  });
+
+  it("keeps exactly one of two connections that open with one key at the same moment on two processes", async () => {
+    const owner = await createAccount(serverA);
+    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Racing keys" } }, 201)) as { id: string };
+    for (let round = 0; round < 3; round += 1) {
+      const observatory = await observatoryWithKey(owner);
+      const pair = await Promise.all([pluginOn(urlB, observatory.key), pluginOn(urlC, observatory.key)]);
+      const closedWith: Array<number | undefined> = [undefined, undefined];
+      pair.forEach((socket, index) => void socket.closed.then((code) => (closedWith[index] = code)));
+      // The replaced one may be closed before its hello is handled: it gets no answer then.
+      const hellos = pair.map((socket) => socket.send({ type: "hello", pluginVersion: "3.8.0.0" }));
+      await until("one of the two to be replaced", async () => closedWith.filter((code) => code !== undefined).length === 1);
+      const surviving = closedWith[0] === undefined ? 0 : 1;
+      const survivor = pair[surviving]!;
+      expect(closedWith.find((code) => code !== undefined)).toBe(4409);
+      expect(await survivor.replyTo(hellos[surviving]!)).toMatchObject({ type: "ack" });
+      const created = (await must(
+        "/observations",
+        { method: "POST", token: owner.token, json: { name: `Race ${round}`, projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+        201,
+      )) as { id: string };
+      await until("the assignment on the surviving connection", async () => assignsOf(survivor).includes(created.id));
+      expect(pair.flatMap(assignsOf)).toEqual([created.id]);
+      expect(closedWith.filter((code) => code !== undefined)).toHaveLength(1);
+      const read = (await must(`/observatories/${observatory.id}`, { token: owner.token })) as { connection: { online: boolean } };
+      expect(read.connection.online).toBe(true);
+    }
+  });
+
+  it("takes offline, at the minute's sweep, an observatory whose server process died with its connection", async () => {
+    const owner = await createAccount(serverA);
+    const observatory = await observatoryWithKey(owner);
+    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Orphaned" } }, 201)) as { id: string };
+    const doomedUrl = await spawnServer("server-doomed");
+    const doomed = processes.at(-1)!;
+    const socket = await pluginOn(doomedUrl, observatory.key);
+    await socket.ask({ type: "hello", pluginVersion: "3.8.0.0" });
+    const created = (await must(
+      "/observations",
+      { method: "POST", token: owner.token, json: { name: "Orphan", projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+      201,
+    )) as { id: string };
+    await until("the assignment", async () => assignsOf(socket).includes(created.id));
+    doomed.child.kill("SIGKILL");
+    await doomed.exited;
+    const deps = serverA.server.runtime.deps;
+    const online = async () =>
+      ((await must(`/observatories/${observatory.id}`, { token: owner.token })) as { connection: { online: boolean } }).connection.online;
+    // Not yet silent for the heartbeat timeout: a live process would still be heartbeating.
+    expect(await markSilentObservatoriesOffline({ deps })).not.toContain(observatory.id);
+    expect(await online()).toBe(true);
+    const later = { ...deps, now: () => new Date(Date.now() + 10 * 60_000) };
+    expect(await markSilentObservatoriesOffline({ deps: later })).toContain(observatory.id);
+    expect(await online()).toBe(false);
+    const observation = (await must(`/observations/${created.id}`, { token: owner.token })) as { status: string };
+    expect(observation.status).toBe("pending");
   });
 });

@@ -96,6 +96,28 @@ describe("the observatory connection", () => {
     }
   });
 
+  it("replaces an older connection of a key with the newer (4409); the simulator connects again after a missed heartbeat, never after that", async () => {
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { heartbeatTimeoutSeconds: 2 } }, 200);
+    try {
+      const owner = await createAccount(server);
+      const { observatoryId, key } = await network(owner);
+      const older = await connect(key.key, { reconnect: true, heartbeatSeconds: 0.5 });
+      const dropped = new Promise<number>((resolve) => older.once("close", (code: number) => resolve(code)));
+      older.fallSilent();
+      expect(await dropped).toBe(4408);
+      expect(older.reconnecting).toBe(true);
+      await new Promise((resolve) => older.once("reconnected", resolve));
+      const replaced = new Promise<number>((resolve) => older.once("close", (code: number) => resolve(code)));
+      const newer = await connect(key.key);
+      expect(await replaced).toBe(4409);
+      expect(older.reconnecting).toBe(false);
+      expect(await newer.send({ type: "heartbeat" })).toMatchObject({ type: "ack" });
+      expect(((await must(`/observatories/${observatoryId}`, { token: owner.token })) as { connection: { online: boolean } }).connection.online).toBe(true);
+    } finally {
+      await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { heartbeatTimeoutSeconds: 90 } }, 200);
+    }
+  });
+
   it("tells an outdated plugin to update and sends it nothing until it is current", async () => {
     await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: "3.10.0.0" } }, 200);
     try {
@@ -187,7 +209,8 @@ describe("the observatory connection", () => {
   it("answers malformed messages with an error and keeps the connection and the others", async () => {
     const owner = await createAccount(server);
     const { key } = await network(owner);
-    const other = await connect(key.key);
+    // Another observatory's plugin (a second connection with the same key would replace the first).
+    const other = await connect((await network(owner)).key.key);
     const attempt = await connectWebSocket(`${server.url.replace(/^http/, "ws")}/ws/observatory`, { authorization: `Bearer ${key.key}` });
     if (!attempt.ok) throw new Error(`refused: ${attempt.status}`);
     const raw = attempt.client;
@@ -218,6 +241,35 @@ describe("the observatory connection", () => {
     });
     expect(raw.ws.readyState).toBe(WebSocket.OPEN);
     expect(await other.send({ type: "heartbeat" })).toMatchObject({ type: "ack" });
+  });
+
+  it("lets a key report only the moves a plugin makes: never to assigned, pending, paused or cancelled, over REST or the socket", async () => {
+    const owner = await createAccount(server);
+    const { key, submit } = await network(owner);
+    const observation = await submit();
+    const asKey = (status: string) => server.request(`/observations/${observation.id}/status`, { method: "POST", token: key.key, json: { status } });
+    // Its own pending observation, with the observatory offline: dispatch would not assign it, nor may the key.
+    const refused = await expectProblem(await asKey("assigned"), 403, "FORBIDDEN_TRANSITION");
+    expect(refused.detail).toContain("assigned");
+    expect(await statusOf(owner, observation.id)).toBe("pending");
+    await must(`/observations/${observation.id}/status`, { method: "POST", token: owner.token, json: { status: "assigned" } }, 200);
+    expect(
+      (await must(`/observations/${observation.id}/status`, { method: "POST", token: key.key, json: { status: "in_progress" } }, 200)) as object,
+    ).toMatchObject({
+      status: "in_progress",
+    });
+    for (const status of ["cancelled", "pending", "paused"]) await expectProblem(await asKey(status), 403, "FORBIDDEN_TRANSITION");
+    const attempt = await connectWebSocket(`${server.url.replace(/^http/, "ws")}/ws/observatory`, { authorization: `Bearer ${key.key}` });
+    if (!attempt.ok) throw new Error(`refused: ${attempt.status}`);
+    const raw = attempt.client;
+    closers.push(() => raw.close());
+    raw.ws.send(JSON.stringify({ type: "hello", id: "hello", pluginVersion: "3.8.0.0" }));
+    raw.ws.send(JSON.stringify({ type: "observation_status", id: "cancel", observationId: observation.id, status: "cancelled" }));
+    expect(await raw.waitFor((message) => (message as { id?: string }).id === "cancel")).toMatchObject({ type: "error", code: "FORBIDDEN_TRANSITION" });
+    expect(await statusOf(owner, observation.id)).toBe("in_progress");
+    raw.ws.send(JSON.stringify({ type: "observation_status", id: "suspend", observationId: observation.id, status: "suspended" }));
+    expect(await raw.waitFor((message) => (message as { id?: string }).id === "suspend")).toMatchObject({ type: "ack" });
+    expect(await statusOf(owner, observation.id)).toBe("suspended");
   });
 
   it("refuses connections without a live observatory key, and closes one at once when its key is revoked", async () => {

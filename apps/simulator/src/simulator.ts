@@ -17,6 +17,13 @@ export interface SimulatorOptions {
   equipment?: Record<string, unknown>;
   /** Bytes of the simulated image uploaded per exposure set (default 64 KiB). */
   imageBytes?: number;
+  /**
+   * Connect again (after 1 s, doubling up to 30 s) when the connection ends without this side
+   * closing it: a server stopping (1001), a missed heartbeat (4408), a cut link. Never after
+   * 4409 (a newer connection with the key replaced this one) or 4401 (the key was revoked).
+   * Off by default.
+   */
+  reconnect?: boolean;
   log?: (line: string) => void;
 }
 
@@ -32,7 +39,8 @@ interface Assignment {
  * acquisition_complete → completed while uploading a file and its preview, and obeys `cancel`.
  * It can be told to fail or abort the next observation, go unsafe, hold for weather, say
  * goodbye or drop off without a word. Events: `message` (every server message), `status`
- * (each status it reported), `file`.
+ * (each status it reported), `file`, `close` (code, reason), `replaced` (closed with 4409: a
+ * newer connection with the key took over; it never reconnects then) and `reconnected`.
  */
 export class ObservatorySimulator extends EventEmitter {
   readonly options: Required<Omit<SimulatorOptions, "log" | "systemInfo" | "equipment">> & Pick<SimulatorOptions, "log" | "systemInfo" | "equipment">;
@@ -42,11 +50,20 @@ export class ObservatorySimulator extends EventEmitter {
   private pending = new Map<string, { resolve: (reply: Record<string, unknown>) => void; reject: (error: Error) => void }>();
   private current: { id: string; cancelled: boolean } | undefined;
   private nextOutcome: Outcome = "complete";
+  /** Set when this side closed, or the server said not to come back: no reconnecting. */
+  private stopped = false;
+  private retryDelayMs = RETRY_FIRST_MS;
+  private retry: NodeJS.Timeout | undefined;
   readonly received: Array<Record<string, unknown>> = [];
 
   constructor(options: SimulatorOptions) {
     super();
-    this.options = { pluginVersion: "3.8.0.0", speed: 1, heartbeatSeconds: 30, imageBytes: 64 * 1024, ...options };
+    this.options = { pluginVersion: "3.8.0.0", speed: 1, heartbeatSeconds: 30, imageBytes: 64 * 1024, reconnect: false, ...options };
+  }
+
+  /** Whether it will connect again on its own (a retry is scheduled). */
+  get reconnecting(): boolean {
+    return this.retry !== undefined && !this.stopped;
   }
 
   get observationInHand(): string | undefined {
@@ -68,7 +85,10 @@ export class ObservatorySimulator extends EventEmitter {
       clearInterval(this.heartbeat);
       for (const waiter of this.pending.values()) waiter.reject(new Error(`connection closed (${code} ${reason.toString()})`));
       this.pending.clear();
+      if (FINAL_CLOSE_CODES.has(code)) this.stopped = true;
       this.emit("close", code, reason.toString());
+      if (code === REPLACED) this.emit("replaced");
+      if (this.options.reconnect && !this.stopped) this.scheduleReconnect();
     });
     const reply = await this.send({
       type: "hello",
@@ -77,7 +97,26 @@ export class ObservatorySimulator extends EventEmitter {
       equipment: this.options.equipment,
     });
     this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }).catch(() => undefined), this.options.heartbeatSeconds * 1000);
+    this.retryDelayMs = RETRY_FIRST_MS;
     return reply;
+  }
+
+  private scheduleReconnect() {
+    const delay = this.retryDelayMs;
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
+    this.log(`connection lost; connecting again in ${delay / 1000} s`);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (this.stopped) return;
+      this.connect()
+        .then(() => this.emit("reconnected"))
+        .catch((error: Error) => {
+          this.log(`could not connect: ${error.message}`);
+          if (error.message.endsWith(": 401")) this.stopped = true;
+          // A refused upgrade ends without a close event; a socket that opened and closed has scheduled its own retry.
+          if (!this.stopped && this.ws?.readyState !== WebSocket.OPEN && this.ws?.readyState !== WebSocket.CLOSING) this.scheduleReconnect();
+        });
+    }, delay);
   }
 
   /** Sends a message and resolves with its `ack`, or rejects with the server's `error`. */
@@ -119,6 +158,21 @@ export class ObservatorySimulator extends EventEmitter {
     this.ws?.removeAllListeners("message");
   }
 
+  /** Stops reading from the network, as a plugin behind a stalled link: what the server sends (its close included) waits unread. */
+  stallNetwork() {
+    this.socket()?.pause();
+  }
+
+  /** Reads again what a stalled link held back. */
+  resumeNetwork() {
+    this.socket()?.resume();
+  }
+
+  private socket() {
+    // ws keeps its TCP socket private; pausing it is the only way to stop reading without closing.
+    return (this.ws as unknown as { _socket?: { pause(): void; resume(): void } } | undefined)?._socket;
+  }
+
   /** Drops off without a word (the TCP connection is cut). */
   dropOff() {
     clearInterval(this.heartbeat);
@@ -126,6 +180,8 @@ export class ObservatorySimulator extends EventEmitter {
   }
 
   async close() {
+    this.stopped = true;
+    clearTimeout(this.retry);
     clearInterval(this.heartbeat);
     const ws = this.ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
@@ -212,6 +268,12 @@ export class ObservatorySimulator extends EventEmitter {
     return file;
   }
 }
+
+/** The server's close codes after which a plugin must not connect again on its own. */
+const REPLACED = 4409;
+const FINAL_CLOSE_CODES = new Set([4401, REPLACED]);
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 
 /** A 1×1 PNG, the smallest honest preview. */
 const PREVIEW_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");

@@ -60,6 +60,13 @@ export const envSchema = z.object({
   /** Messages one announcement email job has in flight over those connections (1: in claim order). */
   EMAIL_SENDS_IN_FLIGHT: positiveInt(1),
   DATABASE_POOL_SIZE: positiveInt(10),
+  /**
+   * Messages one observatory plugin connection may send a second (a burst of as many is allowed);
+   * beyond it a message is answered `error` RATE_LIMITED and not handled.
+   */
+  PLUGIN_MESSAGES_PER_SECOND: positiveInt(20),
+  /** Messages of one plugin connection that may wait to be handled; one more closes it (4429). */
+  PLUGIN_QUEUE_LIMIT: positiveInt(100),
   /** The largest observation file an observatory may upload (streamed; default 4 GiB). */
   MAX_UPLOAD_BYTES: positiveInt(4 * 1024 ** 3),
   /** How long an upload may wait for the client's next bytes before it is answered 408 and nothing is stored. */

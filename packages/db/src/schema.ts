@@ -140,6 +140,18 @@ export const workerHeartbeats = pgTable("worker_heartbeats", {
   lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
 
+/**
+ * Not a collection: which connection of each observatory is the live one (a newer connection
+ * takes the row over), and when it was last seen. Heartbeats touch this small row, at most once
+ * a minute, instead of the observatory's document; the minute's sweep reads it to find
+ * observatories whose server process died.
+ */
+export const observatoryConnections = pgTable("observatory_connections", {
+  observatoryId: text("observatory_id").primaryKey(),
+  connectionId: text("connection_id").notNull(),
+  lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull(),
+});
+
 export const organizations = pgTable(
   "organizations",
   { ...documentColumns<OrganizationDoc>(), shortNameLower: text("short_name_lower").notNull(), ownerId: text("owner_id").notNull() },

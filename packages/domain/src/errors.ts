@@ -12,6 +12,7 @@ export const errorCodes = {
   UNAUTHENTICATED: { status: 401, title: "Authentication required" },
   INVALID_CREDENTIALS: { status: 401, title: "Invalid credentials" },
   FORBIDDEN: { status: 403, title: "Forbidden" },
+  FORBIDDEN_TRANSITION: { status: 403, title: "Not a move this caller may make" },
   SIGNUP_DISABLED: { status: 403, title: "Signup is disabled" },
   CROSS_ORIGIN_REQUEST: { status: 403, title: "Cross-origin request refused" },
   ACCOUNT_DISABLED: { status: 403, title: "Account disabled" },

@@ -148,14 +148,17 @@ export { sunAltitude, isDark, darkInterval, targetAltitude, airmass, moonDistanc
 export * from "./observatories/keys";
 export {
   observatoryHello,
-  observatoryHeartbeat,
+  observatorySeen,
   observatoryConfig,
   observatorySafety,
   observatoryWeather,
   observatoryGone,
   markSilentObservatoriesOffline,
   onlineObservatoryIds,
+  REPORT_LIMIT_BYTES,
+  type GoneReason,
 } from "./observatories/connection";
+export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_INTERVAL_MS } from "./observatories/presence";
 export * from "./system/server-settings";
 export { queueDispatch, moveObservation } from "./observations/transitions";
 export { uploadObservationFile, listObservationFiles, openObservationFile, presentFile } from "./observations/files";

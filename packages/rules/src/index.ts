@@ -17,6 +17,8 @@ export {
   observationStatuses,
   observationTransitions,
   observationTypes,
+  pluginMayReport,
+  pluginReportableStatuses,
   twilightKinds,
   twilightSunAltitude,
   type ObservationStatus,

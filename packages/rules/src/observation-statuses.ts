@@ -34,6 +34,23 @@ export const observationTransitions: Readonly<Record<ObservationStatus, readonly
 
 export const canMove = (from: ObservationStatus, to: ObservationStatus): boolean => observationTransitions[from].includes(to);
 
+/**
+ * The moves an observatory's plugin makes, and so the only statuses its key may report: dispatch
+ * assigns, users pause, resume and cancel, the connection gives an unstarted observation back.
+ * Any other status from a key is refused (FORBIDDEN_TRANSITION), whatever the table allows.
+ */
+export const pluginReportableStatuses: readonly ObservationStatus[] = [
+  "in_progress",
+  "suspended",
+  "acquisition_complete",
+  "completed",
+  "partially_completed",
+  "failed",
+  "aborted",
+];
+
+export const pluginMayReport = (to: ObservationStatus): boolean => pluginReportableStatuses.includes(to);
+
 /** Statuses from which nothing moves on (a monitoring observation's completed and failed go back to pending). */
 export const isFinalStatus = (status: ObservationStatus): boolean => observationTransitions[status].length === 0;
 

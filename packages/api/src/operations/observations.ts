@@ -17,10 +17,11 @@ import {
   reportObservationStatus,
   updateObservation,
 } from "@meridian/domain";
+import { pluginReportableStatuses } from "@meridian/rules";
 import { defineOperation } from "./define-operation";
 import { observationFileOperations } from "./observation-files";
 import { optionalJsonBody } from "./optional-body";
-import { authedErrors, conflict, idParam, pageQuery } from "./responses";
+import { authedErrors, conflict, idParam, pageQuery, problemResponseFor } from "./responses";
 
 const tags = ["Observations"];
 const params = z.object({ id: idParam });
@@ -127,7 +128,9 @@ export const observationOperations = {
     access: "observatory-or-user",
     tags,
     summary: "Move to another status (can_operate, or the observatory's own key)",
-    description: transitionNote,
+    description:
+      `${transitionNote} The observatory's own key reports only the moves a plugin makes: to ${pluginReportableStatuses.join(", ")}; ` +
+      "any other status from a key is refused with 403 FORBIDDEN_TRANSITION.",
     method: "post",
     path: "/observations/{id}/status",
     status: 200,
@@ -135,7 +138,11 @@ export const observationOperations = {
     body: observationStatusChangeSchema,
     output: observationSchema,
     outputDescription: "Moved",
-    responses: { ...authedErrors, 409: conflict("INVALID_TRANSITION") },
+    responses: {
+      ...authedErrors,
+      403: problemResponseFor("Not allowed (FORBIDDEN, CROSS_ORIGIN_REQUEST), or a status an observatory key may not report (FORBIDDEN_TRANSITION)"),
+      409: conflict("INVALID_TRANSITION"),
+    },
     handle: ({ ctx, actor, observatory, input }) =>
       actor
         ? changeObservationStatus({ deps: ctx.deps, actor, observationId: input.id, status: input.status, reason: input.reason })

@@ -1,5 +1,5 @@
 import type { Deps } from "@meridian/domain";
-import { AppError } from "@meridian/domain";
+import { AppError, type ErrorCode } from "@meridian/domain";
 import type { ProtocolConnection, ProtocolDefinition } from "./protocol";
 
 type AnyProtocol = ProtocolDefinition<unknown, { type: string }>;
@@ -41,4 +41,19 @@ export async function handleMessage(options: {
     deps.logger.error({ err: error, type }, "WebSocket message handler failed");
     connection.send(protocol.replies.error(readable, "INTERNAL", "The message could not be handled"));
   }
+}
+
+/**
+ * Answers a message without handling it (it came faster than its protocol's rate allows): one
+ * error reply, with the message's id when one is readable, in its turn among the replies.
+ */
+export function refuseMessage(options: { protocol: AnyProtocol; connection: ProtocolConnection; raw: string; code: ErrorCode; detail: string }) {
+  let readable: { type?: unknown; id?: unknown } | undefined;
+  try {
+    const parsed: unknown = JSON.parse(options.raw);
+    readable = parsed && typeof parsed === "object" ? (parsed as { type?: unknown; id?: unknown }) : undefined;
+  } catch {
+    readable = undefined;
+  }
+  options.connection.send(options.protocol.replies.error(readable, options.code, options.detail));
 }

@@ -2,8 +2,9 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { authenticateToken, CACHE_CHANNEL, loadRealtimeEvent, REALTIME_CHANNEL, recipientsAmong, type CacheChange, type Deps } from "@meridian/domain";
 import { WebSocketServer, type WebSocket } from "ws";
-import { handleMessage } from "./handle-message";
-import { observatoryRouteKey, userRouteKey, type Credential, type ProtocolDefinition, type RouteKey } from "./protocol";
+import { handleMessage, refuseMessage } from "./handle-message";
+import { MessageQueue, TokenBucket } from "./message-queue";
+import { hubCloseCodes, observatoryRouteKey, userRouteKey, type Credential, type ProtocolConnection, type ProtocolDefinition, type RouteKey } from "./protocol";
 
 export interface WebSocketHub {
   status(): { running: boolean; connections: number };
@@ -16,6 +17,27 @@ type AnyProtocol = ProtocolDefinition<any, any>;
 const REFUSAL_CODES: Record<number, string> = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 500: "INTERNAL" };
 const REFUSAL_REASONS: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error" };
 const HEARTBEAT_MS = 30_000;
+/** Messages a socket may leave waiting when its protocol sets no limit. */
+const DEFAULT_QUEUE_LIMIT = 100;
+/** How long a stopping server waits for peers to answer its close before cutting them off. */
+const CLOSE_GRACE_MS = 2_000;
+
+/** One open socket and what the hub keeps for it. */
+interface Live {
+  protocol: AnyProtocol;
+  ws: WebSocket;
+  session: unknown;
+  routeKey: RouteKey;
+  connection: ProtocolConnection;
+  queue: MessageQueue;
+  heartbeat?: NodeJS.Timeout;
+  /** The code the server closed it with, if it did. */
+  closedWith?: number;
+  /** The code its close event carried. */
+  peerCode?: number;
+  /** Its close handling, once begun. */
+  ended?: Promise<void>;
+}
 
 function refuse(socket: Duplex, status: number) {
   const reason = REFUSAL_REASONS[status] ?? "Error";
@@ -37,7 +59,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const servers = new Map(options.protocols.map((protocol) => [protocol, new WebSocketServer({ noServer: true, maxPayload: protocol.maxPayloadBytes })]));
   const socketsByKey = new Map<RouteKey, Set<WebSocket>>();
   const credentialOf = new Map<WebSocket, Credential>();
-  const protocolOf = new Map<WebSocket, AnyProtocol>();
+  const lives = new Map<WebSocket, Live>();
   let running = true;
 
   /** Closes the socket unless its credential still works, asking the database, not the cache. */
@@ -47,7 +69,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     const stillValid = credential.stillValid ?? (async () => Boolean(await authenticateToken({ deps, token: credential.token, fresh: true })));
     stillValid()
       .then((valid) => {
-        if (!valid && ws.readyState === ws.OPEN) ws.close(4401, "credentials no longer valid");
+        if (!valid && ws.readyState === ws.OPEN) (lives.get(ws)?.connection ?? ws).close(hubCloseCodes.credentialsInvalid, "credentials no longer valid");
       })
       .catch((error) => deps.logger.warn({ err: error }, "could not re-check a WebSocket's credentials"));
   };
@@ -68,8 +90,10 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     const framed = new Map<AnyProtocol, string>();
     for (const key of keys)
       for (const socket of socketsByKey.get(key) ?? []) {
-        if (socket.readyState !== socket.OPEN) continue;
-        const protocol = protocolOf.get(socket)!;
+        const live = lives.get(socket);
+        if (!live || socket.readyState !== socket.OPEN) continue;
+        const { protocol } = live;
+        if (protocol.accepts && !protocol.accepts({ session: live.session, event, connection: live.connection })) continue;
         if (!framed.has(protocol)) framed.set(protocol, JSON.stringify(protocol.frame ? protocol.frame(event) : event));
         socket.send(framed.get(protocol)!);
       }
@@ -90,47 +114,83 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     deliveries = deliveries.then(() => deliver(payload)).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));
   });
 
+  /**
+   * Everything after a socket closes, once however it closed: it leaves its route key, none of
+   * its waiting messages is handled, and its protocol's `closed` runs after the message being
+   * handled. A socket counts as a connection until that is done.
+   */
+  const end = (live: Live, shuttingDown: boolean) =>
+    (live.ended ??= (async () => {
+      clearInterval(live.heartbeat);
+      credentialOf.delete(live.ws);
+      const sockets = socketsByKey.get(live.routeKey);
+      sockets?.delete(live.ws);
+      if (sockets?.size === 0) socketsByKey.delete(live.routeKey);
+      await live.queue.stop();
+      const code = shuttingDown ? hubCloseCodes.serverStopping : (live.closedWith ?? live.peerCode ?? 1005);
+      await Promise.resolve(live.protocol.closed?.({ deps, session: live.session, code, shuttingDown })).catch((error: unknown) =>
+        deps.logger.error({ err: error, routeKey: live.routeKey }, "WebSocket close handler failed"),
+      );
+      lives.delete(live.ws);
+    })());
+
   const open = (protocol: AnyProtocol, ws: WebSocket, admission: { session: unknown; routeKey: RouteKey; credential?: Credential }) => {
-    protocolOf.set(ws, protocol);
+    const limits = protocol.limits?.(deps.env) ?? { queueLimit: DEFAULT_QUEUE_LIMIT };
+    const bucket = limits.messagesPerSecond ? new TokenBucket(limits.messagesPerSecond) : undefined;
+    const queue = new MessageQueue(limits.queueLimit, (error) => deps.logger.error({ err: error, routeKey: admission.routeKey }, "WebSocket task failed"));
+    const connection: ProtocolConnection = {
+      send: (message: unknown) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      },
+      close: (code: number, reason: string) => {
+        live.closedWith ??= code;
+        void queue.stop();
+        ws.close(code, reason);
+      },
+    };
+    const live: Live = { protocol, ws, session: admission.session, routeKey: admission.routeKey, connection, queue };
+    lives.set(ws, live);
     const sockets = socketsByKey.get(admission.routeKey) ?? new Set<WebSocket>();
     sockets.add(ws);
     socketsByKey.set(admission.routeKey, sockets);
     if (admission.credential) credentialOf.set(ws, admission.credential);
     let alive = true;
     ws.on("pong", () => (alive = true));
-    const heartbeat = setInterval(() => {
+    live.heartbeat = setInterval(() => {
       if (!alive) return ws.terminate();
       alive = false;
       ws.ping();
       // Expiry has no notice: the periodic re-check closes sockets whose session ran out.
       recheck(ws);
     }, HEARTBEAT_MS);
-    const connection = {
-      send: (message: unknown) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message)),
-      close: (code: number, reason: string) => ws.close(code, reason),
-    };
-    // One message at a time per socket, in the order sent, so replies keep the order of requests.
-    let queue = Promise.resolve();
+    const rateLimited = `At most ${limits.messagesPerSecond} messages a second are handled on this connection; this one was not: send it again later`;
     ws.on("message", (raw) => {
+      if (queue.isStopped) return;
       protocol.received?.(admission.session);
-      queue = queue.then(() => handleMessage({ protocol, deps, session: admission.session, connection, raw: raw.toString() }));
+      const text = raw.toString();
+      const task =
+        !bucket || bucket.take()
+          ? () => handleMessage({ protocol, deps, session: admission.session, connection, raw: text })
+          : async () => refuseMessage({ protocol, connection, raw: text, code: "RATE_LIMITED", detail: rateLimited });
+      if (!queue.push(task)) connection.close(hubCloseCodes.tooManyWaiting, `more than ${limits.queueLimit} messages waiting`);
     });
     // A client's protocol error (an oversized or broken frame) closes its socket; without a
     // listener the 'error' event would be thrown and take the whole process down.
     ws.on("error", (error) => deps.logger.debug({ err: error, routeKey: admission.routeKey }, "WebSocket client error"));
-    ws.on("close", () => {
-      clearInterval(heartbeat);
-      credentialOf.delete(ws);
-      protocolOf.delete(ws);
-      // After the messages already received are handled, so a goodbye is recorded before the close.
-      queue = queue
-        .then(() => protocol.closed?.({ deps, session: admission.session }))
-        .catch((error) => deps.logger.error({ err: error, routeKey: admission.routeKey }, "WebSocket close handler failed"));
-      sockets.delete(ws);
-      if (sockets.size === 0) socketsByKey.delete(admission.routeKey);
+    ws.on("close", (code) => {
+      live.peerCode = code;
+      void end(live, false);
     });
     if (protocol.welcome) connection.send(protocol.welcome(admission.session));
-    protocol.opened?.({ deps, session: admission.session, connection });
+    if (protocol.opened)
+      queue.push(async () => {
+        try {
+          await protocol.opened!({ deps, session: admission.session, connection });
+        } catch (error) {
+          deps.logger.error({ err: error, routeKey: admission.routeKey }, "WebSocket connection could not be set up");
+          connection.close(hubCloseCodes.setupFailed, "the connection could not be set up");
+        }
+      });
   };
 
   const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -139,7 +199,11 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     if (!protocol) return refuse(socket, 404);
     const admission = await protocol.authenticate(request, deps);
     if ("status" in admission) return refuse(socket, admission.status);
-    servers.get(protocol)!.handleUpgrade(request, socket, head, (ws) => open(protocol, ws, admission));
+    servers.get(protocol)!.handleUpgrade(request, socket, head, (ws) => {
+      // Authenticated while the hub was closing: told at once, like the sockets it closed.
+      if (!running) return ws.close(hubCloseCodes.serverStopping, "server shutting down");
+      open(protocol, ws, admission);
+    });
   };
   const upgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     onUpgrade(request, socket, head).catch((error) => {
@@ -151,12 +215,26 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
 
   const clients = () => [...servers.values()].flatMap((wss) => [...wss.clients]);
   return {
-    status: () => ({ running, connections: clients().length }),
+    status: () => ({ running, connections: lives.size }),
     async close() {
       running = false;
       server.off("upgrade", upgradeListener);
-      for (const client of clients()) client.close(1001, "server shutting down");
-      await Promise.all([...servers.values()].map((wss) => new Promise<void>((resolve) => wss.close(() => resolve()))));
+      // Each socket is told (1001) and its close handled now, while the database is there, without
+      // waiting for the peer's answer: a plugin on a stalled link must not hold the shutdown.
+      await Promise.all(
+        [...lives.values()].map((live) => {
+          live.ws.close(hubCloseCodes.serverStopping, "server shutting down");
+          return end(live, true);
+        }),
+      );
+      // The closing handshakes get a moment; a peer that has not answered by then is cut off.
+      const handshakes = Promise.all([...servers.values()].map((wss) => new Promise<void>((resolve) => wss.close(() => resolve()))));
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([handshakes, new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(grace);
+      for (const client of clients()) client.terminate();
+      await handshakes;
+      await deliveries;
       await subscription.unlisten().catch(() => undefined);
       await credentialSubscription.unlisten().catch(() => undefined);
     },

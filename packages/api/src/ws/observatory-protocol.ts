@@ -4,12 +4,15 @@ import {
   activeObservatoryAnnouncements,
   AppError,
   authenticateObservatoryKey,
+  claimObservatoryConnection,
+  CONNECTION_CLAIMED_EVENT,
   hashSecret,
+  LAST_SEEN_WRITE_INTERVAL_MS,
   observationStatuses,
   observatoryConfig,
   observatoryGone,
-  observatoryHeartbeat,
   observatoryHello,
+  observatorySeen,
   observatorySafety,
   observatoryWeather,
   refuseWritesDuringMaintenance,
@@ -18,19 +21,30 @@ import {
   type Deps,
 } from "@meridian/domain";
 import { z } from "zod";
-import { defineProtocol, observatoryRouteKey, type Admission, type Refusal } from "./protocol";
+import { defineProtocol, hubCloseCodes, observatoryRouteKey, type Admission, type ProtocolConnection, type Refusal } from "./protocol";
 
 interface ObservatorySession {
   observatoryId: string;
   keyId: string;
-  /** Names this connection in the observatory's document, so an older one closing later changes nothing. */
+  /** Names this connection in the observatory's connection row, so an older one closing later changes nothing. */
   connectionId: string;
   helloed: boolean;
+  /**
+   * `claiming` until this process has heard of the connection's own claim (events published
+   * before it were meant for the connection it replaces), `live` after, `replaced` once a newer
+   * connection with the key has claimed the observatory.
+   */
+  standing: "claiming" | "live" | "replaced";
   goneReason: "goodbye" | "connection_closed" | "heartbeat_missed";
   lastMessageAt: number;
+  /** When its last sighting was written (at most one a minute, see `LAST_SEEN_WRITE_INTERVAL_MS`). */
+  sightingWrittenAt: number;
   heartbeatTimeoutMs: number;
   watchdog?: NodeJS.Timeout;
 }
+
+/** The close codes of this protocol (the hub adds 1001, 1011, 4401 and 4429). */
+export const observatoryCloseCodes = { heartbeatMissed: 4408, replaced: 4409 } as const;
 
 /** Observatory keys only, as a bearer header. */
 async function authenticateObservatory(request: IncomingMessage, deps: Deps): Promise<Admission<ObservatorySession> | Refusal> {
@@ -43,13 +57,40 @@ async function authenticateObservatory(request: IncomingMessage, deps: Deps): Pr
       ...principal,
       connectionId: randomUUID(),
       helloed: false,
+      standing: "claiming",
       goneReason: "connection_closed",
       lastMessageAt: Date.now(),
+      sightingWrittenAt: Date.now(),
       heartbeatTimeoutMs: settings.heartbeatTimeoutSeconds * 1000,
     },
     routeKey: observatoryRouteKey(principal.observatoryId),
     credential: { token, tokenHash: hashSecret(token), stillValid: async () => Boolean(await authenticateObservatoryKey(deps, token)) },
   };
+}
+
+function replace(session: ObservatorySession, connection: ProtocolConnection) {
+  session.standing = "replaced";
+  connection.close(observatoryCloseCodes.replaced, "replaced by a newer connection of this observatory");
+}
+
+/**
+ * Every message after hello: the plugin must have said hello, and at most once a minute the
+ * connection's sighting is written (never the observatory's document). False when that finds
+ * the connection replaced (a claim whose notice this process missed): it is closed (4409).
+ */
+async function ready(deps: Deps, session: ObservatorySession, connection: ProtocolConnection): Promise<boolean> {
+  if (!session.helloed) throw new AppError("HELLO_REQUIRED", "Send hello with the plugin version first");
+  const now = Date.now();
+  if (now - session.sightingWrittenAt < LAST_SEEN_WRITE_INTERVAL_MS) return session.standing !== "replaced";
+  session.sightingWrittenAt = now;
+  const standing = await observatorySeen({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId, at: new Date(now) });
+  if (standing === "replaced") {
+    replace(session, connection);
+    return false;
+  }
+  // Still the live one a minute after its claim: had the claim's notice been lost, it is live all the same.
+  if (session.standing === "claiming") session.standing = "live";
+  return true;
 }
 
 const messageId = z.union([z.string().min(1).max(100), z.number().int()]);
@@ -71,27 +112,27 @@ const observatoryMessages = z.discriminatedUnion("type", [
   z.object({ type: z.literal("goodbye"), id: messageId }),
 ]);
 
-const afterHello = (session: ObservatorySession) => {
-  if (!session.helloed) throw new AppError("HELLO_REQUIRED", "Send hello with the plugin version first");
-};
-
 /**
  * `/ws/observatory`, the plugin's connection (contract: Observatory connection). Each message
  * `{type, id, ...}` is answered `{type: "ack", id}` or `{type: "error", id, code, message}`; the
  * server sends `assign`, `cancel`, `update_required` and `motd`. A connection silent for the
- * heartbeat timeout is closed (4408) and its observatory taken offline.
+ * heartbeat timeout is closed (4408) and its observatory taken offline; one replaced by a newer
+ * connection with the key, on any process, is closed with 4409 and changes nothing. Each
+ * connection is rate-limited and its waiting messages bounded (`PLUGIN_MESSAGES_PER_SECOND`,
+ * `PLUGIN_QUEUE_LIMIT`; the hub closes with 4429), and a stopping server closes it with 1001
+ * after recording the observatory offline.
  */
 export const observatoryProtocol = defineProtocol({
   path: "/ws/observatory",
   maxPayloadBytes: 256 * 1024,
   authenticate: authenticateObservatory,
   messages: observatoryMessages,
+  limits: (env) => ({ messagesPerSecond: env.PLUGIN_MESSAGES_PER_SECOND, queueLimit: env.PLUGIN_QUEUE_LIMIT }),
   handlers: {
     hello: async ({ deps, session, message, connection }) => {
       const { minimumPluginVersion } = await observatoryHello({
         deps,
         observatoryId: session.observatoryId,
-        connectionId: session.connectionId,
         pluginVersion: message.pluginVersion,
         systemInfo: message.systemInfo,
         equipment: message.equipment,
@@ -100,18 +141,18 @@ export const observatoryProtocol = defineProtocol({
       if (minimumPluginVersion) connection.send({ type: "update_required", minimumPluginVersion });
       for (const announcement of await activeObservatoryAnnouncements(deps, session.observatoryId)) connection.send({ type: "motd", announcement });
     },
-    heartbeat: async ({ deps, session }) => {
-      afterHello(session);
-      await observatoryHeartbeat({ deps, observatoryId: session.observatoryId });
+    // The hot path: nothing but `ready`, which touches the database at most once a minute.
+    heartbeat: async ({ deps, session, connection }) => {
+      await ready(deps, session, connection);
     },
-    config: async ({ deps, session, message }) => {
-      afterHello(session);
+    config: async ({ deps, session, message, connection }) => {
+      if (!(await ready(deps, session, connection))) return;
       await observatoryConfig({ deps, observatoryId: session.observatoryId, systemInfo: message.systemInfo, equipment: message.equipment });
     },
-    observation_status: async ({ deps, session, message }) => {
+    observation_status: async ({ deps, session, message, connection }) => {
       // A report written during a restore would be thrown away by its swap: the plugin resends it.
       await refuseWritesDuringMaintenance(deps.db, "send this report again once it ends");
-      afterHello(session);
+      if (!(await ready(deps, session, connection))) return;
       const observation = await reportObservationStatus({
         deps,
         observatoryId: session.observatoryId,
@@ -121,17 +162,23 @@ export const observatoryProtocol = defineProtocol({
       });
       return { status: observation.status };
     },
-    safety: async ({ deps, session, message }) => {
-      afterHello(session);
+    safety: async ({ deps, session, message, connection }) => {
+      if (!(await ready(deps, session, connection))) return;
       await observatorySafety({ deps, observatoryId: session.observatoryId, safe: message.safe, reason: message.reason });
     },
-    weather: async ({ deps, session, message }) => {
-      afterHello(session);
+    weather: async ({ deps, session, message, connection }) => {
+      if (!(await ready(deps, session, connection))) return;
       await observatoryWeather({ deps, observatoryId: session.observatoryId, hold: message.hold, reason: message.reason });
     },
     goodbye: async ({ deps, session }) => {
       session.goneReason = "goodbye";
-      await observatoryGone({ deps, observatoryId: session.observatoryId, reason: "goodbye", connectionId: session.connectionId });
+      await observatoryGone({
+        deps,
+        observatoryId: session.observatoryId,
+        reason: "goodbye",
+        connectionId: session.connectionId,
+        lastSeenAt: new Date(session.lastMessageAt),
+      });
       session.helloed = false;
     },
   },
@@ -143,20 +190,42 @@ export const observatoryProtocol = defineProtocol({
   received: (session) => {
     session.lastMessageAt = Date.now();
   },
-  opened: ({ session, connection }) => {
+  opened: async ({ deps, session, connection }) => {
     session.watchdog = setInterval(
       () => {
         if (Date.now() - session.lastMessageAt <= session.heartbeatTimeoutMs) return;
         session.goneReason = "heartbeat_missed";
-        connection.close(4408, "heartbeat missed");
+        connection.close(observatoryCloseCodes.heartbeatMissed, "heartbeat missed");
       },
       Math.min(5_000, session.heartbeatTimeoutMs / 3),
     );
+    // The newest connection with the key replaces any other, on whichever process it is.
+    await claimObservatoryConnection({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId });
+    session.sightingWrittenAt = Date.now();
   },
-  closed: async ({ deps, session }) => {
+  accepts: ({ session, event, connection }) => {
+    if (event.type === CONNECTION_CLAIMED_EVENT) {
+      const claimant = (event.data as { connectionId: string }).connectionId;
+      if (claimant === session.connectionId) {
+        if (session.standing === "claiming") session.standing = "live";
+      } else if (session.standing === "live") replace(session, connection);
+      // A claiming connection's own claim comes later (claims are heard in commit order): it is the newer one.
+      return false;
+    }
+    // Published before this connection's claim: meant for the one it replaces.
+    return session.standing === "live";
+  },
+  closed: async ({ deps, session, code, shuttingDown }) => {
     clearInterval(session.watchdog);
-    // After goodbye the observatory is already offline.
-    if (session.goneReason === "goodbye") return;
-    await observatoryGone({ deps, observatoryId: session.observatoryId, reason: session.goneReason, connectionId: session.connectionId });
+    // After goodbye the observatory is already offline; a replaced connection leaves it to the newer one.
+    if (session.goneReason === "goodbye" || session.standing === "replaced") return;
+    const reason = shuttingDown ? "server_shutdown" : code === hubCloseCodes.tooManyWaiting ? "too_many_messages" : session.goneReason;
+    await observatoryGone({
+      deps,
+      observatoryId: session.observatoryId,
+      reason,
+      connectionId: session.connectionId,
+      lastSeenAt: new Date(session.lastMessageAt),
+    });
   },
 });

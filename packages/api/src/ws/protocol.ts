@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import type { Env } from "@meridian/config";
 import type { Deps } from "@meridian/domain";
 import type { z } from "zod";
 
@@ -25,7 +26,22 @@ export interface Refusal {
 
 export interface ProtocolConnection {
   send(message: unknown): void;
+  /** Closes the socket; none of its messages still waiting is handled. */
   close(code: number, reason: string): void;
+}
+
+/**
+ * The close codes the hub itself uses (protocols add their own, such as the observatory
+ * connection's 4408 and 4409): 1001 the server is stopping (reconnect later), 1011 the
+ * connection could not be set up, 4401 its credentials no longer work, 4429 more of its
+ * messages were waiting than its protocol allows.
+ */
+export const hubCloseCodes = { serverStopping: 1001, setupFailed: 1011, credentialsInvalid: 4401, tooManyWaiting: 4429 } as const;
+
+/** How many of one socket's messages may wait, and how many a second it may send (a burst of as many); beyond the rate, `error` RATE_LIMITED. */
+export interface ConnectionLimits {
+  queueLimit: number;
+  messagesPerSecond?: number;
 }
 
 type MessageOf<Union extends { type: string }, Type extends Union["type"]> = Extract<Union, { type: Type }>;
@@ -55,14 +71,25 @@ export interface ProtocolDefinition<Session, Union extends { type: string }> {
     /** The reply to a message that could not be handled; `message` is what was readable of it. */
     error(message: { type?: unknown; id?: unknown } | undefined, code: string, detail: string): unknown;
   };
+  /** Bounds on each socket (the hub's default: 100 waiting messages, no rate). */
+  limits?(env: Env): ConnectionLimits;
   /** Sent once, right after the upgrade. */
   welcome?(session: Session): unknown;
-  /** Runs for each socket once it is open (timers a protocol keeps per connection). */
-  opened?(context: { deps: Deps; session: Session; connection: ProtocolConnection }): void;
+  /**
+   * Runs for each socket once it is open, before any of its messages is handled (timers a
+   * protocol keeps per connection, claims it makes); when it fails, the socket is closed (1011).
+   */
+  opened?(context: { deps: Deps; session: Session; connection: ProtocolConnection }): Promise<void> | void;
   /** Runs before each message is handled, whatever it is. */
   received?(session: Session): void;
-  /** Runs once the socket has closed, however it closed. */
-  closed?(context: { deps: Deps; session: Session }): Promise<void> | void;
+  /**
+   * Runs once per socket when it closes, however it closed, after the message being handled (if
+   * any) is done: `code` is the one the server closed with, else the peer's; `shuttingDown` when
+   * the server is stopping (then before its database pools close, without waiting for the peer).
+   */
+  closed?(context: { deps: Deps; session: Session; code: number; shuttingDown: boolean }): Promise<void> | void;
+  /** Whether a published event for the socket's route key is delivered to it (all are by default). */
+  accepts?(context: { session: Session; event: { type: string; data: unknown }; connection: ProtocolConnection }): boolean;
   /** How a published event is worded for this protocol's sockets; `{type, data}` by default. */
   frame?(event: { type: string; data: unknown }): unknown;
 }

@@ -1,5 +1,5 @@
 import { observationHistoryCollection, observationsCollection, tables, type ObservationDoc } from "@meridian/db";
-import type { ObservationStatus } from "@meridian/rules";
+import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
 import { asc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -142,7 +142,10 @@ export async function changeObservationStatus(options: { deps: Deps; actor: User
   });
 }
 
-/** An observatory reports a status of an observation assigned to it; any other observation does not exist for it. */
+/**
+ * An observatory reports a status of an observation assigned to it; any other observation does not exist for it. A key
+ * reports only the moves a plugin makes (`pluginReportableStatuses`): never assigned, pending, paused or cancelled.
+ */
 export async function reportObservationStatus(options: {
   deps: Deps;
   observatoryId: string;
@@ -154,6 +157,11 @@ export async function reportObservationStatus(options: {
   return deps.db.transaction(async (tx) => {
     const observation = await observationsCollection.get(tx, observationId, { forUpdate: true });
     if (!observation || observation.doc.observatoryId !== observatoryId) throw new AppError("NOT_FOUND", "No such observation at this observatory");
+    if (!pluginMayReport(options.status))
+      throw new AppError(
+        "FORBIDDEN_TRANSITION",
+        `An observatory key may not move an observation to ${options.status}; it reports only ${pluginReportableStatuses.join(", ")}`,
+      );
     const moved = await moveObservation(tx, deps, {
       observation,
       to: options.status,

@@ -6,6 +6,7 @@ import { AppError } from "../errors";
 import { moveObservation, queueDispatch } from "../observations/transitions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { recordHistory } from "./observatories";
+import { LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings } from "./presence";
 
 /**
  * What an observatory's plugin reports over `/ws/observatory`, applied to its document and
@@ -23,8 +24,41 @@ async function withObservatory<T>(deps: Deps, observatoryId: string, change: (tx
 const history = (tx: Executor, observatoryId: string, type: string, data: Record<string, unknown>) =>
   recordHistory(tx, { observatoryId, type, actorId: null, data });
 
+/** The most of `systemInfo` or `equipment` an observatory may report, as JSON: a report is stored whole, and again in each history entry. */
+export const REPORT_LIMIT_BYTES = 64 * 1024;
+
+/** An unescaped `\u0000` in JSON text: PostgreSQL's jsonb cannot hold the NUL character. */
+const NUL_IN_JSON = /(?<!\\)(?:\\\\)*\\u0000/;
+
+interface Reports {
+  systemInfo?: unknown;
+  equipment?: unknown;
+}
+
+/**
+ * Checks both reports before anything is written, and gives them back as they will be stored
+ * (through JSON, as jsonb keeps them), so comparing with the stored ones sees only real changes.
+ */
+function checkReports(reports: Reports): Reports {
+  const checked: Reports = {};
+  for (const name of ["systemInfo", "equipment"] as const) {
+    if (reports[name] === undefined) continue;
+    const json = JSON.stringify(reports[name]);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > REPORT_LIMIT_BYTES)
+      throw new AppError(
+        "PAYLOAD_TOO_LARGE",
+        `${name} is ${bytes.toLocaleString("en")} bytes as JSON; at most ${REPORT_LIMIT_BYTES.toLocaleString("en")} (64 KiB) are stored. Nothing was stored.`,
+      );
+    if (NUL_IN_JSON.test(json))
+      throw new AppError("VALIDATION_FAILED", `${name} holds the NUL character (\\u0000), which cannot be stored. Nothing was stored.`);
+    checked[name] = JSON.parse(json) as unknown;
+  }
+  return checked;
+}
+
 /** Records system info and equipment, with a history entry only when a value differs from the last one reported. */
-async function applyReport(tx: Executor, observatory: StoredDocument<ObservatoryDoc>, report: { systemInfo?: unknown; equipment?: unknown }) {
+async function applyReport(tx: Executor, observatory: StoredDocument<ObservatoryDoc>, report: Reports) {
   const changes: Partial<ObservatoryDoc> = {};
   if (report.systemInfo !== undefined && !isDeepStrictEqual(report.systemInfo, observatory.doc.systemInfo)) {
     if (observatory.doc.systemInfo !== undefined)
@@ -39,55 +73,57 @@ async function applyReport(tx: Executor, observatory: StoredDocument<Observatory
   return changes;
 }
 
-/** `hello`: online with its plugin version; dispatch runs if the plugin is current. Returns the minimum version when it is not. */
-export async function observatoryHello(options: {
-  deps: Deps;
-  observatoryId: string;
-  connectionId: string;
-  pluginVersion: string;
-  systemInfo?: unknown;
-  equipment?: unknown;
-}) {
-  const { deps, observatoryId } = options;
+/**
+ * `hello`: online with its plugin version; dispatch runs if the plugin is current. Returns the
+ * minimum version when it is not. The document is written only when something in it changes.
+ */
+export async function observatoryHello(options: { deps: Deps; observatoryId: string; pluginVersion: string; systemInfo?: unknown; equipment?: unknown }) {
+  const { deps, observatoryId, pluginVersion } = options;
+  const reports = checkReports(options);
   return withObservatory(deps, observatoryId, async (tx, observatory) => {
-    const changes = await applyReport(tx, observatory, options);
-    if (!observatory.doc.connection.online) await history(tx, observatoryId, "online", { pluginVersion: options.pluginVersion });
-    await observatoriesCollection.update(tx, observatoryId, (doc) => ({
-      ...doc,
-      ...changes,
-      connection: { online: true, pluginVersion: options.pluginVersion, lastSeenAt: deps.now().toISOString(), connectionId: options.connectionId },
-    }));
+    const changes = await applyReport(tx, observatory, reports);
+    const { online, pluginVersion: knownVersion } = observatory.doc.connection;
+    if (!online) await history(tx, observatoryId, "online", { pluginVersion });
+    if (!online || knownVersion !== pluginVersion || Object.keys(changes).length > 0)
+      await observatoriesCollection.update(tx, observatoryId, (doc) => ({
+        ...doc,
+        ...changes,
+        connection: { online: true, pluginVersion, lastSeenAt: deps.now().toISOString() },
+      }));
     const settings = await readServerSettings(tx);
-    const current = pluginIsCurrent(settings, options.pluginVersion);
+    const current = pluginIsCurrent(settings, pluginVersion);
     if (current) await queueDispatch(tx, observatoryId);
     return { minimumPluginVersion: current ? null : settings.minimumPluginVersion };
   });
 }
 
-/** `heartbeat`: still there. An observatory the sweep had taken for gone is online again. */
-export async function observatoryHeartbeat(options: { deps: Deps; observatoryId: string }) {
-  const { deps, observatoryId } = options;
-  await withObservatory(deps, observatoryId, async (tx, observatory) => {
-    if (!observatory.doc.connection.online) {
+/**
+ * A live connection's sign of life, written at most once a minute by its process
+ * (`LAST_SEEN_WRITE_INTERVAL_MS`) to the observatory's small connection row, never to its
+ * document. Says whether the connection is still the observatory's live one. An observatory the
+ * sweep took for gone while its connection was in fact there is online again.
+ */
+export async function observatorySeen(options: { deps: Deps; observatoryId: string; connectionId: string; at: Date }): Promise<"current" | "replaced"> {
+  const { deps, observatoryId, connectionId } = options;
+  const sighting = (await recordSightings(deps.db, [{ observatoryId, connectionId, at: options.at }])).get(observatoryId);
+  if (!sighting) return "replaced";
+  if (!sighting.online)
+    await withObservatory(deps, observatoryId, async (tx, observatory) => {
+      if (observatory.doc.connection.online || (await readPresence(tx, observatoryId))?.connectionId !== connectionId) return;
       await history(tx, observatoryId, "online", { pluginVersion: observatory.doc.connection.pluginVersion });
+      await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, online: true } }));
       await queueDispatch(tx, observatoryId);
-    }
-    await observatoriesCollection.update(tx, observatoryId, (doc) => ({
-      ...doc,
-      connection: { ...doc.connection, online: true, lastSeenAt: deps.now().toISOString() },
-    }));
-  });
+    });
+  return "current";
 }
 
+/** `config`: changed reports are stored and recorded; a report equal to the stored one writes nothing. */
 export async function observatoryConfig(options: { deps: Deps; observatoryId: string; systemInfo?: unknown; equipment?: unknown }) {
   const { deps, observatoryId } = options;
+  const reports = checkReports(options);
   await withObservatory(deps, observatoryId, async (tx, observatory) => {
-    const changes = await applyReport(tx, observatory, options);
-    await observatoriesCollection.update(tx, observatoryId, (doc) => ({
-      ...doc,
-      ...changes,
-      connection: { ...doc.connection, lastSeenAt: deps.now().toISOString() },
-    }));
+    const changes = await applyReport(tx, observatory, reports);
+    if (Object.keys(changes).length > 0) await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, ...changes }));
   });
 }
 
@@ -120,24 +156,40 @@ export async function observatoryWeather(options: { deps: Deps; observatoryId: s
   });
 }
 
+export type GoneReason = "goodbye" | "connection_closed" | "heartbeat_missed" | "too_many_messages" | "server_shutdown";
+
 /**
- * The observatory went away: by `goodbye`, by its connection closing, or by missing heartbeats.
- * It is offline, and an observation assigned to it but not yet started waits again for dispatch.
+ * The observatory went away: by `goodbye`, by its connection closing (or being closed by a
+ * stopping server, or for flooding it), or by missing heartbeats. It is offline, and an
+ * observation assigned to it but not yet started waits again for dispatch.
  */
 export async function observatoryGone(options: {
   deps: Deps;
   observatoryId: string;
-  reason: "goodbye" | "connection_closed" | "heartbeat_missed";
-  /** The connection going away; when a newer one has said hello since, nothing changes. */
+  reason: GoneReason;
+  /** The connection going away; when a newer one has replaced it since, nothing changes. */
   connectionId?: string;
+  /** When the connection going away last heard from its plugin. */
+  lastSeenAt?: Date;
+  /** The sweep's cutoff: an observatory seen since (by a write the sweep did not see) is not gone. */
+  silentBefore?: Date;
 }) {
   const { deps, observatoryId, reason } = options;
   await withObservatory(deps, observatoryId, async (tx, observatory) => {
-    if (options.connectionId && observatory.doc.connection.connectionId !== options.connectionId) return;
+    const presence = await readPresence(tx, observatoryId);
+    if (options.connectionId && presence && presence.connectionId !== options.connectionId) return;
+    const { lastSeenAt } = observatory.doc.connection;
+    const seen = [presence?.lastSeenAt, options.lastSeenAt, lastSeenAt ? new Date(lastSeenAt) : undefined].filter((date): date is Date => Boolean(date));
+    const lastSeen = seen.length > 0 ? new Date(Math.max(...seen.map((date) => date.getTime()))) : null;
+    if (options.silentBefore && lastSeen && lastSeen >= options.silentBefore) return;
     if (reason === "goodbye") await history(tx, observatoryId, "goodbye", {});
     if (!observatory.doc.connection.online) return;
     await history(tx, observatoryId, "offline", { reason });
-    await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, online: false } }));
+    await observatoriesCollection.update(tx, observatoryId, (doc) => ({
+      ...doc,
+      // Documents written before connections had their own row named the live one here.
+      connection: { online: false, pluginVersion: doc.connection.pluginVersion, lastSeenAt: lastSeen?.toISOString() ?? null },
+    }));
     await returnAssigned(tx, deps, observatoryId, reason);
   });
 }
@@ -157,15 +209,20 @@ async function returnAssigned(tx: Executor, deps: Deps, observatoryId: string, r
   }
 }
 
-/** The sweep's part: observatories marked online whose last sign of life is older than the heartbeat timeout (their process may have died). */
+/**
+ * The sweep's part: observatories marked online whose last sign of life is older than the
+ * heartbeat timeout plus the interval at which live connections write theirs (their process may
+ * have died). A connection's own process closes it at the heartbeat timeout.
+ */
 export async function markSilentObservatoriesOffline(options: { deps: Deps }) {
   const { deps } = options;
   const settings = await readServerSettings(deps.db);
-  const cutoff = new Date(deps.now().getTime() - settings.heartbeatTimeoutSeconds * 1000).toISOString();
+  const silentBefore = new Date(deps.now().getTime() - settings.heartbeatTimeoutSeconds * 1000 - LAST_SEEN_WRITE_INTERVAL_MS);
   const silent = await deps.db.execute<{ id: string }>(sql`
-    select id from observatories
-     where (doc->'connection'->>'online')::boolean and (doc->'connection'->>'lastSeenAt')::timestamptz < ${cutoff}::timestamptz`);
-  for (const { id } of silent) await observatoryGone({ deps, observatoryId: id, reason: "heartbeat_missed" });
+    select o.id from observatories o left join observatory_connections c on c.observatory_id = o.id
+     where (o.doc->'connection'->>'online')::boolean
+       and coalesce(c.last_seen_at, (o.doc->'connection'->>'lastSeenAt')::timestamptz, o.created_at) < ${silentBefore.toISOString()}::timestamptz`);
+  for (const { id } of silent) await observatoryGone({ deps, observatoryId: id, reason: "heartbeat_missed", silentBefore });
   return silent.map((row) => row.id);
 }
 

@@ -21,6 +21,7 @@ import {
   resolveObservatoryAccess,
 } from "../permissions/observatory-permissions";
 import { loadOwnerNames } from "./owner-names";
+import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryCreate } from "./schemas";
 
@@ -99,7 +100,7 @@ export async function createObservatory(options: { deps: Deps; actor: UserActor;
       });
     }
     await recordAudit(tx, { actor, action: "observatory.created", target: scope, scope, after: { name: input.name, owner } });
-    return presentObservatory(observatory, ALL_OBSERVATORY_PERMISSIONS, organizationName ?? actor.name);
+    return presentObservatory({ observatory, myPermissions: ALL_OBSERVATORY_PERMISSIONS, ownerName: organizationName ?? actor.name });
   });
 }
 
@@ -131,10 +132,14 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
     deps.db,
     page.map((row) => row.doc.owner),
   );
+  const sightings = await lastSightings(
+    deps.db,
+    page.map((row) => row.id),
+  );
   return {
     items: page.map((row) => {
       const { sources: _sources, ...permissions } = access.get(row.id)!;
-      return presentObservatory(row, permissions, owners.nameOf(row.doc.owner));
+      return presentObservatory({ observatory: row, myPermissions: permissions, ownerName: owners.nameOf(row.doc.owner), lastSighting: sightings.get(row.id) });
     }),
     nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
   };
@@ -147,7 +152,8 @@ export async function getObservatory(options: { deps: Deps; actor: UserActor; ob
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const { sources: _sources, ...permissions } = access;
   const owners = await loadOwnerNames(deps.db, [observatory.doc.owner]);
-  return presentObservatory(observatory, permissions, owners.nameOf(observatory.doc.owner));
+  const lastSighting = (await lastSightings(deps.db, [observatoryId])).get(observatoryId);
+  return presentObservatory({ observatory, myPermissions: permissions, ownerName: owners.nameOf(observatory.doc.owner), lastSighting });
 }
 
 export async function getMyObservatoryPermissions(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
@@ -179,7 +185,12 @@ export async function transferObservatoryOwnership(options: {
       isOwner = organization?.doc.ownerId === actor.id;
     }
     if (!isOwner && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may transfer the observatory");
-    if (previous.kind === to.kind && previous.id === to.id) return presentObservatory(observatory, undefined, (await ownerName(tx, previous)) ?? undefined);
+    if (previous.kind === to.kind && previous.id === to.id)
+      return presentObservatory({
+        observatory,
+        ownerName: await ownerName(tx, previous),
+        lastSighting: (await lastSightings(tx, [observatoryId])).get(observatoryId),
+      });
 
     let targetName: string | null;
     if (to.kind === "user") {
@@ -223,7 +234,7 @@ export async function transferObservatoryOwnership(options: {
       before: { owner: previous },
       after: { owner: to },
     });
-    return presentObservatory(updated!, undefined, targetName ?? undefined);
+    return presentObservatory({ observatory: updated!, ownerName: targetName, lastSighting: (await lastSightings(tx, [observatoryId])).get(observatoryId) });
   });
 }
 

@@ -1,8 +1,21 @@
 import type { ObservatoryDoc, ObservatoryPermissions, StoredDocument } from "@meridian/db";
 
-/** An observatory as the API shows it; `ownerName` only for callers who may view it (see `loadOwnerNames`). */
-export function presentObservatory(observatory: StoredDocument<ObservatoryDoc>, myPermissions?: ObservatoryPermissions, ownerName?: string) {
+/**
+ * The read shape. `ownerName` only for callers who may view the observatory (see
+ * `loadOwnerNames`). `lastSighting` is the time in the observatory's connection row
+ * (`lastSightings`), which heartbeats keep without rewriting the document; the later of it and
+ * the document's own is shown.
+ */
+export function presentObservatory(options: {
+  observatory: StoredDocument<ObservatoryDoc>;
+  myPermissions?: ObservatoryPermissions;
+  ownerName?: string | null;
+  lastSighting?: Date;
+}) {
+  const { observatory, myPermissions, ownerName, lastSighting } = options;
   const { doc } = observatory;
+  const documented = doc.connection.lastSeenAt;
+  const lastSeenAt = lastSighting && (!documented || lastSighting.getTime() > Date.parse(documented)) ? lastSighting.toISOString() : documented;
   return {
     id: observatory.id,
     name: doc.name,
@@ -12,7 +25,7 @@ export function presentObservatory(observatory: StoredDocument<ObservatoryDoc>, 
     connection: {
       online: doc.connection.online,
       ...(doc.connection.pluginVersion ? { pluginVersion: doc.connection.pluginVersion } : {}),
-      ...(doc.connection.lastSeenAt ? { lastSeenAt: doc.connection.lastSeenAt } : {}),
+      ...(lastSeenAt ? { lastSeenAt } : {}),
     },
     ...(doc.conditions ? { conditions: doc.conditions } : {}),
     createdAt: observatory.createdAt.toISOString(),

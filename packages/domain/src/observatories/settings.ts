@@ -7,6 +7,7 @@ import { AppError } from "../errors";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { recordHistory, settingsOf } from "./observatories";
 import { loadOwnerNames } from "./owner-names";
+import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryUpdate } from "./schemas";
 
@@ -31,7 +32,8 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
     const { sources: _sources, ...permissions } = access;
     const owners = await loadOwnerNames(tx, [observatory.doc.owner]);
     const ownerName = owners.nameOf(observatory.doc.owner);
-    if (Object.keys(changes).length === 0) return presentObservatory(observatory, permissions, ownerName);
+    const lastSighting = (await lastSightings(tx, [observatoryId])).get(observatoryId);
+    if (Object.keys(changes).length === 0) return presentObservatory({ observatory, myPermissions: permissions, ownerName, lastSighting });
     const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, ...after }));
     await recordHistory(tx, { observatoryId, type: "settings_changed", actorId: actor.id, data: { changes } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: after.name };
@@ -43,6 +45,6 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
       before: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.before])),
       after: Object.fromEntries(Object.entries(changes).map(([key, change]) => [key, change.after])),
     });
-    return presentObservatory(updated!, permissions, ownerName);
+    return presentObservatory({ observatory: updated!, myPermissions: permissions, ownerName, lastSighting });
   });
 }

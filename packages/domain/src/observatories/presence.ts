@@ -1,0 +1,74 @@
+import { tables, type Executor } from "@meridian/db";
+import { eq, inArray, sql } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { publishObservatoryEvent } from "../events/publish";
+
+/**
+ * How often at most a live connection's last-seen time is written. Heartbeats in between cost
+ * no database work; the minute's sweep allows for this much staleness on top of the heartbeat
+ * timeout before it takes an observatory for gone.
+ */
+export const LAST_SEEN_WRITE_INTERVAL_MS = 60_000;
+
+/**
+ * Published when a connection becomes its observatory's live one. Every process's hub hears it in
+ * commit order with the observatory's other events, so each `assign` goes to exactly one socket:
+ * the live connection before the claim, or the new one after it.
+ */
+export const CONNECTION_CLAIMED_EVENT = "connection.claimed";
+
+/**
+ * A new connection with the observatory's key replaces whichever was live: the row names it from
+ * now on (an older connection closing later changes nothing), and the claim is announced so the
+ * process holding the older one closes it (4409).
+ */
+export async function claimObservatoryConnection(options: { deps: Deps; observatoryId: string; connectionId: string }) {
+  const { deps, observatoryId, connectionId } = options;
+  const lastSeenAt = deps.now();
+  await deps.db.transaction(async (tx) => {
+    await tx
+      .insert(tables.observatoryConnections)
+      .values({ observatoryId, connectionId, lastSeenAt })
+      .onConflictDoUpdate({ target: tables.observatoryConnections.observatoryId, set: { connectionId, lastSeenAt } });
+    await publishObservatoryEvent(tx, { observatoryIds: [observatoryId], event: { type: CONNECTION_CLAIMED_EVENT, data: { connectionId } } });
+  });
+}
+
+export interface Sighting {
+  observatoryId: string;
+  connectionId: string;
+  at: Date;
+}
+
+/**
+ * Writes when each connection was last seen, in one statement whatever their number (so a
+ * process can gather a period's sightings and write them together). A connection that is no
+ * longer its observatory's live one writes nothing and is missing from the answer; for the
+ * others the answer says whether the observatory reads online.
+ */
+export async function recordSightings(db: Executor, sightings: Sighting[]): Promise<Map<string, { online: boolean }>> {
+  if (sightings.length === 0) return new Map();
+  const values = JSON.stringify(sightings.map((sighting) => ({ ...sighting, at: sighting.at.toISOString() })));
+  const rows = await db.execute<{ observatory_id: string; online: boolean | null }>(sql`
+    update observatory_connections c set last_seen_at = greatest(c.last_seen_at, v.at)
+      from jsonb_to_recordset(${values}::jsonb) as v("observatoryId" text, "connectionId" text, at timestamptz)
+     where c.observatory_id = v."observatoryId" and c.connection_id = v."connectionId"
+    returning c.observatory_id, (select (o.doc->'connection'->>'online')::boolean from observatories o where o.id = c.observatory_id) as online`);
+  return new Map(rows.map((row) => [row.observatory_id, { online: Boolean(row.online) }]));
+}
+
+/** The live connection of an observatory and when it was last seen, if it ever connected. */
+export async function readPresence(db: Executor, observatoryId: string) {
+  const [row] = await db.select().from(tables.observatoryConnections).where(eq(tables.observatoryConnections.observatoryId, observatoryId));
+  return row;
+}
+
+/** When each of these observatories was last seen by a connection, for the read shape's `connection.lastSeenAt`. */
+export async function lastSightings(db: Executor, observatoryIds: string[]): Promise<Map<string, Date>> {
+  if (observatoryIds.length === 0) return new Map();
+  const rows = await db
+    .select({ observatoryId: tables.observatoryConnections.observatoryId, lastSeenAt: tables.observatoryConnections.lastSeenAt })
+    .from(tables.observatoryConnections)
+    .where(inArray(tables.observatoryConnections.observatoryId, observatoryIds));
+  return new Map(rows.map((row) => [row.observatoryId, row.lastSeenAt]));
+}
