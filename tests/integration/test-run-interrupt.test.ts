@@ -61,7 +61,9 @@ async function interruptAt(moment: "setup" | "database" | "tests", signal: NodeJ
   return { code, left: leftovers(tmpDir), output: run.output() };
 }
 
-describe("an interrupted test run", () => {
+// Each case starts whole vitest runs (PostgreSQL, S3, a test file's own server) and waits for their
+// states; on a loaded 2-core machine that outlasts the default 30 s, so the waits above bound it.
+describe("an interrupted test run", { timeout: 600_000 }, () => {
   it("leaves no PostgreSQL and no folder when Ctrl-C comes while its global setup starts", async () => {
     const { left } = await interruptAt("setup", "SIGINT");
     expect(left).toEqual(nothingLeft);
