@@ -195,7 +195,7 @@ async function startFixture(env: Record<string, string>): Promise<Fixture> {
   return { server, self, host: new URL(server.url).host, main, other, observatoryKey: ((await key.json()) as { key: string }).key };
 }
 
-describe.each([
+describe.each<{ label: string; env: Record<string, string>; cases: Case[] }>([
   { label: "without PUBLIC_URL", env: {}, cases: withoutPublicUrl },
   { label: `with PUBLIC_URL=${PUBLIC_URL}`, env: { PUBLIC_URL }, cases: withPublicUrl },
 ])("credentials and origins $label", ({ env, cases }) => {
