@@ -58,8 +58,8 @@ export function readCredential(request: Pick<RequestHeaders, "header">): Credent
 
 /**
  * The origin of our own pages: PUBLIC_URL's when set, else the one this request reached, the
- * scheme of its connection and its Host header, for REST and WebSocket upgrades alike (REST used
- * to read Hono's `c.req.url`, which @hono/node-server builds from exactly these two).
+ * scheme of its connection and its Host header, for REST and WebSocket upgrades alike (for REST
+ * that is the origin of Hono's `c.req.url`, which @hono/node-server builds from these two).
  *
  * The Host header is the client's to choose, and that is harmless here: the check guards a
  * victim's browser, which names our server in Host and the attacking page in Origin, so the two
