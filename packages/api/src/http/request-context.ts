@@ -1,10 +1,9 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { authenticateObservatoryKey, authenticateToken, AppError, OBSERVATORY_KEY_PREFIX } from "@meridian/domain";
+import { authenticateObservatoryKey, authenticateToken, AppError } from "@meridian/domain";
 import type { Context, MiddlewareHandler } from "hono";
-import { getCookie } from "hono/cookie";
 import type { ApiServices } from "../context";
 import type { AppEnv } from "./env";
-import { SESSION_COOKIE } from "./session-cookie";
+import { cookieAllowed, honoRequestHeaders, readCredential } from "./credentials";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -36,39 +35,15 @@ function linkOrigin(c: Context, publicUrl: string | undefined, port: number): st
   return `${socket.encrypted ? "https" : "http"}://${host}:${socket.localPort}`;
 }
 
-function expectedOrigin(c: Context, publicUrl: string | undefined): string {
-  return publicUrl ? new URL(publicUrl).origin : new URL(c.req.url).origin;
-}
-
-/** A cookie travels with cross-site requests; only our own pages may use it to change things. */
-function isSameOrigin(c: Context, expected: string): boolean {
-  const origin = c.req.header("origin");
-  if (origin) return origin === expected;
-  const fetchSite = c.req.header("sec-fetch-site");
-  if (fetchSite) return fetchSite === "same-origin";
-  const referer = c.req.header("referer");
-  if (referer) {
-    try {
-      return new URL(referer).origin === expected;
-    } catch {
-      return false;
-    }
-  }
-  return false;
-}
-
 export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv> {
   const { deps } = services;
   return async (c, next) => {
-    const authorization = c.req.header("authorization");
-    const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-    const cookie = bearer ? undefined : getCookie(c, SESSION_COOKIE);
-    const token = bearer ?? cookie;
-    // An observatory key counts only as a bearer token: browsers never hold one.
-    const observatory = bearer?.startsWith(OBSERVATORY_KEY_PREFIX) ? await authenticateObservatoryKey(deps, bearer) : undefined;
-    const principal = token && !observatory ? await authenticateToken({ deps, token }) : undefined;
-    const credentialSource = principal ? (bearer ? "bearer" : "cookie") : observatory ? "bearer" : undefined;
-    if (credentialSource === "cookie" && !SAFE_METHODS.has(c.req.method) && !isSameOrigin(c, expectedOrigin(c, deps.env.PUBLIC_URL))) {
+    const request = honoRequestHeaders(c);
+    const credential = readCredential(request);
+    const observatory = credential?.observatoryKey ? await authenticateObservatoryKey(deps, credential.token) : undefined;
+    const principal = credential && !credential.observatoryKey ? await authenticateToken({ deps, token: credential.token }) : undefined;
+    const credentialSource = principal || observatory ? credential?.source : undefined;
+    if (credentialSource === "cookie" && !cookieAllowed(request, deps.env, SAFE_METHODS.has(c.req.method) ? "read" : "write")) {
       throw new AppError("CROSS_ORIGIN_REQUEST", "A cookie-authenticated request that changes state must come from this site");
     }
     const secure =
@@ -78,7 +53,7 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
       principal,
       observatory,
       credentialSource,
-      token: principal ? token : undefined,
+      token: principal ? credential?.token : undefined,
       client: { ip: clientIp(c, deps.env.TRUST_PROXY), userAgent: c.req.header("user-agent") ?? null },
       requestId: c.get("requestId"),
       secureCookies: Boolean(secure),

@@ -21,6 +21,7 @@ import {
   type Deps,
 } from "@meridian/domain";
 import { z } from "zod";
+import { nodeRequestHeaders, readCredential } from "../http/credentials";
 import { defineProtocol, hubCloseCodes, observatoryRouteKey, type Admission, type ProtocolConnection, type Refusal } from "./protocol";
 
 interface ObservatorySession {
@@ -46,9 +47,10 @@ interface ObservatorySession {
 /** The close codes of this protocol (the hub adds 1001, 1011, 4401 and 4429). */
 export const observatoryCloseCodes = { heartbeatMissed: 4408, replaced: 4409 } as const;
 
-/** Observatory keys only, as a bearer header. */
+/** Observatory keys only, as a bearer header (so the cookie's same-origin rule never applies here). */
 async function authenticateObservatory(request: IncomingMessage, deps: Deps): Promise<Admission<ObservatorySession> | Refusal> {
-  const token = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const credential = readCredential(nodeRequestHeaders(request));
+  const token = credential?.observatoryKey ? credential.token : undefined;
   const principal = token ? await authenticateObservatoryKey(deps, token).catch(() => undefined) : undefined;
   if (!principal || !token) return { status: 401 };
   const settings = await readServerSettings(deps.db);
