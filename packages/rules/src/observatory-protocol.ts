@@ -33,11 +33,12 @@ export type PluginToServerMessage = z.output<typeof pluginToServerMessageSchema>
 /** A plugin's message before its sender numbers it: every message but its `id`. */
 export type PluginMessageBody = PluginToServerMessage extends infer Message ? (Message extends unknown ? Omit<Message, "id"> : never) : never;
 
-// What a plugin reads of an assignment and an announcement. The server sends them whole, as the
-// API presents them; the schemas are loose so that a field added later never breaks a plugin, and
-// they only describe (no ranges): the server's own schemas decided what may be stored.
-const exposure = z.looseObject({ filter: z.string(), exposureSeconds: z.number(), count: z.number(), binning: z.number() });
-const target = z.looseObject({ name: z.string(), ra: z.number(), dec: z.number(), epoch: z.string(), exposures: z.array(exposure) });
+// What a plugin cannot do without in an assignment and an announcement. The server sends them
+// whole, as the API presents them; the schemas are loose so that the other fields (epoch, binning,
+// constraints...) pass through and a field added later never breaks a plugin, and they only
+// describe (no ranges): the server's own schemas decided what may be stored.
+const exposure = z.looseObject({ filter: z.string(), exposureSeconds: z.number(), count: z.number() });
+const target = z.looseObject({ name: z.string(), ra: z.number(), dec: z.number(), exposures: z.array(exposure) });
 export const assignedObservationSchema = z.looseObject({ id: z.string(), name: z.string(), targets: z.array(target) });
 export type AssignedObservation = z.output<typeof assignedObservationSchema>;
 export const motdAnnouncementSchema = z.looseObject({ id: z.string(), title: z.string(), message: z.string(), severity: z.string() });

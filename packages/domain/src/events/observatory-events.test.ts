@@ -1,24 +1,17 @@
-import type { Executor } from "@meridian/db";
-import { describe, expect, it } from "vitest";
-import { ZodError } from "zod";
-import { publishObservatoryEvent } from "./publish";
+import { describe, expectTypeOf, it } from "vitest";
+import type { publishObservatoryEvent } from "./publish";
 
-/** A database that fails the test if an event reaches it: a message no plugin could read must be refused before. */
-const untouchableDb = new Proxy({} as Executor, {
-  get(_target, property) {
-    throw new Error(`db.${String(property)} was used`);
-  },
-});
+type Published = Parameters<typeof publishObservatoryEvent>[1]["event"];
 
 describe("publishing to observatories", () => {
-  it("refuses a message off the shared schema, to the compiler and before the database", async () => {
-    const observatoryIds = ["obs_1"];
-    // @ts-expect-error: a cancel names its observation as `observationId`.
-    await expect(publishObservatoryEvent(untouchableDb, { observatoryIds, event: { type: "cancel", data: { id: "obn_1" } } })).rejects.toThrow(ZodError);
-    const observation = { id: "obn_1", name: "No targets" };
-    // @ts-expect-error: an assignment carries the whole observation as the API presents it.
-    await expect(publishObservatoryEvent(untouchableDb, { observatoryIds, event: { type: "assign", data: { observation } } })).rejects.toThrow(ZodError);
-    // @ts-expect-error: the protocol has no such message.
-    await expect(publishObservatoryEvent(untouchableDb, { observatoryIds, event: { type: "assignment", data: { observation } } })).rejects.toThrow(ZodError);
+  it("takes only the protocol's messages to plugins, each as its type and the rest as data", () => {
+    expectTypeOf<{ type: "cancel"; data: { observationId: string } }>().toExtend<Published>();
+    expectTypeOf<{ type: "update_required"; data: { minimumPluginVersion: string } }>().toExtend<Published>();
+    // A cancel names its observation as `observationId`; an assignment carries the whole observation as the API presents it.
+    expectTypeOf<{ type: "cancel"; data: { id: string } }>().not.toExtend<Published>();
+    expectTypeOf<{ type: "assign"; data: { observation: { id: string; name: string } } }>().not.toExtend<Published>();
+    // Replies answer a plugin's own messages on its connection; they are never published.
+    expectTypeOf<{ type: "ack"; data: { id: string } }>().not.toExtend<Published>();
+    expectTypeOf<{ type: "assignment"; data: { observationId: string } }>().not.toExtend<Published>();
   });
 });

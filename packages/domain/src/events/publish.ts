@@ -1,6 +1,6 @@
 import { tables, type Executor } from "@meridian/db";
 import type { RealtimeEvents } from "@meridian/rules/events";
-import { serverToPluginMessageSchema, type ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
+import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
 import { sql } from "drizzle-orm";
 import type { Announcement } from "../announcements/schemas";
 import type { Observation } from "../observations/schemas";
@@ -48,12 +48,11 @@ export function publishUserEvent(db: Executor, options: { userIds: string[]; eve
 
 /**
  * A message of the observatory protocol to these observatories' plugins, routed to their
- * connections on whichever process holds them. Checked against the shared schema here too, as a
- * job's payload is where it is queued: a message no plugin could read never leaves the transaction.
+ * connections on whichever process holds them. Checked by the compiler only: an observation is
+ * sent as stored, and one stored before a field existed must still reach its observatory.
  */
-export async function publishObservatoryEvent(db: Executor, options: { observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
-  serverToPluginMessageSchema.parse({ ...options.event.data, type: options.event.type });
-  await publishEvent(db, { observatoryIds: options.observatoryIds, event: options.event });
+export function publishObservatoryEvent(db: Executor, options: { observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
+  return publishEvent(db, options);
 }
 
 /**
