@@ -70,10 +70,7 @@ async function pluginOn(url: string, key: string) {
   return socket;
 }
 
-const assignsOf = (socket: PluginSocket) =>
-  socket.client.messages
-    .filter((message) => message.type === "assign")
-    .map((message) => (message as unknown as { observation: { id: string } }).observation.id);
+const assignsOf = (socket: PluginSocket) => socket.received().flatMap((message) => (message.type === "assign" ? [message.observation.id] : []));
 
 async function simulatorOn(url: string, key: string, speed: number) {
   const simulator = new ObservatorySimulator({ url, key, speed });
@@ -185,7 +182,7 @@ describe("observations across server and worker processes", () => {
     expect(moves.items.map((entry) => entry.to)).toEqual(["pending", "assigned"]);
 
     // The newer connection carries the observation on; the next assignment reaches it alone.
-    for (const status of ["in_progress", "acquisition_complete", "completed"])
+    for (const status of ["in_progress", "acquisition_complete", "completed"] as const)
       expect(await newer.ask({ type: "observation_status", observationId: first.id, status })).toMatchObject({ type: "ack" });
     const second = await submit("Second");
     await until("the second assignment on the newer connection", async () => assignsOf(newer).includes(second.id));

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { PluginMessageBody } from "@meridian/rules/observatory-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createAccount, type Account } from "../support/auth-suite";
@@ -50,7 +51,7 @@ const history = async (owner: Account, observatoryId: string) =>
   ).items;
 
 /** Safety reports that each change something, so each one handled is a transaction and a history entry. */
-const safetyFlip = (index: number) => ({ type: "safety", safe: index % 2 === 1, reason: index % 2 === 1 ? undefined : "dome fault" });
+const safetyFlip = (index: number): PluginMessageBody => ({ type: "safety", safe: index % 2 === 1, reason: index % 2 === 1 ? undefined : "dome fault" });
 
 describe("limits on an observatory plugin's connection", () => {
   it("answers messages beyond the rate with an error naming the limit, handles the others, and keeps the connection", async () => {

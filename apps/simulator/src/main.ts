@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
 import { ObservatorySimulator } from "./simulator";
 
 const usage = "pnpm simulate:observatory --url http://127.0.0.1:3000 --key mok_... [--speed 60] [--plugin-version 3.8.0.0]";
@@ -29,7 +30,7 @@ const simulator = new ObservatorySimulator({
   equipment: { camera: "Simulated CCD", mount: "Simulated mount" },
   log: (line) => console.log(`[${new Date().toISOString()}] ${line}`),
 });
-simulator.on("message", (message: Record<string, unknown>) => {
+simulator.on("message", (message: ServerToPluginMessage) => {
   if (message.type !== "ack") console.log(`[${new Date().toISOString()}] server: ${JSON.stringify(message).slice(0, 300)}`);
 });
 const closeMeanings: Record<number, string> = {

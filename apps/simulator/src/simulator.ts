@@ -1,4 +1,12 @@
 import { EventEmitter } from "node:events";
+import type { ObservationStatus } from "@meridian/rules";
+import {
+  serverToPluginMessageSchema,
+  type AssignedObservation,
+  type PluginMessageBody,
+  type ServerReply,
+  type ServerToPluginMessage,
+} from "@meridian/rules/observatory-protocol";
 import WebSocket from "ws";
 
 /** What the simulated plugin does with the next assignment. */
@@ -27,34 +35,30 @@ export interface SimulatorOptions {
   log?: (line: string) => void;
 }
 
-interface Assignment {
-  id: string;
-  name: string;
-  targets: Array<{ name: string; exposures: Array<{ filter: string; exposureSeconds: number; count: number }> }>;
-}
-
 /**
  * An observatory plugin as the contract's Observatory connection describes it: connects with its
  * key, says hello, sends heartbeats, takes `assign`, walks the observation through in_progress →
  * acquisition_complete → completed while uploading a file and its preview, and obeys `cancel`.
  * It can be told to fail or abort the next observation, go unsafe, hold for weather, say
- * goodbye or drop off without a word. Events: `message` (every server message), `status`
- * (each status it reported), `file`, `close` (code, reason), `replaced` (closed with 4409: a
- * newer connection with the key took over; it never reconnects then) and `reconnected`.
+ * goodbye or drop off without a word. It reads and writes the protocol's shared schemas
+ * (`@meridian/rules/observatory-protocol`). Events: `message` (every server message, parsed),
+ * `unreadable` (a server message the schema refuses, with the reason; it is otherwise ignored),
+ * `status` (each status it reported), `file`, `close` (code, reason), `replaced` (closed with
+ * 4409: a newer connection with the key took over; it never reconnects then) and `reconnected`.
  */
 export class ObservatorySimulator extends EventEmitter {
   readonly options: Required<Omit<SimulatorOptions, "log" | "systemInfo" | "equipment">> & Pick<SimulatorOptions, "log" | "systemInfo" | "equipment">;
   private ws: WebSocket | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private nextId = 1;
-  private pending = new Map<string, { resolve: (reply: Record<string, unknown>) => void; reject: (error: Error) => void }>();
+  private pending = new Map<string, { resolve: (reply: Acknowledgement) => void; reject: (error: Error) => void }>();
   private current: { id: string; cancelled: boolean } | undefined;
   private nextOutcome: Outcome = "complete";
   /** Set when this side closed, or the server said not to come back: no reconnecting. */
   private stopped = false;
   private retryDelayMs = RETRY_FIRST_MS;
   private retry: NodeJS.Timeout | undefined;
-  readonly received: Array<Record<string, unknown>> = [];
+  readonly received: ServerToPluginMessage[] = [];
 
   constructor(options: SimulatorOptions) {
     super();
@@ -71,7 +75,7 @@ export class ObservatorySimulator extends EventEmitter {
   }
 
   /** Opens the connection and says hello; resolves with the hello's acknowledgement. */
-  async connect(): Promise<Record<string, unknown>> {
+  async connect(): Promise<Acknowledgement> {
     const wsUrl = `${this.options.url.replace(/^http/, "ws")}/ws/observatory`;
     const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${this.options.key}` } });
     this.ws = ws;
@@ -80,7 +84,7 @@ export class ObservatorySimulator extends EventEmitter {
       ws.once("unexpected-response", (_request, response) => reject(new Error(`connection refused: ${response.statusCode}`)));
       ws.once("error", reject);
     });
-    ws.on("message", (raw) => this.onMessage(JSON.parse(raw.toString()) as Record<string, unknown>));
+    ws.on("message", (raw) => this.onMessage(raw.toString()));
     ws.on("close", (code, reason) => {
       clearInterval(this.heartbeat);
       for (const waiter of this.pending.values()) waiter.reject(new Error(`connection closed (${code} ${reason.toString()})`));
@@ -120,7 +124,7 @@ export class ObservatorySimulator extends EventEmitter {
   }
 
   /** Sends a message and resolves with its `ack`, or rejects with the server's `error`. */
-  send(message: Record<string, unknown>): Promise<Record<string, unknown>> {
+  send(message: PluginMessageBody): Promise<Acknowledgement> {
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return reject(new Error("not connected"));
@@ -191,7 +195,15 @@ export class ObservatorySimulator extends EventEmitter {
     });
   }
 
-  private onMessage(message: Record<string, unknown>) {
+  private onMessage(text: string) {
+    const parsed = serverToPluginMessageSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) {
+      const reason = parsed.error.issues.map((issue) => `${issue.path.join(".") || "message"}: ${issue.message}`).join("; ");
+      this.log(`unreadable message from the server (${reason}): ${text.slice(0, 300)}`);
+      this.emit("unreadable", text, reason);
+      return;
+    }
+    const message = parsed.data;
     this.received.push(message);
     this.emit("message", message);
     if (message.type === "ack" || message.type === "error") {
@@ -199,10 +211,10 @@ export class ObservatorySimulator extends EventEmitter {
       if (!waiter) return;
       this.pending.delete(String(message.id));
       if (message.type === "ack") waiter.resolve(message);
-      else waiter.reject(Object.assign(new Error(String(message.message)), { code: message.code }));
+      else waiter.reject(Object.assign(new Error(message.message), { code: message.code }));
       return;
     }
-    if (message.type === "assign") void this.run(message.observation as Assignment).catch((error) => this.log(`observation failed: ${error}`));
+    if (message.type === "assign") void this.run(message.observation).catch((error) => this.log(`observation failed: ${error}`));
     const current = this.current;
     if (message.type === "cancel" && current && current.id === message.observationId) current.cancelled = true;
   }
@@ -211,14 +223,14 @@ export class ObservatorySimulator extends EventEmitter {
     this.options.log?.(line);
   }
 
-  private async report(observationId: string, status: string, reason?: string) {
+  private async report(observationId: string, status: ObservationStatus, reason?: string) {
     await this.send({ type: "observation_status", observationId, status, ...(reason ? { reason } : {}) });
     this.emit("status", { observationId, status });
     this.log(`${observationId}: ${status}`);
   }
 
   /** A night's exposures, compressed by `speed`: in_progress, the exposures, acquisition_complete, the files, completed. */
-  private async run(observation: Assignment) {
+  private async run(observation: AssignedObservation) {
     const current = { id: observation.id, cancelled: false };
     this.current = current;
     const outcome = this.nextOutcome;
@@ -268,6 +280,9 @@ export class ObservatorySimulator extends EventEmitter {
     return file;
   }
 }
+
+/** The server's answer to a message it handled. */
+export type Acknowledgement = Extract<ServerReply, { type: "ack" }>;
 
 /** The server's close codes after which a plugin must not connect again on its own. */
 const REPLACED = 4409;

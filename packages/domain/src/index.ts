@@ -52,6 +52,7 @@ export {
   publishToAnnouncementRecipients,
   REALTIME_CHANNEL,
   type ObservatoryEvent,
+  type ObservatoryMessage,
   type RealtimeEvent,
 } from "./events/publish";
 export { loadRealtimeEvent, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";

@@ -3,7 +3,8 @@
  * the short-name rule, how observatory permissions imply each other, how coordinates are read and
  * written. No Node, no database and no zod here: what needs zod or a parser has its own entry,
  * loaded only by the pages that use it (`@meridian/rules/events`: WebSocket event schemas;
- * `/settings`: the server settings' schemas; `/cron`: schedules read with cron-parser).
+ * `/observatory-protocol`: both directions of `/ws/observatory`; `/settings`: the server
+ * settings' schemas; `/cron`: schedules read with cron-parser).
  */
 export { fieldLabel, fieldMessage, humanizeKey, issuePredicate, UNKNOWN_FIELD, type IssueDetails } from "./validation-messages";
 export { SHORT_NAME_FORMAT, SHORT_NAME_MESSAGE, SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE, shortNameProblem } from "./short-name";

@@ -8,7 +8,6 @@ import {
   CONNECTION_CLAIMED_EVENT,
   hashSecret,
   LAST_SEEN_WRITE_INTERVAL_MS,
-  observationStatuses,
   observatoryConfig,
   observatoryGone,
   observatoryHello,
@@ -19,8 +18,9 @@ import {
   readServerSettings,
   reportObservationStatus,
   type Deps,
+  type ObservatoryMessage,
 } from "@meridian/domain";
-import { z } from "zod";
+import { pluginToServerMessageSchema, type PluginToServerMessage } from "@meridian/rules/observatory-protocol";
 import { nodeRequestHeaders, readCredential } from "../http/credentials";
 import { defineProtocol, hubCloseCodes, observatoryRouteKey, type Admission, type ProtocolConnection, type Refusal } from "./protocol";
 
@@ -70,7 +70,9 @@ async function authenticateObservatory(request: IncomingMessage, deps: Deps): Pr
   };
 }
 
-function replace(session: ObservatorySession, connection: ProtocolConnection) {
+type ObservatoryConnection = ProtocolConnection<ObservatoryMessage>;
+
+function replace(session: ObservatorySession, connection: ObservatoryConnection) {
   session.standing = "replaced";
   connection.close(observatoryCloseCodes.replaced, "replaced by a newer connection of this observatory");
 }
@@ -80,7 +82,7 @@ function replace(session: ObservatorySession, connection: ProtocolConnection) {
  * connection's sighting is written (never the observatory's document). False when that finds
  * the connection replaced (a claim whose notice this process missed): it is closed (4409).
  */
-async function ready(deps: Deps, session: ObservatorySession, connection: ProtocolConnection): Promise<boolean> {
+async function ready(deps: Deps, session: ObservatorySession, connection: ObservatoryConnection): Promise<boolean> {
   if (!session.helloed) throw new AppError("HELLO_REQUIRED", "Send hello with the plugin version first");
   const now = Date.now();
   if (now - session.sightingWrittenAt < LAST_SEEN_WRITE_INTERVAL_MS) return session.standing !== "replaced";
@@ -95,40 +97,23 @@ async function ready(deps: Deps, session: ObservatorySession, connection: Protoc
   return true;
 }
 
-const messageId = z.union([z.string().min(1).max(100), z.number().int()]);
-const reason = z.string().trim().min(1).max(1000).optional();
-const report = z.record(z.string(), z.unknown());
-const observatoryMessages = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("hello"),
-    id: messageId,
-    pluginVersion: z.string().regex(/^\d+(\.\d+){0,3}$/),
-    systemInfo: report.optional(),
-    equipment: report.optional(),
-  }),
-  z.object({ type: z.literal("heartbeat"), id: messageId }),
-  z.object({ type: z.literal("config"), id: messageId, systemInfo: report.optional(), equipment: report.optional() }),
-  z.object({ type: z.literal("observation_status"), id: messageId, observationId: z.string().min(1).max(100), status: z.enum(observationStatuses), reason }),
-  z.object({ type: z.literal("safety"), id: messageId, safe: z.boolean(), reason }),
-  z.object({ type: z.literal("weather"), id: messageId, hold: z.boolean(), reason }),
-  z.object({ type: z.literal("goodbye"), id: messageId }),
-]);
-
 /**
  * `/ws/observatory`, the plugin's connection (contract: Observatory connection). Each message
  * `{type, id, ...}` is answered `{type: "ack", id}` or `{type: "error", id, code, message}`; the
- * server sends `assign`, `cancel`, `update_required` and `motd`. A connection silent for the
+ * server sends `assign`, `cancel`, `update_required` and `motd`. Both directions are the shared
+ * schemas of `@meridian/rules/observatory-protocol`: what a plugin sends is parsed with them, and
+ * nothing but an `ObservatoryMessage` compiles as what the server sends. A connection silent for the
  * heartbeat timeout is closed (4408) and its observatory taken offline; one replaced by a newer
  * connection with the key, on any process, is closed with 4409 and changes nothing. Each
  * connection is rate-limited and its waiting messages bounded (`PLUGIN_MESSAGES_PER_SECOND`,
  * `PLUGIN_QUEUE_LIMIT`; the hub closes with 4429), and a stopping server closes it with 1001
  * after recording the observatory offline.
  */
-export const observatoryProtocol = defineProtocol({
+export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToServerMessage, ObservatoryMessage>({
   path: "/ws/observatory",
   maxPayloadBytes: 256 * 1024,
   authenticate: authenticateObservatory,
-  messages: observatoryMessages,
+  messages: pluginToServerMessageSchema,
   limits: (env) => ({ messagesPerSecond: env.PLUGIN_MESSAGES_PER_SECOND, queueLimit: env.PLUGIN_QUEUE_LIMIT }),
   handlers: {
     hello: async ({ deps, session, message, connection }) => {
@@ -188,7 +173,8 @@ export const observatoryProtocol = defineProtocol({
     ack: (message) => ({ type: "ack", id: message.id }),
     error: (message, code, detail) => ({ type: "error", id: message?.id ?? null, code, message: detail }),
   },
-  frame: (event) => ({ type: event.type, ...(event.data as object) }),
+  // Published only by `publishObservatoryEvent`, which takes and checks an `ObservatoryEvent` (the claim notice is held back by `accepts`).
+  frame: (event) => ({ type: event.type, ...(event.data as object) }) as ObservatoryMessage,
   received: (session) => {
     session.lastMessageAt = Date.now();
   },

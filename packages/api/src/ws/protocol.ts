@@ -24,8 +24,9 @@ export interface Refusal {
   status: 401 | 403 | 404;
 }
 
-export interface ProtocolConnection {
-  send(message: unknown): void;
+/** One open socket as its protocol sees it; `Outgoing` is what the protocol may send on it. */
+export interface ProtocolConnection<Outgoing = unknown> {
+  send(message: Outgoing): void;
   /** Closes the socket; none of its messages still waiting is handled. */
   close(code: number, reason: string): void;
 }
@@ -46,40 +47,44 @@ export interface ConnectionLimits {
 
 type MessageOf<Union extends { type: string }, Type extends Union["type"]> = Extract<Union, { type: Type }>;
 
-export interface HandlerContext<Session, Message> {
+export interface HandlerContext<Session, Message, Outgoing = unknown> {
   deps: Deps;
   session: Session;
   message: Message;
-  connection: ProtocolConnection;
+  connection: ProtocolConnection<Outgoing>;
 }
 
 /**
  * One WebSocket endpoint: who may connect, the messages a client may send (a zod union keyed by
  * `type`), what each does (a call into the domain), and how this protocol words its replies.
  * The hub does the rest: upgrade, routing by path, parsing, size limits, heartbeats, delivery of
- * published events to the sockets of a route key, on every server process.
+ * published events to the sockets of a route key, on every server process. `Outgoing`, when a
+ * protocol names it, is the only thing it may send: replies, welcome, framed events and every
+ * `connection.send` are checked against it (it is never inferred, so naming it is a decision).
  */
-export interface ProtocolDefinition<Session, Union extends { type: string }> {
+export interface ProtocolDefinition<Session, Union extends { type: string }, Outgoing = unknown> {
   path: string;
   maxPayloadBytes: number;
   authenticate(request: IncomingMessage, deps: Deps): Promise<Admission<Session> | Refusal>;
   messages: z.ZodType<Union>;
-  handlers: { [Type in Union["type"]]: (context: HandlerContext<Session, MessageOf<Union, Type>>) => Promise<unknown> | unknown };
+  handlers: {
+    [Type in Union["type"]]: (context: HandlerContext<Session, MessageOf<Union, Type>, NoInfer<Outgoing>>) => Promise<unknown> | unknown;
+  };
   replies: {
     /** The reply to a handled message; `result` is what its handler returned. */
-    ack(message: Union, result: unknown): unknown;
+    ack(message: Union, result: unknown): NoInfer<Outgoing>;
     /** The reply to a message that could not be handled; `message` is what was readable of it. */
-    error(message: { type?: unknown; id?: unknown } | undefined, code: string, detail: string): unknown;
+    error(message: { type?: unknown; id?: unknown } | undefined, code: string, detail: string): NoInfer<Outgoing>;
   };
   /** Bounds on each socket (the hub's default: 100 waiting messages, no rate). */
   limits?(env: Env): ConnectionLimits;
   /** Sent once, right after the upgrade. */
-  welcome?(session: Session): unknown;
+  welcome?(session: Session): NoInfer<Outgoing>;
   /**
    * Runs for each socket once it is open, before any of its messages is handled (timers a
    * protocol keeps per connection, claims it makes); when it fails, the socket is closed (1011).
    */
-  opened?(context: { deps: Deps; session: Session; connection: ProtocolConnection }): Promise<void> | void;
+  opened?(context: { deps: Deps; session: Session; connection: ProtocolConnection<NoInfer<Outgoing>> }): Promise<void> | void;
   /** Runs before each message is handled, whatever it is. */
   received?(session: Session): void;
   /**
@@ -89,12 +94,14 @@ export interface ProtocolDefinition<Session, Union extends { type: string }> {
    */
   closed?(context: { deps: Deps; session: Session; code: number; shuttingDown: boolean }): Promise<void> | void;
   /** Whether a published event for the socket's route key is delivered to it (all are by default). */
-  accepts?(context: { session: Session; event: { type: string; data: unknown }; connection: ProtocolConnection }): boolean;
+  accepts?(context: { session: Session; event: { type: string; data: unknown }; connection: ProtocolConnection<NoInfer<Outgoing>> }): boolean;
   /** How a published event is worded for this protocol's sockets; `{type, data}` by default. */
-  frame?(event: { type: string; data: unknown }): unknown;
+  frame?(event: { type: string; data: unknown }): NoInfer<Outgoing>;
 }
 
-export function defineProtocol<Session, Union extends { type: string }>(definition: ProtocolDefinition<Session, Union>): ProtocolDefinition<Session, Union> {
+export function defineProtocol<Session, Union extends { type: string }, Outgoing = unknown>(
+  definition: ProtocolDefinition<Session, Union, Outgoing>,
+): ProtocolDefinition<Session, Union, Outgoing> {
   return definition;
 }
 

@@ -1,7 +1,9 @@
 import { tables, type Executor } from "@meridian/db";
 import type { RealtimeEvents } from "@meridian/rules/events";
+import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
 import { sql } from "drizzle-orm";
 import type { Announcement } from "../announcements/schemas";
+import type { Observation } from "../observations/schemas";
 
 export const REALTIME_CHANNEL = "meridian_events";
 
@@ -10,21 +12,33 @@ export type RealtimeEvent = {
   [Type in keyof RealtimeEvents<Announcement>]: { type: Type; data: RealtimeEvents<Announcement>[Type] };
 }[keyof RealtimeEvents<Announcement>];
 
-/** A message for connected observatories (`/ws/observatory`), whose protocol defines its types. */
-export interface ObservatoryEvent {
-  type: string;
-  data: unknown;
-}
+/**
+ * What the server sends an observatory's plugin over `/ws/observatory` (`@meridian/rules/observatory-protocol`),
+ * with the API's own observation and announcement in `assign` and `motd`.
+ */
+export type ObservatoryMessage = ServerToPluginMessage<Observation, Announcement>;
+
+/** A message the server pushes to observatories unasked (not a reply): its type, and the rest of it as `data`. */
+export type ObservatoryEvent = {
+  [Type in Exclude<ObservatoryMessage["type"], "ack" | "error">]: { type: Type; data: Omit<Extract<ObservatoryMessage, { type: Type }>, "type"> };
+}[Exclude<ObservatoryMessage["type"], "ack" | "error">];
 
 /**
  * The one way to reach WebSocket clients. The event is stored and announced with NOTIFY in
  * the caller's transaction, so it goes out only if the change commits, and every server
  * process (each LISTENs) delivers it to its own sockets of the users and observatories named.
- * Domain code sends the typed events through `publishUserEvent`; this is the transport under it.
+ * Domain code sends the typed events through `publishUserEvent` and `publishObservatoryEvent`;
+ * this is the transport under them (the hub's own notices, such as a connection's claim, go
+ * straight through it).
  */
-export async function publishEvent(db: Executor, options: { userIds: string[]; event: { type: string; data: unknown } }): Promise<void> {
-  if (options.userIds.length === 0) return;
-  await insertAndNotify(db, { userIds: [...new Set(options.userIds)], type: options.event.type, data: options.event.data, announcementId: null });
+export async function publishEvent(
+  db: Executor,
+  options: { userIds?: string[]; observatoryIds?: string[]; event: { type: string; data: unknown } },
+): Promise<void> {
+  const userIds = [...new Set(options.userIds)];
+  const observatoryIds = [...new Set(options.observatoryIds)];
+  if (userIds.length === 0 && observatoryIds.length === 0) return;
+  await insertAndNotify(db, { userIds, observatoryIds, type: options.event.type, data: options.event.data, announcementId: null });
 }
 
 /** An event of the shared schemas to these users, in the caller's transaction. */
@@ -32,16 +46,13 @@ export function publishUserEvent(db: Executor, options: { userIds: string[]; eve
   return publishEvent(db, options);
 }
 
-/** The same for observatories: routed to their connections by observatory id, on whichever process holds them. */
-export async function publishObservatoryEvent(db: Executor, options: { observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
-  if (options.observatoryIds.length === 0) return;
-  await insertAndNotify(db, {
-    userIds: [],
-    observatoryIds: [...new Set(options.observatoryIds)],
-    type: options.event.type,
-    data: options.event.data,
-    announcementId: null,
-  });
+/**
+ * A message of the observatory protocol to these observatories' plugins, routed to their
+ * connections on whichever process holds them. Checked by the compiler only: an observation is
+ * sent as stored, and one stored before a field existed must still reach its observatory.
+ */
+export function publishObservatoryEvent(db: Executor, options: { observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
+  return publishEvent(db, options);
 }
 
 /**

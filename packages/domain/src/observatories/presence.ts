@@ -1,7 +1,7 @@
 import { tables, type Executor } from "@meridian/db";
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Deps } from "../deps";
-import { publishObservatoryEvent } from "../events/publish";
+import { publishEvent } from "../events/publish";
 
 /**
  * How often at most a live connection's last-seen time is written. Heartbeats in between cost
@@ -30,7 +30,8 @@ export async function claimObservatoryConnection(options: { deps: Deps; observat
       .insert(tables.observatoryConnections)
       .values({ observatoryId, connectionId, lastSeenAt })
       .onConflictDoUpdate({ target: tables.observatoryConnections.observatoryId, set: { connectionId, lastSeenAt } });
-    await publishObservatoryEvent(tx, { observatoryIds: [observatoryId], event: { type: CONNECTION_CLAIMED_EVENT, data: { connectionId } } });
+    // A notice to the hubs, not a message to plugins: the protocol's `accepts` holds it back from every socket.
+    await publishEvent(tx, { observatoryIds: [observatoryId], event: { type: CONNECTION_CLAIMED_EVENT, data: { connectionId } } });
   });
 }
 

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { pluginToServerMessageSchema, serverToPluginMessageSchema } from "./observatory-protocol";
+
+const accepted = (schema: typeof pluginToServerMessageSchema | typeof serverToPluginMessageSchema, message: unknown) => schema.safeParse(message).success;
+
+describe("what a plugin sends on /ws/observatory", () => {
+  it("is each of the contract's messages, numbered by the plugin", () => {
+    const messages = [
+      { type: "hello", id: 1, pluginVersion: "3.8.0.0", systemInfo: { os: "linux" }, equipment: { camera: "A" } },
+      { type: "heartbeat", id: "m2" },
+      { type: "config", id: 3, equipment: { camera: "B" } },
+      { type: "observation_status", id: 4, observationId: "obn_1", status: "in_progress" },
+      { type: "safety", id: 5, safe: false, reason: "dome fault" },
+      { type: "weather", id: 6, hold: true },
+      { type: "goodbye", id: 7 },
+    ];
+    expect(messages.filter((message) => !accepted(pluginToServerMessageSchema, message))).toEqual([]);
+  });
+
+  it("refuses an unknown type, a message without its id, a version that is not numbers and a status that does not exist", () => {
+    expect(accepted(pluginToServerMessageSchema, { type: "teleport", id: 1 })).toBe(false);
+    expect(accepted(pluginToServerMessageSchema, { type: "heartbeat" })).toBe(false);
+    expect(accepted(pluginToServerMessageSchema, { type: "hello", id: 1, pluginVersion: "3.8-beta" })).toBe(false);
+    expect(accepted(pluginToServerMessageSchema, { type: "observation_status", id: 1, observationId: "obn_1", status: "teleported" })).toBe(false);
+  });
+});
+
+describe("what the server sends a plugin", () => {
+  const observation = {
+    id: "obn_1",
+    name: "M31 tonight",
+    status: "assigned",
+    constraints: { minAltitude: 30 },
+    targets: [{ name: "M31", ra: 10.68, dec: 41.27, epoch: "J2000", exposures: [{ filter: "L", exposureSeconds: 300, count: 12, binning: 1 }] }],
+  };
+
+  it("is each of the contract's messages, and an assignment keeps the fields a plugin does not read", () => {
+    const messages = [
+      { type: "assign", observation },
+      { type: "cancel", observationId: "obn_1" },
+      { type: "update_required", minimumPluginVersion: "3.10.0.0" },
+      { type: "motd", announcement: { id: "ann_1", title: "Dome work", message: "Closed on Friday", severity: "warning", scope: "observatory" } },
+      { type: "ack", id: "m1" },
+      { type: "error", id: null, code: "VALIDATION_FAILED", message: "Messages must be JSON" },
+    ];
+    expect(messages.filter((message) => !accepted(serverToPluginMessageSchema, message))).toEqual([]);
+    expect(serverToPluginMessageSchema.parse({ type: "assign", observation })).toEqual({ type: "assign", observation });
+  });
+
+  it("refuses an assignment a plugin could not run and a cancel that does not name its observation", () => {
+    expect(accepted(serverToPluginMessageSchema, { type: "assign", observation: { id: "obn_1", name: "No targets" } })).toBe(false);
+    expect(accepted(serverToPluginMessageSchema, { type: "assign", observation: { ...observation, targets: [{ name: "M31", ra: 10.68, dec: 41.27 }] } })).toBe(
+      false,
+    );
+    expect(accepted(serverToPluginMessageSchema, { type: "cancel", id: "obn_1" })).toBe(false);
+    expect(accepted(serverToPluginMessageSchema, { type: "assignment", observation })).toBe(false);
+  });
+});

@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { observationStatuses } from "./observation-statuses";
+
+/**
+ * `/ws/observatory` in both directions, as the contract's Observatory connection names it. The
+ * server parses what plugins send with `pluginToServerMessageSchema` and may send only a
+ * `ServerToPluginMessage`; the simulator and the tests read the server's messages with
+ * `serverToPluginMessageSchema`, so neither side can drift from the other.
+ */
+
+const messageId = z.union([z.string().min(1).max(100), z.number().int()]);
+const reason = z.string().trim().min(1).max(1000).optional();
+/** Any JSON object; its size (64 KiB) and content are checked where it is stored, with their own error codes. */
+const report = z.record(z.string(), z.unknown());
+
+export const pluginToServerMessageSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("hello"),
+    id: messageId,
+    pluginVersion: z.string().regex(/^\d+(\.\d+){0,3}$/),
+    systemInfo: report.optional(),
+    equipment: report.optional(),
+  }),
+  z.object({ type: z.literal("heartbeat"), id: messageId }),
+  z.object({ type: z.literal("config"), id: messageId, systemInfo: report.optional(), equipment: report.optional() }),
+  z.object({ type: z.literal("observation_status"), id: messageId, observationId: z.string().min(1).max(100), status: z.enum(observationStatuses), reason }),
+  z.object({ type: z.literal("safety"), id: messageId, safe: z.boolean(), reason }),
+  z.object({ type: z.literal("weather"), id: messageId, hold: z.boolean(), reason }),
+  z.object({ type: z.literal("goodbye"), id: messageId }),
+]);
+/** A plugin's message as the server handles it. */
+export type PluginToServerMessage = z.output<typeof pluginToServerMessageSchema>;
+/** A plugin's message before its sender numbers it: every message but its `id`. */
+export type PluginMessageBody = PluginToServerMessage extends infer Message ? (Message extends unknown ? Omit<Message, "id"> : never) : never;
+
+// What a plugin cannot do without in an assignment and an announcement. The server sends them
+// whole, as the API presents them; the schemas are loose so that the other fields (epoch, binning,
+// constraints...) pass through and a field added later never breaks a plugin, and they only
+// describe (no ranges): the server's own schemas decided what may be stored.
+const exposure = z.looseObject({ filter: z.string(), exposureSeconds: z.number(), count: z.number() });
+const target = z.looseObject({ name: z.string(), ra: z.number(), dec: z.number(), exposures: z.array(exposure) });
+export const assignedObservationSchema = z.looseObject({ id: z.string(), name: z.string(), targets: z.array(target) });
+export type AssignedObservation = z.output<typeof assignedObservationSchema>;
+export const motdAnnouncementSchema = z.looseObject({ id: z.string(), title: z.string(), message: z.string(), severity: z.string() });
+export type MotdAnnouncement = z.output<typeof motdAnnouncementSchema>;
+
+export const serverToPluginMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("assign"), observation: assignedObservationSchema }),
+  z.object({ type: z.literal("cancel"), observationId: z.string() }),
+  z.object({ type: z.literal("update_required"), minimumPluginVersion: z.string() }),
+  z.object({ type: z.literal("motd"), announcement: motdAnnouncementSchema }),
+  z.object({ type: z.literal("ack"), id: messageId }),
+  // The id as the message carried it (null when it had none or was not JSON): an unreadable message is answered too.
+  z.object({ type: z.literal("error"), id: z.unknown(), code: z.string(), message: z.string() }),
+]);
+type ServerToPluginSchemaMessage = z.output<typeof serverToPluginMessageSchema>;
+
+/**
+ * What the server sends a plugin. The server fills in its own, complete types of an observation
+ * and an announcement (the parameters must still be what a plugin reads); a plugin keeps the
+ * defaults, which is what `serverToPluginMessageSchema` gives it.
+ */
+export type ServerToPluginMessage<Observation extends AssignedObservation = AssignedObservation, Announcement extends MotdAnnouncement = MotdAnnouncement> =
+  | Exclude<ServerToPluginSchemaMessage, { type: "assign" | "motd" }>
+  | { type: "assign"; observation: Observation }
+  | { type: "motd"; announcement: Announcement };
+export type ServerToPluginType = ServerToPluginMessage["type"];
+/** The answers to a plugin's messages, one each, in order; the others the server sends on its own. */
+export type ServerReply = Extract<ServerToPluginMessage, { type: "ack" | "error" }>;
