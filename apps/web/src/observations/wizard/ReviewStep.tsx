@@ -6,6 +6,13 @@ import { observationStatusInfo, typeLabels } from "../labels";
 import { toInput, type ObservationDraft } from "./draft";
 import { ForecastSlot } from "./ForecastSlot";
 
+/** Both forms of a position; the review is reached only through valid steps, but a page must not break if it were not. */
+function position(ra: unknown, dec: unknown): string {
+  if (typeof ra !== "number" || typeof dec !== "number" || !Number.isFinite(ra) || !Number.isFinite(dec) || Math.abs(dec) > 90) return "—";
+  const raText = `${formatRightAscension(ra, { decimals: 2 })} (${formatRightAscensionDegrees(ra)})`;
+  return `RA ${raText} · Dec ${formatDeclination(dec, { decimals: 1 })} (${formatDeclinationDegrees(dec)}) · J2000`;
+}
+
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 /** Everything that will be sent, section by section, each with a way back to its step; then the forecast, once there is one. */
@@ -34,10 +41,7 @@ export function ReviewStep({
           <Item key={index} term={`Target ${index + 1}`}>
             <span className="font-medium">{target.name}</span>
             {draft.targets[index]?.source && draft.targets[index].source.designation !== target.name ? ` (${draft.targets[index].source.designation})` : ""}
-            <span className="block">
-              RA {formatRightAscension(target.ra, { decimals: 2 })} ({formatRightAscensionDegrees(target.ra)}) · Dec{" "}
-              {formatDeclination(target.dec, { decimals: 1 })} ({formatDeclinationDegrees(target.dec)}) · J2000
-            </span>
+            <span className="block">{position(target.ra, target.dec)}</span>
             <ul className="mt-1 list-disc pl-5">
               {target.exposures.map((exposure, exposureIndex) => (
                 <li key={exposureIndex}>
