@@ -136,7 +136,7 @@ export function TargetNameField({
       <ul
         id={listId}
         role="listbox"
-        aria-label={`Catalog objects matching ${value.trim() || "the name"}`}
+        aria-label="Catalog matches"
         hidden={!expanded}
         className="absolute inset-x-0 z-20 mt-1 max-h-72 overflow-y-auto rounded-md bg-white py-1 text-sm shadow-lg ring-1 ring-slate-200"
       >
