@@ -45,11 +45,12 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     await page.getByRole("button", { name: "Next" }).click();
     // Step 2: a target with one exposure.
     await page.getByLabel("Name").fill("M 31");
-    await page.getByLabel("RA (degrees)").fill("10.6847");
-    await page.getByLabel("Dec (degrees)").fill("41.269");
+    await page.getByLabel("Right ascension (RA)").fill("10.6847");
+    await page.getByLabel("Declination (Dec)").fill("41.269");
     await page.getByLabel("Seconds").fill("2");
     await page.getByRole("button", { name: "Next" }).click();
-    // Step 3: defaults; step 4: submit.
+    // Steps 3 and 4: defaults; step 5 (review): submit.
+    await page.getByRole("button", { name: "Next" }).click();
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByRole("button", { name: "Submit observation" }).click();
     await page.getByRole("heading", { name: `Andromeda ${tag}` }).waitFor(WAIT);

@@ -220,4 +220,61 @@ describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
     }
     expect(problems).toEqual([]);
   });
+
+  it("lays out every step of the submission wizard within the screen: its messages, the catalog's suggestions and each type's fields", async () => {
+    const page = await pages.signIn("admin", ADMIN);
+    await page.setViewportSize(PHONE);
+    await page.goto(appUrl(suite.server(), "observations/new"));
+    const problems: string[] = [];
+    const check = async (where: string) => {
+      for (const offender of await overflowing(page)) problems.push(`wizard, ${where}: ${offender}`);
+      if (process.env.PHONE_SHOTS) await page.screenshot({ path: `/tmp/phone-wizard-${where.replace(/\W+/g, "_")}.png`, fullPage: true });
+    };
+    const step = (number: number) => page.getByRole("heading", { level: 2, name: new RegExp(`^Step ${number} of 5`) }).waitFor(WAIT);
+    const next = () => page.getByRole("button", { name: "Next" }).click();
+
+    await step(1);
+    await next();
+    await page.getByText("3 fields need a change before you can go on.").waitFor(WAIT);
+    await check("step 1 refused");
+    await page.getByLabel("Name", { exact: true }).fill("Observation With A Rather Long Name For Phones");
+    await page.getByLabel("Project").selectOption({ label: "Project With A Long Name" });
+    await page.getByLabel("Observatory").selectOption({ index: 1 });
+    await next();
+
+    await step(2);
+    const name = page.getByRole("combobox", { name: "Target name" });
+    await name.fill("North America");
+    await page.getByRole("listbox").getByRole("option").first().waitFor(WAIT);
+    await check("step 2 suggestions");
+    await name.press("ArrowDown");
+    await name.press("Enter");
+    await page.getByRole("listbox").waitFor({ state: "hidden", ...WAIT });
+    await page.getByLabel("Right ascension (RA)").fill("25h 10m 00s");
+    await page.getByText("RA (targets 1) must be less than 24h.").waitFor(WAIT);
+    await page.getByRole("button", { name: "Add exposure" }).click();
+    await check("step 2 with a message");
+    await page.getByLabel("Right ascension (RA)").fill("20h 59m 17s");
+    await next();
+
+    await step(3);
+    for (const type of ["Flexible", "Fixed time", "Time based", "Monitoring (repeats)", "Rise to set"]) {
+      await page.getByRole("radio", { name: type, exact: true }).check();
+      await check(`step 3 ${type}`);
+    }
+    await page.getByRole("radio", { name: "Fixed time", exact: true }).check();
+    await page.getByLabel("Window start").fill("2031-01-02T22:00");
+    await page.getByLabel("Window end").fill("2031-01-02T21:00");
+    await page.getByText("Fixed time end must be after fixedTimeStart.").waitFor(WAIT);
+    await check("step 3 window refused");
+    await page.getByLabel("Window end").fill("2031-01-03T02:00");
+    await next();
+
+    await step(4);
+    await check("step 4");
+    await next();
+    await step(5);
+    await check("step 5 review");
+    expect(problems).toEqual([]);
+  });
 });

@@ -1,10 +1,11 @@
+import { isoDate } from "@meridian/rules/fields";
 import { z } from "zod";
 
 /**
  * One zod schema per document kind. The API validates writes with them and integrity scans
  * validate stored documents with the same schemas.
  */
-export const isoDate = z.iso.datetime({ offset: true });
+export { isoDate };
 
 export const notificationPreferencesSchema = z.object({
   email: z.boolean(),

@@ -1,48 +1,27 @@
-import { observationStatuses, observationTypes, twilightKinds, notifiedStatuses } from "@meridian/rules";
+import { observationStatuses, observationTypes } from "@meridian/rules";
+import {
+  observationConstraintsSchema,
+  observationNotificationsSchema,
+  observationPrioritySchema,
+  targetListSchema,
+  targetSchema,
+} from "@meridian/rules/observations";
 import { z } from "zod";
 import { isoDate } from "./documents";
 
 /**
- * Observations and what hangs off them. The value rules (RA 0 ≤ ra < 360, Dec −90..90, priority
- * 1–10, at least one target with one exposure) are part of the document schemas, so the API's
- * input validation and the integrity scan's check of stored documents are the same rule.
+ * Observations and what hangs off them. The fields a person fills in (targets, exposures,
+ * constraints, notifications, priority) are `@meridian/rules/observations`' schemas, so the API's
+ * input validation, the wizard's checks and the integrity scan's check of stored documents are the same rule.
  */
-export const exposureSchema = z.object({
-  filter: z.string().trim().min(1).max(40),
-  exposureSeconds: z.number().positive().max(86_400),
-  count: z.number().int().min(1).max(10_000),
-  binning: z.number().int().min(1).max(4),
-});
-
-export const targetSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  ra: z.number().min(0).lt(360),
-  dec: z.number().min(-90).max(90),
-  epoch: z.string().trim().min(1).max(20).default("J2000"),
-  exposures: z.array(exposureSchema).min(1).max(50),
-});
-
-export const observationConstraintsSchema = z.object({
-  minAltitude: z.number().min(0).max(90).default(30),
-  maxAirmass: z.number().min(1).max(40).nullable().default(null),
-  moonDistance: z.number().min(0).max(180).nullable().default(null),
-  twilight: z.enum(twilightKinds).default("astronomical"),
-});
-
-export const observationNotificationsSchema = z.object({
-  email: z.boolean().default(true),
-  push: z.boolean().default(true),
-  states: z.array(z.enum(notifiedStatuses)).default([...notifiedStatuses]),
-});
-
 export const observationDocSchema = z.object({
   name: z.string().trim().min(1).max(200),
   projectId: z.string(),
   observatoryId: z.string(),
   ownerId: z.string(),
   type: z.enum(observationTypes),
-  priority: z.number().int().min(1).max(10),
-  targets: z.array(targetSchema).min(1).max(100),
+  priority: observationPrioritySchema,
+  targets: targetListSchema(targetSchema),
   constraints: observationConstraintsSchema,
   fixedTimeStart: isoDate.nullable(),
   fixedTimeEnd: isoDate.nullable(),

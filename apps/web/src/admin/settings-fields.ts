@@ -1,5 +1,5 @@
 import type { ServerSettings, SettingField } from "@meridian/rules/settings";
-import { asNumber } from "../observations/TargetFields";
+import { asNumber } from "../lib/number-text";
 
 /** Every field of the settings form, as the text its input holds. */
 export type SettingsText = Record<SettingField, string>;

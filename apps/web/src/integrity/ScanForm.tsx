@@ -7,7 +7,7 @@ import { Card } from "../components/Card";
 import { CheckboxField } from "../components/CheckboxField";
 import { TextField } from "../components/TextField";
 import { formProblem, generalMessage } from "../lib/form-errors";
-import { asNumber } from "../observations/TargetFields";
+import { asNumber } from "../lib/number-text";
 import { queryClient, trpc } from "../trpc";
 import type { Scan } from "./labels";
 

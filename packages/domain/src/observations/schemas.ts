@@ -1,37 +1,34 @@
-import {
-  exposureSchema,
-  fileKinds,
-  historyActorSchema,
-  observationConstraintsSchema,
-  observationNotificationsSchema,
-  targetSchema,
-  isoDate,
-} from "@meridian/db";
+import { fileKinds, historyActorSchema } from "@meridian/db";
 import { observationStatuses, observationTypes } from "@meridian/rules";
+import {
+  exposureListSchema,
+  exposureSchema,
+  fixedTimeSchema,
+  observationConstraintsSchema,
+  observationNameSchema,
+  observationNotificationsSchema,
+  observationPrioritySchema,
+  refineFixedTimes,
+  targetListSchema,
+  targetSchema,
+} from "@meridian/rules/observations";
 import { z } from "zod";
 import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
 
+// The field rules are @meridian/rules' (the wizard checks with them too); the API's inputs also refuse unknown fields.
 const exposureInput = z.strictObject(exposureSchema.shape).meta({ id: "Exposure" });
-const targetInput = z.strictObject({ ...targetSchema.shape, exposures: z.array(exposureInput).min(1).max(50) }).meta({ id: "Target" });
+const targetInput = z.strictObject({ ...targetSchema.shape, exposures: exposureListSchema(exposureInput) }).meta({ id: "Target" });
 const constraintsInput = z.strictObject(observationConstraintsSchema.shape).meta({ id: "ObservationConstraints" });
 const notificationsInput = z.strictObject(observationNotificationsSchema.shape).meta({ id: "ObservationNotifications" });
 
-/** Fixed times in order; a fixed-time observation needs its start. */
-const fixedTimesInOrder = (value: { type?: string; fixedTimeStart?: string | null; fixedTimeEnd?: string | null }, ctx: z.RefinementCtx) => {
-  if (value.fixedTimeStart && value.fixedTimeEnd && new Date(value.fixedTimeEnd) <= new Date(value.fixedTimeStart))
-    ctx.addIssue({ code: "custom", path: ["fixedTimeEnd"], message: "must be after fixedTimeStart" });
-  if (value.type === "fixed_time" && !value.fixedTimeStart)
-    ctx.addIssue({ code: "custom", path: ["fixedTimeStart"], message: "is required for a fixed_time observation" });
-};
-
 const editableFields = {
-  name: withoutControlCharacters(z.string().trim().min(1).max(200)),
+  name: observationNameSchema,
   type: z.enum(observationTypes),
-  priority: z.number().int().min(1).max(10).describe("1 to 10; 10 is the highest"),
-  targets: z.array(targetInput).min(1).max(100),
+  priority: observationPrioritySchema.describe("1 to 10; 10 is the highest"),
+  targets: targetListSchema(targetInput),
   constraints: constraintsInput,
-  fixedTimeStart: isoDate.nullable(),
-  fixedTimeEnd: isoDate.nullable(),
+  fixedTimeStart: fixedTimeSchema,
+  fixedTimeEnd: fixedTimeSchema,
   bypassDarkness: z.boolean(),
   notifications: notificationsInput,
 };
@@ -44,12 +41,12 @@ export const observationCreateSchema = z
     type: editableFields.type.default("flexible"),
     priority: editableFields.priority.default(5),
     constraints: constraintsInput.default({ minAltitude: 30, maxAirmass: null, moonDistance: null, twilight: "astronomical" }),
-    fixedTimeStart: isoDate.nullable().default(null),
-    fixedTimeEnd: isoDate.nullable().default(null),
+    fixedTimeStart: fixedTimeSchema.default(null),
+    fixedTimeEnd: fixedTimeSchema.default(null),
     bypassDarkness: z.boolean().default(false),
     notifications: notificationsInput.optional(),
   })
-  .superRefine(fixedTimesInOrder)
+  .superRefine(refineFixedTimes)
   .meta({ id: "ObservationCreate" });
 export type ObservationCreate = z.output<typeof observationCreateSchema>;
 
@@ -59,7 +56,7 @@ export const observationUpdateSchema = z
       [Key in keyof typeof editableFields]: z.ZodOptional<(typeof editableFields)[Key]>;
     },
   )
-  .superRefine(fixedTimesInOrder)
+  .superRefine(refineFixedTimes)
   .meta({ id: "ObservationUpdate" });
 export type ObservationUpdate = z.output<typeof observationUpdateSchema>;
 

@@ -1,22 +1,12 @@
 import { notificationPreferencesSchema } from "@meridian/db";
+import { withoutControlCharacters } from "@meridian/rules/fields";
 import { z } from "zod";
+
+export { noControlCharacters, withoutControlCharacters } from "@meridian/rules/fields";
 
 export const emailSchema = z.string().trim().max(254).pipe(z.email());
 
 export const passwordSchema = z.string().min(8).max(256);
-
-/**
- * No control characters (NUL cannot be stored in PostgreSQL text) and no lone surrogates
- * (PostgreSQL refuses them in jsonb). Letters of every script, emoji and format marks are fine.
- */
-export const noControlCharacters = /^[^\p{Cc}\p{Cs}]*$/u;
-
-/**
- * Refuses control characters and lone surrogates. A refinement, not `.regex()`: the OpenAPI
- * generator would publish the pattern with its `/u` flag glued on, a pattern nothing matches.
- */
-export const withoutControlCharacters = <T extends z.ZodString>(schema: T) =>
-  schema.refine((value) => noControlCharacters.test(value), "must not contain control characters");
 
 /** An opaque id as sent by a client: never reaches the database with characters it cannot hold. */
 export const opaqueIdSchema = withoutControlCharacters(z.string().min(1).max(100));

@@ -1,0 +1,48 @@
+import { SelectField } from "../../components/SelectField";
+import { TextField } from "../../components/TextField";
+import { textProps, type StepProps } from "./step-props";
+
+export interface Choice {
+  id: string;
+  label: string;
+}
+
+/** Its name, and where it goes: an active project of the caller's, an observatory where they may observe. */
+export function ObservationStep({ projects, observatories, ...props }: StepProps & { projects: Choice[]; observatories: Choice[] }) {
+  const { draft, edit, touch, errorOf } = props;
+  const select = (path: "projectId" | "observatoryId") => ({
+    name: path,
+    value: draft[path],
+    error: errorOf(path),
+    onChange: (event: { target: { value: string } }) => edit(path, (current) => ({ ...current, [path]: event.target.value })),
+    onBlur: () => touch(path),
+  });
+  return (
+    <div className="grid gap-4 sm:grid-cols-2">
+      <TextField
+        label="Name"
+        required
+        maxLength={200}
+        autoComplete="off"
+        className="sm:col-span-2"
+        {...textProps(props, "name", draft.name, (current, name) => ({ ...current, name }))}
+      />
+      <SelectField label="Project" required {...select("projectId")}>
+        <option value="">Choose a project</option>
+        {projects.map((project) => (
+          <option key={project.id} value={project.id}>
+            {project.label}
+          </option>
+        ))}
+      </SelectField>
+      <SelectField label="Observatory" required hint="Observatories where you may observe." {...select("observatoryId")}>
+        <option value="">Choose an observatory</option>
+        {observatories.map((observatory) => (
+          <option key={observatory.id} value={observatory.id}>
+            {observatory.label}
+          </option>
+        ))}
+      </SelectField>
+    </div>
+  );
+}

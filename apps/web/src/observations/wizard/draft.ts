@@ -1,0 +1,152 @@
+import { notifiedStatuses, parseDeclination, parseRightAscension, type observationTypes, type twilightKinds } from "@meridian/rules";
+import { observationDraftProblems } from "@meridian/rules/observations";
+import type { RouterInputs } from "../../organizations/types";
+
+export type ObservationType = (typeof observationTypes)[number];
+export type ObservationInput = RouterInputs["observations"]["create"];
+
+export interface ExposureDraft {
+  filter: string;
+  exposureSeconds: string;
+  count: string;
+  binning: string;
+}
+
+/** The catalog object a target's position was taken from, while its name is still the one picked. */
+export interface CatalogSource {
+  name: string;
+  designation: string;
+  kind: string;
+}
+
+export interface TargetDraft {
+  name: string;
+  ra: string;
+  dec: string;
+  exposures: ExposureDraft[];
+  source: CatalogSource | null;
+}
+
+/** Everything the wizard holds, as typed: text until it is sent, so a half-typed value is never lost. */
+export interface ObservationDraft {
+  name: string;
+  projectId: string;
+  observatoryId: string;
+  targets: TargetDraft[];
+  type: ObservationType;
+  priority: string;
+  fixedTimeStart: string;
+  fixedTimeEnd: string;
+  twilight: (typeof twilightKinds)[number];
+  minAltitude: string;
+  maxAirmass: string;
+  moonDistance: string;
+  bypassDarkness: boolean;
+  email: boolean;
+  push: boolean;
+  states: Array<(typeof notifiedStatuses)[number]>;
+}
+
+export const newExposure = (): ExposureDraft => ({ filter: "L", exposureSeconds: "60", count: "1", binning: "1" });
+export const newTarget = (): TargetDraft => ({ name: "", ra: "", dec: "", exposures: [newExposure()], source: null });
+export const newDraft = (): ObservationDraft => ({
+  name: "",
+  projectId: "",
+  observatoryId: "",
+  targets: [newTarget()],
+  type: "flexible",
+  priority: "5",
+  fixedTimeStart: "",
+  fixedTimeEnd: "",
+  twilight: "astronomical",
+  minAltitude: "30",
+  maxAirmass: "",
+  moonDistance: "",
+  bypassDarkness: false,
+  email: true,
+  push: true,
+  states: [...notifiedStatuses],
+});
+
+/**
+ * Which window fields each type asks for: a fixed-time observation its start (and an end if it has
+ * one), a time-based one either bound; the others none, since dispatch alone decides when they run.
+ */
+export const windowOf: Record<ObservationType, { start: "required" | "optional"; end: "optional" } | null> = {
+  flexible: null,
+  fixed_time: { start: "required", end: "optional" },
+  time_based: { start: "optional", end: "optional" },
+  monitoring: null,
+  rise_to_set: null,
+};
+
+/** A number as typed: nothing is absent (the API says "is required"), text that is not a number stays text (it says "must be a number"). */
+function numberFrom(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  return Number.isFinite(Number(trimmed)) ? Number(trimmed) : (trimmed as unknown as number);
+}
+
+const optionalNumber = (text: string) => (text.trim() === "" ? null : numberFrom(text));
+
+/** A `datetime-local` value, read in the browser's time zone, as the API's ISO 8601 UTC. */
+const isoFromLocal = (value: string) => (value ? new Date(value).toISOString() : null);
+
+export const raOf = (target: TargetDraft, index: number) => parseRightAscension(target.ra, { path: ["targets", index, "ra"] });
+export const decOf = (target: TargetDraft, index: number) => parseDeclination(target.dec, { path: ["targets", index, "dec"] });
+
+/** The draft as the API takes it. Fields a type does not use are sent empty, so a window typed for another type never goes with it. */
+export function toInput(draft: ObservationDraft): ObservationInput {
+  const window = windowOf[draft.type];
+  return {
+    name: draft.name,
+    projectId: draft.projectId,
+    observatoryId: draft.observatoryId,
+    type: draft.type,
+    priority: numberFrom(draft.priority) as number,
+    targets: draft.targets.map((target, index) => {
+      const ra = raOf(target, index);
+      const dec = decOf(target, index);
+      return {
+        name: target.name,
+        ra: (ra.ok ? ra.degrees : undefined) as number,
+        dec: (dec.ok ? dec.degrees : undefined) as number,
+        epoch: "J2000",
+        exposures: target.exposures.map((exposure) => ({
+          filter: exposure.filter,
+          exposureSeconds: numberFrom(exposure.exposureSeconds) as number,
+          count: numberFrom(exposure.count) as number,
+          binning: numberFrom(exposure.binning) as number,
+        })),
+      };
+    }),
+    constraints: {
+      twilight: draft.twilight,
+      minAltitude: numberFrom(draft.minAltitude) as number,
+      maxAirmass: optionalNumber(draft.maxAirmass) as number | null,
+      moonDistance: optionalNumber(draft.moonDistance) as number | null,
+    },
+    fixedTimeStart: window ? isoFromLocal(draft.fixedTimeStart) : null,
+    fixedTimeEnd: window ? isoFromLocal(draft.fixedTimeEnd) : null,
+    bypassDarkness: draft.bypassDarkness,
+    notifications: { email: draft.email, push: draft.push, states: draft.states },
+  };
+}
+
+/**
+ * Every field's problem, keyed as the API's `errors[]` names fields (`targets.0.ra`), in the API's
+ * words: the shared field rules, and RA and Dec as `@meridian/rules` reads them as typed.
+ */
+export function draftProblems(draft: ObservationDraft): Record<string, string> {
+  const problems: Record<string, string> = observationDraftProblems(toInput(draft));
+  if (!draft.projectId) problems.projectId = "Choose a project.";
+  if (!draft.observatoryId) problems.observatoryId = "Choose an observatory.";
+  draft.targets.forEach((target, index) => {
+    for (const [field, parsed] of [
+      ["ra", raOf(target, index)],
+      ["dec", decOf(target, index)],
+    ] as const)
+      if (!parsed.ok) problems[`targets.${index}.${field}`] = parsed.message;
+  });
+  return problems;
+}

@@ -1,0 +1,91 @@
+import { useEffect, useMemo, useRef, useState } from "react";
+import { draftProblems, newDraft, type ObservationDraft } from "./draft";
+import type { StepProps } from "./step-props";
+import { REVIEW_STEP, stepOf, steps } from "./steps";
+
+type Focus = { on: "heading" | "first-invalid"; request: number };
+
+const added = <T>(set: ReadonlySet<T>, value: T): ReadonlySet<T> => (set.has(value) ? set : new Set(set).add(value));
+
+/**
+ * The wizard's state: the draft, which fields were touched, on which steps Next was refused, and
+ * the server's field errors (each until its field changes). A field's message shows once it was
+ * touched or its step refused; Next refuses while its step has a problem and puts focus on the
+ * first field in error, and a new step puts focus on its heading.
+ */
+export function useWizard() {
+  const [draft, setDraft] = useState<ObservationDraft>(newDraft);
+  const [step, setStep] = useState(0);
+  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
+  const [refused, setRefused] = useState<ReadonlySet<number>>(new Set());
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
+  const [focus, setFocus] = useState<Focus | null>(null);
+  const form = useRef<HTMLFormElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const problems = useMemo(() => draftProblems(draft), [draft]);
+
+  useEffect(() => {
+    if (!focus) return;
+    if (focus.on === "heading") heading.current?.focus();
+    else (form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? heading.current)?.focus();
+  }, [focus]);
+  const focusOn = (on: Focus["on"]) => setFocus((current) => ({ on, request: (current?.request ?? 0) + 1 }));
+
+  const touch = (path: string) => setTouched((current) => added(current, path));
+  const fields: StepProps = {
+    draft,
+    touch,
+    edit: (path, change) => {
+      setDraft(change);
+      touch(path);
+      setServerErrors((current) => (path in current ? Object.fromEntries(Object.entries(current).filter(([key]) => key !== path)) : current));
+    },
+    errorOf: (path) => ((touched.has(path) || refused.has(stepOf(path))) && problems[path]) || serverErrors[path],
+  };
+
+  const goTo = (index: number) => {
+    setStep(index);
+    focusOn("heading");
+  };
+  /** Shows every problem of `index` and puts focus on the first. */
+  const refuse = (index: number) => {
+    setRefused((current) => added(current, index));
+    setStep(index);
+    focusOn("first-invalid");
+  };
+  const problemsOf = (index: number) => Object.keys(problems).filter((path) => stepOf(path) === index);
+
+  return {
+    draft,
+    step,
+    fields,
+    form,
+    heading,
+    goTo,
+    /** How many fields of this step must change before Next goes on, once Next was refused. */
+    blocking: refused.has(step) ? problemsOf(step).length : 0,
+    /** Next: the following step when this one is valid; at the review, true when every step is (ready to submit). */
+    next(): boolean {
+      if (problemsOf(step).length > 0) {
+        refuse(step);
+        return false;
+      }
+      if (step < REVIEW_STEP) {
+        goTo(step + 1);
+        return false;
+      }
+      const firstInvalid = steps.findIndex((_, index) => problemsOf(index).length > 0);
+      if (firstInvalid !== -1) {
+        refuse(firstInvalid);
+        return false;
+      }
+      return true;
+    },
+    /** The server refused: its field errors go beside their fields, on the first step that holds one. */
+    refusedByServer(fieldErrors: Record<string, string>) {
+      setServerErrors(fieldErrors);
+      const paths = Object.keys(fieldErrors);
+      if (paths.length > 0) refuse(Math.min(...paths.map(stepOf)));
+    },
+  };
+}
