@@ -65,7 +65,7 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
     const cookie = bearer ? undefined : getCookie(c, SESSION_COOKIE);
     const token = bearer ?? cookie;
     // An observatory key counts only as a bearer token: browsers never hold one.
-    const observatory = bearer?.startsWith(OBSERVATORY_KEY_PREFIX) ? await authenticateObservatoryKey(deps, bearer) : undefined;
+    const observatory = bearer?.startsWith(OBSERVATORY_KEY_PREFIX) ? await authenticateObservatoryKey({ deps, token: bearer }) : undefined;
     const principal = token && !observatory ? await authenticateToken({ deps, token }) : undefined;
     const credentialSource = principal ? (bearer ? "bearer" : "cookie") : observatory ? "bearer" : undefined;
     if (credentialSource === "cookie" && !SAFE_METHODS.has(c.req.method) && !isSameOrigin(c, expectedOrigin(c, deps.env.PUBLIC_URL))) {

@@ -49,7 +49,7 @@ export const observatoryCloseCodes = { heartbeatMissed: 4408, replaced: 4409 } a
 /** Observatory keys only, as a bearer header. */
 async function authenticateObservatory(request: IncomingMessage, deps: Deps): Promise<Admission<ObservatorySession> | Refusal> {
   const token = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-  const principal = token ? await authenticateObservatoryKey(deps, token).catch(() => undefined) : undefined;
+  const principal = token ? await authenticateObservatoryKey({ deps, token }).catch(() => undefined) : undefined;
   if (!principal || !token) return { status: 401 };
   const settings = await readServerSettings(deps.db);
   return {
@@ -64,7 +64,7 @@ async function authenticateObservatory(request: IncomingMessage, deps: Deps): Pr
       heartbeatTimeoutMs: settings.heartbeatTimeoutSeconds * 1000,
     },
     routeKey: observatoryRouteKey(principal.observatoryId),
-    credential: { token, tokenHash: hashSecret(token), stillValid: async () => Boolean(await authenticateObservatoryKey(deps, token)) },
+    credential: { token, tokenHash: hashSecret(token), stillValid: async () => Boolean(await authenticateObservatoryKey({ deps, token })) },
   };
 }
 
@@ -139,7 +139,8 @@ export const observatoryProtocol = defineProtocol({
       });
       session.helloed = true;
       if (minimumPluginVersion) connection.send({ type: "update_required", minimumPluginVersion });
-      for (const announcement of await activeObservatoryAnnouncements(deps, session.observatoryId)) connection.send({ type: "motd", announcement });
+      for (const announcement of await activeObservatoryAnnouncements({ deps, observatoryId: session.observatoryId }))
+        connection.send({ type: "motd", announcement });
     },
     // The hot path: nothing but `ready`, which touches the database at most once a minute.
     heartbeat: async ({ deps, session, connection }) => {
@@ -151,7 +152,7 @@ export const observatoryProtocol = defineProtocol({
     },
     observation_status: async ({ deps, session, message, connection }) => {
       // A report written during a restore would be thrown away by its swap: the plugin resends it.
-      await refuseWritesDuringMaintenance(deps.db, "send this report again once it ends");
+      await refuseWritesDuringMaintenance({ db: deps.db, retry: "send this report again once it ends" });
       if (!(await ready(deps, session, connection))) return;
       const observation = await reportObservationStatus({
         deps,

@@ -1,7 +1,8 @@
-import { tables, type Executor } from "@meridian/db";
+import { tables, type Transaction } from "@meridian/db";
 import type { RealtimeEvents } from "@meridian/rules/events";
 import { sql } from "drizzle-orm";
 import type { Announcement } from "../announcements/schemas";
+import type { InTransaction } from "../transaction";
 
 export const REALTIME_CHANNEL = "meridian_events";
 
@@ -22,20 +23,20 @@ export interface ObservatoryEvent {
  * process (each LISTENs) delivers it to its own sockets of the users and observatories named.
  * Domain code sends the typed events through `publishUserEvent`; this is the transport under it.
  */
-export async function publishEvent(db: Executor, options: { userIds: string[]; event: { type: string; data: unknown } }): Promise<void> {
+export async function publishEvent(options: { t: Pick<InTransaction, "tx">; userIds: string[]; event: { type: string; data: unknown } }): Promise<void> {
   if (options.userIds.length === 0) return;
-  await insertAndNotify(db, { userIds: [...new Set(options.userIds)], type: options.event.type, data: options.event.data, announcementId: null });
+  await insertAndNotify(options.t.tx, { userIds: [...new Set(options.userIds)], type: options.event.type, data: options.event.data, announcementId: null });
 }
 
 /** An event of the shared schemas to these users, in the caller's transaction. */
-export function publishUserEvent(db: Executor, options: { userIds: string[]; event: RealtimeEvent }): Promise<void> {
-  return publishEvent(db, options);
+export function publishUserEvent(options: { t: Pick<InTransaction, "tx">; userIds: string[]; event: RealtimeEvent }): Promise<void> {
+  return publishEvent(options);
 }
 
 /** The same for observatories: routed to their connections by observatory id, on whichever process holds them. */
-export async function publishObservatoryEvent(db: Executor, options: { observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
+export async function publishObservatoryEvent(options: { t: Pick<InTransaction, "tx">; observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
   if (options.observatoryIds.length === 0) return;
-  await insertAndNotify(db, {
+  await insertAndNotify(options.t.tx, {
     userIds: [],
     observatoryIds: [...new Set(options.observatoryIds)],
     type: options.event.type,
@@ -48,11 +49,11 @@ export async function publishObservatoryEvent(db: Executor, options: { observato
  * For audiences too large to list (an announcement to every user): the event names the
  * announcement and each server process looks up which of its connected users receive it.
  */
-export async function publishToAnnouncementRecipients(db: Executor, options: { announcementId: string; event: RealtimeEvent }): Promise<void> {
-  await insertAndNotify(db, { userIds: [], type: options.event.type, data: options.event.data, announcementId: options.announcementId });
+export async function publishToAnnouncementRecipients(options: { t: Pick<InTransaction, "tx">; announcementId: string; event: RealtimeEvent }): Promise<void> {
+  await insertAndNotify(options.t.tx, { userIds: [], type: options.event.type, data: options.event.data, announcementId: options.announcementId });
 }
 
-async function insertAndNotify(db: Executor, values: typeof tables.realtimeEvents.$inferInsert) {
-  const [row] = await db.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
-  await db.execute(sql`select pg_notify(${REALTIME_CHANNEL}, ${String(row!.id)})`);
+async function insertAndNotify(tx: Transaction, values: typeof tables.realtimeEvents.$inferInsert) {
+  const [row] = await tx.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
+  await tx.execute(sql`select pg_notify(${REALTIME_CHANNEL}, ${String(row!.id)})`);
 }
