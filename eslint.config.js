@@ -1,6 +1,7 @@
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import { oneTransactionStyle } from "./eslint/one-transaction-style.js";
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/.data/**", "**/migrations/**", "**/.turbo/**"] },
@@ -14,6 +15,7 @@ export default tseslint.config(
       "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read configuration through @meridian/config (loadEnv)." }],
     },
   },
+  ...oneTransactionStyle,
   {
     files: ["packages/config/src/env.ts", "**/*.config.{ts,js}", "tests/**", "bench/**", ".ci/**"],
     rules: { "no-restricted-properties": "off" },

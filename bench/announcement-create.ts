@@ -245,7 +245,7 @@ async function main() {
   process.stdout.write(`seeded ${fmt(USERS)} users in ${ms(seedMs)} ms (${fmt(userCount)} users in all, admin included)\n`);
   const oneUserId = (await db.execute<{ id: string }>(sql`select id from users where id <> ${admin.id} limit 1`))[0]!.id;
 
-  const actor: UserActor = actorFromUser(admin);
+  const actor: UserActor = actorFromUser({ user: admin });
   const instrumented: Deps = { ...deps, db: instrumentDb(db) };
   const input = (
     deliveryType: SystemAnnouncementCreate["deliveryType"],

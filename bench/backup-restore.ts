@@ -26,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { backupsCollection, jobsCollection, type ObjectStorage } from "@meridian/db";
-import { recordJobStarted, runBackup, runObservationCleanup, runRestore, startBackup, startRestore, type Runtime } from "@meridian/domain";
+import { inTransaction, recordJobStarted, runBackup, runObservationCleanup, runRestore, startBackup, startRestore, type Runtime } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { installCleanupHooks, loadAverage, makeTempDir, median, numberOption, removeTempDirs, stopAll, writeResult } from "./lib.mjs";
 import { startPostgres15 } from "./postgres-15";
@@ -131,7 +131,7 @@ async function main() {
   await seedObservations(deps.db, 1000);
   const [, filesSeedMs] = await timed(() => seedObjects(runtime!, FILES));
   const { counted, counter } = countingStorage(deps.storage);
-  const cleanupJob = await recordJobStarted(deps.db, { kind: "observation_cleanup", startedBy: null, now: new Date() });
+  const cleanupJob = await inTransaction(deps, (t) => recordJobStarted({ t, kind: "observation_cleanup", startedBy: null, now: new Date() }));
   const [summary, cleanupMs] = await timed(() =>
     runObservationCleanup({ deps: { ...deps, storage: counted }, jobId: cleanupJob.id, cutoff: new Date().toISOString(), actorId: null }),
   );

@@ -198,7 +198,7 @@ async function announceTo(tag: string, count: number, admin: Awaited<ReturnType<
   const ids = (await runtime!.deps.db.execute<{ id: string }>(sql`select id from users where id like ${`usr_${tag}_%`}`)).map((row) => row.id);
   await createSystemAnnouncement({
     deps: runtime!.deps,
-    actor: actorFromUser(admin),
+    actor: actorFromUser({ user: admin }),
     input: {
       title: `Fan-out ${tag}`,
       message: "The observatory network goes down for maintenance at 22:00 UTC.",

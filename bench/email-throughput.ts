@@ -169,7 +169,7 @@ async function writeMessages(tag: string) {
   await Promise.all(
     recipientsOf(tag).map(async (to) => {
       for (let index = 0; index < PER_RECIPIENT; index += 1) {
-        await db.transaction((tx) => enqueueEmail(tx, { kind: "observation_status", to, ...content(to, index) }));
+        await db.transaction((tx) => enqueueEmail({ t: { tx }, kind: "observation_status", to, ...content(to, index) }));
       }
     }),
   );
@@ -189,7 +189,7 @@ async function writeBacklogAtOnce(tag: string) {
   const committing = new Promise<void>((resolve) => (commit = resolve));
   const transactions = recipients.map((to) =>
     db.transaction(async (tx) => {
-      for (let index = 0; index < PER_RECIPIENT; index += 1) await enqueueEmail(tx, { kind: "observation_status", to, ...content(to, index) });
+      for (let index = 0; index < PER_RECIPIENT; index += 1) await enqueueEmail({ t: { tx }, kind: "observation_status", to, ...content(to, index) });
       if (++written === recipients.length) commit();
       await committing;
     }),

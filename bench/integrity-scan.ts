@@ -160,7 +160,7 @@ async function main() {
   const merged = countingLists(runtime.deps.storage);
   let storageIssues = 0;
   const storageStarted = performance.now();
-  for await (const issue of storageFindings(db, merged.counted, new Date())) if (issue.code !== "MISSING_PREVIEW") storageIssues += 1;
+  for await (const issue of storageFindings({ db, storage: merged.counted, now: new Date() })) if (issue.code !== "MISSING_PREVIEW") storageIssues += 1;
   const storageMs = performance.now() - storageStarted;
 
   const count = (value: number) => value.toLocaleString("en-US");

@@ -85,7 +85,7 @@ try {
       });
   }
   await deps.sql`analyze`;
-  const actor = actorFromUser((await usersCollection.get(deps.db, user.id))!);
+  const actor = actorFromUser({ user: (await usersCollection.get(deps.db, user.id))! });
 
   const time = async (label: string, work: () => Promise<unknown>) => {
     for (let warm = 0; warm < 3; warm += 1) await work();

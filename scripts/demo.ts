@@ -74,7 +74,7 @@ async function seed(base: string, token: string) {
     for (let index = 0; index < 12; index += 1) {
       const site = sites[index % 2]!;
       const observatory = observatories[index % 2]!;
-      const visible = catalog.filter((target) => targetAltitude(site.location, target, now) > 35);
+      const visible = catalog.filter((target) => targetAltitude({ location: site.location, target, at: now }) > 35);
       const target = (index < 6 && visible.length > 0 ? visible : catalog)[index % (index < 6 && visible.length > 0 ? visible.length : catalog.length)]!;
       await call(base, "/observations", token, {
         method: "POST",

@@ -1,5 +1,5 @@
 import { filesCollection, observationHistoryCollection, observationsCollection } from "@meridian/db";
-import { addJob } from "@meridian/domain";
+import { inTransaction, addJob } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -63,7 +63,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 /** The summary as of now: the minute's refresh job, run now, and waited for (the cron may have run mid-seeding). */
 async function refreshed(token = adminToken, path = "/api/v1/admin/analytics") {
   const asked = new Date().toISOString();
-  await addJob(server.server.runtime.deps.db, "refresh_analytics", { _cron: { ts: asked, backfilled: false } });
+  await inTransaction(server.server.runtime.deps, (t) => addJob({ t, name: "refresh_analytics", payload: { _cron: { ts: asked, backfilled: false } } }));
   return until("a fresh summary", async () => {
     const figures = (await must(path, { token }, 200)) as Analytics;
     return figures.computedAt >= asked ? figures : undefined;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { brotliDecompressSync, gzipSync } from "node:zlib";
 import { backupsCollection, jobsCollection, observationsCollection, type BackupDoc, type BackupManifest } from "@meridian/db";
-import { failBackup, PARALLEL_SECTION_BYTES, recordJobStarted, RESTORED_COLLECTIONS, startScheduledBackup } from "@meridian/domain";
+import { inTransaction, failBackup, PARALLEL_SECTION_BYTES, recordJobStarted, RESTORED_COLLECTIONS, startScheduledBackup } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -376,7 +376,7 @@ describe("refusals", () => {
     }
 
     const backup = await takeBackup();
-    const queued = await recordJobStarted(deps().db, { kind: "backup_restore", startedBy: null, subjectId: backup.id, now: new Date() });
+    const queued = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "backup_restore", startedBy: null, subjectId: backup.id, now: new Date() }));
     try {
       const problem = await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 409, "RESTORE_RUNNING");
       expect(problem.detail).toContain(queued.id);
@@ -467,7 +467,7 @@ describe("retention and schedules", () => {
     // A scheduled backup whose job used up its attempts: failed, and every server admin is told.
     const doomed = await seedBackup("running", new Date().toISOString());
     await backupsCollection.update(deps().db, doomed, (doc) => ({ ...doc, trigger: "scheduled" }));
-    const job = await deps().db.transaction((tx) => recordJobStarted(tx, { kind: "backup", startedBy: null, subjectId: doomed, now: new Date() }));
+    const job = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "backup", startedBy: null, subjectId: doomed, now: new Date() }));
     await failBackup({ deps: deps(), jobId: job.id, backupId: doomed, then: null, error: "storage unreachable" });
     expect(await backupOf(doomed)).toMatchObject({ status: "failed", error: "storage unreachable" });
     expect(await jobToEnd(job.id)).toMatchObject({ status: "failed" });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { CreateMultipartUploadCommand, S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
 import { integrityScansCollection } from "@meridian/db";
-import { abortStaleUploads, addJob, runIntegrityScan, scanOptionsFor, type Deps } from "@meridian/domain";
+import { inTransaction, abortStaleUploads, addJob, runIntegrityScan, scanOptionsFor, type Deps } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -117,7 +117,7 @@ describe("incomplete multipart uploads", () => {
     const third = await leftUpload("observations/obs_killed/fil_b", 10);
     const [begun] = await incompleteUploads();
     await until("a moment after the upload began", async () => Date.now() > begun!.initiated!.getTime());
-    await addJob(deps().db, "abort_stale_uploads", { olderThanMs: 0 });
+    await inTransaction(deps(), (t) => addJob({ t, name: "abort_stale_uploads", payload: { olderThanMs: 0 } }));
     await until("the job to abort it", async () => (await incompleteUploads()).every((upload) => upload.uploadId !== third));
   });
 
@@ -158,7 +158,7 @@ describe("incomplete multipart uploads", () => {
 async function scan(scanDeps: Deps) {
   const created = await integrityScansCollection.insert(scanDeps.db, {
     kind: "full",
-    options: scanOptionsFor("full", { collections: ["files"], checkStorage: true }),
+    options: scanOptionsFor({ kind: "full", input: { collections: ["files"], checkStorage: true } }),
     status: "queued",
     progress: { collection: null, scanned: 0, total: null },
     summary: { critical: 0, warning: 0, info: 0 },

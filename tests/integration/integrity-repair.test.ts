@@ -1,6 +1,14 @@
 import { createHash, randomUUID } from "node:crypto";
 import { filesCollection, observationsCollection, type ObservationDoc } from "@meridian/db";
-import { addJob, legacyCapturedFileKey, purgeQuarantine, recordJobStarted, reportStaleObservations, startScheduledScans } from "@meridian/domain";
+import {
+  inTransaction,
+  addJob,
+  legacyCapturedFileKey,
+  purgeQuarantine,
+  recordJobStarted,
+  reportStaleObservations,
+  startScheduledScans,
+} from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, type Account } from "../support/auth-suite";
@@ -118,7 +126,7 @@ describe("integrity repair", () => {
   it("migrates captured_files into file records with their size and checksum, and drops the field", async () => {
     const legacy = await insertObservation({ captured_files: ["m31.fits", "lost.fits"] });
     const bytes = Buffer.from("SIMPLE  =                    T");
-    await deps().storage.put(legacyCapturedFileKey(legacy, "m31.fits"), bytes, { contentType: "image/fits" });
+    await deps().storage.put(legacyCapturedFileKey({ observationId: legacy, filename: "m31.fits" }), bytes, { contentType: "image/fits" });
     const issues = await issuesOf((await scanToEnd({ kind: "full", collections: ["observations"] })).id);
     const repaired = (await (await repair(issueFor(issues, legacy, "DEPRECATED_CAPTURED_FILES").id)).json()) as Issue;
     expect(repaired).toMatchObject({ status: "repaired", repair: { verified: true, result: { namesWithoutObject: ["lost.fits"] } } });
@@ -217,7 +225,7 @@ describe("integrity repair", () => {
 
   it("runs one bulk repair per scan at a time (409 REPAIR_RUNNING) and only on a finished scan", async () => {
     const scan = await scanToEnd({ kind: "quick" });
-    const running = await recordJobStarted(deps().db, { kind: "integrity_repair", startedBy: null, subjectId: scan.id, now: new Date() });
+    const running = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "integrity_repair", startedBy: null, subjectId: scan.id, now: new Date() }));
     const refused = await expectProblem(
       await server.request(`/api/v1/admin/integrity/scans/${scan.id}/repair`, { method: "POST", token: adminToken, json: {} }),
       409,
@@ -248,7 +256,7 @@ describe("scheduled scans, health checks and the health summary", () => {
     expect(await startScheduledScans({ deps: deps(), at: new Date("2026-11-25T02:31:00Z") })).toEqual([]);
 
     // The minute job, as graphile-worker's crontab runs it, for a Wednesday 02:30 UTC tick.
-    await addJob(deps().db, "integrity_schedule", { _cron: { ts: "2026-11-25T02:30:00.000Z", backfilled: false } });
+    await inTransaction(deps(), (t) => addJob({ t, name: "integrity_schedule", payload: { _cron: { ts: "2026-11-25T02:30:00.000Z", backfilled: false } } }));
     const scheduled = await until("the scheduled quick scan", async () => {
       const { items } = (await must("/api/v1/admin/integrity/scans", { token: adminToken }, 200)) as { items: Scan[] };
       return items.find((scan) => scan.startedBy === null);
@@ -280,7 +288,7 @@ describe("scheduled scans, health checks and the health summary", () => {
     await insertObservation({ observatoryId: silent });
     await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { scanSchedule: { quick: null, full: "0 4 1 * *" } } }, 200);
 
-    await addJob(db, "integrity_schedule", { _cron: { ts: "2026-12-01T04:00:00.000Z", backfilled: false } });
+    await db.transaction((tx) => addJob({ t: { tx }, name: "integrity_schedule", payload: { _cron: { ts: "2026-12-01T04:00:00.000Z", backfilled: false } } }));
     const scheduled = await until("the scheduled full scan", async () => {
       const { items } = (await must("/api/v1/admin/integrity/scans", { token: adminToken }, 200)) as { items: Array<Scan & { kind: string }> };
       return items.find((scan) => scan.startedBy === null && scan.kind === "full");

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { filesCollection, observationHistoryCollection, observationsCollection } from "@meridian/db";
-import { deleteCleanupObjects, recordJobStarted, runObservationCleanup } from "@meridian/domain";
+import { inTransaction, deleteCleanupObjects, recordJobStarted, runObservationCleanup } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
@@ -82,7 +82,7 @@ describe("observation data cleanup", () => {
   it("finishes a run that was killed after deleting the objects, and a scan afterwards finds nothing dangling", async () => {
     for (let index = 0; index < 2; index += 1) await seedObservation(3);
     // A run killed between its two stages: the objects are gone, the records are not.
-    await deleteCleanupObjects(deps(), new Date().toISOString());
+    await deleteCleanupObjects({ deps: deps(), cutoff: new Date().toISOString() });
     expect(await (await cleanup({ dryRun: true })).json()).toEqual({ observations: 2, files: 6, storageObjects: 0 });
 
     const { jobId } = (await (await cleanup({ dryRun: false })).json()) as { jobId: string };
@@ -108,7 +108,7 @@ describe("observation data cleanup", () => {
     const cutoff = new Date().toISOString();
     await until("the clock to move past the cutoff", async () => (Date.now() > Date.parse(cutoff) ? true : undefined));
     const kept = await seedObservation(1);
-    const job = await recordJobStarted(deps().db, { kind: "observation_cleanup", startedBy: null, now: new Date() });
+    const job = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "observation_cleanup", startedBy: null, now: new Date() }));
     await runObservationCleanup({ deps: deps(), jobId: job.id, cutoff, actorId: null });
     expect(await observationsCollection.get(deps().db, doomed)).toBeUndefined();
     expect(await observationsCollection.get(deps().db, kept)).toBeDefined();
@@ -137,7 +137,7 @@ describe("observation data cleanup", () => {
   });
 
   it("runs one at a time, and is for server administrators only", async () => {
-    const running = await recordJobStarted(deps().db, { kind: "observation_cleanup", startedBy: null, now: new Date() });
+    const running = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "observation_cleanup", startedBy: null, now: new Date() }));
     const refused = await expectProblem(await cleanup({ dryRun: false }), 409, "CLEANUP_RUNNING");
     expect(refused.detail).toContain(running.id);
     await expectProblem(await cleanup({ dryRun: false, createBackup: true }), 409, "CLEANUP_RUNNING");

@@ -128,14 +128,14 @@ describe("realtime events across server processes", () => {
     // processes' LISTEN connections, and each forwards it to its own sockets of the named user.
     const data = { marker: randomUUID() };
     await database.db.transaction(async (tx) => {
-      await publishEvent(tx, { userIds: [alice.user.id], event: { type: "test.cross_process", data } });
+      await publishEvent({ t: { tx }, userIds: [alice.user.id], event: { type: "test.cross_process", data } });
     });
     expect((await aliceOnB.waitFor("test.cross_process")).data).toEqual(data);
     expect((await aliceOnA.waitFor("test.cross_process")).data).toEqual(data);
 
     // Bob, on B as well, was not named: an event for him sent after Alice's arrives, Alice's never does.
     const forBob = { marker: randomUUID() };
-    await publishEvent(database.db, { userIds: [bob.user.id], event: { type: "test.for_bob", data: forBob } });
+    await database.db.transaction((tx) => publishEvent({ t: { tx }, userIds: [bob.user.id], event: { type: "test.for_bob", data: forBob } }));
     expect((await bobOnB.waitFor("test.for_bob")).data).toEqual(forBob);
     expect(bobOnB.messages.map((message) => message.type)).not.toContain("test.cross_process");
   });
@@ -170,7 +170,7 @@ describe("realtime events across server processes", () => {
     clients.push(carolOnB);
     expect(await stopChild(serverA)).toEqual({ code: 0, signal: null });
     const data = { marker: randomUUID() };
-    await publishEvent(database.db, { userIds: [carol.user.id], event: { type: "test.after_a_stopped", data } });
+    await database.db.transaction((tx) => publishEvent({ t: { tx }, userIds: [carol.user.id], event: { type: "test.after_a_stopped", data } }));
     expect((await carolOnB.waitFor("test.after_a_stopped")).data).toEqual(data);
   });
 });

@@ -135,7 +135,7 @@ describe("WebSocket /ws: messages", () => {
 
     const forAlice = { marker: randomUUID() };
     await database.db.transaction(async (tx) => {
-      await publishEvent(tx, { userIds: [alice.user.id], event: { type: "test.for_alice", data: forAlice } });
+      await publishEvent({ t: { tx }, userIds: [alice.user.id], event: { type: "test.for_alice", data: forAlice } });
     });
     const received = await aliceClient.waitFor((message) => message.type === "test.for_alice");
     expect(received.data).toEqual(forAlice);
@@ -145,7 +145,7 @@ describe("WebSocket /ws: messages", () => {
     // The hub sent the first event to every socket before this one was even published, and a
     // socket delivers in order: had Bob been sent the first, it would arrive before this one.
     const forBoth = { marker: randomUUID() };
-    await publishEvent(database.db, { userIds: [alice.user.id, bob.user.id], event: { type: "test.for_both", data: forBoth } });
+    await database.db.transaction((tx) => publishEvent({ t: { tx }, userIds: [alice.user.id, bob.user.id], event: { type: "test.for_both", data: forBoth } }));
     expect((await bobClient.waitFor((message) => message.type === "test.for_both")).data).toEqual(forBoth);
     expect((await aliceClient.waitFor((message) => message.type === "test.for_both")).data).toEqual(forBoth);
     expect(bobClient.messages.map((message) => message.type)).not.toContain("test.for_alice");
@@ -156,14 +156,14 @@ describe("WebSocket /ws: messages", () => {
     const rolledBack = { marker: randomUUID() };
     await expect(
       database.db.transaction(async (tx) => {
-        await publishEvent(tx, { userIds: [alice.user.id], event: { type: "test.rolled_back", data: rolledBack } });
+        await publishEvent({ t: { tx }, userIds: [alice.user.id], event: { type: "test.rolled_back", data: rolledBack } });
         throw new Error("abort the change");
       }),
     ).rejects.toThrow("abort the change");
 
     const committed = { marker: randomUUID() };
     await database.db.transaction(async (tx) => {
-      await publishEvent(tx, { userIds: [alice.user.id], event: { type: "test.committed", data: committed } });
+      await publishEvent({ t: { tx }, userIds: [alice.user.id], event: { type: "test.committed", data: committed } });
     });
     expect((await aliceClient.waitFor((message) => message.type === "test.committed")).data).toEqual(committed);
     expect(aliceClient.messages.map((message) => message.type)).not.toContain("test.rolled_back");

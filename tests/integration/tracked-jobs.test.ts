@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { publishEvent, recordJobStarted, reportJob } from "@meridian/domain";
+import { inTransaction, publishEvent, recordJobStarted, reportJob } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -89,7 +89,7 @@ describe("a long job a person started: the email fan-out of an announcement", ()
       expect(progressOf(socket)[0]!.data).toMatchObject({ id: job!.id, kind: "announcement_emails", status: "queued" });
     }
     // A marker published after the job finished reaches the outsider last: nothing about the job came before it.
-    await publishEvent(server.server.runtime.deps.db, { userIds: [outsider.id], event: { type: "test.marker", data: {} } });
+    await inTransaction(server.server.runtime.deps, (t) => publishEvent({ t, userIds: [outsider.id], event: { type: "test.marker", data: {} } }));
     await outsiderSocket.waitFor((message) => message.type === "test.marker");
     expect(progressOf(outsiderSocket)).toEqual([]);
   });
@@ -98,11 +98,11 @@ describe("a long job a person started: the email fan-out of an announcement", ()
 describe("the job record", () => {
   it("ends failed with its error, and a late report cannot bring a finished job back", async () => {
     const deps = server.server.runtime.deps;
-    const job = await recordJobStarted(deps.db, { kind: "test_job", startedBy: null, total: 3, now: deps.now() });
-    await reportJob(deps, job.id, { progress: { done: 1, stage: "copying" } });
+    const job = await inTransaction(deps, (t) => recordJobStarted({ t, kind: "test_job", startedBy: null, total: 3, now: deps.now() }));
+    await reportJob({ deps, jobId: job.id, progress: { done: 1, stage: "copying" } });
     expect(await jobOf(job.id)).toMatchObject({ status: "running", progress: { done: 1, total: 3, stage: "copying" } });
-    await reportJob(deps, job.id, { status: "failed", error: "disk full" });
-    expect(await reportJob(deps, job.id, { status: "completed", result: { late: true } })).toBeUndefined();
+    await reportJob({ deps, jobId: job.id, status: "failed", error: "disk full" });
+    expect(await reportJob({ deps, jobId: job.id, status: "completed", result: { late: true } })).toBeUndefined();
     expect(await jobOf(job.id)).toMatchObject({ status: "failed", error: "disk full", result: null });
   });
 
@@ -110,8 +110,8 @@ describe("the job record", () => {
     const deps = server.server.runtime.deps;
     const kind = `paging_${randomUUID().slice(0, 8)}`;
     const ids: string[] = [];
-    for (let index = 0; index < 3; index += 1) ids.push((await recordJobStarted(deps.db, { kind, startedBy: null, now: deps.now() })).id);
-    await reportJob(deps, ids[0]!, { status: "completed", result: {} });
+    for (let index = 0; index < 3; index += 1) ids.push((await inTransaction(deps, (t) => recordJobStarted({ t, kind, startedBy: null, now: deps.now() }))).id);
+    await reportJob({ deps, jobId: ids[0]!, status: "completed", result: {} });
     const first = (await must(`/api/v1/admin/jobs?kind=${kind}&limit=2`, { token: adminToken }, 200)) as { items: Job[]; nextCursor: string | null };
     const second = (await must(`/api/v1/admin/jobs?kind=${kind}&limit=2&cursor=${first.nextCursor}`, { token: adminToken }, 200)) as {
       items: Job[];

@@ -113,12 +113,12 @@ describe("email outbox delivered by the worker over SMTP", () => {
     const suffix = randomBytes(4).toString("hex");
     await expect(
       database.db.transaction(async (tx) => {
-        await enqueueEmail(tx, { kind: "test", to: "rollback@example.com", subject: subjectOf(`rolled back ${suffix}`), text: "never" });
+        await enqueueEmail({ t: { tx }, kind: "test", to: "rollback@example.com", subject: subjectOf(`rolled back ${suffix}`), text: "never" });
         throw new Error("abort");
       }),
     ).rejects.toThrow("abort");
     const committedId = await database.db.transaction((tx) =>
-      enqueueEmail(tx, { kind: "test", to: "committed@example.com", subject: subjectOf(`committed ${suffix}`), text: "yes" }),
+      enqueueEmail({ t: { tx }, kind: "test", to: "committed@example.com", subject: subjectOf(`committed ${suffix}`), text: "yes" }),
     );
     await capture.waitFor((all) => all.some((message) => message.subject === subjectOf(`committed ${suffix}`)));
     expect(capture.messages.filter((message) => message.subject === subjectOf(`rolled back ${suffix}`))).toEqual([]);
@@ -135,7 +135,9 @@ describe("email outbox delivered by the worker over SMTP", () => {
     const suffix = randomBytes(4).toString("hex");
     const subject = subjectOf(`retried ${suffix}`);
     capture.failNext(2);
-    const outboxId = await enqueueEmail(database.db, { kind: "test", to: "retry@example.com", subject, text: "after two refusals" });
+    const outboxId = await database.db.transaction((tx) =>
+      enqueueEmail({ t: { tx }, kind: "test", to: "retry@example.com", subject, text: "after two refusals" }),
+    );
 
     const stop = accelerateRetries();
     try {
@@ -201,7 +203,7 @@ describe("a recipient's messages", () => {
     const subjects = Array.from({ length: 30 }, (_, index) => subjectOf(`burst ${suffix} ${index}`));
     await database.db.transaction(async (tx) => {
       for (const [index, subject] of subjects.entries()) {
-        await enqueueEmail(tx, { kind: "test", to: index % 3 === 0 ? to.toUpperCase() : to, subject, text: `message ${index}` });
+        await enqueueEmail({ t: { tx }, kind: "test", to: index % 3 === 0 ? to.toUpperCase() : to, subject, text: `message ${index}` });
       }
       // One job sends them all: not one per message, as when each email was its own job.
       expect(await emailJobsFor(tx, to)).toBe(1);
@@ -219,7 +221,8 @@ describe("a recipient's messages", () => {
     // The held recipient's third message is refused ("try later") until the rule is lifted below.
     capture.failAfter(2, 6, (mail) => mail.to.includes(held));
     for (let index = 0; index < count; index += 1) {
-      for (const to of [held, other]) await enqueueEmail(database.db, { kind: "test", to, subject: subjectsOf(to)[index]!, text: `message ${index}` });
+      for (const to of [held, other])
+        await database.db.transaction((tx) => enqueueEmail({ t: { tx }, kind: "test", to, subject: subjectsOf(to)[index]!, text: `message ${index}` }));
     }
     await capture.waitFor((all) => sentTo(other, all).length >= count, 30_000);
     await until("the held message to be refused", async () => capture.refused.some((mail) => mail.subject === subjectsOf(held)[2]));
@@ -247,7 +250,8 @@ describe("a recipient's messages", () => {
     const recipients = Array.from({ length: 6 }, (_, index) => `slow-${index}-${suffix}@example.com`);
     capture.hold();
     try {
-      for (const to of recipients) await enqueueEmail(database.db, { kind: "test", to, subject: subjectOf(`slow ${suffix}`), text: "waits" });
+      for (const to of recipients)
+        await database.db.transaction((tx) => enqueueEmail({ t: { tx }, kind: "test", to, subject: subjectOf(`slow ${suffix}`), text: "waits" }));
       // More recipients are being sent to at once than the worker runs other jobs (WORKER_CONCURRENCY, 4).
       await until("six messages waiting for the mail server", async () => capture.held() >= recipients.length);
       const [job] = await database.db.execute<{ id: string }>(sql`select (graphile_worker.add_job('prune_rate_limits', '{}'::json)).id::text as id`);
@@ -268,7 +272,7 @@ describe("a recipient's messages", () => {
     capture.failAfter(1, 1, (mail) => mail.to.includes(to), 550);
     const ids: string[] = [];
     await database.db.transaction(async (tx) => {
-      for (const subject of subjects) ids.push(await enqueueEmail(tx, { kind: "test", to, subject, text: "refused or not" }));
+      for (const subject of subjects) ids.push(await enqueueEmail({ t: { tx }, kind: "test", to, subject, text: "refused or not" }));
     });
     await capture.waitFor((all) => sentTo(to, all).length >= 4);
     expect(sentTo(to)).toEqual([subjects[0], ...subjects.slice(2)]);

@@ -128,16 +128,16 @@ describe("routing published events by route key", () => {
     const user = await signupUser(server);
     const userSocket = await open(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${user.token}` });
     const db = server.server.runtime.deps.db;
-    await publishEvent(db, { observatoryIds: ["obs_target"], event: { type: "test.assign", data: { n: 1 } } });
-    await publishEvent(db, { userIds: [user.user.id], event: { type: "test.for_user", data: { n: 2 } } });
-    await publishEvent(db, { observatoryIds: ["obs_target"], event: { type: "test.last", data: { n: 3 } } });
+    await db.transaction((tx) => publishEvent({ t: { tx }, observatoryIds: ["obs_target"], event: { type: "test.assign", data: { n: 1 } } }));
+    await db.transaction((tx) => publishEvent({ t: { tx }, userIds: [user.user.id], event: { type: "test.for_user", data: { n: 2 } } }));
+    await db.transaction((tx) => publishEvent({ t: { tx }, observatoryIds: ["obs_target"], event: { type: "test.last", data: { n: 3 } } }));
     await target.waitFor((message) => message.type === "test.last", "the last observatory event");
     await userSocket.waitFor((message) => message.type === "test.for_user", "the user event");
     expect(target.messages.map((message) => message.type)).toEqual(["welcome", "test.assign", "test.last"]);
     // The user's socket and the other observatory heard nothing meant for the observatory; the last
     // event reaching every socket of this process's hub in order shows nothing more is on its way.
     expect(userSocket.messages.map((message) => message.type)).toEqual(["welcome", "test.for_user"]);
-    await publishEvent(db, { observatoryIds: ["obs_elsewhere"], event: { type: "test.own", data: {} } });
+    await db.transaction((tx) => publishEvent({ t: { tx }, observatoryIds: ["obs_elsewhere"], event: { type: "test.own", data: {} } }));
     await elsewhere.waitFor((message) => message.type === "test.own");
     expect(elsewhere.messages.map((message) => message.type)).toEqual(["welcome", "test.own"]);
   });

@@ -179,7 +179,7 @@ export function addBackupCommands(program: Command, context: CommandContext) {
     .description("end a maintenance whose restore will not finish (its workers are gone); never while a restore runs")
     .action(async () => {
       const deps = await context.openDeps();
-      await endMaintenance(deps.db);
+      await endMaintenance({ db: deps.db });
       print(await readMaintenance(deps.db), () => "Maintenance ended: writes are accepted again");
     });
 

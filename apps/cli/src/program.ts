@@ -232,7 +232,7 @@ export function buildProgram(options: {
         update[assignment.slice(0, at)] = value;
       }
       const parsed = serverSettingsUpdateSchema.safeParse(update);
-      if (!parsed.success) throw validationError(parsed.error.issues);
+      if (!parsed.success) throw validationError({ issues: parsed.error.issues });
       const saved = await updateServerSettings({ deps: await options.openDeps(), actor: CLI, update: parsed.data });
       print(saved, () => "Settings saved.");
     });

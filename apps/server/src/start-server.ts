@@ -70,7 +70,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     drainHolder.drain = drain;
     cleanups.push(() => drain.start());
     const port = (server.address() as AddressInfo).port;
-    const url = listeningUrl(env.HOST, port);
+    const url = listeningUrl({ host: env.HOST, port });
     // Links in emails point here when PUBLIC_URL is unset (the worker below shares these deps).
     deps.listeningOn = url;
     if (!env.PUBLIC_URL) logger.info({ url }, "PUBLIC_URL is not set: links in emails point at this address");

@@ -9,7 +9,7 @@ const transports = new WeakMap<Deps, MailTransport>();
 export function mailTransportFor(deps: Deps): MailTransport {
   let transport = transports.get(deps);
   if (!transport) {
-    transport = createMailTransport(deps.env, { pooled: true });
+    transport = createMailTransport({ env: deps.env, pooled: true });
     transports.set(deps, transport);
   }
   return transport;

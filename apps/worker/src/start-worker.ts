@@ -30,7 +30,7 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
   // heartbeat lists those ids so that a survivor can unlock the jobs if this process dies.
   const graphileWorkerIds = new Set<string>();
   // Held before the first job is taken, so no job of this worker can exist while it looks dead.
-  const presence = await holdWorkerPresence(deps, workerId);
+  const presence = await holdWorkerPresence({ deps, workerId });
   const events = new EventEmitter() as WorkerEvents;
   events.on("pool:create", ({ workerPool }) => graphileWorkerIds.add(workerPool.id));
   events.on("worker:create", ({ worker }) => graphileWorkerIds.add(worker.workerId));

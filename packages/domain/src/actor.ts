@@ -29,7 +29,7 @@ export interface SystemActor {
   id: string;
 }
 
-export const actorFromUser = (user: StoredDocument<UserDoc>, sessionId?: string): UserActor => ({
+export const actorFromUser = ({ user, sessionId }: { user: StoredDocument<UserDoc>; sessionId?: string }): UserActor => ({
   kind: "user",
   id: user.id,
   name: user.doc.name,
@@ -40,6 +40,6 @@ export const actorFromUser = (user: StoredDocument<UserDoc>, sessionId?: string)
 
 /** The user behind a request's credentials; the session is named only when one authenticated it. */
 export const actorOfPrincipal = (principal: Principal): UserActor =>
-  actorFromUser(principal.user, principal.via === "session" ? principal.credentialId : undefined);
+  actorFromUser({ user: principal.user, sessionId: principal.via === "session" ? principal.credentialId : undefined });
 
 export const systemActor = (id: string): SystemActor => ({ kind: "system", id });

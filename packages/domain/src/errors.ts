@@ -91,22 +91,23 @@ export const isAppError = (error: unknown): error is AppError => error instanceo
  * Turns zod issues into the contract's `errors: [{path, message}]`, each message a sentence: the
  * field's label and the predicate from the one error map (`validation/messages.ts`).
  */
-export function validationError(
-  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: ReadonlyArray<string> }>,
-  detail = "The request is not valid",
-): AppError {
+export function validationError(options: {
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: ReadonlyArray<string> }>;
+  detail?: string;
+}): AppError {
+  const { issues, detail = "The request is not valid" } = options;
   return new AppError("VALIDATION_FAILED", detail, {
     // An unknown field is reported at its own path, so a client can point at it.
     errors: issues.flatMap((issue) =>
       issue.code === "unrecognized_keys" && issue.keys
         ? issue.keys.map((key) => ({ path: [...issue.path, key].map(String).join("."), message: `“${key}” ${UNKNOWN_FIELD}.` }))
-        : [fieldError(issue.path, issue.message)],
+        : [fieldError({ path: issue.path, predicate: issue.message })],
     ),
   });
 }
 
 /** One entry of `errors[]`: the path as the client sent it and a sentence about that field. */
-export function fieldError(path: ReadonlyArray<PropertyKey> | string, predicate: string): { path: string; message: string } {
+export function fieldError({ path, predicate }: { path: ReadonlyArray<PropertyKey> | string; predicate: string }): { path: string; message: string } {
   const segments = typeof path === "string" ? path.split(".").filter(Boolean) : path;
   return { path: segments.map(String).join("."), message: fieldMessage(segments, predicate) };
 }

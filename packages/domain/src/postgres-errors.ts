@@ -1,5 +1,5 @@
 /** True for PostgreSQL's unique_violation, optionally on one named constraint. */
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+export function isUniqueViolation({ error, constraint }: { error: unknown; constraint?: string }): boolean {
   const candidate = (error as { cause?: unknown })?.cause ?? error;
   for (const value of [error, candidate]) {
     const pg = value as { code?: string; constraint_name?: string };

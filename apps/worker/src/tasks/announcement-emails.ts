@@ -11,8 +11,8 @@ export const announcementEmailsTask = defineTask(jobContracts.announcement_email
   } catch (error) {
     // The last attempt failed: the fan-out's record says so instead of staying "running" forever.
     if (helpers.job.attempts >= helpers.job.max_attempts) {
-      const tracked = await findJobBySubject(deps.db, EMAIL_JOB_KIND, payload.announcementId);
-      if (tracked) await reportJob(deps, tracked.id, { status: "failed", error: String((error as Error)?.message ?? error).slice(0, 500) });
+      const tracked = await findJobBySubject({ db: deps.db, kind: EMAIL_JOB_KIND, subjectId: payload.announcementId });
+      if (tracked) await reportJob({ deps, jobId: tracked.id, status: "failed", error: String((error as Error)?.message ?? error).slice(0, 500) });
     }
     throw error;
   }

@@ -6,7 +6,7 @@ export const backupVerifyTask = defineTask(jobContracts.backup_verify, async (pa
     await runBackupVerification({ deps, jobId: payload.jobId, backupId: payload.backupId });
   } catch (error) {
     if (helpers.job.attempts >= helpers.job.max_attempts)
-      await reportJob(deps, payload.jobId, { status: "failed", error: String((error as Error)?.message ?? error).slice(0, 500) });
+      await reportJob({ deps, jobId: payload.jobId, status: "failed", error: String((error as Error)?.message ?? error).slice(0, 500) });
     throw error;
   }
 });

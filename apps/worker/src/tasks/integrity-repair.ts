@@ -6,7 +6,8 @@ export const integrityRepairTask = defineTask(jobContracts.integrity_repair, asy
     // A retry goes on with the issues still open.
     await runBulkRepair({ deps, jobId: payload.jobId, scanId: payload.scanId, issueIds: payload.issueIds });
   } catch (error) {
-    if (helpers.job.attempts >= helpers.job.max_attempts) await failBulkRepair(deps, payload.jobId, String((error as Error)?.message ?? error));
+    if (helpers.job.attempts >= helpers.job.max_attempts)
+      await failBulkRepair({ deps, jobId: payload.jobId, error: String((error as Error)?.message ?? error) });
     throw error;
   }
 });

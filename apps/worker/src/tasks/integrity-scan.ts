@@ -6,7 +6,8 @@ export const integrityScanTask = defineTask(jobContracts.integrity_scan, async (
     // A retry resumes from the scan's checkpoint.
     await runIntegrityScan({ deps, scanId: payload.scanId });
   } catch (error) {
-    if (helpers.job.attempts >= helpers.job.max_attempts) await failIntegrityScan(deps, payload.scanId, String((error as Error)?.message ?? error));
+    if (helpers.job.attempts >= helpers.job.max_attempts)
+      await failIntegrityScan({ deps, scanId: payload.scanId, error: String((error as Error)?.message ?? error) });
     throw error;
   }
 });

@@ -6,7 +6,8 @@ export const observationCleanupTask = defineTask(jobContracts.observation_cleanu
     // A retry finishes what a killed run left: objects first, then records.
     await runObservationCleanup({ deps, jobId: payload.jobId, cutoff: payload.cutoff, actorId: payload.actorId, backupId: payload.backupId });
   } catch (error) {
-    if (helpers.job.attempts >= helpers.job.max_attempts) await failObservationCleanup(deps, payload.jobId, String((error as Error)?.message ?? error));
+    if (helpers.job.attempts >= helpers.job.max_attempts)
+      await failObservationCleanup({ deps, jobId: payload.jobId, error: String((error as Error)?.message ?? error) });
     throw error;
   }
 });

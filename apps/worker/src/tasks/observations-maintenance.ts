@@ -1,4 +1,4 @@
-import { jobContracts, markSilentObservatoriesOffline, onlineObservatoryIds, queueDispatch, reportStaleObservations } from "@meridian/domain";
+import { inTransaction, jobContracts, markSilentObservatoriesOffline, onlineObservatoryIds, queueDispatch, reportStaleObservations } from "@meridian/domain";
 import { defineTask } from "../define-task";
 
 /**
@@ -11,6 +11,6 @@ export const observationsMaintenanceTask = defineTask(jobContracts.observations_
   await markSilentObservatoriesOffline({ deps });
   await reportStaleObservations({ deps });
   for (const observatoryId of await onlineObservatoryIds(deps)) {
-    await queueDispatch(deps.db, observatoryId);
+    await inTransaction(deps, (t) => queueDispatch({ t, observatoryId }));
   }
 });

@@ -38,7 +38,7 @@ function guardedMiddleware(route: { security?: unknown[]; middleware?: RouteMidd
 export function createRouter() {
   const router = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error.issues);
+      if (!result.success) throw validationError({ issues: result.error.issues });
     },
   });
   const declare = router.openapi;

@@ -14,7 +14,7 @@ export async function readLimitedBody(request: Request, limits: { maxBytes: numb
   const reader = request.body.getReader();
   try {
     for (;;) {
-      const { done, value } = await readBeforeIdle(reader, limits.idleMs);
+      const { done, value } = await readBeforeIdle({ reader, idleMs: limits.idleMs });
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body may be at most ${maxBytes} bytes`);

@@ -40,7 +40,7 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
   return async (c, next) => {
     const request = honoRequestHeaders(c);
     const credential = readCredential(request);
-    const observatory = credential?.observatoryKey ? await authenticateObservatoryKey(deps, credential.token) : undefined;
+    const observatory = credential?.observatoryKey ? await authenticateObservatoryKey({ deps, token: credential.token }) : undefined;
     const principal = credential && !credential.observatoryKey ? await authenticateToken({ deps, token: credential.token }) : undefined;
     const credentialSource = principal || observatory ? credential?.source : undefined;
     if (credentialSource === "cookie" && !cookieAllowed(request, deps.env, SAFE_METHODS.has(c.req.method) ? "read" : "write")) {

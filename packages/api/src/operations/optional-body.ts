@@ -19,7 +19,7 @@ export function optionalJsonBody<S extends z.ZodType>(schema: S) {
         throw new AppError("VALIDATION_FAILED", "The request body is not valid JSON");
       }
       const result = schema.safeParse(parsed);
-      if (!result.success) throw validationError(result.error.issues);
+      if (!result.success) throw validationError({ issues: result.error.issues });
       return result.data;
     },
     requestBody: { required: false, content: { "application/json": { schema } } },

@@ -25,7 +25,7 @@ const trpcCodeByStatus: Record<number, TRPCError["code"]> = {
 };
 
 function toAppErrorFromTrpc(error: TRPCError): AppError {
-  if (error.cause instanceof ZodError) return validationError(error.cause.issues);
+  if (error.cause instanceof ZodError) return validationError({ issues: error.cause.issues });
   // Unparseable input: say so, as REST does, without the parser's message.
   if (error.cause instanceof SyntaxError) return new AppError("VALIDATION_FAILED", "The request input is not valid JSON");
   if (error.cause instanceof AppError) return error.cause;

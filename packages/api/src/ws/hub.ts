@@ -101,11 +101,11 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const deliver = async (payload: string) => {
     const id = Number(payload);
     if (!Number.isInteger(id)) return;
-    const event = await loadRealtimeEvent(deps, id);
+    const event = await loadRealtimeEvent({ deps, eventId: id });
     if (!event) return;
     // Only this process's connected users are looked up, however large the audience.
     const connectedUsers = [...socketsByKey.keys()].filter((key) => key.startsWith("user:")).map((key) => key.slice("user:".length));
-    const userIds = event.announcementId ? await recipientsAmong(deps, event.announcementId, connectedUsers) : event.userIds;
+    const userIds = event.announcementId ? await recipientsAmong({ deps, announcementId: event.announcementId, userIds: connectedUsers }) : event.userIds;
     send([...userIds.map(userRouteKey), ...event.observatoryIds.map(observatoryRouteKey)], { type: event.type, data: event.data });
   };
   // One at a time, in the order the notices came: an observatory must never see a cancel before the assign it cancels.

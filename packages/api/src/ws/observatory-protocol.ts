@@ -51,7 +51,7 @@ export const observatoryCloseCodes = { heartbeatMissed: 4408, replaced: 4409 } a
 async function authenticateObservatory(request: IncomingMessage, deps: Deps): Promise<Admission<ObservatorySession> | Refusal> {
   const credential = readCredential(nodeRequestHeaders(request));
   const token = credential?.observatoryKey ? credential.token : undefined;
-  const principal = token ? await authenticateObservatoryKey(deps, token).catch(() => undefined) : undefined;
+  const principal = token ? await authenticateObservatoryKey({ deps, token }).catch(() => undefined) : undefined;
   if (!principal || !token) return { status: 401 };
   const settings = await readServerSettings(deps.db);
   return {
@@ -66,7 +66,7 @@ async function authenticateObservatory(request: IncomingMessage, deps: Deps): Pr
       heartbeatTimeoutMs: settings.heartbeatTimeoutSeconds * 1000,
     },
     routeKey: observatoryRouteKey(principal.observatoryId),
-    credential: { token, tokenHash: hashSecret(token), stillValid: async () => Boolean(await authenticateObservatoryKey(deps, token)) },
+    credential: { token, tokenHash: hashSecret(token), stillValid: async () => Boolean(await authenticateObservatoryKey({ deps, token })) },
   };
 }
 
@@ -126,7 +126,8 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       });
       session.helloed = true;
       if (minimumPluginVersion) connection.send({ type: "update_required", minimumPluginVersion });
-      for (const announcement of await activeObservatoryAnnouncements(deps, session.observatoryId)) connection.send({ type: "motd", announcement });
+      for (const announcement of await activeObservatoryAnnouncements({ deps, observatoryId: session.observatoryId }))
+        connection.send({ type: "motd", announcement });
     },
     // The hot path: nothing but `ready`, which touches the database at most once a minute.
     heartbeat: async ({ deps, session, connection }) => {
@@ -138,7 +139,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
     },
     observation_status: async ({ deps, session, message, connection }) => {
       // A report written during a restore would be thrown away by its swap: the plugin resends it.
-      await refuseWritesDuringMaintenance(deps.db, "send this report again once it ends");
+      await refuseWritesDuringMaintenance({ db: deps.db, retry: "send this report again once it ends" });
       if (!(await ready(deps, session, connection))) return;
       const observation = await reportObservationStatus({
         deps,

@@ -7,6 +7,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import type { AdminUser, AdminUserUpdate } from "./schemas";
 import { endSessions } from "./user-sessions";
+import { inTransaction } from "../transaction";
 
 const SERVER_ADMIN = "serverAdmin";
 /** Held while the set of enabled server admins changes, so two concurrent demotions cannot leave none. */
@@ -54,9 +55,9 @@ export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit
  */
 export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor; userId: string; input: AdminUserUpdate }) {
   const { deps, actor, userId, input } = options;
-  return deps.db.transaction(async (tx) => {
-    await tx.execute(SERVER_ADMINS_LOCK);
-    const user = await usersCollection.get(tx, userId, { forUpdate: true });
+  return inTransaction(deps, async (t) => {
+    await t.tx.execute(SERVER_ADMINS_LOCK);
+    const user = await usersCollection.get(t.tx, userId, { forUpdate: true });
     if (!user) throw new AppError("NOT_FOUND", "No such user");
     const wasDisabled = user.doc.disabled === true;
     const wasAdmin = user.doc.roles.includes(SERVER_ADMIN);
@@ -64,7 +65,7 @@ export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor;
     const admin = input.roles ? input.roles.includes(SERVER_ADMIN) : wasAdmin;
     if (disabled && !wasDisabled && userId === actor.id) throw new AppError("FORBIDDEN", "You cannot disable your own account");
     if (wasAdmin && !wasDisabled && (!admin || disabled)) {
-      const [row] = await tx.execute<{ others: number }>(sql`
+      const [row] = await t.tx.execute<{ others: number }>(sql`
         select count(*)::int as others from users
          where doc->'roles' ? 'serverAdmin' and coalesce((doc->>'disabled')::boolean, false) = false and id <> ${userId}`);
       if (!row || row.others === 0) throw new AppError("LAST_SERVER_ADMIN", "This is the last enabled server administrator: make someone else one first");
@@ -72,13 +73,14 @@ export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor;
     if (disabled === wasDisabled && admin === wasAdmin) return presentAdminUser(user);
 
     const roles: UserDoc["roles"] = admin ? [...new Set([...user.doc.roles, SERVER_ADMIN] as const)] : user.doc.roles.filter((role) => role !== SERVER_ADMIN);
-    const updated = await usersCollection.update(tx, userId, (doc) => ({ ...doc, roles, disabled }));
-    if (disabled && !wasDisabled) await endSessions(deps, tx, userId);
-    await invalidateCaches(deps, tx, { kind: "user", userId });
+    const updated = await usersCollection.update(t.tx, userId, (doc) => ({ ...doc, roles, disabled }));
+    if (disabled && !wasDisabled) await endSessions({ t, userId });
+    await invalidateCaches({ t, change: { kind: "user", userId } });
     const target = { kind: "user", id: userId, name: user.doc.name };
     const scope = { kind: "system" as const, id: "system", name: null };
     if (disabled !== wasDisabled)
-      await recordAudit(tx, {
+      await recordAudit({
+        t,
         actor,
         action: disabled ? "user.disabled" : "user.enabled",
         target,
@@ -87,7 +89,8 @@ export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor;
         after: { disabled },
       });
     if (admin !== wasAdmin)
-      await recordAudit(tx, {
+      await recordAudit({
+        t,
         actor,
         action: admin ? "user.server_admin_granted" : "user.server_admin_revoked",
         target,

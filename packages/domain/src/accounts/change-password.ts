@@ -10,6 +10,7 @@ import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import type { ChangePassword } from "./schemas";
 import { endSessions } from "./user-sessions";
+import { inTransaction } from "../transaction";
 
 const systemScope = { kind: "system" as const, id: "system", name: null };
 
@@ -24,34 +25,36 @@ export async function changePassword(options: { deps: Deps; actor: UserActor; in
   if (!user) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
   // A stolen session must not become a way to guess the password: failures count like sign-ins.
   const limit = { bucket: "password-change", key: user.id, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: 15 * 60_000 };
-  await assertWithinRateLimit(deps.db, deps.now(), limit);
-  if (!(await verifyPassword(user.doc.passwordHash, input.currentPassword))) {
-    await recordRateLimitEvent(deps.db, deps.now(), limit.bucket, limit.key);
+  await assertWithinRateLimit({ db: deps.db, now: deps.now(), ...limit });
+  if (!(await verifyPassword({ passwordHash: user.doc.passwordHash, password: input.currentPassword }))) {
+    await recordRateLimitEvent({ db: deps.db, now: deps.now(), bucket: limit.bucket, key: limit.key });
     throw new AppError("INVALID_CREDENTIALS", "The current password is not correct", {
       status: 403,
       errors: [{ path: "currentPassword", message: "The current password is not correct." }],
     });
   }
   const passwordHash = await hashPassword(input.newPassword);
-  await deps.db.transaction(async (tx) => {
-    await usersCollection.update(tx, user.id, (doc) => ({ ...doc, passwordHash }));
-    const ended = await endSessions(deps, tx, user.id, { except: actor.sessionId });
-    await invalidateCaches(deps, tx, { kind: "user", userId: user.id });
-    await recordAudit(tx, {
+  await inTransaction(deps, async (t) => {
+    await usersCollection.update(t.tx, user.id, (doc) => ({ ...doc, passwordHash }));
+    const ended = await endSessions({ t, userId: user.id, except: actor.sessionId });
+    await invalidateCaches({ t, change: { kind: "user", userId: user.id } });
+    await recordAudit({
+      t,
       actor: { id: user.id, name: user.doc.name },
       action: "user.password_changed",
       target: { kind: "user", id: user.id, name: user.doc.name },
       scope: systemScope,
       after: { otherSessionsEnded: ended },
     });
-    await enqueueEmail(tx, {
+    await enqueueEmail({
+      t,
       kind: "password_changed",
       to: user.doc.email,
       subject: "Your Meridian password was changed",
       text:
         `Hello ${user.doc.name},\n\nThe password of your Meridian account was changed, and ` +
         `your other sessions were signed out.\nIf this was not you, reset your password at ` +
-        `once and tell your server administrator:\n\n${appLink(deps, "/forgot-password")}\n`,
+        `once and tell your server administrator:\n\n${appLink({ deps: t, path: "/forgot-password" })}\n`,
     });
   });
 }

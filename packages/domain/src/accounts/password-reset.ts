@@ -11,6 +11,7 @@ import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { endSessions } from "./user-sessions";
+import { inTransaction } from "../transaction";
 
 const RESET_TOKEN_PREFIX = "mpr_";
 const RESET_TTL_MS = 3600_000;
@@ -26,24 +27,32 @@ export async function requestPasswordReset(options: { deps: Deps; email: string;
   const { deps, client } = options;
   const now = deps.now();
   const emailKey = options.email.trim().toLowerCase();
-  await assertWithinRateLimit(deps.db, now, { bucket: "reset-email", key: emailKey, limit: deps.env.PASSWORD_RESETS_PER_EMAIL_PER_HOUR, windowMs: HOUR_MS });
+  await assertWithinRateLimit({
+    db: deps.db,
+    now,
+    bucket: "reset-email",
+    key: emailKey,
+    limit: deps.env.PASSWORD_RESETS_PER_EMAIL_PER_HOUR,
+    windowMs: HOUR_MS,
+  });
   if (client.ip)
-    await assertWithinRateLimit(deps.db, now, { bucket: "reset-ip", key: client.ip, limit: deps.env.PASSWORD_RESETS_PER_IP_PER_HOUR, windowMs: HOUR_MS });
+    await assertWithinRateLimit({ db: deps.db, now, bucket: "reset-ip", key: client.ip, limit: deps.env.PASSWORD_RESETS_PER_IP_PER_HOUR, windowMs: HOUR_MS });
   const token = generateSecret(RESET_TOKEN_PREFIX);
-  await deps.db.transaction(async (tx) => {
-    await recordRateLimitEvent(tx, now, "reset-email", emailKey);
-    if (client.ip) await recordRateLimitEvent(tx, now, "reset-ip", client.ip);
-    const user = await usersCollection.findOne(tx, eq(tables.users.emailLower, emailKey));
+  await inTransaction(deps, async (t) => {
+    await recordRateLimitEvent({ db: t.tx, now, bucket: "reset-email", key: emailKey });
+    if (client.ip) await recordRateLimitEvent({ db: t.tx, now, bucket: "reset-ip", key: client.ip });
+    const user = await usersCollection.findOne(t.tx, eq(tables.users.emailLower, emailKey));
     if (!user || user.doc.disabled) return;
-    await tx.delete(tables.passwordResets).where(eq(tables.passwordResets.userId, user.id));
-    await passwordResetsCollection.insert(tx, {
+    await t.tx.delete(tables.passwordResets).where(eq(tables.passwordResets.userId, user.id));
+    await passwordResetsCollection.insert(t.tx, {
       userId: user.id,
       tokenHash: hashSecret(token),
       expiresAt: new Date(now.getTime() + RESET_TTL_MS).toISOString(),
       usedAt: null,
     });
-    const link = appLink(deps, `/reset-password?token=${encodeURIComponent(token)}`, { requestOrigin: options.requestOrigin });
-    await enqueueEmail(tx, {
+    const link = appLink({ deps: t, path: `/reset-password?token=${encodeURIComponent(token)}`, requestOrigin: options.requestOrigin });
+    await enqueueEmail({
+      t,
       kind: "password_reset",
       to: user.doc.email,
       subject: "Reset your Meridian password",
@@ -59,9 +68,9 @@ export async function requestPasswordReset(options: { deps: Deps; email: string;
 export async function confirmPasswordReset(options: { deps: Deps; token: string; newPassword: string }) {
   const { deps } = options;
   const passwordHash = await hashPassword(options.newPassword);
-  await deps.db.transaction(async (tx) => {
+  await inTransaction(deps, async (t) => {
     const { passwordResets } = tables;
-    const [reset] = await tx
+    const [reset] = await t.tx
       .select()
       .from(passwordResets)
       .where(and(eq(passwordResets.tokenHash, hashSecret(options.token)), isNull(sql`${passwordResets.doc}->>'usedAt'`)))
@@ -71,14 +80,15 @@ export async function confirmPasswordReset(options: { deps: Deps; token: string;
       new AppError("INVALID_TOKEN", "This link is invalid or has expired; ask for a new one", {
         errors: [{ path: "token", message: "This link is invalid or has expired." }],
       });
-    if (!reset || new Date(reset.doc.expiresAt).getTime() <= deps.now().getTime()) throw invalid();
-    const user = await usersCollection.get(tx, reset.doc.userId, { forUpdate: true });
+    if (!reset || new Date(reset.doc.expiresAt).getTime() <= t.now().getTime()) throw invalid();
+    const user = await usersCollection.get(t.tx, reset.doc.userId, { forUpdate: true });
     if (!user || user.doc.disabled) throw invalid();
-    await passwordResetsCollection.update(tx, reset.id, (doc) => ({ ...doc, usedAt: deps.now().toISOString() }));
-    await usersCollection.update(tx, user.id, (doc) => ({ ...doc, passwordHash }));
-    const ended = await endSessions(deps, tx, user.id);
-    await invalidateCaches(deps, tx, { kind: "user", userId: user.id });
-    await recordAudit(tx, {
+    await passwordResetsCollection.update(t.tx, reset.id, (doc) => ({ ...doc, usedAt: t.now().toISOString() }));
+    await usersCollection.update(t.tx, user.id, (doc) => ({ ...doc, passwordHash }));
+    const ended = await endSessions({ t, userId: user.id });
+    await invalidateCaches({ t, change: { kind: "user", userId: user.id } });
+    await recordAudit({
+      t,
       actor: { id: user.id, name: user.doc.name },
       action: "user.password_reset",
       target: { kind: "user", id: user.id, name: user.doc.name },

@@ -1,9 +1,10 @@
-import { sessionsCollection, tables, type Executor } from "@meridian/db";
+import { sessionsCollection, tables } from "@meridian/db";
 import { and, desc, eq, gt, ne } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { inTransaction, type InTransaction } from "../transaction";
 
 /** The actor's live sessions, newest first, marking the one that asks. */
 export async function listMySessions(options: { deps: Deps; actor: UserActor }) {
@@ -30,30 +31,31 @@ export async function listMySessions(options: { deps: Deps; actor: UserActor }) 
  * Ends sessions of a user in the actor's transaction: their tokens stop working in every
  * process (cache invalidation by NOTIFY), and so do the WebSockets they opened.
  */
-export async function endSessions(deps: Deps, db: Executor, userId: string, options: { except?: string; only?: string } = {}) {
+export async function endSessions(options: { t: Pick<InTransaction, "tx" | "caches">; userId: string; except?: string; only?: string }) {
+  const { t, userId } = options;
   const { sessions } = tables;
-  const ended = await db
+  const ended = await t.tx
     .delete(sessions)
     .where(
       and(eq(sessions.userId, userId), options.except ? ne(sessions.id, options.except) : undefined, options.only ? eq(sessions.id, options.only) : undefined),
     )
     .returning({ tokenHash: sessions.tokenHash });
-  for (const { tokenHash } of ended) await invalidateCaches(deps, db, { kind: "token", tokenHash });
+  for (const { tokenHash } of ended) await invalidateCaches({ t, change: { kind: "token", tokenHash } });
   return ended.length;
 }
 
 /** Ends one of the actor's sessions (the current one too: that is signing out); another user's is 404. */
 export async function revokeMySession(options: { deps: Deps; actor: UserActor; sessionId: string }) {
   const { deps, actor, sessionId } = options;
-  await deps.db.transaction(async (tx) => {
-    const session = await sessionsCollection.get(tx, sessionId);
+  await inTransaction(deps, async (t) => {
+    const session = await sessionsCollection.get(t.tx, sessionId);
     if (!session || session.doc.userId !== actor.id) throw new AppError("NOT_FOUND", "No such session");
-    await endSessions(deps, tx, actor.id, { only: sessionId });
+    await endSessions({ t, userId: actor.id, only: sessionId });
   });
 }
 
 /** "Sign out everywhere else": every session but the caller's ends (all of them when the caller uses an API key). */
 export async function revokeOtherSessions(options: { deps: Deps; actor: UserActor }) {
   const { deps, actor } = options;
-  return deps.db.transaction((tx) => endSessions(deps, tx, actor.id, { except: actor.sessionId }));
+  return inTransaction(deps, (t) => endSessions({ t, userId: actor.id, except: actor.sessionId }));
 }

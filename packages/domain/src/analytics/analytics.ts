@@ -105,7 +105,7 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
   else
     await settingsCollection.insert(db, { value: summary }, SUMMARY_ID).catch((error: unknown) => {
       // Two processes computing the first summary at once: the other one's is as good.
-      if (!isUniqueViolation(error)) throw error;
+      if (!isUniqueViolation({ error })) throw error;
     });
   return summary;
 }

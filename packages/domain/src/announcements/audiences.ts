@@ -88,7 +88,8 @@ const tableOf = { users: "users", observatories: "observatories", organizations:
 const nounOf = { users: "user", observatories: "observatory", organizations: "organization", projects: "project" } as const;
 
 /** Refuses targets naming ids that do not exist, listing every one of them. */
-export async function requireKnownTargets(db: Executor, targets: AnnouncementTargetsInput): Promise<void> {
+export async function requireKnownTargets(options: { db: Executor; targets: AnnouncementTargetsInput }): Promise<void> {
+  const { db, targets } = options;
   const errors: FieldError[] = [];
   for (const kind of Object.keys(tableOf) as Array<keyof typeof tableOf>) {
     const ids = targets[kind]?.ids ?? [];
@@ -106,7 +107,7 @@ export async function requireKnownTargets(db: Executor, targets: AnnouncementTar
   }
 }
 
-export async function countRecipients(db: Executor, source: SQL): Promise<number> {
-  const [row] = await db.execute<{ count: number }>(sql`select count(*)::int as count from (${source}) recipients`);
+export async function countRecipients(options: { db: Executor; source: SQL }): Promise<number> {
+  const [row] = await options.db.execute<{ count: number }>(sql`select count(*)::int as count from (${options.source}) recipients`);
   return row?.count ?? 0;
 }

@@ -14,19 +14,20 @@ import { countRecipients, recipientSource, requireKnownTargets } from "./audienc
 import { presentAnnouncement, rowFromStored } from "./present";
 import type { AnnouncementTargetsInput, ScopedAnnouncementCreate, SystemAnnouncementCreate } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
+import { inTransaction } from "../transaction";
 
 /** Recipients per email job; jobs run in parallel on every worker, each claiming batches. */
 const EMAILS_PER_JOB = 500;
 const MAX_PARALLEL_EMAIL_JOBS = 4;
 
-export const emailJobKey = (announcementId: string, index = 0) => `announcement-emails:${announcementId}:${index}`;
+export const emailJobKey = ({ announcementId, index = 0 }: { announcementId: string; index?: number }) => `announcement-emails:${announcementId}:${index}`;
 
 function resolveSchedule(input: { startsAt?: string | null; expiresAt?: string | null }, now: Date) {
   const startsAt = input.startsAt ? new Date(input.startsAt) : now;
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   const errors: FieldError[] = [];
-  if (expiresAt && expiresAt <= now) errors.push(fieldError("expiresAt", "must lie in the future"));
-  if (expiresAt && expiresAt <= startsAt) errors.push(fieldError("expiresAt", "must lie after the start"));
+  if (expiresAt && expiresAt <= now) errors.push(fieldError({ path: "expiresAt", predicate: "must lie in the future" }));
+  if (expiresAt && expiresAt <= startsAt) errors.push(fieldError({ path: "expiresAt", predicate: "must lie after the start" }));
   if (errors.length > 0) throw new AppError("VALIDATION_FAILED", "The schedule is not valid", { errors });
   // A start in the past means "now": the announcement was never scheduled.
   return { startsAt: startsAt < now ? now : startsAt, expiresAt };
@@ -37,22 +38,24 @@ const hasAnyTarget = (targets: AnnouncementTargetsInput) => Object.values(target
 /** The number of users the targets reach, before sending. Server admins only. */
 export async function previewSystemRecipients(options: { deps: Deps; actor: UserActor; targets: AnnouncementTargetsInput }) {
   const { deps, actor, targets } = options;
-  await requireSender(deps.db, actor, { scope: "system", scopeId: null });
-  await requireKnownTargets(deps.db, targets);
-  return { recipientCount: await countRecipients(deps.db, recipientSource({ ref: { scope: "system", scopeId: null }, targets })) };
+  await requireSender({ db: deps.db, actor, ref: { scope: "system", scopeId: null } });
+  await requireKnownTargets({ db: deps.db, targets });
+  return { recipientCount: await countRecipients({ db: deps.db, source: recipientSource({ ref: { scope: "system", scopeId: null }, targets }) }) };
 }
 
 /** Everyone an observatory, organization or project announcement would reach. Senders only. */
 export async function previewScopedRecipients(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef }) {
   const { deps, actor, ref } = options;
-  await requireSender(deps.db, actor, ref);
-  return { recipientCount: await countRecipients(deps.db, recipientSource({ ref })) };
+  await requireSender({ db: deps.db, actor, ref });
+  return { recipientCount: await countRecipients({ db: deps.db, source: recipientSource({ ref }) }) };
 }
 
 export function createSystemAnnouncement(options: { deps: Deps; actor: UserActor; input: SystemAnnouncementCreate }) {
   const { input } = options;
   if (!hasAnyTarget(input.targets)) {
-    throw new AppError("NO_RECIPIENTS", "Choose at least one target", { errors: [fieldError("targets", "must name at least one target")] });
+    throw new AppError("NO_RECIPIENTS", "Choose at least one target", {
+      errors: [fieldError({ path: "targets", predicate: "must name at least one target" })],
+    });
   }
   return createAnnouncement({ ...options, ref: { scope: "system", scopeId: null }, targets: input.targets });
 }
@@ -77,9 +80,9 @@ async function createAnnouncement(options: {
   const { deps, actor, ref, input, targets } = options;
   const now = deps.now();
   const { startsAt, expiresAt } = resolveSchedule(input, now);
-  return deps.db.transaction(async (tx) => {
-    const access = await requireSender(tx, actor, ref);
-    if (targets) await requireKnownTargets(tx, targets);
+  return inTransaction(deps, async (t) => {
+    const access = await requireSender({ db: t.tx, actor, ref });
+    if (targets) await requireKnownTargets({ db: t.tx, targets });
     const emailed = input.deliveryType !== "message";
     const doc: AnnouncementDoc = {
       scope: ref.scope,
@@ -104,14 +107,22 @@ async function createAnnouncement(options: {
       expiredAt: null,
       emailPending: emailed,
     };
-    const announcement = await announcementsCollection.insert(tx, doc);
+    const announcement = await announcementsCollection.insert(t.tx, doc);
     // A scheduled email announcement acknowledges its recipients when it starts (announceStarted),
     // so until then it is active and can still be cancelled.
     const emailedNow = emailed && startsAt <= now;
-    const counts = await insertRecipients(tx, { announcementId: announcement.id, ref, targets, emailed, acknowledgeAll: emailedNow, creatorId: actor.id, now });
+    const counts = await insertRecipients(t.tx, {
+      announcementId: announcement.id,
+      ref,
+      targets,
+      emailed,
+      acknowledgeAll: emailedNow,
+      creatorId: actor.id,
+      now,
+    });
     if (counts.total === 0) throw new AppError("NO_RECIPIENTS", "The targets reach no users");
     const status = counts.acknowledged === counts.total ? "acknowledged" : "active";
-    const stored = await announcementsCollection.update(tx, announcement.id, (current) => ({
+    const stored = await announcementsCollection.update(t.tx, announcement.id, (current) => ({
       ...current,
       status,
       recipientCount: counts.total,
@@ -119,34 +130,43 @@ async function createAnnouncement(options: {
     }));
 
     if (emailed) {
-      await recordJobStarted(tx, { kind: EMAIL_JOB_KIND, startedBy: actor.id, subjectId: announcement.id, total: counts.total, now });
+      await recordJobStarted({ t, kind: EMAIL_JOB_KIND, startedBy: actor.id, subjectId: announcement.id, total: counts.total, now });
       const jobs = Math.min(MAX_PARALLEL_EMAIL_JOBS, Math.ceil(counts.total / EMAILS_PER_JOB));
       for (let index = 0; index < jobs; index += 1) {
-        await addJob(
-          tx,
-          "announcement_emails",
-          { announcementId: announcement.id },
-          { jobKey: emailJobKey(announcement.id, index), maxAttempts: 10, runAt: startsAt },
-        );
+        await addJob({
+          t,
+          name: "announcement_emails",
+          payload: { announcementId: announcement.id },
+          jobKey: emailJobKey({ announcementId: announcement.id, index }),
+          maxAttempts: 10,
+          runAt: startsAt,
+        });
       }
     }
-    const presented = presentAnnouncement(rowFromStored(stored!), { includeTargets: false });
-    await invalidateCaches(deps, tx, { kind: "announcements" });
+    const presented = presentAnnouncement({ row: rowFromStored(stored!), includeTargets: false });
+    await invalidateCaches({ t, change: { kind: "announcements" } });
     if (startsAt > now) {
-      await addJob(tx, "announcement_started", { announcementId: announcement.id }, { jobKey: `announcement-started:${announcement.id}`, runAt: startsAt });
+      await addJob({
+        t,
+        name: "announcement_started",
+        payload: { announcementId: announcement.id },
+        jobKey: `announcement-started:${announcement.id}`,
+        runAt: startsAt,
+      });
     } else {
-      await publishToAnnouncementRecipients(tx, { announcementId: announcement.id, event: { type: "announcement.created", data: presented } });
-      await sendMotdToObservatory(tx, doc, presented);
+      await publishToAnnouncementRecipients({ t, announcementId: announcement.id, event: { type: "announcement.created", data: presented } });
+      await sendMotdToObservatory({ t, announcement: doc, presented });
     }
     const scope = ref.scope === "system" ? { kind: "system" as const, id: "system", name: null } : { kind: ref.scope, id: ref.scopeId, name: access.scopeName };
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "announcement.created",
       target: { kind: "announcement", id: announcement.id, name: input.title },
       scope,
       after: { severity: input.severity, deliveryType: input.deliveryType, recipientCount: counts.total, startsAt: doc.startsAt, expiresAt: doc.expiresAt },
     });
-    return presentAnnouncement(rowFromStored(stored!), { includeTargets: true });
+    return presentAnnouncement({ row: rowFromStored(stored!), includeTargets: true });
   });
 }
 

@@ -12,6 +12,7 @@ import { findJobBySubject, reportJob } from "../jobs/tracked-jobs";
 import { EMAIL_JOB_KIND } from "./email-job-kind";
 import { appLink } from "../email/app-link";
 import { isConnectionError, isPermanentRefusal } from "../email/smtp-errors";
+import { inTransaction } from "../transaction";
 
 const BATCH_SIZE = 50;
 /** Senders watching the recipients view hear of delivery progress at most this often. */
@@ -37,21 +38,22 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   if (!record) return { sent: 0, skipped: 0 };
   const announcement = toAnnouncementRow(record);
   const { doc } = announcement;
-  const tracked = await findJobBySubject(deps.db, EMAIL_JOB_KIND, announcementId);
+  const tracked = await findJobBySubject({ db: deps.db, kind: EMAIL_JOB_KIND, subjectId: announcementId });
   if (announcement.status === "cancelled") {
     const skipped = await deps.db.execute(sql`
       update announcement_recipients set email_state = 'skipped', updated_at = now()
-       where ${recipientsOf(announcementId)} and email_state in ('pending', 'sending') returning id`);
+       where ${recipientsOf({ announcementId })} and email_state in ('pending', 'sending') returning id`);
     if (await clearEmailPendingIfDone(deps, announcementId)) await finishTrackedJob(deps, tracked?.id, announcementId);
     return { sent: 0, skipped: skipped.length };
   }
   if (new Date(doc.startsAt) > deps.now()) {
-    await addJob(deps.db, "announcement_emails", { announcementId }, { jobKey: emailJobKey(announcementId), runAt: new Date(doc.startsAt) });
+    const runAt = new Date(doc.startsAt);
+    await inTransaction(deps, (t) => addJob({ t, name: "announcement_emails", payload: { announcementId }, jobKey: emailJobKey({ announcementId }), runAt }));
     return { sent: 0, skipped: 0 };
   }
   const replyTo = doc.scope === "system" ? deps.env.SUPPORT_EMAIL : doc.createdByEmail;
   const subject = `${doc.severity === "info" ? "" : `[${doc.severity.toUpperCase()}] `}${doc.title}`;
-  const link = `\n\n${appLink(deps, "/announcements")}`;
+  const link = `\n\n${appLink({ deps, path: "/announcements" })}`;
   const origin = doc.scope === "system" ? "the Meridian administrators" : `${doc.createdByName} (${doc.scope} ${doc.scopeName ?? ""})`.trim();
   let sent = 0;
   // Recipients whose message was refused in this run wait for the job's next attempt (backoff).
@@ -60,14 +62,14 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   // Claims walk the announcement's primary-key range forward: no index over pending rows is needed.
   let cursor = `${announcementId}:`;
   let lastProgressAt = Date.now();
-  if (tracked?.doc.status === "queued") await reportJob(deps, tracked.id, { status: "running", progress: { stage: "sending" } });
+  if (tracked?.doc.status === "queued") await reportJob({ deps, jobId: tracked.id, status: "running", progress: { stage: "sending" } });
 
   for (;;) {
     const nowIso = deps.now().toISOString();
     const batch = await deps.db.execute<{ id: string; email: string }>(sql`
       with claimed as (
         select r.id from announcement_recipients r
-         where ${recipientsOf(announcementId, "r")} and r.id > ${cursor}
+         where ${recipientsOf({ announcementId, alias: "r" })} and r.id > ${cursor}
            and (r.email_state = 'pending'
                 or (r.email_state = 'sending' and r.email_claimed_at < ${nowIso}::timestamptz - make_interval(secs => ${CLAIM_LEASE_SECONDS})))
          order by r.id limit ${BATCH_SIZE}
@@ -82,8 +84,8 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
     batch.sort((a, b) => (a.id < b.id ? -1 : 1));
     cursor = batch.at(-1)!.id;
     if (sent > 0 && Date.now() - lastProgressAt >= PROGRESS_EVERY_MS) {
-      await publishDeliveryProgress(deps.db, [announcementId]);
-      if (tracked) await reportJob(deps, tracked.id, { progress: await deliveryProgress(deps, announcementId) });
+      await inTransaction(deps, (t) => publishDeliveryProgress({ t, announcementIds: [announcementId] }));
+      if (tracked) await reportJob({ deps, jobId: tracked.id, progress: await deliveryProgress(deps, announcementId) });
       lastProgressAt = Date.now();
     }
     // Several messages in flight over the pooled connections; each recipient is marked sent as
@@ -130,9 +132,9 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
       throw unreachable;
     }
   }
-  if (sent > 0) await publishDeliveryProgress(deps.db, [announcementId]);
+  if (sent > 0) await inTransaction(deps, (t) => publishDeliveryProgress({ t, announcementIds: [announcementId] }));
   if (await clearEmailPendingIfDone(deps, announcementId)) await finishTrackedJob(deps, tracked?.id, announcementId);
-  else if (tracked) await reportJob(deps, tracked.id, { progress: await deliveryProgress(deps, announcementId) });
+  else if (tracked) await reportJob({ deps, jobId: tracked.id, progress: await deliveryProgress(deps, announcementId) });
   if (refused > 0) {
     const reason = String((firstRefusal as Error)?.message ?? firstRefusal);
     throw new Error(`${refused} announcement email(s) refused (first: ${reason}); they are retried with the job`, { cause: firstRefusal });
@@ -144,10 +146,11 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
  * An email fan-out stopped from the Jobs page: the messages not sent yet are skipped, so no later
  * run (nor the minute sweep) sends them. The announcement itself stays as it is.
  */
-export async function skipUnsentAnnouncementEmails(deps: Deps, announcementId: string) {
+export async function skipUnsentAnnouncementEmails(options: { deps: Deps; announcementId: string }) {
+  const { deps, announcementId } = options;
   await deps.db.execute(sql`
     update announcement_recipients set email_state = 'skipped', email_claimed_at = null, email_claimed_by = null, updated_at = now()
-     where ${recipientsOf(announcementId)} and email_state in ('pending', 'sending')`);
+     where ${recipientsOf({ announcementId })} and email_state in ('pending', 'sending')`);
   await clearEmailPendingIfDone(deps, announcementId);
 }
 
@@ -156,7 +159,7 @@ async function deliveryCounts(deps: Deps, announcementId: string) {
   const [counts] = await deps.db.execute<{ sent: number; failed: number; skipped: number; total: number }>(sql`
     select count(*) filter (where email_state = 'sent')::int as sent, count(*) filter (where email_state = 'failed')::int as failed,
            count(*) filter (where email_state = 'skipped')::int as skipped, count(*) filter (where email_state is not null)::int as total
-      from announcement_recipients where ${recipientsOf(announcementId)}`);
+      from announcement_recipients where ${recipientsOf({ announcementId })}`);
   const { sent = 0, failed = 0, skipped = 0, total = 0 } = counts ?? {};
   return { sent, failed, skipped, total, done: sent + failed + skipped };
 }
@@ -171,7 +174,7 @@ async function deliveryProgress(deps: Deps, announcementId: string) {
 async function finishTrackedJob(deps: Deps, jobId: string | undefined, announcementId: string) {
   if (!jobId) return;
   const { sent, failed, skipped, total, done } = await deliveryCounts(deps, announcementId);
-  await reportJob(deps, jobId, { status: "completed", progress: { done, total, stage: "done" }, result: { sent, failed, skipped } });
+  await reportJob({ deps, jobId, status: "completed", progress: { done, total, stage: "done" }, result: { sent, failed, skipped } });
 }
 
 /**
@@ -191,7 +194,7 @@ async function chargeFailedRecipient(deps: Deps, id: string, options: { permanen
 
 /** Once no message of the announcement is pending or being sent, the minute sweep stops looking at it. */
 async function clearEmailPendingIfDone(deps: Deps, announcementId: string): Promise<boolean> {
-  const stillSending = sql`exists (select 1 from announcement_recipients r where ${recipientsOf(announcementId, "r")}
+  const stillSending = sql`exists (select 1 from announcement_recipients r where ${recipientsOf({ announcementId, alias: "r" })}
     and r.email_state in ('pending', 'sending'))`;
   const cleared = await announcementsCollection.patch(deps.db, sql`a.id = ${announcementId} and a.email_pending and not ${stillSending}`, {
     emailPending: false,
@@ -221,7 +224,10 @@ export async function runAnnouncementMaintenance(options: { deps: Deps }) {
      where a.email_pending and a.starts_at <= ${now.toISOString()}::timestamptz
      order by a.starts_at limit 100`);
   for (const row of due) {
-    await addJob(deps.db, "announcement_emails", { announcementId: row.announcement_id }, { jobKey: emailJobKey(row.announcement_id), maxAttempts: 10 });
+    const announcementId = row.announcement_id;
+    await inTransaction(deps, (t) =>
+      addJob({ t, name: "announcement_emails", payload: { announcementId }, jobKey: emailJobKey({ announcementId }), maxAttempts: 10 }),
+    );
   }
   return { expired: expired.length, requeued: due.length };
 }

@@ -13,37 +13,44 @@ import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress, senderUserIds } from "./senders";
 import { sendMotdToObservatory } from "./observatory-motd";
 import { assertTransition, mayMoveTo, type AnnouncementStatus } from "./status";
+import { inTransaction, type InTransaction } from "../transaction";
 
 /**
  * active → expired for every announcement whose expiry has passed without full
  * acknowledgment. Run before each read of announcements and by a periodic job, so stored
  * statuses are right even when nobody reads. Cheap when nothing is due (partial index).
  */
-export async function expireDueAnnouncements(options: { deps: Deps; db?: Executor; announcementId?: string }): Promise<string[]> {
-  const { deps, db = deps.db } = options;
+export async function expireDueAnnouncements(options: { deps: Deps; announcementId?: string }): Promise<string[]> {
+  const { deps } = options;
   const now = deps.now();
   const only = options.announcementId ? sql`and id = ${options.announcementId}` : sql``;
   const nowIso = now.toISOString();
   const rows = await announcementsCollection.patch<{ id: string }>(
-    db,
-    sql`${mayMoveTo("expired", sql`a.status`)} and a.expires_at is not null and a.expires_at <= ${nowIso}::timestamptz ${only}`,
+    deps.db,
+    sql`${mayMoveTo({ to: "expired", column: sql`a.status` })} and a.expires_at is not null and a.expires_at <= ${nowIso}::timestamptz ${only}`,
     { status: "expired", expiredAt: nowIso },
     { at: now },
   );
-  for (const row of rows) {
-    await publishToAnnouncementRecipients(db, { announcementId: row.id, event: { type: "announcement.expired", data: { id: row.id } } });
+  // Committed on its own (list reads run this first, and most find nothing due); the news of what expired follows together.
+  if (rows.length > 0) {
+    await inTransaction(deps, async (t) => {
+      for (const row of rows) {
+        await publishToAnnouncementRecipients({ t, announcementId: row.id, event: { type: "announcement.expired", data: { id: row.id } } });
+      }
+      await invalidateCaches({ t, change: { kind: "announcements" } });
+    });
   }
-  if (rows.length > 0) await invalidateCaches(deps, db, { kind: "announcements" });
   return rows.map((row) => row.id);
 }
 
 /** Loads an announcement of the given scope, locked when asked; another scope's id is 404. */
-export async function loadAnnouncement(
-  db: Executor,
-  ref: AnnouncementScopeRef,
-  announcementId: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<AnnouncementRow> {
+export async function loadAnnouncement(options: {
+  db: Executor;
+  ref: AnnouncementScopeRef;
+  announcementId: string;
+  forUpdate?: boolean;
+}): Promise<AnnouncementRow> {
+  const { db, ref, announcementId } = options;
   const [record] = await db.execute<Record<string, unknown>>(sql`
     select ${sql.raw(announcementColumns())} from announcements a
      where a.id = ${announcementId} and a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
@@ -64,39 +71,44 @@ export async function cancelAnnouncement(options: {
   const now = deps.now();
   // Committed on its own: a refused cancellation must not roll the expiry back with it.
   await expireDueAnnouncements({ deps, announcementId });
-  return deps.db.transaction(async (tx) => {
-    const access = await requireSender(tx, actor, ref);
-    const current = await loadAnnouncement(tx, ref, announcementId, { forUpdate: true });
+  return inTransaction(deps, async (t) => {
+    const access = await requireSender({ db: t.tx, actor, ref });
+    const current = await loadAnnouncement({ db: t.tx, ref, announcementId, forUpdate: true });
     const reason = options.reason?.trim();
-    if (!reason) throw new AppError("REASON_REQUIRED", "A cancellation needs a reason", { errors: [fieldError("reason", "must not be blank")] });
+    if (!reason)
+      throw new AppError("REASON_REQUIRED", "A cancellation needs a reason", { errors: [fieldError({ path: "reason", predicate: "must not be blank" })] });
     if (FORBIDDEN_IN_TEXT.test(reason))
-      throw new AppError("VALIDATION_FAILED", "The reason is not valid", { errors: [fieldError("reason", "must not contain control characters")] });
-    assertTransition(current.status as AnnouncementStatus, "cancelled");
-    const [cancelled] = await markCancelled(tx, sql`a.id = ${announcementId}`, { reason, at: now.toISOString(), by: actor.id });
-    await invalidateCaches(deps, tx, { kind: "announcements" });
-    await recordAudit(tx, {
+      throw new AppError("VALIDATION_FAILED", "The reason is not valid", {
+        errors: [fieldError({ path: "reason", predicate: "must not contain control characters" })],
+      });
+    assertTransition({ from: current.status as AnnouncementStatus, to: "cancelled" });
+    const [cancelled] = await markCancelled(t, sql`a.id = ${announcementId}`, { reason, at: now.toISOString(), by: actor.id });
+    await invalidateCaches({ t, change: { kind: "announcements" } });
+    await recordAudit({
+      t,
       actor,
       action: "announcement.cancelled",
       target: { kind: "announcement", id: announcementId, name: current.doc.title },
       scope: ref.scope === "system" ? { kind: "system", id: "system", name: null } : { kind: ref.scope, id: ref.scopeId, name: access.scopeName },
       after: { reason },
     });
-    return presentAnnouncement(cancelled!, { includeTargets: true });
+    return presentAnnouncement({ row: cancelled!, includeTargets: true });
   });
 }
 
 /** Sets the matching announcements cancelled, with why, when and by whom, and tells their recipients; in the actor's transaction. */
-async function markCancelled(db: Executor, where: SQL, cancellation: { reason: string; at: string; by: string }): Promise<AnnouncementRow[]> {
+async function markCancelled(t: Pick<InTransaction, "tx">, where: SQL, cancellation: { reason: string; at: string; by: string }): Promise<AnnouncementRow[]> {
   const { reason, at, by } = cancellation;
   const records = await announcementsCollection.patch(
-    db,
-    sql`${where} and ${mayMoveTo("cancelled", sql`a.status`)}`,
+    t.tx,
+    sql`${where} and ${mayMoveTo({ to: "cancelled", column: sql`a.status` })}`,
     { status: "cancelled", cancellationReason: reason, cancelledAt: at, cancelledBy: by },
     { at: new Date(at), returning: sql.raw(announcementColumns()) },
   );
   const rows = records.map(toAnnouncementRow);
   for (const row of rows) {
-    await publishToAnnouncementRecipients(db, {
+    await publishToAnnouncementRecipients({
+      t,
       announcementId: row.id,
       event: { type: "announcement.cancelled", data: { id: row.id, reason, cancelledAt: at } },
     });
@@ -115,8 +127,8 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; actor: User
   const nowIso = now.toISOString();
   // Committed on its own: the 409 for an expired announcement must not roll the expiry back.
   await expireDueAnnouncements({ deps, announcementId });
-  return deps.db.transaction(async (tx) => {
-    const [recipient] = await tx.execute<{ acknowledged_at: string | null; status: string; starts_at: string; scope: string; scope_id: string | null }>(sql`
+  return inTransaction(deps, async (t) => {
+    const [recipient] = await t.tx.execute<{ acknowledged_at: string | null; status: string; starts_at: string; scope: string; scope_id: string | null }>(sql`
       select r.acknowledged_at, a.status, a.starts_at, a.scope, a.scope_id
         from announcement_recipients r join announcements a on a.id = r.announcement_id
        where r.id = ${`${announcementId}:${actor.id}`} and a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
@@ -125,12 +137,12 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; actor: User
     if (recipient.acknowledged_at) return { acknowledgedAt: new Date(recipient.acknowledged_at).toISOString() };
     if (recipient.status !== "active") throw new AppError("INVALID_TRANSITION", `The announcement is ${recipient.status}`);
     if (new Date(recipient.starts_at) > now) throw new AppError("INVALID_TRANSITION", "The announcement has not started yet");
-    await tx.execute(sql`
+    await t.tx.execute(sql`
       update announcement_recipients
          set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
        where id = ${`${announcementId}:${actor.id}`}`);
     const [counts] = await announcementsCollection.patch<{ acknowledged: number; total: number; doc: AnnouncementDoc }>(
-      tx,
+      t.tx,
       sql`a.id = ${announcementId}`,
       acknowledgedBy(1),
       {
@@ -139,9 +151,9 @@ export async function acknowledgeAnnouncement(options: { deps: Deps; actor: User
       },
     );
     const data = { id: announcementId, acknowledged: counts!.acknowledged, pending: counts!.total - counts!.acknowledged };
-    await invalidateCaches(deps, tx, { kind: "pending", userId: actor.id });
-    await publishUserEvent(tx, { userIds: await senderUserIds(tx, counts!.doc), event: { type: "announcement.counts", data } });
-    await publishUserEvent(tx, { userIds: [actor.id], event: { type: "announcement.acknowledged", data: { id: announcementId, acknowledgedAt: nowIso } } });
+    await invalidateCaches({ t, change: { kind: "pending", userId: actor.id } });
+    await publishUserEvent({ t, userIds: await senderUserIds({ db: t.tx, doc: counts!.doc }), event: { type: "announcement.counts", data } });
+    await publishUserEvent({ t, userIds: [actor.id], event: { type: "announcement.acknowledged", data: { id: announcementId, acknowledgedAt: nowIso } } });
     return { acknowledgedAt: nowIso };
   });
 }
@@ -151,16 +163,13 @@ export async function markAnnouncementsSeen(options: { deps: Deps; actor: UserAc
   const { deps, actor } = options;
   const nowIso = deps.now().toISOString();
   const recipientIds = [...new Set(options.ids)].map((id) => `${id}:${actor.id}`);
-  return deps.db.transaction(async (tx) => {
-    const rows = await tx.execute<{ announcement_id: string }>(sql`
+  return inTransaction(deps, async (t) => {
+    const rows = await t.tx.execute<{ announcement_id: string }>(sql`
       update announcement_recipients
          set seen_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
        where id in (select jsonb_array_elements_text(${JSON.stringify(recipientIds)}::jsonb)) and seen_at is null
        returning announcement_id`);
-    await publishDeliveryProgress(
-      tx,
-      rows.map((row) => row.announcement_id),
-    );
+    await publishDeliveryProgress({ t, announcementIds: rows.map((row) => row.announcement_id) });
     return { seen: rows.length };
   });
 }
@@ -168,18 +177,18 @@ export async function markAnnouncementsSeen(options: { deps: Deps; actor: UserAc
 /** Runs when a scheduled announcement starts: its recipients hear of it then, not at creation. */
 export async function announceStarted(options: { deps: Deps; announcementId: string }) {
   const { deps, announcementId } = options;
-  await deps.db.transaction(async (tx) => {
-    const [record] = await tx.execute<Record<string, unknown>>(
+  await inTransaction(deps, async (t) => {
+    const [record] = await t.tx.execute<Record<string, unknown>>(
       sql`select ${sql.raw(announcementColumns())} from announcements a where a.id = ${announcementId}`,
     );
     if (!record) return;
     let row = toAnnouncementRow(record);
     if (row.status !== "active" && row.status !== "acknowledged") return;
-    if (row.status === "active" && row.doc.deliveryType !== "message") row = await acknowledgeEmailRecipients(tx, row, deps.now());
-    const presented = presentAnnouncement(row, { includeTargets: false });
-    await publishToAnnouncementRecipients(tx, { announcementId, event: { type: "announcement.created", data: presented } });
-    await sendMotdToObservatory(tx, row.doc, presented);
-    await invalidateCaches(deps, tx, { kind: "announcements" });
+    if (row.status === "active" && row.doc.deliveryType !== "message") row = await acknowledgeEmailRecipients(t.tx, row, t.now());
+    const presented = presentAnnouncement({ row, includeTargets: false });
+    await publishToAnnouncementRecipients({ t, announcementId, event: { type: "announcement.created", data: presented } });
+    await sendMotdToObservatory({ t, announcement: row.doc, presented });
+    await invalidateCaches({ t, change: { kind: "announcements" } });
   });
 }
 
@@ -188,7 +197,7 @@ export async function announceStarted(options: { deps: Deps; announcementId: str
  * (the one move of the status table made by a counter rather than by a person).
  */
 function acknowledgedBy(count: number) {
-  const reachesAll = sql`a.acknowledged_count + ${count}::integer >= a.recipient_count and ${mayMoveTo("acknowledged", sql`a.status`)}`;
+  const reachesAll = sql`a.acknowledged_count + ${count}::integer >= a.recipient_count and ${mayMoveTo({ to: "acknowledged", column: sql`a.status` })}`;
   return { acknowledgedCount: sql`a.acknowledged_count + ${count}::integer`, status: sql`case when ${reachesAll} then 'acknowledged' else a.status end` };
 }
 
@@ -198,7 +207,7 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
   const acknowledged = await tx.execute(sql`
     update announcement_recipients
        set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
-     where ${recipientsOf(row.id)} and acknowledged_at is null
+     where ${recipientsOf({ announcementId: row.id })} and acknowledged_at is null
      returning id`);
   const [record] = await announcementsCollection.patch(tx, sql`a.id = ${row.id}`, acknowledgedBy(acknowledged.length), {
     at: now,
@@ -213,19 +222,18 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
  * with announcements whose scope is gone.
  */
 export async function cancelScopeAnnouncements(options: {
-  deps: Deps;
-  db: Executor;
+  t: Pick<InTransaction, "tx" | "now" | "caches">;
   actor: UserActor;
   scope: "organization" | "project";
   scopeId: string;
   reason: string;
 }) {
-  const { deps, db, actor, scope, scopeId, reason } = options;
-  const cancelled = await markCancelled(db, sql`a.scope = ${scope} and a.scope_id = ${scopeId} and a.status = 'active'`, {
+  const { t, actor, scope, scopeId, reason } = options;
+  const cancelled = await markCancelled(t, sql`a.scope = ${scope} and a.scope_id = ${scopeId} and a.status = 'active'`, {
     reason,
-    at: deps.now().toISOString(),
+    at: t.now().toISOString(),
     by: actor.id,
   });
-  if (cancelled.length > 0) await invalidateCaches(deps, db, { kind: "announcements" });
+  if (cancelled.length > 0) await invalidateCaches({ t, change: { kind: "announcements" } });
   return cancelled.length;
 }

@@ -59,7 +59,7 @@ export async function listManagedAnnouncements(options: { deps: Deps; actor: Use
     select ${sql.raw(announcementColumns())} from announcements a
      where ${where} ${status} ${after}
      order by a.id desc limit ${query.limit + 1}`);
-  const items = rows.slice(0, query.limit).map((record) => presentAnnouncement(toAnnouncementRow(record), { includeTargets: true }));
+  const items = rows.slice(0, query.limit).map((record) => presentAnnouncement({ row: toAnnouncementRow(record), includeTargets: true }));
   return { items, nextCursor: rows.length > query.limit ? items.at(-1)!.id : null };
 }
 

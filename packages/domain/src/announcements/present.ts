@@ -14,7 +14,8 @@ export interface AnnouncementRow {
  * The wire shape. Status and counts come from the key columns, which the set-based updates
  * keep current; targets (which name users and objects) are shown to senders only.
  */
-export function presentAnnouncement(row: AnnouncementRow, options: { includeTargets: boolean; acknowledgedAt?: Date | string | null }): Announcement {
+export function presentAnnouncement(options: { row: AnnouncementRow; includeTargets: boolean; acknowledgedAt?: Date | string | null }): Announcement {
+  const { row } = options;
   const { doc } = row;
   return {
     id: row.id,

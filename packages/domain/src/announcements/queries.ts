@@ -26,14 +26,14 @@ async function pageOf(deps: Deps, where: SQL, query: AnnouncementListQuery, opti
      where ${where} ${status} ${after}
      order by a.id desc
      limit ${query.limit + 1}`);
-  const items = rows.slice(0, query.limit).map((record) => presentAnnouncement(toAnnouncementRow(record), options));
+  const items = rows.slice(0, query.limit).map((record) => presentAnnouncement({ row: toAnnouncementRow(record), ...options }));
   return { items, nextCursor: rows.length > query.limit ? items.at(-1)!.id : null };
 }
 
 /** Server admins: every system announcement, newest first. Expiry is evaluated first. */
 export async function listSystemAnnouncements(options: { deps: Deps; actor: UserActor; query: AnnouncementListQuery }) {
   const { deps, actor, query } = options;
-  await requireSender(deps.db, actor, { scope: "system", scopeId: null });
+  await requireSender({ db: deps.db, actor, ref: { scope: "system", scopeId: null } });
   await expireDueAnnouncements({ deps });
   return pageOf(deps, sql`a.scope = 'system'`, query, { includeTargets: true });
 }
@@ -41,7 +41,7 @@ export async function listSystemAnnouncements(options: { deps: Deps; actor: User
 /** Anyone who can see the observatory, organization or project: its announcements showing now. */
 export async function listScopeActiveAnnouncements(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef & { scope: ScopedKind } }) {
   const { deps, actor, ref } = options;
-  await loadScopeAccess(deps.db, actor, ref);
+  await loadScopeAccess({ db: deps.db, actor, ref });
   const now = deps.now();
   await expireDueAnnouncements({ deps });
   const rows = await deps.db.execute<Record<string, unknown>>(sql`
@@ -53,7 +53,8 @@ export async function listScopeActiveAnnouncements(options: { deps: Deps; actor:
      limit 200`);
   return {
     items: rows.map((record) =>
-      presentAnnouncement(toAnnouncementRow(record), {
+      presentAnnouncement({
+        row: toAnnouncementRow(record),
         includeTargets: false,
         acknowledgedAt: record.isRecipient ? ((record.myAcknowledgedAt as string | null) ?? null) : undefined,
       }),
@@ -63,14 +64,15 @@ export async function listScopeActiveAnnouncements(options: { deps: Deps; actor:
 }
 
 /** An observatory's current announcements, as its plugin receives them (`motd`) when it connects. */
-export async function activeObservatoryAnnouncements(deps: Deps, observatoryId: string) {
+export async function activeObservatoryAnnouncements(options: { deps: Deps; observatoryId: string }) {
+  const { deps, observatoryId } = options;
   const now = deps.now().toISOString();
   const rows = await deps.db.execute<Record<string, unknown>>(sql`
     select ${sql.raw(announcementColumns())} from announcements a
      where a.scope = 'observatory' and a.scope_id = ${observatoryId} and a.status in ('active', 'acknowledged') and ${current("a", now)}
      order by ${severityRank("a")}, a.id desc
      limit 50`);
-  return rows.map((record) => presentAnnouncement(toAnnouncementRow(record), { includeTargets: false }));
+  return rows.map((record) => presentAnnouncement({ row: toAnnouncementRow(record), includeTargets: false }));
 }
 
 /** Senders: every announcement of the scope, past included. */
@@ -81,7 +83,7 @@ export async function listScopeAnnouncementHistory(options: {
   query: AnnouncementListQuery;
 }) {
   const { deps, actor, ref, query } = options;
-  await requireSender(deps.db, actor, ref);
+  await requireSender({ db: deps.db, actor, ref });
   await expireDueAnnouncements({ deps });
   return pageOf(deps, sql`a.scope = ${ref.scope} and a.scope_id = ${ref.scopeId}`, query, { includeTargets: true });
 }
@@ -126,7 +128,7 @@ async function queryPendingAnnouncements(deps: Deps, actor: UserActor, nowIso: s
      where a.status = 'active' and ${current("a", nowIso)} and r.acknowledged_at is null
      order by ${severityRank("a")}, a.id desc
      limit 200`);
-  return { items: rows.map((record) => presentAnnouncement(toAnnouncementRow(record), { includeTargets: false, acknowledgedAt: null })) };
+  return { items: rows.map((record) => presentAnnouncement({ row: toAnnouncementRow(record), includeTargets: false, acknowledgedAt: null })) };
 }
 
 /**
@@ -147,7 +149,7 @@ export async function listMyCurrentAnnouncements(options: { deps: Deps; actor: U
      limit 200`);
   return {
     items: rows.map((record) =>
-      presentAnnouncement(toAnnouncementRow(record), { includeTargets: false, acknowledgedAt: (record.myAcknowledgedAt as string | null) ?? null }),
+      presentAnnouncement({ row: toAnnouncementRow(record), includeTargets: false, acknowledgedAt: (record.myAcknowledgedAt as string | null) ?? null }),
     ),
   };
 }
@@ -185,9 +187,9 @@ export async function getAnnouncementRecipients(options: {
   query: RecipientsQuery;
 }): Promise<RecipientsView> {
   const { deps, actor, ref, announcementId, query } = options;
-  await requireSender(deps.db, actor, ref);
+  await requireSender({ db: deps.db, actor, ref });
   await expireDueAnnouncements({ deps, announcementId });
-  const announcement = await loadAnnouncement(deps.db, ref, announcementId);
+  const announcement = await loadAnnouncement({ db: deps.db, ref, announcementId });
   const offset = decodeOffset(query.cursor);
   const status =
     query.status === "pending" ? sql`and r.acknowledged_at is null` : query.status === "acknowledged" ? sql`and r.acknowledged_at is not null` : sql``;
@@ -206,13 +208,13 @@ export async function getAnnouncementRecipients(options: {
     select r.user_id, u.doc->>'email' as email, u.doc->>'name' as name, r.acknowledged_at, r.emailed_at, r.seen_at, r.doc->>'via' as via,
            r.email_state, r.email_last_error
       from announcement_recipients r join users u on u.id = r.user_id
-     where ${recipientsOf(announcementId, "r")} ${status}
+     where ${recipientsOf({ announcementId, alias: "r" })} ${status}
      order by ${sql.raw(RECIPIENT_SORT[query.sort])} ${sql.raw(direction)}, r.user_id
      limit ${query.limit + 1} offset ${offset}`);
   const [counts] = await deps.db.execute<{ total: number; acknowledged: number; emailed: number; seen: number; email_failed: number }>(sql`
     select count(*)::int as total, count(acknowledged_at)::int as acknowledged, count(emailed_at)::int as emailed, count(seen_at)::int as seen,
            count(*) filter (where email_state = 'failed')::int as email_failed
-      from announcement_recipients where ${recipientsOf(announcementId)}`);
+      from announcement_recipients where ${recipientsOf({ announcementId })}`);
   const { doc } = announcement;
   const cancelledByName = doc.cancelledBy
     ? ((await deps.db.execute<{ name: string }>(sql`select doc->>'name' as name from users where id = ${doc.cancelledBy}`))[0]?.name ?? null)
@@ -251,6 +253,9 @@ const encodeOffset = (offset: number) => Buffer.from(`o:${offset}`).toString("ba
 function decodeOffset(cursor: string | undefined): number {
   if (!cursor) return 0;
   const match = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match) throw new AppError("VALIDATION_FAILED", "The cursor is not valid", { errors: [fieldError("cursor", "is not a cursor from this list")] });
+  if (!match)
+    throw new AppError("VALIDATION_FAILED", "The cursor is not valid", {
+      errors: [fieldError({ path: "cursor", predicate: "is not a cursor from this list" })],
+    });
   return Number(match[1]);
 }

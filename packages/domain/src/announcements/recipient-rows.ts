@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
  * `<announcementId>:<userId>` in the "C" collation, and ";" is the character after ":". This
  * spares creation a second index over all rows.
  */
-export const recipientsOf = (announcementId: string, alias?: string) => {
+export const recipientsOf = ({ announcementId, alias }: { announcementId: string; alias?: string }) => {
   const id = sql.raw(alias ? `${alias}.id` : "id");
   return sql`${id} >= ${`${announcementId}:`} and ${id} < ${`${announcementId};`}`;
 };

@@ -22,7 +22,8 @@ export interface ScopeAccess {
  * can_manage_observatories; project owner or project admin; server admins everywhere.
  * System announcements are sent by server admins only.
  */
-export async function loadScopeAccess(db: Executor, actor: UserActor, ref: AnnouncementScopeRef): Promise<ScopeAccess> {
+export async function loadScopeAccess(options: { db: Executor; actor: UserActor; ref: AnnouncementScopeRef }): Promise<ScopeAccess> {
+  const { db, actor, ref } = options;
   switch (ref.scope) {
     case "system":
       return { scopeName: null, canSend: actor.isServerAdmin };
@@ -40,15 +41,16 @@ export async function loadScopeAccess(db: Executor, actor: UserActor, ref: Annou
       return { scopeName: access.organization.doc.name, canSend };
     }
     case "project": {
-      const access = await loadProjectAccess(db, actor, ref.scopeId);
+      const access = await loadProjectAccess({ db, actor, projectId: ref.scopeId });
       const canSend = actor.isServerAdmin || access.role === "owner" || access.role === "admin";
       return { scopeName: access.project.doc.name, canSend };
     }
   }
 }
 
-export async function requireSender(db: Executor, actor: UserActor, ref: AnnouncementScopeRef): Promise<ScopeAccess> {
-  const access = await loadScopeAccess(db, actor, ref);
+export async function requireSender(options: { db: Executor; actor: UserActor; ref: AnnouncementScopeRef }): Promise<ScopeAccess> {
+  const { ref } = options;
+  const access = await loadScopeAccess(options);
   if (!access.canSend) {
     throw new AppError(
       "FORBIDDEN",

@@ -1,13 +1,15 @@
 import { isOrganizationAdminMembership } from "../permissions/grant-predicates";
 import type { AnnouncementDoc, Executor } from "@meridian/db";
 import { publishUserEvent } from "../events/publish";
+import type { InTransaction } from "../transaction";
 import { sql } from "drizzle-orm";
 
 /**
  * Everyone who may manage an announcement (and so sees its counts move): its creator, server
  * admins, and the senders of its scope.
  */
-export async function senderUserIds(db: Executor, doc: AnnouncementDoc): Promise<string[]> {
+export async function senderUserIds(options: { db: Executor; doc: AnnouncementDoc }): Promise<string[]> {
+  const { db, doc } = options;
   const scopeSenders =
     doc.scope === "observatory"
       ? sql`
@@ -39,11 +41,12 @@ export async function senderUserIds(db: Executor, doc: AnnouncementDoc): Promise
  * Tells an announcement's senders that its recipients view changed without an acknowledgment
  * (first views, emails delivered), so an open recipients view refreshes its seen and emailed counts.
  */
-export async function publishDeliveryProgress(db: Executor, announcementIds: string[]): Promise<void> {
+export async function publishDeliveryProgress(options: { t: Pick<InTransaction, "tx">; announcementIds: string[] }): Promise<void> {
+  const { t, announcementIds } = options;
   if (announcementIds.length === 0) return;
-  const rows = await db.execute<{ id: string; doc: AnnouncementDoc }>(sql`
+  const rows = await t.tx.execute<{ id: string; doc: AnnouncementDoc }>(sql`
     select id, doc from announcements where id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(announcementIds)])}::jsonb))`);
   for (const row of rows) {
-    await publishUserEvent(db, { userIds: await senderUserIds(db, row.doc), event: { type: "announcement.delivery", data: { id: row.id } } });
+    await publishUserEvent({ t, userIds: await senderUserIds({ db: t.tx, doc: row.doc }), event: { type: "announcement.delivery", data: { id: row.id } } });
   }
 }

@@ -15,23 +15,23 @@ export const ANNOUNCEMENT_TRANSITIONS: Readonly<Record<AnnouncementStatus, reado
   cancelled: [],
 };
 
-export function canTransition(from: AnnouncementStatus, to: AnnouncementStatus): boolean {
+export function canTransition({ from, to }: { from: AnnouncementStatus; to: AnnouncementStatus }): boolean {
   return ANNOUNCEMENT_TRANSITIONS[from].includes(to);
 }
 
 /** 409 INVALID_TRANSITION unless `from → to` is allowed. */
-export function assertTransition(from: AnnouncementStatus, to: AnnouncementStatus): void {
-  if (!canTransition(from, to))
+export function assertTransition({ from, to }: { from: AnnouncementStatus; to: AnnouncementStatus }): void {
+  if (!canTransition({ from, to }))
     throw new AppError("INVALID_TRANSITION", `An announcement that is ${from} cannot ${to === "cancelled" ? "be cancelled" : `become ${to}`}`);
 }
 
 /** The statuses an announcement may move to `to` from, for set-based updates (`where status in …`). */
 export function statusesMovingTo(to: AnnouncementStatus): AnnouncementStatus[] {
-  return (Object.keys(ANNOUNCEMENT_TRANSITIONS) as AnnouncementStatus[]).filter((from) => canTransition(from, to));
+  return (Object.keys(ANNOUNCEMENT_TRANSITIONS) as AnnouncementStatus[]).filter((from) => canTransition({ from, to }));
 }
 
 /** `a.status` may move to `to`: the SQL form of the table, for set-based updates. */
-export function mayMoveTo(to: AnnouncementStatus, column: SQL = sql`status`): SQL {
+export function mayMoveTo({ to, column = sql`status` }: { to: AnnouncementStatus; column?: SQL }): SQL {
   return sql`${column} in (${sql.join(
     statusesMovingTo(to).map((from) => sql`${from}`),
     sql`, `,

@@ -36,5 +36,5 @@ export async function listAuditLog(options: { deps: Deps; actor: UserActor; filt
     )
     .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
     .limit(options.limit + 1);
-  return pageOfAudit(rows, options.limit);
+  return pageOfAudit({ rows, limit: options.limit });
 }

@@ -1,4 +1,5 @@
-import { auditLogCollection, type AuditLogDoc, type Executor } from "@meridian/db";
+import { auditLogCollection, type AuditLogDoc } from "@meridian/db";
+import type { InTransaction } from "../transaction";
 
 export interface AuditActor {
   id: string;
@@ -6,11 +7,16 @@ export interface AuditActor {
 }
 
 /** Appends to the audit log in the actor's transaction, with names as they are now. */
-export async function recordAudit(
-  db: Executor,
-  entry: { actor: AuditActor | null; action: string; target: AuditLogDoc["target"]; scope: AuditLogDoc["scope"]; before?: unknown; after?: unknown },
-) {
-  await auditLogCollection.insert(db, {
+export async function recordAudit(entry: {
+  t: Pick<InTransaction, "tx">;
+  actor: AuditActor | null;
+  action: string;
+  target: AuditLogDoc["target"];
+  scope: AuditLogDoc["scope"];
+  before?: unknown;
+  after?: unknown;
+}) {
+  await auditLogCollection.insert(entry.t.tx, {
     action: entry.action,
     actorId: entry.actor?.id ?? null,
     actorName: entry.actor?.name ?? null,

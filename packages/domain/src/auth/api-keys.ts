@@ -5,6 +5,7 @@ import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { API_KEY_PREFIX, generateSecret, hashSecret } from "./tokens";
+import { inTransaction } from "../transaction";
 
 export async function createApiKey(options: { deps: Deps; actor: UserActor; name: string }) {
   const { deps, actor, name } = options;
@@ -47,8 +48,8 @@ export async function revokeApiKey(options: { deps: Deps; actor: UserActor; keyI
   const userId = actor.id;
   const key = await apiKeysCollection.get(deps.db, keyId);
   if (!key || key.doc.userId !== userId || key.doc.revokedAt) throw new AppError("NOT_FOUND", "No such API key");
-  await deps.db.transaction(async (tx) => {
-    await apiKeysCollection.update(tx, keyId, (doc) => ({ ...doc, revokedAt: deps.now().toISOString() }));
-    await invalidateCaches(deps, tx, { kind: "token", tokenHash: key.doc.keyHash });
+  await inTransaction(deps, async (t) => {
+    await apiKeysCollection.update(t.tx, keyId, (doc) => ({ ...doc, revokedAt: t.now().toISOString() }));
+    await invalidateCaches({ t, change: { kind: "token", tokenHash: key.doc.keyHash } });
   });
 }

@@ -7,6 +7,7 @@ import { burnPasswordCheck, verifyPassword } from "./passwords";
 import { assertWithinRateLimit, clearRateLimit, recordRateLimitEvent } from "./rate-limit";
 import type { LoginInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
+import { inTransaction } from "../transaction";
 
 const FAILURE_WINDOW_MS = 15 * 60_000;
 
@@ -14,24 +15,33 @@ export async function login(options: { deps: Deps; input: LoginInput; client: Cl
   const { deps, input, client } = options;
   const now = deps.now();
   const emailKey = input.email.trim().toLowerCase();
-  await assertWithinRateLimit(deps.db, now, { bucket: "login-email", key: emailKey, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: FAILURE_WINDOW_MS });
+  await assertWithinRateLimit({
+    db: deps.db,
+    now,
+    bucket: "login-email",
+    key: emailKey,
+    limit: deps.env.LOGIN_FAILURES_PER_EMAIL,
+    windowMs: FAILURE_WINDOW_MS,
+  });
   if (client.ip) {
-    await assertWithinRateLimit(deps.db, now, { bucket: "login-ip", key: client.ip, limit: deps.env.LOGIN_FAILURES_PER_IP, windowMs: FAILURE_WINDOW_MS });
+    await assertWithinRateLimit({ db: deps.db, now, bucket: "login-ip", key: client.ip, limit: deps.env.LOGIN_FAILURES_PER_IP, windowMs: FAILURE_WINDOW_MS });
   }
 
   const user = await usersCollection.findOne(deps.db, eq(tables.users.emailLower, emailKey));
-  const valid = user ? await verifyPassword(user.doc.passwordHash, input.password) : (await burnPasswordCheck(input.password), false);
+  const valid = user
+    ? await verifyPassword({ passwordHash: user.doc.passwordHash, password: input.password })
+    : (await burnPasswordCheck(input.password), false);
   if (!user || !valid) {
-    await recordRateLimitEvent(deps.db, now, "login-email", emailKey);
-    if (client.ip) await recordRateLimitEvent(deps.db, now, "login-ip", client.ip);
+    await recordRateLimitEvent({ db: deps.db, now, bucket: "login-email", key: emailKey });
+    if (client.ip) await recordRateLimitEvent({ db: deps.db, now, bucket: "login-ip", key: client.ip });
     throw new AppError("INVALID_CREDENTIALS", "Email or password is incorrect");
   }
-  await clearRateLimit(deps.db, "login-email", emailKey);
+  await clearRateLimit({ db: deps.db, bucket: "login-email", key: emailKey });
   // Said only to someone who knows the password, so it reveals nothing to a guesser.
   if (user.doc.disabled) throw new AppError("ACCOUNT_DISABLED", "This account has been disabled by a server administrator");
-  const token = await deps.db.transaction(async (tx) => {
-    await usersCollection.update(tx, user.id, (doc) => ({ ...doc, lastLoginAt: now.toISOString() }));
-    return createSession({ deps, db: tx, userId: user.id, client });
+  const token = await inTransaction(deps, async (t) => {
+    await usersCollection.update(t.tx, user.id, (doc) => ({ ...doc, lastLoginAt: now.toISOString() }));
+    return createSession({ t, userId: user.id, client });
   });
   return { user: presentUser(user), token };
 }

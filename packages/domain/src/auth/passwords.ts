@@ -5,9 +5,9 @@ const options = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 export const hashPassword = (password: string) => hash(password, options);
 
-export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+export async function verifyPassword(options: { passwordHash: string; password: string }): Promise<boolean> {
   try {
-    return await verify(passwordHash, password);
+    return await verify(options.passwordHash, options.password);
   } catch {
     return false;
   }
@@ -17,5 +17,5 @@ let dummyHash: Promise<string> | undefined;
 /** Spends the same time as a real check so that response time does not reveal unknown emails. */
 export async function burnPasswordCheck(password: string): Promise<void> {
   dummyHash ??= hashPassword("meridian-dummy-password");
-  await verifyPassword(await dummyHash, password);
+  await verifyPassword({ passwordHash: await dummyHash, password });
 }

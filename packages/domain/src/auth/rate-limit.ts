@@ -10,7 +10,8 @@ export interface RateLimitRule {
 }
 
 /** Refuses with 429 and Retry-After once `limit` events of this key fall inside the window. */
-export async function assertWithinRateLimit(db: Executor, now: Date, rule: RateLimitRule): Promise<void> {
+export async function assertWithinRateLimit(options: RateLimitRule & { db: Executor; now: Date }): Promise<void> {
+  const { db, now, ...rule } = options;
   const since = new Date(now.getTime() - rule.windowMs);
   const { rateLimitEvents: events } = tables;
   const [row] = await db
@@ -31,17 +32,20 @@ export async function assertWithinRateLimit(db: Executor, now: Date, rule: RateL
   throw new AppError("RATE_LIMITED", "Too many attempts; try again later", { headers: { "Retry-After": String(retryAfter) } });
 }
 
-export async function recordRateLimitEvent(db: Executor, now: Date, bucket: string, key: string): Promise<void> {
-  await db.insert(tables.rateLimitEvents).values({ bucket, key, at: now });
+export async function recordRateLimitEvent(options: { db: Executor; now: Date; bucket: string; key: string }): Promise<void> {
+  const { bucket, key } = options;
+  await options.db.insert(tables.rateLimitEvents).values({ bucket, key, at: options.now });
 }
 
-export async function clearRateLimit(db: Executor, bucket: string, key: string): Promise<void> {
-  await db.delete(tables.rateLimitEvents).where(and(eq(tables.rateLimitEvents.bucket, bucket), eq(tables.rateLimitEvents.key, key)));
+export async function clearRateLimit(options: { db: Executor; bucket: string; key: string }): Promise<void> {
+  const { rateLimitEvents } = tables;
+  await options.db.delete(rateLimitEvents).where(and(eq(rateLimitEvents.bucket, options.bucket), eq(rateLimitEvents.key, options.key)));
 }
 
 /** Removes events older than the longest window; run by a periodic job. */
-export async function pruneRateLimitEvents(db: Executor, now: Date, olderThanMs = 24 * 3600_000): Promise<number> {
-  const removed = await db
+export async function pruneRateLimitEvents(options: { db: Executor; now: Date; olderThanMs?: number }): Promise<number> {
+  const { now, olderThanMs = 24 * 3600_000 } = options;
+  const removed = await options.db
     .delete(tables.rateLimitEvents)
     .where(lt(tables.rateLimitEvents.at, new Date(now.getTime() - olderThanMs)))
     .returning({ id: tables.rateLimitEvents.id });

@@ -1,19 +1,20 @@
-import { sessionsCollection, type Executor } from "@meridian/db";
+import { sessionsCollection } from "@meridian/db";
 import { eq } from "drizzle-orm";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { generateSecret, hashSecret, SESSION_TOKEN_PREFIX } from "./tokens";
+import { inTransaction, type InTransaction } from "../transaction";
 
 export interface ClientInfo {
   ip: string | null;
   userAgent: string | null;
 }
 
-export async function createSession(options: { deps: Deps; db?: Executor; userId: string; client: ClientInfo }): Promise<string> {
-  const { deps, userId, client } = options;
+export async function createSession(options: { t: Pick<InTransaction, "tx" | "now" | "env">; userId: string; client: ClientInfo }): Promise<string> {
+  const { t, userId, client } = options;
   const token = generateSecret(SESSION_TOKEN_PREFIX);
-  const expiresAt = new Date(deps.now().getTime() + deps.env.SESSION_TTL_DAYS * 86_400_000);
-  await sessionsCollection.insert(options.db ?? deps.db, {
+  const expiresAt = new Date(t.now().getTime() + t.env.SESSION_TTL_DAYS * 86_400_000);
+  await sessionsCollection.insert(t.tx, {
     userId,
     tokenHash: hashSecret(token),
     expiresAt: expiresAt.toISOString(),
@@ -27,8 +28,8 @@ export async function deleteSessionByToken(options: { deps: Deps; token: string 
   const { deps } = options;
   const { table } = sessionsCollection;
   const tokenHash = hashSecret(options.token);
-  await deps.db.transaction(async (tx) => {
-    await tx.delete(table).where(eq(table.tokenHash, tokenHash));
-    await invalidateCaches(deps, tx, { kind: "token", tokenHash });
+  await inTransaction(deps, async (t) => {
+    await t.tx.delete(table).where(eq(table.tokenHash, tokenHash));
+    await invalidateCaches({ t, change: { kind: "token", tokenHash } });
   });
 }

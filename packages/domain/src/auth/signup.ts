@@ -7,6 +7,7 @@ import { hashPassword } from "./passwords";
 import { assertWithinRateLimit, recordRateLimitEvent } from "./rate-limit";
 import type { SignupInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
+import { inTransaction } from "../transaction";
 
 export const defaultNotificationPreferences = { email: true, push: false, systemEvents: true, observationEvents: true };
 
@@ -15,8 +16,8 @@ export async function signup(options: { deps: Deps; input: SignupInput; client: 
   if (!deps.env.SIGNUP_ENABLED) throw new AppError("SIGNUP_DISABLED", "Signup is disabled on this server");
   const now = deps.now();
   if (client.ip) {
-    await assertWithinRateLimit(deps.db, now, { bucket: "signup-ip", key: client.ip, limit: deps.env.SIGNUPS_PER_IP_PER_HOUR, windowMs: 3600_000 });
-    await recordRateLimitEvent(deps.db, now, "signup-ip", client.ip);
+    await assertWithinRateLimit({ db: deps.db, now, bucket: "signup-ip", key: client.ip, limit: deps.env.SIGNUPS_PER_IP_PER_HOUR, windowMs: 3600_000 });
+    await recordRateLimitEvent({ db: deps.db, now, bucket: "signup-ip", key: client.ip });
   }
   const doc: UserDoc = {
     email: input.email,
@@ -27,13 +28,13 @@ export async function signup(options: { deps: Deps; input: SignupInput; client: 
     avatar: null,
   };
   try {
-    return await deps.db.transaction(async (tx) => {
-      const user = await usersCollection.insert(tx, doc);
-      const token = await createSession({ deps, db: tx, userId: user.id, client });
+    return await inTransaction(deps, async (t) => {
+      const user = await usersCollection.insert(t.tx, doc);
+      const token = await createSession({ t, userId: user.id, client });
       return { user: presentUser(user), token };
     });
   } catch (error) {
-    if (isUniqueViolation(error, "users_email_lower_key")) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
+    if (isUniqueViolation({ error, constraint: "users_email_lower_key" })) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
     throw error;
   }
 }

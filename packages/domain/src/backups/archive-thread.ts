@@ -115,6 +115,7 @@ async function writeArchive() {
   let digest: SectionDigest | undefined;
   const progress = setInterval(() => send({ type: "rows", rows: rowsBefore + (digest?.rows ?? 0) }), PROGRESS_MS);
   try {
+    // Not inTransaction: this thread has no Deps, only its own connection, which imports the exporting transaction's snapshot.
     await sql.begin("isolation level repeatable read read only", async (tx) => {
       await tx.unsafe(`set transaction snapshot '${data.snapshot}'`);
       for (const section of data.sections) {

@@ -1,4 +1,4 @@
-import { backupsCollection, tables, type BackupDoc, type Executor, type StoredDocument } from "@meridian/db";
+import { backupsCollection, tables, type BackupDoc, type StoredDocument } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Actor } from "../actor";
 import type { Deps } from "../deps";
@@ -12,6 +12,7 @@ import { ARCHIVED_COLLECTIONS, manifestKeyOf, readArchiveBack, writeArchive } fr
 import { cleanUpBackups } from "./retention";
 import { presentBackup, type BackupView } from "./schemas";
 import { findServerAdmins } from "../users/find-user";
+import { inTransaction, type InTransaction } from "../transaction";
 
 export const BACKUP_JOB_KIND = "backup";
 export const BACKUP_VERIFY_JOB_KIND = "backup_verify";
@@ -30,21 +31,25 @@ const startedByOf = (actor: Actor | null) => (actor?.kind === "user" ? actor.id 
  * process (409 BACKUP_RUNNING names the running one).
  */
 export async function startBackup(options: { deps: Deps; actor: Actor | null; trigger: BackupDoc["trigger"]; then?: ThenCleanup }): Promise<BackupView> {
-  return options.deps.db.transaction((tx) => startBackupIn(tx, options));
+  const { deps, ...start } = options;
+  return inTransaction(deps, (t) => startBackupIn({ t, ...start }));
 }
 
 /** The same, in the caller's transaction (an observation cleanup starts its backup with its own record). */
-export async function startBackupIn(
-  tx: Executor,
-  options: { deps: Deps; actor: Actor | null; trigger: BackupDoc["trigger"]; then?: ThenCleanup },
-): Promise<BackupView> {
-  const { deps, actor } = options;
+export async function startBackupIn(options: {
+  t: Pick<InTransaction, "tx" | "now">;
+  actor: Actor | null;
+  trigger: BackupDoc["trigger"];
+  then?: ThenCleanup;
+}): Promise<BackupView> {
+  const { t, actor } = options;
+  const { tx } = t;
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:backup-start'))`);
   const [running] = await tx.execute<{ id: string }>(sql`select id from backups where status = 'running' limit 1`);
   if (running) throw new AppError("BACKUP_RUNNING", `A backup is running: ${running.id}`, { errors: [{ path: "backupId", message: running.id }] });
   const id = backupsCollection.newId();
-  const now = deps.now();
-  const job = await recordJobStarted(tx, { kind: BACKUP_JOB_KIND, startedBy: startedByOf(actor), subjectId: id, now });
+  const now = t.now();
+  const job = await recordJobStarted({ t, kind: BACKUP_JOB_KIND, startedBy: startedByOf(actor), subjectId: id, now });
   const backup = await backupsCollection.insert(
     tx,
     {
@@ -62,7 +67,7 @@ export async function startBackupIn(
     },
     id,
   );
-  await addJob(tx, "backup_create", { jobId: job.id, backupId: id, then: options.then ?? null }, { maxAttempts: 3 });
+  await addJob({ t, name: "backup_create", payload: { jobId: job.id, backupId: id, then: options.then ?? null }, maxAttempts: 3 });
   return presentBackup(backup);
 }
 
@@ -82,10 +87,12 @@ export async function listBackups(options: { deps: Deps; limit?: number }) {
 async function verifyStoredBackup(deps: Deps, backup: StoredDocument<BackupDoc>, jobId: string) {
   const manifest = backup.doc.manifest;
   const total = manifest?.archive.sizeBytes ?? null;
-  await reportJob(deps, jobId, { status: "running", progress: { done: 0, total, stage: "verify" } });
+  await reportJob({ deps, jobId, status: "running", progress: { done: 0, total, stage: "verify" } });
   const problems = manifest
-    ? await readArchiveBack(deps, manifest, {
-        onBytes: async (bytes) => void (await reportJob(deps, jobId, { progress: { done: bytes, total, stage: "verify" } })),
+    ? await readArchiveBack({
+        deps,
+        manifest,
+        onBytes: async (bytes) => void (await reportJob({ deps, jobId, progress: { done: bytes, total, stage: "verify" } })),
       })
     : ["the backup has no manifest"];
   const now = deps.now().toISOString();
@@ -105,50 +112,60 @@ async function verifyStoredBackup(deps: Deps, backup: StoredDocument<BackupDoc>,
  */
 export async function runBackup(options: { deps: Deps; jobId: string; backupId: string; then: ThenCleanup | null }) {
   const { deps, jobId, backupId } = options;
-  return runExclusively(deps, `meridian:backup:${backupId}`, async () => {
-    let backup = await backupsCollection.get(deps.db, backupId);
-    if (!backup) return;
-    if (backup.doc.status === "running") {
-      const [estimate] = await deps.db.execute<{ rows: number }>(sql`
-        select coalesce(sum(greatest(reltuples, 0)), 0)::bigint::int as rows from pg_class
-        where relnamespace = current_schema()::regnamespace and relkind = 'r' and relname in ${ARCHIVED_COLLECTIONS}`);
-      const total = estimate?.rows ?? null;
-      await reportJob(deps, jobId, { status: "running", progress: { done: 0, total, stage: "archive" } });
-      const manifest = await writeArchive(deps, backup.doc.objectKey, async (rows) => {
-        await reportJob(deps, jobId, { progress: { done: rows, total: total === null ? null : Math.max(total, rows), stage: "archive" } });
-      });
-      await deps.storage.put(manifestKeyOf(backup.doc.objectKey), Buffer.from(JSON.stringify(manifest, null, 2)), { contentType: "application/json" });
-      // A backup failed meanwhile (cancelled, or taken for abandoned) stays failed.
-      backup = (await backupsCollection.update(deps.db, backupId, (doc) =>
-        doc.status === "running" ? { ...doc, status: "completed", sizeBytes: manifest.archive.sizeBytes, manifest, finishedAt: deps.now().toISOString() } : doc,
-      ))!;
-    }
-    if (backup.doc.status === "completed") backup = await verifyStoredBackup(deps, backup, jobId);
-    await finishBackupJob(deps, backup, jobId, options.then);
+  return runExclusively({
+    deps,
+    key: `meridian:backup:${backupId}`,
+    work: async () => {
+      let backup = await backupsCollection.get(deps.db, backupId);
+      if (!backup) return;
+      if (backup.doc.status === "running") {
+        const [estimate] = await deps.db.execute<{ rows: number }>(sql`
+          select coalesce(sum(greatest(reltuples, 0)), 0)::bigint::int as rows from pg_class
+          where relnamespace = current_schema()::regnamespace and relkind = 'r' and relname in ${ARCHIVED_COLLECTIONS}`);
+        const total = estimate?.rows ?? null;
+        await reportJob({ deps, jobId, status: "running", progress: { done: 0, total, stage: "archive" } });
+        const manifest = await writeArchive({
+          deps,
+          objectKey: backup.doc.objectKey,
+          onRows: async (rows) => {
+            await reportJob({ deps, jobId, progress: { done: rows, total: total === null ? null : Math.max(total, rows), stage: "archive" } });
+          },
+        });
+        await deps.storage.put(manifestKeyOf(backup.doc.objectKey), Buffer.from(JSON.stringify(manifest, null, 2)), { contentType: "application/json" });
+        // A backup failed meanwhile (cancelled, or taken for abandoned) stays failed.
+        backup = (await backupsCollection.update(deps.db, backupId, (doc) =>
+          doc.status === "running"
+            ? { ...doc, status: "completed", sizeBytes: manifest.archive.sizeBytes, manifest, finishedAt: deps.now().toISOString() }
+            : doc,
+        ))!;
+      }
+      if (backup.doc.status === "completed") backup = await verifyStoredBackup(deps, backup, jobId);
+      await finishBackupJob(deps, backup, jobId, options.then);
+    },
   });
 }
 
 async function finishBackupJob(deps: Deps, backup: StoredDocument<BackupDoc>, jobId: string, then: ThenCleanup | null) {
   const result = { backupId: backup.id, status: backup.doc.status, sizeBytes: backup.doc.sizeBytes };
   if (backup.doc.status !== "verified") {
-    await reportJob(deps, jobId, { status: "failed", error: backup.doc.error ?? "The backup failed", result });
+    await reportJob({ deps, jobId, status: "failed", error: backup.doc.error ?? "The backup failed", result });
     await afterBackupFailed(deps, backup, then);
     return;
   }
   if (then)
-    await deps.db.transaction(async (tx) => {
-      await addJob(
-        tx,
-        "observation_cleanup",
-        { jobId: then.cleanupJobId, cutoff: then.cutoff, actorId: then.actorId, backupId: backup.id },
-        { maxAttempts: 5 },
-      );
+    await inTransaction(deps, async (t) => {
+      await addJob({
+        t,
+        name: "observation_cleanup",
+        payload: { jobId: then.cleanupJobId, cutoff: then.cutoff, actorId: then.actorId, backupId: backup.id },
+        maxAttempts: 5,
+      });
     });
   if (backup.doc.trigger === "scheduled") {
     const settings = await readServerSettings(deps.db);
     await cleanUpBackups({ deps, actor: null, input: { keepDays: settings.backupKeepDays, keepMin: settings.backupKeepMin } });
   }
-  await reportJob(deps, jobId, { status: "completed", progress: { stage: "done" }, result });
+  await reportJob({ deps, jobId, status: "completed", progress: { stage: "done" }, result });
 }
 
 /**
@@ -163,30 +180,36 @@ export async function failBackup(options: { deps: Deps; jobId: string; backupId:
     moved = doc.status === "running" || doc.status === "completed";
     return moved ? { ...doc, status: "failed", error: options.error.slice(0, 2000) } : doc;
   });
-  await reportJob(deps, options.jobId, { status: "failed", error: options.error.slice(0, 500) });
+  await reportJob({ deps, jobId: options.jobId, status: "failed", error: options.error.slice(0, 500) });
   if (backup && moved) await afterBackupFailed(deps, backup, options.then);
 }
 
 async function afterBackupFailed(deps: Deps, backup: StoredDocument<BackupDoc>, then: ThenCleanup | null) {
   await deps.storage.deleteMany([backup.doc.objectKey, manifestKeyOf(backup.doc.objectKey)]).catch(() => undefined);
   if (then)
-    await reportJob(deps, then.cleanupJobId, {
+    await reportJob({
+      deps,
+      jobId: then.cleanupJobId,
       status: "failed",
       error: `The backup before the cleanup failed, so nothing was deleted: ${backup.doc.error ?? ""}`.slice(0, 500),
     });
   if (backup.doc.trigger !== "scheduled") return;
-  await deps.db.transaction(async (tx) => {
-    const admins = await findServerAdmins(tx);
-    await notifySystemEvent(tx, deps, admins, {
-      kind: "backup_failed",
-      subject: "A scheduled backup failed",
-      lines: [
-        `The scheduled backup ${backup.id} started at ${backup.doc.startedAt} failed.`,
-        backup.doc.error ?? "",
-        "Check storage and the worker's log, then start one under System → Backup Management.",
-      ],
-      path: "/admin/backups",
-      priority: 1,
+  await inTransaction(deps, async (t) => {
+    const admins = await findServerAdmins(t.tx);
+    await notifySystemEvent({
+      t,
+      users: admins,
+      event: {
+        kind: "backup_failed",
+        subject: "A scheduled backup failed",
+        lines: [
+          `The scheduled backup ${backup.id} started at ${backup.doc.startedAt} failed.`,
+          backup.doc.error ?? "",
+          "Check storage and the worker's log, then start one under System → Backup Management.",
+        ],
+        path: "/admin/backups",
+        priority: 1,
+      },
     });
   });
 }
@@ -194,12 +217,12 @@ async function afterBackupFailed(deps: Deps, backup: StoredDocument<BackupDoc>, 
 /** Reads a finished backup back against its manifest, as a job (202 `{jobId}`). */
 export async function startBackupVerification(options: { deps: Deps; actor: Actor | null; backupId: string }) {
   const { deps, actor, backupId } = options;
-  return deps.db.transaction(async (tx) => {
-    const backup = await backupsCollection.get(tx, backupId, { forUpdate: true });
+  return inTransaction(deps, async (t) => {
+    const backup = await backupsCollection.get(t.tx, backupId, { forUpdate: true });
     if (!backup) throw new AppError("NOT_FOUND", "No such backup");
     if (!backup.doc.manifest) throw new AppError("BACKUP_NOT_READY", `Backup ${backupId} is ${backup.doc.status} and has no manifest to verify against`);
-    const job = await recordJobStarted(tx, { kind: BACKUP_VERIFY_JOB_KIND, startedBy: startedByOf(actor), subjectId: backupId, now: deps.now() });
-    await addJob(tx, "backup_verify", { jobId: job.id, backupId }, { maxAttempts: 3 });
+    const job = await recordJobStarted({ t, kind: BACKUP_VERIFY_JOB_KIND, startedBy: startedByOf(actor), subjectId: backupId, now: t.now() });
+    await addJob({ t, name: "backup_verify", payload: { jobId: job.id, backupId }, maxAttempts: 3 });
     return { jobId: job.id };
   });
 }
@@ -207,15 +230,19 @@ export async function startBackupVerification(options: { deps: Deps; actor: Acto
 /** The `backup_verify` job: verified when everything matches, failed (with what differs) otherwise. */
 export async function runBackupVerification(options: { deps: Deps; jobId: string; backupId: string }) {
   const { deps, jobId, backupId } = options;
-  return runExclusively(deps, `meridian:backup:${backupId}`, async () => {
-    const backup = await backupsCollection.get(deps.db, backupId);
-    if (!backup) {
-      await reportJob(deps, jobId, { status: "failed", error: "The backup was deleted" });
-      return;
-    }
-    const checked = await verifyStoredBackup(deps, backup, jobId);
-    const result = { backupId, status: checked.doc.status, sizeBytes: checked.doc.sizeBytes };
-    if (checked.doc.status === "verified") await reportJob(deps, jobId, { status: "completed", progress: { stage: "done" }, result });
-    else await reportJob(deps, jobId, { status: "failed", error: checked.doc.error ?? "Verification failed", result });
+  return runExclusively({
+    deps,
+    key: `meridian:backup:${backupId}`,
+    work: async () => {
+      const backup = await backupsCollection.get(deps.db, backupId);
+      if (!backup) {
+        await reportJob({ deps, jobId, status: "failed", error: "The backup was deleted" });
+        return;
+      }
+      const checked = await verifyStoredBackup(deps, backup, jobId);
+      const result = { backupId, status: checked.doc.status, sizeBytes: checked.doc.sizeBytes };
+      if (checked.doc.status === "verified") await reportJob({ deps, jobId, status: "completed", progress: { stage: "done" }, result });
+      else await reportJob({ deps, jobId, status: "failed", error: checked.doc.error ?? "Verification failed", result });
+    },
   });
 }

@@ -14,6 +14,7 @@ import { runExclusively } from "../system/exclusive-run";
 import { beginMaintenance, endMaintenance } from "../system/maintenance";
 import { ARCHIVED_COLLECTIONS, readArchiveBack } from "./archive-io";
 import { buildIndexes, copyInto, createSideTable, PARALLEL_SECTION_BYTES, SIDE_SCHEMA } from "./side-tables";
+import { inTransaction } from "../transaction";
 
 export const RESTORE_JOB_KIND = "backup_restore";
 /** Held by the restore that runs; one at a time across every process. */
@@ -51,15 +52,15 @@ function refusalOf(backup: Awaited<ReturnType<typeof backupsCollection.get>>, ba
 /** Starts a restore as a job (202 `{jobId}`); one at a time. Refuses a backup that is not finished or is from a newer schema. */
 export async function startRestore(options: { deps: Deps; actor: Actor | null; backupId: string }) {
   const { deps, actor, backupId } = options;
-  return deps.db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:restore-start'))`);
-    const refusal = refusalOf(await backupsCollection.get(tx, backupId), backupId);
+  return inTransaction(deps, async (t) => {
+    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:restore-start'))`);
+    const refusal = refusalOf(await backupsCollection.get(t.tx, backupId), backupId);
     if (refusal) throw refusal;
-    const [running] = await tx.execute<{ id: string }>(sql`select id from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') limit 1`);
+    const [running] = await t.tx.execute<{ id: string }>(sql`select id from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') limit 1`);
     if (running) throw new AppError("RESTORE_RUNNING", `A restore is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
     const startedBy = actor?.kind === "user" ? actor.id : null;
-    const job = await recordJobStarted(tx, { kind: RESTORE_JOB_KIND, startedBy, subjectId: backupId, now: deps.now() });
-    await addJob(tx, "backup_restore", { jobId: job.id, backupId, actorId: startedBy }, { maxAttempts: 3 });
+    const job = await recordJobStarted({ t, kind: RESTORE_JOB_KIND, startedBy, subjectId: backupId, now: t.now() });
+    await addJob({ t, name: "backup_restore", payload: { jobId: job.id, backupId, actorId: startedBy }, maxAttempts: 3 });
     return { jobId: job.id };
   });
 }
@@ -83,49 +84,50 @@ const RESTORE_CONNECTIONS = Math.min(4, Math.max(2, availableParallelism()));
 async function swapIn(deps: Deps, options: { jobId: string; backupId: string; actorId: string | null; manifest: BackupManifest }) {
   const { jobId, backupId, manifest } = options;
   const side = (table: string) => sql.raw(`"${SIDE_SCHEMA}"."${table}"`);
-  return deps.db.transaction(async (tx) => {
-    await reportJobIn(tx, deps, jobId, { progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "swap" } });
+  return inTransaction(deps, async (t) => {
+    await reportJobIn({ t, jobId, progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "swap" } });
     let credentialsKept = 0;
     for (const table of ["sessions", "api_keys", "observatory_keys"]) {
-      const gone = await tx.execute(
+      const gone = await t.tx.execute(
         sql`delete from ${side(table)} r where not exists (select 1 from ${sql.identifier(table)} p where p.id = r.id) returning r.id`,
       );
       credentialsKept += gone.length;
     }
     for (const table of ["api_keys", "observatory_keys"]) {
-      const revoked = await tx.execute(sql`
+      const revoked = await t.tx.execute(sql`
         update ${side(table)} r set doc = jsonb_set(r.doc, '{revokedAt}', p.doc->'revokedAt')
         from ${sql.identifier(table)} p
         where p.id = r.id and p.doc->>'revokedAt' is not null and r.doc->>'revokedAt' is null returning r.id`);
       credentialsKept += revoked.length;
     }
-    const passwords = await tx.execute(sql`
+    const passwords = await t.tx.execute(sql`
       update ${side("users")} r set doc = jsonb_set(r.doc, '{passwordHash}', p.doc->'passwordHash')
       from users p where p.id = r.id and p.doc->'passwordHash' is distinct from r.doc->'passwordHash' returning r.id`);
     credentialsKept += passwords.length;
 
-    const [live] = await tx.execute<{ schema: string }>(sql`select current_schema() as schema`);
-    await tx.execute(sql.raw(`create schema "${PREVIOUS_SCHEMA}"`));
+    const [live] = await t.tx.execute<{ schema: string }>(sql`select current_schema() as schema`);
+    await t.tx.execute(sql.raw(`create schema "${PREVIOUS_SCHEMA}"`));
     for (const table of RESTORED_COLLECTIONS) {
-      await tx.execute(sql.raw(`alter table "${table}" set schema "${PREVIOUS_SCHEMA}"`));
-      await tx.execute(sql.raw(`alter table "${SIDE_SCHEMA}"."${table}" set schema "${live!.schema}"`));
+      await t.tx.execute(sql.raw(`alter table "${table}" set schema "${PREVIOUS_SCHEMA}"`));
+      await t.tx.execute(sql.raw(`alter table "${SIDE_SCHEMA}"."${table}" set schema "${live!.schema}"`));
     }
     // Scans that were under way when the backup was taken never finish: close them and their jobs, so new ones may start.
-    const closed = await tx.execute<{ job_id: string | null }>(sql`
+    const closed = await t.tx.execute<{ job_id: string | null }>(sql`
       update integrity_scans set status = 'failed',
-        doc = doc || jsonb_build_object('status', 'failed', 'error', 'Interrupted by a restore', 'finishedAt', ${deps.now().toISOString()}::text)
+        doc = doc || jsonb_build_object('status', 'failed', 'error', 'Interrupted by a restore', 'finishedAt', ${t.now().toISOString()}::text)
       where status in ('queued', 'running') returning doc->>'jobId' as job_id`);
     for (const { job_id } of closed) {
       // A scan's job the live jobs no longer hold has nothing to close (the check is in JS: the transaction stays usable).
-      if (job_id) await reportJobIn(tx, deps, job_id, { status: "failed", error: "Interrupted by a restore" }).catch(ignoreNotFound);
+      if (job_id) await reportJobIn({ t, jobId: job_id, status: "failed", error: "Interrupted by a restore" }).catch(ignoreNotFound);
     }
     // Every process forgets what it cached about credentials and announcements (anything but a known change clears all).
-    await tx.execute(sql`select pg_notify(${CACHE_CHANNEL}, ${JSON.stringify({ kind: "all" })})`);
+    await t.tx.execute(sql`select pg_notify(${CACHE_CHANNEL}, ${JSON.stringify({ kind: "all" })})`);
 
     // The restored users: the actor as the backup knew them, or as they are now (users were just swapped).
-    const actor = options.actorId ? await usersCollection.get(tx, options.actorId) : undefined;
+    const actor = options.actorId ? await usersCollection.get(t.tx, options.actorId) : undefined;
     const restored = Object.fromEntries(manifest.collections.filter((part) => RESTORED_COLLECTIONS.includes(part.name)).map((part) => [part.name, part.rows]));
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor: actor ? { id: actor.id, name: actor.doc.name } : null,
       action: "backup.restored",
       target: { kind: "backup", id: backupId, name: `Backup of ${manifest.snapshotAt}` },
@@ -134,13 +136,15 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
       after: { snapshotAt: manifest.snapshotAt, collections: restored, credentialsKeptRevoked: credentialsKept },
     });
     // The scans under way were closed above, so a quick scan of the restored data can always start.
-    const scan = await startIntegrityScanIn(tx, { deps, actor: null, trigger: "restore", kind: "quick", input: {} });
-    await reportJobIn(tx, deps, jobId, {
+    const scan = await startIntegrityScanIn({ t, actor: null, trigger: "restore", kind: "quick", input: {} });
+    await reportJobIn({
+      t,
+      jobId,
       status: "completed",
       progress: { stage: "done" },
       result: { backupId, snapshotAt: manifest.snapshotAt, collections: restored, credentialsKeptRevoked: credentialsKept, scanId: scan.id },
     });
-    await endMaintenance(tx, jobId);
+    await endMaintenance({ db: t.tx, jobId });
   });
 }
 
@@ -153,43 +157,49 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
  */
 export async function runRestore(options: { deps: Deps; jobId: string; backupId: string; actorId: string | null }) {
   const { deps, jobId, backupId } = options;
-  return runExclusively(deps, RESTORE_LOCK, async () => {
-    const job = await jobsCollection.get(deps.db, jobId);
-    if (!job || job.doc.status === "completed" || job.doc.status === "failed") return;
-    const backup = await backupsCollection.get(deps.db, backupId);
-    const refusal = refusalOf(backup, backupId);
-    if (refusal) throw new RestoreRefused(refusal.message);
-    const manifest = backup!.doc.manifest!;
-    await reportJob(deps, jobId, { status: "running", progress: { done: 0, total: manifest.archive.sizeBytes, stage: "load" } });
-    await beginMaintenance(deps, { reason: `Restoring the backup of ${manifest.snapshotAt}`, jobId });
-    const connections = await Promise.all(Array.from({ length: RESTORE_CONNECTIONS }, () => deps.sql.reserve()));
-    const connection = connections[0]!;
-    try {
-      await dropWorkSchemas(connection);
-      await connection`create schema ${connection(SIDE_SCHEMA)}`;
-      const loaded = new Set<string>();
-      const sectionBytes = new Map(manifest.collections.map((part) => [part.name, part.bytes]));
-      const problems = await readArchiveBack(deps, manifest, {
-        onSection: async (header) => {
-          if (!RESTORED_COLLECTIONS.includes(header.collection)) return undefined;
-          loaded.add(header.collection);
-          const large = (sectionBytes.get(header.collection) ?? 0) >= PARALLEL_SECTION_BYTES;
-          return copyInto(large ? connections : [connection], header);
-        },
-        onBytes: async (bytes) => void (await reportJob(deps, jobId, { progress: { done: bytes, total: manifest.archive.sizeBytes, stage: "load" } })),
-      });
-      if (problems.length > 0) throw new RestoreRefused(`The backup does not match its manifest, so nothing was restored: ${problems.join("; ")}`);
-      // A collection newer than the backup is restored empty, as it was then.
-      for (const table of RESTORED_COLLECTIONS.filter((name) => !loaded.has(name))) await createSideTable(connection, table);
-      await reportJob(deps, jobId, { progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "index" } });
-      await buildIndexes(connections, RESTORED_COLLECTIONS);
-      await swapIn(deps, { jobId, backupId, actorId: options.actorId, manifest });
-    } finally {
-      // On failure maintenance stays for the retry; the last failure (or a cancel) ends it through releaseRestore.
-      await dropWorkSchemas(connection).catch(() => undefined);
-      for (const reserved of connections) reserved.release();
-    }
-    deps.caches.clear();
+  return runExclusively({
+    deps,
+    key: RESTORE_LOCK,
+    work: async () => {
+      const job = await jobsCollection.get(deps.db, jobId);
+      if (!job || job.doc.status === "completed" || job.doc.status === "failed") return;
+      const backup = await backupsCollection.get(deps.db, backupId);
+      const refusal = refusalOf(backup, backupId);
+      if (refusal) throw new RestoreRefused(refusal.message);
+      const manifest = backup!.doc.manifest!;
+      await reportJob({ deps, jobId, status: "running", progress: { done: 0, total: manifest.archive.sizeBytes, stage: "load" } });
+      await beginMaintenance({ deps, reason: `Restoring the backup of ${manifest.snapshotAt}`, jobId });
+      const connections = await Promise.all(Array.from({ length: RESTORE_CONNECTIONS }, () => deps.sql.reserve()));
+      const connection = connections[0]!;
+      try {
+        await dropWorkSchemas(connection);
+        await connection`create schema ${connection(SIDE_SCHEMA)}`;
+        const loaded = new Set<string>();
+        const sectionBytes = new Map(manifest.collections.map((part) => [part.name, part.bytes]));
+        const problems = await readArchiveBack({
+          deps,
+          manifest,
+          onSection: async (header) => {
+            if (!RESTORED_COLLECTIONS.includes(header.collection)) return undefined;
+            loaded.add(header.collection);
+            const large = (sectionBytes.get(header.collection) ?? 0) >= PARALLEL_SECTION_BYTES;
+            return copyInto({ connections: large ? connections : [connection], header });
+          },
+          onBytes: async (bytes) => void (await reportJob({ deps, jobId, progress: { done: bytes, total: manifest.archive.sizeBytes, stage: "load" } })),
+        });
+        if (problems.length > 0) throw new RestoreRefused(`The backup does not match its manifest, so nothing was restored: ${problems.join("; ")}`);
+        // A collection newer than the backup is restored empty, as it was then.
+        for (const table of RESTORED_COLLECTIONS.filter((name) => !loaded.has(name))) await createSideTable({ connection, table });
+        await reportJob({ deps, jobId, progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "index" } });
+        await buildIndexes({ connections, tables: RESTORED_COLLECTIONS });
+        await swapIn(deps, { jobId, backupId, actorId: options.actorId, manifest });
+      } finally {
+        // On failure maintenance stays for the retry; the last failure (or a cancel) ends it through releaseRestore.
+        await dropWorkSchemas(connection).catch(() => undefined);
+        for (const reserved of connections) reserved.release();
+      }
+      deps.caches.clear();
+    },
   });
 }
 
@@ -197,8 +207,9 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
  * What a restore that will not finish held, given back: its maintenance (only its own: a later
  * restore's stays) and, unless another restore runs now, the side schemas it loaded into.
  */
-export async function releaseRestore(deps: Deps, jobId: string) {
-  await endMaintenance(deps.db, jobId);
+export async function releaseRestore(options: { deps: Deps; jobId: string }) {
+  const { deps, jobId } = options;
+  await endMaintenance({ db: deps.db, jobId });
   const connection = await deps.sql.reserve();
   try {
     const [taken] = await connection<Array<{ ok: boolean }>>`select pg_try_advisory_lock(hashtext(${RESTORE_LOCK})) as ok`;

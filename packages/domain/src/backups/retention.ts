@@ -6,6 +6,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
 import { manifestKeyOf } from "./archive-io";
 import type { BackupCleanupResult, backupCleanupInputSchema } from "./schemas";
+import { inTransaction } from "../transaction";
 
 const DAY_MS = 86_400_000;
 const KEYS_PER_REQUEST = 1000;
@@ -34,9 +35,10 @@ export async function cleanUpBackups(options: {
 
   const keys = doomed.flatMap((backup) => [backup.doc.objectKey, manifestKeyOf(backup.doc.objectKey)]);
   for (let start = 0; start < keys.length; start += KEYS_PER_REQUEST) await deps.storage.deleteMany(keys.slice(start, start + KEYS_PER_REQUEST));
-  await deps.db.transaction(async (tx) => {
-    await tx.execute(sql`delete from backups where id in ${doomed.map((backup) => backup.id)}`);
-    await recordAudit(tx, {
+  await inTransaction(deps, async (t) => {
+    await t.tx.execute(sql`delete from backups where id in ${doomed.map((backup) => backup.id)}`);
+    await recordAudit({
+      t,
       actor: actor?.kind === "user" ? actor : null,
       action: "backups.cleanup",
       target: { kind: "backups", id: "backups", name: "Backup retention" },

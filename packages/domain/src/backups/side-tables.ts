@@ -13,7 +13,7 @@ const LIKE_LIVE = "including defaults including constraints including generated 
  */
 export const PARALLEL_SECTION_BYTES = 512 * 1024;
 
-export const createSideTable = (connection: postgres.ReservedSql, table: string) =>
+export const createSideTable = ({ connection, table }: { connection: postgres.ReservedSql; table: string }) =>
   connection.unsafe(`create table "${SIDE_SCHEMA}"."${table}" (like "${table}" ${LIKE_LIVE})`);
 
 /** One COPY FROM STDIN into a side table, written with backpressure. */
@@ -45,8 +45,8 @@ async function openCopy(connection: postgres.ReservedSql, header: SectionHeader)
  * connection, each chunk's whole rows going to the next COPY in turn (a row cut by the chunk's
  * end follows with the next chunk), so every backend parses rows at once.
  */
-export async function copyInto(connections: postgres.ReservedSql[], header: SectionHeader): Promise<SectionSink> {
-  await createSideTable(connections[0]!, header.collection);
+export async function copyInto({ connections, header }: { connections: postgres.ReservedSql[]; header: SectionHeader }): Promise<SectionSink> {
+  await createSideTable({ connection: connections[0]!, table: header.collection });
   const copies = await Promise.all(connections.map((connection) => openCopy(connection, header)));
   let turn = 0;
   let carry: Buffer | undefined;
@@ -81,7 +81,7 @@ export async function copyInto(connections: postgres.ReservedSql[], header: Sect
  * row, and the builds share the connections (a constraint's index is built as a plain unique index
  * and attached after, since ADD CONSTRAINT would lock the table against the other builds).
  */
-export async function buildIndexes(connections: postgres.ReservedSql[], tables: readonly string[]) {
+export async function buildIndexes({ connections, tables }: { connections: postgres.ReservedSql[]; tables: readonly string[] }) {
   const connection = connections[0]!;
   const builds: Array<{ statement: string; weight: number }> = [];
   const attachments: string[] = [];

@@ -1,6 +1,6 @@
-import type { Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { CachedPrincipal } from "../auth/authenticate";
+import type { InTransaction } from "../transaction";
 import { TtlCache } from "./ttl-cache";
 
 export const CACHE_CHANNEL = "meridian_cache";
@@ -83,7 +83,8 @@ export class RequestCaches {
  * delivered on commit) and clears this process's entries at once, so the writer's next request
  * never sees the old state.
  */
-export async function invalidateCaches(deps: { caches: RequestCaches }, db: Executor, change: CacheChange): Promise<void> {
-  deps.caches.apply(change);
-  await db.execute(sql`select pg_notify(${CACHE_CHANNEL}, ${JSON.stringify(change)})`);
+export async function invalidateCaches(options: { t: Pick<InTransaction, "tx" | "caches">; change: CacheChange }): Promise<void> {
+  const { t, change } = options;
+  t.caches.apply(change);
+  await t.tx.execute(sql`select pg_notify(${CACHE_CHANNEL}, ${JSON.stringify(change)})`);
 }

@@ -9,6 +9,7 @@ import { addJob } from "../jobs/add-job";
 import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
 import { startBackupIn } from "../backups/backups";
 import { runExclusively } from "../system/exclusive-run";
+import { inTransaction } from "../transaction";
 
 export const OBSERVATION_CLEANUP_JOB_KIND = "observation_cleanup";
 const OBJECT_PREFIX = "observations/";
@@ -50,17 +51,17 @@ export async function previewObservationCleanup(deps: Deps): Promise<Observation
 export async function startObservationCleanup(options: { deps: Deps; actor: Actor; createBackup?: boolean }) {
   const { deps, actor } = options;
   const actorId = actor.kind === "user" ? actor.id : null;
-  return deps.db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:observation-cleanup'))`);
-    const [running] = await tx.execute<{ id: string }>(sql`
+  return inTransaction(deps, async (t) => {
+    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:observation-cleanup'))`);
+    const [running] = await t.tx.execute<{ id: string }>(sql`
       select id from jobs where kind = ${OBSERVATION_CLEANUP_JOB_KIND} and status in ('queued', 'running') limit 1`);
     if (running) throw new AppError("CLEANUP_RUNNING", `A cleanup is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
-    const now = deps.now();
+    const now = t.now();
     const cutoff = now.toISOString();
-    const job = await recordJobStarted(tx, { kind: OBSERVATION_CLEANUP_JOB_KIND, startedBy: actorId, now, stage: options.createBackup ? "backup" : undefined });
+    const job = await recordJobStarted({ t, kind: OBSERVATION_CLEANUP_JOB_KIND, startedBy: actorId, now, stage: options.createBackup ? "backup" : undefined });
     // With a backup first, the backup's job queues the cleanup once the backup is verified.
-    if (options.createBackup) await startBackupIn(tx, { deps, actor, trigger: "cleanup", then: { cleanupJobId: job.id, cutoff, actorId } });
-    else await addJob(tx, "observation_cleanup", { jobId: job.id, cutoff, actorId, backupId: null }, { maxAttempts: 5 });
+    if (options.createBackup) await startBackupIn({ t, actor, trigger: "cleanup", then: { cleanupJobId: job.id, cutoff, actorId } });
+    else await addJob({ t, name: "observation_cleanup", payload: { jobId: job.id, cutoff, actorId, backupId: null }, maxAttempts: 5 });
     return { jobId: job.id, cutoff };
   });
 }
@@ -70,7 +71,8 @@ export async function startObservationCleanup(options: { deps: Deps; actor: Acto
  * batches of up to 1,000 (a page of the listing), per-key errors retried. An object of an
  * observation created after the cutoff stays. Returns how many went.
  */
-export async function deleteCleanupObjects(deps: Deps, cutoff: string, onPage?: (deleted: number) => Promise<void>) {
+export async function deleteCleanupObjects(options: { deps: Deps; cutoff: string; onPage?: (deleted: number) => Promise<void> }) {
+  const { deps, cutoff, onPage } = options;
   let deleted = 0;
   for await (const page of deps.storage.list(OBJECT_PREFIX)) {
     if (page.length === 0) continue;
@@ -92,14 +94,14 @@ export async function deleteCleanupObjects(deps: Deps, cutoff: string, onPage?: 
 async function deleteCleanupRecords(deps: Deps, cutoff: string, onBatch: (counts: { files: number; observations: number }) => Promise<void>) {
   const counts = { files: 0, observations: 0 };
   for (;;) {
-    const done = await deps.db.transaction(async (tx) => {
-      const batch = await tx.execute<{ id: string }>(sql`
+    const done = await inTransaction(deps, async (t) => {
+      const batch = await t.tx.execute<{ id: string }>(sql`
         select id from observations where created_at <= ${cutoff}::timestamptz order by id limit ${RECORD_BATCH} for update`);
       if (batch.length === 0) return true;
       const ids = batch.map((row) => row.id);
-      const files = await tx.execute(sql`delete from files where observation_id in ${ids} returning id`);
-      await tx.execute(sql`delete from observation_history where observation_id in ${ids}`);
-      await tx.execute(sql`delete from observations where id in ${ids}`);
+      const files = await t.tx.execute(sql`delete from files where observation_id in ${ids} returning id`);
+      await t.tx.execute(sql`delete from observation_history where observation_id in ${ids}`);
+      await t.tx.execute(sql`delete from observations where id in ${ids}`);
       counts.files += files.length;
       counts.observations += ids.length;
       return false;
@@ -120,7 +122,7 @@ async function deleteCleanupRecords(deps: Deps, cutoff: string, onBatch: (counts
  */
 export async function runObservationCleanup(options: { deps: Deps; jobId: string; cutoff: string; actorId: string | null; backupId?: string | null }) {
   // The queued job and the CLI may both run it: the second waits, then finds it finished.
-  return runExclusively(options.deps, `meridian:observation-cleanup:${options.jobId}`, () => cleanUpObservations(options));
+  return runExclusively({ deps: options.deps, key: `meridian:observation-cleanup:${options.jobId}`, work: () => cleanUpObservations(options) });
 }
 
 async function cleanUpObservations(options: { deps: Deps; jobId: string; cutoff: string; actorId: string | null; backupId?: string | null }) {
@@ -131,22 +133,27 @@ async function cleanUpObservations(options: { deps: Deps; jobId: string; cutoff:
   const planned = await previewObservationCleanup(deps);
   const total = planned.storageObjects + planned.observations;
   const summary = { observations: earlier.observations ?? 0, files: earlier.files ?? 0, storageObjects: earlier.storageObjects ?? 0 };
-  await reportJob(deps, jobId, { status: "running", progress: { done: 0, total, stage: "objects" } });
+  await reportJob({ deps, jobId, status: "running", progress: { done: 0, total, stage: "objects" } });
   const objectsBefore = summary.storageObjects;
-  summary.storageObjects += await deleteCleanupObjects(deps, cutoff, async (deleted) => {
-    await reportJob(deps, jobId, { progress: { done: deleted, total, stage: "objects" }, result: { ...summary, storageObjects: objectsBefore + deleted } });
+  summary.storageObjects += await deleteCleanupObjects({
+    deps,
+    cutoff,
+    onPage: async (deleted) => {
+      await reportJob({ deps, jobId, progress: { done: deleted, total, stage: "objects" }, result: { ...summary, storageObjects: objectsBefore + deleted } });
+    },
   });
   const filesBefore = summary.files;
   const observationsBefore = summary.observations;
   const records = await deleteCleanupRecords(deps, cutoff, async (counts) => {
     const result = { ...summary, files: filesBefore + counts.files, observations: observationsBefore + counts.observations };
-    await reportJob(deps, jobId, { progress: { done: planned.storageObjects + counts.observations, total, stage: "records" }, result });
+    await reportJob({ deps, jobId, progress: { done: planned.storageObjects + counts.observations, total, stage: "records" }, result });
   });
   summary.files += records.files;
   summary.observations += records.observations;
   const starter = options.actorId ? await usersCollection.get(deps.db, options.actorId) : undefined;
-  await deps.db.transaction(async (tx) => {
-    await recordAudit(tx, {
+  await inTransaction(deps, async (t) => {
+    await recordAudit({
+      t,
       actor: starter ? { id: starter.id, name: starter.doc.name } : null,
       action: "observations.cleanup",
       target: { kind: "observations", id: jobId, name: "Observation data cleanup" },
@@ -155,7 +162,9 @@ async function cleanUpObservations(options: { deps: Deps; jobId: string; cutoff:
       after: summary,
     });
   });
-  await reportJob(deps, jobId, {
+  await reportJob({
+    deps,
+    jobId,
     status: "completed",
     progress: { done: total, total, stage: "done" },
     result: { ...summary, backupId: options.backupId ?? null },
@@ -163,6 +172,6 @@ async function cleanUpObservations(options: { deps: Deps; jobId: string; cutoff:
   return summary;
 }
 
-export async function failObservationCleanup(deps: Deps, jobId: string, error: string) {
-  await reportJob(deps, jobId, { status: "failed", error: error.slice(0, 500) });
+export async function failObservationCleanup({ deps, jobId, error }: { deps: Deps; jobId: string; error: string }) {
+  await reportJob({ deps, jobId, status: "failed", error: error.slice(0, 500) });
 }

@@ -1,7 +1,8 @@
 import type { Deps } from "../deps";
 
 /** Where a server listening on `host:port` is reached from this machine: a wildcard address at 127.0.0.1. */
-export function listeningUrl(host: string, port: number): string {
+export function listeningUrl(options: { host: string; port: number }): string {
+  const { host, port } = options;
   const reachable = host === "0.0.0.0" || host === "::" || host === "" ? "127.0.0.1" : host;
   return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
 }
@@ -12,15 +13,17 @@ export function listeningUrl(host: string, port: number): string {
  * password reset); else the address this process's server listens on (`deps.listeningOn`, what
  * the server prints at start); else, in a process without a server, HOST and PORT.
  */
-export function siteOrigin(deps: Pick<Deps, "env" | "listeningOn">, requestOrigin?: string): string {
+export function siteOrigin(options: { deps: Pick<Deps, "env" | "listeningOn">; requestOrigin?: string }): string {
+  const { deps, requestOrigin } = options;
   if (deps.env.PUBLIC_URL) return new URL(deps.env.PUBLIC_URL).origin;
-  return new URL(requestOrigin ?? deps.listeningOn ?? listeningUrl(deps.env.HOST, deps.env.PORT)).origin;
+  return new URL(requestOrigin ?? deps.listeningOn ?? listeningUrl({ host: deps.env.HOST, port: deps.env.PORT })).origin;
 }
 
 /**
  * The one link builder for emails (and the pushes beside them): `path` inside the SPA, which is
  * served under /app, as an absolute URL a mail client can open.
  */
-export function appLink(deps: Pick<Deps, "env" | "listeningOn">, path: string, options: { requestOrigin?: string } = {}): string {
-  return new URL(`/app${path.startsWith("/") ? path : `/${path}`}`, siteOrigin(deps, options.requestOrigin)).toString();
+export function appLink(options: { deps: Pick<Deps, "env" | "listeningOn">; path: string; requestOrigin?: string }): string {
+  const { deps, path } = options;
+  return new URL(`/app${path.startsWith("/") ? path : `/${path}`}`, siteOrigin({ deps, requestOrigin: options.requestOrigin })).toString();
 }

@@ -1,6 +1,7 @@
 import { emailOutboxCollection, type EmailOutboxDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
+import { inTransaction } from "../transaction";
 import { queueRecipientDelivery } from "./outbox";
 import { errorText, isConnectionError, isPermanentRefusal } from "./smtp-errors";
 import type { MailTransport } from "./transport";
@@ -66,7 +67,7 @@ export async function deliverRecipientEmails(options: {
           }
           // "Try later": this message and the ones after it wait for the next attempt.
           const retryAt = new Date(deps.now().getTime() + retryDelayMs(charged.attempts));
-          await queueRecipientDelivery(deps.db, { to: doc.to, outboxId: id, retryAt });
+          await inTransaction(deps, (t) => queueRecipientDelivery({ t, to: doc.to, outboxId: id, retryAt }));
           deps.logger.info({ outboxId: id, attempts: charged.attempts, retryAt, err: error }, "email refused for now; retried later");
           return { sent, failed, retryAt };
         }
@@ -155,7 +156,7 @@ async function chargeRefusal(deps: Deps, id: string, error: unknown) {
   const [row] = await emailOutboxCollection.patch<{ status: string; attempts: number }>(
     deps.db,
     sql`a.id = ${id} and a.status = 'pending'`,
-    { status: sql`case when ${giveUp} then 'failed' else 'pending' end`, attempts, lastError: errorText(error, 500) },
+    { status: sql`case when ${giveUp} then 'failed' else 'pending' end`, attempts, lastError: errorText({ error, length: 500 }) },
     { returning: sql`a.status, (a.doc->>'attempts')::int as attempts` },
   );
   return { status: row?.status ?? "pending", attempts: row?.attempts ?? 1 };

@@ -1,5 +1,6 @@
-import { emailOutboxCollection, emailRecipientKey, type Executor } from "@meridian/db";
+import { emailOutboxCollection, emailRecipientKey } from "@meridian/db";
 import { addJob } from "../jobs/add-job";
+import type { InTransaction } from "../transaction";
 
 export interface OutgoingEmail {
   kind: string;
@@ -21,14 +22,15 @@ const SEND_EMAIL_MAX_ATTEMPTS = 25;
  * recipient whose server asked to try later is not tried again at each new message; the job itself
  * sets that time (`retryAt`).
  */
-export async function queueRecipientDelivery(db: Executor, options: { to: string; outboxId: string; retryAt?: Date }) {
+export async function queueRecipientDelivery(options: { t: Pick<InTransaction, "tx">; to: string; outboxId: string; retryAt?: Date }) {
+  const { t } = options;
   const recipient = emailRecipientKey(options.to);
   const job = { maxAttempts: SEND_EMAIL_MAX_ATTEMPTS, queueName: `email:${recipient}`, runAt: options.retryAt };
   const keyed = { ...job, jobKey: `email-to:${recipient}`, jobKeyMode: options.retryAt ? ("replace" as const) : ("preserve_run_at" as const) };
-  const added = await addJob(db, "send_email", { outboxId: options.outboxId }, keyed);
+  const added = await addJob({ t, name: "send_email", payload: { outboxId: options.outboxId }, ...keyed });
   // The keyed job was locked by a worker between graphile-worker's look and its write: that run
   // may already have read the recipient's messages, so one more job follows it in the queue.
-  if (added === null) await addJob(db, "send_email", { outboxId: options.outboxId }, job);
+  if (added === null) await addJob({ t, name: "send_email", payload: { outboxId: options.outboxId }, ...job });
 }
 
 /**
@@ -36,8 +38,9 @@ export async function queueRecipientDelivery(db: Executor, options: { to: string
  * sent one after the other in the order they were written (an observation's "in progress" never
  * before its "assigned"), and other recipients' mail is not held up by them.
  */
-export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<string> {
-  const stored = await emailOutboxCollection.insert(db, {
+export async function enqueueEmail(options: { t: Pick<InTransaction, "tx"> } & OutgoingEmail): Promise<string> {
+  const { t, ...email } = options;
+  const stored = await emailOutboxCollection.insert(t.tx, {
     kind: email.kind,
     to: email.to,
     subject: email.subject,
@@ -50,6 +53,6 @@ export async function enqueueEmail(db: Executor, email: OutgoingEmail): Promise<
     messageId: null,
     lastError: null,
   });
-  await queueRecipientDelivery(db, { to: email.to, outboxId: stored.id });
+  await queueRecipientDelivery({ t, to: email.to, outboxId: stored.id });
   return stored.id;
 }

@@ -12,4 +12,4 @@ export const isPermanentRefusal = (error: unknown) => {
   return typeof responseCode === "number" && responseCode >= 500;
 };
 
-export const errorText = (error: unknown, length: number) => String((error as Error)?.message ?? error).slice(0, length);
+export const errorText = ({ error, length }: { error: unknown; length: number }) => String((error as Error)?.message ?? error).slice(0, length);

@@ -20,7 +20,8 @@ export interface MailTransport {
 }
 
 /** SMTP when SMTP_URL is set; otherwise each message is written as an .eml file under DATA_DIR/mail. */
-export function createMailTransport(env: Env, options: { pooled?: boolean } = {}): MailTransport {
+export function createMailTransport(options: { env: Env; pooled?: boolean }): MailTransport {
+  const { env } = options;
   if (env.SMTP_URL) {
     const url = new URL(env.SMTP_URL);
     if (options.pooled) {

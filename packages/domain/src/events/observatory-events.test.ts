@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from "vitest";
 import type { publishObservatoryEvent } from "./publish";
 
-type Published = Parameters<typeof publishObservatoryEvent>[1]["event"];
+type Published = Parameters<typeof publishObservatoryEvent>[0]["event"];
 
 describe("publishing to observatories", () => {
   it("takes only the protocol's messages to plugins, each as its type and the rest as data", () => {

@@ -1,9 +1,10 @@
-import { tables, type Executor } from "@meridian/db";
+import { tables, type Transaction } from "@meridian/db";
 import type { RealtimeEvents } from "@meridian/rules/events";
 import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
 import { sql } from "drizzle-orm";
 import type { Announcement } from "../announcements/schemas";
 import type { Observation } from "../observations/schemas";
+import type { InTransaction } from "../transaction";
 
 export const REALTIME_CHANNEL = "meridian_events";
 
@@ -31,19 +32,21 @@ export type ObservatoryEvent = {
  * this is the transport under them (the hub's own notices, such as a connection's claim, go
  * straight through it).
  */
-export async function publishEvent(
-  db: Executor,
-  options: { userIds?: string[]; observatoryIds?: string[]; event: { type: string; data: unknown } },
-): Promise<void> {
+export async function publishEvent(options: {
+  t: Pick<InTransaction, "tx">;
+  userIds?: string[];
+  observatoryIds?: string[];
+  event: { type: string; data: unknown };
+}): Promise<void> {
   const userIds = [...new Set(options.userIds)];
   const observatoryIds = [...new Set(options.observatoryIds)];
   if (userIds.length === 0 && observatoryIds.length === 0) return;
-  await insertAndNotify(db, { userIds, observatoryIds, type: options.event.type, data: options.event.data, announcementId: null });
+  await insertAndNotify(options.t.tx, { userIds, observatoryIds, type: options.event.type, data: options.event.data, announcementId: null });
 }
 
 /** An event of the shared schemas to these users, in the caller's transaction. */
-export function publishUserEvent(db: Executor, options: { userIds: string[]; event: RealtimeEvent }): Promise<void> {
-  return publishEvent(db, options);
+export function publishUserEvent(options: { t: Pick<InTransaction, "tx">; userIds: string[]; event: RealtimeEvent }): Promise<void> {
+  return publishEvent(options);
 }
 
 /**
@@ -51,19 +54,19 @@ export function publishUserEvent(db: Executor, options: { userIds: string[]; eve
  * connections on whichever process holds them. Checked by the compiler only: an observation is
  * sent as stored, and one stored before a field existed must still reach its observatory.
  */
-export function publishObservatoryEvent(db: Executor, options: { observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
-  return publishEvent(db, options);
+export function publishObservatoryEvent(options: { t: Pick<InTransaction, "tx">; observatoryIds: string[]; event: ObservatoryEvent }): Promise<void> {
+  return publishEvent(options);
 }
 
 /**
  * For audiences too large to list (an announcement to every user): the event names the
  * announcement and each server process looks up which of its connected users receive it.
  */
-export async function publishToAnnouncementRecipients(db: Executor, options: { announcementId: string; event: RealtimeEvent }): Promise<void> {
-  await insertAndNotify(db, { userIds: [], type: options.event.type, data: options.event.data, announcementId: options.announcementId });
+export async function publishToAnnouncementRecipients(options: { t: Pick<InTransaction, "tx">; announcementId: string; event: RealtimeEvent }): Promise<void> {
+  await insertAndNotify(options.t.tx, { userIds: [], type: options.event.type, data: options.event.data, announcementId: options.announcementId });
 }
 
-async function insertAndNotify(db: Executor, values: typeof tables.realtimeEvents.$inferInsert) {
-  const [row] = await db.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
-  await db.execute(sql`select pg_notify(${REALTIME_CHANNEL}, ${String(row!.id)})`);
+async function insertAndNotify(tx: Transaction, values: typeof tables.realtimeEvents.$inferInsert) {
+  const [row] = await tx.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
+  await tx.execute(sql`select pg_notify(${REALTIME_CHANNEL}, ${String(row!.id)})`);
 }

@@ -36,7 +36,15 @@ export interface BatchReader {
  * are read on several connections at once: one connection reading in turn left the database
  * waiting on the round trips and the scan waiting on the database.
  */
-export function batchReader(sql: postgres.Sql, name: CollectionName, afterId: string | null, limit: number, size: number, ahead: number): BatchReader {
+export function batchReader(options: {
+  sql: postgres.Sql;
+  name: CollectionName;
+  afterId: string | null;
+  limit: number;
+  size: number;
+  ahead: number;
+}): BatchReader {
+  const { sql, name, afterId, limit, size, ahead } = options;
   const table = sql(getTableName(collections[name].table));
   const reads: Array<Promise<ScannedBatch | null>> = [];
   let planned = 0;

@@ -7,6 +7,7 @@ import { addJob } from "../jobs/add-job";
 import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
 import { getIntegrityScan } from "./queries";
 import { repairIntegrityIssue } from "./repair";
+import { inTransaction } from "../transaction";
 
 export const INTEGRITY_REPAIR_JOB_KIND = "integrity_repair";
 const PAGE = 200;
@@ -25,17 +26,17 @@ export async function startBulkRepair(options: { deps: Deps; actor: Actor; scanI
   const scan = await getIntegrityScan({ deps, scanId });
   if (scan.status !== "completed") throw new AppError("CONFLICT", "The scan has not finished; repair once it has");
   const issueIds = options.issueIds?.length ? [...new Set(options.issueIds)] : null;
-  return deps.db.transaction(async (tx) => {
+  return inTransaction(deps, async (t) => {
     // Two requests at once: the lock makes the second see the first one's job.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`meridian:integrity-repair:${scanId}`}))`);
-    const [running] = await tx.execute<{ id: string }>(sql`
+    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`meridian:integrity-repair:${scanId}`}))`);
+    const [running] = await t.tx.execute<{ id: string }>(sql`
       select id from jobs where kind = ${INTEGRITY_REPAIR_JOB_KIND} and subject_id = ${scanId} and status in ('queued', 'running') limit 1`);
     if (running)
       throw new AppError("REPAIR_RUNNING", `A bulk repair of this scan is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
-    const total = await countOf(tx, sql`${candidates(scanId, issueIds)}`);
+    const total = await countOf(t.tx, sql`${candidates(scanId, issueIds)}`);
     const startedBy = actor.kind === "user" ? actor.id : null;
-    const job = await recordJobStarted(tx, { kind: INTEGRITY_REPAIR_JOB_KIND, startedBy, subjectId: scanId, total, now: deps.now() });
-    await addJob(tx, "integrity_repair", { jobId: job.id, scanId, issueIds }, { jobKey: `integrity-repair:${job.id}`, maxAttempts: 5 });
+    const job = await recordJobStarted({ t, kind: INTEGRITY_REPAIR_JOB_KIND, startedBy, subjectId: scanId, total, now: t.now() });
+    await addJob({ t, name: "integrity_repair", payload: { jobId: job.id, scanId, issueIds }, jobKey: `integrity-repair:${job.id}`, maxAttempts: 5 });
     return { jobId: job.id };
   });
 }
@@ -55,13 +56,13 @@ export async function runBulkRepair(options: { deps: Deps; jobId: string; scanId
   const job = await jobsCollection.get(deps.db, jobId);
   if (!job || job.doc.status === "completed" || job.doc.status === "failed") return;
   const starter = job.doc.startedBy ? await usersCollection.get(deps.db, job.doc.startedBy) : undefined;
-  const actor: Actor = starter ? actorFromUser(starter) : { kind: "system", id: "integrity-repair" };
+  const actor: Actor = starter ? actorFromUser({ user: starter }) : { kind: "system", id: "integrity-repair" };
   const total = job.doc.progress.total ?? (await countOf(deps.db, candidates(scanId, issueIds)));
   let done = total - (await countOf(deps.db, candidates(scanId, issueIds)));
   let repaired = 0;
   const skipped: Array<{ issueId: string; code: string; message: string }> = [];
   let skippedCount = 0;
-  await reportJob(deps, jobId, { status: "running", progress: { done, total, stage: "repairing" } });
+  await reportJob({ deps, jobId, status: "running", progress: { done, total, stage: "repairing" } });
   let after = "";
   for (;;) {
     const page = await integrityIssuesCollection.findMany(deps.db, sql`${candidates(scanId, issueIds)} and id > ${after}`, sql`id`, PAGE);
@@ -78,15 +79,17 @@ export async function runBulkRepair(options: { deps: Deps; jobId: string; scanId
       done += 1;
     }
     after = page.at(-1)!.id;
-    await reportJob(deps, jobId, { progress: { done, total, stage: "repairing" } });
+    await reportJob({ deps, jobId, progress: { done, total, stage: "repairing" } });
   }
-  await reportJob(deps, jobId, {
+  await reportJob({
+    deps,
+    jobId,
     status: "completed",
     progress: { done, total, stage: "done" },
     result: { scanId, repaired, skipped: skippedCount, skippedIssues: skipped },
   });
 }
 
-export async function failBulkRepair(deps: Deps, jobId: string, error: string) {
-  await reportJob(deps, jobId, { status: "failed", error: error.slice(0, 500) });
+export async function failBulkRepair({ deps, jobId, error }: { deps: Deps; jobId: string; error: string }) {
+  await reportJob({ deps, jobId, status: "failed", error: error.slice(0, 500) });
 }

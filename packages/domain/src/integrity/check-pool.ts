@@ -24,7 +24,7 @@ export const inThreadChecker: DocumentChecker = {
 export function threadedChecker(size = Math.min(4, availableParallelism())): DocumentChecker {
   type Pending = { resolve: (result: DocumentBatchResult) => void; reject: (error: Error) => void };
   const threads = Array.from({ length: size }, () => {
-    const worker = startTypeScriptThread(new URL("./check-thread.ts", import.meta.url));
+    const worker = startTypeScriptThread({ entry: new URL("./check-thread.ts", import.meta.url) });
     const pending = new Map<number, Pending>();
     const failAll = (error: Error) => {
       for (const waiting of pending.values()) waiting.reject(error);

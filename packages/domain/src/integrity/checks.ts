@@ -11,7 +11,7 @@ export type Finding = Omit<IntegrityIssueDoc, "scanId" | "documentId" | "status"
  * Structure: the document against its collection's zod schema, the same one every write goes
  * through. A missing field and a wrong type are told apart, each with its path.
  */
-export function structureFindings(schema: z.ZodType, doc: unknown): Finding[] {
+export function structureFindings({ schema, doc }: { schema: z.ZodType; doc: unknown }): Finding[] {
   if (fastAcceptFor(schema)?.(doc)) return [];
   const result = schema.safeParse(doc);
   if (result.success) return [];
@@ -36,7 +36,8 @@ function valueAt(doc: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 }
 
 /** Status: stuck in assigned or in_progress past the thresholds (admin settings), and moves the transition table forbids. */
-export function observationStatusFindings(doc: ObservationDoc, history: ObservationHistoryDoc[], settings: ServerSettings, now: Date): Finding[] {
+export function observationStatusFindings(options: { doc: ObservationDoc; history: ObservationHistoryDoc[]; settings: ServerSettings; now: Date }): Finding[] {
+  const { doc, history, settings, now } = options;
   const findings: Finding[] = [];
   // Only these two can be stuck; the date is parsed for them alone (a full scan reads a million).
   const hours = doc.status === "in_progress" || doc.status === "assigned" ? (now.getTime() - new Date(doc.statusChangedAt).getTime()) / 3_600_000 : 0;
@@ -80,7 +81,7 @@ export function observationStatusFindings(doc: ObservationDoc, history: Observat
 }
 
 /** Data quality of an observation: test data (when asked for) and the deprecated captured_files. */
-export function observationQualityFindings(id: string, doc: ObservationDoc, includeTestData: boolean): Finding[] {
+export function observationQualityFindings({ id, doc, includeTestData }: { id: string; doc: ObservationDoc; includeTestData: boolean }): Finding[] {
   const findings: Finding[] = [];
   if (includeTestData && (id.startsWith("test-") || /test/i.test(doc.name)))
     findings.push({ severity: "info", type: "data_quality", code: "TEST_DATA", message: `Test observation "${doc.name}"`, autoFixable: false, fix: null });
@@ -100,7 +101,7 @@ export function observationQualityFindings(id: string, doc: ObservationDoc, incl
 }
 
 /** A reference to a document that does not exist. */
-export const missingReference = (field: string, collection: string, id: string): Finding => ({
+export const missingReference = ({ field, collection, id }: { field: string; collection: string; id: string }): Finding => ({
   severity: "critical",
   type: "reference",
   code: "MISSING_REFERENCE",
@@ -148,7 +149,13 @@ export function targetFindings(doc: ObservationDoc): Finding[] {
 }
 
 /** Data quality across documents: a file uploaded by another observatory than the one its observation ran on. */
-export const fileObservatoryMismatch = (fileObservatoryId: string, observationObservatoryId: string): Finding => ({
+export const fileObservatoryMismatch = ({
+  fileObservatoryId,
+  observationObservatoryId,
+}: {
+  fileObservatoryId: string;
+  observationObservatoryId: string;
+}): Finding => ({
   severity: "warning",
   type: "data_quality",
   code: "FILE_OBSERVATORY_MISMATCH",

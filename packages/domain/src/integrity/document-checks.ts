@@ -81,14 +81,14 @@ export function checkDocuments(batch: DocumentBatch): DocumentBatchResult {
     const end = newline === -1 ? text.length : newline;
     const doc = JSON.parse(text.toString("utf8", start, end)) as Record<string, unknown>;
     start = end + 1;
-    const found: Finding[] = structureFindings(schema, doc);
+    const found: Finding[] = structureFindings({ schema, doc });
     if (batch.collection === "observations") {
       const observation = doc as unknown as ObservationDoc;
       if (typeof observation.status === "string" && typeof observation.statusChangedAt === "string") {
         const history = (histories?.[index] ?? []).map((entry) => JSON.parse(entry) as ObservationHistoryDoc);
-        found.push(...observationStatusFindings(observation, history, batch.settings, now));
+        found.push(...observationStatusFindings({ doc: observation, history, settings: batch.settings, now }));
       }
-      if (typeof observation.name === "string") found.push(...observationQualityFindings(id, observation, batch.includeTestData));
+      if (typeof observation.name === "string") found.push(...observationQualityFindings({ id, doc: observation, includeTestData: batch.includeTestData }));
       // One target cannot repeat itself: most observations skip this.
       if (
         Array.isArray(observation.targets) &&

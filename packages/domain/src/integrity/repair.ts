@@ -18,13 +18,14 @@ import { moveObservation } from "../observations/transitions";
 import { readServerSettings } from "../system/server-settings";
 import { observationQualityFindings, observationStatusFindings } from "./checks";
 import { presentIssue } from "./queries";
+import { inTransaction, type InTransaction } from "../transaction";
 
 type Issue = StoredDocument<IntegrityIssueDoc>;
 type RepairResult = Record<string, unknown>;
 
 export const QUARANTINE_PREFIX = "quarantine/";
 /** Where observations from before file records kept their captured files. */
-export const legacyCapturedFileKey = (observationId: string, filename: string) => `observations/${observationId}/${filename}`;
+export const legacyCapturedFileKey = ({ observationId, filename }: { observationId: string; filename: string }) => `observations/${observationId}/${filename}`;
 
 /**
  * Repairs one issue, the way its `fix` says, through the same domain functions as the API (the
@@ -73,14 +74,15 @@ async function lockUnchanged<Doc>(tx: Executor, issue: Issue, load: (tx: Executo
 }
 
 /** Marks the issue repaired and writes the audit entry, in the repair's transaction. */
-async function markRepaired(tx: Executor, deps: Deps, actor: Actor, issue: Issue, result: RepairResult, verified: boolean) {
-  const at = deps.now().toISOString();
-  const updated = await integrityIssuesCollection.update(tx, issue.id, (doc) => ({
+async function markRepaired(t: Pick<InTransaction, "tx" | "now">, actor: Actor, issue: Issue, result: RepairResult, verified: boolean) {
+  const at = t.now().toISOString();
+  const updated = await integrityIssuesCollection.update(t.tx, issue.id, (doc) => ({
     ...doc,
     status: "repaired",
     repair: { at, by: actor.kind === "user" ? actor.id : null, verified, result },
   }));
-  await recordAudit(tx, {
+  await recordAudit({
+    t,
     actor: actor.kind === "user" ? actor : null,
     action: "integrity.issue_repaired",
     target: { kind: issue.doc.collection, id: issue.doc.documentId, name: issue.doc.code },
@@ -97,15 +99,16 @@ function unverified(issue: Issue): never {
 }
 
 async function moveStuck(deps: Deps, actor: Actor, issue: Issue, from: "assigned" | "in_progress", to: "pending" | "failed", reason: string) {
-  return deps.db.transaction(async (tx) => {
-    const done = await lockIssue(tx, issue);
+  return inTransaction(deps, async (t) => {
+    const done = await lockIssue(t.tx, issue);
     if (done) return done;
-    const observation = await lockUnchanged(tx, issue, (db) => observationsCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    const observation = await lockUnchanged(t.tx, issue, (db) => observationsCollection.get(db, issue.doc.documentId, { forUpdate: true }));
     if (observation.doc.status !== from) throw new AppError("DOCUMENT_CHANGED", `The observation is ${observation.doc.status} now, not ${from}`);
-    const moved = await moveObservation(tx, deps, { observation, to, actor, reason });
-    const settings = await readServerSettings(tx);
-    if (observationStatusFindings(moved.doc, [], settings, deps.now()).some((finding) => finding.code === issue.doc.code)) unverified(issue);
-    return markRepaired(tx, deps, actor, issue, { status: { from, to: moved.doc.status }, reason }, true);
+    const moved = await moveObservation({ t, observation, to, actor, reason });
+    const settings = await readServerSettings(t.tx);
+    if (observationStatusFindings({ doc: moved.doc, history: [], settings, now: t.now() }).some((finding) => finding.code === issue.doc.code))
+      unverified(issue);
+    return markRepaired(t, actor, issue, { status: { from, to: moved.doc.status }, reason }, true);
   });
 }
 
@@ -117,7 +120,7 @@ async function migrateCapturedFiles(deps: Deps, actor: Actor, issue: Issue) {
   const found: Array<{ filename: string; objectKey: string; sizeBytes: number; sha256: string; contentType: string }> = [];
   const missing: string[] = [];
   for (const filename of new Set(names)) {
-    const objectKey = legacyCapturedFileKey(issue.doc.documentId, filename);
+    const objectKey = legacyCapturedFileKey({ observationId: issue.doc.documentId, filename });
     const object = await deps.storage.get(objectKey);
     if (!object) {
       missing.push(filename);
@@ -131,47 +134,48 @@ async function migrateCapturedFiles(deps: Deps, actor: Actor, issue: Issue) {
     }
     found.push({ filename, objectKey, sizeBytes, sha256: hash.digest("hex"), contentType: object.contentType ?? "application/octet-stream" });
   }
-  return deps.db.transaction(async (tx) => {
-    const done = await lockIssue(tx, issue);
+  return inTransaction(deps, async (t) => {
+    const done = await lockIssue(t.tx, issue);
     if (done) return done;
-    const observation = await lockUnchanged<ObservationDoc>(tx, issue, (db) => observationsCollection.get(db, issue.doc.documentId, { forUpdate: true }));
-    const known = await tx.execute<{ object_key: string }>(sql`select object_key from files where observation_id = ${observation.id}`);
+    const observation = await lockUnchanged<ObservationDoc>(t.tx, issue, (db) => observationsCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    const known = await t.tx.execute<{ object_key: string }>(sql`select object_key from files where observation_id = ${observation.id}`);
     const recorded = new Set(known.map((row) => row.object_key));
     const created: string[] = [];
     for (const file of found) {
       if (recorded.has(file.objectKey)) continue;
-      const record = await filesCollection.insert(tx, {
+      const record = await filesCollection.insert(t.tx, {
         observationId: observation.id,
         observatoryId: observation.doc.observatoryId,
         filename: file.filename,
         sizeBytes: file.sizeBytes,
         sha256: file.sha256,
         contentType: file.contentType,
-        kind: fileKindOf(file.filename, file.contentType),
+        kind: fileKindOf({ filename: file.filename, contentType: file.contentType }),
         previewOfId: null,
         objectKey: file.objectKey,
       });
       created.push(record.id);
     }
-    const updated = await observationsCollection.update(tx, observation.id, ({ captured_files: _dropped, ...doc }) => doc);
-    if (observationQualityFindings(updated!.id, updated!.doc, false).some((finding) => finding.code === issue.doc.code)) unverified(issue);
+    const updated = await observationsCollection.update(t.tx, observation.id, ({ captured_files: _dropped, ...doc }) => doc);
+    if (observationQualityFindings({ id: updated!.id, doc: updated!.doc, includeTestData: false }).some((finding) => finding.code === issue.doc.code))
+      unverified(issue);
     // Names without an object are kept in the audit entry, so nothing the field said is lost.
-    return markRepaired(tx, deps, actor, issue, { createdFileIds: created, namesWithoutObject: missing, droppedField: "captured_files" }, true);
+    return markRepaired(t, actor, issue, { createdFileIds: created, namesWithoutObject: missing, droppedField: "captured_files" }, true);
   });
 }
 
 async function removeDuplicateRecord(deps: Deps, actor: Actor, issue: Issue) {
-  return deps.db.transaction(async (tx) => {
-    const done = await lockIssue(tx, issue);
+  return inTransaction(deps, async (t) => {
+    const done = await lockIssue(t.tx, issue);
     if (done) return done;
-    const record = await lockUnchanged(tx, issue, (db) => filesCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    const record = await lockUnchanged(t.tx, issue, (db) => filesCollection.get(db, issue.doc.documentId, { forUpdate: true }));
     // The record that stays is the first one for the key, in the order the scan met them.
-    const [first] = await tx.execute<{ id: string }>(sql`
+    const [first] = await t.tx.execute<{ id: string }>(sql`
       select id from files where object_key = ${record.doc.objectKey} and id <> ${record.id} order by id limit 1 for update`);
     if (!first) throw new AppError("DOCUMENT_CHANGED", "It is the only record for its object now; scan again");
-    await filesCollection.remove(tx, record.id);
-    if (await filesCollection.get(tx, record.id)) unverified(issue);
-    return markRepaired(tx, deps, actor, issue, { deletedFileId: record.id, kept: first.id, objectKey: record.doc.objectKey }, true);
+    await filesCollection.remove(t.tx, record.id);
+    if (await filesCollection.get(t.tx, record.id)) unverified(issue);
+    return markRepaired(t, actor, issue, { deletedFileId: record.id, kept: first.id, objectKey: record.doc.objectKey }, true);
   });
 }
 
@@ -181,14 +185,14 @@ async function removeLostFileRecord(deps: Deps, actor: Actor, issue: Issue) {
   // Storage is asked outside the transaction, so a slow store holds no row lock.
   if (seen && (await deps.storage.head(seen.doc.objectKey)))
     throw new AppError("DOCUMENT_CHANGED", `${seen.doc.objectKey} is in storage again; the record stays. Scan again`);
-  return deps.db.transaction(async (tx) => {
-    const done = await lockIssue(tx, issue);
+  return inTransaction(deps, async (t) => {
+    const done = await lockIssue(t.tx, issue);
     if (done) return done;
-    const record = await lockUnchanged(tx, issue, (db) => filesCollection.get(db, issue.doc.documentId, { forUpdate: true }));
-    await filesCollection.remove(tx, record.id);
-    if (await filesCollection.get(tx, record.id)) unverified(issue);
+    const record = await lockUnchanged(t.tx, issue, (db) => filesCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    await filesCollection.remove(t.tx, record.id);
+    if (await filesCollection.get(t.tx, record.id)) unverified(issue);
     const { filename, objectKey, observationId } = record.doc;
-    return markRepaired(tx, deps, actor, issue, { deletedFileId: record.id, filename, objectKey, observationId }, true);
+    return markRepaired(t, actor, issue, { deletedFileId: record.id, filename, objectKey, observationId }, true);
   });
 }
 
@@ -207,9 +211,9 @@ async function quarantineOrphan(deps: Deps, actor: Actor, issue: Issue) {
   await deps.storage.delete(key);
   const verified = !(await deps.storage.head(key)) && Boolean(await deps.storage.head(target));
   if (!verified) unverified(issue);
-  return deps.db.transaction(
-    async (tx) =>
-      (await lockIssue(tx, issue)) ?? markRepaired(tx, deps, actor, issue, { movedTo: target, sizeBytes: original?.contentLength ?? null }, verified),
+  return inTransaction(
+    deps,
+    async (t) => (await lockIssue(t.tx, issue)) ?? markRepaired(t, actor, issue, { movedTo: target, sizeBytes: original?.contentLength ?? null }, verified),
   );
 }
 
@@ -231,8 +235,9 @@ async function abortListedUploads(deps: Deps, actor: Actor, issue: Issue) {
     bytes += held;
   }
   for (const upload of listed) if ((await deps.storage.uploadedBytes(upload)) !== undefined) unverified(issue);
-  return deps.db.transaction(
-    async (tx) => (await lockIssue(tx, issue)) ?? markRepaired(tx, deps, actor, issue, { aborted, alreadyGone: listed.length - aborted, bytes }, true),
+  return inTransaction(
+    deps,
+    async (t) => (await lockIssue(t.tx, issue)) ?? markRepaired(t, actor, issue, { aborted, alreadyGone: listed.length - aborted, bytes }, true),
   );
 }
 

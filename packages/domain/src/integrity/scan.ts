@@ -25,6 +25,7 @@ import { inThreadChecker, threadedChecker, type DocumentChecker } from "./check-
 import { fileObservatoryMismatch, missingReference, type Finding } from "./checks";
 import type { CollectionName, DocumentBatchResult } from "./document-checks";
 import { findServerAdmins } from "../users/find-user";
+import { inTransaction, type InTransaction } from "../transaction";
 
 export const INTEGRITY_JOB_KIND = "integrity_scan";
 const BATCH = 5000;
@@ -40,7 +41,11 @@ const DEFAULT_CHECKSUM_RATE = 32 * 1024 * 1024;
 export const scannableCollections = Object.keys(collections) as CollectionName[];
 
 /** The contract's scan options over the spec's defaults for the kind. */
-export function scanOptionsFor(kind: "quick" | "full", input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean }): IntegrityScanOptions {
+export function scanOptionsFor(options: {
+  kind: "quick" | "full";
+  input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean };
+}): IntegrityScanOptions {
+  const { kind, input } = options;
   const quick = kind === "quick";
   const chosen = input.collections?.length ? input.collections : quick ? ["observations", "projects"] : scannableCollections;
   const unknown = chosen.filter((name) => !scannableCollections.includes(name as CollectionName));
@@ -70,9 +75,10 @@ export async function startIntegrityScan(options: {
 }) {
   const { deps, kind } = options;
   try {
-    return await deps.db.transaction((tx) => startIntegrityScanIn(tx, options));
+    const { deps: _deps, ...start } = options;
+    return await inTransaction(deps, (t) => startIntegrityScanIn({ t, ...start }));
   } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
+    if (!isUniqueViolation({ error })) throw error;
     const [running] = await deps.db.execute<{ id: string }>(
       sql`select id from integrity_scans where kind = ${kind} and status in ('queued', 'running') limit 1`,
     );
@@ -83,21 +89,19 @@ export async function startIntegrityScan(options: {
 }
 
 /** The same in the caller's transaction, where no scan of the kind can be running (a restore's swap closed them). */
-export async function startIntegrityScanIn(
-  tx: Executor,
-  options: {
-    deps: Deps;
-    actor: UserActor | null;
-    trigger?: IntegrityScanTrigger;
-    kind: "quick" | "full";
-    input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean };
-  },
-) {
-  const { deps, actor, kind } = options;
-  const now = deps.now();
+export async function startIntegrityScanIn(options: {
+  t: Pick<InTransaction, "tx" | "now">;
+  actor: UserActor | null;
+  trigger?: IntegrityScanTrigger;
+  kind: "quick" | "full";
+  input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean };
+}) {
+  const { t, actor, kind } = options;
+  const { tx } = t;
+  const now = t.now();
   const scan = await integrityScansCollection.insert(tx, {
     kind,
-    options: scanOptionsFor(kind, options.input),
+    options: scanOptionsFor({ kind, input: options.input }),
     status: "queued",
     progress: { collection: null, scanned: 0, total: null },
     summary: { critical: 0, warning: 0, info: 0 },
@@ -109,9 +113,9 @@ export async function startIntegrityScanIn(
     finishedAt: null,
     error: null,
   });
-  const job = await recordJobStarted(tx, { kind: INTEGRITY_JOB_KIND, startedBy: actor?.id ?? null, subjectId: scan.id, now });
+  const job = await recordJobStarted({ t, kind: INTEGRITY_JOB_KIND, startedBy: actor?.id ?? null, subjectId: scan.id, now });
   const stored = await integrityScansCollection.update(tx, scan.id, (doc) => ({ ...doc, jobId: job.id }));
-  await addJob(tx, "integrity_scan", { scanId: scan.id }, { jobKey: `integrity-scan:${scan.id}`, maxAttempts: 5 });
+  await addJob({ t, name: "integrity_scan", payload: { scanId: scan.id }, jobKey: `integrity-scan:${scan.id}`, maxAttempts: 5 });
   return stored!;
 }
 
@@ -148,20 +152,20 @@ async function runScan(deps: Deps, scanId: string) {
   const runId = randomUUID();
   // Taking the scan and reading its checkpoint in one locked step: every batch an older run
   // committed before is in the checkpoint, and every batch it tries after is refused.
-  const scan = await deps.db.transaction(async (tx) => {
-    const current = await integrityScansCollection.get(tx, scanId, { forUpdate: true });
+  const scan = await inTransaction(deps, async (t) => {
+    const current = await integrityScansCollection.get(t.tx, scanId, { forUpdate: true });
     if (!current || current.doc.status === "completed" || current.doc.status === "failed") return undefined;
-    return integrityScansCollection.update(tx, scanId, (doc) => ({ ...doc, runId }));
+    return integrityScansCollection.update(t.tx, scanId, (doc) => ({ ...doc, runId }));
   });
   if (!scan) return;
-  const guarded = <T>(work: (tx: Executor) => Promise<T>) =>
-    deps.db.transaction(async (tx) => {
-      const current = await integrityScansCollection.get(tx, scanId, { forUpdate: true });
+  const guarded = <T>(work: (t: InTransaction) => Promise<T>) =>
+    inTransaction(deps, async (t) => {
+      const current = await integrityScansCollection.get(t.tx, scanId, { forUpdate: true });
       // Overtaken by a retry, or ended from outside (cancelled, taken for abandoned): stop here.
       if (current?.doc.runId !== runId || current.doc.status === "failed") throw new ScanTakenOver();
-      return work(tx);
+      return work(t);
     });
-  const jobId = scan.doc.jobId ?? (await findJobBySubject(deps.db, INTEGRITY_JOB_KIND, scanId))?.id;
+  const jobId = scan.doc.jobId ?? (await findJobBySubject({ db: deps.db, kind: INTEGRITY_JOB_KIND, subjectId: scanId }))?.id;
   const settings = await readServerSettings(deps.db);
   const { options: scanOptions } = scan.doc;
   const names = scanOptions.collections as CollectionName[];
@@ -169,8 +173,8 @@ async function runScan(deps: Deps, scanId: string) {
   for (const name of names) counts.set(name, await countOf(deps.db, name, scanOptions.limitPerCollection));
   const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
   let scanned = scan.doc.progress.scanned;
-  await guarded((tx) => patchScan(tx, scanId, { status: "running", progress: { ...scan.doc.progress, total } }));
-  if (jobId) await reportJob(deps, jobId, { status: "running", progress: { done: scanned, total, stage: "scanning" } });
+  await guarded(({ tx }) => patchScan(tx, scanId, { status: "running", progress: { ...scan.doc.progress, total } }));
+  if (jobId) await reportJob({ deps, jobId, status: "running", progress: { done: scanned, total, stage: "scanning" } });
   const resumeAt = scan.doc.checkpoint;
   // A checkpoint in the storage or health stage means every collection is done.
   const resumeStage = resumeAt ? lastStages.indexOf(resumeAt.collection) : -1;
@@ -182,7 +186,7 @@ async function runScan(deps: Deps, scanId: string) {
   const reportProgress = async (stage: string) => {
     if (!jobId || performance.now() - reportedAt < 1000) return;
     reportedAt = performance.now();
-    await reportJob(deps, jobId, { progress: { done: scanned, total, stage } });
+    await reportJob({ deps, jobId, progress: { done: scanned, total, stage } });
   };
   for (const name of names.slice(startIndex)) {
     const afterId = resumeAt && resumeAt.collection === name ? resumeAt.afterId : null;
@@ -193,7 +197,7 @@ async function runScan(deps: Deps, scanId: string) {
       // Batches are read several at once, checked several at once (one per check thread), and
       // written in order, so the checkpoint only moves past checked batches.
       const checking: Array<Promise<{ batch: ScannedBatch; result: DocumentBatchResult }>> = [];
-      const reader = batchReader(deps.sql, name, afterId, limit - read, BATCH, checker.parallelism + 1);
+      const reader = batchReader({ sql: deps.sql, name, afterId, limit: limit - read, size: BATCH, ahead: checker.parallelism + 1 });
       let exhausted = false;
       for (;;) {
         while (!exhausted && checking.length <= checker.parallelism) {
@@ -224,12 +228,12 @@ async function runScan(deps: Deps, scanId: string) {
         };
         if (found.length === 0) await advance(deps.db);
         else
-          await deps.db.transaction(async (tx) => {
+          await inTransaction(deps, async (t) => {
             await integrityIssuesCollection.insertMany(
-              tx,
+              t.tx,
               found.map((issue) => ({ ...issue, scanId })),
             );
-            await advance(tx);
+            await advance(t.tx);
           });
         await reportProgress(name);
       }
@@ -239,23 +243,23 @@ async function runScan(deps: Deps, scanId: string) {
   }
   if (scanOptions.checkStorage && runsStage(STORAGE_STAGE)) {
     // The storage stage is one merge pass: a retry starts it again, without the issues of the try before.
-    await guarded(async (tx) => {
+    await guarded(async ({ tx }) => {
       await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and type = 'file'`);
       await patchScan(tx, scanId, { progress: { collection: "storage", scanned, total }, checkpoint: { collection: STORAGE_STAGE, afterId: null } });
     });
-    if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: "storage" } });
+    if (jobId) await reportJob({ deps, jobId, progress: { done: scanned, total, stage: "storage" } });
     let batch: Array<Omit<IntegrityIssueDoc, "scanId">> = [];
     const flush = async () => {
       const issues = batch;
       batch = [];
-      await guarded((tx) =>
+      await guarded(({ tx }) =>
         integrityIssuesCollection.insertMany(
           tx,
           issues.map((issue) => ({ ...issue, scanId })),
         ),
       );
     };
-    for await (const issue of storageFindings(deps.db, deps.storage, deps.now())) {
+    for await (const issue of storageFindings({ db: deps.db, storage: deps.storage, now: deps.now() })) {
       batch.push(issue);
       if (batch.length >= BATCH) await flush();
     }
@@ -263,18 +267,18 @@ async function runScan(deps: Deps, scanId: string) {
   }
   if (scanOptions.checkStorage && scanOptions.checksumBytesPerSecond && runsStage(CHECKSUM_STAGE)) {
     let after: { key: string; id: string } | null = resumeAt?.collection === CHECKSUM_STAGE && resumeAt.afterId ? JSON.parse(resumeAt.afterId) : null;
-    if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: "checksums" } });
-    const reader = throttledHasher(deps.storage, scanOptions.checksumBytesPerSecond);
+    if (jobId) await reportJob({ deps, jobId, progress: { done: scanned, total, stage: "checksums" } });
+    const reader = throttledHasher({ storage: deps.storage, bytesPerSecond: scanOptions.checksumBytesPerSecond });
     for (;;) {
-      const records = await filesByKey(deps.db, after, CHECKSUM_BATCH);
+      const records = await filesByKey({ db: deps.db, after, limit: CHECKSUM_BATCH });
       if (records.length === 0) break;
       const found: Array<Omit<IntegrityIssueDoc, "scanId">> = [];
       for (const record of records) {
         const sha256 = await reader.hash(record.object_key);
-        if (sha256 !== null && sha256 !== record.doc.sha256) found.push(checksumMismatch(record, sha256));
+        if (sha256 !== null && sha256 !== record.doc.sha256) found.push(checksumMismatch({ record, actual: sha256 }));
       }
       after = { key: records.at(-1)!.object_key, id: records.at(-1)!.id };
-      await guarded(async (tx) => {
+      await guarded(async ({ tx }) => {
         await integrityIssuesCollection.insertMany(
           tx,
           found.map((issue) => ({ ...issue, scanId })),
@@ -285,9 +289,9 @@ async function runScan(deps: Deps, scanId: string) {
     }
   }
   if (scanOptions.checkHealth) {
-    if (jobId) await reportJob(deps, jobId, { progress: { done: scanned, total, stage: "health" } });
+    if (jobId) await reportJob({ deps, jobId, progress: { done: scanned, total, stage: "health" } });
     const found = await healthFindings(deps);
-    await guarded(async (tx) => {
+    await guarded(async ({ tx }) => {
       await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and doc->>'code' in ${HEALTH_CODES}`);
       await integrityIssuesCollection.insertMany(
         tx,
@@ -297,12 +301,12 @@ async function runScan(deps: Deps, scanId: string) {
     });
   }
   const summary = await summaryOf(deps.db, scanId);
-  await guarded(async (tx) => {
-    await patchScan(tx, scanId, { status: "completed", summary, finishedAt: deps.now().toISOString(), progress: { collection: null, scanned, total } });
+  await guarded(async (t) => {
+    await patchScan(t.tx, scanId, { status: "completed", summary, finishedAt: t.now().toISOString(), progress: { collection: null, scanned, total } });
     // A scan no one watches (the schedule's, or a restore's) tells the server admins when it finds data at risk.
-    if (!scan.doc.startedBy && scan.doc.trigger !== "cli" && summary.critical > 0) await notifyAdminsOfCriticalIssues(tx, deps, scanId, scan.doc.kind, summary);
+    if (!scan.doc.startedBy && scan.doc.trigger !== "cli" && summary.critical > 0) await notifyAdminsOfCriticalIssues(t, scanId, scan.doc.kind, summary);
   });
-  if (jobId) await reportJob(deps, jobId, { status: "completed", progress: { done: scanned, total, stage: "done" }, result: { scanId, summary } });
+  if (jobId) await reportJob({ deps, jobId, status: "completed", progress: { done: scanned, total, stage: "done" }, result: { scanId, summary } });
 }
 
 /** How many documents of the collection come at or before `afterId`: where a resumed scan stands in its limit. */
@@ -353,7 +357,8 @@ async function issuesOf(
       observatoryOf.set(row.id, row.observatory_id);
     for (const link of result.fileLinks) {
       const expected = observatoryOf.get(link.observationId);
-      if (expected && link.observatoryId !== expected) add(link.index, fileObservatoryMismatch(link.observatoryId, expected));
+      if (expected && link.observatoryId !== expected)
+        add(link.index, fileObservatoryMismatch({ fileObservatoryId: link.observatoryId, observationObservatoryId: expected }));
     }
   }
 
@@ -362,7 +367,8 @@ async function issuesOf(
     for (const { target, id } of result.references) wanted.set(target, (wanted.get(target) ?? new Set()).add(id));
     const found = new Map<CollectionName, Set<string>>();
     for (const [target, ids] of wanted) found.set(target, await existing(deps.db, target, [...ids]));
-    for (const { index, field, target, id } of result.references) if (!found.get(target)?.has(id)) add(index, missingReference(field, target, id));
+    for (const { index, field, target, id } of result.references)
+      if (!found.get(target)?.has(id)) add(index, missingReference({ field, collection: target, id }));
   }
   return issues;
 }
@@ -379,26 +385,31 @@ async function patchScan(db: Executor, scanId: string, change: Partial<Integrity
   await integrityScansCollection.update(db, scanId, (doc) => ({ ...doc, ...change }));
 }
 
-async function notifyAdminsOfCriticalIssues(tx: Executor, deps: Deps, scanId: string, kind: string, summary: IntegrityScanDoc["summary"]) {
-  const admins = await findServerAdmins(tx);
-  await notifySystemEvent(tx, deps, admins, {
-    kind: "integrity_critical",
-    subject: `Integrity scan: ${summary.critical} critical issue${summary.critical === 1 ? "" : "s"}`,
-    lines: [
-      `The scheduled ${kind} integrity scan ${scanId} found ${summary.critical} critical, ${summary.warning} warning and ${summary.info} info issues.`,
-      "Critical issues risk data loss (missing files, broken references). Review and repair them under System → Database Integrity.",
-    ],
-    path: `/admin/integrity?scan=${scanId}`,
-    priority: 1,
+async function notifyAdminsOfCriticalIssues(t: InTransaction, scanId: string, kind: string, summary: IntegrityScanDoc["summary"]) {
+  const admins = await findServerAdmins(t.tx);
+  await notifySystemEvent({
+    t,
+    users: admins,
+    event: {
+      kind: "integrity_critical",
+      subject: `Integrity scan: ${summary.critical} critical issue${summary.critical === 1 ? "" : "s"}`,
+      lines: [
+        `The scheduled ${kind} integrity scan ${scanId} found ${summary.critical} critical, ${summary.warning} warning and ${summary.info} info issues.`,
+        "Critical issues risk data loss (missing files, broken references). Review and repair them under System → Database Integrity.",
+      ],
+      path: `/admin/integrity?scan=${scanId}`,
+      priority: 1,
+    },
   });
 }
 
 /** A scan whose job used up its attempts: recorded as failed, so another of its kind may start. */
 /** Fails a scan that has not finished (a finished one stays as it is), and its job. */
-export async function failIntegrityScan(deps: Deps, scanId: string, error: string) {
+export async function failIntegrityScan(options: { deps: Deps; scanId: string; error: string }) {
+  const { deps, scanId, error } = options;
   await integrityScansCollection.update(deps.db, scanId, (doc) =>
     doc.status === "queued" || doc.status === "running" ? { ...doc, status: "failed", error: error.slice(0, 500), finishedAt: deps.now().toISOString() } : doc,
   );
-  const job = await findJobBySubject(deps.db, INTEGRITY_JOB_KIND, scanId);
-  if (job) await reportJob(deps, job.id, { status: "failed", error: error.slice(0, 500) });
+  const job = await findJobBySubject({ db: deps.db, kind: INTEGRITY_JOB_KIND, subjectId: scanId });
+  if (job) await reportJob({ deps, jobId: job.id, status: "failed", error: error.slice(0, 500) });
 }

@@ -10,7 +10,7 @@ const PAGE = 1000;
 type FileRow = { id: string; doc: FileDoc; object_key: string; updated_at: string };
 
 /** One page of file records after `after`, in object-key order ("C" collation: the byte order S3 lists keys in). */
-export const filesByKey = (db: Executor, after: { key: string; id: string } | null, limit: number): Promise<FileRow[]> =>
+export const filesByKey = ({ db, after, limit }: { db: Executor; after: { key: string; id: string } | null; limit: number }): Promise<FileRow[]> =>
   db.execute<FileRow>(sql`
     select id, doc, object_key, updated_at from files
      ${after ? sql`where (object_key collate "C", id) > (${after.key} collate "C", ${after.id})` : sql``}
@@ -19,7 +19,7 @@ export const filesByKey = (db: Executor, after: { key: string; id: string } | nu
 async function* recordsByKey(db: Executor) {
   let after: { key: string; id: string } | null = null;
   for (;;) {
-    const rows = await filesByKey(db, after, PAGE);
+    const rows = await filesByKey({ db, after, limit: PAGE });
     if (rows.length === 0) return;
     yield* rows;
     after = { key: rows.at(-1)!.object_key, id: rows.at(-1)!.id };
@@ -40,11 +40,11 @@ export const INCOMPLETE_UPLOADS_DOCUMENT = "incomplete-uploads";
  * their count and the bytes their parts hold; repaired by aborting them (as the daily
  * `abort_stale_uploads` job does).
  */
-export async function incompleteUploadFinding(storage: ObjectStorage, now: Date): Promise<StorageIssue | undefined> {
+export async function incompleteUploadFinding({ storage, now }: { storage: ObjectStorage; now: Date }): Promise<StorageIssue | undefined> {
   const listed: Array<{ abortUpload: string; uploadId: string; initiated: string | null; bytes: number | null }> = [];
   let count = 0;
   let bytes = 0;
-  for await (const upload of staleUploads(storage, new Date(now.getTime() - STALE_UPLOAD_AGE_MS))) {
+  for await (const upload of staleUploads({ storage, cutoff: new Date(now.getTime() - STALE_UPLOAD_AGE_MS) })) {
     count += 1;
     if (listed.length === LISTED_UPLOADS) continue;
     const held = await storage.uploadedBytes(upload);
@@ -77,7 +77,7 @@ export async function incompleteUploadFinding(storage: ObjectStorage, now: Date)
  * records for one object; image files without a preview; and multipart uploads abandoned
  * more than a day before `now`.
  */
-export async function* storageFindings(db: Executor, storage: ObjectStorage, now: Date): AsyncGenerator<StorageIssue> {
+export async function* storageFindings({ db, storage, now }: { db: Executor; storage: ObjectStorage; now: Date }): AsyncGenerator<StorageIssue> {
   const records = recordsByKey(db);
   const objects = objectsByKey(storage);
   const nextOf = async <T>(iterator: AsyncGenerator<T>): Promise<T | null> => {
@@ -193,7 +193,7 @@ export async function* storageFindings(db: Executor, storage: ObjectStorage, now
       fix: null,
       observationId: row.observation_id,
     });
-  const abandoned = await incompleteUploadFinding(storage, now);
+  const abandoned = await incompleteUploadFinding({ storage, now });
   if (abandoned) yield abandoned;
 }
 
@@ -201,7 +201,7 @@ export async function* storageFindings(db: Executor, storage: ObjectStorage, now
  * Reads objects back through SHA-256 at no more than `bytesPerSecond` overall, so a checksum pass
  * over a large bucket does not starve uploads and downloads of storage bandwidth.
  */
-export function throttledHasher(storage: ObjectStorage, bytesPerSecond: number) {
+export function throttledHasher({ storage, bytesPerSecond }: { storage: ObjectStorage; bytesPerSecond: number }) {
   const started = performance.now();
   let bytes = 0;
   return {
@@ -221,7 +221,7 @@ export function throttledHasher(storage: ObjectStorage, bytesPerSecond: number) 
   };
 }
 
-export const checksumMismatch = (record: FileRow, actual: string): StorageIssue => ({
+export const checksumMismatch = ({ record, actual }: { record: FileRow; actual: string }): StorageIssue => ({
   severity: "critical",
   type: "file",
   code: "CHECKSUM_MISMATCH",

@@ -1,5 +1,5 @@
-import type { Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
+import type { InTransaction } from "../transaction";
 import { jobContracts, type JobName, type JobPayload } from "./contracts";
 
 /**
@@ -11,14 +11,19 @@ import { jobContracts, type JobName, type JobPayload } from "./contracts";
  * when a `jobKey` names a job that a worker locked in the meantime (graphile-worker then neither
  * replaces it nor adds one: the caller decides what a job already running covers).
  */
-export async function addJob<Name extends JobName>(
-  db: Executor,
-  name: Name,
-  payload: JobPayload<Name>,
-  options: { jobKey?: string; jobKeyMode?: "replace" | "preserve_run_at"; maxAttempts?: number; runAt?: Date; queueName?: string } = {},
-): Promise<string | null> {
-  const checked = jobContracts[name].payload.parse(payload);
-  const [added] = await db.execute<{ id: string | null }>(sql`select (graphile_worker.add_job(
+export async function addJob<Name extends JobName>(options: {
+  t: Pick<InTransaction, "tx">;
+  name: Name;
+  payload: JobPayload<Name>;
+  jobKey?: string;
+  jobKeyMode?: "replace" | "preserve_run_at";
+  maxAttempts?: number;
+  runAt?: Date;
+  queueName?: string;
+}): Promise<string | null> {
+  const { name } = options;
+  const checked = jobContracts[name].payload.parse(options.payload);
+  const [added] = await options.t.tx.execute<{ id: string | null }>(sql`select (graphile_worker.add_job(
     ${name},
     ${JSON.stringify(checked ?? {})}::json,
     queue_name => ${options.queueName ?? null}::text,

@@ -10,6 +10,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { failIntegrityScan, INTEGRITY_JOB_KIND } from "../integrity/scan";
 import { getJob, reportJobIn, reportJob, type JobView } from "./tracked-jobs";
+import { inTransaction } from "../transaction";
 
 /**
  * How a tracked job ends when its work will not finish: its attempts were used up (a killed attempt
@@ -22,9 +23,9 @@ type Release = (options: { deps: Deps; job: StoredDocument<JobDoc>; reason: stri
 const releases: Record<string, Release> = {
   [BACKUP_JOB_KIND]: ({ deps, job, reason, payload }) =>
     failBackup({ deps, jobId: job.id, backupId: job.doc.subjectId!, then: (payload?.then as ThenCleanup | null | undefined) ?? null, error: reason }),
-  [RESTORE_JOB_KIND]: ({ deps, job }) => releaseRestore(deps, job.id),
-  [INTEGRITY_JOB_KIND]: ({ deps, job, reason }) => failIntegrityScan(deps, job.doc.subjectId!, reason),
-  [EMAIL_JOB_KIND]: ({ deps, job }) => skipUnsentAnnouncementEmails(deps, job.doc.subjectId!),
+  [RESTORE_JOB_KIND]: ({ deps, job }) => releaseRestore({ deps, jobId: job.id }),
+  [INTEGRITY_JOB_KIND]: ({ deps, job, reason }) => failIntegrityScan({ deps, scanId: job.doc.subjectId!, error: reason }),
+  [EMAIL_JOB_KIND]: ({ deps, job }) => skipUnsentAnnouncementEmails({ deps, announcementId: job.doc.subjectId! }),
 };
 
 /**
@@ -52,7 +53,7 @@ export async function endJobForGood(options: { deps: Deps; jobId: string; reason
   const { deps, jobId, reason } = options;
   const before = await jobsCollection.get(deps.db, jobId);
   if (!before || before.doc.status === "completed") return;
-  await reportJob(deps, jobId, { status: "failed", error: reason.slice(0, 500) });
+  await reportJob({ deps, jobId, status: "failed", error: reason.slice(0, 500) });
   const job = (await jobsCollection.get(deps.db, jobId))!;
   if (job.doc.releasedAt) return;
   await releases[job.doc.kind]?.({ deps, job, reason, payload: options.payload ?? null });
@@ -115,16 +116,17 @@ export async function cancelJob(options: { deps: Deps; actor: Actor; jobId: stri
         ? "an administrator at the command line (pnpm admin jobs cancel)"
         : `${actor.kind} ${actor.id}`;
   const reason = `Cancelled by ${who}`;
-  const cancelled = await deps.db.transaction(async (tx) => {
-    const job = await jobsCollection.get(tx, jobId, { forUpdate: true });
+  const cancelled = await inTransaction(deps, async (t) => {
+    const job = await jobsCollection.get(t.tx, jobId, { forUpdate: true });
     if (!job) throw new AppError("NOT_FOUND", "No such job");
     if (job.doc.status === "completed" || job.doc.status === "failed")
       throw new AppError("JOB_FINISHED", `Job ${jobId} already ${job.doc.status} at ${job.doc.finishedAt ?? "an unknown time"}`);
-    const [graphile] = await tx.execute<{ payload: Record<string, unknown> | null }>(sql`
+    const [graphile] = await t.tx.execute<{ payload: Record<string, unknown> | null }>(sql`
       select g.payload::jsonb as payload from graphile_worker._private_jobs g where ${doesWorkOf(ofDocument(job))} limit 1`);
-    await stopGraphileJobs(tx, job);
-    await reportJobIn(tx, deps, jobId, { status: "failed", error: reason });
-    await recordAudit(tx, {
+    await stopGraphileJobs(t.tx, job);
+    await reportJobIn({ t, jobId, status: "failed", error: reason });
+    await recordAudit({
+      t,
       actor: actor.kind === "user" ? { id: actor.id, name: actor.name } : null,
       action: "job.cancelled",
       target: { kind: "job", id: job.id, name: job.doc.kind },

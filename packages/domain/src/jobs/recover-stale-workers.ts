@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { holdSessionLock, lockHeldCondition, LOCK_SPACES, type SessionLock } from "../system/session-lock";
+import { inTransaction } from "../transaction";
 
 /** A worker beats every few seconds; one silent this long is taken for dead. */
 export const STALE_WORKER_SECONDS = 20;
@@ -9,11 +10,11 @@ export const STALE_WORKER_SECONDS = 20;
  * A worker holds this lock for as long as it runs, taken before it starts taking jobs: a killed
  * worker's lock goes with its connection at once, so the others find it dead within seconds.
  */
-export function holdWorkerPresence(deps: Deps, workerId: string): Promise<SessionLock> {
-  return holdSessionLock(deps, { space: LOCK_SPACES.workerPresence, key: workerId });
+export function holdWorkerPresence(options: { deps: Deps; workerId: string }): Promise<SessionLock> {
+  return holdSessionLock({ deps: options.deps, space: LOCK_SPACES.workerPresence, key: options.workerId });
 }
 
-const workerAlive = sql.raw(lockHeldCondition(LOCK_SPACES.workerPresence, "hashtext(h.worker_id)"));
+const workerAlive = sql.raw(lockHeldCondition({ space: LOCK_SPACES.workerPresence, keySql: "hashtext(h.worker_id)" }));
 
 /**
  * Frees what dead workers held, so their work resumes now rather than after graphile-worker's
@@ -24,25 +25,25 @@ const workerAlive = sql.raw(lockHeldCondition(LOCK_SPACES.workerPresence, "hasht
  */
 export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ workers: string[]; releasedClaims: number }> {
   const { deps } = options;
-  return deps.db.transaction(async (tx) => {
-    const stale = await tx.execute<{ worker_id: string; graphile_worker_ids: string[] }>(sql`
+  return inTransaction(deps, async (t) => {
+    const stale = await t.tx.execute<{ worker_id: string; graphile_worker_ids: string[] }>(sql`
       delete from worker_heartbeats h
        where h.last_seen_at < now() - make_interval(secs => ${STALE_WORKER_SECONDS}) or not ${workerAlive}
        returning worker_id, graphile_worker_ids`);
     const graphileIds = stale.flatMap((row) => row.graphile_worker_ids);
     if (graphileIds.length === 0) return { workers: stale.map((row) => row.worker_id), releasedClaims: 0 };
     const ids = sql`array(select jsonb_array_elements_text(${JSON.stringify(graphileIds)}::jsonb))`;
-    const [unlocked] = await tx.execute<{ count: number }>(sql`
+    const [unlocked] = await t.tx.execute<{ count: number }>(sql`
       select count(*)::int as count from graphile_worker._private_jobs where locked_by = any(${ids})`);
-    await tx.execute(sql`select graphile_worker.force_unlock_workers(${ids})`);
+    await t.tx.execute(sql`select graphile_worker.force_unlock_workers(${ids})`);
     // Wakes every worker now, as a new job would, instead of at its next poll.
-    await tx.execute(sql`select pg_notify('jobs:insert', ${JSON.stringify({ count: Math.max(1, unlocked?.count ?? 1) })})`);
-    const released = await tx.execute(sql`
+    await t.tx.execute(sql`select pg_notify('jobs:insert', ${JSON.stringify({ count: Math.max(1, unlocked?.count ?? 1) })})`);
+    const released = await t.tx.execute(sql`
       update announcement_recipients
          set email_state = 'pending', email_claimed_at = null, email_claimed_by = null
        where email_state = 'sending' and email_claimed_by = any(${ids})
        returning id`);
-    deps.logger.warn(
+    t.logger.warn(
       { workers: stale.map((row) => row.worker_id), graphileWorkerIds: graphileIds, releasedClaims: released.length },
       "freed the jobs and email claims of workers that stopped beating",
     );

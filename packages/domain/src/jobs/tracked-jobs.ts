@@ -1,6 +1,7 @@
 import { jobsCollection, tables, type Executor, type JobDoc, type StoredDocument } from "@meridian/db";
 import { and, desc, eq, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Deps } from "../deps";
+import { inTransaction, type InTransaction } from "../transaction";
 import { AppError } from "../errors";
 import { publishUserEvent } from "../events/publish";
 
@@ -29,7 +30,7 @@ export interface JobView {
   finishedAt: string | null;
 }
 
-export const presentJob = (job: StoredDocument<JobDoc>, names: ReadonlyMap<string, string> = new Map()): JobView => ({
+export const presentJob = ({ job, names = new Map() }: { job: StoredDocument<JobDoc>; names?: ReadonlyMap<string, string> }): JobView => ({
   id: job.id,
   kind: job.doc.kind,
   status: job.doc.status,
@@ -52,10 +53,11 @@ async function starterNames(db: Executor, jobs: ReadonlyArray<StoredDocument<Job
 }
 
 /** `job.progress` to whoever started the job and to every server administrator, in the caller's transaction. */
-async function announceProgress(db: Executor, job: StoredDocument<JobDoc>) {
-  const admins = await db.execute<{ id: string }>(sql`select id from users where doc->'roles' ? 'serverAdmin'`);
+async function announceProgress(t: Pick<InTransaction, "tx">, job: StoredDocument<JobDoc>) {
+  const admins = await t.tx.execute<{ id: string }>(sql`select id from users where doc->'roles' ? 'serverAdmin'`);
   const userIds = [...new Set([...(job.doc.startedBy ? [job.doc.startedBy] : []), ...admins.map((row) => row.id)])];
-  await publishUserEvent(db, {
+  await publishUserEvent({
+    t,
     userIds,
     event: { type: "job.progress", data: { id: job.id, kind: job.doc.kind, status: job.doc.status, progress: job.doc.progress } },
   });
@@ -65,11 +67,17 @@ async function announceProgress(db: Executor, job: StoredDocument<JobDoc>) {
  * Records a long job a person started, queued, in the caller's transaction: the same one that
  * adds the graphile-worker job(s) doing the work, so the record exists exactly when the work does.
  */
-export async function recordJobStarted(
-  db: Executor,
-  options: { kind: string; startedBy: string | null; subjectId?: string; total?: number; stage?: string; now: Date },
-): Promise<StoredDocument<JobDoc>> {
-  const job = await jobsCollection.insert(db, {
+export async function recordJobStarted(options: {
+  t: Pick<InTransaction, "tx">;
+  kind: string;
+  startedBy: string | null;
+  subjectId?: string;
+  total?: number;
+  stage?: string;
+  now: Date;
+}): Promise<StoredDocument<JobDoc>> {
+  const { t } = options;
+  const job = await jobsCollection.insert(t.tx, {
     kind: options.kind,
     status: "queued",
     progress: { done: 0, total: options.total ?? null, stage: options.stage ?? null },
@@ -80,7 +88,7 @@ export async function recordJobStarted(
     startedAt: options.now.toISOString(),
     finishedAt: null,
   });
-  await announceProgress(db, job);
+  await announceProgress(t, job);
   return job;
 }
 
@@ -105,12 +113,15 @@ export type JobReport = { status?: JobStatus; progress?: Partial<JobProgress>; r
  * is returned; but progress on a failed job throws `JobEnded`, so a run that was cancelled stops.
  * The change and its `job.progress` event share one transaction.
  */
-export async function reportJob(deps: Deps, jobId: string, report: JobReport): Promise<StoredDocument<JobDoc> | undefined> {
-  return deps.db.transaction((tx) => reportJobIn(tx, deps, jobId, report));
+export async function reportJob(options: { deps: Deps; jobId: string } & JobReport): Promise<StoredDocument<JobDoc> | undefined> {
+  const { deps, ...report } = options;
+  return inTransaction(deps, (t) => reportJobIn({ t, ...report }));
 }
 
 /** The same, in the caller's transaction (a restore completes in the transaction that swaps its data in). */
-export async function reportJobIn(tx: Executor, deps: Deps, jobId: string, report: JobReport): Promise<StoredDocument<JobDoc> | undefined> {
+export async function reportJobIn(options: { t: Pick<InTransaction, "tx" | "now">; jobId: string } & JobReport): Promise<StoredDocument<JobDoc> | undefined> {
+  const { t, jobId, ...report } = options;
+  const { tx } = t;
   const current = await jobsCollection.get(tx, jobId, { forUpdate: true });
   if (!current) throw new AppError("NOT_FOUND", "No such job");
   const status = report.status ?? (current.doc.status === "queued" ? "running" : current.doc.status);
@@ -124,15 +135,21 @@ export async function reportJobIn(tx: Executor, deps: Deps, jobId: string, repor
     progress: { ...doc.progress, ...report.progress },
     result: report.result === undefined ? doc.result : report.result,
     error: report.error ?? doc.error,
-    finishedAt: finished ? deps.now().toISOString() : null,
+    finishedAt: finished ? t.now().toISOString() : null,
   }));
-  await announceProgress(tx, updated!);
+  await announceProgress(t, updated!);
   return updated;
 }
 
 /** The newest job of a kind about a subject (the email fan-out of an announcement). */
-export async function findJobBySubject(db: Executor, kind: string, subjectId: string): Promise<StoredDocument<JobDoc> | undefined> {
-  const [job] = await jobsCollection.findMany(db, and(eq(tables.jobs.kind, kind), eq(tables.jobs.subjectId, subjectId)), sql`${tables.jobs.createdAt} desc`, 1);
+export async function findJobBySubject(options: { db: Executor; kind: string; subjectId: string }): Promise<StoredDocument<JobDoc> | undefined> {
+  const { jobs } = tables;
+  const [job] = await jobsCollection.findMany(
+    options.db,
+    and(eq(jobs.kind, options.kind), eq(jobs.subjectId, options.subjectId)),
+    sql`${jobs.createdAt} desc`,
+    1,
+  );
   return job;
 }
 
@@ -140,7 +157,7 @@ export async function findJobBySubject(db: Executor, kind: string, subjectId: st
 export async function getJob(options: { deps: Deps; jobId: string }): Promise<JobView> {
   const job = await jobsCollection.get(options.deps.db, options.jobId);
   if (!job) throw new AppError("NOT_FOUND", "No such job");
-  return presentJob(job, await starterNames(options.deps.db, [job]));
+  return presentJob({ job, names: await starterNames(options.deps.db, [job]) });
 }
 
 /** Server admins: jobs newest first, optionally of one kind or status; the cursor is the last id seen. */
@@ -170,6 +187,6 @@ export async function listJobs(options: {
     .limit(limit + 1);
   const found = rows.slice(0, limit).map((row) => ({ id: row.id, doc: row.doc, createdAt: row.createdAt, updatedAt: row.updatedAt }));
   const names = await starterNames(deps.db, found);
-  const page = found.map((job) => presentJob(job, names));
+  const page = found.map((job) => presentJob({ job, names }));
   return { items: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
 }

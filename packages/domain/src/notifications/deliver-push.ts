@@ -16,9 +16,9 @@ export async function deliverPush(options: { deps: Deps; userId: string; push: P
   const subscriptions = webPushConfigured(deps)
     ? await pushSubscriptionsCollection.findMany(deps.db, eq(tables.pushSubscriptions.userId, userId), undefined, 50)
     : [];
-  const webPush = await Promise.all(subscriptions.map((subscription) => sendWebPush(deps, subscription, push).catch((): ChannelResult => "failed")));
+  const webPush = await Promise.all(subscriptions.map((subscription) => sendWebPush({ deps, subscription, push }).catch((): ChannelResult => "failed")));
   const pushover = user.doc.pushover
-    ? await sendPushover(deps, { userKey: deps.secrets.open(user.doc.pushover.sealedUserKey), devices: user.doc.pushover.devices }, push).catch(
+    ? await sendPushover({ deps, recipient: { userKey: deps.secrets.open(user.doc.pushover.sealedUserKey), devices: user.doc.pushover.devices }, push }).catch(
         (): ChannelResult => "failed",
       )
     : "off";

@@ -23,7 +23,8 @@ export const NO_PUSHOVER_TOKEN =
   "This server has no Pushover application token (PUSH_APP_TOKEN), so nothing is sent to Pushover. Ask the server's administrator to set it.";
 
 /** The profile's masked view of a user's Pushover settings, and whether this server can use them. */
-export function presentPushover(deps: Pick<Deps, "env">, pushover: { userKeyHint: string; devices: string[] } | null): PushoverView {
+export function presentPushover(options: { deps: Pick<Deps, "env">; pushover: { userKeyHint: string; devices: string[] } | null }): PushoverView {
+  const { deps, pushover } = options;
   const settings = pushover
     ? { configured: true, userKeyHint: pushover.userKeyHint, devices: pushover.devices }
     : { configured: false, userKeyHint: null, devices: [] };
@@ -35,7 +36,8 @@ export function presentPushover(deps: Pick<Deps, "env">, pushover: { userKeyHint
  * web-push and sent with fetch, so a receiver may be http or https. A subscription the push
  * service says is gone (404, 410) is removed: it will never work again.
  */
-export async function sendWebPush(deps: Deps, subscription: StoredDocument<PushSubscriptionDoc>, push: PushMessage): Promise<ChannelResult> {
+export async function sendWebPush(options: { deps: Deps; subscription: StoredDocument<PushSubscriptionDoc>; push: PushMessage }): Promise<ChannelResult> {
+  const { deps, subscription, push } = options;
   const { env } = deps;
   const request = webpush.generateRequestDetails(
     { endpoint: subscription.doc.endpoint, keys: subscription.doc.keys },
@@ -61,7 +63,8 @@ export async function sendWebPush(deps: Deps, subscription: StoredDocument<PushS
 }
 
 /** A Pushover-style message: a form POST to PUSH_API_URL with the app token and the user's key. */
-export async function sendPushover(deps: Deps, recipient: { userKey: string; devices: string[] }, push: PushMessage): Promise<ChannelResult> {
+export async function sendPushover(options: { deps: Deps; recipient: { userKey: string; devices: string[] }; push: PushMessage }): Promise<ChannelResult> {
+  const { deps, recipient, push } = options;
   if (!deps.env.PUSH_APP_TOKEN) return "off";
   const form = new URLSearchParams({
     token: deps.env.PUSH_APP_TOKEN,

@@ -1,4 +1,4 @@
-import { pushSubscriptionsCollection, tables, usersCollection, type Executor } from "@meridian/db";
+import { pushSubscriptionsCollection, tables, usersCollection } from "@meridian/db";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../actor";
@@ -9,6 +9,7 @@ import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { deliverPush } from "./deliver-push";
 import { NO_PUSHOVER_TOKEN, presentPushover, pushoverConfigured, webPushConfigured } from "./push-channels";
+import { inTransaction, type InTransaction } from "../transaction";
 
 export const pushSubscriptionInputSchema = z
   .strictObject({
@@ -60,11 +61,11 @@ export async function subscribePush(options: {
 }) {
   const { deps, actor, subscription } = options;
   if (!webPushConfigured(deps)) throw new AppError("CONFLICT", "Web push is not configured on this server (VAPID keys)");
-  return deps.db.transaction(async (tx) => {
-    const existing = await pushSubscriptionsCollection.findOne(tx, eq(tables.pushSubscriptions.endpoint, subscription.endpoint));
+  return inTransaction(deps, async (t) => {
+    const existing = await pushSubscriptionsCollection.findOne(t.tx, eq(tables.pushSubscriptions.endpoint, subscription.endpoint));
     const doc = { userId: actor.id, endpoint: subscription.endpoint, keys: subscription.keys, userAgent: options.userAgent?.slice(0, 300) ?? null };
-    const stored = existing ? await pushSubscriptionsCollection.update(tx, existing.id, () => doc) : await pushSubscriptionsCollection.insert(tx, doc);
-    await turnPushOn(deps, tx, actor.id);
+    const stored = existing ? await pushSubscriptionsCollection.update(t.tx, existing.id, () => doc) : await pushSubscriptionsCollection.insert(t.tx, doc);
+    await turnPushOn(t, actor.id);
     return { id: stored!.id, endpoint: doc.endpoint, createdAt: stored!.createdAt.toISOString() };
   });
 }
@@ -78,9 +79,9 @@ export async function unsubscribePush(options: { deps: Deps; actor: UserActor; e
   if (removed.length === 0) throw new AppError("NOT_FOUND", "No such push subscription");
 }
 
-async function turnPushOn(deps: Deps, tx: Executor, userId: string) {
-  await usersCollection.update(tx, userId, (doc) => ({ ...doc, notificationPreferences: { ...doc.notificationPreferences, push: true } }));
-  await invalidateCaches(deps, tx, { kind: "user", userId });
+async function turnPushOn(t: Pick<InTransaction, "tx" | "caches">, userId: string) {
+  await usersCollection.update(t.tx, userId, (doc) => ({ ...doc, notificationPreferences: { ...doc.notificationPreferences, push: true } }));
+  await invalidateCaches({ t, change: { kind: "user", userId } });
 }
 
 /** Sets (or with `userKey: null` removes) the caller's Pushover key, sealed at rest; the profile shows only its last characters. Setting one turns push on. */
@@ -89,12 +90,12 @@ export async function setPushover(options: { deps: Deps; actor: UserActor; input
   const pushover = input.userKey
     ? { sealedUserKey: deps.secrets.seal(input.userKey), userKeyHint: `…${input.userKey.slice(-4)}`, devices: input.devices }
     : null;
-  await deps.db.transaction(async (tx) => {
-    await usersCollection.update(tx, actor.id, (doc) => ({ ...doc, pushover }));
-    if (pushover) await turnPushOn(deps, tx, actor.id);
-    else await invalidateCaches(deps, tx, { kind: "user", userId: actor.id });
+  await inTransaction(deps, async (t) => {
+    await usersCollection.update(t.tx, actor.id, (doc) => ({ ...doc, pushover }));
+    if (pushover) await turnPushOn(t, actor.id);
+    else await invalidateCaches({ t, change: { kind: "user", userId: actor.id } });
   });
-  return presentPushover(deps, pushover);
+  return presentPushover({ deps, pushover });
 }
 
 /**
@@ -107,15 +108,18 @@ export async function sendTestNotification(options: { deps: Deps; actor: UserAct
   const user = await usersCollection.get(deps.db, actor.id);
   if (!user) throw new AppError("NOT_FOUND", "No such user");
   const preferences = user.doc.notificationPreferences;
-  const link = appLink(deps, "/profile");
+  const link = appLink({ deps, path: "/profile" });
   let email: "queued" | "off" = "off";
   if (preferences.email) {
-    await enqueueEmail(deps.db, {
-      kind: "notification_test",
-      to: user.doc.email,
-      subject: "Meridian test notification",
-      text: `Hello ${user.doc.name},\n\nThis is the test notification you asked for. Email works.\n\n${link}`,
-    });
+    await inTransaction(deps, (t) =>
+      enqueueEmail({
+        t,
+        kind: "notification_test",
+        to: user.doc.email,
+        subject: "Meridian test notification",
+        text: `Hello ${user.doc.name},\n\nThis is the test notification you asked for. Email works.\n\n${link}`,
+      }),
+    );
     email = "queued";
   }
   const push = preferences.push

@@ -16,8 +16,9 @@ export interface ObservationAccess {
  * can view its observatory. Anyone else is told it does not exist (404). `forUpdate` locks the
  * row for the caller's transaction, so the answer holds until it commits.
  */
-export async function loadObservationAccess(db: Executor, actor: UserActor, observationId: string, options: { forUpdate?: boolean } = {}) {
-  const observation = await observationsCollection.get(db, observationId, options);
+export async function loadObservationAccess(options: { db: Executor; actor: UserActor; observationId: string; forUpdate?: boolean }) {
+  const { db, actor, observationId } = options;
+  const observation = await observationsCollection.get(db, observationId, { forUpdate: options.forUpdate });
   if (!observation) throw new AppError("NOT_FOUND", "No such observation");
   const { doc } = observation;
   const isOwner = doc.ownerId === actor.id;
@@ -37,16 +38,17 @@ async function isProjectMember(db: Executor, projectId: string, userId: string):
 }
 
 /** Everyone who may read the observation (server admins aside): the audience of its live updates. */
-export async function observationReaderIds(db: Executor, doc: Pick<ObservationDoc, "ownerId" | "projectId" | "observatoryId">): Promise<string[]> {
+export async function observationReaderIds(options: { db: Executor; doc: Pick<ObservationDoc, "ownerId" | "projectId" | "observatoryId"> }): Promise<string[]> {
+  const { db, doc } = options;
   const members = await db.execute<{ user_id: string }>(sql`
     select p.owner_id as user_id from projects p where p.id = ${doc.projectId}
     union select m.user_id from project_members m where m.project_id = ${doc.projectId}`);
-  const viewers = await observatoryViewerIds(db, doc.observatoryId);
+  const viewers = await observatoryViewerIds({ db, observatoryId: doc.observatoryId });
   return [...new Set([doc.ownerId, ...members.map((row) => row.user_id), ...viewers])];
 }
 
 /** The SQL condition "the user may read observation `o`", for lists. */
-export function readableBy(userId: string, viewableObservatories: ReturnType<typeof sql>) {
+export function readableBy({ userId, viewableObservatories }: { userId: string; viewableObservatories: ReturnType<typeof sql> }) {
   return sql`(o.owner_id = ${userId}
     or o.observatory_id in (${viewableObservatories})
     or o.project_id in (select p.id from projects p where p.owner_id = ${userId})

@@ -10,6 +10,7 @@ import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { presentObservation } from "./present";
 import { observatoryStateOf, planQueue } from "./queue";
 import { moveObservation } from "./transitions";
+import { inTransaction } from "../transaction";
 
 /** How many waiting observations a plan looks at; beyond these the queue is not the observatory's concern tonight. */
 const PLAN_LIMIT = 500;
@@ -29,13 +30,14 @@ async function isBusy(db: Executor, observatoryId: string): Promise<boolean> {
   return Boolean(row?.busy);
 }
 
-async function currentPlan(db: Executor, deps: Pick<Deps, "now">, observatory: NonNullable<Awaited<ReturnType<typeof observatoriesCollection.get>>>) {
+async function currentPlan(db: Executor, observatory: NonNullable<Awaited<ReturnType<typeof observatoriesCollection.get>>>, now: Date) {
   const settings = await readServerSettings(db);
-  const state = observatoryStateOf(observatory.doc, {
-    pluginCurrent: pluginIsCurrent(settings, observatory.doc.connection.pluginVersion),
+  const state = observatoryStateOf({
+    doc: observatory.doc,
+    pluginCurrent: pluginIsCurrent({ settings, pluginVersion: observatory.doc.connection.pluginVersion }),
     busy: await isBusy(db, observatory.id),
   });
-  return planQueue(state, await pendingInDispatchOrder(db, observatory.id), deps.now());
+  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now });
 }
 
 /**
@@ -46,16 +48,16 @@ async function currentPlan(db: Executor, deps: Pick<Deps, "now">, observatory: N
  */
 export async function dispatchObservatory(options: { deps: Deps; observatoryId: string }): Promise<StoredDocument<ObservationDoc> | null> {
   const { deps, observatoryId } = options;
-  return deps.db.transaction(async (tx) => {
-    const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
+  return inTransaction(deps, async (t) => {
+    const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
     if (!observatory) return null;
-    const plan = await currentPlan(tx, deps, observatory);
+    const plan = await currentPlan(t.tx, observatory, t.now());
     for (const item of plan.items) {
       if (!item.eligible) continue;
-      const observation = await observationsCollection.get(tx, item.observation.id, { forUpdate: true });
+      const observation = await observationsCollection.get(t.tx, item.observation.id, { forUpdate: true });
       if (observation?.doc.status !== "pending") continue;
-      const assigned = await moveObservation(tx, deps, { observation, to: "assigned", actor: { kind: "system", id: "dispatch" } });
-      await publishObservatoryEvent(tx, { observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presentObservation(assigned) } } });
+      const assigned = await moveObservation({ t, observation, to: "assigned", actor: { kind: "system", id: "dispatch" } });
+      await publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presentObservation(assigned) } } });
       return assigned;
     }
     return null;
@@ -68,7 +70,7 @@ export async function getObservatoryQueue(options: { deps: Deps; actor: UserActo
   await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-  const plan = await currentPlan(deps.db, deps, observatory);
+  const plan = await currentPlan(deps.db, observatory, deps.now());
   return {
     items: plan.items.map((item) => ({
       observation: presentObservation(item.observation),

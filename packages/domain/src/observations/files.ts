@@ -12,7 +12,7 @@ import { loadObservationAccess } from "./access";
 
 const IMAGE_EXTENSIONS = /\.(fits?|fts|fz|xisf|tiff?|png|jpe?g|cr2|nef|raw)$/i;
 /** A file's kind from its name and content type: an image (FITS, raw, TIFF, JPEG…) or other. */
-export const fileKindOf = (filename: string, contentType: string): "image" | "other" =>
+export const fileKindOf = ({ filename, contentType }: { filename: string; contentType: string }): "image" | "other" =>
   contentType.startsWith("image/") || IMAGE_EXTENSIONS.test(filename) ? "image" : "other";
 const isFileName = (name: string) => name.length >= 1 && name.length <= 255 && !/[/\\]/.test(name) && noControlCharacters.test(name);
 
@@ -44,7 +44,7 @@ async function* measuredBody(body: WebReadableStream<Uint8Array>, limits: { maxB
   let total = 0;
   try {
     for (;;) {
-      const next = await readBeforeIdle(reader, limits.idleMs).catch((error: unknown) => {
+      const next = await readBeforeIdle({ reader, idleMs: limits.idleMs }).catch((error: unknown) => {
         throw error instanceof AppError ? error : new BodyError("The upload's body broke off", { cause: error });
       });
       if (next.done) return;
@@ -110,7 +110,7 @@ export async function uploadObservationFile(options: {
     throw new AppError("SERVICE_UNAVAILABLE", "Object storage did not take the file; nothing was stored", { cause: error });
   }
   try {
-    const kind = options.previewOf ? "preview" : fileKindOf(options.filename, contentType);
+    const kind = options.previewOf ? "preview" : fileKindOf({ filename: options.filename, contentType });
     const file = await filesCollection.insert(
       deps.db,
       {
@@ -164,7 +164,7 @@ async function storedKeys(deps: Deps, observationId: string, files: Array<Stored
 /** An observation's files, each marked `missing` when storage no longer holds its bytes (so a page can say so instead of offering a download). */
 export async function listObservationFiles(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { deps, observationId } = options;
-  await loadObservationAccess(deps.db, options.actor, observationId);
+  await loadObservationAccess({ db: deps.db, actor: options.actor, observationId });
   const files = await filesCollection.findMany(deps.db, eq(tables.files.observationId, observationId), asc(tables.files.createdAt), 10_000);
   const stored = await storedKeys(deps, observationId, files);
   return { items: files.map((file) => ({ ...presentFile(file), ...(stored ? { missing: !stored.has(file.doc.objectKey) } : {}) })) };
@@ -176,7 +176,7 @@ export async function openObservationFile(options: { deps: Deps; actor: UserActo
   const file = await filesCollection.get(deps.db, fileId);
   if (!file) throw new AppError("NOT_FOUND", "No such file");
   try {
-    await loadObservationAccess(deps.db, actor, file.doc.observationId);
+    await loadObservationAccess({ db: deps.db, actor, observationId: file.doc.observationId });
   } catch (error) {
     if (error instanceof AppError && error.code === "NOT_FOUND") throw new AppError("NOT_FOUND", "No such file");
     throw error;

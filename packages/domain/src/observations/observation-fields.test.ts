@@ -20,7 +20,7 @@ const fields = {
 function apiErrors(schema: typeof observationCreateSchema | typeof observationUpdateSchema, body: unknown): Record<string, string> {
   const result = schema.safeParse(body);
   if (result.success) return {};
-  return Object.fromEntries((validationError(result.error.issues).errors ?? []).map((error) => [error.path, error.message]));
+  return Object.fromEntries((validationError({ issues: result.error.issues }).errors ?? []).map((error) => [error.path, error.message]));
 }
 
 describe("the wizard's checks are the API's", () => {

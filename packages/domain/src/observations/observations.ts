@@ -11,6 +11,7 @@ import { loadObservationAccess, observationReaderIds, readableBy } from "./acces
 import { presentObservation } from "./present";
 import type { ObservationCreate, ObservationUpdate } from "./schemas";
 import { moveObservation, queueDispatch, recordHistory } from "./transitions";
+import { inTransaction } from "../transaction";
 
 const defaultNotifications = (): ObservationDoc["notifications"] => ({
   email: true,
@@ -22,20 +23,20 @@ const defaultNotifications = (): ObservationDoc["notifications"] => ({
 function refuseWindowInThePast(window: { fixedTimeEnd: string | null }, now: Date) {
   if (window.fixedTimeEnd && new Date(window.fixedTimeEnd) <= now)
     throw new AppError("VALIDATION_FAILED", "The observation's window has already closed", {
-      errors: [fieldError("fixedTimeEnd", `lies in the past (now is ${now.toISOString()}): the observation could never run`)],
+      errors: [fieldError({ path: "fixedTimeEnd", predicate: `lies in the past (now is ${now.toISOString()}): the observation could never run` })],
     });
 }
 
 /** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
   const { deps, actor, input } = options;
-  return deps.db.transaction(async (tx) => {
-    await requireObservatoryPermission({ db: tx, actor, observatoryId: input.observatoryId, permission: "can_observe" });
-    const { project } = await loadProjectAccess(tx, actor, input.projectId);
+  return inTransaction(deps, async (t) => {
+    await requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" });
+    const { project } = await loadProjectAccess({ db: t.tx, actor, projectId: input.projectId });
     if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
-    refuseWindowInThePast(input, deps.now());
-    const now = deps.now().toISOString();
-    const stored = await observationsCollection.insert(tx, {
+    refuseWindowInThePast(input, t.now());
+    const now = t.now().toISOString();
+    const stored = await observationsCollection.insert(t.tx, {
       name: input.name,
       projectId: input.projectId,
       observatoryId: input.observatoryId,
@@ -54,13 +55,14 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
       isMonitoring: input.type === "monitoring",
       staleReportedAt: null,
     });
-    await recordHistory(tx, { observationId: stored.id, from: null, to: "pending", at: now, actor, reason: null });
-    const readers = await observationReaderIds(tx, stored.doc);
-    await publishUserEvent(tx, {
+    await recordHistory({ t, observationId: stored.id, from: null, to: "pending", at: now, actor, reason: null });
+    const readers = await observationReaderIds({ db: t.tx, doc: stored.doc });
+    await publishUserEvent({
+      t,
       userIds: readers,
       event: { type: "observation.status_changed", data: { id: stored.id, status: "pending", previousStatus: null, at: now } },
     });
-    await queueDispatch(tx, input.observatoryId);
+    await queueDispatch({ t, observatoryId: input.observatoryId });
     return presentObservation(stored);
   });
 }
@@ -74,7 +76,7 @@ export async function listObservations(options: {
   cursor?: string;
 }) {
   const { deps, actor, filter, limit } = options;
-  const conditions = [actor.isServerAdmin ? sql`true` : readableBy(actor.id, viewableObservatoryIds(actor.id))];
+  const conditions = [actor.isServerAdmin ? sql`true` : readableBy({ userId: actor.id, viewableObservatories: viewableObservatoryIds(actor.id) })];
   if (filter.projectId) conditions.push(sql`o.project_id = ${filter.projectId}`);
   if (filter.observatoryId) conditions.push(sql`o.observatory_id = ${filter.observatoryId}`);
   if (filter.status) conditions.push(sql`o.status = ${filter.status}`);
@@ -92,21 +94,21 @@ export async function listObservations(options: {
 }
 
 export async function getObservation(options: { deps: Deps; actor: UserActor; observationId: string }) {
-  const { observation } = await loadObservationAccess(options.deps.db, options.actor, options.observationId);
+  const { observation } = await loadObservationAccess({ db: options.deps.db, actor: options.actor, observationId: options.observationId });
   return presentObservation(observation);
 }
 
 /** The owner or `can_operate` edits an observation while it waits (pending or paused). */
 export async function updateObservation(options: { deps: Deps; actor: UserActor; observationId: string; update: ObservationUpdate }) {
   const { deps, actor, observationId, update } = options;
-  return deps.db.transaction(async (tx) => {
-    const { observation, isOwner, canOperate } = await loadObservationAccess(tx, actor, observationId, { forUpdate: true });
+  return inTransaction(deps, async (t) => {
+    const { observation, isOwner, canOperate } = await loadObservationAccess({ db: t.tx, actor, observationId, forUpdate: true });
     if (!isOwner && !canOperate) throw new AppError("FORBIDDEN", "Only its owner or an operator of its observatory may change an observation");
     const { status } = observation.doc;
     if (status !== "pending" && status !== "paused")
       throw new AppError("INVALID_TRANSITION", `An observation can be changed only while pending or paused; it is ${status}`);
     const merged = { ...observation.doc, ...update };
-    if (update.fixedTimeEnd !== undefined) refuseWindowInThePast(merged, deps.now());
+    if (update.fixedTimeEnd !== undefined) refuseWindowInThePast(merged, t.now());
     if (merged.fixedTimeStart && merged.fixedTimeEnd && new Date(merged.fixedTimeEnd) <= new Date(merged.fixedTimeStart))
       throw new AppError("VALIDATION_FAILED", "fixedTimeEnd must be after fixedTimeStart", {
         errors: [{ path: "fixedTimeEnd", message: "Must be after fixedTimeStart" }],
@@ -115,8 +117,8 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
       throw new AppError("VALIDATION_FAILED", "A fixed_time observation needs fixedTimeStart", {
         errors: [{ path: "fixedTimeStart", message: "Is required" }],
       });
-    const updated = await observationsCollection.update(tx, observationId, () => ({ ...merged, isMonitoring: merged.type === "monitoring" }));
-    if (status === "pending") await queueDispatch(tx, observation.doc.observatoryId);
+    const updated = await observationsCollection.update(t.tx, observationId, () => ({ ...merged, isMonitoring: merged.type === "monitoring" }));
+    if (status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
     return presentObservation(updated!);
   });
 }
@@ -124,10 +126,10 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
 /** The owner or `can_operate` cancels; a user's cancel always yields `cancelled`, and a running observation's observatory is told. */
 export async function cancelObservation(options: { deps: Deps; actor: UserActor; observationId: string; reason?: string }) {
   const { deps, actor, observationId } = options;
-  return deps.db.transaction(async (tx) => {
-    const { observation, isOwner, canOperate } = await loadObservationAccess(tx, actor, observationId, { forUpdate: true });
+  return inTransaction(deps, async (t) => {
+    const { observation, isOwner, canOperate } = await loadObservationAccess({ db: t.tx, actor, observationId, forUpdate: true });
     if (!isOwner && !canOperate) throw new AppError("FORBIDDEN", "Only its owner or an operator of its observatory may cancel an observation");
-    const moved = await moveObservation(tx, deps, { observation, to: "cancelled", actor, reason: options.reason ?? "cancelled by a user" });
+    const moved = await moveObservation({ t, observation, to: "cancelled", actor, reason: options.reason ?? "cancelled by a user" });
     return presentObservation(moved);
   });
 }
@@ -135,10 +137,10 @@ export async function cancelObservation(options: { deps: Deps; actor: UserActor;
 /** `can_operate` moves an observation along the transition table (the observatory's own key reports through `reportObservationStatus`). */
 export async function changeObservationStatus(options: { deps: Deps; actor: UserActor; observationId: string; status: ObservationStatus; reason?: string }) {
   const { deps, actor, observationId } = options;
-  return deps.db.transaction(async (tx) => {
-    const { observation, canOperate } = await loadObservationAccess(tx, actor, observationId, { forUpdate: true });
+  return inTransaction(deps, async (t) => {
+    const { observation, canOperate } = await loadObservationAccess({ db: t.tx, actor, observationId, forUpdate: true });
     if (!canOperate) throw new AppError("FORBIDDEN", "This needs can_operate on the observation's observatory");
-    return presentObservation(await moveObservation(tx, deps, { observation, to: options.status, actor, reason: options.reason ?? null }));
+    return presentObservation(await moveObservation({ t, observation, to: options.status, actor, reason: options.reason ?? null }));
   });
 }
 
@@ -154,15 +156,16 @@ export async function reportObservationStatus(options: {
   reason?: string;
 }) {
   const { deps, observatoryId, observationId } = options;
-  return deps.db.transaction(async (tx) => {
-    const observation = await observationsCollection.get(tx, observationId, { forUpdate: true });
+  return inTransaction(deps, async (t) => {
+    const observation = await observationsCollection.get(t.tx, observationId, { forUpdate: true });
     if (!observation || observation.doc.observatoryId !== observatoryId) throw new AppError("NOT_FOUND", "No such observation at this observatory");
     if (!pluginMayReport(options.status))
       throw new AppError(
         "FORBIDDEN_TRANSITION",
         `An observatory key may not move an observation to ${options.status}; it reports only ${pluginReportableStatuses.join(", ")}`,
       );
-    const moved = await moveObservation(tx, deps, {
+    const moved = await moveObservation({
+      t,
       observation,
       to: options.status,
       actor: { kind: "observatory", id: observatoryId },
@@ -174,7 +177,7 @@ export async function reportObservationStatus(options: {
 
 /** Every move, oldest first. */
 export async function listObservationHistory(options: { deps: Deps; actor: UserActor; observationId: string }) {
-  await loadObservationAccess(options.deps.db, options.actor, options.observationId);
+  await loadObservationAccess({ db: options.deps.db, actor: options.actor, observationId: options.observationId });
   const { observationHistory } = tables;
   const entries = await observationHistoryCollection.findMany(
     options.deps.db,

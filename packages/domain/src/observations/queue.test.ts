@@ -44,7 +44,7 @@ function observation(fields: Partial<ObservationDoc> & { twilight?: ObservationD
     },
   };
 }
-const single = (item: StoredDocument<ObservationDoc>, at: Date, state: ObservatoryState = ready) => planQueue(state, [item], at).items[0]!;
+const single = (item: StoredDocument<ObservationDoc>, at: Date, state: ObservatoryState = ready) => planQueue({ state, pending: [item], now: at }).items[0]!;
 
 describe("dispatch's darkness rule at a fixed location and clock", () => {
   it("holds an observation in daylight until astronomical dusk", () => {
@@ -55,7 +55,7 @@ describe("dispatch's darkness rule at a fixed location and clock", () => {
   });
 
   it("sends it at night, with its target high", () => {
-    expect(targetAltitude(laPalma, zenithAt(night), night)).toBeGreaterThan(80);
+    expect(targetAltitude({ location: laPalma, target: zenithAt(night), at: night })).toBeGreaterThan(80);
     expect(single(observation(), night)).toMatchObject({ eligible: true, blockedBy: null });
   });
 
@@ -83,7 +83,7 @@ describe("dispatch's darkness rule at a fixed location and clock", () => {
     });
     expect(single(bypass, noon)).toMatchObject({ eligible: true });
     expect(single(observation(), noon, { ...ready, location: null })).toMatchObject({ eligible: true });
-    expect(planQueue({ ...ready, location: null }, [], noon).darkness).toBeNull();
+    expect(planQueue({ state: { ...ready, location: null }, pending: [], now: noon }).darkness).toBeNull();
   });
 
   it("never sends a telescope below the horizon, or past the airmass limit, and says when the target rises", () => {
@@ -113,7 +113,7 @@ describe("the explained queue's order and reasons", () => {
     const highNew = observation({ priority: 9 });
     const windowed = observation({ priority: 10, fixedTimeStart: new Date(night.getTime() + 3_600_000).toISOString() });
     const ordered = [windowed, highOld, highNew, low];
-    const plan = planQueue({ ...ready, busy: true, online: false }, ordered, night);
+    const plan = planQueue({ state: { ...ready, busy: true, online: false }, pending: ordered, now: night });
     expect(plan.items.map((item) => item.observation.id)).toEqual(ordered.map((item) => item.id));
     expect(plan.items[0]!.blockedBy).toMatchObject({ code: "BEFORE_WINDOW" });
     expect(plan.items[1]!.blockedBy).toMatchObject({ code: "OBSERVATORY_BUSY", until: null });
@@ -130,9 +130,9 @@ describe("the explained queue's order and reasons", () => {
   });
 
   it("gives the current dark interval at night and the next one by day", () => {
-    const byDay = planQueue(ready, [], noon).darkness!;
+    const byDay = planQueue({ state: ready, pending: [], now: noon }).darkness!;
     expect(Math.abs(byDay.start.getTime() - dusk(-18).getTime())).toBeLessThan(60_000);
-    const atNight = planQueue(ready, [], night).darkness!;
+    const atNight = planQueue({ state: ready, pending: [], now: night }).darkness!;
     expect(atNight.start.getTime()).toBeLessThan(night.getTime());
     expect(atNight.end.getTime()).toBeGreaterThan(night.getTime());
   });

@@ -32,7 +32,8 @@ export interface ObservatoryState {
   busy: boolean;
 }
 
-export function observatoryStateOf(doc: ObservatoryDoc, options: { pluginCurrent: boolean; busy: boolean }): ObservatoryState {
+export function observatoryStateOf(options: { doc: ObservatoryDoc; pluginCurrent: boolean; busy: boolean }): ObservatoryState {
+  const { doc } = options;
   const conditions = doc.conditions;
   return {
     location: doc.location,
@@ -59,13 +60,13 @@ function observationBlock(doc: ObservationDoc, location: Location | null, now: D
   if (doc.fixedTimeEnd && now > new Date(doc.fixedTimeEnd)) return { code: "AFTER_WINDOW", until: null };
   if (!location) return null;
   const twilight = doc.constraints.twilight ?? "astronomical";
-  if (!doc.bypassDarkness && !darkness(twilight)) return { code: "NOT_DARK", until: darkInterval(location, twilight, now)?.start ?? null };
+  if (!doc.bypassDarkness && !darkness(twilight)) return { code: "NOT_DARK", until: darkInterval({ location, twilight, at: now })?.start ?? null };
   const target = doc.targets[0]!;
   const minAltitude = doc.constraints.minAltitude ?? 30;
-  const altitude = targetAltitude(location, target, now);
-  if (altitude < minAltitude) return { code: "TARGET_NOT_VISIBLE", until: nextRiseAbove(location, target, minAltitude, now) };
+  const altitude = targetAltitude({ location, target, at: now });
+  if (altitude < minAltitude) return { code: "TARGET_NOT_VISIBLE", until: nextRiseAbove({ location, target, altitude: minAltitude, at: now }) };
   if (doc.constraints.maxAirmass != null && airmass(altitude) > doc.constraints.maxAirmass) return { code: "TARGET_NOT_VISIBLE", until: null };
-  if (doc.constraints.moonDistance != null && moonDistance(location, target, now) < doc.constraints.moonDistance)
+  if (doc.constraints.moonDistance != null && moonDistance({ location, target, at: now }) < doc.constraints.moonDistance)
     return { code: "TARGET_NOT_VISIBLE", until: null };
   return null;
 }
@@ -76,10 +77,11 @@ function observationBlock(doc: ObservationDoc, location: Location | null, now: D
  * first eligible one, and `GET /observatories/{id}/queue` shows this same plan, so the two cannot
  * disagree. `pending` must already be in dispatch order.
  */
-export function planQueue(state: ObservatoryState, pending: ReadonlyArray<StoredDocument<ObservationDoc>>, now: Date) {
+export function planQueue(options: { state: ObservatoryState; pending: ReadonlyArray<StoredDocument<ObservationDoc>>; now: Date }) {
+  const { state, pending, now } = options;
   const darkNow = new Map<Twilight, boolean>();
   const darkness = (twilight: Twilight) => {
-    if (!darkNow.has(twilight)) darkNow.set(twilight, isDark(state.location!, twilight, now));
+    if (!darkNow.has(twilight)) darkNow.set(twilight, isDark({ location: state.location!, twilight, at: now }));
     return darkNow.get(twilight)!;
   };
   const shared = observatoryBlock(state);
@@ -87,5 +89,5 @@ export function planQueue(state: ObservatoryState, pending: ReadonlyArray<Stored
     const blockedBy = observationBlock(observation.doc, state.location, now, darkness) ?? shared;
     return { observation, eligible: blockedBy === null, blockedBy };
   });
-  return { items, darkness: state.location ? darkInterval(state.location, "astronomical", now) : null };
+  return { items, darkness: state.location ? darkInterval({ location: state.location, twilight: "astronomical", at: now }) : null };
 }

@@ -20,28 +20,32 @@ export interface Location {
   elevation: number;
 }
 
+/** A position on the sky in J2000 degrees. */
+type Target = { ra: number; dec: number };
+
 const observerAt = (location: Location) => new Observer(location.latitude, location.longitude, location.elevation);
 
 /**
  * The sun's geometric altitude in degrees (no refraction), seen from the location at that moment:
  * twilight is defined by it (−6°, −12°, −18°), and refraction would move each boundary by minutes.
  */
-export function sunAltitude(location: Location, at: Date): number {
+export function sunAltitude({ location, at }: { location: Location; at: Date }): number {
   const observer = observerAt(location);
   const sun = Equator(Body.Sun, at, observer, true, true);
   return Horizon(at, observer, sun.ra, sun.dec).altitude;
 }
 
-export const isDark = (location: Location, twilight: Twilight, at: Date) => sunAltitude(location, at) < twilightSunAltitude[twilight];
+export const isDark = ({ location, twilight, at }: { location: Location; twilight: Twilight; at: Date }) =>
+  sunAltitude({ location, at }) < twilightSunAltitude[twilight];
 
 /**
  * The dark interval (sun below the twilight's altitude) that holds `at`, or else the next one,
  * searched up to two days ahead; null where none is found (a polar summer).
  */
-export function darkInterval(location: Location, twilight: Twilight, at: Date): { start: Date; end: Date } | null {
+export function darkInterval({ location, twilight, at }: { location: Location; twilight: Twilight; at: Date }): { start: Date; end: Date } | null {
   const observer = observerAt(location);
   const altitude = twilightSunAltitude[twilight];
-  if (isDark(location, twilight, at)) {
+  if (isDark({ location, twilight, at })) {
     const dawn = SearchAltitude(Body.Sun, observer, +1, at, 2, altitude);
     // The dusk before `at`: the last descending crossing in the day and a half before it.
     let dusk: Date | undefined;
@@ -67,7 +71,7 @@ function ofDate(raDegrees: number, decDegrees: number, at: Date) {
 }
 
 /** A target's altitude in degrees (refraction included). */
-export function targetAltitude(location: Location, target: { ra: number; dec: number }, at: Date): number {
+export function targetAltitude({ location, target, at }: { location: Location; target: Target; at: Date }): number {
   const position = ofDate(target.ra, target.dec, at);
   return Horizon(at, observerAt(location), position.ra, position.dec, "normal").altitude;
 }
@@ -79,7 +83,7 @@ export function airmass(altitudeDegrees: number): number {
 }
 
 /** Angular distance in degrees between the Moon and a target, as seen from the location. */
-export function moonDistance(location: Location, target: { ra: number; dec: number }, at: Date): number {
+export function moonDistance({ location, target, at }: { location: Location; target: Target; at: Date }): number {
   const observer = observerAt(location);
   const moon = Equator(Body.Moon, at, observer, true, true);
   const position = ofDate(target.ra, target.dec, at);
@@ -89,16 +93,16 @@ export function moonDistance(location: Location, target: { ra: number; dec: numb
 }
 
 /** When the target next stands at least `altitude` high, searched a day ahead; null when it does not. */
-export function nextRiseAbove(location: Location, target: { ra: number; dec: number }, altitude: number, at: Date): Date | null {
+export function nextRiseAbove({ location, target, altitude, at }: { location: Location; target: Target; altitude: number; at: Date }): Date | null {
   const stepMs = 10 * 60_000;
   for (let time = at.getTime() + stepMs; time <= at.getTime() + 86_400_000; time += stepMs) {
-    if (targetAltitude(location, target, new Date(time)) >= altitude) {
+    if (targetAltitude({ location, target, at: new Date(time) }) >= altitude) {
       // Narrow the ten-minute step down to a minute.
       let low = time - stepMs;
       let high = time;
       while (high - low > 60_000) {
         const middle = (low + high) / 2;
-        if (targetAltitude(location, target, new Date(middle)) >= altitude) high = middle;
+        if (targetAltitude({ location, target, at: new Date(middle) }) >= altitude) high = middle;
         else low = middle;
       }
       return new Date(high);

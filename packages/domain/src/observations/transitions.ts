@@ -1,18 +1,21 @@
-import { observationHistoryCollection, observationsCollection, type Executor, type ObservationDoc, type StoredDocument } from "@meridian/db";
+import { observationHistoryCollection, observationsCollection, type ObservationDoc, type StoredDocument } from "@meridian/db";
 import { activeStatuses, canMove, type ObservationStatus } from "@meridian/rules";
 import type { Actor } from "../actor";
-import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { publishObservatoryEvent, publishUserEvent } from "../events/publish";
 import { addJob } from "../jobs/add-job";
 import { queueObservationNotifications } from "../notifications/notify";
+import type { InTransaction } from "../transaction";
 import { observationReaderIds } from "./access";
 
 export const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
 
 /** Asks for a dispatch at the observatory once the caller's transaction commits. */
-export const queueDispatch = (db: Executor, observatoryId: string) =>
-  addJob(db, "dispatch_observatory", { observatoryId }, { jobKey: dispatchJobKey(observatoryId), maxAttempts: 5 });
+export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
+  addJob({ t, name: "dispatch_observatory", payload: { observatoryId }, jobKey: dispatchJobKey(observatoryId), maxAttempts: 5 });
+
+/** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
+type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn">;
 
 /**
  * The one way an observation changes status. The caller holds the row locked (`get` with
@@ -22,61 +25,68 @@ export const queueDispatch = (db: Executor, observatoryId: string) =>
  * `/ws`, its owner's notifications are queued, a running observation's observatory
  * is told of a cancel, and a freed observatory is dispatched again; all of it only if the move commits.
  */
-export async function moveObservation(
-  db: Executor,
-  deps: Pick<Deps, "now" | "env" | "listeningOn">,
-  options: { observation: StoredDocument<ObservationDoc>; to: ObservationStatus; actor: Actor; reason?: string | null },
-): Promise<StoredDocument<ObservationDoc>> {
-  const { observation, to, actor } = options;
+export async function moveObservation(options: {
+  t: MoveContext;
+  observation: StoredDocument<ObservationDoc>;
+  to: ObservationStatus;
+  actor: Actor;
+  reason?: string | null;
+}): Promise<StoredDocument<ObservationDoc>> {
+  const { t, observation, to, actor } = options;
   const from = observation.doc.status;
   if (!canMove(from, to)) throw new AppError("INVALID_TRANSITION", `An observation cannot move from ${from} to ${to}`);
-  let current = await record(db, deps, observation, to, actor, options.reason ?? null);
+  let current = await record(t, observation, to, actor, options.reason ?? null);
   // A monitoring observation repeats: its end is recorded, then it waits again (spec: monitoring resets to pending).
   if (current.doc.isMonitoring && (to === "completed" || to === "failed")) {
-    current = await record(db, deps, current, "pending", { kind: "system", id: "monitoring" }, `monitoring observation repeats after ${to}`);
+    current = await record(t, current, "pending", { kind: "system", id: "monitoring" }, `monitoring observation repeats after ${to}`);
   }
   if (to === "cancelled" && activeStatuses.includes(from)) {
-    await publishObservatoryEvent(db, { observatoryIds: [observation.doc.observatoryId], event: { type: "cancel", data: { observationId: observation.id } } });
+    await publishObservatoryEvent({ t, observatoryIds: [observation.doc.observatoryId], event: { type: "cancel", data: { observationId: observation.id } } });
   }
   const freesObservatory = activeStatuses.includes(from) && !activeStatuses.includes(current.doc.status);
-  if (freesObservatory || current.doc.status === "pending") await queueDispatch(db, observation.doc.observatoryId);
+  if (freesObservatory || current.doc.status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
   return current;
 }
 
 async function record(
-  db: Executor,
-  deps: Pick<Deps, "now" | "env" | "listeningOn">,
+  t: MoveContext,
   observation: StoredDocument<ObservationDoc>,
   to: ObservationStatus,
   actor: Actor,
   reason: string | null,
 ): Promise<StoredDocument<ObservationDoc>> {
-  const at = deps.now().toISOString();
+  const at = t.now().toISOString();
   const from = observation.doc.status;
-  const updated = await observationsCollection.update(db, observation.id, (doc) => ({
+  const updated = await observationsCollection.update(t.tx, observation.id, (doc) => ({
     ...doc,
     status: to,
     statusReason: reason,
     statusChangedAt: at,
     staleReportedAt: null,
   }));
-  await recordHistory(db, { observationId: observation.id, from, to, at, actor, reason });
-  const readers = await observationReaderIds(db, updated!.doc);
-  await publishUserEvent(db, {
+  await recordHistory({ t, observationId: observation.id, from, to, at, actor, reason });
+  const readers = await observationReaderIds({ db: t.tx, doc: updated!.doc });
+  await publishUserEvent({
+    t,
     userIds: readers,
     event: { type: "observation.status_changed", data: { id: observation.id, status: to, previousStatus: from, at } },
   });
-  await queueObservationNotifications(db, deps, updated!, to, reason);
+  await queueObservationNotifications({ t, observation: updated!, to, reason });
   return updated!;
 }
 
-export async function recordHistory(
-  db: Executor,
-  entry: { observationId: string; from: ObservationStatus | null; to: ObservationStatus; at: string; actor: Actor; reason: string | null },
-) {
+export async function recordHistory(entry: {
+  t: Pick<InTransaction, "tx">;
+  observationId: string;
+  from: ObservationStatus | null;
+  to: ObservationStatus;
+  at: string;
+  actor: Actor;
+  reason: string | null;
+}) {
   // Dated by the statement's clock, so two moves in one transaction keep their order.
   await observationHistoryCollection.insert(
-    db,
+    entry.t.tx,
     {
       observationId: entry.observationId,
       from: entry.from,

@@ -1,4 +1,4 @@
-import { observationsCollection, observatoriesCollection, type Executor, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import { observationsCollection, observatoriesCollection, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { isDeepStrictEqual } from "node:util";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
@@ -7,22 +7,23 @@ import { moveObservation, queueDispatch } from "../observations/transitions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { recordHistory } from "./observatories";
 import { LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings } from "./presence";
+import { inTransaction, type InTransaction } from "../transaction";
 
 /**
  * What an observatory's plugin reports over `/ws/observatory`, applied to its document and
  * history. Each function runs in one transaction with the observatory's row locked, so reports
  * from two connections or processes apply one after the other.
  */
-async function withObservatory<T>(deps: Deps, observatoryId: string, change: (tx: Executor, observatory: StoredDocument<ObservatoryDoc>) => Promise<T>) {
-  return deps.db.transaction(async (tx) => {
-    const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
+async function withObservatory<T>(deps: Deps, observatoryId: string, change: (t: InTransaction, observatory: StoredDocument<ObservatoryDoc>) => Promise<T>) {
+  return inTransaction(deps, async (t) => {
+    const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
     if (!observatory) throw new AppError("NOT_FOUND", "The observatory no longer exists");
-    return change(tx, observatory);
+    return change(t, observatory);
   });
 }
 
-const history = (tx: Executor, observatoryId: string, type: string, data: Record<string, unknown>) =>
-  recordHistory(tx, { observatoryId, type, actorId: null, data });
+const history = (t: Pick<InTransaction, "tx">, observatoryId: string, type: string, data: Record<string, unknown>) =>
+  recordHistory({ t, observatoryId, type, actorId: null, data });
 
 /** The most of `systemInfo` or `equipment` an observatory may report, as JSON: a report is stored whole, and again in each history entry. */
 export const REPORT_LIMIT_BYTES = 64 * 1024;
@@ -58,16 +59,16 @@ function checkReports(reports: Reports): Reports {
 }
 
 /** Records system info and equipment, with a history entry only when a value differs from the last one reported. */
-async function applyReport(tx: Executor, observatory: StoredDocument<ObservatoryDoc>, report: Reports) {
+async function applyReport(t: Pick<InTransaction, "tx">, observatory: StoredDocument<ObservatoryDoc>, report: Reports) {
   const changes: Partial<ObservatoryDoc> = {};
   if (report.systemInfo !== undefined && !isDeepStrictEqual(report.systemInfo, observatory.doc.systemInfo)) {
     if (observatory.doc.systemInfo !== undefined)
-      await history(tx, observatory.id, "system_info_changed", { before: observatory.doc.systemInfo, after: report.systemInfo });
+      await history(t, observatory.id, "system_info_changed", { before: observatory.doc.systemInfo, after: report.systemInfo });
     changes.systemInfo = report.systemInfo;
   }
   if (report.equipment !== undefined && !isDeepStrictEqual(report.equipment, observatory.doc.equipment)) {
     if (observatory.doc.equipment !== undefined)
-      await history(tx, observatory.id, "equipment_configuration_changed", { before: observatory.doc.equipment, after: report.equipment });
+      await history(t, observatory.id, "equipment_configuration_changed", { before: observatory.doc.equipment, after: report.equipment });
     changes.equipment = report.equipment;
   }
   return changes;
@@ -80,19 +81,19 @@ async function applyReport(tx: Executor, observatory: StoredDocument<Observatory
 export async function observatoryHello(options: { deps: Deps; observatoryId: string; pluginVersion: string; systemInfo?: unknown; equipment?: unknown }) {
   const { deps, observatoryId, pluginVersion } = options;
   const reports = checkReports(options);
-  return withObservatory(deps, observatoryId, async (tx, observatory) => {
-    const changes = await applyReport(tx, observatory, reports);
+  return withObservatory(deps, observatoryId, async (t, observatory) => {
+    const changes = await applyReport(t, observatory, reports);
     const { online, pluginVersion: knownVersion } = observatory.doc.connection;
-    if (!online) await history(tx, observatoryId, "online", { pluginVersion });
+    if (!online) await history(t, observatoryId, "online", { pluginVersion });
     if (!online || knownVersion !== pluginVersion || Object.keys(changes).length > 0)
-      await observatoriesCollection.update(tx, observatoryId, (doc) => ({
+      await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
         ...doc,
         ...changes,
-        connection: { online: true, pluginVersion, lastSeenAt: deps.now().toISOString() },
+        connection: { online: true, pluginVersion, lastSeenAt: t.now().toISOString() },
       }));
-    const settings = await readServerSettings(tx);
-    const current = pluginIsCurrent(settings, pluginVersion);
-    if (current) await queueDispatch(tx, observatoryId);
+    const settings = await readServerSettings(t.tx);
+    const current = pluginIsCurrent({ settings, pluginVersion });
+    if (current) await queueDispatch({ t, observatoryId });
     return { minimumPluginVersion: current ? null : settings.minimumPluginVersion };
   });
 }
@@ -105,14 +106,14 @@ export async function observatoryHello(options: { deps: Deps; observatoryId: str
  */
 export async function observatorySeen(options: { deps: Deps; observatoryId: string; connectionId: string; at: Date }): Promise<"current" | "replaced"> {
   const { deps, observatoryId, connectionId } = options;
-  const sighting = (await recordSightings(deps.db, [{ observatoryId, connectionId, at: options.at }])).get(observatoryId);
+  const sighting = (await recordSightings({ db: deps.db, sightings: [{ observatoryId, connectionId, at: options.at }] })).get(observatoryId);
   if (!sighting) return "replaced";
   if (!sighting.online)
-    await withObservatory(deps, observatoryId, async (tx, observatory) => {
-      if (observatory.doc.connection.online || (await readPresence(tx, observatoryId))?.connectionId !== connectionId) return;
-      await history(tx, observatoryId, "online", { pluginVersion: observatory.doc.connection.pluginVersion });
-      await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, online: true } }));
-      await queueDispatch(tx, observatoryId);
+    await withObservatory(deps, observatoryId, async (t, observatory) => {
+      if (observatory.doc.connection.online || (await readPresence({ db: t.tx, observatoryId }))?.connectionId !== connectionId) return;
+      await history(t, observatoryId, "online", { pluginVersion: observatory.doc.connection.pluginVersion });
+      await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, online: true } }));
+      await queueDispatch({ t, observatoryId });
     });
   return "current";
 }
@@ -121,9 +122,9 @@ export async function observatorySeen(options: { deps: Deps; observatoryId: stri
 export async function observatoryConfig(options: { deps: Deps; observatoryId: string; systemInfo?: unknown; equipment?: unknown }) {
   const { deps, observatoryId } = options;
   const reports = checkReports(options);
-  await withObservatory(deps, observatoryId, async (tx, observatory) => {
-    const changes = await applyReport(tx, observatory, reports);
-    if (Object.keys(changes).length > 0) await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, ...changes }));
+  await withObservatory(deps, observatoryId, async (t, observatory) => {
+    const changes = await applyReport(t, observatory, reports);
+    if (Object.keys(changes).length > 0) await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, ...changes }));
   });
 }
 
@@ -132,27 +133,27 @@ const conditionsOf = (doc: ObservatoryDoc) => doc.conditions ?? { safe: true, sa
 /** `safety`: while unsafe, no new assignments; a change is a `safety_event` in the history. */
 export async function observatorySafety(options: { deps: Deps; observatoryId: string; safe: boolean; reason?: string }) {
   const { deps, observatoryId, safe } = options;
-  await withObservatory(deps, observatoryId, async (tx, observatory) => {
+  await withObservatory(deps, observatoryId, async (t, observatory) => {
     const before = conditionsOf(observatory.doc);
     if (before.safe === safe && before.safetyReason === (options.reason ?? null)) return;
-    await history(tx, observatoryId, "safety_event", { safe, reason: options.reason ?? null });
-    await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, conditions: { ...before, safe, safetyReason: options.reason ?? null } }));
-    if (safe) await queueDispatch(tx, observatoryId);
+    await history(t, observatoryId, "safety_event", { safe, reason: options.reason ?? null });
+    await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, conditions: { ...before, safe, safetyReason: options.reason ?? null } }));
+    if (safe) await queueDispatch({ t, observatoryId });
   });
 }
 
 /** `weather`: a hold stops new assignments until it ends; on and off are both `weather_hold` entries. */
 export async function observatoryWeather(options: { deps: Deps; observatoryId: string; hold: boolean; reason?: string }) {
   const { deps, observatoryId, hold } = options;
-  await withObservatory(deps, observatoryId, async (tx, observatory) => {
+  await withObservatory(deps, observatoryId, async (t, observatory) => {
     const before = conditionsOf(observatory.doc);
     if (before.weatherHold === hold && before.weatherReason === (options.reason ?? null)) return;
-    await history(tx, observatoryId, "weather_hold", { hold, reason: options.reason ?? null });
-    await observatoriesCollection.update(tx, observatoryId, (doc) => ({
+    await history(t, observatoryId, "weather_hold", { hold, reason: options.reason ?? null });
+    await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,
       conditions: { ...before, weatherHold: hold, weatherReason: options.reason ?? null },
     }));
-    if (!hold) await queueDispatch(tx, observatoryId);
+    if (!hold) await queueDispatch({ t, observatoryId });
   });
 }
 
@@ -175,32 +176,33 @@ export async function observatoryGone(options: {
   silentBefore?: Date;
 }) {
   const { deps, observatoryId, reason } = options;
-  await withObservatory(deps, observatoryId, async (tx, observatory) => {
-    const presence = await readPresence(tx, observatoryId);
+  await withObservatory(deps, observatoryId, async (t, observatory) => {
+    const presence = await readPresence({ db: t.tx, observatoryId });
     if (options.connectionId && presence && presence.connectionId !== options.connectionId) return;
     const { lastSeenAt } = observatory.doc.connection;
     const seen = [presence?.lastSeenAt, options.lastSeenAt, lastSeenAt ? new Date(lastSeenAt) : undefined].filter((date): date is Date => Boolean(date));
     const lastSeen = seen.length > 0 ? new Date(Math.max(...seen.map((date) => date.getTime()))) : null;
     if (options.silentBefore && lastSeen && lastSeen >= options.silentBefore) return;
-    if (reason === "goodbye") await history(tx, observatoryId, "goodbye", {});
+    if (reason === "goodbye") await history(t, observatoryId, "goodbye", {});
     if (!observatory.doc.connection.online) return;
-    await history(tx, observatoryId, "offline", { reason });
-    await observatoriesCollection.update(tx, observatoryId, (doc) => ({
+    await history(t, observatoryId, "offline", { reason });
+    await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,
       // Documents written before connections had their own row named the live one here.
       connection: { online: false, pluginVersion: doc.connection.pluginVersion, lastSeenAt: lastSeen?.toISOString() ?? null },
     }));
-    await returnAssigned(tx, deps, observatoryId, reason);
+    await returnAssigned(t, observatoryId, reason);
   });
 }
 
-async function returnAssigned(tx: Executor, deps: Deps, observatoryId: string, reason: string) {
-  const assigned = await tx.execute<{ id: string }>(sql`
+async function returnAssigned(t: InTransaction, observatoryId: string, reason: string) {
+  const assigned = await t.tx.execute<{ id: string }>(sql`
     select id from observations where observatory_id = ${observatoryId} and status = 'assigned' for update`);
   for (const { id } of assigned) {
-    const observation = await observationsCollection.get(tx, id, { forUpdate: true });
+    const observation = await observationsCollection.get(t.tx, id, { forUpdate: true });
     if (observation?.doc.status !== "assigned") continue;
-    await moveObservation(tx, deps, {
+    await moveObservation({
+      t,
       observation,
       to: "pending",
       actor: { kind: "system", id: "connection" },

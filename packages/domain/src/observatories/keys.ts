@@ -9,6 +9,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { withoutControlCharacters } from "../users/schemas";
+import { inTransaction } from "../transaction";
 
 /** Observatory keys are told apart from user credentials by their prefix. */
 export const OBSERVATORY_KEY_PREFIX = "mok_";
@@ -25,10 +26,10 @@ export const createdObservatoryKeySchema = z
 
 export async function createObservatoryKey(options: { deps: Deps; actor: UserActor; observatoryId: string; name: string }) {
   const { deps, actor, observatoryId, name } = options;
-  return deps.db.transaction(async (tx) => {
-    await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_admin" });
+  return inTransaction(deps, async (t) => {
+    await requireObservatoryPermission({ db: t.tx, actor, observatoryId, permission: "can_admin" });
     const key = generateSecret(OBSERVATORY_KEY_PREFIX);
-    const stored = await observatoryKeysCollection.insert(tx, {
+    const stored = await observatoryKeysCollection.insert(t.tx, {
       observatoryId,
       name,
       keyHash: hashSecret(key),
@@ -38,7 +39,7 @@ export async function createObservatoryKey(options: { deps: Deps; actor: UserAct
       revokedAt: null,
     });
     const scope = { kind: "observatory" as const, id: observatoryId, name: null };
-    await recordAudit(tx, { actor, action: "observatory.key_created", target: { kind: "observatory_key", id: stored.id, name }, scope });
+    await recordAudit({ t, actor, action: "observatory.key_created", target: { kind: "observatory_key", id: stored.id, name }, scope });
     return { id: stored.id, name, key, createdAt: stored.createdAt.toISOString() };
   });
 }
@@ -67,14 +68,14 @@ export async function listObservatoryKeys(options: { deps: Deps; actor: UserActo
 /** Revoking a key stops it at once: caches are dropped on every process and a connection using it is closed. */
 export async function revokeObservatoryKey(options: { deps: Deps; actor: UserActor; observatoryId: string; keyId: string }) {
   const { deps, actor, observatoryId, keyId } = options;
-  await deps.db.transaction(async (tx) => {
-    await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_admin" });
-    const key = await observatoryKeysCollection.get(tx, keyId, { forUpdate: true });
+  await inTransaction(deps, async (t) => {
+    await requireObservatoryPermission({ db: t.tx, actor, observatoryId, permission: "can_admin" });
+    const key = await observatoryKeysCollection.get(t.tx, keyId, { forUpdate: true });
     if (!key || key.doc.observatoryId !== observatoryId || key.doc.revokedAt) throw new AppError("NOT_FOUND", "No such observatory key");
-    await observatoryKeysCollection.update(tx, keyId, (doc) => ({ ...doc, revokedAt: deps.now().toISOString() }));
+    await observatoryKeysCollection.update(t.tx, keyId, (doc) => ({ ...doc, revokedAt: t.now().toISOString() }));
     const scope = { kind: "observatory" as const, id: observatoryId, name: null };
-    await recordAudit(tx, { actor, action: "observatory.key_revoked", target: { kind: "observatory_key", id: keyId, name: key.doc.name }, scope });
-    await invalidateCaches(deps, tx, { kind: "token", tokenHash: key.doc.keyHash });
+    await recordAudit({ t, actor, action: "observatory.key_revoked", target: { kind: "observatory_key", id: keyId, name: key.doc.name }, scope });
+    await invalidateCaches({ t, change: { kind: "token", tokenHash: key.doc.keyHash } });
   });
 }
 
@@ -84,7 +85,8 @@ export interface ObservatoryPrincipal {
 }
 
 /** The observatory a key acts as; undefined for anything but a live observatory key. Always asks the database: keys are used by few, long connections. */
-export async function authenticateObservatoryKey(deps: Deps, token: string): Promise<ObservatoryPrincipal | undefined> {
+export async function authenticateObservatoryKey(options: { deps: Deps; token: string }): Promise<ObservatoryPrincipal | undefined> {
+  const { deps, token } = options;
   if (!token.startsWith(OBSERVATORY_KEY_PREFIX) || token.length > 200) return undefined;
   const { observatoryKeys } = tables;
   const key = await observatoryKeysCollection.findOne(

@@ -9,6 +9,7 @@ import { closePermissions } from "@meridian/rules";
 import { ALL_OBSERVATORY_PERMISSIONS, NO_OBSERVATORY_PERMISSIONS, requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import { observatoryMemberWhere, recordHistory } from "./observatories";
+import { inTransaction } from "../transaction";
 
 type PermissionsInput = Partial<ObservatoryPermissions>;
 
@@ -33,7 +34,7 @@ export async function listObservatoryMembers(options: { deps: Deps; actor: UserA
   const userMembers = members.filter((member) => member.doc.memberKind === "user");
   const orgMembers = members.filter((member) => member.doc.memberKind === "organization");
   const owner = observatory.doc.owner;
-  const users = await loadUsersById(deps.db, [...userMembers.map((member) => member.doc.memberId), ...(owner.kind === "user" ? [owner.id] : [])]);
+  const users = await loadUsersById({ db: deps.db, ids: [...userMembers.map((member) => member.doc.memberId), ...(owner.kind === "user" ? [owner.id] : [])] });
   const organizations = orgMembers.length
     ? await deps.db
         .select()
@@ -78,19 +79,21 @@ export async function listObservatoryMembers(options: { deps: Deps; actor: UserA
 export async function addObservatoryUser(options: { deps: Deps; actor: UserActor; observatoryId: string; email: string; permissions?: PermissionsInput }) {
   const { deps, actor, observatoryId } = options;
   try {
-    return await deps.db.transaction(async (tx) => {
-      const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
-      const user = await findUserByEmail(tx, options.email);
+    return await inTransaction(deps, async (t) => {
+      const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
+      const user = await findUserByEmail({ db: t.tx, email: options.email });
       if (observatory.doc.owner.kind === "user" && observatory.doc.owner.id === user.id) throw new AppError("ALREADY_MEMBER", "This user owns the observatory");
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
-      await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: user.id, permissions });
-      await recordHistory(tx, {
+      await observatoryMembersCollection.insert(t.tx, { observatoryId, memberKind: "user", memberId: user.id, permissions });
+      await recordHistory({
+        t,
         observatoryId,
         type: "member_added",
         actorId: actor.id,
         data: { userId: user.id, userName: user.doc.name, email: user.doc.email, permissionsBefore: null, permissionsAfter: permissions },
       });
-      await recordAudit(tx, {
+      await recordAudit({
+        t,
         actor,
         action: "observatory.member_added",
         target: { kind: "user", id: user.id, name: user.doc.name },
@@ -100,29 +103,31 @@ export async function addObservatoryUser(options: { deps: Deps; actor: UserActor
       return { userId: user.id, email: user.doc.email, name: user.doc.name, permissions, source: "direct" as const };
     });
   } catch (error) {
-    if (isUniqueViolation(error, "observatory_members_key")) throw new AppError("ALREADY_MEMBER", "This user is already a member");
+    if (isUniqueViolation({ error, constraint: "observatory_members_key" })) throw new AppError("ALREADY_MEMBER", "This user is already a member");
     throw error;
   }
 }
 
 export async function updateObservatoryUser(options: { deps: Deps; actor: UserActor; observatoryId: string; userId: string; permissions: PermissionsInput }) {
   const { deps, actor, observatoryId, userId } = options;
-  return deps.db.transaction(async (tx) => {
-    const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
-    const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", userId));
+  return inTransaction(deps, async (t) => {
+    const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
+    const member = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "user", memberId: userId }));
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
-    const updated = await observatoryMembersCollection.update(tx, member.id, (doc) => ({
+    const updated = await observatoryMembersCollection.update(t.tx, member.id, (doc) => ({
       ...doc,
       permissions: { ...doc.permissions, ...options.permissions },
     }));
-    const user = (await loadUsersById(tx, [userId])).get(userId)!;
-    await recordHistory(tx, {
+    const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId)!;
+    await recordHistory({
+      t,
       observatoryId,
       type: "member_permissions_updated",
       actorId: actor.id,
       data: { userId, userName: user.doc.name, email: user.doc.email, permissionsBefore: member.doc.permissions, permissionsAfter: updated!.doc.permissions },
     });
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "observatory.member_permissions_updated",
       target: { kind: "user", id: userId, name: user.doc.name },
@@ -136,19 +141,20 @@ export async function updateObservatoryUser(options: { deps: Deps; actor: UserAc
 
 export async function removeObservatoryUser(options: { deps: Deps; actor: UserActor; observatoryId: string; userId: string }) {
   const { deps, actor, observatoryId, userId } = options;
-  await deps.db.transaction(async (tx) => {
-    if (userId !== actor.id) await loadObservatoryForAdmin(tx, actor, observatoryId);
-    else await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_view" });
-    const observatory = await observatoriesCollection.get(tx, observatoryId);
+  await inTransaction(deps, async (t) => {
+    if (userId !== actor.id) await loadObservatoryForAdmin(t.tx, actor, observatoryId);
+    else await requireObservatoryPermission({ db: t.tx, actor, observatoryId, permission: "can_view" });
+    const observatory = await observatoriesCollection.get(t.tx, observatoryId);
     if (observatory?.doc.owner.kind === "user" && observatory.doc.owner.id === userId) {
       throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer the observatory before its owner can leave");
     }
-    const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", userId));
+    const member = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "user", memberId: userId }));
     if (!member || !observatory) throw new AppError("NOT_FOUND", "This user is not a member");
-    await observatoryMembersCollection.remove(tx, member.id);
-    const user = (await loadUsersById(tx, [userId])).get(userId);
+    await observatoryMembersCollection.remove(t.tx, member.id);
+    const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
     const left = userId === actor.id;
-    await recordHistory(tx, {
+    await recordHistory({
+      t,
       observatoryId,
       type: "member_removed",
       actorId: actor.id,
@@ -161,7 +167,8 @@ export async function removeObservatoryUser(options: { deps: Deps; actor: UserAc
         permissionsAfter: null,
       },
     });
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: left ? "observatory.member_left" : "observatory.member_removed",
       target: { kind: "user", id: userId, name: user?.doc.name ?? null },
@@ -180,15 +187,16 @@ export async function addObservatoryOrganization(options: {
 }) {
   const { deps, actor, observatoryId, organizationId } = options;
   try {
-    return await deps.db.transaction(async (tx) => {
-      const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
-      const organization = await organizationsCollection.get(tx, organizationId);
+    return await inTransaction(deps, async (t) => {
+      const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
+      const organization = await organizationsCollection.get(t.tx, organizationId);
       if (!organization) throw new AppError("NOT_FOUND", "No such organization");
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
-      await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "organization", memberId: organizationId, permissions });
+      await observatoryMembersCollection.insert(t.tx, { observatoryId, memberKind: "organization", memberId: organizationId, permissions });
       const data = { organizationId, organizationName: organization.doc.name, permissionsBefore: null, permissionsAfter: permissions };
-      await recordHistory(tx, { observatoryId, type: "organization_added", actorId: actor.id, data });
-      await recordAudit(tx, {
+      await recordHistory({ t, observatoryId, type: "organization_added", actorId: actor.id, data });
+      await recordAudit({
+        t,
         actor,
         action: "observatory.organization_added",
         target: { kind: "organization", id: organizationId, name: organization.doc.name },
@@ -198,7 +206,7 @@ export async function addObservatoryOrganization(options: {
       return { organizationId, name: organization.doc.name, permissions, owning: false };
     });
   } catch (error) {
-    if (isUniqueViolation(error, "observatory_members_key")) throw new AppError("ALREADY_MEMBER", "This organization is already a member");
+    if (isUniqueViolation({ error, constraint: "observatory_members_key" })) throw new AppError("ALREADY_MEMBER", "This organization is already a member");
     throw error;
   }
 }
@@ -211,25 +219,27 @@ export async function updateObservatoryOrganization(options: {
   permissions: PermissionsInput;
 }) {
   const { deps, actor, observatoryId, organizationId } = options;
-  return deps.db.transaction(async (tx) => {
-    const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
-    const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "organization", organizationId));
+  return inTransaction(deps, async (t) => {
+    const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
+    const member = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "organization", memberId: organizationId }));
     if (!member) throw new AppError("NOT_FOUND", "This organization is not a member");
     const owning = observatory.doc.owner.kind === "organization" && observatory.doc.owner.id === organizationId;
     const permissions = { ...member.doc.permissions, ...options.permissions };
     if (owning && Object.values(closePermissions(permissions)).some((value) => !value)) {
       throw new AppError("OWNER_PERMISSIONS_FIXED", "The owning organization keeps every permission");
     }
-    await observatoryMembersCollection.update(tx, member.id, (doc) => ({ ...doc, permissions }));
-    const organization = await organizationsCollection.get(tx, organizationId);
+    await observatoryMembersCollection.update(t.tx, member.id, (doc) => ({ ...doc, permissions }));
+    const organization = await organizationsCollection.get(t.tx, organizationId);
     const name = organization?.doc.name ?? null;
-    await recordHistory(tx, {
+    await recordHistory({
+      t,
       observatoryId,
       type: "organization_permissions_updated",
       actorId: actor.id,
       data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: permissions },
     });
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "observatory.organization_permissions_updated",
       target: { kind: "organization", id: organizationId, name },
@@ -243,23 +253,25 @@ export async function updateObservatoryOrganization(options: {
 
 export async function removeObservatoryOrganization(options: { deps: Deps; actor: UserActor; observatoryId: string; organizationId: string }) {
   const { deps, actor, observatoryId, organizationId } = options;
-  await deps.db.transaction(async (tx) => {
-    const observatory = await loadObservatoryForAdmin(tx, actor, observatoryId);
-    const member = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "organization", organizationId));
+  await inTransaction(deps, async (t) => {
+    const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
+    const member = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "organization", memberId: organizationId }));
     if (!member) throw new AppError("NOT_FOUND", "This organization is not a member");
     if (observatory.doc.owner.kind === "organization" && observatory.doc.owner.id === organizationId) {
       throw new AppError("OWNING_ORGANIZATION_CANNOT_BE_REMOVED", "Transfer the observatory before removing its owning organization");
     }
-    await observatoryMembersCollection.remove(tx, member.id);
-    const organization = await organizationsCollection.get(tx, organizationId);
+    await observatoryMembersCollection.remove(t.tx, member.id);
+    const organization = await organizationsCollection.get(t.tx, organizationId);
     const name = organization?.doc.name ?? null;
-    await recordHistory(tx, {
+    await recordHistory({
+      t,
       observatoryId,
       type: "organization_removed",
       actorId: actor.id,
       data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: null },
     });
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "observatory.organization_removed",
       target: { kind: "organization", id: organizationId, name },

@@ -24,8 +24,9 @@ import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryCreate } from "./schemas";
+import { inTransaction, type InTransaction } from "../transaction";
 
-export const observatoryMemberWhere = (observatoryId: string, kind: "user" | "organization", memberId: string) =>
+export const observatoryMemberWhere = ({ observatoryId, kind, memberId }: { observatoryId: string; kind: "user" | "organization"; memberId: string }) =>
   and(
     eq(tables.observatoryMembers.observatoryId, observatoryId),
     eq(tables.observatoryMembers.memberKind, kind),
@@ -45,13 +46,22 @@ async function ownerName(db: Executor, owner: { kind: "user" | "organization"; i
  * One history entry, stamped with the statement's clock rather than the transaction's start:
  * entries written by one transaction (created, then organization_added) keep their order.
  */
-export async function recordHistory(db: Executor, entry: { observatoryId: string; type: string; actorId: string | null; data: Record<string, unknown> }) {
-  await observatoryHistoryCollection.insert(db, entry, undefined, { stampAtStatement: true });
+export async function recordHistory(options: {
+  t: Pick<InTransaction, "tx">;
+  observatoryId: string;
+  type: string;
+  actorId: string | null;
+  data: Record<string, unknown>;
+}) {
+  const { t, ...entry } = options;
+  await observatoryHistoryCollection.insert(t.tx, entry, undefined, { stampAtStatement: true });
 }
 
 /** Upserts an organization as member with every permission (an owning organization always has them). */
-export async function grantOrganizationFullMembership(db: Executor, observatoryId: string, organizationId: string) {
-  const existing = await observatoryMembersCollection.findOne(db, observatoryMemberWhere(observatoryId, "organization", organizationId));
+export async function grantOrganizationFullMembership(options: { t: Pick<InTransaction, "tx">; observatoryId: string; organizationId: string }) {
+  const { observatoryId, organizationId } = options;
+  const db = options.t.tx;
+  const existing = await observatoryMembersCollection.findOne(db, observatoryMemberWhere({ observatoryId, kind: "organization", memberId: organizationId }));
   if (existing) await observatoryMembersCollection.update(db, existing.id, (doc) => ({ ...doc, permissions: ALL_OBSERVATORY_PERMISSIONS }));
   else
     await observatoryMembersCollection.insert(db, {
@@ -65,18 +75,18 @@ export async function grantOrganizationFullMembership(db: Executor, observatoryI
 
 export async function createObservatory(options: { deps: Deps; actor: UserActor; input: ObservatoryCreate }) {
   const { deps, actor, input } = options;
-  return deps.db.transaction(async (tx) => {
+  return inTransaction(deps, async (t) => {
     let owner: { kind: "user" | "organization"; id: string } = { kind: "user", id: actor.id };
     let organizationName: string | undefined;
     if (input.organizationId) {
       // Serialized with the organization's deletion, which counts what it owns under this lock.
-      await organizationsCollection.get(tx, input.organizationId, { forUpdate: true });
-      const access = await loadOrganizationAccess({ db: tx, actor, organizationId: input.organizationId });
-      requireOrganizationPermission(access, "can_manage_observatories");
+      await organizationsCollection.get(t.tx, input.organizationId, { forUpdate: true });
+      const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId: input.organizationId });
+      requireOrganizationPermission({ access, permission: "can_manage_observatories" });
       owner = { kind: "organization", id: input.organizationId };
       organizationName = access.organization.doc.name;
     }
-    const observatory = await observatoriesCollection.insert(tx, {
+    const observatory = await observatoriesCollection.insert(t.tx, {
       name: input.name,
       owner,
       location: input.location ?? null,
@@ -84,22 +94,24 @@ export async function createObservatory(options: { deps: Deps; actor: UserActor;
       connection: { online: false, pluginVersion: null, lastSeenAt: null },
     });
     const scope = { kind: "observatory" as const, id: observatory.id, name: input.name };
-    await recordHistory(tx, {
+    await recordHistory({
+      t,
       observatoryId: observatory.id,
       type: "created",
       actorId: actor.id,
       data: { name: input.name, owner, ownerName: organizationName ?? actor.name, settings: settingsOf(observatory.doc) },
     });
     if (owner.kind === "organization") {
-      await grantOrganizationFullMembership(tx, observatory.id, owner.id);
-      await recordHistory(tx, {
+      await grantOrganizationFullMembership({ t, observatoryId: observatory.id, organizationId: owner.id });
+      await recordHistory({
+        t,
         observatoryId: observatory.id,
         type: "organization_added",
         actorId: actor.id,
         data: { organizationId: owner.id, organizationName, permissionsBefore: null, permissionsAfter: ALL_OBSERVATORY_PERMISSIONS, owning: true },
       });
     }
-    await recordAudit(tx, { actor, action: "observatory.created", target: scope, scope, after: { name: input.name, owner } });
+    await recordAudit({ t, actor, action: "observatory.created", target: scope, scope, after: { name: input.name, owner } });
     return presentObservatory({ observatory, myPermissions: ALL_OBSERVATORY_PERMISSIONS, ownerName: organizationName ?? actor.name });
   });
 }
@@ -128,14 +140,8 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
     access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: false, observatoryIds: visible.slice(0, limit) });
   }
   const page = rows.slice(0, limit);
-  const owners = await loadOwnerNames(
-    deps.db,
-    page.map((row) => row.doc.owner),
-  );
-  const sightings = await lastSightings(
-    deps.db,
-    page.map((row) => row.id),
-  );
+  const owners = await loadOwnerNames({ db: deps.db, owners: page.map((row) => row.doc.owner) });
+  const sightings = await lastSightings({ db: deps.db, observatoryIds: page.map((row) => row.id) });
   return {
     items: page.map((row) => {
       const { sources: _sources, ...permissions } = access.get(row.id)!;
@@ -151,8 +157,8 @@ export async function getObservatory(options: { deps: Deps; actor: UserActor; ob
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const { sources: _sources, ...permissions } = access;
-  const owners = await loadOwnerNames(deps.db, [observatory.doc.owner]);
-  const lastSighting = (await lastSightings(deps.db, [observatoryId])).get(observatoryId);
+  const owners = await loadOwnerNames({ db: deps.db, owners: [observatory.doc.owner] });
+  const lastSighting = (await lastSightings({ db: deps.db, observatoryIds: [observatoryId] })).get(observatoryId);
   return presentObservatory({ observatory, myPermissions: permissions, ownerName: owners.nameOf(observatory.doc.owner), lastSighting });
 }
 
@@ -174,37 +180,38 @@ export async function transferObservatoryOwnership(options: {
   to: { kind: "user" | "organization"; id: string };
 }) {
   const { deps, actor, observatoryId, to } = options;
-  return deps.db.transaction(async (tx) => {
-    const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
+  return inTransaction(deps, async (t) => {
+    const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
     if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-    await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_view" });
+    await requireObservatoryPermission({ db: t.tx, actor, observatoryId, permission: "can_view" });
     const previous = observatory.doc.owner;
     let isOwner = previous.kind === "user" && previous.id === actor.id;
     if (previous.kind === "organization") {
-      const organization = await organizationsCollection.get(tx, previous.id);
+      const organization = await organizationsCollection.get(t.tx, previous.id);
       isOwner = organization?.doc.ownerId === actor.id;
     }
     if (!isOwner && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may transfer the observatory");
     if (previous.kind === to.kind && previous.id === to.id)
       return presentObservatory({
         observatory,
-        ownerName: await ownerName(tx, previous),
-        lastSighting: (await lastSightings(tx, [observatoryId])).get(observatoryId),
+        ownerName: await ownerName(t.tx, previous),
+        lastSighting: (await lastSightings({ db: t.tx, observatoryIds: [observatoryId] })).get(observatoryId),
       });
 
     let targetName: string | null;
     if (to.kind === "user") {
-      const membership = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", to.id));
+      const membership = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "user", memberId: to.id }));
       if (!membership) throw new AppError("NOT_A_MEMBER", "Ownership can only go to a user who is a member of the observatory");
-      await observatoryMembersCollection.remove(tx, membership.id);
-      const user = await tx.select().from(tables.users).where(eq(tables.users.id, to.id)).limit(1);
+      await observatoryMembersCollection.remove(t.tx, membership.id);
+      const user = await t.tx.select().from(tables.users).where(eq(tables.users.id, to.id)).limit(1);
       targetName = user[0]?.doc.name ?? null;
     } else {
-      const organization = await organizationsCollection.get(tx, to.id, { forUpdate: true });
+      const organization = await organizationsCollection.get(t.tx, to.id, { forUpdate: true });
       if (!organization) throw new AppError("NOT_FOUND", "No such organization");
       targetName = organization.doc.name;
-      const before = await grantOrganizationFullMembership(tx, observatoryId, to.id);
-      await recordHistory(tx, {
+      const before = await grantOrganizationFullMembership({ t, observatoryId, organizationId: to.id });
+      await recordHistory({
+        t,
         observatoryId,
         type: before ? "organization_permissions_updated" : "organization_added",
         actorId: actor.id,
@@ -218,15 +225,16 @@ export async function transferObservatoryOwnership(options: {
       });
     }
     if (previous.kind === "user") {
-      const existing = await observatoryMembersCollection.findOne(tx, observatoryMemberWhere(observatoryId, "user", previous.id));
+      const existing = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "user", memberId: previous.id }));
       if (!existing)
-        await observatoryMembersCollection.insert(tx, { observatoryId, memberKind: "user", memberId: previous.id, permissions: ALL_OBSERVATORY_PERMISSIONS });
+        await observatoryMembersCollection.insert(t.tx, { observatoryId, memberKind: "user", memberId: previous.id, permissions: ALL_OBSERVATORY_PERMISSIONS });
     }
-    const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, owner: to }));
-    const fromName = await ownerName(tx, previous);
-    await recordHistory(tx, { observatoryId, type: "ownership_transferred", actorId: actor.id, data: { from: previous, fromName, to, toName: targetName } });
+    const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, owner: to }));
+    const fromName = await ownerName(t.tx, previous);
+    await recordHistory({ t, observatoryId, type: "ownership_transferred", actorId: actor.id, data: { from: previous, fromName, to, toName: targetName } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: observatory.doc.name };
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "observatory.ownership_transferred",
       target: { kind: to.kind, id: to.id, name: targetName },
@@ -234,7 +242,11 @@ export async function transferObservatoryOwnership(options: {
       before: { owner: previous },
       after: { owner: to },
     });
-    return presentObservatory({ observatory: updated!, ownerName: targetName, lastSighting: (await lastSightings(tx, [observatoryId])).get(observatoryId) });
+    return presentObservatory({
+      observatory: updated!,
+      ownerName: targetName,
+      lastSighting: (await lastSightings({ db: t.tx, observatoryIds: [observatoryId] })).get(observatoryId),
+    });
   });
 }
 

@@ -7,7 +7,8 @@ const ownerKey = (owner: ObservatoryDoc["owner"]) => `${owner.kind}:${owner.id}`
  * The names of these observatories' owners, two queries whatever the count. For callers who may
  * view the observatories: the members list already shows them the owner by name.
  */
-export async function loadOwnerNames(db: Executor, owners: Array<ObservatoryDoc["owner"]>) {
+export async function loadOwnerNames(options: { db: Executor; owners: Array<ObservatoryDoc["owner"]> }) {
+  const { db, owners } = options;
   const ids = (kind: "user" | "organization") => [...new Set(owners.filter((owner) => owner.kind === kind).map((owner) => owner.id))];
   const [users, organizations] = await Promise.all(
     [

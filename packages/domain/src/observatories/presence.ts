@@ -2,6 +2,7 @@ import { tables, type Executor } from "@meridian/db";
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { publishEvent } from "../events/publish";
+import { inTransaction } from "../transaction";
 
 /**
  * How often at most a live connection's last-seen time is written. Heartbeats in between cost
@@ -25,13 +26,13 @@ export const CONNECTION_CLAIMED_EVENT = "connection.claimed";
 export async function claimObservatoryConnection(options: { deps: Deps; observatoryId: string; connectionId: string }) {
   const { deps, observatoryId, connectionId } = options;
   const lastSeenAt = deps.now();
-  await deps.db.transaction(async (tx) => {
-    await tx
+  await inTransaction(deps, async (t) => {
+    await t.tx
       .insert(tables.observatoryConnections)
       .values({ observatoryId, connectionId, lastSeenAt })
       .onConflictDoUpdate({ target: tables.observatoryConnections.observatoryId, set: { connectionId, lastSeenAt } });
     // A notice to the hubs, not a message to plugins: the protocol's `accepts` holds it back from every socket.
-    await publishEvent(tx, { observatoryIds: [observatoryId], event: { type: CONNECTION_CLAIMED_EVENT, data: { connectionId } } });
+    await publishEvent({ t, observatoryIds: [observatoryId], event: { type: CONNECTION_CLAIMED_EVENT, data: { connectionId } } });
   });
 }
 
@@ -47,7 +48,8 @@ export interface Sighting {
  * longer its observatory's live one writes nothing and is missing from the answer; for the
  * others the answer says whether the observatory reads online.
  */
-export async function recordSightings(db: Executor, sightings: Sighting[]): Promise<Map<string, { online: boolean }>> {
+export async function recordSightings(options: { db: Executor; sightings: Sighting[] }): Promise<Map<string, { online: boolean }>> {
+  const { db, sightings } = options;
   if (sightings.length === 0) return new Map();
   const values = JSON.stringify(sightings.map((sighting) => ({ ...sighting, at: sighting.at.toISOString() })));
   const rows = await db.execute<{ observatory_id: string; online: boolean | null }>(sql`
@@ -59,13 +61,15 @@ export async function recordSightings(db: Executor, sightings: Sighting[]): Prom
 }
 
 /** The live connection of an observatory and when it was last seen, if it ever connected. */
-export async function readPresence(db: Executor, observatoryId: string) {
+export async function readPresence(options: { db: Executor; observatoryId: string }) {
+  const { db, observatoryId } = options;
   const [row] = await db.select().from(tables.observatoryConnections).where(eq(tables.observatoryConnections.observatoryId, observatoryId));
   return row;
 }
 
 /** When each of these observatories was last seen by a connection, for the read shape's `connection.lastSeenAt`. */
-export async function lastSightings(db: Executor, observatoryIds: string[]): Promise<Map<string, Date>> {
+export async function lastSightings(options: { db: Executor; observatoryIds: string[] }): Promise<Map<string, Date>> {
+  const { db, observatoryIds } = options;
   if (observatoryIds.length === 0) return new Map();
   const rows = await db
     .select({ observatoryId: tables.observatoryConnections.observatoryId, lastSeenAt: tables.observatoryConnections.lastSeenAt })

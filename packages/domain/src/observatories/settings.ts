@@ -10,13 +10,14 @@ import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryUpdate } from "./schemas";
+import { inTransaction } from "../transaction";
 
 /** `can_admin` changes name, location and dispatch; history and audit get each changed field before and after. */
 export async function updateObservatory(options: { deps: Deps; actor: UserActor; observatoryId: string; input: ObservatoryUpdate }) {
   const { deps, actor, observatoryId, input } = options;
-  return deps.db.transaction(async (tx) => {
-    const observatory = await observatoriesCollection.get(tx, observatoryId, { forUpdate: true });
-    const access = await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_admin" });
+  return inTransaction(deps, async (t) => {
+    const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
+    const access = await requireObservatoryPermission({ db: t.tx, actor, observatoryId, permission: "can_admin" });
     if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
     const before = settingsOf(observatory.doc);
     const after = {
@@ -30,14 +31,15 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
         .map((key) => [key, { before: before[key], after: after[key] }]),
     );
     const { sources: _sources, ...permissions } = access;
-    const owners = await loadOwnerNames(tx, [observatory.doc.owner]);
+    const owners = await loadOwnerNames({ db: t.tx, owners: [observatory.doc.owner] });
     const ownerName = owners.nameOf(observatory.doc.owner);
-    const lastSighting = (await lastSightings(tx, [observatoryId])).get(observatoryId);
+    const lastSighting = (await lastSightings({ db: t.tx, observatoryIds: [observatoryId] })).get(observatoryId);
     if (Object.keys(changes).length === 0) return presentObservatory({ observatory, myPermissions: permissions, ownerName, lastSighting });
-    const updated = await observatoriesCollection.update(tx, observatoryId, (doc) => ({ ...doc, ...after }));
-    await recordHistory(tx, { observatoryId, type: "settings_changed", actorId: actor.id, data: { changes } });
+    const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, ...after }));
+    await recordHistory({ t, observatoryId, type: "settings_changed", actorId: actor.id, data: { changes } });
     const scope = { kind: "observatory" as const, id: observatoryId, name: after.name };
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "observatory.updated",
       target: scope,

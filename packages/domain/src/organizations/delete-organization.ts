@@ -8,6 +8,7 @@ import { AppError } from "../errors";
 import { publishUserEvent } from "../events/publish";
 import { recordHistory } from "../observatories/observatories";
 import { loadOrganizationAccess } from "./organization-access";
+import { inTransaction } from "../transaction";
 
 const NAMES_SHOWN = 5;
 
@@ -25,18 +26,18 @@ function describeHoldings(kind: "observatory" | "project", names: string[]): str
  */
 export async function deleteOrganization(options: { deps: Deps; actor: UserActor; organizationId: string }) {
   const { deps, actor, organizationId } = options;
-  await deps.db.transaction(async (tx) => {
+  await inTransaction(deps, async (t) => {
     // Lock first, so an observatory or project cannot be created under it while we count.
-    await organizationsCollection.get(tx, organizationId, { forUpdate: true });
-    const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
+    await organizationsCollection.get(t.tx, organizationId, { forUpdate: true });
+    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
     if (!access.isOwner && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may delete the organization");
     const { observatories, projects, observatoryMembers, organizationMembers } = tables;
-    const ownedObservatories = await tx
+    const ownedObservatories = await t.tx
       .select({ doc: observatories.doc })
       .from(observatories)
       .where(and(eq(observatories.ownerKind, "organization"), eq(observatories.ownerId, organizationId)))
       .orderBy(asc(observatories.createdAt));
-    const ownedProjects = await tx
+    const ownedProjects = await t.tx
       .select({ doc: projects.doc })
       .from(projects)
       .where(eq(projects.organizationId, organizationId))
@@ -63,12 +64,13 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
       throw new AppError("ORGANIZATION_NOT_EMPTY", `The organization still owns ${holdings.join(" and ")}. Transfer or delete them first.`);
     }
     const { doc } = access.organization;
-    const memberships = await tx
+    const memberships = await t.tx
       .delete(observatoryMembers)
       .where(and(eq(observatoryMembers.memberKind, "organization"), eq(observatoryMembers.memberId, organizationId)))
       .returning({ observatoryId: observatoryMembers.observatoryId, doc: observatoryMembers.doc });
     for (const membership of memberships) {
-      await recordHistory(tx, {
+      await recordHistory({
+        t,
         observatoryId: membership.observatoryId,
         type: "organization_removed",
         actorId: actor.id,
@@ -81,24 +83,24 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
         },
       });
     }
-    const members = await tx
+    const members = await t.tx
       .delete(organizationMembers)
       .where(eq(organizationMembers.organizationId, organizationId))
       .returning({ userId: organizationMembers.userId });
     const others = members.map((member) => member.userId).filter((userId) => userId !== actor.id);
     if (others.length > 0)
-      await publishUserEvent(tx, { userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
+      await publishUserEvent({ t, userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
     await cancelScopeAnnouncements({
-      deps,
-      db: tx,
+      t,
       actor,
       scope: "organization",
       scopeId: organizationId,
       reason: `The organization ${doc.name} was deleted.`,
     });
-    await organizationsCollection.remove(tx, organizationId);
+    await organizationsCollection.remove(t.tx, organizationId);
     const scope = { kind: "organization" as const, id: organizationId, name: doc.name };
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "organization.deleted",
       target: scope,

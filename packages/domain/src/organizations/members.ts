@@ -9,6 +9,7 @@ import { isUniqueViolation } from "../postgres-errors";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess, NO_ORGANIZATION_PERMISSIONS, requireOrganizationPermission } from "./organization-access";
 import { presentOrganization, presentOrganizationMember } from "./present";
+import { inTransaction } from "../transaction";
 
 type PermissionsInput = Partial<OrganizationPermissions>;
 
@@ -24,14 +25,11 @@ export async function listOrganizationMembers(options: { deps: Deps; actor: User
     asc(tables.organizationMembers.createdAt),
     10_000,
   );
-  const users = await loadUsersById(
-    deps.db,
-    members.map((member) => member.doc.userId),
-  );
+  const users = await loadUsersById({ db: deps.db, ids: members.map((member) => member.doc.userId) });
   return {
     items: members.flatMap((member) => {
       const user = users.get(member.doc.userId);
-      return user ? [presentOrganizationMember(member, user, access.organization.doc.ownerId)] : [];
+      return user ? [presentOrganizationMember({ member, user, ownerId: access.organization.doc.ownerId })] : [];
     }),
     nextCursor: null,
   };
@@ -40,14 +38,15 @@ export async function listOrganizationMembers(options: { deps: Deps; actor: User
 export async function addOrganizationMember(options: { deps: Deps; actor: UserActor; organizationId: string; email: string; permissions?: PermissionsInput }) {
   const { deps, actor, organizationId } = options;
   try {
-    return await deps.db.transaction(async (tx) => {
-      const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
-      requireOrganizationPermission(access, "can_manage_members");
-      const user = await findUserByEmail(tx, options.email);
+    return await inTransaction(deps, async (t) => {
+      const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
+      requireOrganizationPermission({ access, permission: "can_manage_members" });
+      const user = await findUserByEmail({ db: t.tx, email: options.email });
       const permissions = { ...NO_ORGANIZATION_PERMISSIONS, ...options.permissions };
-      const member = await organizationMembersCollection.insert(tx, { organizationId, userId: user.id, permissions });
+      const member = await organizationMembersCollection.insert(t.tx, { organizationId, userId: user.id, permissions });
       const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
-      await recordAudit(tx, {
+      await recordAudit({
+        t,
         actor,
         action: "organization.member_added",
         target: { kind: "user", id: user.id, name: user.doc.name },
@@ -55,14 +54,15 @@ export async function addOrganizationMember(options: { deps: Deps; actor: UserAc
         after: { email: user.doc.email, permissions },
       });
       // Tell the new member's open pages at once (their organization and observatory lists change).
-      await publishUserEvent(tx, {
+      await publishUserEvent({
+        t,
         userIds: [user.id],
         event: { type: "organization.member_added", data: { organizationId, organizationName: access.organization.doc.name, permissions } },
       });
-      return presentOrganizationMember(member, user, access.organization.doc.ownerId);
+      return presentOrganizationMember({ member, user, ownerId: access.organization.doc.ownerId });
     });
   } catch (error) {
-    if (isUniqueViolation(error, "organization_members_org_user_key")) throw new AppError("ALREADY_MEMBER", "This user is already a member");
+    if (isUniqueViolation({ error, constraint: "organization_members_org_user_key" })) throw new AppError("ALREADY_MEMBER", "This user is already a member");
     throw error;
   }
 }
@@ -75,20 +75,21 @@ export async function updateOrganizationMember(options: {
   permissions: PermissionsInput;
 }) {
   const { deps, actor, organizationId, userId } = options;
-  return deps.db.transaction(async (tx) => {
-    const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
-    requireOrganizationPermission(access, "can_manage_members");
-    const existing = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, userId));
+  return inTransaction(deps, async (t) => {
+    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
+    requireOrganizationPermission({ access, permission: "can_manage_members" });
+    const existing = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, userId));
     if (!existing) throw new AppError("NOT_FOUND", "This user is not a member");
     if (access.organization.doc.ownerId === userId) throw new AppError("OWNER_PERMISSIONS_FIXED", "The owner always has every permission");
-    const updated = await organizationMembersCollection.update(tx, existing.id, (doc) => ({
+    const updated = await organizationMembersCollection.update(t.tx, existing.id, (doc) => ({
       ...doc,
       permissions: { ...doc.permissions, ...options.permissions },
     }));
-    const users = await loadUsersById(tx, [userId]);
+    const users = await loadUsersById({ db: t.tx, ids: [userId] });
     const user = users.get(userId)!;
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "organization.member_permissions_updated",
       target: { kind: "user", id: userId, name: user.doc.name },
@@ -96,27 +97,29 @@ export async function updateOrganizationMember(options: {
       before: existing.doc.permissions,
       after: updated!.doc.permissions,
     });
-    return presentOrganizationMember(updated!, user, access.organization.doc.ownerId);
+    return presentOrganizationMember({ member: updated!, user, ownerId: access.organization.doc.ownerId });
   });
 }
 
 /** `can_manage_members` removes anyone but the owner; any member may leave. */
 export async function removeOrganizationMember(options: { deps: Deps; actor: UserActor; organizationId: string; userId: string }) {
   const { deps, actor, organizationId, userId } = options;
-  await deps.db.transaction(async (tx) => {
-    const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
-    if (userId !== actor.id) requireOrganizationPermission(access, "can_manage_members");
-    const existing = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, userId));
+  await inTransaction(deps, async (t) => {
+    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
+    if (userId !== actor.id) requireOrganizationPermission({ access, permission: "can_manage_members" });
+    const existing = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, userId));
     if (!existing) throw new AppError("NOT_FOUND", "This user is not a member");
     if (access.organization.doc.ownerId === userId) throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer ownership before the owner can leave");
-    await organizationMembersCollection.remove(tx, existing.id);
-    const user = (await loadUsersById(tx, [userId])).get(userId);
+    await organizationMembersCollection.remove(t.tx, existing.id);
+    const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
-    await publishUserEvent(tx, {
+    await publishUserEvent({
+      t,
       userIds: [userId],
       event: { type: "organization.member_removed", data: { organizationId, organizationName: access.organization.doc.name } },
     });
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: userId === actor.id ? "organization.member_left" : "organization.member_removed",
       target: { kind: "user", id: userId, name: user?.doc.name ?? null },
@@ -129,22 +132,23 @@ export async function removeOrganizationMember(options: { deps: Deps; actor: Use
 /** Owner only, to a current member; the previous owner stays a member with every permission. */
 export async function transferOrganizationOwnership(options: { deps: Deps; actor: UserActor; organizationId: string; userId: string }) {
   const { deps, actor, organizationId, userId } = options;
-  return deps.db.transaction(async (tx) => {
+  return inTransaction(deps, async (t) => {
     // Lock the organization row first, so two transfers cannot both see the old owner.
-    await organizationsCollection.get(tx, organizationId, { forUpdate: true });
-    const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
+    await organizationsCollection.get(t.tx, organizationId, { forUpdate: true });
+    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
     if (!access.isOwner) throw new AppError("FORBIDDEN", "Only the owner may transfer ownership");
-    const target = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, userId));
+    const target = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, userId));
     if (!target) throw new AppError("NOT_A_MEMBER", "Ownership can only go to a current member");
     if (userId === actor.id) return presentOrganization(access.organization);
-    const previous = await organizationMembersCollection.findOne(tx, memberWhere(organizationId, actor.id));
-    if (previous) await organizationMembersCollection.update(tx, previous.id, (doc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS }));
-    else await organizationMembersCollection.insert(tx, { organizationId, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
-    await organizationMembersCollection.update(tx, target.id, (doc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS }));
-    const updated = await organizationsCollection.update(tx, organizationId, (doc) => ({ ...doc, ownerId: userId }));
-    const newOwner = (await loadUsersById(tx, [userId])).get(userId);
+    const previous = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, actor.id));
+    if (previous) await organizationMembersCollection.update(t.tx, previous.id, (doc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS }));
+    else await organizationMembersCollection.insert(t.tx, { organizationId, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
+    await organizationMembersCollection.update(t.tx, target.id, (doc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS }));
+    const updated = await organizationsCollection.update(t.tx, organizationId, (doc) => ({ ...doc, ownerId: userId }));
+    const newOwner = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
     const scope = { kind: "organization" as const, id: organizationId, name: updated!.doc.name };
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "organization.ownership_transferred",
       target: { kind: "user", id: userId, name: newOwner?.doc.name ?? null },

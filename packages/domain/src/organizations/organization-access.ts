@@ -45,7 +45,7 @@ export async function loadOrganizationAccess(options: {
   return { organization, isOwner, isMember: Boolean(membership) || isOwner, permissions };
 }
 
-export function requireOrganizationPermission(access: OrganizationAccess, permission: OrganizationPermission) {
+export function requireOrganizationPermission({ access, permission }: { access: OrganizationAccess; permission: OrganizationPermission }) {
   // Deprecated: billing is stored but grants nothing.
   if (permission === "can_manage_billing" || !access.permissions[permission]) {
     throw new AppError("FORBIDDEN", `This needs ${permission} in the organization`);

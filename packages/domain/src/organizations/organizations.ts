@@ -9,14 +9,15 @@ import { isUniqueViolation } from "../postgres-errors";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organization-access";
 import { presentOrganization } from "./present";
 import type { OrganizationCreate, OrganizationUpdate } from "./schemas";
+import { inTransaction } from "../transaction";
 
 const shortNameTaken = () => new AppError("SHORT_NAME_TAKEN", "Another organization already uses this short name");
 
 export async function createOrganization(options: { deps: Deps; actor: UserActor; input: OrganizationCreate }) {
   const { deps, actor, input } = options;
   try {
-    return await deps.db.transaction(async (tx) => {
-      const organization = await organizationsCollection.insert(tx, {
+    return await inTransaction(deps, async (t) => {
+      const organization = await organizationsCollection.insert(t.tx, {
         name: input.name,
         shortName: input.shortName,
         type: input.type,
@@ -25,9 +26,10 @@ export async function createOrganization(options: { deps: Deps; actor: UserActor
         ownerId: actor.id,
         externalStorage: [],
       });
-      await organizationMembersCollection.insert(tx, { organizationId: organization.id, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
+      await organizationMembersCollection.insert(t.tx, { organizationId: organization.id, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
       const scope = { kind: "organization" as const, id: organization.id, name: input.name };
-      await recordAudit(tx, {
+      await recordAudit({
+        t,
         actor,
         action: "organization.created",
         target: scope,
@@ -37,7 +39,7 @@ export async function createOrganization(options: { deps: Deps; actor: UserActor
       return presentOrganization(organization);
     });
   } catch (error) {
-    if (isUniqueViolation(error, "organizations_short_name_lower_key")) throw shortNameTaken();
+    if (isUniqueViolation({ error, constraint: "organizations_short_name_lower_key" })) throw shortNameTaken();
     throw error;
   }
 }
@@ -72,12 +74,16 @@ export async function getOrganization(options: { deps: Deps; actor: UserActor; o
   };
 }
 
-function mergeExternalStorage(deps: Deps, current: ExternalStorageDoc[], input: NonNullable<OrganizationUpdate["externalStorage"]>): ExternalStorageDoc[] {
+function mergeExternalStorage(
+  deps: Pick<Deps, "secrets">,
+  current: ExternalStorageDoc[],
+  input: NonNullable<OrganizationUpdate["externalStorage"]>,
+): ExternalStorageDoc[] {
   return input.map((item) => {
     const existing = item.id ? current.find((destination) => destination.id === item.id) : undefined;
     if (item.id && !existing)
       throw new AppError("VALIDATION_FAILED", `Unknown external storage id ${item.id}`, {
-        errors: [fieldError("externalStorage.id", "is not a destination of this organization")],
+        errors: [fieldError({ path: "externalStorage.id", predicate: "is not a destination of this organization" })],
       });
     const keepSecrets = existing && existing.kind === item.kind && item.secrets === undefined;
     return {
@@ -97,21 +103,21 @@ export async function updateOrganization(options: { deps: Deps; actor: UserActor
   const { externalStorage, ...settings } = input;
   const changesSettings = Object.values(settings).some((value) => value !== undefined);
   try {
-    return await deps.db.transaction(async (tx) => {
-      const access = await loadOrganizationAccess({ db: tx, actor, organizationId });
+    return await inTransaction(deps, async (t) => {
+      const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
       const isManager = access.isOwner || actor.isServerAdmin;
       if (changesSettings && !isManager) throw new AppError("FORBIDDEN", "Only the owner changes organization settings");
       if (externalStorage !== undefined && !isManager && !access.permissions.can_manage_storage)
         throw new AppError("FORBIDDEN", "This needs can_manage_storage in the organization");
       const before = access.organization.doc;
-      const updated = await organizationsCollection.update(tx, organizationId, (doc) => ({
+      const updated = await organizationsCollection.update(t.tx, organizationId, (doc) => ({
         ...doc,
         name: settings.name ?? doc.name,
         shortName: settings.shortName ?? doc.shortName,
         type: settings.type ?? doc.type,
         description: settings.description === undefined ? doc.description : settings.description,
         contactEmail: settings.contactEmail ?? doc.contactEmail,
-        externalStorage: externalStorage === undefined ? doc.externalStorage : mergeExternalStorage(deps, doc.externalStorage, externalStorage),
+        externalStorage: externalStorage === undefined ? doc.externalStorage : mergeExternalStorage(t, doc.externalStorage, externalStorage),
       }));
       const scope = { kind: "organization" as const, id: organizationId, name: updated!.doc.name };
       if (changesSettings) {
@@ -122,11 +128,12 @@ export async function updateOrganization(options: { deps: Deps; actor: UserActor
           description: doc.description,
           contactEmail: doc.contactEmail,
         });
-        await recordAudit(tx, { actor, action: "organization.updated", target: scope, scope, before: pick(before), after: pick(updated!.doc) });
+        await recordAudit({ t, actor, action: "organization.updated", target: scope, scope, before: pick(before), after: pick(updated!.doc) });
       }
       if (externalStorage !== undefined) {
         const summary = (list: ExternalStorageDoc[]) => list.map(({ id, kind, label, secretKeys }) => ({ id, kind, label, configuredSecrets: secretKeys }));
-        await recordAudit(tx, {
+        await recordAudit({
+          t,
           actor,
           action: "organization.external_storage_updated",
           target: scope,
@@ -138,13 +145,14 @@ export async function updateOrganization(options: { deps: Deps; actor: UserActor
       return presentOrganization(updated!);
     });
   } catch (error) {
-    if (isUniqueViolation(error, "organizations_short_name_lower_key")) throw shortNameTaken();
+    if (isUniqueViolation({ error, constraint: "organizations_short_name_lower_key" })) throw shortNameTaken();
     throw error;
   }
 }
 
 /** For code that sends data to a destination (observations, later): the decrypted secrets. */
-export function openExternalStorageSecrets(deps: Deps, destination: ExternalStorageDoc): Record<string, string> {
+export function openExternalStorageSecrets(options: { deps: Pick<Deps, "secrets">; destination: ExternalStorageDoc }): Record<string, string> {
+  const { deps, destination } = options;
   return destination.sealedSecrets ? (JSON.parse(deps.secrets.open(destination.sealedSecrets)) as Record<string, string>) : {};
 }
 
@@ -160,7 +168,7 @@ export async function listOrganizationAudit(options: { deps: Deps; actor: UserAc
     .where(and(eq(auditLog.scopeKind, "organization"), eq(auditLog.scopeId, organizationId), auditCursor(options.cursor)))
     .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
     .limit(options.limit + 1);
-  return pageOfAudit(rows, options.limit);
+  return pageOfAudit({ rows, limit: options.limit });
 }
 
 /** Entries older than the cursor entry, in the order of the lists: time first, then id (ids may share a millisecond). */
@@ -169,7 +177,8 @@ export function auditCursor(cursor: string | undefined) {
   return cursor ? sql`(${auditLog.createdAt}, ${auditLog.id}) < (select c.created_at, c.id from audit_log c where c.id = ${cursor})` : undefined;
 }
 
-export function pageOfAudit(rows: Array<typeof tables.auditLog.$inferSelect>, limit: number) {
+export function pageOfAudit(options: { rows: Array<typeof tables.auditLog.$inferSelect>; limit: number }) {
+  const { rows, limit } = options;
   const page = rows.slice(0, limit);
   return {
     items: page.map((row) => ({

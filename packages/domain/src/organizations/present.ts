@@ -23,7 +23,8 @@ export function presentOrganization(organization: StoredDocument<OrganizationDoc
   };
 }
 
-export function presentOrganizationMember(member: StoredDocument<OrganizationMemberDoc>, user: { id: string; doc: UserDoc }, ownerId: string) {
+export function presentOrganizationMember(options: { member: StoredDocument<OrganizationMemberDoc>; user: { id: string; doc: UserDoc }; ownerId: string }) {
+  const { member, user, ownerId } = options;
   const isOwner = user.id === ownerId;
   return {
     userId: user.id,

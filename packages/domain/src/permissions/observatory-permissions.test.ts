@@ -66,7 +66,7 @@ describe("inheritedFromOrganizationRole", () => {
 
 describe("organizationRole", () => {
   it("is owner for the owner whatever the stored permissions", () => {
-    expect(organizationRole(true, org({}))).toBe("owner");
+    expect(organizationRole({ isOwner: true, permissions: org({}) })).toBe("owner");
   });
 
   it.each([
@@ -79,7 +79,7 @@ describe("organizationRole", () => {
     [{ can_manage_billing: true }, "member"],
     [{ can_manage_projects: true, can_manage_storage: true, can_manage_billing: true }, "member"],
   ] as const)("makes %j an %s", (granted, role) => {
-    expect(organizationRole(false, org(granted))).toBe(role);
+    expect(organizationRole({ isOwner: false, permissions: org(granted) })).toBe(role);
   });
 });
 

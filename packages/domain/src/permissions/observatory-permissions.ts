@@ -33,7 +33,8 @@ export function inheritedFromOrganizationRole(role: "owner" | "admin" | "member"
     : { can_view: false, can_observe: false, can_operate: true, can_admin: true };
 }
 
-export function organizationRole(isOwner: boolean, permissions: OrganizationPermissions): "owner" | "admin" | "member" {
+export function organizationRole(options: { isOwner: boolean; permissions: OrganizationPermissions }): "owner" | "admin" | "member" {
+  const { isOwner, permissions } = options;
   if (isOwner) return "owner";
   return isOrganizationAdmin(permissions) ? "admin" : "member";
 }
@@ -95,7 +96,7 @@ export async function resolveObservatoryAccess(options: {
     else if (row.source === "owner") push(row.observatory_id, { kind: "owner", permissions: ALL_OBSERVATORY_PERMISSIONS });
     else if (row.source === "direct") push(row.observatory_id, { kind: "direct", permissions: closePermissions(row.grant!) });
     else {
-      const role = organizationRole(Boolean(row.org_owner), row.member_permissions!);
+      const role = organizationRole({ isOwner: Boolean(row.org_owner), permissions: row.member_permissions! });
       const permissions = intersect(closePermissions(inheritedFromOrganizationRole(role)), closePermissions(row.grant!));
       push(row.observatory_id, { kind: "organization", organizationId: row.organization_id!, role, permissions });
     }
@@ -161,7 +162,8 @@ export function viewableObservatoryIds(userId: string): SQL {
 }
 
 /** Every user who can view the observatory, by the same rule the other way round (server admins aside). */
-export async function observatoryViewerIds(db: Executor, observatoryId: string): Promise<string[]> {
+export async function observatoryViewerIds(options: { db: Executor; observatoryId: string }): Promise<string[]> {
+  const { db, observatoryId } = options;
   const rows = await db.execute<{ user_id: string }>(sql`
     select o.owner_id as user_id from observatories o where o.id = ${observatoryId} and o.owner_kind = 'user'
     union

@@ -9,6 +9,7 @@ import { loadOrganizationAccess, requireOrganizationPermission } from "../organi
 import { isUniqueViolation } from "../postgres-errors";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import type { projectCreateSchema, projectUpdateSchema } from "./schemas";
+import { inTransaction } from "../transaction";
 
 type Executor = Parameters<typeof projectsCollection.get>[0];
 type ProjectRole = "owner" | "admin" | "member" | "organizationManager" | "serverAdmin";
@@ -23,7 +24,7 @@ const present = (project: StoredDocument<ProjectDoc>, myRole?: ProjectRole) => (
   ...(myRole ? { myRole } : {}),
 });
 
-export const projectMemberWhere = (projectId: string, userId: string) =>
+export const projectMemberWhere = ({ projectId, userId }: { projectId: string; userId: string }) =>
   and(eq(tables.projectMembers.projectId, projectId), eq(tables.projectMembers.userId, userId))!;
 
 /**
@@ -31,7 +32,8 @@ export const projectMemberWhere = (projectId: string, userId: string) =>
  * can_manage_projects (for an organization's project) and server admins manage.
  * Anyone else gets 404.
  */
-export async function loadProjectAccess(db: Executor, actor: UserActor, projectId: string) {
+export async function loadProjectAccess(options: { db: Executor; actor: UserActor; projectId: string }) {
+  const { db, actor, projectId } = options;
   const { projects, projectMembers, organizations, organizationMembers } = tables;
   // One read: the project with the actor's project role and standing in its organization.
   const [row] = await db
@@ -58,27 +60,21 @@ export async function loadProjectAccess(db: Executor, actor: UserActor, projectI
 
 export async function createProject(options: { deps: Deps; actor: UserActor; input: z.infer<typeof projectCreateSchema> }) {
   const { deps, actor, input } = options;
-  return deps.db.transaction(async (tx) => {
+  return inTransaction(deps, async (t) => {
     if (input.organizationId) {
       // Serialized with the organization's deletion, which counts what it owns under this lock.
-      await organizationsCollection.get(tx, input.organizationId, { forUpdate: true });
-      const access = await loadOrganizationAccess({ db: tx, actor, organizationId: input.organizationId });
-      requireOrganizationPermission(access, "can_manage_projects");
+      await organizationsCollection.get(t.tx, input.organizationId, { forUpdate: true });
+      const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId: input.organizationId });
+      requireOrganizationPermission({ access, permission: "can_manage_projects" });
     }
-    const project = await projectsCollection.insert(tx, {
+    const project = await projectsCollection.insert(t.tx, {
       name: input.name,
       status: "active",
       ownerId: actor.id,
       organizationId: input.organizationId ?? null,
     });
     const scope = { kind: "project" as const, id: project.id, name: input.name };
-    await recordAudit(tx, {
-      actor,
-      action: "project.created",
-      target: scope,
-      scope,
-      after: { name: input.name, organizationId: input.organizationId ?? null },
-    });
+    await recordAudit({ t, actor, action: "project.created", target: scope, scope, after: { name: input.name, organizationId: input.organizationId ?? null } });
     return present(project, "owner");
   });
 }
@@ -98,18 +94,19 @@ export async function listProjects(options: { deps: Deps; actor: UserActor }) {
 }
 
 export async function getProject(options: { deps: Deps; actor: UserActor; projectId: string }) {
-  const { project, role } = await loadProjectAccess(options.deps.db, options.actor, options.projectId);
+  const { project, role } = await loadProjectAccess({ db: options.deps.db, actor: options.actor, projectId: options.projectId });
   return present(project, role);
 }
 
 export async function updateProject(options: { deps: Deps; actor: UserActor; projectId: string; input: z.infer<typeof projectUpdateSchema> }) {
   const { deps, actor, projectId, input } = options;
-  return deps.db.transaction(async (tx) => {
-    const access = await loadProjectAccess(tx, actor, projectId);
+  return inTransaction(deps, async (t) => {
+    const access = await loadProjectAccess({ db: t.tx, actor, projectId });
     if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may change the project");
-    const updated = await projectsCollection.update(tx, projectId, (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status }));
+    const updated = await projectsCollection.update(t.tx, projectId, (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status }));
     const scope = { kind: "project" as const, id: projectId, name: updated!.doc.name };
-    await recordAudit(tx, {
+    await recordAudit({
+      t,
       actor,
       action: "project.updated",
       target: scope,
@@ -123,14 +120,14 @@ export async function updateProject(options: { deps: Deps; actor: UserActor; pro
 
 export async function listProjectMembers(options: { deps: Deps; actor: UserActor; projectId: string }) {
   const { deps, actor, projectId } = options;
-  const { project } = await loadProjectAccess(deps.db, actor, projectId);
+  const { project } = await loadProjectAccess({ db: deps.db, actor, projectId });
   const members = await projectMembersCollection.findMany(
     deps.db,
     eq(tables.projectMembers.projectId, projectId),
     asc(tables.projectMembers.createdAt),
     10_000,
   );
-  const users = await loadUsersById(deps.db, [project.doc.ownerId, ...members.map((member) => member.doc.userId)]);
+  const users = await loadUsersById({ db: deps.db, ids: [project.doc.ownerId, ...members.map((member) => member.doc.userId)] });
   const owner = users.get(project.doc.ownerId);
   return {
     items: [
@@ -147,13 +144,14 @@ export async function listProjectMembers(options: { deps: Deps; actor: UserActor
 export async function addProjectMember(options: { deps: Deps; actor: UserActor; projectId: string; email: string; role: "admin" | "member" }) {
   const { deps, actor, projectId, role } = options;
   try {
-    return await deps.db.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, actor, projectId);
+    return await inTransaction(deps, async (t) => {
+      const access = await loadProjectAccess({ db: t.tx, actor, projectId });
       if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may add members");
-      const user = await findUserByEmail(tx, options.email);
+      const user = await findUserByEmail({ db: t.tx, email: options.email });
       if (user.id === access.project.doc.ownerId) throw new AppError("ALREADY_MEMBER", "This user owns the project");
-      const member = await projectMembersCollection.insert(tx, { projectId, userId: user.id, role });
-      await recordAudit(tx, {
+      const member = await projectMembersCollection.insert(t.tx, { projectId, userId: user.id, role });
+      await recordAudit({
+        t,
         actor,
         action: "project.member_added",
         target: { kind: "user", id: user.id, name: user.doc.name },
@@ -163,22 +161,23 @@ export async function addProjectMember(options: { deps: Deps; actor: UserActor; 
       return { userId: user.id, email: user.doc.email, name: user.doc.name, role, joinedAt: member.createdAt.toISOString() };
     });
   } catch (error) {
-    if (isUniqueViolation(error, "project_members_key")) throw new AppError("ALREADY_MEMBER", "This user is already a member");
+    if (isUniqueViolation({ error, constraint: "project_members_key" })) throw new AppError("ALREADY_MEMBER", "This user is already a member");
     throw error;
   }
 }
 
 export async function removeProjectMember(options: { deps: Deps; actor: UserActor; projectId: string; userId: string }) {
   const { deps, actor, projectId, userId } = options;
-  await deps.db.transaction(async (tx) => {
-    const access = await loadProjectAccess(tx, actor, projectId);
+  await inTransaction(deps, async (t) => {
+    const access = await loadProjectAccess({ db: t.tx, actor, projectId });
     if (userId !== actor.id && !access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may remove members");
     if (userId === access.project.doc.ownerId) throw new AppError("OWNER_CANNOT_BE_REMOVED", "The project owner cannot be removed");
-    const member = await projectMembersCollection.findOne(tx, projectMemberWhere(projectId, userId));
+    const member = await projectMembersCollection.findOne(t.tx, projectMemberWhere({ projectId, userId }));
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
-    await projectMembersCollection.remove(tx, member.id);
-    const user = (await loadUsersById(tx, [userId])).get(userId);
-    await recordAudit(tx, {
+    await projectMembersCollection.remove(t.tx, member.id);
+    const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
+    await recordAudit({
+      t,
       actor,
       action: "project.member_removed",
       target: { kind: "user", id: userId, name: user?.doc.name ?? null },

@@ -8,7 +8,7 @@ import type { Deps } from "../deps";
 export const STALE_UPLOAD_AGE_MS = 86_400_000;
 
 /** The bucket's incomplete multipart uploads begun before `cutoff`, by key. */
-export async function* staleUploads(storage: ObjectStorage, cutoff: Date): AsyncGenerator<IncompleteUpload> {
+export async function* staleUploads({ storage, cutoff }: { storage: ObjectStorage; cutoff: Date }): AsyncGenerator<IncompleteUpload> {
   for await (const page of storage.listIncompleteUploads())
     // A store that does not say when an upload began gives no reason to think it abandoned.
     for (const upload of page) if (upload.initiated && upload.initiated.getTime() < cutoff.getTime()) yield upload;
@@ -24,7 +24,7 @@ export async function abortStaleUploads(options: { deps: Deps; olderThanMs?: num
   let aborted = 0;
   let bytes = 0;
   const cutoff = new Date(deps.now().getTime() - (options.olderThanMs ?? STALE_UPLOAD_AGE_MS));
-  for await (const upload of staleUploads(deps.storage, cutoff)) {
+  for await (const upload of staleUploads({ storage: deps.storage, cutoff })) {
     bytes += (await deps.storage.uploadedBytes(upload)) ?? 0;
     await deps.storage.abortUpload(upload);
     aborted += 1;

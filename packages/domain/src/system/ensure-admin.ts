@@ -5,6 +5,7 @@ import { hashPassword } from "../auth/passwords";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { isUniqueViolation } from "../postgres-errors";
+import { inTransaction } from "../transaction";
 
 /**
  * Makes sure ADMIN_EMAIL exists and is a server admin. An existing account keeps its password:
@@ -16,9 +17,9 @@ export async function ensureServerAdmin(options: { deps: Deps; email: string; pa
   const existing = await usersCollection.findOne(deps.db, eq(tables.users.emailLower, emailLower));
   if (existing) {
     if (existing.doc.roles.includes("serverAdmin")) return "unchanged";
-    await deps.db.transaction(async (tx) => {
-      await usersCollection.update(tx, existing.id, (doc) => ({ ...doc, roles: [...new Set([...doc.roles, "serverAdmin" as const])] }));
-      await invalidateCaches(deps, tx, { kind: "user", userId: existing.id });
+    await inTransaction(deps, async (t) => {
+      await usersCollection.update(t.tx, existing.id, (doc) => ({ ...doc, roles: [...new Set([...doc.roles, "serverAdmin" as const])] }));
+      await invalidateCaches({ t, change: { kind: "user", userId: existing.id } });
     });
     return "promoted";
   }
@@ -34,7 +35,7 @@ export async function ensureServerAdmin(options: { deps: Deps; email: string; pa
     return "created";
   } catch (error) {
     // Another process created it at the same moment.
-    if (isUniqueViolation(error)) return ensureServerAdmin(options);
+    if (isUniqueViolation({ error })) return ensureServerAdmin(options);
     throw error;
   }
 }

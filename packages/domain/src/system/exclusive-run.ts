@@ -5,7 +5,8 @@ import type { Deps } from "../deps";
  * the same key (the queued job and the CLI, or a retry overlapping a slow first run) waits, then
  * finds the work done; a run whose process dies releases the lock with its connection.
  */
-export async function runExclusively<T>(deps: Deps, key: string, work: () => Promise<T>): Promise<T> {
+export async function runExclusively<T>(options: { deps: Deps; key: string; work: () => Promise<T> }): Promise<T> {
+  const { deps, key, work } = options;
   const connection = await deps.sql.reserve();
   try {
     await connection`select pg_advisory_lock(hashtext(${key}))`;

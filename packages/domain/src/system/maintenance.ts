@@ -28,12 +28,13 @@ export async function readMaintenance(db: Executor): Promise<MaintenanceStatus> 
  * Refuses a write with 503 MAINTENANCE (Retry-After 30 s) while a restore runs: whatever it wrote
  * would be thrown away by the swap. `retry` tells the caller what to do meanwhile.
  */
-export async function refuseWritesDuringMaintenance(db: Executor, retry: string) {
-  const maintenance = await readMaintenance(db);
-  if (maintenance.active) throw new AppError("MAINTENANCE", `${maintenance.reason ?? "Maintenance"}: ${retry}`, { headers: { "retry-after": "30" } });
+export async function refuseWritesDuringMaintenance(options: { db: Executor; retry: string }) {
+  const maintenance = await readMaintenance(options.db);
+  if (maintenance.active) throw new AppError("MAINTENANCE", `${maintenance.reason ?? "Maintenance"}: ${options.retry}`, { headers: { "retry-after": "30" } });
 }
 
-export async function beginMaintenance(deps: Deps, options: { reason: string; jobId: string }) {
+export async function beginMaintenance(options: { deps: Deps; reason: string; jobId: string }) {
+  const { deps } = options;
   await deps.db
     .insert(tables.maintenance)
     .values({ id: MAINTENANCE_ID, reason: options.reason, jobId: options.jobId, since: deps.now() })
@@ -41,7 +42,8 @@ export async function beginMaintenance(deps: Deps, options: { reason: string; jo
 }
 
 /** Ends maintenance; with a `jobId`, only the maintenance that job began (a later restore's stays). */
-export async function endMaintenance(db: Executor, jobId?: string) {
+export async function endMaintenance(options: { db: Executor; jobId?: string }) {
+  const { db, jobId } = options;
   if (jobId === undefined) await db.execute(sql`delete from maintenance where id = ${MAINTENANCE_ID}`);
   else await db.execute(sql`delete from maintenance where id = ${MAINTENANCE_ID} and job_id = ${jobId}`);
 }

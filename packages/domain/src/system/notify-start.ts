@@ -4,6 +4,7 @@ import { SERVER_VERSION } from "@meridian/config";
 import type { Deps } from "../deps";
 import { notifySystemEvent } from "../notifications/notify";
 import { findServerAdmins } from "../users/find-user";
+import { inTransaction } from "../transaction";
 
 /**
  * The spec's "server start notifies administrators", once per start of the cluster, not once per
@@ -12,14 +13,18 @@ import { findServerAdmins } from "../users/find-user";
  */
 export async function notifyServerStart(options: { deps: Deps; listeningOn: string }): Promise<number> {
   const { deps } = options;
-  return deps.db.transaction(async (tx) => {
-    const admins = await findServerAdmins(tx);
-    const startedAt = deps.now().toISOString();
-    await notifySystemEvent(tx, deps, admins, {
-      kind: "server_started",
-      subject: `Meridian ${SERVER_VERSION} started on ${os.hostname()}`,
-      lines: [`A Meridian server (version ${SERVER_VERSION}) started at ${startedAt} on host ${os.hostname()} and is listening on ${options.listeningOn}.`],
-      path: "/admin",
+  return inTransaction(deps, async (t) => {
+    const admins = await findServerAdmins(t.tx);
+    const startedAt = t.now().toISOString();
+    await notifySystemEvent({
+      t,
+      users: admins,
+      event: {
+        kind: "server_started",
+        subject: `Meridian ${SERVER_VERSION} started on ${os.hostname()}`,
+        lines: [`A Meridian server (version ${SERVER_VERSION}) started at ${startedAt} on host ${os.hostname()} and is listening on ${options.listeningOn}.`],
+        path: "/admin",
+      },
     });
     return admins.filter((admin) => admin.doc.notificationPreferences.systemEvents).length;
   });
@@ -37,13 +42,19 @@ export async function checkStarCatalog(options: { deps: Deps }): Promise<boolean
   if (present) return true;
   deps.logger.error({ starCatalogDir: dir }, "the plate-solving star catalog is missing or empty");
   const admins = await findServerAdmins(deps.db);
-  await deps.db.transaction((tx) =>
-    notifySystemEvent(tx, deps, admins, {
-      kind: "star_catalog_missing",
-      subject: "Meridian: the plate-solving star catalog is missing",
-      lines: [`The star catalog directory ${dir} (STAR_CATALOG_DIR) is missing or empty on ${os.hostname()}. Plate solving cannot work until it is restored.`],
-      path: "/admin",
-      priority: 1,
+  await inTransaction(deps, (t) =>
+    notifySystemEvent({
+      t,
+      users: admins,
+      event: {
+        kind: "star_catalog_missing",
+        subject: "Meridian: the plate-solving star catalog is missing",
+        lines: [
+          `The star catalog directory ${dir} (STAR_CATALOG_DIR) is missing or empty on ${os.hostname()}. Plate solving cannot work until it is restored.`,
+        ],
+        path: "/admin",
+        priority: 1,
+      },
     }),
   );
   return false;

@@ -21,11 +21,11 @@ export interface ServerPresence {
  */
 export async function joinServerPresence(options: { deps: Deps; onClusterStart?: () => Promise<unknown> }): Promise<ServerPresence> {
   const { deps } = options;
-  const joining = await holdSessionLock(deps, { space: serverPresence, key: JOIN_KEY });
+  const joining = await holdSessionLock({ deps, space: serverPresence, key: JOIN_KEY });
   let presence;
   try {
     const alone = (await countRunningServers(deps)) === 0;
-    presence = await holdSessionLock(deps, { space: serverPresence, key: PRESENCE_KEY, shared: true });
+    presence = await holdSessionLock({ deps, space: serverPresence, key: PRESENCE_KEY, shared: true });
     if (alone) await options.onClusterStart?.();
   } catch (error) {
     await presence?.release();

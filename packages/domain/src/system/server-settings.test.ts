@@ -11,7 +11,7 @@ function apiMessage(field: SettingField, value: unknown): string | null {
   const result = serverSettingsUpdateSchema.safeParse(body);
   if (result.success) return null;
   const issues = result.error.issues.map((issue) => ({ ...issue, path: ["update", ...issue.path] }));
-  return validationError(issues).errors?.[0]?.message ?? null;
+  return validationError({ issues }).errors?.[0]?.message ?? null;
 }
 
 describe("server settings, checked field by field as the settings page does", () => {

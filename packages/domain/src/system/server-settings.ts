@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import type { Actor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
+import { inTransaction } from "../transaction";
 
 const SETTINGS_ID = "server";
 
@@ -25,17 +26,18 @@ export async function readServerSettings(db: Executor): Promise<ServerSettings> 
 
 export async function updateServerSettings(options: { deps: Deps; actor: Actor; update: Partial<ServerSettings> }): Promise<ServerSettings> {
   const { deps, actor, update } = options;
-  return deps.db.transaction(async (tx) => {
+  return inTransaction(deps, async (t) => {
     // Two admins saving at once: the lock makes the second apply its fields on top of the first's.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:server-settings'))`);
-    const before = await readServerSettings(tx);
+    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:server-settings'))`);
+    const before = await readServerSettings(t.tx);
     const after = { ...before, ...update };
-    if (await settingsCollection.get(tx, SETTINGS_ID)) await settingsCollection.update(tx, SETTINGS_ID, () => ({ value: after }));
-    else await settingsCollection.insert(tx, { value: after }, SETTINGS_ID);
+    if (await settingsCollection.get(t.tx, SETTINGS_ID)) await settingsCollection.update(t.tx, SETTINGS_ID, () => ({ value: after }));
+    else await settingsCollection.insert(t.tx, { value: after }, SETTINGS_ID);
     const changed = (Object.keys(update) as Array<keyof ServerSettings>).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
     if (changed.length > 0) {
       const scope = { kind: "system" as const, id: "system", name: null };
-      await recordAudit(tx, {
+      await recordAudit({
+        t,
         actor: actor.kind === "user" ? actor : null,
         action: "settings.updated",
         target: { kind: "settings", id: SETTINGS_ID, name: "Server settings" },
@@ -49,5 +51,5 @@ export async function updateServerSettings(options: { deps: Deps; actor: Actor; 
 }
 
 /** Whether a plugin of this version may take work under the settings. */
-export const pluginIsCurrent = (settings: ServerSettings, pluginVersion: string | null | undefined): boolean =>
+export const pluginIsCurrent = ({ settings, pluginVersion }: { settings: ServerSettings; pluginVersion: string | null | undefined }): boolean =>
   !settings.minimumPluginVersion || (pluginVersion != null && compareVersions(pluginVersion, settings.minimumPluginVersion) >= 0);

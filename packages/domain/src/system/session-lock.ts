@@ -28,7 +28,8 @@ export interface SessionLock {
 const keyOf = (connection: postgres.ReservedSql, key: number | string) => (typeof key === "number" ? connection`${key}::int` : connection`hashtext(${key})`);
 
 /** Takes the lock on a connection of its own (waits while another holds it exclusively) and keeps it until `release`. */
-export async function holdSessionLock(deps: Deps, options: { space: number; key: number | string; shared?: boolean }): Promise<SessionLock> {
+export async function holdSessionLock(options: { deps: Deps; space: number; key: number | string; shared?: boolean }): Promise<SessionLock> {
+  const { deps } = options;
   const connection = await deps.sql.reserve();
   const take = options.shared ? connection`pg_advisory_lock_shared` : connection`pg_advisory_lock`;
   const tryTake = options.shared ? connection`pg_try_advisory_lock_shared` : connection`pg_try_advisory_lock`;
@@ -64,7 +65,8 @@ export async function holdSessionLock(deps: Deps, options: { space: number; key:
 }
 
 /** SQL (for drizzle's `sql`) that counts the backends holding a lock of `space`, as text to embed. */
-export function lockHeldCondition(space: number, keySql: string): string {
+export function lockHeldCondition(options: { space: number; keySql: string }): string {
+  const { space, keySql } = options;
   return `exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.granted
       and l.database = (select oid from pg_database where datname = current_database())
       and l.classid = ${space}::int::oid and l.objid = (${keySql})::oid and l.objsubid = 2)`;

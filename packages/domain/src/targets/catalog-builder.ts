@@ -408,7 +408,7 @@ function stars(sources: CatalogSources, notes: string[]): Draft[] {
 }
 
 /** Natural order: digit runs compare as numbers (`NGC 224` before `NGC 1976`), the rest by code point. */
-export function naturalCompare(a: string, b: string): number {
+export function naturalCompare({ a, b }: { a: string; b: string }): number {
   const partsA = a.split(/(\d+)/);
   const partsB = b.split(/(\d+)/);
   for (let i = 0; i < Math.min(partsA.length, partsB.length); i += 1) {
@@ -426,7 +426,7 @@ const round6 = (value: number) => Number(value.toFixed(6)) + 0;
 export function buildCatalog(sources: CatalogSources): { file: CatalogFile; notes: string[] } {
   const notes: string[] = [];
   const drafts = [...deepSky(sources, notes), ...stars(sources, notes)].sort(
-    (a, b) => targetCatalogs.indexOf(a.catalog) - targetCatalogs.indexOf(b.catalog) || naturalCompare(a.designation, b.designation),
+    (a, b) => targetCatalogs.indexOf(a.catalog) - targetCatalogs.indexOf(b.catalog) || naturalCompare({ a: a.designation, b: b.designation }),
   );
   // Designations first, then aliases in catalog order: a name two objects carry goes to the one
   // that comes first (a designation over an alias, Messier over NGC over IC over the rest).

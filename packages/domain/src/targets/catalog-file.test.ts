@@ -52,7 +52,7 @@ describe("the committed target catalog", () => {
   it("lists objects in catalog order, numbers in numeric order", () => {
     expect(file.objects.slice(0, 3).map((entry) => entry[0])).toEqual(["M1", "M2", "M3"]);
     const ngc = file.objects.filter((entry) => entry[1] === "NGC").map((entry) => entry[0]);
-    expect([...ngc].sort(naturalCompare)).toEqual(ngc);
+    expect([...ngc].sort((a, b) => naturalCompare({ a, b }))).toEqual(ngc);
     expect(ngc.indexOf("NGC 225")).toBeLessThan(ngc.indexOf("NGC 1977"));
   });
 });

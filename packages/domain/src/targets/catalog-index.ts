@@ -119,7 +119,7 @@ interface Candidate {
  * name), leaving out objects already taken. One pass over the matching range; the kept list is at
  * most `limit` long, so each step is a few comparisons.
  */
-export function bestWithPrefix(list: SortedKeys, prefix: string, limit: number, taken: Set<number>): Candidate[] {
+export function bestWithPrefix({ list, prefix, limit, taken }: { list: SortedKeys; prefix: string; limit: number; taken: Set<number> }): Candidate[] {
   const best: Candidate[] = [];
   for (let i = lowerBound(list.keys, prefix); i < list.keys.length && list.keys[i]!.startsWith(prefix); i += 1) {
     const rank = list.ranks[i]!;

@@ -72,7 +72,7 @@ export function searchTargets(options: { q: string; limit?: number }): { items: 
   }
   for (const list of [index.wholeNames, index.laterWords]) {
     if (hits.length >= limit) break;
-    for (const candidate of bestWithPrefix(list, key, limit - hits.length, taken)) {
+    for (const candidate of bestWithPrefix({ list, prefix: key, limit: limit - hits.length, taken })) {
       taken.add(candidate.object);
       hits.push({ object: index.objects[candidate.object]!, objectIndex: candidate.object, name: candidate.name });
     }

@@ -16,6 +16,6 @@ require(workerData.entry);
 const require = createRequire(import.meta.url);
 
 /** Starts a worker thread running a TypeScript module; it reads `data` as `workerData.data`. */
-export function startTypeScriptThread(entry: URL, data?: unknown): Worker {
+export function startTypeScriptThread({ entry, data }: { entry: URL; data?: unknown }): Worker {
   return new Worker(BOOTSTRAP, { eval: true, workerData: { tsx: require.resolve("tsx/cjs"), entry: fileURLToPath(entry), data } });
 }

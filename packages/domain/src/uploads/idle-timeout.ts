@@ -6,7 +6,7 @@ import { AppError } from "../errors";
  * for ever. The answer closes the connection, since the rest of the declared body may still
  * come and must not be read as a next request. Only the wait on the client is timed.
  */
-export async function readBeforeIdle<Result>(reader: { read(): Promise<Result> }, idleMs: number): Promise<Result> {
+export async function readBeforeIdle<Result>({ reader, idleMs }: { reader: { read(): Promise<Result> }; idleMs: number }): Promise<Result> {
   let timer: NodeJS.Timeout | undefined;
   const idle = new Promise<never>((_, reject) => {
     timer = setTimeout(

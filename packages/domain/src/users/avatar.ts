@@ -4,6 +4,7 @@ import { usersCollection } from "@meridian/db";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { inTransaction } from "../transaction";
 
 export const MAX_AVATAR_BYTES = 2 * 1024 * 1024;
 
@@ -28,12 +29,12 @@ export async function setAvatar(options: { deps: Deps; actor: UserActor; image: 
   const key = `avatars/${userId}/${randomUUID()}`;
   await deps.storage.put(key, image, { contentType });
   let previousKey: string | undefined;
-  const user = await deps.db.transaction(async (tx) => {
-    const updated = await usersCollection.update(tx, userId, (doc) => {
+  const user = await inTransaction(deps, async (t) => {
+    const updated = await usersCollection.update(t.tx, userId, (doc) => {
       previousKey = doc.avatar?.key;
-      return { ...doc, avatar: { key, contentType, sizeBytes: image.length, updatedAt: deps.now().toISOString() } };
+      return { ...doc, avatar: { key, contentType, sizeBytes: image.length, updatedAt: t.now().toISOString() } };
     });
-    await invalidateCaches(deps, tx, { kind: "user", userId });
+    await invalidateCaches({ t, change: { kind: "user", userId } });
     return updated;
   });
   if (!user) {

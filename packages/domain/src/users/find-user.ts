@@ -3,13 +3,14 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { AppError } from "../errors";
 
 /** Exact, case-insensitive email match only: nothing here lets anyone enumerate users by prefix. */
-export async function findUserByEmail(db: Executor, email: string) {
-  const user = await usersCollection.findOne(db, eq(tables.users.emailLower, email.trim().toLowerCase()));
+export async function findUserByEmail(options: { db: Executor; email: string }) {
+  const user = await usersCollection.findOne(options.db, eq(tables.users.emailLower, options.email.trim().toLowerCase()));
   if (!user) throw new AppError("USER_NOT_FOUND", "No user has this email address");
   return user;
 }
 
-export async function loadUsersById(db: Executor, ids: string[]) {
+export async function loadUsersById(options: { db: Executor; ids: string[] }) {
+  const { db, ids } = options;
   if (ids.length === 0) return new Map<string, Awaited<ReturnType<typeof usersCollection.get>> & object>();
   const rows = await db
     .select()

@@ -1,8 +1,9 @@
 import type { StoredDocument, UserDoc } from "@meridian/db";
 import type { PublicUser } from "./schemas";
 
-export const avatarPath = (userId: string, doc: UserDoc) =>
-  doc.avatar ? `/api/v1/users/${userId}/avatar?v=${encodeURIComponent(doc.avatar.updatedAt)}` : null;
+/** Where a user's avatar is served; the version changes with the image, so it may be cached for good. */
+export const avatarPath = (user: { id: string; doc: UserDoc }) =>
+  user.doc.avatar ? `/api/v1/users/${user.id}/avatar?v=${encodeURIComponent(user.doc.avatar.updatedAt)}` : null;
 
 export function presentUser(user: StoredDocument<UserDoc>): PublicUser {
   return {
@@ -10,7 +11,7 @@ export function presentUser(user: StoredDocument<UserDoc>): PublicUser {
     email: user.doc.email,
     name: user.doc.name,
     roles: user.doc.roles,
-    avatarUrl: avatarPath(user.id, user.doc),
+    avatarUrl: avatarPath(user),
     createdAt: user.createdAt.toISOString(),
   };
 }

@@ -6,13 +6,14 @@ import { AppError } from "../errors";
 import { presentPushover } from "../notifications/push-channels";
 import { avatarPath } from "./present";
 import type { ProfileUpdate } from "./schemas";
+import { inTransaction } from "../transaction";
 
 const presentProfile = (deps: Pick<Deps, "env">, user: StoredDocument<UserDoc>) => ({
   name: user.doc.name,
   email: user.doc.email,
-  avatarUrl: avatarPath(user.id, user.doc),
+  avatarUrl: avatarPath(user),
   notificationPreferences: user.doc.notificationPreferences,
-  pushover: presentPushover(deps, user.doc.pushover ?? null),
+  pushover: presentPushover({ deps, pushover: user.doc.pushover ?? null }),
 });
 
 /** The profile of the user authentication already loaded: no second read. */
@@ -23,13 +24,13 @@ export function getProfile(options: { deps: Pick<Deps, "env">; user: StoredDocum
 export async function updateProfile(options: { deps: Deps; actor: UserActor; update: ProfileUpdate }) {
   const { deps, actor, update } = options;
   const userId = actor.id;
-  const user = await deps.db.transaction(async (tx) => {
-    const updated = await usersCollection.update(tx, userId, (doc) => ({
+  const user = await inTransaction(deps, async (t) => {
+    const updated = await usersCollection.update(t.tx, userId, (doc) => ({
       ...doc,
       name: update.name ?? doc.name,
       notificationPreferences: { ...doc.notificationPreferences, ...update.notificationPreferences },
     }));
-    await invalidateCaches(deps, tx, { kind: "user", userId });
+    await invalidateCaches({ t, change: { kind: "user", userId } });
     return updated;
   });
   if (!user) throw new AppError("NOT_FOUND", "No such user");

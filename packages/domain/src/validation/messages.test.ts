@@ -9,7 +9,7 @@ import "./zod-error-map";
 function messagesFor(schema: z.ZodType, input: unknown): string[] {
   const result = schema.safeParse(input);
   if (result.success) throw new Error("expected a failure");
-  return (validationError(result.error.issues).errors ?? []).map((error) => error.message);
+  return (validationError({ issues: result.error.issues }).errors ?? []).map((error) => error.message);
 }
 
 describe("field labels", () => {
