@@ -15,6 +15,7 @@ import {
   updateObservatory,
 } from "@meridian/domain";
 import { defineOperation } from "./define-operation";
+import { observatoryPlanOperations } from "./night-plan";
 import { observatoryDispatchOperations } from "./observatory-dispatch";
 import { observatoryMemberOperations } from "./observatory-members";
 import { authedErrors, conflict, idParam, pageQuery } from "./responses";
@@ -146,4 +147,9 @@ const observatorySettingsOperations = {
 };
 
 /** Observatories, their settings, ownership and members (tRPC `observatories.*`). */
-export const observatoryOperations = { ...observatorySettingsOperations, ...observatoryMemberOperations, ...observatoryDispatchOperations };
+export const observatoryOperations = {
+  ...observatorySettingsOperations,
+  ...observatoryMemberOperations,
+  ...observatoryDispatchOperations,
+  ...observatoryPlanOperations,
+};

@@ -1,4 +1,4 @@
-import { observationsCollection, observatoriesCollection, type Executor, type ObservationDoc, type StoredDocument } from "@meridian/db";
+import { observationsCollection, observatoriesCollection, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { activeStatuses } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
@@ -8,7 +8,7 @@ import { publishObservatoryEvent } from "../events/publish";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { presentObservation } from "./present";
-import { observatoryStateOf, planQueue } from "./queue";
+import { observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
 import { moveObservation } from "./transitions";
 import { inTransaction } from "../transaction";
 
@@ -30,14 +30,20 @@ async function isBusy(db: Executor, observatoryId: string): Promise<boolean> {
   return Boolean(row?.busy);
 }
 
-async function currentPlan(db: Executor, observatory: NonNullable<Awaited<ReturnType<typeof observatoriesCollection.get>>>, now: Date) {
+/** The observatory as dispatch sees it now: connection, switch, plugin version, safety and whether it is busy. */
+export async function observatoryStateNow(options: { db: Executor; observatory: StoredDocument<ObservatoryDoc> }): Promise<ObservatoryState> {
+  const { db, observatory } = options;
   const settings = await readServerSettings(db);
-  const state = observatoryStateOf({
+  return observatoryStateOf({
     doc: observatory.doc,
     pluginCurrent: pluginIsCurrent({ settings, pluginVersion: observatory.doc.connection.pluginVersion }),
     busy: await isBusy(db, observatory.id),
   });
-  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now });
+}
+
+async function currentPlan(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date, explain = false) {
+  const state = await observatoryStateNow({ db, observatory });
+  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now, explain });
 }
 
 /**
@@ -70,12 +76,14 @@ export async function getObservatoryQueue(options: { deps: Deps; actor: UserActo
   await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-  const plan = await currentPlan(deps.db, observatory, deps.now());
+  const plan = await currentPlan(deps.db, observatory, deps.now(), true);
+  const present = (reason: QueueBlock) => ({ code: reason.code, until: reason.until?.toISOString() ?? null });
   return {
     items: plan.items.map((item) => ({
       observation: presentObservation(item.observation),
       eligible: item.eligible,
-      blockedBy: item.blockedBy ? { code: item.blockedBy.code, until: item.blockedBy.until?.toISOString() ?? null } : null,
+      blockedBy: item.blockedBy ? present(item.blockedBy) : null,
+      reasons: item.reasons.map(present),
     })),
     darkness: plan.darkness ? { start: plan.darkness.start.toISOString(), end: plan.darkness.end.toISOString() } : null,
   };
