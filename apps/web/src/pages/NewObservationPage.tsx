@@ -50,7 +50,7 @@ export function NewObservationPage() {
     trpc.observations.create.mutationOptions({
       onSuccess: async (observation) => {
         await refreshObservations();
-        navigate(`/observations/${observation.id}`);
+        void navigate(`/observations/${observation.id}`);
       },
       onError: (error) => {
         const paths = Object.keys(formProblem(error)?.fieldErrors ?? {});
