@@ -1,6 +1,6 @@
 import type { Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
-import type { CachedPrincipal } from "../auth/authenticate";
+import type { CachedPrincipal } from "../auth/principal";
 import { TtlCache } from "./ttl-cache";
 
 export const CACHE_CHANNEL = "meridian_cache";
