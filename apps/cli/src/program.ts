@@ -28,7 +28,7 @@ import { formatBytes, progressReporter, table, type Output } from "./output";
 const CLI: SystemActor = { kind: "system", id: "cli" };
 
 /** Exit codes scripts can rely on. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, notFound: 4 } as const;
+const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, notFound: 4 } as const;
 
 export function exitCodeOf(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;

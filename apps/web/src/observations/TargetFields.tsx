@@ -15,7 +15,7 @@ export interface TargetDraft {
   exposures: ExposureDraft[];
 }
 
-export const newExposure = (): ExposureDraft => ({ filter: "L", exposureSeconds: "60", count: "1", binning: "1" });
+const newExposure = (): ExposureDraft => ({ filter: "L", exposureSeconds: "60", count: "1", binning: "1" });
 export const newTarget = (): TargetDraft => ({ name: "", ra: "", dec: "", exposures: [newExposure()] });
 
 /** Targets, each with its exposures; `errors` are keyed as the server names fields (`targets.0.ra`). */

@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import { holdSessionLock, lockHeldCondition, LOCK_SPACES, type SessionLock } from "../system/session-lock";
 
 /** A worker beats every few seconds; one silent this long is taken for dead. */
-export const STALE_WORKER_SECONDS = 20;
+const STALE_WORKER_SECONDS = 20;
 
 /**
  * A worker holds this lock for as long as it runs, taken before it starts taking jobs: a killed

@@ -8,7 +8,7 @@ import { addJob } from "../jobs/add-job";
 import { queueObservationNotifications } from "../notifications/notify";
 import { observationReaderIds } from "./access";
 
-export const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
+const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
 
 /** Asks for a dispatch at the observatory once the caller's transaction commits. */
 export const queueDispatch = (db: Executor, observatoryId: string) =>

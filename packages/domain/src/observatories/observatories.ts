@@ -6,7 +6,6 @@ import {
   tables,
   type Executor,
   type ObservatoryDoc,
-  type ObservatoryPermissions,
 } from "@meridian/db";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
@@ -50,7 +49,7 @@ export async function recordHistory(db: Executor, entry: { observatoryId: string
 }
 
 /** Upserts an organization as member with every permission (an owning organization always has them). */
-export async function grantOrganizationFullMembership(db: Executor, observatoryId: string, organizationId: string) {
+async function grantOrganizationFullMembership(db: Executor, observatoryId: string, organizationId: string) {
   const existing = await observatoryMembersCollection.findOne(db, observatoryMemberWhere(observatoryId, "organization", organizationId));
   if (existing) await observatoryMembersCollection.update(db, existing.id, (doc) => ({ ...doc, permissions: ALL_OBSERVATORY_PERMISSIONS }));
   else
@@ -263,5 +262,3 @@ export async function listObservatoryHistory(options: { deps: Deps; actor: UserA
     nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
   };
 }
-
-export type { ObservatoryPermissions };
