@@ -100,7 +100,7 @@ export class ObservatorySimulator extends EventEmitter {
       systemInfo: this.options.systemInfo,
       equipment: this.options.equipment,
     });
-    this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }).catch(() => undefined), this.options.heartbeatSeconds * 1000);
+    this.heartbeat = setInterval(() => void this.send({ type: "heartbeat" }).catch(() => undefined), this.options.heartbeatSeconds * 1000);
     this.retryDelayMs = RETRY_FIRST_MS;
     return reply;
   }

@@ -17,7 +17,7 @@ const tags = ["Observatories"];
 
 const params = z.object({ id: idParam });
 
-export const observatoryQueueSchema = z
+const observatoryQueueSchema = z
   .object({
     items: z.array(
       z.object({

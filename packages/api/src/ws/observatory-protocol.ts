@@ -45,7 +45,7 @@ interface ObservatorySession {
 }
 
 /** The close codes of this protocol (the hub adds 1001, 1011, 4401 and 4429). */
-export const observatoryCloseCodes = { heartbeatMissed: 4408, replaced: 4409 } as const;
+const observatoryCloseCodes = { heartbeatMissed: 4408, replaced: 4409 } as const;
 
 /** Observatory keys only, as a bearer header (so the cookie's same-origin rule never applies here). */
 async function authenticateObservatory(request: IncomingMessage, deps: Deps): Promise<Admission<ObservatorySession> | Refusal> {
