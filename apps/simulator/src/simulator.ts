@@ -36,7 +36,7 @@ export interface SimulatorOptions {
 }
 
 /**
- * An observatory plugin as the contract's Observatory connection describes it: connects with its
+ * An observatory plugin as docs/api-contract.md's Observatory connection describes it: connects with its
  * key, says hello, sends heartbeats, takes `assign`, walks the observation through in_progress →
  * acquisition_complete → completed while uploading a file and its preview, and obeys `cancel`.
  * It can be told to fail or abort the next observation, go unsafe, hold for weather, say

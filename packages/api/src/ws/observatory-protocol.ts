@@ -98,7 +98,7 @@ async function ready(deps: Deps, session: ObservatorySession, connection: Observ
 }
 
 /**
- * `/ws/observatory`, the plugin's connection (contract: Observatory connection). Each message
+ * `/ws/observatory`, the plugin's connection (docs/api-contract.md, Observatory connection). Each message
  * `{type, id, ...}` is answered `{type: "ack", id}` or `{type: "error", id, code, message}`; the
  * server sends `assign`, `cancel`, `update_required` and `motd`. Both directions are the shared
  * schemas of `@meridian/rules/observatory-protocol`: what a plugin sends is parsed with them, and

@@ -2,7 +2,7 @@ import type { ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/d
 import type { Twilight } from "@meridian/rules";
 import { airmass, darkInterval, isDark, moonDistance, nextRiseAbove, targetAltitude, type Location } from "./sky";
 
-/** Why a pending observation is not sent now, in the contract's order: the observation's own reasons before the observatory's. */
+/** Why a pending observation is not sent now, in the order of docs/api-contract.md: the observation's own reasons before the observatory's. */
 export const queueBlockCodes = [
   "BEFORE_WINDOW",
   "AFTER_WINDOW",
