@@ -139,7 +139,7 @@ function readPss(pid) {
 }
 
 /** The embedded postmaster's pid, from DATA_DIR/postgres/postmaster.pid, when it is running. */
-export function postmasterPid(dataDir) {
+function postmasterPid(dataDir) {
   try {
     const pid = Number(fs.readFileSync(path.join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
     return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;

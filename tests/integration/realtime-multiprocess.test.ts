@@ -52,7 +52,7 @@ function openClient(serverUrl: string, token: string): Promise<Client> {
       },
       close: () => ws.close(),
     };
-    ws.on("open", () => client.waitFor("welcome").then(() => resolve(client), reject));
+    ws.on("open", () => void client.waitFor("welcome").then(() => resolve(client), reject));
   });
 }
 

@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from "./test-server";
  */
 
 /** Everyone in the scenario. `anonymous` sends no credentials at all. */
-export const roles = [
+const roles = [
   "anonymous",
   "stranger",
   "serverAdmin",
@@ -37,9 +37,9 @@ export const roles = [
 export type Role = (typeof roles)[number];
 export type SignedInRole = Exclude<Role, "anonymous">;
 
-export const ADMIN = { email: "access-admin@example.com", password: "access admin password" } as const;
+const ADMIN = { email: "access-admin@example.com", password: "access admin password" } as const;
 /** Start the server of an access-suite file with these, so the scenario has a server admin. */
-export const accessServerEnv = {
+const accessServerEnv = {
   MERIDIAN_ROLE: "server",
   SIGNUPS_PER_IP_PER_HOUR: "100000",
   LOGIN_FAILURES_PER_IP: "100000",
@@ -113,7 +113,7 @@ async function readJson(response: Response) {
  * Builds the scenario: 16 accounts, two organizations, an observatory and a project, all through
  * the public API. Call it once per test file (beforeAll).
  */
-export async function buildScenario(server: TestServer): Promise<Scenario> {
+async function buildScenario(server: TestServer): Promise<Scenario> {
   const tag = randomBytes(3).toString("hex");
   const signedIn = roles.filter((role): role is Exclude<SignedInRole, "serverAdmin"> => role !== "anonymous" && role !== "serverAdmin");
   const accounts = await Promise.all(

@@ -38,7 +38,7 @@ export interface Observatory {
 }
 
 /** The body of a new organization, unique by a random tag; `fields` replace or add to it. */
-export function organizationFields(fields: Record<string, unknown> = {}) {
+function organizationFields(fields: Record<string, unknown> = {}) {
   const tag = randomBytes(4).toString("hex");
   return { name: `Org ${tag}`, shortName: `org-${tag}`, type: "other", contactEmail: `${tag}@example.com`, ...fields };
 }

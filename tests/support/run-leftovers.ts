@@ -131,7 +131,7 @@ function killStartingPostmasters(folder: string) {
 }
 
 /** Immediate shutdown (SIGQUIT) of each postmaster, waiting up to 10 s for it to go, then SIGKILL. */
-export function stopPostmasters(pids: number[]) {
+function stopPostmasters(pids: number[]) {
   for (const pid of pids) {
     try {
       process.kill(pid, "SIGQUIT");

@@ -40,7 +40,7 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", async () => {
+      const receive = async () => {
         if (holding) {
           held += 1;
           await holding.release;
@@ -78,7 +78,9 @@ export async function startSmtpCapture(options: { failNext?: number } = {}) {
         }
         messages.push(mail);
         callback();
-      });
+      };
+      // A message that cannot be parsed is refused rather than leaving the client waiting for an answer.
+      stream.on("end", () => void receive().catch((error: Error) => callback(error)));
     },
   });
   // A client killed mid-session resets its connection: that is the client's end, not a failure of the capture.

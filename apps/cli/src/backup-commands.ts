@@ -35,10 +35,15 @@ export interface CommandContext {
 /** Runs a tracked job's work here and now, with a progress bar fed from its `jobs` record; returns the record at the end. */
 async function followJob(context: CommandContext, deps: Deps, jobId: string, label: string, work: () => Promise<unknown>) {
   const progress = progressReporter(context.output, !context.json(), label);
-  const timer = setInterval(async () => {
-    const job = await jobsCollection.get(deps.db, jobId);
-    if (job) progress.update(job.doc.progress.done, job.doc.progress.total, job.doc.progress.stage);
-  }, 250);
+  // A missed progress read only delays the bar; the work itself reports its failure.
+  const poll = () =>
+    jobsCollection.get(deps.db, jobId).then(
+      (job) => {
+        if (job) progress.update(job.doc.progress.done, job.doc.progress.total, job.doc.progress.stage);
+      },
+      () => undefined,
+    );
+  const timer = setInterval(() => void poll(), 250);
   try {
     await work();
   } finally {

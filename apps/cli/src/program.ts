@@ -28,7 +28,7 @@ import { formatBytes, progressReporter, table, type Output } from "./output";
 const CLI: SystemActor = { kind: "system", id: "cli" };
 
 /** Exit codes scripts can rely on. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, notFound: 4 } as const;
+const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, notFound: 4 } as const;
 
 export function exitCodeOf(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
@@ -105,10 +105,15 @@ export function buildProgram(options: {
         },
       });
       const progress = progressReporter(output, !json(), "scanning");
-      const timer = setInterval(async () => {
-        const current = await integrityScansCollection.get(deps.db, scan.id);
-        if (current) progress.update(current.doc.progress.scanned, current.doc.progress.total, current.doc.progress.collection);
-      }, 250);
+      // A missed progress read only delays the bar; the scan itself reports its failure.
+      const poll = () =>
+        integrityScansCollection.get(deps.db, scan.id).then(
+          (current) => {
+            if (current) progress.update(current.doc.progress.scanned, current.doc.progress.total, current.doc.progress.collection);
+          },
+          () => undefined,
+        );
+      const timer = setInterval(() => void poll(), 250);
       try {
         // The queued job finds the scan taken and stops: one run records the issues.
         await runIntegrityScan({ deps, scanId: scan.id });

@@ -41,7 +41,7 @@ export interface SimulatorOptions {
 }
 
 /**
- * An observatory plugin as the contract's Observatory connection describes it: connects with its
+ * An observatory plugin as docs/api-contract.md's Observatory connection describes it: connects with its
  * key, says hello, sends heartbeats, takes `assign`, walks the observation through in_progress →
  * acquisition_complete → completed while uploading a file and its preview, and obeys `cancel`.
  * It can be told to fail or abort the next observation, go unsafe, hold for weather, say
@@ -106,7 +106,7 @@ export class ObservatorySimulator extends EventEmitter {
       systemInfo: this.options.systemInfo,
       equipment: this.options.equipment,
     });
-    this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }).catch(() => undefined), this.options.heartbeatSeconds * 1000);
+    this.heartbeat = setInterval(() => void this.send({ type: "heartbeat" }).catch(() => undefined), this.options.heartbeatSeconds * 1000);
     this.retryDelayMs = RETRY_FIRST_MS;
     return reply;
   }

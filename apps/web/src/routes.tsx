@@ -21,7 +21,7 @@ function page<Module extends Record<string, unknown>>(load: () => Promise<Module
 }
 
 /** The server serves the SPA under /app/ (vite `base`); client routes are relative to it. */
-export const basename = import.meta.env.BASE_URL.replace(/\/$/, "");
+const basename = import.meta.env.BASE_URL.replace(/\/$/, "");
 
 /** Each route on one line, as the phone-layout test reads this file to find the pages. */
 const guestOnly = (page: ReactNode) => <GuestOnly>{page}</GuestOnly>;

@@ -1,2 +1,1 @@
 export { startWorker, type RunningWorker } from "./start-worker";
-export { tasks, buildTaskList, crontab } from "./task-list";

@@ -65,7 +65,7 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
         (error) => deps.logger.warn({ err: error }, "worker heartbeat failed"),
       );
   await beat();
-  const timer = setInterval(beat, HEARTBEAT_MS);
+  const timer = setInterval(() => void beat(), HEARTBEAT_MS);
   timer.unref();
   // A dead worker's last attempt of a long job ends nothing by itself: end such jobs at once.
   const recover = () =>
@@ -73,7 +73,7 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
       .then(async ({ workers }) => void (workers.length > 0 ? await reconcileTrackedJobs({ deps }) : undefined))
       .catch((error) => deps.logger.warn({ err: error }, "could not look for dead workers"));
   await recover();
-  const recoveryTimer = setInterval(recover, RECOVERY_MS);
+  const recoveryTimer = setInterval(() => void recover(), RECOVERY_MS);
   recoveryTimer.unref();
   // Idempotent: a server stopping its worker after someone else already did must not throw.
   let stopping: Promise<void> | undefined;

@@ -5,7 +5,7 @@ export const backupStatuses = ["running", "completed", "verified", "failed"] as 
 export const backupTriggers = ["manual", "scheduled", "cleanup"] as const;
 
 /** One collection's part of an archive: its columns in COPY order, rows, and the SHA-256 of its COPY text. */
-export const backupCollectionManifestSchema = z.object({
+const backupCollectionManifestSchema = z.object({
   name: z.string(),
   columns: z.array(z.string()),
   rows: z.number().int().nonnegative(),

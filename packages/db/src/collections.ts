@@ -179,7 +179,7 @@ export const announcementsCollection = defineCollection({
   }),
 });
 
-export const announcementRecipientsCollection = defineCollection({
+const announcementRecipientsCollection = defineCollection({
   table: announcementRecipients,
   schema: announcementRecipientDocSchema,
   idPrefix: "anr",

@@ -13,7 +13,6 @@ export const notificationPreferencesSchema = z.object({
   systemEvents: z.boolean(),
   observationEvents: z.boolean(),
 });
-export type NotificationPreferences = z.infer<typeof notificationPreferencesSchema>;
 
 export const userDocSchema = z.object({
   email: z.string(),
@@ -226,14 +225,13 @@ export const announcementTargetKinds = ["users", "observatories", "organizations
 /** How a recipient was reached; the first matching target kind wins when several match. */
 export const announcementRecipientVia = ["all_users", "user", "observatory", "organization", "project", "scope"] as const;
 
-export const announcementTargetSchema = z.object({ all: z.boolean(), ids: z.array(z.string()) });
-export const announcementTargetsSchema = z.object(
+const announcementTargetSchema = z.object({ all: z.boolean(), ids: z.array(z.string()) });
+const announcementTargetsSchema = z.object(
   Object.fromEntries(announcementTargetKinds.map((kind) => [kind, announcementTargetSchema.optional()])) as Record<
     (typeof announcementTargetKinds)[number],
     z.ZodOptional<typeof announcementTargetSchema>
   >,
 );
-export type AnnouncementTargets = z.infer<typeof announcementTargetsSchema>;
 
 /**
  * `status`, `recipientCount` and `acknowledgedCount` are mirrored in key columns, which the

@@ -4,7 +4,7 @@ import { isoDate } from "./documents";
 export const integrityScanKinds = ["quick", "full"] as const;
 export const integrityIssueTypes = ["structure", "status", "reference", "file", "data_quality"] as const;
 export const integritySeverities = ["critical", "warning", "info"] as const;
-export const integrityScanStatuses = ["queued", "running", "completed", "failed"] as const;
+const integrityScanStatuses = ["queued", "running", "completed", "failed"] as const;
 /** Who or what started a scan: an administrator in the app or the API, the schedule, `pnpm admin scan`, or a restore. */
 export const integrityScanTriggers = ["manual", "scheduled", "cli", "restore"] as const;
 export type IntegrityScanTrigger = (typeof integrityScanTriggers)[number];

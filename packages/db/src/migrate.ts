@@ -6,7 +6,7 @@ import { runMigrations as runWorkerMigrations } from "graphile-worker";
 import postgres from "postgres";
 import type { DatabaseHandle } from "./client";
 
-export const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../migrations");
+const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../migrations");
 
 const MIGRATION_LOCK = 727274;
 

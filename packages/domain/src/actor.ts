@@ -1,5 +1,5 @@
 import type { StoredDocument, UserDoc } from "@meridian/db";
-import type { Principal } from "./auth/authenticate";
+import type { Principal } from "./auth/principal";
 
 /**
  * Who acts. Every domain function that checks permissions or records who did something takes

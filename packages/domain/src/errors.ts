@@ -73,7 +73,7 @@ export class AppError extends Error {
     super(detail ?? errorCodes[code].title, { cause: options.cause });
     this.name = "AppError";
     this.code = code;
-    // Only where the contract pairs a code with another status (a wrong current password is
+    // Only where docs/api-contract.md pairs a code with another status (a wrong current password is
     // 403 INVALID_CREDENTIALS, not a failed sign-in's 401).
     this.status = options.status ?? errorCodes[code].status;
     this.errors = options.errors;
@@ -88,7 +88,7 @@ export class AppError extends Error {
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
 /**
- * Turns zod issues into the contract's `errors: [{path, message}]`, each message a sentence: the
+ * Turns zod issues into the `errors: [{path, message}]` of docs/api-contract.md, each message a sentence: the
  * field's label and the predicate from the one error map (`validation/messages.ts`).
  */
 export function validationError(options: {

@@ -2,7 +2,7 @@ import { fieldMessage } from "./validation-messages";
 
 /**
  * Right ascension and declination as people write them, for the submission wizard (as the user
- * types) and the server alike. Both come back in degrees, as the contract stores them: right
+ * types) and the server alike. Both come back in degrees, as docs/api-contract.md stores them: right
  * ascension 0 ≤ ra < 360, declination −90 ≤ dec ≤ 90 (J2000 is the caller's business).
  *
  * Accepted: sexagesimal with colons (`08:40:24`, `+19:40:12`), with spaces (`08 40 24`), with unit

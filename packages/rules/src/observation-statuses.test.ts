@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canMove, compareVersions, isFinalStatus, observationStatuses, observationTransitions, type ObservationStatus } from "./observation-statuses";
 
-/** The contract's allowed moves, written out again by hand so the table cannot drift from it unnoticed. */
+/** The allowed moves of docs/api-contract.md, written out again by hand so the table cannot drift from it unnoticed. */
 const allowed: Record<ObservationStatus, ObservationStatus[]> = {
   pending: ["assigned", "paused", "cancelled"],
   paused: ["pending", "cancelled"],

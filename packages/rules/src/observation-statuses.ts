@@ -1,5 +1,5 @@
 /**
- * The spec's eleven observation statuses and the contract's allowed moves between them. This
+ * The spec's eleven observation statuses and the allowed moves of docs/api-contract.md between them. This
  * table is the only place a move is allowed or refused: the API, the observatory connection,
  * the monitors and the integrity scan all ask `canMove`, and the SPA shows the same rule.
  */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { observationStatuses } from "./observation-statuses";
 
 /**
- * `/ws/observatory` in both directions, as the contract's Observatory connection names it. The
+ * `/ws/observatory` in both directions, as docs/api-contract.md's Observatory connection names it. The
  * server parses what plugins send with `pluginToServerMessageSchema` and may send only a
  * `ServerToPluginMessage`; the simulator and the tests read the server's messages with
  * `serverToPluginMessageSchema`, so neither side can drift from the other.

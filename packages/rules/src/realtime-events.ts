@@ -4,7 +4,7 @@ import { observationStatuses } from "./observation-statuses";
 const id = z.string();
 
 /**
- * What the server pushes over `/ws`, by message type, as the contract's WebSocket section names
+ * What the server pushes over `/ws`, by message type, as docs/api-contract.md's WebSocket section names
  * them. The server publishes exactly these (`publishEvent` is typed by them) and the SPA listens
  * for them, so the two cannot disagree on a payload.
  */

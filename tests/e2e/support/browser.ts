@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-export const webDistDir = path.join(repoRoot, "apps/web/dist");
+const webDistDir = path.join(repoRoot, "apps/web/dist");
 
 /** The test command builds the SPA first (turbo); build it here only when that did not happen. */
 export function ensureWebBuilt(): string {

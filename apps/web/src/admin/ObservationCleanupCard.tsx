@@ -11,7 +11,7 @@ import { useTrackedJob } from "../lib/useTrackedJob";
 import { trpc } from "../trpc";
 
 /** What the administrator types to confirm: the cleanup cannot be undone. */
-export const CLEANUP_CONFIRMATION = "delete all observations";
+const CLEANUP_CONFIRMATION = "delete all observations";
 
 type Summary = { observations: number; files: number; storageObjects: number };
 const describe = (summary: Summary) =>

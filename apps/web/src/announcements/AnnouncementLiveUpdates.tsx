@@ -26,12 +26,12 @@ function refreshRecipientViews() {
  * acknowledgment in another tab, and senders' counts. After a reconnection, whatever was missed.
  */
 export function AnnouncementLiveUpdates() {
-  useRealtimeEvent("announcement.created", refreshAnnouncements);
-  useRealtimeEvent("announcement.cancelled", refreshAnnouncements);
-  useRealtimeEvent("announcement.expired", refreshAnnouncements);
-  useRealtimeEvent("announcement.acknowledged", refreshAnnouncements);
-  useRealtimeEvent("announcement.counts", refreshSenderViews);
-  useRealtimeEvent("announcement.delivery", refreshRecipientViews);
-  useRealtimeReconnect(refreshAnnouncements);
+  useRealtimeEvent("announcement.created", () => void refreshAnnouncements());
+  useRealtimeEvent("announcement.cancelled", () => void refreshAnnouncements());
+  useRealtimeEvent("announcement.expired", () => void refreshAnnouncements());
+  useRealtimeEvent("announcement.acknowledged", () => void refreshAnnouncements());
+  useRealtimeEvent("announcement.counts", () => void refreshSenderViews());
+  useRealtimeEvent("announcement.delivery", () => void refreshRecipientViews());
+  useRealtimeReconnect(() => void refreshAnnouncements());
   return null;
 }

@@ -9,7 +9,7 @@ export type NewPasswordValues = {
 
 export type NewPasswordErrors = Partial<Record<keyof NewPasswordValues, string>>;
 
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 
 /** What can be told before asking the server: a blank field, or a confirmation that differs. */
 export function checkNewPassword(values: NewPasswordValues): NewPasswordErrors {

@@ -31,7 +31,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
       variant="secondary"
       icon={state === "copied" ? <Check aria-hidden="true" className="size-4 text-emerald-600" /> : <Copy aria-hidden="true" className="size-4" />}
       onClick={() =>
-        copyText(text).then(
+        void copyText(text).then(
           () => setState("copied"),
           () => setState("failed"),
         )

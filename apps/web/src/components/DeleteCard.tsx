@@ -39,7 +39,7 @@ export function DeleteCard<TData, TError, TVariables, TContext>({
     variables: () => variables,
     onSuccess: async () => {
       // Leave first: refreshing while this page is shown would refetch what was just deleted.
-      navigate(leaveTo, { replace: true, state: { notice: `${name} was deleted.` } });
+      void navigate(leaveTo, { replace: true, state: { notice: `${name} was deleted.` } });
       await refresh();
     },
   });

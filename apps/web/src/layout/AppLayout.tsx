@@ -14,7 +14,7 @@ import { SideNav } from "./SideNav";
 import { UserMenu } from "./UserMenu";
 
 /** A closed socket's credentials may be gone: asking who is signed in sends a signed-out user to the login page. */
-const recheckSession = () => queryClient.invalidateQueries(trpc.auth.me.queryFilter());
+const recheckSession = () => void queryClient.invalidateQueries(trpc.auth.me.queryFilter());
 
 /**
  * The signed-in app: one realtime connection per user (a new one when the user changes), and the

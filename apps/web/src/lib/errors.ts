@@ -27,7 +27,7 @@ const friendlyMessages: Record<string, string> = {
 
 const sentenceCase = (text: string) => (text ? text[0]!.toUpperCase() + text.slice(1) : text);
 
-export function fieldErrorMap(errors: ReadonlyArray<FieldError> | null | undefined): Record<string, string> {
+function fieldErrorMap(errors: ReadonlyArray<FieldError> | null | undefined): Record<string, string> {
   const map: Record<string, string> = {};
   for (const error of errors ?? []) if (!(error.path in map)) map[error.path] = sentenceCase(error.message);
   return map;

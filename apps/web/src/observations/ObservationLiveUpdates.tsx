@@ -17,7 +17,7 @@ export function refreshObservations() {
 }
 
 export function ObservationLiveUpdates() {
-  useRealtimeEvent("observation.status_changed", refreshObservations);
-  useRealtimeReconnect(refreshObservations);
+  useRealtimeEvent("observation.status_changed", () => void refreshObservations());
+  useRealtimeReconnect(() => void refreshObservations());
   return null;
 }

@@ -3,7 +3,6 @@ import type { BadgeTone } from "../components/Badge";
 import type { RouterOutputs } from "../organizations/types";
 
 export type Observation = RouterOutputs["observations"]["get"];
-export type ObservationFile = RouterOutputs["observations"]["files"]["items"][number];
 
 export const observationStatusInfo: Record<ObservationStatus, { label: string; tone: BadgeTone }> = {
   pending: { label: "Pending", tone: "slate" },

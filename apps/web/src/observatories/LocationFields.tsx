@@ -1,6 +1,6 @@
 import { TextField } from "../components/TextField";
 
-export const locationFields = [
+const locationFields = [
   { key: "latitude", label: "Latitude", hint: "−90 to 90°", min: -90, max: 90 },
   { key: "longitude", label: "Longitude", hint: "−180 to 180°", min: -180, max: 180 },
   { key: "elevation", label: "Elevation (m)", hint: "Metres above sea level", min: -500, max: 10_000 },
@@ -15,7 +15,7 @@ export const locationDraftOf = (location: Location | undefined): LocationDraft =
 export const locationErrorPaths = locationFields.map((field) => `location.${field.key}`);
 
 /** All three values, none (null), or the field errors that say what is missing. */
-export function parseLocation(draft: LocationDraft): { location: Location | null; errors: Record<string, string> } {
+function parseLocation(draft: LocationDraft): { location: Location | null; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   if (locationFields.every((field) => draft[field.key].trim() === "")) return { location: null, errors };
   const numbers: Partial<Location> = {};

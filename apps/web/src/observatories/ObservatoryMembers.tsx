@@ -129,7 +129,7 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
     variables: (member: ObservatoryUserMember) => ({ id: observatory.id, userId: member.userId }),
     onSuccess: async (member) => {
       await refreshObservatories();
-      if (member.userId === me.data?.id) navigate("/observatories", { replace: true });
+      if (member.userId === me.data?.id) void navigate("/observatories", { replace: true });
       else setNotice(`${member.name} was removed.`);
     },
   });

@@ -4,7 +4,6 @@ import type { RouterOutputs } from "../organizations/types";
 export { closePermissions, observatoryPermissionKeys, type ObservatoryPermissionKey, type ObservatoryPermissions };
 
 export type Observatory = RouterOutputs["observatories"]["get"];
-export type ObservatoryListItem = RouterOutputs["observatories"]["list"]["items"][number];
 export type ObservatoryMembers = RouterOutputs["observatories"]["members"];
 export type ObservatoryUserMember = ObservatoryMembers["users"][number];
 export type ObservatoryOrganizationMember = ObservatoryMembers["organizations"][number];

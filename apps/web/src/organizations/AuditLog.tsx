@@ -34,7 +34,7 @@ const actionTone = (action: string): BadgeTone =>
         ? "amber"
         : "sky";
 
-export const humanizeAction = (action: string) => {
+const humanizeAction = (action: string) => {
   const known = actionLabels[action];
   if (known) return known;
   const last = action.split(".").pop() ?? action;
@@ -74,7 +74,7 @@ const fieldName = (key: string) => {
 };
 
 /** One line per changed field: "name: before → after". */
-export function describeChange(before: unknown, after: unknown, nameOf: NameOf): Array<{ field: string | null; before: string | null; after: string | null }> {
+function describeChange(before: unknown, after: unknown, nameOf: NameOf): Array<{ field: string | null; before: string | null; after: string | null }> {
   const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
   if (isObject(before) && isObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => !HIDDEN_PERMISSIONS.has(key));
@@ -90,7 +90,7 @@ export function describeChange(before: unknown, after: unknown, nameOf: NameOf):
   return [{ field: null, before: before === null ? null : formatValue(before, null, nameOf), after: after === null ? null : formatValue(after, null, nameOf) }];
 }
 
-export function ChangeList({ entry, nameOf }: { entry: Pick<AuditEntry, "before" | "after">; nameOf: NameOf }) {
+function ChangeList({ entry, nameOf }: { entry: Pick<AuditEntry, "before" | "after">; nameOf: NameOf }) {
   const lines = describeChange(entry.before, entry.after, nameOf);
   if (lines.length === 0) return <span className="text-slate-400">—</span>;
   return (

@@ -20,7 +20,7 @@ export interface OrganizationPermissionInfo {
 }
 
 /**
- * In the order the contract lists them. `can_manage_billing` is left out on purpose: the API
+ * In the order docs/api-contract.md lists them. `can_manage_billing` is left out on purpose: the API
  * still accepts and stores it, but it grants nothing and the spec's later version dropped it.
  */
 export const organizationPermissionInfo: OrganizationPermissionInfo[] = [

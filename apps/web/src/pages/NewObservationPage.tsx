@@ -36,7 +36,7 @@ export function NewObservationPage() {
     trpc.observations.create.mutationOptions({
       onSuccess: async (observation) => {
         await refreshObservations();
-        navigate(`/observations/${observation.id}`);
+        void navigate(`/observations/${observation.id}`);
       },
       onError: (error) => wizard.refusedByServer(formProblem(error)?.fieldErrors ?? {}),
     }),

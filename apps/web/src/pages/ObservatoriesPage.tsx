@@ -101,7 +101,7 @@ export function ObservatoriesPage() {
       </QueryState>
       <LoadMoreButton query={list} className="mt-4" />
       {creating ? (
-        <CreateObservatoryDialog onClose={() => setCreating(false)} onCreated={(observatory) => navigate(`/observatories/${observatory.id}`)} />
+        <CreateObservatoryDialog onClose={() => setCreating(false)} onCreated={(observatory) => void navigate(`/observatories/${observatory.id}`)} />
       ) : null}
     </>
   );

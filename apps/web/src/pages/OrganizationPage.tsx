@@ -39,7 +39,7 @@ function OrganizationView({ organization }: { organization: Organization }) {
   const isOwner = organization.myRole === "owner";
   const canSeeAudit = isOwner || organization.myPermissions.can_manage_members;
   const canEditDetails = isOwner || admin;
-  // The contract's senders: the owner, members who manage members or observatories, server admins.
+  // The senders of docs/api-contract.md: the owner, members who manage members or observatories, server admins.
   const canAnnounce = isOwner || admin || organization.myPermissions.can_manage_members || organization.myPermissions.can_manage_observatories;
   const [sent, setSent] = useState<string | null>(null);
   const tabs: Array<TabItem<TabId>> = [

@@ -94,7 +94,7 @@ export function OrganizationsPage() {
       </QueryState>
 
       {creating ? (
-        <CreateOrganizationDialog onClose={() => setCreating(false)} onCreated={(organization) => navigate(`/organizations/${organization.id}`)} />
+        <CreateOrganizationDialog onClose={() => setCreating(false)} onCreated={(organization) => void navigate(`/organizations/${organization.id}`)} />
       ) : null}
     </>
   );

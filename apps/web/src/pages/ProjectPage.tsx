@@ -28,7 +28,7 @@ export function ProjectPage() {
   );
 }
 
-/** The contract's senders: the project's owner and admins, and server admins (not organization managers). */
+/** The senders of docs/api-contract.md: the project's owner and admins, and server admins (not organization managers). */
 const mayAnnounce = (project: Project, serverAdmin: boolean) =>
   serverAdmin || project.myRole === "owner" || project.myRole === "admin" || project.myRole === "serverAdmin";
 

@@ -80,7 +80,7 @@ export function ProjectsPage() {
           </DataTable>
         )}
       </QueryState>
-      {creating ? <CreateProjectDialog onClose={() => setCreating(false)} onCreated={(project) => navigate(`/projects/${project.id}`)} /> : null}
+      {creating ? <CreateProjectDialog onClose={() => setCreating(false)} onCreated={(project) => void navigate(`/projects/${project.id}`)} /> : null}
     </>
   );
 }

@@ -34,6 +34,16 @@ export function PushChannelsCard({ profile }: { profile: Profile }) {
   const test = useMutation(trpc.user.testNotification.mutationOptions());
   const problem = formProblem(pushover.error);
   const browserSupported = typeof window !== "undefined" && "serviceWorker" in navigator && "PushManager" in window;
+  const subscribeBrowser = async () => {
+    setBrowserError(null);
+    try {
+      await subscribeThisBrowser(vapid.data!.publicKey!);
+      setBrowserDone(true);
+      await refreshProfile();
+    } catch (error) {
+      setBrowserError(error instanceof Error ? error.message : summarizeError(error).message);
+    }
+  };
 
   return (
     <Card title="Push channels" description="Where push notifications go. Switch push on or off above.">
@@ -48,20 +58,7 @@ export function PushChannelsCard({ profile }: { profile: Profile }) {
             <p className="mt-1 text-sm text-slate-500">This browser cannot receive push notifications.</p>
           ) : (
             <div className="mt-2 flex flex-wrap items-center gap-3">
-              <Button
-                variant="secondary"
-                icon={<BellRing aria-hidden="true" className="size-4" />}
-                onClick={async () => {
-                  setBrowserError(null);
-                  try {
-                    await subscribeThisBrowser(vapid.data!.publicKey!);
-                    setBrowserDone(true);
-                    await refreshProfile();
-                  } catch (error) {
-                    setBrowserError(error instanceof Error ? error.message : summarizeError(error).message);
-                  }
-                }}
-              >
+              <Button variant="secondary" icon={<BellRing aria-hidden="true" className="size-4" />} onClick={() => void subscribeBrowser()}>
                 Send notifications to this browser
               </Button>
               {browserDone ? <span className="text-sm text-emerald-700">This browser is subscribed.</span> : null}

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 
-export const problemSchema = z
+const problemSchema = z
   .object({
     type: z.string(),
     title: z.string(),

@@ -1,4 +1,4 @@
-import { AppError, errorCodes, type ErrorCode } from "@meridian/domain";
+import { AppError, type ErrorCode } from "@meridian/domain";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 
@@ -50,5 +50,3 @@ export function problemResponse(c: Context, error: AppError): Response {
   if (error.status === 413) headers.set("connection", "close");
   return new Response(JSON.stringify(problemBody(error, c.req.path)), { status: error.status, headers });
 }
-
-export const problemCodes = Object.keys(errorCodes) as ErrorCode[];

@@ -18,7 +18,7 @@ const nightQuery = z.object({
     ),
 });
 
-export const observatoryPlanSchema = z
+const observatoryPlanSchema = z
   .object({
     observatoryId: z.string(),
     timeZone: z.string().describe("The observatory's IANA time zone: clients show the plan's times in it"),
@@ -67,7 +67,7 @@ export const observatoryPlanSchema = z
   })
   .meta({ id: "ObservatoryPlan" });
 
-export const observationForecastSchema = z
+const observationForecastSchema = z
   .object({
     timeZone: z.string().describe("The observatory's IANA time zone (extension)"),
     expectedStart: instant.nullable(),

@@ -20,10 +20,10 @@ import { observatoryDispatchOperations } from "./observatory-dispatch";
 import { observatoryMemberOperations } from "./observatory-members";
 import { authedErrors, conflict, idParam, pageQuery } from "./responses";
 
-export const observatoryTags = ["Observatories"];
+const observatoryTags = ["Observatories"];
 const tags = observatoryTags;
 const params = z.object({ id: idParam });
-export const permissionNote =
+const permissionNote =
   "Effective permissions are ordered: can_admin implies can_operate, which implies can_observe, which implies can_view. " +
   "Through a member organization a user gets what their role there inherits (owner/admin: " +
   "can_admin + can_operate; member: can_view + can_observe), capped by the organization's " +

@@ -19,7 +19,7 @@ const params = z.object({ id: idParam });
 
 const queueReasonSchema = z.object({ code: z.enum(queueBlockCodes), until: z.string().nullable() }).meta({ id: "QueueReason" });
 
-export const observatoryQueueSchema = z
+const observatoryQueueSchema = z
   .object({
     items: z.array(
       z.object({

@@ -21,7 +21,7 @@ export const conflict = (codes: string) => problemResponseFor(`Conflict (${codes
 export const idParam = opaqueIdSchema;
 export const opaqueIdParam = opaqueIdSchema;
 
-/** Cursor paging as the contract gives it: `limit` (default 50, at most 200) and `cursor`. */
+/** Cursor paging as docs/api-contract.md gives it: `limit` (default 50, at most 200) and `cursor`. */
 export const pageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50).optional(),
   cursor: z.string().min(1).max(200).optional(),

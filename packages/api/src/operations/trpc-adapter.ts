@@ -53,7 +53,7 @@ function withoutPagingExtras(input: unknown): Record<string, unknown> {
   return rest;
 }
 
-export function procedureOf<T extends AnyOperation>(operation: T): ProcedureOf<T> {
+function procedureOf<T extends AnyOperation>(operation: T): ProcedureOf<T> {
   const tier = tiers[operation.access as Access];
   const base = operation.allowedDuringMaintenance ? tier.meta({ access: tier._def.meta!.access, allowedDuringMaintenance: true }) : tier;
   const schema = inputSchemaOf(operation);

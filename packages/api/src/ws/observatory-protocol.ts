@@ -45,7 +45,7 @@ interface ObservatorySession {
 }
 
 /** The close codes of this protocol (the hub adds 1001, 1011, 4401 and 4429). */
-export const observatoryCloseCodes = { heartbeatMissed: 4408, replaced: 4409 } as const;
+const observatoryCloseCodes = { heartbeatMissed: 4408, replaced: 4409 } as const;
 
 /** Observatory keys only, as a bearer header (so the cookie's same-origin rule never applies here). */
 async function authenticateObservatory(request: IncomingMessage, deps: Deps): Promise<Admission<ObservatorySession> | Refusal> {
@@ -99,7 +99,7 @@ async function ready(deps: Deps, session: ObservatorySession, connection: Observ
 }
 
 /**
- * `/ws/observatory`, the plugin's connection (contract: Observatory connection). Each message
+ * `/ws/observatory`, the plugin's connection (docs/api-contract.md, Observatory connection). Each message
  * `{type, id, ...}` is answered `{type: "ack", id}` or `{type: "error", id, code, message}`; the
  * server sends `assign`, `cancel`, `update_required` and `motd`. Both directions are the shared
  * schemas of `@meridian/rules/observatory-protocol`: what a plugin sends is parsed with them, and

@@ -21,7 +21,7 @@ async function authenticateUser(request: IncomingMessage, deps: Deps): Promise<A
 const userMessages = z.discriminatedUnion("type", [z.object({ type: z.literal("ping") })]);
 
 /**
- * `/ws`, the contract's user channel: the server pushes events to each user; the client may send
+ * `/ws`, the user channel of docs/api-contract.md: the server pushes events to each user; the client may send
  * `{type: "ping"}` and gets `{type: "pong"}`. Errors are `{type: "error", data: {code, detail}}`.
  */
 export const userProtocol = defineProtocol({

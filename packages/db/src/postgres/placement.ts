@@ -47,12 +47,12 @@ export async function resolveRunAs(): Promise<RunAs> {
 }
 
 /** Whether the PostgreSQL user can reach `target` (`-x`: traverse a directory, run a file), asked as that user. */
-export async function reachable(target: string, runAs: RunAs): Promise<boolean> {
+async function reachable(target: string, runAs: RunAs): Promise<boolean> {
   if (runAs.uid === undefined) return true;
   return (await run("/usr/bin/test", ["-x", target], runAs).catch(() => ({ code: 1 }))).code === 0;
 }
 
-export function cannotPlace(what: string, target: string, cause: unknown): Error {
+function cannotPlace(what: string, target: string, cause: unknown): Error {
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new Error(
     `The embedded PostgreSQL runs as the unprivileged user "postgres", which cannot reach ${what}, and ${target} could not be prepared for it (${reason}). ` +

@@ -13,7 +13,7 @@ const SERVER_ADMIN = "serverAdmin";
 /** Held while the set of enabled server admins changes, so two concurrent demotions cannot leave none. */
 const SERVER_ADMINS_LOCK = sql`select pg_advisory_xact_lock(hashtext('meridian:server-admins'))`;
 
-export function presentAdminUser(user: StoredDocument<UserDoc>): AdminUser {
+function presentAdminUser(user: StoredDocument<UserDoc>): AdminUser {
   return {
     id: user.id,
     email: user.doc.email,

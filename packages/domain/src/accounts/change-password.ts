@@ -15,7 +15,7 @@ import { inTransaction } from "../transaction";
 const systemScope = { kind: "system" as const, id: "system", name: null };
 
 /**
- * Needs the current password (403 INVALID_CREDENTIALS otherwise, as the contract says: the actor
+ * Needs the current password (403 INVALID_CREDENTIALS otherwise, as docs/api-contract.md says: the actor
  * is signed in, so this is not a failed sign-in). Every other session ends; API keys keep working,
  * as personal access tokens do elsewhere, and are listed on the API keys page to revoke.
  */

@@ -1,17 +1,8 @@
-import { apiKeysCollection, sessionsCollection, tables, type StoredDocument, type UserDoc } from "@meridian/db";
+import { apiKeysCollection, sessionsCollection, tables } from "@meridian/db";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Deps } from "../deps";
+import type { CachedPrincipal, Principal } from "./principal";
 import { API_KEY_PREFIX, hashSecret } from "./tokens";
-
-export interface Principal {
-  user: StoredDocument<UserDoc>;
-  via: "session" | "apiKey";
-  /** The session or API key id that authenticated the request. */
-  credentialId: string;
-}
-
-/** A principal as cached: with when its credential stops working and, for keys, when last use was recorded. */
-export type CachedPrincipal = Principal & { tokenExpiresAt: number | null; lastUsedAt?: string | null };
 
 /** A disabled account's sessions and keys resolve to nobody. */
 const enabled = sql`coalesce((${tables.users.doc}->>'disabled')::boolean, false) = false`;

@@ -40,7 +40,7 @@ export class SectionDigest {
 
 export type ArchiveEvent = { type: "section"; header: SectionHeader } | { type: "rows"; chunk: Buffer } | { type: "section_end" };
 
-export class ArchiveFormatError extends Error {}
+class ArchiveFormatError extends Error {}
 
 /**
  * Reads an (already decompressed) archive as events: a section's header, its COPY rows in chunks as

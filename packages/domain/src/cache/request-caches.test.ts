@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CachedPrincipal } from "../auth/authenticate";
+import type { CachedPrincipal } from "../auth/principal";
 import { RequestCaches } from "./request-caches";
 
 const NOW = 1_000_000;

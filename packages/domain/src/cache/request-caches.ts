@@ -1,6 +1,6 @@
+import type { Transaction } from "@meridian/db";
 import { sql } from "drizzle-orm";
-import type { CachedPrincipal } from "../auth/authenticate";
-import type { InTransaction } from "../transaction";
+import type { CachedPrincipal } from "../auth/principal";
 import { TtlCache } from "./ttl-cache";
 
 export const CACHE_CHANNEL = "meridian_cache";
@@ -81,9 +81,10 @@ export class RequestCaches {
 /**
  * Announces a change to every process's caches. Runs in the writer's transaction (NOTIFY is
  * delivered on commit) and clears this process's entries at once, so the writer's next request
- * never sees the old state.
+ * never sees the old state. `t` is named by its parts rather than as a Pick of InTransaction:
+ * transaction.ts imports deps.ts, which imports this file.
  */
-export async function invalidateCaches(options: { t: Pick<InTransaction, "tx" | "caches">; change: CacheChange }): Promise<void> {
+export async function invalidateCaches(options: { t: { tx: Transaction; caches: RequestCaches }; change: CacheChange }): Promise<void> {
   const { t, change } = options;
   t.caches.apply(change);
   await t.tx.execute(sql`select pg_notify(${CACHE_CHANNEL}, ${JSON.stringify(change)})`);

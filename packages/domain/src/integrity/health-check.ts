@@ -9,7 +9,7 @@ type HealthIssue = Omit<IntegrityIssueDoc, "scanId">;
 
 const systemIssue = (code: string, severity: HealthIssue["severity"], message: string, collection = "system", documentId = "system"): HealthIssue => ({
   severity,
-  // The contract's five issue types have no "health"; these are the system's operational status.
+  // The five issue types of docs/api-contract.md have no "health"; these are the system's operational status.
   type: "status",
   collection,
   documentId,

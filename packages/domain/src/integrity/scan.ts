@@ -40,7 +40,7 @@ const lastStages = [STORAGE_STAGE, CHECKSUM_STAGE, HEALTH_STAGE];
 const DEFAULT_CHECKSUM_RATE = 32 * 1024 * 1024;
 export const scannableCollections = Object.keys(collections) as CollectionName[];
 
-/** The contract's scan options over the spec's defaults for the kind. */
+/** The scan options of docs/api-contract.md over the spec's defaults for the kind. */
 export function scanOptionsFor(options: {
   kind: "quick" | "full";
   input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean };

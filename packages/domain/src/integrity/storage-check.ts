@@ -32,7 +32,7 @@ async function* objectsByKey(storage: ObjectStorage) {
 
 /** One INCOMPLETE_UPLOAD issue lists at most this many uploads to abort; the next scan finds the rest. */
 const LISTED_UPLOADS = 1000;
-export const INCOMPLETE_UPLOADS_DOCUMENT = "incomplete-uploads";
+const INCOMPLETE_UPLOADS_DOCUMENT = "incomplete-uploads";
 
 /**
  * Multipart uploads begun more than a day before `now` and neither completed nor aborted: left
@@ -40,7 +40,7 @@ export const INCOMPLETE_UPLOADS_DOCUMENT = "incomplete-uploads";
  * their count and the bytes their parts hold; repaired by aborting them (as the daily
  * `abort_stale_uploads` job does).
  */
-export async function incompleteUploadFinding({ storage, now }: { storage: ObjectStorage; now: Date }): Promise<StorageIssue | undefined> {
+async function incompleteUploadFinding({ storage, now }: { storage: ObjectStorage; now: Date }): Promise<StorageIssue | undefined> {
   const listed: Array<{ abortUpload: string; uploadId: string; initiated: string | null; bytes: number | null }> = [];
   let count = 0;
   let bytes = 0;

@@ -4,7 +4,7 @@ import { holdSessionLock, lockHeldCondition, LOCK_SPACES, type SessionLock } fro
 import { inTransaction } from "../transaction";
 
 /** A worker beats every few seconds; one silent this long is taken for dead. */
-export const STALE_WORKER_SECONDS = 20;
+const STALE_WORKER_SECONDS = 20;
 
 /**
  * A worker holds this lock for as long as it runs, taken before it starts taking jobs: a killed

@@ -7,20 +7,18 @@ import { AppError } from "../errors";
 import { publishObservatoryEvent } from "../events/publish";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
+import { DISPATCH_WINDOW } from "./plan";
 import { presentObservation } from "./present";
 import { observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
 import { moveObservation } from "./transitions";
 import { inTransaction } from "../transaction";
-
-/** How many waiting observations a plan looks at; beyond these the queue is not the observatory's concern tonight. */
-const PLAN_LIMIT = 500;
 
 async function pendingInDispatchOrder(db: Executor, observatoryId: string) {
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
     select id, doc, created_at, updated_at from observations
      where observatory_id = ${observatoryId} and status = 'pending'
      order by priority desc, created_at, id
-     limit ${PLAN_LIMIT}`);
+     limit ${DISPATCH_WINDOW}`);
   return rows.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) }));
 }
 

@@ -27,7 +27,7 @@ const DEFAULT_SLEW_SECONDS = 120;
 const DEFAULT_READOUT_SECONDS = 10;
 
 /** How long an observation holds the observatory: a slew per target, then each exposure and its readout. */
-export function estimatedSecondsOf(options: { doc: ObservationDoc; observatory: ObservatoryDoc }): number {
+function estimatedSecondsOf(options: { doc: ObservationDoc; observatory: ObservatoryDoc }): number {
   const settings = (options.observatory as { settings?: { slewSeconds?: number; readoutSeconds?: number } }).settings;
   const slew = settings?.slewSeconds ?? DEFAULT_SLEW_SECONDS;
   const readout = settings?.readoutSeconds ?? DEFAULT_READOUT_SECONDS;
@@ -37,7 +37,7 @@ export function estimatedSecondsOf(options: { doc: ObservationDoc; observatory: 
   );
 }
 
-export const observatoryTimeZone = (doc: ObservatoryDoc): string => (doc as { timeZone?: string }).timeZone ?? "UTC";
+const observatoryTimeZone = (doc: ObservatoryDoc): string => (doc as { timeZone?: string }).timeZone ?? "UTC";
 
 interface PlanInputs {
   observatory: StoredDocument<ObservatoryDoc>;
@@ -112,7 +112,7 @@ function planNights(inputs: PlanInputs, extra: number, stopWhen?: (night: Planne
   let pending = inputs.pending;
   const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: inputs.observatory.doc }) * 1000;
   for (let index = 0; index <= extra; index += 1) {
-    const date = shiftDate(firstDate, index);
+    const date = shiftDate({ date: firstDate, days: index });
     const night = location ? nightOf({ location, timeZone: inputs.timeZone, date }) : null;
     const noonStart = localNoon({ date, timeZone: inputs.timeZone });
     const laterStart = night ? (night.darkStart ?? night.sunset) : noonStart;
@@ -170,7 +170,7 @@ function requireNightDate(inputs: PlanInputs, requested: string | undefined): nu
   const index = Math.round((Date.parse(`${requested}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / DAY_MS);
   if (!(index >= 0 && index <= PLAN_NIGHTS_AHEAD)) {
     throw new AppError("VALIDATION_FAILED", `The night must be from the current one (${first}) to ${PLAN_NIGHTS_AHEAD} nights after it`, {
-      errors: [{ path: "night", message: `Must be a date from ${first} to ${shiftDate(first, PLAN_NIGHTS_AHEAD)}` }],
+      errors: [{ path: "night", message: `Must be a date from ${first} to ${shiftDate({ date: first, days: PLAN_NIGHTS_AHEAD })}` }],
     });
   }
   return index;

@@ -60,7 +60,8 @@ export function localNoon(options: { date: string; timeZone: string }): Date {
   return new Date(guess - zoneOffsetMs(first, options.timeZone));
 }
 
-export const shiftDate = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+export const shiftDate = ({ date, days }: { date: string; days: number }) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** The night that begins on the observatory-local `date`, or null where the sun does not set that day. */
 export function nightOf(options: { location: Location; timeZone: string; date: string }): Night | null {
@@ -82,7 +83,7 @@ export function nightOf(options: { location: Location; timeZone: string; date: s
  */
 export function currentNight(options: { location: Location; timeZone: string; at: Date }): Night | null {
   const today = localDate(options);
-  const last = nightOf({ ...options, date: shiftDate(today, -1) });
+  const last = nightOf({ ...options, date: shiftDate({ date: today, days: -1 }) });
   if (last && options.at < last.sunrise) return last;
   return nightOf({ ...options, date: today });
 }

@@ -2,7 +2,7 @@ import type { ObservationDoc, StoredDocument } from "@meridian/db";
 import { ceilToMinute, explainOwnReasons, isEligibleAt, nextEligibleMoment, observationReasonsAt, type QueueBlock } from "./queue";
 import type { SkyModel } from "./sky-model";
 
-/** How many waiting observations dispatch looks at, in its order; the plan looks at the same window as it moves on. */
+/** How many waiting observations dispatch looks at, in its order (beyond these the queue is not its concern tonight); the plan looks at the same window as it moves on. */
 export const DISPATCH_WINDOW = 500;
 /** The plan's search for an observation's next chance steps this far, then narrows to the minute. */
 const PLAN_SEARCH_STEP_MS = 5 * 60_000;

@@ -1,7 +1,7 @@
 import type { ObservationDoc, StoredDocument } from "@meridian/db";
 import type { Observation } from "./schemas";
 
-/** The contract's `observation`: the document with its id and times. */
+/** The `observation` of docs/api-contract.md: the document with its id and times. */
 export function presentObservation(stored: StoredDocument<ObservationDoc>): Observation {
   const { doc } = stored;
   return {

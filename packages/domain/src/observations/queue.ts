@@ -2,7 +2,7 @@ import type { ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/d
 import { airmass, darkInterval, type Location } from "./sky";
 import { skyModel, type SkyAt, type SkyModel } from "./sky-model";
 
-/** Why a pending observation is not sent now, in the contract's order: the observation's own reasons before the observatory's. */
+/** Why a pending observation is not sent now, in the order of docs/api-contract.md: the observation's own reasons before the observatory's. */
 export const queueBlockCodes = [
   "BEFORE_WINDOW",
   "AFTER_WINDOW",
@@ -60,7 +60,7 @@ export function observatoryReasons(state: ObservatoryState): QueueBlock[] {
 export type OwnReasonCode = "BEFORE_WINDOW" | "AFTER_WINDOW" | "NOT_DARK" | "TARGET_NOT_VISIBLE";
 
 /** The earliest moment the observation may start, if it has one. */
-export function windowStartOf(doc: ObservationDoc): Date | null {
+function windowStartOf(doc: ObservationDoc): Date | null {
   return doc.fixedTimeStart ? new Date(doc.fixedTimeStart) : null;
 }
 
@@ -106,7 +106,7 @@ function windowOpen(doc: ObservationDoc, ms: number): boolean {
 
 const MINUTE_MS = 60_000;
 /** How far ahead the queue and the forecast look for an observation's next chance. */
-export const LOOKAHEAD_MS = 7 * 86_400_000;
+const LOOKAHEAD_MS = 7 * 86_400_000;
 /** The coarse step of that search; each hit is then narrowed to the minute. */
 const SEARCH_STEP_MS = 10 * MINUTE_MS;
 /** Refraction lifts a target by less than this near the horizon, so a night whose geometric best is lower by more is skipped. */

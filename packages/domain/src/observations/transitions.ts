@@ -8,7 +8,7 @@ import { queueObservationNotifications } from "../notifications/notify";
 import type { InTransaction } from "../transaction";
 import { observationReaderIds } from "./access";
 
-export const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
+const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
 
 /** Asks for a dispatch at the observatory once the caller's transaction commits. */
 export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>

@@ -6,7 +6,6 @@ import {
   tables,
   type Executor,
   type ObservatoryDoc,
-  type ObservatoryPermissions,
 } from "@meridian/db";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
@@ -58,7 +57,7 @@ export async function recordHistory(options: {
 }
 
 /** Upserts an organization as member with every permission (an owning organization always has them). */
-export async function grantOrganizationFullMembership(options: { t: Pick<InTransaction, "tx">; observatoryId: string; organizationId: string }) {
+async function grantOrganizationFullMembership(options: { t: Pick<InTransaction, "tx">; observatoryId: string; organizationId: string }) {
   const { observatoryId, organizationId } = options;
   const db = options.t.tx;
   const existing = await observatoryMembersCollection.findOne(db, observatoryMemberWhere({ observatoryId, kind: "organization", memberId: organizationId }));
@@ -275,5 +274,3 @@ export async function listObservatoryHistory(options: { deps: Deps; actor: UserA
     nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
   };
 }
-
-export type { ObservatoryPermissions };

@@ -51,7 +51,7 @@ export type TargetCatalog = (typeof targetCatalogs)[number];
 /** One object: its designation, catalog, kind, J2000 position in degrees and its other names. */
 export type CatalogEntry = [designation: string, catalog: TargetCatalog, kind: TargetKind, ra: number, dec: number, aliases: string[]];
 
-export const catalogEntrySchema = z.tuple([
+const catalogEntrySchema = z.tuple([
   z.string().min(1),
   z.enum(targetCatalogs),
   z.enum(targetKinds),

@@ -55,7 +55,7 @@ function sortedKeys(entries: Array<{ key: string; object: number; name: number; 
 }
 
 /** Builds the index from the catalog file's text (the committed file unless a test gives another). */
-export function buildCatalogIndex(text: string): CatalogIndex {
+function buildCatalogIndex(text: string): CatalogIndex {
   const file = catalogFileSchema.parse(JSON.parse(text));
   const objects: CatalogObject[] = file.objects.map(([designation, catalog, kind, ra, dec, aliases]) => ({
     designation,

@@ -20,7 +20,7 @@ export const userSchema = z
     email: z.string(),
     name: z.string(),
     roles: z.array(z.string()),
-    avatarUrl: z.string().nullable().describe("Path of the avatar image, null when the user has none (extension to the contract)"),
+    avatarUrl: z.string().nullable().describe("Path of the avatar image, null when the user has none (extension to docs/api-contract.md)"),
     createdAt: z.string(),
   })
   .meta({ id: "User" });

@@ -34,7 +34,7 @@ export function useRemoveMember<TMember extends { userId: string; name: string }
       if (member.userId === me.data?.id) {
         forget();
         await refresh();
-        navigate(leaveTo, { replace: true });
+        void navigate(leaveTo, { replace: true });
         return;
       }
       onRemoved(member);

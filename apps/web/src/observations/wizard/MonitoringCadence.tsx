@@ -1,6 +1,6 @@
 /**
  * The place of a monitoring observation's cadence: `monitoring: {intervalMinutes, until, maxRuns}`
- * (contract, "Time and duration"). The API does not take it yet, so the wizard neither asks for it
+ * (docs/api-contract.md, "Time and duration"). The API does not take it yet, so the wizard neither asks for it
  * nor sends it; its fields go here when it does.
  */
 export function MonitoringCadence() {

@@ -4,7 +4,7 @@ import { typeLabels } from "../labels";
 import type { ObservationType } from "./draft";
 
 /** What each type means to dispatch, in a sentence the picker shows beside it. */
-export const typeDescriptions: Record<ObservationType, string> = {
+const typeDescriptions: Record<ObservationType, string> = {
   flexible: "Whenever dispatch finds the target observable; no time window.",
   fixed_time: "At a set time: not before its start, and not after its end when it has one.",
   time_based: "Within a time window you choose: not before a start, not after an end, or both.",

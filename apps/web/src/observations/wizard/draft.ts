@@ -92,8 +92,8 @@ const optionalNumber = (text: string) => (text.trim() === "" ? null : numberFrom
 /** A `datetime-local` value, read in the browser's time zone, as the API's ISO 8601 UTC. */
 const isoFromLocal = (value: string) => (value ? new Date(value).toISOString() : null);
 
-export const raOf = (target: TargetDraft, index: number) => parseRightAscension(target.ra, { path: ["targets", index, "ra"] });
-export const decOf = (target: TargetDraft, index: number) => parseDeclination(target.dec, { path: ["targets", index, "dec"] });
+const raOf = (target: TargetDraft, index: number) => parseRightAscension(target.ra, { path: ["targets", index, "ra"] });
+const decOf = (target: TargetDraft, index: number) => parseDeclination(target.dec, { path: ["targets", index, "dec"] });
 
 /** The draft as the API takes it. Fields a type does not use are sent empty, so a window typed for another type never goes with it. */
 export function toInput(draft: ObservationDraft): ObservationInput {

@@ -28,7 +28,7 @@ import { acknowledged, cancelBody, cancelled, lifecycle, tags } from "./shared";
 
 /**
  * The announcement operations every scope shares, each defined once and parameterised by scope.
- * Each serves both faces: REST, one path and operationId per scope as the contract writes them
+ * Each serves both faces: REST, one path and operationId per scope as docs/api-contract.md writes them
  * (`/api/v1/system/motd/{id}`, `/observatories/{id}/motd/{motdId}`, ...), and one tRPC procedure
  * whose input names the scope. Changing what "cancel an announcement" does is one edit here.
  */
