@@ -7,6 +7,7 @@ import { AppError } from "../errors";
 import { publishObservatoryEvent } from "../events/publish";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
+import { estimatedSecondsOf } from "./estimate";
 import { DISPATCH_WINDOW } from "./plan";
 import { presentObservation } from "./present";
 import { observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
@@ -41,7 +42,8 @@ export async function observatoryStateNow(options: { db: Executor; observatory: 
 
 async function currentPlan(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date, explain = false) {
   const state = await observatoryStateNow({ db, observatory });
-  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now, explain });
+  const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;
+  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now, durationMs, explain });
 }
 
 /**

@@ -7,6 +7,7 @@ import { AppError } from "../errors";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadObservationAccess } from "./access";
 import { currentNight, localDate, localNoon, moonOverNight, nightOf, shiftDate, type MoonOverNight, type Night } from "./night";
+import { estimatedSecondsOf } from "./estimate";
 import { runDispatchForward, type PlannedSlot, type UnscheduledObservation } from "./plan";
 import { observatoryStateNow } from "./dispatch";
 import { observatoryReasons, type QueueBlock } from "./queue";
@@ -22,20 +23,6 @@ const DAY_MS = 86_400_000;
 const ALTITUDE_STEP_MS = 10 * 60_000;
 /** Altitude curves in one plan: every planned observation's, then unscheduled ones' up to this many in all. */
 const ALTITUDE_CURVES = 100;
-
-const DEFAULT_SLEW_SECONDS = 120;
-const DEFAULT_READOUT_SECONDS = 10;
-
-/** How long an observation holds the observatory: a slew per target, then each exposure and its readout. */
-function estimatedSecondsOf(options: { doc: ObservationDoc; observatory: ObservatoryDoc }): number {
-  const settings = (options.observatory as { settings?: { slewSeconds?: number; readoutSeconds?: number } }).settings;
-  const slew = settings?.slewSeconds ?? DEFAULT_SLEW_SECONDS;
-  const readout = settings?.readoutSeconds ?? DEFAULT_READOUT_SECONDS;
-  return options.doc.targets.reduce(
-    (total, target) => total + slew + target.exposures.reduce((sum, exposure) => sum + exposure.count * (exposure.exposureSeconds + readout), 0),
-    0,
-  );
-}
 
 const observatoryTimeZone = (doc: ObservatoryDoc): string => (doc as { timeZone?: string }).timeZone ?? "UTC";
 

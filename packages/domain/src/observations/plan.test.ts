@@ -60,7 +60,7 @@ function dispatchStepByStep(items: StoredDocument<ObservationDoc>[], start: Date
   const assigned: Array<{ id: string; start: number }> = [];
   let now = start.getTime();
   while (now < end.getTime() && pending.length > 0) {
-    const first = planQueue({ state: ready, pending, now: new Date(now), model }).items.find((item) => item.eligible);
+    const first = planQueue({ state: ready, pending, now: new Date(now), model, durationMs }).items.find((item) => item.eligible);
     if (first) {
       assigned.push({ id: first.observation.id, start: now });
       pending = pending.filter((item) => item !== first.observation);
@@ -113,7 +113,7 @@ describe("the night plan at La Palma, 2026-11-23", () => {
     // Right ascension 21h: high at dusk in November, below 30° before midnight.
     const setting = observation({ ra: 315, dec: 10, priority: 1 });
     // Higher-priority work fills the first hours, so the setting target's chance is gone.
-    const blockers = [observation({ ra: 330, dec: 20, priority: 9, minutes: 240 })];
+    const blockers = [observation({ ra: 0, dec: 30, priority: 9, minutes: 200 })];
     const result = plan([setting, ...blockers]);
     expect(result.slots.map((slot) => slot.observation.id)).toEqual([blockers[0]!.id]);
     expect(result.unscheduled).toEqual([{ observation: setting, blockedBy: { code: "OBSERVATORY_BUSY", until: null } }]);
@@ -129,6 +129,20 @@ describe("the night plan at La Palma, 2026-11-23", () => {
     expect(altitudeAt(late, start)).toBeGreaterThanOrEqual(30);
     expect(altitudeAt(late, start - MINUTE)).toBeLessThan(30);
     expect(start).toBeGreaterThan(night.darkStart!.getTime() + 3 * 3_600_000);
+  });
+
+  it("never starts an observation that would run into dawn or below its minimum altitude", () => {
+    // Two hours of exposures an hour and a half before the end of darkness, on a target high all night.
+    const long = observation({ ra: 84, dec: 20, minutes: 120 });
+    const lateStart = new Date(night.darkEnd!.getTime() - 90 * MINUTE);
+    const { slots, unscheduled } = plan([long], lateStart);
+    expect(slots).toEqual([]);
+    expect(unscheduled[0]!.blockedBy.code).toBe("NOT_DARK");
+    const item = planQueue({ state: ready, pending: [long], now: lateStart, model, durationMs }).items[0]!;
+    expect(item.reasons.map((reason) => reason.code)).toEqual(["NOT_DARK"]);
+    // Half an hour of it fits, and starts at once.
+    const short = observation({ ra: 84, dec: 20, minutes: 30 });
+    expect(plan([short], lateStart).slots[0]!.start).toEqual(lateStart);
   });
 
   it("leaves a target that is never visible unscheduled, with no end to that", () => {

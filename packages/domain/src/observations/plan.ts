@@ -42,10 +42,17 @@ export function runDispatchForward(options: {
   const slots: PlannedSlot[] = [];
   /** Per observation: the first moment it may be eligible, as far as a search has shown. */
   const notBefore = new Map<string, number>();
-  const eligibleAt = (observation: StoredDocument<ObservationDoc>, ms: number) => isEligibleAt({ doc: observation.doc, model, ms });
+  const eligibleAt = (observation: StoredDocument<ObservationDoc>, ms: number) =>
+    isEligibleAt({ doc: observation.doc, model, ms, durationMs: options.durationMs(observation) });
   const nextChance = (observation: StoredDocument<ObservationDoc>, fromMs: number) =>
-    nextEligibleMoment({ doc: observation.doc, model, from: new Date(fromMs), withinMs: endMs - fromMs, stepMs: PLAN_SEARCH_STEP_MS })?.getTime() ??
-    Number.POSITIVE_INFINITY;
+    nextEligibleMoment({
+      doc: observation.doc,
+      model,
+      from: new Date(fromMs),
+      durationMs: options.durationMs(observation),
+      withinMs: endMs - fromMs,
+      stepMs: PLAN_SEARCH_STEP_MS,
+    })?.getTime() ?? Number.POSITIVE_INFINITY;
 
   let now = start.getTime();
   while (now < endMs && remaining.length > 0) {
@@ -74,18 +81,20 @@ export function runDispatchForward(options: {
 
   const unscheduled = remaining.map((observation): UnscheduledObservation => {
     if (Number.isFinite(nextChance(observation, start.getTime()))) return { observation, blockedBy: { code: "OBSERVATORY_BUSY", until: null } };
-    const codes = closestReasons(observation.doc, model, start.getTime(), endMs);
-    const [first] = explainOwnReasons({ doc: observation.doc, codes, model, now: start });
+    const durationMs = options.durationMs(observation);
+    const codes = closestReasons({ doc: observation.doc, model, durationMs, fromMs: start.getTime(), endMs });
+    const [first] = explainOwnReasons({ doc: observation.doc, codes, model, now: start, durationMs });
     return { observation, blockedBy: first ?? { code: "OBSERVATORY_BUSY", until: null } };
   });
   return { slots, unscheduled };
 }
 
 /** The reasons at the moment of the night when the observation came closest to running (the fewest of them), so daylight before the night does not hide the real one. */
-function closestReasons(doc: ObservationDoc, model: SkyModel | null, fromMs: number, endMs: number) {
+function closestReasons(options: { doc: ObservationDoc; model: SkyModel | null; durationMs: number; fromMs: number; endMs: number }) {
+  const { doc, model, durationMs, fromMs, endMs } = options;
   let best: ReturnType<typeof observationReasonsAt> | undefined;
   for (let at = fromMs; at < endMs || best === undefined; at += PLAN_SEARCH_STEP_MS * 6) {
-    const reasons = observationReasonsAt({ doc, sky: model?.at(new Date(at)) ?? null, at: new Date(at) });
+    const reasons = observationReasonsAt({ doc, model, at: new Date(at), durationMs });
     if (!best || reasons.length < best.length) best = reasons;
     if (at >= endMs) break;
   }

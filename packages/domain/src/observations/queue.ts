@@ -72,30 +72,54 @@ function targetVisible(doc: ObservationDoc, sky: SkyAt): boolean {
   return doc.constraints.moonDistance == null || sky.moonDistance(target) >= doc.constraints.moonDistance;
 }
 
+const MINUTE_MS = 60_000;
+/** A long observation's sky is checked this often between its start and its end. */
+const CHECK_EVERY_MS = 30 * MINUTE_MS;
+
 /**
- * The eligibility rule of dispatch: the observation's own reasons to wait at this moment, in the
- * contract's order (none: it may start). `sky` is null at an observatory without a location,
- * where only its window applies. Dispatch, the queue and the night plan all decide through this.
+ * The moments at which an observation starting at `ms` and lasting `durationMs` must meet its
+ * sky's constraints: its start, every half hour after, and its end, rounded up to the whole minute
+ * (so the sky at that moment is shared by every observation asked about it).
  */
-export function observationReasonsAt(options: { doc: ObservationDoc; sky: SkyAt | null; at: Date }): OwnReasonCode[] {
-  const { doc, sky, at } = options;
+function checkedMoments(ms: number, durationMs: number): number[] {
+  const moments = [ms];
+  for (let at = ms + CHECK_EVERY_MS; at < ms + durationMs; at += CHECK_EVERY_MS) moments.push(at);
+  if (durationMs > 0) moments.push(ceilToMinute(ms + durationMs));
+  return moments;
+}
+
+const darkThrough = (doc: ObservationDoc, model: SkyModel, moments: number[]) =>
+  doc.bypassDarkness || moments.every((ms) => model.at(new Date(ms)).isDark(doc.constraints.twilight ?? "astronomical"));
+const visibleThrough = (doc: ObservationDoc, model: SkyModel, moments: number[]) => moments.every((ms) => targetVisible(doc, model.at(new Date(ms))));
+
+/**
+ * The eligibility rule of dispatch: the observation's own reasons not to start at this moment, in
+ * the contract's order (none: it may start). The window is read at its start; darkness and its
+ * target's altitude, airmass and Moon distance must hold from its start to its end
+ * (`durationMs`, its estimate), so nothing starts that would run into dawn or below its limits.
+ * `model` is null at an observatory without a location, where only the window applies. Dispatch,
+ * the queue and the night plan all decide through this.
+ */
+export function observationReasonsAt(options: { doc: ObservationDoc; model: SkyModel | null; at: Date; durationMs?: number }): OwnReasonCode[] {
+  const { doc, model, at } = options;
   const reasons: OwnReasonCode[] = [];
   const start = windowStartOf(doc);
   if (start && at < start) reasons.push("BEFORE_WINDOW");
   if (doc.fixedTimeEnd && at > new Date(doc.fixedTimeEnd)) reasons.push("AFTER_WINDOW");
-  if (!sky) return reasons;
-  if (!doc.bypassDarkness && !sky.isDark(doc.constraints.twilight ?? "astronomical")) reasons.push("NOT_DARK");
-  if (!targetVisible(doc, sky)) reasons.push("TARGET_NOT_VISIBLE");
+  if (!model) return reasons;
+  const moments = checkedMoments(at.getTime(), options.durationMs ?? 0);
+  if (!darkThrough(doc, model, moments)) reasons.push("NOT_DARK");
+  if (!visibleThrough(doc, model, moments)) reasons.push("TARGET_NOT_VISIBLE");
   return reasons;
 }
 
 /** `observationReasonsAt` found empty at that moment (epoch milliseconds), asked in the cheapest order and stopping at the first reason. */
-export function isEligibleAt(options: { doc: ObservationDoc; model: SkyModel | null; ms: number }): boolean {
+export function isEligibleAt(options: { doc: ObservationDoc; model: SkyModel | null; ms: number; durationMs?: number }): boolean {
   const { doc, model, ms } = options;
   if (!windowOpen(doc, ms)) return false;
   if (!model) return true;
-  const sky = model.at(new Date(ms));
-  return (doc.bypassDarkness || sky.isDark(doc.constraints.twilight ?? "astronomical")) && targetVisible(doc, sky);
+  const moments = checkedMoments(ms, options.durationMs ?? 0);
+  return darkThrough(doc, model, moments) && visibleThrough(doc, model, moments);
 }
 
 function windowOpen(doc: ObservationDoc, ms: number): boolean {
@@ -104,7 +128,6 @@ function windowOpen(doc: ObservationDoc, ms: number): boolean {
   return !doc.fixedTimeEnd || ms <= Date.parse(doc.fixedTimeEnd);
 }
 
-const MINUTE_MS = 60_000;
 /** How far ahead the queue and the forecast look for an observation's next chance. */
 const LOOKAHEAD_MS = 7 * 86_400_000;
 /** The coarse step of that search; each hit is then narrowed to the minute. */
@@ -121,14 +144,22 @@ export const ceilToMinute = (ms: number) => Math.ceil(ms / MINUTE_MS) * MINUTE_M
  * minutes) through the rest and narrows a hit to the minute, so a chance shorter than a step can be
  * missed; dispatch itself asks at each minute.
  */
-export function nextEligibleMoment(options: { doc: ObservationDoc; model: SkyModel | null; from: Date; withinMs?: number; stepMs?: number }): Date | null {
+export function nextEligibleMoment(options: {
+  doc: ObservationDoc;
+  model: SkyModel | null;
+  from: Date;
+  durationMs?: number;
+  withinMs?: number;
+  stepMs?: number;
+}): Date | null {
   const { doc, model } = options;
   const step = options.stepMs ?? SEARCH_STEP_MS;
   const first = ceilToMinute(options.from.getTime());
   const windowStart = windowStartOf(doc)?.getTime() ?? -Infinity;
   const windowEnd = doc.fixedTimeEnd ? Date.parse(doc.fixedTimeEnd) : Infinity;
   const last = Math.min(first + (options.withinMs ?? LOOKAHEAD_MS), windowEnd);
-  const eligibleAt = (ms: number) => isEligibleAt({ doc, model, ms });
+  const durationMs = options.durationMs ?? 0;
+  const eligibleAt = (ms: number) => isEligibleAt({ doc, model, ms, durationMs });
   const spans =
     model && !doc.bypassDarkness
       ? model.darkIntervals(doc.constraints.twilight ?? "astronomical", first, last).map((interval) => ({ from: interval.start, to: interval.end }))
@@ -137,7 +168,8 @@ export function nextEligibleMoment(options: { doc: ObservationDoc; model: SkyMod
   const minAltitude = doc.constraints.minAltitude ?? 30;
   for (const span of spans) {
     const from = ceilToMinute(Math.max(span.from, first, windowStart));
-    const to = Math.min(span.to, last);
+    // It must end in the same darkness it starts in.
+    const to = Math.min(model && !doc.bypassDarkness ? span.to - durationMs : span.to, last);
     if (from > to) continue;
     if (model && model.highestAltitude(target, from, to) + REFRACTION_MARGIN < minAltitude) continue;
     if (eligibleAt(from)) return new Date(from);
@@ -156,10 +188,16 @@ export function nextEligibleMoment(options: { doc: ObservationDoc; model: SkyMod
 }
 
 /** Each own reason with when it ends, when that is known: the window's start, darkness's start, the next moment every constraint is met. */
-export function explainOwnReasons(options: { doc: ObservationDoc; codes: OwnReasonCode[]; model: SkyModel | null; now: Date }): QueueBlock[] {
+export function explainOwnReasons(options: {
+  doc: ObservationDoc;
+  codes: OwnReasonCode[];
+  model: SkyModel | null;
+  now: Date;
+  durationMs?: number;
+}): QueueBlock[] {
   const { doc, codes, model, now } = options;
   let nextChance: Date | null | undefined;
-  const chance = () => (nextChance === undefined ? (nextChance = nextEligibleMoment({ doc, model, from: now })) : nextChance);
+  const chance = () => (nextChance === undefined ? (nextChance = nextEligibleMoment({ doc, model, from: now, durationMs: options.durationMs })) : nextChance);
   return codes.map((code): QueueBlock => {
     switch (code) {
       case "BEFORE_WINDOW":
@@ -181,23 +219,25 @@ export function explainOwnReasons(options: { doc: ObservationDoc; codes: OwnReas
  * oldest), each eligible now or held with every reason that applies (`reasons`, the observation's
  * own before the observatory's; `blockedBy` is the first). Dispatch assigns the first eligible one,
  * and `GET /observatories/{id}/queue` shows this same plan, so the two cannot disagree. `pending`
- * must already be in dispatch order. `explain` adds when each reason ends (a search of the week
- * ahead for the sky's): the queue wants it, dispatch does not.
+ * must already be in dispatch order; `durationMs` is how long each holds the observatory (its
+ * estimate). `explain` adds when each reason ends (a search of the week ahead for the sky's): the
+ * queue wants it, dispatch does not.
  */
 export function planQueue(options: {
   state: ObservatoryState;
   pending: ReadonlyArray<StoredDocument<ObservationDoc>>;
   now: Date;
+  durationMs?: (observation: StoredDocument<ObservationDoc>) => number;
   explain?: boolean;
   model?: SkyModel;
 }) {
   const { state, pending, now } = options;
   const model = state.location ? (options.model ?? skyModel({ location: state.location })) : null;
-  const sky = model?.at(now) ?? null;
   const shared = observatoryReasons(state);
   const items = pending.map((observation) => {
-    const codes = observationReasonsAt({ doc: observation.doc, sky, at: now });
-    const own = options.explain ? explainOwnReasons({ doc: observation.doc, codes, model, now }) : codes.map((code) => ({ code, until: null }));
+    const durationMs = options.durationMs?.(observation) ?? 0;
+    const codes = observationReasonsAt({ doc: observation.doc, model, at: now, durationMs });
+    const own = options.explain ? explainOwnReasons({ doc: observation.doc, codes, model, now, durationMs }) : codes.map((code) => ({ code, until: null }));
     const reasons = [...own, ...shared];
     return { observation, eligible: reasons.length === 0, blockedBy: reasons[0] ?? null, reasons };
   });
