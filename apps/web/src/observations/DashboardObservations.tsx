@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router-dom";
 import type { ObservationStatus } from "@meridian/rules";
@@ -10,7 +11,9 @@ import { StatusBadge } from "./StatusBadge";
 
 const useByStatus = (status: ObservationStatus, limit = 5) => useQuery(trpc.observations.list.queryOptions({ status, limit }, { staleTime: 0 }));
 
-function ObservationLines({ items, empty }: { items: Observation[]; empty: string }) {
+const inlineLink = "font-medium text-indigo-600 underline underline-offset-2 hover:no-underline";
+
+function ObservationLines({ items, empty }: { items: Observation[]; empty: ReactNode }) {
   if (items.length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
   return (
     <ul className="flex flex-col gap-2">
@@ -55,17 +58,37 @@ export function DashboardObservations() {
             ))}
           </ul>
         ) : (
-          <p className="text-sm text-slate-500">No observatories yet.</p>
+          <p className="text-sm text-slate-500">
+            None yet.{" "}
+            <Link to="/observatories" className={inlineLink}>
+              Create one for your telescope
+            </Link>
+            , or ask an observatory's administrator to add you.
+          </p>
         )}
       </Card>
       <Card title="Running now">
-        <ObservationLines items={running.flatMap((query) => query.data?.items ?? [])} empty="Nothing is being observed." />
+        <ObservationLines
+          items={running.flatMap((query) => query.data?.items ?? [])}
+          empty="Nothing is being observed. Dispatch sends a waiting observation once its observatory is online and the target can be observed."
+        />
       </Card>
       <Card title="Queued">
-        <ObservationLines items={queued.data?.items ?? []} empty="Nothing waits for dispatch." />
+        <ObservationLines
+          items={queued.data?.items ?? []}
+          empty={
+            <>
+              Nothing waits for dispatch.{" "}
+              <Link to="/observations/new" className={inlineLink}>
+                Submit an observation
+              </Link>{" "}
+              to fill the queue.
+            </>
+          }
+        />
       </Card>
       <Card title="Recent results">
-        <ObservationLines items={recent} empty="No results yet." />
+        <ObservationLines items={recent} empty="No results yet: finished observations show here, with their files on their own pages." />
       </Card>
     </div>
   );

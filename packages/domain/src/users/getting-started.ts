@@ -33,13 +33,13 @@ export const gettingStartedSchema = z
   .meta({ id: "GettingStarted" });
 export type GettingStarted = z.infer<typeof gettingStartedSchema>;
 
-interface ObservatoryProgress {
+type ObservatoryProgress = {
   id: string;
   name: string;
   located: boolean;
   connected: boolean;
   keyed: boolean;
-}
+};
 
 /** What the caller's memberships and submissions already show: three existence checks on indexed columns. */
 async function ownProgress(db: Executor, userId: string) {
