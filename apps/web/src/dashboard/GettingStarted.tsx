@@ -48,7 +48,12 @@ export function GettingStarted() {
     if (allDone) end("finished");
   }, [allDone, end]);
   if (ended || !checklist.data || allDone) return null;
-  return <ChecklistCard checklist={checklist.data} email={me.data?.email ?? ""} onDismiss={() => end("dismissed")} />;
+  const dismiss = () => {
+    // The button goes with the checklist: the page's heading takes the focus.
+    document.querySelector<HTMLElement>("#main h1")?.focus();
+    end("dismissed");
+  };
+  return <ChecklistCard checklist={checklist.data} email={me.data?.email ?? ""} onDismiss={dismiss} />;
 }
 
 function ChecklistCard({ checklist, email, onDismiss }: { checklist: Checklist; email: string; onDismiss(): void }) {
