@@ -28,10 +28,17 @@ const titles: Record<StepId, string> = {
 const plus = <Plus aria-hidden="true" className="size-4" />;
 const refreshChecklist = () => queryClient.invalidateQueries(trpc.user.gettingStarted.queryFilter());
 
+/** How often the checklist is read again: often while the user may be starting a plugin in a terminal, seldom otherwise. */
+function refetchEvery(checklist: Checklist | undefined): number | false {
+  if (!checklist || checklist.steps.every((step) => step.done)) return false;
+  const waitingForPlugin = checklist.observatory?.canAdmin && !checklist.steps.some((step) => step.id === "plugin" && step.done);
+  return waitingForPlugin ? 10_000 : 60_000;
+}
+
 /**
  * The dashboard's first-night checklist, until every step is done or the user hides it. Each step's
- * state comes from the server (`user.gettingStarted`), read again every 10 s while a step is open,
- * so a plugin connecting from a terminal ticks its step here.
+ * state comes from the server (`user.gettingStarted`), read again while a step is open, so a plugin
+ * connecting from a terminal, or an administrator adding the user, ticks its step here.
  */
 export function GettingStarted() {
   const me = useMe();
@@ -40,7 +47,7 @@ export function GettingStarted() {
     trpc.user.gettingStarted.queryOptions(undefined, {
       staleTime: 0,
       enabled: Boolean(me.data) && !ended,
-      refetchInterval: (query) => (query.state.data?.steps.every((step) => step.done) ? false : 10_000),
+      refetchInterval: (query) => refetchEvery(query.state.data),
     }),
   );
   const allDone = checklist.data?.steps.every((step) => step.done) ?? false;

@@ -3,10 +3,10 @@ import { CopyButton } from "../components/CopyButton";
 import { PLUGIN_PROTOCOL_DOCS } from "../lib/docs-links";
 
 /** The placeholder where the command has no key to show. */
-export const KEY_PLACEHOLDER = "<observatory key>";
+const KEY_PLACEHOLDER = "<observatory key>";
 
 /** The simulator's command line against this server (the SPA is served by the server it talks to). */
-export const simulatorCommand = (key = KEY_PLACEHOLDER) => `pnpm simulate:observatory --url ${window.location.origin} --key ${key} --speed 60`;
+const simulatorCommand = (key = KEY_PLACEHOLDER) => `pnpm simulate:observatory --url ${window.location.origin} --key ${key} --speed 60`;
 
 /**
  * How to connect a plugin: the exact command that runs the simulated observatory against this

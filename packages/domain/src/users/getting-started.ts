@@ -5,8 +5,8 @@ import type { UserActor } from "../actor";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
 
 /** The first night's steps, in the order a new user takes them. */
-export const gettingStartedStepIds = ["join", "location", "plugin", "project", "observation"] as const;
-export type GettingStartedStepId = (typeof gettingStartedStepIds)[number];
+const gettingStartedStepIds = ["join", "location", "plugin", "project", "observation"] as const;
+type GettingStartedStepId = (typeof gettingStartedStepIds)[number];
 
 export const gettingStartedSchema = z
   .object({
