@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { ObservatorySimulator } from "@meridian/simulator";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
 import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
@@ -13,12 +13,8 @@ import { browserSuite } from "./support/suite";
 // The worker runs in the server process, so the submitted observation is really dispatched.
 const suite = browserSuite({ MERIDIAN_ROLE: "all" });
 let server: TestServer;
-const simulators: ObservatorySimulator[] = [];
 beforeAll(() => {
   server = suite.server();
-});
-afterAll(async () => {
-  for (const simulator of simulators) await simulator.close().catch(() => undefined);
 });
 
 const tag = () => randomBytes(3).toString("hex");
@@ -96,7 +92,7 @@ describe("web app: a new user's first night", { timeout: 180_000 }, () => {
     await checklist(page).getByText(command).waitFor(WAIT);
     // Then the simulator, run as the command says, connects; the step ticks without a reload.
     const simulator = new ObservatorySimulator({ url: parsed![1]!, key: parsed![2]!, speed: 60 });
-    simulators.push(simulator);
+    onTestFinished(() => simulator.close().catch(() => undefined));
     await simulator.connect();
     await step(page, "Done", 3, pluginStep).waitFor({ timeout: 30_000 });
 

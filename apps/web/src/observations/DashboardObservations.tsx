@@ -1,36 +1,14 @@
-import type { ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router-dom";
 import type { ObservationStatus } from "@meridian/rules";
 import { Card } from "../components/Card";
 import { OnlineBadge } from "../observatories/PermissionBadges";
-import { formatShortDateTime } from "../lib/format";
 import { trpc } from "../trpc";
-import type { Observation } from "./labels";
-import { StatusBadge } from "./StatusBadge";
+import { ObservationLines } from "./ObservationLines";
 
 const useByStatus = (status: ObservationStatus, limit = 5) => useQuery(trpc.observations.list.queryOptions({ status, limit }, { staleTime: 0 }));
 
 const inlineLink = "font-medium text-indigo-600 underline underline-offset-2 hover:no-underline";
-
-function ObservationLines({ items, empty }: { items: Observation[]; empty: ReactNode }) {
-  if (items.length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
-  return (
-    <ul className="flex flex-col gap-2">
-      {items.map((observation) => (
-        <li key={observation.id} className="flex items-center justify-between gap-3">
-          <Link to={`/observations/${observation.id}`} className="truncate text-sm font-medium text-slate-900 hover:text-indigo-600">
-            {observation.name}
-          </Link>
-          <span className="flex shrink-0 items-center gap-2">
-            <span className="hidden text-xs text-slate-500 sm:inline">{formatShortDateTime(observation.statusChangedAt)}</span>
-            <StatusBadge status={observation.status} />
-          </span>
-        </li>
-      ))}
-    </ul>
-  );
-}
 
 /** The dashboard's live view: the caller's observatories and whether they are online, what runs, what waits, what just ended. */
 export function DashboardObservations() {

@@ -1,11 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { Crosshair, Plus } from "lucide-react";
-import { Link } from "react-router-dom";
 import { ActionLink } from "../components/ActionLink";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
-import { formatShortDateTime } from "../lib/format";
-import { StatusBadge } from "../observations/StatusBadge";
+import { ObservationLines } from "../observations/ObservationLines";
 import { trpc } from "../trpc";
 import { canManageProject, projectStatusInfo, type Project } from "./labels";
 
@@ -41,19 +39,7 @@ export function ProjectObservations({ project }: { project: Project }) {
       >
         {(data) => (
           <div className="rounded-lg bg-white px-4 py-4 shadow-sm ring-1 ring-slate-200 sm:px-6">
-            <ul aria-label="Latest observations of the project" className="flex flex-col gap-2">
-              {data.items.map((observation) => (
-                <li key={observation.id} className="flex items-center justify-between gap-3">
-                  <Link to={`/observations/${observation.id}`} className="truncate text-sm font-medium text-slate-900 hover:text-indigo-600">
-                    {observation.name}
-                  </Link>
-                  <span className="flex shrink-0 items-center gap-2">
-                    <span className="hidden text-xs text-slate-500 sm:inline">{formatShortDateTime(observation.statusChangedAt)}</span>
-                    <StatusBadge status={observation.status} />
-                  </span>
-                </li>
-              ))}
-            </ul>
+            <ObservationLines items={data.items} empty={null} label="Latest observations of the project" />
             <div className="mt-4 flex flex-wrap gap-2">
               <ActionLink variant="secondary" to={`/observations?projectId=${encodeURIComponent(project.id)}`}>
                 All observations of {project.name}
