@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
-import { appUrl, WAIT } from "./support/session";
+import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 /**
