@@ -221,6 +221,49 @@ describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
     expect(problems).toEqual([]);
   });
 
+  it("lays out the first-night checklist and the empty pages a new user meets within the screen, each saying what to do next", async () => {
+    const newcomer = await signupUser(suite.server(), { name: "Philippa Newcomer-Longname" });
+    const page = await pages.signIn("newcomer", { email: newcomer.user.email, password: newcomer.password });
+    await page.setViewportSize(PHONE);
+    const problems: string[] = [];
+    const visit = async (route: string, next: (page: Page) => Promise<unknown>) => {
+      await page.goto(appUrl(suite.server(), route));
+      await next(page);
+      await page.waitForLoadState("networkidle");
+      for (const offender of await overflowing(page)) problems.push(`/${route}: ${offender}`);
+      if (process.env.PHONE_SHOTS) await page.screenshot({ path: `/tmp/phone-new-${route.replace(/\W+/g, "_") || "home"}.png`, fullPage: true });
+    };
+    const checklist = page.getByRole("region", { name: "Your first night" });
+    await visit("", () => checklist.getByRole("heading", { name: "To do: 5. Submit a first observation" }).waitFor(WAIT));
+    // Every step reachable by Tab at phone size: the checklist's controls come one after another.
+    const controls = checklist.locator("a[href], button");
+    for (let index = 0; index < (await controls.count()); index += 1) {
+      await controls.nth(index).focus();
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement !== document.body)).toBe(true);
+    }
+    await visit("observatories", () => page.getByRole("button", { name: "Create an observatory" }).waitFor(WAIT));
+    await visit("observations", () => page.getByRole("link", { name: "Create a project first" }).waitFor(WAIT));
+    await visit("projects", () => page.getByRole("button", { name: "Create a project" }).waitFor(WAIT));
+    await visit("organizations", () => page.getByRole("button", { name: "Create an organization" }).waitFor(WAIT));
+    await visit("announcements", () => page.getByRole("link", { name: "observatory's page" }).waitFor(WAIT));
+    await visit("statistics", () => page.getByRole("heading", { name: "No observatory of yours to count yet" }).waitFor(WAIT));
+
+    const observatory = await api("/observatories", newcomer.token, { name: "Newcomer's Observatory With A Long Name" });
+    const project = await api("/projects", newcomer.token, { name: "Newcomer's Project With A Long Name" });
+    await visit("", () => checklist.getByText(/^pnpm simulate:observatory --url \S+ --key <observatory key> --speed 60$/).waitFor(WAIT));
+    await visit(`observatories/${observatory.id}?tab=queue`, () => page.getByRole("button", { name: "Set the location" }).waitFor(WAIT));
+    await visit(`observatories/${observatory.id}?tab=keys`, async () => {
+      await page.getByLabel("Key name").fill("Dome computer with a long name");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("button", { name: "Copy command" }).first().waitFor(WAIT);
+    });
+    await visit(`observatories/${observatory.id}?tab=members`, () => page.getByText("No organization has access yet.", { exact: false }).waitFor(WAIT));
+    await visit(`projects/${project.id}`, () => page.getByRole("link", { name: "Submit an observation" }).waitFor(WAIT));
+    await visit("observations", () => page.getByRole("link", { name: "Submit your first observation" }).waitFor(WAIT));
+    expect(problems).toEqual([]);
+  });
+
   it("lays out every step of the submission wizard within the screen: its messages, the catalog's suggestions and each type's fields", async () => {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);

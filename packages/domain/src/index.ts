@@ -14,6 +14,7 @@ export { pruneRateLimitEvents } from "./auth/rate-limit";
 export * from "./users/schemas";
 export { presentUser, isServerAdmin } from "./users/present";
 export { getProfile, updateProfile } from "./users/profile";
+export { gettingStartedSchema, readGettingStarted, type GettingStarted } from "./users/getting-started";
 export { setAvatar, getAvatar, detectImageType, MAX_AVATAR_BYTES } from "./users/avatar";
 export { appLink, listeningUrl, siteOrigin } from "./email/app-link";
 export { enqueueEmail, type OutgoingEmail } from "./email/outbox";

@@ -1,18 +1,25 @@
 import { useQuery } from "@tanstack/react-query";
 import { ListOrdered } from "lucide-react";
 import { Link } from "react-router-dom";
+import { ActionLink } from "../components/ActionLink";
 import { Badge } from "../components/Badge";
+import { Button } from "../components/Button";
 import { Card } from "../components/Card";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
 import { DataTable, td, Th } from "../components/Table";
 import { formatDateTime, formatShortDateTime } from "../lib/format";
+import { useSearchFlag } from "../lib/useSearchFlag";
 import { queueBlockLabels } from "../observations/labels";
 import { trpc } from "../trpc";
 
 /** The explained queue: pending observations in dispatch order, each eligible now or why not and until when. */
 export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
   const queue = useQuery(trpc.observatories.queue.queryOptions({ id: observatoryId }, { staleTime: 0, refetchInterval: 60_000 }));
+  // The page asked both already: these read its answers.
+  const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatoryId }, { staleTime: 0 }));
+  const located = Boolean(useQuery(trpc.observatories.get.queryOptions({ id: observatoryId })).data?.location);
+  const [, openSettings] = useSearchFlag("settings");
   return (
     <QueryState query={queue} loading="Loading the queue" error="Could not load the queue">
       {(data) => (
@@ -22,12 +29,24 @@ export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
               {data.darkness
                 ? `${new Date(data.darkness.start) <= new Date() ? "Dark now" : "Next dark"}: ` +
                   `${formatDateTime(data.darkness.start)} to ${formatDateTime(data.darkness.end)} (astronomical twilight).`
-                : "No location set: darkness is not checked."}
+                : located
+                  ? "No astronomical darkness in the next two days at this location."
+                  : `No location set: darkness and altitude are not checked.${mine.data?.can_admin ? "" : " Its administrators set it."}`}
             </p>
+            {!located && mine.data?.can_admin ? (
+              <Button variant="secondary" className="mt-3" onClick={() => openSettings(true)}>
+                Set the location
+              </Button>
+            ) : null}
           </Card>
           {data.items.length === 0 ? (
-            <EmptyState icon={ListOrdered} title="Nothing waiting">
+            <EmptyState
+              icon={ListOrdered}
+              title="Nothing waiting"
+              actions={mine.data?.can_observe ? <ActionLink to="/observations/new">Submit an observation</ActionLink> : undefined}
+            >
               Pending observations for this observatory appear here in the order dispatch will send them.
+              {mine.data?.can_observe ? null : " Those who may observe with it submit them; its administrators give that permission."}
             </EmptyState>
           ) : (
             <DataTable

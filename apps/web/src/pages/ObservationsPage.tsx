@@ -1,8 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
-import { Crosshair, Plus } from "lucide-react";
+import { Plus } from "lucide-react";
 import { Link, useSearchParams } from "react-router-dom";
 import { observationStatuses, type ObservationStatus } from "@meridian/rules";
-import { EmptyState } from "../components/EmptyState";
 import { LoadMoreButton } from "../components/LoadMoreButton";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
@@ -10,6 +9,7 @@ import { SelectField } from "../components/SelectField";
 import { useDocumentTitle } from "../lib/document-title";
 import { useCursorPages } from "../lib/useCursorPages";
 import { observationStatusInfo } from "../observations/labels";
+import { ObservationsEmpty } from "../observations/ObservationsEmpty";
 import { ObservationTable } from "../observations/ObservationTable";
 import { trpc, trpcClient } from "../trpc";
 
@@ -87,9 +87,11 @@ export function ObservationsPage() {
         error="Could not load observations"
         isEmpty={() => items.length === 0}
         empty={
-          <EmptyState icon={Crosshair} title={Object.keys(filter).length > 0 ? "No observations match" : "No observations yet"}>
-            Submit an observation to a project and an observatory you may observe with.
-          </EmptyState>
+          <ObservationsEmpty
+            filtered={Object.keys(filter).length > 0}
+            hasProject={Boolean(projects.data?.items.length)}
+            onClearFilters={() => setParams(new URLSearchParams(), { replace: true })}
+          />
         }
       >
         {() => (

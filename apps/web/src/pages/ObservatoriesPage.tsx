@@ -48,8 +48,17 @@ export function ObservatoriesPage() {
         error="Could not load observatories"
         isEmpty={() => items.length === 0}
         empty={
-          <EmptyState icon={Telescope} title="No observatories yet">
-            Create one for your telescope, or ask an observatory's administrator to add you or your organization.
+          <EmptyState
+            icon={Telescope}
+            title="No observatories yet"
+            actions={
+              <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => setCreating(true)}>
+                Create an observatory
+              </Button>
+            }
+          >
+            Create one for your telescope, then connect its plugin from its Plugin keys tab. To use someone else's, ask its administrator to add you by your
+            email address, or to add an organization you belong to.
           </EmptyState>
         }
       >

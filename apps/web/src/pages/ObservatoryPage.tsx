@@ -25,6 +25,7 @@ import { TransferObservatoryDialog } from "../observatories/TransferObservatoryD
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { trpc } from "../trpc";
 import { useDocumentTitle } from "../lib/document-title";
+import { useSearchFlag } from "../lib/useSearchFlag";
 
 type TabId = "overview" | "queue" | "members" | "announcements" | "keys" | "permissions" | "history";
 
@@ -53,7 +54,8 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
   const me = useMe();
   const [tab, setTab] = useTabParam(tabs);
   const [transferring, setTransferring] = useState(false);
-  const [editing, setEditing] = useState(false);
+  // In the address, so the dashboard's checklist can link to the settings.
+  const [editing, setEditing] = useSearchFlag("settings");
   const [notice, setNotice] = useState<string | null>(null);
   const [sent, setSent] = useState<string | null>(null);
   const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatory.id }, { staleTime: 0 }));
@@ -153,7 +155,7 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
         {tab === "permissions" ? <MyPermissions observatoryId={observatory.id} organizationName={organizationName} /> : null}
         {tab === "history" ? <ObservatoryHistory observatoryId={observatory.id} names={userName} /> : null}
       </TabPanel>
-      {editing ? (
+      {editing && canAnnounce ? (
         <EditObservatoryDialog
           observatory={observatory}
           onClose={() => setEditing(false)}
