@@ -16,7 +16,7 @@ let projectId: string;
 let key: string;
 beforeAll(async () => {
   ({ server } = await startServerWithAdmin(ADMIN));
-  [owner, member, viewer, stranger] = await Promise.all(Array.from({ length: 4 }, () => createAccount(server)));
+  [owner, member, viewer, stranger] = (await Promise.all(Array.from({ length: 4 }, () => createAccount(server)))) as [Account, Account, Account, Account];
   observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Archive scope" } }, 201)) as { id: string }).id;
   projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Archive" } }, 201)) as { id: string }).id;
   await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);
@@ -39,7 +39,7 @@ const put = async (observationId: string, filename: string, body: Buffer, query 
     method: "POST",
     token: key,
     headers: { "content-type": "application/octet-stream" },
-    body,
+    body: new Uint8Array(body),
   });
   expect(response.status).toBe(201);
   return (await response.json()) as { id: string };

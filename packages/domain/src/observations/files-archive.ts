@@ -38,7 +38,7 @@ export async function openObservationArchive(options: { deps: Deps; actor: UserA
   const { deps, actor, observationId } = options;
   const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
   const files = await filesOf({ db: deps.db, observationId });
-  const stored = await storedObjects(deps, observationId, files);
+  const stored = await storedObjects({ deps, observationId, files });
   if (!stored) throw new AppError("SERVICE_UNAVAILABLE", "Object storage did not say which files it holds; try again shortly");
   const zip = new ZipFile();
   const output = zip.outputStream as Readable;

@@ -141,7 +141,12 @@ const PRESENCE_TIMEOUT_MS = 5_000;
  * observation's prefix (a request per 1,000 objects), and a HEAD only for a record whose key lies
  * elsewhere. Null when storage does not answer in time: the list is then given without `missing`.
  */
-export async function storedObjects(deps: Deps, observationId: string, files: Array<StoredDocument<FileDoc>>): Promise<Map<string, number> | null> {
+export async function storedObjects(options: {
+  deps: Deps;
+  observationId: string;
+  files: Array<StoredDocument<FileDoc>>;
+}): Promise<Map<string, number> | null> {
+  const { deps, observationId, files } = options;
   if (files.length === 0) return new Map();
   const prefix = `observations/${observationId}/`;
   const look = async () => {
@@ -174,7 +179,7 @@ export async function listObservationFiles(options: { deps: Deps; actor: UserAct
   const { deps, observationId } = options;
   await loadObservationAccess({ db: deps.db, actor: options.actor, observationId });
   const files = await filesOf({ db: deps.db, observationId });
-  const stored = await storedObjects(deps, observationId, files);
+  const stored = await storedObjects({ deps, observationId, files });
   return { items: files.map((file) => ({ ...presentFile(file), ...(stored ? { missing: !stored.has(file.doc.objectKey) } : {}) })) };
 }
 

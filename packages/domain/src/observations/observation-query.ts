@@ -29,8 +29,7 @@ export const observationFilterFields = {
   ownerId: opaqueIdSchema.optional(),
   sort: z.enum(observationSorts).optional().describe("A field, `-` before it for descending; ties go by id the same way. Default `-createdAt`"),
 };
-const filterSchema = z.object(observationFilterFields);
-export type ObservationFilter = z.output<typeof filterSchema>;
+export type ObservationFilter = z.output<z.ZodObject<typeof observationFilterFields>>;
 
 /** The `where` of a list or an export: what the caller may read (as the plain list always did), then each filter given. */
 export function observationConditions({ actor, filter }: { actor: UserActor; filter: ObservationFilter }): SQL[] {
