@@ -264,6 +264,17 @@ describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
     expect(problems).toEqual([]);
   });
 
+  it("lays out the observations filter bar within the screen, every filter set and the status list open", async () => {
+    const page = await pages.signIn("admin", ADMIN);
+    await page.setViewportSize(PHONE);
+    await page.goto(appUrl(suite.server(), "observations?q=North%20America&status=assigned,pending,failed&from=2020-01-01&to=2040-12-31&sort=-priority"));
+    await page.getByRole("link", { name: "Observation With A Rather Long Name For Phones" }).waitFor(WAIT);
+    await page.getByText("3 statuses").click();
+    await page.getByRole("checkbox", { name: "Partially completed" }).waitFor(WAIT);
+    expect(await overflowing(page)).toEqual([]);
+    expect(await page.getByLabel("Sort by").inputValue()).toBe("-priority");
+  });
+
   it("lays out every step of the submission wizard within the screen: its messages, the catalog's suggestions and each type's fields", async () => {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);

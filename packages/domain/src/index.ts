@@ -166,6 +166,9 @@ export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_I
 export * from "./system/server-settings";
 export { queueDispatch, moveObservation } from "./observations/transitions";
 export { uploadObservationFile, listObservationFiles, openObservationFile, presentFile } from "./observations/files";
+export { openObservationArchive } from "./observations/files-archive";
+export { exportObservations, csvField } from "./observations/observation-export";
+export { observationSorts, type ObservationFilter, type ObservationSort } from "./observations/observation-query";
 export { reportStaleObservations } from "./observations/stale-monitor";
 export { deliverPush, shouldRetry, type PushOutcome } from "./notifications/deliver-push";
 export { queuePush, notifySystemEvent, queueObservationNotifications } from "./notifications/notify";

@@ -2,10 +2,35 @@ import { Link } from "react-router-dom";
 import { DataTable, td, Th } from "../components/Table";
 import { formatShortDateTime } from "../lib/format";
 import type { Observation } from "./labels";
+import type { ObservationSort, ObservationSortKey } from "./observation-view";
+import { SortableTh } from "./SortableTh";
 import { StatusBadge } from "./StatusBadge";
 
-/** Observations with their live status; names link to the detail page. */
-export function ObservationTable({ items, observatoryName }: { items: Observation[]; observatoryName(id: string): string | undefined }) {
+/** A heading that sorts the list when the table is given `sort`, else a plain one. */
+const heading = (sort: TableSort | undefined, field: ObservationSortKey, label: string, className: string) =>
+  sort ? (
+    <SortableTh field={field} sort={sort.value} onSort={sort.onChange} className={className}>
+      {label}
+    </SortableTh>
+  ) : (
+    <Th className={className}>{label}</Th>
+  );
+
+export interface TableSort {
+  value: ObservationSort;
+  onChange(sort: ObservationSort): void;
+}
+
+/** Observations with their live status; names link to the detail page. With `sort`, Priority, Changed and Created sort the list. */
+export function ObservationTable({
+  items,
+  observatoryName,
+  sort,
+}: {
+  items: Observation[];
+  observatoryName(id: string): string | undefined;
+  sort?: TableSort;
+}) {
   return (
     <DataTable
       label="Observations"
@@ -14,8 +39,9 @@ export function ObservationTable({ items, observatoryName }: { items: Observatio
           <Th>Name</Th>
           <Th>Status</Th>
           <Th className="hidden sm:table-cell">Observatory</Th>
-          <Th className="hidden md:table-cell">Priority</Th>
-          <Th className="hidden md:table-cell">Changed</Th>
+          {heading(sort, "priority", "Priority", "hidden md:table-cell")}
+          {heading(sort, "statusChangedAt", "Changed", "hidden md:table-cell")}
+          {heading(sort, "createdAt", "Created", "hidden lg:table-cell")}
         </>
       }
     >
@@ -33,6 +59,7 @@ export function ObservationTable({ items, observatoryName }: { items: Observatio
           <td className={`${td} hidden sm:table-cell`}>{observatoryName(observation.observatoryId) ?? "—"}</td>
           <td className={`${td} hidden md:table-cell`}>{observation.priority}</td>
           <td className={`${td} hidden text-slate-500 md:table-cell`}>{formatShortDateTime(observation.statusChangedAt)}</td>
+          <td className={`${td} hidden text-slate-500 lg:table-cell`}>{formatShortDateTime(observation.createdAt)}</td>
         </tr>
       ))}
     </DataTable>

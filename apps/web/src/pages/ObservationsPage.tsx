@@ -1,14 +1,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { Plus } from "lucide-react";
 import { Link, useSearchParams } from "react-router-dom";
-import { observationStatuses, type ObservationStatus } from "@meridian/rules";
 import { LoadMoreButton } from "../components/LoadMoreButton";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
-import { SelectField } from "../components/SelectField";
 import { useDocumentTitle } from "../lib/document-title";
 import { useCursorPages } from "../lib/useCursorPages";
-import { observationStatusInfo } from "../observations/labels";
+import { ObservationFilters } from "../observations/ObservationFilters";
+import { filterOf, isFiltered, paramsOf, viewOf, type ObservationView } from "../observations/observation-view";
 import { ObservationsEmpty } from "../observations/ObservationsEmpty";
 import { ObservationTable } from "../observations/ObservationTable";
 import { trpc, trpcClient } from "../trpc";
@@ -18,24 +17,15 @@ const PAGE_SIZE = 50;
 export function ObservationsPage() {
   useDocumentTitle("Observations");
   const [params, setParams] = useSearchParams();
-  const filter = {
-    ...(params.get("projectId") ? { projectId: params.get("projectId")! } : {}),
-    ...(params.get("observatoryId") ? { observatoryId: params.get("observatoryId")! } : {}),
-    ...(params.get("status") ? { status: params.get("status") as ObservationStatus } : {}),
-  };
-  const input = { limit: PAGE_SIZE, ...filter };
+  const view = viewOf(params);
+  const input = { limit: PAGE_SIZE, ...filterOf(view) };
   const { query, items } = useCursorPages(trpc.observations.list.infiniteQueryKey(input), (cursor) =>
     trpcClient.observations.list.query(cursor ? { ...input, cursor } : input),
   );
-  const projects = useQuery(trpc.projects.list.queryOptions(undefined));
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 200 }));
+  const projects = useQuery(trpc.projects.list.queryOptions(undefined));
   const observatoryName = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.name;
-  const setFilter = (key: string, value: string) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(key, value);
-    else next.delete(key);
-    setParams(next, { replace: true });
-  };
+  const show = (next: ObservationView, options?: { replace: boolean }) => setParams(paramsOf(next), { replace: options?.replace ?? false });
 
   return (
     <>
@@ -55,32 +45,7 @@ export function ObservationsPage() {
           </Link>
         }
       />
-      <div className="mb-4 grid gap-3 sm:grid-cols-3">
-        <SelectField label="Project" value={filter.projectId ?? ""} onChange={(event) => setFilter("projectId", event.target.value)}>
-          <option value="">All projects</option>
-          {projects.data?.items.map((project) => (
-            <option key={project.id} value={project.id}>
-              {project.name}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Observatory" value={filter.observatoryId ?? ""} onChange={(event) => setFilter("observatoryId", event.target.value)}>
-          <option value="">All observatories</option>
-          {observatories.data?.items.map((observatory) => (
-            <option key={observatory.id} value={observatory.id}>
-              {observatory.name}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Status" value={filter.status ?? ""} onChange={(event) => setFilter("status", event.target.value)}>
-          <option value="">Any status</option>
-          {observationStatuses.map((status) => (
-            <option key={status} value={status}>
-              {observationStatusInfo[status].label}
-            </option>
-          ))}
-        </SelectField>
-      </div>
+      <ObservationFilters view={view} onChange={show} />
       <QueryState
         query={query}
         loading="Loading observations"
@@ -88,7 +53,7 @@ export function ObservationsPage() {
         isEmpty={() => items.length === 0}
         empty={
           <ObservationsEmpty
-            filtered={Object.keys(filter).length > 0}
+            filtered={isFiltered(view)}
             hasProject={Boolean(projects.data?.items.length)}
             onClearFilters={() => setParams(new URLSearchParams(), { replace: true })}
           />
@@ -96,7 +61,7 @@ export function ObservationsPage() {
       >
         {() => (
           <>
-            <ObservationTable items={items} observatoryName={observatoryName} />
+            <ObservationTable items={items} observatoryName={observatoryName} sort={{ value: view.sort, onChange: (sort) => show({ ...view, sort }) }} />
             <LoadMoreButton query={query} className="mt-4" />
           </>
         )}

@@ -19,6 +19,7 @@ import {
 } from "@meridian/domain";
 import { pluginReportableStatuses } from "@meridian/rules";
 import { defineOperation } from "./define-operation";
+import { observationExportOperations } from "./observation-export";
 import { observationFileOperations } from "./observation-files";
 import { optionalJsonBody } from "./optional-body";
 import { authedErrors, conflict, idParam, pageQuery, problemResponseFor } from "./responses";
@@ -34,6 +35,8 @@ const transitionNote =
 
 /** Observations, their status moves, history and files (tRPC `observations.*`). */
 export const observationOperations = {
+  // Before `get`: /observations/export is not an observation's id.
+  ...observationExportOperations,
   ...observationFileOperations,
   create: defineOperation({
     operationId: "createObservation",
@@ -56,8 +59,12 @@ export const observationOperations = {
     operationId: "listObservations",
     access: "signed-in",
     tags,
-    summary: "Observations the caller may read, newest first",
-    description: "The caller's own, those of projects they belong to and those of observatories they can view; filters combine.",
+    summary: "Observations the caller may read, filtered and sorted (newest first by default)",
+    description:
+      "The caller's own, those of projects they belong to and those of observatories they can view; filters combine. `q` finds a " +
+      "part of the name or of any target's name, in any case; `status` takes several statuses separated by commas; `from` and `to` " +
+      "bound createdAt (from inclusive, to exclusive). Pages follow the sort (ties by id the same way); a cursor belongs to the sort " +
+      "it was given for, and another sort's cursor is refused (400 VALIDATION_FAILED).",
     method: "get",
     path: "/observations",
     status: 200,
@@ -70,7 +77,7 @@ export const observationOperations = {
       listObservations({
         deps: ctx.deps,
         actor,
-        filter: { projectId: input.projectId, observatoryId: input.observatoryId, status: input.status },
+        filter: input,
         limit: input.limit ?? 50,
         cursor: input.cursor,
       }),

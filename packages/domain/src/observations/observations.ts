@@ -5,9 +5,10 @@ import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError, fieldError } from "../errors";
 import { publishUserEvent } from "../events/publish";
-import { requireObservatoryPermission, viewableObservatoryIds } from "../permissions/observatory-permissions";
+import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
-import { loadObservationAccess, observationReaderIds, readableBy } from "./access";
+import { loadObservationAccess, observationReaderIds } from "./access";
+import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
 import { presentObservation } from "./present";
 import type { ObservationCreate, ObservationUpdate } from "./schemas";
 import { moveObservation, queueDispatch, recordHistory } from "./transitions";
@@ -67,29 +68,21 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
   });
 }
 
-/** What the caller may read, newest first, filtered; keyset-paged by id (ids sort by creation). */
-export async function listObservations(options: {
-  deps: Deps;
-  actor: UserActor;
-  filter: { projectId?: string; observatoryId?: string; status?: ObservationStatus };
-  limit: number;
-  cursor?: string;
-}) {
+/** What the caller may read, filtered and sorted (newest first unless asked otherwise); keyset-paged on (sort key, id). */
+export async function listObservations(options: { deps: Deps; actor: UserActor; filter: ObservationFilter; limit: number; cursor?: string }) {
   const { deps, actor, filter, limit } = options;
-  const conditions = [actor.isServerAdmin ? sql`true` : readableBy({ userId: actor.id, viewableObservatories: viewableObservatoryIds(actor.id) })];
-  if (filter.projectId) conditions.push(sql`o.project_id = ${filter.projectId}`);
-  if (filter.observatoryId) conditions.push(sql`o.observatory_id = ${filter.observatoryId}`);
-  if (filter.status) conditions.push(sql`o.status = ${filter.status}`);
-  if (options.cursor) conditions.push(sql`o.id < ${options.cursor}`);
-  const rows = await deps.db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
-    select o.id, o.doc, o.created_at, o.updated_at from observations o
+  const order = observationOrder(filter.sort);
+  const conditions = observationConditions({ actor, filter });
+  if (options.cursor) conditions.push(order.after(options.cursor));
+  const rows = await deps.db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string; sort_key: string }>(sql`
+    select o.id, o.doc, o.created_at, o.updated_at, ${order.key} as sort_key from observations o
      where ${sql.join(conditions, sql` and `)}
-     order by o.id desc
+     order by ${order.orderBy}
      limit ${limit + 1}`);
   const page = rows.slice(0, limit);
   return {
     items: page.map((row) => presentObservation({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
-    nextCursor: rows.length > limit ? page.at(-1)!.id : null,
+    nextCursor: rows.length > limit ? order.cursor(page.at(-1)!) : null,
   };
 }
 

@@ -14,6 +14,7 @@ import {
 } from "@meridian/rules/observations";
 import { z } from "zod";
 import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { observationFilterFields } from "./observation-query";
 
 // The field rules are @meridian/rules' (the wizard checks with them too); the API's inputs also refuse unknown fields.
 const exposureInput = z.strictObject(exposureSchema.shape).meta({ id: "Exposure" });
@@ -102,11 +103,7 @@ export type Observation = z.infer<typeof observationSchema>;
 
 export const observationPageSchema = z.object({ items: z.array(observationSchema), nextCursor: z.string().nullable() }).meta({ id: "ObservationPage" });
 
-export const observationListQuerySchema = z.object({
-  projectId: opaqueIdSchema.optional(),
-  observatoryId: opaqueIdSchema.optional(),
-  status: z.enum(observationStatuses).optional(),
-});
+export const observationListQuerySchema = z.object(observationFilterFields);
 
 export const observationHistoryEntrySchema = z
   .object({
