@@ -3,7 +3,7 @@ import { observationStatuses, type ObservationStatus } from "@meridian/rules";
 /** The list's sorts as the API names them; `-` first is descending. */
 export type ObservationSortKey = "createdAt" | "priority" | "statusChangedAt";
 export type ObservationSort = ObservationSortKey | `-${ObservationSortKey}`;
-export const DEFAULT_SORT: ObservationSort = "-createdAt";
+const DEFAULT_SORT: ObservationSort = "-createdAt";
 
 /**
  * What the observations page shows, all of it in the URL's query so a view can be shared, reloaded
