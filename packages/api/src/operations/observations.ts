@@ -20,6 +20,7 @@ import {
 import { pluginReportableStatuses } from "@meridian/rules";
 import { defineOperation } from "./define-operation";
 import { observationFileOperations } from "./observation-files";
+import { observationOperatingOperations } from "./observation-operating";
 import { optionalJsonBody } from "./optional-body";
 import { authedErrors, conflict, idParam, pageQuery, problemResponseFor } from "./responses";
 
@@ -35,6 +36,7 @@ const transitionNote =
 /** Observations, their status moves, history and files (tRPC `observations.*`). */
 export const observationOperations = {
   ...observationFileOperations,
+  ...observationOperatingOperations,
   create: defineOperation({
     operationId: "createObservation",
     access: "signed-in",
