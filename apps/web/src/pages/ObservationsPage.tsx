@@ -9,8 +9,11 @@ import { QueryState } from "../components/QueryState";
 import { SelectField } from "../components/SelectField";
 import { useDocumentTitle } from "../lib/document-title";
 import { useCursorPages } from "../lib/useCursorPages";
+import { BulkActions } from "../observations/BulkActions";
 import { observationStatusInfo } from "../observations/labels";
 import { ObservationTable } from "../observations/ObservationTable";
+import { useObservationSelection } from "../observations/useObservationSelection";
+import { useObservatoryNames } from "../observations/useObservatoryNames";
 import { trpc, trpcClient } from "../trpc";
 
 const PAGE_SIZE = 50;
@@ -29,7 +32,11 @@ export function ObservationsPage() {
   );
   const projects = useQuery(trpc.projects.list.queryOptions(undefined));
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 200 }));
-  const observatoryName = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.name;
+  const observatoryName = useObservatoryNames(
+    observatories.data?.items,
+    items.map((item) => item.observatoryId),
+  );
+  const selection = useObservationSelection(items.map((item) => item.id));
   const setFilter = (key: string, value: string) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);
@@ -94,7 +101,8 @@ export function ObservationsPage() {
       >
         {() => (
           <>
-            <ObservationTable items={items} observatoryName={observatoryName} />
+            <BulkActions items={items} selection={selection} />
+            <ObservationTable items={items} observatoryName={observatoryName} selection={selection} />
             <LoadMoreButton query={query} className="mt-4" />
           </>
         )}
