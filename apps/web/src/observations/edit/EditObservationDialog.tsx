@@ -73,6 +73,7 @@ export function EditObservationDialog({ observation, onClose, onSaved }: { obser
       title="Edit observation"
       description="It can be changed while it waits (pending or paused). Only what you change is sent."
       submitLabel="Save changes"
+      cancelLabel="Discard"
       busy={save.isPending}
       error={general}
       wide
