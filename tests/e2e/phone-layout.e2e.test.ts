@@ -169,8 +169,12 @@ async function openAtPhoneSize(route: RoutePath): Promise<Page> {
   return page;
 }
 
-const DIALOG_OPENERS =
-  /^(New organization|New observatory|New project|New system announcement|New announcement|Transfer ownership|Settings|Create a key|Clone|Cancel observation|Remove observatory)$/;
+const DIALOG_OPENERS = new RegExp(
+  `^(${[
+    ...["New organization", "New observatory", "New project", "New system announcement", "New announcement", "Transfer ownership", "Settings"],
+    ...["Create a key", "Clone", "Cancel observation", "Remove observatory"],
+  ].join("|")})$`,
+);
 
 describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
   it("finds the pages in the router", async () => {

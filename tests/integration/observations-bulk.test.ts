@@ -20,7 +20,7 @@ let otherProjectId: string;
 beforeAll(async () => {
   // No worker: nothing is dispatched behind the tests' backs.
   ({ server } = await startServerWithAdmin(ADMIN));
-  [owner, observer, operator, elsewhere] = await Promise.all(Array.from({ length: 4 }, () => createAccount(server)));
+  [owner, observer, operator, elsewhere] = (await Promise.all(Array.from({ length: 4 }, () => createAccount(server)))) as [Account, Account, Account, Account];
   observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Bulk scope" } }, 201)) as { id: string }).id;
   projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Bulk survey" } }, 201)) as { id: string }).id;
   await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: observer.email, role: "member" } }, 201);

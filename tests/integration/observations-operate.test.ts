@@ -4,6 +4,7 @@ import { createAccount, describeAuthSuite, expectProblem, type Account } from ".
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
 
+type Seven = [Account, Account, Account, Account, Account, Account, Account];
 const ADMIN = { email: "observations-operate-admin@example.com", password: "observations operate admin password" };
 let server: TestServer;
 let owner: Account;
@@ -23,7 +24,7 @@ let projectId: string;
 beforeAll(async () => {
   // No worker: nothing is dispatched behind the tests' backs.
   ({ server } = await startServerWithAdmin(ADMIN));
-  [owner, observer, viewer, member, outsider, operator, stranger] = await Promise.all(Array.from({ length: 7 }, () => createAccount(server)));
+  [owner, observer, viewer, member, outsider, operator, stranger] = (await Promise.all(Array.from({ length: 7 }, () => createAccount(server)))) as Seven;
   observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Operated scope" } }, 201)) as { id: string }).id;
   projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Operated survey" } }, 201)) as { id: string }).id;
   for (const account of [observer, viewer, member])

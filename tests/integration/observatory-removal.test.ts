@@ -52,7 +52,9 @@ describeAuthSuite(() => server, {
 
 describe("DELETE /observatories/{id}: who may remove", () => {
   it("is the owner, can_manage_observatories of the owning organization (and its owner), or a server admin", async () => {
-    const [owner, orgOwner, manager, orgMember, directAdmin, viewer, stranger] = await Promise.all(Array.from({ length: 7 }, () => createAccount(server)));
+    const [owner, orgOwner, manager, orgMember, directAdmin, viewer, stranger] = (await Promise.all(
+      Array.from({ length: 7 }, () => createAccount(server)),
+    )) as [Account, Account, Account, Account, Account, Account, Account];
     const organization = await createOrganization(orgOwner);
     await addOrganizationMember(orgOwner, organization.id, manager, { can_manage_observatories: true });
     await addOrganizationMember(orgOwner, organization.id, orgMember, { can_manage_members: true, can_manage_projects: true });
@@ -99,7 +101,7 @@ describe("removing an observatory with each kind of observation", () => {
   let announcementId: string;
 
   beforeAll(async () => {
-    [owner, member, viewer, stranger] = await Promise.all(Array.from({ length: 4 }, () => createAccount(server)));
+    [owner, member, viewer, stranger] = (await Promise.all(Array.from({ length: 4 }, () => createAccount(server)))) as [Account, Account, Account, Account];
     observatoryId = (await createObservatory(owner, { name: "Doomed scope" })).id;
     projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Doomed survey" } }, 201)) as { id: string }).id;
     await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);

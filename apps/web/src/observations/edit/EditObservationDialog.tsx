@@ -9,7 +9,7 @@ import { refreshObservations } from "../ObservationLiveUpdates";
 import { draftProblems, type ObservationDraft } from "../wizard/draft";
 import { NotificationsStep } from "../wizard/NotificationsStep";
 import { SchedulingStep } from "../wizard/SchedulingStep";
-import { textProps, type StepProps } from "../wizard/step-props";
+import { stepPropsOf, textProps } from "../wizard/step-props";
 import { TargetsStep } from "../wizard/TargetsStep";
 import { changedFields, draftOf } from "./draft-of";
 
@@ -44,15 +44,15 @@ export function EditObservationDialog({ observation, onClose, onSaved }: { obser
   );
   const problem = formProblem(save.error, { prefix: "update" });
   const touch = (path: string) => setTouched((current) => (current.has(path) ? current : new Set(current).add(path)));
-  const fields: StepProps = {
+  const fields = stepPropsOf({
     draft,
+    setDraft,
     touch,
-    edit: (path, change) => {
-      setDraft(change);
-      touch(path);
-    },
-    errorOf: (path) => ((touched.has(path) || showAll) && problems[path]) || (save.isError && !touched.has(path) ? problem?.fieldErrors[path] : undefined),
-  };
+    problems,
+    shown: (path) => touched.has(path) || showAll,
+    // The server's word on a field holds until the field changes.
+    serverError: (path) => (touched.has(path) ? undefined : problem?.fieldErrors[path]),
+  });
   const general = problem && Object.keys(problem.fieldErrors).length === 0 ? problem.message : null;
 
   const submit = () => {
