@@ -123,6 +123,13 @@ beforeAll(async () => {
     observatoryId: observatory.id,
     targets: [{ name: "NGC 7000 North America Nebula", ra: 314.75, dec: 44.53, exposures: [{ filter: "Ha", exposureSeconds: 300, count: 12, binning: 2 }] }],
   });
+  // A waiting one, for the operators' dialogs (edit, priority) and the table's bulk bar.
+  const waiting = await api("/observations", token, {
+    name: "Waiting Observation With A Long Name Too",
+    projectId: project.id,
+    observatoryId: observatory.id,
+    targets: [{ name: "IC 1396 Elephant's Trunk Nebula", ra: 324.74, dec: 57.5, exposures: [{ filter: "OIII", exposureSeconds: 600, count: 6, binning: 1 }] }],
+  });
   // A finished scan with issues (the observation stuck in assigned, a file whose bytes are gone, an
   // object no record names, both with long names), so the integrity page shows its issues table
   // with long ids and the observation page a missing file.
@@ -142,6 +149,7 @@ beforeAll(async () => {
   Object.assign(ids, {
     "admin/integrity": `admin/integrity?scan=${scan.id}`,
     "observations/:id": `observations/${observation.id}`,
+    waiting: `observations/${waiting.id}`,
     "observatories/:id": `observatories/${observatory.id}`,
     "organizations/:id": `organizations/${organization.id}`,
     "projects/:id": `projects/${project.id}`,
@@ -161,7 +169,12 @@ async function openAtPhoneSize(route: RoutePath): Promise<Page> {
   return page;
 }
 
-const DIALOG_OPENERS = /^(New organization|New observatory|New project|New system announcement|New announcement|Transfer ownership|Settings|Create a key)$/;
+const DIALOG_OPENERS = new RegExp(
+  `^(${[
+    ...["New organization", "New observatory", "New project", "New system announcement", "New announcement", "Transfer ownership", "Settings"],
+    ...["Create a key", "Clone", "Cancel observation", "Remove observatory"],
+  ].join("|")})$`,
+);
 
 describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
   it("finds the pages in the router", async () => {
@@ -329,6 +342,43 @@ describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
     await next();
     await step(5);
     await check("step 5 review");
+    expect(problems).toEqual([]);
+  });
+
+  it("lays out the operators' controls within the screen: the bulk bar, its dialogs and results, and an observation's edit and priority dialogs", async () => {
+    const page = await pages.signIn("admin", ADMIN);
+    await page.setViewportSize(PHONE);
+    const problems: string[] = [];
+    const check = async (where: string) => {
+      for (const offender of await overflowing(page)) problems.push(`${where}: ${offender}`);
+      if (process.env.PHONE_SHOTS) await page.screenshot({ path: `/tmp/phone-operate-${where.replace(/\W+/g, "_")}.png`, fullPage: true });
+    };
+    const inDialog = async (opener: string, where: string) => {
+      await page.getByRole("button", { name: opener, exact: true }).click();
+      const dialog = page.getByRole("dialog");
+      await dialog.waitFor(WAIT);
+      await check(where);
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "hidden", ...WAIT });
+    };
+
+    await page.goto(appUrl(suite.server(), "observations"));
+    await page.getByRole("checkbox", { name: "Select every observation shown" }).check();
+    const bar = page.getByRole("region", { name: "Bulk actions" });
+    await bar.waitFor(WAIT);
+    await check("observations, rows selected");
+    await inDialog("Set priority", "bulk priority dialog");
+    await inDialog("Cancel…", "bulk cancel dialog");
+    // One waits and is paused; the other is assigned and refused, so the results list a refusal.
+    await bar.getByRole("button", { name: "Pause" }).click();
+    await bar.getByText("1 paused, 1 refused: not in a status that allows it.").waitFor(WAIT);
+    await check("observations, bulk results");
+
+    await page.goto(appUrl(suite.server(), ids.waiting!));
+    await page.getByRole("button", { name: "Resume", exact: true }).waitFor(WAIT);
+    await check("a paused observation's controls");
+    await inDialog("Edit", "edit dialog");
+    await inDialog("Change priority", "priority dialog");
     expect(problems).toEqual([]);
   });
 });

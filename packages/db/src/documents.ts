@@ -151,6 +151,11 @@ export const observatoryDocSchema = z.object({
   /** The plugin's last reported system information and equipment configuration (free-form, as the plugin sends them). */
   systemInfo: z.unknown().optional(),
   equipment: z.unknown().optional(),
+  /**
+   * Set when the observatory was removed: the row stays so its observations, history and files keep
+   * their readers and references, but it leaves every list and its own routes answer 404.
+   */
+  removedAt: isoDate.optional(),
 });
 export type ObservatoryDoc = z.infer<typeof observatoryDocSchema>;
 

@@ -73,11 +73,12 @@ function ChecklistCard({ checklist, email, onDismiss }: { checklist: Checklist; 
     heading.current?.focus();
     setRefocus(false);
   }, [creating, refocus]);
-  const created = async () => {
-    await refreshChecklist();
-    setRefocus(true);
-    setCreating(null);
-  };
+  // The dialog closes once the checklist has the new step done (refreshing never rejects).
+  const created = () =>
+    void refreshChecklist().then(() => {
+      setRefocus(true);
+      setCreating(null);
+    });
   const done = checklist.steps.filter((step) => step.done).length;
   const stepDone = (id: StepId) => checklist.steps.find((step) => step.id === id)?.done ?? false;
 

@@ -4,7 +4,9 @@ import { formatShortDateTime } from "../lib/format";
 import type { Observation } from "./labels";
 import type { ObservationSort, ObservationSortKey } from "./observation-view";
 import { SortableTh } from "./SortableTh";
+import { SelectAllTh, SelectCell } from "./SelectionColumn";
 import { StatusBadge } from "./StatusBadge";
+import type { ObservationSelection } from "./useObservationSelection";
 
 /** A heading that sorts the list when the table is given `sort`, else a plain one. */
 const heading = (sort: TableSort | undefined, field: ObservationSortKey, label: string, className: string) =>
@@ -21,21 +23,27 @@ export interface TableSort {
   onChange(sort: ObservationSort): void;
 }
 
-/** Observations with their live status; names link to the detail page. With `sort`, Priority, Changed and Created sort the list. */
+/**
+ * Observations with their live status; names link to the detail page. With `sort`, Priority,
+ * Changed and Created sort the list; with `selection`, rows can be chosen for bulk actions.
+ */
 export function ObservationTable({
   items,
   observatoryName,
   sort,
+  selection,
 }: {
   items: Observation[];
   observatoryName(id: string): string | undefined;
   sort?: TableSort;
+  selection?: ObservationSelection;
 }) {
   return (
     <DataTable
       label="Observations"
       columns={
         <>
+          {selection ? <SelectAllTh ids={items.map((item) => item.id)} selection={selection} /> : null}
           <Th>Name</Th>
           <Th>Status</Th>
           <Th className="hidden sm:table-cell">Observatory</Th>
@@ -47,6 +55,7 @@ export function ObservationTable({
     >
       {items.map((observation) => (
         <tr key={observation.id} className="hover:bg-slate-50" data-observation-id={observation.id}>
+          {selection ? <SelectCell id={observation.id} name={observation.name} selection={selection} /> : null}
           <td className={td}>
             <Link to={`/observations/${observation.id}`} className="font-medium text-slate-900 hover:text-indigo-600">
               {observation.name}

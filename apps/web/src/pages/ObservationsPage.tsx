@@ -9,7 +9,10 @@ import { useCursorPages } from "../lib/useCursorPages";
 import { ObservationFilters } from "../observations/ObservationFilters";
 import { filterOf, isFiltered, paramsOf, viewOf, type ObservationView } from "../observations/observation-view";
 import { ObservationsEmpty } from "../observations/ObservationsEmpty";
+import { BulkActions } from "../observations/BulkActions";
 import { ObservationTable } from "../observations/ObservationTable";
+import { useObservationSelection } from "../observations/useObservationSelection";
+import { useObservatoryNames } from "../observations/useObservatoryNames";
 import { trpc, trpcClient } from "../trpc";
 
 const PAGE_SIZE = 50;
@@ -24,7 +27,11 @@ export function ObservationsPage() {
   );
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 200 }));
   const projects = useQuery(trpc.projects.list.queryOptions(undefined));
-  const observatoryName = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.name;
+  const observatoryName = useObservatoryNames(
+    observatories.data?.items,
+    items.map((item) => item.observatoryId),
+  );
+  const selection = useObservationSelection(items.map((item) => item.id));
   const show = (next: ObservationView, options?: { replace: boolean }) => setParams(paramsOf(next), { replace: options?.replace ?? false });
 
   return (
@@ -61,7 +68,13 @@ export function ObservationsPage() {
       >
         {() => (
           <>
-            <ObservationTable items={items} observatoryName={observatoryName} sort={{ value: view.sort, onChange: (sort) => show({ ...view, sort }) }} />
+            <BulkActions items={items} selection={selection} />
+            <ObservationTable
+              items={items}
+              observatoryName={observatoryName}
+              selection={selection}
+              sort={{ value: view.sort, onChange: (sort) => show({ ...view, sort }) }}
+            />
             <LoadMoreButton query={query} className="mt-4" />
           </>
         )}

@@ -6,6 +6,7 @@ import { useMe } from "../auth/useMe";
 import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
 import { LoadMoreButton } from "../components/LoadMoreButton";
+import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { formatDateTime } from "../lib/format";
@@ -42,6 +43,7 @@ export function ObservatoriesPage() {
           </Button>
         }
       />
+      <NavigationNotice />
       <QueryState
         query={list}
         loading="Loading observatories"

@@ -11,6 +11,7 @@ import { Button } from "../components/Button";
 import { DetailPage } from "../components/DetailPage";
 import { PageHeader } from "../components/PageHeader";
 import { TabList, TabPanel, useTabParam, type TabItem } from "../components/Tabs";
+import { DispatchSwitch } from "../observatories/DispatchSwitch";
 import { EditObservatoryDialog } from "../observatories/EditObservatoryDialog";
 import { MyPermissions } from "../observatories/MyPermissions";
 import { ObservatoryHistory } from "../observatories/ObservatoryHistory";
@@ -18,6 +19,7 @@ import { ObservatoryMembers } from "../observatories/ObservatoryMembers";
 import { ObservatoryKeys } from "../observatories/ObservatoryKeys";
 import { ObservatoryOverview } from "../observatories/ObservatoryOverview";
 import { ObservatoryQueue } from "../observatories/ObservatoryQueue";
+import { RemoveObservatoryCard } from "../observatories/RemoveObservatoryCard";
 import { ownerDescription } from "../observatories/owner";
 import { OnlineBadge } from "../observatories/PermissionBadges";
 import type { Observatory } from "../observatories/permissions";
@@ -139,9 +141,15 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
           {notice}
         </Alert>
       ) : null}
+      <DispatchSwitch observatory={observatory} />
       <TabList tabs={tabs} active={tab} onChange={setTab} label="Observatory sections" idPrefix="observatory" />
       <TabPanel idPrefix="observatory" id={tab}>
-        {tab === "overview" ? <ObservatoryOverview observatory={observatory} ownerName={ownerName} /> : null}
+        {tab === "overview" ? (
+          <>
+            <ObservatoryOverview observatory={observatory} ownerName={ownerName} />
+            <RemoveObservatoryCard observatory={observatory} />
+          </>
+        ) : null}
         {tab === "queue" ? <ObservatoryQueue observatoryId={observatory.id} /> : null}
         {tab === "members" ? <ObservatoryMembers observatory={observatory} /> : null}
         {tab === "keys" ? (

@@ -21,6 +21,7 @@ import { pluginReportableStatuses } from "@meridian/rules";
 import { defineOperation } from "./define-operation";
 import { observationExportOperations } from "./observation-export";
 import { observationFileOperations } from "./observation-files";
+import { observationOperatingOperations } from "./observation-operating";
 import { optionalJsonBody } from "./optional-body";
 import { authedErrors, conflict, idParam, pageQuery, problemResponseFor } from "./responses";
 
@@ -38,6 +39,7 @@ export const observationOperations = {
   // Before `get`: /observations/export is not an observation's id.
   ...observationExportOperations,
   ...observationFileOperations,
+  ...observationOperatingOperations,
   create: defineOperation({
     operationId: "createObservation",
     access: "signed-in",

@@ -17,6 +17,7 @@ import {
 import { defineOperation } from "./define-operation";
 import { observatoryDispatchOperations } from "./observatory-dispatch";
 import { observatoryMemberOperations } from "./observatory-members";
+import { observatoryRemovalOperations } from "./observatory-removal";
 import { authedErrors, conflict, idParam, pageQuery } from "./responses";
 
 const observatoryTags = ["Observatories"];
@@ -146,4 +147,9 @@ const observatorySettingsOperations = {
 };
 
 /** Observatories, their settings, ownership and members (tRPC `observatories.*`). */
-export const observatoryOperations = { ...observatorySettingsOperations, ...observatoryMemberOperations, ...observatoryDispatchOperations };
+export const observatoryOperations = {
+  ...observatorySettingsOperations,
+  ...observatoryMemberOperations,
+  ...observatoryDispatchOperations,
+  ...observatoryRemovalOperations,
+};

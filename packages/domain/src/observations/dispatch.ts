@@ -50,7 +50,7 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
   const { deps, observatoryId } = options;
   return inTransaction(deps, async (t) => {
     const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
-    if (!observatory) return null;
+    if (!observatory || observatory.doc.removedAt) return null;
     const plan = await currentPlan(t.tx, observatory, t.now());
     for (const item of plan.items) {
       if (!item.eligible) continue;

@@ -3,30 +3,17 @@ import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } fro
 import { asc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
-import { AppError, fieldError } from "../errors";
-import { publishUserEvent } from "../events/publish";
+import { AppError } from "../errors";
+import { holdLiveObservatory } from "../observatories/remove";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
-import { loadObservationAccess, observationReaderIds } from "./access";
+import { loadObservationAccess } from "./access";
+import { insertObservation, refuseWindowInThePast } from "./insert";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
 import { presentObservation } from "./present";
 import type { ObservationCreate, ObservationUpdate } from "./schemas";
-import { moveObservation, queueDispatch, recordHistory } from "./transitions";
+import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../transaction";
-
-const defaultNotifications = (): ObservationDoc["notifications"] => ({
-  email: true,
-  push: true,
-  states: ["assigned", "in_progress", "suspended", "completed", "failed", "aborted", "cancelled"],
-});
-
-/** A fixed-time window that has already closed could never run: refused, rather than pending for ever. */
-function refuseWindowInThePast(window: { fixedTimeEnd: string | null }, now: Date) {
-  if (window.fixedTimeEnd && new Date(window.fixedTimeEnd) <= now)
-    throw new AppError("VALIDATION_FAILED", "The observation's window has already closed", {
-      errors: [fieldError({ path: "fixedTimeEnd", predicate: `lies in the past (now is ${now.toISOString()}): the observation could never run` })],
-    });
-}
 
 /** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
@@ -35,36 +22,10 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     await requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" });
     const { project } = await loadProjectAccess({ db: t.tx, actor, projectId: input.projectId });
     if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
-    refuseWindowInThePast(input, t.now());
-    const now = t.now().toISOString();
-    const stored = await observationsCollection.insert(t.tx, {
-      name: input.name,
-      projectId: input.projectId,
-      observatoryId: input.observatoryId,
-      ownerId: actor.id,
-      type: input.type,
-      priority: input.priority,
-      targets: input.targets,
-      constraints: input.constraints,
-      fixedTimeStart: input.fixedTimeStart,
-      fixedTimeEnd: input.fixedTimeEnd,
-      bypassDarkness: input.bypassDarkness,
-      notifications: input.notifications ?? defaultNotifications(),
-      status: "pending",
-      statusReason: null,
-      statusChangedAt: now,
-      isMonitoring: input.type === "monitoring",
-      staleReportedAt: null,
-    });
-    await recordHistory({ t, observationId: stored.id, from: null, to: "pending", at: now, actor, reason: null });
-    const readers = await observationReaderIds({ db: t.tx, doc: stored.doc });
-    await publishUserEvent({
-      t,
-      userIds: readers,
-      event: { type: "observation.status_changed", data: { id: stored.id, status: "pending", previousStatus: null, at: now } },
-    });
-    await queueDispatch({ t, observatoryId: input.observatoryId });
-    return presentObservation(stored);
+    refuseWindowInThePast({ window: input, now: t.now() });
+    // A removal that committed since the check above cancelled what waits there: nothing new goes there.
+    if (!(await holdLiveObservatory({ t, observatoryId: input.observatoryId }))) throw new AppError("NOT_FOUND", "No such observatory");
+    return presentObservation(await insertObservation({ t, actor, fields: input, reason: null }));
   });
 }
 
@@ -101,7 +62,7 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     if (status !== "pending" && status !== "paused")
       throw new AppError("INVALID_TRANSITION", `An observation can be changed only while pending or paused; it is ${status}`);
     const merged = { ...observation.doc, ...update };
-    if (update.fixedTimeEnd !== undefined) refuseWindowInThePast(merged, t.now());
+    if (update.fixedTimeEnd !== undefined) refuseWindowInThePast({ window: merged, now: t.now() });
     if (merged.fixedTimeStart && merged.fixedTimeEnd && new Date(merged.fixedTimeEnd) <= new Date(merged.fixedTimeStart))
       throw new AppError("VALIDATION_FAILED", "fixedTimeEnd must be after fixedTimeStart", {
         errors: [{ path: "fixedTimeEnd", message: "Must be after fixedTimeStart" }],

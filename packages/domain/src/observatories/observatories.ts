@@ -7,7 +7,7 @@ import {
   type Executor,
   type ObservatoryDoc,
 } from "@meridian/db";
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -129,7 +129,7 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
     rows = await deps.db
       .select()
       .from(observatories)
-      .where(after)
+      .where(and(after, isNull(sql`${observatories.doc}->>'removedAt'`)))
       .orderBy(asc(observatories.id))
       .limit(limit + 1);
     access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: true, observatoryIds: rows.map((row) => row.id) });
@@ -251,7 +251,8 @@ export async function transferObservatoryOwnership(options: {
 
 export async function listObservatoryHistory(options: { deps: Deps; actor: UserActor; observatoryId: string; limit: number; cursor?: string }) {
   const { deps, actor, observatoryId, limit } = options;
-  await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
+  // The history, its removal last, stays readable to those who could read it (contract: DELETE /observatories/{id}).
+  await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view", includeRemoved: true });
   const { observatoryHistory } = tables;
   const rows = await deps.db
     .select()
