@@ -1,5 +1,6 @@
 import { observationHistoryCollection, observationsCollection, tables, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
+import { monitoringProblems } from "@meridian/rules/observations";
 import { asc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -8,7 +9,8 @@ import { publishUserEvent } from "../events/publish";
 import { requireObservatoryPermission, viewableObservatoryIds } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess, observationReaderIds, readableBy } from "./access";
-import { presentObservation } from "./present";
+import { refuseEndedCadence } from "./monitoring";
+import { presentObservations, presentOneObservation } from "./timings";
 import type { ObservationCreate, ObservationUpdate } from "./schemas";
 import { moveObservation, queueDispatch, recordHistory } from "./transitions";
 import { inTransaction } from "../transaction";
@@ -27,6 +29,15 @@ function refuseWindowInThePast(window: { fixedTimeEnd: string | null }, now: Dat
     });
 }
 
+/** A cadence left on an observation whose update names another type: refused at the field, as the create schema refuses it. */
+function refuseCadenceOfAnotherType(merged: { type: string }, update: ObservationUpdate) {
+  const problems = monitoringProblems({ type: merged.type, monitoring: update.monitoring });
+  if (problems.length > 0)
+    throw new AppError("VALIDATION_FAILED", "A monitoring cadence is only for a monitoring observation", {
+      errors: problems.map((problem) => fieldError(problem)),
+    });
+}
+
 /** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
   const { deps, actor, input } = options;
@@ -35,6 +46,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     const { project } = await loadProjectAccess({ db: t.tx, actor, projectId: input.projectId });
     if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
     refuseWindowInThePast(input, t.now());
+    refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
     const now = t.now().toISOString();
     const stored = await observationsCollection.insert(t.tx, {
       name: input.name,
@@ -53,6 +65,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
       statusReason: null,
       statusChangedAt: now,
       isMonitoring: input.type === "monitoring",
+      monitoring: input.monitoring,
       staleReportedAt: null,
     });
     await recordHistory({ t, observationId: stored.id, from: null, to: "pending", at: now, actor, reason: null });
@@ -63,7 +76,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
       event: { type: "observation.status_changed", data: { id: stored.id, status: "pending", previousStatus: null, at: now } },
     });
     await queueDispatch({ t, observatoryId: input.observatoryId });
-    return presentObservation(stored);
+    return presentOneObservation({ db: t.tx, observation: stored });
   });
 }
 
@@ -88,14 +101,17 @@ export async function listObservations(options: {
      limit ${limit + 1}`);
   const page = rows.slice(0, limit);
   return {
-    items: page.map((row) => presentObservation({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+    items: await presentObservations({
+      db: deps.db,
+      observations: page.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+    }),
     nextCursor: rows.length > limit ? page.at(-1)!.id : null,
   };
 }
 
 export async function getObservation(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { observation } = await loadObservationAccess({ db: options.deps.db, actor: options.actor, observationId: options.observationId });
-  return presentObservation(observation);
+  return presentOneObservation({ db: options.deps.db, observation });
 }
 
 /** The owner or `can_operate` edits an observation while it waits (pending or paused). */
@@ -109,6 +125,8 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
       throw new AppError("INVALID_TRANSITION", `An observation can be changed only while pending or paused; it is ${status}`);
     const merged = { ...observation.doc, ...update };
     if (update.fixedTimeEnd !== undefined) refuseWindowInThePast(merged, t.now());
+    if (update.monitoring !== undefined) refuseEndedCadence({ monitoring: update.monitoring, now: t.now() });
+    refuseCadenceOfAnotherType(merged, update);
     if (merged.fixedTimeStart && merged.fixedTimeEnd && new Date(merged.fixedTimeEnd) <= new Date(merged.fixedTimeStart))
       throw new AppError("VALIDATION_FAILED", "fixedTimeEnd must be after fixedTimeStart", {
         errors: [{ path: "fixedTimeEnd", message: "Must be after fixedTimeStart" }],
@@ -117,9 +135,15 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
       throw new AppError("VALIDATION_FAILED", "A fixed_time observation needs fixedTimeStart", {
         errors: [{ path: "fixedTimeStart", message: "Is required" }],
       });
-    const updated = await observationsCollection.update(t.tx, observationId, () => ({ ...merged, isMonitoring: merged.type === "monitoring" }));
+    const isMonitoring = merged.type === "monitoring";
+    const updated = await observationsCollection.update(t.tx, observationId, () => ({
+      ...merged,
+      isMonitoring,
+      // A type changed away from monitoring takes its cadence with it.
+      monitoring: isMonitoring ? (merged.monitoring ?? null) : null,
+    }));
     if (status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
-    return presentObservation(updated!);
+    return presentOneObservation({ db: t.tx, observation: updated! });
   });
 }
 
@@ -130,7 +154,7 @@ export async function cancelObservation(options: { deps: Deps; actor: UserActor;
     const { observation, isOwner, canOperate } = await loadObservationAccess({ db: t.tx, actor, observationId, forUpdate: true });
     if (!isOwner && !canOperate) throw new AppError("FORBIDDEN", "Only its owner or an operator of its observatory may cancel an observation");
     const moved = await moveObservation({ t, observation, to: "cancelled", actor, reason: options.reason ?? "cancelled by a user" });
-    return presentObservation(moved);
+    return presentOneObservation({ db: t.tx, observation: moved });
   });
 }
 
@@ -140,7 +164,8 @@ export async function changeObservationStatus(options: { deps: Deps; actor: User
   return inTransaction(deps, async (t) => {
     const { observation, canOperate } = await loadObservationAccess({ db: t.tx, actor, observationId, forUpdate: true });
     if (!canOperate) throw new AppError("FORBIDDEN", "This needs can_operate on the observation's observatory");
-    return presentObservation(await moveObservation({ t, observation, to: options.status, actor, reason: options.reason ?? null }));
+    const moved = await moveObservation({ t, observation, to: options.status, actor, reason: options.reason ?? null });
+    return presentOneObservation({ db: t.tx, observation: moved });
   });
 }
 
@@ -171,7 +196,7 @@ export async function reportObservationStatus(options: {
       actor: { kind: "observatory", id: observatoryId },
       reason: options.reason ?? null,
     });
-    return presentObservation(moved);
+    return presentOneObservation({ db: t.tx, observation: moved });
   });
 }
 

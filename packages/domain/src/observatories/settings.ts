@@ -10,9 +10,13 @@ import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryUpdate } from "./schemas";
+import { timeZoneAfter } from "./time-and-timing";
 import { inTransaction } from "../transaction";
 
-/** `can_admin` changes name, location and dispatch; history and audit get each changed field before and after. */
+/**
+ * `can_admin` changes name, location, dispatch, time zone and the timing settings; history and
+ * audit get each changed field before and after (a zone derived from a new location is a change too).
+ */
 export async function updateObservatory(options: { deps: Deps; actor: UserActor; observatoryId: string; input: ObservatoryUpdate }) {
   const { deps, actor, observatoryId, input } = options;
   return inTransaction(deps, async (t) => {
@@ -24,6 +28,8 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
       name: input.name ?? before.name,
       location: input.location === undefined ? before.location : input.location,
       dispatchEnabled: input.dispatchEnabled ?? before.dispatchEnabled,
+      timeZone: timeZoneAfter({ doc: observatory.doc, given: input.timeZone, location: input.location }),
+      settings: { ...before.settings, ...input.settings },
     };
     const changes = Object.fromEntries(
       (Object.keys(after) as Array<keyof typeof after>)
