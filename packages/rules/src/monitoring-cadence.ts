@@ -20,7 +20,9 @@ export const MONITORING_ONLY_PREDICATE = "is only for a monitoring observation (
 
 /** A cadence given to an observation of another type: refused at the `monitoring` field, whatever else is wrong. */
 export function monitoringProblems(value: { type?: string; monitoring?: unknown }): Array<{ path: ["monitoring"]; predicate: string }> {
-  return value.monitoring != null && value.type !== undefined && value.type !== "monitoring" ? [{ path: ["monitoring"], predicate: MONITORING_ONLY_PREDICATE }] : [];
+  return value.monitoring != null && value.type !== undefined && value.type !== "monitoring"
+    ? [{ path: ["monitoring"], predicate: MONITORING_ONLY_PREDICATE }]
+    : [];
 }
 
 /** `monitoringProblems` as a zod refinement of a whole observation (create, or an update that names its type). */
