@@ -38,6 +38,9 @@ describe("an observatory's time zone", () => {
     expect(await update(observatory.id, { location: laPalma })).toMatchObject({ timeZone: "Atlantic/Canary" });
     expect(await update(observatory.id, { location: sidingSpring })).toMatchObject({ timeZone: "Australia/Sydney" });
     expect(await update(observatory.id, { location: null })).toMatchObject({ timeZone: "UTC" });
+    // A zone that followed the location goes with the location's history entry.
+    const history = (await must(`/observatories/${observatory.id}/history`, { token: owner.token }, 200)) as { items: Array<{ data: { changes?: object } }> };
+    expect(Object.keys(history.items[0]!.data.changes!)).toEqual(["location"]);
     const created = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Roque", location: laPalma } }, 201)) as Observatory;
     expect(created).toMatchObject({ timeZone: "Atlantic/Canary" });
     const listed = (await must("/observatories", { token: owner.token }, 200)) as { items: Observatory[] };

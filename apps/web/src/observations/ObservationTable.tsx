@@ -1,11 +1,20 @@
 import { Link } from "react-router-dom";
 import { DataTable, td, Th } from "../components/Table";
-import { formatShortDateTime } from "../lib/format";
+import { Time } from "../components/Time";
 import type { Observation } from "./labels";
 import { StatusBadge } from "./StatusBadge";
 
 /** Observations with their live status; names link to the detail page. */
-export function ObservationTable({ items, observatoryName }: { items: Observation[]; observatoryName(id: string): string | undefined }) {
+export function ObservationTable({
+  items,
+  observatoryName,
+  observatoryZone,
+}: {
+  items: Observation[];
+  observatoryName(id: string): string | undefined;
+  /** The observatory's time zone, in which its status changes are shown. */
+  observatoryZone?(id: string): string | undefined;
+}) {
   return (
     <DataTable
       label="Observations"
@@ -32,7 +41,9 @@ export function ObservationTable({ items, observatoryName }: { items: Observatio
           </td>
           <td className={`${td} hidden sm:table-cell`}>{observatoryName(observation.observatoryId) ?? "—"}</td>
           <td className={`${td} hidden md:table-cell`}>{observation.priority}</td>
-          <td className={`${td} hidden text-slate-500 md:table-cell`}>{formatShortDateTime(observation.statusChangedAt)}</td>
+          <td className={`${td} hidden text-slate-500 md:table-cell`}>
+            <Time iso={observation.statusChangedAt} zone={observatoryZone?.(observation.observatoryId)} short />
+          </td>
         </tr>
       ))}
     </DataTable>

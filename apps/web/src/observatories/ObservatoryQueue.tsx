@@ -6,23 +6,29 @@ import { Card } from "../components/Card";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
 import { DataTable, td, Th } from "../components/Table";
-import { formatDateTime, formatShortDateTime } from "../lib/format";
+import { Time } from "../components/Time";
 import { queueBlockLabels } from "../observations/labels";
 import { trpc } from "../trpc";
+import { useObservatoryTimeZone } from "./useObservatoryTimeZone";
 
 /** The explained queue: pending observations in dispatch order, each eligible now or why not and until when. */
 export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
   const queue = useQuery(trpc.observatories.queue.queryOptions({ id: observatoryId }, { staleTime: 0, refetchInterval: 60_000 }));
+  const timeZone = useObservatoryTimeZone(observatoryId);
   return (
     <QueryState query={queue} loading="Loading the queue" error="Could not load the queue">
       {(data) => (
         <div className="flex flex-col gap-4">
           <Card title="Darkness">
             <p className="text-sm text-slate-700">
-              {data.darkness
-                ? `${new Date(data.darkness.start) <= new Date() ? "Dark now" : "Next dark"}: ` +
-                  `${formatDateTime(data.darkness.start)} to ${formatDateTime(data.darkness.end)} (astronomical twilight).`
-                : "No location set: darkness is not checked."}
+              {data.darkness ? (
+                <>
+                  {new Date(data.darkness.start) <= new Date() ? "Dark now" : "Next dark"}: <Time iso={data.darkness.start} zone={timeZone} /> to{" "}
+                  <Time iso={data.darkness.end} zone={timeZone} /> (astronomical twilight).
+                </>
+              ) : (
+                "No location set: darkness is not checked."
+              )}
             </p>
           </Card>
           {data.items.length === 0 ? (
@@ -55,7 +61,11 @@ export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
                     ) : (
                       <span className="flex flex-col gap-0.5">
                         <Badge tone="amber">{queueBlockLabels[item.blockedBy!.code] ?? item.blockedBy!.code}</Badge>
-                        {item.blockedBy!.until ? <span className="text-xs text-slate-500">until {formatShortDateTime(item.blockedBy!.until)}</span> : null}
+                        {item.blockedBy!.until ? (
+                          <span className="text-xs text-slate-500">
+                            until <Time iso={item.blockedBy!.until} zone={timeZone} short />
+                          </span>
+                        ) : null}
                       </span>
                     )}
                   </td>

@@ -30,6 +30,7 @@ export function ObservationsPage() {
   const projects = useQuery(trpc.projects.list.queryOptions(undefined));
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 200 }));
   const observatoryName = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.name;
+  const observatoryZone = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.timeZone;
   const setFilter = (key: string, value: string) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);
@@ -94,7 +95,7 @@ export function ObservationsPage() {
       >
         {() => (
           <>
-            <ObservationTable items={items} observatoryName={observatoryName} />
+            <ObservationTable items={items} observatoryName={observatoryName} observatoryZone={observatoryZone} />
             <LoadMoreButton query={query} className="mt-4" />
           </>
         )}

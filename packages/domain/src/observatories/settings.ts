@@ -15,7 +15,8 @@ import { inTransaction } from "../transaction";
 
 /**
  * `can_admin` changes name, location, dispatch, time zone and the timing settings; history and
- * audit get each changed field before and after (a zone derived from a new location is a change too).
+ * audit get each changed field before and after (the zone when it was given; one derived from a moved
+ * location goes with the location's entry).
  */
 export async function updateObservatory(options: { deps: Deps; actor: UserActor; observatoryId: string; input: ObservatoryUpdate }) {
   const { deps, actor, observatoryId, input } = options;
@@ -31,9 +32,11 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
       timeZone: timeZoneAfter({ doc: observatory.doc, given: input.timeZone, location: input.location }),
       settings: { ...before.settings, ...input.settings },
     };
+    // A zone that only followed a moved location is part of that change, and not an entry of its own.
+    const recorded = (key: keyof typeof after) => key !== "timeZone" || input.timeZone !== undefined;
     const changes = Object.fromEntries(
       (Object.keys(after) as Array<keyof typeof after>)
-        .filter((key) => !isDeepStrictEqual(before[key], after[key]))
+        .filter((key) => recorded(key) && !isDeepStrictEqual(before[key], after[key]))
         .map((key) => [key, { before: before[key], after: after[key] }]),
     );
     const { sources: _sources, ...permissions } = access;
