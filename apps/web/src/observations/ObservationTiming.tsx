@@ -2,16 +2,10 @@ import type { ReactNode } from "react";
 import { formatDuration } from "@meridian/rules";
 import { Card } from "../components/Card";
 import { Time } from "../components/Time";
+import { intervalText } from "./cadence-text";
 import type { Observation } from "./labels";
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
-
-/** Every `minutes` as people say it: "every 30 minutes", "every 2 hours", "every day". */
-export function intervalText(minutes: number): string {
-  if (minutes % 1440 === 0) return minutes === 1440 ? "every day" : `every ${minutes / 1440} days`;
-  if (minutes % 60 === 0) return minutes === 60 ? "every hour" : `every ${minutes / 60} hours`;
-  return minutes === 1 ? "every minute" : `every ${minutes} minutes`;
-}
 
 function Item({ term, children }: { term: string; children: ReactNode }) {
   return (

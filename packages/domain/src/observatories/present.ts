@@ -1,5 +1,5 @@
 import type { ObservatoryDoc, ObservatoryPermissions, StoredDocument } from "@meridian/db";
-import { observatoryTimeZone, observatoryTiming } from "./time-and-timing";
+import { observatoryTimeZone, observatoryTiming, timeZoneAt } from "./time-and-timing";
 
 /**
  * The read shape. `ownerName` only for callers who may view the observatory (see
@@ -24,6 +24,7 @@ export function presentObservatory(options: {
     ...(doc.location ? { location: doc.location } : {}),
     dispatchEnabled: doc.dispatchEnabled,
     timeZone: observatoryTimeZone({ doc }),
+    locationTimeZone: timeZoneAt({ location: doc.location }),
     settings: observatoryTiming({ doc }),
     connection: {
       online: doc.connection.online,

@@ -79,6 +79,9 @@ export const observatorySchema = z
     location: z.object({ latitude: z.number(), longitude: z.number(), elevation: z.number() }).optional(),
     dispatchEnabled: z.boolean(),
     timeZone: z.string().describe("IANA time zone name: the one set, else derived from the location, else UTC"),
+    locationTimeZone: z
+      .string()
+      .describe("The zone its location lies in (UTC without one): what `timeZone` becomes when it is derived, for forms to show (extension)"),
     settings: z
       .object({ slewSeconds: z.number(), readoutSeconds: z.number() })
       .describe("What estimates (`estimatedSeconds` of its observations) assume, defaults filled in"),
