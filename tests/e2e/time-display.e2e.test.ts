@@ -42,7 +42,7 @@ const notBefore = (page: Page) =>
     .locator("xpath=following-sibling::dd[1]//time");
 
 describe("times of an observatory", { timeout: 120_000 }, () => {
-  it("show in the observatory's zone with its abbreviation and UTC on hover, and every page follows the profile's choice of UTC or the browser's zone", async () => {
+  it("show in the observatory's zone with its abbreviation and UTC on hover; every page follows the profile's choice of UTC or the browser's", async () => {
     const { owner, observatory, project, page, close } = await setUp();
     try {
       expect(observatory.timeZone).toBe("Australia/Sydney");

@@ -16,7 +16,7 @@ beforeAll(async () => {
   [owner, viewer, stranger] = await Promise.all([createAccount(server), createAccount(server), createAccount(server)]);
 });
 afterAll(() => server?.stop());
-const { must, call, createObservatory, addObservatoryMember } = jsonApi(() => server);
+const { must, createObservatory, addObservatoryMember } = jsonApi(() => server);
 
 const laPalma = { latitude: 28.7606, longitude: -17.8792, elevation: 2396 };
 const sidingSpring = { latitude: -31.2733, longitude: 149.0617, elevation: 1165 };
@@ -27,7 +27,6 @@ interface Observatory {
   settings: { slewSeconds: number; readoutSeconds: number };
   location?: unknown;
 }
-const put = (id: string, json: unknown, token = owner.token) => call(`/observatories/${id}`, { method: "PUT", token, json });
 const update = async (id: string, json: unknown) => (await must(`/observatories/${id}`, { method: "PUT", token: owner.token, json }, 200)) as Observatory;
 const read = async (id: string) => (await must(`/observatories/${id}`, { token: owner.token }, 200)) as Observatory;
 

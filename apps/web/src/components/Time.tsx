@@ -6,7 +6,17 @@ import { useTimeDisplay, utcText } from "../lib/time-display";
  * its abbreviation, or in the browser's zone or UTC as the profile chooses; the UTC time on hover.
  * Re-renders when the choice changes.
  */
-export function Time({ iso, zone, short = false, fallback = "—" }: { iso: string | null | undefined; zone: string | undefined; short?: boolean; fallback?: string }) {
+export function Time({
+  iso,
+  zone,
+  short = false,
+  fallback = "—",
+}: {
+  iso: string | null | undefined;
+  zone: string | undefined;
+  short?: boolean;
+  fallback?: string;
+}) {
   const choice = useTimeDisplay();
   const date = iso ? new Date(iso) : null;
   if (!date || Number.isNaN(date.getTime())) return <>{fallback}</>;

@@ -28,7 +28,12 @@ const parse = (iso: string | null | undefined) => {
 };
 
 /** The year of `date` in `zone`, to tell this year's dates from others'. */
-const yearIn = (date: Date, zone: string | undefined) => Number(formatter("otherYearDate", zone).formatToParts(date).find((part) => part.type === "year")?.value);
+const yearIn = (date: Date, zone: string | undefined) =>
+  Number(
+    formatter("otherYearDate", zone)
+      .formatToParts(date)
+      .find((part) => part.type === "year")?.value,
+  );
 
 /**
  * A time in the zone the profile's time display chooses (`lib/time-display.ts`): the browser's, or

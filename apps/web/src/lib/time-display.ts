@@ -67,7 +67,9 @@ export function zoneAbbreviation(zone: string, date: Date): string {
   let found: string | undefined;
   let offset = "";
   for (const locale of namingLocales) {
-    const name = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" }).formatToParts(date).find((part) => part.type === "timeZoneName")?.value;
+    const name = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" })
+      .formatToParts(date)
+      .find((part) => part.type === "timeZoneName")?.value;
     if (!name) continue;
     if (/^[A-Z]{2,5}$/.test(name)) {
       found = name;

@@ -76,7 +76,10 @@ export function TimeFieldset({
           value={draft.timeZone}
           onChange={(e) => onChange({ ...draft, timeZone: e.target.value })}
           error={zoneProblem ?? errors.timeZone}
-          hint={`An IANA name such as Atlantic/Canary. Empty: from the location (now ${observatory.locationTimeZone}); a new location brings its own zone unless you choose one here.`}
+          hint={
+            `An IANA name such as Atlantic/Canary. Empty: from the location (now ${observatory.locationTimeZone}); ` +
+            "a new location brings its own zone unless you choose one here."
+          }
         />
         <datalist id={listId}>
           {knownZones().map((zone) => (
