@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { dispatchObservatory } from "@meridian/domain";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
 import type { TestServer } from "../support/test-server";
+import { observingNetwork } from "../support/observing-network";
 import { until } from "../support/until";
 
 const ADMIN = { email: "monitoring-cadence-admin@example.com", password: "monitoring cadence admin password" };
@@ -47,15 +47,7 @@ interface Observation {
 
 /** An observatory without a location (no darkness rule), a project, and a plugin connected with the observatory's key. */
 async function network() {
-  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
-    id: string;
-  };
-  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: `Variables ${randomUUID().slice(0, 6)}` } }, 201)) as {
-    id: string;
-  };
-  const key = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as {
-    key: string;
-  };
+  const { observatory, project, key } = await observingNetwork(must, owner);
   const submit = (fields: Record<string, unknown>) =>
     call("/observations", {
       method: "POST",
