@@ -134,8 +134,7 @@ export { CACHE_CHANNEL, type CacheChange } from "./cache/request-caches";
 export { hashSecret } from "./auth/tokens";
 export * from "./observations/schemas";
 export { presentObservation } from "./observations/present";
-export { observationTimings, presentObservations, presentOneObservation } from "./observations/timings";
-export { observatoryTimeZone, observatoryTiming, timeZoneAt } from "./observatories/time-and-timing";
+export { presentObservations, presentOneObservation } from "./observations/timings";
 export {
   createObservation,
   listObservations,

@@ -6,8 +6,8 @@ import { isoDate } from "./field-schemas";
  * `intervalMinutes` from the run's end, and it ends for good once `until` has passed or it has run
  * `maxRuns` times. The document, the API's inputs and the wizard check with this schema.
  */
-export const MAX_INTERVAL_MINUTES = 366 * 24 * 60;
-export const MAX_MONITORING_RUNS = 100_000;
+const MAX_INTERVAL_MINUTES = 366 * 24 * 60;
+const MAX_MONITORING_RUNS = 100_000;
 
 export const monitoringSchema = z.object({
   intervalMinutes: z.number().int().min(1).max(MAX_INTERVAL_MINUTES),
@@ -16,7 +16,7 @@ export const monitoringSchema = z.object({
 });
 export type MonitoringCadence = z.output<typeof monitoringSchema>;
 
-export const MONITORING_ONLY_PREDICATE = "is only for a monitoring observation (type monitoring)";
+const MONITORING_ONLY_PREDICATE = "is only for a monitoring observation (type monitoring)";
 
 /** A cadence given to an observation of another type: refused at the `monitoring` field, whatever else is wrong. */
 export function monitoringProblems(value: { type?: string; monitoring?: unknown }): Array<{ path: ["monitoring"]; predicate: string }> {

@@ -4,15 +4,7 @@ import { notifiedStatuses, observationTypes, twilightKinds } from "./observation
 import { monitoringProblems, monitoringSchema } from "./monitoring-cadence";
 import { fieldMessage, issuePredicate, type IssueDetails } from "./validation-messages";
 
-export {
-  MAX_INTERVAL_MINUTES,
-  MAX_MONITORING_RUNS,
-  MONITORING_ONLY_PREDICATE,
-  monitoringProblems,
-  monitoringSchema,
-  refineMonitoring,
-  type MonitoringCadence,
-} from "./monitoring-cadence";
+export { monitoringProblems, monitoringSchema, refineMonitoring, type MonitoringCadence } from "./monitoring-cadence";
 
 /**
  * The fields of an observation a person fills in, defined once: the stored document
