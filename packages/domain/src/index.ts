@@ -136,6 +136,7 @@ export { CACHE_CHANNEL, type CacheChange } from "./cache/request-caches";
 export { hashSecret } from "./auth/tokens";
 export * from "./observations/schemas";
 export { presentObservation } from "./observations/present";
+export { presentObservations, presentOneObservation } from "./observations/timings";
 export {
   createObservation,
   listObservations,

@@ -1,6 +1,6 @@
 import { Link } from "react-router-dom";
 import { DataTable, td, Th } from "../components/Table";
-import { formatShortDateTime } from "../lib/format";
+import { Time } from "../components/Time";
 import type { Observation } from "./labels";
 import type { ObservationSort, ObservationSortKey } from "./observation-view";
 import { SortableTh } from "./SortableTh";
@@ -32,11 +32,14 @@ export function ObservationTable({
   observatoryName,
   sort,
   selection,
+  observatoryZone,
 }: {
   items: Observation[];
   observatoryName(id: string): string | undefined;
   sort?: TableSort;
   selection?: ObservationSelection;
+  /** The observatory's time zone, in which its status changes are shown. */
+  observatoryZone?(id: string): string | undefined;
 }) {
   return (
     <DataTable
@@ -67,8 +70,12 @@ export function ObservationTable({
           </td>
           <td className={`${td} hidden sm:table-cell`}>{observatoryName(observation.observatoryId) ?? "—"}</td>
           <td className={`${td} hidden md:table-cell`}>{observation.priority}</td>
-          <td className={`${td} hidden text-slate-500 md:table-cell`}>{formatShortDateTime(observation.statusChangedAt)}</td>
-          <td className={`${td} hidden text-slate-500 lg:table-cell`}>{formatShortDateTime(observation.createdAt)}</td>
+          <td className={`${td} hidden text-slate-500 md:table-cell`}>
+            <Time iso={observation.statusChangedAt} zone={observatoryZone?.(observation.observatoryId)} short />
+          </td>
+          <td className={`${td} hidden text-slate-500 lg:table-cell`}>
+            <Time iso={observation.createdAt} zone={undefined} short />
+          </td>
         </tr>
       ))}
     </DataTable>

@@ -8,10 +8,11 @@ import { Card } from "../components/Card";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
 import { DataTable, td, Th } from "../components/Table";
-import { formatDateTime, formatShortDateTime } from "../lib/format";
 import { useSearchFlag } from "../lib/useSearchFlag";
+import { Time } from "../components/Time";
 import { queueBlockLabels } from "../observations/labels";
 import { trpc } from "../trpc";
+import { useObservatoryTimeZone } from "./useObservatoryTimeZone";
 
 /** The explained queue: pending observations in dispatch order, each eligible now or why not and until when. */
 export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
@@ -20,18 +21,23 @@ export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
   const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatoryId }, { staleTime: 0 }));
   const located = Boolean(useQuery(trpc.observatories.get.queryOptions({ id: observatoryId })).data?.location);
   const [, openSettings] = useSearchFlag("settings");
+  const timeZone = useObservatoryTimeZone(observatoryId);
   return (
     <QueryState query={queue} loading="Loading the queue" error="Could not load the queue">
       {(data) => (
         <div className="flex flex-col gap-4">
           <Card title="Darkness">
             <p className="text-sm text-slate-700">
-              {data.darkness
-                ? `${new Date(data.darkness.start) <= new Date() ? "Dark now" : "Next dark"}: ` +
-                  `${formatDateTime(data.darkness.start)} to ${formatDateTime(data.darkness.end)} (astronomical twilight).`
-                : located
-                  ? "No astronomical darkness in the next two days at this location."
-                  : `No location set: darkness and altitude are not checked.${mine.data?.can_admin ? "" : " Its administrators set it."}`}
+              {data.darkness ? (
+                <>
+                  {new Date(data.darkness.start) <= new Date() ? "Dark now" : "Next dark"}: <Time iso={data.darkness.start} zone={timeZone} /> to{" "}
+                  <Time iso={data.darkness.end} zone={timeZone} /> (astronomical twilight).
+                </>
+              ) : located ? (
+                "No astronomical darkness in the next two days at this location."
+              ) : (
+                `No location set: darkness and altitude are not checked.${mine.data?.can_admin ? "" : " Its administrators set it."}`
+              )}
             </p>
             {!located && mine.data?.can_admin ? (
               <Button variant="secondary" className="mt-3" onClick={() => openSettings(true)}>
@@ -74,7 +80,11 @@ export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
                     ) : (
                       <span className="flex flex-col gap-0.5">
                         <Badge tone="amber">{queueBlockLabels[item.blockedBy!.code] ?? item.blockedBy!.code}</Badge>
-                        {item.blockedBy!.until ? <span className="text-xs text-slate-500">until {formatShortDateTime(item.blockedBy!.until)}</span> : null}
+                        {item.blockedBy!.until ? (
+                          <span className="text-xs text-slate-500">
+                            until <Time iso={item.blockedBy!.until} zone={timeZone} short />
+                          </span>
+                        ) : null}
                       </span>
                     )}
                   </td>

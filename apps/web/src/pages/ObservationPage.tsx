@@ -6,11 +6,12 @@ import { DetailPage } from "../components/DetailPage";
 import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
-import { formatDateTime } from "../lib/format";
+import { Time } from "../components/Time";
 import { formatDec, formatRa, typeLabels, type Observation } from "../observations/labels";
 import { useObservationActions } from "../observations/ObservationActions";
 import { ObservationFiles } from "../observations/ObservationFiles";
 import { ObservationTimeline } from "../observations/ObservationTimeline";
+import { ObservationTiming } from "../observations/ObservationTiming";
 import { StatusBadge } from "../observations/StatusBadge";
 import { useObservatoryNames } from "../observations/useObservatoryNames";
 import { trpc } from "../trpc";
@@ -59,7 +60,8 @@ function ObservationView({ observation }: { observation: Observation }) {
       {actions.message}
       {observation.stale ? (
         <Alert tone="error" className="mb-4">
-          Stuck: {observation.stale.status.replace("_", " ")} since {formatDateTime(observation.stale.since)}. The observatory's operators were told.
+          Stuck: {observation.stale.status.replace("_", " ")} since <Time iso={observation.stale.since} zone={observatory.data?.timeZone} />. The observatory's
+          operators were told.
         </Alert>
       ) : null}
       {observation.statusReason ? <p className="mb-4 text-sm text-slate-600">Reason: {observation.statusReason}</p> : null}
@@ -87,8 +89,14 @@ function ObservationView({ observation }: { observation: Observation }) {
           </Card>
         </div>
         <div className="flex min-w-0 flex-col gap-6">
+          <ObservationTiming observation={observation} timeZone={observatory.data?.timeZone} />
           <Card title="Status timeline">
-            <ObservationTimeline observationId={observation.id} status={observation.status} statusChangedAt={observation.statusChangedAt} />
+            <ObservationTimeline
+              observationId={observation.id}
+              status={observation.status}
+              statusChangedAt={observation.statusChangedAt}
+              timeZone={observatory.data?.timeZone}
+            />
           </Card>
           <Card title="Constraints">
             <dl className="grid grid-cols-2 gap-3">
@@ -96,8 +104,6 @@ function ObservationView({ observation }: { observation: Observation }) {
               <Detail label="Minimum altitude">{constraints.minAltitude}°</Detail>
               <Detail label="Maximum airmass">{constraints.maxAirmass ?? "—"}</Detail>
               <Detail label="Moon distance">{constraints.moonDistance != null ? `${constraints.moonDistance}°` : "—"}</Detail>
-              <Detail label="Not before">{formatDateTime(observation.fixedTimeStart)}</Detail>
-              <Detail label="Not after">{formatDateTime(observation.fixedTimeEnd)}</Detail>
             </dl>
           </Card>
         </div>

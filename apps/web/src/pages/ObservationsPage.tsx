@@ -32,6 +32,7 @@ export function ObservationsPage() {
     items.map((item) => item.observatoryId),
   );
   const selection = useObservationSelection(items.map((item) => item.id));
+  const observatoryZone = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.timeZone;
   const show = (next: ObservationView, options?: { replace: boolean }) => setParams(paramsOf(next), { replace: options?.replace ?? false });
 
   return (
@@ -73,6 +74,7 @@ export function ObservationsPage() {
               items={items}
               observatoryName={observatoryName}
               selection={selection}
+              observatoryZone={observatoryZone}
               sort={{ value: view.sort, onChange: (sort) => show({ ...view, sort }) }}
             />
             <LoadMoreButton query={query} className="mt-4" />

@@ -47,7 +47,8 @@ export const observationOperations = {
     summary: "Submit an observation",
     description:
       "Needs can_observe on the observatory and membership of the project, which must be active (409 PROJECT_NOT_ACTIVE). " +
-      "Starts `pending`; dispatch considers it at once.",
+      "Starts `pending`; dispatch considers it at once. `monitoring` (type monitoring only, else 400) sets how it repeats; its `until` " +
+      "must lie ahead. `estimatedSeconds` in the answer (and in every read) uses the observatory's `settings` as they are at read time.",
     method: "post",
     path: "/observations",
     status: 201,
@@ -103,7 +104,9 @@ export const observationOperations = {
     access: "signed-in",
     tags,
     summary: "Change a waiting observation (owner or can_operate)",
-    description: "Partial; only while pending or paused (409 INVALID_TRANSITION otherwise).",
+    description:
+      "Partial; only while pending or paused (409 INVALID_TRANSITION otherwise). `monitoring` only with type monitoring (400); a type " +
+      "changed away from monitoring drops the cadence; runs already made still count towards `maxRuns`.",
     method: "put",
     path: "/observations/{id}",
     status: 200,

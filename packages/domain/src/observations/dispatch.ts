@@ -7,6 +7,7 @@ import { AppError } from "../errors";
 import { publishObservatoryEvent } from "../events/publish";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
+import { observatoryTiming } from "../observatories/time-and-timing";
 import { presentObservation } from "./present";
 import { observatoryStateOf, planQueue } from "./queue";
 import { moveObservation } from "./transitions";
@@ -57,7 +58,8 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
       const observation = await observationsCollection.get(t.tx, item.observation.id, { forUpdate: true });
       if (observation?.doc.status !== "pending") continue;
       const assigned = await moveObservation({ t, observation, to: "assigned", actor: { kind: "system", id: "dispatch" } });
-      await publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presentObservation(assigned) } } });
+      const presented = presentObservation({ observation: assigned, timing: observatoryTiming({ doc: observatory.doc }) });
+      await publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presented } } });
       return assigned;
     }
     return null;
@@ -71,9 +73,10 @@ export async function getObservatoryQueue(options: { deps: Deps; actor: UserActo
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const plan = await currentPlan(deps.db, observatory, deps.now());
+  const timing = observatoryTiming({ doc: observatory.doc });
   return {
     items: plan.items.map((item) => ({
-      observation: presentObservation(item.observation),
+      observation: presentObservation({ observation: item.observation, timing }),
       eligible: item.eligible,
       blockedBy: item.blockedBy ? { code: item.blockedBy.code, until: item.blockedBy.until?.toISOString() ?? null } : null,
     })),

@@ -10,7 +10,7 @@ import { queueDispatch, recordHistory } from "./transitions";
 export type NewObservationFields = Pick<
   ObservationDoc,
   "name" | "projectId" | "observatoryId" | "type" | "priority" | "targets" | "constraints" | "fixedTimeStart" | "fixedTimeEnd" | "bypassDarkness"
-> & { notifications?: ObservationDoc["notifications"] };
+> & { notifications?: ObservationDoc["notifications"]; monitoring?: ObservationDoc["monitoring"] };
 
 const defaultNotifications = (): ObservationDoc["notifications"] => ({
   email: true,
@@ -52,6 +52,7 @@ export async function insertObservation(options: { t: InTransaction; actor: User
     statusReason: null,
     statusChangedAt: now,
     isMonitoring: fields.type === "monitoring",
+    monitoring: fields.monitoring,
     staleReportedAt: null,
   });
   await recordHistory({ t, observationId: stored.id, from: null, to: "pending", at: now, actor, reason: options.reason });

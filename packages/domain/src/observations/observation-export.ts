@@ -4,7 +4,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
-import { presentObservation } from "./present";
+import { presentObservations } from "./timings";
 import type { Observation } from "./schemas";
 
 /** Rows fetched from the database cursor at a time, and written out as one chunk. */
@@ -68,8 +68,11 @@ export async function* exportObservations(options: { deps: Deps; actor: UserActo
   let first = true;
   // The header goes out with the first batch, so a query that fails does so before any byte is sent.
   for await (const batch of rows.cursor(BATCH_ROWS)) {
-    for (const row of batch) {
-      const observation = presentObservation({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) });
+    const presented = await presentObservations({
+      db: deps.db,
+      observations: batch.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+    });
+    for (const observation of presented) {
       if (format === "csv") chunk += csvRecord(observation);
       else {
         chunk += `${first ? "" : ","}\n${JSON.stringify(observation)}`;

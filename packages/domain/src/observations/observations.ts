@@ -1,19 +1,30 @@
 import { observationHistoryCollection, observationsCollection, tables, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
+import { monitoringProblems } from "@meridian/rules/observations";
 import { asc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
+import { AppError, fieldError } from "../errors";
 import { holdLiveObservatory } from "../observatories/remove";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess } from "./access";
 import { insertObservation, refuseWindowInThePast } from "./insert";
+import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
-import { presentObservation } from "./present";
+import { presentObservations, presentOneObservation } from "./timings";
 import type { ObservationCreate, ObservationUpdate } from "./schemas";
 import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../transaction";
+
+/** A cadence left on an observation whose update names another type: refused at the field, as the create schema refuses it. */
+function refuseCadenceOfAnotherType(merged: { type: string }, update: ObservationUpdate) {
+  const problems = monitoringProblems({ type: merged.type, monitoring: update.monitoring });
+  if (problems.length > 0)
+    throw new AppError("VALIDATION_FAILED", "A monitoring cadence is only for a monitoring observation", {
+      errors: problems.map((problem) => fieldError(problem)),
+    });
+}
 
 /** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
@@ -23,9 +34,10 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     const { project } = await loadProjectAccess({ db: t.tx, actor, projectId: input.projectId });
     if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
     refuseWindowInThePast({ window: input, now: t.now() });
+    refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
     // A removal that committed since the check above cancelled what waits there: nothing new goes there.
     if (!(await holdLiveObservatory({ t, observatoryId: input.observatoryId }))) throw new AppError("NOT_FOUND", "No such observatory");
-    return presentObservation(await insertObservation({ t, actor, fields: input, reason: null }));
+    return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields: input, reason: null }) });
   });
 }
 
@@ -42,14 +54,17 @@ export async function listObservations(options: { deps: Deps; actor: UserActor; 
      limit ${limit + 1}`);
   const page = rows.slice(0, limit);
   return {
-    items: page.map((row) => presentObservation({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+    items: await presentObservations({
+      db: deps.db,
+      observations: page.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+    }),
     nextCursor: rows.length > limit ? order.cursor(page.at(-1)!) : null,
   };
 }
 
 export async function getObservation(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { observation } = await loadObservationAccess({ db: options.deps.db, actor: options.actor, observationId: options.observationId });
-  return presentObservation(observation);
+  return presentOneObservation({ db: options.deps.db, observation });
 }
 
 /** The owner or `can_operate` edits an observation while it waits (pending or paused). */
@@ -63,6 +78,8 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
       throw new AppError("INVALID_TRANSITION", `An observation can be changed only while pending or paused; it is ${status}`);
     const merged = { ...observation.doc, ...update };
     if (update.fixedTimeEnd !== undefined) refuseWindowInThePast({ window: merged, now: t.now() });
+    if (update.monitoring !== undefined) refuseEndedCadence({ monitoring: update.monitoring, now: t.now() });
+    refuseCadenceOfAnotherType(merged, update);
     if (merged.fixedTimeStart && merged.fixedTimeEnd && new Date(merged.fixedTimeEnd) <= new Date(merged.fixedTimeStart))
       throw new AppError("VALIDATION_FAILED", "fixedTimeEnd must be after fixedTimeStart", {
         errors: [{ path: "fixedTimeEnd", message: "Must be after fixedTimeStart" }],
@@ -71,9 +88,15 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
       throw new AppError("VALIDATION_FAILED", "A fixed_time observation needs fixedTimeStart", {
         errors: [{ path: "fixedTimeStart", message: "Is required" }],
       });
-    const updated = await observationsCollection.update(t.tx, observationId, () => ({ ...merged, isMonitoring: merged.type === "monitoring" }));
+    const isMonitoring = merged.type === "monitoring";
+    const updated = await observationsCollection.update(t.tx, observationId, () => ({
+      ...merged,
+      isMonitoring,
+      // A type changed away from monitoring takes its cadence with it.
+      monitoring: isMonitoring ? (merged.monitoring ?? null) : null,
+    }));
     if (status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
-    return presentObservation(updated!);
+    return presentOneObservation({ db: t.tx, observation: updated! });
   });
 }
 
@@ -84,7 +107,7 @@ export async function cancelObservation(options: { deps: Deps; actor: UserActor;
     const { observation, isOwner, canOperate } = await loadObservationAccess({ db: t.tx, actor, observationId, forUpdate: true });
     if (!isOwner && !canOperate) throw new AppError("FORBIDDEN", "Only its owner or an operator of its observatory may cancel an observation");
     const moved = await moveObservation({ t, observation, to: "cancelled", actor, reason: options.reason ?? "cancelled by a user" });
-    return presentObservation(moved);
+    return presentOneObservation({ db: t.tx, observation: moved });
   });
 }
 
@@ -94,7 +117,8 @@ export async function changeObservationStatus(options: { deps: Deps; actor: User
   return inTransaction(deps, async (t) => {
     const { observation, canOperate } = await loadObservationAccess({ db: t.tx, actor, observationId, forUpdate: true });
     if (!canOperate) throw new AppError("FORBIDDEN", "This needs can_operate on the observation's observatory");
-    return presentObservation(await moveObservation({ t, observation, to: options.status, actor, reason: options.reason ?? null }));
+    const moved = await moveObservation({ t, observation, to: options.status, actor, reason: options.reason ?? null });
+    return presentOneObservation({ db: t.tx, observation: moved });
   });
 }
 
@@ -125,7 +149,7 @@ export async function reportObservationStatus(options: {
       actor: { kind: "observatory", id: observatoryId },
       reason: options.reason ?? null,
     });
-    return presentObservation(moved);
+    return presentOneObservation({ db: t.tx, observation: moved });
   });
 }
 

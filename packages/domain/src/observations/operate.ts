@@ -10,7 +10,7 @@ import { inTransaction } from "../transaction";
 import { withoutControlCharacters } from "../users/schemas";
 import { loadObservationAccess } from "./access";
 import { insertObservation, refuseWindowInThePast, type NewObservationFields } from "./insert";
-import { presentObservation } from "./present";
+import { presentOneObservation } from "./timings";
 import type { ObservationUpdate } from "./schemas";
 import { moveObservation } from "./transitions";
 
@@ -37,7 +37,7 @@ async function pauseOrResume(options: { deps: Deps; actor: UserActor; observatio
     const { status } = observation.doc;
     if (status !== from)
       throw new AppError("INVALID_TRANSITION", `Only a ${from} observation can be ${to === "paused" ? "paused" : "resumed"}; it is ${status}`);
-    return presentObservation(await moveObservation({ t, observation, to, actor, reason: options.reason ?? null }));
+    return presentOneObservation({ db: t.tx, observation: await moveObservation({ t, observation, to, actor, reason: options.reason ?? null }) });
   });
 }
 
@@ -98,6 +98,8 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
       fixedTimeEnd: source.fixedTimeEnd,
       bypassDarkness: source.bypassDarkness,
       notifications: source.notifications,
+      // The cadence goes with the copy; the runs done do not (a clone starts its own series).
+      monitoring: source.monitoring,
       ...overrides,
       ...(options.priority === undefined ? {} : { priority: options.priority }),
     };
@@ -107,6 +109,7 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
         errors: problems.map((problem) => fieldError({ path: problem.path, predicate: problem.predicate })),
       });
     refuseWindowInThePast({ window: fields, now: t.now() });
-    return presentObservation(await insertObservation({ t, actor, fields, reason: `cloned from ${observation.id}` }));
+    if (fields.type !== "monitoring") fields.monitoring = undefined;
+    return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields, reason: `cloned from ${observation.id}` }) });
   });
 }

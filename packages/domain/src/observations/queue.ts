@@ -1,5 +1,6 @@
 import type { ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
 import type { Twilight } from "@meridian/rules";
+import { monitoringBlock } from "./monitoring";
 import { airmass, darkInterval, isDark, moonDistance, nextRiseAbove, targetAltitude, type Location } from "./sky";
 
 /** Why a pending observation is not sent now, in the order of docs/api-contract.md: the observation's own reasons before the observatory's. */
@@ -58,6 +59,8 @@ function observatoryBlock(state: ObservatoryState): QueueBlock | null {
 function observationBlock(doc: ObservationDoc, location: Location | null, now: Date, darkness: (twilight: Twilight) => boolean): QueueBlock | null {
   if (doc.fixedTimeStart && now < new Date(doc.fixedTimeStart)) return { code: "BEFORE_WINDOW", until: new Date(doc.fixedTimeStart) };
   if (doc.fixedTimeEnd && now > new Date(doc.fixedTimeEnd)) return { code: "AFTER_WINDOW", until: null };
+  const cadence = monitoringBlock({ doc, now });
+  if (cadence) return cadence;
   if (!location) return null;
   const twilight = doc.constraints.twilight ?? "astronomical";
   if (!doc.bypassDarkness && !darkness(twilight)) return { code: "NOT_DARK", until: darkInterval({ location, twilight, at: now })?.start ?? null };

@@ -23,6 +23,7 @@ import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryCreate } from "./schemas";
+import { observatoryTimeZone, observatoryTiming, timeZoneAfter } from "./time-and-timing";
 import { inTransaction, type InTransaction } from "../transaction";
 
 export const observatoryMemberWhere = ({ observatoryId, kind, memberId }: { observatoryId: string; kind: "user" | "organization"; memberId: string }) =>
@@ -33,7 +34,13 @@ export const observatoryMemberWhere = ({ observatoryId, kind, memberId }: { obse
   )!;
 
 /** The settings an owner can change, as history records them before and after. */
-export const settingsOf = (doc: ObservatoryDoc) => ({ name: doc.name, location: doc.location ?? null, dispatchEnabled: doc.dispatchEnabled });
+export const settingsOf = (doc: ObservatoryDoc) => ({
+  name: doc.name,
+  location: doc.location ?? null,
+  dispatchEnabled: doc.dispatchEnabled,
+  timeZone: observatoryTimeZone({ doc }),
+  settings: observatoryTiming({ doc }),
+});
 
 async function ownerName(db: Executor, owner: { kind: "user" | "organization"; id: string }): Promise<string | null> {
   if (owner.kind === "organization") return (await organizationsCollection.get(db, owner.id))?.doc.name ?? null;
@@ -91,6 +98,8 @@ export async function createObservatory(options: { deps: Deps; actor: UserActor;
       location: input.location ?? null,
       dispatchEnabled: input.dispatchEnabled ?? true,
       connection: { online: false, pluginVersion: null, lastSeenAt: null },
+      timeZone: timeZoneAfter({ doc: { location: null }, given: input.timeZone, location: input.location ?? null }),
+      settings: observatoryTiming({ doc: { settings: input.settings } }),
     });
     const scope = { kind: "observatory" as const, id: observatory.id, name: input.name };
     await recordHistory({

@@ -45,6 +45,9 @@ export function draftOf(observation: Observation): ObservationDraft {
     email: notifications.email,
     push: notifications.push,
     states: [...notifications.states],
+    intervalMinutes: String(observation.monitoring?.intervalMinutes ?? 60),
+    monitoringUntil: localInputOf(observation.monitoring?.until ?? null),
+    maxRuns: observation.monitoring?.maxRuns == null ? "" : String(observation.monitoring.maxRuns),
   };
 }
 
@@ -55,7 +58,18 @@ export function draftOf(observation: Observation): ObservationDraft {
 export function changedFields(original: ObservationDraft, draft: ObservationDraft): ObservationUpdate {
   const before = toInput(original) as Record<string, unknown>;
   const after = toInput(draft) as Record<string, unknown>;
-  const keys = ["name", "type", "priority", "targets", "constraints", "fixedTimeStart", "fixedTimeEnd", "bypassDarkness", "notifications"] as const;
+  const keys = [
+    "name",
+    "type",
+    "priority",
+    "targets",
+    "constraints",
+    "fixedTimeStart",
+    "fixedTimeEnd",
+    "bypassDarkness",
+    "notifications",
+    "monitoring",
+  ] as const;
   return Object.fromEntries(
     keys.filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key])).map((key) => [key, after[key]]),
   ) as ObservationUpdate;
