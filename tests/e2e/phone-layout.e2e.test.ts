@@ -123,6 +123,13 @@ beforeAll(async () => {
     observatoryId: observatory.id,
     targets: [{ name: "NGC 7000 North America Nebula", ra: 314.75, dec: 44.53, exposures: [{ filter: "Ha", exposureSeconds: 300, count: 12, binning: 2 }] }],
   });
+  // A waiting one, for the operators' dialogs (edit, priority) and the table's bulk bar.
+  const waiting = await api("/observations", token, {
+    name: "Waiting Observation With A Long Name Too",
+    projectId: project.id,
+    observatoryId: observatory.id,
+    targets: [{ name: "IC 1396 Elephant's Trunk Nebula", ra: 324.74, dec: 57.5, exposures: [{ filter: "OIII", exposureSeconds: 600, count: 6, binning: 1 }] }],
+  });
   // A finished scan with issues (the observation stuck in assigned, a file whose bytes are gone, an
   // object no record names, both with long names), so the integrity page shows its issues table
   // with long ids and the observation page a missing file.
@@ -142,6 +149,7 @@ beforeAll(async () => {
   Object.assign(ids, {
     "admin/integrity": `admin/integrity?scan=${scan.id}`,
     "observations/:id": `observations/${observation.id}`,
+    waiting: `observations/${waiting.id}`,
     "observatories/:id": `observatories/${observatory.id}`,
     "organizations/:id": `organizations/${organization.id}`,
     "projects/:id": `projects/${project.id}`,
@@ -161,7 +169,12 @@ async function openAtPhoneSize(route: RoutePath): Promise<Page> {
   return page;
 }
 
-const DIALOG_OPENERS = /^(New organization|New observatory|New project|New system announcement|New announcement|Transfer ownership|Settings|Create a key)$/;
+const DIALOG_OPENERS = new RegExp(
+  `^(${[
+    ...["New organization", "New observatory", "New project", "New system announcement", "New announcement", "Transfer ownership", "Settings"],
+    ...["Create a key", "Clone", "Cancel observation", "Remove observatory"],
+  ].join("|")})$`,
+);
 
 describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
   it("finds the pages in the router", async () => {
@@ -221,6 +234,60 @@ describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
     expect(problems).toEqual([]);
   });
 
+  it("lays out the first-night checklist and the empty pages a new user meets within the screen, each saying what to do next", async () => {
+    const newcomer = await signupUser(suite.server(), { name: "Philippa Newcomer-Longname" });
+    const page = await pages.signIn("newcomer", { email: newcomer.user.email, password: newcomer.password });
+    await page.setViewportSize(PHONE);
+    const problems: string[] = [];
+    const visit = async (route: string, next: (page: Page) => Promise<unknown>) => {
+      await page.goto(appUrl(suite.server(), route));
+      await next(page);
+      await page.waitForLoadState("networkidle");
+      for (const offender of await overflowing(page)) problems.push(`/${route}: ${offender}`);
+      if (process.env.PHONE_SHOTS) await page.screenshot({ path: `/tmp/phone-new-${route.replace(/\W+/g, "_") || "home"}.png`, fullPage: true });
+    };
+    const checklist = page.getByRole("region", { name: "Your first night" });
+    await visit("", () => checklist.getByRole("heading", { name: "To do: 5. Submit a first observation" }).waitFor(WAIT));
+    // Every step reachable by Tab at phone size: the checklist's controls come one after another.
+    const controls = checklist.locator("a[href], button");
+    for (let index = 0; index < (await controls.count()); index += 1) {
+      await controls.nth(index).focus();
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement !== document.body)).toBe(true);
+    }
+    await visit("observatories", () => page.getByRole("button", { name: "Create an observatory" }).waitFor(WAIT));
+    await visit("observations", () => page.getByRole("link", { name: "Create a project first" }).waitFor(WAIT));
+    await visit("projects", () => page.getByRole("button", { name: "Create a project" }).waitFor(WAIT));
+    await visit("organizations", () => page.getByRole("button", { name: "Create an organization" }).waitFor(WAIT));
+    await visit("announcements", () => page.getByRole("link", { name: "observatory's page" }).waitFor(WAIT));
+    await visit("statistics", () => page.getByRole("heading", { name: "No observatory of yours to count yet" }).waitFor(WAIT));
+
+    const observatory = await api("/observatories", newcomer.token, { name: "Newcomer's Observatory With A Long Name" });
+    const project = await api("/projects", newcomer.token, { name: "Newcomer's Project With A Long Name" });
+    await visit("", () => checklist.getByText(/^pnpm simulate:observatory --url \S+ --key <observatory key> --speed 60$/).waitFor(WAIT));
+    await visit(`observatories/${observatory.id}?tab=queue`, () => page.getByRole("button", { name: "Set the location" }).waitFor(WAIT));
+    await visit(`observatories/${observatory.id}?tab=keys`, async () => {
+      await page.getByLabel("Key name").fill("Dome computer with a long name");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("button", { name: "Copy command" }).first().waitFor(WAIT);
+    });
+    await visit(`observatories/${observatory.id}?tab=members`, () => page.getByText("No organization has access yet.", { exact: false }).waitFor(WAIT));
+    await visit(`projects/${project.id}`, () => page.getByRole("link", { name: "Submit an observation" }).waitFor(WAIT));
+    await visit("observations", () => page.getByRole("link", { name: "Submit your first observation" }).waitFor(WAIT));
+    expect(problems).toEqual([]);
+  });
+
+  it("lays out the observations filter bar within the screen, every filter set and the status list open", async () => {
+    const page = await pages.signIn("admin", ADMIN);
+    await page.setViewportSize(PHONE);
+    await page.goto(appUrl(suite.server(), "observations?q=North%20America&status=assigned,pending,failed&from=2020-01-01&to=2040-12-31&sort=-priority"));
+    await page.getByRole("link", { name: "Observation With A Rather Long Name For Phones" }).waitFor(WAIT);
+    await page.getByText("3 statuses").click();
+    await page.getByRole("checkbox", { name: "Partially completed" }).waitFor(WAIT);
+    expect(await overflowing(page)).toEqual([]);
+    expect(await page.getByLabel("Sort by").inputValue()).toBe("-priority");
+  });
+
   it("lays out every step of the submission wizard within the screen: its messages, the catalog's suggestions and each type's fields", async () => {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);
@@ -275,6 +342,43 @@ describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
     await next();
     await step(5);
     await check("step 5 review");
+    expect(problems).toEqual([]);
+  });
+
+  it("lays out the operators' controls within the screen: the bulk bar, its dialogs and results, and an observation's edit and priority dialogs", async () => {
+    const page = await pages.signIn("admin", ADMIN);
+    await page.setViewportSize(PHONE);
+    const problems: string[] = [];
+    const check = async (where: string) => {
+      for (const offender of await overflowing(page)) problems.push(`${where}: ${offender}`);
+      if (process.env.PHONE_SHOTS) await page.screenshot({ path: `/tmp/phone-operate-${where.replace(/\W+/g, "_")}.png`, fullPage: true });
+    };
+    const inDialog = async (opener: string, where: string) => {
+      await page.getByRole("button", { name: opener, exact: true }).click();
+      const dialog = page.getByRole("dialog");
+      await dialog.waitFor(WAIT);
+      await check(where);
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "hidden", ...WAIT });
+    };
+
+    await page.goto(appUrl(suite.server(), "observations"));
+    await page.getByRole("checkbox", { name: "Select every observation shown" }).check();
+    const bar = page.getByRole("region", { name: "Bulk actions" });
+    await bar.waitFor(WAIT);
+    await check("observations, rows selected");
+    await inDialog("Set priority", "bulk priority dialog");
+    await inDialog("Cancel…", "bulk cancel dialog");
+    // One waits and is paused; the other is assigned and refused, so the results list a refusal.
+    await bar.getByRole("button", { name: "Pause" }).click();
+    await bar.getByText("1 paused, 1 refused: not in a status that allows it.").waitFor(WAIT);
+    await check("observations, bulk results");
+
+    await page.goto(appUrl(suite.server(), ids.waiting!));
+    await page.getByRole("button", { name: "Resume", exact: true }).waitFor(WAIT);
+    await check("a paused observation's controls");
+    await inDialog("Edit", "edit dialog");
+    await inDialog("Change priority", "priority dialog");
     expect(problems).toEqual([]);
   });
 });

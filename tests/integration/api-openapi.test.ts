@@ -205,7 +205,7 @@ describe("GET /api/openapi.json", () => {
     expect(profile.required).toEqual(expect.arrayContaining(["name", "notificationPreferences"]));
     expect(propertiesOf(profile.properties!.notificationPreferences)).toEqual(["email", "observationEvents", "push", "systemEvents"]);
     const update = resolve(request("put", "/api/v1/user/profile"));
-    expect(Object.keys(update.properties ?? {}).sort()).toEqual(["name", "notificationPreferences"]);
+    expect(Object.keys(update.properties ?? {}).sort()).toEqual(["name", "notificationPreferences", "timeDisplay"]);
     expect(update.required ?? []).toEqual([]);
     expect(update.additionalProperties).toBe(false);
 

@@ -1,3 +1,4 @@
+import { timeDisplayChoices } from "@meridian/rules";
 import { isoDate } from "@meridian/rules/fields";
 import { z } from "zod";
 
@@ -29,6 +30,8 @@ export const userDocSchema = z.object({
   /** A server administrator disabled the account: no sign-in, no session or key works. Absent means enabled. */
   disabled: z.boolean().optional(),
   lastLoginAt: isoDate.nullable().optional(),
+  /** Which zone the interface shows times in; absent means "observatory". */
+  timeDisplay: z.enum(timeDisplayChoices).optional(),
 });
 export type UserDoc = z.infer<typeof userDocSchema>;
 
@@ -151,6 +154,18 @@ export const observatoryDocSchema = z.object({
   /** The plugin's last reported system information and equipment configuration (free-form, as the plugin sends them). */
   systemInfo: z.unknown().optional(),
   equipment: z.unknown().optional(),
+  /**
+   * Set when the observatory was removed: the row stays so its observations, history and files keep
+   * their readers and references, but it leaves every list and its own routes answer 404.
+   */
+  removedAt: isoDate.optional(),
+  /**
+   * IANA name; absent in documents written before observatories had one, which read as the zone
+   * derived from their location (or UTC), as a write would have set it.
+   */
+  timeZone: z.string().optional(),
+  /** What estimates assume; absent (or a field absent) means the defaults (`defaultObservatoryTiming`). */
+  settings: z.object({ slewSeconds: z.number().optional(), readoutSeconds: z.number().optional() }).optional(),
 });
 export type ObservatoryDoc = z.infer<typeof observatoryDocSchema>;
 

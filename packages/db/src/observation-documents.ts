@@ -1,5 +1,6 @@
 import { observationStatuses, observationTypes } from "@meridian/rules";
 import {
+  monitoringSchema,
   observationConstraintsSchema,
   observationNotificationsSchema,
   observationPrioritySchema,
@@ -31,6 +32,10 @@ export const observationDocSchema = z.object({
   statusReason: z.string().nullable(),
   statusChangedAt: isoDate,
   isMonitoring: z.boolean(),
+  /** How a monitoring observation repeats; absent or null: at once after each run, for ever (as before cadences existed). */
+  monitoring: monitoringSchema.nullable().optional(),
+  /** A monitoring observation's runs so far (each end in completed or failed) and when the last one ended; absent before the first. */
+  monitoringRuns: z.object({ count: z.number().int().nonnegative(), lastEndedAt: isoDate }).optional(),
   /** When the stale monitor reported this observation stuck in its current status (once per stay). */
   staleReportedAt: isoDate.nullable().default(null),
   /** Deprecated (spec, Versioning 6): file names from older versions; the integrity scan migrates them into file records. */

@@ -296,6 +296,12 @@ export const observations = pgTable(
     status: text("status").notNull(),
     priority: integer("priority").notNull(),
     statusChangedAt: timestampColumn("status_changed_at").notNull(),
+    /**
+     * The name and every target name, one a line, for `?q`: computed by the database from the
+     * document (`observation_search_text`, migration 0017), so it cannot drift and rows written by
+     * plain SQL or restored from an archive made before it existed get it too.
+     */
+    searchText: text("search_text").generatedAlwaysAs(sql`observation_search_text(doc)`),
   },
   (table) => [
     // Dispatch order at one observatory: its pending observations, highest priority first, then oldest.
@@ -303,6 +309,12 @@ export const observations = pgTable(
     index("observations_project_idx").on(table.projectId, table.createdAt),
     index("observations_owner_idx").on(table.ownerId, table.createdAt),
     index("observations_status_idx").on(table.status, table.statusChangedAt),
+    // The list's sorts, each paged by (key, id) in either direction.
+    index("observations_created_idx").on(table.createdAt, table.id),
+    index("observations_priority_idx").on(table.priority, table.id),
+    index("observations_status_changed_idx").on(table.statusChangedAt, table.id),
+    // Substring search, case-insensitive (ILIKE '%q%'), over name and target names.
+    index("observations_search_idx").using("gin", sql`${table.searchText} gin_trgm_ops`),
   ],
 );
 

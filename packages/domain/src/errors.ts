@@ -45,6 +45,8 @@ export const errorCodes = {
   OWNING_ORGANIZATION_CANNOT_BE_REMOVED: { status: 409, title: "The owning organization cannot be removed" },
   ORGANIZATION_NOT_EMPTY: { status: 409, title: "The organization still owns observatories or projects" },
   PROJECT_NOT_ACTIVE: { status: 409, title: "The project is not active" },
+  OBSERVATORY_BUSY: { status: 409, title: "The observatory is running an observation" },
+  OBSERVATORY_REMOVED: { status: 409, title: "The observatory was removed" },
   PROJECT_NOT_ARCHIVED: { status: 409, title: "Only archived projects can be deleted" },
   LAST_SERVER_ADMIN: { status: 409, title: "The last server administrator" },
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },

@@ -14,6 +14,7 @@ export { pruneRateLimitEvents } from "./auth/rate-limit";
 export * from "./users/schemas";
 export { presentUser, isServerAdmin } from "./users/present";
 export { getProfile, updateProfile } from "./users/profile";
+export { gettingStartedSchema, readGettingStarted, type GettingStarted } from "./users/getting-started";
 export { setAvatar, getAvatar, detectImageType, MAX_AVATAR_BYTES } from "./users/avatar";
 export { appLink, listeningUrl, siteOrigin } from "./email/app-link";
 export { enqueueEmail, type OutgoingEmail } from "./email/outbox";
@@ -135,6 +136,7 @@ export { CACHE_CHANNEL, type CacheChange } from "./cache/request-caches";
 export { hashSecret } from "./auth/tokens";
 export * from "./observations/schemas";
 export { presentObservation } from "./observations/present";
+export { presentObservations, presentOneObservation } from "./observations/timings";
 export {
   createObservation,
   listObservations,
@@ -166,7 +168,14 @@ export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_I
 export * from "./system/server-settings";
 export { queueDispatch, moveObservation } from "./observations/transitions";
 export { uploadObservationFile, listObservationFiles, openObservationFile, presentFile } from "./observations/files";
+export { openObservationArchive } from "./observations/files-archive";
+export { exportObservations, csvField } from "./observations/observation-export";
+export { observationSorts, type ObservationFilter, type ObservationSort } from "./observations/observation-query";
 export { reportStaleObservations } from "./observations/stale-monitor";
+export * from "./observations/operate";
+export * from "./observations/bulk";
+export { removeObservatory, OBSERVATORY_REMOVED_REASON } from "./observatories/remove";
+export * from "./observatories/names";
 export { deliverPush, shouldRetry, type PushOutcome } from "./notifications/deliver-push";
 export { queuePush, notifySystemEvent, queueObservationNotifications } from "./notifications/notify";
 export { webPushConfigured, type PushMessage, type ChannelResult } from "./notifications/push-channels";

@@ -14,6 +14,7 @@ export {
   canMove,
   compareVersions,
   isFinalStatus,
+  isMonitoringMove,
   notifiedStatuses,
   observationStatuses,
   observationTransitions,
@@ -36,3 +37,5 @@ export {
   RIGHT_ASCENSION_FORMAT,
   type AngleResult,
 } from "./coordinates";
+export { defaultObservatoryTiming, estimatedSeconds, formatDuration, observatoryTimingBounds, type ObservatoryTiming } from "./estimate";
+export { canonicalTimeZone, isTimeZone, TIME_ZONE_PREDICATE, timeDisplayChoices, type TimeDisplay } from "./time-zones";

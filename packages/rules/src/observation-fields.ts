@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { isoDate, withoutControlCharacters } from "./field-schemas";
 import { notifiedStatuses, observationTypes, twilightKinds } from "./observation-statuses";
+import { monitoringProblems, monitoringSchema } from "./monitoring-cadence";
 import { fieldMessage, issuePredicate, type IssueDetails } from "./validation-messages";
+
+export { monitoringProblems, monitoringSchema, refineMonitoring, type MonitoringCadence } from "./monitoring-cadence";
 
 /**
  * The fields of an observation a person fills in, defined once: the stored document
@@ -90,6 +93,7 @@ export const observationDraftSchema = z.object({
   constraints: observationConstraintsSchema,
   fixedTimeStart: fixedTimeSchema,
   fixedTimeEnd: fixedTimeSchema,
+  monitoring: monitoringSchema.nullable().optional(),
 });
 
 /**
@@ -102,6 +106,7 @@ export function observationDraftProblems(draft: unknown): Record<string, string>
   const problems: Record<string, string> = {};
   for (const issue of result.error?.issues ?? []) problems[issue.path.map(String).join(".")] ??= fieldMessage(issue.path, issue.message);
   // The window is checked even while other fields fail, which a refinement of the object would not be.
-  for (const problem of fixedTimeProblems((draft ?? {}) as Window)) problems[problem.path[0]] ??= fieldMessage(problem.path, problem.predicate);
+  for (const problem of [...fixedTimeProblems((draft ?? {}) as Window), ...monitoringProblems((draft ?? {}) as { type?: string; monitoring?: unknown })])
+    problems[problem.path[0]] ??= fieldMessage(problem.path, problem.predicate);
   return problems;
 }

@@ -54,6 +54,13 @@ export const pluginMayReport = (to: ObservationStatus): boolean => pluginReporta
 /** Statuses from which nothing moves on (a monitoring observation's completed and failed go back to pending). */
 export const isFinalStatus = (status: ObservationStatus): boolean => observationTransitions[status].length === 0;
 
+/**
+ * The moves the server makes of a monitoring observation beyond the table: a run's end back to
+ * pending, and, when its cadence is over, a failed last run to completed (contract, "Time and duration").
+ */
+export const isMonitoringMove = (from: ObservationStatus, to: ObservationStatus): boolean =>
+  ((from === "completed" || from === "failed") && to === "pending") || (from === "failed" && to === "completed");
+
 /** An observatory is busy while it holds one of these. */
 export const activeStatuses: readonly ObservationStatus[] = ["assigned", "in_progress", "suspended", "acquisition_complete"];
 

@@ -106,7 +106,11 @@ export function AnnouncementStatsSummary({ admin }: { admin: boolean }) {
         loading="Loading statistics"
         error="Could not load the statistics"
         isEmpty={(data) => !admin && data.scopes.length === 0}
-        empty={<p className="text-sm text-slate-500">None of the observatories, organizations or projects you manage has announcements yet.</p>}
+        empty={
+          <p className="text-sm text-slate-500">
+            None of the observatories, organizations or projects you manage has announcements yet. Send one from its page.
+          </p>
+        }
       >
         {(data) => (admin ? <ScopeTotals rows={data.scopes} /> : <PerScope rows={data.scopes} />)}
       </QueryState>

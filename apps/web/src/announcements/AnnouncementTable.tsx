@@ -1,4 +1,4 @@
-import { useId, useState } from "react";
+import { useId, useState, type ReactNode } from "react";
 import type { QueryKey } from "@tanstack/react-query";
 import { Ban, Users } from "lucide-react";
 import { Link } from "react-router-dom";
@@ -35,8 +35,8 @@ export interface AnnouncementTableProps {
   showScope: boolean;
   source(status: AnnouncementStatus | undefined): AnnouncementSource;
   dialogs: AnnouncementDialogs;
-  /** What the empty list says when no status filter is on. */
-  empty: string;
+  /** What the empty list says when no status filter is on: what would be here and how to send one. */
+  empty: ReactNode;
 }
 
 /** Which observatory, organization or project it went to, under its title. */

@@ -1,10 +1,10 @@
-import { useId } from "react";
+import { useId, type ReactNode } from "react";
 import { KeyRound } from "lucide-react";
 import { Button } from "../components/Button";
 import { CopyButton } from "../components/CopyButton";
 
-/** The secret exists in this browser only until dismissed: the server keeps its hash. */
-export function NewKeyNotice({ name, secret, onDone }: { name: string; secret: string; onDone(): void }) {
+/** The secret exists in this browser only until dismissed: the server keeps its hash. `children` say what to do with it next. */
+export function NewKeyNotice({ name, secret, onDone, children }: { name: string; secret: string; onDone(): void; children?: ReactNode }) {
   const fieldId = useId();
   return (
     <section aria-labelledby={`${fieldId}-title`} className="rounded-lg bg-emerald-50 p-4 ring-1 ring-emerald-200 sm:p-5">
@@ -28,6 +28,7 @@ export function NewKeyNotice({ name, secret, onDone }: { name: string; secret: s
             />
             <CopyButton text={secret} label="Copy key" />
           </div>
+          {children ? <div className="mt-4">{children}</div> : null}
           <Button variant="ghost" className="mt-3 -ml-3" onClick={onDone}>
             I have saved it
           </Button>

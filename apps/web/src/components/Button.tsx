@@ -16,19 +16,15 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   icon?: ReactNode;
 }
 
+/** A button's look, also for links that act as buttons (ActionLink). */
+export const buttonClass = (variant: Variant = "primary", className = "") =>
+  `inline-flex items-center justify-center gap-2 rounded-md px-3.5 py-2 text-sm font-semibold ` +
+  `transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed ` +
+  `disabled:opacity-60 ${variants[variant]} ${className}`;
+
 export function Button({ variant = "primary", busy = false, icon, className = "", children, disabled, type = "button", ...rest }: ButtonProps) {
   return (
-    <button
-      type={type}
-      disabled={disabled || busy}
-      aria-busy={busy || undefined}
-      className={
-        `inline-flex items-center justify-center gap-2 rounded-md px-3.5 py-2 text-sm font-semibold ` +
-        `transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed ` +
-        `disabled:opacity-60 ${variants[variant]} ${className}`
-      }
-      {...rest}
-    >
+    <button type={type} disabled={disabled || busy} aria-busy={busy || undefined} className={buttonClass(variant, className)} {...rest}>
       {busy ? <LoaderCircle aria-hidden="true" className="size-4 animate-spin" /> : icon}
       {children}
     </button>

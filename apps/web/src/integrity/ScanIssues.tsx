@@ -117,7 +117,13 @@ function Issues({
         loading="Loading issues"
         error="Could not load issues"
         isEmpty={() => items.length === 0}
-        empty={<EmptyState icon={ShieldCheck} title={Object.keys(filter).length ? "No issue matches these filters" : "No issues found"} />}
+        empty={
+          <EmptyState icon={ShieldCheck} title={Object.keys(filter).length ? "No issue matches these filters" : "No issues found"}>
+            {Object.keys(filter).length
+              ? "Set the filters back to “All” to see every issue of this scan."
+              : "This scan found nothing wrong in what it checked."}
+          </EmptyState>
+        }
       >
         {() => (
           <DataTable label="Issues" stackOnPhone columns={<HeadingsWithActions names={["Severity", "Issue", "Document", "Status"]} />}>

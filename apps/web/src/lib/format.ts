@@ -1,25 +1,84 @@
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-const sameYear = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
-const sameYearDate = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
-const otherYearDate = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
-const otherYear = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
+import { displayZone, timeDisplay, zoneAbbreviation } from "./time-display";
 
-export function formatDateTime(iso: string | null | undefined, fallback = "—"): string {
-  if (!iso) return fallback;
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? fallback : dateTime.format(date);
+type Style = "dateTime" | "sameYear" | "sameYearDate" | "otherYearDate" | "otherYear";
+const styles: Record<Style, Intl.DateTimeFormatOptions> = {
+  dateTime: { dateStyle: "medium", timeStyle: "short" },
+  sameYear: { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" },
+  sameYearDate: { month: "short", day: "numeric" },
+  otherYearDate: { year: "numeric", month: "short", day: "numeric" },
+  otherYear: { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit" },
+};
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** One formatter per style and zone (`undefined`: the browser's), made once. */
+function formatter(style: Style, zone: string | undefined): Intl.DateTimeFormat {
+  const key = `${style}|${zone ?? ""}`;
+  let made = formatters.get(key);
+  if (!made) {
+    made = new Intl.DateTimeFormat(undefined, { ...styles[style], ...(zone ? { timeZone: zone } : {}) });
+    formatters.set(key, made);
+  }
+  return made;
 }
 
-/** In the year shown by `sameYearFormat` when it is this one, else by `otherYearFormat`. */
-function formatShort(iso: string | null | undefined, fallback: string, sameYearFormat: Intl.DateTimeFormat, otherYearFormat: Intl.DateTimeFormat): string {
-  if (!iso) return fallback;
+const parse = (iso: string | null | undefined) => {
+  if (!iso) return null;
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return fallback;
-  return (date.getFullYear() === new Date().getFullYear() ? sameYearFormat : otherYearFormat).format(date);
+  return Number.isNaN(date.getTime()) ? null : date;
+};
+
+/** The year of `date` in `zone`, to tell this year's dates from others'. */
+const yearIn = (date: Date, zone: string | undefined) =>
+  Number(
+    formatter("otherYearDate", zone)
+      .formatToParts(date)
+      .find((part) => part.type === "year")?.value,
+  );
+
+/**
+ * A time in the zone the profile's time display chooses (`lib/time-display.ts`): the browser's, or
+ * UTC (then said after it). Times of an observatory go through `formatObservatoryTime` or `<Time>`.
+ */
+export function formatDateTime(iso: string | null | undefined, fallback = "—"): string {
+  const date = parse(iso);
+  if (!date) return fallback;
+  const zone = displayZone(undefined);
+  return withZoneName(formatter("dateTime", zone).format(date), zone, date);
+}
+
+const withZoneName = (text: string, zone: string | undefined, date: Date) => (zone ? `${text} ${zoneAbbreviation(zone, date)}` : text);
+
+/** In the year shown by `sameYearStyle` when it is this one, else by `otherYearStyle`. */
+function formatShort(iso: string | null | undefined, fallback: string, sameYearStyle: Style, otherYearStyle: Style, zone = displayZone(undefined)): string {
+  const date = parse(iso);
+  if (!date) return fallback;
+  return formatter(yearIn(date, zone) === yearIn(new Date(), zone) ? sameYearStyle : otherYearStyle, zone).format(date);
 }
 
 /** For narrow table cells: the year only when it is not this one. */
-export const formatShortDateTime = (iso: string | null | undefined, fallback = "—") => formatShort(iso, fallback, sameYear, otherYear);
+export const formatShortDateTime = (iso: string | null | undefined, fallback = "—") => {
+  const date = parse(iso);
+  const zone = displayZone(undefined);
+  return date ? withZoneName(formatShort(iso, fallback, "sameYear", "otherYear", zone), zone, date) : fallback;
+};
 
 /** A day without its time, for narrow cells: the year only when it is not this one. */
-export const formatShortDate = (iso: string | null | undefined, fallback = "—") => formatShort(iso, fallback, sameYearDate, otherYearDate);
+export const formatShortDate = (iso: string | null | undefined, fallback = "—") => formatShort(iso, fallback, "sameYearDate", "otherYearDate");
+
+/**
+ * A time of an observatory (its window, queue, runs): in the observatory's zone with the zone's
+ * abbreviation, unless the profile chose the browser's zone or UTC. `short` leaves out the year
+ * when it is this one, for narrow cells. Without a zone (not loaded yet) it reads as any other time.
+ */
+export function formatObservatoryTime(
+  iso: string | null | undefined,
+  observatoryZone: string | undefined,
+  options: { short?: boolean; fallback?: string; choice?: ReturnType<typeof timeDisplay> } = {},
+): string {
+  const { short = false, fallback = "—", choice = timeDisplay() } = options;
+  const date = parse(iso);
+  if (!date) return fallback;
+  const zone = displayZone(observatoryZone, choice);
+  const text = short ? formatShort(iso, fallback, "sameYear", "otherYear", zone) : formatter("dateTime", zone).format(date);
+  return withZoneName(text, zone, date);
+}

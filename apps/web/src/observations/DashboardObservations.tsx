@@ -3,31 +3,12 @@ import { Link } from "react-router-dom";
 import type { ObservationStatus } from "@meridian/rules";
 import { Card } from "../components/Card";
 import { OnlineBadge } from "../observatories/PermissionBadges";
-import { formatShortDateTime } from "../lib/format";
 import { trpc } from "../trpc";
-import type { Observation } from "./labels";
-import { StatusBadge } from "./StatusBadge";
+import { ObservationLines } from "./ObservationLines";
 
 const useByStatus = (status: ObservationStatus, limit = 5) => useQuery(trpc.observations.list.queryOptions({ status, limit }, { staleTime: 0 }));
 
-function ObservationLines({ items, empty }: { items: Observation[]; empty: string }) {
-  if (items.length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
-  return (
-    <ul className="flex flex-col gap-2">
-      {items.map((observation) => (
-        <li key={observation.id} className="flex items-center justify-between gap-3">
-          <Link to={`/observations/${observation.id}`} className="truncate text-sm font-medium text-slate-900 hover:text-indigo-600">
-            {observation.name}
-          </Link>
-          <span className="flex shrink-0 items-center gap-2">
-            <span className="hidden text-xs text-slate-500 sm:inline">{formatShortDateTime(observation.statusChangedAt)}</span>
-            <StatusBadge status={observation.status} />
-          </span>
-        </li>
-      ))}
-    </ul>
-  );
-}
+const inlineLink = "font-medium text-indigo-600 underline underline-offset-2 hover:no-underline";
 
 /** The dashboard's live view: the caller's observatories and whether they are online, what runs, what waits, what just ended. */
 export function DashboardObservations() {
@@ -55,17 +36,37 @@ export function DashboardObservations() {
             ))}
           </ul>
         ) : (
-          <p className="text-sm text-slate-500">No observatories yet.</p>
+          <p className="text-sm text-slate-500">
+            None yet.{" "}
+            <Link to="/observatories" className={inlineLink}>
+              Create one for your telescope
+            </Link>
+            , or ask an observatory's administrator to add you.
+          </p>
         )}
       </Card>
       <Card title="Running now">
-        <ObservationLines items={running.flatMap((query) => query.data?.items ?? [])} empty="Nothing is being observed." />
+        <ObservationLines
+          items={running.flatMap((query) => query.data?.items ?? [])}
+          empty="Nothing is being observed. Dispatch sends a waiting observation once its observatory is online and the target can be observed."
+        />
       </Card>
       <Card title="Queued">
-        <ObservationLines items={queued.data?.items ?? []} empty="Nothing waits for dispatch." />
+        <ObservationLines
+          items={queued.data?.items ?? []}
+          empty={
+            <>
+              Nothing waits for dispatch.{" "}
+              <Link to="/observations/new" className={inlineLink}>
+                Submit an observation
+              </Link>{" "}
+              to fill the queue.
+            </>
+          }
+        />
       </Card>
       <Card title="Recent results">
-        <ObservationLines items={recent} empty="No results yet." />
+        <ObservationLines items={recent} empty="No results yet: finished observations show here, with their files on their own pages." />
       </Card>
     </div>
   );

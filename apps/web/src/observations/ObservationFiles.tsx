@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { Download, FileImage, FileX } from "lucide-react";
+import { Download, FileArchive, FileImage, FileX } from "lucide-react";
 import { Badge } from "../components/Badge";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
@@ -29,59 +29,81 @@ export function ObservationFiles({ observationId }: { observationId: string }) {
       {(data) => {
         const previewOf = new Map(data.items.filter((file) => file.previewOfId).map((file) => [file.previewOfId!, file]));
         return (
-          <ul className="grid gap-3 sm:grid-cols-2" aria-label="Files">
-            {data.items
-              .filter((file) => file.kind !== "preview")
-              .map((file) => {
-                const preview = previewOf.get(file.id);
-                return (
-                  <li key={file.id} className="flex min-w-0 items-center gap-3 rounded-lg bg-white p-3 shadow-sm ring-1 ring-slate-200">
-                    {preview && !preview.missing && !file.missing ? (
-                      <img src={downloadUrl(preview.id)} alt={`Preview of ${file.filename}`} className="size-16 rounded object-cover ring-1 ring-slate-200" />
-                    ) : (
-                      <span className="flex size-16 shrink-0 items-center justify-center rounded bg-slate-50 text-slate-400">
-                        {file.missing ? <FileX aria-hidden="true" className="size-6" /> : <FileImage aria-hidden="true" className="size-6" />}
-                      </span>
-                    )}
-                    <div className="min-w-0 flex-1">
-                      <p className="truncate text-sm font-medium text-slate-900">{file.filename}</p>
-                      <p className="text-xs text-slate-500">
-                        {formatBytes(file.sizeBytes)} · {file.contentType}
-                      </p>
-                      {file.missing ? (
-                        <p className="mt-1 text-xs text-red-700">
-                          Its bytes are gone from storage: there is nothing to download. The observatory can upload it again.
-                        </p>
+          <>
+            {data.items.some((file) => !file.missing) ? <DownloadAll observationId={observationId} /> : null}
+            <ul className="grid gap-3 sm:grid-cols-2" aria-label="Files">
+              {data.items
+                .filter((file) => file.kind !== "preview")
+                .map((file) => {
+                  const preview = previewOf.get(file.id);
+                  return (
+                    <li key={file.id} className="flex min-w-0 items-center gap-3 rounded-lg bg-white p-3 shadow-sm ring-1 ring-slate-200">
+                      {preview && !preview.missing && !file.missing ? (
+                        <img src={downloadUrl(preview.id)} alt={`Preview of ${file.filename}`} className="size-16 rounded object-cover ring-1 ring-slate-200" />
                       ) : (
-                        <p className="truncate font-mono text-xs text-slate-400" title="SHA-256">
-                          {file.sha256.slice(0, 16)}…
-                        </p>
+                        <span className="flex size-16 shrink-0 items-center justify-center rounded bg-slate-50 text-slate-400">
+                          {file.missing ? <FileX aria-hidden="true" className="size-6" /> : <FileImage aria-hidden="true" className="size-6" />}
+                        </span>
                       )}
-                    </div>
-                    {file.missing ? (
-                      <Badge tone="red" className="shrink-0">
-                        Missing
-                      </Badge>
-                    ) : (
-                      <a
-                        href={downloadUrl(file.id)}
-                        download={file.filename}
-                        className={
-                          "inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm font-medium text-indigo-600 " +
-                          "hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
-                        }
-                        aria-label={`Download ${file.filename}`}
-                      >
-                        <Download aria-hidden="true" className="size-4" />
-                        Download
-                      </a>
-                    )}
-                  </li>
-                );
-              })}
-          </ul>
+                      <div className="min-w-0 flex-1">
+                        <p className="truncate text-sm font-medium text-slate-900">{file.filename}</p>
+                        <p className="text-xs text-slate-500">
+                          {formatBytes(file.sizeBytes)} · {file.contentType}
+                        </p>
+                        {file.missing ? (
+                          <p className="mt-1 text-xs text-red-700">
+                            Its bytes are gone from storage: there is nothing to download. The observatory can upload it again.
+                          </p>
+                        ) : (
+                          <p className="truncate font-mono text-xs text-slate-400" title="SHA-256">
+                            {file.sha256.slice(0, 16)}…
+                          </p>
+                        )}
+                      </div>
+                      {file.missing ? (
+                        <Badge tone="red" className="shrink-0">
+                          Missing
+                        </Badge>
+                      ) : (
+                        <a
+                          href={downloadUrl(file.id)}
+                          download={file.filename}
+                          className={
+                            "inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm font-medium text-indigo-600 " +
+                            "hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                          }
+                          aria-label={`Download ${file.filename}`}
+                        >
+                          <Download aria-hidden="true" className="size-4" />
+                          Download
+                        </a>
+                      )}
+                    </li>
+                  );
+                })}
+            </ul>
+          </>
         );
       }}
     </QueryState>
+  );
+}
+
+/** Every file the store still holds, as one ZIP streamed by the server (files it lost are named in MISSING.txt inside). */
+function DownloadAll({ observationId }: { observationId: string }) {
+  return (
+    <p className="mb-3 flex justify-end">
+      <a
+        href={`/observations/${observationId}/files/archive`}
+        download
+        className={
+          "inline-flex items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-medium text-indigo-600 ring-1 ring-slate-200 " +
+          "hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
+        }
+      >
+        <FileArchive aria-hidden="true" className="size-4" />
+        Download all (ZIP)
+      </a>
+    </p>
   );
 }

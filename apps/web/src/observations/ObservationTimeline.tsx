@@ -2,7 +2,7 @@ import { useEffect, useRef } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { ObservationStatus } from "@meridian/rules";
 import { QueryState } from "../components/QueryState";
-import { formatDateTime } from "../lib/format";
+import { Time } from "../components/Time";
 import { trpc } from "../trpc";
 import { observationStatusInfo } from "./labels";
 import { StatusBadge } from "./StatusBadge";
@@ -15,7 +15,18 @@ const actorLabel = (actor: { kind: string; id: string }) =>
  * the page shows it: every move is recorded, so the last entry always ends there, and a timeline that
  * ends elsewhere was read before the move (its event crossed the read) and is read again, once per move.
  */
-export function ObservationTimeline({ observationId, status, statusChangedAt }: { observationId: string; status: ObservationStatus; statusChangedAt: string }) {
+export function ObservationTimeline({
+  observationId,
+  status,
+  statusChangedAt,
+  timeZone,
+}: {
+  observationId: string;
+  status: ObservationStatus;
+  statusChangedAt: string;
+  /** The observatory's zone: the moves happened there. */
+  timeZone?: string;
+}) {
   const history = useQuery(trpc.observations.history.queryOptions({ id: observationId }, { staleTime: 0 }));
   const lastEntry = history.data?.items.at(-1);
   const behind = lastEntry !== undefined && lastEntry.to !== status;
@@ -35,9 +46,9 @@ export function ObservationTimeline({ observationId, status, statusChangedAt }: 
               <span aria-hidden="true" className="absolute -left-1.5 mt-1.5 size-3 rounded-full border border-white bg-indigo-400" />
               <div className="flex flex-wrap items-center gap-2">
                 <StatusBadge status={entry.to} />
-                <time className="text-xs text-slate-500" dateTime={entry.at}>
-                  {formatDateTime(entry.at)}
-                </time>
+                <span className="text-xs text-slate-500">
+                  <Time iso={entry.at} zone={timeZone} />
+                </span>
               </div>
               <p className="mt-1 text-sm text-slate-600">
                 {entry.from ? `From ${observationStatusInfo[entry.from].label.toLowerCase()}, by ${actorLabel(entry.actor)}` : "Submitted"}

@@ -8,12 +8,14 @@ import { trpc } from "../trpc";
 import { LocationFieldset, locationDraftOf, locationErrorPaths, checkObservatoryFields } from "./LocationFields";
 import type { Observatory } from "./permissions";
 import { refreshObservatories } from "./refresh";
+import { parseTimeDraft, timeDraftOf, timeErrorPaths, TimeFieldset } from "./TimeFields";
 
-/** Name, location and dispatch of an observatory (can_admin); each change lands in its history. */
+/** Name, location, dispatch, time zone and timing of an observatory (can_admin); each change lands in its history. */
 export function EditObservatoryDialog({ observatory, onClose, onSaved }: { observatory: Observatory; onClose(): void; onSaved(): void }) {
   const [name, setName] = useState(observatory.name);
   const [dispatchEnabled, setDispatchEnabled] = useState(observatory.dispatchEnabled);
   const [location, setLocation] = useState(locationDraftOf(observatory.location));
+  const [time, setTime] = useState(timeDraftOf(observatory));
   const [local, setLocal] = useState<Record<string, string>>({});
   const save = useMutation(
     trpc.observatories.update.mutationOptions({
@@ -28,9 +30,10 @@ export function EditObservatoryDialog({ observatory, onClose, onSaved }: { obser
 
   const submit = () => {
     const parsed = checkObservatoryFields(name, location);
-    setLocal(parsed.errors);
-    if (Object.keys(parsed.errors).length > 0) return save.reset();
-    save.mutate({ id: observatory.id, update: { name, dispatchEnabled, location: parsed.location } });
+    const timing = parseTimeDraft(time, observatory);
+    setLocal({ ...parsed.errors, ...timing.errors });
+    if (Object.keys(parsed.errors).length + Object.keys(timing.errors).length > 0) return save.reset();
+    save.mutate({ id: observatory.id, update: { name, dispatchEnabled, location: parsed.location, ...timing.update } });
   };
 
   return (
@@ -39,7 +42,7 @@ export function EditObservatoryDialog({ observatory, onClose, onSaved }: { obser
       description="Changes are recorded in the observatory's history with their old and new values."
       submitLabel="Save settings"
       busy={save.isPending}
-      error={generalMessage(problem, ["name", ...locationErrorPaths])}
+      error={generalMessage(problem, ["name", ...locationErrorPaths, ...timeErrorPaths])}
       onSubmit={submit}
       onClose={onClose}
     >
@@ -51,6 +54,7 @@ export function EditObservatoryDialog({ observatory, onClose, onSaved }: { obser
         onChange={setDispatchEnabled}
       />
       <LocationFieldset draft={location} onChange={setLocation} errors={errors} />
+      <TimeFieldset draft={time} onChange={setTime} errors={errors} observatory={observatory} />
     </FormDialog>
   );
 }

@@ -85,7 +85,7 @@ export function ObservatoryHistory({ observatoryId, names }: { observatoryId: st
   if (items.length === 0)
     return (
       <EmptyState icon={History} title="No history yet">
-        Changes to members, organizations with access, settings and ownership appear here.
+        Changes to members, organizations with access, settings and ownership appear here, and the plugin's connections once it has one.
       </EmptyState>
     );
   return (

@@ -8,18 +8,32 @@ import { Card } from "../components/Card";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
 import { queryClient, trpc, trpcClient } from "../trpc";
+import { forgetNewPluginKey, rememberNewPluginKey } from "./new-plugin-key";
+import { PluginCommand } from "./PluginCommand";
 
 /** The plugin's keys (can_admin): each acts only as this observatory; revoking one closes its connection at once. */
 export function ObservatoryKeys({ observatoryId }: { observatoryId: string }) {
   const keys = useQuery(trpc.observatories.keys.queryOptions({ id: observatoryId }, { staleTime: 0 }));
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const refresh = () => queryClient.invalidateQueries(trpc.observatories.keys.queryFilter({ id: observatoryId }));
+  const keep = (key: CreatedKey) => {
+    setCreated(key);
+    rememberNewPluginKey(observatoryId, key.key);
+  };
+  const saved = () => {
+    setCreated(null);
+    forgetNewPluginKey(observatoryId);
+  };
   return (
     <div className="flex flex-col gap-4">
-      {created ? <NewKeyNotice name={created.name} secret={created.key} onDone={() => setCreated(null)} /> : null}
-      <Card title="New plugin key" description="The observatory's plugin connects with it (pnpm simulate:observatory --key … for a simulated one).">
+      {created ? (
+        <NewKeyNotice name={created.name} secret={created.key} onDone={saved}>
+          <PluginCommand secret={created.key} />
+        </NewKeyNotice>
+      ) : null}
+      <Card title="New plugin key" description="The plugin on the telescope's computer connects with it; Meridian shows a new key once.">
         <CreateApiKeyForm
-          onCreated={setCreated}
+          onCreated={keep}
           placeholder="e.g. Dome computer"
           creation={{ create: (name) => trpcClient.observatories.createKey.mutate({ id: observatoryId, name }), refresh }}
         />
@@ -33,13 +47,18 @@ export function ObservatoryKeys({ observatoryId }: { observatoryId: string }) {
             title="Revoke plugin key?"
             warning={(name) => <>A plugin connected with {name} is disconnected at once.</>}
             empty={
-              <EmptyState icon={KeyRound} title="No plugin keys">
-                Create one for the observatory's plugin.
+              <EmptyState icon={KeyRound} title="No plugin keys yet">
+                Create one above: the observatory's plugin, or the simulated one, connects with it and then takes the observations dispatch sends.
               </EmptyState>
             }
           />
         )}
       </QueryState>
+      {created ? null : (
+        <Card title="Connect a plugin">
+          <PluginCommand />
+        </Card>
+      )}
     </div>
   );
 }

@@ -234,7 +234,9 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
             </>
           }
         >
-          {organizations.length === 0 ? <EmptyRow columns={6}>No organizations yet.</EmptyRow> : null}
+          {organizations.length === 0 ? (
+            <EmptyRow columns={6}>No organization has access yet.{canAdmin ? " Add one below: its members then get access through it." : ""}</EmptyRow>
+          ) : null}
           {organizations.map((member) => {
             const optimistic = pending[`organization:${member.organizationId}`];
             return (

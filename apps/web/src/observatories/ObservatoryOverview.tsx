@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { Badge } from "../components/Badge";
 import { Card } from "../components/Card";
+import { Time } from "../components/Time";
 import { formatDateTime } from "../lib/format";
 import { OnlineBadge, PermissionBadges } from "./PermissionBadges";
 import type { Observatory } from "./permissions";
@@ -25,7 +26,15 @@ export function ObservatoryOverview({ observatory, ownerName }: { observatory: O
         <Row term="Connection">
           <span className="flex flex-wrap items-center gap-2">
             <OnlineBadge online={connection.online} />
-            <span className="text-slate-500">{connection.lastSeenAt ? `Last seen ${formatDateTime(connection.lastSeenAt)}` : "Never connected"}</span>
+            <span className="text-slate-500">
+              {connection.lastSeenAt ? (
+                <>
+                  Last seen <Time iso={connection.lastSeenAt} zone={observatory.timeZone} />
+                </>
+              ) : (
+                "Never connected"
+              )}
+            </span>
           </span>
         </Row>
         <Row term="Safety">
@@ -49,6 +58,13 @@ export function ObservatoryOverview({ observatory, ownerName }: { observatory: O
           ) : (
             <span className="text-slate-400">Not set</span>
           )}
+        </Row>
+        <Row term="Time zone">
+          {observatory.timeZone}
+          {observatory.timeZone === observatory.locationTimeZone && observatory.location ? <span className="text-slate-500"> (from its location)</span> : null}
+        </Row>
+        <Row term="Timing">
+          Slew {observatory.settings.slewSeconds} s per target · readout {observatory.settings.readoutSeconds} s per exposure
         </Row>
         <Row term="Your permissions">{observatory.myPermissions ? <PermissionBadges permissions={observatory.myPermissions} /> : "—"}</Row>
         <Row term="Created">{formatDateTime(observatory.createdAt)}</Row>

@@ -129,7 +129,11 @@ export function AuditLog({ organizationId, nameOf }: { organizationId: string; n
         loading="Loading the audit log"
         error="Could not load the audit log"
         isEmpty={() => entries.length === 0}
-        empty={<EmptyState icon={ScrollText} title="Nothing recorded yet" />}
+        empty={
+          <EmptyState icon={ScrollText} title="Nothing recorded yet">
+            Adding or removing members, changing permissions or storage, and transferring ownership are recorded here.
+          </EmptyState>
+        }
       >
         {() => (
           <DataTable

@@ -91,7 +91,11 @@ export function OrganizationMembers({ organization }: { organization: Organizati
           loading="Loading members"
           error="Could not load members"
           isEmpty={(data) => data.items.length === 0}
-          empty={<EmptyState icon={Users} title="No members" />}
+          empty={
+            <EmptyState icon={Users} title="No members">
+              Members who may manage members add others below, by the email address of their Meridian account.
+            </EmptyState>
+          }
         >
           {(data) => (
             <DataTable

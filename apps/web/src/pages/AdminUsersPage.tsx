@@ -66,7 +66,11 @@ export function AdminUsersPage() {
           loading="Loading users"
           error="Could not load users"
           isEmpty={() => items.length === 0}
-          empty={<EmptyState icon={UsersRound} title={q ? `No user matches “${q}”` : "No users yet"} />}
+          empty={
+            <EmptyState icon={UsersRound} title={q ? `No user matches “${q}”` : "No users yet"}>
+              {q ? "The search looks for these letters in names and email addresses: check the spelling, or search for fewer." : null}
+            </EmptyState>
+          }
         >
           {() => <UserTable users={items} meId={me.data?.id} onChange={(kind, user) => change.ask({ kind, user })} />}
         </QueryState>

@@ -1,5 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
+import { ChartColumn } from "lucide-react";
 import { AnalyticsDashboard } from "../analytics/AnalyticsDashboard";
+import { ActionLink } from "../components/ActionLink";
+import { EmptyState } from "../components/EmptyState";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { useDocumentTitle } from "../lib/document-title";
@@ -18,7 +21,22 @@ function AnalyticsPage({ scope }: { scope: keyof typeof pages }) {
   return (
     <>
       <PageHeader title={title} description={description} />
-      <QueryState query={analytics} loading={`Loading ${title.toLowerCase()}`} error={`Could not load ${title.toLowerCase()}`}>
+      <QueryState
+        query={analytics}
+        loading={`Loading ${title.toLowerCase()}`}
+        error={`Could not load ${title.toLowerCase()}`}
+        isEmpty={(data) => scope === "mine" && data.observatoryCount === 0}
+        empty={
+          <EmptyState
+            icon={ChartColumn}
+            title="No observatory of yours to count yet"
+            actions={<ActionLink to="/observatories">Go to observatories</ActionLink>}
+          >
+            These figures cover the observatories you own or administer, counted again every minute. Create one, or ask an observatory's owner to make you one
+            of its administrators.
+          </EmptyState>
+        }
+      >
         {(data) => <AnalyticsDashboard analytics={data} />}
       </QueryState>
     </>

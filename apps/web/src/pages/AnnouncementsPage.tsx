@@ -1,5 +1,6 @@
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { Plus } from "lucide-react";
+import { Link } from "react-router-dom";
 import { AnnouncementStatsSummary } from "../announcements/AnnouncementStatsSummary";
 import { AnnouncementTable } from "../announcements/AnnouncementTable";
 import { CreateAnnouncementDialog } from "../announcements/CreateAnnouncementDialog";
@@ -13,17 +14,38 @@ import { PageHeader } from "../components/PageHeader";
 import { SuccessNotice } from "../components/SuccessNotice";
 import { useDocumentTitle } from "../lib/document-title";
 
-const tables: Array<{ scope: AnnouncementScope; title: string; adminOnly?: boolean; description: string; empty: string }> = [
+const pageLink = (to: string, text: string) => (
+  <Link to={to} className="font-medium text-indigo-600 underline underline-offset-2 hover:no-underline">
+    {text}
+  </Link>
+);
+
+const tables: Array<{ scope: AnnouncementScope; title: string; adminOnly?: boolean; description: string; empty: ReactNode }> = [
   {
     scope: "system",
     title: "System",
     adminOnly: true,
     description: "To users across the server; they must acknowledge before going on.",
-    empty: "No system announcements yet.",
+    empty: "No system announcements yet. “New system announcement” tells every user, or the ones you pick, about maintenance or outages.",
   },
-  { scope: "observatory", title: "Observatory", description: "To everyone with access to an observatory.", empty: "No observatory announcements you manage." },
-  { scope: "organization", title: "Organization", description: "To the members of an organization.", empty: "No organization announcements you manage." },
-  { scope: "project", title: "Project", description: "To the members of a project.", empty: "No project announcements you manage." },
+  {
+    scope: "observatory",
+    title: "Observatory",
+    description: "To everyone with access to an observatory.",
+    empty: <>None from observatories you administer. Their owners and administrators send them from the {pageLink("/observatories", "observatory's page")}.</>,
+  },
+  {
+    scope: "organization",
+    title: "Organization",
+    description: "To the members of an organization.",
+    empty: <>None from organizations you manage. Their owners and administrators send them from the {pageLink("/organizations", "organization's page")}.</>,
+  },
+  {
+    scope: "project",
+    title: "Project",
+    description: "To the members of a project.",
+    empty: <>None from projects you run. Their owners and admins send them from the {pageLink("/projects", "project's page")}.</>,
+  },
 ];
 
 /**

@@ -3,6 +3,7 @@ import { Link } from "react-router-dom";
 import { AnnouncementBanners } from "../announcements/AnnouncementBanners";
 import { useMe } from "../auth/useMe";
 import { PageHeader } from "../components/PageHeader";
+import { GettingStarted } from "../dashboard/GettingStarted";
 import { navSections } from "../layout/navigation";
 import { DashboardObservations } from "../observations/DashboardObservations";
 import { useDocumentTitle } from "../lib/document-title";
@@ -15,6 +16,7 @@ export function DashboardPage() {
     <>
       <PageHeader title={`Welcome${me.data ? `, ${me.data.name}` : ""}`} description="Your observatory network at a glance." />
       <AnnouncementBanners />
+      <GettingStarted />
       <DashboardObservations />
       <ul className="grid gap-4 sm:grid-cols-2">
         {sections.map(({ to, label, icon: Icon }) => (

@@ -1,22 +1,19 @@
-import { useState } from "react";
-import { useMutation, useQuery } from "@tanstack/react-query";
-import { Ban } from "lucide-react";
+import { useQuery } from "@tanstack/react-query";
 import { useParams } from "react-router-dom";
-import { isFinalStatus } from "@meridian/rules";
 import { Alert } from "../components/Alert";
-import { Button } from "../components/Button";
 import { Card } from "../components/Card";
-import { ConfirmDialog } from "../components/ConfirmDialog";
 import { DetailPage } from "../components/DetailPage";
+import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
-import { summarizeError } from "../lib/errors";
-import { formatDateTime } from "../lib/format";
+import { Time } from "../components/Time";
 import { formatDec, formatRa, typeLabels, type Observation } from "../observations/labels";
+import { useObservationActions } from "../observations/ObservationActions";
 import { ObservationFiles } from "../observations/ObservationFiles";
-import { refreshObservations } from "../observations/ObservationLiveUpdates";
 import { ObservationTimeline } from "../observations/ObservationTimeline";
+import { ObservationTiming } from "../observations/ObservationTiming";
 import { StatusBadge } from "../observations/StatusBadge";
+import { useObservatoryNames } from "../observations/useObservatoryNames";
 import { trpc } from "../trpc";
 
 export function ObservationPage() {
@@ -40,16 +37,10 @@ function Detail({ label, children }: { label: string; children: React.ReactNode 
 
 function ObservationView({ observation }: { observation: Observation }) {
   useDocumentTitle(`${observation.name} · Observations`);
-  const [confirming, setConfirming] = useState(false);
   const observatory = useQuery(trpc.observatories.get.queryOptions({ id: observation.observatoryId }, { retry: false }));
-  const cancel = useMutation(
-    trpc.observations.cancel.mutationOptions({
-      onSuccess: async () => {
-        setConfirming(false);
-        await refreshObservations();
-      },
-    }),
-  );
+  // One the caller cannot view, or that was removed, is still named when the caller could view it.
+  const observatoryName = useObservatoryNames(observatory.data ? [observatory.data] : observatory.isError ? [] : undefined, [observation.observatoryId]);
+  const actions = useObservationActions(observation, observatory.data);
   const { constraints } = observation;
   return (
     <>
@@ -59,21 +50,18 @@ function ObservationView({ observation }: { observation: Observation }) {
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={observation.status} />
             <span>
-              {typeLabels[observation.type]} · priority {observation.priority} · {observatory.data?.name ?? "observatory"}
+              {typeLabels[observation.type]} · priority {observation.priority} · {observatoryName(observation.observatoryId) ?? "observatory"}
             </span>
           </span>
         }
-        actions={
-          isFinalStatus(observation.status) ? null : (
-            <Button variant="danger" icon={<Ban aria-hidden="true" className="size-4" />} onClick={() => setConfirming(true)}>
-              Cancel observation
-            </Button>
-          )
-        }
+        actions={actions.buttons}
       />
+      <NavigationNotice />
+      {actions.message}
       {observation.stale ? (
         <Alert tone="error" className="mb-4">
-          Stuck: {observation.stale.status.replace("_", " ")} since {formatDateTime(observation.stale.since)}. The observatory's operators were told.
+          Stuck: {observation.stale.status.replace("_", " ")} since <Time iso={observation.stale.since} zone={observatory.data?.timeZone} />. The observatory's
+          operators were told.
         </Alert>
       ) : null}
       {observation.statusReason ? <p className="mb-4 text-sm text-slate-600">Reason: {observation.statusReason}</p> : null}
@@ -101,8 +89,14 @@ function ObservationView({ observation }: { observation: Observation }) {
           </Card>
         </div>
         <div className="flex min-w-0 flex-col gap-6">
+          <ObservationTiming observation={observation} timeZone={observatory.data?.timeZone} />
           <Card title="Status timeline">
-            <ObservationTimeline observationId={observation.id} status={observation.status} statusChangedAt={observation.statusChangedAt} />
+            <ObservationTimeline
+              observationId={observation.id}
+              status={observation.status}
+              statusChangedAt={observation.statusChangedAt}
+              timeZone={observatory.data?.timeZone}
+            />
           </Card>
           <Card title="Constraints">
             <dl className="grid grid-cols-2 gap-3">
@@ -110,24 +104,11 @@ function ObservationView({ observation }: { observation: Observation }) {
               <Detail label="Minimum altitude">{constraints.minAltitude}°</Detail>
               <Detail label="Maximum airmass">{constraints.maxAirmass ?? "—"}</Detail>
               <Detail label="Moon distance">{constraints.moonDistance != null ? `${constraints.moonDistance}°` : "—"}</Detail>
-              <Detail label="Not before">{formatDateTime(observation.fixedTimeStart)}</Detail>
-              <Detail label="Not after">{formatDateTime(observation.fixedTimeEnd)}</Detail>
             </dl>
           </Card>
         </div>
       </div>
-      <ConfirmDialog
-        open={confirming}
-        title="Cancel this observation?"
-        confirmLabel="Cancel observation"
-        cancelLabel="Keep it"
-        busy={cancel.isPending}
-        error={cancel.error ? summarizeError(cancel.error).message : null}
-        onConfirm={() => cancel.mutate({ id: observation.id })}
-        onCancel={() => setConfirming(false)}
-      >
-        It will not be observed. If the observatory is running it now, it is told to stop.
-      </ConfirmDialog>
+      {actions.dialogs}
     </>
   );
 }

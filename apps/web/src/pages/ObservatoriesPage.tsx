@@ -6,6 +6,7 @@ import { useMe } from "../auth/useMe";
 import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
 import { LoadMoreButton } from "../components/LoadMoreButton";
+import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { formatDateTime } from "../lib/format";
@@ -42,14 +43,24 @@ export function ObservatoriesPage() {
           </Button>
         }
       />
+      <NavigationNotice />
       <QueryState
         query={list}
         loading="Loading observatories"
         error="Could not load observatories"
         isEmpty={() => items.length === 0}
         empty={
-          <EmptyState icon={Telescope} title="No observatories yet">
-            Create one for your telescope, or ask an observatory's administrator to add you or your organization.
+          <EmptyState
+            icon={Telescope}
+            title="No observatories yet"
+            actions={
+              <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => setCreating(true)}>
+                Create an observatory
+              </Button>
+            }
+          >
+            Create one for your telescope, then connect its plugin from its Plugin keys tab. To use someone else's, ask its administrator to add you by your
+            email address, or to add an organization you belong to.
           </EmptyState>
         }
       >

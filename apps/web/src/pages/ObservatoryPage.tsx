@@ -11,6 +11,7 @@ import { Button } from "../components/Button";
 import { DetailPage } from "../components/DetailPage";
 import { PageHeader } from "../components/PageHeader";
 import { TabList, TabPanel, useTabParam, type TabItem } from "../components/Tabs";
+import { DispatchSwitch } from "../observatories/DispatchSwitch";
 import { EditObservatoryDialog } from "../observatories/EditObservatoryDialog";
 import { MyPermissions } from "../observatories/MyPermissions";
 import { ObservatoryHistory } from "../observatories/ObservatoryHistory";
@@ -18,6 +19,7 @@ import { ObservatoryMembers } from "../observatories/ObservatoryMembers";
 import { ObservatoryKeys } from "../observatories/ObservatoryKeys";
 import { ObservatoryOverview } from "../observatories/ObservatoryOverview";
 import { ObservatoryQueue } from "../observatories/ObservatoryQueue";
+import { RemoveObservatoryCard } from "../observatories/RemoveObservatoryCard";
 import { ownerDescription } from "../observatories/owner";
 import { OnlineBadge } from "../observatories/PermissionBadges";
 import type { Observatory } from "../observatories/permissions";
@@ -25,6 +27,7 @@ import { TransferObservatoryDialog } from "../observatories/TransferObservatoryD
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { trpc } from "../trpc";
 import { useDocumentTitle } from "../lib/document-title";
+import { useSearchFlag } from "../lib/useSearchFlag";
 
 type TabId = "overview" | "queue" | "members" | "announcements" | "keys" | "permissions" | "history";
 
@@ -53,7 +56,8 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
   const me = useMe();
   const [tab, setTab] = useTabParam(tabs);
   const [transferring, setTransferring] = useState(false);
-  const [editing, setEditing] = useState(false);
+  // In the address, so the dashboard's checklist can link to the settings.
+  const [editing, setEditing] = useSearchFlag("settings");
   const [notice, setNotice] = useState<string | null>(null);
   const [sent, setSent] = useState<string | null>(null);
   const mine = useQuery(trpc.observatories.myPermissions.queryOptions({ id: observatory.id }, { staleTime: 0 }));
@@ -137,9 +141,15 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
           {notice}
         </Alert>
       ) : null}
+      <DispatchSwitch observatory={observatory} />
       <TabList tabs={tabs} active={tab} onChange={setTab} label="Observatory sections" idPrefix="observatory" />
       <TabPanel idPrefix="observatory" id={tab}>
-        {tab === "overview" ? <ObservatoryOverview observatory={observatory} ownerName={ownerName} /> : null}
+        {tab === "overview" ? (
+          <>
+            <ObservatoryOverview observatory={observatory} ownerName={ownerName} />
+            <RemoveObservatoryCard observatory={observatory} />
+          </>
+        ) : null}
         {tab === "queue" ? <ObservatoryQueue observatoryId={observatory.id} /> : null}
         {tab === "members" ? <ObservatoryMembers observatory={observatory} /> : null}
         {tab === "keys" ? (
@@ -153,7 +163,7 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
         {tab === "permissions" ? <MyPermissions observatoryId={observatory.id} organizationName={organizationName} /> : null}
         {tab === "history" ? <ObservatoryHistory observatoryId={observatory.id} names={userName} /> : null}
       </TabPanel>
-      {editing ? (
+      {editing && canAnnounce ? (
         <EditObservatoryDialog
           observatory={observatory}
           onClose={() => setEditing(false)}

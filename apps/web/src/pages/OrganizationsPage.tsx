@@ -57,8 +57,17 @@ export function OrganizationsPage() {
         error="Could not load organizations"
         isEmpty={(data) => data.items.length === 0}
         empty={
-          <EmptyState icon={Building2} title={all ? "No organizations on this server" : "You are not in any organization yet"}>
+          <EmptyState
+            icon={Building2}
+            title={all ? "No organizations on this server" : "You are not in any organization yet"}
+            actions={
+              <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => setCreating(true)}>
+                Create an organization
+              </Button>
+            }
+          >
             Create one for your university, club or company, then invite its members by email.
+            {all ? null : " To join one, ask its owner or a member who manages its members to add you by your email address."}
           </EmptyState>
         }
       >

@@ -5,6 +5,7 @@ import { AvatarCard } from "../profile/AvatarCard";
 import { NotificationsCard } from "../profile/NotificationsCard";
 import { ProfileDetailsCard } from "../profile/ProfileDetailsCard";
 import { PushChannelsCard } from "../profile/PushChannelsCard";
+import { TimeDisplayCard } from "../profile/TimeDisplayCard";
 import { useProfile } from "../profile/useProfile";
 import { useDocumentTitle } from "../lib/document-title";
 
@@ -17,7 +18,7 @@ export function ProfilePage() {
         title="Profile"
         description={
           <>
-            Your personal details, avatar and notification settings. Your password and sessions are under{" "}
+            Your personal details, avatar, notification settings and how times are shown. Your password and sessions are under{" "}
             <Link to="/security" className="font-medium text-indigo-600 hover:text-indigo-500">
               Security
             </Link>
@@ -32,6 +33,7 @@ export function ProfilePage() {
             <AvatarCard profile={data} />
             <NotificationsCard profile={data} />
             <PushChannelsCard profile={data} />
+            <TimeDisplayCard profile={data} />
           </div>
         )}
       </QueryState>

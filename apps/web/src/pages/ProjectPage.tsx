@@ -15,6 +15,7 @@ import { projectRoleLabels, projectStatusInfo, type Project } from "../projects/
 import { DeleteProjectCard } from "../projects/DeleteProjectCard";
 import { ProjectDetails } from "../projects/ProjectDetails";
 import { ProjectMembers } from "../projects/ProjectMembers";
+import { ProjectObservations } from "../projects/ProjectObservations";
 import { trpc } from "../trpc";
 import { useDocumentTitle } from "../lib/document-title";
 
@@ -82,6 +83,7 @@ function ProjectView({ project }: { project: Project }) {
       />
       <div className="flex flex-col gap-6">
         <ProjectDetails key={project.id} project={project} />
+        <ProjectObservations project={project} />
         <ProjectMembers project={project} />
         <ScopeAnnouncements scope="project" scopeId={project.id} canSend={canAnnounce} notice={sent} />
         {project.myRole === "owner" || project.myRole === "serverAdmin" || isServerAdmin(me.data) ? <DeleteProjectCard project={project} /> : null}

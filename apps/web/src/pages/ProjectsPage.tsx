@@ -42,8 +42,17 @@ export function ProjectsPage() {
         error="Could not load projects"
         isEmpty={(data) => data.items.length === 0}
         empty={
-          <EmptyState icon={FolderKanban} title="No projects yet">
-            Create a project to plan observations together, or ask a project's owner to add you.
+          <EmptyState
+            icon={FolderKanban}
+            title="No projects yet"
+            actions={
+              <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => setCreating(true)}>
+                Create a project
+              </Button>
+            }
+          >
+            Every observation belongs to a project. Create one to plan observations alone or with others, or ask a project's owner or admins to add you by your
+            email address.
           </EmptyState>
         }
       >

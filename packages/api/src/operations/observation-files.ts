@@ -14,7 +14,7 @@ interface Upload {
 }
 
 /** `attachment` with the name in both forms (RFC 6266): ASCII for old clients, UTF-8 for the rest. */
-const contentDisposition = (filename: string) =>
+export const contentDisposition = (filename: string) =>
   `attachment; filename="${filename.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 
 /** An observation's files: uploaded by its observatory's key, read by the observation's readers. */

@@ -19,8 +19,10 @@ import {
 } from "@meridian/domain";
 import { pluginReportableStatuses } from "@meridian/rules";
 import { defineOperation } from "./define-operation";
+import { observationExportOperations } from "./observation-export";
 import { observationFileOperations } from "./observation-files";
 import { observationForecastOperations } from "./night-plan";
+import { observationOperatingOperations } from "./observation-operating";
 import { optionalJsonBody } from "./optional-body";
 import { authedErrors, conflict, idParam, pageQuery, problemResponseFor } from "./responses";
 
@@ -35,8 +37,11 @@ const transitionNote =
 
 /** Observations, their status moves, history and files (tRPC `observations.*`). */
 export const observationOperations = {
+  // Before `get`: /observations/export is not an observation's id.
+  ...observationExportOperations,
   ...observationFileOperations,
   ...observationForecastOperations,
+  ...observationOperatingOperations,
   create: defineOperation({
     operationId: "createObservation",
     access: "signed-in",
@@ -44,7 +49,8 @@ export const observationOperations = {
     summary: "Submit an observation",
     description:
       "Needs can_observe on the observatory and membership of the project, which must be active (409 PROJECT_NOT_ACTIVE). " +
-      "Starts `pending`; dispatch considers it at once.",
+      "Starts `pending`; dispatch considers it at once. `monitoring` (type monitoring only, else 400) sets how it repeats; its `until` " +
+      "must lie ahead. `estimatedSeconds` in the answer (and in every read) uses the observatory's `settings` as they are at read time.",
     method: "post",
     path: "/observations",
     status: 201,
@@ -58,8 +64,12 @@ export const observationOperations = {
     operationId: "listObservations",
     access: "signed-in",
     tags,
-    summary: "Observations the caller may read, newest first",
-    description: "The caller's own, those of projects they belong to and those of observatories they can view; filters combine.",
+    summary: "Observations the caller may read, filtered and sorted (newest first by default)",
+    description:
+      "The caller's own, those of projects they belong to and those of observatories they can view; filters combine. `q` finds a " +
+      "part of the name or of any target's name, in any case; `status` takes several statuses separated by commas; `from` and `to` " +
+      "bound createdAt (from inclusive, to exclusive). Pages follow the sort (ties by id the same way); a cursor belongs to the sort " +
+      "it was given for, and another sort's cursor is refused (400 VALIDATION_FAILED).",
     method: "get",
     path: "/observations",
     status: 200,
@@ -72,7 +82,7 @@ export const observationOperations = {
       listObservations({
         deps: ctx.deps,
         actor,
-        filter: { projectId: input.projectId, observatoryId: input.observatoryId, status: input.status },
+        filter: input,
         limit: input.limit ?? 50,
         cursor: input.cursor,
       }),
@@ -96,7 +106,9 @@ export const observationOperations = {
     access: "signed-in",
     tags,
     summary: "Change a waiting observation (owner or can_operate)",
-    description: "Partial; only while pending or paused (409 INVALID_TRANSITION otherwise).",
+    description:
+      "Partial; only while pending or paused (409 INVALID_TRANSITION otherwise). `monitoring` only with type monitoring (400); a type " +
+      "changed away from monitoring drops the cadence; runs already made still count towards `maxRuns`.",
     method: "put",
     path: "/observations/{id}",
     status: 200,

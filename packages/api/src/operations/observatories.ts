@@ -18,6 +18,7 @@ import { defineOperation } from "./define-operation";
 import { observatoryPlanOperations } from "./night-plan";
 import { observatoryDispatchOperations } from "./observatory-dispatch";
 import { observatoryMemberOperations } from "./observatory-members";
+import { observatoryRemovalOperations } from "./observatory-removal";
 import { authedErrors, conflict, idParam, pageQuery } from "./responses";
 
 const observatoryTags = ["Observatories"];
@@ -35,7 +36,10 @@ const observatorySettingsOperations = {
     access: "signed-in",
     tags,
     summary: "Create an observatory",
-    description: "Owned by the caller, or by `organizationId` (needs can_manage_observatories there), which then is a member with every permission.",
+    description:
+      "Owned by the caller, or by `organizationId` (needs can_manage_observatories there), which then is a member with every permission. " +
+      "Also takes (extension) what `PUT /observatories/{id}` takes: `location`, `dispatchEnabled`, `timeZone` (derived from the location " +
+      "when not given, else UTC) and `settings`.",
     method: "post",
     path: "/observatories",
     status: 201,
@@ -79,10 +83,13 @@ const observatorySettingsOperations = {
     operationId: "updateObservatory",
     access: "signed-in",
     tags,
-    summary: "Change name, location or dispatch (can_admin)",
+    summary: "Change name, location, dispatch, time zone or timing settings (can_admin)",
     description:
-      "Partial: absent fields keep their value; `location: null` clears it. Each change is " +
-      "recorded in the history as `settings_changed` with the before and after values.",
+      "Partial: absent fields keep their value; `location: null` clears it. `timeZone` is an IANA name (400 VALIDATION_FAILED " +
+      "otherwise); when the location moves and no zone is given, the zone is derived from the new location (tz-lookup), UTC " +
+      "without one; `timeZone: null` derives it again (extension). `settings.slewSeconds` (0–3600, default 120) and " +
+      "`settings.readoutSeconds` (0–600, default 10) set what the `estimatedSeconds` of its observations assume, read with the " +
+      "settings as they are. Each change is recorded in the history as `settings_changed` with the before and after values.",
     method: "put",
     path: "/observatories/{id}",
     status: 200,
@@ -152,4 +159,5 @@ export const observatoryOperations = {
   ...observatoryMemberOperations,
   ...observatoryDispatchOperations,
   ...observatoryPlanOperations,
+  ...observatoryRemovalOperations,
 };

@@ -1,4 +1,5 @@
 import { hasAnyObservatoryGrant } from "../permissions/grant-predicates";
+import { observatoryNotRemoved } from "../permissions/observatory-permissions";
 import type { Executor } from "@meridian/db";
 import { sql, type SQL } from "drizzle-orm";
 import { AppError, type FieldError } from "../errors";
@@ -18,14 +19,16 @@ const restrict = (column: string, ids: string[] | null) => (ids ? sql`and ${sql.
  */
 function observatoryAudience(ids: string[] | null): SQL {
   return sql`
-    select o.owner_id as user_id from observatories o where o.owner_kind = 'user' ${restrict("o.id", ids)}
+    select o.owner_id as user_id from observatories o where o.owner_kind = 'user' and ${observatoryNotRemoved("o.id")} ${restrict("o.id", ids)}
     union all
     select m.member_id from observatory_members m
-     where m.member_kind = 'user' and ${hasAnyObservatoryGrant("m.doc->'permissions'")} ${restrict("m.observatory_id", ids)}
+     where m.member_kind = 'user' and ${hasAnyObservatoryGrant("m.doc->'permissions'")} and ${observatoryNotRemoved("m.observatory_id")}
+           ${restrict("m.observatory_id", ids)}
     union all
     select om.user_id from observatory_members m
       join organization_members om on om.organization_id = m.member_id
-     where m.member_kind = 'organization' and ${hasAnyObservatoryGrant("m.doc->'permissions'")} ${restrict("m.observatory_id", ids)}`;
+     where m.member_kind = 'organization' and ${hasAnyObservatoryGrant("m.doc->'permissions'")} and ${observatoryNotRemoved("m.observatory_id")}
+           ${restrict("m.observatory_id", ids)}`;
 }
 
 /** Organization members; the owner holds a member row too. */
@@ -85,6 +88,8 @@ export function recipientSource(options: { ref: AnnouncementScopeRef; targets?: 
 }
 
 const tableOf = { users: "users", observatories: "observatories", organizations: "organizations", projects: "projects" } as const;
+/** Rows that exist but are gone for announcements: a removed observatory. */
+const goneWhere: Partial<Record<keyof typeof tableOf, string>> = { observatories: "known.doc->>'removedAt' is not null" };
 const nounOf = { users: "user", observatories: "observatory", organizations: "organization", projects: "project" } as const;
 
 /** Refuses targets naming ids that do not exist, listing every one of them. */
@@ -96,7 +101,7 @@ export async function requireKnownTargets(options: { db: Executor; targets: Anno
     if (ids.length === 0) continue;
     const rows = await db.execute<{ id: string }>(sql`
       select requested.id from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) as requested(id)
-       where not exists (select 1 from ${sql.raw(tableOf[kind])} known where known.id = requested.id)`);
+       where not exists (select 1 from ${sql.raw(tableOf[kind])} known where known.id = requested.id and not (${sql.raw(goneWhere[kind] ?? "false")}))`);
     const unknown = new Set(rows.map((row) => row.id));
     ids.forEach((id, index) => {
       if (unknown.has(id)) errors.push({ path: `targets.${kind}.ids.${index}`, message: `No ${nounOf[kind]} has the id ${id}` });

@@ -217,14 +217,14 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
 }
 
 /**
- * Cancels every active announcement of an organization or project that is being deleted, in
+ * Cancels every active announcement of an observatory, organization or project that is being removed, in
  * the deleting transaction: recipients keep a record that says why, and no sender is left
  * with announcements whose scope is gone.
  */
 export async function cancelScopeAnnouncements(options: {
   t: Pick<InTransaction, "tx" | "now" | "caches">;
   actor: UserActor;
-  scope: "organization" | "project";
+  scope: "observatory" | "organization" | "project";
   scopeId: string;
   reason: string;
 }) {

@@ -110,9 +110,13 @@ export async function getAnnouncementStats(options: { deps: Deps; actor: UserAct
   };
 }
 
-const OPTION_QUERIES: Record<"users" | "observatories" | "organizations" | "projects", { label: string; detail: string; search: string; table: string }> = {
+/** `live`: which rows still count (a removed observatory leaves every list). */
+const OPTION_QUERIES: Record<
+  "users" | "observatories" | "organizations" | "projects",
+  { label: string; detail: string; search: string; table: string; live?: string }
+> = {
   users: { table: "users", label: "doc->>'name'", detail: "doc->>'email'", search: "(doc->>'name') || ' ' || email_lower" },
-  observatories: { table: "observatories", label: "doc->>'name'", detail: "null", search: "doc->>'name'" },
+  observatories: { table: "observatories", label: "doc->>'name'", detail: "null", search: "doc->>'name'", live: "doc->>'removedAt' is null" },
   organizations: { table: "organizations", label: "doc->>'name'", detail: "doc->>'shortName'", search: "(doc->>'name') || ' ' || short_name_lower" },
   projects: { table: "projects", label: "doc->>'name'", detail: "doc->>'status'", search: "doc->>'name'" },
 };
@@ -134,10 +138,11 @@ export async function listAnnouncementTargetOptions(options: {
         .toLowerCase()
         .replace(/[\\%_]/g, (char) => `\\${char}`)}%`
     : null;
-  const filter = pattern ? sql`where lower(${sql.raw(spec.search)}) like ${pattern}` : sql``;
+  const live = sql.raw(spec.live ?? "true");
+  const filter = pattern ? sql`where ${live} and lower(${sql.raw(spec.search)}) like ${pattern}` : sql`where ${live}`;
   const rows = await deps.db.execute<{ id: string; label: string; detail: string | null }>(sql`
     select id, ${sql.raw(spec.label)} as label, ${sql.raw(spec.detail)} as detail from ${sql.raw(spec.table)} ${filter}
      order by lower(${sql.raw(spec.label)}), id limit ${options.limit ?? 20}`);
-  const [total] = await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from ${sql.raw(spec.table)}`);
+  const [total] = await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from ${sql.raw(spec.table)} where ${live}`);
   return { items: rows.map((row) => ({ id: row.id, label: row.label, detail: row.detail })), total: total?.count ?? 0 };
 }

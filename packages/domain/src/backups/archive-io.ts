@@ -105,9 +105,11 @@ export async function writeArchive(options: { deps: Deps; objectKey: string; onR
     // The first statement takes the snapshot the thread reads; it is exported for the thread's connection.
     const [clock] = await tx<Array<{ now: Date | string; snapshot: string }>>`select now() as now, pg_export_snapshot() as snapshot`;
     snapshotAt = new Date(clock!.now).toISOString();
+    // A generated column (observations.search_text) is made again by the restore's COPY, which refuses one given.
     const columnRows = await tx<Array<{ table_name: string; columns: string[] }>>`
       select table_name::text, array_agg(column_name::text order by ordinal_position) as columns
       from information_schema.columns where table_schema = current_schema() and table_name in ${tx(ARCHIVED_COLLECTIONS)}
+        and is_generated = 'NEVER'
       group by table_name`;
     const columnsOf = new Map(columnRows.map((row) => [row.table_name, row.columns]));
     const headers = ARCHIVED_COLLECTIONS.map((collection) => {

@@ -1,5 +1,5 @@
 import type { IntegrityIssueDoc, ObservationDoc, ObservationHistoryDoc } from "@meridian/db";
-import { canMove } from "@meridian/rules";
+import { canMove, isMonitoringMove } from "@meridian/rules";
 import type { z } from "zod";
 import type { ServerSettings } from "../system/server-settings";
 import { fastAcceptFor } from "./fast-accept";
@@ -67,7 +67,7 @@ export function observationStatusFindings(options: { doc: ObservationDoc; histor
     });
   for (const entry of history) {
     if (entry.from === null) continue;
-    if (!canMove(entry.from, entry.to) && !(entry.from === "completed" || entry.from === "failed" ? entry.to === "pending" && doc.isMonitoring : false))
+    if (!canMove(entry.from, entry.to) && !(doc.isMonitoring && isMonitoringMove(entry.from, entry.to)))
       findings.push({
         severity: "warning",
         type: "status",

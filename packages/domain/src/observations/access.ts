@@ -22,9 +22,10 @@ export async function loadObservationAccess(options: { db: Executor; actor: User
   if (!observation) throw new AppError("NOT_FOUND", "No such observation");
   const { doc } = observation;
   const isOwner = doc.ownerId === actor.id;
-  const access = (await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [doc.observatoryId] })).get(
-    doc.observatoryId,
-  );
+  // A removed observatory's observations keep the readers they had (its members are kept for this).
+  const access = (
+    await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [doc.observatoryId], includeRemoved: true })
+  ).get(doc.observatoryId);
   const readable = isOwner || access?.can_view || (await isProjectMember(db, doc.projectId, actor.id));
   if (!readable) throw new AppError("NOT_FOUND", "No such observation");
   return { observation, isOwner, canOperate: Boolean(access?.can_operate) } satisfies ObservationAccess;

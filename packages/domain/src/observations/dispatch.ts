@@ -7,8 +7,9 @@ import { AppError } from "../errors";
 import { publishObservatoryEvent } from "../events/publish";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
-import { estimatedSecondsOf } from "./estimate";
+import { observatoryTiming } from "../observatories/time-and-timing";
 import { DISPATCH_WINDOW } from "./plan";
+import { estimatedSecondsOf } from "./timings";
 import { presentObservation } from "./present";
 import { observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
 import { moveObservation } from "./transitions";
@@ -56,14 +57,15 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
   const { deps, observatoryId } = options;
   return inTransaction(deps, async (t) => {
     const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
-    if (!observatory) return null;
+    if (!observatory || observatory.doc.removedAt) return null;
     const plan = await currentPlan(t.tx, observatory, t.now());
     for (const item of plan.items) {
       if (!item.eligible) continue;
       const observation = await observationsCollection.get(t.tx, item.observation.id, { forUpdate: true });
       if (observation?.doc.status !== "pending") continue;
       const assigned = await moveObservation({ t, observation, to: "assigned", actor: { kind: "system", id: "dispatch" } });
-      await publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presentObservation(assigned) } } });
+      const presented = presentObservation({ observation: assigned, timing: observatoryTiming({ doc: observatory.doc }) });
+      await publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presented } } });
       return assigned;
     }
     return null;
@@ -77,10 +79,11 @@ export async function getObservatoryQueue(options: { deps: Deps; actor: UserActo
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const plan = await currentPlan(deps.db, observatory, deps.now(), true);
+  const timing = observatoryTiming({ doc: observatory.doc });
   const present = (reason: QueueBlock) => ({ code: reason.code, until: reason.until?.toISOString() ?? null });
   return {
     items: plan.items.map((item) => ({
-      observation: presentObservation(item.observation),
+      observation: presentObservation({ observation: item.observation, timing }),
       eligible: item.eligible,
       blockedBy: item.blockedBy ? present(item.blockedBy) : null,
       reasons: item.reasons.map(present),

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import { filesCollection, observationsCollection, tables, type FileDoc, type StoredDocument } from "@meridian/db";
+import { filesCollection, observationsCollection, tables, type Executor, type FileDoc, type StoredDocument } from "@meridian/db";
 import { asc, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -137,17 +137,26 @@ export async function uploadObservationFile(options: {
 const PRESENCE_TIMEOUT_MS = 5_000;
 
 /**
- * The object keys storage holds among these files': one listing of the observation's prefix (a
- * request per 1,000 objects), and a HEAD only for a record whose key lies elsewhere. Null when
- * storage does not answer in time: the list is then given without `missing`.
+ * The objects storage holds among these files', each key with its size: one listing of the
+ * observation's prefix (a request per 1,000 objects), and a HEAD only for a record whose key lies
+ * elsewhere. Null when storage does not answer in time: the list is then given without `missing`.
  */
-async function storedKeys(deps: Deps, observationId: string, files: Array<StoredDocument<FileDoc>>): Promise<Set<string> | null> {
-  if (files.length === 0) return new Set();
+export async function storedObjects(options: {
+  deps: Deps;
+  observationId: string;
+  files: Array<StoredDocument<FileDoc>>;
+}): Promise<Map<string, number> | null> {
+  const { deps, observationId, files } = options;
+  if (files.length === 0) return new Map();
   const prefix = `observations/${observationId}/`;
   const look = async () => {
-    const keys = new Set<string>();
-    for await (const page of deps.storage.list(prefix)) for (const object of page) keys.add(object.key);
-    for (const file of files) if (!file.doc.objectKey.startsWith(prefix) && (await deps.storage.head(file.doc.objectKey))) keys.add(file.doc.objectKey);
+    const keys = new Map<string, number>();
+    for await (const page of deps.storage.list(prefix)) for (const object of page) keys.set(object.key, object.size);
+    for (const file of files) {
+      if (file.doc.objectKey.startsWith(prefix)) continue;
+      const head = await deps.storage.head(file.doc.objectKey);
+      if (head) keys.set(file.doc.objectKey, head.contentLength ?? file.doc.sizeBytes);
+    }
     return keys;
   };
   let timer: NodeJS.Timeout | undefined;
@@ -161,12 +170,16 @@ async function storedKeys(deps: Deps, observationId: string, files: Array<Stored
   }
 }
 
+/** An observation's file records, oldest first. */
+export const filesOf = ({ db, observationId }: { db: Executor; observationId: string }) =>
+  filesCollection.findMany(db, eq(tables.files.observationId, observationId), asc(tables.files.createdAt), 10_000);
+
 /** An observation's files, each marked `missing` when storage no longer holds its bytes (so a page can say so instead of offering a download). */
 export async function listObservationFiles(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { deps, observationId } = options;
   await loadObservationAccess({ db: deps.db, actor: options.actor, observationId });
-  const files = await filesCollection.findMany(deps.db, eq(tables.files.observationId, observationId), asc(tables.files.createdAt), 10_000);
-  const stored = await storedKeys(deps, observationId, files);
+  const files = await filesOf({ db: deps.db, observationId });
+  const stored = await storedObjects({ deps, observationId, files });
   return { items: files.map((file) => ({ ...presentFile(file), ...(stored ? { missing: !stored.has(file.doc.objectKey) } : {}) })) };
 }
 

@@ -7,7 +7,8 @@ import { AppError } from "../errors";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadObservationAccess } from "./access";
 import { currentNight, localDate, localNoon, moonOverNight, nightOf, shiftDate, type MoonOverNight, type Night } from "./night";
-import { estimatedSecondsOf } from "./estimate";
+import { observatoryTimeZone } from "../observatories/time-and-timing";
+import { estimatedSecondsOf } from "./timings";
 import { runDispatchForward, type PlannedSlot, type UnscheduledObservation } from "./plan";
 import { observatoryStateNow } from "./dispatch";
 import { observatoryReasons, type QueueBlock } from "./queue";
@@ -23,8 +24,6 @@ const DAY_MS = 86_400_000;
 const ALTITUDE_STEP_MS = 10 * 60_000;
 /** Altitude curves in one plan: every planned observation's, then unscheduled ones' up to this many in all. */
 const ALTITUDE_CURVES = 100;
-
-const observatoryTimeZone = (doc: ObservatoryDoc): string => (doc as { timeZone?: string }).timeZone ?? "UTC";
 
 interface PlanInputs {
   observatory: StoredDocument<ObservatoryDoc>;
@@ -63,7 +62,7 @@ async function loadPlanInputs(db: Executor, observatory: StoredDocument<Observat
     });
   return {
     observatory,
-    timeZone: observatoryTimeZone(observatory.doc),
+    timeZone: observatoryTimeZone({ doc: observatory.doc }),
     model: observatory.doc.location ? skyModel({ location: observatory.doc.location }) : null,
     pending: rows.filter((row) => row.doc.status === "pending").map(stored),
     running,
@@ -216,7 +215,7 @@ export async function getObservationForecast(options: { deps: Deps; actor: UserA
   const { deps, actor, observationId } = options;
   const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
   const observatory = await observatoriesCollection.get(deps.db, observation.doc.observatoryId);
-  const timeZone = observatory ? observatoryTimeZone(observatory.doc) : "UTC";
+  const timeZone = observatory ? observatoryTimeZone({ doc: observatory.doc }) : "UTC";
   const held = observatory ? observatoryReasons({ ...(await observatoryStateNow({ db: deps.db, observatory })), busy: false }).map(presentBlock) : [];
   const none = (blockedBy: QueueBlock | null) => ({
     timeZone,

@@ -1,29 +1,28 @@
 import { observationHistoryCollection, observationsCollection, tables, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
+import { monitoringProblems } from "@meridian/rules/observations";
 import { asc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError, fieldError } from "../errors";
-import { publishUserEvent } from "../events/publish";
-import { requireObservatoryPermission, viewableObservatoryIds } from "../permissions/observatory-permissions";
+import { holdLiveObservatory } from "../observatories/remove";
+import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
-import { loadObservationAccess, observationReaderIds, readableBy } from "./access";
-import { presentObservation } from "./present";
+import { loadObservationAccess } from "./access";
+import { insertObservation, refuseWindowInThePast } from "./insert";
+import { refuseEndedCadence } from "./monitoring";
+import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
+import { presentObservations, presentOneObservation } from "./timings";
 import type { ObservationCreate, ObservationUpdate } from "./schemas";
-import { moveObservation, queueDispatch, recordHistory } from "./transitions";
+import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../transaction";
 
-const defaultNotifications = (): ObservationDoc["notifications"] => ({
-  email: true,
-  push: true,
-  states: ["assigned", "in_progress", "suspended", "completed", "failed", "aborted", "cancelled"],
-});
-
-/** A fixed-time window that has already closed could never run: refused, rather than pending for ever. */
-function refuseWindowInThePast(window: { fixedTimeEnd: string | null }, now: Date) {
-  if (window.fixedTimeEnd && new Date(window.fixedTimeEnd) <= now)
-    throw new AppError("VALIDATION_FAILED", "The observation's window has already closed", {
-      errors: [fieldError({ path: "fixedTimeEnd", predicate: `lies in the past (now is ${now.toISOString()}): the observation could never run` })],
+/** A cadence left on an observation whose update names another type: refused at the field, as the create schema refuses it. */
+function refuseCadenceOfAnotherType(merged: { type: string }, update: ObservationUpdate) {
+  const problems = monitoringProblems({ type: merged.type, monitoring: update.monitoring });
+  if (problems.length > 0)
+    throw new AppError("VALIDATION_FAILED", "A monitoring cadence is only for a monitoring observation", {
+      errors: problems.map((problem) => fieldError(problem)),
     });
 }
 
@@ -34,68 +33,38 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     await requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" });
     const { project } = await loadProjectAccess({ db: t.tx, actor, projectId: input.projectId });
     if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
-    refuseWindowInThePast(input, t.now());
-    const now = t.now().toISOString();
-    const stored = await observationsCollection.insert(t.tx, {
-      name: input.name,
-      projectId: input.projectId,
-      observatoryId: input.observatoryId,
-      ownerId: actor.id,
-      type: input.type,
-      priority: input.priority,
-      targets: input.targets,
-      constraints: input.constraints,
-      fixedTimeStart: input.fixedTimeStart,
-      fixedTimeEnd: input.fixedTimeEnd,
-      bypassDarkness: input.bypassDarkness,
-      notifications: input.notifications ?? defaultNotifications(),
-      status: "pending",
-      statusReason: null,
-      statusChangedAt: now,
-      isMonitoring: input.type === "monitoring",
-      staleReportedAt: null,
-    });
-    await recordHistory({ t, observationId: stored.id, from: null, to: "pending", at: now, actor, reason: null });
-    const readers = await observationReaderIds({ db: t.tx, doc: stored.doc });
-    await publishUserEvent({
-      t,
-      userIds: readers,
-      event: { type: "observation.status_changed", data: { id: stored.id, status: "pending", previousStatus: null, at: now } },
-    });
-    await queueDispatch({ t, observatoryId: input.observatoryId });
-    return presentObservation(stored);
+    refuseWindowInThePast({ window: input, now: t.now() });
+    refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
+    // A removal that committed since the check above cancelled what waits there: nothing new goes there.
+    if (!(await holdLiveObservatory({ t, observatoryId: input.observatoryId }))) throw new AppError("NOT_FOUND", "No such observatory");
+    return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields: input, reason: null }) });
   });
 }
 
-/** What the caller may read, newest first, filtered; keyset-paged by id (ids sort by creation). */
-export async function listObservations(options: {
-  deps: Deps;
-  actor: UserActor;
-  filter: { projectId?: string; observatoryId?: string; status?: ObservationStatus };
-  limit: number;
-  cursor?: string;
-}) {
+/** What the caller may read, filtered and sorted (newest first unless asked otherwise); keyset-paged on (sort key, id). */
+export async function listObservations(options: { deps: Deps; actor: UserActor; filter: ObservationFilter; limit: number; cursor?: string }) {
   const { deps, actor, filter, limit } = options;
-  const conditions = [actor.isServerAdmin ? sql`true` : readableBy({ userId: actor.id, viewableObservatories: viewableObservatoryIds(actor.id) })];
-  if (filter.projectId) conditions.push(sql`o.project_id = ${filter.projectId}`);
-  if (filter.observatoryId) conditions.push(sql`o.observatory_id = ${filter.observatoryId}`);
-  if (filter.status) conditions.push(sql`o.status = ${filter.status}`);
-  if (options.cursor) conditions.push(sql`o.id < ${options.cursor}`);
-  const rows = await deps.db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
-    select o.id, o.doc, o.created_at, o.updated_at from observations o
+  const order = observationOrder(filter.sort);
+  const conditions = observationConditions({ actor, filter });
+  if (options.cursor) conditions.push(order.after(options.cursor));
+  const rows = await deps.db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string; sort_key: string }>(sql`
+    select o.id, o.doc, o.created_at, o.updated_at, ${order.key} as sort_key from observations o
      where ${sql.join(conditions, sql` and `)}
-     order by o.id desc
+     order by ${order.orderBy}
      limit ${limit + 1}`);
   const page = rows.slice(0, limit);
   return {
-    items: page.map((row) => presentObservation({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
-    nextCursor: rows.length > limit ? page.at(-1)!.id : null,
+    items: await presentObservations({
+      db: deps.db,
+      observations: page.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+    }),
+    nextCursor: rows.length > limit ? order.cursor(page.at(-1)!) : null,
   };
 }
 
 export async function getObservation(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { observation } = await loadObservationAccess({ db: options.deps.db, actor: options.actor, observationId: options.observationId });
-  return presentObservation(observation);
+  return presentOneObservation({ db: options.deps.db, observation });
 }
 
 /** The owner or `can_operate` edits an observation while it waits (pending or paused). */
@@ -108,7 +77,9 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     if (status !== "pending" && status !== "paused")
       throw new AppError("INVALID_TRANSITION", `An observation can be changed only while pending or paused; it is ${status}`);
     const merged = { ...observation.doc, ...update };
-    if (update.fixedTimeEnd !== undefined) refuseWindowInThePast(merged, t.now());
+    if (update.fixedTimeEnd !== undefined) refuseWindowInThePast({ window: merged, now: t.now() });
+    if (update.monitoring !== undefined) refuseEndedCadence({ monitoring: update.monitoring, now: t.now() });
+    refuseCadenceOfAnotherType(merged, update);
     if (merged.fixedTimeStart && merged.fixedTimeEnd && new Date(merged.fixedTimeEnd) <= new Date(merged.fixedTimeStart))
       throw new AppError("VALIDATION_FAILED", "fixedTimeEnd must be after fixedTimeStart", {
         errors: [{ path: "fixedTimeEnd", message: "Must be after fixedTimeStart" }],
@@ -117,9 +88,15 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
       throw new AppError("VALIDATION_FAILED", "A fixed_time observation needs fixedTimeStart", {
         errors: [{ path: "fixedTimeStart", message: "Is required" }],
       });
-    const updated = await observationsCollection.update(t.tx, observationId, () => ({ ...merged, isMonitoring: merged.type === "monitoring" }));
+    const isMonitoring = merged.type === "monitoring";
+    const updated = await observationsCollection.update(t.tx, observationId, () => ({
+      ...merged,
+      isMonitoring,
+      // A type changed away from monitoring takes its cadence with it.
+      monitoring: isMonitoring ? (merged.monitoring ?? null) : null,
+    }));
     if (status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
-    return presentObservation(updated!);
+    return presentOneObservation({ db: t.tx, observation: updated! });
   });
 }
 
@@ -130,7 +107,7 @@ export async function cancelObservation(options: { deps: Deps; actor: UserActor;
     const { observation, isOwner, canOperate } = await loadObservationAccess({ db: t.tx, actor, observationId, forUpdate: true });
     if (!isOwner && !canOperate) throw new AppError("FORBIDDEN", "Only its owner or an operator of its observatory may cancel an observation");
     const moved = await moveObservation({ t, observation, to: "cancelled", actor, reason: options.reason ?? "cancelled by a user" });
-    return presentObservation(moved);
+    return presentOneObservation({ db: t.tx, observation: moved });
   });
 }
 
@@ -140,7 +117,8 @@ export async function changeObservationStatus(options: { deps: Deps; actor: User
   return inTransaction(deps, async (t) => {
     const { observation, canOperate } = await loadObservationAccess({ db: t.tx, actor, observationId, forUpdate: true });
     if (!canOperate) throw new AppError("FORBIDDEN", "This needs can_operate on the observation's observatory");
-    return presentObservation(await moveObservation({ t, observation, to: options.status, actor, reason: options.reason ?? null }));
+    const moved = await moveObservation({ t, observation, to: options.status, actor, reason: options.reason ?? null });
+    return presentOneObservation({ db: t.tx, observation: moved });
   });
 }
 
@@ -171,7 +149,7 @@ export async function reportObservationStatus(options: {
       actor: { kind: "observatory", id: observatoryId },
       reason: options.reason ?? null,
     });
-    return presentObservation(moved);
+    return presentOneObservation({ db: t.tx, observation: moved });
   });
 }
 

@@ -1,8 +1,14 @@
 import type { ObservationDoc, StoredDocument } from "@meridian/db";
+import { estimatedSeconds, type ObservatoryTiming } from "@meridian/rules";
 import type { Observation } from "./schemas";
 
-/** The `observation` of docs/api-contract.md: the document with its id and times. */
-export function presentObservation(stored: StoredDocument<ObservationDoc>): Observation {
+/**
+ * The `observation` of docs/api-contract.md: the document with its id and times, and its estimate with its
+ * observatory's timing settings as they are now (`observationTimings` reads them), so an estimate
+ * follows a change of the settings.
+ */
+export function presentObservation(options: { observation: StoredDocument<ObservationDoc>; timing: ObservatoryTiming }): Observation {
+  const { observation: stored, timing } = options;
   const { doc } = stored;
   return {
     id: stored.id,
@@ -22,6 +28,9 @@ export function presentObservation(stored: StoredDocument<ObservationDoc>): Obse
     statusReason: doc.statusReason,
     statusChangedAt: doc.statusChangedAt,
     isMonitoring: doc.isMonitoring,
+    monitoring: doc.monitoring ?? null,
+    monitoringRuns: doc.monitoringRuns ?? null,
+    estimatedSeconds: estimatedSeconds({ targets: doc.targets, timing }),
     stale: doc.staleReportedAt ? { status: doc.status, since: doc.statusChangedAt, reportedAt: doc.staleReportedAt } : null,
     createdAt: stored.createdAt.toISOString(),
     updatedAt: stored.updatedAt.toISOString(),

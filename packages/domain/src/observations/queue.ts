@@ -1,6 +1,7 @@
 import type { ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
 import { airmass, darkInterval, type Location } from "./sky";
 import { skyModel, type SkyAt, type SkyModel } from "./sky-model";
+import { monitoringWindow } from "./monitoring";
 
 /** Why a pending observation is not sent now, in the order of docs/api-contract.md: the observation's own reasons before the observatory's. */
 export const queueBlockCodes = [
@@ -59,9 +60,17 @@ export function observatoryReasons(state: ObservatoryState): QueueBlock[] {
 /** The observation's own reasons: what it needs of the clock and the sky, whatever the observatory's state. */
 export type OwnReasonCode = "BEFORE_WINDOW" | "AFTER_WINDOW" | "NOT_DARK" | "TARGET_NOT_VISIBLE";
 
-/** The earliest moment the observation may start, if it has one. */
+/** The earliest moment the observation may start, if it has one: its fixed start, or a monitoring run's interval after the last. */
 function windowStartOf(doc: ObservationDoc): Date | null {
-  return doc.fixedTimeStart ? new Date(doc.fixedTimeStart) : null;
+  const starts = [doc.fixedTimeStart ? Date.parse(doc.fixedTimeStart) : null, monitoringWindow({ doc }).notBefore?.getTime() ?? null].filter(
+    (ms): ms is number => ms !== null,
+  );
+  return starts.length > 0 ? new Date(Math.max(...starts)) : null;
+}
+
+/** The last moment it may start, if it has one: its fixed end, or its monitoring's `until`. */
+function windowEndOf(doc: ObservationDoc): number {
+  return Math.min(doc.fixedTimeEnd ? Date.parse(doc.fixedTimeEnd) : Infinity, monitoringWindow({ doc }).notAfter?.getTime() ?? Infinity);
 }
 
 function targetVisible(doc: ObservationDoc, sky: SkyAt): boolean {
@@ -105,7 +114,7 @@ export function observationReasonsAt(options: { doc: ObservationDoc; model: SkyM
   const reasons: OwnReasonCode[] = [];
   const start = windowStartOf(doc);
   if (start && at < start) reasons.push("BEFORE_WINDOW");
-  if (doc.fixedTimeEnd && at > new Date(doc.fixedTimeEnd)) reasons.push("AFTER_WINDOW");
+  if (at.getTime() > windowEndOf(doc)) reasons.push("AFTER_WINDOW");
   if (!model) return reasons;
   const moments = checkedMoments(at.getTime(), options.durationMs ?? 0);
   if (!darkThrough(doc, model, moments)) reasons.push("NOT_DARK");
@@ -125,7 +134,7 @@ export function isEligibleAt(options: { doc: ObservationDoc; model: SkyModel | n
 function windowOpen(doc: ObservationDoc, ms: number): boolean {
   const start = windowStartOf(doc);
   if (start && ms < start.getTime()) return false;
-  return !doc.fixedTimeEnd || ms <= Date.parse(doc.fixedTimeEnd);
+  return ms <= windowEndOf(doc);
 }
 
 /** How far ahead the queue and the forecast look for an observation's next chance. */
@@ -156,7 +165,7 @@ export function nextEligibleMoment(options: {
   const step = options.stepMs ?? SEARCH_STEP_MS;
   const first = ceilToMinute(options.from.getTime());
   const windowStart = windowStartOf(doc)?.getTime() ?? -Infinity;
-  const windowEnd = doc.fixedTimeEnd ? Date.parse(doc.fixedTimeEnd) : Infinity;
+  const windowEnd = windowEndOf(doc);
   const last = Math.min(first + (options.withinMs ?? LOOKAHEAD_MS), windowEnd);
   const durationMs = options.durationMs ?? 0;
   const eligibleAt = (ms: number) => isEligibleAt({ doc, model, ms, durationMs });

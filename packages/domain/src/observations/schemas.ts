@@ -4,22 +4,32 @@ import {
   exposureListSchema,
   exposureSchema,
   fixedTimeSchema,
+  monitoringSchema,
   observationConstraintsSchema,
   observationNameSchema,
   observationNotificationsSchema,
   observationPrioritySchema,
   refineFixedTimes,
+  refineMonitoring,
   targetListSchema,
   targetSchema,
 } from "@meridian/rules/observations";
 import { z } from "zod";
 import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { observationFilterFields } from "./observation-query";
 
 // The field rules are @meridian/rules' (the wizard checks with them too); the API's inputs also refuse unknown fields.
 const exposureInput = z.strictObject(exposureSchema.shape).meta({ id: "Exposure" });
 const targetInput = z.strictObject({ ...targetSchema.shape, exposures: exposureListSchema(exposureInput) }).meta({ id: "Target" });
 const constraintsInput = z.strictObject(observationConstraintsSchema.shape).meta({ id: "ObservationConstraints" });
 const notificationsInput = z.strictObject(observationNotificationsSchema.shape).meta({ id: "ObservationNotifications" });
+const monitoringInput = z
+  .strictObject(monitoringSchema.shape)
+  .meta({ id: "MonitoringCadence" })
+  .describe(
+    "Type monitoring only: after each run it waits intervalMinutes from the run's end (queue code BEFORE_WINDOW), and it ends completed for good " +
+      "once maxRuns runs are done or no run can start before until (a failed last run is then moved to completed, both moves recorded); null for none",
+  );
 
 const editableFields = {
   name: observationNameSchema,
@@ -31,6 +41,7 @@ const editableFields = {
   fixedTimeEnd: fixedTimeSchema,
   bypassDarkness: z.boolean(),
   notifications: notificationsInput,
+  monitoring: monitoringInput.nullable(),
 };
 
 export const observationCreateSchema = z
@@ -45,8 +56,10 @@ export const observationCreateSchema = z
     fixedTimeEnd: fixedTimeSchema.default(null),
     bypassDarkness: z.boolean().default(false),
     notifications: notificationsInput.optional(),
+    monitoring: editableFields.monitoring.default(null),
   })
   .superRefine(refineFixedTimes)
+  .superRefine(refineMonitoring)
   .meta({ id: "ObservationCreate" });
 export type ObservationCreate = z.output<typeof observationCreateSchema>;
 
@@ -57,6 +70,7 @@ export const observationUpdateSchema = z
     },
   )
   .superRefine(refineFixedTimes)
+  .superRefine(refineMonitoring)
   .meta({ id: "ObservationUpdate" });
 export type ObservationUpdate = z.output<typeof observationUpdateSchema>;
 
@@ -90,6 +104,14 @@ export const observationSchema = z
     statusReason: z.string().nullable(),
     statusChangedAt: z.string(),
     isMonitoring: z.boolean(),
+    monitoring: monitoringSchema.nullable().describe("A monitoring observation's cadence; null when it has none"),
+    monitoringRuns: z
+      .object({ count: z.number().int(), lastEndedAt: z.string() })
+      .nullable()
+      .describe("A monitoring observation's runs so far and when the last ended; null before the first (extension)"),
+    estimatedSeconds: z
+      .number()
+      .describe("slewSeconds per target + Σ count × (exposureSeconds + readoutSeconds), with its observatory's settings as they are now"),
     stale: z
       .object({ status: z.enum(observationStatuses), since: z.string(), reportedAt: z.string() })
       .nullable()
@@ -102,11 +124,7 @@ export type Observation = z.infer<typeof observationSchema>;
 
 export const observationPageSchema = z.object({ items: z.array(observationSchema), nextCursor: z.string().nullable() }).meta({ id: "ObservationPage" });
 
-export const observationListQuerySchema = z.object({
-  projectId: opaqueIdSchema.optional(),
-  observatoryId: opaqueIdSchema.optional(),
-  status: z.enum(observationStatuses).optional(),
-});
+export const observationListQuerySchema = z.object(observationFilterFields);
 
 export const observationHistoryEntrySchema = z
   .object({

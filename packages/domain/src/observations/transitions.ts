@@ -7,6 +7,7 @@ import { addJob } from "../jobs/add-job";
 import { queueObservationNotifications } from "../notifications/notify";
 import type { InTransaction } from "../transaction";
 import { observationReaderIds } from "./access";
+import { monitoringRunEnded } from "./monitoring";
 
 const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
 
@@ -36,9 +37,14 @@ export async function moveObservation(options: {
   const from = observation.doc.status;
   if (!canMove(from, to)) throw new AppError("INVALID_TRANSITION", `An observation cannot move from ${from} to ${to}`);
   let current = await record(t, observation, to, actor, options.reason ?? null);
-  // A monitoring observation repeats: its end is recorded, then it waits again (spec: monitoring resets to pending).
+  // A monitoring observation repeats: its end is recorded, then it waits again (spec: monitoring resets to pending),
+  // until its cadence's maxRuns or until; then it ends completed for good (contract, "Time and duration").
   if (current.doc.isMonitoring && (to === "completed" || to === "failed")) {
-    current = await record(t, current, "pending", { kind: "system", id: "monitoring" }, `monitoring observation repeats after ${to}`);
+    const run = monitoringRunEnded({ doc: current.doc, endedAt: t.now() });
+    current = (await observationsCollection.update(t.tx, current.id, (doc) => ({ ...doc, monitoringRuns: run.runs })))!;
+    const system = { kind: "system", id: "monitoring" } as const;
+    if (run.repeats) current = await record(t, current, "pending", system, `monitoring observation repeats after ${to}`);
+    else if (to === "failed") current = await record(t, current, "completed", system, run.ending);
   }
   if (to === "cancelled" && activeStatuses.includes(from)) {
     await publishObservatoryEvent({ t, observatoryIds: [observation.doc.observatoryId], event: { type: "cancel", data: { observationId: observation.id } } });

@@ -82,6 +82,8 @@ export async function observatoryHello(options: { deps: Deps; observatoryId: str
   const { deps, observatoryId, pluginVersion } = options;
   const reports = checkReports(options);
   return withObservatory(deps, observatoryId, async (t, observatory) => {
+    // Its connection is being closed (its keys were revoked): it does not come online again.
+    if (observatory.doc.removedAt) throw new AppError("NOT_FOUND", "The observatory was removed");
     const changes = await applyReport(t, observatory, reports);
     const { online, pluginVersion: knownVersion } = observatory.doc.connection;
     if (!online) await history(t, observatoryId, "online", { pluginVersion });
@@ -110,7 +112,8 @@ export async function observatorySeen(options: { deps: Deps; observatoryId: stri
   if (!sighting) return "replaced";
   if (!sighting.online)
     await withObservatory(deps, observatoryId, async (t, observatory) => {
-      if (observatory.doc.connection.online || (await readPresence({ db: t.tx, observatoryId }))?.connectionId !== connectionId) return;
+      if (observatory.doc.removedAt || observatory.doc.connection.online) return;
+      if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== connectionId) return;
       await history(t, observatoryId, "online", { pluginVersion: observatory.doc.connection.pluginVersion });
       await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, online: true } }));
       await queueDispatch({ t, observatoryId });
@@ -230,6 +233,8 @@ export async function markSilentObservatoriesOffline(options: { deps: Deps }) {
 
 /** Every online observatory with a current plugin, for the minute's dispatch. */
 export async function onlineObservatoryIds(deps: Deps): Promise<string[]> {
-  const rows = await deps.db.execute<{ id: string }>(sql`select id from observatories where (doc->'connection'->>'online')::boolean`);
+  const rows = await deps.db.execute<{ id: string }>(
+    sql`select id from observatories where (doc->'connection'->>'online')::boolean and doc->>'removedAt' is null`,
+  );
   return rows.map((row) => row.id);
 }

@@ -7,7 +7,7 @@ import {
   type Executor,
   type ObservatoryDoc,
 } from "@meridian/db";
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -23,6 +23,7 @@ import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryCreate } from "./schemas";
+import { observatoryTimeZone, observatoryTiming, timeZoneAfter } from "./time-and-timing";
 import { inTransaction, type InTransaction } from "../transaction";
 
 export const observatoryMemberWhere = ({ observatoryId, kind, memberId }: { observatoryId: string; kind: "user" | "organization"; memberId: string }) =>
@@ -33,7 +34,13 @@ export const observatoryMemberWhere = ({ observatoryId, kind, memberId }: { obse
   )!;
 
 /** The settings an owner can change, as history records them before and after. */
-export const settingsOf = (doc: ObservatoryDoc) => ({ name: doc.name, location: doc.location ?? null, dispatchEnabled: doc.dispatchEnabled });
+export const settingsOf = (doc: ObservatoryDoc) => ({
+  name: doc.name,
+  location: doc.location ?? null,
+  dispatchEnabled: doc.dispatchEnabled,
+  timeZone: observatoryTimeZone({ doc }),
+  settings: observatoryTiming({ doc }),
+});
 
 async function ownerName(db: Executor, owner: { kind: "user" | "organization"; id: string }): Promise<string | null> {
   if (owner.kind === "organization") return (await organizationsCollection.get(db, owner.id))?.doc.name ?? null;
@@ -91,6 +98,8 @@ export async function createObservatory(options: { deps: Deps; actor: UserActor;
       location: input.location ?? null,
       dispatchEnabled: input.dispatchEnabled ?? true,
       connection: { online: false, pluginVersion: null, lastSeenAt: null },
+      timeZone: timeZoneAfter({ doc: { location: null }, given: input.timeZone, location: input.location ?? null }),
+      settings: observatoryTiming({ doc: { settings: input.settings } }),
     });
     const scope = { kind: "observatory" as const, id: observatory.id, name: input.name };
     await recordHistory({
@@ -129,7 +138,7 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
     rows = await deps.db
       .select()
       .from(observatories)
-      .where(after)
+      .where(and(after, isNull(sql`${observatories.doc}->>'removedAt'`)))
       .orderBy(asc(observatories.id))
       .limit(limit + 1);
     access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: true, observatoryIds: rows.map((row) => row.id) });
@@ -251,7 +260,8 @@ export async function transferObservatoryOwnership(options: {
 
 export async function listObservatoryHistory(options: { deps: Deps; actor: UserActor; observatoryId: string; limit: number; cursor?: string }) {
   const { deps, actor, observatoryId, limit } = options;
-  await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
+  // The history, its removal last, stays readable to those who could read it (contract: DELETE /observatories/{id}).
+  await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view", includeRemoved: true });
   const { observatoryHistory } = tables;
   const rows = await deps.db
     .select()

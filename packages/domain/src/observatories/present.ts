@@ -1,4 +1,5 @@
 import type { ObservatoryDoc, ObservatoryPermissions, StoredDocument } from "@meridian/db";
+import { observatoryTimeZone, observatoryTiming, timeZoneAt } from "./time-and-timing";
 
 /**
  * The read shape. `ownerName` only for callers who may view the observatory (see
@@ -22,6 +23,9 @@ export function presentObservatory(options: {
     owner: { kind: doc.owner.kind, id: doc.owner.id, ...(ownerName ? { name: ownerName } : {}) },
     ...(doc.location ? { location: doc.location } : {}),
     dispatchEnabled: doc.dispatchEnabled,
+    timeZone: observatoryTimeZone({ doc }),
+    locationTimeZone: timeZoneAt({ location: doc.location }),
+    settings: observatoryTiming({ doc }),
     connection: {
       online: doc.connection.online,
       ...(doc.connection.pluginVersion ? { pluginVersion: doc.connection.pluginVersion } : {}),

@@ -1,4 +1,5 @@
 import { observatoryPermissionKeys } from "@meridian/db";
+import { isTimeZone, observatoryTimingBounds, TIME_ZONE_PREDICATE } from "@meridian/rules";
 import { z } from "zod";
 import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
 
@@ -22,12 +23,35 @@ export const locationSchema = z.strictObject({
   elevation: z.number().min(-500).max(10_000),
 });
 
+export const timeZoneInputSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .refine(isTimeZone, TIME_ZONE_PREDICATE)
+  .nullable()
+  .optional()
+  .describe(
+    "IANA time zone name (`Atlantic/Canary`), stored as Intl writes it; null, or a location that moves while no zone is given, derives it " +
+      "from the location again (UTC without one)",
+  );
+
+const { slewSeconds, readoutSeconds } = observatoryTimingBounds;
+export const observatorySettingsInputSchema = z
+  .strictObject({
+    slewSeconds: z.number().min(slewSeconds.min).max(slewSeconds.max).optional().describe("Seconds to slew to each target (default 120)"),
+    readoutSeconds: z.number().min(readoutSeconds.min).max(readoutSeconds.max).optional().describe("Seconds to read out each exposure (default 10)"),
+  })
+  .meta({ id: "ObservatorySettingsInput" });
+
 export const observatoryCreateSchema = z
   .strictObject({
     name: withoutControlCharacters(z.string().trim().min(1).max(200)),
     organizationId: opaqueIdSchema.optional(),
     location: locationSchema.nullable().optional(),
     dispatchEnabled: z.boolean().optional(),
+    timeZone: timeZoneInputSchema,
+    settings: observatorySettingsInputSchema.optional(),
   })
   .meta({ id: "ObservatoryCreate" });
 export type ObservatoryCreate = z.infer<typeof observatoryCreateSchema>;
@@ -37,6 +61,8 @@ export const observatoryUpdateSchema = z
     name: withoutControlCharacters(z.string().trim().min(1).max(200)).optional(),
     location: locationSchema.nullable().optional(),
     dispatchEnabled: z.boolean().optional(),
+    timeZone: timeZoneInputSchema,
+    settings: observatorySettingsInputSchema.optional(),
   })
   .meta({ id: "ObservatoryUpdate" });
 export type ObservatoryUpdate = z.infer<typeof observatoryUpdateSchema>;
@@ -52,6 +78,13 @@ export const observatorySchema = z
     }),
     location: z.object({ latitude: z.number(), longitude: z.number(), elevation: z.number() }).optional(),
     dispatchEnabled: z.boolean(),
+    timeZone: z.string().describe("IANA time zone name: the one set, else derived from the location, else UTC"),
+    locationTimeZone: z
+      .string()
+      .describe("The zone its location lies in (UTC without one): what `timeZone` becomes when it is derived, for forms to show (extension)"),
+    settings: z
+      .object({ slewSeconds: z.number(), readoutSeconds: z.number() })
+      .describe("What estimates (`estimatedSeconds` of its observations) assume, defaults filled in"),
     connection: z.object({ online: z.boolean(), pluginVersion: z.string().optional(), lastSeenAt: z.string().optional() }),
     conditions: z
       .object({ safe: z.boolean(), safetyReason: z.string().nullable(), weatherHold: z.boolean(), weatherReason: z.string().nullable() })

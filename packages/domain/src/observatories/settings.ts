@@ -10,9 +10,14 @@ import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
 import type { ObservatoryUpdate } from "./schemas";
+import { timeZoneAfter } from "./time-and-timing";
 import { inTransaction } from "../transaction";
 
-/** `can_admin` changes name, location and dispatch; history and audit get each changed field before and after. */
+/**
+ * `can_admin` changes name, location, dispatch, time zone and the timing settings; history and
+ * audit get each changed field before and after (the zone when it was given; one derived from a moved
+ * location goes with the location's entry).
+ */
 export async function updateObservatory(options: { deps: Deps; actor: UserActor; observatoryId: string; input: ObservatoryUpdate }) {
   const { deps, actor, observatoryId, input } = options;
   return inTransaction(deps, async (t) => {
@@ -24,10 +29,14 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
       name: input.name ?? before.name,
       location: input.location === undefined ? before.location : input.location,
       dispatchEnabled: input.dispatchEnabled ?? before.dispatchEnabled,
+      timeZone: timeZoneAfter({ doc: observatory.doc, given: input.timeZone, location: input.location }),
+      settings: { ...before.settings, ...input.settings },
     };
+    // A zone that only followed a moved location is part of that change, and not an entry of its own.
+    const recorded = (key: keyof typeof after) => key !== "timeZone" || input.timeZone !== undefined;
     const changes = Object.fromEntries(
       (Object.keys(after) as Array<keyof typeof after>)
-        .filter((key) => !isDeepStrictEqual(before[key], after[key]))
+        .filter((key) => recorded(key) && !isDeepStrictEqual(before[key], after[key]))
         .map((key) => [key, { before: before[key], after: after[key] }]),
     );
     const { sources: _sources, ...permissions } = access;

@@ -1,5 +1,5 @@
 import { organizationsCollection, tables } from "@meridian/db";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { cancelScopeAnnouncements } from "../announcements/lifecycle";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
@@ -35,7 +35,8 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
     const ownedObservatories = await t.tx
       .select({ doc: observatories.doc })
       .from(observatories)
-      .where(and(eq(observatories.ownerKind, "organization"), eq(observatories.ownerId, organizationId)))
+      // A removed observatory is gone for its owner too: it does not keep the organization.
+      .where(and(eq(observatories.ownerKind, "organization"), eq(observatories.ownerId, organizationId), isNull(sql`${observatories.doc}->>'removedAt'`)))
       .orderBy(asc(observatories.createdAt));
     const ownedProjects = await t.tx
       .select({ doc: projects.doc })

@@ -50,6 +50,13 @@ type AccessRow = {
 };
 
 /**
+ * SQL: the observatory whose id is in `column` has not been removed. A removed observatory keeps its
+ * row (its observations' readers and references need it) but leaves every list and every route of its own.
+ */
+export const observatoryNotRemoved = (column: string): SQL =>
+  sql`not exists (select 1 from observatories removed where removed.id = ${sql.raw(column)} and removed.doc->>'removedAt' is not null)`;
+
+/**
  * The one answer to "what may this user do on these observatories": direct grants, ownership
  * by the user, and for each member organization (an owning organization is a member with all
  * four permissions) what the user's role there inherits, capped by the organization's grant.
@@ -61,12 +68,15 @@ export async function resolveObservatoryAccess(options: {
   userId: string;
   isServerAdmin: boolean;
   observatoryIds?: string[];
+  /** Answer for removed observatories too, as before their removal: what decides who reads their observations. */
+  includeRemoved?: boolean;
 }): Promise<Map<string, ObservatoryAccess>> {
   const { db, userId } = options;
   const ids = options.observatoryIds;
   if (ids && ids.length === 0) return new Map();
   const only = (column: string) => (ids ? sql`and ${sql.raw(column)} in ${ids}` : sql``);
   const rows = await db.execute<AccessRow>(sql`
+    select * from (
     select o.id as observatory_id, 'owner' as source, null::jsonb as grant, null as organization_id,
            null::boolean as org_owner, null::jsonb as member_permissions
       from observatories o
@@ -82,6 +92,7 @@ export async function resolveObservatoryAccess(options: {
       join organizations org on org.id = om.organization_id
      where om.user_id = ${userId} ${only("m.observatory_id")}
     ${options.isServerAdmin && ids ? sql`union all select o.id, 'exists', null, null, null, null from observatories o where o.id in ${ids}` : sql``}
+    ) access where ${options.includeRemoved ? sql`true` : observatoryNotRemoved("access.observatory_id")}
   `);
 
   const sourcesById = new Map<string, PermissionSource[]>();
@@ -114,17 +125,19 @@ export async function resolveObservatoryAccess(options: {
   return result;
 }
 
-/** Loads the actor's access to one observatory; without can_view it does not exist for them (404). */
+/** Loads the actor's access to one observatory; without can_view, or once it is removed, it does not exist for them (404). */
 export async function requireObservatoryPermission(options: {
   db: Executor;
   actor: UserActor;
   observatoryId: string;
   permission: ObservatoryPermission;
+  /** For what stays readable after removal (its history), to those who could read it before. */
+  includeRemoved?: boolean;
 }): Promise<ObservatoryAccess> {
-  const { db, actor, observatoryId } = options;
-  const access = (await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [observatoryId] })).get(
-    observatoryId,
-  );
+  const { db, actor, observatoryId, includeRemoved } = options;
+  const access = (
+    await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [observatoryId], includeRemoved })
+  ).get(observatoryId);
   if (!access?.can_view) throw new AppError("NOT_FOUND", "No such observatory");
   if (!access[options.permission]) throw new AppError("FORBIDDEN", `This needs ${options.permission} on the observatory`);
   return access;
@@ -142,13 +155,16 @@ export async function listViewableObservatoryIds(options: { db: Executor; userId
   const after = options.after ? sql`and id > ${options.after}` : sql``;
   const rows = await db.execute<{ id: string }>(sql`
     select id from (${viewableObservatoryIds(userId)}) visible (id)
-    where true ${after}
+    where ${observatoryNotRemoved("visible.id")} ${after}
     order by id
     limit ${options.limit}`);
   return rows.map((row) => row.id);
 }
 
-/** The ids of every observatory the user can view, as a subquery (see listViewableObservatoryIds for the rule). */
+/**
+ * The ids of every observatory the user can view, as a subquery (see listViewableObservatoryIds for the rule). Removed
+ * observatories are in it: it says who reads their observations; lists of observatories leave them out.
+ */
 export function viewableObservatoryIds(userId: string): SQL {
   return sql`
       select o.id from observatories o where o.owner_kind = 'user' and o.owner_id = ${userId}

@@ -14,6 +14,7 @@ const presentProfile = (deps: Pick<Deps, "env">, user: StoredDocument<UserDoc>) 
   avatarUrl: avatarPath(user),
   notificationPreferences: user.doc.notificationPreferences,
   pushover: presentPushover({ deps, pushover: user.doc.pushover ?? null }),
+  ...(user.doc.timeDisplay ? { timeDisplay: user.doc.timeDisplay } : {}),
 });
 
 /** The profile of the user authentication already loaded: no second read. */
@@ -29,6 +30,7 @@ export async function updateProfile(options: { deps: Deps; actor: UserActor; upd
       ...doc,
       name: update.name ?? doc.name,
       notificationPreferences: { ...doc.notificationPreferences, ...update.notificationPreferences },
+      ...(update.timeDisplay ? { timeDisplay: update.timeDisplay } : {}),
     }));
     await invalidateCaches({ t, change: { kind: "user", userId } });
     return updated;

@@ -1,4 +1,5 @@
 import { notificationPreferencesSchema } from "@meridian/db";
+import { timeDisplayChoices } from "@meridian/rules";
 import { withoutControlCharacters } from "@meridian/rules/fields";
 import { z } from "zod";
 
@@ -45,6 +46,13 @@ export const profileSchema = z
     avatarUrl: z.string().nullable(),
     notificationPreferences: notificationPreferencesSchema,
     pushover: pushoverViewSchema.describe("Pushover-style push: whether a user key is set, shown masked, and whether this server can send to Pushover at all"),
+    timeDisplay: z
+      .enum(timeDisplayChoices)
+      .optional()
+      .describe(
+        "Which zone the web interface shows times in: `observatory` (observatory times in the observatory's zone, the rest in the " +
+          "browser's), `browser` or `utc`; absent until the user chooses, which means `observatory` (extension)",
+      ),
   })
   .meta({ id: "Profile" });
 
@@ -52,6 +60,7 @@ export const profileUpdateSchema = z
   .strictObject({
     name: displayNameSchema.optional(),
     notificationPreferences: notificationPreferencesSchema.partial().strict().optional(),
+    timeDisplay: z.enum(timeDisplayChoices).optional(),
   })
   .meta({ id: "ProfileUpdate" });
 export type ProfileUpdate = z.infer<typeof profileUpdateSchema>;

@@ -1,18 +1,45 @@
+import { TextField } from "../../components/TextField";
+import { textProps, type StepProps } from "./step-props";
+
+/** The browser's zone, in which `datetime-local` values are read. */
+const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
 /**
- * The place of a monitoring observation's cadence: `monitoring: {intervalMinutes, until, maxRuns}`
- * (docs/api-contract.md, "Time and duration"). The API does not take it yet, so the wizard neither asks for it
- * nor sends it; its fields go here when it does.
+ * A monitoring observation's cadence, `monitoring: {intervalMinutes, until, maxRuns}` (docs/api-contract.md,
+ * "Time and duration"), each field checked as typed with the API's rules and words. All three empty
+ * sends none: it then goes back to the queue as soon as a run ends.
  */
-export function MonitoringCadence() {
+export function MonitoringCadence(props: StepProps) {
+  const { draft } = props;
   return (
-    <section aria-labelledby="monitoring-cadence" className="rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200 ring-inset">
-      <h3 id="monitoring-cadence" className="font-medium text-slate-900">
+    <section aria-labelledby="monitoring-cadence" className="min-w-0 rounded-md bg-slate-50 p-3 ring-1 ring-slate-200 ring-inset">
+      <h3 id="monitoring-cadence" className="text-sm font-medium text-slate-900">
         Cadence
       </h3>
-      <p className="mt-1 text-slate-600">
-        A monitoring observation goes back to the queue after each completed or failed run, and dispatch sends it again as soon as it is eligible. How often it
-        repeats, until when and how many runs will be set here once the server takes them.
+      <p className="mt-1 text-sm text-slate-600">
+        After each completed or failed run it waits this long, then goes back to the queue; it ends for good after the last run or once no run can start before
+        the end. Leave all three empty to repeat as soon as it is eligible.
       </p>
+      <div className="mt-3 grid gap-4 sm:grid-cols-3">
+        <TextField
+          label="Repeat every (minutes)"
+          inputMode="numeric"
+          hint="At least 1; 60 is hourly, 1440 daily."
+          {...textProps(props, "monitoring.intervalMinutes", draft.intervalMinutes, (current, intervalMinutes) => ({ ...current, intervalMinutes }))}
+        />
+        <TextField
+          label="Until"
+          type="datetime-local"
+          hint={`Optional; in your time zone (${browserZone()}).`}
+          {...textProps(props, "monitoring.until", draft.monitoringUntil, (current, monitoringUntil) => ({ ...current, monitoringUntil }))}
+        />
+        <TextField
+          label="At most (runs)"
+          inputMode="numeric"
+          hint="Optional; at least 1."
+          {...textProps(props, "monitoring.maxRuns", draft.maxRuns, (current, maxRuns) => ({ ...current, maxRuns }))}
+        />
+      </div>
     </section>
   );
 }

@@ -4,7 +4,9 @@ import { Button } from "../../components/Button";
 import { formatDateTime } from "../../lib/format";
 import { observationStatusInfo, typeLabels } from "../labels";
 import { toInput, type ObservationDraft } from "./draft";
+import { EstimateSummary } from "./EstimateSummary";
 import { ForecastSlot } from "./ForecastSlot";
+import { cadenceText } from "../cadence-text";
 
 /** Both forms of a position; the review is reached only through valid steps, but a page must not break if it were not. */
 function position(ra: unknown, dec: unknown): string {
@@ -61,6 +63,7 @@ export function ReviewStep({
             {input.fixedTimeEnd ? `not after ${formatDateTime(input.fixedTimeEnd)}` : ""}
           </Item>
         ) : null}
+        {input.monitoring ? <Item term="Repeats">{cadenceText(input.monitoring)}</Item> : null}
         <Item term="Priority">{input.priority} of 10</Item>
         <Item term="Darkness">{input.bypassDarkness ? "Not needed (daylight and twilight too)" : `After ${constraints?.twilight} twilight`}</Item>
         <Item term="Minimum altitude">{constraints?.minAltitude}°</Item>
@@ -71,6 +74,7 @@ export function ReviewStep({
         <Item term="By">{[draft.email ? "email" : null, draft.push ? "push" : null].filter(Boolean).join(" and ") || "none"}</Item>
         <Item term="When it becomes">{draft.states.map((status) => observationStatusInfo[status].label.toLowerCase()).join(", ") || "never"}</Item>
       </Section>
+      <EstimateSummary input={input} />
       <ForecastSlot input={input} />
     </div>
   );

@@ -38,7 +38,7 @@ export function SchedulingStep(props: StepProps) {
           </div>
         </fieldset>
       ) : null}
-      {draft.type === "monitoring" ? <MonitoringCadence /> : null}
+      {draft.type === "monitoring" ? <MonitoringCadence {...props} /> : null}
       <div className="grid gap-4 sm:grid-cols-2">
         <TextField
           label="Priority"

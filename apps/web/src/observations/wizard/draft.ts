@@ -42,6 +42,10 @@ export interface ObservationDraft {
   maxAirmass: string;
   moonDistance: string;
   bypassDarkness: boolean;
+  /** A monitoring observation's cadence: all three empty for none (it repeats as soon as it is eligible). */
+  intervalMinutes: string;
+  monitoringUntil: string;
+  maxRuns: string;
   email: boolean;
   push: boolean;
   states: Array<(typeof notifiedStatuses)[number]>;
@@ -63,6 +67,9 @@ export const newDraft = (): ObservationDraft => ({
   maxAirmass: "",
   moonDistance: "",
   bypassDarkness: false,
+  intervalMinutes: "60",
+  monitoringUntil: "",
+  maxRuns: "",
   email: true,
   push: true,
   states: [...notifiedStatuses],
@@ -94,6 +101,16 @@ const isoFromLocal = (value: string) => (value ? new Date(value).toISOString() :
 
 const raOf = (target: TargetDraft, index: number) => parseRightAscension(target.ra, { path: ["targets", index, "ra"] });
 const decOf = (target: TargetDraft, index: number) => parseDeclination(target.dec, { path: ["targets", index, "dec"] });
+
+/** The cadence as the API takes it: null for another type, or when nothing of it was given. */
+function monitoringOf(draft: ObservationDraft): ObservationInput["monitoring"] {
+  if (draft.type !== "monitoring" || [draft.intervalMinutes, draft.monitoringUntil, draft.maxRuns].every((text) => text.trim() === "")) return null;
+  return {
+    intervalMinutes: numberFrom(draft.intervalMinutes) as number,
+    until: isoFromLocal(draft.monitoringUntil),
+    maxRuns: optionalNumber(draft.maxRuns) as number | null,
+  };
+}
 
 /** The draft as the API takes it. Fields a type does not use are sent empty, so a window typed for another type never goes with it. */
 export function toInput(draft: ObservationDraft): ObservationInput {
@@ -129,6 +146,7 @@ export function toInput(draft: ObservationDraft): ObservationInput {
     fixedTimeStart: window ? isoFromLocal(draft.fixedTimeStart) : null,
     fixedTimeEnd: window ? isoFromLocal(draft.fixedTimeEnd) : null,
     bypassDarkness: draft.bypassDarkness,
+    monitoring: monitoringOf(draft),
     notifications: { email: draft.email, push: draft.push, states: draft.states },
   };
 }

@@ -10,6 +10,32 @@ export interface StepProps {
   errorOf(path: string): string | undefined;
 }
 
+/**
+ * StepProps over a draft's state: `edit` changes the draft and touches the field (and `onEdit` hears
+ * of it); a field's message is its problem once `shown`, else what the server said of it.
+ */
+export function stepPropsOf(options: {
+  draft: ObservationDraft;
+  setDraft(change: (draft: ObservationDraft) => ObservationDraft): void;
+  touch(path: string): void;
+  problems: Record<string, string>;
+  shown(path: string): boolean;
+  serverError(path: string): string | undefined;
+  onEdit?(path: string): void;
+}): StepProps {
+  const { draft, setDraft, touch, problems, shown, serverError, onEdit } = options;
+  return {
+    draft,
+    touch,
+    edit: (path, change) => {
+      setDraft(change);
+      touch(path);
+      onEdit?.(path);
+    },
+    errorOf: (path) => (shown(path) && problems[path]) || serverError(path),
+  };
+}
+
 /** The props of a text field bound to `path` of the draft. */
 export function textProps(props: StepProps, path: string, value: string, set: (draft: ObservationDraft, value: string) => ObservationDraft) {
   return {

@@ -11,7 +11,7 @@ export const steps: readonly Step[] = [
   {
     title: "Scheduling",
     description: "When it may run, and what the sky must be like.",
-    holds: (path: string) => /^(type|priority|fixedTimeStart|fixedTimeEnd|bypassDarkness|constraints)(\.|$)/.test(path),
+    holds: (path: string) => /^(type|priority|fixedTimeStart|fixedTimeEnd|bypassDarkness|constraints|monitoring)(\.|$)/.test(path),
   },
   { title: "Notifications", description: "How and when you hear of it.", holds: (path: string) => /^notifications(\.|$)/.test(path) },
   { title: "Review", description: "Everything that will be sent. Change what you need, then submit.", holds: () => false },

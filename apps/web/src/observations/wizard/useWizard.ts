@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { draftProblems, newDraft, type ObservationDraft } from "./draft";
-import type { StepProps } from "./step-props";
+import { stepPropsOf } from "./step-props";
 import { REVIEW_STEP, stepOf, steps } from "./steps";
 
 type Focus = { on: "heading" | "first-invalid"; request: number };
@@ -32,16 +32,15 @@ export function useWizard() {
   const focusOn = (on: Focus["on"]) => setFocus((current) => ({ on, request: (current?.request ?? 0) + 1 }));
 
   const touch = (path: string) => setTouched((current) => added(current, path));
-  const fields: StepProps = {
+  const fields = stepPropsOf({
     draft,
+    setDraft,
     touch,
-    edit: (path, change) => {
-      setDraft(change);
-      touch(path);
-      setServerErrors((current) => (path in current ? Object.fromEntries(Object.entries(current).filter(([key]) => key !== path)) : current));
-    },
-    errorOf: (path) => ((touched.has(path) || refused.has(stepOf(path))) && problems[path]) || serverErrors[path],
-  };
+    problems,
+    shown: (path) => touched.has(path) || refused.has(stepOf(path)),
+    serverError: (path) => serverErrors[path],
+    onEdit: (path) => setServerErrors((current) => (path in current ? Object.fromEntries(Object.entries(current).filter(([key]) => key !== path)) : current)),
+  });
 
   const goTo = (index: number) => {
     setStep(index);

@@ -1,7 +1,8 @@
 import { apiKeyOperations } from "./api-keys";
+import { gettingStartedOperations } from "./getting-started";
 import { notificationOperations } from "./notifications";
 import { profileOperations } from "./profile";
 import { sessionOperations } from "./sessions";
 
-/** The signed-in user's own account: profile, avatar, API keys, password, sessions and push channels (tRPC `user.*`). */
-export const userOperations = { ...profileOperations, ...apiKeyOperations, ...sessionOperations, ...notificationOperations };
+/** The signed-in user's own account: profile, avatar, API keys, password, sessions, push channels and the first-night checklist (tRPC `user.*`). */
+export const userOperations = { ...profileOperations, ...apiKeyOperations, ...sessionOperations, ...notificationOperations, ...gettingStartedOperations };

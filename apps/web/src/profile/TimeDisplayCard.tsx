@@ -1,0 +1,77 @@
+import { useId } from "react";
+import { useMutation } from "@tanstack/react-query";
+import type { TimeDisplay } from "@meridian/rules";
+import { Alert } from "../components/Alert";
+import { Card } from "../components/Card";
+import { summarizeError } from "../lib/errors";
+import { setTimeDisplay } from "../lib/time-display";
+import { queryClient, trpc } from "../trpc";
+import type { Profile } from "./useProfile";
+
+const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+const choices: Array<{ value: TimeDisplay; label: string; description: string }> = [
+  {
+    value: "observatory",
+    label: "Each observatory's time zone",
+    description: "An observatory's times (windows, queue, runs) in its own zone, with the zone's abbreviation; other times in your browser's zone.",
+  },
+  { value: "browser", label: "Your browser's time zone", description: `Every time in ${browserZone}.` },
+  { value: "utc", label: "UTC", description: "Every time in Coordinated Universal Time." },
+];
+
+/** Which zone every page shows times in; saved at once, in effect at once, rolled back if the save fails. */
+export function TimeDisplayCard({ profile }: { profile: Profile }) {
+  const name = useId();
+  const profileKey = trpc.user.profile.queryKey();
+  const current = profile.timeDisplay ?? "observatory";
+  const save = useMutation(
+    trpc.user.updateProfile.mutationOptions({
+      onMutate: async (input) => {
+        await queryClient.cancelQueries({ queryKey: profileKey });
+        const previous = queryClient.getQueryData(profileKey);
+        queryClient.setQueryData(profileKey, (old) => (old ? { ...old, timeDisplay: input.timeDisplay } : old));
+        if (input.timeDisplay) setTimeDisplay(input.timeDisplay);
+        return { previous };
+      },
+      onError: (_error, _input, context) => {
+        if (context?.previous) {
+          queryClient.setQueryData(profileKey, context.previous);
+          setTimeDisplay(context.previous.timeDisplay ?? "observatory");
+        }
+      },
+    }),
+  );
+  return (
+    <Card title="Times" description="The time zone every page shows times in.">
+      {save.isError ? (
+        <Alert tone="error" className="mb-3">
+          Could not save: {summarizeError(save.error).message}
+        </Alert>
+      ) : null}
+      <fieldset>
+        <legend className="sr-only">Show times in</legend>
+        <div className="flex flex-col gap-3">
+          {choices.map((choice) => (
+            <label key={choice.value} className="flex cursor-pointer items-start gap-3">
+              <input
+                type="radio"
+                name={name}
+                value={choice.value}
+                checked={current === choice.value}
+                onChange={() => save.mutate({ timeDisplay: choice.value })}
+                className="mt-1 size-4 shrink-0 accent-indigo-600"
+              />
+              <span className="min-w-0">
+                <span className="block text-sm font-medium text-slate-800">{choice.label}</span>
+                <span className="block text-sm text-slate-500">{choice.description}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <p role="status" aria-live="polite" className="mt-3 min-h-5 text-sm text-slate-500">
+        {save.isPending ? "Saving…" : save.isSuccess ? "Time display saved" : ""}
+      </p>
+    </Card>
+  );
+}

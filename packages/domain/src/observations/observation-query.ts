@@ -1,0 +1,86 @@
+import { observationStatuses } from "@meridian/rules";
+import { sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { UserActor } from "../actor";
+import { AppError, fieldError } from "../errors";
+import { viewableObservatoryIds } from "../permissions/observatory-permissions";
+import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { readableBy } from "./access";
+
+export const observationSorts = ["createdAt", "-createdAt", "priority", "-priority", "statusChangedAt", "-statusChangedAt"] as const;
+export type ObservationSort = (typeof observationSorts)[number];
+
+const instantSchema = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+
+/** The list's and the export's filters, as the query string gives them (REST and tRPC alike). */
+export const observationFilterFields = {
+  projectId: opaqueIdSchema.optional(),
+  observatoryId: opaqueIdSchema.optional(),
+  status: z
+    .string()
+    .max(500)
+    .transform((value) => [...new Set(value.split(",").map((part) => part.trim()))])
+    .pipe(z.array(z.enum(observationStatuses)).min(1))
+    .optional()
+    .describe("One status, or several separated by commas (any of them)"),
+  q: withoutControlCharacters(z.string().trim().max(200)).optional().describe("Part of the name or of a target's name, in any case"),
+  from: instantSchema.optional().describe("Created at or after (a date means its start, UTC)"),
+  to: instantSchema.optional().describe("Created before (a date means its start, UTC: `to=2026-12-01` ends with November)"),
+  ownerId: opaqueIdSchema.optional(),
+  sort: z.enum(observationSorts).optional().describe("A field, `-` before it for descending; ties go by id the same way. Default `-createdAt`"),
+};
+export type ObservationFilter = z.output<z.ZodObject<typeof observationFilterFields>>;
+
+/** The `where` of a list or an export: what the caller may read (as the plain list always did), then each filter given. */
+export function observationConditions({ actor, filter }: { actor: UserActor; filter: ObservationFilter }): SQL[] {
+  const conditions = [actor.isServerAdmin ? sql`true` : readableBy({ userId: actor.id, viewableObservatories: viewableObservatoryIds(actor.id) })];
+  if (filter.projectId) conditions.push(sql`o.project_id = ${filter.projectId}`);
+  if (filter.observatoryId) conditions.push(sql`o.observatory_id = ${filter.observatoryId}`);
+  if (filter.status) conditions.push(sql`o.status in ${filter.status}`);
+  if (filter.ownerId) conditions.push(sql`o.owner_id = ${filter.ownerId}`);
+  if (filter.from) conditions.push(sql`o.created_at >= ${new Date(filter.from).toISOString()}::timestamptz`);
+  if (filter.to) conditions.push(sql`o.created_at < ${new Date(filter.to).toISOString()}::timestamptz`);
+  if (filter.q) conditions.push(sql`o.search_text ilike ${`%${filter.q.replace(/[\\%_]/g, "\\$&")}%`}`);
+  return conditions;
+}
+
+const sortColumns = { createdAt: sql`o.created_at`, priority: sql`o.priority`, statusChangedAt: sql`o.status_changed_at` };
+// Microseconds kept: a cursor rounded to milliseconds would skip or repeat rows stamped within one.
+const asCursorText = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** How a sort orders rows, reads the key a cursor holds, and continues after one. */
+export function observationOrder(sort: ObservationSort = "-createdAt") {
+  const descending = sort.startsWith("-");
+  const field = sort.replace("-", "") as keyof typeof sortColumns;
+  const column = sortColumns[field];
+  const direction = descending ? sql`desc` : sql`asc`;
+  return {
+    orderBy: sql`${column} ${direction}, o.id ${direction}`,
+    /** The sort key as text, selected `as sort_key` beside the row for its cursor. */
+    key: field === "priority" ? sql`o.priority::text` : asCursorText(column),
+    after(cursor: string): SQL {
+      const { key, id } = parseCursor(cursor, sort);
+      const value = field === "priority" ? sql`${Number(key)}::int` : sql`${key}::timestamptz`;
+      return descending ? sql`(${column}, o.id) < (${value}, ${id})` : sql`(${column}, o.id) > (${value}, ${id})`;
+    },
+    cursor: (row: { sort_key: string; id: string }) => Buffer.from(JSON.stringify([sort, row.sort_key, row.id])).toString("base64url"),
+  };
+}
+
+const cursorKeyPattern = { priority: /^-?\d{1,9}$/, other: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/ };
+
+function parseCursor(cursor: string, sort: ObservationSort): { key: string; id: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString());
+  } catch {
+    parsed = null;
+  }
+  const [cursorSort, key, id] = Array.isArray(parsed) && parsed.length === 3 ? (parsed as unknown[]) : [];
+  const pattern = sort.endsWith("priority") ? cursorKeyPattern.priority : cursorKeyPattern.other;
+  if (cursorSort !== sort || typeof key !== "string" || !pattern.test(key) || typeof id !== "string" || !opaqueIdSchema.safeParse(id).success)
+    throw new AppError("VALIDATION_FAILED", "The cursor is not one this list gave for this sort", {
+      errors: [fieldError({ path: "cursor", predicate: `is not a cursor of this list sorted by ${sort}` })],
+    });
+  return { key, id };
+}

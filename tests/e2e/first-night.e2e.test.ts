@@ -1,0 +1,166 @@
+import { randomBytes } from "node:crypto";
+import type { Page } from "playwright-core";
+import { ObservatorySimulator } from "@meridian/simulator";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { signupUser, type TestServer } from "../support/test-server";
+import { WAIT } from "./support/session";
+import { browserSuite } from "./support/suite";
+
+/**
+ * A brand-new account's first night (issue 24 point 8): the dashboard's checklist, each step done
+ * where its link leads, ticked from what the server sees, and gone once everything is done.
+ */
+// The worker runs in the server process, so the submitted observation is really dispatched.
+const suite = browserSuite({ MERIDIAN_ROLE: "all" });
+let server: TestServer;
+beforeAll(() => {
+  server = suite.server();
+});
+
+const tag = () => randomBytes(3).toString("hex");
+const checklist = (page: Page) => page.getByRole("region", { name: "Your first night" });
+/** A step's heading, as a screen reader reads it: "Done: 2. Set the observatory's location". */
+const step = (page: Page, state: "Done" | "To do", number: number, title: string) =>
+  checklist(page).getByRole("heading", { level: 3, name: `${state}: ${number}. ${title}` });
+/** Back to the dashboard by the side navigation, without a reload (a key just created stays in this tab's memory). */
+const toDashboard = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Dashboard" }).click();
+
+async function newcomer(name: string) {
+  const account = await signupUser(server, { name });
+  return { account, page: await suite.pages.signIn(name, { email: account.user.email, password: account.password }) };
+}
+
+describe("web app: a new user's first night", { timeout: 180_000 }, () => {
+  it("walks a brand-new account through the checklist by keyboard, with the simulator command, until it disappears", async () => {
+    const { page } = await newcomer("Nadia Newcomer");
+    const dome = `Dome ${tag()}`;
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+
+    // Everything to do, as an ordered list with a heading per step.
+    const list = checklist(page).getByRole("list", { name: "Your first night" });
+    await list.waitFor(WAIT);
+    expect(await list.getByRole("listitem").count()).toBe(5);
+    await step(page, "To do", 1, "Join or create an organization or observatory").waitFor(WAIT);
+    await checklist(page).getByText("0 of 5 steps done.", { exact: false }).waitFor(WAIT);
+
+    // 1. An observatory, from the checklist's own button; focus comes back to the checklist.
+    await checklist(page).getByRole("button", { name: "New observatory" }).press("Enter");
+    const create = page.getByRole("dialog", { name: "Create observatory" });
+    await create.getByLabel("Observatory name").fill(dome);
+    await create.getByLabel("Observatory name").press("Enter");
+    await step(page, "Done", 1, "Join or create an organization or observatory").waitFor(WAIT);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Your first night");
+
+    // 2. The location: the link opens the observatory's settings.
+    await checklist(page)
+      .getByRole("link", { name: `Set the location of ${dome}` })
+      .press("Enter");
+    const settings = page.getByRole("dialog", { name: "Observatory settings" });
+    await settings.getByLabel("Latitude").fill("28.76");
+    await settings.getByLabel("Longitude").fill("-17.88");
+    await settings.getByLabel("Elevation (m)").fill("2396");
+    await settings.getByRole("button", { name: "Save settings" }).press("Enter");
+    await page.getByText("Settings saved.").waitFor(WAIT);
+    expect(new URL(page.url()).searchParams.get("settings")).toBeNull();
+    await toDashboard(page);
+    await step(page, "Done", 2, "Set the observatory's location").waitFor(WAIT);
+
+    // 3. A plugin key on the keys tab, shown once with the exact command, which the copy button copies.
+    const pluginStep = "Create a plugin key and connect a plugin";
+    await step(page, "To do", 3, pluginStep).waitFor(WAIT);
+    await checklist(page).getByText(`pnpm simulate:observatory --url ${server.url} --key <observatory key> --speed 60`).waitFor(WAIT);
+    await checklist(page).getByRole("link", { name: "the plugin protocol description" }).waitFor(WAIT);
+    await checklist(page)
+      .getByRole("link", { name: `Create a plugin key for ${dome}` })
+      .press("Enter");
+    await page.getByRole("tab", { name: "Plugin keys", selected: true }).waitFor(WAIT);
+    await page.getByLabel("Key name").fill("Dome computer");
+    await page.getByLabel("Key name").press("Enter");
+    const notice = page.getByRole("region", { name: "API key “Dome computer” created" });
+    const shown = notice.locator("pre");
+    await shown.waitFor(WAIT);
+    const command = (await shown.innerText()).trim();
+    const parsed = /^pnpm simulate:observatory --url (\S+) --key (mok_\S+) --speed 60$/.exec(command);
+    expect(parsed?.[1]).toBe(server.url);
+    expect(parsed?.[2]).toBe(await notice.getByLabel("New API key").inputValue());
+    await notice.getByRole("button", { name: "Copy command" }).press("Enter");
+    await notice.getByText("Copied").waitFor(WAIT);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command);
+
+    // The dashboard shows the same command with the key until the page is reloaded.
+    await toDashboard(page);
+    await checklist(page).getByText(command).waitFor(WAIT);
+    // Then the simulator, run as the command says, connects; the step ticks without a reload.
+    const simulator = new ObservatorySimulator({ url: parsed![1]!, key: parsed![2]!, speed: 60 });
+    onTestFinished(() => simulator.close().catch(() => undefined));
+    await simulator.connect();
+    await step(page, "Done", 3, pluginStep).waitFor({ timeout: 30_000 });
+
+    // 4. A project, from the checklist's button.
+    const survey = `Survey ${tag()}`;
+    await checklist(page).getByRole("button", { name: "New project" }).press("Enter");
+    const project = page.getByRole("dialog", { name: "Create project" });
+    await project.getByLabel("Project name").fill(survey);
+    await project.getByRole("button", { name: "Create project" }).press("Enter");
+    await step(page, "Done", 4, "Create a project").waitFor(WAIT);
+
+    // 5. An observation through the wizard.
+    await checklist(page).getByRole("link", { name: "New observation" }).press("Enter");
+    await page.getByRole("heading", { level: 2, name: /^Step 1 of 5/ }).waitFor(WAIT);
+    await page.getByLabel("Name", { exact: true }).fill(`First light ${tag()}`);
+    await page.getByLabel("Project").selectOption({ label: survey });
+    await page.getByLabel("Observatory").selectOption({ index: 1 });
+    await page.getByRole("button", { name: "Next" }).press("Enter");
+    await page.getByRole("combobox", { name: "Target name" }).fill("M 31");
+    await page.getByLabel("Right ascension (RA)").fill("10.6847");
+    await page.getByLabel("Declination (Dec)").fill("41.269");
+    await page.getByLabel("Seconds").fill("2");
+    for (let next = 0; next < 3; next += 1) await page.getByRole("button", { name: "Next" }).press("Enter");
+    await page.getByRole("button", { name: "Submit observation" }).press("Enter");
+    await page.getByRole("heading", { level: 1, name: /^First light/ }).waitFor(WAIT);
+
+    // Everything done: the checklist is gone, and stays gone.
+    await toDashboard(page);
+    await page.getByRole("heading", { name: "Your observatories" }).waitFor(WAIT);
+    await checklist(page).waitFor({ state: "detached", ...WAIT });
+    await page.reload();
+    await page.getByRole("heading", { name: "Your observatories" }).waitFor(WAIT);
+    await page.waitForLoadState("networkidle");
+    expect(await checklist(page).count()).toBe(0);
+  });
+
+  it("can be hidden by keyboard before it is done, for good, with focus on the page's heading", async () => {
+    const { page } = await newcomer("Hugo Hide");
+    await step(page, "To do", 1, "Join or create an organization or observatory").waitFor(WAIT);
+    await checklist(page).getByRole("button", { name: "Hide the first-night checklist" }).press("Enter");
+    await checklist(page).waitFor({ state: "detached", ...WAIT });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    await page.reload();
+    await page.getByRole("heading", { name: "Your observatories" }).waitFor(WAIT);
+    await page.waitForLoadState("networkidle");
+    expect(await checklist(page).count()).toBe(0);
+  });
+
+  it("tells a user who only observes with someone else's observatory who sets it up", async () => {
+    const owner = await signupUser(server, { name: "Olive Owner" });
+    const shared = `Shared ${tag()}`;
+    const response = await server.request("/observatories", { method: "POST", token: owner.token, json: { name: shared } });
+    const observatory = (await response.json()) as { id: string };
+    const { account, page } = await newcomer("Vera Viewer");
+    const added = await server.request(`/observatories/${observatory.id}/members`, {
+      method: "POST",
+      token: owner.token,
+      json: { email: account.user.email, permissions: { can_view: true, can_observe: true } },
+    });
+    expect(added.status).toBe(201);
+    await page.reload();
+    await step(page, "Done", 1, "Join or create an organization or observatory").waitFor(WAIT);
+    await checklist(page).getByText(`Only the administrators of ${shared} set its location: ask one of them.`).waitFor(WAIT);
+    await checklist(page).getByText(`The administrators of ${shared} create its plugin keys and connect its plugin: ask one of them.`).waitFor(WAIT);
+    await checklist(page)
+      .getByRole("link", { name: `See who administers ${shared}` })
+      .first()
+      .click();
+    await page.getByRole("tab", { name: "Members", selected: true }).waitFor(WAIT);
+  });
+});

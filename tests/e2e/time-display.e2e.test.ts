@@ -1,0 +1,172 @@
+import { randomBytes } from "node:crypto";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { signupUser, type TestServer } from "../support/test-server";
+import { appUrl, signIn, WAIT } from "./support/session";
+import { browserSuite } from "./support/suite";
+
+const suite = browserSuite();
+let server: TestServer;
+beforeAll(() => {
+  server = suite.server();
+});
+
+async function api<T>(pathname: string, token: string, json?: unknown, method = json === undefined ? "GET" : "POST"): Promise<T> {
+  const response = await server.request(pathname, { method, token, json });
+  if (!response.ok) throw new Error(`${pathname}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+const sidingSpring = { latitude: -31.2733, longitude: 149.0617, elevation: 1165 };
+
+/** A user with an observatory at Siding Spring (Australia/Sydney), a project, and a page signed in from a browser in Santiago. */
+async function setUp() {
+  const tag = randomBytes(3).toString("hex");
+  const owner = await signupUser(server, { name: `Tess ${tag}` });
+  const observatory = await api<{ id: string; timeZone: string }>("/observatories", owner.token, { name: `Siding Spring ${tag}`, location: sidingSpring });
+  const project = await api<{ id: string }>("/projects", owner.token, { name: `Survey ${tag}` });
+  // A browser zone unlike the observatory's and UTC, so each choice shows another hour.
+  const context = await suite.browser().newContext({ viewport: { width: 1280, height: 900 }, timezoneId: "America/Santiago", locale: "en-US" });
+  const page = await context.newPage();
+  page.setDefaultTimeout(WAIT.timeout);
+  page.on("pageerror", (error) => suite.pageErrors.push(error.message));
+  await signIn(page, server, owner.user.email, owner.password);
+  return { tag, owner, observatory, project, page, close: () => context.close() };
+}
+
+/** The "Not before" time of the observation page's timing card. */
+const notBefore = (page: Page) =>
+  page
+    .getByRole("term")
+    .filter({ hasText: /^Not before$/ })
+    .locator("xpath=following-sibling::dd[1]//time");
+
+describe("times of an observatory", { timeout: 120_000 }, () => {
+  it("show in the observatory's zone with its abbreviation and UTC on hover; every page follows the profile's choice of UTC or the browser's", async () => {
+    const { owner, observatory, project, page, close } = await setUp();
+    try {
+      expect(observatory.timeZone).toBe("Australia/Sydney");
+      // 10:00 UTC on 2 January is 21:00 in Sydney (AEDT, UTC+11) and 07:00 in Santiago (UTC−3).
+      const start = "2031-01-02T10:00:00.000Z";
+      const observation = await api<{ id: string }>("/observations", owner.token, {
+        name: "Eta Carinae",
+        projectId: project.id,
+        observatoryId: observatory.id,
+        type: "fixed_time",
+        fixedTimeStart: start,
+        targets: [{ name: "Eta Carinae", ra: 161.265, dec: -59.685, exposures: [{ filter: "R", exposureSeconds: 60, count: 3, binning: 1 }] }],
+      });
+
+      await page.goto(appUrl(server, `observations/${observation.id}`));
+      const time = notBefore(page);
+      await expect.poll(() => time.textContent(), WAIT).toMatch(/^Jan 2, 2031, 9:00\sPM (AEDT|GMT\+11)$/);
+      expect(await time.getAttribute("dateTime")).toBe(start);
+      expect(await time.getAttribute("title")).toBe("2031-01-02 10:00 UTC");
+      // The estimate: one 120 s slew, three 60 s exposures with a 10 s readout each.
+      await page.getByText("5 min 30 s", { exact: true }).waitFor(WAIT);
+
+      // The profile's choice: UTC, saved at once.
+      await page.goto(appUrl(server, "profile"));
+      await page.getByRole("radio", { name: /^UTC/ }).check();
+      await page.getByText("Time display saved").waitFor(WAIT);
+      expect(await api<{ timeDisplay?: string }>("/api/v1/user/profile", owner.token)).toMatchObject({ timeDisplay: "utc" });
+      await page.goto(appUrl(server, `observations/${observation.id}`));
+      await expect.poll(() => notBefore(page).textContent(), WAIT).toMatch(/^Jan 2, 2031, 10:00\sAM UTC$/);
+
+      // The browser's zone, also after a reload.
+      await page.goto(appUrl(server, "profile"));
+      await page.getByRole("radio", { name: /^Your browser's time zone/ }).check();
+      await page.getByText("Time display saved").waitFor(WAIT);
+      await page.goto(appUrl(server, `observations/${observation.id}`));
+      await page.reload();
+      await expect.poll(() => notBefore(page).textContent(), WAIT).toMatch(/^Jan 2, 2031, 7:00\sAM$/);
+    } finally {
+      await close();
+    }
+  });
+
+  it("are set in the observatory's settings: a zone checked as typed, slew and readout seconds, the location's zone again when emptied", async () => {
+    const { owner, observatory, page, close } = await setUp();
+    try {
+      await page.goto(appUrl(server, `observatories/${observatory.id}`));
+      await page.getByText("Australia/Sydney").first().waitFor(WAIT);
+      await page.getByText("Slew 120 s per target · readout 10 s per exposure").waitFor(WAIT);
+      await page.getByRole("button", { name: "Settings" }).click();
+      const dialog = page.getByRole("dialog", { name: "Observatory settings" });
+      const zone = dialog.getByLabel("Time zone");
+      expect(await zone.inputValue()).toBe("Australia/Sydney");
+      await dialog.getByText("now Australia/Sydney", { exact: false }).waitFor(WAIT);
+      await zone.fill("Mars/Olympus_Mons");
+      await dialog.getByText("Time zone must be an IANA time zone name such as Atlantic/Canary or UTC.").waitFor(WAIT);
+      expect(await zone.getAttribute("aria-invalid")).toBe("true");
+      await zone.fill("Europe/Madrid");
+      await expect.poll(() => zone.getAttribute("aria-invalid")).toBeNull();
+      await dialog.getByLabel("Slew time (s)").fill("30");
+      await dialog.getByLabel("Readout time (s)").fill("4000");
+      await dialog.getByRole("button", { name: "Save settings" }).click();
+      await dialog.getByText("Readout time (s) must be between 0 and 600.").waitFor(WAIT);
+      await dialog.getByLabel("Readout time (s)").fill("5");
+      await dialog.getByRole("button", { name: "Save settings" }).click();
+      await dialog.waitFor({ state: "hidden", ...WAIT });
+      await page.getByText("Slew 30 s per target · readout 5 s per exposure").waitFor(WAIT);
+      expect(await api(`/observatories/${observatory.id}`, owner.token)).toMatchObject({
+        timeZone: "Europe/Madrid",
+        settings: { slewSeconds: 30, readoutSeconds: 5 },
+      });
+
+      await page.getByRole("button", { name: "Settings" }).click();
+      await dialog.getByLabel("Time zone").fill("");
+      await dialog.getByRole("button", { name: "Save settings" }).click();
+      await dialog.waitFor({ state: "hidden", ...WAIT });
+      await page.getByText("(from its location)").waitFor(WAIT);
+      expect(await api(`/observatories/${observatory.id}`, owner.token)).toMatchObject({ timeZone: "Australia/Sydney" });
+    } finally {
+      await close();
+    }
+  });
+
+  it("in the wizard: a monitoring cadence checked as typed and sent, and the estimate on the review by the observatory's settings", async () => {
+    const { tag, owner, observatory, page, close } = await setUp();
+    try {
+      await api(`/observatories/${observatory.id}`, owner.token, { settings: { slewSeconds: 60, readoutSeconds: 5 } }, "PUT");
+      await page.goto(appUrl(server, "observations/new"));
+      await page.getByLabel("Name", { exact: true }).fill(`Variable ${tag}`);
+      await page.getByLabel("Project").selectOption({ label: `Survey ${tag}` });
+      await page.getByLabel("Observatory").selectOption({ label: `Siding Spring ${tag}` });
+      await page.getByRole("button", { name: "Next" }).click();
+      // The position first: a name left with an empty position would be looked up in the catalog.
+      await page.getByLabel("Right ascension (RA)").fill("9:32:14.6");
+      await page.getByLabel("Declination (Dec)").fill("-62:47:20");
+      await page.getByRole("combobox", { name: "Target name" }).fill("Mira-type variable");
+      await page.keyboard.press("Escape");
+      await page.getByLabel("Exposure seconds").fill("30");
+      await page.getByLabel("Count", { exact: true }).fill("4");
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByRole("radio", { name: /^Monitoring/ }).check();
+      const interval = page.getByLabel("Repeat every (minutes)");
+      expect(await interval.inputValue()).toBe("60");
+      await interval.fill("0");
+      await page.getByText("Interval minutes must be at least 1.").waitFor(WAIT);
+      await interval.fill("90");
+      await page.getByLabel("At most (runs)").fill("3");
+      await expect.poll(() => interval.getAttribute("aria-invalid")).toBeNull();
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByRole("button", { name: "Next" }).click();
+      const review = page.getByRole("region", { name: "Scheduling" });
+      await review.getByText("every 90 minutes, at most 3 runs").waitFor(WAIT);
+      // 60 s slew + 4 × (30 s + 5 s readout) = 200 s.
+      await page.getByRole("region", { name: "Estimate" }).getByText("3 min 20 s").waitFor(WAIT);
+      await page.getByRole("button", { name: "Submit observation" }).click();
+      await page.getByRole("heading", { level: 1, name: `Variable ${tag}` }).waitFor(WAIT);
+      const id = page.url().split("/").pop()!;
+      expect(await api(`/observations/${id}`, owner.token)).toMatchObject({
+        type: "monitoring",
+        monitoring: { intervalMinutes: 90, until: null, maxRuns: 3 },
+        estimatedSeconds: 200,
+      });
+      await page.getByText("every 90 minutes").waitFor(WAIT);
+    } finally {
+      await close();
+    }
+  });
+});
