@@ -32,6 +32,11 @@ export interface SimulatorOptions {
    * Off by default.
    */
   reconnect?: boolean;
+  /**
+   * How it waits out a night's exposures (default: a timer of the exposure time divided by
+   * `speed`). A test that moves the server's clock passes one that waits for that clock.
+   */
+  sleep?: (ms: number) => Promise<void>;
   log?: (line: string) => void;
 }
 
@@ -47,7 +52,8 @@ export interface SimulatorOptions {
  * 4409: a newer connection with the key took over; it never reconnects then) and `reconnected`.
  */
 export class ObservatorySimulator extends EventEmitter {
-  readonly options: Required<Omit<SimulatorOptions, "log" | "systemInfo" | "equipment">> & Pick<SimulatorOptions, "log" | "systemInfo" | "equipment">;
+  readonly options: Required<Omit<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep">> &
+    Pick<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep">;
   private ws: WebSocket | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private nextId = 1;
@@ -258,6 +264,7 @@ export class ObservatorySimulator extends EventEmitter {
   }
 
   private wait(ms: number) {
+    if (this.options.sleep) return this.options.sleep(ms);
     return new Promise((resolve) => setTimeout(resolve, ms / this.options.speed));
   }
 

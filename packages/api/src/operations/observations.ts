@@ -21,6 +21,7 @@ import { pluginReportableStatuses } from "@meridian/rules";
 import { defineOperation } from "./define-operation";
 import { observationExportOperations } from "./observation-export";
 import { observationFileOperations } from "./observation-files";
+import { observationForecastOperations } from "./night-plan";
 import { observationOperatingOperations } from "./observation-operating";
 import { optionalJsonBody } from "./optional-body";
 import { authedErrors, conflict, idParam, pageQuery, problemResponseFor } from "./responses";
@@ -39,6 +40,7 @@ export const observationOperations = {
   // Before `get`: /observations/export is not an observation's id.
   ...observationExportOperations,
   ...observationFileOperations,
+  ...observationForecastOperations,
   ...observationOperatingOperations,
   create: defineOperation({
     operationId: "createObservation",

@@ -15,6 +15,7 @@ import {
   updateObservatory,
 } from "@meridian/domain";
 import { defineOperation } from "./define-operation";
+import { observatoryPlanOperations } from "./night-plan";
 import { observatoryDispatchOperations } from "./observatory-dispatch";
 import { observatoryMemberOperations } from "./observatory-members";
 import { observatoryRemovalOperations } from "./observatory-removal";
@@ -157,5 +158,6 @@ export const observatoryOperations = {
   ...observatorySettingsOperations,
   ...observatoryMemberOperations,
   ...observatoryDispatchOperations,
+  ...observatoryPlanOperations,
   ...observatoryRemovalOperations,
 };

@@ -17,13 +17,16 @@ const tags = ["Observatories"];
 
 const params = z.object({ id: idParam });
 
+const queueReasonSchema = z.object({ code: z.enum(queueBlockCodes), until: z.string().nullable() }).meta({ id: "QueueReason" });
+
 const observatoryQueueSchema = z
   .object({
     items: z.array(
       z.object({
         observation: observationSchema,
         eligible: z.boolean(),
-        blockedBy: z.object({ code: z.enum(queueBlockCodes), until: z.string().nullable() }).nullable(),
+        blockedBy: queueReasonSchema.nullable(),
+        reasons: z.array(queueReasonSchema),
       }),
     ),
     darkness: z.object({ start: z.string(), end: z.string() }).nullable(),
@@ -38,10 +41,13 @@ export const observatoryDispatchOperations = {
     tags,
     summary: "The explained queue (can_view)",
     description:
-      "Pending observations in dispatch order (highest priority, then oldest), each `eligible` now or `blockedBy` the first reason " +
-      "that applies, in this order: the observation's own (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE) before the " +
-      "observatory's (OBSERVATORY_BUSY, OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE); `until` when known. Computed by the function " +
-      "dispatch uses. `darkness`: the current or next astronomical dark interval, null without a location.",
+      "Pending observations in dispatch order (highest priority, then oldest), each `eligible` now or held by every reason that " +
+      "applies (`reasons`), in this order: the observation's own (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE) before the " +
+      "observatory's (OBSERVATORY_BUSY, OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE); `blockedBy` is the first of them. `until` when " +
+      "known: BEFORE_WINDOW's is the window's start, NOT_DARK's the start of darkness for the observation's twilight, TARGET_NOT_VISIBLE's " +
+      "the next whole minute within 7 days at which every constraint of the observation is met (darkness included, so never a " +
+      "moment outside it); the observatory's reasons have none. Computed by the function dispatch uses. `darkness`: the current or " +
+      "next astronomical dark interval, null without a location.",
     method: "get",
     path: "/observatories/{id}/queue",
     status: 200,

@@ -62,7 +62,7 @@ async function authenticateObservatory(request: IncomingMessage, deps: Deps): Pr
       standing: "claiming",
       goneReason: "connection_closed",
       lastMessageAt: Date.now(),
-      sightingWrittenAt: Date.now(),
+      sightingWrittenAt: deps.now().getTime(),
       heartbeatTimeoutMs: settings.heartbeatTimeoutSeconds * 1000,
     },
     routeKey: observatoryRouteKey(principal.observatoryId),
@@ -84,7 +84,8 @@ function replace(session: ObservatorySession, connection: ObservatoryConnection)
  */
 async function ready(deps: Deps, session: ObservatorySession, connection: ObservatoryConnection): Promise<boolean> {
   if (!session.helloed) throw new AppError("HELLO_REQUIRED", "Send hello with the plugin version first");
-  const now = Date.now();
+  // Sightings are on the server's clock, as the sweep that reads them is (tests move it).
+  const now = deps.now().getTime();
   if (now - session.sightingWrittenAt < LAST_SEEN_WRITE_INTERVAL_MS) return session.standing !== "replaced";
   session.sightingWrittenAt = now;
   const standing = await observatorySeen({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId, at: new Date(now) });
@@ -190,7 +191,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
     );
     // The newest connection with the key replaces any other, on whichever process it is.
     await claimObservatoryConnection({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId });
-    session.sightingWrittenAt = Date.now();
+    session.sightingWrittenAt = deps.now().getTime();
   },
   accepts: ({ session, event, connection }) => {
     if (event.type === CONNECTION_CLAIMED_EVENT) {

@@ -1,4 +1,4 @@
-import { observationsCollection, observatoriesCollection, type Executor, type ObservationDoc, type StoredDocument } from "@meridian/db";
+import { observationsCollection, observatoriesCollection, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { activeStatuses } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
@@ -8,20 +8,19 @@ import { publishObservatoryEvent } from "../events/publish";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { observatoryTiming } from "../observatories/time-and-timing";
+import { DISPATCH_WINDOW } from "./plan";
+import { estimatedSecondsOf } from "./timings";
 import { presentObservation } from "./present";
-import { observatoryStateOf, planQueue } from "./queue";
+import { observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
 import { moveObservation } from "./transitions";
 import { inTransaction } from "../transaction";
-
-/** How many waiting observations a plan looks at; beyond these the queue is not the observatory's concern tonight. */
-const PLAN_LIMIT = 500;
 
 async function pendingInDispatchOrder(db: Executor, observatoryId: string) {
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
     select id, doc, created_at, updated_at from observations
      where observatory_id = ${observatoryId} and status = 'pending'
      order by priority desc, created_at, id
-     limit ${PLAN_LIMIT}`);
+     limit ${DISPATCH_WINDOW}`);
   return rows.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) }));
 }
 
@@ -31,14 +30,21 @@ async function isBusy(db: Executor, observatoryId: string): Promise<boolean> {
   return Boolean(row?.busy);
 }
 
-async function currentPlan(db: Executor, observatory: NonNullable<Awaited<ReturnType<typeof observatoriesCollection.get>>>, now: Date) {
+/** The observatory as dispatch sees it now: connection, switch, plugin version, safety and whether it is busy. */
+export async function observatoryStateNow(options: { db: Executor; observatory: StoredDocument<ObservatoryDoc> }): Promise<ObservatoryState> {
+  const { db, observatory } = options;
   const settings = await readServerSettings(db);
-  const state = observatoryStateOf({
+  return observatoryStateOf({
     doc: observatory.doc,
     pluginCurrent: pluginIsCurrent({ settings, pluginVersion: observatory.doc.connection.pluginVersion }),
     busy: await isBusy(db, observatory.id),
   });
-  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now });
+}
+
+async function currentPlan(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date, explain = false) {
+  const state = await observatoryStateNow({ db, observatory });
+  const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;
+  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now, durationMs, explain });
 }
 
 /**
@@ -72,13 +78,15 @@ export async function getObservatoryQueue(options: { deps: Deps; actor: UserActo
   await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-  const plan = await currentPlan(deps.db, observatory, deps.now());
+  const plan = await currentPlan(deps.db, observatory, deps.now(), true);
   const timing = observatoryTiming({ doc: observatory.doc });
+  const present = (reason: QueueBlock) => ({ code: reason.code, until: reason.until?.toISOString() ?? null });
   return {
     items: plan.items.map((item) => ({
       observation: presentObservation({ observation: item.observation, timing }),
       eligible: item.eligible,
-      blockedBy: item.blockedBy ? { code: item.blockedBy.code, until: item.blockedBy.until?.toISOString() ?? null } : null,
+      blockedBy: item.blockedBy ? present(item.blockedBy) : null,
+      reasons: item.reasons.map(present),
     })),
     darkness: plan.darkness ? { start: plan.darkness.start.toISOString(), end: plan.darkness.end.toISOString() } : null,
   };

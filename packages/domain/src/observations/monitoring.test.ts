@@ -1,7 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { monitoringBlock, monitoringRunEnded } from "./monitoring";
+import type { ObservationDoc } from "@meridian/db";
+import { monitoringRunEnded } from "./monitoring";
+import { planQueue } from "./queue";
 
 const at = (iso: string) => new Date(iso);
+const baseDoc = {
+  name: "Variable star",
+  projectId: "prj_1",
+  observatoryId: "obs_1",
+  ownerId: "usr_1",
+  type: "monitoring",
+  priority: 5,
+  targets: [{ name: "T", ra: 10, dec: 10, epoch: "J2000", exposures: [{ filter: "V", exposureSeconds: 60, count: 1, binning: 1 }] }],
+  constraints: { minAltitude: 30, maxAirmass: null, moonDistance: null, twilight: "astronomical" },
+  fixedTimeStart: null,
+  fixedTimeEnd: null,
+  bypassDarkness: false,
+  notifications: { email: true, push: true, states: [] },
+  status: "pending",
+  statusReason: null,
+  statusChangedAt: "2026-11-23T00:00:00.000Z",
+  isMonitoring: true,
+  staleReportedAt: null,
+};
 const cadence = (fields: { intervalMinutes?: number; until?: string | null; maxRuns?: number | null } = {}) => ({
   intervalMinutes: 60,
   until: null,
@@ -9,22 +30,44 @@ const cadence = (fields: { intervalMinutes?: number; until?: string | null; maxR
   ...fields,
 });
 
-describe("monitoringBlock: a monitoring observation waits its interval after each run", () => {
+/** The queue's verdict on a monitoring observation at an observatory without a location (only its windows apply), with when it ends. */
+const queued = (doc: Record<string, unknown>, now: Date) => {
+  const observation = { id: "obn_1", createdAt: now, updatedAt: now, doc: { ...baseDoc, ...doc } as unknown as ObservationDoc };
+  const state = { location: null, online: true, dispatchEnabled: true, pluginCurrent: true, safe: true, busy: false };
+  return planQueue({ state, pending: [observation], now, explain: true }).items[0]!.blockedBy;
+};
+
+describe("the monitoring window: a monitoring observation waits its interval after each run", () => {
   it("does not hold one without a cadence, nor the first run of one with a cadence", () => {
-    expect(monitoringBlock({ doc: {}, now: at("2026-11-23T22:00:00Z") })).toBeNull();
-    expect(monitoringBlock({ doc: { monitoring: cadence() }, now: at("2026-11-23T22:00:00Z") })).toBeNull();
+    expect(queued({}, at("2026-11-23T22:00:00Z"))).toBeNull();
+    expect(queued({ monitoring: cadence() }, at("2026-11-23T22:00:00Z"))).toBeNull();
   });
 
   it("holds it BEFORE_WINDOW until its last end plus the interval, then lets it go", () => {
     const doc = { monitoring: cadence({ intervalMinutes: 90 }), monitoringRuns: { count: 1, lastEndedAt: "2026-11-23T22:00:00.000Z" } };
-    expect(monitoringBlock({ doc, now: at("2026-11-23T23:29:59Z") })).toEqual({ code: "BEFORE_WINDOW", until: at("2026-11-23T23:30:00Z") });
-    expect(monitoringBlock({ doc, now: at("2026-11-23T23:30:00Z") })).toBeNull();
+    expect(queued(doc, at("2026-11-23T23:29:59Z"))).toEqual({ code: "BEFORE_WINDOW", until: at("2026-11-23T23:30:00Z") });
+    expect(queued(doc, at("2026-11-23T23:30:00Z"))).toBeNull();
   });
 
   it("holds it AFTER_WINDOW for good once until has passed", () => {
     const doc = { monitoring: cadence({ until: "2026-11-24T00:00:00.000Z" }) };
-    expect(monitoringBlock({ doc, now: at("2026-11-23T23:59:00Z") })).toBeNull();
-    expect(monitoringBlock({ doc, now: at("2026-11-24T00:00:01Z") })).toEqual({ code: "AFTER_WINDOW", until: null });
+    expect(queued(doc, at("2026-11-23T23:59:00Z"))).toBeNull();
+    expect(queued(doc, at("2026-11-24T00:00:01Z"))).toEqual({ code: "AFTER_WINDOW", until: null });
+  });
+
+  it("takes the later of a fixed start and the interval, and the earlier of a fixed end and until", () => {
+    const doc = {
+      fixedTimeStart: "2026-11-24T01:00:00.000Z",
+      fixedTimeEnd: "2026-11-24T05:00:00.000Z",
+      monitoring: cadence({ intervalMinutes: 60, until: "2026-11-24T03:00:00.000Z" }),
+      monitoringRuns: { count: 1, lastEndedAt: "2026-11-23T23:30:00.000Z" },
+    };
+    expect(queued(doc, at("2026-11-24T00:45:00Z"))).toEqual({ code: "BEFORE_WINDOW", until: at("2026-11-24T01:00:00Z") });
+    expect(queued({ ...doc, monitoringRuns: { count: 1, lastEndedAt: "2026-11-24T00:30:00.000Z" } }, at("2026-11-24T01:15:00Z"))).toEqual({
+      code: "BEFORE_WINDOW",
+      until: at("2026-11-24T01:30:00Z"),
+    });
+    expect(queued(doc, at("2026-11-24T03:00:01Z"))).toEqual({ code: "AFTER_WINDOW", until: null });
   });
 });
 

@@ -14,20 +14,17 @@ export function refuseEndedCadence(options: { monitoring: MonitoringCadence | nu
 }
 
 /**
- * The cadence's reason to wait (contract, "Time and duration"): not before the last run's end plus
- * `intervalMinutes` (BEFORE_WINDOW, with that moment), never once `until` has passed (AFTER_WINDOW).
+ * The cadence's window (docs/api-contract.md, "Time and duration"): not before the last run's end
+ * plus `intervalMinutes` (the queue's BEFORE_WINDOW, with that moment), never after `until` (AFTER_WINDOW).
  */
-export function monitoringBlock(options: {
-  doc: Pick<ObservationDoc, "monitoring" | "monitoringRuns">;
-  now: Date;
-}): { code: "BEFORE_WINDOW" | "AFTER_WINDOW"; until: Date | null } | null {
-  const { doc, now } = options;
-  const cadence = doc.monitoring;
-  if (!cadence) return null;
-  if (cadence.until && now > new Date(cadence.until)) return { code: "AFTER_WINDOW", until: null };
-  if (!doc.monitoringRuns) return null;
-  const next = new Date(new Date(doc.monitoringRuns.lastEndedAt).getTime() + cadence.intervalMinutes * MINUTE);
-  return now < next ? { code: "BEFORE_WINDOW", until: next } : null;
+export function monitoringWindow(options: { doc: Pick<ObservationDoc, "monitoring" | "monitoringRuns"> }): { notBefore: Date | null; notAfter: Date | null } {
+  const cadence = options.doc.monitoring;
+  const runs = options.doc.monitoringRuns;
+  if (!cadence) return { notBefore: null, notAfter: null };
+  return {
+    notBefore: runs ? new Date(new Date(runs.lastEndedAt).getTime() + cadence.intervalMinutes * MINUTE) : null,
+    notAfter: cadence.until ? new Date(cadence.until) : null,
+  };
 }
 
 /**

@@ -44,7 +44,8 @@ function observation(fields: Partial<ObservationDoc> & { twilight?: ObservationD
     },
   };
 }
-const single = (item: StoredDocument<ObservationDoc>, at: Date, state: ObservatoryState = ready) => planQueue({ state, pending: [item], now: at }).items[0]!;
+const single = (item: StoredDocument<ObservationDoc>, at: Date, state: ObservatoryState = ready) =>
+  planQueue({ state, pending: [item], now: at, explain: true }).items[0]!;
 
 describe("dispatch's darkness rule at a fixed location and clock", () => {
   it("holds an observation in daylight until astronomical dusk", () => {
@@ -86,7 +87,7 @@ describe("dispatch's darkness rule at a fixed location and clock", () => {
     expect(planQueue({ state: { ...ready, location: null }, pending: [], now: noon }).darkness).toBeNull();
   });
 
-  it("never sends a telescope below the horizon, or past the airmass limit, and says when the target rises", () => {
+  it("never sends a telescope below the horizon, or past the airmass limit, and says when the target can next be observed", () => {
     const below = observation({
       targets: [
         {
@@ -100,7 +101,18 @@ describe("dispatch's darkness rule at a fixed location and clock", () => {
     });
     const item = single(below, night);
     expect(item.blockedBy?.code).toBe("TARGET_NOT_VISIBLE");
-    expect(item.blockedBy!.until!.getTime()).toBeGreaterThan(night.getTime());
+    // It culminates at noon: above 30° only in daylight for the week ahead, so no moment meets every constraint.
+    expect(item.blockedBy!.until).toBeNull();
+    // Six hours east of the zenith: it rises above 30° later this night, and `until` is that minute, in darkness.
+    const rising = observation({
+      targets: [
+        { ...zenithAt(night), ra: (zenithAt(night).ra + 90) % 360, epoch: "J2000", exposures: [{ filter: "L", exposureSeconds: 1, count: 1, binning: 1 }] },
+      ],
+    });
+    const until = single(rising, night).blockedBy!.until!;
+    expect(targetAltitude({ location: laPalma, target: rising.doc.targets[0]!, at: until })).toBeGreaterThanOrEqual(30);
+    expect(targetAltitude({ location: laPalma, target: rising.doc.targets[0]!, at: new Date(until.getTime() - 60_000) })).toBeLessThan(30);
+    expect(single(rising, until)).toMatchObject({ eligible: true });
     const tight = observation({ constraints: { minAltitude: 0, maxAirmass: 1.0001, moonDistance: null, twilight: "astronomical" } });
     expect(single(tight, new Date(night.getTime() + 2 * 3_600_000)).blockedBy?.code).toBe("TARGET_NOT_VISIBLE");
   });

@@ -1,7 +1,7 @@
 import type { ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
-import type { Twilight } from "@meridian/rules";
-import { monitoringBlock } from "./monitoring";
-import { airmass, darkInterval, isDark, moonDistance, nextRiseAbove, targetAltitude, type Location } from "./sky";
+import { airmass, darkInterval, type Location } from "./sky";
+import { skyModel, type SkyAt, type SkyModel } from "./sky-model";
+import { monitoringWindow } from "./monitoring";
 
 /** Why a pending observation is not sent now, in the order of docs/api-contract.md: the observation's own reasons before the observatory's. */
 export const queueBlockCodes = [
@@ -46,51 +46,209 @@ export function observatoryStateOf(options: { doc: ObservatoryDoc; pluginCurrent
   };
 }
 
-function observatoryBlock(state: ObservatoryState): QueueBlock | null {
-  if (state.busy) return { code: "OBSERVATORY_BUSY", until: null };
-  if (!state.online) return { code: "OFFLINE", until: null };
-  if (!state.dispatchEnabled) return { code: "DISPATCH_OFF", until: null };
-  if (!state.pluginCurrent) return { code: "PLUGIN_OUTDATED", until: null };
-  if (!state.safe) return { code: "UNSAFE", until: null };
+/** The observatory's reasons to hold every observation, in the contract's order. */
+export function observatoryReasons(state: ObservatoryState): QueueBlock[] {
+  const reasons: QueueBlock[] = [];
+  if (state.busy) reasons.push({ code: "OBSERVATORY_BUSY", until: null });
+  if (!state.online) reasons.push({ code: "OFFLINE", until: null });
+  if (!state.dispatchEnabled) reasons.push({ code: "DISPATCH_OFF", until: null });
+  if (!state.pluginCurrent) reasons.push({ code: "PLUGIN_OUTDATED", until: null });
+  if (!state.safe) reasons.push({ code: "UNSAFE", until: null });
+  return reasons;
+}
+
+/** The observation's own reasons: what it needs of the clock and the sky, whatever the observatory's state. */
+export type OwnReasonCode = "BEFORE_WINDOW" | "AFTER_WINDOW" | "NOT_DARK" | "TARGET_NOT_VISIBLE";
+
+/** The earliest moment the observation may start, if it has one: its fixed start, or a monitoring run's interval after the last. */
+function windowStartOf(doc: ObservationDoc): Date | null {
+  const starts = [doc.fixedTimeStart ? Date.parse(doc.fixedTimeStart) : null, monitoringWindow({ doc }).notBefore?.getTime() ?? null].filter(
+    (ms): ms is number => ms !== null,
+  );
+  return starts.length > 0 ? new Date(Math.max(...starts)) : null;
+}
+
+/** The last moment it may start, if it has one: its fixed end, or its monitoring's `until`. */
+function windowEndOf(doc: ObservationDoc): number {
+  return Math.min(doc.fixedTimeEnd ? Date.parse(doc.fixedTimeEnd) : Infinity, monitoringWindow({ doc }).notAfter?.getTime() ?? Infinity);
+}
+
+function targetVisible(doc: ObservationDoc, sky: SkyAt): boolean {
+  const target = doc.targets[0]!;
+  const altitude = sky.targetAltitude(target);
+  if (altitude < (doc.constraints.minAltitude ?? 30)) return false;
+  if (doc.constraints.maxAirmass != null && airmass(altitude) > doc.constraints.maxAirmass) return false;
+  return doc.constraints.moonDistance == null || sky.moonDistance(target) >= doc.constraints.moonDistance;
+}
+
+const MINUTE_MS = 60_000;
+/** A long observation's sky is checked this often between its start and its end. */
+const CHECK_EVERY_MS = 30 * MINUTE_MS;
+
+/**
+ * The moments at which an observation starting at `ms` and lasting `durationMs` must meet its
+ * sky's constraints: its start, every half hour after, and its end, rounded up to the whole minute
+ * (so the sky at that moment is shared by every observation asked about it).
+ */
+function checkedMoments(ms: number, durationMs: number): number[] {
+  const moments = [ms];
+  for (let at = ms + CHECK_EVERY_MS; at < ms + durationMs; at += CHECK_EVERY_MS) moments.push(at);
+  if (durationMs > 0) moments.push(ceilToMinute(ms + durationMs));
+  return moments;
+}
+
+const darkThrough = (doc: ObservationDoc, model: SkyModel, moments: number[]) =>
+  doc.bypassDarkness || moments.every((ms) => model.at(new Date(ms)).isDark(doc.constraints.twilight ?? "astronomical"));
+const visibleThrough = (doc: ObservationDoc, model: SkyModel, moments: number[]) => moments.every((ms) => targetVisible(doc, model.at(new Date(ms))));
+
+/**
+ * The eligibility rule of dispatch: the observation's own reasons not to start at this moment, in
+ * the contract's order (none: it may start). The window is read at its start; darkness and its
+ * target's altitude, airmass and Moon distance must hold from its start to its end
+ * (`durationMs`, its estimate), so nothing starts that would run into dawn or below its limits.
+ * `model` is null at an observatory without a location, where only the window applies. Dispatch,
+ * the queue and the night plan all decide through this.
+ */
+export function observationReasonsAt(options: { doc: ObservationDoc; model: SkyModel | null; at: Date; durationMs?: number }): OwnReasonCode[] {
+  const { doc, model, at } = options;
+  const reasons: OwnReasonCode[] = [];
+  const start = windowStartOf(doc);
+  if (start && at < start) reasons.push("BEFORE_WINDOW");
+  if (at.getTime() > windowEndOf(doc)) reasons.push("AFTER_WINDOW");
+  if (!model) return reasons;
+  const moments = checkedMoments(at.getTime(), options.durationMs ?? 0);
+  if (!darkThrough(doc, model, moments)) reasons.push("NOT_DARK");
+  if (!visibleThrough(doc, model, moments)) reasons.push("TARGET_NOT_VISIBLE");
+  return reasons;
+}
+
+/** `observationReasonsAt` found empty at that moment (epoch milliseconds), asked in the cheapest order and stopping at the first reason. */
+export function isEligibleAt(options: { doc: ObservationDoc; model: SkyModel | null; ms: number; durationMs?: number }): boolean {
+  const { doc, model, ms } = options;
+  if (!windowOpen(doc, ms)) return false;
+  if (!model) return true;
+  const moments = checkedMoments(ms, options.durationMs ?? 0);
+  return darkThrough(doc, model, moments) && visibleThrough(doc, model, moments);
+}
+
+function windowOpen(doc: ObservationDoc, ms: number): boolean {
+  const start = windowStartOf(doc);
+  if (start && ms < start.getTime()) return false;
+  return ms <= windowEndOf(doc);
+}
+
+/** How far ahead the queue and the forecast look for an observation's next chance. */
+const LOOKAHEAD_MS = 7 * 86_400_000;
+/** The coarse step of that search; each hit is then narrowed to the minute. */
+const SEARCH_STEP_MS = 10 * MINUTE_MS;
+/** Refraction lifts a target by less than this near the horizon, so a night whose geometric best is lower by more is skipped. */
+const REFRACTION_MARGIN = 1;
+
+export const ceilToMinute = (ms: number) => Math.ceil(ms / MINUTE_MS) * MINUTE_MS;
+
+/**
+ * The first whole minute from `from` (within `withinMs`) at which every one of the observation's
+ * own constraints is met, or null. It looks only in the observation's darkness and its window,
+ * skips a dark interval where its target cannot reach its minimum altitude, steps `stepMs` (ten
+ * minutes) through the rest and narrows a hit to the minute, so a chance shorter than a step can be
+ * missed; dispatch itself asks at each minute.
+ */
+export function nextEligibleMoment(options: {
+  doc: ObservationDoc;
+  model: SkyModel | null;
+  from: Date;
+  durationMs?: number;
+  withinMs?: number;
+  stepMs?: number;
+}): Date | null {
+  const { doc, model } = options;
+  const step = options.stepMs ?? SEARCH_STEP_MS;
+  const first = ceilToMinute(options.from.getTime());
+  const windowStart = windowStartOf(doc)?.getTime() ?? -Infinity;
+  const windowEnd = windowEndOf(doc);
+  const last = Math.min(first + (options.withinMs ?? LOOKAHEAD_MS), windowEnd);
+  const durationMs = options.durationMs ?? 0;
+  const eligibleAt = (ms: number) => isEligibleAt({ doc, model, ms, durationMs });
+  const spans =
+    model && !doc.bypassDarkness
+      ? model.darkIntervals(doc.constraints.twilight ?? "astronomical", first, last).map((interval) => ({ from: interval.start, to: interval.end }))
+      : [{ from: first, to: last }];
+  const target = doc.targets[0]!;
+  const minAltitude = doc.constraints.minAltitude ?? 30;
+  for (const span of spans) {
+    const from = ceilToMinute(Math.max(span.from, first, windowStart));
+    // It must end in the same darkness it starts in.
+    const to = Math.min(model && !doc.bypassDarkness ? span.to - durationMs : span.to, last);
+    if (from > to) continue;
+    if (model && model.highestAltitude(target, from, to) + REFRACTION_MARGIN < minAltitude) continue;
+    if (eligibleAt(from)) return new Date(from);
+    // Steps on whole multiples of the step, so searches for many observations share the sky's moments.
+    let previous = from;
+    for (let at = Math.floor(from / step) * step + step; at <= to; at += step) {
+      if (eligibleAt(at)) {
+        for (let minute = previous + MINUTE_MS; minute < at; minute += MINUTE_MS) if (eligibleAt(minute)) return new Date(minute);
+        return new Date(at);
+      }
+      previous = at;
+    }
+    for (let minute = previous + MINUTE_MS; minute <= to; minute += MINUTE_MS) if (eligibleAt(minute)) return new Date(minute);
+  }
   return null;
 }
 
-/** The observation's own reason to wait at this moment, if any. */
-function observationBlock(doc: ObservationDoc, location: Location | null, now: Date, darkness: (twilight: Twilight) => boolean): QueueBlock | null {
-  if (doc.fixedTimeStart && now < new Date(doc.fixedTimeStart)) return { code: "BEFORE_WINDOW", until: new Date(doc.fixedTimeStart) };
-  if (doc.fixedTimeEnd && now > new Date(doc.fixedTimeEnd)) return { code: "AFTER_WINDOW", until: null };
-  const cadence = monitoringBlock({ doc, now });
-  if (cadence) return cadence;
-  if (!location) return null;
-  const twilight = doc.constraints.twilight ?? "astronomical";
-  if (!doc.bypassDarkness && !darkness(twilight)) return { code: "NOT_DARK", until: darkInterval({ location, twilight, at: now })?.start ?? null };
-  const target = doc.targets[0]!;
-  const minAltitude = doc.constraints.minAltitude ?? 30;
-  const altitude = targetAltitude({ location, target, at: now });
-  if (altitude < minAltitude) return { code: "TARGET_NOT_VISIBLE", until: nextRiseAbove({ location, target, altitude: minAltitude, at: now }) };
-  if (doc.constraints.maxAirmass != null && airmass(altitude) > doc.constraints.maxAirmass) return { code: "TARGET_NOT_VISIBLE", until: null };
-  if (doc.constraints.moonDistance != null && moonDistance({ location, target, at: now }) < doc.constraints.moonDistance)
-    return { code: "TARGET_NOT_VISIBLE", until: null };
-  return null;
+/** Each own reason with when it ends, when that is known: the window's start, darkness's start, the next moment every constraint is met. */
+export function explainOwnReasons(options: {
+  doc: ObservationDoc;
+  codes: OwnReasonCode[];
+  model: SkyModel | null;
+  now: Date;
+  durationMs?: number;
+}): QueueBlock[] {
+  const { doc, codes, model, now } = options;
+  let nextChance: Date | null | undefined;
+  const chance = () => (nextChance === undefined ? (nextChance = nextEligibleMoment({ doc, model, from: now, durationMs: options.durationMs })) : nextChance);
+  return codes.map((code): QueueBlock => {
+    switch (code) {
+      case "BEFORE_WINDOW":
+        return { code, until: windowStartOf(doc) };
+      case "AFTER_WINDOW":
+        return { code, until: null };
+      case "NOT_DARK": {
+        const twilight = doc.constraints.twilight ?? "astronomical";
+        return { code, until: model ? (darkInterval({ location: model.location, twilight, at: now })?.start ?? null) : null };
+      }
+      case "TARGET_NOT_VISIBLE":
+        return { code, until: chance() };
+    }
+  });
 }
 
 /**
  * The queue as dispatch sees it: pending observations in dispatch order (highest priority, then
- * oldest), each eligible now or blocked with the first reason that applies. Dispatch assigns the
- * first eligible one, and `GET /observatories/{id}/queue` shows this same plan, so the two cannot
- * disagree. `pending` must already be in dispatch order.
+ * oldest), each eligible now or held with every reason that applies (`reasons`, the observation's
+ * own before the observatory's; `blockedBy` is the first). Dispatch assigns the first eligible one,
+ * and `GET /observatories/{id}/queue` shows this same plan, so the two cannot disagree. `pending`
+ * must already be in dispatch order; `durationMs` is how long each holds the observatory (its
+ * estimate). `explain` adds when each reason ends (a search of the week ahead for the sky's): the
+ * queue wants it, dispatch does not.
  */
-export function planQueue(options: { state: ObservatoryState; pending: ReadonlyArray<StoredDocument<ObservationDoc>>; now: Date }) {
+export function planQueue(options: {
+  state: ObservatoryState;
+  pending: ReadonlyArray<StoredDocument<ObservationDoc>>;
+  now: Date;
+  durationMs?: (observation: StoredDocument<ObservationDoc>) => number;
+  explain?: boolean;
+  model?: SkyModel;
+}) {
   const { state, pending, now } = options;
-  const darkNow = new Map<Twilight, boolean>();
-  const darkness = (twilight: Twilight) => {
-    if (!darkNow.has(twilight)) darkNow.set(twilight, isDark({ location: state.location!, twilight, at: now }));
-    return darkNow.get(twilight)!;
-  };
-  const shared = observatoryBlock(state);
+  const model = state.location ? (options.model ?? skyModel({ location: state.location })) : null;
+  const shared = observatoryReasons(state);
   const items = pending.map((observation) => {
-    const blockedBy = observationBlock(observation.doc, state.location, now, darkness) ?? shared;
-    return { observation, eligible: blockedBy === null, blockedBy };
+    const durationMs = options.durationMs?.(observation) ?? 0;
+    const codes = observationReasonsAt({ doc: observation.doc, model, at: now, durationMs });
+    const own = options.explain ? explainOwnReasons({ doc: observation.doc, codes, model, now, durationMs }) : codes.map((code) => ({ code, until: null }));
+    const reasons = [...own, ...shared];
+    return { observation, eligible: reasons.length === 0, blockedBy: reasons[0] ?? null, reasons };
   });
   return { items, darkness: state.location ? darkInterval({ location: state.location, twilight: "astronomical", at: now }) : null };
 }

@@ -1,5 +1,5 @@
-import { tables, type Executor, type ObservationDoc, type StoredDocument } from "@meridian/db";
-import type { ObservatoryTiming } from "@meridian/rules";
+import { tables, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import { estimatedSeconds, type ObservatoryTiming } from "@meridian/rules";
 import { inArray, sql } from "drizzle-orm";
 import { observatoryTiming } from "../observatories/time-and-timing";
 import { presentObservation } from "./present";
@@ -30,4 +30,9 @@ export async function presentObservations(options: { db: Executor; observations:
 export async function presentOneObservation(options: { db: Executor; observation: StoredDocument<ObservationDoc> }): Promise<Observation> {
   const [presented] = await presentObservations({ db: options.db, observations: [options.observation] });
   return presented!;
+}
+
+/** How long an observation holds its observatory, by the observatory's settings now (what dispatch and the plan assume). */
+export function estimatedSecondsOf(options: { doc: ObservationDoc; observatory: Pick<ObservatoryDoc, "settings"> }): number {
+  return estimatedSeconds({ targets: options.doc.targets, timing: observatoryTiming({ doc: options.observatory }) });
 }

@@ -1,0 +1,133 @@
+import { z } from "@hono/zod-openapi";
+import { FORECAST_NIGHTS, getObservationForecast, getObservatoryPlan, PLAN_NIGHTS_AHEAD, queueBlockCodes } from "@meridian/domain";
+import { observationStatuses } from "@meridian/rules";
+import { defineOperation } from "./define-operation";
+import { authedErrors, idParam } from "./responses";
+
+const params = z.object({ id: idParam });
+const instant = z.string().describe("ISO 8601, UTC");
+const block = z.object({ code: z.enum(queueBlockCodes), until: instant.nullable() }).meta({ id: "PlanBlock" });
+
+const nightQuery = z.object({
+  night: z.iso
+    .date()
+    .optional()
+    .describe(
+      `The observatory-local date (YYYY-MM-DD) on which the night begins; default the night in progress, or the next. ` +
+        `From the current night to ${PLAN_NIGHTS_AHEAD} nights after it.`,
+    ),
+});
+
+const observatoryPlanSchema = z
+  .object({
+    observatoryId: z.string(),
+    timeZone: z.string().describe("The observatory's IANA time zone: clients show the plan's times in it"),
+    date: z.string().describe("The observatory-local date on which the planned night begins (extension)"),
+    night: z
+      .object({
+        sunset: instant,
+        darkStart: instant.nullable().describe("Astronomical dusk (the sun 18° below the horizon); null when the sun does not get that low (extension)"),
+        darkEnd: instant.nullable(),
+        sunrise: instant,
+      })
+      .nullable()
+      .describe("Null without a location, or where the sun does not set that day"),
+    moon: z.object({
+      illumination: z.number().nullable().describe("Lit fraction of the disc at the middle of the night, 0 to 1; null without a night"),
+      rise: instant.nullable().describe("Between sunset and sunrise; null when it does not rise then"),
+      set: instant.nullable(),
+    }),
+    slots: z.array(
+      z.object({
+        observationId: z.string(),
+        name: z.string(),
+        priority: z.number().int(),
+        status: z.enum(observationStatuses).describe("pending for planned work; assigned or later for what runs now (extension)"),
+        ownerId: z.string().describe("extension"),
+        ownerName: z.string().nullable().describe("extension"),
+        start: instant,
+        end: instant,
+      }),
+    ),
+    unscheduled: z.array(
+      z.object({
+        observationId: z.string(),
+        name: z.string().describe("extension"),
+        priority: z.number().int().describe("extension"),
+        blockedBy: block,
+      }),
+    ),
+    altitude: z.array(
+      z.object({
+        observationId: z.string(),
+        minAltitude: z.number().describe("The observation's minimum altitude, for the line its curve is read against (extension)"),
+        points: z.array(z.object({ at: instant, altitude: z.number() })),
+      }),
+    ),
+  })
+  .meta({ id: "ObservatoryPlan" });
+
+const observationForecastSchema = z
+  .object({
+    timeZone: z.string().describe("The observatory's IANA time zone (extension)"),
+    expectedStart: instant.nullable(),
+    expectedEnd: instant.nullable(),
+    night: z.string().nullable().describe("The observatory-local date on which the night of the expected start begins"),
+    blockedBy: block.nullable(),
+    observatoryReasons: z
+      .array(block)
+      .describe("What holds every observation at the observatory now (OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE): the forecast assumes none (extension)"),
+  })
+  .meta({ id: "ObservationForecast" });
+
+const planDescription =
+  "Dispatch run forward: the same ordering and eligibility as dispatch, assuming the observatory connected, safe, with a current plugin and " +
+  "dispatch on. The night in progress is planned from now, after what is assigned or running (shown as its first slots); a later night " +
+  "from its darkness, with what earlier nights leave pending. Each observation holds the observatory for its estimated duration; when " +
+  "none is eligible the plan moves to the next whole minute at which one is (dispatch wakes an idle observatory every minute). " +
+  "`unscheduled[].blockedBy` names the observation's own reason (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE) at the " +
+  "moment of the night it came closest to running, with when it ends, or OBSERVATORY_BUSY when it could have run but the night went to " +
+  "work ahead of it. `altitude` samples the first target every 10 minutes from sunset to sunrise, for every planned observation and then " +
+  "unscheduled ones, 100 curves at most. The plan reads at most 2,000 pending observations. All times ISO 8601 UTC.";
+
+/** The night plan and an observation's forecast (tRPC `observatories.plan`, `observations.forecast`). */
+export const observatoryPlanOperations = {
+  plan: defineOperation({
+    operationId: "getObservatoryPlan",
+    access: "signed-in",
+    tags: ["Observatories"],
+    summary: "The night plan: when each pending observation will run (can_view)",
+    description: planDescription,
+    method: "get",
+    path: "/observatories/{id}/plan",
+    status: 200,
+    params,
+    query: nightQuery,
+    output: observatoryPlanSchema,
+    outputDescription: "The plan",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => getObservatoryPlan({ deps: ctx.deps, actor, observatoryId: input.id, night: input.night }),
+  }),
+};
+
+export const observationForecastOperations = {
+  forecast: defineOperation({
+    operationId: "getObservationForecast",
+    access: "signed-in",
+    tags: ["Observations"],
+    summary: "When the observation is expected to run (readers)",
+    description:
+      `The night plan of its observatory, run for the current night and up to ${FORECAST_NIGHTS} after it, until the observation is in ` +
+      "it: its expected start and end, and the local date of that night. When it fits none, `expectedStart` is null and `blockedBy` says " +
+      "why (as the plan's unscheduled entries do). An observation already assigned or running gives its expected end; one that has " +
+      "ended gives nulls.",
+    method: "get",
+    path: "/observations/{id}/forecast",
+    status: 200,
+    params,
+    output: observationForecastSchema,
+    outputDescription: "The forecast",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => getObservationForecast({ deps: ctx.deps, actor, observationId: input.id }),
+  }),
+};

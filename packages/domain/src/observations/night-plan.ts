@@ -1,0 +1,246 @@
+import { observatoriesCollection, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import { activeStatuses } from "@meridian/rules";
+import { sql } from "drizzle-orm";
+import type { UserActor } from "../actor";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { loadObservationAccess } from "./access";
+import { currentNight, localDate, localNoon, moonOverNight, nightOf, shiftDate, type MoonOverNight, type Night } from "./night";
+import { observatoryTimeZone } from "../observatories/time-and-timing";
+import { estimatedSecondsOf } from "./timings";
+import { runDispatchForward, type PlannedSlot, type UnscheduledObservation } from "./plan";
+import { observatoryStateNow } from "./dispatch";
+import { observatoryReasons, type QueueBlock } from "./queue";
+import { skyModel, type SkyModel } from "./sky-model";
+
+/** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
+const PLAN_READ_LIMIT = 2_000;
+/** The forecast looks this many nights past the current one. */
+export const FORECAST_NIGHTS = 7;
+/** The furthest night a plan may be asked for, after the current one. */
+export const PLAN_NIGHTS_AHEAD = 30;
+const DAY_MS = 86_400_000;
+const ALTITUDE_STEP_MS = 10 * 60_000;
+/** Altitude curves in one plan: every planned observation's, then unscheduled ones' up to this many in all. */
+const ALTITUDE_CURVES = 100;
+
+interface PlanInputs {
+  observatory: StoredDocument<ObservatoryDoc>;
+  timeZone: string;
+  model: SkyModel | null;
+  pending: StoredDocument<ObservationDoc>[];
+  /** What is assigned or under way now, with when it started and is expected to end. */
+  running: PlannedSlot[];
+  now: Date;
+}
+
+async function loadPlanInputs(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date): Promise<PlanInputs> {
+  const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string; assigned_at: string | null }>(sql`
+    select o.id, o.doc, o.created_at, o.updated_at,
+           case when o.status = 'pending' then null else (
+             select max(h.created_at) from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') end as assigned_at
+      from (
+        (select * from observations where observatory_id = ${observatory.id} and status = 'pending'
+          order by priority desc, created_at, id limit ${PLAN_READ_LIMIT})
+        union all
+        (select * from observations where observatory_id = ${observatory.id} and status in ${[...activeStatuses]})
+      ) o
+     order by o.priority desc, o.created_at, o.id`);
+  const stored = (row: (typeof rows)[number]): StoredDocument<ObservationDoc> => ({
+    id: row.id,
+    doc: row.doc,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  });
+  const running = rows
+    .filter((row) => row.doc.status !== "pending")
+    .map((row) => {
+      const start = new Date(row.assigned_at ?? row.doc.statusChangedAt);
+      const expectedEnd = start.getTime() + estimatedSecondsOf({ doc: row.doc, observatory: observatory.doc }) * 1000;
+      return { observation: stored(row), start, end: new Date(Math.max(expectedEnd, now.getTime())) };
+    });
+  return {
+    observatory,
+    timeZone: observatoryTimeZone({ doc: observatory.doc }),
+    model: observatory.doc.location ? skyModel({ location: observatory.doc.location }) : null,
+    pending: rows.filter((row) => row.doc.status === "pending").map(stored),
+    running,
+    now,
+  };
+}
+
+interface PlannedNight {
+  date: string;
+  night: Night | null;
+  start: Date;
+  end: Date;
+  slots: PlannedSlot[];
+  unscheduled: UnscheduledObservation[];
+}
+
+/** The local date of the night in progress at `now`, or of the next one. */
+function currentNightDate(inputs: PlanInputs): string {
+  const location = inputs.observatory.doc.location;
+  if (!location) return localDate({ at: inputs.now, timeZone: inputs.timeZone });
+  return currentNight({ location, timeZone: inputs.timeZone, at: inputs.now })?.date ?? localDate({ at: inputs.now, timeZone: inputs.timeZone });
+}
+
+/**
+ * The current night and the `extra` after it, each planned with what the nights before left
+ * pending. The current night starts now, after what is assigned or running; a later one at its
+ * darkness (or its sunset where it has none, or local noon at an observatory without a location).
+ */
+function planNights(inputs: PlanInputs, extra: number, stopWhen?: (night: PlannedNight) => boolean): PlannedNight[] {
+  const location = inputs.observatory.doc.location;
+  const firstDate = currentNightDate(inputs);
+  const nights: PlannedNight[] = [];
+  let pending = inputs.pending;
+  const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: inputs.observatory.doc }) * 1000;
+  for (let index = 0; index <= extra; index += 1) {
+    const date = shiftDate({ date: firstDate, days: index });
+    const night = location ? nightOf({ location, timeZone: inputs.timeZone, date }) : null;
+    const noonStart = localNoon({ date, timeZone: inputs.timeZone });
+    const laterStart = night ? (night.darkStart ?? night.sunset) : noonStart;
+    const busyUntil = Math.max(inputs.now.getTime(), ...inputs.running.map((slot) => slot.end.getTime()));
+    const start = index === 0 ? new Date(busyUntil) : new Date(Math.max(laterStart.getTime(), busyUntil));
+    const end = night ? night.sunrise : new Date((index === 0 ? noonStart.getTime() : laterStart.getTime()) + DAY_MS);
+    const { slots, unscheduled } =
+      start < end ? runDispatchForward({ model: inputs.model, pending, start, end, durationMs }) : { slots: [], unscheduled: pending.map(heldAll) };
+    const planned = { date, night, start, end, slots: index === 0 ? [...inputs.running, ...slots] : slots, unscheduled };
+    nights.push(planned);
+    if (stopWhen?.(planned)) break;
+    const taken = new Set(slots.map((slot) => slot.observation.id));
+    pending = pending.filter((observation) => !taken.has(observation.id));
+  }
+  return nights;
+}
+
+const heldAll = (observation: StoredDocument<ObservationDoc>): UnscheduledObservation => ({
+  observation,
+  blockedBy: { code: "OBSERVATORY_BUSY", until: null },
+});
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+const presentBlock = (block: QueueBlock) => ({ code: block.code, until: iso(block.until) });
+
+function altitudeCurve(model: SkyModel, doc: ObservationDoc, from: Date, to: Date) {
+  const points: Array<{ at: string; altitude: number }> = [];
+  for (let at = from.getTime(); at <= to.getTime(); at += ALTITUDE_STEP_MS) {
+    points.push({ at: new Date(at).toISOString(), altitude: Math.round(model.at(new Date(at)).targetAltitude(doc.targets[0]!) * 10) / 10 });
+  }
+  return points;
+}
+
+async function ownerNames(db: Executor, ownerIds: string[]): Promise<Map<string, string>> {
+  if (ownerIds.length === 0) return new Map();
+  const rows = await db.execute<{ id: string; name: string }>(sql`select id, doc->>'name' as name from users where id in ${[...new Set(ownerIds)]}`);
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+function presentNight(night: Night | null) {
+  return night
+    ? { sunset: night.sunset.toISOString(), darkStart: iso(night.darkStart), darkEnd: iso(night.darkEnd), sunrise: night.sunrise.toISOString() }
+    : null;
+}
+
+function presentMoon(moon: MoonOverNight | null) {
+  return moon
+    ? { illumination: Math.round(moon.illumination * 1000) / 1000, rise: iso(moon.rise), set: iso(moon.set) }
+    : { illumination: null, rise: null, set: null };
+}
+
+function requireNightDate(inputs: PlanInputs, requested: string | undefined): number {
+  if (requested === undefined) return 0;
+  const first = currentNightDate(inputs);
+  const index = Math.round((Date.parse(`${requested}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / DAY_MS);
+  if (!(index >= 0 && index <= PLAN_NIGHTS_AHEAD)) {
+    throw new AppError("VALIDATION_FAILED", `The night must be from the current one (${first}) to ${PLAN_NIGHTS_AHEAD} nights after it`, {
+      errors: [{ path: "night", message: `Must be a date from ${first} to ${shiftDate({ date: first, days: PLAN_NIGHTS_AHEAD })}` }],
+    });
+  }
+  return index;
+}
+
+/** `GET /observatories/{id}/plan` (can_view): dispatch run forward over one night. */
+export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor; observatoryId: string; night?: string }) {
+  const { deps, actor, observatoryId } = options;
+  await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
+  const observatory = await observatoriesCollection.get(deps.db, observatoryId);
+  if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
+  const inputs = await loadPlanInputs(deps.db, observatory, deps.now());
+  const planned = planNights(inputs, requireNightDate(inputs, options.night)).at(-1)!;
+  const location = observatory.doc.location;
+  const names = await ownerNames(
+    deps.db,
+    planned.slots.map((slot) => slot.observation.doc.ownerId),
+  );
+  const curves = inputs.model
+    ? [...planned.slots.map((slot) => slot.observation), ...planned.unscheduled.map((item) => item.observation)].slice(0, ALTITUDE_CURVES)
+    : [];
+  const from = planned.night?.sunset ?? planned.start;
+  const to = planned.night?.sunrise ?? planned.end;
+  return {
+    observatoryId,
+    timeZone: inputs.timeZone,
+    date: planned.date,
+    night: presentNight(planned.night),
+    moon: presentMoon(location && planned.night ? moonOverNight({ location, night: planned.night }) : null),
+    slots: planned.slots.map((slot) => ({
+      observationId: slot.observation.id,
+      name: slot.observation.doc.name,
+      priority: slot.observation.doc.priority,
+      status: slot.observation.doc.status,
+      ownerId: slot.observation.doc.ownerId,
+      ownerName: names.get(slot.observation.doc.ownerId) ?? null,
+      start: slot.start.toISOString(),
+      end: slot.end.toISOString(),
+    })),
+    unscheduled: planned.unscheduled.map((item) => ({
+      observationId: item.observation.id,
+      name: item.observation.doc.name,
+      priority: item.observation.doc.priority,
+      blockedBy: presentBlock(item.blockedBy),
+    })),
+    altitude: curves.map((observation) => ({
+      observationId: observation.id,
+      minAltitude: observation.doc.constraints.minAltitude ?? 30,
+      points: altitudeCurve(inputs.model!, observation.doc, from, to),
+    })),
+  };
+}
+
+/** `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead. */
+export async function getObservationForecast(options: { deps: Deps; actor: UserActor; observationId: string }) {
+  const { deps, actor, observationId } = options;
+  const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
+  const observatory = await observatoriesCollection.get(deps.db, observation.doc.observatoryId);
+  const timeZone = observatory ? observatoryTimeZone({ doc: observatory.doc }) : "UTC";
+  const held = observatory ? observatoryReasons({ ...(await observatoryStateNow({ db: deps.db, observatory })), busy: false }).map(presentBlock) : [];
+  const none = (blockedBy: QueueBlock | null) => ({
+    timeZone,
+    expectedStart: null,
+    expectedEnd: null,
+    night: null,
+    blockedBy: blockedBy && presentBlock(blockedBy),
+    observatoryReasons: held,
+  });
+  if (!observatory) return none(null);
+  if (observation.doc.status !== "pending" && !activeStatuses.includes(observation.doc.status)) return none(null);
+  const inputs = await loadPlanInputs(deps.db, observatory, deps.now());
+  const find = (night: PlannedNight) => night.slots.find((slot) => slot.observation.id === observationId);
+  const nights = planNights(inputs, FORECAST_NIGHTS, (night) => Boolean(find(night)));
+  const found = nights.find(find);
+  const slot = found && find(found);
+  if (slot) {
+    return {
+      timeZone,
+      expectedStart: slot.start.toISOString(),
+      expectedEnd: slot.end.toISOString(),
+      night: found.date,
+      blockedBy: null,
+      observatoryReasons: held,
+    };
+  }
+  return none(nights[0]?.unscheduled.find((item) => item.observation.id === observationId)?.blockedBy ?? null);
+}

@@ -1,0 +1,102 @@
+import type { ObservationDoc, StoredDocument } from "@meridian/db";
+import { ceilToMinute, explainOwnReasons, isEligibleAt, nextEligibleMoment, observationReasonsAt, type QueueBlock } from "./queue";
+import type { SkyModel } from "./sky-model";
+
+/** How many waiting observations dispatch looks at, in its order (beyond these the queue is not its concern tonight); the plan looks at the same window as it moves on. */
+export const DISPATCH_WINDOW = 500;
+/** The plan's search for an observation's next chance steps this far, then narrows to the minute. */
+const PLAN_SEARCH_STEP_MS = 5 * 60_000;
+
+export interface PlannedSlot {
+  observation: StoredDocument<ObservationDoc>;
+  start: Date;
+  end: Date;
+}
+
+export interface UnscheduledObservation {
+  observation: StoredDocument<ObservationDoc>;
+  blockedBy: QueueBlock;
+}
+
+/**
+ * Dispatch run forward over [start, end): at each moment the first eligible observation in
+ * dispatch order (within the window dispatch reads) takes the observatory for its duration, and
+ * when none is eligible the clock moves to the next whole minute at which one is, since the
+ * minute's dispatch is what wakes an idle observatory. Eligibility is `observationReasonsAt`, the
+ * function dispatch itself asks; the observatory is taken as connected, safe, current and
+ * dispatching. `pending` must be in dispatch order.
+ *
+ * Unscheduled observations are held by their own first reason at `start`, with when it ends; one
+ * that could have run but lost every chance to work ahead of it is held by OBSERVATORY_BUSY.
+ */
+export function runDispatchForward(options: {
+  model: SkyModel | null;
+  pending: ReadonlyArray<StoredDocument<ObservationDoc>>;
+  start: Date;
+  end: Date;
+  durationMs: (observation: StoredDocument<ObservationDoc>) => number;
+}): { slots: PlannedSlot[]; unscheduled: UnscheduledObservation[] } {
+  const { model, start, end } = options;
+  const endMs = end.getTime();
+  const remaining = [...options.pending];
+  const slots: PlannedSlot[] = [];
+  /** Per observation: the first moment it may be eligible, as far as a search has shown. */
+  const notBefore = new Map<string, number>();
+  const eligibleAt = (observation: StoredDocument<ObservationDoc>, ms: number) =>
+    isEligibleAt({ doc: observation.doc, model, ms, durationMs: options.durationMs(observation) });
+  const nextChance = (observation: StoredDocument<ObservationDoc>, fromMs: number) =>
+    nextEligibleMoment({
+      doc: observation.doc,
+      model,
+      from: new Date(fromMs),
+      durationMs: options.durationMs(observation),
+      withinMs: endMs - fromMs,
+      stepMs: PLAN_SEARCH_STEP_MS,
+    })?.getTime() ?? Number.POSITIVE_INFINITY;
+
+  let now = start.getTime();
+  while (now < endMs && remaining.length > 0) {
+    const window = remaining.length > DISPATCH_WINDOW ? remaining.slice(0, DISPATCH_WINDOW) : remaining;
+    const chosen = window.findIndex((observation) => (notBefore.get(observation.id) ?? now) <= now && eligibleAt(observation, now));
+    if (chosen >= 0) {
+      const [observation] = remaining.splice(chosen, 1);
+      const slotEnd = now + Math.max(0, options.durationMs(observation!));
+      slots.push({ observation: observation!, start: new Date(now), end: new Date(slotEnd) });
+      now = slotEnd;
+      continue;
+    }
+    const from = ceilToMinute(now + 1);
+    let next = Number.POSITIVE_INFINITY;
+    for (const observation of window) {
+      let chance = notBefore.get(observation.id);
+      if (chance === undefined || chance <= now) {
+        chance = from < endMs ? nextChance(observation, from) : Number.POSITIVE_INFINITY;
+        notBefore.set(observation.id, chance);
+      }
+      next = Math.min(next, chance);
+    }
+    if (!Number.isFinite(next)) break;
+    now = next;
+  }
+
+  const unscheduled = remaining.map((observation): UnscheduledObservation => {
+    if (Number.isFinite(nextChance(observation, start.getTime()))) return { observation, blockedBy: { code: "OBSERVATORY_BUSY", until: null } };
+    const durationMs = options.durationMs(observation);
+    const codes = closestReasons({ doc: observation.doc, model, durationMs, fromMs: start.getTime(), endMs });
+    const [first] = explainOwnReasons({ doc: observation.doc, codes, model, now: start, durationMs });
+    return { observation, blockedBy: first ?? { code: "OBSERVATORY_BUSY", until: null } };
+  });
+  return { slots, unscheduled };
+}
+
+/** The reasons at the moment of the night when the observation came closest to running (the fewest of them), so daylight before the night does not hide the real one. */
+function closestReasons(options: { doc: ObservationDoc; model: SkyModel | null; durationMs: number; fromMs: number; endMs: number }) {
+  const { doc, model, durationMs, fromMs, endMs } = options;
+  let best: ReturnType<typeof observationReasonsAt> | undefined;
+  for (let at = fromMs; at < endMs || best === undefined; at += PLAN_SEARCH_STEP_MS * 6) {
+    const reasons = observationReasonsAt({ doc, model, at: new Date(at), durationMs });
+    if (!best || reasons.length < best.length) best = reasons;
+    if (at >= endMs) break;
+  }
+  return best!;
+}

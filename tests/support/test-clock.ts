@@ -1,0 +1,32 @@
+import type { TestServer } from "./test-server";
+
+export interface TestClock {
+  now(): number;
+  /** Moves the server's clock (forward only) and wakes every sleeper that is due. */
+  set(ms: number): void;
+  /** Resolves once the clock has moved `ms` past where it stands now: a simulator waits its exposures on this. */
+  sleep(ms: number): Promise<void>;
+}
+
+/** Replaces the server's clock (`deps.now`, which its in-process worker shares) with one the test moves. */
+export function controlServerClock(server: TestServer, startMs: number): TestClock {
+  let current = startMs;
+  let sleepers: Array<{ due: number; wake: () => void }> = [];
+  server.server.runtime.deps.now = () => new Date(current);
+  return {
+    now: () => current,
+    set(ms) {
+      if (ms < current) throw new Error(`the test clock only moves forward (${new Date(ms).toISOString()} < ${new Date(current).toISOString()})`);
+      current = ms;
+      const due = sleepers.filter((sleeper) => sleeper.due <= current);
+      sleepers = sleepers.filter((sleeper) => sleeper.due > current);
+      for (const sleeper of due) sleeper.wake();
+    },
+    sleep(ms) {
+      return new Promise((resolve) => {
+        if (ms <= 0) return resolve();
+        sleepers.push({ due: current + ms, wake: resolve });
+      });
+    },
+  };
+}
