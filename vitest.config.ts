@@ -16,7 +16,12 @@ export default defineConfig({
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", TURBO_TELEMETRY_DISABLED: "1" },
     projects: [
       { extends: true, test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.{ts,tsx}"] } },
-      { extends: true, test: { name: "integration", include: ["tests/**/*.test.ts"], globalSetup: ["tests/support/global-setup.ts"] } },
+      // Integration files start processes, browsers and jobs and wait for their states; on a loaded
+      // 2-core machine that can take minutes, so the per-test bound is a safety net, not a measure.
+      {
+        extends: true,
+        test: { name: "integration", include: ["tests/**/*.test.ts"], globalSetup: ["tests/support/global-setup.ts"], testTimeout: 180_000 },
+      },
     ],
   },
 });

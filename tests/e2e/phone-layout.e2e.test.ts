@@ -176,7 +176,7 @@ const DIALOG_OPENERS = new RegExp(
   ].join("|")})$`,
 );
 
-describe("web app at phone size (390×844)", { timeout: 120_000 }, () => {
+describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
   it("finds the pages in the router", async () => {
     const paths = (await routePaths()).map((route) => route.path);
     expect(paths).toEqual(expect.arrayContaining(["login", "", "observatories/:id", "admin", "admin/users", "*"]));
