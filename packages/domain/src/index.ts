@@ -148,7 +148,7 @@ export {
   listObservationHistory,
 } from "./observations/observations";
 export { dispatchObservatory, getObservatoryQueue } from "./observations/dispatch";
-export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, getObservationForecast, getObservatoryPlan } from "./observations/night-plan";
+export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForecast, getObservatoryPlan } from "./observations/night-plan";
 export { planQueue, observatoryStateOf, queueBlockCodes, type QueueBlockCode, type ObservatoryState } from "./observations/queue";
 export { sunAltitude, isDark, darkInterval, targetAltitude, airmass, moonDistance, nextRiseAbove, type Location } from "./observations/sky";
 export * from "./observatories/keys";

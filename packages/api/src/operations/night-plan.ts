@@ -1,5 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { FORECAST_NIGHTS, getObservationForecast, getObservatoryPlan, PLAN_NIGHTS_AHEAD, queueBlockCodes } from "@meridian/domain";
+import {
+  FORECAST_NIGHTS,
+  forecastDraft,
+  getObservationForecast,
+  getObservatoryPlan,
+  observationCreateSchema,
+  PLAN_NIGHTS_AHEAD,
+  queueBlockCodes,
+} from "@meridian/domain";
 import { observationStatuses } from "@meridian/rules";
 import { defineOperation } from "./define-operation";
 import { authedErrors, idParam } from "./responses";
@@ -80,6 +88,10 @@ const observationForecastSchema = z
   })
   .meta({ id: "ObservationForecast" });
 
+const draftForecastSchema = observationForecastSchema
+  .extend({ estimatedSeconds: z.number().describe("How long it would hold the observatory, by the observatory's settings now") })
+  .meta({ id: "DraftForecast" });
+
 const planDescription =
   "Dispatch run forward: the same ordering and eligibility as dispatch, assuming the observatory connected, safe, with a current plugin and " +
   "dispatch on. The night in progress is planned from now, after what is assigned or running (shown as its first slots); a later night " +
@@ -129,5 +141,24 @@ export const observationForecastOperations = {
     outputDescription: "The forecast",
     responses: authedErrors,
     handle: ({ ctx, actor, input }) => getObservationForecast({ deps: ctx.deps, actor, observationId: input.id }),
+  }),
+  forecastDraft: defineOperation({
+    operationId: "forecastObservationDraft",
+    access: "signed-in",
+    tags: ["Observations"],
+    summary: "The estimate and forecast of an observation before it is submitted (who may create it)",
+    description:
+      "Takes the body `POST /observations` takes and stores nothing: its estimated duration by the observatory's settings, and when it " +
+      "would run if submitted now (it joins the queue after every pending observation of its priority), as the forecast says. Refused " +
+      "as the submission would be (403 without can_observe, 404 for a project or observatory the caller cannot see, 400 for bad fields). " +
+      "An extension: the submission wizard's review shows it.",
+    method: "post",
+    path: "/observations/forecast",
+    status: 200,
+    body: observationCreateSchema,
+    output: draftForecastSchema,
+    outputDescription: "The estimate and forecast",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => forecastDraft({ deps: ctx.deps, actor, input }),
   }),
 };

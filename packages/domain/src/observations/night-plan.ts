@@ -5,7 +5,9 @@ import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess } from "./access";
+import type { ObservationCreate } from "./schemas";
 import { currentNight, localDate, localNoon, moonOverNight, nightOf, shiftDate, type MoonOverNight, type Night } from "./night";
 import { observatoryTimeZone } from "../observatories/time-and-timing";
 import { estimatedSecondsOf } from "./timings";
@@ -210,11 +212,14 @@ export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor
   };
 }
 
-/** `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead. */
-export async function getObservationForecast(options: { deps: Deps; actor: UserActor; observationId: string }) {
-  const { deps, actor, observationId } = options;
-  const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
-  const observatory = await observatoriesCollection.get(deps.db, observation.doc.observatoryId);
+/** Where the observation lands in the plans of the current night and the 7 after it (its own reasons when in none). */
+async function forecastIn(options: {
+  deps: Deps;
+  observatory: StoredDocument<ObservatoryDoc> | undefined;
+  observationId: string;
+  extra?: StoredDocument<ObservationDoc>;
+}) {
+  const { deps, observatory, observationId } = options;
   const timeZone = observatory ? observatoryTimeZone({ doc: observatory.doc }) : "UTC";
   const held = observatory ? observatoryReasons({ ...(await observatoryStateNow({ db: deps.db, observatory })), busy: false }).map(presentBlock) : [];
   const none = (blockedBy: QueueBlock | null) => ({
@@ -226,8 +231,8 @@ export async function getObservationForecast(options: { deps: Deps; actor: UserA
     observatoryReasons: held,
   });
   if (!observatory) return none(null);
-  if (observation.doc.status !== "pending" && !activeStatuses.includes(observation.doc.status)) return none(null);
   const inputs = await loadPlanInputs(deps.db, observatory, deps.now());
+  if (options.extra) inputs.pending = inDispatchOrder([...inputs.pending, options.extra]);
   const find = (night: PlannedNight) => night.slots.find((slot) => slot.observation.id === observationId);
   const nights = planNights(inputs, FORECAST_NIGHTS, (night) => Boolean(find(night)));
   const found = nights.find(find);
@@ -244,3 +249,53 @@ export async function getObservationForecast(options: { deps: Deps; actor: UserA
   }
   return none(nights[0]?.unscheduled.find((item) => item.observation.id === observationId)?.blockedBy ?? null);
 }
+
+/** Highest priority first, then oldest, then by id: the order of dispatch's query. */
+function inDispatchOrder(observations: StoredDocument<ObservationDoc>[]) {
+  return observations.sort(
+    (a, b) => b.doc.priority - a.doc.priority || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
+/** `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead. */
+export async function getObservationForecast(options: { deps: Deps; actor: UserActor; observationId: string }) {
+  const { deps, actor, observationId } = options;
+  const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
+  const observatory = await observatoriesCollection.get(deps.db, observation.doc.observatoryId);
+  const waiting = observation.doc.status === "pending" || activeStatuses.includes(observation.doc.status);
+  return forecastIn({ deps, observatory: waiting ? observatory : undefined, observationId });
+}
+
+/**
+ * `POST /observations/forecast`: the estimate and the forecast of an observation not yet submitted,
+ * as the wizard's review shows them. Whoever may create it may ask; nothing is stored. It joins the
+ * queue as a new submission would: after every pending one of its priority.
+ */
+export async function forecastDraft(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
+  const { deps, actor, input } = options;
+  await requireObservatoryPermission({ db: deps.db, actor, observatoryId: input.observatoryId, permission: "can_observe" });
+  await loadProjectAccess({ db: deps.db, actor, projectId: input.projectId });
+  const observatory = await observatoriesCollection.get(deps.db, input.observatoryId);
+  if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
+  const now = deps.now();
+  const draft: StoredDocument<ObservationDoc> = {
+    id: DRAFT_ID,
+    createdAt: now,
+    updatedAt: now,
+    doc: {
+      ...input,
+      notifications: input.notifications ?? { email: true, push: true, states: [] },
+      ownerId: actor.id,
+      status: "pending",
+      statusReason: null,
+      statusChangedAt: now.toISOString(),
+      isMonitoring: input.type === "monitoring",
+      staleReportedAt: null,
+    },
+  };
+  const estimated = estimatedSecondsOf({ doc: draft.doc, observatory: observatory.doc });
+  return { estimatedSeconds: estimated, ...(await forecastIn({ deps, observatory, observationId: DRAFT_ID, extra: draft })) };
+}
+
+/** Sorts after every real id of the same priority and time (ids start with `obn_`). */
+const DRAFT_ID = "~draft";

@@ -2,7 +2,10 @@ import type { ObservationDoc, StoredDocument } from "@meridian/db";
 import { ceilToMinute, explainOwnReasons, isEligibleAt, nextEligibleMoment, observationReasonsAt, type QueueBlock } from "./queue";
 import type { SkyModel } from "./sky-model";
 
-/** How many waiting observations dispatch looks at, in its order (beyond these the queue is not its concern tonight); the plan looks at the same window as it moves on. */
+/**
+ * How many waiting observations dispatch looks at, in its order (beyond these the queue is not its
+ * concern tonight); the plan looks at the same window as it moves on.
+ */
 export const DISPATCH_WINDOW = 500;
 /** The plan's search for an observation's next chance steps this far, then narrows to the minute. */
 const PLAN_SEARCH_STEP_MS = 5 * 60_000;
@@ -89,7 +92,10 @@ export function runDispatchForward(options: {
   return { slots, unscheduled };
 }
 
-/** The reasons at the moment of the night when the observation came closest to running (the fewest of them), so daylight before the night does not hide the real one. */
+/**
+ * The reasons at the moment of the night when the observation came closest to running (the fewest
+ * of them), so daylight before the night does not hide the real one.
+ */
 function closestReasons(options: { doc: ObservationDoc; model: SkyModel | null; durationMs: number; fromMs: number; endMs: number }) {
   const { doc, model, durationMs, fromMs, endMs } = options;
   let best: ReturnType<typeof observationReasonsAt> | undefined;

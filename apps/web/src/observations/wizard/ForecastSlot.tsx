@@ -1,10 +1,59 @@
+import { useEffect } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { Time } from "../../components/Time";
+import { summarizeError } from "../../lib/errors";
+import { trpc } from "../../trpc";
+import { queueBlockLabels } from "../labels";
 import type { ObservationInput } from "./draft";
 
 /**
- * Where the review shows how long the observation will take (`estimatedSeconds`) and when it is
- * expected to run (`GET /observations/{id}/forecast`) once the API computes them for a draft. Until
- * then it shows nothing rather than a guess.
+ * When the observation would run if submitted now (`POST /observations/forecast`: the night plan
+ * with it in the queue after every pending one of its priority), or why it would wait and until when.
+ * Asked again whenever the review's input changes.
  */
-export function ForecastSlot(_props: { input: ObservationInput }) {
-  return null;
+export function ForecastSlot({ input }: { input: ObservationInput }) {
+  const forecast = useMutation(trpc.observations.forecastDraft.mutationOptions());
+  const key = JSON.stringify(input);
+  const { mutate } = forecast;
+  useEffect(() => {
+    mutate(JSON.parse(key) as ObservationInput);
+  }, [key, mutate]);
+  const data = forecast.data;
+  return (
+    <section aria-label="Forecast" className="min-w-0">
+      <h3 className="border-b border-slate-100 pb-1 text-sm font-semibold text-slate-900">Forecast</h3>
+      <p className="mt-2 text-sm text-slate-900" aria-live="polite">
+        {forecast.isPending ? (
+          <span className="text-slate-500">Running the night plan with it…</span>
+        ) : forecast.isError ? (
+          <span className="text-slate-500">No forecast: {summarizeError(forecast.error).message}</span>
+        ) : data?.expectedStart ? (
+          <>
+            Expected to start around <strong>{<Time iso={data.expectedStart} zone={data.timeZone} />}</strong>, ending around{" "}
+            <Time iso={data.expectedEnd} zone={data.timeZone} />, if submitted now
+            {data.observatoryReasons.length > 0 ? (
+              <span className="text-slate-500">
+                {" "}
+                (assuming the observatory is ready: now {data.observatoryReasons.map((reason) => queueBlockLabels[reason.code] ?? reason.code).join(", ")})
+              </span>
+            ) : null}
+            .
+          </>
+        ) : data?.blockedBy ? (
+          <>
+            Not within the next week: {queueBlockLabels[data.blockedBy.code] ?? data.blockedBy.code}
+            {data.blockedBy.until ? (
+              <>
+                {" "}
+                until <Time iso={data.blockedBy.until} zone={data.timeZone} />
+              </>
+            ) : null}
+            .
+          </>
+        ) : data ? (
+          "Not within the next week."
+        ) : null}
+      </p>
+    </section>
+  );
 }
