@@ -6,8 +6,8 @@ import { Card } from "../components/Card";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
 import { DataTable, td, Th } from "../components/Table";
-import { formatDateTime, formatShortDateTime } from "../lib/format";
-import { queueBlockLabels } from "../observations/labels";
+import { formatDateTime } from "../lib/format";
+import { QueueReasons } from "./QueueReasons";
 import { trpc } from "../trpc";
 
 /** The explained queue: pending observations in dispatch order, each eligible now or why not and until when. */
@@ -49,16 +49,7 @@ export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
                       {item.observation.name}
                     </Link>
                   </td>
-                  <td className={td}>
-                    {item.eligible ? (
-                      <Badge tone="emerald">Eligible</Badge>
-                    ) : (
-                      <span className="flex flex-col gap-0.5">
-                        <Badge tone="amber">{queueBlockLabels[item.blockedBy!.code] ?? item.blockedBy!.code}</Badge>
-                        {item.blockedBy!.until ? <span className="text-xs text-slate-500">until {formatShortDateTime(item.blockedBy!.until)}</span> : null}
-                      </span>
-                    )}
-                  </td>
+                  <td className={td}>{item.eligible ? <Badge tone="emerald">Eligible</Badge> : <QueueReasons item={item} />}</td>
                   <td className={`${td} hidden sm:table-cell`}>{item.observation.priority}</td>
                 </tr>
               ))}

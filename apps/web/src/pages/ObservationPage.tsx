@@ -12,6 +12,7 @@ import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
 import { summarizeError } from "../lib/errors";
 import { formatDateTime } from "../lib/format";
+import { ForecastLine } from "../observations/ForecastLine";
 import { formatDec, formatRa, typeLabels, type Observation } from "../observations/labels";
 import { ObservationFiles } from "../observations/ObservationFiles";
 import { refreshObservations } from "../observations/ObservationLiveUpdates";
@@ -76,6 +77,7 @@ function ObservationView({ observation }: { observation: Observation }) {
           Stuck: {observation.stale.status.replace("_", " ")} since {formatDateTime(observation.stale.since)}. The observatory's operators were told.
         </Alert>
       ) : null}
+      <ForecastLine observation={observation} />
       {observation.statusReason ? <p className="mb-4 text-sm text-slate-600">Reason: {observation.statusReason}</p> : null}
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="flex min-w-0 flex-col gap-6 lg:col-span-2">
