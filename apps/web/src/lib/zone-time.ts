@@ -20,9 +20,6 @@ const toDate = (at: string | Date) => (typeof at === "string" ? new Date(at) : a
 /** Hours and minutes on the zone's 24-hour clock: "23:40". */
 export const zoneClock = (at: string | Date, zone: string) => formatter(zone, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(toDate(at));
 
-/** The zone's hour (0 to 23) at that moment. */
-export const zoneHour = (at: string | Date, zone: string) => Number(formatter(zone, { hour: "numeric", hourCycle: "h23" }).format(toDate(at)));
-
 /** The zone's short name at that moment ("UTC", "CET"), else its offset ("GMT+1"). */
 export function zoneAbbreviation(zone: string, at: string | Date = new Date()): string {
   for (const locale of [undefined, "en-GB", "en-US"]) {

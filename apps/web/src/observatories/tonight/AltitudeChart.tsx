@@ -1,7 +1,8 @@
 import { useId } from "react";
 import { Link } from "react-router-dom";
 import { useElementWidth } from "../../lib/useElementWidth";
-import { curveColors, GUTTER, hourTicks, nightScale, RIGHT_PAD, skyBands, skyColors, type AltitudeCurve, type PlanNight } from "./night-plan";
+import { curveColors, GUTTER, hourTicks, nightScale, RIGHT_PAD, type AltitudeCurve, type PlanNight } from "./night-plan";
+import { SkyBands } from "./SkyBands";
 
 const TOP = 8;
 const PLOT = 180;
@@ -71,17 +72,7 @@ export function AltitudeChart({
                 <rect x={GUTTER} y={TOP} width={width - GUTTER - RIGHT_PAD} height={PLOT} />
               </clipPath>
             </defs>
-            {skyBands(night).map((band) => (
-              <rect
-                key={band.from}
-                x={scale.x(band.from)}
-                y={TOP}
-                width={Math.max(0, scale.x(band.to) - scale.x(band.from))}
-                height={PLOT}
-                fill={skyColors[band.kind]}
-                opacity={0.12}
-              />
-            ))}
+            <SkyBands night={night} scale={scale} y={TOP} height={PLOT} opacity={0.12} />
             {GRID.map((altitude) => (
               <g key={altitude}>
                 <line x1={GUTTER} x2={width - RIGHT_PAD} y1={altitudeY(altitude)} y2={altitudeY(altitude)} className="stroke-slate-200" />

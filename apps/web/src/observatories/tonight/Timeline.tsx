@@ -2,19 +2,8 @@ import type { MouseEvent } from "react";
 import { useHref, useNavigate } from "react-router-dom";
 import { useElementWidth } from "../../lib/useElementWidth";
 import { zoneClockWithZone } from "../../lib/zone-time";
-import {
-  GUTTER,
-  hourTicks,
-  nightScale,
-  RIGHT_PAD,
-  skyBands,
-  skyColors,
-  slotLabel,
-  slotState,
-  type NightPlan,
-  type PlanNight,
-  type PlanSlot,
-} from "./night-plan";
+import { GUTTER, hourTicks, nightScale, RIGHT_PAD, slotLabel, slotState, type NightPlan, type PlanNight, type PlanSlot } from "./night-plan";
+import { SkyBands } from "./SkyBands";
 
 const AXIS = 18;
 const SKY_TOP = 22;
@@ -86,16 +75,7 @@ function TimelineSky({ plan, night, width, height, now }: { plan: NightPlan; nig
       <text x={0} y={SKY_TOP + 17} className="fill-slate-500 text-[11px]">
         Sky
       </text>
-      {skyBands(night).map((band) => (
-        <rect
-          key={band.from}
-          x={scale.x(band.from)}
-          y={SKY_TOP}
-          width={Math.max(0, scale.x(band.to) - scale.x(band.from))}
-          height={SKY_HEIGHT}
-          fill={skyColors[band.kind]}
-        />
-      ))}
+      <SkyBands night={night} scale={scale} y={SKY_TOP} height={SKY_HEIGHT} />
       <text x={0} y={MOON_TOP + 11} className="fill-slate-500 text-[11px]">
         Moon
       </text>

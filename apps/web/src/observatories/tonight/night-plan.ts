@@ -4,7 +4,6 @@ import { zoneAbbreviation, zoneClock } from "../../lib/zone-time";
 export type NightPlan = RouterOutputs["observatories"]["plan"];
 export type PlanNight = NonNullable<NightPlan["night"]>;
 export type PlanSlot = NightPlan["slots"][number];
-export type UnscheduledItem = NightPlan["unscheduled"][number];
 export type AltitudeCurve = NightPlan["altitude"][number];
 
 /** Room left of the timeline and the altitude chart for their row and axis labels; both share it, so their hours line up. */
