@@ -146,7 +146,18 @@ beforeAll(async () => {
     const current = await api<{ status: string }>(`/api/v1/admin/integrity/scans/${scan.id}`, token);
     return current.status === "completed" ? current : undefined;
   });
+  // Always between 28° and 30° high at La Palma: dispatch would take it on any dark night, so it has a forecast and a bar.
+  const pending = await api("/observations", token, {
+    name: "Pending Observation Near The Pole For Phones",
+    projectId: project.id,
+    observatoryId: observatory.id,
+    constraints: { minAltitude: 20, maxAirmass: null, moonDistance: null, twilight: "astronomical" },
+    targets: [{ name: "Polaris", ra: 37.95, dec: 89.26, exposures: [{ filter: "L", exposureSeconds: 300, count: 2, binning: 1 }] }],
+  });
+  const forecast = await api<{ night: string }>(`/observations/${pending.id}/forecast`, token);
   Object.assign(ids, {
+    pending: `observations/${pending.id}`,
+    pendingNight: `observatories/${observatory.id}?tab=tonight&night=${forecast.night}`,
     "admin/integrity": `admin/integrity?scan=${scan.id}`,
     "observations/:id": `observations/${observation.id}`,
     waiting: `observations/${waiting.id}`,
@@ -286,6 +297,44 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await page.getByRole("checkbox", { name: "Partially completed" }).waitFor(WAIT);
     expect(await overflowing(page)).toEqual([]);
     expect(await page.getByLabel("Sort by").inputValue()).toBe("-priority");
+  });
+
+  });
+
+  it("lays out the Tonight view (timeline, table, a later night) and the forecast lines within the screen, its bars reached by Tab", async () => {
+    const page = await pages.signIn("admin", ADMIN);
+    await page.setViewportSize(PHONE);
+    const problems: string[] = [];
+    const check = async (where: string) => {
+      for (const offender of await overflowing(page)) problems.push(`${where}: ${offender}`);
+      if (process.env.PHONE_SHOTS) await page.screenshot({ path: `/tmp/phone-${where.replace(/\W+/g, "_")}.png`, fullPage: true });
+    };
+    // The night the pending observation is expected in: tonight's, or the next when this one's darkness is over.
+    await page.goto(appUrl(suite.server(), ids.pendingNight!));
+    const bar = page.getByRole("link", { name: /^Pending Observation Near The Pole For Phones: planned \d\d:\d\d to \d\d:\d\d/ });
+    await bar.waitFor(WAIT);
+    await page.waitForLoadState("networkidle");
+    await check("tonight timeline");
+    const name = (await bar.getAttribute("aria-label"))!;
+    await page.getByRole("combobox", { name: "Night" }).focus();
+    for (let press = 0; press < 30 && (await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))) !== name; press += 1) {
+      await page.keyboard.press("Tab");
+    }
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(name);
+    await page.getByRole("switch", { name: "Table view" }).check();
+    await page.getByRole("table", { name: "Planned observations" }).getByRole("link", { name: "Pending Observation Near The Pole For Phones" }).waitFor(WAIT);
+    await check("tonight table");
+    await page.getByRole("combobox", { name: "Night" }).selectOption({ index: 7 });
+    await page.getByRole("table", { name: "Planned observations" }).getByText("Nothing planned for this night").waitFor(WAIT);
+    await check("a later night");
+
+    await page.goto(appUrl(suite.server(), ids.pending!));
+    await page.getByText(/^Expected to start around \d\d:\d\d \(observatory time, [A-Z]+\), (tonight|tomorrow night); /).waitFor(WAIT);
+    await check("pending forecast");
+    await page.goto(appUrl(suite.server(), ids["observations/:id"]!));
+    await page.getByText(/^Assigned since .+; expected to end around \d\d:\d\d\.$/).waitFor(WAIT);
+    await check("assigned forecast");
+    expect(problems).toEqual([]);
   });
 
   it("lays out every step of the submission wizard within the screen: its messages, the catalog's suggestions and each type's fields", async () => {

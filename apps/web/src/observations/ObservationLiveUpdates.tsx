@@ -1,7 +1,7 @@
 import { useRealtimeEvent, useRealtimeReconnect } from "../lib/realtime";
 import { queryClient, trpc } from "../trpc";
 
-/** Every observation view, and the queues and dashboard built on them, follow status changes pushed over /ws. */
+/** Every observation view, and the queues, night plans, forecasts and dashboard built on them, follow status changes pushed over /ws. */
 export function refreshObservations() {
   return Promise.all(
     [
@@ -9,7 +9,9 @@ export function refreshObservations() {
       trpc.observations.get,
       trpc.observations.history,
       trpc.observations.files,
+      trpc.observations.forecast,
       trpc.observatories.queue,
+      trpc.observatories.plan,
       trpc.observatories.get,
       trpc.observatories.list,
     ].map((view) => queryClient.invalidateQueries(view.pathFilter())),

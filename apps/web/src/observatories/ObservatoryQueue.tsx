@@ -10,7 +10,7 @@ import { QueryState } from "../components/QueryState";
 import { DataTable, td, Th } from "../components/Table";
 import { useSearchFlag } from "../lib/useSearchFlag";
 import { Time } from "../components/Time";
-import { queueBlockLabels } from "../observations/labels";
+import { QueueReasons } from "./QueueReasons";
 import { trpc } from "../trpc";
 import { useObservatoryTimeZone } from "./useObservatoryTimeZone";
 
@@ -74,20 +74,7 @@ export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
                       {item.observation.name}
                     </Link>
                   </td>
-                  <td className={td}>
-                    {item.eligible ? (
-                      <Badge tone="emerald">Eligible</Badge>
-                    ) : (
-                      <span className="flex flex-col gap-0.5">
-                        <Badge tone="amber">{queueBlockLabels[item.blockedBy!.code] ?? item.blockedBy!.code}</Badge>
-                        {item.blockedBy!.until ? (
-                          <span className="text-xs text-slate-500">
-                            until <Time iso={item.blockedBy!.until} zone={timeZone} short />
-                          </span>
-                        ) : null}
-                      </span>
-                    )}
-                  </td>
+                  <td className={td}>{item.eligible ? <Badge tone="emerald">Eligible</Badge> : <QueueReasons item={item} />}</td>
                   <td className={`${td} hidden sm:table-cell`}>{item.observation.priority}</td>
                 </tr>
               ))}

@@ -7,6 +7,7 @@ import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
 import { Time } from "../components/Time";
+import { ForecastLine } from "../observations/ForecastLine";
 import { formatDec, formatRa, typeLabels, type Observation } from "../observations/labels";
 import { useObservationActions } from "../observations/ObservationActions";
 import { ObservationFiles } from "../observations/ObservationFiles";
@@ -64,6 +65,7 @@ function ObservationView({ observation }: { observation: Observation }) {
           operators were told.
         </Alert>
       ) : null}
+      <ForecastLine observation={observation} />
       {observation.statusReason ? <p className="mb-4 text-sm text-slate-600">Reason: {observation.statusReason}</p> : null}
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="flex min-w-0 flex-col gap-6 lg:col-span-2">

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { ArrowRightLeft, History, KeyRound, LayoutDashboard, ListOrdered, Megaphone, Plug, Settings, Users } from "lucide-react";
+import { ArrowRightLeft, History, KeyRound, LayoutDashboard, ListOrdered, Megaphone, MoonStar, Plug, Settings, Users } from "lucide-react";
 import { useParams } from "react-router-dom";
 import { sentNotice } from "../announcements/labels";
 import { NewAnnouncementButton } from "../announcements/NewAnnouncementButton";
@@ -20,6 +20,7 @@ import { ObservatoryKeys } from "../observatories/ObservatoryKeys";
 import { ObservatoryOverview } from "../observatories/ObservatoryOverview";
 import { ObservatoryQueue } from "../observatories/ObservatoryQueue";
 import { RemoveObservatoryCard } from "../observatories/RemoveObservatoryCard";
+import { TonightView } from "../observatories/tonight/TonightView";
 import { ownerDescription } from "../observatories/owner";
 import { OnlineBadge } from "../observatories/PermissionBadges";
 import type { Observatory } from "../observatories/permissions";
@@ -29,10 +30,11 @@ import { trpc } from "../trpc";
 import { useDocumentTitle } from "../lib/document-title";
 import { useSearchFlag } from "../lib/useSearchFlag";
 
-type TabId = "overview" | "queue" | "members" | "announcements" | "keys" | "permissions" | "history";
+type TabId = "overview" | "tonight" | "queue" | "members" | "announcements" | "keys" | "permissions" | "history";
 
 const tabs: Array<TabItem<TabId>> = [
   { id: "overview", label: "Overview", icon: LayoutDashboard },
+  { id: "tonight", label: "Tonight", icon: MoonStar },
   { id: "queue", label: "Queue", icon: ListOrdered },
   { id: "members", label: "Members", icon: Users },
   { id: "announcements", label: "Announcements", icon: Megaphone },
@@ -150,6 +152,7 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
             <RemoveObservatoryCard observatory={observatory} />
           </>
         ) : null}
+        {tab === "tonight" ? <TonightView observatory={observatory} /> : null}
         {tab === "queue" ? <ObservatoryQueue observatoryId={observatory.id} /> : null}
         {tab === "members" ? <ObservatoryMembers observatory={observatory} /> : null}
         {tab === "keys" ? (

@@ -34,8 +34,12 @@ const observatoryPlanSchema = z
     night: z
       .object({
         sunset: instant,
+        civilDusk: instant.nullable().describe("The end of civil twilight (the sun 6° below the horizon); null when the sun does not get that low (extension)"),
+        nauticalDusk: instant.nullable().describe("The end of nautical twilight (12° below); null when the sun does not get that low (extension)"),
         darkStart: instant.nullable().describe("Astronomical dusk (the sun 18° below the horizon); null when the sun does not get that low (extension)"),
         darkEnd: instant.nullable(),
+        nauticalDawn: instant.nullable().describe("The start of nautical twilight before sunrise (extension)"),
+        civilDawn: instant.nullable().describe("The start of civil twilight before sunrise (extension)"),
         sunrise: instant,
       })
       .nullable()

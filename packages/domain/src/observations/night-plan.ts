@@ -15,6 +15,7 @@ import { runDispatchForward, type PlannedSlot, type UnscheduledObservation } fro
 import { observatoryStateNow } from "./dispatch";
 import { observatoryReasons, type QueueBlock } from "./queue";
 import { skyModel, type SkyModel } from "./sky-model";
+import { twilightBoundaries } from "./twilight-boundaries";
 
 /** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
 const PLAN_READ_LIMIT = 2_000;
@@ -140,10 +141,19 @@ async function ownerNames(db: Executor, ownerIds: string[]): Promise<Map<string,
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-function presentNight(night: Night | null) {
-  return night
-    ? { sunset: night.sunset.toISOString(), darkStart: iso(night.darkStart), darkEnd: iso(night.darkEnd), sunrise: night.sunrise.toISOString() }
-    : null;
+function presentNight(night: Night | null, location: ObservatoryDoc["location"]) {
+  if (!night || !location) return null;
+  const twilight = twilightBoundaries({ location, night });
+  return {
+    sunset: night.sunset.toISOString(),
+    civilDusk: iso(twilight.civilDusk),
+    nauticalDusk: iso(twilight.nauticalDusk),
+    darkStart: iso(night.darkStart),
+    darkEnd: iso(night.darkEnd),
+    nauticalDawn: iso(twilight.nauticalDawn),
+    civilDawn: iso(twilight.civilDawn),
+    sunrise: night.sunrise.toISOString(),
+  };
 }
 
 function presentMoon(moon: MoonOverNight | null) {
@@ -186,7 +196,7 @@ export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor
     observatoryId,
     timeZone: inputs.timeZone,
     date: planned.date,
-    night: presentNight(planned.night),
+    night: presentNight(planned.night, location),
     moon: presentMoon(location && planned.night ? moonOverNight({ location, night: planned.night }) : null),
     slots: planned.slots.map((slot) => ({
       observationId: slot.observation.id,

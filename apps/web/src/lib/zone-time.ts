@@ -1,0 +1,67 @@
+/**
+ * Moments of an observatory's night in its own zone ("23:40 WET", "Sat 28 Nov"), and the dates of its
+ * nights. Observers read the night on the observatory's clock, so these ignore the browser's zone.
+ * The shared `<Time>` component (wt-time) may take over the display; the dates stay here.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(zone: string, options: Intl.DateTimeFormatOptions, locale?: string): Intl.DateTimeFormat {
+  const key = `${zone}|${locale ?? ""}|${JSON.stringify(options)}`;
+  let made = formatters.get(key);
+  if (!made) {
+    made = new Intl.DateTimeFormat(locale, { ...options, timeZone: zone });
+    formatters.set(key, made);
+  }
+  return made;
+}
+
+const toDate = (at: string | Date) => (typeof at === "string" ? new Date(at) : at);
+
+/** Hours and minutes on the zone's 24-hour clock: "23:40". */
+export const zoneClock = (at: string | Date, zone: string) => formatter(zone, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(toDate(at));
+
+/** The zone's short name at that moment ("UTC", "CET"), else its offset ("GMT+1"). */
+export function zoneAbbreviation(zone: string, at: string | Date = new Date()): string {
+  for (const locale of [undefined, "en-GB", "en-US"]) {
+    const name = formatter(zone, { timeZoneName: "short" }, locale)
+      .formatToParts(toDate(at))
+      .find((part) => part.type === "timeZoneName")?.value;
+    if (name && /^[A-Z]{2,5}$/.test(name)) return name;
+  }
+  return (
+    formatter(zone, { timeZoneName: "short" })
+      .formatToParts(toDate(at))
+      .find((part) => part.type === "timeZoneName")?.value ?? zone
+  );
+}
+
+/** "23:40 UTC": a time with its zone, for text read on its own. */
+export const zoneClockWithZone = (at: string | Date, zone: string) => `${zoneClock(at, zone)} ${zoneAbbreviation(zone, at)}`;
+
+/** The date (YYYY-MM-DD) the zone's calendars show at that moment. */
+export function zoneDate(at: string | Date, zone: string): string {
+  const parts = formatter(zone, { year: "numeric", month: "2-digit", day: "2-digit" }, "en-US").formatToParts(toDate(at));
+  const part = (type: string) => parts.find((candidate) => candidate.type === type)?.value ?? "";
+  return `${part("year")}-${part("month")}-${part("day")}`;
+}
+
+/** The date `days` after a YYYY-MM-DD date. */
+export const shiftDate = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+/** A YYYY-MM-DD date as people read it: "Sat 28 Nov". */
+export const dayName = (date: string) =>
+  formatter("UTC", { weekday: "short", day: "numeric", month: "short" }, "en-GB")
+    .format(new Date(`${date}T12:00:00Z`))
+    .replace(",", "");
+
+/**
+ * "01:12" for a moment within `near` (the night on screen, the next hours), where the clock alone is
+ * plain; "Sat 28 Nov 01:12" for any other.
+ */
+export function zoneMoment(at: string, zone: string, near: { from: number; to: number }): string {
+  const ms = Date.parse(at);
+  return ms >= near.from && ms <= near.to ? zoneClock(at, zone) : `${dayName(zoneDate(at, zone))} ${zoneClock(at, zone)}`;
+}
+
+/** The next twelve hours: a time in them needs no date. */
+export const comingHours = (now = Date.now()) => ({ from: now, to: now + 12 * 3_600_000 });

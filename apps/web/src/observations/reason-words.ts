@@ -1,0 +1,68 @@
+import type { Twilight } from "@meridian/rules";
+import type { RouterOutputs } from "../organizations/types";
+
+/** Why an observation waits, as the queue, the night plan and the forecast give it. */
+export type WaitReason = RouterOutputs["observatories"]["queue"]["items"][number]["reasons"][number];
+
+export interface ReasonContext {
+  /** Writes an `until` moment ("01:12", "Sat 28 Nov 01:12"). */
+  when(iso: string): string;
+  /** The observation's darkness, when known. */
+  twilight?: Twilight;
+  /**
+   * Its sky limits: the minimum altitude, and the airmass and Moon distance it asks for (null: none)
+   * when known (undefined: not known). With only a minimum altitude the reason reads "below 30°".
+   */
+  limits?: { minAltitude: number; maxAirmass?: number | null; moonDistance?: number | null };
+  /** Its target stays below the minimum altitude all through the darkness in question: "below 30°" is the reason, whatever else it asks. */
+  belowMinimum?: boolean;
+  /** In a night plan, OBSERVATORY_BUSY means the night went to work ahead of it; in the queue, that something runs now. */
+  plan?: boolean;
+}
+
+function skyLimits(limits: NonNullable<ReasonContext["limits"]>): string {
+  const parts = [`above ${limits.minAltitude}°`];
+  if (limits.maxAirmass != null) parts.push(`airmass under ${limits.maxAirmass}`);
+  if (limits.moonDistance != null) parts.push(`${limits.moonDistance}° from the Moon`);
+  return parts.join(", ");
+}
+
+function targetReason(reason: WaitReason, context: ReasonContext): string {
+  const limits = context.limits;
+  const known = limits !== undefined && limits.maxAirmass !== undefined && limits.moonDistance !== undefined;
+  const altitudeOnly = limits !== undefined && (context.belowMinimum || (known && limits.maxAirmass === null && limits.moonDistance === null));
+  const what = altitudeOnly
+    ? `Target below ${limits.minAltitude}°`
+    : known
+      ? `Target outside its limits (${skyLimits(limits)})`
+      : "Target outside its altitude, airmass or Moon limits";
+  return reason.until ? `${what} until ${context.when(reason.until)}` : `${what}; no chance to observe it in the coming week`;
+}
+
+/** A reason as a sentence: "Target below 30° until 01:12", "Waiting for darkness (astronomical) until 19:02". */
+export function reasonInWords(reason: WaitReason, context: ReasonContext): string {
+  const until = reason.until ? ` until ${context.when(reason.until)}` : "";
+  switch (reason.code) {
+    case "BEFORE_WINDOW":
+      return reason.until ? `Its time window opens at ${context.when(reason.until)}` : "Before its time window";
+    case "AFTER_WINDOW":
+      return "Its time window has passed";
+    case "NOT_DARK":
+      return `Waiting for darkness${context.twilight ? ` (${context.twilight})` : ""}${until}`;
+    case "TARGET_NOT_VISIBLE":
+      return targetReason(reason, context);
+    case "OBSERVATORY_BUSY":
+      return context.plan ? "The night is taken by work ahead of it in the queue" : `The observatory is busy with another observation${until}`;
+    case "OFFLINE":
+      return "The observatory is offline";
+    case "DISPATCH_OFF":
+      return "Dispatch is switched off at the observatory";
+    case "PLUGIN_OUTDATED":
+      return "The observatory's plugin needs an update";
+    case "UNSAFE":
+      return "The observatory reports unsafe conditions or a weather hold";
+  }
+}
+
+/** A sentence continued after a colon. */
+export const lowerFirst = (sentence: string) => sentence.charAt(0).toLowerCase() + sentence.slice(1);
