@@ -299,8 +299,6 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     expect(await page.getByLabel("Sort by").inputValue()).toBe("-priority");
   });
 
-  });
-
   it("lays out the Tonight view (timeline, table, a later night) and the forecast lines within the screen, its bars reached by Tab", async () => {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);
@@ -418,9 +416,9 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await check("observations, rows selected");
     await inDialog("Set priority", "bulk priority dialog");
     await inDialog("Cancel…", "bulk cancel dialog");
-    // One waits and is paused; the other is assigned and refused, so the results list a refusal.
+    // Two wait and are paused; the third is assigned and refused, so the results list a refusal.
     await bar.getByRole("button", { name: "Pause" }).click();
-    await bar.getByText("1 paused, 1 refused: not in a status that allows it.").waitFor(WAIT);
+    await bar.getByText("2 paused, 1 refused: not in a status that allows it.").waitFor(WAIT);
     await check("observations, bulk results");
 
     await page.goto(appUrl(suite.server(), ids.waiting!));
