@@ -149,6 +149,9 @@ export {
 } from "./observations/observations";
 export { dispatchObservatory, getObservatoryQueue } from "./observations/dispatch";
 export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForecast, getObservatoryPlan } from "./observations/night-plan";
+export { nightOf } from "./observations/night";
+export { runDispatchForward } from "./observations/plan";
+export { skyModel } from "./observations/sky-model";
 export { planQueue, observatoryStateOf, queueBlockCodes, type QueueBlockCode, type ObservatoryState } from "./observations/queue";
 export { sunAltitude, isDark, darkInterval, targetAltitude, airmass, moonDistance, nextRiseAbove, type Location } from "./observations/sky";
 export * from "./observatories/keys";
