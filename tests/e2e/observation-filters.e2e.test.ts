@@ -42,7 +42,8 @@ describe("web app: finding observations", { timeout: 120_000 }, () => {
     const page = await suite.pages.signIn("owner", { email: owner.user.email, password: owner.password });
     await page.goto(appUrl(server, "observations"));
     const table = page.getByRole("table", { name: "Observations" });
-    const names = () => table.getByRole("row").locator("td:first-child a").allInnerTexts();
+    // Each row's one link is its name (the selection column before it holds a checkbox).
+    const names = () => table.getByRole("row").locator("td a").allInnerTexts();
     await expect.poll(names).toEqual(["Delta field", "Gamma field", "Beta field", "Alpha field"]);
 
     // Search by a target's name, typed: the URL follows once typing pauses.

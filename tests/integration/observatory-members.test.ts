@@ -29,6 +29,10 @@ describe("POST /observatories", () => {
       connection: { online: false },
       createdAt: expect.stringMatching(/Z$/),
       myPermissions: ALL,
+      // Time and duration: no location, so UTC; the estimates' defaults.
+      timeZone: "UTC",
+      locationTimeZone: "UTC",
+      settings: { slewSeconds: 120, readoutSeconds: 10 },
     });
     const located = await call("/observatories", {
       method: "POST",

@@ -1,4 +1,4 @@
-import { useId } from "react";
+import { useId, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { TimeDisplay } from "@meridian/rules";
 import { Alert } from "../components/Alert";
@@ -23,7 +23,9 @@ const choices: Array<{ value: TimeDisplay; label: string; description: string }>
 export function TimeDisplayCard({ profile }: { profile: Profile }) {
   const name = useId();
   const profileKey = trpc.user.profile.queryKey();
-  const current = profile.timeDisplay ?? "observatory";
+  // The choice shows at once (a controlled radio that waits for the cache would flip back for a moment).
+  const [chosen, setChosen] = useState<TimeDisplay | null>(null);
+  const current = chosen ?? profile.timeDisplay ?? "observatory";
   const save = useMutation(
     trpc.user.updateProfile.mutationOptions({
       onMutate: async (input) => {
@@ -34,6 +36,7 @@ export function TimeDisplayCard({ profile }: { profile: Profile }) {
         return { previous };
       },
       onError: (_error, _input, context) => {
+        setChosen(null);
         if (context?.previous) {
           queryClient.setQueryData(profileKey, context.previous);
           setTimeDisplay(context.previous.timeDisplay ?? "observatory");
@@ -58,7 +61,10 @@ export function TimeDisplayCard({ profile }: { profile: Profile }) {
                 name={name}
                 value={choice.value}
                 checked={current === choice.value}
-                onChange={() => save.mutate({ timeDisplay: choice.value })}
+                onChange={() => {
+                  setChosen(choice.value);
+                  save.mutate({ timeDisplay: choice.value });
+                }}
                 className="mt-1 size-4 shrink-0 accent-indigo-600"
               />
               <span className="min-w-0">
