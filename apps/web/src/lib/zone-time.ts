@@ -1,7 +1,10 @@
+import { displayZone, timeDisplay } from "./time-display";
+
 /**
- * Moments of an observatory's night in its own zone ("23:40 WET", "Sat 28 Nov"), and the dates of its
- * nights. Observers read the night on the observatory's clock, so these ignore the browser's zone.
- * The shared `<Time>` component (wt-time) may take over the display; the dates stay here.
+ * Moments of an observatory's night ("23:40 WET", "Sat 28 Nov") and the dates of its nights. A
+ * night's date is the observatory's; its clock times follow the profile's choice (`shownZone`): the
+ * observatory's zone by default, else UTC or the browser's. Components that use these call
+ * `useTimeDisplay()` so they render again when the choice changes.
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -16,12 +19,26 @@ function formatter(zone: string, options: Intl.DateTimeFormatOptions, locale?: s
 }
 
 const toDate = (at: string | Date) => (typeof at === "string" ? new Date(at) : at);
+const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** The zone an observatory's clock times are shown in: its own, unless the profile chose UTC or the browser's. */
+const shownZone = (zone: string) => displayZone(zone, timeDisplay()) ?? browserZone;
+
+/** How the zone of an observatory's times is named beside them: "observatory time, WET", "UTC" or "your time, CET". */
+export function zoneLabel(zone: string, at: string | Date = new Date()): string {
+  const choice = timeDisplay();
+  if (choice === "utc") return "UTC";
+  const label = zoneAbbreviation(zone, at);
+  return choice === "browser" ? `your time, ${label}` : `observatory time, ${label}`;
+}
 
 /** Hours and minutes on the zone's 24-hour clock: "23:40". */
-export const zoneClock = (at: string | Date, zone: string) => formatter(zone, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(toDate(at));
+export const zoneClock = (at: string | Date, zone: string) =>
+  formatter(shownZone(zone), { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(toDate(at));
 
 /** The zone's short name at that moment ("UTC", "CET"), else its offset ("GMT+1"). */
-export function zoneAbbreviation(zone: string, at: string | Date = new Date()): string {
+export function zoneAbbreviation(observatoryZone: string, at: string | Date = new Date()): string {
+  const zone = shownZone(observatoryZone);
   for (const locale of [undefined, "en-GB", "en-US"]) {
     const name = formatter(zone, { timeZoneName: "short" }, locale)
       .formatToParts(toDate(at))
@@ -60,7 +77,7 @@ export const dayName = (date: string) =>
  */
 export function zoneMoment(at: string, zone: string, near: { from: number; to: number }): string {
   const ms = Date.parse(at);
-  return ms >= near.from && ms <= near.to ? zoneClock(at, zone) : `${dayName(zoneDate(at, zone))} ${zoneClock(at, zone)}`;
+  return ms >= near.from && ms <= near.to ? zoneClock(at, zone) : `${dayName(zoneDate(at, shownZone(zone)))} ${zoneClock(at, zone)}`;
 }
 
 /** The next twelve hours: a time in them needs no date. */

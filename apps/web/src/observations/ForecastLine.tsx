@@ -1,7 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { Clock } from "lucide-react";
 import { activeStatuses } from "@meridian/rules";
-import { comingHours, dayName, shiftDate, zoneAbbreviation, zoneClock, zoneDate, zoneMoment } from "../lib/zone-time";
+import { useTimeDisplay } from "../lib/time-display";
+import { comingHours, dayName, shiftDate, zoneClock, zoneDate, zoneLabel, zoneMoment } from "../lib/zone-time";
 import type { RouterOutputs } from "../organizations/types";
 import { trpc } from "../trpc";
 import type { Observation } from "./labels";
@@ -38,7 +39,7 @@ const assumptions: Partial<Record<WaitReason["code"], string>> = {
 function forecastText(forecast: Forecast, observation: Observation): string {
   const zone = forecast.timeZone;
   const clock = (at: string) => zoneClock(at, zone);
-  const where = `observatory time, ${zoneAbbreviation(zone, forecast.expectedStart ?? new Date())}`;
+  const where = zoneLabel(zone, forecast.expectedStart ?? new Date());
   if (forecast.expectedStart && forecast.expectedEnd) {
     const end = `expected to end around ${clock(forecast.expectedEnd)}`;
     if (observation.status === "pending") {
@@ -65,6 +66,7 @@ function forecastText(forecast: Forecast, observation: Observation): string {
  * clock, or why it is not in the plan and when that ends; followed live (see REFRESH_MS).
  */
 export function ForecastLine({ observation }: { observation: Observation }) {
+  useTimeDisplay();
   const open = observation.status === "pending" || activeStatuses.includes(observation.status);
   const forecast = useForecast(observation.id, open);
   if (!open || !forecast.data) return null;

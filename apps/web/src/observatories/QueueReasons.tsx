@@ -1,4 +1,5 @@
 import { Badge } from "../components/Badge";
+import { useTimeDisplay } from "../lib/time-display";
 import { formatShortDateTime } from "../lib/format";
 import { comingHours } from "../lib/zone-time";
 import { queueBlockLabels, type Observation } from "../observations/labels";
@@ -6,6 +7,7 @@ import { reasonInWords, type WaitReason } from "../observations/reason-words";
 
 /** Every reason a queued observation waits, the first as a badge, each in words with when it ends. */
 export function QueueReasons({ item }: { item: { observation: Observation; reasons: WaitReason[] } }) {
+  useTimeDisplay();
   const { constraints, bypassDarkness } = item.observation;
   const near = comingHours();
   const when = (iso: string) => {

@@ -60,25 +60,47 @@ export function observatoryReasons(state: ObservatoryState): QueueBlock[] {
 /** The observation's own reasons: what it needs of the clock and the sky, whatever the observatory's state. */
 export type OwnReasonCode = "BEFORE_WINDOW" | "AFTER_WINDOW" | "NOT_DARK" | "TARGET_NOT_VISIBLE";
 
-/** The earliest moment the observation may start, if it has one: its fixed start, or a monitoring run's interval after the last. */
-function windowStartOf(doc: ObservationDoc): Date | null {
-  const starts = [doc.fixedTimeStart ? Date.parse(doc.fixedTimeStart) : null, monitoringWindow({ doc }).notBefore?.getTime() ?? null].filter(
-    (ms): ms is number => ms !== null,
-  );
-  return starts.length > 0 ? new Date(Math.max(...starts)) : null;
+/**
+ * When the observation may start (epoch milliseconds): not before its fixed start or a monitoring
+ * run's interval after the last, not after its fixed end or its monitoring's `until`. Read once per
+ * document (a plan asks about each one thousands of times).
+ */
+const windows = new WeakMap<ObservationDoc, { start: number; end: number }>();
+function windowOf(doc: ObservationDoc): { start: number; end: number } {
+  let window = windows.get(doc);
+  if (!window) {
+    const cadence = monitoringWindow({ doc });
+    window = {
+      start: Math.max(doc.fixedTimeStart ? Date.parse(doc.fixedTimeStart) : -Infinity, cadence.notBefore?.getTime() ?? -Infinity),
+      end: Math.min(doc.fixedTimeEnd ? Date.parse(doc.fixedTimeEnd) : Infinity, cadence.notAfter?.getTime() ?? Infinity),
+    };
+    windows.set(doc, window);
+  }
+  return window;
 }
 
-/** The last moment it may start, if it has one: its fixed end, or its monitoring's `until`. */
-function windowEndOf(doc: ObservationDoc): number {
-  return Math.min(doc.fixedTimeEnd ? Date.parse(doc.fixedTimeEnd) : Infinity, monitoringWindow({ doc }).notAfter?.getTime() ?? Infinity);
+/** The earliest moment the observation may start, if it has one. */
+function windowStartOf(doc: ObservationDoc): Date | null {
+  const { start } = windowOf(doc);
+  return Number.isFinite(start) ? new Date(start) : null;
 }
+
+/** Refraction lifts a target by less than this above the horizon (and never lowers it). */
+const REFRACTION_BOUND = 1;
 
 function targetVisible(doc: ObservationDoc, sky: SkyAt): boolean {
   const target = doc.targets[0]!;
-  const altitude = sky.targetAltitude(target);
-  if (altitude < (doc.constraints.minAltitude ?? 30)) return false;
-  if (doc.constraints.maxAirmass != null && airmass(altitude) > doc.constraints.maxAirmass) return false;
-  return doc.constraints.moonDistance == null || sky.moonDistance(target) >= doc.constraints.moonDistance;
+  const minAltitude = doc.constraints.minAltitude ?? 30;
+  const { maxAirmass, moonDistance } = doc.constraints;
+  // The geometric altitude settles most cases; refraction is computed only near the limit or for an airmass.
+  const geometric = sky.geometricAltitude(target);
+  if (geometric + REFRACTION_BOUND < minAltitude) return false;
+  if (geometric < minAltitude || maxAirmass != null) {
+    const altitude = sky.targetAltitude(target);
+    if (altitude < minAltitude) return false;
+    if (maxAirmass != null && airmass(altitude) > maxAirmass) return false;
+  }
+  return moonDistance == null || sky.moonDistance(target) >= moonDistance;
 }
 
 const MINUTE_MS = 60_000;
@@ -86,20 +108,24 @@ const MINUTE_MS = 60_000;
 const CHECK_EVERY_MS = 30 * MINUTE_MS;
 
 /**
- * The moments at which an observation starting at `ms` and lasting `durationMs` must meet its
- * sky's constraints: its start, every half hour after, and its end, rounded up to the whole minute
- * (so the sky at that moment is shared by every observation asked about it).
+ * Whether `holds` is true at every moment an observation starting at `ms` and lasting `durationMs`
+ * must meet its sky's constraints: its start, every half hour after, and its end, rounded up to the
+ * whole minute (so the sky at that moment is shared by every observation asked about it).
  */
-function checkedMoments(ms: number, durationMs: number): number[] {
-  const moments = [ms];
-  for (let at = ms + CHECK_EVERY_MS; at < ms + durationMs; at += CHECK_EVERY_MS) moments.push(at);
-  if (durationMs > 0) moments.push(ceilToMinute(ms + durationMs));
-  return moments;
+function throughout(model: SkyModel, ms: number, durationMs: number, holds: (sky: SkyAt) => boolean): boolean {
+  if (!holds(model.atMs(ms))) return false;
+  const end = ms + durationMs;
+  for (let at = ms + CHECK_EVERY_MS; at < end; at += CHECK_EVERY_MS) if (!holds(model.atMs(at))) return false;
+  return durationMs <= 0 || holds(model.atMs(ceilToMinute(end)));
 }
 
-const darkThrough = (doc: ObservationDoc, model: SkyModel, moments: number[]) =>
-  doc.bypassDarkness || moments.every((ms) => model.at(new Date(ms)).isDark(doc.constraints.twilight ?? "astronomical"));
-const visibleThrough = (doc: ObservationDoc, model: SkyModel, moments: number[]) => moments.every((ms) => targetVisible(doc, model.at(new Date(ms))));
+const darkThrough = (doc: ObservationDoc, model: SkyModel, ms: number, durationMs: number) => {
+  if (doc.bypassDarkness) return true;
+  const twilight = doc.constraints.twilight ?? "astronomical";
+  return throughout(model, ms, durationMs, (sky) => sky.isDark(twilight));
+};
+const visibleThrough = (doc: ObservationDoc, model: SkyModel, ms: number, durationMs: number) =>
+  throughout(model, ms, durationMs, (sky) => targetVisible(doc, sky));
 
 /**
  * The eligibility rule of dispatch: the observation's own reasons not to start at this moment, in
@@ -112,29 +138,25 @@ const visibleThrough = (doc: ObservationDoc, model: SkyModel, moments: number[])
 export function observationReasonsAt(options: { doc: ObservationDoc; model: SkyModel | null; at: Date; durationMs?: number }): OwnReasonCode[] {
   const { doc, model, at } = options;
   const reasons: OwnReasonCode[] = [];
-  const start = windowStartOf(doc);
-  if (start && at < start) reasons.push("BEFORE_WINDOW");
-  if (at.getTime() > windowEndOf(doc)) reasons.push("AFTER_WINDOW");
+  const window = windowOf(doc);
+  const ms = at.getTime();
+  if (ms < window.start) reasons.push("BEFORE_WINDOW");
+  if (ms > window.end) reasons.push("AFTER_WINDOW");
   if (!model) return reasons;
-  const moments = checkedMoments(at.getTime(), options.durationMs ?? 0);
-  if (!darkThrough(doc, model, moments)) reasons.push("NOT_DARK");
-  if (!visibleThrough(doc, model, moments)) reasons.push("TARGET_NOT_VISIBLE");
+  const durationMs = options.durationMs ?? 0;
+  if (!darkThrough(doc, model, ms, durationMs)) reasons.push("NOT_DARK");
+  if (!visibleThrough(doc, model, ms, durationMs)) reasons.push("TARGET_NOT_VISIBLE");
   return reasons;
 }
 
 /** `observationReasonsAt` found empty at that moment (epoch milliseconds), asked in the cheapest order and stopping at the first reason. */
 export function isEligibleAt(options: { doc: ObservationDoc; model: SkyModel | null; ms: number; durationMs?: number }): boolean {
   const { doc, model, ms } = options;
-  if (!windowOpen(doc, ms)) return false;
+  const window = windowOf(doc);
+  if (ms < window.start || ms > window.end) return false;
   if (!model) return true;
-  const moments = checkedMoments(ms, options.durationMs ?? 0);
-  return darkThrough(doc, model, moments) && visibleThrough(doc, model, moments);
-}
-
-function windowOpen(doc: ObservationDoc, ms: number): boolean {
-  const start = windowStartOf(doc);
-  if (start && ms < start.getTime()) return false;
-  return ms <= windowEndOf(doc);
+  const durationMs = options.durationMs ?? 0;
+  return darkThrough(doc, model, ms, durationMs) && visibleThrough(doc, model, ms, durationMs);
 }
 
 /** How far ahead the queue and the forecast look for an observation's next chance. */
@@ -164,8 +186,7 @@ export function nextEligibleMoment(options: {
   const { doc, model } = options;
   const step = options.stepMs ?? SEARCH_STEP_MS;
   const first = ceilToMinute(options.from.getTime());
-  const windowStart = windowStartOf(doc)?.getTime() ?? -Infinity;
-  const windowEnd = windowEndOf(doc);
+  const { start: windowStart, end: windowEnd } = windowOf(doc);
   const last = Math.min(first + (options.withinMs ?? LOOKAHEAD_MS), windowEnd);
   const durationMs = options.durationMs ?? 0;
   const eligibleAt = (ms: number) => isEligibleAt({ doc, model, ms, durationMs });

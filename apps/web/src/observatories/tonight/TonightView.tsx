@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "react-router-dom";
+import { useTimeDisplay } from "../../lib/time-display";
 import { Alert } from "../../components/Alert";
 import { Card } from "../../components/Card";
 import { QueryState } from "../../components/QueryState";
@@ -27,6 +28,7 @@ const REFRESH_MS = 60_000;
  * `?night=`), the timeline or its table, the altitude of each target and what the night leaves out.
  */
 export function TonightView({ observatory }: { observatory: Observatory }) {
+  useTimeDisplay();
   const [params, setParams] = useSearchParams();
   const requested = params.get("night");
   const current = useQuery(trpc.observatories.plan.queryOptions({ id: observatory.id }, { staleTime: 0, refetchInterval: REFRESH_MS }));
