@@ -64,8 +64,9 @@ try {
     { label: "q = a common prefix (`ngc 7`: about 3,200 matches), newest first", filter: () => ({ q: "ngc 7" }) },
     { label: "q = a common prefix, highest priority first", filter: () => ({ q: "ngc 7", sort: "-priority" }) },
     { label: "q = nothing matches (`zzz`)", filter: () => ({ q: "zzz" }) },
-    { label: "q = two letters (`ld`: no trigram, every row matches)", filter: () => ({ q: "ld" }) },
-    { label: "q = two letters no row holds (`qx`: a full scan)", filter: () => ({ q: "qx" }) },
+    { label: "q = two letters (`ld`: every row matches)", filter: () => ({ q: "ld" }) },
+    { label: "q = two letters no row holds (`qx`)", filter: () => ({ q: "qx" }) },
+    { label: "q = one character (`7`, in most rows)", filter: () => ({ q: "7" }) },
     { label: "status filter and sort, no search", filter: () => ({ status: ["assigned"], sort: "-statusChangedAt" }) },
   ];
   const lines: string[] = [];

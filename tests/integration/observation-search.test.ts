@@ -180,13 +180,27 @@ describe("filtering the observation list", () => {
     );
   });
 
-  it("searches through the trigram index", async () => {
+  it("finds one or two characters anywhere in the name or a target's name, in any case", async () => {
+    const holds = (piece: string) => (row: (typeof readable)[number]) => [row.name, ...row.targets].some((text) => text.toLowerCase().includes(piece));
+    for (const q of ["m3", "M", "f", "9", "ld", "31", "Y "]) {
+      expect((await allPages(`q=${encodeURIComponent(q)}`, 50)).ids, q).toEqual(expected(holds(q.toLowerCase())));
+    }
+    expect((await allPages("q=qx", 50)).ids).toEqual([]);
+    expect((await allPages("q=%25", 50)).ids).toEqual([]);
+  });
+
+  it("searches through the trigram index, and one or two characters through their pieces' index", async () => {
     const db = server.server.runtime.deps.db;
     const plan = await db.transaction(async (tx) => {
       await tx.execute(sql`set local enable_seqscan = off`);
       return tx.execute<{ "QUERY PLAN": string }>(sql`explain select id from observations where search_text ilike '%orion neb%'`);
     });
     expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("observations_search_idx");
+    const shortPlan = await db.transaction(async (tx) => {
+      await tx.execute(sql`set local enable_seqscan = off`);
+      return tx.execute<{ "QUERY PLAN": string }>(sql`explain select id from observations where search_grams @> array['qx']`);
+    });
+    expect(shortPlan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("observations_search_grams_idx");
   });
 });
 

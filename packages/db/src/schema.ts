@@ -302,6 +302,13 @@ export const observations = pgTable(
      * plain SQL or restored from an archive made before it existed get it too.
      */
     searchText: text("search_text").generatedAlwaysAs(sql`observation_search_text(doc)`),
+    /**
+     * Every one- and two-character piece of the lower-cased search text (migration 0018): a `?q` of
+     * one or two characters has no trigram for the index above, so without these it reads every row.
+     */
+    searchGrams: text("search_grams")
+      .array()
+      .generatedAlwaysAs(sql`observation_search_grams(observation_search_text(doc))`),
   },
   (table) => [
     // Dispatch order at one observatory: its pending observations, highest priority first, then oldest.
@@ -315,6 +322,7 @@ export const observations = pgTable(
     index("observations_status_changed_idx").on(table.statusChangedAt, table.id),
     // Substring search, case-insensitive (ILIKE '%q%'), over name and target names.
     index("observations_search_idx").using("gin", sql`${table.searchText} gin_trgm_ops`),
+    index("observations_search_grams_idx").using("gin", table.searchGrams),
   ],
 );
 

@@ -40,8 +40,18 @@ export function observationConditions({ actor, filter }: { actor: UserActor; fil
   if (filter.ownerId) conditions.push(sql`o.owner_id = ${filter.ownerId}`);
   if (filter.from) conditions.push(sql`o.created_at >= ${new Date(filter.from).toISOString()}::timestamptz`);
   if (filter.to) conditions.push(sql`o.created_at < ${new Date(filter.to).toISOString()}::timestamptz`);
-  if (filter.q) conditions.push(sql`o.search_text ilike ${`%${filter.q.replace(/[\\%_]/g, "\\$&")}%`}`);
+  if (filter.q) conditions.push(searchCondition(filter.q));
   return conditions;
+}
+
+/**
+ * `?q`: a case-insensitive substring of the name or a target's name. The trigram index serves three
+ * characters or more; a shorter one is looked up among the row's one- and two-character pieces
+ * (`search_grams`), which hold exactly the substrings of that length, so neither reads every row.
+ */
+function searchCondition(q: string): SQL {
+  const substring = sql`o.search_text ilike ${`%${q.replace(/[\\%_]/g, "\\$&")}%`}`;
+  return [...q].length < 3 ? sql`(o.search_grams @> array[lower(${q}::text)] and ${substring})` : substring;
 }
 
 const sortColumns = { createdAt: sql`o.created_at`, priority: sql`o.priority`, statusChangedAt: sql`o.status_changed_at` };
