@@ -30,8 +30,10 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     const observatory = await api<{ id: string }>("/observatories", owner.token, { method: "POST", json: { name: `Dome ${tag}` } });
     await api("/projects", owner.token, { method: "POST", json: { name: `Survey ${tag}` } });
     const key = await api<{ key: string }>(`/observatories/${observatory.id}/api-keys`, owner.token, { method: "POST", json: { name: "plugin" } });
-    // Slow enough that the table shows each status for a moment.
-    const simulator = new ObservatorySimulator({ url: server.url, key: key.key, speed: 4, imageBytes: 50_000 });
+    // The exposures last until the test has seen "In progress" in the table, however slow the page.
+    let endExposures!: () => void;
+    const exposuresEnded = new Promise<void>((resolve) => (endExposures = resolve));
+    const simulator = new ObservatorySimulator({ url: server.url, key: key.key, imageBytes: 50_000, sleep: () => exposuresEnded });
     simulators.push(simulator);
     await simulator.connect();
 
@@ -58,7 +60,8 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     // The table follows the simulator without a reload.
     await page.goto(appUrl(server, "observations"));
     const row = page.getByRole("row").filter({ hasText: `Andromeda ${tag}` });
-    await row.getByText("In progress").waitFor(WAIT);
+    await row.getByText("In progress").waitFor({ timeout: 60_000 });
+    endExposures();
     await row.getByText("Completed").waitFor({ timeout: 60_000 });
 
     await row.getByRole("link", { name: `Andromeda ${tag}` }).click();

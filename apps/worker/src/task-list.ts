@@ -15,6 +15,7 @@ import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { reconcileJobsTask } from "./tasks/reconcile-jobs";
+import { deliverFileTask } from "./tasks/deliver-file";
 import { dispatchObservatoryTask } from "./tasks/dispatch-observatory";
 import { integrityRepairTask } from "./tasks/integrity-repair";
 import { integrityScanTask } from "./tasks/integrity-scan";
@@ -32,6 +33,7 @@ export const tasks = [
   announcementStartedTask,
   announcementsMaintenanceTask,
   dispatchObservatoryTask,
+  deliverFileTask,
   integrityScanTask,
   integrityRepairTask,
   integrityScheduleTask,

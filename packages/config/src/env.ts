@@ -38,6 +38,17 @@ const envSchema = z.object({
   SMTP_URL: optionalString,
   PUSH_APP_TOKEN: optionalString,
   PUSH_API_URL: z.string().default("https://api.pushover.net/1/messages.json"),
+  /** Where deliveries to organizations' Dropbox and Google Drive destinations go (contract defaults; tests point them at local receivers). */
+  DROPBOX_API_URL: z.string().default("https://api.dropboxapi.com"),
+  DROPBOX_CONTENT_URL: z.string().default("https://content.dropboxapi.com"),
+  GOOGLE_OAUTH_URL: z.string().default("https://oauth2.googleapis.com"),
+  GOOGLE_DRIVE_URL: z.string().default("https://www.googleapis.com"),
+  /**
+   * Unset in production: each kind then sends a file in pieces above the contract's size (S3 64 MiB,
+   * Dropbox 150 MiB, Drive 8 MiB) in chunks of 8 MiB. Tests set both lower to see the pieces without gigabytes.
+   */
+  DELIVERY_LARGE_FILE_BYTES: z.coerce.number().int().positive().optional(),
+  DELIVERY_CHUNK_BYTES: positiveInt(8 * 1024 * 1024),
   VAPID_PUBLIC_KEY: optionalString,
   VAPID_PRIVATE_KEY: optionalString,
   VAPID_SUBJECT: optionalString,

@@ -36,6 +36,8 @@ export const observationDocSchema = z.object({
   monitoring: monitoringSchema.nullable().optional(),
   /** A monitoring observation's runs so far (each end in completed or failed) and when the last one ended; absent before the first. */
   monitoringRuns: z.object({ count: z.number().int().nonnegative(), lastEndedAt: isoDate }).optional(),
+  /** One of its project's organization's external storage destinations, which every file of it is copied to; absent or null: none. */
+  storageDestinationId: z.string().nullable().optional(),
   /** When the stale monitor reported this observation stuck in its current status (once per stay). */
   staleReportedAt: isoDate.nullable().default(null),
   /** Deprecated (spec, Versioning 6): file names from older versions; the integrity scan migrates them into file records. */
@@ -57,6 +59,17 @@ export type ObservationHistoryDoc = z.infer<typeof observationHistoryDocSchema>;
 
 export const fileKinds = ["image", "preview", "other"] as const;
 
+const fileDeliveryStatuses = ["pending", "delivered", "failed"] as const;
+export const fileDeliverySchema = z.object({
+  destinationId: z.string(),
+  status: z.enum(fileDeliveryStatuses),
+  attempts: z.number().int().nonnegative(),
+  remotePath: z.string().nullable(),
+  deliveredAt: isoDate.nullable(),
+  error: z.string().nullable(),
+});
+export type FileDelivery = z.infer<typeof fileDeliverySchema>;
+
 export const fileDocSchema = z.object({
   observationId: z.string(),
   /** The observatory whose key uploaded it. */
@@ -68,6 +81,8 @@ export const fileDocSchema = z.object({
   kind: z.enum(fileKinds),
   previewOfId: z.string().nullable(),
   objectKey: z.string().min(1),
+  /** Its copies to the observation's storage destination (a job each); absent: none was asked for. */
+  deliveries: z.array(fileDeliverySchema).optional(),
 });
 export type FileDoc = z.infer<typeof fileDocSchema>;
 

@@ -9,6 +9,7 @@ export const errorCodes = {
   NO_RECIPIENTS: { status: 400, title: "No recipients" },
   REASON_REQUIRED: { status: 400, title: "Reason required" },
   INVALID_TOKEN: { status: 400, title: "Invalid or expired token" },
+  UNKNOWN_DESTINATION: { status: 400, title: "Not a storage destination of the project's organization" },
   UNAUTHENTICATED: { status: 401, title: "Authentication required" },
   INVALID_CREDENTIALS: { status: 401, title: "Invalid credentials" },
   FORBIDDEN: { status: 403, title: "Forbidden" },

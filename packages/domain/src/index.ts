@@ -233,3 +233,5 @@ export {
   type TargetMatch,
 } from "./targets/targets";
 export { targetCatalogs, targetKinds, type TargetCatalog, type TargetKind } from "./targets/catalog-format";
+export { deliverFile } from "./delivery/deliver-file";
+export { retryFileDelivery, testStorageDestination } from "./delivery/operate-deliveries";

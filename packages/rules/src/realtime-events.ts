@@ -17,6 +17,14 @@ export const realtimeEventSchemas = {
   "organization.member_added": z.object({ organizationId: id, organizationName: z.string(), permissions: z.record(z.string(), z.boolean()) }),
   "organization.member_removed": z.object({ organizationId: id, organizationName: z.string() }),
   "observation.status_changed": z.object({ id, status: z.enum(observationStatuses), previousStatus: z.enum(observationStatuses).nullable(), at: z.string() }),
+  /** Extension: a file's copy to its observation's storage destination changed state (pending, delivered, failed). */
+  "observation.file_delivery": z.object({
+    observationId: id,
+    fileId: id,
+    destinationId: id,
+    status: z.enum(["pending", "delivered", "failed"]),
+    attempts: z.number().int(),
+  }),
   "job.progress": z.object({
     id,
     kind: z.string(),

@@ -1,7 +1,15 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { z } from "@hono/zod-openapi";
-import { fileListSchema, fileSchema, listObservationFiles, openObservationFile, uploadObservationFile } from "@meridian/domain";
+import {
+  fileListSchema,
+  fileSchema,
+  listObservationFiles,
+  openObservationFile,
+  retryFileDelivery,
+  testStorageDestination,
+  uploadObservationFile,
+} from "@meridian/domain";
 import { defineOperation, Reply } from "./define-operation";
 import { authedErrors, idParam, problemResponseFor } from "./responses";
 
@@ -104,5 +112,39 @@ export const observationFileOperations = {
         "cache-control": "private, no-store",
       });
     },
+  }),
+  retryDelivery: defineOperation({
+    operationId: "retryFileDelivery",
+    access: "signed-in",
+    tags,
+    summary: "Deliver a file to its observation's storage destination again (owner or can_operate)",
+    description:
+      "Starts the delivery over: `pending` with no attempts, queued at once (a waiting attempt is replaced). Answers the file with its deliveries. " +
+      "404 when the file has no delivery to that destination.",
+    method: "post",
+    path: "/files/{id}/deliveries/{destinationId}/retry",
+    status: 202,
+    params: z.object({ id: idParam, destinationId: idParam }),
+    output: fileSchema,
+    outputDescription: "Queued",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => retryFileDelivery({ deps: ctx.deps, actor, fileId: input.id, destinationId: input.destinationId }),
+  }),
+  testDestination: defineOperation({
+    operationId: "testExternalStorage",
+    access: "signed-in",
+    tags: ["Organizations"],
+    summary: "Check an external storage destination: write and remove a small probe file (can_manage_storage)",
+    description:
+      "Writes `.meridian-destination-test` at the destination's top (bucket prefix, Dropbox folder, Drive folder) and removes it. " +
+      "`ok: false` with `error` in words when the destination refused or could not be reached; secrets never appear in it.",
+    method: "post",
+    path: "/organizations/{id}/external-storage/{destinationId}/test",
+    status: 200,
+    params: z.object({ id: idParam, destinationId: idParam }),
+    output: z.object({ ok: z.boolean(), error: z.string().optional() }).meta({ id: "DestinationTestResult" }),
+    outputDescription: "The probe's outcome",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => testStorageDestination({ deps: ctx.deps, actor, organizationId: input.id, destinationId: input.destinationId }),
   }),
 };

@@ -72,6 +72,8 @@ export const jobContracts = {
   /** Starts the scheduled integrity scans (admin settings `scanSchedule`) whose time has come. */
   integrity_schedule: defineJob("integrity_schedule", scheduled, { schedule: "* * * * *" }),
   /** Assigns an observatory its next eligible observation, if it is free; queued by every change that could make one eligible. */
+  /** One attempt at copying a file to its observation's storage destination (`files.doc.deliveries` holds its state). */
+  deliver_file: defineJob("deliver_file", z.object({ fileId: id, destinationId: id })),
   dispatch_observatory: defineJob("dispatch_observatory", z.object({ observatoryId: id })),
   /** The minute sweep: dispatch for every connected observatory (darkness beginning needs no event), heartbeats missed, stale observations. */
   observations_maintenance: defineJob("observations_maintenance", scheduled, { schedule: "* * * * *" }),

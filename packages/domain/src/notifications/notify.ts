@@ -75,3 +75,18 @@ export async function notifySystemEvent(options: {
       await queuePush({ t, userId: user.id, title: event.subject, message: event.lines.join(" "), url: link, priority: event.priority ?? 0 });
   }
 }
+
+/** A message to each user by the channels their profile wants (email, push); disabled accounts get nothing. */
+export async function notifyUsers(options: {
+  t: Pick<InTransaction, "tx">;
+  users: Array<StoredDocument<UserDoc>>;
+  message: { kind: string; subject: string; lines: string[]; link: string; priority: PushMessage["priority"] };
+}) {
+  const { t, message } = options;
+  for (const user of options.users) {
+    if (user.doc.disabled) continue;
+    if (user.doc.notificationPreferences.email) await emailUser(t, user, message);
+    if (user.doc.notificationPreferences.push)
+      await queuePush({ t, userId: user.id, title: message.subject, message: message.lines.join(" "), url: message.link, priority: message.priority });
+  }
+}

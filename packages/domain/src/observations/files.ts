@@ -8,6 +8,8 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { readBeforeIdle } from "../uploads/idle-timeout";
 import { noControlCharacters } from "../users/schemas";
+import { pendingDelivery, queueDelivery } from "../delivery/deliver-file";
+import { inTransaction } from "../transaction";
 import { loadObservationAccess } from "./access";
 
 const IMAGE_EXTENSIONS = /\.(fits?|fts|fz|xisf|tiff?|png|jpe?g|cr2|nef|raw)$/i;
@@ -27,6 +29,7 @@ export function presentFile(file: StoredDocument<FileDoc>) {
     contentType: doc.contentType,
     kind: doc.kind,
     previewOfId: doc.previewOfId,
+    deliveries: doc.deliveries ?? [],
     createdAt: file.createdAt.toISOString(),
   };
 }
@@ -111,21 +114,28 @@ export async function uploadObservationFile(options: {
   }
   try {
     const kind = options.previewOf ? "preview" : fileKindOf({ filename: options.filename, contentType });
-    const file = await filesCollection.insert(
-      deps.db,
-      {
-        observationId,
-        observatoryId,
-        filename: options.filename,
-        sizeBytes,
-        sha256: hash.digest("hex"),
-        contentType,
-        kind,
-        previewOfId: options.previewOf ?? null,
-        objectKey,
-      },
-      fileId,
-    );
+    const destinationId = observation.doc.storageDestinationId;
+    // The record and its copy's job commit together: a file is never recorded without its delivery queued.
+    const file = await inTransaction(deps, async (t) => {
+      const inserted = await filesCollection.insert(
+        t.tx,
+        {
+          observationId,
+          observatoryId,
+          filename: options.filename,
+          sizeBytes,
+          sha256: hash.digest("hex"),
+          contentType,
+          kind,
+          previewOfId: options.previewOf ?? null,
+          objectKey,
+          ...(destinationId ? { deliveries: [pendingDelivery(destinationId)] } : {}),
+        },
+        fileId,
+      );
+      if (destinationId) await queueDelivery({ t, fileId, destinationId });
+      return inserted;
+    });
     return presentFile(file);
   } catch (error) {
     await deps.storage.delete(objectKey).catch(() => undefined);

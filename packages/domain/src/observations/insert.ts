@@ -10,7 +10,7 @@ import { queueDispatch, recordHistory } from "./transitions";
 export type NewObservationFields = Pick<
   ObservationDoc,
   "name" | "projectId" | "observatoryId" | "type" | "priority" | "targets" | "constraints" | "fixedTimeStart" | "fixedTimeEnd" | "bypassDarkness"
-> & { notifications?: ObservationDoc["notifications"]; monitoring?: ObservationDoc["monitoring"] };
+> & { notifications?: ObservationDoc["notifications"]; monitoring?: ObservationDoc["monitoring"]; storageDestinationId?: string | null };
 
 const defaultNotifications = (): ObservationDoc["notifications"] => ({
   email: true,
@@ -53,6 +53,7 @@ export async function insertObservation(options: { t: InTransaction; actor: User
     statusChangedAt: now,
     isMonitoring: fields.type === "monitoring",
     monitoring: fields.monitoring,
+    storageDestinationId: fields.storageDestinationId ?? null,
     staleReportedAt: null,
   });
   await recordHistory({ t, observationId: stored.id, from: null, to: "pending", at: now, actor, reason: options.reason });

@@ -1,3 +1,4 @@
+import { requireStorageDestination } from "../delivery/destinations";
 import { observationHistoryCollection, observationsCollection, tables, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
 import { monitoringProblems } from "@meridian/rules/observations";
@@ -35,6 +36,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
     refuseWindowInThePast({ window: input, now: t.now() });
     refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
+    await requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId });
     // A removal that committed since the check above cancelled what waits there: nothing new goes there.
     if (!(await holdLiveObservatory({ t, observatoryId: input.observatoryId }))) throw new AppError("NOT_FOUND", "No such observatory");
     return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields: input, reason: null }) });
@@ -80,6 +82,7 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     if (update.fixedTimeEnd !== undefined) refuseWindowInThePast({ window: merged, now: t.now() });
     if (update.monitoring !== undefined) refuseEndedCadence({ monitoring: update.monitoring, now: t.now() });
     refuseCadenceOfAnotherType(merged, update);
+    if (update.storageDestinationId) await requireStorageDestination({ db: t.tx, projectId: merged.projectId, destinationId: update.storageDestinationId });
     if (merged.fixedTimeStart && merged.fixedTimeEnd && new Date(merged.fixedTimeEnd) <= new Date(merged.fixedTimeStart))
       throw new AppError("VALIDATION_FAILED", "fixedTimeEnd must be after fixedTimeStart", {
         errors: [{ path: "fixedTimeEnd", message: "Must be after fixedTimeStart" }],

@@ -1,3 +1,4 @@
+import { requireStorageDestination } from "../delivery/destinations";
 import { fixedTimeProblems, observationPrioritySchema } from "@meridian/rules/observations";
 import { z } from "zod";
 import type { UserActor } from "../actor";
@@ -100,9 +101,11 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
       notifications: source.notifications,
       // The cadence goes with the copy; the runs done do not (a clone starts its own series).
       monitoring: source.monitoring,
+      storageDestinationId: source.storageDestinationId ?? null,
       ...overrides,
       ...(options.priority === undefined ? {} : { priority: options.priority }),
     };
+    await requireStorageDestination({ db: t.tx, projectId: fields.projectId, destinationId: fields.storageDestinationId });
     const problems = fixedTimeProblems(fields);
     if (problems.length > 0)
       throw new AppError("VALIDATION_FAILED", "The clone's window is not valid", {

@@ -30,6 +30,7 @@ export function presentObservation(options: { observation: StoredDocument<Observ
     isMonitoring: doc.isMonitoring,
     monitoring: doc.monitoring ?? null,
     monitoringRuns: doc.monitoringRuns ?? null,
+    storageDestinationId: doc.storageDestinationId ?? null,
     estimatedSeconds: estimatedSeconds({ targets: doc.targets, timing }),
     stale: doc.staleReportedAt ? { status: doc.status, since: doc.statusChangedAt, reportedAt: doc.staleReportedAt } : null,
     createdAt: stored.createdAt.toISOString(),

@@ -42,6 +42,9 @@ const editableFields = {
   bypassDarkness: z.boolean(),
   notifications: notificationsInput,
   monitoring: monitoringInput.nullable(),
+  storageDestinationId: opaqueIdSchema
+    .nullable()
+    .describe("One of the project's organization's external storage destinations: every file of the observation is copied there; null for none"),
 };
 
 export const observationCreateSchema = z
@@ -57,6 +60,7 @@ export const observationCreateSchema = z
     bypassDarkness: z.boolean().default(false),
     notifications: notificationsInput.optional(),
     monitoring: editableFields.monitoring.default(null),
+    storageDestinationId: editableFields.storageDestinationId.default(null),
   })
   .superRefine(refineFixedTimes)
   .superRefine(refineMonitoring)
@@ -105,6 +109,7 @@ export const observationSchema = z
     statusChangedAt: z.string(),
     isMonitoring: z.boolean(),
     monitoring: monitoringSchema.nullable().describe("A monitoring observation's cadence; null when it has none"),
+    storageDestinationId: z.string().nullable().describe("The organization storage destination its files are copied to; null for none"),
     monitoringRuns: z
       .object({ count: z.number().int(), lastEndedAt: z.string() })
       .nullable()
@@ -147,6 +152,20 @@ export const fileSchema = z
     contentType: z.string(),
     kind: z.enum(fileKinds),
     previewOfId: z.string().nullable(),
+    deliveries: z
+      .array(
+        z
+          .object({
+            destinationId: z.string(),
+            status: z.enum(["pending", "delivered", "failed"]),
+            attempts: z.number().int(),
+            remotePath: z.string().nullable(),
+            deliveredAt: z.string().nullable(),
+            error: z.string().nullable().describe("Why the last attempt failed, in words; null after a success"),
+          })
+          .meta({ id: "FileDelivery" }),
+      )
+      .describe("Its copies to the observation's storage destination; empty when the observation names none"),
     createdAt: z.string(),
     missing: z
       .boolean()
