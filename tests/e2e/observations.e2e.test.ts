@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { ObservatorySimulator } from "@meridian/simulator";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
 import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
@@ -8,20 +7,10 @@ import { browserSuite } from "./support/suite";
 // The worker runs in the server process, so dispatch really happens.
 const suite = browserSuite({ MERIDIAN_ROLE: "all" });
 let server: TestServer;
-const simulators: ObservatorySimulator[] = [];
 beforeAll(() => {
   server = suite.server();
 });
-afterAll(async () => {
-  for (const simulator of simulators) await simulator.close().catch(() => undefined);
-});
-
-async function api<T = unknown>(pathname: string, token: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
-  const response = await server.request(pathname, { method: init.method ?? "GET", token, json: init.json });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${pathname}: ${response.status} ${text}`);
-  return (text ? JSON.parse(text) : null) as T;
-}
+const { api } = suite;
 
 describe("web app: observations", { timeout: 120_000 }, () => {
   it("submits through the wizard, watches the simulator run it live in the table, and downloads its file", async () => {
@@ -33,9 +22,7 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     // The exposures last until the test has seen "In progress" in the table, however slow the page.
     let endExposures!: () => void;
     const exposuresEnded = new Promise<void>((resolve) => (endExposures = resolve));
-    const simulator = new ObservatorySimulator({ url: server.url, key: key.key, imageBytes: 50_000, sleep: () => exposuresEnded });
-    simulators.push(simulator);
-    await simulator.connect();
+    await suite.simulator({ key: key.key, imageBytes: 50_000, sleep: () => exposuresEnded });
 
     const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
     await page.goto(appUrl(server, "observations"));

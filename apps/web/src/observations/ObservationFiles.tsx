@@ -4,6 +4,7 @@ import { Badge } from "../components/Badge";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
 import { trpc } from "../trpc";
+import { FileDeliveries, useFileDeliveryUpdates } from "./FileDeliveries";
 import { formatBytes } from "./labels";
 
 const downloadUrl = (fileId: string) => `/files/${fileId}/download`;
@@ -14,6 +15,7 @@ const downloadUrl = (fileId: string) => `/files/${fileId}/download`;
  */
 export function ObservationFiles({ observationId }: { observationId: string }) {
   const files = useQuery(trpc.observations.files.queryOptions({ id: observationId }, { staleTime: 0 }));
+  useFileDeliveryUpdates(observationId);
   return (
     <QueryState
       query={files}
@@ -59,6 +61,7 @@ export function ObservationFiles({ observationId }: { observationId: string }) {
                             {file.sha256.slice(0, 16)}…
                           </p>
                         )}
+                        <FileDeliveries fileId={file.id} filename={file.filename} observationId={observationId} deliveries={file.deliveries} />
                       </div>
                       {file.missing ? (
                         <Badge tone="red" className="shrink-0">

@@ -4,6 +4,7 @@ import { Cloud, HardDrive, KeyRound, Pencil, Plus } from "lucide-react";
 import { Alert } from "../components/Alert";
 import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
+import { CheckboxField } from "../components/CheckboxField";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { EmptyState } from "../components/EmptyState";
 import { FormDialog } from "../components/FormDialog";
@@ -14,6 +15,7 @@ import { formProblem } from "../lib/form-errors";
 import { useConfirmedMutation } from "../lib/useConfirmedMutation";
 import { trpc } from "../trpc";
 import { secretLabel, settingLabel, storageKindList, storageKinds } from "./labels";
+import { useDestinationTest } from "./DestinationTest";
 import { refreshOrganizationData } from "./refresh";
 import type { ExternalStorageDestination, ExternalStorageKind, Organization, RouterInputs } from "./types";
 
@@ -72,67 +74,19 @@ export function ExternalStorage({ organization }: { organization: Organization }
         </EmptyState>
       ) : (
         <ul aria-label="Storage destinations" className="grid gap-4 md:grid-cols-2">
-          {destinations.map((destination) => {
-            const info = storageKinds[destination.kind];
-            const settings = Object.entries(destination.settings);
-            const secretKeys = [...new Set([...info.secrets.map((field) => field.key), ...destination.configuredSecrets])];
-            return (
-              <li key={destination.id} aria-label={destination.label} className="flex flex-col rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
-                <div className="flex items-start gap-3 px-4 pt-4 sm:px-5">
-                  <span className="flex size-9 shrink-0 items-center justify-center rounded-md bg-sky-50 text-sky-700">
-                    <Cloud aria-hidden="true" className="size-5" />
-                  </span>
-                  <div className="min-w-0 flex-1">
-                    <h3 className="truncate text-sm font-semibold text-slate-900">{destination.label}</h3>
-                    <p className="text-xs text-slate-500">{info.label}</p>
-                  </div>
-                </div>
-                <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 px-4 text-sm sm:px-5">
-                  {settings.length === 0 ? <dd className="col-span-2 text-slate-400">No settings</dd> : null}
-                  {settings.map(([key, value]) => (
-                    <div key={key} className="contents">
-                      <dt className="text-slate-500">{settingLabel(destination.kind, key)}</dt>
-                      <dd className="min-w-0 truncate font-mono text-xs leading-5 text-slate-800">{formatSetting(value)}</dd>
-                    </div>
-                  ))}
-                </dl>
-                <div className="mt-3 px-4 sm:px-5">
-                  <p className="text-xs font-semibold tracking-wide text-slate-400 uppercase">Secrets</p>
-                  <ul aria-label={`Secrets of ${destination.label}`} className="mt-1 flex flex-wrap gap-1.5">
-                    {secretKeys.map((key) => {
-                      const configured = destination.configuredSecrets.includes(key);
-                      return (
-                        <li key={key}>
-                          <Badge tone={configured ? "emerald" : "slate"}>
-                            <KeyRound aria-hidden="true" className="size-3" />
-                            {secretLabel(destination.kind, key)}: {configured ? "configured" : "not set"}
-                          </Badge>
-                        </li>
-                      );
-                    })}
-                  </ul>
-                </div>
-                {canEdit ? (
-                  <div className="mt-4 flex justify-end gap-2 border-t border-slate-100 px-3 py-2">
-                    <Button
-                      variant="ghost"
-                      aria-label={`Edit ${destination.label}`}
-                      icon={<Pencil aria-hidden="true" className="size-4" />}
-                      onClick={() => {
-                        setNotice(null);
-                        setEditing(destination);
-                      }}
-                    >
-                      Edit
-                    </Button>
-                    <RemoveButton name={destination.label} onClick={() => removal.ask(destination)} />
-                  </div>
-                ) : (
-                  <div className="pb-4" />
-                )}
-              </li>
-            );
-          })}
+          {destinations.map((destination) => (
+            <DestinationCard
+              key={destination.id}
+              organizationId={organization.id}
+              destination={destination}
+              canEdit={canEdit}
+              onEdit={() => {
+                setNotice(null);
+                setEditing(destination);
+              }}
+              onRemove={() => removal.ask(destination)}
+            />
+          ))}
         </ul>
       )}
 
@@ -153,6 +107,75 @@ export function ExternalStorage({ organization }: { organization: Organization }
         />
       ) : null}
     </section>
+  );
+}
+
+function DestinationCard({
+  organizationId,
+  destination,
+  canEdit,
+  onEdit,
+  onRemove,
+}: {
+  organizationId: string;
+  destination: ExternalStorageDestination;
+  canEdit: boolean;
+  onEdit(): void;
+  onRemove(): void;
+}) {
+  const test = useDestinationTest(organizationId, destination);
+  const info = storageKinds[destination.kind];
+  const settings = Object.entries(destination.settings);
+  const secretKeys = [...new Set([...info.secrets.map((field) => field.key), ...destination.configuredSecrets])];
+  return (
+    <li aria-label={destination.label} className="flex flex-col rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+      <div className="flex items-start gap-3 px-4 pt-4 sm:px-5">
+        <span className="flex size-9 shrink-0 items-center justify-center rounded-md bg-sky-50 text-sky-700">
+          <Cloud aria-hidden="true" className="size-5" />
+        </span>
+        <div className="min-w-0 flex-1">
+          <h3 className="truncate text-sm font-semibold text-slate-900">{destination.label}</h3>
+          <p className="text-xs text-slate-500">{info.label}</p>
+        </div>
+      </div>
+      <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 px-4 text-sm sm:px-5">
+        {settings.length === 0 ? <dd className="col-span-2 text-slate-400">No settings</dd> : null}
+        {settings.map(([key, value]) => (
+          <div key={key} className="contents">
+            <dt className="text-slate-500">{settingLabel(destination.kind, key)}</dt>
+            <dd className="min-w-0 truncate font-mono text-xs leading-5 text-slate-800">{formatSetting(value)}</dd>
+          </div>
+        ))}
+      </dl>
+      <div className="mt-3 px-4 sm:px-5">
+        <p className="text-xs font-semibold tracking-wide text-slate-400 uppercase">Secrets</p>
+        <ul aria-label={`Secrets of ${destination.label}`} className="mt-1 flex flex-wrap gap-1.5">
+          {secretKeys.map((key) => {
+            const configured = destination.configuredSecrets.includes(key);
+            return (
+              <li key={key}>
+                <Badge tone={configured ? "emerald" : "slate"}>
+                  <KeyRound aria-hidden="true" className="size-3" />
+                  {secretLabel(destination.kind, key)}: {configured ? "configured" : "not set"}
+                </Badge>
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+      {canEdit ? test.outcome : null}
+      {canEdit ? (
+        <div className="mt-4 flex justify-end gap-2 border-t border-slate-100 px-3 py-2">
+          {test.button}
+          <Button variant="ghost" aria-label={`Edit ${destination.label}`} icon={<Pencil aria-hidden="true" className="size-4" />} onClick={onEdit}>
+            Edit
+          </Button>
+          <RemoveButton name={destination.label} onClick={onRemove} />
+        </div>
+      ) : (
+        <div className="pb-4" />
+      )}
+    </li>
   );
 }
 
@@ -215,7 +238,7 @@ function DestinationDialog({
     }
     for (const field of info.settings) {
       const value = settings[field.key]?.trim() ?? "";
-      if (value) nextSettings[field.key] = value;
+      if (value) nextSettings[field.key] = field.boolean ? value === "true" : value;
       else delete nextSettings[field.key];
     }
     const item: DestinationInput = {
@@ -268,17 +291,28 @@ function DestinationDialog({
       </div>
       <fieldset className="grid gap-4 sm:grid-cols-2">
         <legend className="mb-2 text-xs font-semibold tracking-wide text-slate-400 uppercase">Settings</legend>
-        {info.settings.map((field) => (
-          <TextField
-            key={`${kind}-${field.key}`}
-            label={field.label}
-            placeholder={field.placeholder}
-            maxLength={2000}
-            value={settings[field.key] ?? ""}
-            onChange={(e) => setSettings((current) => ({ ...current, [field.key]: e.target.value }))}
-            error={errors[`settings.${field.key}`]}
-          />
-        ))}
+        {info.settings.map((field) =>
+          field.boolean ? (
+            <div key={`${kind}-${field.key}`} className="sm:col-span-2">
+              <CheckboxField
+                label={field.label}
+                description={field.description}
+                checked={settings[field.key] === "true"}
+                onChange={(checked) => setSettings((current) => ({ ...current, [field.key]: checked ? "true" : "" }))}
+              />
+            </div>
+          ) : (
+            <TextField
+              key={`${kind}-${field.key}`}
+              label={field.label}
+              placeholder={field.placeholder}
+              maxLength={2000}
+              value={settings[field.key] ?? ""}
+              onChange={(e) => setSettings((current) => ({ ...current, [field.key]: e.target.value }))}
+              error={errors[`settings.${field.key}`]}
+            />
+          ),
+        )}
       </fieldset>
       <fieldset className="grid gap-4 sm:grid-cols-2">
         <legend className="mb-2 text-xs font-semibold tracking-wide text-slate-400 uppercase">Secrets</legend>

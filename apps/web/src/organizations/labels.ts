@@ -44,6 +44,9 @@ export interface StorageFieldInfo {
   key: string;
   label: string;
   placeholder?: string;
+  /** A yes-or-no setting, sent as a boolean (a checkbox rather than a text field). */
+  boolean?: boolean;
+  description?: string;
 }
 
 export interface StorageKindInfo {
@@ -60,6 +63,12 @@ export const storageKinds: Record<ExternalStorageKind, StorageKindInfo> = {
       { key: "region", label: "Region", placeholder: "eu-central-1" },
       { key: "endpoint", label: "Endpoint", placeholder: "https://s3.example.org (optional)" },
       { key: "prefix", label: "Key prefix", placeholder: "meridian/ (optional)" },
+      {
+        key: "forcePathStyle",
+        label: "Path-style addresses",
+        boolean: true,
+        description: "endpoint/bucket/key rather than bucket.endpoint/key; most self-hosted S3 stores need it.",
+      },
     ],
     secrets: [
       { key: "accessKeyId", label: "Access key ID" },
@@ -69,12 +78,20 @@ export const storageKinds: Record<ExternalStorageKind, StorageKindInfo> = {
   google_drive: {
     label: "Google Drive",
     settings: [{ key: "folderId", label: "Folder ID", placeholder: "1AbCdEf…" }],
-    secrets: [{ key: "serviceAccountKey", label: "Service account key (JSON)" }],
+    secrets: [
+      { key: "refreshToken", label: "Refresh token" },
+      { key: "clientId", label: "OAuth client ID" },
+      { key: "clientSecret", label: "OAuth client secret" },
+    ],
   },
   dropbox: {
     label: "Dropbox",
-    settings: [{ key: "folderPath", label: "Folder path", placeholder: "/Meridian" }],
-    secrets: [{ key: "accessToken", label: "Access token" }],
+    settings: [{ key: "folder", label: "Folder", placeholder: "/Meridian" }],
+    secrets: [
+      { key: "refreshToken", label: "Refresh token" },
+      { key: "appKey", label: "App key" },
+      { key: "appSecret", label: "App secret" },
+    ],
   },
 };
 

@@ -14,6 +14,7 @@ import { SchedulingStep } from "../observations/wizard/SchedulingStep";
 import { REVIEW_STEP, stepOf, steps } from "../observations/wizard/steps";
 import { TargetsStep } from "../observations/wizard/TargetsStep";
 import { useWizard } from "../observations/wizard/useWizard";
+import { storageKinds } from "../organizations/labels";
 import { trpc } from "../trpc";
 
 /**
@@ -32,6 +33,13 @@ export function NewObservationPage() {
   const observatoryChoices = (observatories.data?.items ?? [])
     .filter((observatory) => observatory.myPermissions?.can_observe)
     .map(({ id, name, connection }) => ({ id, label: `${name}${connection.online ? " (online)" : ""}` }));
+  const organizationId = projects.data?.items.find((project) => project.id === draft.projectId)?.organizationId ?? null;
+  // A project member outside the organization cannot read its destinations: then there is nothing to offer.
+  const organization = useQuery(trpc.organizations.get.queryOptions({ id: organizationId ?? "" }, { enabled: organizationId !== null, retry: false }));
+  const destinationChoices =
+    organizationId && organization.data?.id === organizationId
+      ? organization.data.externalStorage.map(({ id, label, kind }) => ({ id, label: `${label} (${storageKinds[kind].label})` }))
+      : [];
   const create = useMutation(
     trpc.observations.create.mutationOptions({
       onSuccess: async (observation) => {
@@ -91,7 +99,7 @@ export function NewObservationPage() {
                 {general}
               </Alert>
             ) : null}
-            {step === 0 ? <ObservationStep {...fields} projects={projectChoices} observatories={observatoryChoices} /> : null}
+            {step === 0 ? <ObservationStep {...fields} projects={projectChoices} observatories={observatoryChoices} destinations={destinationChoices} /> : null}
             {step === 1 ? <TargetsStep {...fields} /> : null}
             {step === 2 ? <SchedulingStep {...fields} /> : null}
             {step === 3 ? <NotificationsStep {...fields} /> : null}
@@ -100,6 +108,7 @@ export function NewObservationPage() {
                 draft={draft}
                 projectName={nameOf(projectChoices, draft.projectId)}
                 observatoryName={nameOf(observatoryChoices, draft.observatoryId)}
+                destinationName={draft.storageDestinationId ? nameOf(destinationChoices, draft.storageDestinationId) : null}
                 goTo={wizard.goTo}
               />
             ) : null}

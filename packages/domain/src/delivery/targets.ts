@@ -22,7 +22,7 @@ export function targetFor(options: { env: Env; destination: ExternalStorageDoc; 
         region: text(settings, "region") ?? "us-east-1",
         endpoint: text(settings, "endpoint"),
         prefix: text(settings, "prefix"),
-        forcePathStyle: settings.forcePathStyle === true,
+        forcePathStyle: settings.forcePathStyle === true || settings.forcePathStyle === "true",
       };
       return s3Target({ settings: s3, secrets, limits });
     }

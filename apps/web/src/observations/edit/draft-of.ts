@@ -21,6 +21,7 @@ export function draftOf(observation: Observation): ObservationDraft {
     name: observation.name,
     projectId: observation.projectId,
     observatoryId: observation.observatoryId,
+    storageDestinationId: observation.storageDestinationId ?? "",
     targets: observation.targets.map((target) => ({
       name: target.name,
       ra: coordinateText.ra(target.ra),

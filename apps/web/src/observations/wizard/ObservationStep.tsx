@@ -7,14 +7,24 @@ export interface Choice {
   label: string;
 }
 
-/** Its name, and where it goes: an active project of the caller's, an observatory where they may observe. */
-export function ObservationStep({ projects, observatories, ...props }: StepProps & { projects: Choice[]; observatories: Choice[] }) {
+/**
+ * Its name, and where it goes: an active project of the caller's, an observatory where they may
+ * observe, and, for a project of an organization with storage destinations, where its files are copied.
+ */
+export function ObservationStep({
+  projects,
+  observatories,
+  destinations,
+  ...props
+}: StepProps & { projects: Choice[]; observatories: Choice[]; destinations: Choice[] }) {
   const { draft, edit, touch, errorOf } = props;
-  const select = (path: "projectId" | "observatoryId") => ({
+  const select = (path: "projectId" | "observatoryId" | "storageDestinationId") => ({
     name: path,
     value: draft[path],
     error: errorOf(path),
-    onChange: (event: { target: { value: string } }) => edit(path, (current) => ({ ...current, [path]: event.target.value })),
+    // Destinations belong to the project's organization: another project starts without one.
+    onChange: (event: { target: { value: string } }) =>
+      edit(path, (current) => ({ ...current, [path]: event.target.value, ...(path === "projectId" ? { storageDestinationId: "" } : {}) })),
     onBlur: () => touch(path),
   });
   return (
@@ -43,6 +53,21 @@ export function ObservationStep({ projects, observatories, ...props }: StepProps
           </option>
         ))}
       </SelectField>
+      {destinations.length > 0 ? (
+        <SelectField
+          label="Deliver files to"
+          className="sm:col-span-2"
+          hint="Each file is also copied to this destination of the project's organization as soon as it is uploaded."
+          {...select("storageDestinationId")}
+        >
+          <option value="">Nowhere else (keep them on this server only)</option>
+          {destinations.map((destination) => (
+            <option key={destination.id} value={destination.id}>
+              {destination.label}
+            </option>
+          ))}
+        </SelectField>
+      ) : null}
     </div>
   );
 }

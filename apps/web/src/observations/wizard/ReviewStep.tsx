@@ -22,11 +22,13 @@ export function ReviewStep({
   draft,
   projectName,
   observatoryName,
+  destinationName,
   goTo,
 }: {
   draft: ObservationDraft;
   projectName: string;
   observatoryName: string;
+  destinationName: string | null;
   goTo(step: number): void;
 }) {
   const input = toInput(draft);
@@ -37,6 +39,7 @@ export function ReviewStep({
         <Item term="Name">{input.name}</Item>
         <Item term="Project">{projectName}</Item>
         <Item term="Observatory">{observatoryName}</Item>
+        {destinationName ? <Item term="Files copied to">{destinationName}</Item> : null}
       </Section>
       <Section title="Targets" step={1} goTo={goTo}>
         {input.targets.map((target, index) => (

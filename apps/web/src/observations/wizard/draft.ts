@@ -32,6 +32,8 @@ export interface ObservationDraft {
   name: string;
   projectId: string;
   observatoryId: string;
+  /** One of the project's organization's storage destinations, or "" for none. */
+  storageDestinationId: string;
   targets: TargetDraft[];
   type: ObservationType;
   priority: string;
@@ -57,6 +59,7 @@ export const newDraft = (): ObservationDraft => ({
   name: "",
   projectId: "",
   observatoryId: "",
+  storageDestinationId: "",
   targets: [newTarget()],
   type: "flexible",
   priority: "5",
@@ -119,6 +122,7 @@ export function toInput(draft: ObservationDraft): ObservationInput {
     name: draft.name,
     projectId: draft.projectId,
     observatoryId: draft.observatoryId,
+    storageDestinationId: draft.storageDestinationId || null,
     type: draft.type,
     priority: numberFrom(draft.priority) as number,
     targets: draft.targets.map((target, index) => {

@@ -6,7 +6,11 @@ interface Step {
 
 /** The wizard's steps and the fields (by the API's paths) each one holds, so a problem, ours or the server's, is shown on its step. */
 export const steps: readonly Step[] = [
-  { title: "Observation", description: "Its name, and where it goes.", holds: (path: string) => /^(name|projectId|observatoryId)$/.test(path) },
+  {
+    title: "Observation",
+    description: "Its name, and where it goes.",
+    holds: (path: string) => /^(name|projectId|observatoryId|storageDestinationId)$/.test(path),
+  },
   { title: "Targets", description: "What to point at, and the exposures to take of each.", holds: (path: string) => /^targets(\.|$)/.test(path) },
   {
     title: "Scheduling",
