@@ -22,23 +22,13 @@ import {
   stopAll,
   waitForStatus,
   cleanEnv,
+  callJson,
+  generatedBody,
+  MIB_CHUNK,
 } from "./lib.mjs";
 
 const sizeMib = Number(process.argv[process.argv.indexOf("--mib") + 1] || 1024) || 1024;
-const CHUNK = Buffer.alloc(1024 * 1024, 0x2a);
 installCleanupHooks();
-
-/** A body of `sizeMib` MiB made on the fly: nothing of it is held by the sender either. */
-const body = () => {
-  let sent = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (sent >= sizeMib) return controller.close();
-      sent += 1;
-      controller.enqueue(new Uint8Array(CHUNK));
-    },
-  });
-};
 
 /** Sends the body while sampling the receiver's RSS every 50 ms; the baseline is taken just before. */
 async function measuredUpload(pid, url, headers) {
@@ -52,7 +42,7 @@ async function measuredUpload(pid, url, headers) {
     }
   })();
   const started = performance.now();
-  const response = await fetch(url, { method: "POST", headers, body: body(), duplex: "half" });
+  const response = await fetch(url, { method: "POST", headers, body: generatedBody(sizeMib), duplex: "half" });
   const answer = await response.json();
   const ms = performance.now() - started;
   sampling = false;
@@ -60,16 +50,6 @@ async function measuredUpload(pid, url, headers) {
   if (response.status !== 201) throw new Error(`upload answered ${response.status}: ${JSON.stringify(answer)}`);
   if (answer.sizeBytes !== sizeMib * 1024 * 1024) throw new Error(`stored ${answer.sizeBytes} bytes`);
   return { baseline, peak, ms };
-}
-
-async function call(base, pathname, token, json) {
-  const response = await fetch(`${base}${pathname}`, {
-    method: json ? "POST" : "GET",
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { "content-type": "application/json" } : {}) },
-    body: json ? JSON.stringify(json) : undefined,
-  });
-  if (!response.ok) throw new Error(`${pathname}: ${response.status} ${await response.text()}`);
-  return response.json();
 }
 
 try {
@@ -92,11 +72,11 @@ try {
     extraEnv: { ...s3Env, ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password, MAX_UPLOAD_BYTES: String(8 * 1024 ** 3) },
   });
   await waitForStatus(server, `${server.baseUrl}/api/health/ready`);
-  const { token } = await call(server.baseUrl, "/api/v1/auth/login", null, admin);
-  const observatory = await call(server.baseUrl, "/observatories", token, { name: "Upload bench" });
-  const project = await call(server.baseUrl, "/projects", token, { name: "Upload bench" });
-  const { key } = await call(server.baseUrl, `/observatories/${observatory.id}/api-keys`, token, { name: "bench" });
-  const observation = await call(server.baseUrl, "/observations", token, {
+  const { token } = await callJson(server.baseUrl, "/api/v1/auth/login", null, admin);
+  const observatory = await callJson(server.baseUrl, "/observatories", token, { name: "Upload bench" });
+  const project = await callJson(server.baseUrl, "/projects", token, { name: "Upload bench" });
+  const { key } = await callJson(server.baseUrl, `/observatories/${observatory.id}/api-keys`, token, { name: "bench" });
+  const observation = await callJson(server.baseUrl, "/observations", token, {
     name: "Big frame",
     projectId: project.id,
     observatoryId: observatory.id,
@@ -104,7 +84,7 @@ try {
   });
   // A small upload first, so both sides have loaded their code before the baseline.
   const warmUrl = `${server.baseUrl}/observations/${observation.id}/files?filename=warm.fits`;
-  await fetch(warmUrl, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: CHUNK });
+  await fetch(warmUrl, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: MIB_CHUNK });
   const meridian = await measuredUpload(server.pid, `${server.baseUrl}/observations/${observation.id}/files?filename=big.fits`, {
     authorization: `Bearer ${key}`,
     "content-type": "application/fits",
@@ -116,7 +96,7 @@ try {
     if (peer.exitInfo) throw new Error(`peer exited:\n${peer.output}`);
     await sleep(20);
   }
-  await fetch(`http://127.0.0.1:${peerPort}/`, { method: "POST", body: CHUNK });
+  await fetch(`http://127.0.0.1:${peerPort}/`, { method: "POST", body: MIB_CHUNK });
   const bare = await measuredUpload(peer.pid, `http://127.0.0.1:${peerPort}/`, { "content-type": "application/fits" });
   await s3.stop();
 

@@ -21,3 +21,6 @@ export function spawnWorker(extraEnv: Record<string, string>, options?: { timeou
 export function stopChild(handle: ChildHandle, options?: { graceMs?: number }): Promise<unknown>;
 export function stopAll(): Promise<void>;
 export function installCleanupHooks(): void;
+export const MIB_CHUNK: Buffer;
+export function generatedBody(sizeMib: number): ReadableStream<Uint8Array>;
+export function callJson(base: string, pathname: string, token: string | null, json?: unknown, method?: string): Promise<Record<string, unknown>>;

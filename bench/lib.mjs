@@ -441,3 +441,29 @@ export function runAutocannon({ url, headers, connections, duration, expectBody 
     autocannon({ url, headers, connections, duration, timeout: 10, expectBody }, (error, result) => (error ? reject(error) : resolve(result)));
   });
 }
+
+/** A MiB of filler, the piece every generated upload body is made of. */
+export const MIB_CHUNK = Buffer.alloc(1024 * 1024, 0x2a);
+
+/** A body of `sizeMib` MiB made on the fly, of unknown length: nothing of it is held by the sender. */
+export function generatedBody(sizeMib) {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent >= sizeMib) return controller.close();
+      sent += 1;
+      controller.enqueue(new Uint8Array(MIB_CHUNK));
+    },
+  });
+}
+
+/** A JSON call to a Meridian server (POST when `json` is given, unless `method` says otherwise); anything but 2xx throws. */
+export async function callJson(base, pathname, token, json, method = json ? "POST" : "GET") {
+  const response = await fetch(`${base}${pathname}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { "content-type": "application/json" } : {}) },
+    body: json ? JSON.stringify(json) : undefined,
+  });
+  if (!response.ok) throw new Error(`${pathname}: ${response.status} ${await response.text()}`);
+  return response.json();
+}

@@ -74,8 +74,11 @@ describe("web app: finding observations", { timeout: 120_000 }, () => {
 
     // Statuses: a choice is a step in the history, which back undoes.
     await page.getByText("Any status").click();
-    await page.getByRole("checkbox", { name: "Cancelled" }).check();
+    // The box follows the URL, which the choice changes a moment later: click, then wait for both.
+    const cancelled = page.getByRole("checkbox", { name: "Cancelled" });
+    await cancelled.click();
     await page.waitForURL(/status=cancelled/);
+    await expect.poll(() => cancelled.isChecked()).toBe(true);
     await expect.poll(names).toEqual(["Gamma field"]);
     const csv = await page.getByRole("link", { name: "Export CSV" }).getAttribute("href");
     expect(new URL(csv!, server.url).searchParams.get("status")).toBe("cancelled");

@@ -137,6 +137,16 @@ export const organizationMemberDocSchema = z.object({
 });
 export type OrganizationMemberDoc = z.infer<typeof organizationMemberDocSchema>;
 
+const allocationSchema = z.object({
+  projectId: z.string(),
+  hours: z.number().positive(),
+  periodStart: isoDate,
+  periodEnd: isoDate,
+  updatedAt: isoDate,
+  updatedBy: z.string(),
+});
+export type AllocationDoc = z.infer<typeof allocationSchema>;
+
 export const observatoryDocSchema = z.object({
   name: z.string(),
   owner: z.object({ kind: z.enum(["user", "organization"]), id: z.string() }),
@@ -166,6 +176,8 @@ export const observatoryDocSchema = z.object({
   timeZone: z.string().optional(),
   /** What estimates assume; absent (or a field absent) means the defaults (`defaultObservatoryTiming`). */
   settings: z.object({ slewSeconds: z.number().optional(), readoutSeconds: z.number().optional() }).optional(),
+  /** Observing time granted to projects here, one per project; a project without one is unlimited. */
+  allocations: z.array(allocationSchema).optional(),
 });
 export type ObservatoryDoc = z.infer<typeof observatoryDocSchema>;
 

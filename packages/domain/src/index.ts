@@ -235,3 +235,4 @@ export {
 export { targetCatalogs, targetKinds, type TargetCatalog, type TargetKind } from "./targets/catalog-format";
 export { deliverFile } from "./delivery/deliver-file";
 export { retryFileDelivery, testStorageDestination } from "./delivery/operate-deliveries";
+export { putAllocation, deleteAllocation, listAllocations, getProjectUsage } from "./allocations/allocations";

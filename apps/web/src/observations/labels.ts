@@ -23,6 +23,7 @@ export const queueBlockLabels: Record<string, string> = {
   AFTER_WINDOW: "Its time window has passed",
   NOT_DARK: "Not dark enough",
   TARGET_NOT_VISIBLE: "Target not visible",
+  ALLOCATION_EXHAUSTED: "Allocation used up",
   OBSERVATORY_BUSY: "Observatory busy",
   OFFLINE: "Observatory offline",
   DISPATCH_OFF: "Dispatch switched off",

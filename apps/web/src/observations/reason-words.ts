@@ -51,6 +51,8 @@ export function reasonInWords(reason: WaitReason, context: ReasonContext): strin
       return `Waiting for darkness${context.twilight ? ` (${context.twilight})` : ""}${until}`;
     case "TARGET_NOT_VISIBLE":
       return targetReason(reason, context);
+    case "ALLOCATION_EXHAUSTED":
+      return reason.until ? `Its project's observing time here starts at ${context.when(reason.until)}` : "Its project has too little observing time left here";
     case "OBSERVATORY_BUSY":
       return context.plan ? "The night is taken by work ahead of it in the queue" : `The observatory is busy with another observation${until}`;
     case "OFFLINE":

@@ -19,6 +19,7 @@ import { observatoryPlanOperations } from "./night-plan";
 import { observatoryDispatchOperations } from "./observatory-dispatch";
 import { observatoryMemberOperations } from "./observatory-members";
 import { observatoryRemovalOperations } from "./observatory-removal";
+import { allocationOperations } from "./allocations";
 import { authedErrors, conflict, idParam, pageQuery } from "./responses";
 
 const observatoryTags = ["Observatories"];
@@ -160,4 +161,5 @@ export const observatoryOperations = {
   ...observatoryDispatchOperations,
   ...observatoryPlanOperations,
   ...observatoryRemovalOperations,
+  ...allocationOperations,
 };

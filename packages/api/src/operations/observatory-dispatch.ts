@@ -42,7 +42,8 @@ export const observatoryDispatchOperations = {
     summary: "The explained queue (can_view)",
     description:
       "Pending observations in dispatch order (highest priority, then oldest), each `eligible` now or held by every reason that " +
-      "applies (`reasons`), in this order: the observation's own (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE) before the " +
+      "applies (`reasons`), in this order: the observation's own (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE, " +
+      "ALLOCATION_EXHAUSTED: its estimate is more than what is left of its project's allocation here) before the " +
       "observatory's (OBSERVATORY_BUSY, OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE); `blockedBy` is the first of them. `until` when " +
       "known: BEFORE_WINDOW's is the window's start, NOT_DARK's the start of darkness for the observation's twilight, TARGET_NOT_VISIBLE's " +
       "the next whole minute within 7 days at which every constraint of the observation is met (darkness included, so never a " +

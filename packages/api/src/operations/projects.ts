@@ -17,6 +17,7 @@ import {
   updateProjectMemberSchema,
 } from "@meridian/domain";
 import { defineOperation } from "./define-operation";
+import { projectUsageOperations } from "./allocations";
 import { authedErrors, conflict, idParam, problemResponseFor, wholeList } from "./responses";
 
 const tags = ["Projects"];
@@ -164,4 +165,5 @@ export const projectOperations = {
     responses: { ...authedErrors, 409: conflict("PROJECT_NOT_ARCHIVED") },
     handle: ({ ctx, actor, input }) => deleteProject({ deps: ctx.deps, actor, projectId: input.id }),
   }),
+  ...projectUsageOperations,
 };

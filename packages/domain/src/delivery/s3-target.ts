@@ -55,7 +55,7 @@ export function s3Target(options: { settings: S3Settings; secrets: Record<string
             client,
             params: { Bucket: settings.bucket, Key: key, Body: file.body, ContentType: file.contentType },
             partSize: Math.max(MIN_PART, limits.chunkBytes),
-            queueSize: 2,
+            queueSize: 4,
           });
           await upload.done();
         }

@@ -14,6 +14,7 @@ import { presentObservation } from "./present";
 import { observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
 import { moveObservation } from "./transitions";
 import { inTransaction } from "../transaction";
+import { allowancesAt } from "../allocations/allowances";
 
 async function pendingInDispatchOrder(db: Executor, observatoryId: string) {
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
@@ -44,7 +45,8 @@ export async function observatoryStateNow(options: { db: Executor; observatory: 
 async function currentPlan(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date, explain = false) {
   const state = await observatoryStateNow({ db, observatory });
   const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;
-  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now, durationMs, explain });
+  const allowances = await allowancesAt({ db, observatory, now });
+  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now, durationMs, allowances, explain });
 }
 
 /**

@@ -16,6 +16,7 @@ import { observatoryStateNow } from "./dispatch";
 import { observatoryReasons, type QueueBlock } from "./queue";
 import { skyModel, type SkyModel } from "./sky-model";
 import { twilightBoundaries } from "./twilight-boundaries";
+import { allowancesAt } from "../allocations/allowances";
 
 /** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
 const PLAN_READ_LIMIT = 2_000;
@@ -35,6 +36,8 @@ interface PlanInputs {
   pending: StoredDocument<ObservationDoc>[];
   /** What is assigned or under way now, with when it started and is expected to end. */
   running: PlannedSlot[];
+  /** What is left of each allocated project's time at the start of the plan, in milliseconds. */
+  allowances: Map<string, number>;
   now: Date;
 }
 
@@ -69,6 +72,7 @@ async function loadPlanInputs(db: Executor, observatory: StoredDocument<Observat
     model: observatory.doc.location ? skyModel({ location: observatory.doc.location }) : null,
     pending: rows.filter((row) => row.doc.status === "pending").map(stored),
     running,
+    allowances: new Map([...(await allowancesAt({ db, observatory, now }))].map(([projectId, allowance]) => [projectId, allowance.leftMs])),
     now,
   };
 }
@@ -99,6 +103,8 @@ function planNights(inputs: PlanInputs, extra: number, stopWhen?: (night: Planne
   const firstDate = currentNightDate(inputs);
   const nights: PlannedNight[] = [];
   let pending = inputs.pending;
+  // One account for the whole plan: what a night uses is gone for the nights after it.
+  const allowances = new Map(inputs.allowances);
   const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: inputs.observatory.doc }) * 1000;
   for (let index = 0; index <= extra; index += 1) {
     const date = shiftDate({ date: firstDate, days: index });
@@ -109,7 +115,7 @@ function planNights(inputs: PlanInputs, extra: number, stopWhen?: (night: Planne
     const start = index === 0 ? new Date(busyUntil) : new Date(Math.max(laterStart.getTime(), busyUntil));
     const end = night ? night.sunrise : new Date((index === 0 ? noonStart.getTime() : laterStart.getTime()) + DAY_MS);
     const { slots, unscheduled } =
-      start < end ? runDispatchForward({ model: inputs.model, pending, start, end, durationMs }) : { slots: [], unscheduled: pending.map(heldAll) };
+      start < end ? runDispatchForward({ model: inputs.model, pending, start, end, durationMs, allowances }) : { slots: [], unscheduled: pending.map(heldAll) };
     const planned = { date, night, start, end, slots: index === 0 ? [...inputs.running, ...slots] : slots, unscheduled };
     nights.push(planned);
     if (stopWhen?.(planned)) break;

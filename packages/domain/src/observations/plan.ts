@@ -38,8 +38,13 @@ export function runDispatchForward(options: {
   start: Date;
   end: Date;
   durationMs: (observation: StoredDocument<ObservationDoc>) => number;
+  /** What is left of each allocated project's time, in milliseconds: each planned slot is charged to it (the map is changed). */
+  allowances?: Map<string, number>;
 }): { slots: PlannedSlot[]; unscheduled: UnscheduledObservation[] } {
   const { model, start, end } = options;
+  const allowances = options.allowances ?? new Map<string, number>();
+  const fits = (observation: StoredDocument<ObservationDoc>) =>
+    !allowances.has(observation.doc.projectId) || options.durationMs(observation) <= allowances.get(observation.doc.projectId)!;
   const endMs = end.getTime();
   const remaining = [...options.pending];
   const slots: PlannedSlot[] = [];
@@ -60,10 +65,13 @@ export function runDispatchForward(options: {
   let now = start.getTime();
   while (now < endMs && remaining.length > 0) {
     const window = remaining.length > DISPATCH_WINDOW ? remaining.slice(0, DISPATCH_WINDOW) : remaining;
-    const chosen = window.findIndex((observation) => (notBefore.get(observation.id) ?? now) <= now && eligibleAt(observation, now));
+    const chosen = window.findIndex((observation) => (notBefore.get(observation.id) ?? now) <= now && fits(observation) && eligibleAt(observation, now));
     if (chosen >= 0) {
       const [observation] = remaining.splice(chosen, 1);
-      const slotEnd = now + Math.max(0, options.durationMs(observation!));
+      const durationMs = Math.max(0, options.durationMs(observation!));
+      const left = allowances.get(observation!.doc.projectId);
+      if (left !== undefined) allowances.set(observation!.doc.projectId, left - durationMs);
+      const slotEnd = now + durationMs;
       slots.push({ observation: observation!, start: new Date(now), end: new Date(slotEnd) });
       now = slotEnd;
       continue;
@@ -71,6 +79,8 @@ export function runDispatchForward(options: {
     const from = ceilToMinute(now + 1);
     let next = Number.POSITIVE_INFINITY;
     for (const observation of window) {
+      // Time only runs out as the plan goes on: one that no longer fits never will tonight.
+      if (!fits(observation)) continue;
       let chance = notBefore.get(observation.id);
       if (chance === undefined || chance <= now) {
         chance = from < endMs ? nextChance(observation, from) : Number.POSITIVE_INFINITY;
@@ -83,6 +93,7 @@ export function runDispatchForward(options: {
   }
 
   const unscheduled = remaining.map((observation): UnscheduledObservation => {
+    if (!fits(observation)) return { observation, blockedBy: { code: "ALLOCATION_EXHAUSTED", until: null } };
     if (Number.isFinite(nextChance(observation, start.getTime()))) return { observation, blockedBy: { code: "OBSERVATORY_BUSY", until: null } };
     const durationMs = options.durationMs(observation);
     const codes = closestReasons({ doc: observation.doc, model, durationMs, fromMs: start.getTime(), endMs });

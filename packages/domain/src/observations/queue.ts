@@ -2,6 +2,7 @@ import type { ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/d
 import { airmass, darkInterval, type Location } from "./sky";
 import { skyModel, type SkyAt, type SkyModel } from "./sky-model";
 import { monitoringWindow } from "./monitoring";
+import type { Allowance } from "../allocations/allowances";
 
 /** Why a pending observation is not sent now, in the order of docs/api-contract.md: the observation's own reasons before the observatory's. */
 export const queueBlockCodes = [
@@ -9,6 +10,7 @@ export const queueBlockCodes = [
   "AFTER_WINDOW",
   "NOT_DARK",
   "TARGET_NOT_VISIBLE",
+  "ALLOCATION_EXHAUSTED",
   "OBSERVATORY_BUSY",
   "OFFLINE",
   "DISPATCH_OFF",
@@ -258,6 +260,8 @@ export function planQueue(options: {
   pending: ReadonlyArray<StoredDocument<ObservationDoc>>;
   now: Date;
   durationMs?: (observation: StoredDocument<ObservationDoc>) => number;
+  /** What is left of each allocated project's time here; a project not in it is unlimited. */
+  allowances?: ReadonlyMap<string, Allowance>;
   explain?: boolean;
   model?: SkyModel;
 }) {
@@ -268,7 +272,9 @@ export function planQueue(options: {
     const durationMs = options.durationMs?.(observation) ?? 0;
     const codes = observationReasonsAt({ doc: observation.doc, model, at: now, durationMs });
     const own = options.explain ? explainOwnReasons({ doc: observation.doc, codes, model, now, durationMs }) : codes.map((code) => ({ code, until: null }));
-    const reasons = [...own, ...shared];
+    const allowance = options.allowances?.get(observation.doc.projectId);
+    const allocation: QueueBlock[] = allowance && durationMs > allowance.leftMs ? [{ code: "ALLOCATION_EXHAUSTED", until: allowance.until }] : [];
+    const reasons = [...own, ...allocation, ...shared];
     return { observation, eligible: reasons.length === 0, blockedBy: reasons[0] ?? null, reasons };
   });
   return { items, darkness: state.location ? darkInterval({ location: state.location, twilight: "astronomical", at: now }) : null };
