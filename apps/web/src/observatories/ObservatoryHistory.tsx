@@ -1,8 +1,8 @@
-import { ArrowRightLeft, Building2, History, Minus, Pencil, Plus, Settings, Sparkles, UserMinus, UserPlus } from "lucide-react";
+import { ArrowRightLeft, Building2, History, Hourglass, Minus, Pencil, Plus, Settings, Sparkles, UserMinus, UserPlus } from "lucide-react";
 import { EmptyState } from "../components/EmptyState";
 import { LoadMoreButton } from "../components/LoadMoreButton";
 import { QueryState } from "../components/QueryState";
-import { formatDateTime } from "../lib/format";
+import { formatDateTime, formatShortDate } from "../lib/format";
 import { useCursorPages } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
 import { grantedPermissions, observatoryPermissionInfo, type HistoryEntry, type ObservatoryPermissions } from "./permissions";
@@ -69,6 +69,14 @@ function describe(entry: HistoryEntry, names: (id: string) => string | undefined
       return { Icon: UserMinus, title: data.left ? `${member(data)} left` : `${member(data)} removed`, detail: `Had: ${listOf(data.permissionsBefore)}` };
     case "member_permissions_updated":
       return { Icon: Pencil, title: `${member(data)}'s permissions changed`, detail: `${listOf(data.permissionsBefore)} → ${listOf(data.permissionsAfter)}` };
+    case "allocation_set":
+      return {
+        Icon: Hourglass,
+        title: `${text(data.projectName) ?? "A project"} allocated ${String(data.hours)} h`,
+        detail: `From ${formatShortDate(text(data.periodStart))} to ${formatShortDate(text(data.periodEnd))}`,
+      };
+    case "allocation_removed":
+      return { Icon: Hourglass, title: `${text(data.projectName) ?? "A project"}'s allocation removed`, detail: "Unlimited again" };
     case "settings_changed":
       return { Icon: Settings, title: "Settings changed", detail: describeSettingChanges(data.changes) };
     default:

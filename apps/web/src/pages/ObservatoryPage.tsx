@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { ArrowRightLeft, History, KeyRound, LayoutDashboard, ListOrdered, Megaphone, MoonStar, Plug, Settings, Users } from "lucide-react";
+import { ArrowRightLeft, History, Hourglass, KeyRound, LayoutDashboard, ListOrdered, Megaphone, MoonStar, Plug, Settings, Users } from "lucide-react";
 import { useParams } from "react-router-dom";
 import { sentNotice } from "../announcements/labels";
 import { NewAnnouncementButton } from "../announcements/NewAnnouncementButton";
@@ -27,15 +27,17 @@ import type { Observatory } from "../observatories/permissions";
 import { TransferObservatoryDialog } from "../observatories/TransferObservatoryDialog";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { trpc } from "../trpc";
+import { ObservatoryAllocations } from "../allocations/ObservatoryAllocations";
 import { useDocumentTitle } from "../lib/document-title";
 import { useSearchFlag } from "../lib/useSearchFlag";
 
-type TabId = "overview" | "tonight" | "queue" | "members" | "announcements" | "keys" | "permissions" | "history";
+type TabId = "overview" | "tonight" | "queue" | "allocations" | "members" | "announcements" | "keys" | "permissions" | "history";
 
 const tabs: Array<TabItem<TabId>> = [
   { id: "overview", label: "Overview", icon: LayoutDashboard },
   { id: "tonight", label: "Tonight", icon: MoonStar },
   { id: "queue", label: "Queue", icon: ListOrdered },
+  { id: "allocations", label: "Allocations", icon: Hourglass },
   { id: "members", label: "Members", icon: Users },
   { id: "announcements", label: "Announcements", icon: Megaphone },
   { id: "keys", label: "Plugin keys", icon: Plug },
@@ -154,6 +156,7 @@ function ObservatoryView({ observatory }: { observatory: Observatory }) {
         ) : null}
         {tab === "tonight" ? <TonightView observatory={observatory} /> : null}
         {tab === "queue" ? <ObservatoryQueue observatoryId={observatory.id} /> : null}
+        {tab === "allocations" ? <ObservatoryAllocations observatoryId={observatory.id} canAdmin={Boolean(mine.data?.can_admin)} /> : null}
         {tab === "members" ? <ObservatoryMembers observatory={observatory} /> : null}
         {tab === "keys" ? (
           canAnnounce ? (

@@ -13,6 +13,7 @@ import { formatDateTime } from "../lib/format";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { projectRoleLabels, projectStatusInfo, type Project } from "../projects/labels";
 import { DeleteProjectCard } from "../projects/DeleteProjectCard";
+import { ProjectUsage } from "../allocations/ProjectUsage";
 import { ProjectDetails } from "../projects/ProjectDetails";
 import { ProjectMembers } from "../projects/ProjectMembers";
 import { ProjectObservations } from "../projects/ProjectObservations";
@@ -84,6 +85,7 @@ function ProjectView({ project }: { project: Project }) {
       <div className="flex flex-col gap-6">
         <ProjectDetails key={project.id} project={project} />
         <ProjectObservations project={project} />
+        <ProjectUsage projectId={project.id} />
         <ProjectMembers project={project} />
         <ScopeAnnouncements scope="project" scopeId={project.id} canSend={canAnnounce} notice={sent} />
         {project.myRole === "owner" || project.myRole === "serverAdmin" || isServerAdmin(me.data) ? <DeleteProjectCard project={project} /> : null}
