@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { reportStaleObservations } from "@meridian/domain";
 import webpush from "web-push";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -207,5 +208,39 @@ describe("the stale-observation monitor", () => {
     // Moving on clears the flag.
     await move("in_progress");
     expect(((await must(`/observations/${observation.id}`, { token: owner.token }, 200)) as { stale: unknown }).stale).toBeNull();
+  });
+
+  it("reports an observation in progress past its own threshold (24 hours) once, and counts the stay from the move", async () => {
+    const owner = await createAccount(server);
+    const { observation, move } = await setUp(owner);
+    await move("assigned");
+    await move("in_progress");
+    const deps = server.server.runtime.deps;
+    const later = (hours: number) => ({ ...deps, now: () => new Date(Date.now() + hours * 3_600_000) });
+    // Its threshold is its own (24 hours), not the assigned one (48): 23 hours is not stale, 25 is.
+    expect(await reportStaleObservations({ deps: later(23) })).not.toContain(observation.id);
+    expect(await reportStaleObservations({ deps: later(25) })).toContain(observation.id);
+    expect(await reportStaleObservations({ deps: later(26) })).not.toContain(observation.id);
+    const detail = (await must(`/observations/${observation.id}`, { token: owner.token }, 200)) as { stale: { status: string } | null };
+    expect(detail.stale).toMatchObject({ status: "in_progress" });
+    const subject = `Observation "${observation.name}" stuck in in progress`;
+    await capture.waitFor((all) => all.filter((mail) => mail.subject === subject).length >= 2);
+    const recipients = capture.messages.filter((mail) => mail.subject === subject).flatMap((mail) => mail.to.map((to) => to.toLowerCase()));
+    expect(recipients.sort()).toEqual([ADMIN.email, owner.email.toLowerCase()].sort());
+  });
+
+  it("tells nobody who switched system events off, and still flags the observation", async () => {
+    const owner = await createAccount(server);
+    await must("/api/v1/user/profile", { method: "PUT", token: owner.token, json: { notificationPreferences: { systemEvents: false } } }, 200);
+    const { observation, move } = await setUp(owner);
+    await move("assigned");
+    const deps = server.server.runtime.deps;
+    expect(await reportStaleObservations({ deps: { ...deps, now: () => new Date(Date.now() + 49 * 3_600_000) } })).toContain(observation.id);
+    const subject = `Observation "${observation.name}" stuck in assigned`;
+    // The admin, who wants system events, is told; the owner, who does not, is not (the admin's mail is the sign that the fan-out ran).
+    await capture.waitFor((all) => all.some((mail) => mail.subject === subject));
+    const outbox = await deps.db.execute<{ to: string }>(sql`select lower(doc->>'to') as to from email_outbox where doc->>'subject' = ${subject}`);
+    expect(outbox.map((row) => row.to)).toEqual([ADMIN.email]);
+    expect(((await must(`/observations/${observation.id}`, { token: owner.token }, 200)) as { stale: unknown }).stale).not.toBeNull();
   });
 });

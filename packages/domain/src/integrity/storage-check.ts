@@ -165,8 +165,9 @@ export async function* storageFindings({ db, storage, now }: { db: Executor; sto
         observationId: doc.observationId,
       });
     else if (stored.size === 0)
+      // The spec's "corrupted file entries": a record whose bytes are nothing is data lost.
       yield issue(record.id, record.updated_at, {
-        severity: "warning",
+        severity: "critical",
         type: "file",
         code: "EMPTY_FILE",
         message: `${doc.filename} is empty`,
