@@ -55,7 +55,8 @@ beforeAll(async () => {
   await db.execute(sql`update observations set doc = doc - 'name' where id = ${broken}`);
 });
 afterAll(() => server?.stop());
-const { must } = jsonApi(() => server);
+const api = jsonApi(() => server);
+const { must } = api;
 
 interface Scan {
   id: string;
@@ -70,13 +71,7 @@ interface IssuePage {
   counts: Record<string, Record<string, number>>;
 }
 
-async function scanToEnd(json: Record<string, unknown>) {
-  const started = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json }, 202)) as Scan;
-  return until("the scan to complete", async () => {
-    const scan = (await must(`/api/v1/admin/integrity/scans/${started.id}`, { token: adminToken }, 200)) as Scan;
-    return scan.status === "completed" || scan.status === "failed" ? scan : undefined;
-  });
-}
+const scanToEnd = (json: Record<string, unknown>) => api.scanToEnd<Scan>(json, adminToken);
 const issuesOf = async (scanId: string, query = "") =>
   (await must(`/api/v1/admin/integrity/scans/${scanId}/issues?limit=200${query}`, { token: adminToken }, 200)) as IssuePage;
 const codesFor = (page: IssuePage, label: string) =>

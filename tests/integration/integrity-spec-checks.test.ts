@@ -5,7 +5,6 @@ import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { fileDocument, observationDocument } from "../support/observation-documents";
 import type { TestServer } from "../support/test-server";
-import { until } from "../support/until";
 
 // The spec's scan rules that no other file shows: the default limits per collection, a field of
 // the wrong type, a project whose owner is gone, and an empty file as critical.
@@ -36,7 +35,8 @@ beforeAll(async () => {
   seeded.emptyFile = (await filesCollection.insert(db, empty)).id;
 });
 afterAll(() => server?.stop());
-const { must } = jsonApi(() => server);
+const api = jsonApi(() => server);
+const { must } = api;
 
 interface Scan {
   id: string;
@@ -51,13 +51,7 @@ interface Issue {
   type: string;
 }
 
-async function scanToEnd(json: Record<string, unknown>) {
-  const started = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json }, 202)) as Scan;
-  return until("the scan to complete", async () => {
-    const scan = (await must(`/api/v1/admin/integrity/scans/${started.id}`, { token: adminToken }, 200)) as Scan;
-    return scan.status === "completed" || scan.status === "failed" ? scan : undefined;
-  });
-}
+const scanToEnd = (json: Record<string, unknown>) => api.scanToEnd<Scan>(json, adminToken);
 const issuesOf = async (scanId: string) =>
   ((await must(`/api/v1/admin/integrity/scans/${scanId}/issues?limit=200`, { token: adminToken }, 200)) as { items: Issue[] }).items;
 const countOf = async (table: string) =>

@@ -109,7 +109,16 @@ export function jsonApi(getServer: () => TestServer) {
       { timeoutMs },
     );
 
-  return { call, must, jobToEnd, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization };
+  /** Starts an integrity scan as an admin (202) and answers it once it has completed or failed. */
+  const scanToEnd = async <Scan extends { id: string; status: string }>(json: Record<string, unknown>, adminToken: string) => {
+    const started = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json }, 202)) as Scan;
+    return until("the scan to complete", async () => {
+      const scan = (await must(`/api/v1/admin/integrity/scans/${started.id}`, { token: adminToken }, 200)) as Scan;
+      return scan.status === "completed" || scan.status === "failed" ? scan : undefined;
+    });
+  };
+
+  return { call, must, jobToEnd, scanToEnd, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization };
 }
 
 /** The `result.data` of a tRPC answer. */
