@@ -27,6 +27,16 @@ beforeAll(async () => {
         observationDocument({ projectId, observatoryId: observatory, ownerId: account.id }, { status }),
       );
       if (status === "completed" || status === "failed")
+        // Ninety minutes in progress, then the end: an hour and a half observed.
+        await observationHistoryCollection.insert(db, {
+          observationId: observation.id,
+          from: "assigned",
+          to: "in_progress",
+          at: new Date(Date.now() - 90 * 60_000).toISOString(),
+          actor: { kind: "system", id: "test" },
+          reason: null,
+        });
+      if (status === "completed" || status === "failed")
         await observationHistoryCollection.insert(db, {
           observationId: observation.id,
           from: "in_progress",
@@ -56,6 +66,8 @@ interface Analytics {
   storageBytes: number;
   observationsByStatus: Record<string, number>;
   daily: Array<{ date: string; created: number; completed: number; failed: number }>;
+  hoursByObservatory: Array<{ observatoryId: string; observatoryName: string | null; hours: number }>;
+  hoursByProject: Array<{ projectId: string; projectName: string | null; hours: number }>;
   computedAt: string;
 }
 const today = () => new Date().toISOString().slice(0, 10);
@@ -86,6 +98,12 @@ describe("analytics", () => {
     expect(figures.successRate).toBeCloseTo(3 / 6);
     expect(figures.daily).toHaveLength(30);
     expect(figures.daily.at(-1)).toEqual({ date: today(), created: 7, completed: 3, failed: 1 });
+    // 1.5 h for each run that completed or failed: three on the owner's observatory, one on the other's.
+    expect(figures.hoursByObservatory).toEqual([
+      { observatoryId: mine, observatoryName: "Counted", hours: 4.5 },
+      { observatoryId: expect.any(String), observatoryName: "Counted", hours: 1.5 },
+    ]);
+    expect(figures.hoursByProject.map((entry) => entry.hours)).toEqual([4.5, 1.5]);
   });
 
   it("gives an observatory's owner the same figures for their observatories only, and others none", async () => {
@@ -93,6 +111,7 @@ describe("analytics", () => {
     expect(figures).toMatchObject({ scope: "observatories", observatoryCount: 1, observationCount: 5, userCount: 1, storageBytes: 2000 });
     expect(figures.successRate).toBeCloseTo(2 / 4);
     expect(figures.daily.at(-1)).toEqual({ date: today(), created: 5, completed: 2, failed: 1 });
+    expect(figures.hoursByObservatory).toEqual([{ observatoryId: mine, observatoryName: "Counted", hours: 4.5 }]);
     const none = (await must("/api/v1/user/analytics", { token: outsider.token }, 200)) as Analytics;
     expect(none).toMatchObject({ observatoryCount: 0, observationCount: 0, successRate: null, storageBytes: 0 });
     // An observatory admin (not owner) sees it too; a viewer does not.

@@ -66,7 +66,40 @@ export function AnalyticsDashboard({ analytics }: { analytics: Analytics }) {
           </ResponsiveContainer>
         </figure>
       </Card>
+      <HoursChart
+        title="Hours observed per observatory"
+        bars={analytics.hoursByObservatory.map((entry) => ({ name: entry.observatoryName ?? entry.observatoryId, hours: entry.hours }))}
+        empty="No observatory has observed in the last 30 days."
+      />
+      <HoursChart
+        title="Hours observed per project"
+        bars={analytics.hoursByProject.map((entry) => ({ name: entry.projectName ?? entry.projectId, hours: entry.hours }))}
+        empty="No project has observed in the last 30 days."
+      />
       <p className="text-xs text-slate-500">Figures as of {formatDateTime(analytics.computedAt)}; they are refreshed every minute.</p>
     </div>
+  );
+}
+
+/** Hours in progress over the last 30 days (as allocations charge them), one horizontal bar each, most first. */
+function HoursChart({ title, bars, empty }: { title: string; bars: Array<{ name: string; hours: number }>; empty: string }) {
+  return (
+    <Card title={title} description="Time in progress over the last 30 days, as allocations charge it.">
+      {bars.length === 0 ? (
+        <p className="text-sm text-slate-500">{empty}</p>
+      ) : (
+        <figure aria-label={`${title}: ${bars.map((bar) => `${bar.name} ${bar.hours} h`).join(", ")}`} style={{ height: 48 + bars.length * 32 }}>
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={bars} layout="vertical" margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+              <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+              <XAxis type="number" tick={{ fontSize: 11 }} unit=" h" />
+              <YAxis type="category" dataKey="name" width={120} tick={{ fontSize: 11 }} />
+              <Tooltip />
+              <Bar dataKey="hours" name="Hours" fill="#0284c7" />
+            </BarChart>
+          </ResponsiveContainer>
+        </figure>
+      )}
+    </Card>
   );
 }

@@ -10,6 +10,8 @@ import { isUniqueViolation } from "../postgres-errors";
 const SUMMARY_ID = "analytics-summary";
 /** How many days `daily` covers, today included. */
 export const ANALYTICS_DAYS = 30;
+/** Projects listed in `hoursByProject`. */
+const TOP_PROJECTS = 20;
 
 const dailySchema = z.object({ date: z.string(), created: z.number().int(), completed: z.number().int(), failed: z.number().int() });
 
@@ -24,6 +26,12 @@ export const analyticsSchema = z
     storageBytes: z.number().describe("Bytes of every file record"),
     observationsByStatus: z.record(z.enum(observationStatuses), z.number().int()),
     daily: z.array(dailySchema).describe(`The last ${ANALYTICS_DAYS} days (UTC), oldest first: created, and moves to completed or failed`),
+    hoursByObservatory: z
+      .array(z.object({ observatoryId: z.string(), observatoryName: z.string().nullable(), hours: z.number() }))
+      .describe(`Hours observed in the last ${ANALYTICS_DAYS} days (time in progress, as allocations charge it), most first (extension)`),
+    hoursByProject: z
+      .array(z.object({ projectId: z.string(), projectName: z.string().nullable(), hours: z.number() }))
+      .describe(`The same per project, the ${TOP_PROJECTS} with the most, most first (extension)`),
     computedAt: z.string().describe("When the summary was computed; it is refreshed every minute"),
   })
   .meta({ id: "Analytics" });
@@ -35,6 +43,8 @@ interface ObservatoryFigures {
   observers: string[];
   organizations: string[];
   daily: Record<string, { created: number; completed: number; failed: number }>;
+  /** Seconds in progress over the last days, per project (absent in a summary written before it existed). */
+  secondsByProject?: Record<string, number>;
 }
 
 interface Summary {
@@ -84,6 +94,25 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
      where h.created_at >= ${since}::date and h.doc->>'to' in ('completed', 'failed')
      group by 1, 2, 3`))
     day(row.observatory_id, row.date)[row.to] = row.count;
+
+  // Each stay in progress, from that move to the next, clipped to the last days: what allocations charge.
+  const sinceInstant = new Date(`${since}T00:00:00Z`).toISOString();
+  const nowInstant = computedAt.toISOString();
+  for (const row of await db.execute<{ observatory_id: string; project_id: string; seconds: number }>(sql`
+    select o.observatory_id, o.project_id,
+           sum(greatest(0, extract(epoch from least(coalesce(s.ended_at, ${nowInstant}::timestamptz), ${nowInstant}::timestamptz)
+                                           - greatest(s.started_at, ${sinceInstant}::timestamptz))))::float8 as seconds
+      from (
+        select h.observation_id, h.doc->>'to' as status, (h.doc->>'at')::timestamptz as started_at,
+               lead((h.doc->>'at')::timestamptz) over (partition by h.observation_id order by (h.doc->>'at')::timestamptz, h.created_at, h.id) as ended_at
+          from observation_history h
+         where h.observation_id in (select id from observations where status_changed_at >= ${sinceInstant}::timestamptz or status = 'in_progress')
+      ) s join observations o on o.id = s.observation_id
+     where s.status = 'in_progress'
+     group by 1, 2`)) {
+    const figures = of(row.observatory_id);
+    if (row.seconds > 0) (figures.secondsByProject ??= {})[row.project_id] = row.seconds;
+  }
 
   const [counts] = await db.execute<{ users: number; organizations: number }>(sql`
     select (select count(*)::int from users) as users,
@@ -146,6 +175,15 @@ export async function readAnalytics(options: { deps: Deps; scope: "system" } | {
       total.failed += counts.failed;
     }
   }
+  const hours = (seconds: number) => Math.round((seconds / 3600) * 100) / 100;
+  const byObservatory = ids
+    .map((id) => ({ id, seconds: Object.values(summary.observatories[id]?.secondsByProject ?? {}).reduce((sum, value) => sum + value, 0) }))
+    .filter((entry) => entry.seconds > 0);
+  const byProject = new Map<string, number>();
+  for (const entry of figures)
+    for (const [projectId, seconds] of Object.entries(entry.secondsByProject ?? {})) byProject.set(projectId, (byProject.get(projectId) ?? 0) + seconds);
+  const topProjects = [...byProject].sort((a, b) => b[1] - a[1]).slice(0, TOP_PROJECTS);
+  const names = await namesOf(deps, { observatories: byObservatory.map((entry) => entry.id), projects: topProjects.map(([id]) => id) });
   const ended = byStatus.completed + byStatus.failed + byStatus.aborted + byStatus.partially_completed;
   const system = options.scope === "system";
   return {
@@ -158,6 +196,24 @@ export async function readAnalytics(options: { deps: Deps; scope: "system" } | {
     storageBytes,
     observationsByStatus: byStatus,
     daily: [...daily].map(([date, counts]) => ({ date, ...counts })),
+    hoursByObservatory: byObservatory
+      .sort((a, b) => b.seconds - a.seconds)
+      .map((entry) => ({ observatoryId: entry.id, observatoryName: names.get(entry.id) ?? null, hours: hours(entry.seconds) })),
+    hoursByProject: topProjects.map(([projectId, seconds]) => ({ projectId, projectName: names.get(projectId) ?? null, hours: hours(seconds) })),
     computedAt: summary.computedAt,
   };
+}
+
+/** The names of the observatories and projects the hours name, read now (the summary keeps ids only). */
+async function namesOf(deps: Deps, ids: { observatories: string[]; projects: string[] }) {
+  const names = new Map<string, string>();
+  if (ids.observatories.length > 0)
+    for (const row of await deps.db.execute<{ id: string; name: string }>(
+      sql`select id, doc->>'name' as name from observatories where id in ${ids.observatories}`,
+    ))
+      names.set(row.id, row.name);
+  if (ids.projects.length > 0)
+    for (const row of await deps.db.execute<{ id: string; name: string }>(sql`select id, doc->>'name' as name from projects where id in ${ids.projects}`))
+      names.set(row.id, row.name);
+  return names;
 }
