@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
 import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
+import { fillFirstTarget, nextStep } from "./support/wizard";
 
 // The worker runs in the server process, so dispatch and delivery really happen.
 const suite = browserSuite({ MERIDIAN_ROLE: "all" });
@@ -68,14 +69,11 @@ describe("web app: delivery to an organization's storage", { timeout: 180_000 },
     await page.getByLabel("Project").selectOption({ label: `Comets ${tag}` });
     await page.getByLabel("Observatory").selectOption({ index: 1 });
     await page.getByLabel("Deliver files to").selectOption({ label: "Club archive (Amazon S3 (or compatible))" });
-    await page.getByRole("button", { name: "Next" }).click();
-    await page.getByLabel("Name").fill("103P");
-    await page.getByLabel("Right ascension (RA)").fill("120");
-    await page.getByLabel("Declination (Dec)").fill("20");
-    await page.getByLabel("Seconds").fill("1");
-    await page.getByRole("button", { name: "Next" }).click();
-    await page.getByRole("button", { name: "Next" }).click();
-    await page.getByRole("button", { name: "Next" }).click();
+    await nextStep(page, 2);
+    await fillFirstTarget(page, { name: "103P", ra: "120", dec: "20", seconds: "1" });
+    await nextStep(page, 3);
+    await nextStep(page, 4);
+    await nextStep(page, 5);
     await page.getByText("Club archive (Amazon S3 (or compatible))").waitFor(WAIT);
     await page.getByRole("button", { name: "Submit observation" }).click();
     await page.getByRole("heading", { name: `Hartley ${tag}` }).waitFor(WAIT);

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
 import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
+import { fillFirstTarget, nextStep } from "./support/wizard";
 
 /**
  * A brand-new account's first night (issue 24 point 8): the dashboard's checklist, each step done
@@ -110,17 +111,9 @@ describe("web app: a new user's first night", { timeout: 180_000 }, () => {
     await page.getByLabel("Name", { exact: true }).fill(`First light ${tag()}`);
     await page.getByLabel("Project").selectOption({ label: survey });
     await page.getByLabel("Observatory").selectOption({ index: 1 });
-    await page.getByRole("button", { name: "Next" }).press("Enter");
-    await page.getByRole("heading", { level: 2, name: /^Step 2 of 5/ }).waitFor(WAIT);
-    await page.getByRole("combobox", { name: "Target name" }).fill("M 31");
-    await page.getByLabel("Right ascension (RA)").fill("10.6847");
-    await page.getByLabel("Declination (Dec)").fill("41.269");
-    await page.getByLabel("Seconds").fill("2");
-    // One step at a time: a press while the last one is still being handled would be lost on a busy machine.
-    for (let next = 3; next <= 5; next += 1) {
-      await page.getByRole("button", { name: "Next" }).press("Enter");
-      await page.getByRole("heading", { level: 2, name: new RegExp(`^Step ${next} of 5`) }).waitFor(WAIT);
-    }
+    await nextStep(page, 2, "keyboard");
+    await fillFirstTarget(page, { name: "M 31", ra: "10.6847", dec: "41.269", seconds: "2" });
+    for (const step of [3, 4, 5]) await nextStep(page, step, "keyboard");
     await page.getByRole("button", { name: "Submit observation" }).press("Enter");
     await page.getByRole("heading", { level: 1, name: /^First light/ }).waitFor(WAIT);
 

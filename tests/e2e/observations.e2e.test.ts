@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
 import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
+import { fillFirstTarget, nextStep } from "./support/wizard";
 
 // The worker runs in the server process, so dispatch really happens.
 const suite = browserSuite({ MERIDIAN_ROLE: "all" });
@@ -27,20 +28,18 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
     await page.goto(appUrl(server, "observations"));
     await page.getByRole("link", { name: "New observation" }).click();
-    // Step 1, by keyboard: name, project, observatory.
+    await page.getByRole("heading", { level: 2, name: /^Step 1 of 5/ }).waitFor(WAIT);
+    // Step 1: name, project, observatory.
     await page.getByLabel("Name").fill(`Andromeda ${tag}`);
     await page.getByLabel("Project").selectOption({ label: `Survey ${tag}` });
     await page.getByLabel("Observatory").selectOption({ index: 1 });
-    await page.getByRole("button", { name: "Next" }).click();
+    await nextStep(page, 2);
     // Step 2: a target with one exposure.
-    await page.getByLabel("Name").fill("M 31");
-    await page.getByLabel("Right ascension (RA)").fill("10.6847");
-    await page.getByLabel("Declination (Dec)").fill("41.269");
-    await page.getByLabel("Seconds").fill("2");
-    await page.getByRole("button", { name: "Next" }).click();
+    await fillFirstTarget(page, { name: "M 31", ra: "10.6847", dec: "41.269", seconds: "2" });
     // Steps 3 and 4: defaults; step 5 (review): submit.
-    await page.getByRole("button", { name: "Next" }).click();
-    await page.getByRole("button", { name: "Next" }).click();
+    await nextStep(page, 3);
+    await nextStep(page, 4);
+    await nextStep(page, 5);
     await page.getByRole("button", { name: "Submit observation" }).click();
     await page.getByRole("heading", { name: `Andromeda ${tag}` }).waitFor(WAIT);
 
