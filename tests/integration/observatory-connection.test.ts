@@ -14,7 +14,8 @@ let server: TestServer;
 let adminToken: string;
 const closers: Array<() => Promise<unknown>> = [];
 beforeAll(async () => {
-  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all" }));
+  // The reminder to outdated plugins comes every 400 ms here rather than every 4 hours.
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all", PLUGIN_UPDATE_REMINDER_MS: "400" }));
 });
 afterAll(async () => {
   for (const close of closers) await close().catch(() => undefined);
@@ -135,6 +136,24 @@ describe("the observatory connection", () => {
       // 3.10 is newer than 3.8 and than 3.9: compared part by part, not as text.
       const current = await connect(key.key, { pluginVersion: "3.10.0.0" });
       await until("the assignment", async () => current.received.find((message) => message.type === "assign"));
+    } finally {
+      await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: null } }, 200);
+    }
+  });
+
+  it("tells connected plugins below a raised minimum at once, and again and again while they stay below; current ones never", async () => {
+    const owner = await createAccount(server);
+    const old = await connect((await network(owner)).key.key, { pluginVersion: "3.8.0.0" });
+    const fresh = await connect((await network(owner)).key.key, { pluginVersion: "3.10.0.0" });
+    const told = (simulator: ObservatorySimulator) => simulator.received.filter((message) => message.type === "update_required");
+    expect(told(old)).toEqual([]);
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: "3.9.0.0" } }, 200);
+    try {
+      await until("update_required at once", async () => told(old).length > 0);
+      expect(told(old)[0]).toEqual({ type: "update_required", minimumPluginVersion: "3.9.0.0" });
+      // The reminders (every 400 ms in this file): three more while it stays connected below the minimum.
+      await until("the reminders", async () => told(old).length >= 4, { timeoutMs: 30_000 });
+      expect(told(fresh)).toEqual([]);
     } finally {
       await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: null } }, 200);
     }

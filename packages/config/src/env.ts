@@ -78,6 +78,8 @@ const envSchema = z.object({
   PLUGIN_MESSAGES_PER_SECOND: positiveInt(20),
   /** Messages of one plugin connection that may wait to be handled; one more closes it (4429). */
   PLUGIN_QUEUE_LIMIT: positiveInt(100),
+  /** How often a connected plugin below the minimum version is told `update_required` again (contract: every 4 hours). */
+  PLUGIN_UPDATE_REMINDER_MS: positiveInt(4 * 3_600_000),
   /** The largest observation file an observatory may upload (streamed; default 4 GiB). */
   MAX_UPLOAD_BYTES: positiveInt(4 * 1024 ** 3),
   /** How long an upload may wait for the client's next bytes before it is answered 408 and nothing is stored. */

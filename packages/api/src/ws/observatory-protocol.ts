@@ -15,6 +15,7 @@ import {
   observatorySafety,
   observatoryWeather,
   refuseWritesDuringMaintenance,
+  pluginIsCurrent,
   readServerSettings,
   reportObservationStatus,
   type Deps,
@@ -42,6 +43,10 @@ interface ObservatorySession {
   sightingWrittenAt: number;
   heartbeatTimeoutMs: number;
   watchdog?: NodeJS.Timeout;
+  /** The version its hello gave. */
+  pluginVersion?: string;
+  /** Repeats `update_required` while the plugin stays below the minimum. */
+  updateReminder?: NodeJS.Timeout;
 }
 
 /** The close codes of this protocol (the hub adds 1001, 1011, 4401 and 4429). */
@@ -126,6 +131,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
         equipment: message.equipment,
       });
       session.helloed = true;
+      session.pluginVersion = message.pluginVersion;
       if (minimumPluginVersion) connection.send({ type: "update_required", minimumPluginVersion });
       for (const announcement of await activeObservatoryAnnouncements({ deps, observatoryId: session.observatoryId }))
         connection.send({ type: "motd", announcement });
@@ -189,6 +195,15 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       },
       Math.min(5_000, session.heartbeatTimeoutMs / 3),
     );
+    // Every 4 hours while it stays connected below the minimum (a raised minimum is told at once, as an event).
+    session.updateReminder = setInterval(() => {
+      void readServerSettings(deps.db)
+        .then((settings) => {
+          if (session.helloed && !pluginIsCurrent({ settings, pluginVersion: session.pluginVersion }))
+            connection.send({ type: "update_required", minimumPluginVersion: settings.minimumPluginVersion! });
+        })
+        .catch((error: unknown) => deps.logger.warn({ err: error, observatoryId: session.observatoryId }, "could not check the plugin's version"));
+    }, deps.env.PLUGIN_UPDATE_REMINDER_MS);
     // The newest connection with the key replaces any other, on whichever process it is.
     await claimObservatoryConnection({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId });
     session.sightingWrittenAt = deps.now().getTime();
@@ -207,6 +222,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
   },
   closed: async ({ deps, session, code, shuttingDown }) => {
     clearInterval(session.watchdog);
+    clearInterval(session.updateReminder);
     // After goodbye the observatory is already offline; a replaced connection leaves it to the newer one.
     if (session.goneReason === "goodbye" || session.standing === "replaced") return;
     const reason = shuttingDown ? "server_shutdown" : code === hubCloseCodes.tooManyWaiting ? "too_many_messages" : session.goneReason;

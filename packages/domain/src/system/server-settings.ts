@@ -5,7 +5,8 @@ import { sql } from "drizzle-orm";
 import type { Actor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
-import { inTransaction } from "../transaction";
+import { publishObservatoryEvent } from "../events/publish";
+import { inTransaction, type InTransaction } from "../transaction";
 
 const SETTINGS_ID = "server";
 
@@ -46,8 +47,28 @@ export async function updateServerSettings(options: { deps: Deps; actor: Actor; 
         after: Object.fromEntries(changed.map((key) => [key, after[key]])),
       });
     }
+    if (changed.includes("minimumPluginVersion") && after.minimumPluginVersion) await tellOutdatedPlugins({ t, settings: after });
     return after;
   });
+}
+
+/**
+ * A raised minimum reaches every connected plugin below it at once (`update_required`, contract:
+ * Plugin protocol description), on whichever process holds its connection; the connection repeats
+ * it every 4 hours while the plugin stays below.
+ */
+async function tellOutdatedPlugins(options: { t: Pick<InTransaction, "tx">; settings: ServerSettings }) {
+  const { t, settings } = options;
+  const rows = await t.tx.execute<{ id: string; plugin_version: string | null }>(sql`
+    select id, doc->'connection'->>'pluginVersion' as plugin_version from observatories
+     where (doc->'connection'->>'online')::boolean and doc->>'removedAt' is null`);
+  const outdated = rows.filter((row) => !pluginIsCurrent({ settings, pluginVersion: row.plugin_version })).map((row) => row.id);
+  if (outdated.length > 0)
+    await publishObservatoryEvent({
+      t,
+      observatoryIds: outdated,
+      event: { type: "update_required", data: { minimumPluginVersion: settings.minimumPluginVersion! } },
+    });
 }
 
 /** Whether a plugin of this version may take work under the settings. */
