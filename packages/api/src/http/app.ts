@@ -8,6 +8,7 @@ import { appRouter } from "../trpc/app-router";
 import type { ProcedureMeta, TrpcContext } from "../trpc/init";
 import type { AnyOperation } from "../operations/define-operation";
 import { mountApiDocs } from "./api-docs";
+import { mountObservatoryDocs } from "./observatory-docs";
 import { createRouter } from "./env";
 import { problemResponse, toAppError } from "./problem";
 import { requestContext } from "./request-context";
@@ -115,6 +116,7 @@ export function createApiApp(services: ApiServices) {
       servers: [{ url: origin, description: "This Meridian server" }],
     });
   app.get("/api/openapi.json", (c) => c.json(document(c.get("ctx").linkOrigin)));
+  mountObservatoryDocs(app);
   mountApiDocs(app);
 
   app.notFound((c) => {

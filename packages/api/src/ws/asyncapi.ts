@@ -1,0 +1,103 @@
+import { SERVER_VERSION } from "@meridian/config";
+import { pluginToServerMessageSchema, serverToPluginMessageSchema } from "@meridian/rules/observatory-protocol";
+import { z } from "zod";
+
+/** What each message is for, in a plugin author's words. */
+const summaries: Record<string, string> = {
+  hello:
+    "First message of a connection: the plugin's version (and optionally its system and equipment). " +
+    "Answered ack; an outdated plugin also gets update_required.",
+  heartbeat: "Sent at least once per heartbeat timeout (admin settings, 90 s by default); a connection silent longer is closed with 4408.",
+  config: "The plugin's system information and equipment changed.",
+  observation_status:
+    "A move of the assigned observation: in_progress, acquisition_complete, completed, failed, aborted. Answered ack or error INVALID_TRANSITION.",
+  safety: "The observatory's safety monitor: unsafe holds new work (queue code UNSAFE).",
+  weather: "A weather hold on or off: on holds new work.",
+  goodbye: "The plugin is going away on purpose: the observatory is offline at once and its unstarted observation goes back to pending.",
+  assign: "An observation to run now, as the REST API presents it (unknown fields are to be ignored).",
+  cancel: "Stop the observation under way: it was cancelled.",
+  update_required:
+    "The plugin is below the server's minimum version: it gets no work until it is updated. Sent at hello, when the minimum is raised, and every 4 hours.",
+  motd: "An announcement for the observatory's operators (active ones at hello, new ones as they are published).",
+  ack: "The message with this id was handled.",
+  error: "The message with this id was refused: a stable code (VALIDATION_FAILED, HELLO_REQUIRED, RATE_LIMITED, INVALID_TRANSITION...) and a message in words.",
+};
+
+const messagesOf = (schema: typeof pluginToServerMessageSchema | typeof serverToPluginMessageSchema) =>
+  schema.options.map((option) => {
+    const name = (option.shape.type as z.ZodLiteral<string>).value;
+    // The payload is an AsyncAPI schema (JSON Schema draft 7): the dialect is the document's, not the payload's own.
+    const { $schema: _dialect, ...payload } = z.toJSONSchema(option, { target: "draft-07", io: "input", unrepresentable: "any" });
+    return { name, payload };
+  });
+
+/** Which way each message goes, by its type. */
+export const messageDirections: Record<string, "plugin → server" | "server → plugin"> = Object.fromEntries([
+  ...messagesOf(pluginToServerMessageSchema).map(({ name }) => [name, "plugin → server"] as const),
+  ...messagesOf(serverToPluginMessageSchema).map(({ name }) => [name, "server → plugin"] as const),
+]);
+
+/**
+ * `GET /api/asyncapi.json`: `/ws/observatory` as an AsyncAPI 3.0 document, from the server's side
+ * (it receives what plugins send and sends the rest), every message's payload generated from the
+ * zod schemas the server validates with (`@meridian/rules/observatory-protocol`).
+ */
+export function observatoryAsyncApi(origin: string) {
+  const url = new URL(origin);
+  const received = messagesOf(pluginToServerMessageSchema);
+  const sent = messagesOf(serverToPluginMessageSchema);
+  const reference = (name: string) => ({ $ref: `#/components/messages/${name}` });
+  const operation = (action: "send" | "receive", name: string) => ({
+    action,
+    channel: { $ref: "#/channels/observatory" },
+    summary: summaries[name],
+    messages: [{ $ref: `#/channels/observatory/messages/${name}` }],
+  });
+  return {
+    asyncapi: "3.0.0",
+    info: {
+      title: "Meridian observatory plugin protocol",
+      version: SERVER_VERSION,
+      description:
+        "The connection of an observatory's plugin to Meridian, described from the server's side: it receives what a plugin sends " +
+        "and sends the rest. JSON text frames of at most 256 KiB. Every message a plugin sends carries an `id` (string or integer) and is " +
+        "answered, in order, by `ack` or `error` with that id. Close codes: 1001 the server is stopping (connect again), 4401 the key no " +
+        "longer works, 4408 no message for the heartbeat timeout, 4409 a newer connection with the key replaced this one (do not " +
+        "reconnect), 4429 too many messages waiting. A worked session: /api/docs/observatory. Files are uploaded over HTTP: " +
+        "`POST /observations/{id}/files?filename=...` with the same key (see /api/openapi.json).",
+    },
+    servers: {
+      meridian: {
+        host: url.host,
+        protocol: url.protocol === "https:" ? "wss" : "ws",
+        pathname: "/ws/observatory",
+        description: "This Meridian server",
+        security: [{ $ref: "#/components/securitySchemes/observatoryKey" }],
+      },
+    },
+    channels: {
+      observatory: {
+        address: "/ws/observatory",
+        title: "An observatory's plugin connection",
+        messages: Object.fromEntries([...received, ...sent].map(({ name }) => [name, reference(name)])),
+      },
+    },
+    operations: Object.fromEntries([
+      ...received.map(({ name }) => [`receive_${name}`, operation("receive", name)]),
+      ...sent.map(({ name }) => [`send_${name}`, operation("send", name)]),
+    ]),
+    components: {
+      messages: Object.fromEntries(
+        [...received, ...sent].map(({ name, payload }) => [name, { name, title: name, summary: summaries[name], contentType: "application/json", payload }]),
+      ),
+      securitySchemes: {
+        observatoryKey: {
+          type: "httpApiKey",
+          name: "Authorization",
+          in: "header",
+          description: "`Bearer mok_...`: an observatory key (POST /observatories/{id}/api-keys).",
+        },
+      },
+    },
+  };
+}
