@@ -109,6 +109,22 @@ export function jsonApi(getServer: () => TestServer) {
       { timeoutMs },
     );
 
+  /** A new observation of `owner`'s (201) with one short exposure of Deneb, made of `fields` (projectId and observatoryId at least). */
+  const createObservation = async (owner: Account, fields: Record<string, unknown>) =>
+    (await must(
+      "/observations",
+      {
+        method: "POST",
+        token: owner.token,
+        json: {
+          name: "Deneb",
+          targets: [{ name: "Deneb", ra: 310.36, dec: 45.28, exposures: [{ filter: "L", exposureSeconds: 1, count: 1, binning: 1 }] }],
+          ...fields,
+        },
+      },
+      201,
+    )) as { id: string; name: string };
+
   /** Starts an integrity scan as an admin (202) and answers it once it has completed or failed. */
   const scanToEnd = async <Scan extends { id: string; status: string }>(json: Record<string, unknown>, adminToken: string) => {
     const started = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json }, 202)) as Scan;
@@ -118,7 +134,18 @@ export function jsonApi(getServer: () => TestServer) {
     });
   };
 
-  return { call, must, jobToEnd, scanToEnd, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization };
+  return {
+    call,
+    must,
+    jobToEnd,
+    scanToEnd,
+    createObservation,
+    createOrganization,
+    addOrganizationMember,
+    createObservatory,
+    addObservatoryMember,
+    addObservatoryOrganization,
+  };
 }
 
 /** The `result.data` of a tRPC answer. */

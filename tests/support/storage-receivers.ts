@@ -62,7 +62,8 @@ async function listen(handler: (request: IncomingMessage, response: ServerRespon
 /**
  * Dropbox's token, upload, upload-session, metadata and delete endpoints on 127.0.0.1 (API and
  * content on one address), checking the documented request shapes; `failNext` answers the next
- * upload requests with a status (and Retry-After) instead.
+ * upload requests with a status (and Retry-After) instead; with `control.holdUploads` an upload
+ * waits, body received, until its entry in `held` is called.
  */
 export async function startDropboxReceiver(client = { id: "dropbox-app-key", secret: "dropbox-app-secret", refreshToken: "dropbox-refresh-token" }) {
   const tokens = tokenIssuer(client);
@@ -71,6 +72,8 @@ export async function startDropboxReceiver(client = { id: "dropbox-app-key", sec
   const requests: ReceivedRequest[] = [];
   const problems: string[] = [];
   const failNext: Array<{ status: number; retryAfter?: string }> = [];
+  const control = { holdUploads: false };
+  const held: Array<() => void> = [];
   const argOf = (request: IncomingMessage) => JSON.parse(String(request.headers["dropbox-api-arg"] ?? "null")) as Record<string, unknown> | null;
   const checkCommit = (commit: Record<string, unknown>) => {
     if (commit.mode !== "add" || commit.autorename !== false || commit.mute !== true || typeof commit.path !== "string" || !commit.path.startsWith("/"))
@@ -84,6 +87,8 @@ export async function startDropboxReceiver(client = { id: "dropbox-app-key", sec
     requests.push({ method: request.method ?? "", path, headers: request.headers, bytes: body.length });
     const arg = argOf(request);
     if (path.startsWith("/2/files/upload") && request.headers["content-type"] !== "application/octet-stream") problems.push(`${path} without octet-stream`);
+    // Held: the whole body is here, the answer waits (a worker killed now never hears it, though the file is stored once released).
+    if (path.startsWith("/2/files/upload") && control.holdUploads) await new Promise<void>((resolve) => held.push(resolve));
     const failure = path.startsWith("/2/files/upload") ? failNext.shift() : undefined;
     if (failure)
       return json(response, failure.status, { error_summary: "too_many_requests/" }, failure.retryAfter ? { "retry-after": failure.retryAfter } : {});
@@ -124,7 +129,7 @@ export async function startDropboxReceiver(client = { id: "dropbox-app-key", sec
         return json(response, 404, { error_summary: "unknown endpoint" });
     }
   });
-  return { ...server, tokens: tokens.state, files, requests, problems, failNext };
+  return { ...server, tokens: tokens.state, files, requests, problems, failNext, control, held };
 }
 
 /**

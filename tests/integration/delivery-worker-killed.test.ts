@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { startDropboxReceiver } from "../support/storage-receivers";
+import { sharedProcessEnv, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
+
+const ADMIN = { email: "delivery-killed-admin@example.com", password: "delivery killed admin password" };
+let server: TestServer;
+let dropbox: Awaited<ReturnType<typeof startDropboxReceiver>>;
+const workers: NodeProcess[] = [];
+beforeAll(async () => {
+  dropbox = await startDropboxReceiver();
+  // HTTP only: deliveries are the work of the worker processes this test starts and kills.
+  ({ server } = await startServerWithAdmin(ADMIN, { DROPBOX_API_URL: dropbox.url, DROPBOX_CONTENT_URL: dropbox.url }));
+});
+afterAll(async () => {
+  for (const worker of workers) if (isRunning(worker)) await terminate(worker, 10_000);
+  await server?.stop();
+  await dropbox?.stop();
+});
+const { must, createObservation, createOrganization } = jsonApi(() => server);
+
+/** A worker process over the test server's database and storage, as `pnpm start:worker` runs it. */
+async function startWorkerProcess(name: string) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-delivery-worker-"));
+  const worker = spawnTsx(
+    "apps/worker/src/main.ts",
+    { ...sharedProcessEnv(server, dataDir), DROPBOX_API_URL: dropbox.url, DROPBOX_CONTENT_URL: dropbox.url, LOG_LEVEL: "info" },
+    name,
+  );
+  workers.push(worker);
+  await waitForOutput(worker, /Meridian worker running/);
+  return worker;
+}
+
+describe("a delivery whose worker is killed (-9)", () => {
+  it("is finished by another worker without a second copy, though the first one's upload had reached Dropbox", { timeout: 180_000 }, async () => {
+    const owner: Account = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const updated = (await must(
+      `/organizations/${organization.id}`,
+      {
+        method: "PUT",
+        token: owner.token,
+        json: {
+          externalStorage: [
+            {
+              kind: "dropbox",
+              label: "Dropbox",
+              settings: { folder: "/Telescope" },
+              secrets: { refreshToken: "dropbox-refresh-token", appKey: "dropbox-app-key", appSecret: "dropbox-app-secret" },
+            },
+          ],
+        },
+      },
+      200,
+    )) as { externalStorage: Array<{ id: string }> };
+    const destinationId = updated.externalStorage[0]!.id;
+    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Killed", organizationId: organization.id } }, 201)) as {
+      id: string;
+    };
+    const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Killed" } }, 201)) as { id: string };
+    const key = (
+      (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
+    ).key;
+    const observation = await createObservation(owner, {
+      name: "Killed",
+      projectId: project.id,
+      observatoryId: observatory.id,
+      storageDestinationId: destinationId,
+    });
+
+    const doomed = await startWorkerProcess("doomed worker");
+    dropbox.control.holdUploads = true;
+    const bytes = randomBytes(20_000);
+    const uploaded = await server.request(`/observations/${observation.id}/files?filename=frame.fits`, {
+      method: "POST",
+      token: key,
+      headers: { "content-type": "application/fits" },
+      body: new Uint8Array(bytes),
+    });
+    expect(uploaded.status).toBe(201);
+    const file = (await uploaded.json()) as { id: string };
+    // The whole upload has reached Dropbox; the worker is killed before it hears the answer.
+    await until("the upload to be held", async () => dropbox.held.length > 0);
+    doomed.child.kill("SIGKILL");
+    await doomed.exited;
+    dropbox.control.holdUploads = false;
+    for (const release of dropbox.held.splice(0)) release();
+    const remote = `/Telescope/Killed/Killed (${observation.id})/frame.fits`;
+    await until("the first copy to be stored", async () => dropbox.files.has(remote));
+
+    await startWorkerProcess("second worker");
+    const delivery = await until(
+      "the delivery to end",
+      async () => {
+        const files = (await must(`/observations/${observation.id}/files`, { token: owner.token })) as {
+          items: Array<{ id: string; deliveries: Array<{ status: string; remotePath: string | null; attempts: number }> }>;
+        };
+        const found = files.items.find((item) => item.id === file.id)?.deliveries[0];
+        return found && found.status !== "pending" ? found : undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
+    expect(delivery).toMatchObject({ status: "delivered", remotePath: remote, attempts: 1 });
+    expect([...dropbox.files.keys()].filter((name) => name.endsWith("frame.fits"))).toEqual([remote]);
+    // The second worker's upload met the first's file (409 conflict, mode "add"): of the same size, it counts as delivered.
+    expect(dropbox.requests.filter((request) => request.path === "/2/files/upload")).toHaveLength(2);
+    expect(dropbox.files.get(remote)!.equals(bytes)).toBe(true);
+  });
+});
