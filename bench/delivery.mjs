@@ -32,6 +32,7 @@ import {
 
 const sizeMib = numberOption("mib", 1024);
 const runs = numberOption("runs", 2);
+const kind = process.argv.includes("--dropbox") ? "dropbox" : "s3";
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 installCleanupHooks();
 
@@ -49,6 +50,16 @@ try {
   const sourceStore = await startEmbeddedS3({ directory: path.join(dataDir, "source") });
   const targetStore = await startEmbeddedS3({ directory: path.join(dataDir, "target") });
   await s3Client(targetStore).send(new CreateBucketCommand({ Bucket: "archive" }));
+  let sinkUrl = "";
+  if (kind === "dropbox") {
+    const port = await freePort();
+    const sink = spawnTracked("dropbox sink", process.execPath, ["bench/dropbox-sink.mjs"], { env: cleanEnv({ PORT: String(port) }) });
+    while (!sink.output.includes("sink listening")) {
+      if (sink.exitInfo) throw new Error(`the sink exited:\n${sink.output}`);
+      await sleep(20);
+    }
+    sinkUrl = `http://127.0.0.1:${port}`;
+  }
   const admin = { email: "bench@example.com", password: "bench delivery password" };
   const server = spawnMeridian({
     dataDir,
@@ -64,6 +75,7 @@ try {
       ADMIN_EMAIL: admin.email,
       ADMIN_PASSWORD: admin.password,
       MAX_UPLOAD_BYTES: String(8 * 1024 ** 3),
+      ...(sinkUrl ? { DROPBOX_API_URL: sinkUrl, DROPBOX_CONTENT_URL: sinkUrl } : {}),
     },
   });
   const base = server.baseUrl;
@@ -75,12 +87,15 @@ try {
     type: "other",
     contactEmail: "club@example.com",
   });
-  const destination = {
-    kind: "s3",
-    label: "Archive",
-    settings: { endpoint: targetStore.endpoint, region: "us-east-1", bucket: "archive", prefix: "meridian/", forcePathStyle: true },
-    secrets: { accessKeyId: targetStore.accessKeyId, secretAccessKey: targetStore.secretAccessKey },
-  };
+  const destination =
+    kind === "dropbox"
+      ? { kind: "dropbox", label: "Archive", settings: { folder: "/Bench" }, secrets: { refreshToken: "refresh", appKey: "key", appSecret: "secret" } }
+      : {
+          kind: "s3",
+          label: "Archive",
+          settings: { endpoint: targetStore.endpoint, region: "us-east-1", bucket: "archive", prefix: "meridian/", forcePathStyle: true },
+          secrets: { accessKeyId: targetStore.accessKeyId, secretAccessKey: targetStore.secretAccessKey },
+        };
   const updated = await callJson(base, `/organizations/${organization.id}`, token, { externalStorage: [destination] }, "PUT");
   const destinationId = updated.externalStorage[0].id;
   const project = await callJson(base, "/projects", token, { name: "Delivery bench", organizationId: organization.id });
@@ -137,6 +152,8 @@ try {
         SOURCE_KEY: source.Key,
         TARGET_ENDPOINT: targetStore.endpoint,
         TARGET_BUCKET: "archive",
+        PEER_KIND: kind,
+        DROPBOX_URL: sinkUrl,
       }),
     });
     while (!peer.exitInfo) await sleep(50);
@@ -157,23 +174,38 @@ try {
   const row = (label, list) =>
     `| ${label} | ${list.map((run) => `${(run.ms / 1000).toFixed(1)} s`).join(", ")} | ${rate(median(list.map((run) => run.ms)))} | ` +
     `${mib(Math.max(...list.map((run) => run.peak - run.baseline)))} |`;
+  const labels =
+    kind === "dropbox"
+      ? {
+          title: "# Delivery to a Dropbox destination",
+          what: "copied to a Dropbox stand-in that counts and drops the bytes (its own process)",
+          peer: "peer: one bare streamed POST to `/2/files/upload` of the same object, own process",
+          meridian: "Meridian: the `deliver_file` job (an upload session of 8 MiB chunks, one at a time), from the upload's 201 to `delivered`",
+        }
+      : {
+          title: "# Delivery to an S3 destination",
+          what: "copied to a second S3-protocol store (both stores in the benchmark's process)",
+          peer: "peer: bare `@aws-sdk/lib-storage` Upload (defaults: 5 MiB parts, 4 in flight), own process",
+          meridian: "Meridian: the `deliver_file` job in the server process (8 MiB parts, 4 in flight, then a HEAD), from the upload's 201 to `delivered`",
+        };
+  const flag = kind === "dropbox" ? " --dropbox" : "";
   const text = [
-    "# Delivery to an S3 destination",
+    labels.title,
     "",
-    `\`node --import tsx bench/delivery.mjs --mib ${sizeMib} --runs ${runs}\`, run on ${new Date().toISOString().slice(0, 10)}`,
+    `\`node --import tsx bench/delivery.mjs --mib ${sizeMib} --runs ${runs}${flag}\`, run on ${new Date().toISOString().slice(0, 10)}`,
     `(${os.cpus().length} cores, ${os.cpus()[0]?.model?.trim()}, Node ${process.version}; load average at start ${loadAtStart}, at the end ${loadAverage()}).`,
-    `One ${sizeMib} MiB file, stored by the server, copied to a second S3-protocol store (both stores in the benchmark's process).`,
+    `One ${sizeMib} MiB file, stored by the server, ${labels.what}.`,
     "",
     "| Copier | Time per run | Rate (median) | RSS growth (peak) |",
     "|---|---:|---:|---:|",
-    row("peer: bare `@aws-sdk/lib-storage` Upload (defaults: 5 MiB parts, 4 in flight), own process", peerRuns),
-    row("Meridian: the `deliver_file` job in the server process (8 MiB parts, 4 in flight, then a HEAD), from the upload's 201 to `delivered`", meridianRuns),
+    row(labels.peer, peerRuns),
+    row(labels.meridian, meridianRuns),
     "",
     `- Goal: at least 0.8x the peer's speed: **${ratio >= 0.8 ? "met" : "missed"}** (${ratio.toFixed(2)}x).`,
     `- Memory: the server's RSS grew by at most ${mib(growth)} while ${sizeMib} MiB passed through (the peer's: ${mib(peerGrowth)}).`,
     "",
   ].join("\n");
-  await writeResult("delivery.md", text);
+  await writeResult(kind === "dropbox" ? "delivery-dropbox.md" : "delivery.md", text);
   console.log(text);
 } finally {
   await stopAll();
