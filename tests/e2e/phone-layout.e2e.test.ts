@@ -4,6 +4,7 @@ import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { filesCollection, observationsCollection } from "@meridian/db";
 import { loginSession } from "../support/auth-suite";
+import { invitationPathFor } from "../support/invitation-links";
 import { fileDocument } from "../support/observation-documents";
 import { signupUser } from "../support/test-server";
 import { until } from "../support/until";
@@ -155,7 +156,11 @@ beforeAll(async () => {
     targets: [{ name: "Polaris", ra: 37.95, dec: 89.26, exposures: [{ filter: "L", exposureSeconds: 300, count: 2, binning: 1 }] }],
   });
   const forecast = await api<{ night: string }>(`/observations/${pending.id}/forecast`, token);
+  // An invitation to an address with no account, opened signed out: its sign-up path.
+  const invitee = "phone.invitee.with.a.rather.long.address@example.com";
+  await api(`/organizations/${organization.id}/invitations`, token, { email: invitee, permissions: { can_manage_projects: true } });
   Object.assign(ids, {
+    "invitations/:token": await invitationPathFor(suite.server(), invitee),
     pending: `observations/${pending.id}`,
     pendingNight: `observatories/${observatory.id}?tab=tonight&night=${forecast.night}`,
     "admin/integrity": `admin/integrity?scan=${scan.id}`,

@@ -54,6 +54,7 @@ describe("the OpenAPI document", () => {
         "GET /api/health/live",
         "GET /api/health/ready",
         "GET /api/v1/maintenance",
+        "GET /api/v1/invitations/{token}",
         "POST /api/v1/auth/login",
         "POST /api/v1/auth/password-reset",
         "POST /api/v1/auth/password-reset/confirm",

@@ -33,6 +33,8 @@ export const router = createBrowserRouter(
     // Not guest-only: a reset link must work in a browser where someone is still signed in.
     { path: "/forgot-password", ...page(() => import("./pages/ForgotPasswordPage"), "ForgotPasswordPage") },
     { path: "/reset-password", ...page(() => import("./pages/ResetPasswordPage"), "ResetPasswordPage") },
+    // Not guest-only either: whoever opens an invitation may be signed in, as the invited address or another.
+    { path: "/invitations/:token", ...page(() => import("./pages/InvitationPage"), "InvitationPage") },
     {
       element: (
         <RequireAuth>

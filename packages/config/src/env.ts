@@ -58,6 +58,8 @@ const envSchema = z.object({
   LOGIN_FAILURES_PER_IP: positiveInt(50),
   SIGNUPS_PER_IP_PER_HOUR: positiveInt(20),
   PASSWORD_RESETS_PER_EMAIL_PER_HOUR: positiveInt(5),
+  /** Invitations one organization, observatory or project may send in an hour (resends included). */
+  INVITATIONS_PER_SCOPE_PER_HOUR: positiveInt(50),
   PASSWORD_RESETS_PER_IP_PER_HOUR: positiveInt(20),
   SESSION_TTL_DAYS: positiveInt(30),
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */

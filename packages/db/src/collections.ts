@@ -19,6 +19,7 @@ import {
 } from "./documents";
 import { fileDocSchema, observationDocSchema, observationHistoryDocSchema, observatoryKeyDocSchema, pushSubscriptionDocSchema } from "./observation-documents";
 import { backupDocSchema } from "./backup-documents";
+import { invitationDocSchema } from "./invitation-documents";
 import { integrityIssueDocSchema, integrityScanDocSchema } from "./integrity-documents";
 import { defineCollection } from "./repository";
 import {
@@ -47,6 +48,7 @@ import {
   pushSubscriptions,
   integrityScans,
   integrityIssues,
+  invitations,
 } from "./schema";
 
 export const usersCollection = defineCollection({
@@ -68,6 +70,24 @@ export const passwordResetsCollection = defineCollection({
   schema: passwordResetDocSchema,
   idPrefix: "pwr",
   keys: (doc) => ({ userId: doc.userId, tokenHash: doc.tokenHash }),
+});
+
+/**
+ * Invitations are credentials, like password-reset links: not in `collections`, so backups leave
+ * them out and a restore voids the pending ones (the inviter sends them again).
+ */
+export const invitationsCollection = defineCollection({
+  table: invitations,
+  schema: invitationDocSchema,
+  idPrefix: "inv",
+  keys: (doc) => ({
+    scopeKind: doc.grant.kind,
+    scopeId: doc.scopeId,
+    emailLower: doc.email.toLowerCase(),
+    tokenHash: doc.tokenHash,
+    status: doc.status,
+  }),
+  fieldColumns: { status: invitations.status },
 });
 
 export const apiKeysCollection = defineCollection({

@@ -10,3 +10,4 @@ export { startEmbeddedS3, type EmbeddedS3 } from "./storage/embedded-s3";
 export * from "./observation-documents";
 export * from "./integrity-documents";
 export * from "./backup-documents";
+export * from "./invitation-documents";

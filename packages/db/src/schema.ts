@@ -20,6 +20,7 @@ import type {
   UserDoc,
 } from "./documents";
 import type { BackupDoc } from "./backup-documents";
+import type { InvitationDoc } from "./invitation-documents";
 import type { IntegrityIssueDoc, IntegrityScanDoc } from "./integrity-documents";
 import type { FileDoc, ObservationDoc, ObservationHistoryDoc, ObservatoryKeyDoc, PushSubscriptionDoc } from "./observation-documents";
 
@@ -378,6 +379,26 @@ export const integrityIssues = pgTable(
     autoFixable: boolean("auto_fixable").notNull(),
   },
   (table) => [index("integrity_issues_scan_idx").on(table.scanId, table.severity, table.id)],
+);
+
+/** Pending and ended invitations; one pending per scope and address (a newer one replaces it). */
+export const invitations = pgTable(
+  "invitations",
+  {
+    ...documentColumns<InvitationDoc>(),
+    scopeKind: text("scope_kind").notNull(),
+    scopeId: text("scope_id").notNull(),
+    emailLower: text("email_lower").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    status: text("status").notNull(),
+  },
+  (table) => [
+    uniqueIndex("invitations_token_hash_key").on(table.tokenHash),
+    uniqueIndex("invitations_pending_key")
+      .on(table.scopeKind, table.scopeId, table.emailLower)
+      .where(sql`status = 'pending'`),
+    index("invitations_scope_idx").on(table.scopeKind, table.scopeId, table.createdAt),
+  ],
 );
 
 export const backups = pgTable("backups", { ...documentColumns<BackupDoc>(), status: text("status").notNull() }, (table) => [

@@ -69,7 +69,12 @@ export { createSecretBox, loadSecretsKey, type SecretBox } from "./secrets/secre
 export * from "./permissions/observatory-permissions";
 export * from "./organizations/schemas";
 export * from "@meridian/rules";
-export { loadOrganizationAccess, requireOrganizationPermission, ALL_ORGANIZATION_PERMISSIONS } from "./organizations/organization-access";
+export {
+  loadOrganizationAccess,
+  requireOrganizationPermission,
+  ALL_ORGANIZATION_PERMISSIONS,
+  NO_ORGANIZATION_PERMISSIONS,
+} from "./organizations/organization-access";
 export {
   createOrganization,
   listOrganizations,
@@ -236,3 +241,7 @@ export { targetCatalogs, targetKinds, type TargetCatalog, type TargetKind } from
 export { deliverFile } from "./delivery/deliver-file";
 export { retryFileDelivery, testStorageDestination } from "./delivery/operate-deliveries";
 export { putAllocation, deleteAllocation, listAllocations, getProjectUsage } from "./allocations/allocations";
+export * from "./invitations/schemas";
+export { createInvitation, listInvitations, revokeInvitation, endScopeInvitations } from "./invitations/invitations";
+export { acceptInvitation, previewInvitation } from "./invitations/accept";
+export type { InvitationGrant, InvitationKind } from "@meridian/db";

@@ -35,6 +35,7 @@ import {
   type ObservatoryUserMember,
 } from "./permissions";
 import { refreshObservatories } from "./refresh";
+import { useObservatoryInvitations } from "./useObservatoryInvitations";
 
 const OTHER = "__other__";
 
@@ -86,6 +87,7 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
   const me = useMe();
   const navigate = useNavigate();
   const canAdmin = Boolean(observatory.myPermissions?.can_admin);
+  const invitations = useObservatoryInvitations(observatory.id, canAdmin);
   const members = useQuery(trpc.observatories.members.queryOptions({ id: observatory.id }, { staleTime: 0 }));
   const myOrganizations = useMyOrganizations();
   const [notice, setNotice] = useState<string | null>(null);
@@ -278,9 +280,11 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
         </DataTable>
       </section>
 
+      {invitations.pending}
+
       {canAdmin ? (
         <div className="grid gap-6 lg:grid-cols-2">
-          <AddUserCard observatoryId={observatory.id} />
+          <AddUserCard observatoryId={observatory.id} invite={invitations.invite} />
           <AddOrganizationCard observatoryId={observatory.id} memberIds={organizations.map((organization) => organization.organizationId)} />
         </div>
       ) : (
@@ -304,7 +308,7 @@ export function ObservatoryMembers({ observatory }: { observatory: Observatory }
   );
 }
 
-function AddUserCard({ observatoryId }: { observatoryId: string }) {
+function AddUserCard({ observatoryId, invite }: { observatoryId: string; invite(email: string, permissions: ObservatoryPermissions): Promise<unknown> }) {
   const [permissions, setPermissions] = useState({ can_view: true, can_observe: false, can_operate: false, can_admin: false });
   return (
     <AddMemberByEmailForm
@@ -313,6 +317,7 @@ function AddUserCard({ observatoryId }: { observatoryId: string }) {
       submitLabel="Add user"
       emailLabel="User email"
       mutation={trpc.observatories.addUser.mutationOptions()}
+      invite={(email) => invite(email, permissions)}
       input={(email) => ({ id: observatoryId, email, permissions })}
       onAdded={refreshObservatories}
     >

@@ -25,6 +25,7 @@ import { usePendingValues } from "../lib/usePendingValues";
 import { queryClient, trpc } from "../trpc";
 import { noOrganizationPermissions, organizationPermissionInfo } from "./labels";
 import { refreshOrganizationData } from "./refresh";
+import { useOrganizationInvitations } from "./useOrganizationInvitations";
 import type { Organization, OrganizationMember, OrganizationPermissionKey, OrganizationPermissions } from "./types";
 
 export function OrganizationMembers({ organization }: { organization: Organization }) {
@@ -32,6 +33,7 @@ export function OrganizationMembers({ organization }: { organization: Organizati
   const members = useQuery(trpc.organizations.members.queryOptions({ id: organization.id }, { staleTime: 0 }));
   const canManage = organization.myPermissions.can_manage_members;
   const isOwner = organization.myRole === "owner";
+  const invitations = useOrganizationInvitations(organization.id, canManage);
   const [transferring, setTransferring] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   // Checkboxes show the change at once; the server's answer replaces it (or, on failure, the old value returns).
@@ -146,7 +148,9 @@ export function OrganizationMembers({ organization }: { organization: Organizati
         {isOwner ? <p className="mt-2 text-sm text-slate-500">As the owner you cannot leave. Transfer ownership to another member first.</p> : null}
       </section>
 
-      {canManage ? <AddOrganizationMember organizationId={organization.id} /> : null}
+      {invitations.pending}
+
+      {canManage ? <AddOrganizationMember organizationId={organization.id} invite={invitations.invite} /> : null}
 
       <RemoveMemberDialog dialog={removal.dialog} self={removal.removingSelf} place="organization">
         {removal.removingSelf ? (
@@ -177,7 +181,13 @@ export function OrganizationMembers({ organization }: { organization: Organizati
   );
 }
 
-function AddOrganizationMember({ organizationId }: { organizationId: string }) {
+function AddOrganizationMember({
+  organizationId,
+  invite,
+}: {
+  organizationId: string;
+  invite(email: string, permissions: OrganizationPermissions): Promise<unknown>;
+}) {
   const [permissions, setPermissions] = useState(noOrganizationPermissions);
   return (
     <AddMemberByEmailForm
@@ -185,7 +195,8 @@ function AddOrganizationMember({ organizationId }: { organizationId: string }) {
       description="Enter the exact email address of their Meridian account."
       emailName="email"
       emailClassName="max-w-md"
-      notFoundMessage="No Meridian account uses this email address. Ask them to sign up first."
+      notFoundMessage="No Meridian account uses this email address."
+      invite={(email) => invite(email, permissions)}
       mutation={trpc.organizations.addMember.mutationOptions()}
       input={(email) => ({ id: organizationId, email, permissions })}
       addedMessage={(member) => `${member.name} is now a member.`}

@@ -15,10 +15,11 @@ import { trpc } from "../trpc";
 
 export function LoginPage() {
   useDocumentTitle("Sign in");
-  const [email, setEmail] = useState("");
+  const [searchParams] = useSearchParams();
+  // An invitation link sends its address along.
+  const [email, setEmail] = useState(searchParams.get("email") ?? "");
   const [password, setPassword] = useState("");
   const [blank, setBlank] = useState<{ email?: string; password?: string }>({});
-  const [searchParams] = useSearchParams();
   const notice = readLoginNotice(useLocation().state);
   const onSuccess = useAuthSuccess();
   const login = useMutation(trpc.auth.login.mutationOptions({ onSuccess: (result) => onSuccess(result.user) }));

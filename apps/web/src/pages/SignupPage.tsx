@@ -13,9 +13,10 @@ import { useDocumentTitle } from "../lib/document-title";
 
 export function SignupPage() {
   useDocumentTitle("Create account");
-  const [form, setForm] = useState({ name: "", email: "", password: "" });
-  const [blank, setBlank] = useState<Partial<Record<keyof typeof form, string>>>({});
   const [searchParams] = useSearchParams();
+  // An invitation link sends its address along, so the account is made for the invited one.
+  const [form, setForm] = useState({ name: "", email: searchParams.get("email") ?? "", password: "" });
+  const [blank, setBlank] = useState<Partial<Record<keyof typeof form, string>>>({});
   const onSuccess = useAuthSuccess();
   const signup = useMutation(trpc.auth.signup.mutationOptions({ onSuccess: (result) => onSuccess(result.user) }));
   const problem = signup.error ? summarizeError(signup.error) : null;

@@ -14,6 +14,7 @@ import { SelectField } from "../components/SelectField";
 import { ActionsCell, ActionsTh, DataTable, td, Th } from "../components/Table";
 import { formatDateTime } from "../lib/format";
 import { queryClient, trpc } from "../trpc";
+import { useProjectInvitations } from "./useProjectInvitations";
 import { canManageProject, projectRoleLabels, type Project, type ProjectMember } from "./labels";
 import { ProjectRoleSelect } from "./ProjectRoleSelect";
 import { refreshProjects } from "./refresh";
@@ -21,6 +22,7 @@ import { refreshProjects } from "./refresh";
 export function ProjectMembers({ project }: { project: Project }) {
   const me = useMe();
   const canManage = canManageProject(project);
+  const invitations = useProjectInvitations(project.id, canManage);
   const members = useQuery(trpc.projects.members.queryOptions({ id: project.id }, { staleTime: 0 }));
   const [notice, setNotice] = useState<string | null>(null);
   const removal = useRemoveMember({
@@ -85,7 +87,9 @@ export function ProjectMembers({ project }: { project: Project }) {
         </QueryState>
         <p className="mt-2 text-sm text-slate-500">The project's owner cannot be removed.</p>
       </section>
-      {canManage ? <AddProjectMember projectId={project.id} /> : null}
+      {invitations.pending}
+
+      {canManage ? <AddProjectMember projectId={project.id} invite={invitations.invite} /> : null}
       <RemoveMemberDialog dialog={removal.dialog} self={removal.removingSelf} place="project">
         {removal.removingSelf ? (
           <>
@@ -101,7 +105,7 @@ export function ProjectMembers({ project }: { project: Project }) {
   );
 }
 
-function AddProjectMember({ projectId }: { projectId: string }) {
+function AddProjectMember({ projectId, invite }: { projectId: string; invite(email: string, role: "admin" | "member"): Promise<unknown> }) {
   const [role, setRole] = useState<"admin" | "member">("member");
   return (
     <AddMemberByEmailForm
@@ -110,6 +114,7 @@ function AddProjectMember({ projectId }: { projectId: string }) {
       formLabel="Add a project member"
       otherFields={["role"]}
       mutation={trpc.projects.addMember.mutationOptions()}
+      invite={(email) => invite(email, role)}
       input={(email) => ({ id: projectId, email, role })}
       onAdded={refreshProjects}
     >

@@ -6,6 +6,7 @@ import { announcementRestOperations } from "./announcements";
 import { authOperations } from "./auth";
 import type { AnyOperation } from "./define-operation";
 import { integrityOperations } from "./integrity";
+import { invitationOperations } from "./invitations";
 import { observationOperations } from "./observations";
 import { observatoryOperations } from "./observatories";
 import { organizationOperations } from "./organizations";
@@ -25,6 +26,7 @@ export const allOperations: AnyOperation[] = [
     organizationOperations,
     observatoryOperations,
     projectOperations,
+    invitationOperations,
     observationOperations,
     targetOperations,
     integrityOperations,

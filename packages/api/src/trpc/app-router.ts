@@ -8,6 +8,7 @@ import { userOperations } from "../operations/user";
 import { observatoryOperations } from "../operations/observatories";
 import { observationOperations } from "../operations/observations";
 import { integrityOperations } from "../operations/integrity";
+import { invitationOperations } from "../operations/invitations";
 import { organizationOperations } from "../operations/organizations";
 import { projectOperations } from "../operations/projects";
 import { targetOperations } from "../operations/targets";
@@ -20,6 +21,7 @@ export const appRouter = router({
   organizations: routerOf(organizationOperations),
   observatories: routerOf(observatoryOperations),
   projects: routerOf(projectOperations),
+  invitations: routerOf(invitationOperations),
   observations: routerOf(observationOperations),
   targets: routerOf(targetOperations),
   announcements: routerOf(announcementOperations),

@@ -18,6 +18,8 @@ const trpcCodeByStatus: Record<number, TRPCError["code"]> = {
   405: "METHOD_NOT_SUPPORTED",
   408: "TIMEOUT",
   409: "CONFLICT",
+  // tRPC has no 410; the response body still carries data.httpStatus 410 and the Meridian code.
+  410: "NOT_FOUND",
   413: "PAYLOAD_TOO_LARGE",
   415: "UNSUPPORTED_MEDIA_TYPE",
   429: "TOO_MANY_REQUESTS",

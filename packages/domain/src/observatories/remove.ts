@@ -10,6 +10,7 @@ import { AppError, isAppError } from "../errors";
 import { moveObservation } from "../observations/transitions";
 import { loadOrganizationAccess } from "../organizations/organization-access";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { endScopeInvitations } from "../invitations/invitations";
 import { inTransaction, type InTransaction } from "../transaction";
 import { recordHistory } from "./observatories";
 
@@ -74,6 +75,7 @@ export async function removeObservatory(options: { deps: Deps; actor: UserActor;
       await moveObservation({ t, observation: observation!, to: "cancelled", actor, reason: OBSERVATORY_REMOVED_REASON });
     }
 
+    await endScopeInvitations({ t, kind: "observatory", scopeId: observatoryId });
     const { observatoryKeys } = tables;
     const keys = await observatoryKeysCollection.findMany(
       t.tx,

@@ -8,6 +8,7 @@ import { AppError } from "../errors";
 import { publishUserEvent } from "../events/publish";
 import { recordHistory } from "../observatories/observatories";
 import { loadOrganizationAccess } from "./organization-access";
+import { endScopeInvitations } from "../invitations/invitations";
 import { inTransaction } from "../transaction";
 
 const NAMES_SHOWN = 5;
@@ -98,6 +99,7 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
       scopeId: organizationId,
       reason: `The organization ${doc.name} was deleted.`,
     });
+    await endScopeInvitations({ t, kind: "organization", scopeId: organizationId });
     await organizationsCollection.remove(t.tx, organizationId);
     const scope = { kind: "organization" as const, id: organizationId, name: doc.name };
     await recordAudit({

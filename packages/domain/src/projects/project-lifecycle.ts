@@ -7,6 +7,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { loadUsersById } from "../users/find-user";
 import { loadProjectAccess, projectMemberWhere } from "./projects";
+import { endScopeInvitations } from "../invitations/invitations";
 import { inTransaction } from "../transaction";
 
 /** The owner or a project admin (also organization managers and server admins) moves a member between admin and member. */
@@ -50,6 +51,7 @@ export async function deleteProject(options: { deps: Deps; actor: UserActor; pro
     if (doc.status !== "archived") throw new AppError("PROJECT_NOT_ARCHIVED", `Archive the project before deleting it (it is ${doc.status})`);
     await cancelScopeAnnouncements({ t, actor, scope: "project", scopeId: projectId, reason: `The project ${doc.name} was deleted.` });
     await t.tx.delete(tables.projectMembers).where(eq(tables.projectMembers.projectId, projectId));
+    await endScopeInvitations({ t, kind: "project", scopeId: projectId });
     await projectsCollection.remove(t.tx, projectId);
     const scope = { kind: "project" as const, id: projectId, name: doc.name };
     await recordAudit({

@@ -1,6 +1,9 @@
 import { useState, type ReactNode } from "react";
 import { useMutation, type UseMutationOptions } from "@tanstack/react-query";
-import type { ProblemSummary } from "../../lib/errors";
+import { Mail } from "lucide-react";
+import { summarizeError, type ProblemSummary } from "../../lib/errors";
+import { Alert } from "../Alert";
+import { Button } from "../Button";
 import { formProblem } from "../../lib/form-errors";
 import { TextField } from "../TextField";
 import { AddMemberCard } from "./AddMemberCard";
@@ -25,6 +28,11 @@ export interface AddMemberByEmailFormProps<TMember extends { name: string }, TEr
   onAdded?(member: TMember): unknown;
   /** Lays out the fields: the email field and whatever else the call takes. */
   children?(emailField: ReactNode, problem: ProblemSummary | null): ReactNode;
+  /**
+   * Offered when no account has the address: emails an invitation with what the form grants.
+   * Resolves once it is sent; a failure is shown as the form's error.
+   */
+  invite?(email: string): Promise<unknown>;
 }
 
 /** Adds a person by the exact email address of their account, as members of organizations, projects and observatories are. */
@@ -43,10 +51,13 @@ export function AddMemberByEmailForm<TMember extends { name: string }, TError, T
   addedMessage = (member) => `${member.name} was added.`,
   onAdded,
   children = (emailField) => emailField,
+  invite,
 }: AddMemberByEmailFormProps<TMember, TError, TInput, TContext>) {
   const [email, setEmail] = useState("");
   const [added, setAdded] = useState<string | null>(null);
   const [blank, setBlank] = useState<string | null>(null);
+  const [inviting, setInviting] = useState(false);
+  const [inviteError, setInviteError] = useState<string | null>(null);
   const add = useMutation<TMember, TError, TInput, TContext>({
     ...mutation,
     onSuccess: async (member, ...rest) => {
@@ -58,7 +69,25 @@ export function AddMemberByEmailForm<TMember extends { name: string }, TError, T
   });
   const problem = formProblem(add.error, { codeFields: { ALREADY_MEMBER: "email" } });
   const emailError = blank ?? (problem?.code === "USER_NOT_FOUND" ? notFoundMessage : problem?.fieldErrors.email);
-  const general = problem && !emailError && !otherFields.some((field) => problem.fieldErrors[field]) ? problem.message : null;
+  const general = inviteError ?? (problem && !emailError && !otherFields.some((field) => problem.fieldErrors[field]) ? problem.message : null);
+  const offerInvitation = invite && problem?.code === "USER_NOT_FOUND" && !blank && email.trim() !== "";
+
+  const sendInvitation = async () => {
+    if (!invite) return;
+    const address = email.trim();
+    setInviting(true);
+    setInviteError(null);
+    try {
+      await invite(address);
+      add.reset();
+      setEmail("");
+      setAdded(`Invitation sent to ${address}. The link works for 7 days; it is listed under pending invitations until then.`);
+    } catch (error) {
+      setInviteError(summarizeError(error).message);
+    } finally {
+      setInviting(false);
+    }
+  };
 
   const submit = () => {
     if (!email.trim()) {
@@ -67,6 +96,7 @@ export function AddMemberByEmailForm<TMember extends { name: string }, TError, T
     }
     setBlank(null);
     setAdded(null);
+    setInviteError(null);
     add.mutate(input(email));
   };
 
@@ -95,6 +125,21 @@ export function AddMemberByEmailForm<TMember extends { name: string }, TError, T
       onSubmit={submit}
     >
       {children(emailField, problem)}
+      {offerInvitation ? (
+        <Alert tone="info">
+          <p>Invite {email.trim()} instead: they get an email with a link to create their account and join, valid for 7 days.</p>
+          <Button
+            type="button"
+            variant="secondary"
+            className="mt-2"
+            busy={inviting}
+            icon={<Mail aria-hidden="true" className="size-4" />}
+            onClick={() => void sendInvitation()}
+          >
+            Send invitation
+          </Button>
+        </Alert>
+      ) : null}
     </AddMemberCard>
   );
 }

@@ -1,0 +1,92 @@
+import { invitationsCollection, tables, usersCollection, type Executor, type InvitationDoc, type StoredDocument } from "@meridian/db";
+import { eq } from "drizzle-orm";
+import type { UserActor } from "../actor";
+import { hashSecret } from "../auth/tokens";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { inTransaction } from "../transaction";
+import { invitationScopeRules, recordInvitationChange } from "./invitation-scopes";
+
+const ENDED_BECAUSE: Record<Exclude<InvitationDoc["status"], "pending">, string> = {
+  accepted: "This invitation has already been used",
+  revoked: "This invitation was revoked",
+  replaced: "A newer invitation replaced this one: use the link in the latest email",
+};
+
+async function findByToken(options: { db: Executor; token: string; forUpdate?: boolean }) {
+  const query = options.db
+    .select()
+    .from(tables.invitations)
+    .where(eq(tables.invitations.tokenHash, hashSecret(options.token)))
+    .limit(1);
+  const [row] = options.forUpdate ? await query.for("update") : await query;
+  if (!row) throw new AppError("NOT_FOUND", "No such invitation: check that the whole link was copied");
+  return row as StoredDocument<InvitationDoc>;
+}
+
+/** 410 INVITATION_EXPIRED for a link that no longer works, saying why. */
+function requireUsable(options: { invitation: StoredDocument<InvitationDoc>; now: Date }) {
+  const { doc } = options.invitation;
+  if (doc.status !== "pending") throw new AppError("INVITATION_EXPIRED", ENDED_BECAUSE[doc.status]);
+  if (new Date(doc.expiresAt).getTime() <= options.now.getTime()) throw new AppError("INVITATION_EXPIRED", "This invitation has expired: ask for a new one");
+}
+
+/**
+ * What an invitation link shows before anyone signs in: the token is the secret, so whoever holds
+ * the link may see whom it invites to what (and so sign up with the right address).
+ */
+export async function previewInvitation(options: { deps: Deps; token: string }) {
+  const { deps, token } = options;
+  const invitation = await findByToken({ db: deps.db, token });
+  requireUsable({ invitation, now: deps.now() });
+  const { doc } = invitation;
+  const scope = await invitationScopeRules[doc.grant.kind].load({ db: deps.db, id: doc.scopeId });
+  if (!scope) throw new AppError("INVITATION_EXPIRED", "What this invitation was for no longer exists");
+  const account = await usersCollection.findOne(deps.db, eq(tables.users.emailLower, doc.email.toLowerCase()));
+  return {
+    kind: doc.grant.kind,
+    id: doc.scopeId,
+    name: scope.name,
+    email: doc.email,
+    invitedBy: doc.invitedBy.name,
+    expiresAt: doc.expiresAt,
+    accountExists: account != null,
+  };
+}
+
+/**
+ * Accepts an invitation for the signed-in account, which must have the invited address. The link
+ * works once; someone who has meanwhile joined another way still uses it up, and is told where.
+ */
+export async function acceptInvitation(options: { deps: Deps; actor: UserActor; token: string }) {
+  const { deps, actor, token } = options;
+  return inTransaction(deps, async (t) => {
+    const invitation = await findByToken({ db: t.tx, token, forUpdate: true });
+    requireUsable({ invitation, now: t.now() });
+    const { doc } = invitation;
+    const user = await usersCollection.get(t.tx, actor.id);
+    if (!user || user.doc.email.toLowerCase() !== doc.email.toLowerCase())
+      throw new AppError("INVITATION_EMAIL_MISMATCH", `This invitation is for ${doc.email}: sign in with that address to accept it`);
+    const kind = doc.grant.kind;
+    const rules = invitationScopeRules[kind];
+    const scope = await rules.load({ db: t.tx, id: doc.scopeId });
+    if (!scope) throw new AppError("INVITATION_EXPIRED", "What this invitation was for no longer exists");
+    if (!(await rules.isMember({ db: t.tx, id: scope.id, userId: user.id })))
+      await rules.join({ t, scope, user: { id: user.id, name: user.doc.name, email: user.doc.email }, grant: doc.grant, invitationId: invitation.id });
+    await invitationsCollection.update(t.tx, invitation.id, (current) => ({
+      ...current,
+      status: "accepted",
+      acceptedBy: user.id,
+      endedAt: t.now().toISOString(),
+    }));
+    await recordInvitationChange({
+      t,
+      actor: { id: user.id, name: user.doc.name },
+      scope,
+      change: "invitation_accepted",
+      invitation: { id: invitation.id, email: doc.email },
+      details: doc.grant.kind === "project" ? { role: doc.grant.role } : { permissions: doc.grant.permissions },
+    });
+    return { kind, id: scope.id };
+  });
+}

@@ -1,0 +1,351 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
+import { jsonApi } from "../support/json-api";
+import { startSmtpCapture, type CapturedMail } from "../support/smtp-capture";
+import { controlServerClock, type TestClock } from "../support/test-clock";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+/**
+ * Invitations (api-contract: Invitations): an emailed single-use link valid seven days, replaced by
+ * a newer one, revocable, accepted only by the invited address, also by someone who signs up
+ * through it; for organizations, observatories and projects alike, each change on record.
+ */
+
+const ADMIN = { email: "invitations-admin@example.com", password: "invitations admin password" };
+const WEEK_MS = 7 * 24 * 3600_000;
+const SCOPE_LIMIT = 8;
+
+let server: TestServer;
+let capture: Awaited<ReturnType<typeof startSmtpCapture>>;
+let clock: TestClock;
+let admin: Account;
+const { call, must, createOrganization, createObservatory, addOrganizationMember } = jsonApi(() => server);
+
+beforeAll(async () => {
+  capture = await startSmtpCapture();
+  server = await startTestServer({
+    ...roomyLimits,
+    SMTP_URL: capture.url,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    INVITATIONS_PER_SCOPE_PER_HOUR: String(SCOPE_LIMIT),
+  });
+  clock = controlServerClock(server, Date.now());
+  const login = await must("/api/v1/auth/login", { method: "POST", json: ADMIN }, 200);
+  admin = { ...ADMIN, id: login.user.id, token: login.token };
+});
+afterAll(async () => {
+  await server?.stop();
+  await capture?.stop();
+});
+
+const freshEmail = (label: string) => `${label}-${randomBytes(4).toString("hex")}@example.com`;
+
+/** The token of the newest invitation email to `to`, from its `/app/invitations/{token}` link, once it has arrived. */
+async function invitationToken(to: string, after = 0): Promise<string> {
+  const mine = (all: CapturedMail[]) => all.filter((mail) => mail.to.some((address) => address.toLowerCase() === to.toLowerCase()));
+  await capture.waitFor((all) => mine(all).length > after);
+  const mail = mine(capture.messages).at(-1)!;
+  const link = /https?:\/\/\S+\/app\/invitations\/(\S+)/.exec(mail.text ?? "");
+  expect(link, `an invitation link in: ${mail.text}`).not.toBeNull();
+  return decodeURIComponent(link![1]!);
+}
+const mailsTo = (to: string) => capture.messages.filter((mail) => mail.to.some((address) => address.toLowerCase() === to.toLowerCase())).length;
+
+const invite = (as: Account, base: string, json: Record<string, unknown>) => call(`${base}/invitations`, { method: "POST", token: as.token, json });
+const accept = (as: Account, token: string) => call("/api/v1/invitations/accept", { method: "POST", token: as.token, json: { token } });
+const auditOf = async (scopeKind: string, scopeId: string) =>
+  (await must(`/api/v1/admin/audit?scopeKind=${scopeKind}&scopeId=${scopeId}&limit=200`, { token: admin.token }, 200)).items as Array<{
+    action: string;
+    actorId: string | null;
+    target: { kind: string; name: string | null };
+  }>;
+
+describe("organization invitations", () => {
+  it("invites an address without an account; whoever signs up with it through the link joins with the permissions sent, once", async () => {
+    const owner = await createAccount(server, { name: "Olive Owner" });
+    const organization = await createOrganization(owner);
+    const email = freshEmail("Newcomer");
+
+    const sent = await invite(owner, `/organizations/${organization.id}`, { email, permissions: { can_manage_projects: true } });
+    expect(sent.status).toBe(201);
+    expect(sent.body).toMatchObject({
+      id: expect.any(String),
+      email,
+      permissions: { can_manage_members: false, can_manage_projects: true, can_manage_observatories: false },
+      expired: false,
+      invitedBy: { id: owner.id },
+    });
+    expect(new Date(sent.body.expiresAt).getTime() - new Date(sent.body.createdAt).getTime()).toBeGreaterThanOrEqual(WEEK_MS - 60_000);
+    expect((await call(`/organizations/${organization.id}/invitations`, { token: owner.token })).body.items).toEqual([sent.body]);
+
+    const token = await invitationToken(email);
+    // The link says, before anyone signs in, whom it invites to what.
+    const preview = await call(`/api/v1/invitations/${encodeURIComponent(token)}`);
+    expect(preview.status).toBe(200);
+    expect(preview.body).toEqual({
+      kind: "organization",
+      id: organization.id,
+      name: organization.name,
+      email,
+      invitedBy: "Olive Owner",
+      expiresAt: sent.body.expiresAt,
+      accountExists: false,
+    });
+
+    const newcomer = await createAccount(server, { email: email.toUpperCase(), name: "Newcomer" });
+    const accepted = await accept(newcomer, token);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toEqual({ kind: "organization", id: organization.id });
+    const members = (await must(`/organizations/${organization.id}/members`, { token: owner.token }, 200)).items;
+    expect(members.find((member: { userId: string }) => member.userId === newcomer.id)).toMatchObject({
+      permissions: { can_manage_projects: true, can_manage_members: false },
+    });
+    expect((await call(`/organizations/${organization.id}/invitations`, { token: owner.token })).body.items).toEqual([]);
+
+    // The token works once.
+    await expectProblem(
+      await server.request("/api/v1/invitations/accept", { method: "POST", token: newcomer.token, json: { token } }),
+      410,
+      "INVITATION_EXPIRED",
+    );
+    expect((await call(`/api/v1/invitations/${encodeURIComponent(token)}`)).status).toBe(410);
+
+    const actions = (await auditOf("organization", organization.id)).map((entry) => [entry.action, entry.actorId, entry.target.name]);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        ["organization.invitation_sent", owner.id, email],
+        ["organization.invitation_accepted", newcomer.id, email],
+      ]),
+    );
+  });
+
+  it("refuses an account with another address (403) and leaves the link working for the invited one", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const invited = await createAccount(server);
+    const someoneElse = await createAccount(server);
+    expect((await invite(owner, `/organizations/${organization.id}`, { email: invited.email })).status).toBe(201);
+    const token = await invitationToken(invited.email);
+    expect((await call(`/api/v1/invitations/${encodeURIComponent(token)}`)).body.accountExists).toBe(true);
+
+    const refused = await accept(someoneElse, token);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("INVITATION_EMAIL_MISMATCH");
+    expect(refused.body.detail ?? refused.body.title).toBeTruthy();
+    expect((await accept(invited, token)).status).toBe(200);
+  });
+
+  it("a second invitation to the same address replaces the first, whose link stops working: that is a resend", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const email = freshEmail("twice");
+    const first = await invite(owner, `/organizations/${organization.id}`, { email });
+    const firstToken = await invitationToken(email);
+    const second = await invite(owner, `/organizations/${organization.id}`, { email: email.toUpperCase(), permissions: { can_manage_storage: true } });
+    expect(second.status).toBe(201);
+    const secondToken = await invitationToken(email, 1);
+    expect(secondToken).not.toBe(firstToken);
+    const listed = (await call(`/organizations/${organization.id}/invitations`, { token: owner.token })).body.items;
+    expect(listed.map((item: { id: string }) => item.id)).toEqual([second.body.id]);
+    expect(listed[0].id).not.toBe(first.body.id);
+
+    const person = await createAccount(server, { email });
+    const stale = await accept(person, firstToken);
+    expect(stale.status).toBe(410);
+    expect(stale.body.code).toBe("INVITATION_EXPIRED");
+    expect(stale.body.detail).toMatch(/newer invitation/);
+    expect((await accept(person, secondToken)).status).toBe(200);
+    const member = (await must(`/organizations/${organization.id}/members`, { token: owner.token }, 200)).items.find(
+      (item: { userId: string }) => item.userId === person.id,
+    );
+    expect(member.permissions.can_manage_storage).toBe(true);
+  });
+
+  it("revoking stops the link; revoking again is 404; both are on record", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const email = freshEmail("revoked");
+    const sent = await invite(owner, `/organizations/${organization.id}`, { email });
+    const token = await invitationToken(email);
+    const revoked = await call(`/organizations/${organization.id}/invitations/${sent.body.id}`, { method: "DELETE", token: owner.token });
+    expect(revoked.status).toBe(204);
+    expect((await call(`/organizations/${organization.id}/invitations`, { token: owner.token })).body.items).toEqual([]);
+    const person = await createAccount(server, { email });
+    const refused = await accept(person, token);
+    expect(refused.status).toBe(410);
+    expect(refused.body.detail).toMatch(/revoked/);
+    expect((await call(`/organizations/${organization.id}/invitations/${sent.body.id}`, { method: "DELETE", token: owner.token })).status).toBe(404);
+    expect((await auditOf("organization", organization.id)).map((entry) => entry.action)).toEqual(
+      expect.arrayContaining(["organization.invitation_sent", "organization.invitation_revoked"]),
+    );
+  });
+
+  it("refuses to invite a current member (409 ALREADY_MEMBER) and an address that is not one (400)", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const member = await createAccount(server);
+    await addOrganizationMember(owner, organization.id, member);
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}/invitations`, {
+        method: "POST",
+        token: owner.token,
+        json: { email: member.email.toUpperCase() },
+      }),
+      409,
+      "ALREADY_MEMBER",
+    );
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}/invitations`, { method: "POST", token: owner.token, json: { email: owner.email } }),
+      409,
+      "ALREADY_MEMBER",
+    );
+    for (const json of [{ email: "not an address" }, {}, { email: freshEmail("x"), permissions: { can_fly: true } }, { email: freshEmail("x"), extra: 1 }])
+      await expectProblem(
+        await server.request(`/organizations/${organization.id}/invitations`, { method: "POST", token: owner.token, json }),
+        400,
+        "VALIDATION_FAILED",
+      );
+    expect((await call("/api/v1/invitations/accept", { method: "POST", token: owner.token, json: {} })).status).toBe(400);
+    expect((await call("/api/v1/invitations/accept", { method: "POST", token: owner.token, json: { token: "mvi_nothing" } })).status).toBe(404);
+  });
+
+  it("refuses callers who may not manage members: 401 without credentials, 403 for a member without can_manage_members, 404 for a stranger", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const member = await createAccount(server);
+    const stranger = await createAccount(server);
+    await addOrganizationMember(owner, organization.id, member, { can_manage_projects: true });
+    const sent = await invite(owner, `/organizations/${organization.id}`, { email: freshEmail("guarded") });
+    const base = `/organizations/${organization.id}/invitations`;
+    for (const [path, method, json] of [
+      [base, "GET", undefined],
+      [base, "POST", { email: freshEmail("x") }],
+      [`${base}/${sent.body.id}`, "DELETE", undefined],
+    ] as const) {
+      await expectProblem(await server.request(path, { method, json }), 401, "UNAUTHENTICATED");
+      await expectProblem(await server.request(path, { method, token: member.token, json }), 403, "FORBIDDEN");
+      await expectProblem(await server.request(path, { method, token: stranger.token, json }), 404, "NOT_FOUND");
+    }
+    await expectProblem(await server.request("/api/v1/invitations/accept", { method: "POST", json: { token: "anything" } }), 401, "UNAUTHENTICATED");
+    expect((await call(base, { token: owner.token })).body.items).toHaveLength(1);
+  });
+
+  it("a deleted organization takes its invitations with it", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const email = freshEmail("orphan");
+    await invite(owner, `/organizations/${organization.id}`, { email });
+    const token = await invitationToken(email);
+    expect((await call(`/organizations/${organization.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    expect((await call(`/api/v1/invitations/${encodeURIComponent(token)}`)).status).toBe(404);
+  });
+});
+
+describe("observatory and project invitations", () => {
+  it("an observatory admin invites with observatory permissions; acceptance makes a member, in the observatory's history", async () => {
+    const owner = await createAccount(server);
+    const observatory = await createObservatory(owner);
+    const email = freshEmail("observer");
+    const sent = await invite(owner, `/observatories/${observatory.id}`, { email, permissions: { can_observe: true } });
+    expect(sent.status).toBe(201);
+    expect(sent.body.permissions).toMatchObject({ can_view: true, can_observe: true, can_operate: false, can_admin: false });
+    const person = await createAccount(server, { email });
+    const accepted = await accept(person, await invitationToken(email));
+    expect(accepted.body).toEqual({ kind: "observatory", id: observatory.id });
+    const members = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
+    expect(members.users.find((user: { userId: string }) => user.userId === person.id)).toMatchObject({ permissions: { can_observe: true, can_admin: false } });
+    const history = (await must(`/observatories/${observatory.id}/history?limit=200`, { token: owner.token }, 200)).items as Array<{ type: string }>;
+    expect(history.map((entry) => entry.type)).toEqual(expect.arrayContaining(["invitation_sent", "member_added", "invitation_accepted"]));
+
+    // A member who may only observe cannot invite.
+    await expectProblem(
+      await server.request(`/observatories/${observatory.id}/invitations`, { method: "POST", token: person.token, json: { email: freshEmail("x") } }),
+      403,
+      "FORBIDDEN",
+    );
+  });
+
+  it("a project owner invites with a role; acceptance makes a project member with it", async () => {
+    const owner = await createAccount(server);
+    const project = await must("/projects", { method: "POST", token: owner.token, json: { name: `Invited project ${randomBytes(2).toString("hex")}` } }, 201);
+    const email = freshEmail("colleague");
+    const sent = await invite(owner, `/projects/${project.id}`, { email, role: "admin" });
+    expect(sent.status).toBe(201);
+    expect(sent.body).toMatchObject({ email, role: "admin", expired: false });
+    expect((await invite(owner, `/projects/${project.id}`, { email: freshEmail("x") })).status).toBe(400);
+    await expectProblem(
+      await server.request(`/projects/${project.id}/invitations`, { method: "POST", token: owner.token, json: { email: owner.email, role: "member" } }),
+      409,
+      "ALREADY_MEMBER",
+    );
+    // Only the owner and project admins manage invitations: a stranger does not see the project at all.
+    const stranger = await createAccount(server);
+    await expectProblem(await server.request(`/projects/${project.id}/invitations`, { token: stranger.token }), 404, "NOT_FOUND");
+    await expectProblem(
+      await server.request(`/projects/${project.id}/invitations/${sent.body.id}`, { method: "DELETE", token: stranger.token }),
+      404,
+      "NOT_FOUND",
+    );
+    const person = await createAccount(server, { email });
+    expect((await accept(person, await invitationToken(email))).body).toEqual({ kind: "project", id: project.id });
+    const members = (await must(`/projects/${project.id}/members`, { token: owner.token }, 200)).items;
+    expect(members.find((member: { userId: string }) => member.userId === person.id)).toMatchObject({ role: "admin" });
+    // A plain member may not invite.
+    await must(`/projects/${project.id}/members/${person.id}`, { method: "PUT", token: owner.token, json: { role: "member" } }, 200);
+    await expectProblem(
+      await server.request(`/projects/${project.id}/invitations`, { method: "POST", token: person.token, json: { email: freshEmail("x"), role: "member" } }),
+      403,
+      "FORBIDDEN",
+    );
+    expect((await auditOf("project", project.id)).map((entry) => entry.action)).toEqual(
+      expect.arrayContaining(["project.invitation_sent", "project.invitation_accepted"]),
+    );
+  });
+});
+
+describe("limits and expiry", () => {
+  it("rate limits invitations per address and per scope with a clear 429", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const email = freshEmail("flooded");
+    for (let sent = 0; sent < 5; sent += 1) expect((await invite(owner, `/organizations/${organization.id}`, { email })).status).toBe(201);
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}/invitations`, { method: "POST", token: owner.token, json: { email } }),
+      429,
+      "RATE_LIMITED",
+    );
+    for (let sent = 5; sent < SCOPE_LIMIT; sent += 1)
+      expect((await invite(owner, `/organizations/${organization.id}`, { email: freshEmail("many") })).status).toBe(201);
+    await expectProblem(
+      await server.request(`/organizations/${organization.id}/invitations`, {
+        method: "POST",
+        token: owner.token,
+        json: { email: freshEmail("one-too-many") },
+      }),
+      429,
+      "RATE_LIMITED",
+    );
+    expect(mailsTo(email)).toBeLessThanOrEqual(5);
+  });
+
+  // Last: it moves the server's clock a week on.
+  it("a link is good for seven days: listed as expired afterwards, and 410 INVITATION_EXPIRED", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const email = freshEmail("late");
+    await invite(owner, `/organizations/${organization.id}`, { email });
+    const token = await invitationToken(email);
+    const person = await createAccount(server, { email });
+    clock.set(clock.now() + WEEK_MS + 1000);
+    const late = await accept(person, token);
+    expect(late.status).toBe(410);
+    expect(late.body.code).toBe("INVITATION_EXPIRED");
+    expect(late.body.detail).toMatch(/expired/);
+    expect((await call(`/organizations/${organization.id}/invitations`, { token: owner.token })).body.items).toMatchObject([{ email, expired: true }]);
+    // Resending starts a new week.
+    expect((await invite(owner, `/organizations/${organization.id}`, { email })).status).toBe(201);
+    expect((await accept(person, await invitationToken(email, 1))).status).toBe(200);
+  });
+});
