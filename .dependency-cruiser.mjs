@@ -1,6 +1,7 @@
 /**
  * Which package may import which (docs/ARCHITECTURE.md, "Packages"): rules ← config ← db ← domain ←
- * api ← server; worker and cli → domain; server → worker; simulator → rules; web → rules and the
+ * api ← server; worker and cli → domain; server → worker; observatory-client → rules; simulator →
+ * observatory-client and rules; web → rules and the
  * types of @meridian/api/client. A package may use any package below it, none above or beside it.
  * Workspace imports resolve through the packages' `exports` to files under packages/ and apps/, so
  * each rule is about paths. tests/, bench/ and scripts/ stand outside and may import anything; no
@@ -41,7 +42,9 @@ export default {
       "packages/config",
       "packages/rules",
     ]),
-    onlyImports("simulator-imports-rules-only", "apps/simulator", ["packages/rules"]),
+    // A plugin author's client: the protocol's schemas and nothing of the server.
+    onlyImports("observatory-client-imports-rules-only", "packages/observatory-client", ["packages/rules"]),
+    onlyImports("simulator-imports-client-and-rules-only", "apps/simulator", ["packages/observatory-client", "packages/rules"]),
     onlyImports("web-imports-rules-and-api-types-only", "apps/web", ["packages/rules", "packages/api/src/client-types\\.ts$"]),
     {
       name: "web-takes-only-api-types",

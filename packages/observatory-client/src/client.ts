@@ -1,0 +1,222 @@
+import { EventEmitter } from "node:events";
+import type { Readable } from "node:stream";
+import type { ObservationStatus } from "@meridian/rules";
+import { serverToPluginMessageSchema, type PluginMessageBody, type ServerReply, type ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
+import WebSocket from "ws";
+
+export interface ObservatoryClientOptions {
+  /** The server's base URL, e.g. https://meridian.example.org. */
+  url: string;
+  /** The observatory's key (`mok_...`), from the observatory's Keys tab. */
+  key: string;
+  /** The plugin's version, compared with the server's minimum (`update_required`). */
+  pluginVersion: string;
+  /** Seconds between heartbeats (default 30; the server marks an observatory offline after missing them). */
+  heartbeatSeconds?: number;
+  /** Sent with `hello`; each at most 64 KiB as JSON. */
+  systemInfo?: Record<string, unknown>;
+  equipment?: Record<string, unknown>;
+  /**
+   * Connect again when the connection ends without this side closing it (a server stopping, a
+   * missed heartbeat, a cut link): after 1 s, doubling up to 30 s, each wait drawn between half
+   * and all of it so that many observatories do not return at once. Never after 4409 (a newer
+   * connection with the key replaced this one) or 4401 (the key was revoked). Default true.
+   */
+  reconnect?: boolean;
+  log?: (line: string) => void;
+}
+
+/** The server's answer to a message it handled. */
+export type Acknowledgement = Extract<ServerReply, { type: "ack" }>;
+
+/** A file the server recorded: its id (a preview names it in `previewOf`) and what the server says of it. */
+export type UploadedFile = { id: string } & Record<string, unknown>;
+
+/** The server's close codes after which a plugin must not connect again on its own. */
+const REVOKED = 4401;
+const REPLACED = 4409;
+const FINAL_CLOSE_CODES = new Set([REVOKED, REPLACED]);
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
+/**
+ * A Meridian observatory plugin's connection, as `/api/docs/observatory` and `/api/asyncapi.json`
+ * describe it: connects with the key, says hello, keeps heartbeats going, matches each message to
+ * its `ack` or `error`, reads what the server sends through the protocol's schemas, reconnects on
+ * its own, and uploads files. What the plugin does with an assignment is its own business: listen
+ * for `assign` and report with `reportStatus`.
+ *
+ * Events: `message` (every server message, parsed), `assign` (the observation), `cancel`
+ * (observationId), `update_required` and `motd` (the message), `unreadable` (text, reason:
+ * a message the schema refuses, otherwise ignored), `close` (code, reason), `replaced` (closed by a
+ * newer connection with the key; it never reconnects then) and `reconnected`.
+ */
+export class ObservatoryClient extends EventEmitter {
+  protected readonly connection: Required<Omit<ObservatoryClientOptions, "log" | "systemInfo" | "equipment">> &
+    Pick<ObservatoryClientOptions, "log" | "systemInfo" | "equipment">;
+  protected ws: WebSocket | undefined;
+  protected heartbeat: NodeJS.Timeout | undefined;
+  private nextId = 1;
+  private pending = new Map<string, { resolve: (reply: Acknowledgement) => void; reject: (error: Error) => void }>();
+  /** Set when this side closed, or the server said not to come back: no reconnecting. */
+  private stopped = false;
+  private retryDelayMs = RETRY_FIRST_MS;
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(options: ObservatoryClientOptions) {
+    super();
+    this.connection = { heartbeatSeconds: 30, reconnect: true, ...options };
+  }
+
+  /** Whether it will connect again on its own (a retry is scheduled). */
+  get reconnecting(): boolean {
+    return this.retry !== undefined && !this.stopped;
+  }
+
+  /** Opens the connection and says hello; resolves with the hello's acknowledgement. */
+  async connect(): Promise<Acknowledgement> {
+    const wsUrl = `${this.connection.url.replace(/^http/, "ws")}/ws/observatory`;
+    const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${this.connection.key}` } });
+    this.ws = ws;
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("unexpected-response", (_request, response) => reject(new Error(`connection refused: ${response.statusCode}`)));
+      ws.once("error", reject);
+    });
+    ws.on("message", (raw) => this.onMessage(raw.toString()));
+    ws.on("close", (code, reason) => {
+      clearInterval(this.heartbeat);
+      for (const waiter of this.pending.values()) waiter.reject(new Error(`connection closed (${code} ${reason.toString()})`));
+      this.pending.clear();
+      if (FINAL_CLOSE_CODES.has(code)) this.stopped = true;
+      this.emit("close", code, reason.toString());
+      if (code === REPLACED) this.emit("replaced");
+      if (this.connection.reconnect && !this.stopped) this.scheduleReconnect();
+    });
+    const { pluginVersion, systemInfo, equipment } = this.connection;
+    const reply = await this.send({ type: "hello", pluginVersion, systemInfo, equipment });
+    this.heartbeat = setInterval(() => void this.send({ type: "heartbeat" }).catch(() => undefined), this.connection.heartbeatSeconds * 1000);
+    this.retryDelayMs = RETRY_FIRST_MS;
+    return reply;
+  }
+
+  private scheduleReconnect() {
+    const ceiling = this.retryDelayMs;
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
+    const delay = Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+    this.log(`connection lost; connecting again in ${(delay / 1000).toFixed(1)} s`);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (this.stopped) return;
+      this.connect()
+        .then(() => this.emit("reconnected"))
+        .catch((error: Error) => {
+          this.log(`could not connect: ${error.message}`);
+          if (error.message.endsWith(`: ${401}`)) this.stopped = true;
+          // A refused upgrade ends without a close event; a socket that opened and closed has scheduled its own retry.
+          if (!this.stopped && this.ws?.readyState !== WebSocket.OPEN && this.ws?.readyState !== WebSocket.CLOSING) this.scheduleReconnect();
+        });
+    }, delay);
+  }
+
+  /** Sends a message and resolves with its `ack`, or rejects with the server's `error` (its `code` on the error). */
+  send(message: PluginMessageBody): Promise<Acknowledgement> {
+    const id = String(this.nextId++);
+    return new Promise((resolve, reject) => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return reject(new Error("not connected"));
+      this.pending.set(id, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...message, id }));
+    });
+  }
+
+  /** Reports an observation's move (in_progress, acquisition_complete, completed, failed, aborted). */
+  reportStatus(observationId: string, status: ObservationStatus, reason?: string) {
+    return this.send({ type: "observation_status", observationId, status, ...(reason ? { reason } : {}) });
+  }
+
+  safety(safe: boolean, reason?: string) {
+    return this.send({ type: "safety", safe, ...(reason ? { reason } : {}) });
+  }
+
+  weather(hold: boolean, reason?: string) {
+    return this.send({ type: "weather", hold, ...(reason ? { reason } : {}) });
+  }
+
+  config(report: { systemInfo?: Record<string, unknown>; equipment?: Record<string, unknown> }) {
+    return this.send({ type: "config", ...report });
+  }
+
+  /** Says goodbye (the observatory shows offline at once) and closes. */
+  async goodbye() {
+    await this.send({ type: "goodbye" });
+    await this.close();
+  }
+
+  /**
+   * Uploads a captured file of an assigned observation, streamed (a Readable for large files),
+   * with `previewOf` naming the file a PNG preview belongs to. Resolves with the recorded file.
+   */
+  async uploadFile(upload: { observationId: string; filename: string; contentType: string; body: Uint8Array | Readable; previewOf?: string }) {
+    const { observationId, filename, contentType, body, previewOf } = upload;
+    const query = new URLSearchParams({ filename, ...(previewOf ? { previewOf } : {}) });
+    const response = await fetch(`${this.connection.url}/observations/${encodeURIComponent(observationId)}/files?${query}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${this.connection.key}`, "content-type": contentType },
+      body: body instanceof Uint8Array ? body : (body as unknown as ReadableStream),
+      // Node's fetch needs this to send a stream as the body.
+      ...(body instanceof Uint8Array ? {} : { duplex: "half" }),
+    } as RequestInit);
+    if (response.status !== 201) throw new Error(`upload of ${filename} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as UploadedFile;
+  }
+
+  /** Closes for good: no reconnecting. */
+  async close() {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    clearInterval(this.heartbeat);
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      ws.once("close", () => resolve());
+      ws.close();
+    });
+  }
+
+  private onMessage(text: string) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      this.emit("unreadable", text, "not JSON");
+      return;
+    }
+    const parsed = serverToPluginMessageSchema.safeParse(json);
+    if (!parsed.success) {
+      const reason = parsed.error.issues.map((issue) => `${issue.path.join(".") || "message"}: ${issue.message}`).join("; ");
+      this.log(`unreadable message from the server (${reason}): ${text.slice(0, 300)}`);
+      this.emit("unreadable", text, reason);
+      return;
+    }
+    this.handle(parsed.data);
+  }
+
+  private handle(message: ServerToPluginMessage) {
+    this.emit("message", message);
+    if (message.type === "ack" || message.type === "error") {
+      const waiter = this.pending.get(String(message.id));
+      if (!waiter) return;
+      this.pending.delete(String(message.id));
+      if (message.type === "ack") waiter.resolve(message);
+      else waiter.reject(Object.assign(new Error(message.message), { code: message.code }));
+      return;
+    }
+    if (message.type === "assign") this.emit("assign", message.observation);
+    else if (message.type === "cancel") this.emit("cancel", message.observationId);
+    else this.emit(message.type, message);
+  }
+
+  protected log(line: string) {
+    this.connection.log?.(line);
+  }
+}
