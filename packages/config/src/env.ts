@@ -16,6 +16,8 @@ const envSchema = z.object({
   HOST: z.string().default("0.0.0.0"),
   /** Public origin used for links in emails (unset: the address the server listens on) and for the same-origin check behind proxies. */
   PUBLIC_URL: optionalString,
+  /** Names this process in every response's X-Served-By (default: host name and process id). */
+  SERVED_BY: optionalString,
   DATA_DIR: z.string().default("./.data"),
   /** `all` runs HTTP and the worker in one process; `server` only HTTP; `worker` only jobs. */
   MERIDIAN_ROLE: z.enum(["all", "server", "worker"]).default("all"),

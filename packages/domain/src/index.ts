@@ -162,7 +162,7 @@ export { sunAltitude, isDark, darkInterval, targetAltitude, airmass, moonDistanc
 export * from "./observatories/keys";
 export {
   observatoryHello,
-  observatorySeen,
+  observatoriesSeen,
   observatoryConfig,
   observatorySafety,
   observatoryWeather,

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { trpcServer } from "@hono/trpc-server";
 import { SERVER_VERSION } from "@meridian/config";
 import { AppError, refuseWritesDuringMaintenance } from "@meridian/domain";
@@ -29,12 +30,15 @@ export function createApiApp(services: ApiServices) {
   const { deps } = services;
   const app = createRouter();
 
+  // Behind a load balancer, which process answered: for operators reading balancing, and for tests.
+  const servedBy = deps.env.SERVED_BY ?? `${hostname()}:${process.pid}`;
   app.use(async (c, next) => {
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
     c.set("requestId", requestId);
     await next();
     c.res.headers.set("x-request-id", requestId);
+    c.res.headers.set("x-served-by", servedBy);
   });
 
   app.onError((error, c) => {

@@ -11,7 +11,6 @@ import {
   observatoryConfig,
   observatoryGone,
   observatoryHello,
-  observatorySeen,
   observatorySafety,
   observatoryWeather,
   refuseWritesDuringMaintenance,
@@ -21,6 +20,7 @@ import {
   type Deps,
   type ObservatoryMessage,
 } from "@meridian/domain";
+import { sightingBatches } from "./sighting-batches";
 import { pluginToServerMessageSchema, type PluginToServerMessage } from "@meridian/rules/observatory-protocol";
 import { nodeRequestHeaders, readCredential } from "../http/credentials";
 import { defineProtocol, hubCloseCodes, observatoryRouteKey, type Admission, type ProtocolConnection, type Refusal } from "./protocol";
@@ -84,23 +84,31 @@ function replace(session: ObservatorySession, connection: ObservatoryConnection)
 
 /**
  * Every message after hello: the plugin must have said hello, and at most once a minute the
- * connection's sighting is written (never the observatory's document). False when that finds
- * the connection replaced (a claim whose notice this process missed): it is closed (4409).
+ * connection's sighting joins the process's next batch (never the observatory's document). When
+ * that batch finds the connection replaced (a claim whose notice this process missed), it is
+ * closed (4409); until then messages are handled as a live connection's.
  */
-async function ready(deps: Deps, session: ObservatorySession, connection: ObservatoryConnection): Promise<boolean> {
+function ready(deps: Deps, session: ObservatorySession, connection: ObservatoryConnection): boolean {
   if (!session.helloed) throw new AppError("HELLO_REQUIRED", "Send hello with the plugin version first");
   // Sightings are on the server's clock, as the sweep that reads them is (tests move it).
   const now = deps.now().getTime();
-  if (now - session.sightingWrittenAt < LAST_SEEN_WRITE_INTERVAL_MS) return session.standing !== "replaced";
-  session.sightingWrittenAt = now;
-  const standing = await observatorySeen({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId, at: new Date(now) });
-  if (standing === "replaced") {
-    replace(session, connection);
-    return false;
+  if (now - session.sightingWrittenAt >= LAST_SEEN_WRITE_INTERVAL_MS) {
+    session.sightingWrittenAt = now;
+    sightingBatches(deps).add({
+      observatoryId: session.observatoryId,
+      connectionId: session.connectionId,
+      at: new Date(now),
+      settle: (standing) => {
+        if (standing === "replaced") {
+          if (session.standing !== "replaced") replace(session, connection);
+        } else if (session.standing === "claiming") {
+          // Still the live one a minute after its claim: had the claim's notice been lost, it is live all the same.
+          session.standing = "live";
+        }
+      },
+    });
   }
-  // Still the live one a minute after its claim: had the claim's notice been lost, it is live all the same.
-  if (session.standing === "claiming") session.standing = "live";
-  return true;
+  return session.standing !== "replaced";
 }
 
 /**
@@ -136,18 +144,18 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       for (const announcement of await activeObservatoryAnnouncements({ deps, observatoryId: session.observatoryId }))
         connection.send({ type: "motd", announcement });
     },
-    // The hot path: nothing but `ready`, which touches the database at most once a minute.
+    // The hot path: nothing but `ready`, which only queues a sighting, at most once a minute.
     heartbeat: async ({ deps, session, connection }) => {
-      await ready(deps, session, connection);
+      ready(deps, session, connection);
     },
     config: async ({ deps, session, message, connection }) => {
-      if (!(await ready(deps, session, connection))) return;
+      if (!ready(deps, session, connection)) return;
       await observatoryConfig({ deps, observatoryId: session.observatoryId, systemInfo: message.systemInfo, equipment: message.equipment });
     },
     observation_status: async ({ deps, session, message, connection }) => {
       // A report written during a restore would be thrown away by its swap: the plugin resends it.
       await refuseWritesDuringMaintenance({ db: deps.db, retry: "send this report again once it ends" });
-      if (!(await ready(deps, session, connection))) return;
+      if (!ready(deps, session, connection)) return;
       const observation = await reportObservationStatus({
         deps,
         observatoryId: session.observatoryId,
@@ -158,11 +166,11 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       return { status: observation.status };
     },
     safety: async ({ deps, session, message, connection }) => {
-      if (!(await ready(deps, session, connection))) return;
+      if (!ready(deps, session, connection)) return;
       await observatorySafety({ deps, observatoryId: session.observatoryId, safe: message.safe, reason: message.reason });
     },
     weather: async ({ deps, session, message, connection }) => {
-      if (!(await ready(deps, session, connection))) return;
+      if (!ready(deps, session, connection)) return;
       await observatoryWeather({ deps, observatoryId: session.observatoryId, hold: message.hold, reason: message.reason });
     },
     goodbye: async ({ deps, session }) => {

@@ -6,7 +6,7 @@ import { AppError } from "../errors";
 import { moveObservation, queueDispatch } from "../observations/transitions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { recordHistory } from "./observatories";
-import { LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings } from "./presence";
+import { LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
 import { inTransaction, type InTransaction } from "../transaction";
 
 /**
@@ -101,16 +101,20 @@ export async function observatoryHello(options: { deps: Deps; observatoryId: str
 }
 
 /**
- * A live connection's sign of life, written at most once a minute by its process
- * (`LAST_SEEN_WRITE_INTERVAL_MS`) to the observatory's small connection row, never to its
- * document. Says whether the connection is still the observatory's live one. An observatory the
- * sweep took for gone while its connection was in fact there is online again.
+ * Live connections' signs of life, gathered by their process and written together in one
+ * statement (each connection at most once a minute, `LAST_SEEN_WRITE_INTERVAL_MS`) to the
+ * observatories' small connection rows, never to their documents. Says, by connection id,
+ * whether each is still its observatory's live one. An observatory the sweep took for gone while
+ * its connection was in fact there is online again.
  */
-export async function observatorySeen(options: { deps: Deps; observatoryId: string; connectionId: string; at: Date }): Promise<"current" | "replaced"> {
-  const { deps, observatoryId, connectionId } = options;
-  const sighting = (await recordSightings({ db: deps.db, sightings: [{ observatoryId, connectionId, at: options.at }] })).get(observatoryId);
-  if (!sighting) return "replaced";
-  if (!sighting.online)
+export async function observatoriesSeen(options: { deps: Deps; sightings: Sighting[] }): Promise<Map<string, "current" | "replaced">> {
+  const { deps, sightings } = options;
+  const recorded = await recordSightings({ db: deps.db, sightings });
+  const standings = new Map<string, "current" | "replaced">();
+  for (const { observatoryId, connectionId } of sightings) {
+    const sighting = recorded.get(connectionId);
+    standings.set(connectionId, sighting ? "current" : "replaced");
+    if (!sighting || sighting.online) continue;
     await withObservatory(deps, observatoryId, async (t, observatory) => {
       if (observatory.doc.removedAt || observatory.doc.connection.online) return;
       if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== connectionId) return;
@@ -118,7 +122,8 @@ export async function observatorySeen(options: { deps: Deps; observatoryId: stri
       await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, online: true } }));
       await queueDispatch({ t, observatoryId });
     });
-  return "current";
+  }
+  return standings;
 }
 
 /** `config`: changed reports are stored and recorded; a report equal to the stored one writes nothing. */

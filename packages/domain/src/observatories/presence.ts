@@ -44,20 +44,21 @@ export interface Sighting {
 
 /**
  * Writes when each connection was last seen, in one statement whatever their number (so a
- * process can gather a period's sightings and write them together). A connection that is no
- * longer its observatory's live one writes nothing and is missing from the answer; for the
- * others the answer says whether the observatory reads online.
+ * process gathers a period's sightings and writes them together). A connection that is no
+ * longer its observatory's live one writes nothing and is missing from the answer, which is by
+ * connection id; for the others it says whether the observatory reads online.
  */
-export async function recordSightings(options: { db: Executor; sightings: Sighting[] }): Promise<Map<string, { online: boolean }>> {
+export async function recordSightings(options: { db: Executor; sightings: Sighting[] }): Promise<Map<string, { observatoryId: string; online: boolean }>> {
   const { db, sightings } = options;
   if (sightings.length === 0) return new Map();
   const values = JSON.stringify(sightings.map((sighting) => ({ ...sighting, at: sighting.at.toISOString() })));
-  const rows = await db.execute<{ observatory_id: string; online: boolean | null }>(sql`
+  const rows = await db.execute<{ observatory_id: string; connection_id: string; online: boolean | null }>(sql`
     update observatory_connections c set last_seen_at = greatest(c.last_seen_at, v.at)
       from jsonb_to_recordset(${values}::jsonb) as v("observatoryId" text, "connectionId" text, at timestamptz)
      where c.observatory_id = v."observatoryId" and c.connection_id = v."connectionId"
-    returning c.observatory_id, (select (o.doc->'connection'->>'online')::boolean from observatories o where o.id = c.observatory_id) as online`);
-  return new Map(rows.map((row) => [row.observatory_id, { online: Boolean(row.online) }]));
+    returning c.observatory_id, c.connection_id,
+              (select (o.doc->'connection'->>'online')::boolean from observatories o where o.id = c.observatory_id) as online`);
+  return new Map(rows.map((row) => [row.connection_id, { observatoryId: row.observatory_id, online: Boolean(row.online) }]));
 }
 
 /** The live connection of an observatory and when it was last seen, if it ever connected. */
