@@ -106,6 +106,9 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+/** Every variable the env module reads: what deployment files may set (tests hold infra/ to it). */
+export const envVariableNames: readonly string[] = Object.keys(envSchema.shape);
+
 export class EnvError extends Error {}
 
 /** Parses and validates configuration once; everything else receives the typed result. */

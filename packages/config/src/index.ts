@@ -1,4 +1,4 @@
-export { loadEnv, quietAwsSdkNodeVersionWarning, type Env } from "./env";
+export { envVariableNames, loadEnv, quietAwsSdkNodeVersionWarning, type Env } from "./env";
 export { createLogger, type Logger } from "./logger";
 export const SERVER_VERSION = "0.1.0";
 export { loadEnvOrExit, runUntilSignalled } from "./process-lifecycle";
