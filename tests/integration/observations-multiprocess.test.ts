@@ -181,12 +181,12 @@ describe("observations across server and worker processes", () => {
     const moves = (await must(`/observations/${first.id}/history`, { token: owner.token })) as { items: Array<{ to: string }> };
     expect(moves.items.map((entry) => entry.to)).toEqual(["pending", "assigned"]);
 
-    // The newer connection carries the observation on; the next assignment reaches it alone.
+    // The newer connection hears, at its hello, the assignment it has not started; it carries it on, and the next assignment reaches it alone.
     for (const status of ["in_progress", "acquisition_complete", "completed"] as const)
       expect(await newer.ask({ type: "observation_status", observationId: first.id, status })).toMatchObject({ type: "ack" });
     const second = await submit("Second");
     await until("the second assignment on the newer connection", async () => assignsOf(newer).includes(second.id));
-    expect(assignsOf(newer)).toEqual([second.id]);
+    expect(assignsOf(newer)).toEqual([first.id, second.id]);
     expect(assignsOf(older)).toEqual([first.id]);
   });
 
@@ -245,5 +245,34 @@ describe("observations across server and worker processes", () => {
     expect(await online()).toBe(false);
     const observation = (await must(`/observations/${created.id}`, { token: owner.token })) as { status: string };
     expect(observation.status).toBe("pending");
+  });
+  it("sends an assignment made while the plugin's server lay dead again when the plugin says hello on another process", async () => {
+    const owner = await createAccount(serverA);
+    const observatory = await observatoryWithKey(owner);
+    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Survivors" } }, 201)) as { id: string };
+    const doomedUrl = await spawnServer("server-doomed-2");
+    const doomed = processes.at(-1)!;
+    const first = await pluginOn(doomedUrl, observatory.key);
+    await first.ask({ type: "hello", pluginVersion: "3.8.0.0" });
+    doomed.child.kill("SIGKILL");
+    await doomed.exited;
+    // The observatory still reads online (its process died without a word), so dispatch assigns to it: to no one.
+    const created = (await must(
+      "/observations",
+      { method: "POST", token: owner.token, json: { name: "Unheard", projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+      201,
+    )) as { id: string };
+    await until(
+      "the assignment",
+      async () => ((await must(`/observations/${created.id}`, { token: owner.token })) as { status: string }).status === "assigned",
+    );
+    expect(assignsOf(first)).not.toContain(created.id);
+
+    const second = await pluginOn(urlB, observatory.key);
+    await second.ask({ type: "hello", pluginVersion: "3.8.0.0" });
+    await until("the assignment to be sent again", async () => assignsOf(second).includes(created.id));
+    await second.ask({ type: "observation_status", observationId: created.id, status: "in_progress" });
+    const history = (await must(`/observations/${created.id}/history`, { token: owner.token })) as { items: Array<{ to: string }> };
+    expect(history.items.filter((entry) => entry.to === "assigned")).toHaveLength(1);
   });
 });

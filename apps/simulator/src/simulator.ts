@@ -47,7 +47,11 @@ export class ObservatorySimulator extends ObservatoryClient {
     super(filled);
     this.options = filled;
     this.on("message", (message: ServerToPluginMessage) => this.received.push(message));
-    this.on("assign", (observation: AssignedObservation) => void this.run(observation).catch((error) => this.log(`observation failed: ${error}`)));
+    this.on("assign", (observation: AssignedObservation) => {
+      // The server repeats an unstarted assignment after each hello: the one in hand is not run twice.
+      if (this.current?.id === observation.id) return;
+      void this.run(observation).catch((error) => this.log(`observation failed: ${error}`));
+    });
     this.on("cancel", (observationId: string) => {
       if (this.current?.id === observationId) this.current.cancelled = true;
     });

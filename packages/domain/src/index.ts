@@ -152,7 +152,7 @@ export {
   reportObservationStatus,
   listObservationHistory,
 } from "./observations/observations";
-export { dispatchObservatory, getObservatoryQueue } from "./observations/dispatch";
+export { dispatchObservatory, getObservatoryQueue, unstartedAssignments } from "./observations/dispatch";
 export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForecast, getObservatoryPlan } from "./observations/night-plan";
 export { nightOf } from "./observations/night";
 export { runDispatchForward } from "./observations/plan";

@@ -14,7 +14,10 @@ const summaries: Record<string, string> = {
   safety: "The observatory's safety monitor: unsafe holds new work (queue code UNSAFE).",
   weather: "A weather hold on or off: on holds new work.",
   goodbye: "The plugin is going away on purpose: the observatory is offline at once and its unstarted observation goes back to pending.",
-  assign: "An observation to run now, as the REST API presents it (unknown fields are to be ignored).",
+  assign:
+    "An observation to run now, as the REST API presents it (unknown fields are to be ignored). After each hello the server sends it again for " +
+    "every observation assigned to the observatory and not yet started, since one sent while a connection was being lost reached no one: " +
+    "a plugin that already has that observation ignores the repeat.",
   cancel: "Stop the observation under way: it was cancelled.",
   update_required:
     "The plugin is below the server's minimum version: it gets no work until it is updated. Sent at hello, when the minimum is raised, and every 4 hours.",

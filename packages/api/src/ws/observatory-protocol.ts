@@ -17,6 +17,7 @@ import {
   pluginIsCurrent,
   readServerSettings,
   reportObservationStatus,
+  unstartedAssignments,
   type Deps,
   type ObservatoryMessage,
 } from "@meridian/domain";
@@ -143,6 +144,9 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       if (minimumPluginVersion) connection.send({ type: "update_required", minimumPluginVersion });
       for (const announcement of await activeObservatoryAnnouncements({ deps, observatoryId: session.observatoryId }))
         connection.send({ type: "motd", announcement });
+      // What was assigned while no connection could hear it (see unstartedAssignments).
+      for (const observation of await unstartedAssignments({ db: deps.db, observatoryId: session.observatoryId }))
+        connection.send({ type: "assign", observation });
     },
     // The hot path: nothing but `ready`, which only queues a sighting, at most once a minute.
     heartbeat: async ({ deps, session, connection }) => {

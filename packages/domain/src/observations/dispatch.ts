@@ -50,6 +50,26 @@ async function currentPlan(db: Executor, observatory: StoredDocument<Observatory
 }
 
 /**
+ * The observatory's observations that are assigned and not yet started, as `assign` presents them.
+ * A plugin that says hello gets them again: an `assign` sent while its connection was being lost
+ * (its server process died, its link broke) reached no one, and the observatory, busy with it,
+ * would get nothing else. A plugin that already has one ignores the repeat.
+ */
+export async function unstartedAssignments(options: { db: Executor; observatoryId: string }) {
+  const { db, observatoryId } = options;
+  const observatory = await observatoriesCollection.get(db, observatoryId);
+  if (!observatory) return [];
+  const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
+    select id, doc, created_at, updated_at from observations
+     where observatory_id = ${observatoryId} and status = 'assigned'
+     order by updated_at, id`);
+  const timing = observatoryTiming({ doc: observatory.doc });
+  return rows.map((row) =>
+    presentObservation({ observation: { id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) }, timing }),
+  );
+}
+
+/**
  * Assigns the observatory its next eligible observation when it is free, and tells its
  * connection (`assign`). The observatory's row lock makes dispatches of one observatory take
  * turns, on every server process; the chosen observation is locked and re-checked before it is
