@@ -79,7 +79,8 @@ async function startPostgres(dir: string): Promise<string> {
   if (asRoot) await run("chown", ["postgres", passwordFile]);
   await exec("initdb", ["-D", data, "-U", "meridian", "--pwfile", passwordFile, "--auth=scram-sha-256", "-E", "UTF8"]);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`;
+  // PostgreSQL's default of 100 connections: four processes need about 55 (infra/README, connection budget).
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=100`;
   await exec("pg_ctl", ["-D", data, "-o", options, "-l", path.join(dir, "postgres.log"), "-w", "start"]);
   started.push({ stop: () => exec("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]).then(() => undefined) });
   return `postgres://meridian:${password}@127.0.0.1:${port}/postgres`;
@@ -209,20 +210,24 @@ async function main() {
       DATA_DIR: path.join(dir, "data"),
     };
     const serverPorts: number[] = [];
+    const processes: Array<{ name: string; role: "server" | "worker"; pid: number | undefined; port?: number }> = [];
     for (let index = 1; index <= SERVERS; index += 1) {
       const port = await freePort();
       serverPorts.push(port);
-      spawnMeridian({
+      const server = spawnMeridian({
         name: `server-${index}`,
         entry: "apps/server/src/main.ts",
         dir,
         env: { ...shared, MERIDIAN_ROLE: "server", HOST: "127.0.0.1", PORT: String(port), SERVED_BY: `server-${index}` },
       });
+      processes.push({ name: `server-${index}`, role: "server", pid: server.pid, port });
       // One at a time: the first applies the migrations, and a clean first start announces the cluster once.
       await waitForReady(`http://127.0.0.1:${port}/api/health/ready`, `server-${index}`);
     }
-    for (let index = 1; index <= WORKERS; index += 1)
-      spawnMeridian({ name: `worker-${index}`, entry: "apps/worker/src/main.ts", dir, env: { ...shared, SERVED_BY: `worker-${index}` } });
+    for (let index = 1; index <= WORKERS; index += 1) {
+      const worker = spawnMeridian({ name: `worker-${index}`, entry: "apps/worker/src/main.ts", dir, env: { ...shared, SERVED_BY: `worker-${index}` } });
+      processes.push({ name: `worker-${index}`, role: "worker", pid: worker.pid });
+    }
     await waitForWorkers(`http://127.0.0.1:${serverPorts[0]}/api/health`, WORKERS);
     await fs.writeFile(path.join(dir, "nginx.conf"), nginxConfig({ dir, port: proxyPort, servers: serverPorts }));
     const nginx = spawn("/usr/sbin/nginx", ["-c", path.join(dir, "nginx.conf"), "-p", dir, "-g", "daemon off;"], { stdio: "inherit" });
@@ -235,6 +240,8 @@ async function main() {
         }),
     });
     await waitForReady(`${address}/api/health/ready`, "nginx");
+    // For tools and tests that act on the parts (kill one, start one again with the same settings): owner-only, it holds secrets.
+    await fs.writeFile(path.join(dir, "cluster.json"), JSON.stringify({ address, env: shared, processes }, null, 2), { mode: 0o600 });
     console.log(
       [
         `Meridian cluster: ${address}`,

@@ -94,9 +94,46 @@ export class ObservatorySimulator extends ObservatoryClient {
   }
 
   private async report(observationId: string, status: ObservationStatus, reason?: string) {
-    await this.reportStatus(observationId, status, reason);
+    await this.acrossReconnects(`${status} of ${observationId}`, (retry) =>
+      this.reportStatus(observationId, status, reason).catch((error: Error & { code?: string }) => {
+        // A report whose ack the cut connection lost: the server has it already.
+        if (retry && error.code === "INVALID_TRANSITION") return;
+        throw error;
+      }),
+    );
     this.emit("status", { observationId, status });
     this.log(`${observationId}: ${status}`);
+  }
+
+  /**
+   * Runs `work` and, when the connection was lost under it (its server process died, the link
+   * broke), again once connected anew, as a plugin carries its night through a server's restart.
+   * A refusal by the server (an error with a code) is final; so is a connection that will not return.
+   */
+  private async acrossReconnects<T>(what: string, work: (retry: boolean) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await work(attempt > 1);
+      } catch (error) {
+        const { code, status } = error as { code?: unknown; status?: number };
+        // The server refused (a code, or an HTTP 4xx): final. A 502 or a cut connection: try again.
+        const refused = typeof code === "string" || (status !== undefined && status >= 400 && status < 500);
+        if (refused || !this.options.reconnect || attempt >= RETRIES_ACROSS_RECONNECTS) throw error;
+        this.log(`${what}: ${(error as Error).message}; again once connected`);
+        if (!this.connected) await this.nextConnection();
+        else await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  private nextConnection(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no connection within a minute")), 60_000);
+      this.once("reconnected", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** A night's exposures, compressed by `speed`: in_progress, the exposures, acquisition_complete, the files, completed. */
@@ -139,11 +176,16 @@ export class ObservatorySimulator extends ObservatoryClient {
   }
 
   private async upload(observationId: string, filename: string, contentType: string, body: Buffer, previewOf?: string): Promise<UploadedFile> {
-    const file = await this.uploadFile({ observationId, filename, contentType, body: new Uint8Array(body), previewOf });
+    const file = await this.acrossReconnects(`upload of ${filename}`, () =>
+      this.uploadFile({ observationId, filename, contentType, body: new Uint8Array(body), previewOf }),
+    );
     this.emit("file", file);
     return file;
   }
 }
+
+/** How many times a report or an upload is tried across lost connections before the run gives up. */
+const RETRIES_ACROSS_RECONNECTS = 5;
 
 /** A 1×1 PNG, the smallest honest preview. */
 const PREVIEW_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");

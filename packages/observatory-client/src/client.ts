@@ -62,10 +62,16 @@ export class ObservatoryClient extends EventEmitter {
   private stopped = false;
   private retryDelayMs = RETRY_FIRST_MS;
   private retry: NodeJS.Timeout | undefined;
+  private helloed = false;
 
   constructor(options: ObservatoryClientOptions) {
     super();
     this.connection = { heartbeatSeconds: 30, reconnect: true, ...options };
+  }
+
+  /** Whether it is connected and its hello was acknowledged: messages may be sent. */
+  get connected(): boolean {
+    return this.helloed && this.ws?.readyState === WebSocket.OPEN;
   }
 
   /** Whether it will connect again on its own (a retry is scheduled). */
@@ -85,6 +91,7 @@ export class ObservatoryClient extends EventEmitter {
     });
     ws.on("message", (raw) => this.onMessage(raw.toString()));
     ws.on("close", (code, reason) => {
+      this.helloed = false;
       clearInterval(this.heartbeat);
       for (const waiter of this.pending.values()) waiter.reject(new Error(`connection closed (${code} ${reason.toString()})`));
       this.pending.clear();
@@ -95,6 +102,7 @@ export class ObservatoryClient extends EventEmitter {
     });
     const { pluginVersion, systemInfo, equipment } = this.connection;
     const reply = await this.send({ type: "hello", pluginVersion, systemInfo, equipment });
+    this.helloed = true;
     this.heartbeat = setInterval(() => void this.send({ type: "heartbeat" }).catch(() => undefined), this.connection.heartbeatSeconds * 1000);
     this.retryDelayMs = RETRY_FIRST_MS;
     return reply;
@@ -154,7 +162,8 @@ export class ObservatoryClient extends EventEmitter {
 
   /**
    * Uploads a captured file of an assigned observation, streamed (a Readable for large files),
-   * with `previewOf` naming the file a PNG preview belongs to. Resolves with the recorded file.
+   * with `previewOf` naming the file a PNG preview belongs to. Resolves with the recorded file; a
+   * refusal rejects with the HTTP `status` on the error.
    */
   async uploadFile(upload: { observationId: string; filename: string; contentType: string; body: Uint8Array | Readable; previewOf?: string }) {
     const { observationId, filename, contentType, body, previewOf } = upload;
@@ -166,7 +175,8 @@ export class ObservatoryClient extends EventEmitter {
       // Node's fetch needs this to send a stream as the body.
       ...(body instanceof Uint8Array ? {} : { duplex: "half" }),
     } as RequestInit);
-    if (response.status !== 201) throw new Error(`upload of ${filename} answered ${response.status}: ${await response.text()}`);
+    if (response.status !== 201)
+      throw Object.assign(new Error(`upload of ${filename} answered ${response.status}: ${await response.text()}`), { status: response.status });
     return (await response.json()) as UploadedFile;
   }
 
