@@ -140,7 +140,9 @@ const observatoryIds: string[] = [];
 const reconnectTimes: number[] = [];
 
 beforeAll(async () => {
-  cluster = spawn(process.execPath, ["--import", "tsx", "scripts/cluster.ts"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  // TOPOLOGY_KEEP=1 keeps the cluster's folder (every process's log) for a look afterwards.
+  const keep = process.env.TOPOLOGY_KEEP === "1" ? ["--keep"] : [];
+  cluster = spawn(process.execPath, ["--import", "tsx", "scripts/cluster.ts", ...keep], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   cluster.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   cluster.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const folder = await until(

@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { holdSessionLock, lockHeldCondition, LOCK_SPACES, type SessionLock } from "../system/session-lock";
-import { inTransaction } from "../transaction";
+import { queueRecipientDelivery } from "../email/outbox";
+import { SEND_EMAIL_TASK } from "./contracts";
+import { inTransaction, type InTransaction } from "../transaction";
 
 /** A worker beats every few seconds; one silent this long is taken for dead. */
 const STALE_WORKER_SECONDS = 20;
@@ -35,7 +37,12 @@ export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ wo
     const ids = sql`array(select jsonb_array_elements_text(${JSON.stringify(graphileIds)}::jsonb))`;
     const [unlocked] = await t.tx.execute<{ count: number }>(sql`
       select count(*)::int as count from graphile_worker._private_jobs where locked_by = any(${ids})`);
+    const held = await t.tx.execute<{ id: string }>(sql`select id::text from graphile_worker._private_jobs where locked_by = any(${ids})`);
     await t.tx.execute(sql`select graphile_worker.force_unlock_workers(${ids})`);
+    await rearmSupersededEmailJobs(
+      t,
+      held.map((row) => row.id),
+    );
     // Wakes every worker now, as a new job would, instead of at its next poll.
     await t.tx.execute(sql`select pg_notify('jobs:insert', ${JSON.stringify({ count: Math.max(1, unlocked?.count ?? 1) })})`);
     const released = await t.tx.execute(sql`
@@ -49,4 +56,27 @@ export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ wo
     );
     return { workers: stale.map((row) => row.worker_id), releasedClaims: released.length };
   });
+}
+
+/**
+ * A recipient's email job that graphile-worker took its key from while a dead worker ran it (a
+ * newer message keyed a new job: graphile-worker then sets the running one's attempts to its
+ * maximum, so it is never retried). Unlocked, it would stay in the table for good, failed without
+ * an error. Its messages are still pending in the outbox: it is removed and the recipient's
+ * delivery queued again, which joins the newer job when there is one. Found by `pnpm test:topology`.
+ */
+async function rearmSupersededEmailJobs(t: InTransaction, jobIds: string[]) {
+  if (jobIds.length === 0) return;
+  const stranded = await t.tx.execute<{ outbox_id: string | null }>(sql`
+    delete from graphile_worker._private_jobs j
+     using graphile_worker._private_tasks k
+     where k.id = j.task_id and k.identifier = ${SEND_EMAIL_TASK}
+       and j.locked_by is null and j.attempts >= j.max_attempts and j.last_error is null
+       and j.id::text = any(array(select jsonb_array_elements_text(${JSON.stringify(jobIds)}::jsonb)))
+    returning j.payload->>'outboxId' as outbox_id`);
+  for (const { outbox_id: outboxId } of stranded) {
+    if (!outboxId) continue;
+    const [message] = await t.tx.execute<{ to: string }>(sql`select doc->>'to' as to from email_outbox where id = ${outboxId}`);
+    if (message) await queueRecipientDelivery({ t, to: message.to, outboxId });
+  }
 }
