@@ -209,7 +209,7 @@ const fmt = (value: number) => Math.round(value).toLocaleString("en-US");
 
 async function main() {
   const env = loadEnv({ DATA_DIR: dataDir, LOG_LEVEL: "warn", NODE_ENV: "production", EMBEDDED_POSTGRES_PORT: String(await freePort()) });
-  runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
+  runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }), kind: "all" });
   const { deps } = runtime;
   const db = deps.db;
 

@@ -229,7 +229,7 @@ async function main() {
     SMTP_URL: sink.url,
     SECRETS_KEY: "bench secrets key",
   });
-  runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
+  runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }), kind: "all" });
   const admin = await usersCollection.insert(runtime.deps.db, {
     email: "bench-admin@example.com",
     name: "Bench Admin",

@@ -18,7 +18,7 @@ const ROUNDS = 30;
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-bench-"));
 const env = loadEnv({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", EMBEDDED_POSTGRES_PORT: String(20000 + Math.floor(Math.random() * 20000)) });
-const runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
+const runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }), kind: "all" });
 const { deps } = runtime;
 
 try {

@@ -28,7 +28,7 @@ const EXPORTS = numberOption("exports", 5);
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-bench-search-"));
 const env = loadEnv({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", EMBEDDED_POSTGRES_PORT: String(20000 + Math.floor(Math.random() * 20000)) });
-const runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }) });
+const runtime = await startRuntime({ env, logger: createLogger({ level: "warn" }), kind: "all" });
 const { deps } = runtime;
 
 const percentile = (sorted: number[], share: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;

@@ -18,5 +18,5 @@ export async function startBenchRuntime(dataDir: string, settings: Record<string
     SECRETS_KEY: "bench secrets key",
     ...settings,
   });
-  return startRuntime({ env, logger: createLogger({ level: "warn" }) });
+  return startRuntime({ env, logger: createLogger({ level: "warn" }), kind: "all" });
 }

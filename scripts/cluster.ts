@@ -12,6 +12,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { databaseConnectionBudget, loadEnv } from "@meridian/config";
 import { startEmbeddedS3 } from "@meridian/db";
 
 const run = promisify(execFile);
@@ -24,6 +25,26 @@ const SERVERS = option("servers", 2);
 const WORKERS = option("workers", 2);
 const keep = process.argv.includes("--keep");
 const asRoot = process.getuid?.() === 0;
+const MAX_CONNECTIONS = 100;
+/** PostgreSQL keeps 3 for superusers (superuser_reserved_connections), and `pnpm admin` needs room beside the processes. */
+const HEADROOM = 3 + databaseConnectionBudget(loadEnv({ ...process.env, DATABASE_URL: undefined }), "admin").total;
+
+/**
+ * The most connections each kind of process opens, with the settings they will read (the
+ * operator's environment included): a cluster that could exceed max_connections does not start.
+ */
+function connectionBudget() {
+  const env = loadEnv({ ...process.env, DATABASE_URL: undefined });
+  const server = databaseConnectionBudget(env, "server").total;
+  const worker = databaseConnectionBudget(env, "worker").total;
+  const total = SERVERS * server + WORKERS * worker;
+  if (total + HEADROOM > MAX_CONNECTIONS)
+    throw new Error(
+      `${SERVERS} servers × ${server} and ${WORKERS} workers × ${worker} PostgreSQL connections (${total}, and ${HEADROOM} kept free) ` +
+        `exceed max_connections ${MAX_CONNECTIONS}: lower DATABASE_POOL_SIZE, WORKER_DATABASE_POOL_SIZE or JOBS_DATABASE_POOL_SIZE`,
+    );
+  return { server, worker, total, maxConnections: MAX_CONNECTIONS };
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -79,8 +100,8 @@ async function startPostgres(dir: string): Promise<string> {
   if (asRoot) await run("chown", ["postgres", passwordFile]);
   await exec("initdb", ["-D", data, "-U", "meridian", "--pwfile", passwordFile, "--auth=scram-sha-256", "-E", "UTF8"]);
   const port = await freePort();
-  // PostgreSQL's default of 100 connections: four processes need about 55 (infra/README, connection budget).
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=100`;
+  // PostgreSQL's default of 100 connections; connectionBudget() checks that the processes fit.
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=${MAX_CONNECTIONS}`;
   await exec("pg_ctl", ["-D", data, "-o", options, "-l", path.join(dir, "postgres.log"), "-w", "start"]);
   started.push({ stop: () => exec("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]).then(() => undefined) });
   return `postgres://meridian:${password}@127.0.0.1:${port}/postgres`;
@@ -187,6 +208,7 @@ async function stopAll(dir: string | undefined, code: number) {
 }
 
 async function main() {
+  const budget = connectionBudget();
   await ensurePackages();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-cluster-"));
   process.once("SIGINT", () => void stopAll(dir, 0));
@@ -241,12 +263,13 @@ async function main() {
     });
     await waitForReady(`${address}/api/health/ready`, "nginx");
     // For tools and tests that act on the parts (kill one, start one again with the same settings): owner-only, it holds secrets.
-    await fs.writeFile(path.join(dir, "cluster.json"), JSON.stringify({ address, env: shared, processes }, null, 2), { mode: 0o600 });
+    await fs.writeFile(path.join(dir, "cluster.json"), JSON.stringify({ address, env: shared, processes, connectionBudget: budget }, null, 2), { mode: 0o600 });
     console.log(
       [
         `Meridian cluster: ${address}`,
         `  nginx 127.0.0.1:${proxyPort} → servers ${serverPorts.map((port, index) => `server-${index + 1} 127.0.0.1:${port}`).join(", ")}`,
         `  workers: ${WORKERS}; PostgreSQL ${path.basename(path.dirname(postgresBin()!))} and the S3 store ${s3.endpoint}`,
+        `  PostgreSQL connections at most ${budget.total} of ${budget.maxConnections} (server ${budget.server} each, worker ${budget.worker} each)`,
         `  logs in ${dir}; Ctrl-C stops everything`,
       ].join("\n"),
     );

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
 import path from "node:path";
 import { ObservatoryClient, type AssignedObservation } from "@meridian/observatory-client";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openWebSocket, type OpenClient } from "../support/ws-client";
 import { until } from "../support/until";
@@ -100,6 +102,29 @@ describe("pnpm cluster", { timeout: 180_000 }, () => {
         (message.data as { status: string }).status === "in_progress",
       "the owner's page to hear the observation move",
     );
+  });
+
+  it("keeps every process within its PostgreSQL connection budget, the four together within max_connections", async () => {
+    const info = JSON.parse(await fs.readFile(path.join(folder, "cluster.json"), "utf8")) as {
+      env: { DATABASE_URL: string };
+      connectionBudget: { server: number; worker: number; total: number; maxConnections: number };
+    };
+    expect(output).toContain(`PostgreSQL connections at most ${info.connectionBudget.total} of ${info.connectionBudget.maxConnections}`);
+    const sql = postgres(info.env.DATABASE_URL, { max: 1, onnotice: () => undefined });
+    try {
+      const rows = await sql<Array<{ name: string; connections: number }>>`
+        select application_name as name, count(*)::int as connections from pg_stat_activity
+        where application_name like 'meridian-%' group by application_name`;
+      const of = (kind: string) => rows.filter((row) => row.name.startsWith(`meridian-${kind}:`));
+      expect(of("server")).toHaveLength(2);
+      expect(of("worker")).toHaveLength(2);
+      for (const row of of("server")) expect(row.connections).toBeLessThanOrEqual(info.connectionBudget.server);
+      for (const row of of("worker")) expect(row.connections).toBeLessThanOrEqual(info.connectionBudget.worker);
+      const [max] = await sql<Array<{ max_connections: string }>>`show max_connections`;
+      expect(Number(max!.max_connections)).toBe(info.connectionBudget.maxConnections);
+    } finally {
+      await sql.end();
+    }
   });
 
   it("stops everything on Ctrl-C and removes its folder", async () => {

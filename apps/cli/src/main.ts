@@ -24,7 +24,7 @@ const program = buildProgram({
         `No Meridian data in ${env.DATA_DIR}: set DATA_DIR to the server's data folder, or DATABASE_URL to its database. ` +
           "Only create-admin starts a new data folder.",
       );
-    runtime ??= await startRuntime({ env, logger, poolSize: 4, applicationName: "meridian-admin" });
+    runtime ??= await startRuntime({ env, logger, kind: "admin", applicationName: "meridian-admin" });
     return runtime.deps;
   },
 });

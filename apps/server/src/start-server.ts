@@ -33,7 +33,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
   const { env, logger } = options;
   const startedAt = new Date();
   const applicationName = `${SERVER_APPLICATION_PREFIX}${randomUUID()}`;
-  const runtime = options.runtime ?? (await startRuntime({ env, logger, applicationName }));
+  const runtime = options.runtime ?? (await startRuntime({ env, logger, kind: env.MERIDIAN_ROLE, applicationName }));
   const { deps } = runtime;
   // Whatever has started is stopped in reverse order, also when a later step fails.
   const cleanups: Array<() => Promise<void>> = [() => runtime.stop()];
@@ -80,7 +80,8 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     // First of all, while the hub closes: readiness 503, no new connections, answers say close.
     cleanups.push(async () => void drain.start());
 
-    const worker = env.MERIDIAN_ROLE === "all" ? await startWorker({ deps, databaseUrl: runtime.databaseUrl }) : undefined;
+    const worker =
+      env.MERIDIAN_ROLE === "all" ? await startWorker({ deps, databaseUrl: runtime.databaseUrl, applicationName: runtime.applicationName }) : undefined;
     if (worker) cleanups.splice(1, 0, () => worker.stop());
     const notifyAdmins = options.notifyAdmins !== false;
     const presence = await joinServerPresence({

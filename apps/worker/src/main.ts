@@ -9,9 +9,9 @@ const logger = createLogger({ level: env.LOG_LEVEL, name: "meridian-worker" });
 await runUntilSignalled({
   logger,
   async start() {
-    const runtime = await startRuntime({ env, logger, poolSize: 5 });
+    const runtime = await startRuntime({ env, logger, kind: "worker" });
     try {
-      const worker = await startWorker({ deps: runtime.deps, databaseUrl: runtime.databaseUrl });
+      const worker = await startWorker({ deps: runtime.deps, databaseUrl: runtime.databaseUrl, applicationName: runtime.applicationName });
       logger.info({ workerId: worker.workerId, embedded: runtime.embedded }, "Meridian worker running");
       return {
         async stop() {

@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { tables } from "@meridian/db";
 import { holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, SEND_EMAIL_TASK, type Deps } from "@meridian/domain";
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "graphile-worker";
+import pg from "pg";
 import { eq, sql } from "drizzle-orm";
 import { closeMailTransport } from "./mail-transport";
 import { buildTaskList, crontab } from "./task-list";
@@ -18,7 +19,14 @@ const HEARTBEAT_MS = 5_000;
 const RECOVERY_MS = 2_000;
 
 /** Runs graphile-worker over the tasks of this app and records a heartbeat for health checks. */
-export async function startWorker(options: { deps: Deps; databaseUrl: string; concurrency?: number; pollInterval?: number }): Promise<RunningWorker> {
+export async function startWorker(options: {
+  deps: Deps;
+  databaseUrl: string;
+  /** The process's name in pg_stat_activity: the job runners' connections count with the process's own. */
+  applicationName?: string;
+  concurrency?: number;
+  pollInterval?: number;
+}): Promise<RunningWorker> {
   const { deps } = options;
   const workerId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const logger = new WorkerLogger((scope) => (level, message, meta) => {
@@ -35,7 +43,19 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
   events.on("pool:create", ({ workerPool }) => graphileWorkerIds.add(workerPool.id));
   events.on("worker:create", ({ worker }) => graphileWorkerIds.add(worker.workerId));
   const { [SEND_EMAIL_TASK]: sendEmail, ...taskList } = buildTaskList({ deps });
-  const common = { events, connectionString: options.databaseUrl, pollInterval: options.pollInterval ?? 2000, noHandleSignals: true, logger };
+  // One pool for both runners, sized by JOBS_DATABASE_POOL_SIZE (databaseConnectionBudget): each
+  // runner would otherwise open a pool of 10 of its own. Job bodies use the process's own pool.
+  const pgPool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: deps.env.JOBS_DATABASE_POOL_SIZE,
+    application_name: options.applicationName ?? "meridian-worker",
+    connectionTimeoutMillis: deps.env.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000,
+  });
+  const connectionFailed = (error: Error) => deps.logger.warn({ err: error }, "a job-queue database connection failed");
+  pgPool.on("error", connectionFailed);
+  // A client that loses its server while checked out reports it here, not to the pool.
+  pgPool.on("connect", (client) => client.on("error", connectionFailed));
+  const common = { events, pgPool, pollInterval: options.pollInterval ?? 2000, noHandleSignals: true, logger };
   let runner: Runner;
   let emailRunner: Runner;
   try {
@@ -45,13 +65,13 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
     emailRunner = await run({
       ...common,
       concurrency: deps.env.SMTP_POOL_SIZE,
-      maxPoolSize: deps.env.SMTP_POOL_SIZE + 2,
       taskList: { [SEND_EMAIL_TASK]: sendEmail! },
     }).catch(async (error: unknown) => {
       await runner.stop();
       throw error;
     });
   } catch (error) {
+    await pgPool.end().catch(() => undefined);
     await presence.release();
     throw error;
   }
@@ -84,6 +104,7 @@ export async function startWorker(options: { deps: Deps; databaseUrl: string; co
         clearInterval(timer);
         clearInterval(recoveryTimer);
         await Promise.all([runner.stop(), emailRunner.stop()]);
+        await pgPool.end().catch((error: unknown) => deps.logger.warn({ err: error }, "could not close the job-queue pool"));
         closeMailTransport(deps);
         await deps.db
           .delete(tables.workerHeartbeats)

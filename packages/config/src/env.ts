@@ -9,6 +9,13 @@ const optionalString = z
   .transform((value) => (value === undefined || value.trim() === "" ? undefined : value));
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/**
+ * A shared pool holds session locks for as long as they are held (its process's presence, a
+ * one-at-a-time job) and a restore reserves up to 4 more for its parallel loads: below 8, a
+ * restore could wait for ever for a connection its own process holds.
+ */
+const MIN_POOL_SIZE = 8;
+const poolSize = (fallback: number) => z.coerce.number().int().min(MIN_POOL_SIZE).default(fallback);
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -74,7 +81,20 @@ const envSchema = z.object({
   SMTP_POOL_SIZE: positiveInt(8),
   /** Messages one announcement email job has in flight over those connections (1: in claim order). */
   EMAIL_SENDS_IN_FLIGHT: positiveInt(1),
-  DATABASE_POOL_SIZE: positiveInt(10),
+  /**
+   * PostgreSQL connections in the shared pool of a server process (and of an `all` one); see
+   * databaseConnectionBudget for every connection a process opens.
+   */
+  DATABASE_POOL_SIZE: poolSize(10),
+  /** The shared pool of a worker process: only job bodies use it. */
+  WORKER_DATABASE_POOL_SIZE: poolSize(8),
+  /**
+   * graphile-worker's pool in a process that runs jobs: two clients stay on LISTEN (the job and
+   * email runners), the others take and complete jobs for WORKER_CONCURRENCY + SMTP_POOL_SIZE runs.
+   */
+  JOBS_DATABASE_POOL_SIZE: z.coerce.number().int().min(3).default(6),
+  /** How long a process waits for PostgreSQL to accept a new connection before that request answers 503. */
+  DATABASE_CONNECT_TIMEOUT_SECONDS: positiveInt(10),
   /**
    * Messages one observatory plugin connection may send a second (a burst of as many is allowed);
    * beyond it a message is answered `error` RATE_LIMITED and not handled.

@@ -17,9 +17,11 @@ export interface DatabaseHandle {
 }
 
 /** `applicationName` names the process in pg_stat_activity (server processes tell each other apart by it). */
-export function connectDatabase(url: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
+export function connectDatabase(url: string, options: { max?: number; applicationName?: string; connectTimeoutSeconds?: number } = {}): DatabaseHandle {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    // A PostgreSQL that does not answer fails the query (503 to a request) instead of holding it.
+    connect_timeout: options.connectTimeoutSeconds ?? 10,
     onnotice: () => undefined,
     // The server and worker share the clock of PostgreSQL; keep everything in UTC.
     connection: { TimeZone: "UTC", application_name: options.applicationName ?? "meridian" },

@@ -7,3 +7,32 @@ export function isUniqueViolation({ error, constraint }: { error: unknown; const
   }
   return false;
 }
+
+/** Node's socket errors and postgres.js's own connection errors: PostgreSQL could not be reached or left. */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "EPIPE",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
+]);
+/** too_many_connections (for the server, a database or a role), and a server starting or shutting down. */
+const REFUSING = new Set(["53300", "57P01", "57P02", "57P03"]);
+
+/**
+ * True when the request could not get a PostgreSQL connection (refused, unreachable, timed out or
+ * cut): nothing about the request was wrong, so it is a 503 that may be tried again.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let value = error, depth = 0; value && depth < 5; value = (value as { cause?: unknown }).cause, depth += 1) {
+    const code = (value as { code?: unknown }).code;
+    if (typeof code !== "string") continue;
+    if (UNREACHABLE.has(code) || REFUSING.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  }
+  return false;
+}

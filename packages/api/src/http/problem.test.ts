@@ -24,6 +24,26 @@ describe("toAppError", () => {
     expect(toAppError(new HTTPException(status)).code).toBe(code);
   });
 
+  const withCode = (code: string, message = `database error ${code}`) => Object.assign(new Error(message), { code });
+  it.each([
+    ["PostgreSQL refusing more connections", withCode("53300")],
+    ["PostgreSQL starting up", withCode("57P03")],
+    ["a connection exception", withCode("08006")],
+    ["an unreachable server", withCode("ECONNREFUSED")],
+    ["postgres.js giving up on connecting", withCode("CONNECT_TIMEOUT")],
+    ["a connection closed under the query", withCode("CONNECTION_CLOSED")],
+    ["a driver error wrapped by the ORM", new Error("Failed query", { cause: withCode("53300") })],
+  ])("answers %s with 503 SERVICE_UNAVAILABLE and Retry-After, without the driver's words", (_case, original) => {
+    const error = toAppError(original);
+    expect(error).toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503, headers: { "retry-after": "5" } });
+    expect(error.message).not.toMatch(/database error|Failed query/);
+  });
+
+  it("keeps other database errors INTERNAL: a unique violation that escaped is a bug, not an outage", () => {
+    expect(toAppError(withCode("23505")).code).toBe("INTERNAL");
+    expect(toAppError(withCode("42P01")).code).toBe("INTERNAL");
+  });
+
   it("hides unexpected errors behind INTERNAL, keeping the original only as the cause", () => {
     const original = new Error("connection to 10.0.0.5:5432 refused at /srv/app/db.ts:12");
     const error = toAppError(original);

@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode } from "@meridian/domain";
+import { AppError, isDatabaseUnavailable, type ErrorCode } from "@meridian/domain";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 
@@ -16,9 +16,17 @@ export const codeForStatus: Record<number, ErrorCode> = {
   429: "RATE_LIMITED",
 };
 
+/** How long a client is asked to wait when PostgreSQL gave this process no connection. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** Any thrown value becomes an AppError; anything unexpected becomes INTERNAL without details. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error))
+    return new AppError("SERVICE_UNAVAILABLE", "The database has no connection for this request at the moment; try again shortly", {
+      headers: { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) },
+      cause: error,
+    });
   if (error instanceof HTTPException) {
     const code = codeForStatus[error.status];
     if (code) {

@@ -66,8 +66,10 @@ const t = initTRPC
 /** Domain functions throw AppError; give tRPC the matching status instead of a 500. */
 const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError && result.error.code === "INTERNAL_SERVER_ERROR") {
-    const cause = result.error.cause;
+  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR" && result.error.cause !== undefined) {
+    // A domain AppError, or a database that gave no connection (503, as REST answers).
+    const cause = toAppError(result.error.cause);
+    if (cause.code === "INTERNAL") return result;
     throw new TRPCError({ code: trpcCodeByStatus[cause.status] ?? "INTERNAL_SERVER_ERROR", message: cause.message, cause });
   }
   return result;

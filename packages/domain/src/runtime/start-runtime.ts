@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import path from "node:path";
-import type { Env, Logger } from "@meridian/config";
+import { databaseConnectionBudget, type Env, type Logger, type ProcessKind } from "@meridian/config";
 import {
   connectDatabase,
   createObjectStorage,
@@ -16,6 +17,8 @@ import { createSecretBox, loadSecretsKey } from "../secrets/secret-box";
 export interface Runtime {
   deps: Deps;
   databaseUrl: string;
+  /** This process's name in pg_stat_activity; its job runners use it too. */
+  applicationName: string;
   embedded: { postgres: boolean; objectStorage: boolean };
   /** Closes pools and stops embedded servers, in that order. */
   stop(): Promise<void>;
@@ -25,8 +28,9 @@ export interface Runtime {
  * Brings up what every process needs: PostgreSQL (embedded unless DATABASE_URL), migrations,
  * and object storage (embedded unless S3_ENDPOINT), then returns the shared Deps.
  */
-export async function startRuntime(options: { env: Env; logger: Logger; poolSize?: number; applicationName?: string }): Promise<Runtime> {
+export async function startRuntime(options: { env: Env; logger: Logger; kind: ProcessKind; applicationName?: string }): Promise<Runtime> {
   const { env, logger } = options;
+  const applicationName = options.applicationName ?? `meridian-${options.kind}:${randomUUID()}`;
   let embeddedPostgres: EmbeddedPostgres | undefined;
   let embeddedS3: EmbeddedS3 | undefined;
   const stops: Array<() => Promise<void>> = [];
@@ -37,7 +41,11 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
       databaseUrl = embeddedPostgres.url;
       stops.unshift(() => embeddedPostgres!.stop());
     }
-    const database = connectDatabase(databaseUrl, { max: options.poolSize ?? env.DATABASE_POOL_SIZE, applicationName: options.applicationName });
+    const database = connectDatabase(databaseUrl, {
+      max: databaseConnectionBudget(env, options.kind).pool,
+      applicationName,
+      connectTimeoutSeconds: env.DATABASE_CONNECT_TIMEOUT_SECONDS,
+    });
     stops.unshift(() => database.close());
     await migrateDatabase(database);
 
@@ -80,6 +88,7 @@ export async function startRuntime(options: { env: Env; logger: Logger; poolSize
     return {
       deps,
       databaseUrl,
+      applicationName,
       embedded: { postgres: Boolean(embeddedPostgres), objectStorage: Boolean(embeddedS3) },
       async stop() {
         for (const stop of stops) await stop().catch((error) => logger.error({ err: error }, "error during shutdown"));
