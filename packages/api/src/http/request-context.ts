@@ -1,9 +1,10 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { authenticateObservatoryKey, authenticateToken, AppError } from "@meridian/domain";
 import type { Context, MiddlewareHandler } from "hono";
-import type { ApiServices } from "../context";
+import type { ApiServices, RequestContext } from "../context";
 import type { AppEnv } from "./env";
 import { cookieAllowed, honoRequestHeaders, readCredential } from "./credentials";
+import { clearSessionCookie, setSessionCookie } from "./session-cookie";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -48,7 +49,7 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
     }
     const secure =
       deps.env.PUBLIC_URL?.startsWith("https:") || c.req.url.startsWith("https:") || (deps.env.TRUST_PROXY && c.req.header("x-forwarded-proto") === "https");
-    c.set("ctx", {
+    const ctx: RequestContext = {
       deps,
       principal,
       observatory,
@@ -58,7 +59,9 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
       requestId: c.get("requestId"),
       secureCookies: Boolean(secure),
       linkOrigin: linkOrigin(c, deps.env.PUBLIC_URL, deps.env.PORT),
-    });
+      setSessionToken: (token) => (token ? setSessionCookie(c, ctx, token) : clearSessionCookie(c, ctx)),
+    };
+    c.set("ctx", ctx);
     await next();
   };
 }

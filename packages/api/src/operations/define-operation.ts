@@ -11,10 +11,7 @@ import type { RequestContext } from "../context";
 export type Access = "public" | "signed-in" | "server-admin" | "observatory-or-user" | "observatory";
 
 /** What a handler sees of the request, whichever face (REST or tRPC) it came through. */
-export interface OperationContext extends RequestContext {
-  /** Sets (or, with null, clears) the session cookie on the HTTP response. */
-  setSessionToken(token: string | null): void;
-}
+export type OperationContext = RequestContext;
 
 type Signed<A extends Access, T> = A extends "public" | "observatory-or-user" ? T | undefined : A extends "observatory" ? undefined : T;
 

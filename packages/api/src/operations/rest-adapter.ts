@@ -5,8 +5,7 @@ import { OBSERVATORY_KEY_LIMITS, requirePrincipal, requireServerAdmin } from "..
 import { createRouter, type AppEnv } from "../http/env";
 import { bearerSecurity, jsonBody, jsonResponse } from "../http/openapi-shared";
 import { responseMismatch } from "../http/response-check";
-import { clearSessionCookie, setSessionCookie } from "../http/session-cookie";
-import { Reply, type AnyOperation, type OperationContext } from "./define-operation";
+import { Reply, type AnyOperation } from "./define-operation";
 
 /** Users only (an observatory key is refused); runs after the credential check and before the validators. */
 const usersOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -67,11 +66,6 @@ async function inputOf(operation: AnyOperation, c: Context<AppEnv>) {
   return operation.bodyKey ? { ...params, ...query, [operation.bodyKey]: body } : { ...params, ...query, ...(body as object) };
 }
 
-function operationContext(c: Context<AppEnv>): OperationContext {
-  const ctx = c.get("ctx");
-  return { ...ctx, setSessionToken: (token) => (token ? setSessionCookie(c, ctx, token) : clearSessionCookie(c, ctx)) };
-}
-
 /**
  * A body of the declared success status must be what the operation's `output` declares (JSON
  * bodies only: streams and bytes are not looked at); tests turn this on (`VALIDATE_RESPONSES`).
@@ -92,7 +86,7 @@ export function restRoutes(operations: readonly AnyOperation[]) {
   for (const operation of operations) {
     if (!operation.path) continue;
     router.openapi(routeOf(operation), async (c) => {
-      const ctx = operationContext(c);
+      const ctx = c.get("ctx");
       const principal = ctx.principal;
       if (!principal && !ctx.observatory && operation.access !== "public") throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
       if (!principal && ctx.observatory && operation.access !== "observatory" && operation.access !== "observatory-or-user")

@@ -5,10 +5,8 @@ import { ZodError } from "zod";
 import type { RequestContext } from "../context";
 import { codeForStatus, toAppError } from "../http/problem";
 
-export interface TrpcContext extends RequestContext {
-  /** Lets auth procedures set or clear the session cookie on the HTTP response. */
-  setSessionToken(token: string | null): void;
-}
+/** The request's context as REST handlers get it; auth procedures set the cookie through `setSessionToken`. */
+export type TrpcContext = RequestContext;
 
 const trpcCodeByStatus: Record<number, TRPCError["code"]> = {
   400: "BAD_REQUEST",

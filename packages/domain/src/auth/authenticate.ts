@@ -15,10 +15,27 @@ const userColumns = { id: tables.users.id, doc: tables.users.doc, createdAt: tab
  * per process; logout, key revocation and changes to the user invalidate them (request-caches).
  * `fresh` skips the cache.
  */
+/**
+ * SHA-256 of the tokens seen lately: a session's every request presents the same token, and the
+ * hash was a measurable share of a cached request's CPU. Bounded (cleared when full); it maps a
+ * token to its hash only, so a revoked token gains nothing by being here.
+ */
+const recentTokenHashes = new Map<string, string>();
+const RECENT_TOKEN_HASHES = 10_000;
+function hashOfRecentToken(token: string): string {
+  let hash = recentTokenHashes.get(token);
+  if (hash === undefined) {
+    if (recentTokenHashes.size >= RECENT_TOKEN_HASHES) recentTokenHashes.clear();
+    hash = hashSecret(token);
+    recentTokenHashes.set(token, hash);
+  }
+  return hash;
+}
+
 export async function authenticateToken(options: { deps: Deps; token: string; fresh?: boolean }): Promise<Principal | undefined> {
   const { deps, token } = options;
   if (token.length > 200) return undefined;
-  const tokenHash = hashSecret(token);
+  const tokenHash = hashOfRecentToken(token);
   const now = deps.now().getTime();
   const cached = options.fresh ? undefined : deps.caches.principals.get(tokenHash, now);
   if (cached && (cached.tokenExpiresAt === null || cached.tokenExpiresAt > now)) {
