@@ -3,7 +3,8 @@
 // for announcements the user must acknowledge) against a bare Hono route, in one run.
 //
 //   node bench/motd-pending.mjs [--duration 10] [--connections 100] [--warmup 3]
-//   node bench/motd-pending.mjs --profile [--duration 5]      CPU profile of the server instead
+//   node bench/motd-pending.mjs --profile [--duration 5] [--path /api/v1/auth/me]
+//                                                              CPU profile of the server instead
 //
 // Issue 4's goal: at least 0.25× the bare route's requests/s, and p99 under 25 ms, at 100
 // connections.
@@ -63,6 +64,8 @@ import {
 } from "./lib.mjs";
 
 const PROFILE = process.argv.includes("--profile");
+/** `--path /api/v1/auth/me` profiles another signed-in GET of the seeded user instead. */
+const PROFILED_PATH = process.argv.includes("--path") ? process.argv[process.argv.indexOf("--path") + 1] : "/api/v1/user/motd/pending";
 const DURATION_S = numberOption("duration", PROFILE ? 5 : 10);
 const CONNECTIONS = numberOption("connections", 100);
 const WARMUP_S = numberOption("warmup", 3);
@@ -219,7 +222,7 @@ function profileMarkdown(summary, result, cacheTtlMs) {
     "",
   ];
   return [
-    `# CPU profile of the Meridian server under \`GET /api/v1/user/motd/pending\``,
+    `# CPU profile of the Meridian server under \`GET ${PROFILED_PATH}\``,
     "",
     `${cacheTtlMs === undefined ? "Default configuration (request caches on)" : `REQUEST_CACHE_TTL_MS=${cacheTtlMs}`}; ` +
       `${CONNECTIONS} connections, ${DURATION_S} s, " + "${Math.round(result.requests.average).toLocaleString("en-US")} ` +
@@ -283,9 +286,9 @@ async function profileRun() {
   try {
     const started = await startSeededMeridian("motd-profile", { cacheTtlMs, profileDir: outDir });
     meridian = started.meridian;
-    const url = `${meridian.baseUrl}/api/v1/user/motd/pending`;
+    const url = `${meridian.baseUrl}${PROFILED_PATH}`;
     const headers = { authorization: `Bearer ${started.userToken}` };
-    const expectBody = (await call(meridian.baseUrl, "GET", "/api/v1/user/motd/pending", { token: started.userToken, expect: 200 })).text;
+    const expectBody = (await call(meridian.baseUrl, "GET", PROFILED_PATH, { token: started.userToken, expect: 200 })).text;
     if (WARMUP_S > 0) await runAutocannon({ url, headers, connections: CONNECTIONS, duration: WARMUP_S, expectBody });
     const fromUs = Number(process.hrtime.bigint() / 1000n);
     const result = await runAutocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S, expectBody });

@@ -39,7 +39,7 @@ export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ wo
       select count(*)::int as count from graphile_worker._private_jobs where locked_by = any(${ids})`);
     const held = await t.tx.execute<{ id: string }>(sql`select id::text from graphile_worker._private_jobs where locked_by = any(${ids})`);
     await t.tx.execute(sql`select graphile_worker.force_unlock_workers(${ids})`);
-    await rearmSupersededEmailJobs(
+    await removeSupersededJobs(
       t,
       held.map((row) => row.id),
     );
@@ -59,24 +59,28 @@ export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ wo
 }
 
 /**
- * A recipient's email job that graphile-worker took its key from while a dead worker ran it (a
- * newer message keyed a new job: graphile-worker then sets the running one's attempts to its
- * maximum, so it is never retried). Unlocked, it would stay in the table for good, failed without
- * an error. Its messages are still pending in the outbox: it is removed and the recipient's
- * delivery queued again, which joins the newer job when there is one. Found by `pnpm test:topology`.
+ * A keyed job that graphile-worker took its key from while a dead worker ran it: a newer job of
+ * the same key was added meanwhile (a dispatch asked again, a newer message to the recipient), and
+ * graphile-worker then sets the running job's attempts to its maximum so that it never runs
+ * again. Unlocked, it would stay in the table for good, failed without an error. The newer job
+ * does its work (a dispatch of the same observatory, a delivery of the same file), so it is
+ * removed; an email job's own message is queued again, which joins the recipient's newer job.
+ * Found by `pnpm test:topology`, for send_email first and then for dispatch_observatory.
  */
-async function rearmSupersededEmailJobs(t: InTransaction, jobIds: string[]) {
+async function removeSupersededJobs(t: InTransaction, jobIds: string[]) {
   if (jobIds.length === 0) return;
-  const stranded = await t.tx.execute<{ outbox_id: string | null }>(sql`
+  const removed = await t.tx.execute<{ task: string; outbox_id: string | null }>(sql`
     delete from graphile_worker._private_jobs j
      using graphile_worker._private_tasks k
-     where k.id = j.task_id and k.identifier = ${SEND_EMAIL_TASK}
-       and j.locked_by is null and j.attempts >= j.max_attempts and j.last_error is null
+     where k.id = j.task_id
+       and j.locked_by is null and j.attempts >= j.max_attempts and j.last_error is null and j.key is null
        and j.id::text = any(array(select jsonb_array_elements_text(${JSON.stringify(jobIds)}::jsonb)))
-    returning j.payload->>'outboxId' as outbox_id`);
-  for (const { outbox_id: outboxId } of stranded) {
-    if (!outboxId) continue;
+    returning k.identifier as task, j.payload->>'outboxId' as outbox_id`);
+  for (const { task, outbox_id: outboxId } of removed) {
+    if (task !== SEND_EMAIL_TASK || !outboxId) continue;
     const [message] = await t.tx.execute<{ to: string }>(sql`select doc->>'to' as to from email_outbox where id = ${outboxId}`);
     if (message) await queueRecipientDelivery({ t, to: message.to, outboxId });
   }
+  if (removed.length > 0)
+    t.logger.warn({ tasks: removed.map((row) => row.task) }, "removed jobs a newer job of their key had replaced while a dead worker ran them");
 }
