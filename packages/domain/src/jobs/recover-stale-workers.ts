@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { holdSessionLock, lockHeldCondition, LOCK_SPACES, type SessionLock } from "../system/session-lock";
 import { queueRecipientDelivery } from "../email/outbox";
-import { SEND_EMAIL_TASK } from "./contracts";
+import { jobContracts, SEND_EMAIL_TASK } from "./contracts";
 import { inTransaction, type InTransaction } from "../transaction";
 
 /** A worker beats every few seconds; one silent this long is taken for dead. */
@@ -59,7 +59,7 @@ export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ wo
 }
 
 /**
- * A keyed job that graphile-worker took its key from while a dead worker ran it: a newer job of
+ * A job of an always-keyed task that graphile-worker took its key from while a dead worker ran it: a newer job of
  * the same key was added meanwhile (a dispatch asked again, a newer message to the recipient), and
  * graphile-worker then sets the running job's attempts to its maximum so that it never runs
  * again. Unlocked, it would stay in the table for good, failed without an error. The newer job
@@ -69,10 +69,13 @@ export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ wo
  */
 async function removeSupersededJobs(t: InTransaction, jobIds: string[]) {
   if (jobIds.length === 0) return;
+  // Only tasks that are always added with a key: a job without one whose last attempt was killed
+  // looks the same (attempts spent, no error, no key) and must stay, so the tracked job fails.
+  const alwaysKeyed = [SEND_EMAIL_TASK, jobContracts.dispatch_observatory.name];
   const removed = await t.tx.execute<{ task: string; outbox_id: string | null }>(sql`
     delete from graphile_worker._private_jobs j
      using graphile_worker._private_tasks k
-     where k.id = j.task_id
+     where k.id = j.task_id and k.identifier in ${alwaysKeyed}
        and j.locked_by is null and j.attempts >= j.max_attempts and j.last_error is null and j.key is null
        and j.id::text = any(array(select jsonb_array_elements_text(${JSON.stringify(jobIds)}::jsonb)))
     returning k.identifier as task, j.payload->>'outboxId' as outbox_id`);
