@@ -156,7 +156,7 @@ async function main() {
         (row) =>
           `| ${row.label} | ${row.bytes} B | ${Math.round(row.rps).toLocaleString("en-US")} ` +
           `| ${row.p50} ms | ${row.p99} ms | ${row.non2xx} / ${row.errors + row.timeouts} | ` +
-          `" + "${row.serverCpu.toFixed(1)} s | ${row.postgresCpu ? `${row.postgresCpu.toFixed(1)} s` : "–"} ` +
+          `${row.serverCpu.toFixed(1)} s | ${row.postgresCpu ? `${row.postgresCpu.toFixed(1)} s` : "–"} ` +
           `| ${Math.round(row.perCpuSecond).toLocaleString("en-US")} |`,
       ),
       "",

@@ -225,7 +225,7 @@ function profileMarkdown(summary, result, cacheTtlMs) {
     `# CPU profile of the Meridian server under \`GET ${PROFILED_PATH}\``,
     "",
     `${cacheTtlMs === undefined ? "Default configuration (request caches on)" : `REQUEST_CACHE_TTL_MS=${cacheTtlMs}`}; ` +
-      `${CONNECTIONS} connections, ${DURATION_S} s, " + "${Math.round(result.requests.average).toLocaleString("en-US")} ` +
+      `${CONNECTIONS} connections, ${DURATION_S} s, ${Math.round(result.requests.average).toLocaleString("en-US")} ` +
       `req/s (p99 ${result.latency.p99} ms) while profiled; ${summary.total.toFixed(0)} ` +
       `ms of samples ${summary.inWindow ? "inside the measured window" : "(whole profile: the window could not be matched)"}. ` +
       `Load average at the end: ${loadAverage()}.`,
@@ -466,15 +466,15 @@ async function benchmarkRun() {
         (row) =>
           `| ${row.label} | ${row.bytes.toLocaleString("en-US")} B | ${Math.round(row.rps).toLocaleString("en-US")} ` +
           `| ${(row.rps / peerRps).toFixed(2)}× | ${row.p50} ms | ${row.p99} ms | ${row.failed} ` +
-          `| " + "${row.serverCpu.toFixed(1)} s | ${row.key === "peer" ? "–" : `${row.postgresCpu.toFixed(1)} s`} ` +
+          `| ${row.serverCpu.toFixed(1)} s | ${row.key === "peer" ? "–" : `${row.postgresCpu.toFixed(1)} s`} ` +
           `| ${Math.round(row.perCpuSecond).toLocaleString("en-US")} |`,
       ),
       "",
       `Goal (issue 4): at least ${GOAL_RATIO}× the peer's requests/s and p99 under ${GOAL_P99_MS} ` +
         `ms. Default configuration (c): ${pending.ratio.toFixed(2)}× (${verdict(pending.ratioMet)}), ` +
         `p99 ${rows.find((row) => row.key === "pending").p99} ms (${verdict(pending.p99Met)}). ` +
-        `Caches off (e): " + "${pendingNoCache.ratio.toFixed(2)}× (${verdict(pendingNoCache.ratioMet)}), ` +
-        `p99 " + "${rows.find((row) => row.key === "pending-nocache").p99} ms (${verdict(pendingNoCache.p99Met)}).`,
+        `Caches off (e): ${pendingNoCache.ratio.toFixed(2)}× (${verdict(pendingNoCache.ratioMet)}), ` +
+        `p99 ${rows.find((row) => row.key === "pending-nocache").p99} ms (${verdict(pendingNoCache.p99Met)}).`,
       "",
       "| Process | RSS idle (before load) | RSS after load | Peak RSS (VmHWM) |",
       "|---|---:|---:|---:|",

@@ -26,21 +26,23 @@ const WORKERS = option("workers", 2);
 const keep = process.argv.includes("--keep");
 const asRoot = process.getuid?.() === 0;
 const MAX_CONNECTIONS = 100;
-/** PostgreSQL keeps 3 for superusers (superuser_reserved_connections), and `pnpm admin` needs room beside the processes. */
-const HEADROOM = 3 + databaseConnectionBudget(loadEnv({ ...process.env, DATABASE_URL: undefined }), "admin").total;
+/** PostgreSQL keeps 3 for superusers (superuser_reserved_connections). */
+const SUPERUSER_RESERVED = 3;
 
 /**
  * The most connections each kind of process opens, with the settings they will read (the
- * operator's environment included): a cluster that could exceed max_connections does not start.
+ * operator's environment included): a cluster that could exceed max_connections, with room for
+ * a `pnpm admin` command beside it, does not start.
  */
 function connectionBudget() {
   const env = loadEnv({ ...process.env, DATABASE_URL: undefined });
+  const headroom = SUPERUSER_RESERVED + databaseConnectionBudget(env, "admin").total;
   const server = databaseConnectionBudget(env, "server").total;
   const worker = databaseConnectionBudget(env, "worker").total;
   const total = SERVERS * server + WORKERS * worker;
-  if (total + HEADROOM > MAX_CONNECTIONS)
+  if (total + headroom > MAX_CONNECTIONS)
     throw new Error(
-      `${SERVERS} servers × ${server} and ${WORKERS} workers × ${worker} PostgreSQL connections (${total}, and ${HEADROOM} kept free) ` +
+      `${SERVERS} servers × ${server} and ${WORKERS} workers × ${worker} PostgreSQL connections (${total}, and ${headroom} kept free) ` +
         `exceed max_connections ${MAX_CONNECTIONS}: lower DATABASE_POOL_SIZE, WORKER_DATABASE_POOL_SIZE or JOBS_DATABASE_POOL_SIZE`,
     );
   return { server, worker, total, maxConnections: MAX_CONNECTIONS };
@@ -208,7 +210,14 @@ async function stopAll(dir: string | undefined, code: number) {
 }
 
 async function main() {
-  const budget = connectionBudget();
+  let budget: ReturnType<typeof connectionBudget>;
+  try {
+    budget = connectionBudget();
+  } catch (error) {
+    // Nothing started yet: say why, without a stack, and exit as for bad usage.
+    console.error(`the cluster was not started: ${(error as Error).message}`);
+    process.exit(2);
+  }
   await ensurePackages();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-cluster-"));
   process.once("SIGINT", () => void stopAll(dir, 0));

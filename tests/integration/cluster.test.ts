@@ -127,6 +127,21 @@ describe("pnpm cluster", { timeout: 180_000 }, () => {
     }
   });
 
+  it("refuses, before starting anything, a cluster whose processes could open more connections than PostgreSQL allows", async () => {
+    const refused = spawn(process.execPath, ["--import", "tsx", "scripts/cluster.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_POOL_SIZE: "40" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let said = "";
+    refused.stdout!.on("data", (chunk: Buffer) => (said += chunk.toString()));
+    refused.stderr!.on("data", (chunk: Buffer) => (said += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => refused.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(said).toMatch(/the cluster was not started: 2 servers × 41 and 2 workers × 15 PostgreSQL connections .* exceed max_connections 100/);
+    expect(said).not.toMatch(/Meridian cluster:|\n\s+at /);
+  });
+
   it("stops everything on Ctrl-C and removes its folder", async () => {
     for (const close of closers.splice(0)) await close();
     expect(existsSync(folder)).toBe(true);

@@ -10,12 +10,6 @@ const enabled = sql`coalesce((${tables.users.doc}->>'disabled')::boolean, false)
 const userColumns = { id: tables.users.id, doc: tables.users.doc, createdAt: tables.users.createdAt, updatedAt: tables.users.updatedAt };
 
 /**
- * Resolves a session token or API key to its user; undefined when it is unknown, expired or
- * revoked. This runs before every authenticated call, so answers are cached for a few seconds
- * per process; logout, key revocation and changes to the user invalidate them (request-caches).
- * `fresh` skips the cache.
- */
-/**
  * SHA-256 of the tokens seen lately: a session's every request presents the same token, and the
  * hash was a measurable share of a cached request's CPU. Bounded (cleared when full); it maps a
  * token to its hash only, so a revoked token gains nothing by being here.
@@ -32,6 +26,12 @@ function hashOfRecentToken(token: string): string {
   return hash;
 }
 
+/**
+ * Resolves a session token or API key to its user; undefined when it is unknown, expired or
+ * revoked. This runs before every authenticated call, so answers are cached for a few seconds
+ * per process; logout, key revocation and changes to the user invalidate them (request-caches).
+ * `fresh` skips the cache.
+ */
 export async function authenticateToken(options: { deps: Deps; token: string; fresh?: boolean }): Promise<Principal | undefined> {
   const { deps, token } = options;
   if (token.length > 200) return undefined;

@@ -9,7 +9,7 @@ import { requireObservatoryPermission } from "../permissions/observatory-permiss
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { observatoryTiming } from "../observatories/time-and-timing";
 import { DISPATCH_WINDOW } from "./plan";
-import { estimatedSecondsOf } from "./timings";
+import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
 import { observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
 import { moveObservation } from "./transitions";
@@ -57,16 +57,14 @@ async function currentPlan(db: Executor, observatory: StoredDocument<Observatory
  */
 export async function unstartedAssignments(options: { db: Executor; observatoryId: string }) {
   const { db, observatoryId } = options;
-  const observatory = await observatoriesCollection.get(db, observatoryId);
-  if (!observatory) return [];
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
     select id, doc, created_at, updated_at from observations
      where observatory_id = ${observatoryId} and status = 'assigned'
      order by updated_at, id`);
-  const timing = observatoryTiming({ doc: observatory.doc });
-  return rows.map((row) =>
-    presentObservation({ observation: { id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) }, timing }),
-  );
+  return presentObservations({
+    db,
+    observations: rows.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+  });
 }
 
 /**
