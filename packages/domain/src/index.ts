@@ -141,6 +141,7 @@ export { CACHE_CHANNEL, type CacheChange } from "./cache/request-caches";
 export { hashSecret } from "./auth/tokens";
 export * from "./observations/schemas";
 export { presentObservation } from "./observations/present";
+export { listObservationsAsJson, listObservationsCached } from "./observations/observation-pages";
 export { presentObservations, presentOneObservation } from "./observations/timings";
 export {
   createObservation,

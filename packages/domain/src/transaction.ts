@@ -1,4 +1,6 @@
 import type { Transaction } from "@meridian/db";
+import { announceObservationReadChanges } from "./cache/observation-reads";
+import type { CacheChange } from "./cache/request-caches";
 import type { Deps } from "./deps";
 
 /**
@@ -8,10 +10,20 @@ import type { Deps } from "./deps";
  */
 export interface InTransaction extends Omit<Deps, "db" | "sql"> {
   tx: Transaction;
+  /** The cache changes this transaction announced (invalidateCaches), applied again once it commits. */
+  cacheChanges: CacheChange[];
 }
 
 /** The one way into a transaction: `work` gets the transaction context and nothing else of the pool. */
-export function inTransaction<T>(deps: Deps, work: (t: InTransaction) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(deps: Deps, work: (t: InTransaction) => Promise<T>): Promise<T> {
   const { db, sql: _sql, ...services } = deps;
-  return db.transaction((tx) => work({ ...services, tx }));
+  const cacheChanges: CacheChange[] = [];
+  const result = await db.transaction(async (tx) => {
+    const t = { ...services, tx, cacheChanges };
+    const value = await work(t);
+    await announceObservationReadChanges(t);
+    return value;
+  });
+  for (const change of cacheChanges) deps.caches.apply(change);
+  return result;
 }

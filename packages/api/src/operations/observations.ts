@@ -5,7 +5,8 @@ import {
   createObservation,
   getObservation,
   listObservationHistory,
-  listObservations,
+  listObservationsAsJson,
+  listObservationsCached,
   observationCancelSchema,
   observationCreateSchema,
   observationHistorySchema,
@@ -16,9 +17,11 @@ import {
   observationUpdateSchema,
   reportObservationStatus,
   updateObservation,
+  type Deps,
+  type UserActor,
 } from "@meridian/domain";
 import { pluginReportableStatuses } from "@meridian/rules";
-import { defineOperation } from "./define-operation";
+import { defineOperation, Reply } from "./define-operation";
 import { observationExportOperations } from "./observation-export";
 import { observationFileOperations } from "./observation-files";
 import { observationForecastOperations } from "./night-plan";
@@ -28,6 +31,14 @@ import { authedErrors, conflict, idParam, pageQuery, problemResponseFor } from "
 
 const tags = ["Observations"];
 const params = z.object({ id: idParam });
+const listQuery = pageQuery.extend(observationListQuerySchema.shape);
+const listOptions = ({ deps, actor, input }: { deps: Deps; actor: UserActor; input: z.output<typeof listQuery> }) => ({
+  deps,
+  actor,
+  filter: input,
+  limit: input.limit ?? 50,
+  cursor: input.cursor,
+});
 const transitionNote =
   "Allowed moves: pending → assigned, paused, cancelled; paused → pending, cancelled; assigned → in_progress, pending, failed, aborted, " +
   "cancelled; in_progress → acquisition_complete, suspended, failed, aborted, cancelled; suspended → in_progress, acquisition_complete, " +
@@ -60,7 +71,7 @@ export const observationOperations = {
     responses: { ...authedErrors, 409: conflict("PROJECT_NOT_ACTIVE") },
     handle: ({ ctx, actor, input }) => createObservation({ deps: ctx.deps, actor, input }),
   }),
-  list: defineOperation({
+  listJson: defineOperation({
     operationId: "listObservations",
     access: "signed-in",
     tags,
@@ -69,23 +80,30 @@ export const observationOperations = {
       "The caller's own, those of projects they belong to and those of observatories they can view; filters combine. `q` finds a " +
       "part of the name or of any target's name, in any case; `status` takes several statuses separated by commas; `from` and `to` " +
       "bound createdAt (from inclusive, to exclusive). Pages follow the sort (ties by id the same way); a cursor belongs to the sort " +
-      "it was given for, and another sort's cursor is refused (400 VALIDATION_FAILED).",
+      "it was given for, and another sort's cursor is refused (400 VALIDATION_FAILED). A first page (no cursor) may come from the " +
+      "server's cache; any write to observations, memberships, projects or observatories makes it stale in every process.",
     method: "get",
     path: "/observations",
     status: 200,
-    query: pageQuery.extend(observationListQuerySchema.shape),
-    trpcInputOptional: true,
+    query: listQuery,
     output: observationPageSchema,
     outputDescription: "A page of observations",
     responses: authedErrors,
-    handle: ({ ctx, actor, input }) =>
-      listObservations({
-        deps: ctx.deps,
-        actor,
-        filter: input,
-        limit: input.limit ?? 50,
-        cursor: input.cursor,
-      }),
+    // REST sends a cached first page as serialized once; the tRPC face (`list`) returns the same page as an object.
+    trpc: false,
+    handle: async ({ ctx, actor, input }) =>
+      new Reply(200, await listObservationsAsJson(listOptions({ deps: ctx.deps, actor, input })), { "content-type": "application/json" }),
+  }),
+  list: defineOperation({
+    operationId: "listObservationsForApp",
+    access: "signed-in",
+    tags,
+    summary: "Observations the caller may read (tRPC face of GET /observations)",
+    method: "get",
+    query: listQuery,
+    trpcInputOptional: true,
+    output: observationPageSchema,
+    handle: ({ ctx, actor, input }) => listObservationsCached(listOptions({ deps: ctx.deps, actor, input })),
   }),
   get: defineOperation({
     operationId: "getObservation",

@@ -31,7 +31,7 @@ export async function listMySessions(options: { deps: Deps; actor: UserActor }) 
  * Ends sessions of a user in the actor's transaction: their tokens stop working in every
  * process (cache invalidation by NOTIFY), and so do the WebSockets they opened.
  */
-export async function endSessions(options: { t: Pick<InTransaction, "tx" | "caches">; userId: string; except?: string; only?: string }) {
+export async function endSessions(options: { t: Pick<InTransaction, "tx" | "caches" | "cacheChanges">; userId: string; except?: string; only?: string }) {
   const { t, userId } = options;
   const { sessions } = tables;
   const ended = await t.tx

@@ -222,7 +222,7 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
  * with announcements whose scope is gone.
  */
 export async function cancelScopeAnnouncements(options: {
-  t: Pick<InTransaction, "tx" | "now" | "caches">;
+  t: Pick<InTransaction, "tx" | "now" | "caches" | "cacheChanges">;
   actor: UserActor;
   scope: "observatory" | "organization" | "project";
   scopeId: string;

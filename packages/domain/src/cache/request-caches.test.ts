@@ -55,3 +55,33 @@ describe("RequestCaches", () => {
     expect(caches.pending.get("usr_a", NOW + 5_000)).toBeUndefined();
   });
 });
+
+describe("observation pages", () => {
+  it("are bounded by their bytes: the oldest pages go first, and a page larger than the budget is not kept", () => {
+    const caches = new RequestCaches(5_000);
+    const page = (bytes: number) => ({ json: "x".repeat(bytes) });
+    const budget = 32 * 1024 * 1024;
+    caches.observationPages.set("a", page(budget / 2), NOW + 5_000);
+    caches.observationPages.set("b", page(budget / 4), NOW + 5_000);
+    caches.observationPages.set("c", page(budget / 2), NOW + 5_000);
+    expect(caches.observationPages.get("a", NOW)).toBeUndefined();
+    expect(caches.observationPages.get("b", NOW)).toBeDefined();
+    expect(caches.observationPages.weight).toBe((3 * budget) / 4);
+    caches.observationPages.set("huge", page(budget + 1), NOW + 5_000);
+    expect(caches.observationPages.get("huge", NOW)).toBeUndefined();
+    expect(caches.observationPages.size).toBe(2);
+  });
+
+  it("all go on an observations change or a clear, and the generation moves on", () => {
+    const caches = filled();
+    caches.observationPages.set("page", { json: "{}" }, NOW + 5_000);
+    const before = caches.observationsGeneration;
+    caches.apply({ kind: "observations" });
+    expect(caches.observationPages.size).toBe(0);
+    expect(caches.pending.size).toBe(2);
+    caches.observationPages.set("page", { json: "{}" }, NOW + 5_000);
+    caches.clear();
+    expect([caches.observationPages.size, caches.observationPages.weight]).toEqual([0, 0]);
+    expect(caches.observationsGeneration).toBe(before + 2);
+  });
+});

@@ -5,6 +5,9 @@ import { TtlCache } from "./ttl-cache";
 
 export const CACHE_CHANNEL = "meridian_cache";
 const MAX_ENTRIES = 20_000;
+/** Observation pages are large (a first page of 50 is about 50 KB): bounded by their bytes as well. */
+const MAX_OBSERVATION_PAGES = 2_000;
+const MAX_OBSERVATION_PAGE_BYTES = 32 * 1024 * 1024;
 
 /** What a change makes stale: one credential, everything of one user, or every pending list. */
 export type CacheChange =
@@ -12,6 +15,8 @@ export type CacheChange =
   | { kind: "user"; userId: string }
   | { kind: "pending"; userId: string }
   | { kind: "announcements" }
+  /** Observations, or what decides who reads them or their estimates, changed: every cached page is stale. */
+  | { kind: "observations" }
   /** A restore replaced the data: every entry is stale. */
   | { kind: "all" };
 
@@ -21,9 +26,15 @@ export interface PendingEntry {
   json?: string;
 }
 
+/** A first page of observations as `{items, nextCursor}` JSON, as the REST path sends it. */
+export interface ObservationPageEntry {
+  json: string;
+}
+
 /**
- * Per-process caches for the two reads every page load makes: who the bearer of a token is,
- * and which announcements block them. Both hot paths then answer without a database round trip.
+ * Per-process caches for the reads every page load makes: who the bearer of a token is, which
+ * announcements block them, and the first page of their observations. The hot paths then answer
+ * without a database round trip.
  */
 export class RequestCaches {
   /**
@@ -35,8 +46,15 @@ export class RequestCaches {
 
   readonly principals = new TtlCache<CachedPrincipal>({ maxEntries: MAX_ENTRIES });
   readonly pending = new TtlCache<PendingEntry>({ maxEntries: MAX_ENTRIES });
+  readonly observationPages = new TtlCache<ObservationPageEntry>({
+    maxEntries: MAX_OBSERVATION_PAGES,
+    maxWeight: MAX_OBSERVATION_PAGE_BYTES,
+    weigh: (entry) => entry.json.length,
+  });
   /** Bumped by every announcement change, so a read that raced a change does not store stale data. */
   announcementsGeneration = 0;
+  /** The same for observation pages. */
+  observationsGeneration = 0;
 
   apply(change: CacheChange): void {
     switch (change.kind) {
@@ -54,6 +72,10 @@ export class RequestCaches {
       case "announcements":
         this.pending.clear();
         this.announcementsGeneration += 1;
+        break;
+      case "observations":
+        this.observationPages.clear();
+        this.observationsGeneration += 1;
         break;
       case "all":
         this.clear();
@@ -75,6 +97,8 @@ export class RequestCaches {
     this.principals.clear();
     this.pending.clear();
     this.announcementsGeneration += 1;
+    this.observationPages.clear();
+    this.observationsGeneration += 1;
   }
 }
 
@@ -84,8 +108,13 @@ export class RequestCaches {
  * never sees the old state. `t` is named by its parts rather than as a Pick of InTransaction:
  * transaction.ts imports deps.ts, which imports this file.
  */
-export async function invalidateCaches(options: { t: { tx: Transaction; caches: RequestCaches }; change: CacheChange }): Promise<void> {
+export async function invalidateCaches(options: {
+  t: { tx: Transaction; caches: RequestCaches; cacheChanges: CacheChange[] };
+  change: CacheChange;
+}): Promise<void> {
   const { t, change } = options;
   t.caches.apply(change);
+  // Again once committed: a read of this process that ran between here and the commit saw the old rows.
+  t.cacheChanges.push(change);
   await t.tx.execute(sql`select pg_notify(${CACHE_CHANNEL}, ${JSON.stringify(change)})`);
 }

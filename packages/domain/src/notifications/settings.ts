@@ -79,7 +79,7 @@ export async function unsubscribePush(options: { deps: Deps; actor: UserActor; e
   if (removed.length === 0) throw new AppError("NOT_FOUND", "No such push subscription");
 }
 
-async function turnPushOn(t: Pick<InTransaction, "tx" | "caches">, userId: string) {
+async function turnPushOn(t: Pick<InTransaction, "tx" | "caches" | "cacheChanges">, userId: string) {
   await usersCollection.update(t.tx, userId, (doc) => ({ ...doc, notificationPreferences: { ...doc.notificationPreferences, push: true } }));
   await invalidateCaches({ t, change: { kind: "user", userId } });
 }
