@@ -102,6 +102,32 @@ describe("observations across server and worker processes", () => {
     expect(files.items).toHaveLength(2);
   });
 
+  it("delivers an event too large to ride in its notice across processes, read back by its id", async () => {
+    const owner = await createAccount(serverA);
+    const observatory = await observatoryWithKey(owner);
+    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Large" } }, 201)) as { id: string };
+    const plugin = await pluginOn(urlB, observatory.key);
+    expect((await plugin.ask({ type: "hello", pluginVersion: "3.8.0.0" })).type).toBe("ack");
+    const socket: OpenClient = await openWebSocket(`${urlC.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${owner.token}` });
+    closers.push(() => socket.close());
+    // 60 targets with names of 150 characters: the assign event is past the 8,000 bytes a NOTIFY may carry.
+    const targets = Array.from({ length: 60 }, (_, index) => ({ ...target, name: `${String(index).padStart(3, "0")} ${"x".repeat(146)}` }));
+    const created = (await must(
+      "/observations",
+      { method: "POST", token: owner.token, json: { name: "Large", projectId: project.id, observatoryId: observatory.id, targets } },
+      201,
+    )) as { id: string };
+    const assign = await plugin.client.waitFor((message) => (message as { type?: string }).type === "assign", "the large assign on server B");
+    expect(JSON.stringify(assign).length).toBeGreaterThan(8_000);
+    expect((assign as unknown as { observation: { id: string; targets: Array<{ name: string }> } }).observation.targets.map((item) => item.name)).toEqual(
+      targets.map((item) => item.name),
+    );
+    await socket.waitFor(
+      (message) => message.type === "observation.status_changed" && (message.data as { id: string; status: string }).id === created.id,
+      "the assigned status on server C",
+    );
+  });
+
   it("never assigns two observations to one observatory, or one observation twice, however many dispatches race", async () => {
     const owner = await createAccount(serverA);
     const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Race" } }, 201)) as { id: string };

@@ -58,7 +58,7 @@ export {
   type ObservatoryMessage,
   type RealtimeEvent,
 } from "./events/publish";
-export { loadRealtimeEvent, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
+export { eventOfNotice, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
 export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
 export { notifyServerStart, checkStarCatalog } from "./system/notify-start";
@@ -142,6 +142,7 @@ export { hashSecret } from "./auth/tokens";
 export * from "./observations/schemas";
 export { presentObservation } from "./observations/present";
 export { listObservationsAsJson, listObservationsCached } from "./observations/observation-pages";
+export { DISPATCH_TRACE_CHANNEL, markDispatch, type DispatchMark, type DispatchStage } from "./observations/dispatch-trace";
 export { presentObservations, presentOneObservation } from "./observations/timings";
 export {
   createObservation,

@@ -1,6 +1,15 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { authenticateToken, CACHE_CHANNEL, loadRealtimeEvent, REALTIME_CHANNEL, recipientsAmong, type CacheChange, type Deps } from "@meridian/domain";
+import {
+  authenticateToken,
+  CACHE_CHANNEL,
+  eventOfNotice,
+  markDispatch,
+  REALTIME_CHANNEL,
+  recipientsAmong,
+  type CacheChange,
+  type Deps,
+} from "@meridian/domain";
 import { WebSocketServer, type WebSocket } from "ws";
 import { handleMessage, refuseMessage } from "./handle-message";
 import { MessageQueue, TokenBucket } from "./message-queue";
@@ -17,6 +26,8 @@ type AnyProtocol = ProtocolDefinition<any, any>;
 const REFUSAL_CODES: Record<number, string> = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 500: "INTERNAL" };
 const REFUSAL_REASONS: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error" };
 const HEARTBEAT_MS = 30_000;
+/** The observation an `assign` event carries, for the dispatch trace. */
+const assignedObservationId = (data: unknown) => (data as { observation?: { id?: string } } | null)?.observation?.id;
 /** Messages a socket may leave waiting when its protocol sets no limit. */
 const DEFAULT_QUEUE_LIMIT = 100;
 /** How long a stopping server waits for peers to answer its close before cutting them off. */
@@ -99,18 +110,18 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       }
   };
   const deliver = async (payload: string) => {
-    const id = Number(payload);
-    if (!Number.isInteger(id)) return;
-    const event = await loadRealtimeEvent({ deps, eventId: id });
+    const { id, event } = await eventOfNotice({ deps, payload });
     if (!event) return;
     // Only this process's connected users are looked up, however large the audience.
     const connectedUsers = [...socketsByKey.keys()].filter((key) => key.startsWith("user:")).map((key) => key.slice("user:".length));
     const userIds = event.announcementId ? await recipientsAmong({ deps, announcementId: event.announcementId, userIds: connectedUsers }) : event.userIds;
     send([...userIds.map(userRouteKey), ...event.observatoryIds.map(observatoryRouteKey)], { type: event.type, data: event.data });
+    if (event.type === "assign") markDispatch({ stage: "assign sent", eventId: id, observationId: assignedObservationId(event.data) });
   };
   // One at a time, in the order the notices came: an observatory must never see a cancel before the assign it cancels.
   let deliveries = Promise.resolve();
   const subscription = await deps.sql.listen(REALTIME_CHANNEL, (payload) => {
+    markDispatch({ stage: "event heard", eventId: Number.parseInt(payload, 10) });
     deliveries = deliveries.then(() => deliver(payload)).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));
   });
 

@@ -4,6 +4,7 @@ import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol
 import { sql } from "drizzle-orm";
 import type { Announcement } from "../announcements/schemas";
 import type { Observation } from "../observations/schemas";
+import { realtimeNotice } from "./read-event";
 import type { InTransaction } from "../transaction";
 
 export const REALTIME_CHANNEL = "meridian_events";
@@ -68,5 +69,5 @@ export async function publishToAnnouncementRecipients(options: { t: Pick<InTrans
 
 async function insertAndNotify(tx: Transaction, values: typeof tables.realtimeEvents.$inferInsert) {
   const [row] = await tx.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
-  await tx.execute(sql`select pg_notify(${REALTIME_CHANNEL}, ${String(row!.id)})`);
+  await tx.execute(sql`select pg_notify(${REALTIME_CHANNEL}, ${realtimeNotice({ id: row!.id, values })})`);
 }

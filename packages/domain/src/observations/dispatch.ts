@@ -15,6 +15,7 @@ import { observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock }
 import { moveObservation } from "./transitions";
 import { inTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
+import { markDispatch } from "./dispatch-trace";
 
 async function pendingInDispatchOrder(db: Executor, observatoryId: string) {
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
@@ -75,7 +76,8 @@ export async function unstartedAssignments(options: { db: Executor; observatoryI
  */
 export async function dispatchObservatory(options: { deps: Deps; observatoryId: string }): Promise<StoredDocument<ObservationDoc> | null> {
   const { deps, observatoryId } = options;
-  return inTransaction(deps, async (t) => {
+  markDispatch({ stage: "job started", observatoryId });
+  const assigned = await inTransaction(deps, async (t) => {
     const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
     if (!observatory || observatory.doc.removedAt) return null;
     const plan = await currentPlan(t.tx, observatory, t.now());
@@ -90,6 +92,8 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
     }
     return null;
   });
+  if (assigned) markDispatch({ stage: "dispatch committed", observatoryId, observationId: assigned.id });
+  return assigned;
 }
 
 /** `GET /observatories/{id}/queue` (can_view): the plan dispatch would follow now. */

@@ -17,6 +17,7 @@ import { presentObservations, presentOneObservation } from "./timings";
 import type { ObservationCreate, ObservationUpdate } from "./schemas";
 import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../transaction";
+import { markDispatch } from "./dispatch-trace";
 
 /** A cadence left on an observation whose update names another type: refused at the field, as the create schema refuses it. */
 function refuseCadenceOfAnotherType(merged: { type: string }, update: ObservationUpdate) {
@@ -30,7 +31,7 @@ function refuseCadenceOfAnotherType(merged: { type: string }, update: Observatio
 /** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
   const { deps, actor, input } = options;
-  return inTransaction(deps, async (t) => {
+  const created = await inTransaction(deps, async (t) => {
     await requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" });
     const { project } = await loadProjectAccess({ db: t.tx, actor, projectId: input.projectId });
     if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
@@ -41,6 +42,8 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     if (!(await holdLiveObservatory({ t, observatoryId: input.observatoryId }))) throw new AppError("NOT_FOUND", "No such observatory");
     return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields: input, reason: null }) });
   });
+  markDispatch({ stage: "request committed", observatoryId: created.observatoryId, observationId: created.id });
+  return created;
 }
 
 /** What the caller may read, filtered and sorted (newest first unless asked otherwise); keyset-paged on (sort key, id). */
