@@ -1,0 +1,57 @@
+// The network side of bench/cluster-throughput.ts, in a process of its own so that its CPU is
+// counted apart from the load generator's: simulated observatories (the real plugin protocol
+// through nginx) that run every assignment to completed, and user sockets that hear the status
+// changes. Driven over IPC: `start` → `connected`, `count` → the totals so far, `stop`.
+import { ObservatorySimulator } from "@meridian/simulator";
+import WebSocket from "ws";
+
+interface Start {
+  type: "start";
+  address: string;
+  keys: string[];
+  /** One user socket per token. */
+  readerTokens: string[];
+  speed: number;
+}
+type Command = Start | { type: "count" } | { type: "stop" };
+
+const totals = { reports: 0, completed: 0, heard: 0 };
+const simulators: ObservatorySimulator[] = [];
+const readers: WebSocket[] = [];
+const send = (message: unknown) => process.send!(message);
+
+async function start(command: Start) {
+  for (const key of command.keys) {
+    const simulator = new ObservatorySimulator({ url: command.address, key, reconnect: true, speed: command.speed, imageBytes: 4096 });
+    simulator.on("status", ({ status }: { status: string }) => {
+      totals.reports += 1;
+      if (status === "completed") totals.completed += 1;
+    });
+    simulators.push(simulator);
+  }
+  for (let index = 0; index < simulators.length; index += 20) await Promise.all(simulators.slice(index, index + 20).map((simulator) => simulator.connect()));
+  await Promise.all(
+    command.readerTokens.map(
+      (token) =>
+        new Promise<void>((resolve, reject) => {
+          const ws = new WebSocket(`${command.address.replace(/^http/, "ws")}/ws`, { headers: { authorization: `Bearer ${token}` } });
+          ws.on("message", (raw) => {
+            if ((JSON.parse(raw.toString()) as { type: string }).type === "observation.status_changed") totals.heard += 1;
+          });
+          ws.once("open", () => resolve());
+          ws.once("error", reject);
+          readers.push(ws);
+        }),
+    ),
+  );
+  send({ type: "connected" });
+}
+
+process.on("message", (command: Command) => {
+  if (command.type === "start") void start(command).catch((error: Error) => send({ type: "failed", message: error.stack ?? error.message }));
+  else if (command.type === "count") send({ type: "counts", ...totals });
+  else {
+    for (const reader of readers) reader.terminate();
+    void Promise.all(simulators.map((simulator) => simulator.close().catch(() => undefined))).then(() => process.exit(0));
+  }
+});
