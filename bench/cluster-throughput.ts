@@ -5,7 +5,8 @@
  * own) run every assignment through to completed, user sockets hear the status changes, and
  * closed-loop virtual users drive reads, submissions and cancels through nginx (bench/cluster-load.ts).
  * The configurations alternate (1, 2, 2, 1, 1, 2, …) so that the machine's noise does not decide;
- * medians per configuration, then the gain of the second server. Results: bench/results/cluster-throughput.md.
+ * medians per configuration, then the gain of the second server. Results: bench/results/cluster-throughput.md
+ * (with another --connections, cluster-throughput-<n>-connections.md).
  *   node --import tsx bench/cluster-throughput.ts [--rounds 3] [--duration 20] [--warmup 5] [--connections 32]
  *     [--users 4] [--observatories 40] [--workers 2] [--speed 10]
  */
@@ -16,7 +17,8 @@ import path from "node:path";
 import postgres from "postgres";
 import { driveMixedLoad, type Kind, type KindStats, type LoadUser } from "./cluster-load";
 import { callJson, median, numberOption, writeResult } from "./lib.mjs";
-import { ownCpuSeconds, treeCpuSeconds } from "./process-cpu";
+import { sampleConnections } from "./postgres-waits";
+import { machineBusySeconds, ownCpuSeconds, treeCpuSeconds } from "./process-cpu";
 
 const ROUNDS = numberOption("rounds", 3);
 const DURATION_S = numberOption("duration", 20);
@@ -42,8 +44,20 @@ interface Run {
   reports: number;
   completed: number;
   heard: number;
+  /** Status changes published in the window (each to its owner's socket, among others). */
+  published: number;
+  /** From `assign` to the ack of `completed` at the observatory, ms, for each observation completed in the window. */
+  cycles: number[];
+  /** Observatories holding one observation for more than 10 s at the window's end. */
+  stalled: number;
   cpu: Record<string, number>;
+  /** CPU seconds the machine was busy in the window, this benchmark's processes and everyone else's. */
+  machineBusy: number;
+  /** Average PostgreSQL client connections in each state. */
+  connections: Record<string, number>;
   backlog: number;
+  /** Jobs waiting in graphile-worker's queue at the end, by task. */
+  jobsWaiting: Record<string, number>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -125,7 +139,7 @@ function startObservatories(address: string, keys: string[], users: LoadUser[]) 
     counts: () => {
       const answer = next("counts");
       child.send({ type: "count" });
-      return answer as Promise<{ reports: number; completed: number; heard: number }>;
+      return answer as unknown as Promise<{ reports: number; completed: number; heard: number; cycles: number[]; stalled: number }>;
     },
     stop: async () => {
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -165,18 +179,34 @@ async function measure(servers: number): Promise<Run> {
       const load = driveMixedLoad({ address: state.address, users, connections: CONNECTIONS, recording: () => recording, until });
       await sleep(WARMUP_S * 1000);
       const cpuBefore = await cpuNow(folder, state, cluster.pid!, observatories.pid);
+      const busyBefore = machineBusySeconds();
       const countsBefore = await observatories.counts();
+      const sampler = sampleConnections(state.env.DATABASE_URL!);
       const started = performance.now();
+      const windowStart = new Date();
       recording = true;
       await sleep(DURATION_S * 1000);
       recording = false;
       const seconds = (performance.now() - started) / 1000;
+      const windowEnd = new Date();
       const cpuAfter = await cpuNow(folder, state, cluster.pid!, observatories.pid);
+      const machineBusy = machineBusySeconds() - busyBefore;
       const countsAfter = await observatories.counts();
+      const connections = await sampler.stop();
       stop();
       const stats = await load;
       const sql = postgres(state.env.DATABASE_URL!, { max: 1, onnotice: () => undefined });
-      const [row] = await sql<Array<{ backlog: number }>>`select count(*)::int as backlog from observations where doc->>'status' = 'pending'`;
+      const statuses = await sql<
+        Array<{ status: string; count: number }>
+      >`select doc->>'status' as status, count(*)::int as count from observations group by 1`;
+      const row = { backlog: statuses.find((entry) => entry.status === "pending")?.count ?? 0 };
+      console.log(`observations by status at the end: ${statuses.map((entry) => `${entry.status} ${entry.count}`).join(", ")}`);
+      const jobs = await sql<Array<{ task: string; count: number }>>`
+        select task_identifier as task, count(*)::int as count from graphile_worker.jobs where locked_at is null group by 1`;
+      // What the user sockets should have heard in the window: every status change is published to its owner.
+      const [published] = await sql<Array<{ changes: number }>>`
+        select count(*)::int as changes from realtime_events
+         where type = 'observation.status_changed' and created_at >= ${windowStart} and created_at < ${windowEnd}`;
       await sql.end();
       return {
         servers,
@@ -185,8 +215,14 @@ async function measure(servers: number): Promise<Run> {
         reports: countsAfter.reports - countsBefore.reports,
         completed: countsAfter.completed - countsBefore.completed,
         heard: countsAfter.heard - countsBefore.heard,
+        published: published!.changes,
+        cycles: countsAfter.cycles,
+        stalled: countsAfter.stalled,
         cpu: Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, cpuAfter[name]! - (cpuBefore[name] ?? 0)])),
-        backlog: row!.backlog,
+        machineBusy,
+        connections,
+        backlog: row.backlog,
+        jobsWaiting: Object.fromEntries(jobs.map((job) => [job.task, job.count])),
       };
     } finally {
       await observatories.stop();
@@ -196,6 +232,8 @@ async function measure(servers: number): Promise<Run> {
   }
 }
 
+const sum = (values: number[]) => values.reduce((all, value) => all + value, 0);
+const unionOf = (records: Array<Record<string, number>>) => [...new Set(records.flatMap((record) => Object.keys(record)))].sort();
 const total = (run: Run) => KINDS.reduce((sum, kind) => sum + run.stats[kind].count, 0);
 const errors = (run: Run) => KINDS.reduce((sum, kind) => sum + run.stats[kind].errors, 0);
 const allLatencies = (run: Run) => KINDS.flatMap((kind) => run.stats[kind].latencies);
@@ -203,11 +241,13 @@ const perSecond = (value: number, run: Run) => value / run.seconds;
 
 function summaryLine(run: Run) {
   const latencies = allLatencies(run);
-  const cpuTotal = Object.values(run.cpu).reduce((sum, value) => sum + value, 0);
+  const cpuTotal = sum(Object.values(run.cpu));
   return (
     `${run.servers} server(s): ${perSecond(total(run), run).toFixed(0)} req/s, p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
     `p99 ${percentile(latencies, 99).toFixed(1)} ms, errors ${errors(run)}, completed ${perSecond(run.completed, run).toFixed(1)}/s, ` +
-    `CPU ${((cpuTotal / run.seconds) * 100).toFixed(0)} % of a core, backlog ${run.backlog}`
+    `stalled observatories ${run.stalled}, CPU ${((cpuTotal / run.seconds) * 100).toFixed(0)} % of a core ` +
+    `(machine ${((run.machineBusy / run.seconds) * 100).toFixed(0)} %), backlog ${run.backlog}, ` +
+    `connections ${JSON.stringify(run.connections)}, jobs waiting ${JSON.stringify(run.jobsWaiting)}`
   );
 }
 
@@ -253,7 +293,12 @@ function report(runs: Run[], loadAtStart: string) {
     ...KINDS.map((kind) => row(kindLabel[kind], (run) => perSecond(run.stats[kind].count, run))),
     row("observatory status reports (in_progress, acquisition_complete, completed)", (run) => perSecond(run.reports, run)),
     row("**observations completed**", (run) => perSecond(run.completed, run), 1),
+    row("status changes published to the users (realtime events)", (run) => perSecond(run.published, run)),
     row("status changes heard on the user sockets", (run) => perSecond(run.heard, run)),
+    row("an observation at its observatory, `assign` to `completed` acknowledged: p50 (ms)", (run) => percentile(run.cycles, 50), 0, false),
+    row("the same, p99 (ms)", (run) => percentile(run.cycles, 99), 0, false),
+    row("the same, slowest (ms)", (run) => Math.max(0, ...run.cycles), 0, false),
+    row(`observatories (of ${OBSERVATORIES}) holding one observation for more than 10 s at the end`, (run) => run.stalled, 0, false),
     row("latency p50, all requests (ms)", (run) => percentile(allLatencies(run), 50), 1, false),
     row("latency p99, all requests (ms)", (run) => percentile(allLatencies(run), 99), 1, false),
     ...KINDS.map((kind) => {
@@ -271,6 +316,12 @@ function report(runs: Run[], loadAtStart: string) {
     row("CPU, worker processes together (% of a core)", (run) => cpuShare(run, (name) => name.startsWith("worker-"))),
     ...parts.map((part) => row(`CPU, ${part} (% of a core)`, (run) => cpuShare(run, (name) => name === part))),
     row("CPU, everything measured (% of a core; the machine has 200)", (run) => cpuShare(run, () => true)),
+    row("CPU, the machine busy in all (% of a core)", (run) => (run.machineBusy / run.seconds) * 100),
+    row("CPU, other work on the machine: not this benchmark (% of a core)", (run) => ((run.machineBusy - sum(Object.values(run.cpu))) / run.seconds) * 100),
+    ...unionOf(runs.map((run) => run.connections)).map((what) =>
+      row(`PostgreSQL client connections ${what} (average)`, (run) => run.connections[what] ?? 0, 1, false),
+    ),
+    ...unionOf(runs.map((run) => run.jobsWaiting)).map((task) => row(`jobs waiting at the end: ${task}`, (run) => run.jobsWaiting[task] ?? 0, 0, false)),
     "",
     "Every run:",
     "",
@@ -306,7 +357,8 @@ async function main() {
     }
   }
   const text = report(runs, loadAtStart);
-  await writeResult("cluster-throughput.md", text);
+  // Another number of virtual users is another experiment: its own file, beside the default's.
+  await writeResult(CONNECTIONS === 32 ? "cluster-throughput.md" : `cluster-throughput-${CONNECTIONS}-connections.md`, text);
   console.log(`\n${text}`);
 }
 

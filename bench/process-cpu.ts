@@ -45,3 +45,9 @@ export function ownCpuSeconds(pid: number): number {
   if (!fields) return 0;
   return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / ticksPerSecond;
 }
+
+/** CPU seconds the whole machine has been busy (every core, every process, the kernel's interrupts included; not idle or I/O wait). */
+export function machineBusySeconds(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / ticksPerSecond;
+}
