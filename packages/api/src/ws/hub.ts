@@ -1,6 +1,15 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { authenticateToken, CACHE_CHANNEL, loadRealtimeEvent, REALTIME_CHANNEL, recipientsAmong, type CacheChange, type Deps } from "@meridian/domain";
+import {
+  authenticateToken,
+  CACHE_CHANNEL,
+  loadRealtimeEvents,
+  REALTIME_CHANNEL,
+  recipientsAmong,
+  type CacheChange,
+  type Deps,
+  type StoredRealtimeEvent,
+} from "@meridian/domain";
 import { WebSocketServer, type WebSocket } from "ws";
 import { handleMessage, refuseMessage } from "./handle-message";
 import { MessageQueue, TokenBucket } from "./message-queue";
@@ -21,6 +30,8 @@ const HEARTBEAT_MS = 30_000;
 const DEFAULT_QUEUE_LIMIT = 100;
 /** How long a stopping server waits for peers to answer its close before cutting them off. */
 const CLOSE_GRACE_MS = 2_000;
+/** The most realtime events read in one query when notices wait. */
+const DELIVERY_BATCH = 500;
 
 /** One open socket and what the hub keeps for it. */
 interface Live {
@@ -98,20 +109,37 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
         socket.send(framed.get(protocol)!);
       }
   };
-  const deliver = async (payload: string) => {
-    const id = Number(payload);
-    if (!Number.isInteger(id)) return;
-    const event = await loadRealtimeEvent({ deps, eventId: id });
-    if (!event) return;
+  const deliver = async (event: StoredRealtimeEvent) => {
     // Only this process's connected users are looked up, however large the audience.
     const connectedUsers = [...socketsByKey.keys()].filter((key) => key.startsWith("user:")).map((key) => key.slice("user:".length));
     const userIds = event.announcementId ? await recipientsAmong({ deps, announcementId: event.announcementId, userIds: connectedUsers }) : event.userIds;
     send([...userIds.map(userRouteKey), ...event.observatoryIds.map(observatoryRouteKey)], { type: event.type, data: event.data });
   };
   // One at a time, in the order the notices came: an observatory must never see a cancel before the assign it cancels.
-  let deliveries = Promise.resolve();
+  // Each read takes every notice waiting: read one by one, from a pool that requests keep busy, the events
+  // of a busy network came slower than they were published, and an `assign` waited behind thousands.
+  const noticed: number[] = [];
+  let deliveries: Promise<void> | undefined;
+  const deliverNoticed = async () => {
+    while (noticed.length > 0) {
+      const ids = noticed.splice(0, DELIVERY_BATCH);
+      try {
+        const events = await loadRealtimeEvents({ deps, eventIds: ids });
+        for (const id of ids) {
+          const event = events.get(id);
+          if (event) await deliver(event);
+        }
+      } catch (error) {
+        deps.logger.error({ err: error, events: ids.length }, "could not deliver realtime events");
+      }
+    }
+    deliveries = undefined;
+  };
   const subscription = await deps.sql.listen(REALTIME_CHANNEL, (payload) => {
-    deliveries = deliveries.then(() => deliver(payload)).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));
+    const id = Number(payload);
+    if (!Number.isInteger(id)) return;
+    noticed.push(id);
+    deliveries ??= deliverNoticed();
   });
 
   /**

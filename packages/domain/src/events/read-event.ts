@@ -1,5 +1,5 @@
 import { tables } from "@meridian/db";
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Deps } from "../deps";
 
 export interface StoredRealtimeEvent {
@@ -11,12 +11,24 @@ export interface StoredRealtimeEvent {
   announcementId: string | null;
 }
 
-/** A published event by the id its NOTIFY carried; undefined once pruned. */
-export async function loadRealtimeEvent(options: { deps: Deps; eventId: number }): Promise<StoredRealtimeEvent | undefined> {
-  const { deps, eventId } = options;
-  const [event] = await deps.db.select().from(tables.realtimeEvents).where(eq(tables.realtimeEvents.id, eventId)).limit(1);
-  if (!event) return undefined;
-  return { type: event.type, data: event.data, userIds: event.userIds, observatoryIds: event.observatoryIds, announcementId: event.announcementId };
+/**
+ * Published events by the ids their NOTIFYs carried, in one query however many: a process that
+ * fell behind reads what waits for it at once instead of an event at a time. A pruned one is absent.
+ */
+export async function loadRealtimeEvents(options: { deps: Deps; eventIds: number[] }): Promise<Map<number, StoredRealtimeEvent>> {
+  const { deps, eventIds } = options;
+  const events = new Map<number, StoredRealtimeEvent>();
+  if (eventIds.length === 0) return events;
+  const rows = await deps.db.select().from(tables.realtimeEvents).where(inArray(tables.realtimeEvents.id, eventIds));
+  for (const event of rows)
+    events.set(event.id, {
+      type: event.type,
+      data: event.data,
+      userIds: event.userIds,
+      observatoryIds: event.observatoryIds,
+      announcementId: event.announcementId,
+    });
+  return events;
 }
 
 /** Which of these (connected) users are recipients of the announcement: a primary-key lookup per user, however large the audience. */
