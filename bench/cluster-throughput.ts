@@ -285,7 +285,7 @@ function report(runs: Run[], loadAtStart: string) {
     `Each run: a fresh \`pnpm cluster --servers N --workers ${WORKERS}\` (nginx, Debian's PostgreSQL, the S3 store), ${USERS} users with a project and ` +
       `${OBSERVATORIES / USERS} observatories each, ${OBSERVATORIES} simulated observatories (speed ${SPEED}: an observation of 1 s exposure takes ` +
       `${1000 / SPEED} ms at the telescope) and ${USERS} user sockets, ${CONNECTIONS} closed-loop virtual users through nginx, ${WARMUP_S} s warm-up, ` +
-      `${DURATION_S} s measured. ${ROUNDS} rounds, configurations alternating; medians per configuration (runs in brackets below).`,
+      `${DURATION_S} s measured. ${ROUNDS} rounds, configurations alternating; medians per configuration (every run in the second table).`,
     "",
     "| Measure (per second unless said) | 1 server | 2 servers | 2 ÷ 1 |",
     "|---|---:|---:|---:|",
