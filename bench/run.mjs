@@ -2,7 +2,9 @@
 // `pnpm bench` (the root package.json's "bench" script): every benchmark, one after the other,
 // so they never compete for the CPU. Arguments are passed to each script (each reads only the
 // options it knows). TypeScript benchmarks run through tsx. bench/list-observatories.ts stays
-// out: it measures one query, not a goal of an issue, and is run on its own.
+// out: it measures one query, not a goal of an issue, and is run on its own; so does
+// bench/cluster-throughput.ts, which starts a whole cluster six times and takes about 4.5 minutes
+// (docs/BENCHMARKS.md says how to run it).
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -142,6 +142,38 @@ describe("routing published events by route key", () => {
     expect(elsewhere.messages.map((message) => message.type)).toEqual(["welcome", "test.own"]);
   });
 
+  it("reads a burst of events too large for their notices in a few queries and delivers them in the order they were published", async () => {
+    // A hub of its own whose database reads are counted: one read per event could not keep up with a busy network.
+    const { deps } = server.server.runtime;
+    let reads = 0;
+    const db = new Proxy(deps.db, {
+      get(target, property) {
+        if (property === "select") reads += 1;
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const counted = createServer((_request, response) => response.writeHead(404).end());
+    await new Promise<void>((resolve) => counted.listen(0, "127.0.0.1", resolve));
+    const countedHub = await attachWebSocketHub({ server: counted, deps: { ...deps, db }, protocols: [testProtocol] });
+    try {
+      const client = await open(`ws://127.0.0.1:${(counted.address() as AddressInfo).port}/ws/test?observatory=obs_burst`);
+      const burst = 200;
+      await deps.db.transaction(async (tx) => {
+        // Each too large to ride in its notice, so each must be read back.
+        const padding = "x".repeat(8_000);
+        for (let n = 1; n <= burst; n += 1)
+          await publishEvent({ t: { tx }, observatoryIds: ["obs_burst"], event: { type: "test.burst", data: { n, padding } } });
+      });
+      await client.waitFor((message) => message.type === "test.burst" && (message.data as { n: number }).n === burst, "the last of the burst");
+      expect(client.messages.slice(1).map((message) => (message.data as { n: number }).n)).toEqual(Array.from({ length: burst }, (_, index) => index + 1));
+      expect(reads).toBeLessThan(10);
+    } finally {
+      await countedHub.close();
+      await new Promise((resolve) => counted.close(resolve));
+    }
+  });
+
   it("serves the user protocol through the same layer: ping is answered with pong, a malformed message with an error", async () => {
     const user = await signupUser(server);
     const client = await open(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${user.token}` });

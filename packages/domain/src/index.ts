@@ -58,7 +58,7 @@ export {
   type ObservatoryMessage,
   type RealtimeEvent,
 } from "./events/publish";
-export { eventOfNotice, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
+export { loadRealtimeEvents, readRealtimeNotice, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
 export { checkHealth, type HealthReport } from "./health/check-health";
 export { ensureServerAdmin } from "./system/ensure-admin";
 export { notifyServerStart, checkStarCatalog } from "./system/notify-start";

@@ -3,12 +3,14 @@ import type { Duplex } from "node:stream";
 import {
   authenticateToken,
   CACHE_CHANNEL,
-  eventOfNotice,
+  loadRealtimeEvents,
   markDispatch,
+  readRealtimeNotice,
   REALTIME_CHANNEL,
   recipientsAmong,
   type CacheChange,
   type Deps,
+  type StoredRealtimeEvent,
 } from "@meridian/domain";
 import { WebSocketServer, type WebSocket } from "ws";
 import { handleMessage, refuseMessage } from "./handle-message";
@@ -32,6 +34,8 @@ const assignedObservationId = (data: unknown) => (data as { observation?: { id?:
 const DEFAULT_QUEUE_LIMIT = 100;
 /** How long a stopping server waits for peers to answer its close before cutting them off. */
 const CLOSE_GRACE_MS = 2_000;
+/** The most realtime events read in one query when notices wait. */
+const DELIVERY_BATCH = 500;
 
 /** One open socket and what the hub keeps for it. */
 interface Live {
@@ -109,9 +113,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
         socket.send(framed.get(protocol)!);
       }
   };
-  const deliver = async (payload: string) => {
-    const { id, event } = await eventOfNotice({ deps, payload });
-    if (!event) return;
+  const deliver = async (id: number, event: StoredRealtimeEvent) => {
     // Only this process's connected users are looked up, however large the audience.
     const connectedUsers = [...socketsByKey.keys()].filter((key) => key.startsWith("user:")).map((key) => key.slice("user:".length));
     const userIds = event.announcementId ? await recipientsAmong({ deps, announcementId: event.announcementId, userIds: connectedUsers }) : event.userIds;
@@ -119,10 +121,35 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     if (event.type === "assign") markDispatch({ stage: "assign sent", eventId: id, observationId: assignedObservationId(event.data) });
   };
   // One at a time, in the order the notices came: an observatory must never see a cancel before the assign it cancels.
-  let deliveries = Promise.resolve();
+  // Most notices carry their event; the rest are read together, every one waiting in one query: read one by one,
+  // from a pool that requests keep busy, the events of a busy network came slower than they were published.
+  const noticed: Array<{ id: number; event?: StoredRealtimeEvent }> = [];
+  let deliveries: Promise<void> | undefined;
+  const readUnread = async (notices: typeof noticed) => {
+    const unread = notices.flatMap((notice) => (notice.event ? [] : [notice.id]));
+    if (unread.length === 0) return new Map<number, StoredRealtimeEvent>();
+    return loadRealtimeEvents({ deps, eventIds: unread }).catch((error: unknown) => {
+      deps.logger.error({ err: error, events: unread.length }, "could not read realtime events");
+      return new Map<number, StoredRealtimeEvent>();
+    });
+  };
+  const deliverNoticed = async () => {
+    while (noticed.length > 0) {
+      const notices = noticed.splice(0, DELIVERY_BATCH);
+      const read = await readUnread(notices);
+      for (const notice of notices) {
+        const event = notice.event ?? read.get(notice.id);
+        if (event) await deliver(notice.id, event).catch((error: unknown) => deps.logger.error({ err: error }, "could not deliver a realtime event"));
+      }
+    }
+    deliveries = undefined;
+  };
   const subscription = await deps.sql.listen(REALTIME_CHANNEL, (payload) => {
-    markDispatch({ stage: "event heard", eventId: Number.parseInt(payload, 10) });
-    deliveries = deliveries.then(() => deliver(payload)).catch((error) => deps.logger.error({ err: error }, "could not deliver realtime event"));
+    const notice = readRealtimeNotice(payload);
+    if (!notice) return;
+    markDispatch({ stage: "event heard", eventId: notice.id });
+    noticed.push(notice);
+    deliveries ??= deliverNoticed();
   });
 
   /**

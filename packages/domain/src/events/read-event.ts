@@ -1,5 +1,5 @@
 import { tables } from "@meridian/db";
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Deps } from "../deps";
 
 export interface StoredRealtimeEvent {
@@ -34,21 +34,32 @@ export function realtimeNotice(options: {
   return Buffer.byteLength(json) <= INLINE_NOTICE_BYTES ? `${id} ${json}` : String(id);
 }
 
-/** The event a notice names: carried in it, or read by its id (undefined once pruned, or for a payload that is neither). */
-export async function eventOfNotice(options: { deps: Deps; payload: string }): Promise<{ id: number; event: StoredRealtimeEvent | undefined }> {
-  const space = options.payload.indexOf(" ");
-  const id = Number(space === -1 ? options.payload : options.payload.slice(0, space));
-  if (!Number.isInteger(id)) return { id, event: undefined };
-  if (space !== -1) return { id, event: JSON.parse(options.payload.slice(space + 1)) as StoredRealtimeEvent };
-  return { id, event: await loadRealtimeEvent({ deps: options.deps, eventId: id }) };
+/** A notice's id, and its event when the notice carries it; undefined for a payload that is neither. */
+export function readRealtimeNotice(payload: string): { id: number; event?: StoredRealtimeEvent } | undefined {
+  const space = payload.indexOf(" ");
+  const id = Number(space === -1 ? payload : payload.slice(0, space));
+  if (!Number.isInteger(id)) return undefined;
+  return space === -1 ? { id } : { id, event: JSON.parse(payload.slice(space + 1)) as StoredRealtimeEvent };
 }
 
-/** A published event by the id its NOTIFY carried; undefined once pruned. */
-async function loadRealtimeEvent(options: { deps: Deps; eventId: number }): Promise<StoredRealtimeEvent | undefined> {
-  const { deps, eventId } = options;
-  const [event] = await deps.db.select().from(tables.realtimeEvents).where(eq(tables.realtimeEvents.id, eventId)).limit(1);
-  if (!event) return undefined;
-  return { type: event.type, data: event.data, userIds: event.userIds, observatoryIds: event.observatoryIds, announcementId: event.announcementId };
+/**
+ * Published events by the ids their NOTIFYs carried, in one query however many: a process that
+ * fell behind reads what waits for it at once instead of an event at a time. A pruned one is absent.
+ */
+export async function loadRealtimeEvents(options: { deps: Deps; eventIds: number[] }): Promise<Map<number, StoredRealtimeEvent>> {
+  const { deps, eventIds } = options;
+  const events = new Map<number, StoredRealtimeEvent>();
+  if (eventIds.length === 0) return events;
+  const rows = await deps.db.select().from(tables.realtimeEvents).where(inArray(tables.realtimeEvents.id, eventIds));
+  for (const event of rows)
+    events.set(event.id, {
+      type: event.type,
+      data: event.data,
+      userIds: event.userIds,
+      observatoryIds: event.observatoryIds,
+      announcementId: event.announcementId,
+    });
+  return events;
 }
 
 /** Which of these (connected) users are recipients of the announcement: a primary-key lookup per user, however large the audience. */
