@@ -5,6 +5,8 @@ export function sleep(ms: number): Promise<void>;
 export function freePort(): Promise<number>;
 export function makeTempDir(label: string): Promise<string>;
 export function removeTempDirs(): Promise<void>;
+export function statusField(pid: number, field: string): number | undefined;
+export function childrenOf(pid: number): number[];
 export function readRss(pid: number): number | undefined;
 export function readPeakRss(pid: number): number | undefined;
 export function mib(bytes: number | undefined): string;

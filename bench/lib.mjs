@@ -97,7 +97,8 @@ export async function removeTempDirs() {
 // ---------------------------------------------------------------------------------------------
 // Memory
 
-function statusField(pid, field) {
+/** One `kB` field of /proc/<pid>/status in bytes, or undefined once the process is gone. */
+export function statusField(pid, field) {
   try {
     const text = fs.readFileSync(`/proc/${pid}/status`, "utf8");
     const match = text.match(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m"));
@@ -112,7 +113,8 @@ export const readRss = (pid) => statusField(pid, "VmRSS");
 /** Peak resident set size of one process in bytes (VmHWM). */
 export const readPeakRss = (pid) => statusField(pid, "VmHWM");
 
-function childrenOf(pid) {
+/** The processes whose parent is `pid`. */
+export function childrenOf(pid) {
   const children = [];
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;

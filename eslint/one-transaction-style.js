@@ -15,7 +15,7 @@ const onlyInTransaction = {
 };
 
 /** Where a transaction is opened otherwise: the backup archive's snapshot, on postgres.js connections of its own (see the comments there). */
-const ownConnections = ["packages/domain/src/backups/archive-io.ts", "packages/domain/src/backups/archive-thread.ts"];
+const ownConnections = ["packages/domain/src/backups/archive-writer.ts", "packages/domain/src/backups/archive-thread.ts"];
 
 export const oneTransactionStyle = [
   {

@@ -44,7 +44,7 @@ describe("the connection budget", () => {
     try {
       const name = server.server.runtime.applicationName;
       const budget = databaseConnectionBudget(server.env, "all");
-      expect(budget).toEqual({ pool: 8, notifications: 1, jobs: 4, total: 13 });
+      expect(budget).toEqual({ pool: 8, notifications: 1, jobs: 4, backupReaders: 4, total: 17 });
       const accounts = await Promise.all(Array.from({ length: 8 }, () => createAccount(server)));
 
       let most = 0;
@@ -83,10 +83,11 @@ describe("the connection budget", () => {
   it("adds up per process kind as infra/README and pnpm cluster say: two servers and two workers fit in 100 connections", () => {
     const defaults = loadEnv({});
     expect(databaseConnectionBudget(defaults, "server").total).toBe(11);
-    expect(databaseConnectionBudget(defaults, "worker").total).toBe(15);
-    expect(databaseConnectionBudget(defaults, "all").total).toBe(17);
-    expect(databaseConnectionBudget(defaults, "admin").total).toBe(9);
-    expect(2 * 11 + 2 * 15 + 9).toBeLessThanOrEqual(100 - 3);
+    // Processes that run backups (workers, all in one, the admin CLI) count a backup's four reader connections.
+    expect(databaseConnectionBudget(defaults, "worker").total).toBe(19);
+    expect(databaseConnectionBudget(defaults, "all").total).toBe(21);
+    expect(databaseConnectionBudget(defaults, "admin").total).toBe(13);
+    expect(2 * 11 + 2 * 19 + 13).toBeLessThanOrEqual(100 - 3);
     // A pool too small for a restore's connections beside its locks is refused at start, by name.
     expect(() => loadEnv({ DATABASE_POOL_SIZE: "4" })).toThrow(/DATABASE_POOL_SIZE/);
   });

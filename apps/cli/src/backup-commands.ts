@@ -106,7 +106,13 @@ export function addBackupCommands(program: Command, context: CommandContext) {
           "",
           table(
             ["COLLECTION", "ROWS", "SIZE", "SHA-256"],
-            (found.manifest?.collections ?? []).map((part) => [part.name, part.rows, formatBytes(part.bytes), part.sha256]),
+            // A version 2 archive hashes each section of a part; a collection read in ranges has several.
+            (found.manifest?.collections ?? []).map((part) => [
+              part.name,
+              part.rows,
+              formatBytes(part.bytes),
+              "sha256" in part ? part.sha256 : `${part.sections} section${part.sections === 1 ? "" : "s"}`,
+            ]),
             "No manifest (the backup did not finish).",
           ),
         ].join("\n"),

@@ -10,8 +10,13 @@ export interface ConnectionBudget {
   notifications: number;
   /** graphile-worker's pool (its two runners' LISTEN clients, taking and completing jobs); 0 without a worker. */
   jobs: number;
+  /** A backup's reader threads, each on a connection of its own (ADR 23); 0 in a process that runs no backups. */
+  backupReaders: number;
   total: number;
 }
+
+/** The most reader threads a backup runs at once, each with its own connection importing the backup's snapshot. */
+export const BACKUP_READER_CONNECTIONS = 4;
 
 /** The admin CLI's pool: one command at a time, but `restore` runs in it with its parallel loads beside its lock. */
 const ADMIN_POOL_SIZE = 8;
@@ -28,5 +33,6 @@ export function databaseConnectionBudget(
   const pool = kind === "admin" ? ADMIN_POOL_SIZE : kind === "worker" ? env.WORKER_DATABASE_POOL_SIZE : env.DATABASE_POOL_SIZE;
   const jobs = kind === "worker" || kind === "all" ? env.JOBS_DATABASE_POOL_SIZE : 0;
   const notifications = 1;
-  return { pool, notifications, jobs, total: pool + notifications + jobs };
+  const backupReaders = kind === "server" ? 0 : BACKUP_READER_CONNECTIONS;
+  return { pool, notifications, jobs, backupReaders, total: pool + notifications + jobs + backupReaders };
 }

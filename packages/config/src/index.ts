@@ -1,4 +1,4 @@
-export { databaseConnectionBudget, type ProcessKind } from "./connection-budget";
+export { BACKUP_READER_CONNECTIONS, databaseConnectionBudget, type ProcessKind } from "./connection-budget";
 export { envVariableNames, loadEnv, quietAwsSdkNodeVersionWarning, type Env } from "./env";
 export { createLogger, type Logger } from "./logger";
 export const SERVER_VERSION = "0.1.0";

@@ -3,13 +3,22 @@ import { parentPort, workerData } from "node:worker_threads";
 import { constants, createBrotliCompress, type BrotliOptions } from "node:zlib";
 import postgres from "postgres";
 import { ARCHIVE_END, BATCH_BYTES, SECTION_END, SectionDigest, sectionHeader } from "./archive-format";
-import { CHUNK_CREDITS, type ArchiveParentMessage, type ArchiveThreadData, type ArchiveThreadMessage } from "./archive-thread-protocol";
+import {
+  CHUNK_CREDITS,
+  type ArchiveParentMessage,
+  type ArchiveThreadData,
+  type ArchiveThreadMessage,
+  type SectionDone,
+  type SectionPlan,
+} from "./archive-thread-protocol";
 
 /**
- * A backup's archive thread: COPY of every collection, as of the parent's exported snapshot,
- * through brotli; compressed chunks go to the parent, which uploads them. It runs in its own
- * thread because its garbage (a buffer per row, a million rows) is collected far more cheaply in
- * a small heap than in the worker's, and the worker's own thread stays free.
+ * One of a backup's reader threads: it imports the parent's exported snapshot on a connection of
+ * its own and writes the parts it is given, each a brotli stream of sections (a whole collection,
+ * or a block range of a large one) sent to the parent in compressed chunks for that part's upload.
+ * Several run at once, each with its own backend producing COPY text (ADR 23). A thread of its own,
+ * because its garbage (a buffer per row, millions of rows) is collected far more cheaply in a
+ * small heap than in the worker's, and the worker's own thread stays free.
  */
 
 const PROGRESS_MS = 1000;
@@ -26,12 +35,25 @@ const send = (message: ArchiveThreadMessage) => port.postMessage(message);
 
 let credits = CHUNK_CREDITS;
 let onCredit: (() => void) | undefined;
+/** Parts (or the finish) the parent has given and the thread not yet taken. */
+const orders: Array<Exclude<ArchiveParentMessage, { type: "credit" }>> = [];
+let onOrder: (() => void) | undefined;
 port.on("message", (message: ArchiveParentMessage) => {
-  if (message.type !== "credit") return;
-  credits += 1;
-  onCredit?.();
-  onCredit = undefined;
+  if (message.type === "credit") {
+    credits += 1;
+    onCredit?.();
+    onCredit = undefined;
+    return;
+  }
+  orders.push(message);
+  onOrder?.();
+  onOrder = undefined;
 });
+
+async function nextOrder() {
+  while (orders.length === 0) await new Promise<void>((resolve) => (onOrder = resolve));
+  return orders.shift()!;
+}
 
 /** Writes a chunk, and resolves once the stream can take more (at once unless it is over its high-water mark). */
 function writeChunk(sink: Writable, chunk: Buffer): Promise<void> | undefined {
@@ -98,19 +120,26 @@ async function forward(compressed: Readable) {
   if (pendingBytes > 0) await post();
 }
 
-async function writeArchive() {
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * A section's COPY: the whole table, or the rows of a block range, found by a TID range scan
+ * (PostgreSQL 14 and later; older servers filter a sequential scan, slower but the same rows).
+ * COPY takes no parameters, so the statement is built from quoted names and checked integers.
+ */
+function copyStatement(section: SectionPlan): string {
+  const columns = section.columns.map(quoted).join(", ");
+  if (!section.blocks) return `copy ${quoted(section.collection)} (${columns}) to stdout`;
+  const { from, to } = section.blocks;
+  if (!Number.isInteger(from) || (to !== null && !Number.isInteger(to))) throw new Error("a block range is not whole numbers");
+  const upTo = to === null ? "" : ` and ctid < '(${to},0)'::tid`;
+  return `copy (select ${columns} from ${quoted(section.collection)} where ctid >= '(${from},0)'::tid${upTo}) to stdout`;
+}
+
+async function readParts() {
   // A snapshot id is hex digits and dashes; it is checked because SET TRANSACTION SNAPSHOT takes no parameter.
   if (!/^[0-9A-F-]+$/i.test(data.snapshot)) throw new Error(`not a snapshot id: ${data.snapshot}`);
   const sql = postgres({ ...data.connection, ssl: data.connection.ssl as postgres.Options<never>["ssl"], max: 1, onnotice: () => undefined });
-  const brotliOptions: BrotliOptions & { writableHighWaterMark: number } = {
-    params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
-    // Four batches may wait for the compressor while the next rows arrive: reading and compressing overlap.
-    writableHighWaterMark: 4 * BATCH_BYTES,
-  };
-  const compressor = createBrotliCompress(brotliOptions);
-  const forwarded = forward(compressor);
-  // On a failure the compressor is destroyed below, and what forwarding says of it adds nothing.
-  forwarded.catch(() => undefined);
   let rowsBefore = 0;
   let digest: SectionDigest | undefined;
   const progress = setInterval(() => send({ type: "rows", rows: rowsBefore + (digest?.rows ?? 0) }), PROGRESS_MS);
@@ -118,29 +147,46 @@ async function writeArchive() {
     // Not inTransaction: this thread has no Deps, only its own connection, which imports the exporting transaction's snapshot.
     await sql.begin("isolation level repeatable read read only", async (tx) => {
       await tx.unsafe(`set transaction snapshot '${data.snapshot}'`);
-      for (const section of data.sections) {
-        await writeChunk(compressor, sectionHeader(section));
-        digest = new SectionDigest();
-        const rows = (await tx`copy ${tx(section.collection)} (${tx(section.columns)}) to stdout`.readable()) as Readable;
-        await copySection(rows, compressor, digest);
-        await writeChunk(compressor, SECTION_END);
-        send({ type: "section", section: { ...section, ...digest.digest() } });
-        rowsBefore += digest.rows;
-        digest = undefined;
+      send({ type: "ready" });
+      for (let order = await nextOrder(); order.type === "part"; order = await nextOrder()) {
+        const compressor = createBrotliCompress(brotliOptions);
+        const forwarded = forward(compressor);
+        // On a failure the compressor is destroyed below, and what forwarding says of it adds nothing.
+        forwarded.catch(() => undefined);
+        const done: SectionDone[] = [];
+        try {
+          for (const section of order.sections) {
+            await writeChunk(compressor, sectionHeader({ collection: section.collection, columns: section.columns }));
+            digest = new SectionDigest();
+            const rows = (await tx.unsafe(copyStatement(section)).readable()) as Readable;
+            await copySection(rows, compressor, digest);
+            await writeChunk(compressor, SECTION_END);
+            done.push({ ...section, ...digest.digest() });
+            rowsBefore += digest.rows;
+            digest = undefined;
+          }
+          compressor.end(ARCHIVE_END);
+          await forwarded;
+        } catch (error) {
+          compressor.destroy();
+          throw error;
+        }
+        send({ type: "part", sections: done });
       }
     });
-    compressor.end(ARCHIVE_END);
-    await forwarded;
-  } catch (error) {
-    compressor.destroy();
-    throw error;
   } finally {
     clearInterval(progress);
     await sql.end({ timeout: 5 });
   }
 }
 
-writeArchive().then(
+const brotliOptions: BrotliOptions & { writableHighWaterMark: number } = {
+  params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+  // Four batches may wait for the compressor while the next rows arrive: reading and compressing overlap.
+  writableHighWaterMark: 4 * BATCH_BYTES,
+};
+
+readParts().then(
   () => send({ type: "done" }),
   (error: unknown) => send({ type: "error", message: error instanceof Error ? error.message : String(error) }),
 );

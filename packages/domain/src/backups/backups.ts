@@ -8,7 +8,9 @@ import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
 import { notifySystemEvent } from "../notifications/notify";
 import { runExclusively } from "../system/exclusive-run";
 import { readServerSettings } from "../system/server-settings";
-import { ARCHIVED_COLLECTIONS, manifestKeyOf, readArchiveBack, writeArchive } from "./archive-io";
+import { ARCHIVED_COLLECTIONS, archiveSizeOf, deleteBackupObjects, manifestKeyOf, readArchiveBack } from "./archive-io";
+import { BACKUP_READERS } from "./archive-readers";
+import { writeArchive } from "./archive-writer";
 import { cleanUpBackups } from "./retention";
 import { presentBackup, type BackupView } from "./schemas";
 import { findServerAdmins } from "../users/find-user";
@@ -55,7 +57,7 @@ export async function startBackupIn(options: {
     {
       status: "running",
       trigger: options.trigger,
-      objectKey: `backups/${id}/archive.br`,
+      objectKey: `backups/${id}/manifest.json`,
       sizeBytes: null,
       manifest: null,
       jobId: job.id,
@@ -86,12 +88,13 @@ export async function listBackups(options: { deps: Deps; limit?: number }) {
 /** Reads the archive back against the manifest and records the outcome: verified, or failed with what differs. */
 async function verifyStoredBackup(deps: Deps, backup: StoredDocument<BackupDoc>, jobId: string) {
   const manifest = backup.doc.manifest;
-  const total = manifest?.archive.sizeBytes ?? null;
+  const total = manifest ? archiveSizeOf(manifest) : null;
   await reportJob({ deps, jobId, status: "running", progress: { done: 0, total, stage: "verify" } });
   const problems = manifest
     ? await readArchiveBack({
         deps,
         manifest,
+        lanes: BACKUP_READERS,
         onBytes: async (bytes) => void (await reportJob({ deps, jobId, progress: { done: bytes, total, stage: "verify" } })),
       })
     : ["the backup has no manifest"];
@@ -126,7 +129,7 @@ export async function runBackup(options: { deps: Deps; jobId: string; backupId: 
         await reportJob({ deps, jobId, status: "running", progress: { done: 0, total, stage: "archive" } });
         const manifest = await writeArchive({
           deps,
-          objectKey: backup.doc.objectKey,
+          manifestKey: manifestKeyOf(backup.doc.objectKey),
           onRows: async (rows) => {
             await reportJob({ deps, jobId, progress: { done: rows, total: total === null ? null : Math.max(total, rows), stage: "archive" } });
           },
@@ -134,9 +137,7 @@ export async function runBackup(options: { deps: Deps; jobId: string; backupId: 
         await deps.storage.put(manifestKeyOf(backup.doc.objectKey), Buffer.from(JSON.stringify(manifest, null, 2)), { contentType: "application/json" });
         // A backup failed meanwhile (cancelled, or taken for abandoned) stays failed.
         backup = (await backupsCollection.update(deps.db, backupId, (doc) =>
-          doc.status === "running"
-            ? { ...doc, status: "completed", sizeBytes: manifest.archive.sizeBytes, manifest, finishedAt: deps.now().toISOString() }
-            : doc,
+          doc.status === "running" ? { ...doc, status: "completed", sizeBytes: manifest.sizeBytes, manifest, finishedAt: deps.now().toISOString() } : doc,
         ))!;
       }
       if (backup.doc.status === "completed") backup = await verifyStoredBackup(deps, backup, jobId);
@@ -185,7 +186,7 @@ export async function failBackup(options: { deps: Deps; jobId: string; backupId:
 }
 
 async function afterBackupFailed(deps: Deps, backup: StoredDocument<BackupDoc>, then: ThenCleanup | null) {
-  await deps.storage.deleteMany([backup.doc.objectKey, manifestKeyOf(backup.doc.objectKey)]).catch(() => undefined);
+  await deleteBackupObjects({ deps, objectKey: backup.doc.objectKey }).catch(() => undefined);
   if (then)
     await reportJob({
       deps,

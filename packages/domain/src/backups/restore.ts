@@ -12,7 +12,7 @@ import { addJob } from "../jobs/add-job";
 import { recordJobStarted, reportJob, reportJobIn } from "../jobs/tracked-jobs";
 import { runExclusively } from "../system/exclusive-run";
 import { beginMaintenance, endMaintenance } from "../system/maintenance";
-import { ARCHIVED_COLLECTIONS, readArchiveBack } from "./archive-io";
+import { ARCHIVED_COLLECTIONS, archiveSizeOf, readArchiveBack } from "./archive-io";
 import { buildIndexes, copyInto, createSideTable, PARALLEL_SECTION_BYTES, SIDE_SCHEMA } from "./side-tables";
 import { inTransaction } from "../transaction";
 
@@ -85,7 +85,8 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
   const { jobId, backupId, manifest } = options;
   const side = (table: string) => sql.raw(`"${SIDE_SCHEMA}"."${table}"`);
   return inTransaction(deps, async (t) => {
-    await reportJobIn({ t, jobId, progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "swap" } });
+    const size = archiveSizeOf(manifest);
+    await reportJobIn({ t, jobId, progress: { done: size, total: size, stage: "swap" } });
     let credentialsKept = 0;
     for (const table of ["sessions", "api_keys", "observatory_keys"]) {
       const gone = await t.tx.execute(
@@ -167,30 +168,32 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
       const refusal = refusalOf(backup, backupId);
       if (refusal) throw new RestoreRefused(refusal.message);
       const manifest = backup!.doc.manifest!;
-      await reportJob({ deps, jobId, status: "running", progress: { done: 0, total: manifest.archive.sizeBytes, stage: "load" } });
+      const size = archiveSizeOf(manifest);
+      await reportJob({ deps, jobId, status: "running", progress: { done: 0, total: size, stage: "load" } });
       await beginMaintenance({ deps, reason: `Restoring the backup of ${manifest.snapshotAt}`, jobId });
       const connections = await Promise.all(Array.from({ length: RESTORE_CONNECTIONS }, () => deps.sql.reserve()));
       const connection = connections[0]!;
       try {
         await dropWorkSchemas(connection);
         await connection`create schema ${connection(SIDE_SCHEMA)}`;
-        const loaded = new Set<string>();
+        // Every side table first: parts of one collection load at once, and a collection newer than the backup is restored empty, as it was then.
+        for (const table of RESTORED_COLLECTIONS) await createSideTable({ connection, table });
         const sectionBytes = new Map(manifest.collections.map((part) => [part.name, part.bytes]));
         const problems = await readArchiveBack({
           deps,
           manifest,
-          onSection: async (header) => {
+          // Version 2: one part per connection at once, each loading its rows on its lane's connection.
+          lanes: connections.length,
+          onSection: async (header, lane) => {
             if (!RESTORED_COLLECTIONS.includes(header.collection)) return undefined;
-            loaded.add(header.collection);
-            const large = (sectionBytes.get(header.collection) ?? 0) >= PARALLEL_SECTION_BYTES;
-            return copyInto({ connections: large ? connections : [connection], header });
+            // Version 1 is one stream: a large collection's rows are dealt out to every connection instead.
+            const large = manifest.format === "meridian-backup/1" && (sectionBytes.get(header.collection) ?? 0) >= PARALLEL_SECTION_BYTES;
+            return copyInto({ connections: large ? connections : [connections[lane]!], header });
           },
-          onBytes: async (bytes) => void (await reportJob({ deps, jobId, progress: { done: bytes, total: manifest.archive.sizeBytes, stage: "load" } })),
+          onBytes: async (bytes) => void (await reportJob({ deps, jobId, progress: { done: bytes, total: size, stage: "load" } })),
         });
         if (problems.length > 0) throw new RestoreRefused(`The backup does not match its manifest, so nothing was restored: ${problems.join("; ")}`);
-        // A collection newer than the backup is restored empty, as it was then.
-        for (const table of RESTORED_COLLECTIONS.filter((name) => !loaded.has(name))) await createSideTable({ connection, table });
-        await reportJob({ deps, jobId, progress: { done: manifest.archive.sizeBytes, total: manifest.archive.sizeBytes, stage: "index" } });
+        await reportJob({ deps, jobId, progress: { done: size, total: size, stage: "index" } });
         await buildIndexes({ connections, tables: RESTORED_COLLECTIONS });
         await swapIn(deps, { jobId, backupId, actorId: options.actorId, manifest });
       } finally {

@@ -4,12 +4,11 @@ import type { z } from "zod";
 import type { Actor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
-import { manifestKeyOf } from "./archive-io";
+import { deleteBackupObjects } from "./archive-io";
 import type { BackupCleanupResult, backupCleanupInputSchema } from "./schemas";
 import { inTransaction } from "../transaction";
 
 const DAY_MS = 86_400_000;
-const KEYS_PER_REQUEST = 1000;
 
 /**
  * Deletes backups started more than `keepDays` days ago, except: the newest verified backup, the
@@ -33,8 +32,7 @@ export async function cleanUpBackups(options: {
   const deleted = doomed.map((backup) => ({ id: backup.id, createdAt: backup.doc.startedAt, sizeBytes: backup.doc.sizeBytes }));
   if (input.dryRun || doomed.length === 0) return { deleted, dryRun: Boolean(input.dryRun) };
 
-  const keys = doomed.flatMap((backup) => [backup.doc.objectKey, manifestKeyOf(backup.doc.objectKey)]);
-  for (let start = 0; start < keys.length; start += KEYS_PER_REQUEST) await deps.storage.deleteMany(keys.slice(start, start + KEYS_PER_REQUEST));
+  for (const backup of doomed) await deleteBackupObjects({ deps, objectKey: backup.doc.objectKey });
   await inTransaction(deps, async (t) => {
     await t.tx.execute(sql`delete from backups where id in ${doomed.map((backup) => backup.id)}`);
     await recordAudit({

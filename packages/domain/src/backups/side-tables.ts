@@ -41,12 +41,11 @@ async function openCopy(connection: postgres.ReservedSql, header: SectionHeader)
 }
 
 /**
- * Creates a collection's side table and returns the sink its rows stream into: one COPY per
+ * The sink a section's rows stream into, in its (already created) side table: one COPY per
  * connection, each chunk's whole rows going to the next COPY in turn (a row cut by the chunk's
  * end follows with the next chunk), so every backend parses rows at once.
  */
 export async function copyInto({ connections, header }: { connections: postgres.ReservedSql[]; header: SectionHeader }): Promise<SectionSink> {
-  await createSideTable({ connection: connections[0]!, table: header.collection });
   const copies = await Promise.all(connections.map((connection) => openCopy(connection, header)));
   let turn = 0;
   let carry: Buffer | undefined;

@@ -1,0 +1,126 @@
+import type postgres from "postgres";
+import { SERVER_VERSION } from "@meridian/config";
+import { schemaVersion, type BackupManifestV2 } from "@meridian/db";
+import type { Deps } from "../deps";
+import { ARCHIVED_COLLECTIONS, backupPrefixOf, deleteBackupObjects } from "./archive-io";
+import { BACKUP_READERS, runReaders } from "./archive-readers";
+import type { SectionHeader } from "./archive-format";
+import type { SectionPlan, ThreadConnection } from "./archive-thread-protocol";
+
+/** A collection whose heap is at least this large is read as block ranges, at least one per reader. */
+const SPLIT_HEAP_BYTES = 1024 * 1024;
+/** About how much heap one range covers: small enough that the readers finish close together, large enough to be few. */
+const PART_HEAP_BYTES = 128 * 1024 * 1024;
+
+/** The reader threads' connection: the same server, database and role as this process's. */
+function threadConnection(sql: postgres.Sql): ThreadConnection {
+  const { host, port, path, database, user, pass, ssl, connection } = sql.options;
+  if (typeof pass === "function") throw new Error("the backup's reader threads need the database password as text");
+  return {
+    host: host.map((name, index) => `${name}:${port[index]}`).join(","),
+    path: path || undefined,
+    database,
+    user,
+    pass: pass ?? undefined,
+    ssl,
+    connection: connection as ThreadConnection["connection"],
+  };
+}
+
+/**
+ * The parts to write: first one part with every small collection whole, then each large
+ * collection's heap cut into block ranges, one part each. A range's end is where the next begins
+ * and the last is open, so rows in blocks added since the sizes were read are still in it; the
+ * snapshot decides which rows each range holds.
+ */
+function planParts(headers: SectionHeader[], heapBlocks: Map<string, number>, blockSize: number, readers: number): SectionPlan[][] {
+  const whole: SectionPlan[] = [];
+  const ranges: SectionPlan[][] = [];
+  for (const header of headers) {
+    const blocks = heapBlocks.get(header.collection) ?? 0;
+    if (blocks * blockSize < SPLIT_HEAP_BYTES) {
+      whole.push(header);
+      continue;
+    }
+    const count = Math.max(readers, Math.ceil((blocks * blockSize) / PART_HEAP_BYTES));
+    const step = Math.ceil(blocks / count);
+    for (let from = 0; from < blocks; from += step) {
+      const to = from + step >= blocks ? null : from + step;
+      ranges.push([{ ...header, blocks: { from, to } }]);
+    }
+  }
+  return whole.length > 0 ? [whole, ...ranges] : ranges;
+}
+
+/**
+ * Streams every archived collection, as of one repeatable-read snapshot, into the parts of a
+ * version 2 archive beside `manifestKey`: reader threads import the snapshot this transaction
+ * exports and read parts at once, each through COPY and brotli into an upload of its own (ADR 23).
+ * Returns the manifest of what was written; the caller stores it.
+ */
+export async function writeArchive(options: { deps: Deps; manifestKey: string; onRows: (rows: number) => Promise<void> }): Promise<BackupManifestV2> {
+  const { deps, manifestKey, onRows } = options;
+  // A retry starts over: the parts of an earlier attempt go, whatever their number was.
+  await deleteBackupObjects({ deps, objectKey: manifestKey });
+  const prefix = backupPrefixOf(manifestKey);
+  // Progress reports go out one at a time, and a late one never overtakes the last.
+  let reporting = Promise.resolve();
+  const report = (rows: number) => {
+    reporting = reporting.then(() => onRows(rows)).catch(() => undefined);
+  };
+  // Not inTransaction: a read-only repeatable-read transaction on postgres.js itself, whose snapshot the readers' connections
+  // import (listed as an exception in eslint.config.js).
+  const { snapshotAt, headers, parts } = await deps.sql.begin("isolation level repeatable read read only", async (tx) => {
+    // The first statement takes the snapshot the readers read; it is exported for their connections.
+    const [clock] = await tx<Array<{ now: Date | string; snapshot: string }>>`select now() as now, pg_export_snapshot() as snapshot`;
+    // A generated column (observations.search_text) is made again by the restore's COPY, which refuses one given.
+    const columnRows = await tx<Array<{ table_name: string; columns: string[] }>>`
+      select table_name::text, array_agg(column_name::text order by ordinal_position) as columns
+      from information_schema.columns where table_schema = current_schema() and table_name in ${tx(ARCHIVED_COLLECTIONS)}
+        and is_generated = 'NEVER'
+      group by table_name`;
+    const columnsOf = new Map(columnRows.map((row) => [row.table_name, row.columns]));
+    const headers = ARCHIVED_COLLECTIONS.map((collection) => {
+      const columns = columnsOf.get(collection);
+      if (!columns) throw new Error(`the table ${collection} is missing`);
+      return { collection, columns };
+    });
+    // PostgreSQL's estimate of each heap's blocks (as of its last VACUUM or ANALYZE), because reading it takes no lock: a
+    // collection locked by someone else then holds up only its own COPY. Blocks added since fall in the last, open range.
+    const sizes = await tx<Array<{ name: string; blocks: number; block_size: number }>>`
+      select c.relname::text as name, greatest(c.relpages, 0) as blocks, current_setting('block_size')::int as block_size
+      from pg_class c where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and c.relname in ${tx(ARCHIVED_COLLECTIONS)}`;
+    const plans = planParts(headers, new Map(sizes.map((row) => [row.name, row.blocks])), sizes[0]?.block_size ?? 8192, BACKUP_READERS);
+    // The exporting transaction stays open until every reader is done; its snapshot lives as long.
+    const parts = await runReaders({
+      deps,
+      data: { connection: threadConnection(deps.sql), snapshot: clock!.snapshot },
+      plans,
+      keyOf: (index) => `${prefix}part-${String(index + 1).padStart(4, "0")}.br`,
+      onRows: report,
+    });
+    return { snapshotAt: new Date(clock!.now).toISOString(), headers, parts };
+  });
+  const sections = parts.flatMap((part) => part.sections);
+  await reporting;
+  await onRows(sections.reduce((sum, section) => sum + section.rows, 0));
+  return {
+    format: "meridian-backup/2",
+    schemaVersion: schemaVersion(),
+    serverVersion: SERVER_VERSION,
+    snapshotAt,
+    compression: "brotli",
+    collections: headers.map(({ collection, columns }) => {
+      const own = sections.filter((section) => section.name === collection);
+      return {
+        name: collection,
+        columns,
+        rows: own.reduce((sum, section) => sum + section.rows, 0),
+        bytes: own.reduce((sum, section) => sum + section.bytes, 0),
+        sections: own.length,
+      };
+    }),
+    sizeBytes: parts.reduce((sum, part) => sum + part.sizeBytes, 0),
+    parts,
+  };
+}
