@@ -138,7 +138,7 @@ describe("pnpm cluster", { timeout: 180_000 }, () => {
     refused.stderr!.on("data", (chunk: Buffer) => (said += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => refused.once("exit", resolve));
     expect(code).toBe(2);
-    expect(said).toMatch(/the cluster was not started: 2 servers × 41 and 2 workers × 15 PostgreSQL connections .* exceed max_connections 100/);
+    expect(said).toMatch(/the cluster was not started: 2 servers × 41 and 2 workers × 19 PostgreSQL connections .* exceed max_connections 100/);
     expect(said).not.toMatch(/Meridian cluster:|\n\s+at /);
   });
 
