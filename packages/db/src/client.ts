@@ -1,5 +1,6 @@
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { preparingForDrizzle } from "./prepared-statements";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -26,6 +27,6 @@ export function connectDatabase(url: string, options: { max?: number; applicatio
     // The server and worker share the clock of PostgreSQL; keep everything in UTC.
     connection: { TimeZone: "UTC", application_name: options.applicationName ?? "meridian" },
   });
-  const db = drizzle(sql, { schema });
+  const db = drizzle(preparingForDrizzle(sql), { schema });
   return { db, sql, url, close: () => sql.end({ timeout: 5 }) };
 }
