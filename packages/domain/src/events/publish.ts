@@ -4,7 +4,7 @@ import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol
 import { sql } from "drizzle-orm";
 import type { Announcement } from "../announcements/schemas";
 import type { Observation } from "../observations/schemas";
-import { realtimeNotice } from "./read-event";
+import { realtimeNoticeBody } from "./read-event";
 import type { InTransaction } from "../transaction";
 
 export const REALTIME_CHANNEL = "meridian_events";
@@ -67,7 +67,11 @@ export async function publishToAnnouncementRecipients(options: { t: Pick<InTrans
   await insertAndNotify(options.t.tx, { userIds: [], type: options.event.type, data: options.event.data, announcementId: options.announcementId });
 }
 
+/** The event stored and its NOTIFY sent in one statement: one round trip, whatever the writer's transaction holds. */
 async function insertAndNotify(tx: Transaction, values: typeof tables.realtimeEvents.$inferInsert) {
-  const [row] = await tx.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
-  await tx.execute(sql`select pg_notify(${REALTIME_CHANNEL}, ${realtimeNotice({ id: row!.id, values })})`);
+  const insert = tx.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
+  const body = realtimeNoticeBody(values);
+  await tx.execute(sql`
+    with inserted as (${insert.getSQL()})
+    select pg_notify(${REALTIME_CHANNEL}, ${body === null ? sql`inserted.id::text` : sql`inserted.id::text || ' ' || ${body}::text`}) from inserted`);
 }

@@ -15,14 +15,17 @@ export interface StoredRealtimeEvent {
 const INLINE_NOTICE_BYTES = 7_900;
 
 /**
- * What a NOTIFY on REALTIME_CHANNEL carries: the event's id and, when it fits, the event itself
- * (`<id> <json>`), so that no process has to read it back; a larger one is read by its id.
+ * What a NOTIFY on REALTIME_CHANNEL carries after the event's id: the event itself when it fits
+ * (the notice reads `<id> <json>`), so that no process has to read it back; null for a larger
+ * one, whose notice is its id alone and which is read by that id.
  */
-export function realtimeNotice(options: {
-  id: number;
-  values: { type: string; data: unknown; userIds?: string[]; observatoryIds?: string[]; announcementId?: string | null };
-}) {
-  const { id, values } = options;
+export function realtimeNoticeBody(values: {
+  type: string;
+  data: unknown;
+  userIds?: string[];
+  observatoryIds?: string[];
+  announcementId?: string | null;
+}): string | null {
   const event: StoredRealtimeEvent = {
     type: values.type,
     data: values.data,
@@ -31,7 +34,7 @@ export function realtimeNotice(options: {
     announcementId: values.announcementId ?? null,
   };
   const json = JSON.stringify(event);
-  return Buffer.byteLength(json) <= INLINE_NOTICE_BYTES ? `${id} ${json}` : String(id);
+  return Buffer.byteLength(json) <= INLINE_NOTICE_BYTES ? json : null;
 }
 
 /** A notice's id, and its event when the notice carries it; undefined for a payload that is neither. */

@@ -41,10 +41,12 @@ async function isProjectMember(db: Executor, projectId: string, userId: string):
 /** Everyone who may read the observation (server admins aside): the audience of its live updates. */
 export async function observationReaderIds(options: { db: Executor; doc: Pick<ObservationDoc, "ownerId" | "projectId" | "observatoryId"> }): Promise<string[]> {
   const { db, doc } = options;
-  const members = await db.execute<{ user_id: string }>(sql`
-    select p.owner_id as user_id from projects p where p.id = ${doc.projectId}
-    union select m.user_id from project_members m where m.project_id = ${doc.projectId}`);
-  const viewers = await observatoryViewerIds({ db, observatoryId: doc.observatoryId });
+  const [members, viewers] = await Promise.all([
+    db.execute<{ user_id: string }>(sql`
+      select p.owner_id as user_id from projects p where p.id = ${doc.projectId}
+      union select m.user_id from project_members m where m.project_id = ${doc.projectId}`),
+    observatoryViewerIds({ db, observatoryId: doc.observatoryId }),
+  ]);
   return [...new Set([doc.ownerId, ...members.map((row) => row.user_id), ...viewers])];
 }
 

@@ -35,19 +35,23 @@ async function isBusy(db: Executor, observatoryId: string): Promise<boolean> {
 /** The observatory as dispatch sees it now: connection, switch, plugin version, safety and whether it is busy. */
 export async function observatoryStateNow(options: { db: Executor; observatory: StoredDocument<ObservatoryDoc> }): Promise<ObservatoryState> {
   const { db, observatory } = options;
-  const settings = await readServerSettings(db);
+  const [settings, busy] = await Promise.all([readServerSettings(db), isBusy(db, observatory.id)]);
   return observatoryStateOf({
     doc: observatory.doc,
     pluginCurrent: pluginIsCurrent({ settings, pluginVersion: observatory.doc.connection.pluginVersion }),
-    busy: await isBusy(db, observatory.id),
+    busy,
   });
 }
 
 async function currentPlan(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date, explain = false) {
-  const state = await observatoryStateNow({ db, observatory });
+  // The plan's reads are independent: they go out together.
+  const [state, allowances, pending] = await Promise.all([
+    observatoryStateNow({ db, observatory }),
+    allowancesAt({ db, observatory, now }),
+    pendingInDispatchOrder(db, observatory.id),
+  ]);
   const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;
-  const allowances = await allowancesAt({ db, observatory, now });
-  return planQueue({ state, pending: await pendingInDispatchOrder(db, observatory.id), now, durationMs, allowances, explain });
+  return planQueue({ state, pending, now, durationMs, allowances, explain });
 }
 
 /**

@@ -56,13 +56,18 @@ export async function insertObservation(options: { t: InTransaction; actor: User
     storageDestinationId: fields.storageDestinationId ?? null,
     staleReportedAt: null,
   });
-  await recordHistory({ t, observationId: stored.id, from: null, to: "pending", at: now, actor, reason: options.reason });
-  const readers = await observationReaderIds({ db: t.tx, doc: stored.doc });
-  await publishUserEvent({
-    t,
-    userIds: readers,
-    event: { type: "observation.status_changed", data: { id: stored.id, status: "pending", previousStatus: null, at: now } },
-  });
-  await queueDispatch({ t, observatoryId: fields.observatoryId });
+  // Independent statements go out together, each pair in one round trip.
+  const [, readers] = await Promise.all([
+    recordHistory({ t, observationId: stored.id, from: null, to: "pending", at: now, actor, reason: options.reason }),
+    observationReaderIds({ db: t.tx, doc: stored.doc }),
+  ]);
+  await Promise.all([
+    publishUserEvent({
+      t,
+      userIds: readers,
+      event: { type: "observation.status_changed", data: { id: stored.id, status: "pending", previousStatus: null, at: now } },
+    }),
+    queueDispatch({ t, observatoryId: fields.observatoryId }),
+  ]);
   return stored;
 }

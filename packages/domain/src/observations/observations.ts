@@ -28,18 +28,31 @@ function refuseCadenceOfAnotherType(merged: { type: string }, update: Observatio
     });
 }
 
+/** A settled check's value, or its refusal thrown. */
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
+}
+
 /** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
   const { deps, actor, input } = options;
   const created = await inTransaction(deps, async (t) => {
-    await requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" });
-    const { project } = await loadProjectAccess({ db: t.tx, actor, projectId: input.projectId });
+    // The four reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
+    const [permission, projectAccess, destination, live] = await Promise.allSettled([
+      requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" }),
+      loadProjectAccess({ db: t.tx, actor, projectId: input.projectId }),
+      requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId }),
+      // A removal that committed since the permission was granted cancelled what waits there: nothing new goes there.
+      holdLiveObservatory({ t, observatoryId: input.observatoryId }),
+    ]);
+    settled(permission);
+    const { project } = settled(projectAccess);
     if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
     refuseWindowInThePast({ window: input, now: t.now() });
     refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
-    await requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId });
-    // A removal that committed since the check above cancelled what waits there: nothing new goes there.
-    if (!(await holdLiveObservatory({ t, observatoryId: input.observatoryId }))) throw new AppError("NOT_FOUND", "No such observatory");
+    settled(destination);
+    if (!settled(live)) throw new AppError("NOT_FOUND", "No such observatory");
     return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields: input, reason: null }) });
   });
   markDispatch({ stage: "request committed", observatoryId: created.observatoryId, observationId: created.id });

@@ -70,14 +70,19 @@ async function record(
     statusChangedAt: at,
     staleReportedAt: null,
   }));
-  await recordHistory({ t, observationId: observation.id, from, to, at, actor, reason });
-  const readers = await observationReaderIds({ db: t.tx, doc: updated!.doc });
-  await publishUserEvent({
-    t,
-    userIds: readers,
-    event: { type: "observation.status_changed", data: { id: observation.id, status: to, previousStatus: from, at } },
-  });
-  await queueObservationNotifications({ t, observation: updated!, to, reason });
+  // Independent statements go out together (postgres.js pipelines them on the transaction's connection).
+  const [, readers] = await Promise.all([
+    recordHistory({ t, observationId: observation.id, from, to, at, actor, reason }),
+    observationReaderIds({ db: t.tx, doc: updated!.doc }),
+  ]);
+  await Promise.all([
+    publishUserEvent({
+      t,
+      userIds: readers,
+      event: { type: "observation.status_changed", data: { id: observation.id, status: to, previousStatus: from, at } },
+    }),
+    queueObservationNotifications({ t, observation: updated!, to, reason }),
+  ]);
   return updated!;
 }
 
