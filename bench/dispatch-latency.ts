@@ -86,14 +86,27 @@ async function startServer(dataDir: string) {
       PLUGIN_MESSAGES_PER_SECOND: "1000",
     }),
   });
+  const settling = new Map<number, () => void>();
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the server exited (${code}) before it listened`)));
-    child.on("message", (message: DispatchMark | { listening: string }) => {
+    child.on("message", (message: DispatchMark | { listening: string } | { settled: number }) => {
       if ("listening" in message) resolve(message.listening);
+      else if ("settled" in message) settling.get(message.settled)?.();
       else marks.push(message);
     });
   });
-  return { child, url, marks };
+  let asked = 0;
+  /** Resolves once the server runs no job and has none but emails due: the previous sample's dispatch is done. */
+  const settled = () =>
+    new Promise<void>((resolve) => {
+      const id = ++asked;
+      settling.set(id, () => {
+        settling.delete(id);
+        resolve();
+      });
+      child.send({ settle: id });
+    });
+  return { child, url, marks, settled };
 }
 
 interface Sample {
@@ -162,6 +175,8 @@ async function measureMeridian() {
       if (index >= WARMUP) samples.push({ sent, received: at, observationId: created.id });
       await say({ type: "observation_status", observationId: created.id, status: "in_progress" });
       await say({ type: "observation_status", observationId: created.id, status: "aborted" });
+      // The observatory is idle again, and so is the server: the next sample does not share it with this one's tail.
+      await server.settled();
     }
     plugin.ws.close();
     return stagesOf(samples, server.marks);
@@ -219,7 +234,8 @@ async function main() {
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} with \`node --import tsx bench/dispatch-latency.ts --samples ${SAMPLES} --rounds ${ROUNDS}\`: ` +
       `${ROUNDS} rounds of ${SAMPLES} observations (after ${WARMUP} not counted), each on a fresh server, one at a time to an idle connected ` +
-      `observatory; the peer (a bare \`ws\` echo of an \`assign\`-sized message) alternates with it. ${machine}. ` +
+      `observatory, each once the server runs no job and has none but emails due; ` +
+      `the peer (a bare \`ws\` echo of an \`assign\`-sized message) alternates with it. ${machine}. ` +
       `Load average at the start ${loadAtStart}, at the end ${loadAverage()}.`,
     "",
     "| Stage | p50 ms | p90 ms | p99 ms | max ms |",
