@@ -1,5 +1,5 @@
 /**
- * bench/dispatch-latency.ts's server: Meridian as `pnpm start` runs it (server and worker in one
+ * bench/dispatch-latency.ts's (and bench/observatory-connections.ts's) server: Meridian as `pnpm start` runs it (server and worker in one
  * process, production mode), started here so that this process can subscribe to the dispatch
  * trace (node:diagnostics_channel works within a process) and pass each mark to the parent over
  * IPC. Prints its address, as JSON, once it listens. Asked to settle, it answers once no job runs
@@ -13,8 +13,11 @@ import { createLogger, loadEnv } from "@meridian/config";
 import { DISPATCH_TRACE_CHANNEL, type DispatchMark } from "@meridian/domain";
 import { startServer } from "@meridian/server";
 import { sql } from "drizzle-orm";
+import { answerMemoryQueries } from "./memory-probe";
 
 const env = loadEnv(process.env);
+// bench/observatory-connections.ts starts this server with --expose-gc and asks for its memory.
+if ("gc" in globalThis) answerMemoryQueries();
 diagnosticsChannel.subscribe(DISPATCH_TRACE_CHANNEL, (mark) => process.send?.(mark as DispatchMark));
 const running = await startServer({ env, logger: createLogger({ level: env.LOG_LEVEL, name: "meridian" }) });
 process.send?.({ listening: running.url });

@@ -28,3 +28,5 @@ export function generatedBody(sizeMib: number): ReadableStream<Uint8Array>;
 export function callJson(base: string, pathname: string, token: string | null, json?: unknown, method?: string): Promise<Record<string, unknown>>;
 export function cleanEnv(extra: Record<string, string>): Record<string, string>;
 export function machineDescription(): { cpuModel: string; cores: number; memory: string; node: string; platform: string; loadAverage: string };
+export function cpuSeconds(pid: number | undefined): number;
+export function postgresCpuSeconds(dataDir: string): number;

@@ -1,0 +1,256 @@
+/**
+ * Observatory connections (issue 26, point 3): the memory each connected, heartbeating observatory
+ * holds in the server, and the CPU 1,000 of them cost, against a bare `ws` server that acks each
+ * message (bench/bare-ws-peer.ts). Goal: both within 3x of the peer's.
+ *   memory  the process's heap and external memory after two full garbage collections
+ *           (`--expose-gc`, asked over IPC: bench/memory-probe.ts), before the fleet connects and
+ *           once it has run a while, divided by the connections; RSS beside it
+ *   cpu     the process's CPU over a window after the first minute (each connection has then
+ *           written its first sighting, as in the steady state), heartbeats every 30 s, spread;
+ *           and over a window of the same length before the fleet connects, idle
+ * Meridian runs as `pnpm start` does (server and worker, embedded PostgreSQL; bench/dispatch-server.ts);
+ * PostgreSQL's own CPU is reported beside it.
+ *
+ *   node --import tsx bench/observatory-connections.ts [--sockets 1000] [--window 60]
+ *
+ * Results: bench/results/observatory-connections.md.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import WebSocket from "ws";
+import {
+  callJson,
+  cleanEnv,
+  cpuSeconds,
+  freePort,
+  installCleanupHooks,
+  loadAverage,
+  machineDescription,
+  makeTempDir,
+  numberOption,
+  postgresCpuSeconds,
+  removeTempDirs,
+  repoRoot,
+  sleep,
+  writeResult,
+} from "./lib.mjs";
+import type { MemoryReport } from "./memory-probe";
+
+const SOCKETS = numberOption("sockets", 1000);
+const WINDOW_SECONDS = numberOption("window", 60);
+const HEARTBEAT_MS = 30_000;
+const GOAL_RATIO = 3;
+const ADMIN = { email: "connections-bench@example.com", password: "connections bench password" };
+
+installCleanupHooks();
+
+/** A process of ours, started with --expose-gc: its address once it listens, and its memory on request. */
+async function forkMeasured(script: string, env: Record<string, string>) {
+  const child: ChildProcess = fork(path.join(repoRoot, "bench", script), [], {
+    cwd: repoRoot,
+    execArgv: ["--expose-gc", "--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: cleanEnv(env),
+  });
+  const reports = new Map<number, (report: MemoryReport) => void>();
+  let settled: (() => void) | undefined;
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code}) before it listened`)));
+    child.on("message", (message: { listening?: string } | { settled: number } | MemoryReport) => {
+      if ("listening" in message && message.listening) resolve(message.listening);
+      else if ("memory" in message) reports.get(message.memory)?.(message);
+      else if ("settled" in message) settled?.();
+    });
+  });
+  let asked = 0;
+  const memory = () =>
+    new Promise<MemoryReport>((resolve) => {
+      const id = ++asked;
+      reports.set(id, (report) => {
+        reports.delete(id);
+        resolve(report);
+      });
+      child.send({ memory: id });
+    });
+  /** Meridian's server only (bench/dispatch-server.ts): resolves once no job runs and none but an email is due. */
+  const settle = () =>
+    new Promise<void>((resolve) => {
+      settled = resolve;
+      child.send({ settle: 1 });
+    });
+  const stop = async () => {
+    child.kill("SIGTERM");
+    if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
+  };
+  return { child, url, memory, settle, stop };
+}
+
+/** Connects `keys.length` plugins (or bare sockets), each acked for its hello, 50 at a time. */
+async function connectFleet(url: string, keys: Array<string | null>) {
+  const fleet: WebSocket[] = [];
+  for (let start = 0; start < keys.length; start += 50) {
+    const batch = await Promise.all(
+      keys.slice(start, start + 50).map(
+        (key) =>
+          new Promise<WebSocket>((resolve, reject) => {
+            const ws = new WebSocket(url, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+            ws.once("error", reject);
+            ws.once("open", () => ws.send(JSON.stringify({ type: "hello", id: "hello", pluginVersion: "3.8.0.0" })));
+            ws.on("message", (raw) => {
+              const message = JSON.parse(raw.toString()) as { id?: string; type: string };
+              if (message.id !== "hello") return;
+              if (message.type === "ack") resolve(ws);
+              else reject(new Error(`hello refused: ${raw.toString()}`));
+            });
+          }),
+      ),
+    );
+    fleet.push(...batch);
+  }
+  return fleet;
+}
+
+/** Each socket heartbeats every 30 s, the sockets spread evenly over the interval. */
+function heartbeat(fleet: WebSocket[]) {
+  const timers: NodeJS.Timeout[] = [];
+  const beat = (ws: WebSocket) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ type: "heartbeat", id: "beat" }));
+  fleet.forEach((ws, index) => {
+    timers.push(
+      setTimeout(
+        () => {
+          beat(ws);
+          timers.push(setInterval(() => beat(ws), HEARTBEAT_MS));
+        },
+        (index * HEARTBEAT_MS) / fleet.length,
+      ),
+    );
+  });
+  return () => timers.forEach((timer) => clearInterval(timer));
+}
+
+interface Measured {
+  bytesPerConnection: number;
+  rssPerConnection: number;
+  cpuShare: number;
+  idleShare: number;
+  postgresCpuShare: number | null;
+}
+
+/** Memory before and after the fleet, CPU over the window once `warmUpMs` has passed. */
+async function measure(options: {
+  process: Awaited<ReturnType<typeof forkMeasured>>;
+  url: string;
+  keys: Array<string | null>;
+  warmUpMs: number;
+  dataDir?: string;
+}): Promise<Measured> {
+  const { process: measured, keys } = options;
+  const before = await measured.memory();
+  // What the process spends with no connection (timers, the worker's polls): not the fleet's cost.
+  const idleAtStart = cpuSeconds(measured.child.pid);
+  await sleep(WINDOW_SECONDS * 1000);
+  const idleShare = (cpuSeconds(measured.child.pid) - idleAtStart) / WINDOW_SECONDS;
+  const fleet = await connectFleet(options.url, keys);
+  const stopBeats = heartbeat(fleet);
+  await sleep(options.warmUpMs);
+  const cpuAtStart = cpuSeconds(measured.child.pid);
+  const postgresAtStart = options.dataDir ? postgresCpuSeconds(options.dataDir) : 0;
+  await sleep(WINDOW_SECONDS * 1000);
+  const cpuShare = (cpuSeconds(measured.child.pid) - cpuAtStart) / WINDOW_SECONDS;
+  const postgresCpuShare = options.dataDir ? (postgresCpuSeconds(options.dataDir) - postgresAtStart) / WINDOW_SECONDS : null;
+  const after = await measured.memory();
+  stopBeats();
+  for (const ws of fleet) ws.close();
+  const held = (report: MemoryReport) => report.heapUsed + report.external;
+  return {
+    bytesPerConnection: (held(after) - held(before)) / keys.length,
+    rssPerConnection: (after.rss - before.rss) / keys.length,
+    cpuShare,
+    idleShare,
+    postgresCpuShare,
+  };
+}
+
+async function measureMeridian(): Promise<Measured> {
+  const dataDir = await makeTempDir("observatory-connections");
+  const server = await forkMeasured("dispatch-server.ts", {
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    MERIDIAN_ROLE: "all",
+    HOST: "127.0.0.1",
+    PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+  });
+  try {
+    const { token } = (await callJson(server.url, "/api/v1/auth/login", null, ADMIN)) as { token: string };
+    const keys: string[] = [];
+    for (let start = 0; start < SOCKETS; start += 10)
+      keys.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(10, SOCKETS - start) }, async (_, offset) => {
+            const observatory = (await callJson(server.url, "/observatories", token, { name: `Fleet ${start + offset}` })) as { id: string };
+            return ((await callJson(server.url, `/observatories/${observatory.id}/api-keys`, token, { name: "bench" })) as { key: string }).key;
+          }),
+        )),
+      );
+    // The creations' jobs done, so that the idle window is idle.
+    await server.settle();
+    // Past the first minute: each connection has written its first sighting, and writes again at most once a minute.
+    return await measure({ process: server, url: `${server.url.replace(/^http/, "ws")}/ws/observatory`, keys, warmUpMs: 60_000, dataDir });
+  } finally {
+    await server.stop();
+  }
+}
+
+async function measurePeer(): Promise<Measured> {
+  const peer = await forkMeasured("bare-ws-peer.ts", {});
+  try {
+    return await measure({ process: peer, url: peer.url, keys: Array.from({ length: SOCKETS }, () => null), warmUpMs: 5_000 });
+  } finally {
+    await peer.stop();
+  }
+}
+
+async function main() {
+  const loadAtStart = loadAverage();
+  const { cores, cpuModel, node } = machineDescription();
+  const peer = await measurePeer();
+  const meridian = await measureMeridian();
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+  const percent = (share: number) => `${(share * 100).toFixed(2)} %`;
+  const memoryRatio = meridian.bytesPerConnection / peer.bytesPerConnection;
+  const cpuRatio = meridian.cpuShare / peer.cpuShare;
+  const fleetCpuRatio = (meridian.cpuShare - meridian.idleShare) / (peer.cpuShare - peer.idleShare);
+  const verdict = (ratio: number) => `${ratio.toFixed(1)}x (goal ${GOAL_RATIO}x: ${ratio <= GOAL_RATIO ? "met" : "**not met**"})`;
+  const lines = [
+    "# Observatory connections",
+    "",
+    `Measured ${new Date().toISOString().slice(0, 10)} with \`node --import tsx bench/observatory-connections.ts --sockets ${SOCKETS} ` +
+      `--window ${WINDOW_SECONDS}\`: ${SOCKETS} connections, each says hello and heartbeats every 30 s (spread); memory after two full ` +
+      `garbage collections before and after, CPU over ${WINDOW_SECONDS} s (Meridian's after its first minute). ${cores} cores (${cpuModel}), ` +
+      `Node ${node}. Load average at the start ${loadAtStart}, at the end ${loadAverage()}.`,
+    "",
+    "| Measure | Meridian | Peer: bare `ws`, acking | Meridian ÷ peer |",
+    "|---|---:|---:|---:|",
+    `| heap + external per connection | ${kib(meridian.bytesPerConnection)} | ${kib(peer.bytesPerConnection)} | ${verdict(memoryRatio)} |`,
+    `| RSS per connection (noisy: the allocator keeps freed pages) | ${kib(meridian.rssPerConnection)} | ${kib(peer.rssPerConnection)} | ` +
+      `${(meridian.rssPerConnection / peer.rssPerConnection).toFixed(1)}x |`,
+    `| the process's CPU, share of a core | ${percent(meridian.cpuShare)} | ${percent(peer.cpuShare)} | ${verdict(cpuRatio)} |`,
+    `| the same with no connection (before the fleet) | ${percent(meridian.idleShare)} | ${percent(peer.idleShare)} | – |`,
+    `| the fleet's CPU: the difference | ${percent(meridian.cpuShare - meridian.idleShare)} | ${percent(peer.cpuShare - peer.idleShare)} | ` +
+      `${fleetCpuRatio.toFixed(1)}x |`,
+    `| PostgreSQL's CPU, share of a core | ${percent(meridian.postgresCpuShare ?? 0)} | – | – |`,
+    "",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  await writeResult("observatory-connections.md", lines.join("\n"));
+}
+
+try {
+  await main();
+} finally {
+  await removeTempDirs();
+}
