@@ -22,6 +22,7 @@ import path from "node:path";
 import { newId, observationsCollection, observatoriesCollection, observatoryKeysCollection } from "@meridian/db";
 import { hashSecret, OBSERVATORY_KEY_PREFIX, type Runtime } from "@meridian/domain";
 import WebSocket, { WebSocketServer } from "ws";
+import { heartbeatsSpread } from "./heartbeats";
 import { startBenchRuntime } from "./runtime";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
@@ -382,23 +383,6 @@ async function main() {
 }
 
 /** A heartbeat from each socket every 30 s, spread over the 30 s as a fleet's would be. */
-function heartbeatsSpread(sockets: WebSocket[]) {
-  const timers: NodeJS.Timeout[] = [];
-  const beat = (socket: WebSocket) => socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify({ type: "heartbeat", id: "beat" }));
-  sockets.forEach((socket, index) => {
-    timers.push(
-      setTimeout(
-        () => {
-          beat(socket);
-          timers.push(setInterval(() => beat(socket), 30_000));
-        },
-        (index * 30_000) / sockets.length,
-      ),
-    );
-  });
-  return { stop: () => timers.forEach((timer) => clearInterval(timer)) };
-}
-
 /** The peer of the fleet: 1,000 sockets on a bare ws server process that acks each message. */
 async function bareFleet() {
   const script = `

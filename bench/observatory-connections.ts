@@ -34,6 +34,7 @@ import {
   sleep,
   writeResult,
 } from "./lib.mjs";
+import { heartbeatsSpread } from "./heartbeats";
 import type { MemoryReport } from "./memory-probe";
 
 const SOCKETS = numberOption("sockets", 1000);
@@ -110,24 +111,6 @@ async function connectFleet(url: string, keys: Array<string | null>) {
   return fleet;
 }
 
-/** Each socket heartbeats every 30 s, the sockets spread evenly over the interval. */
-function heartbeat(fleet: WebSocket[]) {
-  const timers: NodeJS.Timeout[] = [];
-  const beat = (ws: WebSocket) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ type: "heartbeat", id: "beat" }));
-  fleet.forEach((ws, index) => {
-    timers.push(
-      setTimeout(
-        () => {
-          beat(ws);
-          timers.push(setInterval(() => beat(ws), HEARTBEAT_MS));
-        },
-        (index * HEARTBEAT_MS) / fleet.length,
-      ),
-    );
-  });
-  return () => timers.forEach((timer) => clearInterval(timer));
-}
-
 interface Measured {
   bytesPerConnection: number;
   rssPerConnection: number;
@@ -151,7 +134,7 @@ async function measure(options: {
   await sleep(WINDOW_SECONDS * 1000);
   const idleShare = (cpuSeconds(measured.child.pid) - idleAtStart) / WINDOW_SECONDS;
   const fleet = await connectFleet(options.url, keys);
-  const stopBeats = heartbeat(fleet);
+  const beats = heartbeatsSpread(fleet, HEARTBEAT_MS);
   await sleep(options.warmUpMs);
   const cpuAtStart = cpuSeconds(measured.child.pid);
   const postgresAtStart = options.dataDir ? postgresCpuSeconds(options.dataDir) : 0;
@@ -159,7 +142,7 @@ async function measure(options: {
   const cpuShare = (cpuSeconds(measured.child.pid) - cpuAtStart) / WINDOW_SECONDS;
   const postgresCpuShare = options.dataDir ? (postgresCpuSeconds(options.dataDir) - postgresAtStart) / WINDOW_SECONDS : null;
   const after = await measured.memory();
-  stopBeats();
+  beats.stop();
   for (const ws of fleet) ws.close();
   const held = (report: MemoryReport) => report.heapUsed + report.external;
   return {
