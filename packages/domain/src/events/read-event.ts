@@ -42,7 +42,13 @@ export function readRealtimeNotice(payload: string): { id: number; event?: Store
   const space = payload.indexOf(" ");
   const id = Number(space === -1 ? payload : payload.slice(0, space));
   if (!Number.isInteger(id)) return undefined;
-  return space === -1 ? { id } : { id, event: JSON.parse(payload.slice(space + 1)) as StoredRealtimeEvent };
+  if (space === -1) return { id };
+  try {
+    return { id, event: JSON.parse(payload.slice(space + 1)) as StoredRealtimeEvent };
+  } catch {
+    // Not ours (anyone may NOTIFY on the channel): dropped here rather than thrown out of the LISTEN callback.
+    return undefined;
+  }
 }
 
 /**
