@@ -1,4 +1,4 @@
-import { eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { and, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable, PgTableWithColumns, TableConfig } from "drizzle-orm/pg-core";
 import type { z } from "zod";
 import type { Executor } from "./client";
@@ -106,8 +106,26 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
       return records.map((record) => toStored(record as Record<string, unknown>));
     },
 
-    /** Reads the row locked, applies `change` and writes document and key columns back. */
-    async update(db: Executor, id: string, change: (doc: Doc) => Doc): Promise<StoredDocument<Doc> | undefined> {
+    /**
+     * Reads the row locked, applies `change` and writes document and key columns back. With `seen` (the row as the
+     * caller read it, typically already locked), the write goes out at once and holds only if the stored document is
+     * still that one, a round trip fewer; if it changed meanwhile, the change is applied to the row as it is now.
+     */
+    async update(
+      db: Executor,
+      id: string,
+      change: (doc: Doc) => Doc,
+      updateOptions: { seen?: StoredDocument<Doc> } = {},
+    ): Promise<StoredDocument<Doc> | undefined> {
+      const { seen } = updateOptions;
+      if (seen?.id === id) {
+        const [record] = await db
+          .update(table)
+          .set({ ...row(change(seen.doc)), updatedAt: new Date() } as never)
+          .where(and(eq(table.id, id), sql`${table.doc} = ${JSON.stringify(seen.doc)}::jsonb`))
+          .returning();
+        if (record) return toStored(record as Record<string, unknown>);
+      }
       const [current] = await db.select().from(table).where(eq(table.id, id)).for("update").limit(1);
       if (!current) return undefined;
       const doc = change((current as Record<string, unknown>).doc as Doc);

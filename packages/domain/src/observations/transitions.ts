@@ -41,7 +41,7 @@ export async function moveObservation(options: {
   // until its cadence's maxRuns or until; then it ends completed for good (contract, "Time and duration").
   if (current.doc.isMonitoring && (to === "completed" || to === "failed")) {
     const run = monitoringRunEnded({ doc: current.doc, endedAt: t.now() });
-    current = (await observationsCollection.update(t.tx, current.id, (doc) => ({ ...doc, monitoringRuns: run.runs })))!;
+    current = (await observationsCollection.update(t.tx, current.id, (doc) => ({ ...doc, monitoringRuns: run.runs }), { seen: current }))!;
     const system = { kind: "system", id: "monitoring" } as const;
     if (run.repeats) current = await record(t, current, "pending", system, `monitoring observation repeats after ${to}`);
     else if (to === "failed") current = await record(t, current, "completed", system, run.ending);
@@ -63,13 +63,13 @@ async function record(
 ): Promise<StoredDocument<ObservationDoc>> {
   const at = t.now().toISOString();
   const from = observation.doc.status;
-  const updated = await observationsCollection.update(t.tx, observation.id, (doc) => ({
-    ...doc,
-    status: to,
-    statusReason: reason,
-    statusChangedAt: at,
-    staleReportedAt: null,
-  }));
+  const updated = await observationsCollection.update(
+    t.tx,
+    observation.id,
+    (doc) => ({ ...doc, status: to, statusReason: reason, statusChangedAt: at, staleReportedAt: null }),
+    // Callers hold the row locked: written at once, without reading it again.
+    { seen: observation },
+  );
   // Independent statements go out together (postgres.js pipelines them on the transaction's connection).
   const [, readers] = await Promise.all([
     recordHistory({ t, observationId: observation.id, from, to, at, actor, reason }),
