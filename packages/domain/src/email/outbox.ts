@@ -40,19 +40,27 @@ export async function queueRecipientDelivery(options: { t: Pick<InTransaction, "
  */
 export async function enqueueEmail(options: { t: Pick<InTransaction, "tx"> } & OutgoingEmail): Promise<string> {
   const { t, ...email } = options;
-  const stored = await emailOutboxCollection.insert(t.tx, {
-    kind: email.kind,
-    to: email.to,
-    subject: email.subject,
-    text: email.text,
-    html: email.html ?? null,
-    replyTo: email.replyTo ?? null,
-    status: "pending",
-    attempts: 0,
-    sentAt: null,
-    messageId: null,
-    lastError: null,
-  });
-  await queueRecipientDelivery({ t, to: email.to, outboxId: stored.id });
-  return stored.id;
+  const outboxId = emailOutboxCollection.newId();
+  // The row and its job go out together (one round trip); the job runs only once both have committed.
+  await Promise.all([
+    emailOutboxCollection.insert(
+      t.tx,
+      {
+        kind: email.kind,
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+        html: email.html ?? null,
+        replyTo: email.replyTo ?? null,
+        status: "pending",
+        attempts: 0,
+        sentAt: null,
+        messageId: null,
+        lastError: null,
+      },
+      outboxId,
+    ),
+    queueRecipientDelivery({ t, to: email.to, outboxId }),
+  ]);
+  return outboxId;
 }

@@ -54,9 +54,13 @@ export async function queueObservationNotifications(options: {
   const subject = `${doc.name}: ${label(to)}`;
   const link = appLink({ deps: t, path: `/observations/${observation.id}` });
   const lines = [`Your observation "${doc.name}" is now ${label(to)}.`, ...(reason ? [`Reason: ${reason}`] : [])];
-  if (owner.doc.notificationPreferences.email && doc.notifications.email) await emailUser(t, owner, { kind: "observation_status", subject, lines, link });
-  if (owner.doc.notificationPreferences.push && doc.notifications.push)
-    await queuePush({ t, userId: owner.id, title: subject, message: lines.join(" "), url: link, priority: to === "failed" || to === "aborted" ? 1 : 0 });
+  // Both channels' statements go out together.
+  await Promise.all([
+    owner.doc.notificationPreferences.email && doc.notifications.email && emailUser(t, owner, { kind: "observation_status", subject, lines, link }),
+    owner.doc.notificationPreferences.push &&
+      doc.notifications.push &&
+      queuePush({ t, userId: owner.id, title: subject, message: lines.join(" "), url: link, priority: to === "failed" || to === "aborted" ? 1 : 0 }),
+  ]);
 }
 
 /** A system event (stale observations, a missing star catalog, server start) to the given users, by the channels each wants. */

@@ -13,7 +13,8 @@ import { loadObservationAccess } from "./access";
 import { insertObservation, refuseWindowInThePast } from "./insert";
 import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
-import { presentObservations, presentOneObservation } from "./timings";
+import { observationTimings, presentObservations, presentOneObservation } from "./timings";
+import { presentObservation } from "./present";
 import type { ObservationCreate, ObservationUpdate } from "./schemas";
 import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../transaction";
@@ -38,13 +39,15 @@ function settled<T>(result: PromiseSettledResult<T>): T {
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
   const { deps, actor, input } = options;
   const created = await inTransaction(deps, async (t) => {
-    // The four reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
-    const [permission, projectAccess, destination, live] = await Promise.allSettled([
+    // The reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
+    const [permission, projectAccess, destination, live, timings] = await Promise.allSettled([
       requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" }),
       loadProjectAccess({ db: t.tx, actor, projectId: input.projectId }),
       requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId }),
       // A removal that committed since the permission was granted cancelled what waits there: nothing new goes there.
       holdLiveObservatory({ t, observatoryId: input.observatoryId }),
+      // What the answer's estimate follows, read now rather than after the writes.
+      observationTimings({ db: t.tx, observatoryIds: [input.observatoryId] }),
     ]);
     settled(permission);
     const { project } = settled(projectAccess);
@@ -53,7 +56,8 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
     settled(destination);
     if (!settled(live)) throw new AppError("NOT_FOUND", "No such observatory");
-    return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields: input, reason: null }) });
+    const observation = await insertObservation({ t, actor, fields: input, reason: null });
+    return presentObservation({ observation, timing: settled(timings)(input.observatoryId) });
   });
   markDispatch({ stage: "request committed", observatoryId: created.observatoryId, observationId: created.id });
   return created;

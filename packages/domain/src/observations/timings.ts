@@ -6,7 +6,7 @@ import { presentObservation } from "./present";
 import type { Observation } from "./schemas";
 
 /** The timing settings of these observatories, in one query of just that part of their documents; defaults for one not found. */
-async function observationTimings(options: { db: Executor; observatoryIds: Iterable<string> }): Promise<(observatoryId: string) => ObservatoryTiming> {
+export async function observationTimings(options: { db: Executor; observatoryIds: Iterable<string> }): Promise<(observatoryId: string) => ObservatoryTiming> {
   const ids = [...new Set(options.observatoryIds)];
   const { observatories } = tables;
   const rows =
