@@ -182,7 +182,7 @@ export function addBackupCommands(program: Command, context: CommandContext) {
 
   const maintenance = program.command("maintenance").description("whether a restore holds the server in maintenance (writes answer 503)");
   maintenance.command("status", { isDefault: true }).action(async () => {
-    const status = await readMaintenance((await context.openDeps()).db);
+    const status = await readMaintenance({ db: (await context.openDeps()).db });
     print(status, () => (status.active ? `Maintenance since ${status.since}: ${status.reason}` : "No maintenance"));
   });
   maintenance
@@ -191,7 +191,7 @@ export function addBackupCommands(program: Command, context: CommandContext) {
     .action(async () => {
       const deps = await context.openDeps();
       await endMaintenance({ db: deps.db });
-      print(await readMaintenance(deps.db), () => "Maintenance ended: writes are accepted again");
+      print(await readMaintenance({ db: deps.db }), () => "Maintenance ended: writes are accepted again");
     });
 
   program

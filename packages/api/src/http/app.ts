@@ -74,7 +74,7 @@ export function createApiApp(services: ApiServices) {
   const allowedDuringMaintenance = maintenanceExemptions(allOperations);
   app.use(async (c, next) => {
     if (!BODYLESS_METHODS.has(c.req.method) && !allowedDuringMaintenance(c.req.method, c.req.path))
-      await refuseWritesDuringMaintenance({ db: deps.db, retry: "changes are refused until it ends. Try again in a few minutes." });
+      await refuseWritesDuringMaintenance({ deps, retry: "changes are refused until it ends. Try again in a few minutes.", believeRecent: true });
     return next();
   });
 

@@ -139,6 +139,6 @@ export const maintenanceOperations = {
     output: maintenanceStatusSchema,
     outputDescription: "Maintenance status",
     responses: { 400: problemResponseFor("The URL holds a NUL character (VALIDATION_FAILED)") },
-    handle: ({ ctx }) => readMaintenance(ctx.deps.db),
+    handle: ({ ctx }) => readMaintenance({ db: ctx.deps.db, caches: ctx.deps.caches }),
   }),
 };

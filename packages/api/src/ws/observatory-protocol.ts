@@ -158,7 +158,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
     },
     observation_status: async ({ deps, session, message, connection }) => {
       // A report written during a restore would be thrown away by its swap: the plugin resends it.
-      await refuseWritesDuringMaintenance({ db: deps.db, retry: "send this report again once it ends" });
+      await refuseWritesDuringMaintenance({ deps, retry: "send this report again once it ends", believeRecent: false });
       if (!ready(deps, session, connection)) return;
       const observation = await reportObservationStatus({
         deps,

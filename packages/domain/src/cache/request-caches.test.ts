@@ -85,3 +85,37 @@ describe("observation pages", () => {
     expect(caches.observationsGeneration).toBe(before + 2);
   });
 });
+
+describe("no maintenance", () => {
+  it("is believed for a second after a read found none, at most the caches' TTL", () => {
+    const caches = new RequestCaches(5_000);
+    expect(caches.knowsNoMaintenance(NOW)).toBe(false);
+    caches.rememberNoMaintenance(caches.maintenanceReadStarts(), NOW);
+    expect(caches.knowsNoMaintenance(NOW + 999)).toBe(true);
+    expect(caches.knowsNoMaintenance(NOW + 1_000)).toBe(false);
+    const shortLived = new RequestCaches(100);
+    shortLived.rememberNoMaintenance(shortLived.maintenanceReadStarts(), NOW);
+    expect(shortLived.knowsNoMaintenance(NOW + 100)).toBe(false);
+  });
+
+  it("is forgotten when a maintenance begins, on a clear, and on a payload it cannot read", () => {
+    for (const forget of [
+      (caches: RequestCaches) => caches.apply({ kind: "maintenance" }),
+      (caches: RequestCaches) => caches.clear(),
+      (caches: RequestCaches) => caches.applyMessage("not json"),
+    ]) {
+      const caches = new RequestCaches(5_000);
+      caches.rememberNoMaintenance(caches.maintenanceReadStarts(), NOW);
+      forget(caches);
+      expect(caches.knowsNoMaintenance(NOW)).toBe(false);
+    }
+  });
+
+  it("is not kept from a read that began before a maintenance was heard of", () => {
+    const caches = new RequestCaches(5_000);
+    const generation = caches.maintenanceReadStarts();
+    caches.apply({ kind: "maintenance" });
+    caches.rememberNoMaintenance(generation, NOW);
+    expect(caches.knowsNoMaintenance(NOW)).toBe(false);
+  });
+});

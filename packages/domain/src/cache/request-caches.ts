@@ -17,8 +17,16 @@ export type CacheChange =
   | { kind: "announcements" }
   /** Observations, or what decides who reads them or their estimates, changed: every cached page is stale. */
   | { kind: "observations" }
+  /** A restore began maintenance: writes must ask the database again. */
+  | { kind: "maintenance" }
   /** A restore replaced the data: every entry is stale. */
   | { kind: "all" };
+
+/**
+ * How long "no maintenance" is believed without asking the database. Maintenance that begins in another
+ * process is heard by NOTIFY at once; this bounds a NOTIFY lost while a LISTEN connection reconnects.
+ */
+const NO_MAINTENANCE_MS = 1_000;
 
 export interface PendingEntry {
   items: unknown[];
@@ -51,6 +59,13 @@ export class RequestCaches {
     maxWeight: MAX_OBSERVATION_PAGE_BYTES,
     weigh: (entry) => entry.json.length,
   });
+  /**
+   * Until when writes may assume that no restore holds maintenance (only that answer is kept: an active
+   * maintenance is always read again, so its end is seen at once). `maintenanceGeneration` is bumped by every
+   * beginning, so a read that raced one does not store "none".
+   */
+  private noMaintenanceUntil = 0;
+  private maintenanceGeneration = 0;
   /** Bumped by every announcement change, so a read that raced a change does not store stale data. */
   announcementsGeneration = 0;
   /** The same for observation pages. */
@@ -77,10 +92,33 @@ export class RequestCaches {
         this.observationPages.clear();
         this.observationsGeneration += 1;
         break;
+      case "maintenance":
+        this.forgetNoMaintenance();
+        break;
       case "all":
         this.clear();
         break;
     }
+  }
+
+  /** Whether a recent read found no maintenance and no beginning has been heard since. */
+  knowsNoMaintenance(now: number): boolean {
+    return now < this.noMaintenanceUntil;
+  }
+
+  /** The generation a read of the maintenance state starts in, for `rememberNoMaintenance`. */
+  maintenanceReadStarts(): number {
+    return this.maintenanceGeneration;
+  }
+
+  /** A read that began in `generation` found no maintenance: kept unless a beginning was heard meanwhile. */
+  rememberNoMaintenance(generation: number, now: number): void {
+    if (generation === this.maintenanceGeneration) this.noMaintenanceUntil = now + Math.min(this.ttlMs, NO_MAINTENANCE_MS);
+  }
+
+  private forgetNoMaintenance(): void {
+    this.noMaintenanceUntil = 0;
+    this.maintenanceGeneration += 1;
   }
 
   /** NOTIFY payloads are the JSON of a CacheChange; anything else clears everything, to be safe. */
@@ -94,6 +132,7 @@ export class RequestCaches {
 
   /** Forgets everything: after a LISTEN reconnect, changes made meanwhile were missed. */
   clear(): void {
+    this.forgetNoMaintenance();
     this.principals.clear();
     this.pending.clear();
     this.announcementsGeneration += 1;

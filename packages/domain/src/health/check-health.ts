@@ -53,7 +53,7 @@ export interface HealthReport {
 export async function checkHealth(options: { deps: Deps; startedAt: Date; websocket: () => { running: boolean; connections: number } }): Promise<HealthReport> {
   const { deps } = options;
   const [database, objectStorage, worker] = await Promise.all([
-    timeBoxed(() => readMaintenance(deps.db)),
+    timeBoxed(() => readMaintenance({ db: deps.db, caches: deps.caches })),
     timeBoxed((signal) => deps.storage.ping({ signal })),
     timeBoxed(async () => {
       const rows = await deps.db.execute<{ queued: number; workers: number }>(sql`

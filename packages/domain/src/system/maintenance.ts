@@ -3,6 +3,8 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { invalidateCaches, type RequestCaches } from "../cache/request-caches";
+import { inTransaction } from "../transaction";
 
 const MAINTENANCE_ID = "restore";
 
@@ -16,9 +18,14 @@ export const maintenanceStatusSchema = z
   .meta({ id: "MaintenanceStatus" });
 export type MaintenanceStatus = z.infer<typeof maintenanceStatusSchema>;
 
-/** Whether a restore is replacing the data now (every write then answers 503 MAINTENANCE). One primary-key read. */
-export async function readMaintenance(db: Executor): Promise<MaintenanceStatus> {
+/**
+ * Whether a restore is replacing the data now (every write then answers 503 MAINTENANCE). One primary-key read.
+ * With the process's `caches`, an active maintenance found makes its writes ask again instead of assuming none.
+ */
+export async function readMaintenance(options: { db: Executor; caches?: RequestCaches }): Promise<MaintenanceStatus> {
+  const { db, caches } = options;
   const [row] = await db.select().from(tables.maintenance).limit(1);
+  if (row) caches?.apply({ kind: "maintenance" });
   return row
     ? { active: true, reason: row.reason, since: row.since.toISOString(), jobId: row.jobId }
     : { active: false, reason: null, since: null, jobId: null };
@@ -26,19 +33,35 @@ export async function readMaintenance(db: Executor): Promise<MaintenanceStatus> 
 
 /**
  * Refuses a write with 503 MAINTENANCE (Retry-After 30 s) while a restore runs: whatever it wrote
- * would be thrown away by the swap. `retry` tells the caller what to do meanwhile.
+ * would be thrown away by the swap. `retry` tells the caller what to do meanwhile. With `caches`,
+ * "no maintenance" read in the last second is believed without a round trip (RequestCaches); a
+ * beginning in another process arrives by NOTIFY, and a write let through in that moment is thrown
+ * away by the swap like one committed just before it began.
  */
-export async function refuseWritesDuringMaintenance(options: { db: Executor; retry: string }) {
-  const maintenance = await readMaintenance(options.db);
+export async function refuseWritesDuringMaintenance(options: {
+  deps: Pick<Deps, "db" | "caches" | "now">;
+  retry: string;
+  /** Whether "none" read in the last second may be believed (the hot write paths). */
+  believeRecent: boolean;
+}) {
+  const { deps, believeRecent } = options;
+  if (believeRecent && deps.caches.knowsNoMaintenance(deps.now().getTime())) return;
+  const generation = deps.caches.maintenanceReadStarts();
+  const maintenance = await readMaintenance({ db: deps.db, caches: deps.caches });
   if (maintenance.active) throw new AppError("MAINTENANCE", `${maintenance.reason ?? "Maintenance"}: ${options.retry}`, { headers: { "retry-after": "30" } });
+  deps.caches.rememberNoMaintenance(generation, deps.now().getTime());
 }
 
 export async function beginMaintenance(options: { deps: Deps; reason: string; jobId: string }) {
   const { deps } = options;
-  await deps.db
-    .insert(tables.maintenance)
-    .values({ id: MAINTENANCE_ID, reason: options.reason, jobId: options.jobId, since: deps.now() })
-    .onConflictDoUpdate({ target: tables.maintenance.id, set: { reason: options.reason, jobId: options.jobId } });
+  await inTransaction(deps, async (t) => {
+    await t.tx
+      .insert(tables.maintenance)
+      .values({ id: MAINTENANCE_ID, reason: options.reason, jobId: options.jobId, since: deps.now() })
+      .onConflictDoUpdate({ target: tables.maintenance.id, set: { reason: options.reason, jobId: options.jobId } });
+    // Every process stops assuming that there is none.
+    await invalidateCaches({ t, change: { kind: "maintenance" } });
+  });
 }
 
 /** Ends maintenance; with a `jobId`, only the maintenance that job began (a later restore's stays). */
