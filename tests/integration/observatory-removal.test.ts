@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { observationsCollection, observatoriesCollection } from "@meridian/db";
-import { dispatchObservatory, onlineObservatoryIds } from "@meridian/domain";
+import { dispatchObservatory, observatoriesAwaitingDispatch } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, describeAuthSuite, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -276,7 +276,7 @@ describe("a removed observatory's plugin and dispatch", () => {
     const projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Stray" } }, 201)) as { id: string }).id;
     const stray = await observationsCollection.insert(deps.db, observationDocument({ projectId, observatoryId, ownerId: owner.id }));
     expect(await dispatchObservatory({ deps, observatoryId })).toBeNull();
-    expect(await onlineObservatoryIds(deps)).not.toContain(observatoryId);
+    expect(await observatoriesAwaitingDispatch({ db: deps.db })).not.toContain(observatoryId);
     expect((await observationsCollection.get(deps.db, stray.id))?.doc.status).toBe("pending");
     const history = (await must(`/observatories/${observatoryId}/history`, { token: owner.token }, 200)) as History;
     expect(history.items.map((item) => item.type)).toContain("removed");

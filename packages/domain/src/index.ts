@@ -154,7 +154,7 @@ export {
   reportObservationStatus,
   listObservationHistory,
 } from "./observations/observations";
-export { dispatchObservatory, getObservatoryQueue, unstartedAssignments } from "./observations/dispatch";
+export { dispatchObservatory, getObservatoryQueue, observatoriesAwaitingDispatch, unstartedAssignments } from "./observations/dispatch";
 export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForecast, getObservatoryPlan } from "./observations/night-plan";
 export { nightOf } from "./observations/night";
 export { runDispatchForward } from "./observations/plan";
@@ -170,7 +170,6 @@ export {
   observatoryWeather,
   observatoryGone,
   markSilentObservatoriesOffline,
-  onlineObservatoryIds,
   REPORT_LIMIT_BYTES,
   type GoneReason,
 } from "./observatories/connection";

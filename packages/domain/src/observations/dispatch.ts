@@ -55,6 +55,21 @@ async function currentPlan(db: Executor, observatory: StoredDocument<Observatory
 }
 
 /**
+ * The observatories the minute's dispatch is for: online, not removed, with an observation that waits and none under way.
+ * Time alone (darkness beginning, a window opening) can make a waiting observation eligible; an observatory with nothing
+ * waiting, or busy (its end queues a dispatch of its own), has nothing a dispatch could assign. One statement, however many
+ * observatories are connected.
+ */
+export async function observatoriesAwaitingDispatch(options: { db: Executor }): Promise<string[]> {
+  const rows = await options.db.execute<{ id: string }>(sql`
+    select o.id from observatories o
+     where (o.doc->'connection'->>'online')::boolean and o.doc->>'removedAt' is null
+       and exists (select 1 from observations waiting where waiting.observatory_id = o.id and waiting.status = 'pending')
+       and not exists (select 1 from observations active where active.observatory_id = o.id and active.status in ${[...activeStatuses]})`);
+  return rows.map((row) => row.id);
+}
+
+/**
  * The observatory's observations that are assigned and not yet started, as `assign` presents them.
  * A plugin that says hello gets them again: an `assign` sent while its connection was being lost
  * (its server process died, its link broke) reached no one, and the observatory, busy with it,

@@ -235,11 +235,3 @@ export async function markSilentObservatoriesOffline(options: { deps: Deps }) {
   for (const { id } of silent) await observatoryGone({ deps, observatoryId: id, reason: "heartbeat_missed", silentBefore });
   return silent.map((row) => row.id);
 }
-
-/** Every online observatory with a current plugin, for the minute's dispatch. */
-export async function onlineObservatoryIds(deps: Deps): Promise<string[]> {
-  const rows = await deps.db.execute<{ id: string }>(
-    sql`select id from observatories where (doc->'connection'->>'online')::boolean and doc->>'removedAt' is null`,
-  );
-  return rows.map((row) => row.id);
-}
