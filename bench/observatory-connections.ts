@@ -7,7 +7,9 @@
  *           once it has run a while, divided by the connections; RSS beside it
  *   cpu     the process's CPU over a window after the first minute (each connection has then
  *           written its first sighting, as in the steady state), heartbeats every 30 s, spread;
- *           and over a window of the same length before the fleet connects, idle
+ *           and over a window of the same length before the fleet connects, idle; the goal is on the
+ *           difference, what the fleet itself costs. The run fails unless every socket is still open at
+ *           the window's end and its heartbeats were answered (a fleet cut off would look light)
  * Meridian runs as `pnpm start` does (server and worker, embedded PostgreSQL; bench/dispatch-server.ts);
  * PostgreSQL's own CPU is reported beside it.
  *
@@ -86,6 +88,9 @@ async function forkMeasured(script: string, env: Record<string, string>) {
   return { child, url, memory, settle, stop };
 }
 
+/** Heartbeats acked so far, over every fleet: the window counts its own, so that a fleet cut off cannot pass for a light one. */
+let heartbeatsAcked = 0;
+
 /** Connects `keys.length` plugins (or bare sockets), each acked for its hello, 50 at a time. */
 async function connectFleet(url: string, keys: Array<string | null>) {
   const fleet: WebSocket[] = [];
@@ -99,6 +104,7 @@ async function connectFleet(url: string, keys: Array<string | null>) {
             ws.once("open", () => ws.send(JSON.stringify({ type: "hello", id: "hello", pluginVersion: "3.8.0.0" })));
             ws.on("message", (raw) => {
               const message = JSON.parse(raw.toString()) as { id?: string; type: string };
+              if (message.id === "beat" && message.type === "ack") heartbeatsAcked += 1;
               if (message.id !== "hello") return;
               if (message.type === "ack") resolve(ws);
               else reject(new Error(`hello refused: ${raw.toString()}`));
@@ -112,6 +118,8 @@ async function connectFleet(url: string, keys: Array<string | null>) {
 }
 
 interface Measured {
+  /** Heartbeats acked in the CPU window. */
+  acked: number;
   bytesPerConnection: number;
   rssPerConnection: number;
   cpuShare: number;
@@ -138,9 +146,16 @@ async function measure(options: {
   await sleep(options.warmUpMs);
   const cpuAtStart = cpuSeconds(measured.child.pid);
   const postgresAtStart = options.dataDir ? postgresCpuSeconds(options.dataDir) : 0;
+  const ackedAtStart = heartbeatsAcked;
   await sleep(WINDOW_SECONDS * 1000);
   const cpuShare = (cpuSeconds(measured.child.pid) - cpuAtStart) / WINDOW_SECONDS;
   const postgresCpuShare = options.dataDir ? (postgresCpuSeconds(options.dataDir) - postgresAtStart) / WINDOW_SECONDS : null;
+  const acked = heartbeatsAcked - ackedAtStart;
+  const open = fleet.filter((ws) => ws.readyState === WebSocket.OPEN).length;
+  // Every socket heartbeats about WINDOW / 30 s times in the window; a light fleet must still be a whole, answered one.
+  const expected = Math.floor((keys.length * WINDOW_SECONDS * 1000) / HEARTBEAT_MS);
+  if (open < keys.length || acked < expected * 0.95)
+    throw new Error(`the fleet did not hold: ${open} of ${keys.length} sockets open, ${acked} heartbeats acked of about ${expected}`);
   const after = await measured.memory();
   beats.stop();
   for (const ws of fleet) ws.close();
@@ -150,6 +165,7 @@ async function measure(options: {
     rssPerConnection: (after.rss - before.rss) / keys.length,
     cpuShare,
     idleShare,
+    acked,
     postgresCpuShare,
   };
 }
@@ -221,11 +237,12 @@ async function main() {
     `| heap + external per connection | ${kib(meridian.bytesPerConnection)} | ${kib(peer.bytesPerConnection)} | ${verdict(memoryRatio)} |`,
     `| RSS per connection (noisy: the allocator keeps freed pages) | ${kib(meridian.rssPerConnection)} | ${kib(peer.rssPerConnection)} | ` +
       `${(meridian.rssPerConnection / peer.rssPerConnection).toFixed(1)}x |`,
-    `| the process's CPU, share of a core | ${percent(meridian.cpuShare)} | ${percent(peer.cpuShare)} | ${verdict(cpuRatio)} |`,
+    `| the process's CPU, share of a core | ${percent(meridian.cpuShare)} | ${percent(peer.cpuShare)} | ${cpuRatio.toFixed(1)}x |`,
     `| the same with no connection (before the fleet) | ${percent(meridian.idleShare)} | ${percent(peer.idleShare)} | – |`,
     `| the fleet's CPU: the difference | ${percent(meridian.cpuShare - meridian.idleShare)} | ${percent(peer.cpuShare - peer.idleShare)} | ` +
-      `${fleetCpuRatio.toFixed(1)}x |`,
+      `${verdict(fleetCpuRatio)} |`,
     `| PostgreSQL's CPU, share of a core | ${percent(meridian.postgresCpuShare ?? 0)} | – | – |`,
+    `| heartbeats acked in the window (every socket open at its end) | ${meridian.acked} | ${peer.acked} | – |`,
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

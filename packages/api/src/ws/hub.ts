@@ -77,17 +77,37 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const lives = new Map<WebSocket, Live>();
   let running = true;
 
-  /** Closes the socket unless its credential still works, asking the database, not the cache. */
-  const recheck = (ws: WebSocket) => {
-    const credential = credentialOf.get(ws);
-    if (!credential) return;
-    const stillValid = credential.stillValid ?? (async () => Boolean(await authenticateToken({ deps, token: credential.token, fresh: true })));
-    stillValid()
-      .then((valid) => {
-        if (!valid && ws.readyState === ws.OPEN) (lives.get(ws)?.connection ?? ws).close(hubCloseCodes.credentialsInvalid, "credentials no longer valid");
-      })
-      .catch((error) => deps.logger.warn({ err: error }, "could not re-check a WebSocket's credentials"));
+  /** A user's session or key, each asked of the database in turn, not of the cache. */
+  const usersStillValid = async (credentials: Credential[]) => {
+    const valid = new Set<string>();
+    for (const credential of credentials) if (await authenticateToken({ deps, token: credential.token, fresh: true })) valid.add(credential.tokenHash);
+    return valid;
   };
+  /** Closes each of these sockets whose credential no longer works: a protocol's sockets in one check (`credentialsStillValid`). */
+  const recheck = (sockets: Iterable<WebSocket>) => {
+    const byProtocol = new Map<AnyProtocol, Array<{ ws: WebSocket; credential: Credential }>>();
+    for (const ws of sockets) {
+      const credential = credentialOf.get(ws);
+      const live = lives.get(ws);
+      if (!credential || !live) continue;
+      const entries = byProtocol.get(live.protocol) ?? [];
+      entries.push({ ws, credential });
+      byProtocol.set(live.protocol, entries);
+    }
+    for (const [protocol, entries] of byProtocol) {
+      const credentials = entries.map((entry) => entry.credential);
+      (protocol.credentialsStillValid ? protocol.credentialsStillValid({ deps, credentials }) : usersStillValid(credentials))
+        .then((valid) => {
+          for (const { ws, credential } of entries)
+            if (!valid.has(credential.tokenHash) && ws.readyState === ws.OPEN)
+              (lives.get(ws)?.connection ?? ws).close(hubCloseCodes.credentialsInvalid, "credentials no longer valid");
+        })
+        .catch((error) => deps.logger.warn({ err: error, sockets: entries.length }, "could not re-check WebSocket credentials"));
+    }
+  };
+  // Expiry has no notice, and a notice can be lost while LISTEN reconnects: every credential is checked again each heartbeat.
+  const recheckTimer = setInterval(() => recheck([...credentialOf.keys()]), HEARTBEAT_MS);
+  recheckTimer.unref();
   const credentialSubscription = await deps.sql.listen(CACHE_CHANNEL, (payload) => {
     let change: CacheChange;
     try {
@@ -95,9 +115,9 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     } catch {
       return;
     }
-    if (change.kind === "all") for (const ws of credentialOf.keys()) recheck(ws);
-    if (change.kind === "user") for (const ws of socketsByKey.get(userRouteKey(change.userId)) ?? []) recheck(ws);
-    if (change.kind === "token") for (const [ws, credential] of credentialOf) if (credential.tokenHash === change.tokenHash) recheck(ws);
+    if (change.kind === "all") recheck([...credentialOf.keys()]);
+    if (change.kind === "user") recheck(socketsByKey.get(userRouteKey(change.userId)) ?? []);
+    if (change.kind === "token") recheck([...credentialOf].filter(([, credential]) => credential.tokenHash === change.tokenHash).map(([ws]) => ws));
   });
 
   const send = (keys: RouteKey[], event: { type: string; data: unknown }) => {
@@ -198,8 +218,6 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       if (!alive) return ws.terminate();
       alive = false;
       ws.ping();
-      // Expiry has no notice: the periodic re-check closes sockets whose session ran out.
-      recheck(ws);
     }, HEARTBEAT_MS);
     const rateLimited = `At most ${limits.messagesPerSecond} messages a second are handled on this connection; this one was not: send it again later`;
     ws.on("message", (raw) => {
@@ -256,6 +274,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     status: () => ({ running, connections: lives.size }),
     async close() {
       running = false;
+      clearInterval(recheckTimer);
       server.off("upgrade", upgradeListener);
       // Each socket is told (1001) and its close handled now, while the database is there, without
       // waiting for the peer's answer: a plugin on a stalled link must not hold the shutdown.

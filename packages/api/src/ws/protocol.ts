@@ -16,8 +16,6 @@ export interface Admission<Session> {
 export interface Credential {
   token: string;
   tokenHash: string;
-  /** Whether the credential still works, asking the database; a user's session or key by default. */
-  stillValid?: () => Promise<boolean>;
 }
 
 export interface Refusal {
@@ -95,6 +93,11 @@ export interface ProtocolDefinition<Session, Union extends { type: string }, Out
   closed?(context: { deps: Deps; session: Session; code: number; shuttingDown: boolean }): Promise<void> | void;
   /** Whether a published event for the socket's route key is delivered to it (all are by default). */
   accepts?(context: { session: Session; event: { type: string; data: unknown }; connection: ProtocolConnection<NoInfer<Outgoing>> }): boolean;
+  /**
+   * The hashes of those of its sockets' credentials that still work, asking the database: the hub re-checks
+   * every socket's credential each heartbeat, a protocol's all at once. By default each as a user's session or key.
+   */
+  credentialsStillValid?(context: { deps: Deps; credentials: Credential[] }): Promise<Set<string>>;
   /** How a published event is worded for this protocol's sockets; `{type, data}` by default. */
   frame?(event: { type: string; data: unknown }): NoInfer<Outgoing>;
 }

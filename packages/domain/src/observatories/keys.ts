@@ -84,6 +84,36 @@ export interface ObservatoryPrincipal {
   keyId: string;
 }
 
+/** A key's last use is recorded at most this often, however often its connection is re-checked. */
+const LAST_USED_INTERVAL_MS = 60_000;
+
+/**
+ * Which of these live connections' keys still work (by their hashes), in one round trip however many
+ * connections a process holds: the hub's periodic re-check of every socket. Keys in use are recorded
+ * as used, at most once a minute each, in the same round trip.
+ */
+export async function observatoryKeysStillValid(options: { deps: Deps; keyHashes: string[] }): Promise<Set<string>> {
+  const { deps } = options;
+  const keyHashes = [...new Set(options.keyHashes)];
+  if (keyHashes.length === 0) return new Set();
+  const now = deps.now();
+  const usedBefore = new Date(now.getTime() - LAST_USED_INTERVAL_MS).toISOString();
+  // One parameter whatever their number: the statement stays one prepared statement.
+  const hashes = sql`(select jsonb_array_elements_text(${JSON.stringify(keyHashes)}::jsonb))`;
+  const [valid] = await Promise.all([
+    deps.db.execute<{ key_hash: string }>(sql`
+      select key_hash from observatory_keys where key_hash in ${hashes} and doc->>'revokedAt' is null`),
+    observatoryKeysCollection.patch(
+      deps.db,
+      sql`a.key_hash in ${hashes} and a.doc->>'revokedAt' is null
+          and coalesce((a.doc->>'lastUsedAt')::timestamptz, '-infinity') <= ${usedBefore}::timestamptz`,
+      { lastUsedAt: now.toISOString() },
+      { at: now },
+    ),
+  ]);
+  return new Set(valid.map((row) => row.key_hash));
+}
+
 /** The observatory a key acts as; undefined for anything but a live observatory key. Always asks the database: keys are used by few, long connections. */
 export async function authenticateObservatoryKey(options: { deps: Deps; token: string }): Promise<ObservatoryPrincipal | undefined> {
   const { deps, token } = options;
@@ -95,7 +125,7 @@ export async function authenticateObservatoryKey(options: { deps: Deps; token: s
   );
   if (!key) return undefined;
   const now = deps.now();
-  if (!key.doc.lastUsedAt || now.getTime() - new Date(key.doc.lastUsedAt).getTime() >= 60_000)
+  if (!key.doc.lastUsedAt || now.getTime() - new Date(key.doc.lastUsedAt).getTime() >= LAST_USED_INTERVAL_MS)
     await observatoryKeysCollection.update(deps.db, key.id, (doc) => ({ ...doc, lastUsedAt: now.toISOString() }));
   return { observatoryId: key.doc.observatoryId, keyId: key.id };
 }
