@@ -130,6 +130,7 @@ describe("a process that cannot get a connection", () => {
       signal: AbortSignal.timeout(30_000),
     });
     expect(trpc.status).toBe(503);
+    expect(trpc.headers.get("retry-after")).toBe("5");
     const body = (await trpc.json()) as { error: { data: { code: string; httpStatus: number } } };
     expect(body.error.data).toMatchObject({ code: "SERVICE_UNAVAILABLE", httpStatus: 503 });
 

@@ -84,6 +84,13 @@ export function createApiApp(services: ApiServices) {
     router: appRouter,
     endpoint: "/trpc",
     createContext: (_options, c) => c.get("ctx") satisfies TrpcContext as unknown as Record<string, unknown>,
+    // A refusal's headers (Retry-After of a database without a connection, of a rate limit) as REST sends them.
+    responseMeta: ({ errors }) => {
+      const headers = new Headers();
+      for (const error of errors)
+        if (error.cause instanceof AppError) for (const [name, value] of Object.entries(error.cause.headers)) headers.set(name, value);
+      return { headers };
+    },
   });
   app.use("/trpc/*", async (c, next) => {
     const response = await handleTrpc(c, next);
