@@ -35,39 +35,42 @@ export function refuseWindowInThePast(options: { window: { fixedTimeEnd: string 
 export async function insertObservation(options: { t: InTransaction; actor: UserActor; fields: NewObservationFields; reason: string | null }) {
   const { t, actor, fields } = options;
   const now = t.now().toISOString();
-  const stored = await observationsCollection.insert(t.tx, {
-    name: fields.name,
-    projectId: fields.projectId,
-    observatoryId: fields.observatoryId,
-    ownerId: actor.id,
-    type: fields.type,
-    priority: fields.priority,
-    targets: fields.targets,
-    constraints: fields.constraints,
-    fixedTimeStart: fields.fixedTimeStart,
-    fixedTimeEnd: fields.fixedTimeEnd,
-    bypassDarkness: fields.bypassDarkness,
-    notifications: fields.notifications ?? defaultNotifications(),
-    status: "pending",
-    statusReason: null,
-    statusChangedAt: now,
-    isMonitoring: fields.type === "monitoring",
-    monitoring: fields.monitoring,
-    storageDestinationId: fields.storageDestinationId ?? null,
-    staleReportedAt: null,
-  });
-  // Independent statements go out together, each pair in one round trip.
-  const [, readers] = await Promise.all([
-    recordHistory({ t, observationId: stored.id, from: null, to: "pending", at: now, actor, reason: options.reason }),
-    observationReaderIds({ db: t.tx, doc: stored.doc }),
-  ]);
-  await Promise.all([
-    publishUserEvent({
-      t,
-      userIds: readers,
-      event: { type: "observation.status_changed", data: { id: stored.id, status: "pending", previousStatus: null, at: now } },
-    }),
+  const id = observationsCollection.newId();
+  // The observation, its first history entry, its readers and its dispatch go out together, in one round trip.
+  const [stored, , readers] = await Promise.all([
+    observationsCollection.insert(
+      t.tx,
+      {
+        name: fields.name,
+        projectId: fields.projectId,
+        observatoryId: fields.observatoryId,
+        ownerId: actor.id,
+        type: fields.type,
+        priority: fields.priority,
+        targets: fields.targets,
+        constraints: fields.constraints,
+        fixedTimeStart: fields.fixedTimeStart,
+        fixedTimeEnd: fields.fixedTimeEnd,
+        bypassDarkness: fields.bypassDarkness,
+        notifications: fields.notifications ?? defaultNotifications(),
+        status: "pending",
+        statusReason: null,
+        statusChangedAt: now,
+        isMonitoring: fields.type === "monitoring",
+        monitoring: fields.monitoring,
+        storageDestinationId: fields.storageDestinationId ?? null,
+        staleReportedAt: null,
+      },
+      id,
+    ),
+    recordHistory({ t, observationId: id, from: null, to: "pending", at: now, actor, reason: options.reason }),
+    observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: fields.projectId, observatoryId: fields.observatoryId } }),
     queueDispatch({ t, observatoryId: fields.observatoryId }),
   ]);
+  await publishUserEvent({
+    t,
+    userIds: readers,
+    event: { type: "observation.status_changed", data: { id, status: "pending", previousStatus: null, at: now } },
+  });
   return stored;
 }

@@ -63,17 +63,18 @@ async function record(
 ): Promise<StoredDocument<ObservationDoc>> {
   const at = t.now().toISOString();
   const from = observation.doc.status;
-  const updated = await observationsCollection.update(
-    t.tx,
-    observation.id,
-    (doc) => ({ ...doc, status: to, statusReason: reason, statusChangedAt: at, staleReportedAt: null }),
-    // Callers hold the row locked: written at once, without reading it again.
-    { seen: observation },
-  );
-  // Independent statements go out together (postgres.js pipelines them on the transaction's connection).
-  const [, readers] = await Promise.all([
+  // The write, its history and its readers go out together (postgres.js pipelines them on the transaction's
+  // connection); a move changes none of what decides the readers (owner, project, observatory).
+  const [updated, , readers] = await Promise.all([
+    observationsCollection.update(
+      t.tx,
+      observation.id,
+      (doc) => ({ ...doc, status: to, statusReason: reason, statusChangedAt: at, staleReportedAt: null }),
+      // Callers hold the row locked: written at once, without reading it again.
+      { seen: observation },
+    ),
     recordHistory({ t, observationId: observation.id, from, to, at, actor, reason }),
-    observationReaderIds({ db: t.tx, doc: updated!.doc }),
+    observationReaderIds({ db: t.tx, doc: observation.doc }),
   ]);
   await Promise.all([
     publishUserEvent({
