@@ -12,6 +12,13 @@ export interface InTransaction extends Omit<Deps, "db" | "sql"> {
   tx: Transaction;
   /** The cache changes this transaction announced (invalidateCaches), applied again once it commits. */
   cacheChanges: CacheChange[];
+  /**
+   * Sends a statement whose answer nothing in the transaction waits for (a realtime event's insert): it is awaited
+   * with the transaction's last statement, before COMMIT, so it costs no round trip of its own, and its failure
+   * still fails the transaction. Not for writes to the tables a page of observations reads: the last statement
+   * counts those.
+   */
+  alongside(statement: Promise<unknown>): void;
 }
 
 /** The one way into a transaction: `work` gets the transaction context and nothing else of the pool. */
@@ -19,9 +26,19 @@ export async function inTransaction<T>(deps: Deps, work: (t: InTransaction) => P
   const { db, sql: _sql, ...services } = deps;
   const cacheChanges: CacheChange[] = [];
   const result = await db.transaction(async (tx) => {
-    const t = { ...services, tx, cacheChanges };
+    const pending: Array<Promise<unknown>> = [];
+    const alongside = (statement: Promise<unknown>) => {
+      // One `then`, sending it now: drizzle's query objects run again on every `then`.
+      const sent = statement.then(() => undefined);
+      // Seen below; a transaction that fails before then must not leave an unhandled rejection.
+      sent.catch(() => undefined);
+      pending.push(sent);
+    };
+    const t = { ...services, tx, cacheChanges, alongside };
     const value = await work(t);
-    await announceObservationReadChanges(t);
+    // The first failure in the order they were sent: a failed statement aborts the transaction, failing the ones after it too.
+    const failed = (await Promise.allSettled([...pending, announceObservationReadChanges(t)])).find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
     return value;
   });
   for (const change of cacheChanges) deps.caches.apply(change);

@@ -106,7 +106,8 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
       if (observation?.doc.status !== "pending") continue;
       const assigned = await moveObservation({ t, observation, to: "assigned", actor: { kind: "system", id: "dispatch" } });
       const presented = presentObservation({ observation: assigned, timing: observatoryTiming({ doc: observatory.doc }) });
-      await publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presented } } });
+      // Goes out with the transaction's last statement: nothing here waits for it.
+      t.alongside(publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presented } } }));
       return assigned;
     }
     return null;

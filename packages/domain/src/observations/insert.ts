@@ -67,10 +67,12 @@ export async function insertObservation(options: { t: InTransaction; actor: User
     observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: fields.projectId, observatoryId: fields.observatoryId } }),
     queueDispatch({ t, observatoryId: fields.observatoryId }),
   ]);
-  await publishUserEvent({
-    t,
-    userIds: readers,
-    event: { type: "observation.status_changed", data: { id, status: "pending", previousStatus: null, at: now } },
-  });
+  t.alongside(
+    publishUserEvent({
+      t,
+      userIds: readers,
+      event: { type: "observation.status_changed", data: { id, status: "pending", previousStatus: null, at: now } },
+    }),
+  );
   return stored;
 }

@@ -16,7 +16,7 @@ export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx
   addJob({ t, name: "dispatch_observatory", payload: { observatoryId }, jobKey: dispatchJobKey(observatoryId), maxAttempts: 5 });
 
 /** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
-type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn">;
+type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;
 
 /**
  * The one way an observation changes status. The caller holds the row locked (`get` with
@@ -63,27 +63,30 @@ async function record(
 ): Promise<StoredDocument<ObservationDoc>> {
   const at = t.now().toISOString();
   const from = observation.doc.status;
-  // The write, its history and its readers go out together (postgres.js pipelines them on the transaction's
-  // connection); a move changes none of what decides the readers (owner, project, observatory).
-  const [updated, , readers] = await Promise.all([
-    observationsCollection.update(
-      t.tx,
-      observation.id,
-      (doc) => ({ ...doc, status: to, statusReason: reason, statusChangedAt: at, staleReportedAt: null }),
-      // Callers hold the row locked: written at once, without reading it again.
-      { seen: observation },
-    ),
-    recordHistory({ t, observationId: observation.id, from, to, at, actor, reason }),
-    observationReaderIds({ db: t.tx, doc: observation.doc }),
+  // The write, its history, its readers and the owner's email and push go out together (postgres.js pipelines them
+  // on the transaction's connection): a move changes none of what decides the readers (owner, project, observatory)
+  // or what the messages say (name, owner, channels).
+  const [[updated, , readers]] = await Promise.all([
+    Promise.all([
+      observationsCollection.update(
+        t.tx,
+        observation.id,
+        (doc) => ({ ...doc, status: to, statusReason: reason, statusChangedAt: at, staleReportedAt: null }),
+        // Callers hold the row locked: written at once, without reading it again.
+        { seen: observation },
+      ),
+      recordHistory({ t, observationId: observation.id, from, to, at, actor, reason }),
+      observationReaderIds({ db: t.tx, doc: observation.doc }),
+    ]),
+    queueObservationNotifications({ t, observation, to, reason }),
   ]);
-  await Promise.all([
+  t.alongside(
     publishUserEvent({
       t,
       userIds: readers,
       event: { type: "observation.status_changed", data: { id: observation.id, status: to, previousStatus: from, at } },
     }),
-    queueObservationNotifications({ t, observation: updated!, to, reason }),
-  ]);
+  );
   return updated!;
 }
 
