@@ -15,23 +15,10 @@
  *
  * Results: bench/results/dispatch-latency.md.
  */
-import { fork, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import type { DispatchMark, DispatchStage } from "@meridian/domain";
 import WebSocket, { WebSocketServer } from "ws";
-import {
-  callJson,
-  cleanEnv,
-  freePort,
-  installCleanupHooks,
-  loadAverage,
-  machineDescription,
-  makeTempDir,
-  numberOption,
-  removeTempDirs,
-  repoRoot,
-  writeResult,
-} from "./lib.mjs";
+import { callJson, freePort, installCleanupHooks, loadAverage, machineDescription, makeTempDir, numberOption, removeTempDirs, writeResult } from "./lib.mjs";
+import { forkBenchProcess } from "./forked-process";
 
 const SAMPLES = numberOption("samples", 300);
 const ROUNDS = numberOption("rounds", 3);
@@ -68,11 +55,9 @@ function openSocket(url: string, headers: Record<string, string> = {}) {
 /** The server process, and the marks it has sent so far. */
 async function startServer(dataDir: string) {
   const marks: DispatchMark[] = [];
-  const child: ChildProcess = fork(path.join(repoRoot, "bench", "dispatch-server.ts"), [], {
-    cwd: repoRoot,
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    env: cleanEnv({
+  const server = await forkBenchProcess({
+    script: "dispatch-server.ts",
+    env: {
       NODE_ENV: "production",
       LOG_LEVEL: "warn",
       MERIDIAN_ROLE: "all",
@@ -84,29 +69,12 @@ async function startServer(dataDir: string) {
       ADMIN_PASSWORD: ADMIN.password,
       // The plugin here reports two moves per observation, far faster than a telescope.
       PLUGIN_MESSAGES_PER_SECOND: "1000",
-    }),
+    },
+    onMessage: (mark) => marks.push(mark as DispatchMark),
   });
-  const settling = new Map<number, () => void>();
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before it listened`)));
-    child.on("message", (message: DispatchMark | { listening: string } | { settled: number }) => {
-      if ("listening" in message) resolve(message.listening);
-      else if ("settled" in message) settling.get(message.settled)?.();
-      else marks.push(message);
-    });
-  });
-  let asked = 0;
   /** Resolves once the server runs no job and has none but emails due: the previous sample's dispatch is done. */
-  const settled = () =>
-    new Promise<void>((resolve) => {
-      const id = ++asked;
-      settling.set(id, () => {
-        settling.delete(id);
-        resolve();
-      });
-      child.send({ settle: id });
-    });
-  return { child, url, marks, settled };
+  const settled = () => server.ask<void>("settle");
+  return { ...server, marks, settled };
 }
 
 interface Sample {
@@ -181,8 +149,7 @@ async function measureMeridian() {
     plugin.ws.close();
     return stagesOf(samples, server.marks);
   } finally {
-    server.child.kill("SIGTERM");
-    await new Promise((resolve) => server.child.once("exit", resolve));
+    await server.stop();
   }
 }
 

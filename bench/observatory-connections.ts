@@ -17,12 +17,9 @@
  *
  * Results: bench/results/observatory-connections.md.
  */
-import { fork, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import WebSocket from "ws";
 import {
   callJson,
-  cleanEnv,
   cpuSeconds,
   freePort,
   installCleanupHooks,
@@ -32,10 +29,10 @@ import {
   numberOption,
   postgresCpuSeconds,
   removeTempDirs,
-  repoRoot,
   sleep,
   writeResult,
 } from "./lib.mjs";
+import { forkBenchProcess } from "./forked-process";
 import { heartbeatsSpread } from "./heartbeats";
 import type { MemoryReport } from "./memory-probe";
 
@@ -49,43 +46,13 @@ installCleanupHooks();
 
 /** A process of ours, started with --expose-gc: its address once it listens, and its memory on request. */
 async function forkMeasured(script: string, env: Record<string, string>) {
-  const child: ChildProcess = fork(path.join(repoRoot, "bench", script), [], {
-    cwd: repoRoot,
-    execArgv: ["--expose-gc", "--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    env: cleanEnv(env),
-  });
-  const reports = new Map<number, (report: MemoryReport) => void>();
-  let settled: (() => void) | undefined;
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`${script} exited (${code}) before it listened`)));
-    child.on("message", (message: { listening?: string } | { settled: number } | MemoryReport) => {
-      if ("listening" in message && message.listening) resolve(message.listening);
-      else if ("memory" in message) reports.get(message.memory)?.(message);
-      else if ("settled" in message) settled?.();
-    });
-  });
-  let asked = 0;
-  const memory = () =>
-    new Promise<MemoryReport>((resolve) => {
-      const id = ++asked;
-      reports.set(id, (report) => {
-        reports.delete(id);
-        resolve(report);
-      });
-      child.send({ memory: id });
-    });
-  /** Meridian's server only (bench/dispatch-server.ts): resolves once no job runs and none but an email is due. */
-  const settle = () =>
-    new Promise<void>((resolve) => {
-      settled = resolve;
-      child.send({ settle: 1 });
-    });
-  const stop = async () => {
-    child.kill("SIGTERM");
-    if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
+  const measured = await forkBenchProcess({ script, env, execArgv: ["--expose-gc"] });
+  return {
+    ...measured,
+    memory: () => measured.ask<MemoryReport>("memory"),
+    /** Meridian's server only (bench/dispatch-server.ts): resolves once no job runs and none but an email is due. */
+    settle: () => measured.ask<void>("settle"),
   };
-  return { child, url, memory, settle, stop };
 }
 
 /** Heartbeats acked so far, over every fleet: the window counts its own, so that a fleet cut off cannot pass for a light one. */

@@ -1,0 +1,49 @@
+import { fork, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { cleanEnv, repoRoot } from "./lib.mjs";
+
+/** What a forked bench process answers over IPC: `{ settled: id }` to `{ settle: id }`, `{ memory: id, ... }` to `{ memory: id }`. */
+type Question = "settle" | "memory";
+const answerKey = { settle: "settled", memory: "memory" } as const;
+
+/**
+ * A bench process of ours (bench/dispatch-server.ts, bench/bare-ws-peer.ts), forked with IPC from the repository root: its
+ * address once it says it listens, then questions answered by id (the server's idle state, the process's memory). Any
+ * other message (the dispatch trace's marks) goes to `onMessage`.
+ */
+export async function forkBenchProcess(options: { script: string; env: Record<string, string>; execArgv?: string[]; onMessage?: (message: unknown) => void }) {
+  const child: ChildProcess = fork(path.join(repoRoot, "bench", options.script), [], {
+    cwd: repoRoot,
+    execArgv: [...(options.execArgv ?? []), "--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: cleanEnv(options.env),
+  });
+  const waiting = new Map<string, (answer: unknown) => void>();
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${options.script} exited (${code}) before it listened`)));
+    child.on("message", (message: Record<string, unknown>) => {
+      if (typeof message.listening === "string") return resolve(message.listening);
+      for (const question of Object.keys(answerKey) as Question[]) {
+        const id = message[answerKey[question]];
+        const answered = typeof id === "number" ? waiting.get(`${question}:${id}`) : undefined;
+        if (answered) {
+          waiting.delete(`${question}:${id}`);
+          return answered(message);
+        }
+      }
+      options.onMessage?.(message);
+    });
+  });
+  let asked = 0;
+  const ask = <Answer>(question: Question) =>
+    new Promise<Answer>((resolve) => {
+      const id = ++asked;
+      waiting.set(`${question}:${id}`, (answer) => resolve(answer as Answer));
+      child.send({ [question]: id });
+    });
+  const stop = async () => {
+    child.kill("SIGTERM");
+    if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
+  };
+  return { child, url, ask, stop };
+}
