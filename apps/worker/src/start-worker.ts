@@ -6,6 +6,7 @@ import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "gra
 import pg from "pg";
 import { eq, sql } from "drizzle-orm";
 import { closeMailTransport } from "./mail-transport";
+import { lookAgainAfterOverlaps } from "./look-again";
 import { buildTaskList, crontab } from "./task-list";
 
 export interface RunningWorker {
@@ -25,7 +26,6 @@ export async function startWorker(options: {
   /** The process's name in pg_stat_activity: the job runners' connections count with the process's own. */
   applicationName?: string;
   concurrency?: number;
-  pollInterval?: number;
 }): Promise<RunningWorker> {
   const { deps } = options;
   const workerId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
@@ -42,6 +42,7 @@ export async function startWorker(options: {
   const events = new EventEmitter() as WorkerEvents;
   events.on("pool:create", ({ workerPool }) => graphileWorkerIds.add(workerPool.id));
   events.on("worker:create", ({ worker }) => graphileWorkerIds.add(worker.workerId));
+  lookAgainAfterOverlaps(events);
   const { [SEND_EMAIL_TASK]: sendEmail, ...taskList } = buildTaskList({ deps });
   // One pool for both runners, sized by JOBS_DATABASE_POOL_SIZE (databaseConnectionBudget): each
   // runner would otherwise open a pool of 10 of its own. Job bodies use the process's own pool.
@@ -55,7 +56,7 @@ export async function startWorker(options: {
   pgPool.on("error", connectionFailed);
   // A client that loses its server while checked out reports it here, not to the pool.
   pgPool.on("connect", (client) => client.on("error", connectionFailed));
-  const common = { events, pgPool, pollInterval: options.pollInterval ?? 2000, noHandleSignals: true, logger };
+  const common = { events, pgPool, pollInterval: deps.env.JOBS_POLL_INTERVAL_SECONDS * 1000, noHandleSignals: true, logger };
   let runner: Runner;
   let emailRunner: Runner;
   try {

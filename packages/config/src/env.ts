@@ -75,6 +75,11 @@ const envSchema = z.object({
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),
   /**
+   * How often an idle job runner looks for work nobody announced: a retry or a delayed job coming
+   * due, or a job whose NOTIFY was lost. New jobs and freed queues wake runners at once.
+   */
+  JOBS_POLL_INTERVAL_SECONDS: positiveInt(2),
+  /**
    * Connections each worker process keeps open to the SMTP server, and as many recipients' emails
    * (send_email jobs) it sends at once, beside WORKER_CONCURRENCY's other jobs.
    */

@@ -5,6 +5,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { runMigrations as runWorkerMigrations } from "graphile-worker";
 import postgres from "postgres";
 import type { DatabaseHandle } from "./client";
+import { installQueueReleaseNudge } from "./queue-release-nudge";
 
 const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../migrations");
 
@@ -16,7 +17,7 @@ export function schemaVersion(): number {
   return journal.entries.length;
 }
 
-/** Applies the committed Drizzle migrations and graphile-worker's own schema. Idempotent. */
+/** Applies the committed Drizzle migrations, graphile-worker's own schema and its freed-queue nudge. Idempotent. */
 export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
   // Processes starting together take turns; the lock lives on its own connection so that the
   // migration itself may use the pool, even a pool of one.
@@ -25,6 +26,7 @@ export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
     await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migrate(handle.db, { migrationsFolder });
     await runWorkerMigrations({ connectionString: handle.url });
+    await installQueueReleaseNudge(lock);
   } finally {
     await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
     await lock.end({ timeout: 5 });

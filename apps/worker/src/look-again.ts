@@ -1,0 +1,45 @@
+import type { Worker, WorkerEvents, WorkerPool } from "graphile-worker";
+
+/**
+ * graphile-worker's look for a job locks the row of every free job queue for the length of its
+ * statement (FOR UPDATE SKIP LOCKED), whatever tasks its pool runs and whichever job it takes. Two
+ * looks under way at once (this process's job and email pools, both woken by one NOTIFY; or two
+ * workers of one pool) hide the queued jobs (a recipient's emails, a user's pushes) from each other:
+ * one of them finds nothing though a job waits, and its worker sleeps until the poll. A worker
+ * whose look overlapped another and came back empty looks again once no look is under way in this
+ * process, one pool at a time, so that two second looks never hide jobs from each other.
+ * Overlaps with another process's looks are left to the poll.
+ */
+export function lookAgainAfterOverlaps(events: WorkerEvents): void {
+  const looking = new Set<Worker>();
+  const overlapped = new WeakSet<Worker>();
+  const owed = new Set<WorkerPool>();
+
+  const lookAgain = () => {
+    for (const pool of owed) {
+      if (looking.size > 0) return;
+      owed.delete(pool);
+      // As graphile-worker's own listener does: a pool that is stopping takes no nudge.
+      if (!pool._active || pool._shuttingDown) continue;
+      // Starts a look at once if one of the pool's workers is idle; a busy pool looks after its jobs anyway.
+      pool.nudge(1);
+    }
+  };
+  const ended = (worker: Worker, found: boolean) => {
+    looking.delete(worker);
+    if (!found && overlapped.has(worker)) owed.add(worker.workerPool);
+    overlapped.delete(worker);
+    lookAgain();
+  };
+
+  events.on("worker:getJob:start", ({ worker }) => {
+    if (looking.size > 0) {
+      overlapped.add(worker);
+      for (const other of looking) overlapped.add(other);
+    }
+    looking.add(worker);
+  });
+  events.on("job:start", ({ worker }) => ended(worker, true));
+  events.on("worker:getJob:empty", ({ worker }) => ended(worker, false));
+  events.on("worker:getJob:error", ({ worker }) => ended(worker, true));
+}
