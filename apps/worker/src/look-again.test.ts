@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { lookAgainAfterOverlaps } from "./look-again";
 
 /** A pool whose idle workers look for a job when nudged, as graphile-worker's do (the look starts at once). */
-function fakePool(events: WorkerEvents, name: string, idleWorkers: number) {
+function fakePool(events: WorkerEvents, name: string, idleWorkers: number, lookStartsLater = false) {
   const nudges: number[] = [];
   const pool = { id: name, _active: true, _shuttingDown: false } as unknown as WorkerPool;
   const workers = Array.from({ length: idleWorkers }, (_, index) => ({ workerPool: pool, workerId: `${name}-${index}` }) as unknown as Worker);
@@ -12,7 +12,8 @@ function fakePool(events: WorkerEvents, name: string, idleWorkers: number) {
   pool.nudge = (count: number) => {
     nudges.push(count);
     const worker = idle[0];
-    if (worker) start(worker);
+    if (worker && lookStartsLater) queueMicrotask(() => start(worker));
+    else if (worker) start(worker);
   };
   const start = (worker: Worker) => {
     idle.splice(idle.indexOf(worker), 1);
@@ -30,6 +31,9 @@ function fakePool(events: WorkerEvents, name: string, idleWorkers: number) {
     },
   };
 }
+
+/** Lets the next pool's second look go: they are sent one event-loop turn apart at least. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 function setUp() {
   const events = new EventEmitter() as WorkerEvents;
@@ -78,13 +82,15 @@ describe("lookAgainAfterOverlaps", () => {
     expect(emails.nudges).toEqual([1]);
   });
 
-  it("sends one pool at a time, so that the second looks cannot hide jobs from each other", () => {
+  it("sends one pool at a time, so that the second looks cannot hide jobs from each other", async () => {
     const { jobs, emails, job, email, bothLooking } = setUp();
     bothLooking();
     jobs.empty(job);
     emails.empty(email);
     // Both owe a second look: the jobs pool goes first and is under way, so the emails pool waits.
     expect(jobs.nudges).toEqual([1]);
+    expect(emails.nudges).toEqual([]);
+    await nextTurn();
     expect(emails.nudges).toEqual([]);
     jobs.empty(jobs.workers[1]!);
     expect(emails.nudges).toEqual([1]);
@@ -101,5 +107,23 @@ describe("lookAgainAfterOverlaps", () => {
     (emails.pool as unknown as { _shuttingDown: boolean })._shuttingDown = true;
     jobs.found(job);
     expect(emails.nudges).toEqual([]);
+  });
+
+  it("waits a turn before the next pool when a nudge's look has not started yet", async () => {
+    const events = new EventEmitter() as WorkerEvents;
+    lookAgainAfterOverlaps(events);
+    const jobs = fakePool(events, "jobs", 2, true);
+    const emails = fakePool(events, "emails", 2, true);
+    jobs.start(jobs.workers[0]!);
+    emails.start(emails.workers[0]!);
+    jobs.empty(jobs.workers[0]!);
+    emails.empty(emails.workers[0]!);
+    expect(jobs.nudges).toEqual([1]);
+    expect(emails.nudges).toEqual([]);
+    await nextTurn();
+    // The jobs pool's second look has started by now: the emails pool waits for it to end.
+    expect(emails.nudges).toEqual([]);
+    jobs.found(jobs.workers[1]!);
+    expect(emails.nudges).toEqual([1]);
   });
 });

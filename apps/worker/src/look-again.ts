@@ -15,15 +15,21 @@ export function lookAgainAfterOverlaps(events: WorkerEvents): void {
   const overlapped = new WeakSet<Worker>();
   const owed = new Set<WorkerPool>();
 
+  let pausing = false;
+
   const lookAgain = () => {
-    for (const pool of owed) {
-      if (looking.size > 0) return;
-      owed.delete(pool);
-      // As graphile-worker's own listener does: a pool that is stopping takes no nudge.
-      if (!pool._active || pool._shuttingDown) continue;
-      // Starts a look at once if one of the pool's workers is idle; a busy pool looks after its jobs anyway.
-      pool.nudge(1);
-    }
+    const [pool] = owed;
+    if (!pool || looking.size > 0 || pausing) return;
+    owed.delete(pool);
+    // As graphile-worker's own listener does: a pool that is stopping takes no nudge.
+    // Otherwise the look starts at once if one of the pool's workers is idle; a busy pool looks after its jobs anyway.
+    if (pool._active && !pool._shuttingDown) pool.nudge(1);
+    // The next pool waits at least for this one's look to have started, and then for it to end.
+    pausing = true;
+    setImmediate(() => {
+      pausing = false;
+      lookAgain();
+    });
   };
   const ended = (worker: Worker, found: boolean) => {
     looking.delete(worker);
