@@ -128,6 +128,10 @@ http {
     least_conn;
 ${servers.map((serverPort) => `    server 127.0.0.1:${serverPort} max_fails=1 fail_timeout=5s;`).join("\n")}
     keepalive 32;
+    # Idle connections to a server are dropped before Node's own 5 s keep-alive timeout drops them:
+    # otherwise nginx may send a request down a connection the server is closing, and a POST (which
+    # nginx never retries) answers 502.
+    keepalive_timeout 4s;
   }
   map $http_upgrade $connection_upgrade { default upgrade; "" ""; }
   server {

@@ -138,6 +138,13 @@ async function unfinished() {
 
 const observatoryIds: string[] = [];
 const reconnectTimes: number[] = [];
+/** Why the observatories' connection attempts failed, and how often (the simulator's own words, ids left out). */
+const failedAttempts = new Map<string, number>();
+const noteFailedAttempt = (line: string) => {
+  if (!line.startsWith("could not connect")) return;
+  const reason = line.replace(/\d+/g, "#");
+  failedAttempts.set(reason, (failedAttempts.get(reason) ?? 0) + 1);
+};
 
 beforeAll(async () => {
   // TOPOLOGY_KEEP=1 keeps the cluster's folder (every process's log) for a look afterwards.
@@ -166,7 +173,7 @@ beforeAll(async () => {
       const observatory = (await call<{ id: string }>("/observatories", { json: { name: `Dome ${index}` } })).body;
       const { key } = (await call<{ key: string }>(`/observatories/${observatory.id}/api-keys`, { json: { name: "plugin" } })).body;
       observatoryIds[index] = observatory.id;
-      const simulator = new ObservatorySimulator({ url: state.address, key, reconnect: true, speed: 2, imageBytes: 4096 });
+      const simulator = new ObservatorySimulator({ url: state.address, key, reconnect: true, speed: 2, imageBytes: 4096, log: noteFailedAttempt });
       simulators[index] = simulator;
     },
   );
@@ -227,6 +234,10 @@ describe("the cluster loses a server and a worker under load", () => {
     figures.push([
       "their reconnection after the kill, p50 / max",
       `${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(1)} s / ${(sorted.at(-1)! / 1000).toFixed(1)} s`,
+    ]);
+    figures.push([
+      "their failed connection attempts on the way",
+      failedAttempts.size === 0 ? "none" : [...failedAttempts].map(([reason, count]) => `${count} × ${reason}`).join("; "),
     ]);
     expect(sorted.at(-1)!).toBeLessThanOrEqual(RECONNECT_LIMIT_MS);
     await allFinished("the second round to finish");
