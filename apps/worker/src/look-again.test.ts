@@ -32,7 +32,7 @@ function fakePool(events: WorkerEvents, name: string, idleWorkers: number, lookS
   };
 }
 
-/** Lets the next pool's second look go: they are sent one event-loop turn apart at least. */
+/** Second looks are sent from the event loop's next turn, never from inside graphile-worker's events. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 function setUp() {
@@ -51,17 +51,20 @@ function setUp() {
 }
 
 describe("lookAgainAfterOverlaps", () => {
-  it("sends a pool that found nothing while another pool looked to look again once nobody looks", () => {
+  it("sends a pool that found nothing while another pool looked to look again once nobody looks", async () => {
     const { jobs, emails, job, email, bothLooking } = setUp();
     bothLooking();
     emails.empty(email);
+    await nextTurn();
     expect(emails.nudges).toEqual([]);
     jobs.found(job);
+    expect(emails.nudges).toEqual([]);
+    await nextTurn();
     expect(emails.nudges).toEqual([1]);
     expect(jobs.nudges).toEqual([]);
   });
 
-  it("leaves alone an empty look that overlapped nothing, and one that found a job", () => {
+  it("leaves alone an empty look that overlapped nothing, and one that found a job", async () => {
     const { jobs, emails, job, email } = setUp();
     emails.start(email);
     emails.empty(email);
@@ -69,16 +72,19 @@ describe("lookAgainAfterOverlaps", () => {
     emails.start(email);
     emails.found(email);
     jobs.found(job);
+    await nextTurn();
     expect([...emails.nudges, ...jobs.nudges]).toEqual([]);
   });
 
-  it("counts an overlap inside one pool too", () => {
+  it("counts an overlap inside one pool too, and nudges only once the worker that found nothing is idle", async () => {
     const { emails } = setUp();
     const [first, second] = emails.workers;
     emails.start(first!);
     emails.start(second!);
     emails.found(first!);
     emails.empty(second!);
+    expect(emails.nudges).toEqual([]);
+    await nextTurn();
     expect(emails.nudges).toEqual([1]);
   });
 
@@ -88,24 +94,28 @@ describe("lookAgainAfterOverlaps", () => {
     jobs.empty(job);
     emails.empty(email);
     // Both owe a second look: the jobs pool goes first and is under way, so the emails pool waits.
+    await nextTurn();
     expect(jobs.nudges).toEqual([1]);
     expect(emails.nudges).toEqual([]);
     await nextTurn();
     expect(emails.nudges).toEqual([]);
     jobs.empty(jobs.workers[1]!);
+    await nextTurn();
     expect(emails.nudges).toEqual([1]);
     // The second looks overlapped nothing: whatever they find, nobody is sent a third time.
     emails.empty(emails.workers[1]!);
+    await nextTurn();
     expect(jobs.nudges).toEqual([1]);
     expect(emails.nudges).toEqual([1]);
   });
 
-  it("does not nudge a pool that is stopping", () => {
+  it("does not nudge a pool that is stopping", async () => {
     const { jobs, emails, job, email, bothLooking } = setUp();
     bothLooking();
     emails.empty(email);
     (emails.pool as unknown as { _shuttingDown: boolean })._shuttingDown = true;
     jobs.found(job);
+    await nextTurn();
     expect(emails.nudges).toEqual([]);
   });
 
@@ -118,12 +128,14 @@ describe("lookAgainAfterOverlaps", () => {
     emails.start(emails.workers[0]!);
     jobs.empty(jobs.workers[0]!);
     emails.empty(emails.workers[0]!);
+    await nextTurn();
     expect(jobs.nudges).toEqual([1]);
     expect(emails.nudges).toEqual([]);
     await nextTurn();
     // The jobs pool's second look has started by now: the emails pool waits for it to end.
     expect(emails.nudges).toEqual([]);
     jobs.found(jobs.workers[1]!);
+    await nextTurn();
     expect(emails.nudges).toEqual([1]);
   });
 });

@@ -15,27 +15,35 @@ export function lookAgainAfterOverlaps(events: WorkerEvents): void {
   const overlapped = new WeakSet<Worker>();
   const owed = new Set<WorkerPool>();
 
-  let pausing = false;
+  let scheduled = false;
 
+  /**
+   * Never from inside graphile-worker's own event: a nudge there reaches the worker that sent the
+   * event, which then looks again itself beside the worker the nudge woke, and two looks overlap.
+   */
+  const schedule = () => {
+    if (scheduled || owed.size === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      lookAgain();
+    });
+  };
   const lookAgain = () => {
     const [pool] = owed;
-    if (!pool || looking.size > 0 || pausing) return;
+    if (!pool || looking.size > 0) return;
     owed.delete(pool);
     // As graphile-worker's own listener does: a pool that is stopping takes no nudge.
     // Otherwise the look starts at once if one of the pool's workers is idle; a busy pool looks after its jobs anyway.
     if (pool._active && !pool._shuttingDown) pool.nudge(1);
-    // The next pool waits at least for this one's look to have started, and then for it to end.
-    pausing = true;
-    setImmediate(() => {
-      pausing = false;
-      lookAgain();
-    });
+    // The next pool waits at least a turn for this one's look to start, and then for it to end.
+    schedule();
   };
   const ended = (worker: Worker, found: boolean) => {
     looking.delete(worker);
     if (!found && overlapped.has(worker)) owed.add(worker.workerPool);
     overlapped.delete(worker);
-    lookAgain();
+    schedule();
   };
 
   events.on("worker:getJob:start", ({ worker }) => {
