@@ -35,11 +35,11 @@ function fakePool(events: WorkerEvents, name: string, idleWorkers: number, lookS
 /** Second looks are sent from the event loop's next turn, never from inside graphile-worker's events. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-function setUp() {
+function setUp(lookStartsLater = false) {
   const events = new EventEmitter() as WorkerEvents;
   lookAgainAfterOverlaps(events);
-  const jobs = fakePool(events, "jobs", 4);
-  const emails = fakePool(events, "emails", 8);
+  const jobs = fakePool(events, "jobs", 4, lookStartsLater);
+  const emails = fakePool(events, "emails", 8, lookStartsLater);
   const job = jobs.workers[0]!;
   const email = emails.workers[0]!;
   /** A worker of each pool looking at once (one NOTIFY woke both). */
@@ -120,14 +120,10 @@ describe("lookAgainAfterOverlaps", () => {
   });
 
   it("waits a turn before the next pool when a nudge's look has not started yet", async () => {
-    const events = new EventEmitter() as WorkerEvents;
-    lookAgainAfterOverlaps(events);
-    const jobs = fakePool(events, "jobs", 2, true);
-    const emails = fakePool(events, "emails", 2, true);
-    jobs.start(jobs.workers[0]!);
-    emails.start(emails.workers[0]!);
-    jobs.empty(jobs.workers[0]!);
-    emails.empty(emails.workers[0]!);
+    const { jobs, emails, job, email, bothLooking } = setUp(true);
+    bothLooking();
+    jobs.empty(job);
+    emails.empty(email);
     await nextTurn();
     expect(jobs.nudges).toEqual([1]);
     expect(emails.nudges).toEqual([]);
