@@ -14,6 +14,9 @@ interface InFlight {
   response: ServerResponse;
 }
 
+/** Whether a response is done with: all of it handed to the connection, or given up. */
+const answered = ({ response }: InFlight) => response.writableFinished || response.destroyed;
+
 /**
  * Bytes a client sends after the body its Content-Length declared are, to HTTP, the start of its
  * next request; when they are not one, Node's parser fails on them. Node's default then writes
@@ -33,12 +36,13 @@ export function answerRequestsBeforeBadBytes(server: Server) {
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     let open = inFlight.get(request.socket);
     if (!open) inFlight.set(request.socket, (open = new Set()));
-    const entry = { request, response };
-    open.add(entry);
-    response.once("close", () => open.delete(entry));
+    // A connection's requests come one after another: the answered ones are dropped here, which
+    // costs less than a listener on every response.
+    for (const entry of open) if (answered(entry)) open.delete(entry);
+    open.add({ request, response });
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const open = [...(inFlight.get(socket) ?? [])];
+    const open = [...(inFlight.get(socket) ?? [])].filter((entry) => !answered(entry));
     const parseError = typeof error.code === "string" && error.code.startsWith("HPE_");
     // Node's parser goes on failing on whatever arrives after: once is enough.
     if (parseError && closing.has(socket)) return;

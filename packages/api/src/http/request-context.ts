@@ -1,6 +1,6 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { authenticateObservatoryKey, authenticateToken, AppError } from "@meridian/domain";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { ApiServices, RequestContext } from "../context";
 import type { AppEnv } from "./env";
 import { cookieAllowed, honoRequestHeaders, readCredential } from "./credentials";
@@ -22,23 +22,39 @@ function clientIp(c: Context, trustProxy: boolean): string | null {
   }
 }
 
+type LinkSocket = { localAddress?: string; localPort?: number; encrypted?: boolean };
+
 /**
  * The origin for links in emails: PUBLIC_URL, else the address and port this connection reached,
  * read from the socket. Never the Host header: a client chooses it, and a reset link built from a
- * forged one would carry the token to someone else's site.
+ * forged one would carry the token to someone else's site. Made once per connection (a kept-alive
+ * connection carries many requests, each of which would read the socket's address again).
  */
-function linkOrigin(c: Context, publicUrl: string | undefined, port: number): string {
-  if (publicUrl) return new URL(publicUrl).origin;
-  const socket = (c.env as { incoming?: { socket?: { localAddress?: string; localPort?: number; encrypted?: boolean } } } | undefined)?.incoming?.socket;
-  const address = socket?.localAddress?.replace(/^::ffff:/, "");
-  if (!address || !socket?.localPort) return `http://localhost:${port}`;
-  const host = address.includes(":") ? `[${address}]` : address;
-  return `${socket.encrypted ? "https" : "http"}://${host}:${socket.localPort}`;
+function linkOrigins(publicUrl: string | undefined, port: number): (c: Context) => string {
+  if (publicUrl) {
+    const origin = new URL(publicUrl).origin;
+    return () => origin;
+  }
+  const ofSocket = new WeakMap<LinkSocket, string>();
+  return (c) => {
+    const socket = (c.env as { incoming?: { socket?: LinkSocket } } | undefined)?.incoming?.socket;
+    if (!socket) return `http://localhost:${port}`;
+    let origin = ofSocket.get(socket);
+    if (origin === undefined) {
+      const address = socket.localAddress?.replace(/^::ffff:/, "");
+      const host = address?.includes(":") ? `[${address}]` : address;
+      origin = address && socket.localPort ? `${socket.encrypted ? "https" : "http"}://${host}:${socket.localPort}` : `http://localhost:${port}`;
+      ofSocket.set(socket, origin);
+    }
+    return origin;
+  };
 }
 
-export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv> {
+/** Builds the request's context (`c.get("ctx")`) from its credential; refuses a cookie write from another site. */
+export function requestContext(services: ApiServices): (c: Context<AppEnv>) => Promise<void> {
   const { deps } = services;
-  return async (c, next) => {
+  const linkOrigin = linkOrigins(deps.env.PUBLIC_URL, deps.env.PORT);
+  return async (c) => {
     const request = honoRequestHeaders(c);
     const credential = readCredential(request);
     const observatory = credential?.observatoryKey ? await authenticateObservatoryKey({ deps, token: credential.token }) : undefined;
@@ -58,10 +74,9 @@ export function requestContext(services: ApiServices): MiddlewareHandler<AppEnv>
       client: { ip: clientIp(c, deps.env.TRUST_PROXY), userAgent: c.req.header("user-agent") ?? null },
       requestId: c.get("requestId"),
       secureCookies: Boolean(secure),
-      linkOrigin: linkOrigin(c, deps.env.PUBLIC_URL, deps.env.PORT),
+      linkOrigin: linkOrigin(c),
       setSessionToken: (token) => (token ? setSessionCookie(c, ctx, token) : clearSessionCookie(c, ctx)),
     };
     c.set("ctx", ctx);
-    await next();
   };
 }

@@ -25,10 +25,10 @@ const serverAdminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-const guardsByAccess: Record<string, MiddlewareHandler<AppEnv>[]> = {
-  "signed-in": [usersOnly],
-  "server-admin": [usersOnly, serverAdminOnly],
-  observatory: [observatoriesOnly],
+const guardByAccess: Record<string, MiddlewareHandler<AppEnv>> = {
+  "signed-in": usersOnly,
+  "server-admin": serverAdminOnly,
+  observatory: observatoriesOnly,
 };
 
 function routeOf(operation: AnyOperation): RouteConfig {
@@ -48,7 +48,7 @@ function routeOf(operation: AnyOperation): RouteConfig {
     ...(operation.description ? { description: operation.description } : {}),
     // An empty requirement says "no credentials needed" explicitly, as linters ask.
     security: operation.access === "public" ? [] : bearerSecurity,
-    ...(guardsByAccess[operation.access] ? { middleware: guardsByAccess[operation.access] } : {}),
+    ...(guardByAccess[operation.access] ? { middleware: guardByAccess[operation.access] } : {}),
     ...(Object.keys(request).length > 0 ? { request } : {}),
     responses: { [operation.status ?? 200]: success, ...operation.responses },
   });

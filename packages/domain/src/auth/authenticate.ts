@@ -75,7 +75,8 @@ async function lookUpToken(deps: Deps, token: string, tokenHash: string): Promis
 /** Records last use of a key or session at most once a minute, so busy credentials do not write on every request. Returns the recorded time. */
 async function touchCredential(deps: Deps, via: Principal["via"], id: string, lastUsedAt: string | null): Promise<string | null> {
   const now = deps.now();
-  if (lastUsedAt && now.getTime() - new Date(lastUsedAt).getTime() < 60_000) return lastUsedAt;
+  // Date.parse, not a Date: this runs on every authenticated request.
+  if (lastUsedAt && now.getTime() - Date.parse(lastUsedAt) < 60_000) return lastUsedAt;
   const stamp = <Doc extends { lastUsedAt?: string | null }>(doc: Doc): Doc => ({ ...doc, lastUsedAt: now.toISOString() });
   if (via === "apiKey") await apiKeysCollection.update(deps.db, id, stamp);
   else await sessionsCollection.update(deps.db, id, stamp);
