@@ -35,15 +35,17 @@ function linkOrigins(publicUrl: string | undefined, port: number): (c: Context) 
     const origin = new URL(publicUrl).origin;
     return () => origin;
   }
+  // Requests dispatched in-process (app.request) have no socket, and a socket may not know its address.
+  const fallback = `http://localhost:${port}`;
   const ofSocket = new WeakMap<LinkSocket, string>();
   return (c) => {
     const socket = (c.env as { incoming?: { socket?: LinkSocket } } | undefined)?.incoming?.socket;
-    if (!socket) return `http://localhost:${port}`;
+    if (!socket) return fallback;
     let origin = ofSocket.get(socket);
     if (origin === undefined) {
       const address = socket.localAddress?.replace(/^::ffff:/, "");
       const host = address?.includes(":") ? `[${address}]` : address;
-      origin = address && socket.localPort ? `${socket.encrypted ? "https" : "http"}://${host}:${socket.localPort}` : `http://localhost:${port}`;
+      origin = address && socket.localPort ? `${socket.encrypted ? "https" : "http"}://${host}:${socket.localPort}` : fallback;
       ofSocket.set(socket, origin);
     }
     return origin;
