@@ -238,9 +238,13 @@ describe("a recipient's messages", () => {
       await stop();
     }
     expect(sentTo(held)).toEqual(subjectsOf(held));
-    const rows = await database.db.execute<{ status: string; attempts: number }>(
-      sql`select status, (doc->>'attempts')::int as attempts from email_outbox where recipient = ${held} order by seq`,
-    );
+    // A message is marked sent after SMTP accepted it, by the process's batched writer: wait for the marks.
+    const rows = await until("every held message to be marked sent", async () => {
+      const all = await database.db.execute<{ status: string; attempts: number }>(
+        sql`select status, (doc->>'attempts')::int as attempts from email_outbox where recipient = ${held} order by seq`,
+      );
+      return all.every((row) => row.status !== "pending") && all;
+    });
     expect(rows.map((row) => row.status)).toEqual(Array(count).fill("sent"));
     expect(rows[2]!.attempts).toBeGreaterThan(1);
   });
@@ -309,7 +313,11 @@ describe("email outbox without SMTP_URL", () => {
       expect(parsed.to?.map((address) => address.address)).toEqual(["files-admin@example.com"]);
       expect(parsed.subject).toMatch(/^Meridian \S+ started on \S+/);
       expect(parsed.text).toContain(fileServer.url);
-      const outbox = await fileServerOutbox(fileServer.databaseUrl);
+      // Marked sent after the file was written, by the batched writer: wait for the mark.
+      const outbox = await until("the start email to be marked", async () => {
+        const rows = await fileServerOutbox(fileServer.databaseUrl);
+        return rows.every((row) => row.status !== "pending") && rows;
+      });
       expect(outbox).toEqual([{ status: "sent", to: "files-admin@example.com" }]);
       // Nothing went to the SMTP capture of the other server.
       expect(capture.messages.some((message) => message.to.includes("files-admin@example.com"))).toBe(false);
