@@ -27,8 +27,7 @@ describe("web app: time allocation", { timeout: 120_000 }, () => {
       },
     });
 
-    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
-    await page.goto(appUrl(server, `observatories/${observatory.id}`));
+    const page = await suite.pages.signInAt(owner.user.name, { email: owner.user.email, password: owner.password }, `observatories/${observatory.id}`);
     await page.getByRole("tab", { name: "Allocations" }).press("Enter");
     await page.getByText("No allocations").waitFor(WAIT);
     await page.getByRole("button", { name: "Grant time" }).press("Enter");

@@ -1,7 +1,7 @@
 import { refreshAnalytics } from "@meridian/domain";
 import { describe, expect, it } from "vitest";
 import { signupUser } from "../support/test-server";
-import { appUrl, WAIT } from "./support/session";
+import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 const ADMIN = { email: "analytics-e2e@example.com", password: "analytics e2e password" };
@@ -15,8 +15,7 @@ describe("web app: analytics", { timeout: 120_000 }, () => {
     // What the minute's refresh job does, now: a cron run from before the observatory existed may have stored an older summary.
     await refreshAnalytics(server.server.runtime.deps);
 
-    const admin = await suite.pages.signIn("admin", ADMIN);
-    await admin.goto(appUrl(server, "admin"));
+    const admin = await suite.pages.signInAt("admin", ADMIN, "admin");
     await admin
       .getByRole("link", { name: /Analytics/ })
       .first()
@@ -35,8 +34,7 @@ describe("web app: analytics", { timeout: 120_000 }, () => {
       .first()
       .waitFor(WAIT);
 
-    const page = await suite.pages.signIn("owner", { email: owner.user.email, password: owner.password });
-    await page.goto(appUrl(server, "statistics"));
+    const page = await suite.pages.signInAt("owner", { email: owner.user.email, password: owner.password }, "statistics");
     await page.getByRole("heading", { name: "Statistics", level: 1 }).waitFor(WAIT);
     await expect.poll(() => page.locator("dl > div", { hasText: "Observatories" }).locator("dd").first().textContent()).toBe("1");
   });

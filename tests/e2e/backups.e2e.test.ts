@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loginSession } from "../support/auth-suite";
 import { until } from "../support/until";
-import { appUrl, WAIT } from "./support/session";
+import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 const ADMIN = { email: "backups-e2e@example.com", password: "backups e2e password" };
@@ -16,8 +16,7 @@ describe("web app: backup management", { timeout: 180_000 }, () => {
       ((await (await server.request("/projects", { method: "POST", token, json: { name } })).json()) as { id: string }).id;
     await createProject("In the backup");
 
-    const page = await suite.pages.signIn("admin", ADMIN);
-    await page.goto(appUrl(server, "admin"));
+    const page = await suite.pages.signInAt("admin", ADMIN, "admin");
     await page.getByRole("link", { name: /Backup management/ }).click();
     await page.getByRole("heading", { name: "Backup management", level: 1 }).waitFor(WAIT);
     await page.getByText(/not the image files themselves/).waitFor(WAIT);

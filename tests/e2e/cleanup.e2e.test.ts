@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loginSession } from "../support/auth-suite";
-import { appUrl, WAIT } from "./support/session";
+import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 const ADMIN = { email: "cleanup-e2e@example.com", password: "cleanup e2e password" };
@@ -17,8 +17,7 @@ describe("web app: observation data cleanup", { timeout: 120_000 }, () => {
     const target = { name: "Deneb", ra: 310.4, dec: 45.3, exposures: [{ filter: "L", exposureSeconds: 30, count: 1, binning: 1 }] };
     await post("/observations", { name: "Soon gone", projectId, observatoryId, targets: [target] });
 
-    const page = await suite.pages.signIn("admin", ADMIN);
-    await page.goto(appUrl(server, "admin"));
+    const page = await suite.pages.signInAt("admin", ADMIN, "admin");
     await page.getByRole("button", { name: "Preview what goes" }).click();
     await page.getByText("A cleanup now would delete 1 observations, 0 file records and 0 stored images.").waitFor(WAIT);
     const remove = page.getByRole("button", { name: "Delete observation data" });

@@ -44,8 +44,7 @@ describe("web app: delivery to an organization's storage", { timeout: 180_000 },
     await suite.simulator({ key: key.key, speed: 1000, imageBytes: 40_000 });
 
     // The organization's External storage tab: a bucket, then its test.
-    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
-    await page.goto(appUrl(server, `organizations/${organization.id}`));
+    const page = await suite.pages.signInAt(owner.user.name, { email: owner.user.email, password: owner.password }, `organizations/${organization.id}`);
     await page.getByRole("tab", { name: "External storage" }).click();
     await page.getByRole("button", { name: "Add destination" }).click();
     const dialog = page.getByRole("dialog", { name: "Add storage destination" });

@@ -61,8 +61,7 @@ beforeAll(async () => {
 
 describe("web app: what confused a new user", { timeout: 180_000 }, () => {
   it("edits every server setting on its own page, in the API's words as one types, and keeps a saved schedule after a reload", async () => {
-    const page = await pages.signIn("admin", ADMIN);
-    await page.goto(appUrl(server, "admin/backups"));
+    const page = await pages.signInAt("admin", ADMIN, "admin/backups");
     await page.getByRole("link", { name: "Change in server settings" }).click();
     await page.getByRole("heading", { name: "Server settings", level: 1 }).waitFor(WAIT);
     expect(new URL(page.url()).hash).toBe("#backups");
@@ -134,8 +133,7 @@ describe("web app: what confused a new user", { timeout: 180_000 }, () => {
       json: { kind: "full", collections: ["observations", "files"], checkStorage: true, includeTestData: true },
     });
     await scanToEnd(full.id);
-    const page = await pages.signIn("admin", ADMIN);
-    await page.goto(appUrl(server, `admin/integrity?scan=${full.id}`));
+    const page = await pages.signInAt("admin", ADMIN, `admin/integrity?scan=${full.id}`);
     await page.getByRole("table", { name: "Issues" }).waitFor(WAIT);
     const rank = { critical: 0, warning: 1, info: 2 } as Record<string, number>;
     const shown = await severitiesShown(page);
@@ -215,8 +213,7 @@ describe("web app: what confused a new user", { timeout: 180_000 }, () => {
         targets: [{ name: "M 42", ra: 83.82, dec: -5.39, exposures: [{ filter: "L", exposureSeconds: 30, count: 1, binning: 1 }] }],
       },
     });
-    const page = await pages.signIn("observer", credentials);
-    await page.goto(appUrl(server, `observations/${observation.id}`));
+    const page = await pages.signInAt("observer", credentials, `observations/${observation.id}`);
     await page.getByRole("button", { name: "Cancel observation" }).click();
     const dialog = page.getByRole("dialog", { name: "Cancel this observation?" });
     await dialog.waitFor(WAIT);
@@ -235,8 +232,7 @@ describe("web app: what confused a new user", { timeout: 180_000 }, () => {
       "the backup to be verified",
       async () => (await api<{ status: string }>(`/api/v1/admin/backups/${backup.id}`, adminToken)).status === "verified",
     );
-    const page = await pages.signIn("admin", ADMIN);
-    await page.goto(appUrl(server, "admin/backups"));
+    const page = await pages.signInAt("admin", ADMIN, "admin/backups");
     await page
       .getByRole("table", { name: "Backups" })
       .getByRole("button", { name: /^Verify the backup of/ })
@@ -247,8 +243,7 @@ describe("web app: what confused a new user", { timeout: 180_000 }, () => {
 
   it("shows an administrator whose observatory it is, by name", async () => {
     const { observatory } = await observer("Otto Owner");
-    const page = await pages.signIn("admin", ADMIN);
-    await page.goto(appUrl(server, "observatories"));
+    const page = await pages.signInAt("admin", ADMIN, "observatories");
     const card = page.getByRole("listitem", { name: (await api<{ name: string }>(`/observatories/${observatory.id}`, adminToken)).name });
     await card.getByText("Owned by Otto Owner").waitFor(WAIT);
     await card.getByRole("link").click();

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loginSession } from "../support/auth-suite";
 import { observationDocument, stuckFor } from "../support/observation-documents";
 import type { TestServer } from "../support/test-server";
-import { appUrl, WAIT } from "./support/session";
+import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 const ADMIN = { email: "integrity-e2e@example.com", password: "integrity e2e password" };
@@ -33,8 +33,7 @@ beforeAll(async () => {
 
 describe("web app: database integrity", { timeout: 120_000 }, () => {
   it("runs a scan from the form, shows the issues with counts, previews a fix as a diff, repairs one and the rest in bulk, and exports", async () => {
-    const page = await suite.pages.signIn("admin", ADMIN);
-    await page.goto(appUrl(server, "admin"));
+    const page = await suite.pages.signInAt("admin", ADMIN, "admin");
     await page
       .getByRole("link", { name: /Database integrity/ })
       .first()

@@ -71,8 +71,7 @@ describe("web app: dialogs, titles, menus and hints", { timeout: 60_000 }, () =>
   });
 
   it("the API keys page links to the API reference, which has a favicon", async () => {
-    const page = await pages.signIn("admin", ADMIN);
-    await page.goto(appUrl(suite.server(), "api-keys"));
+    const page = await pages.signInAt("admin", ADMIN, "api-keys");
     const link = page.getByRole("link", { name: "API reference" });
     await expect.poll(() => link.getAttribute("href")).toBe("/api/docs");
     await link.click();

@@ -22,8 +22,7 @@ describe("web app: invitations", { timeout: 120_000 }, () => {
     });
     const invitee = `nova.${tag}@example.com`;
 
-    const page = await suite.pages.signIn("owner", { email: owner.user.email, password: owner.password });
-    await page.goto(appUrl(server, `organizations/${organization.id}?tab=members`));
+    const page = await suite.pages.signInAt("owner", { email: owner.user.email, password: owner.password }, `organizations/${organization.id}?tab=members`);
     const form = page.getByRole("form", { name: "Add a member" });
     await form.getByLabel("Member email").fill(invitee);
     await form.getByRole("checkbox", { name: /Manage projects/ }).check();
@@ -72,8 +71,7 @@ describe("web app: invitations", { timeout: 120_000 }, () => {
     await api(`/projects/${project.id}/invitations`, owner.token, { method: "POST", json: { email: invitee, role: "admin" } });
     const path = await invitationPathFor(server, invitee);
 
-    const page = await suite.pages.signIn("owner", { email: owner.user.email, password: owner.password });
-    await page.goto(appUrl(server, `projects/${project.id}`));
+    const page = await suite.pages.signInAt("owner", { email: owner.user.email, password: owner.password }, `projects/${project.id}`);
     const row = page.getByRole("table", { name: "Pending invitations to the project" }).getByRole("row").filter({ hasText: invitee });
     await row.getByText("Admin").waitFor(WAIT);
     await row.getByRole("button", { name: `Revoke the invitation to ${invitee}` }).press("Enter");

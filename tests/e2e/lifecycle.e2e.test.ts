@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
-import { appUrl, WAIT } from "./support/session";
+import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 type SignedUp = Awaited<ReturnType<typeof signupUser>>;
@@ -20,9 +20,7 @@ async function api<T = unknown>(pathname: string, token: string, init: { method?
 
 /** Each test signs in its own fresh browser context (closed after it by the suite). */
 async function openAs(user: SignedUp, route: string): Promise<Page> {
-  const page = await suite.pages.signIn(user.user.name, { email: user.user.email, password: user.password });
-  await page.goto(appUrl(server, route));
-  return page;
+  return suite.pages.signInAt(user.user.name, { email: user.user.email, password: user.password }, route);
 }
 
 beforeAll(() => {

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
 import { readZip } from "../support/zip-reading";
-import { appUrl, WAIT } from "./support/session";
+import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 const suite = browserSuite();
@@ -39,8 +39,7 @@ beforeAll(async () => {
 
 describe("web app: finding observations", { timeout: 120_000 }, () => {
   it("searches, filters and sorts, all kept in the URL: reload and back keep the view, exports follow it", async () => {
-    const page = await suite.pages.signIn("owner", { email: owner.user.email, password: owner.password });
-    await page.goto(appUrl(server, "observations"));
+    const page = await suite.pages.signInAt("owner", { email: owner.user.email, password: owner.password }, "observations");
     const table = page.getByRole("table", { name: "Observations" });
     // Each row's one link is its name (the selection column before it holds a checkbox).
     const names = () => table.getByRole("row").locator("td a").allInnerTexts();
@@ -113,8 +112,7 @@ describe("web app: finding observations", { timeout: 120_000 }, () => {
       });
       expect(response.status).toBe(201);
     }
-    const page = await suite.pages.signIn("owner", { email: owner.user.email, password: owner.password });
-    await page.goto(appUrl(server, `observations/${named["Alpha field"]}`));
+    const page = await suite.pages.signInAt("owner", { email: owner.user.email, password: owner.password }, `observations/${named["Alpha field"]}`);
     const link = page.getByRole("link", { name: "Download all (ZIP)" });
     await link.waitFor(WAIT);
     const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);

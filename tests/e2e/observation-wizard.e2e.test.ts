@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
-import { appUrl, WAIT } from "./support/session";
+import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 const suite = browserSuite();
@@ -73,8 +73,7 @@ describe("the submission wizard, by keyboard", { timeout: 120_000 }, () => {
     const orion = await api<{ name: string; ra: number; dec: number; designation: string }>("/targets/resolve?name=orion%20nebula", owner.token);
     const m31 = await api<{ ra: number }>("/targets/resolve?name=M31", owner.token);
 
-    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
-    await page.goto(appUrl(server, "observations/new"));
+    const page = await suite.pages.signInAt(owner.user.name, { email: owner.user.email, password: owner.password }, "observations/new");
     await stepHeading(page, "Step 1 of 5: Observation").waitFor(WAIT);
 
     // Step 1: Next on an empty step refuses, says why under each field and puts focus on the first.

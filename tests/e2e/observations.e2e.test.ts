@@ -25,8 +25,7 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     const exposuresEnded = new Promise<void>((resolve) => (endExposures = resolve));
     await suite.simulator({ key: key.key, imageBytes: 50_000, sleep: () => exposuresEnded });
 
-    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
-    await page.goto(appUrl(server, "observations"));
+    const page = await suite.pages.signInAt(owner.user.name, { email: owner.user.email, password: owner.password }, "observations");
     await page.getByRole("link", { name: "New observation" }).click();
     await page.getByRole("heading", { level: 2, name: /^Step 1 of 5/ }).waitFor(WAIT);
     // Step 1: name, project, observatory.

@@ -175,10 +175,9 @@ beforeAll(async () => {
 
 /** Opens `route` at phone size: public pages signed out, the others signed in as the admin. */
 async function openAtPhoneSize(route: RoutePath): Promise<Page> {
-  const page = route.public ? await pages.signedOut("visitor", PHONE) : await pages.signIn("admin", ADMIN);
-  await page.setViewportSize(PHONE);
   const target = ids[route.path] ?? (route.path === "reset-password" ? "reset-password?token=mpr_phone" : route.path);
-  await page.goto(appUrl(suite.server(), target));
+  const page = route.public ? await pages.signedOut("visitor", PHONE) : await pages.signInAt("admin", ADMIN, target, PHONE);
+  if (route.public) await page.goto(appUrl(suite.server(), target));
   await page.getByRole("heading", { level: 1 }).first().waitFor(WAIT);
   // Lists and cards arrive after the heading: measure once the page has its data.
   await page.waitForLoadState("networkidle");
