@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loginSession } from "../support/auth-suite";
 import { holdTable } from "../support/table-hold";
 import { until } from "../support/until";
-import { appUrl, signIn, WAIT } from "./support/session";
+import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 const ADMIN = { email: "jobs-e2e@example.com", password: "jobs e2e password" };
@@ -25,8 +25,7 @@ describe("web app: the Jobs page", { timeout: 180_000 }, () => {
       await until("the restore to hold writes", async () => (await api<{ active: boolean }>("/api/v1/maintenance")).active);
 
       // Signing in (through the form) still works during maintenance, and the banner shows the way out.
-      const page = await suite.pages.signedOut("admin", { width: 1280, height: 900 });
-      await signIn(page, server, ADMIN.email, ADMIN.password);
+      const page = await suite.pages.signInWithForm("admin", ADMIN);
       await page.goto(appUrl(server, ""));
       const banner = page.getByRole("status").filter({ hasText: "Maintenance:" });
       await banner.getByRole("link", { name: "end it on the Jobs page" }).click();

@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
 import { ensureWebBuilt, launchChromium } from "./support/browser";
-import { appUrl, newSignedInPage, testPages, WAIT } from "./support/session";
+import { appUrl, testPages, WAIT } from "./support/session";
 
 const ADMIN = { email: "root-orgs@example.com", password: "admin password 1" };
 const suffix = randomBytes(3).toString("hex");
@@ -349,17 +349,13 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
   });
 
   it("lets a server administrator switch to every organization", async () => {
-    const [adminContext, adminPage] = await newSignedInPage({ browser, server, email: ADMIN.email, password: ADMIN.password, pageErrors });
-    try {
-      await nav(adminPage, "Organizations");
-      await adminPage.getByText("You are not in any organization yet").waitFor(WAIT);
-      await adminPage.getByRole("switch", { name: "All organizations" }).check();
-      const table = adminPage.getByRole("table", { name: "All organizations" });
-      await table.getByRole("link", { name: ORG.name }).waitFor(WAIT);
-      await table.getByRole("link", { name: "Taken Org" }).waitFor(WAIT);
-    } finally {
-      await adminContext.close();
-    }
+    const adminPage = await pages.signIn("admin", ADMIN);
+    await nav(adminPage, "Organizations");
+    await adminPage.getByText("You are not in any organization yet").waitFor(WAIT);
+    await adminPage.getByRole("switch", { name: "All organizations" }).check();
+    const table = adminPage.getByRole("table", { name: "All organizations" });
+    await table.getByRole("link", { name: ORG.name }).waitFor(WAIT);
+    await table.getByRole("link", { name: "Taken Org" }).waitFor(WAIT);
   });
 
   it("raised no uncaught errors in the pages", () => {

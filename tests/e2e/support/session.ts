@@ -19,22 +19,6 @@ export async function signIn(page: Page, server: TestServer, email: string, pass
   await page.getByRole("heading", { name: /^Welcome/ }).waitFor(WAIT);
 }
 
-/** A fresh browser context, signed in; page errors are collected into `pageErrors`. */
-export async function newSignedInPage(options: {
-  browser: Browser;
-  server: TestServer;
-  email: string;
-  password: string;
-  pageErrors: string[];
-}): Promise<[BrowserContext, Page]> {
-  const context = await options.browser.newContext({ viewport: DESKTOP });
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT.timeout);
-  page.on("pageerror", (error) => options.pageErrors.push(error.message));
-  await signIn(page, options.server, options.email, options.password);
-  return [context, page];
-}
-
 /** What a signed-in context holds (the session cookie), to start another context signed in. */
 type SavedSession = Awaited<ReturnType<BrowserContext["storageState"]>>;
 
@@ -79,14 +63,19 @@ export function testPages(getBrowser: () => Browser, getServer: () => TestServer
     return undefined;
   }
 
+  /** A fresh context signed in through the login form, left on the dashboard; its session is saved for later contexts. */
+  async function signInWithForm(label: string, account: Account, viewport = DESKTOP) {
+    const page = await newPage(label, { viewport });
+    await signIn(page, getServer(), account.email, account.password);
+    sessions.set(account.email, await page.context().storageState());
+    return page;
+  }
+
   /** A page of `account` in a fresh context: with its saved session, or signed in through the form (left on the dashboard). */
   async function signedInPage(label: string, account: Account, viewport: { width: number; height: number }) {
     const saved = await savedSession(account);
     if (saved) return { page: await newPage(label, { viewport, storageState: saved }), atDashboard: false };
-    const page = await newPage(label, { viewport });
-    await signIn(page, getServer(), account.email, account.password);
-    sessions.set(account.email, await page.context().storageState());
-    return { page, atDashboard: true };
+    return { page: await signInWithForm(label, account, viewport), atDashboard: true };
   }
 
   return {
@@ -105,6 +94,8 @@ export function testPages(getBrowser: () => Browser, getServer: () => TestServer
       await page.goto(appUrl(getServer(), route));
       return page;
     },
+    /** Through the login form even when the account has a saved session: for a test about signing in itself. */
+    signInWithForm,
     /** A fresh context that is not signed in, at `viewport`. */
     signedOut: (label: string, viewport: { width: number; height: number }) => newPage(label, { viewport }),
     async report() {
