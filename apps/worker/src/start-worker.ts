@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { tables } from "@meridian/db";
 import { holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, SEND_EMAIL_TASK, type Deps } from "@meridian/domain";
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "graphile-worker";
@@ -19,14 +20,84 @@ const HEARTBEAT_MS = 5_000;
 /** How often each worker looks for dead ones: a killed worker (its presence lock gone) is noticed within this. */
 const RECOVERY_MS = 2_000;
 
-/** Runs graphile-worker over the tasks of this app and records a heartbeat for health checks. */
-export async function startWorker(options: {
+interface WorkerOptions {
   deps: Deps;
   databaseUrl: string;
   /** The process's name in pg_stat_activity: the job runners' connections count with the process's own. */
   applicationName?: string;
   concurrency?: number;
-}): Promise<RunningWorker> {
+}
+
+/** The longest wait between two attempts to start the job runners again while the database is out of reach. */
+const RESTART_BACKOFF_MAX_MS = 30_000;
+
+/**
+ * Runs graphile-worker over the tasks of this app and records a heartbeat for health checks.
+ *
+ * graphile-worker stops its runner for good when it cannot record a job's end (the database
+ * refused or could not be reached): the job stays locked in the runner's name and nothing runs
+ * any more. The process then does what a restart would, without taking the HTTP server of a
+ * combined process down: it gives up its presence, so that its jobs are freed as a dead worker's
+ * (and run again), and starts new runners under a new name, trying again until the database
+ * answers.
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const { logger } = options.deps;
+  const stopping = new AbortController();
+  const stopRequested = new Promise<undefined>((resolve) => stopping.signal.addEventListener("abort", () => resolve(undefined)));
+  let current = await startJobRunners(options);
+  const supervised = (async () => {
+    for (;;) {
+      const broken = await Promise.race([current.broken, stopRequested]);
+      if (broken === undefined) return;
+      logger.error({ workerId: current.workerId, reason: broken }, "a job runner stopped on its own; freeing its jobs and starting new runners");
+      await current.abandon();
+      for (let attempt = 0; !stopping.signal.aborted; attempt += 1) {
+        try {
+          await freeJobsOfDeadWorkers(options.deps);
+          current = await startJobRunners(options);
+          logger.warn({ workerId: current.workerId }, "job runners started again");
+          break;
+        } catch (error) {
+          const delay = Math.min(RESTART_BACKOFF_MAX_MS, 500 * 2 ** attempt);
+          logger.warn({ err: error, retryInMs: delay }, "could not start the job runners again");
+          await sleep(delay, undefined, { signal: stopping.signal }).catch(() => undefined);
+        }
+      }
+    }
+  })();
+  let stopped: Promise<void> | undefined;
+  return {
+    get workerId() {
+      return current.workerId;
+    },
+    // Idempotent: a server stopping its worker after someone else already did must not throw.
+    stop() {
+      stopped ??= (async () => {
+        stopping.abort();
+        await supervised;
+        await current.stop();
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** Frees the jobs and email claims of every worker that no longer holds its presence, this process's old runners among them. */
+const freeJobsOfDeadWorkers = (deps: Deps) =>
+  recoverStaleWorkers({ deps }).then(async ({ workers }) => void (workers.length > 0 ? await reconcileTrackedJobs({ deps }) : undefined));
+
+interface JobRunners {
+  workerId: string;
+  /** Settles, with the reason, when a runner stops without being asked to. */
+  broken: Promise<string>;
+  /** A clean stop: running jobs finish, nothing is left locked, the heartbeat goes. */
+  stop(): Promise<void>;
+  /** After `broken`: stops what still runs and gives up the presence, leaving the heartbeat for recovery to find. */
+  abandon(): Promise<void>;
+}
+
+async function startJobRunners(options: WorkerOptions): Promise<JobRunners> {
   const { deps } = options;
   const workerId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const logger = new WorkerLogger((scope) => (level, message, meta) => {
@@ -56,7 +127,17 @@ export async function startWorker(options: {
   pgPool.on("error", connectionFailed);
   // A client that loses its server while checked out reports it here, not to the pool.
   pgPool.on("connect", (client) => client.on("error", connectionFailed));
-  const common = { events, pgPool, pollInterval: deps.env.JOBS_POLL_INTERVAL_SECONDS * 1000, noHandleSignals: true, logger };
+  const common = {
+    events,
+    pgPool,
+    pollInterval: deps.env.JOBS_POLL_INTERVAL_SECONDS * 1000,
+    noHandleSignals: true,
+    logger,
+    // Batched, a job's end that cannot be recorded stops the runner (seen through `broken` below).
+    // Unbatched (the default), graphile-worker 0.18 leaves that promise unawaited: an unhandled
+    // rejection that ends the whole process.
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+  };
   let runner: Runner;
   let emailRunner: Runner;
   try {
@@ -89,23 +170,36 @@ export async function startWorker(options: {
   const timer = setInterval(() => void beat(), HEARTBEAT_MS);
   timer.unref();
   // A dead worker's last attempt of a long job ends nothing by itself: end such jobs at once.
-  const recover = () =>
-    recoverStaleWorkers({ deps })
-      .then(async ({ workers }) => void (workers.length > 0 ? await reconcileTrackedJobs({ deps }) : undefined))
-      .catch((error) => deps.logger.warn({ err: error }, "could not look for dead workers"));
+  const recover = () => freeJobsOfDeadWorkers(deps).catch((error) => deps.logger.warn({ err: error }, "could not look for dead workers"));
   await recover();
   const recoveryTimer = setInterval(() => void recover(), RECOVERY_MS);
   recoveryTimer.unref();
-  // Idempotent: a server stopping its worker after someone else already did must not throw.
-  let stopping: Promise<void> | undefined;
+  let stopping = false;
+  const broken = Promise.race(
+    [runner, emailRunner].map((each) =>
+      each.promise.then(
+        () => "the runner's worker pool exited",
+        (error: unknown) => `the runner's worker pool exited with an error: ${String(error)}`,
+      ),
+    ),
+  );
+  // Awaited by the supervisor only while the runners should run: one stopped on purpose is not broken.
+  const brokenWhileRunning = broken.then((reason) => (stopping ? new Promise<never>(() => undefined) : reason));
+  const stopRunners = async () => {
+    stopping = true;
+    clearInterval(timer);
+    clearInterval(recoveryTimer);
+    // A runner that stopped on its own refuses a second stop: nothing is left to wait for.
+    await Promise.all([runner, emailRunner].map((each) => each.stop().catch(() => undefined)));
+    await pgPool.end().catch((error: unknown) => deps.logger.warn({ err: error }, "could not close the job-queue pool"));
+  };
+  let stopped: Promise<void> | undefined;
   return {
     workerId,
+    broken: brokenWhileRunning,
     stop() {
-      stopping ??= (async () => {
-        clearInterval(timer);
-        clearInterval(recoveryTimer);
-        await Promise.all([runner.stop(), emailRunner.stop()]);
-        await pgPool.end().catch((error: unknown) => deps.logger.warn({ err: error }, "could not close the job-queue pool"));
+      stopped ??= (async () => {
+        await stopRunners();
         closeMailTransport(deps);
         await deps.db
           .delete(tables.workerHeartbeats)
@@ -113,7 +207,14 @@ export async function startWorker(options: {
           .catch(() => undefined);
         await presence.release();
       })();
-      return stopping;
+      return stopped;
+    },
+    abandon() {
+      stopped ??= (async () => {
+        await stopRunners();
+        await presence.release().catch(() => undefined);
+      })();
+      return stopped;
     },
   };
 }
