@@ -52,6 +52,11 @@ describe("web app: invitations", { timeout: 120_000 }, () => {
     expect(await guest.getByLabel("Email").inputValue()).toBe(invitee);
     await guest.getByLabel("Name").fill("Nova Newcomer");
     await guest.getByLabel("Password").fill("a long enough password");
+    // The page sends the link's token along, and the server holds the account to the invited address.
+    await guest.getByLabel("Email").fill(`someone.else.${tag}@example.com`);
+    await guest.getByRole("button", { name: "Create account" }).press("Enter");
+    await guest.getByText(`This invitation is for ${invitee}: sign up with that address`).waitFor(WAIT);
+    await guest.getByLabel("Email").fill(invitee);
     await guest.getByRole("button", { name: "Create account" }).press("Enter");
     await guest.getByRole("button", { name: "Join the organization" }).press("Enter");
     await guest.waitForURL(new RegExp(`/organizations/${organization.id}`), WAIT);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, roomyLimits } from "../support/auth-suite";
+import { invitationPathFor } from "../support/invitation-links";
+import { jsonApi } from "../support/json-api";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -88,6 +90,59 @@ describe("signup disabled (SIGNUP_ENABLED=false)", () => {
   it("still lets existing users log in", async () => {
     const login = await closed.request("/api/v1/auth/login", { method: "POST", json: { email: "root@example.com", password: "root password" } });
     expect(login.status).toBe(200);
+  });
+
+  describe("an invited address", () => {
+    const { must, call, createOrganization } = jsonApi(() => closed);
+    const rootAccount = async () => {
+      const login = await must("/api/v1/auth/login", { method: "POST", json: { email: "root@example.com", password: "root password" } }, 200);
+      return { id: login.user.id as string, email: "root@example.com", password: "root password", token: login.token as string };
+    };
+    /** An organization of root's and the token of an invitation to it for `email`. */
+    async function invitationFor(email: string) {
+      const root = await rootAccount();
+      const organization = await createOrganization(root);
+      const sent = await must(`/organizations/${organization.id}/invitations`, { method: "POST", token: root.token, json: { email } }, 201);
+      const path = await invitationPathFor(closed, email);
+      return { root, organization, invitationId: sent.id as string, token: decodeURIComponent(path.slice("invitations/".length)) };
+    }
+    const loginFails = async (email: string) =>
+      expectProblem(await closed.request("/api/v1/auth/login", { method: "POST", json: { email, password: "long enough" } }), 401, "INVALID_CREDENTIALS");
+
+    it("signs up with the link's token, then joins on acceptance; the used link signs nobody else up", async () => {
+      const { organization, token } = await invitationFor("invited.newcomer@example.com");
+
+      const created = await signup(closed, { email: "Invited.Newcomer@example.com", password: "long enough", name: "Invited", invitationToken: token });
+      expect(created.status).toBe(201);
+      const { token: session } = (await created.json()) as { token: string };
+      expect(await must("/api/v1/invitations/accept", { method: "POST", token: session, json: { token } }, 200)).toEqual({
+        kind: "organization",
+        id: organization.id,
+      });
+      expect((await call(`/organizations/${organization.id}`, { token: session })).status).toBe(200);
+
+      await expectProblem(
+        await signup(closed, { email: "invited.newcomer+2@example.com", password: "long enough", name: "Second", invitationToken: token }),
+        410,
+        "INVITATION_EXPIRED",
+      );
+    });
+
+    it("refuses another address (403), an unknown token (404), a revoked link (410) and an empty token (400), creating nobody", async () => {
+      const { root, organization, invitationId, token } = await invitationFor("invited.only@example.com");
+      const attempt = (email: string, invitationToken: string) => signup(closed, { email, password: "long enough", name: "Someone", invitationToken });
+
+      const mismatch = await expectProblem(await attempt("someone.else@example.com", token), 403, "INVITATION_EMAIL_MISMATCH");
+      expect(mismatch.detail).toMatch(/invited\.only@example\.com/);
+      await expectProblem(await attempt("invited.only@example.com", "not-a-real-token"), 404, "NOT_FOUND");
+      const empty = await expectProblem(await attempt("invited.only@example.com", "  "), 400, "VALIDATION_FAILED");
+      expect(empty.errors?.map((error) => error.path)).toEqual(["invitationToken"]);
+
+      expect((await call(`/organizations/${organization.id}/invitations/${invitationId}`, { method: "DELETE", token: root.token })).status).toBe(204);
+      await expectProblem(await attempt("invited.only@example.com", token), 410, "INVITATION_EXPIRED");
+      await loginFails("someone.else@example.com");
+      await loginFails("invited.only@example.com");
+    });
   });
 });
 

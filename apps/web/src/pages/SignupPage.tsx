@@ -14,7 +14,8 @@ import { useDocumentTitle } from "../lib/document-title";
 export function SignupPage() {
   useDocumentTitle("Create account");
   const [searchParams] = useSearchParams();
-  // An invitation link sends its address along, so the account is made for the invited one.
+  // An invitation link sends its address along, so the account is made for the invited one, and its
+  // token, which the server checks and which lets the invited address sign up where signup is closed.
   const [form, setForm] = useState({ name: "", email: searchParams.get("email") ?? "", password: "" });
   const [blank, setBlank] = useState<Partial<Record<keyof typeof form, string>>>({});
   const onSuccess = useAuthSuccess();
@@ -31,7 +32,8 @@ export function SignupPage() {
     const missing = missingFields(form, { name: "Enter your name.", email: "Enter your email address.", password: "Choose a password." });
     setBlank(missing);
     if (hasErrors(missing)) return signup.reset();
-    signup.mutate(form);
+    const invitationToken = searchParams.get("invitation");
+    signup.mutate(invitationToken ? { ...form, invitationToken } : form);
   };
 
   return (

@@ -13,6 +13,7 @@ import {
   userSchema,
 } from "@meridian/domain";
 import { defineOperation } from "./define-operation";
+import { invitationLinkGone, invitationNotFound } from "./invitations";
 import { errorResponses, problemResponseFor } from "./responses";
 
 const tags = ["Auth"];
@@ -23,7 +24,9 @@ export const authOperations = {
     access: "public",
     tags,
     summary: "Create an account",
-    description: "Creates a user and a session. The session token is returned and also set as the HttpOnly `session` cookie.",
+    description:
+      "Creates a user and a session. The session token is returned and also set as the HttpOnly `session` cookie. " +
+      "When SIGNUP_ENABLED is false, only an address invited by a pending invitation may sign up, with the link's `invitationToken`.",
     method: "post",
     path: "/api/v1/auth/signup",
     status: 201,
@@ -32,8 +35,12 @@ export const authOperations = {
     outputDescription: "Account created",
     responses: {
       400: errorResponses[400],
-      403: problemResponseFor("Signup disabled (SIGNUP_DISABLED)"),
+      403: problemResponseFor(
+        "Signup disabled and no invitation given (SIGNUP_DISABLED), or the invitation is for another address (INVITATION_EMAIL_MISMATCH)",
+      ),
+      404: invitationNotFound,
       409: problemResponseFor("Email already registered (EMAIL_TAKEN)"),
+      410: invitationLinkGone,
       429: errorResponses[429],
     },
     handle: async ({ ctx, input }) => {

@@ -24,7 +24,8 @@ import { defineOperation } from "./define-operation";
 import { authedErrors, conflict, errorResponses, idParam, problemResponseFor, wholeList } from "./responses";
 
 const tags = ["Invitations"];
-const gone = problemResponseFor("The link no longer works: expired, used, revoked or replaced by a newer invitation (INVITATION_EXPIRED)");
+export const invitationNotFound = problemResponseFor("No such invitation (NOT_FOUND)");
+export const invitationLinkGone = problemResponseFor("The link no longer works: expired, used, revoked or replaced by a newer invitation (INVITATION_EXPIRED)");
 
 /** How one kind of invitation looks on the wire: where it lives, who sends it, what it grants. */
 interface InvitationFace<C extends z.ZodObject, O extends z.ZodObject> {
@@ -157,7 +158,7 @@ export const invitationOperations = {
     params: z.object({ token: invitationTokenSchema }),
     output: invitationPreviewSchema,
     outputDescription: "The invitation",
-    responses: { 400: errorResponses[400], 404: problemResponseFor("No such invitation (NOT_FOUND)"), 410: gone },
+    responses: { 400: errorResponses[400], 404: invitationNotFound, 410: invitationLinkGone },
     handle: ({ ctx, input }) => previewInvitation({ deps: ctx.deps, token: input.token }),
   }),
   accept: defineOperation({
@@ -175,8 +176,8 @@ export const invitationOperations = {
     responses: {
       ...authedErrors,
       403: problemResponseFor("The account's email is not the invited address (INVITATION_EMAIL_MISMATCH)"),
-      404: problemResponseFor("No such invitation (NOT_FOUND)"),
-      410: gone,
+      404: invitationNotFound,
+      410: invitationLinkGone,
     },
     handle: ({ ctx, actor, input }) => acceptInvitation({ deps: ctx.deps, actor, token: input.token }),
   }),

@@ -1,7 +1,19 @@
 import { z } from "zod";
+import { invitationTokenSchema } from "../invitations/schemas";
 import { displayNameSchema, emailSchema, passwordSchema, userSchema, withoutControlCharacters } from "../users/schemas";
 
-export const signupInputSchema = z.strictObject({ email: emailSchema, password: passwordSchema, name: displayNameSchema }).meta({ id: "SignupInput" });
+export const signupInputSchema = z
+  .strictObject({
+    email: emailSchema,
+    password: passwordSchema,
+    name: displayNameSchema,
+    invitationToken: invitationTokenSchema.optional().meta({
+      description:
+        "The token of an invitation link (`/app/invitations/{token}`) to the same address. Checked whenever given; " +
+        "with it the invited address may sign up even when SIGNUP_ENABLED is false. The account joins on acceptance, as the contract says.",
+    }),
+  })
+  .meta({ id: "SignupInput" });
 export type SignupInput = z.infer<typeof signupInputSchema>;
 
 export const loginInputSchema = z

@@ -8,17 +8,20 @@ import { assertWithinRateLimit, recordRateLimitEvent } from "./rate-limit";
 import type { SignupInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
 import { inTransaction } from "../transaction";
+import { requireInvitationToSignUp } from "../invitations/accept";
 
 export const defaultNotificationPreferences = { email: true, push: false, systemEvents: true, observationEvents: true };
 
 export async function signup(options: { deps: Deps; input: SignupInput; client: ClientInfo }) {
   const { deps, input, client } = options;
-  if (!deps.env.SIGNUP_ENABLED) throw new AppError("SIGNUP_DISABLED", "Signup is disabled on this server");
+  if (!deps.env.SIGNUP_ENABLED && !input.invitationToken)
+    throw new AppError("SIGNUP_DISABLED", "Signup is disabled on this server: only the link in an invitation email lets you create an account");
   const now = deps.now();
   if (client.ip) {
     await assertWithinRateLimit({ db: deps.db, now, bucket: "signup-ip", key: client.ip, limit: deps.env.SIGNUPS_PER_IP_PER_HOUR, windowMs: 3600_000 });
     await recordRateLimitEvent({ db: deps.db, now, bucket: "signup-ip", key: client.ip });
   }
+  if (input.invitationToken) await requireInvitationToSignUp({ deps, token: input.invitationToken, email: input.email });
   const doc: UserDoc = {
     email: input.email,
     name: input.name,

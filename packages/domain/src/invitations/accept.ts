@@ -55,6 +55,18 @@ export async function previewInvitation(options: { deps: Deps; token: string }) 
 }
 
 /**
+ * Lets an invited address sign up: the link must still work and be for `email`. It is not used up
+ * here; the new account joins when it accepts, as any other.
+ */
+export async function requireInvitationToSignUp(options: { deps: Deps; token: string; email: string }) {
+  const { deps, token, email } = options;
+  const invitation = await findByToken({ db: deps.db, token });
+  requireUsable({ invitation, now: deps.now() });
+  if (invitation.doc.email.toLowerCase() !== email.toLowerCase())
+    throw new AppError("INVITATION_EMAIL_MISMATCH", `This invitation is for ${invitation.doc.email}: sign up with that address`);
+}
+
+/**
  * Accepts an invitation for the signed-in account, which must have the invited address. The link
  * works once; someone who has meanwhile joined another way still uses it up, and is told where.
  */
