@@ -28,6 +28,13 @@ interface WorkerOptions {
   concurrency?: number;
 }
 
+/**
+ * graphile-worker warns at every start that its pool is smaller than a runner's concurrency. The
+ * pool is small on purpose (ADR 0022): job bodies use the process's own pool, and graphile-worker
+ * holds its connections only to take and end jobs, and one per runner to LISTEN.
+ */
+const SHARED_POOL_WARNING = /^WARNING: having maxPoolSize/;
+
 /** The longest wait between two attempts to start the job runners again while the database is out of reach. */
 const RESTART_BACKOFF_MAX_MS = 30_000;
 
@@ -102,7 +109,7 @@ async function startJobRunners(options: WorkerOptions): Promise<JobRunners> {
   const workerId = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const logger = new WorkerLogger((scope) => (level, message, meta) => {
     const target = deps.logger.child({ component: "worker", ...scope });
-    const method = level === "error" ? "error" : level === "warning" ? "warn" : level === "info" ? "info" : "debug";
+    const method = level === "error" ? "error" : level === "warning" && !SHARED_POOL_WARNING.test(message) ? "warn" : level === "info" ? "info" : "debug";
     target[method](meta ?? {}, message);
   });
   // graphile-worker locks jobs in the name of its worker pool (and, run singly, of a worker): the
