@@ -100,7 +100,8 @@ async function startPostgres(dir: string): Promise<string> {
   const passwordFile = path.join(dir, "postgres.password");
   await fs.writeFile(passwordFile, password, { mode: 0o600 });
   if (asRoot) await run("chown", ["postgres", passwordFile]);
-  await exec("initdb", ["-D", data, "-U", "meridian", "--pwfile", passwordFile, "--auth=scram-sha-256", "-E", "UTF8"]);
+  // Unicode case folding for lower(), ILIKE and the trigram index, as the embedded cluster has (C alone folds only ASCII).
+  await exec("initdb", ["-D", data, "-U", "meridian", "--pwfile", passwordFile, "--auth=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8"]);
   const port = await freePort();
   // PostgreSQL's default of 100 connections; connectionBudget() checks that the processes fit.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=${MAX_CONNECTIONS}`;

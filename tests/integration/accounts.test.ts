@@ -264,6 +264,18 @@ describe("my sessions", () => {
 });
 
 describe("administration of users", () => {
+  it("finds a name in any case, accented letters too", async () => {
+    const tag = `accent${Date.now()}`;
+    const emile = await createAccount(server, { name: `Émile Zoé ${tag}` });
+    for (const q of [`émile zoé ${tag}`, `ÉMILE ZOÉ ${tag.toUpperCase()}`]) {
+      const page = await must(`/api/v1/admin/users?q=${encodeURIComponent(q)}`, { token: adminToken }, 200);
+      expect(
+        page.items.map((item: { id: string }) => item.id),
+        q,
+      ).toEqual([emile.id]);
+    }
+  });
+
   it("lists every account with search and cursor paging (server admins only)", async () => {
     const tag = `finder${Date.now()}`;
     const found = [

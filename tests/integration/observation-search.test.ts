@@ -143,6 +143,12 @@ describe("filtering the observation list", () => {
     expect((await allPages("q=ngc%20101", 50)).ids).toEqual(expected((row) => row.targets.some((target) => target.startsWith("NGC 101"))));
   });
 
+  it("finds accented letters in any case, in long and short searches", async () => {
+    const id = await insert({ projectId, observatoryId, ownerId: owner.id, name: "Étoile filante de Zoé" }, at(-100));
+    for (const q of ["éTOILE fil", "ÉTOILE", "zoÉ", "É", "Oé"]) expect((await allPages(`q=${encodeURIComponent(q)}`, 50)).ids, q).toEqual([id]);
+    await server.server.runtime.deps.db.execute(sql`delete from observations where id = ${id}`);
+  });
+
   it("takes % and _ in the words as themselves", async () => {
     const id = await insert({ projectId, observatoryId, ownerId: owner.id, name: "Flat 100% _dark_" }, at(-100));
     expect((await allPages("q=100%25%20_d", 50)).ids).toEqual([id]);

@@ -46,6 +46,13 @@ async function removeAbandonedInitialisations(home: string) {
 }
 
 /**
+ * Byte order for sorting, as C, but Unicode case folding: under plain C, `lower()`, ILIKE and
+ * pg_trgm fold only ASCII, so searching "émile" missed "Émile". PostgreSQL's own provider (17+),
+ * not the system's locales, so it behaves the same on every machine.
+ */
+const CLUSTER_LOCALE = ["--locale=C", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"];
+
+/**
  * Runs initdb into a temporary directory and renames it into place only once it succeeded, so
  * a start killed halfway leaves nothing that a later start could take for a cluster. The
  * superuser's password is random, kept in DATA_DIR (mode 600) before the cluster appears.
@@ -62,7 +69,7 @@ async function initialiseCluster(options: { root: string; home: string; pgdata: 
   try {
     const result = await run(
       path.join(bin, "initdb"),
-      [`--pgdata=${temporary}`, "--auth=scram-sha-256", `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"],
+      [`--pgdata=${temporary}`, "--auth=scram-sha-256", `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, "--encoding=UTF8", ...CLUSTER_LOCALE],
       runAs,
     );
     if (result.code !== 0) throw new Error(`initdb failed: ${result.output}`);
