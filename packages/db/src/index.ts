@@ -2,6 +2,7 @@ export * from "./client";
 export * from "./collections";
 export * from "./documents";
 export * from "./migrate";
+export { foldsUnicodeCase } from "./case-folding";
 export * from "./repository";
 export * as tables from "./schema";
 export { hasEmbeddedCluster, startEmbeddedPostgres, type EmbeddedPostgres } from "./postgres/embedded";

@@ -4,6 +4,7 @@ import { databaseConnectionBudget, type Env, type Logger, type ProcessKind } fro
 import {
   connectDatabase,
   createObjectStorage,
+  foldsUnicodeCase,
   migrateDatabase,
   startEmbeddedPostgres,
   startEmbeddedS3,
@@ -48,6 +49,12 @@ export async function startRuntime(options: { env: Env; logger: Logger; kind: Pr
     });
     stops.unshift(() => database.close());
     await migrateDatabase(database);
+    if (options.kind !== "admin" && !(await foldsUnicodeCase(database)))
+      logger.warn(
+        "this database's locale (C or POSIX) folds only ASCII letters: searching users and observations for accented letters is case-sensitive. " +
+          "A database made with a Unicode locale (PostgreSQL 17+: LOCALE_PROVIDER builtin, BUILTIN_LOCALE 'C.UTF-8'; before: LOCALE 'C.UTF-8') folds them; " +
+          "move the data there with pg_dump and pg_restore (embedded clusters made before 2026-11-26: see docs/decisions/0002)",
+      );
 
     let storageConfig;
     if (env.S3_ENDPOINT) {
