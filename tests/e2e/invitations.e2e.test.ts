@@ -48,7 +48,9 @@ describe("web app: invitations", { timeout: 120_000 }, () => {
     await guest.goto(appUrl(server, path));
     await guest.getByRole("heading", { name: `Join ${organization.name}` }).waitFor(WAIT);
     await guest.getByText("Ines Inviter invited").waitFor(WAIT);
-    await guest.getByRole("link", { name: "Create your account" }).press("Enter");
+    // By way of the sign-in page, which hands the invitation on to its own "create" link.
+    await guest.getByRole("link", { name: "Sign in", exact: true }).press("Enter");
+    await guest.getByRole("link", { name: "Create an account" }).press("Enter");
     expect(await guest.getByLabel("Email").inputValue()).toBe(invitee);
     await guest.getByLabel("Name").fill("Nova Newcomer");
     await guest.getByLabel("Password").fill("a long enough password");

@@ -55,9 +55,9 @@ export function InvitationPage() {
   const invitation = preview.data;
   const noun = nouns[invitation.kind];
   const here = `/invitations/${encodeURIComponent(token)}`;
-  const next = new URLSearchParams({ next: here, email: invitation.email }).toString();
-  // The token lets the invited address sign up on a server where anyone else may not.
-  const signupSearch = new URLSearchParams({ next: here, email: invitation.email, invitation: token }).toString();
+  // The token lets the invited address sign up on a server where anyone else may not; the sign-in
+  // page hands it on to its own "create account" link.
+  const next = new URLSearchParams({ next: here, email: invitation.email, invitation: token }).toString();
   const signedIn = me.data ?? null;
   const sameAddress = signedIn !== null && signedIn.email.toLowerCase() === invitation.email.toLowerCase();
 
@@ -94,7 +94,7 @@ export function InvitationPage() {
           ) : (
             <>
               <p className="text-sm text-slate-600">Create your Meridian account with this address; you join as soon as you accept.</p>
-              <Link to={`/signup?${signupSearch}`} className={buttonClass("primary", "w-full")}>
+              <Link to={`/signup?${next}`} className={buttonClass("primary", "w-full")}>
                 Create your account
               </Link>
               <p className="text-sm text-slate-500">
