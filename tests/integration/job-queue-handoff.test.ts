@@ -139,4 +139,31 @@ describe("the NOTIFY sent when a job queue is freed", () => {
       .catch(() => undefined);
     expect(await heardUntilMarker()).toEqual([]);
   });
+
+  it("looks for a freed queue's waiting job among that queue's jobs only, not every waiting job", async () => {
+    // A backlog in other queues, as when thousands of emails wait for their recipients.
+    await quiet`select graphile_worker.add_jobs(array(
+                  select row('send_email', '{}'::json, 'email:backlog' || n || '@example.com', now(), null, null, null, null)::graphile_worker.job_spec
+                    from generate_series(1, 5000) n))`;
+    await quiet`analyze graphile_worker._private_jobs`;
+    await queueHeldByDeadWorker("email:indexed@example.com", "now");
+    // Counts as of the last statement: this connection's statistics are written as its next transaction ends.
+    const scans = async () => {
+      await quiet`select pg_stat_force_next_flush()`;
+      const [row] = await quiet<{ sequential: number; indexed: number }[]>`
+        select t.seq_scan::int as sequential, i.idx_scan::int as indexed
+          from pg_stat_user_tables t, pg_stat_user_indexes i
+         where t.relid = 'graphile_worker._private_jobs'::regclass and i.indexrelid = 'graphile_worker.meridian_available_jobs_by_queue'::regclass`;
+      return row!;
+    };
+    const before = await scans();
+
+    // graphile-worker's own release of a queue after its job completed.
+    await quiet`update graphile_worker._private_job_queues set locked_at = null, locked_by = null where queue_name = 'email:indexed@example.com'`;
+
+    expect(await heardUntilMarker()).toHaveLength(1);
+    const after = await scans();
+    expect(after.indexed).toBeGreaterThan(before.indexed);
+    expect(after.sequential).toBe(before.sequential);
+  });
 });
