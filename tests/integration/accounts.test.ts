@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, describeAuthSuite, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
 import { startSmtpCapture } from "../support/smtp-capture";
+import { holdRows } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 const ADMIN = { email: "accounts-admin@example.com", password: "accounts admin password" };
 const HOUR = 3_600_000;
@@ -357,12 +359,33 @@ describe("administration of users", () => {
     const other = await createAccount(server);
     await must(`/api/v1/admin/users/${other.id}`, { method: "PUT", token: adminToken, json: { roles: ["serverAdmin"] } }, 200);
     const [first, second] = await Promise.all([adminUpdate(adminToken, other.id, { roles: [] }), adminUpdate(other.token, adminId, { roles: [] })]);
-    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    // The second is no longer an admin when its change is made, however far its request had come.
+    expect([first.status, second.status].sort()).toEqual([200, 403]);
     const admins = (await must("/api/v1/admin/users?limit=200", { token: first.status === 200 ? adminToken : other.token }, 200)).items.filter(
       (item: { roles: string[] }) => item.roles.includes("serverAdmin"),
     );
     expect(admins).toHaveLength(1);
     if (admins[0].id !== adminId) await must(`/api/v1/admin/users/${adminId}`, { method: "PUT", token: other.token, json: { roles: ["serverAdmin"] } }, 200);
+  });
+
+  it("refuses a change by an admin whose role was taken away while the request waited, and changes nothing", async () => {
+    const [demoted, target] = [await createAccount(server), await createAccount(server)];
+    await must(`/api/v1/admin/users/${demoted.id}`, { method: "PUT", token: adminToken, json: { roles: ["serverAdmin"] } }, 200);
+    // Every change of an account waits for the server admins' lock: the demotion queues first, then
+    // the demoted admin's own change, authenticated while the role was still there.
+    const hold = await holdRows(server.databaseUrl, "select pg_advisory_xact_lock(hashtext('meridian:server-admins'))");
+    try {
+      const demotion = adminUpdate(adminToken, demoted.id, { roles: [] });
+      await until("the demotion to wait for the lock", async () => (await hold.waiters()) === 1);
+      const grant = adminUpdate(demoted.token, target.id, { roles: ["serverAdmin"] });
+      await until("the demoted admin's change to wait behind it", async () => (await hold.waiters()) === 2);
+      await hold.release();
+      expect((await demotion).status).toBe(200);
+      await expectProblem(await grant, 403, "FORBIDDEN");
+    } finally {
+      await hold.release();
+    }
+    expect((await must(`/api/v1/admin/users?q=${encodeURIComponent(target.email)}`, { token: adminToken }, 200)).items[0].roles).toEqual([]);
   });
 
   it("refuses bad input, unknown users, and callers who are not server admins", async () => {

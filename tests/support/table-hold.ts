@@ -6,6 +6,11 @@ export interface TableHold {
   release(): Promise<void>;
 }
 
+export interface RowsHold extends TableHold {
+  /** How many backends wait for this one. */
+  waiters(): Promise<number>;
+}
+
 /**
  * Holds a table exclusively until `release`, so work that reaches it (a backup's COPY, a restore's
  * load, a scan's count) waits there, halfway, for as long as a test needs.
@@ -31,18 +36,22 @@ export async function holdTable(databaseUrl: string, table: string): Promise<Tab
  * Holds the rows a query selects (`select … for update`, given whole) until `release`, so a writer
  * that reaches them waits there; `waiting` is true once some backend waits for this one.
  */
-export async function holdRows(databaseUrl: string, lockingSelect: string): Promise<TableHold> {
+export async function holdRows(databaseUrl: string, lockingSelect: string): Promise<RowsHold> {
   const blocker = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
   await blocker`begin`;
   const held = await blocker.unsafe(lockingSelect);
   if (held.length === 0) throw new Error(`nothing to hold: ${lockingSelect}`);
   const [backend] = await blocker<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
   const pid = backend!.pid;
+  const waiters = async () => {
+    const [row] = await blocker<Array<{ waiting: number }>>`
+      select count(*)::int as waiting from pg_stat_activity where ${pid}::int = any(pg_blocking_pids(pid))`;
+    return row!.waiting;
+  };
   return {
+    waiters,
     async waiting() {
-      const [row] = await blocker<Array<{ waiting: number }>>`
-        select count(*)::int as waiting from pg_stat_activity where ${pid}::int = any(pg_blocking_pids(pid))`;
-      return row!.waiting > 0;
+      return (await waiters()) > 0;
     },
     async release() {
       await blocker`commit`.catch(() => undefined);

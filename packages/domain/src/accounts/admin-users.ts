@@ -51,13 +51,22 @@ export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit
  * Disables or enables an account and grants or revokes serverAdmin. Disabling ends the
  * account's sessions and makes its API keys fail at once (in every process); enabling lets it
  * sign in again. No change may leave the server without an enabled server admin (409
- * LAST_SERVER_ADMIN), and an admin cannot disable their own account. Each change is audited.
+ * LAST_SERVER_ADMIN), and an admin cannot disable their own account. Each change is audited. The
+ * caller must still be an enabled server admin when the change is made, not only when the
+ * request arrived: of two admins demoting each other at once, the second is refused (403).
  */
 export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor; userId: string; input: AdminUserUpdate }) {
   const { deps, actor, userId, input } = options;
   return inTransaction(deps, async (t) => {
     await t.tx.execute(SERVER_ADMINS_LOCK);
-    const user = await usersCollection.get(t.tx, userId, { forUpdate: true });
+    // The caller was a server admin when the request was authenticated; another admin's change
+    // that committed since (every one takes this lock) may have taken that away.
+    const [user, caller] = await Promise.all([
+      usersCollection.get(t.tx, userId, { forUpdate: true }),
+      userId === actor.id ? undefined : usersCollection.get(t.tx, actor.id),
+    ]);
+    const callerDoc = userId === actor.id ? user?.doc : caller?.doc;
+    if (!callerDoc || callerDoc.disabled === true || !callerDoc.roles.includes(SERVER_ADMIN)) throw new AppError("FORBIDDEN", "Server administrators only");
     if (!user) throw new AppError("NOT_FOUND", "No such user");
     const wasDisabled = user.doc.disabled === true;
     const wasAdmin = user.doc.roles.includes(SERVER_ADMIN);
