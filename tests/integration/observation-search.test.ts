@@ -195,6 +195,31 @@ describe("filtering the observation list", () => {
     expect((await allPages("q=%25", 50)).ids).toEqual([]);
   });
 
+  it("keeps as pieces every character and every pair of neighbours of the lower-cased names, line breaks included", async () => {
+    const db = server.server.runtime.deps.db;
+    const [place] = await db.execute<{ project_id: string; observatory_id: string; owner_id: string }>(
+      sql`select project_id, observatory_id, owner_id from observations limit 1`,
+    );
+    const target = observationDocument({ projectId: place!.project_id, observatoryId: place!.observatory_id, ownerId: place!.owner_id }).targets[0]!;
+    const names = ["Ab Çé", ...Array.from({ length: 40 }, (_, index) => `Target Ü${index}`)];
+    const doc = observationDocument(
+      { projectId: place!.project_id, observatoryId: place!.observatory_id, ownerId: place!.owner_id },
+      { name: names[0]!, targets: names.slice(1).map((name) => ({ ...target, name })) },
+    );
+    const { id } = await observationsCollection.insert(db, doc);
+    try {
+      const characters = Array.from(names.join("\n").toLowerCase());
+      const pieces = new Set(
+        characters.flatMap((character, index) => (index + 1 < characters.length ? [character, character + characters[index + 1]] : [character])),
+      );
+      const [row] = await db.execute<{ grams: string[] }>(sql`select search_grams as grams from observations where id = ${id}`);
+      expect(new Set(row!.grams)).toEqual(pieces);
+      expect(row!.grams).toHaveLength(pieces.size);
+    } finally {
+      await db.execute(sql`delete from observations where id = ${id}`);
+    }
+  });
+
   it("searches through the trigram index, and one or two characters through their pieces' index", async () => {
     const db = server.server.runtime.deps.db;
     const plan = await db.transaction(async (tx) => {
