@@ -13,8 +13,12 @@ const ADMIN = { email: "night-plan-admin@example.com", password: "night plan adm
 const LA_PALMA = { latitude: 28.7606, longitude: -17.8792, elevation: 2396 };
 const NIGHT = "2026-12-10";
 const MINUTE = 60_000;
-/** The clock moves in steps no longer than this, and waits after each for the plugin to be seen: the minute's sweep takes a silent observatory offline. */
-const CLOCK_STEP = 20 * MINUTE;
+/**
+ * The clock moves in steps no longer than this, and waits after each for the plugin to be seen: the
+ * minute's sweep takes an observatory silent for the heartbeat timeout (set to an hour below) offline.
+ * Each wait is at least the sightings' one-second batch, so the fewer steps the better.
+ */
+const CLOCK_STEP = 50 * MINUTE;
 
 let server: TestServer;
 let adminToken: string;
