@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { attachWebSocketHub, defineProtocol, observatoryRouteKey, userProtocol, type Admission, type Refusal, type WebSocketHub } from "@meridian/api";
 import { AppError, publishEvent } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,7 +55,8 @@ const open = async (url: string, headers: Record<string, string> = {}) => {
 const replies = (client: OpenClient) => client.messages.slice(1) as unknown as Array<Record<string, unknown>>;
 
 beforeAll(async () => {
-  server = await startTestServer({ MERIDIAN_ROLE: "server" });
+  // A send limit small beside the operating system's socket buffers, so the flood below is mostly the hub's to hold.
+  server = await startTestServer({ MERIDIAN_ROLE: "server", WS_SEND_BUFFER_LIMIT_BYTES: String(64 * 1024) });
   testServer = createServer((_request, response) => response.writeHead(404).end());
   await new Promise<void>((resolve) => testServer.listen(0, "127.0.0.1", resolve));
   hub = await attachWebSocketHub({ server: testServer, deps: server.server.runtime.deps, protocols: [testProtocol] });
@@ -172,6 +173,36 @@ describe("routing published events by route key", () => {
       await countedHub.close();
       await new Promise((resolve) => counted.close(resolve));
     }
+  });
+
+  it("closes a socket whose client reads nothing once more than the send limit waits for it (4413), while its peers get every event", async () => {
+    const slow = await open(`${testUrl}?observatory=obs_slow`);
+    const reader = await open(`${testUrl}?observatory=obs_reader`);
+    const socket = (slow.ws as unknown as { _socket: Socket })._socket;
+    socket.pause();
+    const closed = new Promise<number>((resolve) => slow.ws.once("close", (code) => resolve(code)));
+    // About 10 MB for each: more than loopback's socket buffers take in (about 4 MB) and the limit together.
+    const events = 1_000;
+    const padding = "x".repeat(10_000);
+    const db = server.server.runtime.deps.db;
+    for (let first = 1; first <= events; first += 100)
+      await db.transaction(async (tx) => {
+        for (let n = first; n < first + 100; n += 1)
+          await publishEvent({ t: { tx }, observatoryIds: ["obs_slow", "obs_reader"], event: { type: "test.flood", data: { n, padding } } });
+      });
+    const floodNumbers = (client: OpenClient) =>
+      client.messages.filter((message) => message.type === "test.flood").map((message) => (message.data as { n: number }).n);
+    await reader.waitFor((message) => message.type === "test.flood" && (message.data as { n: number }).n === events, "the last event", 60_000);
+    expect(floodNumbers(reader)).toEqual(Array.from({ length: events }, (_, index) => index + 1));
+
+    // Every event was sent, or refused, to the slow socket too: it reads again and learns why it was closed.
+    socket.resume();
+    const stillOpen = new Promise<string>((resolve) => setTimeout(() => resolve("not closed within 30 s of reading again"), 30_000).unref());
+    expect(await Promise.race([closed, stillOpen])).toBe(4413);
+    const received = floodNumbers(slow);
+    expect(received.length).toBeGreaterThan(0);
+    expect(received.length).toBeLessThan(events);
+    expect(received).toEqual(Array.from({ length: received.length }, (_, index) => index + 1));
   });
 
   it("serves the user protocol through the same layer: ping is answered with pong, a malformed message with an error", async () => {

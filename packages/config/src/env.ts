@@ -107,6 +107,11 @@ const envSchema = z.object({
   PLUGIN_MESSAGES_PER_SECOND: positiveInt(20),
   /** Messages of one plugin connection that may wait to be handled; one more closes it (4429). */
   PLUGIN_QUEUE_LIMIT: positiveInt(100),
+  /**
+   * Bytes the server may hold for one WebSocket client that does not read what it is sent (beyond
+   * what the operating system's socket buffers hold); the next message closes it instead (4413).
+   */
+  WS_SEND_BUFFER_LIMIT_BYTES: positiveInt(1024 * 1024),
   /** How often a connected plugin below the minimum version is told `update_required` again (contract: every 4 hours). */
   PLUGIN_UPDATE_REMINDER_MS: positiveInt(4 * 3_600_000),
   /** The largest observation file an observatory may upload (streamed; default 4 GiB). */

@@ -66,7 +66,8 @@ export function observatoryAsyncApi(origin: string) {
         "and sends the rest. JSON text frames of at most 256 KiB. Every message a plugin sends carries an `id` (string or integer) and is " +
         "answered, in order, by `ack` or `error` with that id. Close codes: 1001 the server is stopping (connect again), 4401 the key no " +
         "longer works, 4408 no message for the heartbeat timeout, 4409 a newer connection with the key replaced this one (do not " +
-        "reconnect), 4429 too many messages waiting. A worked session: /api/docs/observatory. Files are uploaded over HTTP: " +
+        "reconnect), 4413 more sent and not read than the server holds, 4429 too many messages waiting. " +
+        "A worked session: /api/docs/observatory. Files are uploaded over HTTP: " +
         "`POST /observations/{id}/files?filename=...` with the same key (see /api/openapi.json).",
     },
     servers: {

@@ -120,6 +120,19 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     if (change.kind === "token") recheck([...credentialOf].filter(([, credential]) => credential.tokenHash === change.tokenHash).map(([ws]) => ws));
   });
 
+  /**
+   * A client that does not read what it is sent would make the server hold it without end: past the
+   * limit (what is still waiting in the socket's own buffers, written or not) it is closed instead.
+   * The close frame waits behind what was sent, so a client that reads again learns why.
+   */
+  const sendLimit = deps.env.WS_SEND_BUFFER_LIMIT_BYTES;
+  const sendOrClose = (live: Live, text: string) => {
+    const { ws } = live;
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > sendLimit) return live.connection.close(hubCloseCodes.notReading, `more than ${sendLimit} bytes sent and not read`);
+    ws.send(text);
+  };
+
   const send = (keys: RouteKey[], event: { type: string; data: unknown }) => {
     // Each protocol words an event its own way; each wording is serialized once.
     const framed = new Map<AnyProtocol, string>();
@@ -130,7 +143,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
         const { protocol } = live;
         if (protocol.accepts && !protocol.accepts({ session: live.session, event, connection: live.connection })) continue;
         if (!framed.has(protocol)) framed.set(protocol, JSON.stringify(protocol.frame ? protocol.frame(event) : event));
-        socket.send(framed.get(protocol)!);
+        sendOrClose(live, framed.get(protocol)!);
       }
   };
   const deliver = async (id: number, event: StoredRealtimeEvent) => {
@@ -197,9 +210,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     const bucket = limits.messagesPerSecond ? new TokenBucket(limits.messagesPerSecond) : undefined;
     const queue = new MessageQueue(limits.queueLimit, (error) => deps.logger.error({ err: error, routeKey: admission.routeKey }, "WebSocket task failed"));
     const connection: ProtocolConnection = {
-      send: (message: unknown) => {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
-      },
+      send: (message: unknown) => sendOrClose(live, JSON.stringify(message)),
       close: (code: number, reason: string) => {
         live.closedWith ??= code;
         void queue.stop();

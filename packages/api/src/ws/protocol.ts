@@ -32,10 +32,10 @@ export interface ProtocolConnection<Outgoing = unknown> {
 /**
  * The close codes the hub itself uses (protocols add their own, such as the observatory
  * connection's 4408 and 4409): 1001 the server is stopping (reconnect later), 1011 the
- * connection could not be set up, 4401 its credentials no longer work, 4429 more of its
- * messages were waiting than its protocol allows.
+ * connection could not be set up, 4401 its credentials no longer work, 4413 it left more than
+ * `WS_SEND_BUFFER_LIMIT_BYTES` unread, 4429 more of its messages were waiting than its protocol allows.
  */
-export const hubCloseCodes = { serverStopping: 1001, setupFailed: 1011, credentialsInvalid: 4401, tooManyWaiting: 4429 } as const;
+export const hubCloseCodes = { serverStopping: 1001, setupFailed: 1011, credentialsInvalid: 4401, notReading: 4413, tooManyWaiting: 4429 } as const;
 
 /** How many of one socket's messages may wait, and how many a second it may send (a burst of as many); beyond the rate, `error` RATE_LIMITED. */
 export interface ConnectionLimits {
