@@ -38,6 +38,7 @@ const closeMeanings: Record<number, string> = {
   4401: "the key no longer works; not connecting again",
   4408: "the server heard nothing for the heartbeat timeout",
   4409: "a newer connection with this key replaced this one; not connecting again",
+  4413: "the server sent more than this plugin read",
   4429: "too many messages were waiting",
 };
 simulator.on("close", (code: number, reason: string) => {
