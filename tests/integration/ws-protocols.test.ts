@@ -143,36 +143,72 @@ describe("routing published events by route key", () => {
     expect(elsewhere.messages.map((message) => message.type)).toEqual(["welcome", "test.own"]);
   });
 
-  it("reads a burst of events too large for their notices in a few queries and delivers them in the order they were published", async () => {
-    // A hub of its own whose database reads are counted: one read per event could not keep up with a busy network.
+  /**
+   * A hub of its own over the test server's database, every `select` of it passed through `onSelect`
+   * first (which may count it, or throw instead), with a test-protocol socket of `observatoryId` on it.
+   */
+  async function withWatchedHub(observatoryId: string, onSelect: () => void, run: (client: OpenClient) => Promise<void>) {
     const { deps } = server.server.runtime;
-    let reads = 0;
     const db = new Proxy(deps.db, {
       get(target, property) {
-        if (property === "select") reads += 1;
+        if (property === "select") onSelect();
         const value = Reflect.get(target, property, target) as unknown;
         return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
-    const counted = createServer((_request, response) => response.writeHead(404).end());
-    await new Promise<void>((resolve) => counted.listen(0, "127.0.0.1", resolve));
-    const countedHub = await attachWebSocketHub({ server: counted, deps: { ...deps, db }, protocols: [testProtocol] });
+    const watched = createServer((_request, response) => response.writeHead(404).end());
+    await new Promise<void>((resolve) => watched.listen(0, "127.0.0.1", resolve));
+    const watchedHub = await attachWebSocketHub({ server: watched, deps: { ...deps, db }, protocols: [testProtocol] });
     try {
-      const client = await open(`ws://127.0.0.1:${(counted.address() as AddressInfo).port}/ws/test?observatory=obs_burst`);
-      const burst = 200;
-      await deps.db.transaction(async (tx) => {
-        // Each too large to ride in its notice, so each must be read back.
-        const padding = "x".repeat(8_000);
-        for (let n = 1; n <= burst; n += 1)
-          await publishEvent({ t: { tx }, observatoryIds: ["obs_burst"], event: { type: "test.burst", data: { n, padding } } });
-      });
-      await client.waitFor((message) => message.type === "test.burst" && (message.data as { n: number }).n === burst, "the last of the burst");
-      expect(client.messages.slice(1).map((message) => (message.data as { n: number }).n)).toEqual(Array.from({ length: burst }, (_, index) => index + 1));
-      expect(reads).toBeLessThan(10);
+      await run(await open(`ws://127.0.0.1:${(watched.address() as AddressInfo).port}/ws/test?observatory=${observatoryId}`));
     } finally {
-      await countedHub.close();
-      await new Promise((resolve) => counted.close(resolve));
+      await watchedHub.close();
+      await new Promise((resolve) => watched.close(resolve));
     }
+  }
+
+  /** `count` events numbered from 1 in one transaction, each too large to ride in its notice, so each must be read back. */
+  async function publishLarge(observatoryId: string, type: string, count: number) {
+    const padding = "x".repeat(8_000);
+    await server.server.runtime.deps.db.transaction(async (tx) => {
+      for (let n = 1; n <= count; n += 1) await publishEvent({ t: { tx }, observatoryIds: [observatoryId], event: { type, data: { n, padding } } });
+    });
+  }
+
+  const numbered = (client: OpenClient, type: string) =>
+    client.messages.filter((message) => message.type === type).map((message) => (message.data as { n: number }).n);
+  const upTo = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
+
+  it("reads a burst of events too large for their notices in a few queries and delivers them in the order they were published", async () => {
+    // One read per event could not keep up with a busy network.
+    let reads = 0;
+    await withWatchedHub(
+      "obs_burst",
+      () => (reads += 1),
+      async (client) => {
+        const burst = 200;
+        await publishLarge("obs_burst", "test.burst", burst);
+        await client.waitFor((message) => message.type === "test.burst" && (message.data as { n: number }).n === burst, "the last of the burst");
+        expect(numbered(client, "test.burst")).toEqual(upTo(burst));
+        expect(reads).toBeLessThan(10);
+      },
+    );
+  });
+
+  it("reads an event again when its read fails, and delivers every event in order", async () => {
+    // The first two reads of stored events fail, as when the database fails over.
+    let failuresLeft = 2;
+    const failFirstReads = () => {
+      if (failuresLeft === 0) return;
+      failuresLeft -= 1;
+      throw new Error("connection lost (simulated)");
+    };
+    await withWatchedHub("obs_retried", failFirstReads, async (client) => {
+      await publishLarge("obs_retried", "test.retried", 5);
+      await client.waitFor((message) => message.type === "test.retried" && (message.data as { n: number }).n === 5, "the last event");
+      expect(numbered(client, "test.retried")).toEqual(upTo(5));
+      expect(failuresLeft).toBe(0);
+    });
   });
 
   it("closes a socket whose client reads nothing once more than the send limit waits for it (4413), while its peers get every event", async () => {
@@ -190,19 +226,17 @@ describe("routing published events by route key", () => {
         for (let n = first; n < first + 100; n += 1)
           await publishEvent({ t: { tx }, observatoryIds: ["obs_slow", "obs_reader"], event: { type: "test.flood", data: { n, padding } } });
       });
-    const floodNumbers = (client: OpenClient) =>
-      client.messages.filter((message) => message.type === "test.flood").map((message) => (message.data as { n: number }).n);
     await reader.waitFor((message) => message.type === "test.flood" && (message.data as { n: number }).n === events, "the last event", 60_000);
-    expect(floodNumbers(reader)).toEqual(Array.from({ length: events }, (_, index) => index + 1));
+    expect(numbered(reader, "test.flood")).toEqual(upTo(events));
 
     // Every event was sent, or refused, to the slow socket too: it reads again and learns why it was closed.
     socket.resume();
     const stillOpen = new Promise<string>((resolve) => setTimeout(() => resolve("not closed within 30 s of reading again"), 30_000).unref());
     expect(await Promise.race([closed, stillOpen])).toBe(4413);
-    const received = floodNumbers(slow);
+    const received = numbered(slow, "test.flood");
     expect(received.length).toBeGreaterThan(0);
     expect(received.length).toBeLessThan(events);
-    expect(received).toEqual(Array.from({ length: received.length }, (_, index) => index + 1));
+    expect(received).toEqual(upTo(received.length));
   });
 
   it("serves the user protocol through the same layer: ping is answered with pong, a malformed message with an error", async () => {

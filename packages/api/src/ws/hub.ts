@@ -12,6 +12,7 @@ import {
   type Deps,
   type StoredRealtimeEvent,
 } from "@meridian/domain";
+import pRetry from "p-retry";
 import { WebSocketServer, type WebSocket } from "ws";
 import { handleMessage, refuseMessage } from "./handle-message";
 import { MessageQueue, TokenBucket } from "./message-queue";
@@ -36,6 +37,12 @@ const DEFAULT_QUEUE_LIMIT = 100;
 const CLOSE_GRACE_MS = 2_000;
 /** The most realtime events read in one query when notices wait. */
 const DELIVERY_BATCH = 500;
+/**
+ * How often a failed read for an event's delivery (its stored body, an announcement's connected
+ * recipients) is tried again before the event is given up for this process's sockets: about 3 s
+ * in all, enough for a failover or a pool that was full, while later events wait behind it in order.
+ */
+const DELIVERY_RETRIES = { retries: 4, minTimeout: 100, factor: 3, maxTimeout: 2_000 } as const;
 
 /** One open socket and what the hub keeps for it. */
 interface Live {
@@ -146,10 +153,23 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
         sendOrClose(live, framed.get(protocol)!);
       }
   };
+  /** A read for a delivery, tried again while the hub runs; its failures are logged, the last one thrown. */
+  const readForDelivery = <T>(what: string, read: () => Promise<T>) =>
+    pRetry(read, {
+      ...DELIVERY_RETRIES,
+      shouldRetry: () => running,
+      onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+        if (retriesLeft > 0) deps.logger.warn({ err: error, attempt: attemptNumber }, `could not read ${what}; trying again`);
+      },
+    });
   const deliver = async (id: number, event: StoredRealtimeEvent) => {
     // Only this process's connected users are looked up, however large the audience.
-    const connectedUsers = [...socketsByKey.keys()].filter((key) => key.startsWith("user:")).map((key) => key.slice("user:".length));
-    const userIds = event.announcementId ? await recipientsAmong({ deps, announcementId: event.announcementId, userIds: connectedUsers }) : event.userIds;
+    const connectedUsers = () => [...socketsByKey.keys()].filter((key) => key.startsWith("user:")).map((key) => key.slice("user:".length));
+    const userIds = event.announcementId
+      ? await readForDelivery("an announcement's connected recipients", () =>
+          recipientsAmong({ deps, announcementId: event.announcementId!, userIds: connectedUsers() }),
+        )
+      : event.userIds;
     send([...userIds.map(userRouteKey), ...event.observatoryIds.map(observatoryRouteKey)], { type: event.type, data: event.data });
     if (event.type === "assign") markDispatch({ stage: "assign sent", eventId: id, observationId: assignedObservationId(event.data) });
   };
@@ -161,7 +181,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const readUnread = async (notices: typeof noticed) => {
     const unread = notices.flatMap((notice) => (notice.event ? [] : [notice.id]));
     if (unread.length === 0) return new Map<number, StoredRealtimeEvent>();
-    return loadRealtimeEvents({ deps, eventIds: unread }).catch((error: unknown) => {
+    return readForDelivery("realtime events", () => loadRealtimeEvents({ deps, eventIds: unread })).catch((error: unknown) => {
       deps.logger.error({ err: error, events: unread.length }, "could not read realtime events");
       return new Map<number, StoredRealtimeEvent>();
     });
