@@ -1,29 +1,32 @@
 import postgres from "postgres";
 
 export interface TableHold {
-  /** True once a backend waits for the table: the work under way has reached it and stopped there. */
+  /** True once a backend waits for the hold: the work under way has reached it and stopped there. */
   waiting(): Promise<boolean>;
+  /** How many backends wait for the hold. */
+  waiters(): Promise<number>;
   release(): Promise<void>;
 }
 
-export interface RowsHold extends TableHold {
-  /** How many backends wait for this one. */
-  waiters(): Promise<number>;
-}
-
-/**
- * Holds a table exclusively until `release`, so work that reaches it (a backup's COPY, a restore's
- * load, a scan's count) waits there, halfway, for as long as a test needs.
- */
-export async function holdTable(databaseUrl: string, table: string): Promise<TableHold> {
+/** Runs `lock` in a transaction of its own, kept open (and what it locked held) until `release`. */
+async function hold(databaseUrl: string, lock: string): Promise<TableHold> {
   const blocker = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
   await blocker`begin`;
-  await blocker.unsafe(`lock table ${table} in access exclusive mode`);
+  const held = await blocker.unsafe(lock);
+  if (held.count === 0 && held.command === "SELECT") throw new Error(`nothing to hold: ${lock}`);
+  const [backend] = await blocker<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
+  const pid = backend!.pid;
+  // pg_locks, not pg_stat_activity: within this open transaction the latter would answer from the
+  // snapshot its first reading took, and never show a backend that started waiting since.
+  const waiters = async () => {
+    const [row] = await blocker<Array<{ waiting: number }>>`
+      select count(distinct pid)::int as waiting from pg_locks where not granted and ${pid}::int = any(pg_blocking_pids(pid))`;
+    return row!.waiting;
+  };
   return {
+    waiters,
     async waiting() {
-      const [row] = await blocker<Array<{ waiting: number }>>`
-        select count(*)::int as waiting from pg_locks where not granted and relation = ${table}::regclass`;
-      return row!.waiting > 0;
+      return (await waiters()) > 0;
     },
     async release() {
       await blocker`rollback`.catch(() => undefined);
@@ -33,29 +36,17 @@ export async function holdTable(databaseUrl: string, table: string): Promise<Tab
 }
 
 /**
- * Holds the rows a query selects (`select … for update`, given whole) until `release`, so a writer
- * that reaches them waits there; `waiting` is true once some backend waits for this one.
+ * Holds a table exclusively until `release`, so work that reaches it (a backup's COPY, a restore's
+ * load, a scan's count) waits there, halfway, for as long as a test needs.
  */
-export async function holdRows(databaseUrl: string, lockingSelect: string): Promise<RowsHold> {
-  const blocker = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
-  await blocker`begin`;
-  const held = await blocker.unsafe(lockingSelect);
-  if (held.length === 0) throw new Error(`nothing to hold: ${lockingSelect}`);
-  const [backend] = await blocker<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
-  const pid = backend!.pid;
-  const waiters = async () => {
-    const [row] = await blocker<Array<{ waiting: number }>>`
-      select count(*)::int as waiting from pg_stat_activity where ${pid}::int = any(pg_blocking_pids(pid))`;
-    return row!.waiting;
-  };
-  return {
-    waiters,
-    async waiting() {
-      return (await waiters()) > 0;
-    },
-    async release() {
-      await blocker`commit`.catch(() => undefined);
-      await blocker.end();
-    },
-  };
+export function holdTable(databaseUrl: string, table: string): Promise<TableHold> {
+  return hold(databaseUrl, `lock table ${table} in access exclusive mode`);
+}
+
+/**
+ * Holds the rows a query selects (`select … for update`, given whole; or an advisory lock's
+ * `select`) until `release`, so a writer that reaches them waits there.
+ */
+export function holdRows(databaseUrl: string, lockingSelect: string): Promise<TableHold> {
+  return hold(databaseUrl, lockingSelect);
 }
