@@ -1,4 +1,4 @@
-import fs from "node:fs/promises";
+import { chmodSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createLogger } from "@meridian/config";
@@ -24,11 +24,13 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const systemTmp = os.tmpdir();
   sweepAbandonedRuns(systemTmp);
-  const root = await fs.mkdtemp(path.join(systemTmp, RUN_FOLDER_PREFIX));
+  // From the folder's making to its cleanup's registration, nothing may wait: a Ctrl-C handled in
+  // between (an `await` lets one in) ended the run before anything knew to remove the folder.
+  const root = mkdtempSync(path.join(systemTmp, RUN_FOLDER_PREFIX));
   // vitest's module cache (in the temporary directory, made before this folder) goes with the run.
   const vitestCache = (project as unknown as { tmpDir?: string }).tmpDir;
   claimRunFolder(root, vitestCache ? [vitestCache] : []);
-  await fs.chmod(root, 0o755);
+  chmodSync(root, 0o755);
   const cleanUp = stopOnInterrupt(root);
   // Every temporary folder of the run (test servers' data, second PostgreSQL servers, browsers'
   // profiles) goes inside the run's folder, so removing it leaves nothing: workers inherit this.
