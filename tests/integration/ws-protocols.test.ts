@@ -221,6 +221,8 @@ describe("routing published events by route key", () => {
     const events = 1_000;
     const padding = "x".repeat(10_000);
     const db = server.server.runtime.deps.db;
+    // In transactions of 100, not publishLarge's one: the reading client lives in the hub's own process,
+    // and reads only between deliveries; a single 10 MB burst would fill its buffers too.
     for (let first = 1; first <= events; first += 100)
       await db.transaction(async (tx) => {
         for (let n = first; n < first + 100; n += 1)
