@@ -12,6 +12,7 @@ import {
   type Deps,
   type StoredRealtimeEvent,
 } from "@meridian/domain";
+import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import pRetry from "p-retry";
 import { WebSocketServer, type WebSocket } from "ws";
 import { handleMessage, refuseMessage } from "./handle-message";
@@ -37,6 +38,8 @@ const DEFAULT_QUEUE_LIMIT = 100;
 const CLOSE_GRACE_MS = 2_000;
 /** The most realtime events read in one query when notices wait. */
 const DELIVERY_BATCH = 500;
+/** Events delivered in a row before the event loop gets a turn. */
+const DELIVERIES_PER_TURN = 50;
 /**
  * How often a failed read for an event's delivery (its stored body, an announcement's connected
  * recipients) is tried again before the event is given up for this process's sockets: about 3 s
@@ -190,7 +193,11 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     while (noticed.length > 0) {
       const notices = noticed.splice(0, DELIVERY_BATCH);
       const read = await readUnread(notices);
-      for (const notice of notices) {
+      for (const [index, notice] of notices.entries()) {
+        // A long burst gives the event loop a turn now and then: sockets flush what was sent and
+        // requests are answered, rather than a reading client's buffer filling (and passing the send
+        // limit) only because the hub never let its writes go out.
+        if (index > 0 && index % DELIVERIES_PER_TURN === 0) await setImmediatePromise();
         const event = notice.event ?? read.get(notice.id);
         if (event) await deliver(notice.id, event).catch((error: unknown) => deps.logger.error({ err: error }, "could not deliver a realtime event"));
       }
