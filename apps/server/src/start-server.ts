@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
 import { serve } from "@hono/node-server";
 import { attachWebSocketHub, createApiApp, observatoryProtocol, userProtocol, type WebSocketHub } from "@meridian/api";
 import type { Env, Logger } from "@meridian/config";
@@ -50,7 +50,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     // The hub needs the HTTP server and health needs the hub: resolve the cycle with a holder.
     const hubHolder: { hub?: WebSocketHub } = {};
     const drainHolder: { drain?: HttpDrain } = {};
-    const app = createApiApp({
+    const { app, withDirectReads } = createApiApp({
       deps,
       startedAt,
       websocketStatus: () => hubHolder.hub?.status() ?? { running: false, connections: 0 },
@@ -59,7 +59,9 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     mountSpa(app, env.WEB_DIST_DIR ?? defaultWebDistDir);
 
     const server = await new Promise<Server>((resolve, reject) => {
-      const created = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, () => {
+      // The hot reads are answered in front of Hono's pipeline, which answers everything else (ADR 0026).
+      const createServerWithDirectReads = (options: ServerOptions, pipeline: RequestListener) => createServer(options, withDirectReads(pipeline));
+      const created = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST, createServer: createServerWithDirectReads as typeof createServer }, () => {
         created.off("error", reject);
         resolve(created as Server);
       });

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import { hostname } from "node:os";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, Next } from "hono";
 import { trpcServer } from "@hono/trpc-server";
 import { SERVER_VERSION } from "@meridian/config";
 import { AppError, refuseWritesDuringMaintenance } from "@meridian/domain";
@@ -11,9 +11,11 @@ import type { ProcedureMeta, TrpcContext } from "../trpc/init";
 import type { AnyOperation } from "../operations/define-operation";
 import { mountApiDocs } from "./api-docs";
 import { mountObservatoryDocs } from "./observatory-docs";
-import { createRouter } from "./env";
+import { createRouter, type AppEnv } from "./env";
 import { problemResponse, toAppError } from "./problem";
-import { requestContext } from "./request-context";
+import { contextBuilder, requestContext } from "./request-context";
+import { directReads, type RequestListener } from "./direct-reads";
+import { requestStamp } from "./request-stamp";
 import { restRoutes } from "../operations/rest-adapter";
 import { allOperations } from "../operations";
 import { healthOperations } from "../operations/health";
@@ -24,43 +26,20 @@ const RAW_BODY_ROUTES = new Set(["/api/v1/user/avatar"]);
 /** Observation files stream to storage under their own cap (MAX_UPLOAD_BYTES). */
 const STREAMED_UPLOAD = /^\/observations\/[^/]+\/files$/;
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 
-/**
- * Request ids this process makes: a random prefix of its own and a counter, unique across
- * processes without a UUID's random bytes on every request (they were a measurable share of a
- * cached read's CPU). They name a request in logs; nothing relies on them being unguessable.
- */
-function requestIds(): () => string {
-  const prefix = randomBytes(9).toString("base64url");
-  let counter = 0;
-  return () => `${prefix}.${(counter++).toString(36)}`;
+export interface ApiHttp {
+  /** Every route: REST, tRPC, the API documents. */
+  app: OpenAPIHono<AppEnv>;
+  /** Node's listener for the app (`pipeline`, from @hono/node-server) with the direct reads (`direct-reads.ts`) in front of it. */
+  withDirectReads(pipeline: RequestListener): RequestListener;
 }
 
-export function createApiApp(services: ApiServices) {
+export function createApiApp(services: ApiServices): ApiHttp {
   const { deps } = services;
   const app = createRouter();
-
-  // Behind a load balancer, which process answered: for operators reading balancing, and for tests.
-  const servedBy = deps.env.SERVED_BY ?? `${hostname()}:${process.pid}`;
-  const nextRequestId = requestIds();
-  app.use(async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const requestId = incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : nextRequestId();
-    c.set("requestId", requestId);
-    // On Node's response itself, which merges them into whatever Hono writes: setting them on
-    // `c.res` turned every response's headers into a Headers object, a measurable share of a
-    // cached read's CPU. Requests dispatched in-process (app.request) have no Node response.
-    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-    if (outgoing && typeof outgoing.setHeader === "function") {
-      outgoing.setHeader("x-request-id", requestId);
-      outgoing.setHeader("x-served-by", servedBy);
-      return next();
-    }
-    await next();
-    c.res.headers.set("x-request-id", requestId);
-    c.res.headers.set("x-served-by", servedBy);
-  });
+  const stamp = requestStamp(deps);
+  const buildContext = contextBuilder(services);
+  const operations = [...allOperations, ...healthOperations(services)];
 
   app.onError((error, c) => {
     const appError = toAppError(error);
@@ -80,20 +59,38 @@ export function createApiApp(services: ApiServices) {
   // limit middleware builds the full Request object, which a GET never needs. While a restore replaces
   // the data, every write waits outside: what it wrote would be thrown away. Only the operations
   // marked `allowedDuringMaintenance` pass (the way out, and signing in to it).
-  const attachContext = requestContext(services);
+  //
+  // It also names the request (`X-Request-Id`) and the process (`X-Served-By`), on Node's response
+  // itself, which merges them into whatever Hono writes: setting them on `c.res` turned every
+  // response's headers into a Headers object, a measurable share of a cached read's CPU. Requests
+  // dispatched in-process (app.request) have no Node response and get them at the end.
+  const attachContext = requestContext(buildContext);
   const allowedDuringMaintenance = maintenanceExemptions(allOperations);
+  const prepare = async (c: Context<AppEnv>, next: Next) => {
+    await attachContext(c);
+    if (!BODYLESS_METHODS.has(c.req.method) && !allowedDuringMaintenance(c.req.method, c.req.path))
+      await refuseWritesDuringMaintenance({ deps, retry: "changes are refused until it ends. Try again in a few minutes.", believeRecent: true });
+    await next();
+  };
   app.use(async (c, next) => {
-    const bodyless = BODYLESS_METHODS.has(c.req.method);
-    const rest = async () => {
-      await attachContext(c);
-      if (!bodyless && !allowedDuringMaintenance(c.req.method, c.req.path))
-        await refuseWritesDuringMaintenance({ deps, retry: "changes are refused until it ends. Try again in a few minutes.", believeRecent: true });
-      await next();
-    };
-    return bodyless || RAW_BODY_ROUTES.has(c.req.path) || STREAMED_UPLOAD.test(c.req.path) ? rest() : jsonLimit(c, rest);
+    const requestId = stamp.requestId(c.req.header("x-request-id"));
+    c.set("requestId", requestId);
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    const inProcess = !outgoing || typeof outgoing.setHeader !== "function";
+    if (!inProcess) {
+      outgoing.setHeader("x-request-id", requestId);
+      outgoing.setHeader("x-served-by", stamp.servedBy);
+    }
+    // (No named closure per request: tsx names each one with a defineProperty.)
+    if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) || STREAMED_UPLOAD.test(c.req.path)) await prepare(c, next);
+    else await jsonLimit(c, () => prepare(c, next));
+    if (inProcess) {
+      c.res.headers.set("x-request-id", requestId);
+      c.res.headers.set("x-served-by", stamp.servedBy);
+    }
   });
 
-  app.route("/", restRoutes([...allOperations, ...healthOperations(services)]));
+  app.route("/", restRoutes(operations));
 
   const handleTrpc = trpcServer({
     router: appRouter,
@@ -160,7 +157,7 @@ export function createApiApp(services: ApiServices) {
     return problemResponse(c, new AppError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`));
   });
 
-  return app;
+  return { app, withDirectReads: directReads({ operations, buildContext, stamp }) };
 }
 
 /** Methods registered for a concrete path, to tell 405 from 404. */

@@ -1,7 +1,8 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { actorOfPrincipal, AppError } from "@meridian/domain";
 import type { Context, MiddlewareHandler } from "hono";
-import { OBSERVATORY_KEY_LIMITS, requirePrincipal, requireServerAdmin } from "../http/auth-guard";
+import { checkAccess, requirePrincipal, requireServerAdmin } from "../http/auth-guard";
+import type { RequestContext } from "../context";
 import { createRouter, type AppEnv } from "../http/env";
 import { bearerSecurity, jsonBody, jsonResponse } from "../http/openapi-shared";
 import { responseMismatch } from "../http/response-check";
@@ -54,14 +55,15 @@ function routeOf(operation: AnyOperation): RouteConfig {
   });
 }
 
+const validated = (c: Context<AppEnv>, target: string) => (c.req.valid as (target: string) => Record<string, unknown>).call(c.req, target);
+
 /** The handler's input from the validated parts of the request, shaped as the tRPC procedure takes it. */
 async function inputOf(operation: AnyOperation, c: Context<AppEnv>) {
-  const valid = (target: string) => (c.req.valid as (target: string) => Record<string, unknown>).call(c.req, target);
-  const params = operation.params ? valid("param") : {};
-  const query = operation.query ? valid("query") : {};
+  const params = operation.params ? validated(c, "param") : {};
+  const query = operation.query ? validated(c, "query") : {};
   let body: unknown = undefined;
   if (operation.readBody) body = await operation.readBody(c.req, c.get("ctx"));
-  else if (operation.body) body = valid("json");
+  else if (operation.body) body = validated(c, "json");
   if (body === undefined) return { ...params, ...query };
   return operation.bodyKey ? { ...params, ...query, [operation.bodyKey]: body } : { ...params, ...query, ...(body as object) };
 }
@@ -80,6 +82,18 @@ function checkResponse(operation: AnyOperation, result: unknown) {
   if (mismatch) throw new Error(`The response of ${operation.operationId} does not match its declared output: ${mismatch}`);
 }
 
+/**
+ * Runs an operation for a caller its access tier admits (`checkAccess`, done before the input
+ * was read) and returns what it answered, checked against its declared output when tests ask.
+ */
+export async function callOperation(operation: AnyOperation, ctx: RequestContext, input: unknown): Promise<unknown> {
+  const principal = ctx.principal;
+  const actor = principal ? actorOfPrincipal(principal) : undefined;
+  const result: unknown = await operation.handle({ ctx, actor, principal, observatory: ctx.observatory, input });
+  if (ctx.deps.env.VALIDATE_RESPONSES) checkResponse(operation, result);
+  return result;
+}
+
 /** REST routes for operations: the OpenAPI entry and the handler both come from the one definition. */
 export function restRoutes(operations: readonly AnyOperation[]) {
   const router = createRouter();
@@ -87,13 +101,8 @@ export function restRoutes(operations: readonly AnyOperation[]) {
     if (!operation.path) continue;
     router.openapi(routeOf(operation), async (c) => {
       const ctx = c.get("ctx");
-      const principal = ctx.principal;
-      if (!principal && !ctx.observatory && operation.access !== "public") throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
-      if (!principal && ctx.observatory && operation.access !== "observatory" && operation.access !== "observatory-or-user")
-        throw new AppError("FORBIDDEN", OBSERVATORY_KEY_LIMITS);
-      const actor = principal ? actorOfPrincipal(principal) : undefined;
-      const result = await operation.handle({ ctx, actor, principal, observatory: ctx.observatory, input: await inputOf(operation, c) });
-      if (ctx.deps.env.VALIDATE_RESPONSES) checkResponse(operation, result);
+      checkAccess(operation.access, ctx);
+      const result = await callOperation(operation, ctx, await inputOf(operation, c));
       if (result instanceof Reply) {
         const body = result.body;
         if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null)

@@ -39,7 +39,9 @@ export async function authenticateToken(options: { deps: Deps; token: string; fr
   const now = deps.now().getTime();
   const cached = options.fresh ? undefined : deps.caches.principals.get(tokenHash, now);
   if (cached && (cached.tokenExpiresAt === null || cached.tokenExpiresAt > now)) {
-    cached.lastUsedAt = await touchCredential(deps, cached.via, cached.credentialId, cached.lastUsedAt ?? null);
+    // Checked here first: a call into touchCredential that writes nothing still costs an await on every request.
+    if (!recentlyUsed(cached.lastUsedAt ?? null, now))
+      cached.lastUsedAt = await touchCredential(deps, cached.via, cached.credentialId, cached.lastUsedAt ?? null);
     return { user: cached.user, via: cached.via, credentialId: cached.credentialId };
   }
   const principal = await lookUpToken(deps, token, tokenHash);
@@ -72,11 +74,16 @@ async function lookUpToken(deps: Deps, token: string, tokenHash: string): Promis
   return { user: row.user, via: "session", credentialId: row.sessionId, tokenExpiresAt: row.expiresAt.getTime(), lastUsedAt };
 }
 
-/** Records last use of a key or session at most once a minute, so busy credentials do not write on every request. Returns the recorded time. */
+/** A credential's last use is recorded at most once a minute, so busy credentials do not write on every request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+// Date.parse, not a Date: this runs on every authenticated request.
+const recentlyUsed = (lastUsedAt: string | null, now: number) => lastUsedAt !== null && now - Date.parse(lastUsedAt) < TOUCH_INTERVAL_MS;
+
+/** Records the last use of a key or session unless it was recorded within the last minute. Returns the recorded time. */
 async function touchCredential(deps: Deps, via: Principal["via"], id: string, lastUsedAt: string | null): Promise<string | null> {
   const now = deps.now();
-  // Date.parse, not a Date: this runs on every authenticated request.
-  if (lastUsedAt && now.getTime() - Date.parse(lastUsedAt) < 60_000) return lastUsedAt;
+  if (recentlyUsed(lastUsedAt, now.getTime())) return lastUsedAt;
   const stamp = <Doc extends { lastUsedAt?: string | null }>(doc: Doc): Doc => ({ ...doc, lastUsedAt: now.toISOString() });
   if (via === "apiKey") await apiKeysCollection.update(deps.db, id, stamp);
   else await sessionsCollection.update(deps.db, id, stamp);
