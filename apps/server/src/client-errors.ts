@@ -9,13 +9,8 @@ const answerFor: Record<string, string> = {
   ERR_HTTP_REQUEST_TIMEOUT: rawAnswer("408 Request Timeout"),
 };
 
-interface InFlight {
-  request: IncomingMessage;
-  response: ServerResponse;
-}
-
 /** Whether a response is done with: all of it handed to the connection, or given up. */
-const answered = ({ response }: InFlight) => response.writableFinished || response.destroyed;
+const answered = (response: ServerResponse) => response.writableFinished || response.destroyed;
 
 /**
  * Bytes a client sends after the body its Content-Length declared are, to HTTP, the start of its
@@ -31,31 +26,32 @@ const answered = ({ response }: InFlight) => response.writableFinished || respon
  * body is still being read.
  */
 export function answerRequestsBeforeBadBytes(server: Server) {
-  const inFlight = new WeakMap<Duplex, Set<InFlight>>();
+  // Each request's response (its request is `response.req`), per connection.
+  const inFlight = new WeakMap<Duplex, Set<ServerResponse>>();
   const closing = new WeakSet<Duplex>();
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     let open = inFlight.get(request.socket);
     if (!open) inFlight.set(request.socket, (open = new Set()));
     // A connection's requests come one after another: the answered ones are dropped here, which
     // costs less than a listener on every response.
-    for (const entry of open) if (answered(entry)) open.delete(entry);
-    open.add({ request, response });
+    if (open.size > 0) for (const earlier of open) if (answered(earlier)) open.delete(earlier);
+    open.add(response);
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const open = [...(inFlight.get(socket) ?? [])].filter((entry) => !answered(entry));
+    const open = [...(inFlight.get(socket) ?? [])].filter((response) => !answered(response));
     const parseError = typeof error.code === "string" && error.code.startsWith("HPE_");
     // Node's parser goes on failing on whatever arrives after: once is enough.
     if (parseError && closing.has(socket)) return;
-    if (parseError && open.length > 0 && open.every(({ request }) => request.complete)) {
+    if (parseError && open.length > 0 && open.every((response) => response.req.complete)) {
       closing.add(socket);
-      for (const { response } of open) {
+      for (const response of open) {
         if (!response.headersSent) response.setHeader("connection", "close");
         else response.once("finish", () => socket.end());
       }
       return;
     }
     // Never write into a response already on its way: that would corrupt what the client reads.
-    if (socket.writable && open.every(({ response }) => !response.headersSent)) socket.write(answerFor[error.code ?? ""] ?? rawAnswer("400 Bad Request"));
+    if (socket.writable && open.every((response) => !response.headersSent)) socket.write(answerFor[error.code ?? ""] ?? rawAnswer("400 Bad Request"));
     socket.destroy(error);
   });
 }

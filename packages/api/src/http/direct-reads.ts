@@ -88,9 +88,10 @@ export function directReads(options: {
     checkAccess(operation.access, ctx);
     const answer = answerOf(operation, await callOperation(operation, ctx, {}));
     if (!answer) return false;
-    const { status, body, headers: own } = answer;
-    const sent: Record<string, string | number> = { ...own, "x-request-id": requestId, "x-served-by": stamp.servedBy };
-    if (body !== null) sent["content-length"] = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+    const { status, body, headers: sent } = answer;
+    sent["x-request-id"] = requestId;
+    sent["x-served-by"] = stamp.servedBy;
+    if (body !== null) sent["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
     response.writeHead(status, sent);
     response.end(body ?? undefined);
     return true;

@@ -40,8 +40,11 @@ export async function authenticateToken(options: { deps: Deps; token: string; fr
   const cached = options.fresh ? undefined : deps.caches.principals.get(tokenHash, now);
   if (cached && (cached.tokenExpiresAt === null || cached.tokenExpiresAt > now)) {
     // Checked here first: a call into touchCredential that writes nothing still costs an await on every request.
-    if (!recentlyUsed(cached.lastUsedAt ?? null, now))
+    cached.lastUsedMs ??= cached.lastUsedAt ? Date.parse(cached.lastUsedAt) : -Infinity;
+    if (now - cached.lastUsedMs >= TOUCH_INTERVAL_MS) {
       cached.lastUsedAt = await touchCredential(deps, cached.via, cached.credentialId, cached.lastUsedAt ?? null);
+      cached.lastUsedMs = undefined;
+    }
     return { user: cached.user, via: cached.via, credentialId: cached.credentialId };
   }
   const principal = await lookUpToken(deps, token, tokenHash);
