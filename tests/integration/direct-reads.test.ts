@@ -2,8 +2,11 @@ import { createServer, request, type RequestListener, type Server } from "node:h
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { allOperations, createApiApp } from "@meridian/api";
+import { connectDatabase } from "@meridian/db";
+import type { Deps } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, loginSession, roomyLimits } from "../support/auth-suite";
+import { freePort } from "../support/free-port";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 // The direct reads (packages/api/src/http/direct-reads.ts) answer the hot GETs before Hono's
@@ -26,23 +29,22 @@ async function listen(listener: RequestListener): Promise<string> {
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 }
 
-beforeAll(async () => {
-  server = await startTestServer({ ...roomyLimits, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  const { app, withDirectReads } = createApiApp({
-    deps: server.server.runtime.deps,
-    startedAt: new Date(),
-    websocketStatus: () => ({ running: true, connections: 0 }),
-  });
+const handOn: RequestListener = (_request, response) => {
+  response.writeHead(HANDED_ON);
+  response.end();
+};
+
+/** An app on `deps` served by the pipeline alone, and by the direct reads in front of the stand-in. */
+async function serveBothWays(deps: Deps) {
+  const { app, withDirectReads } = createApiApp({ deps, startedAt: new Date(), websocketStatus: () => ({ running: true, connections: 0 }) });
   const honoListener = getRequestListener(app.fetch);
   const pipeline: RequestListener = (request, response) => void honoListener(request, response);
-  pipelineOnly = await listen(pipeline);
-  served = await listen(withDirectReads(pipeline));
-  directOnly = await listen(
-    withDirectReads((_request, response) => {
-      response.writeHead(HANDED_ON);
-      response.end();
-    }),
-  );
+  return { pipelineOnly: await listen(pipeline), served: await listen(withDirectReads(pipeline)), directOnly: await listen(withDirectReads(handOn)) };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ ...roomyLimits, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  ({ pipelineOnly, served, directOnly } = await serveBothWays(server.server.runtime.deps));
 });
 afterAll(async () => {
   for (const http of listening) await new Promise((resolve) => http.close(resolve));
@@ -64,6 +66,7 @@ interface Seen {
   body: string;
   requestId: string | null;
   servedBy: string | null;
+  retryAfter: string | null;
 }
 
 async function get(origin: string, path: string, headers: Record<string, string>): Promise<Seen> {
@@ -74,6 +77,7 @@ async function get(origin: string, path: string, headers: Record<string, string>
     body: steady(await response.text()),
     requestId: response.headers.get("x-request-id"),
     servedBy: response.headers.get("x-served-by"),
+    retryAfter: response.headers.get("retry-after"),
   };
 }
 
@@ -83,7 +87,7 @@ describe("direct reads", () => {
     expect(paths).not.toContain("/observations");
   });
 
-  it("answers every caller of every direct read as the pipeline does, and answers itself only what succeeds", async () => {
+  it("answers every caller of every direct read as the pipeline does, and leaves only callers without credentials to it", async () => {
     const user = await createAccount(server);
     const { key } = await createApiKey(server, user.token);
     const admin = await loginSession(server, ADMIN);
@@ -119,13 +123,20 @@ describe("direct reads", () => {
         });
         expect(seen.requestId, label).toMatch(/^[\w.:-]+$/);
         expect(seen.servedBy, label).toBeTruthy();
-        // Successes are answered directly, with the same body; everything else is handed to the pipeline.
-        if (expected.status >= 200 && expected.status < 300) {
-          answeredDirectly += 1;
-          expect({ label, status: direct.status, body: direct.body }).toEqual({ label, status: expected.status, body: expected.body });
-        } else expect({ label, status: direct.status }).toEqual({ label, status: HANDED_ON });
+        // Answered here unless no credential was sent to a route that needs one: that refusal is the pipeline's.
+        const public_ = path.startsWith("/api/health") || path === "/api/v1/maintenance";
+        if (caller === "nobody" && !public_) expect({ label, status: direct.status }).toEqual({ label, status: HANDED_ON });
+        else {
+          if (direct.status >= 200 && direct.status < 300) answeredDirectly += 1;
+          expect({ label, status: direct.status, contentType: direct.contentType, body: direct.body }).toEqual({
+            label,
+            status: expected.status,
+            contentType: expected.contentType,
+            body: expected.body,
+          });
+        }
       }
-    // The health routes answer nobody, and every signed-in read answers at least its user.
+    // Every read answers at least one of these callers with a success.
     expect(answeredDirectly).toBeGreaterThan(paths.length);
   });
 
@@ -160,6 +171,32 @@ describe("direct reads", () => {
       outgoing.end("{}");
     });
     expect(withBody).toBe(HANDED_ON);
+  });
+
+  it("answers an operation's error as the pipeline does: a database without a connection is 503 with Retry-After", async () => {
+    const user = await createAccount(server);
+    const authorization = `Bearer ${user.token}`;
+    // The user's principal is now in the process's cache, which the broken app below shares: only the read itself fails.
+    expect((await get(directOnly, "/api/v1/auth/me", { authorization })).status).toBe(200);
+    const nowhere = connectDatabase(`postgres://nobody:nothing@127.0.0.1:${await freePort()}/none`, { max: 1, connectTimeoutSeconds: 2 });
+    try {
+      const deps = server.server.runtime.deps;
+      const broken = await serveBothWays({ ...deps, db: nowhere.db, sql: nowhere.sql });
+      // The sessions list is read from the database every time (no cache answers it).
+      const expected = await get(broken.pipelineOnly, "/api/v1/user/sessions", { authorization });
+      const direct = await get(broken.directOnly, "/api/v1/user/sessions", { authorization });
+      expect(expected).toMatchObject({ status: 503, contentType: "application/problem+json" });
+      expect(JSON.parse(expected.body)).toMatchObject({ code: "SERVICE_UNAVAILABLE", instance: "/api/v1/user/sessions" });
+      expect({ status: direct.status, contentType: direct.contentType, body: direct.body, retryAfter: direct.retryAfter }).toEqual({
+        status: expected.status,
+        contentType: expected.contentType,
+        body: expected.body,
+        retryAfter: expected.retryAfter,
+      });
+      expect(direct.retryAfter).toBe("5");
+    } finally {
+      await nowhere.close();
+    }
   });
 
   it("serves the running server's hot reads as they were (pnpm start puts them in front)", async () => {

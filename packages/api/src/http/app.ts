@@ -12,7 +12,7 @@ import type { AnyOperation } from "../operations/define-operation";
 import { mountApiDocs } from "./api-docs";
 import { mountObservatoryDocs } from "./observatory-docs";
 import { createRouter, type AppEnv } from "./env";
-import { problemResponse, toAppError } from "./problem";
+import { problemResponse, reportedAppError } from "./problem";
 import { contextBuilder, requestContext } from "./request-context";
 import { directReads, type RequestListener } from "./direct-reads";
 import { requestStamp } from "./request-stamp";
@@ -41,12 +41,9 @@ export function createApiApp(services: ApiServices): ApiHttp {
   const buildContext = contextBuilder(services);
   const operations = [...allOperations, ...healthOperations(services)];
 
-  app.onError((error, c) => {
-    const appError = toAppError(error);
-    if (appError.code === "INTERNAL")
-      deps.logger.error({ err: error, requestId: c.get("requestId"), method: c.req.method, path: c.req.path }, "unexpected error");
-    return problemResponse(c, appError);
-  });
+  app.onError((error, c) =>
+    problemResponse(c, reportedAppError(error, deps.logger, { requestId: c.get("requestId"), method: c.req.method, path: c.req.path })),
+  );
 
   const jsonLimit = bodyLimit({
     maxSize: MAX_JSON_BODY_BYTES,
@@ -157,7 +154,7 @@ export function createApiApp(services: ApiServices): ApiHttp {
     return problemResponse(c, new AppError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`));
   });
 
-  return { app, withDirectReads: directReads({ operations, buildContext, stamp }) };
+  return { app, withDirectReads: directReads({ operations, buildContext, stamp, logger: deps.logger }) };
 }
 
 /** Methods registered for a concrete path, to tell 405 from 404. */

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "@meridian/config";
 import type { RequestContext } from "../context";
 import { Reply, type AnyOperation } from "../operations/define-operation";
 import { callOperation } from "../operations/rest-adapter";
 import { checkAccess } from "./auth-guard";
 import { nodeRequestHeaders } from "./credentials";
+import { problemAnswer, reportedAppError } from "./problem";
 import type { RequestFacts } from "./request-context";
 import type { RequestStamp } from "./request-stamp";
 
@@ -29,10 +31,16 @@ function readsDirectly(operation: AnyOperation): boolean {
   );
 }
 
-/** Only sign-in and sign-out set the cookie; a read that tried would be answered by the pipeline, which can. */
+/** Thrown when a read cannot be answered here, only by the pipeline: it wanted to set the session cookie. */
+class PipelineOnly extends Error {}
+
+/** Only sign-in and sign-out set the cookie; a read that tried is answered by the pipeline, which can. */
 const refuseCookieChange = (): never => {
-  throw new Error("a direct read cannot set the session cookie");
+  throw new PipelineOnly("a direct read cannot set the session cookie");
 };
+
+/** Whether the request presents a credential at all (what `readCredential` reads). */
+const hasCredential = (request: IncomingMessage) => request.headers.authorization !== undefined || request.headers.cookie !== undefined;
 
 /** A request that could carry a body goes to the pipeline, which treats it as it treats every other. */
 const hasBody = (request: IncomingMessage) => request.headers["transfer-encoding"] !== undefined || (request.headers["content-length"] ?? "0") !== "0";
@@ -66,28 +74,35 @@ function answerOf(operation: AnyOperation, result: unknown): Answer | undefined 
  * The hot reads every signed-in page makes (`/api/v1/auth/me`, `/api/v1/user/motd/pending`) are
  * answered before Hono: its request and context objects, router and middleware chain cost about
  * as much CPU again as the read itself, which is cached (bench/hot-reads.mjs, ADR 0026). Only
- * `readsDirectly` operations are taken, and only their successes: the context comes from the same
- * builder, the access tier from the same check and the result from the same call as in the REST
- * adapter. Whatever is not a success (no credential, a refusal, an error, a cookie to set, a HEAD,
- * a body) is handed to Hono's pipeline untouched, which answers it as it answers every other
- * request; a read that failed here is read again there, so refusals and errors have one source.
+ * `readsDirectly` operations are taken; the context comes from the same builder, the access
+ * tier from the same check, the result from the same call and a refusal or error from the same
+ * problem answer as in Hono's pipeline. A caller without credentials, a HEAD, a query string, a
+ * body, a streamed result or a read that would set the cookie is handed to the pipeline untouched.
  */
 export function directReads(options: {
   operations: readonly AnyOperation[];
   buildContext: (facts: RequestFacts) => Promise<RequestContext>;
   stamp: RequestStamp;
+  logger: Logger;
 }): (pipeline: RequestListener) => RequestListener {
-  const { buildContext, stamp } = options;
+  const { buildContext, stamp, logger } = options;
   const routes = new Map<string, AnyOperation>();
   for (const operation of options.operations) if (readsDirectly(operation)) routes.set(operation.path!, operation);
 
+  /** Answers the request, or says (false) that the pipeline must, having written nothing. */
   async function answer(operation: AnyOperation, request: IncomingMessage, response: ServerResponse): Promise<boolean> {
     const headers = nodeRequestHeaders(request);
     const requestId = stamp.requestId(headers.header("x-request-id"));
-    const ctx = await buildContext({ method: "GET", headers, socket: request.socket, requestId, setSessionToken: refuseCookieChange });
-    checkAccess(operation.access, ctx);
-    const answer = answerOf(operation, await callOperation(operation, ctx, {}));
-    if (!answer) return false;
+    let answer: Answer | undefined;
+    try {
+      const ctx = await buildContext({ method: "GET", headers, socket: request.socket, requestId, setSessionToken: refuseCookieChange });
+      checkAccess(operation.access, ctx);
+      answer = answerOf(operation, await callOperation(operation, ctx, {}));
+      if (!answer) return false;
+    } catch (error) {
+      if (error instanceof PipelineOnly) return false;
+      answer = problemAnswer(reportedAppError(error, logger, { requestId, method: "GET", path: operation.path! }), { requestId, path: operation.path! });
+    }
     const { status, body, headers: sent } = answer;
     sent["x-request-id"] = requestId;
     sent["x-served-by"] = stamp.servedBy;
@@ -99,14 +114,16 @@ export function directReads(options: {
 
   return (pipeline) => (request, response) => {
     const operation = request.method === "GET" ? routes.get(request.url ?? "") : undefined;
-    if (!operation || hasBody(request)) return pipeline(request, response);
+    // Without any credential, only the public reads (health) are answered here; the refusal of the others is the pipeline's.
+    if (!operation || hasBody(request) || (operation.access !== "public" && !hasCredential(request))) return pipeline(request, response);
     answer(operation, request, response).then(
       (answered) => {
         if (!answered) pipeline(request, response);
       },
-      () => {
-        if (!response.headersSent) pipeline(request, response);
-        else response.destroy();
+      (error: unknown) => {
+        // Writing the answer failed (the client went away): nothing is left to say on this connection.
+        logger.debug({ err: error }, "a direct read could not be written");
+        response.destroy();
       },
     );
   };

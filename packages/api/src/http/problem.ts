@@ -1,4 +1,5 @@
 import { AppError, isDatabaseUnavailable, type ErrorCode } from "@meridian/domain";
+import type { Logger } from "@meridian/config";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 
@@ -49,12 +50,25 @@ export function problemBody(error: AppError, instance?: string) {
   };
 }
 
-export function problemResponse(c: Context, error: AppError): Response {
-  const headers = new Headers({ "content-type": PROBLEM_CONTENT_TYPE, ...error.headers });
-  const requestId = c.get("requestId" as never) as string | undefined;
-  if (requestId) headers.set("x-request-id", requestId);
+/** A refusal's or error's answer: status, headers and the problem+json body, whichever face sends it (Hono's or the direct reads'). */
+export function problemAnswer(error: AppError, where: { requestId: string | undefined; path: string }) {
+  const headers: Record<string, string> = { "content-type": PROBLEM_CONTENT_TYPE };
+  for (const [name, value] of Object.entries(error.headers)) headers[name.toLowerCase()] = value;
+  if (where.requestId) headers["x-request-id"] = where.requestId;
   // The refused body was not read to its end: close the connection rather than leave unread
   // bytes in a keep-alive socket that a client would reuse (and find closed under it).
-  if (error.status === 413) headers.set("connection", "close");
-  return new Response(JSON.stringify(problemBody(error, c.req.path)), { status: error.status, headers });
+  if (error.status === 413) headers.connection = "close";
+  return { status: error.status, headers, body: JSON.stringify(problemBody(error, where.path)) };
+}
+
+export function problemResponse(c: Context, error: AppError): Response {
+  const { status, headers, body } = problemAnswer(error, { requestId: c.get("requestId" as never) as string | undefined, path: c.req.path });
+  return new Response(body, { status, headers });
+}
+
+/** Any thrown value as the AppError it is answered with; an unexpected one is logged with the request, since its answer says nothing. */
+export function reportedAppError(error: unknown, logger: Logger, request: { requestId: string | undefined; method: string; path: string }): AppError {
+  const appError = toAppError(error);
+  if (appError.code === "INTERNAL") logger.error({ err: error, ...request }, "unexpected error");
+  return appError;
 }
