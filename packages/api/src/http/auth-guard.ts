@@ -2,7 +2,7 @@ import { AppError, isServerAdmin, type Principal } from "@meridian/domain";
 import type { RequestContext } from "../context";
 import type { Access } from "../operations/define-operation";
 
-export function requirePrincipal(ctx: RequestContext): Principal {
+function requirePrincipal(ctx: RequestContext): Principal {
   if (!ctx.principal && ctx.observatory) throw new AppError("FORBIDDEN", OBSERVATORY_KEY_LIMITS);
   if (!ctx.principal) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
   return ctx.principal;
@@ -16,7 +16,7 @@ export function requireCredential(ctx: RequestContext): void {
   if (!ctx.principal && !ctx.observatory) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
 }
 
-export function requireServerAdmin(ctx: RequestContext): Principal {
+function requireServerAdmin(ctx: RequestContext): Principal {
   const principal = requirePrincipal(ctx);
   if (!isServerAdmin(principal.user)) throw new AppError("FORBIDDEN", "Server administrators only");
   return principal;

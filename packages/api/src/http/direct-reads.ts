@@ -58,7 +58,7 @@ function answerOf(operation: AnyOperation, result: unknown): Answer | undefined 
     for (const [name, value] of Object.entries(result.headers as Record<string, string>)) headers[name.toLowerCase()] = value;
     const body: unknown = result.body;
     if (body instanceof ReadableStream) {
-      void body.cancel();
+      body.cancel().catch(() => undefined);
       return undefined;
     }
     // As Hono sends them: a serialized body or bytes with the reply's own headers and nothing added.
@@ -93,17 +93,17 @@ export function directReads(options: {
   async function answer(operation: AnyOperation, request: IncomingMessage, response: ServerResponse): Promise<boolean> {
     const headers = nodeRequestHeaders(request);
     const requestId = stamp.requestId(headers.header("x-request-id"));
-    let answer: Answer | undefined;
+    let reply: Answer | undefined;
     try {
       const ctx = await buildContext({ method: "GET", headers, socket: request.socket, requestId, setSessionToken: refuseCookieChange });
       checkAccess(operation.access, ctx);
-      answer = answerOf(operation, await callOperation(operation, ctx, {}));
-      if (!answer) return false;
+      reply = answerOf(operation, await callOperation(operation, ctx, {}));
+      if (!reply) return false;
     } catch (error) {
       if (error instanceof PipelineOnly) return false;
-      answer = problemAnswer(reportedAppError(error, logger, { requestId, method: "GET", path: operation.path! }), { requestId, path: operation.path! });
+      reply = problemAnswer(reportedAppError(error, logger, { requestId, method: "GET", path: operation.path! }), { requestId, path: operation.path! });
     }
-    const { status, body, headers: sent } = answer;
+    const { status, body, headers: sent } = reply;
     sent["x-request-id"] = requestId;
     sent["x-served-by"] = stamp.servedBy;
     if (body !== null) sent["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);

@@ -1,35 +1,28 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
-import { actorOfPrincipal, AppError } from "@meridian/domain";
+import { actorOfPrincipal } from "@meridian/domain";
 import type { Context, MiddlewareHandler } from "hono";
-import { checkAccess, requirePrincipal, requireServerAdmin } from "../http/auth-guard";
+import { checkAccess } from "../http/auth-guard";
 import type { RequestContext } from "../context";
 import { createRouter, type AppEnv } from "../http/env";
 import { bearerSecurity, jsonBody, jsonResponse } from "../http/openapi-shared";
 import { responseMismatch } from "../http/response-check";
 import { Reply, type AnyOperation } from "./define-operation";
 
-/** Users only (an observatory key is refused); runs after the credential check and before the validators. */
-const usersOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  requirePrincipal(c.get("ctx"));
-  await next();
-};
-
-/** The observatory's own key only. */
-const observatoriesOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!c.get("ctx").observatory) throw new AppError("FORBIDDEN", "Only an observatory key may do this");
-  await next();
-};
-
-/** Server administrators only; runs after the credential check and before the validators. */
-const serverAdminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  requireServerAdmin(c.get("ctx"));
-  await next();
-};
+/**
+ * The tiers refused by who the caller is (a user, an administrator, an observatory's key), checked
+ * after the credential check and before the validators, so a refused caller learns nothing of the input.
+ */
+const tierGuard =
+  (access: AnyOperation["access"]): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    checkAccess(access, c.get("ctx"));
+    await next();
+  };
 
 const guardByAccess: Record<string, MiddlewareHandler<AppEnv>> = {
-  "signed-in": usersOnly,
-  "server-admin": serverAdminOnly,
-  observatory: observatoriesOnly,
+  "signed-in": tierGuard("signed-in"),
+  "server-admin": tierGuard("server-admin"),
+  observatory: tierGuard("observatory"),
 };
 
 function routeOf(operation: AnyOperation): RouteConfig {
