@@ -59,8 +59,8 @@ export function createApiApp(services: ApiServices): ApiHttp {
   //
   // It also names the request (`X-Request-Id`) and the process (`X-Served-By`), on Node's response
   // itself, which merges them into whatever Hono writes: setting them on `c.res` turned every
-  // response's headers into a Headers object, a measurable share of a cached read's CPU. Requests
-  // dispatched in-process (app.request) have no Node response and get them at the end.
+  // response's headers into a Headers object, a measurable share of a cached read's CPU. The app is
+  // only served through Node (start-server.ts), so there always is one.
   const attachContext = requestContext(buildContext);
   const allowedDuringMaintenance = maintenanceExemptions(allOperations);
   const prepare = async (c: Context<AppEnv>, next: Next) => {
@@ -73,18 +73,11 @@ export function createApiApp(services: ApiServices): ApiHttp {
     const requestId = stamp.requestId(c.req.header("x-request-id"));
     c.set("requestId", requestId);
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-    const inProcess = !outgoing || typeof outgoing.setHeader !== "function";
-    if (!inProcess) {
-      outgoing.setHeader("x-request-id", requestId);
-      outgoing.setHeader("x-served-by", stamp.servedBy);
-    }
+    outgoing?.setHeader("x-request-id", requestId);
+    outgoing?.setHeader("x-served-by", stamp.servedBy);
     // (No named closure per request: tsx names each one with a defineProperty.)
     if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) || STREAMED_UPLOAD.test(c.req.path)) await prepare(c, next);
     else await jsonLimit(c, () => prepare(c, next));
-    if (inProcess) {
-      c.res.headers.set("x-request-id", requestId);
-      c.res.headers.set("x-served-by", stamp.servedBy);
-    }
   });
 
   app.route("/", restRoutes(operations));
