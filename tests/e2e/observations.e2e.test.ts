@@ -13,6 +13,21 @@ beforeAll(() => {
 });
 const { api } = suite;
 
+/** A new user's observation (named `<prefix> <tag>`) in a project of theirs, at an observatory of theirs that no plugin serves. */
+async function ownObservation(ownerName: string, prefix: string) {
+  const owner = await signupUser(server, { name: ownerName });
+  const tag = randomBytes(3).toString("hex");
+  const observatory = await api<{ id: string }>("/observatories", owner.token, { method: "POST", json: { name: `Dome ${tag}` } });
+  const project = await api<{ id: string }>("/projects", owner.token, { method: "POST", json: { name: `Survey ${tag}` } });
+  const target = { name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 30, count: 1, binning: 1 }] };
+  const name = `${prefix} ${tag}`;
+  const observation = await api<{ id: string }>("/observations", owner.token, {
+    method: "POST",
+    json: { name, projectId: project.id, observatoryId: observatory.id, targets: [target] },
+  });
+  return { owner, observation, name };
+}
+
 describe("web app: observations", { timeout: 120_000 }, () => {
   it("submits through the wizard, watches the simulator run it live in the table, and downloads its file", async () => {
     const owner = await signupUser(server, { name: "Olga Observer" });
@@ -68,15 +83,7 @@ describe("web app: observations", { timeout: 120_000 }, () => {
   });
 
   it("reads the timeline again when it ends elsewhere than the status the page shows", async () => {
-    const owner = await signupUser(server, { name: "Tess Timeline" });
-    const tag = randomBytes(3).toString("hex");
-    const observatory = await api<{ id: string }>("/observatories", owner.token, { method: "POST", json: { name: `Dome ${tag}` } });
-    const project = await api<{ id: string }>("/projects", owner.token, { method: "POST", json: { name: `Survey ${tag}` } });
-    const target = { name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 30, count: 1, binning: 1 }] };
-    const observation = await api<{ id: string }>("/observations", owner.token, {
-      method: "POST",
-      json: { name: `Lyra ${tag}`, projectId: project.id, observatoryId: observatory.id, targets: [target] },
-    });
+    const { owner, observation } = await ownObservation("Tess Timeline", "Lyra");
     await api(`/observations/${observation.id}/cancel`, owner.token, { method: "POST" });
 
     // The first read of the history answers as if it had been made just before the cancel.
@@ -96,5 +103,26 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     await timeline.getByText("Cancelled", { exact: true }).waitFor(WAIT);
     expect(staleAnswers).toBe(1);
     await expect.poll(() => timeline.getByRole("listitem").count()).toBe(2);
+  });
+
+  it("reads the table again once its live socket opens: a change made before it opened is not missed", async () => {
+    const { owner, observation, name } = await ownObservation("Frida First", "Cygnus");
+
+    // The page's next socket reaches the server only when the test says so; until then it is not open.
+    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
+    let openSocket!: () => void;
+    const socketMayOpen = new Promise<void>((resolve) => (openSocket = resolve));
+    await page.routeWebSocket(/\/ws$/, async (socket) => {
+      await socketMayOpen;
+      socket.connectToServer();
+    });
+    await page.goto(appUrl(server, "observations"));
+    const row = page.getByRole("row").filter({ hasText: name });
+    await row.waitFor(WAIT);
+    expect(await row.getByText("Cancelled").count()).toBe(0);
+    // Changed after the table was read and before its socket opened: no event can reach this page.
+    await api(`/observations/${observation.id}/cancel`, owner.token, { method: "POST" });
+    openSocket();
+    await row.getByText("Cancelled").waitFor(WAIT);
   });
 });

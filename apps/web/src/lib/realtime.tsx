@@ -12,7 +12,7 @@ type Listener = (data: unknown) => void;
 
 interface RealtimeHub {
   subscribe(type: string, listener: Listener): () => void;
-  /** Called after a reconnection: events sent while the socket was down are lost, so lists may be stale. */
+  /** Called whenever the socket opens, the first time too: events sent before it was open are lost, so lists may be stale. */
   onReconnect(listener: () => void): () => void;
 }
 
@@ -63,15 +63,16 @@ export function RealtimeProvider({ children, onCredentialsGone }: { children: Re
     let socket: WebSocket | null = null;
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
     let failures = 0;
-    let everOpened = false;
     let stopped = false;
 
     const connect = () => {
       socket = new WebSocket(socketUrl());
+      // Every opening, the first included: an event sent before this socket was registered (while
+      // a page's first fetch was on its way, or while the socket was down) never reaches it, so
+      // what was read before may be stale.
       socket.onopen = () => {
         failures = 0;
-        if (everOpened) for (const listener of reconnectListeners.current) listener();
-        everOpened = true;
+        for (const listener of reconnectListeners.current) listener();
       };
       socket.onmessage = (message) => {
         let event: { type?: unknown; data?: unknown };
@@ -111,7 +112,7 @@ export function useRealtimeEvent<T extends RealtimeEventType>(type: T, handler: 
   useEffect(() => hub?.subscribe(type, (data) => latest.current(data as RealtimeEvents[T])), [hub, type, latest]);
 }
 
-/** Calls `handler` whenever the socket comes back after a drop. */
+/** Calls `handler` whenever the socket opens (the first time too, and after a drop): what was read before may have missed events. */
 export function useRealtimeReconnect(handler: () => void) {
   const hub = useContext(RealtimeContext);
   const latest = useLatest(handler);
