@@ -1,5 +1,5 @@
 import { backupsCollection, jobsCollection, observationsCollection, type BackupDoc } from "@meridian/db";
-import { inTransaction, failBackup, PARALLEL_SECTION_BYTES, recordJobStarted, RESTORED_COLLECTIONS, startScheduledBackup } from "@meridian/domain";
+import { failBackup, PARALLEL_SECTION_BYTES, RESTORED_COLLECTIONS, startScheduledBackup } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { observationDocument } from "../support/observation-documents";
 import { startObservingSetup } from "../support/observing-setup";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
+import { recordHeldJob } from "../support/held-jobs";
 
 const ADMIN = { email: "backup-admin@example.com", password: "backup admin password" };
 let server: TestServer;
@@ -377,7 +378,7 @@ describe("refusals", () => {
     }
 
     const backup = await takeBackup();
-    const queued = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "backup_restore", startedBy: null, subjectId: backup.id, now: new Date() }));
+    const queued = await recordHeldJob(deps(), { kind: "backup_restore", startedBy: null, subjectId: backup.id });
     try {
       const problem = await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 409, "RESTORE_RUNNING");
       expect(problem.detail).toContain(queued.id);
@@ -468,7 +469,7 @@ describe("retention and schedules", () => {
     // A scheduled backup whose job used up its attempts: failed, and every server admin is told.
     const doomed = await seedBackup("running", new Date().toISOString());
     await backupsCollection.update(deps().db, doomed, (doc) => ({ ...doc, trigger: "scheduled" }));
-    const job = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "backup", startedBy: null, subjectId: doomed, now: new Date() }));
+    const job = await recordHeldJob(deps(), { kind: "backup", startedBy: null, subjectId: doomed });
     await failBackup({ deps: deps(), jobId: job.id, backupId: doomed, then: null, error: "storage unreachable" });
     expect(await backupOf(doomed)).toMatchObject({ status: "failed", error: "storage unreachable" });
     expect(await jobToEnd(job.id)).toMatchObject({ status: "failed" });

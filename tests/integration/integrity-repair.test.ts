@@ -1,14 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { filesCollection, observationsCollection, type ObservationDoc } from "@meridian/db";
-import {
-  inTransaction,
-  addJob,
-  legacyCapturedFileKey,
-  purgeQuarantine,
-  recordJobStarted,
-  reportStaleObservations,
-  startScheduledScans,
-} from "@meridian/domain";
+import { inTransaction, addJob, legacyCapturedFileKey, purgeQuarantine, reportStaleObservations, startScheduledScans } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, type Account } from "../support/auth-suite";
@@ -17,6 +9,7 @@ import type { TestServer } from "../support/test-server";
 import { fileDocument, hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
 import { startObservingSetup } from "../support/observing-setup";
 import { until } from "../support/until";
+import { recordHeldJob } from "../support/held-jobs";
 
 const ADMIN = { email: "repair-admin@example.com", password: "repair admin password" };
 let server: TestServer;
@@ -225,7 +218,7 @@ describe("integrity repair", () => {
 
   it("runs one bulk repair per scan at a time (409 REPAIR_RUNNING) and only on a finished scan", async () => {
     const scan = await scanToEnd({ kind: "quick" });
-    const running = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "integrity_repair", startedBy: null, subjectId: scan.id, now: new Date() }));
+    const running = await recordHeldJob(deps(), { kind: "integrity_repair", startedBy: null, subjectId: scan.id });
     const refused = await expectProblem(
       await server.request(`/api/v1/admin/integrity/scans/${scan.id}/repair`, { method: "POST", token: adminToken, json: {} }),
       409,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { filesCollection, observationHistoryCollection, observationsCollection } from "@meridian/db";
-import { inTransaction, deleteCleanupObjects, recordJobStarted, runObservationCleanup } from "@meridian/domain";
+import { deleteCleanupObjects, runObservationCleanup } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
@@ -8,6 +8,7 @@ import { fileDocument, observationDocument } from "../support/observation-docume
 import type { TestServer } from "../support/test-server";
 import { startObservingSetup } from "../support/observing-setup";
 import { until } from "../support/until";
+import { recordHeldJob } from "../support/held-jobs";
 
 const ADMIN = { email: "cleanup-admin@example.com", password: "cleanup admin password" };
 let server: TestServer;
@@ -108,7 +109,7 @@ describe("observation data cleanup", () => {
     const cutoff = new Date().toISOString();
     await until("the clock to move past the cutoff", async () => (Date.now() > Date.parse(cutoff) ? true : undefined));
     const kept = await seedObservation(1);
-    const job = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "observation_cleanup", startedBy: null, now: new Date() }));
+    const job = await recordHeldJob(deps(), { kind: "observation_cleanup", startedBy: null });
     await runObservationCleanup({ deps: deps(), jobId: job.id, cutoff, actorId: null });
     expect(await observationsCollection.get(deps().db, doomed)).toBeUndefined();
     expect(await observationsCollection.get(deps().db, kept)).toBeDefined();
@@ -137,7 +138,7 @@ describe("observation data cleanup", () => {
   });
 
   it("runs one at a time, and is for server administrators only", async () => {
-    const running = await inTransaction(deps(), (t) => recordJobStarted({ t, kind: "observation_cleanup", startedBy: null, now: new Date() }));
+    const running = await recordHeldJob(deps(), { kind: "observation_cleanup", startedBy: null });
     const refused = await expectProblem(await cleanup({ dryRun: false }), 409, "CLEANUP_RUNNING");
     expect(refused.detail).toContain(running.id);
     await expectProblem(await cleanup({ dryRun: false, createBackup: true }), 409, "CLEANUP_RUNNING");

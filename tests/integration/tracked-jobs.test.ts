@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { inTransaction, publishEvent, recordJobStarted, reportJob } from "@meridian/domain";
+import { inTransaction, publishEvent, reportJob } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -7,6 +7,7 @@ import { startSmtpCapture } from "../support/smtp-capture";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
 import { openWebSocket, type OpenClient } from "../support/ws-client";
+import { recordHeldJob } from "../support/held-jobs";
 
 const ADMIN = { email: "jobs-admin@example.com", password: "jobs admin password" };
 interface Job {
@@ -98,7 +99,7 @@ describe("a long job a person started: the email fan-out of an announcement", ()
 describe("the job record", () => {
   it("ends failed with its error, and a late report cannot bring a finished job back", async () => {
     const deps = server.server.runtime.deps;
-    const job = await inTransaction(deps, (t) => recordJobStarted({ t, kind: "test_job", startedBy: null, total: 3, now: deps.now() }));
+    const job = await recordHeldJob(deps, { kind: "test_job", startedBy: null, total: 3 });
     await reportJob({ deps, jobId: job.id, progress: { done: 1, stage: "copying" } });
     expect(await jobOf(job.id)).toMatchObject({ status: "running", progress: { done: 1, total: 3, stage: "copying" } });
     await reportJob({ deps, jobId: job.id, status: "failed", error: "disk full" });
@@ -110,7 +111,7 @@ describe("the job record", () => {
     const deps = server.server.runtime.deps;
     const kind = `paging_${randomUUID().slice(0, 8)}`;
     const ids: string[] = [];
-    for (let index = 0; index < 3; index += 1) ids.push((await inTransaction(deps, (t) => recordJobStarted({ t, kind, startedBy: null, now: deps.now() }))).id);
+    for (let index = 0; index < 3; index += 1) ids.push((await recordHeldJob(deps, { kind, startedBy: null })).id);
     await reportJob({ deps, jobId: ids[0]!, status: "completed", result: {} });
     const first = (await must(`/api/v1/admin/jobs?kind=${kind}&limit=2`, { token: adminToken }, 200)) as { items: Job[]; nextCursor: string | null };
     const second = (await must(`/api/v1/admin/jobs?kind=${kind}&limit=2&cursor=${first.nextCursor}`, { token: adminToken }, 200)) as {
