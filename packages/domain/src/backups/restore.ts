@@ -75,8 +75,10 @@ const RESTORE_CONNECTIONS = Math.min(4, Math.max(2, availableParallelism()));
 /**
  * Swaps the side tables in, in one transaction that also records the restore in the audit log,
  * completes its job and ends maintenance: each live table moves to the previous schema and its
- * loaded twin takes its place, so either all of the backup is in place or none of it (the old
- * tables stay until the commit, and are dropped after it). The job's row is locked first, so a
+ * loaded twin takes its place, so either all of the backup is in place or none of it. The old
+ * tables and the emptied side schema are dropped in the same transaction: a restore that says it
+ * completed has left nothing behind, even if its process dies the moment after the commit (the
+ * tables' files go at the commit, either way). The job's row is locked first, so a
  * cancel either comes before (and the swap refuses: JobEnded) or finds the job completed. A
  * credential gone or revoked now stays so, and a password changed since the backup stays changed:
  * a restore must never bring back a key someone revoked.
@@ -112,6 +114,8 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
       await t.tx.execute(sql.raw(`alter table "${table}" set schema "${PREVIOUS_SCHEMA}"`));
       await t.tx.execute(sql.raw(`alter table "${SIDE_SCHEMA}"."${table}" set schema "${live!.schema}"`));
     }
+    await t.tx.execute(sql.raw(`drop schema "${PREVIOUS_SCHEMA}" cascade`));
+    await t.tx.execute(sql.raw(`drop schema "${SIDE_SCHEMA}" cascade`));
     // Scans that were under way when the backup was taken never finish: close them and their jobs, so new ones may start.
     const closed = await t.tx.execute<{ job_id: string | null }>(sql`
       update integrity_scans set status = 'failed',
@@ -197,7 +201,8 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
         await buildIndexes({ connections, tables: RESTORED_COLLECTIONS });
         await swapIn(deps, { jobId, backupId, actorId: options.actorId, manifest });
       } finally {
-        // On failure maintenance stays for the retry; the last failure (or a cancel) ends it through releaseRestore.
+        // What a failure left (a swap leaves nothing). Maintenance stays for the retry; the last
+        // failure (or a cancel) ends it through releaseRestore.
         await dropWorkSchemas(connection).catch(() => undefined);
         for (const reserved of connections) reserved.release();
       }
