@@ -56,11 +56,19 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     await nextStep(page, 5);
     await page.getByRole("button", { name: "Submit observation" }).click();
     await page.getByRole("heading", { name: `Andromeda ${tag}` }).waitFor(WAIT);
+    const observationId = page.url().split("/").pop()!;
 
     // The table follows the simulator without a reload.
     await page.goto(appUrl(server, "observations"));
     const row = page.getByRole("row").filter({ hasText: `Andromeda ${tag}` });
-    await row.getByText("In progress").waitFor({ timeout: 60_000 });
+    await row
+      .getByText("In progress")
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error: unknown) => {
+        // Whether the server moved it on and the page missed it, or the simulator never ran it.
+        const history = await api<{ items: Array<{ to: string; at: string; actor: unknown }> }>(`/observations/${observationId}/history`, owner.token);
+        throw new Error(`${String(error)}\nThe server's history of the observation: ${JSON.stringify(history.items)}`);
+      });
     endExposures();
     await row.getByText("Completed").waitFor({ timeout: 60_000 });
 
