@@ -3,6 +3,7 @@ import { databaseConnectionBudget, loadEnv } from "@meridian/config";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, roomyLimits } from "../support/auth-suite";
+import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
 import { createTestDatabase } from "../support/test-database";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -97,6 +98,7 @@ describe("a process that cannot get a connection", () => {
   let server: TestServer;
   let role: string;
   let token: string;
+  let plugin: PluginSocket;
   beforeAll(async () => {
     role = `limited_${randomBytes(4).toString("hex")}`;
     const password = randomBytes(12).toString("hex");
@@ -107,8 +109,18 @@ describe("a process that cannot get a connection", () => {
     url.password = password;
     server = await startTestServer({ MERIDIAN_ROLE: "server", REQUEST_CACHE_TTL_MS: "0", DATABASE_URL: url.toString() });
     token = (await createAccount(server)).token;
+    const create = async <T>(path: string, json: unknown) => {
+      const response = await server.request(path, { method: "POST", token, json });
+      expect(response.status).toBe(201);
+      return (await response.json()) as T;
+    };
+    const observatory = await create<{ id: string }>("/observatories", { name: "Budgeted" });
+    const key = await create<{ key: string }>(`/observatories/${observatory.id}/api-keys`, { name: "plugin" });
+    plugin = await openPluginSocket(server.url, key.key);
+    expect(await plugin.ask({ type: "hello", pluginVersion: "3.8.0.0" })).toMatchObject({ type: "ack" });
   });
   afterAll(async () => {
+    plugin?.client.ws.close();
     await superuser.unsafe(`alter role ${role} connection limit -1`);
     await server?.stop();
   });
@@ -134,7 +146,13 @@ describe("a process that cannot get a connection", () => {
     const body = (await trpc.json()) as { error: { data: { code: string; httpStatus: number } } };
     expect(body.error.data).toMatchObject({ code: "SERVICE_UNAVAILABLE", httpStatus: 503 });
 
+    // A connected plugin's report is answered the same way, a refusal for now it sends again, not INTERNAL.
+    const report = await plugin.ask({ type: "config", systemInfo: { os: "linux" }, equipment: { mount: "A" } });
+    expect(report).toMatchObject({ type: "error", code: "SERVICE_UNAVAILABLE" });
+    expect(report.message).toMatch(/database/i);
+
     await superuser.unsafe(`alter role ${role} connection limit -1`);
     await until("the server to serve again", async () => (await server.request("/api/v1/auth/me", { token })).status === 200);
+    expect(await plugin.ask({ type: "config", systemInfo: { os: "linux" }, equipment: { mount: "A" } })).toMatchObject({ type: "ack" });
   });
 });

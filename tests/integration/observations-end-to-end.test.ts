@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
+import { endMaintenance } from "@meridian/domain";
 import { ObservatorySimulator } from "@meridian/simulator";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -136,5 +138,37 @@ describe("an observation from submission to its files, run by the simulator", ()
     expect(cancelled).toMatchObject({ status: "cancelled", statusReason: "clouds coming" });
     await until("the cancel message", async () => simulator.received.some((message) => message.type === "cancel" && message.observationId === created.id));
     await expectProblem(await server.request(`/observations/${created.id}/cancel`, { method: "POST", token: owner.token }), 409, "INVALID_TRANSITION");
+  });
+});
+
+describe("a status report the server refuses for now", () => {
+  it("is sent again by the simulator until it is taken: refused while a restore's maintenance holds writes, it lands once that ends", async () => {
+    const owner = await createAccount(server);
+    const { observatory, project } = await network(owner);
+    const key = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "patient" } }, 201)) as {
+      key: string;
+    };
+    const created = (await must(
+      "/observations",
+      { method: "POST", token: owner.token, json: { name: "Patient", projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+      201,
+    )) as { id: string };
+    const statusOf = async () => ((await must(`/observations/${created.id}`, { token: owner.token }, 200)) as { status: string }).status;
+    const { db } = server.server.runtime.deps;
+    await db.execute(sql`insert into maintenance (id, reason, job_id) values ('restore', 'a test holds writes', null)`);
+    try {
+      const lines: string[] = [];
+      const simulator = new ObservatorySimulator({ url: server.url, key: key.key, speed: 1000, imageBytes: 1000, log: (line) => lines.push(line) });
+      closers.push(() => simulator.close());
+      await simulator.connect();
+      // Assigned on connecting (dispatch is not a request), then its first report is refused.
+      await until("the in_progress report to be refused and kept", async () =>
+        lines.some((line) => line.startsWith(`in_progress of ${created.id}:`) && line.endsWith("again shortly")),
+      );
+      expect(await statusOf()).toBe("assigned");
+    } finally {
+      await endMaintenance({ db });
+    }
+    await until("the observation to complete", async () => (await statusOf()) === "completed");
   });
 });

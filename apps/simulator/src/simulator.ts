@@ -108,7 +108,10 @@ export class ObservatorySimulator extends ObservatoryClient {
   /**
    * Runs `work` and, when the connection was lost under it (its server process died, the link
    * broke), again once connected anew, as a plugin carries its night through a server's restart.
-   * A refusal by the server (an error with a code) is final; so is a connection that will not return.
+   * A refusal for now (the server's database or storage busy, maintenance, a rate limit) is sent
+   * again after a pause, connection or not: the server kept nothing of it, and a status never
+   * reported would leave the observation where it was for good. Any other refusal (an error with a
+   * code, or an HTTP 4xx) is final; so is a connection that will not return.
    */
   private async acrossReconnects<T>(what: string, work: (retry: boolean) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
@@ -116,6 +119,12 @@ export class ObservatorySimulator extends ObservatoryClient {
         return await work(attempt > 1);
       } catch (error) {
         const { code, status } = error as { code?: unknown; status?: number };
+        const forNow = (typeof code === "string" && REFUSED_FOR_NOW.has(code)) || status === 503 || status === 429;
+        if (forNow && attempt < RETRIES_WHEN_REFUSED_FOR_NOW) {
+          this.log(`${what}: ${(error as Error).message}; again shortly`);
+          await new Promise((resolve) => setTimeout(resolve, PAUSE_WHEN_REFUSED_FOR_NOW_MS));
+          continue;
+        }
         // The server refused (a code, or an HTTP 4xx): final. A 502 or a cut connection: try again.
         const refused = typeof code === "string" || (status !== undefined && status >= 400 && status < 500);
         if (refused || !this.options.reconnect || attempt >= RETRIES_ACROSS_RECONNECTS) throw error;
@@ -186,6 +195,12 @@ export class ObservatorySimulator extends ObservatoryClient {
 
 /** How many times a report or an upload is tried across lost connections before the run gives up. */
 const RETRIES_ACROSS_RECONNECTS = 5;
+
+/** The server's refusals that say "not now" rather than "no" (each a 503 or 429 on HTTP). */
+const REFUSED_FOR_NOW = new Set(["SERVICE_UNAVAILABLE", "MAINTENANCE", "RATE_LIMITED"]);
+const PAUSE_WHEN_REFUSED_FOR_NOW_MS = 1000;
+/** A restore's maintenance lasts minutes on a large server: ten minutes of tries, then the run gives up. */
+const RETRIES_WHEN_REFUSED_FOR_NOW = 600;
 
 /** A 1×1 PNG, the smallest honest preview. */
 const PREVIEW_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");

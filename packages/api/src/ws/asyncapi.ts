@@ -23,7 +23,10 @@ const summaries: Record<string, string> = {
     "The plugin is below the server's minimum version: it gets no work until it is updated. Sent at hello, when the minimum is raised, and every 4 hours.",
   motd: "An announcement for the observatory's operators (active ones at hello, new ones as they are published).",
   ack: "The message with this id was handled.",
-  error: "The message with this id was refused: a stable code (VALIDATION_FAILED, HELLO_REQUIRED, RATE_LIMITED, INVALID_TRANSITION...) and a message in words.",
+  error:
+    "The message with this id was refused: a stable code (VALIDATION_FAILED, HELLO_REQUIRED, RATE_LIMITED, INVALID_TRANSITION...) and a message in words. " +
+    "RATE_LIMITED, MAINTENANCE and SERVICE_UNAVAILABLE (the server's database has no connection to give) refuse for now: nothing was kept, and the plugin " +
+    "sends the message again after a pause; any other code is final.",
 };
 
 const messagesOf = (schema: typeof pluginToServerMessageSchema | typeof serverToPluginMessageSchema) =>

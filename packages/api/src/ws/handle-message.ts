@@ -1,5 +1,6 @@
 import type { Deps } from "@meridian/domain";
-import { AppError, type ErrorCode } from "@meridian/domain";
+import type { ErrorCode } from "@meridian/domain";
+import { toAppError } from "../http/problem";
 import type { ProtocolConnection, ProtocolDefinition } from "./protocol";
 
 type AnyProtocol = ProtocolDefinition<unknown, { type: string }>;
@@ -37,7 +38,10 @@ export async function handleMessage(options: {
     const outcome = await handlers[type]!({ deps, session, message: result.data, connection });
     connection.send(protocol.replies.ack(result.data, outcome));
   } catch (error) {
-    if (error instanceof AppError) return connection.send(protocol.replies.error(readable, error.code, error.message));
+    // As on HTTP: a database with no connection to give is SERVICE_UNAVAILABLE (send it again
+    // shortly), not INTERNAL. Only what nobody expected is logged and answered without details.
+    const answer = toAppError(error);
+    if (answer === error || answer.code !== "INTERNAL") return connection.send(protocol.replies.error(readable, answer.code, answer.message));
     deps.logger.error({ err: error, type }, "WebSocket message handler failed");
     connection.send(protocol.replies.error(readable, "INTERNAL", "The message could not be handled"));
   }
