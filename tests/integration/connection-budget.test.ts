@@ -4,6 +4,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, roomyLimits } from "../support/auth-suite";
 import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
+import { jsonApi } from "../support/json-api";
 import { createTestDatabase } from "../support/test-database";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -109,13 +110,9 @@ describe("a process that cannot get a connection", () => {
     url.password = password;
     server = await startTestServer({ MERIDIAN_ROLE: "server", REQUEST_CACHE_TTL_MS: "0", DATABASE_URL: url.toString() });
     token = (await createAccount(server)).token;
-    const create = async <T>(path: string, json: unknown) => {
-      const response = await server.request(path, { method: "POST", token, json });
-      expect(response.status).toBe(201);
-      return (await response.json()) as T;
-    };
-    const observatory = await create<{ id: string }>("/observatories", { name: "Budgeted" });
-    const key = await create<{ key: string }>(`/observatories/${observatory.id}/api-keys`, { name: "plugin" });
+    const { must } = jsonApi(() => server);
+    const observatory = (await must("/observatories", { method: "POST", token, json: { name: "Budgeted" } }, 201)) as { id: string };
+    const key = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token, json: { name: "plugin" } }, 201)) as { key: string };
     plugin = await openPluginSocket(server.url, key.key);
     expect(await plugin.ask({ type: "hello", pluginVersion: "3.8.0.0" })).toMatchObject({ type: "ack" });
   });
