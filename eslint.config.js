@@ -34,6 +34,30 @@ export default tseslint.config(
     },
   },
   {
+    // Test files share their worker's processes and modules (vitest.config.ts, isolate: false), so
+    // nothing a file does may outlive it: no module mocks, stubs, spies or fake clocks, and no
+    // writes to process.env (the global setup, which runs once before any worker, may).
+    files: ["tests/**/*.ts", "**/*.test.{ts,tsx}"],
+    ignores: ["tests/support/global-setup.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.object.name='vi'][callee.property.name=/^(mock|doMock|stubEnv|stubGlobal|spyOn|useFakeTimers)$/]",
+          message:
+            "Test files share worker processes (isolate: false): start what the test needs (a server, a receiver) instead of replacing modules or globals.",
+        },
+        {
+          selector: [
+            ":matches(AssignmentExpression > MemberExpression.left, UnaryExpression[operator='delete'] > MemberExpression)",
+            "[object.object.name='process'][object.property.name='env']",
+          ].join(""),
+          message: "Test files share worker processes (isolate: false): give a started process or server its environment instead of changing this one's.",
+        },
+      ],
+    },
+  },
+  {
     // scripts/cluster.ts launches Meridian's processes and hands them their environment, as tests and benchmarks do.
     files: ["packages/config/src/env.ts", "**/*.config.{ts,js}", "tests/**", "bench/**", ".ci/**", "scripts/cluster.ts"],
     rules: { "no-restricted-properties": "off" },
