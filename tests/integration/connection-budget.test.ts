@@ -143,9 +143,10 @@ describe("a process that cannot get a connection", () => {
     const body = (await trpc.json()) as { error: { data: { code: string; httpStatus: number } } };
     expect(body.error.data).toMatchObject({ code: "SERVICE_UNAVAILABLE", httpStatus: 503 });
 
-    // A connected plugin's report is answered the same way, a refusal for now it sends again, not INTERNAL.
+    // A connected plugin's report is answered the same way, a refusal for now it sends again after
+    // the same Retry-After, not INTERNAL.
     const report = await plugin.ask({ type: "config", systemInfo: { os: "linux" }, equipment: { mount: "A" } });
-    expect(report).toMatchObject({ type: "error", code: "SERVICE_UNAVAILABLE" });
+    expect(report).toMatchObject({ type: "error", code: "SERVICE_UNAVAILABLE", retryAfter: 5 });
     expect(report.message).toMatch(/database/i);
 
     await superuser.unsafe(`alter role ${role} connection limit -1`);

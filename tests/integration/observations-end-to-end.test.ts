@@ -142,7 +142,7 @@ describe("an observation from submission to its files, run by the simulator", ()
 });
 
 describe("a status report the server refuses for now", () => {
-  it("is sent again by the simulator until it is taken: refused while a restore's maintenance holds writes, it lands once that ends", async () => {
+  it("is sent again by the simulator when the server says: refused while a restore's maintenance holds writes, it lands once that ends", async () => {
     const owner = await createAccount(server);
     const { observatory, project } = await network(owner);
     const key = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "patient" } }, 201)) as {
@@ -158,17 +158,22 @@ describe("a status report the server refuses for now", () => {
     await db.execute(sql`insert into maintenance (id, reason, job_id) values ('restore', 'a test holds writes', null)`);
     try {
       const lines: string[] = [];
+      const refusals: unknown[] = [];
       const simulator = new ObservatorySimulator({ url: server.url, key: key.key, speed: 1000, imageBytes: 1000, log: (line) => lines.push(line) });
       closers.push(() => simulator.close());
+      simulator.on("message", (message: { type: string }) => message.type === "error" && refusals.push(message));
       await simulator.connect();
-      // Assigned on connecting (dispatch is not a request), then its first report is refused.
-      await until("the in_progress report to be refused and kept", async () =>
-        lines.some((line) => line.startsWith(`in_progress of ${created.id}:`) && line.endsWith("again shortly")),
+      // Assigned on connecting (dispatch is not a request), then its first report is refused, with
+      // the same 30 s HTTP's Retry-After gives, and the simulator waits that long before it asks again.
+      const waiting = await until("the in_progress report to be refused and kept", async () =>
+        lines.find((line) => line.startsWith(`in_progress of ${created.id}:`) && / again in [\d.]+ s$/.test(line)),
       );
+      expect(refusals).toEqual([expect.objectContaining({ code: "MAINTENANCE", retryAfter: 30 })]);
+      expect(Number(/ again in ([\d.]+) s$/.exec(waiting)![1])).toBeGreaterThanOrEqual(30);
       expect(await statusOf()).toBe("assigned");
     } finally {
       await endMaintenance({ db });
     }
-    await until("the observation to complete", async () => (await statusOf()) === "completed");
+    await until("the observation to complete", async () => (await statusOf()) === "completed", { timeoutMs: 90_000 });
   });
 });

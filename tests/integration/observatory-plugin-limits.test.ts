@@ -65,6 +65,8 @@ describe("limits on an observatory plugin's connection", () => {
     expect(replies.filter((reply) => reply.type === "ack").length).toBeLessThanOrEqual(MESSAGES_PER_SECOND + 1);
     for (const reply of refused) {
       expect(reply.code).toBe("RATE_LIMITED");
+      // The bucket refills each second, so that is when to send it again.
+      expect(reply.retryAfter).toBe(1);
       expect(reply.message).toContain(`${MESSAGES_PER_SECOND} messages a second`);
     }
     // Replies keep the order of the messages, refused or not.

@@ -3,7 +3,7 @@ import WebSocket from "ws";
 import { connectWebSocket, type OpenClient } from "./ws-client";
 
 /** An ack or an error; `code` and `message` are read as absent on an ack. */
-export type PluginReply = ServerReply & { code?: string; message?: string };
+export type PluginReply = ServerReply & { code?: string; message?: string; retryAfter?: number };
 
 export interface PluginSocket {
   client: OpenClient;

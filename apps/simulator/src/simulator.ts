@@ -1,4 +1,4 @@
-import { ObservatoryClient, type AssignedObservation, type ServerToPluginMessage, type UploadedFile } from "@meridian/observatory-client";
+import { backoffMs, ObservatoryClient, type AssignedObservation, type ServerToPluginMessage, type UploadedFile } from "@meridian/observatory-client";
 import type { ObservationStatus } from "@meridian/rules";
 
 /** What the simulated plugin does with the next assignment. */
@@ -110,19 +110,26 @@ export class ObservatorySimulator extends ObservatoryClient {
    * broke), again once connected anew, as a plugin carries its night through a server's restart.
    * A refusal for now (the server's database or storage busy, maintenance, a rate limit) is sent
    * again after a pause, connection or not: the server kept nothing of it, and a status never
-   * reported would leave the observation where it was for good. Any other refusal (an error with a
-   * code, or an HTTP 4xx) is final; so is a connection that will not return.
+   * reported would leave the observation where it was for good. The pause is the server's
+   * `retryAfter` when it gave one, else a growing one (`backoffMs`), so a network's plugins do not
+   * press a struggling server every second. Any other refusal (an error with a code, or an HTTP
+   * 4xx) is final; so is a connection that will not return.
    */
   private async acrossReconnects<T>(what: string, work: (retry: boolean) => Promise<T>): Promise<T> {
+    const startedAt = Date.now();
+    let refusedForNow = 0;
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await work(attempt > 1);
       } catch (error) {
-        const { code, status } = error as { code?: unknown; status?: number };
+        const { code, status, retryAfter } = error as { code?: unknown; status?: number; retryAfter?: number };
         const forNow = (typeof code === "string" && REFUSED_FOR_NOW.has(code)) || status === 503 || status === 429;
-        if (forNow && attempt < RETRIES_WHEN_REFUSED_FOR_NOW) {
-          this.log(`${what}: ${(error as Error).message}; again shortly`);
-          await new Promise((resolve) => setTimeout(resolve, PAUSE_WHEN_REFUSED_FOR_NOW_MS));
+        if (forNow && Date.now() - startedAt < GIVE_UP_WHEN_REFUSED_FOR_NOW_MS) {
+          refusedForNow += 1;
+          // Up to a second more than the server asked, so that those it refused together come back apart.
+          const pauseMs = retryAfter ? retryAfter * 1000 + Math.round(Math.random() * 1000) : backoffMs(refusedForNow);
+          this.log(`${what}: ${(error as Error).message}; again in ${(pauseMs / 1000).toFixed(1)} s`);
+          await new Promise((resolve) => setTimeout(resolve, pauseMs));
           continue;
         }
         // The server refused (a code, or an HTTP 4xx): final. A 502 or a cut connection: try again.
@@ -198,9 +205,8 @@ const RETRIES_ACROSS_RECONNECTS = 5;
 
 /** The server's refusals that say "not now" rather than "no" (each a 503 or 429 on HTTP). */
 const REFUSED_FOR_NOW = new Set(["SERVICE_UNAVAILABLE", "MAINTENANCE", "RATE_LIMITED"]);
-const PAUSE_WHEN_REFUSED_FOR_NOW_MS = 1000;
 /** A restore's maintenance lasts minutes on a large server: ten minutes of tries, then the run gives up. */
-const RETRIES_WHEN_REFUSED_FOR_NOW = 600;
+const GIVE_UP_WHEN_REFUSED_FOR_NOW_MS = 10 * 60_000;
 
 /** A 1×1 PNG, the smallest honest preview. */
 const PREVIEW_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");

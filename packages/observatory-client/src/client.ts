@@ -40,6 +40,16 @@ const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
 /**
+ * The pause before try number `attempt` (1, 2, …) of something lost or refused for now: 1 s
+ * doubling up to 30 s, each drawn between half and all of it, so that a network's observatories
+ * refused together (a server restarting, its database busy) do not all come back at once.
+ */
+export function backoffMs(attempt: number): number {
+  const ceiling = Math.min(RETRY_FIRST_MS * 2 ** Math.max(0, attempt - 1), RETRY_MAX_MS);
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+/**
  * A Meridian observatory plugin's connection, as `/api/docs/observatory` and `/api/asyncapi.json`
  * describe it: connects with the key, says hello, keeps heartbeats going, matches each message to
  * its `ack` or `error`, reads what the server sends through the protocol's schemas, reconnects on
@@ -60,7 +70,7 @@ export class ObservatoryClient extends EventEmitter {
   private pending = new Map<string, { resolve: (reply: Acknowledgement) => void; reject: (error: Error) => void }>();
   /** Set when this side closed, or the server said not to come back: no reconnecting. */
   private stopped = false;
-  private retryDelayMs = RETRY_FIRST_MS;
+  private reconnectAttempts = 0;
   private retry: NodeJS.Timeout | undefined;
   private helloed = false;
 
@@ -104,14 +114,13 @@ export class ObservatoryClient extends EventEmitter {
     const reply = await this.send({ type: "hello", pluginVersion, systemInfo, equipment });
     this.helloed = true;
     this.heartbeat = setInterval(() => void this.send({ type: "heartbeat" }).catch(() => undefined), this.connection.heartbeatSeconds * 1000);
-    this.retryDelayMs = RETRY_FIRST_MS;
+    this.reconnectAttempts = 0;
     return reply;
   }
 
   private scheduleReconnect() {
-    const ceiling = this.retryDelayMs;
-    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
-    const delay = Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+    this.reconnectAttempts += 1;
+    const delay = backoffMs(this.reconnectAttempts);
     this.log(`connection lost; connecting again in ${(delay / 1000).toFixed(1)} s`);
     this.retry = setTimeout(() => {
       this.retry = undefined;
@@ -127,7 +136,10 @@ export class ObservatoryClient extends EventEmitter {
     }, delay);
   }
 
-  /** Sends a message and resolves with its `ack`, or rejects with the server's `error` (its `code` on the error). */
+  /**
+   * Sends a message and resolves with its `ack`, or rejects with the server's `error`: its `code`
+   * on the error, and `retryAfter` (seconds) when the server said when to send it again.
+   */
   send(message: PluginMessageBody): Promise<Acknowledgement> {
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
@@ -163,7 +175,8 @@ export class ObservatoryClient extends EventEmitter {
   /**
    * Uploads a captured file of an assigned observation, streamed (a Readable for large files),
    * with `previewOf` naming the file a PNG preview belongs to. Resolves with the recorded file; a
-   * refusal rejects with the HTTP `status` on the error.
+   * refusal rejects with the HTTP `status` on the error, and `retryAfter` (seconds) when the
+   * server sent a numeric Retry-After.
    */
   async uploadFile(upload: { observationId: string; filename: string; contentType: string; body: Uint8Array | Readable; previewOf?: string }) {
     const { observationId, filename, contentType, body, previewOf } = upload;
@@ -175,8 +188,13 @@ export class ObservatoryClient extends EventEmitter {
       // Node's fetch needs this to send a stream as the body.
       ...(body instanceof Uint8Array ? {} : { duplex: "half" }),
     } as RequestInit);
-    if (response.status !== 201)
-      throw Object.assign(new Error(`upload of ${filename} answered ${response.status}: ${await response.text()}`), { status: response.status });
+    if (response.status !== 201) {
+      const retryAfter = Number(response.headers.get("retry-after") ?? Number.NaN);
+      throw Object.assign(new Error(`upload of ${filename} answered ${response.status}: ${await response.text()}`), {
+        status: response.status,
+        retryAfter: Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      });
+    }
     return (await response.json()) as UploadedFile;
   }
 
@@ -218,7 +236,7 @@ export class ObservatoryClient extends EventEmitter {
       if (!waiter) return;
       this.pending.delete(String(message.id));
       if (message.type === "ack") waiter.resolve(message);
-      else waiter.reject(Object.assign(new Error(message.message), { code: message.code }));
+      else waiter.reject(Object.assign(new Error(message.message), { code: message.code, retryAfter: message.retryAfter }));
       return;
     }
     if (message.type === "assign") this.emit("assign", message.observation);

@@ -1,2 +1,2 @@
-export { ObservatoryClient, type Acknowledgement, type ObservatoryClientOptions, type UploadedFile } from "./client";
+export { backoffMs, ObservatoryClient, type Acknowledgement, type ObservatoryClientOptions, type UploadedFile } from "./client";
 export type { AssignedObservation, PluginMessageBody, ServerToPluginMessage } from "@meridian/rules/observatory-protocol";

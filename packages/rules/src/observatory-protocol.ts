@@ -51,7 +51,8 @@ export const serverToPluginMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("motd"), announcement: motdAnnouncementSchema }),
   z.object({ type: z.literal("ack"), id: messageId }),
   // The id as the message carried it (null when it had none or was not JSON): an unreadable message is answered too.
-  z.object({ type: z.literal("error"), id: z.unknown(), code: z.string(), message: z.string() }),
+  // `retryAfter`: whole seconds to wait before sending it again, on a refusal for now that knows (as HTTP's Retry-After).
+  z.object({ type: z.literal("error"), id: z.unknown(), code: z.string(), message: z.string(), retryAfter: z.number().int().positive().optional() }),
 ]);
 type ServerToPluginSchemaMessage = z.output<typeof serverToPluginMessageSchema>;
 

@@ -26,7 +26,8 @@ const summaries: Record<string, string> = {
   error:
     "The message with this id was refused: a stable code (VALIDATION_FAILED, HELLO_REQUIRED, RATE_LIMITED, INVALID_TRANSITION...) and a message in words. " +
     "RATE_LIMITED, MAINTENANCE and SERVICE_UNAVAILABLE (the server's database has no connection to give) refuse for now: nothing was kept, and the plugin " +
-    "sends the message again after a pause; any other code is final.",
+    "sends the message again after a pause: the error's `retryAfter` seconds when it carries them (the Retry-After HTTP would give), " +
+    "else a growing pause with jitter. Any other code is final.",
 };
 
 const messagesOf = (schema: typeof pluginToServerMessageSchema | typeof serverToPluginMessageSchema) =>

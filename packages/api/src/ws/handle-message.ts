@@ -1,5 +1,4 @@
-import type { Deps } from "@meridian/domain";
-import type { ErrorCode } from "@meridian/domain";
+import type { AppError, Deps, ErrorCode } from "@meridian/domain";
 import { toAppError } from "../http/problem";
 import type { ProtocolConnection, ProtocolDefinition } from "./protocol";
 
@@ -41,17 +40,32 @@ export async function handleMessage(options: {
     // As on HTTP: a database with no connection to give is SERVICE_UNAVAILABLE (send it again
     // shortly), not INTERNAL. Only what nobody expected is logged and answered without details.
     const answer = toAppError(error);
-    if (answer === error || answer.code !== "INTERNAL") return connection.send(protocol.replies.error(readable, answer.code, answer.message));
+    if (answer === error || answer.code !== "INTERNAL")
+      return connection.send(protocol.replies.error(readable, answer.code, answer.message, retryAfterOf(answer)));
     deps.logger.error({ err: error, type }, "WebSocket message handler failed");
     connection.send(protocol.replies.error(readable, "INTERNAL", "The message could not be handled"));
   }
+}
+
+/** A refusal's Retry-After header (whole seconds), which the socket's error reply carries as `retryAfter`. */
+function retryAfterOf(error: AppError): number | undefined {
+  const header = Object.entries(error.headers).find(([name]) => name.toLowerCase() === "retry-after");
+  const seconds = Number(header?.[1]);
+  return Number.isInteger(seconds) && seconds > 0 ? seconds : undefined;
 }
 
 /**
  * Answers a message without handling it (it came faster than its protocol's rate allows): one
  * error reply, with the message's id when one is readable, in its turn among the replies.
  */
-export function refuseMessage(options: { protocol: AnyProtocol; connection: ProtocolConnection; raw: string; code: ErrorCode; detail: string }) {
+export function refuseMessage(options: {
+  protocol: AnyProtocol;
+  connection: ProtocolConnection;
+  raw: string;
+  code: ErrorCode;
+  detail: string;
+  retryAfter?: number;
+}) {
   let readable: { type?: unknown; id?: unknown } | undefined;
   try {
     const parsed: unknown = JSON.parse(options.raw);
@@ -59,5 +73,5 @@ export function refuseMessage(options: { protocol: AnyProtocol; connection: Prot
   } catch {
     readable = undefined;
   }
-  options.connection.send(options.protocol.replies.error(readable, options.code, options.detail));
+  options.connection.send(options.protocol.replies.error(readable, options.code, options.detail, options.retryAfter));
 }

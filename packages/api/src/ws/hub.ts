@@ -265,7 +265,8 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       const task =
         !bucket || bucket.take()
           ? () => handleMessage({ protocol, deps, session: admission.session, connection, raw: text })
-          : async () => refuseMessage({ protocol, connection, raw: text, code: "RATE_LIMITED", detail: rateLimited });
+          : // The bucket refills every second: the next message a second later is handled.
+            async () => refuseMessage({ protocol, connection, raw: text, code: "RATE_LIMITED", detail: rateLimited, retryAfter: 1 });
       if (!queue.push(task)) connection.close(hubCloseCodes.tooManyWaiting, `more than ${limits.queueLimit} messages waiting`);
     });
     // A client's protocol error (an oversized or broken frame) closes its socket; without a

@@ -192,7 +192,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
   },
   replies: {
     ack: (message) => ({ type: "ack", id: message.id }),
-    error: (message, code, detail) => ({ type: "error", id: message?.id ?? null, code, message: detail }),
+    error: (message, code, detail, retryAfter) => ({ type: "error", id: message?.id ?? null, code, message: detail, ...(retryAfter ? { retryAfter } : {}) }),
   },
   // Published only by `publishObservatoryEvent`, which takes and checks an `ObservatoryEvent` (the claim notice is held back by `accepts`).
   // A process's every plugin in one statement each heartbeat, not one query (and a write a minute) per connection.

@@ -71,8 +71,12 @@ export interface ProtocolDefinition<Session, Union extends { type: string }, Out
   replies: {
     /** The reply to a handled message; `result` is what its handler returned. */
     ack(message: Union, result: unknown): NoInfer<Outgoing>;
-    /** The reply to a message that could not be handled; `message` is what was readable of it. */
-    error(message: { type?: unknown; id?: unknown } | undefined, code: string, detail: string): NoInfer<Outgoing>;
+    /**
+     * The reply to a message that could not be handled; `message` is what was readable of it.
+     * `retryAfter` (whole seconds) comes with a refusal for now that knows when to try again, as
+     * HTTP's Retry-After does.
+     */
+    error(message: { type?: unknown; id?: unknown } | undefined, code: string, detail: string, retryAfter?: number): NoInfer<Outgoing>;
   };
   /** Bounds on each socket (the hub's default: 100 waiting messages, no rate). */
   limits?(env: Env): ConnectionLimits;
