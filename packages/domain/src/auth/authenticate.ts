@@ -42,13 +42,24 @@ export async function authenticateToken(options: { deps: Deps; token: string; fr
     // Checked here first: a call into touchCredential that writes nothing still costs an await on every request.
     cached.lastUsedMs ??= cached.lastUsedAt ? Date.parse(cached.lastUsedAt) : -Infinity;
     if (now - cached.lastUsedMs >= TOUCH_INTERVAL_MS) {
+      // The requests that come while this one writes do not write too (a hundred updates of one row, each waiting for the last).
+      cached.lastUsedMs = now;
       cached.lastUsedAt = await touchCredential(deps, cached.via, cached.credentialId, cached.lastUsedAt ?? null);
       cached.lastUsedMs = undefined;
     }
     return { user: cached.user, via: cached.via, credentialId: cached.credentialId };
   }
-  const principal = await lookUpToken(deps, token, tokenHash);
-  if (principal) deps.caches.principals.set(tokenHash, principal, Math.min(now + deps.caches.ttlMs, principal.tokenExpiresAt ?? Infinity));
+  const { caches } = deps;
+  const generation = caches.principalsGeneration;
+  const lookUp = async () => {
+    const found = await lookUpToken(deps, token, tokenHash);
+    // A logout or a revocation that landed while we were reading: do not keep what we found.
+    if (found && caches.principalsGeneration === generation)
+      caches.principals.set(tokenHash, found, Math.min(now + caches.ttlMs, found.tokenExpiresAt ?? Infinity));
+    return found;
+  };
+  // The requests that find the entry missing together (it expired under load) share one lookup; a fresh one asks on its own.
+  const principal = await (options.fresh ? lookUp() : caches.principalReads.read(tokenHash, generation, lookUp));
   return principal && { user: principal.user, via: principal.via, credentialId: principal.credentialId };
 }
 

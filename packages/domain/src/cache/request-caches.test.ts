@@ -31,6 +31,17 @@ describe("RequestCaches", () => {
     expect(caches.pending.get("usr_a", NOW)).toBeDefined();
   });
 
+  it("moves the credentials' generation on with every credential or user change and a clear, so a lookup that raced one is not kept", () => {
+    const caches = filled();
+    const before = caches.principalsGeneration;
+    caches.apply({ kind: "token", tokenHash: "hash-a" });
+    caches.apply({ kind: "user", userId: "usr_b" });
+    caches.clear();
+    expect(caches.principalsGeneration).toBe(before + 3);
+    caches.apply({ kind: "announcements" });
+    expect(caches.principalsGeneration).toBe(before + 3);
+  });
+
   it("drops every pending list on an announcement change, and moves the generation on", () => {
     const caches = filled();
     const before = caches.announcementsGeneration;

@@ -1,6 +1,7 @@
 import type { Transaction } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { CachedPrincipal } from "../auth/principal";
+import { SharedReads } from "./shared-reads";
 import { TtlCache } from "./ttl-cache";
 
 export const CACHE_CHANNEL = "meridian_cache";
@@ -59,6 +60,10 @@ export class RequestCaches {
     maxWeight: MAX_OBSERVATION_PAGE_BYTES,
     weigh: (entry) => entry.json.length,
   });
+  /** The reads that fill `principals`, `pending` and `observationPages`, each shared by the requests that miss at once. */
+  readonly principalReads = new SharedReads<CachedPrincipal | undefined>();
+  readonly pendingReads = new SharedReads<PendingEntry>();
+  readonly observationPageReads = new SharedReads<string>();
   /**
    * Until when writes may assume that no restore holds maintenance (only that answer is kept: an active
    * maintenance is always read again, so its end is seen at once). `maintenanceGeneration` is bumped by every
@@ -66,6 +71,8 @@ export class RequestCaches {
    */
   private noMaintenanceUntil = 0;
   private maintenanceGeneration = 0;
+  /** Bumped by every credential or user change: a lookup that raced a logout or a revocation does not store what it found. */
+  principalsGeneration = 0;
   /** Bumped by every announcement change, so a read that raced a change does not store stale data. */
   announcementsGeneration = 0;
   /** The same for observation pages. */
@@ -75,9 +82,11 @@ export class RequestCaches {
     switch (change.kind) {
       case "token":
         this.principals.delete(change.tokenHash);
+        this.principalsGeneration += 1;
         break;
       case "user":
         this.principals.deleteWhere((principal) => principal.user.id === change.userId);
+        this.principalsGeneration += 1;
         this.pending.delete(change.userId);
         break;
       case "pending":
@@ -134,6 +143,7 @@ export class RequestCaches {
   clear(): void {
     this.forgetNoMaintenance();
     this.principals.clear();
+    this.principalsGeneration += 1;
     this.pending.clear();
     this.announcementsGeneration += 1;
     this.observationPages.clear();

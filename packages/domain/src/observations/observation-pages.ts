@@ -15,7 +15,8 @@ function firstPageKey(actor: UserActor, filter: ObservationFilter, limit: number
 /**
  * A page of the list as `{items, nextCursor}` JSON. A first page is served from the process's
  * cache until anything it reads changes (inTransaction announces such writes from any process)
- * or REQUEST_CACHE_TTL_MS passes; later pages, a cursor's, are read each time.
+ * or REQUEST_CACHE_TTL_MS passes, and the requests that find it missing together share one read;
+ * later pages, a cursor's, are read each time.
  */
 export async function listObservationsAsJson(options: ListOptions): Promise<string> {
   if (options.cursor) return JSON.stringify(await listObservations(options));
@@ -26,10 +27,12 @@ export async function listObservationsAsJson(options: ListOptions): Promise<stri
   const cached = caches.observationPages.get(key, now);
   if (cached) return cached.json;
   const generation = caches.observationsGeneration;
-  const json = JSON.stringify(await listObservations(options));
-  // A change that landed while we were reading may be missing from the result: do not keep it.
-  if (caches.observationsGeneration === generation) caches.observationPages.set(key, { json }, now + caches.ttlMs);
-  return json;
+  return caches.observationPageReads.read(key, generation, async () => {
+    const json = JSON.stringify(await listObservations(options));
+    // A change that landed while we were reading may be missing from the result: do not keep it.
+    if (caches.observationsGeneration === generation) caches.observationPages.set(key, { json }, now + caches.ttlMs);
+    return json;
+  });
 }
 
 /** The same page as an object (the app's tRPC face), from the same cache. */
