@@ -71,10 +71,16 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly errors: FieldError[] | undefined;
-  /** Extra response headers, such as Retry-After. */
+  /** Extra response headers: Retry-After (from `retryAfterSeconds`), Connection. */
   readonly headers: Record<string, string>;
+  /** A refusal for now: whole seconds to wait before trying again (HTTP's Retry-After, the socket's `retryAfter`). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, detail?: string, options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown; status?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail?: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string>; retryAfterSeconds?: number; cause?: unknown; status?: number } = {},
+  ) {
     super(detail ?? errorCodes[code].title, { cause: options.cause });
     this.name = "AppError";
     this.code = code;
@@ -82,7 +88,8 @@ export class AppError extends Error {
     // 403 INVALID_CREDENTIALS, not a failed sign-in's 401).
     this.status = options.status ?? errorCodes[code].status;
     this.errors = options.errors;
-    this.headers = options.headers ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = { ...options.headers, ...(options.retryAfterSeconds ? { "retry-after": String(options.retryAfterSeconds) } : {}) };
   }
 
   get title(): string {

@@ -25,7 +25,7 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error))
     return new AppError("SERVICE_UNAVAILABLE", "The database has no connection for this request at the moment; try again shortly", {
-      headers: { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) },
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
       cause: error,
     });
   if (error instanceof HTTPException) {

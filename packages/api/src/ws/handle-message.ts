@@ -1,4 +1,4 @@
-import type { AppError, Deps, ErrorCode } from "@meridian/domain";
+import type { Deps, ErrorCode } from "@meridian/domain";
 import { toAppError } from "../http/problem";
 import type { ProtocolConnection, ProtocolDefinition } from "./protocol";
 
@@ -41,17 +41,10 @@ export async function handleMessage(options: {
     // shortly), not INTERNAL. Only what nobody expected is logged and answered without details.
     const answer = toAppError(error);
     if (answer === error || answer.code !== "INTERNAL")
-      return connection.send(protocol.replies.error(readable, answer.code, answer.message, retryAfterOf(answer)));
+      return connection.send(protocol.replies.error(readable, answer.code, answer.message, answer.retryAfterSeconds));
     deps.logger.error({ err: error, type }, "WebSocket message handler failed");
     connection.send(protocol.replies.error(readable, "INTERNAL", "The message could not be handled"));
   }
-}
-
-/** A refusal's Retry-After header (whole seconds), which the socket's error reply carries as `retryAfter`. */
-function retryAfterOf(error: AppError): number | undefined {
-  const header = Object.entries(error.headers).find(([name]) => name.toLowerCase() === "retry-after");
-  const seconds = Number(header?.[1]);
-  return Number.isInteger(seconds) && seconds > 0 ? seconds : undefined;
 }
 
 /**

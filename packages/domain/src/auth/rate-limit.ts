@@ -29,7 +29,7 @@ export async function assertWithinRateLimit(options: RateLimitRule & { db: Execu
     .limit(1);
   const freeAt = (nth?.at ?? now).getTime() + rule.windowMs;
   const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
-  throw new AppError("RATE_LIMITED", "Too many attempts; try again later", { headers: { "Retry-After": String(retryAfter) } });
+  throw new AppError("RATE_LIMITED", "Too many attempts; try again later", { retryAfterSeconds: retryAfter });
 }
 
 export async function recordRateLimitEvent(options: { db: Executor; now: Date; bucket: string; key: string }): Promise<void> {

@@ -48,7 +48,7 @@ export async function refuseWritesDuringMaintenance(options: {
   if (believeRecent && deps.caches.knowsNoMaintenance(deps.now().getTime())) return;
   const generation = deps.caches.maintenanceReadStarts();
   const maintenance = await readMaintenance({ db: deps.db, caches: deps.caches });
-  if (maintenance.active) throw new AppError("MAINTENANCE", `${maintenance.reason ?? "Maintenance"}: ${options.retry}`, { headers: { "retry-after": "30" } });
+  if (maintenance.active) throw new AppError("MAINTENANCE", `${maintenance.reason ?? "Maintenance"}: ${options.retry}`, { retryAfterSeconds: 30 });
   deps.caches.rememberNoMaintenance(generation, deps.now().getTime());
 }
 
