@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
 import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 import { fillFirstTarget, nextStep } from "./support/wizard";
@@ -132,5 +133,30 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     await api(`/observations/${observation.id}/cancel`, owner.token, { method: "POST" });
     openSocket();
     await row.getByText("Cancelled").waitFor(WAIT);
+  });
+
+  it("reads the table again when a change is heard while its first read is still on its way", async () => {
+    const { owner, observation, name } = await ownObservation("Hugo Held", "Draco");
+    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
+    // What the page's socket hears: its welcome (it is registered with the server), then the cancel's event.
+    const heard: string[] = [];
+    page.on("websocket", (socket) => socket.on("framereceived", ({ payload }) => heard.push(String(payload))));
+    const hears = (text: string) => until(`the page's socket to hear ${text}`, async () => heard.some((frame) => frame.includes(text)));
+
+    // The table's first read answers what it found before the cancel, and only once the page has heard of the cancel.
+    let heldReads = 0;
+    await page.route(/\/trpc\/[^?]*observations\.list/, async (route) => {
+      if (heldReads > 0) return route.fallback();
+      heldReads += 1;
+      const response = await route.fetch();
+      await hears('"welcome"');
+      await api(`/observations/${observation.id}/cancel`, owner.token, { method: "POST" });
+      await hears(observation.id);
+      await route.fulfill({ response });
+    });
+    await page.goto(appUrl(server, "observations"));
+    const row = page.getByRole("row").filter({ hasText: name });
+    await row.getByText("Cancelled").waitFor(WAIT);
+    expect(heldReads).toBe(1);
   });
 });

@@ -1,11 +1,11 @@
 import type { AppRouter } from "@meridian/api/client";
-import { QueryClient } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
+import { ChangeFollowingQueryClient } from "./lib/query-client";
 
 export type { AppRouter };
 
-export const queryClient = new QueryClient({
+export const queryClient = new ChangeFollowingQueryClient({
   defaultOptions: {
     queries: {
       staleTime: 30_000,
