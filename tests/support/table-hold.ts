@@ -6,6 +6,8 @@ export interface TableHold {
   /** How many backends wait for the hold. */
   waiters(): Promise<number>;
   release(): Promise<void>;
+  /** Ends the hold by committing what it did (a write that takes the held rows over, say), where `release` undoes it. */
+  commit(): Promise<void>;
 }
 
 /** Runs `lock` in a transaction of its own, kept open (and what it locked held) until `release`. */
@@ -31,6 +33,13 @@ async function hold(databaseUrl: string, lock: string): Promise<TableHold> {
     async release() {
       await blocker`rollback`.catch(() => undefined);
       await blocker.end();
+    },
+    async commit() {
+      try {
+        await blocker`commit`;
+      } finally {
+        await blocker.end();
+      }
     },
   };
 }

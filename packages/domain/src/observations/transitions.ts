@@ -11,9 +11,16 @@ import { monitoringRunEnded } from "./monitoring";
 
 const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
 
-/** Asks for a dispatch at the observatory once the caller's transaction commits. */
-export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
-  addJob({ t, name: "dispatch_observatory", payload: { observatoryId }, jobKey: dispatchJobKey(observatoryId), maxAttempts: 5 });
+/**
+ * Asks for a dispatch at the observatory once the caller's transaction commits: the observatory's
+ * waiting dispatch, if there is one, serves every change that asks. A worker may take that job while
+ * the caller writes (graphile-worker then adds nothing): that run may have read the observatory
+ * before this change, so one more job follows it.
+ */
+export async function queueDispatch({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }): Promise<void> {
+  const job = { t, name: "dispatch_observatory", payload: { observatoryId }, maxAttempts: 5 } as const;
+  if ((await addJob({ ...job, jobKey: dispatchJobKey(observatoryId) })) === null) await addJob(job);
+}
 
 /** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
 type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;
