@@ -173,7 +173,7 @@ export {
   REPORT_LIMIT_BYTES,
   type GoneReason,
 } from "./observatories/connection";
-export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_INTERVAL_MS } from "./observatories/presence";
+export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_INTERVAL_MS, readPresence } from "./observatories/presence";
 export * from "./system/server-settings";
 export { queueDispatch, moveObservation } from "./observations/transitions";
 export { uploadObservationFile, listObservationFiles, openObservationFile, presentFile } from "./observations/files";

@@ -123,9 +123,11 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "Cookie-authenticated requests that change state must carry an Origin (or Referer) of this site; bearer tokens are exempt. " +
           `JSON bodies are capped at ${MAX_JSON_BODY_BYTES} bytes (413). Unknown fields in JSON bodies are refused (400). ` +
           "WebSocket close codes (`/ws`, `/ws/observatory`): 1001 the server is stopping (connect again later), 1011 the connection " +
-          "could not be set up, 4401 the credential no longer works, 4408 no message for the heartbeat timeout, 4409 replaced by a " +
-          "newer connection with the same observatory (do not reconnect), 4413 more sent to the client and not read than the server holds " +
-          "(`WS_SEND_BUFFER_LIMIT_BYTES`; read, then connect again), 4429 more messages waiting than allowed (`PLUGIN_QUEUE_LIMIT`).",
+          "could not be set up, 1012 (`/ws` only) events meant for the socket may have been missed while the server's event feed " +
+          "reconnected (connect again and read again what you show), 4401 the credential no longer works, 4408 no message for the " +
+          "heartbeat timeout, 4409 replaced by a newer connection with the same observatory (do not reconnect), 4413 more sent to " +
+          "the client and not read than the server holds (`WS_SEND_BUFFER_LIMIT_BYTES`; read, then connect again), " +
+          "4429 more messages waiting than allowed (`PLUGIN_QUEUE_LIMIT`).",
         license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
       },
       // PUBLIC_URL, else the address the request reached: a generated client calls this very server.

@@ -64,6 +64,15 @@ interface Live {
   ended?: Promise<void>;
 }
 
+/** postgres.js calls a subscription's `onlisten` once it listens and again after every reconnect: `act` runs on the reconnects. */
+function afterFirstCall(act: () => void): () => void {
+  let called = false;
+  return () => {
+    if (called) act();
+    called = true;
+  };
+}
+
 function refuse(socket: Duplex, status: number) {
   const reason = REFUSAL_REASONS[status] ?? "Error";
   const body = JSON.stringify({ status, title: reason, code: REFUSAL_CODES[status] ?? "INTERNAL" });
@@ -204,13 +213,30 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     }
     deliveries = undefined;
   };
-  const subscription = await deps.sql.listen(REALTIME_CHANNEL, (payload) => {
-    const notice = readRealtimeNotice(payload);
-    if (!notice) return;
-    markDispatch({ stage: "event heard", eventId: notice.id });
-    noticed.push(notice);
-    deliveries ??= deliverNoticed();
-  });
+  /**
+   * After the LISTEN connection came back, each socket catches up in its turn among its messages:
+   * its protocol's `eventsMissed`, else a close (1012) that makes its client connect again and read again.
+   */
+  const catchUp = (live: Live) => {
+    const { protocol, connection, session } = live;
+    const missed = () => connection.close(hubCloseCodes.eventsMissed, "events may have been missed: connect again");
+    if (!protocol.eventsMissed) return missed();
+    if (!live.queue.push(async () => protocol.eventsMissed!({ deps, session, connection }))) missed();
+  };
+  const subscription = await deps.sql.listen(
+    REALTIME_CHANNEL,
+    (payload) => {
+      const notice = readRealtimeNotice(payload);
+      if (!notice) return;
+      markDispatch({ stage: "event heard", eventId: notice.id });
+      noticed.push(notice);
+      deliveries ??= deliverNoticed();
+    },
+    afterFirstCall(() => {
+      deps.logger.warn({ sockets: lives.size }, "the realtime LISTEN connection came back: its sockets catch up on what they missed");
+      for (const live of lives.values()) catchUp(live);
+    }),
+  );
 
   /**
    * Everything after a socket closes, once however it closed: it leaves its route key, none of

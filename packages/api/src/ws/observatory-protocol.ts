@@ -16,6 +16,7 @@ import {
   observatoryKeysStillValid,
   refuseWritesDuringMaintenance,
   pluginIsCurrent,
+  readPresence,
   readServerSettings,
   reportObservationStatus,
   unstartedAssignments,
@@ -84,6 +85,11 @@ function replace(session: ObservatorySession, connection: ObservatoryConnection)
   connection.close(observatoryCloseCodes.replaced, "replaced by a newer connection of this observatory");
 }
 
+/** What was assigned while no connection could hear it (see unstartedAssignments); a plugin ignores one it has. */
+async function sendUnstartedAssignments(deps: Deps, session: ObservatorySession, connection: ObservatoryConnection) {
+  for (const observation of await unstartedAssignments({ db: deps.db, observatoryId: session.observatoryId })) connection.send({ type: "assign", observation });
+}
+
 /**
  * Every message after hello: the plugin must have said hello, and at most once a minute the
  * connection's sighting joins the process's next batch (never the observatory's document). When
@@ -145,9 +151,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       if (minimumPluginVersion) connection.send({ type: "update_required", minimumPluginVersion });
       for (const announcement of await activeObservatoryAnnouncements({ deps, observatoryId: session.observatoryId }))
         connection.send({ type: "motd", announcement });
-      // What was assigned while no connection could hear it (see unstartedAssignments).
-      for (const observation of await unstartedAssignments({ db: deps.db, observatoryId: session.observatoryId }))
-        connection.send({ type: "assign", observation });
+      await sendUnstartedAssignments(deps, session, connection);
     },
     // The hot path: nothing but `ready`, which only queues a sighting, at most once a minute.
     heartbeat: async ({ deps, session, connection }) => {
@@ -222,6 +226,14 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
     // The newest connection with the key replaces any other, on whichever process it is.
     await claimObservatoryConnection({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId });
     session.sightingWrittenAt = deps.now().getTime();
+  },
+  // Kept open: a claim (its own or a newer connection's) and an `assign` may be among what was missed, and the
+  // connection row says which connection is live. A missed `cancel` is told by the refusal of the plugin's next report.
+  eventsMissed: async ({ deps, session, connection }) => {
+    if (session.standing === "replaced") return;
+    if ((await readPresence({ db: deps.db, observatoryId: session.observatoryId }))?.connectionId !== session.connectionId) return replace(session, connection);
+    session.standing = "live";
+    if (session.helloed) await sendUnstartedAssignments(deps, session, connection);
   },
   accepts: ({ session, event, connection }) => {
     if (event.type === CONNECTION_CLAIMED_EVENT) {

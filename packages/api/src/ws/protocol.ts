@@ -35,7 +35,15 @@ export interface ProtocolConnection<Outgoing = unknown> {
  * connection could not be set up, 4401 its credentials no longer work, 4413 it left more than
  * `WS_SEND_BUFFER_LIMIT_BYTES` unread, 4429 more of its messages were waiting than its protocol allows.
  */
-export const hubCloseCodes = { serverStopping: 1001, setupFailed: 1011, credentialsInvalid: 4401, notReading: 4413, tooManyWaiting: 4429 } as const;
+export const hubCloseCodes = {
+  serverStopping: 1001,
+  setupFailed: 1011,
+  /** Events meant for the socket may have been missed (its process's LISTEN reconnected): connect again and read again. */
+  eventsMissed: 1012,
+  credentialsInvalid: 4401,
+  notReading: 4413,
+  tooManyWaiting: 4429,
+} as const;
 
 /** How many of one socket's messages may wait, and how many a second it may send (a burst of as many); beyond the rate, `error` RATE_LIMITED. */
 export interface ConnectionLimits {
@@ -95,6 +103,12 @@ export interface ProtocolDefinition<Session, Union extends { type: string }, Out
    * the server is stopping (then before its database pools close, without waiting for the peer).
    */
   closed?(context: { deps: Deps; session: Session; code: number; shuttingDown: boolean }): Promise<void> | void;
+  /**
+   * Runs for each open socket, in its turn among its messages, when this process's LISTEN connection
+   * has reconnected: events published while it was down reached none of its sockets. By default the
+   * hub closes the socket (1012), and a client that connects again reads what it shows again.
+   */
+  eventsMissed?(context: { deps: Deps; session: Session; connection: ProtocolConnection<NoInfer<Outgoing>> }): Promise<void> | void;
   /** Whether a published event for the socket's route key is delivered to it (all are by default). */
   accepts?(context: { session: Session; event: { type: string; data: unknown }; connection: ProtocolConnection<NoInfer<Outgoing>> }): boolean;
   /**

@@ -1,0 +1,76 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount } from "../support/auth-suite";
+import { jsonApi } from "../support/json-api";
+import { observingNetwork } from "../support/observing-network";
+import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
+import { startTestServer, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
+import { openWebSocket } from "../support/ws-client";
+
+let server: TestServer;
+const closers: Array<() => Promise<unknown>> = [];
+beforeAll(async () => {
+  // The worker runs in the server process: submissions are dispatched.
+  server = await startTestServer({ MERIDIAN_ROLE: "all" });
+});
+afterAll(async () => {
+  for (const close of closers) await close().catch(() => undefined);
+  await server?.stop();
+});
+const { must } = jsonApi(() => server);
+
+const target = { name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 30, count: 1, binning: 1 }] };
+const assignsOf = (plugin: PluginSocket, id: string) =>
+  plugin.received().filter((message) => message.type === "assign" && message.observation.id === id).length;
+
+async function userSocket(token: string) {
+  const socket = await openWebSocket(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${token}` });
+  closers.push(() => socket.close());
+  let closedWith: number | undefined;
+  socket.ws.once("close", (code) => (closedWith = code));
+  return { socket, closed: () => until("the user's socket to close", async () => closedWith) };
+}
+
+/** Ends the server's LISTEN connection from PostgreSQL's side, as a network cut or a proxy's idle timeout would. */
+async function cutTheServersListen() {
+  const rows = await server.server.runtime.deps.db.execute<{ cut: boolean }>(sql`
+    select pg_terminate_backend(pid) as cut from pg_stat_activity
+     where datname = current_database() and pid <> pg_backend_pid() and query like 'listen "meridian%'`);
+  expect(rows.map((row) => row.cut)).toEqual([true]);
+}
+
+describe("the server's realtime feed after its LISTEN connection came back", () => {
+  it("closes user sockets (1012) so their clients read again, and sends plugins what may have been missed", async () => {
+    const owner = await createAccount(server);
+    const { observatory, project, key } = await observingNetwork(must, owner);
+    const plugin = await openPluginSocket(server.url, key.key);
+    closers.push(() => plugin.client.close());
+    expect(await plugin.ask({ type: "hello", pluginVersion: "3.8.0.0" })).toMatchObject({ type: "ack" });
+    const created = (await must(
+      "/observations",
+      { method: "POST", token: owner.token, json: { name: "Across a cut", projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+      201,
+    )) as { id: string };
+    await until("the assignment", async () => assignsOf(plugin, created.id) >= 1);
+    const assignsBefore = assignsOf(plugin, created.id);
+    const before = await userSocket(owner.token);
+
+    await cutTheServersListen();
+
+    // Whatever was published while it was down reached nobody: the user's client is told to connect again...
+    expect(await before.closed()).toBe(1012);
+    // ...and the plugin, kept, gets its unstarted assignment again (it ignores one it has).
+    await until("the assignment sent again", async () => assignsOf(plugin, created.id) > assignsBefore);
+    expect(plugin.client.ws.readyState).toBe(plugin.client.ws.OPEN);
+
+    // Events flow again, to the plugin and to a user who connected again.
+    const after = await userSocket(owner.token);
+    await must(`/observations/${created.id}/cancel`, { method: "POST", token: owner.token }, 200);
+    await plugin.client.waitFor((message) => (message as { type?: string }).type === "cancel", "the cancel after the cut");
+    await after.socket.waitFor(
+      (message) => message.type === "observation.status_changed" && (message.data as { id: string; status: string }).status === "cancelled",
+      "the cancelled status after the cut",
+    );
+  });
+});
