@@ -32,13 +32,14 @@ export interface ProtocolConnection<Outgoing = unknown> {
 /**
  * The close codes the hub itself uses (protocols add their own, such as the observatory
  * connection's 4408 and 4409): 1001 the server is stopping (reconnect later), 1011 the
- * connection could not be set up, 4401 its credentials no longer work, 4413 it left more than
- * `WS_SEND_BUFFER_LIMIT_BYTES` unread, 4429 more of its messages were waiting than its protocol allows.
+ * connection could not be set up, 1012 events meant for it may have been missed (its process's
+ * LISTEN reconnected: connect again and read again), 4401 its credentials no longer work, 4413 it
+ * left more than `WS_SEND_BUFFER_LIMIT_BYTES` unread, 4429 more of its messages were waiting than
+ * its protocol allows.
  */
 export const hubCloseCodes = {
   serverStopping: 1001,
   setupFailed: 1011,
-  /** Events meant for the socket may have been missed (its process's LISTEN reconnected): connect again and read again. */
   eventsMissed: 1012,
   credentialsInvalid: 4401,
   notReading: 4413,
