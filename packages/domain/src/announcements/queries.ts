@@ -108,15 +108,16 @@ async function pendingEntry(deps: Deps, actor: UserActor): Promise<PendingEntry>
   const now = deps.now();
   const cached = deps.caches.pending.get(actor.id, now.getTime());
   if (cached) return cached;
-  const generation = deps.caches.announcementsGeneration;
-  // The requests that find the entry missing together (it expired under load) share one read.
-  return deps.caches.pendingReads.read(actor.id, generation, async () => {
-    const entry: PendingEntry = await queryPendingAnnouncements(deps, actor, now.toISOString());
-    const firstExpiry = Math.min(...entry.items.map((item) => ((item as Announcement).expiresAt ? Date.parse((item as Announcement).expiresAt!) : Infinity)));
-    // A change that landed while we were reading may be missing from the result: do not keep it.
-    if (deps.caches.announcementsGeneration === generation) deps.caches.pending.set(actor.id, entry, Math.min(now.getTime() + deps.caches.ttlMs, firstExpiry));
-    return entry;
-  });
+  return deps.caches.pending.fill(
+    actor.id,
+    (): Promise<PendingEntry> => queryPendingAnnouncements(deps, actor, now.toISOString()),
+    // Kept no longer than its first announcement lasts.
+    (entry) =>
+      Math.min(
+        now.getTime() + deps.caches.ttlMs,
+        ...entry.items.map((item) => ((item as Announcement).expiresAt ? Date.parse((item as Announcement).expiresAt!) : Infinity)),
+      ),
+  );
 }
 
 /**

@@ -50,16 +50,13 @@ export async function authenticateToken(options: { deps: Deps; token: string; fr
     return { user: cached.user, via: cached.via, credentialId: cached.credentialId };
   }
   const { caches } = deps;
-  const generation = caches.principalsGeneration;
-  const lookUp = async () => {
-    const found = await lookUpToken(deps, token, tokenHash);
-    // A logout or a revocation that landed while we were reading: do not keep what we found.
-    if (found && caches.principalsGeneration === generation)
-      caches.principals.set(tokenHash, found, Math.min(now + caches.ttlMs, found.tokenExpiresAt ?? Infinity));
-    return found;
-  };
-  // The requests that find the entry missing together (it expired under load) share one lookup; a fresh one asks on its own.
-  const principal = await (options.fresh ? lookUp() : caches.principalReads.read(tokenHash, generation, lookUp));
+  // A fresh lookup asks the database on its own, never joining one that began before a logout it must see.
+  const principal = await caches.principals.fill(
+    tokenHash,
+    () => lookUpToken(deps, token, tokenHash),
+    (found) => Math.min(now + caches.ttlMs, found.tokenExpiresAt ?? Infinity),
+    { alone: options.fresh },
+  );
   return principal && { user: principal.user, via: principal.via, credentialId: principal.credentialId };
 }
 

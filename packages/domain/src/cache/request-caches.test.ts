@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CachedPrincipal } from "../auth/principal";
+import type { ReadThroughCache } from "./read-through-cache";
 import { RequestCaches } from "./request-caches";
 
 const NOW = 1_000_000;
@@ -19,6 +20,20 @@ function filled() {
   return caches;
 }
 
+/** Whether a read that `change` lands in the middle of is kept: the read begins, the change lands, then the read answers. */
+async function raced<Value>(cache: ReadThroughCache<Value>, answer: Value, change: () => void): Promise<boolean> {
+  let answerRead!: (value: Value) => void;
+  const reading = cache.fill(
+    "raced",
+    () => new Promise<Value>((resolve) => (answerRead = resolve)),
+    () => NOW + 5_000,
+  );
+  change();
+  answerRead(answer);
+  expect(await reading).toBe(answer);
+  return cache.get("raced", NOW) !== undefined;
+}
+
 describe("RequestCaches", () => {
   it("drops one credential, or every credential and the pending list of one user", () => {
     const caches = filled();
@@ -31,24 +46,28 @@ describe("RequestCaches", () => {
     expect(caches.pending.get("usr_a", NOW)).toBeDefined();
   });
 
-  it("moves the credentials' generation on with every credential or user change and a clear, so a lookup that raced one is not kept", () => {
+  it("keeps no lookup that raced a credential or user change or a clear, and keeps one that raced nothing of theirs", async () => {
+    const changes: Array<(caches: RequestCaches) => void> = [
+      (caches) => caches.apply({ kind: "token", tokenHash: "hash-z" }),
+      (caches) => caches.apply({ kind: "user", userId: "usr_z" }),
+      (caches) => caches.clear(),
+    ];
+    for (const change of changes) {
+      const caches = filled();
+      expect(await raced(caches.principals, principal("usr_a"), () => change(caches))).toBe(false);
+    }
     const caches = filled();
-    const before = caches.principalsGeneration;
-    caches.apply({ kind: "token", tokenHash: "hash-a" });
-    caches.apply({ kind: "user", userId: "usr_b" });
-    caches.clear();
-    expect(caches.principalsGeneration).toBe(before + 3);
-    caches.apply({ kind: "announcements" });
-    expect(caches.principalsGeneration).toBe(before + 3);
+    expect(await raced(caches.principals, principal("usr_a"), () => caches.apply({ kind: "announcements" }))).toBe(true);
   });
 
-  it("drops every pending list on an announcement change, and moves the generation on", () => {
+  it("drops every pending list on an announcement change, and keeps no pending read that raced one or a user's change", async () => {
     const caches = filled();
-    const before = caches.announcementsGeneration;
-    caches.apply({ kind: "announcements" });
+    expect(await raced(caches.pending, { items: [] }, () => caches.apply({ kind: "announcements" }))).toBe(false);
     expect(caches.pending.size).toBe(0);
     expect(caches.principals.size).toBe(2);
-    expect(caches.announcementsGeneration).toBe(before + 1);
+    expect(await raced(caches.pending, { items: [] }, () => caches.apply({ kind: "user", userId: "usr_z" }))).toBe(false);
+    expect(await raced(caches.pending, { items: [] }, () => caches.apply({ kind: "pending", userId: "usr_z" }))).toBe(false);
+    expect(await raced(caches.pending, { items: [] }, () => caches.apply({ kind: "observations" }))).toBe(true);
   });
 
   it("forgets everything on a payload it cannot read, and on clear (a LISTEN reconnect)", () => {
@@ -83,17 +102,16 @@ describe("observation pages", () => {
     expect(caches.observationPages.size).toBe(2);
   });
 
-  it("all go on an observations change or a clear, and the generation moves on", () => {
+  it("all go on an observations change or a clear, and a read that raced either is not kept", async () => {
     const caches = filled();
     caches.observationPages.set("page", { json: "{}" }, NOW + 5_000);
-    const before = caches.observationsGeneration;
-    caches.apply({ kind: "observations" });
+    expect(await raced(caches.observationPages, { json: "{}" }, () => caches.apply({ kind: "observations" }))).toBe(false);
     expect(caches.observationPages.size).toBe(0);
     expect(caches.pending.size).toBe(2);
     caches.observationPages.set("page", { json: "{}" }, NOW + 5_000);
-    caches.clear();
+    expect(await raced(caches.observationPages, { json: "{}" }, () => caches.clear())).toBe(false);
     expect([caches.observationPages.size, caches.observationPages.weight]).toEqual([0, 0]);
-    expect(caches.observationsGeneration).toBe(before + 2);
+    expect(await raced(caches.observationPages, { json: "{}" }, () => caches.apply({ kind: "token", tokenHash: "hash-a" }))).toBe(true);
   });
 });
 

@@ -1,8 +1,7 @@
 import type { Transaction } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { CachedPrincipal } from "../auth/principal";
-import { SharedReads } from "./shared-reads";
-import { TtlCache } from "./ttl-cache";
+import { ReadThroughCache } from "./read-through-cache";
 
 export const CACHE_CHANNEL = "meridian_cache";
 const MAX_ENTRIES = 20_000;
@@ -53,17 +52,13 @@ export class RequestCaches {
    */
   constructor(readonly ttlMs: number) {}
 
-  readonly principals = new TtlCache<CachedPrincipal>({ maxEntries: MAX_ENTRIES });
-  readonly pending = new TtlCache<PendingEntry>({ maxEntries: MAX_ENTRIES });
-  readonly observationPages = new TtlCache<ObservationPageEntry>({
+  readonly principals = new ReadThroughCache<CachedPrincipal>({ maxEntries: MAX_ENTRIES });
+  readonly pending = new ReadThroughCache<PendingEntry>({ maxEntries: MAX_ENTRIES });
+  readonly observationPages = new ReadThroughCache<ObservationPageEntry>({
     maxEntries: MAX_OBSERVATION_PAGES,
     maxWeight: MAX_OBSERVATION_PAGE_BYTES,
     weigh: (entry) => entry.json.length,
   });
-  /** The reads that fill `principals`, `pending` and `observationPages`, each shared by the requests that miss at once. */
-  readonly principalReads = new SharedReads<CachedPrincipal | undefined>();
-  readonly pendingReads = new SharedReads<PendingEntry>();
-  readonly observationPageReads = new SharedReads<string>();
   /**
    * Until when writes may assume that no restore holds maintenance (only that answer is kept: an active
    * maintenance is always read again, so its end is seen at once). `maintenanceGeneration` is bumped by every
@@ -71,35 +66,23 @@ export class RequestCaches {
    */
   private noMaintenanceUntil = 0;
   private maintenanceGeneration = 0;
-  /** Bumped by every credential or user change: a lookup that raced a logout or a revocation does not store what it found. */
-  principalsGeneration = 0;
-  /** Bumped by every announcement change, so a read that raced a change does not store stale data. */
-  announcementsGeneration = 0;
-  /** The same for observation pages. */
-  observationsGeneration = 0;
-
   apply(change: CacheChange): void {
     switch (change.kind) {
       case "token":
         this.principals.delete(change.tokenHash);
-        this.principalsGeneration += 1;
         break;
       case "user":
         this.principals.deleteWhere((principal) => principal.user.id === change.userId);
-        this.principalsGeneration += 1;
         this.pending.delete(change.userId);
         break;
       case "pending":
         this.pending.delete(change.userId);
-        this.announcementsGeneration += 1;
         break;
       case "announcements":
         this.pending.clear();
-        this.announcementsGeneration += 1;
         break;
       case "observations":
         this.observationPages.clear();
-        this.observationsGeneration += 1;
         break;
       case "maintenance":
         this.forgetNoMaintenance();
@@ -143,11 +126,8 @@ export class RequestCaches {
   clear(): void {
     this.forgetNoMaintenance();
     this.principals.clear();
-    this.principalsGeneration += 1;
     this.pending.clear();
-    this.announcementsGeneration += 1;
     this.observationPages.clear();
-    this.observationsGeneration += 1;
   }
 }
 

@@ -26,13 +26,12 @@ export async function listObservationsAsJson(options: ListOptions): Promise<stri
   const now = deps.now().getTime();
   const cached = caches.observationPages.get(key, now);
   if (cached) return cached.json;
-  const generation = caches.observationsGeneration;
-  return caches.observationPageReads.read(key, generation, async () => {
-    const json = JSON.stringify(await listObservations(options));
-    // A change that landed while we were reading may be missing from the result: do not keep it.
-    if (caches.observationsGeneration === generation) caches.observationPages.set(key, { json }, now + caches.ttlMs);
-    return json;
-  });
+  const page = await caches.observationPages.fill(
+    key,
+    async () => ({ json: JSON.stringify(await listObservations(options)) }),
+    () => now + caches.ttlMs,
+  );
+  return page.json;
 }
 
 /** The same page as an object (the app's tRPC face), from the same cache. */
