@@ -1,5 +1,5 @@
 import { emailOutboxCollection, emailRecipientKey } from "@meridian/db";
-import { addJob } from "../jobs/add-job";
+import { addKeyedJobOrFollower } from "../jobs/add-job";
 import type { InTransaction } from "../transaction";
 
 export interface OutgoingEmail {
@@ -25,12 +25,17 @@ const SEND_EMAIL_MAX_ATTEMPTS = 25;
 export async function queueRecipientDelivery(options: { t: Pick<InTransaction, "tx">; to: string; outboxId: string; retryAt?: Date }) {
   const { t } = options;
   const recipient = emailRecipientKey(options.to);
-  const job = { maxAttempts: SEND_EMAIL_MAX_ATTEMPTS, queueName: `email:${recipient}`, runAt: options.retryAt };
-  const keyed = { ...job, jobKey: `email-to:${recipient}`, jobKeyMode: options.retryAt ? ("replace" as const) : ("preserve_run_at" as const) };
-  const added = await addJob({ t, name: "send_email", payload: { outboxId: options.outboxId }, ...keyed });
-  // The keyed job was locked by a worker between graphile-worker's look and its write: that run
-  // may already have read the recipient's messages, so one more job follows it in the queue.
-  if (added === null) await addJob({ t, name: "send_email", payload: { outboxId: options.outboxId }, ...job });
+  // A run under way may already have read the recipient's messages: its follower waits behind it in the queue.
+  await addKeyedJobOrFollower({
+    t,
+    name: "send_email",
+    payload: { outboxId: options.outboxId },
+    maxAttempts: SEND_EMAIL_MAX_ATTEMPTS,
+    queueName: `email:${recipient}`,
+    runAt: options.retryAt,
+    jobKey: `email-to:${recipient}`,
+    jobKeyMode: options.retryAt ? "replace" : "preserve_run_at",
+  });
 }
 
 /**

@@ -34,3 +34,12 @@ export async function addJob<Name extends JobName>(options: {
   )).id::text as id`);
   return added?.id ?? null;
 }
+
+/**
+ * A keyed job that also serves a change written while a worker runs the key's job: graphile-worker
+ * answers null when a worker locked that job between its look and its write, and that run may have
+ * read what the caller is writing before it was there, so one more job, unkeyed, follows it.
+ */
+export async function addKeyedJobOrFollower<Name extends JobName>(options: Parameters<typeof addJob<Name>>[0] & { jobKey: string }): Promise<void> {
+  if ((await addJob(options)) === null) await addJob({ ...options, jobKey: undefined, jobKeyMode: undefined });
+}

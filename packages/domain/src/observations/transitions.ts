@@ -3,7 +3,7 @@ import { activeStatuses, canMove, type ObservationStatus } from "@meridian/rules
 import type { Actor } from "../actor";
 import { AppError } from "../errors";
 import { publishObservatoryEvent, publishUserEvent } from "../events/publish";
-import { addJob } from "../jobs/add-job";
+import { addKeyedJobOrFollower } from "../jobs/add-job";
 import { queueObservationNotifications } from "../notifications/notify";
 import type { InTransaction } from "../transaction";
 import { observationReaderIds } from "./access";
@@ -13,14 +13,10 @@ const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
 
 /**
  * Asks for a dispatch at the observatory once the caller's transaction commits: the observatory's
- * waiting dispatch, if there is one, serves every change that asks. A worker may take that job while
- * the caller writes (graphile-worker then adds nothing): that run may have read the observatory
- * before this change, so one more job follows it.
+ * waiting dispatch, if there is one, serves every change that asks; one a worker took meanwhile gets a follower.
  */
-export async function queueDispatch({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }): Promise<void> {
-  const job = { t, name: "dispatch_observatory", payload: { observatoryId }, maxAttempts: 5 } as const;
-  if ((await addJob({ ...job, jobKey: dispatchJobKey(observatoryId) })) === null) await addJob(job);
-}
+export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
+  addKeyedJobOrFollower({ t, name: "dispatch_observatory", payload: { observatoryId }, jobKey: dispatchJobKey(observatoryId), maxAttempts: 5 });
 
 /** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
 type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;
