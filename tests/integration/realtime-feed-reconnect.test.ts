@@ -73,4 +73,22 @@ describe("the server's realtime feed after its LISTEN connection came back", () 
       "the cancelled status after the cut",
     );
   });
+  it("closes a plugin (4409) whose observatory a newer connection claimed while the feed was down", async () => {
+    const owner = await createAccount(server);
+    const { observatory, key } = await observingNetwork(must, owner);
+    const plugin = await openPluginSocket(server.url, key.key);
+    closers.push(() => plugin.client.close());
+    expect(await plugin.ask({ type: "hello", pluginVersion: "3.8.0.0" })).toMatchObject({ type: "ack" });
+    // A claim whose notice this process never heard: the connection row names another connection.
+    await server.server.runtime.deps.db.execute(
+      sql`update observatory_connections set connection_id = 'a-newer-connection' where observatory_id = ${observatory.id}`,
+    );
+
+    await cutTheServersListen();
+
+    expect(await plugin.closed).toBe(4409);
+    const read = (await must(`/observatories/${observatory.id}`, { token: owner.token })) as { connection: { online: boolean } };
+    // Replaced, it leaves the observatory to the newer connection: still online.
+    expect(read.connection.online).toBe(true);
+  });
 });
