@@ -69,9 +69,21 @@ describe("observation file uploads", () => {
     expect(await objectsOf(observation.id)).toHaveLength(2);
   });
 
-  it("refuses bad names, unknown previews and bodies over the cap, leaving neither a record nor an object", async () => {
+  it("refuses bad names, unknown previews, empty bodies and bodies over the cap, leaving neither a record nor an object", async () => {
     const owner = await createAccount(server);
     const { key, observation } = await observationWithKey(owner);
+    const empty = await expectProblem(await upload(observation.id, key, "filename=empty.fits", Buffer.alloc(0)), 400, "VALIDATION_FAILED");
+    expect(empty).toMatchObject({ detail: "The file is empty; nothing was stored", errors: [{ path: "body" }] });
+    // Sent chunked, so its emptiness shows only when the body ends.
+    const nothing = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    const chunked = await server.request(`/observations/${observation.id}/files?filename=chunked.fits`, {
+      method: "POST",
+      token: key,
+      headers: { "content-type": "application/octet-stream" },
+      body: nothing,
+      duplex: "half",
+    } as RequestInit);
+    await expectProblem(chunked, 400, "VALIDATION_FAILED");
     await expectProblem(await upload(observation.id, key, "filename=..%2Fetc%2Fpasswd", "x"), 400, "VALIDATION_FAILED");
     await expectProblem(await upload(observation.id, key, "filename=a.fits&previewOf=fil_missing", "x"), 404, "NOT_FOUND");
     await expectProblem(await upload(observation.id, key, "filename=big.fits", Buffer.alloc(1024 * 1024 + 1)), 413, "PAYLOAD_TOO_LARGE");

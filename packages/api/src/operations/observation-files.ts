@@ -35,7 +35,9 @@ export const observationFileOperations = {
     description:
       "Raw body, streamed to object storage with its size and SHA-256 computed on the way; the content type is kept. " +
       "`previewOf` links a preview image to a file of the same observation. A failed upload leaves neither a record nor an object " +
-      "(nor an unfinished multipart upload), and its client gets an error; a stored file is answered 201. At most MAX_UPLOAD_BYTES (default 4 GiB). " +
+      "(nor an unfinished multipart upload), and its client gets an error; a stored file is answered 201. " +
+      "At most MAX_UPLOAD_BYTES (default 4 GiB); an empty body is refused (400 VALIDATION_FAILED), since the integrity scan " +
+      "counts an empty file as a data-loss risk. " +
       "A client that sends nothing for UPLOAD_IDLE_TIMEOUT_MS (default 60 s) before its body is complete is answered 408 REQUEST_TIMEOUT " +
       "and the connection closes. The body is the Content-Length bytes: bytes sent after them are not part of the file, and the " +
       "connection closes after the answer.",

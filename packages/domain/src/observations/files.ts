@@ -34,6 +34,9 @@ export function presentFile(file: StoredDocument<FileDoc>) {
   };
 }
 
+const emptyFile = () =>
+  new AppError("VALIDATION_FAILED", "The file is empty; nothing was stored", { errors: [{ path: "body", message: "Must hold at least one byte" }] });
+
 /** Why an upload's body ended early: the body's own reading failed (the client), not the store. */
 class BodyError extends Error {}
 
@@ -50,7 +53,11 @@ async function* measuredBody(body: WebReadableStream<Uint8Array>, limits: { maxB
       const next = await readBeforeIdle({ reader, idleMs: limits.idleMs }).catch((error: unknown) => {
         throw error instanceof AppError ? error : new BodyError("The upload's body broke off", { cause: error });
       });
-      if (next.done) return;
+      if (next.done) {
+        // The integrity scan counts an empty file as a data-loss risk (the spec's empty entries): never store one.
+        if (total === 0) throw emptyFile();
+        return;
+      }
       total += next.value.byteLength;
       if (total > limits.maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `A file may be at most ${limits.maxBytes} bytes`);
       const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
@@ -90,7 +97,7 @@ export async function uploadObservationFile(options: {
     const original = await filesCollection.get(deps.db, options.previewOf);
     if (!original || original.doc.observationId !== observationId) throw new AppError("NOT_FOUND", "previewOf names no file of this observation");
   }
-  if (!options.body) throw new AppError("VALIDATION_FAILED", "The file's bytes are the request body");
+  if (!options.body) throw emptyFile();
   const contentType = (options.contentType ?? "application/octet-stream").split(";")[0]!.trim().toLowerCase() || "application/octet-stream";
   const fileId = filesCollection.newId();
   const objectKey = `observations/${observationId}/${fileId}`;
