@@ -22,7 +22,7 @@ export const ANNOUNCEMENT_PAGE_SIZE = 25;
 /** One status filter's list: its cache key and how to fetch a page of it. */
 export interface AnnouncementSource {
   queryKey: QueryKey;
-  fetchPage(cursor: string | null): Promise<CursorPage<Announcement>>;
+  fetchPage(cursor: string | null, signal: AbortSignal): Promise<CursorPage<Announcement>>;
 }
 
 export interface AnnouncementTableProps {

@@ -8,7 +8,7 @@ import { SelectField } from "../components/SelectField";
 import { DataTable, EmptyRow, td, Th } from "../components/Table";
 import { summarizeError } from "../lib/errors";
 import { formatDateTime, formatShortDateTime } from "../lib/format";
-import { useCursorPages } from "../lib/useCursorPages";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
 import { StatusBadge } from "./AnnouncementBadges";
 import { scopeLabels, viaLabels } from "./labels";
@@ -59,8 +59,8 @@ export function RecipientsDrawer({ announcement, onClose }: { announcement: Anno
   const [sort, setSort] = useState<Sort>("name");
   const [order, setOrder] = useState<Order>("asc");
   const input = { ref: refOf(announcement), id: announcement.id, sort, order, limit: PAGE_SIZE, ...(status === "all" ? {} : { status }) };
-  const { query, items } = useCursorPages(trpc.announcements.recipients.infiniteQueryKey(input), (cursor) =>
-    trpcClient.announcements.recipients.query(cursor ? { ...input, cursor } : input),
+  const { query, items } = useCursorPages(trpc.announcements.recipients.infiniteQueryKey(input), (cursor, signal) =>
+    trpcClient.announcements.recipients.query(pageInput(input, cursor), { signal }),
   );
   // Every page carries the counts; the first is refetched first, so it is the freshest.
   const view = query.data?.pages[0];

@@ -1,3 +1,4 @@
+import { pageInput } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
 import { ANNOUNCEMENT_PAGE_SIZE, type AnnouncementSource } from "./AnnouncementTable";
 import type { AnnouncementScope, AnnouncementStatus, ScopedKind } from "./types";
@@ -11,7 +12,7 @@ export const managedSource =
     const input = { scope, limit: ANNOUNCEMENT_PAGE_SIZE, ...withStatus(status) };
     return {
       queryKey: trpc.announcements.managed.infiniteQueryKey(input),
-      fetchPage: (cursor) => trpcClient.announcements.managed.query(cursor ? { ...input, cursor } : input),
+      fetchPage: (cursor, signal) => trpcClient.announcements.managed.query(pageInput(input, cursor), { signal }),
     };
   };
 
@@ -22,6 +23,6 @@ export const historySource =
     const input = { scope, scopeId, limit: ANNOUNCEMENT_PAGE_SIZE, ...withStatus(status) };
     return {
       queryKey: trpc.announcements.history.infiniteQueryKey(input),
-      fetchPage: (cursor) => trpcClient.announcements.history.query(cursor ? { ...input, cursor } : input),
+      fetchPage: (cursor, signal) => trpcClient.announcements.history.query(pageInput(input, cursor), { signal }),
     };
   };

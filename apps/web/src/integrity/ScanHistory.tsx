@@ -6,7 +6,7 @@ import { LoadMoreButton } from "../components/LoadMoreButton";
 import { QueryState } from "../components/QueryState";
 import { ActionsCell, DataTable, HeadingsWithActions, td } from "../components/Table";
 import { formatShortDateTime } from "../lib/format";
-import { useCursorPages } from "../lib/useCursorPages";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
 import { isRunning, scanStatusTone, severities, severityTone, triggerLabel, type Scan } from "./labels";
 import { ScanProgress } from "./ScanProgress";
@@ -16,8 +16,8 @@ const PAGE_SIZE = 20;
 /** Recent scans, newest first; a running one shows its progress, and each opens its issues. */
 export function ScanHistory({ selectedId, onSelect }: { selectedId: string | null; onSelect(scanId: string): void }) {
   const input = { limit: PAGE_SIZE };
-  const { query, items } = useCursorPages(trpc.integrity.scans.infiniteQueryKey(input), (cursor) =>
-    trpcClient.integrity.scans.query(cursor ? { ...input, cursor } : input),
+  const { query, items } = useCursorPages(trpc.integrity.scans.infiniteQueryKey(input), (cursor, signal) =>
+    trpcClient.integrity.scans.query(pageInput(input, cursor), { signal }),
   );
   return (
     <section aria-labelledby="scan-history-heading" className="flex flex-col gap-3">

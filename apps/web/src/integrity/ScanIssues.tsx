@@ -9,7 +9,7 @@ import { QueryState } from "../components/QueryState";
 import { SelectField } from "../components/SelectField";
 import { ActionsCell, DataTable, HeadingsWithActions, td } from "../components/Table";
 import { formatDateTime } from "../lib/format";
-import { useCursorPages } from "../lib/useCursorPages";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
 import { BulkRepair } from "./BulkRepair";
 import { IssueDrawer } from "./IssueDrawer";
@@ -60,8 +60,8 @@ function Issues({
 }) {
   const [open, setOpen] = useState<Issue | null>(null);
   const input = { id: scanId, limit: PAGE_SIZE, ...filter };
-  const { query, items } = useCursorPages(trpc.integrity.issues.infiniteQueryKey(input), (cursor) =>
-    trpcClient.integrity.issues.query(cursor ? { ...input, cursor } : input),
+  const { query, items } = useCursorPages(trpc.integrity.issues.infiniteQueryKey(input), (cursor, signal) =>
+    trpcClient.integrity.issues.query(pageInput(input, cursor), { signal }),
   );
   const counts = query.data?.pages[0]?.counts;
   const countOf = (facet: string, value: string) => counts?.[facet as keyof typeof counts]?.[value] ?? 0;

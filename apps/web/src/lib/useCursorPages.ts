@@ -1,23 +1,39 @@
-import { useInfiniteQuery, type QueryKey } from "@tanstack/react-query";
+import { infiniteQueryOptions, useInfiniteQuery, type QueryKey } from "@tanstack/react-query";
 
 export interface CursorPage<TItem> {
   items: TItem[];
   nextCursor: string | null;
 }
 
+/** A list's input for one page: the first without a cursor, each later one with its cursor. */
+export const pageInput = <TInput extends object>(input: TInput, cursor: string | null): TInput | (TInput & { cursor: string }) =>
+  cursor ? { ...input, cursor } : input;
+
 /**
  * A list the server sends in pages, each naming the cursor of the next; always refetched on arrival.
  * Pages may carry more than their items (totals, say): `query.data.pages` keeps them whole.
  * Not tRPC's `infiniteQueryOptions`: it adds a `direction` field the server's strict input refuses.
+ * `fetchPage` gets TanStack's signal, so a read the page no longer wants (cancelled because a change
+ * was heard while it was on its way, or left by its last observer) stops instead of completing unseen.
  */
-export function useCursorPages<TPage extends CursorPage<unknown>>(queryKey: QueryKey, fetchPage: (cursor: string | null) => Promise<TPage>) {
-  const query = useInfiniteQuery({
+export function useCursorPages<TPage extends CursorPage<unknown>>(
+  queryKey: QueryKey,
+  fetchPage: (cursor: string | null, signal: AbortSignal) => Promise<TPage>,
+) {
+  const query = useInfiniteQuery(cursorPagesOptions(queryKey, fetchPage));
+  const items = (query.data?.pages.flatMap((page) => page.items) ?? []) as Array<TPage["items"][number]>;
+  return { query, items };
+}
+
+/** The infinite query behind `useCursorPages`. */
+export const cursorPagesOptions = <TPage extends CursorPage<unknown>>(
+  queryKey: QueryKey,
+  fetchPage: (cursor: string | null, signal: AbortSignal) => Promise<TPage>,
+) =>
+  infiniteQueryOptions({
     queryKey,
-    queryFn: ({ pageParam }) => fetchPage(pageParam),
+    queryFn: ({ pageParam, signal }) => fetchPage(pageParam, signal),
     initialPageParam: null as string | null,
     getNextPageParam: (page) => page.nextCursor,
     staleTime: 0,
   });
-  const items = (query.data?.pages.flatMap((page) => page.items) ?? []) as Array<TPage["items"][number]>;
-  return { query, items };
-}

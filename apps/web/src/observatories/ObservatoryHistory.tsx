@@ -3,7 +3,7 @@ import { EmptyState } from "../components/EmptyState";
 import { LoadMoreButton } from "../components/LoadMoreButton";
 import { QueryState } from "../components/QueryState";
 import { formatDateTime, formatShortDate } from "../lib/format";
-import { useCursorPages } from "../lib/useCursorPages";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
 import { grantedPermissions, observatoryPermissionInfo, type HistoryEntry, type ObservatoryPermissions } from "./permissions";
 
@@ -86,8 +86,8 @@ function describe(entry: HistoryEntry, names: (id: string) => string | undefined
 
 export function ObservatoryHistory({ observatoryId, names }: { observatoryId: string; names: (id: string) => string | undefined }) {
   const input = { id: observatoryId, limit: PAGE_SIZE };
-  const { query: history, items } = useCursorPages(trpc.observatories.history.infiniteQueryKey(input), (cursor) =>
-    trpcClient.observatories.history.query(cursor ? { ...input, cursor } : input),
+  const { query: history, items } = useCursorPages(trpc.observatories.history.infiniteQueryKey(input), (cursor, signal) =>
+    trpcClient.observatories.history.query(pageInput(input, cursor), { signal }),
   );
   if (history.isPending || history.isError) return <QueryState query={history} loading="Loading history" error="Could not load the history" />;
   if (items.length === 0)

@@ -7,7 +7,7 @@ import { QueryState } from "../components/QueryState";
 import { DataTable, td, Th } from "../components/Table";
 import { summarizeError } from "../lib/errors";
 import { formatDateTime } from "../lib/format";
-import { useCursorPages } from "../lib/useCursorPages";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { trpc, trpcClient } from "../trpc";
 import { permissionLabel } from "./labels";
 import type { AuditEntry } from "./types";
@@ -111,8 +111,8 @@ function ChangeList({ entry, nameOf }: { entry: Pick<AuditEntry, "before" | "aft
 
 export function AuditLog({ organizationId, nameOf }: { organizationId: string; nameOf: NameOf }) {
   const input = { id: organizationId, limit: PAGE_SIZE };
-  const { query: audit, items: entries } = useCursorPages(trpc.organizations.audit.infiniteQueryKey(input), (cursor) =>
-    trpcClient.organizations.audit.query(cursor ? { ...input, cursor } : input),
+  const { query: audit, items: entries } = useCursorPages(trpc.organizations.audit.infiniteQueryKey(input), (cursor, signal) =>
+    trpcClient.organizations.audit.query(pageInput(input, cursor), { signal }),
   );
   return (
     <section aria-labelledby="audit-title" className="flex flex-col gap-4">

@@ -14,7 +14,7 @@ import { TextField } from "../components/TextField";
 import { useDocumentTitle } from "../lib/document-title";
 import { summarizeError } from "../lib/errors";
 import { useConfirmedMutation } from "../lib/useConfirmedMutation";
-import { useCursorPages } from "../lib/useCursorPages";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { useDebouncedValue } from "../lib/useDebouncedValue";
 import { queryClient, trpc, trpcClient } from "../trpc";
 
@@ -27,8 +27,8 @@ export function AdminUsersPage() {
   const [search, setSearch] = useState("");
   const q = useDebouncedValue(search.trim(), SEARCH_SETTLE_MS);
   const input = q ? { q, limit: PAGE_SIZE } : { limit: PAGE_SIZE };
-  const { query: users, items } = useCursorPages(trpc.admin.users.infiniteQueryKey(input), (cursor) =>
-    trpcClient.admin.users.query(cursor ? { ...input, cursor } : input),
+  const { query: users, items } = useCursorPages(trpc.admin.users.infiniteQueryKey(input), (cursor, signal) =>
+    trpcClient.admin.users.query(pageInput(input, cursor), { signal }),
   );
   const [notice, setNotice] = useState<string | null>(null);
   const isSelf = (user: AdminUser) => user.id === me.data?.id;

@@ -15,7 +15,7 @@ import { useDocumentTitle } from "../lib/document-title";
 import { summarizeError } from "../lib/errors";
 import { useRealtimeEvent } from "../lib/realtime";
 import { useConfirmedMutation } from "../lib/useConfirmedMutation";
-import { useCursorPages } from "../lib/useCursorPages";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { queryClient, trpc, trpcClient } from "../trpc";
 
 const PAGE_SIZE = 25;
@@ -38,8 +38,8 @@ export function JobsPage() {
       { replace: true },
     );
   const input = { limit: PAGE_SIZE, ...(kind ? { kind } : {}), ...(status ? { status } : {}) };
-  const { query: jobs, items } = useCursorPages(trpc.admin.jobs.infiniteQueryKey(input), (cursor) =>
-    trpcClient.admin.jobs.query(cursor ? { ...input, cursor } : input),
+  const { query: jobs, items } = useCursorPages(trpc.admin.jobs.infiniteQueryKey(input), (cursor, signal) =>
+    trpcClient.admin.jobs.query(pageInput(input, cursor), { signal }),
   );
   const refresh = () => void queryClient.invalidateQueries(trpc.admin.jobs.pathFilter());
   useRealtimeEvent("job.progress", refresh);

@@ -5,7 +5,7 @@ import { LoadMoreButton } from "../components/LoadMoreButton";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { useDocumentTitle } from "../lib/document-title";
-import { useCursorPages } from "../lib/useCursorPages";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { ObservationFilters } from "../observations/ObservationFilters";
 import { filterOf, isFiltered, paramsOf, viewOf, type ObservationView } from "../observations/observation-view";
 import { ObservationsEmpty } from "../observations/ObservationsEmpty";
@@ -22,8 +22,8 @@ export function ObservationsPage() {
   const [params, setParams] = useSearchParams();
   const view = viewOf(params);
   const input = { limit: PAGE_SIZE, ...filterOf(view) };
-  const { query, items } = useCursorPages(trpc.observations.list.infiniteQueryKey(input), (cursor) =>
-    trpcClient.observations.list.query(cursor ? { ...input, cursor } : input),
+  const { query, items } = useCursorPages(trpc.observations.list.infiniteQueryKey(input), (cursor, signal) =>
+    trpcClient.observations.list.query(pageInput(input, cursor), { signal }),
   );
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 200 }));
   const projects = useQuery(trpc.projects.list.queryOptions(undefined));

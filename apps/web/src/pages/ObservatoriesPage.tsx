@@ -10,7 +10,7 @@ import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { formatDateTime } from "../lib/format";
-import { useCursorPages } from "../lib/useCursorPages";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { CreateObservatoryDialog } from "../observatories/CreateObservatoryDialog";
 import { ownerDescription } from "../observatories/owner";
 import { OnlineBadge, PermissionBadges } from "../observatories/PermissionBadges";
@@ -25,8 +25,8 @@ export function ObservatoriesPage() {
   const me = useMe();
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
-  const { query: list, items } = useCursorPages(trpc.observatories.list.infiniteQueryKey({ limit: PAGE_SIZE }), (cursor) =>
-    trpcClient.observatories.list.query(cursor ? { limit: PAGE_SIZE, cursor } : { limit: PAGE_SIZE }),
+  const { query: list, items } = useCursorPages(trpc.observatories.list.infiniteQueryKey({ limit: PAGE_SIZE }), (cursor, signal) =>
+    trpcClient.observatories.list.query(pageInput({ limit: PAGE_SIZE }, cursor), { signal }),
   );
   const organizations = useMyOrganizations();
   const announcementCounts = useObservatoryAnnouncementCounts();
