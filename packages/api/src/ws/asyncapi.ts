@@ -13,7 +13,9 @@ const summaries: Record<string, string> = {
     "A move of the assigned observation: in_progress, acquisition_complete, completed, failed, aborted. Answered ack or error INVALID_TRANSITION.",
   safety: "The observatory's safety monitor: unsafe holds new work (queue code UNSAFE).",
   weather: "A weather hold on or off: on holds new work.",
-  goodbye: "The plugin is going away on purpose: the observatory is offline at once and its unstarted observation goes back to pending.",
+  goodbye:
+    "The plugin is going away on purpose: the observatory is offline at once and its unstarted observation goes back to pending. " +
+    "A hello on the same socket afterwards makes it the observatory's live connection again.",
   assign:
     "An observation to run now, as the REST API presents it (unknown fields are to be ignored). After each hello the server sends it again for " +
     "every observation assigned to the observatory and not yet started, since one sent while a connection was being lost reached no one: " +

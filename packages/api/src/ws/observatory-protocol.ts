@@ -139,6 +139,11 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
   limits: (env) => ({ messagesPerSecond: env.PLUGIN_MESSAGES_PER_SECOND, queueLimit: env.PLUGIN_QUEUE_LIMIT }),
   handlers: {
     hello: async ({ deps, session, message, connection }) => {
+      if (session.goneReason === "goodbye") {
+        // Its goodbye ended its claim; a hello on the same socket makes it the live connection again, and its close counts again.
+        session.goneReason = "connection_closed";
+        await claimObservatoryConnection({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId });
+      }
       const { minimumPluginVersion } = await observatoryHello({
         deps,
         observatoryId: session.observatoryId,
@@ -184,6 +189,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
     },
     goodbye: async ({ deps, session }) => {
       session.goneReason = "goodbye";
+      sightingBatches(deps).forget(session.connectionId);
       await observatoryGone({
         deps,
         observatoryId: session.observatoryId,
@@ -250,6 +256,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
   closed: async ({ deps, session, code, shuttingDown }) => {
     clearInterval(session.watchdog);
     clearInterval(session.updateReminder);
+    sightingBatches(deps).forget(session.connectionId);
     // After goodbye the observatory is already offline; a replaced connection leaves it to the newer one.
     if (session.goneReason === "goodbye" || session.standing === "replaced") return;
     const reason = shuttingDown ? "server_shutdown" : code === hubCloseCodes.tooManyWaiting ? "too_many_messages" : session.goneReason;

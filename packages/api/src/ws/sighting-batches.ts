@@ -34,6 +34,18 @@ class SightingBatches {
     this.timer.unref();
   }
 
+  /**
+   * A closed connection's waiting sighting is dropped: its close records when it was last heard
+   * (or a newer connection speaks for its observatory), and a stopping server's pool may already
+   * be gone when the batch's second is up.
+   */
+  forget(connectionId: string) {
+    this.waiting.delete(connectionId);
+    if (this.waiting.size > 0) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   private async write() {
     clearTimeout(this.timer);
     this.timer = undefined;

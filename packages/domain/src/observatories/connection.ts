@@ -6,7 +6,7 @@ import { AppError } from "../errors";
 import { moveObservation, queueDispatch } from "../observations/transitions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { recordHistory } from "./observatories";
-import { LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
+import { endPresence, LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
 import { inTransaction, type InTransaction } from "../transaction";
 
 /**
@@ -192,7 +192,14 @@ export async function observatoryGone(options: {
     const lastSeen = seen.length > 0 ? new Date(Math.max(...seen.map((date) => date.getTime()))) : null;
     if (options.silentBefore && lastSeen && lastSeen >= options.silentBefore) return;
     if (reason === "goodbye") await history(t, observatoryId, "goodbye", {});
-    if (!observatory.doc.connection.online) return;
+    const ending = options.connectionId !== undefined && presence !== undefined;
+    if (ending) await endPresence({ db: t.tx, observatoryId, connectionId: options.connectionId! });
+    if (!observatory.doc.connection.online) {
+      // Without the row, the document alone says when it was last seen (a connection that closed before its hello, say).
+      if (ending && lastSeen && lastSeen.toISOString() !== lastSeenAt)
+        await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, lastSeenAt: lastSeen.toISOString() } }));
+      return;
+    }
     await history(t, observatoryId, "offline", { reason });
     await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,

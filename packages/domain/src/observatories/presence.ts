@@ -1,5 +1,5 @@
 import { tables, type Executor } from "@meridian/db";
-import { eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { publishEvent } from "../events/publish";
 import { inTransaction } from "../transaction";
@@ -59,6 +59,18 @@ export async function recordSightings(options: { db: Executor; sightings: Sighti
     returning c.observatory_id, c.connection_id,
               (select (o.doc->'connection'->>'online')::boolean from observatories o where o.id = c.observatory_id) as online`);
   return new Map(rows.map((row) => [row.connection_id, { observatoryId: row.observatory_id, online: Boolean(row.online) }]));
+}
+
+/**
+ * A connection's own end (its goodbye or its close) ends its claim: the row goes, unless a newer
+ * connection names itself there. A sighting of it still on its way then finds no live connection,
+ * so it cannot bring the observatory back online after it was recorded offline.
+ */
+export async function endPresence(options: { db: Executor; observatoryId: string; connectionId: string }) {
+  const { db, observatoryId, connectionId } = options;
+  await db
+    .delete(tables.observatoryConnections)
+    .where(and(eq(tables.observatoryConnections.observatoryId, observatoryId), eq(tables.observatoryConnections.connectionId, connectionId)));
 }
 
 /** The live connection of an observatory and when it was last seen, if it ever connected. */
