@@ -40,19 +40,25 @@ async function cutTheServersListen() {
   expect(rows.map((row) => row.cut)).toEqual([true]);
 }
 
+/** An owner's observatory with a plugin connected and told to run a new observation. */
+async function assignedToAPlugin(name: string) {
+  const owner = await createAccount(server);
+  const { observatory, project, key } = await observingNetwork(must, owner);
+  const plugin = await openPluginSocket(server.url, key.key);
+  closers.push(() => plugin.client.close());
+  expect(await plugin.ask({ type: "hello", pluginVersion: "3.8.0.0" })).toMatchObject({ type: "ack" });
+  const created = (await must(
+    "/observations",
+    { method: "POST", token: owner.token, json: { name, projectId: project.id, observatoryId: observatory.id, targets: [target] } },
+    201,
+  )) as { id: string };
+  await until("the assignment", async () => assignsOf(plugin, created.id) >= 1);
+  return { owner, observatory, plugin, created };
+}
+
 describe("the server's realtime feed after its LISTEN connection came back", () => {
   it("closes user sockets (1012) so their clients read again, and sends plugins what may have been missed", async () => {
-    const owner = await createAccount(server);
-    const { observatory, project, key } = await observingNetwork(must, owner);
-    const plugin = await openPluginSocket(server.url, key.key);
-    closers.push(() => plugin.client.close());
-    expect(await plugin.ask({ type: "hello", pluginVersion: "3.8.0.0" })).toMatchObject({ type: "ack" });
-    const created = (await must(
-      "/observations",
-      { method: "POST", token: owner.token, json: { name: "Across a cut", projectId: project.id, observatoryId: observatory.id, targets: [target] } },
-      201,
-    )) as { id: string };
-    await until("the assignment", async () => assignsOf(plugin, created.id) >= 1);
+    const { owner, plugin, created } = await assignedToAPlugin("Across a cut");
     const assignsBefore = assignsOf(plugin, created.id);
     const before = await userSocket(owner.token);
 
@@ -72,6 +78,41 @@ describe("the server's realtime feed after its LISTEN connection came back", () 
       (message) => message.type === "observation.status_changed" && (message.data as { id: string; status: string }).status === "cancelled",
       "the cancelled status after the cut",
     );
+  });
+  it("sends a plugin the cancel of an observation it was told to run and the announcement that started, while the feed was down", async () => {
+    const { owner, observatory, plugin, created } = await assignedToAPlugin("Cancelled unheard");
+    // A cancel whose notice this process never heard (it was published while its LISTEN connection was down).
+    await server.server.runtime.deps.db.execute(
+      sql`update observations set status = 'cancelled', doc = jsonb_set(doc, '{status}', '"cancelled"') where id = ${created.id}`,
+    );
+    expect(plugin.received().some((message) => message.type === "cancel")).toBe(false);
+    // An announcement scheduled for later, whose start (and its motd) came while the feed was down; and one the plugin was given.
+    const announce = (title: string, startsAt?: string) =>
+      must(
+        `/observatories/${observatory.id}/motd`,
+        {
+          method: "POST",
+          token: owner.token,
+          json: { title, message: "Dome work", severity: "info", deliveryType: "message", ...(startsAt ? { startsAt } : {}) },
+        },
+        201,
+      ) as Promise<{ id: string }>;
+    const given = await announce("Given before the cut");
+    await until("the announcement given", async () => plugin.received().some((message) => message.type === "motd" && message.announcement.id === given.id));
+    const started = await announce("Started during the cut", new Date(Date.now() + 3_600_000).toISOString());
+    await server.server.runtime.deps.db.execute(sql`update announcements set starts_at = now() - interval '1 second' where id = ${started.id}`);
+
+    await cutTheServersListen();
+
+    await until("the cancel sent after the cut", async () =>
+      plugin.received().some((message) => message.type === "cancel" && message.observationId === created.id),
+    );
+    await until("the started announcement sent after the cut", async () =>
+      plugin.received().some((message) => message.type === "motd" && message.announcement.id === started.id),
+    );
+    // The one it was given is not sent again.
+    expect(plugin.received().filter((message) => message.type === "motd" && message.announcement.id === given.id)).toHaveLength(1);
+    expect(plugin.client.ws.readyState).toBe(plugin.client.ws.OPEN);
   });
   it("closes a plugin (4409) whose observatory a newer connection claimed while the feed was down", async () => {
     const owner = await createAccount(server);

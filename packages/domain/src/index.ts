@@ -154,7 +154,7 @@ export {
   reportObservationStatus,
   listObservationHistory,
 } from "./observations/observations";
-export { dispatchObservatory, getObservatoryQueue, observatoriesAwaitingDispatch, unstartedAssignments } from "./observations/dispatch";
+export { dispatchObservatory, getObservatoryQueue, observatoriesAwaitingDispatch, statusesAtObservatory, unstartedAssignments } from "./observations/dispatch";
 export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForecast, getObservatoryPlan } from "./observations/night-plan";
 export { nightOf } from "./observations/night";
 export { runDispatchForward } from "./observations/plan";

@@ -24,6 +24,7 @@ import {
   type ObservatoryMessage,
 } from "@meridian/domain";
 import { sightingBatches } from "./sighting-batches";
+import { ToldToPlugin } from "./told-to-plugin";
 import { pluginToServerMessageSchema, type PluginToServerMessage } from "@meridian/rules/observatory-protocol";
 import { nodeRequestHeaders, readCredential } from "../http/credentials";
 import { defineProtocol, hubCloseCodes, observatoryRouteKey, type Admission, type ProtocolConnection, type Refusal } from "./protocol";
@@ -50,6 +51,8 @@ interface ObservatorySession {
   pluginVersion?: string;
   /** Repeats `update_required` while the plugin stays below the minimum. */
   updateReminder?: NodeJS.Timeout;
+  /** What it was told to run and the announcements it was given, asked after when events may have been missed. */
+  told: ToldToPlugin;
 }
 
 /** The close codes of this protocol (the hub adds 1001, 1011, 4401 and 4429). */
@@ -72,6 +75,7 @@ async function authenticateObservatory(request: IncomingMessage, deps: Deps): Pr
       lastMessageAt: Date.now(),
       sightingWrittenAt: deps.now().getTime(),
       heartbeatTimeoutMs: settings.heartbeatTimeoutSeconds * 1000,
+      told: new ToldToPlugin(),
     },
     routeKey: observatoryRouteKey(principal.observatoryId),
     credential: { token, tokenHash: hashSecret(token) },
@@ -87,8 +91,12 @@ function replace(session: ObservatorySession, connection: ObservatoryConnection)
 
 /** What was assigned while no connection could hear it (see unstartedAssignments); a plugin ignores one it has. */
 async function sendUnstartedAssignments(deps: Deps, session: ObservatorySession, connection: ObservatoryConnection) {
-  for (const observation of await unstartedAssignments({ db: deps.db, observatoryId: session.observatoryId })) connection.send({ type: "assign", observation });
+  for (const observation of await unstartedAssignments({ db: deps.db, observatoryId: session.observatoryId }))
+    session.told.send(connection, { type: "assign", observation });
 }
+
+/** An event as the message a plugin gets. */
+const messageOf = (event: { type: string; data: unknown }) => ({ type: event.type, ...(event.data as object) }) as ObservatoryMessage;
 
 /**
  * Every message after hello: the plugin must have said hello, and at most once a minute the
@@ -155,7 +163,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       session.pluginVersion = message.pluginVersion;
       if (minimumPluginVersion) connection.send({ type: "update_required", minimumPluginVersion });
       for (const announcement of await activeObservatoryAnnouncements({ deps, observatoryId: session.observatoryId }))
-        connection.send({ type: "motd", announcement });
+        session.told.send(connection, { type: "motd", announcement });
       await sendUnstartedAssignments(deps, session, connection);
     },
     // The hot path: nothing but `ready`, which only queues a sighting, at most once a minute.
@@ -207,7 +215,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
   // Published only by `publishObservatoryEvent`, which takes and checks an `ObservatoryEvent` (the claim notice is held back by `accepts`).
   // A process's every plugin in one statement each heartbeat, not one query (and a write a minute) per connection.
   credentialsStillValid: ({ deps, credentials }) => observatoryKeysStillValid({ deps, keyHashes: credentials.map((credential) => credential.tokenHash) }),
-  frame: (event) => ({ type: event.type, ...(event.data as object) }) as ObservatoryMessage,
+  frame: messageOf,
   received: (session) => {
     session.lastMessageAt = Date.now();
   },
@@ -233,12 +241,13 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
     await claimObservatoryConnection({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId });
     session.sightingWrittenAt = deps.now().getTime();
   },
-  // Kept open: a claim (its own or a newer connection's) and an `assign` may be among what was missed, and the
-  // connection row says which connection is live. A missed `cancel` is told by the refusal of the plugin's next report.
+  // Kept open: a claim (its own or a newer connection's), an `assign`, a `cancel` and a `motd` may be among what was
+  // missed, and the connection row says which connection is live.
   eventsMissed: async ({ deps, session, connection }) => {
     if (session.standing === "replaced") return;
     if ((await readPresence({ db: deps.db, observatoryId: session.observatoryId }))?.connectionId !== session.connectionId) return replace(session, connection);
     session.standing = "live";
+    await session.told.sendMissed(deps, session.observatoryId, connection);
     if (session.helloed) await sendUnstartedAssignments(deps, session, connection);
   },
   accepts: ({ session, event, connection }) => {
@@ -251,7 +260,9 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       return false;
     }
     // Published before this connection's claim: meant for the one it replaces.
-    return session.standing === "live";
+    if (session.standing !== "live") return false;
+    session.told.sending(messageOf(event));
+    return true;
   },
   closed: async ({ deps, session, code, shuttingDown }) => {
     clearInterval(session.watchdog);

@@ -1,5 +1,5 @@
 import { observationsCollection, observatoriesCollection, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
-import { activeStatuses } from "@meridian/rules";
+import { activeStatuses, type ObservationStatus } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -85,6 +85,15 @@ export async function unstartedAssignments(options: { db: Executor; observatoryI
     db,
     observations: rows.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
   });
+}
+
+/** The status of each of these observations that is still the observatory's (its connection asks after what it was told). */
+export async function statusesAtObservatory(options: { db: Executor; observatoryId: string; observationIds: string[] }) {
+  const { db, observatoryId, observationIds } = options;
+  if (observationIds.length === 0) return new Map<string, ObservationStatus>();
+  const rows = await db.execute<{ id: string; status: ObservationStatus }>(sql`
+    select id, status from observations where id in ${observationIds} and observatory_id = ${observatoryId}`);
+  return new Map(rows.map((row) => [row.id, row.status]));
 }
 
 /**
