@@ -59,3 +59,14 @@ export function holdTable(databaseUrl: string, table: string): Promise<TableHold
 export function holdRows(databaseUrl: string, lockingSelect: string): Promise<TableHold> {
   return hold(databaseUrl, lockingSelect);
 }
+
+/**
+ * How many of this database's backends wait for a lock, however they queue: a writer queued behind
+ * another waiter waits on that backend, not on the hold, so `TableHold.waiters` does not count it.
+ */
+export async function lockWaiters(sql: postgres.Sql): Promise<number> {
+  const [row] = await sql<Array<{ waiting: number }>>`
+    select count(distinct pid)::int as waiting from pg_locks
+     where not granted and pid in (select pid from pg_stat_activity where datname = current_database())`;
+  return row!.waiting;
+}

@@ -95,8 +95,9 @@ const recentlyUsed = (lastUsedAt: string | null, now: number) => lastUsedAt !== 
 async function touchCredential(deps: Deps, via: Principal["via"], id: string, lastUsedAt: string | null): Promise<string | null> {
   const now = deps.now();
   if (recentlyUsed(lastUsedAt, now.getTime())) return lastUsedAt;
-  const stamp = <Doc extends { lastUsedAt?: string | null }>(doc: Doc): Doc => ({ ...doc, lastUsedAt: now.toISOString() });
-  if (via === "apiKey") await apiKeysCollection.update(deps.db, id, stamp);
-  else await sessionsCollection.update(deps.db, id, stamp);
+  // One statement that sets the field alone: writing back the document as read would undo a revocation committed meanwhile.
+  const stamp = { lastUsedAt: now.toISOString() };
+  if (via === "apiKey") await apiKeysCollection.patch(deps.db, sql`a.id = ${id}`, stamp);
+  else await sessionsCollection.patch(deps.db, sql`a.id = ${id}`, stamp);
   return now.toISOString();
 }

@@ -126,6 +126,7 @@ export async function authenticateObservatoryKey(options: { deps: Deps; token: s
   if (!key) return undefined;
   const now = deps.now();
   if (!key.doc.lastUsedAt || now.getTime() - new Date(key.doc.lastUsedAt).getTime() >= LAST_USED_INTERVAL_MS)
-    await observatoryKeysCollection.update(deps.db, key.id, (doc) => ({ ...doc, lastUsedAt: now.toISOString() }));
+    // The field alone, in one statement: writing back the key as read would undo a revocation committed meanwhile.
+    await observatoryKeysCollection.patch(deps.db, sql`a.id = ${key.id}`, { lastUsedAt: now.toISOString() });
   return { observatoryId: key.doc.observatoryId, keyId: key.id };
 }
