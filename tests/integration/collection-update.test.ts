@@ -1,6 +1,7 @@
 import { connectDatabase, sessionsCollection, type DatabaseHandle, type SessionDoc } from "@meridian/db";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lockWaiters } from "../support/table-hold";
 import { createTestDatabase } from "../support/test-database";
 import { until } from "../support/until";
 
@@ -67,6 +68,30 @@ describe("a collection's update with the row as the caller saw it", () => {
       expect((await updated)?.doc).toMatchObject({ ip: "198.51.100.1", userAgent: "queued" });
     } finally {
       await other.end();
+    }
+  });
+
+  it("outside a transaction, keeps a change another writer committed between its read and its write", async () => {
+    const stored = await sessionsCollection.insert(database.db, session("hash-between"));
+    const holder = postgres(url, { max: 1, onnotice: () => undefined });
+    const writer = postgres(url, { max: 1, onnotice: () => undefined });
+    const waitingOnLocks = () => lockWaiters(database.sql);
+    try {
+      // The row is held; the update's locked read queues first, then the other writer's statement.
+      await holder`begin`;
+      await holder`select id from sessions where id = ${stored.id} for update`;
+      const updated = sessionsCollection.update(database.db, stored.id, renamed("mine"));
+      await until("the update's read to wait for the row", async () => (await waitingOnLocks()) >= 1, { intervalMs: 5 });
+      const written = writer`update sessions set doc = doc || '{"ip": "203.0.113.9"}' where id = ${stored.id}`.execute();
+      await until("the other writer to wait behind it", async () => (await waitingOnLocks()) >= 2, { intervalMs: 5 });
+      // The read is served and its lock ends with its statement; the other writer commits before the update writes.
+      await holder`rollback`;
+      await written;
+      expect((await updated)?.doc).toMatchObject({ ip: "203.0.113.9", userAgent: "mine" });
+      expect((await sessionsCollection.get(database.db, stored.id))?.doc).toMatchObject({ ip: "203.0.113.9", userAgent: "mine" });
+    } finally {
+      await holder.end();
+      await writer.end();
     }
   });
 

@@ -107,7 +107,8 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
     },
 
     /**
-     * Reads the row locked, applies `change` and writes document and key columns back. With `seen` (the row as the
+     * Reads the row locked, applies `change` and writes document and key columns back; `change` may run again when
+     * the row changed between the read and the write (no transaction held it), so it must not count its calls. With `seen` (the row as the
      * caller read it, typically already locked), the write goes out at once and holds only if the stored document is
      * still that one, a round trip fewer; if it changed meanwhile, the change is applied to the row as it is now.
      */
@@ -126,15 +127,25 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
           .returning();
         if (record) return toStored(record as Record<string, unknown>);
       }
-      const [current] = await db.select().from(table).where(eq(table.id, id)).for("update").limit(1);
-      if (!current) return undefined;
-      const doc = change((current as Record<string, unknown>).doc as Doc);
-      const [record] = await db
-        .update(table)
-        .set({ ...row(doc), updatedAt: new Date() } as never)
-        .where(eq(table.id, id))
-        .returning();
-      return toStored(record as Record<string, unknown>);
+      // Outside a transaction the read's lock ends with its statement: the write holds only if the row is still the
+      // version read (its xmin), else the change is applied again to the row as it is now. Writing back what was read
+      // would undo a change committed in between (a revocation under a last-used stamp, a failure under a completion).
+      for (;;) {
+        const [current] = await db
+          .select({ doc: table.doc, version: sql<string>`${table}.xmin::text` })
+          .from(table)
+          .where(eq(table.id, id))
+          .for("update")
+          .limit(1);
+        if (!current) return undefined;
+        const doc = change(current.doc as Doc);
+        const [record] = await db
+          .update(table)
+          .set({ ...row(doc), updatedAt: new Date() } as never)
+          .where(and(eq(table.id, id), sql`${table}.xmin = ${current.version}::xid`))
+          .returning();
+        if (record) return toStored(record as Record<string, unknown>);
+      }
     },
 
     /**
