@@ -127,7 +127,10 @@ http {
   # realtime events to whichever server holds a socket), so any request or WebSocket may go to any.
   upstream meridian {
     least_conn;
-${servers.map((serverPort) => `    server 127.0.0.1:${serverPort} max_fails=1 fail_timeout=5s;`).join("\n")}
+    # A server that refused a connection is left out for a second, then tried again: on loopback a refusal
+    # costs nothing (the request goes to the next), and a restarted server takes traffic a second after it
+    # listens rather than up to five (the topology check's restart figure).
+${servers.map((serverPort) => `    server 127.0.0.1:${serverPort} max_fails=1 fail_timeout=1s;`).join("\n")}
     keepalive 32;
     # Idle connections to a server are dropped before Node's own 5 s keep-alive timeout drops them:
     # otherwise nginx may send a request down a connection the server is closing, and a POST (which
