@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
 import { observingNetwork } from "../support/observing-network";
+import { openPluginSocket } from "../support/plugin-socket";
 import { controlServerClock, type TestClock } from "../support/test-clock";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -59,6 +60,25 @@ async function liveConnectionId(observatoryId: string) {
   const [row] = await sql<Array<{ connection_id: string }>>`select connection_id from observatory_connections where observatory_id = ${observatoryId}`;
   return row?.connection_id;
 }
+
+describe("a replaced connection's hello", () => {
+  it("is refused (4409) and leaves the observatory offline, when a newer connection claimed it unheard by this process", async () => {
+    const { observatory, key } = await observingNetwork(must, owner);
+    const plugin = await openPluginSocket(server.url, key.key);
+    let closedWith: number | undefined;
+    void plugin.closed.then((code) => (closedWith = code));
+    await until("the connection's claim", () => liveConnectionId(observatory.id));
+    // A newer connection's claim whose notice this process has not heard.
+    await server.server.runtime.deps.sql`update observatory_connections set connection_id = 'a-newer-connection' where observatory_id = ${observatory.id}`;
+
+    plugin.send({ type: "hello", pluginVersion: "4.0.0.0" });
+    const outcome = await until("the hello's outcome", async () => closedWith ?? ((await connectionOf(observatory.id)).online ? "online" : undefined));
+
+    expect(outcome).toBe(4409);
+    expect((await connectionOf(observatory.id)).online).toBe(false);
+    expect(await historyOf(observatory.id)).not.toContain("online");
+  });
+});
 
 describe("the end of an observatory's connection", () => {
   it("is not undone by a sighting of it written after it closed", async () => {

@@ -152,13 +152,15 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
         session.goneReason = "connection_closed";
         await claimObservatoryConnection({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId });
       }
-      const { minimumPluginVersion } = await observatoryHello({
+      const { replaced, minimumPluginVersion } = await observatoryHello({
         deps,
         observatoryId: session.observatoryId,
+        connectionId: session.connectionId,
         pluginVersion: message.pluginVersion,
         systemInfo: message.systemInfo,
         equipment: message.equipment,
       });
+      if (replaced) return replace(session, connection);
       session.helloed = true;
       session.pluginVersion = message.pluginVersion;
       if (minimumPluginVersion) connection.send({ type: "update_required", minimumPluginVersion });

@@ -78,12 +78,23 @@ async function applyReport(t: Pick<InTransaction, "tx">, observatory: StoredDocu
  * `hello`: online with its plugin version; dispatch runs if the plugin is current. Returns the
  * minimum version when it is not. The document is written only when something in it changes.
  */
-export async function observatoryHello(options: { deps: Deps; observatoryId: string; pluginVersion: string; systemInfo?: unknown; equipment?: unknown }) {
+export async function observatoryHello(options: {
+  deps: Deps;
+  observatoryId: string;
+  /** The connection saying hello: one that a newer connection replaced changes nothing. */
+  connectionId: string;
+  pluginVersion: string;
+  systemInfo?: unknown;
+  equipment?: unknown;
+}): Promise<{ replaced: boolean; minimumPluginVersion: string | null }> {
   const { deps, observatoryId, pluginVersion } = options;
   const reports = checkReports(options);
   return withObservatory(deps, observatoryId, async (t, observatory) => {
     // Its connection is being closed (its keys were revoked): it does not come online again.
     if (observatory.doc.removedAt) throw new AppError("NOT_FOUND", "The observatory was removed");
+    // Replaced by a newer connection whose claim this process has not heard of yet (or which has ended since):
+    // its hello must not bring the observatory online with nobody connected.
+    if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== options.connectionId) return { replaced: true, minimumPluginVersion: null };
     const changes = await applyReport(t, observatory, reports);
     const { online, pluginVersion: knownVersion } = observatory.doc.connection;
     if (!online) await history(t, observatoryId, "online", { pluginVersion });
@@ -96,7 +107,7 @@ export async function observatoryHello(options: { deps: Deps; observatoryId: str
     const settings = await readServerSettings(t.tx);
     const current = pluginIsCurrent({ settings, pluginVersion });
     if (current) await queueDispatch({ t, observatoryId });
-    return { minimumPluginVersion: current ? null : settings.minimumPluginVersion };
+    return { replaced: false, minimumPluginVersion: current ? null : settings.minimumPluginVersion };
   });
 }
 
