@@ -107,10 +107,11 @@ export function defineCollection<Table extends PgTable, Doc, Keys extends Record
     },
 
     /**
-     * Reads the row locked, applies `change` and writes document and key columns back; `change` may run again when
-     * the row changed between the read and the write (no transaction held it), so it must not count its calls. With `seen` (the row as the
-     * caller read it, typically already locked), the write goes out at once and holds only if the stored document is
-     * still that one, a round trip fewer; if it changed meanwhile, the change is applied to the row as it is now.
+     * Reads the row locked, applies `change` and writes document and key columns back. `change` may run more than
+     * once (the row changed between the read and the write, no transaction holding it), so it must not count its
+     * calls. With `seen` (the row as the caller read it, typically already locked), the write goes out at once and
+     * holds only if the stored document is still that one, a round trip fewer; if it changed meanwhile, the change is
+     * applied to the row as it is now.
      */
     async update(
       db: Executor,

@@ -203,8 +203,9 @@ export async function observatoryGone(options: {
     const lastSeen = seen.length > 0 ? new Date(Math.max(...seen.map((date) => date.getTime()))) : null;
     if (options.silentBefore && lastSeen && lastSeen >= options.silentBefore) return;
     if (reason === "goodbye") await history(t, observatoryId, "goodbye", {});
-    const ending = options.connectionId !== undefined && presence !== undefined;
-    if (ending) await endPresence({ db: t.tx, observatoryId, connectionId: options.connectionId! });
+    // Its own connection ending (goodbye or close): the claim ends with it.
+    const ending = presence !== undefined && presence.connectionId === options.connectionId;
+    if (ending) await endPresence({ db: t.tx, observatoryId, connectionId: presence.connectionId });
     if (!observatory.doc.connection.online) {
       // Without the row, the document alone says when it was last seen (a connection that closed before its hello, say).
       if (ending && lastSeen && lastSeen.toISOString() !== lastSeenAt)

@@ -1,5 +1,5 @@
 import { observatoryKeysCollection, tables } from "@meridian/db";
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
@@ -88,6 +88,20 @@ export interface ObservatoryPrincipal {
 const LAST_USED_INTERVAL_MS = 60_000;
 
 /**
+ * Records as used now the keys `which` names that still work and were not recorded in the last
+ * minute, in one statement that sets the field alone (a revocation committed meanwhile stays).
+ */
+function recordKeysUsed(deps: Deps, which: SQL, now: Date) {
+  const usedBefore = new Date(now.getTime() - LAST_USED_INTERVAL_MS).toISOString();
+  return observatoryKeysCollection.patch(
+    deps.db,
+    sql`${which} and a.doc->>'revokedAt' is null and coalesce((a.doc->>'lastUsedAt')::timestamptz, '-infinity') <= ${usedBefore}::timestamptz`,
+    { lastUsedAt: now.toISOString() },
+    { at: now },
+  );
+}
+
+/**
  * Which of these live connections' keys still work (by their hashes), in one round trip however many
  * connections a process holds: the hub's periodic re-check of every socket. Keys in use are recorded
  * as used, at most once a minute each, in the same round trip.
@@ -96,20 +110,12 @@ export async function observatoryKeysStillValid(options: { deps: Deps; keyHashes
   const { deps } = options;
   const keyHashes = [...new Set(options.keyHashes)];
   if (keyHashes.length === 0) return new Set();
-  const now = deps.now();
-  const usedBefore = new Date(now.getTime() - LAST_USED_INTERVAL_MS).toISOString();
   // One parameter whatever their number: the statement stays one prepared statement.
   const hashes = sql`(select jsonb_array_elements_text(${JSON.stringify(keyHashes)}::jsonb))`;
   const [valid] = await Promise.all([
     deps.db.execute<{ key_hash: string }>(sql`
       select key_hash from observatory_keys where key_hash in ${hashes} and doc->>'revokedAt' is null`),
-    observatoryKeysCollection.patch(
-      deps.db,
-      sql`a.key_hash in ${hashes} and a.doc->>'revokedAt' is null
-          and coalesce((a.doc->>'lastUsedAt')::timestamptz, '-infinity') <= ${usedBefore}::timestamptz`,
-      { lastUsedAt: now.toISOString() },
-      { at: now },
-    ),
+    recordKeysUsed(deps, sql`a.key_hash in ${hashes}`, deps.now()),
   ]);
   return new Set(valid.map((row) => row.key_hash));
 }
@@ -126,7 +132,6 @@ export async function authenticateObservatoryKey(options: { deps: Deps; token: s
   if (!key) return undefined;
   const now = deps.now();
   if (!key.doc.lastUsedAt || now.getTime() - new Date(key.doc.lastUsedAt).getTime() >= LAST_USED_INTERVAL_MS)
-    // The field alone, in one statement: writing back the key as read would undo a revocation committed meanwhile.
-    await observatoryKeysCollection.patch(deps.db, sql`a.id = ${key.id}`, { lastUsedAt: now.toISOString() });
+    await recordKeysUsed(deps, sql`a.id = ${key.id}`, now);
   return { observatoryId: key.doc.observatoryId, keyId: key.id };
 }
