@@ -1,9 +1,9 @@
 import { observatoriesSeen } from "@meridian/domain";
-import { ObservatoryClient } from "@meridian/observatory-client";
+import type { ObservatoryClient } from "@meridian/observatory-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
-import { observingNetwork } from "../support/observing-network";
+import { connectQuietPlugin, observingNetwork } from "../support/observing-network";
 import { openPluginSocket } from "../support/plugin-socket";
 import { controlServerClock, type TestClock } from "../support/test-clock";
 import { startTestServer, type TestServer } from "../support/test-server";
@@ -34,10 +34,8 @@ afterAll(async () => {
 
 async function connectedObservatory() {
   const { observatory, key } = await observingNetwork(must, owner);
-  // Heartbeats are sent by the test, not on a timer.
-  const client = new ObservatoryClient({ url: server.url, key: key.key, pluginVersion: "4.0.0.0", reconnect: false, heartbeatSeconds: 3600 });
+  const client = await connectQuietPlugin(server.url, key.key);
   clients.push(client);
-  await client.connect();
   return { observatoryId: observatory.id, client };
 }
 

@@ -1,8 +1,8 @@
-import { ObservatoryClient } from "@meridian/observatory-client";
+import type { ObservatoryClient } from "@meridian/observatory-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
-import { observingNetwork } from "../support/observing-network";
+import { connectQuietPlugin, observingNetwork } from "../support/observing-network";
 import { controlServerClock, type TestClock } from "../support/test-clock";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -26,10 +26,7 @@ beforeAll(async () => {
   owner = await createAccount(server);
   for (let index = 0; index < OBSERVATORIES; index += 1) {
     const { observatory, key } = await observingNetwork(must, owner);
-    // Heartbeats are sent by the test, not on a timer.
-    const client = new ObservatoryClient({ url: server.url, key: key.key, pluginVersion: "4.0.0.0", reconnect: false, heartbeatSeconds: 3600 });
-    clients.push(client);
-    await client.connect();
+    clients.push(await connectQuietPlugin(server.url, key.key));
     observatoryIds.push(observatory.id);
   }
 }, 120_000);

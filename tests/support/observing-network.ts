@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { ObservatoryClient } from "@meridian/observatory-client";
 import type { Account } from "./auth-suite";
 import type { jsonApi } from "./json-api";
 
@@ -12,4 +13,11 @@ export async function observingNetwork(must: ReturnType<typeof jsonApi>["must"],
     key: string;
   };
   return { observatory, project, key };
+}
+
+/** A connected plugin that sends heartbeats only when the test does, and does not reconnect. */
+export async function connectQuietPlugin(url: string, key: string) {
+  const client = new ObservatoryClient({ url, key, pluginVersion: "4.0.0.0", reconnect: false, heartbeatSeconds: 3600 });
+  await client.connect();
+  return client;
 }
