@@ -18,6 +18,7 @@ import {
 import { defineOperation, Reply } from "./define-operation";
 import { optionalJsonBody } from "./optional-body";
 import { conflict, errorResponses, idParam, pageQuery, problemResponseFor } from "./responses";
+import { textChunksBody } from "./streamed-body";
 
 const tags = ["Administration"];
 const adminErrors = { 400: errorResponses[400], 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)") };
@@ -119,25 +120,15 @@ export const integrityOperations = {
     trpc: false,
     handle: async ({ ctx, input }) => {
       const format = input.format ?? "csv";
-      const chunks = exportIntegrityIssues({
-        deps: ctx.deps,
-        scanId: input.id,
-        filter: { severity: input.severity, type: input.type, collection: input.collection, autoFixable: input.autoFixable },
-        format,
-      });
-      // The first chunk is awaited here, so an unknown scan is a 404 before any byte is sent.
-      const first = await chunks.next();
-      const encoder = new TextEncoder();
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          if (!first.done) controller.enqueue(encoder.encode(first.value));
-        },
-        async pull(controller) {
-          const next = await chunks.next();
-          if (next.done) controller.close();
-          else controller.enqueue(encoder.encode(next.value));
-        },
-      });
+      // An unknown scan is a 404 before any byte is sent: textChunksBody awaits the first chunk.
+      const body = await textChunksBody(
+        exportIntegrityIssues({
+          deps: ctx.deps,
+          scanId: input.id,
+          filter: { severity: input.severity, type: input.type, collection: input.collection, autoFixable: input.autoFixable },
+          format,
+        }),
+      );
       return new Reply(200, body, {
         "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8",
         "content-disposition": `attachment; filename="integrity-${input.id}.${format}"`,
