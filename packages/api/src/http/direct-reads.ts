@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "@meridian/config";
 import type { RequestContext } from "../context";
-import { Reply, type AnyOperation } from "../operations/define-operation";
-import { callOperation } from "../operations/rest-adapter";
+import type { AnyOperation } from "../operations/define-operation";
+import { callOperation, restAnswer, type RestAnswer } from "../operations/rest-adapter";
 import { checkAccess } from "./auth-guard";
 import { nodeRequestHeaders } from "./credentials";
 import { problemAnswer, reportedAppError } from "./problem";
@@ -45,30 +45,15 @@ const hasCredential = (request: IncomingMessage) => request.headers.authorizatio
 /** A request that could carry a body goes to the pipeline, which treats it as it treats every other. */
 const hasBody = (request: IncomingMessage) => request.headers["transfer-encoding"] !== undefined || (request.headers["content-length"] ?? "0") !== "0";
 
-interface Answer {
-  status: number;
-  body: string | Uint8Array | null;
-  headers: Record<string, string>;
+/** What the REST adapter would send for an operation's result (`restAnswer`), or undefined for a stream, which is the pipeline's to send. */
+function answerOf(operation: AnyOperation, result: unknown): Answer | undefined {
+  const answer = restAnswer(operation, result);
+  if (!(answer.body instanceof ReadableStream)) return answer as Answer;
+  answer.body.cancel().catch(() => undefined);
+  return undefined;
 }
 
-/** What Hono's REST adapter would send for an operation's result (`rest-adapter.ts`, through @hono/node-server), or undefined for a stream. */
-function answerOf(operation: AnyOperation, result: unknown): Answer | undefined {
-  if (result instanceof Reply) {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(result.headers as Record<string, string>)) headers[name.toLowerCase()] = value;
-    const body: unknown = result.body;
-    if (body instanceof ReadableStream) {
-      body.cancel().catch(() => undefined);
-      return undefined;
-    }
-    // As Hono sends them: a serialized body or bytes with the reply's own headers and nothing added.
-    if (typeof body === "string" || body instanceof Uint8Array || body === null) return { status: result.status, body, headers };
-    headers["content-type"] ??= "application/json";
-    return { status: result.status, body: JSON.stringify(body), headers };
-  }
-  if (!operation.output) return { status: operation.status ?? 204, body: null, headers: {} };
-  return { status: operation.status ?? 200, body: JSON.stringify(result), headers: { "content-type": "application/json" } };
-}
+type Answer = Omit<RestAnswer, "body"> & { body: string | Uint8Array | null };
 
 /**
  * The hot reads every signed-in page makes (`/api/v1/auth/me`, `/api/v1/user/motd/pending`) are

@@ -87,6 +87,32 @@ export async function callOperation(operation: AnyOperation, ctx: RequestContext
   return result;
 }
 
+/** What the REST path sends for an operation's result: its status, body (serialized unless bytes or a stream) and headers. */
+export interface RestAnswer {
+  status: number;
+  body: string | Uint8Array | ReadableStream<Uint8Array> | null;
+  headers: Record<string, string>;
+}
+
+/**
+ * The one shaping of a result into a response, for Hono's routes and the direct reads alike: a
+ * `Reply` keeps its status and headers (names in lower case) and a body of text, bytes or a stream
+ * as it is; any other body, or a bare result, is JSON.
+ */
+export function restAnswer(operation: AnyOperation, result: unknown): RestAnswer {
+  if (!(result instanceof Reply)) {
+    if (!operation.output) return { status: operation.status ?? 204, body: null, headers: {} };
+    return { status: operation.status ?? 200, body: JSON.stringify(result), headers: { "content-type": "application/json" } };
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers as Record<string, string>)) headers[name.toLowerCase()] = value;
+  const body: unknown = result.body;
+  if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null)
+    return { status: result.status, body: body as RestAnswer["body"], headers };
+  headers["content-type"] ??= "application/json";
+  return { status: result.status, body: JSON.stringify(body), headers };
+}
+
 /** REST routes for operations: the OpenAPI entry and the handler both come from the one definition. */
 export function restRoutes(operations: readonly AnyOperation[]) {
   const router = createRouter();
@@ -95,15 +121,8 @@ export function restRoutes(operations: readonly AnyOperation[]) {
     router.openapi(routeOf(operation), async (c) => {
       const ctx = c.get("ctx");
       checkAccess(operation.access, ctx);
-      const result = await callOperation(operation, ctx, await inputOf(operation, c));
-      if (result instanceof Reply) {
-        const body = result.body;
-        if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null)
-          return c.body(body as string, result.status as 200, result.headers) as never;
-        return c.json(body as object, result.status as 200, result.headers) as never;
-      }
-      if (!operation.output) return c.body(null, operation.status ?? 204) as never;
-      return c.json(result as object, (operation.status ?? 200) as 200) as never;
+      const { status, body, headers } = restAnswer(operation, await callOperation(operation, ctx, await inputOf(operation, c)));
+      return c.body(body as string, status as 200, headers) as never;
     });
   }
   return router;
