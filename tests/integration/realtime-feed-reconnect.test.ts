@@ -4,15 +4,17 @@ import { createAccount } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
 import { observingNetwork } from "../support/observing-network";
 import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
+import { holdRows } from "../support/table-hold";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 import { openWebSocket } from "../support/ws-client";
 
+const QUEUE_LIMIT = 4;
 let server: TestServer;
 const closers: Array<() => Promise<unknown>> = [];
 beforeAll(async () => {
   // The worker runs in the server process: submissions are dispatched.
-  server = await startTestServer({ MERIDIAN_ROLE: "all" });
+  server = await startTestServer({ MERIDIAN_ROLE: "all", PLUGIN_QUEUE_LIMIT: String(QUEUE_LIMIT) });
 });
 afterAll(async () => {
   for (const close of closers) await close().catch(() => undefined);
@@ -131,5 +133,38 @@ describe("the server's realtime feed after its LISTEN connection came back", () 
     const read = (await must(`/observatories/${observatory.id}`, { token: owner.token })) as { connection: { online: boolean } };
     // Replaced, it leaves the observatory to the newer connection: still online.
     expect(read.connection.online).toBe(true);
+  });
+  it("closes a plugin (1012) whose waiting messages fill its queue when the feed comes back, so it connects again rather than miss its catch-up", async () => {
+    const owner = await createAccount(server);
+    const { observatory, key } = await observingNetwork(must, owner);
+    const plugin = await openPluginSocket(server.url, key.key);
+    closers.push(() => plugin.client.close());
+    expect(await plugin.ask({ type: "hello", pluginVersion: "3.8.0.0" })).toMatchObject({ type: "ack" });
+    // The first safety report waits for the observatory's row; QUEUE_LIMIT more wait behind it: the queue is full.
+    const hold = await holdRows(server.databaseUrl, `select 1 from observatories where id = '${observatory.id}' for update`);
+    // Released by afterAll too, should the test end before its `finally`, so the server can stop.
+    closers.push(() => hold.release());
+    try {
+      plugin.send({ type: "safety", safe: false, reason: "dome fault" });
+      await until("the first report waiting for the row", () => hold.waiting());
+      for (let index = 0; index < QUEUE_LIMIT; index += 1) plugin.send({ type: "heartbeat" });
+      // The server answers a ping after the messages sent before it, so once the pong is here all of them are queued.
+      await new Promise<void>((resolve) => {
+        plugin.client.ws.once("pong", () => resolve());
+        plugin.client.ws.ping();
+      });
+      expect(plugin.client.ws.readyState).toBe(plugin.client.ws.OPEN);
+
+      await cutTheServersListen();
+
+      expect(await plugin.closed).toBe(1012);
+    } finally {
+      await hold.release();
+    }
+    // Closed, the connection leaves its observatory offline once the report it was handling is done.
+    await until("the observatory offline", async () => {
+      const read = (await must(`/observatories/${observatory.id}`, { token: owner.token })) as { connection: { online: boolean } };
+      return !read.connection.online;
+    });
   });
 });
