@@ -234,4 +234,58 @@ describe("time allocation: who may do what", () => {
     const history = (await must(`/observatories/${observatory.id}/history`, { token: owner.token })) as { items: Array<{ type: string }> };
     expect(history.items.map((item) => item.type)).toEqual(expect.arrayContaining(["allocation_set", "allocation_removed"]));
   });
+
+  it("grants time only to a project the administrator can see or that observes here; any other is 404, its name not shown", async () => {
+    const administrator = await createAccount(server);
+    const outsider = await createAccount(server);
+    const observatory = (await must("/observatories", { method: "POST", token: administrator.token, json: { name: `Granting ${tag()}` } }, 201)) as {
+      id: string;
+    };
+    await must(
+      `/observatories/${observatory.id}/members`,
+      {
+        method: "POST",
+        token: administrator.token,
+        json: { email: outsider.email, permissions: { can_view: true, can_observe: true, can_operate: false, can_admin: false } },
+      },
+      201,
+    );
+    const unseenName = `Unseen ${tag()}`;
+    const unseen = (await must("/projects", { method: "POST", token: outsider.token, json: { name: unseenName } }, 201)) as { id: string };
+    const observing = (await must("/projects", { method: "POST", token: outsider.token, json: { name: `Observing here ${tag()}` } }, 201)) as { id: string };
+    expect((await call(`/projects/${unseen.id}`, { token: administrator.token })).status).toBe(404);
+    const grant = (projectId: string) =>
+      call(`/observatories/${observatory.id}/allocations/${projectId}`, { method: "PUT", token: administrator.token, json: { hours: 3 } });
+
+    // As for a project that does not exist: nothing tells the administrator it does.
+    const refused = await grant(unseen.id);
+    const madeUp = await grant("prj_made_up");
+    const answer = ({ status, body }: { status: number; body: unknown }) => {
+      const { code, title, detail } = body as Record<string, unknown>;
+      return { status, code, title, detail };
+    };
+    expect(answer(refused)).toEqual(answer(madeUp));
+    expect(refused.body).toMatchObject({ status: 404, code: "NOT_FOUND" });
+    const listed = await call(`/observatories/${observatory.id}/allocations`, { token: administrator.token });
+    expect(listed.text).not.toContain(unseenName);
+    expect((await call(`/projects/${unseen.id}/usage`, { token: outsider.token })).body).toEqual({ items: [] });
+
+    // A project whose members observe here is the administrator's to limit, though they see nothing else of it.
+    await must(
+      "/observations",
+      {
+        method: "POST",
+        token: outsider.token,
+        json: {
+          name: "Here",
+          projectId: observing.id,
+          observatoryId: observatory.id,
+          targets: [{ name: "Here", ra: 10, dec: 20, exposures: [{ filter: "L", exposureSeconds: 60, count: 1, binning: 1 }] }],
+        },
+      },
+      201,
+    );
+    expect((await grant(observing.id)).status).toBe(200);
+    expect((await call(`/projects/${observing.id}`, { token: administrator.token })).status).toBe(404);
+  });
 });

@@ -69,6 +69,8 @@ export const allocationOperations = {
     description:
       "Replaces the project's allocation at this observatory. Recorded in the observatory's history (allocation_set) and its audit log. " +
       "Dispatch skips an observation whose estimate would take its project past what is left. " +
+      "The project must be one the caller can see or one with observations at this observatory; any other answers 404 NOT_FOUND, " +
+      "as one that does not exist (the allocation list names the project to the observatory's viewers). " +
       charging,
     method: "put",
     path: "/observatories/{id}/allocations/{projectId}",

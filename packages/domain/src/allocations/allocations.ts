@@ -46,9 +46,17 @@ function periodOf(input: AllocationInput, now: Date) {
   return { periodStart: start.toISOString(), periodEnd: end.toISOString() };
 }
 
-async function requireProject(db: Executor, projectId: string) {
+/**
+ * A project the caller may grant time to here: one they can see, or one with observations at this
+ * observatory (whose members observe here, though its administrators may see nothing else of it).
+ * Any other is 404, as one that does not exist: the allocation list and history name the project.
+ */
+async function allocatableProject(options: { db: Executor; actor: UserActor; observatoryId: string; projectId: string }) {
+  const { db, actor, observatoryId, projectId } = options;
   const project = await projectsCollection.get(db, projectId);
   if (!project) throw new AppError("NOT_FOUND", "No such project");
+  const observesHere = await db.execute(sql`select 1 from observations where project_id = ${projectId} and observatory_id = ${observatoryId} limit 1`);
+  if (observesHere.length === 0) await loadProjectAccess({ db, actor, projectId });
   return project;
 }
 
@@ -59,7 +67,7 @@ export async function putAllocation(options: { deps: Deps; actor: UserActor; obs
   return inTransaction(deps, async (t) => {
     const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
     if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-    const project = await requireProject(t.tx, projectId);
+    const project = await allocatableProject({ db: t.tx, actor, observatoryId, projectId });
     const allocations = observatory.doc.allocations ?? [];
     const before = allocations.find((item) => item.projectId === projectId);
     if (!before && allocations.length >= MAX_ALLOCATIONS)
