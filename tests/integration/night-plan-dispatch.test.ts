@@ -182,5 +182,12 @@ describe("the night plan, run forward against dispatch", () => {
       blockedBy: null,
       observatoryReasons: [{ code: "OFFLINE", until: null }],
     });
+    // A project member reads the observation and its forecast, but not the observatory's state, which is can_view's.
+    const member = await createAccount(server);
+    await must(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);
+    await expectProblem(await server.request(`/observatories/${observatory.id}`, { token: member.token }), 404, "NOT_FOUND");
+    const forecast = (await must(`/observations/${created.id}/forecast`, { token: member.token })) as Record<string, unknown>;
+    expect(forecast).toMatchObject({ blockedBy: null, expectedStart: expect.any(String) });
+    expect(forecast).not.toHaveProperty("observatoryReasons");
   });
 });

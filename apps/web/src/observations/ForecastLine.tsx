@@ -76,7 +76,7 @@ export function ForecastLine({ observation }: { observation: Observation }) {
         <Clock aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-indigo-600" />
         <span>{forecastText(forecast.data, observation)}</span>
       </p>
-      {forecast.data.observatoryReasons.map((reason) =>
+      {(forecast.data.observatoryReasons ?? []).map((reason) =>
         assumptions[reason.code] ? (
           <p key={reason.code} className="pl-6 text-xs text-slate-500">
             {assumptions[reason.code]}

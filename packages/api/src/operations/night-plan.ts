@@ -88,12 +88,20 @@ const observationForecastSchema = z
     blockedBy: block.nullable(),
     observatoryReasons: z
       .array(block)
-      .describe("What holds every observation at the observatory now (OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE): the forecast assumes none (extension)"),
+      .optional()
+      .describe(
+        "What holds every observation at the observatory now (OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE): the forecast assumes none. " +
+          "Only for callers who may view the observatory (can_view); a project member who may not gets no such field (extension)",
+      ),
   })
   .meta({ id: "ObservationForecast" });
 
 const draftForecastSchema = observationForecastSchema
-  .extend({ estimatedSeconds: z.number().describe("How long it would hold the observatory, by the observatory's settings now") })
+  .extend({
+    estimatedSeconds: z.number().describe("How long it would hold the observatory, by the observatory's settings now"),
+    // Whoever may submit there may view the observatory: the draft's forecast always has it.
+    observatoryReasons: z.array(block).describe("What holds every observation at the observatory now: the forecast assumes none (extension)"),
+  })
   .meta({ id: "DraftForecast" });
 
 const planDescription =

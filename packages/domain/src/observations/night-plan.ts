@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import { requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { requireObservatoryPermission, resolveObservatoryAccess } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess } from "./access";
 import type { ObservationCreate } from "./schemas";
@@ -228,6 +228,12 @@ export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor
   };
 }
 
+/** What holds every observation at the observatory now (the forecast assumes none of it), for those who may view it. */
+async function heldNow(deps: Deps, observatory: StoredDocument<ObservatoryDoc> | undefined) {
+  if (!observatory) return [];
+  return observatoryReasons({ ...(await observatoryStateNow({ db: deps.db, observatory })), busy: false }).map(presentBlock);
+}
+
 /** Where the observation lands in the plans of the current night and the 7 after it (its own reasons when in none). */
 async function forecastIn(options: {
   deps: Deps;
@@ -237,14 +243,12 @@ async function forecastIn(options: {
 }) {
   const { deps, observatory, observationId } = options;
   const timeZone = observatory ? observatoryTimeZone({ doc: observatory.doc }) : "UTC";
-  const held = observatory ? observatoryReasons({ ...(await observatoryStateNow({ db: deps.db, observatory })), busy: false }).map(presentBlock) : [];
   const none = (blockedBy: QueueBlock | null) => ({
     timeZone,
     expectedStart: null,
     expectedEnd: null,
     night: null,
     blockedBy: blockedBy && presentBlock(blockedBy),
-    observatoryReasons: held,
   });
   if (!observatory) return none(null);
   const inputs = await loadPlanInputs(deps.db, observatory, deps.now());
@@ -260,7 +264,6 @@ async function forecastIn(options: {
       expectedEnd: slot.end.toISOString(),
       night: found.date,
       blockedBy: null,
-      observatoryReasons: held,
     };
   }
   return none(nights[0]?.unscheduled.find((item) => item.observation.id === observationId)?.blockedBy ?? null);
@@ -279,7 +282,17 @@ export async function getObservationForecast(options: { deps: Deps; actor: UserA
   const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
   const observatory = await observatoriesCollection.get(deps.db, observation.doc.observatoryId);
   const waiting = observation.doc.status === "pending" || activeStatuses.includes(observation.doc.status);
-  return forecastIn({ deps, observatory: waiting ? observatory : undefined, observationId });
+  // A project member may read the observation without seeing its observatory, whose state is can_view's alone.
+  const access = await resolveObservatoryAccess({
+    db: deps.db,
+    userId: actor.id,
+    isServerAdmin: actor.isServerAdmin,
+    observatoryIds: [observation.doc.observatoryId],
+    includeRemoved: true,
+  });
+  const showsObservatory = Boolean(access.get(observation.doc.observatoryId)?.can_view);
+  const forecast = await forecastIn({ deps, observatory: waiting ? observatory : undefined, observationId });
+  return showsObservatory ? { ...forecast, observatoryReasons: await heldNow(deps, waiting ? observatory : undefined) } : forecast;
 }
 
 /**
@@ -310,7 +323,11 @@ export async function forecastDraft(options: { deps: Deps; actor: UserActor; inp
     },
   };
   const estimated = estimatedSecondsOf({ doc: draft.doc, observatory: observatory.doc });
-  return { estimatedSeconds: estimated, ...(await forecastIn({ deps, observatory, observationId: DRAFT_ID, extra: draft })) };
+  return {
+    estimatedSeconds: estimated,
+    ...(await forecastIn({ deps, observatory, observationId: DRAFT_ID, extra: draft })),
+    observatoryReasons: await heldNow(deps, observatory),
+  };
 }
 
 /** Sorts after every real id of the same priority and time (ids start with `obn_`). */
