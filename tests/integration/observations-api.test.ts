@@ -238,6 +238,41 @@ describe("observatory keys", () => {
       "UNAUTHENTICATED",
     );
   });
+
+  it("are at most 50 live per observatory: the next answers 409 CONFLICT, even to concurrent creations, and a revocation frees a place", async () => {
+    const CAP = 50;
+    const refusal = `An observatory holds at most ${CAP} keys; revoke one first`;
+    const scopeId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Key cap scope" } }, 201)) as { id: string }).id;
+    const createKey = (name: string) => server.request(`/observatories/${scopeId}/api-keys`, { method: "POST", token: owner.token, json: { name } });
+    const listKeys = async () =>
+      (await must(`/observatories/${scopeId}/api-keys`, { token: owner.token }, 200)) as { items: Array<{ id: string }>; nextCursor: null };
+    const answers: Response[] = [];
+    // Eight at a time: creations racing for the last places must not both pass the cap.
+    for (let start = 0; start < CAP + 6; start += 8)
+      answers.push(...(await Promise.all(Array.from({ length: Math.min(8, CAP + 6 - start) }, (_, offset) => createKey(`plugin ${start + offset}`)))));
+    const created = answers.filter((answer) => answer.status === 201);
+    expect(created).toHaveLength(CAP);
+    const refused = answers.filter((answer) => answer.status !== 201);
+    expect(refused).toHaveLength(6);
+    for (const answer of refused) expect(await expectProblem(answer, 409, "CONFLICT")).toMatchObject({ title: "Conflict", detail: refusal });
+    // Every live key is listed; another observatory's keys are not counted.
+    const listed = await listKeys();
+    expect(listed.nextCursor).toBeNull();
+    expect(listed.items).toHaveLength(CAP);
+    expect((await call(`/observatories/${otherObservatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "unrelated" } })).status).toBe(201);
+
+    const revoked = (await created[0]!.json()) as { id: string };
+    await must(`/observatories/${scopeId}/api-keys/${revoked.id}`, { method: "DELETE", token: owner.token }, 204);
+    expect((await listKeys()).items).toHaveLength(CAP - 1);
+    const replacement = (await must(`/observatories/${scopeId}/api-keys`, { method: "POST", token: owner.token, json: { name: "replacement" } }, 201)) as {
+      id: string;
+    };
+    const after = await listKeys();
+    expect(after.items).toHaveLength(CAP);
+    expect(after.items.map((item) => item.id)).toContain(replacement.id);
+    expect(after.items.map((item) => item.id)).not.toContain(revoked.id);
+    await expectProblem(await createKey("still too many"), 409, "CONFLICT");
+  });
 });
 
 describe("server settings", () => {

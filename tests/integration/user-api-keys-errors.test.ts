@@ -88,3 +88,60 @@ describe("api-keys errors", () => {
     expect(item.headers.get("allow")).toBe("DELETE");
   });
 });
+
+describe("the cap on a user's live API keys", () => {
+  const CAP = 100;
+  const refusal = `An account holds at most ${CAP} API keys; revoke one first`;
+  const create = (token: string, name: string) => server.request("/api/v1/user/api-keys", { method: "POST", token, json: { name } });
+  const listed = async (token: string) => {
+    const response = await server.request("/api/v1/user/api-keys", { token });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { items: Array<{ id: string }>; nextCursor: string | null };
+  };
+
+  it("answers 409 CONFLICT past 100 live keys, even to concurrent creations, and lists every live key", async () => {
+    const owner = await createAccount(server);
+    const answers: Response[] = [];
+    // Eight at a time: creations racing for the last places must not both pass the cap.
+    for (let start = 0; start < CAP + 6; start += 8)
+      answers.push(...(await Promise.all(Array.from({ length: Math.min(8, CAP + 6 - start) }, (_, offset) => create(owner.token, `key ${start + offset}`)))));
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(CAP);
+    const refused = answers.filter((answer) => answer.status !== 201);
+    expect(refused).toHaveLength(6);
+    for (const answer of refused) expect((await expectProblem(answer, 409, "CONFLICT")).detail).toBe(refusal);
+    const list = await listed(owner.token);
+    expect(list.nextCursor).toBeNull();
+    expect(list.items).toHaveLength(CAP);
+    expect(new Set(list.items.map((item) => item.id)).size).toBe(CAP);
+  });
+
+  it("frees a place when a key is revoked, and counts only the user's own keys", async () => {
+    const owner = await createAccount(server);
+    const other = await createAccount(server);
+    const keys: Array<{ id: string; key: string }> = [];
+    for (let start = 0; start < CAP; start += 10)
+      keys.push(...(await Promise.all(Array.from({ length: 10 }, (_, offset) => createApiKey(server, owner.token, `key ${start + offset}`)))));
+    const refused = await expectProblem(await create(owner.token, "one too many"), 409, "CONFLICT");
+    expect(refused).toMatchObject({ title: "Conflict", detail: refusal });
+    // Another user's keys are not counted.
+    expect((await create(other.token, "unrelated")).status).toBe(201);
+    // The same refusal through tRPC, whose message the key form shows.
+    const trpc = await server.request("/trpc/user.createApiKey", { method: "POST", token: owner.token, json: { name: "via tRPC" } });
+    expect(trpc.status).toBe(409);
+    expect(((await trpc.json()) as { error: { message: string; data: { code: string } } }).error).toMatchObject({
+      message: refusal,
+      data: { code: "CONFLICT" },
+    });
+
+    expect((await server.request(`/api/v1/user/api-keys/${keys[0]!.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    expect((await listed(owner.token)).items).toHaveLength(CAP - 1);
+    const replacement = await create(owner.token, "replacement");
+    expect(replacement.status).toBe(201);
+    const { key } = (await replacement.json()) as { key: string };
+    expect((await server.request("/api/v1/auth/me", { token: key })).status).toBe(200);
+    const list = await listed(owner.token);
+    expect(list.items).toHaveLength(CAP);
+    expect(list.items.map((item) => item.id)).not.toContain(keys[0]!.id);
+    await expectProblem(await create(owner.token, "still too many"), 409, "CONFLICT");
+  });
+});

@@ -8,7 +8,7 @@ export { signup } from "./auth/signup";
 export { login } from "./auth/login";
 export { authenticateToken } from "./auth/authenticate";
 export type { Principal } from "./auth/principal";
-export { createApiKey, listApiKeys, revokeApiKey } from "./auth/api-keys";
+export { createApiKey, listApiKeys, MAX_LIVE_API_KEYS, revokeApiKey } from "./auth/api-keys";
 export { deleteSessionByToken, type ClientInfo } from "./auth/sessions";
 export { pruneRateLimitEvents } from "./auth/rate-limit";
 export * from "./users/schemas";

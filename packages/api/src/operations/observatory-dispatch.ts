@@ -4,6 +4,7 @@ import {
   createObservatoryKey,
   getObservatoryQueue,
   listObservatoryKeys,
+  MAX_LIVE_OBSERVATORY_KEYS,
   observationSchema,
   observatoryKeyCreateSchema,
   observatoryKeySchema,
@@ -11,7 +12,7 @@ import {
   revokeObservatoryKey,
 } from "@meridian/domain";
 import { defineOperation } from "./define-operation";
-import { authedErrors, idParam, wholeList } from "./responses";
+import { authedErrors, conflict, idParam, wholeList } from "./responses";
 
 const tags = ["Observatories"];
 
@@ -63,6 +64,7 @@ export const observatoryDispatchOperations = {
     access: "signed-in",
     tags,
     summary: "The observatory's plugin keys, without the secrets (can_admin)",
+    description: `Every live (not revoked) key, newest first, whole: an observatory holds at most ${MAX_LIVE_OBSERVATORY_KEYS} of them.`,
     method: "get",
     path: "/observatories/{id}/api-keys",
     status: 200,
@@ -77,7 +79,9 @@ export const observatoryDispatchOperations = {
     access: "signed-in",
     tags,
     summary: "A key for the observatory's plugin (can_admin); the key is shown once",
-    description: "The key acts only as this observatory: it opens /ws/observatory, reports statuses of its observations and uploads their files.",
+    description:
+      "The key acts only as this observatory: it opens /ws/observatory, reports statuses of its observations and uploads their files. " +
+      `An observatory holds at most ${MAX_LIVE_OBSERVATORY_KEYS} live (not revoked) keys: the next is refused with 409 CONFLICT until one is revoked.`,
     method: "post",
     path: "/observatories/{id}/api-keys",
     status: 201,
@@ -85,7 +89,7 @@ export const observatoryDispatchOperations = {
     body: observatoryKeyCreateSchema,
     output: createdObservatoryKeySchema,
     outputDescription: "Created",
-    responses: authedErrors,
+    responses: { ...authedErrors, 409: conflict(`CONFLICT: ${MAX_LIVE_OBSERVATORY_KEYS} live keys already`) },
     handle: ({ ctx, actor, input }) => createObservatoryKey({ deps: ctx.deps, actor, observatoryId: input.id, name: input.name }),
   }),
   revokeKey: defineOperation({

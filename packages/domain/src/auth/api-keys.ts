@@ -1,35 +1,50 @@
 import type { UserActor } from "../actor";
-import { apiKeysCollection, tables } from "@meridian/db";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { apiKeysCollection, tables, usersCollection } from "@meridian/db";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { API_KEY_PREFIX, generateSecret, hashSecret } from "./tokens";
 import { inTransaction } from "../transaction";
 
+/** Live (not revoked) API keys one user may hold: the next is refused, and the list shows every one. */
+export const MAX_LIVE_API_KEYS = 100;
+
+/** Creates a key for the actor, refused (409 CONFLICT) while they hold MAX_LIVE_API_KEYS live ones. */
 export async function createApiKey(options: { deps: Deps; actor: UserActor; name: string }) {
   const { deps, actor, name } = options;
   const userId = actor.id;
   const key = generateSecret(API_KEY_PREFIX);
-  const stored = await apiKeysCollection.insert(deps.db, {
-    userId,
-    name,
-    keyHash: hashSecret(key),
-    prefix: key.slice(0, API_KEY_PREFIX.length + 6),
-    lastUsedAt: null,
-    revokedAt: null,
+  return inTransaction(deps, async (t) => {
+    // The user's row, locked: concurrent creations count one after another, so none passes the cap beside another.
+    const user = await usersCollection.get(t.tx, userId, { forUpdate: true });
+    if (!user) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
+    const { apiKeys } = tables;
+    const [live] = await t.tx
+      .select({ count: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.userId, userId), sql`${apiKeys.doc}->>'revokedAt' is null`));
+    if ((live?.count ?? 0) >= MAX_LIVE_API_KEYS) throw new AppError("CONFLICT", `An account holds at most ${MAX_LIVE_API_KEYS} API keys; revoke one first`);
+    const stored = await apiKeysCollection.insert(t.tx, {
+      userId,
+      name,
+      keyHash: hashSecret(key),
+      prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    return { id: stored.id, name, key, createdAt: stored.createdAt.toISOString() };
   });
-  return { id: stored.id, name, key, createdAt: stored.createdAt.toISOString() };
 }
 
+/** Every live key of the actor, newest first: creation caps them at MAX_LIVE_API_KEYS, so the list is whole. */
 export async function listApiKeys(options: { deps: Deps; actor: UserActor }) {
   const { apiKeys } = tables;
   const keys = await options.deps.db
     .select()
     .from(apiKeys)
     .where(and(eq(apiKeys.userId, options.actor.id), sql`${apiKeys.doc}->>'revokedAt' is null`))
-    .orderBy(desc(apiKeys.createdAt))
-    .limit(200);
+    .orderBy(desc(apiKeys.createdAt));
   return {
     items: keys.map((key) => ({
       id: key.id,

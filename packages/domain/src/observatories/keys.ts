@@ -1,5 +1,5 @@
-import { observatoryKeysCollection, tables } from "@meridian/db";
-import { and, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { observatoriesCollection, observatoryKeysCollection, tables } from "@meridian/db";
+import { and, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
@@ -14,6 +14,9 @@ import { inTransaction } from "../transaction";
 /** Observatory keys are told apart from user credentials by their prefix. */
 export const OBSERVATORY_KEY_PREFIX = "mok_";
 
+/** Live (not revoked) keys one observatory may hold: the next is refused, and the list shows every one. */
+export const MAX_LIVE_OBSERVATORY_KEYS = 50;
+
 export const observatoryKeyCreateSchema = z
   .strictObject({ name: withoutControlCharacters(z.string().trim().min(1).max(100)) })
   .meta({ id: "ObservatoryKeyCreate" });
@@ -24,10 +27,22 @@ export const createdObservatoryKeySchema = z
   .object({ id: z.string(), name: z.string(), key: z.string().describe("Shown once"), createdAt: z.string() })
   .meta({ id: "CreatedObservatoryKey" });
 
+/** Creates a key for the observatory's plugin (can_admin), refused (409 CONFLICT) while it holds MAX_LIVE_OBSERVATORY_KEYS live ones. */
 export async function createObservatoryKey(options: { deps: Deps; actor: UserActor; observatoryId: string; name: string }) {
   const { deps, actor, observatoryId, name } = options;
   return inTransaction(deps, async (t) => {
     await requireObservatoryPermission({ db: t.tx, actor, observatoryId, permission: "can_admin" });
+    // The observatory's row, locked: concurrent creations count one after another, so none passes the cap beside
+    // another, and none lands after a removal that revoked its keys.
+    const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
+    if (!observatory || observatory.doc.removedAt) throw new AppError("NOT_FOUND", "No such observatory");
+    const { observatoryKeys } = tables;
+    const [live] = await t.tx
+      .select({ count: count() })
+      .from(observatoryKeys)
+      .where(and(eq(observatoryKeys.observatoryId, observatoryId), isNull(sql`${observatoryKeys.doc}->>'revokedAt'`)));
+    if ((live?.count ?? 0) >= MAX_LIVE_OBSERVATORY_KEYS)
+      throw new AppError("CONFLICT", `An observatory holds at most ${MAX_LIVE_OBSERVATORY_KEYS} keys; revoke one first`);
     const key = generateSecret(OBSERVATORY_KEY_PREFIX);
     const stored = await observatoryKeysCollection.insert(t.tx, {
       observatoryId,
@@ -44,6 +59,7 @@ export async function createObservatoryKey(options: { deps: Deps; actor: UserAct
   });
 }
 
+/** Every live key of the observatory, newest first: creation caps them at MAX_LIVE_OBSERVATORY_KEYS, so the list is whole. */
 export async function listObservatoryKeys(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
   const { deps, actor, observatoryId } = options;
   await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_admin" });

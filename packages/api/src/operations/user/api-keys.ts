@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { apiKeyCreateSchema, apiKeySchema, createApiKey, createdApiKeySchema, listApiKeys, revokeApiKey } from "@meridian/domain";
+import { apiKeyCreateSchema, apiKeySchema, createApiKey, createdApiKeySchema, listApiKeys, MAX_LIVE_API_KEYS, revokeApiKey } from "@meridian/domain";
 import { defineOperation } from "../define-operation";
-import { errorResponses, opaqueIdParam, problemResponseFor } from "../responses";
+import { conflict, errorResponses, opaqueIdParam, problemResponseFor } from "../responses";
 
 const tags = ["User"];
 
@@ -15,6 +15,7 @@ export const apiKeyOperations = {
     path: "/api/v1/user/api-keys",
     status: 200,
     output: z.object({ items: z.array(apiKeySchema), nextCursor: z.null() }),
+    description: `Every live (not revoked) key, newest first, whole: a user holds at most ${MAX_LIVE_API_KEYS} of them.`,
     outputDescription: "Active keys, newest first",
     responses: { 401: errorResponses[401] },
     handle: ({ ctx, actor }) => listApiKeys({ deps: ctx.deps, actor }),
@@ -24,14 +25,16 @@ export const apiKeyOperations = {
     access: "signed-in",
     tags,
     summary: "Create an API key",
-    description: "The key is in this response only; Meridian keeps its hash. Send it as `Authorization: Bearer <key>`.",
+    description:
+      "The key is in this response only; Meridian keeps its hash. Send it as `Authorization: Bearer <key>`. " +
+      `A user holds at most ${MAX_LIVE_API_KEYS} live (not revoked) keys: the next is refused with 409 CONFLICT until one is revoked.`,
     method: "post",
     path: "/api/v1/user/api-keys",
     status: 201,
     body: apiKeyCreateSchema,
     output: createdApiKeySchema,
     outputDescription: "Created",
-    responses: errorResponses,
+    responses: { ...errorResponses, 409: conflict(`CONFLICT: ${MAX_LIVE_API_KEYS} live keys already`) },
     handle: ({ ctx, actor, input }) => createApiKey({ deps: ctx.deps, actor, name: input.name }),
   }),
   revokeApiKey: defineOperation({
