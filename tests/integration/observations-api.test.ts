@@ -89,6 +89,15 @@ describe("submitting an observation", () => {
     ["fixed times out of order", { fixedTimeStart: "2026-12-01T02:00:00.000Z", fixedTimeEnd: "2026-12-01T01:00:00.000Z" }, "fixedTimeEnd"],
     ["a fixed_time observation without its start", { type: "fixed_time" }, "fixedTimeStart"],
     ["an unknown field", { colour: "blue" }, ""],
+    // Texts PostgreSQL cannot store (NUL, lone surrogates): refused, not a failed insert's 500.
+    ["a target name holding NUL", { targets: [{ ...target, name: "Ve\u0000ga" }] }, "targets.0.name"],
+    ["a target name holding a lone surrogate", { targets: [{ ...target, name: "Ve\ud800ga" }] }, "targets.0.name"],
+    ["an epoch holding NUL", { targets: [{ ...target, epoch: "J2000\u0000" }] }, "targets.0.epoch"],
+    [
+      "a filter holding a lone surrogate",
+      { targets: [{ ...target, exposures: [{ filter: "\udfffV", exposureSeconds: 1, count: 1, binning: 1 }] }] },
+      "targets.0.exposures.0.filter",
+    ],
   ];
   for (const [what, fields, path] of invalid)
     it(`refuses ${what} (400 VALIDATION_FAILED)`, async () => {
@@ -99,6 +108,16 @@ describe("submitting an observation", () => {
       );
       if (path) expect(problem.errors?.map((error) => error.path)).toContain(path);
     });
+  it("refuses the same unstorable target texts when an observation is edited, and keeps it as it was", async () => {
+    const created = await submit();
+    const problem = await expectProblem(
+      await server.request(`/observations/${created.id}`, { method: "PUT", token: owner.token, json: { targets: [{ ...target, name: "a\u0000b" }] } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expect(problem.errors?.map((error) => error.path)).toContain("targets.0.name");
+    expect(await must(`/observations/${created.id}`, { token: owner.token })).toMatchObject({ targets: [{ name: "Vega" }] });
+  });
 
   it("needs can_observe on the observatory and membership of an active project", async () => {
     // A project member who cannot see the observatory: it does not exist for them.

@@ -52,6 +52,15 @@ describe("observationDraftProblems: each field as the API words it", () => {
     ["a count of 1.5", withExposure({ count: 1.5 }), "targets.0.exposures.0.count", "Count (exposures 1) must be a whole number."],
     ["binning 5", withExposure({ binning: 5 }), "targets.0.exposures.0.binning", "Binning (exposures 1) must be at most 4."],
     ["an empty filter", withExposure({ filter: "" }), "targets.0.exposures.0.filter", "Filter (exposures 1) must not be empty."],
+    ["a target name with NUL", withTarget({ name: "a\u0000b" }), "targets.0.name", "Name (targets 1) must not contain control characters."],
+    ["a target name with a lone surrogate", withTarget({ name: "a\ud800b" }), "targets.0.name", "Name (targets 1) must not contain control characters."],
+    ["an epoch with a control character", withTarget({ epoch: "J2000\u0007" }), "targets.0.epoch", "Epoch (targets 1) must not contain control characters."],
+    [
+      "a filter with a lone surrogate",
+      withExposure({ filter: "\udfffL" }),
+      "targets.0.exposures.0.filter",
+      "Filter (exposures 1) must not contain control characters.",
+    ],
     [
       "an unknown twilight",
       draft({ constraints: { twilight: "golden" } }),

@@ -40,6 +40,18 @@ export const targetSchema = z.object({
   exposures: exposureListSchema(exposureSchema),
 });
 
+/**
+ * A target and its exposures as a person gives them (the wizard, the API's inputs): their texts are
+ * held to the control-character rule as the observation's name is, since NUL and lone surrogates
+ * cannot be stored. Stored documents imported from elsewhere are read with the schemas above.
+ */
+export const exposureDraftSchema = exposureSchema.extend({ filter: withoutControlCharacters(z.string().trim().min(1).max(40)) });
+export const targetDraftSchema = targetSchema.extend({
+  name: withoutControlCharacters(z.string().trim().min(1).max(200)),
+  epoch: withoutControlCharacters(z.string().trim().min(1).max(20)).default("J2000"),
+  exposures: exposureListSchema(exposureDraftSchema),
+});
+
 export const observationConstraintsSchema = z.object({
   minAltitude: z.number().min(0).max(90).default(30),
   maxAirmass: z.number().min(1).max(40).nullable().default(null),
@@ -89,7 +101,7 @@ export const observationDraftSchema = z.object({
   name: observationNameSchema,
   type: z.enum(observationTypes),
   priority: observationPrioritySchema,
-  targets: targetListSchema(targetSchema),
+  targets: targetListSchema(targetDraftSchema),
   constraints: observationConstraintsSchema,
   fixedTimeStart: fixedTimeSchema,
   fixedTimeEnd: fixedTimeSchema,

@@ -1,8 +1,8 @@
 import { fileKinds, historyActorSchema } from "@meridian/db";
 import { observationStatuses, observationTypes } from "@meridian/rules";
 import {
+  exposureDraftSchema,
   exposureListSchema,
-  exposureSchema,
   fixedTimeSchema,
   monitoringSchema,
   observationConstraintsSchema,
@@ -11,6 +11,7 @@ import {
   observationPrioritySchema,
   refineFixedTimes,
   refineMonitoring,
+  targetDraftSchema,
   targetListSchema,
   targetSchema,
 } from "@meridian/rules/observations";
@@ -19,8 +20,8 @@ import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
 import { observationFilterFields } from "./observation-query";
 
 // The field rules are @meridian/rules' (the wizard checks with them too); the API's inputs also refuse unknown fields.
-const exposureInput = z.strictObject(exposureSchema.shape).meta({ id: "Exposure" });
-const targetInput = z.strictObject({ ...targetSchema.shape, exposures: exposureListSchema(exposureInput) }).meta({ id: "Target" });
+const exposureInput = z.strictObject(exposureDraftSchema.shape).meta({ id: "Exposure" });
+const targetInput = z.strictObject({ ...targetDraftSchema.shape, exposures: exposureListSchema(exposureInput) }).meta({ id: "Target" });
 const constraintsInput = z.strictObject(observationConstraintsSchema.shape).meta({ id: "ObservationConstraints" });
 const notificationsInput = z.strictObject(observationNotificationsSchema.shape).meta({ id: "ObservationNotifications" });
 const monitoringInput = z
