@@ -130,6 +130,8 @@ async function main() {
       // The dispatch measure's plugin finishes an observation every few tens of milliseconds, far
       // faster than a telescope: above the default per-connection rate.
       PLUGIN_MESSAGES_PER_SECOND: "1000",
+      // The broadcast measure's sockets are all one user's: above the default per-user cap.
+      WS_CONNECTIONS_PER_USER: String(SOCKETS),
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: serverDir,

@@ -211,6 +211,59 @@ describe("announcement email through the worker and SMTP", () => {
     }
   });
 
+  it("limits each sender to 10 email announcements an hour across their scopes: then 429 RATE_LIMITED, nothing created; in-app ones and other senders go on", async () => {
+    // A project owner may add any registered address as a member and email it: the limit is the sender's, whatever the scope.
+    const [sender, member, otherSender] = await Promise.all([createAccount(server), createAccount(server), createAccount(server)]);
+    const project = (await api.must("/projects", { method: "POST", token: sender.token, json: { name: "Mailing list" } }, 201)) as { id: string };
+    await api.must(`/projects/${project.id}/members`, { method: "POST", token: sender.token, json: { email: member.email, role: "member" } }, 201);
+    const organization = await api.createOrganization(sender);
+    await api.addOrganizationMember(sender, organization.id, member);
+    const scopes = [`/projects/${project.id}`, `/organizations/${organization.id}`];
+    const title = uniqueTitle("Newsletter");
+    const post = (base: string, json: Record<string, unknown>) => server.request(`${base}/motd`, { method: "POST", token: sender.token, json });
+
+    const sent: Announcement[] = [];
+    for (let index = 0; index < 10; index += 1)
+      sent.push(
+        (await api.must(
+          `${scopes[index % 2]}/motd`,
+          { method: "POST", token: sender.token, json: body(`${title} ${index}`, { deliveryType: index % 3 === 0 ? "both" : "email" }) },
+          201,
+        )) as Announcement,
+      );
+    for (const [index, base] of scopes.entries()) {
+      const refused = await post(base, body(`${title} refused ${index}`, { deliveryType: index === 0 ? "email" : "both" }));
+      const retryAfter = Number(refused.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      const problem = await expectProblem(refused, 429, "RATE_LIMITED");
+      expect(problem.detail).toMatch(
+        /^At most 10 announcements by email \(of organizations, observatories and projects together\) an hour; try again in \d+ minutes?$/,
+      );
+    }
+    // Announcements shown only in the app are not counted, and other senders have their own count.
+    expect(
+      await api.must(`${scopes[0]}/motd`, { method: "POST", token: sender.token, json: body(`${title} in the app`, { deliveryType: "message" }) }, 201),
+    ).toMatchObject({
+      deliveryType: "message",
+    });
+    await api.addOrganizationMember(sender, organization.id, otherSender, { can_manage_members: true });
+    const other = (await api.must(`${scopes[1]}/motd`, { method: "POST", token: otherSender.token, json: body(`${title} other sender`) }, 201)) as Announcement;
+    expect(other).toMatchObject({ deliveryType: "email" });
+
+    // The refused ones were not created, and the member got exactly the ten that were.
+    for (const base of scopes) {
+      const history = (await api.must(`${base}/motd/history?limit=200`, { token: sender.token }, 200)) as { items: Array<{ title: string }> };
+      expect(history.items.map((item) => item.title).filter((name) => name.includes("refused"))).toEqual([]);
+    }
+    for (const [index, announcement] of sent.entries()) await delivered(scopes[index % 2]!, announcement, sender);
+    await delivered(scopes[1]!, other, otherSender);
+    const toMember = capture.messages.filter((mail) => mail.subject?.startsWith(`${title} `) && mail.to.some((to) => lower(to) === lower(member.email)));
+    expect(toMember.map((mail) => mail.subject).sort()).toEqual(
+      [...Array.from({ length: 10 }, (_, index) => `${title} ${index}`), `${title} other sender`].sort(),
+    );
+  });
+
   it("delivery message: no email job and no message; nobody is emailed", async () => {
     const users = await Promise.all([createAccount(server), createAccount(server)]);
     const title = uniqueTitle("In the app only");

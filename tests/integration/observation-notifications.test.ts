@@ -7,7 +7,7 @@ import webpush from "web-push";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { jsonApi, startServerWithAdmin, trpcErrorCode } from "../support/json-api";
 import { startPushReceivers } from "../support/push-receivers";
 import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { startSmtpCapture } from "../support/smtp-capture";
@@ -186,6 +186,71 @@ describe("observation notifications", () => {
       "VALIDATION_FAILED",
     );
     expect(await must("/api/v1/user/push-subscriptions/vapid-public-key", { token: owner.token }, 200)).toEqual({ publicKey: vapid.publicKey });
+  });
+});
+
+describe("limits of the notification settings", () => {
+  it("answers the test button five times an hour per user, then 429 RATE_LIMITED with Retry-After, sending nothing", async () => {
+    const owner = await createAccount(server);
+    const sub = subscription(`tested-${randomUUID()}`);
+    await must("/api/v1/user/push-subscriptions", { method: "POST", token: owner.token, json: sub }, 201);
+    for (let index = 0; index < 5; index += 1)
+      expect(await must("/api/v1/user/notifications/test", { method: "POST", token: owner.token }, 200)).toEqual({
+        email: "queued",
+        webPush: { sent: 1, failed: 0, removed: 0 },
+        pushover: "off",
+      });
+    const refused = await server.request("/api/v1/user/notifications/test", { method: "POST", token: owner.token });
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    const problem = await expectProblem(refused, 429, "RATE_LIMITED");
+    expect(problem.detail).toMatch(/^At most 5 test notifications an hour; try again in \d+ minutes?$/);
+    // Refused over tRPC too: one count per user, whichever face.
+    const trpc = await server.request("/trpc/user.testNotification", { method: "POST", token: owner.token, json: {} });
+    expect(trpc.status).toBe(429);
+    expect(trpc.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
+    expect(await trpcErrorCode(trpc)).toBe("RATE_LIMITED");
+
+    // Pushes go out before the answer: the refused calls sent none.
+    expect(receivers.pushes.filter((push) => push.path === new URL(sub.endpoint).pathname)).toHaveLength(5);
+    // A password reset queued after the refusals reaches the owner after anything they queued: only five tests came before it.
+    expect((await server.request("/api/v1/auth/password-reset", { method: "POST", json: { email: owner.email } })).status).toBe(202);
+    const mine = (all: typeof capture.messages) => all.filter((mail) => mail.to.includes(owner.email.toLowerCase()));
+    await capture.waitFor((all) => mine(all).some((mail) => mail.subject !== "Meridian test notification"));
+    expect(mine(capture.messages).filter((mail) => mail.subject === "Meridian test notification")).toHaveLength(5);
+
+    // Another user has their own count.
+    const other = await createAccount(server);
+    expect(await must("/api/v1/user/notifications/test", { method: "POST", token: other.token }, 200)).toMatchObject({ email: "queued" });
+  });
+
+  it("keeps at most 20 web push subscriptions per user: a new one replaces the least recently created, also when sent at once", async () => {
+    const owner = await createAccount(server);
+    const subscriptions = Array.from({ length: 21 }, (_, index) => subscription(`capped-${index}-${randomUUID()}`));
+    for (const sub of subscriptions.slice(0, 20)) await must("/api/v1/user/push-subscriptions", { method: "POST", token: owner.token, json: sub }, 201);
+    // Subscribing a stored endpoint again is no new subscription: nothing is replaced.
+    await must("/api/v1/user/push-subscriptions", { method: "POST", token: owner.token, json: subscriptions[0] }, 201);
+    expect(await must("/api/v1/user/notifications/test", { method: "POST", token: owner.token }, 200)).toMatchObject({ webPush: { sent: 20 } });
+
+    // The 21st is stored (a new browser is never refused) and the first, the least recently created, is gone.
+    await must("/api/v1/user/push-subscriptions", { method: "POST", token: owner.token, json: subscriptions[20] }, 201);
+    const unsubscribe = (sub: { endpoint: string }) =>
+      server.request("/api/v1/user/push-subscriptions", { method: "DELETE", token: owner.token, json: { endpoint: sub.endpoint } });
+    await expectProblem(await unsubscribe(subscriptions[0]!), 404, "NOT_FOUND");
+    expect((await unsubscribe(subscriptions[1]!)).status).toBe(204);
+    const pushedTo = (sub: { endpoint: string }) => receivers.pushes.filter((push) => push.path === new URL(sub.endpoint).pathname).length;
+    expect(await must("/api/v1/user/notifications/test", { method: "POST", token: owner.token }, 200)).toMatchObject({ webPush: { sent: 19 } });
+    expect(pushedTo(subscriptions[20]!)).toBe(1);
+
+    // Thirty at once: every one is accepted, and the user still holds twenty, all of them from the burst.
+    const burst = Array.from({ length: 30 }, (_, index) => subscription(`burst-${index}-${randomUUID()}`));
+    const answers = await Promise.all(burst.map((sub) => server.request("/api/v1/user/push-subscriptions", { method: "POST", token: owner.token, json: sub })));
+    expect(answers.map((answer) => answer.status)).toEqual(burst.map(() => 201));
+    expect(await must("/api/v1/user/notifications/test", { method: "POST", token: owner.token }, 200)).toMatchObject({ webPush: { sent: 20, failed: 0 } });
+    expect(burst.filter((sub) => pushedTo(sub) === 1)).toHaveLength(20);
+    // Older than every one of the burst: replaced, so this test pushed nothing more to it.
+    expect(pushedTo(subscriptions[20]!)).toBe(1);
   });
 });
 

@@ -116,6 +116,53 @@ describe("WebSocket /ws: who may connect", () => {
   });
 });
 
+describe("WebSocket /ws: sockets per user", () => {
+  const CAP = 20; // WS_CONNECTIONS_PER_USER's default
+  const DETAIL = `At most ${CAP} connections at once on this server; close one (another tab or window) or try again later`;
+
+  it(`refuses a user's upgrade beyond ${CAP} open sockets with 429 RATE_LIMITED and Retry-After; the open ones and other users go on`, async () => {
+    const user = await signupUser(server);
+    const bearer = { authorization: `Bearer ${user.token}` };
+    // Upgrades sent at once cannot all pass the count: exactly the cap opens.
+    const attempts = await Promise.all(Array.from({ length: CAP + 5 }, () => connectWebSocket(wsUrl, bearer)));
+    const opened = attempts.flatMap((attempt) => (attempt.ok ? [attempt.client] : []));
+    clients.push(...opened);
+    expect(opened).toHaveLength(CAP);
+    for (const attempt of attempts) {
+      if (attempt.ok) continue;
+      expect(attempt.status).toBe(429);
+      expect(attempt.headers["retry-after"]).toBe("30");
+      expect(attempt.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(attempt.body)).toEqual({ status: 429, title: "Too Many Requests", code: "RATE_LIMITED", detail: DETAIL });
+    }
+    // The sockets already open stay open and answer.
+    for (const client of opened) await client.waitFor((message) => message.type === "welcome");
+    opened[CAP - 1]!.ws.send(JSON.stringify({ type: "ping" }));
+    await opened[CAP - 1]!.waitFor((message) => message.type === "pong");
+    expect(opened.every((client) => client.ws.readyState === client.ws.OPEN)).toBe(true);
+
+    // The count is the user's, not a session's: another session of theirs is refused too; another user is not.
+    const login = await server.request("/api/v1/auth/login", { method: "POST", json: { email: user.user.email, password: user.password } });
+    const { token: secondSession } = (await login.json()) as { token: string };
+    expect(await connectWebSocket(wsUrl, { authorization: `Bearer ${secondSession}` })).toMatchObject({ ok: false, status: 429 });
+    const other = await signupUser(server);
+    expect((await track(openWebSocket(wsUrl, { authorization: `Bearer ${other.token}` }))).messages[0]).toMatchObject({ type: "welcome" });
+
+    // A closed socket frees its place once the server has seen the close: the next upgrade opens, and the one after is refused again.
+    await opened[0]!.close();
+    const next = await until("the closed socket's place", async () => {
+      const attempt = await connectWebSocket(wsUrl, bearer);
+      if (attempt.ok) return attempt.client;
+      expect(attempt.status).toBe(429);
+      return undefined;
+    });
+    clients.push(next);
+    await next.waitFor((message) => message.type === "welcome");
+    expect(await connectWebSocket(wsUrl, bearer)).toMatchObject({ ok: false, status: 429 });
+    await Promise.all([...opened.slice(1), next].map((client) => client.close()));
+  });
+});
+
 describe("WebSocket /ws: messages", () => {
   it("answers ping with pong, and an unknown or malformed message with an error", async () => {
     const client = await track(openWebSocket(wsUrl, { authorization: `Bearer ${alice.token}` }));

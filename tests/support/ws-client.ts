@@ -13,7 +13,7 @@ export interface OpenClient {
   close(): Promise<void>;
 }
 
-export type Attempt = { ok: true; client: OpenClient } | { ok: false; status: number; body: string };
+export type Attempt = { ok: true; client: OpenClient } | { ok: false; status: number; body: string; headers: Record<string, string | string[] | undefined> };
 
 /** Opens a WebSocket and reports either the open client or the HTTP status and body of the refused upgrade. */
 export function connectWebSocket(url: string, headers: Record<string, string> = {}): Promise<Attempt> {
@@ -28,8 +28,8 @@ export function connectWebSocket(url: string, headers: Record<string, string> = 
     ws.on("unexpected-response", (_request, response) => {
       let body = "";
       response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      response.on("end", () => resolve({ ok: false, status: response.statusCode ?? 0, body }));
-      response.on("error", () => resolve({ ok: false, status: response.statusCode ?? 0, body }));
+      response.on("end", () => resolve({ ok: false, status: response.statusCode ?? 0, body, headers: response.headers }));
+      response.on("error", () => resolve({ ok: false, status: response.statusCode ?? 0, body, headers: response.headers }));
     });
     ws.on("error", reject);
     ws.on("open", () => {

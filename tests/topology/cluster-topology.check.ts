@@ -146,10 +146,16 @@ const noteFailedAttempt = (line: string) => {
   failedAttempts.set(reason, (failedAttempts.get(reason) ?? 0) + 1);
 };
 
+/**
+ * Every reader is one user's socket, as if one person had a page open in each of READERS tabs:
+ * above the per-user cap a process allows by default (WS_CONNECTIONS_PER_USER, 20).
+ */
+const clusterEnv = { ...process.env, WS_CONNECTIONS_PER_USER: String(READERS) };
+
 beforeAll(async () => {
   // TOPOLOGY_KEEP=1 keeps the cluster's folder (every process's log) for a look afterwards.
   const keep = process.env.TOPOLOGY_KEEP === "1" ? ["--keep"] : [];
-  cluster = spawn(process.execPath, ["--import", "tsx", "scripts/cluster.ts", ...keep], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  cluster = spawn(process.execPath, ["--import", "tsx", "scripts/cluster.ts", ...keep], { cwd: ROOT, env: clusterEnv, stdio: ["ignore", "pipe", "pipe"] });
   cluster.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   cluster.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const folder = await until(
@@ -316,7 +322,7 @@ describe("the cluster loses a server and a worker under load", () => {
     // The killed server, started again, takes traffic.
     const restarted = spawn(process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
       cwd: ROOT,
-      env: { ...process.env, ...state.env, MERIDIAN_ROLE: "server", HOST: "127.0.0.1", PORT: String(lost.port), SERVED_BY: "server-1" },
+      env: { ...clusterEnv, ...state.env, MERIDIAN_ROLE: "server", HOST: "127.0.0.1", PORT: String(lost.port), SERVED_BY: "server-1" },
       stdio: "ignore",
     });
     extraProcesses.push(restarted);

@@ -70,6 +70,10 @@ const envSchema = z.object({
   /** Invitations one organization, observatory or project may send in an hour (resends included). */
   INVITATIONS_PER_SCOPE_PER_HOUR: positiveInt(50),
   PASSWORD_RESETS_PER_IP_PER_HOUR: positiveInt(20),
+  /** Test notifications (the profile's test button: an email and a push) one user may send in an hour. */
+  TEST_NOTIFICATIONS_PER_USER_PER_HOUR: positiveInt(5),
+  /** Organization, observatory and project announcements delivered by email that one user may create in an hour. */
+  EMAIL_ANNOUNCEMENTS_PER_USER_PER_HOUR: positiveInt(10),
   SESSION_TTL_DAYS: positiveInt(30),
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),
@@ -112,6 +116,8 @@ const envSchema = z.object({
    * what the operating system's socket buffers hold); the next message closes it instead (4413).
    */
   WS_SEND_BUFFER_LIMIT_BYTES: positiveInt(1024 * 1024),
+  /** `/ws` sockets one user may hold open on one server process; the upgrade beyond it is answered 429 RATE_LIMITED. */
+  WS_CONNECTIONS_PER_USER: positiveInt(20),
   /** How often a connected plugin below the minimum version is told `update_required` again (contract: every 4 hours). */
   PLUGIN_UPDATE_REMINDER_MS: positiveInt(4 * 3_600_000),
   /** The largest observation file an observatory may upload (streamed; default 4 GiB). */

@@ -127,7 +127,9 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "reconnected (connect again and read again what you show), 4401 the credential no longer works, 4408 no message for the " +
           "heartbeat timeout, 4409 replaced by a newer connection with the same observatory (do not reconnect), 4413 more sent to " +
           "the client and not read than the server holds (`WS_SEND_BUFFER_LIMIT_BYTES`; read, then connect again), " +
-          "4429 more messages waiting than allowed (`PLUGIN_QUEUE_LIMIT`).",
+          "4429 more messages waiting than allowed (`PLUGIN_QUEUE_LIMIT`). A user holds at most `WS_CONNECTIONS_PER_USER` (default 20) " +
+          "`/ws` sockets on one server process: the upgrade beyond it is answered 429 RATE_LIMITED (problem+json, Retry-After) and " +
+          "the sockets already open stay open.",
         license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
       },
       // PUBLIC_URL, else the address the request reached: a generated client calls this very server.

@@ -27,9 +27,20 @@ export interface WebSocketHub {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyProtocol = ProtocolDefinition<any, any>;
 
-const REFUSAL_CODES: Record<number, string> = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 500: "INTERNAL" };
-const REFUSAL_REASONS: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error" };
+const REFUSAL_CODES: Record<number, string> = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 429: "RATE_LIMITED", 500: "INTERNAL" };
+const REFUSAL_REASONS: Record<number, string> = {
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+};
 const HEARTBEAT_MS = 30_000;
+/**
+ * The Retry-After of an upgrade refused for too many sockets: a socket closes as soon as its page
+ * does, and one whose peer vanished without closing is found by the heartbeat.
+ */
+const SOCKET_CAP_RETRY_AFTER_SECONDS = HEARTBEAT_MS / 1000;
 /** The observation an `assign` event carries, for the dispatch trace. */
 const assignedObservationId = (data: unknown) => (data as { observation?: { id?: string } } | null)?.observation?.id;
 /** Messages a socket may leave waiting when its protocol sets no limit. */
@@ -73,11 +84,13 @@ function afterFirstCall(act: () => void): () => void {
   };
 }
 
-function refuse(socket: Duplex, status: number) {
+function refuse(socket: Duplex, status: number, options: { detail?: string; retryAfterSeconds?: number } = {}) {
   const reason = REFUSAL_REASONS[status] ?? "Error";
-  const body = JSON.stringify({ status, title: reason, code: REFUSAL_CODES[status] ?? "INTERNAL" });
+  const { detail, retryAfterSeconds } = options;
+  const body = JSON.stringify({ status, title: reason, code: REFUSAL_CODES[status] ?? "INTERNAL", ...(detail ? { detail } : {}) });
+  const retryAfter = retryAfterSeconds ? `Retry-After: ${retryAfterSeconds}\r\n` : "";
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${retryAfter}Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }
 
@@ -320,6 +333,14 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     if (!protocol) return refuse(socket, 404);
     const admission = await protocol.authenticate(request, deps);
     if ("status" in admission) return refuse(socket, admission.status);
+    // Counted here and joined in `open` in the same turn: without verifyClient, ws completes the
+    // upgrade synchronously, so upgrades arriving together cannot all pass the count.
+    const cap = protocol.socketsPerRouteKey?.(deps.env);
+    if (cap !== undefined && (socketsByKey.get(admission.routeKey)?.size ?? 0) >= cap)
+      return refuse(socket, 429, {
+        detail: `At most ${cap} connections at once on this server; close one (another tab or window) or try again later`,
+        retryAfterSeconds: SOCKET_CAP_RETRY_AFTER_SECONDS,
+      });
     servers.get(protocol)!.handleUpgrade(request, socket, head, (ws) => {
       // Authenticated while the hub was closing: told at once, like the sockets it closed.
       if (!running) return ws.close(hubCloseCodes.serverStopping, "server shutting down");

@@ -89,6 +89,12 @@ export interface ProtocolDefinition<Session, Union extends { type: string }, Out
   };
   /** Bounds on each socket (the hub's default: 100 waiting messages, no rate). */
   limits?(env: Env): ConnectionLimits;
+  /**
+   * The sockets one route key (a user) may hold open on this server process; none by default. The
+   * upgrade beyond it is refused with HTTP 429 RATE_LIMITED and Retry-After, and the sockets already
+   * open are kept: closing the oldest instead would let a runaway client push out the user's pages in use.
+   */
+  socketsPerRouteKey?(env: Env): number;
   /** Sent once, right after the upgrade. */
   welcome?(session: Session): NoInfer<Outgoing>;
   /**

@@ -22,12 +22,15 @@ const userMessages = z.discriminatedUnion("type", [z.object({ type: z.literal("p
 
 /**
  * `/ws`, the user channel of docs/api-contract.md: the server pushes events to each user; the client may send
- * `{type: "ping"}` and gets `{type: "pong"}`. Errors are `{type: "error", data: {code, detail}}`.
+ * `{type: "ping"}` and gets `{type: "pong"}`. Errors are `{type: "error", data: {code, detail}}`. A user holds at
+ * most WS_CONNECTIONS_PER_USER sockets on one server process; the upgrade beyond it is answered 429 RATE_LIMITED.
  */
 export const userProtocol = defineProtocol({
   path: "/ws",
   maxPayloadBytes: 4096,
   authenticate: authenticateUser,
+  // Each of a user's pages holds one; more than this on one process is a client gone astray.
+  socketsPerRouteKey: (env) => env.WS_CONNECTIONS_PER_USER,
   messages: userMessages,
   handlers: { ping: () => undefined },
   replies: {

@@ -10,6 +10,7 @@ import { sendMotdToObservatory } from "./observatory-motd";
 import { addJob } from "../jobs/add-job";
 import { recordJobStarted } from "../jobs/tracked-jobs";
 import { EMAIL_JOB_KIND } from "./email-job-kind";
+import { countSendWithinHourlyLimit } from "../notifications/send-rate";
 import { countRecipients, recipientSource, requireKnownTargets } from "./audiences";
 import { presentAnnouncement, rowFromStored } from "./present";
 import type { AnnouncementTargetsInput, ScopedAnnouncementCreate, SystemAnnouncementCreate } from "./schemas";
@@ -60,6 +61,11 @@ export function createSystemAnnouncement(options: { deps: Deps; actor: UserActor
   return createAnnouncement({ ...options, ref: { scope: "system", scopeId: null }, targets: input.targets });
 }
 
+/**
+ * An organization's, observatory's or project's announcement. One delivered by email (`email` or
+ * `both`) counts toward its creator's EMAIL_ANNOUNCEMENTS_PER_USER_PER_HOUR, across scopes; beyond
+ * it 429 RATE_LIMITED with Retry-After, and nothing is created. `message` ones are not counted.
+ */
 export function createScopedAnnouncement(options: { deps: Deps; actor: UserActor; ref: AnnouncementScopeRef; input: ScopedAnnouncementCreate }) {
   return createAnnouncement(options);
 }
@@ -84,6 +90,16 @@ async function createAnnouncement(options: {
     const access = await requireSender({ db: t.tx, actor, ref });
     if (targets) await requireKnownTargets({ db: t.tx, targets });
     const emailed = input.deliveryType !== "message";
+    // A scope's sender chooses its members, and may add any registered address to a project: what
+    // they may email is bounded per sender, across their scopes. Server admins' announcements are not.
+    if (emailed && ref.scope !== "system")
+      await countSendWithinHourlyLimit({
+        t,
+        bucket: "announcement-email",
+        userId: actor.id,
+        limit: deps.env.EMAIL_ANNOUNCEMENTS_PER_USER_PER_HOUR,
+        what: "announcements by email (of organizations, observatories and projects together)",
+      });
     const doc: AnnouncementDoc = {
       scope: ref.scope,
       scopeId: ref.scopeId,

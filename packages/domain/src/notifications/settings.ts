@@ -1,5 +1,5 @@
 import { pushSubscriptionsCollection, tables, usersCollection } from "@meridian/db";
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, inArray, ne } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
@@ -9,6 +9,7 @@ import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { deliverPush } from "./deliver-push";
 import { NO_PUSHOVER_TOKEN, presentPushover, pushoverConfigured, webPushConfigured } from "./push-channels";
+import { countSendWithinHourlyLimit } from "./send-rate";
 import { inTransaction, type InTransaction } from "../transaction";
 
 export const pushSubscriptionInputSchema = z
@@ -48,10 +49,16 @@ export const testNotificationResultSchema = z
   })
   .meta({ id: "TestNotificationResult" });
 
+/** Web push subscriptions one user keeps; a new one beyond it replaces their least recently created one. */
+export const PUSH_SUBSCRIPTIONS_PER_USER = 20;
+
 /**
  * Stores a browser's web push subscription for the caller; the same endpoint subscribed again
  * belongs to whoever did it last. Subscribing is asking for push, so the profile's push switch
- * turns on.
+ * turns on. A user keeps at most PUSH_SUBSCRIPTIONS_PER_USER: a new one beyond it replaces their
+ * least recently created one rather than being refused, since a browser subscribes again with a
+ * new endpoint (a reinstall, an expired subscription) and leaves the old one behind; refusing
+ * would strand the browser in use for the sake of dead ones.
  */
 export async function subscribePush(options: {
   deps: Deps;
@@ -62,12 +69,28 @@ export async function subscribePush(options: {
   const { deps, actor, subscription } = options;
   if (!webPushConfigured(deps)) throw new AppError("CONFLICT", "Web push is not configured on this server (VAPID keys)");
   return inTransaction(deps, async (t) => {
+    // The user's row, locked first: one user's subscribes take turns, so the cap holds for those sent at once.
+    if (!(await usersCollection.get(t.tx, actor.id, { forUpdate: true }))) throw new AppError("NOT_FOUND", "No such user");
     const existing = await pushSubscriptionsCollection.findOne(t.tx, eq(tables.pushSubscriptions.endpoint, subscription.endpoint));
     const doc = { userId: actor.id, endpoint: subscription.endpoint, keys: subscription.keys, userAgent: options.userAgent?.slice(0, 300) ?? null };
     const stored = existing ? await pushSubscriptionsCollection.update(t.tx, existing.id, () => doc) : await pushSubscriptionsCollection.insert(t.tx, doc);
+    await dropSurplusSubscriptions({ t, userId: actor.id, keep: stored!.id });
     await turnPushOn(t, actor.id);
     return { id: stored!.id, endpoint: doc.endpoint, createdAt: stored!.createdAt.toISOString() };
   });
+}
+
+/** Deletes the user's least recently created subscriptions beyond the cap, never `keep` (the one just stored). */
+async function dropSurplusSubscriptions(options: { t: Pick<InTransaction, "tx">; userId: string; keep: string }) {
+  const { pushSubscriptions } = tables;
+  const surplus = await options.t.tx
+    .select({ id: pushSubscriptions.id })
+    .from(pushSubscriptions)
+    .where(and(eq(pushSubscriptions.userId, options.userId), ne(pushSubscriptions.id, options.keep)))
+    .orderBy(desc(pushSubscriptions.createdAt), desc(pushSubscriptions.id))
+    .offset(PUSH_SUBSCRIPTIONS_PER_USER - 1);
+  const ids = surplus.map((row) => row.id);
+  if (ids.length > 0) await options.t.tx.delete(pushSubscriptions).where(inArray(pushSubscriptions.id, ids));
 }
 
 export async function unsubscribePush(options: { deps: Deps; actor: UserActor; endpoint: string }) {
@@ -101,7 +124,9 @@ export async function setPushover(options: { deps: Deps; actor: UserActor; input
 /**
  * The profile's test button: an email through the outbox (queued), and a push over each push
  * channel now, so the answer can say what each channel did. Channels switched off in the
- * profile answer `off`; a Pushover key on a server without PUSH_APP_TOKEN also says why.
+ * profile answer `off`; a Pushover key on a server without PUSH_APP_TOKEN also says why. At most
+ * TEST_NOTIFICATIONS_PER_USER_PER_HOUR tests a user an hour, whatever their channels; beyond it
+ * 429 RATE_LIMITED with Retry-After, and nothing is sent.
  */
 export async function sendTestNotification(options: { deps: Deps; actor: UserActor }): Promise<z.infer<typeof testNotificationResultSchema>> {
   const { deps, actor } = options;
@@ -109,19 +134,25 @@ export async function sendTestNotification(options: { deps: Deps; actor: UserAct
   if (!user) throw new AppError("NOT_FOUND", "No such user");
   const preferences = user.doc.notificationPreferences;
   const link = appLink({ deps, path: "/profile" });
-  let email: "queued" | "off" = "off";
-  if (preferences.email) {
-    await inTransaction(deps, (t) =>
-      enqueueEmail({
+  // Counted (or refused) whatever the channels: each test sends an email, a push, or both.
+  await inTransaction(deps, async (t) => {
+    await countSendWithinHourlyLimit({
+      t,
+      bucket: "notification-test",
+      userId: actor.id,
+      limit: deps.env.TEST_NOTIFICATIONS_PER_USER_PER_HOUR,
+      what: "test notifications",
+    });
+    if (preferences.email)
+      await enqueueEmail({
         t,
         kind: "notification_test",
         to: user.doc.email,
         subject: "Meridian test notification",
         text: `Hello ${user.doc.name},\n\nThis is the test notification you asked for. Email works.\n\n${link}`,
-      }),
-    );
-    email = "queued";
-  }
+      });
+  });
+  const email = preferences.email ? ("queued" as const) : ("off" as const);
   const push = preferences.push
     ? await deliverPush({ deps, userId: actor.id, push: { title: "Meridian test notification", message: "Push notifications work.", url: link, priority: 0 } })
     : { webPush: [], pushover: "off" as const };

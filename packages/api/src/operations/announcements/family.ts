@@ -23,7 +23,7 @@ import {
 } from "@meridian/domain";
 import type { HonoRequest } from "hono";
 import { defineOperation, type AnyOperation, type OperationConfig, type OperationContext } from "../define-operation";
-import { authedErrors, idParam, problemResponseFor } from "../responses";
+import { authedErrors, errorResponses, idParam, problemResponseFor } from "../responses";
 import { acknowledged, cancelBody, cancelled, lifecycle, tags } from "./shared";
 
 /**
@@ -216,10 +216,14 @@ const create = scopedAction({
   scopes: scopedKinds,
   item: false,
   summary: (face) => `Create a ${face.scope} announcement (senders)`,
-  description: (face) => `Recipients: everyone with access to the ${face.scope}, resolved now. Senders: ${face.senders}. ${lifecycle}`,
+  description: (face) =>
+    `Recipients: everyone with access to the ${face.scope}, resolved now. Senders: ${face.senders}. ${lifecycle} ` +
+    "Rate limited: each user may create EMAIL_ANNOUNCEMENTS_PER_USER_PER_HOUR (default 10) announcements delivered by email " +
+    "(`email` or `both`) an hour, organizations', observatories' and projects' together; beyond it 429 RATE_LIMITED with " +
+    "Retry-After, and nothing is created. `message` announcements are not counted.",
   output: announcementSchema,
   outputDescription: "Created",
-  responses: { ...authedErrors, 400: problemResponseFor("Invalid input (VALIDATION_FAILED) or NO_RECIPIENTS") },
+  responses: { ...authedErrors, 400: problemResponseFor("Invalid input (VALIDATION_FAILED) or NO_RECIPIENTS"), 429: errorResponses[429] },
   run: ({ ctx, actor, ref, args }: ActionContext<z.output<typeof scopedAnnouncementCreateSchema>, ScopedRef>) =>
     createScopedAnnouncement({ deps: ctx.deps, actor, ref, input: args }),
   rest: {

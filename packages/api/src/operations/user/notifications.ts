@@ -3,6 +3,7 @@ import {
   pushoverInputSchema,
   pushoverViewSchema,
   pushSubscriptionInputSchema,
+  PUSH_SUBSCRIPTIONS_PER_USER,
   pushSubscriptionRemoveSchema,
   sendTestNotification,
   setPushover,
@@ -11,7 +12,7 @@ import {
   unsubscribePush,
 } from "@meridian/domain";
 import { defineOperation } from "../define-operation";
-import { authedErrors, conflict } from "../responses";
+import { authedErrors, conflict, errorResponses } from "../responses";
 
 const tags = ["User"];
 
@@ -36,7 +37,11 @@ export const notificationOperations = {
     access: "signed-in",
     tags,
     summary: "Add this browser's web push subscription",
-    description: "The browser's PushSubscription as JSON. 409 CONFLICT when the server has no VAPID keys.",
+    description:
+      "The browser's PushSubscription as JSON. 409 CONFLICT when the server has no VAPID keys. The same endpoint subscribed again " +
+      `is updated, and belongs to whoever subscribed it last. A user keeps at most ${PUSH_SUBSCRIPTIONS_PER_USER} subscriptions: a new one ` +
+      "beyond that replaces the user's least recently created one (not refused: a browser subscribes again with a new endpoint and " +
+      "leaves its old one behind, so refusing would strand the browser in use).",
     method: "post",
     path: "/api/v1/user/push-subscriptions",
     status: 201,
@@ -84,13 +89,14 @@ export const notificationOperations = {
     description:
       "Email is queued through the outbox; push goes out at once, so each channel's result is known: sent, failed, off. " +
       "When the caller has a Pushover key but the server has no Pushover application token (`PUSH_APP_TOKEN`), " +
-      "`pushover` is `off` and `pushoverNotice` (an added field) says why.",
+      "`pushover` is `off` and `pushoverNotice` (an added field) says why. Rate limited: TEST_NOTIFICATIONS_PER_USER_PER_HOUR " +
+      "(default 5) tests per user an hour, whatever the channels; beyond it 429 RATE_LIMITED with Retry-After, and nothing is sent.",
     method: "post",
     path: "/api/v1/user/notifications/test",
     status: 200,
     output: testNotificationResultSchema,
     outputDescription: "What each channel did",
-    responses: authedErrors,
+    responses: { ...authedErrors, 429: errorResponses[429] },
     handle: ({ ctx, actor }) => sendTestNotification({ deps: ctx.deps, actor }),
   }),
 };
