@@ -202,7 +202,15 @@ describe("time allocation: who may do what", () => {
     expect((await call(path, { method: "PUT", token: stranger.token, json: { hours: 5 } })).body).toMatchObject({ code: "NOT_FOUND" });
     expect((await call(`/observatories/${observatory.id}/allocations`, { token: stranger.token })).body).toMatchObject({ code: "NOT_FOUND" });
     expect((await call(`/projects/${project.id}/usage`, { token: stranger.token })).body).toMatchObject({ code: "NOT_FOUND" });
-    for (const json of [{ hours: 0 }, { hours: "5" }, {}, { hours: 5, extra: true }, { hours: 5, periodStart: "yesterday" }])
+    for (const json of [
+      { hours: 0 },
+      { hours: "5" },
+      {},
+      { hours: 5, extra: true },
+      { hours: 5, periodStart: "yesterday" },
+      // Year 0000, which PostgreSQL cannot hold: stored, it broke every read of the allocations.
+      { hours: 5, periodStart: "0000-01-01T00:00:00Z", periodEnd: "0001-01-01T00:00:00Z" },
+    ])
       expect((await call(path, { method: "PUT", token: owner.token, json })).body).toMatchObject({ code: "VALIDATION_FAILED" });
     const backwards = await call(path, {
       method: "PUT",

@@ -229,6 +229,8 @@ describe("GET /api/v1/admin/audit", () => {
   it.each([
     ["a malformed from", "from=yesterday"],
     ["a date without time", "to=2026-01-01"],
+    ["a moment in year 0000", "from=0000-01-01T00:00:00Z"],
+    ["a moment that is year 0000 in UTC", "to=0001-01-01T00:00:00%2B05:00"],
     ["an unknown scope kind", "scopeKind=galaxy"],
     ["a limit above 200", "limit=500"],
   ])("refuses %s with 400", async (_label, query) => {

@@ -1,7 +1,16 @@
 import { z } from "zod";
 
-/** A moment as the API writes and takes it: ISO 8601 with a zone (`2026-11-21T10:00:00.000Z`). */
-export const isoDate = z.iso.datetime({ offset: true });
+/**
+ * Whether a moment falls in year 1 or later, in UTC: ISO 8601's year 0000 (1 BC) parses in
+ * JavaScript and is written back as `0000-…`, which PostgreSQL's timestamptz refuses.
+ */
+const fromYearOne = (value: string) => new Date(value).getUTCFullYear() >= 1;
+const YEAR_ONE = "must be in year 1 or later";
+
+/** A moment as the API writes and takes it: ISO 8601 with a zone (`2026-11-21T10:00:00.000Z`), from year 1. */
+export const isoDate = z.iso.datetime({ offset: true }).refine(fromYearOne, YEAR_ONE);
+/** A calendar day as the API takes it (`2026-11-21`, its start in UTC), from year 1. */
+export const isoDay = z.iso.date().refine(fromYearOne, YEAR_ONE);
 
 /**
  * No control characters (NUL cannot be stored in PostgreSQL text) and no lone surrogates

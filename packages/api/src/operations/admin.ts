@@ -19,12 +19,12 @@ import {
   serverSettingsUpdateSchema,
   updateServerSettings,
 } from "@meridian/domain";
+import { isoDate } from "@meridian/rules/fields";
 import { auditPageSchema } from "../http/audit-schema";
 import { defineOperation } from "./define-operation";
 import { authedErrors, errorResponses, idParam, pageQuery, problemResponseFor } from "./responses";
 
 const tags = ["Administration"];
-const isoTime = z.iso.datetime({ offset: true });
 
 /** Server administration (tRPC `admin.*`): accounts, the audit log and long jobs. */
 export const adminOperations = {
@@ -117,8 +117,8 @@ export const adminOperations = {
       targetId: idParam.optional(),
       scopeKind: z.enum(["system", "organization", "observatory", "project"]).optional(),
       scopeId: idParam.optional(),
-      from: isoTime.optional(),
-      to: isoTime.optional(),
+      from: isoDate.optional(),
+      to: isoDate.optional(),
     }),
     trpcInputOptional: true,
     output: auditPageSchema,
