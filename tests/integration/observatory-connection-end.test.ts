@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
 import { connectQuietPlugin, observingNetwork } from "../support/observing-network";
-import { openPluginSocket } from "../support/plugin-socket";
+import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
 import { controlServerClock, type TestClock } from "../support/test-clock";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -20,6 +20,7 @@ let server: TestServer;
 let clock: TestClock;
 let owner: Account;
 const clients: ObservatoryClient[] = [];
+const sockets: PluginSocket[] = [];
 const { must } = jsonApi(() => server);
 
 beforeAll(async () => {
@@ -29,6 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const client of clients) await client.close();
+  for (const socket of sockets) await socket.client.close().catch(() => undefined);
   await server?.stop();
 });
 
@@ -127,5 +129,40 @@ describe("the end of an observatory's connection", () => {
     await client.close();
     await onlineIs(observatoryId, false);
     expect((await historyOf(observatoryId)).slice(0, 5)).toEqual(["offline", "online", "offline", "goodbye", "online"]);
+  });
+
+  it("comes by goodbye only after hello: a goodbye before it is refused (HELLO_REQUIRED) as any other message, and records nothing", async () => {
+    const { observatory, key } = await observingNetwork(must, owner);
+    const plugin = await openPluginSocket(server.url, key.key);
+    sockets.push(plugin);
+    const connectionId = await until("the connection's claim", () => liveConnectionId(observatory.id));
+    expect(await plugin.ask({ type: "heartbeat" })).toMatchObject({ type: "error", code: "HELLO_REQUIRED" });
+    expect(await plugin.ask({ type: "goodbye" })).toMatchObject({
+      type: "error",
+      code: "HELLO_REQUIRED",
+      message: "Send hello with the plugin version first",
+    });
+    expect(await historyOf(observatory.id)).not.toContain("goodbye");
+    // Its claim stands: its hello brings the observatory online.
+    expect(await liveConnectionId(observatory.id)).toBe(connectionId);
+    expect(await plugin.ask({ type: "hello", pluginVersion: "4.0.0.0" })).toMatchObject({ type: "ack" });
+    expect((await connectionOf(observatory.id)).online).toBe(true);
+  });
+
+  it("is recorded once per hello: after goodbye, another goodbye is refused (HELLO_REQUIRED) until a hello", async () => {
+    const { observatory, key } = await observingNetwork(must, owner);
+    const plugin = await openPluginSocket(server.url, key.key);
+    sockets.push(plugin);
+    expect(await plugin.ask({ type: "hello", pluginVersion: "4.0.0.0" })).toMatchObject({ type: "ack" });
+    expect(await plugin.ask({ type: "goodbye" })).toMatchObject({ type: "ack" });
+    // The connection is as before hello.
+    expect(await plugin.ask({ type: "heartbeat" })).toMatchObject({ type: "error", code: "HELLO_REQUIRED" });
+    for (let again = 0; again < 2; again += 1) expect(await plugin.ask({ type: "goodbye" })).toMatchObject({ type: "error", code: "HELLO_REQUIRED" });
+    expect((await historyOf(observatory.id)).filter((type) => type === "goodbye")).toHaveLength(1);
+
+    // A hello makes it live again, and its goodbye then is recorded.
+    expect(await plugin.ask({ type: "hello", pluginVersion: "4.0.0.0" })).toMatchObject({ type: "ack" });
+    expect(await plugin.ask({ type: "goodbye" })).toMatchObject({ type: "ack" });
+    expect((await historyOf(observatory.id)).slice(0, 6)).toEqual(["offline", "goodbye", "online", "offline", "goodbye", "online"]);
   });
 });

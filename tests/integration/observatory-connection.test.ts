@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { openPluginSocket } from "../support/plugin-socket";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
 import { connectWebSocket } from "../support/ws-client";
@@ -136,6 +137,59 @@ describe("the observatory connection", () => {
       // 3.10 is newer than 3.8 and than 3.9: compared part by part, not as text.
       const current = await connect(key.key, { pluginVersion: "3.10.0.0" });
       await until("the assignment", async () => current.received.find((message) => message.type === "assign"));
+    } finally {
+      await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: null } }, 200);
+    }
+  });
+
+  it("sends an outdated plugin no assignment, at its hello or after missed events, not even one assigned to its observatory before", async () => {
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: "3.0.0.0" } }, 200);
+    try {
+      const owner = await createAccount(server);
+      const { observatoryId, key, submit } = await network(owner);
+      const current = await openPluginSocket(server.url, key.key);
+      closers.push(() => current.client.close());
+      expect(await current.ask({ type: "hello", pluginVersion: "4.0.0.0" })).toMatchObject({ type: "ack" });
+      const observation = await submit();
+      await current.client.waitFor((message) => message.type === "assign", "the assignment to the current plugin", 30_000);
+
+      // An outdated plugin takes over the key (the current one is replaced) before the observation started.
+      const outdated = await openPluginSocket(server.url, key.key);
+      closers.push(() => outdated.client.close());
+      expect(await current.closed).toBe(4409);
+      expect(await outdated.ask({ type: "hello", pluginVersion: "2.0.0.0" })).toMatchObject({ type: "ack" });
+      // What hello sends comes before its ack.
+      expect(outdated.received().filter((message) => message.type !== "ack")).toEqual([{ type: "update_required", minimumPluginVersion: "3.0.0.0" }]);
+
+      // After its process's feed was cut, it is sent what it may have missed: an announcement that started meanwhile, still no assignment.
+      const announcement = (await must(
+        `/observatories/${observatoryId}/motd`,
+        {
+          method: "POST",
+          token: owner.token,
+          json: {
+            title: "Started unheard",
+            message: "Dome work",
+            severity: "info",
+            deliveryType: "message",
+            startsAt: new Date(Date.now() + 3_600_000).toISOString(),
+          },
+        },
+        201,
+      )) as { id: string };
+      const { db } = server.server.runtime.deps;
+      await db.execute(sql`update announcements set starts_at = now() - interval '1 second' where id = ${announcement.id}`);
+      const cut = await db.execute<{ cut: boolean }>(sql`
+        select pg_terminate_backend(pid) as cut from pg_stat_activity
+         where datname = current_database() and pid <> pg_backend_pid() and query like 'listen "meridian%'`);
+      expect(cut.map((row) => row.cut)).toEqual([true]);
+      await until("the missed announcement", async () =>
+        outdated.received().some((message) => message.type === "motd" && message.announcement.id === announcement.id),
+      );
+      // Its messages take turns with that catch-up: once this one is answered, the catch-up is over.
+      expect(await outdated.ask({ type: "heartbeat" })).toMatchObject({ type: "ack" });
+      expect(outdated.received().filter((message) => message.type === "assign")).toEqual([]);
+      expect(await statusOf(owner, observation.id)).toBe("assigned");
     } finally {
       await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { minimumPluginVersion: null } }, 200);
     }

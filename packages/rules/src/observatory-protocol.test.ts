@@ -23,6 +23,25 @@ describe("what a plugin sends on /ws/observatory", () => {
     expect(accepted(pluginToServerMessageSchema, { type: "hello", id: 1, pluginVersion: "3.8-beta" })).toBe(false);
     expect(accepted(pluginToServerMessageSchema, { type: "observation_status", id: 1, observationId: "obn_1", status: "teleported" })).toBe(false);
   });
+
+  it("holds its text to what REST takes: reasons and ids without control characters, within their lengths", () => {
+    for (const reason of ["dome\u0000fault", "clouds\u0007", "rain\ud800", "x".repeat(1001), "   "]) {
+      expect(accepted(pluginToServerMessageSchema, { type: "safety", id: 1, safe: false, reason })).toBe(false);
+      expect(accepted(pluginToServerMessageSchema, { type: "weather", id: 1, hold: true, reason })).toBe(false);
+      expect(accepted(pluginToServerMessageSchema, { type: "observation_status", id: 1, observationId: "obn_1", status: "failed", reason })).toBe(false);
+    }
+    // Letters of every script and emoji are text like any other; the reason is trimmed as REST trims it.
+    expect(pluginToServerMessageSchema.parse({ type: "weather", id: 1, hold: true, reason: " Wolken ☁️ 雲 " })).toMatchObject({ reason: "Wolken ☁️ 雲" });
+    for (const observationId of ["obn\u0000x", "obn\nx", "o".repeat(101), ""])
+      expect(accepted(pluginToServerMessageSchema, { type: "observation_status", id: 1, observationId, status: "in_progress" })).toBe(false);
+  });
+
+  it("takes a plugin version of at most 64 characters", () => {
+    const version = (length: number) => `4.${"0".repeat(length - 2)}`;
+    expect(accepted(pluginToServerMessageSchema, { type: "hello", id: 1, pluginVersion: version(64) })).toBe(true);
+    expect(accepted(pluginToServerMessageSchema, { type: "hello", id: 1, pluginVersion: version(65) })).toBe(false);
+    expect(accepted(pluginToServerMessageSchema, { type: "hello", id: 1, pluginVersion: version(200_000) })).toBe(false);
+  });
 });
 
 describe("what the server sends a plugin", () => {

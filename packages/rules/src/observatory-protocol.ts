@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withoutControlCharacters } from "./field-schemas";
 import { observationStatuses } from "./observation-statuses";
 
 /**
@@ -8,22 +9,48 @@ import { observationStatuses } from "./observation-statuses";
  * `serverToPluginMessageSchema`, so neither side can drift from the other.
  */
 
+/** The most of `systemInfo` or `equipment` stored, as JSON (`PAYLOAD_TOO_LARGE` beyond). */
+export const REPORT_LIMIT_BYTES = 64 * 1024;
+/** How deep `systemInfo` or `equipment` may nest (the report itself is level 1): deeper is `VALIDATION_FAILED`. */
+export const REPORT_DEPTH_LIMIT = 32;
+/** The longest `pluginVersion`: stored with the observatory and in its history. */
+export const PLUGIN_VERSION_MAX_LENGTH = 64;
+
 const messageId = z.union([z.string().min(1).max(100), z.number().int()]);
-const reason = z.string().trim().min(1).max(1000).optional();
-/** Any JSON object; its size (64 KiB) and content are checked where it is stored, with their own error codes. */
-const report = z.record(z.string(), z.unknown());
+/** The rules of REST's status reason (`POST /observations/{id}/status`): trimmed, 1 to 1000 characters, no control characters. */
+const reason = withoutControlCharacters(z.string().trim().min(1).max(1000))
+  .describe("Free text for people: 1 to 1000 characters once trimmed, without control characters (as REST's status reason).")
+  .optional();
+/** An id as REST takes one: never more than an id's length, nor a character the database cannot hold. */
+const observationId = withoutControlCharacters(z.string().min(1).max(100)).describe(
+  "The assigned observation's id: at most 100 characters, no control characters.",
+);
+/**
+ * Any JSON object; its size and content are checked where it is stored (`observatoryHello`,
+ * `observatoryConfig`), with their own error codes.
+ */
+const report = z
+  .record(z.string(), z.unknown())
+  .describe(
+    `Any JSON object, stored whole: at most ${REPORT_LIMIT_BYTES / 1024} KiB as JSON (else error PAYLOAD_TOO_LARGE), nested at most ` +
+      `${REPORT_DEPTH_LIMIT} levels deep, with no NUL character or lone surrogate in a key or a text (else error VALIDATION_FAILED). Nothing of a refused message is stored.`,
+  );
 
 export const pluginToServerMessageSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("hello"),
     id: messageId,
-    pluginVersion: z.string().regex(/^\d+(\.\d+){0,3}$/),
+    pluginVersion: z
+      .string()
+      .max(PLUGIN_VERSION_MAX_LENGTH)
+      .regex(/^\d+(\.\d+){0,3}$/)
+      .describe(`One to four numbers joined by dots (3.8.0.0), at most ${PLUGIN_VERSION_MAX_LENGTH} characters.`),
     systemInfo: report.optional(),
     equipment: report.optional(),
   }),
   z.object({ type: z.literal("heartbeat"), id: messageId }),
   z.object({ type: z.literal("config"), id: messageId, systemInfo: report.optional(), equipment: report.optional() }),
-  z.object({ type: z.literal("observation_status"), id: messageId, observationId: z.string().min(1).max(100), status: z.enum(observationStatuses), reason }),
+  z.object({ type: z.literal("observation_status"), id: messageId, observationId, status: z.enum(observationStatuses), reason }),
   z.object({ type: z.literal("safety"), id: messageId, safe: z.boolean(), reason }),
   z.object({ type: z.literal("weather"), id: messageId, hold: z.boolean(), reason }),
   z.object({ type: z.literal("goodbye"), id: messageId }),

@@ -1,12 +1,12 @@
 import { SERVER_VERSION } from "@meridian/config";
-import { pluginToServerMessageSchema, serverToPluginMessageSchema } from "@meridian/rules/observatory-protocol";
+import { PLUGIN_VERSION_MAX_LENGTH, pluginToServerMessageSchema, serverToPluginMessageSchema } from "@meridian/rules/observatory-protocol";
 import { z } from "zod";
 
 /** What each message is for, in a plugin author's words. */
 const summaries: Record<string, string> = {
   hello:
-    "First message of a connection: the plugin's version (and optionally its system and equipment). " +
-    "Answered ack; an outdated plugin also gets update_required.",
+    "First message of a connection: the plugin's version (and optionally its system and equipment). Every other message before it " +
+    "is refused with HELLO_REQUIRED. Answered ack; an outdated plugin also gets update_required and no assignments while it stays below.",
   heartbeat: "Sent at least once per heartbeat timeout (admin settings, 90 s by default); a connection silent longer is closed with 4408.",
   config: "The plugin's system information and equipment changed.",
   observation_status:
@@ -15,18 +15,22 @@ const summaries: Record<string, string> = {
   weather: "A weather hold on or off: on holds new work.",
   goodbye:
     "The plugin is going away on purpose: the observatory is offline at once and its unstarted observation goes back to pending. " +
-    "A hello on the same socket afterwards makes it the observatory's live connection again.",
+    "Like every message but hello it needs a hello first (else HELLO_REQUIRED), and after it the connection is as before hello: " +
+    "a hello on the same socket makes it the observatory's live connection again; any other message, another goodbye included, is refused with HELLO_REQUIRED.",
   assign:
     "An observation to run now, as the REST API presents it (unknown fields are to be ignored). After each hello the server sends it again for " +
     "every observation assigned to the observatory and not yet started, since one sent while a connection was being lost reached no one: " +
-    "a plugin that already has that observation ignores the repeat.",
+    "a plugin that already has that observation ignores the repeat. A plugin below the minimum version is sent none.",
   cancel: "Stop the observation under way: it was cancelled.",
   update_required:
-    "The plugin is below the server's minimum version: it gets no work until it is updated. Sent at hello, when the minimum is raised, and every 4 hours.",
+    "The plugin is below the server's minimum version: it gets no work (no assign, not even one already assigned to its observatory) while " +
+    "it stays below. Sent at hello, when the minimum is raised, and every 4 hours.",
   motd: "An announcement for the observatory's operators (active ones at hello, new ones as they are published).",
   ack: "The message with this id was handled.",
   error:
     "The message with this id was refused: a stable code (VALIDATION_FAILED, HELLO_REQUIRED, RATE_LIMITED, INVALID_TRANSITION...) and a message in words. " +
+    `VALIDATION_FAILED: off its schema (a reason or observationId with control characters or too long, a pluginVersion over ${PLUGIN_VERSION_MAX_LENGTH} characters) ` +
+    "or a report the server cannot store (nested too deep, a NUL character or a lone surrogate); nothing of it was stored. " +
     "RATE_LIMITED, MAINTENANCE and SERVICE_UNAVAILABLE (the server's database has no connection to give) refuse for now: nothing was kept, and the plugin " +
     "sends the message again after a pause: the error's `retryAfter` seconds when it carries them (the Retry-After HTTP would give), " +
     "else a growing pause with jitter. Any other code is final.",

@@ -89,14 +89,23 @@ function replace(session: ObservatorySession, connection: ObservatoryConnection)
   connection.close(observatoryCloseCodes.replaced, "replaced by a newer connection of this observatory");
 }
 
-/** What was assigned while no connection could hear it (see unstartedAssignments); a plugin ignores one it has. */
+/**
+ * What was assigned while no connection could hear it (see unstartedAssignments); a plugin ignores one it has. A plugin
+ * below the minimum version gets none: it is told `update_required` and no assignments.
+ */
 async function sendUnstartedAssignments(deps: Deps, session: ObservatorySession, connection: ObservatoryConnection) {
+  if (!pluginIsCurrent({ settings: await readServerSettings(deps.db), pluginVersion: session.pluginVersion })) return;
   for (const observation of await unstartedAssignments({ db: deps.db, observatoryId: session.observatoryId }))
     session.told.send(connection, { type: "assign", observation });
 }
 
 /** An event as the message a plugin gets. */
 const messageOf = (event: { type: string; data: unknown }) => ({ type: event.type, ...(event.data as object) }) as ObservatoryMessage;
+
+/** Every message but hello needs one first; after goodbye, another (so a second goodbye is refused too). */
+function requireHello(session: ObservatorySession) {
+  if (!session.helloed) throw new AppError("HELLO_REQUIRED", "Send hello with the plugin version first");
+}
 
 /**
  * Every message after hello: the plugin must have said hello, and at most once a minute the
@@ -105,7 +114,7 @@ const messageOf = (event: { type: string; data: unknown }) => ({ type: event.typ
  * closed (4409); until then messages are handled as a live connection's.
  */
 function ready(deps: Deps, session: ObservatorySession, connection: ObservatoryConnection): boolean {
-  if (!session.helloed) throw new AppError("HELLO_REQUIRED", "Send hello with the plugin version first");
+  requireHello(session);
   // Sightings are on the server's clock, as the sweep that reads them is (tests move it).
   const now = deps.now().getTime();
   if (now - session.sightingWrittenAt >= LAST_SEEN_WRITE_INTERVAL_MS) {
@@ -198,6 +207,8 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       await observatoryWeather({ deps, observatoryId: session.observatoryId, hold: message.hold, reason: message.reason });
     },
     goodbye: async ({ deps, session }) => {
+      // Not before hello, nor twice: the observatory's goodbye is recorded once per hello.
+      requireHello(session);
       session.goneReason = "goodbye";
       sightingBatches(deps).forget(session.connectionId);
       await observatoryGone({
@@ -263,6 +274,8 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
     }
     // Published before this connection's claim: meant for the one it replaces.
     if (session.standing !== "live") return false;
+    // Dispatched between its claim and its hello, on the version of the plugin before it: its hello sends it if it is current.
+    if (event.type === "assign" && !session.helloed) return false;
     session.told.sending(messageOf(event));
     return true;
   },

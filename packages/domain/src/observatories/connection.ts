@@ -1,5 +1,6 @@
 import { observationsCollection, observatoriesCollection, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { isDeepStrictEqual } from "node:util";
+import { REPORT_DEPTH_LIMIT, REPORT_LIMIT_BYTES } from "@meridian/rules/observatory-protocol";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
@@ -25,25 +26,58 @@ async function withObservatory<T>(deps: Deps, observatoryId: string, change: (t:
 const history = (t: Pick<InTransaction, "tx">, observatoryId: string, type: string, data: Record<string, unknown>) =>
   recordHistory({ t, observatoryId, type, actorId: null, data });
 
-/** The most of `systemInfo` or `equipment` an observatory may report, as JSON: a report is stored whole, and again in each history entry. */
-export const REPORT_LIMIT_BYTES = 64 * 1024;
-
-/** An unescaped `\u0000` in JSON text: PostgreSQL's jsonb cannot hold the NUL character. */
-const NUL_IN_JSON = /(?<!\\)(?:\\\\)*\\u0000/;
+/**
+ * The most of `systemInfo` or `equipment` an observatory may report, as JSON: a report is stored whole, and again in each
+ * history entry. The protocol's description states it (`@meridian/rules/observatory-protocol`).
+ */
+export { REPORT_LIMIT_BYTES };
 
 interface Reports {
   systemInfo?: unknown;
   equipment?: unknown;
 }
 
+/** A lone surrogate (paired ones are one code point under the `u` flag): jsonb refuses it. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * What in a report could not be stored, found without recursion (nothing a plugin sends can
+ * overflow the stack here): nesting deeper than `REPORT_DEPTH_LIMIT`, which `JSON.stringify`
+ * and the comparison with the stored report would recurse through, and, in a key or a text, the
+ * NUL character (PostgreSQL's jsonb cannot hold it) or a lone surrogate (jsonb refuses it).
+ */
+function inspectReport(report: unknown): { tooDeep: boolean; unstorable?: string } {
+  let unstorable: string | undefined;
+  const check = (text: string) => {
+    if (unstorable) return;
+    if (text.includes("\u0000")) unstorable = "the NUL character (\\u0000)";
+    else if (LONE_SURROGATE.test(text)) unstorable = "a lone surrogate (half of a UTF-16 pair)";
+  };
+  const waiting: Array<{ value: unknown; depth: number }> = [{ value: report, depth: 1 }];
+  while (waiting.length > 0) {
+    const { value, depth } = waiting.pop()!;
+    if (typeof value === "string") check(value);
+    if (typeof value !== "object" || value === null) continue;
+    if (depth > REPORT_DEPTH_LIMIT) return { tooDeep: true };
+    for (const [key, child] of Object.entries(value)) {
+      check(key);
+      waiting.push({ value: child, depth: depth + 1 });
+    }
+  }
+  return { tooDeep: false, unstorable };
+}
+
 /**
  * Checks both reports before anything is written, and gives them back as they will be stored
  * (through JSON, as jsonb keeps them), so comparing with the stored ones sees only real changes.
+ * Their nesting is checked first: only a report within the depth limit is turned into JSON.
  */
 function checkReports(reports: Reports): Reports {
   const checked: Reports = {};
   for (const name of ["systemInfo", "equipment"] as const) {
     if (reports[name] === undefined) continue;
+    const { tooDeep, unstorable } = inspectReport(reports[name]);
+    if (tooDeep) throw new AppError("VALIDATION_FAILED", `${name} nests deeper than ${REPORT_DEPTH_LIMIT} levels. Nothing was stored.`);
     const json = JSON.stringify(reports[name]);
     const bytes = Buffer.byteLength(json);
     if (bytes > REPORT_LIMIT_BYTES)
@@ -51,8 +85,7 @@ function checkReports(reports: Reports): Reports {
         "PAYLOAD_TOO_LARGE",
         `${name} is ${bytes.toLocaleString("en")} bytes as JSON; at most ${REPORT_LIMIT_BYTES.toLocaleString("en")} (64 KiB) are stored. Nothing was stored.`,
       );
-    if (NUL_IN_JSON.test(json))
-      throw new AppError("VALIDATION_FAILED", `${name} holds the NUL character (\\u0000), which cannot be stored. Nothing was stored.`);
+    if (unstorable) throw new AppError("VALIDATION_FAILED", `${name} holds ${unstorable}, which cannot be stored. Nothing was stored.`);
     checked[name] = JSON.parse(json) as unknown;
   }
   return checked;
@@ -187,7 +220,7 @@ export async function observatoryGone(options: {
   deps: Deps;
   observatoryId: string;
   reason: GoneReason;
-  /** The connection going away; when a newer one has replaced it since, nothing changes. */
+  /** The connection going away; when a newer one has replaced it since, or its own claim has already ended, nothing changes. */
   connectionId?: string;
   /** When the connection going away last heard from its plugin. */
   lastSeenAt?: Date;
@@ -197,7 +230,8 @@ export async function observatoryGone(options: {
   const { deps, observatoryId, reason } = options;
   await withObservatory(deps, observatoryId, async (t, observatory) => {
     const presence = await readPresence({ db: t.tx, observatoryId });
-    if (options.connectionId && presence && presence.connectionId !== options.connectionId) return;
+    // A connection no longer named live (replaced, or its own claim already ended by its goodbye or close) changes nothing.
+    if (options.connectionId && presence?.connectionId !== options.connectionId) return;
     const { lastSeenAt } = observatory.doc.connection;
     const seen = [presence?.lastSeenAt, options.lastSeenAt, lastSeenAt ? new Date(lastSeenAt) : undefined].filter((date): date is Date => Boolean(date));
     const lastSeen = seen.length > 0 ? new Date(Math.max(...seen.map((date) => date.getTime()))) : null;
