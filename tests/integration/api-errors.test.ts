@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, expectProblem, images, roomyLimits, type Account } from "../support/auth-suite";
+import { toAppError } from "@meridian/api";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -256,5 +257,30 @@ describe("no stack traces", () => {
       expect(text).not.toMatch(STACK);
       expect(text).not.toMatch(/SyntaxError|Unexpected end|position \d+/);
     }
+  });
+});
+
+describe("a value PostgreSQL refuses, past every schema", () => {
+  const failureOf = (query: (sql: TestServer["server"]["runtime"]["deps"]["sql"]) => Promise<unknown>) =>
+    query(server.server.runtime.deps.sql).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  // Real errors from the real database, for values bound as a handler binds them: what a field without its rule would let through.
+  it.each<[string, (sql: TestServer["server"]["runtime"]["deps"]["sql"]) => Promise<unknown>]>([
+    ["NUL in text", (sql) => sql`select ${"a\u0000b"}::text`],
+    ["NUL in jsonb", (sql) => sql`select ${JSON.stringify({ name: "a\u0000b" })}::jsonb`],
+    ["a moment in year 0000", (sql) => sql`select ${"0000-01-01T00:00:00Z"}::timestamptz`],
+    ["a number out of its range", (sql) => sql`select ${"2147483648"}::int4`],
+  ])("%s is answered 400 VALIDATION_FAILED, not 500, and tells nothing of PostgreSQL", async (_label, query) => {
+    const failure = await failureOf(query);
+    expect(failure).toBeDefined();
+    const answered = toAppError(failure);
+    expect({ status: answered.status, code: answered.code }).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+    expect(answered.message).not.toMatch(/postgres|invalid input|encoding|for type|0x00/i);
+  });
+
+  it("an error PostgreSQL raises for any other reason stays a 500", async () => {
+    expect(toAppError(await failureOf((sql) => sql`select 1 / ${0}::int`)).code).toBe("INTERNAL");
   });
 });

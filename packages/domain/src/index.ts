@@ -2,7 +2,7 @@ import "./validation/zod-error-map";
 export * from "./errors";
 export type { Deps } from "./deps";
 export { inTransaction, type InTransaction } from "./transaction";
-export { isDatabaseUnavailable, isUniqueViolation } from "./postgres-errors";
+export { isDatabaseUnavailable, isUniqueViolation, isUnstorableValue } from "./postgres-errors";
 export * from "./auth/schemas";
 export { signup } from "./auth/signup";
 export { login } from "./auth/login";

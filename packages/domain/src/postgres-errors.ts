@@ -36,3 +36,19 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * PostgreSQL's data exceptions that only a value from outside can cause here: text holding NUL
+ * (22021) or a lone surrogate in jsonb (22P05), a moment (22007, 22008) or a number (22003) out of
+ * its type's range. Schemas refuse these first; a field that misses a rule is still a 400, not a 500.
+ */
+const UNSTORABLE_VALUE = new Set(["22021", "22P05", "22007", "22008", "22003"]);
+
+/** True when PostgreSQL refused a value it cannot store or compare (see UNSTORABLE_VALUE). */
+export function isUnstorableValue(error: unknown): boolean {
+  for (let value = error, depth = 0; value && depth < 5; value = (value as { cause?: unknown }).cause, depth += 1) {
+    const code = (value as { code?: unknown }).code;
+    if (typeof code === "string" && UNSTORABLE_VALUE.has(code)) return true;
+  }
+  return false;
+}

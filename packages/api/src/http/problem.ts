@@ -1,4 +1,4 @@
-import { AppError, isDatabaseUnavailable, type ErrorCode } from "@meridian/domain";
+import { AppError, isDatabaseUnavailable, isUnstorableValue, type ErrorCode } from "@meridian/domain";
 import type { Logger } from "@meridian/config";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -28,6 +28,12 @@ export function toAppError(error: unknown): AppError {
       retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
       cause: error,
     });
+  if (isUnstorableValue(error))
+    return new AppError(
+      "VALIDATION_FAILED",
+      "A value in the request cannot be stored: a NUL character, half of a UTF-16 surrogate pair, or a date or number out of range",
+      { cause: error },
+    );
   if (error instanceof HTTPException) {
     const code = codeForStatus[error.status];
     if (code) {
@@ -70,5 +76,7 @@ export function problemResponse(c: Context, error: AppError): Response {
 export function reportedAppError(error: unknown, logger: Logger, request: { requestId: string | undefined; method: string; path: string }): AppError {
   const appError = toAppError(error);
   if (appError.code === "INTERNAL") logger.error({ err: error, ...request }, "unexpected error");
+  // Refused by PostgreSQL, not by the operation's schema: a field whose schema lacks a rule.
+  else if (isUnstorableValue(error)) logger.warn({ err: error, ...request }, "a value reached PostgreSQL that no schema refused");
   return appError;
 }

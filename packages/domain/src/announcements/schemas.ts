@@ -163,7 +163,7 @@ export const markSeenSchema = z.strictObject({ ids: z.array(opaqueIdSchema).min(
 export const listQuerySchema = z.object({
   status: announcementStatusFilterSchema.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional(),
+  cursor: withoutControlCharacters(z.string().max(200)).optional(),
 });
 export type AnnouncementListQuery = z.infer<typeof listQuerySchema>;
 

@@ -1,5 +1,6 @@
 import { jobStatuses } from "@meridian/db";
 import { z } from "zod";
+import { withoutControlCharacters } from "../users/schemas";
 
 export const jobViewSchema = z
   .object({
@@ -22,10 +23,10 @@ export const jobViewSchema = z
   .meta({ id: "Job" });
 
 export const jobListQuerySchema = z.object({
-  kind: z.string().max(100).optional(),
+  kind: withoutControlCharacters(z.string().max(100)).optional(),
   status: z.enum(jobStatuses).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional(),
+  cursor: withoutControlCharacters(z.string().max(200)).optional(),
 });
 
 export const jobListSchema = z.object({ items: z.array(jobViewSchema), nextCursor: z.string().nullable() }).meta({ id: "JobList" });

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, type Account } from "../support/auth-suite";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import type { TestServer } from "../support/test-server";
+
+/**
+ * REST refuses NUL anywhere in a URL, but a tRPC query's input is JSON in `?input=`, where NUL is
+ * the escape `\u0000`, never `%00`: each text of a query's input carries its own rule, cursors and
+ * filters included, so PostgreSQL never sees what it cannot hold.
+ */
+const ADMIN = { email: "trpc-bad-input-admin@example.com", password: "trpc bad input admin password" };
+let server: TestServer;
+let adminToken: string;
+let owner: Account;
+let observatoryId: string;
+let organizationId: string;
+const { must, createOrganization } = jsonApi(() => server);
+
+beforeAll(async () => {
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
+  owner = await createAccount(server);
+  observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Audit scope" } }, 201)) as { id: string }).id;
+  organizationId = (await createOrganization(owner)).id;
+});
+afterAll(() => server?.stop());
+
+const query = (procedure: string, input: unknown, token: string) =>
+  server.request(`/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
+
+const nul = "a\u0000b";
+
+describe("NUL in a tRPC query input is a 400, not a 500", () => {
+  const cases: Array<[string, () => unknown, () => string]> = [
+    ["observatories.list", () => ({ cursor: nul }), () => owner.token],
+    ["observatories.history", () => ({ id: observatoryId, cursor: nul }), () => owner.token],
+    ["organizations.audit", () => ({ id: organizationId, cursor: nul }), () => owner.token],
+    ["admin.audit", () => ({ cursor: nul }), () => adminToken],
+    ["admin.jobs", () => ({ cursor: nul }), () => adminToken],
+    ["admin.jobs", () => ({ kind: nul }), () => adminToken],
+    ["integrity.scans", () => ({ cursor: nul }), () => adminToken],
+    ["announcements.listSystem", () => ({ cursor: nul }), () => adminToken],
+  ];
+  for (const [procedure, input, token] of cases) {
+    it(`${procedure} ${JSON.stringify(Object.keys(input() as object).filter((key) => key !== "id"))}`, async () => {
+      const response = await query(procedure, input(), token());
+      const body = (await response.json()) as { error?: { message?: string; data?: { code?: string; errors?: Array<{ path: string }> } } };
+      expect({ status: response.status, code: body.error?.data?.code }).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+      // Refused by the field's rule, which names it, not by PostgreSQL.
+      expect(body.error?.data?.errors?.map((error) => error.path)).toEqual(Object.keys(input() as object).filter((key) => key !== "id"));
+    });
+  }
+});
