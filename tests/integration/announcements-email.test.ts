@@ -211,7 +211,7 @@ describe("announcement email through the worker and SMTP", () => {
     }
   });
 
-  it("limits each sender to 10 email announcements an hour across their scopes: then 429 RATE_LIMITED, nothing created; in-app ones and other senders go on", async () => {
+  it("limits each sender to 10 email announcements an hour across scopes: then 429 RATE_LIMITED, nothing created; in-app ones and others go on", async () => {
     // A project owner may add any registered address as a member and email it: the limit is the sender's, whatever the scope.
     const [sender, member, otherSender] = await Promise.all([createAccount(server), createAccount(server), createAccount(server)]);
     const project = (await api.must("/projects", { method: "POST", token: sender.token, json: { name: "Mailing list" } }, 201)) as { id: string };

@@ -142,7 +142,7 @@ describe("what a plugin sends, held to what REST takes and what the database can
     expect(await socket.ask({ type: "weather", hold: true, reason: "clouds" })).toMatchObject({ type: "ack" });
   });
 
-  it("refuses an observation_status whose observationId or reason holds NUL (VALIDATION_FAILED, not INTERNAL), and the observation stays as it was", async () => {
+  it("refuses an observation_status whose observationId or reason holds NUL (VALIDATION_FAILED, not INTERNAL); the observation stays as it was", async () => {
     const owner = await createAccount(server);
     const { observatoryId, key } = await observatoryWithKey(owner);
     const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: `Survey ${randomUUID().slice(0, 6)}` } }, 201)) as {

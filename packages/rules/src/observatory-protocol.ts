@@ -33,7 +33,8 @@ const report = z
   .record(z.string(), z.unknown())
   .describe(
     `Any JSON object, stored whole: at most ${REPORT_LIMIT_BYTES / 1024} KiB as JSON (else error PAYLOAD_TOO_LARGE), nested at most ` +
-      `${REPORT_DEPTH_LIMIT} levels deep, with no NUL character or lone surrogate in a key or a text (else error VALIDATION_FAILED). Nothing of a refused message is stored.`,
+      `${REPORT_DEPTH_LIMIT} levels deep, with no NUL character or lone surrogate in a key or a text (else error VALIDATION_FAILED). ` +
+      "Nothing of a refused message is stored.",
   );
 
 export const pluginToServerMessageSchema = z.discriminatedUnion("type", [

@@ -29,7 +29,8 @@ const summaries: Record<string, string> = {
   ack: "The message with this id was handled.",
   error:
     "The message with this id was refused: a stable code (VALIDATION_FAILED, HELLO_REQUIRED, RATE_LIMITED, INVALID_TRANSITION...) and a message in words. " +
-    `VALIDATION_FAILED: off its schema (a reason or observationId with control characters or too long, a pluginVersion over ${PLUGIN_VERSION_MAX_LENGTH} characters) ` +
+    "VALIDATION_FAILED: off its schema (a reason or observationId with control characters or too long, " +
+    `a pluginVersion over ${PLUGIN_VERSION_MAX_LENGTH} characters) ` +
     "or a report the server cannot store (nested too deep, a NUL character or a lone surrogate); nothing of it was stored. " +
     "RATE_LIMITED, MAINTENANCE and SERVICE_UNAVAILABLE (the server's database has no connection to give) refuse for now: nothing was kept, and the plugin " +
     "sends the message again after a pause: the error's `retryAfter` seconds when it carries them (the Retry-After HTTP would give), " +

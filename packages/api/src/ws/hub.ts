@@ -89,9 +89,8 @@ function refuse(socket: Duplex, status: number, options: { detail?: string; retr
   const { detail, retryAfterSeconds } = options;
   const body = JSON.stringify({ status, title: reason, code: REFUSAL_CODES[status] ?? "INTERNAL", ...(detail ? { detail } : {}) });
   const retryAfter = retryAfterSeconds ? `Retry-After: ${retryAfterSeconds}\r\n` : "";
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${retryAfter}Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  const head = `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${retryAfter}Content-Type: application/problem+json`;
+  socket.end(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
 
 /**
