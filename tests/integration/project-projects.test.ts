@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { createCaller } from "@meridian/api";
+import { projectMembersCollection, projectsCollection } from "@meridian/db";
 import { authenticateToken } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
+import { invitationPathFor } from "../support/invitation-links";
 import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "projects-admin@example.com", password: "projects admin password" };
@@ -242,5 +244,59 @@ describe("tRPC projects procedures", () => {
     const asOutsider = createCaller(await context(outsider.token));
     await expect(asOutsider.projects.get({ id: project.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect((await must(`/projects/${project.id}`, { token: owner.token }, 200)).status).toBe("completed");
+  });
+});
+
+describe("how many projects one user owns and belongs to", () => {
+  const OWNED = 500;
+  const MEMBERSHIPS = 1000;
+  /** Runs `write` for 0..count-1, fifty at a time: the rows the API's creations are then tried against. */
+  const seed = async <T>(count: number, write: (index: number) => Promise<T>) => {
+    const written: T[] = [];
+    for (let start = 0; start < count; start += 50)
+      written.push(...(await Promise.all(Array.from({ length: Math.min(50, count - start) }, (_, offset) => write(start + offset)))));
+    return written;
+  };
+  const seedProjects = (ownerId: string, count: number) =>
+    seed(count, (index) =>
+      projectsCollection.insert(server.server.runtime.deps.db, { name: `Seeded ${index}`, status: "active", ownerId, organizationId: null }),
+    );
+
+  it(`refuses a user's project past ${OWNED} owned (409 CONFLICT), even to concurrent creations, and lists every one`, async () => {
+    const owner = await createAccount(server);
+    await seedProjects(owner.id, OWNED - 3);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => server.request("/projects", { method: "POST", token: owner.token, json: { name: `Last ${index}` } })),
+    );
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(3);
+    for (const answer of answers.filter((answer) => answer.status !== 201))
+      expect((await expectProblem(answer, 409, "CONFLICT")).detail).toBe(`You own ${OWNED} projects, the most one may; delete an archived one first`);
+    const list = (await must("/projects", { token: owner.token })) as { items: Project[]; nextCursor: null };
+    expect(list.items).toHaveLength(OWNED);
+    expect(list.nextCursor).toBeNull();
+  });
+
+  it(`refuses a membership past ${MEMBERSHIPS} (409 CONFLICT), added or by invitation, and lists every project`, async () => {
+    const joiner = await createAccount(server);
+    const [owner, seedOwner] = [await createAccount(server), await createAccount(server)];
+    const others = await seedProjects(seedOwner.id, MEMBERSHIPS - 1);
+    await seed(others.length, (index) =>
+      projectMembersCollection.insert(server.server.runtime.deps.db, { projectId: others[index]!.id, userId: joiner.id, role: "member" }),
+    );
+    const [last, beyond, invited] = [await createProject(owner), await createProject(owner), await createProject(owner)];
+    expect((await addMember(owner, last.id, joiner.email, "member")).status).toBe(201);
+    const refused = await expectProblem(await addMember(owner, beyond.id, joiner.email, "member"), 409, "CONFLICT");
+    expect(refused.detail).toBe(`The account already belongs to ${MEMBERSHIPS} projects, the most one may; it must leave one first`);
+    // An invitation is refused at its acceptance the same way, and still works once there is room.
+    await must(`/projects/${invited.id}/invitations`, { method: "POST", token: owner.token, json: { email: joiner.email, role: "member" } }, 201);
+    const token = (await invitationPathFor(server, joiner.email)).split("/")[1]!;
+    const accept = () => server.request("/api/v1/invitations/accept", { method: "POST", token: joiner.token, json: { token } });
+    await expectProblem(await accept(), 409, "CONFLICT");
+    const list = (await must("/projects", { token: joiner.token })) as { items: Project[] };
+    expect(list.items).toHaveLength(MEMBERSHIPS);
+    expect(ids(list.items)).not.toContain(beyond.id);
+    // Leaving one makes room.
+    expect((await server.request(`/projects/${last.id}/members/${joiner.id}`, { method: "DELETE", token: joiner.token })).status).toBe(204);
+    expect((await accept()).status).toBe(200);
   });
 });

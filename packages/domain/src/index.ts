@@ -110,7 +110,17 @@ export {
   removeObservatoryOrganization,
 } from "./observatories/members";
 export * from "./projects/schemas";
-export { createProject, listProjects, getProject, updateProject, listProjectMembers, addProjectMember, removeProjectMember } from "./projects/projects";
+export {
+  createProject,
+  listProjects,
+  getProject,
+  updateProject,
+  listProjectMembers,
+  addProjectMember,
+  removeProjectMember,
+  MAX_OWNED_PROJECTS,
+  MAX_PROJECT_MEMBERSHIPS,
+} from "./projects/projects";
 export { updateProjectMemberRole, deleteProject } from "./projects/project-lifecycle";
 export { deleteOrganization } from "./organizations/delete-organization";
 export { listAuditLog, type AuditFilter } from "./audit/list-audit";

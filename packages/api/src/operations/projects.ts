@@ -7,6 +7,8 @@ import {
   getProject,
   listProjectMembers,
   listProjects,
+  MAX_OWNED_PROJECTS,
+  MAX_PROJECT_MEMBERSHIPS,
   projectCreateSchema,
   projectMemberSchema,
   projectSchema,
@@ -33,14 +35,16 @@ export const projectOperations = {
     access: "signed-in",
     tags,
     summary: "Create a project",
-    description: "With `organizationId` the caller needs can_manage_projects there.",
+    description:
+      "With `organizationId` the caller needs can_manage_projects there. " +
+      `A user owns at most ${MAX_OWNED_PROJECTS} projects: the next is 409 CONFLICT until one is deleted.`,
     method: "post",
     path: "/projects",
     status: 201,
     body: projectCreateSchema,
     output: projectSchema,
     outputDescription: "Created",
-    responses: authedErrors,
+    responses: { ...authedErrors, 409: conflict(`CONFLICT: ${MAX_OWNED_PROJECTS} projects owned already`) },
     handle: ({ ctx, actor, input }) => createProject({ deps: ctx.deps, actor, input }),
   }),
   list: defineOperation({
@@ -48,6 +52,7 @@ export const projectOperations = {
     access: "signed-in",
     tags,
     summary: "Projects the caller owns or belongs to",
+    description: `Whole, oldest first: a user owns at most ${MAX_OWNED_PROJECTS} projects and belongs to at most ${MAX_PROJECT_MEMBERSHIPS} more.`,
     method: "get",
     path: "/projects",
     status: 200,
@@ -115,7 +120,11 @@ export const projectOperations = {
     body: addProjectMemberSchema,
     output: projectMemberSchema,
     outputDescription: "Added",
-    responses: { ...authedErrors, 404: problemResponseFor("No such user (USER_NOT_FOUND) or project (NOT_FOUND)"), 409: conflict("ALREADY_MEMBER") },
+    responses: {
+      ...authedErrors,
+      404: problemResponseFor("No such user (USER_NOT_FOUND) or project (NOT_FOUND)"),
+      409: conflict(`ALREADY_MEMBER; CONFLICT when the user already belongs to ${MAX_PROJECT_MEMBERSHIPS} projects`),
+    },
     handle: ({ ctx, actor, input }) => addProjectMember({ deps: ctx.deps, actor, projectId: input.id, email: input.email, role: input.role }),
   }),
   removeMember: defineOperation({

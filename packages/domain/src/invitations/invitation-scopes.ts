@@ -16,7 +16,7 @@ import { publishUserEvent } from "../events/publish";
 import { observatoryMemberWhere, recordHistory } from "../observatories/observatories";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
-import { loadProjectAccess } from "../projects/projects";
+import { loadProjectAccess, requireRoomForMembership } from "../projects/projects";
 import type { InTransaction } from "../transaction";
 
 /** The organization, observatory or project an invitation is for, as its log names it. */
@@ -116,6 +116,7 @@ const projectRules: ScopeRules = {
   },
   async join({ t, scope, user, grant }) {
     if (grant.kind !== "project") return;
+    await requireRoomForMembership({ t, userId: user.id });
     await projectMembersCollection.insert(t.tx, { projectId: scope.id, userId: user.id, role: grant.role });
   },
 };

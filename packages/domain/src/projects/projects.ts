@@ -1,5 +1,13 @@
-import { organizationsCollection, projectMembersCollection, projectsCollection, tables, type ProjectDoc, type StoredDocument } from "@meridian/db";
-import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
+import {
+  organizationsCollection,
+  projectMembersCollection,
+  projectsCollection,
+  tables,
+  usersCollection,
+  type ProjectDoc,
+  type StoredDocument,
+} from "@meridian/db";
+import { and, asc, count, eq, inArray, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
@@ -9,7 +17,7 @@ import { loadOrganizationAccess, requireOrganizationPermission } from "../organi
 import { isUniqueViolation } from "../postgres-errors";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import type { projectCreateSchema, projectUpdateSchema } from "./schemas";
-import { inTransaction } from "../transaction";
+import { inTransaction, type InTransaction } from "../transaction";
 
 type Executor = Parameters<typeof projectsCollection.get>[0];
 type ProjectRole = "owner" | "admin" | "member" | "organizationManager" | "serverAdmin";
@@ -23,6 +31,33 @@ const present = (project: StoredDocument<ProjectDoc>, myRole?: ProjectRole) => (
   createdAt: project.createdAt.toISOString(),
   ...(myRole ? { myRole } : {}),
 });
+
+/**
+ * Projects one user may own, and belong to as a member: a user's project list (which the web's
+ * pickers read whole) is then bounded, and returned whole. The next is 409 CONFLICT.
+ */
+export const MAX_OWNED_PROJECTS = 500;
+export const MAX_PROJECT_MEMBERSHIPS = 1000;
+
+/**
+ * The user's row, locked, then how many projects they own or belong to: concurrent creations and
+ * additions for one user count one after another, so none passes a cap beside another.
+ */
+async function projectsOfUser(t: Pick<InTransaction, "tx">, userId: string, counted: "owned" | "memberships") {
+  if (!(await usersCollection.get(t.tx, userId, { forUpdate: true }))) throw new AppError("NOT_FOUND", "No such user");
+  const { projects, projectMembers } = tables;
+  const [row] =
+    counted === "owned"
+      ? await t.tx.select({ count: count() }).from(projects).where(eq(projects.ownerId, userId))
+      : await t.tx.select({ count: count() }).from(projectMembers).where(eq(projectMembers.userId, userId));
+  return row?.count ?? 0;
+}
+
+/** Refuses a membership past MAX_PROJECT_MEMBERSHIPS (an addition or an accepted invitation). */
+export async function requireRoomForMembership(options: { t: Pick<InTransaction, "tx">; userId: string }) {
+  if ((await projectsOfUser(options.t, options.userId, "memberships")) >= MAX_PROJECT_MEMBERSHIPS)
+    throw new AppError("CONFLICT", `The account already belongs to ${MAX_PROJECT_MEMBERSHIPS} projects, the most one may; it must leave one first`);
+}
 
 export const projectMemberWhere = ({ projectId, userId }: { projectId: string; userId: string }) =>
   and(eq(tables.projectMembers.projectId, projectId), eq(tables.projectMembers.userId, userId))!;
@@ -67,6 +102,8 @@ export async function createProject(options: { deps: Deps; actor: UserActor; inp
       const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId: input.organizationId });
       requireOrganizationPermission({ access, permission: "can_manage_projects" });
     }
+    if ((await projectsOfUser(t, actor.id, "owned")) >= MAX_OWNED_PROJECTS)
+      throw new AppError("CONFLICT", `You own ${MAX_OWNED_PROJECTS} projects, the most one may; delete an archived one first`);
     const project = await projectsCollection.insert(t.tx, {
       name: input.name,
       status: "active",
@@ -89,7 +126,8 @@ export async function listProjects(options: { deps: Deps; actor: UserActor }) {
     .from(projects)
     .where(or(eq(projects.ownerId, actor.id), roleById.size ? inArray(projects.id, [...roleById.keys()]) : undefined))
     .orderBy(asc(projects.createdAt))
-    .limit(1000);
+    // Whole: the caps bound it (and a list read whole before the caps came stays readable to this many).
+    .limit(MAX_OWNED_PROJECTS + MAX_PROJECT_MEMBERSHIPS);
   return { items: rows.map((row) => present(row, row.doc.ownerId === actor.id ? "owner" : roleById.get(row.id))), nextCursor: null };
 }
 
@@ -149,6 +187,7 @@ export async function addProjectMember(options: { deps: Deps; actor: UserActor; 
       if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may add members");
       const user = await findUserByEmail({ db: t.tx, email: options.email });
       if (user.id === access.project.doc.ownerId) throw new AppError("ALREADY_MEMBER", "This user owns the project");
+      await requireRoomForMembership({ t, userId: user.id });
       const member = await projectMembersCollection.insert(t.tx, { projectId, userId: user.id, role });
       await recordAudit({
         t,
