@@ -216,6 +216,23 @@ describe("delivery to an organization's storage destination", () => {
     expect(dropbox.problems).toEqual([]);
   });
 
+  it("never climbs above the destination's folder: a project named .. is a folder of that name's own", async () => {
+    const climbing = (await must("/projects", { method: "POST", token: owner.token, json: { name: "..", organizationId } }, 201)) as { id: string };
+    const observation = (await must(
+      "/observations",
+      {
+        method: "POST",
+        token: owner.token,
+        json: { name: "Up", projectId: climbing.id, observatoryId, targets: [target], storageDestinationId: destinations.dropbox },
+      },
+      201,
+    )) as { id: string };
+    const file = await upload(observation.id, "up.fits", randomBytes(KiB));
+    const remotePath = `/Telescope/--/Up (${observation.id})/up.fits`;
+    expect(await deliveryOf(observation.id, file.id, "delivered")).toMatchObject({ remotePath });
+    expect(dropbox.files.has(remotePath)).toBe(true);
+  });
+
   it("fetches a new token when the last one is about to expire", async () => {
     dropbox.tokens.expiresIn = 30;
     const issuedBefore = dropbox.tokens.issued;

@@ -85,6 +85,11 @@ describe("observation file uploads", () => {
     } as RequestInit);
     await expectProblem(chunked, 400, "VALIDATION_FAILED");
     await expectProblem(await upload(observation.id, key, "filename=..%2Fetc%2Fpasswd", "x"), 400, "VALIDATION_FAILED");
+    // A folder's names, on disk and in the observation's ZIP: never a file's.
+    for (const name of [".", ".."]) {
+      const refused = await expectProblem(await upload(observation.id, key, `filename=${name}`, "x"), 400, "VALIDATION_FAILED");
+      expect(refused.errors?.map((error) => error.path)).toEqual(["filename"]);
+    }
     await expectProblem(await upload(observation.id, key, "filename=a.fits&previewOf=fil_missing", "x"), 404, "NOT_FOUND");
     await expectProblem(await upload(observation.id, key, "filename=big.fits", Buffer.alloc(1024 * 1024 + 1)), 413, "PAYLOAD_TOO_LARGE");
     expect(((await must(`/observations/${observation.id}/files`, { token: owner.token }, 200)) as { items: unknown[] }).items).toEqual([]);

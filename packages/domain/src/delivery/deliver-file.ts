@@ -68,6 +68,15 @@ async function recordDelivery(options: { t: InTransaction; file: StoredDocument<
  * (or the remote's Retry-After, when longer); after the last, the delivery is `failed` and the
  * observation's owner and the organization's storage managers are told.
  */
+/**
+ * A name as one folder of a remote path: no separators, and never `.` or `..` (a project so named
+ * would otherwise reach above the destination's folder on a path-addressed store such as Dropbox).
+ */
+const folderName = (name: string) => {
+  const flat = name.replace(/[/\\]/g, "-");
+  return flat === "." || flat === ".." ? flat.replace(/\./g, "-") : flat;
+};
+
 export async function deliverFile(options: { deps: Deps; fileId: string; destinationId: string }): Promise<FileDelivery["status"] | "skipped"> {
   const { deps, fileId, destinationId } = options;
   const file = await filesCollection.get(deps.db, fileId);
@@ -80,7 +89,7 @@ export async function deliverFile(options: { deps: Deps; fileId: string; destina
   let failure: DeliveryFailure;
   try {
     if (!observation || !found) throw new DeliveryFailure("The destination is no longer one of the organization's", 0);
-    const folders = [found.project.doc.name, `${observation.doc.name} (${observation.id})`].map((name) => name.replace(/[/\\]/g, "-"));
+    const folders = [found.project.doc.name, `${observation.doc.name} (${observation.id})`].map(folderName);
     const target = targetFor({ env: deps.env, destination: found.destination, secrets: openExternalStorageSecrets({ deps, destination: found.destination }) });
     const stored = await deps.storage.get(file.doc.objectKey);
     if (!stored) throw new DeliveryFailure("The file's bytes are missing from this server's storage");

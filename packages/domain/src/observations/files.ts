@@ -16,7 +16,9 @@ const IMAGE_EXTENSIONS = /\.(fits?|fts|fz|xisf|tiff?|png|jpe?g|cr2|nef|raw)$/i;
 /** A file's kind from its name and content type: an image (FITS, raw, TIFF, JPEG…) or other. */
 export const fileKindOf = ({ filename, contentType }: { filename: string; contentType: string }): "image" | "other" =>
   contentType.startsWith("image/") || IMAGE_EXTENSIONS.test(filename) ? "image" : "other";
-const isFileName = (name: string) => name.length >= 1 && name.length <= 255 && !/[/\\]/.test(name) && noControlCharacters.test(name);
+/** A file's name alone: no separators, nor `.` or `..`, which name folders on disk and in a ZIP's entries. */
+const isFileName = (name: string) =>
+  name.length >= 1 && name.length <= 255 && !/[/\\]/.test(name) && name !== "." && name !== ".." && noControlCharacters.test(name);
 
 export function presentFile(file: StoredDocument<FileDoc>) {
   const { doc } = file;
@@ -88,8 +90,8 @@ export async function uploadObservationFile(options: {
 }) {
   const { deps, observatoryId, observationId } = options;
   if (!isFileName(options.filename))
-    throw new AppError("VALIDATION_FAILED", "filename must be 1 to 255 characters without slashes or control characters", {
-      errors: [{ path: "filename", message: "Must be 1 to 255 characters without slashes or control characters" }],
+    throw new AppError("VALIDATION_FAILED", "filename must be 1 to 255 characters without slashes or control characters, and not . or ..", {
+      errors: [{ path: "filename", message: "Must be 1 to 255 characters without slashes or control characters, and not . or .." }],
     });
   const observation = await observationsCollection.get(deps.db, observationId);
   if (!observation || observation.doc.observatoryId !== observatoryId) throw new AppError("NOT_FOUND", "No such observation at this observatory");
