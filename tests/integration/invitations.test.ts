@@ -305,6 +305,34 @@ describe("observatory and project invitations", () => {
   });
 });
 
+describe("an invitation outlived by the membership it offered", () => {
+  const scopes = [
+    ["organization", async (owner: Account) => `/organizations/${(await createOrganization(owner)).id}`, { permissions: {} }],
+    ["observatory", async (owner: Account) => `/observatories/${(await createObservatory(owner)).id}`, { permissions: { can_view: true } }],
+    [
+      "project",
+      async (owner: Account) => `/projects/${(await must("/projects", { method: "POST", token: owner.token, json: { name: "Outlived" } }, 201)).id}`,
+      { role: "member" },
+    ],
+  ] as const;
+  it.each(scopes)("%s: ends when the person is added another way, so it cannot bring them back once removed", async (_kind, scopeOf, grant) => {
+    const owner = await createAccount(server);
+    const base = await scopeOf(owner);
+    const email = freshEmail("outlived");
+    const person = await createAccount(server, { email });
+    expect((await invite(owner, base, { email, ...grant })).status).toBe(201);
+    const token = await invitationToken(email);
+    // Added directly, the pending invitation is over: no longer listed, and its link says it was revoked.
+    await must(`${base}/members`, { method: "POST", token: owner.token, json: { email, ...grant } }, 201);
+    expect((await must(`${base}/invitations`, { token: owner.token }, 200)).items).toEqual([]);
+    await must(`${base}/members/${person.id}`, { method: "DELETE", token: owner.token }, 204);
+    const refused = await accept(person, token);
+    expect(refused.status).toBe(410);
+    expect(refused.body.detail).toMatch(/revoked/);
+    expect((await call(base, { token: person.token })).status).toBe(404);
+  });
+});
+
 describe("limits and expiry", () => {
   it("rate limits invitations per address and per scope with a clear 429", async () => {
     const owner = await createAccount(server);

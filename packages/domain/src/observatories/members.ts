@@ -10,6 +10,7 @@ import { ALL_OBSERVATORY_PERMISSIONS, NO_OBSERVATORY_PERMISSIONS, requireObserva
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import { observatoryMemberWhere, recordHistory } from "./observatories";
 import { inTransaction } from "../transaction";
+import { endInvitationsOf } from "../invitations/end-invitations";
 
 type PermissionsInput = Partial<ObservatoryPermissions>;
 
@@ -85,6 +86,7 @@ export async function addObservatoryUser(options: { deps: Deps; actor: UserActor
       if (observatory.doc.owner.kind === "user" && observatory.doc.owner.id === user.id) throw new AppError("ALREADY_MEMBER", "This user owns the observatory");
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
       await observatoryMembersCollection.insert(t.tx, { observatoryId, memberKind: "user", memberId: user.id, permissions });
+      await endInvitationsOf({ t, kind: "observatory", scopeId: observatoryId, email: user.doc.email });
       await recordHistory({
         t,
         observatoryId,
@@ -152,6 +154,7 @@ export async function removeObservatoryUser(options: { deps: Deps; actor: UserAc
     if (!member || !observatory) throw new AppError("NOT_FOUND", "This user is not a member");
     await observatoryMembersCollection.remove(t.tx, member.id);
     const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
+    if (user) await endInvitationsOf({ t, kind: "observatory", scopeId: observatoryId, email: user.doc.email });
     const left = userId === actor.id;
     await recordHistory({
       t,

@@ -10,6 +10,7 @@ import { findUserByEmail, loadUsersById } from "../users/find-user";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess, NO_ORGANIZATION_PERMISSIONS, requireOrganizationPermission } from "./organization-access";
 import { presentOrganization, presentOrganizationMember } from "./present";
 import { inTransaction } from "../transaction";
+import { endInvitationsOf } from "../invitations/end-invitations";
 
 type PermissionsInput = Partial<OrganizationPermissions>;
 
@@ -44,6 +45,7 @@ export async function addOrganizationMember(options: { deps: Deps; actor: UserAc
       const user = await findUserByEmail({ db: t.tx, email: options.email });
       const permissions = { ...NO_ORGANIZATION_PERMISSIONS, ...options.permissions };
       const member = await organizationMembersCollection.insert(t.tx, { organizationId, userId: user.id, permissions });
+      await endInvitationsOf({ t, kind: "organization", scopeId: organizationId, email: user.doc.email });
       const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
       await recordAudit({
         t,
@@ -112,6 +114,7 @@ export async function removeOrganizationMember(options: { deps: Deps; actor: Use
     if (access.organization.doc.ownerId === userId) throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer ownership before the owner can leave");
     await organizationMembersCollection.remove(t.tx, existing.id);
     const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
+    if (user) await endInvitationsOf({ t, kind: "organization", scopeId: organizationId, email: user.doc.email });
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
     await publishUserEvent({
       t,

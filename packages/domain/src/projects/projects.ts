@@ -18,6 +18,7 @@ import { isUniqueViolation } from "../postgres-errors";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import type { projectCreateSchema, projectUpdateSchema } from "./schemas";
 import { inTransaction, type InTransaction } from "../transaction";
+import { endInvitationsOf } from "../invitations/end-invitations";
 
 type Executor = Parameters<typeof projectsCollection.get>[0];
 type ProjectRole = "owner" | "admin" | "member" | "organizationManager" | "serverAdmin";
@@ -189,6 +190,7 @@ export async function addProjectMember(options: { deps: Deps; actor: UserActor; 
       if (user.id === access.project.doc.ownerId) throw new AppError("ALREADY_MEMBER", "This user owns the project");
       await requireRoomForMembership({ t, userId: user.id });
       const member = await projectMembersCollection.insert(t.tx, { projectId, userId: user.id, role });
+      await endInvitationsOf({ t, kind: "project", scopeId: projectId, email: user.doc.email });
       await recordAudit({
         t,
         actor,
@@ -215,6 +217,7 @@ export async function removeProjectMember(options: { deps: Deps; actor: UserActo
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
     await projectMembersCollection.remove(t.tx, member.id);
     const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
+    if (user) await endInvitationsOf({ t, kind: "project", scopeId: projectId, email: user.doc.email });
     await recordAudit({
       t,
       actor,
