@@ -182,6 +182,7 @@ const badBodies: Array<[string, Record<string, unknown>, string | null]> = [
   ["expiresAt without a zone", { expiresAt: "2099-01-01T00:00:00" }, "expiresAt"],
   ["startsAt that is not a date", { startsAt: "now" }, "startsAt"],
   ["startsAt as an object", { startsAt: { at: "2099-01-01T00:00:00Z" } }, "startsAt"],
+  ["startsAt in year 0000, which PostgreSQL cannot hold", { startsAt: "0000-06-01T00:00:00Z" }, "startsAt"],
 ];
 
 describe("bad input on POST /api/v1/system/motd", () => {

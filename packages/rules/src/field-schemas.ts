@@ -7,9 +7,15 @@ import { z } from "zod";
 const fromYearOne = (value: string) => new Date(value).getUTCFullYear() >= 1;
 const YEAR_ONE = "must be in year 1 or later";
 
-/** A moment as the API writes and takes it: ISO 8601 with a zone (`2026-11-21T10:00:00.000Z`), from year 1. */
-export const isoDate = z.iso.datetime({ offset: true }).refine(fromYearOne, YEAR_ONE);
-/** A calendar day as the API takes it (`2026-11-21`, its start in UTC), from year 1. */
+/**
+ * A moment as the API writes it and stored documents hold it: ISO 8601 with a zone
+ * (`2026-11-21T10:00:00.000Z`). Without a refinement, so the integrity scan's fast check can be
+ * derived from the documents' schemas (`fastAcceptOf`).
+ */
+export const isoDate = z.iso.datetime({ offset: true });
+/** A moment a client gives, to be compared or stored by PostgreSQL: as `isoDate`, from year 1. */
+export const isoDateInput = isoDate.refine(fromYearOne, YEAR_ONE);
+/** A calendar day a client gives (`2026-11-21`, its start in UTC), from year 1. */
 export const isoDay = z.iso.date().refine(fromYearOne, YEAR_ONE);
 
 /**

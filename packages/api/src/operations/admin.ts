@@ -19,7 +19,7 @@ import {
   serverSettingsUpdateSchema,
   updateServerSettings,
 } from "@meridian/domain";
-import { isoDate } from "@meridian/rules/fields";
+import { isoDateInput } from "@meridian/rules/fields";
 import { auditPageSchema } from "../http/audit-schema";
 import { defineOperation } from "./define-operation";
 import { authedErrors, errorResponses, idParam, pageQuery, problemResponseFor } from "./responses";
@@ -117,8 +117,8 @@ export const adminOperations = {
       targetId: idParam.optional(),
       scopeKind: z.enum(["system", "organization", "observatory", "project"]).optional(),
       scopeId: idParam.optional(),
-      from: isoDate.optional(),
-      to: isoDate.optional(),
+      from: isoDateInput.optional(),
+      to: isoDateInput.optional(),
     }),
     trpcInputOptional: true,
     output: auditPageSchema,

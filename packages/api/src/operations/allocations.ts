@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { deleteAllocation, getProjectUsage, listAllocations, putAllocation } from "@meridian/domain";
-import { isoDate } from "@meridian/rules/fields";
+import { isoDateInput } from "@meridian/rules/fields";
 import { defineOperation } from "./define-operation";
 import { authedErrors, idParam } from "./responses";
 
-const instant = isoDate.describe("ISO 8601");
+const instant = isoDateInput.describe("ISO 8601");
 const allocationParams = z.object({ id: idParam, projectId: idParam });
 
 const allocationInputSchema = z

@@ -6,8 +6,8 @@ import {
   announcementSeverities,
   announcementStatuses,
   announcementTargetKinds,
-  isoDate,
 } from "@meridian/db";
+import { isoDateInput } from "@meridian/rules/fields";
 import { z } from "zod";
 import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
 
@@ -48,8 +48,8 @@ const contentShape = {
     .refine((value) => !FORBIDDEN_IN_TEXT.test(value), "must not contain control characters"),
   severity: z.enum(announcementSeverities),
   deliveryType: z.enum(announcementDeliveryTypes),
-  startsAt: isoDate.nullable().optional().describe("Before this time the announcement is scheduled and pending for nobody"),
-  expiresAt: isoDate.nullable().optional().describe("Must lie in the future and after startsAt"),
+  startsAt: isoDateInput.nullable().optional().describe("Before this time the announcement is scheduled and pending for nobody"),
+  expiresAt: isoDateInput.nullable().optional().describe("Must lie in the future and after startsAt"),
 };
 
 export const scopedAnnouncementCreateSchema = z.strictObject(contentShape).meta({ id: "ScopedAnnouncementCreate" });

@@ -1,5 +1,5 @@
 import { observationStatuses } from "@meridian/rules";
-import { isoDate, isoDay } from "@meridian/rules/fields";
+import { isoDateInput, isoDay } from "@meridian/rules/fields";
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../actor";
@@ -11,7 +11,7 @@ import { readableBy } from "./access";
 export const observationSorts = ["createdAt", "-createdAt", "priority", "-priority", "statusChangedAt", "-statusChangedAt"] as const;
 export type ObservationSort = (typeof observationSorts)[number];
 
-const instantSchema = z.union([isoDate, isoDay]);
+const instantSchema = z.union([isoDateInput, isoDay]);
 
 /** The list's and the export's filters, as the query string gives them (REST and tRPC alike). */
 export const observationFilterFields = {
