@@ -4,7 +4,9 @@ import { createAccount, expectProblem, roomyLimits, type Account } from "../supp
 import { jsonApi } from "../support/json-api";
 import { startSmtpCapture, type CapturedMail } from "../support/smtp-capture";
 import { controlServerClock, type TestClock } from "../support/test-clock";
+import { holdTable, lockWaiters } from "../support/table-hold";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 /**
  * Invitations (api-contract: Invitations): an emailed single-use link valid seven days, replaced by
@@ -161,6 +163,30 @@ describe("organization invitations", () => {
       (item: { userId: string }) => item.userId === person.id,
     );
     expect(member.permissions.can_manage_storage).toBe(true);
+  });
+
+  it("two invitations to one new address sent at once: both answered 201, the later replacing the earlier, never a 500", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const email = freshEmail("twice");
+    const send = (permissions: Record<string, boolean>) => invite(owner, `/organizations/${organization.id}`, { email, permissions });
+    // The first is written and waits at its email; the second reaches the same address meanwhile.
+    const hold = await holdTable(server.databaseUrl, "email_outbox");
+    let answers: Array<{ status: number }>;
+    try {
+      const first = send({ can_manage_projects: true });
+      await until("the first invitation to wait at its email", async () => (await hold.waiters()) >= 1);
+      const second = send({ can_manage_storage: true });
+      await until("the second invitation to wait behind it", async () => (await lockWaiters(server.server.runtime.deps.sql)) >= 2);
+      await hold.release();
+      answers = await Promise.all([first, second]);
+    } finally {
+      await hold.release();
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201]);
+    const pending = (await must(`/organizations/${organization.id}/invitations`, { token: owner.token }, 200)).items;
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ email, permissions: { can_manage_storage: true } });
   });
 
   it("revoking stops the link; revoking again is 404; both are on record", async () => {

@@ -7,7 +7,7 @@ import {
   type InvitationKind,
   type StoredDocument,
 } from "@meridian/db";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import { assertWithinRateLimit, recordRateLimitEvent } from "../auth/rate-limit";
 import { generateSecret, hashSecret } from "../auth/tokens";
@@ -66,6 +66,10 @@ export async function createInvitation(options: {
     const scope = await rules.requireManager({ db: t.tx, actor, id: scopeId });
     const now = t.now();
     const scopeKey = `${kind}:${scopeId}`;
+    // Invitations to one address in one scope take turns: with none pending yet, there is no row to
+    // lock, and two sent at once would both insert (the second refused by the pending index, a 500).
+    // Waiting here, the later one finds the earlier pending and replaces it, as the contract says.
+    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`meridian:invitation:${scopeKey}:${emailLower}`}))`);
     await assertWithinRateLimit({
       db: t.tx,
       now,
