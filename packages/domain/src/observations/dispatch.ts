@@ -1,6 +1,7 @@
 import { observationsCollection, observatoriesCollection, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { activeStatuses, type ObservationStatus } from "@meridian/rules";
 import { sql } from "drizzle-orm";
+import { isDeepStrictEqual } from "node:util";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
@@ -96,6 +97,9 @@ export async function statusesAtObservatory(options: { db: Executor; observatory
   return new Map(rows.map((row) => [row.id, row.status]));
 }
 
+/** How many times one dispatch plans again when the observation it chose was edited since the plan was read. */
+const MAX_PLANS_PER_DISPATCH = 3;
+
 /**
  * Assigns the observatory its next eligible observation when it is free, and tells its
  * connection (`assign`). The observatory's row lock makes dispatches of one observatory take
@@ -108,16 +112,27 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
   const assigned = await inTransaction(deps, async (t) => {
     const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
     if (!observatory || observatory.doc.removedAt) return null;
-    const plan = await currentPlan(t.tx, observatory, t.now());
-    for (const item of plan.items) {
-      if (!item.eligible) continue;
-      const observation = await observationsCollection.get(t.tx, item.observation.id, { forUpdate: true });
-      if (observation?.doc.status !== "pending") continue;
-      const assigned = await moveObservation({ t, observation, to: "assigned", actor: { kind: "system", id: "dispatch" } });
-      const presented = presentObservation({ observation: assigned, timing: observatoryTiming({ doc: observatory.doc }) });
-      // Goes out with the transaction's last statement: nothing here waits for it.
-      t.alongside(publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presented } } }));
-      return assigned;
+    // The plan is read before its observations are locked: one edited meanwhile (its window, its
+    // constraints) is judged again by a new plan, which also sees the edit's commit. An edit is
+    // rare beside a dispatch, so a few plans are plenty; a later dispatch takes what is left.
+    for (let planned = 0; planned < MAX_PLANS_PER_DISPATCH; planned += 1) {
+      const plan = await currentPlan(t.tx, observatory, t.now());
+      let changed = false;
+      for (const item of plan.items) {
+        if (!item.eligible) continue;
+        const observation = await observationsCollection.get(t.tx, item.observation.id, { forUpdate: true });
+        if (observation?.doc.status !== "pending") continue;
+        if (!isDeepStrictEqual(observation.doc, item.observation.doc)) {
+          changed = true;
+          break;
+        }
+        const assigned = await moveObservation({ t, observation, to: "assigned", actor: { kind: "system", id: "dispatch" } });
+        const presented = presentObservation({ observation: assigned, timing: observatoryTiming({ doc: observatory.doc }) });
+        // Goes out with the transaction's last statement: nothing here waits for it.
+        t.alongside(publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presented } } }));
+        return assigned;
+      }
+      if (!changed) return null;
     }
     return null;
   });
