@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
+import { holdRows, holdTable, lockWaiters } from "../support/table-hold";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -322,6 +324,122 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
         "VALIDATION_FAILED",
       );
     }
+  });
+});
+
+/**
+ * Every write that depends on an organization's owner or existence locks the organization row
+ * first, as the transfer and the deletion do, then the member rows: concurrent ones queue, and
+ * the later one sees what the earlier one did. Each test stops the first write at a row or table
+ * it reaches after its checks, starts the second, and lets both go once the second waits too.
+ */
+describe("member changes racing a transfer or a deletion", () => {
+  const waitingOnLocks = () => lockWaiters(server.server.runtime.deps.sql);
+  const stored = (organizationId: string) => server.server.runtime.deps.sql<Array<{ userId: string; permissions: typeof ALL }>>`
+    select user_id as "userId", doc->'permissions' as permissions from organization_members where organization_id = ${organizationId} order by created_at`;
+  const answer = (result: { status: number; body: { code?: string } | null }) => ({ status: result.status, code: result.body?.code });
+
+  it("never leaves an owner who is not a member: the heir removed during the transfer makes it 409 NOT_A_MEMBER", async () => {
+    const owner = await createAccount(server);
+    const heir = await createAccount(server);
+    const organization = await createOrganization(owner);
+    expect((await addMember(owner, organization.id, heir.email)).status).toBe(201);
+
+    // The removal checks the owner, then waits at the heir's membership row; the transfer comes meanwhile.
+    const hold = await holdRows(
+      server.databaseUrl,
+      `select id from organization_members where organization_id = '${organization.id}' and user_id = '${heir.id}' for update`,
+    );
+    let removed: Awaited<ReturnType<typeof call>>;
+    let transferred: Awaited<ReturnType<typeof call>>;
+    try {
+      const removal = call(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token });
+      await until("the removal to wait at the heir's membership", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
+      const transfer = call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
+      await until("the transfer to wait behind it", async () => (await waitingOnLocks()) >= 2, { intervalMs: 5 });
+      await hold.release();
+      [removed, transferred] = await Promise.all([removal, transfer]);
+    } finally {
+      await hold.release();
+    }
+
+    // Serially: the heir is gone, so ownership cannot go to them, and the owner is still a member.
+    expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
+    expect((await stored(organization.id)).map((member) => member.userId)).toEqual([owner.id]);
+    expect([answer(removed), answer(transferred)]).toEqual([
+      { status: 204, code: undefined },
+      { status: 409, code: "NOT_A_MEMBER" },
+    ]);
+    expect((await members(owner, organization.id)).map((member) => [member.userId, member.role])).toEqual([[owner.id, "owner"]]);
+  });
+
+  it("does not change the permissions of a member who became the owner meanwhile: 409 OWNER_PERMISSIONS_FIXED", async () => {
+    const owner = await createAccount(server);
+    const heir = await createAccount(server);
+    const organization = await createOrganization(owner);
+    expect((await addMember(owner, organization.id, heir.email)).status).toBe(201);
+
+    // The transfer checks the heir, then waits at their membership row; the change of their permissions comes meanwhile.
+    const hold = await holdRows(
+      server.databaseUrl,
+      `select id from organization_members where organization_id = '${organization.id}' and user_id = '${heir.id}' for update`,
+    );
+    let transferred: Awaited<ReturnType<typeof call>>;
+    let changed: Awaited<ReturnType<typeof call>>;
+    try {
+      const transfer = call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
+      await until("the transfer to wait at the heir's membership", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
+      const change = call(`/organizations/${organization.id}/members/${heir.id}`, {
+        method: "PUT",
+        token: owner.token,
+        json: { permissions: { can_manage_members: false } },
+      });
+      await until("the change to wait behind it", async () => (await waitingOnLocks()) >= 2, { intervalMs: 5 });
+      await hold.release();
+      [transferred, changed] = await Promise.all([transfer, change]);
+    } finally {
+      await hold.release();
+    }
+
+    // The stored permissions of the new owner are still all true, and the change was refused as it is serially.
+    expect(await stored(organization.id)).toEqual([
+      { userId: owner.id, permissions: ALL },
+      { userId: heir.id, permissions: ALL },
+    ]);
+    expect(answer(transferred)).toEqual({ status: 200, code: undefined });
+    expect(answer(changed)).toEqual({ status: 409, code: "OWNER_PERMISSIONS_FIXED" });
+  });
+
+  it("adds no member to an organization being deleted: the addition waits, then answers 404", async () => {
+    const owner = await createAccount(server);
+    const newcomer = await createAccount(server);
+    const organization = await createOrganization(owner);
+
+    // The deletion removes the memberships, then waits at the announcements it cancels; the addition comes meanwhile.
+    const hold = await holdTable(server.databaseUrl, "announcements");
+    let deleted: Awaited<ReturnType<typeof call>>;
+    let added: Awaited<ReturnType<typeof call>>;
+    try {
+      const deletion = call(`/organizations/${organization.id}`, { method: "DELETE", token: owner.token });
+      await until("the deletion to wait at the announcements", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
+      let settled = false;
+      const addition = call(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: newcomer.email } }).finally(
+        () => {
+          settled = true;
+        },
+      );
+      // Without the organization's lock the addition would not wait: it would be written and answered at once.
+      await until("the addition to wait behind the deletion, or be answered", async () => settled || (await waitingOnLocks()) >= 2, { intervalMs: 5 });
+      await hold.release();
+      [deleted, added] = await Promise.all([deletion, addition]);
+    } finally {
+      await hold.release();
+    }
+
+    expect(await stored(organization.id)).toEqual([]);
+    expect(answer(deleted)).toEqual({ status: 204, code: undefined });
+    expect(answer(added)).toEqual({ status: 404, code: "NOT_FOUND" });
+    expect((await call("/organizations", { token: newcomer.token })).body.items).toEqual([]);
   });
 });
 

@@ -28,9 +28,8 @@ function describeHoldings(kind: "observatory" | "project", names: string[]): str
 export async function deleteOrganization(options: { deps: Deps; actor: UserActor; organizationId: string }) {
   const { deps, actor, organizationId } = options;
   await inTransaction(deps, async (t) => {
-    // Lock first, so an observatory or project cannot be created under it while we count.
-    await organizationsCollection.get(t.tx, organizationId, { forUpdate: true });
-    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
+    // Lock first, so an observatory, project or member cannot be added to it while we count and delete.
+    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId, forUpdate: true });
     if (!access.isOwner && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may delete the organization");
     const { observatories, projects, observatoryMembers, organizationMembers } = tables;
     const ownedObservatories = await t.tx

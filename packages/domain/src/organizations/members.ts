@@ -1,4 +1,4 @@
-import { organizationMembersCollection, organizationsCollection, tables, type OrganizationPermissions } from "@meridian/db";
+import { organizationMembersCollection, organizationsCollection, tables, type OrganizationMemberDoc, type OrganizationPermissions } from "@meridian/db";
 import { and, asc, eq } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import { publishUserEvent } from "../events/publish";
@@ -16,6 +16,15 @@ type PermissionsInput = Partial<OrganizationPermissions>;
 
 const memberWhere = (organizationId: string, userId: string) =>
   and(eq(tables.organizationMembers.organizationId, organizationId), eq(tables.organizationMembers.userId, userId))!;
+
+const notAMember = () => new AppError("NOT_FOUND", "This user is not a member");
+
+/*
+ * Every write below depends on the organization's owner or on its existence, so each one starts by locking the
+ * organization row (`loadOrganizationAccess` with `forUpdate`), as its deletion does, and only then touches member
+ * rows: one order for all of them, so they queue instead of deadlocking, and none acts on an owner another has
+ * just replaced or adds to an organization that is being deleted.
+ */
 
 export async function listOrganizationMembers(options: { deps: Deps; actor: UserActor; organizationId: string }) {
   const { deps, actor, organizationId } = options;
@@ -40,7 +49,7 @@ export async function addOrganizationMember(options: { deps: Deps; actor: UserAc
   const { deps, actor, organizationId } = options;
   try {
     return await inTransaction(deps, async (t) => {
-      const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
+      const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId, forUpdate: true });
       requireOrganizationPermission({ access, permission: "can_manage_members" });
       const user = await findUserByEmail({ db: t.tx, email: options.email });
       const permissions = { ...NO_ORGANIZATION_PERMISSIONS, ...options.permissions };
@@ -78,15 +87,19 @@ export async function updateOrganizationMember(options: {
 }) {
   const { deps, actor, organizationId, userId } = options;
   return inTransaction(deps, async (t) => {
-    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
+    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId, forUpdate: true });
     requireOrganizationPermission({ access, permission: "can_manage_members" });
     const existing = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, userId));
-    if (!existing) throw new AppError("NOT_FOUND", "This user is not a member");
+    if (!existing) throw notAMember();
     if (access.organization.doc.ownerId === userId) throw new AppError("OWNER_PERMISSIONS_FIXED", "The owner always has every permission");
-    const updated = await organizationMembersCollection.update(t.tx, existing.id, (doc) => ({
-      ...doc,
-      permissions: { ...doc.permissions, ...options.permissions },
-    }));
+    const updated = await organizationMembersCollection.update(
+      t.tx,
+      existing.id,
+      (doc) => ({ ...doc, permissions: { ...doc.permissions, ...options.permissions } }),
+      { seen: existing },
+    );
+    // Gone since it was read: answer as if it had never been there, rather than succeed on nothing.
+    if (!updated) throw notAMember();
     const users = await loadUsersById({ db: t.tx, ids: [userId] });
     const user = users.get(userId)!;
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
@@ -97,9 +110,9 @@ export async function updateOrganizationMember(options: {
       target: { kind: "user", id: userId, name: user.doc.name },
       scope,
       before: existing.doc.permissions,
-      after: updated!.doc.permissions,
+      after: updated.doc.permissions,
     });
-    return presentOrganizationMember({ member: updated!, user, ownerId: access.organization.doc.ownerId });
+    return presentOrganizationMember({ member: updated, user, ownerId: access.organization.doc.ownerId });
   });
 }
 
@@ -107,12 +120,13 @@ export async function updateOrganizationMember(options: {
 export async function removeOrganizationMember(options: { deps: Deps; actor: UserActor; organizationId: string; userId: string }) {
   const { deps, actor, organizationId, userId } = options;
   await inTransaction(deps, async (t) => {
-    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
+    // Locked, so the owner checked here stays the owner: a transfer to this member waits, then finds them gone.
+    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId, forUpdate: true });
     if (userId !== actor.id) requireOrganizationPermission({ access, permission: "can_manage_members" });
     const existing = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, userId));
-    if (!existing) throw new AppError("NOT_FOUND", "This user is not a member");
+    if (!existing) throw notAMember();
     if (access.organization.doc.ownerId === userId) throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer ownership before the owner can leave");
-    await organizationMembersCollection.remove(t.tx, existing.id);
+    if (!(await organizationMembersCollection.remove(t.tx, existing.id))) throw notAMember();
     const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
     if (user) await endInvitationsOf({ t, kind: "organization", scopeId: organizationId, email: user.doc.email });
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
@@ -136,20 +150,24 @@ export async function removeOrganizationMember(options: { deps: Deps; actor: Use
 export async function transferOrganizationOwnership(options: { deps: Deps; actor: UserActor; organizationId: string; userId: string }) {
   const { deps, actor, organizationId, userId } = options;
   return inTransaction(deps, async (t) => {
-    // Lock the organization row first, so two transfers cannot both see the old owner.
-    await organizationsCollection.get(t.tx, organizationId, { forUpdate: true });
-    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
+    // Lock the organization row first, so two transfers cannot both see the old owner, and the heir cannot be
+    // removed (which takes the same lock) between the check below and the change of owner.
+    const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId, forUpdate: true });
     if (!access.isOwner) throw new AppError("FORBIDDEN", "Only the owner may transfer ownership");
+    const notHeir = () => new AppError("NOT_A_MEMBER", "Ownership can only go to a current member");
     const target = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, userId));
-    if (!target) throw new AppError("NOT_A_MEMBER", "Ownership can only go to a current member");
+    if (!target) throw notHeir();
     if (userId === actor.id) return presentOrganization(access.organization);
     const previous = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, actor.id));
-    if (previous) await organizationMembersCollection.update(t.tx, previous.id, (doc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS }));
+    const everything = (doc: OrganizationMemberDoc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS });
+    if (previous) await organizationMembersCollection.update(t.tx, previous.id, everything, { seen: previous });
     else await organizationMembersCollection.insert(t.tx, { organizationId, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
-    await organizationMembersCollection.update(t.tx, target.id, (doc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS }));
-    const updated = await organizationsCollection.update(t.tx, organizationId, (doc) => ({ ...doc, ownerId: userId }));
+    // The heir's membership gone since it was read: the transaction rolls back, the owner stays.
+    if (!(await organizationMembersCollection.update(t.tx, target.id, everything, { seen: target }))) throw notHeir();
+    const updated = await organizationsCollection.update(t.tx, organizationId, (doc) => ({ ...doc, ownerId: userId }), { seen: access.organization });
+    if (!updated) throw new AppError("NOT_FOUND", "No such organization");
     const newOwner = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
-    const scope = { kind: "organization" as const, id: organizationId, name: updated!.doc.name };
+    const scope = { kind: "organization" as const, id: organizationId, name: updated.doc.name };
     await recordAudit({
       t,
       actor,
@@ -159,6 +177,6 @@ export async function transferOrganizationOwnership(options: { deps: Deps; actor
       before: { ownerId: actor.id },
       after: { ownerId: userId },
     });
-    return presentOrganization(updated!);
+    return presentOrganization(updated);
   });
 }

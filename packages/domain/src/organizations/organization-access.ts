@@ -25,15 +25,22 @@ export interface OrganizationAccess {
   permissions: OrganizationPermissions;
 }
 
-/** Members and server admins see an organization; for anyone else it does not exist (404). */
+/**
+ * Members and server admins see an organization; for anyone else it does not exist (404).
+ *
+ * `forUpdate` (inside a transaction) locks the organization row first and reads the actor's membership under that
+ * lock, so the owner and the organization's existence seen here hold until the transaction ends. Every write that
+ * depends on them takes it, before any member row: member changes, transfer, deletion, settings. An organization
+ * deleted while the caller waited for the lock answers 404 like one that never existed.
+ */
 export async function loadOrganizationAccess(options: {
   db: Executor;
   actor: UserActor;
   organizationId: string;
   forUpdate?: boolean;
 }): Promise<OrganizationAccess> {
-  const { db, actor, organizationId } = options;
-  const organization = await organizationsCollection.get(db, organizationId);
+  const { db, actor, organizationId, forUpdate = false } = options;
+  const organization = await organizationsCollection.get(db, organizationId, { forUpdate });
   if (!organization) throw new AppError("NOT_FOUND", "No such organization");
   const membership = await organizationMembersCollection.findOne(
     db,

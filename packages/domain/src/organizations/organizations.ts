@@ -104,22 +104,29 @@ export async function updateOrganization(options: { deps: Deps; actor: UserActor
   const changesSettings = Object.values(settings).some((value) => value !== undefined);
   try {
     return await inTransaction(deps, async (t) => {
-      const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId });
+      // Locked: who is the owner (and so may change the settings) holds until the change is written.
+      const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId, forUpdate: true });
       const isManager = access.isOwner || actor.isServerAdmin;
       if (changesSettings && !isManager) throw new AppError("FORBIDDEN", "Only the owner changes organization settings");
       if (externalStorage !== undefined && !isManager && !access.permissions.can_manage_storage)
         throw new AppError("FORBIDDEN", "This needs can_manage_storage in the organization");
       const before = access.organization.doc;
-      const updated = await organizationsCollection.update(t.tx, organizationId, (doc) => ({
-        ...doc,
-        name: settings.name ?? doc.name,
-        shortName: settings.shortName ?? doc.shortName,
-        type: settings.type ?? doc.type,
-        description: settings.description === undefined ? doc.description : settings.description,
-        contactEmail: settings.contactEmail ?? doc.contactEmail,
-        externalStorage: externalStorage === undefined ? doc.externalStorage : mergeExternalStorage(t, doc.externalStorage, externalStorage),
-      }));
-      const scope = { kind: "organization" as const, id: organizationId, name: updated!.doc.name };
+      const updated = await organizationsCollection.update(
+        t.tx,
+        organizationId,
+        (doc) => ({
+          ...doc,
+          name: settings.name ?? doc.name,
+          shortName: settings.shortName ?? doc.shortName,
+          type: settings.type ?? doc.type,
+          description: settings.description === undefined ? doc.description : settings.description,
+          contactEmail: settings.contactEmail ?? doc.contactEmail,
+          externalStorage: externalStorage === undefined ? doc.externalStorage : mergeExternalStorage(t, doc.externalStorage, externalStorage),
+        }),
+        { seen: access.organization },
+      );
+      if (!updated) throw new AppError("NOT_FOUND", "No such organization");
+      const scope = { kind: "organization" as const, id: organizationId, name: updated.doc.name };
       if (changesSettings) {
         const pick = (doc: typeof before) => ({
           name: doc.name,
@@ -128,7 +135,7 @@ export async function updateOrganization(options: { deps: Deps; actor: UserActor
           description: doc.description,
           contactEmail: doc.contactEmail,
         });
-        await recordAudit({ t, actor, action: "organization.updated", target: scope, scope, before: pick(before), after: pick(updated!.doc) });
+        await recordAudit({ t, actor, action: "organization.updated", target: scope, scope, before: pick(before), after: pick(updated.doc) });
       }
       if (externalStorage !== undefined) {
         const summary = (list: ExternalStorageDoc[]) => list.map(({ id, kind, label, secretKeys }) => ({ id, kind, label, configuredSecrets: secretKeys }));
@@ -139,10 +146,10 @@ export async function updateOrganization(options: { deps: Deps; actor: UserActor
           target: scope,
           scope,
           before: summary(before.externalStorage),
-          after: summary(updated!.doc.externalStorage),
+          after: summary(updated.doc.externalStorage),
         });
       }
-      return presentOrganization(updated!);
+      return presentOrganization(updated);
     });
   } catch (error) {
     if (isUniqueViolation({ error, constraint: "organizations_short_name_lower_key" })) throw shortNameTaken();
