@@ -16,6 +16,7 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { csvField } from "../observations/observation-export";
 
 export const integrityScanStartSchema = z
   .strictObject({
@@ -203,10 +204,9 @@ async function listIssuePage(deps: Deps, scanId: string, filter: z.infer<typeof 
 }
 
 const CSV_COLUMNS = ["id", "severity", "type", "collection", "documentId", "code", "message", "autoFixable", "status", "fix"] as const;
-const csvCell = (value: unknown) => {
-  const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-};
+/** One CSV field as the observation export writes it: a cell a spreadsheet would run as a formula is neutralised. */
+const csvCell = (value: unknown) =>
+  csvField(value === null || value === undefined ? null : typeof value === "string" || typeof value === "number" ? value : JSON.stringify(value));
 
 /**
  * A scan's issues, filtered, as CSV or a JSON array, produced a page (1,000) at a time so that an
