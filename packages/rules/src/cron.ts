@@ -7,8 +7,15 @@ import cronstrue from "cronstrue";
  */
 const FIVE_FIELDS = /^(\S+\s+){4}\S+$/;
 
+/**
+ * Jenkins' `H` (a value drawn at random at every parse), which the parser also takes: the schedulers
+ * read the expression again each minute, so such a schedule would fire at random minutes, or not at all.
+ * Weekday names (`THU`) hold an H inside a word, not as a field's value.
+ */
+const HASHED_VALUE = /(^|[\s,])H(?=$|[\s,/(])/i;
+
 export function isCronExpression(expression: string): boolean {
-  if (!FIVE_FIELDS.test(expression.trim())) return false;
+  if (!FIVE_FIELDS.test(expression.trim()) || HASHED_VALUE.test(expression)) return false;
   try {
     CronExpressionParser.parse(expression, { tz: "UTC" });
     return true;

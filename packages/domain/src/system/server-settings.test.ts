@@ -18,6 +18,10 @@ describe("server settings, checked field by field as the settings page does", ()
   it.each<[SettingField, unknown, string | null]>([
     ["backupSchedule", "every night", "The backup schedule must be a cron expression of five fields: minute hour day month weekday (UTC)."],
     ["backupSchedule", "61 3 * * *", "The backup schedule must be a valid cron expression: minute 0–59, hour 0–23, day 1–31, month 1–12, weekday 0–7 (UTC)."],
+    // Jenkins' H is a random value at every parse: such a schedule fires at random minutes.
+    ["backupSchedule", "H * * * *", "The backup schedule must be a valid cron expression: minute 0–59, hour 0–23, day 1–31, month 1–12, weekday 0–7 (UTC)."],
+    ["backupSchedule", "0 H/2 * * *", "The backup schedule must be a valid cron expression: minute 0–59, hour 0–23, day 1–31, month 1–12, weekday 0–7 (UTC)."],
+    ["backupSchedule", "0 3 * * THU", null],
     ["backupSchedule", "0 3 * * *", null],
     ["backupSchedule", null, null],
     ["scanSchedule.quick", "* * *", "The quick scan schedule must be a cron expression of five fields: minute hour day month weekday (UTC)."],
