@@ -54,7 +54,8 @@ describe("issue export as CSV", () => {
   it("never hands a spreadsheet a cell that starts a formula", async () => {
     const { db } = deps();
     const observation = await observationsCollection.insert(db, observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: "Exported" }));
-    // A name the upload takes (no slashes or control characters). A record whose object is not in storage: its FILE_MISSING message starts with the file's name.
+    // A name the upload takes (no slashes or control characters). A record whose object is not in storage:
+    // its FILE_MISSING message starts with the file's name.
     await filesCollection.insert(db, fileDocument(observation.id, observatoryId, "=cmd|' -C calc'!A0.fits"));
     const scan = await scanToEnd<{ id: string; status: string }>({ kind: "full", collections: ["files"], checkStorage: true }, adminToken);
     expect(scan.status).toBe("completed");
