@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
+import { holdTable, lockWaiters } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 const ADMIN = { email: "observatories-admin@example.com", password: "observatories admin password" };
 let server: TestServer;
@@ -62,16 +64,18 @@ describe("POST /observatories", () => {
       "OWNING_ORGANIZATION_CANNOT_BE_REMOVED",
     );
     expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).organizations).toHaveLength(1);
-    // Nor can its permissions drop below all four while it owns the observatory.
-    await expectProblem(
-      await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, {
-        method: "PUT",
-        token: owner.token,
-        json: { permissions: { can_admin: false } },
-      }),
-      409,
-      "OWNER_PERMISSIONS_FIXED",
-    );
+    // Nor can its permissions drop below all four while it owns the observatory, not even one that can_admin implies.
+    for (const permissions of [{ can_admin: false }, { can_observe: false }]) {
+      await expectProblem(
+        await server.request(`/observatories/${observatory.id}/members/organization/${organization.id}`, {
+          method: "PUT",
+          token: owner.token,
+          json: { permissions },
+        }),
+        409,
+        "OWNER_PERMISSIONS_FIXED",
+      );
+    }
     expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).organizations[0].permissions).toEqual(ALL);
     const history = await must(`/observatories/${observatory.id}/history`, { token: owner.token }, 200);
     expect(history.items).toEqual([
@@ -292,6 +296,42 @@ describe("observatory members", () => {
     expect((await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).users.map((user: { userId: string }) => user.userId)).toEqual([
       owner.id,
     ]);
+  });
+
+  it("leaves no membership of an organization deleted while an observatory adds it", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner, { name: "Vanishing Org" });
+    const observatory = await createObservatory(owner, { name: "Host" });
+
+    // The addition holds the organization against its deletion, writes the membership, then waits at its history entry.
+    const hold = await holdTable(server.databaseUrl, "observatory_history");
+    let added: { status: number };
+    let deleted: { status: number };
+    try {
+      const addition = call(`/observatories/${observatory.id}/members/organization`, {
+        method: "POST",
+        token: owner.token,
+        json: { organizationId: organization.id, permissions: { can_view: true } },
+      });
+      await until("the addition to wait at the observatory's history", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
+      let settled = false;
+      const deletion = call(`/organizations/${organization.id}`, { method: "DELETE", token: owner.token }).finally(() => (settled = true));
+      await until("the deletion to wait for the addition", async () => settled || (await lockWaiters(server.server.runtime.deps.sql)) >= 2, {
+        intervalMs: 5,
+      });
+      await hold.release();
+      [added, deleted] = await Promise.all([addition, deletion]);
+    } finally {
+      await hold.release();
+    }
+
+    // The addition first; the deletion then ends the membership it made (recorded in the observatory's history).
+    expect([added.status, deleted.status]).toEqual([201, 204]);
+    const left = await server.server.runtime.deps.sql`
+      select id from observatory_members where member_kind = 'organization' and member_id = ${organization.id}`;
+    expect(left).toHaveLength(0);
+    const history = await must(`/observatories/${observatory.id}/history`, { token: owner.token }, 200);
+    expect(history.items[0]).toMatchObject({ type: "organization_removed", data: { organizationId: organization.id, reason: "organization_deleted" } });
   });
 });
 

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { holdRows, lockWaiters } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 const ADMIN = { email: "transfer-admin@example.com", password: "transfer admin password" };
 let server: TestServer;
@@ -10,13 +12,39 @@ beforeAll(async () => {
   ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
-const { must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
+const { must, call, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
 
 const ALL = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 
 const transfer = (token: string, observatoryId: string, to: { kind: string; id: string }) =>
   server.request(`/observatories/${observatoryId}/transfer-ownership`, { method: "POST", token, json: to });
 const permissionsOf = (token: string, observatoryId: string) => must(`/observatories/${observatoryId}/permissions/me`, { token }, 200);
+
+/**
+ * Holds one membership row of the observatory: `first` reaches it and waits, then `second` queues behind it (on the
+ * observatory's row, which `first` holds, or on the membership); then the hold ends and both finish.
+ */
+async function queueOnMembership(
+  membership: { observatoryId: string; kind: "user" | "organization"; memberId: string },
+  first: () => Promise<{ status: number; body: unknown }>,
+  second: () => Promise<{ status: number; body: unknown }>,
+) {
+  const hold = await holdRows(
+    server.databaseUrl,
+    `select id from observatory_members where observatory_id = '${membership.observatoryId}' and member_kind = '${membership.kind}'
+        and member_id = '${membership.memberId}' for update`,
+  );
+  try {
+    const one = first();
+    await until("the first request to wait for the membership row", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
+    const two = second();
+    await until("the second request to wait behind it", async () => (await lockWaiters(server.server.runtime.deps.sql)) >= 2, { intervalMs: 5 });
+    await hold.release();
+    return await Promise.all([one, two]);
+  } finally {
+    await hold.release();
+  }
+}
 
 describe("POST /observatories/{id}/transfer-ownership to a user", () => {
   it("needs the user to be a member (409 NOT_A_MEMBER), then hands over; the previous owner keeps full access", async () => {
@@ -139,5 +167,87 @@ describe("POST /observatories/{id}/transfer-ownership to an organization", () =>
     expect(await permissionsOf(heir.token, observatory.id)).toMatchObject({ ...ALL, sources: [{ kind: "owner", permissions: ALL }] });
     await must(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: heir.token }, 204);
     await expectProblem(await server.request(`/observatories/${observatory.id}`, { token: orgAdmin.token }), 404, "NOT_FOUND");
+  });
+});
+
+/**
+ * A membership change that read the observatory before its transfer committed must not undo what the transfer
+ * guarantees: membership writes take the observatory's row lock first, as the transfer does, so they judge its owner
+ * after the transfer.
+ */
+describe("membership changes racing a transfer", () => {
+  it("keeps the receiving organization a member with every permission when its removal is under way", async () => {
+    const owner = await createAccount(server);
+    const orgOwner = await createAccount(server);
+    const organization = await createOrganization(orgOwner, { name: "Heir Org" });
+    const observatory = await createObservatory(owner, { name: "Contested" });
+    await addObservatoryOrganization(owner, observatory.id, organization.id, { can_view: true });
+
+    const [removed, transferred] = await queueOnMembership(
+      { observatoryId: observatory.id, kind: "organization", memberId: organization.id },
+      () => call(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }),
+      () =>
+        call(`/observatories/${observatory.id}/transfer-ownership`, {
+          method: "POST",
+          token: owner.token,
+          json: { kind: "organization", id: organization.id },
+        }),
+    );
+
+    // The removal first, then the transfer, which makes the organization a member again: it need not be one beforehand.
+    expect([removed.status, transferred.status]).toEqual([204, 200]);
+    expect((await must(`/observatories/${observatory.id}`, { token: owner.token }, 200)).owner).toMatchObject({ kind: "organization", id: organization.id });
+    const members = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
+    expect(members.organizations).toEqual([{ organizationId: organization.id, name: "Heir Org", permissions: ALL, owning: true }]);
+    expect(await permissionsOf(orgOwner.token, observatory.id)).toMatchObject(ALL);
+  });
+
+  it("refuses a reduction of the receiving organization's permissions that waited for the transfer: 409 OWNER_PERMISSIONS_FIXED", async () => {
+    const owner = await createAccount(server);
+    const orgOwner = await createAccount(server);
+    const organization = await createOrganization(orgOwner, { name: "Heir Org" });
+    const observatory = await createObservatory(owner, { name: "Contested" });
+    await addObservatoryOrganization(owner, observatory.id, organization.id, { can_view: true, can_observe: true });
+
+    const [transferred, reduced] = await queueOnMembership(
+      { observatoryId: observatory.id, kind: "organization", memberId: organization.id },
+      () =>
+        call(`/observatories/${observatory.id}/transfer-ownership`, {
+          method: "POST",
+          token: owner.token,
+          json: { kind: "organization", id: organization.id },
+        }),
+      () =>
+        call(`/observatories/${observatory.id}/members/organization/${organization.id}`, {
+          method: "PUT",
+          token: owner.token,
+          json: { permissions: { can_observe: false } },
+        }),
+    );
+
+    expect(transferred.status).toBe(200);
+    expect({ status: reduced.status, code: (reduced.body as { code?: string } | null)?.code }).toEqual({ status: 409, code: "OWNER_PERMISSIONS_FIXED" });
+    const members = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
+    expect(members.organizations).toEqual([{ organizationId: organization.id, name: "Heir Org", permissions: ALL, owning: true }]);
+    expect(await permissionsOf(orgOwner.token, observatory.id)).toMatchObject(ALL);
+  });
+
+  it("does not let the receiving user leave once the transfer under way has made them the owner: 409 OWNER_CANNOT_BE_REMOVED", async () => {
+    const owner = await createAccount(server);
+    const heir = await createAccount(server);
+    const observatory = await createObservatory(owner, { name: "Contested" });
+    await addObservatoryMember(owner, observatory.id, heir);
+
+    const [transferred, left] = await queueOnMembership(
+      { observatoryId: observatory.id, kind: "user", memberId: heir.id },
+      () => call(`/observatories/${observatory.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { kind: "user", id: heir.id } }),
+      () => call(`/observatories/${observatory.id}/members/${heir.id}`, { method: "DELETE", token: heir.token }),
+    );
+
+    expect(transferred.status).toBe(200);
+    expect({ status: left.status, code: (left.body as { code?: string } | null)?.code }).toEqual({ status: 409, code: "OWNER_CANNOT_BE_REMOVED" });
+    expect(await permissionsOf(heir.token, observatory.id)).toEqual({ ...ALL, sources: [{ kind: "owner", permissions: ALL }] });
+    const history = await must(`/observatories/${observatory.id}/history`, { token: heir.token }, 200);
+    expect(history.items.map((item: { type: string }) => item.type)).not.toContain("member_removed");
   });
 });

@@ -5,20 +5,36 @@ import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
-import { closePermissions } from "@meridian/rules";
 import { ALL_OBSERVATORY_PERMISSIONS, NO_OBSERVATORY_PERMISSIONS, requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
-import { observatoryMemberWhere, recordHistory } from "./observatories";
-import { inTransaction } from "../transaction";
+import { lockObservatoryMember, recordHistory } from "./observatories";
+import { inTransaction, type InTransaction } from "../transaction";
 import { endInvitationsOf } from "../invitations/end-invitations";
 
 type PermissionsInput = Partial<ObservatoryPermissions>;
 
-async function loadObservatoryForAdmin(tx: Deps["db"] | Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0], actor: UserActor, observatoryId: string) {
-  await requireObservatoryPermission({ db: tx, actor, observatoryId, permission: "can_admin" });
-  const observatory = await observatoriesCollection.get(tx, observatoryId);
+/**
+ * Locks the observatory's row, as its transfer does, before any membership write: the owner read here stays the
+ * owner until the transaction ends. Then the actor's permission, judged on the observatory as it now is.
+ */
+async function lockObservatory(t: InTransaction, actor: UserActor, observatoryId: string, permission: "can_admin" | "can_view" = "can_admin") {
+  const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
+  await requireObservatoryPermission({ db: t.tx, actor, observatoryId, permission });
   return observatory;
+}
+
+/** Holds the organization against its deletion (which takes its row for update) until the transaction ends. */
+async function holdOrganization(t: InTransaction, organizationId: string) {
+  const { organizations } = tables;
+  const [organization] = await t.tx
+    .select({ doc: organizations.doc })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId))
+    .for("key share")
+    .limit(1);
+  if (!organization) throw new AppError("NOT_FOUND", "No such organization");
+  return organization.doc;
 }
 
 export async function listObservatoryMembers(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
@@ -81,7 +97,7 @@ export async function addObservatoryUser(options: { deps: Deps; actor: UserActor
   const { deps, actor, observatoryId } = options;
   try {
     return await inTransaction(deps, async (t) => {
-      const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
+      const observatory = await lockObservatory(t, actor, observatoryId);
       const user = await findUserByEmail({ db: t.tx, email: options.email });
       if (observatory.doc.owner.kind === "user" && observatory.doc.owner.id === user.id) throw new AppError("ALREADY_MEMBER", "This user owns the observatory");
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
@@ -113,20 +129,23 @@ export async function addObservatoryUser(options: { deps: Deps; actor: UserActor
 export async function updateObservatoryUser(options: { deps: Deps; actor: UserActor; observatoryId: string; userId: string; permissions: PermissionsInput }) {
   const { deps, actor, observatoryId, userId } = options;
   return inTransaction(deps, async (t) => {
-    const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
-    const member = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "user", memberId: userId }));
+    const observatory = await lockObservatory(t, actor, observatoryId);
+    const member = await lockObservatoryMember({ t, observatoryId, kind: "user", memberId: userId });
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
-    const updated = await observatoryMembersCollection.update(t.tx, member.id, (doc) => ({
-      ...doc,
-      permissions: { ...doc.permissions, ...options.permissions },
-    }));
+    const updated = await observatoryMembersCollection.update(
+      t.tx,
+      member.id,
+      (doc) => ({ ...doc, permissions: { ...doc.permissions, ...options.permissions } }),
+      { seen: member },
+    );
+    if (!updated) throw new AppError("NOT_FOUND", "This user is not a member");
     const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId)!;
     await recordHistory({
       t,
       observatoryId,
       type: "member_permissions_updated",
       actorId: actor.id,
-      data: { userId, userName: user.doc.name, email: user.doc.email, permissionsBefore: member.doc.permissions, permissionsAfter: updated!.doc.permissions },
+      data: { userId, userName: user.doc.name, email: user.doc.email, permissionsBefore: member.doc.permissions, permissionsAfter: updated.doc.permissions },
     });
     await recordAudit({
       t,
@@ -135,24 +154,22 @@ export async function updateObservatoryUser(options: { deps: Deps; actor: UserAc
       target: { kind: "user", id: userId, name: user.doc.name },
       scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
       before: member.doc.permissions,
-      after: updated!.doc.permissions,
+      after: updated.doc.permissions,
     });
-    return { userId, email: user.doc.email, name: user.doc.name, permissions: updated!.doc.permissions, source: "direct" as const };
+    return { userId, email: user.doc.email, name: user.doc.name, permissions: updated.doc.permissions, source: "direct" as const };
   });
 }
 
 export async function removeObservatoryUser(options: { deps: Deps; actor: UserActor; observatoryId: string; userId: string }) {
   const { deps, actor, observatoryId, userId } = options;
   await inTransaction(deps, async (t) => {
-    if (userId !== actor.id) await loadObservatoryForAdmin(t.tx, actor, observatoryId);
-    else await requireObservatoryPermission({ db: t.tx, actor, observatoryId, permission: "can_view" });
-    const observatory = await observatoriesCollection.get(t.tx, observatoryId);
-    if (observatory?.doc.owner.kind === "user" && observatory.doc.owner.id === userId) {
+    // Leaving needs only to see the observatory; removing another, to administer it.
+    const observatory = await lockObservatory(t, actor, observatoryId, userId === actor.id ? "can_view" : "can_admin");
+    if (observatory.doc.owner.kind === "user" && observatory.doc.owner.id === userId) {
       throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer the observatory before its owner can leave");
     }
-    const member = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "user", memberId: userId }));
-    if (!member || !observatory) throw new AppError("NOT_FOUND", "This user is not a member");
-    await observatoryMembersCollection.remove(t.tx, member.id);
+    const member = await lockObservatoryMember({ t, observatoryId, kind: "user", memberId: userId });
+    if (!member || !(await observatoryMembersCollection.remove(t.tx, member.id))) throw new AppError("NOT_FOUND", "This user is not a member");
     const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
     if (user) await endInvitationsOf({ t, kind: "observatory", scopeId: observatoryId, email: user.doc.email });
     const left = userId === actor.id;
@@ -191,22 +208,22 @@ export async function addObservatoryOrganization(options: {
   const { deps, actor, observatoryId, organizationId } = options;
   try {
     return await inTransaction(deps, async (t) => {
-      const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
-      const organization = await organizationsCollection.get(t.tx, organizationId);
-      if (!organization) throw new AppError("NOT_FOUND", "No such organization");
+      const observatory = await lockObservatory(t, actor, observatoryId);
+      // Its deletion ends its memberships under its row lock: held here, it cannot end before this one is written.
+      const organization = await holdOrganization(t, organizationId);
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
       await observatoryMembersCollection.insert(t.tx, { observatoryId, memberKind: "organization", memberId: organizationId, permissions });
-      const data = { organizationId, organizationName: organization.doc.name, permissionsBefore: null, permissionsAfter: permissions };
+      const data = { organizationId, organizationName: organization.name, permissionsBefore: null, permissionsAfter: permissions };
       await recordHistory({ t, observatoryId, type: "organization_added", actorId: actor.id, data });
       await recordAudit({
         t,
         actor,
         action: "observatory.organization_added",
-        target: { kind: "organization", id: organizationId, name: organization.doc.name },
+        target: { kind: "organization", id: organizationId, name: organization.name },
         scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
         after: { permissions },
       });
-      return { organizationId, name: organization.doc.name, permissions, owning: false };
+      return { organizationId, name: organization.name, permissions, owning: false };
     });
   } catch (error) {
     if (isUniqueViolation({ error, constraint: "observatory_members_key" })) throw new AppError("ALREADY_MEMBER", "This organization is already a member");
@@ -223,15 +240,18 @@ export async function updateObservatoryOrganization(options: {
 }) {
   const { deps, actor, observatoryId, organizationId } = options;
   return inTransaction(deps, async (t) => {
-    const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
-    const member = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "organization", memberId: organizationId }));
+    const observatory = await lockObservatory(t, actor, observatoryId);
+    const member = await lockObservatoryMember({ t, observatoryId, kind: "organization", memberId: organizationId });
     if (!member) throw new AppError("NOT_FOUND", "This organization is not a member");
     const owning = observatory.doc.owner.kind === "organization" && observatory.doc.owner.id === organizationId;
     const permissions = { ...member.doc.permissions, ...options.permissions };
-    if (owning && Object.values(closePermissions(permissions)).some((value) => !value)) {
+    // Refused even where the closure would give the permission back (can_admin implies can_observe): the owning
+    // organization's grant, as the member list shows it, stays every permission.
+    if (owning && Object.values(permissions).some((value) => !value)) {
       throw new AppError("OWNER_PERMISSIONS_FIXED", "The owning organization keeps every permission");
     }
-    await observatoryMembersCollection.update(t.tx, member.id, (doc) => ({ ...doc, permissions }));
+    const updated = await observatoryMembersCollection.update(t.tx, member.id, (doc) => ({ ...doc, permissions }), { seen: member });
+    if (!updated) throw new AppError("NOT_FOUND", "This organization is not a member");
     const organization = await organizationsCollection.get(t.tx, organizationId);
     const name = organization?.doc.name ?? null;
     await recordHistory({
@@ -257,13 +277,13 @@ export async function updateObservatoryOrganization(options: {
 export async function removeObservatoryOrganization(options: { deps: Deps; actor: UserActor; observatoryId: string; organizationId: string }) {
   const { deps, actor, observatoryId, organizationId } = options;
   await inTransaction(deps, async (t) => {
-    const observatory = await loadObservatoryForAdmin(t.tx, actor, observatoryId);
-    const member = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "organization", memberId: organizationId }));
+    const observatory = await lockObservatory(t, actor, observatoryId);
+    const member = await lockObservatoryMember({ t, observatoryId, kind: "organization", memberId: organizationId });
     if (!member) throw new AppError("NOT_FOUND", "This organization is not a member");
     if (observatory.doc.owner.kind === "organization" && observatory.doc.owner.id === organizationId) {
       throw new AppError("OWNING_ORGANIZATION_CANNOT_BE_REMOVED", "Transfer the observatory before removing its owning organization");
     }
-    await observatoryMembersCollection.remove(t.tx, member.id);
+    if (!(await observatoryMembersCollection.remove(t.tx, member.id))) throw new AppError("NOT_FOUND", "This organization is not a member");
     const organization = await organizationsCollection.get(t.tx, organizationId);
     const name = organization?.doc.name ?? null;
     await recordHistory({

@@ -6,6 +6,8 @@ import {
   tables,
   type Executor,
   type ObservatoryDoc,
+  type ObservatoryMemberDoc,
+  type StoredDocument,
 } from "@meridian/db";
 import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
@@ -63,20 +65,45 @@ export async function recordHistory(options: {
   await observatoryHistoryCollection.insert(t.tx, entry, undefined, { stampAtStatement: true });
 }
 
-/** Upserts an organization as member with every permission (an owning organization always has them). */
+/**
+ * The membership row, locked until the transaction ends, or undefined if there is none. Taken last: after the
+ * observatory's row and any organization's row, the order of the transfer and of the organization's deletion.
+ */
+export async function lockObservatoryMember(options: {
+  t: Pick<InTransaction, "tx">;
+  observatoryId: string;
+  kind: "user" | "organization";
+  memberId: string;
+}): Promise<StoredDocument<ObservatoryMemberDoc> | undefined> {
+  const { t, ...member } = options;
+  const { observatoryMembers } = tables;
+  const [row] = await t.tx
+    .select({ id: observatoryMembers.id, doc: observatoryMembers.doc, createdAt: observatoryMembers.createdAt, updatedAt: observatoryMembers.updatedAt })
+    .from(observatoryMembers)
+    .where(observatoryMemberWhere(member))
+    .for("update")
+    .limit(1);
+  return row;
+}
+
+/**
+ * Makes an organization a member with every permission (an owning organization always has them), inserting the
+ * membership when there is none. The caller holds the observatory's row lock.
+ */
 async function grantOrganizationFullMembership(options: { t: Pick<InTransaction, "tx">; observatoryId: string; organizationId: string }) {
-  const { observatoryId, organizationId } = options;
-  const db = options.t.tx;
-  const existing = await observatoryMembersCollection.findOne(db, observatoryMemberWhere({ observatoryId, kind: "organization", memberId: organizationId }));
-  if (existing) await observatoryMembersCollection.update(db, existing.id, (doc) => ({ ...doc, permissions: ALL_OBSERVATORY_PERMISSIONS }));
-  else
-    await observatoryMembersCollection.insert(db, {
-      observatoryId,
-      memberKind: "organization",
-      memberId: organizationId,
-      permissions: ALL_OBSERVATORY_PERMISSIONS,
-    });
-  return existing?.doc.permissions;
+  const { t, observatoryId, organizationId } = options;
+  const existing = await lockObservatoryMember({ t, observatoryId, kind: "organization", memberId: organizationId });
+  const raised =
+    existing &&
+    (await observatoryMembersCollection.update(t.tx, existing.id, (doc) => ({ ...doc, permissions: ALL_OBSERVATORY_PERMISSIONS }), { seen: existing }));
+  if (raised) return existing.doc.permissions;
+  await observatoryMembersCollection.insert(t.tx, {
+    observatoryId,
+    memberKind: "organization",
+    memberId: organizationId,
+    permissions: ALL_OBSERVATORY_PERMISSIONS,
+  });
+  return undefined;
 }
 
 export async function createObservatory(options: { deps: Deps; actor: UserActor; input: ObservatoryCreate }) {
@@ -208,9 +235,9 @@ export async function transferObservatoryOwnership(options: {
 
     let targetName: string | null;
     if (to.kind === "user") {
-      const membership = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "user", memberId: to.id }));
-      if (!membership) throw new AppError("NOT_A_MEMBER", "Ownership can only go to a user who is a member of the observatory");
-      await observatoryMembersCollection.remove(t.tx, membership.id);
+      const membership = await lockObservatoryMember({ t, observatoryId, kind: "user", memberId: to.id });
+      if (!membership || !(await observatoryMembersCollection.remove(t.tx, membership.id)))
+        throw new AppError("NOT_A_MEMBER", "Ownership can only go to a user who is a member of the observatory");
       const user = await t.tx.select().from(tables.users).where(eq(tables.users.id, to.id)).limit(1);
       targetName = user[0]?.doc.name ?? null;
     } else {
