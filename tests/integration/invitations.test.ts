@@ -4,7 +4,7 @@ import { createAccount, expectProblem, roomyLimits, type Account } from "../supp
 import { jsonApi } from "../support/json-api";
 import { startSmtpCapture, type CapturedMail } from "../support/smtp-capture";
 import { controlServerClock, type TestClock } from "../support/test-clock";
-import { holdTable, lockWaiters } from "../support/table-hold";
+import { holdRows, holdTable, lockWaiters } from "../support/table-hold";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -356,6 +356,88 @@ describe("an invitation outlived by the membership it offered", () => {
     expect(refused.status).toBe(410);
     expect(refused.body.detail).toMatch(/revoked/);
     expect((await call(base, { token: person.token })).status).toBe(404);
+  });
+});
+
+describe("an invitation accepted while its scope goes away", () => {
+  /**
+   * A scope of the owner's, ready to be deleted or removed, with a row that its deletion locks after the scope's
+   * own (a membership, or an observation to cancel): held, it parks the deletion halfway.
+   */
+  type Prepared = { base: string; parking: string; grant: Record<string, unknown>; membersOf: (userId: string) => PromiseLike<readonly unknown[]> };
+  const sql = () => server.server.runtime.deps.sql;
+  const scopes: Array<[string, (owner: Account) => Promise<Prepared>]> = [
+    [
+      "organization",
+      async (owner) => {
+        const organization = await createOrganization(owner);
+        await addOrganizationMember(owner, organization.id, await createAccount(server));
+        return {
+          base: `/organizations/${organization.id}`,
+          parking: `select id from organization_members where organization_id = '${organization.id}' for update`,
+          grant: { permissions: {} },
+          membersOf: (userId) => sql()`select id from organization_members where organization_id = ${organization.id} and user_id = ${userId}`,
+        };
+      },
+    ],
+    [
+      "observatory",
+      async (owner) => {
+        const observatory = await createObservatory(owner);
+        const project = await must("/projects", { method: "POST", token: owner.token, json: { name: "Parked" } }, 201);
+        const targets = [{ name: "Mira", ra: 34.84, dec: -2.98, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] }];
+        const json = { name: "Waiting", projectId: project.id, observatoryId: observatory.id, targets };
+        await must("/observations", { method: "POST", token: owner.token, json }, 201);
+        return {
+          base: `/observatories/${observatory.id}`,
+          parking: `select id from observations where observatory_id = '${observatory.id}' for update`,
+          grant: { permissions: { can_view: true } },
+          membersOf: (userId) => sql()`select id from observatory_members where observatory_id = ${observatory.id} and member_id = ${userId}`,
+        };
+      },
+    ],
+    [
+      "project",
+      async (owner) => {
+        const project = await must("/projects", { method: "POST", token: owner.token, json: { name: "Closing" } }, 201);
+        await must(`/projects/${project.id}/members`, {
+          method: "POST",
+          token: owner.token,
+          json: { email: (await createAccount(server)).email, role: "member" },
+        });
+        await must(`/projects/${project.id}`, { method: "PUT", token: owner.token, json: { status: "archived" } }, 200);
+        return {
+          base: `/projects/${project.id}`,
+          parking: `select id from project_members where project_id = '${project.id}' for update`,
+          grant: { role: "member" },
+          membersOf: (userId) => sql()`select id from project_members where project_id = ${project.id} and user_id = ${userId}`,
+        };
+      },
+    ],
+  ];
+  it.each(scopes)("%s: the acceptance waits for the deletion under way and is refused (410), leaving no member behind", async (_kind, prepare) => {
+    const owner = await createAccount(server);
+    const { base, parking, grant, membersOf } = await prepare(owner);
+    const email = freshEmail("closing");
+    const person = await createAccount(server, { email });
+    expect((await invite(owner, base, { email, ...grant })).status).toBe(201);
+    const token = await invitationToken(email);
+    const hold = await holdRows(server.databaseUrl, parking);
+    try {
+      const removal = call(base, { method: "DELETE", token: owner.token });
+      await until("the deletion to wait at the hold", () => hold.waiting(), { intervalMs: 5 });
+      const acceptance = accept(person, token);
+      let answered = false;
+      void acceptance.finally(() => (answered = true));
+      await until("the acceptance to wait for the deletion, or to answer", async () => answered || (await lockWaiters(sql())) >= 2, { intervalMs: 5 });
+      await hold.release();
+      expect((await removal).status).toBe(204);
+      const accepted = await acceptance;
+      expect({ status: accepted.status, code: accepted.body.code }).toEqual({ status: 410, code: "INVITATION_EXPIRED" });
+    } finally {
+      await hold.release();
+    }
+    expect(await membersOf(person.id)).toEqual([]);
   });
 });
 

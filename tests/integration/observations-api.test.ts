@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observingNetwork } from "../support/observing-network";
+import { holdRows } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 const ADMIN = { email: "observations-api-admin@example.com", password: "observations api admin password" };
 let server: TestServer;
@@ -134,6 +137,28 @@ describe("submitting an observation", () => {
       409,
       "PROJECT_NOT_ACTIVE",
     );
+  });
+});
+
+describe("a project archived and deleted while an observation is created in it", () => {
+  // Observations go into active projects, and only an archived project may be deleted: a creation that read its
+  // project as active must not commit a pending observation into a project archived and deleted in the meantime.
+  it("never leaves a pending observation in a deleted project: the creation finds it gone (404)", async () => {
+    const { observatory, project } = await observingNetwork(must, owner);
+    // Parks the creation after its reads (the project, still active), at its hold on the observatory.
+    const hold = await holdRows(server.databaseUrl, `select id from observatories where id = '${observatory.id}' for update`);
+    try {
+      const creation = call("/observations", { method: "POST", token: owner.token, json: body({ projectId: project.id, observatoryId: observatory.id }) });
+      await until("the creation to wait at the observatory", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
+      expect((await call(`/projects/${project.id}`, { method: "PUT", token: owner.token, json: { status: "archived" } })).status).toBe(200);
+      expect((await call(`/projects/${project.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+      await hold.release();
+      const created = await creation;
+      expect({ status: created.status, code: created.body.code }).toEqual({ status: 404, code: "NOT_FOUND" });
+    } finally {
+      await hold.release();
+    }
+    expect((await must(`/observations?observatoryId=${observatory.id}&limit=10`, { token: owner.token }, 200)).items).toEqual([]);
   });
 });
 

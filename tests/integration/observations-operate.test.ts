@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, describeAuthSuite, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observingNetwork } from "../support/observing-network";
+import { holdRows } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 type Seven = [Account, Account, Account, Account, Account, Account, Account];
 const ADMIN = { email: "observations-operate-admin@example.com", password: "observations operate admin password" };
@@ -264,5 +267,23 @@ describe("POST /observations/{id}/clone", () => {
     await expectProblem(await post(`/observations/${inPaused.id}/clone`, owner.token), 409, "PROJECT_NOT_ACTIVE");
     const status = await call(`/observations/${inPaused.id}`, { token: owner.token });
     expect(status.body).toMatchObject({ status: "pending" });
+  });
+
+  it("judges the project's status again under its lock: a project archived while the clone was under way is 409", async () => {
+    const network = await observingNetwork(must, owner);
+    const source = await submit({ projectId: network.project.id, observatoryId: network.observatory.id });
+    // Parks the clone after its checks (the project, still active), at its hold on the observatory.
+    const hold = await holdRows(server.databaseUrl, `select id from observatories where id = '${network.observatory.id}' for update`);
+    try {
+      const clone = post(`/observations/${source.id}/clone`, owner.token);
+      await until("the clone to wait at the observatory", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
+      await must(`/projects/${network.project.id}`, { method: "PUT", token: owner.token, json: { status: "archived" } }, 200);
+      await hold.release();
+      await expectProblem(await clone, 409, "PROJECT_NOT_ACTIVE");
+    } finally {
+      await hold.release();
+    }
+    const inProject = (await must(`/observations?projectId=${network.project.id}&limit=10`, { token: owner.token }, 200)) as { items: Observation[] };
+    expect(inProject.items.map((observation) => observation.id)).toEqual([source.id]);
   });
 });

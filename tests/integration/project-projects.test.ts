@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
 import { invitationPathFor } from "../support/invitation-links";
+import { holdRows, lockWaiters } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 const ADMIN = { email: "projects-admin@example.com", password: "projects admin password" };
 let server: TestServer;
@@ -210,6 +212,59 @@ describe("project members", () => {
       owner.id,
       admin.id,
     ]);
+  });
+});
+
+describe("a project deleted while it is changed or joined", () => {
+  /**
+   * An archived project of its own with one member, whose deletion has begun: it has locked the project's row and
+   * waits, at the memberships it deletes, on a hold of the member's row (`release` lets it go on).
+   */
+  async function deletionUnderWay() {
+    const owner = await createAccount(server);
+    const member = await createAccount(server);
+    const project = await createProject(owner);
+    expect((await addMember(owner, project.id, member.email, "member")).status).toBe(201);
+    await must(`/projects/${project.id}`, { method: "PUT", token: owner.token, json: { status: "archived" } }, 200);
+    const hold = await holdRows(server.databaseUrl, `select id from project_members where project_id = '${project.id}' for update`);
+    const deletion = server.request(`/projects/${project.id}`, { method: "DELETE", token: owner.token });
+    await until("the deletion to wait at the memberships", () => hold.waiting(), { intervalMs: 5 });
+    return { owner, project, hold, deletion };
+  }
+  const waitingOnLocks = () => lockWaiters(server.server.runtime.deps.sql);
+  const membershipsOf = async (projectId: string) =>
+    (await server.server.runtime.deps.sql<Array<{ user_id: string }>>`select user_id from project_members where project_id = ${projectId}`).map(
+      (row) => row.user_id,
+    );
+
+  it("an update waiting for the deletion finds the project gone: 404, not a 500", async () => {
+    const { owner, project, hold, deletion } = await deletionUnderWay();
+    try {
+      const update = server.request(`/projects/${project.id}`, { method: "PUT", token: owner.token, json: { name: "Too late" } });
+      await until("the update to wait for the deletion", async () => (await waitingOnLocks()) >= 2, { intervalMs: 5 });
+      await hold.release();
+      expect((await deletion).status).toBe(204);
+      await expectProblem(await update, 404, "NOT_FOUND");
+    } finally {
+      await hold.release();
+    }
+  });
+
+  it("a member added while it is deleted waits for the deletion and finds the project gone (404), leaving no membership", async () => {
+    const { owner, project, hold, deletion } = await deletionUnderWay();
+    const joiner = await createAccount(server);
+    try {
+      const addition = addMember(owner, project.id, joiner.email, "member");
+      let answered = false;
+      void addition.finally(() => (answered = true));
+      await until("the addition to wait for the deletion, or to answer", async () => answered || (await waitingOnLocks()) >= 2, { intervalMs: 5 });
+      await hold.release();
+      expect((await deletion).status).toBe(204);
+      await expectProblem(await addition, 404, "NOT_FOUND");
+    } finally {
+      await hold.release();
+    }
+    expect(await membershipsOf(project.id)).toEqual([]);
   });
 });
 

@@ -73,16 +73,21 @@ export async function requireInvitationToSignUp(options: { deps: Deps; token: st
 export async function acceptInvitation(options: { deps: Deps; actor: UserActor; token: string }) {
   const { deps, actor, token } = options;
   return inTransaction(deps, async (t) => {
+    // The scope's row is locked before the invitation's, the order of the scope's deletion (its row, then its
+    // members and invitations): a deletion under way is waited for, and none starts until this one has joined.
+    const { scopeId, grant } = (await findByToken({ db: t.tx, token })).doc;
+    const kind = grant.kind;
+    const rules = invitationScopeRules[kind];
+    const scope = await rules.hold({ t, id: scopeId });
+    if (!scope) throw new AppError("INVITATION_EXPIRED", "What this invitation was for no longer exists");
+    // The account's row before the invitation's, the order of a direct addition (its room for one more
+    // membership is counted under the user's lock, then its invitations end): the two queue, never deadlock.
+    const user = await usersCollection.get(t.tx, actor.id, { forUpdate: true });
     const invitation = await findByToken({ db: t.tx, token, forUpdate: true });
     requireUsable({ invitation, now: t.now() });
     const { doc } = invitation;
-    const user = await usersCollection.get(t.tx, actor.id);
     if (!user || user.doc.email.toLowerCase() !== doc.email.toLowerCase())
       throw new AppError("INVITATION_EMAIL_MISMATCH", `This invitation is for ${doc.email}: sign in with that address to accept it`);
-    const kind = doc.grant.kind;
-    const rules = invitationScopeRules[kind];
-    const scope = await rules.load({ db: t.tx, id: doc.scopeId });
-    if (!scope) throw new AppError("INVITATION_EXPIRED", "What this invitation was for no longer exists");
     if (!(await rules.isMember({ db: t.tx, id: scope.id, userId: user.id })))
       await rules.join({ t, scope, user: { id: user.id, name: user.doc.name, email: user.doc.email }, grant: doc.grant, invitationId: invitation.id });
     await invitationsCollection.update(t.tx, invitation.id, (current) => ({

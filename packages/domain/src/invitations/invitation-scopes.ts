@@ -16,7 +16,7 @@ import { publishUserEvent } from "../events/publish";
 import { observatoryMemberWhere, recordHistory } from "../observatories/observatories";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
-import { loadProjectAccess, requireRoomForMembership } from "../projects/projects";
+import { holdProject, loadProjectAccess, requireRoomForMembership } from "../projects/projects";
 import type { InTransaction } from "../transaction";
 
 /** The organization, observatory or project an invitation is for, as its log names it. */
@@ -32,6 +32,12 @@ interface ScopeRules {
   requireManager(options: { db: Executor; actor: UserActor; id: string }): Promise<InvitationScope>;
   /** The scope as it is now, or null when it is gone (deleted or removed). */
   load(options: { db: Executor; id: string }): Promise<InvitationScope | null>;
+  /**
+   * The scope as load gives it, its row locked until the transaction ends so that its deletion or
+   * removal (which locks the row FOR UPDATE, then ends its members and invitations) waits for a
+   * joining member, or null when it is gone. Taken before the invitation's row, in that order.
+   */
+  hold(options: { t: Pick<InTransaction, "tx">; id: string }): Promise<InvitationScope | null>;
   isMember(options: { db: Executor; id: string; userId: string }): Promise<boolean>;
   /** Makes the user a member with what the invitation grants. */
   join(options: {
@@ -52,6 +58,11 @@ const organizationRules: ScopeRules = {
   async load({ db, id }) {
     const [row] = await db.select({ name: tables.organizations.doc }).from(tables.organizations).where(eq(tables.organizations.id, id)).limit(1);
     return row ? { kind: "organization", id, name: row.name.name } : null;
+  },
+  async hold({ t, id }) {
+    const { organizations } = tables;
+    const [row] = await t.tx.select({ doc: organizations.doc }).from(organizations).where(eq(organizations.id, id)).for("key share");
+    return row ? { kind: "organization", id, name: row.doc.name } : null;
   },
   async isMember({ db, id, userId }) {
     const { organizationMembers } = tables;
@@ -80,6 +91,13 @@ const observatoryRules: ScopeRules = {
     const observatory = await observatoriesCollection.get(db, id);
     return observatory && !observatory.doc.removedAt ? { kind: "observatory", id, name: observatory.doc.name } : null;
   },
+  async hold({ t, id }) {
+    // FOR KEY SHARE, as holdLiveObservatory: a removal locks the row FOR UPDATE before marking it, so what is read here
+    // under the lock stays true; the row's other writes (its connection, its settings) are not held up.
+    const { observatories } = tables;
+    const [row] = await t.tx.select({ doc: observatories.doc }).from(observatories).where(eq(observatories.id, id)).for("key share");
+    return row && !row.doc.removedAt ? { kind: "observatory", id, name: row.doc.name } : null;
+  },
   async isMember({ db, id, userId }) {
     const observatory = await observatoriesCollection.get(db, id);
     if (observatory?.doc.owner.kind === "user" && observatory.doc.owner.id === userId) return true;
@@ -107,6 +125,10 @@ const projectRules: ScopeRules = {
   async load({ db, id }) {
     const [row] = await db.select({ doc: tables.projects.doc }).from(tables.projects).where(eq(tables.projects.id, id)).limit(1);
     return row ? { kind: "project", id, name: row.doc.name } : null;
+  },
+  async hold({ t, id }) {
+    const project = await holdProject({ t, projectId: id });
+    return project ? { kind: "project", id, name: project.name } : null;
   },
   async isMember({ db, id, userId }) {
     const [row] = await db.select({ ownerId: tables.projects.ownerId }).from(tables.projects).where(eq(tables.projects.id, id)).limit(1);

@@ -8,7 +8,7 @@ import type { Deps } from "../deps";
 import { AppError, fieldError } from "../errors";
 import { holdLiveObservatory } from "../observatories/remove";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
-import { loadProjectAccess } from "../projects/projects";
+import { loadProjectAccess, requireHeldProject } from "../projects/projects";
 import { loadObservationAccess } from "./access";
 import { insertObservation, refuseWindowInThePast } from "./insert";
 import { refuseEndedCadence } from "./monitoring";
@@ -40,18 +40,22 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
   const { deps, actor, input } = options;
   const created = await inTransaction(deps, async (t) => {
     // The reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
-    const [permission, projectAccess, destination, live, timings] = await Promise.allSettled([
+    const [permission, projectAccess, destination, live, heldProject, timings] = await Promise.allSettled([
       requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" }),
       loadProjectAccess({ db: t.tx, actor, projectId: input.projectId }),
       requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId }),
       // A removal that committed since the permission was granted cancelled what waits there: nothing new goes there.
       holdLiveObservatory({ t, observatoryId: input.observatoryId }),
+      // The project's status under its lock (after the observatory's, as a clone takes them), not as read above:
+      // archiving it waits for this creation, and a deletion committed meanwhile leaves it missing.
+      requireHeldProject({ t, projectId: input.projectId }),
       // What the answer's estimate follows, read now rather than after the writes.
       observationTimings({ db: t.tx, observatoryIds: [input.observatoryId] }),
     ]);
     settled(permission);
-    const { project } = settled(projectAccess);
-    if (project.doc.status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${project.doc.status}; observations go into active projects`);
+    settled(projectAccess);
+    const { status } = settled(heldProject);
+    if (status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${status}; observations go into active projects`);
     refuseWindowInThePast({ window: input, now: t.now() });
     refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
     settled(destination);

@@ -6,7 +6,7 @@ import type { Deps } from "../deps";
 import { AppError, fieldError, isAppError } from "../errors";
 import { holdLiveObservatory } from "../observatories/remove";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
-import { loadProjectAccess } from "../projects/projects";
+import { loadProjectAccess, requireHeldProject } from "../projects/projects";
 import { inTransaction } from "../transaction";
 import { withoutControlCharacters } from "../users/schemas";
 import { loadObservationAccess } from "./access";
@@ -87,6 +87,9 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
     await requireProjectForClone({ db: t.tx, actor, projectId: source.projectId });
     if (!(await holdLiveObservatory({ t, observatoryId: source.observatoryId })))
       throw new AppError("OBSERVATORY_REMOVED", "The observation's observatory was removed; a clone could never run");
+    // Judged again under the project's lock: archiving it waits for the clone, and a deletion committed since is 404.
+    const { status } = await requireHeldProject({ t, projectId: source.projectId });
+    if (status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${status}; observations go into active projects`);
     const fields: NewObservationFields = {
       name: source.name,
       projectId: source.projectId,

@@ -94,6 +94,26 @@ export async function loadProjectAccess(options: { db: Executor; actor: UserActo
   return { project, role, canManage: role !== "member" };
 }
 
+/**
+ * Locks the project's row FOR SHARE until the transaction ends and answers it as it is now, or
+ * null when it is gone. What goes into a project (an observation, a clone, a member) takes it
+ * before writing and judges this status, not one read before: a deletion (FOR UPDATE) under way
+ * is waited for, and an archive (an UPDATE of the row, which FOR KEY SHARE would let through)
+ * waits until the write commits, so nothing lands in a project archived or deleted meanwhile.
+ */
+export async function holdProject(options: { t: Pick<InTransaction, "tx">; projectId: string }): Promise<ProjectDoc | null> {
+  const { projects } = tables;
+  const [row] = await options.t.tx.select({ doc: projects.doc }).from(projects).where(eq(projects.id, options.projectId)).for("share");
+  return row ? row.doc : null;
+}
+
+/** holdProject, with a project gone meanwhile refused as missing (404). */
+export async function requireHeldProject(options: { t: Pick<InTransaction, "tx">; projectId: string }): Promise<ProjectDoc> {
+  const project = await holdProject(options);
+  if (!project) throw new AppError("NOT_FOUND", "No such project");
+  return project;
+}
+
 export async function createProject(options: { deps: Deps; actor: UserActor; input: z.infer<typeof projectCreateSchema> }) {
   const { deps, actor, input } = options;
   return inTransaction(deps, async (t) => {
@@ -140,9 +160,14 @@ export async function getProject(options: { deps: Deps; actor: UserActor; projec
 export async function updateProject(options: { deps: Deps; actor: UserActor; projectId: string; input: z.infer<typeof projectUpdateSchema> }) {
   const { deps, actor, projectId, input } = options;
   return inTransaction(deps, async (t) => {
+    // Locked first, as deleteProject does: a project deleted meanwhile is 404, and `before` is what this update replaced.
+    const locked = await projectsCollection.get(t.tx, projectId, { forUpdate: true });
+    if (!locked) throw new AppError("NOT_FOUND", "No such project");
     const access = await loadProjectAccess({ db: t.tx, actor, projectId });
     if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may change the project");
-    const updated = await projectsCollection.update(t.tx, projectId, (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status }));
+    const updated = await projectsCollection.update(t.tx, projectId, (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status }), {
+      seen: locked,
+    });
     const scope = { kind: "project" as const, id: projectId, name: updated!.doc.name };
     await recordAudit({
       t,
@@ -184,6 +209,8 @@ export async function addProjectMember(options: { deps: Deps; actor: UserActor; 
   const { deps, actor, projectId, role } = options;
   try {
     return await inTransaction(deps, async (t) => {
+      // Held first, as deleteProject locks it first: a deletion under way is waited for, and its project gone is 404.
+      await requireHeldProject({ t, projectId });
       const access = await loadProjectAccess({ db: t.tx, actor, projectId });
       if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may add members");
       const user = await findUserByEmail({ db: t.tx, email: options.email });
