@@ -119,6 +119,14 @@ describe("authorization", () => {
     expect(JSON.stringify(preview)).not.toContain("prj_gone");
   });
 
+  it("refuses a non-admin's creation and preview before reading the body: 403, never its validation errors", async () => {
+    for (const path of ["/api/v1/system/motd", "/api/v1/system/motd/preview"]) {
+      const refused = await expectProblem(await server.request(path, { method: "POST", token: bob.token, json: {} }), 403, "FORBIDDEN");
+      expect(refused.errors).toBeUndefined();
+    }
+    await expectProblem(await server.request("/api/v1/system/motd/target-options?kind=galaxies", { token: bob.token }), 403, "FORBIDDEN");
+  });
+
   it("refuses a non-admin cancellation before looking at the reason or the announcement", async () => {
     await expectProblem(await server.request(`/api/v1/system/motd/${existing.id}`, { method: "DELETE", token: alice.token }), 403, "FORBIDDEN");
     await expectProblem(

@@ -17,11 +17,14 @@ import { defineOperation } from "../define-operation";
 import { authedErrors, problemResponseFor } from "../responses";
 import { lifecycle, tags } from "./shared";
 
-/** What only system announcements have, under /api/v1/system/motd (server admins); cancel, acknowledge and recipients are in family.ts. */
+/**
+ * What only system announcements have, under /api/v1/system/motd: the server-admin tier, so anyone else is
+ * refused before the input is read. Cancel, acknowledge and recipients are in family.ts.
+ */
 export const systemAnnouncementOperations = {
   createSystem: defineOperation({
     operationId: "createSystemAnnouncement",
-    access: "signed-in",
+    access: "server-admin",
     tags,
     summary: "Create a system announcement (server admins)",
     description:
@@ -39,7 +42,7 @@ export const systemAnnouncementOperations = {
   }),
   listSystem: defineOperation({
     operationId: "listSystemAnnouncements",
-    access: "signed-in",
+    access: "server-admin",
     tags,
     summary: "System announcements, newest first (server admins)",
     description: `\`?status=\` filters. ${lifecycle}`,
@@ -54,7 +57,7 @@ export const systemAnnouncementOperations = {
   }),
   previewSystem: defineOperation({
     operationId: "previewSystemAnnouncementRecipients",
-    access: "signed-in",
+    access: "server-admin",
     tags,
     summary: "Count the recipients targets would reach, without sending (extension; server admins)",
     method: "post",
@@ -70,7 +73,7 @@ export const systemAnnouncementOperations = {
   }),
   targetOptions: defineOperation({
     operationId: "listAnnouncementTargetOptions",
-    access: "signed-in",
+    access: "server-admin",
     tags,
     summary: "Search users, observatories, organizations or projects for the target pickers (extension; server admins)",
     method: "get",
