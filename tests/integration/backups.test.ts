@@ -388,6 +388,23 @@ describe("refusals", () => {
     await expectProblem(await admin("/api/v1/admin/backups/bak_missing/verify", { method: "POST" }), 404, "NOT_FOUND");
     await expectProblem(await admin("/api/v1/admin/backups/bak_missing"), 404, "NOT_FOUND");
   });
+
+  it("refuses a restore while an observation cleanup is queued or running, naming it (it would go on deleting what the restore brings back)", async () => {
+    const backup = await takeBackup();
+    const cleanup = await recordHeldJob(deps(), { kind: "observation_cleanup", startedBy: null });
+    const restores = async () => (await deps().db.execute(sql`select id from jobs where kind = 'backup_restore'`)).length;
+    const restoresBefore = await restores();
+    try {
+      const whileQueued = await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 409, "CLEANUP_RUNNING");
+      expect(whileQueued.detail).toContain(cleanup.id);
+      await jobsCollection.update(deps().db, cleanup.id, (doc) => ({ ...doc, status: "running" }));
+      const whileRunning = await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 409, "CLEANUP_RUNNING");
+      expect(whileRunning.detail).toContain(cleanup.id);
+      expect(await restores()).toBe(restoresBefore);
+    } finally {
+      await deps().db.execute(sql`delete from jobs where id = ${cleanup.id}`);
+    }
+  });
 });
 
 describe("retention and schedules", () => {
@@ -450,6 +467,31 @@ describe("retention and schedules", () => {
     expect(left.items.map((item) => item.id).sort()).toEqual([newestVerified, recent].sort());
     await expectProblem(await admin("/api/v1/admin/backups/cleanup", { method: "POST", json: { keepDays: -1 } }), 400, "VALIDATION_FAILED");
     await expectProblem(await admin("/api/v1/admin/backups/cleanup", { method: "POST", json: { keepDays: 3, extra: 1 } }), 400, "VALIDATION_FAILED");
+  });
+
+  it("keeps a backup a queued or running restore is about to read, however old", async () => {
+    await deps().db.execute(sql`delete from backups`);
+    const newestVerified = await seedBackup("verified", daysAgo(40));
+    const restoring = await seedBackup("verified", daysAgo(50));
+    const oldCompleted = await seedBackup("completed", daysAgo(45));
+    const restore = await recordHeldJob(deps(), { kind: "backup_restore", startedBy: null, subjectId: restoring });
+    const cleanUp = async (dryRun: boolean) =>
+      (
+        (await must("/api/v1/admin/backups/cleanup", { method: "POST", token: adminToken, json: { keepDays: 30, dryRun } }, 200)) as {
+          deleted: Array<{ id: string }>;
+        }
+      ).deleted.map((item) => item.id);
+    try {
+      expect(await cleanUp(true)).toEqual([oldCompleted]);
+      await jobsCollection.update(deps().db, restore.id, (doc) => ({ ...doc, status: "running" }));
+      expect(await cleanUp(false)).toEqual([oldCompleted]);
+      expect(await backupOf(restoring)).toMatchObject({ status: "verified" });
+      expect(await deps().storage.head(`backups/${restoring}/archive.gz`)).toBeDefined();
+      const left = (await must("/api/v1/admin/backups", { token: adminToken }, 200)) as { items: Array<{ id: string }> };
+      expect(left.items.map((item) => item.id).sort()).toEqual([newestVerified, restoring].sort());
+    } finally {
+      await deps().db.execute(sql`delete from jobs where id = ${restore.id}`);
+    }
   });
 
   it("starts a scheduled backup when its cron fires, applies retention after it, and tells admins when one fails", async () => {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, type Account } from "../support/auth-suite";
+import { createAccount, createApiKey, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
 
-// The audit log is append-only: a restore does not roll it back, and is recorded in it.
+// The audit log is append-only: a restore does not roll it back, and is recorded in it. Nor does it give
+// back access taken away since the backup (as a revoked key stays revoked): a disabled account, a removed role.
 const ADMIN = { email: "restore-audit-admin@example.com", password: "restore audit admin password" };
 let server: TestServer;
 let adminToken: string;
@@ -43,5 +44,35 @@ describe("a restore and the audit log", () => {
     const after = await auditActions();
     expect(after).toEqual(expect.arrayContaining(before));
     expect(after.find((entry) => entry.action === "backup.restored" && entry.target.id === backup.id)).toBeDefined();
+  }, 240_000);
+});
+
+describe("a restore and access taken away since the backup", () => {
+  it("keeps a disabled account disabled, its API key refused, and a removed server admin role removed", async () => {
+    const [user, demoted] = await Promise.all([createAccount(server), createAccount(server)]);
+    const key = await createApiKey(server, user.token, "kept from before the backup");
+    await must(`/api/v1/admin/users/${demoted.id}`, { method: "PUT", token: adminToken, json: { roles: ["serverAdmin"] } }, 200);
+    const demotedKey = await createApiKey(server, demoted.token, "an admin's key");
+    expect((await server.request("/api/v1/admin/backups", { token: demotedKey.key })).status).toBe(200);
+
+    const backup = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { id: string; jobId: string };
+    expect(await jobToEnd<{ status: string }>(backup.jobId, adminToken, 120_000)).toMatchObject({ status: "completed" });
+
+    // After the backup: the account disabled, the admin demoted.
+    await must(`/api/v1/admin/users/${user.id}`, { method: "PUT", token: adminToken, json: { disabled: true } }, 200);
+    await must(`/api/v1/admin/users/${demoted.id}`, { method: "PUT", token: adminToken, json: { roles: [] } }, 200);
+    expect((await server.request("/api/v1/auth/me", { token: key.key })).status).not.toBe(200);
+    expect((await server.request("/api/v1/admin/backups", { token: demotedKey.key })).status).toBe(403);
+
+    const { jobId } = (await must(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST", token: adminToken }, 202)) as { jobId: string };
+    expect(await jobToEnd<{ status: string }>(jobId, adminToken, 120_000)).toMatchObject({ status: "completed" });
+
+    expect((await server.request("/api/v1/auth/me", { token: key.key })).status).not.toBe(200);
+    expect((await server.request("/api/v1/admin/backups", { token: demotedKey.key })).status).toBe(403);
+    const users = (await must("/api/v1/admin/users?limit=200", { token: adminToken }, 200)) as {
+      items: Array<{ id: string; disabled?: boolean; roles: string[] }>;
+    };
+    expect(users.items.find((item) => item.id === user.id)).toMatchObject({ disabled: true });
+    expect(users.items.find((item) => item.id === demoted.id)).toMatchObject({ roles: [] });
   }, 240_000);
 });

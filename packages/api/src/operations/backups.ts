@@ -95,15 +95,17 @@ export const backupOperations = {
     description:
       "The archive is verified while it loads into a side schema, then swapped in with one transaction; a backup that does not match its manifest " +
       "changes nothing. Writes answer 503 MAINTENANCE meanwhile. Backup records and jobs are not rolled back; sessions and API keys follow the " +
-      "backup, except that a credential revoked or deleted since stays so (and a password changed since stays changed). Every process drops its " +
-      "caches, and a quick integrity scan follows. 409 BACKUP_NOT_READY (not finished), BACKUP_TOO_NEW (newer schema), RESTORE_RUNNING.",
+      "backup, except that a credential revoked or deleted since stays so (a password changed since stays changed, an account disabled since " +
+      "stays disabled, a role removed since stays removed). Every process drops its caches, and a quick integrity scan follows. " +
+      "409 BACKUP_NOT_READY (not finished), BACKUP_TOO_NEW (newer schema), RESTORE_RUNNING, CLEANUP_RUNNING (an observation cleanup " +
+      "is queued or running).",
     method: "post",
     path: "/api/v1/admin/backups/{id}/restore",
     status: 202,
     params,
     output: jobStarted,
     outputDescription: "The restore job",
-    responses: { ...adminErrors, ...notFound, 409: conflict("BACKUP_NOT_READY, BACKUP_TOO_NEW, RESTORE_RUNNING") },
+    responses: { ...adminErrors, ...notFound, 409: conflict("BACKUP_NOT_READY, BACKUP_TOO_NEW, RESTORE_RUNNING, CLEANUP_RUNNING") },
     handle: ({ ctx, actor, input }) => startRestore({ deps: ctx.deps, actor, backupId: input.id }),
   }),
   cleanup: defineOperation({

@@ -8,10 +8,11 @@ import { CACHE_CHANNEL } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { startIntegrityScanIn } from "../integrity/scan";
+import type { OBSERVATION_CLEANUP_JOB_KIND } from "../cleanup/observation-cleanup";
 import { addJob } from "../jobs/add-job";
-import { recordJobStarted, reportJob, reportJobIn } from "../jobs/tracked-jobs";
+import { JobEnded, recordJobStarted, reportJob, reportJobIn } from "../jobs/tracked-jobs";
 import { runExclusively } from "../system/exclusive-run";
-import { beginMaintenance, endMaintenance } from "../system/maintenance";
+import { beginMaintenanceIn, endMaintenance } from "../system/maintenance";
 import { ARCHIVED_COLLECTIONS, archiveSizeOf, readArchiveBack } from "./archive-io";
 import { buildIndexes, copyInto, createSideTable, PARALLEL_SECTION_BYTES, SIDE_SCHEMA } from "./side-tables";
 import { inTransaction } from "../transaction";
@@ -28,6 +29,9 @@ const PREVIOUS_SCHEMA = "meridian_previous";
  */
 const KEPT_AS_THEY_ARE = new Set(["jobs", "email_outbox", "audit_log"]);
 export const RESTORED_COLLECTIONS = ARCHIVED_COLLECTIONS.filter((name) => !KEPT_AS_THEY_ARE.has(name));
+
+/** The cleanup's kind, checked against its module without importing it at run time (it may import this one). */
+const OBSERVATION_CLEANUP: typeof OBSERVATION_CLEANUP_JOB_KIND = "observation_cleanup";
 
 const ignoreNotFound = (error: unknown) => {
   if (!(error instanceof AppError && error.code === "NOT_FOUND")) throw error;
@@ -49,15 +53,28 @@ function refusalOf(backup: Awaited<ReturnType<typeof backupsCollection.get>>, ba
   return undefined;
 }
 
-/** Starts a restore as a job (202 `{jobId}`); one at a time. Refuses a backup that is not finished or is from a newer schema. */
+/**
+ * Starts a restore as a job (202 `{jobId}`); one at a time, and never while an observation cleanup
+ * is queued or running (409 CLEANUP_RUNNING: it would go on deleting the restored observations).
+ * Refuses a backup that is not finished or is from a newer schema. The lock is the one every
+ * destructive job's start takes (the cleanup's start refuses a queued restore under it), so the
+ * two checks cannot both pass at once.
+ */
 export async function startRestore(options: { deps: Deps; actor: Actor | null; backupId: string }) {
   const { deps, actor, backupId } = options;
   return inTransaction(deps, async (t) => {
-    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:restore-start'))`);
+    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:destructive-job-start'))`);
     const refusal = refusalOf(await backupsCollection.get(t.tx, backupId), backupId);
     if (refusal) throw refusal;
     const [running] = await t.tx.execute<{ id: string }>(sql`select id from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') limit 1`);
     if (running) throw new AppError("RESTORE_RUNNING", `A restore is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
+    const [cleanup] = await t.tx.execute<{ id: string; status: string }>(
+      sql`select id, status from jobs where kind = ${OBSERVATION_CLEANUP} and status in ('queued', 'running') limit 1`,
+    );
+    if (cleanup)
+      throw new AppError("CLEANUP_RUNNING", `An observation cleanup is ${cleanup.status}: job ${cleanup.id}; restore once it has ended`, {
+        errors: [{ path: "jobId", message: cleanup.id }],
+      });
     const startedBy = actor?.kind === "user" ? actor.id : null;
     const job = await recordJobStarted({ t, kind: RESTORE_JOB_KIND, startedBy, subjectId: backupId, now: t.now() });
     await addJob({ t, name: "backup_restore", payload: { jobId: job.id, backupId, actorId: startedBy }, maxAttempts: 3 });
@@ -80,8 +97,9 @@ const RESTORE_CONNECTIONS = Math.min(4, Math.max(2, availableParallelism()));
  * completed has left nothing behind, even if its process dies the moment after the commit (the
  * tables' files go at the commit, either way). The job's row is locked first, so a
  * cancel either comes before (and the swap refuses: JobEnded) or finds the job completed. A
- * credential gone or revoked now stays so, and a password changed since the backup stays changed:
- * a restore must never bring back a key someone revoked.
+ * credential gone or revoked now stays so, a password changed since the backup stays changed, an
+ * account disabled now stays disabled and a role removed since stays removed: a restore must never
+ * bring back access someone took away.
  */
 async function swapIn(deps: Deps, options: { jobId: string; backupId: string; actorId: string | null; manifest: BackupManifest }) {
   const { jobId, backupId, manifest } = options;
@@ -107,6 +125,20 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
       update ${side("users")} r set doc = jsonb_set(r.doc, '{passwordHash}', p.doc->'passwordHash')
       from users p where p.id = r.id and p.doc->'passwordHash' is distinct from r.doc->'passwordHash' returning r.id`);
     credentialsKept += passwords.length;
+    // Access taken away since the backup stays taken: an account disabled now stays disabled, and a
+    // role it no longer has (serverAdmin) is not given back.
+    const disabled = await t.tx.execute(sql`
+      update ${side("users")} r set doc = jsonb_set(r.doc, '{disabled}', 'true'::jsonb)
+      from users p where p.id = r.id and p.doc->'disabled' = 'true'::jsonb and r.doc->'disabled' is distinct from 'true'::jsonb returning r.id`);
+    credentialsKept += disabled.length;
+    const demoted = await t.tx.execute(sql`
+      update ${side("users")} r set doc = jsonb_set(r.doc, '{roles}', coalesce(
+          (select jsonb_agg(item) from jsonb_array_elements(r.doc->'roles') item where coalesce(p.doc->'roles', '[]'::jsonb) @> jsonb_build_array(item)),
+          '[]'::jsonb))
+      from users p where p.id = r.id
+        and exists (select 1 from jsonb_array_elements(r.doc->'roles') item where not coalesce(p.doc->'roles', '[]'::jsonb) @> jsonb_build_array(item))
+      returning r.id`);
+    credentialsKept += demoted.length;
 
     const [live] = await t.tx.execute<{ schema: string }>(sql`select current_schema() as schema`);
     await t.tx.execute(sql.raw(`create schema "${PREVIOUS_SCHEMA}"`));
@@ -154,6 +186,22 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
 }
 
 /**
+ * Marks the job running and begins maintenance in one transaction, the maintenance row first and
+ * then the job's row, locked: a cancel (or the sweep) that failed the job first makes this throw
+ * `JobEnded` and nothing begins; one that comes after waits for the commit and then finds the
+ * maintenance to end. So maintenance never outlives its restore's job. (The other order would
+ * hold the job's row, and so a cancel, while another maintenance row is being written.)
+ */
+async function beginRestoreMaintenance(deps: Deps, options: { jobId: string; reason: string; size: number }) {
+  const { jobId, reason, size } = options;
+  await inTransaction(deps, async (t) => {
+    await beginMaintenanceIn({ t, reason, jobId });
+    const job = await reportJobIn({ t, jobId, status: "running", progress: { done: 0, total: size, stage: "load" } });
+    if (!job) throw new JobEnded(jobId, "it had already finished");
+  });
+}
+
+/**
  * The `backup_restore` job. Writes answer 503 MAINTENANCE while it runs. The archive is read back
  * once: each collection streams into a table of a side schema while its rows and SHA-256 are
  * checked against the manifest, and only a backup that verifies entirely is swapped in. A crash
@@ -173,8 +221,7 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
       if (refusal) throw new RestoreRefused(refusal.message);
       const manifest = backup!.doc.manifest!;
       const size = archiveSizeOf(manifest);
-      await reportJob({ deps, jobId, status: "running", progress: { done: 0, total: size, stage: "load" } });
-      await beginMaintenance({ deps, reason: `Restoring the backup of ${manifest.snapshotAt}`, jobId });
+      await beginRestoreMaintenance(deps, { jobId, reason: `Restoring the backup of ${manifest.snapshotAt}`, size });
       const connections = await Promise.all(Array.from({ length: RESTORE_CONNECTIONS }, () => deps.sql.reserve()));
       const connection = connections[0]!;
       try {
@@ -200,6 +247,10 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
         await reportJob({ deps, jobId, progress: { done: size, total: size, stage: "index" } });
         await buildIndexes({ connections, tables: RESTORED_COLLECTIONS });
         await swapIn(deps, { jobId, backupId, actorId: options.actorId, manifest });
+      } catch (error) {
+        // Cancelled (or taken for abandoned) under way: its release ended the maintenance already; this one too, in case.
+        if (error instanceof JobEnded) await endMaintenance({ db: deps.db, jobId });
+        throw error;
       } finally {
         // What a failure left (a swap leaves nothing). Maintenance stays for the retry; the last
         // failure (or a cancel) ends it through releaseRestore.

@@ -1,7 +1,8 @@
-import { backupsCollection, tables } from "@meridian/db";
+import { backupsCollection, tables, type Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Actor } from "../actor";
+import type { RESTORE_JOB_KIND } from "./restore";
 import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
 import { deleteBackupObjects } from "./archive-io";
@@ -9,12 +10,25 @@ import type { BackupCleanupResult, backupCleanupInputSchema } from "./schemas";
 import { inTransaction } from "../transaction";
 
 const DAY_MS = 86_400_000;
+/** A restore's job kind, checked against restore.ts without importing it at run time (no import cycle to mind). */
+const RESTORE_JOB: typeof RESTORE_JOB_KIND = "backup_restore";
+
+/** The backups a queued or running restore is about to read (or reading). */
+async function backupsBeingRestored(db: Executor): Promise<Set<string>> {
+  const rows = await db.execute<{ id: string }>(
+    sql`select subject_id as id from jobs where kind = ${RESTORE_JOB} and status in ('queued', 'running') and subject_id is not null`,
+  );
+  return new Set(rows.map((row) => row.id));
+}
 
 /**
  * Deletes backups started more than `keepDays` days ago, except: the newest verified backup, the
- * `keepMin` newest usable (completed or verified) ones, and any still running. Objects go first,
- * in DeleteObjects batches of at most 1,000 keys (per-key errors retried), then the records, so
- * an interrupted cleanup leaves records whose objects are gone, and the next cleanup finishes it.
+ * `keepMin` newest usable (completed or verified) ones, any still running, and any a queued or
+ * running restore is about to read. Before anything goes, the doomed backups are marked failed
+ * under the lock a restore's start takes (and those a restore took meanwhile are spared), so no
+ * restore can start on one. Objects go next, in DeleteObjects batches of at most 1,000 keys
+ * (per-key errors retried), then the records, so an interrupted cleanup leaves failed records
+ * whose objects are gone, and the next cleanup finishes it.
  */
 export async function cleanUpBackups(options: {
   deps: Deps;
@@ -28,9 +42,28 @@ export async function cleanUpBackups(options: {
   const usable = backups.filter((backup) => backup.doc.status === "verified" || backup.doc.status === "completed");
   const kept = new Set([...(newestVerified ? [newestVerified.id] : []), ...usable.slice(0, input.keepMin ?? 0).map((backup) => backup.id)]);
   const cutoff = deps.now().getTime() - input.keepDays * DAY_MS;
-  const doomed = backups.filter((backup) => backup.doc.status !== "running" && !kept.has(backup.id) && Date.parse(backup.doc.startedAt) < cutoff);
-  const deleted = doomed.map((backup) => ({ id: backup.id, createdAt: backup.doc.startedAt, sizeBytes: backup.doc.sizeBytes }));
-  if (input.dryRun || doomed.length === 0) return { deleted, dryRun: Boolean(input.dryRun) };
+  const restoring = await backupsBeingRestored(deps.db);
+  const candidates = backups.filter(
+    (backup) => backup.doc.status !== "running" && !kept.has(backup.id) && !restoring.has(backup.id) && Date.parse(backup.doc.startedAt) < cutoff,
+  );
+  const listed = (list: typeof backups) => list.map((backup) => ({ id: backup.id, createdAt: backup.doc.startedAt, sizeBytes: backup.doc.sizeBytes }));
+  if (input.dryRun || candidates.length === 0) return { deleted: listed(candidates), dryRun: Boolean(input.dryRun) };
+
+  const doomed = await inTransaction(deps, async (t) => {
+    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:destructive-job-start'))`);
+    const restoringNow = await backupsBeingRestored(t.tx);
+    const marked: typeof backups = [];
+    for (const candidate of candidates) {
+      if (restoringNow.has(candidate.id)) continue;
+      const backup = await backupsCollection.update(t.tx, candidate.id, (doc) =>
+        doc.status === "running" ? doc : { ...doc, status: "failed", error: doc.error ?? "Deleted by the backup retention cleanup" },
+      );
+      if (backup?.doc.status === "failed") marked.push(candidate);
+    }
+    return marked;
+  });
+  const deleted = listed(doomed);
+  if (doomed.length === 0) return { deleted, dryRun: false };
 
   for (const backup of doomed) await deleteBackupObjects({ deps, objectKey: backup.doc.objectKey });
   await inTransaction(deps, async (t) => {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { invalidateCaches, type RequestCaches } from "../cache/request-caches";
-import { inTransaction } from "../transaction";
+import type { InTransaction } from "../transaction";
 
 const MAINTENANCE_ID = "restore";
 
@@ -52,16 +52,18 @@ export async function refuseWritesDuringMaintenance(options: {
   deps.caches.rememberNoMaintenance(generation, deps.now().getTime());
 }
 
-export async function beginMaintenance(options: { deps: Deps; reason: string; jobId: string }) {
-  const { deps } = options;
-  await inTransaction(deps, async (t) => {
-    await t.tx
-      .insert(tables.maintenance)
-      .values({ id: MAINTENANCE_ID, reason: options.reason, jobId: options.jobId, since: deps.now() })
-      .onConflictDoUpdate({ target: tables.maintenance.id, set: { reason: options.reason, jobId: options.jobId } });
-    // Every process stops assuming that there is none.
-    await invalidateCaches({ t, change: { kind: "maintenance" } });
-  });
+/**
+ * Begins maintenance in the caller's transaction: a restore begins it in the transaction that finds
+ * its job still live, so a cancel either comes first (nothing begins) or finds the maintenance to end.
+ */
+export async function beginMaintenanceIn(options: { t: InTransaction; reason: string; jobId: string }) {
+  const { t } = options;
+  await t.tx
+    .insert(tables.maintenance)
+    .values({ id: MAINTENANCE_ID, reason: options.reason, jobId: options.jobId, since: t.now() })
+    .onConflictDoUpdate({ target: tables.maintenance.id, set: { reason: options.reason, jobId: options.jobId } });
+  // Every process stops assuming that there is none.
+  await invalidateCaches({ t, change: { kind: "maintenance" } });
 }
 
 /** Ends maintenance; with a `jobId`, only the maintenance that job began (a later restore's stays). */
