@@ -1,4 +1,4 @@
-import { observationsCollection } from "@meridian/db";
+import { backupsCollection, observationsCollection } from "@meridian/db";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -9,19 +9,23 @@ import { freePort } from "../support/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { runAdminCli } from "../support/admin-cli";
 import { observationDocument, stuckFor } from "../support/observation-documents";
+import { holdTable } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 const ADMIN = { email: "cli-admin@example.com", password: "cli admin password" };
 let server: TestServer;
 let adminToken: string;
 let owner: Account;
 let stuck: string;
+let observatoryId: string;
+let projectId: string;
 beforeAll(async () => {
   ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "server" }));
   owner = await createAccount(server);
   await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { scanSchedule: { quick: null, full: null } } }, 200);
-  const observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Shell" } }, 201)) as { id: string }).id;
-  const projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Shell" } }, 201)) as { id: string }).id;
+  observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Shell" } }, 201)) as { id: string }).id;
+  projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Shell" } }, 201)) as { id: string }).id;
   const doc = observationDocument({ projectId, observatoryId, ownerId: owner.id }, stuckFor("assigned", 72));
   stuck = (await observationsCollection.insert(server.server.runtime.deps.db, doc)).id;
 });
@@ -129,6 +133,31 @@ describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
     expect(cleaned.code, cleaned.output).toBe(0);
     expect(cleaned.json()).toMatchObject({ observations: 1, backupId: expect.stringMatching(/^bak_/) });
     expect(((await must("/observations", { token: owner.token }, 200)) as { items: unknown[] }).items).toEqual([]);
+  });
+
+  it("deletes in a backup-first cleanup only observations its backup holds", async () => {
+    const { db } = server.server.runtime.deps;
+    await observationsCollection.insert(db, observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: "Before the backup" }));
+    // The backup's COPY reaches this table and waits there, after its snapshot was taken.
+    const hold = await holdTable(server.databaseUrl, "push_subscriptions");
+    let run: ReturnType<typeof admin> | undefined;
+    let during: string;
+    try {
+      run = admin("--json", "cleanup-observations", "--backup", "--yes");
+      await until("the CLI's backup to wait halfway through its archive", hold.waiting, { timeoutMs: 300_000 });
+      during = (await observationsCollection.insert(db, observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: "During the backup" })))
+        .id;
+    } finally {
+      await hold.release();
+    }
+    const done = await run!;
+    expect(done.code, done.output).toBe(0);
+    const result = done.json() as { observations: number; backupId: string };
+    const backup = await backupsCollection.get(db, result.backupId);
+    const backedUp = backup!.doc.manifest!.collections.find((part) => part.name === "observations")!.rows;
+    // Every observation the cleanup deleted can be restored from the backup it took first; the one created since stays.
+    expect(result.observations).toBe(backedUp);
+    expect(await observationsCollection.get(db, during!)).toBeDefined();
   });
 
   it("prints no AWS SDK warning, even when started without the flag the package script sets", async () => {

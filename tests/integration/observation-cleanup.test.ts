@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { filesCollection, observationHistoryCollection, observationsCollection } from "@meridian/db";
-import { deleteCleanupObjects, runObservationCleanup } from "@meridian/domain";
+import { deleteCleanupObjects, reportJob, runObservationCleanup } from "@meridian/domain";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
@@ -9,6 +10,7 @@ import type { TestServer } from "../support/test-server";
 import { startObservingSetup } from "../support/observing-setup";
 import { until } from "../support/until";
 import { recordHeldJob } from "../support/held-jobs";
+import { controlServerClock } from "../support/test-clock";
 
 const ADMIN = { email: "cleanup-admin@example.com", password: "cleanup admin password" };
 let server: TestServer;
@@ -135,6 +137,35 @@ describe("observation data cleanup", () => {
     // The backup holds what the cleanup deleted.
     expect(backup.manifest.collections.find((part) => part.name === "observations")!.rows).toBeGreaterThanOrEqual(1);
     expect(await observationsCollection.get(deps().db, doomed)).toBeUndefined();
+  });
+
+  it("deletes what its dry run said it would, though the server's clock runs behind the database's", async () => {
+    for (let index = 0; index < 3; index += 1) await seedObservation(1);
+    // Two hosts a little apart: the server's clock five seconds behind the database's (the test clock moves the server's alone).
+    const serverNow = deps().now;
+    controlServerClock(server, Date.now() - 5_000);
+    try {
+      const preview = await cleanup({ dryRun: true });
+      expect(await preview.json()).toEqual({ observations: 3, files: 3, storageObjects: 3 });
+      const { jobId } = (await (await cleanup({ dryRun: false })).json()) as { jobId: string };
+      expect(await jobToEnd(jobId)).toMatchObject({ status: "completed", result: { observations: 3, files: 3, storageObjects: 3 } });
+      expect(await deps().db.$count(observationsCollection.table)).toBe(0);
+    } finally {
+      deps().now = serverNow;
+    }
+  });
+
+  it("refuses to start while a restore is queued or running, naming it", async () => {
+    const restore = await recordHeldJob(deps(), { kind: "backup_restore", startedBy: null });
+    try {
+      const queued = await expectProblem(await cleanup({ dryRun: false }), 409, "RESTORE_RUNNING");
+      expect(queued.detail).toContain(restore.id);
+      await reportJob({ deps: deps(), jobId: restore.id, status: "running" });
+      const running = await expectProblem(await cleanup({ dryRun: false, createBackup: true }), 409, "RESTORE_RUNNING");
+      expect(running.detail).toContain(restore.id);
+    } finally {
+      await deps().db.execute(sql`delete from jobs where id = ${restore.id}`);
+    }
   });
 
   it("runs one at a time, and is for server administrators only", async () => {

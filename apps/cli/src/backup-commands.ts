@@ -208,16 +208,16 @@ export function addBackupCommands(program: Command, context: CommandContext) {
         return;
       }
       if (!flags.yes) throw new AppError("VALIDATION_FAILED", "The cleanup cannot be undone: run it again with --yes (or --dry-run first)");
-      let backupId: string | null = null;
-      if (flags.backup) {
-        const started = await startBackup({ deps, actor: null, trigger: "cleanup" });
-        backupId = started.id;
-        const backupJob = await followJob(context, deps, started.jobId!, "backing up", () =>
-          runBackup({ deps, jobId: started.jobId!, backupId: started.id, then: null }),
+      // The cutoff is taken as the cleanup starts, before its backup: the backup holds every observation the cleanup deletes.
+      const { jobId, cutoff, backup } = await startObservationCleanup({ deps, actor, createBackup: flags.backup });
+      const backupId = backup?.id ?? null;
+      if (backup) {
+        const then = { cleanupJobId: jobId, cutoff, actorId: null };
+        const backupJob = await followJob(context, deps, backup.jobId!, "backing up", () =>
+          runBackup({ deps, jobId: backup.jobId!, backupId: backup.id, then }),
         );
         if (backupJob.status !== "completed") throw failedJob("The backup before the cleanup", backupJob.error);
       }
-      const { jobId, cutoff } = await startObservationCleanup({ deps, actor });
       const job = await followJob(context, deps, jobId, "deleting", () => runObservationCleanup({ deps, jobId, cutoff, actorId: null, backupId }));
       if (job.status !== "completed") throw failedJob("The cleanup", job.error);
       print(job.result, () => {

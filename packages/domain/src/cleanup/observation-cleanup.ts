@@ -6,8 +6,9 @@ import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { addJob } from "../jobs/add-job";
-import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
+import { recordJobStarted, reportJob, reportJobIn, type JobReport } from "../jobs/tracked-jobs";
 import { startBackupIn } from "../backups/backups";
+import { RESTORE_JOB_KIND } from "../backups/restore";
 import { runExclusively } from "../system/exclusive-run";
 import { inTransaction } from "../transaction";
 
@@ -32,57 +33,104 @@ export const observationCleanupInputSchema = z
   .meta({ id: "ObservationCleanup" });
 
 /**
- * The dry run: what a cleanup would delete now (spec: every observation document, every file
- * record, every image file in storage; observatories, users, projects, keys and sessions stay).
+ * Taken first by every transaction that checks for a running destructive job and records a new
+ * one (a cleanup here, a restore in `backups/restore.ts`), so neither can start beside the other.
  */
-export async function previewObservationCleanup(deps: Deps): Promise<ObservationCleanupSummary> {
-  const [counts] = await deps.db.execute<{ observations: number; files: number }>(sql`
-    select (select count(*)::int from observations) as observations, (select count(*)::int from files) as files`);
-  let storageObjects = 0;
-  for await (const page of deps.storage.list(OBJECT_PREFIX)) storageObjects += page.length;
-  return { observations: counts?.observations ?? 0, files: counts?.files ?? 0, storageObjects };
+const DESTRUCTIVE_JOB_START_LOCK = "meridian:destructive-job-start";
+
+/**
+ * The database's clock, to the microsecond, as an ISO instant: the cutoff is compared with
+ * `created_at`, which the database stamps, so it comes from the same clock (never the server's).
+ */
+async function databaseNow(db: Pick<Deps["db"], "execute">): Promise<string> {
+  const [row] = await db.execute<{ now: string }>(sql`select to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as now`);
+  return row!.now;
 }
 
 /**
- * Starts the cleanup as a job (202 `{jobId}`); one at a time (409 CLEANUP_RUNNING). What goes is
- * marked now: the observations that exist at this moment (created at or before the cutoff), their
- * histories, files and objects. Observations created while it runs stay.
+ * The dry run: what a cleanup would delete now (spec: every observation document, every file
+ * record, every image file in storage; observatories, users, projects, keys and sessions stay),
+ * by the database's clock, as a cleanup started now marks it.
+ */
+export async function previewObservationCleanup(deps: Deps): Promise<ObservationCleanupSummary> {
+  return countCleanup(deps, await databaseNow(deps.db));
+}
+
+/**
+ * What a cleanup of this cutoff deletes: the observations created at or before it, every file
+ * record but those of observations created after it (dangling ones included), and every object
+ * under observations/ but theirs.
+ */
+async function countCleanup(deps: Deps, until: string): Promise<ObservationCleanupSummary> {
+  const [counts] = await deps.db.execute<{ observations: number; files: number }>(sql`
+    select (select count(*)::int from observations where created_at <= ${until}::timestamptz) as observations,
+           (select count(*)::int from files f where not exists (
+              select 1 from observations o where o.id = f.observation_id and o.created_at > ${until}::timestamptz)) as files`);
+  let storageObjects = 0;
+  for await (const page of deps.storage.list(OBJECT_PREFIX)) {
+    const kept = await keptObservations(deps, page, until);
+    storageObjects += page.filter((object) => !kept.has(observationOfKey(object.key))).length;
+  }
+  return { observations: counts?.observations ?? 0, files: counts?.files ?? 0, storageObjects };
+}
+
+const observationOfKey = (key: string) => key.split("/")[1] ?? "";
+
+/** Of the observations a page of objects belongs to, those created after the cutoff (whose objects stay). */
+async function keptObservations(deps: Deps, page: ReadonlyArray<{ key: string }>, cutoff: string) {
+  if (page.length === 0) return new Set<string>();
+  const observationIds = [...new Set(page.map((object) => observationOfKey(object.key)))];
+  const rows = await deps.db.execute<{ id: string }>(sql`select id from observations where id in ${observationIds} and created_at > ${cutoff}::timestamptz`);
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * Starts the cleanup as a job (202 `{jobId}`); one at a time (409 CLEANUP_RUNNING), and never
+ * beside a restore (409 RESTORE_RUNNING while one is queued or running). What goes is marked now:
+ * the observations that exist at this moment (created at or before the cutoff, the database's
+ * time as this starts, carried by the job), their histories, files and objects. Observations
+ * created while it runs stay. With `createBackup`, the backup is recorded here too, after the
+ * cutoff: it holds everything the cleanup deletes.
  */
 export async function startObservationCleanup(options: { deps: Deps; actor: Actor; createBackup?: boolean }) {
   const { deps, actor } = options;
   const actorId = actor.kind === "user" ? actor.id : null;
   return inTransaction(deps, async (t) => {
-    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:observation-cleanup'))`);
-    const [running] = await t.tx.execute<{ id: string }>(sql`
-      select id from jobs where kind = ${OBSERVATION_CLEANUP_JOB_KIND} and status in ('queued', 'running') limit 1`);
-    if (running) throw new AppError("CLEANUP_RUNNING", `A cleanup is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
-    const now = t.now();
-    const cutoff = now.toISOString();
-    const job = await recordJobStarted({ t, kind: OBSERVATION_CLEANUP_JOB_KIND, startedBy: actorId, now, stage: options.createBackup ? "backup" : undefined });
+    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${DESTRUCTIVE_JOB_START_LOCK}))`);
+    const [other] = await t.tx.execute<{ id: string; kind: string }>(sql`
+      select id, kind from jobs where kind in (${OBSERVATION_CLEANUP_JOB_KIND}, ${RESTORE_JOB_KIND}) and status in ('queued', 'running')
+       order by kind = ${OBSERVATION_CLEANUP_JOB_KIND} desc limit 1`);
+    const errors = other ? [{ path: "jobId", message: other.id }] : [];
+    if (other?.kind === OBSERVATION_CLEANUP_JOB_KIND) throw new AppError("CLEANUP_RUNNING", `A cleanup is running: job ${other.id}`, { errors });
+    if (other) throw new AppError("RESTORE_RUNNING", `A restore is queued or running: job ${other.id}; start the cleanup once it has ended`, { errors });
+    const cutoff = await databaseNow(t.tx);
+    const job = await recordJobStarted({
+      t,
+      kind: OBSERVATION_CLEANUP_JOB_KIND,
+      startedBy: actorId,
+      now: t.now(),
+      stage: options.createBackup ? "backup" : undefined,
+    });
     // With a backup first, the backup's job queues the cleanup once the backup is verified.
-    if (options.createBackup) await startBackupIn({ t, actor, trigger: "cleanup", then: { cleanupJobId: job.id, cutoff, actorId } });
-    else await addJob({ t, name: "observation_cleanup", payload: { jobId: job.id, cutoff, actorId, backupId: null }, maxAttempts: 5 });
-    return { jobId: job.id, cutoff };
+    const backup = options.createBackup ? await startBackupIn({ t, actor, trigger: "cleanup", then: { cleanupJobId: job.id, cutoff, actorId } }) : null;
+    if (!backup) await addJob({ t, name: "observation_cleanup", payload: { jobId: job.id, cutoff, actorId, backupId: null }, maxAttempts: 5 });
+    return { jobId: job.id, cutoff, backup };
   });
 }
 
 /**
- * Stage one: delete the marked observations' objects under observations/, in DeleteObjects
- * batches of up to 1,000 (a page of the listing), per-key errors retried. An object of an
- * observation created after the cutoff stays. Returns how many went.
+ * The last stage: delete what is left under observations/ but the objects of observations created
+ * after the cutoff, in DeleteObjects batches of up to 1,000 (a page of the listing): objects whose
+ * records a batch deleted but whose own deletion a stop cut short, and objects no record names.
+ * Returns how many went.
  */
 export async function deleteCleanupObjects(options: { deps: Deps; cutoff: string; onPage?: (deleted: number) => Promise<void> }) {
   const { deps, cutoff, onPage } = options;
   let deleted = 0;
   for await (const page of deps.storage.list(OBJECT_PREFIX)) {
     if (page.length === 0) continue;
-    const observationIds = [...new Set(page.map((object) => object.key.split("/")[1] ?? ""))];
-    const kept = new Set(
-      (await deps.db.execute<{ id: string }>(sql`select id from observations where id in ${observationIds} and created_at > ${cutoff}::timestamptz`)).map(
-        (row) => row.id,
-      ),
-    );
-    const keys = page.map((object) => object.key).filter((key) => !kept.has(key.split("/")[1] ?? ""));
+    const kept = await keptObservations(deps, page, cutoff);
+    const keys = page.map((object) => object.key).filter((key) => !kept.has(observationOfKey(key)));
     if (keys.length > 0) await deps.storage.deleteMany(keys);
     deleted += keys.length;
     await onPage?.(deleted);
@@ -90,35 +138,60 @@ export async function deleteCleanupObjects(options: { deps: Deps; cutoff: string
   return deleted;
 }
 
-/** Stage two: the records, children first, in batches; each batch is its own transaction. */
-async function deleteCleanupRecords(deps: Deps, cutoff: string, onBatch: (counts: { files: number; observations: number }) => Promise<void>) {
-  const counts = { files: 0, observations: 0 };
-  for (;;) {
-    const done = await inTransaction(deps, async (t) => {
-      const batch = await t.tx.execute<{ id: string }>(sql`
-        select id from observations where created_at <= ${cutoff}::timestamptz order by id limit ${RECORD_BATCH} for update`);
-      if (batch.length === 0) return true;
-      const ids = batch.map((row) => row.id);
-      const files = await t.tx.execute(sql`delete from files where observation_id in ${ids} returning id`);
-      await t.tx.execute(sql`delete from observation_history where observation_id in ${ids}`);
-      await t.tx.execute(sql`delete from observations where id in ${ids}`);
-      counts.files += files.length;
-      counts.observations += ids.length;
-      return false;
-    });
-    if (done) break;
-    await onBatch(counts);
-  }
-  // File records of observations that were already gone (dangling ones) go too.
-  const orphans = await deps.db.execute(sql`delete from files f where not exists (select 1 from observations o where o.id = f.observation_id) returning id`);
-  counts.files += orphans.length;
-  return counts;
+interface CleanupCounts {
+  observations: number;
+  files: number;
+  storageObjects: number;
 }
 
 /**
- * The `observation_cleanup` job, in a crash-safe order: objects first, then records. A killed run
- * is retried and finishes: what was deleted is not found again, and a scan afterwards finds
- * nothing dangling. The counts carry over retries in the job's result.
+ * The records, batch by batch, each batch's records before its objects: one transaction deletes a
+ * batch's observations, histories and file records (and records the counts on the job), and only
+ * once it has committed are the objects those records named deleted. A stop anywhere leaves at
+ * worst objects no record names (found by the last stage of a retry, or by an integrity scan),
+ * never a record naming a deleted object. The job's row is read in each batch's transaction after
+ * its observations are locked, so a cancelled cleanup stops at its next batch without deleting it.
+ * The objects of a batch are counted as the records named them.
+ */
+async function deleteCleanupRecords(options: {
+  deps: Deps;
+  jobId: string;
+  cutoff: string;
+  counts: CleanupCounts;
+  progress: (counts: CleanupCounts) => JobReport;
+}) {
+  const { deps, jobId, cutoff, counts } = options;
+  for (;;) {
+    const deleted = await inTransaction(deps, async (t) => {
+      const batch = await t.tx.execute<{ id: string }>(sql`
+        select id from observations where created_at <= ${cutoff}::timestamptz order by id limit ${RECORD_BATCH} for update`);
+      if (batch.length === 0) return undefined;
+      const ids = batch.map((row) => row.id);
+      const files = await t.tx.execute<{ object_key: string }>(sql`delete from files where observation_id in ${ids} returning object_key`);
+      await t.tx.execute(sql`delete from observation_history where observation_id in ${ids}`);
+      await t.tx.execute(sql`delete from observations where id in ${ids}`);
+      const next = { ...counts, files: counts.files + files.length, observations: counts.observations + ids.length };
+      // Throws JobEnded (and rolls this batch back) once the job was cancelled.
+      await reportJobIn({ t, jobId, ...options.progress(next) });
+      return { next, keys: files.map((row) => row.object_key) };
+    });
+    if (!deleted) break;
+    const { keys } = deleted;
+    Object.assign(counts, deleted.next);
+    for (let start = 0; start < keys.length; start += RECORD_BATCH) await deps.storage.deleteMany(keys.slice(start, start + RECORD_BATCH));
+    counts.storageObjects += keys.length;
+    await reportJob({ deps, jobId, ...options.progress(counts) });
+  }
+  // File records of observations that were already gone (dangling ones) go too, before the last stage deletes their objects.
+  const orphans = await deps.db.execute(sql`delete from files f where not exists (select 1 from observations o where o.id = f.observation_id) returning id`);
+  counts.files += orphans.length;
+}
+
+/**
+ * The `observation_cleanup` job, in a crash-safe order: per batch the records, then their objects,
+ * and last whatever is left under observations/. A killed or cancelled run leaves no record naming
+ * a deleted object; a retry finishes what a killed one left, and a scan afterwards finds nothing
+ * dangling. The counts carry over retries in the job's result.
  */
 export async function runObservationCleanup(options: { deps: Deps; jobId: string; cutoff: string; actorId: string | null; backupId?: string | null }) {
   // The queued job and the CLI may both run it: the second waits, then finds it finished.
@@ -130,26 +203,31 @@ async function cleanUpObservations(options: { deps: Deps; jobId: string; cutoff:
   const job = await jobsCollection.get(deps.db, jobId);
   if (!job || job.doc.status === "completed" || job.doc.status === "failed") return;
   const earlier = (job.doc.result ?? {}) as Partial<ObservationCleanupSummary>;
-  const planned = await previewObservationCleanup(deps);
+  // What this cleanup deletes, by its own cutoff: what its dry run would have said when it started, less what went since.
+  const planned = await countCleanup(deps, cutoff);
   const total = planned.storageObjects + planned.observations;
   const summary = { observations: earlier.observations ?? 0, files: earlier.files ?? 0, storageObjects: earlier.storageObjects ?? 0 };
-  await reportJob({ deps, jobId, status: "running", progress: { done: 0, total, stage: "objects" } });
+  const start = { ...summary };
+  await reportJob({ deps, jobId, status: "running", progress: { done: 0, total, stage: "records" } });
+  await deleteCleanupRecords({
+    deps,
+    jobId,
+    cutoff,
+    counts: summary,
+    progress: (counts) => ({
+      progress: { done: counts.observations - start.observations + counts.storageObjects - start.storageObjects, total, stage: "records" },
+      result: { ...counts },
+    }),
+  });
   const objectsBefore = summary.storageObjects;
   summary.storageObjects += await deleteCleanupObjects({
     deps,
     cutoff,
     onPage: async (deleted) => {
-      await reportJob({ deps, jobId, progress: { done: deleted, total, stage: "objects" }, result: { ...summary, storageObjects: objectsBefore + deleted } });
+      const done = summary.observations - start.observations + objectsBefore + deleted - start.storageObjects;
+      await reportJob({ deps, jobId, progress: { done, total, stage: "objects" }, result: { ...summary, storageObjects: objectsBefore + deleted } });
     },
   });
-  const filesBefore = summary.files;
-  const observationsBefore = summary.observations;
-  const records = await deleteCleanupRecords(deps, cutoff, async (counts) => {
-    const result = { ...summary, files: filesBefore + counts.files, observations: observationsBefore + counts.observations };
-    await reportJob({ deps, jobId, progress: { done: planned.storageObjects + counts.observations, total, stage: "records" }, result });
-  });
-  summary.files += records.files;
-  summary.observations += records.observations;
   const starter = options.actorId ? await usersCollection.get(deps.db, options.actorId) : undefined;
   await inTransaction(deps, async (t) => {
     await recordAudit({
