@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { observationsCollection } from "@meridian/db";
+import { jobsCollection, observationsCollection } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
@@ -32,7 +32,7 @@ afterAll(async () => {
   for (const worker of workers) if (isRunning(worker)) await terminate(worker, 10_000);
   await server?.stop();
 });
-const { must, jobToEnd: endOfJob } = jsonApi(() => server);
+const { must, call, jobToEnd: endOfJob } = jsonApi(() => server);
 
 async function startWorkerProcess(name: string) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-backup-crash-"));
@@ -51,6 +51,52 @@ const jobToEnd = (jobId: string) => endOfJob<Job>(jobId, adminToken, 120_000);
 const observationNames = async () =>
   ((await must("/observations", { token: owner.token }, 200)) as { items: Array<{ name: string }> }).items.map((item) => item.name).sort();
 const maintenanceActive = async () => ((await (await server.request("/api/v1/maintenance")).json()) as { active: boolean }).active;
+
+const deps = () => server.server.runtime.deps;
+const cancel = (jobId: string) => call(`/api/v1/admin/jobs/${jobId}/cancel`, { method: "POST", token: adminToken });
+async function objectsUnder(prefix: string) {
+  const keys: string[] = [];
+  for await (const page of deps().storage.list(prefix)) keys.push(...page.map((object) => object.key));
+  return keys;
+}
+
+// First, while no worker runs at all: queued work stays queued, the moment a busy or restarting worker leaves.
+describe("cancelling a backup-first cleanup while its backup waits for a worker", () => {
+  it("ends the backup with it, so no backup is left running and the next one may start", async () => {
+    const { jobId } = (await must(
+      "/api/v1/admin/cleanup/observations",
+      { method: "POST", token: adminToken, json: { dryRun: false, createBackup: true } },
+      202,
+    )) as {
+      jobId: string;
+    };
+    const [backup] = await deps().db.execute<{ id: string; job_id: string }>(
+      sql`select id, doc->>'jobId' as job_id from backups where doc->>'trigger' = 'cleanup'`,
+    );
+    expect(backup).toBeDefined();
+
+    const cancelled = await cancel(jobId);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: "failed", error: expect.stringMatching(/^Cancelled by /) });
+    // The backup was asked for as the cleanup's first step: it ends with the cleanup, its queued attempt removed.
+    const [attempts] = await deps().db.execute<{ count: number }>(
+      sql`select count(*)::int as count from graphile_worker._private_jobs where payload->>'jobId' = ${backup!.job_id}`,
+    );
+    expect(attempts!.count).toBe(0);
+    expect(await must(`/api/v1/admin/jobs/${backup!.job_id}`, { token: adminToken }, 200)).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("with the cleanup it was for"),
+    });
+    expect(await must(`/api/v1/admin/backups/${backup!.id}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
+    expect(await must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200)).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(/^Cancelled by /),
+    });
+    const next = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { jobId: string };
+    // Not left for the workers below to run.
+    expect((await cancel(next.jobId)).body).toMatchObject({ status: "failed" });
+  }, 60_000);
+});
 
 describe("a worker killed (-9) in the middle of a backup, then of a restore", () => {
   it("leaves the backup to be finished by another worker, and the data untouched until the restore is finished by another", async () => {
@@ -118,4 +164,33 @@ describe("a worker killed (-9) in the middle of a backup, then of a restore", ()
     );
     expect(leftovers).toEqual([]);
   }, 300_000);
+});
+
+describe("a worker killed (-9) after its backup was cancelled", () => {
+  it("leaves no part of the backup behind: the recovery removes what the attempt wrote after the cancel's deletion", async () => {
+    for (const worker of workers) if (isRunning(worker)) await terminate(worker, 10_000);
+    const doomed = await startWorkerProcess("worker killed after the cancel");
+    const hold = await holdTable(server.databaseUrl, "push_subscriptions");
+    let backup: { id: string; jobId: string };
+    try {
+      backup = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { id: string; jobId: string };
+      await until("the backup to wait halfway through its archive", hold.waiting);
+      expect((await cancel(backup.jobId)).body).toMatchObject({ status: "failed" });
+      // A part the attempt uploaded after the cancel deleted the backup's objects, before it was killed and could remove it.
+      await deps().storage.put(`backups/${backup.id}/part-0001.br`, Buffer.from("written after the cancel"));
+      doomed.child.kill("SIGKILL");
+      await doomed.exited;
+    } finally {
+      await hold.release();
+    }
+    expect(await must(`/api/v1/admin/backups/${backup.id}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
+
+    // Another worker finds the first one dead, and the cancelled backup's release, held back while its attempt ran, is done now.
+    await startWorkerProcess("worker that finds it dead");
+    await until("the cancelled backup's release to finish", async () => Boolean((await jobsCollection.get(deps().db, backup.jobId))?.doc.releasedAt), {
+      timeoutMs: 60_000,
+    });
+    expect(await objectsUnder(`backups/${backup.id}/`)).toEqual([]);
+    expect(await must(`/api/v1/admin/backups/${backup.id}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
+  }, 180_000);
 });

@@ -1,9 +1,11 @@
+import { filesCollection, observationsCollection } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { runAdminCli } from "../support/admin-cli";
-import { holdTable } from "../support/table-hold";
+import { fileDocument, observationDocument } from "../support/observation-documents";
+import { holdRows, holdTable } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -38,6 +40,12 @@ const attemptEnded = async (ref: string) => {
 };
 
 const cancel = (jobId: string, token = adminToken) => call(`/api/v1/admin/jobs/${jobId}/cancel`, { method: "POST", token });
+
+async function objectsUnder(prefix: string) {
+  const keys: string[] = [];
+  for await (const page of server.server.runtime.deps.storage.list(prefix)) keys.push(...page.map((object) => object.key));
+  return keys;
+}
 
 describe("cancelling a long job", () => {
   let backupId: string;
@@ -81,6 +89,46 @@ describe("cancelling a long job", () => {
 
     // Ended once: a second cancel is a conflict.
     await expectProblem(await server.request(`/api/v1/admin/jobs/${jobId}/cancel`, { method: "POST", token: adminToken }), 409, "JOB_FINISHED");
+  }, 180_000);
+
+  it("ends a restore cancelled as it begins its maintenance: the attempt stops, and the server is never left in maintenance", async () => {
+    // An uncommitted maintenance row of the same key: the restore's beginning waits on it; nothing else sees it.
+    const hold = await holdRows(server.databaseUrl, "insert into maintenance (id, reason) values ('restore', 'held by the test') returning id");
+    let jobId: string;
+    try {
+      ({ jobId } = (await must(`/api/v1/admin/backups/${backupId}/restore`, { method: "POST", token: adminToken }, 202)) as { jobId: string });
+      await until("the restore to begin its maintenance", hold.waiting);
+      expect((await cancel(jobId)).body).toMatchObject({ id: jobId, status: "failed" });
+      expect(await must("/api/v1/maintenance", {}, 200)).toMatchObject({ active: false });
+    } finally {
+      await hold.release();
+    }
+    await until("the cancelled attempt to stop", () => attemptEnded(jobId), { timeoutMs: 120_000 });
+    expect(await must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
+    // What the cancel gave back stays given back: no maintenance outlives the cancelled job.
+    expect(await must("/api/v1/maintenance", {}, 200)).toMatchObject({ active: false });
+    await must("/projects", { method: "POST", token: owner.token, json: { name: "After the second cancel" } }, 201);
+  }, 180_000);
+
+  it("ends a running backup at once, and its attempt stops at its next report leaving none of the backup's objects", async () => {
+    // The backup's COPY reaches this table and waits there, halfway through writing its archive.
+    const hold = await holdTable(server.databaseUrl, "push_subscriptions");
+    let backup: { id: string; jobId: string };
+    try {
+      backup = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { id: string; jobId: string };
+      await until("the backup to wait halfway through its archive", hold.waiting);
+      expect((await cancel(backup.jobId)).body).toMatchObject({ status: "failed" });
+      expect(await must(`/api/v1/admin/backups/${backup.id}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
+    } finally {
+      await hold.release();
+    }
+    await until("the cancelled backup's attempt to stop", () => attemptEnded(backup.jobId), { timeoutMs: 60_000 });
+    expect(await must(`/api/v1/admin/backups/${backup.id}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
+    // The cancel deleted the backup's objects while its attempt still wrote: what the attempt wrote after that is gone too.
+    expect(await objectsUnder(`backups/${backup.id}/`)).toEqual([]);
+    // Another backup may start at once.
+    const next = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { jobId: string };
+    expect(await jobToEnd<Job>(next.jobId, adminToken, 120_000)).toMatchObject({ status: "completed" });
   }, 180_000);
 
   it("ends a scan waiting before its first batch, which then stops and records nothing more", async () => {
@@ -134,5 +182,46 @@ describe("cancelling a long job", () => {
     const again = await runAdminCli(server, ["jobs", "cancel", jobId]);
     expect(again.code, again.output).toBe(3);
     expect(again.output).toContain("already failed");
+  }, 180_000);
+});
+
+describe("cancelling a running observation cleanup", () => {
+  it("stops at its next batch and leaves no file record whose stored object is gone", async () => {
+    const { db, storage } = server.server.runtime.deps;
+    const ownerId = owner.id;
+    const observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Cancelled" } }, 201)) as { id: string }).id;
+    const projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Cancelled" } }, 201)) as { id: string }).id;
+    // More than one batch of records (1,000), with a file in each batch.
+    for (let index = 0; index < 1001; index += 1)
+      await observationsCollection.insert(db, observationDocument({ projectId, observatoryId, ownerId }, { name: `Doomed ${index}` }));
+    const ids = (await db.execute<{ id: string }>(sql`select id from observations order by id`)).map((row) => row.id);
+    const files = [];
+    for (const observationId of [ids[1]!, ids[ids.length - 1]!]) {
+      const file = fileDocument(observationId, observatoryId, "frame.fits");
+      await storage.put(file.objectKey, Buffer.from("12345"));
+      files.push({ id: (await filesCollection.insert(db, file)).id, objectKey: file.objectKey });
+    }
+
+    // The cleanup's first batch of records waits on this row.
+    const hold = await holdRows(server.databaseUrl, `select id from observations where id = '${ids[0]!}' for update`);
+    let jobId: string;
+    try {
+      ({ jobId } = (await must("/api/v1/admin/cleanup/observations", { method: "POST", token: adminToken, json: { dryRun: false } }, 202)) as {
+        jobId: string;
+      });
+      await until("the cleanup to reach its records", hold.waiting);
+      expect((await cancel(jobId)).body).toMatchObject({ status: "failed" });
+    } finally {
+      await hold.release();
+    }
+    await until("the cancelled attempt to stop", () => attemptEnded(jobId), { timeoutMs: 60_000 });
+    expect(await must(`/api/v1/admin/jobs/${jobId}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
+    // No batch after the cancel: the last observation, in the second batch, is still there.
+    expect(await observationsCollection.get(db, ids[ids.length - 1]!)).toBeDefined();
+    // Whatever the cancel left, no record names an object that is gone (a critical FILE_MISSING for each).
+    for (const file of files) {
+      const left = { record: (await filesCollection.get(db, file.id)) !== undefined, object: (await storage.head(file.objectKey)) !== undefined };
+      expect(left, file.objectKey).not.toEqual({ record: true, object: false });
+    }
   }, 180_000);
 });

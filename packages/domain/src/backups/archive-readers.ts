@@ -35,8 +35,9 @@ function startPartUpload(deps: Deps, key: string) {
  * each the next part as it finishes one, so a slow range never leaves the others idle. Each part
  * is uploaded as its own object while it is written; a thread is never more than its credits
  * ahead of that upload, so memory stays at a few chunks and upload buffers per thread. Resolves
- * with the parts in plan order once every upload is complete; on any failure every thread is
- * stopped and every unfinished upload aborted.
+ * with the parts in plan order once every upload is complete; on any failure, or once `signal`
+ * aborts, every thread is stopped and every unfinished upload aborted, and it rejects only after
+ * every upload has settled, so nothing it started lands in storage after that.
  */
 export function runReaders(options: {
   deps: Deps;
@@ -44,8 +45,9 @@ export function runReaders(options: {
   plans: SectionPlan[][];
   keyOf: (index: number) => string;
   onRows: (rows: number) => void;
+  signal?: AbortSignal;
 }): Promise<BackupPart[]> {
-  const { deps, data, plans, keyOf, onRows } = options;
+  const { deps, data, plans, keyOf, onRows, signal } = options;
   const parts: BackupPart[] = [];
   const uploads: Array<Promise<void>> = [];
   const open = new Set<PassThrough>();
@@ -61,8 +63,11 @@ export function runReaders(options: {
       settled = true;
       for (const stream of open) stream.destroy(error);
       for (const thread of threads) void thread.terminate();
-      reject(error);
+      void Promise.allSettled(uploads).then(() => reject(error));
     };
+    const stop = () => fail(signal!.reason instanceof Error ? signal!.reason : new Error("the backup's readers were stopped"));
+    if (signal?.aborted) return stop();
+    signal?.addEventListener("abort", stop, { once: true });
     const readers = Math.min(BACKUP_READERS, plans.length);
     for (let reader = 0; reader < readers; reader++) {
       const thread = startTypeScriptThread({ entry: new URL("./archive-thread.ts", import.meta.url), data });
@@ -112,6 +117,7 @@ export function runReaders(options: {
           if (finished === readers)
             Promise.all(uploads).then(() => {
               settled = true;
+              signal?.removeEventListener("abort", stop);
               resolve(parts);
             }, fail);
         } else fail(new Error(message.message));

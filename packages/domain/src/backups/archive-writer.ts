@@ -1,7 +1,8 @@
 import type postgres from "postgres";
 import { SERVER_VERSION } from "@meridian/config";
-import { schemaVersion, type BackupManifestV2 } from "@meridian/db";
+import { schemaVersion, type BackupManifestV2, type BackupPart } from "@meridian/db";
 import type { Deps } from "../deps";
+import { JobEnded } from "../jobs/tracked-jobs";
 import { ARCHIVED_COLLECTIONS, backupPrefixOf, deleteBackupObjects } from "./archive-io";
 import { BACKUP_READERS, runReaders } from "./archive-readers";
 import type { SectionHeader } from "./archive-format";
@@ -63,14 +64,40 @@ export async function writeArchive(options: { deps: Deps; manifestKey: string; o
   // A retry starts over: the parts of an earlier attempt go, whatever their number was.
   await deleteBackupObjects({ deps, objectKey: manifestKey });
   const prefix = backupPrefixOf(manifestKey);
-  // Progress reports go out one at a time, and a late one never overtakes the last.
+  // Progress reports go out one at a time, and a late one never overtakes the last. One that finds the job ended (cancelled,
+  // or taken for abandoned) stops the readers there; any other failure of a report is only a report lost.
+  const ended = new AbortController();
   let reporting = Promise.resolve();
   const report = (rows: number) => {
-    reporting = reporting.then(() => onRows(rows)).catch(() => undefined);
+    reporting = reporting
+      .then(() => onRows(rows))
+      .catch((error: unknown) => {
+        if (error instanceof JobEnded) ended.abort(error);
+      });
   };
+  try {
+    const { snapshotAt, headers, parts } = await writeParts({ deps, prefix, report, signal: ended.signal });
+    await reporting;
+    // The last report, of every row: one that finds the job ended stops the attempt here too.
+    const sections = parts.flatMap((part) => part.sections);
+    await onRows(sections.reduce((sum, section) => sum + section.rows, 0));
+    return manifestOf(snapshotAt, headers, parts);
+  } catch (error) {
+    // The ended job's release deleted the backup's objects, perhaps before a part of this attempt landed: every upload has
+    // settled now (runReaders waits for them), so what this attempt wrote goes too, before the attempt stops.
+    if (error instanceof JobEnded) await deleteBackupObjects({ deps, objectKey: manifestKey });
+    throw error;
+  } finally {
+    await reporting;
+  }
+}
+
+/** The parts themselves, read by reader threads from one snapshot; stopped (and every upload settled) once `signal` aborts. */
+function writeParts(options: { deps: Deps; prefix: string; report: (rows: number) => void; signal: AbortSignal }) {
+  const { deps, prefix, report, signal } = options;
   // Not inTransaction: a read-only repeatable-read transaction on postgres.js itself, whose snapshot the readers' connections
   // import (listed as an exception in eslint.config.js).
-  const { snapshotAt, headers, parts } = await deps.sql.begin("isolation level repeatable read read only", async (tx) => {
+  return deps.sql.begin("isolation level repeatable read read only", async (tx) => {
     // The first statement takes the snapshot the readers read; it is exported for their connections.
     const [clock] = await tx<Array<{ now: Date | string; snapshot: string }>>`select now() as now, pg_export_snapshot() as snapshot`;
     // A generated column (observations.search_text) is made again by the restore's COPY, which refuses one given.
@@ -98,12 +125,14 @@ export async function writeArchive(options: { deps: Deps; manifestKey: string; o
       plans,
       keyOf: (index) => `${prefix}part-${String(index + 1).padStart(4, "0")}.br`,
       onRows: report,
+      signal,
     });
     return { snapshotAt: new Date(clock!.now).toISOString(), headers, parts };
   });
+}
+
+function manifestOf(snapshotAt: string, headers: SectionHeader[], parts: BackupPart[]): BackupManifestV2 {
   const sections = parts.flatMap((part) => part.sections);
-  await reporting;
-  await onRows(sections.reduce((sum, section) => sum + section.rows, 0));
   return {
     format: "meridian-backup/2",
     schemaVersion: schemaVersion(),

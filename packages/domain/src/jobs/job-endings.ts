@@ -1,9 +1,10 @@
-import { jobsCollection, type Executor, type JobDoc, type StoredDocument } from "@meridian/db";
+import { backupsCollection, jobsCollection, type Executor, type JobDoc, type StoredDocument } from "@meridian/db";
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../actor";
 import { EMAIL_JOB_KIND } from "../announcements/email-job-kind";
 import { skipUnsentAnnouncementEmails } from "../announcements/emails";
 import { recordAudit } from "../audit/record-audit";
+import { deleteBackupObjects } from "../backups/archive-io";
 import { BACKUP_JOB_KIND, failBackup, type ThenCleanup } from "../backups/backups";
 import { releaseRestore, RESTORE_JOB_KIND } from "../backups/restore";
 import type { Deps } from "../deps";
@@ -18,11 +19,37 @@ import { inTransaction } from "../transaction";
  * server admin cancelled it. Each kind names what it holds while it runs, given back here; the
  * job's record says `failed` with the reason, and `releasedAt` once what it held is given back.
  */
-type Release = (options: { deps: Deps; job: StoredDocument<JobDoc>; reason: string; payload: Record<string, unknown> | null }) => Promise<void>;
+type Release = (options: {
+  deps: Deps;
+  job: StoredDocument<JobDoc>;
+  reason: string;
+  payload: Record<string, unknown> | null;
+}) => Promise<void | "after the attempt">;
+
+/** Whether an attempt of the job still runs (graphile-worker holds it locked): a killed one is unlocked by the recovery. */
+async function attemptRunning(db: Executor, jobId: string) {
+  const [running] = await db.execute(
+    sql`select 1 from graphile_worker._private_jobs g where g.payload->>'jobId' = ${jobId} and g.locked_at is not null limit 1`,
+  );
+  return running !== undefined;
+}
+
+/**
+ * A backup fails at once (the next may start), its objects deleted; but an attempt still running
+ * may upload a part after that, so the release is done only once no attempt runs: the attempt
+ * deletes what it wrote when it finds its job ended, and for one killed first, the sweep after the
+ * recovery deletes the backup's objects again (a failed backup's, never a verified one's).
+ */
+const releaseBackup: Release = async ({ deps, job, reason, payload }) => {
+  const backupId = job.doc.subjectId!;
+  await failBackup({ deps, jobId: job.id, backupId, then: (payload?.then as ThenCleanup | null | undefined) ?? null, error: reason });
+  if (await attemptRunning(deps.db, job.id)) return "after the attempt";
+  const backup = await backupsCollection.get(deps.db, backupId);
+  if (backup?.doc.status === "failed") await deleteBackupObjects({ deps, objectKey: backup.doc.objectKey });
+};
 
 const releases: Record<string, Release> = {
-  [BACKUP_JOB_KIND]: ({ deps, job, reason, payload }) =>
-    failBackup({ deps, jobId: job.id, backupId: job.doc.subjectId!, then: (payload?.then as ThenCleanup | null | undefined) ?? null, error: reason }),
+  [BACKUP_JOB_KIND]: releaseBackup,
   [RESTORE_JOB_KIND]: ({ deps, job }) => releaseRestore({ deps, jobId: job.id }),
   [INTEGRITY_JOB_KIND]: ({ deps, job, reason }) => failIntegrityScan({ deps, scanId: job.doc.subjectId!, error: reason }),
   [EMAIL_JOB_KIND]: ({ deps, job }) => skipUnsentAnnouncementEmails({ deps, announcementId: job.doc.subjectId! }),
@@ -56,7 +83,7 @@ export async function endJobForGood(options: { deps: Deps; jobId: string; reason
   await reportJob({ deps, jobId, status: "failed", error: reason.slice(0, 500) });
   const job = (await jobsCollection.get(deps.db, jobId))!;
   if (job.doc.releasedAt) return;
-  await releases[job.doc.kind]?.({ deps, job, reason, payload: options.payload ?? null });
+  if ((await releases[job.doc.kind]?.({ deps, job, reason, payload: options.payload ?? null })) === "after the attempt") return;
   await jobsCollection.update(deps.db, jobId, (doc) => ({ ...doc, releasedAt: deps.now().toISOString() }));
 }
 
@@ -64,7 +91,7 @@ export async function endJobForGood(options: { deps: Deps; jobId: string; reason
  * The minute sweep (and each recovery of dead workers): every tracked job still queued or running
  * whose graphile-worker job has used up its attempts and is not running, or is gone, fails with a
  * reason and gives back what it held; and a failed job whose release was cut short (a cancel killed
- * halfway) gets it now.
+ * halfway), or waited for a running attempt (a backup's), gets it now.
  */
 export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<string[]> {
   const { deps } = options;
@@ -85,7 +112,7 @@ export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<str
      where (j.status in ('queued', 'running') and j.kind not in ${SELF_HEALING}
             and (g.attempts is null or (g.attempts >= g.max_attempts and g.locked_at is null)))
         or (j.status = 'failed' and j.doc->>'releasedAt' is null and j.kind in ${Object.keys(releases)}
-            and j.updated_at > now() - interval '7 days')
+            and j.updated_at > now() - interval '7 days' and (j.kind <> ${BACKUP_JOB_KIND} or g.locked_at is null))
      limit 100`);
   for (const row of rows) {
     const reason =
@@ -105,7 +132,8 @@ export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<str
  * A server admin ends a queued or running job (409 JOB_FINISHED once it ended): in one
  * transaction the job fails naming who cancelled it, its graphile-worker jobs stop (removed while
  * waiting; a running attempt gets no retry and stops at its next progress report, `JobEnded`), and
- * the audit log records it; then what it held is given back.
+ * the audit log records it; then what it held is given back. A backup-first cleanup ends the
+ * backup it waits for with it (failed, objects removed), so no backup is left running.
  */
 export async function cancelJob(options: { deps: Deps; actor: Actor; jobId: string }): Promise<JobView> {
   const { deps, actor, jobId } = options;
@@ -123,8 +151,16 @@ export async function cancelJob(options: { deps: Deps; actor: Actor; jobId: stri
       throw new AppError("JOB_FINISHED", `Job ${jobId} already ${job.doc.status} at ${job.doc.finishedAt ?? "an unknown time"}`);
     const [graphile] = await t.tx.execute<{ payload: Record<string, unknown> | null }>(sql`
       select g.payload::jsonb as payload from graphile_worker._private_jobs g where ${doesWorkOf(ofDocument(job))} limit 1`);
+    // A backup-first cleanup's backup, not verified yet, was asked for only as the cleanup's first step: it ends with it (its
+    // queued attempt is removed below with the cleanup's, so left as it is it would stay running and refuse the next backup).
+    const backups = await t.tx.execute<{ job_id: string; payload: Record<string, unknown> }>(sql`
+      select distinct on (g.payload->>'jobId') g.payload->>'jobId' as job_id, g.payload::jsonb as payload
+        from graphile_worker._private_jobs g join jobs b on b.id = g.payload->>'jobId'
+       where g.payload->'then'->>'cleanupJobId' = ${jobId} and b.kind = ${BACKUP_JOB_KIND} and b.status in ('queued', 'running')
+       order by g.payload->>'jobId', g.id desc`);
     await stopGraphileJobs(t.tx, job);
     await reportJobIn({ t, jobId, status: "failed", error: reason });
+    for (const backup of backups) await reportJobIn({ t, jobId: backup.job_id, status: "failed", error: `${reason}, with the cleanup it was for` });
     await recordAudit({
       t,
       actor: actor.kind === "user" ? { id: actor.id, name: actor.name } : null,
@@ -132,11 +168,13 @@ export async function cancelJob(options: { deps: Deps; actor: Actor; jobId: stri
       target: { kind: "job", id: job.id, name: job.doc.kind },
       scope: { kind: "system", id: "system", name: null },
       before: { status: job.doc.status, progress: job.doc.progress },
-      after: { status: "failed", error: reason },
+      after: { status: "failed", error: reason, ...(backups.length > 0 ? { endedWith: backups.map((backup) => backup.job_id) } : {}) },
     });
-    return { payload: graphile?.payload ?? null };
+    return { payload: graphile?.payload ?? null, backups };
   });
   await endJobForGood({ deps, jobId, reason, payload: cancelled.payload });
+  for (const backup of cancelled.backups)
+    await endJobForGood({ deps, jobId: backup.job_id, reason: `${reason}, with the cleanup it was for`, payload: backup.payload });
   return getJob({ deps, jobId });
 }
 
