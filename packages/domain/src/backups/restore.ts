@@ -8,7 +8,7 @@ import { CACHE_CHANNEL } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { startIntegrityScanIn } from "../integrity/scan";
-import type { OBSERVATION_CLEANUP_JOB_KIND } from "../cleanup/observation-cleanup";
+import { lockDestructiveJobStarts, OBSERVATION_CLEANUP_JOB_KIND, RESTORE_JOB_KIND } from "../jobs/destructive-jobs";
 import { addJob } from "../jobs/add-job";
 import { JobEnded, recordJobStarted, reportJob, reportJobIn } from "../jobs/tracked-jobs";
 import { runExclusively } from "../system/exclusive-run";
@@ -17,7 +17,7 @@ import { ARCHIVED_COLLECTIONS, archiveSizeOf, readArchiveBack } from "./archive-
 import { buildIndexes, copyInto, createSideTable, PARALLEL_SECTION_BYTES, SIDE_SCHEMA } from "./side-tables";
 import { inTransaction } from "../transaction";
 
-export const RESTORE_JOB_KIND = "backup_restore";
+export { RESTORE_JOB_KIND };
 /** Held by the restore that runs; one at a time across every process. */
 const RESTORE_LOCK = "meridian:restore";
 /** Where the replaced tables go at the swap, dropped once it has committed. */
@@ -29,9 +29,6 @@ const PREVIOUS_SCHEMA = "meridian_previous";
  */
 const KEPT_AS_THEY_ARE = new Set(["jobs", "email_outbox", "audit_log"]);
 export const RESTORED_COLLECTIONS = ARCHIVED_COLLECTIONS.filter((name) => !KEPT_AS_THEY_ARE.has(name));
-
-/** The cleanup's kind, checked against its module without importing it at run time (it may import this one). */
-const OBSERVATION_CLEANUP: typeof OBSERVATION_CLEANUP_JOB_KIND = "observation_cleanup";
 
 const ignoreNotFound = (error: unknown) => {
   if (!(error instanceof AppError && error.code === "NOT_FOUND")) throw error;
@@ -63,13 +60,13 @@ function refusalOf(backup: Awaited<ReturnType<typeof backupsCollection.get>>, ba
 export async function startRestore(options: { deps: Deps; actor: Actor | null; backupId: string }) {
   const { deps, actor, backupId } = options;
   return inTransaction(deps, async (t) => {
-    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:destructive-job-start'))`);
+    await lockDestructiveJobStarts({ t });
     const refusal = refusalOf(await backupsCollection.get(t.tx, backupId), backupId);
     if (refusal) throw refusal;
     const [running] = await t.tx.execute<{ id: string }>(sql`select id from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') limit 1`);
     if (running) throw new AppError("RESTORE_RUNNING", `A restore is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
     const [cleanup] = await t.tx.execute<{ id: string; status: string }>(
-      sql`select id, status from jobs where kind = ${OBSERVATION_CLEANUP} and status in ('queued', 'running') limit 1`,
+      sql`select id, status from jobs where kind = ${OBSERVATION_CLEANUP_JOB_KIND} and status in ('queued', 'running') limit 1`,
     );
     if (cleanup)
       throw new AppError("CLEANUP_RUNNING", `An observation cleanup is ${cleanup.status}: job ${cleanup.id}; restore once it has ended`, {

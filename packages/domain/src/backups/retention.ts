@@ -2,7 +2,7 @@ import { backupsCollection, tables, type Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Actor } from "../actor";
-import type { RESTORE_JOB_KIND } from "./restore";
+import { lockDestructiveJobStarts, RESTORE_JOB_KIND } from "../jobs/destructive-jobs";
 import { recordAudit } from "../audit/record-audit";
 import type { Deps } from "../deps";
 import { deleteBackupObjects } from "./archive-io";
@@ -10,13 +10,11 @@ import type { BackupCleanupResult, backupCleanupInputSchema } from "./schemas";
 import { inTransaction } from "../transaction";
 
 const DAY_MS = 86_400_000;
-/** A restore's job kind, checked against restore.ts without importing it at run time (no import cycle to mind). */
-const RESTORE_JOB: typeof RESTORE_JOB_KIND = "backup_restore";
 
 /** The backups a queued or running restore is about to read (or reading). */
 async function backupsBeingRestored(db: Executor): Promise<Set<string>> {
   const rows = await db.execute<{ id: string }>(
-    sql`select subject_id as id from jobs where kind = ${RESTORE_JOB} and status in ('queued', 'running') and subject_id is not null`,
+    sql`select subject_id as id from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') and subject_id is not null`,
   );
   return new Set(rows.map((row) => row.id));
 }
@@ -50,7 +48,7 @@ export async function cleanUpBackups(options: {
   if (input.dryRun || candidates.length === 0) return { deleted: listed(candidates), dryRun: Boolean(input.dryRun) };
 
   const doomed = await inTransaction(deps, async (t) => {
-    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:destructive-job-start'))`);
+    await lockDestructiveJobStarts({ t });
     const restoringNow = await backupsBeingRestored(t.tx);
     const marked: typeof backups = [];
     for (const candidate of candidates) {

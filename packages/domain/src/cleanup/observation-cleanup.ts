@@ -8,11 +8,11 @@ import { AppError } from "../errors";
 import { addJob } from "../jobs/add-job";
 import { recordJobStarted, reportJob, reportJobIn, type JobReport } from "../jobs/tracked-jobs";
 import { startBackupIn } from "../backups/backups";
-import { RESTORE_JOB_KIND } from "../backups/restore";
+import { lockDestructiveJobStarts, OBSERVATION_CLEANUP_JOB_KIND, RESTORE_JOB_KIND } from "../jobs/destructive-jobs";
 import { runExclusively } from "../system/exclusive-run";
 import { inTransaction } from "../transaction";
 
-export const OBSERVATION_CLEANUP_JOB_KIND = "observation_cleanup";
+export { OBSERVATION_CLEANUP_JOB_KIND };
 const OBJECT_PREFIX = "observations/";
 const RECORD_BATCH = 1000;
 
@@ -31,12 +31,6 @@ export const observationCleanupInputSchema = z
     createBackup: z.boolean().optional().describe("Back up first and start only once the backup is verified"),
   })
   .meta({ id: "ObservationCleanup" });
-
-/**
- * Taken first by every transaction that checks for a running destructive job and records a new
- * one (a cleanup here, a restore in `backups/restore.ts`), so neither can start beside the other.
- */
-const DESTRUCTIVE_JOB_START_LOCK = "meridian:destructive-job-start";
 
 /**
  * The database's clock, to the microsecond, as an ISO instant: the cutoff is compared with
@@ -96,7 +90,7 @@ export async function startObservationCleanup(options: { deps: Deps; actor: Acto
   const { deps, actor } = options;
   const actorId = actor.kind === "user" ? actor.id : null;
   return inTransaction(deps, async (t) => {
-    await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${DESTRUCTIVE_JOB_START_LOCK}))`);
+    await lockDestructiveJobStarts({ t });
     const [other] = await t.tx.execute<{ id: string; kind: string }>(sql`
       select id, kind from jobs where kind in (${OBSERVATION_CLEANUP_JOB_KIND}, ${RESTORE_JOB_KIND}) and status in ('queued', 'running')
        order by kind = ${OBSERVATION_CLEANUP_JOB_KIND} desc limit 1`);
