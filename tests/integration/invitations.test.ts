@@ -4,7 +4,7 @@ import { createAccount, expectProblem, roomyLimits, type Account } from "../supp
 import { jsonApi } from "../support/json-api";
 import { startSmtpCapture, type CapturedMail } from "../support/smtp-capture";
 import { controlServerClock, type TestClock } from "../support/test-clock";
-import { holdRows, holdTable, lockWaiters } from "../support/table-hold";
+import { holdRows, holdTable, lockWaiters, queuedBehindHold } from "../support/table-hold";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -172,17 +172,12 @@ describe("organization invitations", () => {
     const send = (permissions: Record<string, boolean>) => invite(owner, `/organizations/${organization.id}`, { email, permissions });
     // The first is written and waits at its email; the second reaches the same address meanwhile.
     const hold = await holdTable(server.databaseUrl, "email_outbox");
-    let answers: Array<{ status: number }>;
-    try {
-      const first = send({ can_manage_projects: true });
-      await until("the first invitation to wait at its email", async () => (await hold.waiters()) >= 1);
-      const second = send({ can_manage_storage: true });
-      await until("the second invitation to wait behind it", async () => (await lockWaiters(server.server.runtime.deps.sql)) >= 2);
-      await hold.release();
-      answers = await Promise.all([first, second]);
-    } finally {
-      await hold.release();
-    }
+    const answers = await queuedBehindHold({
+      hold,
+      sql: server.server.runtime.deps.sql,
+      first: () => send({ can_manage_projects: true }),
+      second: () => send({ can_manage_storage: true }),
+    });
     expect(answers.map((answer) => answer.status)).toEqual([201, 201]);
     const pending = (await must(`/organizations/${organization.id}/invitations`, { token: owner.token }, 200)).items;
     expect(pending).toHaveLength(1);

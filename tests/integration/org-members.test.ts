@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
-import { holdRows, holdTable, lockWaiters } from "../support/table-hold";
+import { holdRows, holdTable, lockWaiters, queuedBehindHold } from "../support/table-hold";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -350,18 +350,12 @@ describe("member changes racing a transfer or a deletion", () => {
       server.databaseUrl,
       `select id from organization_members where organization_id = '${organization.id}' and user_id = '${heir.id}' for update`,
     );
-    let removed: Awaited<ReturnType<typeof call>>;
-    let transferred: Awaited<ReturnType<typeof call>>;
-    try {
-      const removal = call(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token });
-      await until("the removal to wait at the heir's membership", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
-      const transfer = call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
-      await until("the transfer to wait behind it", async () => (await waitingOnLocks()) >= 2, { intervalMs: 5 });
-      await hold.release();
-      [removed, transferred] = await Promise.all([removal, transfer]);
-    } finally {
-      await hold.release();
-    }
+    const [removed, transferred] = await queuedBehindHold({
+      hold,
+      sql: server.server.runtime.deps.sql,
+      first: () => call(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token }),
+      second: () => call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } }),
+    });
 
     // Serially: the heir is gone, so ownership cannot go to them, and the owner is still a member.
     expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
@@ -384,22 +378,17 @@ describe("member changes racing a transfer or a deletion", () => {
       server.databaseUrl,
       `select id from organization_members where organization_id = '${organization.id}' and user_id = '${heir.id}' for update`,
     );
-    let transferred: Awaited<ReturnType<typeof call>>;
-    let changed: Awaited<ReturnType<typeof call>>;
-    try {
-      const transfer = call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
-      await until("the transfer to wait at the heir's membership", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
-      const change = call(`/organizations/${organization.id}/members/${heir.id}`, {
-        method: "PUT",
-        token: owner.token,
-        json: { permissions: { can_manage_members: false } },
-      });
-      await until("the change to wait behind it", async () => (await waitingOnLocks()) >= 2, { intervalMs: 5 });
-      await hold.release();
-      [transferred, changed] = await Promise.all([transfer, change]);
-    } finally {
-      await hold.release();
-    }
+    const [transferred, changed] = await queuedBehindHold({
+      hold,
+      sql: server.server.runtime.deps.sql,
+      first: () => call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } }),
+      second: () =>
+        call(`/organizations/${organization.id}/members/${heir.id}`, {
+          method: "PUT",
+          token: owner.token,
+          json: { permissions: { can_manage_members: false } },
+        }),
+    });
 
     // The stored permissions of the new owner are still all true, and the change was refused as it is serially.
     expect(await stored(organization.id)).toEqual([

@@ -1,4 +1,5 @@
 import postgres from "postgres";
+import { until } from "./until";
 
 export interface TableHold {
   /** True once a backend waits for the hold: the work under way has reached it and stopped there. */
@@ -69,4 +70,28 @@ export async function lockWaiters(sql: postgres.Sql): Promise<number> {
     select count(distinct pid)::int as waiting from pg_locks
      where not granted and pid in (select pid from pg_stat_activity where datname = current_database())`;
   return row!.waiting;
+}
+
+/**
+ * Stages two writers against a hold: the first is sent and stops at the hold; the second is sent
+ * then and queues behind it (a second lock waiter); the hold is released and both answers come
+ * back, in that order. The hold is released however the staging ends.
+ */
+export async function queuedBehindHold<First, Second>(options: {
+  hold: TableHold;
+  sql: postgres.Sql;
+  first: () => Promise<First>;
+  second: () => Promise<Second>;
+}): Promise<[First, Second]> {
+  const { hold, sql } = options;
+  try {
+    const first = options.first();
+    await until("the first writer to wait at the hold", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
+    const second = options.second();
+    await until("the second writer to queue behind it", async () => (await lockWaiters(sql)) >= 2, { intervalMs: 5 });
+    await hold.release();
+    return await Promise.all([first, second]);
+  } finally {
+    await hold.release();
+  }
 }
