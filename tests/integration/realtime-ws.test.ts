@@ -133,7 +133,15 @@ describe("WebSocket /ws: sockets per user", () => {
       expect(attempt.status).toBe(429);
       expect(attempt.headers["retry-after"]).toBe("30");
       expect(attempt.headers["content-type"]).toMatch(/^application\/problem\+json/);
-      expect(JSON.parse(attempt.body)).toEqual({ status: 429, title: "Too Many Requests", code: "RATE_LIMITED", detail: DETAIL });
+      // The same problem+json as any refused request, its `type` included.
+      expect(JSON.parse(attempt.body)).toEqual({
+        type: "https://meridian.dev/problems/rate-limited",
+        title: "Too many requests",
+        status: 429,
+        code: "RATE_LIMITED",
+        detail: DETAIL,
+        instance: "/ws",
+      });
     }
     // The sockets already open stay open and answer.
     for (const client of opened) await client.waitFor((message) => message.type === "welcome");

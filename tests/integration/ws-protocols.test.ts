@@ -18,6 +18,8 @@ const testProtocol = defineProtocol({
   // Test only: the route key comes from the URL. Real protocols authenticate a credential.
   authenticate: async (request): Promise<Admission<{ observatoryId: string }> | Refusal> => {
     const as = new URL(request.url ?? "/", "http://localhost").searchParams.get("observatory");
+    if (as === "crash") throw new Error("a bug in authenticate");
+    if (as === "no-connection") throw Object.assign(new Error("sorry, too many clients already"), { code: "53300" });
     return as ? { session: { observatoryId: as }, routeKey: observatoryRouteKey(as) } : { status: 401 };
   },
   messages: z.discriminatedUnion("type", [
@@ -117,8 +119,28 @@ describe("a WebSocket protocol defined with defineProtocol", () => {
   });
 
   it("refuses an upgrade its authenticate refuses, and a path no protocol serves", async () => {
-    expect(await connectWebSocket(testUrl)).toMatchObject({ ok: false, status: 401 });
-    expect(await connectWebSocket(testUrl.replace("/ws/test", "/ws/nothing"))).toMatchObject({ ok: false, status: 404 });
+    const unauthenticated = await connectWebSocket(testUrl);
+    expect(unauthenticated).toMatchObject({ ok: false, status: 401, headers: { "content-type": "application/problem+json", connection: "close" } });
+    expect(JSON.parse(unauthenticated.ok ? "" : unauthenticated.body)).toMatchObject({
+      type: "https://meridian.dev/problems/unauthenticated",
+      status: 401,
+      code: "UNAUTHENTICATED",
+      instance: "/ws/test",
+    });
+    const nowhere = await connectWebSocket(testUrl.replace("/ws/test", "/ws/nothing"));
+    expect(nowhere).toMatchObject({ ok: false, status: 404 });
+    expect(JSON.parse(nowhere.ok ? "" : nowhere.body)).toMatchObject({ code: "NOT_FOUND", detail: "No WebSocket is served at this path" });
+  });
+
+  it("answers an upgrade whose authentication failed as a route would: 500 without internals, 503 with Retry-After when the database is full", async () => {
+    const crashed = await connectWebSocket(`${testUrl}?observatory=crash`);
+    expect(crashed).toMatchObject({ ok: false, status: 500 });
+    const body = crashed.ok ? "" : crashed.body;
+    expect(JSON.parse(body)).toMatchObject({ code: "INTERNAL", status: 500 });
+    expect(body).not.toContain("a bug in authenticate");
+    const full = await connectWebSocket(`${testUrl}?observatory=no-connection`);
+    expect(full).toMatchObject({ ok: false, status: 503, headers: { "retry-after": "5" } });
+    expect(JSON.parse(full.ok ? "" : full.body)).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
   });
 });
 

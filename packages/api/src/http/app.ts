@@ -129,7 +129,8 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "the client and not read than the server holds (`WS_SEND_BUFFER_LIMIT_BYTES`; read, then connect again), " +
           "4429 more messages waiting than allowed (`PLUGIN_QUEUE_LIMIT`). A user holds at most `WS_CONNECTIONS_PER_USER` (default 20) " +
           "`/ws` sockets on one server process: the upgrade beyond it is answered 429 RATE_LIMITED (problem+json, Retry-After) and " +
-          "the sockets already open stay open.",
+          "the sockets already open stay open. A refused upgrade is answered like any refused request (problem+json: 401, 404, 429, " +
+          "500, and 503 with Retry-After when the database has no connection to give).",
         license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
       },
       // PUBLIC_URL, else the address the request reached: a generated client calls this very server.

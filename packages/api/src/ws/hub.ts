@@ -1,6 +1,7 @@
-import type { IncomingMessage, Server } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import {
+  AppError,
   authenticateToken,
   CACHE_CHANNEL,
   loadRealtimeEvents,
@@ -15,6 +16,7 @@ import {
 import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import pRetry from "p-retry";
 import { WebSocketServer, type WebSocket } from "ws";
+import { codeForStatus, problemAnswer, reportedAppError } from "../http/problem";
 import { handleMessage, refuseMessage } from "./handle-message";
 import { MessageQueue, TokenBucket } from "./message-queue";
 import { hubCloseCodes, observatoryRouteKey, userRouteKey, type Credential, type ProtocolConnection, type ProtocolDefinition, type RouteKey } from "./protocol";
@@ -27,14 +29,6 @@ export interface WebSocketHub {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyProtocol = ProtocolDefinition<any, any>;
 
-const REFUSAL_CODES: Record<number, string> = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 429: "RATE_LIMITED", 500: "INTERNAL" };
-const REFUSAL_REASONS: Record<number, string> = {
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-};
 const HEARTBEAT_MS = 30_000;
 /**
  * The Retry-After of an upgrade refused for too many sockets: a socket closes as soon as its page
@@ -84,13 +78,15 @@ function afterFirstCall(act: () => void): () => void {
   };
 }
 
-function refuse(socket: Duplex, status: number, options: { detail?: string; retryAfterSeconds?: number } = {}) {
-  const reason = REFUSAL_REASONS[status] ?? "Error";
-  const { detail, retryAfterSeconds } = options;
-  const body = JSON.stringify({ status, title: reason, code: REFUSAL_CODES[status] ?? "INTERNAL", ...(detail ? { detail } : {}) });
-  const retryAfter = retryAfterSeconds ? `Retry-After: ${retryAfterSeconds}\r\n` : "";
-  const head = `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${retryAfter}Content-Type: application/problem+json`;
-  socket.end(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+/**
+ * An upgrade refused as any HTTP request is (the same problem+json, `type` and `code` included),
+ * then the connection closed: a client that asked to upgrade does not expect to reuse it.
+ */
+function refuse(socket: Duplex, error: AppError, path: string) {
+  const { status, headers, body } = problemAnswer(error, { requestId: undefined, path });
+  const fields = Object.entries(headers).filter(([name]) => name !== "connection");
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}`, "Connection: close", ...fields.map(([name, value]) => `${name}: ${value}`)];
+  socket.end(`${head.join("\r\n")}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
 
 /**
@@ -329,17 +325,20 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const protocol = protocolsByPath.get(url.pathname);
-    if (!protocol) return refuse(socket, 404);
+    if (!protocol) return refuse(socket, new AppError("NOT_FOUND", "No WebSocket is served at this path"), url.pathname);
     const admission = await protocol.authenticate(request, deps);
-    if ("status" in admission) return refuse(socket, admission.status);
+    if ("status" in admission) return refuse(socket, new AppError(codeForStatus[admission.status]!), url.pathname);
     // Counted here and joined in `open` in the same turn: without verifyClient, ws completes the
     // upgrade synchronously, so upgrades arriving together cannot all pass the count.
     const cap = protocol.socketsPerRouteKey?.(deps.env);
     if (cap !== undefined && (socketsByKey.get(admission.routeKey)?.size ?? 0) >= cap)
-      return refuse(socket, 429, {
-        detail: `At most ${cap} connections at once on this server; close one (another tab or window) or try again later`,
-        retryAfterSeconds: SOCKET_CAP_RETRY_AFTER_SECONDS,
-      });
+      return refuse(
+        socket,
+        new AppError("RATE_LIMITED", `At most ${cap} connections at once on this server; close one (another tab or window) or try again later`, {
+          retryAfterSeconds: SOCKET_CAP_RETRY_AFTER_SECONDS,
+        }),
+        url.pathname,
+      );
     servers.get(protocol)!.handleUpgrade(request, socket, head, (ws) => {
       // Authenticated while the hub was closing: told at once, like the sockets it closed.
       if (!running) return ws.close(hubCloseCodes.serverStopping, "server shutting down");
@@ -347,9 +346,10 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     });
   };
   const upgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    onUpgrade(request, socket, head).catch((error) => {
-      deps.logger.error({ err: error }, "WebSocket upgrade failed");
-      refuse(socket, 500);
+    onUpgrade(request, socket, head).catch((error: unknown) => {
+      // A database without a free connection is a 503 with Retry-After here as on any route.
+      const path = new URL(request.url ?? "/", "http://localhost").pathname;
+      refuse(socket, reportedAppError(error, deps.logger, { requestId: undefined, method: "GET", path }), path);
     });
   };
   server.on("upgrade", upgradeListener);
