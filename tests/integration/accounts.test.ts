@@ -1,7 +1,12 @@
 import http from "node:http";
+import { randomUUID } from "node:crypto";
+import { sessionsCollection } from "@meridian/db";
+import { MAX_LIVE_SESSIONS } from "@meridian/domain";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, describeAuthSuite, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
+import { expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import { startSmtpCapture } from "../support/smtp-capture";
 import { holdRows } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
@@ -247,6 +252,45 @@ describe("my sessions", () => {
     expect(await trpcErrorCode(wrong)).toBe("INVALID_CREDENTIALS");
   });
 
+  /** Sessions of `userId` written straight to the table (a sign-in each would cost a password hash). */
+  const seedSessions = async (userId: string, count: number, expiresAt: Date) => {
+    const db = server.server.runtime.deps.db;
+    const ids: string[] = [];
+    for (let index = 0; index < count; index += 1) {
+      const doc = { userId, tokenHash: `seeded-${randomUUID()}`, expiresAt: expiresAt.toISOString(), userAgent: "seeded", ip: null };
+      ids.push((await sessionsCollection.insert(db, doc)).id);
+    }
+    return ids;
+  };
+  const sessionsLeft = async (ids: string[]) =>
+    (await server.server.runtime.deps.db.execute<{ id: string }>(sql`select id from sessions where id in ${ids}`)).map((row) => row.id);
+
+  it(`keeps at most ${MAX_LIVE_SESSIONS} sessions an account: a sign-in beyond them ends the oldest, and its expired ones go`, async () => {
+    const user = await createAccount(server); // signing up made the oldest session
+    const expired = await seedSessions(user.id, 2, new Date(Date.now() - HOUR));
+    const live = await seedSessions(user.id, MAX_LIVE_SESSIONS - 1, new Date(Date.now() + 24 * HOUR));
+    expect(await statusOf("/api/v1/auth/me", user.token)).toBe(200);
+
+    const newest = await loginSession(server, user);
+    expect(await statusOf("/api/v1/auth/me", user.token)).toBe(401);
+    const list = await must("/api/v1/user/sessions", { token: newest.token }, 200);
+    expect(list.items).toHaveLength(MAX_LIVE_SESSIONS);
+    expect(list.items[0].current).toBe(true);
+    expect(await sessionsLeft(expired)).toEqual([]);
+    expect((await sessionsLeft(live)).sort()).toEqual([...live].sort());
+    // Another account's sessions are not its to count.
+    const other = await createAccount(server);
+    expect(await statusOf("/api/v1/auth/me", other.token)).toBe(200);
+  });
+
+  it("removes expired sessions in the hourly prune_sessions job, and leaves live ones", async () => {
+    const user = await createAccount(server);
+    const expired = await seedSessions(user.id, 3, new Date(Date.now() - HOUR));
+    await server.server.runtime.deps.db.execute(sql`select graphile_worker.add_job('prune_sessions', '{}'::json)`);
+    await until("the expired sessions to be removed", async () => (await sessionsLeft(expired)).length === 0);
+    expect(await statusOf("/api/v1/auth/me", user.token)).toBe(200);
+  });
+
   for (const route of [
     { method: "GET" as const, path: "/api/v1/user/sessions", prepare: () => ({ path: "/api/v1/user/sessions" }), success: 200 },
     { method: "POST" as const, path: "/api/v1/user/sessions/revoke-others", prepare: () => ({ path: "/api/v1/user/sessions/revoke-others" }), success: 204 },
@@ -301,6 +345,16 @@ describe("administration of users", () => {
     expect((await must(`/api/v1/admin/users?q=${encodeURIComponent("%_")}`, { token: adminToken }, 200)).items).toEqual([]);
     await loginSession(server, found[0]!);
     expect((await must(`/api/v1/admin/users?q=${tag}`, { token: adminToken }, 200)).items[0].lastLoginAt).toEqual(expect.any(String));
+
+    const viaTrpc = await trpcData<{ items: Array<{ id: string }> }>(
+      await server.request(trpcQuery("admin.users", { q: tag, limit: 2, cursor: first.nextCursor }), { token: adminToken }),
+    );
+    expect(viaTrpc.items.map((item) => item.id)).toEqual([found[2]!.id]);
+    // An account's id was the cursor once; it no longer is one, and a made-up one is no page at all.
+    for (const cursor of [...foreignCursors, found[0]!.id]) {
+      await expectCursorRefused(await server.request(`/api/v1/admin/users?cursor=${encodeURIComponent(cursor)}`, { token: adminToken }));
+      await expectTrpcCursorRefused(await server.request(trpcQuery("admin.users", { cursor }), { token: adminToken }));
+    }
 
     const member = await createAccount(server);
     await expectProblem(await server.request("/api/v1/admin/users", { token: member.token }), 403, "FORBIDDEN");

@@ -29,6 +29,7 @@ describe("job contracts", () => {
       "0 * * * * prune_rate_limits",
       "17 4 * * * purge_quarantine",
       "30 3 * * * abort_stale_uploads",
+      "40 * * * * prune_sessions",
     ]);
   });
 

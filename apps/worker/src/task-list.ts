@@ -13,6 +13,7 @@ import { observationCleanupTask } from "./tasks/observation-cleanup";
 import { purgeQuarantineTask } from "./tasks/purge-quarantine";
 import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
+import { pruneSessionsTask } from "./tasks/prune-sessions";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { reconcileJobsTask } from "./tasks/reconcile-jobs";
 import { deliverFileTask } from "./tasks/deliver-file";
@@ -28,6 +29,7 @@ export const tasks = [
   sendEmailTask,
   sendPushTask,
   pruneRateLimitsTask,
+  pruneSessionsTask,
   pruneRealtimeEventsTask,
   announcementEmailsTask,
   announcementStartedTask,

@@ -4,6 +4,7 @@ import {
   deleteSessionByToken,
   login,
   loginInputSchema,
+  MAX_LIVE_SESSIONS,
   passwordResetConfirmSchema,
   passwordResetRequestSchema,
   presentUser,
@@ -55,7 +56,9 @@ export const authOperations = {
     access: "public",
     tags,
     summary: "Sign in",
-    description: "Returns a session token and sets the `session` cookie. Failed attempts are rate-limited per email and per client address.",
+    description:
+      "Returns a session token and sets the `session` cookie. Failed attempts are rate-limited per email and per client address. " +
+      `An account keeps at most ${MAX_LIVE_SESSIONS} sessions: this one ends the oldest beyond that; expired sessions are removed.`,
     method: "post",
     path: "/api/v1/auth/login",
     status: 200,

@@ -4,6 +4,7 @@ import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { MAX_LIVE_SESSIONS } from "../auth/sessions";
 import { inTransaction, type InTransaction } from "../transaction";
 
 /** The actor's live sessions, newest first, marking the one that asks. */
@@ -15,7 +16,8 @@ export async function listMySessions(options: { deps: Deps; actor: UserActor }) 
     .from(sessions)
     .where(and(eq(sessions.userId, actor.id), gt(sessions.expiresAt, deps.now())))
     .orderBy(desc(sessions.createdAt), desc(sessions.id))
-    .limit(500);
+    // Sign-ins of one account take turns at its row (`lastLoginAt`), so this is every one.
+    .limit(MAX_LIVE_SESSIONS);
   return {
     items: rows.map((row) => ({
       id: row.id,

@@ -1,5 +1,5 @@
-import { sessionsCollection } from "@meridian/db";
-import { eq } from "drizzle-orm";
+import { sessionsCollection, tables, type Executor } from "@meridian/db";
+import { and, eq, inArray, lte, or, sql } from "drizzle-orm";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { generateSecret, hashSecret, SESSION_TOKEN_PREFIX } from "./tokens";
@@ -10,7 +10,20 @@ export interface ClientInfo {
   userAgent: string | null;
 }
 
-export async function createSession(options: { t: Pick<InTransaction, "tx" | "now" | "env">; userId: string; client: ClientInfo }): Promise<string> {
+/**
+ * Sessions one account keeps at once. Every sign-in makes one and nothing else ends them before
+ * they expire, so a script signing in again and again would grow the table without end; past this
+ * the oldest ends, as a browser long closed would have let it lapse.
+ */
+export const MAX_LIVE_SESSIONS = 100;
+/** Expired sessions removed by one statement of the hourly prune, so no statement holds many row locks for long. */
+const PRUNE_BATCH = 5_000;
+
+export async function createSession(options: {
+  t: Pick<InTransaction, "tx" | "now" | "env" | "caches" | "cacheChanges">;
+  userId: string;
+  client: ClientInfo;
+}): Promise<string> {
   const { t, userId, client } = options;
   const token = generateSecret(SESSION_TOKEN_PREFIX);
   const expiresAt = new Date(t.now().getTime() + t.env.SESSION_TTL_DAYS * 86_400_000);
@@ -21,7 +34,40 @@ export async function createSession(options: { t: Pick<InTransaction, "tx" | "no
     userAgent: client.userAgent?.slice(0, 300) ?? null,
     ip: client.ip,
   });
+  await endSessionsBeyondCap({ t, userId });
   return token;
+}
+
+/** The account's sessions past the newest `MAX_LIVE_SESSIONS`, and its expired ones, end; their tokens stop working in every process. */
+async function endSessionsBeyondCap(options: { t: Pick<InTransaction, "tx" | "now" | "caches" | "cacheChanges">; userId: string }) {
+  const { t, userId } = options;
+  const { sessions } = tables;
+  const beyond = t.tx
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(eq(sessions.userId, userId))
+    .orderBy(sql`${sessions.createdAt} desc, ${sessions.id} desc`)
+    .offset(MAX_LIVE_SESSIONS);
+  const ended = await t.tx
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), or(lte(sessions.expiresAt, t.now()), inArray(sessions.id, beyond))))
+    .returning({ tokenHash: sessions.tokenHash });
+  for (const { tokenHash } of ended) await invalidateCaches({ t, change: { kind: "token", tokenHash } });
+}
+
+/** Removes sessions that expired (they already authenticate nobody); run by an hourly job. */
+export async function pruneExpiredSessions(options: { db: Executor; now: Date }): Promise<number> {
+  const { sessions } = tables;
+  let removed = 0;
+  for (;;) {
+    const batch = options.db.select({ id: sessions.id }).from(sessions).where(lte(sessions.expiresAt, options.now)).limit(PRUNE_BATCH);
+    const rows = await options.db
+      .delete(sessions)
+      .where(sql`${sessions.id} in (${batch})`)
+      .returning({ id: sessions.id });
+    removed += rows.length;
+    if (rows.length < PRUNE_BATCH) return removed;
+  }
 }
 
 export async function deleteSessionByToken(options: { deps: Deps; token: string }): Promise<void> {

@@ -30,6 +30,8 @@ export const jobContracts = {
   announcement_started: defineJob("announcement_started", z.object({ announcementId: id })),
   announcements_maintenance: defineJob("announcements_maintenance", scheduled, { schedule: "* * * * *" }),
   prune_rate_limits: defineJob("prune_rate_limits", scheduled, { schedule: "0 * * * *" }),
+  /** Removes expired sessions: an account that never signs in again would keep them for good. */
+  prune_sessions: defineJob("prune_sessions", scheduled, { schedule: "40 * * * *" }),
   /** One push notification to one user, over every push channel they have (web push subscriptions, Pushover). */
   send_push: defineJob(
     "send_push",

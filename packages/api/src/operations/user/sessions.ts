@@ -3,6 +3,7 @@ import {
   changePassword,
   changePasswordSchema,
   listMySessions,
+  MAX_LIVE_SESSIONS,
   opaqueIdSchema,
   revokeMySession,
   revokeOtherSessions,
@@ -41,7 +42,9 @@ export const sessionOperations = {
     access: "signed-in",
     tags,
     summary: "My sessions",
-    description: "Live sessions of the caller's account, newest first; `current` marks the one making this request.",
+    description:
+      "Live sessions of the caller's account, newest first, all of them; `current` marks the one making this request. An account keeps at most " +
+      `${MAX_LIVE_SESSIONS} sessions: a sign-in beyond that ends the oldest.`,
     method: "get",
     path: "/api/v1/user/sessions",
     status: 200,
