@@ -292,6 +292,38 @@ describe("a recipient's messages", () => {
   });
 });
 
+describe("email outbox retention", () => {
+  it("the daily prune_email_outbox removes mail sent or given up more than EMAIL_OUTBOX_KEEP_DAYS ago, never pending mail", async () => {
+    const suffix = randomBytes(4).toString("hex");
+    const write = async (status: "pending" | "sent" | "failed", ageDays: number) => {
+      const doc = { kind: "test", to: `kept-${suffix}@example.com`, subject: subjectOf(`${status} ${ageDays}d ${suffix}`), text: "old" };
+      const row = await emailOutboxCollection.insert(database.db, {
+        ...doc,
+        html: null,
+        replyTo: null,
+        status,
+        attempts: status === "pending" ? 0 : 1,
+        sentAt: status === "sent" ? new Date().toISOString() : null,
+        messageId: null,
+        lastError: status === "failed" ? "550 refused" : null,
+      });
+      await database.db.execute(sql`update email_outbox set updated_at = now() - make_interval(days => ${ageDays}) where id = ${row.id}`);
+      return row.id;
+    };
+    const oldSent = await write("sent", 31);
+    const oldFailed = await write("failed", 40);
+    const oldPending = await write("pending", 45);
+    const recentSent = await write("sent", 29);
+    await database.db.execute(sql`select graphile_worker.add_job('prune_email_outbox', '{}'::json)`);
+    await until("the old sent and failed mail to be removed", async () => {
+      const left = await database.db.execute<{ id: string }>(sql`select id from email_outbox where id in ${[oldSent, oldFailed]}`);
+      return left.length === 0;
+    });
+    const kept = await database.db.execute<{ id: string }>(sql`select id from email_outbox where id in ${[oldPending, recentSent]}`);
+    expect(kept.map((row) => row.id).sort()).toEqual([oldPending, recentSent].sort());
+  });
+});
+
 describe("email outbox without SMTP_URL", () => {
   it("writes the server start email as an .eml file under DATA_DIR/mail", async () => {
     const fileServer = await startTestServer({ ADMIN_EMAIL: "files-admin@example.com", ADMIN_PASSWORD });

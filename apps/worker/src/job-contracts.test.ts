@@ -30,6 +30,7 @@ describe("job contracts", () => {
       "17 4 * * * purge_quarantine",
       "30 3 * * * abort_stale_uploads",
       "40 * * * * prune_sessions",
+      "50 3 * * * prune_email_outbox",
     ]);
   });
 

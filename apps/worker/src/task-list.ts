@@ -13,6 +13,7 @@ import { observationCleanupTask } from "./tasks/observation-cleanup";
 import { purgeQuarantineTask } from "./tasks/purge-quarantine";
 import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
+import { pruneEmailOutboxTask } from "./tasks/prune-email-outbox";
 import { pruneSessionsTask } from "./tasks/prune-sessions";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { reconcileJobsTask } from "./tasks/reconcile-jobs";
@@ -30,6 +31,7 @@ export const tasks = [
   sendPushTask,
   pruneRateLimitsTask,
   pruneSessionsTask,
+  pruneEmailOutboxTask,
   pruneRealtimeEventsTask,
   announcementEmailsTask,
   announcementStartedTask,

@@ -75,6 +75,8 @@ const envSchema = z.object({
   /** Organization, observatory and project announcements delivered by email that one user may create in an hour. */
   EMAIL_ANNOUNCEMENTS_PER_USER_PER_HOUR: positiveInt(10),
   SESSION_TTL_DAYS: positiveInt(30),
+  /** Days an email sent or given up stays in the outbox (the daily prune_email_outbox removes it after); pending mail stays until sent. */
+  EMAIL_OUTBOX_KEEP_DAYS: positiveInt(30),
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),

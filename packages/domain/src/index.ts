@@ -18,6 +18,7 @@ export { gettingStartedSchema, readGettingStarted, type GettingStarted } from ".
 export { setAvatar, getAvatar, detectImageType, MAX_AVATAR_BYTES } from "./users/avatar";
 export { appLink, listeningUrl, siteOrigin } from "./email/app-link";
 export { enqueueEmail, type OutgoingEmail } from "./email/outbox";
+export { pruneEmailOutbox } from "./email/outbox-retention";
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
 export { deliverRecipientEmails } from "./email/deliver";
 export { addJob } from "./jobs/add-job";

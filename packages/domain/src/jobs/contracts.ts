@@ -32,6 +32,8 @@ export const jobContracts = {
   prune_rate_limits: defineJob("prune_rate_limits", scheduled, { schedule: "0 * * * *" }),
   /** Removes expired sessions: an account that never signs in again would keep them for good. */
   prune_sessions: defineJob("prune_sessions", scheduled, { schedule: "40 * * * *" }),
+  /** Removes emails sent or given up more than `EMAIL_OUTBOX_KEEP_DAYS` ago. */
+  prune_email_outbox: defineJob("prune_email_outbox", scheduled, { schedule: "50 3 * * *" }),
   /** One push notification to one user, over every push channel they have (web push subscriptions, Pushover). */
   send_push: defineJob(
     "send_push",
