@@ -27,6 +27,7 @@ describe("job contracts", () => {
       "* * * * * refresh_analytics",
       "*/10 * * * * prune_realtime_events",
       "0 * * * * prune_rate_limits",
+      "10 4 * * * prune_observatory_history",
       "17 4 * * * purge_quarantine",
       "30 3 * * * abort_stale_uploads",
       "40 * * * * prune_sessions",

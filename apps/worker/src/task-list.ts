@@ -14,6 +14,7 @@ import { purgeQuarantineTask } from "./tasks/purge-quarantine";
 import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneEmailOutboxTask } from "./tasks/prune-email-outbox";
+import { pruneObservatoryHistoryTask } from "./tasks/prune-observatory-history";
 import { pruneSessionsTask } from "./tasks/prune-sessions";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { reconcileJobsTask } from "./tasks/reconcile-jobs";
@@ -32,6 +33,7 @@ export const tasks = [
   pruneRateLimitsTask,
   pruneSessionsTask,
   pruneEmailOutboxTask,
+  pruneObservatoryHistoryTask,
   pruneRealtimeEventsTask,
   announcementEmailsTask,
   announcementStartedTask,

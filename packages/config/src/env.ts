@@ -77,6 +77,8 @@ const envSchema = z.object({
   SESSION_TTL_DAYS: positiveInt(30),
   /** Days an email sent or given up stays in the outbox (the daily prune_email_outbox removes it after); pending mail stays until sent. */
   EMAIL_OUTBOX_KEEP_DAYS: positiveInt(30),
+  /** History entries kept per observatory; the daily prune_observatory_history removes older ones. */
+  OBSERVATORY_HISTORY_KEEP: positiveInt(100_000),
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),

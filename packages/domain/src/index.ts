@@ -19,6 +19,7 @@ export { setAvatar, getAvatar, detectImageType, MAX_AVATAR_BYTES } from "./users
 export { appLink, listeningUrl, siteOrigin } from "./email/app-link";
 export { enqueueEmail, type OutgoingEmail } from "./email/outbox";
 export { pruneEmailOutbox } from "./email/outbox-retention";
+export { pruneObservatoryHistory } from "./observatories/history-retention";
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
 export { deliverRecipientEmails } from "./email/deliver";
 export { addJob } from "./jobs/add-job";

@@ -141,6 +141,7 @@ const observatorySettingsOperations = {
     access: "signed-in",
     tags,
     summary: "History, newest first (can_view)",
+    description: "The newest `OBSERVATORY_HISTORY_KEEP` entries (100,000 by default) are kept; a daily job removes older ones.",
     method: "get",
     path: "/observatories/{id}/history",
     status: 200,

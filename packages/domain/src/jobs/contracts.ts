@@ -34,6 +34,8 @@ export const jobContracts = {
   prune_sessions: defineJob("prune_sessions", scheduled, { schedule: "40 * * * *" }),
   /** Removes emails sent or given up more than `EMAIL_OUTBOX_KEEP_DAYS` ago. */
   prune_email_outbox: defineJob("prune_email_outbox", scheduled, { schedule: "50 3 * * *" }),
+  /** Keeps the newest `OBSERVATORY_HISTORY_KEEP` history entries of each observatory. */
+  prune_observatory_history: defineJob("prune_observatory_history", scheduled, { schedule: "10 4 * * *" }),
   /** One push notification to one user, over every push channel they have (web push subscriptions, Pushover). */
   send_push: defineJob(
     "send_push",
