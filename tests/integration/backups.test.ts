@@ -174,6 +174,33 @@ describe("backups", () => {
     await expectProblem(restore, 409, "BACKUP_NOT_READY");
   });
 
+  it("verifies again a backup a read-back failed once it reads back whole, each verification saying what it found", async () => {
+    const backup = await takeBackup();
+    const part = backup.manifest!.parts[0]!;
+    const original = Buffer.concat(await (await deps().storage.get(part.key))!.body.toArray());
+    const verify = async () => {
+      const { jobId } = (await must(`/api/v1/admin/backups/${backup.id}/verify`, { method: "POST", token: adminToken }, 202)) as { jobId: string };
+      return jobToEnd(jobId);
+    };
+    await deps().storage.delete(part.key);
+    const missing = await verify();
+    expect(missing.status).toBe("failed");
+    expect(missing.error).toMatch(/^Verification failed: .*is missing/);
+    expect((await backupOf(backup.id)).error).toMatch(/^Verification failed: .*is missing/);
+
+    // Storage mended: the archive reads back whole, and the backup is usable again.
+    await deps().storage.put(part.key, original);
+    expect(await verify()).toMatchObject({ status: "completed", error: null, result: { status: "verified" } });
+    expect(await backupOf(backup.id)).toMatchObject({ status: "verified", error: null });
+
+    // One that failed another way (its job cancelled: its objects go) stays failed, and its verification says why.
+    await backupsCollection.update(deps().db, backup.id, (doc) => ({ ...doc, status: "failed", error: "Cancelled by an administrator" }));
+    const stays = await verify();
+    expect(stays).toMatchObject({ status: "failed", result: { status: "failed" } });
+    expect(stays.error).toBe("The backup failed earlier and stays failed: Cancelled by an administrator");
+    expect(await backupOf(backup.id)).toMatchObject({ status: "failed", error: "Cancelled by an administrator" });
+  });
+
   it("refuses a second backup while one runs, naming it", async () => {
     // A lock on a collection holds the first backup's COPY, so it is still running when the second is asked for.
     const blocker = postgres(server.databaseUrl, { max: 1, onnotice: () => undefined });
@@ -403,6 +430,48 @@ describe("refusals", () => {
       expect(await restores()).toBe(restoresBefore);
     } finally {
       await deps().db.execute(sql`delete from jobs where id = ${cleanup.id}`);
+    }
+  });
+});
+
+describe("backups and restores", () => {
+  it("starts no backup, asked for or scheduled, while a restore is queued or running, and no restore while a backup archives", async () => {
+    const backup = await takeBackup();
+    const restore = await recordHeldJob(deps(), { kind: "backup_restore", startedBy: null, subjectId: backup.id });
+    const backupsBefore = await deps().db.$count(backupsCollection.table);
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: "30 2 * * *" } }, 200);
+    try {
+      for (const status of ["queued", "running"] as const) {
+        await jobsCollection.update(deps().db, restore.id, (doc) => ({ ...doc, status }));
+        const refused = await expectProblem(await admin("/api/v1/admin/backups", { method: "POST" }), 409, "RESTORE_RUNNING");
+        expect(refused.detail).toContain(restore.id);
+        // The schedule's tick waits for its next firing instead.
+        expect(await startScheduledBackup({ deps: deps(), at: new Date("2026-11-20T02:30:00Z") })).toBeNull();
+      }
+      expect(await deps().db.$count(backupsCollection.table)).toBe(backupsBefore);
+    } finally {
+      await deps().db.execute(sql`delete from jobs where id = ${restore.id}`);
+      await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: null } }, 200);
+    }
+
+    const archiving = await backupsCollection.insert(deps().db, {
+      status: "running",
+      trigger: "manual",
+      objectKey: "backups/bak_archiving/manifest.json",
+      sizeBytes: null,
+      manifest: null,
+      jobId: null,
+      startedBy: null,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      verifiedAt: null,
+      error: null,
+    });
+    try {
+      const refused = await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 409, "BACKUP_RUNNING");
+      expect(refused.detail).toContain(archiving.id);
+    } finally {
+      await deps().db.execute(sql`delete from backups where id = ${archiving.id}`);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { filesCollection, observationsCollection, type ObservationDoc } from "@meridian/db";
+import { filesCollection, observationsCollection, type FileDoc, type ObservationDoc } from "@meridian/db";
 import { inTransaction, addJob, legacyCapturedFileKey, purgeQuarantine, reportStaleObservations, startScheduledScans } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { fileDocument, hoursAgo, observationDocument, stuckFor } from "../suppor
 import { startObservingSetup } from "../support/observing-setup";
 import { until } from "../support/until";
 import { recordHeldJob } from "../support/held-jobs";
+import { holdRows } from "../support/table-hold";
 
 const ADMIN = { email: "repair-admin@example.com", password: "repair admin password" };
 let server: TestServer;
@@ -48,7 +49,7 @@ const insertObservation = async (fields: Partial<ObservationDoc> = {}) =>
       observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: `Repair ${randomUUID().slice(0, 8)}`, ...fields }),
     )
   ).id;
-const fileDoc = (observationId: string, name: string) => fileDocument(observationId, observatoryId, name);
+const fileDoc = (observationId: string, name: string, fields: Partial<FileDoc> = {}) => fileDocument(observationId, observatoryId, name, fields);
 
 async function scanToEnd(json: Record<string, unknown>) {
   const started = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json }, 202)) as Scan;
@@ -214,6 +215,77 @@ describe("integrity repair", () => {
     expect(((await must(`/observations/${withLost}/files`, { token: owner.token }, 200)) as { items: Array<{ id: string }> }).items).toEqual([
       expect.objectContaining({ id: back.id }),
     ]);
+  });
+
+  it("stops a cancelled bulk repair before its next issue, leaves the rest open as they are, and a second repair finishes them", async () => {
+    const stuck = await Promise.all(Array.from({ length: 4 }, () => insertObservation(stuckFor("assigned", 70))));
+    const scan = await scanToEnd({ kind: "quick", collections: ["observations"] });
+    const issues = await issuesOf(scan.id, "&autoFixable=true");
+    const issueIds = stuck.map((id) => issueFor(issues, id, "STUCK_ASSIGNED").id);
+    // Every stuck observation held: the first repair waits there, under way, while the job is cancelled.
+    const hold = await holdRows(server.databaseUrl, `select id from observations where id in (${stuck.map((id) => `'${id}'`).join(", ")}) for update`);
+    let jobId: string;
+    try {
+      ({ jobId } = (await must(`/api/v1/admin/integrity/scans/${scan.id}/repair`, { method: "POST", token: adminToken, json: { issueIds } }, 202)) as {
+        jobId: string;
+      });
+      await until("the first repair to wait for its observation", () => hold.waiting());
+      expect(await must(`/api/v1/admin/jobs/${jobId}/cancel`, { method: "POST", token: adminToken }, 200)).toMatchObject({ status: "failed" });
+    } finally {
+      await hold.release();
+    }
+    await until("the cancelled attempt to end", async () => {
+      const [running] = await deps().db.execute(sql`select 1 from graphile_worker._private_jobs where payload->>'jobId' = ${jobId!} and locked_at is not null`);
+      return running === undefined;
+    });
+    const open = async () => (await issuesOf(scan.id, "&autoFixable=true")).filter((issue) => issueIds.includes(issue.id) && issue.status === "open");
+    // The repair under way when the cancel came finished; none began after it.
+    expect(await open()).toHaveLength(issueIds.length - 1);
+    for (const issue of await open()) expect(await observation(issue.documentId)).toMatchObject({ status: "assigned" });
+
+    const again = (await must(`/api/v1/admin/integrity/scans/${scan.id}/repair`, { method: "POST", token: adminToken, json: { issueIds } }, 202)) as {
+      jobId: string;
+    };
+    const job = await until("the second repair to finish", async () => {
+      const current = (await must(`/api/v1/admin/jobs/${again.jobId}`, { token: adminToken }, 200)) as { status: string; result: { repaired: number } | null };
+      return current.status === "completed" || current.status === "failed" ? current : undefined;
+    });
+    expect(job).toMatchObject({ status: "completed", result: { repaired: issueIds.length - 1, skipped: 0 } });
+    expect(await open()).toEqual([]);
+    for (const id of stuck) expect(await observation(id)).toMatchObject({ status: "pending" });
+  });
+
+  it("leaves no preview naming a record a repair removed, and a deep scan finds a preview whose original is gone", async () => {
+    const { db, storage } = deps();
+    const withPreviews = await insertObservation();
+    const preview = (original: string, name: string) => fileDoc(withPreviews, name, { kind: "preview", previewOfId: original });
+    // A lost original with a preview, and a duplicate record a preview was made of.
+    const lost = await filesCollection.insert(db, fileDoc(withPreviews, "lost-original.fits"));
+    const ofLost = await filesCollection.insert(db, preview(lost.id, "lost-original.png"));
+    const first = await filesCollection.insert(db, fileDoc(withPreviews, "twice.fits"));
+    const duplicate = await filesCollection.insert(db, fileDoc(withPreviews, "twice.fits"));
+    const ofDuplicate = await filesCollection.insert(db, preview(duplicate.id, "twice.png"));
+    for (const file of [ofLost, first, ofDuplicate]) await storage.put(file.doc.objectKey, Buffer.from("12345"));
+
+    const scan = await scanToEnd({ kind: "full", collections: ["files"], checkStorage: true });
+    const issues = await issuesOf(scan.id, "&type=file");
+    await must(`/api/v1/admin/integrity/issues/${issueFor(issues, lost.id, "FILE_MISSING").id}/repair`, { method: "POST", token: adminToken }, 200);
+    await must(
+      `/api/v1/admin/integrity/issues/${issueFor(issues, duplicate.id, "DUPLICATE_FILE_RECORD").id}/repair`,
+      { method: "POST", token: adminToken },
+      200,
+    );
+    expect((await filesCollection.get(db, ofLost.id))?.doc.previewOfId).toBeNull();
+    expect((await filesCollection.get(db, ofDuplicate.id))?.doc.previewOfId).toBe(first.id);
+
+    // One made dangling another way (a record removed by hand) is found by a deep scan.
+    const dangling = await filesCollection.insert(db, preview("fil_gone", "dangling.png"));
+    const deep = await scanToEnd({ kind: "full", collections: ["files"], deepScan: true });
+    const references = (await issuesOf(deep.id, "&type=reference")).filter((issue) => issue.code === "MISSING_REFERENCE");
+    expect(references.map((issue) => issue.documentId)).toContain(dangling.id);
+    expect(references.map((issue) => issue.documentId)).not.toEqual(expect.arrayContaining([ofLost.id]));
+    expect(references.map((issue) => issue.documentId)).not.toEqual(expect.arrayContaining([ofDuplicate.id]));
+    await filesCollection.remove(db, dangling.id);
   });
 
   it("runs one bulk repair per scan at a time (409 REPAIR_RUNNING) and only on a finished scan", async () => {

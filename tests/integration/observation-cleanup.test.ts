@@ -155,6 +155,18 @@ describe("observation data cleanup", () => {
     }
   });
 
+  it("counts the objects storage held, as its dry run does, not one for each file record naming one", async () => {
+    const { db } = deps();
+    const observationId = await seedObservation(1);
+    // A lost file (its record names no object) and a second record of the stored one.
+    await filesCollection.insert(db, fileDocument(observationId, observatoryId, "lost.fits"));
+    await filesCollection.insert(db, fileDocument(observationId, observatoryId, "frame-0.fits"));
+    const preview = await (await cleanup({ dryRun: true })).json();
+    expect(preview).toEqual({ observations: 1, files: 3, storageObjects: 1 });
+    const { jobId } = (await (await cleanup({ dryRun: false })).json()) as { jobId: string };
+    expect(await jobToEnd(jobId)).toMatchObject({ status: "completed", result: { ...preview, backupId: null } });
+  });
+
   it("refuses to start while a restore is queued or running, naming it", async () => {
     const restore = await recordHeldJob(deps(), { kind: "backup_restore", startedBy: null });
     try {

@@ -33,14 +33,15 @@ export const backupOperations = {
     description:
       "One consistent snapshot of every collection, streamed with COPY into a brotli-compressed archive in object storage with a manifest beside it " +
       "(per-collection rows and SHA-256, schema and server versions, snapshot time). The record goes running → completed → verified " +
-      "(read back and checked). Uploaded image files are not in it; their file records are. One at a time: 409 BACKUP_RUNNING.",
+      "(read back and checked). Uploaded image files are not in it; their file records are. One at a time: 409 BACKUP_RUNNING; " +
+      "not while a restore is queued or running: 409 RESTORE_RUNNING.",
     method: "post",
     path: "/api/v1/admin/backups",
     status: 202,
     ...optionalJsonBody(z.strictObject({}).meta({ id: "BackupCreate" })),
     output: backupSchema,
     outputDescription: "Started: timestamp, status and (when finished) size",
-    responses: { ...adminErrors, 409: conflict("BACKUP_RUNNING") },
+    responses: { ...adminErrors, 409: conflict("BACKUP_RUNNING, RESTORE_RUNNING") },
     handle: ({ ctx, actor }) => startBackup({ deps: ctx.deps, actor, trigger: "manual" }),
   }),
   list: defineOperation({
@@ -98,14 +99,14 @@ export const backupOperations = {
       "backup, except that a credential revoked or deleted since stays so (a password changed since stays changed, an account disabled since " +
       "stays disabled, a role removed since stays removed). Every process drops its caches, and a quick integrity scan follows. " +
       "409 BACKUP_NOT_READY (not finished), BACKUP_TOO_NEW (newer schema), RESTORE_RUNNING, CLEANUP_RUNNING (an observation cleanup " +
-      "is queued or running).",
+      "is queued or running), BACKUP_RUNNING (a backup is archiving).",
     method: "post",
     path: "/api/v1/admin/backups/{id}/restore",
     status: 202,
     params,
     output: jobStarted,
     outputDescription: "The restore job",
-    responses: { ...adminErrors, ...notFound, 409: conflict("BACKUP_NOT_READY, BACKUP_TOO_NEW, RESTORE_RUNNING, CLEANUP_RUNNING") },
+    responses: { ...adminErrors, ...notFound, 409: conflict("BACKUP_NOT_READY, BACKUP_TOO_NEW, RESTORE_RUNNING, CLEANUP_RUNNING, BACKUP_RUNNING") },
     handle: ({ ctx, actor, input }) => startRestore({ deps: ctx.deps, actor, backupId: input.id }),
   }),
   cleanup: defineOperation({

@@ -4,6 +4,7 @@ import type { Actor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { addJob } from "../jobs/add-job";
+import { lockDestructiveJobStarts, RESTORE_JOB_KIND } from "../jobs/destructive-jobs";
 import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
 import { notifySystemEvent } from "../notifications/notify";
 import { runExclusively } from "../system/exclusive-run";
@@ -30,7 +31,8 @@ const startedByOf = (actor: Actor | null) => (actor?.kind === "user" ? actor.id 
 
 /**
  * Starts a backup as a job (the `backup` record starts `running`); one at a time across every
- * process (409 BACKUP_RUNNING names the running one).
+ * process (409 BACKUP_RUNNING names the running one), and never while a restore is queued or
+ * running (409 RESTORE_RUNNING), which refuses to start while a backup runs in turn.
  */
 export async function startBackup(options: { deps: Deps; actor: Actor | null; trigger: BackupDoc["trigger"]; then?: ThenCleanup }): Promise<BackupView> {
   const { deps, ...start } = options;
@@ -46,9 +48,20 @@ export async function startBackupIn(options: {
 }): Promise<BackupView> {
   const { t, actor } = options;
   const { tx } = t;
+  // The destructive jobs' lock first (a cleanup holds it when it starts its backup), so the two locks are always taken in one order.
+  await lockDestructiveJobStarts({ t });
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:backup-start'))`);
   const [running] = await tx.execute<{ id: string }>(sql`select id from backups where status = 'running' limit 1`);
   if (running) throw new AppError("BACKUP_RUNNING", `A backup is running: ${running.id}`, { errors: [{ path: "backupId", message: running.id }] });
+  // A restore's swap moves every live table aside: a snapshot's readers that meet it either wait on it (or deadlock with it)
+  // or, opening a table by name after it, read the restored table as of a snapshot older than its rows, so as empty.
+  const [restore] = await tx.execute<{ id: string; status: string }>(
+    sql`select id, status from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') limit 1`,
+  );
+  if (restore)
+    throw new AppError("RESTORE_RUNNING", `A restore is ${restore.status}: job ${restore.id}; back up once it has ended`, {
+      errors: [{ path: "jobId", message: restore.id }],
+    });
   const id = backupsCollection.newId();
   const now = t.now();
   const job = await recordJobStarted({ t, kind: BACKUP_JOB_KIND, startedBy: startedByOf(actor), subjectId: id, now });
@@ -85,6 +98,18 @@ export async function listBackups(options: { deps: Deps; limit?: number }) {
   return { items: backups.map((backup) => presentBackup(backup)) };
 }
 
+/** How a read-back that found differences words the backup's error. */
+const VERIFICATION_FAILED = "Verification failed: ";
+
+/**
+ * Whether the read-back decides the backup's status: a usable one's, and one an earlier read-back
+ * failed (a read cut short, a part since mended: an archive that reads back whole is verified).
+ * A backup that failed otherwise (its job cancelled or abandoned, taken by retention) stays
+ * failed: its objects are deleted, or being deleted.
+ */
+const readBackDecides = (doc: BackupDoc) =>
+  doc.status === "completed" || doc.status === "verified" || (doc.status === "failed" && (doc.error ?? "").startsWith(VERIFICATION_FAILED));
+
 /** Reads the archive back against the manifest and records the outcome: verified, or failed with what differs. */
 async function verifyStoredBackup(deps: Deps, backup: StoredDocument<BackupDoc>, jobId: string) {
   const manifest = backup.doc.manifest;
@@ -99,14 +124,11 @@ async function verifyStoredBackup(deps: Deps, backup: StoredDocument<BackupDoc>,
       })
     : ["the backup has no manifest"];
   const now = deps.now().toISOString();
-  // Only a usable backup's status is the read-back's to decide (a failed one stays failed).
-  return (await backupsCollection.update(deps.db, backup.id, (doc) =>
-    doc.status !== "completed" && doc.status !== "verified"
-      ? doc
-      : problems.length === 0
-        ? { ...doc, status: "verified", verifiedAt: now, error: null }
-        : { ...doc, status: "failed", error: `Verification failed: ${problems.join("; ")}`.slice(0, 2000) },
+  const found = problems.length === 0 ? null : `${VERIFICATION_FAILED}${problems.join("; ")}`.slice(0, 2000);
+  const checked = (await backupsCollection.update(deps.db, backup.id, (doc) =>
+    !readBackDecides(doc) ? doc : found === null ? { ...doc, status: "verified", verifiedAt: now, error: null } : { ...doc, status: "failed", error: found },
   ))!;
+  return { backup: checked, found };
 }
 
 /**
@@ -140,7 +162,7 @@ export async function runBackup(options: { deps: Deps; jobId: string; backupId: 
           doc.status === "running" ? { ...doc, status: "completed", sizeBytes: manifest.sizeBytes, manifest, finishedAt: deps.now().toISOString() } : doc,
         ))!;
       }
-      if (backup.doc.status === "completed") backup = await verifyStoredBackup(deps, backup, jobId);
+      if (backup.doc.status === "completed") backup = (await verifyStoredBackup(deps, backup, jobId)).backup;
       await finishBackupJob(deps, backup, jobId, options.then);
     },
   });
@@ -228,7 +250,10 @@ export async function startBackupVerification(options: { deps: Deps; actor: Acto
   });
 }
 
-/** The `backup_verify` job: verified when everything matches, failed (with what differs) otherwise. */
+/**
+ * The `backup_verify` job: verified when everything matches, failed (with what differs) otherwise.
+ * A backup an earlier read-back failed is verified again once it reads back whole.
+ */
 export async function runBackupVerification(options: { deps: Deps; jobId: string; backupId: string }) {
   const { deps, jobId, backupId } = options;
   return runExclusively({
@@ -240,10 +265,14 @@ export async function runBackupVerification(options: { deps: Deps; jobId: string
         await reportJob({ deps, jobId, status: "failed", error: "The backup was deleted" });
         return;
       }
-      const checked = await verifyStoredBackup(deps, backup, jobId);
+      const { backup: checked, found } = await verifyStoredBackup(deps, backup, jobId);
       const result = { backupId, status: checked.doc.status, sizeBytes: checked.doc.sizeBytes };
       if (checked.doc.status === "verified") await reportJob({ deps, jobId, status: "completed", progress: { stage: "done" }, result });
-      else await reportJob({ deps, jobId, status: "failed", error: checked.doc.error ?? "Verification failed", result });
+      else {
+        // This read-back's own finding; a backup that stays failed for another reason says which.
+        const error = found ?? `The backup failed earlier and stays failed: ${checked.doc.error ?? "unknown"}`;
+        await reportJob({ deps, jobId, status: "failed", error: error.slice(0, 500), result });
+      }
     },
   });
 }

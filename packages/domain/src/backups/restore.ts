@@ -51,8 +51,9 @@ function refusalOf(backup: Awaited<ReturnType<typeof backupsCollection.get>>, ba
 }
 
 /**
- * Starts a restore as a job (202 `{jobId}`); one at a time, and never while an observation cleanup
- * is queued or running (409 CLEANUP_RUNNING: it would go on deleting the restored observations).
+ * Starts a restore as a job (202 `{jobId}`); one at a time, never while an observation cleanup
+ * is queued or running (409 CLEANUP_RUNNING: it would go on deleting the restored observations),
+ * nor while a backup is archiving (409 BACKUP_RUNNING).
  * Refuses a backup that is not finished or is from a newer schema. The lock is the one every
  * destructive job's start takes (the cleanup's start refuses a queued restore under it), so the
  * two checks cannot both pass at once.
@@ -71,6 +72,12 @@ export async function startRestore(options: { deps: Deps; actor: Actor | null; b
     if (cleanup)
       throw new AppError("CLEANUP_RUNNING", `An observation cleanup is ${cleanup.status}: job ${cleanup.id}; restore once it has ended`, {
         errors: [{ path: "jobId", message: cleanup.id }],
+      });
+    // A backup's readers and the swap would fight over the live tables (see startBackupIn); the backup's start takes this lock too.
+    const [backup] = await t.tx.execute<{ id: string }>(sql`select id from backups where status = 'running' limit 1`);
+    if (backup)
+      throw new AppError("BACKUP_RUNNING", `A backup is running: ${backup.id}; restore once it has finished`, {
+        errors: [{ path: "backupId", message: backup.id }],
       });
     const startedBy = actor?.kind === "user" ? actor.id : null;
     const job = await recordJobStarted({ t, kind: RESTORE_JOB_KIND, startedBy, subjectId: backupId, now: t.now() });

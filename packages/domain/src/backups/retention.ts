@@ -54,7 +54,10 @@ export async function cleanUpBackups(options: {
     for (const candidate of candidates) {
       if (restoringNow.has(candidate.id)) continue;
       const backup = await backupsCollection.update(t.tx, candidate.id, (doc) =>
-        doc.status === "running" ? doc : { ...doc, status: "failed", error: doc.error ?? "Deleted by the backup retention cleanup" },
+        // Its own error, so that no read-back takes it for one it failed (and may verify again) while its objects go.
+        doc.status === "running"
+          ? doc
+          : { ...doc, status: "failed", error: `Deleted by the backup retention cleanup${doc.error ? `; it had failed: ${doc.error}` : ""}`.slice(0, 2000) },
       );
       if (backup?.doc.status === "failed") marked.push(candidate);
     }

@@ -10,7 +10,7 @@ import { recordJobStarted, reportJob, reportJobIn, type JobReport } from "../job
 import { startBackupIn } from "../backups/backups";
 import { lockDestructiveJobStarts, OBSERVATION_CLEANUP_JOB_KIND, RESTORE_JOB_KIND } from "../jobs/destructive-jobs";
 import { runExclusively } from "../system/exclusive-run";
-import { inTransaction } from "../transaction";
+import { inTransaction, type InTransaction } from "../transaction";
 
 export { OBSERVATION_CLEANUP_JOB_KIND };
 const OBJECT_PREFIX = "observations/";
@@ -138,42 +138,74 @@ interface CleanupCounts {
   storageObjects: number;
 }
 
+type Progress = (counts: CleanupCounts) => JobReport;
+
+/**
+ * Deletes these observations' records (histories, file records, the observations) in the caller's
+ * transaction and records the counts on the job, which throws `JobEnded` (rolling the batch back)
+ * once the job was cancelled. Returns the counts so far and the object keys the file records named.
+ */
+async function deleteRecordsOf(options: { t: InTransaction; ids: string[]; jobId: string; counts: CleanupCounts; progress: Progress }) {
+  const { t, ids, counts } = options;
+  const files = await t.tx.execute<{ object_key: string }>(sql`delete from files where observation_id in ${ids} returning object_key`);
+  await t.tx.execute(sql`delete from observation_history where observation_id in ${ids}`);
+  await t.tx.execute(sql`delete from observations where id in ${ids}`);
+  const next = { ...counts, files: counts.files + files.length, observations: counts.observations + ids.length };
+  await reportJobIn({ t, jobId: options.jobId, ...options.progress(next) });
+  return { next, keys: files.map((row) => row.object_key) };
+}
+
+/** Objects records name outside observations/, which no listing of it finds: deleted as their records go, uncounted as the dry run does. */
+async function deleteUnlistedKeys(deps: Deps, keys: string[]) {
+  const unlisted = [...new Set(keys.filter((key) => !key.startsWith(OBJECT_PREFIX)))];
+  for (let start = 0; start < unlisted.length; start += RECORD_BATCH) await deps.storage.deleteMany(unlisted.slice(start, start + RECORD_BATCH));
+}
+
 /**
  * The records, batch by batch, each batch's records before its objects: one transaction deletes a
  * batch's observations, histories and file records (and records the counts on the job), and only
- * once it has committed are the objects those records named deleted. A stop anywhere leaves at
- * worst objects no record names (found by the last stage of a retry, or by an integrity scan),
- * never a record naming a deleted object. The job's row is read in each batch's transaction after
- * its observations are locked, so a cancelled cleanup stops at its next batch without deleting it.
- * The objects of a batch are counted as the records named them.
+ * once it has committed are the objects deleted. A stop anywhere leaves at worst objects no
+ * record names (found by the last stage of a retry, or by an integrity scan), never a record
+ * naming a deleted object. The job's row is read in each batch's transaction after its
+ * observations are locked, so a cancelled cleanup stops at its next batch without deleting it.
+ *
+ * First the batches follow the listing of observations/ (a page of up to 1,000 keys each: the
+ * doomed observations it names), and the page's objects but those of observations created after
+ * the cutoff go after their records: objects are counted as storage listed them, the way the dry
+ * run counts, so a record whose object is lost counts nothing and two records of one object count
+ * it once. Then the observations no object named, in batches of RECORD_BATCH.
  */
-async function deleteCleanupRecords(options: {
-  deps: Deps;
-  jobId: string;
-  cutoff: string;
-  counts: CleanupCounts;
-  progress: (counts: CleanupCounts) => JobReport;
-}) {
+async function deleteCleanupRecords(options: { deps: Deps; jobId: string; cutoff: string; counts: CleanupCounts; progress: Progress }) {
   const { deps, jobId, cutoff, counts } = options;
+  for await (const page of deps.storage.list(OBJECT_PREFIX)) {
+    if (page.length === 0) continue;
+    const named = [...new Set(page.map((object) => observationOfKey(object.key)))];
+    const deleted = await inTransaction(deps, async (t) => {
+      const batch = await t.tx.execute<{ id: string }>(sql`
+        select id from observations where id in ${named} and created_at <= ${cutoff}::timestamptz order by id for update`);
+      if (batch.length === 0) return undefined;
+      return deleteRecordsOf({ t, ids: batch.map((row) => row.id), jobId, counts, progress: options.progress });
+    });
+    if (deleted) Object.assign(counts, deleted.next);
+    // Keys of an observation that goes on into the next page are deleted there, once that page is listed.
+    const kept = await keptObservations(deps, page, cutoff);
+    const keys = page.map((object) => object.key).filter((key) => !kept.has(observationOfKey(key)));
+    if (keys.length > 0) await deps.storage.deleteMany(keys);
+    await deleteUnlistedKeys(deps, deleted?.keys ?? []);
+    counts.storageObjects += keys.length;
+    await reportJob({ deps, jobId, ...options.progress(counts) });
+  }
   for (;;) {
     const deleted = await inTransaction(deps, async (t) => {
       const batch = await t.tx.execute<{ id: string }>(sql`
         select id from observations where created_at <= ${cutoff}::timestamptz order by id limit ${RECORD_BATCH} for update`);
       if (batch.length === 0) return undefined;
-      const ids = batch.map((row) => row.id);
-      const files = await t.tx.execute<{ object_key: string }>(sql`delete from files where observation_id in ${ids} returning object_key`);
-      await t.tx.execute(sql`delete from observation_history where observation_id in ${ids}`);
-      await t.tx.execute(sql`delete from observations where id in ${ids}`);
-      const next = { ...counts, files: counts.files + files.length, observations: counts.observations + ids.length };
-      // Throws JobEnded (and rolls this batch back) once the job was cancelled.
-      await reportJobIn({ t, jobId, ...options.progress(next) });
-      return { next, keys: files.map((row) => row.object_key) };
+      return deleteRecordsOf({ t, ids: batch.map((row) => row.id), jobId, counts, progress: options.progress });
     });
     if (!deleted) break;
-    const { keys } = deleted;
     Object.assign(counts, deleted.next);
-    for (let start = 0; start < keys.length; start += RECORD_BATCH) await deps.storage.deleteMany(keys.slice(start, start + RECORD_BATCH));
-    counts.storageObjects += keys.length;
+    // Their keys under observations/ (an object stored after the listing passed it) go in the last stage, counted there.
+    await deleteUnlistedKeys(deps, deleted.keys);
     await reportJob({ deps, jobId, ...options.progress(counts) });
   }
   // File records of observations that were already gone (dangling ones) go too, before the last stage deletes their objects.

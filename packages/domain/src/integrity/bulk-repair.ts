@@ -4,7 +4,7 @@ import { actorFromUser, type Actor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { addJob } from "../jobs/add-job";
-import { recordJobStarted, reportJob } from "../jobs/tracked-jobs";
+import { JobEnded, recordJobStarted, reportJob } from "../jobs/tracked-jobs";
 import { getIntegrityScan } from "./queries";
 import { repairIntegrityIssue } from "./repair";
 import { inTransaction } from "../transaction";
@@ -49,7 +49,8 @@ async function countOf(db: Executor, where: ReturnType<typeof sql>) {
 /**
  * The `integrity_repair` job: repairs the issues one by one through the single-issue repair, so
  * each is checked against its document, audited and verified. An issue whose document changed
- * is skipped and listed in the result. A retried job goes on with the issues still open.
+ * is skipped and listed in the result. A retried job goes on with the issues still open; a
+ * cancelled one stops before its next issue (the one under way finishes or rolls back whole).
  */
 export async function runBulkRepair(options: { deps: Deps; jobId: string; scanId: string; issueIds: string[] | null }) {
   const { deps, jobId, scanId, issueIds } = options;
@@ -68,6 +69,8 @@ export async function runBulkRepair(options: { deps: Deps; jobId: string; scanId
     const page = await integrityIssuesCollection.findMany(deps.db, sql`${candidates(scanId, issueIds)} and id > ${after}`, sql`id`, PAGE);
     if (page.length === 0) break;
     for (const issue of page) {
+      // A cancel stops the run before its next repair, not a page of repairs later, each audited as the admin's who cancelled.
+      await stopIfEnded(deps, jobId);
       try {
         await repairIntegrityIssue({ deps, actor, issueId: issue.id });
         repaired += 1;
@@ -88,6 +91,12 @@ export async function runBulkRepair(options: { deps: Deps; jobId: string; scanId
     progress: { done, total, stage: "done" },
     result: { scanId, repaired, skipped: skippedCount, skippedIssues: skipped },
   });
+}
+
+/** Throws `JobEnded` once the job has failed (cancelled, or taken for abandoned). */
+async function stopIfEnded(deps: Deps, jobId: string) {
+  const job = await jobsCollection.get(deps.db, jobId);
+  if (!job || job.doc.status === "failed") throw new JobEnded(jobId, job?.doc.error ?? "its record is gone");
 }
 
 export async function failBulkRepair({ deps, jobId, error }: { deps: Deps; jobId: string; error: string }) {

@@ -29,7 +29,10 @@ const references: Partial<Record<CollectionName, (doc: Record<string, unknown>) 
     ["observatoryId", "observatories", doc.observatoryId],
     ["memberId", doc.memberKind === "organization" ? "organizations" : "users", doc.memberId],
   ],
-  files: (doc) => [["observationId", "observations", doc.observationId]],
+  files: (doc) => [
+    ["observationId", "observations", doc.observationId],
+    ["previewOfId", "files", doc.previewOfId],
+  ],
 };
 
 /**

@@ -173,9 +173,12 @@ async function removeDuplicateRecord(deps: Deps, actor: Actor, issue: Issue) {
     const [first] = await t.tx.execute<{ id: string }>(sql`
       select id from files where object_key = ${record.doc.objectKey} and id <> ${record.id} order by id limit 1 for update`);
     if (!first) throw new AppError("DOCUMENT_CHANGED", "It is the only record for its object now; scan again");
+    // Its previews are of the same object: they follow it to the record that stays rather than name one that is gone.
+    const repointed = await filesCollection.patch<{ id: string }>(t.tx, sql`a.doc->>'previewOfId' = ${record.id}`, { previewOfId: first.id });
     await filesCollection.remove(t.tx, record.id);
     if (await filesCollection.get(t.tx, record.id)) unverified(issue);
-    return markRepaired(t, actor, issue, { deletedFileId: record.id, kept: first.id, objectKey: record.doc.objectKey }, true);
+    const previews = repointed.map((row) => row.id);
+    return markRepaired(t, actor, issue, { deletedFileId: record.id, kept: first.id, objectKey: record.doc.objectKey, previewsMovedTo: previews }, true);
   });
 }
 
@@ -189,10 +192,13 @@ async function removeLostFileRecord(deps: Deps, actor: Actor, issue: Issue) {
     const done = await lockIssue(t.tx, issue);
     if (done) return done;
     const record = await lockUnchanged(t.tx, issue, (db) => filesCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    // Its previews keep their own bytes, but no longer name a record that is gone.
+    const detached = await filesCollection.patch<{ id: string }>(t.tx, sql`a.doc->>'previewOfId' = ${record.id}`, { previewOfId: null });
     await filesCollection.remove(t.tx, record.id);
     if (await filesCollection.get(t.tx, record.id)) unverified(issue);
     const { filename, objectKey, observationId } = record.doc;
-    return markRepaired(t, actor, issue, { deletedFileId: record.id, filename, objectKey, observationId }, true);
+    const previews = detached.map((row) => row.id);
+    return markRepaired(t, actor, issue, { deletedFileId: record.id, filename, objectKey, observationId, previewsDetached: previews }, true);
   });
 }
 

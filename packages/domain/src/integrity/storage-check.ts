@@ -108,7 +108,10 @@ export async function* storageFindings({ db, storage, now }: { db: Executor; sto
         message: `A second record for object ${key}`,
         observationId: record.doc.observationId,
         autoFixable: true,
-        fix: { description: "Remove this duplicate record; the first one and the object stay", changes: [{ delete: "files", id: record.id }] },
+        fix: {
+          description: "Remove this duplicate record; the first one and the object stay, and its previews become the first one's",
+          changes: [{ delete: "files", id: record.id }],
+        },
       });
       record = await nextOf(records);
       continue;
@@ -122,7 +125,7 @@ export async function* storageFindings({ db, storage, now }: { db: Executor; sto
         // Never in bulk: storage pointed at the wrong bucket makes every file look lost.
         autoFixable: false,
         fix: {
-          description: "Remove the record of the lost file (its bytes are gone); the observation keeps its other files",
+          description: "Remove the record of the lost file (its bytes are gone); the observation keeps its other files, and its previews stay, linked to none",
           changes: [{ delete: "files", id: record.id }],
         },
         nextStep:

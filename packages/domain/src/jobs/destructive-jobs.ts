@@ -8,8 +8,9 @@ export const OBSERVATION_CLEANUP_JOB_KIND = "observation_cleanup";
 
 /**
  * A restore and an observation cleanup refuse each other while queued or running (one would undo
- * the other, or delete what it brought back). Each start takes this lock in its transaction before
- * it looks for the other, so the two checks cannot both pass at once.
+ * the other, or delete what it brought back), and a restore and a backup's archive likewise (the
+ * swap would meet the backup's readers). Each start takes this lock in its transaction before it
+ * looks for the other, so two checks cannot both pass at once.
  */
 export async function lockDestructiveJobStarts(options: { t: Pick<InTransaction, "tx"> }) {
   await options.t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:destructive-job-start'))`);
