@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 // The audit log is append-only: a restore does not roll it back, and is recorded in it. Nor does it give
 // back access taken away since the backup (as a revoked key stays revoked): a disabled account, a removed role.
@@ -74,5 +75,41 @@ describe("a restore and access taken away since the backup", () => {
     };
     expect(users.items.find((item) => item.id === user.id)).toMatchObject({ disabled: true });
     expect(users.items.find((item) => item.id === demoted.id)).toMatchObject({ roles: [] });
+  }, 240_000);
+});
+
+// Kept last: it leaves ADMIN demoted.
+describe("a restore and the server's administrators", () => {
+  it("never leaves the server without an enabled administrator: today's come through when the backup's are all demoted", async () => {
+    const backup = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { id: string; jobId: string };
+    expect(await jobToEnd<{ status: string }>(backup.jobId, adminToken, 120_000)).toMatchObject({ status: "completed" });
+
+    // After the backup: an account made an administrator, which then demotes the only administrator the backup knows.
+    const newcomer = await createAccount(server);
+    await must(`/api/v1/admin/users/${newcomer.id}`, { method: "PUT", token: adminToken, json: { roles: ["serverAdmin"] } }, 200);
+    const adminId = (await must("/api/v1/auth/me", { token: adminToken }, 200)).id as string;
+    await must(`/api/v1/admin/users/${adminId}`, { method: "PUT", token: newcomer.token, json: { roles: [] } }, 200);
+
+    const { jobId } = (await must(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST", token: newcomer.token }, 202)) as { jobId: string };
+    // The newcomer's session is not in the backup: each look signs in again (refused while the restore holds maintenance).
+    const job = await until(
+      "the restore to end",
+      async () => {
+        const login = await server.request("/api/v1/auth/login", { method: "POST", json: { email: newcomer.email, password: newcomer.password } });
+        if (login.status !== 200) return undefined;
+        const { token } = (await login.json()) as { token: string };
+        const seen = await server.request(`/api/v1/admin/jobs/${jobId}`, { token });
+        if (seen.status !== 200) return undefined;
+        const body = (await seen.json()) as { status: string };
+        return body.status === "completed" || body.status === "failed" ? { ...body, token } : undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
+    expect(job.status).toBe("completed");
+    expect((await server.request("/api/v1/admin/backups", { token: job.token })).status).toBe(200);
+    // The demotion made since the backup stays.
+    const users = (await must("/api/v1/admin/users?limit=200", { token: job.token }, 200)) as { items: Array<{ id: string; roles: string[] }> };
+    expect(users.items.find((item) => item.id === adminId)).toMatchObject({ roles: [] });
+    expect(users.items.find((item) => item.id === newcomer.id)).toMatchObject({ roles: ["serverAdmin"] });
   }, 240_000);
 });

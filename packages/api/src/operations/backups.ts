@@ -97,7 +97,8 @@ export const backupOperations = {
       "The archive is verified while it loads into a side schema, then swapped in with one transaction; a backup that does not match its manifest " +
       "changes nothing. Writes answer 503 MAINTENANCE meanwhile. Backup records and jobs are not rolled back; sessions and API keys follow the " +
       "backup, except that a credential revoked or deleted since stays so (a password changed since stays changed, an account disabled since " +
-      "stays disabled, a role removed since stays removed). Every process drops its caches, and a quick integrity scan follows. " +
+      "stays disabled, a role removed since stays removed), and a restore whose accounts would hold no enabled server admin brings today's " +
+      "enabled server admins through as they are now. Every process drops its caches, and a quick integrity scan follows. " +
       "409 BACKUP_NOT_READY (not finished), BACKUP_TOO_NEW (newer schema), RESTORE_RUNNING, CLEANUP_RUNNING (an observation cleanup " +
       "is queued or running), BACKUP_RUNNING (a backup is archiving).",
     method: "post",

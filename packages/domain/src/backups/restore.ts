@@ -103,7 +103,7 @@ const RESTORE_CONNECTIONS = Math.min(4, Math.max(2, availableParallelism()));
  * cancel either comes before (and the swap refuses: JobEnded) or finds the job completed. A
  * credential gone or revoked now stays so, a password changed since the backup stays changed, an
  * account disabled now stays disabled and a role removed since stays removed: a restore must never
- * bring back access someone took away.
+ * bring back access someone took away, nor leave the server with no enabled administrator.
  */
 async function swapIn(deps: Deps, options: { jobId: string; backupId: string; actorId: string | null; manifest: BackupManifest }) {
   const { jobId, backupId, manifest } = options;
@@ -143,6 +143,19 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
         and exists (select 1 from jsonb_array_elements(r.doc->'roles') item where not coalesce(p.doc->'roles', '[]'::jsonb) @> jsonb_build_array(item))
       returning r.id`);
     credentialsKept += demoted.length;
+    // Never a server without an administrator (account administration refuses the same, LAST_SERVER_ADMIN): when
+    // the backup's accounts would hold no enabled server admin (all demoted or disabled since, or made later),
+    // today's enabled ones come through as they are now. One whose address the backup gives another account stays out.
+    const enabledAdmin = (row: string) => sql.raw(`${row}.doc->'roles' ? 'serverAdmin' and ${row}.doc->'disabled' is distinct from 'true'::jsonb`);
+    const adminsKept = await t.tx.execute(sql`
+      insert into ${side("users")} as r
+        select p.* from users p
+         where ${enabledAdmin("p")}
+           and not exists (select 1 from ${side("users")} s where ${enabledAdmin("s")})
+           and not exists (select 1 from ${side("users")} s where s.email_lower = p.email_lower and s.id <> p.id)
+      on conflict (id) do update set doc = excluded.doc, email_lower = excluded.email_lower, updated_at = excluded.updated_at
+      returning r.id`);
+    credentialsKept += adminsKept.length;
 
     const [live] = await t.tx.execute<{ schema: string }>(sql`select current_schema() as schema`);
     await t.tx.execute(sql.raw(`create schema "${PREVIOUS_SCHEMA}"`));
