@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
+import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "motd-admin@example.com", password: "motd admin password" };
@@ -444,6 +445,30 @@ describe("GET /api/v1/system/motd", () => {
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual(all);
+  });
+
+  it("goes on past an announcement deleted since its page was read, and refuses a cursor it never gave (the managed list too)", async () => {
+    const alice = await createAccount(server);
+    for (let index = 0; index < 5; index += 1) await announce({ users: { ids: [alice.id] } });
+    const ids = (page: { items: Announcement[] }) => page.items.map((item) => item.id);
+    const all = ids(await must("/api/v1/system/motd?limit=200", { token: adminToken }));
+    const first = await must("/api/v1/system/motd?limit=2", { token: adminToken });
+    expect(ids(first)).toEqual(all.slice(0, 2));
+    await deleteRows(server.databaseUrl, "announcements", [all[1]!]);
+    const cursor = encodeURIComponent(first.nextCursor);
+    expect(ids(await must(`/api/v1/system/motd?limit=2&cursor=${cursor}`, { token: adminToken }))).toEqual(all.slice(2, 4));
+    // The managed list is in the same order: a page of one goes on in the other.
+    expect(ids(await must(`/api/v1/user/motd/managed?scope=system&limit=2&cursor=${cursor}`, { token: adminToken }))).toEqual(all.slice(2, 4));
+    const viaTrpc = await trpcData<{ items: Announcement[] }>(
+      await server.request(trpcQuery("announcements.listSystem", { limit: 2, cursor: first.nextCursor }), { token: adminToken }),
+    );
+    expect(ids(viaTrpc)).toEqual(all.slice(2, 4));
+
+    for (const foreign of [...foreignCursors, all[2]!]) {
+      await expectCursorRefused(await server.request(`/api/v1/system/motd?cursor=${encodeURIComponent(foreign)}`, { token: adminToken }));
+      await expectCursorRefused(await server.request(`/api/v1/user/motd/managed?scope=system&cursor=${encodeURIComponent(foreign)}`, { token: adminToken }));
+      await expectTrpcCursorRefused(await server.request(trpcQuery("announcements.listSystem", { cursor: foreign }), { token: adminToken }));
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
+import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "audit-admin@example.com", password: "audit admin password" };
@@ -28,6 +29,7 @@ const NONE = { can_manage_members: false, can_manage_observatories: false, can_m
 const ALL = { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true };
 
 const audit = async (path: string, token = adminToken) => (await must(path, { token })) as { items: Entry[]; nextCursor: string | null };
+const ids = (entries: Entry[]) => entries.map((entry) => entry.id);
 /**
  * Lets the clock move on by a couple of milliseconds, so that the change made next gets a later
  * millisecond than every change made before: time filters can then tell them apart.
@@ -166,6 +168,33 @@ describe("GET /organizations/{id}/audit", () => {
     expect(seen).toEqual(all.items.map((entry) => entry.id));
     await expectProblem(await server.request(`/organizations/${organization.id}/audit?limit=201`, { token: owner.token }), 400, "VALIDATION_FAILED");
   });
+
+  it("goes on past an entry deleted since its page was read, and refuses a cursor it never gave", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    for (let index = 0; index < 4; index += 1) {
+      const user = await createAccount(server);
+      await must(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: user.email } });
+    }
+    const path = `/organizations/${organization.id}/audit`;
+    const all = await audit(path, owner.token);
+    expect(all.items).toHaveLength(5);
+    const first = await audit(`${path}?limit=2`, owner.token);
+    expect(ids(first.items)).toEqual(ids(all.items).slice(0, 2));
+    // Pruned between two page reads: the entry the cursor was made from is gone.
+    await deleteRows(server.databaseUrl, "audit_log", [first.items[1]!.id]);
+    const second = await audit(`${path}?limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`, owner.token);
+    expect(ids(second.items)).toEqual(ids(all.items).slice(2, 4));
+    const viaTrpc = await trpcData<{ items: Entry[] }>(
+      await server.request(trpcQuery("organizations.audit", { id: organization.id, limit: 2, cursor: first.nextCursor }), { token: owner.token }),
+    );
+    expect(ids(viaTrpc.items)).toEqual(ids(all.items).slice(2, 4));
+
+    for (const cursor of [...foreignCursors, all.items[2]!.id]) {
+      await expectCursorRefused(await server.request(`${path}?cursor=${encodeURIComponent(cursor)}`, { token: owner.token }));
+      await expectTrpcCursorRefused(await server.request(trpcQuery("organizations.audit", { id: organization.id, cursor }), { token: owner.token }));
+    }
+  });
 });
 
 describe("GET /api/v1/admin/audit", () => {
@@ -224,6 +253,32 @@ describe("GET /api/v1/admin/audit", () => {
     expect(window.items.map((entry) => entry.action)).toEqual(["observatory.organization_added", "observatory.created"]);
     const future = await audit(`${scoped}&from=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`);
     expect(future.items).toEqual([]);
+  });
+
+  it("goes on past an entry deleted since its page was read, and refuses a cursor it never gave", async () => {
+    const owner = await createAccount(server);
+    const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Pruned Audit" } })) as { id: string };
+    for (let index = 0; index < 4; index += 1) {
+      const user = await createAccount(server);
+      await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: user.email } });
+    }
+    const path = `/api/v1/admin/audit?scopeId=${observatory.id}`;
+    const all = await audit(path);
+    expect(all.items).toHaveLength(5);
+    const first = await audit(`${path}&limit=2`);
+    expect(ids(first.items)).toEqual(ids(all.items).slice(0, 2));
+    await deleteRows(server.databaseUrl, "audit_log", [first.items[1]!.id]);
+    const second = await audit(`${path}&limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`);
+    expect(ids(second.items)).toEqual(ids(all.items).slice(2, 4));
+    const viaTrpc = await trpcData<{ items: Entry[] }>(
+      await server.request(trpcQuery("admin.audit", { scopeId: observatory.id, limit: 2, cursor: first.nextCursor }), { token: adminToken }),
+    );
+    expect(ids(viaTrpc.items)).toEqual(ids(all.items).slice(2, 4));
+
+    for (const cursor of [...foreignCursors, all.items[2]!.id]) {
+      await expectCursorRefused(await server.request(`${path}&cursor=${encodeURIComponent(cursor)}`, { token: adminToken }));
+      await expectTrpcCursorRefused(await server.request(trpcQuery("admin.audit", { cursor }), { token: adminToken }));
+    }
   });
 
   it.each([

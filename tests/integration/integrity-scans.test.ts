@@ -11,7 +11,8 @@ import { runIntegrityScan } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
+import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import type { TestServer } from "../support/test-server";
 import { fileDocument, hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
 import { until } from "../support/until";
@@ -173,6 +174,11 @@ describe("integrity scans", () => {
       400,
       "VALIDATION_FAILED",
     );
+    // A made-up id after a real severity (the cursor's old form) is no place in the list either.
+    for (const cursor of [...foreignCursors, `info:${all[0]!.id}`, "critical:zzzz"])
+      await expectCursorRefused(
+        await server.request(`/api/v1/admin/integrity/scans/${scan.id}/issues?cursor=${encodeURIComponent(cursor)}`, { token: adminToken }),
+      );
   });
 
   it("gives each collection's real size: never none for a table with documents, counted while small", async () => {
@@ -377,6 +383,28 @@ describe("integrity scans", () => {
     const keys = page.items.map((issue) => `${issue.documentId} ${issue.code} ${JSON.stringify(issue.fix)}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(scan.summary.critical + scan.summary.warning + scan.summary.info).toBe(page.items.length);
+  });
+
+  it("lists scans newest first, going on past a scan deleted since its page was read, and refuses a cursor it never gave", async () => {
+    const started: string[] = [];
+    for (let index = 0; index < 4; index += 1) started.unshift((await scanToEnd({ kind: "quick", collections: ["projects"] })).id);
+    const ids = (page: { items: Scan[] }) => page.items.map((item) => item.id);
+    const first = (await must("/api/v1/admin/integrity/scans?limit=2", { token: adminToken }, 200)) as { items: Scan[]; nextCursor: string };
+    expect(ids(first)).toEqual(started.slice(0, 2));
+    await deleteRows(server.databaseUrl, "integrity_scans", [started[1]!]);
+    const second = (await must(`/api/v1/admin/integrity/scans?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`, { token: adminToken }, 200)) as {
+      items: Scan[];
+    };
+    expect(ids(second)).toEqual(started.slice(2, 4));
+    const viaTrpc = await trpcData<{ items: Scan[] }>(
+      await server.request(trpcQuery("integrity.scans", { limit: 2, cursor: first.nextCursor }), { token: adminToken }),
+    );
+    expect(ids(viaTrpc)).toEqual(started.slice(2, 4));
+
+    for (const cursor of [...foreignCursors, started[2]!]) {
+      await expectCursorRefused(await server.request(`/api/v1/admin/integrity/scans?cursor=${encodeURIComponent(cursor)}`, { token: adminToken }));
+      await expectTrpcCursorRefused(await server.request(trpcQuery("integrity.scans", { cursor }), { token: adminToken }));
+    }
   });
 
   it("is for server administrators only", async () => {

@@ -1,8 +1,10 @@
 import { createHash, randomUUID } from "node:crypto";
 import { uploadObservationFile } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { copyRow } from "../support/row-copies";
+import { holdRows, queuedBehindHold } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "observation-files-admin@example.com", password: "observation files admin password" };
@@ -140,5 +142,49 @@ describe("observation file uploads", () => {
     // Someone who may not read the observation learns nothing of the file.
     const stranger = await createAccount(server);
     await expectProblem(await server.request(`/files/${lost.id}/download`, { token: stranger.token }), 404, "NOT_FOUND");
+  });
+});
+
+describe("how many files one observation holds", () => {
+  const CAP = 10_000;
+  const refusal = `The observation holds ${CAP} files, the most one may; nothing was stored`;
+  const sql = () => server.server.runtime.deps.sql;
+  const recordsOf = async (observationId: string) =>
+    (await sql()<Array<{ count: number }>>`select count(*)::int as count from files where observation_id = ${observationId}`)[0]!.count;
+  /** An observation with `count` file records: one uploaded, the others copies of its row (sharing its object). */
+  const observationWithFiles = async (count: number) => {
+    const { key, observation } = await observationWithKey(await createAccount(server));
+    const first = (await (await upload(observation.id, key, "filename=first.fits", Buffer.from("first"))).json()) as { id: string };
+    await copyRow(sql(), { table: "files", id: first.id, copies: count - 1 });
+    return { key, observation };
+  };
+
+  it(`refuses the file past ${CAP} with 409 CONFLICT before taking its bytes, and stores nothing of it`, async () => {
+    const { key, observation } = await observationWithFiles(CAP - 1);
+    expect((await upload(observation.id, key, "filename=last.fits", Buffer.from("last"))).status).toBe(201);
+    expect((await expectProblem(await upload(observation.id, key, "filename=beyond.fits", Buffer.from("beyond")), 409, "CONFLICT")).detail).toBe(refusal);
+    // A body that never ends is answered all the same: the refusal comes before a byte of it is read.
+    const endless = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new Uint8Array(1024)) });
+    const unread = await server.request(`/observations/${observation.id}/files?filename=endless.fits`, {
+      method: "POST",
+      token: key,
+      headers: { "content-type": "application/octet-stream" },
+      body: endless,
+      duplex: "half",
+    } as RequestInit);
+    expect((await expectProblem(unread, 409, "CONFLICT")).detail).toBe(refusal);
+    expect(await recordsOf(observation.id)).toBe(CAP);
+    expect(await objectsOf(observation.id)).toHaveLength(2);
+  });
+
+  it("lets exactly one of two uploads at the last place be stored; the other is 409 CONFLICT and leaves no object", async () => {
+    const { key, observation } = await observationWithFiles(CAP - 1);
+    // Both pass the count before their bytes, then record under the observation's row: the first waits at it, the second behind.
+    const hold = await holdRows(server.databaseUrl, `select id from observations where id = '${observation.id}' for update`);
+    const send = (name: string) => () => upload(observation.id, key, `filename=${name}`, Buffer.from(name));
+    const answers = await queuedBehindHold({ hold, sql: sql(), first: send("one.fits"), second: send("two.fits") });
+    await expectOneCreatedOneRefused(answers, refusal);
+    expect(await recordsOf(observation.id)).toBe(CAP);
+    expect(await objectsOf(observation.id)).toHaveLength(2);
   });
 });

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { observingNetwork } from "../support/observing-network";
-import { holdRows } from "../support/table-hold";
+import { copyRow } from "../support/row-copies";
+import { holdRows, queuedBehindHold } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -488,4 +489,41 @@ describe("refusals on every observation route", () => {
       // Nothing the refused callers sent changed the observation.
       expect(await must(`/observations/${observation.id}`, { token: owner.token }, 200)).toMatchObject({ status: "pending", priority: 5 });
     });
+});
+
+describe("how many unfinished observations one project holds", () => {
+  const CAP = 10_000;
+  const refusal = `The project holds ${CAP} unfinished observations, the most one may; cancel one or let one finish first`;
+  const sql = () => server.server.runtime.deps.sql;
+  const rowsIn = async (id: string) =>
+    (await sql()<Array<{ count: number }>>`select count(*)::int as count from observations where project_id = ${id}`)[0]!.count;
+
+  it(`refuses the observation past ${CAP} unfinished in a project (409 CONFLICT), created or cloned, even to two at the last place`, async () => {
+    const planner = await createAccount(server);
+    const { observatory, project } = await observingNetwork(must, planner);
+    const fields = () => body({ projectId: project.id, observatoryId: observatory.id });
+    const create = () => server.request("/observations", { method: "POST", token: planner.token, json: fields() });
+    const submitted = async () => (await must("/observations", { method: "POST", token: planner.token, json: fields() }, 201)) as { id: string };
+    const cancel = (id: string) => must(`/observations/${id}/cancel`, { method: "POST", token: planner.token }, 200);
+    // Finished ones do not count: 51 cancelled beside 9,999 pending, written as rows.
+    const finished = await submitted();
+    await cancel(finished.id);
+    await copyRow(sql(), { table: "observations", id: finished.id, copies: 50 });
+    const waiting = await submitted();
+    await copyRow(sql(), { table: "observations", id: waiting.id, copies: CAP - 2 });
+
+    const last = (await (await create()).json()) as { id: string; status: string };
+    expect(last.status).toBe("pending");
+    expect((await expectProblem(await create(), 409, "CONFLICT")).detail).toBe(refusal);
+    const clone = await server.request(`/observations/${waiting.id}/clone`, { method: "POST", token: planner.token });
+    expect((await expectProblem(clone, 409, "CONFLICT")).detail).toBe(refusal);
+    expect(await rowsIn(project.id)).toBe(CAP + 51);
+
+    // A cancellation makes room for one; two creations race for it, and one is refused.
+    await cancel(last.id);
+    const hold = await holdRows(server.databaseUrl, `select pg_advisory_xact_lock(hashtext('meridian:observations-of:${project.id}'))`);
+    const answers = await queuedBehindHold({ hold, sql: sql(), first: create, second: create });
+    await expectOneCreatedOneRefused(answers, refusal);
+    expect(await rowsIn(project.id)).toBe(CAP + 52);
+  });
 });

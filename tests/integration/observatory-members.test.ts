@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
+import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import { holdTable, lockWaiters } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -156,6 +157,30 @@ describe("GET /observatories and /observatories/{id}", () => {
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen.sort()).toEqual(ids.sort());
+  });
+
+  it("goes on past an observatory removed since its page was read, and refuses a cursor it never gave", async () => {
+    const owner = await createAccount(server);
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index += 1) ids.push((await createObservatory(owner)).id);
+    ids.sort();
+    const first = await must("/observatories?limit=2", { token: owner.token }, 200);
+    expect(first.items.map((item: { id: string }) => item.id)).toEqual(ids.slice(0, 2));
+    await must(`/observatories/${ids[1]}`, { method: "DELETE", token: owner.token }, 204);
+    const second = await must(`/observatories?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`, { token: owner.token }, 200);
+    expect(second.items.map((item: { id: string }) => item.id)).toEqual(ids.slice(2, 4));
+    const viaTrpc = await trpcData<{ items: Array<{ id: string }> }>(
+      await server.request(trpcQuery("observatories.list", { limit: 2, cursor: first.nextCursor }), { token: owner.token }),
+    );
+    expect(viaTrpc.items.map((item) => item.id)).toEqual(ids.slice(2, 4));
+
+    // Each is a 400 for a member's list and an administrator's (two ways of reading it).
+    for (const cursor of [...foreignCursors, ids[2]!]) {
+      for (const token of [owner.token, adminToken]) {
+        await expectCursorRefused(await server.request(`/observatories?cursor=${encodeURIComponent(cursor)}`, { token }));
+        await expectTrpcCursorRefused(await server.request(trpcQuery("observatories.list", { cursor }), { token }));
+      }
+    }
   });
 });
 
@@ -441,6 +466,30 @@ describe("GET /observatories/{id}/history", () => {
     expect(secondPage.items.map((item: { type: string }) => item.type)).toEqual(["organization_added", "member_added"]);
     const lastPage = await must(`/observatories/${observatory.id}/history?limit=2&cursor=${secondPage.nextCursor}`, { token: owner.token }, 200);
     expect(lastPage).toEqual({ items: [expect.objectContaining({ type: "created" })], nextCursor: null });
+  });
+
+  it("goes on past an entry deleted since its page was read, and refuses a cursor it never gave", async () => {
+    const owner = await createAccount(server);
+    const observatory = await createObservatory(owner);
+    for (let index = 0; index < 4; index += 1) await addObservatoryMember(owner, observatory.id, await createAccount(server));
+    const path = `/observatories/${observatory.id}/history`;
+    const ids = (page: { items: Array<{ id: string }> }) => page.items.map((item) => item.id);
+    const all = await must(path, { token: owner.token }, 200);
+    expect(all.items).toHaveLength(5);
+    const first = await must(`${path}?limit=2`, { token: owner.token }, 200);
+    expect(ids(first)).toEqual(ids(all).slice(0, 2));
+    await deleteRows(server.databaseUrl, "observatory_history", [first.items[1].id]);
+    const second = await must(`${path}?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`, { token: owner.token }, 200);
+    expect(ids(second)).toEqual(ids(all).slice(2, 4));
+    const viaTrpc = await trpcData<{ items: Array<{ id: string }> }>(
+      await server.request(trpcQuery("observatories.history", { id: observatory.id, limit: 2, cursor: first.nextCursor }), { token: owner.token }),
+    );
+    expect(ids(viaTrpc)).toEqual(ids(all).slice(2, 4));
+
+    for (const cursor of [...foreignCursors, all.items[2].id]) {
+      await expectCursorRefused(await server.request(`${path}?cursor=${encodeURIComponent(cursor)}`, { token: owner.token }));
+      await expectTrpcCursorRefused(await server.request(trpcQuery("observatories.history", { id: observatory.id, cursor }), { token: owner.token }));
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem } from "../support/auth-suite";
+import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { holdRows, lockWaiters } from "../support/table-hold";
+import { copyRow } from "../support/row-copies";
+import { holdRows, lockWaiters, queuedBehindHold } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -249,5 +250,80 @@ describe("membership changes racing a transfer", () => {
     expect(await permissionsOf(heir.token, observatory.id)).toEqual({ ...ALL, sources: [{ kind: "owner", permissions: ALL }] });
     const history = await must(`/observatories/${observatory.id}/history`, { token: heir.token }, 200);
     expect(history.items.map((item: { type: string }) => item.type)).not.toContain("member_removed");
+  });
+});
+
+describe("how many observatories one user or organization owns", () => {
+  const OWNED = 100;
+  const ORGANIZATION_OWNED = 1000;
+  const sql = () => server.server.runtime.deps.sql;
+  /** Live observatories of an owner, as the caps count them. */
+  const liveOf = async (kind: "user" | "organization", id: string) =>
+    (
+      await sql()<Array<{ count: number }>>`
+        select count(*)::int as count from observatories where owner_kind = ${kind} and owner_id = ${id} and doc->>'removedAt' is null`
+    )[0]!.count;
+  /** One observatory through the API, then as many copies of its row as make `count`. */
+  const seedObservatories = async (owner: Account, count: number, organizationId?: string) => {
+    const first = await createObservatory(owner, { name: "Seeded", ...(organizationId ? { organizationId } : {}) });
+    await copyRow(sql(), { table: "observatories", id: first.id, copies: count - 1 });
+    return first;
+  };
+  const create = (owner: Account, json: Record<string, unknown> = {}) =>
+    server.request("/observatories", { method: "POST", token: owner.token, json: { name: "One more", ...json } });
+  const userRefusal = `You own ${OWNED} observatories, the most one account may own; remove or transfer one first`;
+
+  it(`refuses a user's observatory past ${OWNED} live ones with 409 CONFLICT, and takes one again once one is removed`, async () => {
+    const owner = await createAccount(server);
+    const first = await seedObservatories(owner, OWNED - 1);
+    expect((await create(owner)).status).toBe(201);
+    const refused = await expectProblem(await create(owner, { name: "Refused" }), 409, "CONFLICT");
+    expect(refused.detail).toBe(userRefusal);
+    expect(await liveOf("user", owner.id)).toBe(OWNED);
+    expect((await sql()`select id from observatories where doc->>'name' = 'Refused'`).length).toBe(0);
+    // A removed observatory keeps its row, and no longer counts.
+    expect((await server.request(`/observatories/${first.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    expect((await create(owner)).status).toBe(201);
+  });
+
+  it("lets exactly one of two creations at a user's last place win, the other 409 CONFLICT", async () => {
+    const owner = await createAccount(server);
+    await seedObservatories(owner, OWNED - 1);
+    // Both count under the owner's row: the first waits at it, the second queues behind.
+    const hold = await holdRows(server.databaseUrl, `select id from users where id = '${owner.id}' for update`);
+    const answers = await queuedBehindHold({ hold, sql: sql(), first: () => create(owner), second: () => create(owner) });
+    await expectOneCreatedOneRefused(answers, userRefusal);
+    expect(await liveOf("user", owner.id)).toBe(OWNED);
+  });
+
+  it("refuses a transfer to a member who owns as many already: 409 CONFLICT, and the owner and the membership stay", async () => {
+    const owner = await createAccount(server);
+    const heir = await createAccount(server);
+    const observatory = await createObservatory(owner, { name: "Wanted" });
+    await addObservatoryMember(owner, observatory.id, heir);
+    await seedObservatories(heir, OWNED);
+    const refused = await expectProblem(await transfer(owner.token, observatory.id, { kind: "user", id: heir.id }), 409, "CONFLICT");
+    expect(refused.detail).toBe(`The new owner already owns ${OWNED} observatories, the most one account may own; remove or transfer one first`);
+    expect((await must(`/observatories/${observatory.id}`, { token: owner.token }, 200)).owner).toMatchObject({ kind: "user", id: owner.id });
+    expect(
+      (await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).users.map((user: { userId: string }) => user.userId),
+    ).toContain(heir.id);
+    expect(await liveOf("user", heir.id)).toBe(OWNED);
+  });
+
+  it(`refuses an organization's observatory past ${ORGANIZATION_OWNED}, created or transferred to it, with 409 CONFLICT`, async () => {
+    const orgOwner = await createAccount(server);
+    const organization = await createOrganization(orgOwner);
+    await seedObservatories(orgOwner, ORGANIZATION_OWNED - 1, organization.id);
+    expect((await create(orgOwner, { organizationId: organization.id })).status).toBe(201);
+    const refused = await expectProblem(await create(orgOwner, { organizationId: organization.id }), 409, "CONFLICT");
+    expect(refused.detail).toBe(`The organization owns ${ORGANIZATION_OWNED} observatories, the most one organization may own; remove or transfer one first`);
+    const observatory = await createObservatory(orgOwner, { name: "Personal" });
+    const transferred = await expectProblem(await transfer(orgOwner.token, observatory.id, { kind: "organization", id: organization.id }), 409, "CONFLICT");
+    expect(transferred.detail).toBe(
+      `The organization already owns ${ORGANIZATION_OWNED} observatories, the most one organization may own; remove or transfer one first`,
+    );
+    expect((await must(`/observatories/${observatory.id}`, { token: orgOwner.token }, 200)).owner).toMatchObject({ kind: "user", id: orgOwner.id });
+    expect(await liveOf("organization", organization.id)).toBe(ORGANIZATION_OWNED);
   });
 });

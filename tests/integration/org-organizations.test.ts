@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { organizationsCollection } from "@meridian/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode, type Organization } from "../support/json-api";
+import { holdRows, queuedBehindHold } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "orgs-admin@example.com", password: "orgs admin password" };
@@ -361,5 +363,77 @@ describe("the OpenAPI document", () => {
         expect(Object.keys(operation!.responses[status]?.content ?? {}), `${method} ${path} ${status}`).toContain("application/problem+json");
       expect(operation!.security?.length, `${method} ${path} security`).toBeGreaterThan(0);
     }
+  });
+});
+
+describe("how many organizations one user owns", () => {
+  const OWNED = 100;
+  const db = () => server.server.runtime.deps.db;
+  const ownedBy = async (userId: string) =>
+    (await server.server.runtime.deps.sql<Array<{ count: number }>>`select count(*)::int as count from organizations where owner_id = ${userId}`)[0]!.count;
+  /** Organizations written as rows, not through the API: the ones a user's next creation or transfer is tried against. */
+  const seedOrganizations = async (ownerId: string, count: number) => {
+    for (let start = 0; start < count; start += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, count - start) }, () => {
+          const t = tag();
+          return organizationsCollection.insert(db(), {
+            name: `Seeded ${t}`,
+            shortName: `seeded-${t}`,
+            type: "observatory",
+            description: null,
+            contactEmail: `seeded-${t}@example.com`,
+            ownerId,
+            externalStorage: [],
+          });
+        }),
+      );
+  };
+  const create = (owner: Account, fields: Record<string, unknown> = {}) =>
+    server.request("/organizations", { method: "POST", token: owner.token, json: validOrganization(fields) });
+  const refusal = `You own ${OWNED} organizations, the most one account may own; delete or transfer one first`;
+
+  it(`refuses a user's organization past ${OWNED} owned with 409 CONFLICT, stores nothing of it, and takes one again once one is deleted`, async () => {
+    const owner = await createAccount(server);
+    await seedOrganizations(owner.id, OWNED - 1);
+    const last = (await (await create(owner)).json()) as Organization;
+    expect(last.ownerId).toBe(owner.id);
+    const beyond = validOrganization();
+    const refused = await expectProblem(await server.request("/organizations", { method: "POST", token: owner.token, json: beyond }), 409, "CONFLICT");
+    expect(refused.detail).toBe(refusal);
+    expect(await ownedBy(owner.id)).toBe(OWNED);
+    expect((await server.server.runtime.deps.sql`select id from organizations where short_name_lower = ${beyond.shortName}`).length).toBe(0);
+    // tRPC refuses it the same way.
+    const trpc = await server.request("/trpc/organizations.create", { method: "POST", token: owner.token, json: validOrganization() });
+    expect(trpc.status).toBe(409);
+    expect(await trpcErrorCode(trpc)).toBe("CONFLICT");
+    expect((await server.request(`/organizations/${last.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    expect((await create(owner)).status).toBe(201);
+  });
+
+  it("lets exactly one of two creations at the last place win, the other 409 CONFLICT", async () => {
+    const owner = await createAccount(server);
+    await seedOrganizations(owner.id, OWNED - 1);
+    // Both creations count under the owner's row: the first waits at it, the second queues behind.
+    const hold = await holdRows(server.databaseUrl, `select id from users where id = '${owner.id}' for update`);
+    const answers = await queuedBehindHold({ hold, sql: server.server.runtime.deps.sql, first: () => create(owner), second: () => create(owner) });
+    await expectOneCreatedOneRefused(answers, refusal);
+    expect(await ownedBy(owner.id)).toBe(OWNED);
+  });
+
+  it("refuses a transfer to a member who owns as many already: 409 CONFLICT, and the owner stays", async () => {
+    const owner = await createAccount(server);
+    const heir = await createAccount(server);
+    const organization = await createOrganization(owner);
+    await addOrganizationMember(owner, organization.id, heir, {});
+    await seedOrganizations(heir.id, OWNED);
+    const refused = await expectProblem(
+      await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } }),
+      409,
+      "CONFLICT",
+    );
+    expect(refused.detail).toBe(`The new owner already owns ${OWNED} organizations, the most one account may own; they must delete or transfer one first`);
+    expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
+    expect(await ownedBy(heir.id)).toBe(OWNED);
   });
 });

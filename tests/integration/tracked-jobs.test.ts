@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { inTransaction, publishEvent, reportJob } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
+import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import { startSmtpCapture } from "../support/smtp-capture";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -122,6 +123,29 @@ describe("the job record", () => {
     expect(second.nextCursor).toBeNull();
     const completed = (await must(`/api/v1/admin/jobs?kind=${kind}&status=completed`, { token: adminToken }, 200)) as { items: Job[] };
     expect(completed.items.map((item) => item.id)).toEqual([ids[0]]);
+  });
+
+  it("goes on past a job record removed since its page was read, and refuses a cursor it never gave", async () => {
+    const deps = server.server.runtime.deps;
+    const kind = `removed_${randomUUID().slice(0, 8)}`;
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index += 1) ids.unshift((await recordHeldJob(deps, { kind, startedBy: null })).id);
+    const path = `/api/v1/admin/jobs?kind=${kind}`;
+    const first = (await must(`${path}&limit=2`, { token: adminToken }, 200)) as { items: Job[]; nextCursor: string };
+    expect(first.items.map((item) => item.id)).toEqual(ids.slice(0, 2));
+    await deleteRows(server.databaseUrl, "jobs", [ids[1]!]);
+    const second = (await must(`${path}&limit=2&cursor=${encodeURIComponent(first.nextCursor)}`, { token: adminToken }, 200)) as { items: Job[] };
+    expect(second.items.map((item) => item.id)).toEqual(ids.slice(2, 4));
+    const viaTrpc = await trpcData<{ items: Job[] }>(
+      await server.request(trpcQuery("admin.jobs", { kind, limit: 2, cursor: first.nextCursor }), { token: adminToken }),
+    );
+    expect(viaTrpc.items.map((item) => item.id)).toEqual(ids.slice(2, 4));
+
+    // A job's id was the cursor once; it no longer is one.
+    for (const cursor of [...foreignCursors, ids[2]!]) {
+      await expectCursorRefused(await server.request(`${path}&cursor=${encodeURIComponent(cursor)}`, { token: adminToken }));
+      await expectTrpcCursorRefused(await server.request(trpcQuery("admin.jobs", { cursor }), { token: adminToken }));
+    }
   });
 });
 

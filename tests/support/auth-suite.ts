@@ -32,6 +32,20 @@ export async function expectProblem(response: Response, status: number, code: st
   return body;
 }
 
+/** Two requests raced for the last place under a cap: one was created (201), the other refused 409 CONFLICT with `refusal`. */
+export async function expectOneCreatedOneRefused(answers: Response[], refusal: string) {
+  expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
+  expect(
+    (
+      await expectProblem(
+        answers.find((answer) => answer.status === 409)!,
+        409,
+        "CONFLICT",
+      )
+    ).detail,
+  ).toBe(refusal);
+}
+
 /** Tiny images: the smallest valid files of each kind (1×1 pixel). */
 export const images = {
   png: Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64"),

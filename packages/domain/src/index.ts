@@ -12,6 +12,7 @@ export { createApiKey, listApiKeys, MAX_LIVE_API_KEYS, revokeApiKey } from "./au
 export { deleteSessionByToken, MAX_LIVE_SESSIONS, pruneExpiredSessions, type ClientInfo } from "./auth/sessions";
 export { pruneRateLimitEvents } from "./auth/rate-limit";
 export * from "./users/schemas";
+export { cursorParameterDescription } from "./validation/keyset-cursor";
 export { presentUser, isServerAdmin } from "./users/present";
 export { getProfile, updateProfile } from "./users/profile";
 export { gettingStartedSchema, readGettingStarted, type GettingStarted } from "./users/getting-started";
@@ -84,6 +85,7 @@ export {
   updateOrganization,
   listOrganizationAudit,
   openExternalStorageSecrets,
+  MAX_OWNED_ORGANIZATIONS,
 } from "./organizations/organizations";
 export {
   listOrganizationMembers,
@@ -100,6 +102,8 @@ export {
   getMyObservatoryPermissions,
   transferObservatoryOwnership,
   listObservatoryHistory,
+  MAX_OWNED_OBSERVATORIES,
+  MAX_ORGANIZATION_OBSERVATORIES,
 } from "./observatories/observatories";
 export { updateObservatory } from "./observatories/settings";
 export {
@@ -188,7 +192,8 @@ export {
 export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_INTERVAL_MS, readPresence } from "./observatories/presence";
 export * from "./system/server-settings";
 export { queueDispatch, moveObservation } from "./observations/transitions";
-export { uploadObservationFile, listObservationFiles, openObservationFile, presentFile } from "./observations/files";
+export { uploadObservationFile, listObservationFiles, openObservationFile, presentFile, MAX_OBSERVATION_FILES } from "./observations/files";
+export { MAX_UNFINISHED_OBSERVATIONS } from "./observations/insert";
 export { openObservationArchive } from "./observations/files-archive";
 export { exportObservations, csvField } from "./observations/observation-export";
 export { observationSorts, type ObservationFilter, type ObservationSort } from "./observations/observation-query";

@@ -5,13 +5,14 @@ import {
   fileListSchema,
   fileSchema,
   listObservationFiles,
+  MAX_OBSERVATION_FILES,
   openObservationFile,
   retryFileDelivery,
   testStorageDestination,
   uploadObservationFile,
 } from "@meridian/domain";
 import { defineOperation, Reply } from "./define-operation";
-import { authedErrors, idParam, problemResponseFor } from "./responses";
+import { authedErrors, conflict, idParam, problemResponseFor } from "./responses";
 
 const tags = ["Observations"];
 const binary = { schema: z.string().openapi({ format: "binary" }) };
@@ -40,7 +41,9 @@ export const observationFileOperations = {
       "counts an empty file as a data-loss risk. " +
       "A client that sends nothing for UPLOAD_IDLE_TIMEOUT_MS (default 60 s) before its body is complete is answered 408 REQUEST_TIMEOUT " +
       "and the connection closes. The body is the Content-Length bytes: bytes sent after them are not part of the file, and the " +
-      "connection closes after the answer.",
+      "connection closes after the answer. " +
+      `An observation holds at most ${MAX_OBSERVATION_FILES} files, previews included: the next is 409 CONFLICT, refused before its ` +
+      "bytes are read when the observation is full already, and nothing is stored.",
     method: "post",
     path: "/observations/{id}/files",
     status: 201,
@@ -54,6 +57,7 @@ export const observationFileOperations = {
     responses: {
       ...authedErrors,
       408: problemResponseFor("No bytes for UPLOAD_IDLE_TIMEOUT_MS before the body was complete (REQUEST_TIMEOUT); nothing stored"),
+      409: conflict(`CONFLICT: the observation holds ${MAX_OBSERVATION_FILES} files already; nothing stored`),
       413: problemResponseFor("Larger than MAX_UPLOAD_BYTES (PAYLOAD_TOO_LARGE)"),
       503: problemResponseFor("Object storage did not take the file (SERVICE_UNAVAILABLE); nothing stored"),
     },

@@ -3,6 +3,7 @@ import {
   BULK_OBSERVATION_LIMIT,
   bulkOperateObservations,
   cloneObservation,
+  MAX_UNFINISHED_OBSERVATIONS,
   observationBulkResultSchema,
   observationBulkSchema,
   observationCloneQuerySchema,
@@ -65,7 +66,9 @@ export const observationOperatingOperations = {
       "project (403 FORBIDDEN otherwise). The clone has the same project, observatory and fields, the caller as owner and `cloned from <id>` " +
       "as its first history reason. The optional body overrides fields as PUT takes them; `?priority` sets the priority (400 when the " +
       "body gives one too). 409 PROJECT_NOT_ACTIVE when the project is not active, OBSERVATORY_REMOVED when the observatory was removed; " +
-      "400 when the resulting window is invalid or has already closed.",
+      "400 when the resulting window is invalid or has already closed. " +
+      `A clone counts toward the project's at most ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations, as a creation does: ` +
+      "409 CONFLICT beyond them.",
     method: "post",
     path: "/observations/{id}/clone",
     status: 201,
@@ -75,7 +78,10 @@ export const observationOperatingOperations = {
     bodyKey: "overrides",
     output: observationSchema,
     outputDescription: "The clone",
-    responses: { ...authedErrors, 409: conflict("PROJECT_NOT_ACTIVE, OBSERVATORY_REMOVED") },
+    responses: {
+      ...authedErrors,
+      409: conflict(`PROJECT_NOT_ACTIVE, OBSERVATORY_REMOVED; CONFLICT when the project holds ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations`),
+    },
     handle: ({ ctx, actor, input }) =>
       cloneObservation({ deps: ctx.deps, actor, observationId: input.id, overrides: input.overrides ?? {}, priority: input.priority }),
   }),

@@ -7,6 +7,7 @@ import {
   listObservationHistory,
   listObservationsAsJson,
   listObservationsCached,
+  MAX_UNFINISHED_OBSERVATIONS,
   observationCancelSchema,
   observationCreateSchema,
   observationHistorySchema,
@@ -61,14 +62,16 @@ export const observationOperations = {
     description:
       "Needs can_observe on the observatory and membership of the project, which must be active (409 PROJECT_NOT_ACTIVE). " +
       "Starts `pending`; dispatch considers it at once. `monitoring` (type monitoring only, else 400) sets how it repeats; its `until` " +
-      "must lie ahead. `estimatedSeconds` in the answer (and in every read) uses the observatory's `settings` as they are at read time.",
+      "must lie ahead. `estimatedSeconds` in the answer (and in every read) uses the observatory's `settings` as they are at read time. " +
+      `A project holds at most ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations (any status but completed, failed, cancelled, ` +
+      "aborted and partially_completed): the next is 409 CONFLICT until one is cancelled or ends.",
     method: "post",
     path: "/observations",
     status: 201,
     body: observationCreateSchema,
     output: observationSchema,
     outputDescription: "Created",
-    responses: { ...authedErrors, 409: conflict("PROJECT_NOT_ACTIVE") },
+    responses: { ...authedErrors, 409: conflict(`PROJECT_NOT_ACTIVE; CONFLICT when the project holds ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations`) },
     handle: ({ ctx, actor, input }) => createObservation({ deps: ctx.deps, actor, input }),
   }),
   listJson: defineOperation({

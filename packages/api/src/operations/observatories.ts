@@ -5,6 +5,8 @@ import {
   getObservatory,
   listObservatories,
   listObservatoryHistory,
+  MAX_ORGANIZATION_OBSERVATORIES,
+  MAX_OWNED_OBSERVATORIES,
   myObservatoryPermissionsSchema,
   observatoryCreateSchema,
   observatoryHistorySchema,
@@ -40,14 +42,16 @@ const observatorySettingsOperations = {
     description:
       "Owned by the caller, or by `organizationId` (needs can_manage_observatories there), which then is a member with every permission. " +
       "Also takes (extension) what `PUT /observatories/{id}` takes: `location`, `dispatchEnabled`, `timeZone` (derived from the location " +
-      "when not given, else UTC) and `settings`.",
+      "when not given, else UTC) and `settings`. " +
+      `A user owns at most ${MAX_OWNED_OBSERVATORIES} observatories and an organization at most ${MAX_ORGANIZATION_OBSERVATORIES} ` +
+      "(removed ones do not count): the next is 409 CONFLICT until one is removed or transferred.",
     method: "post",
     path: "/observatories",
     status: 201,
     body: observatoryCreateSchema,
     output: observatorySchema,
     outputDescription: "Created",
-    responses: authedErrors,
+    responses: { ...authedErrors, 409: conflict("CONFLICT: the new owner owns as many observatories as it may already") },
     handle: ({ ctx, actor, input }) => createObservatory({ deps: ctx.deps, actor, input }),
   }),
   list: defineOperation({
@@ -109,7 +113,9 @@ const observatorySettingsOperations = {
     summary: "Transfer ownership (owner, the owning organization's owner, or a server admin)",
     description:
       "To a user who is a member (409 NOT_A_MEMBER otherwise), or to an organization, which " +
-      "becomes a member with every permission. The previous owner keeps full access as a member.",
+      "becomes a member with every permission. The previous owner keeps full access as a member. " +
+      `A user owns at most ${MAX_OWNED_OBSERVATORIES} observatories and an organization at most ${MAX_ORGANIZATION_OBSERVATORIES} ` +
+      "(removed ones do not count): a transfer to one that owns as many already is 409 CONFLICT, and nothing changes.",
     method: "post",
     path: "/observatories/{id}/transfer-ownership",
     status: 200,
@@ -118,7 +124,7 @@ const observatorySettingsOperations = {
     bodyKey: "to",
     output: observatorySchema,
     outputDescription: "Transferred",
-    responses: { ...authedErrors, 409: conflict("NOT_A_MEMBER") },
+    responses: { ...authedErrors, 409: conflict("NOT_A_MEMBER; CONFLICT when the new owner owns as many observatories as it may already") },
     handle: ({ ctx, actor, input }) => transferObservatoryOwnership({ deps: ctx.deps, actor, observatoryId: input.id, to: input.to }),
   }),
   myPermissions: defineOperation({

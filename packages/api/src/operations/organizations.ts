@@ -8,6 +8,7 @@ import {
   listOrganizationAudit,
   listOrganizationMembers,
   listOrganizations,
+  MAX_OWNED_ORGANIZATIONS,
   organizationCreateSchema,
   organizationMemberSchema,
   organizationDetailSchema,
@@ -53,13 +54,19 @@ export const organizationOperations = {
     access: "signed-in",
     tags,
     summary: "Create an organization (the caller becomes owner)",
+    description:
+      `A user owns at most ${MAX_OWNED_ORGANIZATIONS} organizations (created or handed over to them): the next is 409 CONFLICT ` +
+      "until one is deleted or transferred.",
     method: "post",
     path: "/organizations",
     status: 201,
     body: organizationCreateSchema,
     output: organizationSchema,
     outputDescription: "Created",
-    responses: { ...authedErrors, 409: conflict("SHORT_NAME_TAKEN, case-insensitive") },
+    responses: {
+      ...authedErrors,
+      409: conflict(`SHORT_NAME_TAKEN, case-insensitive; CONFLICT when the caller owns ${MAX_OWNED_ORGANIZATIONS} organizations already`),
+    },
     handle: ({ ctx, actor, input }) => createOrganization({ deps: ctx.deps, actor, input }),
   }),
   get: defineOperation({
@@ -160,6 +167,9 @@ export const organizationOperations = {
     access: "signed-in",
     tags,
     summary: "Transfer ownership to a current member (owner only)",
+    description:
+      `A user owns at most ${MAX_OWNED_ORGANIZATIONS} organizations: a transfer to a member who owns as many already is ` +
+      "409 CONFLICT, and nothing changes.",
     method: "post",
     path: "/organizations/{id}/transfer-ownership",
     status: 200,
@@ -167,7 +177,7 @@ export const organizationOperations = {
     body: transferOrganizationSchema,
     output: organizationSchema,
     outputDescription: "Transferred; the previous owner stays a member with every permission",
-    responses: { ...authedErrors, 409: conflict("NOT_A_MEMBER") },
+    responses: { ...authedErrors, 409: conflict(`NOT_A_MEMBER; CONFLICT when the member owns ${MAX_OWNED_ORGANIZATIONS} organizations already`) },
     handle: ({ ctx, actor, input }) => transferOrganizationOwnership({ deps: ctx.deps, actor, organizationId: input.id, userId: input.userId }),
   }),
   audit: defineOperation({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { opaqueIdSchema, withoutControlCharacters } from "@meridian/domain";
+import { cursorParameterDescription, opaqueIdSchema, withoutControlCharacters } from "@meridian/domain";
 import { errorResponses, problemResponseFor } from "../http/openapi-shared";
 
 export { errorResponses, problemResponseFor };
@@ -24,7 +24,7 @@ export const opaqueIdParam = opaqueIdSchema;
 /** Cursor paging as docs/api-contract.md gives it: `limit` (default 50, at most 200) and `cursor`. */
 export const pageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50).optional(),
-  cursor: withoutControlCharacters(z.string().min(1).max(200)).optional(),
+  cursor: withoutControlCharacters(z.string().min(1).max(200)).optional().describe(cursorParameterDescription),
 });
 
 /** `{items, nextCursor: null}`: a small bounded list returned whole. */

@@ -8,6 +8,7 @@ import { AppError } from "../errors";
 import type { AdminUser, AdminUserUpdate } from "./schemas";
 import { endSessions } from "./user-sessions";
 import { inTransaction } from "../transaction";
+import { keysetCursor } from "../validation/keyset-cursor";
 
 const SERVER_ADMIN = "serverAdmin";
 /** Held while the set of enabled server admins changes, so two concurrent demotions cannot leave none. */
@@ -27,24 +28,28 @@ function presentAdminUser(user: StoredDocument<UserDoc>): AdminUser {
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
+// In id order, so an id alone places a cursor; it is still wrapped, so that garbage is told apart.
+const userPosition = keysetCursor({ list: "users", parts: ["id"] });
+
 /** Every account, oldest first (ids sort by creation), optionally those whose email or name contains `q`. */
 export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit: number; cursor?: string }) {
   const { deps, limit } = options;
   const { users } = tables;
   const q = options.q?.trim();
+  const [afterId] = options.cursor ? userPosition.decode(options.cursor) : [];
   const rows = await deps.db
     .select()
     .from(users)
     .where(
       and(
         q ? or(ilike(users.emailLower, likePattern(q.toLowerCase())), ilike(sql`${users.doc}->>'name'`, likePattern(q))) : undefined,
-        options.cursor ? gt(users.id, options.cursor) : undefined,
+        afterId ? gt(users.id, afterId) : undefined,
       ),
     )
     .orderBy(asc(users.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
-  return { items: page.map(presentAdminUser), nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+  return { items: page.map(presentAdminUser), nextCursor: rows.length > limit ? userPosition.encode(page[page.length - 1]!.id) : null };
 }
 
 /**

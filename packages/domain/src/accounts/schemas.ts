@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { emailSchema, opaqueIdSchema, passwordSchema, withoutControlCharacters } from "../users/schemas";
+import { cursorParameterDescription } from "../validation/keyset-cursor";
 
 export const changePasswordSchema = z.strictObject({ currentPassword: z.string().min(1).max(256), newPassword: passwordSchema }).meta({ id: "ChangePassword" });
 export type ChangePassword = z.infer<typeof changePasswordSchema>;
@@ -36,7 +37,7 @@ export type AdminUser = z.infer<typeof adminUserSchema>;
 export const adminUserListQuerySchema = z.strictObject({
   q: withoutControlCharacters(z.string().trim().max(200)).optional().describe("Case-insensitive part of the email or name"),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: opaqueIdSchema.optional(),
+  cursor: withoutControlCharacters(z.string().max(200)).optional().describe(cursorParameterDescription),
 });
 export const adminUserListSchema = z.object({ items: z.array(adminUserSchema), nextCursor: z.string().nullable() }).meta({ id: "AdminUserList" });
 

@@ -5,7 +5,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
 import { expireDueAnnouncements } from "./lifecycle";
-import { announcementColumns, presentAnnouncement, toAnnouncementRow } from "./present";
+import { pageOfAnnouncements } from "./queries";
 import type { AnnouncementListQuery } from "./schemas";
 import type { ScopedKind } from "./scope-access";
 
@@ -53,14 +53,7 @@ export async function listManagedAnnouncements(options: { deps: Deps; actor: Use
   const where = scopeWhere(scope, await managedScopeIds(deps, actor, scope));
   if (!where) return { items: [], nextCursor: null };
   await expireDueAnnouncements({ deps });
-  const status = query.status ? sql`and a.status = ${query.status}` : sql``;
-  const after = query.cursor ? sql`and a.id < ${query.cursor}` : sql``;
-  const rows = await deps.db.execute<Record<string, unknown>>(sql`
-    select ${sql.raw(announcementColumns())} from announcements a
-     where ${where} ${status} ${after}
-     order by a.id desc limit ${query.limit + 1}`);
-  const items = rows.slice(0, query.limit).map((record) => presentAnnouncement({ row: toAnnouncementRow(record), includeTargets: true }));
-  return { items, nextCursor: rows.length > query.limit ? items.at(-1)!.id : null };
+  return pageOfAnnouncements({ deps, where, query, includeTargets: true });
 }
 
 /**

@@ -9,6 +9,7 @@ import { recipientsOf } from "./recipient-rows";
 import { announcementColumns, presentAnnouncement, toAnnouncementRow } from "./present";
 import type { Announcement, AnnouncementListQuery, RecipientsQuery, RecipientsView } from "./schemas";
 import { loadScopeAccess, requireSender, type AnnouncementScopeRef, type ScopedKind } from "./scope-access";
+import { keysetCursor } from "../validation/keyset-cursor";
 
 /** Active and showing: started, not expired. */
 const current = (alias: string, nowIso: string) => {
@@ -18,16 +19,22 @@ const current = (alias: string, nowIso: string) => {
 
 const severityRank = (alias: string) => sql.raw(`case ${alias}.doc->>'severity' when 'critical' then 0 when 'warning' then 1 else 2 end`);
 
-async function pageOf(deps: Deps, where: SQL, query: AnnouncementListQuery, options: { includeTargets: boolean }) {
+// Newest first by id alone (ids sort by creation), so an id places a cursor; it is still wrapped, so that garbage is told apart.
+const announcementPosition = keysetCursor({ list: "announcements", parts: ["id"] });
+
+/** A page of the announcements `where` picks, newest first: the system list, a scope's history and the managed list. */
+export async function pageOfAnnouncements(options: { deps: Deps; where: SQL; query: AnnouncementListQuery; includeTargets: boolean }) {
+  const { deps, where, query, includeTargets } = options;
   const status = query.status ? sql`and a.status = ${query.status}` : sql``;
-  const after = query.cursor ? sql`and a.id < ${query.cursor}` : sql``;
+  const [afterId] = query.cursor ? announcementPosition.decode(query.cursor) : [];
+  const after = afterId ? sql`and a.id < ${afterId}` : sql``;
   const rows = await deps.db.execute<Record<string, unknown>>(sql`
     select ${sql.raw(announcementColumns())} from announcements a
      where ${where} ${status} ${after}
      order by a.id desc
      limit ${query.limit + 1}`);
-  const items = rows.slice(0, query.limit).map((record) => presentAnnouncement({ row: toAnnouncementRow(record), ...options }));
-  return { items, nextCursor: rows.length > query.limit ? items.at(-1)!.id : null };
+  const items = rows.slice(0, query.limit).map((record) => presentAnnouncement({ row: toAnnouncementRow(record), includeTargets }));
+  return { items, nextCursor: rows.length > query.limit ? announcementPosition.encode(items.at(-1)!.id) : null };
 }
 
 /** Server admins: every system announcement, newest first. Expiry is evaluated first. */
@@ -35,7 +42,7 @@ export async function listSystemAnnouncements(options: { deps: Deps; actor: User
   const { deps, actor, query } = options;
   await requireSender({ db: deps.db, actor, ref: { scope: "system", scopeId: null } });
   await expireDueAnnouncements({ deps });
-  return pageOf(deps, sql`a.scope = 'system'`, query, { includeTargets: true });
+  return pageOfAnnouncements({ deps, where: sql`a.scope = 'system'`, query, includeTargets: true });
 }
 
 /** Anyone who can see the observatory, organization or project: its announcements showing now. */
@@ -85,7 +92,7 @@ export async function listScopeAnnouncementHistory(options: {
   const { deps, actor, ref, query } = options;
   await requireSender({ db: deps.db, actor, ref });
   await expireDueAnnouncements({ deps });
-  return pageOf(deps, sql`a.scope = ${ref.scope} and a.scope_id = ${ref.scopeId}`, query, { includeTargets: true });
+  return pageOfAnnouncements({ deps, where: sql`a.scope = ${ref.scope} and a.scope_id = ${ref.scopeId}`, query, includeTargets: true });
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 import { isoDateInput } from "@meridian/rules/fields";
 import { z } from "zod";
 import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { cursorParameterDescription } from "../validation/keyset-cursor";
 
 /** More than this many ids of one kind is better expressed with `all`. */
 export const MAX_TARGET_IDS = 10_000;
@@ -163,7 +164,7 @@ export const markSeenSchema = z.strictObject({ ids: z.array(opaqueIdSchema).min(
 export const listQuerySchema = z.object({
   status: announcementStatusFilterSchema.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: withoutControlCharacters(z.string().max(200)).optional(),
+  cursor: withoutControlCharacters(z.string().max(200)).optional().describe(cursorParameterDescription),
 });
 export type AnnouncementListQuery = z.infer<typeof listQuerySchema>;
 

@@ -1,9 +1,9 @@
 import { tables } from "@meridian/db";
-import { and, desc, eq, gte, lt } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gte, lt, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import { auditCursor, pageOfAudit } from "../organizations/organizations";
+import { instantKey, keysetCursor } from "../validation/keyset-cursor";
 
 export interface AuditFilter {
   actorId?: string;
@@ -20,7 +20,7 @@ export async function listAuditLog(options: { deps: Deps; actor: UserActor; filt
   if (!actor.isServerAdmin) throw new AppError("FORBIDDEN", "Server administrators only");
   const { auditLog } = tables;
   const rows = await deps.db
-    .select()
+    .select(auditColumns())
     .from(auditLog)
     .where(
       and(
@@ -37,4 +37,38 @@ export async function listAuditLog(options: { deps: Deps; actor: UserActor; filt
     .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
     .limit(options.limit + 1);
   return pageOfAudit({ rows, limit: options.limit });
+}
+
+// One position for both audit lists: they share the order, so either's cursor continues in the other.
+const auditPosition = keysetCursor({ list: "audit", parts: ["instant", "id"] });
+
+/** An audit list's columns: the row and the key its cursor holds. */
+export const auditColumns = () => ({ ...getTableColumns(tables.auditLog), cursorKey: instantKey(tables.auditLog.createdAt) });
+
+/** Entries after the cursor's, in the order of the lists: time first, then id (ids may share a millisecond). */
+export function auditCursor(cursor: string | undefined) {
+  if (!cursor) return undefined;
+  const { auditLog } = tables;
+  const [at, id] = auditPosition.decode(cursor);
+  return sql`(${auditLog.createdAt}, ${auditLog.id}) < (${at}::timestamptz, ${id})`;
+}
+
+export function pageOfAudit(options: { rows: Array<typeof tables.auditLog.$inferSelect & { cursorKey: string }>; limit: number }) {
+  const { rows, limit } = options;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map((row) => ({
+      id: row.id,
+      at: row.createdAt.toISOString(),
+      action: row.doc.action,
+      actorId: row.doc.actorId,
+      actorName: row.doc.actorName,
+      target: row.doc.target,
+      scope: row.doc.scope,
+      before: row.doc.before,
+      after: row.doc.after,
+    })),
+    nextCursor: rows.length > limit && last ? auditPosition.encode(last.cursorKey, last.id) : null,
+  };
 }

@@ -17,6 +17,7 @@ import { z } from "zod";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { csvField } from "../observations/observation-export";
+import { keysetCursor } from "../validation/keyset-cursor";
 
 export const integrityScanStartSchema = z
   .strictObject({
@@ -115,15 +116,14 @@ export async function getIntegrityScan(options: { deps: Deps; scanId: string }) 
   return presentScan(scan);
 }
 
+// Newest first by id alone (ids sort by creation), so an id places a cursor; it is still wrapped, so that garbage is told apart.
+const scanPosition = keysetCursor({ list: "integrity-scans", parts: ["id"] });
+
 export async function listIntegrityScans(options: { deps: Deps; limit: number; cursor?: string }) {
-  const scans = await integrityScansCollection.findMany(
-    options.deps.db,
-    options.cursor ? sql`id < ${options.cursor}` : undefined,
-    sql`id desc`,
-    options.limit + 1,
-  );
+  const [afterId] = options.cursor ? scanPosition.decode(options.cursor) : [];
+  const scans = await integrityScansCollection.findMany(options.deps.db, afterId ? sql`id < ${afterId}` : undefined, sql`id desc`, options.limit + 1);
   const page = scans.slice(0, options.limit);
-  return { items: page.map(presentScan), nextCursor: scans.length > options.limit ? page.at(-1)!.id : null };
+  return { items: page.map(presentScan), nextCursor: scans.length > options.limit ? scanPosition.encode(page.at(-1)!.id) : null };
 }
 
 /** A scan's issues, filtered, most severe first, with the counts per value of each filter over the whole scan. */
@@ -162,16 +162,7 @@ export const presentIssue = ({ id, doc: { scanId: _scan, documentUpdatedAt: _at,
 type Severity = (typeof integritySeverities)[number];
 
 /** A page's cursor: the last issue's severity and id, so the next page goes on in the same order. */
-function parseIssueCursor(cursor: string | undefined): { severity: Severity; id: string } | null {
-  if (!cursor) return null;
-  const at = cursor.indexOf(":");
-  const severity = cursor.slice(0, at) as Severity;
-  if (at <= 0 || !integritySeverities.includes(severity) || at === cursor.length - 1)
-    throw new AppError("VALIDATION_FAILED", "The cursor is not one this list gave", {
-      errors: [{ path: "cursor", message: "Cursor must be the nextCursor of the page before." }],
-    });
-  return { severity, id: cursor.slice(at + 1) };
-}
+const issuePosition = keysetCursor({ list: "integrity-issues", parts: [integritySeverities, "id"] });
 
 /**
  * One page of a scan's issues, filtered: critical first, then warning, then info (the order a
@@ -179,7 +170,8 @@ function parseIssueCursor(cursor: string | undefined): { severity: Severity; id:
  * (scan, severity, id) index, so a page costs at most three index range reads whatever the scan's size.
  */
 async function listIssuePage(deps: Deps, scanId: string, filter: z.infer<typeof integrityIssueFilterSchema>, limit: number, cursor?: string) {
-  const after = parseIssueCursor(cursor);
+  const [afterSeverity, afterId] = cursor ? issuePosition.decode(cursor) : [];
+  const after = afterSeverity && afterId ? { severity: afterSeverity as Severity, id: afterId } : null;
   const conditions = [sql`scan_id = ${scanId}`];
   if (filter.type) conditions.push(sql`type = ${filter.type}`);
   if (filter.collection) conditions.push(sql`collection = ${filter.collection}`);
@@ -199,7 +191,7 @@ async function listIssuePage(deps: Deps, scanId: string, filter: z.infer<typeof 
   const last = page.at(-1);
   return {
     items: page.map(presentIssue),
-    nextCursor: issues.length > limit && last ? `${last.doc.severity}:${last.id}` : null,
+    nextCursor: issues.length > limit && last ? issuePosition.encode(last.doc.severity, last.id) : null,
   };
 }
 

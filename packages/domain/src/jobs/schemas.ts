@@ -1,6 +1,7 @@
 import { jobStatuses } from "@meridian/db";
 import { z } from "zod";
 import { withoutControlCharacters } from "../users/schemas";
+import { cursorParameterDescription } from "../validation/keyset-cursor";
 
 export const jobViewSchema = z
   .object({
@@ -26,7 +27,7 @@ export const jobListQuerySchema = z.object({
   kind: withoutControlCharacters(z.string().max(100)).optional(),
   status: z.enum(jobStatuses).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: withoutControlCharacters(z.string().max(200)).optional(),
+  cursor: withoutControlCharacters(z.string().max(200)).optional().describe(cursorParameterDescription),
 });
 
 export const jobListSchema = z.object({ items: z.array(jobViewSchema), nextCursor: z.string().nullable() }).meta({ id: "JobList" });

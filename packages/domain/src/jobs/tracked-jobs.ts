@@ -1,9 +1,10 @@
 import { jobsCollection, tables, type Executor, type JobDoc, type StoredDocument } from "@meridian/db";
-import { and, desc, eq, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { inTransaction, type InTransaction } from "../transaction";
 import { AppError } from "../errors";
 import { publishUserEvent } from "../events/publish";
+import { instantKey, keysetCursor } from "../validation/keyset-cursor";
 
 export type JobStatus = JobDoc["status"];
 export type JobProgress = JobDoc["progress"];
@@ -160,7 +161,9 @@ export async function getJob(options: { deps: Deps; jobId: string }): Promise<Jo
   return presentJob({ job, names: await starterNames(options.deps.db, [job]) });
 }
 
-/** Server admins: jobs newest first, optionally of one kind or status; the cursor is the last id seen. */
+const jobPosition = keysetCursor({ list: "jobs", parts: ["instant", "id"] });
+
+/** Server admins: jobs newest first, optionally of one kind or status; the cursor holds the last job's time and id. */
 export async function listJobs(options: {
   deps: Deps;
   limit: number;
@@ -174,13 +177,11 @@ export async function listJobs(options: {
   if (options.kind) conditions.push(eq(jobs.kind, options.kind));
   if (options.status) conditions.push(eq(jobs.status, options.status));
   if (options.cursor) {
-    const [after] = await deps.db.select({ createdAt: jobs.createdAt }).from(jobs).where(eq(jobs.id, options.cursor)).limit(1);
-    if (!after)
-      throw new AppError("VALIDATION_FAILED", "The cursor is not valid", { errors: [{ path: "cursor", message: "The cursor is not one this list gave." }] });
-    conditions.push(or(lt(jobs.createdAt, after.createdAt), and(eq(jobs.createdAt, after.createdAt), lt(jobs.id, options.cursor)))!);
+    const [at, id] = jobPosition.decode(options.cursor);
+    conditions.push(sql`(${jobs.createdAt}, ${jobs.id}) < (${at}::timestamptz, ${id})`);
   }
   const rows = await deps.db
-    .select()
+    .select({ ...getTableColumns(jobs), cursorKey: instantKey(jobs.createdAt) })
     .from(jobs)
     .where(conditions.length > 0 ? and(...conditions) : undefined)
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
@@ -188,5 +189,5 @@ export async function listJobs(options: {
   const found = rows.slice(0, limit).map((row) => ({ id: row.id, doc: row.doc, createdAt: row.createdAt, updatedAt: row.updatedAt }));
   const names = await starterNames(deps.db, found);
   const page = found.map((job) => presentJob({ job, names }));
-  return { items: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
+  return { items: page, nextCursor: rows.length > limit ? jobPosition.encode(rows[limit - 1]!.cursorKey, rows[limit - 1]!.id) : null };
 }

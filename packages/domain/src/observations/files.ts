@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { filesCollection, observationsCollection, tables, type Executor, type FileDoc, type StoredDocument } from "@meridian/db";
-import { asc, eq } from "drizzle-orm";
+import { asc, count, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
@@ -34,6 +34,19 @@ export function presentFile(file: StoredDocument<FileDoc>) {
     deliveries: doc.deliveries ?? [],
     createdAt: file.createdAt.toISOString(),
   };
+}
+
+/**
+ * Files (previews included) one observation may hold: the next upload is 409 CONFLICT, refused
+ * before its bytes are taken when the count already says so; the file list is then whole.
+ */
+export const MAX_OBSERVATION_FILES = 10_000;
+
+async function requireRoomForFile(options: { db: Executor; observationId: string }) {
+  const { files } = tables;
+  const [row] = await options.db.select({ count: count() }).from(files).where(eq(files.observationId, options.observationId));
+  if ((row?.count ?? 0) >= MAX_OBSERVATION_FILES)
+    throw new AppError("CONFLICT", `The observation holds ${MAX_OBSERVATION_FILES} files, the most one may; nothing was stored`);
 }
 
 const emptyFile = () =>
@@ -100,6 +113,8 @@ export async function uploadObservationFile(options: {
     if (!original || original.doc.observationId !== observationId) throw new AppError("NOT_FOUND", "previewOf names no file of this observation");
   }
   if (!options.body) throw emptyFile();
+  // Before a byte is streamed to storage; counted again under the observation's lock before the record.
+  await requireRoomForFile({ db: deps.db, observationId });
   const contentType = (options.contentType ?? "application/octet-stream").split(";")[0]!.trim().toLowerCase() || "application/octet-stream";
   const fileId = filesCollection.newId();
   const objectKey = `observations/${observationId}/${fileId}`;
@@ -126,6 +141,11 @@ export async function uploadObservationFile(options: {
     const destinationId = observation.doc.storageDestinationId;
     // The record and its copy's job commit together: a file is never recorded without its delivery queued.
     const file = await inTransaction(deps, async (t) => {
+      // The observation's row, locked: two uploads that both passed the count above take turns here, so
+      // none passes the cap beside another; an observation deleted meanwhile gets no record.
+      if (!(await observationsCollection.get(t.tx, observationId, { forUpdate: true })))
+        throw new AppError("NOT_FOUND", "No such observation at this observatory");
+      await requireRoomForFile({ db: t.tx, observationId });
       const inserted = await filesCollection.insert(
         t.tx,
         {

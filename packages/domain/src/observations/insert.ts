@@ -1,4 +1,6 @@
-import { observationsCollection, type ObservationDoc } from "@meridian/db";
+import { observationsCollection, tables, type ObservationDoc } from "@meridian/db";
+import { isFinalStatus, observationStatuses } from "@meridian/rules";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import { AppError, fieldError } from "../errors";
 import { publishUserEvent } from "../events/publish";
@@ -28,12 +30,45 @@ export function refuseWindowInThePast(options: { window: { fixedTimeEnd: string 
 }
 
 /**
+ * Unfinished observations (in any status a later move can leave) one project may hold: the next
+ * creation or clone is 409 CONFLICT until one is cancelled or ends. Finished ones do not count.
+ */
+export const MAX_UNFINISHED_OBSERVATIONS = 10_000;
+const unfinishedStatuses = observationStatuses.filter((status) => !isFinalStatus(status));
+
+/**
+ * Refuses one more unfinished observation in the project past MAX_UNFINISHED_OBSERVATIONS. The
+ * project's row is held FOR SHARE by every creation (`holdProject`), which two of them hold at
+ * once, so it cannot order their counts, and upgrading it to FOR UPDATE would deadlock two
+ * creations that each wait for the other's share. A transaction lock on the project's name makes
+ * the creations into one project count one after another instead, from the count to the commit,
+ * and leaves the row's locks (archive, deletion, member additions) as they were. Taken after the
+ * project's row, as every creation takes it, so the two never wait for each other in turn.
+ */
+async function requireRoomForObservation(options: { t: Pick<InTransaction, "tx">; projectId: string }) {
+  const { t, projectId } = options;
+  await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`meridian:observations-of:${projectId}`}))`);
+  const { observations } = tables;
+  const [row] = await t.tx
+    .select({ count: count() })
+    .from(observations)
+    .where(and(eq(observations.projectId, projectId), inArray(observations.status, unfinishedStatuses)));
+  if ((row?.count ?? 0) >= MAX_UNFINISHED_OBSERVATIONS)
+    throw new AppError(
+      "CONFLICT",
+      `The project holds ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations, the most one may; cancel one or let one finish first`,
+    );
+}
+
+/**
  * Writes a new pending observation owned by the actor, its first history entry (`reason` says
- * where it came from, e.g. a clone's source), tells its readers and asks for a dispatch. The
- * caller has checked who may create it and holds the observatory against removal.
+ * where it came from, e.g. a clone's source), tells its readers and asks for a dispatch, once the
+ * project has room for it. The caller has checked who may create it, holds the observatory against
+ * removal and holds the project (`holdProject`).
  */
 export async function insertObservation(options: { t: InTransaction; actor: UserActor; fields: NewObservationFields; reason: string | null }) {
   const { t, actor, fields } = options;
+  await requireRoomForObservation({ t, projectId: fields.projectId });
   const now = t.now().toISOString();
   const id = observationsCollection.newId();
   // The observation, its first history entry, its readers and its dispatch go out together, in one round trip.

@@ -3,9 +3,9 @@ import { isoDateInput, isoDay } from "@meridian/rules/fields";
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../actor";
-import { AppError, fieldError } from "../errors";
 import { viewableObservatoryIds } from "../permissions/observatory-permissions";
 import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { instantKey, keysetCursor } from "../validation/keyset-cursor";
 import { readableBy } from "./access";
 
 export const observationSorts = ["createdAt", "-createdAt", "priority", "-priority", "statusChangedAt", "-statusChangedAt"] as const;
@@ -56,8 +56,6 @@ function searchCondition(q: string): SQL {
 }
 
 const sortColumns = { createdAt: sql`o.created_at`, priority: sql`o.priority`, statusChangedAt: sql`o.status_changed_at` };
-// Microseconds kept: a cursor rounded to milliseconds would skip or repeat rows stamped within one.
-const asCursorText = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** How a sort orders rows, reads the key a cursor holds, and continues after one. */
 export function observationOrder(sort: ObservationSort = "-createdAt") {
@@ -65,33 +63,17 @@ export function observationOrder(sort: ObservationSort = "-createdAt") {
   const field = sort.replace("-", "") as keyof typeof sortColumns;
   const column = sortColumns[field];
   const direction = descending ? sql`desc` : sql`asc`;
+  // Named by its sort: a cursor another sort gave is refused, not read as a place in this one.
+  const position = keysetCursor({ list: sort, parts: [field === "priority" ? "integer" : "instant", "id"] });
   return {
     orderBy: sql`${column} ${direction}, o.id ${direction}`,
     /** The sort key as text, selected `as sort_key` beside the row for its cursor. */
-    key: field === "priority" ? sql`o.priority::text` : asCursorText(column),
+    key: field === "priority" ? sql`o.priority::text` : instantKey(column),
     after(cursor: string): SQL {
-      const { key, id } = parseCursor(cursor, sort);
+      const [key, id] = position.decode(cursor);
       const value = field === "priority" ? sql`${Number(key)}::int` : sql`${key}::timestamptz`;
       return descending ? sql`(${column}, o.id) < (${value}, ${id})` : sql`(${column}, o.id) > (${value}, ${id})`;
     },
-    cursor: (row: { sort_key: string; id: string }) => Buffer.from(JSON.stringify([sort, row.sort_key, row.id])).toString("base64url"),
+    cursor: (row: { sort_key: string; id: string }) => position.encode(row.sort_key, row.id),
   };
-}
-
-const cursorKeyPattern = { priority: /^-?\d{1,9}$/, other: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/ };
-
-function parseCursor(cursor: string, sort: ObservationSort): { key: string; id: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString());
-  } catch {
-    parsed = null;
-  }
-  const [cursorSort, key, id] = Array.isArray(parsed) && parsed.length === 3 ? (parsed as unknown[]) : [];
-  const pattern = sort.endsWith("priority") ? cursorKeyPattern.priority : cursorKeyPattern.other;
-  if (cursorSort !== sort || typeof key !== "string" || !pattern.test(key) || typeof id !== "string" || !opaqueIdSchema.safeParse(id).success)
-    throw new AppError("VALIDATION_FAILED", "The cursor is not one this list gave for this sort", {
-      errors: [fieldError({ path: "cursor", predicate: `is not a cursor of this list sorted by ${sort}` })],
-    });
-  return { key, id };
 }

@@ -4,12 +4,13 @@ import {
   observatoryMembersCollection,
   organizationsCollection,
   tables,
+  usersCollection,
   type Executor,
   type ObservatoryDoc,
   type ObservatoryMemberDoc,
   type StoredDocument,
 } from "@meridian/db";
-import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -27,6 +28,7 @@ import { presentObservatory } from "./present";
 import type { ObservatoryCreate } from "./schemas";
 import { observatoryTimeZone, observatoryTiming, timeZoneAfter } from "./time-and-timing";
 import { inTransaction, type InTransaction } from "../transaction";
+import { instantKey, keysetCursor } from "../validation/keyset-cursor";
 
 export const observatoryMemberWhere = ({ observatoryId, kind, memberId }: { observatoryId: string; kind: "user" | "organization"; memberId: string }) =>
   and(
@@ -106,6 +108,43 @@ async function grantOrganizationFullMembership(options: { t: Pick<InTransaction,
   return undefined;
 }
 
+/**
+ * Live (not removed) observatories one user, and one organization, may own, created or handed
+ * over to them: the next is 409 CONFLICT until one is removed or handed over. A removed one keeps
+ * its row for its observations' sake, so it no longer counts.
+ */
+export const MAX_OWNED_OBSERVATORIES = 100;
+export const MAX_ORGANIZATION_OBSERVATORIES = 1000;
+
+/**
+ * Refuses one more observatory for `owner` past its cap, counted under the owner's row lock so that
+ * creations and transfers to one owner count one after another and none passes the cap beside
+ * another. An organization's row the caller has locked already (FOR UPDATE, as its deletion does);
+ * a user's is locked here, after the observatory's row (scope before account, the order of an
+ * invitation's acceptance).
+ */
+async function requireRoomForObservatory(options: {
+  t: Pick<InTransaction, "tx">;
+  owner: { kind: "user" | "organization"; id: string };
+  asked: "by them" | "for them";
+}) {
+  const { t, owner, asked } = options;
+  if (owner.kind === "user" && !(await usersCollection.get(t.tx, owner.id, { forUpdate: true }))) throw new AppError("NOT_FOUND", "No such user");
+  const { observatories } = tables;
+  const [row] = await t.tx
+    .select({ count: count() })
+    .from(observatories)
+    .where(and(eq(observatories.ownerKind, owner.kind), eq(observatories.ownerId, owner.id), isNull(sql`${observatories.doc}->>'removedAt'`)));
+  const cap = owner.kind === "user" ? MAX_OWNED_OBSERVATORIES : MAX_ORGANIZATION_OBSERVATORIES;
+  if ((row?.count ?? 0) < cap) return;
+  const holder = {
+    user: { "by them": "You own", "for them": "The new owner already owns" },
+    organization: { "by them": "The organization owns", "for them": "The organization already owns" },
+  }[owner.kind][asked];
+  const most = owner.kind === "user" ? "the most one account may own" : "the most one organization may own";
+  throw new AppError("CONFLICT", `${holder} ${cap} observatories, ${most}; remove or transfer one first`);
+}
+
 export async function createObservatory(options: { deps: Deps; actor: UserActor; input: ObservatoryCreate }) {
   const { deps, actor, input } = options;
   return inTransaction(deps, async (t) => {
@@ -119,6 +158,7 @@ export async function createObservatory(options: { deps: Deps; actor: UserActor;
       owner = { kind: "organization", id: input.organizationId };
       organizationName = access.organization.doc.name;
     }
+    await requireRoomForObservatory({ t, owner, asked: "by them" });
     const observatory = await observatoriesCollection.insert(t.tx, {
       name: input.name,
       owner,
@@ -158,7 +198,8 @@ export async function createObservatory(options: { deps: Deps; actor: UserActor;
 export async function listObservatories(options: { deps: Deps; actor: UserActor; limit: number; cursor?: string }) {
   const { deps, actor, limit } = options;
   const { observatories } = tables;
-  const after = options.cursor ? sql`${observatories.id} > ${options.cursor}` : undefined;
+  const [afterId] = options.cursor ? observatoryPosition.decode(options.cursor) : [];
+  const after = afterId ? sql`${observatories.id} > ${afterId}` : undefined;
   let rows;
   let access;
   if (actor.isServerAdmin) {
@@ -170,7 +211,7 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
       .limit(limit + 1);
     access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: true, observatoryIds: rows.map((row) => row.id) });
   } else {
-    const visible = await listViewableObservatoryIds({ db: deps.db, userId: actor.id, after: options.cursor, limit: limit + 1 });
+    const visible = await listViewableObservatoryIds({ db: deps.db, userId: actor.id, after: afterId, limit: limit + 1 });
     rows = visible.length === 0 ? [] : await deps.db.select().from(observatories).where(inArray(observatories.id, visible)).orderBy(asc(observatories.id));
     access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: false, observatoryIds: visible.slice(0, limit) });
   }
@@ -182,9 +223,13 @@ export async function listObservatories(options: { deps: Deps; actor: UserActor;
       const { sources: _sources, ...permissions } = access.get(row.id)!;
       return presentObservatory({ observatory: row, myPermissions: permissions, ownerName: owners.nameOf(row.doc.owner), lastSighting: sightings.get(row.id) });
     }),
-    nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+    nextCursor: rows.length > limit ? observatoryPosition.encode(page[page.length - 1]!.id) : null,
   };
 }
+
+// The list is in id order, so an id alone places a cursor; it is still wrapped, so that garbage is told apart.
+const observatoryPosition = keysetCursor({ list: "observatories", parts: ["id"] });
+const historyPosition = keysetCursor({ list: "observatory-history", parts: ["instant", "id"] });
 
 export async function getObservatory(options: { deps: Deps; actor: UserActor; observatoryId: string }) {
   const { deps, actor, observatoryId } = options;
@@ -238,11 +283,14 @@ export async function transferObservatoryOwnership(options: {
       const membership = await lockObservatoryMember({ t, observatoryId, kind: "user", memberId: to.id });
       if (!membership || !(await observatoryMembersCollection.remove(t.tx, membership.id)))
         throw new AppError("NOT_A_MEMBER", "Ownership can only go to a user who is a member of the observatory");
+      // After the membership, so that a user who is none hears that first; a refusal here rolls its removal back.
+      await requireRoomForObservatory({ t, owner: to, asked: "for them" });
       const user = await t.tx.select().from(tables.users).where(eq(tables.users.id, to.id)).limit(1);
       targetName = user[0]?.doc.name ?? null;
     } else {
       const organization = await organizationsCollection.get(t.tx, to.id, { forUpdate: true });
       if (!organization) throw new AppError("NOT_FOUND", "No such organization");
+      await requireRoomForObservatory({ t, owner: to, asked: "for them" });
       targetName = organization.doc.name;
       const before = await grantOrganizationFullMembership({ t, observatoryId, organizationId: to.id });
       await recordHistory({
@@ -290,17 +338,15 @@ export async function listObservatoryHistory(options: { deps: Deps; actor: UserA
   // The history, its removal last, stays readable to those who could read it (contract: DELETE /observatories/{id}).
   await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view", includeRemoved: true });
   const { observatoryHistory } = tables;
+  const after = options.cursor ? historyPosition.decode(options.cursor) : undefined;
   const rows = await deps.db
-    .select()
+    .select({ ...getTableColumns(observatoryHistory), cursorKey: instantKey(observatoryHistory.createdAt) })
     .from(observatoryHistory)
     .where(
       and(
         eq(observatoryHistory.observatoryId, observatoryId),
         // Newest first by time, then id: ids share a millisecond, transactions do not share a start time.
-        options.cursor
-          ? sql`(${observatoryHistory.createdAt}, ${observatoryHistory.id}) < (select c.created_at,
-            c.id from observatory_history c where c.id = ${options.cursor})`
-          : undefined,
+        after ? sql`(${observatoryHistory.createdAt}, ${observatoryHistory.id}) < (${after[0]}::timestamptz, ${after[1]})` : undefined,
       ),
     )
     .orderBy(desc(observatoryHistory.createdAt), desc(observatoryHistory.id))
@@ -308,6 +354,6 @@ export async function listObservatoryHistory(options: { deps: Deps; actor: UserA
   const page = rows.slice(0, limit);
   return {
     items: page.map((row) => ({ id: row.id, type: row.doc.type, at: row.createdAt.toISOString(), actorId: row.doc.actorId, data: row.doc.data })),
-    nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
+    nextCursor: rows.length > limit ? historyPosition.encode(page.at(-1)!.cursorKey, page.at(-1)!.id) : null,
   };
 }

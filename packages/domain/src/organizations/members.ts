@@ -11,6 +11,7 @@ import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess, NO_ORGANIZATION_P
 import { presentOrganization, presentOrganizationMember } from "./present";
 import { inTransaction } from "../transaction";
 import { endInvitationsOf } from "../invitations/end-invitations";
+import { requireRoomForOwnedOrganization } from "./organizations";
 
 type PermissionsInput = Partial<OrganizationPermissions>;
 
@@ -158,6 +159,7 @@ export async function transferOrganizationOwnership(options: { deps: Deps; actor
     const target = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, userId));
     if (!target) throw notHeir();
     if (userId === actor.id) return presentOrganization(access.organization);
+    await requireRoomForOwnedOrganization({ t, userId, asked: "for them" });
     const previous = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, actor.id));
     const everything = (doc: OrganizationMemberDoc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS });
     if (previous) await organizationMembersCollection.update(t.tx, previous.id, everything, { seen: previous });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { organizationMembersCollection, organizationsCollection, tables, type ExternalStorageDoc } from "@meridian/db";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { organizationMembersCollection, organizationsCollection, tables, usersCollection, type ExternalStorageDoc } from "@meridian/db";
+import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { auditColumns, auditCursor, pageOfAudit } from "../audit/list-audit";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -9,14 +10,41 @@ import { isUniqueViolation } from "../postgres-errors";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organization-access";
 import { presentOrganization } from "./present";
 import type { OrganizationCreate, OrganizationUpdate } from "./schemas";
-import { inTransaction } from "../transaction";
+import { inTransaction, type InTransaction } from "../transaction";
 
 const shortNameTaken = () => new AppError("SHORT_NAME_TAKEN", "Another organization already uses this short name");
+
+/**
+ * Organizations one user may own, created or handed over to them: the next is 409 CONFLICT until
+ * one is deleted or handed over (a user's list of organizations is then bounded).
+ */
+export const MAX_OWNED_ORGANIZATIONS = 100;
+
+/**
+ * Refuses making the user the owner of one more organization past MAX_OWNED_ORGANIZATIONS. Counted
+ * under the user's row lock, taken after any organization's (the order of an invitation's
+ * acceptance): creations and transfers to one user count one after another, so none passes the
+ * cap beside another.
+ */
+export async function requireRoomForOwnedOrganization(options: { t: Pick<InTransaction, "tx">; userId: string; asked: "by them" | "for them" }) {
+  const { t, userId } = options;
+  if (!(await usersCollection.get(t.tx, userId, { forUpdate: true }))) throw new AppError("NOT_FOUND", "No such user");
+  const { organizations } = tables;
+  const [row] = await t.tx.select({ count: count() }).from(organizations).where(eq(organizations.ownerId, userId));
+  if ((row?.count ?? 0) < MAX_OWNED_ORGANIZATIONS) return;
+  throw new AppError(
+    "CONFLICT",
+    options.asked === "by them"
+      ? `You own ${MAX_OWNED_ORGANIZATIONS} organizations, the most one account may own; delete or transfer one first`
+      : `The new owner already owns ${MAX_OWNED_ORGANIZATIONS} organizations, the most one account may own; they must delete or transfer one first`,
+  );
+}
 
 export async function createOrganization(options: { deps: Deps; actor: UserActor; input: OrganizationCreate }) {
   const { deps, actor, input } = options;
   try {
     return await inTransaction(deps, async (t) => {
+      await requireRoomForOwnedOrganization({ t, userId: actor.id, asked: "by them" });
       const organization = await organizationsCollection.insert(t.tx, {
         name: input.name,
         shortName: input.shortName,
@@ -170,35 +198,10 @@ export async function listOrganizationAudit(options: { deps: Deps; actor: UserAc
     throw new AppError("FORBIDDEN", "This needs can_manage_members in the organization");
   const { auditLog } = tables;
   const rows = await deps.db
-    .select()
+    .select(auditColumns())
     .from(auditLog)
     .where(and(eq(auditLog.scopeKind, "organization"), eq(auditLog.scopeId, organizationId), auditCursor(options.cursor)))
     .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
     .limit(options.limit + 1);
   return pageOfAudit({ rows, limit: options.limit });
-}
-
-/** Entries older than the cursor entry, in the order of the lists: time first, then id (ids may share a millisecond). */
-export function auditCursor(cursor: string | undefined) {
-  const { auditLog } = tables;
-  return cursor ? sql`(${auditLog.createdAt}, ${auditLog.id}) < (select c.created_at, c.id from audit_log c where c.id = ${cursor})` : undefined;
-}
-
-export function pageOfAudit(options: { rows: Array<typeof tables.auditLog.$inferSelect>; limit: number }) {
-  const { rows, limit } = options;
-  const page = rows.slice(0, limit);
-  return {
-    items: page.map((row) => ({
-      id: row.id,
-      at: row.createdAt.toISOString(),
-      action: row.doc.action,
-      actorId: row.doc.actorId,
-      actorName: row.doc.actorName,
-      target: row.doc.target,
-      scope: row.doc.scope,
-      before: row.doc.before,
-      after: row.doc.after,
-    })),
-    nextCursor: rows.length > limit ? page[page.length - 1]!.id : null,
-  };
 }
