@@ -57,8 +57,10 @@ const open = async (url: string, headers: Record<string, string> = {}) => {
 const replies = (client: OpenClient) => client.messages.slice(1) as unknown as Array<Record<string, unknown>>;
 
 beforeAll(async () => {
-  // A send limit small beside the operating system's socket buffers, so the flood below is mostly the hub's to hold.
-  server = await startTestServer({ MERIDIAN_ROLE: "server", WS_SEND_BUFFER_LIMIT_BYTES: String(64 * 1024) });
+  // A send limit small beside the flood below (20 MB), and twice what one turn of the hub sends a socket (50 events of
+  // 10 KB): a reading client here shares the hub's process and reads between its turns, so on a busy machine whose
+  // loopback buffers grow slowly a smaller limit would take the reader for one that does not read (a CI run did, at 64 KiB).
+  server = await startTestServer({ MERIDIAN_ROLE: "server", WS_SEND_BUFFER_LIMIT_BYTES: String(1024 * 1024) });
   testServer = createServer((_request, response) => response.writeHead(404).end());
   await new Promise<void>((resolve) => testServer.listen(0, "127.0.0.1", resolve));
   hub = await attachWebSocketHub({ server: testServer, deps: server.server.runtime.deps, protocols: [testProtocol] });
@@ -239,12 +241,16 @@ describe("routing published events by route key", () => {
     const socket = (slow.ws as unknown as { _socket: Socket })._socket;
     socket.pause();
     const closed = new Promise<number>((resolve) => slow.ws.once("close", (code) => resolve(code)));
-    // About 10 MB for each: more than loopback's socket buffers take in (about 4 MB) and the limit together.
+    // About 20 MB for each: more than loopback's socket buffers take in (a few MB) and the limit together.
     // One burst: the reading client lives in the hub's own process and reads only when the hub gives
     // the event loop a turn, which it must do during a long delivery.
-    const events = 1_000;
+    const events = 2_000;
+    const readerClosed = new Promise<never>((_resolve, reject) =>
+      reader.ws.once("close", (code) => reject(new Error(`the reading client was closed (${code}) after ${numbered(reader, "test.flood").length} events`))),
+    );
     await publishLarge(["obs_slow", "obs_reader"], "test.flood", events, 10_000);
-    await reader.waitFor((message) => message.type === "test.flood" && (message.data as { n: number }).n === events, "the last event", 60_000);
+    const last = reader.waitFor((message) => message.type === "test.flood" && (message.data as { n: number }).n === events, "the last event", 60_000);
+    await Promise.race([last, readerClosed]);
     expect(numbered(reader, "test.flood")).toEqual(upTo(events));
 
     // Every event was sent, or refused, to the slow socket too: it reads again and learns why it was closed.
