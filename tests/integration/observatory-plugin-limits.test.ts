@@ -218,4 +218,22 @@ describe("what a plugin sends, held to what REST takes and what the database can
     expect(read.connection.pluginVersion).toBeUndefined();
     expect((await history(owner, observatoryId)).map((entry) => entry.type)).not.toContain("online");
   });
+
+  it("answers a report of any size up to 1 MiB with PAYLOAD_TOO_LARGE and its id, stores nothing and keeps serving; past 1 MiB it closes (1009)", async () => {
+    const owner = await createAccount(server);
+    const { observatoryId, key } = await observatoryWithKey(owner);
+    const socket = await helloed(key);
+    const entries = (await history(owner, observatoryId)).length;
+    // Over the 64 KiB a report may hold, and over what a message is handled at (256 KiB): the contract's answer all the same.
+    for (const kibibytes of [300, 1000]) {
+      const reply = await socket.ask({ type: "config", systemInfo: { dump: "x".repeat(kibibytes * 1024) } });
+      expect(reply).toMatchObject({ type: "error", code: "PAYLOAD_TOO_LARGE" });
+    }
+    expect(await storedReports(observatoryId)).toEqual({ system_info: null, equipment: null });
+    expect((await history(owner, observatoryId)).length).toBe(entries);
+    expect(await socket.ask({ type: "heartbeat" })).toMatchObject({ type: "ack" });
+
+    socket.send({ type: "config", systemInfo: { dump: "x".repeat(1024 * 1024) } });
+    expect(await socket.closed).toBe(1009);
+  });
 });

@@ -74,7 +74,8 @@ export function observatoryAsyncApi(origin: string) {
       version: SERVER_VERSION,
       description:
         "The connection of an observatory's plugin to Meridian, described from the server's side: it receives what a plugin sends " +
-        "and sends the rest. JSON text frames of at most 256 KiB. Every message a plugin sends carries an `id` (string or integer) and is " +
+        "and sends the rest. JSON text frames: a message over 256 KiB is answered `error` PAYLOAD_TOO_LARGE and not handled, and one " +
+        "over 1 MiB closes the connection (1009). Every message a plugin sends carries an `id` (string or integer) and is " +
         "answered, in order, by `ack` or `error` with that id. Close codes: 1001 the server is stopping (connect again), 4401 the key no " +
         "longer works, 4408 no message for the heartbeat timeout, 4409 a newer connection with the key replaced this one (do not " +
         "reconnect), 4413 more sent and not read than the server holds, 4429 too many messages waiting. " +

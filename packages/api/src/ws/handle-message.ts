@@ -47,24 +47,38 @@ export async function handleMessage(options: {
   }
 }
 
+/** The longest `type` and `id` kept of a message answered without being handled; a longer one is not echoed. */
+const HEAD_LIMIT = 200;
+
 /**
- * Answers a message without handling it (it came faster than its protocol's rate allows): one
- * error reply, with the message's id when one is readable, in its turn among the replies.
+ * What a refusal needs of a message it will not handle, its `type` and `id`, read once when the
+ * message arrives: a refusal waiting for its turn keeps these few characters, not the message.
+ */
+export function messageHead(raw: string): { type?: string; id?: string | number } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (!parsed || typeof parsed !== "object") return undefined;
+  const { type, id } = parsed as { type?: unknown; id?: unknown };
+  const short = (value: unknown) => (typeof value === "string" && value.length <= HEAD_LIMIT) || typeof value === "number";
+  return { ...(short(type) && typeof type === "string" ? { type } : {}), ...(short(id) ? { id: id as string | number } : {}) };
+}
+
+/**
+ * Answers a message without handling it (it came faster than its protocol's rate allows, or it is
+ * larger than the protocol handles): one error reply, with the message's id when one was readable,
+ * in its turn among the replies.
  */
 export function refuseMessage(options: {
   protocol: AnyProtocol;
   connection: ProtocolConnection;
-  raw: string;
+  head: ReturnType<typeof messageHead>;
   code: ErrorCode;
   detail: string;
   retryAfter?: number;
 }) {
-  let readable: { type?: unknown; id?: unknown } | undefined;
-  try {
-    const parsed: unknown = JSON.parse(options.raw);
-    readable = parsed && typeof parsed === "object" ? (parsed as { type?: unknown; id?: unknown }) : undefined;
-  } catch {
-    readable = undefined;
-  }
-  options.connection.send(options.protocol.replies.error(readable, options.code, options.detail, options.retryAfter));
+  options.connection.send(options.protocol.replies.error(options.head, options.code, options.detail, options.retryAfter));
 }

@@ -11,13 +11,14 @@ import {
   recipientsAmong,
   type CacheChange,
   type Deps,
+  type ErrorCode,
   type StoredRealtimeEvent,
 } from "@meridian/domain";
 import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import pRetry from "p-retry";
 import { WebSocketServer, type WebSocket } from "ws";
 import { codeForStatus, problemAnswer, reportedAppError } from "../http/problem";
-import { handleMessage, refuseMessage } from "./handle-message";
+import { handleMessage, messageHead, refuseMessage } from "./handle-message";
 import { MessageQueue, TokenBucket } from "./message-queue";
 import { hubCloseCodes, observatoryRouteKey, userRouteKey, type Credential, type ProtocolConnection, type ProtocolDefinition, type RouteKey } from "./protocol";
 
@@ -292,15 +293,23 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       ws.ping();
     }, HEARTBEAT_MS);
     const rateLimited = `At most ${limits.messagesPerSecond} messages a second are handled on this connection; this one was not: send it again later`;
+    const tooLarge = `Messages on this connection are handled up to ${protocol.handledBytes} bytes; this one was not`;
     ws.on("message", (raw) => {
       if (queue.isStopped) return;
       protocol.received?.(admission.session);
       const text = raw.toString();
+      const bytes = Buffer.isBuffer(raw) ? raw.length : Buffer.byteLength(text);
+      const refusal = (code: ErrorCode, detail: string, retryAfter?: number) => {
+        const head = messageHead(text);
+        return async () => refuseMessage({ protocol, connection, head, code, detail, retryAfter });
+      };
       const task =
-        !bucket || bucket.take()
-          ? () => handleMessage({ protocol, deps, session: admission.session, connection, raw: text })
-          : // The bucket refills every second: the next message a second later is handled.
-            async () => refuseMessage({ protocol, connection, raw: text, code: "RATE_LIMITED", detail: rateLimited, retryAfter: 1 });
+        bucket && !bucket.take()
+          ? // The bucket refills every second: the next message a second later is handled.
+            refusal("RATE_LIMITED", rateLimited, 1)
+          : protocol.handledBytes !== undefined && bytes > protocol.handledBytes
+            ? refusal("PAYLOAD_TOO_LARGE", tooLarge)
+            : () => handleMessage({ protocol, deps, session: admission.session, connection, raw: text });
       if (!queue.push(task)) connection.close(hubCloseCodes.tooManyWaiting, `more than ${limits.queueLimit} messages waiting`);
     });
     // A client's protocol error (an oversized or broken frame) closes its socket; without a

@@ -150,7 +150,10 @@ function ready(deps: Deps, session: ObservatorySession, connection: ObservatoryC
  */
 export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToServerMessage, ObservatoryMessage>({
   path: "/ws/observatory",
-  maxPayloadBytes: 256 * 1024,
+  // A report over its 64 KiB is refused with PAYLOAD_TOO_LARGE (the contract), up to a size no plugin needs; a
+  // larger message is read (rate-limited) only for its id and refused the same way; past a mebibyte the socket closes.
+  maxPayloadBytes: 1024 * 1024,
+  handledBytes: 256 * 1024,
   authenticate: authenticateObservatory,
   messages: pluginToServerMessageSchema,
   limits: (env) => ({ messagesPerSecond: env.PLUGIN_MESSAGES_PER_SECOND, queueLimit: env.PLUGIN_QUEUE_LIMIT }),

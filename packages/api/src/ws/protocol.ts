@@ -71,7 +71,14 @@ export interface HandlerContext<Session, Message, Outgoing = unknown> {
  */
 export interface ProtocolDefinition<Session, Union extends { type: string }, Outgoing = unknown> {
   path: string;
+  /** The largest message read at all: a larger one closes its socket (1009, the WebSocket's "message too big"). */
   maxPayloadBytes: number;
+  /**
+   * The largest message handled, when smaller than `maxPayloadBytes`: a message between the two is
+   * answered `error` PAYLOAD_TOO_LARGE in its turn, as the protocol's size rules say, and only its
+   * `type` and `id` wait for that turn.
+   */
+  handledBytes?: number;
   authenticate(request: IncomingMessage, deps: Deps): Promise<Admission<Session> | Refusal>;
   messages: z.ZodType<Union>;
   handlers: {
