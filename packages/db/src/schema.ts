@@ -1,3 +1,4 @@
+import { isFinalStatus, observationStatuses } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type {
@@ -287,6 +288,17 @@ export const jobs = pgTable(
   (table) => [index("jobs_created_at_idx").on(table.createdAt), index("jobs_subject_idx").on(table.subjectId, table.kind)],
 );
 
+/**
+ * An observation a later move can still leave, as SQL on `status`: one text for the partial index
+ * below and the queries that must use it (a project's cap), so the planner can match them.
+ */
+export const unfinishedObservationStatus = sql.raw(
+  `status in (${observationStatuses
+    .filter((status) => !isFinalStatus(status))
+    .map((status) => `'${status}'`)
+    .join(", ")})`,
+);
+
 export const observations = pgTable(
   "observations",
   {
@@ -315,6 +327,8 @@ export const observations = pgTable(
     // Dispatch order at one observatory: its pending observations, highest priority first, then oldest.
     index("observations_dispatch_idx").on(table.observatoryId, table.status, table.priority.desc(), table.createdAt, table.id),
     index("observations_project_idx").on(table.projectId, table.createdAt),
+    // A project's cap counts its unfinished observations at every creation: without this it would read its whole history.
+    index("observations_project_unfinished_idx").on(table.projectId).where(unfinishedObservationStatus),
     index("observations_owner_idx").on(table.ownerId, table.createdAt),
     index("observations_status_idx").on(table.status, table.statusChangedAt),
     // The list's sorts, each paged by (key, id) in either direction.

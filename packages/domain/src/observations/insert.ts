@@ -1,6 +1,5 @@
 import { observationsCollection, tables, type ObservationDoc } from "@meridian/db";
-import { isFinalStatus, observationStatuses } from "@meridian/rules";
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import { AppError, fieldError } from "../errors";
 import { publishUserEvent } from "../events/publish";
@@ -34,10 +33,13 @@ export function refuseWindowInThePast(options: { window: { fixedTimeEnd: string 
  * creation or clone is 409 CONFLICT until one is cancelled or ends. Finished ones do not count.
  */
 export const MAX_UNFINISHED_OBSERVATIONS = 10_000;
-const unfinishedStatuses = observationStatuses.filter((status) => !isFinalStatus(status));
+
+/** What `insertObservation` asks for: the project's room, counted under its lock in this transaction. */
+export type RoomForObservation = { readonly projectId: string } & { readonly __room: unique symbol };
 
 /**
- * Refuses one more unfinished observation in the project past MAX_UNFINISHED_OBSERVATIONS. The
+ * Refuses one more unfinished observation in the project past MAX_UNFINISHED_OBSERVATIONS. A
+ * creation starts it with its other reads, so the lock and the count cost no round trip of their own. The
  * project's row is held FOR SHARE by every creation (`holdProject`), which two of them hold at
  * once, so it cannot order their counts, and upgrading it to FOR UPDATE would deadlock two
  * creations that each wait for the other's share. A transaction lock on the project's name makes
@@ -45,30 +47,37 @@ const unfinishedStatuses = observationStatuses.filter((status) => !isFinalStatus
  * and leaves the row's locks (archive, deletion, member additions) as they were. Taken after the
  * project's row, as every creation takes it, so the two never wait for each other in turn.
  */
-async function requireRoomForObservation(options: { t: Pick<InTransaction, "tx">; projectId: string }) {
+export async function requireRoomForObservation(options: { t: Pick<InTransaction, "tx">; projectId: string }): Promise<RoomForObservation> {
   const { t, projectId } = options;
   await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`meridian:observations-of:${projectId}`}))`);
   const { observations } = tables;
   const [row] = await t.tx
     .select({ count: count() })
     .from(observations)
-    .where(and(eq(observations.projectId, projectId), inArray(observations.status, unfinishedStatuses)));
+    .where(and(eq(observations.projectId, projectId), tables.unfinishedObservationStatus));
   if ((row?.count ?? 0) >= MAX_UNFINISHED_OBSERVATIONS)
     throw new AppError(
       "CONFLICT",
       `The project holds ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations, the most one may; cancel one or let one finish first`,
     );
+  return { projectId } as RoomForObservation;
 }
 
 /**
  * Writes a new pending observation owned by the actor, its first history entry (`reason` says
  * where it came from, e.g. a clone's source), tells its readers and asks for a dispatch, once the
  * project has room for it. The caller has checked who may create it, holds the observatory against
- * removal and holds the project (`holdProject`).
+ * removal, holds the project (`holdProject`) and has counted its room (`requireRoomForObservation`).
  */
-export async function insertObservation(options: { t: InTransaction; actor: UserActor; fields: NewObservationFields; reason: string | null }) {
+export async function insertObservation(options: {
+  t: InTransaction;
+  actor: UserActor;
+  fields: NewObservationFields;
+  room: RoomForObservation;
+  reason: string | null;
+}) {
   const { t, actor, fields } = options;
-  await requireRoomForObservation({ t, projectId: fields.projectId });
+  if (options.room.projectId !== fields.projectId) throw new Error("The room was counted in another project");
   const now = t.now().toISOString();
   const id = observationsCollection.newId();
   // The observation, its first history entry, its readers and its dispatch go out together, in one round trip.

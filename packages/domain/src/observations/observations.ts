@@ -10,7 +10,7 @@ import { holdLiveObservatory } from "../observatories/remove";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadProjectAccess, requireHeldProject } from "../projects/projects";
 import { loadObservationAccess } from "./access";
-import { insertObservation, refuseWindowInThePast } from "./insert";
+import { insertObservation, refuseWindowInThePast, requireRoomForObservation } from "./insert";
 import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
 import { observationTimings, presentObservations, presentOneObservation } from "./timings";
@@ -40,7 +40,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
   const { deps, actor, input } = options;
   const created = await inTransaction(deps, async (t) => {
     // The reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
-    const [permission, projectAccess, destination, live, heldProject, timings] = await Promise.allSettled([
+    const [permission, projectAccess, destination, live, heldProject, timings, room] = await Promise.allSettled([
       requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" }),
       loadProjectAccess({ db: t.tx, actor, projectId: input.projectId }),
       requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId }),
@@ -51,6 +51,8 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
       requireHeldProject({ t, projectId: input.projectId }),
       // What the answer's estimate follows, read now rather than after the writes.
       observationTimings({ db: t.tx, observatoryIds: [input.observatoryId] }),
+      // The project's cap: its lock and count go with the reads; judged last, once the caller may create here at all.
+      requireRoomForObservation({ t, projectId: input.projectId }),
     ]);
     settled(permission);
     settled(projectAccess);
@@ -60,7 +62,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
     settled(destination);
     if (!settled(live)) throw new AppError("NOT_FOUND", "No such observatory");
-    const observation = await insertObservation({ t, actor, fields: input, reason: null });
+    const observation = await insertObservation({ t, actor, fields: input, room: settled(room), reason: null });
     return presentObservation({ observation, timing: settled(timings)(input.observatoryId) });
   });
   markDispatch({ stage: "request committed", observatoryId: created.observatoryId, observationId: created.id });

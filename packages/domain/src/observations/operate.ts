@@ -10,7 +10,7 @@ import { loadProjectAccess, requireHeldProject } from "../projects/projects";
 import { inTransaction } from "../transaction";
 import { withoutControlCharacters } from "../users/schemas";
 import { loadObservationAccess } from "./access";
-import { insertObservation, refuseWindowInThePast, type NewObservationFields } from "./insert";
+import { insertObservation, refuseWindowInThePast, requireRoomForObservation, type NewObservationFields } from "./insert";
 import { presentOneObservation } from "./timings";
 import type { ObservationUpdate } from "./schemas";
 import { moveObservation } from "./transitions";
@@ -116,6 +116,7 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
       });
     refuseWindowInThePast({ window: fields, now: t.now() });
     if (fields.type !== "monitoring") fields.monitoring = undefined;
-    return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields, reason: `cloned from ${observation.id}` }) });
+    const room = await requireRoomForObservation({ t, projectId: fields.projectId });
+    return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields, room, reason: `cloned from ${observation.id}` }) });
   });
 }
