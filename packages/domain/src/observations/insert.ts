@@ -44,8 +44,9 @@ export type RoomForObservation = { readonly projectId: string } & { readonly __r
  * once, so it cannot order their counts, and upgrading it to FOR UPDATE would deadlock two
  * creations that each wait for the other's share. A transaction lock on the project's name makes
  * the creations into one project count one after another instead, from the count to the commit,
- * and leaves the row's locks (archive, deletion, member additions) as they were. Taken after the
- * project's row, as every creation takes it, so the two never wait for each other in turn.
+ * and leaves the row's locks (archive, deletion, member additions) as they were. It may come
+ * before or after the project's share (both go out together): only creations take it, and what
+ * waits on a project's row (FOR UPDATE) never takes it, so no two wait for each other in turn.
  */
 export async function requireRoomForObservation(options: { t: Pick<InTransaction, "tx">; projectId: string }): Promise<RoomForObservation> {
   const { t, projectId } = options;
