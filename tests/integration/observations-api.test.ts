@@ -521,7 +521,8 @@ describe("how many unfinished observations one project holds", () => {
 
     // A cancellation makes room for one; two creations race for it, and one is refused.
     await cancel(last.id);
-    const hold = await holdRows(server.databaseUrl, `select pg_advisory_xact_lock(hashtext('meridian:observations-of:${project.id}'))`);
+    // Both count under the project's row (FOR NO KEY UPDATE, which a creation takes): the first waits at it, the second behind.
+    const hold = await holdRows(server.databaseUrl, `select id from projects where id = '${project.id}' for no key update`);
     const answers = await queuedBehindHold({ hold, sql: sql(), first: create, second: create });
     await expectOneCreatedOneRefused(answers, refusal);
     expect(await rowsIn(project.id)).toBe(CAP + 52);

@@ -1,9 +1,10 @@
-import { observationsCollection, tables, type ObservationDoc } from "@meridian/db";
-import { and, count, eq, sql } from "drizzle-orm";
+import { observationsCollection, tables, type ObservationDoc, type ProjectDoc } from "@meridian/db";
+import { and, count, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import { AppError, fieldError } from "../errors";
 import { publishUserEvent } from "../events/publish";
 import type { InTransaction } from "../transaction";
+import { holdProject } from "../projects/projects";
 import { observationReaderIds } from "./access";
 import { queueDispatch, recordHistory } from "./transitions";
 
@@ -34,41 +35,48 @@ export function refuseWindowInThePast(options: { window: { fixedTimeEnd: string 
  */
 export const MAX_UNFINISHED_OBSERVATIONS = 10_000;
 
-/** What `insertObservation` asks for: the project's room, counted under its lock in this transaction. */
+/** What `insertObservation` asks for: the project's room, counted under its row's lock in this transaction. */
 export type RoomForObservation = { readonly projectId: string } & { readonly __room: unique symbol };
 
 /**
- * Refuses one more unfinished observation in the project past MAX_UNFINISHED_OBSERVATIONS. A
- * creation starts it with its other reads, so the lock and the count cost no round trip of their own. The
- * project's row is held FOR SHARE by every creation (`holdProject`), which two of them hold at
- * once, so it cannot order their counts, and upgrading it to FOR UPDATE would deadlock two
- * creations that each wait for the other's share. A transaction lock on the project's name makes
- * the creations into one project count one after another instead, from the count to the commit,
- * and leaves the row's locks (archive, deletion, member additions) as they were. It may come
- * before or after the project's share (both go out together): only creations take it, and what
- * waits on a project's row (FOR UPDATE) never takes it, so no two wait for each other in turn.
+ * Locks the project's row for an observation's creation and counts its unfinished observations:
+ * the project as it is now (null when it is gone), and the room for one more, or null when it
+ * holds MAX_UNFINISHED_OBSERVATIONS already (the caller judges the project first). The lock is
+ * FOR NO KEY UPDATE, which conflicts with itself: creations into one project count one after
+ * another, from the count to the commit, and an archive or a deletion waits for them as a FOR
+ * SHARE made it wait. One lock only, so nothing a creation holds is waited for by another one
+ * that holds what it waits for; the count goes out once the lock is held, the lock with the
+ * creation's other reads.
  */
-export async function requireRoomForObservation(options: { t: Pick<InTransaction, "tx">; projectId: string }): Promise<RoomForObservation> {
+export async function holdProjectForObservation(options: {
+  t: Pick<InTransaction, "tx">;
+  projectId: string;
+}): Promise<{ project: ProjectDoc | null; room: RoomForObservation | null }> {
   const { t, projectId } = options;
-  await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`meridian:observations-of:${projectId}`}))`);
+  const project = await holdProject({ t, projectId, mode: "no key update" });
+  if (!project) return { project, room: null };
   const { observations } = tables;
   const [row] = await t.tx
     .select({ count: count() })
     .from(observations)
     .where(and(eq(observations.projectId, projectId), tables.unfinishedObservationStatus));
-  if ((row?.count ?? 0) >= MAX_UNFINISHED_OBSERVATIONS)
-    throw new AppError(
-      "CONFLICT",
-      `The project holds ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations, the most one may; cancel one or let one finish first`,
-    );
-  return { projectId } as RoomForObservation;
+  return { project, room: (row?.count ?? 0) < MAX_UNFINISHED_OBSERVATIONS ? ({ projectId } as RoomForObservation) : null };
+}
+
+/** The room `holdProjectForObservation` counted, or 409 CONFLICT when the project is full. */
+export function requireRoom(room: RoomForObservation | null): RoomForObservation {
+  if (room) return room;
+  throw new AppError(
+    "CONFLICT",
+    `The project holds ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations, the most one may; cancel one or let one finish first`,
+  );
 }
 
 /**
  * Writes a new pending observation owned by the actor, its first history entry (`reason` says
  * where it came from, e.g. a clone's source), tells its readers and asks for a dispatch, once the
  * project has room for it. The caller has checked who may create it, holds the observatory against
- * removal, holds the project (`holdProject`) and has counted its room (`requireRoomForObservation`).
+ * removal, and has held the project and counted its room (`holdProjectForObservation`).
  */
 export async function insertObservation(options: {
   t: InTransaction;

@@ -8,9 +8,9 @@ import type { Deps } from "../deps";
 import { AppError, fieldError } from "../errors";
 import { holdLiveObservatory } from "../observatories/remove";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
-import { loadProjectAccess, requireHeldProject } from "../projects/projects";
+import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess } from "./access";
-import { insertObservation, refuseWindowInThePast, requireRoomForObservation } from "./insert";
+import { holdProjectForObservation, insertObservation, refuseWindowInThePast, requireRoom } from "./insert";
 import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
 import { observationTimings, presentObservations, presentOneObservation } from "./timings";
@@ -40,29 +40,30 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
   const { deps, actor, input } = options;
   const created = await inTransaction(deps, async (t) => {
     // The reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
-    const [permission, projectAccess, destination, live, heldProject, timings, room] = await Promise.allSettled([
+    const [permission, projectAccess, destination, live, held, timings] = await Promise.allSettled([
       requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" }),
       loadProjectAccess({ db: t.tx, actor, projectId: input.projectId }),
       requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId }),
       // A removal that committed since the permission was granted cancelled what waits there: nothing new goes there.
       holdLiveObservatory({ t, observatoryId: input.observatoryId }),
       // The project's status under its lock (after the observatory's, as a clone takes them), not as read above:
-      // archiving it waits for this creation, and a deletion committed meanwhile leaves it missing.
-      requireHeldProject({ t, projectId: input.projectId }),
+      // archiving it waits for this creation, and a deletion committed meanwhile leaves it missing. Its cap is
+      // counted under the same lock.
+      holdProjectForObservation({ t, projectId: input.projectId }),
       // What the answer's estimate follows, read now rather than after the writes.
       observationTimings({ db: t.tx, observatoryIds: [input.observatoryId] }),
-      // The project's cap: its lock and count go with the reads; judged last, once the caller may create here at all.
-      requireRoomForObservation({ t, projectId: input.projectId }),
     ]);
     settled(permission);
     settled(projectAccess);
-    const { status } = settled(heldProject);
+    const { project, room } = settled(held);
+    if (!project) throw new AppError("NOT_FOUND", "No such project");
+    const { status } = project;
     if (status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${status}; observations go into active projects`);
     refuseWindowInThePast({ window: input, now: t.now() });
     refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
     settled(destination);
     if (!settled(live)) throw new AppError("NOT_FOUND", "No such observatory");
-    const observation = await insertObservation({ t, actor, fields: input, room: settled(room), reason: null });
+    const observation = await insertObservation({ t, actor, fields: input, room: requireRoom(room), reason: null });
     return presentObservation({ observation, timing: settled(timings)(input.observatoryId) });
   });
   markDispatch({ stage: "request committed", observatoryId: created.observatoryId, observationId: created.id });

@@ -6,11 +6,11 @@ import type { Deps } from "../deps";
 import { AppError, fieldError, isAppError } from "../errors";
 import { holdLiveObservatory } from "../observatories/remove";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
-import { loadProjectAccess, requireHeldProject } from "../projects/projects";
+import { loadProjectAccess } from "../projects/projects";
 import { inTransaction } from "../transaction";
 import { withoutControlCharacters } from "../users/schemas";
 import { loadObservationAccess } from "./access";
-import { insertObservation, refuseWindowInThePast, requireRoomForObservation, type NewObservationFields } from "./insert";
+import { holdProjectForObservation, insertObservation, refuseWindowInThePast, requireRoom, type NewObservationFields } from "./insert";
 import { presentOneObservation } from "./timings";
 import type { ObservationUpdate } from "./schemas";
 import { moveObservation } from "./transitions";
@@ -88,7 +88,9 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
     if (!(await holdLiveObservatory({ t, observatoryId: source.observatoryId })))
       throw new AppError("OBSERVATORY_REMOVED", "The observation's observatory was removed; a clone could never run");
     // Judged again under the project's lock: archiving it waits for the clone, and a deletion committed since is 404.
-    const { status } = await requireHeldProject({ t, projectId: source.projectId });
+    const { project, room } = await holdProjectForObservation({ t, projectId: source.projectId });
+    if (!project) throw new AppError("NOT_FOUND", "No such project");
+    const { status } = project;
     if (status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${status}; observations go into active projects`);
     const fields: NewObservationFields = {
       name: source.name,
@@ -116,7 +118,9 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
       });
     refuseWindowInThePast({ window: fields, now: t.now() });
     if (fields.type !== "monitoring") fields.monitoring = undefined;
-    const room = await requireRoomForObservation({ t, projectId: fields.projectId });
-    return presentOneObservation({ db: t.tx, observation: await insertObservation({ t, actor, fields, room, reason: `cloned from ${observation.id}` }) });
+    return presentOneObservation({
+      db: t.tx,
+      observation: await insertObservation({ t, actor, fields, room: requireRoom(room), reason: `cloned from ${observation.id}` }),
+    });
   });
 }

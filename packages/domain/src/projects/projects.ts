@@ -101,14 +101,23 @@ export async function loadProjectAccess(options: { db: Executor; actor: UserActo
  * is waited for, and an archive (an UPDATE of the row, which FOR KEY SHARE would let through)
  * waits until the write commits, so nothing lands in a project archived or deleted meanwhile.
  */
-export async function holdProject(options: { t: Pick<InTransaction, "tx">; projectId: string }): Promise<ProjectDoc | null> {
+export async function holdProject(options: {
+  t: Pick<InTransaction, "tx">;
+  projectId: string;
+  /** `no key update` for an observation's creation: creations into one project then take turns, as its cap needs. */
+  mode?: "share" | "no key update";
+}): Promise<ProjectDoc | null> {
   const { projects } = tables;
-  const [row] = await options.t.tx.select({ doc: projects.doc }).from(projects).where(eq(projects.id, options.projectId)).for("share");
+  const [row] = await options.t.tx
+    .select({ doc: projects.doc })
+    .from(projects)
+    .where(eq(projects.id, options.projectId))
+    .for(options.mode ?? "share");
   return row ? row.doc : null;
 }
 
 /** holdProject, with a project gone meanwhile refused as missing (404). */
-export async function requireHeldProject(options: { t: Pick<InTransaction, "tx">; projectId: string }): Promise<ProjectDoc> {
+async function requireHeldProject(options: { t: Pick<InTransaction, "tx">; projectId: string }): Promise<ProjectDoc> {
   const project = await holdProject(options);
   if (!project) throw new AppError("NOT_FOUND", "No such project");
   return project;
