@@ -254,8 +254,8 @@ describe("membership changes racing a transfer", () => {
 });
 
 describe("how many observatories one user or organization owns", () => {
-  const OWNED = 100;
-  const ORGANIZATION_OWNED = 1000;
+  const OWNED = 1_000;
+  const ORGANIZATION_OWNED = 10_000;
   const sql = () => server.server.runtime.deps.sql;
   /** Live observatories of an owner, as the caps count them. */
   const liveOf = async (kind: "user" | "organization", id: string) =>

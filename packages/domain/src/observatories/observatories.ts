@@ -113,8 +113,8 @@ async function grantOrganizationFullMembership(options: { t: Pick<InTransaction,
  * over to them: the next is 409 CONFLICT until one is removed or handed over. A removed one keeps
  * its row for its observations' sake, so it no longer counts.
  */
-export const MAX_OWNED_OBSERVATORIES = 100;
-export const MAX_ORGANIZATION_OBSERVATORIES = 1000;
+export const MAX_OWNED_OBSERVATORIES = 1_000;
+export const MAX_ORGANIZATION_OBSERVATORIES = 10_000;
 
 /**
  * Refuses one more observatory for `owner` past its cap, counted under the owner's row lock so that
