@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
+import { createAccount, expectOneCreatedOneRefused, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
 import { startSmtpCapture, type CapturedMail } from "../support/smtp-capture";
 import { controlServerClock, type TestClock } from "../support/test-clock";
+import { copyMembers } from "../support/row-copies";
 import { holdRows, holdTable, lockWaiters, queuedBehindHold } from "../support/table-hold";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -479,4 +480,88 @@ describe("limits and expiry", () => {
     expect((await invite(owner, `/organizations/${organization.id}`, { email })).status).toBe(201);
     expect((await accept(person, await invitationToken(email, 1))).status).toBe(200);
   });
+});
+
+describe("two acceptances at the last place of a scope's members", () => {
+  const CAP = 10_000;
+  const sql = () => server.server.runtime.deps.sql;
+  /** Each kind's scope, filled to CAP - 1 counted members: one added through the API, the rest written as copies of it. */
+  const scopes = [
+    {
+      kind: "organization",
+      table: "organizations",
+      async fill(owner: Account) {
+        const organization = await createOrganization(owner);
+        const seed = await createAccount(server);
+        await addOrganizationMember(owner, organization.id, seed);
+        // The owner is a member too.
+        return { id: organization.id, base: `/organizations/${organization.id}`, seed, copies: CAP - 3 };
+      },
+      members: { table: "organization_members", scopeColumn: "organization_id", column: "user_id", field: "userId", counted: "" },
+      grant: {},
+      refusal: `The organization has ${CAP} members, the most one may have; one must leave first`,
+    },
+    {
+      kind: "observatory",
+      table: "observatories",
+      async fill(owner: Account) {
+        const observatory = await createObservatory(owner);
+        const seed = await createAccount(server);
+        await must(`/observatories/${observatory.id}/members`, { method: "POST", token: owner.token, json: { email: seed.email } }, 201);
+        return { id: observatory.id, base: `/observatories/${observatory.id}`, seed, copies: CAP - 2 };
+      },
+      members: { table: "observatory_members", scopeColumn: "observatory_id", column: "member_id", field: "memberId", counted: "and member_kind = 'user'" },
+      grant: {},
+      refusal: `The observatory has ${CAP} user members, the most one may have; remove one first`,
+    },
+    {
+      kind: "project",
+      table: "projects",
+      async fill(owner: Account) {
+        const project = await must("/projects", { method: "POST", token: owner.token, json: { name: `Full ${randomBytes(2).toString("hex")}` } }, 201);
+        const seed = await createAccount(server);
+        await must(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: seed.email, role: "member" } }, 201);
+        return { id: project.id as string, base: `/projects/${project.id}`, seed, copies: CAP - 2 };
+      },
+      members: { table: "project_members", scopeColumn: "project_id", column: "user_id", field: "userId", counted: "" },
+      grant: { role: "member" },
+      refusal: `The project has ${CAP} members, the most one may have; one must leave first`,
+    },
+  ] as const;
+
+  for (const scope of scopes) {
+    it(`${scope.kind}: exactly one joins, the other is 409 CONFLICT and keeps its link`, async () => {
+      const owner = await createAccount(server);
+      const { id, base, seed, copies } = await scope.fill(owner);
+      const { counted: only, ...membership } = scope.members;
+      await copyMembers(sql(), { userId: seed.id, copies, membership: { ...membership, scopeId: id } });
+      const counted = async () =>
+        (
+          await sql().unsafe<Array<{ count: number }>>(`select count(*)::int as count from ${membership.table} where ${membership.scopeColumn} = $1 ${only}`, [
+            id,
+          ])
+        )[0]!.count;
+      expect(await counted()).toBe(CAP - 1);
+      const [first, second] = [await createAccount(server), await createAccount(server)];
+      const tokens: string[] = [];
+      for (const person of [first, second]) {
+        expect((await invite(owner, base, { email: person.email, ...scope.grant })).status).toBe(201);
+        tokens.push(await invitationToken(person.email));
+      }
+      const acceptance = (person: Account, token: string) =>
+        server.request("/api/v1/invitations/accept", { method: "POST", token: person.token, json: { token } });
+      // Both lock the scope's row before they count: the first waits at the held row, the second queues behind.
+      const hold = await holdRows(server.databaseUrl, `select id from ${scope.table} where id = '${id}' for update`);
+      const answers = await queuedBehindHold({
+        hold,
+        sql: sql(),
+        first: () => acceptance(first, tokens[0]!),
+        second: () => acceptance(second, tokens[1]!),
+      });
+      await expectOneCreatedOneRefused(answers, scope.refusal, 200);
+      expect(await counted()).toBe(CAP);
+      const pending = (await must(`${base}/invitations`, { token: owner.token }, 200)).items as Array<{ email: string }>;
+      expect(pending).toHaveLength(1);
+    });
+  }
 });

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem } from "../support/auth-suite";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
 import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
+import { expectMemberCapHeld } from "../support/member-caps";
+import { copyMembers, copyRow } from "../support/row-copies";
 import { holdTable, lockWaiters } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -513,5 +515,62 @@ describe("tRPC observatories procedures", () => {
       json: { id: observatory.id, email: outsider.email },
     });
     expect(await trpcErrorCode(refused)).toBe("NOT_FOUND");
+  });
+});
+
+describe("how many members one observatory has", () => {
+  const CAP = 10_000;
+  const sql = () => server.server.runtime.deps.sql;
+  const stored = async (observatoryId: string, kind: "user" | "organization") =>
+    (
+      await sql()<Array<{ count: number }>>`
+        select count(*)::int as count from observatory_members where observatory_id = ${observatoryId} and member_kind = ${kind}`
+    )[0]!.count;
+  const addUser = (owner: Account, observatoryId: string, member: Account) =>
+    server.request(`/observatories/${observatoryId}/members`, { method: "POST", token: owner.token, json: { email: member.email } });
+  const addOrganization = (owner: Account, observatoryId: string, organizationId: string) =>
+    server.request(`/observatories/${observatoryId}/members/organization`, { method: "POST", token: owner.token, json: { organizationId } });
+
+  it(`refuses a user member past ${CAP} with 409 CONFLICT, added or by invitation, stores nothing, and lists every one`, async () => {
+    const owner = await createAccount(server);
+    const observatory = await createObservatory(owner);
+    const seed = await createAccount(server);
+    await addObservatoryMember(owner, observatory.id, seed);
+    const membership = { table: "observatory_members", scopeColumn: "observatory_id", scopeId: observatory.id, column: "member_id", field: "memberId" };
+    await copyMembers(sql(), { userId: seed.id, copies: CAP - 2, membership });
+    const refusal = `The observatory has ${CAP} user members, the most one may have; remove one first`;
+    await expectMemberCapHeld({
+      server,
+      owner,
+      base: `/observatories/${observatory.id}`,
+      cap: CAP,
+      refusal,
+      add: (person) => addUser(owner, observatory.id, person),
+      stored: () => stored(observatory.id, "user"),
+      // The owning user first, then every member.
+      listed: async () =>
+        (await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200)).users.map((user: { userId: string }) => user.userId),
+      extra: 1,
+    });
+  });
+
+  it(`refuses a member organization past ${CAP} with 409 CONFLICT, stores nothing, and lists every one`, async () => {
+    const owner = await createAccount(server);
+    const observatory = await createObservatory(owner);
+    // Created before the copies, which the owner owns too (past their own cap, which only creations check).
+    const [seed, last, beyond] = [await createOrganization(owner), await createOrganization(owner), await createOrganization(owner)];
+    await addObservatoryOrganization(owner, observatory.id, seed.id);
+    const [row] = await sql()<Array<{ id: string }>>`select id from observatory_members where observatory_id = ${observatory.id} and member_id = ${seed.id}`;
+    await copyRow(sql(), { table: "organizations", id: seed.id, copies: CAP - 2, vary: { column: "short_name_lower", field: "shortName" } });
+    await copyRow(sql(), { table: "observatory_members", id: row!.id, copies: CAP - 2, vary: { column: "member_id", field: "memberId" } });
+    expect((await addOrganization(owner, observatory.id, last.id)).status).toBe(201);
+    const refused = await expectProblem(await addOrganization(owner, observatory.id, beyond.id), 409, "CONFLICT");
+    expect(refused.detail).toBe(`The observatory has ${CAP} member organizations, the most one may have; remove one first`);
+    expect(await stored(observatory.id, "organization")).toBe(CAP);
+    const list = await must(`/observatories/${observatory.id}/members`, { token: owner.token }, 200);
+    expect(list.organizations).toHaveLength(CAP);
+    const listed = list.organizations.map((organization: { organizationId: string }) => organization.organizationId);
+    expect(listed).toContain(last.id);
+    expect(listed).not.toContain(beyond.id);
   });
 });

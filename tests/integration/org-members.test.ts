@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
+import { createAccount, expectOneCreatedOneRefused, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
+import { expectMemberCapHeld } from "../support/member-caps";
+import { copyMembers } from "../support/row-copies";
 import { holdRows, holdTable, lockWaiters, queuedBehindHold } from "../support/table-hold";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -506,5 +508,54 @@ describe("what each organization permission grants", () => {
     expect(created.body).toMatchObject({ name: "Pluto follow-up", status: "active", ownerId: manager.id, organizationId: organization.id });
     // The organization's owner manages it too.
     expect((await call(`/projects/${created.body.id}`, { method: "PUT", token: owner.token, json: { status: "paused" } })).body.status).toBe("paused");
+  });
+});
+
+describe("how many members one organization has", () => {
+  const CAP = 10_000;
+  const sql = () => server.server.runtime.deps.sql;
+  const stored = async (organizationId: string) =>
+    (await sql()<Array<{ count: number }>>`select count(*)::int as count from organization_members where organization_id = ${organizationId}`)[0]!.count;
+  /** An organization of `size` members: its owner, one added through the API, the rest written as copies of that one. */
+  const organizationOf = async (owner: Account, size: number) => {
+    const organization = await createOrganization(owner);
+    const seed = await createAccount(server);
+    expect((await addMember(owner, organization.id, seed.email)).status).toBe(201);
+    const membership = { table: "organization_members", scopeColumn: "organization_id", scopeId: organization.id, column: "user_id", field: "userId" };
+    await copyMembers(sql(), { userId: seed.id, copies: size - 2, membership });
+    return organization;
+  };
+  const refusal = `The organization has ${CAP} members, the most one may have; one must leave first`;
+
+  it(`refuses a member past ${CAP} with 409 CONFLICT, added or by invitation, stores nothing, and lists every one`, async () => {
+    const owner = await createAccount(server);
+    const organization = await organizationOf(owner, CAP - 1);
+    await expectMemberCapHeld({
+      server,
+      owner,
+      base: `/organizations/${organization.id}`,
+      cap: CAP,
+      refusal,
+      add: (person) => addMember(owner, organization.id, person.email),
+      stored: () => stored(organization.id),
+      listed: async () => (await members(owner, organization.id)).map((member) => member.userId),
+      extra: 0,
+    });
+  });
+
+  it("lets exactly one of two additions at the last place win, the other 409 CONFLICT", async () => {
+    const owner = await createAccount(server);
+    const organization = await organizationOf(owner, CAP - 1);
+    const [first, second] = [await createAccount(server), await createAccount(server)];
+    // Both count under the organization's row: the first waits at it, the second queues behind.
+    const hold = await holdRows(server.databaseUrl, `select id from organizations where id = '${organization.id}' for update`);
+    const answers = await queuedBehindHold({
+      hold,
+      sql: sql(),
+      first: () => addMember(owner, organization.id, first.email),
+      second: () => addMember(owner, organization.id, second.email),
+    });
+    await expectOneCreatedOneRefused(answers, refusal);
+    expect(await stored(organization.id)).toBe(CAP);
   });
 });

@@ -3,6 +3,8 @@ import { organizationsCollection } from "@meridian/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode, type Organization } from "../support/json-api";
+import { invitationPathFor } from "../support/invitation-links";
+import { copyRow } from "../support/row-copies";
 import { holdRows, queuedBehindHold } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 
@@ -435,5 +437,65 @@ describe("how many organizations one user owns", () => {
     expect(refused.detail).toBe(`The new owner already owns ${OWNED} organizations, the most one account may own; they must delete or transfer one first`);
     expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
     expect(await ownedBy(heir.id)).toBe(OWNED);
+  });
+});
+
+describe("how many organizations one user belongs to", () => {
+  const MEMBERSHIPS = 1000;
+  const sql = () => server.server.runtime.deps.sql;
+  const belongsTo = async (userId: string) =>
+    (await sql()<Array<{ count: number }>>`select count(*)::int as count from organization_members where user_id = ${userId}`)[0]!.count;
+  /** A user who belongs to `count` organizations: one joined through the API, the rest copies of it and of their membership. */
+  const memberOfMany = async (count: number) => {
+    const [joiner, owner] = [await createAccount(server), await createAccount(server)];
+    const organization = await createOrganization(owner);
+    await addOrganizationMember(owner, organization.id, joiner, {});
+    const [row] = await sql()<Array<{ id: string }>>`select id from organization_members where organization_id = ${organization.id} and user_id = ${joiner.id}`;
+    await copyRow(sql(), { table: "organizations", id: organization.id, copies: count - 1, vary: { column: "short_name_lower", field: "shortName" } });
+    await copyRow(sql(), { table: "organization_members", id: row!.id, copies: count - 1, vary: { column: "organization_id", field: "organizationId" } });
+    return joiner;
+  };
+  const add = (owner: Account, organizationId: string, member: Account) =>
+    server.request(`/organizations/${organizationId}/members`, { method: "POST", token: owner.token, json: { email: member.email } });
+  const refusal = `The account already belongs to ${MEMBERSHIPS} organizations, the most one may; it must leave one first`;
+
+  it(`refuses a membership past ${MEMBERSHIPS} with 409 CONFLICT (added, by invitation, or by creating one) and lists every one`, async () => {
+    const joiner = await memberOfMany(MEMBERSHIPS - 1);
+    const owner = await createAccount(server);
+    const [last, beyond, invitedTo] = [await createOrganization(owner), await createOrganization(owner), await createOrganization(owner)];
+    expect((await add(owner, last.id, joiner)).status).toBe(201);
+    expect((await expectProblem(await add(owner, beyond.id, joiner), 409, "CONFLICT")).detail).toBe(refusal);
+    // Creating one makes its creator a member: refused too, though they own none.
+    const created = validOrganization();
+    const refused = await server.request("/organizations", { method: "POST", token: joiner.token, json: created });
+    expect((await expectProblem(refused, 409, "CONFLICT")).detail).toBe(refusal);
+    expect((await sql()`select id from organizations where short_name_lower = ${created.shortName}`).length).toBe(0);
+    await must(`/organizations/${invitedTo.id}/invitations`, { method: "POST", token: owner.token, json: { email: joiner.email } }, 201);
+    const token = (await invitationPathFor(server, joiner.email)).split("/")[1]!;
+    const accept = () => server.request("/api/v1/invitations/accept", { method: "POST", token: joiner.token, json: { token } });
+    expect((await expectProblem(await accept(), 409, "CONFLICT")).detail).toBe(refusal);
+    expect(await belongsTo(joiner.id)).toBe(MEMBERSHIPS);
+
+    const list = await call("/organizations", { token: joiner.token });
+    expect(list.body.items).toHaveLength(MEMBERSHIPS);
+    expect(list.body.nextCursor).toBeNull();
+    const listed = list.body.items.map((item: Organization) => item.id);
+    expect(listed).toContain(last.id);
+    expect(listed).not.toContain(beyond.id);
+
+    // Leaving one makes room.
+    expect((await server.request(`/organizations/${last.id}/members/${joiner.id}`, { method: "DELETE", token: joiner.token })).status).toBe(204);
+    expect((await accept()).status).toBe(200);
+  });
+
+  it("lets exactly one of two additions of one user at the last place win, the other 409 CONFLICT", async () => {
+    const joiner = await memberOfMany(MEMBERSHIPS - 1);
+    const owner = await createAccount(server);
+    const [first, second] = [await createOrganization(owner), await createOrganization(owner)];
+    // Into two organizations, so only the user's row orders them: the first waits at it, the second queues behind.
+    const hold = await holdRows(server.databaseUrl, `select id from users where id = '${joiner.id}' for update`);
+    const answers = await queuedBehindHold({ hold, sql: sql(), first: () => add(owner, first.id, joiner), second: () => add(owner, second.id, joiner) });
+    await expectOneCreatedOneRefused(answers, refusal);
+    expect(await belongsTo(joiner.id)).toBe(MEMBERSHIPS);
   });
 });

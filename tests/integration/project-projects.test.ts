@@ -3,10 +3,12 @@ import { createCaller } from "@meridian/api";
 import { projectMembersCollection, projectsCollection } from "@meridian/db";
 import { authenticateToken } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
 import { invitationPathFor } from "../support/invitation-links";
-import { holdRows, lockWaiters } from "../support/table-hold";
+import { expectMemberCapHeld } from "../support/member-caps";
+import { copyMembers } from "../support/row-copies";
+import { holdRows, lockWaiters, queuedBehindHold } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
@@ -353,5 +355,57 @@ describe("how many projects one user owns and belongs to", () => {
     // Leaving one makes room.
     expect((await server.request(`/projects/${last.id}/members/${joiner.id}`, { method: "DELETE", token: joiner.token })).status).toBe(204);
     expect((await accept()).status).toBe(200);
+  });
+});
+
+describe("how many members one project has", () => {
+  const CAP = 10_000;
+  const sql = () => server.server.runtime.deps.sql;
+  const stored = async (projectId: string) =>
+    (await sql()<Array<{ count: number }>>`select count(*)::int as count from project_members where project_id = ${projectId}`)[0]!.count;
+  /** A project of `size` members beside its owner: one added through the API, the rest written as copies of that one. */
+  const projectOf = async (owner: Account, size: number) => {
+    const project = await createProject(owner);
+    const seed = await createAccount(server);
+    expect((await addMember(owner, project.id, seed.email, "member")).status).toBe(201);
+    const membership = { table: "project_members", scopeColumn: "project_id", scopeId: project.id, column: "user_id", field: "userId" };
+    await copyMembers(sql(), { userId: seed.id, copies: size - 1, membership });
+    return project;
+  };
+  const refusal = `The project has ${CAP} members, the most one may have; one must leave first`;
+
+  it(`refuses a member past ${CAP} with 409 CONFLICT, added or by invitation, stores nothing, and lists every one`, async () => {
+    const owner = await createAccount(server);
+    const project = await projectOf(owner, CAP - 1);
+    await expectMemberCapHeld({
+      server,
+      owner,
+      base: `/projects/${project.id}`,
+      cap: CAP,
+      refusal,
+      add: (person) => addMember(owner, project.id, person.email, "member"),
+      grant: { role: "member" },
+      stored: () => stored(project.id),
+      // The owner first, then every member.
+      listed: async () =>
+        ((await must(`/projects/${project.id}/members`, { token: owner.token })) as { items: Array<{ userId: string }> }).items.map((member) => member.userId),
+      extra: 1,
+    });
+  });
+
+  it("lets exactly one of two additions at the last place win, the other 409 CONFLICT", async () => {
+    const owner = await createAccount(server);
+    const project = await projectOf(owner, CAP - 1);
+    const [first, second] = [await createAccount(server), await createAccount(server)];
+    // Both hold the project's row FOR NO KEY UPDATE, which orders them: the first waits at the held row, the second queues behind.
+    const hold = await holdRows(server.databaseUrl, `select id from projects where id = '${project.id}' for update`);
+    const answers = await queuedBehindHold({
+      hold,
+      sql: sql(),
+      first: () => addMember(owner, project.id, first.email, "member"),
+      second: () => addMember(owner, project.id, second.email, "member"),
+    });
+    await expectOneCreatedOneRefused(answers, refusal);
+    expect(await stored(project.id)).toBe(CAP);
   });
 });

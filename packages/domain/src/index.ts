@@ -86,6 +86,8 @@ export {
   listOrganizationAudit,
   openExternalStorageSecrets,
   MAX_OWNED_ORGANIZATIONS,
+  MAX_ORGANIZATION_MEMBERS,
+  MAX_ORGANIZATION_MEMBERSHIPS,
 } from "./organizations/organizations";
 export {
   listOrganizationMembers,
@@ -104,6 +106,8 @@ export {
   listObservatoryHistory,
   MAX_OWNED_OBSERVATORIES,
   MAX_ORGANIZATION_OBSERVATORIES,
+  MAX_OBSERVATORY_USER_MEMBERS,
+  MAX_OBSERVATORY_ORGANIZATION_MEMBERS,
 } from "./observatories/observatories";
 export { updateObservatory } from "./observatories/settings";
 export {
@@ -126,6 +130,7 @@ export {
   removeProjectMember,
   MAX_OWNED_PROJECTS,
   MAX_PROJECT_MEMBERSHIPS,
+  MAX_PROJECT_MEMBERS,
 } from "./projects/projects";
 export { updateProjectMemberRole, deleteProject } from "./projects/project-lifecycle";
 export { deleteOrganization } from "./organizations/delete-organization";

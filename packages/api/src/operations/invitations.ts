@@ -166,7 +166,10 @@ export const invitationOperations = {
     access: "signed-in",
     tags,
     summary: "Accept an invitation: the signed-in account joins",
-    description: "The account's email must be the invited one. The token works once; an account that already belongs uses it up and is told where.",
+    description:
+      "The account's email must be the invited one. The token works once; an account that already belongs uses it up and is told where. " +
+      "Joining is refused with 409 CONFLICT, and the link keeps working, when the scope or the account is at a membership cap " +
+      "(members of an organization, observatory or project; organizations or projects one account belongs to: see the additions).",
     method: "post",
     path: "/api/v1/invitations/accept",
     status: 200,
@@ -177,6 +180,7 @@ export const invitationOperations = {
       ...authedErrors,
       403: problemResponseFor("The account's email is not the invited address (INVITATION_EMAIL_MISMATCH)"),
       404: invitationNotFound,
+      409: conflict("CONFLICT when joining would pass a membership cap"),
       410: invitationLinkGone,
     },
     handle: ({ ctx, actor, input }) => acceptInvitation({ deps: ctx.deps, actor, token: input.token }),

@@ -5,6 +5,8 @@ import {
   addObservatoryUser,
   addObservatoryUserSchema,
   listObservatoryMembers,
+  MAX_OBSERVATORY_ORGANIZATION_MEMBERS,
+  MAX_OBSERVATORY_USER_MEMBERS,
   observatoryMembersSchema,
   observatoryPermissionsOutputSchema,
   removeObservatoryOrganization,
@@ -36,6 +38,9 @@ export const observatoryMemberOperations = {
     access: "signed-in",
     tags,
     summary: "Members: users and organizations (can_view)",
+    description:
+      `All of them, oldest first: an observatory has at most ${MAX_OBSERVATORY_USER_MEMBERS} direct user members (its owning user ` +
+      `is listed first, beside them) and at most ${MAX_OBSERVATORY_ORGANIZATION_MEMBERS} member organizations, so both lists are whole.`,
     method: "get",
     path: "/observatories/{id}/members",
     status: 200,
@@ -50,7 +55,10 @@ export const observatoryMemberOperations = {
     access: "signed-in",
     tags,
     summary: "Add a user by exact email (can_admin)",
-    description: "Permissions left out default to can_view only.",
+    description:
+      "Permissions left out default to can_view only. " +
+      `An observatory has at most ${MAX_OBSERVATORY_USER_MEMBERS} direct user members: the next is 409 CONFLICT and nothing is stored ` +
+      "(an accepted invitation is refused the same way).",
     method: "post",
     path: "/observatories/{id}/members",
     status: 201,
@@ -58,7 +66,11 @@ export const observatoryMemberOperations = {
     body: addObservatoryUserSchema,
     output: userMemberSchema,
     outputDescription: "Added",
-    responses: { ...authedErrors, 404: userNotFound, 409: conflict("ALREADY_MEMBER") },
+    responses: {
+      ...authedErrors,
+      404: userNotFound,
+      409: conflict(`ALREADY_MEMBER; CONFLICT when it has ${MAX_OBSERVATORY_USER_MEMBERS} user members already`),
+    },
     handle: ({ ctx, actor, input }) =>
       addObservatoryUser({ deps: ctx.deps, actor, observatoryId: input.id, email: input.email, permissions: input.permissions }),
   }),
@@ -96,7 +108,9 @@ export const observatoryMemberOperations = {
     access: "signed-in",
     tags,
     summary: "Add an organization as member (can_admin)",
-    description: "Permissions left out default to can_view only. Recorded in the history as organization_added.",
+    description:
+      "Permissions left out default to can_view only. Recorded in the history as organization_added. " +
+      `An observatory has at most ${MAX_OBSERVATORY_ORGANIZATION_MEMBERS} member organizations: the next is 409 CONFLICT and nothing is stored.`,
     method: "post",
     path: "/observatories/{id}/members/organization",
     status: 201,
@@ -104,7 +118,10 @@ export const observatoryMemberOperations = {
     body: addObservatoryOrganizationSchema,
     output: orgMemberSchema,
     outputDescription: "Added",
-    responses: { ...authedErrors, 409: conflict("ALREADY_MEMBER") },
+    responses: {
+      ...authedErrors,
+      409: conflict(`ALREADY_MEMBER; CONFLICT when it has ${MAX_OBSERVATORY_ORGANIZATION_MEMBERS} member organizations already`),
+    },
     handle: ({ ctx, actor, input }) =>
       addObservatoryOrganization({ deps: ctx.deps, actor, observatoryId: input.id, organizationId: input.organizationId, permissions: input.permissions }),
   }),

@@ -8,6 +8,8 @@ import {
   listOrganizationAudit,
   listOrganizationMembers,
   listOrganizations,
+  MAX_ORGANIZATION_MEMBERS,
+  MAX_ORGANIZATION_MEMBERSHIPS,
   MAX_OWNED_ORGANIZATIONS,
   organizationCreateSchema,
   organizationMemberSchema,
@@ -38,7 +40,9 @@ export const organizationOperations = {
     access: "signed-in",
     tags,
     summary: "The caller's organizations",
-    description: "Server admins may pass `all=true` for every organization.",
+    description:
+      `All of them, by short name: a user belongs to at most ${MAX_ORGANIZATION_MEMBERSHIPS} organizations (owned ones included), so the list ` +
+      "is whole and `nextCursor` is null. Server admins may pass `all=true` for every organization.",
     method: "get",
     path: "/organizations",
     status: 200,
@@ -56,7 +60,8 @@ export const organizationOperations = {
     summary: "Create an organization (the caller becomes owner)",
     description:
       `A user owns at most ${MAX_OWNED_ORGANIZATIONS} organizations (created or handed over to them): the next is 409 CONFLICT ` +
-      "until one is deleted or transferred.",
+      `until one is deleted or transferred. The creator becomes a member, and a user belongs to at most ${MAX_ORGANIZATION_MEMBERSHIPS} ` +
+      "organizations: past that, 409 CONFLICT too.",
     method: "post",
     path: "/organizations",
     status: 201,
@@ -65,7 +70,10 @@ export const organizationOperations = {
     outputDescription: "Created",
     responses: {
       ...authedErrors,
-      409: conflict(`SHORT_NAME_TAKEN, case-insensitive; CONFLICT when the caller owns ${MAX_OWNED_ORGANIZATIONS} organizations already`),
+      409: conflict(
+        `SHORT_NAME_TAKEN, case-insensitive; CONFLICT when the caller owns ${MAX_OWNED_ORGANIZATIONS} organizations ` +
+          `or belongs to ${MAX_ORGANIZATION_MEMBERSHIPS} already`,
+      ),
     },
     handle: ({ ctx, actor, input }) => createOrganization({ deps: ctx.deps, actor, input }),
   }),
@@ -107,6 +115,7 @@ export const organizationOperations = {
     access: "signed-in",
     tags,
     summary: "Members",
+    description: `All of them, oldest first: an organization has at most ${MAX_ORGANIZATION_MEMBERS} members, so the list is whole and \`nextCursor\` is null.`,
     method: "get",
     path: "/organizations/{id}/members",
     status: 200,
@@ -121,7 +130,10 @@ export const organizationOperations = {
     access: "signed-in",
     tags,
     summary: "Add a member by exact email (needs can_manage_members)",
-    description: "Permissions left out are false. The email must match exactly (case-insensitive); there is no partial search.",
+    description:
+      "Permissions left out are false. The email must match exactly (case-insensitive); there is no partial search. " +
+      `An organization has at most ${MAX_ORGANIZATION_MEMBERS} members and a user belongs to at most ${MAX_ORGANIZATION_MEMBERSHIPS} ` +
+      "organizations: past either, 409 CONFLICT and nothing is stored (an accepted invitation is refused the same way).",
     method: "post",
     path: "/organizations/{id}/members",
     status: 201,
@@ -129,7 +141,14 @@ export const organizationOperations = {
     body: addOrganizationMemberSchema,
     output: organizationMemberSchema,
     outputDescription: "Added",
-    responses: { ...authedErrors, 404: userNotFound, 409: conflict("ALREADY_MEMBER") },
+    responses: {
+      ...authedErrors,
+      404: userNotFound,
+      409: conflict(
+        `ALREADY_MEMBER; CONFLICT when the organization has ${MAX_ORGANIZATION_MEMBERS} members or the user belongs to ` +
+          `${MAX_ORGANIZATION_MEMBERSHIPS} organizations already`,
+      ),
+    },
     handle: ({ ctx, actor, input }) =>
       addOrganizationMember({ deps: ctx.deps, actor, organizationId: input.id, email: input.email, permissions: input.permissions }),
   }),

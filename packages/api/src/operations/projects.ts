@@ -9,6 +9,7 @@ import {
   listProjects,
   MAX_OWNED_PROJECTS,
   MAX_PROJECT_MEMBERSHIPS,
+  MAX_PROJECT_MEMBERS,
   projectCreateSchema,
   projectMemberSchema,
   projectSchema,
@@ -98,6 +99,7 @@ export const projectOperations = {
     access: "signed-in",
     tags,
     summary: "Members, the owner first",
+    description: `All of them: a project has at most ${MAX_PROJECT_MEMBERS} members beside its owner, so the list is whole and \`nextCursor\` is null.`,
     method: "get",
     path: "/projects/{id}/members",
     status: 200,
@@ -123,7 +125,10 @@ export const projectOperations = {
     responses: {
       ...authedErrors,
       404: problemResponseFor("No such user (USER_NOT_FOUND) or project (NOT_FOUND)"),
-      409: conflict(`ALREADY_MEMBER; CONFLICT when the user already belongs to ${MAX_PROJECT_MEMBERSHIPS} projects`),
+      409: conflict(
+        `ALREADY_MEMBER; CONFLICT when the project has ${MAX_PROJECT_MEMBERS} members or the user already belongs to ` +
+          `${MAX_PROJECT_MEMBERSHIPS} projects (nothing is stored; an accepted invitation is refused the same way)`,
+      ),
     },
     handle: ({ ctx, actor, input }) => addProjectMember({ deps: ctx.deps, actor, projectId: input.id, email: input.email, role: input.role }),
   }),

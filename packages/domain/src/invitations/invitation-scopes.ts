@@ -10,13 +10,15 @@ import {
 } from "@meridian/db";
 import { and, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
+import { requireRoomInScope } from "../caps";
 import { recordAudit, type AuditActor } from "../audit/record-audit";
 import { AppError } from "../errors";
 import { publishUserEvent } from "../events/publish";
-import { observatoryMemberWhere, recordHistory } from "../observatories/observatories";
+import { observatoryMemberWhere, recordHistory, requireRoomForObservatoryMember } from "../observatories/observatories";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
+import { MAX_ORGANIZATION_MEMBERS, requireRoomForOrganizationMembership } from "../organizations/organizations";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
-import { holdProject, loadProjectAccess, requireRoomForMembership } from "../projects/projects";
+import { holdProject, loadProjectAccess, MAX_PROJECT_MEMBERS, requireRoomForMembership } from "../projects/projects";
 import type { InTransaction } from "../transaction";
 
 /** The organization, observatory or project an invitation is for, as its log names it. */
@@ -60,8 +62,10 @@ const organizationRules: ScopeRules = {
     return row ? { kind: "organization", id, name: row.name.name } : null;
   },
   async hold({ t, id }) {
+    // FOR NO KEY UPDATE, not KEY SHARE: acceptances into one organization then take turns (as its direct
+    // additions do under FOR UPDATE), so its member cap is counted by one at a time.
     const { organizations } = tables;
-    const [row] = await t.tx.select({ doc: organizations.doc }).from(organizations).where(eq(organizations.id, id)).for("key share");
+    const [row] = await t.tx.select({ doc: organizations.doc }).from(organizations).where(eq(organizations.id, id)).for("no key update");
     return row ? { kind: "organization", id, name: row.doc.name } : null;
   },
   async isMember({ db, id, userId }) {
@@ -71,6 +75,8 @@ const organizationRules: ScopeRules = {
   },
   async join({ t, scope, user, grant }) {
     if (grant.kind !== "organization") return;
+    await requireRoomInScope({ t, scope: "organization", id: scope.id, cap: MAX_ORGANIZATION_MEMBERS });
+    await requireRoomForOrganizationMembership({ t, userId: user.id });
     await organizationMembersCollection.insert(t.tx, { organizationId: scope.id, userId: user.id, permissions: grant.permissions });
     await publishUserEvent({
       t,
@@ -92,10 +98,11 @@ const observatoryRules: ScopeRules = {
     return observatory && !observatory.doc.removedAt ? { kind: "observatory", id, name: observatory.doc.name } : null;
   },
   async hold({ t, id }) {
-    // FOR KEY SHARE, as holdLiveObservatory: a removal locks the row FOR UPDATE before marking it, so what is read here
-    // under the lock stays true; the row's other writes (its connection, its settings) are not held up.
+    // A removal locks the row FOR UPDATE before marking it, so what is read here under the lock stays true. FOR NO KEY
+    // UPDATE, not KEY SHARE: acceptances into one observatory then take turns (as its direct additions do under FOR
+    // UPDATE), so its member cap is counted by one at a time; a settings write waits only for the short acceptance.
     const { observatories } = tables;
-    const [row] = await t.tx.select({ doc: observatories.doc }).from(observatories).where(eq(observatories.id, id)).for("key share");
+    const [row] = await t.tx.select({ doc: observatories.doc }).from(observatories).where(eq(observatories.id, id)).for("no key update");
     return row && !row.doc.removedAt ? { kind: "observatory", id, name: row.doc.name } : null;
   },
   async isMember({ db, id, userId }) {
@@ -105,6 +112,7 @@ const observatoryRules: ScopeRules = {
   },
   async join({ t, scope, user, grant, invitationId }) {
     if (grant.kind !== "observatory") return;
+    await requireRoomForObservatoryMember({ t, observatoryId: scope.id, kind: "user" });
     await observatoryMembersCollection.insert(t.tx, { observatoryId: scope.id, memberKind: "user", memberId: user.id, permissions: grant.permissions });
     await recordHistory({
       t,
@@ -127,7 +135,8 @@ const projectRules: ScopeRules = {
     return row ? { kind: "project", id, name: row.doc.name } : null;
   },
   async hold({ t, id }) {
-    const project = await holdProject({ t, projectId: id });
+    // As a direct addition holds it: acceptances into one project take turns, so its member cap is counted by one at a time.
+    const project = await holdProject({ t, projectId: id, mode: "no key update" });
     return project ? { kind: "project", id, name: project.name } : null;
   },
   async isMember({ db, id, userId }) {
@@ -138,6 +147,7 @@ const projectRules: ScopeRules = {
   },
   async join({ t, scope, user, grant }) {
     if (grant.kind !== "project") return;
+    await requireRoomInScope({ t, scope: "project", id: scope.id, cap: MAX_PROJECT_MEMBERS });
     await requireRoomForMembership({ t, userId: user.id });
     await projectMembersCollection.insert(t.tx, { projectId: scope.id, userId: user.id, role: grant.role });
   },

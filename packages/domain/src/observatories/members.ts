@@ -7,7 +7,14 @@ import { AppError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
 import { ALL_OBSERVATORY_PERMISSIONS, NO_OBSERVATORY_PERMISSIONS, requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
-import { lockObservatoryMember, recordHistory } from "./observatories";
+import {
+  lockObservatoryMember,
+  MAX_OBSERVATORY_ORGANIZATION_MEMBERS,
+  MAX_OBSERVATORY_USER_MEMBERS,
+  observatoryMemberWhere,
+  recordHistory,
+  requireRoomForObservatoryMember,
+} from "./observatories";
 import { inTransaction, type InTransaction } from "../transaction";
 import { endInvitationsOf } from "../invitations/end-invitations";
 
@@ -46,7 +53,8 @@ export async function listObservatoryMembers(options: { deps: Deps; actor: UserA
     deps.db,
     eq(tables.observatoryMembers.observatoryId, observatoryId),
     asc(tables.observatoryMembers.createdAt),
-    10_000,
+    // Whole: the caps bound both kinds (an observatory past them from before the caps came still reads this many).
+    MAX_OBSERVATORY_USER_MEMBERS + MAX_OBSERVATORY_ORGANIZATION_MEMBERS,
   );
   const userMembers = members.filter((member) => member.doc.memberKind === "user");
   const orgMembers = members.filter((member) => member.doc.memberKind === "organization");
@@ -100,6 +108,10 @@ export async function addObservatoryUser(options: { deps: Deps; actor: UserActor
       const observatory = await lockObservatory(t, actor, observatoryId);
       const user = await findUserByEmail({ db: t.tx, email: options.email });
       if (observatory.doc.owner.kind === "user" && observatory.doc.owner.id === user.id) throw new AppError("ALREADY_MEMBER", "This user owns the observatory");
+      // A member already is told so, not that the observatory is full.
+      if (await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "user", memberId: user.id })))
+        throw new AppError("ALREADY_MEMBER", "This user is already a member");
+      await requireRoomForObservatoryMember({ t, observatoryId, kind: "user" });
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
       await observatoryMembersCollection.insert(t.tx, { observatoryId, memberKind: "user", memberId: user.id, permissions });
       await endInvitationsOf({ t, kind: "observatory", scopeId: observatoryId, email: user.doc.email });
@@ -211,6 +223,9 @@ export async function addObservatoryOrganization(options: {
       const observatory = await lockObservatory(t, actor, observatoryId);
       // Its deletion ends its memberships under its row lock: held here, it cannot end before this one is written.
       const organization = await holdOrganization(t, organizationId);
+      if (await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "organization", memberId: organizationId })))
+        throw new AppError("ALREADY_MEMBER", "This organization is already a member");
+      await requireRoomForObservatoryMember({ t, observatoryId, kind: "organization" });
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
       await observatoryMembersCollection.insert(t.tx, { observatoryId, memberKind: "organization", memberId: organizationId, permissions });
       const data = { organizationId, organizationName: organization.name, permissionsBefore: null, permissionsAfter: permissions };

@@ -11,6 +11,7 @@ import {
   type StoredDocument,
 } from "@meridian/db";
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, sql } from "drizzle-orm";
+import { refuseAtCap } from "../caps";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -89,6 +90,32 @@ export async function lockObservatoryMember(options: {
 }
 
 /**
+ * Direct user members, and member organizations, one observatory may have: its member list is then
+ * bounded, and returned whole (the owning user beside them). The next is 409 CONFLICT until one
+ * leaves.
+ */
+export const MAX_OBSERVATORY_USER_MEMBERS = 10_000;
+export const MAX_OBSERVATORY_ORGANIZATION_MEMBERS = 10_000;
+
+/**
+ * Refuses one more member of `kind` past its cap, counted under the observatory's row, which the
+ * caller holds locked against other additions (FOR UPDATE, or FOR NO KEY UPDATE for an invitation's
+ * acceptance): additions to one observatory count one after another.
+ */
+export async function requireRoomForObservatoryMember(options: { t: Pick<InTransaction, "tx">; observatoryId: string; kind: "user" | "organization" }) {
+  const { t, observatoryId, kind } = options;
+  const { observatoryMembers } = tables;
+  const cap = kind === "user" ? MAX_OBSERVATORY_USER_MEMBERS : MAX_OBSERVATORY_ORGANIZATION_MEMBERS;
+  await refuseAtCap({
+    t,
+    table: observatoryMembers,
+    where: and(eq(observatoryMembers.observatoryId, observatoryId), eq(observatoryMembers.memberKind, kind))!,
+    cap,
+    refusal: `The observatory has ${cap} ${kind === "user" ? "user members" : "member organizations"}, the most one may have; remove one first`,
+  });
+}
+
+/**
  * Makes an organization a member with every permission (an owning organization always has them), inserting the
  * membership when there is none. The caller holds the observatory's row lock.
  */
@@ -99,6 +126,7 @@ async function grantOrganizationFullMembership(options: { t: Pick<InTransaction,
     existing &&
     (await observatoryMembersCollection.update(t.tx, existing.id, (doc) => ({ ...doc, permissions: ALL_OBSERVATORY_PERMISSIONS }), { seen: existing }));
   if (raised) return existing.doc.permissions;
+  await requireRoomForObservatoryMember({ t, observatoryId, kind: "organization" });
   await observatoryMembersCollection.insert(t.tx, {
     observatoryId,
     memberKind: "organization",
@@ -309,8 +337,11 @@ export async function transferObservatoryOwnership(options: {
     }
     if (previous.kind === "user") {
       const existing = await observatoryMembersCollection.findOne(t.tx, observatoryMemberWhere({ observatoryId, kind: "user", memberId: previous.id }));
-      if (!existing)
+      if (!existing) {
+        // The new owner's own membership, if any, ended above: it made room for this one.
+        await requireRoomForObservatoryMember({ t, observatoryId, kind: "user" });
         await observatoryMembersCollection.insert(t.tx, { observatoryId, memberKind: "user", memberId: previous.id, permissions: ALL_OBSERVATORY_PERMISSIONS });
+      }
     }
     const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, owner: to }));
     const fromName = await ownerName(t.tx, previous);

@@ -5,13 +5,14 @@ import { publishUserEvent } from "../events/publish";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { requireRoomInScope } from "../caps";
 import { isUniqueViolation } from "../postgres-errors";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess, NO_ORGANIZATION_PERMISSIONS, requireOrganizationPermission } from "./organization-access";
 import { presentOrganization, presentOrganizationMember } from "./present";
 import { inTransaction } from "../transaction";
 import { endInvitationsOf } from "../invitations/end-invitations";
-import { requireRoomForOwnedOrganization } from "./organizations";
+import { MAX_ORGANIZATION_MEMBERS, requireRoomForOrganizationMembership, requireRoomForOwnedOrganization } from "./organizations";
 
 type PermissionsInput = Partial<OrganizationPermissions>;
 
@@ -34,7 +35,8 @@ export async function listOrganizationMembers(options: { deps: Deps; actor: User
     deps.db,
     eq(tables.organizationMembers.organizationId, organizationId),
     asc(tables.organizationMembers.createdAt),
-    10_000,
+    // Whole: the cap bounds it (an organization past it from before the cap came still reads this many).
+    MAX_ORGANIZATION_MEMBERS,
   );
   const users = await loadUsersById({ db: deps.db, ids: members.map((member) => member.doc.userId) });
   return {
@@ -53,6 +55,11 @@ export async function addOrganizationMember(options: { deps: Deps; actor: UserAc
       const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId, forUpdate: true });
       requireOrganizationPermission({ access, permission: "can_manage_members" });
       const user = await findUserByEmail({ db: t.tx, email: options.email });
+      // A member already is told so, not that the organization or their list of organizations is full.
+      if (await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, user.id)))
+        throw new AppError("ALREADY_MEMBER", "This user is already a member");
+      await requireRoomInScope({ t, scope: "organization", id: organizationId, cap: MAX_ORGANIZATION_MEMBERS });
+      await requireRoomForOrganizationMembership({ t, userId: user.id });
       const permissions = { ...NO_ORGANIZATION_PERMISSIONS, ...options.permissions };
       const member = await organizationMembersCollection.insert(t.tx, { organizationId, userId: user.id, permissions });
       await endInvitationsOf({ t, kind: "organization", scopeId: organizationId, email: user.doc.email });

@@ -6,6 +6,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError, fieldError } from "../errors";
+import { refuseAtCap } from "../caps";
 import { isUniqueViolation } from "../postgres-errors";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organization-access";
 import { presentOrganization } from "./present";
@@ -40,11 +41,39 @@ export async function requireRoomForOwnedOrganization(options: { t: Pick<InTrans
   );
 }
 
+/**
+ * Members one organization may have, and organizations one user may belong to (owned ones
+ * included: the owner is a member): the member list and a user's list of organizations are then
+ * bounded, and returned whole. The next is 409 CONFLICT until one leaves.
+ */
+export const MAX_ORGANIZATION_MEMBERS = 10_000;
+export const MAX_ORGANIZATION_MEMBERSHIPS = 1000;
+
+/**
+ * Refuses one more organization for the user past MAX_ORGANIZATION_MEMBERSHIPS, counted under the
+ * user's row lock, taken after the organization's (the order of an invitation's acceptance), as
+ * project memberships are: additions of one user to several organizations count one after another.
+ */
+export async function requireRoomForOrganizationMembership(options: { t: Pick<InTransaction, "tx">; userId: string }) {
+  const { t, userId } = options;
+  if (!(await usersCollection.get(t.tx, userId, { forUpdate: true }))) throw new AppError("NOT_FOUND", "No such user");
+  const { organizationMembers } = tables;
+  await refuseAtCap({
+    t,
+    table: organizationMembers,
+    where: eq(organizationMembers.userId, userId),
+    cap: MAX_ORGANIZATION_MEMBERSHIPS,
+    refusal: `The account already belongs to ${MAX_ORGANIZATION_MEMBERSHIPS} organizations, the most one may; it must leave one first`,
+  });
+}
+
 export async function createOrganization(options: { deps: Deps; actor: UserActor; input: OrganizationCreate }) {
   const { deps, actor, input } = options;
   try {
     return await inTransaction(deps, async (t) => {
       await requireRoomForOwnedOrganization({ t, userId: actor.id, asked: "by them" });
+      // The creator becomes its first member: one more organization they belong to.
+      await requireRoomForOrganizationMembership({ t, userId: actor.id });
       const organization = await organizationsCollection.insert(t.tx, {
         name: input.name,
         shortName: input.shortName,
@@ -72,7 +101,10 @@ export async function createOrganization(options: { deps: Deps; actor: UserActor
   }
 }
 
-/** The actor's organizations; server admins may ask for every organization with `all`. */
+/**
+ * The actor's organizations, whole (MAX_ORGANIZATION_MEMBERSHIPS bounds them); server admins may
+ * ask for every organization with `all`.
+ */
 export async function listOrganizations(options: { deps: Deps; actor: UserActor; all?: boolean }) {
   const { deps, actor } = options;
   const { organizations, organizationMembers } = tables;
@@ -89,7 +121,8 @@ export async function listOrganizations(options: { deps: Deps; actor: UserActor;
           ),
         )
         .orderBy(organizations.shortNameLower)
-        .limit(1000);
+        // Whole: the cap bounds it (a user past it from before the cap came still reads this many).
+        .limit(MAX_ORGANIZATION_MEMBERSHIPS);
   return { items: rows.map((row) => presentOrganization(row)), nextCursor: null };
 }
 

@@ -12,6 +12,7 @@ import type { z } from "zod";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
+import { requireRoomInScope } from "../caps";
 import { AppError } from "../errors";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
 import { isUniqueViolation } from "../postgres-errors";
@@ -60,6 +61,12 @@ export async function requireRoomForMembership(options: { t: Pick<InTransaction,
     throw new AppError("CONFLICT", `The account already belongs to ${MAX_PROJECT_MEMBERSHIPS} projects, the most one may; it must leave one first`);
 }
 
+/**
+ * Members one project may have beside its owner: its member list is then bounded, and returned
+ * whole. The next is 409 CONFLICT until one leaves.
+ */
+export const MAX_PROJECT_MEMBERS = 10_000;
+
 export const projectMemberWhere = ({ projectId, userId }: { projectId: string; userId: string }) =>
   and(eq(tables.projectMembers.projectId, projectId), eq(tables.projectMembers.userId, userId))!;
 
@@ -104,7 +111,7 @@ export async function loadProjectAccess(options: { db: Executor; actor: UserActo
 export async function holdProject(options: {
   t: Pick<InTransaction, "tx">;
   projectId: string;
-  /** `no key update` for an observation's creation: creations into one project then take turns, as its cap needs. */
+  /** `no key update` for an observation's creation or a member's addition: those into one project then take turns, as their caps need. */
   mode?: "share" | "no key update";
 }): Promise<ProjectDoc | null> {
   const { projects } = tables;
@@ -117,7 +124,7 @@ export async function holdProject(options: {
 }
 
 /** holdProject, with a project gone meanwhile refused as missing (404). */
-async function requireHeldProject(options: { t: Pick<InTransaction, "tx">; projectId: string }): Promise<ProjectDoc> {
+async function requireHeldProject(options: { t: Pick<InTransaction, "tx">; projectId: string; mode?: "share" | "no key update" }): Promise<ProjectDoc> {
   const project = await holdProject(options);
   if (!project) throw new AppError("NOT_FOUND", "No such project");
   return project;
@@ -198,7 +205,8 @@ export async function listProjectMembers(options: { deps: Deps; actor: UserActor
     deps.db,
     eq(tables.projectMembers.projectId, projectId),
     asc(tables.projectMembers.createdAt),
-    10_000,
+    // Whole: the cap bounds it (a project past it from before the cap came still reads this many).
+    MAX_PROJECT_MEMBERS,
   );
   const users = await loadUsersById({ db: deps.db, ids: [project.doc.ownerId, ...members.map((member) => member.doc.userId)] });
   const owner = users.get(project.doc.ownerId);
@@ -219,11 +227,16 @@ export async function addProjectMember(options: { deps: Deps; actor: UserActor; 
   try {
     return await inTransaction(deps, async (t) => {
       // Held first, as deleteProject locks it first: a deletion under way is waited for, and its project gone is 404.
-      await requireHeldProject({ t, projectId });
+      // FOR NO KEY UPDATE: additions into one project take turns, so its member cap is counted by one at a time.
+      await requireHeldProject({ t, projectId, mode: "no key update" });
       const access = await loadProjectAccess({ db: t.tx, actor, projectId });
       if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may add members");
       const user = await findUserByEmail({ db: t.tx, email: options.email });
       if (user.id === access.project.doc.ownerId) throw new AppError("ALREADY_MEMBER", "This user owns the project");
+      // A member already is told so, not that the project or their list of projects is full.
+      if (await projectMembersCollection.findOne(t.tx, projectMemberWhere({ projectId, userId: user.id })))
+        throw new AppError("ALREADY_MEMBER", "This user is already a member");
+      await requireRoomInScope({ t, scope: "project", id: projectId, cap: MAX_PROJECT_MEMBERS });
       await requireRoomForMembership({ t, userId: user.id });
       const member = await projectMembersCollection.insert(t.tx, { projectId, userId: user.id, role });
       await endInvitationsOf({ t, kind: "project", scopeId: projectId, email: user.doc.email });
