@@ -29,6 +29,7 @@ describe("job contracts", () => {
       "0 * * * * prune_rate_limits",
       "10 4 * * * prune_observatory_history",
       "17 4 * * * purge_quarantine",
+      "25 4 * * * prune_integrity_scans",
       "30 3 * * * abort_stale_uploads",
       "40 * * * * prune_sessions",
       "50 3 * * * prune_email_outbox",

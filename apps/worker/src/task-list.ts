@@ -14,6 +14,7 @@ import { purgeQuarantineTask } from "./tasks/purge-quarantine";
 import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneEmailOutboxTask } from "./tasks/prune-email-outbox";
+import { pruneIntegrityScansTask } from "./tasks/prune-integrity-scans";
 import { pruneObservatoryHistoryTask } from "./tasks/prune-observatory-history";
 import { pruneSessionsTask } from "./tasks/prune-sessions";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
@@ -34,6 +35,7 @@ export const tasks = [
   pruneSessionsTask,
   pruneEmailOutboxTask,
   pruneObservatoryHistoryTask,
+  pruneIntegrityScansTask,
   pruneRealtimeEventsTask,
   announcementEmailsTask,
   announcementStartedTask,

@@ -79,6 +79,8 @@ const envSchema = z.object({
   EMAIL_OUTBOX_KEEP_DAYS: positiveInt(30),
   /** History entries kept per observatory; the daily prune_observatory_history removes older ones. */
   OBSERVATORY_HISTORY_KEEP: positiveInt(100_000),
+  /** Finished integrity scans kept, with their issues; the daily prune_integrity_scans removes older ones. */
+  INTEGRITY_SCANS_KEEP: positiveInt(100),
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),

@@ -21,6 +21,7 @@ export { appLink, listeningUrl, siteOrigin } from "./email/app-link";
 export { enqueueEmail, type OutgoingEmail } from "./email/outbox";
 export { pruneEmailOutbox } from "./email/outbox-retention";
 export { pruneObservatoryHistory } from "./observatories/history-retention";
+export { pruneIntegrityScans } from "./integrity/scan-retention";
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
 export { deliverRecipientEmails } from "./email/deliver";
 export { addJob } from "./jobs/add-job";

@@ -36,6 +36,8 @@ export const jobContracts = {
   prune_email_outbox: defineJob("prune_email_outbox", scheduled, { schedule: "50 3 * * *" }),
   /** Keeps the newest `OBSERVATORY_HISTORY_KEEP` history entries of each observatory. */
   prune_observatory_history: defineJob("prune_observatory_history", scheduled, { schedule: "10 4 * * *" }),
+  /** Keeps the newest `INTEGRITY_SCANS_KEEP` finished integrity scans with their issues. */
+  prune_integrity_scans: defineJob("prune_integrity_scans", scheduled, { schedule: "25 4 * * *" }),
   /** One push notification to one user, over every push channel they have (web push subscriptions, Pushover). */
   send_push: defineJob(
     "send_push",
