@@ -61,6 +61,22 @@ const backupToSettle = (id: string) =>
     },
     { timeoutMs: 60_000 },
   );
+/** A backup record as a backup writes it while it archives (nothing in storage behind it). */
+const runningBackupRecord = (objectKey: string) =>
+  backupsCollection.insert(deps().db, {
+    status: "running",
+    trigger: "manual",
+    objectKey,
+    sizeBytes: null,
+    manifest: null,
+    jobId: null,
+    startedBy: null,
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    verifiedAt: null,
+    error: null,
+  });
+
 async function takeBackup(): Promise<Backup> {
   const response = await admin("/api/v1/admin/backups", { method: "POST" });
   expect(response.status).toBe(202);
@@ -376,19 +392,7 @@ describe("backups", () => {
 
 describe("refusals", () => {
   it("refuses to verify or restore an unfinished backup, a second restore, and a backup-first cleanup while a backup runs", async () => {
-    const running = await backupsCollection.insert(deps().db, {
-      status: "running",
-      trigger: "manual",
-      objectKey: "backups/bak_unfinished/archive.gz",
-      sizeBytes: null,
-      manifest: null,
-      jobId: null,
-      startedBy: null,
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-      verifiedAt: null,
-      error: null,
-    });
+    const running = await runningBackupRecord("backups/bak_unfinished/archive.gz");
     try {
       await expectProblem(await admin(`/api/v1/admin/backups/${running.id}/verify`, { method: "POST" }), 409, "BACKUP_NOT_READY");
       await expectProblem(await admin(`/api/v1/admin/backups/${running.id}/restore`, { method: "POST" }), 409, "BACKUP_NOT_READY");
@@ -454,19 +458,7 @@ describe("backups and restores", () => {
       await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: null } }, 200);
     }
 
-    const archiving = await backupsCollection.insert(deps().db, {
-      status: "running",
-      trigger: "manual",
-      objectKey: "backups/bak_archiving/manifest.json",
-      sizeBytes: null,
-      manifest: null,
-      jobId: null,
-      startedBy: null,
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-      verifiedAt: null,
-      error: null,
-    });
+    const archiving = await runningBackupRecord("backups/bak_archiving/manifest.json");
     try {
       const refused = await expectProblem(await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" }), 409, "BACKUP_RUNNING");
       expect(refused.detail).toContain(archiving.id);
