@@ -294,21 +294,22 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     }, HEARTBEAT_MS);
     const rateLimited = `At most ${limits.messagesPerSecond} messages a second are handled on this connection; this one was not: send it again later`;
     const tooLarge = `Messages on this connection are handled up to ${protocol.handledBytes} bytes; this one was not`;
+    // A refusal keeps only the message's type and id while it waits for its turn.
+    const refusal = (text: string, code: ErrorCode, detail: string, retryAfter?: number) => {
+      const head = messageHead(text);
+      return async () => refuseMessage({ protocol, connection, head, code, detail, retryAfter });
+    };
     ws.on("message", (raw) => {
       if (queue.isStopped) return;
       protocol.received?.(admission.session);
       const text = raw.toString();
       const bytes = Buffer.isBuffer(raw) ? raw.length : Buffer.byteLength(text);
-      const refusal = (code: ErrorCode, detail: string, retryAfter?: number) => {
-        const head = messageHead(text);
-        return async () => refuseMessage({ protocol, connection, head, code, detail, retryAfter });
-      };
       const task =
         bucket && !bucket.take()
           ? // The bucket refills every second: the next message a second later is handled.
-            refusal("RATE_LIMITED", rateLimited, 1)
+            refusal(text, "RATE_LIMITED", rateLimited, 1)
           : protocol.handledBytes !== undefined && bytes > protocol.handledBytes
-            ? refusal("PAYLOAD_TOO_LARGE", tooLarge)
+            ? refusal(text, "PAYLOAD_TOO_LARGE", tooLarge)
             : () => handleMessage({ protocol, deps, session: admission.session, connection, raw: text });
       if (!queue.push(task)) connection.close(hubCloseCodes.tooManyWaiting, `more than ${limits.queueLimit} messages waiting`);
     });

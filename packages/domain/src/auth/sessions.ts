@@ -1,6 +1,7 @@
 import { sessionsCollection, tables, type Executor } from "@meridian/db";
 import { and, eq, inArray, lte, or, sql } from "drizzle-orm";
 import { invalidateCaches } from "../cache/request-caches";
+import { deleteInBatches } from "../system/delete-in-batches";
 import type { Deps } from "../deps";
 import { generateSecret, hashSecret, SESSION_TOKEN_PREFIX } from "./tokens";
 import { inTransaction, type InTransaction } from "../transaction";
@@ -16,8 +17,6 @@ export interface ClientInfo {
  * the oldest ends, as a browser long closed would have let it lapse.
  */
 export const MAX_LIVE_SESSIONS = 100;
-/** Expired sessions removed by one statement of the hourly prune, so no statement holds many row locks for long. */
-const PRUNE_BATCH = 5_000;
 
 export async function createSession(options: {
   t: Pick<InTransaction, "tx" | "now" | "env" | "caches" | "cacheChanges">;
@@ -56,18 +55,8 @@ async function endSessionsBeyondCap(options: { t: Pick<InTransaction, "tx" | "no
 }
 
 /** Removes sessions that expired (they already authenticate nobody); run by an hourly job. */
-export async function pruneExpiredSessions(options: { db: Executor; now: Date }): Promise<number> {
-  const { sessions } = tables;
-  let removed = 0;
-  for (;;) {
-    const batch = options.db.select({ id: sessions.id }).from(sessions).where(lte(sessions.expiresAt, options.now)).limit(PRUNE_BATCH);
-    const rows = await options.db
-      .delete(sessions)
-      .where(sql`${sessions.id} in (${batch})`)
-      .returning({ id: sessions.id });
-    removed += rows.length;
-    if (rows.length < PRUNE_BATCH) return removed;
-  }
+export function pruneExpiredSessions(options: { db: Executor; now: Date }): Promise<number> {
+  return deleteInBatches({ db: options.db, table: "sessions", where: sql`expires_at <= ${options.now.toISOString()}::timestamptz` });
 }
 
 export async function deleteSessionByToken(options: { deps: Deps; token: string }): Promise<void> {

@@ -1,8 +1,6 @@
 import type { Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
-
-/** Rows removed by one statement, so the prune never holds many row locks for long beside the connections' writes. */
-const PRUNE_BATCH = 5_000;
+import { deleteInBatches } from "../system/delete-in-batches";
 
 /**
  * Keeps the newest `keepPerObservatory` history entries of each observatory. Entries follow what
@@ -20,16 +18,11 @@ export async function pruneObservatoryHistory(options: { db: Executor; keepPerOb
       select created_at::text, id from observatory_history where observatory_id = ${observatoryId}
        order by created_at desc, id desc offset ${keep - 1} limit 1`);
     if (!oldestKept) continue;
-    for (;;) {
-      const rows = await db.execute(sql`
-        delete from observatory_history where id in (
-          select id from observatory_history
-           where observatory_id = ${observatoryId} and (created_at, id) < (${oldestKept.created_at}::timestamptz, ${oldestKept.id})
-           limit ${PRUNE_BATCH})
-        returning id`);
-      removed += rows.length;
-      if (rows.length < PRUNE_BATCH) break;
-    }
+    removed += await deleteInBatches({
+      db,
+      table: "observatory_history",
+      where: sql`observatory_id = ${observatoryId} and (created_at, id) < (${oldestKept.created_at}::timestamptz, ${oldestKept.id})`,
+    });
   }
   return removed;
 }
