@@ -1,5 +1,6 @@
 import type { AppRouter } from "@meridian/api/client";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { MAX_TRPC_BATCH } from "@meridian/rules";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { ChangeFollowingQueryClient } from "./lib/query-client";
 
@@ -23,7 +24,7 @@ function isClientFailure(error: unknown): boolean {
 
 /** Same origin: the HttpOnly `session` cookie travels with every call. */
 export const trpcClient = createTRPCClient<AppRouter>({
-  links: [httpBatchLink({ url: "/trpc", fetch: (input, init) => fetch(input, { ...init, credentials: "same-origin" }) })],
+  links: [httpBatchLink({ url: "/trpc", maxItems: MAX_TRPC_BATCH, fetch: (input, init) => fetch(input, { ...init, credentials: "same-origin" }) })],
 });
 
 export const trpc = createTRPCOptionsProxy<AppRouter>({ client: trpcClient, queryClient });

@@ -124,6 +124,11 @@ const envSchema = z.object({
   WS_SEND_BUFFER_LIMIT_BYTES: positiveInt(1024 * 1024),
   /** `/ws` sockets one user may hold open on one server process; the upgrade beyond it is answered 429 RATE_LIMITED. */
   WS_CONNECTIONS_PER_USER: positiveInt(20),
+  /**
+   * Changes (REST writes, tRPC mutations) one account or observatory key may make a minute on one
+   * server process, with a burst of as many; beyond it 429 RATE_LIMITED with Retry-After.
+   */
+  API_WRITES_PER_MINUTE: positiveInt(1200),
   /** How often a connected plugin below the minimum version is told `update_required` again (contract: every 4 hours). */
   PLUGIN_UPDATE_REMINDER_MS: positiveInt(4 * 3_600_000),
   /** The largest observation file an observatory may upload (streamed; default 4 GiB). */

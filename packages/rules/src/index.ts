@@ -39,3 +39,4 @@ export {
 } from "./coordinates";
 export { defaultObservatoryTiming, estimatedSeconds, formatDuration, observatoryTimingBounds, type ObservatoryTiming } from "./estimate";
 export { canonicalTimeZone, isTimeZone, TIME_ZONE_PREDICATE, timeDisplayChoices, type TimeDisplay } from "./time-zones";
+export { MAX_TRPC_BATCH } from "./request-limits";

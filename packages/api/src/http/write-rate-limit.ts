@@ -1,0 +1,55 @@
+import { AppError } from "@meridian/domain";
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/** How many takes between two sweeps of the buckets that have filled up again. */
+const SWEEP_EVERY = 1_000;
+
+/**
+ * Writes one principal may make on this process: a bucket of `perMinute` writes that refills at
+ * `perMinute` a minute, kept in memory like the WebSocket caps (each process counts its own, so a
+ * client behind a balancer over N processes gets up to N times as many). A full bucket is the same
+ * as none, so swept buckets leave the map bounded by the principals that wrote in the last minute.
+ */
+export class WriteRateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+  private takes = 0;
+
+  constructor(private readonly perMinute: number) {}
+
+  /** Takes `cost` writes for `key` at `now`, or throws 429 RATE_LIMITED with the seconds until they fit. */
+  take(options: { key: string; cost: number; now: number }): void {
+    const { key, now } = options;
+    // A tRPC batch larger than the bucket could never pass; it waits for a full bucket instead.
+    const cost = Math.min(options.cost, this.perMinute);
+    if (++this.takes % SWEEP_EVERY === 0) this.sweep(now);
+    const bucket = this.buckets.get(key);
+    const tokens = bucket ? this.refilled(bucket, now) : this.perMinute;
+    if (tokens >= cost) {
+      this.buckets.set(key, { tokens: tokens - cost, at: now });
+      return;
+    }
+    const retryAfterSeconds = Math.max(1, Math.ceil(((cost - tokens) * 60) / this.perMinute));
+    throw new AppError(
+      "RATE_LIMITED",
+      `At most ${this.perMinute} changes a minute are accepted from one account or key on this server; try again in ${retryAfterSeconds} s`,
+      { retryAfterSeconds },
+    );
+  }
+
+  /** Principals with a bucket not yet full (for tests of the sweep). */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  private refilled(bucket: Bucket, now: number): number {
+    return Math.min(this.perMinute, bucket.tokens + (Math.max(0, now - bucket.at) * this.perMinute) / 60_000);
+  }
+
+  private sweep(now: number): void {
+    for (const [key, bucket] of this.buckets) if (this.refilled(bucket, now) >= this.perMinute) this.buckets.delete(key);
+  }
+}

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount, type Account } from "../support/auth-suite";
+import { jsonApi } from "../support/json-api";
+import { controlServerClock, type TestClock } from "../support/test-clock";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const PER_MINUTE = 3;
+let server: TestServer;
+let clock: TestClock;
+beforeAll(async () => {
+  server = await startTestServer({ API_WRITES_PER_MINUTE: String(PER_MINUTE), SIGNUPS_PER_IP_PER_HOUR: "1000" });
+  clock = controlServerClock(server, Date.parse("2026-11-27T12:00:00Z"));
+});
+afterAll(() => server?.stop());
+const { call, createOrganization } = jsonApi(() => server);
+
+/** `count` organizations created by `owner`, each answered 201. */
+async function spend(owner: Account, count: number) {
+  for (let n = 0; n < count; n += 1) await createOrganization(owner);
+}
+
+const renameSelf = (account: Account) => call("/api/v1/user/profile", { method: "PUT", token: account.token, json: { name: "Renamed" } });
+
+/** A tRPC request of `count` organizations.create mutations in one batch. */
+function batchOfCreates(account: Account, count: number) {
+  const input: Record<string, unknown> = {};
+  for (let n = 0; n < count; n += 1) {
+    const tag = `${Date.now().toString(36)}${n}${Math.random().toString(36).slice(2, 6)}`;
+    input[n] = { name: `Batch ${tag}`, shortName: `batch-${tag}`, type: "other", contactEmail: `${tag}@example.com` };
+  }
+  const path = Array.from({ length: count }, () => "organizations.create").join(",");
+  return fetch(`${server.url}/trpc/${path}?batch=1`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${account.token}` },
+    body: JSON.stringify(input),
+  });
+}
+
+describe("writes per account and minute (API_WRITES_PER_MINUTE)", () => {
+  it("refuses the write past the bucket with 429 RATE_LIMITED and Retry-After, until the bucket refills", async () => {
+    const owner = await createAccount(server);
+    await spend(owner, PER_MINUTE);
+    const refused = await renameSelf(owner);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("content-type")).toContain("application/problem+json");
+    expect(refused.body).toMatchObject({ code: "RATE_LIMITED", status: 429 });
+    expect(refused.body.detail).toContain(`${PER_MINUTE} changes a minute`);
+    // One write comes back every 60 / PER_MINUTE seconds.
+    expect(refused.headers.get("retry-after")).toBe(String(60 / PER_MINUTE));
+
+    // Reads are not counted.
+    expect((await call("/api/v1/auth/me", { token: owner.token })).status).toBe(200);
+    expect((await call("/organizations", { token: owner.token })).body.items).toHaveLength(PER_MINUTE);
+
+    clock.set(clock.now() + 60_000 / PER_MINUTE - 1);
+    expect((await renameSelf(owner)).status).toBe(429);
+    clock.set(clock.now() + 1);
+    expect((await renameSelf(owner)).status).toBe(200);
+    expect((await renameSelf(owner)).status).toBe(429);
+  });
+
+  it("counts each account on its own, and never holds back signing out", async () => {
+    const busy = await createAccount(server);
+    const other = await createAccount(server);
+    await spend(busy, PER_MINUTE);
+    expect((await renameSelf(busy)).status).toBe(429);
+    expect((await renameSelf(other)).status).toBe(200);
+    expect((await call("/api/v1/auth/logout", { method: "POST", token: busy.token })).status).toBe(204);
+  });
+
+  it("counts a tRPC batch as its mutations, and refuses a batch of more than 50 procedures with 400", async () => {
+    const owner = await createAccount(server);
+    const pair = await batchOfCreates(owner, 2);
+    expect(pair.status).toBe(200);
+    const refused = await batchOfCreates(owner, 2);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe(String(60 / PER_MINUTE));
+    expect((await call("/organizations", { token: owner.token })).body.items).toHaveLength(2);
+
+    const tooLarge = await fetch(`${server.url}/trpc/${Array.from({ length: 51 }, () => "auth.me").join(",")}?batch=1`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
+    expect(tooLarge.status).toBe(400);
+  });
+
+  it("does not count writes without credentials: they are answered 401", async () => {
+    for (let n = 0; n <= PER_MINUTE; n += 1) {
+      const anonymous = await call("/organizations", { method: "POST", json: {} });
+      expect(anonymous.status).toBe(401);
+    }
+  });
+});
