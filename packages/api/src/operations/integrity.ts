@@ -187,7 +187,8 @@ export const integrityOperations = {
     description:
       "A job with progress (`GET /api/v1/admin/jobs/{jobId}`, `job.progress` over /ws). Each issue is repaired as the single repair does; " +
       "one whose document changed since the scan is skipped and listed in the job's `result`. 409 REPAIR_RUNNING while one runs for the scan, " +
-      "409 CONFLICT before the scan has finished.",
+      "409 CONFLICT before the scan has finished. A scan under a queued or running repair is never pruned (prune_integrity_scans); " +
+      "one that a prune was removing when the repair was asked for is 404 NOT_FOUND, and no repair is queued.",
     method: "post",
     path: "/api/v1/admin/integrity/scans/{id}/repair",
     status: 202,

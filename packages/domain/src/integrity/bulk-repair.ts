@@ -29,6 +29,10 @@ export async function startBulkRepair(options: { deps: Deps; actor: Actor; scanI
   return inTransaction(deps, async (t) => {
     // Two requests at once: the lock makes the second see the first one's job.
     await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`meridian:integrity-repair:${scanId}`}))`);
+    // The scan's row, held until the job is recorded: a prune (FOR UPDATE SKIP LOCKED) passes it over meanwhile and finds
+    // the job once this commits; one that is removing the scan is waited for, and the scan is gone (404).
+    const [held] = await t.tx.execute<{ id: string }>(sql`select id from integrity_scans where id = ${scanId} for key share`);
+    if (!held) throw new AppError("NOT_FOUND", "No such scan");
     const [running] = await t.tx.execute<{ id: string }>(sql`
       select id from jobs where kind = ${INTEGRITY_REPAIR_JOB_KIND} and subject_id = ${scanId} and status in ('queued', 'running') limit 1`);
     if (running)
