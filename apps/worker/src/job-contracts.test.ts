@@ -31,6 +31,7 @@ describe("job contracts", () => {
       "17 4 * * * purge_quarantine",
       "25 4 * * * prune_integrity_scans",
       "30 3 * * * abort_stale_uploads",
+      "35 4 * * * prune_tracked_jobs",
       "40 * * * * prune_sessions",
       "50 3 * * * prune_email_outbox",
     ]);

@@ -15,6 +15,7 @@ import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneEmailOutboxTask } from "./tasks/prune-email-outbox";
 import { pruneIntegrityScansTask } from "./tasks/prune-integrity-scans";
+import { pruneTrackedJobsTask } from "./tasks/prune-tracked-jobs";
 import { pruneObservatoryHistoryTask } from "./tasks/prune-observatory-history";
 import { pruneSessionsTask } from "./tasks/prune-sessions";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
@@ -36,6 +37,7 @@ export const tasks = [
   pruneEmailOutboxTask,
   pruneObservatoryHistoryTask,
   pruneIntegrityScansTask,
+  pruneTrackedJobsTask,
   pruneRealtimeEventsTask,
   announcementEmailsTask,
   announcementStartedTask,

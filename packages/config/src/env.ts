@@ -81,6 +81,11 @@ const envSchema = z.object({
   OBSERVATORY_HISTORY_KEEP: positiveInt(100_000),
   /** Finished integrity scans kept, with their issues; the daily prune_integrity_scans removes older ones. */
   INTEGRITY_SCANS_KEEP: positiveInt(100),
+  /**
+   * Days a finished tracked job's record (GET /api/v1/admin/jobs) stays; the daily prune_tracked_jobs removes it after. At least 7:
+   * the minute sweep retries a failed job's release for 7 days, on its record.
+   */
+  JOBS_KEEP_DAYS: z.coerce.number().int().min(7).default(90),
   /** Trust X-Forwarded-For for the client address (only behind a reverse proxy you control). */
   TRUST_PROXY: booleanFromString.default(false),
   WORKER_CONCURRENCY: positiveInt(4),

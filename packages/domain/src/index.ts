@@ -22,6 +22,7 @@ export { enqueueEmail, type OutgoingEmail } from "./email/outbox";
 export { pruneEmailOutbox } from "./email/outbox-retention";
 export { pruneObservatoryHistory } from "./observatories/history-retention";
 export { pruneIntegrityScans } from "./integrity/scan-retention";
+export { pruneTrackedJobs } from "./jobs/job-retention";
 export { createMailTransport, type MailTransport, type MailMessage } from "./email/transport";
 export { deliverRecipientEmails } from "./email/deliver";
 export { addJob } from "./jobs/add-job";

@@ -136,7 +136,9 @@ export const adminOperations = {
     summary: "Long jobs people started, newest first (server admins)",
     description:
       "Email fan-outs today; integrity scans, backups, restores and cleanups report here too. " +
-      "Filter by `kind` and `status`. Progress also arrives as `job.progress` over `/ws`.",
+      "Filter by `kind` and `status`. Progress also arrives as `job.progress` over `/ws`. " +
+      "A finished job's record is removed JOBS_KEEP_DAYS (default 90) after it finished, by the daily `prune_tracked_jobs`; " +
+      "a queued or running one stays, and so does the job a backup or an integrity scan still names as its own (`jobId`).",
     method: "get",
     path: "/api/v1/admin/jobs",
     status: 200,
@@ -152,6 +154,7 @@ export const adminOperations = {
     access: "server-admin",
     tags,
     summary: "One long job: status, progress, result or error (server admins)",
+    description: "404 NOT_FOUND for a job never recorded, or one whose record was pruned (finished more than JOBS_KEEP_DAYS ago).",
     method: "get",
     path: "/api/v1/admin/jobs/{id}",
     status: 200,

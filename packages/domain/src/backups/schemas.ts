@@ -11,7 +11,10 @@ export const backupSchema = z
     trigger: z.enum(backupTriggers).describe("Who asked: an admin, the schedule, or an observation cleanup (extension)"),
     verifiedAt: z.string().nullable(),
     error: z.string().nullable(),
-    jobId: z.string().nullable(),
+    jobId: z
+      .string()
+      .nullable()
+      .describe("The backup's own job (GET /api/v1/admin/jobs/{id}); its record is kept as long as the backup is, past JOBS_KEEP_DAYS"),
     manifest: backupManifestSchema.nullable().describe("Per-collection rows and SHA-256, schema and server versions, snapshot time"),
   })
   .meta({ id: "Backup" });

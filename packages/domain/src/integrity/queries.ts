@@ -9,6 +9,7 @@ import {
   integrityScanTriggers,
   integritySeverities,
   type IntegrityIssueDoc,
+  type Executor,
   type IntegrityScanDoc,
   type StoredDocument,
 } from "@meridian/db";
@@ -57,6 +58,13 @@ export const integrityScanSchema = integrityScanDocSchema
   })
   .extend({
     id: z.string(),
+    jobId: z
+      .string()
+      .nullable()
+      .describe(
+        "The scan's job (GET /api/v1/admin/jobs/{id}), kept as long as the scan is; null when its record is gone " +
+          "(a scan restored from a backup may name a job record pruned since, after JOBS_KEEP_DAYS)",
+      ),
     trigger: z
       .enum(integrityScanTriggers)
       .describe("Who or what started it: an administrator (manual), the schedule, `pnpm admin scan` (cli) or a restore (extension)"),
@@ -110,10 +118,22 @@ export function presentScan(scan: StoredDocument<IntegrityScanDoc>) {
   };
 }
 
+/**
+ * The scans with `jobId` null where it names a job record that is gone: the daily prune_tracked_jobs keeps a scan's job while
+ * the scan exists, but a restore brings back scans and not jobs, so a restored scan may name one pruned since.
+ */
+async function withLiveJobIds(db: Executor, scans: Array<StoredDocument<IntegrityScanDoc>>): Promise<Array<StoredDocument<IntegrityScanDoc>>> {
+  const ids = [...new Set(scans.flatMap((scan) => (scan.doc.jobId ? [scan.doc.jobId] : [])))];
+  if (ids.length === 0) return scans;
+  const live = new Set((await db.execute<{ id: string }>(sql`select id from jobs where id in ${ids}`)).map((row) => row.id));
+  return scans.map((scan) => (scan.doc.jobId && !live.has(scan.doc.jobId) ? { ...scan, doc: { ...scan.doc, jobId: null } } : scan));
+}
+
 export async function getIntegrityScan(options: { deps: Deps; scanId: string }) {
   const scan = await integrityScansCollection.get(options.deps.db, options.scanId);
   if (!scan) throw new AppError("NOT_FOUND", "No such scan");
-  return presentScan(scan);
+  const [shown] = await withLiveJobIds(options.deps.db, [scan]);
+  return presentScan(shown!);
 }
 
 // Newest first by id alone (ids sort by creation), so an id places a cursor; it is still wrapped, so that garbage is told apart.
@@ -123,7 +143,10 @@ export async function listIntegrityScans(options: { deps: Deps; limit: number; c
   const [afterId] = options.cursor ? scanPosition.decode(options.cursor) : [];
   const scans = await integrityScansCollection.findMany(options.deps.db, afterId ? sql`id < ${afterId}` : undefined, sql`id desc`, options.limit + 1);
   const page = scans.slice(0, options.limit);
-  return { items: page.map(presentScan), nextCursor: scans.length > options.limit ? scanPosition.encode(page.at(-1)!.id) : null };
+  return {
+    items: (await withLiveJobIds(options.deps.db, page)).map(presentScan),
+    nextCursor: scans.length > options.limit ? scanPosition.encode(page.at(-1)!.id) : null,
+  };
 }
 
 /** A scan's issues, filtered, most severe first, with the counts per value of each filter over the whole scan. */

@@ -38,6 +38,11 @@ export const jobContracts = {
   prune_observatory_history: defineJob("prune_observatory_history", scheduled, { schedule: "10 4 * * *" }),
   /** Keeps the newest `INTEGRITY_SCANS_KEEP` finished integrity scans with their issues. */
   prune_integrity_scans: defineJob("prune_integrity_scans", scheduled, { schedule: "25 4 * * *" }),
+  /**
+   * Removes tracked job records finished more than `JOBS_KEEP_DAYS` ago, never a queued or running one, nor one that a backup
+   * or integrity scan still names, the maintenance switch names, or a graphile-worker job may still report to (`jobs/job-retention.ts`).
+   */
+  prune_tracked_jobs: defineJob("prune_tracked_jobs", scheduled, { schedule: "35 4 * * *" }),
   /** One push notification to one user, over every push channel they have (web push subscriptions, Pushover). */
   send_push: defineJob(
     "send_push",

@@ -91,7 +91,8 @@ export async function endJobForGood(options: { deps: Deps; jobId: string; reason
  * The minute sweep (and each recovery of dead workers): every tracked job still queued or running
  * whose graphile-worker job has used up its attempts and is not running, or is gone, fails with a
  * reason and gives back what it held; and a failed job whose release was cut short (a cancel killed
- * halfway), or waited for a running attempt (a backup's), gets it now.
+ * halfway), or waited for a running attempt (a backup's), gets it now, for 7 days after its record last
+ * changed (`JOBS_KEEP_DAYS`, at least 7, keeps the record that long).
  */
 export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<string[]> {
   const { deps } = options;
