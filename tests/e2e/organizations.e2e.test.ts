@@ -348,14 +348,51 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await expect.poll(() => badges.allInnerTexts(), WAIT).toEqual(["Can view", "Can observe", "Can operate", "Can admin"]);
   });
 
-  it("lets a server administrator switch to every organization", async () => {
-    const adminPage = await pages.signIn("admin", ADMIN);
-    await nav(adminPage, "Organizations");
+  it("lets a server administrator walk every organization, page by page, and search them on a phone", async () => {
+    // More organizations than one page of the admin list holds (25): the last by short name is on the second.
+    const filler = await signupUser(server, { name: "Fiona Filler" });
+    const create = async (name: string, shortName: string) => {
+      const response = await server.request("/organizations", {
+        method: "POST",
+        token: filler.token,
+        json: { name, shortName, type: "other", contactEmail: "f@example.com" },
+      });
+      expect(response.status).toBe(201);
+    };
+    for (let index = 0; index < 30; index += 1) await create(`Filler ${suffix} ${String(index).padStart(2, "0")}`, `filler-${suffix}-${index}`);
+    const LAST = `Zenith Society ${suffix}`;
+    await create(LAST, `zz-last-${suffix}`);
+    const login = await server.request("/api/v1/auth/login", { method: "POST", json: ADMIN });
+    const { token: adminToken } = (await login.json()) as { token: string };
+    const every = await api<{ items: Array<{ name: string }>; nextCursor: string | null }>("/organizations?all=true&limit=200", adminToken);
+    expect(every.nextCursor).toBeNull();
+    expect(every.items.length).toBeGreaterThan(25);
+
+    const adminPage = await pages.signInAt("admin", ADMIN, "organizations", { width: 390, height: 844 });
     await adminPage.getByText("You are not in any organization yet").waitFor(WAIT);
     await adminPage.getByRole("switch", { name: "All organizations" }).check();
     const table = adminPage.getByRole("table", { name: "All organizations" });
-    await table.getByRole("link", { name: ORG.name }).waitFor(WAIT);
-    await table.getByRole("link", { name: "Taken Org" }).waitFor(WAIT);
+    const names = () => table.getByRole("link").allInnerTexts();
+    await expect.poll(names, WAIT).toEqual(every.items.slice(0, 25).map((organization) => organization.name));
+
+    // "Load more" is a button the keyboard reaches; the second page follows the first, nothing twice, nothing missed.
+    const more = adminPage.getByRole("button", { name: "Load more" });
+    await more.focus();
+    await adminPage.keyboard.press("Enter");
+    await expect.poll(names, WAIT).toEqual(every.items.map((organization) => organization.name));
+    expect(await names()).toEqual(expect.arrayContaining(["Taken Org", LAST]));
+    await more.waitFor({ state: "detached", ...WAIT });
+    expect(await adminPage.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+    await adminPage.getByLabel("Search organizations").fill(`ZZ-LAST-${suffix.toUpperCase()}`);
+    await expect.poll(names, WAIT).toEqual([LAST]);
+    await adminPage.getByLabel("Search organizations").fill(`nothing-${suffix}`);
+    await adminPage.getByText(`No organization matches “nothing-${suffix}”`).waitFor(WAIT);
+    await adminPage.getByLabel("Search organizations").fill("");
+    // Back to the whole list, as walked so far: both pages.
+    await expect.poll(names, WAIT).toEqual(every.items.map((organization) => organization.name));
+    await table.getByRole("link", { name: LAST }).click();
+    await adminPage.getByRole("heading", { name: LAST, level: 1 }).waitFor(WAIT);
   });
 
   it("raised no uncaught errors in the pages", () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode, type Organization } from "../support/json-api";
 import { invitationPathFor } from "../support/invitation-links";
+import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import { copyRow } from "../support/row-copies";
 import { holdRows, queuedBehindHold } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
@@ -183,6 +184,102 @@ describe("GET /organizations", () => {
     expect(all.body.items.map((item: { id: string }) => item.id)).toEqual(expect.arrayContaining([a.id, b.id, shared.id]));
     await expectProblem(await server.request("/organizations?all=true", { token: alice.token }), 403, "FORBIDDEN");
     await expectProblem(await server.request("/organizations?all=yes", { token: adminToken }), 400, "VALIDATION_FAILED");
+  });
+
+  it("pages a server admin's list of every organization by short name, across a deleted row, with no duplicates or gaps", async () => {
+    const owner = await createAccount(server);
+    const t = tag();
+    // Made out of order; their short names differ in the last letter only.
+    const names = ["e", "a", "g", "c", "f", "b", "d"].map((letter) => `Paged ${t} ${letter}`);
+    const made = [];
+    for (const name of names) made.push(await createOrganization(owner, { name, shortName: `paged-${t}-${name.slice(-1)}` }));
+    const inOrder = [...made].sort((left, right) => left.shortName.localeCompare(right.shortName));
+    const ids = (page: { items: Array<{ id: string }> }) => page.items.map((item) => item.id);
+    const path = (query: Record<string, string>) => `/organizations?${new URLSearchParams({ all: "true", ...query }).toString()}`;
+
+    const first = await must(path({ q: `paged-${t}`, limit: "3" }), { token: adminToken }, 200);
+    expect(ids(first)).toEqual(inOrder.slice(0, 3).map((organization) => organization.id));
+    expect(first.items[0]).toEqual(inOrder[0]);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    // The organization the cursor was made from goes before the next page is read: the walk goes on after it.
+    await deleteRows(server.databaseUrl, "organizations", [inOrder[2]!.id]);
+    const second = await must(path({ q: `paged-${t}`, limit: "3", cursor: first.nextCursor }), { token: adminToken }, 200);
+    expect(ids(second)).toEqual(inOrder.slice(3, 6).map((organization) => organization.id));
+    const viaTrpc = await trpcData<{ items: Array<{ id: string }>; nextCursor: string | null }>(
+      await server.request(trpcQuery("organizations.list", { all: true, q: `paged-${t}`, limit: 3, cursor: first.nextCursor }), { token: adminToken }),
+    );
+    expect(viaTrpc).toEqual(second);
+    const last = await must(path({ q: `paged-${t}`, limit: "3", cursor: second.nextCursor }), { token: adminToken }, 200);
+    expect(last).toEqual({ items: [inOrder[6]], nextCursor: null });
+
+    // Every organization on the server, two at a time: the same list, in the same order, as one page of 200.
+    const whole = await must(path({ limit: "200" }), { token: adminToken }, 200);
+    expect(whole.nextCursor).toBeNull();
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: Array<{ id: string }>; nextCursor: string | null } = await must(
+        path(cursor ? { limit: "2", cursor } : { limit: "2" }),
+        { token: adminToken },
+        200,
+      );
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      walked.push(...ids(page));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(walked).toEqual(ids(whole));
+    expect(walked.length).toBeGreaterThan(6);
+    // The default page is the contract's 50.
+    expect((await must("/organizations?all=true", { token: adminToken }, 200)).items).toEqual(whole.items.slice(0, 50));
+    // `q` is a part of the name or short name, its wildcards taken as letters.
+    expect(ids(await must(path({ q: `${t.toUpperCase()} D` }), { token: adminToken }, 200))).toEqual([inOrder[3]!.id]);
+    expect((await must(path({ q: "%_" }), { token: adminToken }, 200)).items).toEqual([]);
+  });
+
+  it("refuses a cursor or limit the admin list never gave, a non-admin's all=true and a caller without credentials", async () => {
+    const alice = await createAccount(server);
+    for (const cursor of [...foreignCursors, Buffer.from(JSON.stringify(["users", alice.id])).toString("base64url")]) {
+      await expectCursorRefused(await server.request(`/organizations?all=true&cursor=${encodeURIComponent(cursor)}`, { token: adminToken }));
+      await expectTrpcCursorRefused(await server.request(trpcQuery("organizations.list", { all: true, cursor }), { token: adminToken }));
+    }
+    for (const [query, field] of [
+      ["limit=0", "limit"],
+      ["limit=201", "limit"],
+      ["limit=ten", "limit"],
+      ["limit=1.5", "limit"],
+      [`cursor=${"x".repeat(201)}`, "cursor"],
+      [`q=${"x".repeat(201)}`, "q"],
+    ]) {
+      for (const all of ["all=true&", ""]) {
+        const problem = await expectProblem(await server.request(`/organizations?${all}${query}`, { token: adminToken }), 400, "VALIDATION_FAILED");
+        expect(
+          problem.errors?.map((error) => error.path),
+          `${all}${query}`,
+        ).toEqual([field]);
+      }
+    }
+    await expectProblem(await server.request("/organizations?all=true&limit=2", { token: alice.token }), 403, "FORBIDDEN");
+    expect(await trpcErrorCode(await server.request(trpcQuery("organizations.list", { all: true }), { token: alice.token }))).toBe("FORBIDDEN");
+    await expectProblem(await server.request("/organizations?all=true"), 401, "UNAUTHENTICATED");
+    await expectProblem(await server.request("/organizations?all=true&limit=2"), 401, "UNAUTHENTICATED");
+  });
+
+  it("returns the caller's own list whole whatever limit and cursor say, and filters it by q", async () => {
+    const member = await createAccount(server);
+    const t = tag();
+    const made = [];
+    for (const letter of ["b", "a", "c"]) made.push(await createOrganization(member, { name: `Own ${t} ${letter}`, shortName: `own-${t}-${letter}` }));
+    const inOrder = [...made].sort((left, right) => left.shortName.localeCompare(right.shortName));
+    const whole = { items: inOrder, nextCursor: null };
+    expect(await must("/organizations", { token: member.token }, 200)).toEqual(whole);
+    const adminPage = await must("/organizations?all=true&limit=1", { token: adminToken }, 200);
+    for (const query of ["limit=1", `limit=1&cursor=${encodeURIComponent(adminPage.nextCursor)}`, "cursor=garbage", "all=false&limit=1"])
+      expect(await must(`/organizations?${query}`, { token: member.token }, 200), query).toEqual(whole);
+    expect(await trpcData(await server.request(trpcQuery("organizations.list", { limit: 1 }), { token: member.token }))).toEqual(whole);
+    expect(await must(`/organizations?q=${encodeURIComponent(`OWN ${t.toUpperCase()} C`)}`, { token: member.token }, 200)).toEqual({
+      items: [inOrder[2]],
+      nextCursor: null,
+    });
   });
 
   it("lets a server admin read any organization and its members without being a member", async () => {

@@ -1,22 +1,31 @@
 import { useState } from "react";
-import { useQuery } from "@tanstack/react-query";
 import { Building2, Plus } from "lucide-react";
 import { Link, useNavigate } from "react-router-dom";
 import { isServerAdmin, useMe } from "../auth/useMe";
+import { Alert } from "../components/Alert";
 import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
 import { EmptyState } from "../components/EmptyState";
+import { LoadMoreButton } from "../components/LoadMoreButton";
 import { OwnerBadge } from "../components/members/OwnerBadge";
 import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { DataTable, td, Th } from "../components/Table";
+import { TextField } from "../components/TextField";
 import { Toggle } from "../components/Toggle";
+import { summarizeError } from "../lib/errors";
 import { formatDateTime } from "../lib/format";
+import { pageInput, useCursorPages } from "../lib/useCursorPages";
+import { useDebouncedValue } from "../lib/useDebouncedValue";
 import { CreateOrganizationDialog } from "../organizations/CreateOrganizationDialog";
 import { organizationTypeLabels } from "../organizations/labels";
-import { trpc } from "../trpc";
+import { trpc, trpcClient } from "../trpc";
 import { useDocumentTitle } from "../lib/document-title";
+
+/** Organizations on one page of a server administrator's list of every organization. */
+const PAGE_SIZE = 25;
+const SEARCH_SETTLE_MS = 300;
 
 export function OrganizationsPage() {
   useDocumentTitle("Organizations");
@@ -24,7 +33,14 @@ export function OrganizationsPage() {
   const admin = isServerAdmin(me.data);
   const [showAll, setShowAll] = useState(false);
   const all = admin && showAll;
-  const list = useQuery(trpc.organizations.list.queryOptions(all ? { all: true } : undefined, { staleTime: 0 }));
+  const [search, setSearch] = useState("");
+  const q = useDebouncedValue(search.trim(), SEARCH_SETTLE_MS);
+  // The caller's own organizations come whole (a membership cap bounds them); every organization comes in pages.
+  const input = all ? (q ? { all: true, q, limit: PAGE_SIZE } : { all: true, limit: PAGE_SIZE }) : {};
+  const { query: list, items } = useCursorPages(trpc.organizations.list.infiniteQueryKey(input), (cursor, signal) =>
+    trpcClient.organizations.list.query(pageInput(input, cursor), { signal }),
+  );
+  const searched = all && q !== "";
   const [creating, setCreating] = useState(false);
   const navigate = useNavigate();
 
@@ -48,6 +64,17 @@ export function OrganizationsPage() {
             checked={showAll}
             onChange={setShowAll}
           />
+          {all ? (
+            <TextField
+              label="Search organizations"
+              type="search"
+              autoComplete="off"
+              placeholder="Name or short name"
+              className="max-w-sm pb-4"
+              value={search}
+              onChange={(event) => setSearch(event.target.value)}
+            />
+          ) : null}
         </div>
       ) : null}
 
@@ -55,23 +82,29 @@ export function OrganizationsPage() {
         query={list}
         loading="Loading organizations"
         error="Could not load organizations"
-        isEmpty={(data) => data.items.length === 0}
+        isEmpty={() => items.length === 0}
         empty={
-          <EmptyState
-            icon={Building2}
-            title={all ? "No organizations on this server" : "You are not in any organization yet"}
-            actions={
-              <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => setCreating(true)}>
-                Create an organization
-              </Button>
-            }
-          >
-            Create one for your university, club or company, then invite its members by email.
-            {all ? null : " To join one, ask its owner or a member who manages its members to add you by your email address."}
-          </EmptyState>
+          searched ? (
+            <EmptyState icon={Building2} title={`No organization matches “${q}”`}>
+              The search looks for these letters in names and short names: check the spelling, or search for fewer.
+            </EmptyState>
+          ) : (
+            <EmptyState
+              icon={Building2}
+              title={all ? "No organizations on this server" : "You are not in any organization yet"}
+              actions={
+                <Button icon={<Plus aria-hidden="true" className="size-4" />} onClick={() => setCreating(true)}>
+                  Create an organization
+                </Button>
+              }
+            >
+              Create one for your university, club or company, then invite its members by email.
+              {all ? null : " To join one, ask its owner or a member who manages its members to add you by your email address."}
+            </EmptyState>
+          )
         }
       >
-        {(data) => (
+        {() => (
           <DataTable
             label={all ? "All organizations" : "Your organizations"}
             columns={
@@ -83,7 +116,7 @@ export function OrganizationsPage() {
               </>
             }
           >
-            {data.items.map((organization) => (
+            {items.map((organization) => (
               <tr key={organization.id} className="hover:bg-slate-50">
                 <td className={td}>
                   <Link to={`/organizations/${organization.id}`} className="font-medium text-slate-900 hover:text-indigo-600">
@@ -101,6 +134,12 @@ export function OrganizationsPage() {
           </DataTable>
         )}
       </QueryState>
+      <LoadMoreButton query={list} className="mt-4" />
+      {list.isFetchNextPageError ? (
+        <Alert tone="error" className="mt-4">
+          Could not load more organizations: {summarizeError(list.error).message}
+        </Alert>
+      ) : null}
 
       {creating ? (
         <CreateOrganizationDialog onClose={() => setCreating(false)} onCreated={(organization) => void navigate(`/organizations/${organization.id}`)} />

@@ -22,6 +22,7 @@ import {
   updateOrganization,
   updateOrganizationMember,
   updateOrganizationMemberSchema,
+  withoutControlCharacters,
 } from "@meridian/domain";
 import { auditPageSchema } from "../http/audit-schema";
 import { defineOperation } from "./define-operation";
@@ -39,19 +40,27 @@ export const organizationOperations = {
     operationId: "listOrganizations",
     access: "signed-in",
     tags,
-    summary: "The caller's organizations",
+    summary: "The caller's organizations, or every organization (server admins)",
     description:
-      `All of them, by short name: a user belongs to at most ${MAX_ORGANIZATION_MEMBERSHIPS} organizations (owned ones included), so the list ` +
-      "is whole and `nextCursor` is null. Server admins may pass `all=true` for every organization.",
+      `The caller's organizations, all of them, by short name: a user belongs to at most ${MAX_ORGANIZATION_MEMBERSHIPS} organizations ` +
+      "(owned ones included), so the list is whole and `nextCursor` is null; `limit` and `cursor` are accepted, as by every list, " +
+      "and play no part (a malformed `limit` is still 400 VALIDATION_FAILED). " +
+      "Server admins may pass `all=true` for every organization on the server, by short name, in cursor pages of `limit` (default 50, " +
+      "at most 200): `nextCursor` is set while more remain. Anyone else asking for `all=true` is 403 FORBIDDEN. " +
+      "`q` keeps, in either list, the organizations whose name or short name contains it, case-insensitively.",
     method: "get",
     path: "/organizations",
     status: 200,
-    query: z.object({ all: trueOrFalse.optional() }),
+    query: pageQuery.extend({
+      all: trueOrFalse.optional().describe("`true`: every organization on the server, paged (server admins only)"),
+      q: withoutControlCharacters(z.string().trim().max(200)).optional().describe("Case-insensitive part of the name or short name"),
+    }),
     trpcInputOptional: true,
-    output: wholeList(organizationSchema),
-    outputDescription: "Organizations",
+    output: z.object({ items: z.array(organizationSchema), nextCursor: z.string().nullable() }),
+    outputDescription: "Organizations: the caller's whole, or a page of every one",
     responses: authedErrors,
-    handle: ({ ctx, actor, input }) => listOrganizations({ deps: ctx.deps, actor, all: input.all === "true" }),
+    handle: ({ ctx, actor, input }) =>
+      listOrganizations({ deps: ctx.deps, actor, all: input.all === "true", q: input.q, limit: input.limit ?? 50, cursor: input.cursor }),
   }),
   create: defineOperation({
     operationId: "createOrganization",

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { organizationMembersCollection, organizationsCollection, tables, usersCollection, type ExternalStorageDoc } from "@meridian/db";
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, ilike, inArray, or, sql } from "drizzle-orm";
 import { auditColumns, auditCursor, pageOfAudit } from "../audit/list-audit";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
@@ -12,6 +12,7 @@ import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organiza
 import { presentOrganization } from "./present";
 import type { OrganizationCreate, OrganizationUpdate } from "./schemas";
 import { inTransaction, type InTransaction } from "../transaction";
+import { keysetCursor } from "../validation/keyset-cursor";
 
 const shortNameTaken = () => new AppError("SHORT_NAME_TAKEN", "Another organization already uses this short name");
 
@@ -101,28 +102,58 @@ export async function createOrganization(options: { deps: Deps; actor: UserActor
   }
 }
 
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+// In short-name order; the lower-cased short name is unique, so it alone places a cursor (it passes
+// an id's checks: at most 32 letters, digits, "-" or "_"). It is still wrapped, so that garbage is
+// told apart, and held by value, so that an organization deleted between two page reads leaves
+// the walk going on from where it was.
+const organizationPosition = keysetCursor({ list: "organizations", parts: ["id"] });
+
 /**
- * The actor's organizations, whole (MAX_ORGANIZATION_MEMBERSHIPS bounds them); server admins may
- * ask for every organization with `all`.
+ * The actor's organizations, whole (MAX_ORGANIZATION_MEMBERSHIPS bounds them; `limit` and `cursor`
+ * play no part); server admins may ask for every organization with `all`, a page of `limit` at a
+ * time from `cursor`. Either list is by short name and, with `q`, holds those whose name or short
+ * name contains it, case-insensitively.
  */
-export async function listOrganizations(options: { deps: Deps; actor: UserActor; all?: boolean }) {
+export async function listOrganizations(options: { deps: Deps; actor: UserActor; all?: boolean; q?: string; limit: number; cursor?: string }) {
   const { deps, actor } = options;
   const { organizations, organizationMembers } = tables;
   if (options.all && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only server administrators may list every organization");
-  const rows = options.all
-    ? await deps.db.select().from(organizations).orderBy(organizations.shortNameLower).limit(1000)
-    : await deps.db
-        .select()
-        .from(organizations)
-        .where(
-          inArray(
-            organizations.id,
-            deps.db.select({ id: organizationMembers.organizationId }).from(organizationMembers).where(eq(organizationMembers.userId, actor.id)),
-          ),
-        )
-        .orderBy(organizations.shortNameLower)
-        // Whole: the cap bounds it (a user past it from before the cap came still reads this many).
-        .limit(MAX_ORGANIZATION_MEMBERSHIPS);
+  const q = options.q?.trim();
+  const matches = q
+    ? or(ilike(organizations.shortNameLower, likePattern(q.toLowerCase())), ilike(sql`${organizations.doc}->>'name'`, likePattern(q)))
+    : undefined;
+  if (options.all) {
+    const { limit } = options;
+    const [after] = options.cursor ? organizationPosition.decode(options.cursor) : [];
+    const rows = await deps.db
+      .select()
+      .from(organizations)
+      .where(and(matches, after === undefined ? undefined : gt(organizations.shortNameLower, after)))
+      .orderBy(asc(organizations.shortNameLower))
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map((row) => presentOrganization(row)),
+      nextCursor: rows.length > limit ? organizationPosition.encode(page[page.length - 1]!.shortNameLower) : null,
+    };
+  }
+  const rows = await deps.db
+    .select()
+    .from(organizations)
+    .where(
+      and(
+        inArray(
+          organizations.id,
+          deps.db.select({ id: organizationMembers.organizationId }).from(organizationMembers).where(eq(organizationMembers.userId, actor.id)),
+        ),
+        matches,
+      ),
+    )
+    .orderBy(asc(organizations.shortNameLower))
+    // Whole: the cap bounds it (a user past it from before the cap came still reads this many).
+    .limit(MAX_ORGANIZATION_MEMBERSHIPS);
   return { items: rows.map((row) => presentOrganization(row)), nextCursor: null };
 }
 
