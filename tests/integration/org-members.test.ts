@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectOneCreatedOneRefused, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
 import { expectMemberCapHeld } from "../support/member-caps";
-import { copyMembers } from "../support/row-copies";
+import { copyMembers, copyRow } from "../support/row-copies";
 import { holdRows, holdTable, lockWaiters, queuedBehindHold } from "../support/table-hold";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -557,5 +557,67 @@ describe("how many members one organization has", () => {
     });
     await expectOneCreatedOneRefused(answers, refusal);
     expect(await stored(organization.id)).toBe(CAP);
+  });
+
+  it(`refuses a transfer that would put a missing owner back past ${CAP} members with 409 CONFLICT, and takes it once one has left`, async () => {
+    const owner = await createAccount(server);
+    const [heir, last] = [await createAccount(server), await createAccount(server)];
+    const organization = await organizationOf(owner, CAP - 1);
+    expect((await addMember(owner, organization.id, heir.email)).status).toBe(201);
+    // An owner without a member row, as data written before owners always were members has it.
+    await dropOwnerMembership(organization.id, owner.id);
+    expect((await addMember(owner, organization.id, last.email)).status).toBe(201);
+    expect(await stored(organization.id)).toBe(CAP);
+
+    const transfer = () => call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
+    const refused = await transfer();
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: "CONFLICT", detail: refusal });
+    expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
+    expect(await stored(organization.id)).toBe(CAP);
+
+    expect((await server.request(`/organizations/${organization.id}/members/${last.id}`, { method: "DELETE", token: last.token })).status).toBe(204);
+    expect((await transfer()).body.ownerId).toBe(heir.id);
+    expect(await memberOf(heir, organization.id, owner.id)).toMatchObject({ role: "member", permissions: ALL });
+    expect(await stored(organization.id)).toBe(CAP);
+  });
+});
+
+const dropOwnerMembership = (organizationId: string, userId: string) =>
+  server.server.runtime.deps.sql`delete from organization_members where organization_id = ${organizationId} and user_id = ${userId}`;
+
+describe("a transfer whose previous owner belongs to as many organizations as one may", () => {
+  const MEMBERSHIPS = 1000;
+  const sql = () => server.server.runtime.deps.sql;
+  const belongsTo = async (userId: string) =>
+    (await sql()<Array<{ count: number }>>`select count(*)::int as count from organization_members where user_id = ${userId}`)[0]!.count;
+
+  it("refuses to make a missing owner a member again with 409 CONFLICT, and takes it once they left another", async () => {
+    const [owner, heir, host] = [await createAccount(server), await createAccount(server), await createAccount(server)];
+    const organization = await createOrganization(owner);
+    expect((await addMember(owner, organization.id, heir.email)).status).toBe(201);
+    await dropOwnerMembership(organization.id, owner.id);
+    // The owner belongs to MEMBERSHIPS others: one joined through the API, the rest copies of it.
+    const joined = await createOrganization(host);
+    expect((await addMember(host, joined.id, owner.email)).status).toBe(201);
+    const [row] = await sql()<Array<{ id: string }>>`select id from organization_members where organization_id = ${joined.id} and user_id = ${owner.id}`;
+    await copyRow(sql(), { table: "organizations", id: joined.id, copies: MEMBERSHIPS - 1, vary: { column: "short_name_lower", field: "shortName" } });
+    await copyRow(sql(), { table: "organization_members", id: row!.id, copies: MEMBERSHIPS - 1, vary: { column: "organization_id", field: "organizationId" } });
+    expect(await belongsTo(owner.id)).toBe(MEMBERSHIPS);
+
+    const transfer = () => call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
+    const refused = await transfer();
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: "CONFLICT",
+      detail: `The account already belongs to ${MEMBERSHIPS} organizations, the most one may; it must leave one first`,
+    });
+    expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
+    expect(await belongsTo(owner.id)).toBe(MEMBERSHIPS);
+
+    expect((await server.request(`/organizations/${joined.id}/members/${owner.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    expect((await transfer()).body.ownerId).toBe(heir.id);
+    expect(await memberOf(heir, organization.id, owner.id)).toMatchObject({ role: "member", permissions: ALL });
+    expect(await belongsTo(owner.id)).toBe(MEMBERSHIPS);
   });
 });

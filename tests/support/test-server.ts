@@ -19,6 +19,12 @@ export interface TestServer {
 }
 
 /**
+ * Every test signs in from 127.0.0.1, scripted and fast: the per-minute limits on password attempts
+ * (sign-ins, password changes, reset confirmations) stand aside; the tests of those limits set their own.
+ */
+const roomyPasswordAttempts = { LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "100000" } as const;
+
+/**
  * A real Meridian server (HTTP, WebSocket and, unless role is `server`, the worker) on a free
  * port, over a database cloned for this test file and the run's S3-protocol server.
  */
@@ -41,6 +47,7 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     WEB_DIST_DIR: path.join(dataDir, "no-web"),
     // Every REST response is checked against its operation's declared output: a mismatch is a 500 that fails the test.
     VALIDATE_RESPONSES: "true",
+    ...roomyPasswordAttempts,
     ...overrides,
   });
   const logger = createLogger({ level: env.LOG_LEVEL, name: "test" });
@@ -94,5 +101,8 @@ export function sharedProcessEnv(server: TestServer, dataDir: string): Record<st
     S3_FORCE_PATH_STYLE: "true",
     SECRETS_KEY: env.SECRETS_KEY!,
     VALIDATE_RESPONSES: "true",
+    // The counts are in the shared database: another process holds them to this server's limits.
+    LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: String(env.LOGIN_ATTEMPTS_PER_IP_PER_MINUTE),
+    LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: String(env.LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE),
   };
 }

@@ -65,6 +65,13 @@ const envSchema = z.object({
   SIGNUP_ENABLED: booleanFromString.default(true),
   LOGIN_FAILURES_PER_EMAIL: positiveInt(10),
   LOGIN_FAILURES_PER_IP: positiveInt(50),
+  /**
+   * Every password check costs an argon2 hash (19 MiB, tens of ms of a libuv thread), so all attempts count,
+   * successful ones too: sign-ins one client address and one email may make a minute, and as many password
+   * changes and reset confirmations (each counted apart, per address and per account). Beyond: 429 RATE_LIMITED.
+   */
+  LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: positiveInt(30),
+  LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: positiveInt(10),
   SIGNUPS_PER_IP_PER_HOUR: positiveInt(20),
   PASSWORD_RESETS_PER_EMAIL_PER_HOUR: positiveInt(5),
   /** Invitations one organization, observatory or project may send in an hour (resends included). */

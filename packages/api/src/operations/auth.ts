@@ -27,7 +27,9 @@ export const authOperations = {
     summary: "Create an account",
     description:
       "Creates a user and a session. The session token is returned and also set as the HttpOnly `session` cookie. " +
-      "When SIGNUP_ENABLED is false, only an address invited by a pending invitation may sign up, with the link's `invitationToken`.",
+      "When SIGNUP_ENABLED is false, only an address invited by a pending invitation may sign up, with the link's `invitationToken`. " +
+      "One client address makes at most SIGNUPS_PER_IP_PER_HOUR signups an hour (default 20), counted before the password is hashed; " +
+      "beyond that 429 RATE_LIMITED with Retry-After.",
     method: "post",
     path: "/api/v1/auth/signup",
     status: 201,
@@ -57,7 +59,11 @@ export const authOperations = {
     tags,
     summary: "Sign in",
     description:
-      "Returns a session token and sets the `session` cookie. Failed attempts are rate-limited per email and per client address. " +
+      "Returns a session token and sets the `session` cookie. Failed attempts are rate-limited per email and per client address " +
+      "(LOGIN_FAILURES_PER_EMAIL, default 10, and LOGIN_FAILURES_PER_IP, default 50, per 15 minutes). Every attempt, successful or not, " +
+      "also counts against LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE for the email (default 10) and LOGIN_ATTEMPTS_PER_IP_PER_MINUTE for the client " +
+      "address (default 30), since each costs a password hash: beyond any of these 429 RATE_LIMITED with Retry-After, even for the right " +
+      "password, before the password is checked. " +
       `An account keeps at most ${MAX_LIVE_SESSIONS} sessions: this one ends the oldest beyond that; expired sessions are removed.`,
     method: "post",
     path: "/api/v1/auth/login",
@@ -134,13 +140,16 @@ export const authOperations = {
     access: "public",
     tags,
     summary: "Set a new password from a reset link",
-    description: "Every session of the account ends. A used, expired or unknown token is 400 INVALID_TOKEN.",
+    description:
+      "Every session of the account ends. A used, expired or unknown token is 400 INVALID_TOKEN. A working link counts, before the new " +
+      "password is hashed, against LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE for its account (default 10) and LOGIN_ATTEMPTS_PER_IP_PER_MINUTE " +
+      "for the client address (default 30); beyond either 429 RATE_LIMITED with Retry-After.",
     method: "post",
     path: "/api/v1/auth/password-reset/confirm",
     status: 204,
     body: passwordResetConfirmSchema,
     outputDescription: "Password set",
-    responses: { 400: problemResponseFor("Invalid input (VALIDATION_FAILED) or token (INVALID_TOKEN)") },
-    handle: ({ ctx, input }) => confirmPasswordReset({ deps: ctx.deps, token: input.token, newPassword: input.newPassword }),
+    responses: { 400: problemResponseFor("Invalid input (VALIDATION_FAILED) or token (INVALID_TOKEN)"), 429: errorResponses[429] },
+    handle: ({ ctx, input }) => confirmPasswordReset({ deps: ctx.deps, token: input.token, newPassword: input.newPassword, client: ctx.client }),
   }),
 };

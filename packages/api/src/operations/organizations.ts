@@ -197,7 +197,9 @@ export const organizationOperations = {
     summary: "Transfer ownership to a current member (owner only)",
     description:
       `A user owns at most ${MAX_OWNED_ORGANIZATIONS} organizations: a transfer to a member who owns as many already is ` +
-      "409 CONFLICT, and nothing changes.",
+      "409 CONFLICT, and nothing changes. The previous owner stays a member; one without a membership (data from before owners " +
+      `were always members) is added back within the caps, and when the organization holds ${MAX_ORGANIZATION_MEMBERS} members or the previous ` +
+      `owner belongs to ${MAX_ORGANIZATION_MEMBERSHIPS} organizations already, the transfer is 409 CONFLICT too.`,
     method: "post",
     path: "/organizations/{id}/transfer-ownership",
     status: 200,

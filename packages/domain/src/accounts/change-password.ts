@@ -2,7 +2,9 @@ import { usersCollection } from "@meridian/db";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import { hashPassword, verifyPassword } from "../auth/passwords";
-import { assertWithinRateLimit, recordRateLimitEvent } from "../auth/rate-limit";
+import { passwordAttemptRules } from "../auth/attempt-limits";
+import { assertWithinRateLimit, countAttempt, recordRateLimitEvent } from "../auth/rate-limit";
+import type { ClientInfo } from "../auth/sessions";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { appLink } from "../email/app-link";
@@ -17,15 +19,21 @@ const systemScope = { kind: "system" as const, id: "system", name: null };
 /**
  * Needs the current password (403 INVALID_CREDENTIALS otherwise, as docs/api-contract.md says: the actor
  * is signed in, so this is not a failed sign-in). Every other session ends; API keys keep working,
- * as personal access tokens do elsewhere, and are listed on the API keys page to revoke.
+ * as personal access tokens do elsewhere, and are listed on the API keys page to revoke. Every
+ * attempt, right or wrong, counts against the per-minute limits of `passwordAttemptRules`.
  */
-export async function changePassword(options: { deps: Deps; actor: UserActor; input: ChangePassword }) {
-  const { deps, actor, input } = options;
+export async function changePassword(options: { deps: Deps; actor: UserActor; input: ChangePassword; client: ClientInfo }) {
+  const { deps, actor, input, client } = options;
   const user = await usersCollection.get(deps.db, actor.id);
   if (!user) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
   // A stolen session must not become a way to guess the password: failures count like sign-ins.
   const limit = { bucket: "password-change", key: user.id, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: 15 * 60_000 };
-  await assertWithinRateLimit({ db: deps.db, now: deps.now(), ...limit });
+  await inTransaction(deps, async (t) => {
+    await assertWithinRateLimit({ db: t.tx, now: t.now(), ...limit });
+    // Each change costs two password hashes, so every one counts, per account and per address, as sign-ins do.
+    const rules = passwordAttemptRules({ env: t.env, bucket: "password-change", what: "password changes", ip: client.ip, account: user.id });
+    await countAttempt({ t, rules });
+  });
   if (!(await verifyPassword({ passwordHash: user.doc.passwordHash, password: input.currentPassword }))) {
     await recordRateLimitEvent({ db: deps.db, now: deps.now(), bucket: limit.bucket, key: limit.key });
     throw new AppError("INVALID_CREDENTIALS", "The current password is not correct", {

@@ -2,7 +2,8 @@ import { passwordResetsCollection, tables, usersCollection } from "@meridian/db"
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import { hashPassword } from "../auth/passwords";
-import { assertWithinRateLimit, recordRateLimitEvent } from "../auth/rate-limit";
+import { passwordAttemptRules } from "../auth/attempt-limits";
+import { assertWithinRateLimit, countAttempt, recordRateLimitEvent } from "../auth/rate-limit";
 import type { ClientInfo } from "../auth/sessions";
 import { generateSecret, hashSecret } from "../auth/tokens";
 import { invalidateCaches } from "../cache/request-caches";
@@ -64,23 +65,33 @@ export async function requestPasswordReset(options: { deps: Deps; email: string;
   });
 }
 
-/** Sets the new password from an emailed link; every session of the account ends. Used, expired or unknown links are 400 INVALID_TOKEN. */
-export async function confirmPasswordReset(options: { deps: Deps; token: string; newPassword: string }) {
-  const { deps } = options;
+/**
+ * Sets the new password from an emailed link; every session of the account ends. Used, expired or unknown links are 400 INVALID_TOKEN,
+ * told before the new password is hashed; a link that works counts against the per-minute limits of `passwordAttemptRules`.
+ */
+export async function confirmPasswordReset(options: { deps: Deps; token: string; newPassword: string; client: ClientInfo }) {
+  const { deps, client } = options;
+  const tokenHash = hashSecret(options.token);
+  const { passwordResets } = tables;
+  const usable = and(eq(passwordResets.tokenHash, tokenHash), isNull(sql`${passwordResets.doc}->>'usedAt'`));
+  const invalid = () =>
+    new AppError("INVALID_TOKEN", "This link is invalid or has expired; ask for a new one", {
+      errors: [{ path: "token", message: "This link is invalid or has expired." }],
+    });
+  const live = (reset: { doc: { expiresAt: string } } | undefined, now: Date): reset is NonNullable<typeof reset> =>
+    reset !== undefined && new Date(reset.doc.expiresAt).getTime() > now.getTime();
+  // Hashing costs an argon2 run: a link that does not work (anyone may send one) is refused before it, and one that
+  // does is counted first. The transaction below judges the link again, under its lock.
+  await inTransaction(deps, async (t) => {
+    const [reset] = await t.tx.select().from(passwordResets).where(usable).limit(1);
+    if (!live(reset, t.now())) throw invalid();
+    const rules = passwordAttemptRules({ env: t.env, bucket: "password-reset", what: "password resets", ip: client.ip, account: reset.doc.userId });
+    await countAttempt({ t, rules });
+  });
   const passwordHash = await hashPassword(options.newPassword);
   await inTransaction(deps, async (t) => {
-    const { passwordResets } = tables;
-    const [reset] = await t.tx
-      .select()
-      .from(passwordResets)
-      .where(and(eq(passwordResets.tokenHash, hashSecret(options.token)), isNull(sql`${passwordResets.doc}->>'usedAt'`)))
-      .for("update")
-      .limit(1);
-    const invalid = () =>
-      new AppError("INVALID_TOKEN", "This link is invalid or has expired; ask for a new one", {
-        errors: [{ path: "token", message: "This link is invalid or has expired." }],
-      });
-    if (!reset || new Date(reset.doc.expiresAt).getTime() <= t.now().getTime()) throw invalid();
+    const [reset] = await t.tx.select().from(passwordResets).where(usable).for("update").limit(1);
+    if (!live(reset, t.now())) throw invalid();
     const user = await usersCollection.get(t.tx, reset.doc.userId, { forUpdate: true });
     if (!user || user.doc.disabled) throw invalid();
     await passwordResetsCollection.update(t.tx, reset.id, (doc) => ({ ...doc, usedAt: t.now().toISOString() }));

@@ -4,7 +4,7 @@ import { AppError } from "../errors";
 import { presentUser } from "../users/present";
 import { isUniqueViolation } from "../postgres-errors";
 import { hashPassword } from "./passwords";
-import { assertWithinRateLimit, recordRateLimitEvent } from "./rate-limit";
+import { countAttempt } from "./rate-limit";
 import type { SignupInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
 import { inTransaction } from "../transaction";
@@ -16,10 +16,12 @@ export async function signup(options: { deps: Deps; input: SignupInput; client: 
   const { deps, input, client } = options;
   if (!deps.env.SIGNUP_ENABLED && !input.invitationToken)
     throw new AppError("SIGNUP_DISABLED", "Signup is disabled on this server: only the link in an invitation email lets you create an account");
-  const now = deps.now();
+  // Counted before the password is hashed (an argon2 run), and atomically: signups sent at once take turns at the count.
   if (client.ip) {
-    await assertWithinRateLimit({ db: deps.db, now, bucket: "signup-ip", key: client.ip, limit: deps.env.SIGNUPS_PER_IP_PER_HOUR, windowMs: 3600_000 });
-    await recordRateLimitEvent({ db: deps.db, now, bucket: "signup-ip", key: client.ip });
+    const { ip } = client;
+    const perHour = deps.env.SIGNUPS_PER_IP_PER_HOUR;
+    const refusal = (wait: string) => `Too many signups from this address: at most ${perHour} an hour; try again in ${wait}`;
+    await inTransaction(deps, (t) => countAttempt({ t, rules: [{ bucket: "signup-ip", key: ip, limit: perHour, windowMs: 3600_000, refusal }] }));
   }
   if (input.invitationToken) await requireInvitationToSignUp({ deps, token: input.invitationToken, email: input.email });
   const doc: UserDoc = {

@@ -1,5 +1,5 @@
 import { organizationMembersCollection, organizationsCollection, tables, type OrganizationMemberDoc, type OrganizationPermissions } from "@meridian/db";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import { publishUserEvent } from "../events/publish";
 import type { UserActor } from "../actor";
@@ -10,7 +10,7 @@ import { isUniqueViolation } from "../postgres-errors";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess, NO_ORGANIZATION_PERMISSIONS, requireOrganizationPermission } from "./organization-access";
 import { presentOrganization, presentOrganizationMember } from "./present";
-import { inTransaction } from "../transaction";
+import { inTransaction, type InTransaction } from "../transaction";
 import { endInvitationsOf } from "../invitations/end-invitations";
 import { MAX_ORGANIZATION_MEMBERS, requireRoomForOrganizationMembership, requireRoomForOwnedOrganization } from "./organizations";
 
@@ -20,6 +20,12 @@ const memberWhere = (organizationId: string, userId: string) =>
   and(eq(tables.organizationMembers.organizationId, organizationId), eq(tables.organizationMembers.userId, userId))!;
 
 const notAMember = () => new AppError("NOT_FOUND", "This user is not a member");
+
+/** Locks these accounts' rows FOR UPDATE in id order, so that two who lock the same ones take them in one order. */
+async function lockUsersInOrder(options: { t: Pick<InTransaction, "tx">; ids: string[] }) {
+  const { users } = tables;
+  await options.t.tx.select({ id: users.id }).from(users).where(inArray(users.id, options.ids)).orderBy(asc(users.id)).for("update");
+}
 
 /*
  * Every write below depends on the organization's owner or on its existence, so each one starts by locking the
@@ -154,7 +160,13 @@ export async function removeOrganizationMember(options: { deps: Deps; actor: Use
   });
 }
 
-/** Owner only, to a current member; the previous owner stays a member with every permission. */
+/**
+ * Owner only, to a current member who may own one more organization (MAX_OWNED_ORGANIZATIONS); the previous owner
+ * stays a member with every permission. An owner is always a member of what they own (creation makes them one and
+ * they cannot be removed), but an organization whose owner has no member row (written before that held, or by hand)
+ * gets it back here, within the caps as any addition: the organization's member cap and the previous owner's
+ * memberships; at either the transfer is 409 CONFLICT and nothing changes.
+ */
 export async function transferOrganizationOwnership(options: { deps: Deps; actor: UserActor; organizationId: string; userId: string }) {
   const { deps, actor, organizationId, userId } = options;
   return inTransaction(deps, async (t) => {
@@ -166,11 +178,19 @@ export async function transferOrganizationOwnership(options: { deps: Deps; actor
     const target = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, userId));
     if (!target) throw notHeir();
     if (userId === actor.id) return presentOrganization(access.organization);
-    await requireRoomForOwnedOrganization({ t, userId, asked: "for them" });
     const previous = await organizationMembersCollection.findOne(t.tx, memberWhere(organizationId, actor.id));
+    // Both accounts' rows are locked below (the heir's for the owned cap, the previous owner's for the memberships
+    // cap): in id order, so that two transfers between the same two people in opposite directions cannot deadlock.
+    if (!previous) await lockUsersInOrder({ t, ids: [actor.id, userId] });
+    await requireRoomForOwnedOrganization({ t, userId, asked: "for them" });
     const everything = (doc: OrganizationMemberDoc) => ({ ...doc, permissions: ALL_ORGANIZATION_PERMISSIONS });
     if (previous) await organizationMembersCollection.update(t.tx, previous.id, everything, { seen: previous });
-    else await organizationMembersCollection.insert(t.tx, { organizationId, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
+    else {
+      // Counted under the organization's row lock (held above) and the previous owner's, as an addition is.
+      await requireRoomInScope({ t, scope: "organization", id: organizationId, cap: MAX_ORGANIZATION_MEMBERS });
+      await requireRoomForOrganizationMembership({ t, userId: actor.id });
+      await organizationMembersCollection.insert(t.tx, { organizationId, userId: actor.id, permissions: ALL_ORGANIZATION_PERMISSIONS });
+    }
     // The heir's membership gone since it was read: the transaction rolls back, the owner stays.
     if (!(await organizationMembersCollection.update(t.tx, target.id, everything, { seen: target }))) throw notHeir();
     const updated = await organizationsCollection.update(t.tx, organizationId, (doc) => ({ ...doc, ownerId: userId }), { seen: access.organization });

@@ -23,7 +23,9 @@ export const sessionOperations = {
     description:
       "Needs the current password. Every other session of the account ends (the caller's stays); " +
       "API keys keep working. Wrong current passwords count like failed sign-ins (429 after as " +
-      "many).",
+      "many). Every attempt, right or wrong, also counts against LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE for the account " +
+      "(default 10) and LOGIN_ATTEMPTS_PER_IP_PER_MINUTE for the client address (default 30), since each costs password " +
+      "hashes: beyond either 429 RATE_LIMITED with Retry-After, before the current password is checked.",
     method: "put",
     path: "/api/v1/user/password",
     status: 204,
@@ -35,7 +37,7 @@ export const sessionOperations = {
       403: problemResponseFor("The current password is wrong (INVALID_CREDENTIALS), or a cross-origin cookie request (CROSS_ORIGIN_REQUEST)"),
       429: errorResponses[429],
     },
-    handle: ({ ctx, actor, input }) => changePassword({ deps: ctx.deps, actor, input }),
+    handle: ({ ctx, actor, input }) => changePassword({ deps: ctx.deps, actor, input, client: ctx.client }),
   }),
   sessions: defineOperation({
     operationId: "listSessions",
