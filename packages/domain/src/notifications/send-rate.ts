@@ -1,16 +1,7 @@
-import { sql } from "drizzle-orm";
-import { assertWithinRateLimit, recordRateLimitEvent } from "../auth/rate-limit";
-import { AppError, isAppError } from "../errors";
+import { countAttempt } from "../auth/rate-limit";
 import type { InTransaction } from "../transaction";
 
 const HOUR_MS = 3_600_000;
-
-/** "40 seconds", "1 minute", "12 minutes": how long a refusal asks to wait. */
-function waitWords(seconds: number) {
-  if (seconds < 90) return `${seconds} second${seconds === 1 ? "" : "s"}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
-}
 
 /**
  * Counts one more message a user makes the server send (`bucket`, per user), or refuses with 429
@@ -27,14 +18,6 @@ export async function countSendWithinHourlyLimit(options: {
   what: string;
 }): Promise<void> {
   const { t, bucket, userId, limit, what } = options;
-  const now = t.now();
-  await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`meridian:rate:${bucket}:${userId}`}))`);
-  try {
-    await assertWithinRateLimit({ db: t.tx, now, bucket, key: userId, limit, windowMs: HOUR_MS });
-  } catch (error) {
-    if (!isAppError(error) || error.code !== "RATE_LIMITED") throw error;
-    const retryAfterSeconds = error.retryAfterSeconds ?? 1;
-    throw new AppError("RATE_LIMITED", `At most ${limit} ${what} an hour; try again in ${waitWords(retryAfterSeconds)}`, { retryAfterSeconds });
-  }
-  await recordRateLimitEvent({ db: t.tx, now, bucket, key: userId });
+  const refusal = (wait: string) => `At most ${limit} ${what} an hour; try again in ${wait}`;
+  await countAttempt({ t, rules: [{ bucket, key: userId, limit, windowMs: HOUR_MS, refusal }] });
 }
