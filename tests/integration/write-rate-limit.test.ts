@@ -21,19 +21,28 @@ async function spend(owner: Account, count: number) {
 
 const renameSelf = (account: Account) => call("/api/v1/user/profile", { method: "PUT", token: account.token, json: { name: "Renamed" } });
 
-/** A tRPC request of `count` organizations.create mutations in one batch. */
-function batchOfCreates(account: Account, count: number) {
+/**
+ * A tRPC request of `count` organizations.create mutations in one batch, its procedures joined by
+ * `separator` (tRPC decodes the path, so "%2C" is a comma to it).
+ */
+function batchOfCreates(account: Account, count: number, separator = ",") {
   const input: Record<string, unknown> = {};
   for (let n = 0; n < count; n += 1) {
     const tag = `${Date.now().toString(36)}${n}${Math.random().toString(36).slice(2, 6)}`;
     input[n] = { name: `Batch ${tag}`, shortName: `batch-${tag}`, type: "other", contactEmail: `${tag}@example.com` };
   }
-  const path = Array.from({ length: count }, () => "organizations.create").join(",");
+  const path = Array.from({ length: count }, () => "organizations.create").join(separator);
   return fetch(`${server.url}/trpc/${path}?batch=1`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${account.token}` },
     body: JSON.stringify(input),
   });
+}
+
+/** The Meridian code of each call of a tRPC batch's answer ("OK" for a result). */
+async function batchCodes(response: Response): Promise<string[]> {
+  const calls = (await response.json()) as Array<{ error?: { data: { code: string; httpStatus: number } } }>;
+  return calls.map((call) => call.error?.data.code ?? "OK");
 }
 
 describe("writes per account and minute (API_WRITES_PER_MINUTE)", () => {
@@ -68,19 +77,53 @@ describe("writes per account and minute (API_WRITES_PER_MINUTE)", () => {
     expect((await call("/api/v1/auth/logout", { method: "POST", token: busy.token })).status).toBe(204);
   });
 
-  it("counts a tRPC batch as its mutations, and refuses a batch of more than 50 procedures with 400", async () => {
+  it("counts each mutation of a tRPC batch, however its path separates them, and refuses a batch of more than 50 procedures with 400", async () => {
     const owner = await createAccount(server);
-    const pair = await batchOfCreates(owner, 2);
-    expect(pair.status).toBe(200);
-    const refused = await batchOfCreates(owner, 2);
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get("retry-after")).toBe(String(60 / PER_MINUTE));
-    expect((await call("/organizations", { token: owner.token })).body.items).toHaveLength(2);
+    expect(await batchCodes(await batchOfCreates(owner, 2))).toEqual(["OK", "OK"]);
+    const second = await batchOfCreates(owner, 2);
+    expect(await batchCodes(second)).toEqual(["OK", "RATE_LIMITED"]);
+    expect(second.headers.get("retry-after")).toBe(String(60 / PER_MINUTE));
+    expect((await call("/organizations", { token: owner.token })).body.items).toHaveLength(PER_MINUTE);
+
+    // Commas written as %2C are commas to tRPC: each of these mutations counts too.
+    const encoded = await createAccount(server);
+    expect(await batchCodes(await batchOfCreates(encoded, PER_MINUTE + 2, "%2C"))).toEqual([
+      ...Array.from({ length: PER_MINUTE }, () => "OK"),
+      "RATE_LIMITED",
+      "RATE_LIMITED",
+    ]);
+    expect((await call("/organizations", { token: encoded.token })).body.items).toHaveLength(PER_MINUTE);
 
     const tooLarge = await fetch(`${server.url}/trpc/${Array.from({ length: 51 }, () => "auth.me").join(",")}?batch=1`, {
       headers: { authorization: `Bearer ${owner.token}` },
     });
     expect(tooLarge.status).toBe(400);
+  });
+
+  it("answers a tRPC mutation past the rate as a tRPC error with the Meridian code and Retry-After", async () => {
+    const owner = await createAccount(server);
+    await spend(owner, PER_MINUTE);
+    const refused = await fetch(`${server.url}/trpc/user.updateProfile`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${owner.token}` },
+      body: JSON.stringify({ name: "Renamed" }),
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe(String(60 / PER_MINUTE));
+    const body = (await refused.json()) as { error: { message: string; data: { code: string; httpStatus: number } } };
+    expect(body.error.data).toMatchObject({ code: "RATE_LIMITED", httpStatus: 429 });
+    expect(body.error.message).toContain(`${PER_MINUTE} changes a minute`);
+  });
+
+  it("counts a bulk operation as the observations it names", async () => {
+    const owner = await createAccount(server);
+    await spend(owner, 1);
+    const ids = Array.from({ length: PER_MINUTE }, (_, index) => `obs_missing_${index}`);
+    const refused = await call("/observations/bulk", { method: "POST", token: owner.token, json: { ids, action: "pause" } });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: "RATE_LIMITED" });
+    const fits = await call("/observations/bulk", { method: "POST", token: owner.token, json: { ids: ids.slice(1), action: "pause" } });
+    expect(fits.status).toBe(200);
   });
 
   it("does not count writes without credentials: they are answered 401", async () => {

@@ -1,4 +1,5 @@
 import type { ClientInfo, Deps, ObservatoryPrincipal, Principal } from "@meridian/domain";
+import type { WriteRateLimiter } from "./http/write-rate-limit";
 
 /**
  * What a handler knows about the request; built once by the HTTP layer for REST and tRPC alike,
@@ -20,6 +21,11 @@ export interface RequestContext {
   linkOrigin: string;
   /** Sets (or, with null, clears) the session cookie on the HTTP response. */
   setSessionToken(token: string | null): void;
+  /**
+   * This process's count of each principal's writes (`operations/charge-writes.ts`); contexts a
+   * test builds by hand for a tRPC caller have none, and their calls are not counted.
+   */
+  writeRate?: WriteRateLimiter;
 }
 
 export interface ApiServices {

@@ -17,7 +17,6 @@ import { problemResponse, reportedAppError } from "./problem";
 import { contextBuilder, requestContext } from "./request-context";
 import { directReads, type RequestListener } from "./direct-reads";
 import { requestStamp } from "./request-stamp";
-import { WriteRateLimiter } from "./write-rate-limit";
 import { restRoutes } from "../operations/rest-adapter";
 import { allOperations } from "../operations";
 import { healthOperations } from "../operations/health";
@@ -34,21 +33,6 @@ export interface ApiHttp {
   app: OpenAPIHono<AppEnv>;
   /** Node's listener for the app (`pipeline`, from @hono/node-server) with the direct reads (`direct-reads.ts`) in front of it. */
   withDirectReads(pipeline: RequestListener): RequestListener;
-}
-
-/**
- * Counts a signed-in caller's write against its bucket (a tRPC batch as its procedures): without a
- * rate, one client's loop could grow the tables it writes (finished observations, histories) as
- * fast as the server accepts. Signed-out writes (sign-in, sign-up, resets) have their own limits in
- * PostgreSQL; the way out of a restore (`allowedDuringMaintenance`) is never held back.
- */
-function limitWrites(limiter: WriteRateLimiter, c: Context<AppEnv>): void {
-  const ctx = c.get("ctx");
-  const key = ctx.principal ? `user:${ctx.principal.user.id}` : ctx.observatory ? `observatory:${ctx.observatory.observatoryId}` : undefined;
-  if (!key) return;
-  const path = c.req.path;
-  const cost = path.startsWith("/trpc/") ? path.slice("/trpc/".length).split(",").length : 1;
-  limiter.take({ key, cost, now: ctx.deps.now().getTime() });
 }
 
 export function createApiApp(services: ApiServices): ApiHttp {
@@ -80,13 +64,10 @@ export function createApiApp(services: ApiServices): ApiHttp {
   // only served through Node (start-server.ts), so there always is one.
   const attachContext = requestContext(buildContext);
   const allowedDuringMaintenance = maintenanceExemptions(allOperations);
-  const writes = new WriteRateLimiter(deps.env.API_WRITES_PER_MINUTE);
   const prepare = async (c: Context<AppEnv>, next: Next) => {
     await attachContext(c);
-    if (!BODYLESS_METHODS.has(c.req.method) && !allowedDuringMaintenance(c.req.method, c.req.path)) {
-      limitWrites(writes, c);
+    if (!BODYLESS_METHODS.has(c.req.method) && !allowedDuringMaintenance(c.req.method, c.req.path))
       await refuseWritesDuringMaintenance({ deps, retry: "changes are refused until it ends. Try again in a few minutes.", believeRecent: true });
-    }
     await next();
   };
   app.use(async (c, next) => {
@@ -105,7 +86,7 @@ export function createApiApp(services: ApiServices): ApiHttp {
   const handleTrpc = trpcServer({
     router: appRouter,
     endpoint: "/trpc",
-    // Larger batches are 400: one request's procedures run at once, so a batch's size is its cost.
+    // Larger batches are 400: one request's procedures run at once.
     maxBatchSize: MAX_TRPC_BATCH,
     createContext: (_options, c) => c.get("ctx") satisfies TrpcContext as unknown as Record<string, unknown>,
     // A refusal's headers (Retry-After of a database without a connection, of a rate limit) as REST sends them.
@@ -155,7 +136,8 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "500, and 503 with Retry-After when the database has no connection to give). " +
           "A signed-in account or observatory key may make at most `API_WRITES_PER_MINUTE` (default 1,200) changes (writes, tRPC " +
           "mutations) a minute on one server process, with a burst of as many: beyond it 429 RATE_LIMITED with Retry-After. A tRPC " +
-          `request batches at most ${MAX_TRPC_BATCH} procedures (400 beyond), each counted as one change when it is a mutation.`,
+          `request batches at most ${MAX_TRPC_BATCH} procedures (400 beyond), each counted as the operation it runs. A bulk operation counts ` +
+          "one change per item it names.",
         license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
       },
       // PUBLIC_URL, else the address the request reached: a generated client calls this very server.

@@ -5,6 +5,7 @@ import type { ApiServices, RequestContext } from "../context";
 import type { AppEnv } from "./env";
 import { cookieAllowed, honoRequestHeaders, nodeRequestHeaders, readCredential, type RequestHeaders } from "./credentials";
 import { clearSessionCookie, setSessionCookie } from "./session-cookie";
+import { WriteRateLimiter } from "./write-rate-limit";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -67,6 +68,7 @@ export function contextBuilder(services: ApiServices): (facts: RequestFacts) => 
   const { env } = deps;
   const linkOrigin = linkOrigins(env.PUBLIC_URL, env.PORT);
   const publicHttps = env.PUBLIC_URL?.startsWith("https:") ?? false;
+  const writeRate = new WriteRateLimiter(env.API_WRITES_PER_MINUTE);
   return async (facts) => {
     const { headers, socket } = facts;
     const credential = readCredential(headers);
@@ -87,6 +89,7 @@ export function contextBuilder(services: ApiServices): (facts: RequestFacts) => 
       requestId: facts.requestId,
       secureCookies: secure,
       linkOrigin: linkOrigin(socket),
+      writeRate,
       // A method, not an arrow property: tsx names every arrow property (`__name`, a defineProperty per request).
       setSessionToken(token) {
         facts.setSessionToken(ctx, token);

@@ -98,6 +98,11 @@ export interface OperationConfig<
    * of a restore that will not finish (cancelling its job) and signing in or out to get there.
    */
   allowedDuringMaintenance?: boolean;
+  /**
+   * How many changes one call counts as against its caller's API_WRITES_PER_MINUTE (a write's
+   * default is 1): a bulk operation counts the items it names, since each is a write of its own.
+   */
+  writeCost?: (input: InputOf<P, Q, B, K>) => number;
   handle(args: HandlerArgs<A, InputOf<P, Q, B, K>>): Promise<R> | R;
 }
 

@@ -103,6 +103,8 @@ export const observationOperatingOperations = {
     output: observationBulkResultSchema,
     outputDescription: "One result per id",
     responses: authedErrors,
+    // Each id is a change of its own (its move and history entry).
+    writeCost: (input) => input.ids.length,
     handle: ({ ctx, actor, input }) => bulkOperateObservations({ deps: ctx.deps, actor, request: input }),
   }),
 };

@@ -4,8 +4,9 @@ import type { Context, MiddlewareHandler } from "hono";
 import { checkAccess } from "../http/auth-guard";
 import type { RequestContext } from "../context";
 import { createRouter, type AppEnv } from "../http/env";
-import { bearerSecurity, jsonBody, jsonResponse } from "../http/openapi-shared";
+import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../http/openapi-shared";
 import { responseMismatch } from "../http/response-check";
+import { chargesWrites, chargeWrites } from "./charge-writes";
 import { Reply, type AnyOperation } from "./define-operation";
 
 /**
@@ -44,7 +45,11 @@ function routeOf(operation: AnyOperation): RouteConfig {
     security: operation.access === "public" ? [] : bearerSecurity,
     ...(guardByAccess[operation.access] ? { middleware: guardByAccess[operation.access] } : {}),
     ...(Object.keys(request).length > 0 ? { request } : {}),
-    responses: { [operation.status ?? 200]: success, ...operation.responses },
+    responses: {
+      [operation.status ?? 200]: success,
+      ...(chargesWrites(operation) && operation.access !== "public" ? { 429: errorResponses[429] } : {}),
+      ...operation.responses,
+    },
   });
 }
 
@@ -82,6 +87,7 @@ function checkResponse(operation: AnyOperation, result: unknown) {
 export async function callOperation(operation: AnyOperation, ctx: RequestContext, input: unknown): Promise<unknown> {
   const principal = ctx.principal;
   const actor = principal ? actorOfPrincipal(principal) : undefined;
+  chargeWrites(operation, ctx, input);
   const result: unknown = await operation.handle({ ctx, actor, principal, observatory: ctx.observatory, input });
   if (ctx.deps.env.VALIDATE_RESPONSES) checkResponse(operation, result);
   return result;

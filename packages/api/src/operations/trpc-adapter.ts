@@ -2,6 +2,7 @@ import type { TRPCMutationProcedure, TRPCQueryProcedure } from "@trpc/server";
 import { actorOfPrincipal } from "@meridian/domain";
 import { z } from "zod";
 import { adminProcedure, authedProcedure, publicProcedure, router, type ProcedureMeta } from "../trpc/init";
+import { chargeWrites } from "./charge-writes";
 import { Reply, type Access, type AnyOperation, type OperationConfig, type OperationContext } from "./define-operation";
 
 type In<S> = S extends z.ZodType ? z.input<S> : unknown;
@@ -61,7 +62,9 @@ function procedureOf<T extends AnyOperation>(operation: T): ProcedureOf<T> {
   const resolve = async ({ ctx, input }: { ctx: OperationContext; input: unknown }) => {
     const principal = ctx.principal;
     const actor = principal ? actorOfPrincipal(principal) : undefined;
-    const result = await operation.handle({ ctx, actor, principal, observatory: undefined, input: withoutPagingExtras(input) });
+    const parsed = withoutPagingExtras(input);
+    chargeWrites(operation, ctx, parsed);
+    const result = await operation.handle({ ctx, actor, principal, observatory: undefined, input: parsed });
     if (result instanceof Reply) return result.body;
     // An operation without a response body (204, 202) answers `{ok: true}` over tRPC.
     return operation.output ? result : { ok: true as const };
