@@ -218,3 +218,35 @@ describe("signups sent at once (SIGNUPS_PER_IP_PER_HOUR=3)", () => {
     expect(await eventsIn(server, "signup-ip")).toBe(3);
   });
 });
+
+describe("attempts per IPv6 network (TRUST_PROXY, LOGIN_ATTEMPTS_PER_IP_PER_MINUTE=2)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      MERIDIAN_ROLE: "server",
+      TRUST_PROXY: "true",
+      SIGNUPS_PER_IP_PER_HOUR: "1000",
+      LOGIN_FAILURES_PER_IP: "1000",
+      LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "1000",
+      LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "2",
+    });
+  });
+  afterAll(() => server?.stop());
+
+  const loginFrom = (address: string, account: Account) =>
+    server.request("/api/v1/auth/login", {
+      method: "POST",
+      headers: { "x-forwarded-for": address },
+      json: { email: account.email, password: account.password },
+    });
+
+  it("counts every address of one /64 as one client, since a host may take a new one for each attempt", async () => {
+    const account = await createAccount(server);
+    expect((await loginFrom("2001:db8:1:2::1", account)).status).toBe(200);
+    expect((await loginFrom("2001:0db8:0001:0002:ffff:eeee:dddd:cccc", account)).status).toBe(200);
+    expect(await expectRefused(await loginFrom("2001:db8:1:2:aaaa::3", account))).toMatch(/from this address: at most 2 a minute/);
+    // The next /64 is another client.
+    expect((await loginFrom("2001:db8:1:3::1", account)).status).toBe(200);
+    expect(await eventsIn(server, "sign-in-ip", "2001:db8:1:2::/64")).toBe(2);
+  });
+});

@@ -13,6 +13,7 @@ import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { endSessions } from "./user-sessions";
 import { inTransaction } from "../transaction";
+import { addressKey } from "../auth/address-key";
 
 const RESET_TOKEN_PREFIX = "mpr_";
 const RESET_TTL_MS = 3600_000;
@@ -37,11 +38,18 @@ export async function requestPasswordReset(options: { deps: Deps; email: string;
     windowMs: HOUR_MS,
   });
   if (client.ip)
-    await assertWithinRateLimit({ db: deps.db, now, bucket: "reset-ip", key: client.ip, limit: deps.env.PASSWORD_RESETS_PER_IP_PER_HOUR, windowMs: HOUR_MS });
+    await assertWithinRateLimit({
+      db: deps.db,
+      now,
+      bucket: "reset-ip",
+      key: addressKey(client.ip),
+      limit: deps.env.PASSWORD_RESETS_PER_IP_PER_HOUR,
+      windowMs: HOUR_MS,
+    });
   const token = generateSecret(RESET_TOKEN_PREFIX);
   await inTransaction(deps, async (t) => {
     await recordRateLimitEvent({ db: t.tx, now, bucket: "reset-email", key: emailKey });
-    if (client.ip) await recordRateLimitEvent({ db: t.tx, now, bucket: "reset-ip", key: client.ip });
+    if (client.ip) await recordRateLimitEvent({ db: t.tx, now, bucket: "reset-ip", key: addressKey(client.ip) });
     const user = await usersCollection.findOne(t.tx, eq(tables.users.emailLower, emailKey));
     if (!user || user.doc.disabled) return;
     await t.tx.delete(tables.passwordResets).where(eq(tables.passwordResets.userId, user.id));

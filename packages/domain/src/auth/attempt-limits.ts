@@ -1,5 +1,6 @@
 import type { Env } from "@meridian/config";
 import type { AttemptRule } from "./rate-limit";
+import { addressKey } from "./address-key";
 
 const MINUTE_MS = 60_000;
 
@@ -27,7 +28,7 @@ export function passwordAttemptRules(options: { env: Env; bucket: string; what: 
   return [
     {
       bucket: `${bucket}-ip`,
-      key: ip,
+      key: addressKey(ip),
       limit: perIp,
       windowMs: MINUTE_MS,
       refusal: (wait) => `Too many ${what} from this address: at most ${perIp} a minute; try again in ${wait}`,

@@ -9,6 +9,7 @@ import { assertWithinRateLimit, clearRateLimit, countAttempt, recordRateLimitEve
 import type { LoginInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
 import { inTransaction } from "../transaction";
+import { addressKey } from "./address-key";
 
 const FAILURE_WINDOW_MS = 15 * 60_000;
 
@@ -26,7 +27,14 @@ export async function login(options: { deps: Deps; input: LoginInput; client: Cl
     const checks = await Promise.allSettled([
       assertWithinRateLimit({ db: t.tx, now, bucket: "login-email", key: emailKey, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: FAILURE_WINDOW_MS }),
       client.ip
-        ? assertWithinRateLimit({ db: t.tx, now, bucket: "login-ip", key: client.ip, limit: deps.env.LOGIN_FAILURES_PER_IP, windowMs: FAILURE_WINDOW_MS })
+        ? assertWithinRateLimit({
+            db: t.tx,
+            now,
+            bucket: "login-ip",
+            key: addressKey(client.ip),
+            limit: deps.env.LOGIN_FAILURES_PER_IP,
+            windowMs: FAILURE_WINDOW_MS,
+          })
         : undefined,
       countAttempt({
         t,
@@ -42,7 +50,7 @@ export async function login(options: { deps: Deps; input: LoginInput; client: Cl
     : (await burnPasswordCheck(input.password), false);
   if (!user || !valid) {
     await recordRateLimitEvent({ db: deps.db, now, bucket: "login-email", key: emailKey });
-    if (client.ip) await recordRateLimitEvent({ db: deps.db, now, bucket: "login-ip", key: client.ip });
+    if (client.ip) await recordRateLimitEvent({ db: deps.db, now, bucket: "login-ip", key: addressKey(client.ip) });
     throw new AppError("INVALID_CREDENTIALS", "Email or password is incorrect");
   }
   await clearRateLimit({ db: deps.db, bucket: "login-email", key: emailKey });

@@ -9,6 +9,7 @@ import type { SignupInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
 import { inTransaction } from "../transaction";
 import { requireInvitationToSignUp } from "../invitations/accept";
+import { addressKey } from "./address-key";
 
 export const defaultNotificationPreferences = { email: true, push: false, systemEvents: true, observationEvents: true };
 
@@ -18,7 +19,7 @@ export async function signup(options: { deps: Deps; input: SignupInput; client: 
     throw new AppError("SIGNUP_DISABLED", "Signup is disabled on this server: only the link in an invitation email lets you create an account");
   // Counted before the password is hashed (an argon2 run), and atomically: signups sent at once take turns at the count.
   if (client.ip) {
-    const { ip } = client;
+    const ip = addressKey(client.ip);
     const perHour = deps.env.SIGNUPS_PER_IP_PER_HOUR;
     const refusal = (wait: string) => `Too many signups from this address: at most ${perHour} an hour; try again in ${wait}`;
     await inTransaction(deps, (t) => countAttempt({ t, rules: [{ bucket: "signup-ip", key: ip, limit: perHour, windowMs: 3600_000, refusal }] }));
