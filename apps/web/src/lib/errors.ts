@@ -33,9 +33,24 @@ function fieldErrorMap(errors: ReadonlyArray<FieldError> | null | undefined): Re
   return map;
 }
 
+/**
+ * The problem+json body of a tRPC call the server refused before tRPC saw it (a restore holding
+ * writes, a cross-site cookie, a body too large, a database without a connection): tRPC's client
+ * cannot read it as its own envelope, but keeps it as `meta.responseJSON`.
+ */
+function problemOf(error: TRPCClientError<AppRouter>): { code: string; detail: string; errors?: FieldError[] } | null {
+  const body = (error.meta as { responseJSON?: unknown } | undefined)?.responseJSON;
+  if (!body || typeof body !== "object" || Array.isArray(body)) return null;
+  const { code, detail, errors } = body as Record<string, unknown>;
+  if (typeof code !== "string" || typeof detail !== "string") return null;
+  return { code, detail, errors: Array.isArray(errors) ? (errors as FieldError[]) : undefined };
+}
+
 export function summarizeError(error: unknown): ProblemSummary {
   if (error instanceof TRPCClientError) {
     const data = (error as TRPCClientError<AppRouter>).data;
+    const problem = data ? null : problemOf(error as TRPCClientError<AppRouter>);
+    if (problem) return { code: problem.code, message: problem.detail, fieldErrors: fieldErrorMap(problem.errors) };
     const code = data?.code ?? null;
     return {
       code,
