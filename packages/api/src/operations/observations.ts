@@ -8,8 +8,10 @@ import {
   listObservationsAsJson,
   listObservationsCached,
   MAX_UNFINISHED_OBSERVATIONS,
+  OBSERVATION_HISTORY_PAGE,
   observationCancelSchema,
   observationCreateSchema,
+  observationHistoryOrders,
   observationHistorySchema,
   observationListQuerySchema,
   observationPageSchema,
@@ -33,6 +35,16 @@ import { authedErrors, conflict, idParam, pageQuery, problemResponseFor } from "
 const tags = ["Observations"];
 const params = z.object({ id: idParam });
 const listQuery = pageQuery.extend(observationListQuerySchema.shape);
+const historyQuery = pageQuery.extend({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(OBSERVATION_HISTORY_PAGE)
+    .optional()
+    .describe(`Moves in one page: default ${OBSERVATION_HISTORY_PAGE}, at most ${OBSERVATION_HISTORY_PAGE}`),
+  order: z.enum(observationHistoryOrders).optional().describe("`asc` (default): oldest first, as the contract orders it; `desc`: newest first (extension)"),
+});
 const listOptions = ({ deps, actor, input }: { deps: Deps; actor: UserActor; input: z.output<typeof listQuery> }) => ({
   deps,
   actor,
@@ -193,14 +205,33 @@ export const observationOperations = {
     operationId: "listObservationHistory",
     access: "signed-in",
     tags,
-    summary: "Every status move, oldest first",
+    summary: "Every status move, oldest first, in cursor pages",
+    description:
+      "Readable by whoever may read the observation (its owner, its project's members, its observatory's viewers; 404 NOT_FOUND " +
+      "to anyone else). Oldest first, as the contract orders it, by the moment each move was recorded; `nextCursor` is set while " +
+      "more remain: pass it as `cursor` for the next page, until it is null. Nothing is left out: a history longer than a page is " +
+      `walked page by page. \`limit\` defaults to ${OBSERVATION_HISTORY_PAGE} and is at most ${OBSERVATION_HISTORY_PAGE}, more than ` +
+      "the contract's usual 50 (at most 200): the list came whole before it was paged, and an ordinary observation's moves still " +
+      "do, in one answer to a client that reads only `items`; a long-lived monitoring observation, which moves every cadence for " +
+      "months, takes several pages. `order=desc` (extension) gives the newest first instead, for a client that shows the latest " +
+      "moves first; a cursor is kept to the order that gave it (another order's, or any cursor no page gave, is 400 " +
+      "VALIDATION_FAILED on `cursor`). Each entry carries its `id` (extension).",
     method: "get",
     path: "/observations/{id}/history",
     status: 200,
     params,
+    query: historyQuery,
     output: observationHistorySchema,
-    outputDescription: "History",
+    outputDescription: "A page of the history",
     responses: authedErrors,
-    handle: ({ ctx, actor, input }) => listObservationHistory({ deps: ctx.deps, actor, observationId: input.id }),
+    handle: ({ ctx, actor, input }) =>
+      listObservationHistory({
+        deps: ctx.deps,
+        actor,
+        observationId: input.id,
+        limit: input.limit ?? OBSERVATION_HISTORY_PAGE,
+        cursor: input.cursor,
+        order: input.order,
+      }),
   }),
 };

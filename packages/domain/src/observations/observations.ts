@@ -1,8 +1,8 @@
 import { requireStorageDestination } from "../delivery/destinations";
-import { observationHistoryCollection, observationsCollection, tables, type ObservationDoc } from "@meridian/db";
+import { observationsCollection, tables, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
 import { monitoringProblems } from "@meridian/rules/observations";
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError, fieldError } from "../errors";
@@ -15,10 +15,11 @@ import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
 import { observationTimings, presentObservations, presentOneObservation } from "./timings";
 import { presentObservation } from "./present";
-import type { ObservationCreate, ObservationUpdate } from "./schemas";
+import type { ObservationCreate, ObservationHistoryOrder, ObservationUpdate } from "./schemas";
 import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../transaction";
 import { markDispatch } from "./dispatch-trace";
+import { instantKey, keysetCursor } from "../validation/keyset-cursor";
 
 /** A cadence left on an observation whose update names another type: refused at the field, as the create schema refuses it. */
 function refuseCadenceOfAnotherType(merged: { type: string }, update: ObservationUpdate) {
@@ -183,15 +184,48 @@ export async function reportObservationStatus(options: {
   });
 }
 
-/** Every move, oldest first. */
-export async function listObservationHistory(options: { deps: Deps; actor: UserActor; observationId: string }) {
-  await loadObservationAccess({ db: options.deps.db, actor: options.actor, observationId: options.observationId });
-  const { observationHistory } = tables;
-  const entries = await observationHistoryCollection.findMany(
-    options.deps.db,
-    eq(observationHistory.observationId, options.observationId),
-    sql`${asc(observationHistory.createdAt)}, ${asc(observationHistory.id)}`,
-    10_000,
-  );
-  return { items: entries.map(({ doc }) => ({ from: doc.from, to: doc.to, at: doc.at, actor: doc.actor, reason: doc.reason })) };
+const historyPositions = {
+  asc: keysetCursor({ list: "observation-history", parts: ["instant", "id"] }),
+  desc: keysetCursor({ list: "observation-history-newest", parts: ["instant", "id"] }),
+};
+
+/**
+ * The moves of an observation in pages of `limit`, oldest first (`order: "desc"`: newest first), by the moment each was
+ * recorded and then id; `nextCursor` holds the last entry's keys while more remain. A cursor of one order is refused by
+ * the other (400 on `cursor`), as is any cursor no page gave.
+ */
+export async function listObservationHistory(options: {
+  deps: Deps;
+  actor: UserActor;
+  observationId: string;
+  limit: number;
+  cursor?: string;
+  order?: ObservationHistoryOrder;
+}) {
+  const { deps, actor, observationId, limit } = options;
+  const order = options.order ?? "asc";
+  const position = historyPositions[order];
+  // Who may read it first, as the observatory's history does: to anyone else it does not exist, whatever the cursor.
+  await loadObservationAccess({ db: deps.db, actor, observationId });
+  const after = options.cursor ? position.decode(options.cursor) : undefined;
+  const { observationHistory: history } = tables;
+  const [direction, beyond] = order === "asc" ? [asc, sql`>`] : [desc, sql`<`];
+  const rows = await deps.db
+    .select({ id: history.id, doc: history.doc, cursorKey: instantKey(history.createdAt) })
+    .from(history)
+    // The row comparison bounds the (observation_id, created_at) index scan; the id only breaks ties within a microsecond.
+    .where(
+      and(
+        eq(history.observationId, observationId),
+        after ? sql`(${history.createdAt}, ${history.id}) ${beyond} (${after[0]}::timestamptz, ${after[1]})` : undefined,
+      ),
+    )
+    .orderBy(direction(history.createdAt), direction(history.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map(({ id, doc }) => ({ id, from: doc.from, to: doc.to, at: doc.at, actor: doc.actor, reason: doc.reason })),
+    nextCursor: rows.length > limit && last ? position.encode(last.cursorKey, last.id) : null,
+  };
 }

@@ -132,8 +132,18 @@ export const observationPageSchema = z.object({ items: z.array(observationSchema
 
 export const observationListQuerySchema = z.object(observationFilterFields);
 
+/**
+ * A page of an observation's history holds this many moves by default and at most: more than the contract's usual 50/200,
+ * so that a client written when the history came whole (`items` read, `nextCursor` unknown) still gets all of an
+ * ordinary observation's moves in one answer; only a long-lived monitoring observation needs the next page.
+ */
+export const OBSERVATION_HISTORY_PAGE = 1_000;
+export const observationHistoryOrders = ["asc", "desc"] as const;
+export type ObservationHistoryOrder = (typeof observationHistoryOrders)[number];
+
 export const observationHistoryEntrySchema = z
   .object({
+    id: z.string().describe("The entry's id (extension)"),
     from: z.enum(observationStatuses).nullable(),
     to: z.enum(observationStatuses),
     at: z.string(),
@@ -141,7 +151,9 @@ export const observationHistoryEntrySchema = z
     reason: z.string().nullable(),
   })
   .meta({ id: "ObservationHistoryEntry" });
-export const observationHistorySchema = z.object({ items: z.array(observationHistoryEntrySchema) }).meta({ id: "ObservationHistory" });
+export const observationHistorySchema = z
+  .object({ items: z.array(observationHistoryEntrySchema), nextCursor: z.string().nullable() })
+  .meta({ id: "ObservationHistory" });
 
 export const fileSchema = z
   .object({
