@@ -91,6 +91,39 @@ describe("system announcement lifecycle", () => {
     );
   });
 
+  it("leaves disabled accounts out, whichever target names them, so the enabled ones can acknowledge it", async () => {
+    const alice = await createAccount(server);
+    const gone = await createAccount(server);
+    const member = await createAccount(server);
+    await must(`/api/v1/admin/users/${gone.id}`, { method: "PUT", token: adminToken, json: { disabled: true } }, 200);
+    const observatory = await createObservatory(member);
+    await addObservatoryMember(member, observatory.id, gone);
+
+    const byIds = await announce({ users: { ids: [alice.id, gone.id] }, observatories: { ids: [observatory.id] } });
+    expect(byIds.recipientCount).toBe(2);
+    expect((await recipientsOf(byIds.id)).items.map((recipient) => recipient.userId).sort()).toEqual([alice.id, member.id].sort());
+    for (const account of [alice, member]) await must(`/api/v1/system/motd/${byIds.id}/acknowledge`, { method: "POST", token: account.token }, 200);
+    expect(await listed(byIds.id, "acknowledged")).toMatchObject({ status: "acknowledged", acknowledgedCount: 2 });
+
+    const everyone = await announce({ users: { all: true } });
+    const accounts = await server.server.runtime.deps.sql<Array<{ all: number; enabled: number }>>`
+      select count(*)::int as all, count(*) filter (where not coalesce((doc->>'disabled')::boolean, false))::int as enabled from users`;
+    expect(accounts[0]!.all).toBeGreaterThan(accounts[0]!.enabled);
+    expect(everyone.recipientCount).toBe(accounts[0]!.enabled);
+    // Nor is a disabled account offered to pick.
+    const offered = async (account: Account) =>
+      (await must(`/api/v1/system/motd/target-options?kind=users&q=${encodeURIComponent(account.email)}`, { token: adminToken }, 200)).items;
+    expect(await offered(alice)).toHaveLength(1);
+    expect(await offered(gone)).toEqual([]);
+
+    const scoped = await must(
+      `/observatories/${observatory.id}/motd`,
+      { method: "POST", token: member.token, json: { title: "Dome", message: "Closed tonight", severity: "info", deliveryType: "message" } },
+      201,
+    );
+    expect(scoped.recipientCount).toBe(1);
+  });
+
   it("cancels with a reason only, and a stranger cannot acknowledge", async () => {
     const alice = await createAccount(server);
     const stranger = await createAccount(server);

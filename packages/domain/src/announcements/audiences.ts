@@ -43,6 +43,12 @@ function projectAudience(ids: string[] | null): SQL {
     select pm.user_id from project_members pm where true ${restrict("pm.project_id", ids)}`;
 }
 
+/**
+ * A disabled account cannot sign in, so it could never acknowledge: counted among the recipients it
+ * would hold an announcement `active` for good (and be emailed). Only enabled accounts receive one.
+ */
+const enabled = (alias: string) => sql`not coalesce((${sql.raw(alias)}.doc->>'disabled')::boolean, false)`;
+
 const audienceOf: Record<ScopedKind, (ids: string[] | null) => SQL> = {
   observatory: observatoryAudience,
   organization: organizationAudience,
@@ -50,18 +56,19 @@ const audienceOf: Record<ScopedKind, (ids: string[] | null) => SQL> = {
 };
 
 /**
- * The recipients of an announcement as rows `(user_id, via)`, each user once. When several
+ * The recipients of an announcement as rows `(user_id, via)`, each enabled user once. When several
  * targets reach a user, `via` names the most specific one.
  */
 export function recipientSource(options: { ref: AnnouncementScopeRef; targets?: AnnouncementTargetsInput }): SQL {
   const { ref, targets } = options;
   if (ref.scope !== "system") {
-    return sql`select distinct user_id, 'scope'::text as via from (${audienceOf[ref.scope]([ref.scopeId])}) audience`;
+    return sql`select distinct a.user_id, 'scope'::text as via from (${audienceOf[ref.scope]([ref.scopeId])}) a
+      join users u on u.id = a.user_id where ${enabled("u")}`;
   }
   const parts: SQL[] = [];
   const users = targets?.users;
   if (users && !users.all && users.ids.length)
-    parts.push(sql`select u.id as user_id, 'user'::text as via, 1 as rank from users u where u.id in ${idSet(users.ids)}`);
+    parts.push(sql`select u.id as user_id, 'user'::text as via, 1 as rank from users u where u.id in ${idSet(users.ids)} and ${enabled("u")}`);
   const kinds = [
     ["observatories", "observatory", 2],
     ["organizations", "organization", 3],
@@ -76,13 +83,15 @@ export function recipientSource(options: { ref: AnnouncementScopeRef; targets?: 
   }
   const specific =
     parts.length > 0
-      ? sql`select distinct on (user_id) user_id, via from (${sql.join(parts, sql` union all `)}) targeted where user_id is not null order by user_id, rank`
+      ? sql`select distinct on (t.user_id) t.user_id, t.via from (${sql.join(parts, sql` union all `)}) t
+          join users u on u.id = t.user_id where ${enabled("u")} order by t.user_id, t.rank`
       : null;
   // Every user: no sort of the whole set to remove duplicates, only the (usually small) specific targets are looked up for `via`.
   if (users?.all) {
     return specific
-      ? sql`select u.id as user_id, coalesce(specific.via, 'all_users') as via from users u left join (${specific}) specific on specific.user_id = u.id`
-      : sql`select u.id as user_id, 'all_users'::text as via from users u`;
+      ? sql`select u.id as user_id, coalesce(specific.via, 'all_users') as via from users u left join (${specific}) specific on specific.user_id = u.id
+             where ${enabled("u")}`
+      : sql`select u.id as user_id, 'all_users'::text as via from users u where ${enabled("u")}`;
   }
   return specific ?? sql`select null::text as user_id, null::text as via where false`;
 }

@@ -103,12 +103,19 @@ export async function getAnnouncementStats(options: { deps: Deps; actor: UserAct
   };
 }
 
-/** `live`: which rows still count (a removed observatory leaves every list). */
+/** `live`: which rows still count (a removed observatory leaves every list, a disabled account the users'). */
 const OPTION_QUERIES: Record<
   "users" | "observatories" | "organizations" | "projects",
   { label: string; detail: string; search: string; table: string; live?: string }
 > = {
-  users: { table: "users", label: "doc->>'name'", detail: "doc->>'email'", search: "(doc->>'name') || ' ' || email_lower" },
+  // A disabled account receives no announcement, so it is not offered.
+  users: {
+    table: "users",
+    label: "doc->>'name'",
+    detail: "doc->>'email'",
+    search: "(doc->>'name') || ' ' || email_lower",
+    live: "not coalesce((doc->>'disabled')::boolean, false)",
+  },
   observatories: { table: "observatories", label: "doc->>'name'", detail: "null", search: "doc->>'name'", live: "doc->>'removedAt' is null" },
   organizations: { table: "organizations", label: "doc->>'name'", detail: "doc->>'shortName'", search: "(doc->>'name') || ' ' || short_name_lower" },
   projects: { table: "projects", label: "doc->>'name'", detail: "doc->>'status'", search: "doc->>'name'" },

@@ -5,6 +5,7 @@ import { authedErrors, conflict, problemResponseFor } from "../responses";
 export const tags = ["Announcements"];
 
 export const lifecycle =
+  "Recipients are enabled accounts only: a disabled one could never acknowledge (targeting one by id reaches nobody). " +
   "Status: active → acknowledged when every recipient has acknowledged; active → expired once " +
   "`expiresAt` has passed (evaluated on every read and every minute by a job); active → " +
   "cancelled with a reason. Any other move is 409 INVALID_TRANSITION. Email recipients " +
