@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
+import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
 import { ensureWebBuilt, launchChromium } from "./support/browser";
@@ -260,6 +261,13 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await dialog.getByLabel("Label").fill("Archive bucket");
     await dialog.getByLabel("Bucket").fill("orion-archive");
     await dialog.getByLabel("Access key ID").fill("AKIAEXAMPLE");
+    // What the server requires is asked for before anything is sent, in the API's words.
+    await dialog.getByRole("button", { name: "Add destination" }).click();
+    await dialog.getByText("Region is required.").waitFor(WAIT);
+    await dialog.getByText("Secret access key is required.").waitFor(WAIT);
+    await expect.poll(() => dialog.getByLabel("Region").getAttribute("aria-invalid")).toBe("true");
+    expect(await api<{ externalStorage: unknown[] }>(`/organizations/${organizationId}`, userB.token)).toMatchObject({ externalStorage: [] });
+    await dialog.getByLabel("Region").fill("eu-central-1");
     await dialog.getByLabel("Secret access key").fill(`very-secret-${suffix}`);
     await dialog.getByRole("button", { name: "Add destination" }).click();
     await dialog.waitFor({ state: "detached", ...WAIT });
@@ -267,6 +275,57 @@ describe("web app: organizations, observatories and ownership", { timeout: 60_00
     await destination.getByText("orion-archive").waitFor(WAIT);
     await destination.getByText("Secret access key: configured").waitFor(WAIT);
     expect(await pageB.locator("body").innerText()).not.toContain(`very-secret-${suffix}`);
+  });
+
+  it("edits a storage destination: an older one's stray settings dropped, every secret asked for, the server's refusal at its field", async () => {
+    // A destination stored before its kind's rules were checked: a setting Dropbox does not have, no secrets.
+    const legacy = {
+      id: `ext_legacy_${suffix}`,
+      kind: "dropbox",
+      label: "Old box",
+      settings: { folder: "/Old", mode: "full" },
+      sealedSecrets: null,
+      secretKeys: [],
+    };
+    const sql = postgres(server.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      const list = sql.json([legacy]);
+      await sql`update organizations set doc = jsonb_set(doc, '{externalStorage}', doc->'externalStorage' || ${list}) where id = ${organizationId}`;
+    } finally {
+      await sql.end();
+    }
+    await pageB.goto(app(`organizations/${organizationId}`));
+    await pageB.getByRole("tab", { name: "External storage" }).click();
+    const card = pageB.getByRole("listitem", { name: "Old box" });
+    await card.getByRole("button", { name: "Edit Old box" }).click();
+    const dialog = pageB.getByRole("dialog", { name: "Edit Old box" });
+
+    // One secret typed: every secret of the kind is needed, since they replace what is stored.
+    await dialog.getByLabel("App key").fill("app-key");
+    await dialog.getByRole("button", { name: "Save destination" }).click();
+    await dialog.getByText("Refresh token is required.").waitFor(WAIT);
+    await dialog.getByText("App secret is required.").waitFor(WAIT);
+    await dialog.getByLabel("Refresh token").fill("refresh-token");
+    await dialog.getByLabel("App secret").fill("app-secret");
+
+    // The server's own refusal (a control character the form does not look for) lands at its field.
+    await dialog.getByLabel("Label").fill("Old\u0007box");
+    await dialog.getByRole("button", { name: "Save destination" }).click();
+    await dialog.getByText("Label (external storage 2) must not contain control characters.").waitFor(WAIT);
+    await expect.poll(() => dialog.getByLabel("Label").getAttribute("aria-invalid")).toBe("true");
+
+    await dialog.getByLabel("Label").fill("Old box");
+    await dialog.getByRole("button", { name: "Save destination" }).click();
+    await dialog.waitFor({ state: "detached", ...WAIT });
+    await card.getByText("App secret: configured").waitFor(WAIT);
+    const organization = await api<{ externalStorage: Array<{ id: string; settings: unknown; configuredSecrets: string[] }> }>(
+      `/organizations/${organizationId}`,
+      userB.token,
+    );
+    expect(organization.externalStorage.find((destination) => destination.id === legacy.id)).toMatchObject({
+      settings: { folder: "/Old" },
+      configuredSecrets: ["appKey", "appSecret", "refreshToken"],
+    });
   });
 
   it("creates a project for the organization, sets its status and manages its members", async () => {

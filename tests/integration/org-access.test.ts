@@ -81,7 +81,16 @@ describeAccessSuite(get, {
   path: "/organizations/{id} (externalStorage)",
   request: (s) => ({
     path: org(s),
-    json: { externalStorage: [{ kind: "s3", label: "Archive", settings: { bucket: "archive" }, secrets: { secretAccessKey: "s3-secret-value" } }] },
+    json: {
+      externalStorage: [
+        {
+          kind: "s3",
+          label: "Archive",
+          settings: { region: "eu-west-1", bucket: "archive" },
+          secrets: { accessKeyId: "AKIAEXAMPLE", secretAccessKey: "s3-secret-value" },
+        },
+      ],
+    },
   }),
   allowed: answered(200, ["orgStorageManager", "orgOwner"]),
   refused: [...outsiders, ["orgMember", 403], ["orgMembersManager", 403], ["orgBillingManager", 403]],

@@ -338,7 +338,7 @@ describe("PUT /organizations/{id}", () => {
     const keeper = await createAccount(server);
     const created = await createOrganization(owner);
     await addOrganizationMember(owner, created.id, keeper, { can_manage_storage: true });
-    const storage = [{ kind: "dropbox", label: "Shared" }];
+    const storage = [{ kind: "dropbox", label: "Shared", settings: { folder: "/Shared" }, secrets: { refreshToken: "r", appKey: "k", appSecret: "s" } }];
 
     await expectProblem(
       await server.request(`/organizations/${created.id}`, { method: "PUT", token: keeper.token, json: { name: "Taken over" } }),
@@ -357,7 +357,15 @@ describe("PUT /organizations/{id}", () => {
     expect(updated.body).toMatchObject({
       name: created.name,
       description: created.description,
-      externalStorage: [{ id: expect.any(String), kind: "dropbox", label: "Shared", configuredSecrets: [] }],
+      externalStorage: [
+        {
+          id: expect.any(String),
+          kind: "dropbox",
+          label: "Shared",
+          settings: { folder: "/Shared" },
+          configuredSecrets: ["appKey", "appSecret", "refreshToken"],
+        },
+      ],
     });
   });
 

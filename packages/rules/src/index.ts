@@ -4,7 +4,8 @@
  * written. No Node, no database and no zod here: what needs zod or a parser has its own entry,
  * loaded only by the pages that use it (`@meridian/rules/events`: WebSocket event schemas;
  * `/observatory-protocol`: both directions of `/ws/observatory`; `/settings`: the server
- * settings' schemas; `/cron`: schedules read with cron-parser).
+ * settings' schemas; `/storage`: what a storage destination of each kind holds; `/cron`: schedules
+ * read with cron-parser).
  */
 export { fieldLabel, fieldMessage, humanizeKey, issuePredicate, UNKNOWN_FIELD, type IssueDetails } from "./validation-messages";
 export { SHORT_NAME_FORMAT, SHORT_NAME_MESSAGE, SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE, shortNameProblem } from "./short-name";

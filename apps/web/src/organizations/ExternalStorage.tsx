@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
+import { storageDestinationProblems, storageSettingKeys } from "@meridian/rules/storage";
 import { Cloud, HardDrive, KeyRound, Pencil, Plus } from "lucide-react";
 import { Alert } from "../components/Alert";
 import { Badge } from "../components/Badge";
@@ -185,6 +186,18 @@ function initialSettings(destination: ExternalStorageDestination | null): Record
   return values;
 }
 
+/**
+ * The failure of a save, keyed by the dialog's fields: the input's checks name the destination's
+ * fields under `update.externalStorage.N` (tRPC nests the body), the rules on the stored list
+ * (a new destination or kind needs settings and secrets, an unknown id) under `externalStorage.N`.
+ */
+function destinationProblem(error: unknown, index: number) {
+  const nested = formProblem(error, { prefix: `update.externalStorage.${index}` });
+  if (!nested) return null;
+  const plain = formProblem(error, { prefix: `externalStorage.${index}` });
+  return { ...nested, fieldErrors: { ...plain?.fieldErrors, ...nested.fieldErrors } };
+}
+
 function DestinationDialog({
   organization,
   destination,
@@ -213,41 +226,38 @@ function DestinationDialog({
 
   const info = storageKinds[kind];
   const index = destination ? organization.externalStorage.findIndex((item) => item.id === destination.id) : organization.externalStorage.length;
-  const problem = formProblem(save.error, { prefix: `update.externalStorage.${index}` });
+  const problem = destinationProblem(save.error, index);
   const errors: Record<string, string | undefined> = { ...problem?.fieldErrors, ...local };
   const sameKind = destination?.kind === kind;
   const stored = sameKind ? destination.configuredSecrets : [];
   const shownFields = ["label", "kind", ...info.settings.map((field) => `settings.${field.key}`), ...info.secrets.map((field) => `secrets.${field.key}`)];
+  const requiredSettings = new Set(storageSettingKeys(kind).flatMap((setting) => (setting.required ? [setting.key] : [])));
 
   const submit = () => {
-    const found: Record<string, string> = {};
-    if (!label.trim()) found.label = "Give the destination a name.";
-    const typed = Object.entries(secrets).filter(([key, value]) => value !== "" && info.secrets.some((field) => field.key === key));
-    if (typed.length > 0) {
-      // Sending secrets replaces every stored secret of this destination.
-      for (const key of stored) if (!secrets[key]) found[`secrets.${key}`] = "Enter this secret again: changing one secret replaces all of them.";
-    }
-    setLocal(found);
-    if (Object.keys(found).length > 0) return save.reset();
-
+    // The settings of this kind only (a key of another kind, or of an older version, is refused).
     const nextSettings: Record<string, SettingValue> = {};
-    if (sameKind) {
-      for (const [key, value] of Object.entries(destination.settings)) {
-        if (value === null || ["string", "number", "boolean"].includes(typeof value)) nextSettings[key] = value as SettingValue;
-      }
-    }
     for (const field of info.settings) {
       const value = settings[field.key]?.trim() ?? "";
       if (value) nextSettings[field.key] = field.boolean ? value === "true" : value;
-      else delete nextSettings[field.key];
     }
-    const item: DestinationInput = {
+    const typed = Object.fromEntries(info.secrets.flatMap((field) => (secrets[field.key] ? [[field.key, secrets[field.key]]] : [])));
+    // A new destination or kind needs every secret; sending any replaces every stored one, so all are needed then too.
+    const sendsSecrets = !sameKind || Object.keys(typed).length > 0;
+    const found = storageDestinationProblems({ kind, settings: nextSettings, secrets: sendsSecrets ? typed : undefined });
+    if (!label.trim()) found.label = "Give the destination a name.";
+    for (const { key } of info.secrets)
+      if (sendsSecrets && stored.includes(key) && !typed[key]) found[`secrets.${key}`] = "Enter this secret again: changing one secret replaces all of them.";
+    setLocal(found);
+    if (Object.keys(found).length > 0) return save.reset();
+
+    // As the rules above check it: the kind's own settings and, when sent, all of its secrets.
+    const item = {
       ...(destination ? { id: destination.id } : {}),
       kind,
       label,
       settings: nextSettings,
-      ...(typed.length > 0 ? { secrets: Object.fromEntries(typed) } : {}),
-    };
+      ...(sendsSecrets ? { secrets: typed } : {}),
+    } as DestinationInput;
     const list = destination
       ? organization.externalStorage.map((existing) => (existing.id === destination.id ? item : keep(existing)))
       : [...organization.externalStorage.map(keep), item];
@@ -306,6 +316,7 @@ function DestinationDialog({
               key={`${kind}-${field.key}`}
               label={field.label}
               placeholder={field.placeholder}
+              required={requiredSettings.has(field.key)}
               maxLength={2000}
               value={settings[field.key] ?? ""}
               onChange={(e) => setSettings((current) => ({ ...current, [field.key]: e.target.value }))}
@@ -329,7 +340,8 @@ function DestinationDialog({
               value={secrets[field.key] ?? ""}
               onChange={(e) => setSecrets((current) => ({ ...current, [field.key]: e.target.value }))}
               error={errors[`secrets.${field.key}`]}
-              hint={configured ? "Stored. Leave blank to keep it." : "Not set."}
+              required={!sameKind}
+              hint={configured ? "Stored. Leave blank to keep it." : sameKind ? "Not set." : undefined}
             />
           );
         })}

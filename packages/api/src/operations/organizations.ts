@@ -107,7 +107,16 @@ export const organizationOperations = {
     summary: "Update an organization (partial)",
     description:
       "The owner (or a server admin) changes any field; a member with can_manage_storage may send only `externalStorage`. " +
-      "`externalStorage` replaces the list: keep a destination by sending its `id`; its secrets stay unless new `secrets` are sent. Secrets are write-only.",
+      "`externalStorage` replaces the list: keep a destination by sending its `id`; its settings and its secrets stay unless new " +
+      "`settings` or `secrets` are sent. Secrets are write-only. What a destination holds depends on its `kind`: `s3` settings " +
+      '`{endpoint?, region, bucket, prefix?, forcePathStyle?}` (`endpoint` an http(s) URL, `forcePathStyle` a boolean or "true" / ' +
+      '"false") with secrets `{accessKeyId, secretAccessKey}`; `dropbox` `{folder}` with `{refreshToken, appKey, appSecret}`; ' +
+      "`google_drive` `{folderId}` with `{refreshToken, clientId, clientSecret}`. Settings sent must hold every required key, " +
+      "non-empty; secrets sent replace every stored one, so each of the kind's is required, non-empty; unknown keys are refused. " +
+      "A new destination (no `id`) and one whose `kind` changes need both `settings` and `secrets`. A destination sent back by `id` " +
+      "with its kind and without `settings` or `secrets` keeps what it has, unchecked. Each refusal is 400 VALIDATION_FAILED naming " +
+      "the field, e.g. `externalStorage.0.settings.bucket`, `externalStorage.1.secrets` (over tRPC the input's checks are named " +
+      "under `update.`), and `externalStorage.N.id` for an id that is not one of the organization's destinations.",
     method: "put",
     path: "/organizations/{id}",
     status: 200,

@@ -5,7 +5,7 @@ import { auditColumns, auditCursor, pageOfAudit } from "../audit/list-audit";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
-import { AppError, fieldError } from "../errors";
+import { AppError, fieldError, type FieldError } from "../errors";
 import { refuseAtCap } from "../caps";
 import { isUniqueViolation } from "../postgres-errors";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organization-access";
@@ -166,27 +166,45 @@ export async function getOrganization(options: { deps: Deps; actor: UserActor; o
   };
 }
 
+/**
+ * The destinations as sent, merged with the stored ones. What is sent is checked by the input's
+ * schema (each kind's settings and secrets); what depends on the stored list is checked here: a
+ * new destination, or one whose kind changes, needs settings and secrets of its own. One sent back
+ * by id, same kind, keeps whatever it does not send, unchecked (an older, incomplete destination
+ * does not stop the others from being edited).
+ */
 function mergeExternalStorage(
   deps: Pick<Deps, "secrets">,
   current: ExternalStorageDoc[],
   input: NonNullable<OrganizationUpdate["externalStorage"]>,
 ): ExternalStorageDoc[] {
-  return input.map((item) => {
+  const errors: FieldError[] = [];
+  const merged = input.map((item, index): ExternalStorageDoc | null => {
+    const at = (field: string) => `externalStorage.${index}.${field}`;
     const existing = item.id ? current.find((destination) => destination.id === item.id) : undefined;
-    if (item.id && !existing)
-      throw new AppError("VALIDATION_FAILED", `Unknown external storage id ${item.id}`, {
-        errors: [fieldError({ path: "externalStorage.id", predicate: "is not a destination of this organization" })],
-      });
-    const keepSecrets = existing && existing.kind === item.kind && item.secrets === undefined;
+    if (item.id && !existing) {
+      errors.push(fieldError({ path: at("id"), predicate: "is not a destination of this organization" }));
+      return null;
+    }
+    const sameKind = existing !== undefined && existing.kind === item.kind;
+    if (!sameKind) {
+      const predicate = existing ? "must be sent when the kind changes" : "must be sent for a new destination";
+      if (item.settings === undefined) errors.push(fieldError({ path: at("settings"), predicate }));
+      if (item.secrets === undefined) errors.push(fieldError({ path: at("secrets"), predicate }));
+    }
+    const keepSettings = sameKind && item.settings === undefined;
+    const keepSecrets = sameKind && item.secrets === undefined;
     return {
       id: existing?.id ?? `ext_${randomUUID()}`,
       kind: item.kind,
       label: item.label,
-      settings: item.settings ?? existing?.settings ?? {},
+      settings: keepSettings ? existing.settings : { ...item.settings },
       sealedSecrets: keepSecrets ? existing.sealedSecrets : item.secrets ? deps.secrets.seal(JSON.stringify(item.secrets)) : null,
       secretKeys: keepSecrets ? existing.secretKeys : Object.keys(item.secrets ?? {}).sort(),
     };
   });
+  if (errors.length > 0) throw new AppError("VALIDATION_FAILED", errors.map((error) => error.message).join(" "), { errors });
+  return merged.filter((destination) => destination !== null);
 }
 
 /** Owner (or server admin) changes anything; `can_manage_storage` changes only externalStorage. */

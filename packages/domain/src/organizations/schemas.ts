@@ -1,11 +1,11 @@
 import { externalStorageKinds, organizationPermissionKeys, organizationTypes } from "@meridian/db";
 import { z } from "zod";
 import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
-import { SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE } from "@meridian/rules";
+import { issuePredicate, SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE } from "@meridian/rules";
+import { storageSecretsSchemas, storageSettingsSchemas } from "@meridian/rules/storage";
 
 // Control characters and lone surrogates cannot be stored (PostgreSQL refuses them in jsonb): 400, not 500.
 const text = (max: number) => withoutControlCharacters(z.string().trim().min(1).max(max));
-const storable = (max: number) => withoutControlCharacters(z.string().max(max));
 
 export const shortNameSchema = z.string().trim().regex(SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE);
 
@@ -22,16 +22,43 @@ export const organizationPermissionsOutputSchema = z.object(
   Object.fromEntries(organizationPermissionKeys.map((key) => [key, z.boolean()])) as Record<(typeof organizationPermissionKeys)[number], z.ZodBoolean>,
 );
 
-export const externalStorageInputSchema = z.strictObject({
-  id: opaqueIdSchema.optional().describe("Keep an existing destination (and its secrets unless new ones are sent)"),
-  kind: z.enum(externalStorageKinds),
+const destinationFields = {
+  id: opaqueIdSchema.optional().describe("Keep an existing destination: its settings and secrets stay unless new ones are sent"),
   label: text(100),
-  settings: z
-    .record(storable(100), z.union([storable(2000), z.number(), z.boolean(), z.null()]))
+};
+const settingsOf = <K extends ExternalStorageKind>(kind: K) =>
+  storageSettingsSchemas[kind]
     .optional()
-    .describe("Non-secret settings, returned as sent"),
-  secrets: z.record(storable(100), z.string().max(10_000)).optional().describe("Write-only: stored encrypted, never returned"),
-});
+    .describe(
+      "Non-secret settings, returned as stored (text trimmed); they replace the stored ones. " +
+        "Required for a new destination or a changed kind; unknown keys are refused",
+    );
+const secretsOf = <K extends ExternalStorageKind>(kind: K) =>
+  storageSecretsSchemas[kind]
+    .optional()
+    .describe(
+      "Write-only: stored encrypted, never returned. They replace every stored secret, so each is required. " +
+        "Required for a new destination or a changed kind; unknown names are refused",
+    );
+type ExternalStorageKind = (typeof externalStorageKinds)[number];
+
+/** An unknown or missing `kind` reads as the enum it is, at `kind`. */
+const kindProblem = (issue: { code?: string; input?: unknown }) => {
+  if (issue.code !== "invalid_union") return undefined;
+  const kind = issue.input && typeof issue.input === "object" ? (issue.input as { kind?: unknown }).kind : undefined;
+  return kind === undefined ? "is required" : issuePredicate({ code: "invalid_value", values: externalStorageKinds });
+};
+
+/** One destination as sent: its kind decides what its settings and secrets hold (docs/api-contract.md, "Delivery to organization storage"). */
+export const externalStorageInputSchema = z.discriminatedUnion(
+  "kind",
+  [
+    z.strictObject({ ...destinationFields, kind: z.literal("google_drive"), settings: settingsOf("google_drive"), secrets: secretsOf("google_drive") }),
+    z.strictObject({ ...destinationFields, kind: z.literal("dropbox"), settings: settingsOf("dropbox"), secrets: secretsOf("dropbox") }),
+    z.strictObject({ ...destinationFields, kind: z.literal("s3"), settings: settingsOf("s3"), secrets: secretsOf("s3") }),
+  ],
+  { error: kindProblem },
+);
 
 export const externalStorageOutputSchema = z.object({
   id: z.string(),
