@@ -403,6 +403,11 @@ describe("what a destination of each kind holds", () => {
       expect(await refusal(face, owner.token, organization.id, [{ id: "ext_unknown", kind: "s3", label: "Ghost" }])).toEqual([
         { path: "externalStorage.0.id", message: "ID (external storage 1) is not a destination of this organization." },
       ]);
+      // One destination named twice would be stored as two with one id.
+      const twice = { id: stored.id, kind: "s3", label: "Twice" };
+      expect(await refusal(face, owner.token, organization.id, [twice, twice])).toEqual([
+        { path: "externalStorage.1.id", message: "ID (external storage 2) names a destination already in the list." },
+      ]);
       expect(await storedDestinations(organization.id)).toEqual(before);
     });
   }

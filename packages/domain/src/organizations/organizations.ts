@@ -179,6 +179,7 @@ function mergeExternalStorage(
   input: NonNullable<OrganizationUpdate["externalStorage"]>,
 ): ExternalStorageDoc[] {
   const errors: FieldError[] = [];
+  const named = new Set<string>();
   const merged = input.map((item, index): ExternalStorageDoc | null => {
     const at = (field: string) => `externalStorage.${index}.${field}`;
     const existing = item.id ? current.find((destination) => destination.id === item.id) : undefined;
@@ -186,6 +187,12 @@ function mergeExternalStorage(
       errors.push(fieldError({ path: at("id"), predicate: "is not a destination of this organization" }));
       return null;
     }
+    // One destination twice would be stored as two with one id: deliveries and tests name it by id.
+    if (item.id && named.has(item.id)) {
+      errors.push(fieldError({ path: at("id"), predicate: "names a destination already in the list" }));
+      return null;
+    }
+    if (item.id) named.add(item.id);
     const sameKind = existing !== undefined && existing.kind === item.kind;
     if (!sameKind) {
       const predicate = existing ? "must be sent when the kind changes" : "must be sent for a new destination";
