@@ -1,4 +1,41 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/** Seconds each integration file took in a clean run of the whole suite, by path from the repository root. */
+interface RecordedDurations {
+  seconds: Record<string, number>;
+}
+
+const DURATIONS_FILE = "tests/file-durations.json";
+
+function readRecordedSeconds(root: string): Record<string, number> {
+  try {
+    return (JSON.parse(readFileSync(path.join(root, DURATIONS_FILE), "utf8")) as RecordedDurations).seconds;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Starts the files that took longest first. Vitest orders by its own cache of durations, which a
+ * fresh clone (CI) lacks; it then goes by file size, and a short file that spawns processes
+ * (admin-cli, jobs-killed-attempts, test-run-interrupt: 80 to 140 s each) started in the last
+ * minutes and ran alone while the other workers idled. The recorded durations
+ * (`node scripts/record-test-durations.mjs` after a full run) give the order instead; files they do
+ * not know yet, new ones and the unit files, keep vitest's order and go first.
+ */
+class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const ordered = await super.sort(files);
+    const seconds = readRecordedSeconds(this.ctx.config.root);
+    const recorded = (spec: TestSpecification) => seconds[path.relative(this.ctx.config.root, spec.moduleId).split(path.sep).join("/")];
+    const unknown = ordered.filter((spec) => recorded(spec) === undefined);
+    const known = ordered.filter((spec) => recorded(spec) !== undefined).sort((a, b) => recorded(b)! - recorded(a)!);
+    return [...unknown, ...known];
+  }
+}
 
 /**
  * Two projects. Unit files (beside the code in packages/ and apps/) need nothing but Node, so they
@@ -22,6 +59,8 @@ export default defineConfig({
     // hangs off each server's `deps` (WeakMaps), no test stubs globals, env or modules, and every
     // file stops what it started in its afterAll.
     isolate: false,
+    // Three workers share a queue of files; one slow file started last runs on alone at the end.
+    sequence: { sequencer: LongestFirstSequencer },
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", TURBO_TELEMETRY_DISABLED: "1" },
     projects: [
       { extends: true, test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.{ts,tsx}"] } },
