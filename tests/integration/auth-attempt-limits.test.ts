@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { passwordResetsCollection } from "@meridian/db";
 import { hashSecret } from "@meridian/domain";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
-import { controlServerClock, type TestClock } from "../support/test-clock";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { serverWithLimits } from "../support/server-with-limits";
+import type { TestClock } from "../support/test-clock";
+import type { TestServer } from "../support/test-server";
 
 /*
  * Every password check costs an argon2 hash, so sign-ins, password changes and reset confirmations
@@ -38,18 +39,12 @@ async function expectRefused(response: Response) {
 }
 
 describe("attempts per account (LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE=3)", () => {
+  const limited = serverWithLimits({ LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "3", LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "1000" });
   let server: TestServer;
   let clock: TestClock;
-  beforeAll(async () => {
-    server = await startTestServer({
-      MERIDIAN_ROLE: "server",
-      SIGNUPS_PER_IP_PER_HOUR: "1000",
-      LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "3",
-      LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "1000",
-    });
-    clock = controlServerClock(server, Date.now());
+  beforeAll(() => {
+    ({ server, clock } = limited);
   });
-  afterAll(() => server?.stop());
 
   it("refuses the 4th sign-in of a minute even with the right password, counts refusals nowhere, and signs in again after the minute", async () => {
     const account = await createAccount(server, { password: "the right one" });
@@ -144,21 +139,14 @@ describe("attempts per account (LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE=3)", () =>
 });
 
 describe("attempts per client address (LOGIN_ATTEMPTS_PER_IP_PER_MINUTE=4)", () => {
+  const limited = serverWithLimits({ LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "1000", LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "4" });
   let server: TestServer;
   let clock: TestClock;
   let accounts: Account[];
   beforeAll(async () => {
-    server = await startTestServer({
-      MERIDIAN_ROLE: "server",
-      SIGNUPS_PER_IP_PER_HOUR: "1000",
-      LOGIN_FAILURES_PER_IP: "1000",
-      LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "1000",
-      LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "4",
-    });
-    clock = controlServerClock(server, Date.now());
+    ({ server, clock } = limited);
     accounts = [await createAccount(server), await createAccount(server), await createAccount(server)];
   });
-  afterAll(() => server?.stop());
 
   it("refuses the 5th sign-in of a minute from one address, for any account, and signs in again after the minute", async () => {
     const [a, b, c] = accounts as [Account, Account, Account];
@@ -191,11 +179,11 @@ describe("attempts per client address (LOGIN_ATTEMPTS_PER_IP_PER_MINUTE=4)", () 
 });
 
 describe("signups sent at once (SIGNUPS_PER_IP_PER_HOUR=3)", () => {
+  const limited = serverWithLimits({ SIGNUPS_PER_IP_PER_HOUR: "3" });
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ MERIDIAN_ROLE: "server", SIGNUPS_PER_IP_PER_HOUR: "3" });
+  beforeAll(() => {
+    ({ server } = limited);
   });
-  afterAll(() => server?.stop());
 
   it("create exactly 3 accounts; the others are refused before their password is hashed", async () => {
     const tag = randomBytes(3).toString("hex");
@@ -220,18 +208,11 @@ describe("signups sent at once (SIGNUPS_PER_IP_PER_HOUR=3)", () => {
 });
 
 describe("attempts per IPv6 network (TRUST_PROXY, LOGIN_ATTEMPTS_PER_IP_PER_MINUTE=2)", () => {
+  const limited = serverWithLimits({ TRUST_PROXY: "true", LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "1000", LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "2" });
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({
-      MERIDIAN_ROLE: "server",
-      TRUST_PROXY: "true",
-      SIGNUPS_PER_IP_PER_HOUR: "1000",
-      LOGIN_FAILURES_PER_IP: "1000",
-      LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "1000",
-      LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "2",
-    });
+  beforeAll(() => {
+    ({ server } = limited);
   });
-  afterAll(() => server?.stop());
 
   const loginFrom = (address: string, account: Account) =>
     server.request("/api/v1/auth/login", {

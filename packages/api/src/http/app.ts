@@ -137,7 +137,8 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "A signed-in account or observatory key may make at most `API_WRITES_PER_MINUTE` (default 1,200) changes (writes, tRPC " +
           "mutations) a minute on one server process, with a burst of as many: beyond it 429 RATE_LIMITED with Retry-After. A tRPC " +
           `request batches at most ${MAX_TRPC_BATCH} procedures (400 beyond), each counted as the operation it runs. A bulk operation counts ` +
-          "one change per item it names.",
+          "one change per item it names; one naming more items than `API_WRITES_PER_MINUTE` could never pass and is refused 413 " +
+          "PAYLOAD_TOO_LARGE, with nothing changed. An observatory's keys share one count.",
         license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
       },
       // PUBLIC_URL, else the address the request reached: a generated client calls this very server.

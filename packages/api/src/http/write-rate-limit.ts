@@ -20,11 +20,20 @@ export class WriteRateLimiter {
 
   constructor(private readonly perMinute: number) {}
 
-  /** Takes `cost` writes for `key` at `now`, or throws 429 RATE_LIMITED with the seconds until they fit. */
+  /**
+   * Takes `cost` writes for `key` at `now`, or throws 429 RATE_LIMITED with the seconds until they fit.
+   * A cost beyond the whole bucket never fits: 413 PAYLOAD_TOO_LARGE without Retry-After, and nothing
+   * taken, so a client that waits as told is not sent round again and the call's items stay bounded
+   * by the rate.
+   */
   take(options: { key: string; cost: number; now: number }): void {
-    const { key, now } = options;
-    // A tRPC batch larger than the bucket could never pass; it waits for a full bucket instead.
-    const cost = Math.min(options.cost, this.perMinute);
+    const { key, cost, now } = options;
+    if (cost > this.perMinute)
+      throw new AppError(
+        "PAYLOAD_TOO_LARGE",
+        `This request makes ${cost} changes, more than the ${this.perMinute} a minute accepted from one account or key on this server; ` +
+          `send them in parts of at most ${this.perMinute}`,
+      );
     if (++this.takes % SWEEP_EVERY === 0) this.sweep(now);
     const bucket = this.buckets.get(key);
     const tokens = bucket ? this.refilled(bucket, now) : this.perMinute;

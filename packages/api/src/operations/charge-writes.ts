@@ -12,7 +12,11 @@ export const chargesWrites = (operation: AnyOperation) => operation.method !== "
 /**
  * Counts a call against its signed-in caller's bucket (an account, whichever credential it came
  * with, or an observatory key), after its input is read and before it runs: 429 RATE_LIMITED with
- * Retry-After past it. Signed-out calls have their own limits in PostgreSQL (sign-in, sign-up).
+ * Retry-After past it, and 413 PAYLOAD_TOO_LARGE for a call that costs more than the whole bucket
+ * (a bulk naming more items than API_WRITES_PER_MINUTE), since no wait would ever admit it. Either
+ * way the operation never starts, so a refused bulk has changed none of its items. An observatory
+ * key is charged to its observatory, so that its administrators do not multiply the rate by
+ * making more keys. Signed-out calls have their own limits in PostgreSQL (sign-in, sign-up).
  * Taken per call, in the operation layer, so a tRPC batch pays for each of its mutations however
  * its path is written, and the refusal reaches each face in its own shape.
  */

@@ -15,7 +15,7 @@ import {
 } from "@meridian/domain";
 import { defineOperation } from "./define-operation";
 import { optionalJsonBody } from "./optional-body";
-import { authedErrors, conflict, idParam } from "./responses";
+import { authedErrors, conflict, idParam, problemResponseFor } from "./responses";
 
 const tags = ["Observations"];
 const params = z.object({ id: idParam });
@@ -102,7 +102,10 @@ export const observationOperatingOperations = {
     body: observationBulkSchema,
     output: observationBulkResultSchema,
     outputDescription: "One result per id",
-    responses: authedErrors,
+    responses: {
+      ...authedErrors,
+      413: problemResponseFor("More ids than the API_WRITES_PER_MINUTE changes one caller may make a minute (PAYLOAD_TOO_LARGE); nothing changed"),
+    },
     // Each id is a change of its own (its move and history entry).
     writeCost: (input) => input.ids.length,
     handle: ({ ctx, actor, input }) => bulkOperateObservations({ deps: ctx.deps, actor, request: input }),

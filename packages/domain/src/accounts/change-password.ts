@@ -3,7 +3,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { passwordAttemptRules } from "../auth/attempt-limits";
-import { assertWithinRateLimit, countAttempt, recordRateLimitEvent } from "../auth/rate-limit";
+import { assertWithinRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "../auth/rate-limit";
 import type { ClientInfo } from "../auth/sessions";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
@@ -29,10 +29,9 @@ export async function changePassword(options: { deps: Deps; actor: UserActor; in
   // A stolen session must not become a way to guess the password: failures count like sign-ins.
   const limit = { bucket: "password-change", key: user.id, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: 15 * 60_000 };
   await inTransaction(deps, async (t) => {
-    await assertWithinRateLimit({ db: t.tx, now: t.now(), ...limit });
     // Each change costs two password hashes, so every one counts, per account and per address, as sign-ins do.
     const rules = passwordAttemptRules({ env: t.env, bucket: "password-change", what: "password changes", ip: client.ip, account: user.id });
-    await countAttempt({ t, rules });
+    await checkLimitsTogether({ checks: [assertWithinRateLimit({ db: t.tx, now: t.now(), ...limit }), countAttempt({ t, rules })] });
   });
   if (!(await verifyPassword({ passwordHash: user.doc.passwordHash, password: input.currentPassword }))) {
     await recordRateLimitEvent({ db: deps.db, now: deps.now(), bucket: limit.bucket, key: limit.key });

@@ -3,7 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import { hashPassword } from "../auth/passwords";
 import { passwordAttemptRules } from "../auth/attempt-limits";
-import { assertWithinRateLimit, countAttempt, recordRateLimitEvent } from "../auth/rate-limit";
+import { assertWithinRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "../auth/rate-limit";
 import type { ClientInfo } from "../auth/sessions";
 import { generateSecret, hashSecret } from "../auth/tokens";
 import { invalidateCaches } from "../cache/request-caches";
@@ -29,23 +29,21 @@ export async function requestPasswordReset(options: { deps: Deps; email: string;
   const { deps, client } = options;
   const now = deps.now();
   const emailKey = options.email.trim().toLowerCase();
-  await assertWithinRateLimit({
-    db: deps.db,
-    now,
-    bucket: "reset-email",
-    key: emailKey,
-    limit: deps.env.PASSWORD_RESETS_PER_EMAIL_PER_HOUR,
-    windowMs: HOUR_MS,
+  await checkLimitsTogether({
+    checks: [
+      assertWithinRateLimit({ db: deps.db, now, bucket: "reset-email", key: emailKey, limit: deps.env.PASSWORD_RESETS_PER_EMAIL_PER_HOUR, windowMs: HOUR_MS }),
+      client.ip
+        ? assertWithinRateLimit({
+            db: deps.db,
+            now,
+            bucket: "reset-ip",
+            key: addressKey(client.ip),
+            limit: deps.env.PASSWORD_RESETS_PER_IP_PER_HOUR,
+            windowMs: HOUR_MS,
+          })
+        : undefined,
+    ],
   });
-  if (client.ip)
-    await assertWithinRateLimit({
-      db: deps.db,
-      now,
-      bucket: "reset-ip",
-      key: addressKey(client.ip),
-      limit: deps.env.PASSWORD_RESETS_PER_IP_PER_HOUR,
-      windowMs: HOUR_MS,
-    });
   const token = generateSecret(RESET_TOKEN_PREFIX);
   await inTransaction(deps, async (t) => {
     await recordRateLimitEvent({ db: t.tx, now, bucket: "reset-email", key: emailKey });

@@ -5,7 +5,7 @@ import { AppError } from "../errors";
 import { presentUser } from "../users/present";
 import { burnPasswordCheck, verifyPassword } from "./passwords";
 import { passwordAttemptRules } from "./attempt-limits";
-import { assertWithinRateLimit, clearRateLimit, countAttempt, recordRateLimitEvent } from "./rate-limit";
+import { assertWithinRateLimit, clearRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "./rate-limit";
 import type { LoginInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
 import { inTransaction } from "../transaction";
@@ -16,32 +16,34 @@ const FAILURE_WINDOW_MS = 15 * 60_000;
 /**
  * Failed attempts are limited per email and per client address (LOGIN_FAILURES_PER_*, 15 minutes);
  * every attempt, successful or not, counts against the per-minute limits of `passwordAttemptRules`,
- * refused before the password is hashed.
+ * refused before the password is hashed. When several limits hold at once the refusal is one 429
+ * RATE_LIMITED whose Retry-After is the longest of their waits.
  */
 export async function login(options: { deps: Deps; input: LoginInput; client: ClientInfo }) {
   const { deps, input, client } = options;
   const now = deps.now();
   const emailKey = input.email.trim().toLowerCase();
   await inTransaction(deps, async (t) => {
-    // Sent together; refused in this order: failures per email, per address, then the attempt limits.
-    const checks = await Promise.allSettled([
-      assertWithinRateLimit({ db: t.tx, now, bucket: "login-email", key: emailKey, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: FAILURE_WINDOW_MS }),
-      client.ip
-        ? assertWithinRateLimit({
-            db: t.tx,
-            now,
-            bucket: "login-ip",
-            key: addressKey(client.ip),
-            limit: deps.env.LOGIN_FAILURES_PER_IP,
-            windowMs: FAILURE_WINDOW_MS,
-          })
-        : undefined,
-      countAttempt({
-        t,
-        rules: passwordAttemptRules({ env: deps.env, bucket: "sign-in", what: "sign-in attempts", ip: client.ip, account: emailKey }),
-      }),
-    ]);
-    for (const check of checks) if (check.status === "rejected") throw check.reason;
+    // Sent together, judged together: of the limits hit, the answer names the one that frees last.
+    await checkLimitsTogether({
+      checks: [
+        assertWithinRateLimit({ db: t.tx, now, bucket: "login-email", key: emailKey, limit: deps.env.LOGIN_FAILURES_PER_EMAIL, windowMs: FAILURE_WINDOW_MS }),
+        client.ip
+          ? assertWithinRateLimit({
+              db: t.tx,
+              now,
+              bucket: "login-ip",
+              key: addressKey(client.ip),
+              limit: deps.env.LOGIN_FAILURES_PER_IP,
+              windowMs: FAILURE_WINDOW_MS,
+            })
+          : undefined,
+        countAttempt({
+          t,
+          rules: passwordAttemptRules({ env: deps.env, bucket: "sign-in", what: "sign-in attempts", ip: client.ip, account: emailKey }),
+        }),
+      ],
+    });
   });
 
   const user = await usersCollection.findOne(deps.db, eq(tables.users.emailLower, emailKey));

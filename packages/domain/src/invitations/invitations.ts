@@ -9,7 +9,7 @@ import {
 } from "@meridian/db";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
-import { assertWithinRateLimit, recordRateLimitEvent } from "../auth/rate-limit";
+import { assertWithinRateLimit, checkLimitsTogether, recordRateLimitEvent } from "../auth/rate-limit";
 import { generateSecret, hashSecret } from "../auth/tokens";
 import type { Deps } from "../deps";
 import { appLink } from "../email/app-link";
@@ -70,21 +70,18 @@ export async function createInvitation(options: {
     // lock, and two sent at once would both insert (the second refused by the pending index, a 500).
     // Waiting here, the later one finds the earlier pending and replaces it, as the contract says.
     await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`meridian:invitation:${scopeKey}:${emailLower}`}))`);
-    await assertWithinRateLimit({
-      db: t.tx,
-      now,
-      bucket: "invitation-scope",
-      key: scopeKey,
-      limit: deps.env.INVITATIONS_PER_SCOPE_PER_HOUR,
-      windowMs: HOUR_MS,
-    });
-    await assertWithinRateLimit({
-      db: t.tx,
-      now,
-      bucket: "invitation-address",
-      key: `${scopeKey}:${emailLower}`,
-      limit: INVITATIONS_PER_ADDRESS_PER_HOUR,
-      windowMs: HOUR_MS,
+    await checkLimitsTogether({
+      checks: [
+        assertWithinRateLimit({ db: t.tx, now, bucket: "invitation-scope", key: scopeKey, limit: deps.env.INVITATIONS_PER_SCOPE_PER_HOUR, windowMs: HOUR_MS }),
+        assertWithinRateLimit({
+          db: t.tx,
+          now,
+          bucket: "invitation-address",
+          key: `${scopeKey}:${emailLower}`,
+          limit: INVITATIONS_PER_ADDRESS_PER_HOUR,
+          windowMs: HOUR_MS,
+        }),
+      ],
     });
     const existingUser = await usersCollection.findOne(t.tx, eq(tables.users.emailLower, emailLower));
     if (existingUser && (await rules.isMember({ db: t.tx, id: scopeId, userId: existingUser.id })))
