@@ -81,7 +81,9 @@ export const adminOperations = {
     summary: "Disable or enable an account, grant or revoke serverAdmin (server admins)",
     description:
       "Disabling ends the account's sessions and makes its API keys fail at once; its sign-in " +
-      "answers 403 ACCOUNT_DISABLED. Nothing may leave the server without an enabled server admin " +
+      "answers 403 ACCOUNT_DISABLED. It also leaves the running announcements it has not acknowledged " +
+      "(an announcement it was the last one missing from becomes acknowledged); enabling it again adds it " +
+      "to the announcements created from then on. Nothing may leave the server without an enabled server admin " +
       "(409 LAST_SERVER_ADMIN), and an admin cannot disable their own account (403). Each change " +
       "is written to the audit log.",
     method: "put",

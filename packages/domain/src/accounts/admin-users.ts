@@ -1,6 +1,7 @@
 import { tables, usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
 import { and, asc, gt, ilike, or, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
+import { withdrawDisabledRecipient } from "../announcements/lifecycle";
 import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
@@ -54,11 +55,13 @@ export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit
 
 /**
  * Disables or enables an account and grants or revokes serverAdmin. Disabling ends the
- * account's sessions and makes its API keys fail at once (in every process); enabling lets it
- * sign in again. No change may leave the server without an enabled server admin (409
- * LAST_SERVER_ADMIN), and an admin cannot disable their own account. Each change is audited. The
- * caller must still be an enabled server admin when the change is made, not only when the
- * request arrived: of two admins demoting each other at once, the second is refused (403).
+ * account's sessions, makes its API keys fail at once (in every process) and takes it out of the
+ * running announcements it has not acknowledged (`withdrawDisabledRecipient`); enabling lets it
+ * sign in again, and it receives the announcements created from then on. No change may leave the
+ * server without an enabled server admin (409 LAST_SERVER_ADMIN), and an admin cannot disable their
+ * own account. Each change is audited. The caller must still be an enabled server admin when the
+ * change is made, not only when the request arrived: of two admins demoting each other at once, the
+ * second is refused (403).
  */
 export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor; userId: string; input: AdminUserUpdate }) {
   const { deps, actor, userId, input } = options;
@@ -88,7 +91,10 @@ export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor;
 
     const roles: UserDoc["roles"] = admin ? [...new Set([...user.doc.roles, SERVER_ADMIN] as const)] : user.doc.roles.filter((role) => role !== SERVER_ADMIN);
     const updated = await usersCollection.update(t.tx, userId, (doc) => ({ ...doc, roles, disabled }));
-    if (disabled && !wasDisabled) await endSessions({ t, userId });
+    if (disabled && !wasDisabled) {
+      await endSessions({ t, userId });
+      await withdrawDisabledRecipient({ t, userId });
+    }
     await invalidateCaches({ t, change: { kind: "user", userId } });
     const target = { kind: "user", id: userId, name: user.doc.name };
     const scope = { kind: "system" as const, id: "system", name: null };

@@ -237,3 +237,43 @@ export async function cancelScopeAnnouncements(options: {
   if (cancelled.length > 0) await invalidateCaches({ t, change: { kind: "announcements" } });
   return cancelled.length;
 }
+
+/**
+ * Takes an account being disabled out of the open announcements it has not acknowledged, in the
+ * disabling transaction: a disabled account cannot sign in, so it would hold them short of
+ * acknowledged forever. Its recipient rows go (the recipients view counts rows, the list and
+ * statistics the announcement's counters, and both drop it together), and an announcement it was
+ * the last one missing from becomes acknowledged. Acknowledged, expired and cancelled announcements
+ * keep it as it was then, and enabling the account again adds it back to none: recipients are
+ * resolved when an announcement is created. Only announcements still running are looked at, each
+ * row found by its primary key, as the pending list does.
+ */
+export async function withdrawDisabledRecipient(options: {
+  t: Pick<InTransaction, "tx" | "now" | "caches" | "cacheChanges">;
+  userId: string;
+}): Promise<number> {
+  const { t, userId } = options;
+  const now = t.now();
+  const nowIso = now.toISOString();
+  const removed = await t.tx.execute<{ announcement_id: string }>(sql`
+    delete from announcement_recipients r
+     using announcements a
+     where a.status = 'active' and (a.expires_at is null or a.expires_at > ${nowIso}::timestamptz)
+       and r.id = a.id || ':' || ${userId} and r.acknowledged_at is null
+    returning r.announcement_id`);
+  if (removed.length === 0) return 0;
+  const ids = removed.map((row) => row.announcement_id);
+  const reachesAll = sql`a.acknowledged_count >= a.recipient_count - 1 and ${mayMoveTo({ to: "acknowledged", column: sql`a.status` })}`;
+  const changed = await announcementsCollection.patch<{ id: string; acknowledged: number; total: number; doc: AnnouncementDoc }>(
+    t.tx,
+    sql`a.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
+    { recipientCount: sql`a.recipient_count - 1`, status: sql`case when ${reachesAll} then 'acknowledged' else a.status end` },
+    { at: now, returning: sql`a.id, a.acknowledged_count as acknowledged, a.recipient_count as total, a.doc` },
+  );
+  for (const row of changed) {
+    const data = { id: row.id, acknowledged: row.acknowledged, pending: row.total - row.acknowledged };
+    await publishUserEvent({ t, userIds: await senderUserIds({ db: t.tx, doc: row.doc }), event: { type: "announcement.counts", data } });
+  }
+  await invalidateCaches({ t, change: { kind: "announcements" } });
+  return changed.length;
+}
