@@ -1,25 +1,14 @@
 import { filesCollection, observationsCollection } from "@meridian/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Account } from "../support/auth-suite";
+import { describe, expect, it } from "vitest";
 import { jsonApi } from "../support/json-api";
 import { fileDocument, observationDocument } from "../support/observation-documents";
-import { startObservingSetup } from "../support/observing-setup";
-import type { TestServer } from "../support/test-server";
+import { useObservingSetup } from "../support/observing-hooks";
 
 // The CSV export of a scan's issues, opened by an admin in a spreadsheet. File names come from
 // observatories' uploads (any name without slashes or control characters), and issue messages begin with them.
 const ADMIN = { email: "integrity-issue-export-admin@example.com", password: "integrity issue export admin password" };
-let server: TestServer;
-let adminToken: string;
-let owner: Account;
-let observatoryId: string;
-let projectId: string;
-beforeAll(async () => {
-  ({ server, adminToken, owner, observatoryId, projectId } = await startObservingSetup(ADMIN, "Exported"));
-});
-afterAll(() => server?.stop());
-const { scanToEnd } = jsonApi(() => server);
-const deps = () => server.server.runtime.deps;
+const setup = useObservingSetup(ADMIN, "Exported");
+const { scanToEnd } = jsonApi(() => setup.server);
 
 /** RFC 4180 cells of one line (quotes doubled inside quoted cells). */
 function cells(line: string): string[] {
@@ -52,15 +41,18 @@ function cells(line: string): string[] {
 
 describe("issue export as CSV", () => {
   it("never hands a spreadsheet a cell that starts a formula", async () => {
-    const { db } = deps();
-    const observation = await observationsCollection.insert(db, observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: "Exported" }));
+    const { db } = setup.deps();
+    const observation = await observationsCollection.insert(
+      db,
+      observationDocument({ projectId: setup.projectId, observatoryId: setup.observatoryId, ownerId: setup.owner.id }, { name: "Exported" }),
+    );
     // A name the upload takes (no slashes or control characters). A record whose object is not in storage:
     // its FILE_MISSING message starts with the file's name.
-    await filesCollection.insert(db, fileDocument(observation.id, observatoryId, "=cmd|' -C calc'!A0.fits"));
-    const scan = await scanToEnd<{ id: string; status: string }>({ kind: "full", collections: ["files"], checkStorage: true }, adminToken);
+    await filesCollection.insert(db, fileDocument(observation.id, setup.observatoryId, "=cmd|' -C calc'!A0.fits"));
+    const scan = await scanToEnd<{ id: string; status: string }>({ kind: "full", collections: ["files"], checkStorage: true }, setup.adminToken);
     expect(scan.status).toBe("completed");
 
-    const response = await server.request(`/api/v1/admin/integrity/scans/${scan.id}/issues/export?format=csv`, { token: adminToken });
+    const response = await setup.server.request(`/api/v1/admin/integrity/scans/${scan.id}/issues/export?format=csv`, { token: setup.adminToken });
     expect(response.status).toBe(200);
     const lines = (await response.text()).trim().split("\n");
     const rows = lines.slice(1).map(cells);

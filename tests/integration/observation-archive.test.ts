@@ -1,7 +1,8 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bytesOf, createAccount, describeAuthSuite, expectProblem, type Account } from "../support/auth-suite";
+import { bytesOf, describeAuthSuite, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observationCast } from "../support/observation-cast";
 import type { TestServer } from "../support/test-server";
 import { readZip } from "../support/zip-reading";
 
@@ -16,17 +17,7 @@ let projectId: string;
 let key: string;
 beforeAll(async () => {
   ({ server } = await startServerWithAdmin(ADMIN));
-  [owner, member, viewer, stranger] = (await Promise.all(Array.from({ length: 4 }, () => createAccount(server)))) as [Account, Account, Account, Account];
-  observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Archive scope" } }, 201)) as { id: string }).id;
-  projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Archive" } }, 201)) as { id: string }).id;
-  await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);
-  await must(
-    `/observatories/${observatoryId}/members`,
-    { method: "POST", token: owner.token, json: { email: viewer.email, permissions: { can_view: true } } },
-    201,
-  );
-  key = ((await must(`/observatories/${observatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string })
-    .key;
+  ({ owner, member, viewer, stranger, observatoryId, projectId, key } = await observationCast(server, { observatory: "Archive scope", project: "Archive" }));
 });
 afterAll(() => server?.stop());
 const { must } = jsonApi(() => server);

@@ -1,8 +1,9 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { uploadObservationFile } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observationWithKey } from "../support/observatory-keys";
 import { copyRow } from "../support/row-copies";
 import { holdRows, queuedBehindHold } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
@@ -16,30 +17,15 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 const { must } = jsonApi(() => server);
 
-async function observationWithKey(owner: Account) {
-  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
-    id: string;
-  };
-  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Files" } }, 201)) as { id: string };
-  const key = (
-    (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
-  ).key;
-  const observation = (await must(
-    "/observations",
-    {
-      method: "POST",
-      token: owner.token,
-      json: {
-        name: "Files",
-        projectId: project.id,
-        observatoryId: observatory.id,
-        targets: [{ name: "Sirius", ra: 101.29, dec: -16.72, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] }],
-      },
+const observationAndKey = (owner: Account) =>
+  observationWithKey(must, {
+    owner,
+    project: "Files",
+    observation: {
+      name: "Files",
+      targets: [{ name: "Sirius", ra: 101.29, dec: -16.72, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] }],
     },
-    201,
-  )) as { id: string };
-  return { key, observation };
-}
+  });
 
 const objectsOf = async (observationId: string) => {
   const keys: string[] = [];
@@ -52,7 +38,7 @@ const upload = (observationId: string, key: string, query: string, body: BodyIni
 describe("observation file uploads", () => {
   it("keeps the content type, size and SHA-256, and links a preview to its file", async () => {
     const owner = await createAccount(server);
-    const { key, observation } = await observationWithKey(owner);
+    const { key, observation } = await observationAndKey(owner);
     const image = (await (await upload(observation.id, key, "filename=frame%201.fits", Buffer.alloc(2000, 7), "application/fits")).json()) as { id: string };
     const response = await upload(observation.id, key, `filename=thumb.png&previewOf=${image.id}`, Buffer.from("png bytes"), "image/png");
     expect(response.status).toBe(201);
@@ -73,7 +59,7 @@ describe("observation file uploads", () => {
 
   it("refuses bad names, unknown previews, empty bodies and bodies over the cap, leaving neither a record nor an object", async () => {
     const owner = await createAccount(server);
-    const { key, observation } = await observationWithKey(owner);
+    const { key, observation } = await observationAndKey(owner);
     const empty = await expectProblem(await upload(observation.id, key, "filename=empty.fits", Buffer.alloc(0)), 400, "VALIDATION_FAILED");
     expect(empty).toMatchObject({ detail: "The file is empty; nothing was stored", errors: [{ path: "body" }] });
     // Sent chunked, so its emptiness shows only when the body ends.
@@ -100,7 +86,7 @@ describe("observation file uploads", () => {
 
   it("leaves nothing behind when the observatory's stream breaks halfway through an upload", async () => {
     const owner = await createAccount(server);
-    const { observation } = await observationWithKey(owner);
+    const { observation } = await observationAndKey(owner);
     const observatoryId = ((await must(`/observations/${observation.id}`, { token: owner.token }, 200)) as { observatoryId: string }).observatoryId;
     // The body the HTTP layer hands over when the client's connection is cut: some bytes, then an error.
     // Over 8 MiB, so the store has begun a multipart upload when it breaks.
@@ -125,7 +111,7 @@ describe("observation file uploads", () => {
 
   it("marks a file whose bytes are gone from storage as missing, and its download answers 404 FILE_MISSING saying so", async () => {
     const owner = await createAccount(server);
-    const { key, observation } = await observationWithKey(owner);
+    const { key, observation } = await observationAndKey(owner);
     const kept = (await (await upload(observation.id, key, "filename=kept.fits", Buffer.from("kept"))).json()) as { id: string };
     const lost = (await (await upload(observation.id, key, "filename=lost.fits", Buffer.from("lost"))).json()) as { id: string };
     const { storage } = server.server.runtime.deps;
@@ -153,7 +139,7 @@ describe("how many files one observation holds", () => {
     (await sql()<Array<{ count: number }>>`select count(*)::int as count from files where observation_id = ${observationId}`)[0]!.count;
   /** An observation with `count` file records: one uploaded, the others copies of its row (sharing its object). */
   const observationWithFiles = async (count: number) => {
-    const { key, observation } = await observationWithKey(await createAccount(server));
+    const { key, observation } = await observationAndKey(await createAccount(server));
     const first = (await (await upload(observation.id, key, "filename=first.fits", Buffer.from("first"))).json()) as { id: string };
     await copyRow(sql(), { table: "files", id: first.id, copies: count - 1 });
     return { key, observation };

@@ -1,8 +1,9 @@
 import { observationHistoryCollection, type ObservationHistoryDoc } from "@meridian/db";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, type Account } from "../support/auth-suite";
+import { expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
+import { observationCast } from "../support/observation-cast";
 import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import type { TestServer } from "../support/test-server";
 
@@ -22,18 +23,15 @@ let observatoryKey: string;
 beforeAll(async () => {
   // No worker and no plugin: nothing moves an observation behind the tests' backs.
   ({ server } = await startServerWithAdmin(ADMIN));
-  [owner, member, viewer, stranger] = (await Promise.all(Array.from({ length: 4 }, () => createAccount(server)))) as [Account, Account, Account, Account];
-  observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Long watch" } }, 201)) as { id: string }).id;
-  projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Variables" } }, 201)) as { id: string }).id;
-  await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);
-  await must(
-    `/observatories/${observatoryId}/members`,
-    { method: "POST", token: owner.token, json: { email: viewer.email, permissions: { can_view: true } } },
-    201,
-  );
-  observatoryKey = (
-    (await must(`/observatories/${observatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
-  ).key;
+  ({
+    owner,
+    member,
+    viewer,
+    stranger,
+    observatoryId,
+    projectId,
+    key: observatoryKey,
+  } = await observationCast(server, { observatory: "Long watch", project: "Variables" }));
 });
 afterAll(() => server?.stop());
 const { must } = jsonApi(() => server);

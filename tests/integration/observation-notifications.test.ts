@@ -8,6 +8,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcErrorCode } from "../support/json-api";
+import { observationWithKey } from "../support/observatory-keys";
 import { startPushReceivers } from "../support/push-receivers";
 import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { startSmtpCapture } from "../support/smtp-capture";
@@ -51,32 +52,15 @@ const subscription = (name: string) => ({
 const target = { name: "Polaris", ra: 37.95, dec: 89.26, exposures: [{ filter: "L", exposureSeconds: 5, count: 1, binning: 1 }] };
 
 async function setUp(owner: Account, notifications?: Record<string, unknown>) {
-  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
-    id: string;
-  };
-  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Notified" } }, 201)) as { id: string };
-  const key = (
-    (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
-  ).key;
-  const observation = (await must(
-    "/observations",
-    {
-      method: "POST",
-      token: owner.token,
-      json: {
-        name: `Notified ${randomUUID().slice(0, 6)}`,
-        projectId: project.id,
-        observatoryId: observatory.id,
-        targets: [target],
-        ...(notifications ? { notifications } : {}),
-      },
-    },
-    201,
-  )) as { id: string; name: string };
+  const { key, observation } = await observationWithKey(must, {
+    owner,
+    project: "Notified",
+    observation: { name: `Notified ${randomUUID().slice(0, 6)}`, targets: [target], ...(notifications ? { notifications } : {}) },
+  });
   // The plugin's key reports what a plugin does; assigning is dispatch's (the owner, an operator, stands in for it).
   const move = (status: string) =>
     must(`/observations/${observation.id}/status`, { method: "POST", token: status === "assigned" ? owner.token : key, json: { status } }, 200);
-  return { observatory, observation, move };
+  return { observation, move };
 }
 
 describe("observation notifications", () => {

@@ -1,8 +1,9 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observationWithKey } from "../support/observatory-keys";
 import { isAbortMultipartUpload, isCreateMultipartUpload, isUploadPart, startS3Proxy, type S3Proxy } from "../support/s3-proxy";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -24,28 +25,9 @@ afterAll(async () => {
 });
 const { must } = jsonApi(() => server);
 
-async function observationWithKey() {
-  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
-    id: string;
-  };
-  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Framing" } }, 201)) as { id: string };
-  const key = (
-    (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
-  ).key;
-  const observation = (await must(
-    "/observations",
-    {
-      method: "POST",
-      token: owner.token,
-      json: {
-        name: "Framing",
-        projectId: project.id,
-        observatoryId: observatory.id,
-        targets: [{ name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] }],
-      },
-    },
-    201,
-  )) as { id: string };
+async function framedObservation() {
+  const vega = { name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] };
+  const { key, observation } = await observationWithKey(must, { owner, project: "Framing", observation: { name: "Framing", targets: [vega] } });
   return { key, observationId: observation.id };
 }
 
@@ -109,7 +91,7 @@ async function expectNothingStored(observationId: string) {
 
 describe("uploads whose bytes do not match their Content-Length, or whose client or store fails them", () => {
   it("answers 408 REQUEST_TIMEOUT to a client that sends less than it declared and falls silent, storing nothing, aborting the upload", async () => {
-    const { key, observationId } = await observationWithKey();
+    const { key, observationId } = await framedObservation();
     const { socket, answer } = await rawUpload(`/observations/${observationId}/files?filename=stalled.fits`, {
       authorization: `Bearer ${key}`,
       "content-type": "application/octet-stream",
@@ -130,7 +112,7 @@ describe("uploads whose bytes do not match their Content-Length, or whose client
   });
 
   it("stores the declared bytes of a body followed by more than it declared, and says so: one 201, then the connection closes", async () => {
-    const { key, observationId } = await observationWithKey();
+    const { key, observationId } = await framedObservation();
     const declared = randomBytes(1000);
     const { socket, answer } = await rawUpload(`/observations/${observationId}/files?filename=longer.fits`, {
       authorization: `Bearer ${key}`,
@@ -155,7 +137,7 @@ describe("uploads whose bytes do not match their Content-Length, or whose client
   });
 
   it("answers 400 and stores nothing when the body's own framing breaks halfway (a bad chunk), aborting the multipart upload", async () => {
-    const { key, observationId } = await observationWithKey();
+    const { key, observationId } = await framedObservation();
     const { socket, answer } = await rawUpload(`/observations/${observationId}/files?filename=chunked.fits`, {
       authorization: `Bearer ${key}`,
       "content-type": "application/octet-stream",
@@ -187,7 +169,7 @@ describe("uploads whose bytes do not match their Content-Length, or whose client
   });
 
   it("answers 503 SERVICE_UNAVAILABLE and stores nothing when the store refuses a part, aborting the multipart upload", async () => {
-    const { key, observationId } = await observationWithKey();
+    const { key, observationId } = await framedObservation();
     proxy.failWhen((request) => isUploadPart(request) && request.path.startsWith(prefixOf(observationId)));
     try {
       const response = await server.request(`/observations/${observationId}/files?filename=refused.fits`, {
@@ -205,7 +187,7 @@ describe("uploads whose bytes do not match their Content-Length, or whose client
   });
 
   it("aborts the multipart upload and stores nothing when the client disconnects halfway", async () => {
-    const { key, observationId } = await observationWithKey();
+    const { key, observationId } = await framedObservation();
     const { socket } = await rawUpload(`/observations/${observationId}/files?filename=cut.fits`, {
       authorization: `Bearer ${key}`,
       "content-type": "application/octet-stream",

@@ -354,6 +354,15 @@ describe("server settings", () => {
 describe("refusals on every observation route", () => {
   type Caller = "anonymous" | "stranger" | "member" | "viewer" | "otherKey";
   const tokenOf = (caller: Caller) => ({ anonymous: undefined, stranger: stranger.token, member: member.token, viewer: viewer.token, otherKey })[caller];
+  const UNAUTHENTICATED: [number, string] = [401, "UNAUTHENTICATED"];
+  const FORBIDDEN: [number, string] = [403, "FORBIDDEN"];
+  const NOT_FOUND: [number, string] = [404, "NOT_FOUND"];
+  /** A read: project members and viewers of the observatory may, others may not. */
+  const readers = { anonymous: UNAUTHENTICATED, stranger: NOT_FOUND, otherKey: FORBIDDEN };
+  /** A change to the observation: project members and viewers may read it, not change it. */
+  const operators = { anonymous: UNAUTHENTICATED, stranger: NOT_FOUND, member: FORBIDDEN, viewer: FORBIDDEN, otherKey: FORBIDDEN };
+  /** The observatory's keys: hidden from a project member, who does not see the observatory; a viewer sees it, not its keys. */
+  const keyAdmins = { anonymous: UNAUTHENTICATED, stranger: NOT_FOUND, member: NOT_FOUND, viewer: FORBIDDEN, otherKey: FORBIDDEN };
   const routes: Array<{
     name: string;
     method: string;
@@ -365,106 +374,70 @@ describe("refusals on every observation route", () => {
       name: "read",
       method: "GET",
       path: (ids) => `/observations/${ids.observation}`,
-      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [404, "NOT_FOUND"], otherKey: [403, "FORBIDDEN"] },
+      refused: readers,
     },
     {
       name: "edit",
       method: "PUT",
       path: (ids) => `/observations/${ids.observation}`,
       json: { priority: 2 },
-      refused: {
-        anonymous: [401, "UNAUTHENTICATED"],
-        stranger: [404, "NOT_FOUND"],
-        member: [403, "FORBIDDEN"],
-        viewer: [403, "FORBIDDEN"],
-        otherKey: [403, "FORBIDDEN"],
-      },
+      refused: operators,
     },
     {
       name: "cancel",
       method: "POST",
       path: (ids) => `/observations/${ids.observation}/cancel`,
-      refused: {
-        anonymous: [401, "UNAUTHENTICATED"],
-        stranger: [404, "NOT_FOUND"],
-        member: [403, "FORBIDDEN"],
-        viewer: [403, "FORBIDDEN"],
-        otherKey: [403, "FORBIDDEN"],
-      },
+      refused: operators,
     },
     {
       name: "move",
       method: "POST",
       path: (ids) => `/observations/${ids.observation}/status`,
       json: { status: "paused" },
-      refused: {
-        anonymous: [401, "UNAUTHENTICATED"],
-        stranger: [404, "NOT_FOUND"],
-        member: [403, "FORBIDDEN"],
-        viewer: [403, "FORBIDDEN"],
-        otherKey: [404, "NOT_FOUND"],
-      },
+      refused: { ...operators, otherKey: NOT_FOUND },
     },
     {
       name: "history",
       method: "GET",
       path: (ids) => `/observations/${ids.observation}/history`,
-      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [404, "NOT_FOUND"], otherKey: [403, "FORBIDDEN"] },
+      refused: readers,
     },
     {
       name: "files",
       method: "GET",
       path: (ids) => `/observations/${ids.observation}/files`,
-      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [404, "NOT_FOUND"], otherKey: [403, "FORBIDDEN"] },
+      refused: readers,
     },
     {
       name: "upload",
       method: "POST",
       path: (ids) => `/observations/${ids.observation}/files?filename=x.fits`,
-      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [403, "FORBIDDEN"], member: [403, "FORBIDDEN"], otherKey: [404, "NOT_FOUND"] },
+      refused: { anonymous: UNAUTHENTICATED, stranger: FORBIDDEN, member: FORBIDDEN, otherKey: NOT_FOUND },
     },
     {
       name: "queue",
       method: "GET",
       path: () => `/observatories/${observatoryId}/queue`,
-      refused: { anonymous: [401, "UNAUTHENTICATED"], stranger: [404, "NOT_FOUND"], member: [404, "NOT_FOUND"], otherKey: [403, "FORBIDDEN"] },
+      refused: { anonymous: UNAUTHENTICATED, stranger: NOT_FOUND, member: NOT_FOUND, otherKey: FORBIDDEN },
     },
     {
       name: "list keys",
       method: "GET",
       path: () => `/observatories/${observatoryId}/api-keys`,
-      refused: {
-        anonymous: [401, "UNAUTHENTICATED"],
-        stranger: [404, "NOT_FOUND"],
-        member: [404, "NOT_FOUND"],
-        viewer: [403, "FORBIDDEN"],
-        otherKey: [403, "FORBIDDEN"],
-      },
+      refused: keyAdmins,
     },
     {
       name: "create a key",
       method: "POST",
       path: () => `/observatories/${observatoryId}/api-keys`,
       json: { name: "intruder" },
-      refused: {
-        anonymous: [401, "UNAUTHENTICATED"],
-        stranger: [404, "NOT_FOUND"],
-        member: [404, "NOT_FOUND"],
-        viewer: [403, "FORBIDDEN"],
-        otherKey: [403, "FORBIDDEN"],
-      },
+      refused: keyAdmins,
     },
     {
       name: "revoke a key",
       method: "DELETE",
       path: (ids) => `/observatories/${observatoryId}/api-keys/${ids.key}`,
-      refused: {
-        anonymous: [401, "UNAUTHENTICATED"],
-        stranger: [404, "NOT_FOUND"],
-        member: [404, "NOT_FOUND"],
-        viewer: [403, "FORBIDDEN"],
-        otherKey: [403, "FORBIDDEN"],
-      },
+      refused: keyAdmins,
     },
   ];
   for (const route of routes)

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, describeAuthSuite, expectProblem, type Account } from "../support/auth-suite";
+import { describeAuthSuite, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { fourAccounts, observingScope } from "../support/observation-cast";
 import type { TestServer } from "../support/test-server";
 
 const ADMIN = { email: "observations-bulk-admin@example.com", password: "observations bulk admin password" };
@@ -20,10 +21,8 @@ let otherProjectId: string;
 beforeAll(async () => {
   // No worker: nothing is dispatched behind the tests' backs.
   ({ server } = await startServerWithAdmin(ADMIN));
-  [owner, observer, operator, elsewhere] = (await Promise.all(Array.from({ length: 4 }, () => createAccount(server)))) as [Account, Account, Account, Account];
-  observatoryId = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Bulk scope" } }, 201)) as { id: string }).id;
-  projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Bulk survey" } }, 201)) as { id: string }).id;
-  await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: observer.email, role: "member" } }, 201);
+  [owner, observer, operator, elsewhere] = await fourAccounts(server);
+  ({ observatoryId, projectId } = await observingScope(server, { owner, observatory: "Bulk scope", project: "Bulk survey", projectMember: observer }));
   for (const [account, permissions] of [
     [observer, { can_observe: true }],
     [operator, { can_operate: true }],

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observatoryWithKey } from "../support/observatory-keys";
 import { openPluginSocket, type PluginReply, type PluginSocket } from "../support/plugin-socket";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -27,16 +28,6 @@ afterAll(async () => {
 });
 const { must, call } = jsonApi(() => server);
 
-async function observatoryWithKey(owner: Account) {
-  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
-    id: string;
-  };
-  const key = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as {
-    key: string;
-  };
-  return { observatoryId: observatory.id, key: key.key };
-}
-
 async function helloed(key: string) {
   const socket = await openPluginSocket(server.url, key);
   sockets.push(socket);
@@ -57,7 +48,7 @@ const safetyFlip = (index: number): PluginMessageBody => ({ type: "safety", safe
 describe("limits on an observatory plugin's connection", () => {
   it("answers messages beyond the rate with an error naming the limit, handles the others, and keeps the connection", async () => {
     const owner = await createAccount(server);
-    const { key } = await observatoryWithKey(owner);
+    const { key } = await observatoryWithKey(must, owner);
     const socket = await helloed(key);
     const ids = Array.from({ length: 30 }, () => socket.send({ type: "heartbeat" }));
     const replies = await Promise.all(ids.map((id) => socket.replyTo(id)));
@@ -79,7 +70,7 @@ describe("limits on an observatory plugin's connection", () => {
 
   it("closes with 4429 a connection that leaves more messages waiting than the queue holds, and handles none of the rest", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const socket = await helloed(key);
     for (let index = 0; index < 50_000 && socket.client.ws.readyState === WebSocket.OPEN; index += 1) socket.send(safetyFlip(index));
     expect(await socket.closed).toBe(4429);
@@ -93,7 +84,7 @@ describe("limits on an observatory plugin's connection", () => {
 
   it("stops handling a connection's waiting messages once its socket is gone", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const socket = await helloed(key);
     // Within the rate and the queue: all would be handled if the socket stayed.
     for (let index = 0; index < MESSAGES_PER_SECOND; index += 1) socket.send(safetyFlip(index));
@@ -126,7 +117,7 @@ async function askRaw(socket: PluginSocket, message: string): Promise<PluginRepl
 describe("what a plugin sends, held to what REST takes and what the database can store", () => {
   it("refuses a safety or weather reason with a control character (NUL, BEL) as REST refuses a status reason, and records nothing", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const socket = await helloed(key);
     const entries = (await history(owner, observatoryId)).length;
     for (const message of [
@@ -144,7 +135,7 @@ describe("what a plugin sends, held to what REST takes and what the database can
 
   it("refuses an observation_status whose observationId or reason holds NUL (VALIDATION_FAILED, not INTERNAL); the observation stays as it was", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: `Survey ${randomUUID().slice(0, 6)}` } }, 201)) as {
       id: string;
     };
@@ -175,7 +166,7 @@ describe("what a plugin sends, held to what REST takes and what the database can
 
   it("refuses a report holding a lone surrogate or nested deeper than 32 levels with VALIDATION_FAILED, stores nothing, and keeps serving", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const socket = await openPluginSocket(server.url, key);
     sockets.push(socket);
     expect(await socket.ask({ type: "hello", pluginVersion: "3.8.0.0", systemInfo: { os: "linux" }, equipment: { mount: "A" } })).toMatchObject({
@@ -205,7 +196,7 @@ describe("what a plugin sends, held to what REST takes and what the database can
 
   it("refuses a pluginVersion longer than 64 characters, and the observatory stays offline with no version stored", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const socket = await openPluginSocket(server.url, key);
     sockets.push(socket);
     for (const pluginVersion of [`4.${"0".repeat(63)}`, `4.${"0".repeat(200_000)}`]) {
@@ -221,7 +212,7 @@ describe("what a plugin sends, held to what REST takes and what the database can
 
   it("answers a report of any size up to 1 MiB with PAYLOAD_TOO_LARGE and its id, stores nothing and keeps serving; past 1 MiB it closes (1009)", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const socket = await helloed(key);
     const entries = (await history(owner, observatoryId)).length;
     // Over the 64 KiB a report may hold, and over what a message is handled at (256 KiB): the contract's answer all the same.

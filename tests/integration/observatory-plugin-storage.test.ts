@@ -1,8 +1,9 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observatoryWithKey } from "../support/observatory-keys";
 import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
 import type { TestServer } from "../support/test-server";
 
@@ -20,16 +21,6 @@ afterAll(async () => {
 });
 const { must } = jsonApi(() => server);
 const db = () => server.server.runtime.deps.db;
-
-async function observatoryWithKey(owner: Account) {
-  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomUUID().slice(0, 6)}` } }, 201)) as {
-    id: string;
-  };
-  const key = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as {
-    key: string;
-  };
-  return { observatoryId: observatory.id, key: key.key };
-}
 
 async function plugin(key: string) {
   const socket = await openPluginSocket(server.url, key);
@@ -71,7 +62,7 @@ const tableBytes = async () => {
 describe("what a plugin's reports cost the database", () => {
   it("refuses systemInfo or equipment over 64 KiB with PAYLOAD_TOO_LARGE and stores nothing of that message", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const socket = await plugin(key);
     const tooLarge = await socket.ask({ type: "hello", pluginVersion: "3.8.0.0", systemInfo: reportOfSize(REPORT_LIMIT + 1), equipment: { camera: "A" } });
     expect(tooLarge).toMatchObject({ type: "error", code: "PAYLOAD_TOO_LARGE" });
@@ -91,7 +82,7 @@ describe("what a plugin's reports cost the database", () => {
 
   it("writes nothing for a report equal to the last one stored, however its keys are ordered", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const socket = await plugin(key);
     const systemInfo = { os: "linux", cores: 8, disks: [{ name: "sda", free: 0.5 }], zero: 0 };
     await socket.ask({ type: "hello", pluginVersion: "3.8.0.0", systemInfo, equipment: { camera: "A", mount: "B" } });
@@ -114,7 +105,7 @@ describe("what a plugin's reports cost the database", () => {
 
   it("keeps heartbeats out of the observatory's document: 500 of them leave its row and table as they were", async () => {
     const owner = await createAccount(server);
-    const { observatoryId, key } = await observatoryWithKey(owner);
+    const { observatoryId, key } = await observatoryWithKey(must, owner);
     const socket = await plugin(key);
     // The issue's case: a large document, rewritten (with its TOASTed reports) by every heartbeat.
     await socket.ask({ type: "hello", pluginVersion: "3.8.0.0", systemInfo: reportOfSize(60 * 1024) });
@@ -132,7 +123,7 @@ describe("what a plugin's reports cost the database", () => {
 
   it("refuses a report holding the NUL character, which PostgreSQL cannot store, as invalid", async () => {
     const owner = await createAccount(server);
-    const { key } = await observatoryWithKey(owner);
+    const { key } = await observatoryWithKey(must, owner);
     const socket = await plugin(key);
     expect(await socket.ask({ type: "hello", pluginVersion: "3.8.0.0", systemInfo: { os: "linux\u0000" } })).toMatchObject({
       type: "error",

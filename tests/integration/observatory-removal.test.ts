@@ -4,7 +4,9 @@ import { dispatchObservatory, observatoriesAwaitingDispatch } from "@meridian/do
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, describeAuthSuite, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observationCast } from "../support/observation-cast";
 import { observationDocument } from "../support/observation-documents";
+import { createObservatoryKey } from "../support/observatory-keys";
 import { openPluginSocket } from "../support/plugin-socket";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -32,8 +34,6 @@ const remove = (observatoryId: string, token?: string) => server.request(`/obser
 const statusOf = async (id: string, token: string) => ((await must(`/observations/${id}`, { token }, 200)) as Observation).status;
 const listedIds = async (token: string) =>
   ((await must("/observatories?limit=200", { token }, 200)) as { items: Array<{ id: string }> }).items.map((item) => item.id);
-const keyOf = async (owner: Account, observatoryId: string) =>
-  ((await must(`/observatories/${observatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }).key;
 const trpcQuery = async <T>(procedure: string, input: unknown, token: string) => {
   const response = await server.request(`/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
   expect(response.status).toBe(200);
@@ -101,12 +101,10 @@ describe("removing an observatory with each kind of observation", () => {
   let announcementId: string;
 
   beforeAll(async () => {
-    [owner, member, viewer, stranger] = (await Promise.all(Array.from({ length: 4 }, () => createAccount(server)))) as [Account, Account, Account, Account];
-    observatoryId = (await createObservatory(owner, { name: "Doomed scope" })).id;
-    projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Doomed survey" } }, 201)) as { id: string }).id;
-    await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: member.email, role: "member" } }, 201);
-    await addObservatoryMember(owner, observatoryId, viewer, { can_view: true });
-    key = await keyOf(owner, observatoryId);
+    ({ owner, member, viewer, stranger, observatoryId, projectId, key } = await observationCast(server, {
+      observatory: "Doomed scope",
+      project: "Doomed survey",
+    }));
     const submit = async () =>
       (await must(
         "/observations",
@@ -261,7 +259,7 @@ describe("a removed observatory's plugin and dispatch", () => {
   it("closes the live plugin connection, and dispatch never assigns there again", async () => {
     const owner = await createAccount(server);
     const observatoryId = (await createObservatory(owner)).id;
-    const socket = await openPluginSocket(server.url, await keyOf(owner, observatoryId));
+    const socket = await openPluginSocket(server.url, await createObservatoryKey(must, owner, observatoryId));
     expect(await socket.ask({ type: "hello", pluginVersion: "3.0.0", systemInfo: {}, equipment: {} })).toMatchObject({ type: "ack" });
     await until("the observatory to be online", async () => {
       const observatory = (await must(`/observatories/${observatoryId}`, { token: owner.token }, 200)) as { connection: { online: boolean } };

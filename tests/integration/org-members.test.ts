@@ -28,6 +28,19 @@ const members = async (as: Account, organizationId: string) => {
   return result.body.items as Member[];
 };
 const memberOf = async (as: Account, organizationId: string, userId: string) => (await members(as, organizationId)).find((member) => member.userId === userId);
+/** A new owner's new organization, and a new account added to it (201), with `permissions` when given. */
+const organizationWithMember = async (permissions?: Partial<typeof ALL>) => {
+  const owner = await createAccount(server);
+  const member = await createAccount(server);
+  const organization = await createOrganization(owner);
+  expect((await addMember(owner, organization.id, member.email, permissions)).status).toBe(201);
+  return { owner, member, organization };
+};
+/** `as` asks for the organization's ownership to go to the account `json.userId` names: the answer, whatever its status. */
+const transferOwnership = (as: Account, organizationId: string, json: unknown) =>
+  server.request(`/organizations/${organizationId}/transfer-ownership`, { method: "POST", token: as.token, json });
+/** The organization's owner, as `as` reads it. */
+const ownerIdOf = async (as: Account, organizationId: string) => (await call(`/organizations/${organizationId}`, { token: as.token })).body.ownerId as string;
 
 describe("adding members", () => {
   it("finds the user by exact email in any letter case and stores exactly the permissions sent", async () => {
@@ -116,10 +129,7 @@ describe("adding members", () => {
   });
 
   it("refuses a second membership with 409 ALREADY_MEMBER, the owner included", async () => {
-    const owner = await createAccount(server);
-    const erin = await createAccount(server);
-    const organization = await createOrganization(owner);
-    expect((await addMember(owner, organization.id, erin.email)).status).toBe(201);
+    const { owner, member: erin, organization } = await organizationWithMember();
     await expectProblem(await addMember(owner, organization.id, erin.email.toUpperCase(), { can_manage_members: true }), 409, "ALREADY_MEMBER");
     await expectProblem(await addMember(owner, organization.id, owner.email), 409, "ALREADY_MEMBER");
     expect((await memberOf(owner, organization.id, erin.id))?.permissions).toEqual(NONE);
@@ -146,10 +156,7 @@ describe("adding members", () => {
 
 describe("changing permissions", () => {
   it("changes only the permissions sent", async () => {
-    const owner = await createAccount(server);
-    const gina = await createAccount(server);
-    const organization = await createOrganization(owner);
-    await addMember(owner, organization.id, gina.email, { can_manage_members: true, can_manage_billing: true });
+    const { owner, member: gina, organization } = await organizationWithMember({ can_manage_members: true, can_manage_billing: true });
     const changed = await call(`/organizations/${organization.id}/members/${gina.id}`, {
       method: "PUT",
       token: owner.token,
@@ -161,10 +168,7 @@ describe("changing permissions", () => {
   });
 
   it("refuses to change the owner's permissions with 409 OWNER_PERMISSIONS_FIXED", async () => {
-    const owner = await createAccount(server);
-    const manager = await createAccount(server);
-    const organization = await createOrganization(owner);
-    await addMember(owner, organization.id, manager.email, { can_manage_members: true });
+    const { owner, member: manager, organization } = await organizationWithMember({ can_manage_members: true });
     for (const as of [owner, manager]) {
       await expectProblem(
         await server.request(`/organizations/${organization.id}/members/${owner.id}`, {
@@ -212,10 +216,7 @@ describe("changing permissions", () => {
 
 describe("removing members and leaving", () => {
   it("never removes the owner: 409 OWNER_CANNOT_BE_REMOVED, whoever asks", async () => {
-    const owner = await createAccount(server);
-    const manager = await createAccount(server);
-    const organization = await createOrganization(owner);
-    await addMember(owner, organization.id, manager.email, { can_manage_members: true });
+    const { owner, member: manager, organization } = await organizationWithMember({ can_manage_members: true });
     for (const as of [owner, manager]) {
       await expectProblem(
         await server.request(`/organizations/${organization.id}/members/${owner.id}`, { method: "DELETE", token: as.token }),
@@ -227,10 +228,7 @@ describe("removing members and leaving", () => {
   });
 
   it("lets any member leave, after which the organization is gone for them", async () => {
-    const owner = await createAccount(server);
-    const ivan = await createAccount(server);
-    const organization = await createOrganization(owner);
-    await addMember(owner, organization.id, ivan.email);
+    const { owner, member: ivan, organization } = await organizationWithMember();
     expect((await call(`/organizations/${organization.id}/members/${ivan.id}`, { method: "DELETE", token: ivan.token })).status).toBe(204);
     await expectProblem(await server.request(`/organizations/${organization.id}`, { token: ivan.token }), 404, "NOT_FOUND");
     expect((await call("/organizations", { token: ivan.token })).body.items).toEqual([]);
@@ -256,10 +254,7 @@ describe("removing members and leaving", () => {
 
 describe("POST /organizations/{id}/transfer-ownership", () => {
   it("moves ownership to a member; the previous owner stays a member with every permission", async () => {
-    const owner = await createAccount(server);
-    const heir = await createAccount(server);
-    const organization = await createOrganization(owner);
-    await addMember(owner, organization.id, heir.email, { can_manage_projects: true });
+    const { owner, member: heir, organization } = await organizationWithMember({ can_manage_projects: true });
 
     const transferred = await call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
     expect(transferred.status).toBe(200);
@@ -271,11 +266,7 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
     expect(after).toHaveLength(2);
 
     // The previous owner may no longer transfer, and may now be removed; the new owner may not.
-    await expectProblem(
-      await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: owner.id } }),
-      403,
-      "FORBIDDEN",
-    );
+    await expectProblem(await transferOwnership(owner, organization.id, { userId: owner.id }), 403, "FORBIDDEN");
     await expectProblem(
       await server.request(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token }),
       409,
@@ -294,13 +285,9 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
     const outsider = await createAccount(server);
     const organization = await createOrganization(owner);
     for (const userId of [outsider.id, "usr_doesnotexist"]) {
-      await expectProblem(
-        await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId } }),
-        409,
-        "NOT_A_MEMBER",
-      );
+      await expectProblem(await transferOwnership(owner, organization.id, { userId }), 409, "NOT_A_MEMBER");
     }
-    expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
+    expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
   });
 
   it("is for the owner only: 403 for a member with every permission", async () => {
@@ -308,23 +295,15 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
     const manager = await createAccount(server);
     const organization = await createOrganization(owner);
     await addMember(owner, organization.id, manager.email, ALL);
-    await expectProblem(
-      await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: manager.token, json: { userId: manager.id } }),
-      403,
-      "FORBIDDEN",
-    );
-    expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
+    await expectProblem(await transferOwnership(manager, organization.id, { userId: manager.id }), 403, "FORBIDDEN");
+    expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
   });
 
   it("refuses an unknown field or a missing userId with 400", async () => {
     const owner = await createAccount(server);
     const organization = await createOrganization(owner);
     for (const body of [{}, { userId: owner.id, keepOwner: true }, { userId: 42 }, { userId: "usr_\u0000" }]) {
-      await expectProblem(
-        await server.request(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: body }),
-        400,
-        "VALIDATION_FAILED",
-      );
+      await expectProblem(await transferOwnership(owner, organization.id, body), 400, "VALIDATION_FAILED");
     }
   });
 });
@@ -340,18 +319,15 @@ describe("member changes racing a transfer or a deletion", () => {
   const stored = (organizationId: string) => server.server.runtime.deps.sql<Array<{ userId: string; permissions: typeof ALL }>>`
     select user_id as "userId", doc->'permissions' as permissions from organization_members where organization_id = ${organizationId} order by created_at`;
   const answer = (result: { status: number; body: { code?: string } | null }) => ({ status: result.status, code: result.body?.code });
+  /** Holds a membership row, so that the first write to reach it waits there. */
+  const holdMembership = (organizationId: string, userId: string) =>
+    holdRows(server.databaseUrl, `select id from organization_members where organization_id = '${organizationId}' and user_id = '${userId}' for update`);
 
   it("never leaves an owner who is not a member: the heir removed during the transfer makes it 409 NOT_A_MEMBER", async () => {
-    const owner = await createAccount(server);
-    const heir = await createAccount(server);
-    const organization = await createOrganization(owner);
-    expect((await addMember(owner, organization.id, heir.email)).status).toBe(201);
+    const { owner, member: heir, organization } = await organizationWithMember();
 
     // The removal checks the owner, then waits at the heir's membership row; the transfer comes meanwhile.
-    const hold = await holdRows(
-      server.databaseUrl,
-      `select id from organization_members where organization_id = '${organization.id}' and user_id = '${heir.id}' for update`,
-    );
+    const hold = await holdMembership(organization.id, heir.id);
     const [removed, transferred] = await queuedBehindHold({
       hold,
       sql: server.server.runtime.deps.sql,
@@ -360,7 +336,7 @@ describe("member changes racing a transfer or a deletion", () => {
     });
 
     // Serially: the heir is gone, so ownership cannot go to them, and the owner is still a member.
-    expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
+    expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
     expect((await stored(organization.id)).map((member) => member.userId)).toEqual([owner.id]);
     expect([answer(removed), answer(transferred)]).toEqual([
       { status: 204, code: undefined },
@@ -370,16 +346,10 @@ describe("member changes racing a transfer or a deletion", () => {
   });
 
   it("does not change the permissions of a member who became the owner meanwhile: 409 OWNER_PERMISSIONS_FIXED", async () => {
-    const owner = await createAccount(server);
-    const heir = await createAccount(server);
-    const organization = await createOrganization(owner);
-    expect((await addMember(owner, organization.id, heir.email)).status).toBe(201);
+    const { owner, member: heir, organization } = await organizationWithMember();
 
     // The transfer checks the heir, then waits at their membership row; the change of their permissions comes meanwhile.
-    const hold = await holdRows(
-      server.databaseUrl,
-      `select id from organization_members where organization_id = '${organization.id}' and user_id = '${heir.id}' for update`,
-    );
+    const hold = await holdMembership(organization.id, heir.id);
     const [transferred, changed] = await queuedBehindHold({
       hold,
       sql: server.server.runtime.deps.sql,
@@ -468,10 +438,7 @@ describe("what each organization permission grants", () => {
   });
 
   it("can_manage_observatories lets a member create an observatory the organization owns", async () => {
-    const owner = await createAccount(server);
-    const manager = await createAccount(server);
-    const organization = await createOrganization(owner);
-    await addMember(owner, organization.id, manager.email, { can_manage_observatories: true });
+    const { member: manager, organization } = await organizationWithMember({ can_manage_observatories: true });
     const created = await call("/observatories", { method: "POST", token: manager.token, json: { name: "Anderson Mesa", organizationId: organization.id } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: "Anderson Mesa", owner: { kind: "organization", id: organization.id } });
@@ -499,10 +466,7 @@ describe("what each organization permission grants", () => {
   });
 
   it("can_manage_projects lets a member create the organization's projects", async () => {
-    const owner = await createAccount(server);
-    const manager = await createAccount(server);
-    const organization = await createOrganization(owner);
-    await addMember(owner, organization.id, manager.email, { can_manage_projects: true });
+    const { owner, member: manager, organization } = await organizationWithMember({ can_manage_projects: true });
     const created = await call("/projects", { method: "POST", token: manager.token, json: { name: "Pluto follow-up", organizationId: organization.id } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: "Pluto follow-up", status: "active", ownerId: manager.id, organizationId: organization.id });
@@ -573,7 +537,7 @@ describe("how many members one organization has", () => {
     const refused = await transfer();
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: "CONFLICT", detail: refusal });
-    expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
+    expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
     expect(await stored(organization.id)).toBe(CAP);
 
     expect((await server.request(`/organizations/${organization.id}/members/${last.id}`, { method: "DELETE", token: last.token })).status).toBe(204);
@@ -612,7 +576,7 @@ describe("a transfer whose previous owner belongs to as many organizations as on
       code: "CONFLICT",
       detail: `The account already belongs to ${MEMBERSHIPS} organizations, the most one may; it must leave one first`,
     });
-    expect((await call(`/organizations/${organization.id}`, { token: owner.token })).body.ownerId).toBe(owner.id);
+    expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
     expect(await belongsTo(owner.id)).toBe(MEMBERSHIPS);
 
     expect((await server.request(`/organizations/${joined.id}/members/${owner.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
+import { createObservatoryKey } from "../support/observatory-keys";
 import { openPluginSocket } from "../support/plugin-socket";
 import { serverWithLimits } from "../support/server-with-limits";
 import type { TestClock } from "../support/test-clock";
@@ -49,9 +50,6 @@ describe("writes per principal (API_WRITES_PER_MINUTE=3)", () => {
     );
   const createProject = (owner: Account) =>
     setupWrite(async () => ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Limits" } }, 201)) as { id: string }).id);
-  /** A new plugin key of the observatory (201), the secret its plugin reports with. */
-  const createObservatoryKey = async (owner: Account, observatoryId: string) =>
-    ((await must(`/observatories/${observatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }).key;
   const read = async (owner: Account, id: string) => (await must(`/observations/${id}`, { token: owner.token }, 200)) as Observation;
   const report = (key: string, id: string, status: string) => call(`/observations/${id}/status`, { method: "POST", token: key, json: { status } });
   const renameSelf = (account: Account) => call("/api/v1/user/profile", { method: "PUT", token: account.token, json: { name: "Renamed" } });
@@ -60,7 +58,7 @@ describe("writes per principal (API_WRITES_PER_MINUTE=3)", () => {
     const owner = await createAccount(server);
     const { observatoryId, key } = await setupWrite(async () => {
       const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Key limits" } }, 201)) as { id: string };
-      return { observatoryId: observatory.id, key: await createObservatoryKey(owner, observatory.id) };
+      return { observatoryId: observatory.id, key: await createObservatoryKey(must, owner, observatory.id) };
     });
     const projectId = await createProject(owner);
     const observation = await submit(owner, { projectId, observatoryId });
@@ -88,7 +86,7 @@ describe("writes per principal (API_WRITES_PER_MINUTE=3)", () => {
     }
 
     // A second key of the same observatory draws on the same bucket: more keys are not more writes.
-    const secondKey = await createObservatoryKey(owner, observatoryId);
+    const secondKey = await createObservatoryKey(must, owner, observatoryId);
     expect((await report(secondKey, observation.id, "acquisition_complete")).status).toBe(429);
 
     clock.set(clock.now() + MINUTE / PER_MINUTE);

@@ -8,14 +8,13 @@ import { Badge } from "../components/Badge";
 import { AddMemberByEmailForm } from "../components/members/AddMemberByEmailForm";
 import { AddMemberCard } from "../components/members/AddMemberCard";
 import { MemberCell } from "../components/members/MemberCell";
+import { OrganizationChoice, OTHER_ORGANIZATION } from "../components/members/OrganizationChoice";
 import { OwnerBadge } from "../components/members/OwnerBadge";
 import { RemoveMemberButton } from "../components/members/RemoveMemberButton";
 import { RemoveMemberDialog } from "../components/members/RemoveMemberDialog";
 import { QueryState } from "../components/QueryState";
-import { SelectField } from "../components/SelectField";
 import { SuccessNotice } from "../components/SuccessNotice";
 import { ActionsCell, ActionsTh, CenteredTh, CheckboxCell, DataTable, EmptyRow, td, Th } from "../components/Table";
-import { TextField } from "../components/TextField";
 import { summarizeError } from "../lib/errors";
 import { formProblem } from "../lib/form-errors";
 import { useConfirmedMutation } from "../lib/useConfirmedMutation";
@@ -36,8 +35,6 @@ import {
 } from "./permissions";
 import { refreshObservatories } from "./refresh";
 import { useObservatoryInvitations } from "./useObservatoryInvitations";
-
-const OTHER = "__other__";
 
 function PermissionHeaders() {
   return (
@@ -351,7 +348,7 @@ function AddOrganizationCard({ observatoryId, memberIds }: { observatoryId: stri
   );
   const problem = formProblem(add.error, { codeFields: { ALREADY_MEMBER: "organizationId" } });
   const fieldError = blank ?? (problem?.code === "NOT_FOUND" ? "No organization has this ID." : problem?.fieldErrors.organizationId);
-  const other = choice === OTHER;
+  const other = choice === OTHER_ORGANIZATION;
   const submit = () => {
     const organizationId = other ? otherId.trim() : choice;
     if (!organizationId) {
@@ -373,36 +370,20 @@ function AddOrganizationCard({ observatoryId, memberIds }: { observatoryId: stri
       icon={<Plus aria-hidden="true" className="size-4" />}
       onSubmit={submit}
     >
-      <SelectField
+      <OrganizationChoice
         label="Organization"
-        value={choice}
-        onChange={(e) => {
-          setChoice(e.target.value);
+        placeholder={myOrganizations.isPending ? "Loading…" : "Choose one of your organizations…"}
+        organizations={choices}
+        choice={choice}
+        onChoose={(chosen) => {
+          setChoice(chosen);
           setBlank(null);
         }}
-        error={other ? undefined : (fieldError ?? undefined)}
-      >
-        <option value="" disabled>
-          {myOrganizations.isPending ? "Loading…" : "Choose one of your organizations…"}
-        </option>
-        {choices.map((organization) => (
-          <option key={organization.id} value={organization.id}>
-            {organization.name}
-          </option>
-        ))}
-        <option value={OTHER}>Another organization (enter its ID)…</option>
-      </SelectField>
-      {other ? (
-        <TextField
-          label="Organization ID"
-          autoComplete="off"
-          spellCheck={false}
-          value={otherId}
-          onChange={(e) => setOtherId(e.target.value)}
-          error={fieldError ?? undefined}
-          hint="Ask the organization's owner for it."
-        />
-      ) : null}
+        otherId={otherId}
+        onOtherIdChange={setOtherId}
+        error={fieldError ?? undefined}
+        otherIdHint="Ask the organization's owner for it."
+      />
       <PermissionCheckboxes value={permissions} onChange={setPermissions} />
     </AddMemberCard>
   );

@@ -2,16 +2,13 @@ import { useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { FormDialog } from "../components/FormDialog";
 import { NewOwnerSelect } from "../components/members/NewOwnerSelect";
+import { OrganizationChoice, OTHER_ORGANIZATION } from "../components/members/OrganizationChoice";
 import { isConfirmed, TypeToConfirm } from "../components/members/TypeToConfirm";
-import { SelectField } from "../components/SelectField";
-import { TextField } from "../components/TextField";
 import { formProblem } from "../lib/form-errors";
 import { useMyOrganizations } from "../organizations/useMyOrganizations";
 import { trpc } from "../trpc";
 import type { Observatory } from "./permissions";
 import { refreshObservatories } from "./refresh";
-
-const OTHER = "__other__";
 
 export function TransferObservatoryDialog({
   observatory,
@@ -50,7 +47,7 @@ export function TransferObservatoryDialog({
   const field = kind === "user" ? "user" : "organization";
   const problem = formProblem(transfer.error, { codeFields: { NOT_A_MEMBER: field, NOT_FOUND: field } });
   const fieldError = blank ?? (problem?.code === "NOT_FOUND" && kind === "organization" ? "No organization has this ID." : problem?.fieldErrors[field]);
-  const other = organizationChoice === OTHER;
+  const other = organizationChoice === OTHER_ORGANIZATION;
   const chosenUser = users.find((user) => user.userId === userId);
   // What the owner must type: the chosen user's email or name, or the organization's name; an
   // organization entered by ID is confirmed by typing that ID.
@@ -127,34 +124,16 @@ export function TransferObservatoryDialog({
           hint={users.length === 0 ? "Add the person as a user member first: ownership only goes to a member." : undefined}
         />
       ) : (
-        <>
-          <SelectField
-            label="New owning organization"
-            value={organizationChoice}
-            onChange={(e) => setOrganizationChoice(e.target.value)}
-            error={other ? undefined : (fieldError ?? undefined)}
-          >
-            <option value="" disabled>
-              Choose an organization…
-            </option>
-            {[...organizations].map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-            <option value={OTHER}>Another organization (enter its ID)…</option>
-          </SelectField>
-          {other ? (
-            <TextField
-              label="Organization ID"
-              autoComplete="off"
-              spellCheck={false}
-              value={otherId}
-              onChange={(e) => setOtherId(e.target.value)}
-              error={fieldError ?? undefined}
-            />
-          ) : null}
-        </>
+        <OrganizationChoice
+          label="New owning organization"
+          placeholder="Choose an organization…"
+          organizations={[...organizations].map(([id, name]) => ({ id, name }))}
+          choice={organizationChoice}
+          onChoose={setOrganizationChoice}
+          otherId={otherId}
+          onOtherIdChange={setOtherId}
+          error={fieldError ?? undefined}
+        />
       )}
       <TypeToConfirm
         what={kind === "user" ? "the new owner's email or name" : "the organization's name"}

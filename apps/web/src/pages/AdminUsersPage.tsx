@@ -9,23 +9,22 @@ import { EmptyState } from "../components/EmptyState";
 import { LoadMoreButton } from "../components/LoadMoreButton";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
+import { SearchField } from "../components/SearchField";
 import { SuccessNotice } from "../components/SuccessNotice";
-import { TextField } from "../components/TextField";
+import { useSearch } from "../lib/useSearch";
 import { useDocumentTitle } from "../lib/document-title";
 import { summarizeError } from "../lib/errors";
 import { useConfirmedMutation } from "../lib/useConfirmedMutation";
 import { pageInput, useCursorPages } from "../lib/useCursorPages";
-import { useDebouncedValue } from "../lib/useDebouncedValue";
 import { queryClient, trpc, trpcClient } from "../trpc";
 
 const PAGE_SIZE = 25;
-const SEARCH_SETTLE_MS = 300;
 
 export function AdminUsersPage() {
   useDocumentTitle("Users");
   const me = useMe();
-  const [search, setSearch] = useState("");
-  const q = useDebouncedValue(search.trim(), SEARCH_SETTLE_MS);
+  const search = useSearch();
+  const { q } = search;
   const input = q ? { q, limit: PAGE_SIZE } : { limit: PAGE_SIZE };
   const { query: users, items } = useCursorPages(trpc.admin.users.infiniteQueryKey(input), (cursor, signal) =>
     trpcClient.admin.users.query(pageInput(input, cursor), { signal }),
@@ -51,15 +50,7 @@ export function AdminUsersPage() {
         description="Every account on this server. Disabling one ends its sessions and stops its API keys at once; each change is recorded in the audit log."
       />
       <div className="flex flex-col gap-4">
-        <TextField
-          label="Search users"
-          type="search"
-          autoComplete="off"
-          placeholder="Name or email"
-          className="max-w-sm"
-          value={search}
-          onChange={(event) => setSearch(event.target.value)}
-        />
+        <SearchField label="Search users" placeholder="Name or email" className="max-w-sm" value={search.text} onChange={search.setText} />
         <SuccessNotice message={notice} />
         <QueryState
           query={users}

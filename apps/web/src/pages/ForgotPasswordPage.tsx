@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Link } from "react-router-dom";
+import { AccountEmailField } from "../components/AccountEmailField";
 import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
-import { TextField } from "../components/TextField";
 import { AuthLayout } from "../layout/AuthLayout";
 import { useDocumentTitle } from "../lib/document-title";
 import { formProblem, generalMessage } from "../lib/form-errors";
@@ -48,16 +48,7 @@ export function ForgotPasswordPage() {
       ) : (
         <form onSubmit={submit} noValidate className="flex flex-col gap-4">
           {generalMessage(problem, ["email"]) ? <Alert tone="error">{problem?.message}</Alert> : null}
-          <TextField
-            label="Email"
-            type="email"
-            name="email"
-            autoComplete="email"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={blank ?? problem?.fieldErrors.email}
-          />
+          <AccountEmailField value={email} onChange={setEmail} error={blank ?? problem?.fieldErrors.email} />
           <Button type="submit" busy={request.isPending} className="w-full">
             Email me a reset link
           </Button>

@@ -3,6 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { Link, useLocation, useSearchParams } from "react-router-dom";
 import { readLoginNotice } from "../auth/login-notice";
 import { useAuthSuccess } from "../auth/useAuthSuccess";
+import { AccountEmailField } from "../components/AccountEmailField";
 import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
 import { SuccessNotice } from "../components/SuccessNotice";
@@ -48,16 +49,7 @@ export function LoginPage() {
     >
       <form onSubmit={submit} noValidate className="flex flex-col gap-4">
         {problem ? <Alert tone="error">{problem.message}</Alert> : <SuccessNotice message={notice} />}
-        <TextField
-          label="Email"
-          type="email"
-          name="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={blank.email ?? problem?.fieldErrors.email}
-        />
+        <AccountEmailField value={email} onChange={setEmail} error={blank.email ?? problem?.fieldErrors.email} />
         <TextField
           label="Password"
           type="password"

@@ -11,13 +11,13 @@ import { OwnerBadge } from "../components/members/OwnerBadge";
 import { NavigationNotice } from "../components/NavigationNotice";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
+import { SearchField } from "../components/SearchField";
 import { DataTable, td, Th } from "../components/Table";
-import { TextField } from "../components/TextField";
 import { Toggle } from "../components/Toggle";
+import { useSearch } from "../lib/useSearch";
 import { summarizeError } from "../lib/errors";
 import { formatDateTime } from "../lib/format";
 import { pageInput, useCursorPages } from "../lib/useCursorPages";
-import { useDebouncedValue } from "../lib/useDebouncedValue";
 import { CreateOrganizationDialog } from "../organizations/CreateOrganizationDialog";
 import { organizationTypeLabels } from "../organizations/labels";
 import { trpc, trpcClient } from "../trpc";
@@ -25,7 +25,6 @@ import { useDocumentTitle } from "../lib/document-title";
 
 /** Organizations on one page of a server administrator's list of every organization. */
 const PAGE_SIZE = 25;
-const SEARCH_SETTLE_MS = 300;
 
 export function OrganizationsPage() {
   useDocumentTitle("Organizations");
@@ -33,8 +32,8 @@ export function OrganizationsPage() {
   const admin = isServerAdmin(me.data);
   const [showAll, setShowAll] = useState(false);
   const all = admin && showAll;
-  const [search, setSearch] = useState("");
-  const q = useDebouncedValue(search.trim(), SEARCH_SETTLE_MS);
+  const search = useSearch();
+  const { q } = search;
   // The caller's own organizations come whole (a membership cap bounds them); every organization comes in pages.
   const input = all ? (q ? { all: true, q, limit: PAGE_SIZE } : { all: true, limit: PAGE_SIZE }) : {};
   const { query: list, items } = useCursorPages(trpc.organizations.list.infiniteQueryKey(input), (cursor, signal) =>
@@ -65,14 +64,12 @@ export function OrganizationsPage() {
             onChange={setShowAll}
           />
           {all ? (
-            <TextField
+            <SearchField
               label="Search organizations"
-              type="search"
-              autoComplete="off"
               placeholder="Name or short name"
               className="max-w-sm pb-4"
-              value={search}
-              onChange={(event) => setSearch(event.target.value)}
+              value={search.text}
+              onChange={search.setText}
             />
           ) : null}
         </div>

@@ -246,6 +246,41 @@ export async function addObservatoryOrganization(options: {
   }
 }
 
+/**
+ * The history entry and the audit record of a change to an organization's grant on the observatory, under the
+ * organization's name as it is now (null once the organization is gone), which it answers.
+ */
+async function recordOrganizationGrantChange(options: {
+  t: InTransaction;
+  actor: UserActor;
+  observatory: { id: string; doc: { name: string } };
+  organizationId: string;
+  change: "permissions_updated" | "removed";
+  before: ObservatoryPermissions;
+  after: ObservatoryPermissions | null;
+}) {
+  const { t, actor, observatory, organizationId, before, after } = options;
+  const organization = await organizationsCollection.get(t.tx, organizationId);
+  const name = organization?.doc.name ?? null;
+  await recordHistory({
+    t,
+    observatoryId: observatory.id,
+    type: `organization_${options.change}`,
+    actorId: actor.id,
+    data: { organizationId, organizationName: name, permissionsBefore: before, permissionsAfter: after },
+  });
+  await recordAudit({
+    t,
+    actor,
+    action: `observatory.organization_${options.change}`,
+    target: { kind: "organization", id: organizationId, name },
+    scope: { kind: "observatory", id: observatory.id, name: observatory.doc.name },
+    before,
+    after,
+  });
+  return name;
+}
+
 export async function updateObservatoryOrganization(options: {
   deps: Deps;
   actor: UserActor;
@@ -267,21 +302,12 @@ export async function updateObservatoryOrganization(options: {
     }
     const updated = await observatoryMembersCollection.update(t.tx, member.id, (doc) => ({ ...doc, permissions }), { seen: member });
     if (!updated) throw new AppError("NOT_FOUND", "This organization is not a member");
-    const organization = await organizationsCollection.get(t.tx, organizationId);
-    const name = organization?.doc.name ?? null;
-    await recordHistory({
-      t,
-      observatoryId,
-      type: "organization_permissions_updated",
-      actorId: actor.id,
-      data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: permissions },
-    });
-    await recordAudit({
+    const name = await recordOrganizationGrantChange({
       t,
       actor,
-      action: "observatory.organization_permissions_updated",
-      target: { kind: "organization", id: organizationId, name },
-      scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
+      observatory,
+      organizationId,
+      change: "permissions_updated",
       before: member.doc.permissions,
       after: permissions,
     });
@@ -299,22 +325,6 @@ export async function removeObservatoryOrganization(options: { deps: Deps; actor
       throw new AppError("OWNING_ORGANIZATION_CANNOT_BE_REMOVED", "Transfer the observatory before removing its owning organization");
     }
     if (!(await observatoryMembersCollection.remove(t.tx, member.id))) throw new AppError("NOT_FOUND", "This organization is not a member");
-    const organization = await organizationsCollection.get(t.tx, organizationId);
-    const name = organization?.doc.name ?? null;
-    await recordHistory({
-      t,
-      observatoryId,
-      type: "organization_removed",
-      actorId: actor.id,
-      data: { organizationId, organizationName: name, permissionsBefore: member.doc.permissions, permissionsAfter: null },
-    });
-    await recordAudit({
-      t,
-      actor,
-      action: "observatory.organization_removed",
-      target: { kind: "organization", id: organizationId, name },
-      scope: { kind: "observatory", id: observatoryId, name: observatory.doc.name },
-      before: member.doc.permissions,
-    });
+    await recordOrganizationGrantChange({ t, actor, observatory, organizationId, change: "removed", before: member.doc.permissions, after: null });
   });
 }
