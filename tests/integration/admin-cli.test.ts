@@ -63,12 +63,14 @@ describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
     expect((await admin("settings", "set", "staleAssignedHours=36", 'minimumPluginVersion="3.8.0.0"')).code).toBe(0);
     const settings = (await must("/api/v1/admin/settings", { token: adminToken }, 200)) as { staleAssignedHours: number; minimumPluginVersion: string };
     expect(settings).toMatchObject({ staleAssignedHours: 36, minimumPluginVersion: "3.8.0.0" });
-    expect((await admin("--json", "settings")).json()).toMatchObject({ staleAssignedHours: 36 });
-
-    const analytics = await admin("--json", "analytics");
+    // Neither reads what the other writes: the processes run side by side.
+    const [read, analytics, created] = await Promise.all([
+      admin("--json", "settings"),
+      admin("--json", "analytics"),
+      admin("--json", "create-admin", "second-admin@example.com"),
+    ]);
+    expect(read.json()).toMatchObject({ staleAssignedHours: 36 });
     expect(analytics.json()).toMatchObject({ scope: "system", observatoryCount: 1, observationCount: 1 });
-
-    const created = await admin("--json", "create-admin", "second-admin@example.com");
     expect(created.json()).toMatchObject({ outcome: "created" });
     const login = await server.request("/api/v1/auth/login", {
       method: "POST",
@@ -78,11 +80,15 @@ describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
   });
 
   it("exits with codes scripts can trust: 2 for bad usage or input, 3 for a conflict, 4 for what does not exist", async () => {
-    expect((await admin("no-such-command")).code).toBe(2);
-    expect((await admin("settings", "set", "staleAssignedHours=0")).code).toBe(2);
-    expect((await admin("scan", "--kind", "sideways")).code).toBe(2);
-    expect((await admin("issues", "scn_any", "--severity", "urgent")).code).toBe(2);
-    expect((await admin("repair", "iss_missing")).code).toBe(4);
+    // Refusals change nothing: the processes run side by side.
+    const refusals = await Promise.all([
+      admin("no-such-command"),
+      admin("settings", "set", "staleAssignedHours=0"),
+      admin("scan", "--kind", "sideways"),
+      admin("issues", "scn_any", "--severity", "urgent"),
+      admin("repair", "iss_missing"),
+    ]);
+    expect(refusals.map((refused) => refused.code)).toEqual([2, 2, 2, 2, 4]);
     // A document changed since its scan is a conflict.
     await must(`/observations/${stuck}/cancel`, { method: "POST", token: owner.token }, 200);
     await observationsCollection.update(server.server.runtime.deps.db, stuck, (doc) => ({ ...doc, ...stuckFor("assigned", 80) }));
@@ -100,19 +106,23 @@ describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
     const backup = created.json() as { id: string; status: string; sizeBytes: number };
     expect(backup).toMatchObject({ status: "verified" });
     expect(backup.sizeBytes).toBeGreaterThan(0);
-    // For people: sizes in KiB, MiB or GiB and tables with headers; --json keeps the bytes.
-    const listed = await admin("backup", "list");
+    // For people: sizes in KiB, MiB or GiB and tables with headers; --json keeps the bytes. Reads only, so side by side.
+    const [listed, shown, scans] = await Promise.all([admin("backup", "list"), admin("backup", "show", backup.id), admin("scans")]);
     expect(listed.output).toMatch(/^ID +TAKEN +SIZE +STATUS$/m);
     expect(listed.output).toMatch(new RegExp(`^${backup.id} .* \\d+(\\.\\d)? (B|KiB|MiB) +verified$`, "m"));
     expect(listed.output).not.toContain(String(backup.sizeBytes));
-    expect((await admin("backup", "show", backup.id)).output).toMatch(/^COLLECTION +ROWS +SIZE +SHA-256$/m);
-    expect((await admin("scans")).output).toMatch(/^ID +KIND +STATUS +STARTED +BY +CRITICAL +WARNING +INFO$/m);
+    expect(shown.output).toMatch(/^COLLECTION +ROWS +SIZE +SHA-256$/m);
+    expect(scans.output).toMatch(/^ID +KIND +STATUS +STARTED +BY +CRITICAL +WARNING +INFO$/m);
     expect(((await must(`/api/v1/admin/backups/${backup.id}`, { token: adminToken }, 200)) as { status: string }).status).toBe("verified");
-    expect((await admin("backup", "verify", backup.id)).code).toBe(0);
-    expect((await admin("backup", "verify", "bak_missing")).code).toBe(4);
+    // Side by side: a backup that does not exist and a restore refused for want of --yes leave the verification nothing to meet.
+    const [verified, missing, unconfirmed] = await Promise.all([
+      admin("backup", "verify", backup.id),
+      admin("backup", "verify", "bak_missing"),
+      admin("backup", "restore", backup.id),
+    ]);
+    expect([verified.code, missing.code, unconfirmed.code]).toEqual([0, 4, 2]);
 
     await must("/projects", { method: "POST", token: owner.token, json: { name: "After the CLI backup" } }, 201);
-    expect((await admin("backup", "restore", backup.id)).code).toBe(2);
     const restored = await admin("--json", "backup", "restore", backup.id, "--yes");
     expect(restored.code, restored.output).toBe(0);
     const projects = (await must("/projects", { token: owner.token }, 200)) as { items: Array<{ name: string }> };
@@ -124,10 +134,14 @@ describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
     expect((await admin("--json", "maintenance", "off")).json()).toMatchObject({ active: false });
     expect((await server.request("/projects", { method: "POST", token: owner.token, json: { name: "Writable again" } })).status).toBe(201);
 
-    const preview = await admin("--json", "backup", "cleanup", "--keep-days", "0", "--dry-run");
+    // Dry runs and a refusal delete nothing: side by side.
+    const [preview, unconfirmedCleanup, counted] = await Promise.all([
+      admin("--json", "backup", "cleanup", "--keep-days", "0", "--dry-run"),
+      admin("cleanup-observations"),
+      admin("--json", "cleanup-observations", "--dry-run"),
+    ]);
     expect(preview.json()).toEqual({ deleted: [], dryRun: true });
-    expect((await admin("cleanup-observations")).code).toBe(2);
-    const counted = await admin("--json", "cleanup-observations", "--dry-run");
+    expect(unconfirmedCleanup.code).toBe(2);
     expect(counted.json()).toMatchObject({ observations: 1 });
     const cleaned = await admin("--json", "cleanup-observations", "--backup", "--yes");
     expect(cleaned.code, cleaned.output).toBe(0);
@@ -184,8 +198,9 @@ describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
       DATA_DIR: empty,
       EMBEDDED_POSTGRES_PORT: String(await freePort()),
     };
-    for (const command of [["scans"], ["settings"], ["backup", "list"]]) {
-      const refused = await adminWith(local, ...command);
+    // Each only looks: side by side.
+    const refusals = await Promise.all([["scans"], ["settings"], ["backup", "list"]].map((command) => adminWith(local, ...command)));
+    for (const refused of refusals) {
       expect(refused.code, refused.output).toBe(2);
       expect(refused.output).toContain(`No Meridian data in ${empty}`);
     }

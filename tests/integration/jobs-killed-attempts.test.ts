@@ -104,10 +104,18 @@ interface Job {
 
 /**
  * Runs each attempt of the job in a new worker (which first frees what the last killed one held),
- * waits until it is stuck on `hold`, and kills it. Then a last worker finds the attempts used up.
+ * waits until it is stuck on `hold`, and kills it. Then a last worker finds the attempts used up
+ * and, before it is stopped, runs `afterwards` (the next job of the kind: one process start fewer).
  * `ref` is what the graphile-worker job carries: the job's id, or a scan's.
  */
-async function killEveryAttempt(options: { jobId: string; ref?: string; hold: Hold; attempts: number; whileRunning?: () => Promise<void> }): Promise<Job> {
+async function killEveryAttempt(options: {
+  jobId: string;
+  ref?: string;
+  hold: Hold;
+  attempts: number;
+  whileRunning?: () => Promise<void>;
+  afterwards?: (job: Job) => Promise<void>;
+}): Promise<Job> {
   const { jobId, hold, attempts } = options;
   try {
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
@@ -121,7 +129,11 @@ async function killEveryAttempt(options: { jobId: string; ref?: string; hold: Ho
   } finally {
     await hold.release();
   }
-  return withWorker(() => jobToEnd<Job>(jobId, adminToken, 60_000));
+  return withWorker(async () => {
+    const job = await jobToEnd<Job>(jobId, adminToken, 60_000);
+    await options.afterwards?.(job);
+    return job;
+  });
 }
 
 const expectEndedByKilledAttempts = (job: Job, attempts: number) => {
@@ -135,15 +147,21 @@ describe("a long job whose every attempt is killed", () => {
 
   it("fails a backup, marks its record failed, and lets the next backup start", async () => {
     const started = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { id: string; jobId: string };
-    const job = await killEveryAttempt({ jobId: started.jobId, hold: await holdTable(server.databaseUrl, "push_subscriptions"), attempts: 3 });
-    expectEndedByKilledAttempts(job, 3);
-    expect(await must(`/api/v1/admin/backups/${started.id}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
+    await killEveryAttempt({
+      jobId: started.jobId,
+      hold: await holdTable(server.databaseUrl, "push_subscriptions"),
+      attempts: 3,
+      afterwards: async (job) => {
+        expectEndedByKilledAttempts(job, 3);
+        expect(await must(`/api/v1/admin/backups/${started.id}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
 
-    // Not 409 BACKUP_RUNNING: a new backup starts, and (left alone) is verified.
-    const next = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { id: string; jobId: string };
-    await withWorker(() => jobToEnd<Job>(next.jobId, adminToken, 120_000));
-    expect(await must(`/api/v1/admin/backups/${next.id}`, { token: adminToken }, 200)).toMatchObject({ status: "verified" });
-    backupId = next.id;
+        // Not 409 BACKUP_RUNNING: a new backup starts, and (left alone) is verified.
+        const next = (await must("/api/v1/admin/backups", { method: "POST", token: adminToken }, 202)) as { id: string; jobId: string };
+        await jobToEnd<Job>(next.jobId, adminToken, 120_000);
+        expect(await must(`/api/v1/admin/backups/${next.id}`, { token: adminToken }, 200)).toMatchObject({ status: "verified" });
+        backupId = next.id;
+      },
+    });
   }, 300_000);
 
   it("fails a restore, ends its maintenance, drops its side schema, and lets the next restore start", async () => {
@@ -183,17 +201,23 @@ describe("a long job whose every attempt is killed", () => {
     const scan = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json: { kind: "quick" } }, 202)) as { id: string };
     const jobs = (await must("/api/v1/admin/jobs?kind=integrity_scan", { token: adminToken }, 200)) as { items: Array<{ id: string; subjectId: string }> };
     const jobId = jobs.items.find((item) => item.subjectId === scan.id)!.id;
-    expectEndedByKilledAttempts(await killEveryAttempt({ jobId, ref: scan.id, hold: await holdJobRecord(jobId), attempts: 5 }), 5);
-    expect(await must(`/api/v1/admin/integrity/scans/${scan.id}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
+    await killEveryAttempt({
+      jobId,
+      ref: scan.id,
+      hold: await holdJobRecord(jobId),
+      attempts: 5,
+      afterwards: async (job) => {
+        expectEndedByKilledAttempts(job, 5);
+        expect(await must(`/api/v1/admin/integrity/scans/${scan.id}`, { token: adminToken }, 200)).toMatchObject({ status: "failed" });
 
-    const next = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json: { kind: "quick" } }, 202)) as { id: string };
-    await withWorker(() =>
-      until("the next scan to complete", async () => {
-        const current = (await must(`/api/v1/admin/integrity/scans/${next.id}`, { token: adminToken }, 200)) as { status: string };
-        return current.status === "completed";
-      }),
-    );
-    scanId = next.id;
+        const next = (await must("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json: { kind: "quick" } }, 202)) as { id: string };
+        await until("the next scan to complete", async () => {
+          const current = (await must(`/api/v1/admin/integrity/scans/${next.id}`, { token: adminToken }, 200)) as { status: string };
+          return current.status === "completed";
+        });
+        scanId = next.id;
+      },
+    });
   }, 300_000);
 
   it("fails a bulk repair, and lets the next one start", async () => {

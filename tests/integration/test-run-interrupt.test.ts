@@ -75,10 +75,10 @@ describe("an interrupted test run", { timeout: 600_000 }, () => {
   });
 
   it("leaves neither the run's servers nor a test file's own PostgreSQL on Ctrl-C or SIGTERM during the tests", async () => {
-    const interrupted = await interruptAt("tests", "SIGINT");
+    // Two runs of their own (each its TMPDIR, ports and PostgreSQL servers): side by side.
+    const [interrupted, terminated] = await Promise.all([interruptAt("tests", "SIGINT"), interruptAt("tests", "SIGTERM")]);
     expect(interrupted.code).not.toBe(0);
     expect(interrupted.left).toEqual(nothingLeft);
-    const terminated = await interruptAt("tests", "SIGTERM");
     expect(terminated.code).not.toBe(0);
     expect(terminated.left).toEqual(nothingLeft);
   });
