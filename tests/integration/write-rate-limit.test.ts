@@ -68,6 +68,22 @@ describe("writes per account and minute (API_WRITES_PER_MINUTE)", () => {
     expect((await renameSelf(owner)).status).toBe(429);
   });
 
+  it("says on each counted REST write what is left (RateLimit-Limit, -Remaining, -Reset in seconds), and nothing on reads", async () => {
+    const owner = await createAccount(server);
+    const allowance = (response: { headers: Headers }) =>
+      ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"].map((name) => response.headers.get(name));
+    // A full bucket less one write: 2 left, full again in the 20 s one write takes to come back.
+    expect(allowance(await renameSelf(owner))).toEqual([String(PER_MINUTE), "2", "20"]);
+    expect(allowance(await renameSelf(owner))).toEqual([String(PER_MINUTE), "1", "40"]);
+    // Ten seconds on, half a write has come back: still 1 whole write left once this one is taken, full in 50 s.
+    clock.set(clock.now() + 10_000);
+    expect(allowance(await renameSelf(owner))).toEqual([String(PER_MINUTE), "0", "50"]);
+    expect(allowance(await call("/api/v1/auth/me", { token: owner.token }))).toEqual([null, null, null]);
+    const refused = await renameSelf(owner);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("10");
+  });
+
   it("counts each account on its own, and never holds back signing out", async () => {
     const busy = await createAccount(server);
     const other = await createAccount(server);

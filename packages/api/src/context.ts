@@ -1,5 +1,5 @@
 import type { ClientInfo, Deps, ObservatoryPrincipal, Principal } from "@meridian/domain";
-import type { WriteRateLimiter } from "./http/write-rate-limit";
+import type { WriteAllowance, WriteRateLimiter } from "./http/write-rate-limit";
 
 /**
  * What a handler knows about the request; built once by the HTTP layer for REST and tRPC alike,
@@ -26,6 +26,8 @@ export interface RequestContext {
    * test builds by hand for a tRPC caller have none, and their calls are not counted.
    */
   writeRate?: WriteRateLimiter;
+  /** What the caller may still write, once a counted write of this request was charged. */
+  writeAllowance?: WriteAllowance;
 }
 
 export interface ApiServices {

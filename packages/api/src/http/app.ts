@@ -135,7 +135,9 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "the sockets already open stay open. A refused upgrade is answered like any refused request (problem+json: 401, 404, 429, " +
           "500, and 503 with Retry-After when the database has no connection to give). " +
           "A signed-in account or observatory key may make at most `API_WRITES_PER_MINUTE` (default 1,200) changes (writes, tRPC " +
-          "mutations) a minute on one server process, with a burst of as many: beyond it 429 RATE_LIMITED with Retry-After. A tRPC " +
+          "mutations) a minute on one server process, with a burst of as many: beyond it 429 RATE_LIMITED with Retry-After. Each " +
+          "counted REST write answers RateLimit-Limit, RateLimit-Remaining (whole writes left) and RateLimit-Reset (seconds until " +
+          "the count is full again). A tRPC " +
           `request batches at most ${MAX_TRPC_BATCH} procedures (400 beyond), each counted as the operation it runs. A bulk operation counts ` +
           "one change per item it names; one naming more items than `API_WRITES_PER_MINUTE` could never pass and is refused 413 " +
           "PAYLOAD_TOO_LARGE, with nothing changed. An observatory's keys share one count.",

@@ -5,6 +5,15 @@ interface Bucket {
   at: number;
 }
 
+/** What a principal may still write once a call is charged: the REST answer says it in RateLimit-* headers. */
+export interface WriteAllowance {
+  limit: number;
+  /** Whole writes left in the bucket now. */
+  remaining: number;
+  /** Seconds until the bucket is full again. */
+  resetSeconds: number;
+}
+
 /** How many takes between two sweeps of the buckets that have filled up again. */
 const SWEEP_EVERY = 1_000;
 
@@ -21,12 +30,12 @@ export class WriteRateLimiter {
   constructor(private readonly perMinute: number) {}
 
   /**
-   * Takes `cost` writes for `key` at `now`, or throws 429 RATE_LIMITED with the seconds until they fit.
+   * Takes `cost` writes for `key` at `now` and says what is left, or throws 429 RATE_LIMITED with the seconds until they fit.
    * A cost beyond the whole bucket never fits: 413 PAYLOAD_TOO_LARGE without Retry-After, and nothing
    * taken, so a client that waits as told is not sent round again and the call's items stay bounded
    * by the rate.
    */
-  take(options: { key: string; cost: number; now: number }): void {
+  take(options: { key: string; cost: number; now: number }): WriteAllowance {
     const { key, cost, now } = options;
     if (cost > this.perMinute)
       throw new AppError(
@@ -38,8 +47,9 @@ export class WriteRateLimiter {
     const bucket = this.buckets.get(key);
     const tokens = bucket ? this.refilled(bucket, now) : this.perMinute;
     if (tokens >= cost) {
-      this.buckets.set(key, { tokens: tokens - cost, at: now });
-      return;
+      const left = tokens - cost;
+      this.buckets.set(key, { tokens: left, at: now });
+      return { limit: this.perMinute, remaining: Math.floor(left), resetSeconds: Math.ceil(((this.perMinute - left) * 60) / this.perMinute) };
     }
     const retryAfterSeconds = Math.max(1, Math.ceil(((cost - tokens) * 60) / this.perMinute));
     throw new AppError(

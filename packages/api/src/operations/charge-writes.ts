@@ -25,5 +25,16 @@ export function chargeWrites(operation: AnyOperation, ctx: RequestContext, input
   const key = ctx.principal ? `user:${ctx.principal.user.id}` : ctx.observatory ? `observatory:${ctx.observatory.observatoryId}` : undefined;
   if (!key) return;
   const cost = operation.writeCost ? Math.max(1, operation.writeCost(input)) : 1;
-  ctx.writeRate.take({ key, cost, now: ctx.deps.now().getTime() });
+  ctx.writeAllowance = ctx.writeRate.take({ key, cost, now: ctx.deps.now().getTime() });
+}
+
+/** RateLimit-Limit, -Remaining and -Reset (seconds) of a counted REST write, as GitLab and others send them; none for other calls. */
+export function writeAllowanceHeaders(ctx: RequestContext): Record<string, string> {
+  const allowance = ctx.writeAllowance;
+  if (!allowance) return {};
+  return {
+    "ratelimit-limit": String(allowance.limit),
+    "ratelimit-remaining": String(allowance.remaining),
+    "ratelimit-reset": String(allowance.resetSeconds),
+  };
 }

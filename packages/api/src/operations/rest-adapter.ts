@@ -6,7 +6,7 @@ import type { RequestContext } from "../context";
 import { createRouter, type AppEnv } from "../http/env";
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../http/openapi-shared";
 import { responseMismatch } from "../http/response-check";
-import { chargesWrites, chargeWrites } from "./charge-writes";
+import { chargesWrites, chargeWrites, writeAllowanceHeaders } from "./charge-writes";
 import { Reply, type AnyOperation } from "./define-operation";
 
 /**
@@ -128,7 +128,7 @@ export function restRoutes(operations: readonly AnyOperation[]) {
       const ctx = c.get("ctx");
       checkAccess(operation.access, ctx);
       const { status, body, headers } = restAnswer(operation, await callOperation(operation, ctx, await inputOf(operation, c)));
-      return c.body(body as string, status as 200, headers) as never;
+      return c.body(body as string, status as 200, { ...headers, ...writeAllowanceHeaders(ctx) }) as never;
     });
   }
   return router;
