@@ -73,15 +73,18 @@ async function release(blocker: postgres.Sql) {
   await blocker.end();
 }
 
-/** Backends of this database waiting on a lock (a killed attempt's backend keeps waiting while the hold lasts). */
-async function lockWaiters() {
-  const [row] = await server.server.runtime.deps.db.execute<{ count: number }>(sql`
-    select count(*)::int as count from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-  return row!.count;
+/**
+ * Backends of this database waiting on a lock. A killed attempt's backend stays among them until it
+ * finds its client gone (client_connection_check_interval), so a new attempt is told by its own.
+ */
+async function lockWaiters(): Promise<Set<number>> {
+  const rows = await server.server.runtime.deps.db.execute<{ pid: number }>(sql`
+    select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+  return new Set(rows.map((row) => row.pid));
 }
 
 /** Attempt `attempt` of the job (its graphile-worker job carries the job's id, or the scan's) is taken by a worker and stuck on the hold. */
-async function attemptUnderWay(ref: string, attempt: number, waitersBefore: number) {
+async function attemptUnderWay(ref: string, attempt: number, waitersBefore: Set<number>) {
   await until(
     `attempt ${attempt} of ${ref} to be taken`,
     async () => {
@@ -92,7 +95,9 @@ async function attemptUnderWay(ref: string, attempt: number, waitersBefore: numb
     },
     { timeoutMs: 60_000 },
   );
-  await until(`attempt ${attempt} of ${ref} to be stuck on the hold`, async () => (await lockWaiters()) > waitersBefore, { timeoutMs: 60_000 });
+  await until(`attempt ${attempt} of ${ref} to be stuck on the hold`, async () => [...(await lockWaiters())].some((pid) => !waitersBefore.has(pid)), {
+    timeoutMs: 60_000,
+  });
 }
 
 interface Job {

@@ -2,6 +2,7 @@ export * from "./client";
 export * from "./collections";
 export * from "./documents";
 export * from "./migrate";
+export { CLIENT_CONNECTION_CHECK_INTERVAL } from "./client-connection-check";
 export { foldsUnicodeCase } from "./case-folding";
 export * from "./repository";
 export * as tables from "./schema";

@@ -5,6 +5,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { runMigrations as runWorkerMigrations } from "graphile-worker";
 import postgres from "postgres";
 import type { DatabaseHandle } from "./client";
+import { installClientConnectionCheck } from "./client-connection-check";
 import { installQueueReleaseNudge } from "./queue-release-nudge";
 
 const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../migrations");
@@ -17,7 +18,7 @@ export function schemaVersion(): number {
   return journal.entries.length;
 }
 
-/** Applies the committed Drizzle migrations, graphile-worker's own schema and its freed-queue nudge. Idempotent. */
+/** Applies the committed Drizzle migrations, graphile-worker's own schema, its freed-queue nudge and the role's client check. Idempotent. */
 export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
   // Processes starting together take turns; the lock lives on its own connection so that the
   // migration itself may use the pool, even a pool of one.
@@ -27,6 +28,7 @@ export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
     await migrate(handle.db, { migrationsFolder });
     await runWorkerMigrations({ connectionString: handle.url });
     await installQueueReleaseNudge(lock);
+    await installClientConnectionCheck(lock);
   } finally {
     await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
     await lock.end({ timeout: 5 });
