@@ -1,4 +1,5 @@
 import type { RequestContext } from "../context";
+import type { WriteAllowance } from "../http/write-rate-limit";
 import type { AnyOperation } from "./define-operation";
 
 /**
@@ -28,10 +29,8 @@ export function chargeWrites(operation: AnyOperation, ctx: RequestContext, input
   ctx.writeAllowance = ctx.writeRate.take({ key, cost, now: ctx.deps.now().getTime() });
 }
 
-/** RateLimit-Limit, -Remaining and -Reset (seconds) of a counted REST write, as GitLab and others send them; none for other calls. */
-export function writeAllowanceHeaders(ctx: RequestContext): Record<string, string> {
-  const allowance = ctx.writeAllowance;
-  if (!allowance) return {};
+/** RateLimit-Limit, -Remaining and -Reset (seconds) of a counted REST write, as GitLab and others send them. */
+export function writeAllowanceHeaders(allowance: WriteAllowance): Record<string, string> {
   return {
     "ratelimit-limit": String(allowance.limit),
     "ratelimit-remaining": String(allowance.remaining),

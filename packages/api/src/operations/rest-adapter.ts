@@ -128,7 +128,8 @@ export function restRoutes(operations: readonly AnyOperation[]) {
       const ctx = c.get("ctx");
       checkAccess(operation.access, ctx);
       const { status, body, headers } = restAnswer(operation, await callOperation(operation, ctx, await inputOf(operation, c)));
-      return c.body(body as string, status as 200, { ...headers, ...writeAllowanceHeaders(ctx) }) as never;
+      // Only a counted write has an allowance to say: reads keep their headers object as it is.
+      return c.body(body as string, status as 200, ctx.writeAllowance ? { ...headers, ...writeAllowanceHeaders(ctx.writeAllowance) } : headers) as never;
     });
   }
   return router;
