@@ -84,10 +84,12 @@ describe("a collection's update with the row as the caller saw it", () => {
       await until("the update's read to wait for the row", async () => (await waitingOnLocks()) >= 1, { intervalMs: 5 });
       const written = writer`update sessions set doc = doc || '{"ip": "203.0.113.9"}' where id = ${stored.id}`.execute();
       await until("the other writer to wait behind it", async () => (await waitingOnLocks()) >= 2, { intervalMs: 5 });
-      // The read is served and its lock ends with its statement; the other writer commits before the update writes.
+      // The read is served and its lock ends with its statement; the other writer usually commits before the update
+      // writes. Under load the update's write can come first instead, and the other writer's change lands on top of it:
+      // either way the row keeps both changes, which is what is asserted (the update's own answer shows its change).
       await holder`rollback`;
       await written;
-      expect((await updated)?.doc).toMatchObject({ ip: "203.0.113.9", userAgent: "mine" });
+      expect((await updated)?.doc).toMatchObject({ userAgent: "mine" });
       expect((await sessionsCollection.get(database.db, stored.id))?.doc).toMatchObject({ ip: "203.0.113.9", userAgent: "mine" });
     } finally {
       await holder.end();
