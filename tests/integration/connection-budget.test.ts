@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { databaseConnectionBudget, loadEnv } from "@meridian/config";
+import { ObservatorySimulator } from "@meridian/simulator";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, roomyLimits } from "../support/auth-suite";
@@ -8,6 +9,7 @@ import { jsonApi } from "../support/json-api";
 import { createTestDatabase } from "../support/test-database";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
+import { connectWebSocket } from "../support/ws-client";
 
 /**
  * Issue 26, point 6: every process opens at most the PostgreSQL connections its settings promise
@@ -152,5 +154,40 @@ describe("a process that cannot get a connection", () => {
     await superuser.unsafe(`alter role ${role} connection limit -1`);
     await until("the server to serve again", async () => (await server.request("/api/v1/auth/me", { token })).status === 200);
     expect(await plugin.ask({ type: "config", systemInfo: { os: "linux" }, equipment: { mount: "A" } })).toMatchObject({ type: "ack" });
+  });
+
+  it("answers a WebSocket upgrade it cannot authenticate without PostgreSQL 503, not 401, and a plugin cut meanwhile comes back once it accepts", async () => {
+    const { must } = jsonApi(() => server);
+    const observatory = (await must("/observatories", { method: "POST", token, json: { name: "Cut off" } }, 201)) as { id: string };
+    const { key } = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token, json: { name: "plugin" } }, 201)) as { key: string };
+    const lines: string[] = [];
+    const simulator = new ObservatorySimulator({ url: server.url, key, reconnect: true, log: (line) => lines.push(line) });
+    try {
+      await simulator.connect();
+      await superuser.unsafe(`alter role ${role} connection limit 0`);
+      await superuser`select pg_terminate_backend(pid) from pg_stat_activity where usename = ${role}`;
+
+      const wsUrl = server.url.replace(/^http/, "ws");
+      for (const [path, credential] of [
+        ["/ws/observatory", key],
+        ["/ws", token],
+      ] as const) {
+        const refused = await connectWebSocket(`${wsUrl}${path}`, { authorization: `Bearer ${credential}` });
+        expect(refused, path).toMatchObject({ ok: false, status: 503, headers: { "retry-after": "5" } });
+        expect(JSON.parse(refused.ok ? "" : refused.body)).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+      }
+
+      // A 401 would have told the plugin its key was gone, and it would never have tried again.
+      const back = new Promise((resolve) => simulator.once("reconnected", resolve));
+      simulator.dropOff();
+      await until("a refused reconnection", async () => lines.includes("could not connect: connection refused: 503"));
+      expect(simulator.reconnecting).toBe(true);
+      await superuser.unsafe(`alter role ${role} connection limit -1`);
+      await back;
+      expect(await simulator.send({ type: "heartbeat" })).toMatchObject({ type: "ack" });
+    } finally {
+      await superuser.unsafe(`alter role ${role} connection limit -1`);
+      await simulator.close();
+    }
   });
 });

@@ -140,7 +140,11 @@ const observatoryIds: string[] = [];
 const reconnectTimes: number[] = [];
 /** Why the observatories' connection attempts failed, and how often (the simulator's own words, ids left out). */
 const failedAttempts = new Map<string, number>();
-const noteFailedAttempt = (line: string) => {
+/** Each observatory's last lines from its simulator, to say where one that never came back got stuck. */
+const recentLines = new Map<ObservatorySimulator, string[]>();
+const simulatorLog = (simulator: () => ObservatorySimulator) => (line: string) => {
+  const lines = recentLines.get(simulator()) ?? [];
+  recentLines.set(simulator(), [...lines.slice(-4), `${new Date().toISOString().slice(11, 23)} ${line}`]);
   if (!line.startsWith("could not connect")) return;
   const reason = line.replace(/\d+/g, "#");
   failedAttempts.set(reason, (failedAttempts.get(reason) ?? 0) + 1);
@@ -179,7 +183,14 @@ beforeAll(async () => {
       const observatory = (await call<{ id: string }>("/observatories", { json: { name: `Dome ${index}` } })).body;
       const { key } = (await call<{ key: string }>(`/observatories/${observatory.id}/api-keys`, { json: { name: "plugin" } })).body;
       observatoryIds[index] = observatory.id;
-      const simulator = new ObservatorySimulator({ url: state.address, key, reconnect: true, speed: 2, imageBytes: 4096, log: noteFailedAttempt });
+      const simulator: ObservatorySimulator = new ObservatorySimulator({
+        url: state.address,
+        key,
+        reconnect: true,
+        speed: 2,
+        imageBytes: 4096,
+        log: simulatorLog(() => simulator),
+      });
       simulators[index] = simulator;
     },
   );
@@ -231,9 +242,18 @@ describe("the cluster loses a server and a worker under load", () => {
     }
     process.kill(lost.pid, "SIGKILL");
     console.error(`server-1 killed at ${new Date(killedAt).toISOString()}`);
+    const back = new Set<ObservatorySimulator>();
+    for (const simulator of simulators) simulator.once("reconnected", () => back.add(simulator));
     await until("the cut observatories to reconnect", async () => (cut.size > 0 && reconnectTimes.length >= cut.size ? true : undefined), {
       timeoutMs: 60_000,
       intervalMs: 100,
+    }).catch((error: Error) => {
+      const stuck = [...cut].filter((simulator) => !back.has(simulator));
+      const states = stuck.slice(0, 5).map((simulator) => {
+        const state = `connected ${simulator.connected}, reconnecting ${simulator.reconnecting}`;
+        return `${observatoryIds[simulators.indexOf(simulator)]} (${state}):\n    ${(recentLines.get(simulator) ?? []).join("\n    ")}`;
+      });
+      throw new Error(`${error.message}: ${stuck.length} of ${cut.size} did not; the first of them:\n  ${states.join("\n  ")}`);
     });
     const sorted = [...reconnectTimes].sort((a, b) => a - b);
     figures.push(["observatories cut by the killed server", String(cut.size)]);

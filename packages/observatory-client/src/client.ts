@@ -23,6 +23,8 @@ export interface ObservatoryClientOptions {
    * connection with the key replaced this one) or 4401 (the key was revoked). Default true.
    */
   reconnect?: boolean;
+  /** Seconds to wait for the answer to `hello` (default 30): past them (a server stuck, a link gone quiet) the socket is dropped. */
+  helloTimeoutSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -76,7 +78,7 @@ export class ObservatoryClient extends EventEmitter {
 
   constructor(options: ObservatoryClientOptions) {
     super();
-    this.connection = { heartbeatSeconds: 30, reconnect: true, ...options };
+    this.connection = { heartbeatSeconds: 30, reconnect: true, helloTimeoutSeconds: 30, ...options };
   }
 
   /** Whether it is connected and its hello was acknowledged: messages may be sent. */
@@ -89,11 +91,28 @@ export class ObservatoryClient extends EventEmitter {
     return this.retry !== undefined && !this.stopped;
   }
 
-  /** Opens the connection and says hello; resolves with the hello's acknowledgement. */
+  /**
+   * Opens the connection and says hello; resolves with the hello's acknowledgement. When the
+   * upgrade or the hello is refused, or the hello goes unanswered, it rejects (with the server's
+   * `code` and `retryAfter` when it gave them) and drops the socket, on which nothing else could be
+   * sent: a caller's `connect()` is the caller's to try again; a reconnect tries again on its own.
+   */
   async connect(): Promise<Acknowledgement> {
     const wsUrl = `${this.connection.url.replace(/^http/, "ws")}/ws/observatory`;
     const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${this.connection.key}` } });
     this.ws = ws;
+    try {
+      return await this.open(ws);
+    } catch (error) {
+      if (this.ws === ws) {
+        this.ws = undefined;
+        ws.terminate();
+      }
+      throw error;
+    }
+  }
+
+  private async open(ws: WebSocket): Promise<Acknowledgement> {
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve());
       ws.once("unexpected-response", (_request, response) => reject(new Error(`connection refused: ${response.statusCode}`)));
@@ -101,6 +120,8 @@ export class ObservatoryClient extends EventEmitter {
     });
     ws.on("message", (raw) => this.onMessage(raw.toString()));
     ws.on("close", (code, reason) => {
+      // A socket dropped after a failed hello, or replaced by a newer one of this client: not this client's connection.
+      if (this.ws !== ws) return;
       this.helloed = false;
       clearInterval(this.heartbeat);
       for (const waiter of this.pending.values()) waiter.reject(new Error(`connection closed (${code} ${reason.toString()})`));
@@ -108,43 +129,64 @@ export class ObservatoryClient extends EventEmitter {
       if (FINAL_CLOSE_CODES.has(code)) this.stopped = true;
       this.emit("close", code, reason.toString());
       if (code === REPLACED) this.emit("replaced");
-      if (this.connection.reconnect && !this.stopped) this.scheduleReconnect();
+      if (this.connection.reconnect) this.scheduleReconnect();
     });
     const { pluginVersion, systemInfo, equipment } = this.connection;
-    const reply = await this.send({ type: "hello", pluginVersion, systemInfo, equipment });
+    const reply = await this.send({ type: "hello", pluginVersion, systemInfo, equipment }, this.connection.helloTimeoutSeconds * 1000);
     this.helloed = true;
     this.heartbeat = setInterval(() => void this.send({ type: "heartbeat" }).catch(() => undefined), this.connection.heartbeatSeconds * 1000);
     this.reconnectAttempts = 0;
     return reply;
   }
 
-  private scheduleReconnect() {
+  /**
+   * One retry at a time, after the backoff or the server's `retryAfter` (seconds, plus up to a
+   * second so that those it refused together come back apart), whichever is longer.
+   */
+  private scheduleReconnect(retryAfter?: number) {
+    if (this.retry !== undefined || this.stopped) return;
     this.reconnectAttempts += 1;
-    const delay = backoffMs(this.reconnectAttempts);
+    const asked = retryAfter ? retryAfter * 1000 + Math.round(Math.random() * 1000) : 0;
+    const delay = Math.max(backoffMs(this.reconnectAttempts), asked);
     this.log(`connection lost; connecting again in ${(delay / 1000).toFixed(1)} s`);
     this.retry = setTimeout(() => {
       this.retry = undefined;
       if (this.stopped) return;
       this.connect()
         .then(() => this.emit("reconnected"))
-        .catch((error: Error) => {
+        .catch((error: Error & { retryAfter?: number }) => {
           this.log(`could not connect: ${error.message}`);
           if (error.message.endsWith(`: ${401}`)) this.stopped = true;
-          // A refused upgrade ends without a close event; a socket that opened and closed has scheduled its own retry.
-          if (!this.stopped && this.ws?.readyState !== WebSocket.OPEN && this.ws?.readyState !== WebSocket.CLOSING) this.scheduleReconnect();
+          // A refused hello too: its socket was dropped without a close of its own. A socket the
+          // server closed has scheduled this already.
+          this.scheduleReconnect(error.retryAfter);
         });
     }, delay);
   }
 
   /**
    * Sends a message and resolves with its `ack`, or rejects with the server's `error`: its `code`
-   * on the error, and `retryAfter` (seconds) when the server said when to send it again.
+   * on the error, and `retryAfter` (seconds) when the server said when to send it again. With
+   * `timeoutMs`, it also rejects when no answer came within it.
    */
-  send(message: PluginMessageBody): Promise<Acknowledgement> {
+  send(message: PluginMessageBody, timeoutMs?: number): Promise<Acknowledgement> {
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return reject(new Error("not connected"));
-      this.pending.set(id, { resolve, reject });
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.pending.delete(id);
+              reject(new Error(`no answer to ${message.type} within ${timeoutMs / 1000} s`));
+            }, timeoutMs);
+      const settled =
+        <T>(settle: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          settle(value);
+        };
+      this.pending.set(id, { resolve: settled(resolve), reject: settled(reject) });
       this.ws.send(JSON.stringify({ ...message, id }));
     });
   }

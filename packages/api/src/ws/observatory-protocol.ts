@@ -62,7 +62,9 @@ const observatoryCloseCodes = { heartbeatMissed: 4408, replaced: 4409 } as const
 async function authenticateObservatory(request: IncomingMessage, deps: Deps): Promise<Admission<ObservatorySession> | Refusal> {
   const credential = readCredential(nodeRequestHeaders(request));
   const token = credential?.observatoryKey ? credential.token : undefined;
-  const principal = token ? await authenticateObservatoryKey({ deps, token }).catch(() => undefined) : undefined;
+  // A lookup that failed (no database connection) is not an unknown key: the hub answers it 503 or 500, and the plugin
+  // tries again, where a 401 would tell it its key is gone and to stop for good.
+  const principal = token ? await authenticateObservatoryKey({ deps, token }) : undefined;
   if (!principal || !token) return { status: 401 };
   const settings = await readServerSettings(deps.db);
   return {

@@ -12,7 +12,8 @@ async function authenticateUser(request: IncomingMessage, deps: Deps): Promise<A
   // Browsers send cookies on cross-site WebSocket handshakes too; accept only our own pages.
   if (credential.source === "cookie" && !cookieAllowed(headers, deps.env, "socket")) return { status: 403 };
   const { token } = credential;
-  const principal = await authenticateToken({ deps, token }).catch(() => undefined);
+  // A lookup that failed is the hub's 503 or 500, not a 401 that would sign the page out.
+  const principal = await authenticateToken({ deps, token });
   if (!principal) return { status: 401 };
   const userId = principal.user.id;
   return { session: { userId }, routeKey: userRouteKey(userId), credential: { token, tokenHash: hashSecret(token) } };
