@@ -104,10 +104,10 @@ export const observationOperatingOperations = {
     outputDescription: "One result per id",
     responses: {
       ...authedErrors,
-      413: problemResponseFor("More ids than the API_WRITES_PER_MINUTE changes one caller may make a minute (PAYLOAD_TOO_LARGE); nothing changed"),
+      413: problemResponseFor("More distinct ids than the API_WRITES_PER_MINUTE changes one caller may make a minute (PAYLOAD_TOO_LARGE); nothing changed"),
     },
-    // Each id is a change of its own (its move and history entry).
-    writeCost: (input) => input.ids.length,
+    // Each distinct id is a change of its own (its move and history entry); a repeat is acted on once, so costs nothing more.
+    writeCost: (input) => new Set(input.ids).size,
     handle: ({ ctx, actor, input }) => bulkOperateObservations({ deps: ctx.deps, actor, request: input }),
   }),
 };
