@@ -462,6 +462,28 @@ describe("limits and expiry", () => {
     expect(mailsTo(email)).toBeLessThanOrEqual(5);
   });
 
+  it("answers an invitation that the address's and the scope's limits refuse together with the longer wait", async () => {
+    const owner = await createAccount(server);
+    const base = `/organizations/${(await createOrganization(owner)).id}`;
+    const email = freshEmail("waited");
+    const refusedAfter = async (to: string) => {
+      const response = await server.request(`${base}/invitations`, { method: "POST", token: owner.token, json: { email: to } });
+      await expectProblem(response, 429, "RATE_LIMITED");
+      return Number(response.headers.get("retry-after"));
+    };
+    for (let sent = 0; sent < 3; sent += 1) expect((await invite(owner, base, { email: freshEmail("early") })).status).toBe(201);
+    clock.set(clock.now() + 10 * 60_000);
+    // The address's five, ten minutes later, fill the scope's eight too.
+    for (let sent = 0; sent < 5; sent += 1) expect((await invite(owner, base, { email })).status).toBe(201);
+    clock.set(clock.now() + 10 * 60_000);
+
+    // The scope has room again in 40 minutes (its first three leave the hour), the address in 50: the answer is 50.
+    expect(await refusedAfter(email)).toBe(50 * 60);
+    expect(await refusedAfter(freshEmail("other"))).toBe(40 * 60);
+    clock.set(clock.now() + 50 * 60_000);
+    expect((await invite(owner, base, { email })).status).toBe(201);
+  });
+
   // Last: it moves the server's clock a week on.
   it("a link is good for seven days: listed as expired afterwards, and 410 INVITATION_EXPIRED", async () => {
     const owner = await createAccount(server);

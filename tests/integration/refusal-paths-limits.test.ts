@@ -141,7 +141,7 @@ describe("writes per principal (API_WRITES_PER_MINUTE=3)", () => {
   });
 });
 
-describe("a sign-in several limits refuse at once", () => {
+describe("a sign-in, password change or reset several limits refuse at once", () => {
   /*
    * Addresses come from X-Forwarded-For, so a test can fill one address's minute without touching
    * another's. Limits: 2 failures per email (15 minutes), 2 attempts per account and 4 per address (a minute).
@@ -151,6 +151,8 @@ describe("a sign-in several limits refuse at once", () => {
     LOGIN_FAILURES_PER_EMAIL: "2",
     LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "2",
     LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "4",
+    PASSWORD_RESETS_PER_EMAIL_PER_HOUR: "2",
+    PASSWORD_RESETS_PER_IP_PER_HOUR: "4",
   });
   let server: TestServer;
   let clock: TestClock;
@@ -251,5 +253,22 @@ describe("a sign-in several limits refuse at once", () => {
 
     clock.set(clock.now() + 60_000);
     expect((await changeFrom("198.51.100.60", dave, dave.password)).status).toBe(204);
+  });
+
+  it("answers a reset request that its address's and its client's hour refuse together with the longer wait", async () => {
+    const resetFrom = (address: string, email: string) =>
+      server.request("/api/v1/auth/password-reset", { method: "POST", headers: { "x-forwarded-for": address }, json: { email } });
+    const erin = await createAccount(server);
+    for (let n = 0; n < 2; n += 1) expect((await resetFrom("192.0.2.70", erin.email)).status).toBe(202);
+    // Half an hour on, another client's hour fills with requests for other addresses (accounts or not, they count).
+    clock.set(clock.now() + 30 * MINUTE);
+    for (let n = 0; n < 4; n += 1) expect((await resetFrom("198.51.100.80", `nobody-${n}@example.com`)).status).toBe(202);
+    clock.set(clock.now() + 10 * MINUTE);
+
+    // Erin's address has room again in 20 minutes, the client in 50: the answer is 50.
+    expect((await refusal(await resetFrom("198.51.100.80", erin.email))).retryAfter).toBe(50 * 60);
+    expect((await refusal(await resetFrom("192.0.2.71", erin.email))).retryAfter).toBe(20 * 60);
+    clock.set(clock.now() + 50 * MINUTE);
+    expect((await resetFrom("198.51.100.80", erin.email)).status).toBe(202);
   });
 });
