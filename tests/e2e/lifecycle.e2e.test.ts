@@ -37,7 +37,9 @@ describe("web app: roles, deletions, typed transfers and history", { timeout: 90
     const view = await openAs(owner, `projects/${project.id}`);
     const select = view.getByLabel("Role of Mia Member");
     await select.selectOption("admin");
-    await view.getByText("Mia Member is now an admin.").waitFor(WAIT);
+    // Shown, and said in the page's live region for a screen reader.
+    await view.getByText("Mia Member is now an admin.").first().waitFor(WAIT);
+    await expect.poll(() => view.getByRole("status").filter({ hasText: "Mia Member is now an admin." }).count()).toBe(2);
     await expect
       .poll(
         async () =>

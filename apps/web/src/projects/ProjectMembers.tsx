@@ -2,7 +2,6 @@ import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Crown } from "lucide-react";
 import { useMe } from "../auth/useMe";
-import { Alert } from "../components/Alert";
 import { Badge } from "../components/Badge";
 import { AddMemberByEmailForm } from "../components/members/AddMemberByEmailForm";
 import { MemberCell } from "../components/members/MemberCell";
@@ -11,6 +10,7 @@ import { RemoveMemberDialog } from "../components/members/RemoveMemberDialog";
 import { useRemoveMember } from "../components/members/useRemoveMember";
 import { QueryState } from "../components/QueryState";
 import { SelectField } from "../components/SelectField";
+import { SuccessNotice } from "../components/SuccessNotice";
 import { ActionsCell, ActionsTh, DataTable, td, Th } from "../components/Table";
 import { formatDateTime } from "../lib/format";
 import { queryClient, trpc } from "../trpc";
@@ -40,11 +40,7 @@ export function ProjectMembers({ project }: { project: Project }) {
         <h2 id="project-members-title" className="mb-3 text-base font-semibold text-slate-900">
           Members {members.data ? <span className="ml-1 text-sm font-normal text-slate-500">{members.data.items.length}</span> : null}
         </h2>
-        {notice ? (
-          <Alert tone="success" className="mb-3">
-            {notice}
-          </Alert>
-        ) : null}
+        <SuccessNotice message={notice} className="mb-3" />
         <QueryState query={members} loading="Loading members" error="Could not load members" isEmpty={(data) => data.items.length === 0}>
           {(data) => (
             <DataTable
