@@ -130,6 +130,12 @@ const envSchema = z.object({
   /** Messages of one plugin connection that may wait to be handled; one more closes it (4429). */
   PLUGIN_QUEUE_LIMIT: positiveInt(100),
   /**
+   * Connections one observatory may open a minute on one server process (a bucket of this many, refilling at
+   * this rate); the upgrade beyond it is answered 429 RATE_LIMITED with Retry-After. A plugin's backoff opens
+   * a handful a minute at most; each costs a key lookup, a claim and history entries.
+   */
+  OBSERVATORY_CONNECTIONS_PER_MINUTE: positiveInt(20),
+  /**
    * Bytes the server may hold for one WebSocket client that does not read what it is sent (beyond
    * what the operating system's socket buffers hold); the next message closes it instead (4413).
    */

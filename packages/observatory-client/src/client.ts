@@ -115,7 +115,12 @@ export class ObservatoryClient extends EventEmitter {
   private async open(ws: WebSocket): Promise<Acknowledgement> {
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve());
-      ws.once("unexpected-response", (_request, response) => reject(new Error(`connection refused: ${response.statusCode}`)));
+      ws.once("unexpected-response", (_request, response) => {
+        // A refusal for now (429, 503) says when to come back; the reconnect waits at least that.
+        const retryAfter = Number(response.headers["retry-after"]);
+        const error = new Error(`connection refused: ${response.statusCode}`);
+        reject(Object.assign(error, { status: response.statusCode, ...(Number.isInteger(retryAfter) && retryAfter > 0 ? { retryAfter } : {}) }));
+      });
       ws.once("error", reject);
     });
     ws.on("message", (raw) => this.onMessage(raw.toString()));

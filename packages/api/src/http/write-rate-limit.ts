@@ -27,7 +27,12 @@ export class WriteRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private takes = 0;
 
-  constructor(private readonly perMinute: number) {}
+  /** `refusal` words the 429 (by default, writes of an account or key). */
+  constructor(
+    private readonly perMinute: number,
+    private readonly refusal: (perMinute: number, retryAfterSeconds: number) => string = (limit, seconds) =>
+      `At most ${limit} changes a minute are accepted from one account or key on this server; try again in ${seconds} s`,
+  ) {}
 
   /**
    * Takes `cost` writes for `key` at `now` and says what is left, or throws 429 RATE_LIMITED with the seconds until they fit.
@@ -52,11 +57,7 @@ export class WriteRateLimiter {
       return { limit: this.perMinute, remaining: Math.floor(left), resetSeconds: Math.ceil(((this.perMinute - left) * 60) / this.perMinute) };
     }
     const retryAfterSeconds = Math.max(1, Math.ceil(((cost - tokens) * 60) / this.perMinute));
-    throw new AppError(
-      "RATE_LIMITED",
-      `At most ${this.perMinute} changes a minute are accepted from one account or key on this server; try again in ${retryAfterSeconds} s`,
-      { retryAfterSeconds },
-    );
+    throw new AppError("RATE_LIMITED", this.refusal(this.perMinute, retryAfterSeconds), { retryAfterSeconds });
   }
 
   /** Principals with a bucket not yet full (for tests of the sweep). */

@@ -79,8 +79,9 @@ export function observatoryAsyncApi(origin: string) {
         "answered, in order, by `ack` or `error` with that id. Close codes: 1001 the server is stopping (connect again), 4401 the key no " +
         "longer works, 4408 no message for the heartbeat timeout, 4409 a newer connection with the key replaced this one (do not " +
         "reconnect), 4413 more sent and not read than the server holds, 4429 too many messages waiting. The upgrade is refused " +
-        "401 for a key that does not work (do not reconnect), 503 with Retry-After when the server cannot reach its database to " +
-        "check it, and 500 for a fault of the server's (connect again, after the Retry-After or a backoff). " +
+        "401 for a key that does not work (do not reconnect), 429 with Retry-After beyond OBSERVATORY_CONNECTIONS_PER_MINUTE connections " +
+        "of one observatory a minute, 503 with Retry-After when the server cannot reach its database to check the key, and 500 for a " +
+        "fault of the server's (connect again, after the Retry-After or a backoff). " +
         "A worked session: /api/docs/observatory. Files are uploaded over HTTP: " +
         "`POST /observations/{id}/files?filename=...` with the same key (see /api/openapi.json).",
     },

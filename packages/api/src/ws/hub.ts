@@ -18,6 +18,7 @@ import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import pRetry from "p-retry";
 import { WebSocketServer, type WebSocket } from "ws";
 import { codeForStatus, problemAnswer, reportedAppError } from "../http/problem";
+import { WriteRateLimiter } from "../http/write-rate-limit";
 import { handleMessage, messageHead, refuseMessage } from "./handle-message";
 import { MessageQueue, TokenBucket } from "./message-queue";
 import { hubCloseCodes, observatoryRouteKey, userRouteKey, type Credential, type ProtocolConnection, type ProtocolDefinition, type RouteKey } from "./protocol";
@@ -100,6 +101,14 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const { server, deps } = options;
   const protocolsByPath = new Map(options.protocols.map((protocol) => [protocol.path, protocol]));
   const servers = new Map(options.protocols.map((protocol) => [protocol, new WebSocketServer({ noServer: true, maxPayload: protocol.maxPayloadBytes })]));
+  const upgradeLimiters = new Map(
+    options.protocols.flatMap((protocol) => {
+      const perMinute = protocol.upgradesPerMinute?.(deps.env);
+      const refusal = (limit: number, seconds: number) =>
+        `At most ${limit} connections a minute are accepted with the same credentials on this server; connect again in ${seconds} s`;
+      return perMinute === undefined ? [] : [[protocol, new WriteRateLimiter(perMinute, refusal)] as const];
+    }),
+  );
   const socketsByKey = new Map<RouteKey, Set<WebSocket>>();
   const credentialOf = new Map<WebSocket, Credential>();
   const lives = new Map<WebSocket, Live>();
@@ -338,6 +347,8 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
     if (!protocol) return refuse(socket, new AppError("NOT_FOUND", "No WebSocket is served at this path"), url.pathname);
     const admission = await protocol.authenticate(request, deps);
     if ("status" in admission) return refuse(socket, new AppError(codeForStatus[admission.status]!), url.pathname);
+    // Thrown as RATE_LIMITED with Retry-After, answered below like any refusal of the upgrade.
+    upgradeLimiters.get(protocol)?.take({ key: admission.routeKey, cost: 1, now: deps.now().getTime() });
     // Counted here and joined in `open` in the same turn: without verifyClient, ws completes the
     // upgrade synchronously, so upgrades arriving together cannot all pass the count.
     const cap = protocol.socketsPerRouteKey?.(deps.env);

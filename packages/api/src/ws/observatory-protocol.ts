@@ -159,6 +159,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
   authenticate: authenticateObservatory,
   messages: pluginToServerMessageSchema,
   limits: (env) => ({ messagesPerSecond: env.PLUGIN_MESSAGES_PER_SECOND, queueLimit: env.PLUGIN_QUEUE_LIMIT }),
+  upgradesPerMinute: (env) => env.OBSERVATORY_CONNECTIONS_PER_MINUTE,
   handlers: {
     hello: async ({ deps, session, message, connection }) => {
       if (session.goneReason === "goodbye") {

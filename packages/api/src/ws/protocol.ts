@@ -102,6 +102,12 @@ export interface ProtocolDefinition<Session, Union extends { type: string }, Out
    * open are kept: closing the oldest instead would let a runaway client push out the user's pages in use.
    */
   socketsPerRouteKey?(env: Env): number;
+  /**
+   * Upgrades one route key (an observatory) may make a minute on this server process; no bound by
+   * default. Each costs the database a lookup and a claim, and each close and hello an entry in the
+   * history, so a client reconnecting in a loop is refused with HTTP 429 RATE_LIMITED and Retry-After.
+   */
+  upgradesPerMinute?(env: Env): number;
   /** Sent once, right after the upgrade. */
   welcome?(session: Session): NoInfer<Outgoing>;
   /**
