@@ -51,7 +51,7 @@ describe("connections of one observatory a minute", () => {
     expect(refused).toMatchObject({ ok: false, status: 429, headers: { "retry-after": String(60 / PER_MINUTE) } });
     const problem = JSON.parse(refused.ok ? "" : refused.body) as { code: string; detail: string };
     expect(problem).toMatchObject({ code: "RATE_LIMITED" });
-    expect(problem.detail).toBe(`At most ${PER_MINUTE} connections a minute are accepted with the same credentials on this server; connect again in 3 s`);
+    expect(problem.detail).toBe(`At most ${PER_MINUTE} connections a minute are accepted for one observatory on this server; connect again in 3 s`);
 
     // Another observatory has a bucket of its own.
     await connectOnce(await observatoryKey("Quiet"));

@@ -236,14 +236,16 @@ describe("the cluster loses a server and a worker under load", () => {
     const round2 = await submitObservations("Server lost");
     const killedAt = Date.now();
     const cut = new Set<ObservatorySimulator>();
+    const back = new Set<ObservatorySimulator>();
     for (const simulator of simulators) {
       simulator.once("close", () => cut.add(simulator));
-      simulator.once("reconnected", () => reconnectTimes.push(Date.now() - killedAt));
+      simulator.once("reconnected", () => {
+        back.add(simulator);
+        reconnectTimes.push(Date.now() - killedAt);
+      });
     }
     process.kill(lost.pid, "SIGKILL");
     console.error(`server-1 killed at ${new Date(killedAt).toISOString()}`);
-    const back = new Set<ObservatorySimulator>();
-    for (const simulator of simulators) simulator.once("reconnected", () => back.add(simulator));
     await until("the cut observatories to reconnect", async () => (cut.size > 0 && reconnectTimes.length >= cut.size ? true : undefined), {
       timeoutMs: 60_000,
       intervalMs: 100,

@@ -1,4 +1,11 @@
-import { backoffMs, ObservatoryClient, type AssignedObservation, type ServerToPluginMessage, type UploadedFile } from "@meridian/observatory-client";
+import {
+  askedPauseMs,
+  backoffMs,
+  ObservatoryClient,
+  type AssignedObservation,
+  type ServerToPluginMessage,
+  type UploadedFile,
+} from "@meridian/observatory-client";
 import type { ObservationStatus } from "@meridian/rules";
 
 /** What the simulated plugin does with the next assignment. */
@@ -126,8 +133,7 @@ export class ObservatorySimulator extends ObservatoryClient {
         const forNow = (typeof code === "string" && REFUSED_FOR_NOW.has(code)) || status === 503 || status === 429;
         if (forNow && Date.now() - startedAt < GIVE_UP_WHEN_REFUSED_FOR_NOW_MS) {
           refusedForNow += 1;
-          // Up to a second more than the server asked, so that those it refused together come back apart.
-          const pauseMs = retryAfter ? retryAfter * 1000 + Math.round(Math.random() * 1000) : backoffMs(refusedForNow);
+          const pauseMs = retryAfter ? askedPauseMs(retryAfter) : backoffMs(refusedForNow);
           this.log(`${what}: ${(error as Error).message}; again in ${(pauseMs / 1000).toFixed(1)} s`);
           await new Promise((resolve) => setTimeout(resolve, pauseMs));
           continue;

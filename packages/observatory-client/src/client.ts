@@ -42,6 +42,14 @@ const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
 /**
+ * The pause before trying again when the server said when (`retryAfter`, seconds): that, plus up to
+ * a second, so that the plugins it refused together do not all come back in the same instant.
+ */
+export function askedPauseMs(retryAfter: number): number {
+  return retryAfter * 1000 + Math.round(Math.random() * 1000);
+}
+
+/**
  * The pause before try number `attempt` (1, 2, …) of something lost or refused for now: 1 s
  * doubling up to 30 s, each drawn between half and all of it, so that a network's observatories
  * refused together (a server restarting, its database busy) do not all come back at once.
@@ -144,24 +152,20 @@ export class ObservatoryClient extends EventEmitter {
     return reply;
   }
 
-  /**
-   * One retry at a time, after the backoff or the server's `retryAfter` (seconds, plus up to a
-   * second so that those it refused together come back apart), whichever is longer.
-   */
+  /** One retry at a time, after the backoff or the pause the server asked for (`askedPauseMs`), whichever is longer. */
   private scheduleReconnect(retryAfter?: number) {
     if (this.retry !== undefined || this.stopped) return;
     this.reconnectAttempts += 1;
-    const asked = retryAfter ? retryAfter * 1000 + Math.round(Math.random() * 1000) : 0;
-    const delay = Math.max(backoffMs(this.reconnectAttempts), asked);
+    const delay = Math.max(backoffMs(this.reconnectAttempts), retryAfter ? askedPauseMs(retryAfter) : 0);
     this.log(`connection lost; connecting again in ${(delay / 1000).toFixed(1)} s`);
     this.retry = setTimeout(() => {
       this.retry = undefined;
       if (this.stopped) return;
       this.connect()
         .then(() => this.emit("reconnected"))
-        .catch((error: Error & { retryAfter?: number }) => {
+        .catch((error: Error & { status?: number; retryAfter?: number }) => {
           this.log(`could not connect: ${error.message}`);
-          if (error.message.endsWith(`: ${401}`)) this.stopped = true;
+          if (error.status === 401) this.stopped = true;
           // A refused hello too: its socket was dropped without a close of its own. A socket the
           // server closed has scheduled this already.
           this.scheduleReconnect(error.retryAfter);

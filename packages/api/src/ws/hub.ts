@@ -103,10 +103,8 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const servers = new Map(options.protocols.map((protocol) => [protocol, new WebSocketServer({ noServer: true, maxPayload: protocol.maxPayloadBytes })]));
   const upgradeLimiters = new Map(
     options.protocols.flatMap((protocol) => {
-      const perMinute = protocol.upgradesPerMinute?.(deps.env);
-      const refusal = (limit: number, seconds: number) =>
-        `At most ${limit} connections a minute are accepted with the same credentials on this server; connect again in ${seconds} s`;
-      return perMinute === undefined ? [] : [[protocol, new WriteRateLimiter(perMinute, refusal)] as const];
+      const limit = protocol.upgradeLimit?.(deps.env);
+      return limit ? [[protocol, new WriteRateLimiter(limit.perMinute, limit.refusal)] as const] : [];
     }),
   );
   const socketsByKey = new Map<RouteKey, Set<WebSocket>>();

@@ -159,7 +159,11 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
   authenticate: authenticateObservatory,
   messages: pluginToServerMessageSchema,
   limits: (env) => ({ messagesPerSecond: env.PLUGIN_MESSAGES_PER_SECOND, queueLimit: env.PLUGIN_QUEUE_LIMIT }),
-  upgradesPerMinute: (env) => env.OBSERVATORY_CONNECTIONS_PER_MINUTE,
+  upgradeLimit: (env) => ({
+    perMinute: env.OBSERVATORY_CONNECTIONS_PER_MINUTE,
+    // Counted per observatory, whichever of its keys connects.
+    refusal: (limit, seconds) => `At most ${limit} connections a minute are accepted for one observatory on this server; connect again in ${seconds} s`,
+  }),
   handlers: {
     hello: async ({ deps, session, message, connection }) => {
       if (session.goneReason === "goodbye") {

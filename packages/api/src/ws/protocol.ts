@@ -103,11 +103,12 @@ export interface ProtocolDefinition<Session, Union extends { type: string }, Out
    */
   socketsPerRouteKey?(env: Env): number;
   /**
-   * Upgrades one route key (an observatory) may make a minute on this server process; no bound by
-   * default. Each costs the database a lookup and a claim, and each close and hello an entry in the
-   * history, so a client reconnecting in a loop is refused with HTTP 429 RATE_LIMITED and Retry-After.
+   * Upgrades one route key (an observatory) may make a minute on this server process, and the
+   * refusal's words; no bound by default. Each costs the database a lookup and a claim, and each
+   * close and hello an entry in the history, so a client reconnecting in a loop is refused with
+   * HTTP 429 RATE_LIMITED and Retry-After.
    */
-  upgradesPerMinute?(env: Env): number;
+  upgradeLimit?(env: Env): { perMinute: number; refusal(perMinute: number, retryAfterSeconds: number): string };
   /** Sent once, right after the upgrade. */
   welcome?(session: Session): NoInfer<Outgoing>;
   /**
