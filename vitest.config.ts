@@ -68,7 +68,15 @@ export default defineConfig({
       // 2-core machine that can take minutes, so the per-test bound is a safety net, not a measure.
       {
         extends: true,
-        test: { name: "integration", include: ["tests/**/*.test.ts"], globalSetup: ["tests/support/global-setup.ts"], testTimeout: 180_000 },
+        test: {
+          name: "integration",
+          include: ["tests/**/*.test.ts"],
+          globalSetup: ["tests/support/global-setup.ts"],
+          testTimeout: 180_000,
+          // expect.poll waits for a state as `until` and the browser's WAIT do (15 s), not vitest's default second:
+          // a page loading its data on a loaded machine took longer than that (CI run 30).
+          expect: { poll: { timeout: 15_000 } },
+        },
       },
     ],
   },
