@@ -33,6 +33,7 @@ describe("job contracts", () => {
       "30 3 * * * abort_stale_uploads",
       "35 4 * * * prune_tracked_jobs",
       "40 * * * * prune_sessions",
+      "45 4 * * * prune_audit_log",
       "50 3 * * * prune_email_outbox",
     ]);
   });

@@ -14,6 +14,7 @@ import { purgeQuarantineTask } from "./tasks/purge-quarantine";
 import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneEmailOutboxTask } from "./tasks/prune-email-outbox";
+import { pruneAuditLogTask } from "./tasks/prune-audit-log";
 import { pruneIntegrityScansTask } from "./tasks/prune-integrity-scans";
 import { pruneTrackedJobsTask } from "./tasks/prune-tracked-jobs";
 import { pruneObservatoryHistoryTask } from "./tasks/prune-observatory-history";
@@ -35,6 +36,7 @@ export const tasks = [
   pruneRateLimitsTask,
   pruneSessionsTask,
   pruneEmailOutboxTask,
+  pruneAuditLogTask,
   pruneObservatoryHistoryTask,
   pruneIntegrityScansTask,
   pruneTrackedJobsTask,

@@ -36,6 +36,12 @@ describe("loadEnv", () => {
     }
   });
 
+  it("keeps the audit log a year unless told, and never less than 30 days", () => {
+    expect(loadEnv({}).AUDIT_LOG_KEEP_DAYS).toBe(365);
+    expect(loadEnv({ AUDIT_LOG_KEEP_DAYS: "30" }).AUDIT_LOG_KEEP_DAYS).toBe(30);
+    expect(() => loadEnv({ AUDIT_LOG_KEEP_DAYS: "29" })).toThrow(/AUDIT_LOG_KEEP_DAYS/);
+  });
+
   it("requires a shared SECRETS_KEY with an external database", () => {
     expect(() => loadEnv({ DATABASE_URL: "postgres://db/meridian" })).toThrow(/SECRETS_KEY/);
     expect(loadEnv({ DATABASE_URL: "postgres://db/meridian", SECRETS_KEY: "k" }).SECRETS_KEY).toBe("k");

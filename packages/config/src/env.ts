@@ -84,6 +84,11 @@ const envSchema = z.object({
   SESSION_TTL_DAYS: positiveInt(30),
   /** Days an email sent or given up stays in the outbox (the daily prune_email_outbox removes it after); pending mail stays until sent. */
   EMAIL_OUTBOX_KEEP_DAYS: positiveInt(30),
+  /**
+   * Days an audit log entry stays; the daily prune_audit_log removes it after. At least 30, a year unless set: the log answers who
+   * changed what, which is asked months later.
+   */
+  AUDIT_LOG_KEEP_DAYS: z.coerce.number().int().min(30).default(365),
   /** History entries kept per observatory; the daily prune_observatory_history removes older ones. */
   OBSERVATORY_HISTORY_KEEP: positiveInt(100_000),
   /** Finished integrity scans kept, with their issues; the daily prune_integrity_scans removes older ones. */

@@ -137,6 +137,7 @@ export {
 export { updateProjectMemberRole, deleteProject } from "./projects/project-lifecycle";
 export { deleteOrganization } from "./organizations/delete-organization";
 export { listAuditLog, type AuditFilter } from "./audit/list-audit";
+export { pruneAuditLog } from "./audit/audit-retention";
 export { findUserByEmail } from "./users/find-user";
 export * from "./announcements/schemas";
 export type { AnnouncementScopeRef, ScopedKind } from "./announcements/scope-access";

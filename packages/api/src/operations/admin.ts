@@ -110,7 +110,9 @@ export const adminOperations = {
     access: "server-admin",
     tags,
     summary: "The whole audit log (server admins)",
-    description: "Newest first. Filter by actor, target, scope and time (`from`/`to`, ISO 8601, inclusive).",
+    description:
+      "Newest first. Filter by actor, target, scope and time (`from`/`to`, ISO 8601, inclusive). " +
+      "Entries are kept `AUDIT_LOG_KEEP_DAYS` (365 unless set); a daily job removes older ones.",
     method: "get",
     path: "/api/v1/admin/audit",
     status: 200,

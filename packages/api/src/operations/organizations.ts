@@ -224,6 +224,7 @@ export const organizationOperations = {
     access: "signed-in",
     tags,
     summary: "Audit log of the organization (owner and can_manage_members)",
+    description: "Newest first. Entries are kept `AUDIT_LOG_KEEP_DAYS` (365 unless set); a daily job removes older ones.",
     method: "get",
     path: "/organizations/{id}/audit",
     status: 200,

@@ -34,6 +34,8 @@ export const jobContracts = {
   prune_sessions: defineJob("prune_sessions", scheduled, { schedule: "40 * * * *" }),
   /** Removes emails sent or given up more than `EMAIL_OUTBOX_KEEP_DAYS` ago. */
   prune_email_outbox: defineJob("prune_email_outbox", scheduled, { schedule: "50 3 * * *" }),
+  /** Removes audit log entries written more than `AUDIT_LOG_KEEP_DAYS` ago. */
+  prune_audit_log: defineJob("prune_audit_log", scheduled, { schedule: "45 4 * * *" }),
   /** Keeps the newest `OBSERVATORY_HISTORY_KEEP` history entries of each observatory. */
   prune_observatory_history: defineJob("prune_observatory_history", scheduled, { schedule: "10 4 * * *" }),
   /** Keeps the newest `INTEGRITY_SCANS_KEEP` finished integrity scans with their issues. */
