@@ -1,5 +1,5 @@
 import type { ClientInfo, Deps, ObservatoryPrincipal, Principal } from "@meridian/domain";
-import type { WriteAllowance, WriteRateLimiter } from "./http/write-rate-limit";
+import type { BucketAllowance, PerMinuteLimiter } from "./http/per-minute-limiter";
 
 /**
  * What a handler knows about the request; built once by the HTTP layer for REST and tRPC alike,
@@ -25,9 +25,9 @@ export interface RequestContext {
    * This process's count of each principal's writes (`operations/charge-writes.ts`); contexts a
    * test builds by hand for a tRPC caller have none, and their calls are not counted.
    */
-  writeRate?: WriteRateLimiter;
+  writeRate?: PerMinuteLimiter;
   /** What the caller may still write, once a counted write of this request was charged. */
-  writeAllowance?: WriteAllowance;
+  writeAllowance?: BucketAllowance;
 }
 
 export interface ApiServices {

@@ -5,7 +5,7 @@ import type { ApiServices, RequestContext } from "../context";
 import type { AppEnv } from "./env";
 import { cookieAllowed, honoRequestHeaders, nodeRequestHeaders, readCredential, type RequestHeaders } from "./credentials";
 import { clearSessionCookie, setSessionCookie } from "./session-cookie";
-import { WriteRateLimiter } from "./write-rate-limit";
+import { PerMinuteLimiter } from "./per-minute-limiter";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -68,7 +68,7 @@ export function contextBuilder(services: ApiServices): (facts: RequestFacts) => 
   const { env } = deps;
   const linkOrigin = linkOrigins(env.PUBLIC_URL, env.PORT);
   const publicHttps = env.PUBLIC_URL?.startsWith("https:") ?? false;
-  const writeRate = new WriteRateLimiter(env.API_WRITES_PER_MINUTE);
+  const writeRate = new PerMinuteLimiter(env.API_WRITES_PER_MINUTE);
   return async (facts) => {
     const { headers, socket } = facts;
     const credential = readCredential(headers);

@@ -1,5 +1,5 @@
 import type { RequestContext } from "../context";
-import type { WriteAllowance } from "../http/write-rate-limit";
+import type { BucketAllowance } from "../http/per-minute-limiter";
 import type { AnyOperation } from "./define-operation";
 
 /**
@@ -30,7 +30,7 @@ export function chargeWrites(operation: AnyOperation, ctx: RequestContext, input
 }
 
 /** RateLimit-Limit, -Remaining and -Reset (seconds) of a counted REST write, as GitLab and others send them. */
-export function writeAllowanceHeaders(allowance: WriteAllowance): Record<string, string> {
+export function writeAllowanceHeaders(allowance: BucketAllowance): Record<string, string> {
   return {
     "ratelimit-limit": String(allowance.limit),
     "ratelimit-remaining": String(allowance.remaining),

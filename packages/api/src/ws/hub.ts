@@ -18,7 +18,7 @@ import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import pRetry from "p-retry";
 import { WebSocketServer, type WebSocket } from "ws";
 import { codeForStatus, problemAnswer, reportedAppError } from "../http/problem";
-import { WriteRateLimiter } from "../http/write-rate-limit";
+import { PerMinuteLimiter } from "../http/per-minute-limiter";
 import { handleMessage, messageHead, refuseMessage } from "./handle-message";
 import { MessageQueue, TokenBucket } from "./message-queue";
 import { hubCloseCodes, observatoryRouteKey, userRouteKey, type Credential, type ProtocolConnection, type ProtocolDefinition, type RouteKey } from "./protocol";
@@ -104,7 +104,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const upgradeLimiters = new Map(
     options.protocols.flatMap((protocol) => {
       const limit = protocol.upgradeLimit?.(deps.env);
-      return limit ? [[protocol, new WriteRateLimiter(limit.perMinute, limit.refusal)] as const] : [];
+      return limit ? [[protocol, new PerMinuteLimiter(limit.perMinute, { refusal: limit.refusal })] as const] : [];
     }),
   );
   const socketsByKey = new Map<RouteKey, Set<WebSocket>>();

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { WriteRateLimiter } from "./write-rate-limit";
+import { PerMinuteLimiter } from "./per-minute-limiter";
 
-describe("WriteRateLimiter", () => {
+describe("PerMinuteLimiter", () => {
   it("forgets the buckets that have filled up again, so its map holds only the principals of the last minute", () => {
-    const limiter = new WriteRateLimiter(60);
+    const limiter = new PerMinuteLimiter(60);
     for (let n = 0; n < 999; n += 1) limiter.take({ key: `user:${n}`, cost: 1, now: 0 });
     expect(limiter.size).toBe(999);
     // A minute later every bucket is full: the 1,000th take sweeps them and keeps only its own.
@@ -12,7 +12,7 @@ describe("WriteRateLimiter", () => {
   });
 
   it("keeps a bucket that is still refilling through a sweep", () => {
-    const limiter = new WriteRateLimiter(60);
+    const limiter = new PerMinuteLimiter(60);
     limiter.take({ key: "busy", cost: 60, now: 0 });
     for (let n = 0; n < 999; n += 1) limiter.take({ key: `user:${n}`, cost: 1, now: 30_000 });
     expect(() => limiter.take({ key: "busy", cost: 31, now: 30_000 })).toThrow(/60 changes a minute/);
