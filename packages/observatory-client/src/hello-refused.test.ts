@@ -7,7 +7,7 @@ import { ObservatoryClient } from "./client";
  * A peer that speaks the plugin protocol as the server does, answering each hello as told: so the
  * client's own handling of a refused or unanswered hello can be seen from both ends.
  */
-type HelloAnswer = "ack" | "refuse for now" | "refuse for good" | "silence";
+type HelloAnswer = "ack" | "refuse for now" | "refuse for good" | "silence" | "drop";
 
 async function peer(answers: HelloAnswer[]) {
   const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
@@ -20,6 +20,8 @@ async function peer(answers: HelloAnswer[]) {
     ws.on("message", (raw) => {
       const message = JSON.parse(raw.toString()) as { type: string; id: string };
       if (message.type !== "hello") return ws.send(JSON.stringify({ type: "ack", id: message.id }));
+      // The server gone in the middle of the hello: the socket closes with the hello unanswered.
+      if (answer === "drop") ws.terminate();
       if (answer === "ack") ws.send(JSON.stringify({ type: "ack", id: message.id }));
       if (answer === "refuse for now")
         ws.send(JSON.stringify({ type: "error", id: message.id, code: "SERVICE_UNAVAILABLE", message: "no database connection", retryAfter: 3 }));
@@ -39,12 +41,20 @@ afterEach(async () => {
 async function setUp(answers: HelloAnswer[], options: { reconnect?: boolean; helloTimeoutSeconds?: number } = {}) {
   const server = await peer(answers);
   const lines: string[] = [];
-  const client = new ObservatoryClient({ url: server.url, key: "mok_test", pluginVersion: "3.8.0.0", log: (line) => lines.push(line), ...options });
+  const watchers: Array<{ prefix: string; resolve: () => void }> = [];
+  const log = (line: string) => {
+    lines.push(line);
+    for (const watcher of watchers.filter(({ prefix }) => line.startsWith(prefix))) watcher.resolve();
+  };
+  /** Resolves once the client has logged a line starting with `prefix`. */
+  const logged = (prefix: string) =>
+    lines.some((line) => line.startsWith(prefix)) ? Promise.resolve() : new Promise<void>((resolve) => watchers.push({ prefix, resolve }));
+  const client = new ObservatoryClient({ url: server.url, key: "mok_test", pluginVersion: "3.8.0.0", log, ...options });
   cleanups.push(
     () => client.close(),
     () => server.close(),
   );
-  return { server, client, lines };
+  return { server, client, lines, logged };
 }
 
 describe("a hello that is not acknowledged", () => {
@@ -87,5 +97,20 @@ describe("a hello that is not acknowledged", () => {
     expect(reconnecting.lines).toContain("could not connect: no answer to hello within 0.2 s");
     expect(reconnecting.client.connected).toBe(true);
     expect(lines).toEqual([]);
+  });
+
+  it("dropped by the server during a reconnect's hello: schedules one reconnect, not one for the close and one for the hello", async () => {
+    const { server, client, lines, logged } = await setUp(["ack", "drop", "ack"]);
+    await client.connect();
+    const reconnected = new Promise((resolve) => client.once("reconnected", resolve));
+    server.sockets[0]!.ws.terminate();
+    // The hello's socket closes under it: the close asks for a reconnect, then the hello's failure
+    // does, right after logging it. Each reconnect scheduled logs a line as it is scheduled.
+    await logged("could not connect");
+    expect(lines.filter((line) => line.startsWith("connection lost"))).toHaveLength(2);
+    await reconnected;
+    expect(client.connected).toBe(true);
+    expect(client.reconnecting).toBe(false);
+    expect(server.sockets).toHaveLength(3);
   });
 });
