@@ -15,6 +15,7 @@ import { countRecipients, recipientSource, requireKnownTargets } from "./audienc
 import { presentAnnouncement, rowFromStored } from "./present";
 import type { AnnouncementTargetsInput, ScopedAnnouncementCreate, SystemAnnouncementCreate } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
+import { requireRoomForAnnouncement } from "./active-cap";
 import { inTransaction } from "../transaction";
 
 /** Recipients per email job; jobs run in parallel on every worker, each claiming batches. */
@@ -89,6 +90,7 @@ async function createAnnouncement(options: {
   return inTransaction(deps, async (t) => {
     const access = await requireSender({ db: t.tx, actor, ref });
     if (targets) await requireKnownTargets({ db: t.tx, targets });
+    await requireRoomForAnnouncement({ t, ref });
     const emailed = input.deliveryType !== "message";
     // A scope's sender chooses its members, and may add any registered address to a project: what
     // they may email is bounded per sender, across their scopes. Server admins' announcements are not.

@@ -8,6 +8,7 @@ import {
   createScopedAnnouncement,
   getAnnouncementRecipients,
   listQuerySchema,
+  MAX_ACTIVE_ANNOUNCEMENTS,
   listScopeActiveAnnouncements,
   listScopeAnnouncementHistory,
   opaqueIdSchema,
@@ -23,7 +24,7 @@ import {
 } from "@meridian/domain";
 import type { HonoRequest } from "hono";
 import { defineOperation, type AnyOperation, type OperationConfig, type OperationContext } from "../define-operation";
-import { authedErrors, errorResponses, idParam, problemResponseFor } from "../responses";
+import { authedErrors, conflict, errorResponses, idParam, problemResponseFor } from "../responses";
 import { acknowledged, cancelBody, cancelled, lifecycle, tags } from "./shared";
 
 /**
@@ -220,10 +221,17 @@ const create = scopedAction({
     `Recipients: everyone with access to the ${face.scope}, resolved now. Senders: ${face.senders}. ${lifecycle} ` +
     "Rate limited: each user may create EMAIL_ANNOUNCEMENTS_PER_USER_PER_HOUR (default 10) announcements delivered by email " +
     "(`email` or `both`) an hour, organizations', observatories' and projects' together; beyond it 429 RATE_LIMITED with " +
-    "Retry-After, and nothing is created. `message` announcements are not counted.",
+    "Retry-After, and nothing is created. `message` announcements are not counted. " +
+    `A ${face.scope} has at most ${MAX_ACTIVE_ANNOUNCEMENTS} active announcements (scheduled ones included); ` +
+    "beyond, 409 CONFLICT until one is cancelled or expires.",
   output: announcementSchema,
   outputDescription: "Created",
-  responses: { ...authedErrors, 400: problemResponseFor("Invalid input (VALIDATION_FAILED) or NO_RECIPIENTS"), 429: errorResponses[429] },
+  responses: {
+    ...authedErrors,
+    400: problemResponseFor("Invalid input (VALIDATION_FAILED) or NO_RECIPIENTS"),
+    409: conflict(`CONFLICT: the scope has ${MAX_ACTIVE_ANNOUNCEMENTS} active announcements`),
+    429: errorResponses[429],
+  },
   run: ({ ctx, actor, ref, args }: ActionContext<z.output<typeof scopedAnnouncementCreateSchema>, ScopedRef>) =>
     createScopedAnnouncement({ deps: ctx.deps, actor, ref, input: args }),
   rest: {

@@ -6,6 +6,7 @@ import {
   listAnnouncementTargetOptions,
   listQuerySchema,
   listSystemAnnouncements,
+  MAX_ACTIVE_ANNOUNCEMENTS,
   previewSystemRecipients,
   recipientCountSchema,
   recipientPreviewSchema,
@@ -14,7 +15,7 @@ import {
   targetOptionsSchema,
 } from "@meridian/domain";
 import { defineOperation } from "../define-operation";
-import { authedErrors, problemResponseFor } from "../responses";
+import { authedErrors, conflict, problemResponseFor } from "../responses";
 import { lifecycle, tags } from "./shared";
 
 /**
@@ -30,14 +31,19 @@ export const systemAnnouncementOperations = {
     description:
       `Recipients are resolved now, once: targets combine and each user is a recipient once; ` +
       `users with access through organizations count. Unknown ids are 400 VALIDATION_FAILED ` +
-      `with one error per id; no resulting recipient is 400 NO_RECIPIENTS. ${lifecycle}`,
+      `with one error per id; no resulting recipient is 400 NO_RECIPIENTS. ${lifecycle} ` +
+      `At most ${MAX_ACTIVE_ANNOUNCEMENTS} are active at once (scheduled ones included); beyond, 409 CONFLICT until one is cancelled or expires.`,
     method: "post",
     path: "/api/v1/system/motd",
     status: 201,
     body: systemAnnouncementCreateSchema,
     output: announcementSchema,
     outputDescription: "Created",
-    responses: { ...authedErrors, 400: problemResponseFor("Invalid input (VALIDATION_FAILED), unknown ids, or NO_RECIPIENTS") },
+    responses: {
+      ...authedErrors,
+      400: problemResponseFor("Invalid input (VALIDATION_FAILED), unknown ids, or NO_RECIPIENTS"),
+      409: conflict(`CONFLICT: ${MAX_ACTIVE_ANNOUNCEMENTS} system announcements are active`),
+    },
     handle: ({ ctx, actor, input }) => createSystemAnnouncement({ deps: ctx.deps, actor, input }),
   }),
   listSystem: defineOperation({

@@ -1,0 +1,43 @@
+import { tables } from "@meridian/db";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { refuseAtCap } from "../caps";
+import type { InTransaction } from "../transaction";
+import type { AnnouncementScopeRef } from "./scope-access";
+
+/**
+ * Announcements one scope (the system, an organization, an observatory, a project) may have
+ * active at once, scheduled ones included: the next creation there is 409 CONFLICT until one is
+ * cancelled or expires. Every pending list and banner read starts from the active announcements
+ * of every scope (few, so no per-user index is needed), and each creates a row per recipient.
+ */
+export const MAX_ACTIVE_ANNOUNCEMENTS = 100;
+
+/** The advisory lock creations in one scope take turns under (`pg_advisory_xact_lock(hashtextextended(key, 0))`). */
+export const announcementScopeLockKey = (ref: AnnouncementScopeRef) => `announcements:${ref.scope}:${ref.scopeId ?? ""}`;
+
+/**
+ * Refuses an announcement past MAX_ACTIVE_ANNOUNCEMENTS in its scope. Creations in one scope
+ * count one after another, from the count to the commit, under a transaction's advisory lock on
+ * the scope (a system announcement has no row to lock, and a scope's row lock would also queue
+ * the scope's other writers); one past its expiry that the minute sweep has not ended yet does
+ * not count.
+ */
+export async function requireRoomForAnnouncement(options: { t: Pick<InTransaction, "tx" | "now">; ref: AnnouncementScopeRef }) {
+  const { t, ref } = options;
+  await t.tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${announcementScopeLockKey(ref)}, 0))`);
+  const { announcements } = tables;
+  const where = and(
+    eq(announcements.scope, ref.scope),
+    ref.scopeId === null ? isNull(announcements.scopeId) : eq(announcements.scopeId, ref.scopeId),
+    eq(announcements.status, "active"),
+    or(isNull(announcements.expiresAt), gt(announcements.expiresAt, t.now())),
+  )!;
+  const kind = ref.scope === "system" ? "The server" : `The ${ref.scope}`;
+  await refuseAtCap({
+    t,
+    table: announcements,
+    where,
+    cap: MAX_ACTIVE_ANNOUNCEMENTS,
+    refusal: `${kind} has ${MAX_ACTIVE_ANNOUNCEMENTS} active announcements, the most one may have; cancel one or let one expire first`,
+  });
+}
