@@ -50,7 +50,7 @@ export class PerMinuteLimiter {
   ) {}
 
   /**
-   * Takes `cost` writes for `key` at `now` and says what is left, or throws 429 RATE_LIMITED with the seconds until they fit.
+   * Takes `cost` from `key`'s bucket at `now` and says what is left, or throws 429 RATE_LIMITED with the seconds until they fit.
    * A cost beyond the whole bucket never fits: 413 PAYLOAD_TOO_LARGE without Retry-After, and nothing
    * taken, so a client that waits as told is not sent round again and the call's items stay bounded
    * by the rate.

@@ -223,7 +223,7 @@ const create = scopedAction({
     "(`email` or `both`) an hour, organizations', observatories' and projects' together; beyond it 429 RATE_LIMITED with " +
     "Retry-After, and nothing is created. `message` announcements are not counted. " +
     `A ${face.scope} has at most ${MAX_ACTIVE_ANNOUNCEMENTS} active announcements (scheduled ones included); ` +
-    "beyond, 409 CONFLICT until one is cancelled or expires.",
+    "beyond, 409 CONFLICT until one is cancelled, expires or is acknowledged by every recipient.",
   output: announcementSchema,
   outputDescription: "Created",
   responses: {

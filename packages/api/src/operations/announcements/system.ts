@@ -32,7 +32,8 @@ export const systemAnnouncementOperations = {
       `Recipients are resolved now, once: targets combine and each user is a recipient once; ` +
       `users with access through organizations count. Unknown ids are 400 VALIDATION_FAILED ` +
       `with one error per id; no resulting recipient is 400 NO_RECIPIENTS. ${lifecycle} ` +
-      `At most ${MAX_ACTIVE_ANNOUNCEMENTS} are active at once (scheduled ones included); beyond, 409 CONFLICT until one is cancelled or expires.`,
+      `At most ${MAX_ACTIVE_ANNOUNCEMENTS} are active at once (scheduled ones included); ` +
+      "beyond, 409 CONFLICT until one is cancelled, expires or is acknowledged by every recipient.",
     method: "post",
     path: "/api/v1/system/motd",
     status: 201,
