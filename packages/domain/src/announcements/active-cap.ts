@@ -7,8 +7,9 @@ import type { AnnouncementScopeRef } from "./scope-access";
 /**
  * Announcements one scope (the system, an organization, an observatory, a project) may have
  * active at once, scheduled ones included: the next creation there is 409 CONFLICT until one is
- * cancelled or expires. Every pending list and banner read starts from the active announcements
- * of every scope (few, so no per-user index is needed), and each creates a row per recipient.
+ * cancelled, expires or is acknowledged by every recipient. Every pending list starts from the
+ * active announcements of every scope (few, so no per-user index is needed), and each creates a
+ * row per recipient. Acknowledged ones are not counted (they cannot be cancelled): ADR 0028.
  */
 export const MAX_ACTIVE_ANNOUNCEMENTS = 100;
 
