@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import type postgres from "postgres";
 import type { Actor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
-import { CACHE_CHANNEL } from "../cache/request-caches";
+import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { startIntegrityScanIn } from "../integrity/scan";
@@ -174,8 +174,9 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
       // A scan's job the live jobs no longer hold has nothing to close (the check is in JS: the transaction stays usable).
       if (job_id) await reportJobIn({ t, jobId: job_id, status: "failed", error: "Interrupted by a restore" }).catch(ignoreNotFound);
     }
-    // Every process forgets what it cached about credentials and announcements (anything but a known change clears all).
-    await t.tx.execute(sql`select pg_notify(${CACHE_CHANNEL}, ${JSON.stringify({ kind: "all" })})`);
+    // Every process forgets what it cached (credentials, announcements, observation pages). This one does so as the
+    // commit returns, before the job's end can be read and answered: a client told "completed" reads the restored data.
+    await invalidateCaches({ t, change: { kind: "all" } });
 
     // The restored users: the actor as the backup knew them, or as they are now (users were just swapped).
     const actor = options.actorId ? await usersCollection.get(t.tx, options.actorId) : undefined;
@@ -274,7 +275,6 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
         await dropWorkSchemas(connection).catch(() => undefined);
         for (const reserved of connections) reserved.release();
       }
-      deps.caches.clear();
     },
   });
 }
