@@ -261,8 +261,8 @@ async function main() {
     SMTP_URL: sink!.url,
     S3_ENDPOINT: runtime!.deps.storage.endpoint,
     S3_BUCKET: runtime!.deps.storage.bucket,
-    S3_ACCESS_KEY_ID: "S3RVER",
-    S3_SECRET_ACCESS_KEY: "S3RVER",
+    S3_ACCESS_KEY_ID: runtime!.deps.storage.credentials.accessKeyId,
+    S3_SECRET_ACCESS_KEY: runtime!.deps.storage.credentials.secretAccessKey,
     S3_FORCE_PATH_STYLE: "true",
   });
 

@@ -111,9 +111,8 @@ async function main() {
     DATABASE_URL: runtime.databaseUrl,
     S3_ENDPOINT: runtime.deps.storage.endpoint,
     S3_BUCKET: runtime.deps.storage.bucket,
-    // The embedded s3rver's fixed credentials.
-    S3_ACCESS_KEY_ID: "S3RVER",
-    S3_SECRET_ACCESS_KEY: "S3RVER",
+    S3_ACCESS_KEY_ID: runtime.deps.storage.credentials.accessKeyId,
+    S3_SECRET_ACCESS_KEY: runtime.deps.storage.credentials.secretAccessKey,
     S3_FORCE_PATH_STYLE: "true",
     SECRETS_KEY: "bench secrets key",
   });

@@ -7,17 +7,19 @@ import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 
 const { SOURCE_ENDPOINT, SOURCE_BUCKET, SOURCE_KEY, TARGET_ENDPOINT, TARGET_BUCKET, PEER_KIND, DROPBOX_URL } = process.env;
-const clientOf = (endpoint) =>
+// The stores' key pairs, as Meridian was given them.
+const { SOURCE_ACCESS_KEY_ID, SOURCE_SECRET_ACCESS_KEY, TARGET_ACCESS_KEY_ID, TARGET_SECRET_ACCESS_KEY } = process.env;
+const clientOf = (endpoint, accessKeyId, secretAccessKey) =>
   new S3Client({
     endpoint,
     region: "us-east-1",
     forcePathStyle: true,
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+    credentials: { accessKeyId, secretAccessKey },
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   });
-const source = clientOf(SOURCE_ENDPOINT);
-const target = clientOf(TARGET_ENDPOINT);
+const source = clientOf(SOURCE_ENDPOINT, SOURCE_ACCESS_KEY_ID, SOURCE_SECRET_ACCESS_KEY);
+const target = clientOf(TARGET_ENDPOINT, TARGET_ACCESS_KEY_ID, TARGET_SECRET_ACCESS_KEY);
 
 const baselineRss = process.memoryUsage().rss;
 let peakRss = baselineRss;

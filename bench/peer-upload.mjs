@@ -7,12 +7,12 @@ import { Transform } from "node:stream";
 import { S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 
-const { PORT, S3_ENDPOINT, S3_BUCKET } = process.env;
+const { PORT, S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } = process.env;
 const client = new S3Client({
   endpoint: S3_ENDPOINT,
   region: "us-east-1",
   forcePathStyle: true,
-  credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+  credentials: { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY },
   requestChecksumCalculation: "WHEN_REQUIRED",
   responseChecksumValidation: "WHEN_REQUIRED",
 });

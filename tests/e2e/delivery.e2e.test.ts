@@ -20,7 +20,7 @@ const archive = () =>
     endpoint: inject("s3Endpoint"),
     region: "us-east-1",
     forcePathStyle: true,
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+    credentials: inject("s3Credentials"),
   });
 
 describe("web app: delivery to an organization's storage", { timeout: 180_000 }, () => {
@@ -54,8 +54,8 @@ describe("web app: delivery to an organization's storage", { timeout: 180_000 },
     await dialog.getByLabel("Endpoint").fill(inject("s3Endpoint"));
     await dialog.getByLabel("Key prefix").fill("meridian/");
     await dialog.getByLabel("Path-style addresses").check();
-    await dialog.getByLabel("Access key ID").fill("S3RVER");
-    await dialog.getByLabel("Secret access key").fill("S3RVER");
+    await dialog.getByLabel("Access key ID").fill(inject("s3Credentials").accessKeyId);
+    await dialog.getByLabel("Secret access key").fill(inject("s3Credentials").secretAccessKey);
     await dialog.getByRole("button", { name: "Add destination" }).press("Enter");
     await dialog.waitFor({ state: "detached", ...WAIT });
     const card = page.getByRole("listitem", { name: "Club archive" });

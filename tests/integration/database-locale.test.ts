@@ -5,6 +5,7 @@ import { connectDatabase } from "@meridian/db";
 import { startRuntime } from "@meridian/domain";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createTestDatabase } from "../support/test-database";
+import { runStoreEnv } from "../support/run-store";
 
 const made: string[] = [];
 afterAll(async () => {
@@ -25,11 +26,7 @@ async function startedOver(databaseUrl: string) {
   const env = loadEnv({
     NODE_ENV: "test",
     DATABASE_URL: databaseUrl,
-    S3_ENDPOINT: inject("s3Endpoint"),
-    S3_BUCKET: `test-${randomBytes(4).toString("hex")}`,
-    S3_ACCESS_KEY_ID: "S3RVER",
-    S3_SECRET_ACCESS_KEY: "S3RVER",
-    S3_FORCE_PATH_STYLE: "true",
+    ...runStoreEnv(`test-${randomBytes(4).toString("hex")}`),
     SECRETS_KEY: "test secrets key shared by every process of this run",
   });
   const runtime = await startRuntime({ env, logger: createLogger({ level: "warn", destination: sink }), kind: "server" });

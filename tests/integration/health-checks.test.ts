@@ -114,6 +114,12 @@ describe("health with MERIDIAN_ROLE=server and no worker anywhere", () => {
 });
 
 describe("health when object storage is unreachable", () => {
+  /** A server's settings for a store of this file's own: it answers only requests signed with its key pair. */
+  const onStore = (store: EmbeddedS3) => ({
+    S3_ENDPOINT: store.endpoint,
+    S3_ACCESS_KEY_ID: store.accessKeyId,
+    S3_SECRET_ACCESS_KEY: store.secretAccessKey,
+  });
   let s3: EmbeddedS3 | undefined;
   let s3Dir: string | undefined;
   afterAll(async () => {
@@ -125,7 +131,8 @@ describe("health when object storage is unreachable", () => {
     s3Dir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-health-s3-"));
     s3 = await startEmbeddedS3({ directory: s3Dir });
     const port = Number(new URL(s3.endpoint).port);
-    const own = await server({ S3_ENDPOINT: s3.endpoint });
+    const credentials = { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey };
+    const own = await server(onStore(s3));
     expect((await health(own)).status).toBe(200);
 
     await s3.stop();
@@ -141,7 +148,7 @@ describe("health when object storage is unreachable", () => {
     // Liveness has no dependency checks.
     expect((await own.request("/api/health/live")).status).toBe(200);
 
-    s3 = await startEmbeddedS3({ directory: s3Dir, port });
+    s3 = await startEmbeddedS3({ directory: s3Dir, port, credentials });
     const recovered = await until(
       "health to recover",
       async () => {
@@ -158,7 +165,7 @@ describe("health when object storage is unreachable", () => {
     // The server needs a working S3 to start (it ensures its bucket); then the endpoint goes dark.
     const ownS3 = await startEmbeddedS3({ directory: dir });
     const port = Number(new URL(ownS3.endpoint).port);
-    const own = await server({ S3_ENDPOINT: ownS3.endpoint });
+    const own = await server(onStore(ownS3));
     await ownS3.stop();
     // A black hole on the same port: TCP connects, no HTTP answer ever comes.
     const open = new Set<net.Socket>();

@@ -24,7 +24,7 @@ beforeAll(async () => {
     endpoint: inject("s3Endpoint"),
     region: "us-east-1",
     forcePathStyle: true,
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+    credentials: inject("s3Credentials"),
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   });

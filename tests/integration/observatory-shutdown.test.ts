@@ -3,11 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { connectDatabase } from "@meridian/db";
 import { ObservatorySimulator } from "@meridian/simulator";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/free-port";
 import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
 import { until } from "../support/until";
+import { runStoreEnv } from "../support/run-store";
 
 const OBSERVATORIES = 20;
 const target = { name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] };
@@ -31,11 +32,7 @@ describe("stopping a server with observatories connected", () => {
       PORT: String(port),
       DATA_DIR: dataDir,
       DATABASE_URL: database.url,
-      S3_ENDPOINT: inject("s3Endpoint"),
-      S3_BUCKET: "observatory-stop-test",
-      S3_ACCESS_KEY_ID: "S3RVER",
-      S3_SECRET_ACCESS_KEY: "S3RVER",
-      S3_FORCE_PATH_STYLE: "true",
+      ...runStoreEnv("observatory-stop-test"),
       SECRETS_KEY: "test secrets key shared by every process of this run",
       WEB_DIST_DIR: path.join(dataDir, "no-web"),
     });

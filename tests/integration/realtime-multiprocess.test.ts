@@ -4,11 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { connectDatabase, type DatabaseHandle } from "@meridian/db";
 import { publishEvent } from "@meridian/domain";
-import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { freePort } from "../support/free-port";
 import { spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
+import { runStoreEnv } from "../support/run-store";
 
 interface ServerProcess extends NodeProcess {
   url: string;
@@ -69,11 +70,7 @@ beforeAll(async () => {
   const shared = {
     DATABASE_URL: url,
     SECRETS_KEY: "test secrets key shared by every process of this run",
-    S3_ENDPOINT: inject("s3Endpoint"),
-    S3_BUCKET: `test-${randomBytes(4).toString("hex")}`,
-    S3_ACCESS_KEY_ID: "S3RVER",
-    S3_SECRET_ACCESS_KEY: "S3RVER",
-    S3_FORCE_PATH_STYLE: "true",
+    ...runStoreEnv(`test-${randomBytes(4).toString("hex")}`),
     WEB_DIST_DIR: path.join(dataDir, "no-web"),
   };
   [serverA, serverB] = await Promise.all([

@@ -2,13 +2,14 @@ import fs from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, images, roomyLimits } from "../support/auth-suite";
 import { freePort } from "../support/free-port";
 import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
+import { runStoreEnv } from "../support/run-store";
 
 let server: TestServer;
 let stopped = false;
@@ -106,11 +107,7 @@ describe("SIGTERM under steady keep-alive load", () => {
       PORT: String(port),
       DATA_DIR: dataDir,
       DATABASE_URL: (await createTestDatabase()).url,
-      S3_ENDPOINT: inject("s3Endpoint"),
-      S3_BUCKET: "drain-test",
-      S3_ACCESS_KEY_ID: "S3RVER",
-      S3_SECRET_ACCESS_KEY: "S3RVER",
-      S3_FORCE_PATH_STYLE: "true",
+      ...runStoreEnv("drain-test"),
       SECRETS_KEY: "test secrets key shared by every process of this run",
       WEB_DIST_DIR: path.join(dataDir, "no-web"),
     });

@@ -41,8 +41,7 @@ function config(bucket: string): ObjectStorageConfig {
     endpoint: inject("s3Endpoint"),
     bucket,
     region: "us-east-1",
-    accessKeyId: "S3RVER",
-    secretAccessKey: "S3RVER",
+    ...inject("s3Credentials"),
     forcePathStyle: true,
   };
 }
@@ -187,7 +186,12 @@ describe("incomplete multipart uploads in the embedded store, through @aws-sdk/c
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
     });
-    store = createObjectStorage({ ...config(Bucket), endpoint: embedded.endpoint });
+    store = createObjectStorage({
+      ...config(Bucket),
+      endpoint: embedded.endpoint,
+      accessKeyId: embedded.accessKeyId,
+      secretAccessKey: embedded.secretAccessKey,
+    });
     await store.ensureBucket();
   });
   afterAll(async () => {

@@ -14,6 +14,7 @@ declare module "vitest" {
     postgresUrl: string;
     templateDatabase: string;
     s3Endpoint: string;
+    s3Credentials: { accessKeyId: string; secretAccessKey: string };
   }
 }
 
@@ -49,6 +50,7 @@ export default async function setup(project: TestProject) {
   project.provide("postgresUrl", postgres.url);
   project.provide("templateDatabase", TEMPLATE_DATABASE);
   project.provide("s3Endpoint", s3.endpoint);
+  project.provide("s3Credentials", { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
 
   return async () => {
     await s3.stop();

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { createLogger, loadEnv, type Env } from "@meridian/config";
 import { startServer, type RunningServer } from "@meridian/server";
-import { inject } from "vitest";
 import { createTestDatabase } from "./test-database";
+import { runStoreEnv } from "./run-store";
 
 export interface TestServer {
   url: string;
@@ -37,11 +37,7 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
     DATABASE_URL: database.url,
-    S3_ENDPOINT: inject("s3Endpoint"),
-    S3_BUCKET: `test-${randomBytes(4).toString("hex")}`,
-    S3_ACCESS_KEY_ID: "S3RVER",
-    S3_SECRET_ACCESS_KEY: "S3RVER",
-    S3_FORCE_PATH_STYLE: "true",
+    ...runStoreEnv(`test-${randomBytes(4).toString("hex")}`),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     SECRETS_KEY: "test secrets key shared by every process of this run",
     WEB_DIST_DIR: path.join(dataDir, "no-web"),

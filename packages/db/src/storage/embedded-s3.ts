@@ -1,6 +1,9 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { refusalOfSignature, type ReceivedRequest } from "./signed-requests";
 
 export interface EmbeddedS3 {
   endpoint: string;
@@ -9,26 +12,74 @@ export interface EmbeddedS3 {
   stop(): Promise<void>;
 }
 
+/** s3rver's one account, whose key pairs its signature check looks up (a registry shared by every s3rver of the process). */
+interface S3rverAccount {
+  createKeyPair(accessKeyId: string, secretAccessKey: string): void;
+  revokeAccessKey(accessKeyId: string): void;
+}
+/** The pair s3rver ships with: known to anyone, so never accepted. */
+const BUILT_IN_ACCESS_KEY = "S3RVER";
+
+/** Koa's context, as much of it as the check below uses. */
+interface RequestContext {
+  req: ReceivedRequest;
+  status: number;
+  type: string;
+  body: unknown;
+}
+type Middleware = (ctx: RequestContext, next: () => Promise<void>) => Promise<void>;
+
+/**
+ * s3rver serves a request that carries no signature as if it were allowed, and takes any
+ * Signature Version 4 for valid without computing it: any local process, or a web page's form
+ * posted to the loopback port, could read the backups or replace objects. Only requests signed
+ * with this store's pair go on.
+ */
+const requireSignature =
+  (credentials: { accessKeyId: string; secretAccessKey: string }): Middleware =>
+  async (ctx, next) => {
+    const refusal = await refusalOfSignature(ctx.req, credentials);
+    if (!refusal) return next();
+    ctx.status = 403;
+    ctx.type = "application/xml";
+    ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${refusal.code}</Code><Message>${refusal.message}</Message></Error>`;
+  };
+
 /**
  * An S3-protocol server on 127.0.0.1 keeping objects as files under `directory`. Each process
- * runs its own on a free port over the same directory, so server and worker see one store.
+ * runs its own on a free port over the same directory, so server and worker see one store. It
+ * answers requests signed with a key pair made for this start (or the one given) only: the
+ * process that started it is the only one that knows it, unless it passes it on.
  */
-export async function startEmbeddedS3(options: { directory: string; port?: number }): Promise<EmbeddedS3> {
+export async function startEmbeddedS3(options: {
+  directory: string;
+  port?: number;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}): Promise<EmbeddedS3> {
   await fs.mkdir(options.directory, { recursive: true });
   // Loaded only when the store is embedded: it is heavy and production uses real S3.
   const { default: S3rver } = await import("s3rver");
+  const account = (createRequire(import.meta.url)("s3rver/lib/models/account") as { DUMMY_ACCOUNT: S3rverAccount }).DUMMY_ACCOUNT;
+  account.revokeAccessKey(BUILT_IN_ACCESS_KEY);
+  const credentials = options.credentials ?? {
+    accessKeyId: `MERIDIAN${randomBytes(6).toString("hex").toUpperCase()}`,
+    secretAccessKey: randomBytes(30).toString("base64url"),
+  };
+  if (credentials.accessKeyId === BUILT_IN_ACCESS_KEY) throw new Error("the embedded S3 store does not accept s3rver's built-in key pair");
+  account.createKeyPair(credentials.accessKeyId, credentials.secretAccessKey);
   const server = new S3rver({
     address: "127.0.0.1",
     port: options.port ?? 0,
     directory: path.resolve(options.directory),
     silent: true,
   });
+  // First of all the middleware: s3rver's own would serve the request before any added after them.
+  (server as unknown as { middleware: Middleware[] }).middleware.unshift(requireSignature(credentials));
   const address = (await server.run()) as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
-    // s3rver's built-in account.
-    accessKeyId: "S3RVER",
-    secretAccessKey: "S3RVER",
+    ...credentials,
+    // The pair stays registered: a store started again with it (a restart in a test) shares the process's registry.
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

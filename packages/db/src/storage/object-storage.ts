@@ -42,6 +42,8 @@ export interface IncompleteUpload {
 export interface ObjectStorage {
   readonly bucket: string;
   readonly endpoint: string;
+  /** The key pair it signs with: for another process (a spawned worker, a tool) to reach the same store. */
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   ensureBucket(): Promise<void>;
   /**
    * Streams `body` to the store; bodies of unknown length go up as a multipart upload. When it
@@ -92,6 +94,7 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
   const storage: ObjectStorage = {
     bucket,
     endpoint: config.endpoint,
+    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
     async ensureBucket() {
       try {
         await client.send(new HeadBucketCommand({ Bucket: bucket }));
