@@ -106,9 +106,9 @@ async function submitObservations(label: string) {
   return ids;
 }
 
-/** Until no observation of the project is left unfinished; on timeout, says which are stuck where. */
+/** Until no observation of the project is left unfinished; on timeout, says which are stuck where, with their history and their simulator's last lines. */
 async function allFinished(what: string) {
-  let last: Array<{ id: string; status: string }> = [];
+  let last: Array<{ id: string; status: string; observatoryId: string }> = [];
   await until(
     what,
     async () => {
@@ -116,21 +116,26 @@ async function allFinished(what: string) {
       return last.length === 0 ? true : undefined;
     },
     { timeoutMs: 300_000, intervalMs: 500 },
-  ).catch((error: Error) => {
+  ).catch(async (error: Error) => {
     const counts = new Map<string, number>();
     for (const item of last) counts.set(item.status, (counts.get(item.status) ?? 0) + 1);
     const byStatus = [...counts].map(([status, count]) => `${status}: ${count}`);
-    throw new Error(
-      `${error.message}; still unfinished: ${byStatus.join(", ")} (${last
-        .slice(0, 5)
-        .map((item) => item.id)
-        .join(", ")})`,
+    const stuck = await Promise.all(
+      last.slice(0, 5).map(async (item) => {
+        const history = await call<{ items: Array<{ to: string; at: string }> }>(`/observations/${item.id}/history`)
+          .then(({ body }) => body.items.map((entry) => `${entry.to} ${entry.at.slice(11, 23)}`).join(", "))
+          .catch((failure: Error) => `history unreadable: ${failure.message}`);
+        const simulator = simulators[observatoryIds.indexOf(item.observatoryId)];
+        const lines = simulator ? (recentLines.get(simulator) ?? []) : ["(no simulator of this observatory)"];
+        return `${item.id} (${item.status}; ${history}), its simulator:\n    ${lines.join("\n    ")}`;
+      }),
     );
+    throw new Error(`${error.message}; still unfinished: ${byStatus.join(", ")}:\n  ${stuck.join("\n  ")}`);
   });
 }
 
 async function unfinished() {
-  const { body } = await call<{ items: Array<{ id: string; status: string }> }>(
+  const { body } = await call<{ items: Array<{ id: string; status: string; observatoryId: string }> }>(
     `/observations?projectId=${projectId}&status=pending,assigned,in_progress,acquisition_complete&limit=200`,
   );
   return body.items;
@@ -140,11 +145,11 @@ const observatoryIds: string[] = [];
 const reconnectTimes: number[] = [];
 /** Why the observatories' connection attempts failed, and how often (the simulator's own words, ids left out). */
 const failedAttempts = new Map<string, number>();
-/** Each observatory's last lines from its simulator, to say where one that never came back got stuck. */
+/** Each observatory's last lines from its simulator, to say where one that never came back (or its observation) got stuck. */
 const recentLines = new Map<ObservatorySimulator, string[]>();
 const simulatorLog = (simulator: () => ObservatorySimulator) => (line: string) => {
   const lines = recentLines.get(simulator()) ?? [];
-  recentLines.set(simulator(), [...lines.slice(-4), `${new Date().toISOString().slice(11, 23)} ${line}`]);
+  recentLines.set(simulator(), [...lines.slice(-11), `${new Date().toISOString().slice(11, 23)} ${line}`]);
   if (!line.startsWith("could not connect")) return;
   const reason = line.replace(/\d+/g, "#");
   failedAttempts.set(reason, (failedAttempts.get(reason) ?? 0) + 1);
