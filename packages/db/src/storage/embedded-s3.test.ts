@@ -65,6 +65,18 @@ describe("the embedded S3-protocol store", () => {
     expect(store!.secretAccessKey.length).toBeGreaterThanOrEqual(40);
   });
 
+  it("serves keys whose path needs escaping: spaces, brackets, non-Latin letters", async () => {
+    const owner = clientWith(store!);
+    const key = "files/Ωmega frame (1)+[raw]!.fits";
+    await owner.put(key, Buffer.from("escaped"));
+    expect(await text((await owner.get(key))!.body)).toBe("escaped");
+    const listed: string[] = [];
+    for await (const page of owner.list("files/Ωmega ")) listed.push(...page.map((item) => item.key));
+    expect(listed).toEqual([key]);
+    await owner.delete(key);
+    expect(await owner.head(key)).toBeUndefined();
+  });
+
   it("refuses unsigned requests: no read, no listing, no form upload, no delete", async () => {
     const objectUrl = `${store!.endpoint}/${BUCKET}/${KEY}`;
     for (const response of [
