@@ -99,6 +99,21 @@ describe("the embedded S3-protocol store", () => {
     expect(await owner.head("backups/planted")).toBeUndefined();
   });
 
+  it("refuses a signature that leaves out the host, or whose x-amz-date is not its credential's day", async () => {
+    const url = `${store!.endpoint}/${BUCKET}/${KEY}`;
+    const signature = "0".repeat(64);
+    const credential = (day: string) => `AWS4-HMAC-SHA256 Credential=${store!.accessKeyId}/${day}/us-east-1/s3/aws4_request`;
+    const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, "");
+    for (const headers of [
+      { authorization: `${credential(amzDate.slice(0, 8))}, SignedHeaders=x-amz-content-sha256;x-amz-date, Signature=${signature}`, "x-amz-date": amzDate },
+      { authorization: `${credential("20000101")}, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=${signature}`, "x-amz-date": amzDate },
+    ]) {
+      const response = await fetch(url, { headers: { ...headers, "x-amz-content-sha256": "UNSIGNED-PAYLOAD" } });
+      expect(response.status).toBe(403);
+      expect(await response.text()).toContain("<Code>AccessDenied</Code>");
+    }
+  });
+
   it("refuses s3rver's well-known pair and a wrong secret", async () => {
     await expect(clientWith({ accessKeyId: "S3RVER", secretAccessKey: "S3RVER" }).get(KEY)).rejects.toMatchObject({
       name: "InvalidAccessKeyId",
