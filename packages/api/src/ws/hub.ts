@@ -285,6 +285,7 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
         void queue.stop();
         ws.close(code, reason);
       },
+      isOpen: () => ws.readyState === ws.OPEN,
     };
     const live: Live = { protocol, ws, session: admission.session, routeKey: admission.routeKey, connection, queue };
     lives.set(ws, live);

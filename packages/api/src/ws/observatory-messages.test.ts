@@ -16,7 +16,7 @@ describe("what the server sends on /ws/observatory", () => {
 
   it("does not compile when it does not match the shared schema, which refuses it too", () => {
     const sent: unknown[] = [];
-    const connection: ProtocolConnection<ObservatoryMessage> = { send: (message) => void sent.push(message), close: () => undefined };
+    const connection: ProtocolConnection<ObservatoryMessage> = { send: (message) => void sent.push(message), close: () => undefined, isOpen: () => true };
     connection.send({ type: "cancel", observationId: "obn_1" });
     connection.send({ type: "update_required", minimumPluginVersion: "3.10.0.0" });
     // @ts-expect-error: a cancel names its observation as `observationId`.

@@ -38,7 +38,8 @@ interface ObservatorySession {
   /**
    * `claiming` until this process has heard of the connection's own claim (events published
    * before it were meant for the connection it replaces), `live` after, `replaced` once a newer
-   * connection with the key has claimed the observatory.
+   * connection with the key has claimed the observatory, or once its own claim was withdrawn
+   * because it had closed meanwhile.
    */
   standing: "claiming" | "live" | "replaced";
   goneReason: "goodbye" | "connection_closed" | "heartbeat_missed";
@@ -89,6 +90,21 @@ type ObservatoryConnection = ProtocolConnection<ObservatoryMessage>;
 function replace(session: ObservatorySession, connection: ObservatoryConnection) {
   session.standing = "replaced";
   connection.close(observatoryCloseCodes.replaced, "replaced by a newer connection of this observatory");
+}
+
+/**
+ * Makes the connection its observatory's live one, unless it closed before its claim held: then
+ * whatever is live stays so, and its own close, like a replaced connection's, changes nothing.
+ */
+async function claim(deps: Deps, session: ObservatorySession, connection: ObservatoryConnection): Promise<boolean> {
+  const claimed = await claimObservatoryConnection({
+    deps,
+    observatoryId: session.observatoryId,
+    connectionId: session.connectionId,
+    stillConnected: () => connection.isOpen(),
+  });
+  if (!claimed) session.standing = "replaced";
+  return claimed;
 }
 
 /**
@@ -169,7 +185,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
       if (session.goneReason === "goodbye") {
         // Its goodbye ended its claim; a hello on the same socket makes it the live connection again, and its close counts again.
         session.goneReason = "connection_closed";
-        await claimObservatoryConnection({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId });
+        if (!(await claim(deps, session, connection))) return;
       }
       const { replaced, minimumPluginVersion } = await observatoryHello({
         deps,
@@ -261,7 +277,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
         .catch((error: unknown) => deps.logger.warn({ err: error, observatoryId: session.observatoryId }, "could not check the plugin's version"));
     }, deps.env.PLUGIN_UPDATE_REMINDER_MS);
     // The newest connection with the key replaces any other, on whichever process it is.
-    await claimObservatoryConnection({ deps, observatoryId: session.observatoryId, connectionId: session.connectionId });
+    if (!(await claim(deps, session, connection))) return;
     session.sightingWrittenAt = deps.now().getTime();
   },
   // Kept open: a claim (its own or a newer connection's), an `assign`, a `cancel` and a `motd` may be among what was

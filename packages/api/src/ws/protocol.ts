@@ -27,6 +27,8 @@ export interface ProtocolConnection<Outgoing = unknown> {
   send(message: Outgoing): void;
   /** Closes the socket; none of its messages still waiting is handled. */
   close(code: number, reason: string): void;
+  /** Whether the socket is still open: neither side has begun to close it. */
+  isOpen(): boolean;
 }
 
 /**

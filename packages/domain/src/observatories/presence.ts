@@ -18,22 +18,42 @@ export const LAST_SEEN_WRITE_INTERVAL_MS = 60_000;
  */
 export const CONNECTION_CLAIMED_EVENT = "connection.claimed";
 
+/** Thrown inside a claim's transaction to undo it: its connection closed before the claim could hold. */
+class ClaimWithdrawn extends Error {}
+
 /**
  * A new connection with the observatory's key replaces whichever was live: the row names it from
  * now on (an older connection closing later changes nothing), and the claim is announced so the
- * process holding the older one closes it (4409).
+ * process holding the older one closes it (4409). Resolves false, changing nothing, when
+ * `stillConnected` says the connection has closed by the time the claim holds the row's lock: a
+ * connection's claim can reach the database after a newer connection's (its process busy, its pool
+ * short), and the closed connection must not take the observatory from the newer one. A plugin
+ * connects again only after its last connection closed, so that newer claim, if any, committed
+ * after the close was seen, and the lock orders this check after it.
  */
-export async function claimObservatoryConnection(options: { deps: Deps; observatoryId: string; connectionId: string }) {
-  const { deps, observatoryId, connectionId } = options;
+export async function claimObservatoryConnection(options: {
+  deps: Deps;
+  observatoryId: string;
+  connectionId: string;
+  stillConnected?: () => boolean;
+}): Promise<boolean> {
+  const { deps, observatoryId, connectionId, stillConnected } = options;
   const lastSeenAt = deps.now();
-  await inTransaction(deps, async (t) => {
-    await t.tx
-      .insert(tables.observatoryConnections)
-      .values({ observatoryId, connectionId, lastSeenAt })
-      .onConflictDoUpdate({ target: tables.observatoryConnections.observatoryId, set: { connectionId, lastSeenAt } });
-    // A notice to the hubs, not a message to plugins: the protocol's `accepts` holds it back from every socket.
-    await publishEvent({ t, observatoryIds: [observatoryId], event: { type: CONNECTION_CLAIMED_EVENT, data: { connectionId } } });
-  });
+  try {
+    await inTransaction(deps, async (t) => {
+      await t.tx
+        .insert(tables.observatoryConnections)
+        .values({ observatoryId, connectionId, lastSeenAt })
+        .onConflictDoUpdate({ target: tables.observatoryConnections.observatoryId, set: { connectionId, lastSeenAt } });
+      if (stillConnected && !stillConnected()) throw new ClaimWithdrawn();
+      // A notice to the hubs, not a message to plugins: the protocol's `accepts` holds it back from every socket.
+      await publishEvent({ t, observatoryIds: [observatoryId], event: { type: CONNECTION_CLAIMED_EVENT, data: { connectionId } } });
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof ClaimWithdrawn) return false;
+    throw error;
+  }
 }
 
 export interface Sighting {
