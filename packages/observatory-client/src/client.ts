@@ -25,6 +25,12 @@ export interface ObservatoryClientOptions {
   reconnect?: boolean;
   /** Seconds to wait for the answer to `hello` (default 30): past them (a server stuck, a link gone quiet) the socket is dropped. */
   helloTimeoutSeconds?: number;
+  /**
+   * Seconds to wait for the answer to any other message (default 60). The server answers every
+   * message in turn, so past them the link or the server is stuck: the message is rejected, the
+   * socket dropped and, with `reconnect`, a new one opened, where the message can be sent again.
+   */
+  answerTimeoutSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -86,7 +92,7 @@ export class ObservatoryClient extends EventEmitter {
 
   constructor(options: ObservatoryClientOptions) {
     super();
-    this.connection = { heartbeatSeconds: 30, reconnect: true, helloTimeoutSeconds: 30, ...options };
+    this.connection = { heartbeatSeconds: 30, reconnect: true, helloTimeoutSeconds: 30, answerTimeoutSeconds: 60, ...options };
   }
 
   /** Whether it is connected and its hello was acknowledged: messages may be sent. */
@@ -175,20 +181,24 @@ export class ObservatoryClient extends EventEmitter {
 
   /**
    * Sends a message and resolves with its `ack`, or rejects with the server's `error`: its `code`
-   * on the error, and `retryAfter` (seconds) when the server said when to send it again. With
-   * `timeoutMs`, it also rejects when no answer came within it.
+   * on the error, and `retryAfter` (seconds) when the server said when to send it again. It also
+   * rejects when no answer came within `timeoutMs`; without one, within `answerTimeoutSeconds`,
+   * and then the socket, stuck, is dropped too.
    */
   send(message: PluginMessageBody, timeoutMs?: number): Promise<Acknowledgement> {
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
-      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return reject(new Error("not connected"));
-      const timer =
-        timeoutMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              this.pending.delete(id);
-              reject(new Error(`no answer to ${message.type} within ${timeoutMs / 1000} s`));
-            }, timeoutMs);
+      const ws = this.ws;
+      if (!ws || ws.readyState !== WebSocket.OPEN) return reject(new Error("not connected"));
+      const waitMs = timeoutMs ?? this.connection.answerTimeoutSeconds * 1000;
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`no answer to ${message.type} within ${waitMs / 1000} s`));
+        if (timeoutMs === undefined && this.ws === ws) {
+          this.log(`no answer to ${message.type} within ${waitMs / 1000} s; dropping the connection`);
+          ws.terminate();
+        }
+      }, waitMs);
       const settled =
         <T>(settle: (value: T) => void) =>
         (value: T) => {
@@ -196,7 +206,7 @@ export class ObservatoryClient extends EventEmitter {
           settle(value);
         };
       this.pending.set(id, { resolve: settled(resolve), reject: settled(reject) });
-      this.ws.send(JSON.stringify({ ...message, id }));
+      ws.send(JSON.stringify({ ...message, id }));
     });
   }
 

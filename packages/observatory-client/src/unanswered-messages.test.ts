@@ -4,10 +4,11 @@ import WebSocket, { WebSocketServer } from "ws";
 import { ObservatoryClient } from "./client";
 
 /**
- * A peer that speaks the plugin protocol as the server does, answering each hello as told: so the
- * client's own handling of a refused or unanswered hello can be seen from both ends.
+ * A peer that speaks the plugin protocol as the server does, answering each connection's hello as
+ * told ("deaf after hello": acknowledged, and nothing after it answered): so the client's own
+ * handling of a refused or unanswered message can be seen from both ends.
  */
-type HelloAnswer = "ack" | "refuse for now" | "refuse for good" | "silence" | "drop";
+type HelloAnswer = "ack" | "refuse for now" | "refuse for good" | "silence" | "drop" | "deaf after hello";
 
 async function peer(answers: HelloAnswer[]) {
   const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
@@ -19,10 +20,10 @@ async function peer(answers: HelloAnswer[]) {
     const answer = answers.shift() ?? "ack";
     ws.on("message", (raw) => {
       const message = JSON.parse(raw.toString()) as { type: string; id: string };
-      if (message.type !== "hello") return ws.send(JSON.stringify({ type: "ack", id: message.id }));
+      if (message.type !== "hello") return answer === "deaf after hello" ? undefined : ws.send(JSON.stringify({ type: "ack", id: message.id }));
       // The server gone in the middle of the hello: the socket closes with the hello unanswered.
       if (answer === "drop") ws.terminate();
-      if (answer === "ack") ws.send(JSON.stringify({ type: "ack", id: message.id }));
+      if (answer === "ack" || answer === "deaf after hello") ws.send(JSON.stringify({ type: "ack", id: message.id }));
       if (answer === "refuse for now")
         ws.send(JSON.stringify({ type: "error", id: message.id, code: "SERVICE_UNAVAILABLE", message: "no database connection", retryAfter: 3 }));
       if (answer === "refuse for good")
@@ -38,7 +39,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function setUp(answers: HelloAnswer[], options: { reconnect?: boolean; helloTimeoutSeconds?: number } = {}) {
+async function setUp(answers: HelloAnswer[], options: { reconnect?: boolean; helloTimeoutSeconds?: number; answerTimeoutSeconds?: number } = {}) {
   const server = await peer(answers);
   const lines: string[] = [];
   const watchers: Array<{ prefix: string; resolve: () => void }> = [];
@@ -112,5 +113,32 @@ describe("a hello that is not acknowledged", () => {
     expect(client.connected).toBe(true);
     expect(client.reconnecting).toBe(false);
     expect(server.sockets).toHaveLength(3);
+  });
+});
+
+describe("a message after hello that is not answered", () => {
+  it("is rejected after answerTimeoutSeconds, its stuck socket dropped, and on the new connection it can be sent again", async () => {
+    const { server, client, lines } = await setUp(["deaf after hello", "ack"], { answerTimeoutSeconds: 0.2 });
+    await client.connect();
+    const reconnected = new Promise((resolve) => client.once("reconnected", resolve));
+    const waiting = client.safety(false, "roof closed");
+    // Its own timeout is far off: it ends with the socket.
+    const alsoWaiting = client.send({ type: "weather", hold: true, reason: "rain" }, 20_000);
+    await expect(waiting).rejects.toThrow("no answer to safety within 0.2 s");
+    await expect(alsoWaiting).rejects.toThrow(/connection closed/);
+    await server.sockets[0]!.closed;
+    expect(lines).toContain("no answer to safety within 0.2 s; dropping the connection");
+    await reconnected;
+    expect(await client.safety(false, "roof closed")).toMatchObject({ type: "ack" });
+    expect(server.sockets).toHaveLength(2);
+  });
+
+  it("given its own timeout, is rejected after it and the socket is kept", async () => {
+    const { server, client, lines } = await setUp(["deaf after hello"]);
+    await client.connect();
+    await expect(client.send({ type: "heartbeat" }, 100)).rejects.toThrow("no answer to heartbeat within 0.1 s");
+    expect(client.connected).toBe(true);
+    expect(server.sockets).toHaveLength(1);
+    expect(lines).toEqual([]);
   });
 });
