@@ -33,7 +33,7 @@ const claimsWaitingOnALock = async () =>
   (
     await sql()<Array<{ waiting: number }>>`
       select count(*)::int as waiting from pg_stat_activity
-       where wait_event_type = 'Lock' and query ilike '%insert into "observatory_connections"%'`
+       where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into "observatory_connections"%'`
   )[0]!.waiting;
 
 const openSockets = async () =>
