@@ -1,3 +1,4 @@
+import { readPresence } from "@meridian/domain";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
@@ -26,8 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const liveConnection = async (observatoryId: string) =>
-  (await sql()<Array<{ connection_id: string }>>`select connection_id from observatory_connections where observatory_id = ${observatoryId}`)[0]?.connection_id;
+const liveConnection = async (observatoryId: string) => (await readPresence({ db: server.server.runtime.deps.db, observatoryId }))?.connectionId;
 
 const claimsWaitingOnALock = async () =>
   (
