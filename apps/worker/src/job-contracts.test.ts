@@ -35,6 +35,7 @@ describe("job contracts", () => {
       "40 * * * * prune_sessions",
       "45 4 * * * prune_audit_log",
       "50 3 * * * prune_email_outbox",
+      "55 4 * * * prune_announcements",
     ]);
   });
 

@@ -15,6 +15,7 @@ import { refreshAnalyticsTask } from "./tasks/refresh-analytics";
 import { pruneRateLimitsTask } from "./tasks/prune-rate-limits";
 import { pruneEmailOutboxTask } from "./tasks/prune-email-outbox";
 import { pruneAuditLogTask } from "./tasks/prune-audit-log";
+import { pruneAnnouncementsTask } from "./tasks/prune-announcements";
 import { pruneIntegrityScansTask } from "./tasks/prune-integrity-scans";
 import { pruneTrackedJobsTask } from "./tasks/prune-tracked-jobs";
 import { pruneObservatoryHistoryTask } from "./tasks/prune-observatory-history";
@@ -37,6 +38,7 @@ export const tasks = [
   pruneSessionsTask,
   pruneEmailOutboxTask,
   pruneAuditLogTask,
+  pruneAnnouncementsTask,
   pruneObservatoryHistoryTask,
   pruneIntegrityScansTask,
   pruneTrackedJobsTask,

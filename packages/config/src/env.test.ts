@@ -40,6 +40,9 @@ describe("loadEnv", () => {
     expect(loadEnv({}).AUDIT_LOG_KEEP_DAYS).toBe(365);
     expect(loadEnv({ AUDIT_LOG_KEEP_DAYS: "30" }).AUDIT_LOG_KEEP_DAYS).toBe(30);
     expect(() => loadEnv({ AUDIT_LOG_KEEP_DAYS: "29" })).toThrow(/AUDIT_LOG_KEEP_DAYS/);
+    expect(loadEnv({}).ANNOUNCEMENTS_KEEP_DAYS).toBe(365);
+    expect(loadEnv({ ANNOUNCEMENTS_KEEP_DAYS: "30" }).ANNOUNCEMENTS_KEEP_DAYS).toBe(30);
+    expect(() => loadEnv({ ANNOUNCEMENTS_KEEP_DAYS: "29" })).toThrow(/ANNOUNCEMENTS_KEEP_DAYS/);
   });
 
   it("requires a shared SECRETS_KEY with an external database", () => {

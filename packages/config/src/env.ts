@@ -89,6 +89,11 @@ const envSchema = z.object({
    * changed what, which is asked months later.
    */
   AUDIT_LOG_KEEP_DAYS: z.coerce.number().int().min(30).default(365),
+  /**
+   * Days an ended announcement (cancelled, or past its expiry) stays in its scope's history, with its recipients; the daily
+   * prune_announcements removes it after. At least 30, a year unless set, like the audit log.
+   */
+  ANNOUNCEMENTS_KEEP_DAYS: z.coerce.number().int().min(30).default(365),
   /** History entries kept per observatory; the daily prune_observatory_history removes older ones. */
   OBSERVATORY_HISTORY_KEEP: positiveInt(100_000),
   /** Finished integrity scans kept, with their issues; the daily prune_integrity_scans removes older ones. */

@@ -138,6 +138,7 @@ export { updateProjectMemberRole, deleteProject } from "./projects/project-lifec
 export { deleteOrganization } from "./organizations/delete-organization";
 export { listAuditLog, type AuditFilter } from "./audit/list-audit";
 export { pruneAuditLog } from "./audit/audit-retention";
+export { pruneEndedAnnouncements } from "./announcements/retention";
 export { findUserByEmail } from "./users/find-user";
 export * from "./announcements/schemas";
 export type { AnnouncementScopeRef, ScopedKind } from "./announcements/scope-access";

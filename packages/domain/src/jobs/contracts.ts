@@ -36,6 +36,8 @@ export const jobContracts = {
   prune_email_outbox: defineJob("prune_email_outbox", scheduled, { schedule: "50 3 * * *" }),
   /** Removes audit log entries written more than `AUDIT_LOG_KEEP_DAYS` ago. */
   prune_audit_log: defineJob("prune_audit_log", scheduled, { schedule: "45 4 * * *" }),
+  /** Removes announcements that ended (cancelled, or past their expiry) more than `ANNOUNCEMENTS_KEEP_DAYS` ago, with their recipients. */
+  prune_announcements: defineJob("prune_announcements", scheduled, { schedule: "55 4 * * *" }),
   /** Keeps the newest `OBSERVATORY_HISTORY_KEEP` history entries of each observatory. */
   prune_observatory_history: defineJob("prune_observatory_history", scheduled, { schedule: "10 4 * * *" }),
   /** Keeps the newest `INTEGRITY_SCANS_KEEP` finished integrity scans with their issues. */

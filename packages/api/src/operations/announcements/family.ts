@@ -25,7 +25,7 @@ import {
 import type { HonoRequest } from "hono";
 import { defineOperation, type AnyOperation, type OperationConfig, type OperationContext } from "../define-operation";
 import { authedErrors, conflict, errorResponses, idParam, problemResponseFor } from "../responses";
-import { acknowledged, cancelBody, cancelled, lifecycle, tags } from "./shared";
+import { acknowledged, cancelBody, cancelled, lifecycle, retention, tags } from "./shared";
 
 /**
  * The announcement operations every scope shares, each defined once and parameterised by scope.
@@ -273,7 +273,7 @@ const history = scopedAction({
   scopes: scopedKinds,
   item: false,
   summary: (face) => `Every announcement of the ${face.scope}, past included (senders)`,
-  description: (face) => `\`?status=\` filters. Senders: ${face.senders}.`,
+  description: (face) => `\`?status=\` filters. Senders: ${face.senders}. ${retention}`,
   output: announcementListSchema,
   outputDescription: "Announcements",
   responses: authedErrors,

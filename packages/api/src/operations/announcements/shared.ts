@@ -12,6 +12,10 @@ export const lifecycle =
   "(`email`, `both`) are acknowledged at creation, or when a scheduled announcement starts " +
   "(until then it can be cancelled); the creator, when a recipient, at creation.";
 
+export const retention =
+  "An announcement that ended (cancelled, or past its `expiresAt`) more than `ANNOUNCEMENTS_KEEP_DAYS` ago (365 unless set) " +
+  "leaves the list with its recipients, removed by a daily job; one without an expiry that was not cancelled stays.";
+
 /** Documented as `{reason}`, but read leniently: a DELETE without a body is a missing reason (400 REASON_REQUIRED), not malformed input. */
 export const cancelBody = {
   requestBody: {

@@ -16,7 +16,7 @@ import {
 } from "@meridian/domain";
 import { defineOperation } from "../define-operation";
 import { authedErrors, conflict, problemResponseFor } from "../responses";
-import { lifecycle, tags } from "./shared";
+import { lifecycle, retention, tags } from "./shared";
 
 /**
  * What only system announcements have, under /api/v1/system/motd: the server-admin tier, so anyone else is
@@ -52,7 +52,7 @@ export const systemAnnouncementOperations = {
     access: "server-admin",
     tags,
     summary: "System announcements, newest first (server admins)",
-    description: `\`?status=\` filters. ${lifecycle}`,
+    description: `\`?status=\` filters. ${lifecycle} ${retention}`,
     method: "get",
     path: "/api/v1/system/motd",
     status: 200,
