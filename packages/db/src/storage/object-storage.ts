@@ -79,11 +79,12 @@ const isMissing = (error: unknown) =>
 const isNoSuchUpload = (error: unknown) => (error as { name?: string }).name === "NoSuchUpload" || isMissing(error);
 
 export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage {
+  const credentials = { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey };
   const client = new S3Client({
     endpoint: config.endpoint,
     region: config.region,
     forcePathStyle: config.forcePathStyle,
-    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+    credentials,
     // The SDK's default checksums frame streamed bodies in aws-chunked encoding, which some
     // S3-compatible stores save verbatim into the object: silent corruption. See toolchain.md.
     requestChecksumCalculation: "WHEN_REQUIRED",
@@ -94,7 +95,7 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
   const storage: ObjectStorage = {
     bucket,
     endpoint: config.endpoint,
-    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+    credentials,
     async ensureBucket() {
       try {
         await client.send(new HeadBucketCommand({ Bucket: bucket }));
