@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
 import { observatoryWithKey } from "../support/observatory-keys";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { openWebSocketCount, startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 import { connectWebSocket } from "../support/ws-client";
 
@@ -36,9 +36,6 @@ const claimsWaitingOnALock = async () =>
        where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into "observatory_connections"%'`
   )[0]!.waiting;
 
-const openSockets = async () =>
-  ((await (await server.request("/api/health")).json()) as { checks: { websocket: { connections: number } } }).checks.websocket.connections;
-
 describe("a connection's claim that lands after it closed", () => {
   it("leaves the observatory to the newer live connection, which stays open and online", async () => {
     const { observatoryId, key } = await observatoryWithKey(must, owner);
@@ -68,7 +65,7 @@ describe("a connection's claim that lands after it closed", () => {
       release();
       await holding;
       // Its claim done (and withdrawn) and its close handled: only the simulator's socket is left.
-      await until("the closed connection to be gone from the server", async () => (await openSockets()) === 1);
+      await until("the closed connection to be gone from the server", async () => (await openWebSocketCount(server)) === 1);
 
       expect(await liveConnection(observatoryId)).toBe(live);
       expect(await simulator.send({ type: "heartbeat" })).toMatchObject({ type: "ack" });

@@ -3,7 +3,7 @@ import { connectDatabase, type DatabaseHandle } from "@meridian/db";
 import { publishEvent } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, logout } from "../support/auth-suite";
-import { signupUser, startTestServer, type TestServer } from "../support/test-server";
+import { openWebSocketCount, signupUser, startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 import { connectWebSocket, openWebSocket, type OpenClient } from "../support/ws-client";
 
@@ -103,8 +103,7 @@ describe("WebSocket /ws: who may connect", () => {
     const quiet = await startTestServer({ MERIDIAN_ROLE: "server" });
     try {
       const user = await signupUser(quiet);
-      const connections = async () =>
-        ((await (await quiet.request("/api/health")).json()) as { checks: { websocket: { connections: number } } }).checks.websocket.connections;
+      const connections = () => openWebSocketCount(quiet);
       expect(await connections()).toBe(0);
       const client = await openWebSocket(`${quiet.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${user.token}` });
       expect(await connections()).toBe(1);

@@ -71,6 +71,12 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
 
 let counter = 0;
 /** Signs up a fresh user through the public API and returns its token. */
+/** The WebSocket connections, users' and plugins', that the server's /api/health counts as open. */
+export async function openWebSocketCount(server: TestServer): Promise<number> {
+  const health = (await (await server.request("/api/health")).json()) as { checks: { websocket: { connections: number } } };
+  return health.checks.websocket.connections;
+}
+
 export async function signupUser(server: TestServer, overrides: { email?: string; password?: string; name?: string } = {}) {
   counter += 1;
   const body = {
