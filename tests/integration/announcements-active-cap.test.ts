@@ -1,4 +1,4 @@
-import { announcementScopeLockKey, MAX_ACTIVE_ANNOUNCEMENTS as CAP } from "@meridian/domain";
+import { announcementScopeLockKey, MAX_ACTIVE_ANNOUNCEMENTS as CAP, MAX_SHOWING_ANNOUNCEMENTS as SHOWING } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -100,5 +100,45 @@ describe("active announcements per scope", () => {
     const refused = await expectProblem(await system(body()), 409, "CONFLICT");
     expect(refused.detail).toBe(`The server has ${CAP} active announcements, the most one may have; cancel one or let one expire first`);
     await sql()`update announcements set status = 'cancelled' where scope = 'system' and id like ${`${first.id}-copy-%`}`;
+  });
+});
+
+describe("announcements showing per scope", () => {
+  it(`ends the scope's oldest acknowledged announcements when a creation would show more than ${SHOWING}, never an active one`, async () => {
+    const owner = await createAccount(server);
+    const { project, base, first } = await projectWithActive(owner, SHOWING - 2);
+    // Half the copies acknowledged by everyone: they cannot be cancelled, and have no expiry.
+    await sql()`update announcements set status = 'acknowledged', acknowledged_count = recipient_count,
+                  doc = doc || jsonb_build_object('status', 'acknowledged', 'acknowledgedCount', recipient_count)
+                 where scope_id = ${project.id} and id <> ${first.id} and split_part(id, '-copy-', 2)::int % 2 = 0`;
+    const showing = async () =>
+      ((await must(`${base}/motd`, { token: owner.token }, 200)) as { items: Array<{ id: string; status: string }> }).items.map((item) => item.id);
+    const oldestAcknowledged = async () =>
+      (
+        await sql()<Array<{ id: string }>>`
+          select id from announcements where scope_id = ${project.id} and status = 'acknowledged' and expires_at is null order by created_at, id limit 1`
+      )[0]!.id;
+    const activeBefore = await activeIn("project", project.id);
+
+    const second = (await must(`${base}/motd`, { method: "POST", token: owner.token, json: content() }, 201)) as { id: string };
+    expect((await showing()).length).toBe(SHOWING);
+    const toEnd = await oldestAcknowledged();
+    const third = (await must(`${base}/motd`, { method: "POST", token: owner.token, json: content() }, 201)) as { id: string };
+
+    const after = await showing();
+    expect(after.length).toBe(SHOWING);
+    expect(after).not.toContain(toEnd);
+    expect(after).toEqual(expect.arrayContaining([first.id, second.id, third.id]));
+    expect(await activeIn("project", project.id)).toBe(activeBefore + 2);
+    // It stays acknowledged, in the history, with the moment it stopped showing as its expiry; its recipients are told.
+    const history = (await must(`${base}/motd/history?limit=200`, { token: owner.token }, 200)) as {
+      items: Array<{ id: string; status: string; expiresAt: string | null }>;
+    };
+    const ended = history.items.find((item) => item.id === toEnd)!;
+    expect(ended.status).toBe("acknowledged");
+    expect(Date.parse(ended.expiresAt!)).toBeLessThanOrEqual(Date.now());
+    const [told] = await sql()<Array<{ count: number }>>`
+      select count(*)::int as count from realtime_events where type = 'announcement.expired' and announcement_id = ${toEnd}`;
+    expect(told!.count).toBe(1);
   });
 });

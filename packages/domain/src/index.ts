@@ -143,7 +143,7 @@ export { findUserByEmail } from "./users/find-user";
 export * from "./announcements/schemas";
 export type { AnnouncementScopeRef, ScopedKind } from "./announcements/scope-access";
 export { createSystemAnnouncement, createScopedAnnouncement, previewSystemRecipients, previewScopedRecipients } from "./announcements/create";
-export { MAX_ACTIVE_ANNOUNCEMENTS, announcementScopeLockKey } from "./announcements/active-cap";
+export { MAX_ACTIVE_ANNOUNCEMENTS, MAX_SHOWING_ANNOUNCEMENTS, announcementScopeLockKey } from "./announcements/active-cap";
 export { cancelAnnouncement, acknowledgeAnnouncement, markAnnouncementsSeen, expireDueAnnouncements, announceStarted } from "./announcements/lifecycle";
 export {
   listSystemAnnouncements,

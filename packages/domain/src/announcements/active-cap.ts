@@ -1,6 +1,7 @@
-import { tables } from "@meridian/db";
+import { announcementsCollection, tables } from "@meridian/db";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { refuseAtCap } from "../caps";
+import { publishToAnnouncementRecipients } from "../events/publish";
 import type { InTransaction } from "../transaction";
 import type { AnnouncementScopeRef } from "./scope-access";
 
@@ -13,6 +14,14 @@ import type { AnnouncementScopeRef } from "./scope-access";
  */
 export const MAX_ACTIVE_ANNOUNCEMENTS = 100;
 
+/**
+ * Announcements one scope shows at once, active or acknowledged by everyone, until their expiry.
+ * An acknowledged one cannot be cancelled, and without an expiry it would show for good, so a
+ * creation that would pass this ends the scope's oldest acknowledged ones: their expiry becomes
+ * that moment. Banners, observatory cards and a plugin's `motd` start from what shows: ADR 0031.
+ */
+export const MAX_SHOWING_ANNOUNCEMENTS = 100;
+
 /** The advisory lock creations in one scope take turns under (`pg_advisory_xact_lock(hashtextextended(key, 0))`). */
 export const announcementScopeLockKey = (ref: AnnouncementScopeRef) => `announcements:${ref.scope}:${ref.scopeId ?? ""}`;
 
@@ -23,7 +32,7 @@ export const announcementScopeLockKey = (ref: AnnouncementScopeRef) => `announce
  * the scope's other writers); one past its expiry that the minute sweep has not ended yet does
  * not count.
  */
-export async function requireRoomForAnnouncement(options: { t: Pick<InTransaction, "tx" | "now">; ref: AnnouncementScopeRef }) {
+export async function requireRoomForAnnouncement(options: { t: InTransaction; ref: AnnouncementScopeRef }) {
   const { t, ref } = options;
   await t.tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${announcementScopeLockKey(ref)}, 0))`);
   const { announcements } = tables;
@@ -41,4 +50,30 @@ export async function requireRoomForAnnouncement(options: { t: Pick<InTransactio
     cap: MAX_ACTIVE_ANNOUNCEMENTS,
     refusal: `${kind} has ${MAX_ACTIVE_ANNOUNCEMENTS} active announcements, the most one may have; cancel one or let one expire first`,
   });
+}
+
+/**
+ * Makes room for one more showing announcement in the scope (MAX_SHOWING_ANNOUNCEMENTS), under the
+ * scope's lock that `requireRoomForAnnouncement` took: the oldest acknowledged ones stop showing
+ * now, their recipients are told as of an expiry, and their status stays `acknowledged`. The
+ * active cap was checked first, so at the limit at least one showing announcement is acknowledged.
+ */
+export async function endOldestAcknowledgedAnnouncements(options: { t: InTransaction; ref: AnnouncementScopeRef }) {
+  const { t, ref } = options;
+  const now = t.now().toISOString();
+  const showing = sql`a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
+    and a.status in ('active', 'acknowledged') and (a.expires_at is null or a.expires_at > ${now}::timestamptz)`;
+  const [{ count } = { count: 0 }] = await t.tx.execute<{ count: number }>(sql`select count(*)::int as count from announcements a where ${showing}`);
+  const excess = count + 1 - MAX_SHOWING_ANNOUNCEMENTS;
+  if (excess <= 0) return [];
+  const ended = await announcementsCollection.patch<{ id: string }>(
+    t.tx,
+    sql`a.id in (select a.id from announcements a where ${showing} and a.status = 'acknowledged' order by a.created_at, a.id limit ${excess})`,
+    { expiresAt: now },
+    { at: t.now() },
+  );
+  for (const { id } of ended) {
+    await publishToAnnouncementRecipients({ t, announcementId: id, event: { type: "announcement.expired", data: { id } } });
+  }
+  return ended.map((row) => row.id);
 }

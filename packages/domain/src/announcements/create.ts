@@ -15,7 +15,7 @@ import { countRecipients, recipientSource, requireKnownTargets } from "./audienc
 import { presentAnnouncement, rowFromStored } from "./present";
 import type { AnnouncementTargetsInput, ScopedAnnouncementCreate, SystemAnnouncementCreate } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
-import { requireRoomForAnnouncement } from "./active-cap";
+import { endOldestAcknowledgedAnnouncements, requireRoomForAnnouncement } from "./active-cap";
 import { inTransaction } from "../transaction";
 
 /** Recipients per email job; jobs run in parallel on every worker, each claiming batches. */
@@ -102,6 +102,7 @@ async function createAnnouncement(options: {
         limit: deps.env.EMAIL_ANNOUNCEMENTS_PER_USER_PER_HOUR,
         what: "announcements by email (of organizations, observatories and projects together)",
       });
+    await endOldestAcknowledgedAnnouncements({ t, ref });
     const doc: AnnouncementDoc = {
       scope: ref.scope,
       scopeId: ref.scopeId,

@@ -25,7 +25,7 @@ import {
 import type { HonoRequest } from "hono";
 import { defineOperation, type AnyOperation, type OperationConfig, type OperationContext } from "../define-operation";
 import { authedErrors, conflict, errorResponses, idParam, problemResponseFor } from "../responses";
-import { acknowledged, cancelBody, cancelled, lifecycle, retention, tags } from "./shared";
+import { acknowledged, cancelBody, cancelled, lifecycle, retention, showingLimit, tags } from "./shared";
 
 /**
  * The announcement operations every scope shares, each defined once and parameterised by scope.
@@ -223,7 +223,7 @@ const create = scopedAction({
     "(`email` or `both`) an hour, organizations', observatories' and projects' together; beyond it 429 RATE_LIMITED with " +
     "Retry-After, and nothing is created. `message` announcements are not counted. " +
     `A ${face.scope} has at most ${MAX_ACTIVE_ANNOUNCEMENTS} active announcements (scheduled ones included); ` +
-    "beyond, 409 CONFLICT until one is cancelled, expires or is acknowledged by every recipient.",
+    `beyond, 409 CONFLICT until one is cancelled, expires or is acknowledged by every recipient. ${showingLimit}`,
   output: announcementSchema,
   outputDescription: "Created",
   responses: {

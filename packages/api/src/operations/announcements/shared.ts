@@ -1,5 +1,5 @@
 import type { HonoRequest } from "hono";
-import { acknowledgmentSchema, announcementSchema, cancelAnnouncementSchema } from "@meridian/domain";
+import { acknowledgmentSchema, announcementSchema, cancelAnnouncementSchema, MAX_SHOWING_ANNOUNCEMENTS } from "@meridian/domain";
 import { authedErrors, conflict, problemResponseFor } from "../responses";
 
 export const tags = ["Announcements"];
@@ -11,6 +11,10 @@ export const lifecycle =
   "cancelled with a reason. Any other move is 409 INVALID_TRANSITION. Email recipients " +
   "(`email`, `both`) are acknowledged at creation, or when a scheduled announcement starts " +
   "(until then it can be cancelled); the creator, when a recipient, at creation.";
+
+export const showingLimit =
+  `At most ${MAX_SHOWING_ANNOUNCEMENTS} show at once, active or acknowledged by everyone: a creation past that sets the expiry ` +
+  "of the oldest acknowledged ones to that moment, so they stop showing (their status stays acknowledged).";
 
 export const retention =
   "An announcement that ended (cancelled, or past its `expiresAt`) more than `ANNOUNCEMENTS_KEEP_DAYS` ago (365 unless set) " +

@@ -16,7 +16,7 @@ import {
 } from "@meridian/domain";
 import { defineOperation } from "../define-operation";
 import { authedErrors, conflict, problemResponseFor } from "../responses";
-import { lifecycle, retention, tags } from "./shared";
+import { lifecycle, retention, showingLimit, tags } from "./shared";
 
 /**
  * What only system announcements have, under /api/v1/system/motd: the server-admin tier, so anyone else is
@@ -33,7 +33,7 @@ export const systemAnnouncementOperations = {
       `users with access through organizations count. Unknown ids are 400 VALIDATION_FAILED ` +
       `with one error per id; no resulting recipient is 400 NO_RECIPIENTS. ${lifecycle} ` +
       `At most ${MAX_ACTIVE_ANNOUNCEMENTS} are active at once (scheduled ones included); ` +
-      "beyond, 409 CONFLICT until one is cancelled, expires or is acknowledged by every recipient.",
+      `beyond, 409 CONFLICT until one is cancelled, expires or is acknowledged by every recipient. ${showingLimit}`,
     method: "post",
     path: "/api/v1/system/motd",
     status: 201,
