@@ -55,8 +55,10 @@ export async function requireRoomForAnnouncement(options: { t: InTransaction; re
 /**
  * Makes room for one more showing announcement in the scope (MAX_SHOWING_ANNOUNCEMENTS), under the
  * scope's lock that `requireRoomForAnnouncement` took: the oldest acknowledged ones stop showing
- * now, their recipients are told as of an expiry, and their status stays `acknowledged`. The
- * active cap was checked first, so at the limit at least one showing announcement is acknowledged.
+ * now, their recipients are told as of an expiry, and their status stays `acknowledged`. Started
+ * ones go first; a scheduled one only when no started one is left, and then it never starts
+ * (`announceStarted`). The active cap was checked first, so at the limit at least one showing
+ * announcement is acknowledged.
  */
 export async function endOldestAcknowledgedAnnouncements(options: { t: InTransaction; ref: AnnouncementScopeRef }) {
   const { t, ref } = options;
@@ -68,7 +70,8 @@ export async function endOldestAcknowledgedAnnouncements(options: { t: InTransac
   if (excess <= 0) return [];
   const ended = await announcementsCollection.patch<{ id: string }>(
     t.tx,
-    sql`a.id in (select a.id from announcements a where ${showing} and a.status = 'acknowledged' order by a.created_at, a.id limit ${excess})`,
+    sql`a.id in (select a.id from announcements a where ${showing} and a.status = 'acknowledged'
+      order by a.starts_at > ${now}::timestamptz, a.created_at, a.id limit ${excess})`,
     { expiresAt: now },
     { at: t.now() },
   );

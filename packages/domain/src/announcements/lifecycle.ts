@@ -184,6 +184,8 @@ export async function announceStarted(options: { deps: Deps; announcementId: str
     if (!record) return;
     let row = toAnnouncementRow(record);
     if (row.status !== "active" && row.status !== "acknowledged") return;
+    // Ended before it started: its scope's newer announcements pushed it out (ADR 0031).
+    if (row.doc.expiresAt && Date.parse(row.doc.expiresAt) <= t.now().getTime()) return;
     if (row.status === "active" && row.doc.deliveryType !== "message") row = await acknowledgeEmailRecipients(t.tx, row, t.now());
     const presented = presentAnnouncement({ row, includeTargets: false });
     await publishToAnnouncementRecipients({ t, announcementId, event: { type: "announcement.created", data: presented } });
