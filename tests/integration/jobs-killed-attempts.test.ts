@@ -175,14 +175,18 @@ describe("a long job whose every attempt is killed", () => {
       jobId,
       hold: await holdTable(server.databaseUrl, "push_subscriptions"),
       attempts: 3,
-      // While the attempts die, writes are refused and health says so.
+      // While the attempts die, writes are refused and health says so. Health's status also carries the
+      // object store's ping, which a loaded machine can take past its one second (503 "down", as in CI run 45),
+      // so what is read here is its maintenance, whatever the status code.
       whileRunning: async () => {
-        expect(await must("/api/health", {}, 200)).toMatchObject({ status: "degraded", maintenance: { active: true, jobId } });
+        const health = (await call("/api/health")).body as { status: string };
+        expect(health).toMatchObject({ maintenance: { active: true, jobId } });
+        expect(health.status).not.toBe("ok");
         expect((await call("/projects", { method: "POST", token: owner.token, json: { name: "During" } })).status).toBe(503);
       },
     });
     expectEndedByKilledAttempts(job, 3);
-    expect(await must("/api/health", {}, 200)).toMatchObject({ maintenance: { active: false, jobId: null } });
+    expect((await call("/api/health")).body).toMatchObject({ maintenance: { active: false, jobId: null } });
     expect(await must("/api/v1/maintenance", {}, 200)).toMatchObject({ active: false });
     await must("/projects", { method: "POST", token: owner.token, json: { name: "After" } }, 201);
     const schemas = await server.server.runtime.deps.db.execute(
