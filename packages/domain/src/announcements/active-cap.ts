@@ -63,7 +63,9 @@ export async function requireRoomForAnnouncement(options: { t: InTransaction; re
 export async function endOldestAcknowledgedAnnouncements(options: { t: InTransaction; ref: AnnouncementScopeRef }) {
   const { t, ref } = options;
   const now = t.now().toISOString();
-  const showing = sql`a.scope = ${ref.scope} and a.scope_id is not distinct from ${ref.scopeId}
+  // `=` rather than `is not distinct from`, which no index serves: the scope's index is read, not every announcement of its kind.
+  const inScope = ref.scopeId === null ? sql`a.scope_id is null` : sql`a.scope_id = ${ref.scopeId}`;
+  const showing = sql`a.scope = ${ref.scope} and ${inScope}
     and a.status in ('active', 'acknowledged') and (a.expires_at is null or a.expires_at > ${now}::timestamptz)`;
   const [{ count } = { count: 0 }] = await t.tx.execute<{ count: number }>(sql`select count(*)::int as count from announcements a where ${showing}`);
   const excess = count + 1 - MAX_SHOWING_ANNOUNCEMENTS;
