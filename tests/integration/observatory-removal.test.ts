@@ -99,6 +99,9 @@ describe("removing an observatory with each kind of observation", () => {
   const made: Record<"pending" | "paused" | "completed" | "cancelled" | "running", Observation> = {} as never;
   let fileId: string;
   let announcementId: string;
+  let acknowledgedId: string;
+  const bannerIds = async (account: Account) =>
+    ((await must("/api/v1/user/motd/current", { token: account.token }, 200)) as { items: Array<{ id: string }> }).items.map((item) => item.id);
 
   beforeAll(async () => {
     ({ owner, member, viewer, stranger, observatoryId, projectId, key } = await observationCast(server, {
@@ -131,6 +134,17 @@ describe("removing an observatory with each kind of observation", () => {
       .id;
     const pending = (await must("/api/v1/user/motd/pending", { token: viewer.token }, 200)) as { items: Array<{ id: string }> };
     expect(pending.items.map((item) => item.id)).toContain(announcementId);
+    // A second one that every recipient has acknowledged: it cannot be cancelled, and shows as a banner.
+    acknowledgedId = ((await must(`/observatories/${observatoryId}/motd`, { method: "POST", token: owner.token, json: announcement }, 201)) as { id: string })
+      .id;
+    const recipients = `/observatories/${observatoryId}/motd/${acknowledgedId}/recipients`;
+    const waiting = (await must(`${recipients}?status=pending`, { token: owner.token }, 200)) as { items: Array<{ userId: string }> };
+    for (const { userId } of waiting.items) {
+      const recipient = [member, viewer, stranger].find((account) => account.id === userId)!;
+      await must(`/observatories/${observatoryId}/motd/${acknowledgedId}/acknowledge`, { method: "POST", token: recipient.token }, 200);
+    }
+    expect(await must(recipients, { token: owner.token }, 200)).toMatchObject({ counts: { pending: 0 } });
+    expect(await bannerIds(viewer)).toContain(acknowledgedId);
   });
 
   it("is refused while an observation is assigned or in progress (409 OBSERVATORY_BUSY), changing nothing", async () => {
@@ -230,6 +244,10 @@ describe("removing an observatory with each kind of observation", () => {
     });
     const pending = (await must("/api/v1/user/motd/pending", { token: viewer.token }, 200)) as { items: Array<{ id: string }> };
     expect(pending.items.map((item) => item.id)).not.toContain(announcementId);
+    // The acknowledged one stays acknowledged but stops showing: no banner is left from an observatory that is gone.
+    expect(managed.items.find((item) => item.id === acknowledgedId)).toMatchObject({ status: "acknowledged", expiresAt: expect.any(String) });
+    expect(await bannerIds(viewer)).not.toContain(acknowledgedId);
+    expect(await bannerIds(owner)).not.toContain(acknowledgedId);
     const audit = (await must(`/api/v1/admin/audit?targetId=${observatoryId}`, { token: adminToken }, 200)) as {
       items: Array<{ action: string; actorId: string; after: unknown }>;
     };

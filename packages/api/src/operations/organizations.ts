@@ -245,7 +245,8 @@ export const organizationOperations = {
       "The owner (or a server admin); members get 403. Refused with 409 ORGANIZATION_NOT_EMPTY, " +
       "whose detail names them, while it owns observatories or projects. " +
       "Its memberships in other observatories end (recorded in their history), its members are " +
-      "told over the WebSocket, and its active announcements are cancelled.",
+      "told over the WebSocket, its active announcements are cancelled, and its acknowledged ones stop showing " +
+      "(their expiry set to that moment).",
     method: "delete",
     path: "/organizations/{id}",
     status: 204,

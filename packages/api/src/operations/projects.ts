@@ -169,8 +169,8 @@ export const projectOperations = {
     summary: "Delete an archived project",
     description:
       "The owner (or a server admin) only; other members get 403. The project must be archived " +
-      "first (409 PROJECT_NOT_ARCHIVED). Its memberships go with it and its active announcements " +
-      "are cancelled.",
+      "first (409 PROJECT_NOT_ARCHIVED). Its memberships go with it, its active announcements " +
+      "are cancelled, and its acknowledged ones stop showing (their expiry set to that moment).",
     method: "delete",
     path: "/projects/{id}",
     status: 204,

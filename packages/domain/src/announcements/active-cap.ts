@@ -1,7 +1,7 @@
-import { announcementsCollection, tables } from "@meridian/db";
+import { tables } from "@meridian/db";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { refuseAtCap } from "../caps";
-import { publishToAnnouncementRecipients } from "../events/publish";
+import { endShowingAcknowledged } from "./lifecycle";
 import type { InTransaction } from "../transaction";
 import type { AnnouncementScopeRef } from "./scope-access";
 
@@ -32,7 +32,7 @@ export const announcementScopeLockKey = (ref: AnnouncementScopeRef) => `announce
  * the scope's other writers); one past its expiry that the minute sweep has not ended yet does
  * not count.
  */
-export async function requireRoomForAnnouncement(options: { t: InTransaction; ref: AnnouncementScopeRef }) {
+export async function requireRoomForAnnouncement(options: { t: Pick<InTransaction, "tx" | "now">; ref: AnnouncementScopeRef }) {
   const { t, ref } = options;
   await t.tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${announcementScopeLockKey(ref)}, 0))`);
   const { announcements } = tables;
@@ -55,12 +55,11 @@ export async function requireRoomForAnnouncement(options: { t: InTransaction; re
 /**
  * Makes room for one more showing announcement in the scope (MAX_SHOWING_ANNOUNCEMENTS), under the
  * scope's lock that `requireRoomForAnnouncement` took: the oldest acknowledged ones stop showing
- * now, their recipients are told as of an expiry, and their status stays `acknowledged`. Started
- * ones go first; a scheduled one only when no started one is left, and then it never starts
- * (`announceStarted`). The active cap was checked first, so at the limit at least one showing
- * announcement is acknowledged.
+ * now (`endShowingAcknowledged`). Started ones go first; a scheduled one only when no started one
+ * is left. The active cap was checked first, so at the limit at least one showing announcement is
+ * acknowledged.
  */
-export async function endOldestAcknowledgedAnnouncements(options: { t: InTransaction; ref: AnnouncementScopeRef }) {
+export async function endOldestAcknowledgedAnnouncements(options: { t: Pick<InTransaction, "tx" | "now">; ref: AnnouncementScopeRef }) {
   const { t, ref } = options;
   const now = t.now().toISOString();
   // `=` rather than `is not distinct from`, which no index serves: the scope's index is read, not every announcement of its kind.
@@ -70,15 +69,9 @@ export async function endOldestAcknowledgedAnnouncements(options: { t: InTransac
   const [{ count } = { count: 0 }] = await t.tx.execute<{ count: number }>(sql`select count(*)::int as count from announcements a where ${showing}`);
   const excess = count + 1 - MAX_SHOWING_ANNOUNCEMENTS;
   if (excess <= 0) return [];
-  const ended = await announcementsCollection.patch<{ id: string }>(
-    t.tx,
-    sql`a.id in (select a.id from announcements a where ${showing} and a.status = 'acknowledged'
+  return endShowingAcknowledged({
+    t,
+    where: sql`a.id in (select a.id from announcements a where ${showing} and a.status = 'acknowledged'
       order by a.starts_at > ${now}::timestamptz, a.created_at, a.id limit ${excess})`,
-    { expiresAt: now },
-    { at: t.now() },
-  );
-  for (const { id } of ended) {
-    await publishToAnnouncementRecipients({ t, announcementId: id, event: { type: "announcement.expired", data: { id } } });
-  }
-  return ended.map((row) => row.id);
+  });
 }

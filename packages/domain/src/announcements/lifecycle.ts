@@ -219,9 +219,31 @@ async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, no
 }
 
 /**
+ * Ends the acknowledged announcements that `where` picks among those still showing: their expiry
+ * becomes now (the wire shows when they stopped showing), their status stays `acknowledged`, and
+ * their recipients are told as of an expiry. A scheduled one so ended never starts (`announceStarted`).
+ * `where` may name `a.id` in a subquery of its own, ordered and limited (ADR 0031).
+ */
+export async function endShowingAcknowledged(options: { t: Pick<InTransaction, "tx" | "now">; where: SQL }): Promise<string[]> {
+  const { t, where } = options;
+  const now = t.now();
+  const ended = await announcementsCollection.patch<{ id: string }>(
+    t.tx,
+    sql`${where} and a.status = 'acknowledged' and (a.expires_at is null or a.expires_at > ${now.toISOString()}::timestamptz)`,
+    { expiresAt: now.toISOString() },
+    { at: now },
+  );
+  for (const { id } of ended) {
+    await publishToAnnouncementRecipients({ t, announcementId: id, event: { type: "announcement.expired", data: { id } } });
+  }
+  return ended.map((row) => row.id);
+}
+
+/**
  * Cancels every active announcement of an observatory, organization or project that is being removed, in
  * the deleting transaction: recipients keep a record that says why, and no sender is left
- * with announcements whose scope is gone.
+ * with announcements whose scope is gone. Its acknowledged ones stop showing (they cannot be
+ * cancelled): no banner or count is left from a scope that is gone.
  */
 export async function cancelScopeAnnouncements(options: {
   t: Pick<InTransaction, "tx" | "now" | "caches" | "cacheChanges">;
@@ -231,12 +253,14 @@ export async function cancelScopeAnnouncements(options: {
   reason: string;
 }) {
   const { t, actor, scope, scopeId, reason } = options;
-  const cancelled = await markCancelled(t, sql`a.scope = ${scope} and a.scope_id = ${scopeId} and a.status = 'active'`, {
+  const inScope = sql`a.scope = ${scope} and a.scope_id = ${scopeId}`;
+  const cancelled = await markCancelled(t, sql`${inScope} and a.status = 'active'`, {
     reason,
     at: t.now().toISOString(),
     by: actor.id,
   });
-  if (cancelled.length > 0) await invalidateCaches({ t, change: { kind: "announcements" } });
+  const ended = await endShowingAcknowledged({ t, where: inScope });
+  if (cancelled.length > 0 || ended.length > 0) await invalidateCaches({ t, change: { kind: "announcements" } });
   return cancelled.length;
 }
 
