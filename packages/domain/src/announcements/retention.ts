@@ -1,11 +1,10 @@
 import type { Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
+import { deleteInBatches } from "../system/delete-in-batches";
 import { recipientsOf } from "./recipient-rows";
 
 /** Announcements one pass takes up, so a backlog (the first run on an old server) is worked through in bounded reads. */
 const ANNOUNCEMENTS_PER_PASS = 100;
-/** Recipient rows one statement removes, so a large announcement never holds many row locks at once. */
-const RECIPIENTS_PER_STATEMENT = 5_000;
 
 /**
  * Removes announcements that ended more than `keepDays` ago, with their recipient rows: cancelled
@@ -13,9 +12,10 @@ const RECIPIENTS_PER_STATEMENT = 5_000;
  * showing at it). Kept: one without an expiry that was never cancelled (it still shows), one that
  * has not started by the horizon, and one whose emails are still being sent.
  *
- * The recipient rows go first, by the primary-key range of each announcement (they have no other
- * index), and its row last, so a pass killed at any point leaves an ended announcement that the
- * next pass finishes, never recipient rows that nothing names.
+ * The recipient rows go first, in the retention jobs' batches (`deleteInBatches`) over the
+ * primary-key range of each announcement (they have no other index), and its row last, so a pass
+ * killed at any point leaves an ended announcement that the next pass finishes, never recipient
+ * rows that nothing names.
  */
 export async function pruneEndedAnnouncements(options: { db: Executor; now: Date; keepDays: number }): Promise<number> {
   const { db } = options;
@@ -27,12 +27,7 @@ export async function pruneEndedAnnouncements(options: { db: Executor; now: Date
   for (;;) {
     const batch = await db.execute<{ id: string }>(sql`select a.id from announcements a where ${ended} order by a.id limit ${ANNOUNCEMENTS_PER_PASS}`);
     for (const { id } of batch) {
-      for (;;) {
-        const rows = await db.execute(sql`
-          delete from announcement_recipients where id in (
-            select id from announcement_recipients where ${recipientsOf({ announcementId: id })} limit ${RECIPIENTS_PER_STATEMENT}) returning id`);
-        if (rows.length < RECIPIENTS_PER_STATEMENT) break;
-      }
+      await deleteInBatches({ db, table: "announcement_recipients", where: recipientsOf({ announcementId: id }) });
       removed += (await db.execute(sql`delete from announcements a where a.id = ${id} and ${ended} returning a.id`)).length;
     }
     if (batch.length < ANNOUNCEMENTS_PER_PASS) return removed;
