@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -9,8 +10,11 @@ afterAll(() => server?.stop());
 
 describe("platform smoke", () => {
   it("answers health with every check ok", async () => {
-    const response = await server.request("/api/health");
-    expect(response.status).toBe(200);
+    // Each check is time-boxed to a second: on a loaded machine one answer may miss it, so wait for an ok one.
+    const response = await until("health to answer ok", async () => {
+      const answer = await server.request("/api/health");
+      return answer.status === 200 ? answer : (await answer.body?.cancel(), undefined);
+    });
     const body = await response.json();
     expect(body.status).toBe("ok");
     expect(body.checks.database.status).toBe("ok");
