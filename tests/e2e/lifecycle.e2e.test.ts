@@ -66,6 +66,7 @@ describe("web app: roles, deletions, typed transfers and history", { timeout: 90
     await expect.poll(() => deleteButton.isEnabled()).toBe(true);
     await deleteButton.click();
     const dialog = view.getByRole("dialog", { name: `Delete ${name}?` });
+    await dialog.getByText("its announcements stop showing: active ones are cancelled, acknowledged ones end").waitFor(WAIT);
     await dialog.getByRole("button", { name: "Delete project" }).click();
     await view.getByText(`${name} was deleted.`).waitFor(WAIT);
     await view.getByRole("heading", { name: "Projects", level: 1 }).waitFor(WAIT);

@@ -158,6 +158,7 @@ describe("web app: operating observations", { timeout: 120_000 }, () => {
     await page.getByRole("button", { name: "Remove observatory" }).click();
     const dialog = page.getByRole("dialog", { name: `Remove Dome ${tag}?` });
     await dialog.getByText("Its queue is cancelled: 1 pending and 1 paused observations").waitFor(WAIT);
+    await dialog.getByText("its announcements stop showing (active ones are cancelled, acknowledged ones end)").waitFor(WAIT);
     const confirm = dialog.getByRole("button", { name: "Remove observatory" });
     await dialog.getByLabel("Type the observatory's name to confirm").fill(`Dome ${tag}x`);
     expect(await confirm.isDisabled()).toBe(true);

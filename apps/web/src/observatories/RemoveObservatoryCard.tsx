@@ -78,8 +78,8 @@ function RemoveDialog({ observatory, onClose }: { observatory: Observatory; onCl
         </p>
       )}
       <p className="text-sm text-slate-600">
-        Its plugin keys stop working and its plugin is disconnected, and it leaves every list. Observations that ended, with their files and history, stay
-        readable to those who could read them. This cannot be undone.
+        Its plugin keys stop working and its plugin is disconnected, it leaves every list, and its announcements stop showing (active ones are cancelled,
+        acknowledged ones end). Observations that ended, with their files and history, stay readable to those who could read them. This cannot be undone.
       </p>
       <TypeToConfirm what="the observatory's name" accepted={[observatory.name]} value={typed} onChange={setTyped} />
     </FormDialog>

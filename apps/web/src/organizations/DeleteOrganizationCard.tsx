@@ -13,7 +13,7 @@ export function DeleteOrganizationCard({ organization }: { organization: Organiz
       consequences={
         <>
           <strong className="font-semibold text-slate-900">{organization.name}</strong> and its member list will be gone for good. Its members lose what they
-          had through it, it leaves every observatory it is a member of, and its active announcements are cancelled.
+          had through it, it leaves every observatory it is a member of, and its announcements stop showing: active ones are cancelled, acknowledged ones end.
         </>
       }
       mutation={trpc.organizations.delete.mutationOptions()}

@@ -9,12 +9,12 @@ export function DeleteProjectCard({ project }: { project: Project }) {
     <DeleteCard
       what="project"
       name={project.name}
-      description="Removes the project and its memberships for good, and cancels its active announcements."
+      description="Removes the project and its memberships for good, and ends its announcements."
       blockedBecause={project.status === "archived" ? null : "Only an archived project can be deleted: set its status to Archived and save first."}
       consequences={
         <>
-          <strong className="font-semibold text-slate-900">{project.name}</strong> and its member list will be gone for everyone, and its active announcements
-          are cancelled. This cannot be undone.
+          <strong className="font-semibold text-slate-900">{project.name}</strong> and its member list will be gone for everyone, and its announcements stop
+          showing: active ones are cancelled, acknowledged ones end. This cannot be undone.
         </>
       }
       mutation={trpc.projects.delete.mutationOptions()}
