@@ -9,7 +9,10 @@
  *   socket    sent → the plugin has the message
  * The server runs as `pnpm start` does, in a process of its own (bench/dispatch-server.ts), which
  * passes the marks of its dispatch trace (packages/domain/src/observations/dispatch-trace.ts) to this one; clocks are performance.timeOrigin + now().
- * The peer is a bare `ws` echo of an `assign`-sized message: the floor a socket alone costs.
+ * Two peers, each alternating with Meridian: a bare `ws` echo of an `assign`-sized message (the floor a
+ * socket alone costs), and the path's database work with no Meridian code on the server's own
+ * PostgreSQL (bench/postgres-floor.ts: two transactions of the request's and the dispatch's shape,
+ * each NOTIFY heard), the floor this machine's round trips and flushes set at that moment.
  *
  *   node --import tsx bench/dispatch-latency.ts [--samples 300] [--rounds 3]
  *
@@ -19,6 +22,7 @@ import type { DispatchMark, DispatchStage } from "@meridian/domain";
 import WebSocket, { WebSocketServer } from "ws";
 import { callJson, freePort, installCleanupHooks, loadAverage, machineDescription, makeTempDir, numberOption, removeTempDirs, writeResult } from "./lib.mjs";
 import { forkBenchProcess } from "./forked-process";
+import { measurePostgresFloor } from "./postgres-floor";
 
 const SAMPLES = numberOption("samples", 300);
 const ROUNDS = numberOption("rounds", 3);
@@ -83,6 +87,8 @@ interface Sample {
   observationId: string;
 }
 
+type Stages = ReturnType<typeof stagesOf>[number];
+
 /** Each sample's stages, from the marks: job starts carry only the observatory, so each is matched to the sample it follows. */
 function stagesOf(samples: Sample[], marks: DispatchMark[]) {
   const find = (stage: DispatchStage, predicate: (mark: DispatchMark) => boolean) => {
@@ -109,10 +115,13 @@ function stagesOf(samples: Sample[], marks: DispatchMark[]) {
   });
 }
 
-async function measureMeridian() {
+/** Meridian's samples and, before or after them on the same idle server's PostgreSQL, the database floor's. */
+async function measureMeridian(floorFirst: boolean) {
   const dataDir = await makeTempDir("dispatch-latency");
   const server = await startServer(dataDir);
+  const floor = () => measurePostgresFloor({ databaseUrl: server.databaseUrl!, samples: SAMPLES, warmup: WARMUP });
   try {
+    const floorBefore = floorFirst ? await floor() : undefined;
     const { token } = (await callJson(server.url, "/api/v1/auth/login", null, ADMIN)) as { token: string };
     const project = (await callJson(server.url, "/projects", token, { name: "Dispatch bench" })) as { id: string };
     const observatory = (await callJson(server.url, "/observatories", token, { name: "Dispatch bench" })) as { id: string };
@@ -147,7 +156,7 @@ async function measureMeridian() {
       await server.settled();
     }
     plugin.ws.close();
-    return stagesOf(samples, server.marks);
+    return { stages: stagesOf(samples, server.marks), floor: floorBefore ?? (await floor()) };
   } finally {
     await server.stop();
   }
@@ -176,18 +185,22 @@ async function main() {
   const { cores, cpuModel, node } = machineDescription();
   const machine = `${cores} cores (${cpuModel}), Node ${node}`;
   const stageNames = ["request", "pickup", "dispatch", "notify", "hub", "socket", "total"] as const;
-  const rounds: Array<{ meridian: Awaited<ReturnType<typeof measureMeridian>>; peer: number[] }> = [];
+  const rounds: Array<{ meridian: Stages[]; floor: number[]; peer: number[] }> = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     // The order flips each round, so neither side always runs on a warmer machine.
     const peerFirst = round % 2 === 1;
     const peer = peerFirst ? await measurePeer() : undefined;
-    const meridian = await measureMeridian();
-    rounds.push({ meridian, peer: peer ?? (await measurePeer()) });
+    const { stages: meridian, floor } = await measureMeridian(peerFirst);
+    rounds.push({ meridian, floor, peer: peer ?? (await measurePeer()) });
     const totals = meridian.map((sample) => sample.total);
-    process.stdout.write(`round ${round + 1}: total p50 ${ms(percentile(totals, 50))} ms, p99 ${ms(percentile(totals, 99))} ms\n`);
+    process.stdout.write(
+      `round ${round + 1}: total p50 ${ms(percentile(totals, 50))} ms, p99 ${ms(percentile(totals, 99))} ms; ` +
+        `database floor p50 ${ms(percentile(floor, 50))} ms, p99 ${ms(percentile(floor, 99))} ms\n`,
+    );
   }
   const all = rounds.flatMap((round) => round.meridian);
   const peer = rounds.flatMap((round) => round.peer);
+  const floor = rounds.flatMap((round) => round.floor);
   const of = (name: (typeof stageNames)[number]) => all.map((sample) => sample[name]);
   const roundP99s = rounds.map((round) =>
     percentile(
@@ -202,7 +215,8 @@ async function main() {
     `Measured ${new Date().toISOString().slice(0, 10)} with \`node --import tsx bench/dispatch-latency.ts --samples ${SAMPLES} --rounds ${ROUNDS}\`: ` +
       `${ROUNDS} rounds of ${SAMPLES} observations (after ${WARMUP} not counted), each on a fresh server, one at a time to an idle connected ` +
       `observatory, each once the server runs no job and has none but emails due; ` +
-      `the peer (a bare \`ws\` echo of an \`assign\`-sized message) alternates with it. ${machine}. ` +
+      `two peers alternate with it: a bare \`ws\` echo of an \`assign\`-sized message, and the path's database work alone on the server's ` +
+      `PostgreSQL (bench/postgres-floor.ts: two transactions of a dozen statements, each with an insert and a NOTIFY heard). ${machine}. ` +
       `Load average at the start ${loadAtStart}, at the end ${loadAverage()}.`,
     "",
     "| Stage | p50 ms | p90 ms | p99 ms | max ms |",
@@ -213,6 +227,8 @@ async function main() {
       return `| ${label} | ${ms(percentile(values, 50))} | ${ms(percentile(values, 90))} | ${ms(percentile(values, 99))} | ${ms(Math.max(...values))} |`;
     }),
     `| peer: bare \`ws\` round trip | ${ms(percentile(peer, 50))} | ${ms(percentile(peer, 90))} | ${ms(percentile(peer, 99))} | ${ms(Math.max(...peer))} |`,
+    `| peer: the database floor (two transactions, two NOTIFYs) | ${ms(percentile(floor, 50))} | ${ms(percentile(floor, 90))} | ` +
+      `${ms(percentile(floor, 99))} | ${ms(Math.max(...floor))} |`,
     "",
     `p99 of each round: ${roundP99s.map((value) => `${ms(value)} ms`).join(", ")}. ` +
       `Goal (issue 26, point 4): p99 under ${GOAL_P99_MS} ms: **${p99 < GOAL_P99_MS ? "met" : "not met"}** (${ms(p99)} ms over all ${all.length} samples).`,

@@ -2,7 +2,7 @@
  * bench/dispatch-latency.ts's (and bench/observatory-connections.ts's) server: Meridian as `pnpm start` runs it (server and worker in one
  * process, production mode), started here so that this process can subscribe to the dispatch
  * trace (node:diagnostics_channel works within a process) and pass each mark to the parent over
- * IPC. Prints its address, as JSON, once it listens. Asked to settle, it answers once no job runs
+ * IPC. Sends its address and its database's, once it listens. Asked to settle, it answers once no job runs
  * and none but an email is due (the previous sample's dispatch done), so that each sample starts on
  * an idle server. A recipient's next email waits for the worker's poll (up to 2 s: graphile-worker
  * looks for the next job before the last one's completion has freed the recipient's queue), so
@@ -20,7 +20,7 @@ const env = loadEnv(process.env);
 if ("gc" in globalThis) answerMemoryQueries();
 diagnosticsChannel.subscribe(DISPATCH_TRACE_CHANNEL, (mark) => process.send?.(mark as DispatchMark));
 const running = await startServer({ env, logger: createLogger({ level: env.LOG_LEVEL, name: "meridian" }) });
-process.send?.({ listening: running.url });
+process.send?.({ listening: running.url, databaseUrl: running.runtime.databaseUrl });
 
 async function settle() {
   for (;;) {

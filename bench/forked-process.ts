@@ -8,8 +8,8 @@ const answerKey = { settle: "settled", memory: "memory" } as const;
 
 /**
  * A bench process of ours (bench/dispatch-server.ts, bench/bare-ws-peer.ts), forked with IPC from the repository root: its
- * address once it says it listens, then questions answered by id (the server's idle state, the process's memory). Any
- * other message (the dispatch trace's marks) goes to `onMessage`.
+ * address (and a server's database) once it says it listens, then questions answered by id (the server's idle state, the
+ * process's memory). Any other message (the dispatch trace's marks) goes to `onMessage`.
  */
 export async function forkBenchProcess(options: { script: string; env: Record<string, string>; execArgv?: string[]; onMessage?: (message: unknown) => void }) {
   const child: ChildProcess = fork(path.join(repoRoot, "bench", options.script), [], {
@@ -19,10 +19,11 @@ export async function forkBenchProcess(options: { script: string; env: Record<st
     env: cleanEnv(options.env),
   });
   const waiting = new Map<string, (answer: unknown) => void>();
-  const url = await new Promise<string>((resolve, reject) => {
+  const listening = await new Promise<{ url: string; databaseUrl?: string }>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${options.script} exited (${code}) before it listened`)));
     child.on("message", (message: Record<string, unknown>) => {
-      if (typeof message.listening === "string") return resolve(message.listening);
+      if (typeof message.listening === "string")
+        return resolve({ url: message.listening, databaseUrl: typeof message.databaseUrl === "string" ? message.databaseUrl : undefined });
       for (const question of Object.keys(answerKey) as Question[]) {
         const id = message[answerKey[question]];
         const answered = typeof id === "number" ? waiting.get(`${question}:${id}`) : undefined;
@@ -45,5 +46,5 @@ export async function forkBenchProcess(options: { script: string; env: Record<st
     child.kill("SIGTERM");
     if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
   };
-  return { child, url, ask, stop };
+  return { child, ...listening, ask, stop };
 }
