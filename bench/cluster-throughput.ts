@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
 import { driveMixedLoad, type Kind, type KindStats, type LoadUser } from "./cluster-load";
-import { callJson, median, numberOption, writeResult } from "./lib.mjs";
+import { callJson, median, numberOption, percentile, writeResult } from "./lib.mjs";
 import { sampleConnections } from "./postgres-waits";
 import { machineBusySeconds, ownCpuSeconds, treeCpuSeconds } from "./process-cpu";
 
@@ -61,7 +61,6 @@ interface Run {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? 0;
 const children = new Set<ChildProcess>();
 
 async function startCluster(servers: number) {

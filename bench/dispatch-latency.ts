@@ -20,8 +20,8 @@
  */
 import type { DispatchMark, DispatchStage } from "@meridian/domain";
 import WebSocket, { WebSocketServer } from "ws";
-import { callJson, freePort, installCleanupHooks, loadAverage, machineDescription, makeTempDir, numberOption, removeTempDirs, writeResult } from "./lib.mjs";
-import { forkBenchProcess } from "./forked-process";
+import { callJson, installCleanupHooks, loadAverage, machineDescription, makeTempDir, numberOption, percentile, removeTempDirs, writeResult } from "./lib.mjs";
+import { forkBenchProcess, meridianServerEnv } from "./forked-process";
 import { measurePostgresFloor } from "./postgres-floor";
 
 const SAMPLES = numberOption("samples", 300);
@@ -31,7 +31,6 @@ const GOAL_P99_MS = 25;
 const ADMIN = { email: "dispatch-bench@example.com", password: "dispatch bench password" };
 const target = { name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] };
 const now = () => performance.timeOrigin + performance.now();
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 const ms = (value: number) => value.toFixed(2);
 
 installCleanupHooks();
@@ -62,15 +61,7 @@ async function startServer(dataDir: string) {
   const server = await forkBenchProcess({
     script: "dispatch-server.ts",
     env: {
-      NODE_ENV: "production",
-      LOG_LEVEL: "warn",
-      MERIDIAN_ROLE: "all",
-      HOST: "127.0.0.1",
-      PORT: String(await freePort()),
-      DATA_DIR: dataDir,
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
+      ...(await meridianServerEnv({ dataDir, admin: ADMIN })),
       // The plugin here reports two moves per observation, far faster than a telescope.
       PLUGIN_MESSAGES_PER_SECOND: "1000",
     },

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { cleanEnv, repoRoot } from "./lib.mjs";
+import { cleanEnv, freePort, repoRoot } from "./lib.mjs";
 
 /** What a forked bench process answers over IPC: `{ settled: id }` to `{ settle: id }`, `{ memory: id, ... }` to `{ memory: id }`. */
 type Question = "settle" | "memory";
@@ -47,4 +47,19 @@ export async function forkBenchProcess(options: { script: string; env: Record<st
     if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
   };
   return { child, ...listening, ask, stop };
+}
+
+/** What bench/dispatch-server.ts runs Meridian with: as `pnpm start` does, on its own DATA_DIR and free ports, with one admin. */
+export async function meridianServerEnv(options: { dataDir: string; admin: { email: string; password: string } }): Promise<Record<string, string>> {
+  return {
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    MERIDIAN_ROLE: "all",
+    HOST: "127.0.0.1",
+    PORT: String(await freePort()),
+    DATA_DIR: options.dataDir,
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    ADMIN_EMAIL: options.admin.email,
+    ADMIN_PASSWORD: options.admin.password,
+  };
 }

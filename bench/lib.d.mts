@@ -13,6 +13,7 @@ export function mib(bytes: number | undefined): string;
 export function loadAverage(): string;
 export function writeResult(fileName: string, text: string): Promise<string>;
 export function numberOption(name: string, fallback: number): number;
+export function percentile(values: number[], p: number): number;
 export function median(values: number[]): number;
 export interface ChildHandle {
   name: string;

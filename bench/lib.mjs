@@ -379,6 +379,9 @@ export async function writeResult(fileName, text) {
   return target;
 }
 
+/** The value below which `p` percent of `values` lie (nearest rank; 0 for none). */
+export const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? 0;
+
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

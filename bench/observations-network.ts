@@ -23,6 +23,7 @@ import { newId, observationsCollection, observatoriesCollection, observatoryKeys
 import { hashSecret, OBSERVATORY_KEY_PREFIX, type Runtime } from "@meridian/domain";
 import WebSocket, { WebSocketServer } from "ws";
 import { heartbeatsSpread } from "./heartbeats";
+import { percentile } from "./lib.mjs";
 import { startBenchRuntime } from "./runtime";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
@@ -30,7 +31,6 @@ const SAMPLES = 200;
 const SOCKETS = 1000;
 const OBSERVATIONS = 10_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;

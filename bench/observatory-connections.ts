@@ -21,7 +21,6 @@ import WebSocket from "ws";
 import {
   callJson,
   cpuSeconds,
-  freePort,
   installCleanupHooks,
   loadAverage,
   machineDescription,
@@ -32,7 +31,7 @@ import {
   sleep,
   writeResult,
 } from "./lib.mjs";
-import { forkBenchProcess } from "./forked-process";
+import { forkBenchProcess, meridianServerEnv } from "./forked-process";
 import { heartbeatsSpread } from "./heartbeats";
 import type { MemoryReport } from "./memory-probe";
 
@@ -139,17 +138,7 @@ async function measure(options: {
 
 async function measureMeridian(): Promise<Measured> {
   const dataDir = await makeTempDir("observatory-connections");
-  const server = await forkMeasured("dispatch-server.ts", {
-    NODE_ENV: "production",
-    LOG_LEVEL: "warn",
-    MERIDIAN_ROLE: "all",
-    HOST: "127.0.0.1",
-    PORT: String(await freePort()),
-    DATA_DIR: dataDir,
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-  });
+  const server = await forkMeasured("dispatch-server.ts", await meridianServerEnv({ dataDir, admin: ADMIN }));
   try {
     const { token } = (await callJson(server.url, "/api/v1/auth/login", null, ADMIN)) as { token: string };
     const keys: string[] = [];

@@ -10,7 +10,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const scripts = ["cold-start.mjs", "http-overhead.mjs", "announcement-create.ts", "motd-pending.mjs", "hot-reads.mjs", "dispatch-latency.ts"];
+const scripts = [
+  "cold-start.mjs",
+  "http-overhead.mjs",
+  "announcement-create.ts",
+  "motd-pending.mjs",
+  "hot-reads.mjs",
+  "dispatch-latency.ts",
+  "held-queue-submissions.ts",
+];
 let failed = false;
 for (const script of scripts) {
   process.stdout.write(`\n=== bench/${script}\n`);

@@ -12,7 +12,7 @@
  * around searchTargets (and resolveTarget for the whole names). Results: bench/results/target-search.md.
  */
 import { resolveTarget, searchTargets, type TargetMatch } from "@meridian/domain";
-import { loadAverage, median, numberOption, writeResult } from "./lib.mjs";
+import { loadAverage, median, numberOption, percentile, writeResult } from "./lib.mjs";
 
 const rounds = numberOption("rounds", 5);
 
@@ -64,10 +64,6 @@ function timeAll<T>(inputs: string[], call: (input: string) => T): number[] {
   return times;
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 const micro = (ms: number) => `${(ms * 1000).toFixed(1)}`;
 
 timeAll(queries, (q) => searchTargets({ q })); // warm-up: JIT, no caches to fill

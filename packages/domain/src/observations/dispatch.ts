@@ -12,7 +12,7 @@ import { observatoryTiming } from "../observatories/time-and-timing";
 import { DISPATCH_WINDOW } from "./plan";
 import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
-import { observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
+import { observatoryReasons, observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
 import { moveObservation } from "./transitions";
 import { inTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
@@ -112,6 +112,9 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
   const assigned = await inTransaction(deps, async (t) => {
     const observatory = await observatoriesCollection.get(t.tx, observatoryId, { forUpdate: true });
     if (!observatory || observatory.doc.removedAt) return null;
+    // Offline, dispatch off or unsafe holds every observation, which its document alone tells: no
+    // plan then, whose reads parse up to DISPATCH_WINDOW documents for each submission to it.
+    if (observatoryReasons(observatoryStateOf({ doc: observatory.doc, pluginCurrent: true, busy: false })).length > 0) return null;
     // The plan is read before its observations are locked: one edited meanwhile (its window, its
     // constraints) is judged again by a new plan, which also sees the edit's commit. An edit is
     // rare beside a dispatch, so a few plans are plenty; a later dispatch takes what is left.
