@@ -1,22 +1,28 @@
 /**
- * Submissions to an observatory that holds its queue (offline: the daytime of most of a network),
- * as that queue grows: does each submission cost more the more observations already wait? Each
- * submission queues a dispatch job, which until 2026-11-28 read and planned up to DISPATCH_WINDOW
- * (500) waiting observations before finding the observatory offline; now its document answers.
- * The peer is the same run's first submissions, on a queue still short: a flat cost reads ×1.00.
+ * Submissions to an observatory that holds its queue, as that queue grows: does each submission
+ * cost more the more observations already wait? Two ways an observatory holds everything:
+ *   offline  no plugin connected (the daytime of most of a network);
+ *   busy     its plugin observes one observation the whole run (the night of a busy one).
+ * Each submission queues a dispatch job, which until 2026-11-28 read and planned up to
+ * DISPATCH_WINDOW (500) waiting observations before finding nothing it could assign; now the
+ * observatory's document (offline) or the pending read's own condition (busy) answers first.
+ * The peer is the same round's early submissions, on a queue still short: a flat cost reads ×1.00.
  *
- *   node --import tsx bench/held-queue-submissions.ts [--submissions 1500] [--rounds 2]
+ *   node --import tsx bench/held-queue-submissions.ts [--submissions 1500] [--rounds 1]
  *
  * The server runs as `pnpm start` does (bench/dispatch-server.ts, server and worker in one
- * process), one fresh server a round; submissions go one at a time, with a short pause every
- * fifth so that the jobs they queued run beside the next ones, as they would. Results:
+ * process), one fresh server a round and way; submissions go one at a time, with a short pause
+ * every fifth so that the jobs they queued run beside the next ones, as they would. Results:
  * bench/results/held-queue-submissions.md.
  */
 import { callJson, installCleanupHooks, loadAverage, machineDescription, makeTempDir, numberOption, percentile, removeTempDirs, writeResult } from "./lib.mjs";
+import WebSocket from "ws";
 import { forkBenchProcess, meridianServerEnv } from "./forked-process";
 
 const SUBMISSIONS = numberOption("submissions", 1500);
-const ROUNDS = numberOption("rounds", 2);
+const ROUNDS = numberOption("rounds", 1);
+const WAYS = ["offline", "busy"] as const;
+type Way = (typeof WAYS)[number];
 /** The first and the last this many submissions of a round are compared, after the first WARMUP. */
 const SLICE = 200;
 const WARMUP = 50;
@@ -26,17 +32,40 @@ const ms = (value: number) => value.toFixed(2);
 
 installCleanupHooks();
 
-async function measureRound(): Promise<number[]> {
+/** Connects a plugin to the observatory and has it start an observation it never finishes: every later one waits. */
+async function keepBusy(url: string, token: string, project: { id: string }, observatory: { id: string }) {
+  const { key } = (await callJson(url, `/observatories/${observatory.id}/api-keys`, token, { name: "bench" })) as { key: string };
+  const plugin = new WebSocket(`${url.replace(/^http/, "ws")}/ws/observatory`, { headers: { authorization: `Bearer ${key}` } });
+  const messages: Array<Record<string, unknown>> = [];
+  plugin.on("message", (raw) => messages.push(JSON.parse(raw.toString()) as Record<string, unknown>));
+  await new Promise((resolve, reject) => plugin.once("open", resolve).once("error", reject));
+  const heard = async (predicate: (message: Record<string, unknown>) => boolean) => {
+    while (!messages.some(predicate)) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  plugin.send(JSON.stringify({ id: "hello", type: "hello", pluginVersion: "3.8.0.0" }));
+  await heard((message) => message.id === "hello");
+  const first = (await callJson(url, "/observations", token, {
+    name: "Under way",
+    projectId: project.id,
+    observatoryId: observatory.id,
+    targets: [target],
+  })) as {
+    id: string;
+  };
+  await heard((message) => message.type === "assign");
+  plugin.send(JSON.stringify({ id: "started", type: "observation_status", observationId: first.id, status: "in_progress" }));
+  await heard((message) => message.id === "started");
+  return plugin;
+}
+
+async function measureRound(way: Way): Promise<number[]> {
   const dataDir = await makeTempDir("held-queue-submissions");
-  const server = await forkBenchProcess({
-    script: "dispatch-server.ts",
-    env: await meridianServerEnv({ dataDir, admin: ADMIN }),
-  });
+  const server = await forkBenchProcess({ script: "dispatch-server.ts", env: await meridianServerEnv({ dataDir, admin: ADMIN }) });
   try {
     const { token } = (await callJson(server.url, "/api/v1/auth/login", null, ADMIN)) as { token: string };
     const project = (await callJson(server.url, "/projects", token, { name: "Held queue bench" })) as { id: string };
-    // No plugin ever connects: the observatory stays offline and holds every observation.
     const observatory = (await callJson(server.url, "/observatories", token, { name: "Held queue bench" })) as { id: string };
+    const plugin = way === "busy" ? await keepBusy(server.url, token, project, observatory) : undefined;
     const times: number[] = [];
     for (let index = 0; index < SUBMISSIONS; index += 1) {
       const started = performance.now();
@@ -44,6 +73,7 @@ async function measureRound(): Promise<number[]> {
       times.push(performance.now() - started);
       if (index % 5 === 4) await new Promise((resolve) => setTimeout(resolve, 3));
     }
+    plugin?.close();
     return times;
   } finally {
     await server.stop();
@@ -53,32 +83,56 @@ async function measureRound(): Promise<number[]> {
 async function main() {
   const loadAtStart = loadAverage();
   const { cores, cpuModel, node } = machineDescription();
-  const rounds: number[][] = [];
-  for (let round = 0; round < ROUNDS; round += 1) {
-    const times = await measureRound();
-    rounds.push(times);
-    const first = times.slice(WARMUP, WARMUP + SLICE);
-    const last = times.slice(-SLICE);
-    process.stdout.write(`round ${round + 1}: first ${SLICE} p50 ${ms(percentile(first, 50))} ms, last ${SLICE} p50 ${ms(percentile(last, 50))} ms\n`);
-  }
-  const first = rounds.flatMap((times) => times.slice(WARMUP, WARMUP + SLICE));
-  const last = rounds.flatMap((times) => times.slice(-SLICE));
+  const byWay = new Map<Way, number[][]>(WAYS.map((way) => [way, []]));
+  for (let round = 0; round < ROUNDS; round += 1)
+    for (const way of WAYS) {
+      const times = await measureRound(way);
+      byWay.get(way)!.push(times);
+      const first = times.slice(WARMUP, WARMUP + SLICE);
+      const last = times.slice(-SLICE);
+      process.stdout.write(
+        `${way}, round ${round + 1}: submissions ${WARMUP + 1} to ${WARMUP + SLICE} p50 ${ms(percentile(first, 50))} ms, ` +
+          `last ${SLICE} p50 ${ms(percentile(last, 50))} ms\n`,
+      );
+    }
   const row = (label: string, values: number[]) =>
     `| ${label} | ${ms(percentile(values, 50))} | ${ms(percentile(values, 90))} | ${ms(percentile(values, 99))} |`;
-  const ratio = percentile(last, 50) / percentile(first, 50);
   const lines = [
     "# Submissions to an observatory holding its queue",
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} with \`node --import tsx bench/held-queue-submissions.ts --submissions ${SUBMISSIONS} ` +
-      `--rounds ${ROUNDS}\`: ${ROUNDS} rounds, each a fresh server and ${SUBMISSIONS} submissions one at a time to one offline observatory ` +
-      `(a pause of 3 ms every fifth). ${cores} cores (${cpuModel}), Node ${node}. Load average at the start ${loadAtStart}, at the end ${loadAverage()}.`,
+      `--rounds ${ROUNDS}\`: ${ROUNDS} round(s) of each way, each a fresh server and ${SUBMISSIONS} submissions one at a time to one observatory, ` +
+      `offline (no plugin) or busy (its plugin observing one observation throughout); a pause of 3 ms every fifth. ` +
+      `${cores} cores (${cpuModel}), Node ${node}. Load average at the start ${loadAtStart}, at the end ${loadAverage()}.`,
     "",
     "| Submissions (POST sent → 201 read) | p50 ms | p90 ms | p99 ms |",
     "|---|---:|---:|---:|",
-    row(`peer: submissions ${WARMUP + 1} to ${WARMUP + SLICE} of each round (queue under ${WARMUP + SLICE})`, first),
-    row(`the last ${SLICE} of each round (queue over ${SUBMISSIONS - SLICE})`, last),
+    ...WAYS.flatMap((way) => {
+      const rounds = byWay.get(way)!;
+      return [
+        row(
+          `${way}, peer: submissions ${WARMUP + 1} to ${WARMUP + SLICE} (queue under ${WARMUP + SLICE})`,
+          rounds.flatMap((times) => times.slice(WARMUP, WARMUP + SLICE)),
+        ),
+        row(
+          `${way}: the last ${SLICE} (queue over ${SUBMISSIONS - SLICE})`,
+          rounds.flatMap((times) => times.slice(-SLICE)),
+        ),
+      ];
+    }),
     "",
-    `The last against the first at p50: ×${ratio.toFixed(2)}.`,
+    ...WAYS.map((way) => {
+      const rounds = byWay.get(way)!;
+      const first = percentile(
+        rounds.flatMap((times) => times.slice(WARMUP, WARMUP + SLICE)),
+        50,
+      );
+      const last = percentile(
+        rounds.flatMap((times) => times.slice(-SLICE)),
+        50,
+      );
+      return `${way}: the last against the peer at p50, ×${(last / first).toFixed(2)}.`;
+    }),
     "",
   ];
   await writeResult("held-queue-submissions.md", lines.join("\n"));

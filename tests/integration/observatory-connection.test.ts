@@ -233,6 +233,25 @@ describe("the observatory connection", () => {
     expect(history.filter((entry) => entry.type === "weather_hold").map((entry) => entry.data.hold)).toEqual([false, true]);
   });
 
+  it("holds new work while busy, still explaining each waiting observation on the queue page, and assigns the next once it is free", async () => {
+    const owner = await createAccount(server);
+    const { observatoryId, key, submit } = await network(owner);
+    const simulator = await connect(key.key);
+    const underWay = await submit();
+    await until("the first to be under way", async () => simulator.observationInHand === underWay.id);
+    const waiting = [await submit(), await submit()];
+    await dispatchSettled(observatoryId);
+    for (const observation of waiting) expect(await statusOf(owner, observation.id)).toBe("pending");
+    // A dispatch reads no waiting observation while one is under way; the queue page still lists each, held by it.
+    const queue = await queueOf(owner, observatoryId);
+    expect(queue.items.map((item) => item.observation.id)).toEqual(waiting.map((observation) => observation.id));
+    for (const item of queue.items) expect(item).toMatchObject({ eligible: false, blockedBy: { code: "OBSERVATORY_BUSY" } });
+
+    await must(`/observations/${underWay.id}/cancel`, { method: "POST", token: owner.token }, 200);
+    await until("the next to be assigned", async () => (await statusOf(owner, waiting[0]!.id)) !== "pending");
+    expect(await statusOf(owner, waiting[1]!.id)).toBe("pending");
+  });
+
   it("records online, configuration changes only when they differ, goodbye and offline", async () => {
     const owner = await createAccount(server);
     const { observatoryId, key } = await network(owner);

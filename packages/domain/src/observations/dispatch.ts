@@ -18,10 +18,20 @@ import { inTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
 import { markDispatch } from "./dispatch-trace";
 
-async function pendingInDispatchOrder(db: Executor, observatoryId: string) {
+/**
+ * `unlessBusy`: none while one of the observatory's observations is under way, when a plan could
+ * assign nothing anyway (a dispatch queued by each submission to an observatory that observes all
+ * night would otherwise read and parse up to DISPATCH_WINDOW documents). This read and the plan's
+ * busy check may see different moments; busy at either, the dispatch assigns nothing, and the end
+ * of what was under way queues the next one.
+ */
+async function pendingInDispatchOrder(db: Executor, observatoryId: string, options: { unlessBusy: boolean }) {
+  const unlessBusy = options.unlessBusy
+    ? sql`and not exists (select 1 from observations where observatory_id = ${observatoryId} and status in ${[...activeStatuses]})`
+    : sql``;
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
     select id, doc, created_at, updated_at from observations
-     where observatory_id = ${observatoryId} and status = 'pending'
+     where observatory_id = ${observatoryId} and status = 'pending' ${unlessBusy}
      order by priority desc, created_at, id
      limit ${DISPATCH_WINDOW}`);
   return rows.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) }));
@@ -49,7 +59,8 @@ async function currentPlan(db: Executor, observatory: StoredDocument<Observatory
   const [state, allowances, pending] = await Promise.all([
     observatoryStateNow({ db, observatory }),
     allowancesAt({ db, observatory, now }),
-    pendingInDispatchOrder(db, observatory.id),
+    // The queue's page explains every waiting observation, busy or not; a dispatch needs none while busy.
+    pendingInDispatchOrder(db, observatory.id, { unlessBusy: !explain }),
   ]);
   const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;
   return planQueue({ state, pending, now, durationMs, allowances, explain });
