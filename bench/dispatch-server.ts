@@ -1,5 +1,6 @@
 /**
- * bench/dispatch-latency.ts's (and bench/observatory-connections.ts's) server: Meridian as `pnpm start` runs it (server and worker in one
+ * The server of bench/dispatch-latency.ts, bench/observatory-connections.ts and
+ * bench/held-queue-submissions.ts: Meridian as `pnpm start` runs it (server and worker in one
  * process, production mode), started here so that this process can subscribe to the dispatch
  * trace (node:diagnostics_channel works within a process) and pass each mark to the parent over
  * IPC. Sends its address and its database's, once it listens. Asked to settle, it answers once no job runs

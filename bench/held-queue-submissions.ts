@@ -15,7 +15,18 @@
  * every fifth so that the jobs they queued run beside the next ones, as they would. Results:
  * bench/results/held-queue-submissions.md.
  */
-import { callJson, installCleanupHooks, loadAverage, machineDescription, makeTempDir, numberOption, percentile, removeTempDirs, writeResult } from "./lib.mjs";
+import {
+  callJson,
+  installCleanupHooks,
+  loadAverage,
+  machineDescription,
+  makeTempDir,
+  numberOption,
+  percentile,
+  removeTempDirs,
+  sleep,
+  writeResult,
+} from "./lib.mjs";
 import WebSocket from "ws";
 import { forkBenchProcess, meridianServerEnv } from "./forked-process";
 
@@ -40,7 +51,7 @@ async function keepBusy(url: string, token: string, project: { id: string }, obs
   plugin.on("message", (raw) => messages.push(JSON.parse(raw.toString()) as Record<string, unknown>));
   await new Promise((resolve, reject) => plugin.once("open", resolve).once("error", reject));
   const heard = async (predicate: (message: Record<string, unknown>) => boolean) => {
-    while (!messages.some(predicate)) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!messages.some(predicate)) await sleep(5);
   };
   plugin.send(JSON.stringify({ id: "hello", type: "hello", pluginVersion: "3.8.0.0" }));
   await heard((message) => message.id === "hello");
@@ -71,7 +82,7 @@ async function measureRound(way: Way): Promise<number[]> {
       const started = performance.now();
       await callJson(server.url, "/observations", token, { name: `Held ${index}`, projectId: project.id, observatoryId: observatory.id, targets: [target] });
       times.push(performance.now() - started);
-      if (index % 5 === 4) await new Promise((resolve) => setTimeout(resolve, 3));
+      if (index % 5 === 4) await sleep(3);
     }
     plugin?.close();
     return times;

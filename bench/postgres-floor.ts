@@ -11,11 +11,11 @@
  * server's figures stand on.
  */
 import postgres from "postgres";
+import { sleep } from "./lib.mjs";
 
 const STATEMENTS_PER_TRANSACTION = 12;
 const CHANNEL = "bench_postgres_floor";
 const now = () => performance.timeOrigin + performance.now();
-const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** An observation's stored document is about this size (a target, its exposures, constraints and history stamps). */
 const document = {

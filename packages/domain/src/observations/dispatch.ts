@@ -1,6 +1,6 @@
 import { observationsCollection, observatoriesCollection, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { activeStatuses, type ObservationStatus } from "@meridian/rules";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { isDeepStrictEqual } from "node:util";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -18,6 +18,10 @@ import { inTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
 import { markDispatch } from "./dispatch-trace";
 
+/** Whether one of the observatory's observations is under way: `observatoryId` is a value or a column of the outer query. */
+const underWayAt = (observatoryId: string | SQL) =>
+  sql`exists (select 1 from observations active where active.observatory_id = ${observatoryId} and active.status in ${[...activeStatuses]})`;
+
 /**
  * `unlessBusy`: none while one of the observatory's observations is under way, when a plan could
  * assign nothing anyway (a dispatch queued by each submission to an observatory that observes all
@@ -26,9 +30,7 @@ import { markDispatch } from "./dispatch-trace";
  * of what was under way queues the next one.
  */
 async function pendingInDispatchOrder(db: Executor, observatoryId: string, options: { unlessBusy: boolean }) {
-  const unlessBusy = options.unlessBusy
-    ? sql`and not exists (select 1 from observations where observatory_id = ${observatoryId} and status in ${[...activeStatuses]})`
-    : sql``;
+  const unlessBusy = options.unlessBusy ? sql`and not ${underWayAt(observatoryId)}` : sql``;
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
     select id, doc, created_at, updated_at from observations
      where observatory_id = ${observatoryId} and status = 'pending' ${unlessBusy}
@@ -39,7 +41,7 @@ async function pendingInDispatchOrder(db: Executor, observatoryId: string, optio
 
 async function isBusy(db: Executor, observatoryId: string): Promise<boolean> {
   const [row] = await db.execute<{ busy: boolean }>(sql`
-    select exists (select 1 from observations where observatory_id = ${observatoryId} and status in ${[...activeStatuses]}) as busy`);
+    select ${underWayAt(observatoryId)} as busy`);
   return Boolean(row?.busy);
 }
 
@@ -77,7 +79,7 @@ export async function observatoriesAwaitingDispatch(options: { db: Executor }): 
     select o.id from observatories o
      where (o.doc->'connection'->>'online')::boolean and o.doc->>'removedAt' is null
        and exists (select 1 from observations waiting where waiting.observatory_id = o.id and waiting.status = 'pending')
-       and not exists (select 1 from observations active where active.observatory_id = o.id and active.status in ${[...activeStatuses]})`);
+       and not ${underWayAt(sql`o.id`)}`);
   return rows.map((row) => row.id);
 }
 
