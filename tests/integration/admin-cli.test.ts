@@ -40,7 +40,7 @@ async function adminWith(env: Record<string, string | undefined>, ...args: strin
   return runAdminCli(server, args, { NEW_ADMIN_PASSWORD: "a new admin's password", ...env });
 }
 
-// Each command is a process of its own (tsx start included): generous limits, since a loaded machine starts them slowly.
+// Each command is a process of its own (started from the run's bundle): generous limits, since a loaded machine starts them slowly.
 describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
   it("runs a scan with the same domain functions, prints JSON for scripts and repairs what it found", async () => {
     const scan = await admin("--json", "scan", "--kind", "full", "--collections", "observations");

@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { observationDocument } from "../support/observation-documents";
 import { holdTable } from "../support/table-hold";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
@@ -36,7 +36,7 @@ const { must, call, jobToEnd: endOfJob } = jsonApi(() => server);
 
 async function startWorkerProcess(name: string) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-backup-crash-"));
-  const worker = spawnTsx("apps/worker/src/main.ts", { ...sharedProcessEnv(server, dataDir), LOG_LEVEL: "info" }, name);
+  const worker = spawnEntry("worker", { ...sharedProcessEnv(server, dataDir), LOG_LEVEL: "info" }, name);
   workers.push(worker);
   await waitForOutput(worker, /Meridian worker running/);
   return worker;

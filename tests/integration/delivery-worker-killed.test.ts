@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { startDropboxReceiver } from "../support/storage-receivers";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -29,8 +29,8 @@ const { must, createObservation, createOrganization } = jsonApi(() => server);
 /** A worker process over the test server's database and storage, as `pnpm start:worker` runs it. */
 async function startWorkerProcess(name: string) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-delivery-worker-"));
-  const worker = spawnTsx(
-    "apps/worker/src/main.ts",
+  const worker = spawnEntry(
+    "worker",
     { ...sharedProcessEnv(server, dataDir), DROPBOX_API_URL: dropbox.url, DROPBOX_CONTENT_URL: dropbox.url, LOG_LEVEL: "info" },
     name,
   );

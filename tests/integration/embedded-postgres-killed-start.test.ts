@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/free-port";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { until } from "../support/until";
 
 /**
@@ -52,13 +52,13 @@ describe("a first start killed during PostgreSQL's initialisation", () => {
       WEB_DIST_DIR: path.join(root, "no-web"),
     };
 
-    const first = spawnTsx("apps/server/src/main.ts", env, "first start");
+    const first = spawnEntry("server", env, "first start");
     spawned.push(first);
     await until("the moment to kill the first start", async () => (await reached(dataDir)) || !isRunning(first), { intervalMs: 2, timeoutMs: 90_000 });
     first.child.kill("SIGKILL");
     await first.exited;
 
-    const second = spawnTsx("apps/server/src/main.ts", env, "second start");
+    const second = spawnEntry("server", env, "second start");
     spawned.push(second);
     await waitForOutput(second, /listening on/);
     const health = await fetch(`http://127.0.0.1:${env.PORT}/api/health`);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { freePort } from "../support/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { readZip } from "../support/zip-reading";
 
@@ -31,8 +31,8 @@ beforeAll(async () => {
   workDir = await fsp.mkdtemp(path.join(os.tmpdir(), "meridian-archive-memory-"));
   // The server measured runs alone in its own process, over the same database and S3 store.
   const port = await freePort();
-  child = spawnTsx(
-    "apps/server/src/main.ts",
+  child = spawnEntry(
+    "server",
     {
       ...sharedProcessEnv(server, path.join(workDir, "data")),
       NODE_ENV: "test",

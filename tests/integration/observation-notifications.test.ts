@@ -10,7 +10,7 @@ import { createAccount, expectProblem, type Account } from "../support/auth-suit
 import { jsonApi, startServerWithAdmin, trpcErrorCode } from "../support/json-api";
 import { observationWithKey } from "../support/observatory-keys";
 import { startPushReceivers } from "../support/push-receivers";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { startSmtpCapture } from "../support/smtp-capture";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -110,7 +110,7 @@ describe("observation notifications", () => {
 
   it("of many quick status changes arrive in the order of the changes, with two worker processes running jobs", async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-notify-worker-"));
-    secondWorker = spawnTsx("apps/worker/src/main.ts", { ...sharedProcessEnv(server, dataDir), ...deliveryEnv(), LOG_LEVEL: "info" }, "second worker");
+    secondWorker = spawnEntry("worker", { ...sharedProcessEnv(server, dataDir), ...deliveryEnv(), LOG_LEVEL: "info" }, "second worker");
     await waitForOutput(secondWorker, /Meridian worker running/);
     const owner = await createAccount(server);
     const userKey = "q".repeat(10) + randomBytes(10).toString("hex");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { freePort } from "../support/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
@@ -27,7 +27,7 @@ const sharedEnv = (dataDir: string) => ({ ...sharedProcessEnv(serverA, dataDir),
 async function spawnServer(name: string) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `meridian-obs-${name}-`));
   const port = await freePort();
-  const proc = spawnTsx("apps/server/src/main.ts", { ...sharedEnv(dataDir), PORT: String(port), MERIDIAN_ROLE: "server" }, name);
+  const proc = spawnEntry("server", { ...sharedEnv(dataDir), PORT: String(port), MERIDIAN_ROLE: "server" }, name);
   processes.push(proc);
   await waitForOutput(proc, /listening on/, 60_000);
   return `http://127.0.0.1:${port}`;
@@ -35,7 +35,7 @@ async function spawnServer(name: string) {
 
 async function spawnWorker(name: string) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `meridian-obs-${name}-`));
-  const proc = spawnTsx("apps/worker/src/main.ts", { ...sharedEnv(dataDir), LOG_LEVEL: "info" }, name);
+  const proc = spawnEntry("worker", { ...sharedEnv(dataDir), LOG_LEVEL: "info" }, name);
   processes.push(proc);
   await waitForOutput(proc, /Meridian worker running/);
 }

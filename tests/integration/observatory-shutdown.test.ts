@@ -5,7 +5,7 @@ import { connectDatabase } from "@meridian/db";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/free-port";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
 import { until } from "../support/until";
 import { runStoreEnv } from "../support/run-store";
@@ -27,7 +27,7 @@ describe("stopping a server with observatories connected", () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-observatory-stop-"));
     const database = await createTestDatabase();
     const port = await freePort();
-    proc = spawnTsx("apps/server/src/main.ts", {
+    proc = spawnEntry("server", {
       MERIDIAN_ROLE: "all",
       PORT: String(port),
       DATA_DIR: dataDir,

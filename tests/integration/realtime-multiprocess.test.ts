@@ -7,7 +7,7 @@ import { publishEvent } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { freePort } from "../support/free-port";
-import { spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
 import { runStoreEnv } from "../support/run-store";
 
@@ -18,7 +18,7 @@ interface ServerProcess extends NodeProcess {
 /** `node --import tsx apps/server/src/main.ts` as its own process, HTTP only, over the shared database. */
 async function spawnServer(name: string, env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const proc = spawnTsx("apps/server/src/main.ts", { NODE_ENV: "test", PORT: String(port), MERIDIAN_ROLE: "server", ...env }, name);
+  const proc = spawnEntry("server", { NODE_ENV: "test", PORT: String(port), MERIDIAN_ROLE: "server", ...env }, name);
   const processInfo: ServerProcess = { ...proc, url: `http://127.0.0.1:${port}` };
   children.push(processInfo);
   await waitForOutput(processInfo, /listening on/, 60_000);

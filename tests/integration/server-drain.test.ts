@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, images, roomyLimits } from "../support/auth-suite";
 import { freePort } from "../support/free-port";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -102,7 +102,7 @@ describe("SIGTERM under steady keep-alive load", () => {
   it("turns readiness 503 at once, answers every request it accepted, refuses the rest cleanly, and exits 0", async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-drain-"));
     const port = await freePort();
-    proc = spawnTsx("apps/server/src/main.ts", {
+    proc = spawnEntry("server", {
       MERIDIAN_ROLE: "server",
       PORT: String(port),
       DATA_DIR: dataDir,

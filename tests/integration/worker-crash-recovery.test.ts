@@ -6,7 +6,7 @@ import { newId, usersCollection } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { startSmtpCapture } from "../support/smtp-capture";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -33,8 +33,8 @@ const { must } = jsonApi(() => server);
 /** A worker process over the test server's database and object storage, as `pnpm start:worker` runs it. */
 async function startWorkerProcess(name: string) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-crash-worker-"));
-  const worker = spawnTsx(
-    "apps/worker/src/main.ts",
+  const worker = spawnEntry(
+    "worker",
     { ...sharedProcessEnv(server, dataDir), SMTP_URL: capture.url, MAIL_FROM: server.env.MAIL_FROM, LOG_LEVEL: "info" },
     name,
   );

@@ -7,7 +7,7 @@ import { enqueueEmail, SEND_EMAIL_TASK } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { startSmtpCapture, type CapturedMail } from "../support/smtp-capture";
 import { sharedProcessEnv, startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -78,7 +78,7 @@ function accelerateRetries() {
 /** A second worker process over the test server's database, as `pnpm start:worker` runs it. */
 async function startWorkerProcess(name: string) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-email-worker-"));
-  const worker = spawnTsx("apps/worker/src/main.ts", { ...sharedProcessEnv(server, dataDir), SMTP_URL: capture.url, LOG_LEVEL: "info" }, name);
+  const worker = spawnEntry("worker", { ...sharedProcessEnv(server, dataDir), SMTP_URL: capture.url, LOG_LEVEL: "info" }, name);
   workers.push(worker);
   await waitForOutput(worker, /Meridian worker running/);
   return worker;

@@ -1,11 +1,11 @@
-import { spawnTsx } from "./node-process";
+import { spawnEntry } from "./node-process";
 import type { TestServer } from "./test-server";
 
 /** `pnpm admin ...args` against the test server's database and bucket, to its exit; `env` adds to its environment (undefined removes). */
 export async function runAdminCli(server: TestServer, args: string[], env: Record<string, string | undefined> = {}) {
   const { storage } = server.server.runtime.deps;
-  const proc = spawnTsx(
-    "apps/cli/src/main.ts",
+  const proc = spawnEntry(
+    "cli",
     {
       DATABASE_URL: server.databaseUrl,
       S3_ENDPOINT: storage.endpoint,

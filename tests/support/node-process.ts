@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
+import { inject } from "vitest";
+import type { BundledEntry } from "./entry-bundles";
 
 /** The repository root: entry point paths are relative to it. */
 const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -17,9 +19,22 @@ export interface NodeProcess {
 /**
  * `node --import tsx <script>` from the repository root, as its own process, with only PATH,
  * HOME, HOST=127.0.0.1 and LOG_LEVEL=warn from outside, then `env` (a variable given as undefined is left out).
+ * For the entry points exactly as `pnpm start` runs them; `spawnEntry` starts the same code sooner.
  */
 export function spawnTsx(script: string, env: Record<string, string | undefined>, name = script, args: string[] = []): NodeProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  return spawnNode(["--import", "tsx", script, ...args], env, name);
+}
+
+/**
+ * The server, worker or CLI from the run's bundle of its entry point (built by the global setup),
+ * with the environment `spawnTsx` gives.
+ */
+export function spawnEntry(entry: BundledEntry, env: Record<string, string | undefined>, name: string = entry, args: string[] = []): NodeProcess {
+  return spawnNode([inject("entryBundles")[entry], ...args], env, name);
+}
+
+function spawnNode(argv: string[], env: Record<string, string | undefined>, name: string): NodeProcess {
+  const child = spawn(process.execPath, argv, {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
