@@ -1,11 +1,13 @@
 /**
  * Submissions to an observatory that holds its queue, as that queue grows: does each submission
- * cost more the more observations already wait? Two ways an observatory holds everything:
- *   offline  no plugin connected (the daytime of most of a network);
- *   busy     its plugin observes one observation the whole run (the night of a busy one).
+ * cost more the more observations already wait? Three ways an observatory holds everything:
+ *   offline   no plugin connected (the daytime of most of a network);
+ *   busy      its plugin observes one observation the whole run (the night of a busy one);
+ *   daylight  its plugin is connected and idle, and the sun is up there (the daytime of the rest).
  * Each submission queues a dispatch job, which until 2026-11-28 read and planned up to
  * DISPATCH_WINDOW (500) waiting observations before finding nothing it could assign; now the
- * observatory's document (offline) or the pending read's own condition (busy) answers first.
+ * observatory's document (offline), the pending read's own condition (busy) or the sun's altitude
+ * there (daylight: only observations that bypass darkness are read) answers first.
  * The peer is the same round's early submissions, on a queue still short: a flat cost reads ×1.00.
  *
  *   node --import tsx bench/held-queue-submissions.ts [--submissions 1500] [--rounds 1]
@@ -32,7 +34,7 @@ import { forkBenchProcess, meridianServerEnv } from "./forked-process";
 
 const SUBMISSIONS = numberOption("submissions", 1500);
 const ROUNDS = numberOption("rounds", 1);
-const WAYS = ["offline", "busy"] as const;
+const WAYS = ["offline", "busy", "daylight"] as const;
 type Way = (typeof WAYS)[number];
 /** The first and the last this many submissions of a round are compared, after the first WARMUP. */
 const SLICE = 200;
@@ -43,8 +45,8 @@ const ms = (value: number) => value.toFixed(2);
 
 installCleanupHooks();
 
-/** Connects a plugin to the observatory and has it start an observation it never finishes: every later one waits. */
-async function keepBusy(url: string, token: string, project: { id: string }, observatory: { id: string }) {
+/** Connects a plugin to the observatory and says hello; `heard` waits for a message it was sent. */
+async function connectPlugin(url: string, token: string, observatory: { id: string }) {
   const { key } = (await callJson(url, `/observatories/${observatory.id}/api-keys`, token, { name: "bench" })) as { key: string };
   const plugin = new WebSocket(`${url.replace(/^http/, "ws")}/ws/observatory`, { headers: { authorization: `Bearer ${key}` } });
   const messages: Array<Record<string, unknown>> = [];
@@ -55,6 +57,12 @@ async function keepBusy(url: string, token: string, project: { id: string }, obs
   };
   plugin.send(JSON.stringify({ id: "hello", type: "hello", pluginVersion: "3.8.0.0" }));
   await heard((message) => message.id === "hello");
+  return { plugin, heard };
+}
+
+/** Has the connected plugin start an observation it never finishes: every later one waits. */
+async function keepBusy(url: string, token: string, project: { id: string }, observatory: { id: string }) {
+  const { plugin, heard } = await connectPlugin(url, token, observatory);
   const first = (await callJson(url, "/observations", token, {
     name: "Under way",
     projectId: project.id,
@@ -69,6 +77,15 @@ async function keepBusy(url: string, token: string, project: { id: string }, obs
   return plugin;
 }
 
+/** Puts the observatory on the equator where the sun is highest now (about 70° up or more), with its plugin connected and idle. */
+async function keepInDaylight(url: string, token: string, observatory: { id: string }) {
+  const now = new Date();
+  const utcHours = now.getUTCHours() + now.getUTCMinutes() / 60;
+  const longitude = (((12 - utcHours) * 15 + 540) % 360) - 180;
+  await callJson(url, `/observatories/${observatory.id}`, token, { location: { latitude: 0, longitude, elevation: 0 } }, "PUT");
+  return (await connectPlugin(url, token, observatory)).plugin;
+}
+
 async function measureRound(way: Way): Promise<number[]> {
   const dataDir = await makeTempDir("held-queue-submissions");
   const server = await forkBenchProcess({ script: "dispatch-server.ts", env: await meridianServerEnv({ dataDir, admin: ADMIN }) });
@@ -76,7 +93,12 @@ async function measureRound(way: Way): Promise<number[]> {
     const { token } = (await callJson(server.url, "/api/v1/auth/login", null, ADMIN)) as { token: string };
     const project = (await callJson(server.url, "/projects", token, { name: "Held queue bench" })) as { id: string };
     const observatory = (await callJson(server.url, "/observatories", token, { name: "Held queue bench" })) as { id: string };
-    const plugin = way === "busy" ? await keepBusy(server.url, token, project, observatory) : undefined;
+    const plugin =
+      way === "busy"
+        ? await keepBusy(server.url, token, project, observatory)
+        : way === "daylight"
+          ? await keepInDaylight(server.url, token, observatory)
+          : undefined;
     const times: number[] = [];
     for (let index = 0; index < SUBMISSIONS; index += 1) {
       const started = performance.now();
@@ -113,7 +135,8 @@ async function main() {
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} with \`node --import tsx bench/held-queue-submissions.ts --submissions ${SUBMISSIONS} ` +
       `--rounds ${ROUNDS}\`: ${ROUNDS} round(s) of each way, each a fresh server and ${SUBMISSIONS} submissions one at a time to one observatory, ` +
-      `offline (no plugin) or busy (its plugin observing one observation throughout); a pause of 3 ms every fifth. ` +
+      `offline (no plugin), busy (its plugin observing one observation throughout) or in daylight (its plugin connected and idle, the sun about ` +
+      `70° up there; none of the observations bypasses darkness); a pause of 3 ms every fifth. ` +
       `${cores} cores (${cpuModel}), Node ${node}. Load average at the start ${loadAtStart}, at the end ${loadAverage()}.`,
     "",
     "| Submissions (POST sent → 201 read) | p50 ms | p90 ms | p99 ms |",

@@ -152,6 +152,40 @@ describe("the night plan, run forward against dispatch", () => {
     for (const item of plan.unscheduled) expect((await observation(item.observationId)).status).toBe("pending");
   });
 
+  it("by day assigns an observation that bypasses darkness ahead of a higher priority that waits for the dark, which the queue still explains", async () => {
+    const owner = await createAccount(server);
+    const observatory = await must("/observatories", { method: "POST", token: owner.token, json: { name: `Day ${randomUUID().slice(0, 6)}` } }, 201);
+    await must(`/observatories/${observatory.id}`, { method: "PUT", token: owner.token, json: { location: LA_PALMA } }, 200);
+    const project = await must("/projects", { method: "POST", token: owner.token, json: { name: `Day ${randomUUID().slice(0, 6)}` } }, 201);
+    const key = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "simulator" } }, 201)).key;
+    // Local noon, two days after the first test's night; the target is near the zenith then.
+    controlServerClock(server, Date.parse("2026-12-12T13:10:00Z"));
+    const create = async (name: string, priority: number, bypassDarkness: boolean) => {
+      const target = { name, ra: 262, dec: 29, epoch: "J2000", exposures: [{ filter: "L", exposureSeconds: 60, count: 1, binning: 1 }] };
+      const json = { name, projectId: project.id, observatoryId: observatory.id, priority, bypassDarkness, targets: [target] };
+      return (await must("/observations", { method: "POST", token: owner.token, json }, 201)).id as string;
+    };
+    const waitsForDark = await create("Waits for the dark", 9, false);
+    const byDay = await create("By day", 1, true);
+
+    // Its exposures never end: the observatory stays busy with it.
+    const simulator = new ObservatorySimulator({
+      url: server.url,
+      key,
+      heartbeatSeconds: 0.25,
+      imageBytes: 1024,
+      sleep: () => new Promise<void>(() => undefined),
+    });
+    closers.push(() => simulator.close());
+    await simulator.connect();
+    const status = async (id: string) => ((await must(`/observations/${id}`, { token: owner.token })) as Observation).status;
+    await until("the observation that bypasses darkness assigned", async () => (await status(byDay)) !== "pending");
+    expect(await status(waitsForDark)).toBe("pending");
+    const queue = await must(`/observatories/${observatory.id}/queue`, { token: owner.token });
+    const waiting = queue.items.find((item: { observation: { id: string } }) => item.observation.id === waitsForDark);
+    expect(waiting.reasons[0]).toEqual({ code: "NOT_DARK", until: queue.darkness.start });
+  });
+
   it("answers 401 before its input, 404 to who cannot view the observatory, and 400 for a night it does not plan", async () => {
     const owner = await createAccount(server);
     const stranger = await createAccount(server);

@@ -1,5 +1,5 @@
 import { observationsCollection, observatoriesCollection, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
-import { activeStatuses, type ObservationStatus } from "@meridian/rules";
+import { activeStatuses, twilightKinds, type ObservationStatus } from "@meridian/rules";
 import { sql, type SQL } from "drizzle-orm";
 import { isDeepStrictEqual } from "node:util";
 import type { UserActor } from "../actor";
@@ -17,6 +17,7 @@ import { moveObservation } from "./transitions";
 import { inTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
 import { markDispatch } from "./dispatch-trace";
+import { skyModel, type SkyModel } from "./sky-model";
 
 /** Whether one of the observatory's observations is under way: `observatoryId` is a value or a column of the outer query. */
 const underWayAt = (observatoryId: string | SQL) =>
@@ -28,12 +29,14 @@ const underWayAt = (observatoryId: string | SQL) =>
  * night would otherwise read and parse up to DISPATCH_WINDOW documents). This read and the plan's
  * busy check may see different moments; busy at either, the dispatch assigns nothing, and the end
  * of what was under way queues the next one.
+ * `bypassingDarknessOnly`: by day only those may be eligible, and the rest are not read.
  */
-async function pendingInDispatchOrder(db: Executor, observatoryId: string, options: { unlessBusy: boolean }) {
+async function pendingInDispatchOrder(db: Executor, observatoryId: string, options: { unlessBusy: boolean; bypassingDarknessOnly: boolean }) {
   const unlessBusy = options.unlessBusy ? sql`and not ${underWayAt(observatoryId)}` : sql``;
+  const bypassing = options.bypassingDarknessOnly ? sql`and (doc->>'bypassDarkness')::boolean` : sql``;
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
     select id, doc, created_at, updated_at from observations
-     where observatory_id = ${observatoryId} and status = 'pending' ${unlessBusy}
+     where observatory_id = ${observatoryId} and status = 'pending' ${unlessBusy} ${bypassing}
      order by priority desc, created_at, id
      limit ${DISPATCH_WINDOW}`);
   return rows.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) }));
@@ -56,16 +59,23 @@ export async function observatoryStateNow(options: { db: Executor; observatory: 
   });
 }
 
+/** Whether the sun is up past every twilight's limit here now: no observation that waits for darkness may start. */
+const isDaylight = (model: SkyModel | null, now: Date) => model !== null && !twilightKinds.some((twilight) => model.atMs(now.getTime()).isDark(twilight));
+
 async function currentPlan(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date, explain = false) {
+  const { location } = observatory.doc;
+  const model = location ? skyModel({ location }) : null;
   // The plan's reads are independent: they go out together.
   const [state, allowances, pending] = await Promise.all([
     observatoryStateNow({ db, observatory }),
     allowancesAt({ db, observatory, now }),
-    // The queue's page explains every waiting observation, busy or not; a dispatch needs none while busy.
-    pendingInDispatchOrder(db, observatory.id, { unlessBusy: !explain }),
+    // The queue's page explains every waiting observation; a dispatch reads none while the observatory
+    // is busy, and by day only those that bypass darkness (an idle observatory's day of submissions and
+    // minutes would otherwise plan its whole queue each time to find every one NOT_DARK).
+    pendingInDispatchOrder(db, observatory.id, { unlessBusy: !explain, bypassingDarknessOnly: !explain && isDaylight(model, now) }),
   ]);
   const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;
-  return planQueue({ state, pending, now, durationMs, allowances, explain });
+  return planQueue({ state, pending, now, durationMs, allowances, explain, ...(model ? { model } : {}) });
 }
 
 /**
