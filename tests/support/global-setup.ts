@@ -39,8 +39,9 @@ export default async function setup(project: TestProject) {
   // profiles) goes inside the run's folder, so removing it leaves nothing: workers inherit this.
   process.env.TMPDIR = root;
   const logger = createLogger({ level: "warn", name: "test-setup" });
-  // Built while PostgreSQL starts (about three seconds each).
+  // Built while PostgreSQL starts (about three seconds each); a failed build is reported where it is awaited.
   const bundling = buildEntryBundles({ root: project.config.root, outdir: path.join(root, "entries") });
+  bundling.catch(() => undefined);
   const postgres = await startEmbeddedPostgres({ dataDir: root, port: await freePort(), logger });
   const admin = connectDatabase(postgres.url, { max: 1 });
   await admin.sql.unsafe(`create database ${TEMPLATE_DATABASE}`);
