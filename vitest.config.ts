@@ -71,7 +71,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["tests/**/*.test.ts"],
-          globalSetup: ["tests/support/global-setup.ts"],
+          globalSetup: ["tests/support/global-setup.ts", "tests/support/entry-bundles-setup.ts"],
           testTimeout: 180_000,
           // expect.poll waits for a state as `until` and the browser's WAIT do (15 s), not vitest's default second:
           // a page loading its data on a loaded machine took longer than that (CI run 30).

@@ -4,7 +4,6 @@ import path from "node:path";
 import { createLogger } from "@meridian/config";
 import { connectDatabase, migrateDatabase, startEmbeddedPostgres, startEmbeddedS3 } from "@meridian/db";
 import type { TestProject } from "vitest/node";
-import { buildEntryBundles, type BundledEntry } from "./entry-bundles";
 import { freePort } from "./free-port";
 import { claimRunFolder, removeRunFolder, RUN_FOLDER_PREFIX, sweepAbandonedRuns } from "./run-leftovers";
 
@@ -16,7 +15,6 @@ declare module "vitest" {
     templateDatabase: string;
     s3Endpoint: string;
     s3Credentials: { accessKeyId: string; secretAccessKey: string };
-    entryBundles: Record<BundledEntry, string>;
   }
 }
 
@@ -39,9 +37,6 @@ export default async function setup(project: TestProject) {
   // profiles) goes inside the run's folder, so removing it leaves nothing: workers inherit this.
   process.env.TMPDIR = root;
   const logger = createLogger({ level: "warn", name: "test-setup" });
-  // Built while PostgreSQL starts (about three seconds each); a failed build is reported where it is awaited.
-  const bundling = buildEntryBundles({ root: project.config.root, outdir: path.join(root, "entries") });
-  bundling.catch(() => undefined);
   const postgres = await startEmbeddedPostgres({ dataDir: root, port: await freePort(), logger });
   const admin = connectDatabase(postgres.url, { max: 1 });
   await admin.sql.unsafe(`create database ${TEMPLATE_DATABASE}`);
@@ -56,7 +51,6 @@ export default async function setup(project: TestProject) {
   project.provide("templateDatabase", TEMPLATE_DATABASE);
   project.provide("s3Endpoint", s3.endpoint);
   project.provide("s3Credentials", { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
-  project.provide("entryBundles", await bundling);
 
   return async () => {
     await s3.stop();
