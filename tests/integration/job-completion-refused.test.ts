@@ -85,10 +85,12 @@ describe("a job whose completion the database refuses", () => {
 
     await sendTo(refused, "Completion refused");
     await until("the refused completion", async () => (await lastValue("completion_refusals")) >= 1);
-    // Its runner stopped; the process gives up the runner's presence and frees its jobs, which
-    // PostgreSQL refuses once, so it tries again, then runs the job again under new runners.
+    // Its runner stopped; the process gives up the runner's presence and runs the job again under
+    // new runners. The job is freed either by graphile-worker's own stop of the broken pool or by
+    // recovery removing the old runner's heartbeat, whichever comes first; that removal, which
+    // PostgreSQL refuses once, is tried again until it holds (CI run 55 saw the job end first).
     await until("the job to run again and end", async () => (await jobsOfQueue(refused)) === 0);
-    expect(await lastValue("recovery_refusals")).toBeGreaterThanOrEqual(2);
+    await until("the old runner's heartbeat removed at the second try", async () => (await lastValue("recovery_refusals")) >= 2);
 
     // The message went out (once or, when its 'sent' mark was not written before the rerun, twice)
     // and its job is gone rather than locked for graphile-worker's four hours.
