@@ -60,7 +60,11 @@ export async function observatoryStateNow(options: { db: Executor; observatory: 
 }
 
 /** Whether the sun is up past every twilight's limit here now: no observation that waits for darkness may start. */
-const isDaylight = (model: SkyModel | null, now: Date) => model !== null && !twilightKinds.some((twilight) => model.atMs(now.getTime()).isDark(twilight));
+function isDaylight(model: SkyModel | null, now: Date) {
+  if (!model) return false;
+  const sky = model.atMs(now.getTime());
+  return !twilightKinds.some((twilight) => sky.isDark(twilight));
+}
 
 async function currentPlan(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date, explain = false) {
   const { location } = observatory.doc;
