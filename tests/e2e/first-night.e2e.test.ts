@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
-import { WAIT } from "./support/session";
+import { settled, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 import { fillFirstTarget, nextStep } from "./support/wizard";
 
@@ -123,7 +123,7 @@ describe("web app: a new user's first night", { timeout: 180_000 }, () => {
     await checklist(page).waitFor({ state: "detached", ...WAIT });
     await page.reload();
     await page.getByRole("heading", { name: "Your observatories" }).waitFor(WAIT);
-    await page.waitForLoadState("networkidle");
+    await settled(page);
     expect(await checklist(page).count()).toBe(0);
   });
 
@@ -135,7 +135,7 @@ describe("web app: a new user's first night", { timeout: 180_000 }, () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
     await page.reload();
     await page.getByRole("heading", { name: "Your observatories" }).waitFor(WAIT);
-    await page.waitForLoadState("networkidle");
+    await settled(page);
     expect(await checklist(page).count()).toBe(0);
   });
 

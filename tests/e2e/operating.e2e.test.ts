@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
-import { appUrl, WAIT } from "./support/session";
+import { appUrl, settled, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
 // No worker: nothing is dispatched, so every status on screen is one the test made.
@@ -89,7 +89,7 @@ describe("web app: operating observations", { timeout: 120_000 }, () => {
     const viewing = await signIn(viewer);
     await viewing.goto(appUrl(server, `observations/${observation.id}`));
     await viewing.getByRole("heading", { name: `Solo ${tag}` }).waitFor(WAIT);
-    await viewing.waitForLoadState("networkidle");
+    await settled(viewing);
     for (const name of ["Edit", "Pause", "Change priority", "Clone", "Cancel observation"])
       expect(await viewing.getByRole("button", { name, exact: true }).count()).toBe(0);
     const observing = await signIn(observer);

@@ -7,6 +7,51 @@ export const WAIT = { timeout: 15_000 };
 /** A URL of the SPA on `server`, e.g. appUrl(server, "organizations"). */
 export const appUrl = (server: TestServer, route = "") => `${server.url}/app/${route.replace(/^\//, "")}`;
 
+/**
+ * Counts the page's fetches (the SPA's only way to the API) from before its first script: a fetch
+ * is done once its body has been read through, or it failed.
+ */
+function countFetches() {
+  const requests = { inFlight: 0, lastChange: performance.now() };
+  Object.defineProperty(window, "__meridianFetches", { value: requests });
+  const original = window.fetch.bind(window);
+  const changed = (by: number) => {
+    requests.inFlight += by;
+    requests.lastChange = performance.now();
+  };
+  window.fetch = (...args: Parameters<typeof fetch>) => {
+    changed(1);
+    const done = () => changed(-1);
+    return original(...args).then(
+      (response) => {
+        response.clone().arrayBuffer().then(done, done);
+        return response;
+      },
+      (error: unknown) => {
+        done();
+        throw error;
+      },
+    );
+  };
+}
+
+/**
+ * Waits until the page has had no fetch in flight for `quietMs`: its data has arrived and been
+ * rendered (the page's single thread ran whatever each answer queued before this check could run).
+ * Playwright's `networkidle` waits 500 ms of silence for every page; this waits for the same state.
+ */
+export async function settled(page: Page, quietMs = 150) {
+  await page.waitForFunction(
+    (quiet) => {
+      const requests = (window as unknown as { __meridianFetches?: { inFlight: number; lastChange: number } }).__meridianFetches;
+      if (!requests) throw new Error("settled() needs a page opened through testPages, which counts its fetches");
+      return requests.inFlight === 0 && performance.now() - requests.lastChange >= quiet;
+    },
+    quietMs,
+    { polling: 50, ...WAIT },
+  );
+}
+
 /** The viewport of a signed-in page unless a test asks for another. */
 const DESKTOP = { width: 1280, height: 900 };
 
@@ -44,6 +89,7 @@ export function testPages(getBrowser: () => Browser, getServer: () => TestServer
 
   async function newPage(label: string, options: BrowserContextOptions): Promise<Page> {
     const context = await getBrowser().newContext(options);
+    await context.addInitScript(countFetches);
     const page = await context.newPage();
     page.setDefaultTimeout(WAIT.timeout);
     page.on("pageerror", (error) => pageErrors.push(error.message));
