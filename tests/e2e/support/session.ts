@@ -9,7 +9,8 @@ export const appUrl = (server: TestServer, route = "") => `${server.url}/app/${r
 
 /**
  * Counts the page's fetches (the SPA's only way to the API) from before its first script: a fetch
- * is done once its body has been read through, or it failed.
+ * is done once its body has been read through, or it failed. Any other resource that finishes
+ * loading (a lazy route's script, an image) counts as a change too.
  */
 function countFetches() {
   const requests = { inFlight: 0, lastChange: performance.now() };
@@ -19,6 +20,7 @@ function countFetches() {
     requests.inFlight += by;
     requests.lastChange = performance.now();
   };
+  new PerformanceObserver(() => changed(0)).observe({ type: "resource" });
   window.fetch = (...args: Parameters<typeof fetch>) => {
     changed(1);
     const done = () => changed(-1);
@@ -36,18 +38,20 @@ function countFetches() {
 }
 
 /**
- * Waits until the page has had no fetch in flight for `quietMs`: its data has arrived and been
- * rendered (the page's single thread ran whatever each answer queued before this check could run).
- * Playwright's `networkidle` waits 500 ms of silence for every page; this waits for the same state.
+ * Waits until the page has had no fetch in flight and no load finished for `quietMs`, counted from
+ * this call at the earliest: its data has arrived and been rendered (the page's single thread ran
+ * whatever each answer queued before this check could run), and a query a render started just
+ * before the call is seen. Playwright's `networkidle` waits 500 ms of silence on every page.
  */
 export async function settled(page: Page, quietMs = 150) {
+  const since = await page.evaluate(() => performance.now());
   await page.waitForFunction(
-    (quiet) => {
+    ({ quiet, since }) => {
       const requests = (window as unknown as { __meridianFetches?: { inFlight: number; lastChange: number } }).__meridianFetches;
       if (!requests) throw new Error("settled() needs a page opened through testPages, which counts its fetches");
-      return requests.inFlight === 0 && performance.now() - requests.lastChange >= quiet;
+      return requests.inFlight === 0 && performance.now() - Math.max(requests.lastChange, since) >= quiet;
     },
-    quietMs,
+    { quiet: quietMs, since },
     { polling: 50, ...WAIT },
   );
 }
