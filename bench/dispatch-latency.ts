@@ -1,7 +1,9 @@
 /**
  * Dispatch latency by stage (issue 26, point 4): from `POST /observations` to the `assign` message
  * at an idle connected observatory, and where the time goes. Goal: p99 under 25 ms.
- *   request   the POST sent → its transaction committed (the observation and its dispatch job written)
+ *   request   the POST sent → its transaction committed (the observation and its dispatch job written), split in
+ *     http          the POST sent → the operation starts (the client's fetch, HTTP, the caller's credentials, the input's validation)
+ *     transaction   the operation starts → its transaction committed
  *   pickup    committed → a worker starts the dispatch job (graphile-worker: NOTIFY jobs:insert)
  *   dispatch  the job started → the dispatch transaction committed (plan, move to assigned, event)
  *   notify    committed → a server process hears the event's NOTIFY (meridian_events)
@@ -89,6 +91,9 @@ function stagesOf(samples: Sample[], marks: DispatchMark[]) {
   };
   return samples.map((sample) => {
     const committed = find("request committed", (mark) => mark.observationId === sample.observationId);
+    // Submissions go one at a time: the operation that committed it is the last to start before its commit.
+    const begun = marks.findLast((mark) => mark.stage === "request started" && mark.at <= committed.at);
+    if (!begun) throw new Error(`no "request started" mark for a sample`);
     const dispatched = find("dispatch committed", (mark) => mark.observationId === sample.observationId);
     // The job that assigned it is the last to start before its dispatch committed (others run when the observatory frees up).
     const started = marks.findLast((mark) => mark.stage === "job started" && mark.at <= dispatched.at)!;
@@ -96,6 +101,8 @@ function stagesOf(samples: Sample[], marks: DispatchMark[]) {
     const heard = find("event heard", (mark) => mark.eventId === sentMark.eventId);
     return {
       request: committed.at - sample.sent,
+      http: begun.at - sample.sent,
+      transaction: committed.at - begun.at,
       pickup: started.at - committed.at,
       dispatch: dispatched.at - started.at,
       notify: heard.at - dispatched.at,
@@ -175,7 +182,12 @@ async function main() {
   const loadAtStart = loadAverage();
   const { cores, cpuModel, node } = machineDescription();
   const machine = `${cores} cores (${cpuModel}), Node ${node}`;
-  const stageNames = ["request", "pickup", "dispatch", "notify", "hub", "socket", "total"] as const;
+  const stageNames = ["request", "http", "transaction", "pickup", "dispatch", "notify", "hub", "socket", "total"] as const;
+  const labels: Partial<Record<(typeof stageNames)[number], string>> = {
+    http: "… of which HTTP (sent → the operation starts: request read, caller known, input valid)",
+    transaction: "… of which the submission's operation (started → its transaction committed)",
+    total: "**total** (POST sent → `assign` received)",
+  };
   const rounds: Array<{ meridian: Stages[]; floor: number[]; peer: number[] }> = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     // The order flips each round, so neither side always runs on a warmer machine.
@@ -214,7 +226,7 @@ async function main() {
     "|---|---:|---:|---:|---:|",
     ...stageNames.map((name) => {
       const values = of(name);
-      const label = name === "total" ? "**total** (POST sent → `assign` received)" : name;
+      const label = labels[name] ?? name;
       return `| ${label} | ${ms(percentile(values, 50))} | ${ms(percentile(values, 90))} | ${ms(percentile(values, 99))} | ${ms(Math.max(...values))} |`;
     }),
     `| peer: bare \`ws\` round trip | ${ms(percentile(peer, 50))} | ${ms(percentile(peer, 90))} | ${ms(percentile(peer, 99))} | ${ms(Math.max(...peer))} |`,

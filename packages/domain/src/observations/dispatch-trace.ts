@@ -2,11 +2,12 @@ import diagnosticsChannel from "node:diagnostics_channel";
 
 /**
  * The stages of an observation's way from its submission to its observatory's `assign`, named in
- * the order they happen: the submitting request's transaction commits; a worker picks up the
- * dispatch job; the dispatch transaction commits; a server process hears the event's NOTIFY; it
- * sends `assign` on the plugin's socket.
+ * the order they happen: the submission's operation starts (its request read, its caller known and
+ * its input valid); its transaction commits; a worker picks up the dispatch job; the dispatch
+ * transaction commits; a server process hears the event's NOTIFY; it sends `assign` on the plugin's
+ * socket.
  */
-export type DispatchStage = "request committed" | "job started" | "dispatch committed" | "event heard" | "assign sent";
+export type DispatchStage = "request started" | "request committed" | "job started" | "dispatch committed" | "event heard" | "assign sent";
 
 export interface DispatchMark {
   stage: DispatchStage;

@@ -39,6 +39,7 @@ function settled<T>(result: PromiseSettledResult<T>): T {
 /** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
   const { deps, actor, input } = options;
+  markDispatch({ stage: "request started", observatoryId: input.observatoryId });
   const created = await inTransaction(deps, async (t) => {
     // The reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
     const [permission, projectAccess, destination, live, held, timings] = await Promise.allSettled([
