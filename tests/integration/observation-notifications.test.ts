@@ -108,6 +108,25 @@ describe("observation notifications", () => {
     ]);
   });
 
+  it("carry a reason too long for a push cut short in the push and whole in the email, and the change still commits", async () => {
+    const owner = await createAccount(server);
+    const userKey = "l".repeat(10) + randomBytes(10).toString("hex");
+    await must("/api/v1/user/pushover", { method: "PUT", token: owner.token, json: { userKey, devices: [] } }, 200);
+    const { observation } = await setUp(owner);
+    // At the schema's longest (characters, as Pushover counts them), half of them two UTF-16 units each.
+    const reason = "🔭a".repeat(500);
+    const cancelled = await must(`/observations/${observation.id}/cancel`, { method: "POST", token: owner.token, json: { reason } }, 200);
+    expect(cancelled).toMatchObject({ status: "cancelled", statusReason: reason });
+
+    const form = await until("the Pushover message", async () => receivers.pushoverForms.find((each) => each.user === userKey));
+    expect(form.title).toBe(`${observation.name}: cancelled`);
+    expect(Array.from(form.message!)).toHaveLength(1024);
+    expect(form.message).toMatch(new RegExp(`^Your observation "${observation.name}" is now cancelled\\. Reason: (🔭a)+🔭?…$`, "u"));
+    const isCancellation = (mail: (typeof capture.messages)[number]) => mail.subject === `${observation.name}: cancelled`;
+    const mail = (await capture.waitFor((all) => all.some(isCancellation))).find(isCancellation)!;
+    expect(mail.text).toContain(`Reason: ${reason}`);
+  });
+
   it("of many quick status changes arrive in the order of the changes, with two worker processes running jobs", async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-notify-worker-"));
     secondWorker = spawnEntry("worker", { ...sharedProcessEnv(server, dataDir), ...deliveryEnv(), LOG_LEVEL: "info" }, "second worker");

@@ -20,6 +20,9 @@ const defineJob = <Name extends string, Payload extends z.ZodType>(
 ): JobContract<Name, Payload> => ({ name, payload, ...options });
 
 const id = z.string().min(1);
+
+/** A push's parts at their longest: Pushover's own limits (title 250, message 1,024 characters), kept for web push too. */
+export const PUSH_LIMITS = { title: 250, message: 1024, url: 500 } as const;
 /** What graphile-worker passes a scheduled job: `{_cron: {ts, backfilled}}`; nothing of it is used. */
 const scheduled = z.unknown();
 
@@ -52,9 +55,9 @@ export const jobContracts = {
     "send_push",
     z.object({
       userId: id,
-      title: z.string().max(250),
-      message: z.string().max(1024),
-      url: z.string().max(500).nullable(),
+      title: z.string().max(PUSH_LIMITS.title),
+      message: z.string().max(PUSH_LIMITS.message),
+      url: z.string().max(PUSH_LIMITS.url).nullable(),
       priority: z.union([z.literal(-1), z.literal(0), z.literal(1)]),
     }),
   ),

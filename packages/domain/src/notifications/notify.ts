@@ -3,20 +3,36 @@ import type { ObservationStatus } from "@meridian/rules";
 import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
 import { addJob } from "../jobs/add-job";
+import { PUSH_LIMITS } from "../jobs/contracts";
 import type { InTransaction } from "../transaction";
 import type { PushMessage } from "./push-channels";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 const label = (status: string) => status.replace(/_/g, " ");
 
+/** `text` cut to `limit` characters (code points, as the job's schema and Pushover count them) with an ellipsis. */
+function fitted(text: string, limit: number): string {
+  const characters = Array.from(text);
+  return characters.length <= limit ? text : `${characters.slice(0, limit - 1).join("")}…`;
+}
+
 /**
  * A push to one user, as a job written in the caller's transaction: it goes out only if the change
  * commits, with retries. A user's pushes share a queue, so they arrive in the order of the changes
- * (an observation's "in progress" never before its "assigned").
+ * (an observation's "in progress" never before its "assigned"). A title or message longer than a
+ * push carries (a long reason, an announcement's body) is cut short: the change it tells of still
+ * commits, and the email or the app holds the whole text. A link too long to carry is left out.
  */
 export async function queuePush(options: { t: Pick<InTransaction, "tx">; userId: string } & PushMessage) {
-  const { t, ...payload } = options;
-  await addJob({ t, name: "send_push", payload, maxAttempts: 5, queueName: `push:${payload.userId}` });
+  const { t, userId, title, message, url, priority } = options;
+  const payload = {
+    userId,
+    title: fitted(title, PUSH_LIMITS.title),
+    message: fitted(message, PUSH_LIMITS.message),
+    url: url !== null && Array.from(url).length <= PUSH_LIMITS.url ? url : null,
+    priority,
+  };
+  await addJob({ t, name: "send_push", payload, maxAttempts: 5, queueName: `push:${userId}` });
 }
 
 /** An email in text and HTML with one link, to a user who wants that kind of message. */
