@@ -286,9 +286,17 @@ describe("GET /api/v1/admin/audit", () => {
     ["a date without time", "to=2026-01-01"],
     ["a moment in year 0000", "from=0000-01-01T00:00:00Z"],
     ["a moment that is year 0000 in UTC", "to=0001-01-01T00:00:00%2B05:00"],
+    ["a moment that is year 10000 in UTC", "to=9999-12-31T23:00:00-05:00"],
     ["an unknown scope kind", "scopeKind=galaxy"],
     ["a limit above 200", "limit=500"],
   ])("refuses %s with 400", async (_label, query) => {
     await expectProblem(await server.request(`/api/v1/admin/audit?${query}`, { token: adminToken }), 400, "VALIDATION_FAILED");
+  });
+
+  it("reads up to the last moment PostgreSQL holds, inclusive as any other", async () => {
+    const everything = (await must("/api/v1/admin/audit?limit=200", { token: adminToken }, 200)) as { items: Array<{ id: string }> };
+    const untilTheEnd = (await must("/api/v1/admin/audit?limit=200&to=9999-12-31T23:59:59.999Z", { token: adminToken }, 200)) as typeof everything;
+    expect(untilTheEnd.items.map((item) => item.id)).toEqual(everything.items.map((item) => item.id));
+    expect(everything.items.length).toBeGreaterThan(0);
   });
 });

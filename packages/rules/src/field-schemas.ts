@@ -1,11 +1,15 @@
 import { z } from "zod";
 
 /**
- * Whether a moment falls in year 1 or later, in UTC: ISO 8601's year 0000 (1 BC) parses in
- * JavaScript and is written back as `0000-…`, which PostgreSQL's timestamptz refuses.
+ * Whether a moment falls in years 1 to 9999, in UTC: ISO 8601's year 0000 (1 BC) parses in
+ * JavaScript and is written back as `0000-…`, and a moment past 9999 (`9999-12-31T23:00:00-05:00`
+ * is one) as `+010000-…`; PostgreSQL's timestamptz refuses both.
  */
-const fromYearOne = (value: string) => new Date(value).getUTCFullYear() >= 1;
-const YEAR_ONE = "must be in year 1 or later";
+const inYearsOneTo9999 = (value: string) => {
+  const year = new Date(value).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+};
+const YEARS_ONE_TO_9999 = "must be in year 1 to 9999 (UTC)";
 
 /**
  * A moment as the API writes it and stored documents hold it: ISO 8601 with a zone
@@ -13,10 +17,10 @@ const YEAR_ONE = "must be in year 1 or later";
  * derived from the documents' schemas (`fastAcceptOf`).
  */
 export const isoDate = z.iso.datetime({ offset: true });
-/** A moment a client gives, to be compared or stored by PostgreSQL: as `isoDate`, from year 1. */
-export const isoDateInput = isoDate.refine(fromYearOne, YEAR_ONE);
-/** A calendar day a client gives (`2026-11-21`, its start in UTC), from year 1. */
-export const isoDay = z.iso.date().refine(fromYearOne, YEAR_ONE);
+/** A moment a client gives, to be compared or stored by PostgreSQL: as `isoDate`, in years 1 to 9999. */
+export const isoDateInput = isoDate.refine(inYearsOneTo9999, YEARS_ONE_TO_9999);
+/** A calendar day a client gives (`2026-11-21`, its start in UTC), in years 1 to 9999. */
+export const isoDay = z.iso.date().refine(inYearsOneTo9999, YEARS_ONE_TO_9999);
 
 /**
  * No control characters (NUL cannot be stored in PostgreSQL text) and no lone surrogates

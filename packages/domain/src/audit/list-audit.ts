@@ -5,6 +5,9 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { instantKey, keysetCursor } from "../validation/keyset-cursor";
 
+/** 9999-12-31T23:59:59.999Z: a moment after it is written `+010000-…`, which PostgreSQL refuses. */
+const LAST_MILLISECOND = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export interface AuditFilter {
   actorId?: string;
   targetId?: string;
@@ -29,8 +32,9 @@ export async function listAuditLog(options: { deps: Deps; actor: UserActor; filt
         filter.scopeKind ? eq(auditLog.scopeKind, filter.scopeKind) : undefined,
         filter.scopeId ? eq(auditLog.scopeId, filter.scopeId) : undefined,
         filter.from ? gte(auditLog.createdAt, new Date(filter.from)) : undefined,
-        // Inclusive to the millisecond the entries show (`at`), though PostgreSQL keeps microseconds.
-        filter.to ? lt(auditLog.createdAt, new Date(new Date(filter.to).getTime() + 1)) : undefined,
+        // Inclusive to the millisecond the entries show (`at`), though PostgreSQL keeps microseconds. The last
+        // millisecond of year 9999 has no next one PostgreSQL takes, and needs no bound: nothing is later.
+        filter.to && new Date(filter.to).getTime() < LAST_MILLISECOND ? lt(auditLog.createdAt, new Date(new Date(filter.to).getTime() + 1)) : undefined,
         auditCursor(options.cursor),
       ),
     )
