@@ -1,7 +1,18 @@
-import { randomBytes } from "node:crypto";
 import { appRouter } from "@meridian/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import {
+  freshObjects,
+  openApiDocument,
+  restAnswerProblem,
+  SIGNS_OUT,
+  STACK_TRACE,
+  walkedOperations,
+  withRealIds,
+  type OpenApiDocument,
+  type RealIds,
+  type WalkedOperation,
+} from "../support/operation-walk";
 import type { TestServer } from "../support/test-server";
 
 /**
@@ -11,79 +22,19 @@ import type { TestServer } from "../support/test-server";
  * exist, so a path's ids can be real while its query or body is not.
  */
 
-interface Operation {
-  requestBody?: { content: Record<string, unknown> };
-  parameters?: Array<{ name: string; in: string }>;
-}
-type Paths = Record<string, Record<string, Operation>>;
-
 const ADMIN = { email: "bad-input-admin@example.com", password: "bad input admin password" };
-const STACK = /at [\w.<>]+ \(|\.ts:\d+|node_modules|node:internal/;
-const METHODS = ["get", "post", "put", "patch", "delete"];
-/** Sign the admin out: every request after them would be refused before its input is read. */
-const SIGNS_OUT = new Set(["POST /api/v1/auth/logout", "auth.logout"]);
 
 let server: TestServer;
 let token: string;
-let paths: Paths;
-/** Real ids by path parameter, by the collection the path starts with where `{id}` differs between them. */
-let realIds: Record<string, string> = {};
+let document: OpenApiDocument;
+let realIds: RealIds = {};
 const { must } = jsonApi(() => server);
 
 beforeAll(async () => {
   ({ server, adminToken: token } = await startServerWithAdmin(ADMIN, { API_WRITES_PER_MINUTE: "100000" }));
-  paths = ((await (await server.request("/api/openapi.json")).json()) as { paths: Paths }).paths;
+  document = await openApiDocument(server);
 });
 afterAll(() => server?.stop());
-
-/** Objects of every kind the paths name, new for each walk: a walk's deletions come last, but they do come. */
-async function freshObjects() {
-  const tag = randomBytes(4).toString("hex");
-  const me = (await must("/api/v1/auth/me", { token }, 200)) as { id: string };
-  const organization = (await must(
-    "/organizations",
-    { method: "POST", token, json: { name: `Org ${tag}`, shortName: `org-${tag}`, type: "other", contactEmail: `${tag}@example.com` } },
-    201,
-  )) as { id: string };
-  const observatory = (await must("/observatories", { method: "POST", token, json: { name: `Scope ${tag}` } }, 201)) as { id: string };
-  const project = (await must("/projects", { method: "POST", token, json: { name: `Survey ${tag}` } }, 201)) as { id: string };
-  const observation = (await must(
-    "/observations",
-    {
-      method: "POST",
-      token,
-      json: {
-        name: "Bad input",
-        projectId: project.id,
-        observatoryId: observatory.id,
-        targets: [{ name: "M 31", ra: 10.6847, dec: 41.269, epoch: "J2000", exposures: [{ filter: "R", exposureSeconds: 1, count: 1, binning: 1 }] }],
-      },
-    },
-    201,
-  )) as { id: string };
-  realIds = {
-    "/organizations": organization.id,
-    "/observatories": observatory.id,
-    "/projects": project.id,
-    "/observations": observation.id,
-    "/api/v1/admin/users": me.id,
-    "/api/v1/users": me.id,
-    userId: me.id,
-    orgId: organization.id,
-    projectId: project.id,
-  };
-}
-
-/** The path with real ids where there are any, or undefined when one of its parameters has none. */
-function withRealIds(path: string): string | undefined {
-  let missing = false;
-  const filled = path.replace(/\{([^}]+)\}/g, (_whole, name: string) => {
-    const id = name === "id" ? (realIds[`/${path.split("/")[1]}`] ?? realIds[path.split("/").slice(0, 4).join("/")]) : realIds[name];
-    if (!id) missing = true;
-    return id ?? "";
-  });
-  return missing ? undefined : filled;
-}
 
 const junkIds = ["x".repeat(300), "%00", "%F0%9F%94%AD", "no_such_id"];
 const junkQuery =
@@ -117,8 +68,8 @@ interface Probe {
 }
 
 /** For each operation: real ids with each junk body (or none) and the junk query; junk ids with an empty object or nothing. */
-function probesFor(method: string, path: string, operation: Operation): Probe[] {
-  const real = withRealIds(path);
+function probesFor(method: string, path: string, operation: WalkedOperation): Probe[] {
+  const real = withRealIds(path, realIds);
   const hasBody = operation.requestBody !== undefined;
   const probes: Probe[] = [];
   if (real !== undefined) {
@@ -135,35 +86,23 @@ function probesFor(method: string, path: string, operation: Operation): Probe[] 
   return probes;
 }
 
-/** Every probe of every operation but signing out; writes that delete come last, so that the others still find what they name. */
-function allProbes(): Probe[] {
-  const operations = Object.entries(paths).flatMap(([path, item]) =>
-    Object.entries(item)
-      .filter(([method]) => METHODS.includes(method))
-      .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
-  );
-  return operations
-    .filter(({ method, path }) => !SIGNS_OUT.has(`${method} ${path}`))
-    .sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"))
-    .flatMap(({ method, path, operation }) => probesFor(method, path, operation));
-}
-
 describe("bad input from a signed-in caller", () => {
   it("the document's operations are all walked, most of them with real ids", async () => {
-    await freshObjects();
-    const probes = allProbes();
-    const operations = Object.values(paths).flatMap((item) => Object.keys(item).filter((method) => METHODS.includes(method)));
+    realIds = await freshObjects(must, token);
+    const operations = walkedOperations(document);
+    const probes = operations.flatMap(({ method, path, operation }) => probesFor(method, path, operation));
     expect(operations.length).toBeGreaterThan(150);
     expect(probes.length).toBeGreaterThan(operations.length * 3);
     // Parameters without a real id here (keys, announcements, invitations, files...) are still walked with junk ids.
-    expect(Object.keys(paths).filter((path) => withRealIds(path) !== undefined).length).toBeGreaterThan(Object.keys(paths).length / 2);
+    const paths = Object.keys(document.paths);
+    expect(paths.filter((path) => withRealIds(path, realIds) !== undefined).length).toBeGreaterThan(paths.length / 2);
   });
 
   // About a thousand requests, a few at a time.
   it("is answered below 500 by every operation, a refusal as problem+json with a code and a readable detail", { timeout: 300_000 }, async () => {
-    await freshObjects();
+    realIds = await freshObjects(must, token);
     const failures: string[] = [];
-    const probes = allProbes();
+    const probes = walkedOperations(document).flatMap(({ method, path, operation }) => probesFor(method, path, operation));
     for (let start = 0; start < probes.length; start += 6) {
       await Promise.all(
         probes.slice(start, start + 6).map(async (probe) => {
@@ -172,15 +111,8 @@ describe("bad input from a signed-in caller", () => {
             headers: { authorization: `Bearer ${token}`, ...(probe.body?.contentType ? { "content-type": probe.body.contentType } : {}) },
             body: probe.method === "GET" ? undefined : probe.body?.body,
           });
-          const text = await response.text();
-          if (response.status >= 500) return void failures.push(`${probe.label}: ${response.status} ${text.slice(0, 200)}`);
-          if (STACK.test(text)) return void failures.push(`${probe.label}: a stack frame in ${text.slice(0, 200)}`);
-          if (response.status < 400) return;
-          const problem = (response.headers.get("content-type") ?? "").startsWith("application/problem+json")
-            ? (JSON.parse(text) as { code?: unknown; detail?: unknown; status?: unknown })
-            : undefined;
-          if (!problem || typeof problem.code !== "string" || typeof problem.detail !== "string" || problem.status !== response.status)
-            failures.push(`${probe.label}: ${response.status} not a problem with a code: ${text.slice(0, 200)}`);
+          const problem = restAnswerProblem(response.status, response.headers.get("content-type"), await response.text());
+          if (problem) failures.push(`${probe.label}: ${problem}`);
         }),
       );
     }
@@ -228,7 +160,7 @@ const junkInputs = () => [
 describe("bad input from a signed-in caller over tRPC", () => {
   it("is answered below 500 by every procedure, each refusal with a Meridian code", { timeout: 300_000 }, async () => {
     expect(procedures.length).toBeGreaterThan(100);
-    await freshObjects();
+    realIds = await freshObjects(must, token);
     const failures: string[] = [];
     for (const { path, type } of procedures)
       await Promise.all(
@@ -241,7 +173,7 @@ describe("bad input from a signed-in caller over tRPC", () => {
               : await fetch(url, { method: "POST", headers, body: input });
           const text = await response.text();
           if (response.status >= 500) return void failures.push(`${path} ${input.slice(0, 40)}: ${response.status} ${text.slice(0, 200)}`);
-          if (STACK.test(text)) return void failures.push(`${path} ${input.slice(0, 40)}: a stack frame in ${text.slice(0, 200)}`);
+          if (STACK_TRACE.test(text)) return void failures.push(`${path} ${input.slice(0, 40)}: a stack frame in ${text.slice(0, 200)}`);
           const body = JSON.parse(text) as { error?: { data?: { code?: unknown } } };
           if (body.error && typeof body.error.data?.code !== "string") failures.push(`${path} ${input.slice(0, 40)}: no code in ${text.slice(0, 200)}`);
         }),
