@@ -27,6 +27,11 @@ const VALID_BY_NAME: Array<[RegExp, string]> = [
   [/^minimumPluginVersion$/, "3.8.0.0"],
   [/^userKey$/, "u".repeat(30)],
   [/^devices$/, "phone"],
+  // Only where no enum says it: a list's filter of several observation statuses.
+  [/^status$/, "pending,assigned,in_progress,acquisition_complete,completed,failed,cancelled,paused,suspended,aborted,partially_completed"],
+  [/^(quick|full|backupSchedule)$/, "17 3 * * 0"],
+  [/^collections$/, "observations"],
+  [/^endpoint$/, "https://storage.example.com"],
 ];
 /** Past this many items an array says nothing new, and a body of nested maxima would outgrow the 1 MB limit. */
 const MOST_ITEMS = 20;
