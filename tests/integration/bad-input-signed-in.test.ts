@@ -28,7 +28,8 @@ let server: TestServer;
 let token: string;
 let document: OpenApiDocument;
 let realIds: RealIds = {};
-const { must } = jsonApi(() => server);
+const api = jsonApi(() => server);
+const { must } = api;
 
 beforeAll(async () => {
   ({ server, adminToken: token } = await startServerWithAdmin(ADMIN, { API_WRITES_PER_MINUTE: "100000" }));
@@ -88,7 +89,7 @@ function probesFor(method: string, path: string, operation: WalkedOperation): Pr
 
 describe("bad input from a signed-in caller", () => {
   it("the document's operations are all walked, most of them with real ids", async () => {
-    realIds = await freshObjects(must, token);
+    realIds = await freshObjects(api, token);
     const operations = walkedOperations(document);
     const probes = operations.flatMap(({ method, path, operation }) => probesFor(method, path, operation));
     expect(operations.length).toBeGreaterThan(150);
@@ -100,7 +101,7 @@ describe("bad input from a signed-in caller", () => {
 
   // About a thousand requests, a few at a time.
   it("is answered below 500 by every operation, a refusal as problem+json with a code and a readable detail", { timeout: 300_000 }, async () => {
-    realIds = await freshObjects(must, token);
+    realIds = await freshObjects(api, token);
     const failures: string[] = [];
     const probes = walkedOperations(document).flatMap(({ method, path, operation }) => probesFor(method, path, operation));
     for (let start = 0; start < probes.length; start += 6) {
@@ -160,7 +161,7 @@ const junkInputs = () => [
 describe("bad input from a signed-in caller over tRPC", () => {
   it("is answered below 500 by every procedure, each refusal with a Meridian code", { timeout: 300_000 }, async () => {
     expect(procedures.length).toBeGreaterThan(100);
-    realIds = await freshObjects(must, token);
+    realIds = await freshObjects(api, token);
     const failures: string[] = [];
     for (const { path, type } of procedures)
       await Promise.all(

@@ -34,15 +34,24 @@ export function walkedOperations(document: OpenApiDocument) {
 /** Real ids by path parameter, and by the collection a path starts with for `{id}`. */
 export type RealIds = Record<string, string>;
 
-/** An organization, observatory, project and observation of `token`'s user, new for each walk: a walk's deletions do come. */
-export async function freshObjects(must: ReturnType<typeof jsonApi>["must"], token: string): Promise<RealIds> {
+/**
+ * An organization, observatory, project and observation of `token`'s user, new for each walk (a
+ * walk's deletions do come), or for each operation. `organizationId` is kept when it still exists:
+ * a user owns at most 100 organizations.
+ */
+export async function freshObjects(api: Pick<ReturnType<typeof jsonApi>, "must" | "call">, token: string, organizationId?: string): Promise<RealIds> {
+  const { must, call } = api;
   const tag = randomBytes(4).toString("hex");
   const me = (await must("/api/v1/auth/me", { token }, 200)) as { id: string };
-  const organization = (await must(
-    "/organizations",
-    { method: "POST", token, json: { name: `Org ${tag}`, shortName: `org-${tag}`, type: "other", contactEmail: `${tag}@example.com` } },
-    201,
-  )) as { id: string };
+  const found = organizationId ? await call(`/organizations/${organizationId}`, { token }) : undefined;
+  const kept = found?.status === 200 ? (found.body as { id: string }) : null;
+  const organization =
+    kept ??
+    ((await must(
+      "/organizations",
+      { method: "POST", token, json: { name: `Org ${tag}`, shortName: `org-${tag}`, type: "other", contactEmail: `${tag}@example.com` } },
+      201,
+    )) as { id: string });
   const observatory = (await must("/observatories", { method: "POST", token, json: { name: `Scope ${tag}` } }, 201)) as { id: string };
   const project = (await must("/projects", { method: "POST", token, json: { name: `Survey ${tag}` } }, 201)) as { id: string };
   const target = { name: "M 31", ra: 10.6847, dec: 41.269, epoch: "J2000", exposures: [{ filter: "R", exposureSeconds: 1, count: 1, binning: 1 }] };
