@@ -180,7 +180,9 @@ describe("a process that cannot get a connection", () => {
       // A 401 would have told the plugin its key was gone, and it would never have tried again.
       const back = new Promise((resolve) => simulator.once("reconnected", resolve));
       simulator.dropOff();
-      await until("a refused reconnection", async () => lines.includes("could not connect: connection refused: 503"));
+      await until("a refused reconnection", async () => lines.includes("could not connect: connection refused: 503")).catch((error: Error) => {
+        throw new Error(`${error.message}; the simulator said: ${lines.join(" | ")}`);
+      });
       expect(simulator.reconnecting).toBe(true);
       await superuser.unsafe(`alter role ${role} connection limit -1`);
       await back;

@@ -20,6 +20,8 @@ const testProtocol = defineProtocol({
     const as = new URL(request.url ?? "/", "http://localhost").searchParams.get("observatory");
     if (as === "crash") throw new Error("a bug in authenticate");
     if (as === "no-connection") throw Object.assign(new Error("sorry, too many clients already"), { code: "53300" });
+    // A lookup that never settles, as postgres.js can leave one while PostgreSQL refuses it connections.
+    if (as === "never") return new Promise<never>(() => undefined);
     return as ? { session: { observatoryId: as }, routeKey: observatoryRouteKey(as) } : { status: 401 };
   },
   messages: z.discriminatedUnion("type", [
@@ -60,7 +62,8 @@ beforeAll(async () => {
   // A send limit small beside the flood below (20 MB), and twice what one turn of the hub sends a socket (50 events of
   // 10 KB): a reading client here shares the hub's process and reads between its turns, so on a busy machine whose
   // loopback buffers grow slowly a smaller limit would take the reader for one that does not read (a CI run did, at 64 KiB).
-  server = await startTestServer({ MERIDIAN_ROLE: "server", WS_SEND_BUFFER_LIMIT_BYTES: String(1024 * 1024) });
+  // A short connect timeout: an upgrade whose check never settles is refused a second after it.
+  server = await startTestServer({ MERIDIAN_ROLE: "server", WS_SEND_BUFFER_LIMIT_BYTES: String(1024 * 1024), DATABASE_CONNECT_TIMEOUT_SECONDS: "3" });
   testServer = createServer((_request, response) => response.writeHead(404).end());
   await new Promise<void>((resolve) => testServer.listen(0, "127.0.0.1", resolve));
   hub = await attachWebSocketHub({ server: testServer, deps: server.server.runtime.deps, protocols: [testProtocol] });
@@ -143,6 +146,16 @@ describe("a WebSocket protocol defined with defineProtocol", () => {
     const full = await connectWebSocket(`${testUrl}?observatory=no-connection`);
     expect(full).toMatchObject({ ok: false, status: 503, headers: { "retry-after": "5" } });
     expect(JSON.parse(full.ok ? "" : full.body)).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+  });
+
+  it("answers 503 with Retry-After an upgrade whose credentials are not checked within the connect timeout, never leaving it hanging", async () => {
+    const late = await connectWebSocket(`${testUrl}?observatory=never`);
+    expect(late).toMatchObject({ ok: false, status: 503, headers: { "retry-after": "5" } });
+    expect(JSON.parse(late.ok ? "" : late.body)).toMatchObject({ code: "SERVICE_UNAVAILABLE", detail: expect.stringMatching(/in time/) });
+    // The hub still serves: the next upgrade is checked as ever.
+    const after = await connectWebSocket(`${testUrl}?observatory=obs_after_late`);
+    expect(after).toMatchObject({ ok: true });
+    if (after.ok) after.client.ws.close();
   });
 });
 

@@ -18,7 +18,7 @@ export const codeForStatus: Record<number, ErrorCode> = {
 };
 
 /** How long a client is asked to wait when PostgreSQL gave this process no connection. */
-const DATABASE_RETRY_AFTER_SECONDS = 5;
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Any thrown value becomes an AppError; anything unexpected becomes INTERNAL without details. */
 export function toAppError(error: unknown): AppError {

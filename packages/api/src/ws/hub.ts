@@ -17,7 +17,7 @@ import {
 import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import pRetry from "p-retry";
 import { WebSocketServer, type WebSocket } from "ws";
-import { codeForStatus, problemAnswer, reportedAppError } from "../http/problem";
+import { codeForStatus, DATABASE_RETRY_AFTER_SECONDS, problemAnswer, reportedAppError } from "../http/problem";
 import { PerMinuteLimiter } from "../http/per-minute-limiter";
 import { handleMessage, messageHead, refuseMessage } from "./handle-message";
 import { MessageQueue, TokenBucket } from "./message-queue";
@@ -340,11 +340,32 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       });
   };
 
+  /**
+   * The upgrade's credentials checked, or a 503 once the database's connect timeout (and a second) has passed without
+   * an answer: postgres.js can leave a query unsettled while PostgreSQL refuses it connections, and an upgrade left
+   * hanging would keep a plugin from ever trying again.
+   */
+  const authenticatedInTime = (protocol: AnyProtocol, request: IncomingMessage) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new AppError("SERVICE_UNAVAILABLE", "The database did not answer in time to check the credentials; try again shortly", {
+              retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+            }),
+          ),
+        (deps.env.DATABASE_CONNECT_TIMEOUT_SECONDS + 1) * 1000,
+      );
+    });
+    return Promise.race([protocol.authenticate(request, deps), late]).finally(() => clearTimeout(timer));
+  };
+
   const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const protocol = protocolsByPath.get(url.pathname);
     if (!protocol) return refuse(socket, new AppError("NOT_FOUND", "No WebSocket is served at this path"), url.pathname);
-    const admission = await protocol.authenticate(request, deps);
+    const admission = await authenticatedInTime(protocol, request);
     if ("status" in admission) return refuse(socket, new AppError(codeForStatus[admission.status]!), url.pathname);
     // Thrown as RATE_LIMITED with Retry-After, answered below like any refusal of the upgrade.
     upgradeLimiters.get(protocol)?.take({ key: admission.routeKey, cost: 1, now: deps.now().getTime() });
