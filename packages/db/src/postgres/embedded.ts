@@ -37,11 +37,16 @@ async function readNumber(file: string): Promise<number | undefined> {
   return Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
-/** Leftovers of starts that were killed while initialising: their process is gone. */
+/**
+ * Leftovers of starts that were killed while initialising: their process is gone. Its initdb may
+ * not be (a killed parent leaves its child running), and while it still writes files a removal
+ * can find a folder it emptied filled again (ENOTEMPTY): removed with retries, as long as that
+ * initdb lasts; once its folder is gone it fails and ends.
+ */
 async function removeAbandonedInitialisations(home: string) {
   for (const name of await fs.readdir(home).catch(() => [] as string[])) {
     const match = /^postgres\.(?:init|pwfile)-(\d+)$/.exec(name);
-    if (match && !isAlive(Number(match[1]))) await fs.rm(path.join(home, name), { recursive: true, force: true });
+    if (match && !isAlive(Number(match[1]))) await fs.rm(path.join(home, name), { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   }
 }
 
