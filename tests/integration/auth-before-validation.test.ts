@@ -1,6 +1,7 @@
 import { appRouter } from "@meridian/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem } from "../support/auth-suite";
+import { JUNK_BODIES, JUNK_IDS, type JunkBody } from "../support/operation-walk";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 interface Operation {
@@ -25,18 +26,13 @@ const operations = () =>
       .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation, isProtected: (operation.security ?? []).length > 0 })),
   );
 
-/** Path parameters no validator would accept. */
-const junkIds = ["x".repeat(500), "%00", "a%00b", "%F0%9F%94%AD"];
+const junkIds = [...JUNK_IDS, "a%00b"];
 const junkQuery = `?limit=-1&limit=abc&cursor=&all=maybe&q=${"q".repeat(5000)}&scope=nowhere&x=%00`;
-/** Bodies that fail before any domain rule: unparsable, wrong media type, wrong shape. */
-const junkBodies: Array<{ label: string; body: string; contentType?: string }> = [
-  { label: "malformed JSON", body: '{"name": ', contentType: "application/json" },
-  { label: "wrong types", body: JSON.stringify({ name: 7, shortName: [], latitude: 900, limit: "many", unknownField: true }), contentType: "application/json" },
-  { label: "a JSON array", body: "[1,2,3]", contentType: "application/json" },
+/** Bodies that fail before any domain rule. */
+const junkBodies: JunkBody[] = [
+  ...JUNK_BODIES,
   { label: "empty JSON", body: "", contentType: "application/json" },
-  { label: "text/plain", body: "not json at all", contentType: "text/plain" },
   { label: "form", body: "a=1&b=2", contentType: "application/x-www-form-urlencoded" },
-  { label: "no content type", body: "{}" },
 ];
 /** Ways of being signed out: nothing, a bearer token nobody issued, a session cookie nobody issued. */
 const signedOut: Array<{ label: string; headers: Record<string, string> }> = [

@@ -15,6 +15,38 @@ export const SIGNS_OUT = new Set(["POST /api/v1/auth/logout", "auth.logout"]);
 /** What a stack trace or a source path looks like in an answer. */
 export const STACK_TRACE = /\n\s+at |\bat [\w.<>]+ \(|\/[\w.-]+\/[\w./-]+\.(?:ts|js|mjs|cjs)\b|node_modules|node:internal/;
 
+/** A request body a walk sends to see it refused as input. */
+export interface JunkBody {
+  label: string;
+  body: string;
+  contentType?: string;
+}
+/** Path parameters no validator accepts: too long, a NUL, an emoji. */
+export const JUNK_IDS = ["x".repeat(500), "%00", "%F0%9F%94%AD"];
+/** Bodies every walk sends: unparsable, the wrong shape, the wrong type in every field, the wrong media type or none. */
+export const JUNK_BODIES: JunkBody[] = [
+  { label: "malformed JSON", body: '{"name": ', contentType: "application/json" },
+  { label: "a JSON array", body: "[1,2,3]", contentType: "application/json" },
+  {
+    label: "wrong types everywhere",
+    body: JSON.stringify({
+      name: 7,
+      shortName: [],
+      latitude: 900,
+      status: [],
+      targets: "many",
+      limit: "many",
+      priority: 1e308,
+      email: {},
+      permissions: "all",
+      unknownField: true,
+    }),
+    contentType: "application/json",
+  },
+  { label: "text/plain", body: "not json at all", contentType: "text/plain" },
+  { label: "no content type", body: "{}" },
+];
+
 export async function openApiDocument(server: TestServer): Promise<OpenApiDocument> {
   return (await (await server.request("/api/openapi.json")).json()) as OpenApiDocument;
 }
