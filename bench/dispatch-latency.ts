@@ -6,6 +6,9 @@
  *     transaction   the operation starts → its transaction committed
  *   pickup    committed → a worker starts the dispatch job (graphile-worker: NOTIFY jobs:insert)
  *   dispatch  the job started → the dispatch transaction committed (plan, move to assigned, event)
+ *   (An idle observatory's submission is assigned in its own transaction, dispatch.ts `holdIdleObservatory`:
+ *   its request stage holds the dispatch, and pickup and dispatch read 0. The database floor keeps the
+ *   two transactions of the job's path, which every other submission still takes.)
  *   notify    committed → a server process hears the event's NOTIFY (meridian_events)
  *   hub       heard → `assign` sent on the plugin's socket (the event read back by its id, framed, written)
  *   socket    sent → the plugin has the message
@@ -95,8 +98,9 @@ function stagesOf(samples: Sample[], marks: DispatchMark[]) {
     const begun = marks.findLast((mark) => mark.stage === "request started" && mark.at <= committed.at);
     if (!begun) throw new Error(`no "request started" mark for a sample`);
     const dispatched = find("dispatch committed", (mark) => mark.observationId === sample.observationId);
-    // The job that assigned it is the last to start before its dispatch committed (others run when the observatory frees up).
-    const started = marks.findLast((mark) => mark.stage === "job started" && mark.at <= dispatched.at)!;
+    // The job that assigned it is the last to start before its dispatch committed (others run when the observatory frees up);
+    // assigned in the submission's own transaction, it has no job, and its pickup and dispatch take no time of their own.
+    const started = marks.findLast((mark) => mark.stage === "job started" && mark.at >= committed.at && mark.at <= dispatched.at) ?? dispatched;
     const sentMark = find("assign sent", (mark) => mark.observationId === sample.observationId);
     const heard = find("event heard", (mark) => mark.eventId === sentMark.eventId);
     return {

@@ -1,6 +1,7 @@
 import diagnosticsChannel from "node:diagnostics_channel";
 import { DISPATCH_TRACE_CHANNEL, type DispatchMark, type DispatchStage } from "@meridian/domain";
 import type { ObservatoryClient } from "@meridian/observatory-client";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -35,6 +36,16 @@ afterAll(async () => {
   await server?.stop();
 });
 
+const ofObservatory = (observatoryId: string) => marks.filter((mark) => mark.observatoryId === observatoryId);
+
+async function noDispatchWaits() {
+  const [row] = await server.server.runtime.deps.db.execute<{
+    count: number;
+  }>(sql`select count(*)::int as count from graphile_worker._private_jobs where task_id in
+    (select id from graphile_worker._private_tasks where identifier = 'dispatch_observatory')`);
+  return row!.count === 0;
+}
+
 /** An owner's observatory with a plugin connected, and a project to submit into. */
 async function connectedObservatory() {
   const owner = await createAccount(server);
@@ -43,22 +54,52 @@ async function connectedObservatory() {
   plugins.push(plugin);
   const assigned: string[] = [];
   plugin.on("assign", (observation: { id: string }) => assigned.push(observation.id));
-  return { owner, observatory, project, assigned };
+  const submit = async (name: string, extra: Record<string, unknown> = {}) =>
+    (await must(
+      "/observations",
+      { method: "POST", token: owner.token, json: { name, projectId: project.id, observatoryId: observatory.id, targets: [target], ...extra } },
+      201,
+    )) as { id: string; status: string };
+  return { owner, observatory, project, assigned, submit };
 }
 
 describe("the dispatch trace", () => {
-  it("marks each stage of a submission's way to its observatory's assign once, in order, with what the benchmark matches", async () => {
-    const { owner, observatory, project, assigned } = await connectedObservatory();
-    const created = (await must(
-      "/observations",
-      { method: "POST", token: owner.token, json: { name: "Traced", projectId: project.id, observatoryId: observatory.id, targets: [target] } },
-      201,
-    )) as { id: string };
+  it("marks a submission assigned in its own transaction: its dispatch commits with it, and no job stands between", async () => {
+    const { observatory, assigned, submit } = await connectedObservatory();
+    // The plugin's hello queued a dispatch that holds the observatory while it runs.
+    await until(
+      "the hello's dispatch to end",
+      async () => ofObservatory(observatory.id).some((mark) => mark.stage === "job started") && (await noDispatchWaits()),
+    );
+    const created = await submit("At once");
+    expect(created.status).toBe("assigned");
+    await until("the plugin to be assigned the observation", async () => assigned.includes(created.id));
+    const sent = await until("the assign's mark", async () => marks.find((mark) => mark.stage === "assign sent" && mark.observationId === created.id));
+    const mine = marks.filter((mark) => mark.observationId === created.id).map((mark) => mark.stage);
+    expect([...mine].sort()).toEqual(["assign sent", "dispatch committed", "request committed"]);
+    const committed = marks.find((mark) => mark.stage === "request committed" && mark.observationId === created.id)!;
+    const dispatched = marks.find((mark) => mark.stage === "dispatch committed" && mark.observationId === created.id)!;
+    const heard = marks.find((mark) => mark.stage === "event heard" && mark.eventId === sent.eventId)!;
+    const begun = ofObservatory(observatory.id).findLast((mark) => mark.stage === "request started" && mark.at <= committed.at)!;
+    expect(ofObservatory(observatory.id).filter((mark) => mark.stage === "job started" && mark.at >= begun.at && mark.at <= dispatched.at)).toEqual([]);
+    const inOrder = (times: number[]) => expect(times).toEqual([...times].sort((a, b) => a - b));
+    inOrder([begun.at, committed.at, dispatched.at]);
+    // The event's NOTIFY comes on the hub's own connection, and may be read, and `assign` sent, before the COMMIT's
+    // answer reaches the submission: only the start orders both sides.
+    inOrder([begun.at, heard.at, sent.at]);
+  });
+
+  it("marks each stage of a submission's way through a dispatch job to its observatory's assign once, in order, with what the benchmark matches", async () => {
+    const { observatory, assigned, submit } = await connectedObservatory();
+    // One waits already (its window opens in an hour): a submission's plan across both is the dispatch job's.
+    await submit("Later", { fixedTimeStart: new Date(Date.now() + 3_600_000).toISOString(), fixedTimeEnd: new Date(Date.now() + 7_200_000).toISOString() });
+    const created = await submit("Traced");
+    expect(created.status).toBe("pending");
     await until("the plugin to be assigned the observation", async () => assigned.includes(created.id));
     const sent = await until("the assign's mark", async () => marks.find((mark) => mark.stage === "assign sent" && mark.observationId === created.id));
 
-    const ofObservatory = marks.filter((mark) => mark.observatoryId === observatory.id);
-    expect(ofObservatory.filter((mark) => mark.stage === "request started")).toHaveLength(1);
+    const observatoryMarks = ofObservatory(observatory.id);
+    expect(observatoryMarks.filter((mark) => mark.stage === "request started")).toHaveLength(2);
     expect(
       marks
         .filter((mark) => mark.observationId === created.id)
@@ -67,12 +108,13 @@ describe("the dispatch trace", () => {
     ).toEqual(["assign sent", "dispatch committed", "request committed"]);
     const heard = marks.find((mark) => mark.stage === "event heard" && mark.eventId === sent.eventId);
     expect(heard, "the NOTIFY of the assign's event is marked by its id").toBeDefined();
-    const dispatched = ofObservatory.find((mark) => mark.stage === "dispatch committed");
+    const dispatched = observatoryMarks.find((mark) => mark.stage === "dispatch committed" && mark.observationId === created.id);
+    const commitMark = observatoryMarks.find((mark) => mark.stage === "request committed" && mark.observationId === created.id)!;
     const stageMarks = [
-      ofObservatory.find((mark) => mark.stage === "request started"),
-      ofObservatory.find((mark) => mark.stage === "request committed"),
-      // The plugin's hello queued a dispatch of its own: the job that assigned it is the last to start before its commit.
-      ofObservatory.findLast((mark) => mark.stage === "job started" && mark.at <= dispatched!.at),
+      observatoryMarks.findLast((mark) => mark.stage === "request started" && mark.at <= commitMark.at),
+      commitMark,
+      // The plugin's hello and the first submission queued dispatches too: the job that assigned it is the last to start before its commit.
+      observatoryMarks.findLast((mark) => mark.stage === "job started" && mark.at <= dispatched!.at),
       dispatched,
       heard,
       sent,

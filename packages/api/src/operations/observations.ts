@@ -73,7 +73,10 @@ export const observationOperations = {
     summary: "Submit an observation",
     description:
       "Needs can_observe on the observatory and membership of the project, which must be active (409 PROJECT_NOT_ACTIVE). " +
-      "Starts `pending`; dispatch considers it at once. `monitoring` (type monitoring only, else 400) sets how it repeats; its `until` " +
+      "Starts `pending`; dispatch considers it at once. When its observatory is free (connected, dispatch on, nothing waiting or " +
+      "under way) and it may start now, it is assigned in the same transaction: the answer says `assigned`, its history holds both " +
+      "moves and the observatory gets `assign` as the write commits. Otherwise the answer says `pending` and a dispatch follows. " +
+      "`monitoring` (type monitoring only, else 400) sets how it repeats; its `until` " +
       "must lie ahead. `estimatedSeconds` in the answer (and in every read) uses the observatory's `settings` as they are at read time. " +
       `A project holds at most ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations (any status but completed, failed, cancelled, ` +
       "aborted and partially_completed): the next is 409 CONFLICT until one is cancelled or ends.",

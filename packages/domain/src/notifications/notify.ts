@@ -61,11 +61,13 @@ export async function queueObservationNotifications(options: {
   observation: { id: string; doc: ObservationDoc };
   to: ObservationStatus;
   reason: string | null;
+  /** The owner as the caller read them in this transaction (null: no such user), saving a round trip; read here when left out. */
+  owner?: StoredDocument<UserDoc> | null;
 }) {
   const { t, observation, to, reason } = options;
   const { doc } = observation;
   if (!(doc.notifications.states as string[]).includes(to)) return;
-  const owner = await usersCollection.get(t.tx, doc.ownerId);
+  const owner = options.owner === undefined ? await usersCollection.get(t.tx, doc.ownerId) : options.owner;
   if (!owner || owner.doc.disabled || !owner.doc.notificationPreferences.observationEvents) return;
   const subject = `${doc.name}: ${label(to)}`;
   const link = appLink({ deps: t, path: `/observations/${observation.id}` });

@@ -13,8 +13,8 @@ import { DISPATCH_WINDOW } from "./plan";
 import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
 import { observatoryReasons, observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
-import { moveObservation } from "./transitions";
-import { inTransaction } from "../transaction";
+import { DISPATCH_ACTOR, moveObservation } from "./transitions";
+import { inTransaction, type InTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
 import { markDispatch } from "./dispatch-trace";
 import { skyModel, type SkyModel } from "./sky-model";
@@ -156,7 +156,7 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
           changed = true;
           break;
         }
-        const assigned = await moveObservation({ t, observation, to: "assigned", actor: { kind: "system", id: "dispatch" } });
+        const assigned = await moveObservation({ t, observation, to: "assigned", actor: DISPATCH_ACTOR });
         const presented = presentObservation({ observation: assigned, timing: observatoryTiming({ doc: observatory.doc }) });
         // Goes out with the transaction's last statement: nothing here waits for it.
         t.alongside(publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presented } } }));
@@ -168,6 +168,63 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
   });
   if (assigned) markDispatch({ stage: "dispatch committed", observatoryId, observationId: assigned.id });
   return assigned;
+}
+
+/** An observatory held for a new observation's assignment in the transaction that creates it. */
+export interface IdleObservatory {
+  observatory: StoredDocument<ObservatoryDoc>;
+  pluginCurrent: boolean;
+}
+
+/**
+ * The observatory, locked, when a new observation could be assigned there in the transaction that
+ * creates it: online, not removed, nothing waiting and nothing under way, and no other transaction
+ * on its row (a dispatch, another submission). Nothing here waits: any other observatory gets its
+ * assignment from the dispatch job the submission queues, as before. Read with the submission's
+ * checks, so an idle observatory's `assign` goes out with the submission's commit rather than after
+ * a job's pickup and a second transaction (issue 26, point 4).
+ */
+export async function holdIdleObservatory(options: { t: Pick<InTransaction, "tx">; observatoryId: string }): Promise<IdleObservatory | null> {
+  const { t, observatoryId } = options;
+  const [rows, settings] = await Promise.all([
+    t.tx.execute<{ id: string; doc: ObservatoryDoc; created_at: string; updated_at: string }>(sql`
+      select o.id, o.doc, o.created_at, o.updated_at from observatories o
+       where o.id = ${observatoryId} and (o.doc->'connection'->>'online')::boolean and o.doc->>'removedAt' is null
+         and not exists (select 1 from observations waiting where waiting.observatory_id = o.id and waiting.status = 'pending')
+         and not ${underWayAt(sql`o.id`)}
+       for update of o skip locked`),
+    readServerSettings(t.tx),
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  const observatory = { id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) };
+  // Dispatch off or unsafe holds every observation, as a dispatch would find.
+  if (observatoryReasons(observatoryStateOf({ doc: observatory.doc, pluginCurrent: true, busy: false })).length > 0) return null;
+  return { observatory, pluginCurrent: pluginIsCurrent({ settings, pluginVersion: observatory.doc.connection.pluginVersion }) };
+}
+
+/** Whether `candidate`, about to be the only observation waiting at the held idle observatory, may start now, by the plan a dispatch follows. */
+export async function mayStartAtIdle(options: { t: InTransaction; idle: IdleObservatory; candidate: StoredDocument<ObservationDoc> }): Promise<boolean> {
+  const { t, idle, candidate } = options;
+  const { observatory, pluginCurrent } = idle;
+  const now = t.now();
+  const { location } = observatory.doc;
+  const plan = planQueue({
+    state: observatoryStateOf({ doc: observatory.doc, pluginCurrent, busy: false }),
+    pending: [candidate],
+    now,
+    durationMs: (observation) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000,
+    allowances: await allowancesAt({ db: t.tx, observatory, now }),
+    ...(location ? { model: skyModel({ location }) } : {}),
+  });
+  return plan.items[0]?.eligible === true;
+}
+
+/** Tells the held idle observatory's connection (`assign`), once the transaction commits, of the new observation written assigned to it. */
+export function tellIdleObservatory(options: { t: InTransaction; idle: IdleObservatory; observation: StoredDocument<ObservationDoc> }) {
+  const { t, idle, observation } = options;
+  const presented = presentObservation({ observation, timing: observatoryTiming({ doc: idle.observatory.doc }) });
+  t.alongside(publishObservatoryEvent({ t, observatoryIds: [idle.observatory.id], event: { type: "assign", data: { observation: presented } } }));
 }
 
 /** `GET /observatories/{id}/queue` (can_view): the plan dispatch would follow now. */

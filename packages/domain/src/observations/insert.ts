@@ -1,4 +1,4 @@
-import { observationsCollection, tables, type ObservationDoc, type ProjectDoc } from "@meridian/db";
+import { observationsCollection, tables, type ObservationDoc, type ProjectDoc, type StoredDocument, type UserDoc } from "@meridian/db";
 import { and, count, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import { AppError, fieldError } from "../errors";
@@ -6,7 +6,8 @@ import { publishUserEvent } from "../events/publish";
 import type { InTransaction } from "../transaction";
 import { holdProject } from "../projects/projects";
 import { observationReaderIds } from "./access";
-import { queueDispatch, recordHistory } from "./transitions";
+import { queueObservationNotifications } from "../notifications/notify";
+import { DISPATCH_ACTOR, queueDispatch, recordHistory } from "./transitions";
 
 /** What a person chooses for a new observation; the rest (owner, status, times) the server sets. */
 export type NewObservationFields = Pick<
@@ -72,11 +73,41 @@ export function requireRoom(room: RoomForObservation | null): RoomForObservation
   );
 }
 
+/** A new pending observation's document, as `insertObservation` writes it. */
+export function newObservationDoc(options: { actor: UserActor; fields: NewObservationFields; now: string }): ObservationDoc {
+  const { actor, fields, now } = options;
+  return {
+    name: fields.name,
+    projectId: fields.projectId,
+    observatoryId: fields.observatoryId,
+    ownerId: actor.id,
+    type: fields.type,
+    priority: fields.priority,
+    targets: fields.targets,
+    constraints: fields.constraints,
+    fixedTimeStart: fields.fixedTimeStart,
+    fixedTimeEnd: fields.fixedTimeEnd,
+    bypassDarkness: fields.bypassDarkness,
+    notifications: fields.notifications ?? defaultNotifications(),
+    status: "pending",
+    statusReason: null,
+    statusChangedAt: now,
+    isMonitoring: fields.type === "monitoring",
+    monitoring: fields.monitoring,
+    storageDestinationId: fields.storageDestinationId ?? null,
+    staleReportedAt: null,
+  };
+}
+
 /**
  * Writes a new pending observation owned by the actor, its first history entry (`reason` says
  * where it came from, e.g. a clone's source), tells its readers and asks for a dispatch, once the
  * project has room for it. The caller has checked who may create it, holds the observatory against
  * removal, and has held the project and counted its room (`holdProjectForObservation`).
+ * `assigned`: the caller holds its observatory idle and found it may start there now (dispatch.ts,
+ * `mayStartAtIdle`); it is written assigned by dispatch, with both moves in its history, their
+ * events and the notice to its owner (the actor, as the caller read them in this transaction), and
+ * no dispatch is asked for. The caller tells the observatory.
  */
 export async function insertObservation(options: {
   t: InTransaction;
@@ -84,48 +115,31 @@ export async function insertObservation(options: {
   fields: NewObservationFields;
   room: RoomForObservation;
   reason: string | null;
+  assigned?: { owner: StoredDocument<UserDoc> | null };
 }) {
-  const { t, actor, fields } = options;
+  const { t, actor, fields, assigned } = options;
   if (options.room.projectId !== fields.projectId) throw new Error("The room was counted in another project");
   const now = t.now().toISOString();
   const id = observationsCollection.newId();
-  // The observation, its first history entry, its readers and its dispatch go out together, in one round trip.
-  const [stored, , readers] = await Promise.all([
-    observationsCollection.insert(
-      t.tx,
-      {
-        name: fields.name,
-        projectId: fields.projectId,
-        observatoryId: fields.observatoryId,
-        ownerId: actor.id,
-        type: fields.type,
-        priority: fields.priority,
-        targets: fields.targets,
-        constraints: fields.constraints,
-        fixedTimeStart: fields.fixedTimeStart,
-        fixedTimeEnd: fields.fixedTimeEnd,
-        bypassDarkness: fields.bypassDarkness,
-        notifications: fields.notifications ?? defaultNotifications(),
-        status: "pending",
-        statusReason: null,
-        statusChangedAt: now,
-        isMonitoring: fields.type === "monitoring",
-        monitoring: fields.monitoring,
-        storageDestinationId: fields.storageDestinationId ?? null,
-        staleReportedAt: null,
-      },
-      id,
-    ),
+  const pending = newObservationDoc({ actor, fields, now });
+  const doc: ObservationDoc = assigned ? { ...pending, status: "assigned" } : pending;
+  // The observation, its history, its readers and its dispatch (or its owner's notice) go out together, in one round trip.
+  const [stored, , , readers] = await Promise.all([
+    observationsCollection.insert(t.tx, doc, id),
     recordHistory({ t, observationId: id, from: null, to: "pending", at: now, actor, reason: options.reason }),
-    observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: fields.projectId, observatoryId: fields.observatoryId } }),
-    queueDispatch({ t, observatoryId: fields.observatoryId }),
+    assigned && recordHistory({ t, observationId: id, from: "pending", to: "assigned", at: now, actor: DISPATCH_ACTOR, reason: null }),
+    observationReaderIds({ db: t.tx, doc }),
+    assigned
+      ? queueObservationNotifications({ t, observation: { id, doc }, to: "assigned", reason: null, owner: assigned.owner })
+      : queueDispatch({ t, observatoryId: fields.observatoryId }),
   ]);
-  t.alongside(
-    publishUserEvent({
-      t,
-      userIds: readers,
-      event: { type: "observation.status_changed", data: { id, status: "pending", previousStatus: null, at: now } },
-    }),
-  );
+  const moves = assigned
+    ? ([
+        [null, "pending"],
+        ["pending", "assigned"],
+      ] as const)
+    : ([[null, "pending"]] as const);
+  for (const [previousStatus, status] of moves)
+    t.alongside(publishUserEvent({ t, userIds: readers, event: { type: "observation.status_changed", data: { id, status, previousStatus, at: now } } }));
   return stored;
 }

@@ -1,5 +1,5 @@
 import { requireStorageDestination } from "../delivery/destinations";
-import { observationsCollection, tables, type ObservationDoc } from "@meridian/db";
+import { observationsCollection, tables, usersCollection, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
 import { monitoringProblems } from "@meridian/rules/observations";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
@@ -10,7 +10,7 @@ import { holdLiveObservatory } from "../observatories/remove";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess } from "./access";
-import { holdProjectForObservation, insertObservation, refuseWindowInThePast, requireRoom } from "./insert";
+import { holdProjectForObservation, insertObservation, newObservationDoc, refuseWindowInThePast, requireRoom } from "./insert";
 import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
 import { observationTimings, presentObservations, presentOneObservation } from "./timings";
@@ -19,6 +19,7 @@ import type { ObservationCreate, ObservationHistoryOrder, ObservationUpdate } fr
 import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../transaction";
 import { markDispatch } from "./dispatch-trace";
+import { holdIdleObservatory, mayStartAtIdle, tellIdleObservatory } from "./dispatch";
 import { instantKey, keysetCursor } from "../validation/keyset-cursor";
 
 /** A cadence left on an observation whose update names another type: refused at the field, as the create schema refuses it. */
@@ -42,7 +43,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
   markDispatch({ stage: "request started", observatoryId: input.observatoryId });
   const created = await inTransaction(deps, async (t) => {
     // The reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
-    const [permission, projectAccess, destination, live, held, timings] = await Promise.allSettled([
+    const [permission, projectAccess, destination, live, held, timings, idleAt, owner] = await Promise.allSettled([
       requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" }),
       loadProjectAccess({ db: t.tx, actor, projectId: input.projectId }),
       requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId }),
@@ -54,6 +55,10 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
       holdProjectForObservation({ t, projectId: input.projectId }),
       // What the answer's estimate follows, read now rather than after the writes.
       observationTimings({ db: t.tx, observatoryIds: [input.observatoryId] }),
+      // Last, after the observatory's key share above: never waits.
+      holdIdleObservatory({ t, observatoryId: input.observatoryId }),
+      // The owner's notice of an assignment at once needs their preferences.
+      usersCollection.get(t.tx, actor.id),
     ]);
     settled(permission);
     settled(projectAccess);
@@ -65,10 +70,24 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
     settled(destination);
     if (!settled(live)) throw new AppError("NOT_FOUND", "No such observatory");
-    const observation = await insertObservation({ t, actor, fields: input, room: requireRoom(room), reason: null });
+    const idle = settled(idleAt);
+    // Judged before it is written, as the only observation waiting there: assigned at once, it needs no dispatch job.
+    const now = t.now();
+    const candidate = { id: "", doc: newObservationDoc({ actor, fields: input, now: now.toISOString() }), createdAt: now, updatedAt: now };
+    const assignNow = idle !== null && (await mayStartAtIdle({ t, idle, candidate }));
+    const observation = await insertObservation({
+      t,
+      actor,
+      fields: input,
+      room: requireRoom(room),
+      reason: null,
+      ...(assignNow ? { assigned: { owner: settled(owner) ?? null } } : {}),
+    });
+    if (assignNow) tellIdleObservatory({ t, idle, observation });
     return presentObservation({ observation, timing: settled(timings)(input.observatoryId) });
   });
   markDispatch({ stage: "request committed", observatoryId: created.observatoryId, observationId: created.id });
+  if (created.status === "assigned") markDispatch({ stage: "dispatch committed", observatoryId: created.observatoryId, observationId: created.id });
   return created;
 }
 

@@ -11,6 +11,9 @@ import { monitoringRunEnded } from "./monitoring";
 
 const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
 
+/** Who moves an observation to assigned: the dispatch, on any process. */
+export const DISPATCH_ACTOR = { kind: "system", id: "dispatch" } as const satisfies Actor;
+
 /**
  * Asks for a dispatch at the observatory once the caller's transaction commits: the observatory's
  * waiting dispatch, if there is one, serves every change that asks; one a worker took meanwhile gets a follower.
