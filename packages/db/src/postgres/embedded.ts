@@ -31,6 +31,14 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Whether the process has ended: gone, or a zombie its parent has yet to reap (Linux's /proc says so; elsewhere, gone only). */
+async function hasEnded(pid: number): Promise<boolean> {
+  if (!isAlive(pid)) return true;
+  const stat = await fs.readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const afterName = stat.lastIndexOf(")");
+  return afterName >= 0 && stat[afterName + 2] === "Z";
+}
+
 async function readNumber(file: string): Promise<number | undefined> {
   const text = await fs.readFile(file, "utf8").catch(() => undefined);
   const value = Number(text?.split("\n")[0]?.trim());
@@ -149,6 +157,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
     return pids;
   };
+  // pg_ctl's -w returns once the postmaster has removed its pid file, a moment before it exits: that moment is
+  // waited for too (at most 10 s), so nothing of PostgreSQL outlives a stop (process-lifecycle.test.ts).
+  const stopPostmaster = async () => {
+    const postmaster = await readNumber(path.join(pgdata, "postmaster.pid"));
+    await run(pgCtl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
+    if (postmaster === undefined) return;
+    for (let waited = 0; waited < 10_000 && !(await hasEnded(postmaster)); waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
   let stopped = false;
   let url = "";
   const handle = (owned: boolean): EmbeddedPostgres => ({
@@ -165,7 +181,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         if (ownerPid === undefined || ownerPid === process.pid || !isAlive(ownerPid)) await fs.writeFile(ownerFile, `${others[0]}\n`);
         return;
       }
-      await run(pgCtl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
+      await stopPostmaster();
       await fs.rm(ownerFile, { force: true });
     },
   });
@@ -187,7 +203,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       return handle(false);
     }
     logger.warn("found a stale embedded PostgreSQL from an earlier run; restarting it");
-    await run(pgCtl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
+    await stopPostmaster();
   }
 
   const port = await choosePort(root, options.port);
