@@ -1,7 +1,7 @@
 import type { ObservatoryClient } from "@meridian/observatory-client";
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
+import { dispatchJobsDone } from "../support/dispatch-jobs";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { connectQuietPlugin, observingNetwork } from "../support/observing-network";
 import { startSmtpCapture } from "../support/smtp-capture";
@@ -51,7 +51,7 @@ async function network(options: { connected?: boolean } = {}) {
     closers.push(() => plugin!.close());
     plugin.on("assign", (observation: { id: string }) => assigned.push(observation.id));
     // The dispatch the plugin's hello queued holds the observatory while it runs: a submission then would wait for it.
-    await dispatchJobsDone();
+    await dispatchJobsDone(server);
   }
   const submit = async (name: string, extra: Record<string, unknown> = {}) =>
     (await must(
@@ -70,16 +70,6 @@ const historyOf = async (owner: Account, id: string) =>
   ).items.map((entry) => [entry.from, entry.to, entry.actor.kind, entry.actor.id]);
 
 const statusOf = async (owner: Account, id: string) => ((await must(`/observations/${id}`, { token: owner.token }, 200)) as Created).status;
-
-/** Until no dispatch job waits or runs: whatever a submission queued has had its say. */
-async function dispatchJobsDone() {
-  const db = server.server.runtime.deps.db;
-  await until("every dispatch job to finish", async () => {
-    const [row] = await db.execute<{ count: number }>(sql`select count(*)::int as count from graphile_worker._private_jobs where task_id in
-      (select id from graphile_worker._private_tasks where identifier = 'dispatch_observatory')`);
-    return row!.count === 0;
-  });
-}
 
 const inAnHour = () => ({ fixedTimeStart: new Date(Date.now() + 3_600_000).toISOString(), fixedTimeEnd: new Date(Date.now() + 7_200_000).toISOString() });
 
@@ -109,7 +99,7 @@ describe("dispatch at submission", () => {
     await capture.waitFor((all) => all.some((mail) => mail.subject === subject && mail.to.includes(owner.email.toLowerCase())));
 
     // The dispatch the plugin's hello queued, and any other, find the observatory busy: nothing is sent twice.
-    await dispatchJobsDone();
+    await dispatchJobsDone(server);
     expect(assigned).toEqual([created.id]);
     expect(capture.messages.filter((mail) => mail.subject === subject && mail.to.includes(owner.email.toLowerCase()))).toHaveLength(1);
     const queue = (await must(`/observatories/${observatory.id}/queue`, { token: owner.token }, 200)) as { items: unknown[] };
@@ -137,7 +127,7 @@ describe("dispatch at submission", () => {
     // Another observation waits there: the plan across both is the dispatch job's, not the submission's.
     expect(now.status).toBe("pending");
     await until("the dispatch job's assign", async () => assigned.includes(now.id));
-    await dispatchJobsDone();
+    await dispatchJobsDone(server);
     expect(assigned).toEqual([now.id]);
     expect(await statusOf(owner, later.id)).toBe("pending");
   });
@@ -148,7 +138,7 @@ describe("dispatch at submission", () => {
     expect(first.status).toBe("assigned");
     const second = await busy.submit("Second");
     expect(second.status).toBe("pending");
-    await dispatchJobsDone();
+    await dispatchJobsDone(server);
     expect(busy.assigned).toEqual([first.id]);
     expect(await statusOf(busy.owner, second.id)).toBe("pending");
 
@@ -156,7 +146,7 @@ describe("dispatch at submission", () => {
     await unsafe.plugin!.safety(false, "dome closed");
     const held = await unsafe.submit("Held");
     expect(held.status).toBe("pending");
-    await dispatchJobsDone();
+    await dispatchJobsDone(server);
     expect(unsafe.assigned).toEqual([]);
   });
 
@@ -164,7 +154,7 @@ describe("dispatch at submission", () => {
     const { owner, assigned, submit } = await network();
     const created = await Promise.all(Array.from({ length: 8 }, (_, index) => submit(`Race ${index}`)));
     await until("an assign", async () => assigned.length > 0);
-    await dispatchJobsDone();
+    await dispatchJobsDone(server);
     const statuses = await Promise.all(created.map((observation) => statusOf(owner, observation.id)));
     expect(statuses.filter((status) => status !== "pending")).toHaveLength(1);
     expect(assigned).toHaveLength(1);

@@ -1,9 +1,9 @@
 import diagnosticsChannel from "node:diagnostics_channel";
 import { DISPATCH_TRACE_CHANNEL, type DispatchMark, type DispatchStage } from "@meridian/domain";
 import type { ObservatoryClient } from "@meridian/observatory-client";
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";
+import { dispatchJobsLeft } from "../support/dispatch-jobs";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { connectQuietPlugin, observingNetwork } from "../support/observing-network";
 import type { TestServer } from "../support/test-server";
@@ -38,14 +38,6 @@ afterAll(async () => {
 
 const ofObservatory = (observatoryId: string) => marks.filter((mark) => mark.observatoryId === observatoryId);
 
-async function noDispatchWaits() {
-  const [row] = await server.server.runtime.deps.db.execute<{
-    count: number;
-  }>(sql`select count(*)::int as count from graphile_worker._private_jobs where task_id in
-    (select id from graphile_worker._private_tasks where identifier = 'dispatch_observatory')`);
-  return row!.count === 0;
-}
-
 /** An owner's observatory with a plugin connected, and a project to submit into. */
 async function connectedObservatory() {
   const owner = await createAccount(server);
@@ -69,7 +61,7 @@ describe("the dispatch trace", () => {
     // The plugin's hello queued a dispatch that holds the observatory while it runs.
     await until(
       "the hello's dispatch to end",
-      async () => ofObservatory(observatory.id).some((mark) => mark.stage === "job started") && (await noDispatchWaits()),
+      async () => ofObservatory(observatory.id).some((mark) => mark.stage === "job started") && (await dispatchJobsLeft(server)) === 0,
     );
     const created = await submit("At once");
     expect(created.status).toBe("assigned");

@@ -7,6 +7,7 @@ import { ObservatorySimulator } from "@meridian/simulator";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
+import { dispatchJobsDone } from "../support/dispatch-jobs";
 import { freePort } from "../support/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
@@ -156,15 +157,7 @@ describe("observations across server and worker processes", () => {
         select graphile_worker.add_job('dispatch_observatory', json_build_object('observatoryId', o.id))
           from unnest(${`{${ids.join(",")}}`}::text[]) as o(id), generate_series(1, 30)`);
     });
-    await until(
-      "every race job to finish",
-      async () => {
-        const [row] = await db.execute<{ count: number }>(sql`select count(*)::int as count from graphile_worker._private_jobs where task_id in
-          (select id from graphile_worker._private_tasks where identifier = 'dispatch_observatory')`);
-        return row!.count === 0;
-      },
-      { timeoutMs: 60_000 },
-    );
+    await dispatchJobsDone(serverA, 60_000);
     const rows = await db.execute<{ observatory_id: string; status: string; assigned: number }>(sql`
       select o.observatory_id, o.status,
              (select count(*)::int from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') as assigned

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "@meridian/config";
 import { choosePort, newPassword, passwordFile, readPassword, rotateLegacyPassword, runningPort, SUPERUSER, writeSecret } from "./credentials";
 import { bundledDistribution, clusterHome, DEFAULT_SYSTEM_DIR, exists, reachableDistribution, resolveRunAs, run, type RunAs } from "./placement";
@@ -163,7 +164,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     const postmaster = await readNumber(path.join(pgdata, "postmaster.pid"));
     await run(pgCtl, ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "30"], runAs);
     if (postmaster === undefined) return;
-    for (let waited = 0; waited < 10_000 && !(await hasEnded(postmaster)); waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let waited = 0; waited < 10_000 && !(await hasEnded(postmaster)); waited += 10) await delay(10);
   };
   let stopped = false;
   let url = "";

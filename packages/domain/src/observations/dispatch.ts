@@ -19,6 +19,14 @@ import { allowancesAt } from "../allocations/allowances";
 import { markDispatch } from "./dispatch-trace";
 import { skyModel, type SkyModel } from "./sky-model";
 
+/** A document row read with raw SQL, as the collections present it. */
+const storedRow = <Doc>(row: { id: string; doc: Doc; created_at: string; updated_at: string }): StoredDocument<Doc> => ({
+  id: row.id,
+  doc: row.doc,
+  createdAt: new Date(row.created_at),
+  updatedAt: new Date(row.updated_at),
+});
+
 /** Whether one of the observatory's observations is under way: `observatoryId` is a value or a column of the outer query. */
 const underWayAt = (observatoryId: string | SQL) =>
   sql`exists (select 1 from observations active where active.observatory_id = ${observatoryId} and active.status in ${[...activeStatuses]})`;
@@ -39,7 +47,7 @@ async function pendingInDispatchOrder(db: Executor, observatoryId: string, optio
      where observatory_id = ${observatoryId} and status = 'pending' ${unlessBusy} ${bypassing}
      order by priority desc, created_at, id
      limit ${DISPATCH_WINDOW}`);
-  return rows.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) }));
+  return rows.map(storedRow);
 }
 
 async function isBusy(db: Executor, observatoryId: string): Promise<boolean> {
@@ -78,8 +86,16 @@ async function currentPlan(db: Executor, observatory: StoredDocument<Observatory
     // minutes would otherwise plan its whole queue each time to find every one NOT_DARK).
     pendingInDispatchOrder(db, observatory.id, { unlessBusy: !explain, bypassingDarknessOnly: !explain && isDaylight(model, now) }),
   ]);
+  return planAt({ observatory, state, pending, now, allowances, explain, model });
+}
+
+/** The plan over these waiting observations, with the observatory's own durations and sky: the one both ways into dispatch follow. */
+function planAt(
+  options: Omit<Parameters<typeof planQueue>[0], "durationMs" | "model"> & { observatory: StoredDocument<ObservatoryDoc>; model: SkyModel | null },
+) {
+  const { observatory, model, ...plan } = options;
   const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;
-  return planQueue({ state, pending, now, durationMs, allowances, explain, ...(model ? { model } : {}) });
+  return planQueue({ ...plan, durationMs, ...(model ? { model } : {}) });
 }
 
 /**
@@ -111,7 +127,7 @@ export async function unstartedAssignments(options: { db: Executor; observatoryI
      order by updated_at, id`);
   return presentObservations({
     db,
-    observations: rows.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+    observations: rows.map(storedRow),
   });
 }
 
@@ -195,9 +211,8 @@ export async function holdIdleObservatory(options: { t: Pick<InTransaction, "tx"
        for update of o skip locked`),
     readServerSettings(t.tx),
   ]);
-  const row = rows[0];
-  if (!row) return null;
-  const observatory = { id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) };
+  const [observatory] = rows.map(storedRow);
+  if (!observatory) return null;
   // Dispatch off or unsafe holds every observation, as a dispatch would find.
   if (observatoryReasons(observatoryStateOf({ doc: observatory.doc, pluginCurrent: true, busy: false })).length > 0) return null;
   return { observatory, pluginCurrent: pluginIsCurrent({ settings, pluginVersion: observatory.doc.connection.pluginVersion }) };
@@ -209,13 +224,13 @@ export async function mayStartAtIdle(options: { t: InTransaction; idle: IdleObse
   const { observatory, pluginCurrent } = idle;
   const now = t.now();
   const { location } = observatory.doc;
-  const plan = planQueue({
+  const plan = planAt({
+    observatory,
     state: observatoryStateOf({ doc: observatory.doc, pluginCurrent, busy: false }),
     pending: [candidate],
     now,
-    durationMs: (observation) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000,
     allowances: await allowancesAt({ db: t.tx, observatory, now }),
-    ...(location ? { model: skyModel({ location }) } : {}),
+    model: location ? skyModel({ location }) : null,
   });
   return plan.items[0]?.eligible === true;
 }
