@@ -45,11 +45,15 @@ async function network(options: { connected?: boolean } = {}) {
   const owner = await createAccount(server);
   const { observatory, project, key } = await observingNetwork(must, owner);
   const assigned: string[] = [];
+  const sent: unknown[] = [];
   let plugin: ObservatoryClient | undefined;
   if (options.connected !== false) {
     plugin = await connectQuietPlugin(server.url, key.key);
     closers.push(() => plugin!.close());
-    plugin.on("assign", (observation: { id: string }) => assigned.push(observation.id));
+    plugin.on("assign", (observation: { id: string }) => {
+      assigned.push(observation.id);
+      sent.push(observation);
+    });
     // The dispatch the plugin's hello queued holds the observatory while it runs: a submission then would wait for it.
     await dispatchJobsDone(server);
   }
@@ -59,7 +63,7 @@ async function network(options: { connected?: boolean } = {}) {
       { method: "POST", token: owner.token, json: { name, projectId: project.id, observatoryId: observatory.id, targets: [target], ...extra } },
       201,
     )) as Created;
-  return { owner, observatory, project, plugin, assigned, submit };
+  return { owner, observatory, project, plugin, assigned, sent, submit };
 }
 
 const historyOf = async (owner: Account, id: string) =>
@@ -75,13 +79,15 @@ const inAnHour = () => ({ fixedTimeStart: new Date(Date.now() + 3_600_000).toISO
 
 describe("dispatch at submission", () => {
   it("assigns a submission to a free observatory in its own transaction: answer, plugin, history, events and email agree", async () => {
-    const { owner, observatory, assigned, submit } = await network();
+    const { owner, observatory, assigned, sent, submit } = await network();
     const watcher = await openWebSocket(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${owner.token}` });
     closers.push(() => watcher.close());
     const created = await submit("At once");
 
     expect(created.status).toBe("assigned");
     await until("the plugin's assign", async () => assigned.includes(created.id));
+    // Sent before the write answered, it carries the row's creation time all the same.
+    expect(sent).toEqual([created]);
     expect(await historyOf(owner, created.id)).toEqual([
       [null, "pending", "user", owner.id],
       ["pending", "assigned", "system", "dispatch"],

@@ -1,15 +1,16 @@
-import { sessionsCollection, type SessionDoc } from "@meridian/db";
+import { sessionsCollection, tables, type SessionDoc } from "@meridian/db";
 import { inTransaction } from "@meridian/domain";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServerWithAdmin } from "../support/json-api";
+import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
 
 // A statement sent alongside (an event's insert) costs no round trip of its own, and is still part of its transaction.
 const ADMIN = { email: "alongside-admin@example.com", password: "alongside admin password" };
 let server: TestServer;
+let adminToken: string;
 beforeAll(async () => {
-  ({ server } = await startServerWithAdmin(ADMIN));
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
 
@@ -54,5 +55,22 @@ describe("a statement sent alongside a transaction's work", () => {
     // The work's own error, or the statement after the failed one (the transaction is aborted by then).
     await expect(attempt).rejects.toThrow();
     expect(await stored("alongside-before-failure")).toBe(0);
+  });
+
+  it("counts, once the work says its writes are sent, every write made before, though none was answered yet", async () => {
+    const project = (await jsonApi(() => server).must("/projects", { method: "POST", token: adminToken, json: { name: "Counted" } }, 201)) as { id: string };
+    const changes = await inTransaction(deps(), async (t) => {
+      // Made through a few promise steps, as nested helpers make theirs, but waiting for no answer of the database.
+      const writing = (async () => {
+        await Promise.resolve();
+        await Promise.resolve();
+        await t.tx.update(tables.projects).set({ updatedAt: new Date() }).where(eq(tables.projects.id, project.id));
+      })();
+      t.writesSent();
+      await writing;
+      return t.cacheChanges;
+    });
+    // The write made every cached page of observations stale: this process and the others were told.
+    expect(changes).toEqual([{ kind: "observations" }]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Transaction } from "@meridian/db";
+import { setImmediate } from "node:timers/promises";
 import { announceObservationReadChanges } from "./cache/observation-reads";
 import type { CacheChange } from "./cache/request-caches";
 import type { Deps } from "./deps";
@@ -19,6 +20,13 @@ export interface InTransaction extends Omit<Deps, "db" | "sql"> {
    * counts those.
    */
   alongside(statement: Promise<unknown>): void;
+  /**
+   * Says the work has sent every write it will make (awaited or not): the count of what it changed
+   * (`announceObservationReadChanges`) goes out now, pipelined behind those writes, instead of in a
+   * round trip of its own once the work returns. A write sent after this call is not counted, so
+   * call it only when nothing but reads and `alongside` events follow.
+   */
+  writesSent(): void;
 }
 
 /** The one way into a transaction: `work` gets the transaction context and nothing else of the pool. */
@@ -34,10 +42,20 @@ export async function inTransaction<T>(deps: Deps, work: (t: InTransaction) => P
       sent.catch(() => undefined);
       pending.push(sent);
     };
-    const t = { ...services, tx, cacheChanges, alongside };
+    let counted = false;
+    const count = (when: "now" | "behind the writes made") => {
+      if (counted) return;
+      counted = true;
+      // A statement reaches the connection's queue some promise steps after it is made, more on some
+      // paths than others: counted once those steps are done (the next turn of the event loop), the count
+      // is queued behind every write already made, and is still sent without waiting for their answers.
+      alongside(when === "now" ? announceObservationReadChanges(t) : setImmediate().then(() => announceObservationReadChanges(t)));
+    };
+    const t: InTransaction = { ...services, tx, cacheChanges, alongside, writesSent: () => count("behind the writes made") };
     const value = await work(t);
+    count("now");
     // The first failure in the order they were sent: a failed statement aborts the transaction, failing the ones after it too.
-    const failed = (await Promise.allSettled([...pending, announceObservationReadChanges(t)])).find((outcome) => outcome.status === "rejected");
+    const failed = (await Promise.allSettled(pending)).find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;
     return value;
   });

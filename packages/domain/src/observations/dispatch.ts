@@ -190,6 +190,8 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
 export interface IdleObservatory {
   observatory: StoredDocument<ObservatoryDoc>;
   pluginCurrent: boolean;
+  /** The transaction's start by PostgreSQL's clock (`now()`): the creation time of a row it writes, known before the write answers. */
+  heldAt: Date;
 }
 
 /**
@@ -203,19 +205,24 @@ export interface IdleObservatory {
 export async function holdIdleObservatory(options: { t: Pick<InTransaction, "tx">; observatoryId: string }): Promise<IdleObservatory | null> {
   const { t, observatoryId } = options;
   const [rows, settings] = await Promise.all([
-    t.tx.execute<{ id: string; doc: ObservatoryDoc; created_at: string; updated_at: string }>(sql`
-      select o.id, o.doc, o.created_at, o.updated_at from observatories o
+    t.tx.execute<{ id: string; doc: ObservatoryDoc; created_at: string; updated_at: string; held_at: string }>(sql`
+      select o.id, o.doc, o.created_at, o.updated_at, now() as held_at from observatories o
        where o.id = ${observatoryId} and (o.doc->'connection'->>'online')::boolean and o.doc->>'removedAt' is null
          and not exists (select 1 from observations waiting where waiting.observatory_id = o.id and waiting.status = 'pending')
          and not ${underWayAt(sql`o.id`)}
        for update of o skip locked`),
     readServerSettings(t.tx),
   ]);
-  const [observatory] = rows.map(storedRow);
-  if (!observatory) return null;
+  const [row] = rows;
+  if (!row) return null;
+  const observatory = storedRow(row);
   // Dispatch off or unsafe holds every observation, as a dispatch would find.
   if (observatoryReasons(observatoryStateOf({ doc: observatory.doc, pluginCurrent: true, busy: false })).length > 0) return null;
-  return { observatory, pluginCurrent: pluginIsCurrent({ settings, pluginVersion: observatory.doc.connection.pluginVersion }) };
+  return {
+    observatory,
+    pluginCurrent: pluginIsCurrent({ settings, pluginVersion: observatory.doc.connection.pluginVersion }),
+    heldAt: new Date(row.held_at),
+  };
 }
 
 /** Whether `candidate`, about to be the only observation waiting at the held idle observatory, may start now, by the plan a dispatch follows. */

@@ -5,7 +5,7 @@ import { AppError, fieldError } from "../errors";
 import { publishUserEvent } from "../events/publish";
 import type { InTransaction } from "../transaction";
 import { holdProject } from "../projects/projects";
-import { observationReaderIds } from "./access";
+import { tellIdleObservatory, type IdleObservatory } from "./dispatch";
 import { queueObservationNotifications } from "../notifications/notify";
 import { DISPATCH_ACTOR, queueDispatch, recordHistory } from "./transitions";
 
@@ -46,21 +46,27 @@ export type RoomForObservation = { readonly projectId: string } & { readonly __r
  * FOR NO KEY UPDATE, which conflicts with itself: creations into one project count one after
  * another, from the count to the commit, and an archive or a deletion waits for them as a FOR
  * SHARE made it wait. One lock only, so nothing a creation holds is waited for by another one
- * that holds what it waits for; the count goes out once the lock is held, the lock with the
- * creation's other reads.
+ * that holds what it waits for. The count is sent with the lock, right behind it: a connection
+ * runs its statements one after the other, so it counts, with a snapshot of its own, once the lock
+ * is held, and costs no round trip of its own (a statement of its own, since a subquery of the
+ * lock's would count with the snapshot taken before the lock was waited for).
  */
 export async function holdProjectForObservation(options: {
   t: Pick<InTransaction, "tx">;
   projectId: string;
 }): Promise<{ project: ProjectDoc | null; room: RoomForObservation | null }> {
   const { t, projectId } = options;
-  const project = await holdProject({ t, projectId, mode: "no key update" });
-  if (!project) return { project, room: null };
   const { observations } = tables;
-  const [row] = await t.tx
-    .select({ count: count() })
-    .from(observations)
-    .where(and(eq(observations.projectId, projectId), tables.unfinishedObservationStatus));
+  // Made in this order, each as many promise steps from its send: the lock is queued first.
+  const locking = holdProject({ t, projectId, mode: "no key update" });
+  const counting = Promise.resolve(
+    t.tx
+      .select({ count: count() })
+      .from(observations)
+      .where(and(eq(observations.projectId, projectId), tables.unfinishedObservationStatus)),
+  );
+  const [project, [row]] = await Promise.all([locking, counting]);
+  if (!project) return { project, room: null };
   return { project, room: (row?.count ?? 0) < MAX_UNFINISHED_OBSERVATIONS ? ({ projectId } as RoomForObservation) : null };
 }
 
@@ -101,13 +107,16 @@ export function newObservationDoc(options: { actor: UserActor; fields: NewObserv
 
 /**
  * Writes a new pending observation owned by the actor, its first history entry (`reason` says
- * where it came from, e.g. a clone's source), tells its readers and asks for a dispatch, once the
- * project has room for it. The caller has checked who may create it, holds the observatory against
- * removal, and has held the project and counted its room (`holdProjectForObservation`).
+ * where it came from, e.g. a clone's source), tells its `readers` (read by the caller with its
+ * checks: `observationReaderIds` on the fields) and asks for a dispatch, once the project has room
+ * for it. The caller has checked who may create it, holds the observatory against removal, and has
+ * held the project and counted its room (`holdProjectForObservation`).
  * `assigned`: the caller holds its observatory idle and found it may start there now (dispatch.ts,
  * `mayStartAtIdle`); it is written assigned by dispatch, with both moves in its history, their
- * events and the notice to its owner (the actor, as the caller read them in this transaction), and
- * no dispatch is asked for. The caller tells the observatory.
+ * events, the notice to its owner (the actor, as the caller read them in this transaction) and the
+ * observatory's `assign`, and no dispatch is asked for.
+ * Every statement is sent before the first answer is awaited (one round trip), so a caller with
+ * nothing more to write may say so (`t.writesSent()`) before awaiting this.
  */
 export async function insertObservation(options: {
   t: InTransaction;
@@ -115,20 +124,19 @@ export async function insertObservation(options: {
   fields: NewObservationFields;
   room: RoomForObservation;
   reason: string | null;
-  assigned?: { owner: StoredDocument<UserDoc> | null };
-}) {
-  const { t, actor, fields, assigned } = options;
+  readers: string[];
+  assigned?: { owner: StoredDocument<UserDoc> | null; idle: IdleObservatory };
+}): Promise<StoredDocument<ObservationDoc>> {
+  const { t, actor, fields, assigned, readers } = options;
   if (options.room.projectId !== fields.projectId) throw new Error("The room was counted in another project");
   const now = t.now().toISOString();
   const id = observationsCollection.newId();
   const pending = newObservationDoc({ actor, fields, now });
   const doc: ObservationDoc = assigned ? { ...pending, status: "assigned" } : pending;
-  // The observation, its history, its readers and its dispatch (or its owner's notice) go out together, in one round trip.
-  const [stored, , , readers] = await Promise.all([
+  const written = Promise.all([
     observationsCollection.insert(t.tx, doc, id),
     recordHistory({ t, observationId: id, from: null, to: "pending", at: now, actor, reason: options.reason }),
     assigned && recordHistory({ t, observationId: id, from: "pending", to: "assigned", at: now, actor: DISPATCH_ACTOR, reason: null }),
-    observationReaderIds({ db: t.tx, doc }),
     assigned
       ? queueObservationNotifications({ t, observation: { id, doc }, to: "assigned", reason: null, owner: assigned.owner })
       : queueDispatch({ t, observatoryId: fields.observatoryId }),
@@ -141,5 +149,8 @@ export async function insertObservation(options: {
     : ([[null, "pending"]] as const);
   for (const [previousStatus, status] of moves)
     t.alongside(publishUserEvent({ t, userIds: readers, event: { type: "observation.status_changed", data: { id, status, previousStatus, at: now } } }));
+  // The row's creation time is the transaction's start, which the caller read with the observatory's lock.
+  if (assigned) tellIdleObservatory({ t, idle: assigned.idle, observation: { id, doc, createdAt: assigned.idle.heldAt, updatedAt: assigned.idle.heldAt } });
+  const [stored] = await written;
   return stored;
 }

@@ -9,7 +9,7 @@ import { AppError, fieldError } from "../errors";
 import { holdLiveObservatory } from "../observatories/remove";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
-import { loadObservationAccess } from "./access";
+import { loadObservationAccess, observationReaderIds } from "./access";
 import { holdProjectForObservation, insertObservation, newObservationDoc, refuseWindowInThePast, requireRoom } from "./insert";
 import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
@@ -19,7 +19,7 @@ import type { ObservationCreate, ObservationHistoryOrder, ObservationUpdate } fr
 import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../transaction";
 import { markDispatch } from "./dispatch-trace";
-import { holdIdleObservatory, mayStartAtIdle, tellIdleObservatory } from "./dispatch";
+import { holdIdleObservatory, mayStartAtIdle } from "./dispatch";
 import { instantKey, keysetCursor } from "../validation/keyset-cursor";
 
 /** A cadence left on an observation whose update names another type: refused at the field, as the create schema refuses it. */
@@ -43,7 +43,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
   markDispatch({ stage: "request started", observatoryId: input.observatoryId });
   const created = await inTransaction(deps, async (t) => {
     // The reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
-    const [permission, projectAccess, destination, live, held, timings, idleAt, owner] = await Promise.allSettled([
+    const [permission, projectAccess, destination, live, held, timings, idleAt, owner, readers] = await Promise.allSettled([
       requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" }),
       loadProjectAccess({ db: t.tx, actor, projectId: input.projectId }),
       requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId }),
@@ -59,6 +59,8 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
       holdIdleObservatory({ t, observatoryId: input.observatoryId }),
       // The owner's notice of an assignment at once needs their preferences.
       usersCollection.get(t.tx, actor.id),
+      // Who hears of it, read now so its events go out with its writes.
+      observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: input.projectId, observatoryId: input.observatoryId } }),
     ]);
     settled(permission);
     settled(projectAccess);
@@ -75,16 +77,18 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     const now = t.now();
     const candidate = { id: "", doc: newObservationDoc({ actor, fields: input, now: now.toISOString() }), createdAt: now, updatedAt: now };
     const assignNow = idle !== null && (await mayStartAtIdle({ t, idle, candidate }));
-    const observation = await insertObservation({
+    const inserting = insertObservation({
       t,
       actor,
       fields: input,
       room: requireRoom(room),
       reason: null,
-      ...(assignNow ? { assigned: { owner: settled(owner) ?? null } } : {}),
+      readers: settled(readers),
+      ...(assignNow ? { assigned: { owner: settled(owner) ?? null, idle } } : {}),
     });
-    if (assignNow) tellIdleObservatory({ t, idle, observation });
-    return presentObservation({ observation, timing: settled(timings)(input.observatoryId) });
+    // Its statements are sent: the transaction's closing count goes with them, not in a round trip after.
+    t.writesSent();
+    return presentObservation({ observation: await inserting, timing: settled(timings)(input.observatoryId) });
   });
   markDispatch({ stage: "request committed", observatoryId: created.observatoryId, observationId: created.id });
   if (created.status === "assigned") markDispatch({ stage: "dispatch committed", observatoryId: created.observatoryId, observationId: created.id });

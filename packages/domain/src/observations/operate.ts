@@ -9,7 +9,7 @@ import { resolveObservatoryAccess } from "../permissions/observatory-permissions
 import { loadProjectAccess } from "../projects/projects";
 import { inTransaction } from "../transaction";
 import { withoutControlCharacters } from "../users/schemas";
-import { loadObservationAccess } from "./access";
+import { loadObservationAccess, observationReaderIds } from "./access";
 import { holdProjectForObservation, insertObservation, refuseWindowInThePast, requireRoom, type NewObservationFields } from "./insert";
 import { presentOneObservation } from "./timings";
 import type { ObservationUpdate } from "./schemas";
@@ -110,7 +110,10 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
       ...overrides,
       ...(options.priority === undefined ? {} : { priority: options.priority }),
     };
-    await requireStorageDestination({ db: t.tx, projectId: fields.projectId, destinationId: fields.storageDestinationId });
+    const [readers] = await Promise.all([
+      observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: fields.projectId, observatoryId: fields.observatoryId } }),
+      requireStorageDestination({ db: t.tx, projectId: fields.projectId, destinationId: fields.storageDestinationId }),
+    ]);
     const problems = fixedTimeProblems(fields);
     if (problems.length > 0)
       throw new AppError("VALIDATION_FAILED", "The clone's window is not valid", {
@@ -120,7 +123,7 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
     if (fields.type !== "monitoring") fields.monitoring = undefined;
     return presentOneObservation({
       db: t.tx,
-      observation: await insertObservation({ t, actor, fields, room: requireRoom(room), reason: `cloned from ${observation.id}` }),
+      observation: await insertObservation({ t, actor, fields, room: requireRoom(room), reason: `cloned from ${observation.id}`, readers }),
     });
   });
 }
