@@ -29,6 +29,16 @@ export interface InTransaction extends Omit<Deps, "db" | "sql"> {
   writesSent(): void;
 }
 
+/**
+ * Makes a statement once every statement already made in this turn has reached the connection's
+ * queue (the next turn of the event loop; a statement gets there some promise steps after it is
+ * made, more on some paths than others), so the connection runs it after them; it still goes out
+ * with them, without waiting for their answers.
+ */
+export function behindStatementsMade<T>(make: () => PromiseLike<T>): Promise<T> {
+  return setImmediate().then(make);
+}
+
 /** The one way into a transaction: `work` gets the transaction context and nothing else of the pool. */
 export async function inTransaction<T>(deps: Deps, work: (t: InTransaction) => Promise<T>): Promise<T> {
   const { db, sql: _sql, ...services } = deps;
@@ -46,10 +56,7 @@ export async function inTransaction<T>(deps: Deps, work: (t: InTransaction) => P
     const count = (when: "now" | "behind the writes made") => {
       if (counted) return;
       counted = true;
-      // A statement reaches the connection's queue some promise steps after it is made, more on some
-      // paths than others: counted once those steps are done (the next turn of the event loop), the count
-      // is queued behind every write already made, and is still sent without waiting for their answers.
-      alongside(when === "now" ? announceObservationReadChanges(t) : setImmediate().then(() => announceObservationReadChanges(t)));
+      alongside(when === "now" ? announceObservationReadChanges(t) : behindStatementsMade(() => announceObservationReadChanges(t)));
     };
     const t: InTransaction = { ...services, tx, cacheChanges, alongside, writesSent: () => count("behind the writes made") };
     const value = await work(t);

@@ -3,7 +3,7 @@ import { and, count, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import { AppError, fieldError } from "../errors";
 import { publishUserEvent } from "../events/publish";
-import type { InTransaction } from "../transaction";
+import { behindStatementsMade, type InTransaction } from "../transaction";
 import { holdProject } from "../projects/projects";
 import { tellIdleObservatory, type IdleObservatory } from "./dispatch";
 import { queueObservationNotifications } from "../notifications/notify";
@@ -57,9 +57,8 @@ export async function holdProjectForObservation(options: {
 }): Promise<{ project: ProjectDoc | null; room: RoomForObservation | null }> {
   const { t, projectId } = options;
   const { observations } = tables;
-  // Made in this order, each as many promise steps from its send: the lock is queued first.
   const locking = holdProject({ t, projectId, mode: "no key update" });
-  const counting = Promise.resolve(
+  const counting = behindStatementsMade(() =>
     t.tx
       .select({ count: count() })
       .from(observations)
