@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { expectProblem } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
-import { fileDocument, hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
+import { duplicateFileRecords, fileDocument, hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
 import { useObservingSetup } from "../support/observing-hooks";
 import { until } from "../support/until";
 import { recordHeldJob } from "../support/held-jobs";
@@ -140,8 +140,7 @@ describe("integrity repair", () => {
     const { db, storage } = setup.deps();
     const prefix = `observations/${withFiles}`;
     await storage.put(`${prefix}/kept`, Buffer.from("12345"));
-    const first = await filesCollection.insert(db, fileDoc(withFiles, "kept"));
-    const duplicate = await filesCollection.insert(db, fileDoc(withFiles, "kept"));
+    const { first, duplicate } = await duplicateFileRecords(db, fileDoc(withFiles, "kept"));
     await storage.put(`${prefix}/orphan`, Buffer.from("nobody's"));
     const stuck = await insertObservation(stuckFor("assigned", 70));
     const scan = await scanToEnd({ kind: "full", collections: ["observations", "files"], checkStorage: true });
@@ -261,8 +260,7 @@ describe("integrity repair", () => {
     // A lost original with a preview, and a duplicate record a preview was made of.
     const lost = await filesCollection.insert(db, fileDoc(withPreviews, "lost-original.fits"));
     const ofLost = await filesCollection.insert(db, preview(lost.id, "lost-original.png"));
-    const first = await filesCollection.insert(db, fileDoc(withPreviews, "twice.fits"));
-    const duplicate = await filesCollection.insert(db, fileDoc(withPreviews, "twice.fits"));
+    const { first, duplicate } = await duplicateFileRecords(db, fileDoc(withPreviews, "twice.fits"));
     const ofDuplicate = await filesCollection.insert(db, preview(duplicate.id, "twice.png"));
     for (const file of [ofLost, first, ofDuplicate]) await storage.put(file.doc.objectKey, Buffer.from("12345"));
 

@@ -14,7 +14,7 @@ import { createAccount, expectProblem, type Account } from "../support/auth-suit
 import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
 import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import type { TestServer } from "../support/test-server";
-import { fileDocument, hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
+import { duplicateFileRecords, fileDocument, hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
 import { until } from "../support/until";
 import { openWebSocket } from "../support/ws-client";
 
@@ -269,8 +269,9 @@ describe("integrity scans", () => {
     const files: Record<string, string> = {};
     const record = async (label: string, doc: FileDoc) => (files[label] = (await filesCollection.insert(db, doc)).id);
     await storage.put(`${prefix}/fine`, Buffer.from("12345"));
-    await record("fine", file("fine"));
-    await record("duplicate", file("fine"));
+    const twice = await duplicateFileRecords(db, file("fine"));
+    files.fine = twice.first.id;
+    files.duplicate = twice.duplicate.id;
     await record("missing", file("missing"));
     await storage.put(`${prefix}/resized`, Buffer.from("123"));
     await record("resized", file("resized"));

@@ -1,4 +1,4 @@
-import type { FileDoc, ObservationDoc } from "@meridian/db";
+import { filesCollection, type Executor, type FileDoc, type ObservationDoc } from "@meridian/db";
 
 export const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
@@ -49,3 +49,12 @@ export const fileDocument = (observationId: string, observatoryId: string, name:
   objectKey: `observations/${observationId}/${name}`,
   ...fields,
 });
+
+/**
+ * Two records of one object, named as an integrity scan will: it reads records in (object key, id)
+ * order and calls the second the duplicate, and two ids made in one millisecond fall in either order.
+ */
+export async function duplicateFileRecords(db: Executor, doc: FileDoc) {
+  const [first, duplicate] = [await filesCollection.insert(db, doc), await filesCollection.insert(db, doc)].sort((one, other) => (one.id < other.id ? -1 : 1));
+  return { first: first!, duplicate: duplicate! };
+}
