@@ -7,8 +7,7 @@
  *   pickup    committed → a worker starts the dispatch job (graphile-worker: NOTIFY jobs:insert)
  *   dispatch  the job started → the dispatch transaction committed (plan, move to assigned, event)
  *   (An idle observatory's submission is assigned in its own transaction, dispatch.ts `holdIdleObservatory`:
- *   its request stage holds the dispatch, and pickup and dispatch read 0. The database floor keeps the
- *   two transactions of the job's path, which every other submission still takes.)
+ *   its request stage holds the dispatch, and pickup and dispatch read 0.)
  *   notify    committed → a server process hears the event's NOTIFY (meridian_events)
  *   hub       heard → `assign` sent on the plugin's socket (the event read back by its id, framed, written)
  *   socket    sent → the plugin has the message
@@ -16,8 +15,8 @@
  * passes the marks of its dispatch trace (packages/domain/src/observations/dispatch-trace.ts) to this one; clocks are performance.timeOrigin + now().
  * Two peers, each alternating with Meridian: a bare `ws` echo of an `assign`-sized message (the floor a
  * socket alone costs), and the path's database work with no Meridian code on the server's own
- * PostgreSQL (bench/postgres-floor.ts: two transactions of the request's and the dispatch's shape,
- * each NOTIFY heard), the floor this machine's round trips and flushes set at that moment.
+ * PostgreSQL (bench/postgres-floor.ts: one transaction of the assigning submission's shape, its checks
+ * and its writes each a batch, its NOTIFY heard), the floor this machine's round trips and flushes set at that moment.
  *
  *   node --import tsx bench/dispatch-latency.ts [--samples 300] [--rounds 3]
  *
@@ -223,7 +222,7 @@ async function main() {
       `${ROUNDS} rounds of ${SAMPLES} observations (after ${WARMUP} not counted), each on a fresh server, one at a time to an idle connected ` +
       `observatory, each once the server runs no job and has none but emails due; ` +
       `two peers alternate with it: a bare \`ws\` echo of an \`assign\`-sized message, and the path's database work alone on the server's ` +
-      `PostgreSQL (bench/postgres-floor.ts: two transactions of a dozen statements, each with an insert and a NOTIFY heard). ${machine}. ` +
+      `PostgreSQL (bench/postgres-floor.ts: one transaction, a batch of 12 reads and a batch of 10 inserts, the last's NOTIFY heard). ${machine}. ` +
       `Load average at the start ${loadAtStart}, at the end ${loadAverage()}.`,
     "",
     "| Stage | p50 ms | p90 ms | p99 ms | max ms |",
@@ -234,7 +233,7 @@ async function main() {
       return `| ${label} | ${ms(percentile(values, 50))} | ${ms(percentile(values, 90))} | ${ms(percentile(values, 99))} | ${ms(Math.max(...values))} |`;
     }),
     `| peer: bare \`ws\` round trip | ${ms(percentile(peer, 50))} | ${ms(percentile(peer, 90))} | ${ms(percentile(peer, 99))} | ${ms(Math.max(...peer))} |`,
-    `| peer: the database floor (two transactions, two NOTIFYs) | ${ms(percentile(floor, 50))} | ${ms(percentile(floor, 90))} | ` +
+    `| peer: the database floor (one transaction: 12 reads, 10 inserts, a NOTIFY) | ${ms(percentile(floor, 50))} | ${ms(percentile(floor, 90))} | ` +
       `${ms(percentile(floor, 99))} | ${ms(Math.max(...floor))} |`,
     "",
     `p99 of each round: ${roundP99s.map((value) => `${ms(value)} ms`).join(", ")}. ` +

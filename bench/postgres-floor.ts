@@ -1,19 +1,21 @@
 /**
  * The dispatch benchmark's second peer: what PostgreSQL and the driver alone cost on the way from a
- * submission to its `assign`, with no Meridian code. Each sample is the path's database work in
- * series: a transaction of the request's shape, its NOTIFY heard on a second connection (the
- * dispatch job's pickup), a transaction of the dispatch's shape, its NOTIFY heard (the event reaching
- * the hub). Each transaction sends `STATEMENTS_PER_TRANSACTION` statements one after another, as
- * Meridian's request and dispatch transactions do (about a dozen each, counted in a statement
- * trace, 2026-11-28), the last an insert of an observation-sized document whose NOTIFY goes out
- * with it, then commits (a flush, as Meridian's commits are). It runs on the server's own
- * PostgreSQL, so the machine's round trips, wake-ups and flushes at that moment are the floor the
- * server's figures stand on.
+ * submission to its `assign`, with no Meridian code. Each sample is the measured path's database work:
+ * one transaction of the assigning submission's shape (ADR 0033; counted in a statement trace,
+ * 2026-11-28): `BEGIN`, its checks as one batch of `CHECKS` reads sent together, its writes as one
+ * batch of `WRITES` inserts of an observation-sized document sent together, the last with the NOTIFY
+ * that carries the `assign`, then `COMMIT` (a flush, as Meridian's commits are), and the NOTIFY heard
+ * on a second connection (the event reaching the hub). It runs on the server's own PostgreSQL, so the
+ * machine's round trips, wake-ups and flushes at that moment are the floor the server's figures
+ * stand on.
  */
 import postgres from "postgres";
 import { sleep } from "./lib.mjs";
 
-const STATEMENTS_PER_TRANSACTION = 12;
+/** The submission's checks: permission, project, observatory (twice), project lock and count, timings, settings, owner, readers (two). */
+const CHECKS = 12;
+/** Its writes: observation, two history entries, email outbox row and job, push job, three events, the page-cache count. */
+const WRITES = 10;
 const CHANNEL = "bench_postgres_floor";
 const now = () => performance.timeOrigin + performance.now();
 
@@ -36,9 +38,12 @@ export async function measurePostgresFloor(options: { databaseUrl: string; sampl
     const transactionHeard = async () => {
       const notified = new Promise<void>((resolve) => (heard = resolve));
       await sql.begin(async (tx) => {
-        for (let statement = 1; statement < STATEMENTS_PER_TRANSACTION; statement += 1) await tx`select ${statement}::int`;
-        await tx`with inserted as (insert into bench_postgres_floor (doc) values (${tx.json(document)}) returning id)
-                 select pg_notify(${CHANNEL}, id::text) from inserted`;
+        await Promise.all(Array.from({ length: CHECKS }, (_, statement) => tx`select ${statement}::int`));
+        await Promise.all([
+          ...Array.from({ length: WRITES - 1 }, () => tx`insert into bench_postgres_floor (doc) values (${tx.json(document)})`),
+          tx`with inserted as (insert into bench_postgres_floor (doc) values (${tx.json(document)}) returning id)
+             select pg_notify(${CHANNEL}, id::text) from inserted`,
+        ]);
       });
       await notified;
     };
@@ -47,7 +52,6 @@ export async function measurePostgresFloor(options: { databaseUrl: string; sampl
       // Idle between samples, as the server is between its own: a wake-up from idle is part of the floor.
       await sleep(5);
       const started = now();
-      await transactionHeard();
       await transactionHeard();
       if (index >= options.warmup) samples.push(now() - started);
     }

@@ -21,10 +21,10 @@ export interface InTransaction extends Omit<Deps, "db" | "sql"> {
    */
   alongside(statement: Promise<unknown>): void;
   /**
-   * Says the work has sent every write it will make (awaited or not): the count of what it changed
-   * (`announceObservationReadChanges`) goes out now, pipelined behind those writes, instead of in a
-   * round trip of its own once the work returns. A write sent after this call is not counted, so
-   * call it only when nothing but reads and `alongside` events follow.
+   * Says the work has made every write it will make (answered or not): the count of what it changed
+   * (`announceObservationReadChanges`) is made behind them (`behindStatementsMade`) and goes out
+   * with them, instead of in a round trip of its own once the work returns. A write made after this
+   * call is not counted, so call it only when nothing but reads and `alongside` events follow.
    */
   writesSent(): void;
 }
