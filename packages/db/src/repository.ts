@@ -17,6 +17,11 @@ export interface StoredDocument<Doc> {
   updatedAt: Date;
 }
 
+/** A document row read with raw SQL (`select id, doc, created_at, updated_at …`), as the collections present it. */
+export function storedFromRow<Doc>(row: { id: string; doc: Doc; created_at: string | Date; updated_at: string | Date }): StoredDocument<Doc> {
+  return { id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) };
+}
+
 /**
  * A typed collection over a JSONB document table. Key columns are always derived from the
  * document by `keys`, so they can never drift from it.

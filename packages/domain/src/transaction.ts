@@ -52,15 +52,14 @@ export async function inTransaction<T>(deps: Deps, work: (t: InTransaction) => P
       sent.catch(() => undefined);
       pending.push(sent);
     };
-    let counted = false;
-    const count = (when: "now" | "behind the writes made") => {
-      if (counted) return;
-      counted = true;
-      alongside(when === "now" ? announceObservationReadChanges(t) : behindStatementsMade(() => announceObservationReadChanges(t)));
+    let counting = false;
+    const writesSent = () => {
+      if (!counting) alongside(behindStatementsMade(() => announceObservationReadChanges(t)));
+      counting = true;
     };
-    const t: InTransaction = { ...services, tx, cacheChanges, alongside, writesSent: () => count("behind the writes made") };
+    const t: InTransaction = { ...services, tx, cacheChanges, alongside, writesSent };
     const value = await work(t);
-    count("now");
+    if (!counting) alongside(announceObservationReadChanges(t));
     // The first failure in the order they were sent: a failed statement aborts the transaction, failing the ones after it too.
     const failed = (await Promise.allSettled(pending)).find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;

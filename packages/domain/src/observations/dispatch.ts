@@ -1,4 +1,12 @@
-import { observationsCollection, observatoriesCollection, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import {
+  observationsCollection,
+  observatoriesCollection,
+  storedFromRow,
+  type Executor,
+  type ObservationDoc,
+  type ObservatoryDoc,
+  type StoredDocument,
+} from "@meridian/db";
 import { activeStatuses, twilightKinds, type ObservationStatus } from "@meridian/rules";
 import { sql, type SQL } from "drizzle-orm";
 import { isDeepStrictEqual } from "node:util";
@@ -18,14 +26,6 @@ import { inTransaction, type InTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
 import { markDispatch } from "./dispatch-trace";
 import { skyModel, type SkyModel } from "./sky-model";
-
-/** A document row read with raw SQL, as the collections present it. */
-const storedRow = <Doc>(row: { id: string; doc: Doc; created_at: string; updated_at: string }): StoredDocument<Doc> => ({
-  id: row.id,
-  doc: row.doc,
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at),
-});
 
 /** Whether one of the observatory's observations is under way: `observatoryId` is a value or a column of the outer query. */
 const underWayAt = (observatoryId: string | SQL) =>
@@ -47,7 +47,7 @@ async function pendingInDispatchOrder(db: Executor, observatoryId: string, optio
      where observatory_id = ${observatoryId} and status = 'pending' ${unlessBusy} ${bypassing}
      order by priority desc, created_at, id
      limit ${DISPATCH_WINDOW}`);
-  return rows.map(storedRow);
+  return rows.map(storedFromRow);
 }
 
 async function isBusy(db: Executor, observatoryId: string): Promise<boolean> {
@@ -127,7 +127,7 @@ export async function unstartedAssignments(options: { db: Executor; observatoryI
      order by updated_at, id`);
   return presentObservations({
     db,
-    observations: rows.map(storedRow),
+    observations: rows.map(storedFromRow),
   });
 }
 
@@ -215,7 +215,7 @@ export async function holdIdleObservatory(options: { t: Pick<InTransaction, "tx"
   ]);
   const [row] = rows;
   if (!row) return null;
-  const observatory = storedRow(row);
+  const observatory = storedFromRow(row);
   // Dispatch off or unsafe holds every observation, as a dispatch would find.
   if (observatoryReasons(observatoryStateOf({ doc: observatory.doc, pluginCurrent: true, busy: false })).length > 0) return null;
   return {

@@ -1,4 +1,4 @@
-import { observatoriesCollection, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import { observatoriesCollection, storedFromRow, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { activeStatuses } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
@@ -53,24 +53,18 @@ async function loadPlanInputs(db: Executor, observatory: StoredDocument<Observat
         (select * from observations where observatory_id = ${observatory.id} and status in ${[...activeStatuses]})
       ) o
      order by o.priority desc, o.created_at, o.id`);
-  const stored = (row: (typeof rows)[number]): StoredDocument<ObservationDoc> => ({
-    id: row.id,
-    doc: row.doc,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-  });
   const running = rows
     .filter((row) => row.doc.status !== "pending")
     .map((row) => {
       const start = new Date(row.assigned_at ?? row.doc.statusChangedAt);
       const expectedEnd = start.getTime() + estimatedSecondsOf({ doc: row.doc, observatory: observatory.doc }) * 1000;
-      return { observation: stored(row), start, end: new Date(Math.max(expectedEnd, now.getTime())) };
+      return { observation: storedFromRow(row), start, end: new Date(Math.max(expectedEnd, now.getTime())) };
     });
   return {
     observatory,
     timeZone: observatoryTimeZone({ doc: observatory.doc }),
     model: observatory.doc.location ? skyModel({ location: observatory.doc.location }) : null,
-    pending: rows.filter((row) => row.doc.status === "pending").map(stored),
+    pending: rows.filter((row) => row.doc.status === "pending").map(storedFromRow),
     running,
     allowances: new Map([...(await allowancesAt({ db, observatory, now }))].map(([projectId, allowance]) => [projectId, allowance.leftMs])),
     now,

@@ -1,4 +1,4 @@
-import type { ObservationDoc } from "@meridian/db";
+import { storedFromRow, type ObservationDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { UserActor } from "../actor";
@@ -70,7 +70,7 @@ export async function* exportObservations(options: { deps: Deps; actor: UserActo
   for await (const batch of rows.cursor(BATCH_ROWS)) {
     const presented = await presentObservations({
       db: deps.db,
-      observations: batch.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+      observations: batch.map(storedFromRow),
     });
     for (const observation of presented) {
       if (format === "csv") chunk += csvRecord(observation);

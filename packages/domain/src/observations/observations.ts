@@ -1,5 +1,5 @@
 import { requireStorageDestination } from "../delivery/destinations";
-import { observationsCollection, tables, usersCollection, type ObservationDoc } from "@meridian/db";
+import { observationsCollection, storedFromRow, tables, usersCollection, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
 import { monitoringProblems } from "@meridian/rules/observations";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
@@ -110,7 +110,7 @@ export async function listObservations(options: { deps: Deps; actor: UserActor; 
   return {
     items: await presentObservations({
       db: deps.db,
-      observations: page.map((row) => ({ id: row.id, doc: row.doc, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) })),
+      observations: page.map(storedFromRow),
     }),
     nextCursor: rows.length > limit ? order.cursor(page.at(-1)!) : null,
   };
