@@ -92,6 +92,7 @@ describe("submitting an observation", () => {
     ["an unknown twilight", { constraints: { twilight: "golden" } }, "constraints.twilight"],
     ["fixed times out of order", { fixedTimeStart: "2026-12-01T02:00:00.000Z", fixedTimeEnd: "2026-12-01T01:00:00.000Z" }, "fixedTimeEnd"],
     ["a fixed_time observation without its start", { type: "fixed_time" }, "fixedTimeStart"],
+    ["a time_based observation without a start or an end", { type: "time_based" }, "fixedTimeStart"],
     ["an unknown field", { colour: "blue" }, ""],
     // Texts PostgreSQL cannot store (NUL, lone surrogates): refused, not a failed insert's 500.
     ["a target name holding NUL", { targets: [{ ...target, name: "Ve\u0000ga" }] }, "targets.0.name"],
@@ -112,6 +113,26 @@ describe("submitting an observation", () => {
       );
       if (path) expect(problem.errors?.map((error) => error.path)).toContain(path);
     });
+  it("refuses an edit that leaves a time_based observation without a start or an end, judged with what it keeps", async () => {
+    const created = await submit();
+    const edit = (json: Record<string, unknown>) => server.request(`/observations/${created.id}`, { method: "PUT", token: owner.token, json });
+    const problem = await expectProblem(await edit({ type: "time_based" }), 400, "VALIDATION_FAILED");
+    expect(problem.errors).toEqual([{ path: "fixedTimeStart", message: "A time_based observation needs fixedTimeStart, fixedTimeEnd or both." }]);
+    expect(await must(`/observations/${created.id}`, { token: owner.token })).toMatchObject({ type: "flexible" });
+    const end = new Date(Date.now() + 86_400_000).toISOString();
+    expect(
+      await must(`/observations/${created.id}`, { method: "PUT", token: owner.token, json: { type: "time_based", fixedTimeEnd: end } }, 200),
+    ).toMatchObject({
+      type: "time_based",
+      fixedTimeEnd: end,
+    });
+    // The end it keeps is a bound: a later edit that names only the type stands.
+    expect(await must(`/observations/${created.id}`, { method: "PUT", token: owner.token, json: { type: "time_based", priority: 7 } }, 200)).toMatchObject({
+      priority: 7,
+    });
+    await expectProblem(await edit({ fixedTimeEnd: null }), 400, "VALIDATION_FAILED");
+  });
+
   it("refuses the same unstorable target texts when an observation is edited, and keeps it as it was", async () => {
     const created = await submit();
     const problem = await expectProblem(

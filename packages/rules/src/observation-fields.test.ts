@@ -117,6 +117,19 @@ describe("fixedTimeProblems", () => {
     ]);
     expect(fixedTimeProblems({ type: "fixed_time", fixedTimeStart: start })).toEqual([]);
     for (const type of ["flexible", "time_based", "monitoring", "rise_to_set"]) expect(fixedTimeProblems({ type })).toEqual([]);
+    for (const type of ["flexible", "monitoring", "rise_to_set"]) expect(fixedTimeProblems({ type, fixedTimeStart: null, fixedTimeEnd: null })).toEqual([]);
+  });
+
+  it("wants a time-based observation's start, end or both, but does not call bounds a partial update leaves out missing", () => {
+    expect(fixedTimeProblems({ type: "time_based", fixedTimeStart: null, fixedTimeEnd: null })).toEqual([
+      { path: ["fixedTimeStart"], predicate: "A time_based observation needs fixedTimeStart, fixedTimeEnd or both." },
+    ]);
+    expect(fixedTimeProblems({ type: "time_based", fixedTimeStart: start, fixedTimeEnd: null })).toEqual([]);
+    expect(fixedTimeProblems({ type: "time_based", fixedTimeStart: null, fixedTimeEnd: later })).toEqual([]);
+    expect(fixedTimeProblems({ type: "time_based", fixedTimeEnd: null })).toEqual([]);
+    expect(observationDraftProblems(draft({ type: "time_based", fixedTimeStart: null, fixedTimeEnd: null })).fixedTimeStart).toBe(
+      "A time_based observation needs fixedTimeStart, fixedTimeEnd or both.",
+    );
   });
 });
 

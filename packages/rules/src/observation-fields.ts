@@ -78,14 +78,24 @@ interface Window {
   fixedTimeEnd?: string | null;
 }
 
-/** What is wrong with a window, each at the field it belongs to: the end after the start, and a fixed-time observation's start. */
+/**
+ * What is wrong with a window, each at the field it belongs to: the end after the start, a
+ * fixed-time observation's start, and a time-based one's bounds (at least one: without either it
+ * would be flexible under another name). A bound absent from `value` (a partial update) is not
+ * judged missing: the caller judges the observation it would make.
+ */
 export function fixedTimeProblems(value: Window): Array<{ path: ["fixedTimeStart" | "fixedTimeEnd"]; predicate: string }> {
   const problems: Array<{ path: ["fixedTimeStart" | "fixedTimeEnd"]; predicate: string }> = [];
   if (value.fixedTimeStart && value.fixedTimeEnd && new Date(value.fixedTimeEnd) <= new Date(value.fixedTimeStart))
     problems.push({ path: ["fixedTimeEnd"], predicate: "must be after fixedTimeStart" });
   if (value.type === "fixed_time" && !value.fixedTimeStart) problems.push({ path: ["fixedTimeStart"], predicate: "is required for a fixed_time observation" });
+  if (value.type === "time_based" && value.fixedTimeStart === null && value.fixedTimeEnd === null)
+    problems.push({ path: ["fixedTimeStart"], predicate: TIME_BASED_NEEDS_A_BOUND });
   return problems;
 }
+
+/** Why a time-based observation without a bound is refused, a sentence of its own (it names both fields). */
+export const TIME_BASED_NEEDS_A_BOUND = "A time_based observation needs fixedTimeStart, fixedTimeEnd or both.";
 
 /** `fixedTimeProblems` as a zod refinement of a whole observation (create or update). */
 export function refineFixedTimes(value: Window, ctx: z.RefinementCtx): void {

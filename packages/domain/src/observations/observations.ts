@@ -1,7 +1,7 @@
 import { requireStorageDestination } from "../delivery/destinations";
 import { observationsCollection, storedFromRow, tables, usersCollection, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
-import { monitoringProblems } from "@meridian/rules/observations";
+import { monitoringProblems, TIME_BASED_NEEDS_A_BOUND } from "@meridian/rules/observations";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -142,6 +142,10 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     if (merged.type === "fixed_time" && !merged.fixedTimeStart)
       throw new AppError("VALIDATION_FAILED", "A fixed_time observation needs fixedTimeStart", {
         errors: [{ path: "fixedTimeStart", message: "Is required" }],
+      });
+    if (merged.type === "time_based" && !merged.fixedTimeStart && !merged.fixedTimeEnd)
+      throw new AppError("VALIDATION_FAILED", TIME_BASED_NEEDS_A_BOUND, {
+        errors: [fieldError({ path: "fixedTimeStart", predicate: TIME_BASED_NEEDS_A_BOUND })],
       });
     const isMonitoring = merged.type === "monitoring";
     const updated = await observationsCollection.update(t.tx, observationId, () => ({

@@ -34,7 +34,12 @@ const monitoringInput = z
 
 const editableFields = {
   name: observationNameSchema,
-  type: z.enum(observationTypes),
+  type: z
+    .enum(observationTypes)
+    .describe(
+      "fixed_time needs fixedTimeStart; time_based needs fixedTimeStart, fixedTimeEnd or both (400 VALIDATION_FAILED at fixedTimeStart otherwise, " +
+        "judged on the observation an edit would leave); dispatch never starts any type before its fixedTimeStart or after its fixedTimeEnd",
+    ),
   priority: observationPrioritySchema.describe("1 to 10; 10 is the highest"),
   targets: targetListSchema(targetInput),
   constraints: constraintsInput,

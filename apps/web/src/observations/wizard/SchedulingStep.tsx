@@ -26,13 +26,13 @@ export function SchedulingStep(props: StepProps) {
               label="Window start"
               type="datetime-local"
               required={window.start === "required"}
-              hint={window.start === "required" ? "Not before this time (required)." : "Not before this time (optional)."}
+              hint={window.start === "required" ? "Not before this time (required)." : "Not before this time. A start, an end or both."}
               {...textProps(props, "fixedTimeStart", draft.fixedTimeStart, (current, value) => ({ ...current, fixedTimeStart: value }))}
             />
             <TextField
               label="Window end"
               type="datetime-local"
-              hint="Not after this time (optional)."
+              hint={window.start === "required" ? "Not after this time (optional)." : "Not after this time. A start, an end or both."}
               {...textProps(props, "fixedTimeEnd", draft.fixedTimeEnd, (current, value) => ({ ...current, fixedTimeEnd: value }))}
             />
           </div>

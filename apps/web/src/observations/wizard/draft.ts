@@ -80,7 +80,8 @@ export const newDraft = (): ObservationDraft => ({
 
 /**
  * Which window fields each type asks for: a fixed-time observation its start (and an end if it has
- * one), a time-based one either bound; the others none, since dispatch alone decides when they run.
+ * one), a time-based one a start, an end or both (the rules refuse neither); the others none, since
+ * dispatch alone decides when they run.
  */
 export const windowOf: Record<ObservationType, { start: "required" | "optional"; end: "optional" } | null> = {
   flexible: null,
