@@ -64,6 +64,61 @@ async function raDegrees(control: Locator): Promise<number> {
 
 const stepHeading = (page: Page, text: string) => page.getByRole("heading", { level: 2, name: text });
 
+/** How far down the page's sticky top bar reaches, and the box of what has focus, as the screen shows them. */
+const topBarAndFocus = (page: Page) =>
+  page.evaluate(() => {
+    const focused = document.activeElement!.getBoundingClientRect();
+    return { topBar: document.querySelector("header.sticky")!.getBoundingClientRect().bottom, focused: { top: focused.top, bottom: focused.bottom } };
+  });
+
+describe("the submission wizard at phone size", { timeout: 120_000 }, () => {
+  it("shows what blocks Next below the top bar with the first field in error, and asks a time-based observation for a bound", async () => {
+    const phone = { width: 390, height: 844 };
+    const owner = await signupUser(server, { name: "Pia Phone" });
+    const tag = randomBytes(3).toString("hex");
+    await api("/observatories", owner.token, { name: `Dome ${tag}` });
+    await api("/projects", owner.token, { name: `Survey ${tag}` });
+    const page = await suite.pages.signInAt(owner.user.name, { email: owner.user.email, password: owner.password }, "observations/new", phone);
+    await stepHeading(page, "Step 1 of 5: Observation").waitFor(WAIT);
+    await page.getByLabel("Name", { exact: true }).fill(`Phone ${tag}`);
+    await page.getByLabel("Project").selectOption({ label: `Survey ${tag}` });
+    await page.getByLabel("Observatory").selectOption({ label: `Dome ${tag}` });
+    await page.getByRole("button", { name: "Next" }).click();
+    await stepHeading(page, "Step 2 of 5: Targets").waitFor(WAIT);
+
+    // Next on the empty targets: the count of what blocks it and the first field in error both on screen, neither under the top bar.
+    await page.getByRole("button", { name: "Next" }).click();
+    const blocking = page.getByText(/fields? needs? a change before you can go on\./);
+    await blocking.waitFor(WAIT);
+    expect(await focusedLabel(page)).toBe("Target name");
+    const { topBar, focused } = await topBarAndFocus(page);
+    const count = (await blocking.boundingBox())!;
+    expect(count.y).toBeGreaterThanOrEqual(topBar);
+    expect(count.y + count.height).toBeLessThanOrEqual(phone.height);
+    expect(focused.top).toBeGreaterThanOrEqual(topBar);
+    expect(focused.bottom).toBeLessThanOrEqual(phone.height);
+
+    const name = page.getByRole("combobox", { name: "Target name" });
+    await name.fill("m31");
+    await name.press("Tab");
+    await expect.poll(() => page.getByLabel("Right ascension (RA)").inputValue()).not.toBe("");
+    await page.getByLabel("Exposure seconds").fill("2");
+    await page.getByRole("button", { name: "Next" }).click();
+
+    // A time-based observation with neither bound would be a flexible one: refused at its start, until it has an end.
+    await stepHeading(page, "Step 3 of 5: Scheduling").waitFor(WAIT);
+    await page.getByRole("radio", { name: "Time based" }).check();
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByText("One field needs a change before you can go on.").waitFor(WAIT);
+    expect(await focusedLabel(page)).toBe("Window start");
+    expect(await descriptionOf(page.getByLabel("Window start"))).toBe("A time_based observation needs fixedTimeStart, fixedTimeEnd or both.");
+    await page.getByLabel("Window end").fill("2031-01-03T02:00");
+    await expect.poll(() => page.getByLabel("Window start").getAttribute("aria-invalid")).toBeNull();
+    await page.getByRole("button", { name: "Next" }).click();
+    await stepHeading(page, "Step 4 of 5: Notifications").waitFor(WAIT);
+  });
+});
+
 describe("the submission wizard, by keyboard", { timeout: 120_000 }, () => {
   it("resolves target names from the catalog, checks each field as it is typed, refuses Next until the step is right, and submits", async () => {
     const owner = await signupUser(server, { name: "Wanda Wizard" });

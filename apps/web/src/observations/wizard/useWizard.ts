@@ -26,8 +26,15 @@ export function useWizard() {
 
   useEffect(() => {
     if (!focus) return;
-    if (focus.on === "heading") heading.current?.focus();
-    else (form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? heading.current)?.focus();
+    const field = focus.on === "first-invalid" ? form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') : null;
+    if (!field) {
+      heading.current?.focus();
+      return;
+    }
+    // The count of what blocks Next sits at the top of the step, above the fields: the step comes
+    // into view from its top, so the count shows with the first field in error whenever both fit.
+    form.current?.scrollIntoView({ block: "start" });
+    field.focus({ preventScroll: field.getBoundingClientRect().bottom <= window.innerHeight });
   }, [focus]);
   const focusOn = (on: Focus["on"]) => setFocus((current) => ({ on, request: (current?.request ?? 0) + 1 }));
 
