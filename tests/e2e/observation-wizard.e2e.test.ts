@@ -183,7 +183,7 @@ describe("the submission wizard, by keyboard", { timeout: 120_000 }, () => {
     await page.keyboard.press("Tab");
     expect(await focusedLabel(page)).toBe("Right ascension (RA)");
     await retype(page, "25h 10m");
-    await expect.poll(() => descriptionOf(ra)).toBe("RA (targets 1) must be less than 24h.");
+    await expect.poll(() => descriptionOf(ra)).toBe("RA (target 1) must be less than 24h.");
     expect(await ra.getAttribute("aria-invalid")).toBe("true");
     await page.keyboard.press("Tab");
     await tabTo(page, "Exposure seconds");

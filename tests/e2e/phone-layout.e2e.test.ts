@@ -391,7 +391,7 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await name.press("Enter");
     await page.getByRole("listbox").waitFor({ state: "hidden", ...WAIT });
     await page.getByLabel("Right ascension (RA)").fill("25h 10m 00s");
-    await page.getByText("RA (targets 1) must be less than 24h.").waitFor(WAIT);
+    await page.getByText("RA (target 1) must be less than 24h.").waitFor(WAIT);
     await page.getByRole("button", { name: "Add exposure" }).click();
     await check("step 2 with a message");
     await page.getByLabel("Right ascension (RA)").fill("20h 59m 17s");

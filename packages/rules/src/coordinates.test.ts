@@ -95,7 +95,7 @@ describe("parseRightAscension", () => {
   );
 
   it("labels the message with the field's path, as the API does", () => {
-    expect(messageOf(parseRightAscension("25:00:00", { path: ["targets", 0, "ra"] }))).toBe("RA (targets 1) must be less than 24h.");
+    expect(messageOf(parseRightAscension("25:00:00", { path: ["targets", 0, "ra"] }))).toBe("RA (target 1) must be less than 24h.");
   });
 });
 

@@ -51,7 +51,7 @@ export function humanizeKey(key: string): string {
 
 /**
  * The name a person reads for a path: its last field, and where it sits in a list.
- * `latitude` → "Latitude"; `externalStorage.0.label` → "Label (external storage 1)";
+ * `latitude` → "Latitude"; `externalStorage.0.label` → "Label (external storage 1)", `targets.0.ra` → "RA (target 1)";
  * `userIds.2` → "User IDs (item 3)"; the root → "The input". Wrappers such as tRPC's
  * `update.name` read as their field ("Name").
  */
@@ -66,9 +66,13 @@ export function fieldLabel(path: ReadonlyArray<PathSegment>): string {
   if (typeof trailingIndex === "number") return `${label} (item ${trailingIndex + 1})`;
   const index = segments.findLastIndex((segment, position) => typeof segment === "number" && position < lastNamed);
   if (index > 0 && typeof segments[index - 1] === "string")
-    return `${label} (${humanizeKey(segments[index - 1] as string).replace(/^\w/, (c) => c.toLowerCase())} ${(segments[index] as number) + 1})`;
+    return `${label} (${itemOf(humanizeKey(segments[index - 1] as string).replace(/^\w/, (c) => c.toLowerCase()))} ${(segments[index] as number) + 1})`;
   return label;
 }
+
+/** One of a list, as a person names it: "target 1" of `targets`, not "targets 1". Lists not named here read as they are. */
+const LIST_ITEMS: Record<string, string> = { targets: "target", exposures: "exposure" };
+const itemOf = (list: string) => LIST_ITEMS[list] ?? list;
 
 /** A sentence about the field at `path`: the label, the predicate, a full stop. A predicate that is already a sentence stays one. */
 export function fieldMessage(path: ReadonlyArray<PathSegment>, predicate: string): string {

@@ -21,7 +21,7 @@ describe("field labels", () => {
     [["externalStorage", 0, "label"], "Label (external storage 1)"],
     [["targets", "users", "ids", 2], "IDs (item 3)"],
     [["userIds", "0"], "User IDs (item 1)"],
-    [["targets", 0, "ra"], "RA (targets 1)"],
+    [["targets", 0, "ra"], "RA (target 1)"],
     [["can_view"], "Can view"],
     [[], "The input"],
     [[4], "Item 5"],
