@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useId, type ReactNode } from "react";
 import { Badge } from "../components/Badge";
 import { Button } from "../components/Button";
 import { formatShortDate, formatShortDateTime } from "../lib/format";
@@ -24,7 +24,20 @@ function Cell({ label, className = "", children }: { label?: string; className?:
   );
 }
 
-export function UserTable({ users, meId, onChange }: { users: AdminUser[]; meId: string | undefined; onChange(kind: UserChangeKind, user: AdminUser): void }) {
+type ChangeHandler = (kind: UserChangeKind, user: AdminUser) => void;
+
+export function UserTable({
+  users,
+  meId,
+  onlyEnabledAdminId,
+  onChange,
+}: {
+  users: AdminUser[];
+  meId: string | undefined;
+  /** The only enabled server admin, when the page knows there is just one (see `onlyEnabledAdmin`). */
+  onlyEnabledAdminId: string | undefined;
+  onChange: ChangeHandler;
+}) {
   return (
     <div className="scroll-cue overflow-x-auto rounded-lg shadow-sm ring-1 ring-slate-200">
       <table role="table" aria-label="Users" className="min-w-full text-sm max-lg:block">
@@ -63,31 +76,62 @@ export function UserTable({ users, meId, onChange }: { users: AdminUser[]; meId:
                 <Cell label="Last sign-in" className="whitespace-nowrap text-slate-500">
                   {user.lastLoginAt ? <time dateTime={user.lastLoginAt}>{formatShortDateTime(user.lastLoginAt)}</time> : "Never"}
                 </Cell>
-                <Cell className="lg:text-right lg:whitespace-nowrap">
-                  <span className="flex flex-wrap gap-2 max-lg:mt-1 lg:flex-nowrap lg:justify-end">
-                    <Button
-                      variant="secondary"
-                      className="py-1.5"
-                      aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.name}`}
-                      onClick={() => onChange(user.disabled ? "enable" : "disable", user)}
-                    >
-                      {user.disabled ? "Enable" : "Disable"}
-                    </Button>
-                    <Button
-                      variant="secondary"
-                      className="py-1.5"
-                      aria-label={`${admin ? "Remove server admin" : "Make server admin"}: ${user.name}`}
-                      onClick={() => onChange(admin ? "revokeAdmin" : "grantAdmin", user)}
-                    >
-                      {admin ? "Remove server admin" : "Make server admin"}
-                    </Button>
-                  </span>
+                <Cell className="lg:text-right">
+                  <UserActions user={user} self={self} onlyEnabledAdmin={user.id === onlyEnabledAdminId} onChange={onChange} />
                 </Cell>
               </tr>
             );
           })}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/**
+ * A row's two changes. One the server always refuses (disabling oneself, removing the only enabled
+ * server admin) is not offered as if it would work: its button is disabled, and a note under the
+ * buttons, which also describes the button to screen readers, says why.
+ */
+function UserActions({ user, self, onlyEnabledAdmin, onChange }: { user: AdminUser; self: boolean; onlyEnabledAdmin: boolean; onChange: ChangeHandler }) {
+  const id = useId();
+  const admin = isAdmin(user);
+  const disableRefused = self && !user.disabled ? "You cannot disable your own account." : null;
+  const removeAdminRefused = onlyEnabledAdmin ? `${self ? "You are" : `${user.name} is`} the only enabled server admin: make someone else one first.` : null;
+  return (
+    <div className="flex flex-col gap-1 lg:items-end">
+      <span className="flex flex-wrap gap-2 max-lg:mt-1 lg:flex-nowrap lg:justify-end lg:whitespace-nowrap">
+        <Button
+          variant="secondary"
+          className="py-1.5"
+          aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.name}`}
+          disabled={disableRefused !== null}
+          aria-describedby={disableRefused ? `${id}-disable` : undefined}
+          onClick={() => onChange(user.disabled ? "enable" : "disable", user)}
+        >
+          {user.disabled ? "Enable" : "Disable"}
+        </Button>
+        <Button
+          variant="secondary"
+          className="py-1.5"
+          aria-label={`${admin ? "Remove server admin" : "Make server admin"}: ${user.name}`}
+          disabled={removeAdminRefused !== null}
+          aria-describedby={removeAdminRefused ? `${id}-remove-admin` : undefined}
+          onClick={() => onChange(admin ? "revokeAdmin" : "grantAdmin", user)}
+        >
+          {admin ? "Remove server admin" : "Make server admin"}
+        </Button>
+      </span>
+      {disableRefused ? (
+        <p id={`${id}-disable`} className="text-xs text-slate-500">
+          {disableRefused}
+        </p>
+      ) : null}
+      {removeAdminRefused ? (
+        <p id={`${id}-remove-admin`} className="text-xs text-slate-500">
+          {removeAdminRefused}
+        </p>
+      ) : null}
     </div>
   );
 }

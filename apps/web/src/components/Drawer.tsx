@@ -1,33 +1,19 @@
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
 import { X } from "lucide-react";
+import { useMountedDialog } from "./useMountedDialog";
 
 /**
  * A side panel over the page, open while mounted: a modal <dialog> pinned to the right edge, so
  * focus stays inside and the page behind is inert. Escape, the close button and a click on the
- * backdrop close it.
+ * backdrop close it, and focus then goes back to what opened it.
  */
 export function Drawer({ title, description, onClose, children }: { title: string; description?: ReactNode; onClose(): void; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const dialog = useMountedDialog(onClose);
   const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
   return (
     <dialog
-      ref={ref}
+      {...dialog}
       aria-labelledby={titleId}
-      aria-modal="true"
-      onCancel={(event) => {
-        event.preventDefault();
-        onClose();
-      }}
-      // The browser may close it anyway (a repeated Escape): let the owner know it is gone.
-      onClose={onClose}
-      // The dialog box fills the panel, so a click on the dialog element itself is a click on the backdrop.
-      onClick={(event) => {
-        if (event.target === event.currentTarget) onClose();
-      }}
       className="fixed inset-y-0 right-0 left-auto m-0 h-dvh max-h-none w-full max-w-3xl bg-transparent p-0 backdrop:bg-slate-900/40"
     >
       <div className="flex h-full flex-col bg-white shadow-xl">

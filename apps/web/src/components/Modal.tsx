@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from "react";
+import { useEffect, useRef, type ReactNode, type Ref } from "react";
 import { Button } from "./Button";
 
 export interface ModalProps {
@@ -76,18 +76,20 @@ export function ModalActions({
   busy,
   onCancel,
   cancelLabel = "Cancel",
+  cancelRef,
   className = "",
   children,
 }: {
   busy?: boolean;
   onCancel(): void;
   cancelLabel?: string;
+  cancelRef?: Ref<HTMLButtonElement>;
   className?: string;
   children: ReactNode;
 }) {
   return (
     <div className={`flex flex-col-reverse gap-2 bg-slate-50 px-5 py-3 sm:flex-row sm:justify-end ${className}`}>
-      <Button variant="secondary" onClick={onCancel} disabled={busy}>
+      <Button variant="secondary" onClick={onCancel} disabled={busy} ref={cancelRef}>
         {cancelLabel}
       </Button>
       {children}

@@ -1,5 +1,5 @@
-import { useEffect, useState } from "react";
-import { Menu, X } from "lucide-react";
+import { useCallback, useState } from "react";
+import { Menu } from "lucide-react";
 import { Link, Outlet } from "react-router-dom";
 import { MaintenanceBanner } from "./MaintenanceBanner";
 import { AnnouncementLiveUpdates } from "../announcements/AnnouncementLiveUpdates";
@@ -11,6 +11,7 @@ import { useMe } from "../auth/useMe";
 import { RealtimeProvider } from "../lib/realtime";
 import { queryClient, trpc } from "../trpc";
 import { Logo } from "./Logo";
+import { NavigationDrawer } from "./NavigationDrawer";
 import { SideNav } from "./SideNav";
 import { UserMenu } from "./UserMenu";
 
@@ -37,14 +38,7 @@ export function AppLayout() {
 function AppFrame() {
   const blocking = useBlockingAnnouncements();
   const [drawerOpen, setDrawerOpen] = useState(false);
-  useEffect(() => {
-    if (!drawerOpen) return;
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === "Escape") setDrawerOpen(false);
-    };
-    document.addEventListener("keydown", onKeyDown);
-    return () => document.removeEventListener("keydown", onKeyDown);
-  }, [drawerOpen]);
+  const closeDrawer = useCallback(() => setDrawerOpen(false), []);
   return (
     <>
       <div inert={blocking.length > 0} className="min-h-dvh bg-slate-50">
@@ -66,27 +60,7 @@ function AppFrame() {
           </div>
         </aside>
 
-        {drawerOpen ? (
-          <div className="fixed inset-0 z-40 lg:hidden" role="dialog" aria-modal="true" aria-label="Navigation">
-            <div className="absolute inset-0 bg-slate-900/40" onClick={() => setDrawerOpen(false)} />
-            <div className="absolute inset-y-0 left-0 flex w-72 max-w-[85%] flex-col bg-white shadow-xl">
-              <div className="flex h-16 items-center justify-between px-4">
-                <Logo />
-                <button
-                  type="button"
-                  aria-label="Close navigation"
-                  onClick={() => setDrawerOpen(false)}
-                  className="rounded-md p-2 text-slate-500 hover:bg-slate-100"
-                >
-                  <X aria-hidden="true" className="size-5" />
-                </button>
-              </div>
-              <div className="flex-1 overflow-y-auto px-3 py-4">
-                <SideNav onNavigate={() => setDrawerOpen(false)} />
-              </div>
-            </div>
-          </div>
-        ) : null}
+        {drawerOpen ? <NavigationDrawer onClose={closeDrawer} /> : null}
 
         <div className="lg:pl-64">
           <header className="sticky top-0 z-20 flex h-16 items-center gap-3 border-b border-slate-200 bg-white/90 px-4 backdrop-blur sm:px-6">

@@ -5,7 +5,10 @@ import { useMe } from "../auth/useMe";
 import { useSignOut } from "../auth/useSignOut";
 import { UserAvatar } from "../components/UserAvatar";
 
-const itemClass = "flex w-full items-center gap-2 px-4 py-2 text-left text-sm text-slate-700 hover:bg-slate-50 focus:bg-slate-50 focus:outline-none";
+// The arrow keys move focus through the items: the focused one has the app's focus outline, inside its edges.
+const itemClass =
+  "flex w-full items-center gap-2 px-4 py-2 text-left text-sm text-slate-700 hover:bg-slate-50 focus:bg-slate-50 " +
+  "focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600";
 
 export function UserMenu() {
   const me = useMe();

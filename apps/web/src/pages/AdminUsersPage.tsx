@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { UsersRound } from "lucide-react";
-import { describeChange, updateInput, type AdminUser, type UserChange } from "../admin/user-changes";
+import { describeChange, onlyEnabledAdmin, updateInput, type AdminUser, type UserChange } from "../admin/user-changes";
 import { UserTable } from "../admin/UserTable";
 import { useMe } from "../auth/useMe";
 import { Alert } from "../components/Alert";
@@ -42,6 +42,8 @@ export function AdminUsersPage() {
     },
   });
   const texts = change.target ? describeChange(change.target, isSelf(change.target.user)) : null;
+  // Known only once every user is listed: unfiltered, and no page left to load.
+  const soleAdmin = onlyEnabledAdmin(items, !q && !users.hasNextPage);
 
   return (
     <>
@@ -63,7 +65,7 @@ export function AdminUsersPage() {
             </EmptyState>
           }
         >
-          {() => <UserTable users={items} meId={me.data?.id} onChange={(kind, user) => change.ask({ kind, user })} />}
+          {() => <UserTable users={items} meId={me.data?.id} onlyEnabledAdminId={soleAdmin?.id} onChange={(kind, user) => change.ask({ kind, user })} />}
         </QueryState>
         <LoadMoreButton query={users} />
         {users.isFetchNextPageError ? <Alert tone="error">Could not load more users: {summarizeError(users.error).message}</Alert> : null}

@@ -1,4 +1,4 @@
-import { ChartColumn, ChevronRight, DatabaseBackup, DatabaseZap, SlidersHorizontal, UsersRound, type LucideIcon } from "lucide-react";
+import { ChartColumn, ChevronRight, DatabaseBackup, DatabaseZap, ListChecks, SlidersHorizontal, UsersRound, type LucideIcon } from "lucide-react";
 import { Link } from "react-router-dom";
 import { ObservationCleanupCard } from "../admin/ObservationCleanupCard";
 import { PageHeader } from "../components/PageHeader";
@@ -24,6 +24,12 @@ const sections: Array<{ title: string; description: string; icon: LucideIcon; to
     description: "Create verified backups, restore one, and delete old ones; schedule them and choose how long they are kept in the server settings.",
     icon: DatabaseBackup,
     to: "/admin/backups",
+  },
+  {
+    title: "Jobs",
+    description: "Long work such as backups, restores, scans and announcement emails: follow its progress and result, and cancel a job that is stuck.",
+    icon: ListChecks,
+    to: "/admin/jobs",
   },
   {
     title: "Analytics",

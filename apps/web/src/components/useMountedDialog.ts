@@ -1,0 +1,39 @@
+import { useEffect, useRef, type MouseEvent, type SyntheticEvent } from "react";
+
+/**
+ * The props of a <dialog> that is a modal for as long as its component is mounted: the browser
+ * moves focus inside, keeps it there and makes the page behind inert. Escape, a click on the
+ * backdrop and a close the browser makes by itself (a repeated Escape) call `onClose`. The
+ * dialog's box must fill its panel, so that a click on the dialog element itself is on the backdrop.
+ */
+export function useMountedDialog(onClose: () => void) {
+  const ref = useRef<HTMLDialogElement>(null);
+  /** What had focus before the dialog opened (its opening button). */
+  const opener = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog || dialog.open) return;
+    opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    dialog.showModal();
+  }, []);
+  // Closing a <dialog> gives focus back, but removing an open one does not: do it here.
+  useEffect(
+    () => () => {
+      const target = opener.current;
+      if (target?.isConnected) queueMicrotask(() => target.focus());
+    },
+    [],
+  );
+  return {
+    ref,
+    "aria-modal": true,
+    onCancel: (event: SyntheticEvent<HTMLDialogElement>) => {
+      event.preventDefault();
+      onClose();
+    },
+    onClose,
+    onClick: (event: MouseEvent<HTMLDialogElement>) => {
+      if (event.target === event.currentTarget) onClose();
+    },
+  } as const;
+}
