@@ -73,6 +73,10 @@ describe("web app: keyboard use and administration guards", { timeout: 90_000 },
       }
       expect(visited, `${key} went through the drawer's links`).toContain("inside: Jobs");
     }
+    // A link focused from the keyboard shows the app's focus outline, as buttons do.
+    const jobs = drawer.getByRole("link", { name: "Jobs" });
+    await jobs.focus();
+    expect((await focusIndicator(jobs)).outline).toMatch(/^2px solid /);
 
     await page.keyboard.press("Escape");
     await drawer.waitFor({ state: "hidden", ...WAIT });

@@ -2,6 +2,9 @@ import { NavLink } from "react-router-dom";
 import { isServerAdmin, useMe } from "../auth/useMe";
 import { visibleSections } from "./navigation";
 
+/** Keyboard focus shows as the app's outline (as on buttons), inside the link's edges so the drawer does not clip it. */
+const linkFocus = "focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600";
+
 export function SideNav({ onNavigate }: { onNavigate?: () => void }) {
   const me = useMe();
   const sections = visibleSections(isServerAdmin(me.data));
@@ -18,7 +21,7 @@ export function SideNav({ onNavigate }: { onNavigate?: () => void }) {
                   end={end}
                   onClick={onNavigate}
                   className={({ isActive }) =>
-                    `flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors ${
+                    `flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors ${linkFocus} ${
                       isActive ? "bg-indigo-50 text-indigo-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
                     }`
                   }
