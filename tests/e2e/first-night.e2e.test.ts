@@ -57,6 +57,11 @@ describe("web app: a new user's first night", { timeout: 180_000 }, () => {
       .getByRole("link", { name: `Set the location of ${dome}` })
       .press("Enter");
     const settings = page.getByRole("dialog", { name: "Observatory settings" });
+    // Out of range and incomplete: both said at once, before anything is sent.
+    await settings.getByLabel("Latitude").fill("128.7");
+    await settings.getByRole("button", { name: "Save settings" }).press("Enter");
+    await settings.getByText("Latitude must be at most 90.").waitFor(WAIT);
+    expect(await settings.getByText("Enter all three values, or none.").count()).toBe(2);
     await settings.getByLabel("Latitude").fill("28.76");
     await settings.getByLabel("Longitude").fill("-17.88");
     await settings.getByLabel("Elevation (m)").fill("2396");

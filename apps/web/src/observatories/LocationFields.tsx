@@ -1,3 +1,4 @@
+import { fieldMessage } from "@meridian/rules";
 import { TextField } from "../components/TextField";
 
 const locationFields = [
@@ -14,7 +15,7 @@ export const locationDraftOf = (location: Location | undefined): LocationDraft =
   location ? { latitude: String(location.latitude), longitude: String(location.longitude), elevation: String(location.elevation) } : emptyLocation;
 export const locationErrorPaths = locationFields.map((field) => `location.${field.key}`);
 
-/** All three values, none (null), or the field errors that say what is missing. */
+/** All three values, none (null), or the field errors that say what is missing or out of range. */
 function parseLocation(draft: LocationDraft): { location: Location | null; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   if (locationFields.every((field) => draft[field.key].trim() === "")) return { location: null, errors };
@@ -22,8 +23,12 @@ function parseLocation(draft: LocationDraft): { location: Location | null; error
   for (const field of locationFields) {
     const raw = draft[field.key].trim();
     const value = Number(raw);
+    const path = ["location", field.key];
     if (!raw) errors[`location.${field.key}`] = "Enter all three values, or none.";
     else if (!Number.isFinite(value)) errors[`location.${field.key}`] = "Enter a number.";
+    // The API's bounds, in its words, before a round trip to hear them.
+    else if (value < field.min) errors[`location.${field.key}`] = fieldMessage(path, `must be at least ${field.min.toLocaleString("en-US")}`);
+    else if (value > field.max) errors[`location.${field.key}`] = fieldMessage(path, `must be at most ${field.max.toLocaleString("en-US")}`);
     else numbers[field.key] = value;
   }
   return { location: Object.keys(errors).length ? null : (numbers as Location), errors };
