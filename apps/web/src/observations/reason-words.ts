@@ -39,7 +39,10 @@ function targetReason(reason: WaitReason, context: ReasonContext): string {
   return reason.until ? `${what} until ${context.when(reason.until)}` : `${what}; no chance to observe it in the coming week`;
 }
 
-/** A reason as a sentence: "Target below 30° until 01:12", "Waiting for darkness (astronomical) until 19:02". */
+/**
+ * A reason as a sentence: "Target below 30° until 01:12", "Waiting for darkness (astronomical) until 19:02".
+ * It goes beside the reason's badge, so an observatory-wide hold says what ends it, not its name again.
+ */
 export function reasonInWords(reason: WaitReason, context: ReasonContext): string {
   const until = reason.until ? ` until ${context.when(reason.until)}` : "";
   switch (reason.code) {
@@ -56,13 +59,13 @@ export function reasonInWords(reason: WaitReason, context: ReasonContext): strin
     case "OBSERVATORY_BUSY":
       return context.plan ? "The night is taken by work ahead of it in the queue" : `The observatory is busy with another observation${until}`;
     case "OFFLINE":
-      return "The observatory is offline";
+      return "Waiting for the observatory's plugin to connect";
     case "DISPATCH_OFF":
-      return "Dispatch is switched off at the observatory";
+      return "Waiting for dispatch to be switched on at the observatory";
     case "PLUGIN_OUTDATED":
-      return "The observatory's plugin needs an update";
+      return "Waiting for the observatory's plugin to be updated";
     case "UNSAFE":
-      return "The observatory reports unsafe conditions or a weather hold";
+      return "Waiting for the observatory to report safe conditions, with no weather hold";
   }
 }
 
