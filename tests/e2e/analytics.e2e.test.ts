@@ -23,6 +23,8 @@ describe("web app: analytics", { timeout: 120_000 }, () => {
     await admin.getByRole("heading", { name: "Analytics", level: 1 }).waitFor(WAIT);
     const users = admin.locator("dl > div", { hasText: "Users" });
     await expect.poll(async () => Number((await users.locator("dd").first().textContent())?.replace(/\D/g, ""))).toBeGreaterThanOrEqual(2);
+    // A figure whose name alone does not say what it counts says it under the number.
+    expect(await admin.locator("dl > div", { hasText: "Active organizations" }).locator("dd").nth(1).textContent()).toBe("with an observatory or a project");
     await admin
       .getByRole("figure", { name: /Observations by status/ })
       .locator("svg")

@@ -16,7 +16,7 @@ export function AnalyticsDashboard({ analytics }: { analytics: Analytics }) {
     { label: "Observatories", value: figure(analytics.observatoryCount) },
     { label: "Observations", value: figure(analytics.observationCount), hint: "in every status" },
     { label: system ? "Users" : "Observers", value: figure(analytics.userCount), hint: system ? "accounts" : "owners of their observations" },
-    { label: "Active organizations", value: figure(analytics.organizationCount) },
+    { label: "Active organizations", value: figure(analytics.organizationCount), hint: "with an observatory or a project" },
     {
       label: "Success rate",
       value: analytics.successRate === null ? "—" : `${(analytics.successRate * 100).toFixed(1)} %`,
