@@ -307,7 +307,16 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);
     await page.goto(appUrl(suite.server(), "observations?q=North%20America&status=assigned,pending,failed&from=2020-01-01&to=2040-12-31&sort=-priority"));
-    await page.getByRole("link", { name: "Observation With A Rather Long Name For Phones" }).waitFor(WAIT);
+    const first = page.getByRole("link", { name: "Observation With A Rather Long Name For Phones" });
+    await first.waitFor(WAIT);
+    // All but the search fold behind a button that counts what is set, so the results start on the first screen.
+    expect(await page.getByLabel("Project").isVisible()).toBe(false);
+    expect((await first.boundingBox())!.y + 20).toBeLessThan(PHONE.height);
+    const filters = page.getByRole("button", { name: "Filters (3 set)" });
+    expect(await filters.getAttribute("aria-expanded")).toBe("false");
+    await filters.click();
+    expect(await filters.getAttribute("aria-expanded")).toBe("true");
+    await page.getByLabel("Project").waitFor(WAIT);
     await page.getByText("3 statuses").click();
     await page.getByRole("checkbox", { name: "Partially completed" }).waitFor(WAIT);
     expect(await overflowing(page)).toEqual([]);

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { ChevronDown, Download, Search } from "lucide-react";
-import { useEffect, useState } from "react";
+import { ChevronDown, Download, Search, SlidersHorizontal } from "lucide-react";
+import { useEffect, useId, useState } from "react";
 import { observationStatuses, type ObservationStatus } from "@meridian/rules";
 import { useMe } from "../auth/useMe";
 import { SelectField } from "../components/SelectField";
@@ -22,6 +22,8 @@ const linkClass =
  * statuses, creation days, owner, project, observatory and (where the sortable columns are hidden)
  * the sort, and exports of exactly what it shows. `onChange(view, {replace})` writes the URL:
  * typing replaces the history entry, every other change adds one, so back undoes it.
+ * On phones all but the search fold behind a Filters button that counts those set, so the
+ * results start on the first screen.
  */
 export function ObservationFilters({ view, onChange }: { view: ObservationView; onChange(view: ObservationView, options?: { replace: boolean }): void }) {
   const me = useMe();
@@ -37,6 +39,11 @@ export function ObservationFilters({ view, onChange }: { view: ObservationView; 
   }, [settled]);
   const set = (fields: Partial<ObservationView>) => onChange({ ...view, ...fields });
   const ownerChoice = !view.ownerId ? "" : view.ownerId === me.data?.id ? "me" : "other";
+  const [unfolded, setUnfolded] = useState(false);
+  const foldedId = useId();
+  const setCount = [view.statuses.length > 0, view.ownerId, view.from, view.to, view.projectId, view.observatoryId].filter(Boolean).length;
+  // Shown in the bar's grid on wider screens; on phones only once unfolded.
+  const folded = unfolded ? "contents" : "max-sm:hidden sm:contents";
 
   return (
     <section aria-label="Filters" className="mb-4 space-y-3">
@@ -52,44 +59,62 @@ export function ObservationFilters({ view, onChange }: { view: ObservationView; 
           />
           <Search aria-hidden="true" className="pointer-events-none absolute right-3 bottom-2.5 size-4 text-slate-400" />
         </div>
-        <StatusPicker chosen={view.statuses} onChange={(statuses) => set({ statuses })} />
-        <SelectField
-          label="Owner"
-          value={ownerChoice}
-          onChange={(event) => set({ ownerId: event.target.value === "me" ? (me.data?.id ?? "") : event.target.value === "other" ? view.ownerId : "" })}
+        <button
+          type="button"
+          aria-expanded={unfolded}
+          aria-controls={foldedId}
+          onClick={() => setUnfolded((current) => !current)}
+          className={`${linkClass} justify-self-start sm:hidden`}
         >
-          <option value="">Anyone</option>
-          <option value="me">Me</option>
-          {ownerChoice === "other" ? <option value="other">Another user (from the link)</option> : null}
-        </SelectField>
-        <TextField label="Created from" type="date" value={view.from} max={view.to || undefined} onChange={(event) => set({ from: event.target.value })} />
-        <TextField label="Created to" type="date" value={view.to} min={view.from || undefined} onChange={(event) => set({ to: event.target.value })} />
-        <SelectField label="Project" value={view.projectId} onChange={(event) => set({ projectId: event.target.value })}>
-          <option value="">All projects</option>
-          {projects.data?.items.map((project) => (
-            <option key={project.id} value={project.id}>
-              {project.name}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Observatory" value={view.observatoryId} onChange={(event) => set({ observatoryId: event.target.value })}>
-          <option value="">All observatories</option>
-          {observatories.data?.items.map((observatory) => (
-            <option key={observatory.id} value={observatory.id}>
-              {observatory.name}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Sort by" className="md:hidden" value={view.sort} onChange={(event) => set({ sort: event.target.value as ObservationView["sort"] })}>
-          <option value="-createdAt">Newest first</option>
-          <option value="createdAt">Oldest first</option>
-          <option value="-priority">Highest priority first</option>
-          <option value="priority">Lowest priority first</option>
-          <option value="-statusChangedAt">Changed most recently</option>
-          <option value="statusChangedAt">Changed longest ago</option>
-        </SelectField>
+          <SlidersHorizontal aria-hidden="true" className="size-4" />
+          Filters{setCount > 0 ? ` (${setCount} set)` : ""}
+          <ChevronDown aria-hidden="true" className={`size-4 ${unfolded ? "rotate-180" : ""}`} />
+        </button>
+        <div id={foldedId} className={folded}>
+          <StatusPicker chosen={view.statuses} onChange={(statuses) => set({ statuses })} />
+          <SelectField
+            label="Owner"
+            value={ownerChoice}
+            onChange={(event) => set({ ownerId: event.target.value === "me" ? (me.data?.id ?? "") : event.target.value === "other" ? view.ownerId : "" })}
+          >
+            <option value="">Anyone</option>
+            <option value="me">Me</option>
+            {ownerChoice === "other" ? <option value="other">Another user (from the link)</option> : null}
+          </SelectField>
+          <TextField label="Created from" type="date" value={view.from} max={view.to || undefined} onChange={(event) => set({ from: event.target.value })} />
+          <TextField label="Created to" type="date" value={view.to} min={view.from || undefined} onChange={(event) => set({ to: event.target.value })} />
+          <SelectField label="Project" value={view.projectId} onChange={(event) => set({ projectId: event.target.value })}>
+            <option value="">All projects</option>
+            {projects.data?.items.map((project) => (
+              <option key={project.id} value={project.id}>
+                {project.name}
+              </option>
+            ))}
+          </SelectField>
+          <SelectField label="Observatory" value={view.observatoryId} onChange={(event) => set({ observatoryId: event.target.value })}>
+            <option value="">All observatories</option>
+            {observatories.data?.items.map((observatory) => (
+              <option key={observatory.id} value={observatory.id}>
+                {observatory.name}
+              </option>
+            ))}
+          </SelectField>
+          <SelectField
+            label="Sort by"
+            className="md:hidden"
+            value={view.sort}
+            onChange={(event) => set({ sort: event.target.value as ObservationView["sort"] })}
+          >
+            <option value="-createdAt">Newest first</option>
+            <option value="createdAt">Oldest first</option>
+            <option value="-priority">Highest priority first</option>
+            <option value="priority">Lowest priority first</option>
+            <option value="-statusChangedAt">Changed most recently</option>
+            <option value="statusChangedAt">Changed longest ago</option>
+          </SelectField>
+        </div>
       </div>
-      <div className="flex flex-wrap items-center gap-2 text-sm text-slate-500">
+      <div className={`flex flex-wrap items-center gap-2 text-sm text-slate-500 ${unfolded ? "" : "max-sm:hidden"}`}>
         <span>Everything that matches:</span>
         <a href={exportHref(view, "csv")} download className={linkClass}>
           <Download aria-hidden="true" className="size-4" />
