@@ -322,6 +322,22 @@ describe("administration of users", () => {
     }
   });
 
+  it("counts the enabled server admins of the whole server beside any search or page, as LAST_SERVER_ADMIN judges them", async () => {
+    const count = async () =>
+      (await must(`/api/v1/admin/users?q=${encodeURIComponent("no one is called this")}`, { token: adminToken }, 200)).enabledServerAdmins;
+    const before = await count();
+    expect(before).toBeGreaterThanOrEqual(1);
+    const colleague = await createAccount(server, { name: `Counted ${Date.now()}` });
+    expect(await count()).toBe(before);
+    await must(`/api/v1/admin/users/${colleague.id}`, { method: "PUT", token: adminToken, json: { roles: ["serverAdmin"] } }, 200);
+    expect(await count()).toBe(before + 1);
+    await must(`/api/v1/admin/users/${colleague.id}`, { method: "PUT", token: adminToken, json: { disabled: true } }, 200);
+    expect(await count()).toBe(before);
+    expect((await must(`/api/v1/admin/users?limit=1`, { token: adminToken }, 200)).enabledServerAdmins).toBe(before);
+    // Left as it found the server: other tests here count who holds the role.
+    await must(`/api/v1/admin/users/${colleague.id}`, { method: "PUT", token: adminToken, json: { roles: [] } }, 200);
+  });
+
   it("lists every account with search and cursor paging (server admins only)", async () => {
     const tag = `finder${Date.now()}`;
     const found = [
@@ -341,7 +357,7 @@ describe("administration of users", () => {
       lastLoginAt: null,
     });
     const second = await must(`/api/v1/admin/users?q=${tag}&limit=2&cursor=${first.nextCursor}`, { token: adminToken }, 200);
-    expect(second).toEqual({ items: [expect.objectContaining({ id: found[2]!.id })], nextCursor: null });
+    expect(second).toEqual({ items: [expect.objectContaining({ id: found[2]!.id })], nextCursor: null, enabledServerAdmins: expect.any(Number) });
     expect((await must(`/api/v1/admin/users?q=${encodeURIComponent("%_")}`, { token: adminToken }, 200)).items).toEqual([]);
     await loginSession(server, found[0]!);
     expect((await must(`/api/v1/admin/users?q=${tag}`, { token: adminToken }, 200)).items[0].lastLoginAt).toEqual(expect.any(String));

@@ -14,13 +14,12 @@ export const SERVER_ADMIN = "serverAdmin" as const;
 export const isAdmin = (user: Pick<AdminUser, "roles">) => user.roles.includes(SERVER_ADMIN);
 
 /**
- * The only enabled server admin, when `users` is every account and holds just one: the server refuses
- * to take that role away (LAST_SERVER_ADMIN). Undefined when `users` is only part of them (a search,
- * pages not loaded yet) and shows no second one: that may be among the rest, and only the server can tell.
+ * The only enabled server admin, when the server counts just one (`enabledServerAdmins`, whatever the
+ * search and the pages loaded) and it is among `users`: the server refuses to take that role away or
+ * to disable it (LAST_SERVER_ADMIN).
  */
-export function onlyEnabledAdmin(users: AdminUser[], everyone: boolean): AdminUser | undefined {
-  const enabledAdmins = users.filter((user) => isAdmin(user) && !user.disabled);
-  return everyone && enabledAdmins.length === 1 ? enabledAdmins[0] : undefined;
+export function onlyEnabledAdmin(users: AdminUser[], enabledServerAdmins: number | undefined): AdminUser | undefined {
+  return enabledServerAdmins === 1 ? users.find((user) => isAdmin(user) && !user.disabled) : undefined;
 }
 
 export type UserChangeKind = "disable" | "enable" | "grantAdmin" | "revokeAdmin";

@@ -42,8 +42,8 @@ export function AdminUsersPage() {
     },
   });
   const texts = change.target ? describeChange(change.target, isSelf(change.target.user)) : null;
-  // Known only once every user is listed: unfiltered, and no page left to load.
-  const soleAdmin = onlyEnabledAdmin(items, !q && !users.hasNextPage);
+  // The server counts its enabled admins whatever the search and the pages loaded.
+  const soleAdmin = onlyEnabledAdmin(items, users.data?.pages.at(-1)?.enabledServerAdmins);
 
   return (
     <>

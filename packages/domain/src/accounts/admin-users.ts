@@ -12,6 +12,8 @@ import { inTransaction } from "../transaction";
 import { keysetCursor } from "../validation/keyset-cursor";
 
 const SERVER_ADMIN = "serverAdmin";
+/** A row of `users` that is an enabled server admin. */
+const enabledServerAdmin = sql`doc->'roles' ? 'serverAdmin' and coalesce((doc->>'disabled')::boolean, false) = false`;
 /** Held while the set of enabled server admins changes, so two concurrent demotions cannot leave none. */
 const SERVER_ADMINS_LOCK = sql`select pg_advisory_xact_lock(hashtext('meridian:server-admins'))`;
 
@@ -38,19 +40,27 @@ export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit
   const { users } = tables;
   const q = options.q?.trim();
   const [afterId] = options.cursor ? userPosition.decode(options.cursor) : [];
-  const rows = await deps.db
-    .select()
-    .from(users)
-    .where(
-      and(
-        q ? or(ilike(users.emailLower, likePattern(q.toLowerCase())), ilike(sql`${users.doc}->>'name'`, likePattern(q))) : undefined,
-        afterId ? gt(users.id, afterId) : undefined,
-      ),
-    )
-    .orderBy(asc(users.id))
-    .limit(limit + 1);
+  const [rows, [admins]] = await Promise.all([
+    deps.db
+      .select()
+      .from(users)
+      .where(
+        and(
+          q ? or(ilike(users.emailLower, likePattern(q.toLowerCase())), ilike(sql`${users.doc}->>'name'`, likePattern(q))) : undefined,
+          afterId ? gt(users.id, afterId) : undefined,
+        ),
+      )
+      .orderBy(asc(users.id))
+      .limit(limit + 1),
+    // Whatever the page shows: what the page needs to tell the last one, whom no change may demote.
+    deps.db.execute<{ count: number }>(sql`select count(*)::int as count from users where ${enabledServerAdmin}`),
+  ]);
   const page = rows.slice(0, limit);
-  return { items: page.map(presentAdminUser), nextCursor: rows.length > limit ? userPosition.encode(page[page.length - 1]!.id) : null };
+  return {
+    items: page.map(presentAdminUser),
+    nextCursor: rows.length > limit ? userPosition.encode(page[page.length - 1]!.id) : null,
+    enabledServerAdmins: admins?.count ?? 0,
+  };
 }
 
 /**
@@ -82,9 +92,7 @@ export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor;
     const admin = input.roles ? input.roles.includes(SERVER_ADMIN) : wasAdmin;
     if (disabled && !wasDisabled && userId === actor.id) throw new AppError("FORBIDDEN", "You cannot disable your own account");
     if (wasAdmin && !wasDisabled && (!admin || disabled)) {
-      const [row] = await t.tx.execute<{ others: number }>(sql`
-        select count(*)::int as others from users
-         where doc->'roles' ? 'serverAdmin' and coalesce((doc->>'disabled')::boolean, false) = false and id <> ${userId}`);
+      const [row] = await t.tx.execute<{ others: number }>(sql`select count(*)::int as others from users where ${enabledServerAdmin} and id <> ${userId}`);
       if (!row || row.others === 0) throw new AppError("LAST_SERVER_ADMIN", "This is the last enabled server administrator: make someone else one first");
     }
     if (disabled === wasDisabled && admin === wasAdmin) return presentAdminUser(user);

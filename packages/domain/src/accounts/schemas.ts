@@ -39,7 +39,19 @@ export const adminUserListQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: withoutControlCharacters(z.string().max(200)).optional().describe(cursorParameterDescription),
 });
-export const adminUserListSchema = z.object({ items: z.array(adminUserSchema), nextCursor: z.string().nullable() }).meta({ id: "AdminUserList" });
+export const adminUserListSchema = z
+  .object({
+    items: z.array(adminUserSchema),
+    nextCursor: z.string().nullable(),
+    enabledServerAdmins: z
+      .number()
+      .int()
+      .describe(
+        "Enabled server administrators on the whole server, whatever `q` and the page: while there is one, taking its serverAdmin " +
+          "role away or disabling it answers 409 LAST_SERVER_ADMIN",
+      ),
+  })
+  .meta({ id: "AdminUserList" });
 
 export const adminUserUpdateSchema = z
   .strictObject({
