@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { observationsCollection } from "@meridian/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
@@ -131,6 +132,21 @@ describe("submitting an observation", () => {
       priority: 7,
     });
     await expectProblem(await edit({ fixedTimeEnd: null }), 400, "VALIDATION_FAILED");
+  });
+
+  it("refuses to clone or edit a time_based observation stored without a start or an end (before the rule), and keeps it as it was", async () => {
+    const created = await submit();
+    await observationsCollection.update(server.server.runtime.deps.db, created.id, (doc) => ({ ...doc, type: "time_based" }));
+    const bound = [{ path: "fixedTimeStart", message: "A time_based observation needs fixedTimeStart, fixedTimeEnd or both." }];
+    const clone = await expectProblem(
+      await server.request(`/observations/${created.id}/clone`, { method: "POST", token: owner.token }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expect(clone.errors).toEqual(bound);
+    const edit = await server.request(`/observations/${created.id}`, { method: "PUT", token: owner.token, json: { priority: 9 } });
+    expect((await expectProblem(edit, 400, "VALIDATION_FAILED")).errors).toEqual(bound);
+    expect(await must(`/observations/${created.id}`, { token: owner.token })).toMatchObject({ type: "time_based", priority: 5 });
   });
 
   it("refuses the same unstorable target texts when an observation is edited, and keeps it as it was", async () => {

@@ -78,6 +78,9 @@ interface Window {
   fixedTimeEnd?: string | null;
 }
 
+/** Why a time-based observation without a bound is refused, a sentence of its own (it names both fields). */
+const TIME_BASED_NEEDS_A_BOUND = "A time_based observation needs fixedTimeStart, fixedTimeEnd or both.";
+
 /**
  * What is wrong with a window, each at the field it belongs to: the end after the start, a
  * fixed-time observation's start, and a time-based one's bounds (at least one: without either it
@@ -93,9 +96,6 @@ export function fixedTimeProblems(value: Window): Array<{ path: ["fixedTimeStart
     problems.push({ path: ["fixedTimeStart"], predicate: TIME_BASED_NEEDS_A_BOUND });
   return problems;
 }
-
-/** Why a time-based observation without a bound is refused, a sentence of its own (it names both fields). */
-export const TIME_BASED_NEEDS_A_BOUND = "A time_based observation needs fixedTimeStart, fixedTimeEnd or both.";
 
 /** `fixedTimeProblems` as a zod refinement of a whole observation (create or update). */
 export function refineFixedTimes(value: Window, ctx: z.RefinementCtx): void {

@@ -2,6 +2,7 @@ import { observationsCollection, tables, type ObservationDoc, type ProjectDoc, t
 import { and, count, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import { AppError, fieldError } from "../errors";
+import { fixedTimeProblems } from "@meridian/rules/observations";
 import { publishUserEvent } from "../events/publish";
 import { behindStatementsMade, type InTransaction } from "../transaction";
 import { holdProject } from "../projects/projects";
@@ -27,6 +28,20 @@ export function refuseWindowInThePast(options: { window: { fixedTimeEnd: string 
   if (window.fixedTimeEnd && new Date(window.fixedTimeEnd) <= now)
     throw new AppError("VALIDATION_FAILED", "The observation's window has already closed", {
       errors: [fieldError({ path: "fixedTimeEnd", predicate: `lies in the past (now is ${now.toISOString()}): the observation could never run` })],
+    });
+}
+
+/**
+ * The shared window rules (`fixedTimeProblems`: the end after the start, a fixed-time start, a
+ * time-based bound) judged on the observation a creation, clone or edit would leave; 400 with each
+ * problem at its field. A bound the stored document lacks counts as none.
+ */
+export function refuseInvalidWindow(options: { window: { type: string; fixedTimeStart?: string | null; fixedTimeEnd?: string | null } }) {
+  const { type, fixedTimeStart = null, fixedTimeEnd = null } = options.window;
+  const problems = fixedTimeProblems({ type, fixedTimeStart, fixedTimeEnd });
+  if (problems.length > 0)
+    throw new AppError("VALIDATION_FAILED", "The observation's time window is not valid", {
+      errors: problems.map((problem) => fieldError({ path: problem.path, predicate: problem.predicate })),
     });
 }
 

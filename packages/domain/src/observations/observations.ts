@@ -1,7 +1,7 @@
 import { requireStorageDestination } from "../delivery/destinations";
 import { observationsCollection, storedFromRow, tables, usersCollection, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
-import { monitoringProblems, TIME_BASED_NEEDS_A_BOUND } from "@meridian/rules/observations";
+import { monitoringProblems } from "@meridian/rules/observations";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -10,7 +10,7 @@ import { holdLiveObservatory } from "../observatories/remove";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess, observationReaderIds } from "./access";
-import { holdProjectForObservation, insertObservation, newObservationDoc, refuseWindowInThePast, requireRoom } from "./insert";
+import { holdProjectForObservation, insertObservation, newObservationDoc, refuseInvalidWindow, refuseWindowInThePast, requireRoom } from "./insert";
 import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
 import { observationTimings, presentObservations, presentOneObservation } from "./timings";
@@ -135,18 +135,7 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     if (update.monitoring !== undefined) refuseEndedCadence({ monitoring: update.monitoring, now: t.now() });
     refuseCadenceOfAnotherType(merged, update);
     if (update.storageDestinationId) await requireStorageDestination({ db: t.tx, projectId: merged.projectId, destinationId: update.storageDestinationId });
-    if (merged.fixedTimeStart && merged.fixedTimeEnd && new Date(merged.fixedTimeEnd) <= new Date(merged.fixedTimeStart))
-      throw new AppError("VALIDATION_FAILED", "fixedTimeEnd must be after fixedTimeStart", {
-        errors: [{ path: "fixedTimeEnd", message: "Must be after fixedTimeStart" }],
-      });
-    if (merged.type === "fixed_time" && !merged.fixedTimeStart)
-      throw new AppError("VALIDATION_FAILED", "A fixed_time observation needs fixedTimeStart", {
-        errors: [{ path: "fixedTimeStart", message: "Is required" }],
-      });
-    if (merged.type === "time_based" && !merged.fixedTimeStart && !merged.fixedTimeEnd)
-      throw new AppError("VALIDATION_FAILED", TIME_BASED_NEEDS_A_BOUND, {
-        errors: [fieldError({ path: "fixedTimeStart", predicate: TIME_BASED_NEEDS_A_BOUND })],
-      });
+    refuseInvalidWindow({ window: merged });
     const isMonitoring = merged.type === "monitoring";
     const updated = await observationsCollection.update(t.tx, observationId, () => ({
       ...merged,

@@ -1,5 +1,5 @@
 import { requireStorageDestination } from "../delivery/destinations";
-import { fixedTimeProblems, observationPrioritySchema } from "@meridian/rules/observations";
+import { observationPrioritySchema } from "@meridian/rules/observations";
 import { z } from "zod";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
@@ -10,7 +10,7 @@ import { loadProjectAccess } from "../projects/projects";
 import { inTransaction } from "../transaction";
 import { withoutControlCharacters } from "../users/schemas";
 import { loadObservationAccess, observationReaderIds } from "./access";
-import { holdProjectForObservation, insertObservation, refuseWindowInThePast, requireRoom, type NewObservationFields } from "./insert";
+import { holdProjectForObservation, insertObservation, refuseInvalidWindow, refuseWindowInThePast, requireRoom, type NewObservationFields } from "./insert";
 import { presentOneObservation } from "./timings";
 import type { ObservationUpdate } from "./schemas";
 import { moveObservation } from "./transitions";
@@ -114,11 +114,7 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
       observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: fields.projectId, observatoryId: fields.observatoryId } }),
       requireStorageDestination({ db: t.tx, projectId: fields.projectId, destinationId: fields.storageDestinationId }),
     ]);
-    const problems = fixedTimeProblems(fields);
-    if (problems.length > 0)
-      throw new AppError("VALIDATION_FAILED", "The clone's window is not valid", {
-        errors: problems.map((problem) => fieldError({ path: problem.path, predicate: problem.predicate })),
-      });
+    refuseInvalidWindow({ window: fields });
     refuseWindowInThePast({ window: fields, now: t.now() });
     if (fields.type !== "monitoring") fields.monitoring = undefined;
     return presentOneObservation({
