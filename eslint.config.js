@@ -58,8 +58,9 @@ export default tseslint.config(
     },
   },
   {
-    // scripts/cluster.ts launches Meridian's processes and hands them their environment, as tests and benchmarks do.
-    files: ["packages/config/src/env.ts", "**/*.config.{ts,js}", "tests/**", "bench/**", ".ci/**", "scripts/cluster.ts"],
+    // scripts/cluster.ts launches Meridian's processes and hands them their environment, as tests and benchmarks do;
+    // scripts/free-port.ts reads which vitest worker it runs in.
+    files: ["packages/config/src/env.ts", "**/*.config.{ts,js}", "tests/**", "bench/**", ".ci/**", "scripts/cluster.ts", "scripts/free-port.ts"],
     rules: { "no-restricted-properties": "off" },
   },
 );

@@ -28,7 +28,6 @@
  */
 import fs from "node:fs";
 import fsp from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,6 +45,7 @@ import {
 } from "@meridian/domain";
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
+import { freePort } from "../scripts/free-port";
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -66,18 +66,6 @@ const loadAverage = () =>
     .map((value) => value.toFixed(2))
     .join(" / ");
 const loadAtStart = loadAverage();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // Cleanup: the embedded PostgreSQL is a daemon (pg_ctl starts it in its own session), so it

@@ -24,7 +24,6 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fsp from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +33,7 @@ import { actorFromUser, createSystemAnnouncement, startRuntime, type Runtime } f
 import { sql } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import { SMTPServer } from "smtp-server";
+import { freePort } from "../scripts/free-port";
 
 const option = (name: string, fallback: number) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -52,17 +52,6 @@ const loadAverage = () =>
 const loadAtStart = loadAverage();
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Accepts everything and counts messages per recipient address. */

@@ -25,6 +25,7 @@ import WebSocket, { WebSocketServer } from "ws";
 import { heartbeatsSpread } from "./heartbeats";
 import { percentile } from "./lib.mjs";
 import { startBenchRuntime } from "./runtime";
+import { freePort } from "../scripts/free-port";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 const SAMPLES = 200;
@@ -36,17 +37,6 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const spread = (values: number[]) => `${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`;
 const row = (measure: string, meridian: string, peer: string) => `| ${measure} | ${meridian} | ${peer} |`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const procStatus = async (pid: number, field: string) =>
   Number((await fs.readFile(`/proc/${pid}/status`, "utf8")).match(new RegExp(`^${field}:\\s+(\\d+)`, "m"))![1]) * 1024;

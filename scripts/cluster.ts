@@ -8,12 +8,12 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import fs from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { databaseConnectionBudget, loadEnv } from "@meridian/config";
 import { startEmbeddedS3 } from "@meridian/db";
+import { freePort } from "./free-port";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "..");
@@ -46,17 +46,6 @@ function connectionBudget() {
         `exceed max_connections ${MAX_CONNECTIONS}: lower DATABASE_POOL_SIZE, WORKER_DATABASE_POOL_SIZE or JOBS_DATABASE_POOL_SIZE`,
     );
   return { server, worker, total, maxConnections: MAX_CONNECTIONS };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Debian's PostgreSQL binaries, 15 or newer, newest first. */

@@ -5,7 +5,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { runAdminCli } from "../support/admin-cli";
 import { observationDocument, stuckFor } from "../support/observation-documents";

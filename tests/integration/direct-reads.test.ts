@@ -6,7 +6,7 @@ import { connectDatabase } from "@meridian/db";
 import type { Deps } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, loginSession, roomyLimits } from "../support/auth-suite";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 // The direct reads (packages/api/src/http/direct-reads.ts) answer the hot GETs before Hono's

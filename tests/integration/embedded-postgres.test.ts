@@ -7,7 +7,7 @@ import { createLogger } from "@meridian/config";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "@meridian/db";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 
 /**
  * The embedded PostgreSQL's placement and secrets, driven through startEmbeddedPostgres with

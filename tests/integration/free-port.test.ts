@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 
 const ephemeralStart = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
 

@@ -9,7 +9,7 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { filesCollection } from "@meridian/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";

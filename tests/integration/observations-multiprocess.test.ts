@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { dispatchJobsDone } from "../support/dispatch-jobs";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";

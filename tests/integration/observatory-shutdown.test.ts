@@ -4,7 +4,7 @@ import path from "node:path";
 import { connectDatabase } from "@meridian/db";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
 import { until } from "../support/until";

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { until } from "../support/until";
 

@@ -6,7 +6,7 @@ import { connectDatabase, type DatabaseHandle } from "@meridian/db";
 import { publishEvent } from "@meridian/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 import { spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
 import { runStoreEnv } from "../support/run-store";

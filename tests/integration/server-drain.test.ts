@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, images, roomyLimits } from "../support/auth-suite";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../scripts/free-port";
 import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { createTestDatabase } from "../support/test-database";
 import { startTestServer, type TestServer } from "../support/test-server";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { createLogger } from "@meridian/config";
 import { connectDatabase, migrateDatabase, startEmbeddedPostgres, startEmbeddedS3 } from "@meridian/db";
 import type { TestProject } from "vitest/node";
-import { freePort } from "./free-port";
+import { freePort } from "../../scripts/free-port";
 import { claimRunFolder, removeRunFolder, RUN_FOLDER_PREFIX, sweepAbandonedRuns } from "./run-leftovers";
 
 export const TEMPLATE_DATABASE = "meridian_template";

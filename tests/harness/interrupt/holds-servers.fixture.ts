@@ -4,7 +4,7 @@ import path from "node:path";
 import { createLogger } from "@meridian/config";
 import { startEmbeddedPostgres } from "@meridian/db";
 import { test } from "vitest";
-import { freePort } from "../../support/free-port";
+import { freePort } from "../../../scripts/free-port";
 import { startTestServer } from "../../support/test-server";
 
 // What a real test file holds while it runs: a test server over the run's PostgreSQL and S3 store,

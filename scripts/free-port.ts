@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import net from "node:net";
 
-// A port handed to a child process stays unbound until the child listens, and a test that restarts a
-// process on the same port leaves it unbound in between. Inside the kernel's ephemeral range any
-// listen(0) or outgoing connection elsewhere in the suite may take it meanwhile (CI saw EADDRINUSE
-// that way), so ports come from below that range, where nothing is handed out by the kernel. Each
+// A port handed to a process stays unbound until the process listens, and a test or the cluster that
+// restarts a process on the same port (nginx names it) leaves it unbound in between. Inside the kernel's
+// ephemeral range any listen(0) or outgoing connection elsewhere may take it meanwhile (CI saw
+// EADDRINUSE that way), so ports come from below that range, where the kernel hands out nothing. Each
 // vitest worker draws from its own slice so that files running side by side never draw the same port,
 // and one process never hands out a port twice.
 const FIRST_PORT = 10_000;
