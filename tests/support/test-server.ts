@@ -44,6 +44,9 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     // Every REST response is checked against its operation's declared output: a mismatch is a 500 that fails the test.
     VALIDATE_RESPONSES: "true",
     ...roomyPasswordAttempts,
+    // A test's own keep-alive connections would hold every stop for the grace (1.5 s, about 250 stops a run);
+    // server-drain.test.ts checks the grace on processes of its own.
+    SHUTDOWN_IDLE_GRACE_MS: "0",
     ...overrides,
   });
   const logger = createLogger({ level: env.LOG_LEVEL, name: "test" });

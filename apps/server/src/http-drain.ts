@@ -3,8 +3,6 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 
 /** How long requests in flight may take once the process is told to stop; then connections are cut. */
 const DRAIN_MS = 10_000;
-/** How long an idle keep-alive connection may still bring a request (answered with `Connection: close`). */
-const IDLE_GRACE_MS = 1_500;
 
 export interface HttpDrain {
   /** True from the moment `start` was called: readiness answers 503 so load balancers stop sending. */
@@ -22,12 +20,12 @@ export interface HttpDrain {
  *    tells a client to reconnect (so a reconnect finds the port closed instead of a socket that
  *    is reset in the accept queue);
  * 2. requests in flight are answered with `Connection: close`, so keep-alive clients let go;
- * 3. idle keep-alive connections get IDLE_GRACE_MS to bring one more request, which is answered
+ * 3. idle keep-alive connections get `idleGraceMs` (SHUTDOWN_IDLE_GRACE_MS) to bring one more request, which is answered
  *    the same way, before they are closed: a request sent just as the signal came is answered
  *    instead of reset;
  * 4. after DRAIN_MS whatever is left is cut.
  */
-export function trackHttpDrain(server: Server): HttpDrain {
+export function trackHttpDrain(server: Server, options: { idleGraceMs: number }): HttpDrain {
   const pending = new Set<ServerResponse>();
   let finished: Promise<void> | undefined;
   server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
@@ -42,7 +40,7 @@ export function trackHttpDrain(server: Server): HttpDrain {
     start() {
       finished ??= new Promise<void>((resolve) => {
         for (const response of pending) if (!response.headersSent) response.setHeader("connection", "close");
-        const idle = setTimeout(() => server.closeIdleConnections(), IDLE_GRACE_MS);
+        const idle = setTimeout(() => server.closeIdleConnections(), options.idleGraceMs);
         const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
         idle.unref();
         force.unref();

@@ -68,7 +68,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
       created.once("error", reject);
     });
     answerRequestsBeforeBadBytes(server);
-    const drain = trackHttpDrain(server);
+    const drain = trackHttpDrain(server, { idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS });
     drainHolder.drain = drain;
     cleanups.push(() => drain.start());
     const port = (server.address() as AddressInfo).port;

@@ -168,6 +168,11 @@ const envSchema = z.object({
    * of a change. Changes invalidate at once (NOTIFY); this bounds a notification lost in a reconnect.
    */
   REQUEST_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  /**
+   * On shutdown, how long an idle keep-alive connection may still bring one more request (answered
+   * with `Connection: close`) before it is closed; requests in flight always get up to 10 s.
+   */
+  SHUTDOWN_IDLE_GRACE_MS: z.coerce.number().int().min(0).max(10_000).default(1_500),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: optionalString,
   /** The plate-solving star catalog's directory; when set and missing at start, server admins are told. */
