@@ -47,6 +47,10 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     // A test's own keep-alive connections would hold every stop for the grace (1.5 s, about 250 stops a run);
     // server-drain.test.ts checks the grace on processes of its own.
     SHUTDOWN_IDLE_GRACE_MS: "0",
+    // The test's client shares this process's event loop: after a long synchronous step (a parse, a
+    // build) both sides' keep-alive timers are overdue, the client sends on its idle connection first
+    // and the server then closes it under the request (ECONNRESET, CI run 85). A minute outlasts any such step.
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: "60000",
     ...overrides,
   });
   const logger = createLogger({ level: env.LOG_LEVEL, name: "test" });

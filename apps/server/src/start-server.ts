@@ -67,6 +67,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
       });
       created.once("error", reject);
     });
+    server.keepAliveTimeout = env.HTTP_KEEP_ALIVE_TIMEOUT_MS;
     answerRequestsBeforeBadBytes(server);
     const drain = trackHttpDrain(server, { idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS });
     drainHolder.drain = drain;

@@ -36,6 +36,16 @@ describe("loadEnv", () => {
     }
   });
 
+  it("keeps Node's keep-alive and shutdown timings unless told, within bounds", () => {
+    expect(loadEnv({})).toMatchObject({ HTTP_KEEP_ALIVE_TIMEOUT_MS: 5_000, SHUTDOWN_IDLE_GRACE_MS: 1_500 });
+    expect(loadEnv({ HTTP_KEEP_ALIVE_TIMEOUT_MS: "65000", SHUTDOWN_IDLE_GRACE_MS: "0" })).toMatchObject({
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000,
+      SHUTDOWN_IDLE_GRACE_MS: 0,
+    });
+    expect(() => loadEnv({ HTTP_KEEP_ALIVE_TIMEOUT_MS: "999" })).toThrow(/HTTP_KEEP_ALIVE_TIMEOUT_MS/);
+    expect(() => loadEnv({ SHUTDOWN_IDLE_GRACE_MS: "10001" })).toThrow(/SHUTDOWN_IDLE_GRACE_MS/);
+  });
+
   it("keeps the audit log a year unless told, and never less than 30 days", () => {
     expect(loadEnv({}).AUDIT_LOG_KEEP_DAYS).toBe(365);
     expect(loadEnv({ AUDIT_LOG_KEEP_DAYS: "30" }).AUDIT_LOG_KEEP_DAYS).toBe(30);

@@ -169,6 +169,11 @@ const envSchema = z.object({
    */
   REQUEST_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /**
+   * How long an idle keep-alive connection stays open (Node's 5 s by default). A balancer must drop its
+   * idle upstream connections sooner, or a request may meet a connection the server is closing.
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(5_000),
+  /**
    * On shutdown, how long an idle keep-alive connection may still bring one more request (answered
    * with `Connection: close`) before it is closed; requests in flight always get up to 10 s.
    */
