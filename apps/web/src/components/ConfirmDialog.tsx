@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
 import { Button } from "./Button";
 import { Modal, ModalActions } from "./Modal";
 
@@ -20,12 +20,6 @@ export type ConfirmDialogState = Pick<ConfirmDialogProps, "open" | "busy" | "err
 
 export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel, busy, error, onConfirm, onCancel }: ConfirmDialogProps) {
   const titleId = useId();
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  // The confirm button was disabled while the change ran, which dropped focus to the page's body:
-  // once it has failed, start from the way back, which returns focus to what opened the dialog.
-  useEffect(() => {
-    if (error) cancelRef.current?.focus();
-  }, [error]);
   return (
     <Modal open={open} labelledBy={titleId} busy={busy} onClose={onCancel} className="max-w-md">
       <div className="px-5 pt-5 pb-4">
@@ -39,7 +33,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel
           </p>
         ) : null}
       </div>
-      <ModalActions busy={busy} onCancel={onCancel} cancelLabel={cancelLabel} cancelRef={cancelRef}>
+      <ModalActions busy={busy} onCancel={onCancel} cancelLabel={cancelLabel}>
         <Button variant="danger" onClick={onConfirm} busy={busy}>
           {confirmLabel}
         </Button>

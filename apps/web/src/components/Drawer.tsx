@@ -1,14 +1,17 @@
 import { useId, type ReactNode } from "react";
 import { X } from "lucide-react";
+import { useDiscardConfirmation } from "./useDiscardConfirmation";
 import { useMountedDialog } from "./useMountedDialog";
 
 /**
  * A side panel over the page, open while mounted: a modal <dialog> pinned to the right edge, so
  * focus stays inside and the page behind is inert. Escape, the close button and a click on the
- * backdrop close it, and focus then goes back to what opened it.
+ * backdrop close it, and focus then goes back to what opened it; with a changed field of a form in
+ * it, only once the person agrees to discard it.
  */
 export function Drawer({ title, description, onClose, children }: { title: string; description?: ReactNode; onClose(): void; children: ReactNode }) {
-  const dialog = useMountedDialog(onClose);
+  const discard = useDiscardConfirmation<HTMLDivElement>({ onClose });
+  const dialog = useMountedDialog(discard.requestClose);
   const titleId = useId();
   return (
     <dialog
@@ -27,14 +30,17 @@ export function Drawer({ title, description, onClose, children }: { title: strin
           <button
             type="button"
             aria-label="Close"
-            onClick={onClose}
+            onClick={discard.requestClose}
             className="-mt-1 -mr-2 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-600"
           >
             <X aria-hidden="true" className="size-4" />
           </button>
         </header>
-        <div className="flex-1 overflow-y-auto px-5 py-5">{children}</div>
+        <div ref={discard.containerRef} className="flex-1 overflow-y-auto px-5 py-5">
+          {children}
+        </div>
       </div>
+      {discard.confirmation}
     </dialog>
   );
 }

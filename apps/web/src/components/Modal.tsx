@@ -1,5 +1,6 @@
 import { useEffect, useRef, type ReactNode, type Ref } from "react";
 import { Button } from "./Button";
+import { useFocusAfterBusy } from "./useFocusAfterBusy";
 
 export interface ModalProps {
   open: boolean;
@@ -19,7 +20,8 @@ export interface ModalProps {
 
 /**
  * A modal on <dialog>, shown while `open`: focus trapping, Escape and the backdrop come from the browser.
- * Escape closes it through `onClose`, except while busy.
+ * Escape closes it through `onClose`, except while busy. When busy ends with focus outside it (its
+ * busy button was disabled), focus goes back in: see `useFocusAfterBusy`.
  */
 export function Modal({ open, labelledBy, describedBy, busy, dismissible = true, onClose, className, children }: ModalProps) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -44,6 +46,7 @@ export function Modal({ open, labelledBy, describedBy, busy, dismissible = true,
     },
     [],
   );
+  useFocusAfterBusy(ref, Boolean(busy));
   useEffect(() => {
     if (open) return;
     const target = opener.current;
@@ -57,12 +60,19 @@ export function Modal({ open, labelledBy, describedBy, busy, dismissible = true,
       aria-describedby={describedBy}
       closedby={dismissible ? undefined : "none"}
       onCancel={(event) => {
+        // React hands on the events of a dialog inside this one (the discard question): not ours.
+        if (event.target !== event.currentTarget) return;
         event.preventDefault();
         if (!busy && dismissible) onClose();
       }}
-      onClose={() => {
-        // Browsers let a repeated Escape close a dialog that refused it (close-watcher abuse rules).
-        if (!dismissible && open && ref.current && !ref.current.open) ref.current.showModal();
+      onClose={(event) => {
+        if (event.target !== event.currentTarget) return;
+        // Browsers let a repeated Escape close a dialog that refused it (close-watcher abuse rules):
+        // show it again, and take the Escape as what it asked for, which may be a question first.
+        const dialog = ref.current;
+        if (!open || !dialog || dialog.open || !dialog.isConnected) return;
+        dialog.showModal();
+        if (!busy && dismissible) onClose();
       }}
       className={`m-auto w-[calc(100%-2rem)] rounded-lg bg-white p-0 shadow-xl backdrop:bg-slate-900/50 ${className}`}
     >
@@ -71,7 +81,7 @@ export function Modal({ open, labelledBy, describedBy, busy, dismissible = true,
   );
 }
 
-/** The modal's button row: Cancel (or `cancelLabel`), then the action. */
+/** The modal's button row: Cancel (or `cancelLabel`), the way back focus returns to after a refusal, then the action. */
 export function ModalActions({
   busy,
   onCancel,
@@ -89,7 +99,7 @@ export function ModalActions({
 }) {
   return (
     <div className={`flex flex-col-reverse gap-2 bg-slate-50 px-5 py-3 sm:flex-row sm:justify-end ${className}`}>
-      <Button variant="secondary" onClick={onCancel} disabled={busy} ref={cancelRef}>
+      <Button variant="secondary" onClick={onCancel} disabled={busy} ref={cancelRef} data-dialog-way-back>
         {cancelLabel}
       </Button>
       {children}

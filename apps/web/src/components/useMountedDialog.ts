@@ -3,8 +3,9 @@ import { useEffect, useRef, type MouseEvent, type SyntheticEvent } from "react";
 /**
  * The props of a <dialog> that is a modal for as long as its component is mounted: the browser
  * moves focus inside, keeps it there and makes the page behind inert. Escape, a click on the
- * backdrop and a close the browser makes by itself (a repeated Escape) call `onClose`. The
- * dialog's box must fill its panel, so that a click on the dialog element itself is on the backdrop.
+ * backdrop and a close the browser makes by itself (a repeated Escape) call `onClose`, which may
+ * ask before it closes (see `useDiscardConfirmation`): the dialog stays open until it is unmounted.
+ * The dialog's box must fill its panel, so that a click on the dialog element itself is on the backdrop.
  */
 export function useMountedDialog(onClose: () => void) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -28,10 +29,18 @@ export function useMountedDialog(onClose: () => void) {
     ref,
     "aria-modal": true,
     onCancel: (event: SyntheticEvent<HTMLDialogElement>) => {
+      // React hands on the events of a dialog inside this one (the discard question): not ours.
+      if (event.target !== event.currentTarget) return;
       event.preventDefault();
       onClose();
     },
-    onClose,
+    onClose: (event: SyntheticEvent<HTMLDialogElement>) => {
+      const dialog = event.currentTarget;
+      if (event.target !== dialog || dialog.open || !dialog.isConnected) return;
+      // The browser closed it by itself, even if it refused: show it again until it is unmounted.
+      dialog.showModal();
+      onClose();
+    },
     onClick: (event: MouseEvent<HTMLDialogElement>) => {
       if (event.target === event.currentTarget) onClose();
     },
