@@ -135,6 +135,7 @@ describe("web app: account security", { timeout: 90_000 }, () => {
 
     const current = rows.filter({ hasText: "This session" });
     await current.getByText("Chrome on Linux").waitFor(WAIT);
+    await current.getByText(/Signed in .* from 127\.0\.0\.1/).waitFor(WAIT);
     await expect.poll(() => current.getByRole("button", { name: /^Sign out/ }).count()).toBe(0);
 
     const curlRow = rows.filter({ hasText: "curl" });

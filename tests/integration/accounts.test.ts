@@ -206,6 +206,7 @@ describe("my sessions", () => {
       createdAt: expect.any(String),
       lastUsedAt: expect.any(String),
       userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
+      ip: "127.0.0.1",
       current: true,
     });
     expect(list.items[1].current).toBe(false);

@@ -17,6 +17,7 @@ interface SessionRow {
   createdAt: string;
   lastUsedAt: string | null;
   userAgent: string | null;
+  ip: string | null;
   current: boolean;
 }
 
@@ -74,6 +75,7 @@ export function SessionsCard() {
                     </p>
                     <p className="mt-0.5 text-sm text-slate-500">
                       Signed in {formatDateTime(session.createdAt)}
+                      {session.ip ? ` from ${session.ip}` : null}
                       <span className="mx-2" aria-hidden="true">
                         ·
                       </span>

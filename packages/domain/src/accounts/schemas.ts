@@ -16,6 +16,7 @@ export const sessionSchema = z
     createdAt: z.string(),
     lastUsedAt: z.string().describe("Recorded at most once a minute"),
     userAgent: z.string().nullable(),
+    ip: z.string().nullable().describe("The client address it signed in from (behind a trusted proxy, the one the proxy saw); null when unknown"),
     current: z.boolean().describe("True for the session that made this request"),
   })
   .meta({ id: "Session" });

@@ -24,6 +24,7 @@ export async function listMySessions(options: { deps: Deps; actor: UserActor }) 
       createdAt: row.createdAt.toISOString(),
       lastUsedAt: row.doc.lastUsedAt ?? row.createdAt.toISOString(),
       userAgent: row.doc.userAgent,
+      ip: row.doc.ip ?? null,
       current: actor.sessionId === row.id,
     })),
   };
