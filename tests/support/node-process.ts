@@ -18,7 +18,7 @@ export interface NodeProcess {
 
 /**
  * `node --import tsx <script>` from the repository root, as its own process, with only PATH,
- * HOME, HOST=127.0.0.1 and LOG_LEVEL=warn from outside, then `env` (a variable given as undefined is left out).
+ * HOME, HOST=127.0.0.1, LOG_LEVEL=warn and a keep-alive of a minute from outside, then `env` (a variable given as undefined is left out).
  * For the entry points exactly as `pnpm start` runs them; `spawnEntry` starts the same code sooner.
  */
 export function spawnTsx(script: string, env: Record<string, string | undefined>, name = script, args: string[] = []): NodeProcess {
@@ -42,6 +42,8 @@ function spawnNode(argv: string[], env: Record<string, string | undefined>, name
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
+      // As test-server.ts: a test process busy past the 5 s default would send on a connection the server is closing.
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: "60000",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
