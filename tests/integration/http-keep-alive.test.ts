@@ -24,7 +24,7 @@ function keepAliveHeader(server: TestServer): Promise<string | undefined> {
         response.resume();
         response.once("end", () => {
           agent.destroy();
-          resolve(response.headers["keep-alive"]);
+          resolve(response.headers["keep-alive"]?.toString());
         });
       })
       .once("error", reject);
