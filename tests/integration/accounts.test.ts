@@ -461,7 +461,7 @@ describe("administration of users", () => {
 
   it("refuses bad input, unknown users, and callers who are not server admins", async () => {
     const user = await createAccount(server);
-    for (const json of [{ roles: ["superuser"] }, { disabled: "yes" }, { email: "x@example.com" }, []])
+    for (const json of [{ roles: ["superuser"] }, { disabled: "yes" }, { email: "not an address" }, { passwordHash: "x" }, []])
       await expectProblem(await adminUpdate(adminToken, user.id, json), 400, "VALIDATION_FAILED");
     await expectProblem(await adminUpdate(adminToken, "usr_nobody", { disabled: true }), 404, "NOT_FOUND");
     await expectProblem(await adminUpdate(user.token, user.id, { roles: ["serverAdmin"] }), 403, "FORBIDDEN");

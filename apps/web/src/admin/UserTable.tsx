@@ -25,18 +25,22 @@ function Cell({ label, className = "", children }: { label?: string; className?:
 }
 
 type ChangeHandler = (kind: UserChangeKind, user: AdminUser) => void;
+type EditHandler = (user: AdminUser) => void;
 
 export function UserTable({
   users,
   meId,
   onlyEnabledAdminId,
   onChange,
+  onEdit,
 }: {
   users: AdminUser[];
   meId: string | undefined;
   /** The only enabled server admin, when the page knows there is just one (see `onlyEnabledAdmin`). */
   onlyEnabledAdminId: string | undefined;
   onChange: ChangeHandler;
+  /** Opens the form that corrects the account's name and email. */
+  onEdit: EditHandler;
 }) {
   return (
     <div className="scroll-cue overflow-x-auto rounded-lg shadow-sm ring-1 ring-slate-200">
@@ -77,7 +81,7 @@ export function UserTable({
                   {user.lastLoginAt ? <time dateTime={user.lastLoginAt}>{formatShortDateTime(user.lastLoginAt)}</time> : "Never"}
                 </Cell>
                 <Cell className="lg:text-right">
-                  <UserActions user={user} self={self} onlyEnabledAdmin={user.id === onlyEnabledAdminId} onChange={onChange} />
+                  <UserActions user={user} self={self} onlyEnabledAdmin={user.id === onlyEnabledAdminId} onChange={onChange} onEdit={onEdit} />
                 </Cell>
               </tr>
             );
@@ -89,11 +93,24 @@ export function UserTable({
 }
 
 /**
- * A row's two changes. One the server always refuses (disabling oneself, removing the only enabled
- * server admin) is not offered as if it would work: its button is disabled, and a note under the
- * buttons, which also describes the button to screen readers, says why.
+ * A row's edit of the name and email, and its two changes. A change the server always refuses
+ * (disabling oneself, removing the only enabled server admin) is not offered as if it would work:
+ * its button is disabled, and a note under the buttons, which also describes the button to screen
+ * readers, says why.
  */
-function UserActions({ user, self, onlyEnabledAdmin, onChange }: { user: AdminUser; self: boolean; onlyEnabledAdmin: boolean; onChange: ChangeHandler }) {
+function UserActions({
+  user,
+  self,
+  onlyEnabledAdmin,
+  onChange,
+  onEdit,
+}: {
+  user: AdminUser;
+  self: boolean;
+  onlyEnabledAdmin: boolean;
+  onChange: ChangeHandler;
+  onEdit: EditHandler;
+}) {
   const id = useId();
   const admin = isAdmin(user);
   const disableRefused = self && !user.disabled ? "You cannot disable your own account." : null;
@@ -101,6 +118,9 @@ function UserActions({ user, self, onlyEnabledAdmin, onChange }: { user: AdminUs
   return (
     <div className="flex flex-col gap-1 lg:items-end">
       <span className="flex flex-wrap gap-2 max-lg:mt-1 lg:flex-nowrap lg:justify-end lg:whitespace-nowrap">
+        <Button variant="secondary" className="py-1.5" aria-label={`Edit ${user.name}`} onClick={() => onEdit(user)}>
+          Edit
+        </Button>
         <Button
           variant="secondary"
           className="py-1.5"

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { UsersRound } from "lucide-react";
+import { EditUserDialog } from "../admin/EditUserDialog";
 import { describeChange, onlyEnabledAdmin, updateInput, type AdminUser, type UserChange } from "../admin/user-changes";
 import { UserTable } from "../admin/UserTable";
 import { useMe } from "../auth/useMe";
@@ -30,6 +31,7 @@ export function AdminUsersPage() {
     trpcClient.admin.users.query(pageInput(input, cursor), { signal }),
   );
   const [notice, setNotice] = useState<string | null>(null);
+  const [editing, setEditing] = useState<AdminUser | null>(null);
   const isSelf = (user: AdminUser) => user.id === me.data?.id;
   const change = useConfirmedMutation({
     mutation: trpc.admin.updateUser.mutationOptions(),
@@ -49,7 +51,10 @@ export function AdminUsersPage() {
     <>
       <PageHeader
         title="Users"
-        description="Every account on this server. Disabling one ends its sessions and stops its API keys at once; each change is recorded in the audit log."
+        description={
+          "Every account on this server. Edit corrects an account's name or email (a new email is told to the old one); " +
+          "disabling one ends its sessions and stops its API keys at once; each change is recorded in the audit log."
+        }
       />
       <div className="flex flex-col gap-4">
         <SearchField label="Search users" placeholder="Name or email" className="max-w-sm" value={search.text} onChange={search.setText} />
@@ -65,11 +70,33 @@ export function AdminUsersPage() {
             </EmptyState>
           }
         >
-          {() => <UserTable users={items} meId={me.data?.id} onlyEnabledAdminId={soleAdmin?.id} onChange={(kind, user) => change.ask({ kind, user })} />}
+          {() => (
+            <UserTable
+              users={items}
+              meId={me.data?.id}
+              onlyEnabledAdminId={soleAdmin?.id}
+              onChange={(kind, user) => change.ask({ kind, user })}
+              onEdit={(user) => {
+                setNotice(null);
+                setEditing(user);
+              }}
+            />
+          )}
         </QueryState>
         <LoadMoreButton query={users} />
         {users.isFetchNextPageError ? <Alert tone="error">Could not load more users: {summarizeError(users.error).message}</Alert> : null}
       </div>
+      {editing ? (
+        <EditUserDialog
+          user={editing}
+          self={isSelf(editing)}
+          onClose={() => setEditing(null)}
+          onSaved={(saved) => {
+            setEditing(null);
+            setNotice(`Saved the name and email of ${saved.name} (${saved.email}).`);
+          }}
+        />
+      ) : null}
       <ConfirmDialog {...change.dialog} title={texts?.title ?? ""} confirmLabel={texts?.confirm ?? ""}>
         {texts?.body}
       </ConfirmDialog>

@@ -78,14 +78,20 @@ export const adminOperations = {
     operationId: "updateUserForAdmin",
     access: "server-admin",
     tags,
-    summary: "Disable or enable an account, grant or revoke serverAdmin (server admins)",
+    summary: "Disable or enable an account, grant or revoke serverAdmin, correct its name and email (server admins)",
     description:
       "Disabling ends the account's sessions and makes its API keys fail at once; its sign-in " +
       "answers 403 ACCOUNT_DISABLED. It also leaves the running announcements it has not acknowledged " +
       "(an announcement it was the last one missing from becomes acknowledged); enabling it again adds it " +
       "to the announcements created from then on. Nothing may leave the server without an enabled server admin " +
-      "(409 LAST_SERVER_ADMIN), and an admin cannot disable their own account (403). Each change " +
-      "is written to the audit log.",
+      "(409 LAST_SERVER_ADMIN), and an admin cannot disable their own account (403). " +
+      "Extension to docs/api-contract.md: `name` and `email` correct the account's name and sign-in address, checked as at signup " +
+      "(400 VALIDATION_FAILED naming the field); an email another account uses, in any case, is 409 EMAIL_TAKEN. " +
+      "A new email takes effect at once (the next sign-in uses it, the old one no longer signs in), and the old address is sent a " +
+      "notice that a server administrator changed it, with the new address partly masked, and the password reset links mailed to it stop working; " +
+      "a change of case only is stored and told to nobody. " +
+      "The account's sessions and API keys stay valid: correcting a name or an email is not a security reset. Each change " +
+      "is written to the audit log (`user.renamed`, `user.email_changed` for these).",
     method: "put",
     path: "/api/v1/admin/users/{id}",
     status: 200,
@@ -98,7 +104,7 @@ export const adminOperations = {
       401: errorResponses[401],
       403: problemResponseFor("Server administrators only, or disabling oneself (FORBIDDEN)"),
       404: problemResponseFor("Not found (NOT_FOUND)"),
-      409: problemResponseFor("It would leave no enabled server administrator (LAST_SERVER_ADMIN)"),
+      409: problemResponseFor("It would leave no enabled server administrator (LAST_SERVER_ADMIN), or another account uses the email (EMAIL_TAKEN)"),
     },
     handle: ({ ctx, actor, input }) => {
       const { id, ...update } = input;

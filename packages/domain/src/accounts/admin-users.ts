@@ -1,11 +1,14 @@
 import { tables, usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
-import { and, asc, gt, ilike, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, ilike, ne, or, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import { withdrawDisabledRecipient } from "../announcements/lifecycle";
 import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
+import { appLink } from "../email/app-link";
+import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
+import { isUniqueViolation } from "../postgres-errors";
 import type { AdminUser, AdminUserUpdate } from "./schemas";
 import { endSessions } from "./user-sessions";
 import { inTransaction } from "../transaction";
@@ -63,17 +66,41 @@ export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit
   };
 }
 
+/** Another account signs in with this address (compared case-insensitively, as the unique index does). */
+const emailTaken = () =>
+  new AppError("EMAIL_TAKEN", "An account with this email already exists", {
+    errors: [{ path: "email", message: "Another account already uses this email address." }],
+  });
+
+/** An address as a notice to someone else may show it: its first character and its domain ("j***@example.org"). */
+function maskEmail(email: string): string {
+  const at = email.lastIndexOf("@");
+  return `${Array.from(email.slice(0, Math.max(at, 0)))[0] ?? ""}***${email.slice(at)}`;
+}
+
 /**
- * Disables or enables an account and grants or revokes serverAdmin. Disabling ends the
- * account's sessions, makes its API keys fail at once (in every process) and takes it out of the
- * running announcements it has not acknowledged (`withdrawDisabledRecipient`); enabling lets it
- * sign in again, and it receives the announcements created from then on. No change may leave the
- * server without an enabled server admin (409 LAST_SERVER_ADMIN), and an admin cannot disable their
- * own account. Each change is audited. The caller must still be an enabled server admin when the
- * change is made, not only when the request arrived: of two admins demoting each other at once, the
- * second is refused (403).
+ * Disables or enables an account, grants or revokes serverAdmin, and corrects its name and email.
+ * Disabling ends the account's sessions, makes its API keys fail at once (in every process) and
+ * takes it out of the running announcements it has not acknowledged (`withdrawDisabledRecipient`);
+ * enabling lets it sign in again, and it receives the announcements created from then on. No change
+ * may leave the server without an enabled server admin (409 LAST_SERVER_ADMIN), and an admin cannot
+ * disable their own account. An email another account uses, in any case, is 409 EMAIL_TAKEN (the
+ * unique index decides a race). A new address (not only its case) is told to the old one in the
+ * same transaction, so that a hijack is noticed, and the reset links mailed to the old one stop
+ * working; sessions and keys stay valid, since a correction is not a security reset. Each change
+ * is audited. The caller must still be an enabled server admin when the change is made, not only
+ * when the request arrived: of two admins demoting each other at once, the second is refused (403).
  */
 export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor; userId: string; input: AdminUserUpdate }) {
+  try {
+    return await applyUserUpdate(options);
+  } catch (error) {
+    if (isUniqueViolation({ error, constraint: "users_email_lower_key" })) throw emailTaken();
+    throw error;
+  }
+}
+
+async function applyUserUpdate(options: { deps: Deps; actor: UserActor; userId: string; input: AdminUserUpdate }) {
   const { deps, actor, userId, input } = options;
   return inTransaction(deps, async (t) => {
     await t.tx.execute(SERVER_ADMINS_LOCK);
@@ -90,21 +117,34 @@ export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor;
     const wasAdmin = user.doc.roles.includes(SERVER_ADMIN);
     const disabled = input.disabled ?? wasDisabled;
     const admin = input.roles ? input.roles.includes(SERVER_ADMIN) : wasAdmin;
+    const name = input.name ?? user.doc.name;
+    const email = input.email ?? user.doc.email;
+    // A change of case only is the same mailbox and the same sign-in: stored, but told to nobody.
+    const newAddress = email.toLowerCase() !== user.doc.email.toLowerCase();
     if (disabled && !wasDisabled && userId === actor.id) throw new AppError("FORBIDDEN", "You cannot disable your own account");
     if (wasAdmin && !wasDisabled && (!admin || disabled)) {
       const [row] = await t.tx.execute<{ others: number }>(sql`select count(*)::int as others from users where ${enabledServerAdmin} and id <> ${userId}`);
       if (!row || row.others === 0) throw new AppError("LAST_SERVER_ADMIN", "This is the last enabled server administrator: make someone else one first");
     }
-    if (disabled === wasDisabled && admin === wasAdmin) return presentAdminUser(user);
+    if (newAddress) {
+      const { users } = tables;
+      const [holder] = await t.tx
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.emailLower, email.toLowerCase()), ne(users.id, userId)))
+        .limit(1);
+      if (holder) throw emailTaken();
+    }
+    if (disabled === wasDisabled && admin === wasAdmin && name === user.doc.name && email === user.doc.email) return presentAdminUser(user);
 
     const roles: UserDoc["roles"] = admin ? [...new Set([...user.doc.roles, SERVER_ADMIN] as const)] : user.doc.roles.filter((role) => role !== SERVER_ADMIN);
-    const updated = await usersCollection.update(t.tx, userId, (doc) => ({ ...doc, roles, disabled }));
+    const updated = await usersCollection.update(t.tx, userId, (doc) => ({ ...doc, roles, disabled, name, email }));
     if (disabled && !wasDisabled) {
       await endSessions({ t, userId });
       await withdrawDisabledRecipient({ t, userId });
     }
     await invalidateCaches({ t, change: { kind: "user", userId } });
-    const target = { kind: "user", id: userId, name: user.doc.name };
+    const target = { kind: "user", id: userId, name };
     const scope = { kind: "system" as const, id: "system", name: null };
     if (disabled !== wasDisabled)
       await recordAudit({
@@ -126,6 +166,24 @@ export async function updateUserByAdmin(options: { deps: Deps; actor: UserActor;
         before: { roles: user.doc.roles },
         after: { roles },
       });
+    if (name !== user.doc.name) await recordAudit({ t, actor, action: "user.renamed", target, scope, before: { name: user.doc.name }, after: { name } });
+    if (email !== user.doc.email)
+      await recordAudit({ t, actor, action: "user.email_changed", target, scope, before: { email: user.doc.email }, after: { email } });
+    if (newAddress) {
+      // A reset link mailed to the old address must not outlive it: whoever reads that mailbox may no longer be the account's owner.
+      await t.tx.delete(tables.passwordResets).where(eq(tables.passwordResets.userId, userId));
+      await enqueueEmail({
+        t,
+        kind: "email_changed",
+        to: user.doc.email,
+        subject: "The email address of your Meridian account was changed",
+        text:
+          `Hello ${user.doc.name},\n\nA server administrator changed the email address of your Meridian account ` +
+          `(${appLink({ deps: t, path: "/" })}) from this address to ${maskEmail(email)}.\n` +
+          `You now sign in with the new address, and Meridian's mail goes there from now on; password reset links sent here ` +
+          `before no longer work.\nIf you did not expect this, contact your server administrator at once.\n`,
+      });
+    }
     return presentAdminUser(updated!);
   });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { emailSchema, opaqueIdSchema, passwordSchema, withoutControlCharacters } from "../users/schemas";
+import { displayNameSchema, emailSchema, opaqueIdSchema, passwordSchema, withoutControlCharacters } from "../users/schemas";
 import { cursorParameterDescription } from "../validation/keyset-cursor";
 
 export const changePasswordSchema = z.strictObject({ currentPassword: z.string().min(1).max(256), newPassword: passwordSchema }).meta({ id: "ChangePassword" });
@@ -62,6 +62,13 @@ export const adminUserUpdateSchema = z
       .max(1)
       .optional()
       .describe('The complete list of roles: `["serverAdmin"]` grants, `[]` revokes'),
+    name: displayNameSchema.optional().describe("The account's display name, checked as at signup (extension to docs/api-contract.md)"),
+    email: emailSchema
+      .optional()
+      .describe(
+        "The account's sign-in address, checked as at signup; compared case-insensitively, another account's is 409 EMAIL_TAKEN " +
+          "(extension to docs/api-contract.md)",
+      ),
   })
   .meta({ id: "AdminUserUpdate" });
 export type AdminUserUpdate = z.infer<typeof adminUserUpdateSchema>;

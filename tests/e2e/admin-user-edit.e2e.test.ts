@@ -1,0 +1,127 @@
+import { randomBytes } from "node:crypto";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { createAccount, loginSession } from "../support/auth-suite";
+import { WAIT } from "./support/session";
+import { browserSuite } from "./support/suite";
+
+/**
+ * Admin → Users: a server admin corrects an account's name and email in a form dialog, from the
+ * keyboard alone, at desktop and phone size; an email another account uses is refused on its field.
+ */
+const ADMIN = { email: "user-edit-admin@example.com", password: "user edit admin password" };
+const PHONE = { width: 390, height: 844 };
+const suite = browserSuite({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+
+const userRow = (page: Page, email: string) => page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: email });
+
+/** The accessible name of the focused element, as far as these pages name their controls. */
+const focusedName = (page: Page) =>
+  page.evaluate(() => {
+    const focused = document.activeElement;
+    return focused === document.body ? "body" : (focused?.getAttribute("aria-label") ?? focused?.textContent?.trim() ?? "");
+  });
+
+/** Whether the focused element is inside `container`. */
+const holdsFocus = (container: Locator) => container.evaluate((element) => element.contains(document.activeElement));
+
+/** Replaces the text of the focused field from the keyboard. */
+async function retype(page: Page, text: string) {
+  await page.keyboard.press("ControlOrMeta+A");
+  await page.keyboard.press("Backspace");
+  await page.keyboard.type(text);
+}
+
+let adminToken: string | undefined;
+/** The accounts whose email contains `email`, as the server lists them to the admin. */
+async function stored(email: string) {
+  adminToken ??= (await loginSession(suite.server(), ADMIN)).token;
+  const page = await suite.api<{ items: Array<{ id: string; name: string; email: string }> }>(`/api/v1/admin/users?q=${encodeURIComponent(email)}`, adminToken);
+  return page.items;
+}
+
+describe("web app: a server admin edits a user's name and email", { timeout: 90_000 }, () => {
+  it("saves a new name and email from the keyboard, refuses another account's email on the field, and updates the list", async () => {
+    const user = await createAccount(suite.server(), { name: "Misspelt Person" });
+    const other = await createAccount(suite.server(), { name: "Someone Else" });
+    const page = await suite.pages.signInAt("admin", ADMIN, "admin/users");
+    const edit = userRow(page, user.email).getByRole("button", { name: "Edit Misspelt Person" });
+    await edit.waitFor(WAIT);
+    await edit.focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Edit user" });
+    await dialog.waitFor(WAIT);
+    const name = dialog.getByLabel("Name");
+    const email = dialog.getByLabel("Email");
+    expect(await name.inputValue()).toBe("Misspelt Person");
+    expect(await email.inputValue()).toBe(user.email);
+    await expect.poll(() => name.evaluate((input) => input === document.activeElement)).toBe(true);
+
+    // Another account's address, in other letters' case: refused on the email field, the dialog stays open.
+    await page.keyboard.press("Tab");
+    await retype(page, other.email.toUpperCase());
+    await page.keyboard.press("Enter");
+    const taken = dialog.getByText("Another account already uses this email address.");
+    await taken.waitFor(WAIT);
+    expect(await email.getAttribute("aria-invalid")).toBe("true");
+    expect(await email.getAttribute("aria-describedby")).toBe(await taken.getAttribute("id"));
+    expect(await holdsFocus(dialog)).toBe(true);
+    expect(await stored(user.email)).toMatchObject([{ id: user.id, name: "Misspelt Person", email: user.email }]);
+
+    // A blank name is caught before the server is asked.
+    await page.keyboard.press("Shift+Tab");
+    expect(await name.evaluate((input) => input === document.activeElement)).toBe(true);
+    await retype(page, " ");
+    await page.keyboard.press("Enter");
+    await dialog.getByText("Enter a name.").waitFor(WAIT);
+
+    await retype(page, "Corrected Person");
+    await page.keyboard.press("Tab");
+    const newEmail = `corrected-${randomBytes(4).toString("hex")}@example.org`;
+    await retype(page, newEmail);
+    await page.keyboard.press("Enter");
+    await dialog.waitFor({ state: "hidden", ...WAIT });
+    const row = userRow(page, newEmail);
+    await row.getByText("Corrected Person").waitFor(WAIT);
+    expect(await userRow(page, user.email).count()).toBe(0);
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Saved the name and email of Corrected Person (${newEmail}).` })
+      .last()
+      .waitFor(WAIT);
+    // Focus goes back to the row's Edit button, now named after the new name.
+    await expect.poll(() => focusedName(page)).toBe("Edit Corrected Person");
+    expect(await stored(newEmail)).toMatchObject([{ id: user.id, name: "Corrected Person", email: newEmail }]);
+
+    // Escape closes the dialog (nothing typed, so nothing to confirm), and focus is back on the button.
+    await page.keyboard.press("Enter");
+    await dialog.waitFor(WAIT);
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden", ...WAIT });
+    await expect.poll(() => focusedName(page)).toBe("Edit Corrected Person");
+  });
+
+  it("fits a phone (390×844): the dialog and its buttons are on screen, and saving updates the card", async () => {
+    const user = await createAccount(suite.server(), { name: "Phone Person" });
+    const page = await suite.pages.signInAt("phone", ADMIN, "admin/users", PHONE);
+    await page.getByLabel("Search users").fill(user.email);
+    const edit = userRow(page, user.email).getByRole("button", { name: "Edit Phone Person" });
+    await edit.waitFor(WAIT);
+    await edit.focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Edit user" });
+    await dialog.waitFor(WAIT);
+    for (const control of [dialog.getByLabel("Name"), dialog.getByLabel("Email"), dialog.getByRole("button", { name: "Save changes" })]) {
+      const box = await control.boundingBox();
+      expect(box).not.toBeNull();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
+      expect(box!.y + box!.height).toBeLessThanOrEqual(PHONE.height);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await retype(page, "Phone Person Renamed");
+    await page.keyboard.press("Enter");
+    await dialog.waitFor({ state: "hidden", ...WAIT });
+    await userRow(page, user.email).getByText("Phone Person Renamed").waitFor(WAIT);
+  });
+});
