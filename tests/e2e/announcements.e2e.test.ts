@@ -152,6 +152,38 @@ describe("web app: announcements", { timeout: 60_000 }, () => {
     await drawer.waitFor({ state: "hidden", ...WAIT });
   });
 
+  it("keeps keyboard focus in sight as each announcement is acknowledged: on the next one's button, then on the page's main content", async () => {
+    const user = await signupUser(server);
+    const titles = [`Dome repairs ${tag()}`, `Network change ${tag()}`];
+    for (const title of titles) await announceTo([user], title);
+    const userPage = await pages.signIn("user", credentials(user));
+    const gate = userPage.getByRole("dialog", { name: /from the administrators$/ });
+    await gate.waitFor(WAIT);
+    const acknowledge = gate.getByRole("button", { name: /^Acknowledge / });
+    await expect.poll(() => acknowledge.count()).toBe(2);
+    const focused = () =>
+      userPage.evaluate(() => {
+        const element = document.activeElement;
+        if (!element || element === document.body) return "body";
+        return element.id === "main" ? "main" : (element.textContent ?? "").trim();
+      });
+
+    // By keyboard: the first button, disabled while its request runs and then gone; focus goes on to the other's.
+    const first = (await acknowledge.first().textContent())!.trim();
+    const second = titles.map((title) => `Acknowledge ${title}`).find((name) => name !== first)!;
+    await acknowledge.first().focus();
+    await userPage.keyboard.press("Enter");
+    await expect.poll(() => acknowledge.count()).toBe(1);
+    await expect.poll(focused).toBe(second);
+
+    // The last one closes the modal: focus is on the page behind, never left on its body.
+    await userPage.keyboard.press("Enter");
+    await gate.waitFor({ state: "hidden", ...WAIT });
+    await expect.poll(() => userPage.locator("[inert]").count()).toBe(0);
+    await expect.poll(focused).toBe("main");
+    expect((await api<{ items: unknown[] }>("/api/v1/user/motd/pending", user.token)).items).toEqual([]);
+  });
+
   it("lets a blocked user sign out from the modal", async () => {
     const user = await signupUser(server);
     const title = `Sign-out check ${tag()}`;

@@ -60,9 +60,19 @@ describe("web app: database integrity", { timeout: 120_000 }, () => {
     const diff = drawer.getByLabel("The change as a diff");
     await expect.poll(() => diff.textContent()).toContain("- status: assigned");
     expect(await diff.textContent()).toContain("+ status: pending");
-    await drawer.getByRole("button", { name: "Repair this issue" }).click();
+    // By keyboard: the Repair button is disabled while it runs and gone once it succeeded, and focus
+    // never drops to the page's body: it stays in the drawer, on its way back (Close).
+    await drawer.getByRole("button", { name: "Repair this issue" }).focus();
+    await page.keyboard.press("Enter");
     await drawer.getByText(/the check no longer finds it/).waitFor(WAIT);
-    await drawer.getByRole("button", { name: "Close" }).click();
+    await drawer.getByRole("button", { name: "Repair this issue" }).waitFor({ state: "detached", ...WAIT });
+    await expect
+      .poll(() => page.evaluate(() => ({ label: document.activeElement?.getAttribute("aria-label"), inDrawer: !!document.activeElement?.closest("dialog") })))
+      .toEqual({ label: "Close", inDrawer: true });
+    await page.keyboard.press("Enter");
+    await drawer.waitFor({ state: "hidden", ...WAIT });
+    // Closed, focus goes back to the row's button that opened it.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(`Details of STUCK_ASSIGNED on ${stuck[0]}`);
 
     // The rest in bulk, behind a confirmation naming how many change.
     await page.getByRole("button", { name: "Repair 2 auto-fixable issues" }).click();

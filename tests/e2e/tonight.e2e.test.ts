@@ -95,6 +95,8 @@ describe("web app: the Tonight view", { timeout: 120_000 }, () => {
     await page.getByRole("switch", { name: "Table view" }).uncheck();
     const legend = page.getByRole("list", { name: "Altitude curves" });
     await legend.getByText(`${names.polar}, minimum 20°`).waitFor(WAIT);
+    // Each curve says which target it follows: the observation's only one here.
+    await legend.getByRole("listitem").filter({ hasText: names.polar }).getByText(`· altitude of ${names.polar}`, { exact: true }).waitFor(WAIT);
     expect(await legend.getByText(names.south).count()).toBe(0);
     await page.getByRole("switch", { name: "Show unplanned targets too" }).check();
     await legend.getByText(`${names.south}, minimum 30°`).waitFor(WAIT);
@@ -131,6 +133,34 @@ describe("web app: the Tonight view", { timeout: 120_000 }, () => {
     await page.getByRole("button", { name: "Previous night" }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get("night")).toBeNull();
     await page.getByRole("heading", { level: 2, name: `Night of ${dayName(NIGHT)}` }).waitFor(WAIT);
+  });
+
+  it("says the altitude chart follows an observation's first target, and how many it has", async () => {
+    const dome = (await api("/observatories", { name: `Roque two ${tag}`, location: LA_PALMA })).id;
+    const projectId = (await api("/projects", { name: `Pairs ${tag}` })).id;
+    const exposures = [{ filter: "L", exposureSeconds: 300, count: 2, binning: 1 }];
+    const name = `Pole pair ${tag}`;
+    await api("/observations", {
+      name,
+      projectId,
+      observatoryId: dome,
+      priority: 5,
+      constraints: { minAltitude: 20, maxAirmass: null, moonDistance: null, twilight: "astronomical" },
+      targets: [
+        { name: `Pole field A ${tag}`, ra: 37.95, dec: 89.26, epoch: "J2000", exposures },
+        { name: `Pole field B ${tag}`, ra: 12.1, dec: 85.25, epoch: "J2000", exposures },
+        { name: `Pole field C ${tag}`, ra: 50, dec: 86, epoch: "J2000", exposures },
+      ],
+    });
+    const page = await ownerPage();
+    await page.goto(appUrl(server, `observatories/${dome}?tab=tonight`));
+    const chart = page.getByRole("img", { name: "Altitude of each observation's first target over the night, against its minimum altitude" });
+    await chart.waitFor(WAIT);
+    const entry = page.getByRole("list", { name: "Altitude curves" }).getByRole("listitem").filter({ hasText: name });
+    await entry.getByText(`· altitude of Pole field A ${tag}, the first of 3 targets`, { exact: true }).waitFor(WAIT);
+    await entry.getByRole("link", { name: `${name}, minimum 20°` }).waitFor(WAIT);
+    // The curve's own hover text says the same.
+    expect(await chart.locator("title").allTextContents()).toEqual([`${name}: altitude of Pole field A ${tag}, the first of 3 targets`]);
   });
 
   it("marks the present moment on the night in progress", async () => {

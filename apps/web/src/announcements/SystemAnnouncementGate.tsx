@@ -27,6 +27,7 @@ export function SystemAnnouncementGate({ announcements }: { announcements: Annou
   return (
     <Modal
       open={open}
+      busy={busyId !== undefined}
       dismissible={false}
       labelledBy={titleId}
       describedBy={descriptionId}
@@ -66,6 +67,9 @@ export function SystemAnnouncementGate({ announcements }: { announcements: Annou
                       icon={<Check aria-hidden="true" className="size-4" />}
                       busy={busyId === announcement.id}
                       disabled={busyId !== undefined && busyId !== announcement.id}
+                      // Acknowledged, it leaves the list: focus goes on to the next one (the modal's
+                      // useFocusAfterBusy); after the last, the modal closes onto the main content.
+                      data-focus-next
                       onClick={() => acknowledge(announcement)}
                     >
                       Acknowledge<span className="sr-only"> {announcement.title}</span>

@@ -1,17 +1,33 @@
 import { useId, type ReactNode } from "react";
 import { X } from "lucide-react";
 import { useDiscardConfirmation } from "./useDiscardConfirmation";
+import { useFocusAfterBusy } from "./useFocusAfterBusy";
 import { useMountedDialog } from "./useMountedDialog";
 
 /**
  * A side panel over the page, open while mounted: a modal <dialog> pinned to the right edge, so
  * focus stays inside and the page behind is inert. Escape, the close button and a click on the
  * backdrop close it, and focus then goes back to what opened it; with a changed field of a form in
- * it, only once the person agrees to discard it.
+ * it, only once the person agrees to discard it. `busy` while a request of its own runs: a button
+ * disabled meanwhile, or removed once it succeeded, does not leave focus on the page's body (see
+ * `useFocusAfterBusy`; the close button is the way back).
  */
-export function Drawer({ title, description, onClose, children }: { title: string; description?: ReactNode; onClose(): void; children: ReactNode }) {
+export function Drawer({
+  title,
+  description,
+  busy = false,
+  onClose,
+  children,
+}: {
+  title: string;
+  description?: ReactNode;
+  busy?: boolean;
+  onClose(): void;
+  children: ReactNode;
+}) {
   const discard = useDiscardConfirmation<HTMLDivElement>({ onClose });
   const dialog = useMountedDialog(discard.requestClose);
+  useFocusAfterBusy(dialog.ref, busy);
   const titleId = useId();
   return (
     <dialog
@@ -30,6 +46,7 @@ export function Drawer({ title, description, onClose, children }: { title: strin
           <button
             type="button"
             aria-label="Close"
+            data-dialog-way-back
             onClick={discard.requestClose}
             className="-mt-1 -mr-2 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-600"
           >

@@ -1,5 +1,6 @@
 import { useEffect, useRef, type ReactNode, type Ref } from "react";
 import { Button } from "./Button";
+import { restoreFocus } from "./focus-fallback";
 import { useFocusAfterBusy } from "./useFocusAfterBusy";
 
 export interface ModalProps {
@@ -42,15 +43,16 @@ export function Modal({ open, labelledBy, describedBy, busy, dismissible = true,
   useEffect(
     () => () => {
       const target = opener.current;
-      if (target?.isConnected) queueMicrotask(() => target.focus());
+      if (target) queueMicrotask(() => restoreFocus(target));
     },
     [],
   );
   useFocusAfterBusy(ref, Boolean(busy));
   useEffect(() => {
-    if (open) return;
-    const target = opener.current;
-    if (target?.isConnected) target.focus();
+    // Only once it was open: a modal mounted closed (the announcement gate) leaves focus alone.
+    if (open || !opener.current) return;
+    // What opened it may be gone, or the body (a modal that opened by itself): then the main content.
+    restoreFocus(opener.current);
   }, [open]);
   return (
     <dialog

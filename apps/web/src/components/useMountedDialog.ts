@@ -1,4 +1,5 @@
 import { useEffect, useRef, type MouseEvent, type SyntheticEvent } from "react";
+import { restoreFocus } from "./focus-fallback";
 
 /**
  * The props of a <dialog> that is a modal for as long as its component is mounted: the browser
@@ -17,11 +18,12 @@ export function useMountedDialog(onClose: () => void) {
     opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     dialog.showModal();
   }, []);
-  // Closing a <dialog> gives focus back, but removing an open one does not: do it here.
+  // Closing a <dialog> gives focus back, but removing an open one does not: do it here (the main
+  // content when what opened it is gone).
   useEffect(
     () => () => {
       const target = opener.current;
-      if (target?.isConnected) queueMicrotask(() => target.focus());
+      queueMicrotask(() => restoreFocus(target));
     },
     [],
   );

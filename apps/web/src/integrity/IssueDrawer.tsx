@@ -43,7 +43,12 @@ export function IssueDrawer({ issue, onClose }: { issue: Issue; onClose(): void 
   const lines = current.fix ? diffLines(current.fix.changes) : [];
   const related = relatedLink(current);
   return (
-    <Drawer title={current.code} description={<span className="break-all">{`${current.collection} · ${current.documentId}`}</span>} onClose={onClose}>
+    <Drawer
+      title={current.code}
+      description={<span className="break-all">{`${current.collection} · ${current.documentId}`}</span>}
+      busy={repair.isPending}
+      onClose={onClose}
+    >
       <div className="flex flex-col gap-5">
         <div className="flex flex-wrap gap-2">
           <Badge tone={severityTone[current.severity]}>{current.severity}</Badge>

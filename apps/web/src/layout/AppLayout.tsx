@@ -80,7 +80,8 @@ function AppFrame() {
             </div>
           </header>
           <MaintenanceBanner />
-          <main id="main" className="mx-auto w-full max-w-5xl px-4 py-6 sm:px-6 lg:py-8">
+          {/* Focusable from script: the skip link's target, and where focus goes when what had it is gone (restoreFocus). */}
+          <main id="main" tabIndex={-1} className="mx-auto w-full max-w-5xl px-4 py-6 outline-none sm:px-6 lg:py-8">
             <Outlet />
           </main>
         </div>

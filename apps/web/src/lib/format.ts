@@ -1,12 +1,14 @@
-import { displayZone, timeDisplay, zoneAbbreviation } from "./time-display";
+import { CLOCK, displayZone, timeDisplay, zoneAbbreviation } from "./time-display";
 
-type Style = "dateTime" | "sameYear" | "sameYearDate" | "otherYearDate" | "otherYear";
+type Style = "dateTime" | "sameYear" | "sameYearDate" | "otherYearDate" | "otherYear" | "clock";
+/** The date as the reader's locale writes it; the time of day always on the 24-hour `CLOCK` (see there why). */
 const styles: Record<Style, Intl.DateTimeFormatOptions> = {
-  dateTime: { dateStyle: "medium", timeStyle: "short" },
-  sameYear: { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" },
+  dateTime: { year: "numeric", month: "short", day: "numeric", ...CLOCK },
+  sameYear: { month: "short", day: "numeric", ...CLOCK },
   sameYearDate: { month: "short", day: "numeric" },
   otherYearDate: { year: "numeric", month: "short", day: "numeric" },
-  otherYear: { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit" },
+  otherYear: { year: "numeric", month: "short", day: "numeric", ...CLOCK },
+  clock: CLOCK,
 };
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -60,6 +62,12 @@ export const formatShortDateTime = (iso: string | null | undefined, fallback = "
   const date = parse(iso);
   const zone = displayZone(undefined);
   return date ? withZoneName(formatShort(iso, fallback, "sameYear", "otherYear", zone), zone, date) : fallback;
+};
+
+/** The time of day alone ("21:05"), in the zone of `formatDateTime`, for a moment in the next hours. */
+export const formatClock = (iso: string | null | undefined, fallback = "—") => {
+  const date = parse(iso);
+  return date ? formatter("clock", displayZone(undefined)).format(date) : fallback;
 };
 
 /** A day without its time, for narrow cells: the year only when it is not this one. */

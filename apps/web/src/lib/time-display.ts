@@ -55,6 +55,15 @@ export function displayZone(observatoryZone: string | undefined, choice: TimeDis
   return undefined;
 }
 
+/**
+ * The one clock every time of day is shown on, dates, tables, sentences and chart axes alike: the
+ * 24-hour clock with two-digit hours ("21:05", "09:05"), whatever the reader's locale (which still
+ * orders and names the date). A 12-hour clock would split an observing night at midnight into "PM"
+ * and "AM" halves and read "12:30 AM" beside "11:30 PM"; observatory logs, plugins and observers
+ * count the night on the 24-hour clock, and the night's timeline and altitude axes need short labels.
+ */
+export const CLOCK = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" } as const satisfies Intl.DateTimeFormatOptions;
+
 /** Locales whose short zone names CLDR has for many zones (WET, CET, AEST, NZST, IST, SAST...), tried when the reader's own has only GMT±n. */
 const namingLocales = [undefined, "en-US", "en-GB", "en-AU", "en-NZ", "en-IN", "en-ZA", "en-CA", "en-IE"] as const;
 const abbreviations = new Map<string, string>();

@@ -1,4 +1,4 @@
-import { displayZone, timeDisplay } from "./time-display";
+import { CLOCK, displayZone, timeDisplay } from "./time-display";
 
 /**
  * Moments of an observatory's night ("23:40 WET", "Sat 28 Nov") and the dates of its nights. A
@@ -32,9 +32,8 @@ export function zoneLabel(zone: string, at: string | Date = new Date()): string 
   return choice === "browser" ? `your time, ${label}` : `observatory time, ${label}`;
 }
 
-/** Hours and minutes on the zone's 24-hour clock: "23:40". */
-export const zoneClock = (at: string | Date, zone: string) =>
-  formatter(shownZone(zone), { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(toDate(at));
+/** Hours and minutes on the zone's 24-hour clock (`CLOCK`, as every time of day): "23:40". */
+export const zoneClock = (at: string | Date, zone: string) => formatter(shownZone(zone), CLOCK).format(toDate(at));
 
 /** The zone's short name at that moment ("UTC", "CET"), else its offset ("GMT+1"). */
 export function zoneAbbreviation(observatoryZone: string, at: string | Date = new Date()): string {

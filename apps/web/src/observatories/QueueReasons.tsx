@@ -1,6 +1,6 @@
 import { Badge } from "../components/Badge";
 import { useTimeDisplay } from "../lib/time-display";
-import { formatShortDateTime } from "../lib/format";
+import { formatClock, formatShortDateTime } from "../lib/format";
 import { comingHours } from "../lib/zone-time";
 import { queueBlockLabels, type Observation } from "../observations/labels";
 import { reasonInWords, type WaitReason } from "../observations/reason-words";
@@ -13,9 +13,7 @@ export function QueueReasons({ item }: { item: { observation: Observation; reaso
   const when = (iso: string) => {
     const ms = Date.parse(iso);
     // The clock alone for the next hours; the queue's times follow the browser's zone, as the rest of the page.
-    return ms >= near.from && ms <= near.to
-      ? new Date(iso).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
-      : formatShortDateTime(iso);
+    return ms >= near.from && ms <= near.to ? formatClock(iso) : formatShortDateTime(iso);
   };
   const [first] = item.reasons;
   return (

@@ -3,6 +3,7 @@ import { Link } from "react-router-dom";
 import { useElementWidth } from "../../lib/useElementWidth";
 import { curveColors, GUTTER, hourTicks, nightScale, RIGHT_PAD, type AltitudeCurve, type PlanNight } from "./night-plan";
 import { SkyBands } from "./SkyBands";
+import { curveSubject, type FirstTarget } from "./useFirstTargets";
 
 const TOP = 8;
 const PLOT = 180;
@@ -12,6 +13,8 @@ const GRID = [0, 30, 60, 90];
 export interface ChartCurve {
   curve: AltitudeCurve;
   name: string;
+  /** The target the curve follows: the plan samples an observation's first target alone. */
+  target: FirstTarget | undefined;
   /** The slot the observation has this night, drawn heavier on its curve. */
   slot: { start: string; end: string } | null;
 }
@@ -37,9 +40,10 @@ function slotPart(points: Point[], startMs: number, endMs: number): Point[] {
 const altitudeY = (altitude: number) => TOP + ((90 - Math.min(Math.max(altitude, -10), 90)) / 90) * PLOT;
 
 /**
- * Each target's altitude from sunset to sunrise against its minimum altitude, over the night's
- * twilight: the hovered or focused observation's curve stands out. The legend below names every
- * curve and links to its observation; the plan's table says the same in words.
+ * The altitude of each observation's first target (the plan samples no other) from sunset to
+ * sunrise against its minimum altitude, over the night's twilight: the hovered or focused
+ * observation's curve stands out. The legend below names every curve, says which target it
+ * follows, and links to its observation; the plan's table says the same in words.
  */
 export function AltitudeChart({
   night,
@@ -66,7 +70,13 @@ export function AltitudeChart({
     <div className="flex flex-col gap-3">
       <div ref={ref} className="w-full">
         {width > 0 ? (
-          <svg width={width} height={height} role="img" aria-label="Altitude of each target over the night, against its minimum altitude" className="block">
+          <svg
+            width={width}
+            height={height}
+            role="img"
+            aria-label="Altitude of each observation's first target over the night, against its minimum altitude"
+            className="block"
+          >
             <defs>
               <clipPath id={clipId}>
                 <rect x={GUTTER} y={TOP} width={width - GUTTER - RIGHT_PAD} height={PLOT} />
@@ -109,7 +119,7 @@ export function AltitudeChart({
                     <path d={path(entry.curve.points)} fill="none" stroke={color} strokeWidth={highlighted === id ? 3 : 1.5} />
                     {during.length > 1 ? <path d={path(during)} fill="none" stroke={color} strokeWidth={5} strokeLinecap="round" /> : null}
                     <path d={path(entry.curve.points)} fill="none" stroke="transparent" strokeWidth={12} pointerEvents="stroke">
-                      <title>{entry.name}</title>
+                      <title>{`${entry.name}: ${curveSubject(entry.target)}`}</title>
                     </path>
                   </g>
                 );
@@ -132,6 +142,7 @@ export function AltitudeChart({
             >
               {entry.name}, minimum {entry.curve.minAltitude}°
             </Link>
+            <span className="truncate text-slate-500">· {curveSubject(entry.target)}</span>
           </li>
         ))}
       </ul>

@@ -18,6 +18,7 @@ import { PlanTable } from "./PlanTable";
 import { Timeline } from "./Timeline";
 import { TimelineLegend } from "./TimelineLegend";
 import { UnscheduledList } from "./UnscheduledList";
+import { useFirstTargets } from "./useFirstTargets";
 
 const NIGHT_PARAM = /^\d{4}-\d{2}-\d{2}$/;
 /** The plan is dispatch run forward from now: read again each minute, and at once when an observation moves (ObservationLiveUpdates). */
@@ -25,7 +26,8 @@ const REFRESH_MS = 60_000;
 
 /**
  * The observatory's night as dispatch will run it: a night picker (kept in the address as
- * `?night=`), the timeline or its table, the altitude of each target and what the night leaves out.
+ * `?night=`), the timeline or its table, the altitude of each observation's first target and what the
+ * night leaves out.
  */
 export function TonightView({ observatory }: { observatory: Observatory }) {
   useTimeDisplay();
@@ -94,9 +96,18 @@ function NightPlanView({ plan, isTonight, asTable, onTable, allCurves, onAllCurv
   const night = plan.night;
   const names = new Map([...plan.slots, ...plan.unscheduled].map((item) => [item.observationId, item.name]));
   const slots = new Map(plan.slots.map((slot) => [slot.observationId, slot]));
-  const curves: ChartCurve[] = plan.altitude
-    .filter((curve) => allCurves || slots.has(curve.observationId))
-    .map((curve) => ({ curve, name: names.get(curve.observationId) ?? curve.observationId, slot: slots.get(curve.observationId) ?? null }));
+  const shown = plan.altitude.filter((curve) => allCurves || slots.has(curve.observationId));
+  const targets = useFirstTargets(
+    plan.observatoryId,
+    shown.map((curve) => curve.observationId),
+    REFRESH_MS,
+  );
+  const curves: ChartCurve[] = shown.map((curve) => ({
+    curve,
+    name: names.get(curve.observationId) ?? curve.observationId,
+    target: targets.get(curve.observationId),
+    slot: slots.get(curve.observationId) ?? null,
+  }));
   const showsNow = isTonight && night !== null && now >= Date.parse(night.sunset) && now <= Date.parse(night.sunrise);
   return (
     <>
@@ -122,7 +133,10 @@ function NightPlanView({ plan, isTonight, asTable, onTable, allCurves, onAllCurv
         </div>
       </Card>
       {night && plan.altitude.length > 0 ? (
-        <Card title="Altitude" description="Each target's height above the horizon through the night; the dashed line is its minimum altitude.">
+        <Card
+          title="Altitude"
+          description="The height of each observation's first target (its only one drawn) through the night; the dashed line is its minimum altitude."
+        >
           <div className="flex flex-col gap-2">
             <AltitudeChart night={night} zone={plan.timeZone} curves={curves} highlighted={highlighted} onHighlight={setHighlighted} />
             {plan.unscheduled.length > 0 ? <Toggle label="Show unplanned targets too" checked={allCurves} onChange={onAllCurves} /> : null}
