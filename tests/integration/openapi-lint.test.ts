@@ -59,6 +59,7 @@ describe("the OpenAPI document", () => {
         "POST /api/v1/auth/password-reset",
         "POST /api/v1/auth/password-reset/confirm",
         "POST /api/v1/auth/signup",
+        "POST /api/v1/user/email/confirm",
       ].sort(),
     );
   });

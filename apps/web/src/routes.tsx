@@ -33,6 +33,8 @@ export const router = createBrowserRouter(
     // Not guest-only: a reset link must work in a browser where someone is still signed in.
     { path: "/forgot-password", ...page(() => import("./pages/ForgotPasswordPage"), "ForgotPasswordPage") },
     { path: "/reset-password", ...page(() => import("./pages/ResetPasswordPage"), "ResetPasswordPage") },
+    // The link mailed to a new address: its token is the credential, whoever is signed in here.
+    { path: "/confirm-email", ...page(() => import("./pages/ConfirmEmailPage"), "ConfirmEmailPage") },
     // Not guest-only either: whoever opens an invitation may be signed in, as the invited address or another.
     { path: "/invitations/:token", ...page(() => import("./pages/InvitationPage"), "InvitationPage") },
     {

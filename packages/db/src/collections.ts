@@ -13,6 +13,7 @@ import {
   projectDocSchema,
   projectMemberDocSchema,
   passwordResetDocSchema,
+  emailChangeDocSchema,
   sessionDocSchema,
   settingDocSchema,
   userDocSchema,
@@ -38,6 +39,7 @@ import {
   projectMembers,
   projects,
   passwordResets,
+  emailChanges,
   sessions,
   settings,
   users,
@@ -69,6 +71,17 @@ export const passwordResetsCollection = defineCollection({
   table: passwordResets,
   schema: passwordResetDocSchema,
   idPrefix: "pwr",
+  keys: (doc) => ({ userId: doc.userId, tokenHash: doc.tokenHash }),
+});
+
+/**
+ * A pending change of sign-in address holds a credential (its link), like a password reset: not in
+ * `collections`, so backups leave it out.
+ */
+export const emailChangesCollection = defineCollection({
+  table: emailChanges,
+  schema: emailChangeDocSchema,
+  idPrefix: "emc",
   keys: (doc) => ({ userId: doc.userId, tokenHash: doc.tokenHash }),
 });
 

@@ -55,6 +55,18 @@ export const passwordResetDocSchema = z.object({
 });
 export type PasswordResetDoc = z.infer<typeof passwordResetDocSchema>;
 
+/**
+ * A change of sign-in address its owner asked for, waiting for the link mailed to the new address:
+ * only the token's hash is kept; one per user, one hour, removed when used.
+ */
+export const emailChangeDocSchema = z.object({
+  userId: z.string(),
+  newEmail: z.string(),
+  tokenHash: z.string(),
+  expiresAt: isoDate,
+});
+export type EmailChangeDoc = z.infer<typeof emailChangeDocSchema>;
+
 export const apiKeyDocSchema = z.object({
   userId: z.string(),
   name: z.string(),

@@ -14,6 +14,7 @@ import type {
   OrganizationDoc,
   OrganizationMemberDoc,
   PasswordResetDoc,
+  EmailChangeDoc,
   ProjectDoc,
   ProjectMemberDoc,
   SessionDoc,
@@ -60,6 +61,17 @@ export const passwordResets = pgTable(
     tokenHash: text("token_hash").notNull(),
   },
   (table) => [uniqueIndex("password_resets_token_hash_key").on(table.tokenHash), index("password_resets_user_id_idx").on(table.userId)],
+);
+
+/** Pending changes of sign-in address: at most one per user (the unique index holds it). */
+export const emailChanges = pgTable(
+  "email_changes",
+  {
+    ...documentColumns<EmailChangeDoc>(),
+    userId: text("user_id").notNull(),
+    tokenHash: text("token_hash").notNull(),
+  },
+  (table) => [uniqueIndex("email_changes_token_hash_key").on(table.tokenHash), uniqueIndex("email_changes_user_id_key").on(table.userId)],
 );
 
 export const apiKeys = pgTable(

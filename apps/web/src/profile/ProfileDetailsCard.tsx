@@ -36,7 +36,7 @@ export function ProfileDetailsCard({ profile }: { profile: Profile }) {
             </Alert>
           ) : null}
           <TextField label="Name" name="name" autoComplete="name" required value={name} onChange={(e) => setName(e.target.value)} error={nameError} />
-          <TextField label="Email" name="email" type="email" value={profile.email} readOnly disabled hint="Contact an administrator to change it." />
+          <TextField label="Email" name="email" type="email" value={profile.email} readOnly disabled hint="Change it on the Security page." />
         </div>
       </Card>
     </form>

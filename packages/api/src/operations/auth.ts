@@ -1,6 +1,8 @@
 import {
   authResultSchema,
+  confirmEmailChange,
   confirmPasswordReset,
+  emailChangeConfirmSchema,
   deleteSessionByToken,
   login,
   loginInputSchema,
@@ -151,5 +153,28 @@ export const authOperations = {
     outputDescription: "Password set",
     responses: { 400: problemResponseFor("Invalid input (VALIDATION_FAILED) or token (INVALID_TOKEN)"), 429: errorResponses[429] },
     handle: ({ ctx, input }) => confirmPasswordReset({ deps: ctx.deps, token: input.token, newPassword: input.newPassword, client: ctx.client }),
+  }),
+  /** Public, beside the reset link: the emailed link may be opened in a browser signed in as nobody, or as someone else. */
+  confirmEmailChange: defineOperation({
+    operationId: "confirmEmailChange",
+    access: "public",
+    tags: ["User"],
+    summary: "Confirm a new email address from its link",
+    description:
+      "Extension to docs/api-contract.md. Needs no sign-in: the token mailed to the new address is the credential. The account's " +
+      "sign-in address becomes the new one; a used, expired or unknown token is 400 INVALID_TOKEN; an address another account " +
+      "took meanwhile is 409 EMAIL_TAKEN (the link then keeps working until it expires). The old address is told, with the new " +
+      "one masked; password reset links mailed to the old address stop working; sessions and API keys stay valid.",
+    method: "post",
+    path: "/api/v1/user/email/confirm",
+    status: 200,
+    body: emailChangeConfirmSchema,
+    output: userSchema,
+    outputDescription: "The account with its new address",
+    responses: {
+      400: problemResponseFor("Invalid input (VALIDATION_FAILED) or token (INVALID_TOKEN)"),
+      409: problemResponseFor("Another account took this email address meanwhile (EMAIL_TAKEN)"),
+    },
+    handle: ({ ctx, input }) => confirmEmailChange({ deps: ctx.deps, token: input.token }),
   }),
 };

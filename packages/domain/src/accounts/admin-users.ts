@@ -10,6 +10,7 @@ import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
 import type { AdminUser, AdminUserUpdate } from "./schemas";
+import { emailTaken, maskEmail } from "./email-address";
 import { endSessions } from "./user-sessions";
 import { inTransaction } from "../transaction";
 import { keysetCursor } from "../validation/keyset-cursor";
@@ -64,18 +65,6 @@ export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit
     nextCursor: rows.length > limit ? userPosition.encode(page[page.length - 1]!.id) : null,
     enabledServerAdmins: admins?.count ?? 0,
   };
-}
-
-/** Another account signs in with this address (compared case-insensitively, as the unique index does). */
-const emailTaken = () =>
-  new AppError("EMAIL_TAKEN", "An account with this email already exists", {
-    errors: [{ path: "email", message: "Another account already uses this email address." }],
-  });
-
-/** An address as a notice to someone else may show it: its first character and its domain ("j***@example.org"). */
-function maskEmail(email: string): string {
-  const at = email.lastIndexOf("@");
-  return `${Array.from(email.slice(0, Math.max(at, 0)))[0] ?? ""}***${email.slice(at)}`;
 }
 
 /**

@@ -74,3 +74,18 @@ export const adminUserUpdateSchema = z
 export type AdminUserUpdate = z.infer<typeof adminUserUpdateSchema>;
 
 export const sessionIdSchema = z.strictObject({ id: opaqueIdSchema });
+
+export const emailChangeRequestSchema = z
+  .strictObject({
+    email: emailSchema.describe("The new sign-in address; compared case-insensitively"),
+    currentPassword: z.string().min(1).max(256),
+  })
+  .meta({ id: "EmailChangeRequest" });
+export type EmailChangeRequest = z.infer<typeof emailChangeRequestSchema>;
+export const emailChangeConfirmSchema = z.strictObject({ token: withoutControlCharacters(z.string().min(1).max(200)) }).meta({ id: "EmailChangeConfirm" });
+export const pendingEmailChangeSchema = z
+  .object({
+    pendingEmail: z.string().nullable().describe("The address waiting for its link to be opened; null when no change is pending"),
+    expiresAt: z.string().nullable().describe("When that link stops working; null when no change is pending"),
+  })
+  .meta({ id: "PendingEmailChange" });
