@@ -37,7 +37,7 @@ interface Plan {
   night: { sunset: string; darkStart: string; darkEnd: string; sunrise: string };
   slots: Array<{ observationId: string; name: string; priority: number; status: string; start: string; end: string }>;
   unscheduled: Array<{ observationId: string; blockedBy: { code: string; until: string | null } }>;
-  altitude: Array<{ observationId: string; minAltitude: number; points: Array<{ at: string; altitude: number }> }>;
+  altitude: Array<{ observationId: string; target: { name: string; count: number }; minAltitude: number; points: Array<{ at: string; altitude: number }> }>;
 }
 interface Observation {
   id: string;
@@ -82,6 +82,8 @@ describe("the night plan, run forward against dispatch", () => {
     expect(plan.unscheduled).toContainEqual(expect.objectContaining({ observationId: never, blockedBy: { code: "TARGET_NOT_VISIBLE", until: null } }));
     const slots = plan.slots;
     expect(slots.length).toBeGreaterThanOrEqual(3);
+    // Each curve names the target it follows.
+    expect(plan.altitude.find((curve) => curve.observationId === lateRiser)?.target).toEqual({ name: "Rises late", count: 1 });
     expect(Date.parse(slots[0]!.start)).toBeGreaterThanOrEqual(Date.parse(plan.night.darkStart));
     // The late riser waits for its target: a gap before it, ending on a whole minute.
     const riserIndex = slots.findIndex((slot) => slot.observationId === lateRiser);

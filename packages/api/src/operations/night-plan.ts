@@ -72,6 +72,9 @@ const observatoryPlanSchema = z
     altitude: z.array(
       z.object({
         observationId: z.string(),
+        target: z
+          .object({ name: z.string(), count: z.number().int().min(1) })
+          .describe("The target the curve follows, the first of the observation's `count` targets, so a chart can say so (extension)"),
         minAltitude: z.number().describe("The observation's minimum altitude, for the line its curve is read against (extension)"),
         points: z.array(z.object({ at: instant, altitude: z.number() })),
       }),

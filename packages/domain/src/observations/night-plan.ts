@@ -216,6 +216,7 @@ export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor
     })),
     altitude: curves.map((observation) => ({
       observationId: observation.id,
+      target: { name: observation.doc.targets[0]!.name, count: observation.doc.targets.length },
       minAltitude: observation.doc.constraints.minAltitude ?? 30,
       points: altitudeCurve(inputs.model!, observation.doc, from, to),
     })),

@@ -3,7 +3,7 @@ import { Link } from "react-router-dom";
 import { useElementWidth } from "../../lib/useElementWidth";
 import { curveColors, GUTTER, hourTicks, nightScale, RIGHT_PAD, type AltitudeCurve, type PlanNight } from "./night-plan";
 import { SkyBands } from "./SkyBands";
-import { curveSubject, type FirstTarget } from "./useFirstTargets";
+import { curveSubject, type CurveTarget } from "./curve-subject";
 
 const TOP = 8;
 const PLOT = 180;
@@ -14,7 +14,7 @@ export interface ChartCurve {
   curve: AltitudeCurve;
   name: string;
   /** The target the curve follows: the plan samples an observation's first target alone. */
-  target: FirstTarget | undefined;
+  target: CurveTarget;
   /** The slot the observation has this night, drawn heavier on its curve. */
   slot: { start: string; end: string } | null;
 }

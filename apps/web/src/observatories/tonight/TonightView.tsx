@@ -18,7 +18,6 @@ import { PlanTable } from "./PlanTable";
 import { Timeline } from "./Timeline";
 import { TimelineLegend } from "./TimelineLegend";
 import { UnscheduledList } from "./UnscheduledList";
-import { useFirstTargets } from "./useFirstTargets";
 
 const NIGHT_PARAM = /^\d{4}-\d{2}-\d{2}$/;
 /** The plan is dispatch run forward from now: read again each minute, and at once when an observation moves (ObservationLiveUpdates). */
@@ -97,15 +96,10 @@ function NightPlanView({ plan, isTonight, asTable, onTable, allCurves, onAllCurv
   const names = new Map([...plan.slots, ...plan.unscheduled].map((item) => [item.observationId, item.name]));
   const slots = new Map(plan.slots.map((slot) => [slot.observationId, slot]));
   const shown = plan.altitude.filter((curve) => allCurves || slots.has(curve.observationId));
-  const targets = useFirstTargets(
-    plan.observatoryId,
-    shown.map((curve) => curve.observationId),
-    REFRESH_MS,
-  );
   const curves: ChartCurve[] = shown.map((curve) => ({
     curve,
     name: names.get(curve.observationId) ?? curve.observationId,
-    target: targets.get(curve.observationId),
+    target: curve.target,
     slot: slots.get(curve.observationId) ?? null,
   }));
   const showsNow = isTonight && night !== null && now >= Date.parse(night.sunset) && now <= Date.parse(night.sunrise);
