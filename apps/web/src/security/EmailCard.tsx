@@ -8,7 +8,7 @@ import { SuccessNotice } from "../components/SuccessNotice";
 import { TextField } from "../components/TextField";
 import { formatDateTime } from "../lib/format";
 import { formProblem, generalMessage } from "../lib/form-errors";
-import { hasErrors } from "../lib/required-fields";
+import { hasErrors, missingFields } from "../lib/required-fields";
 import { queryClient, trpc } from "../trpc";
 
 const empty = { email: "", currentPassword: "" };
@@ -52,10 +52,7 @@ export function EmailCard() {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const email = values.email.trim();
-    const found = {
-      ...(email ? {} : { email: "Enter the new email address." }),
-      ...(values.currentPassword ? {} : { currentPassword: "Enter your current password." }),
-    };
+    const found = missingFields(values, { email: "Enter the new email address.", currentPassword: "Enter your current password." });
     setChecked(found);
     setNotice(null);
     if (hasErrors(found)) return request.reset();

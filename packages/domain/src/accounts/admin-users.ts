@@ -1,16 +1,14 @@
 import { tables, usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
-import { and, asc, eq, gt, ilike, ne, or, sql } from "drizzle-orm";
+import { and, asc, gt, ilike, or, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import { withdrawDisabledRecipient } from "../announcements/lifecycle";
 import type { UserActor } from "../actor";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
-import { appLink } from "../email/app-link";
-import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
 import type { AdminUser, AdminUserUpdate } from "./schemas";
-import { emailTaken, maskEmail } from "./email-address";
+import { emailHeldByAnother, emailTaken, retireOldAddress } from "./email-address";
 import { endSessions } from "./user-sessions";
 import { inTransaction } from "../transaction";
 import { keysetCursor } from "../validation/keyset-cursor";
@@ -115,15 +113,7 @@ async function applyUserUpdate(options: { deps: Deps; actor: UserActor; userId: 
       const [row] = await t.tx.execute<{ others: number }>(sql`select count(*)::int as others from users where ${enabledServerAdmin} and id <> ${userId}`);
       if (!row || row.others === 0) throw new AppError("LAST_SERVER_ADMIN", "This is the last enabled server administrator: make someone else one first");
     }
-    if (newAddress) {
-      const { users } = tables;
-      const [holder] = await t.tx
-        .select({ id: users.id })
-        .from(users)
-        .where(and(eq(users.emailLower, email.toLowerCase()), ne(users.id, userId)))
-        .limit(1);
-      if (holder) throw emailTaken();
-    }
+    if (newAddress && (await emailHeldByAnother({ t, email, userId }))) throw emailTaken();
     if (disabled === wasDisabled && admin === wasAdmin && name === user.doc.name && email === user.doc.email) return presentAdminUser(user);
 
     const roles: UserDoc["roles"] = admin ? [...new Set([...user.doc.roles, SERVER_ADMIN] as const)] : user.doc.roles.filter((role) => role !== SERVER_ADMIN);
@@ -158,21 +148,8 @@ async function applyUserUpdate(options: { deps: Deps; actor: UserActor; userId: 
     if (name !== user.doc.name) await recordAudit({ t, actor, action: "user.renamed", target, scope, before: { name: user.doc.name }, after: { name } });
     if (email !== user.doc.email)
       await recordAudit({ t, actor, action: "user.email_changed", target, scope, before: { email: user.doc.email }, after: { email } });
-    if (newAddress) {
-      // A reset link mailed to the old address must not outlive it: whoever reads that mailbox may no longer be the account's owner.
-      await t.tx.delete(tables.passwordResets).where(eq(tables.passwordResets.userId, userId));
-      await enqueueEmail({
-        t,
-        kind: "email_changed",
-        to: user.doc.email,
-        subject: "The email address of your Meridian account was changed",
-        text:
-          `Hello ${user.doc.name},\n\nA server administrator changed the email address of your Meridian account ` +
-          `(${appLink({ deps: t, path: "/" })}) from this address to ${maskEmail(email)}.\n` +
-          `You now sign in with the new address, and Meridian's mail goes there from now on; password reset links sent here ` +
-          `before no longer work.\nIf you did not expect this, contact your server administrator at once.\n`,
-      });
-    }
+    if (newAddress)
+      await retireOldAddress({ t, user: { id: userId, name: user.doc.name, email: user.doc.email }, newEmail: email, how: "by an administrator" });
     return presentAdminUser(updated!);
   });
 }

@@ -1,4 +1,9 @@
+import { tables } from "@meridian/db";
+import { and, eq, ne } from "drizzle-orm";
+import { appLink } from "../email/app-link";
+import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
+import type { InTransaction } from "../transaction";
 
 /** Another account signs in with this address (compared case-insensitively, as the unique index does). */
 export const emailTaken = () =>
@@ -10,4 +15,45 @@ export const emailTaken = () =>
 export function maskEmail(email: string): string {
   const at = email.lastIndexOf("@");
   return `${Array.from(email.slice(0, Math.max(at, 0)))[0] ?? ""}***${email.slice(at)}`;
+}
+
+/** An account other than `userId` signs in with this address, in any case. */
+export async function emailHeldByAnother(options: { t: Pick<InTransaction, "tx">; email: string; userId: string }): Promise<boolean> {
+  const { users } = tables;
+  const [holder] = await options.t.tx
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.emailLower, options.email.toLowerCase()), ne(users.id, options.userId)))
+    .limit(1);
+  return holder !== undefined;
+}
+
+/**
+ * What an account's move to a new address leaves behind, in the change's transaction: the reset
+ * links mailed to the old address stop working (whoever reads that mailbox may no longer be the
+ * account's owner), and the old address is told, the new one masked, so that a hijack is noticed.
+ * `how` says who made the change, in the notice's words.
+ */
+export async function retireOldAddress(options: {
+  t: InTransaction;
+  user: { id: string; name: string; email: string };
+  newEmail: string;
+  how: "by an administrator" | "by its link";
+}) {
+  const { t, user, newEmail } = options;
+  await t.tx.delete(tables.passwordResets).where(eq(tables.passwordResets.userId, user.id));
+  const account = `your Meridian account (${appLink({ deps: t, path: "/" })})`;
+  const what =
+    options.how === "by an administrator"
+      ? `A server administrator changed the email address of ${account} from this address to ${maskEmail(newEmail)}.`
+      : `The email address of ${account} was changed from this address to ${maskEmail(newEmail)}, with the link sent there.`;
+  await enqueueEmail({
+    t,
+    kind: "email_changed",
+    to: user.email,
+    subject: "The email address of your Meridian account was changed",
+    text:
+      `Hello ${user.name},\n\n${what}\nYou now sign in with the new address, and Meridian's mail goes there from now on; ` +
+      `password reset links sent here before no longer work.\nIf you did not expect this, contact your server administrator at once.\n`,
+  });
 }

@@ -1,5 +1,5 @@
 import { emailChangesCollection, tables, usersCollection } from "@meridian/db";
-import { and, eq, ne } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import { recordAudit } from "../audit/record-audit";
 import { addressKey } from "../auth/address-key";
@@ -14,9 +14,9 @@ import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
-import { inTransaction, type InTransaction } from "../transaction";
+import { inTransaction } from "../transaction";
 import { presentUser } from "../users/present";
-import { emailTaken, maskEmail } from "./email-address";
+import { emailHeldByAnother, emailTaken, maskEmail, retireOldAddress } from "./email-address";
 import type { EmailChangeRequest } from "./schemas";
 
 const CHANGE_TOKEN_PREFIX = "mec_";
@@ -24,17 +24,6 @@ const CHANGE_TTL_MS = 3600_000;
 const HOUR_MS = 3600_000;
 /** Wrong current passwords: the bucket and window `changePassword` counts them in, so both draw on one allowance. */
 const PASSWORD_FAILURES = { bucket: "password-change", windowMs: 15 * 60_000 };
-
-/** An account other than `userId` signs in with this address, in any case. */
-async function heldByAnother(options: { t: Pick<InTransaction, "tx">; email: string; userId: string }): Promise<boolean> {
-  const { users } = tables;
-  const [holder] = await options.t.tx
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.emailLower, options.email.toLowerCase()), ne(users.id, options.userId)))
-    .limit(1);
-  return holder !== undefined;
-}
 
 /**
  * Asks to change the caller's sign-in address. The address they have now, in any case, is 400
@@ -89,7 +78,7 @@ export async function requestEmailChange(options: { deps: Deps; actor: UserActor
     // The user's row is the lock that orders two requests of one account (one pending change each).
     const current = await usersCollection.get(t.tx, user.id, { forUpdate: true });
     if (!current || current.doc.disabled) throw new AppError("UNAUTHENTICATED", "Sign in or send a valid bearer token");
-    if (await heldByAnother({ t, email: input.email, userId: user.id })) throw emailTaken();
+    if (await emailHeldByAnother({ t, email: input.email, userId: user.id })) throw emailTaken();
     await t.tx.delete(tables.emailChanges).where(eq(tables.emailChanges.userId, user.id));
     await emailChangesCollection.insert(t.tx, {
       userId: user.id,
@@ -152,7 +141,7 @@ async function applyEmailChange(options: { deps: Deps; token: string }) {
     const user = await usersCollection.get(t.tx, change.doc.userId, { forUpdate: true });
     if (!user || user.doc.disabled) throw invalidToken();
     const email = change.doc.newEmail;
-    if (await heldByAnother({ t, email, userId: user.id })) throw emailTaken();
+    if (await emailHeldByAnother({ t, email, userId: user.id })) throw emailTaken();
     await t.tx.delete(emailChanges).where(eq(emailChanges.id, change.id));
     if (email === user.doc.email) return presentUser(user);
     const updated = await usersCollection.update(t.tx, user.id, (doc) => ({ ...doc, email }));
@@ -167,21 +156,7 @@ async function applyEmailChange(options: { deps: Deps; token: string }) {
       before: { email: user.doc.email },
       after: { email },
     });
-    if (newAddress) {
-      // A reset link mailed to the old address must not outlive it.
-      await t.tx.delete(tables.passwordResets).where(eq(tables.passwordResets.userId, user.id));
-      await enqueueEmail({
-        t,
-        kind: "email_changed",
-        to: user.doc.email,
-        subject: "The email address of your Meridian account was changed",
-        text:
-          `Hello ${user.doc.name},\n\nThe email address of your Meridian account (${appLink({ deps: t, path: "/" })}) was changed ` +
-          `from this address to ${maskEmail(email)}, with the link sent there.\nYou now sign in with the new address, and ` +
-          `Meridian's mail goes there from now on; password reset links sent here before no longer work.\n` +
-          `If this was not you, contact your server administrator at once.\n`,
-      });
-    }
+    if (newAddress) await retireOldAddress({ t, user: { id: user.id, name: user.doc.name, email: user.doc.email }, newEmail: email, how: "by its link" });
     return presentUser(updated!);
   });
 }
