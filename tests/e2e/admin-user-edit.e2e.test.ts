@@ -105,6 +105,12 @@ describe("web app: a server admin edits a user's name and email", { timeout: 90_
     const user = await createAccount(suite.server(), { name: "Phone Person" });
     const page = await suite.pages.signInAt("phone", ADMIN, "admin/users", PHONE);
     await page.getByLabel("Search users").fill(user.email);
+    // The search has settled once the list holds this account alone and no search is on its way.
+    await expect.poll(() => page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: "@" }).count(), WAIT).toBe(1);
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Searching users" })
+      .waitFor({ state: "detached", ...WAIT });
     const edit = userRow(page, user.email).getByRole("button", { name: "Edit Phone Person" });
     await edit.waitFor(WAIT);
     await edit.focus();
@@ -123,5 +129,52 @@ describe("web app: a server admin edits a user's name and email", { timeout: 90_
     await page.keyboard.press("Enter");
     await dialog.waitFor({ state: "hidden", ...WAIT });
     await userRow(page, user.email).getByText("Phone Person Renamed").waitFor(WAIT);
+  });
+
+  it("keeps the list on screen while a search is on its way, so a focused row keeps its focus, and names no empty result early", async () => {
+    const user = await createAccount(suite.server(), { name: "Held Person" });
+    const page = await suite.pages.signInAt("held", ADMIN, "admin/users");
+    const edit = userRow(page, user.email).getByRole("button", { name: "Edit Held Person" });
+    await edit.waitFor(WAIT);
+    const userRows = page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: "@" });
+    const before = await userRows.count();
+    expect(before).toBeGreaterThan(1);
+
+    // Searches wait at the network until the test lets them through.
+    let release = () => {};
+    let held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/trpc\/[^?]*admin\.users/, async (route) => {
+      if (new URL(route.request().url()).searchParams.get("input")?.includes('"q"')) await held;
+      await route.continue();
+    });
+    const searching = page.getByRole("status").filter({ hasText: "Searching users" });
+
+    await page.getByLabel("Search users").fill(user.email);
+    await searching.waitFor(WAIT);
+    expect(await userRows.count()).toBe(before);
+    await edit.focus();
+    release();
+    await expect.poll(() => userRows.count(), WAIT).toBe(1);
+    await searching.waitFor({ state: "detached", ...WAIT });
+    expect(await focusedName(page)).toBe("Edit Held Person");
+
+    // While a search that will find nothing is on its way, the list it replaces stays and no "No user matches" shows.
+    held = new Promise<void>((resolve) => (release = resolve));
+    const nothing = `nobody-${randomBytes(4).toString("hex")}`;
+    await page.getByLabel("Search users").fill(nothing);
+    await searching.waitFor(WAIT);
+    expect(await userRows.count()).toBe(1);
+    release();
+    await page.getByText(`No user matches “${nothing}”`).waitFor(WAIT);
+    expect(await userRows.count()).toBe(0);
+
+    // From an empty result to a search that finds someone (one not asked before, so no answer is cached):
+    // no empty state is shown under the new search's name.
+    held = new Promise<void>((resolve) => (release = resolve));
+    await page.getByLabel("Search users").fill("Held Person");
+    await searching.waitFor(WAIT);
+    expect(await page.getByText(/^No user matches/).count()).toBe(0);
+    release();
+    await expect.poll(() => userRows.count(), WAIT).toBe(1);
   });
 });

@@ -9,6 +9,8 @@ export interface QueryStatus<T> {
   isError: boolean;
   error: unknown;
   data: T | undefined;
+  /** True while the data shown is an earlier answer kept on screen until this one comes. */
+  isPlaceholderData?: boolean;
 }
 
 export interface QueryStateProps<T> {
@@ -17,6 +19,8 @@ export interface QueryStateProps<T> {
   loading: string;
   /** Put before the server's message when loading fails, e.g. "Could not load projects". */
   error: string;
+  /** The status shown above the earlier answer kept on screen while a new one loads, e.g. "Searching users". */
+  refreshing?: string;
   /** Shown instead of `error` when the server answers NOT_FOUND (also what the caller may not see). */
   notFound?: ReactNode;
   /** Shown instead of the children when `isEmpty` says the data holds nothing. */
@@ -28,12 +32,15 @@ export interface QueryStateProps<T> {
 /**
  * Loading, failure and (given children) the data: a spinner while pending, the failure while failed,
  * and whatever data there is, so a failed refetch shows its error above what was already loaded.
+ * An earlier answer kept on screen while the next loads shows under a status, never as an empty state:
+ * "No user matches" belongs to the search that found nothing, not to the one still on its way.
  */
-export function QueryState<T>({ query, loading, error, notFound, empty, isEmpty, children }: QueryStateProps<T>) {
+export function QueryState<T>({ query, loading, refreshing, error, notFound, empty, isEmpty, children }: QueryStateProps<T>) {
   const problem = query.isError ? summarizeError(query.error) : null;
   return (
     <>
       {query.isPending ? <Spinner label={loading} /> : null}
+      {query.isPlaceholderData ? <Spinner label={refreshing ?? loading} /> : null}
       {problem ? (
         notFound && problem.code === "NOT_FOUND" ? (
           notFound
@@ -43,7 +50,7 @@ export function QueryState<T>({ query, loading, error, notFound, empty, isEmpty,
           </Alert>
         )
       ) : null}
-      {query.data !== undefined ? (isEmpty?.(query.data) ? empty : children?.(query.data)) : null}
+      {query.data !== undefined ? (isEmpty?.(query.data) ? (query.isPlaceholderData ? null : empty) : children?.(query.data)) : null}
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { infiniteQueryOptions, useInfiniteQuery, type QueryKey } from "@tanstack/react-query";
+import { infiniteQueryOptions, keepPreviousData, useInfiniteQuery, type QueryKey } from "@tanstack/react-query";
 
 export interface CursorPage<TItem> {
   items: TItem[];
@@ -15,12 +15,16 @@ export const pageInput = <TInput extends object>(input: TInput, cursor: string |
  * Not tRPC's `infiniteQueryOptions`: it adds a `direction` field the server's strict input refuses.
  * `fetchPage` gets TanStack's signal, so a read the page no longer wants (cancelled because a change
  * was heard while it was on its way, or left by its last observer) stops instead of completing unseen.
+ * `keepPreviousList` keeps the last list on screen while the first page of a new search or filter is on its way
+ * (`query.isPlaceholderData` says so), so each settled search does not swap the list for a spinner
+ * and take the focus of a row that is still there once the answer comes.
  */
 export function useCursorPages<TPage extends CursorPage<unknown>>(
   queryKey: QueryKey,
   fetchPage: (cursor: string | null, signal: AbortSignal) => Promise<TPage>,
+  { keepPreviousList = false }: { keepPreviousList?: boolean } = {},
 ) {
-  const query = useInfiniteQuery(cursorPagesOptions(queryKey, fetchPage));
+  const query = useInfiniteQuery({ ...cursorPagesOptions(queryKey, fetchPage), ...(keepPreviousList ? { placeholderData: keepPreviousData } : {}) });
   const items = (query.data?.pages.flatMap((page) => page.items) ?? []) as Array<TPage["items"][number]>;
   return { query, items };
 }

@@ -27,8 +27,10 @@ export function AdminUsersPage() {
   const search = useSearch();
   const { q } = search;
   const input = q ? { q, limit: PAGE_SIZE } : { limit: PAGE_SIZE };
-  const { query: users, items } = useCursorPages(trpc.admin.users.infiniteQueryKey(input), (cursor, signal) =>
-    trpcClient.admin.users.query(pageInput(input, cursor), { signal }),
+  const { query: users, items } = useCursorPages(
+    trpc.admin.users.infiniteQueryKey(input),
+    (cursor, signal) => trpcClient.admin.users.query(pageInput(input, cursor), { signal }),
+    { keepPreviousList: true },
   );
   const [notice, setNotice] = useState<string | null>(null);
   const [editing, setEditing] = useState<AdminUser | null>(null);
@@ -62,6 +64,7 @@ export function AdminUsersPage() {
         <QueryState
           query={users}
           loading="Loading users"
+          refreshing="Searching users"
           error="Could not load users"
           isEmpty={() => items.length === 0}
           empty={

@@ -36,8 +36,10 @@ export function OrganizationsPage() {
   const { q } = search;
   // The caller's own organizations come whole (a membership cap bounds them); every organization comes in pages.
   const input = all ? (q ? { all: true, q, limit: PAGE_SIZE } : { all: true, limit: PAGE_SIZE }) : {};
-  const { query: list, items } = useCursorPages(trpc.organizations.list.infiniteQueryKey(input), (cursor, signal) =>
-    trpcClient.organizations.list.query(pageInput(input, cursor), { signal }),
+  const { query: list, items } = useCursorPages(
+    trpc.organizations.list.infiniteQueryKey(input),
+    (cursor, signal) => trpcClient.organizations.list.query(pageInput(input, cursor), { signal }),
+    { keepPreviousList: true },
   );
   const searched = all && q !== "";
   const [creating, setCreating] = useState(false);
