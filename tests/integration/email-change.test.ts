@@ -6,6 +6,7 @@ import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
 import { startSmtpCapture, type CapturedMail } from "../support/smtp-capture";
 import { holdRows } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
+import { until } from "../support/until";
 
 /**
  * A user changes their own sign-in address (`POST /api/v1/user/email`, confirmed by the link mailed to the new
@@ -246,5 +247,40 @@ describe("changing one's own email address", () => {
     await trpcData(await call("user.requestEmailChange", account.token, { email: newEmail, currentPassword: account.password }));
     const confirmed = await trpcData(await call("auth.confirmEmailChange", undefined, { token: await linkTokenFor(newEmail, 2) }));
     expect(confirmed).toMatchObject({ id: account.id, email: newEmail });
+  });
+
+  it("removes password reset and email change links past their hour in the hourly prune_expired_links job, and leaves live ones working", async () => {
+    const stale = await createAccount(server);
+    const live = await createAccount(server);
+    const liveEmail = fresh("live");
+    for (const account of [stale, live]) {
+      await asked(account, account === live ? liveEmail : fresh("stale"));
+      const reset = await server.request("/api/v1/auth/password-reset", { method: "POST", json: { email: account.email } });
+      expect(reset.status).toBe(202);
+    }
+    const rowsOf = async (userId: string) => {
+      const [row] = await db().execute<{ resets: number; changes: number }>(
+        sql`select (select count(*)::int from password_resets where user_id = ${userId}) as resets,
+                   (select count(*)::int from email_changes where user_id = ${userId}) as changes`,
+      );
+      return row!;
+    };
+    await until("both links of each account to be stored", async () => {
+      const [a, b] = [await rowsOf(stale.id), await rowsOf(live.id)];
+      return a.resets === 1 && a.changes === 1 && b.resets === 1 && b.changes === 1;
+    });
+    for (const table of ["password_resets", "email_changes"]) {
+      await db().execute(
+        sql`update ${sql.identifier(table)} set doc = jsonb_set(doc, '{expiresAt}', to_jsonb((now() - interval '1 second')::text)) where user_id = ${stale.id}`,
+      );
+    }
+
+    await db().execute(sql`select graphile_worker.add_job('prune_expired_links', '{}'::json)`);
+    await until("the expired links to be removed", async () => {
+      const rows = await rowsOf(stale.id);
+      return rows.resets === 0 && rows.changes === 0;
+    });
+    expect(await rowsOf(live.id)).toEqual({ resets: 1, changes: 1 });
+    expect((await confirm(await linkTokenFor(liveEmail))).status).toBe(200);
   });
 });

@@ -29,6 +29,7 @@ describe("job contracts", () => {
       "0 * * * * prune_rate_limits",
       "10 4 * * * prune_observatory_history",
       "17 4 * * * purge_quarantine",
+      "20 * * * * prune_expired_links",
       "25 4 * * * prune_integrity_scans",
       "30 3 * * * abort_stale_uploads",
       "35 4 * * * prune_tracked_jobs",

@@ -20,6 +20,7 @@ import { pruneIntegrityScansTask } from "./tasks/prune-integrity-scans";
 import { pruneTrackedJobsTask } from "./tasks/prune-tracked-jobs";
 import { pruneObservatoryHistoryTask } from "./tasks/prune-observatory-history";
 import { pruneSessionsTask } from "./tasks/prune-sessions";
+import { pruneExpiredLinksTask } from "./tasks/prune-expired-links";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { reconcileJobsTask } from "./tasks/reconcile-jobs";
 import { deliverFileTask } from "./tasks/deliver-file";
@@ -36,6 +37,7 @@ export const tasks = [
   sendPushTask,
   pruneRateLimitsTask,
   pruneSessionsTask,
+  pruneExpiredLinksTask,
   pruneEmailOutboxTask,
   pruneAuditLogTask,
   pruneAnnouncementsTask,

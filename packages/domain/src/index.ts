@@ -162,6 +162,7 @@ export * from "./accounts/schemas";
 export { listMySessions, revokeMySession, revokeOtherSessions } from "./accounts/user-sessions";
 export { changePassword } from "./accounts/change-password";
 export { requestPasswordReset, confirmPasswordReset } from "./accounts/password-reset";
+export { pruneExpiredLinks } from "./accounts/link-retention";
 export { requestEmailChange, confirmEmailChange, getPendingEmailChange, cancelEmailChange } from "./accounts/email-change";
 export { listUsersForAdmin, updateUserByAdmin } from "./accounts/admin-users";
 export { CACHE_CHANNEL, type CacheChange } from "./cache/request-caches";

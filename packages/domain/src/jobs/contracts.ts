@@ -35,6 +35,8 @@ export const jobContracts = {
   prune_rate_limits: defineJob("prune_rate_limits", scheduled, { schedule: "0 * * * *" }),
   /** Removes expired sessions: an account that never signs in again would keep them for good. */
   prune_sessions: defineJob("prune_sessions", scheduled, { schedule: "40 * * * *" }),
+  /** Removes password reset and email change links past their hour: each keeps a token's hash, and most are never used. */
+  prune_expired_links: defineJob("prune_expired_links", scheduled, { schedule: "20 * * * *" }),
   /** Removes emails sent or given up more than `EMAIL_OUTBOX_KEEP_DAYS` ago. */
   prune_email_outbox: defineJob("prune_email_outbox", scheduled, { schedule: "50 3 * * *" }),
   /** Removes audit log entries written more than `AUDIT_LOG_KEEP_DAYS` ago. */
