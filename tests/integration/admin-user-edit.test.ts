@@ -10,6 +10,7 @@ import type { TestServer } from "../support/test-server";
 /** A server admin corrects an account's name and email (`PUT /api/v1/admin/users/{id}` with `name`, `email`; tRPC `admin.updateUser`). */
 const ADMIN = { email: "user-edit-admin@example.com", password: "user edit admin password" };
 const NOTICE_SUBJECT = "The email address of your Meridian account was changed";
+const WELCOME_SUBJECT = "You now sign in to Meridian with this address";
 let server: TestServer;
 let adminToken: string;
 let smtp: Awaited<ReturnType<typeof startSmtpCapture>>;
@@ -36,7 +37,7 @@ const outboxTo = async (to: string, kind = "email_changed") =>
 const listed = async (email: string) => (await must(`/api/v1/admin/users?q=${encodeURIComponent(email)}`, { token: adminToken }, 200)).items;
 
 describe("a server admin corrects an account's name and email", () => {
-  it("changes both: the new email signs in, the old one does not, sessions and keys stay, the old address is told and its reset link dies", async () => {
+  it("changes both: the new email signs in, the old one does not, sessions and keys stay, the old address is told and its reset link dies, the new one is told it signs in there", async () => {
     const oldEmail = `before-${tag()}@example.com`;
     const user = await createAccount(server, { email: oldEmail, name: "Misspeled Name" });
     const key = await createApiKey(server, user.token);
@@ -63,13 +64,20 @@ describe("a server admin corrects an account's name and email", () => {
     expect(await listed(newEmail)).toMatchObject([{ id: user.id, name: "Corrected Name", email: newEmail }]);
     expect(await listed(oldEmail)).toEqual([]);
 
-    // The old address learns of it, with the new one masked; the new address is not written to.
+    // The old address learns of it, with the new one masked; the new one is told it signs in there now.
     const notices = (all: typeof smtp.messages) => all.filter((mail) => mail.to.includes(oldEmail) && mail.subject === NOTICE_SUBJECT);
     const [notice] = notices(await smtp.waitFor((all) => notices(all).length > 0));
     expect(notice!.text).toContain("A server administrator changed the email address");
     expect(notice!.text).toContain("A***@Example.org");
     expect(notice!.text).not.toContain(newEmail);
     expect(await outboxTo(newEmail)).toHaveLength(0);
+    const welcomes = (all: typeof smtp.messages) =>
+      all.filter((mail) => mail.to.some((to) => to.toLowerCase() === newEmail.toLowerCase()) && mail.subject === WELCOME_SUBJECT);
+    const [welcome] = welcomes(await smtp.waitFor((all) => welcomes(all).length > 0));
+    expect(welcome!.text).toContain("Hello Corrected Name");
+    expect(welcome!.text).toContain("A server administrator made this address the sign-in address of your Meridian account");
+    expect(welcome!.text).not.toContain(oldEmail);
+    expect(await outboxTo(newEmail, "email_set")).toHaveLength(1);
     // Whoever reads the old mailbox cannot take the account back with the link sent there.
     const confirm = await server.request("/api/v1/auth/password-reset/confirm", {
       method: "POST",
@@ -96,6 +104,7 @@ describe("a server admin corrects an account's name and email", () => {
       email: email.toUpperCase(),
     });
     expect(await outboxTo(email)).toHaveLength(0);
+    expect(await outboxTo(email, "email_set")).toHaveLength(0);
     await loginSession(server, { email, password: user.password });
     await must(`/api/v1/admin/users/${user.id}`, { method: "PUT", token: adminToken, json: { name: "Only Renamed", email: email.toUpperCase() } }, 200);
     const actions = (await must(`/api/v1/admin/audit?targetId=${user.id}`, { token: adminToken }, 200)).items.map((item: { action: string }) => item.action);

@@ -10,7 +10,7 @@ import type { AdminUser } from "./user-changes";
 /**
  * A server admin corrects an account's name and sign-in email. The server checks both as at signup and
  * refuses an address another account uses (EMAIL_TAKEN, shown on the field); a new address is told to
- * the old one, and the account stays signed in.
+ * the old one, the new one is told it signs in there now, and the account stays signed in.
  */
 export function EditUserDialog({ user, self, onClose, onSaved }: { user: AdminUser; self: boolean; onClose(): void; onSaved(user: AdminUser): void }) {
   const [form, setForm] = useState({ name: user.name, email: user.email });
@@ -65,7 +65,7 @@ export function EditUserDialog({ user, self, onClose, onSaved }: { user: AdminUs
         value={form.email}
         onChange={(event) => setForm((current) => ({ ...current, email: event.target.value }))}
         error={errors.email}
-        hint="The address this account signs in with. When it changes, the old address is told."
+        hint="The address this account signs in with. When it changes, both the old and the new address are told."
       />
     </FormDialog>
   );

@@ -54,7 +54,7 @@ export function AdminUsersPage() {
       <PageHeader
         title="Users"
         description={
-          "Every account on this server. Edit corrects an account's name or email (a new email is told to the old one); " +
+          "Every account on this server. Edit corrects an account's name or email (both the old and the new address are told); " +
           "disabling one ends its sessions and stops its API keys at once; each change is recorded in the audit log."
         }
       />

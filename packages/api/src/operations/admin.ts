@@ -89,6 +89,7 @@ export const adminOperations = {
       "(400 VALIDATION_FAILED naming the field); an email another account uses, in any case, is 409 EMAIL_TAKEN. " +
       "A new email takes effect at once (the next sign-in uses it, the old one no longer signs in), and the old address is sent a " +
       "notice that a server administrator changed it, with the new address partly masked, and the password reset links mailed to it stop working; " +
+      "the new address is told that it signs in to the account from now on (the old one is often gone: that is why an administrator changes it); " +
       "a change of case only is stored and told to nobody. " +
       "The account's sessions and API keys stay valid: correcting a name or an email is not a security reset. Each change " +
       "is written to the audit log (`user.renamed`, `user.email_changed` for these).",

@@ -8,7 +8,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { isUniqueViolation } from "../postgres-errors";
 import type { AdminUser, AdminUserUpdate } from "./schemas";
-import { emailHeldByAnother, emailTaken, retireOldAddress } from "./email-address";
+import { emailHeldByAnother, emailTaken, retireOldAddress, welcomeNewAddress } from "./email-address";
 import { endSessions } from "./user-sessions";
 import { inTransaction } from "../transaction";
 import { keysetCursor } from "../validation/keyset-cursor";
@@ -148,8 +148,10 @@ async function applyUserUpdate(options: { deps: Deps; actor: UserActor; userId: 
     if (name !== user.doc.name) await recordAudit({ t, actor, action: "user.renamed", target, scope, before: { name: user.doc.name }, after: { name } });
     if (email !== user.doc.email)
       await recordAudit({ t, actor, action: "user.email_changed", target, scope, before: { email: user.doc.email }, after: { email } });
-    if (newAddress)
+    if (newAddress) {
       await retireOldAddress({ t, user: { id: userId, name: user.doc.name, email: user.doc.email }, newEmail: email, how: "by an administrator" });
+      await welcomeNewAddress({ t, name, email });
+    }
     return presentAdminUser(updated!);
   });
 }

@@ -57,3 +57,22 @@ export async function retireOldAddress(options: {
       `password reset links sent here before no longer work.\nIf you did not expect this, contact your server administrator at once.\n`,
   });
 }
+
+/**
+ * Tells the address an administrator moved an account to that it now signs in there: an administrator
+ * mostly corrects an address because the old one was mistyped or is gone, so the notice to the old one
+ * may reach nobody, and the owner would otherwise learn of the change only at a refused sign-in.
+ */
+export async function welcomeNewAddress(options: { t: InTransaction; name: string; email: string }) {
+  const { t, name, email } = options;
+  await enqueueEmail({
+    t,
+    kind: "email_set",
+    to: email,
+    subject: "You now sign in to Meridian with this address",
+    text:
+      `Hello ${name},\n\nA server administrator made this address the sign-in address of your Meridian account ` +
+      `(${appLink({ deps: t, path: "/" })}). Sign in with it from now on; your password is unchanged, and Meridian's mail comes here.\n` +
+      `If you have no account there, tell the server's administrator: someone may have typed this address by mistake.\n`,
+  });
+}
