@@ -37,7 +37,7 @@ const outboxTo = async (to: string, kind = "email_changed") =>
 const listed = async (email: string) => (await must(`/api/v1/admin/users?q=${encodeURIComponent(email)}`, { token: adminToken }, 200)).items;
 
 describe("a server admin corrects an account's name and email", () => {
-  it("changes both: the new email signs in, the old one does not, sessions and keys stay, the old address is told and its reset link dies, the new one is told it signs in there", async () => {
+  it("changes both: the new email signs in, the old one does not, sessions and keys stay, both addresses are told, the old one's reset link dies", async () => {
     const oldEmail = `before-${tag()}@example.com`;
     const user = await createAccount(server, { email: oldEmail, name: "Misspeled Name" });
     const key = await createApiKey(server, user.token);
