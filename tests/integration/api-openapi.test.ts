@@ -193,7 +193,7 @@ describe("GET /api/openapi.json", () => {
     expect(resolve(request("post", "/api/v1/auth/signup")).required?.sort()).toEqual(["email", "name", "password"]);
     expect(resolve(request("post", "/api/v1/auth/login")).required?.sort()).toEqual(["email", "password"]);
     expect(resolve(request("post", "/api/v1/user/api-keys")).required).toEqual(["name"]);
-    expect(resolve(response("post", "/api/v1/user/api-keys", "201")).required?.sort()).toEqual(["createdAt", "id", "key", "name"]);
+    expect(resolve(response("post", "/api/v1/user/api-keys", "201")).required?.sort()).toEqual(["createdAt", "expiresAt", "id", "key", "name"]);
 
     const list = resolve(response("get", "/api/v1/user/api-keys", "200"));
     expect(Object.keys(list.properties ?? {}).sort()).toEqual(["items", "nextCursor"]);

@@ -30,7 +30,7 @@ describe("POST /api/v1/user/api-keys", () => {
     const response = await create(account.token, "CI uploader");
     expect(response.status).toBe(201);
     const body = await response.json();
-    expect(body).toEqual({ id: expect.any(String), name: "CI uploader", key: expect.any(String), createdAt: expect.any(String) });
+    expect(body).toEqual({ id: expect.any(String), name: "CI uploader", key: expect.any(String), createdAt: expect.any(String), expiresAt: null });
     expect(body.key.length).toBeGreaterThanOrEqual(32);
     expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);
   });

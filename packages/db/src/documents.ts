@@ -75,6 +75,8 @@ export const apiKeyDocSchema = z.object({
   prefix: z.string(),
   lastUsedAt: isoDate.nullable(),
   revokedAt: isoDate.nullable(),
+  /** When the key stops working; absent (keys made before expiry existed) or null means never. */
+  expiresAt: isoDate.nullable().optional(),
 });
 export type ApiKeyDoc = z.infer<typeof apiKeyDocSchema>;
 

@@ -34,7 +34,7 @@ export function ApiKeysPage() {
         {created ? <NewKeyNotice name={created.name} secret={created.key} onDone={() => setCreated(null)} /> : null}
         <section aria-labelledby="active-keys-title">
           <h2 id="active-keys-title" className="mb-3 text-base font-semibold text-slate-900">
-            Active keys
+            Your keys
           </h2>
           <QueryState query={keys} loading="Loading keys" error="Could not load your keys">
             {(data) => <ApiKeyList keys={data.items} />}

@@ -3,17 +3,35 @@ import { apiKeysCollection, tables, usersCollection } from "@meridian/db";
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { invalidateCaches } from "../cache/request-caches";
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
+import { AppError, fieldError } from "../errors";
+import { MAX_API_KEY_LIFETIME_DAYS } from "./schemas";
 import { API_KEY_PREFIX, generateSecret, hashSecret } from "./tokens";
 import { inTransaction } from "../transaction";
 
-/** Live (not revoked) API keys one user may hold: the next is refused, and the list shows every one. */
+/**
+ * Live (not revoked) API keys one user may hold: the next is refused, and the list shows every one.
+ * Expired keys count until revoked, so what a user stores stays bounded without a cleanup job.
+ */
 export const MAX_LIVE_API_KEYS = 100;
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The expiry as stored, or a 400 naming the field: a past expiry would make a key dead on arrival, a far one defeats expiring. */
+function checkedExpiry(expiresAt: string | null | undefined, now: Date): string | null {
+  if (!expiresAt) return null;
+  const at = new Date(expiresAt);
+  let predicate: string | undefined;
+  if (at.getTime() <= now.getTime()) predicate = "must lie in the future";
+  else if (at.getTime() > now.getTime() + MAX_API_KEY_LIFETIME_DAYS * DAY_MS) predicate = `must lie at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead`;
+  if (predicate) throw new AppError("VALIDATION_FAILED", "The expiry is not valid", { errors: [fieldError({ path: "expiresAt", predicate })] });
+  return at.toISOString();
+}
+
 /** Creates a key for the actor, refused (409 CONFLICT) while they hold MAX_LIVE_API_KEYS live ones. */
-export async function createApiKey(options: { deps: Deps; actor: UserActor; name: string }) {
+export async function createApiKey(options: { deps: Deps; actor: UserActor; name: string; expiresAt?: string | null }) {
   const { deps, actor, name } = options;
   const userId = actor.id;
+  const expiresAt = checkedExpiry(options.expiresAt, deps.now());
   const key = generateSecret(API_KEY_PREFIX);
   return inTransaction(deps, async (t) => {
     // The user's row, locked: concurrent creations count one after another, so none passes the cap beside another.
@@ -32,14 +50,16 @@ export async function createApiKey(options: { deps: Deps; actor: UserActor; name
       prefix: key.slice(0, API_KEY_PREFIX.length + 6),
       lastUsedAt: null,
       revokedAt: null,
+      expiresAt,
     });
-    return { id: stored.id, name, key, createdAt: stored.createdAt.toISOString() };
+    return { id: stored.id, name, key, createdAt: stored.createdAt.toISOString(), expiresAt };
   });
 }
 
-/** Every live key of the actor, newest first: creation caps them at MAX_LIVE_API_KEYS, so the list is whole. */
+/** Every live key of the actor, expired ones included, newest first: creation caps them at MAX_LIVE_API_KEYS, so the list is whole. */
 export async function listApiKeys(options: { deps: Deps; actor: UserActor }) {
   const { apiKeys } = tables;
+  const now = options.deps.now().getTime();
   const keys = await options.deps.db
     .select()
     .from(apiKeys)
@@ -52,6 +72,8 @@ export async function listApiKeys(options: { deps: Deps; actor: UserActor }) {
       prefix: key.doc.prefix,
       createdAt: key.createdAt.toISOString(),
       lastUsedAt: key.doc.lastUsedAt,
+      expiresAt: key.doc.expiresAt ?? null,
+      expired: key.doc.expiresAt ? Date.parse(key.doc.expiresAt) <= now : false,
     })),
     nextCursor: null,
   };

@@ -63,15 +63,26 @@ export async function authenticateToken(options: { deps: Deps; token: string; fr
 async function lookUpToken(deps: Deps, token: string, tokenHash: string): Promise<CachedPrincipal | undefined> {
   if (token.startsWith(API_KEY_PREFIX)) {
     const { apiKeys, users } = tables;
+    const expiresAt = sql<string | null>`${apiKeys.doc}->>'expiresAt'`;
     const [row] = await deps.db
-      .select({ user: userColumns, keyId: apiKeys.id, lastUsedAt: sql<string | null>`${apiKeys.doc}->>'lastUsedAt'` })
+      .select({ user: userColumns, keyId: apiKeys.id, lastUsedAt: sql<string | null>`${apiKeys.doc}->>'lastUsedAt'`, expiresAt })
       .from(apiKeys)
       .innerJoin(users, eq(users.id, apiKeys.userId))
-      .where(and(eq(apiKeys.keyHash, tokenHash), isNull(sql`${apiKeys.doc}->>'revokedAt'`), enabled))
+      .where(
+        and(
+          eq(apiKeys.keyHash, tokenHash),
+          isNull(sql`${apiKeys.doc}->>'revokedAt'`),
+          // Keys made before expiry existed have no expiresAt: they never expire.
+          sql`(${expiresAt} is null or (${expiresAt})::timestamptz > ${deps.now().toISOString()}::timestamptz)`,
+          enabled,
+        ),
+      )
       .limit(1);
     if (!row) return undefined;
     const lastUsedAt = await touchCredential(deps, "apiKey", row.keyId, row.lastUsedAt);
-    return { user: row.user, via: "apiKey", credentialId: row.keyId, tokenExpiresAt: null, lastUsedAt };
+    // As a session's: the cache stops trusting the key the moment it expires, whatever its TTL.
+    const tokenExpiresAt = row.expiresAt === null ? null : Date.parse(row.expiresAt);
+    return { user: row.user, via: "apiKey", credentialId: row.keyId, tokenExpiresAt, lastUsedAt };
   }
   const { sessions, users } = tables;
   const [row] = await deps.db
