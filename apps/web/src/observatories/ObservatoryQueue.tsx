@@ -74,7 +74,7 @@ export function ObservatoryQueue({ observatoryId }: { observatoryId: string }) {
                       {item.observation.name}
                     </Link>
                   </td>
-                  <td className={td}>{item.eligible ? <Badge tone="emerald">Eligible</Badge> : <QueueReasons item={item} />}</td>
+                  <td className={td}>{item.eligible ? <Badge tone="emerald">Eligible</Badge> : <QueueReasons item={item} zone={timeZone} />}</td>
                   <td className={`${td} hidden sm:table-cell`}>{item.observation.priority}</td>
                 </tr>
               ))}

@@ -1,19 +1,23 @@
 import { Badge } from "../components/Badge";
 import { useTimeDisplay } from "../lib/time-display";
-import { formatClock, formatShortDateTime } from "../lib/format";
-import { comingHours } from "../lib/zone-time";
+import { formatClock, formatObservatoryTime, formatShortDateTime } from "../lib/format";
+import { comingHours, zoneClockWithZone } from "../lib/zone-time";
 import { queueBlockLabels, type Observation } from "../observations/labels";
 import { reasonInWords, type WaitReason } from "../observations/reason-words";
 
-/** Every reason a queued observation waits, the first as a badge, each in words with when it ends. */
-export function QueueReasons({ item }: { item: { observation: Observation; reasons: WaitReason[] } }) {
+/**
+ * Every reason a queued observation waits, the first as a badge, each in words with when it ends. Its times are
+ * the observatory's (`zone`, once its page has read it), as the Darkness card's beside it, with the zone's name.
+ */
+export function QueueReasons({ item, zone }: { item: { observation: Observation; reasons: WaitReason[] }; zone: string | undefined }) {
   useTimeDisplay();
   const { constraints, bypassDarkness } = item.observation;
   const near = comingHours();
   const when = (iso: string) => {
     const ms = Date.parse(iso);
-    // The clock alone for the next hours; the queue's times follow the browser's zone, as the rest of the page.
-    return ms >= near.from && ms <= near.to ? formatClock(iso) : formatShortDateTime(iso);
+    // The clock alone for the next hours, the date too beyond them.
+    if (ms >= near.from && ms <= near.to) return zone ? zoneClockWithZone(iso, zone) : formatClock(iso);
+    return zone ? formatObservatoryTime(iso, zone, { short: true }) : formatShortDateTime(iso);
   };
   const [first] = item.reasons;
   return (
