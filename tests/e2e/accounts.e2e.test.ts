@@ -231,6 +231,25 @@ describe("web app: account security", { timeout: 90_000 }, () => {
   });
 });
 
+describe("web app: sign-up", { timeout: 90_000 }, () => {
+  it("shows an address that already has an account on the email field, with what to do, and keeps the typed values", async () => {
+    const existing = await createAccount(server);
+    const page = await newPage();
+    await page.goto(app("signup"));
+    await page.getByLabel("Name").fill("Second Try");
+    await page.getByLabel("Email").fill(existing.email.toUpperCase());
+    await page.getByLabel("Password").fill("a long enough password");
+    await page.getByRole("button", { name: "Create account" }).press("Enter");
+    const email = page.getByLabel("Email");
+    const message = page.getByText("An account with this email already exists: sign in, or reset its password.");
+    await message.waitFor(WAIT);
+    expect(await email.getAttribute("aria-invalid")).toBe("true");
+    expect(await email.getAttribute("aria-describedby")).toContain(await message.getAttribute("id"));
+    expect(await page.getByLabel("Name").inputValue()).toBe("Second Try");
+    expect(await email.inputValue()).toBe(existing.email.toUpperCase());
+  });
+});
+
 describe("web app: user administration", { timeout: 90_000 }, () => {
   it("is neither listed nor shown to a user who is not a server admin", async () => {
     const account = await createAccount(server, { name: `Nora Normal ${suffix}` });

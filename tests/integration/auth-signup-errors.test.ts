@@ -16,7 +16,8 @@ const valid = { email: "taken@example.com", password: "long enough", name: "Take
 describe("POST /api/v1/auth/signup errors", () => {
   it("answers 409 EMAIL_TAKEN for an email already registered", async () => {
     expect((await signup(server, valid)).status).toBe(201);
-    await expectProblem(await signup(server, { ...valid, name: "Someone else" }), 409, "EMAIL_TAKEN");
+    const problem = await expectProblem(await signup(server, { ...valid, name: "Someone else" }), 409, "EMAIL_TAKEN");
+    expect(problem.errors).toEqual([{ path: "email", message: "An account with this email already exists: sign in, or reset its password." }]);
   });
 
   it("compares emails case-insensitively (A@x.com vs a@x.com)", async () => {

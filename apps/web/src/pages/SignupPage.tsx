@@ -22,8 +22,8 @@ export function SignupPage() {
   const signup = useMutation(trpc.auth.signup.mutationOptions({ onSuccess: (result) => onSuccess(result.user) }));
   const problem = signup.error ? summarizeError(signup.error) : null;
   const fieldErrors: Record<string, string | undefined> = { ...problem?.fieldErrors, ...blank };
-  // EMAIL_TAKEN belongs to the email field; other failures without field errors go on top.
-  const emailError = problem?.code === "EMAIL_TAKEN" && !blank.email ? problem.message : fieldErrors.email;
+  // EMAIL_TAKEN names the email field; other failures without field errors go on top.
+  const emailError = fieldErrors.email;
   const showTopAlert = problem && problem.code !== "EMAIL_TAKEN";
 
   const update = (field: keyof typeof form) => (event: ChangeEvent<HTMLInputElement>) => setForm((current) => ({ ...current, [field]: event.target.value }));

@@ -40,7 +40,11 @@ export async function signup(options: { deps: Deps; input: SignupInput; client: 
       return { user: presentUser(user), token };
     });
   } catch (error) {
-    if (isUniqueViolation({ error, constraint: "users_email_lower_key" })) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
+    // Named on the field as the admin's and the user's own email changes name it, so a form shows it where it belongs.
+    if (isUniqueViolation({ error, constraint: "users_email_lower_key" }))
+      throw new AppError("EMAIL_TAKEN", "An account with this email already exists", {
+        errors: [{ path: "email", message: "An account with this email already exists: sign in, or reset its password." }],
+      });
     throw error;
   }
 }
