@@ -116,6 +116,22 @@ describe("the submission wizard at phone size", { timeout: 120_000 }, () => {
     await expect.poll(() => page.getByLabel("Window start").getAttribute("aria-invalid")).toBeNull();
     await page.getByRole("button", { name: "Next" }).click();
     await stepHeading(page, "Step 4 of 5: Notifications").waitFor(WAIT);
+
+    // The step list goes back to any step shown before, and forward again to the furthest, never beyond it.
+    const stepList = page.getByRole("list", { name: "Steps" });
+    expect(await stepList.getByRole("button").allTextContents()).toEqual(["1. Observation", "2. Targets", "3. Scheduling"]);
+    expect(await stepList.locator('[aria-current="step"]').textContent()).toBe("4. Notifications");
+    await stepList.getByRole("button", { name: "1. Observation" }).focus();
+    await page.keyboard.press("Enter");
+    const first = stepHeading(page, "Step 1 of 5: Observation");
+    await first.waitFor(WAIT);
+    await expect.poll(() => isFocused(first)).toBe(true);
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe(`Phone ${tag}`);
+    await stepList.getByRole("button", { name: "4. Notifications" }).focus();
+    await page.keyboard.press("Enter");
+    await stepHeading(page, "Step 4 of 5: Notifications").waitFor(WAIT);
+    expect(await stepList.getByRole("button", { name: "5. Review" }).count()).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phone.width);
   });
 });
 

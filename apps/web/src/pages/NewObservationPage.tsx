@@ -62,15 +62,31 @@ export function NewObservationPage() {
       </Link>
       <PageHeader title="New observation" description="Submit targets to an observatory; dispatch sends it when it can be observed." />
       <ol aria-label="Steps" className="mb-6 flex flex-wrap gap-2 text-sm">
-        {steps.map((entry, index) => (
-          <li
-            key={entry.title}
-            aria-current={index === step ? "step" : undefined}
-            className={`rounded-full px-3 py-1 ring-1 ${index === step ? "bg-indigo-600 text-white ring-indigo-600" : "text-slate-600 ring-slate-200"}`}
-          >
-            {index + 1}. {entry.title}
-          </li>
-        ))}
+        {steps.map((entry, index) => {
+          const label = `${index + 1}. ${entry.title}`;
+          const pill = "rounded-full px-3 py-1 ring-1";
+          return (
+            <li key={entry.title} aria-current={index === step ? "step" : undefined}>
+              {index === step ? (
+                <span className={`${pill} inline-block bg-indigo-600 text-white ring-indigo-600`}>{label}</span>
+              ) : index <= wizard.reached ? (
+                // A step shown before: back to it (or forward again) without Next's checks, which Submit makes anyway.
+                <button
+                  type="button"
+                  onClick={() => wizard.goTo(index)}
+                  className={
+                    `${pill} text-indigo-700 ring-indigo-200 hover:bg-indigo-50 ` +
+                    "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+                  }
+                >
+                  {label}
+                </button>
+              ) : (
+                <span className={`${pill} inline-block text-slate-500 ring-slate-200`}>{label}</span>
+              )}
+            </li>
+          );
+        })}
       </ol>
       <form
         ref={wizard.form}

@@ -16,6 +16,8 @@ const added = <T>(set: ReadonlySet<T>, value: T): ReadonlySet<T> => (set.has(val
 export function useWizard() {
   const [draft, setDraft] = useState<ObservationDraft>(newDraft);
   const [step, setStep] = useState(0);
+  // The furthest step shown yet: the step list lets one go back to any step up to it, never ahead of it.
+  const [reached, setReached] = useState(0);
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
   const [refused, setRefused] = useState<ReadonlySet<number>>(new Set());
   const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
@@ -49,14 +51,18 @@ export function useWizard() {
     onEdit: (path) => setServerErrors((current) => (path in current ? Object.fromEntries(Object.entries(current).filter(([key]) => key !== path)) : current)),
   });
 
-  const goTo = (index: number) => {
+  const show = (index: number) => {
     setStep(index);
+    setReached((current) => Math.max(current, index));
+  };
+  const goTo = (index: number) => {
+    show(index);
     focusOn("heading");
   };
   /** Shows every problem of `index` and puts focus on the first. */
   const refuse = (index: number) => {
     setRefused((current) => added(current, index));
-    setStep(index);
+    show(index);
     focusOn("first-invalid");
   };
   const problemsOf = (index: number) => Object.keys(problems).filter((path) => stepOf(path) === index);
@@ -68,6 +74,8 @@ export function useWizard() {
     form,
     heading,
     goTo,
+    /** The furthest step shown yet: the step list offers each step up to it. */
+    reached,
     /** How many fields of this step must change before Next goes on, once Next was refused. */
     blocking: refused.has(step) ? problemsOf(step).length : 0,
     /** Next: the following step when this one is valid; at the review, true when every step is (ready to submit). */
