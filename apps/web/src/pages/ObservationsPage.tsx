@@ -22,8 +22,10 @@ export function ObservationsPage() {
   const [params, setParams] = useSearchParams();
   const view = viewOf(params);
   const input = { limit: PAGE_SIZE, ...filterOf(view) };
-  const { query, items } = useCursorPages(trpc.observations.list.infiniteQueryKey(input), (cursor, signal) =>
-    trpcClient.observations.list.query(pageInput(input, cursor), { signal }),
+  const { query, items } = useCursorPages(
+    trpc.observations.list.infiniteQueryKey(input),
+    (cursor, signal) => trpcClient.observations.list.query(pageInput(input, cursor), { signal }),
+    { keepPreviousList: true },
   );
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 200 }));
   const projects = useQuery(trpc.projects.list.queryOptions(undefined));
@@ -57,6 +59,7 @@ export function ObservationsPage() {
       <QueryState
         query={query}
         loading="Loading observations"
+        refreshing="Updating the list"
         error="Could not load observations"
         isEmpty={() => items.length === 0}
         empty={
