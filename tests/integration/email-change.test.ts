@@ -249,6 +249,24 @@ describe("changing one's own email address", () => {
     expect(confirmed).toMatchObject({ id: account.id, email: newEmail });
   });
 
+  it("refuses the link of an account disabled since it was mailed, and changes nothing; enabled again, the link works", async () => {
+    const account = await createAccount(server);
+    const newEmail = fresh("disabled");
+    await asked(account, newEmail);
+    const token = await linkTokenFor(newEmail);
+    const setDisabled = (disabled: boolean) => must(`/api/v1/admin/users/${account.id}`, { method: "PUT", token: adminToken, json: { disabled } }, 200);
+    await setDisabled(true);
+    await expectProblem(await confirm(token), 400, "INVALID_TOKEN");
+    const listed = async (email: string) => (await must(`/api/v1/admin/users?q=${encodeURIComponent(email)}`, { token: adminToken }, 200)).items;
+    expect(await listed(account.email)).toMatchObject([{ id: account.id, email: account.email, disabled: true }]);
+    expect(await listed(newEmail)).toEqual([]);
+    expect(mailsTo(smtp.messages, account.email, CHANGED_SUBJECT)).toHaveLength(0);
+    // The refusal spent nothing: the link still stands for the account once it may sign in again.
+    await setDisabled(false);
+    expect((await confirm(token)).status).toBe(200);
+    expect(await listed(newEmail)).toMatchObject([{ id: account.id, email: newEmail }]);
+  });
+
   it("removes password reset and email change links past their hour in the hourly prune_expired_links job, and leaves live ones working", async () => {
     const stale = await createAccount(server);
     const live = await createAccount(server);
