@@ -69,7 +69,8 @@ describe("tRPC over HTTP", () => {
       409,
       "EMAIL_TAKEN",
     );
-    expect(error.data.errors).toBeNull();
+    // Named on the email field, as over REST.
+    expect(error.data.errors).toEqual([{ path: "email", message: "An account with this email already exists: sign in, or reset its password." }]);
   });
 
   it("answers INVALID_CREDENTIALS with the same message for a wrong password and an unknown email", async () => {
