@@ -35,6 +35,7 @@ describe("job contracts", () => {
       "35 4 * * * prune_tracked_jobs",
       "40 * * * * prune_sessions",
       "45 4 * * * prune_audit_log",
+      "5 * * * * api_key_expiry_notices",
       "50 3 * * * prune_email_outbox",
       "55 4 * * * prune_announcements",
     ]);

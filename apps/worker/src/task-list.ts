@@ -21,6 +21,7 @@ import { pruneTrackedJobsTask } from "./tasks/prune-tracked-jobs";
 import { pruneObservatoryHistoryTask } from "./tasks/prune-observatory-history";
 import { pruneSessionsTask } from "./tasks/prune-sessions";
 import { pruneExpiredLinksTask } from "./tasks/prune-expired-links";
+import { apiKeyExpiryNoticesTask } from "./tasks/api-key-expiry-notices";
 import { pruneRealtimeEventsTask } from "./tasks/prune-realtime-events";
 import { reconcileJobsTask } from "./tasks/reconcile-jobs";
 import { deliverFileTask } from "./tasks/deliver-file";
@@ -38,6 +39,7 @@ export const tasks = [
   pruneRateLimitsTask,
   pruneSessionsTask,
   pruneExpiredLinksTask,
+  apiKeyExpiryNoticesTask,
   pruneEmailOutboxTask,
   pruneAuditLogTask,
   pruneAnnouncementsTask,

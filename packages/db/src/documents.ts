@@ -77,6 +77,8 @@ export const apiKeyDocSchema = z.object({
   revokedAt: isoDate.nullable(),
   /** When the key stops working; absent (keys made before expiry existed) or null means never. */
   expiresAt: isoDate.nullable().optional(),
+  /** When its owner was emailed that it expires soon (`api_key_expiry_notices`); absent: not yet, so each key is warned once. */
+  expiryNoticeAt: isoDate.optional(),
 });
 export type ApiKeyDoc = z.infer<typeof apiKeyDocSchema>;
 

@@ -9,6 +9,7 @@ export { login } from "./auth/login";
 export { authenticateToken } from "./auth/authenticate";
 export type { Principal } from "./auth/principal";
 export { createApiKey, listApiKeys, MAX_LIVE_API_KEYS, revokeApiKey } from "./auth/api-keys";
+export { API_KEY_EXPIRY_NOTICE_DAYS, sendApiKeyExpiryNotices } from "./auth/api-key-expiry-notices";
 export { deleteSessionByToken, MAX_LIVE_SESSIONS, pruneExpiredSessions, type ClientInfo } from "./auth/sessions";
 export { pruneRateLimitEvents } from "./auth/rate-limit";
 export * from "./users/schemas";

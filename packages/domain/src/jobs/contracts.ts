@@ -37,6 +37,8 @@ export const jobContracts = {
   prune_sessions: defineJob("prune_sessions", scheduled, { schedule: "40 * * * *" }),
   /** Removes password reset and email change links past their hour: each keeps a token's hash, and most are never used. */
   prune_expired_links: defineJob("prune_expired_links", scheduled, { schedule: "20 * * * *" }),
+  /** Emails each user once about their API keys expiring within 7 days (`auth/api-key-expiry-notices.ts`). */
+  api_key_expiry_notices: defineJob("api_key_expiry_notices", scheduled, { schedule: "5 * * * *" }),
   /** Removes emails sent or given up more than `EMAIL_OUTBOX_KEEP_DAYS` ago. */
   prune_email_outbox: defineJob("prune_email_outbox", scheduled, { schedule: "50 3 * * *" }),
   /** Removes audit log entries written more than `AUDIT_LOG_KEEP_DAYS` ago. */

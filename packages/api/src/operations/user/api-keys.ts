@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import {
+  API_KEY_EXPIRY_NOTICE_DAYS,
   apiKeyCreateSchema,
   apiKeySchema,
   createApiKey,
@@ -43,7 +44,8 @@ export const apiKeyOperations = {
       "The body may also carry (extension) `expiresAt` (ISO 8601 date-time with a zone), which the response echoes " +
       "(null when absent or null: the key never expires). It must lie in the future and at most " +
       `${MAX_API_KEY_LIFETIME_DAYS} days ahead, otherwise 400 VALIDATION_FAILED with an \`errors[]\` entry for \`expiresAt\`. ` +
-      "From that moment the key is refused with 401 like an unknown key, on HTTP and WebSocket alike; expired keys still count toward the cap until revoked.",
+      "From that moment the key is refused with 401 like an unknown key, on HTTP and WebSocket alike; expired keys still count toward the cap until revoked. " +
+      `The owner is emailed once, ${API_KEY_EXPIRY_NOTICE_DAYS} days before the key expires (one message listing each of their keys due then).`,
     method: "post",
     path: "/api/v1/user/api-keys",
     status: 201,
