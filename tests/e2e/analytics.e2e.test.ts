@@ -40,4 +40,26 @@ describe("web app: analytics", { timeout: 120_000 }, () => {
     await page.getByRole("heading", { name: "Statistics", level: 1 }).waitFor(WAIT);
     await expect.poll(() => page.locator("dl > div", { hasText: "Observatories" }).locator("dd").first().textContent()).toBe("1");
   });
+
+  it("fits a phone (390×844): every status of the status chart is named in full, apart from the others, and nothing runs off the screen", async () => {
+    const phone = { width: 390, height: 844 };
+    const page = await suite.pages.signInAt("phone admin", ADMIN, "admin/analytics", phone);
+    const figure = page.getByRole("figure", { name: /^Observations by status/ });
+    const labels = figure.locator(".recharts-yAxis-tick-labels text");
+    await expect.poll(() => labels.count(), WAIT).toBe(11);
+    // A long name may wrap onto a second line (a tspan each): read it whole.
+    const names = await labels.evaluateAll((texts) =>
+      texts.map((text) => Array.from(text.querySelectorAll("tspan"), (line) => line.textContent?.trim() ?? "").join(" ")),
+    );
+    expect(names).toEqual(expect.arrayContaining(["Pending", "In progress", "Acquisition complete", "Partially completed", "Cancelled"]));
+    const boxes = [];
+    for (const label of await labels.all()) boxes.push((await label.boundingBox())!);
+    boxes.sort((a, b) => a.y - b.y);
+    for (const [index, box] of boxes.entries()) {
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(phone.width);
+      if (index > 0) expect(box.y).toBeGreaterThanOrEqual(boxes[index - 1]!.y + boxes[index - 1]!.height);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phone.width);
+  });
 });

@@ -24,7 +24,7 @@ export function AnalyticsDashboard({ analytics }: { analytics: Analytics }) {
     },
     { label: "Storage", value: formatBytes(analytics.storageBytes), hint: "files of observations" },
   ];
-  const byStatus = observationStatuses.map((status) => ({ status: observationStatusInfo[status].label, count: analytics.observationsByStatus[status] ?? 0 }));
+  const byStatus = observationStatuses.map((status) => ({ name: observationStatusInfo[status].label, value: analytics.observationsByStatus[status] ?? 0 }));
   const daily = analytics.daily.map((day) => ({ ...day, date: day.date.slice(5) }));
   return (
     <div className="flex flex-col gap-6">
@@ -38,17 +38,8 @@ export function AnalyticsDashboard({ analytics }: { analytics: Analytics }) {
         ))}
       </dl>
       <Card title="Observations by status">
-        <figure aria-label={`Observations by status: ${byStatus.map((entry) => `${entry.status} ${entry.count}`).join(", ")}`} className="h-72">
-          <ResponsiveContainer width="100%" height="100%">
-            <BarChart data={byStatus} margin={{ top: 8, right: 8, bottom: 48, left: 0 }}>
-              <CartesianGrid strokeDasharray="3 3" vertical={false} />
-              <XAxis dataKey="status" angle={-35} textAnchor="end" interval={0} tick={{ fontSize: 11 }} />
-              <YAxis allowDecimals={false} width={40} tick={{ fontSize: 11 }} />
-              <Tooltip />
-              <Bar dataKey="count" name="Observations" fill="#4f46e5" />
-            </BarChart>
-          </ResponsiveContainer>
-        </figure>
+        {/* Bars across, labels down the side: eleven statuses' names stay whole and apart at any width, a phone's too. */}
+        <HorizontalBars label="Observations by status" bars={byStatus} labelWidth={140} series="Observations" color="#4f46e5" />
       </Card>
       <Card title="The last 30 days" description="Observations created, and moves to completed or failed, per day (UTC).">
         <figure aria-label={`Daily counts over the last ${analytics.daily.length} days`} className="h-72">
@@ -88,18 +79,47 @@ function HoursChart({ title, bars, empty }: { title: string; bars: Array<{ name:
       {bars.length === 0 ? (
         <p className="text-sm text-slate-500">{empty}</p>
       ) : (
-        <figure aria-label={`${title}: ${bars.map((bar) => `${bar.name} ${bar.hours} h`).join(", ")}`} style={{ height: 48 + bars.length * 32 }}>
-          <ResponsiveContainer width="100%" height="100%">
-            <BarChart data={bars} layout="vertical" margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
-              <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-              <XAxis type="number" tick={{ fontSize: 11 }} unit=" h" />
-              <YAxis type="category" dataKey="name" width={120} tick={{ fontSize: 11 }} />
-              <Tooltip />
-              <Bar dataKey="hours" name="Hours" fill="#0284c7" />
-            </BarChart>
-          </ResponsiveContainer>
-        </figure>
+        <HorizontalBars
+          label={title}
+          bars={bars.map((bar) => ({ name: bar.name, value: bar.hours }))}
+          labelWidth={120}
+          unit=" h"
+          series="Hours"
+          color="#0284c7"
+        />
       )}
     </Card>
+  );
+}
+
+/** One bar across per entry, its name beside it; the figure's name reads every value, for those who do not see the chart. */
+function HorizontalBars({
+  label,
+  bars,
+  labelWidth,
+  unit = "",
+  series,
+  color,
+}: {
+  label: string;
+  bars: Array<{ name: string; value: number }>;
+  labelWidth: number;
+  unit?: string;
+  /** What the bars count, as the tooltip names it. */
+  series: string;
+  color: string;
+}) {
+  return (
+    <figure aria-label={`${label}: ${bars.map((bar) => `${bar.name} ${bar.value}${unit}`).join(", ")}`} style={{ height: 48 + bars.length * 30 }}>
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={bars} layout="vertical" margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+          <XAxis type="number" allowDecimals={unit !== ""} tick={{ fontSize: 11 }} unit={unit} />
+          <YAxis type="category" dataKey="name" width={labelWidth} interval={0} tick={{ fontSize: 11 }} />
+          <Tooltip />
+          <Bar dataKey="value" name={series} fill={color} />
+        </BarChart>
+      </ResponsiveContainer>
+    </figure>
   );
 }
