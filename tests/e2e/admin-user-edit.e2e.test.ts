@@ -131,6 +131,43 @@ describe("web app: a server admin edits a user's name and email", { timeout: 90_
     await userRow(page, user.email).getByText("Phone Person Renamed").waitFor(WAIT);
   });
 
+  it("on a phone, shows only the disabled accounts when Disabled is picked from the keyboard, and every account again with All", async () => {
+    const active = await createAccount(suite.server(), { name: "Still Active" });
+    const disabled = await createAccount(suite.server(), { name: "Switched Off" });
+    adminToken ??= (await loginSession(suite.server(), ADMIN)).token;
+    await suite.api(`/api/v1/admin/users/${disabled.id}`, adminToken, { method: "PUT", json: { disabled: true } });
+    const page = await suite.pages.signInAt("filter", ADMIN, "admin/users", PHONE);
+    await userRow(page, active.email).waitFor(WAIT);
+    const userRows = page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: "@" });
+    const rowTexts = () => userRows.allInnerTexts();
+    const show = page.getByRole("combobox", { name: "Show" });
+
+    const box = await show.boundingBox();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+
+    await page.getByLabel("Search users").focus();
+    await page.keyboard.press("Tab");
+    await expect.poll(() => show.evaluate((select) => select === document.activeElement)).toBe(true);
+    // Two keys at once: the second moves on from the first's choice, not from the one before it.
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(() => show.inputValue()).toBe("disabled");
+    await expect.poll(async () => (await rowTexts()).some((text) => text.includes(active.email)), WAIT).toBe(false);
+    const shown = await rowTexts();
+    expect(shown.some((text) => text.includes(disabled.email))).toBe(true);
+    expect(shown.every((text) => text.includes("Disabled"))).toBe(true);
+    expect(new URL(page.url()).searchParams.get("show")).toBe("disabled");
+
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    await expect.poll(() => show.inputValue()).toBe("all");
+    await userRow(page, active.email).waitFor(WAIT);
+    await userRow(page, disabled.email).waitFor(WAIT);
+    expect(new URL(page.url()).searchParams.has("show")).toBe(false);
+  });
+
   it("keeps the list on screen while a search is on its way, so a focused row keeps its focus, and names no empty result early", async () => {
     const user = await createAccount(suite.server(), { name: "Held Person" });
     const page = await suite.pages.signInAt("held", ADMIN, "admin/users");

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { UsersRound } from "lucide-react";
+import { useSearchParams } from "react-router-dom";
 import { EditUserDialog } from "../admin/EditUserDialog";
 import { describeChange, onlyEnabledAdmin, updateInput, type AdminUser, type UserChange } from "../admin/user-changes";
 import { UserTable } from "../admin/UserTable";
@@ -11,6 +12,7 @@ import { LoadMoreButton } from "../components/LoadMoreButton";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { SearchField } from "../components/SearchField";
+import { SelectField } from "../components/SelectField";
 import { SuccessNotice } from "../components/SuccessNotice";
 import { useSearch } from "../lib/useSearch";
 import { useDocumentTitle } from "../lib/document-title";
@@ -21,12 +23,44 @@ import { queryClient, trpc, trpcClient } from "../trpc";
 
 const PAGE_SIZE = 25;
 
+/** What the "Show" filter offers: its label, what it asks the server, and how its empty list is named. */
+const SHOWN = {
+  all: { label: "All", input: {}, none: "No users yet", noMatch: "No user matches", only: null },
+  admins: { label: "Server admins", input: { role: "serverAdmin" }, none: "No server admins", noMatch: "No server admin matches", only: "server admins" },
+  disabled: {
+    label: "Disabled",
+    input: { status: "disabled" },
+    none: "No disabled accounts",
+    noMatch: "No disabled account matches",
+    only: "disabled accounts",
+  },
+} as const;
+type Shown = keyof typeof SHOWN;
+const isShown = (value: string | null): value is Shown => value !== null && Object.hasOwn(SHOWN, value);
+
 export function AdminUsersPage() {
   useDocumentTitle("Users");
   const me = useMe();
   const search = useSearch();
   const { q } = search;
-  const input = q ? { q, limit: PAGE_SIZE } : { limit: PAGE_SIZE };
+  // The filter lives in the URL, as the Jobs page's do, so a reload or a shared link shows the same list.
+  const [params, setParams] = useSearchParams();
+  const requested = params.get("show");
+  const shown: Shown = isShown(requested) ? requested : "all";
+  const setShown = (value: Shown) =>
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (value === "all") next.delete("show");
+        else next.set("show", value);
+        return next;
+      },
+      // Not in a transition (the router's default): until it commits, React puts the select back to the
+      // old value, and a second arrow key pressed meanwhile would move from there.
+      { replace: true, flushSync: true },
+    );
+  const filter = SHOWN[shown];
+  const input = { ...filter.input, ...(q ? { q } : {}), limit: PAGE_SIZE };
   const { query: users, items } = useCursorPages(
     trpc.admin.users.infiniteQueryKey(input),
     (cursor, signal) => trpcClient.admin.users.query(pageInput(input, cursor), { signal }),
@@ -59,7 +93,16 @@ export function AdminUsersPage() {
         }
       />
       <div className="flex flex-col gap-4">
-        <SearchField label="Search users" placeholder="Name or email" className="max-w-sm" value={search.text} onChange={search.setText} />
+        <div className="flex flex-col gap-3 sm:flex-row">
+          <SearchField label="Search users" placeholder="Name or email" className="sm:max-w-sm sm:flex-1" value={search.text} onChange={search.setText} />
+          <SelectField label="Show" className="sm:w-48" value={shown} onChange={(event) => setShown(isShown(event.target.value) ? event.target.value : "all")}>
+            {Object.entries(SHOWN).map(([value, { label }]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </SelectField>
+        </div>
         <SuccessNotice message={notice} />
         <QueryState
           query={users}
@@ -68,8 +111,13 @@ export function AdminUsersPage() {
           error="Could not load users"
           isEmpty={() => items.length === 0}
           empty={
-            <EmptyState icon={UsersRound} title={q ? `No user matches “${q}”` : "No users yet"}>
-              {q ? "The search looks for these letters in names and email addresses: check the spelling, or search for fewer." : null}
+            <EmptyState icon={UsersRound} title={q ? `${filter.noMatch} “${q}”` : filter.none}>
+              {[
+                q ? "The search looks for these letters in names and email addresses: check the spelling, or search for fewer." : null,
+                filter.only ? `Only ${filter.only} are shown: choose All under Show to see every account.` : null,
+              ]
+                .filter(Boolean)
+                .join(" ") || null}
             </EmptyState>
           }
         >

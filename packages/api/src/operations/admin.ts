@@ -63,7 +63,11 @@ export const adminOperations = {
     access: "server-admin",
     tags,
     summary: "Every account (server admins)",
-    description: "Oldest first; `q` matches part of the email or name, case-insensitively. Cursor paging.",
+    description:
+      "Oldest first; `q` matches part of the email or name, case-insensitively. Cursor paging. " +
+      "Extension to docs/api-contract.md: `role=serverAdmin` keeps the accounts that hold the role (enabled or not), and `status` keeps those " +
+      "that can sign in (`active`) or are disabled (`disabled`); they combine with each other and with `q`, and a cursor stays valid with them. " +
+      "Any other value is 400 VALIDATION_FAILED naming the field. `enabledServerAdmins` counts the whole server whatever the filters.",
     method: "get",
     path: "/api/v1/admin/users",
     status: 200,
@@ -72,7 +76,8 @@ export const adminOperations = {
     output: adminUserListSchema,
     outputDescription: "Accounts",
     responses: { 400: errorResponses[400], 401: errorResponses[401], 403: problemResponseFor("Server administrators only (FORBIDDEN)") },
-    handle: ({ ctx, input }) => listUsersForAdmin({ deps: ctx.deps, q: input.q, limit: input.limit ?? 50, cursor: input.cursor }),
+    handle: ({ ctx, input }) =>
+      listUsersForAdmin({ deps: ctx.deps, q: input.q, role: input.role, status: input.status, limit: input.limit ?? 50, cursor: input.cursor }),
   }),
   updateUser: defineOperation({
     operationId: "updateUserForAdmin",

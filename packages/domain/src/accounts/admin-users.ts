@@ -14,8 +14,11 @@ import { inTransaction } from "../transaction";
 import { keysetCursor } from "../validation/keyset-cursor";
 
 const SERVER_ADMIN = "serverAdmin";
+const holdsServerAdmin = sql`doc->'roles' ? 'serverAdmin'`;
+// `disabled` is optional in the document: absent is enabled.
+const isDisabled = sql`coalesce((doc->>'disabled')::boolean, false)`;
 /** A row of `users` that is an enabled server admin. */
-const enabledServerAdmin = sql`doc->'roles' ? 'serverAdmin' and coalesce((doc->>'disabled')::boolean, false) = false`;
+const enabledServerAdmin = sql`${holdsServerAdmin} and ${isDisabled} = false`;
 /** Held while the set of enabled server admins changes, so two concurrent demotions cannot leave none. */
 const SERVER_ADMINS_LOCK = sql`select pg_advisory_xact_lock(hashtext('meridian:server-admins'))`;
 
@@ -36,8 +39,19 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\$
 // In id order, so an id alone places a cursor; it is still wrapped, so that garbage is told apart.
 const userPosition = keysetCursor({ list: "users", parts: ["id"] });
 
-/** Every account, oldest first (ids sort by creation), optionally those whose email or name contains `q`. */
-export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit: number; cursor?: string }) {
+/**
+ * Every account, oldest first (ids sort by creation), narrowed by whichever of these are given: the
+ * email or name contains `q`, it holds `role`, it is `status`. The filters only leave rows out of the
+ * same id order, so a cursor stays a place in it whichever filters the next page is asked with.
+ */
+export async function listUsersForAdmin(options: {
+  deps: Deps;
+  q?: string;
+  role?: "serverAdmin";
+  status?: "active" | "disabled";
+  limit: number;
+  cursor?: string;
+}) {
   const { deps, limit } = options;
   const { users } = tables;
   const q = options.q?.trim();
@@ -49,6 +63,8 @@ export async function listUsersForAdmin(options: { deps: Deps; q?: string; limit
       .where(
         and(
           q ? or(ilike(users.emailLower, likePattern(q.toLowerCase())), ilike(sql`${users.doc}->>'name'`, likePattern(q))) : undefined,
+          options.role === SERVER_ADMIN ? holdsServerAdmin : undefined,
+          options.status === "disabled" ? isDisabled : options.status === "active" ? sql`not ${isDisabled}` : undefined,
           afterId ? gt(users.id, afterId) : undefined,
         ),
       )

@@ -37,6 +37,11 @@ export type AdminUser = z.infer<typeof adminUserSchema>;
 
 export const adminUserListQuerySchema = z.strictObject({
   q: withoutControlCharacters(z.string().trim().max(200)).optional().describe("Case-insensitive part of the email or name"),
+  role: z.enum(["serverAdmin"]).optional().describe("Only the accounts that hold this role, enabled or not (extension to docs/api-contract.md)"),
+  status: z
+    .enum(["active", "disabled"])
+    .optional()
+    .describe("Only the accounts that can sign in (`active`) or those a server admin disabled (`disabled`) (extension to docs/api-contract.md)"),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: withoutControlCharacters(z.string().max(200)).optional().describe(cursorParameterDescription),
 });
@@ -48,7 +53,7 @@ export const adminUserListSchema = z
       .number()
       .int()
       .describe(
-        "Enabled server administrators on the whole server, whatever `q` and the page: while there is one, taking its serverAdmin " +
+        "Enabled server administrators on the whole server, whatever `q`, the filters and the page: while there is one, taking its serverAdmin " +
           "role away or disabling it answers 409 LAST_SERVER_ADMIN",
       ),
   })
