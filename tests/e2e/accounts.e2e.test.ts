@@ -361,15 +361,20 @@ describe("web app: user administration", { timeout: 90_000 }, () => {
     await search.fill(account.email);
     const row = page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: account.email });
     await row.getByText("Active", { exact: true }).waitFor(WAIT);
+    // The search has settled once this card is the only one: the keys below walk from the search into the first card.
+    await expect.poll(() => page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: "@" }).count(), WAIT).toBe(1);
     expect(await pageWidth(page)).toBeLessThanOrEqual(PHONE.width);
     // The row is a card: its actions sit inside the screen, not past a horizontal scroll.
     const box = await row.getByRole("button", { name: /^Make server admin/ }).boundingBox();
     expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
 
-    // The card's first stop is Edit, then Disable.
+    // After the search comes the Show filter; the card's first stop is Edit, then Disable.
     await search.focus();
     await page.keyboard.press("Tab");
+    expect(await page.getByLabel("Show").evaluate((select) => select === document.activeElement)).toBe(true);
     await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    expect(await row.getByRole("button", { name: `Disable Kim Keyboard ${suffix}` }).evaluate((button) => button === document.activeElement)).toBe(true);
     await page.keyboard.press("Enter");
     const dialog = page.getByRole("dialog", { name: "Disable account?" });
     await dialog.waitFor(WAIT);
