@@ -5,6 +5,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { AppError, type FieldError } from "../errors";
 import type { AnnouncementTargetsInput } from "./schemas";
 import type { AnnouncementScopeRef, ScopedKind } from "./scope-access";
+import { enabledUser } from "../users/enabled-sql";
 
 /** A set of ids as one bound parameter, however many there are. */
 const idSet = (ids: string[]) => sql`(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`;
@@ -47,7 +48,7 @@ function projectAudience(ids: string[] | null): SQL {
  * A disabled account cannot sign in, so it could never acknowledge: counted among the recipients it
  * would hold an announcement `active` for good (and be emailed). Only enabled accounts receive one.
  */
-const enabled = (alias: string) => sql`not coalesce((${sql.raw(alias)}.doc->>'disabled')::boolean, false)`;
+const enabled = enabledUser;
 
 const audienceOf: Record<ScopedKind, (ids: string[] | null) => SQL> = {
   observatory: observatoryAudience,

@@ -4,6 +4,7 @@ import type { Deps } from "../deps";
 import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
 import { inTransaction } from "../transaction";
+import { enabledUser } from "../users/enabled-sql";
 
 /** How long before a key expires its owner is told, as GitLab does for its access tokens. */
 export const API_KEY_EXPIRY_NOTICE_DAYS = 7;
@@ -19,8 +20,6 @@ function dueForNotice(alias: string, now: string): SQL {
   return sql`${key}.doc->>'revokedAt' is null and ${key}.doc->>'expiryNoticeAt' is null
     and ${expiresAt} > ${now}::timestamptz and ${expiresAt} <= ${now}::timestamptz + make_interval(days => ${API_KEY_EXPIRY_NOTICE_DAYS})`;
 }
-
-const enabled = (alias: string) => sql`not coalesce((${sql.raw(alias)}.doc->>'disabled')::boolean, false)`;
 
 /** A moment as the email shows it: to the minute, in UTC, named, since the reader's zone is unknown. */
 const inUtc = (iso: string) => `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -42,13 +41,13 @@ export async function sendApiKeyExpiryNotices(options: { deps: Deps; now: Date }
   for (let batch = 0; batch < USERS_PER_RUN / USERS_PER_BATCH; batch += 1) {
     const owners = await deps.db.execute<{ user_id: string }>(sql`
       select distinct k.user_id from api_keys k join users u on u.id = k.user_id
-       where k.user_id > ${cursor} and ${dueForNotice("k", now)} and ${enabled("u")}
+       where k.user_id > ${cursor} and ${dueForNotice("k", now)} and ${enabledUser("u")}
        order by k.user_id limit ${USERS_PER_BATCH}`);
     for (const { user_id: userId } of owners) {
       const warned = await inTransaction(deps, async (t) => {
         const [owner] = await t.tx.execute<{ email: string; name: string }>(sql`
           select u.doc->>'email' as email, u.doc->>'name' as name from users u
-           where u.id = ${userId} and ${enabled("u")} for update skip locked`);
+           where u.id = ${userId} and ${enabledUser("u")} for update skip locked`);
         if (!owner) return 0;
         // Re-read under the owner's lock: a key revoked or already warned since the batch was read drops out here.
         const due = await apiKeysCollection.patch<{ name: string; prefix: string; expires_at: string }>(
