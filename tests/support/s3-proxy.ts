@@ -16,9 +16,18 @@ export interface S3Proxy {
   requests: ProxiedRequest[];
   /** Requests for which this answers true get 500 InternalError instead of reaching the store ("storage breaks"); null heals it. */
   failWhen(predicate: ((request: ProxiedRequest) => boolean) | null): void;
+  /**
+   * Requests for which this answers true get 501 NotImplemented, the S3 error unpatched s3rver and
+   * some gateways answer to a call they lack (ListMultipartUploads); null gives the call back.
+   */
+  refuseAsUnimplemented(predicate: ((request: ProxiedRequest) => boolean) | null): void;
   close(): Promise<void>;
 }
 
+/** s3rver's own answer to a query it does not implement (lib/routes.js, before the project's patch). */
+const unimplemented =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NotImplemented</Code>' +
+  "<Message>A parameter you provided implies functionality that is not implemented</Message></Error>";
 const injected = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>Injected by the test</Message></Error>';
 
 /**
@@ -30,6 +39,7 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true });
   let failing: ((request: ProxiedRequest) => boolean) | null = null;
+  let refusing: ((request: ProxiedRequest) => boolean) | null = null;
   const requests: ProxiedRequest[] = [];
   const server = http.createServer((incoming, outgoing) => {
     const url = new URL(incoming.url ?? "/", "http://proxy");
@@ -39,6 +49,11 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     if (failing?.(request)) {
       incoming.resume();
       outgoing.writeHead(500, { "content-type": "application/xml" }).end(injected);
+      return;
+    }
+    if (refusing?.(request)) {
+      incoming.resume();
+      outgoing.writeHead(501, { "content-type": "application/xml", "x-amz-error-code": "NotImplemented" }).end(unimplemented);
       return;
     }
     const forwarded = http.request(
@@ -58,6 +73,9 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     failWhen(predicate) {
       failing = predicate;
     },
+    refuseAsUnimplemented(predicate) {
+      refusing = predicate;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -71,3 +89,5 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
 export const isCreateMultipartUpload = (request: ProxiedRequest) => request.method === "POST" && request.query.has("uploads");
 export const isUploadPart = (request: ProxiedRequest) => request.method === "PUT" && request.query.has("uploadId") && request.query.has("partNumber");
 export const isAbortMultipartUpload = (request: ProxiedRequest) => request.method === "DELETE" && request.query.has("uploadId");
+export const isListMultipartUploads = (request: ProxiedRequest) => request.method === "GET" && request.query.has("uploads");
+export const isListParts = (request: ProxiedRequest) => request.method === "GET" && request.query.has("uploadId");

@@ -34,7 +34,10 @@ export const integrityOperations = {
     description:
       "quick: observations and projects, 100 documents each. full: every collection, no limit. Options (default off): `deepScan` " +
       "(references across collections), `checkStorage`, `checkHealth`, `includeTestData`; `collections` and `limitPerCollection` " +
-      "override the kind's. One scan of a kind at a time: 409 SCAN_RUNNING names the running one.",
+      "override the kind's. One scan of a kind at a time: 409 SCAN_RUNNING names the running one. " +
+      "With `checkStorage`, a store that answers 501 NotImplemented to a call one part of the check needs (ListMultipartUploads for " +
+      "abandoned multipart uploads, ListParts for their size) leaves that part out and the scan completes: an info issue " +
+      "`STORAGE_CHECK_PARTIAL` (type `file`, collection `storage`, documentId the call refused) says so (extension).",
     method: "post",
     path: "/api/v1/admin/integrity/scans",
     status: 202,

@@ -63,15 +63,43 @@ export interface ObjectStorage {
   copy(from: string, to: string): Promise<void>;
   /** Every object under `prefix` in key order, a page (up to 1,000 keys) at a time. */
   list(prefix: string): AsyncGenerator<Array<{ key: string; size: number; lastModified: Date | null }>>;
-  /** Multipart uploads under `prefix` neither completed nor aborted, by key, a page (up to 1,000) at a time (ListMultipartUploads). */
+  /**
+   * Multipart uploads under `prefix` neither completed nor aborted, by key, a page (up to 1,000) at a
+   * time (ListMultipartUploads). Throws StorageCallUnsupported on a store that lacks the call.
+   */
   listIncompleteUploads(prefix?: string): AsyncGenerator<IncompleteUpload[]>;
-  /** The bytes an incomplete upload's parts hold (ListParts); undefined once it is gone. */
+  /** The bytes an incomplete upload's parts hold (ListParts); undefined once it is gone; StorageCallUnsupported when the store lacks the call. */
   uploadedBytes(upload: Pick<IncompleteUpload, "key" | "uploadId">): Promise<number | undefined>;
   /** Aborts an incomplete upload, and its parts go (AbortMultipartUpload); one already gone is not an error. */
   abortUpload(upload: Pick<IncompleteUpload, "key" | "uploadId">): Promise<void>;
   /** Checks the bucket is reachable; `signal` abandons the request (and its socket) when aborted. */
   ping(options?: { signal?: AbortSignal }): Promise<void>;
   destroy(): void;
+}
+
+/**
+ * The store answered 501 NotImplemented to a call beyond the core of the protocol (s3rver without
+ * ListMultipartUploads, some gateways): a feature it lacks, not a failure, so a check that needs
+ * the call can be left out while the rest goes on. `call` names the S3 operation refused.
+ */
+export class StorageCallUnsupported extends Error {
+  constructor(readonly call: string) {
+    super(`The storage does not support ${call} (it answered 501 NotImplemented)`);
+    this.name = "StorageCallUnsupported";
+  }
+}
+
+const isNotImplemented = (error: unknown) =>
+  (error as { name?: string }).name === "NotImplemented" || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 501;
+
+/** Sends a call a store may lack: its 501 NotImplemented becomes StorageCallUnsupported naming it. */
+async function optionalCall<T>(call: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (isNotImplemented(error)) throw new StorageCallUnsupported(call);
+    throw error;
+  }
 }
 
 const isMissing = (error: unknown) =>
@@ -183,8 +211,8 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
       let keyMarker: string | undefined;
       let uploadIdMarker: string | undefined;
       for (;;) {
-        const page = await client.send(
-          new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker, MaxUploads: 1000 }),
+        const page = await optionalCall("ListMultipartUploads", () =>
+          client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker, MaxUploads: 1000 })),
         );
         yield (page.Uploads ?? []).map((upload) => ({ key: upload.Key!, uploadId: upload.UploadId!, initiated: upload.Initiated ?? null }));
         if (!page.IsTruncated) return;
@@ -197,7 +225,9 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
       let marker: string | undefined;
       try {
         for (;;) {
-          const page = await client.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+          const page = await optionalCall("ListParts", () =>
+            client.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker })),
+          );
           for (const part of page.Parts ?? []) bytes += part.Size ?? 0;
           if (!page.IsTruncated) return bytes;
           marker = page.NextPartNumberMarker;

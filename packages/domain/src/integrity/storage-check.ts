@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Executor, FileDoc, IntegrityIssueDoc, ObjectStorage } from "@meridian/db";
+import { StorageCallUnsupported, type Executor, type FileDoc, type IncompleteUpload, type IntegrityIssueDoc, type ObjectStorage } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { STALE_UPLOAD_AGE_MS, staleUploads } from "../storage/stale-uploads";
 
@@ -35,31 +35,70 @@ const LISTED_UPLOADS = 1000;
 const INCOMPLETE_UPLOADS_DOCUMENT = "incomplete-uploads";
 
 /**
+ * A part of the storage check left out because the store answered 501 NotImplemented to the call
+ * it needs (s3rver without ListMultipartUploads, some gateways): one info issue naming the call,
+ * and the scan goes on with every other check.
+ */
+export const partialStorageCheck = (refused: StorageCallUnsupported, leftOut: string): StorageIssue => ({
+  severity: "info",
+  type: "file",
+  collection: "storage",
+  documentId: refused.call,
+  code: "STORAGE_CHECK_PARTIAL",
+  message: `The storage does not support ${refused.call} (it answered 501 NotImplemented), so ${leftOut} was left out; every other check ran`,
+  autoFixable: false,
+  fix: null,
+  nextStep: `Nothing is wrong with the data. To have ${leftOut} checked too, use storage that supports ${refused.call} (AWS S3, MinIO and the embedded store do).`,
+  status: "open",
+  documentUpdatedAt: null,
+});
+
+/** The bytes an upload's parts hold, or `unsupported` when the store lacks ListParts. */
+async function heldBytes(storage: ObjectStorage, upload: IncompleteUpload): Promise<number | undefined | StorageCallUnsupported> {
+  try {
+    return await storage.uploadedBytes(upload);
+  } catch (error) {
+    if (error instanceof StorageCallUnsupported) return error;
+    throw error;
+  }
+}
+
+/**
  * Multipart uploads begun more than a day before `now` and neither completed nor aborted: left
  * by processes stopped mid-upload, their parts take space and make no object. One issue with
  * their count and the bytes their parts hold; repaired by aborting them (as the daily
- * `abort_stale_uploads` job does).
+ * `abort_stale_uploads` job does). A store that cannot list them (or size their parts) gives a
+ * STORAGE_CHECK_PARTIAL issue instead (or beside it).
  */
-async function incompleteUploadFinding({ storage, now }: { storage: ObjectStorage; now: Date }): Promise<StorageIssue | undefined> {
+async function* incompleteUploadFindings({ storage, now }: { storage: ObjectStorage; now: Date }): AsyncGenerator<StorageIssue> {
   const listed: Array<{ abortUpload: string; uploadId: string; initiated: string | null; bytes: number | null }> = [];
   let count = 0;
   let bytes = 0;
-  for await (const upload of staleUploads({ storage, cutoff: new Date(now.getTime() - STALE_UPLOAD_AGE_MS) })) {
-    count += 1;
-    if (listed.length === LISTED_UPLOADS) continue;
-    const held = await storage.uploadedBytes(upload);
-    bytes += held ?? 0;
-    listed.push({ abortUpload: upload.key, uploadId: upload.uploadId, initiated: upload.initiated?.toISOString() ?? null, bytes: held ?? null });
+  let unsized: StorageCallUnsupported | undefined;
+  try {
+    for await (const upload of staleUploads({ storage, cutoff: new Date(now.getTime() - STALE_UPLOAD_AGE_MS) })) {
+      count += 1;
+      if (listed.length === LISTED_UPLOADS) continue;
+      const held = unsized ? unsized : await heldBytes(storage, upload);
+      if (held instanceof StorageCallUnsupported) unsized = held;
+      else bytes += held ?? 0;
+      listed.push({ abortUpload: upload.key, uploadId: upload.uploadId, initiated: upload.initiated?.toISOString() ?? null, bytes: typeof held === "number" ? held : null });
+    }
+  } catch (error) {
+    if (!(error instanceof StorageCallUnsupported)) throw error;
+    yield partialStorageCheck(error, "the search for abandoned multipart uploads");
+    return;
   }
-  if (count === 0) return undefined;
-  const more = count > listed.length ? ` (the first ${listed.length} hold ${bytes} bytes)` : ` holding ${bytes} bytes of parts`;
-  return {
+  if (unsized) yield partialStorageCheck(unsized, "the size of abandoned multipart uploads");
+  if (count === 0) return;
+  const held = unsized ? "" : count > listed.length ? ` (the first ${listed.length} hold ${bytes} bytes)` : ` holding ${bytes} bytes of parts`;
+  yield {
     severity: "warning",
     type: "file",
     collection: "storage",
     documentId: INCOMPLETE_UPLOADS_DOCUMENT,
     code: "INCOMPLETE_UPLOAD",
-    message: `${count} multipart upload${count === 1 ? "" : "s"} begun more than a day ago never completed${more}: left by a process stopped mid-upload`,
+    message: `${count} multipart upload${count === 1 ? "" : "s"} begun more than a day ago never completed${held}: left by a process stopped mid-upload`,
     autoFixable: true,
     fix: {
       description: `Abort ${listed.length === 1 ? "it" : `these ${listed.length}`} (AbortMultipartUpload), which deletes the parts; nothing refers to them`,
@@ -75,7 +114,8 @@ async function incompleteUploadFinding({ storage, now }: { storage: ObjectStorag
  * records sorted the same way, never one HEAD per object, in constant memory. Finds records
  * without an object, objects without a record (orphans), size mismatches, empty files and two
  * records for one object; image files without a preview; and multipart uploads abandoned
- * more than a day before `now`.
+ * more than a day before `now` (left out, with a STORAGE_CHECK_PARTIAL issue, on a store without
+ * ListMultipartUploads).
  */
 export async function* storageFindings({ db, storage, now }: { db: Executor; storage: ObjectStorage; now: Date }): AsyncGenerator<StorageIssue> {
   const records = recordsByKey(db);
@@ -197,8 +237,7 @@ export async function* storageFindings({ db, storage, now }: { db: Executor; sto
       fix: null,
       observationId: row.observation_id,
     });
-  const abandoned = await incompleteUploadFinding({ storage, now });
-  if (abandoned) yield abandoned;
+  yield* incompleteUploadFindings({ storage, now });
 }
 
 /**

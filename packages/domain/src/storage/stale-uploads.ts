@@ -1,4 +1,4 @@
-import type { IncompleteUpload, ObjectStorage } from "@meridian/db";
+import { StorageCallUnsupported, type IncompleteUpload, type ObjectStorage } from "@meridian/db";
 import type { Deps } from "../deps";
 
 /**
@@ -18,16 +18,32 @@ export async function* staleUploads({ storage, cutoff }: { storage: ObjectStorag
  * The `abort_stale_uploads` job (daily): aborts every incomplete multipart upload older than
  * `olderThanMs` (a day), which deletes its parts. Uploads that fail in a running process are
  * aborted there; these are what killed processes left. Returns how many and the bytes freed.
+ * On a store without ListMultipartUploads there is nothing it can find: it says so once in the
+ * log and ends (`unsupported` names the call), instead of failing every day.
  */
-export async function abortStaleUploads(options: { deps: Deps; olderThanMs?: number }) {
+export async function abortStaleUploads(options: { deps: Deps; olderThanMs?: number }): Promise<{ aborted: number; bytes: number; unsupported?: string }> {
   const { deps } = options;
   let aborted = 0;
   let bytes = 0;
+  let unsized: string | undefined;
   const cutoff = new Date(deps.now().getTime() - (options.olderThanMs ?? STALE_UPLOAD_AGE_MS));
-  for await (const upload of staleUploads({ storage: deps.storage, cutoff })) {
-    bytes += (await deps.storage.uploadedBytes(upload)) ?? 0;
-    await deps.storage.abortUpload(upload);
-    aborted += 1;
+  try {
+    for await (const upload of staleUploads({ storage: deps.storage, cutoff })) {
+      if (!unsized)
+        try {
+          bytes += (await deps.storage.uploadedBytes(upload)) ?? 0;
+        } catch (error) {
+          if (!(error instanceof StorageCallUnsupported)) throw error;
+          unsized = error.call;
+          deps.logger.info({ call: error.call }, `${error.message}: the bytes aborted uploads held are not counted`);
+        }
+      await deps.storage.abortUpload(upload);
+      aborted += 1;
+    }
+  } catch (error) {
+    if (!(error instanceof StorageCallUnsupported)) throw error;
+    deps.logger.info({ call: error.call, aborted }, `${error.message}: stale multipart uploads cannot be found, so none are aborted`);
+    return { aborted, bytes, unsupported: error.call };
   }
   if (aborted > 0) deps.logger.info({ aborted, bytes }, "aborted incomplete multipart uploads left by stopped processes");
   return { aborted, bytes };
