@@ -126,9 +126,10 @@ describe("storage without ListMultipartUploads", () => {
     proxy.refuseAsUnimplemented(isListParts);
     const left = await leftUpload("observations/obs_killed/fil_unsized", 300);
     const later: Deps = { ...deps(), now: () => new Date(Date.now() + DAY + 60_000) };
+    // A quick scan with the storage check: one full scan of the server's may still be under way.
     const created = await integrityScansCollection.insert(later.db, {
-      kind: "full",
-      options: scanOptionsFor({ kind: "full", input: { collections: ["files"], checkStorage: true } }),
+      kind: "quick",
+      options: scanOptionsFor({ kind: "quick", input: { collections: ["files"], checkStorage: true } }),
       status: "queued",
       progress: { collection: null, scanned: 0, total: null },
       summary: { critical: 0, warning: 0, info: 0 },
