@@ -1,4 +1,3 @@
-import { jobsCollection } from "@meridian/db";
 import {
   AppError,
   cleanUpBackups,
@@ -21,7 +20,8 @@ import {
   type SystemActor,
 } from "@meridian/domain";
 import { Option, type Command } from "commander";
-import { formatBytes, progressReporter, table, type Output } from "./output";
+import { followJobToEnd } from "./follow";
+import { formatBytes, table, type Output } from "./output";
 
 export interface CommandContext {
   openDeps(): Promise<Deps>;
@@ -32,26 +32,9 @@ export interface CommandContext {
   whole(value: string): number;
 }
 
-/** Runs a tracked job's work here and now, with a progress bar fed from its `jobs` record; returns the record at the end. */
-async function followJob(context: CommandContext, deps: Deps, jobId: string, label: string, work: () => Promise<unknown>) {
-  const progress = progressReporter(context.output, !context.json(), label);
-  // A missed progress read only delays the bar; the work itself reports its failure.
-  const poll = () =>
-    jobsCollection.get(deps.db, jobId).then(
-      (job) => {
-        if (job) progress.update(job.doc.progress.done, job.doc.progress.total, job.doc.progress.stage);
-      },
-      () => undefined,
-    );
-  const timer = setInterval(() => void poll(), 250);
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-    progress.stop();
-  }
-  return (await jobsCollection.get(deps.db, jobId))!.doc;
-}
+/** Runs a tracked job's work here and now, with a progress bar fed from its `jobs` record; returns the record once the job has ended. */
+const followJob = (context: CommandContext, deps: Deps, jobId: string, label: string, work: () => Promise<unknown>) =>
+  followJobToEnd({ output: context.output, showProgress: !context.json(), deps, jobId, label, work });
 
 const failedJob = (what: string, error: string | null) => new AppError("INTERNAL", `${what} failed: ${error ?? "unknown error"}`);
 

@@ -22,7 +22,8 @@ import {
 } from "@meridian/domain";
 import { Command, CommanderError, Option } from "commander";
 import { addBackupCommands } from "./backup-commands";
-import { formatBytes, progressReporter, table, type Output } from "./output";
+import { followJobToEnd, followToEnd } from "./follow";
+import { formatBytes, table, type Output } from "./output";
 
 /** What the CLI's changes are recorded as, in audit entries and histories. */
 const CLI: SystemActor = { kind: "system", id: "cli" };
@@ -78,7 +79,9 @@ export function buildProgram(options: {
 
   program
     .command("scan")
-    .description("run an integrity scan here and now, with a progress bar; exits 3 when another scan of the kind runs")
+    .description(
+      "run an integrity scan to its end, here or in a running server's worker, with a progress bar; exits 1 when it fails, 3 when another scan of the kind runs",
+    )
     .addOption(new Option("--kind <kind>", "quick or full").choices(["quick", "full"]).default("quick"))
     .option("--collections <names>", "comma-separated collections (full scans)", list)
     .option("--deep", "check references across collections")
@@ -104,23 +107,16 @@ export function buildProgram(options: {
           includeTestData: flags.testData,
         },
       });
-      const progress = progressReporter(output, !json(), "scanning");
-      // A missed progress read only delays the bar; the scan itself reports its failure.
-      const poll = () =>
-        integrityScansCollection.get(deps.db, scan.id).then(
-          (current) => {
-            if (current) progress.update(current.doc.progress.scanned, current.doc.progress.total, current.doc.progress.collection);
-          },
-          () => undefined,
-        );
-      const timer = setInterval(() => void poll(), 250);
-      try {
-        // The queued job finds the scan taken and stops: one run records the issues.
-        await runIntegrityScan({ deps, scanId: scan.id });
-      } finally {
-        clearInterval(timer);
-        progress.stop();
-      }
+      const ended = await followToEnd({
+        output,
+        showProgress: !json(),
+        label: "scanning",
+        read: async () => (await integrityScansCollection.get(deps.db, scan.id))?.doc,
+        progressOf: ({ progress }) => ({ done: progress.scanned, total: progress.total, stage: progress.collection }),
+        // The queued job finds the scan taken and stops; or a running server's worker takes it over, and this waits for its end.
+        work: () => runIntegrityScan({ deps, scanId: scan.id }),
+      });
+      if (ended.status === "failed") throw new AppError("INTERNAL", `Scan ${scan.id} failed: ${ended.error ?? "unknown error"}`);
       const done = presentScan((await integrityScansCollection.get(deps.db, scan.id))!);
       print(done, () => `Scan ${done.id} ${done.status}: ${done.summary.critical} critical, ${done.summary.warning} warning, ${done.summary.info} info`);
     });
@@ -179,14 +175,21 @@ export function buildProgram(options: {
 
   program
     .command("repair-all <scanId>")
-    .description("repair every open auto-fixable issue of a scan, here and now, with a progress bar")
+    .description("repair every open auto-fixable issue of a scan to the end, here or in a running server's worker, with a progress bar")
     .action(async (scanId: string) => {
       const deps = await options.openDeps();
       const { jobId } = await startBulkRepair({ deps, actor: CLI, scanId });
-      await runBulkRepair({ deps, jobId, scanId, issueIds: null });
-      const [job] = (await listJobs({ deps, limit: 1, kind: "integrity_repair" })).items.filter((item) => item.id === jobId);
-      print(job?.result, () => {
-        const result = job?.result as { repaired: number; skipped: number } | undefined;
+      const job = await followJobToEnd({
+        output,
+        showProgress: !json(),
+        deps,
+        jobId,
+        label: "repairing",
+        work: () => runBulkRepair({ deps, jobId, scanId, issueIds: null }),
+      });
+      if (job.status === "failed") throw new AppError("INTERNAL", `The repair of scan ${scanId} failed: ${job.error ?? "unknown error"}`);
+      print(job.result, () => {
+        const result = job.result as { repaired: number; skipped: number } | undefined;
         return `Repaired ${result?.repaired ?? 0}, skipped ${result?.skipped ?? 0}`;
       });
     });

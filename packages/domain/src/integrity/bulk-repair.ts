@@ -5,6 +5,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { addJob } from "../jobs/add-job";
 import { JobEnded, recordJobStarted, reportJob } from "../jobs/tracked-jobs";
+import { runExclusively } from "../system/exclusive-run";
 import { getIntegrityScan } from "./queries";
 import { repairIntegrityIssue } from "./repair";
 import { inTransaction } from "../transaction";
@@ -57,6 +58,12 @@ async function countOf(db: Executor, where: ReturnType<typeof sql>) {
  * cancelled one stops before its next issue (the one under way finishes or rolls back whole).
  */
 export async function runBulkRepair(options: { deps: Deps; jobId: string; scanId: string; issueIds: string[] | null }) {
+  // The queued job and the CLI may both run it: the second waits, then finds it finished (two at
+  // once would each count only its own repairs, and the last to end would overwrite the result).
+  await runExclusively({ deps: options.deps, key: `meridian:integrity-repair-run:${options.jobId}`, work: () => repairAll(options) });
+}
+
+async function repairAll(options: { deps: Deps; jobId: string; scanId: string; issueIds: string[] | null }) {
   const { deps, jobId, scanId, issueIds } = options;
   const job = await jobsCollection.get(deps.db, jobId);
   if (!job || job.doc.status === "completed" || job.doc.status === "failed") return;
