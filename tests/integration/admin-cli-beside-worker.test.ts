@@ -42,6 +42,18 @@ const cliScan = async () => {
   return scan?.doc.runId ? scan : undefined;
 };
 
+/**
+ * The processes (the CLI, the worker) with a repair's run waiting for a lock: at its first read of
+ * the files (whose owner names an orphan's key), or for the other run's turn to end.
+ */
+async function waitingRepairRuns() {
+  const rows = await deps().sql<Array<{ process: string }>>`
+    select distinct split_part(a.application_name, ':', 1) as process from pg_locks l join pg_stat_activity a on a.pid = l.pid
+     where not l.granted and a.datname = current_database() and a.application_name similar to 'meridian-(admin|worker)%'
+       and (a.query like '%object_key%' or a.query like '%pg_advisory_lock%')`;
+  return rows.map((row) => row.process);
+}
+
 // Each command is a process of its own: generous limits, since a loaded machine starts them slowly.
 describe("the admin CLI beside a running server's worker", { timeout: 600_000 }, () => {
   it("waits for a scan the worker took over, and prints its real summary and exit code", async () => {
@@ -73,16 +85,27 @@ describe("the admin CLI beside a running server's worker", { timeout: 600_000 },
 
   it("waits for a bulk repair and a backup the worker may run too, and prints what they did", async () => {
     if (!worker || !isRunning(worker)) await startWorker();
-    await deps().storage.put("observations/obs_lost/orphan.fits", Buffer.from("nobody's"));
+    const orphans = Array.from({ length: 20 }, (_, index) => `observations/obs_lost/orphan-${String(index).padStart(2, "0")}.fits`);
+    for (const key of orphans) await deps().storage.put(key, Buffer.from("nobody's"));
     const scan = await admin("--json", "scan", "--kind", "full", "--collections", "files", "--storage");
-    expect(scan.json()).toMatchObject({ status: "completed", summary: { critical: 1, warning: 1 } });
+    expect(scan.json()).toMatchObject({ status: "completed", summary: { warning: orphans.length } });
 
-    const repair = await admin("--json", "repair-all", scan.json().id as string);
+    // Its two runs, the CLI's and the worker's, meet at the start: held at the files (a repair's first read), or waiting for the other.
+    const hold = await holdTable(server.databaseUrl, "files");
+    let running: ReturnType<typeof admin> | undefined;
+    try {
+      running = admin("--json", "repair-all", scan.json().id as string);
+      await until("both runs of the repair to wait", async () => (await waitingRepairRuns()).length === 2, { timeoutMs: 120_000 });
+    } finally {
+      await hold.release();
+    }
+    const repair = await running!;
     expect(repair.code, repair.output).toBe(0);
-    expect(repair.json()).toMatchObject({ repaired: 1, skipped: 0 });
+    // Each orphan moved once, by one run: none skipped as changed by the other.
+    expect(repair.json()).toMatchObject({ repaired: orphans.length, skipped: 0 });
     const [job] = await jobsCollection.findMany(deps().db, sql`kind = 'integrity_repair'`, sql`id`, 1);
-    expect(job?.doc).toMatchObject({ status: "completed", result: { repaired: 1, skipped: 0 } });
-    expect(await deps().storage.head("quarantine/observations/obs_lost/orphan.fits")).toBeDefined();
+    expect(job?.doc).toMatchObject({ status: "completed", result: { repaired: orphans.length, skipped: 0 } });
+    for (const key of orphans) expect(await deps().storage.head(`quarantine/${key}`)).toBeDefined();
 
     const backup = await admin("--json", "backup", "create");
     expect(backup.code, backup.output).toBe(0);
