@@ -68,9 +68,13 @@ describe("the admin CLI beside a running server's worker", { timeout: 600_000 },
       });
       // The server's worker picks the scan's job up and takes the scan over from the CLI's run.
       await startWorker();
-      await until("the worker's run to take the scan over", async () => (await integrityScansCollection.get(deps().db, taken.id))?.doc.runId !== taken.doc.runId, {
-        timeoutMs: 120_000,
-      });
+      await until(
+        "the worker's run to take the scan over",
+        async () => (await integrityScansCollection.get(deps().db, taken.id))?.doc.runId !== taken.doc.runId,
+        {
+          timeoutMs: 120_000,
+        },
+      );
     } finally {
       await hold.release();
     }

@@ -147,7 +147,9 @@ describe("storage without ListMultipartUploads", () => {
     const [abandoned] = issues.filter((issue) => issue.code === "INCOMPLETE_UPLOAD");
     expect(abandoned!.message).toContain("1 multipart upload begun more than a day ago");
     expect(abandoned!.message).not.toContain("bytes");
-    expect(abandoned!.fix!.changes).toEqual([{ abortUpload: "observations/obs_killed/fil_unsized", uploadId: left, initiated: expect.any(String), bytes: null }]);
+    expect(abandoned!.fix!.changes).toEqual([
+      { abortUpload: "observations/obs_killed/fil_unsized", uploadId: left, initiated: expect.any(String), bytes: null },
+    ]);
     await deps().storage.abortUpload({ key: "observations/obs_killed/fil_unsized", uploadId: left });
   });
 });

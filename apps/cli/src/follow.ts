@@ -51,7 +51,14 @@ export async function followToEnd<Doc extends { status: string }>(options: {
 }
 
 /** followToEnd for a tracked job (its `jobs` record). */
-export async function followJobToEnd(options: { output: Output; showProgress: boolean; deps: Deps; jobId: string; label: string; work: () => Promise<unknown> }) {
+export async function followJobToEnd(options: {
+  output: Output;
+  showProgress: boolean;
+  deps: Deps;
+  jobId: string;
+  label: string;
+  work: () => Promise<unknown>;
+}) {
   const { deps, jobId } = options;
   return followToEnd<JobDoc>({
     ...options,

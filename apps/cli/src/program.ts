@@ -80,7 +80,7 @@ export function buildProgram(options: {
   program
     .command("scan")
     .description(
-      "run an integrity scan to its end, here or in a running server's worker, with a progress bar; exits 1 when it fails, 3 when another scan of the kind runs",
+      "run an integrity scan to its end (here, or in a running server's worker) with a progress bar; exits 1 when it fails, 3 when one of the kind runs",
     )
     .addOption(new Option("--kind <kind>", "quick or full").choices(["quick", "full"]).default("quick"))
     .option("--collections <names>", "comma-separated collections (full scans)", list)

@@ -212,7 +212,9 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
       let uploadIdMarker: string | undefined;
       for (;;) {
         const page = await optionalCall("ListMultipartUploads", () =>
-          client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker, MaxUploads: 1000 })),
+          client.send(
+            new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker, MaxUploads: 1000 }),
+          ),
         );
         yield (page.Uploads ?? []).map((upload) => ({ key: upload.Key!, uploadId: upload.UploadId!, initiated: upload.Initiated ?? null }));
         if (!page.IsTruncated) return;

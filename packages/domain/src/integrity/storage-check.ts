@@ -39,7 +39,7 @@ const INCOMPLETE_UPLOADS_DOCUMENT = "incomplete-uploads";
  * it needs (s3rver without ListMultipartUploads, some gateways): one info issue naming the call,
  * and the scan goes on with every other check.
  */
-export const partialStorageCheck = (refused: StorageCallUnsupported, leftOut: string): StorageIssue => ({
+const partialStorageCheck = ({ refused, leftOut }: { refused: StorageCallUnsupported; leftOut: string }): StorageIssue => ({
   severity: "info",
   type: "file",
   collection: "storage",
@@ -48,12 +48,12 @@ export const partialStorageCheck = (refused: StorageCallUnsupported, leftOut: st
   message: `The storage does not support ${refused.call} (it answered 501 NotImplemented), so ${leftOut} was left out; every other check ran`,
   autoFixable: false,
   fix: null,
-  nextStep: `Nothing is wrong with the data. To have ${leftOut} checked too, use storage that supports ${refused.call} (AWS S3, MinIO and the embedded store do).`,
+  nextStep: `Nothing is wrong with the data: ${leftOut} needs storage that supports ${refused.call} (AWS S3, MinIO and the embedded store do).`,
   status: "open",
   documentUpdatedAt: null,
 });
 
-/** The bytes an upload's parts hold, or `unsupported` when the store lacks ListParts. */
+/** The bytes an upload's parts hold (undefined once it is gone), or the refusal of a store that lacks ListParts. */
 async function heldBytes(storage: ObjectStorage, upload: IncompleteUpload): Promise<number | undefined | StorageCallUnsupported> {
   try {
     return await storage.uploadedBytes(upload);
@@ -82,14 +82,19 @@ async function* incompleteUploadFindings({ storage, now }: { storage: ObjectStor
       const held = unsized ? unsized : await heldBytes(storage, upload);
       if (held instanceof StorageCallUnsupported) unsized = held;
       else bytes += held ?? 0;
-      listed.push({ abortUpload: upload.key, uploadId: upload.uploadId, initiated: upload.initiated?.toISOString() ?? null, bytes: typeof held === "number" ? held : null });
+      listed.push({
+        abortUpload: upload.key,
+        uploadId: upload.uploadId,
+        initiated: upload.initiated?.toISOString() ?? null,
+        bytes: typeof held === "number" ? held : null,
+      });
     }
   } catch (error) {
     if (!(error instanceof StorageCallUnsupported)) throw error;
-    yield partialStorageCheck(error, "the search for abandoned multipart uploads");
+    yield partialStorageCheck({ refused: error, leftOut: "the search for abandoned multipart uploads" });
     return;
   }
-  if (unsized) yield partialStorageCheck(unsized, "the size of abandoned multipart uploads");
+  if (unsized) yield partialStorageCheck({ refused: unsized, leftOut: "the size of abandoned multipart uploads" });
   if (count === 0) return;
   const held = unsized ? "" : count > listed.length ? ` (the first ${listed.length} hold ${bytes} bytes)` : ` holding ${bytes} bytes of parts`;
   yield {
