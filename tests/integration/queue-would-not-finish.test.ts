@@ -39,7 +39,8 @@ async function observatoryAt(location: typeof LA_PALMA) {
   await must(`/observatories/${observatory.id}`, { method: "PUT", token: owner.token, json: { location } }, 200);
   return observatory.id as string;
 }
-const projectId = async () => (await must("/projects", { method: "POST", token: owner.token, json: { name: `Edge ${randomUUID().slice(0, 6)}` } }, 201)).id as string;
+const projectId = async () =>
+  (await must("/projects", { method: "POST", token: owner.token, json: { name: `Edge ${randomUUID().slice(0, 6)}` } }, 201)).id as string;
 const body = (fields: { projectId: string; observatoryId: string; ra: number; dec: number; seconds: number; minAltitude: number }) => ({
   name: `Edge ${randomUUID().slice(0, 6)}`,
   projectId: fields.projectId,

@@ -109,7 +109,8 @@ const planDescription =
   "`highestAltitude` for a target that never rises high enough at the site, NOT_DARK with `windowInDaylight` for a time window with no " +
   "darkness), else its own reason (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE, or WOULD_NOT_FINISH with its `limit` and " +
   "`at` when it would start but not finish) at the moment of the night it came closest to running, with when it ends (never in the past), " +
-  "or OBSERVATORY_BUSY when it could have run but the night went to work ahead of it. `altitude` samples the first target every 10 minutes from sunset to sunrise, for every planned observation and then " +
+  "or OBSERVATORY_BUSY when it could have run but the night went to work ahead of it. `altitude` samples the first target every 10 " +
+  "minutes from sunset to sunrise, for every planned observation and then " +
   "unscheduled ones, 100 curves at most. The plan reads at most 2,000 pending observations. All times ISO 8601 UTC.";
 
 /** The night plan and an observation's forecast (tRPC `observatories.plan`, `observations.forecast`). */

@@ -368,7 +368,7 @@ function ownRank(reason: QueueBlock): number {
 }
 
 /** The explained own reasons with what keeps it from ever running in place of the reason of the same rank. */
-export function withReasonsItNeverRuns(explained: QueueBlock[], never: QueueBlock[]): QueueBlock[] {
+function withReasonsItNeverRuns(explained: QueueBlock[], never: QueueBlock[]): QueueBlock[] {
   if (never.length === 0) return explained;
   const ranks = new Set(never.map(ownRank));
   return [...explained.filter((reason) => !ranks.has(ownRank(reason))), ...never].sort((a, b) => ownRank(a) - ownRank(b));
