@@ -272,5 +272,10 @@ describe("an observation that can never run here", () => {
       durationMs: estimateMs,
     });
     expect(unscheduled[0]!.blockedBy).toEqual({ code: "NOT_DARK", until: null, windowInDaylight: true });
+    // However far ahead the window lies; and one that holds a night is not said to.
+    const far = lasting(10, { fixedTimeStart: "2099-06-01T12:00:00.000Z", fixedTimeEnd: "2099-06-01T14:00:00.000Z" });
+    expect(queued(far, noon).reasons).toContainEqual({ code: "NOT_DARK", until: null, windowInDaylight: true });
+    const overnight = lasting(10, { fixedTimeStart: "2099-06-01T12:00:00.000Z", fixedTimeEnd: "2099-06-02T12:00:00.000Z" });
+    expect(queued(overnight, noon).reasons.filter((reason) => reason.windowInDaylight)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import type { ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
+import type { Twilight } from "@meridian/rules";
 import { airmass, culminationAltitude, darkInterval, type Location } from "./sky";
 import { skyModel, type SkyAt, type SkyModel } from "./sky-model";
 import { monitoringWindow } from "./monitoring";
@@ -337,20 +338,35 @@ export function explainOwnReasons(options: {
   });
 }
 
+/** Whether no darkness for the twilight falls between two moments (epoch milliseconds): one search from the first, however far ahead. */
+function noDarknessBetween(location: Location, twilight: Twilight, from: number, to: number): boolean {
+  const interval = darkInterval({ location, twilight, at: new Date(from) });
+  // None within the two days it searches: certain only for a window no longer than that.
+  if (!interval) return to - from <= 2 * 86_400_000;
+  return interval.start.getTime() > to;
+}
+
+/** Read once per document and sky: a plan asks about each unscheduled observation every night it plans. */
+const neverRuns = new WeakMap<SkyModel, WeakMap<ObservationDoc, QueueBlock[]>>();
+
 /**
  * What keeps the observation from ever running here, whatever the clock: a first target whose
  * highest altitude at the site (its culmination) is below its minimum altitude or past its maximum
- * airmass (TARGET_NOT_VISIBLE with `highestAltitude`), or a time window with no darkness in it
- * (NOT_DARK with `windowInDaylight`). Both have no `until`.
+ * airmass (TARGET_NOT_VISIBLE with `highestAltitude`), or a time window, from `now` on, with no
+ * darkness in it (NOT_DARK with `windowInDaylight`). Both have no `until`.
  */
 export function reasonsItNeverRuns(options: { doc: ObservationDoc; model: SkyModel | null; now: Date }): QueueBlock[] {
   const { doc, model, now } = options;
   if (!model) return [];
+  let known = neverRuns.get(model);
+  if (!known) neverRuns.set(model, (known = new WeakMap()));
+  const cached = known.get(doc);
+  if (cached) return cached;
   const reasons: QueueBlock[] = [];
   const window = windowOf(doc);
   const from = Math.max(window.start, now.getTime());
   const to = Math.min(window.end, window.finishBy);
-  if (!doc.bypassDarkness && Number.isFinite(to) && from <= to && model.darkIntervals(twilightOf(doc), from, to).length === 0) {
+  if (!doc.bypassDarkness && Number.isFinite(to) && from <= to && noDarknessBetween(model.location, twilightOf(doc), from, to)) {
     reasons.push({ code: "NOT_DARK", until: null, windowInDaylight: true });
   }
   const highest = culminationAltitude({ location: model.location, target: doc.targets[0]!, at: now });
@@ -358,6 +374,7 @@ export function reasonsItNeverRuns(options: { doc: ObservationDoc; model: SkyMod
   if (highest < (doc.constraints.minAltitude ?? 30) || (maxAirmass != null && airmass(highest) > maxAirmass)) {
     reasons.push({ code: "TARGET_NOT_VISIBLE", until: null, highestAltitude: Math.round(highest * 10) / 10 });
   }
+  known.set(doc, reasons);
   return reasons;
 }
 
