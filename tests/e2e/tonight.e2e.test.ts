@@ -86,7 +86,8 @@ describe("web app: the Tonight view", { timeout: 120_000 }, () => {
 
     // What the night leaves out, in words.
     const unplanned = page.getByRole("list", { name: "Not planned this night" }).getByRole("listitem").filter({ hasText: names.south });
-    await unplanned.getByText("Target below 30°; no chance to observe it in the coming week").waitFor(WAIT);
+    // Its declination lies 104° from La Palma's latitude: it culminates below the horizon.
+    await unplanned.getByText("Never rises above 30° from this site (highest −13°)").waitFor(WAIT);
 
     // The table view says the same in rows; the altitude chart's legend names the planned curves, then every one.
     await page.getByRole("switch", { name: "Table view" }).check();
@@ -178,12 +179,14 @@ describe("web app: the Tonight view", { timeout: 120_000 }, () => {
   it("says why an observation is not expected, and the queue gives every reason each one waits", async () => {
     const page = await ownerPage();
     await page.goto(appUrl(server, `observations/${ids.south}`));
-    await page.getByText("Not expected to start in the coming week: target below 30°; no chance to observe it in the coming week.").waitFor(WAIT);
+    await page.getByText("Not expected to start in the coming week: never rises above 30° from this site (highest −13°).").waitFor(WAIT);
 
     await page.goto(appUrl(server, `observatories/${observatoryId}?tab=queue`));
     const reasons = page.getByRole("row").filter({ hasText: names.polar }).getByRole("list", { name: "Why it waits" });
     // In La Palma's time, as the Darkness card beside it, and named, whatever the browser's zone.
     await reasons.getByText(new RegExp(`^Waiting for darkness \\(astronomical\\) until ${TIME} WES?T$`)).waitFor(WAIT);
     await reasons.getByText("Waiting for the observatory's plugin to connect").waitFor(WAIT);
+    const south = page.getByRole("row").filter({ hasText: names.south }).getByRole("list", { name: "Why it waits" });
+    await south.getByText("Never rises above 30° from this site (highest −13°)").waitFor(WAIT);
   });
 });

@@ -188,7 +188,7 @@ export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForeca
 export { nightOf } from "./observations/night";
 export { runDispatchForward } from "./observations/plan";
 export { skyModel } from "./observations/sky-model";
-export { planQueue, observatoryStateOf, queueBlockCodes, type QueueBlockCode, type ObservatoryState } from "./observations/queue";
+export { planQueue, observatoryStateOf, queueBlockCodes, finishLimits, type QueueBlockCode, type ObservatoryState } from "./observations/queue";
 export { sunAltitude, isDark, darkInterval, targetAltitude, airmass, moonDistance, nextRiseAbove, type Location } from "./observations/sky";
 export * from "./observatories/keys";
 export {

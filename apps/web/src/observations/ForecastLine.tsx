@@ -58,7 +58,8 @@ function forecastText(forecast: Forecast, observation: Observation): string {
     twilight: observation.bypassDarkness ? undefined : constraints.twilight,
     limits: { minAltitude: constraints.minAltitude, maxAirmass: constraints.maxAirmass, moonDistance: constraints.moonDistance },
   });
-  return `Not expected to start in the coming week: ${lowerFirst(reason)}${forecast.blockedBy.until ? ` (${where})` : ""}.`;
+  const moment = forecast.blockedBy.until ?? forecast.blockedBy.at;
+  return `Not expected to start in the coming week: ${lowerFirst(reason)}${moment ? ` (${where})` : ""}.`;
 }
 
 /**

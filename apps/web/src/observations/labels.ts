@@ -23,6 +23,7 @@ export const queueBlockLabels: Record<string, string> = {
   AFTER_WINDOW: "Its time window has passed",
   NOT_DARK: "Not dark enough",
   TARGET_NOT_VISIBLE: "Target not visible",
+  WOULD_NOT_FINISH: "Would not finish",
   ALLOCATION_EXHAUSTED: "Allocation used up",
   OBSERVATORY_BUSY: "Observatory busy",
   OFFLINE: "Observatory offline",

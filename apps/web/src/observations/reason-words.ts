@@ -27,7 +27,35 @@ function skyLimits(limits: NonNullable<ReasonContext["limits"]>): string {
   return parts.join(", ");
 }
 
+/** Degrees as a whole number, with a true minus sign: "21°", "−13°". */
+const wholeDegrees = (degrees: number) => `${Math.round(degrees) < 0 ? "−" : ""}${Math.abs(Math.round(degrees))}°`;
+
+/** A target that never meets its limits from the site, whatever the night: "Never rises above 30° from this site (highest 21°)". */
+function neverReason(highest: number, context: ReasonContext): string {
+  const limits = context.limits;
+  const highestText = `(highest ${wholeDegrees(highest)})`;
+  if (limits && limits.maxAirmass != null && highest >= limits.minAltitude)
+    return `Never gets below airmass ${limits.maxAirmass} from this site ${highestText}`;
+  return `Never rises above ${limits ? `${limits.minAltitude}°` : "its minimum altitude"} from this site ${highestText}`;
+}
+
+/** A run that could start now but not finish: what it would outlast and when, then when it next fits whole. */
+function unfinishedReason(reason: WaitReason, context: ReasonContext): string {
+  const limits = context.limits;
+  const crossing: Record<NonNullable<WaitReason["limit"]>, string> = {
+    darkness: `darkness${context.twilight ? ` (${context.twilight})` : ""} ends`,
+    altitude: `its target sinks below ${limits ? `${limits.minAltitude}°` : "its minimum altitude"}`,
+    airmass: `its target passes ${limits?.maxAirmass != null ? `airmass ${limits.maxAirmass}` : "its maximum airmass"}`,
+    moon: `its target comes within ${limits?.moonDistance != null ? `${limits.moonDistance}°` : "its distance"} of the Moon`,
+    window: "its time window ends",
+  };
+  const what = reason.limit ? crossing[reason.limit] : "a limit of its ends";
+  const next = reason.until ? `; it next fits whole at ${context.when(reason.until)}` : "; no start in the coming week lets it finish";
+  return `Would not finish before ${what}${reason.at ? ` at ${context.when(reason.at)}` : ""}${next}`;
+}
+
 function targetReason(reason: WaitReason, context: ReasonContext): string {
+  if (reason.highestAltitude != null) return neverReason(reason.highestAltitude, context);
   const limits = context.limits;
   const known = limits !== undefined && limits.maxAirmass !== undefined && limits.moonDistance !== undefined;
   const altitudeOnly = limits !== undefined && (context.belowMinimum || (known && limits.maxAirmass === null && limits.moonDistance === null));
@@ -40,7 +68,8 @@ function targetReason(reason: WaitReason, context: ReasonContext): string {
 }
 
 /**
- * A reason as a sentence: "Target below 30° until 01:12", "Waiting for darkness (astronomical) until 19:02".
+ * A reason as a sentence: "Target below 30° until 01:12", "Waiting for darkness (astronomical) until 19:02",
+ * "Would not finish before darkness (astronomical) ends at 04:58; it next fits whole at 19:40".
  * It goes beside the reason's badge, so an observatory-wide hold says what ends it, not its name again.
  */
 export function reasonInWords(reason: WaitReason, context: ReasonContext): string {
@@ -51,9 +80,12 @@ export function reasonInWords(reason: WaitReason, context: ReasonContext): strin
     case "AFTER_WINDOW":
       return "Its time window has passed";
     case "NOT_DARK":
+      if (reason.windowInDaylight) return `Its time window lies wholly in daylight${context.twilight ? ` (no ${context.twilight} darkness in it)` : ""}`;
       return `Waiting for darkness${context.twilight ? ` (${context.twilight})` : ""}${until}`;
     case "TARGET_NOT_VISIBLE":
       return targetReason(reason, context);
+    case "WOULD_NOT_FINISH":
+      return unfinishedReason(reason, context);
     case "ALLOCATION_EXHAUSTED":
       return reason.until ? `Its project's observing time here starts at ${context.when(reason.until)}` : "Its project has too little observing time left here";
     case "OBSERVATORY_BUSY":

@@ -25,7 +25,7 @@ export function QueueReasons({ item, zone }: { item: { observation: Observation;
       {first ? <Badge tone="amber">{queueBlockLabels[first.code] ?? first.code}</Badge> : null}
       <ul aria-label="Why it waits" className="flex flex-col gap-0.5 text-xs text-slate-600">
         {item.reasons.map((reason) => (
-          <li key={reason.code}>
+          <li key={`${reason.code} ${reason.limit ?? ""}`}>
             {reasonInWords(reason, {
               when,
               twilight: bypassDarkness ? undefined : constraints.twilight,

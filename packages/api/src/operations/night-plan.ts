@@ -1,20 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import {
-  FORECAST_NIGHTS,
-  forecastDraft,
-  getObservationForecast,
-  getObservatoryPlan,
-  observationCreateSchema,
-  PLAN_NIGHTS_AHEAD,
-  queueBlockCodes,
-} from "@meridian/domain";
+import { FORECAST_NIGHTS, forecastDraft, getObservationForecast, getObservatoryPlan, observationCreateSchema, PLAN_NIGHTS_AHEAD } from "@meridian/domain";
 import { observationStatuses } from "@meridian/rules";
 import { defineOperation } from "./define-operation";
 import { authedErrors, idParam } from "./responses";
+import { waitReasonFields } from "./wait-reason";
 
 const params = z.object({ id: idParam });
 const instant = z.string().describe("ISO 8601, UTC");
-const block = z.object({ code: z.enum(queueBlockCodes), until: instant.nullable() }).meta({ id: "PlanBlock" });
+const block = z.object(waitReasonFields).meta({ id: "PlanBlock" });
 
 const nightQuery = z.object({
   night: z.iso
@@ -112,9 +105,12 @@ const planDescription =
   "dispatch on. The night in progress is planned from now, after what is assigned or running (shown as its first slots); a later night " +
   "from its darkness, with what earlier nights leave pending. Each observation holds the observatory for its estimated duration; when " +
   "none is eligible the plan moves to the next whole minute at which one is (dispatch wakes an idle observatory every minute). " +
-  "`unscheduled[].blockedBy` names the observation's own reason (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE) at the " +
-  "moment of the night it came closest to running, with when it ends, or OBSERVATORY_BUSY when it could have run but the night went to " +
-  "work ahead of it. `altitude` samples the first target every 10 minutes from sunset to sunrise, for every planned observation and then " +
+  "`unscheduled[].blockedBy` names what keeps the observation from ever running here when something does (TARGET_NOT_VISIBLE with " +
+  "`highestAltitude` for a target that never rises high enough at the site, NOT_DARK with `windowInDaylight` for a time window with no " +
+  "darkness), else its own reason (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE, or WOULD_NOT_FINISH with its `limit` and " +
+  "`at` when it would start but not finish) at the moment of the night it came closest to running, with when it ends (never in the past), " +
+  "or OBSERVATORY_BUSY when it could have run but the night went to work ahead of it. `altitude` samples the first target every 10 " +
+  "minutes from sunset to sunrise, for every planned observation and then " +
   "unscheduled ones, 100 curves at most. The plan reads at most 2,000 pending observations. All times ISO 8601 UTC.";
 
 /** The night plan and an observation's forecast (tRPC `observatories.plan`, `observations.forecast`). */

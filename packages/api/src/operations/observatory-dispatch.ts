@@ -8,17 +8,17 @@ import {
   observationSchema,
   observatoryKeyCreateSchema,
   observatoryKeySchema,
-  queueBlockCodes,
   revokeObservatoryKey,
 } from "@meridian/domain";
 import { defineOperation } from "./define-operation";
 import { authedErrors, conflict, idParam, wholeList } from "./responses";
+import { waitReasonFields } from "./wait-reason";
 
 const tags = ["Observatories"];
 
 const params = z.object({ id: idParam });
 
-const queueReasonSchema = z.object({ code: z.enum(queueBlockCodes), until: z.string().nullable() }).meta({ id: "QueueReason" });
+const queueReasonSchema = z.object(waitReasonFields).meta({ id: "QueueReason" });
 
 const observatoryQueueSchema = z
   .object({
@@ -45,11 +45,17 @@ export const observatoryDispatchOperations = {
       "Pending observations in dispatch order (highest priority, then oldest), each `eligible` now or held by every reason that " +
       "applies (`reasons`), in this order: the observation's own (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE, " +
       "ALLOCATION_EXHAUSTED: its estimate is more than what is left of its project's allocation here) before the " +
-      "observatory's (OBSERVATORY_BUSY, OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE); `blockedBy` is the first of them. `until` when " +
-      "known: BEFORE_WINDOW's is the window's start, NOT_DARK's the start of darkness for the observation's twilight, TARGET_NOT_VISIBLE's " +
-      "the next whole minute within 7 days at which every constraint of the observation is met (darkness included, so never a " +
-      "moment outside it); the observatory's reasons have none. Computed by the function dispatch uses. `darkness`: the current or " +
-      "next astronomical dark interval, null without a location.",
+      "observatory's (OBSERVATORY_BUSY, OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE); `blockedBy` is the first of them. A constraint " +
+      "that holds now but would not to the end of its estimate (the fixed window's end, darkness, the target's altitude, airmass or Moon " +
+      "distance) is WOULD_NOT_FINISH with `limit` (window, darkness, altitude, airmass, moon) and `at` (when it is crossed), in the " +
+      "place of AFTER_WINDOW, NOT_DARK or TARGET_NOT_VISIBLE respectively. `until` when known, never in the past: BEFORE_WINDOW's is the " +
+      "window's start, NOT_DARK's the start of the next darkness for the observation's twilight, TARGET_NOT_VISIBLE's and " +
+      "WOULD_NOT_FINISH's the next whole minute within 7 days at which it can start with every constraint met to the end of its estimate " +
+      "(darkness included, so never a moment outside it); the observatory's reasons have none. Two reasons say it can never run here, " +
+      "with no `until` (extensions): TARGET_NOT_VISIBLE with `highestAltitude` when its first target's highest altitude at the site (its " +
+      "culmination) is below its minimum altitude or past its maximum airmass, and NOT_DARK with `windowInDaylight` when its time window " +
+      "holds no darkness. Computed by the function dispatch uses. `darkness`: the current or next astronomical dark interval, null " +
+      "without a location.",
     method: "get",
     path: "/observatories/{id}/queue",
     status: 200,

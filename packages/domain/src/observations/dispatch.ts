@@ -20,7 +20,7 @@ import { observatoryTiming } from "../observatories/time-and-timing";
 import { DISPATCH_WINDOW } from "./plan";
 import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
-import { observatoryReasons, observatoryStateOf, planQueue, type ObservatoryState, type QueueBlock } from "./queue";
+import { observatoryReasons, observatoryStateOf, planQueue, presentQueueBlock, type ObservatoryState } from "./queue";
 import { DISPATCH_ACTOR, moveObservation } from "./transitions";
 import { inTransaction, type InTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
@@ -257,7 +257,7 @@ export async function getObservatoryQueue(options: { deps: Deps; actor: UserActo
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const plan = await currentPlan(deps.db, observatory, deps.now(), true);
   const timing = observatoryTiming({ doc: observatory.doc });
-  const present = (reason: QueueBlock) => ({ code: reason.code, until: reason.until?.toISOString() ?? null });
+  const present = presentQueueBlock;
   return {
     items: plan.items.map((item) => ({
       observation: presentObservation({ observation: item.observation, timing }),

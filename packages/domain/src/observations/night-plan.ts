@@ -13,7 +13,7 @@ import { observatoryTimeZone } from "../observatories/time-and-timing";
 import { estimatedSecondsOf } from "./timings";
 import { runDispatchForward, type PlannedSlot, type UnscheduledObservation } from "./plan";
 import { observatoryStateNow } from "./dispatch";
-import { observatoryReasons, type QueueBlock } from "./queue";
+import { observatoryReasons, presentQueueBlock, type QueueBlock } from "./queue";
 import { skyModel, type SkyModel } from "./sky-model";
 import { twilightBoundaries } from "./twilight-boundaries";
 import { allowancesAt } from "../allocations/allowances";
@@ -125,7 +125,7 @@ const heldAll = (observation: StoredDocument<ObservationDoc>): UnscheduledObserv
 });
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
-const presentBlock = (block: QueueBlock) => ({ code: block.code, until: iso(block.until) });
+const presentBlock = presentQueueBlock;
 
 function altitudeCurve(model: SkyModel, doc: ObservationDoc, from: Date, to: Date) {
   const points: Array<{ at: string; altitude: number }> = [];

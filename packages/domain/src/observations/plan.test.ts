@@ -137,9 +137,11 @@ describe("the night plan at La Palma, 2026-11-23", () => {
     const lateStart = new Date(night.darkEnd!.getTime() - 90 * MINUTE);
     const { slots, unscheduled } = plan([long], lateStart);
     expect(slots).toEqual([]);
-    expect(unscheduled[0]!.blockedBy.code).toBe("NOT_DARK");
+    // Dark now, so not NOT_DARK: it would not finish before the end of darkness, and fits whole from a later night's darkness.
+    expect(unscheduled[0]!.blockedBy).toMatchObject({ code: "WOULD_NOT_FINISH", limit: "darkness", at: night.darkEnd });
+    expect(unscheduled[0]!.blockedBy.until!.getTime()).toBeGreaterThan(night.sunrise.getTime());
     const item = planQueue({ state: ready, pending: [long], now: lateStart, model, durationMs }).items[0]!;
-    expect(item.reasons.map((reason) => reason.code)).toEqual(["NOT_DARK"]);
+    expect(item.reasons.map((reason) => [reason.code, reason.limit])).toEqual([["WOULD_NOT_FINISH", "darkness"]]);
     // Half an hour of it fits, and starts at once.
     const short = observation({ ra: 84, dec: 20, minutes: 30 });
     expect(plan([short], lateStart).slots[0]!.start).toEqual(lateStart);
@@ -149,7 +151,8 @@ describe("the night plan at La Palma, 2026-11-23", () => {
     const never = observation({ ra: 100, dec: -75 });
     const { slots, unscheduled } = plan([never]);
     expect(slots).toEqual([]);
-    expect(unscheduled).toEqual([{ observation: never, blockedBy: { code: "TARGET_NOT_VISIBLE", until: null } }]);
+    // Its declination lies 104° from the latitude: it culminates 14° below the horizon (refraction lifts it a little).
+    expect(unscheduled).toEqual([{ observation: never, blockedBy: { code: "TARGET_NOT_VISIBLE", until: null, highestAltitude: -13.2 } }]);
   });
 
   it("holds an observation before its window with the window's start, and after its window with no end", () => {

@@ -1,5 +1,5 @@
 import type { ObservationDoc, StoredDocument } from "@meridian/db";
-import { ceilToMinute, explainOwnReasons, isEligibleAt, nextEligibleMoment, observationReasonsAt, type QueueBlock } from "./queue";
+import { ceilToMinute, explainOwnReasons, isEligibleAt, nextEligibleMoment, observationReasonsAt, reasonsItNeverRuns, type QueueBlock } from "./queue";
 import type { SkyModel } from "./sky-model";
 
 /**
@@ -29,8 +29,10 @@ export interface UnscheduledObservation {
  * function dispatch itself asks; the observatory is taken as connected, safe, current and
  * dispatching. `pending` must be in dispatch order.
  *
- * Unscheduled observations are held by their own first reason at `start`, with when it ends; one
- * that could have run but lost every chance to work ahead of it is held by OBSERVATORY_BUSY.
+ * Unscheduled observations are held by what keeps them from ever running here (a target that never
+ * rises high enough, a window wholly in daylight), else by their own first reason at the moment of
+ * the night they came closest to running, with when it ends; one that could have run but lost every
+ * chance to work ahead of it is held by OBSERVATORY_BUSY.
  */
 export function runDispatchForward(options: {
   model: SkyModel | null;
@@ -93,11 +95,13 @@ export function runDispatchForward(options: {
   }
 
   const unscheduled = remaining.map((observation): UnscheduledObservation => {
+    const [never] = reasonsItNeverRuns({ doc: observation.doc, model, now: start });
+    if (never) return { observation, blockedBy: never };
     if (!fits(observation)) return { observation, blockedBy: { code: "ALLOCATION_EXHAUSTED", until: null } };
     if (Number.isFinite(nextChance(observation, start.getTime()))) return { observation, blockedBy: { code: "OBSERVATORY_BUSY", until: null } };
     const durationMs = options.durationMs(observation);
-    const codes = closestReasons({ doc: observation.doc, model, durationMs, fromMs: start.getTime(), endMs });
-    const [first] = explainOwnReasons({ doc: observation.doc, codes, model, now: start, durationMs });
+    const reasons = closestReasons({ doc: observation.doc, model, durationMs, fromMs: start.getTime(), endMs });
+    const [first] = explainOwnReasons({ doc: observation.doc, reasons, model, now: start, durationMs });
     return { observation, blockedBy: first ?? { code: "OBSERVATORY_BUSY", until: null } };
   });
   return { slots, unscheduled };

@@ -1,8 +1,10 @@
 import { Body, Observer, SearchAltitude, SiderealTime } from "astronomy-engine";
 import type { ObservationDoc, StoredDocument } from "@meridian/db";
 import { describe, expect, it } from "vitest";
+import { runDispatchForward } from "./plan";
 import { planQueue, type ObservatoryState } from "./queue";
-import { targetAltitude } from "./sky";
+import { darkInterval, targetAltitude } from "./sky";
+import { skyModel } from "./sky-model";
 
 // La Palma, on a fixed date: every case runs at a clock the test chooses.
 const laPalma = { latitude: 28.7606, longitude: -17.8792, elevation: 2396 };
@@ -147,5 +149,133 @@ describe("the explained queue's order and reasons", () => {
     const atNight = planQueue({ state: ready, pending: [], now: night }).darkness!;
     expect(atNight.start.getTime()).toBeLessThan(night.getTime());
     expect(atNight.end.getTime()).toBeGreaterThan(night.getTime());
+  });
+});
+
+/** A run of one exposure of `minutes`, on `target` (default: the zenith at `night`), as the observatory's estimate would hold it. */
+function lasting(minutes: number, fields: Partial<ObservationDoc> & { target?: { ra: number; dec: number } } = {}) {
+  const { target = zenithAt(night), ...rest } = fields;
+  return observation({
+    targets: [{ name: "T", ...target, epoch: "J2000", exposures: [{ filter: "L", exposureSeconds: minutes * 60, count: 1, binning: 1 }] }],
+    ...rest,
+  });
+}
+const estimateMs = (item: StoredDocument<ObservationDoc>) => item.doc.targets[0]!.exposures[0]!.exposureSeconds * 1000;
+const queued = (item: StoredDocument<ObservationDoc>, at: Date, state: ObservatoryState = ready) => {
+  const queueItem = planQueue({ state, pending: [item], now: at, explain: true, durationMs: estimateMs }).items[0]!;
+  // No reason's `until` is ever in the past.
+  for (const reason of queueItem.reasons) if (reason.until) expect(reason.until.getTime()).toBeGreaterThanOrEqual(at.getTime());
+  return queueItem;
+};
+const MINUTE = 60_000;
+const laPalmaSky = skyModel({ location: laPalma });
+
+describe("an observation that fits now but would not finish (WOULD_NOT_FINISH)", () => {
+  const dawn = darkInterval({ location: laPalma, twilight: "astronomical", at: night })!.end;
+
+  it("at dawn: a run that would outlast the darkness says so, with dawn, and when it next fits whole", () => {
+    const item = lasting(25, { target: zenithAt(dawn) });
+    // Twenty minutes before dawn, dark now: 25 minutes would end after it.
+    const now = new Date(dawn.getTime() - 20 * MINUTE);
+    const queue = planQueue({ state: ready, pending: [], now });
+    expect(queue.darkness!.start.getTime()).toBeLessThan(now.getTime());
+    const { eligible, reasons, blockedBy } = queued(item, now);
+    expect(eligible).toBe(false);
+    expect(reasons).toHaveLength(1);
+    expect(blockedBy).toMatchObject({ code: "WOULD_NOT_FINISH", limit: "darkness" });
+    expect(Math.abs(blockedBy!.at!.getTime() - dawn.getTime())).toBeLessThan(1000);
+    // The next moment it fits whole is in the next night's darkness, and it is eligible then.
+    const until = blockedBy!.until!;
+    expect(until.getTime()).toBeGreaterThan(dawn.getTime());
+    expect(queued(item, until).eligible).toBe(true);
+    // With 26 minutes of darkness left it starts.
+    expect(queued(item, new Date(dawn.getTime() - 26 * MINUTE)).eligible).toBe(true);
+  });
+
+  it("at a setting target: a run that would end below the minimum altitude names the minute it sinks past it", () => {
+    // Three hours west of the meridian at `night`, near 51°: it sets through 30° later in the darkness.
+    const target = { ra: (zenithAt(night).ra + 360 - 45) % 360, dec: laPalma.latitude };
+    let sinks = Math.ceil(night.getTime() / MINUTE) * MINUTE;
+    while (laPalmaSky.atMs(sinks).targetAltitude(target) >= 30) sinks += MINUTE;
+    const item = lasting(15, { target });
+    const now = new Date(sinks - 10 * MINUTE);
+    expect(laPalmaSky.at(now).targetAltitude(target)).toBeGreaterThan(30);
+    const { blockedBy, reasons } = queued(item, now);
+    expect(reasons).toHaveLength(1);
+    expect(blockedBy).toMatchObject({ code: "WOULD_NOT_FINISH", limit: "altitude", at: new Date(sinks) });
+    expect(blockedBy!.until!.getTime()).toBeGreaterThan(sinks);
+    expect(queued(item, blockedBy!.until!).eligible).toBe(true);
+    expect(queued(item, new Date(sinks - 16 * MINUTE)).eligible).toBe(true);
+  });
+
+  it("at its window's end: dispatch does not start a run that would end after it, and nothing later fits", () => {
+    const end = new Date(Math.ceil((night.getTime() + 3_600_000) / MINUTE) * MINUTE);
+    const item = lasting(30, { fixedTimeEnd: end.toISOString() });
+    const { eligible, reasons } = queued(item, new Date(end.getTime() - 20 * MINUTE));
+    expect(eligible).toBe(false);
+    expect(reasons).toEqual([{ code: "WOULD_NOT_FINISH", limit: "window", at: end, until: null }]);
+    expect(queued(item, new Date(end.getTime() - 31 * MINUTE)).eligible).toBe(true);
+  });
+
+  it("places each limit where its own code stands: the window's before darkness's before the target's", () => {
+    const end = new Date(dawn.getTime() - 10 * MINUTE);
+    // Five hours west of the meridian at dawn: it sinks through 30° some twenty minutes before.
+    const target = { ra: (zenithAt(dawn).ra + 360 - 75) % 360, dec: laPalma.latitude };
+    const item = lasting(60, { target, fixedTimeEnd: end.toISOString() });
+    const { reasons } = queued(item, new Date(dawn.getTime() - 50 * MINUTE));
+    expect(reasons.map((reason) => reason.limit)).toEqual(["window", "darkness", "altitude"]);
+  });
+});
+
+describe("an observation that can never run here", () => {
+  // A site at 30.5° south, where Vega and the North America nebula stay low in the north all year.
+  const south = { latitude: -30.5, longitude: -70.8, elevation: 2200 };
+  const southern: ObservatoryState = { ...ready, location: south };
+  const vega = lasting(10, { target: { ra: 279.2347, dec: 38.7837 } });
+  const ngc7000 = lasting(10, { target: { ra: 314.7, dec: 44.33 } });
+
+  it("names a target's highest altitude at the site when it never reaches its minimum, in the queue and the plan", () => {
+    for (const [item, highest] of [
+      [vega, 21],
+      [ngc7000, 15],
+    ] as const) {
+      for (const at of [noon, night]) {
+        const reason = queued(item, at, southern).reasons.find((found) => found.code === "TARGET_NOT_VISIBLE");
+        expect(reason).toMatchObject({ code: "TARGET_NOT_VISIBLE", until: null });
+        expect(Math.round(reason!.highestAltitude!)).toBe(highest);
+      }
+      const model = skyModel({ location: south });
+      const { unscheduled } = runDispatchForward({ model, pending: [item], start: noon, end: new Date(noon.getTime() + 86_400_000), durationMs: estimateMs });
+      expect(Math.round(unscheduled[0]!.blockedBy.highestAltitude!)).toBe(highest);
+    }
+    // From La Palma Vega passes near the zenith: no such reason there.
+    expect(queued(vega, noon).reasons.map((reason) => reason.code)).toEqual(["NOT_DARK"]);
+  });
+
+  it("says a window that lies wholly in daylight has no darkness, in the queue and the plan", () => {
+    const item = lasting(10, {
+      target: zenithAt(noon),
+      fixedTimeStart: new Date(noon.getTime() + 3_600_000).toISOString(),
+      fixedTimeEnd: new Date(noon.getTime() + 3 * 3_600_000).toISOString(),
+    });
+    const before = new Date(noon.getTime() - 3 * 3_600_000);
+    expect(queued(item, before).reasons).toEqual([
+      { code: "BEFORE_WINDOW", until: new Date(noon.getTime() + 3_600_000) },
+      { code: "NOT_DARK", until: null, windowInDaylight: true },
+    ]);
+    expect(queued(item, new Date(noon.getTime() + 2 * 3_600_000)).reasons).toEqual([{ code: "NOT_DARK", until: null, windowInDaylight: true }]);
+    const { unscheduled } = runDispatchForward({
+      model: laPalmaSky,
+      pending: [item],
+      start: before,
+      end: new Date(before.getTime() + 86_400_000),
+      durationMs: estimateMs,
+    });
+    expect(unscheduled[0]!.blockedBy).toEqual({ code: "NOT_DARK", until: null, windowInDaylight: true });
+    // However far ahead the window lies; and one that holds a night is not said to.
+    const far = lasting(10, { fixedTimeStart: "2099-06-01T12:00:00.000Z", fixedTimeEnd: "2099-06-01T14:00:00.000Z" });
+    expect(queued(far, noon).reasons).toContainEqual({ code: "NOT_DARK", until: null, windowInDaylight: true });
+    const overnight = lasting(10, { fixedTimeStart: "2099-06-01T12:00:00.000Z", fixedTimeEnd: "2099-06-02T12:00:00.000Z" });
+    expect(queued(overnight, noon).reasons.filter((reason) => reason.windowInDaylight)).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import type { ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
-import { airmass, darkInterval, type Location } from "./sky";
+import type { Twilight } from "@meridian/rules";
+import { airmass, culminationAltitude, darkInterval, type Location } from "./sky";
 import { skyModel, type SkyAt, type SkyModel } from "./sky-model";
 import { monitoringWindow } from "./monitoring";
 import type { Allowance } from "../allocations/allowances";
@@ -10,6 +11,7 @@ export const queueBlockCodes = [
   "AFTER_WINDOW",
   "NOT_DARK",
   "TARGET_NOT_VISIBLE",
+  "WOULD_NOT_FINISH",
   "ALLOCATION_EXHAUSTED",
   "OBSERVATORY_BUSY",
   "OFFLINE",
@@ -18,9 +20,31 @@ export const queueBlockCodes = [
   "UNSAFE",
 ] as const;
 export type QueueBlockCode = (typeof queueBlockCodes)[number];
+/** What a WOULD_NOT_FINISH observation would outlast: its code stands where this limit's own code would. */
+export const finishLimits = ["darkness", "altitude", "airmass", "moon", "window"] as const;
+export type FinishLimit = (typeof finishLimits)[number];
 export interface QueueBlock {
   code: QueueBlockCode;
   until: Date | null;
+  /** WOULD_NOT_FINISH: the constraint that would stop holding before the end of its estimate, and when it would. */
+  limit?: FinishLimit;
+  at?: Date;
+  /** TARGET_NOT_VISIBLE for a target that never meets its altitude (or airmass) limit at the site: the highest it ever stands, in degrees. */
+  highestAltitude?: number;
+  /** NOT_DARK for a time window with no darkness in it at all. */
+  windowInDaylight?: true;
+}
+
+/** A reason as the API writes it: ISO times, and the details only where they apply. */
+export function presentQueueBlock(block: QueueBlock) {
+  return {
+    code: block.code,
+    until: block.until?.toISOString() ?? null,
+    ...(block.limit ? { limit: block.limit } : {}),
+    ...(block.at ? { at: block.at.toISOString() } : {}),
+    ...(block.highestAltitude !== undefined ? { highestAltitude: block.highestAltitude } : {}),
+    ...(block.windowInDaylight ? { windowInDaylight: true as const } : {}),
+  };
 }
 
 /** What dispatch needs to know of an observatory, read once per plan. */
@@ -60,21 +84,30 @@ export function observatoryReasons(state: ObservatoryState): QueueBlock[] {
 }
 
 /** The observation's own reasons: what it needs of the clock and the sky, whatever the observatory's state. */
-export type OwnReasonCode = "BEFORE_WINDOW" | "AFTER_WINDOW" | "NOT_DARK" | "TARGET_NOT_VISIBLE";
+export type OwnReasonCode = "BEFORE_WINDOW" | "AFTER_WINDOW" | "NOT_DARK" | "TARGET_NOT_VISIBLE" | "WOULD_NOT_FINISH";
+/** One of them at a moment; a WOULD_NOT_FINISH names its limit and when that limit is crossed (epoch milliseconds). */
+export interface OwnReason {
+  code: OwnReasonCode;
+  limit?: FinishLimit;
+  atMs?: number;
+}
 
 /**
  * When the observation may start (epoch milliseconds): not before its fixed start or a monitoring
- * run's interval after the last, not after its fixed end or its monitoring's `until`. Read once per
- * document (a plan asks about each one thousands of times).
+ * run's interval after the last, not after its fixed end or its monitoring's `until`; and by when it
+ * must have finished (`finishBy`): its fixed end (a monitoring `until` ends the series' starts, not a
+ * run under way). Read once per document (a plan asks about each one thousands of times).
  */
-const windows = new WeakMap<ObservationDoc, { start: number; end: number }>();
-function windowOf(doc: ObservationDoc): { start: number; end: number } {
+const windows = new WeakMap<ObservationDoc, { start: number; end: number; finishBy: number }>();
+function windowOf(doc: ObservationDoc): { start: number; end: number; finishBy: number } {
   let window = windows.get(doc);
   if (!window) {
     const cadence = monitoringWindow({ doc });
+    const fixedEnd = doc.fixedTimeEnd ? Date.parse(doc.fixedTimeEnd) : Infinity;
     window = {
       start: Math.max(doc.fixedTimeStart ? Date.parse(doc.fixedTimeStart) : -Infinity, cadence.notBefore?.getTime() ?? -Infinity),
-      end: Math.min(doc.fixedTimeEnd ? Date.parse(doc.fixedTimeEnd) : Infinity, cadence.notAfter?.getTime() ?? Infinity),
+      end: Math.min(fixedEnd, cadence.notAfter?.getTime() ?? Infinity),
+      finishBy: fixedEnd,
     };
     windows.set(doc, window);
   }
@@ -90,20 +123,22 @@ function windowStartOf(doc: ObservationDoc): Date | null {
 /** Refraction lifts a target by less than this above the horizon (and never lowers it). */
 const REFRACTION_BOUND = 1;
 
-function targetVisible(doc: ObservationDoc, sky: SkyAt): boolean {
+/** Which of its sky limits the observation's first target breaks at that moment, the first in this order; null when it meets them all. */
+function skyLimitBroken(doc: ObservationDoc, sky: SkyAt): "altitude" | "airmass" | "moon" | null {
   const target = doc.targets[0]!;
   const minAltitude = doc.constraints.minAltitude ?? 30;
   const { maxAirmass, moonDistance } = doc.constraints;
   // The geometric altitude settles most cases; refraction is computed only near the limit or for an airmass.
   const geometric = sky.geometricAltitude(target);
-  if (geometric + REFRACTION_BOUND < minAltitude) return false;
+  if (geometric + REFRACTION_BOUND < minAltitude) return "altitude";
   if (geometric < minAltitude || maxAirmass != null) {
     const altitude = sky.targetAltitude(target);
-    if (altitude < minAltitude) return false;
-    if (maxAirmass != null && airmass(altitude) > maxAirmass) return false;
+    if (altitude < minAltitude) return "altitude";
+    if (maxAirmass != null && airmass(altitude) > maxAirmass) return "airmass";
   }
-  return moonDistance == null || sky.moonDistance(target) >= moonDistance;
+  return moonDistance == null || sky.moonDistance(target) >= moonDistance ? null : "moon";
 }
+const targetVisible = (doc: ObservationDoc, sky: SkyAt) => skyLimitBroken(doc, sky) === null;
 
 const MINUTE_MS = 60_000;
 /** A long observation's sky is checked this often between its start and its end. */
@@ -121,6 +156,47 @@ function throughout(model: SkyModel, ms: number, durationMs: number, holds: (sky
   return durationMs <= 0 || holds(model.atMs(ceilToMinute(end)));
 }
 
+/**
+ * The first moment after `ms`, within a run of `durationMs`, at which `holds` is false, as `throughout`
+ * finds it (so it is null exactly when `throughout` is true from a start where `holds` is), narrowed
+ * to the whole minute.
+ */
+function firstFailure(model: SkyModel, ms: number, durationMs: number, holds: (sky: SkyAt) => boolean): number | null {
+  const end = ms + durationMs;
+  const checks: number[] = [];
+  for (let at = ms + CHECK_EVERY_MS; at < end; at += CHECK_EVERY_MS) checks.push(at);
+  if (durationMs > 0) checks.push(ceilToMinute(end));
+  let previous = ms;
+  for (const check of checks) {
+    if (!holds(model.atMs(check))) {
+      for (let minute = ceilToMinute(previous + 1); minute < check; minute += MINUTE_MS) if (!holds(model.atMs(minute))) return minute;
+      return check;
+    }
+    previous = check;
+  }
+  return null;
+}
+
+const twilightOf = (doc: ObservationDoc) => doc.constraints.twilight ?? "astronomical";
+
+/** The darkness reason at a moment: none, NOT_DARK (not dark now), or WOULD_NOT_FINISH at the end of the darkness it starts in. */
+function darknessReason(doc: ObservationDoc, model: SkyModel, ms: number, durationMs: number): OwnReason | null {
+  if (doc.bypassDarkness) return null;
+  const twilight = twilightOf(doc);
+  if (!model.atMs(ms).isDark(twilight)) return { code: "NOT_DARK" };
+  if (darkThrough(doc, model, ms, durationMs)) return null;
+  const dawn = model.darkIntervals(twilight, ms, ms).find((interval) => interval.start <= ms && ms <= interval.end)?.end;
+  return { code: "WOULD_NOT_FINISH", limit: "darkness", atMs: dawn ?? firstFailure(model, ms, durationMs, (sky) => sky.isDark(twilight)) ?? ms + durationMs };
+}
+
+/** The sky reason at a moment: none, TARGET_NOT_VISIBLE (a limit broken now), or WOULD_NOT_FINISH at the first limit its run would break. */
+function visibilityReason(doc: ObservationDoc, model: SkyModel, ms: number, durationMs: number): OwnReason | null {
+  if (!targetVisible(doc, model.atMs(ms))) return { code: "TARGET_NOT_VISIBLE" };
+  const failure = firstFailure(model, ms, durationMs, (sky) => targetVisible(doc, sky));
+  if (failure === null) return null;
+  return { code: "WOULD_NOT_FINISH", limit: skyLimitBroken(doc, model.atMs(failure)) ?? "altitude", atMs: failure };
+}
+
 const darkThrough = (doc: ObservationDoc, model: SkyModel, ms: number, durationMs: number) => {
   if (doc.bypassDarkness) return true;
   const twilight = doc.constraints.twilight ?? "astronomical";
@@ -131,23 +207,28 @@ const visibleThrough = (doc: ObservationDoc, model: SkyModel, ms: number, durati
 
 /**
  * The eligibility rule of dispatch: the observation's own reasons not to start at this moment, in
- * the contract's order (none: it may start). The window is read at its start; darkness and its
- * target's altitude, airmass and Moon distance must hold from its start to its end
- * (`durationMs`, its estimate), so nothing starts that would run into dawn or below its limits.
- * `model` is null at an observatory without a location, where only the window applies. Dispatch,
- * the queue and the night plan all decide through this.
+ * the contract's order (none: it may start). Its start must lie in its window and its end by its
+ * fixed end; darkness and its target's altitude, airmass and Moon distance must hold from its start
+ * to its end (`durationMs`, its estimate), so nothing starts that would run into dawn or below its
+ * limits. A limit broken now is its own code (AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE); one that
+ * holds now but would not to the end is WOULD_NOT_FINISH in that code's place. `model` is null at
+ * an observatory without a location, where only the window applies. Dispatch, the queue and the
+ * night plan all decide through this.
  */
-export function observationReasonsAt(options: { doc: ObservationDoc; model: SkyModel | null; at: Date; durationMs?: number }): OwnReasonCode[] {
+export function observationReasonsAt(options: { doc: ObservationDoc; model: SkyModel | null; at: Date; durationMs?: number }): OwnReason[] {
   const { doc, model, at } = options;
-  const reasons: OwnReasonCode[] = [];
+  const reasons: OwnReason[] = [];
   const window = windowOf(doc);
   const ms = at.getTime();
-  if (ms < window.start) reasons.push("BEFORE_WINDOW");
-  if (ms > window.end) reasons.push("AFTER_WINDOW");
-  if (!model) return reasons;
   const durationMs = options.durationMs ?? 0;
-  if (!darkThrough(doc, model, ms, durationMs)) reasons.push("NOT_DARK");
-  if (!visibleThrough(doc, model, ms, durationMs)) reasons.push("TARGET_NOT_VISIBLE");
+  if (ms < window.start) reasons.push({ code: "BEFORE_WINDOW" });
+  if (ms > window.end) reasons.push({ code: "AFTER_WINDOW" });
+  else if (ms >= window.start && ms + durationMs > window.finishBy) reasons.push({ code: "WOULD_NOT_FINISH", limit: "window", atMs: window.finishBy });
+  if (!model) return reasons;
+  const darkness = darknessReason(doc, model, ms, durationMs);
+  if (darkness) reasons.push(darkness);
+  const visibility = visibilityReason(doc, model, ms, durationMs);
+  if (visibility) reasons.push(visibility);
   return reasons;
 }
 
@@ -155,9 +236,9 @@ export function observationReasonsAt(options: { doc: ObservationDoc; model: SkyM
 export function isEligibleAt(options: { doc: ObservationDoc; model: SkyModel | null; ms: number; durationMs?: number }): boolean {
   const { doc, model, ms } = options;
   const window = windowOf(doc);
-  if (ms < window.start || ms > window.end) return false;
-  if (!model) return true;
   const durationMs = options.durationMs ?? 0;
+  if (ms < window.start || ms > window.end || ms + durationMs > window.finishBy) return false;
+  if (!model) return true;
   return darkThrough(doc, model, ms, durationMs) && visibleThrough(doc, model, ms, durationMs);
 }
 
@@ -188,9 +269,9 @@ export function nextEligibleMoment(options: {
   const { doc, model } = options;
   const step = options.stepMs ?? SEARCH_STEP_MS;
   const first = ceilToMinute(options.from.getTime());
-  const { start: windowStart, end: windowEnd } = windowOf(doc);
-  const last = Math.min(first + (options.withinMs ?? LOOKAHEAD_MS), windowEnd);
+  const { start: windowStart, end: windowEnd, finishBy } = windowOf(doc);
   const durationMs = options.durationMs ?? 0;
+  const last = Math.min(first + (options.withinMs ?? LOOKAHEAD_MS), windowEnd, finishBy - durationMs);
   const eligibleAt = (ms: number) => isEligibleAt({ doc, model, ms, durationMs });
   const spans =
     model && !doc.bypassDarkness
@@ -219,31 +300,104 @@ export function nextEligibleMoment(options: {
   return null;
 }
 
-/** Each own reason with when it ends, when that is known: the window's start, darkness's start, the next moment every constraint is met. */
+/** The start of the next darkness for its twilight at or after `now` (never one already begun). */
+function nextDarkness(doc: ObservationDoc, model: SkyModel, now: Date): Date | null {
+  const ms = now.getTime();
+  const next = model.darkIntervals(twilightOf(doc), ms, ms + 3 * 86_400_000).find((interval) => interval.start >= ms);
+  return next ? new Date(next.start) : null;
+}
+
+/**
+ * Each own reason with when it ends, when that is known: the window's start, the next darkness's
+ * start, the next moment it may start and run whole (every constraint met to the end of its estimate).
+ * Each `until` is at or after `now`.
+ */
 export function explainOwnReasons(options: {
   doc: ObservationDoc;
-  codes: OwnReasonCode[];
+  reasons: OwnReason[];
   model: SkyModel | null;
   now: Date;
   durationMs?: number;
 }): QueueBlock[] {
-  const { doc, codes, model, now } = options;
+  const { doc, reasons, model, now } = options;
   let nextChance: Date | null | undefined;
   const chance = () => (nextChance === undefined ? (nextChance = nextEligibleMoment({ doc, model, from: now, durationMs: options.durationMs })) : nextChance);
-  return codes.map((code): QueueBlock => {
+  return reasons.map(({ code, limit, atMs }): QueueBlock => {
     switch (code) {
       case "BEFORE_WINDOW":
         return { code, until: windowStartOf(doc) };
       case "AFTER_WINDOW":
         return { code, until: null };
-      case "NOT_DARK": {
-        const twilight = doc.constraints.twilight ?? "astronomical";
-        return { code, until: model ? (darkInterval({ location: model.location, twilight, at: now })?.start ?? null) : null };
-      }
+      case "NOT_DARK":
+        return { code, until: model ? nextDarkness(doc, model, now) : null };
       case "TARGET_NOT_VISIBLE":
         return { code, until: chance() };
+      case "WOULD_NOT_FINISH":
+        return { code, until: chance(), limit: limit!, at: new Date(atMs!) };
     }
   });
+}
+
+/** Whether no darkness for the twilight falls between two moments (epoch milliseconds): one search from the first, however far ahead. */
+function noDarknessBetween(location: Location, twilight: Twilight, from: number, to: number): boolean {
+  const interval = darkInterval({ location, twilight, at: new Date(from) });
+  // None within the two days it searches: certain only for a window no longer than that.
+  if (!interval) return to - from <= 2 * 86_400_000;
+  return interval.start.getTime() > to;
+}
+
+/** Read once per document and sky: a plan asks about each unscheduled observation every night it plans. */
+const neverRuns = new WeakMap<SkyModel, WeakMap<ObservationDoc, QueueBlock[]>>();
+
+/**
+ * What keeps the observation from ever running here, whatever the clock: a first target whose
+ * highest altitude at the site (its culmination) is below its minimum altitude or past its maximum
+ * airmass (TARGET_NOT_VISIBLE with `highestAltitude`), or a time window, from `now` on, with no
+ * darkness in it (NOT_DARK with `windowInDaylight`). Both have no `until`.
+ */
+export function reasonsItNeverRuns(options: { doc: ObservationDoc; model: SkyModel | null; now: Date }): QueueBlock[] {
+  const { doc, model, now } = options;
+  if (!model) return [];
+  let known = neverRuns.get(model);
+  if (!known) neverRuns.set(model, (known = new WeakMap()));
+  const cached = known.get(doc);
+  if (cached) return cached;
+  const reasons: QueueBlock[] = [];
+  const window = windowOf(doc);
+  const from = Math.max(window.start, now.getTime());
+  const to = Math.min(window.end, window.finishBy);
+  if (!doc.bypassDarkness && Number.isFinite(to) && from <= to && noDarknessBetween(model.location, twilightOf(doc), from, to)) {
+    reasons.push({ code: "NOT_DARK", until: null, windowInDaylight: true });
+  }
+  const highest = culminationAltitude({ location: model.location, target: doc.targets[0]!, at: now });
+  const { maxAirmass } = doc.constraints;
+  if (highest < (doc.constraints.minAltitude ?? 30) || (maxAirmass != null && airmass(highest) > maxAirmass)) {
+    reasons.push({ code: "TARGET_NOT_VISIBLE", until: null, highestAltitude: Math.round(highest * 10) / 10 });
+  }
+  known.set(doc, reasons);
+  return reasons;
+}
+
+/** Where an own reason stands in the contract's order: a WOULD_NOT_FINISH where its limit's own code does. */
+function ownRank(reason: QueueBlock): number {
+  if (reason.code === "WOULD_NOT_FINISH") return reason.limit === "window" ? 1 : reason.limit === "darkness" ? 2 : 3;
+  return ["BEFORE_WINDOW", "AFTER_WINDOW", "NOT_DARK", "TARGET_NOT_VISIBLE"].indexOf(reason.code);
+}
+
+/** The explained own reasons with what keeps it from ever running in place of the reason of the same rank. */
+function withReasonsItNeverRuns(explained: QueueBlock[], never: QueueBlock[]): QueueBlock[] {
+  if (never.length === 0) return explained;
+  const ranks = new Set(never.map(ownRank));
+  return [...explained.filter((reason) => !ranks.has(ownRank(reason))), ...never].sort((a, b) => ownRank(a) - ownRank(b));
+}
+
+/** A reason as dispatch needs it: no search for when it ends. */
+const unexplained = ({ code, limit, atMs }: OwnReason): QueueBlock =>
+  code === "WOULD_NOT_FINISH" ? { code, until: null, limit: limit!, at: new Date(atMs!) } : { code, until: null };
+
+function explained(doc: ObservationDoc, found: OwnReason[], model: SkyModel | null, now: Date, durationMs: number): QueueBlock[] {
+  if (found.length === 0) return [];
+  return withReasonsItNeverRuns(explainOwnReasons({ doc, reasons: found, model, now, durationMs }), reasonsItNeverRuns({ doc, model, now }));
 }
 
 /**
@@ -270,8 +424,8 @@ export function planQueue(options: {
   const shared = observatoryReasons(state);
   const items = pending.map((observation) => {
     const durationMs = options.durationMs?.(observation) ?? 0;
-    const codes = observationReasonsAt({ doc: observation.doc, model, at: now, durationMs });
-    const own = options.explain ? explainOwnReasons({ doc: observation.doc, codes, model, now, durationMs }) : codes.map((code) => ({ code, until: null }));
+    const found = observationReasonsAt({ doc: observation.doc, model, at: now, durationMs });
+    const own = options.explain ? explained(observation.doc, found, model, now, durationMs) : found.map(unexplained);
     const allowance = options.allowances?.get(observation.doc.projectId);
     const allocation: QueueBlock[] = allowance && durationMs > allowance.leftMs ? [{ code: "ALLOCATION_EXHAUSTED", until: allowance.until }] : [];
     const reasons = [...own, ...allocation, ...shared];

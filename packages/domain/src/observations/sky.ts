@@ -5,6 +5,7 @@ import {
   EquatorFromVector,
   Horizon,
   Observer,
+  Refraction,
   Rotation_EQJ_EQD,
   RotateVector,
   SearchAltitude,
@@ -74,6 +75,16 @@ function ofDate(raDegrees: number, decDegrees: number, at: Date) {
 export function targetAltitude({ location, target, at }: { location: Location; target: Target; at: Date }): number {
   const position = ofDate(target.ra, target.dec, at);
   return Horizon(at, observerAt(location), position.ra, position.dec, "normal").altitude;
+}
+
+/**
+ * The highest a target ever stands at the location, refraction included: at its upper culmination,
+ * 90° less its declination's distance from the latitude. Its J2000 position is precessed to `at`;
+ * a year's precession moves it by well under a minute of arc, so this holds for the nights ahead.
+ */
+export function culminationAltitude({ location, target, at }: { location: Location; target: Target; at: Date }): number {
+  const geometric = 90 - Math.abs(location.latitude - ofDate(target.ra, target.dec, at).dec);
+  return geometric + Refraction("normal", geometric);
 }
 
 /** Kasten and Young's (1989) relative airmass; Infinity at or below the horizon. */

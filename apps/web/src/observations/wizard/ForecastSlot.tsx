@@ -3,8 +3,23 @@ import { useMutation } from "@tanstack/react-query";
 import { Time } from "../../components/Time";
 import { summarizeError } from "../../lib/errors";
 import { trpc } from "../../trpc";
+import { comingHours, zoneLabel, zoneMoment } from "../../lib/zone-time";
 import { queueBlockLabels } from "../labels";
+import { lowerFirst, reasonInWords, type WaitReason } from "../reason-words";
 import type { ObservationInput } from "./draft";
+
+/** Why it would not run, in the queue's words ("never rises above 30° from this site (highest 21°)"), on the observatory's clock. */
+function blockedText(reason: WaitReason, zone: string, input: ObservationInput): string {
+  const constraints = input.constraints;
+  const words = reasonInWords(reason, {
+    when: (iso) => zoneMoment(iso, zone, comingHours()),
+    plan: true,
+    twilight: input.bypassDarkness ? undefined : (constraints?.twilight ?? "astronomical"),
+    limits: { minAltitude: constraints?.minAltitude ?? 30, maxAirmass: constraints?.maxAirmass ?? null, moonDistance: constraints?.moonDistance ?? null },
+  });
+  const moment = reason.until ?? reason.at;
+  return `${lowerFirst(words)}${moment ? ` (${zoneLabel(zone, moment)})` : ""}`;
+}
 
 /**
  * When the observation would run if submitted now (`POST /observations/forecast`: the night plan
@@ -40,16 +55,7 @@ export function ForecastSlot({ input }: { input: ObservationInput }) {
             .
           </>
         ) : data?.blockedBy ? (
-          <>
-            Not within the next week: {queueBlockLabels[data.blockedBy.code] ?? data.blockedBy.code}
-            {data.blockedBy.until ? (
-              <>
-                {" "}
-                until <Time iso={data.blockedBy.until} zone={data.timeZone} />
-              </>
-            ) : null}
-            .
-          </>
+          <>Not within the next week: {blockedText(data.blockedBy, data.timeZone, input)}.</>
         ) : data ? (
           "Not within the next week."
         ) : null}
