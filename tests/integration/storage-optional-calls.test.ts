@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { CreateMultipartUploadCommand, S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
+import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
 import { createLogger } from "@meridian/config";
 import { filesCollection, integrityScansCollection } from "@meridian/db";
 import { abortStaleUploads, addJob, inTransaction, runIntegrityScan, scanOptionsFor, type Deps } from "@meridian/domain";
@@ -50,6 +50,7 @@ interface Scan {
   summary: { critical: number; warning: number; info: number };
 }
 interface Issue {
+  id: string;
   code: string;
   severity: string;
   collection: string;
@@ -122,7 +123,7 @@ describe("storage without ListMultipartUploads", () => {
     await deps().storage.abortUpload({ key: "observations/obs_killed/fil_partial", uploadId: left });
   });
 
-  it("with ListParts refused instead, reports the abandoned uploads without their size, and the size check as left out", async () => {
+  it("with ListParts refused instead, reports the abandoned uploads without their size, the size check as left out, and its repair aborts them", async () => {
     proxy.refuseAsUnimplemented(isListParts);
     const left = await leftUpload("observations/obs_killed/fil_unsized", 300);
     const later: Deps = { ...deps(), now: () => new Date(Date.now() + DAY + 60_000) };
@@ -150,6 +151,14 @@ describe("storage without ListMultipartUploads", () => {
     expect(abandoned!.fix!.changes).toEqual([
       { abortUpload: "observations/obs_killed/fil_unsized", uploadId: left, initiated: expect.any(String), bytes: null },
     ]);
-    await deps().storage.abortUpload({ key: "observations/obs_killed/fil_unsized", uploadId: left });
+
+    // Its repair aborts the upload without counting the bytes (ListParts still refused), and sees it gone through ListMultipartUploads.
+    const repaired = (await must(`/api/v1/admin/integrity/issues/${abandoned!.id}/repair`, { method: "POST", token: adminToken }, 200)) as {
+      status: string;
+      repair: { verified: boolean; result: Record<string, unknown> };
+    };
+    expect(repaired).toMatchObject({ status: "repaired", repair: { verified: true, result: { aborted: 1, alreadyGone: 0, bytes: 0, unsized: 1 } } });
+    const remaining = await s3.send(new ListMultipartUploadsCommand({ Bucket: server.env.S3_BUCKET, Prefix: "observations/obs_killed/fil_unsized" }));
+    expect(remaining.Uploads ?? []).toEqual([]);
   });
 });

@@ -93,7 +93,7 @@ const isNotImplemented = (error: unknown) =>
   (error as { name?: string }).name === "NotImplemented" || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 501;
 
 /** Sends a call a store may lack: its 501 NotImplemented becomes StorageCallUnsupported naming it. */
-async function optionalCall<T>(call: string, send: () => Promise<T>): Promise<T> {
+export async function optionalCall<T>(call: string, send: () => Promise<T>): Promise<T> {
   try {
     return await send();
   } catch (error) {

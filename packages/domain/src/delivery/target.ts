@@ -12,6 +12,13 @@ export interface OutgoingFile {
 /** One destination kind. `write` answers the remote path; a file already there with the same size counts as written (a retry after a crash). */
 export interface DeliveryTarget {
   write(file: OutgoingFile): Promise<string>;
+  /**
+   * Aborts the multipart uploads begun before `startedBefore` that attempts left under Meridian's
+   * own keys at the destination (killed mid-upload, or the destination down when they aborted);
+   * answers how many. Only kinds with uploads that linger have it. StorageCallUnsupported when the
+   * destination cannot list them.
+   */
+  abortLeftUploads?(options: { startedBefore: Date }): Promise<number>;
   /** Writes a small file at the destination's top and removes it again: the settings and secrets work. */
   probe(): Promise<void>;
 }

@@ -3,7 +3,9 @@ import {
   filesCollection,
   integrityIssuesCollection,
   observationsCollection,
+  StorageCallUnsupported,
   type Executor,
+  type IncompleteUpload,
   type IntegrityIssueDoc,
   type ObservationDoc,
   type StoredDocument,
@@ -224,8 +226,25 @@ async function quarantineOrphan(deps: Deps, actor: Actor, issue: Issue) {
 }
 
 /**
+ * Whether an upload is still there, and the bytes its parts hold (ListParts). A store without
+ * ListParts is asked through ListMultipartUploads instead, and the bytes are then unknown (null).
+ */
+async function heldBy(deps: Deps, upload: Pick<IncompleteUpload, "key" | "uploadId">): Promise<{ bytes: number | null } | undefined> {
+  try {
+    const bytes = await deps.storage.uploadedBytes(upload);
+    return bytes === undefined ? undefined : { bytes };
+  } catch (error) {
+    if (!(error instanceof StorageCallUnsupported)) throw error;
+  }
+  for await (const page of deps.storage.listIncompleteUploads(upload.key))
+    if (page.some((found) => found.key === upload.key && found.uploadId === upload.uploadId)) return { bytes: null };
+  return undefined;
+}
+
+/**
  * Aborts the incomplete multipart uploads the issue lists, which deletes their parts. An upload
  * completed or aborted since is left as it is; verified by none of them being there afterwards.
+ * On a store without ListParts the bytes freed are not counted (`bytes` counts those it could size).
  */
 async function abortListedUploads(deps: Deps, actor: Actor, issue: Issue) {
   const listed = (issue.doc.fix?.changes ?? []).flatMap((change) =>
@@ -233,18 +252,18 @@ async function abortListedUploads(deps: Deps, actor: Actor, issue: Issue) {
   );
   let aborted = 0;
   let bytes = 0;
+  let unsized = 0;
   for (const upload of listed) {
-    const held = await deps.storage.uploadedBytes(upload);
-    if (held === undefined) continue;
+    const held = await heldBy(deps, upload);
+    if (!held) continue;
     await deps.storage.abortUpload(upload);
     aborted += 1;
-    bytes += held;
+    if (held.bytes === null) unsized += 1;
+    else bytes += held.bytes;
   }
-  for (const upload of listed) if ((await deps.storage.uploadedBytes(upload)) !== undefined) unverified(issue);
-  return inTransaction(
-    deps,
-    async (t) => (await lockIssue(t.tx, issue)) ?? markRepaired(t, actor, issue, { aborted, alreadyGone: listed.length - aborted, bytes }, true),
-  );
+  for (const upload of listed) if (await heldBy(deps, upload)) unverified(issue);
+  const result = { aborted, alreadyGone: listed.length - aborted, bytes, ...(unsized > 0 ? { unsized } : {}) };
+  return inTransaction(deps, async (t) => (await lockIssue(t.tx, issue)) ?? markRepaired(t, actor, issue, result, true));
 }
 
 /** Deletes quarantined objects older than `days` (the `purge_quarantine` job, daily). */
