@@ -285,7 +285,9 @@ describe("integrity scans", () => {
       finishedAt: null,
       error: null,
     });
-    const [{ count: before }] = await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from observations`);
+    const countOf = async (table: "observations" | "projects") =>
+      (await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from ${sql.identifier(table)}`))[0]!.count;
+    const before = await countOf("observations");
     // The scan counts the observations, then waits to count the projects; two observations are written meanwhile.
     const hold = await holdTable(server.databaseUrl, "projects");
     let running: Promise<void>;
@@ -298,7 +300,7 @@ describe("integrity scans", () => {
       await hold.release();
     }
     await running!;
-    const [{ count: projects }] = await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from projects`);
+    const projects = await countOf("projects");
     const after = (await must(`/api/v1/admin/integrity/scans/${scan.id}`, { token: adminToken }, 200)) as Scan;
     expect(after).toMatchObject({ status: "completed", progress: { scanned: before + projects, total: before + projects } });
   });
