@@ -231,6 +231,12 @@ describe("web app: announcements", { timeout: 60_000 }, () => {
     // Cancelled, it no longer blocks the user.
     await gate.waitFor({ state: "hidden", ...WAIT });
     await expect.poll(() => userPage.locator("[inert]").count()).toBe(0);
+    // In its place, which one it was and the reason the admin gave, until the user dismisses it.
+    const notices = userPage.getByRole("status", { name: "Cancelled announcements" });
+    await notices.getByText("Reason: Wrong firmware version announced").waitFor(WAIT);
+    await notices.getByText(title, { exact: true }).waitFor(WAIT);
+    await notices.getByRole("button", { name: `Dismiss the notice that ${title} was cancelled` }).click();
+    await notices.getByText(title, { exact: true }).waitFor({ state: "detached", ...WAIT });
 
     await adminPage.getByRole("group", { name: "Show system announcements" }).getByRole("button", { name: "Cancelled", exact: true }).click();
     const cancelled = row(adminPage, "System announcements", title);

@@ -82,13 +82,13 @@ describe("web app: a new user's first night", { timeout: 180_000 }, () => {
     await page.getByRole("tab", { name: "Plugin keys", selected: true }).waitFor(WAIT);
     await page.getByLabel("Key name").fill("Dome computer");
     await page.getByLabel("Key name").press("Enter");
-    const notice = page.getByRole("region", { name: "API key “Dome computer” created" });
+    const notice = page.getByRole("region", { name: "Plugin key “Dome computer” created" });
     const shown = notice.locator("pre");
     await shown.waitFor(WAIT);
     const command = (await shown.innerText()).trim();
     const parsed = /^pnpm simulate:observatory --url (\S+) --key (mok_\S+) --speed 60$/.exec(command);
     expect(parsed?.[1]).toBe(server.url);
-    expect(parsed?.[2]).toBe(await notice.getByLabel("New API key").inputValue());
+    expect(parsed?.[2]).toBe(await notice.getByLabel("New plugin key").inputValue());
     await notice.getByRole("button", { name: "Copy command" }).press("Enter");
     await notice.getByText("Copied").waitFor(WAIT);
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command);

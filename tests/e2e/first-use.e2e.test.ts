@@ -179,6 +179,18 @@ describe("web app: what confused a new user", { timeout: 180_000 }, () => {
     await page.goto(appUrl(server, "admin/integrity"));
     await expect.poll(() => new URL(page.url()).searchParams.get("scan")).toBe(cli.id);
     await page.getByRole("table", { name: "Issues" }).getByText("FILE_MISSING").first().waitFor(WAIT);
+
+    // Once a repair removed its record, the card still names it: lost, and when.
+    const issues = await api<{ items: Array<{ id: string; code: string; documentId: string }> }>(
+      `/api/v1/admin/integrity/scans/${full.id}/issues?type=file&limit=200`,
+      adminToken,
+    );
+    const missing = issues.items.find((issue) => issue.code === "FILE_MISSING" && issue.documentId === lost.id)!;
+    await api(`/api/v1/admin/integrity/issues/${missing.id}/repair`, adminToken, { method: "POST" });
+    await page.goto(appUrl(server, `observations/${withLostFile}`));
+    await lostItem.getByText("Lost", { exact: true }).waitFor(WAIT);
+    await lostItem.getByText(/^Lost: its bytes were gone from storage when an integrity scan looked on .+, and its record was removed on /).waitFor(WAIT);
+    expect(await lostItem.locator("time").count()).toBe(2);
   });
 
   it("lets a user dismiss an acknowledged announcement from the dashboard, for good", async () => {

@@ -104,6 +104,31 @@ describe("web app: roles, deletions, typed transfers and history", { timeout: 90
     expect((await server.request(`/organizations/${organization.id}`, { token: owner.token })).status).toBe(404);
   });
 
+  it("takes an observatory's latitude and longitude as people write them, in degrees, minutes and seconds or in degrees", async () => {
+    const owner = await signupUser(server, { name: "Lena Location" });
+    const observatory = await api<{ id: string }>("/observatories", owner.token, { method: "POST", json: { name: `Pachon ${tag()}` } });
+    const view = await openAs(owner, `observatories/${observatory.id}`);
+    await view.getByRole("button", { name: "Settings" }).click();
+    const settings = view.getByRole("dialog", { name: "Observatory settings" });
+    await settings.getByLabel("Latitude").fill("-30:31:61");
+    await settings.getByLabel("Longitude").fill("west");
+    await settings.getByLabel("Elevation (m)").fill("2715");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.getByText("Latitude must have seconds below 60.").waitFor(WAIT);
+    await settings.getByText(/^Longitude must be degrees such as -70\.7367, or degrees, minutes and seconds such as -70:44:12/).waitFor(WAIT);
+    // What was typed stays as typed: a number field would have kept -303136 of it.
+    await settings.getByLabel("Latitude").fill("-30:31:36");
+    expect(await settings.getByLabel("Latitude").inputValue()).toBe("-30:31:36");
+    await settings.getByLabel("Longitude").fill("-70° 44′ 12″");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.waitFor({ state: "detached", ...WAIT });
+    const saved = await api<{ location: { latitude: number; longitude: number; elevation: number } }>(`/observatories/${observatory.id}`, owner.token);
+    expect(saved.location.latitude).toBeCloseTo(-(30 + 31 / 60 + 36 / 3600), 9);
+    expect(saved.location.longitude).toBeCloseTo(-(70 + 44 / 60 + 12 / 3600), 9);
+    expect(saved.location.elevation).toBe(2715);
+    await view.getByText("-30.5267°, -70.7367° · 2715 m").waitFor(WAIT);
+  });
+
   it("an observatory transfer waits for the new owner's name to be typed, and the history tells every step", async () => {
     const owner = await signupUser(server, { name: "Otto Owner" });
     const heir = await signupUser(server, { name: "Hanna Heir" });

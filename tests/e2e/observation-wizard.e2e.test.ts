@@ -111,7 +111,7 @@ describe("the submission wizard at phone size", { timeout: 120_000 }, () => {
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByText("One field needs a change before you can go on.").waitFor(WAIT);
     expect(await focusedLabel(page)).toBe("Window start");
-    expect(await descriptionOf(page.getByLabel("Window start"))).toBe("A time_based observation needs fixedTimeStart, fixedTimeEnd or both.");
+    expect(await descriptionOf(page.getByLabel("Window start"))).toBe("A time-based observation needs a window start, a window end or both.");
     await page.getByLabel("Window end").fill("2031-01-03T02:00");
     await expect.poll(() => page.getByLabel("Window start").getAttribute("aria-invalid")).toBeNull();
     await page.getByRole("button", { name: "Next" }).click();
@@ -238,7 +238,7 @@ describe("the submission wizard, by keyboard", { timeout: 120_000 }, () => {
     const end = page.getByLabel("Window end");
     await start.fill("2031-01-02T22:00");
     await end.fill("2031-01-02T21:00");
-    await expect.poll(() => descriptionOf(end)).toBe("Fixed time end must be after fixedTimeStart.");
+    await expect.poll(() => descriptionOf(end)).toBe("Window end must be after the window start.");
     expect(await start.getAttribute("aria-invalid")).toBeNull();
     await page.getByRole("button", { name: "Next" }).focus();
     await page.keyboard.press("Enter");

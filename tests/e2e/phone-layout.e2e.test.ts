@@ -414,7 +414,7 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await page.getByRole("radio", { name: "Fixed time", exact: true }).check();
     await page.getByLabel("Window start").fill("2031-01-02T22:00");
     await page.getByLabel("Window end").fill("2031-01-02T21:00");
-    await page.getByText("Fixed time end must be after fixedTimeStart.").waitFor(WAIT);
+    await page.getByText("Window end must be after the window start.").waitFor(WAIT);
     await check("step 3 window refused");
     await page.getByLabel("Window end").fill("2031-01-03T02:00");
     await next();

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { filesCollection, observationsCollection, type FileDoc, type ObservationDoc } from "@meridian/db";
+import { filesCollection, integrityIssuesCollection, observationsCollection, type FileDoc, type ObservationDoc } from "@meridian/db";
 import { inTransaction, addJob, legacyCapturedFileKey, purgeQuarantine, reportStaleObservations, startScheduledScans } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -206,8 +206,19 @@ describe("integrity repair", () => {
     const repaired = (await must(`/api/v1/admin/integrity/issues/${missing.id}/repair`, { method: "POST", token: setup.adminToken }, 200)) as Issue;
     expect(repaired).toMatchObject({ status: "repaired", repair: { verified: true, result: { deletedFileId: lost.id, filename: "lost.fits" } } });
     expect(await filesCollection.get(db, lost.id)).toBeUndefined();
-    expect(((await must(`/observations/${withLost}/files`, { token: setup.owner.token }, 200)) as { items: Array<{ id: string }> }).items).toEqual([
-      expect.objectContaining({ id: back.id }),
+    const files = (await must(`/observations/${withLost}/files`, { token: setup.owner.token }, 200)) as { items: Array<{ id: string }>; lost: unknown[] };
+    expect(files.items).toEqual([expect.objectContaining({ id: back.id })]);
+    // The observation still says the file was there, was lost, and when: the scan that found it gone, the repair that removed it.
+    const repairedAt = (repaired as Issue & { repair: { at: string } }).repair.at;
+    expect(files.lost).toEqual([
+      {
+        fileId: lost.id,
+        filename: "lost.fits",
+        sizeBytes: lost.doc.sizeBytes,
+        contentType: lost.doc.contentType,
+        foundMissingAt: (await integrityIssuesCollection.get(db, missing.id))!.createdAt.toISOString(),
+        removedAt: repairedAt,
+      },
     ]);
   });
 

@@ -15,6 +15,7 @@ import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
 import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
 import type { TestServer } from "../support/test-server";
 import { duplicateFileRecords, fileDocument, hoursAgo, observationDocument, stuckFor } from "../support/observation-documents";
+import { holdTable } from "../support/table-hold";
 import { until } from "../support/until";
 import { openWebSocket } from "../support/ws-client";
 
@@ -260,6 +261,48 @@ describe("integrity scans", () => {
     const after = (await must(`/api/v1/admin/integrity/scans/${scan.id}`, { token: adminToken }, 200)) as Scan;
     // The four it had done before the checkpoint, and the rest of the observations after it.
     expect(after).toMatchObject({ status: "completed", progress: { scanned: 4 + ids.filter((id) => id > checkpointAt).length } });
+  });
+
+  it("reads only the documents it counted: ones written while it runs wait for the next scan, so its progress never passes its total", async () => {
+    const deps = server.server.runtime.deps;
+    const scan = await integrityScansCollection.insert(deps.db, {
+      kind: "full",
+      options: {
+        collections: ["observations", "projects"],
+        deepScan: false,
+        checkStorage: false,
+        checkHealth: false,
+        limitPerCollection: null,
+        includeTestData: false,
+      },
+      status: "queued",
+      progress: { collection: null, scanned: 0, total: null },
+      summary: { critical: 0, warning: 0, info: 0 },
+      checkpoint: null,
+      jobId: null,
+      startedBy: null,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      error: null,
+    });
+    const countOf = async (table: "observations" | "projects") =>
+      (await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from ${sql.identifier(table)}`))[0]!.count;
+    const before = await countOf("observations");
+    // The scan counts the observations, then waits to count the projects; two observations are written meanwhile.
+    const hold = await holdTable(server.databaseUrl, "projects");
+    let running: Promise<void>;
+    try {
+      running = runIntegrityScan({ deps, scanId: scan.id });
+      await until("the scan to wait to count the projects", () => hold.waiting());
+      const template = (await observationsCollection.get(deps.db, seeded.clean!))!.doc;
+      for (let index = 0; index < 2; index += 1) await observationsCollection.insert(deps.db, { ...template, name: `Written mid-scan ${index}` });
+    } finally {
+      await hold.release();
+    }
+    await running!;
+    const projects = await countOf("projects");
+    const after = (await must(`/api/v1/admin/integrity/scans/${scan.id}`, { token: adminToken }, 200)) as Scan;
+    expect(after).toMatchObject({ status: "completed", progress: { scanned: before + projects, total: before + projects } });
   });
 
   it("merges the storage listing with the file records: missing, orphan, mismatched, duplicate and unpreviewed files", async () => {

@@ -124,6 +124,25 @@ describe("organization invitations", () => {
     );
   });
 
+  it("the email says joining takes a press of Join on the invitation page, after signing up or signing in", async () => {
+    const owner = await createAccount(server, { name: "Wendy Wording" });
+    const organization = await createOrganization(owner);
+    const newcomer = freshEmail("wording-new");
+    const existing = await createAccount(server, { email: freshEmail("wording-old") });
+    await invite(owner, `/organizations/${organization.id}`, { email: newcomer });
+    await invite(owner, `/organizations/${organization.id}`, { email: existing.email });
+    await invitationToken(newcomer);
+    await invitationToken(existing.email);
+    const textTo = (to: string) => capture.messages.findLast((mail) => mail.to.some((address) => address.toLowerCase() === to.toLowerCase()))!.text ?? "";
+
+    // Signing up through the link does not join by itself (the contract: the new account joins on acceptance).
+    expect(textTo(newcomer)).toContain(
+      'create your Meridian account with this email address. You are then back on the invitation: press "Join the organization"',
+    );
+    expect(textTo(newcomer)).not.toMatch(/as soon as|automatically/);
+    expect(textTo(existing.email)).toContain('sign in with this email address and press "Join the organization" to accept.');
+  });
+
   it("refuses an account with another address (403) and leaves the link working for the invited one", async () => {
     const owner = await createAccount(server);
     const organization = await createOrganization(owner);

@@ -9,6 +9,7 @@ import { until } from "../support/until";
 
 const ADMIN = { email: "observation-export-admin@example.com", password: "observation export admin password" };
 const ROWS = 10_000;
+const OWNER_NAME = "Olga Exporter";
 let server: TestServer;
 let owner: Account;
 let stranger: Account;
@@ -33,7 +34,7 @@ async function copies(templateId: string, prefix: string, count: number) {
 
 beforeAll(async () => {
   ({ server } = await startServerWithAdmin(ADMIN));
-  [owner, stranger, bulky] = await Promise.all([createAccount(server), createAccount(server), createAccount(server)]);
+  [owner, stranger, bulky] = await Promise.all([createAccount(server, { name: OWNER_NAME }), createAccount(server), createAccount(server)]);
   const mine = await placeOf(owner, "Export");
   const template = await observationsCollection.insert(db(), observationDocument(mine, { name: "Template", priority: 7 }));
   await copies(template.id, "Export", ROWS - 1);
@@ -118,9 +119,14 @@ describe("exporting observations", () => {
       "statusReason",
       "priority",
       "targets",
+      "targetRaDegrees",
+      "targetDecDegrees",
       "projectId",
+      "projectName",
       "observatoryId",
+      "observatoryName",
       "ownerId",
+      "ownerName",
       "fixedTimeStart",
       "fixedTimeEnd",
       "statusChangedAt",
@@ -129,14 +135,21 @@ describe("exporting observations", () => {
     ]);
     expect(records).toHaveLength(ROWS + 6);
     expect(new Set(records.map((record) => record[0])).size).toBe(ROWS + 6);
-    expect(records.every((record) => record.length === header!.length && record[9] === owner.id)).toBe(true);
+    const column = (name: string) => header!.indexOf(name);
+    expect(records.every((record) => record.length === header!.length && record[column("ownerId")] === owner.id)).toBe(true);
+    // Each id beside its name; each target's coordinates beside its name.
+    expect(records.every((record) => record[column("ownerName")] === OWNER_NAME && record[column("projectName")] === "Export")).toBe(true);
+    expect(records.every((record) => record[column("observatoryName")] === "Export")).toBe(true);
     const byId = new Map(records.map((record) => [record[0]!, record]));
     expect(byId.get(tricky.formula!)![1]).toBe(`'=HYPERLINK("http://example.com/x","click")`);
     expect(byId.get(tricky.plus!)![1]).toBe("'+1+1");
     expect(byId.get(tricky.minus!)![1]).toBe("'-2");
     expect(byId.get(tricky.at!)![1]).toBe("'@SUM(A1:A2)");
     expect(byId.get(tricky.quoted!)![1]).toBe('Field "A", north');
-    expect(byId.get(tricky.target!)![6]).toBe("'=cmd|' /C calc'!A0; M 31");
+    const targetCell = byId.get(tricky.target!)!;
+    expect(targetCell[column("targets")]).toBe("'=cmd|' /C calc'!A0; M 31");
+    // Numbers only, so a negative declination goes out as it is, without the apostrophe text starting with a minus gets.
+    expect([targetCell[column("targetRaDegrees")], targetCell[column("targetDecDegrees")]]).toEqual(["78.63; 78.63", "-8.2; -8.2"]);
     // The newest first, as the list: the first page of the list is the export's beginning.
     const page = (await must("/observations?limit=200", { token: owner.token }, 200)) as { items: Array<{ id: string; name: string; priority: number }> };
     expect(records.slice(0, 200).map((record) => record[0])).toEqual(page.items.map((item) => item.id));

@@ -114,11 +114,20 @@ describe("submitting an observation", () => {
       );
       if (path) expect(problem.errors?.map((error) => error.path)).toContain(path);
     });
+  it("says an end before the start in a person's words, naming the fields as the wizard labels them, at fixedTimeEnd", async () => {
+    const fields = { type: "fixed_time", fixedTimeStart: "2031-12-01T02:00:00.000Z", fixedTimeEnd: "2031-12-01T01:00:00.000Z" };
+    const problem = await expectProblem(
+      await server.request("/observations", { method: "POST", token: owner.token, json: body(fields) }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expect(problem.errors).toEqual([{ path: "fixedTimeEnd", message: "Window end must be after the window start." }]);
+  });
   it("refuses an edit that leaves a time_based observation without a start or an end, judged with what it keeps", async () => {
     const created = await submit();
     const edit = (json: Record<string, unknown>) => server.request(`/observations/${created.id}`, { method: "PUT", token: owner.token, json });
     const problem = await expectProblem(await edit({ type: "time_based" }), 400, "VALIDATION_FAILED");
-    expect(problem.errors).toEqual([{ path: "fixedTimeStart", message: "A time_based observation needs fixedTimeStart, fixedTimeEnd or both." }]);
+    expect(problem.errors).toEqual([{ path: "fixedTimeStart", message: "A time-based observation needs a window start, a window end or both." }]);
     expect(await must(`/observations/${created.id}`, { token: owner.token })).toMatchObject({ type: "flexible" });
     const end = new Date(Date.now() + 86_400_000).toISOString();
     expect(
@@ -137,7 +146,7 @@ describe("submitting an observation", () => {
   it("refuses to clone or edit a time_based observation stored without a start or an end (before the rule), and keeps it as it was", async () => {
     const created = await submit();
     await observationsCollection.update(server.server.runtime.deps.db, created.id, (doc) => ({ ...doc, type: "time_based" }));
-    const bound = [{ path: "fixedTimeStart", message: "A time_based observation needs fixedTimeStart, fixedTimeEnd or both." }];
+    const bound = [{ path: "fixedTimeStart", message: "A time-based observation needs a window start, a window end or both." }];
     const clone = await expectProblem(
       await server.request(`/observations/${created.id}/clone`, { method: "POST", token: owner.token }),
       400,

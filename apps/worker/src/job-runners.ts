@@ -95,6 +95,8 @@ export async function startJobRunners(options: WorkerOptions): Promise<JobRunner
       ...common,
       concurrency: deps.env.SMTP_POOL_SIZE,
       taskList: { [SEND_EMAIL_TASK]: sendEmail! },
+      // No schedule of its own: said in code, or graphile-worker looks for a ./crontab file and logs that cron is disabled.
+      parsedCronItems: [],
     }).catch(async (error: unknown) => {
       await runner.stop();
       throw error;

@@ -15,6 +15,18 @@ import { isoDate } from "./documents";
  * constraints, notifications, priority) are `@meridian/rules/observations`' schemas, so the API's
  * input validation, the wizard's checks and the integrity scan's check of stored documents are the same rule.
  */
+export const lostFileSchema = z.object({
+  fileId: z.string(),
+  filename: z.string(),
+  sizeBytes: z.number().int().nonnegative(),
+  contentType: z.string(),
+  /** When the integrity scan that found its bytes gone ran. */
+  foundMissingAt: isoDate,
+  /** When the repair removed its record. */
+  removedAt: isoDate,
+});
+export type LostFile = z.infer<typeof lostFileSchema>;
+
 export const observationDocSchema = z.object({
   name: z.string().trim().min(1).max(200),
   projectId: z.string(),
@@ -40,6 +52,11 @@ export const observationDocSchema = z.object({
   storageDestinationId: z.string().nullable().optional(),
   /** When the stale monitor reported this observation stuck in its current status (once per stay). */
   staleReportedAt: isoDate.nullable().default(null),
+  /**
+   * Files whose bytes were lost and whose records an integrity repair then removed: what each was and
+   * when, so the observation still says a file was there (its Files card would otherwise just be empty).
+   */
+  lostFiles: z.array(lostFileSchema).optional(),
   /** Deprecated (spec, Versioning 6): file names from older versions; the integrity scan migrates them into file records. */
   captured_files: z.array(z.string()).optional(),
 });

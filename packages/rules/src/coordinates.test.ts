@@ -5,6 +5,7 @@ import {
   formatRightAscension,
   formatRightAscensionDegrees,
   parseDeclination,
+  parseGeographicDegrees,
   parseRightAscension,
   type AngleResult,
 } from "./coordinates";
@@ -152,6 +153,30 @@ describe("parseDeclination", () => {
 
   it.each(["north", "19d40m12s5", "19:40:12:00", "+-19", "19h40m", "--5"])("says what it expects for %j", (text) => {
     expect(messageOf(parseDeclination(text))).toBe("Dec must be degrees, minutes and seconds such as +19:40:12 or 19° 40′ 12″, or degrees such as 19.67.");
+  });
+});
+
+describe("parseGeographicDegrees", () => {
+  const latitude = (text: string) => parseGeographicDegrees(text, { path: ["location", "latitude"], axis: "latitude" });
+  const longitude = (text: string) => parseGeographicDegrees(text, { path: ["location", "longitude"], axis: "longitude" });
+
+  it("reads an observatory's latitude and longitude in the notations the target fields accept", () => {
+    const cerroPachon = decOf(-1, 30, 31, 36);
+    for (const text of ["-30:31:36", "-30 31 36", "-30°31′36″", "−30° 31' 36\"", "-30d31m36s", "-30:31.6"])
+      expect(degreesOf(latitude(text))).toBeCloseTo(cerroPachon, 9);
+    expect(degreesOf(latitude("-30.5267"))).toBe(-30.5267);
+    expect(degreesOf(latitude("28.76"))).toBe(28.76);
+    expect(degreesOf(longitude("-70 44 12"))).toBeCloseTo(decOf(-1, 70, 44, 12), 9);
+    // Past a declination's ±90: a longitude's range is the form's to check, not the notation's.
+    expect(degreesOf(longitude("-170:44:12"))).toBeCloseTo(decOf(-1, 170, 44, 12), 9);
+  });
+
+  it("says what it accepts, naming the field by its label", () => {
+    expect(messageOf(latitude("north"))).toBe(
+      "Latitude must be degrees such as -30.5267, or degrees, minutes and seconds such as -30:31:36, -30 31 36 or -30° 31′ 36″.",
+    );
+    expect(messageOf(longitude("-70:61:00"))).toBe("Longitude must have minutes below 60.");
+    expect(messageOf(latitude(" "))).toBe("Latitude is required.");
   });
 });
 

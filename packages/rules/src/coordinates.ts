@@ -96,19 +96,36 @@ export function parseRightAscension(text: string, options: ParseOptions = {}): A
   return { ok: true, degrees: hours.value * 15 };
 }
 
-/** Declination in degrees (−90 ≤ dec ≤ 90) from degrees, minutes and seconds or from degrees. */
-export function parseDeclination(text: string, options: ParseOptions = {}): AngleResult {
-  const path = options.path ?? ["dec"];
+/** A signed angle in degrees from degrees, minutes and seconds or from degrees; `format` says what is accepted when the text is neither. */
+function signedDegrees(text: string, path: ReadonlyArray<PropertyKey>, format: string): AngleResult {
   const input = normalize(text);
   if (input === "") return fail(path, "is required");
   const parsed = split(input, DEC_UNITS);
-  if (!parsed) return fail(path, `must be ${DECLINATION_FORMAT}`);
+  if (!parsed) return fail(path, `must be ${format}`);
   const magnitude = parsed.plainDegrees ? { ok: true as const, value: Number(parsed.parts[0]) } : sexagesimal(parsed.parts);
   if (!magnitude.ok) return fail(path, magnitude.predicate);
-  if (!Number.isFinite(magnitude.value)) return fail(path, `must be ${DECLINATION_FORMAT}`);
-  if (magnitude.value > 90) return fail(path, "must be between -90° and +90°");
+  if (!Number.isFinite(magnitude.value)) return fail(path, `must be ${format}`);
   // The sign applies to the whole angle: −00:30:00 is −0.5°, not −0 + 0.5.
   return { ok: true, degrees: magnitude.value === 0 ? 0 : parsed.sign * magnitude.value };
+}
+
+/** Declination in degrees (−90 ≤ dec ≤ 90) from degrees, minutes and seconds or from degrees. */
+export function parseDeclination(text: string, options: ParseOptions = {}): AngleResult {
+  const path = options.path ?? ["dec"];
+  const result = signedDegrees(text, path, DECLINATION_FORMAT);
+  if (result.ok && Math.abs(result.degrees) > 90) return fail(path, "must be between -90° and +90°");
+  return result;
+}
+
+const LATITUDE_FORMAT = "degrees such as -30.5267, or degrees, minutes and seconds such as -30:31:36, -30 31 36 or -30° 31′ 36″";
+const LONGITUDE_FORMAT = "degrees such as -70.7367, or degrees, minutes and seconds such as -70:44:12, -70 44 12 or -70° 44′ 12″";
+
+/**
+ * An observatory's latitude or longitude in degrees, written as a declination is (a sign, then degrees,
+ * or degrees, minutes and seconds). The range is the caller's to check, in the API's words.
+ */
+export function parseGeographicDegrees(text: string, options: { path: ReadonlyArray<PropertyKey>; axis: "latitude" | "longitude" }): AngleResult {
+  return signedDegrees(text, options.path, options.axis === "latitude" ? LATITUDE_FORMAT : LONGITUDE_FORMAT);
 }
 
 interface FormatOptions {

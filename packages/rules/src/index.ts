@@ -34,6 +34,7 @@ export {
   formatRightAscension,
   formatRightAscensionDegrees,
   parseDeclination,
+  parseGeographicDegrees,
   parseRightAscension,
   RIGHT_ASCENSION_FORMAT,
   type AngleResult,

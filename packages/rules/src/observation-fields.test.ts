@@ -74,7 +74,13 @@ describe("observationDraftProblems: each field as the API words it", () => {
       "a start that is not a time",
       draft({ fixedTimeStart: "tomorrow" }),
       "fixedTimeStart",
-      "Fixed time start must be a date and time such as 2026-01-31T20:00:00Z.",
+      "Window start must be a date and time such as 2026-01-31T20:00:00Z.",
+    ],
+    [
+      "an end before the start",
+      draft({ type: "fixed_time", fixedTimeStart: "2026-12-01T02:00:00.000Z", fixedTimeEnd: "2026-12-01T01:00:00.000Z" }),
+      "fixedTimeEnd",
+      "Window end must be after the window start.",
     ],
   ])("refuses %s", (_what, value, path, message) => {
     expect(observationDraftProblems(value)[path]).toBe(message);
@@ -94,7 +100,7 @@ describe("observationDraftProblems: each field as the API words it", () => {
     const problems = observationDraftProblems(draft({ name: "", type: "fixed_time" }));
     expect(problems).toEqual({
       name: "Name must not be empty.",
-      fixedTimeStart: "Fixed time start is required for a fixed_time observation.",
+      fixedTimeStart: "Window start is required for a fixed-time observation.",
     });
   });
 });
@@ -104,7 +110,9 @@ describe("fixedTimeProblems", () => {
   const later = "2026-12-01T02:00:00.000Z";
 
   it("wants the end after the start", () => {
-    expect(fixedTimeProblems({ fixedTimeStart: later, fixedTimeEnd: start })).toEqual([{ path: ["fixedTimeEnd"], predicate: "must be after fixedTimeStart" }]);
+    expect(fixedTimeProblems({ fixedTimeStart: later, fixedTimeEnd: start })).toEqual([
+      { path: ["fixedTimeEnd"], predicate: "must be after the window start" },
+    ]);
     expect(fixedTimeProblems({ fixedTimeStart: start, fixedTimeEnd: start })).toHaveLength(1);
     expect(fixedTimeProblems({ fixedTimeStart: start, fixedTimeEnd: later })).toEqual([]);
     // Times in other zones compare as moments, not as text.
@@ -113,7 +121,7 @@ describe("fixedTimeProblems", () => {
 
   it("wants a fixed-time observation's start, and nothing of the other types", () => {
     expect(fixedTimeProblems({ type: "fixed_time", fixedTimeStart: null, fixedTimeEnd: null })).toEqual([
-      { path: ["fixedTimeStart"], predicate: "is required for a fixed_time observation" },
+      { path: ["fixedTimeStart"], predicate: "is required for a fixed-time observation" },
     ]);
     expect(fixedTimeProblems({ type: "fixed_time", fixedTimeStart: start })).toEqual([]);
     for (const type of ["flexible", "time_based", "monitoring", "rise_to_set"]) expect(fixedTimeProblems({ type })).toEqual([]);
@@ -122,13 +130,13 @@ describe("fixedTimeProblems", () => {
 
   it("wants a time-based observation's start, end or both, but does not call bounds a partial update leaves out missing", () => {
     expect(fixedTimeProblems({ type: "time_based", fixedTimeStart: null, fixedTimeEnd: null })).toEqual([
-      { path: ["fixedTimeStart"], predicate: "A time_based observation needs fixedTimeStart, fixedTimeEnd or both." },
+      { path: ["fixedTimeStart"], predicate: "A time-based observation needs a window start, a window end or both." },
     ]);
     expect(fixedTimeProblems({ type: "time_based", fixedTimeStart: start, fixedTimeEnd: null })).toEqual([]);
     expect(fixedTimeProblems({ type: "time_based", fixedTimeStart: null, fixedTimeEnd: later })).toEqual([]);
     expect(fixedTimeProblems({ type: "time_based", fixedTimeEnd: null })).toEqual([]);
     expect(observationDraftProblems(draft({ type: "time_based", fixedTimeStart: null, fixedTimeEnd: null })).fixedTimeStart).toBe(
-      "A time_based observation needs fixedTimeStart, fixedTimeEnd or both.",
+      "A time-based observation needs a window start, a window end or both.",
     );
   });
 });

@@ -79,7 +79,7 @@ interface Window {
 }
 
 /** Why a time-based observation without a bound is refused, a sentence of its own (it names both fields). */
-const TIME_BASED_NEEDS_A_BOUND = "A time_based observation needs fixedTimeStart, fixedTimeEnd or both.";
+const TIME_BASED_NEEDS_A_BOUND = "A time-based observation needs a window start, a window end or both.";
 
 /**
  * What is wrong with a window, each at the field it belongs to: the end after the start, a
@@ -90,8 +90,8 @@ const TIME_BASED_NEEDS_A_BOUND = "A time_based observation needs fixedTimeStart,
 export function fixedTimeProblems(value: Window): Array<{ path: ["fixedTimeStart" | "fixedTimeEnd"]; predicate: string }> {
   const problems: Array<{ path: ["fixedTimeStart" | "fixedTimeEnd"]; predicate: string }> = [];
   if (value.fixedTimeStart && value.fixedTimeEnd && new Date(value.fixedTimeEnd) <= new Date(value.fixedTimeStart))
-    problems.push({ path: ["fixedTimeEnd"], predicate: "must be after fixedTimeStart" });
-  if (value.type === "fixed_time" && !value.fixedTimeStart) problems.push({ path: ["fixedTimeStart"], predicate: "is required for a fixed_time observation" });
+    problems.push({ path: ["fixedTimeEnd"], predicate: "must be after the window start" });
+  if (value.type === "fixed_time" && !value.fixedTimeStart) problems.push({ path: ["fixedTimeStart"], predicate: "is required for a fixed-time observation" });
   if (value.type === "time_based" && value.fixedTimeStart === null && value.fixedTimeEnd === null)
     problems.push({ path: ["fixedTimeStart"], predicate: TIME_BASED_NEEDS_A_BOUND });
   return problems;

@@ -49,6 +49,10 @@ export function humanizeKey(key: string): string {
   return [first!.charAt(0).toUpperCase() + first!.slice(1), ...rest].join(" ");
 }
 
+/** Fields whose form label is not their key in words: the observation's window is "Window start" and "Window end" in the wizard. */
+const FIELD_LABELS: Record<string, string> = { fixedTimeStart: "Window start", fixedTimeEnd: "Window end" };
+const labelOf = (key: string) => FIELD_LABELS[key] ?? humanizeKey(key);
+
 /**
  * The name a person reads for a path: its last field, and where it sits in a list.
  * `latitude` → "Latitude"; `externalStorage.0.label` → "Label (external storage 1)", `targets.0.ra` → "RA (target 1)";
@@ -61,7 +65,7 @@ export function fieldLabel(path: ReadonlyArray<PathSegment>): string {
   );
   const lastNamed = segments.findLastIndex((segment) => typeof segment === "string");
   if (lastNamed === -1) return segments.length > 0 ? `Item ${(segments.at(-1) as number) + 1}` : "The input";
-  const label = humanizeKey(segments[lastNamed] as string);
+  const label = labelOf(segments[lastNamed] as string);
   const trailingIndex = segments.at(-1);
   if (typeof trailingIndex === "number") return `${label} (item ${trailingIndex + 1})`;
   const index = segments.findLastIndex((segment, position) => typeof segment === "number" && position < lastNamed);

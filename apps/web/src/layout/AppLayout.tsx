@@ -3,6 +3,7 @@ import { Menu } from "lucide-react";
 import { Link, Outlet } from "react-router-dom";
 import { MaintenanceBanner } from "./MaintenanceBanner";
 import { AnnouncementLiveUpdates } from "../announcements/AnnouncementLiveUpdates";
+import { CancelledAnnouncementNotices } from "../announcements/CancelledAnnouncementNotices";
 import { ObservationLiveUpdates } from "../observations/ObservationLiveUpdates";
 import { TimeDisplaySync } from "../profile/TimeDisplaySync";
 import { SystemAnnouncementGate } from "../announcements/SystemAnnouncementGate";
@@ -80,6 +81,7 @@ function AppFrame() {
             </div>
           </header>
           <MaintenanceBanner />
+          <CancelledAnnouncementNotices />
           {/* Focusable from script: the skip link's target, and where focus goes when what had it is gone (restoreFocus). */}
           <main id="main" tabIndex={-1} className="mx-auto w-full max-w-5xl px-4 py-6 outline-none sm:px-6 lg:py-8">
             <Outlet />

@@ -3,9 +3,13 @@ import { Download, FileArchive, FileImage, FileX } from "lucide-react";
 import { Badge } from "../components/Badge";
 import { EmptyState } from "../components/EmptyState";
 import { QueryState } from "../components/QueryState";
+import { formatDateTime } from "../lib/format";
+import type { RouterOutputs } from "../organizations/types";
 import { trpc } from "../trpc";
 import { FileDeliveries, useFileDeliveryUpdates } from "./FileDeliveries";
 import { formatBytes } from "./labels";
+
+type LostFile = RouterOutputs["observations"]["files"]["lost"][number];
 
 const downloadUrl = (fileId: string) => `/files/${fileId}/download`;
 
@@ -21,7 +25,7 @@ export function ObservationFiles({ observationId }: { observationId: string }) {
       query={files}
       loading="Loading files"
       error="Could not load files"
-      isEmpty={(data) => data.items.length === 0}
+      isEmpty={(data) => data.items.length === 0 && data.lost.length === 0}
       empty={
         <EmptyState icon={FileImage} title="No files yet">
           The observatory uploads images as it takes them.
@@ -84,11 +88,39 @@ export function ObservationFiles({ observationId }: { observationId: string }) {
                     </li>
                   );
                 })}
+              {data.lost.map((file) => (
+                <LostFileItem key={file.fileId} file={file} />
+              ))}
             </ul>
           </>
         );
       }}
     </QueryState>
+  );
+}
+
+/** A file whose bytes were lost and whose record a repair removed: still named, with when that was found and settled. */
+function LostFileItem({ file }: { file: LostFile }) {
+  return (
+    <li className="flex min-w-0 items-center gap-3 rounded-lg bg-white p-3 shadow-sm ring-1 ring-slate-200">
+      <span className="flex size-16 shrink-0 items-center justify-center rounded bg-slate-50 text-slate-400">
+        <FileX aria-hidden="true" className="size-6" />
+      </span>
+      <div className="min-w-0 flex-1">
+        <p className="truncate text-sm font-medium text-slate-900">{file.filename}</p>
+        <p className="text-xs text-slate-500">
+          {formatBytes(file.sizeBytes)} · {file.contentType}
+        </p>
+        <p className="mt-1 text-xs text-red-700">
+          Lost: its bytes were gone from storage when an integrity scan looked on{" "}
+          <time dateTime={file.foundMissingAt}>{formatDateTime(file.foundMissingAt)}</time>, and its record was removed on{" "}
+          <time dateTime={file.removedAt}>{formatDateTime(file.removedAt)}</time>. The observatory can upload it again.
+        </p>
+      </div>
+      <Badge tone="red" className="shrink-0">
+        Lost
+      </Badge>
+    </li>
   );
 }
 

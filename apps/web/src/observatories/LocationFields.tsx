@@ -1,10 +1,11 @@
-import { fieldMessage } from "@meridian/rules";
+import { fieldMessage, parseGeographicDegrees } from "@meridian/rules";
 import { TextField } from "../components/TextField";
 
+/** Latitude and longitude are angles, written as a target's declination is: degrees, or degrees, minutes and seconds. */
 const locationFields = [
-  { key: "latitude", label: "Latitude", hint: "−90 to 90°", min: -90, max: 90 },
-  { key: "longitude", label: "Longitude", hint: "−180 to 180°", min: -180, max: 180 },
-  { key: "elevation", label: "Elevation (m)", hint: "Metres above sea level", min: -500, max: 10_000 },
+  { key: "latitude", label: "Latitude", hint: "−90 to 90°: 28.76, -30:31:36 or -30° 31′ 36″", min: -90, max: 90, angle: true },
+  { key: "longitude", label: "Longitude", hint: "−180 to 180°: -17.88, -70 44 12 or -70° 44′ 12″", min: -180, max: 180, angle: true },
+  { key: "elevation", label: "Elevation (m)", hint: "Metres above sea level", min: -500, max: 10_000, angle: false },
 ] as const;
 type LocationKey = (typeof locationFields)[number]["key"];
 export type LocationDraft = Record<LocationKey, string>;
@@ -22,9 +23,11 @@ function parseLocation(draft: LocationDraft): { location: Location | null; error
   const numbers: Partial<Location> = {};
   for (const field of locationFields) {
     const raw = draft[field.key].trim();
-    const value = Number(raw);
     const path = ["location", field.key];
+    const angle = field.angle ? parseGeographicDegrees(raw, { path, axis: field.key }) : null;
+    const value = angle ? (angle.ok ? angle.degrees : Number.NaN) : Number(raw);
     if (!raw) errors[`location.${field.key}`] = "Enter all three values, or none.";
+    else if (angle && !angle.ok) errors[`location.${field.key}`] = angle.message;
     else if (!Number.isFinite(value)) errors[`location.${field.key}`] = "Enter a number.";
     // The API's bounds, in its words, before a round trip to hear them.
     else if (value < field.min) errors[`location.${field.key}`] = fieldMessage(path, `must be at least ${field.min.toLocaleString("en-US")}`);
@@ -61,11 +64,10 @@ export function LocationFieldset({
           <TextField
             key={field.key}
             label={field.label}
-            type="number"
-            inputMode="decimal"
-            step="any"
-            min={field.min}
-            max={field.max}
+            // A number input would drop the colons, spaces and symbols of -30:31:36 and keep -303136.
+            {...(field.angle
+              ? { type: "text", autoComplete: "off", spellCheck: false }
+              : { type: "number", inputMode: "decimal" as const, step: "any", min: field.min, max: field.max })}
             value={draft[field.key]}
             onChange={(e) => onChange({ ...draft, [field.key]: e.target.value })}
             error={errors[`location.${field.key}`]}

@@ -27,7 +27,7 @@ export function ObservatoryKeys({ observatoryId }: { observatoryId: string }) {
   return (
     <div className="flex flex-col gap-4">
       {created ? (
-        <NewKeyNotice name={created.name} secret={created.key} onDone={saved}>
+        <NewKeyNotice kind="Plugin key" name={created.name} secret={created.key} onDone={saved}>
           <PluginCommand secret={created.key} />
         </NewKeyNotice>
       ) : null}

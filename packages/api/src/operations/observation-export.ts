@@ -17,7 +17,9 @@ export const observationExportOperations = {
     description:
       "The list's filters and sort (`q`, `status`, `from`, `to`, `ownerId`, `projectId`, `observatoryId`, `sort`), without paging: " +
       "every match, read from the database a batch at a time while it is sent. `format=csv` (the default): a header row, then a " +
-      "record per observation (RFC 4180, CRLF line ends, UTF-8); `targets` holds the target names separated by `; `. A text field " +
+      "record per observation (RFC 4180, CRLF line ends, UTF-8); `targets` holds the target names separated by `; `, and " +
+      "`targetRaDegrees` and `targetDecDegrees` their J2000 coordinates in decimal degrees in the same order; beside `projectId`, " +
+      "`observatoryId` and `ownerId` are `projectName`, `observatoryName` and `ownerName` (an extension; empty when it is gone). A text field " +
       "starting with =, +, -, @, a tab or a carriage return is prefixed with an apostrophe, so a spreadsheet shows it rather than " +
       "running it as a formula. `format=json`: a JSON array of `observation`. Sent as an attachment.",
     method: "get",

@@ -30,8 +30,9 @@ export interface BatchReader {
 }
 
 /**
- * Reads a collection in id order, in batches of `size`, up to `limit` documents after `afterId`,
- * with `ahead` batches being read at once. Where each batch ends is found first (an index-only
+ * Reads a collection in id order, in batches of `size`, up to `limit` documents after `afterId` and
+ * up to `untilId` (the last id when the scan counted the collection: documents written since are not
+ * in its total, so they are not read either), with `ahead` batches being read at once. Where each batch ends is found first (an index-only
  * step of `size` ids), so the batches' documents, and an observation batch's history beside them,
  * are read on several connections at once: one connection reading in turn left the database
  * waiting on the round trips and the scan waiting on the database.
@@ -40,11 +41,12 @@ export function batchReader(options: {
   sql: postgres.Sql;
   name: CollectionName;
   afterId: string | null;
+  untilId: string;
   limit: number;
   size: number;
   ahead: number;
 }): BatchReader {
-  const { sql, name, afterId, limit, size, ahead } = options;
+  const { sql, name, afterId, untilId, limit, size, ahead } = options;
   const table = sql(getTableName(collections[name].table));
   const reads: Array<Promise<ScannedBatch | null>> = [];
   let planned = 0;
@@ -57,12 +59,12 @@ export function batchReader(options: {
     planned += count;
     const range = previousEnd.then(async (from): Promise<{ from: string | null; to: string | null } | null> => {
       if (from === undefined || count <= 0) return null;
-      const after = from === null ? sql`` : sql`where t.id > ${from}`;
-      const [row] = await sql<Array<{ id: string }>>`select t.id from ${table} t ${after} order by t.id offset ${count - 1} limit 1`;
+      const after = from === null ? sql`` : sql`and t.id > ${from}`;
+      const [row] = await sql<Array<{ id: string }>>`select t.id from ${table} t where t.id <= ${untilId} ${after} order by t.id offset ${count - 1} limit 1`;
       return { from, to: row?.id ?? null };
     });
     lastEnd = range.then((found) => found?.to ?? undefined);
-    const read = range.then((found) => (found ? batchOf(sql, name, found.from, found.to, count) : null));
+    const read = range.then((found) => (found ? batchOf(sql, name, found.from, found.to ?? untilId, found.to === null ? count : null) : null));
     // Awaited in turn by next(); kept from being an unhandled rejection until then.
     lastEnd.catch(() => undefined);
     read.catch(() => undefined);
@@ -82,8 +84,8 @@ export function batchReader(options: {
 }
 
 /**
- * One batch: the documents after `from` up to and including `to` (or the next `count` when `to`
- * is null: the collection's last batch), aggregated by the database into one row (without an
+ * One batch: the documents after `from` up to and including `to` (at most `count` of them when it is given:
+ * the collection's last batch, which ends at the scan's last id rather than at a document of its own), aggregated by the database into one row (without an
  * order inside the aggregates, which PostgreSQL before 16 would sort for again): the ids and
  * `updated_at` epochs as JSON arrays, and the documents' JSON text, one per line (jsonb's text
  * never holds a raw line break), which goes to a check thread undecoded. One row instead of one
@@ -92,17 +94,17 @@ export function batchReader(options: {
  * for the whole batch (a subquery per observation cost the database a third more than the
  * documents themselves).
  */
-async function batchOf(sql: postgres.Sql, name: CollectionName, from: string | null, to: string | null, count: number): Promise<ScannedBatch> {
+async function batchOf(sql: postgres.Sql, name: CollectionName, from: string | null, to: string, count: number | null): Promise<ScannedBatch> {
   const table = sql(getTableName(collections[name].table));
   const lower = from === null ? sql`true` : sql`t.id > ${from}`;
-  const upper = to === null ? sql`` : sql`and t.id <= ${to}`;
-  const rest = to === null ? sql`limit ${count}` : sql``;
+  const upper = sql`and t.id <= ${to}`;
+  const rest = count === null ? sql`` : sql`limit ${count}`;
   const reading = sql`
     select coalesce(json_agg(s.id), '[]')::text, coalesce(json_agg(date_part('epoch', s.updated_at)), '[]')::text,
            coalesce(string_agg(s.doc, chr(10)), ''), max(s.id)
       from (select t.id, t.doc::text as doc, t.updated_at from ${table} t where ${lower} ${upper} order by t.id ${rest}) s`.raw();
   // With both ends known, the history is read at the same time as the documents.
-  const readingHistory = name === "observations" && to !== null ? historyBetween(sql, from, to) : null;
+  const readingHistory = name === "observations" && count === null ? historyBetween(sql, from, to) : null;
   readingHistory?.catch(() => undefined);
   const [idsJson, updatedJson, lines, last] = ((await reading) as unknown as Array<[Buffer, Buffer, Buffer, Buffer | null]>)[0]!;
   const ids = JSON.parse(idsJson.toString()) as string[];

@@ -5,8 +5,10 @@ import {
   observationsCollection,
   StorageCallUnsupported,
   type Executor,
+  type FileDoc,
   type IncompleteUpload,
   type IntegrityIssueDoc,
+  type LostFile,
   type ObservationDoc,
   type StoredDocument,
 } from "@meridian/db";
@@ -76,8 +78,14 @@ async function lockUnchanged<Doc>(tx: Executor, issue: Issue, load: (tx: Executo
 }
 
 /** Marks the issue repaired and writes the audit entry, in the repair's transaction. */
-async function markRepaired(t: Pick<InTransaction, "tx" | "now">, actor: Actor, issue: Issue, result: RepairResult, verified: boolean) {
-  const at = t.now().toISOString();
+async function markRepaired(
+  t: Pick<InTransaction, "tx" | "now">,
+  actor: Actor,
+  issue: Issue,
+  result: RepairResult,
+  verified: boolean,
+  at = t.now().toISOString(),
+) {
   const updated = await integrityIssuesCollection.update(t.tx, issue.id, (doc) => ({
     ...doc,
     status: "repaired",
@@ -193,15 +201,29 @@ async function removeLostFileRecord(deps: Deps, actor: Actor, issue: Issue) {
   return inTransaction(deps, async (t) => {
     const done = await lockIssue(t.tx, issue);
     if (done) return done;
+    // The observation before its file, in the order its other writers (uploads, deletions) take them.
+    if (issue.doc.observationId) await observationsCollection.get(t.tx, issue.doc.observationId, { forUpdate: true });
     const record = await lockUnchanged(t.tx, issue, (db) => filesCollection.get(db, issue.doc.documentId, { forUpdate: true }));
     // Its previews keep their own bytes, but no longer name a record that is gone.
     const detached = await filesCollection.patch<{ id: string }>(t.tx, sql`a.doc->>'previewOfId' = ${record.id}`, { previewOfId: null });
     await filesCollection.remove(t.tx, record.id);
     if (await filesCollection.get(t.tx, record.id)) unverified(issue);
     const { filename, objectKey, observationId } = record.doc;
+    const removedAt = t.now().toISOString();
+    await rememberLostFile(t, { record, foundMissingAt: issue.createdAt.toISOString(), removedAt });
     const previews = detached.map((row) => row.id);
-    return markRepaired(t, actor, issue, { deletedFileId: record.id, filename, objectKey, observationId, previewsDetached: previews }, true);
+    const result = { deletedFileId: record.id, filename, objectKey, observationId, previewsDetached: previews };
+    return markRepaired(t, actor, issue, result, true, removedAt);
   });
+}
+
+/** The observation keeps a line about the file whose record went (a preview's thumbnail aside: its original says enough). */
+async function rememberLostFile(t: Pick<InTransaction, "tx">, options: { record: StoredDocument<FileDoc>; foundMissingAt: string; removedAt: string }) {
+  const { record, foundMissingAt, removedAt } = options;
+  if (record.doc.kind === "preview") return;
+  const { filename, sizeBytes, contentType } = record.doc;
+  const lost: LostFile = { fileId: record.id, filename, sizeBytes, contentType, foundMissingAt, removedAt };
+  await observationsCollection.update(t.tx, record.doc.observationId, (doc) => ({ ...doc, lostFiles: [...(doc.lostFiles ?? []), lost] }));
 }
 
 /**

@@ -119,9 +119,16 @@ export async function startIntegrityScanIn(options: {
   return stored!;
 }
 
+/**
+ * How many documents the scan reads of a collection, and the last id among them (null when it is empty): documents
+ * written while it runs come after it, so they are neither counted nor read, and the progress never passes its total.
+ */
 async function countOf(db: Executor, collection: CollectionName, limit: number | null) {
-  const [row] = await db.execute<{ count: number }>(sql`select count(*)::int as count from ${collections[collection].table}`);
-  return limit === null ? (row?.count ?? 0) : Math.min(limit, row?.count ?? 0);
+  const [row] = await db.execute<{ count: number; last: string | null }>(
+    sql`select count(*)::int as count, max(id) as last from ${collections[collection].table}`,
+  );
+  const count = row?.count ?? 0;
+  return { count: limit === null ? count : Math.min(limit, count), lastId: row?.last ?? null };
 }
 
 /** Of these ids in a collection, the ones that exist. */
@@ -169,9 +176,9 @@ async function runScan(deps: Deps, scanId: string) {
   const settings = await readServerSettings(deps.db);
   const { options: scanOptions } = scan.doc;
   const names = scanOptions.collections as CollectionName[];
-  const counts = new Map<CollectionName, number>();
+  const counts = new Map<CollectionName, { count: number; lastId: string | null }>();
   for (const name of names) counts.set(name, await countOf(deps.db, name, scanOptions.limitPerCollection));
-  const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
+  const total = [...counts.values()].reduce((sum, { count }) => sum + count, 0);
   let scanned = scan.doc.progress.scanned;
   await guarded(({ tx }) => patchScan(tx, scanId, { status: "running", progress: { ...scan.doc.progress, total } }));
   if (jobId) await reportJob({ deps, jobId, status: "running", progress: { done: scanned, total, stage: "scanning" } });
@@ -189,15 +196,17 @@ async function runScan(deps: Deps, scanId: string) {
     await reportJob({ deps, jobId, progress: { done: scanned, total, stage } });
   };
   for (const name of names.slice(startIndex)) {
+    const { count, lastId: untilId } = counts.get(name)!;
+    if (untilId === null) continue;
     const afterId = resumeAt && resumeAt.collection === name ? resumeAt.afterId : null;
     const read = afterId ? await scannedBefore(deps.db, name, afterId) : 0;
     const limit = scanOptions.limitPerCollection ?? Infinity;
-    const checker = counts.get(name)! - read >= THREADED_SCAN_DOCUMENTS ? threadedChecker() : inThreadChecker;
+    const checker = count - read >= THREADED_SCAN_DOCUMENTS ? threadedChecker() : inThreadChecker;
     try {
       // Batches are read several at once, checked several at once (one per check thread), and
       // written in order, so the checkpoint only moves past checked batches.
       const checking: Array<Promise<{ batch: ScannedBatch; result: DocumentBatchResult }>> = [];
-      const reader = batchReader({ sql: deps.sql, name, afterId, limit: limit - read, size: BATCH, ahead: checker.parallelism + 1 });
+      const reader = batchReader({ sql: deps.sql, name, afterId, untilId, limit: limit - read, size: BATCH, ahead: checker.parallelism + 1 });
       let exhausted = false;
       for (;;) {
         while (!exhausted && checking.length <= checker.parallelism) {

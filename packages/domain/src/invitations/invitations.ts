@@ -126,9 +126,12 @@ function grantDetails(grant: InvitationGrant) {
 
 function invitationEmailText(options: { inviter: string; scope: InvitationScope; link: string; hasAccount: boolean }) {
   const { inviter, scope, link } = options;
+  // Joining takes a press on the invitation page, also after signing up through the link (the contract: the new
+  // account joins on acceptance), so the email says so rather than promising it happens by itself.
+  const join = `"Join ${SCOPE_WORDS[scope.kind]}"`;
   const how = options.hasAccount
-    ? "Open the link and sign in with this email address to accept."
-    : "Open the link to create your Meridian account with this email address; you join as soon as it exists.";
+    ? `Open the link, sign in with this email address and press ${join} to accept.`
+    : `Open the link and create your Meridian account with this email address. You are then back on the invitation: press ${join} there to accept.`;
   return (
     `Hello,\n\n${inviter} invited you to join ${SCOPE_WORDS[scope.kind]} "${scope.name}" on Meridian.\n\n${how}\n\n${link}\n\n` +
     `The link works once and for seven days. If you did not expect this invitation, ignore this email.\n`

@@ -213,13 +213,19 @@ export async function storedObjects(options: {
 export const filesOf = ({ db, observationId }: { db: Executor; observationId: string }) =>
   filesCollection.findMany(db, eq(tables.files.observationId, observationId), asc(tables.files.createdAt), 10_000);
 
-/** An observation's files, each marked `missing` when storage no longer holds its bytes (so a page can say so instead of offering a download). */
+/**
+ * An observation's files, each marked `missing` when storage no longer holds its bytes (so a page can say so instead of
+ * offering a download), and the lost ones whose records a repair removed.
+ */
 export async function listObservationFiles(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { deps, observationId } = options;
-  await loadObservationAccess({ db: deps.db, actor: options.actor, observationId });
+  const { observation } = await loadObservationAccess({ db: deps.db, actor: options.actor, observationId });
   const files = await filesOf({ db: deps.db, observationId });
   const stored = await storedObjects({ deps, observationId, files });
-  return { items: files.map((file) => ({ ...presentFile(file), ...(stored ? { missing: !stored.has(file.doc.objectKey) } : {}) })) };
+  return {
+    items: files.map((file) => ({ ...presentFile(file), ...(stored ? { missing: !stored.has(file.doc.objectKey) } : {}) })),
+    lost: observation.doc.lostFiles ?? [],
+  };
 }
 
 /** The bytes of a file, for readers of its observation. */

@@ -193,4 +193,21 @@ export const fileSchema = z
       ),
   })
   .meta({ id: "File" });
-export const fileListSchema = z.object({ items: z.array(fileSchema) }).meta({ id: "FileList" });
+export const lostFileSchema = z
+  .object({
+    fileId: z.string().describe("The id its record had"),
+    filename: z.string(),
+    sizeBytes: z.number().int(),
+    contentType: z.string(),
+    foundMissingAt: z.string().describe("When the integrity scan that found its bytes gone from storage ran"),
+    removedAt: z.string().describe("When an integrity repair removed its record"),
+  })
+  .meta({ id: "LostFile" });
+export const fileListSchema = z
+  .object({
+    items: z.array(fileSchema),
+    lost: z
+      .array(lostFileSchema)
+      .describe("Files whose bytes were lost and whose records an integrity repair removed, oldest first: they are not in `items` (extension)"),
+  })
+  .meta({ id: "FileList" });
