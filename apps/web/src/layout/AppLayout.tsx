@@ -4,6 +4,7 @@ import { Link, Outlet } from "react-router-dom";
 import { MaintenanceBanner } from "./MaintenanceBanner";
 import { AnnouncementLiveUpdates } from "../announcements/AnnouncementLiveUpdates";
 import { ObservationLiveUpdates } from "../observations/ObservationLiveUpdates";
+import { ObservatoryLiveUpdates } from "../observatories/ObservatoryLiveUpdates";
 import { TimeDisplaySync } from "../profile/TimeDisplaySync";
 import { SystemAnnouncementGate } from "../announcements/SystemAnnouncementGate";
 import { useBlockingAnnouncements } from "../announcements/useBlockingAnnouncements";
@@ -28,6 +29,7 @@ export function AppLayout() {
     <RealtimeProvider key={me.data?.id} onCredentialsGone={recheckSession}>
       <AnnouncementLiveUpdates />
       <ObservationLiveUpdates />
+      <ObservatoryLiveUpdates />
       <TimeDisplaySync />
       <AppFrame />
     </RealtimeProvider>
