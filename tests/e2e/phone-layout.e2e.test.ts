@@ -362,7 +362,7 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await check("a later night");
 
     await page.goto(appUrl(suite.server(), ids.pending!));
-    await page.getByText(/^Expected to start around \d\d:\d\d \(observatory time, [A-Z]+\), (tonight|tomorrow night); /).waitFor(WAIT);
+    await page.getByText(/^Expected to start around \d\d:\d\d \(observatory time, UTC[^)]*\), (tonight|tomorrow night); /).waitFor(WAIT);
     await check("pending forecast");
     await page.goto(appUrl(suite.server(), ids["observations/:id"]!));
     await page.getByText(/^Assigned since .+; expected to end around \d\d:\d\d\.$/).waitFor(WAIT);
