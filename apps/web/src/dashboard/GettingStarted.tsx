@@ -147,15 +147,19 @@ function StepDetail({
   const { observatory } = checklist;
   const newKey = useNewPluginKey(observatory?.canAdmin ? observatory.id : undefined);
   const page = observatory ? `/observatories/${observatory.id}` : "";
+  // Offered until there is an observatory, also after the first step was done by joining or creating an organization.
+  const newObservatory = (
+    <Button icon={plus} onClick={() => onCreate("observatory")}>
+      New observatory
+    </Button>
+  );
   switch (id) {
     case "join":
       return (
         <Detail
           actions={
             <>
-              <Button icon={plus} onClick={() => onCreate("observatory")}>
-                New observatory
-              </Button>
+              {newObservatory}
               <Button variant="secondary" icon={plus} onClick={() => onCreate("organization")}>
                 New organization
               </Button>
@@ -167,7 +171,13 @@ function StepDetail({
         </Detail>
       );
     case "location":
-      if (!observatory) return <Detail>Once you have an observatory: dispatch checks darkness and each target's altitude from where it stands.</Detail>;
+      if (!observatory)
+        return (
+          <Detail actions={newObservatory}>
+            Once you have an observatory (your own, or one whose administrators add you): dispatch checks darkness and each target's altitude from where it
+            stands.
+          </Detail>
+        );
       return observatory.canAdmin ? (
         <Detail actions={<ActionLink to={`${page}?settings=open`}>Set the location of {observatory.name}</ActionLink>}>
           Dispatch checks darkness and each target's altitude from where {observatory.name} stands.
