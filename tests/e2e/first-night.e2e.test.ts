@@ -136,7 +136,11 @@ describe("web app: a new user's first night", { timeout: 180_000 }, () => {
     const { page } = await newcomer("Olga Orgfirst");
     await checklist(page).getByRole("button", { name: "New organization" }).press("Enter");
     const organization = page.getByRole("dialog", { name: "Create organization" });
-    await organization.getByLabel("Name", { exact: true }).fill(`Club ${tag()}`);
+    const club = tag();
+    await organization.getByLabel("Name", { exact: true }).fill(`Club ${club}`);
+    await organization.getByLabel("Short name").fill(`club-${club}`);
+    await organization.getByLabel("Type").selectOption("nonprofit");
+    await organization.getByLabel("Contact email").fill(`club-${club}@example.org`);
     await organization.getByRole("button", { name: "Create organization" }).press("Enter");
     await step(page, "Done", 1, "Join or create an organization or observatory").waitFor(WAIT);
     // The first step is done, yet there is no observatory: the next step offers one.
