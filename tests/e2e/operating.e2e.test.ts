@@ -147,7 +147,10 @@ describe("web app: operating observations", { timeout: 120_000 }, () => {
     const key = await api<{ key: string }>(`/observatories/${observatory.id}/api-keys`, owner.token, { json: { name: "plugin" } });
     const page = await signIn(owner);
     await page.goto(appUrl(server, `observatories/${observatory.id}`));
-    const connection = page.getByRole("term").filter({ hasText: /^Connection$/ }).locator("xpath=following-sibling::dd[1]");
+    const connection = page
+      .getByRole("term")
+      .filter({ hasText: /^Connection$/ })
+      .locator("xpath=following-sibling::dd[1]");
     await connection.getByText("Never connected").waitFor(WAIT);
     await settled(page);
     const simulator = await suite.simulator({ key: key.key });

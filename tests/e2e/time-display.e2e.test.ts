@@ -42,7 +42,7 @@ const notBefore = (page: Page) =>
     .locator("xpath=following-sibling::dd[1]//time");
 
 describe("times of an observatory", { timeout: 120_000 }, () => {
-  it("show in the observatory's zone named by its offset from UTC and UTC on hover; every page follows the profile's choice of UTC or the browser's", async () => {
+  it("show in the observatory's zone named by its UTC offset, UTC on hover; every page follows the profile's choice of UTC or the browser's", async () => {
     const { owner, observatory, project, page, close } = await setUp();
     try {
       expect(observatory.timeZone).toBe("Australia/Sydney");

@@ -240,8 +240,16 @@ describe("an observation's history in pages", { timeout: 120_000 }, () => {
     // Its own submitter, no longer in the project nor at the observatory, still reads it, but lists no members: no names.
     const leaver = await createAccount(server);
     await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: leaver.email, role: "member" } }, 201);
-    await must(`/observatories/${observatoryId}/members`, { method: "POST", token: owner.token, json: { email: leaver.email, permissions: { can_observe: true } } }, 201);
-    const own = (await must("/observations", { method: "POST", token: leaver.token, json: { name: "Own", projectId, observatoryId, targets: [target] } }, 201)) as {
+    await must(
+      `/observatories/${observatoryId}/members`,
+      { method: "POST", token: owner.token, json: { email: leaver.email, permissions: { can_observe: true } } },
+      201,
+    );
+    const own = (await must(
+      "/observations",
+      { method: "POST", token: leaver.token, json: { name: "Own", projectId, observatoryId, targets: [target] } },
+      201,
+    )) as {
       id: string;
     };
     await must(`/projects/${projectId}/members/${leaver.id}`, { method: "DELETE", token: owner.token }, 204);

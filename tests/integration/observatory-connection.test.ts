@@ -270,17 +270,24 @@ describe("the observatory connection", () => {
     const viewer = await createAccount(server);
     const stranger = await createAccount(server);
     const { observatoryId, key } = await network(owner);
-    await must(`/observatories/${observatoryId}/members`, { method: "POST", token: owner.token, json: { email: viewer.email, permissions: { can_view: true } } }, 201);
+    await must(
+      `/observatories/${observatoryId}/members`,
+      { method: "POST", token: owner.token, json: { email: viewer.email, permissions: { can_view: true } } },
+      201,
+    );
     const wsUrl = `${server.url.replace(/^http/, "ws")}/ws`;
     const [owners, viewers, strangers] = await Promise.all(
       [owner, viewer, stranger].map((account) => openWebSocket(wsUrl, { authorization: `Bearer ${account.token}` })),
     );
     for (const socket of [owners!, viewers!, strangers!]) closers.push(() => socket.close());
     const change = (online: boolean) => (message: Received) =>
-      message.type === "observatory.connection_changed" && (message.data as { id: string; online: boolean }).id === observatoryId && (message.data as { online: boolean }).online === online;
+      message.type === "observatory.connection_changed" &&
+      (message.data as { id: string; online: boolean }).id === observatoryId &&
+      (message.data as { online: boolean }).online === online;
 
     const simulator = await connect(key.key);
-    for (const socket of [owners!, viewers!]) expect((await socket.waitFor(change(true), "online")).data).toMatchObject({ id: observatoryId, online: true, at: expect.any(String) });
+    for (const socket of [owners!, viewers!])
+      expect((await socket.waitFor(change(true), "online")).data).toMatchObject({ id: observatoryId, online: true, at: expect.any(String) });
     await simulator.goodbye();
     for (const socket of [owners!, viewers!]) await socket.waitFor(change(false), "offline");
     // The owner's socket saw both after the stranger's was open: the stranger was told of neither.

@@ -8,7 +8,10 @@ export function intervalText(minutes: number): string {
 }
 
 /** A cadence as the review reads it back: "every hour, until 3 Jan 2031, 02:00, at most 5 runs". */
-export function cadenceText(monitoring: { intervalMinutes: number; until?: string | null; maxRuns?: number | null }, observatoryZone: string | undefined): string {
+export function cadenceText(
+  monitoring: { intervalMinutes: number; until?: string | null; maxRuns?: number | null },
+  observatoryZone: string | undefined,
+): string {
   return [
     intervalText(monitoring.intervalMinutes),
     monitoring.until ? `until ${formatObservatoryTime(monitoring.until, observatoryZone)}` : null,

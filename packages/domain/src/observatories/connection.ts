@@ -29,12 +29,20 @@ const history = (t: Pick<InTransaction, "tx">, observatoryId: string, type: stri
   recordHistory({ t, observatoryId, type, actorId: null, data });
 
 /** Online or offline, recorded, and told after commit to whoever may view the observatory: its pages show the connection live. */
-async function connectionChanged(t: InTransaction, observatoryId: string, change: { online: true; pluginVersion: string | null } | { online: false; reason: GoneReason }) {
+async function connectionChanged(
+  t: InTransaction,
+  observatoryId: string,
+  change: { online: true; pluginVersion: string | null } | { online: false; reason: GoneReason },
+) {
   const { online, ...data } = change;
   await history(t, observatoryId, online ? "online" : "offline", data);
   const viewers = await observatoryViewerIds({ db: t.tx, observatoryId });
   t.alongside(
-    publishUserEvent({ t, userIds: viewers, event: { type: "observatory.connection_changed", data: { id: observatoryId, online, at: t.now().toISOString() } } }),
+    publishUserEvent({
+      t,
+      userIds: viewers,
+      event: { type: "observatory.connection_changed", data: { id: observatoryId, online, at: t.now().toISOString() } },
+    }),
   );
 }
 
