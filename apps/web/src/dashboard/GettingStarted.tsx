@@ -110,7 +110,16 @@ function ChecklistCard({ checklist, email, onDismiss }: { checklist: Checklist; 
                 <span className="sr-only">{step.done ? "Done: " : "To do: "}</span>
                 {index + 1}. {titles[step.id]}
               </h3>
-              {step.done ? null : <StepDetail id={step.id} checklist={checklist} email={email} projectDone={stepDone("project")} onCreate={setCreating} />}
+              {step.done ? null : (
+                <StepDetail
+                  id={step.id}
+                  checklist={checklist}
+                  email={email}
+                  joinDone={stepDone("join")}
+                  projectDone={stepDone("project")}
+                  onCreate={setCreating}
+                />
+              )}
             </div>
           </li>
         ))}
@@ -135,19 +144,21 @@ function StepDetail({
   id,
   checklist,
   email,
+  joinDone,
   projectDone,
   onCreate,
 }: {
   id: StepId;
   checklist: Checklist;
   email: string;
+  joinDone: boolean;
   projectDone: boolean;
   onCreate(what: Creating): void;
 }) {
   const { observatory } = checklist;
   const newKey = useNewPluginKey(observatory?.canAdmin ? observatory.id : undefined);
   const page = observatory ? `/observatories/${observatory.id}` : "";
-  // Offered until there is an observatory, also after the first step was done by joining or creating an organization.
+  // The first step offers it; once that step is done by an organization, the location step offers it until there is an observatory.
   const newObservatory = (
     <Button icon={plus} onClick={() => onCreate("observatory")}>
       New observatory
@@ -173,7 +184,7 @@ function StepDetail({
     case "location":
       if (!observatory)
         return (
-          <Detail actions={newObservatory}>
+          <Detail actions={joinDone ? newObservatory : undefined}>
             Once you have an observatory (your own, or one whose administrators add you): dispatch checks darkness and each target's altitude from where it
             stands.
           </Detail>
