@@ -18,7 +18,7 @@ type Entry = RouterOutputs["observations"]["history"]["items"][number];
 
 const inlineLink = "font-medium text-indigo-600 underline underline-offset-2 hover:no-underline";
 
-/** A person by name when the reader may see the project's or observatory's members (the server says so by naming them). */
+/** A person by name when the reader may see the project's or observatory's members (the server names them then); else no more than "someone". */
 const actorLabel = (actor: Entry["actor"]) =>
   actor.kind === "observatory"
     ? "the observatory"
@@ -26,7 +26,7 @@ const actorLabel = (actor: Entry["actor"]) =>
       ? actor.id === "dispatch"
         ? "dispatch"
         : "Meridian"
-      : (actor.name ?? "a project member");
+      : (actor.name ?? "someone");
 
 /** The observation a clone was made from, by its name once read, as a link. */
 function CloneSource({ id }: { id: string }) {
