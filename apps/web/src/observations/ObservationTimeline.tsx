@@ -20,13 +20,7 @@ const inlineLink = "font-medium text-indigo-600 underline underline-offset-2 hov
 
 /** A person by name when the reader may see the project's or observatory's members (the server names them then); else no more than "someone". */
 const actorLabel = (actor: Entry["actor"]) =>
-  actor.kind === "observatory"
-    ? "the observatory"
-    : actor.kind === "system"
-      ? actor.id === "dispatch"
-        ? "dispatch"
-        : "Meridian"
-      : (actor.name ?? "someone");
+  actor.kind === "observatory" ? "the observatory" : actor.kind === "system" ? (actor.id === "dispatch" ? "dispatch" : "Meridian") : (actor.name ?? "someone");
 
 /** The observation a clone was made from, by its name once read, as a link. */
 function CloneSource({ id }: { id: string }) {
