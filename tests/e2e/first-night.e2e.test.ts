@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
-import { settled, WAIT } from "./support/session";
+import { appUrl, settled, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 import { fillFirstTarget, nextStep } from "./support/wizard";
 
@@ -130,6 +130,63 @@ describe("web app: a new user's first night", { timeout: 180_000 }, () => {
     await page.getByRole("heading", { name: "Your observatories" }).waitFor(WAIT);
     await settled(page);
     expect(await checklist(page).count()).toBe(0);
+  });
+
+  it("has no dead end after an organization comes first: New observatory stays offered, and the wizard makes, preselects and keeps", async () => {
+    const { page } = await newcomer("Olga Orgfirst");
+    await checklist(page).getByRole("button", { name: "New organization" }).press("Enter");
+    const organization = page.getByRole("dialog", { name: "Create organization" });
+    const club = tag();
+    await organization.getByLabel("Name", { exact: true }).fill(`Club ${club}`);
+    await organization.getByLabel("Short name").fill(`club-${club}`);
+    await organization.getByLabel("Type").selectOption("nonprofit");
+    await organization.getByLabel("Contact email").fill(`club-${club}@example.org`);
+    await organization.getByRole("button", { name: "Create organization" }).press("Enter");
+    await step(page, "Done", 1, "Join or create an organization or observatory").waitFor(WAIT);
+    // The first step is done, yet there is no observatory: the next step offers one.
+    await checklist(page).getByRole("button", { name: "New observatory" }).waitFor(WAIT);
+
+    // The wizard with nothing to choose offers to make each, and chooses what is made.
+    await checklist(page).getByRole("link", { name: "New observation" }).press("Enter");
+    await page.getByRole("heading", { level: 2, name: /^Step 1 of 5/ }).waitFor(WAIT);
+    const survey = `Survey ${tag()}`;
+    await page.getByRole("button", { name: "New project" }).press("Enter");
+    const project = page.getByRole("dialog", { name: "Create project" });
+    await project.getByLabel("Project name").fill(survey);
+    await project.getByRole("button", { name: "Create project" }).press("Enter");
+    await expect.poll(() => page.getByLabel("Project").evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.text), WAIT).toBe(survey);
+    const dome = `Dome ${tag()}`;
+    await page.getByRole("button", { name: "New observatory" }).press("Enter");
+    const observatory = page.getByRole("dialog", { name: "Create observatory" });
+    await observatory.getByLabel("Observatory name").fill(dome);
+    await observatory.getByLabel("Observatory name").press("Enter");
+    await expect
+      .poll(() => page.getByLabel("Observatory").evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.text), WAIT)
+      .toMatch(new RegExp(`^${dome}`));
+    expect(await page.getByRole("button", { name: "New project" }).count()).toBe(0);
+
+    // Leaving with a filled draft asks first; Keep editing keeps it, Discard leaves.
+    const name = page.getByLabel("Name", { exact: true });
+    await name.fill("First light");
+    const question = page.getByRole("alertdialog", { name: "Discard your changes?" });
+    await page.getByRole("link", { name: "← Observations" }).press("Enter");
+    await question.getByRole("button", { name: "Keep editing" }).press("Enter");
+    await question.waitFor({ state: "detached", ...WAIT });
+    expect(new URL(page.url()).pathname).toMatch(/\/observations\/new$/);
+    expect(await name.inputValue()).toBe("First light");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Dashboard" }).click();
+    await question.getByRole("button", { name: "Discard" }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith("/observations/new"), WAIT);
+
+    // With one project and one observatory, both are chosen from the start; an untouched draft leaves without asking.
+    await page.goto(appUrl(server, "observations/new"));
+    await expect.poll(() => page.getByLabel("Project").evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.text), WAIT).toBe(survey);
+    await expect
+      .poll(() => page.getByLabel("Observatory").evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.text), WAIT)
+      .toMatch(new RegExp(`^${dome}`));
+    await page.getByRole("link", { name: "← Observations" }).click();
+    await page.getByRole("heading", { level: 1, name: "Observations" }).waitFor(WAIT);
+    expect(await question.count()).toBe(0);
   });
 
   it("can be hidden by keyboard before it is done, for good, with focus on the page's heading", async () => {

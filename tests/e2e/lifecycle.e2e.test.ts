@@ -160,4 +160,25 @@ describe("web app: roles, deletions, typed transfers and history", { timeout: 90
     await history.getByText("Hanna Heir added").waitFor(WAIT);
     await history.getByText(`Observatory created as ${observatory.name}`).waitFor(WAIT);
   });
+  it("names who acted in an organization's observatory's history to another member, not as a former member", async () => {
+    const founder = await signupUser(server, { name: "Nora Founder" });
+    const colleague = await signupUser(server, { name: "Omar Colleague" });
+    const short = tag();
+    const organization = await api<{ id: string }>("/organizations", founder.token, {
+      method: "POST",
+      json: { name: `Stromlo ${short}`, shortName: `stromlo-${short}`, type: "other", contactEmail: `${short}@example.com` },
+    });
+    await api(`/organizations/${organization.id}/members`, founder.token, { method: "POST", json: { email: colleague.user.email } });
+    // The organization owns it; its founder, who made it, is on no list of the observatory's members.
+    const observatory = await api<{ id: string }>("/observatories", founder.token, {
+      method: "POST",
+      json: { name: `Dome ${tag()}`, organizationId: organization.id },
+    });
+
+    const view = await openAs(colleague, `observatories/${observatory.id}?tab=history`);
+    const history = view.getByRole("list", { name: "Observatory history" });
+    await history.getByText(`Stromlo ${short} added as owner`).waitFor(WAIT);
+    await expect.poll(() => history.getByText(/^by Nora Founder · /).count(), WAIT).toBe(2);
+    expect(await history.getByText(/former member/).count()).toBe(0);
+  });
 });

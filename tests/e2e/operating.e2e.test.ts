@@ -132,6 +132,33 @@ describe("web app: operating observations", { timeout: 120_000 }, () => {
     await page.getByText(`A copy of Solo renamed ${tag} is pending.`).waitFor(WAIT);
     expect(page.url()).not.toContain(observation.id);
     await page.getByRole("heading", { name: `Solo renamed ${tag}` }).waitFor(WAIT);
+    // The clone's timeline names who made it and links its source by name, not by a raw id.
+    const timeline = page.getByRole("list", { name: "Status timeline" });
+    await timeline.getByText(`Submitted by Owner ${tag}, cloned from Solo renamed ${tag}`).waitFor(WAIT);
+    expect(await timeline.getByText(observation.id).count()).toBe(0);
+    await timeline.getByRole("link", { name: `Solo renamed ${tag}` }).click();
+    await page.waitForURL((url) => url.pathname.endsWith(`/observations/${observation.id}`), WAIT);
+    // The source's own moves: each names who made it.
+    await page.getByRole("list", { name: "Status timeline" }).getByText(`From pending, by Owner ${tag}`).first().waitFor(WAIT);
+  });
+
+  it("follows the plugin's connection live on the observatory page: Online as it connects, Offline as it leaves, without a reload", async () => {
+    const { owner, observatory } = await observatoryWithObserver();
+    const key = await api<{ key: string }>(`/observatories/${observatory.id}/api-keys`, owner.token, { json: { name: "plugin" } });
+    const page = await signIn(owner);
+    await page.goto(appUrl(server, `observatories/${observatory.id}`));
+    const connection = page
+      .getByRole("term")
+      .filter({ hasText: /^Connection$/ })
+      .locator("xpath=following-sibling::dd[1]");
+    await connection.getByText("Never connected").waitFor(WAIT);
+    await settled(page);
+    const simulator = await suite.simulator({ key: key.key });
+    // Nothing on this page polls: only the pushed change can bring these.
+    await connection.getByText("Online", { exact: true }).waitFor(WAIT);
+    await connection.getByText(/^Last seen /).waitFor(WAIT);
+    await simulator.goodbye();
+    await connection.getByText("Offline", { exact: true }).waitFor(WAIT);
   });
 
   it("switches dispatch on the observatory page and removes the observatory once its name is typed", async () => {

@@ -42,11 +42,11 @@ const notBefore = (page: Page) =>
     .locator("xpath=following-sibling::dd[1]//time");
 
 describe("times of an observatory", { timeout: 120_000 }, () => {
-  it("show in the observatory's zone with its abbreviation and UTC on hover; every page follows the profile's choice of UTC or the browser's", async () => {
+  it("show in the observatory's zone named by its UTC offset, UTC on hover; every page follows the profile's choice of UTC or the browser's", async () => {
     const { owner, observatory, project, page, close } = await setUp();
     try {
       expect(observatory.timeZone).toBe("Australia/Sydney");
-      // 10:00 UTC on 2 January is 21:00 in Sydney (AEDT, UTC+11) and 07:00 in Santiago (UTC−3).
+      // 10:00 UTC on 2 January is 21:00 in Sydney (UTC+11 in its summer) and 07:00 in Santiago (UTC−3).
       const start = "2031-01-02T10:00:00.000Z";
       const observation = await api<{ id: string }>("/observations", owner.token, {
         name: "Eta Carinae",
@@ -62,7 +62,7 @@ describe("times of an observatory", { timeout: 120_000 }, () => {
       await page.goto(appUrl(server, `observatories/${observatory.id}?tab=queue`));
       const darkness = page.getByRole("heading", { name: "Darkness" }).locator("xpath=ancestor::*[.//time][1]").locator("time");
       await expect.poll(() => darkness.count(), WAIT).toBe(2);
-      for (const text of await darkness.allTextContents()) expect(text).toMatch(/, [0-2]\d:[0-5]\d (AEDT|AEST|GMT\+1[01])$/);
+      for (const text of await darkness.allTextContents()) expect(text).toMatch(/, [0-2]\d:[0-5]\d UTC\+1[01]$/);
       await page.getByRole("tab", { name: "Tonight" }).click();
       const axis = page.getByRole("img", { name: /^Altitude of / });
       await axis.waitFor(WAIT);
@@ -72,11 +72,17 @@ describe("times of an observatory", { timeout: 120_000 }, () => {
 
       await page.goto(appUrl(server, `observations/${observation.id}`));
       const time = notBefore(page);
-      await expect.poll(() => time.textContent(), WAIT).toMatch(/^Jan 2, 2031, 21:00 (AEDT|GMT\+11)$/);
+      await expect.poll(() => time.textContent(), WAIT).toMatch(/^Jan 2, 2031, 21:00 UTC\+11$/);
       expect(await time.getAttribute("dateTime")).toBe(start);
       expect(await time.getAttribute("title")).toBe("2031-01-02 10:00 UTC");
       // The estimate: one 120 s slew, three 60 s exposures with a 10 s readout each.
       await page.getByText("5 min 30 s", { exact: true }).waitFor(WAIT);
+
+      // The observations table: an observation's times in its observatory's zone, each naming it, the same way.
+      await page.goto(appUrl(server, "observations"));
+      const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Eta Carinae", exact: true }) });
+      await expect.poll(() => row.locator("time").count(), WAIT).toBe(2);
+      for (const text of await row.locator("time").allTextContents()) expect(text).toMatch(/ [0-2]\d:[0-5]\d UTC\+1[01]$/);
 
       // The profile's choice: UTC, saved at once.
       await page.goto(appUrl(server, "profile"));
@@ -92,7 +98,8 @@ describe("times of an observatory", { timeout: 120_000 }, () => {
       await page.getByText("Time display saved").waitFor(WAIT);
       await page.goto(appUrl(server, `observations/${observation.id}`));
       await page.reload();
-      await expect.poll(() => notBefore(page).textContent(), WAIT).toMatch(/^Jan 2, 2031, 07:00$/);
+      // Named too, as every time is: the browser's zone by its offset, the one form every page uses.
+      await expect.poll(() => notBefore(page).textContent(), WAIT).toMatch(/^Jan 2, 2031, 07:00 UTC-3$/);
     } finally {
       await close();
     }
@@ -133,6 +140,32 @@ describe("times of an observatory", { timeout: 120_000 }, () => {
       await dialog.waitFor({ state: "hidden", ...WAIT });
       await page.getByText("(from its location)").waitFor(WAIT);
       expect(await api(`/observatories/${observatory.id}`, owner.token)).toMatchObject({ timeZone: "Australia/Sydney" });
+    } finally {
+      await close();
+    }
+  });
+
+  it("in the wizard's review: the window in the observatory's zone, named as the forecast names it", async () => {
+    const { tag, page, close } = await setUp();
+    try {
+      await page.goto(appUrl(server, "observations/new"));
+      await page.getByLabel("Name", { exact: true }).fill(`Window ${tag}`);
+      await page.getByLabel("Project").selectOption({ label: `Survey ${tag}` });
+      await page.getByLabel("Observatory").selectOption({ label: `Siding Spring ${tag}` });
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByLabel("Right ascension (RA)").fill("10:45:03.6");
+      await page.getByLabel("Declination (Dec)").fill("-59:41:04");
+      await page.getByRole("combobox", { name: "Target name" }).fill("Eta Carinae");
+      await page.keyboard.press("Escape");
+      await page.getByLabel("Exposure seconds").fill("30");
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByRole("radio", { name: /^Fixed time/ }).check();
+      // Typed in the browser's zone (Santiago, UTC−3): 07:00 there is 21:00 at Siding Spring.
+      await page.getByLabel("Window start").fill("2031-01-02T07:00");
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByRole("button", { name: "Next" }).click();
+      const review = page.getByRole("region", { name: "Scheduling" });
+      await review.getByText("not before Jan 2, 2031, 21:00 UTC+11").waitFor(WAIT);
     } finally {
       await close();
     }

@@ -1,7 +1,7 @@
 import { observationHistoryCollection, type ObservationHistoryDoc } from "@meridian/db";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectProblem, type Account } from "../support/auth-suite";
+import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
 import { observationCast } from "../support/observation-cast";
 import { deleteRows, expectCursorRefused, expectTrpcCursorRefused, foreignCursors, trpcQuery } from "../support/list-cursors";
@@ -41,8 +41,9 @@ interface Entry {
   from: string | null;
   to: string;
   at: string;
-  actor: { kind: string; id: string };
+  actor: { kind: string; id: string; name?: string | null };
   reason: string | null;
+  clonedFromId?: string | null;
 }
 interface Page {
   items: Entry[];
@@ -217,6 +218,45 @@ describe("an observation's history in pages", { timeout: 120_000 }, () => {
     const problem = await expectProblem(await server.request(path(id, { order: "newest" }), { token: owner.token }), 400, "VALIDATION_FAILED");
     expect(problem.errors?.map((error) => error.path)).toEqual(["order"]);
     expect(((await must(path(id, { limit: 1000 }), { token: owner.token }, 200)) as Page).items).toHaveLength(4);
+  });
+
+  it("names who moved it to those who may list its project's or observatory's members, and links a clone's first entry to its source", async () => {
+    const id = await submit();
+    await pause(id);
+    const clone = (await must(`/observations/${id}/clone`, { method: "POST", token: owner.token, json: {} }, 201)) as { id: string };
+    const { name } = (await must("/api/v1/user/profile", { token: owner.token }, 200)) as { name: string };
+    const byOwner = { kind: "user", id: owner.id, name };
+    // The owner of both, a member of the project only, a viewer of the observatory only: each may list some members.
+    for (const reader of [owner, member, viewer]) {
+      const moves = ((await must(path(id), { token: reader.token }, 200)) as Page).items;
+      expect(moves.map((move) => [move.to, move.actor, move.clonedFromId])).toEqual([
+        ["pending", byOwner, null],
+        ["paused", byOwner, null],
+      ]);
+      const [first] = ((await must(path(clone.id), { token: reader.token }, 200)) as Page).items;
+      expect(first).toMatchObject({ from: null, to: "pending", actor: byOwner, reason: `cloned from ${id}`, clonedFromId: id });
+    }
+
+    // Its own submitter, no longer in the project nor at the observatory, still reads it, but lists no members: no names.
+    const leaver = await createAccount(server);
+    await must(`/projects/${projectId}/members`, { method: "POST", token: owner.token, json: { email: leaver.email, role: "member" } }, 201);
+    await must(
+      `/observatories/${observatoryId}/members`,
+      { method: "POST", token: owner.token, json: { email: leaver.email, permissions: { can_observe: true } } },
+      201,
+    );
+    const own = (await must(
+      "/observations",
+      { method: "POST", token: leaver.token, json: { name: "Own", projectId, observatoryId, targets: [target] } },
+      201,
+    )) as {
+      id: string;
+    };
+    await must(`/projects/${projectId}/members/${leaver.id}`, { method: "DELETE", token: owner.token }, 204);
+    await must(`/observatories/${observatoryId}/members/${leaver.id}`, { method: "DELETE", token: owner.token }, 204);
+    const [submitted] = ((await must(path(own.id), { token: leaver.token }, 200)) as Page).items;
+    expect(submitted).toMatchObject({ actor: { kind: "user", id: leaver.id, name: null }, clonedFromId: null });
+    expect(((await must(path(own.id), { token: owner.token }, 200)) as Page).items[0]!.actor.name).toEqual(expect.any(String));
   });
 
   it("lets those who may read the observation page through it, and nobody else, whatever the cursor", async () => {

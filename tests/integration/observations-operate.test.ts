@@ -209,7 +209,13 @@ describe("POST /observations/{id}/clone", () => {
     expect(same(clone)).toEqual(same(source));
     expect(clone).toMatchObject({ status: "pending", statusReason: null, ownerId: observer.id });
     expect((await historyOf(clone.id, observer.token)).items).toEqual([
-      expect.objectContaining({ from: null, to: "pending", actor: { kind: "user", id: observer.id }, reason: `cloned from ${source.id}` }),
+      expect.objectContaining({
+        from: null,
+        to: "pending",
+        actor: expect.objectContaining({ kind: "user", id: observer.id }),
+        reason: `cloned from ${source.id}`,
+        clonedFromId: source.id,
+      }),
     ]);
     expect(await statusOf(source.id)).toBe("cancelled");
   });

@@ -8,7 +8,7 @@ import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { openPluginSocket } from "../support/plugin-socket";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
-import { connectWebSocket } from "../support/ws-client";
+import { connectWebSocket, openWebSocket, type Received } from "../support/ws-client";
 
 const ADMIN = { email: "observatory-connection-admin@example.com", password: "observatory connection admin password" };
 let server: TestServer;
@@ -263,6 +263,35 @@ describe("the observatory connection", () => {
     await until("offline", async () => (await historyTypes(owner, observatoryId)).some((entry) => entry.type === "offline"));
     const types = (await historyTypes(owner, observatoryId)).map((entry) => entry.type).reverse();
     expect(types.filter((type) => type !== "created")).toEqual(["online", "equipment_configuration_changed", "system_info_changed", "goodbye", "offline"]);
+  });
+
+  it("tells those who may view the observatory over /ws as its plugin comes online and goes away, and nobody else", async () => {
+    const owner = await createAccount(server);
+    const viewer = await createAccount(server);
+    const stranger = await createAccount(server);
+    const { observatoryId, key } = await network(owner);
+    await must(
+      `/observatories/${observatoryId}/members`,
+      { method: "POST", token: owner.token, json: { email: viewer.email, permissions: { can_view: true } } },
+      201,
+    );
+    const wsUrl = `${server.url.replace(/^http/, "ws")}/ws`;
+    const [owners, viewers, strangers] = await Promise.all(
+      [owner, viewer, stranger].map((account) => openWebSocket(wsUrl, { authorization: `Bearer ${account.token}` })),
+    );
+    for (const socket of [owners!, viewers!, strangers!]) closers.push(() => socket.close());
+    const change = (online: boolean) => (message: Received) =>
+      message.type === "observatory.connection_changed" &&
+      (message.data as { id: string; online: boolean }).id === observatoryId &&
+      (message.data as { online: boolean }).online === online;
+
+    const simulator = await connect(key.key);
+    for (const socket of [owners!, viewers!])
+      expect((await socket.waitFor(change(true), "online")).data).toMatchObject({ id: observatoryId, online: true, at: expect.any(String) });
+    await simulator.goodbye();
+    for (const socket of [owners!, viewers!]) await socket.waitFor(change(false), "offline");
+    // The owner's socket saw both after the stranger's was open: the stranger was told of neither.
+    expect(strangers!.messages.filter((message) => message.type === "observatory.connection_changed")).toEqual([]);
   });
 
   it("sends the observatory's announcements as motd when it connects and when one is made", async () => {

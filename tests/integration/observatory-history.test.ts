@@ -10,13 +10,13 @@ beforeAll(async () => {
   ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
-const { must, createOrganization, createObservatory, addObservatoryMember } = jsonApi(() => server);
+const { must, createOrganization, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
 
 const NONE = { can_view: false, can_observe: false, can_operate: false, can_admin: false };
 const ALL = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 const VIEW = { ...NONE, can_view: true };
 
-type HistoryItem = { id: string; type: string; at: string; actorId: string | null; data: Record<string, unknown> };
+type HistoryItem = { id: string; type: string; at: string; actorId: string | null; actorName?: string | null; data: Record<string, unknown> };
 const historyOf = async (token: string, observatoryId: string): Promise<HistoryItem[]> =>
   (await must(`/observatories/${observatoryId}/history?limit=200`, { token }, 200)).items;
 
@@ -93,6 +93,20 @@ describe("observatory history records every change with the actor and the before
     const history = await historyOf(owner.token, observatory.id);
     expect(history.map((item) => item.type)).toEqual(["organization_added", "created"]);
     expect(history[1]).toMatchObject({ actorId: owner.id, data: { owner: { kind: "organization", id: organization.id }, ownerName: "Las Campanas" } });
+  });
+
+  it("names each entry's actor to whoever may read it: the owner's actions read as the owner's to an organization's admin", async () => {
+    const owner = await createAccount(server, { name: "Nora Owner" });
+    const orgAdmin = await createAccount(server, { name: "Omar Org" });
+    const organization = await createOrganization(orgAdmin, { name: "Mount Stromlo" });
+    const observatory = await createObservatory(owner, { name: "Siding Spring" });
+    await addObservatoryOrganization(owner, observatory.id, organization.id, VIEW);
+    // The organization's admin reaches the observatory through the organization, and the owner is no member of either list.
+    const history = await historyOf(orgAdmin.token, observatory.id);
+    expect(history.map((item) => [item.type, item.actorId, item.actorName])).toEqual([
+      ["organization_added", owner.id, "Nora Owner"],
+      ["created", owner.id, "Nora Owner"],
+    ]);
   });
 
   it("a settings change records only the fields that changed, and an unchanged update records nothing", async () => {

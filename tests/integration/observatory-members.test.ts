@@ -87,6 +87,7 @@ describe("POST /observatories", () => {
         type: "organization_added",
         at: expect.any(String),
         actorId: owner.id,
+        actorName: expect.any(String),
         data: expect.objectContaining({ organizationId: organization.id, organizationName: "Las Cumbres", permissionsAfter: ALL }),
       },
       expect.objectContaining({ type: "created", actorId: owner.id }),
@@ -428,6 +429,7 @@ describe("GET /observatories/{id}/history", () => {
         type: "organization_removed",
         at: expect.any(String),
         actorId: owner.id,
+        actorName: expect.any(String),
         data: {
           organizationId: organization.id,
           organizationName: "Renamed Org",
@@ -440,6 +442,7 @@ describe("GET /observatories/{id}/history", () => {
         type: "organization_permissions_updated",
         at: expect.any(String),
         actorId: admin.id,
+        actorName: expect.any(String),
         data: {
           organizationId: organization.id,
           organizationName: "Historic Org",
@@ -452,6 +455,7 @@ describe("GET /observatories/{id}/history", () => {
         type: "organization_added",
         at: expect.any(String),
         actorId: owner.id,
+        actorName: expect.any(String),
         data: { organizationId: organization.id, organizationName: "Historic Org", permissionsBefore: null, permissionsAfter: granted },
       },
       expect.objectContaining({ type: "member_added", actorId: owner.id }),

@@ -25,6 +25,8 @@ export const realtimeEventSchemas = {
     status: z.enum(["pending", "delivered", "failed"]),
     attempts: z.number().int(),
   }),
+  /** Extension: an observatory's plugin came online or went offline, to those who may view it, so its pages follow at once. */
+  "observatory.connection_changed": z.object({ id, online: z.boolean(), at: z.string() }),
   "job.progress": z.object({
     id,
     kind: z.string(),

@@ -3,7 +3,7 @@ import { useTimeDisplay, utcText } from "../lib/time-display";
 
 /**
  * A moment of an observatory's (a window, a run, the queue, darkness): in the observatory's zone with
- * its abbreviation, or in the browser's zone or UTC as the profile chooses; the UTC time on hover.
+ * its name (`zoneName`), or in the browser's zone or UTC as the profile chooses, always named; the UTC time on hover.
  * Re-renders when the choice changes.
  */
 export function Time({

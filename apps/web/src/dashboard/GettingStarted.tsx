@@ -110,7 +110,16 @@ function ChecklistCard({ checklist, email, onDismiss }: { checklist: Checklist; 
                 <span className="sr-only">{step.done ? "Done: " : "To do: "}</span>
                 {index + 1}. {titles[step.id]}
               </h3>
-              {step.done ? null : <StepDetail id={step.id} checklist={checklist} email={email} projectDone={stepDone("project")} onCreate={setCreating} />}
+              {step.done ? null : (
+                <StepDetail
+                  id={step.id}
+                  checklist={checklist}
+                  email={email}
+                  joinDone={stepDone("join")}
+                  projectDone={stepDone("project")}
+                  onCreate={setCreating}
+                />
+              )}
             </div>
           </li>
         ))}
@@ -135,27 +144,33 @@ function StepDetail({
   id,
   checklist,
   email,
+  joinDone,
   projectDone,
   onCreate,
 }: {
   id: StepId;
   checklist: Checklist;
   email: string;
+  joinDone: boolean;
   projectDone: boolean;
   onCreate(what: Creating): void;
 }) {
   const { observatory } = checklist;
   const newKey = useNewPluginKey(observatory?.canAdmin ? observatory.id : undefined);
   const page = observatory ? `/observatories/${observatory.id}` : "";
+  // The first step offers it; once that step is done by an organization, the location step offers it until there is an observatory.
+  const newObservatory = (
+    <Button icon={plus} onClick={() => onCreate("observatory")}>
+      New observatory
+    </Button>
+  );
   switch (id) {
     case "join":
       return (
         <Detail
           actions={
             <>
-              <Button icon={plus} onClick={() => onCreate("observatory")}>
-                New observatory
-              </Button>
+              {newObservatory}
               <Button variant="secondary" icon={plus} onClick={() => onCreate("organization")}>
                 New organization
               </Button>
@@ -167,7 +182,13 @@ function StepDetail({
         </Detail>
       );
     case "location":
-      if (!observatory) return <Detail>Once you have an observatory: dispatch checks darkness and each target's altitude from where it stands.</Detail>;
+      if (!observatory)
+        return (
+          <Detail actions={joinDone ? newObservatory : undefined}>
+            Once you have an observatory (your own, or one whose administrators add you): dispatch checks darkness and each target's altitude from where it
+            stands.
+          </Detail>
+        );
       return observatory.canAdmin ? (
         <Detail actions={<ActionLink to={`${page}?settings=open`}>Set the location of {observatory.name}</ActionLink>}>
           Dispatch checks darkness and each target's altitude from where {observatory.name} stands.

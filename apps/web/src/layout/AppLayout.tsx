@@ -5,6 +5,7 @@ import { MaintenanceBanner } from "./MaintenanceBanner";
 import { AnnouncementLiveUpdates } from "../announcements/AnnouncementLiveUpdates";
 import { CancelledAnnouncementNotices } from "../announcements/CancelledAnnouncementNotices";
 import { ObservationLiveUpdates } from "../observations/ObservationLiveUpdates";
+import { ObservatoryLiveUpdates } from "../observatories/ObservatoryLiveUpdates";
 import { TimeDisplaySync } from "../profile/TimeDisplaySync";
 import { SystemAnnouncementGate } from "../announcements/SystemAnnouncementGate";
 import { useBlockingAnnouncements } from "../announcements/useBlockingAnnouncements";
@@ -29,6 +30,7 @@ export function AppLayout() {
     <RealtimeProvider key={me.data?.id} onCredentialsGone={recheckSession}>
       <AnnouncementLiveUpdates />
       <ObservationLiveUpdates />
+      <ObservatoryLiveUpdates />
       <TimeDisplaySync />
       <AppFrame />
     </RealtimeProvider>

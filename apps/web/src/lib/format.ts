@@ -1,4 +1,4 @@
-import { CLOCK, displayZone, timeDisplay, zoneAbbreviation } from "./time-display";
+import { CLOCK, displayZone, timeDisplay, zoneName } from "./time-display";
 
 type Style = "dateTime" | "sameYear" | "sameYearDate" | "otherYearDate" | "otherYear" | "clock";
 /** The date as the reader's locale writes it; the time of day always on the 24-hour `CLOCK` (see there why). */
@@ -38,8 +38,9 @@ const yearIn = (date: Date, zone: string | undefined) =>
   );
 
 /**
- * A time in the zone the profile's time display chooses (`lib/time-display.ts`): the browser's, or
- * UTC (then said after it). Times of an observatory go through `formatObservatoryTime` or `<Time>`.
+ * An account-wide time (a session, a job, a backup) in the user's zone, as the profile's time display chooses
+ * (`lib/time-display.ts`): the browser's or UTC, named after it. Times of an observation, a queue or a night are the
+ * observatory's: they go through `formatObservatoryTime` or `<Time>`.
  */
 export function formatDateTime(iso: string | null | undefined, fallback = "—"): string {
   const date = parse(iso);
@@ -48,7 +49,8 @@ export function formatDateTime(iso: string | null | undefined, fallback = "—")
   return withZoneName(formatter("dateTime", zone).format(date), zone, date);
 }
 
-const withZoneName = (text: string, zone: string | undefined, date: Date) => (zone ? `${text} ${zoneAbbreviation(zone, date)}` : text);
+/** Every time shown names its zone (`zoneName`), the browser's too (`zone` undefined). */
+const withZoneName = (text: string, zone: string | undefined, date: Date) => `${text} ${zoneName(zone, date)}`;
 
 /** In the year shown by `sameYearStyle` when it is this one, else by `otherYearStyle`. */
 function formatShort(iso: string | null | undefined, fallback: string, sameYearStyle: Style, otherYearStyle: Style, zone = displayZone(undefined)): string {
@@ -64,10 +66,11 @@ export const formatShortDateTime = (iso: string | null | undefined, fallback = "
   return date ? withZoneName(formatShort(iso, fallback, "sameYear", "otherYear", zone), zone, date) : fallback;
 };
 
-/** The time of day alone ("21:05"), in the zone of `formatDateTime`, for a moment in the next hours. */
+/** The time of day without a date ("21:05 UTC+1"), in the zone of `formatDateTime`, for a moment in the next hours. */
 export const formatClock = (iso: string | null | undefined, fallback = "—") => {
   const date = parse(iso);
-  return date ? formatter("clock", displayZone(undefined)).format(date) : fallback;
+  const zone = displayZone(undefined);
+  return date ? withZoneName(formatter("clock", zone).format(date), zone, date) : fallback;
 };
 
 /** A day without its time, for narrow cells: the year only when it is not this one. */
@@ -75,7 +78,7 @@ export const formatShortDate = (iso: string | null | undefined, fallback = "—"
 
 /**
  * A time of an observatory (its window, queue, runs): in the observatory's zone with the zone's
- * abbreviation, unless the profile chose the browser's zone or UTC. `short` leaves out the year
+ * name (`zoneName`), unless the profile chose the browser's zone or UTC. `short` leaves out the year
  * when it is this one, for narrow cells. Without a zone (not loaded yet) it reads as any other time.
  */
 export function formatObservatoryTime(

@@ -3,7 +3,7 @@ import { timeDisplayChoices, type TimeDisplay } from "@meridian/rules";
 
 /**
  * The zone every page shows times in, as the profile's `timeDisplay` says: `observatory` (an
- * observatory's times in its zone, with the zone's abbreviation; the rest in the browser's zone),
+ * observatory's times in its zone, named by its offset from UTC; the rest in the browser's zone),
  * `browser` or `utc`. The choice lives here, outside React, so the plain formatters of `format.ts`
  * follow it too; the profile sets it (`TimeDisplaySync`), and this browser remembers the last one so
  * the first paint already uses it. `<Time>` re-renders at once when it changes; text made by the
@@ -64,31 +64,27 @@ export function displayZone(observatoryZone: string | undefined, choice: TimeDis
  */
 export const CLOCK = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" } as const satisfies Intl.DateTimeFormatOptions;
 
-/** Locales whose short zone names CLDR has for many zones (WET, CET, AEST, NZST, IST, SAST...), tried when the reader's own has only GMT±n. */
-const namingLocales = [undefined, "en-US", "en-GB", "en-AU", "en-NZ", "en-IN", "en-ZA", "en-CA", "en-IE"] as const;
-const abbreviations = new Map<string, string>();
+const offsetNamer = new Map<string, Intl.DateTimeFormat>();
+/** The zone the browser shows times in when none is given. */
+export const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-/** The zone's short name at `date` ("WET", "AEDT", "UTC"), else its offset ("GMT-3"). */
-export function zoneAbbreviation(zone: string, date: Date): string {
-  const key = `${zone}|${date.getUTCFullYear()}-${date.getUTCMonth()}-${date.getUTCDate()}`;
-  const known = abbreviations.get(key);
-  if (known) return known;
-  let found: string | undefined;
-  let offset = "";
-  for (const locale of namingLocales) {
-    const name = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" })
-      .formatToParts(date)
-      .find((part) => part.type === "timeZoneName")?.value;
-    if (!name) continue;
-    if (/^[A-Z]{2,5}$/.test(name)) {
-      found = name;
-      break;
-    }
-    offset ||= name;
+/**
+ * The one way every time on every page names its zone: its offset from UTC at that moment, "UTC+11", "UTC-3", "UTC+5:30",
+ * and "UTC" alone at offset zero. Chosen over abbreviations ("AEDT", "WET"): CLDR has those only for some zones and only in
+ * some locales, so a page read "21:27 AEDT" beside "21:27 GMT+11" and "04:29 GMT-3" (São Paulo has none); several are
+ * ambiguous (IST, CST, BST); and an offset says at once how far the time is from the UTC one each tooltip gives. Written
+ * with "UTC", not "GMT", as the profile's UTC choice and the tooltips are. `zone` undefined is the browser's zone.
+ */
+export function zoneName(zone: string | undefined, date: Date): string {
+  const shown = zone ?? browserZone();
+  let namer = offsetNamer.get(shown);
+  if (!namer) {
+    // en-US: the offset in Latin digits and the same words in every reader's locale.
+    namer = new Intl.DateTimeFormat("en-US", { timeZone: shown, timeZoneName: "shortOffset" });
+    offsetNamer.set(shown, namer);
   }
-  const result = found ?? (offset || zone);
-  abbreviations.set(key, result);
-  return result;
+  const offset = namer.formatToParts(date).find((part) => part.type === "timeZoneName")?.value ?? "GMT";
+  return offset.replace(/^GMT(?:[+-]0(?::00)?)?$/, "UTC").replace(/^GMT/, "UTC");
 }
 
 /** The same moment in UTC, as a tooltip says it: "2026-11-23 22:15 UTC". */

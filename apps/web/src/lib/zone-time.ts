@@ -1,7 +1,7 @@
-import { CLOCK, displayZone, timeDisplay } from "./time-display";
+import { browserZone, CLOCK, displayZone, timeDisplay, zoneName } from "./time-display";
 
 /**
- * Moments of an observatory's night ("23:40 WET", "Sat 28 Nov") and the dates of its nights. A
+ * Moments of an observatory's night ("23:40 UTC", "Sat 28 Nov") and the dates of its nights. A
  * night's date is the observatory's; its clock times follow the profile's choice (`shownZone`): the
  * observatory's zone by default, else UTC or the browser's. Components that use these call
  * `useTimeDisplay()` so they render again when the choice changes.
@@ -19,12 +19,11 @@ function formatter(zone: string, options: Intl.DateTimeFormatOptions, locale?: s
 }
 
 const toDate = (at: string | Date) => (typeof at === "string" ? new Date(at) : at);
-const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /** The zone an observatory's clock times are shown in: its own, unless the profile chose UTC or the browser's. */
-const shownZone = (zone: string) => displayZone(zone, timeDisplay()) ?? browserZone;
+const shownZone = (zone: string) => displayZone(zone, timeDisplay()) ?? browserZone();
 
-/** How the zone of an observatory's times is named beside them: "observatory time, WET", "UTC" or "your time, CET". */
+/** How the zone of an observatory's times is named beside them: "observatory time, UTC+11", "UTC" or "your time, UTC-3". */
 export function zoneLabel(zone: string, at: string | Date = new Date()): string {
   const choice = timeDisplay();
   if (choice === "utc") return "UTC";
@@ -35,21 +34,8 @@ export function zoneLabel(zone: string, at: string | Date = new Date()): string 
 /** Hours and minutes on the zone's 24-hour clock (`CLOCK`, as every time of day): "23:40". */
 export const zoneClock = (at: string | Date, zone: string) => formatter(shownZone(zone), CLOCK).format(toDate(at));
 
-/** The zone's short name at that moment ("UTC", "CET"), else its offset ("GMT+1"). */
-export function zoneAbbreviation(observatoryZone: string, at: string | Date = new Date()): string {
-  const zone = shownZone(observatoryZone);
-  for (const locale of [undefined, "en-GB", "en-US"]) {
-    const name = formatter(zone, { timeZoneName: "short" }, locale)
-      .formatToParts(toDate(at))
-      .find((part) => part.type === "timeZoneName")?.value;
-    if (name && /^[A-Z]{2,5}$/.test(name)) return name;
-  }
-  return (
-    formatter(zone, { timeZoneName: "short" })
-      .formatToParts(toDate(at))
-      .find((part) => part.type === "timeZoneName")?.value ?? zone
-  );
-}
+/** The name of the zone an observatory's times are shown in, at that moment, as every time names its zone (`zoneName`): "UTC+1". */
+export const zoneAbbreviation = (observatoryZone: string, at: string | Date = new Date()): string => zoneName(shownZone(observatoryZone), toDate(at));
 
 /** "23:40 UTC": a time with its zone, for text read on its own. */
 export const zoneClockWithZone = (at: string | Date, zone: string) => `${zoneClock(at, zone)} ${zoneAbbreviation(zone, at)}`;

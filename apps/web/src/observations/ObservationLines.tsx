@@ -1,8 +1,14 @@
 import type { ReactNode } from "react";
 import { Link } from "react-router-dom";
-import { formatShortDateTime } from "../lib/format";
+import { Time } from "../components/Time";
+import { useObservatoryTimeZone } from "../observatories/useObservatoryTimeZone";
 import type { Observation } from "./labels";
 import { StatusBadge } from "./StatusBadge";
+
+/** When its status changed, in its observatory's zone as every time of an observation. */
+function StatusChangedAt({ observation }: { observation: Observation }) {
+  return <Time iso={observation.statusChangedAt} zone={useObservatoryTimeZone(observation.observatoryId)} short />;
+}
 
 /** A short list of observations (name, when its status changed, status), or `empty` when there are none. */
 export function ObservationLines({ items, empty, label }: { items: Observation[]; empty: ReactNode; label?: string }) {
@@ -15,7 +21,9 @@ export function ObservationLines({ items, empty, label }: { items: Observation[]
             {observation.name}
           </Link>
           <span className="flex shrink-0 items-center gap-2">
-            <span className="hidden text-xs text-slate-500 sm:inline">{formatShortDateTime(observation.statusChangedAt)}</span>
+            <span className="hidden text-xs text-slate-500 sm:inline">
+              <StatusChangedAt observation={observation} />
+            </span>
             <StatusBadge status={observation.status} />
           </span>
         </li>

@@ -38,7 +38,7 @@ export function ObservationTable({
   observatoryName(id: string): string | undefined;
   sort?: TableSort;
   selection?: ObservationSelection;
-  /** The observatory's time zone, in which its status changes are shown. */
+  /** The observatory's time zone, in which an observation's times are shown (its status change, its submission). */
   observatoryZone?(id: string): string | undefined;
 }) {
   return (
@@ -74,7 +74,7 @@ export function ObservationTable({
             <Time iso={observation.statusChangedAt} zone={observatoryZone?.(observation.observatoryId)} short />
           </td>
           <td className={`${td} hidden text-slate-500 lg:table-cell`}>
-            <Time iso={observation.createdAt} zone={undefined} short />
+            <Time iso={observation.createdAt} zone={observatoryZone?.(observation.observatoryId)} short />
           </td>
         </tr>
       ))}

@@ -1,9 +1,12 @@
 import { useEffect, useRef } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "react-router-dom";
 import type { ObservationStatus } from "@meridian/rules";
 import { Button } from "../components/Button";
 import { QueryState } from "../components/QueryState";
 import { Time } from "../components/Time";
 import { pageInput, useCursorPages } from "../lib/useCursorPages";
+import type { RouterOutputs } from "../organizations/types";
 import { trpc, trpcClient } from "../trpc";
 import { observationStatusInfo } from "./labels";
 import { StatusBadge } from "./StatusBadge";
@@ -11,8 +14,34 @@ import { StatusBadge } from "./StatusBadge";
 /** Moves read at a time: an ordinary observation's whole history, the latest of a long-lived monitoring one's. */
 const PAGE_SIZE = 50;
 
-const actorLabel = (actor: { kind: string; id: string }) =>
-  actor.kind === "observatory" ? "the observatory" : actor.kind === "system" ? (actor.id === "dispatch" ? "dispatch" : "Meridian") : "a user";
+type Entry = RouterOutputs["observations"]["history"]["items"][number];
+
+const inlineLink = "font-medium text-indigo-600 underline underline-offset-2 hover:no-underline";
+
+/** A person by name when the reader may see the project's or observatory's members (the server names them then); else no more than "someone". */
+const actorLabel = (actor: Entry["actor"]) =>
+  actor.kind === "observatory" ? "the observatory" : actor.kind === "system" ? (actor.id === "dispatch" ? "dispatch" : "Meridian") : (actor.name ?? "someone");
+
+/** The observation a clone was made from, by its name once read, as a link. */
+function CloneSource({ id }: { id: string }) {
+  const source = useQuery({ ...trpc.observations.get.queryOptions({ id }), retry: false });
+  return (
+    <Link to={`/observations/${id}`} className={inlineLink}>
+      {source.data?.name ?? "the observation it was cloned from"}
+    </Link>
+  );
+}
+
+function EntryText({ entry }: { entry: Entry }) {
+  if (entry.from === null && entry.clonedFromId)
+    return (
+      <>
+        Submitted by {actorLabel(entry.actor)}, cloned from <CloneSource id={entry.clonedFromId} />
+      </>
+    );
+  const what = entry.from ? `From ${observationStatusInfo[entry.from].label.toLowerCase()}, by` : "Submitted by";
+  return <>{`${what} ${actorLabel(entry.actor)}${entry.reason ? `: ${entry.reason}` : ""}`}</>;
+}
 
 /**
  * Every status move, oldest at the top, with who made it and why. The history is read newest first, a page at a time, so
@@ -70,8 +99,7 @@ export function ObservationTimeline({
                   </span>
                 </div>
                 <p className="mt-1 text-sm text-slate-600">
-                  {entry.from ? `From ${observationStatusInfo[entry.from].label.toLowerCase()}, by ${actorLabel(entry.actor)}` : "Submitted"}
-                  {entry.reason ? `: ${entry.reason}` : ""}
+                  <EntryText entry={entry} />
                 </p>
               </li>
             ))}

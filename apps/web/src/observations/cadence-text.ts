@@ -1,4 +1,4 @@
-import { formatDateTime } from "../lib/format";
+import { formatObservatoryTime } from "../lib/format";
 
 /** Every `minutes` as people say it: "every 30 minutes", "every 2 hours", "every day". */
 export function intervalText(minutes: number): string {
@@ -8,10 +8,13 @@ export function intervalText(minutes: number): string {
 }
 
 /** A cadence as the review reads it back: "every hour, until 3 Jan 2031, 02:00, at most 5 runs". */
-export function cadenceText(monitoring: { intervalMinutes: number; until?: string | null; maxRuns?: number | null }): string {
+export function cadenceText(
+  monitoring: { intervalMinutes: number; until?: string | null; maxRuns?: number | null },
+  observatoryZone: string | undefined,
+): string {
   return [
     intervalText(monitoring.intervalMinutes),
-    monitoring.until ? `until ${formatDateTime(monitoring.until)}` : null,
+    monitoring.until ? `until ${formatObservatoryTime(monitoring.until, observatoryZone)}` : null,
     monitoring.maxRuns != null ? `at most ${monitoring.maxRuns} ${monitoring.maxRuns === 1 ? "run" : "runs"}` : null,
   ]
     .filter(Boolean)

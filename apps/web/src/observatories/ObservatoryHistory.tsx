@@ -104,7 +104,8 @@ export function ObservatoryHistory({ observatoryId, names }: { observatoryId: st
       <ol aria-label="Observatory history" className="divide-y divide-slate-100 rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
         {items.map((entry) => {
           const { Icon, title, detail } = describe(entry, names);
-          const actor = entry.actorId ? (names(entry.actorId) ?? "A former member") : "System";
+          // The server names every actor (the owner and organizations' members are on no member list); "(you)" comes from `names`.
+          const actor = entry.actorId ? (names(entry.actorId) ?? entry.actorName ?? "a deleted account") : "System";
           return (
             <li key={entry.id} className="flex gap-3 px-4 py-3 sm:px-5">
               <span className="mt-0.5 flex size-8 shrink-0 items-center justify-center rounded-full bg-slate-100 text-slate-600">

@@ -1,14 +1,17 @@
+import { useEffect, useRef } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "react-router-dom";
 import { Alert } from "../components/Alert";
 import { Button } from "../components/Button";
 import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
+import { useLeaveConfirmation } from "../lib/useLeaveConfirmation";
 import { formProblem } from "../lib/form-errors";
 import { refreshObservations } from "../observations/ObservationLiveUpdates";
 import { toInput } from "../observations/wizard/draft";
 import { NotificationsStep } from "../observations/wizard/NotificationsStep";
 import { ObservationStep } from "../observations/wizard/ObservationStep";
+import { MissingChoices } from "../observations/wizard/MissingChoices";
 import { ReviewStep } from "../observations/wizard/ReviewStep";
 import { SchedulingStep } from "../observations/wizard/SchedulingStep";
 import { REVIEW_STEP, stepOf, steps } from "../observations/wizard/steps";
@@ -40,9 +43,23 @@ export function NewObservationPage() {
     organizationId && organization.data?.id === organizationId
       ? organization.data.externalStorage.map(({ id, label, kind }) => ({ id, label: `${label} (${storageKinds[kind].label})` }))
       : [];
+  // The only project or observatory there is, chosen for the person, once each list is read.
+  const onlyProject = projects.isSuccess && projectChoices.length === 1 ? projectChoices[0]!.id : null;
+  const onlyObservatory = observatories.isSuccess && observatoryChoices.length === 1 ? observatoryChoices[0]!.id : null;
+  const { preset } = wizard;
+  const presetDone = useRef({ project: false, observatory: false });
+  useEffect(() => {
+    if (onlyProject && !presetDone.current.project && draft.projectId === "") preset({ projectId: onlyProject });
+    if (onlyObservatory && !presetDone.current.observatory && draft.observatoryId === "") preset({ observatoryId: onlyObservatory });
+    if (onlyProject) presetDone.current.project = true;
+    if (onlyObservatory) presetDone.current.observatory = true;
+  }, [onlyProject, onlyObservatory, draft.projectId, draft.observatoryId, preset]);
+  const submitted = useRef(false);
+  const leaving = useLeaveConfirmation(() => wizard.edited && !submitted.current);
   const create = useMutation(
     trpc.observations.create.mutationOptions({
       onSuccess: async (observation) => {
+        submitted.current = true;
         await refreshObservations();
         void navigate(`/observations/${observation.id}`);
       },
@@ -88,6 +105,15 @@ export function NewObservationPage() {
           );
         })}
       </ol>
+      {step === 0 ? (
+        <MissingChoices
+          noProject={projects.isSuccess && projectChoices.length === 0}
+          noObservatory={observatories.isSuccess && observatoryChoices.length === 0}
+          onProject={(projectId) => preset({ projectId })}
+          onObservatory={(observatoryId) => preset({ observatoryId })}
+        />
+      ) : null}
+      {leaving}
       <form
         ref={wizard.form}
         noValidate

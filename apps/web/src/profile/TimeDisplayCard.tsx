@@ -13,7 +13,9 @@ const choices: Array<{ value: TimeDisplay; label: string; description: string }>
   {
     value: "observatory",
     label: "Each observatory's time zone",
-    description: "An observatory's times (windows, queue, runs) in its own zone, with the zone's abbreviation; other times in your browser's zone.",
+    description:
+      "An observatory's times (windows, queue, runs) in its own zone; other times in your browser's zone. " +
+      "Every time names its zone by its offset from UTC, such as UTC+11.",
   },
   { value: "browser", label: "Your browser's time zone", description: `Every time in ${browserZone}.` },
   { value: "utc", label: "UTC", description: "Every time in Coordinated Universal Time." },

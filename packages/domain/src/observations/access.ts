@@ -9,6 +9,8 @@ export interface ObservationAccess {
   isOwner: boolean;
   /** `can_operate` on the observation's observatory (server admins have it everywhere). */
   canOperate: boolean;
+  /** May list its project's members or its observatory's (a project member or an observatory viewer): may see who acted on it. */
+  seesMembers: boolean;
 }
 
 /**
@@ -26,9 +28,9 @@ export async function loadObservationAccess(options: { db: Executor; actor: User
   const access = (
     await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [doc.observatoryId], includeRemoved: true })
   ).get(doc.observatoryId);
-  const readable = isOwner || access?.can_view || (await isProjectMember(db, doc.projectId, actor.id));
-  if (!readable) throw new AppError("NOT_FOUND", "No such observation");
-  return { observation, isOwner, canOperate: Boolean(access?.can_operate) } satisfies ObservationAccess;
+  const seesMembers = Boolean(access?.can_view) || (await isProjectMember(db, doc.projectId, actor.id));
+  if (!isOwner && !seesMembers) throw new AppError("NOT_FOUND", "No such observation");
+  return { observation, isOwner, canOperate: Boolean(access?.can_operate), seesMembers } satisfies ObservationAccess;
 }
 
 async function isProjectMember(db: Executor, projectId: string, userId: string): Promise<boolean> {

@@ -10,6 +10,8 @@ import { holdLiveObservatory } from "../observatories/remove";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess, observationReaderIds } from "./access";
+import { clonedFromOf } from "./clone-reason";
+import { loadUsersById } from "../users/find-user";
 import { holdProjectForObservation, insertObservation, newObservationDoc, refuseInvalidWindow, refuseWindowInThePast, requireRoom } from "./insert";
 import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
@@ -223,7 +225,7 @@ export async function listObservationHistory(options: {
   const order = options.order ?? "asc";
   const position = historyPositions[order];
   // Who may read it first, as the observatory's history does: to anyone else it does not exist, whatever the cursor.
-  await loadObservationAccess({ db: deps.db, actor, observationId });
+  const { seesMembers } = await loadObservationAccess({ db: deps.db, actor, observationId });
   const after = options.cursor ? position.decode(options.cursor) : undefined;
   const { observationHistory: history } = tables;
   const [direction, beyond] = order === "asc" ? [asc, sql`>`] : [desc, sql`<`];
@@ -241,8 +243,19 @@ export async function listObservationHistory(options: {
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
+  // People are named to whoever may list the project's or the observatory's members, as those lists would name them.
+  const userIds = seesMembers ? page.flatMap(({ doc }) => (doc.actor.kind === "user" ? [doc.actor.id] : [])) : [];
+  const users = await loadUsersById({ db: deps.db, ids: userIds });
   return {
-    items: page.map(({ id, doc }) => ({ id, from: doc.from, to: doc.to, at: doc.at, actor: doc.actor, reason: doc.reason })),
+    items: page.map(({ id, doc }) => ({
+      id,
+      from: doc.from,
+      to: doc.to,
+      at: doc.at,
+      actor: { ...doc.actor, name: doc.actor.kind === "user" ? (users.get(doc.actor.id)?.doc.name ?? null) : null },
+      reason: doc.reason,
+      clonedFromId: clonedFromOf(doc),
+    })),
     nextCursor: rows.length > limit && last ? position.encode(last.cursorKey, last.id) : null,
   };
 }

@@ -10,6 +10,7 @@ import { loadProjectAccess } from "../projects/projects";
 import { inTransaction } from "../transaction";
 import { withoutControlCharacters } from "../users/schemas";
 import { loadObservationAccess, observationReaderIds } from "./access";
+import { cloneReason } from "./clone-reason";
 import { holdProjectForObservation, insertObservation, refuseInvalidWindow, refuseWindowInThePast, requireRoom, type NewObservationFields } from "./insert";
 import { presentOneObservation } from "./timings";
 import type { ObservationUpdate } from "./schemas";
@@ -119,7 +120,7 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
     if (fields.type !== "monitoring") fields.monitoring = undefined;
     return presentOneObservation({
       db: t.tx,
-      observation: await insertObservation({ t, actor, fields, room: requireRoom(room), reason: `cloned from ${observation.id}`, readers }),
+      observation: await insertObservation({ t, actor, fields, room: requireRoom(room), reason: cloneReason(observation.id), readers }),
     });
   });
 }

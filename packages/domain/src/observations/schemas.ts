@@ -152,8 +152,20 @@ export const observationHistoryEntrySchema = z
     from: z.enum(observationStatuses).nullable(),
     to: z.enum(observationStatuses),
     at: z.string(),
-    actor: historyActorSchema,
+    actor: historyActorSchema.extend({
+      name: z
+        .string()
+        .nullable()
+        .describe(
+          "A user's name (extension), given to whoever may list the observation's project's or observatory's members; null otherwise, " +
+            "for the observatory and the system, and for a deleted account",
+        ),
+    }),
     reason: z.string().nullable(),
+    clonedFromId: z
+      .string()
+      .nullable()
+      .describe("On a clone's first entry, the observation it was cloned from (extension; `reason` says it in words); null otherwise"),
   })
   .meta({ id: "ObservationHistoryEntry" });
 export const observationHistorySchema = z

@@ -6,6 +6,8 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { moveObservation, queueDispatch } from "../observations/transitions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
+import { publishUserEvent } from "../events/publish";
+import { observatoryViewerIds } from "../permissions/observatory-permissions";
 import { recordHistory } from "./observatories";
 import { endPresence, LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
 import { inTransaction, type InTransaction } from "../transaction";
@@ -25,6 +27,24 @@ async function withObservatory<T>(deps: Deps, observatoryId: string, change: (t:
 
 const history = (t: Pick<InTransaction, "tx">, observatoryId: string, type: string, data: Record<string, unknown>) =>
   recordHistory({ t, observatoryId, type, actorId: null, data });
+
+/** Online or offline, recorded, and told after commit to whoever may view the observatory: its pages show the connection live. */
+async function connectionChanged(
+  t: InTransaction,
+  observatoryId: string,
+  change: { online: true; pluginVersion: string | null } | { online: false; reason: GoneReason },
+) {
+  const { online, ...data } = change;
+  await history(t, observatoryId, online ? "online" : "offline", data);
+  const viewers = await observatoryViewerIds({ db: t.tx, observatoryId });
+  t.alongside(
+    publishUserEvent({
+      t,
+      userIds: viewers,
+      event: { type: "observatory.connection_changed", data: { id: observatoryId, online, at: t.now().toISOString() } },
+    }),
+  );
+}
 
 /**
  * The most of `systemInfo` or `equipment` an observatory may report, as JSON: a report is stored whole, and again in each
@@ -130,7 +150,7 @@ export async function observatoryHello(options: {
     if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== options.connectionId) return { replaced: true, minimumPluginVersion: null };
     const changes = await applyReport(t, observatory, reports);
     const { online, pluginVersion: knownVersion } = observatory.doc.connection;
-    if (!online) await history(t, observatoryId, "online", { pluginVersion });
+    if (!online) await connectionChanged(t, observatoryId, { online: true, pluginVersion });
     if (!online || knownVersion !== pluginVersion || Object.keys(changes).length > 0)
       await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
         ...doc,
@@ -162,7 +182,7 @@ export async function observatoriesSeen(options: { deps: Deps; sightings: Sighti
     await withObservatory(deps, observatoryId, async (t, observatory) => {
       if (observatory.doc.removedAt || observatory.doc.connection.online) return;
       if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== connectionId) return;
-      await history(t, observatoryId, "online", { pluginVersion: observatory.doc.connection.pluginVersion });
+      await connectionChanged(t, observatoryId, { online: true, pluginVersion: observatory.doc.connection.pluginVersion });
       await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, online: true } }));
       await queueDispatch({ t, observatoryId });
     });
@@ -246,7 +266,7 @@ export async function observatoryGone(options: {
         await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, lastSeenAt: lastSeen.toISOString() } }));
       return;
     }
-    await history(t, observatoryId, "offline", { reason });
+    await connectionChanged(t, observatoryId, { online: false, reason });
     await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,
       // Documents written before connections had their own row named the live one here.

@@ -23,6 +23,7 @@ import {
   requireObservatoryPermission,
   resolveObservatoryAccess,
 } from "../permissions/observatory-permissions";
+import { loadUsersById } from "../users/find-user";
 import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";
@@ -383,8 +384,18 @@ export async function listObservatoryHistory(options: { deps: Deps; actor: UserA
     .orderBy(desc(observatoryHistory.createdAt), desc(observatoryHistory.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
+  // Named here, not by the reader's member list: the owner, an organization's member or a server admin acts without being
+  // a direct member. The history is read with can_view, as the member list is, so its readers may see these names.
+  const actors = await loadUsersById({ db: deps.db, ids: page.flatMap((row) => (row.doc.actorId ? [row.doc.actorId] : [])) });
   return {
-    items: page.map((row) => ({ id: row.id, type: row.doc.type, at: row.createdAt.toISOString(), actorId: row.doc.actorId, data: row.doc.data })),
+    items: page.map((row) => ({
+      id: row.id,
+      type: row.doc.type,
+      at: row.createdAt.toISOString(),
+      actorId: row.doc.actorId,
+      actorName: row.doc.actorId ? (actors.get(row.doc.actorId)?.doc.name ?? null) : null,
+      data: row.doc.data,
+    })),
     nextCursor: rows.length > limit ? historyPosition.encode(page.at(-1)!.cursorKey, page.at(-1)!.id) : null,
   };
 }

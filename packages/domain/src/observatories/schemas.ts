@@ -143,6 +143,10 @@ export const observatoryHistorySchema = z
         type: z.string(),
         at: z.string(),
         actorId: z.string().nullable(),
+        actorName: z
+          .string()
+          .nullable()
+          .describe("The actor's name as the account now reads (extension); null for the system (`actorId` null) or a deleted account"),
         data: z.record(z.string(), z.unknown()),
       }),
     ),

@@ -1,7 +1,8 @@
 import type { ReactNode } from "react";
 import { formatDeclination, formatDeclinationDegrees, formatRightAscension, formatRightAscensionDegrees } from "@meridian/rules";
 import { Button } from "../../components/Button";
-import { formatDateTime } from "../../lib/format";
+import { Time } from "../../components/Time";
+import { useObservatoryTimeZone } from "../../observatories/useObservatoryTimeZone";
 import { observationStatusInfo, typeLabels } from "../labels";
 import { toInput, type ObservationDraft } from "./draft";
 import { EstimateSummary } from "./EstimateSummary";
@@ -33,6 +34,7 @@ export function ReviewStep({
 }) {
   const input = toInput(draft);
   const { constraints } = input;
+  const observatoryZone = useObservatoryTimeZone(draft.observatoryId);
   return (
     <div className="flex flex-col gap-6">
       <Section title="Observation" step={0} goTo={goTo}>
@@ -61,12 +63,21 @@ export function ReviewStep({
         <Item term="Type">{typeLabels[draft.type]}</Item>
         {input.fixedTimeStart || input.fixedTimeEnd ? (
           <Item term="Time window">
-            {input.fixedTimeStart ? `not before ${formatDateTime(input.fixedTimeStart)}` : ""}
-            {input.fixedTimeStart && input.fixedTimeEnd ? ", " : ""}
-            {input.fixedTimeEnd ? `not after ${formatDateTime(input.fixedTimeEnd)}` : ""}
+            {/* In the observatory's zone, as the forecast below and every time of an observation. */}
+            {input.fixedTimeStart ? (
+              <>
+                not before <Time iso={input.fixedTimeStart} zone={observatoryZone} />
+              </>
+            ) : null}
+            {input.fixedTimeStart && input.fixedTimeEnd ? ", " : null}
+            {input.fixedTimeEnd ? (
+              <>
+                not after <Time iso={input.fixedTimeEnd} zone={observatoryZone} />
+              </>
+            ) : null}
           </Item>
         ) : null}
-        {input.monitoring ? <Item term="Repeats">{cadenceText(input.monitoring)}</Item> : null}
+        {input.monitoring ? <Item term="Repeats">{cadenceText(input.monitoring, observatoryZone)}</Item> : null}
         <Item term="Priority">{input.priority} of 10</Item>
         <Item term="Darkness">{input.bypassDarkness ? "Not needed (daylight and twilight too)" : `After ${constraints?.twilight} twilight`}</Item>
         <Item term="Minimum altitude">{constraints?.minAltitude}°</Item>

@@ -22,6 +22,8 @@ export function useWizard() {
   const [refused, setRefused] = useState<ReadonlySet<number>>(new Set());
   const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
   const [focus, setFocus] = useState<Focus | null>(null);
+  // Something typed or chosen: leaving the page would throw it away, so the page asks first.
+  const [edited, setEdited] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const problems = useMemo(() => draftProblems(draft), [draft]);
@@ -48,7 +50,10 @@ export function useWizard() {
     problems,
     shown: (path) => touched.has(path) || refused.has(stepOf(path)),
     serverError: (path) => serverErrors[path],
-    onEdit: (path) => setServerErrors((current) => (path in current ? Object.fromEntries(Object.entries(current).filter(([key]) => key !== path)) : current)),
+    onEdit: (path) => {
+      setEdited(true);
+      setServerErrors((current) => (path in current ? Object.fromEntries(Object.entries(current).filter(([key]) => key !== path)) : current));
+    },
   });
 
   const show = (index: number) => {
@@ -76,6 +81,12 @@ export function useWizard() {
     goTo,
     /** The furthest step shown yet: the step list offers each step up to it. */
     reached,
+    /** Whether the person changed the draft: what the page chose for them (`preset`) does not count. */
+    edited,
+    /** Where it goes, chosen for the person (the only project or observatory, one just created): not an edit to ask about. */
+    preset(change: Partial<Pick<ObservationDraft, "projectId" | "observatoryId">>) {
+      setDraft((current) => ({ ...current, ...change, ...(change.projectId !== undefined ? { storageDestinationId: "" } : {}) }));
+    },
     /** How many fields of this step must change before Next goes on, once Next was refused. */
     blocking: refused.has(step) ? problemsOf(step).length : 0,
     /** Next: the following step when this one is valid; at the review, true when every step is (ready to submit). */
