@@ -7,7 +7,7 @@ export { foldsUnicodeCase } from "./case-folding";
 export * from "./repository";
 export * as tables from "./schema";
 export { hasEmbeddedCluster, startEmbeddedPostgres, type EmbeddedPostgres } from "./postgres/embedded";
-export { createObjectStorage, type IncompleteUpload, type ObjectStorage, type ObjectStorageConfig } from "./storage/object-storage";
+export { createObjectStorage, isStorageFull, type IncompleteUpload, type ObjectStorage, type ObjectStorageConfig } from "./storage/object-storage";
 export { startEmbeddedS3, type EmbeddedS3 } from "./storage/embedded-s3";
 export * from "./observation-documents";
 export * from "./integrity-documents";
