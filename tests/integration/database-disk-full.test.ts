@@ -74,7 +74,8 @@ const health = async () => {
   const response = await server!.request("/api/health");
   return { status: response.status, body: (await response.json()) as Health };
 };
-const newObservatory = () => server!.request("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomBytes(3).toString("hex")}` } });
+const newObservatory = () =>
+  server!.request("/observatories", { method: "POST", token: owner.token, json: { name: `Scope ${randomBytes(3).toString("hex")}` } });
 
 describe("a database whose disk is full", () => {
   it("answers writes 507 INSUFFICIENT_STORAGE with Retry-After, serves reads, and reports the database degraded", async () => {

@@ -40,7 +40,10 @@ beforeAll(async () => {
   const made = await observationWithKey(must, {
     owner,
     project: "Full disk",
-    observation: { name: "Full disk", targets: [{ name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] }] },
+    observation: {
+      name: "Full disk",
+      targets: [{ name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] }],
+    },
   });
   key = made.key;
   observationId = made.observation.id;
@@ -49,7 +52,11 @@ beforeAll(async () => {
   const port = await freePort();
   // No S3_ENDPOINT: the process runs its own embedded store in DATA_DIR/objects, on the small disk.
   const { S3_ENDPOINT: _endpoint, S3_ACCESS_KEY_ID: _id, S3_SECRET_ACCESS_KEY: _secret, ...env } = sharedProcessEnv(setup, disk.dir);
-  proc = spawnEntry("server", { ...env, NODE_ENV: "test", PORT: String(port), MERIDIAN_ROLE: "server", WEB_DIST_DIR: path.join(disk.dir, "no-web") }, "server-on-full-disk");
+  proc = spawnEntry(
+    "server",
+    { ...env, NODE_ENV: "test", PORT: String(port), MERIDIAN_ROLE: "server", WEB_DIST_DIR: path.join(disk.dir, "no-web") },
+    "server-on-full-disk",
+  );
   await waitForOutput(proc, /listening on/, 60_000);
   url = `http://127.0.0.1:${port}`;
 }, 120_000);
@@ -89,7 +96,7 @@ async function filesUnder(folder: string): Promise<string[]> {
 describe("uploads to an embedded object store on a full disk", () => {
   const kept: Array<{ id: string; body: Buffer }> = [];
 
-  it("answers each upload the disk has no room for 507 problem+json, keeps serving, and leaves no object without a record nor an unfinished upload", async () => {
+  it("answers each upload the disk has no room for 507 problem+json, keeps serving, leaves no object without a record nor an unfinished upload", async () => {
     kept.push({ id: await stored("first.fits", bytes(6, 1)), body: bytes(6, 1) });
     // The parts fit, their copy into the object does not: CompleteMultipartUpload fails (the write that killed the process).
     await refusedForSpace("whole-copy.fits", bytes(12, 2));
@@ -102,7 +109,11 @@ describe("uploads to an embedded object store on a full disk", () => {
     expect(isRunning(proc!)).toBe(true);
     const download = await fetch(`${url}/files/${kept[0]!.id}/download`, { headers: { authorization: `Bearer ${ownerToken}` } });
     expect(download.status).toBe(200);
-    expect(createHash("sha256").update(Buffer.from(await download.arrayBuffer())).digest("hex")).toBe(createHash("sha256").update(kept[0]!.body).digest("hex"));
+    expect(
+      createHash("sha256")
+        .update(Buffer.from(await download.arrayBuffer()))
+        .digest("hex"),
+    ).toBe(createHash("sha256").update(kept[0]!.body).digest("hex"));
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
 
     const records = await setup.server.runtime.deps.db.select().from(tables.files).where(eq(tables.files.observationId, observationId));
@@ -110,9 +121,7 @@ describe("uploads to an embedded object store on a full disk", () => {
     const bucket = setup.env.S3_BUCKET;
     const held = await filesUnder(path.join("objects", bucket));
     // An object is three files (bytes, MD5, metadata); nothing half-written (`.partial`) and no upload's parts stay.
-    expect(held.filter((file) => file.endsWith("._S3rver_object")).sort()).toEqual(
-      records.map((record) => `${record.objectKey}._S3rver_object`).sort(),
-    );
+    expect(held.filter((file) => file.endsWith("._S3rver_object")).sort()).toEqual(records.map((record) => `${record.objectKey}._S3rver_object`).sort());
     expect(held.filter((file) => file.includes(".partial") || file.startsWith("._S3rver_uploads"))).toEqual([]);
   });
 

@@ -40,9 +40,3 @@ export async function mountTmpfs(options: { megabytes: number; owner?: { uid: nu
     },
   };
 }
-
-/** The bytes free on the file system holding `dir`. */
-export async function freeBytes(dir: string): Promise<number> {
-  const stats = await fs.statfs(dir);
-  return stats.bavail * stats.bsize;
-}

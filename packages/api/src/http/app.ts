@@ -43,7 +43,7 @@ export function createApiApp(services: ApiServices): ApiHttp {
   const operations = [...allOperations, ...healthOperations(services)];
 
   app.onError((error, c) => {
-    noteDatabaseOutOfSpace(deps, error);
+    noteDatabaseOutOfSpace({ deps, error });
     return problemResponse(c, reportedAppError(error, deps.logger, { requestId: c.get("requestId"), method: c.req.method, path: c.req.path }));
   });
 

@@ -28,7 +28,7 @@ export function toAppError(error: unknown): AppError {
       retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
       cause: error,
     });
-  const outOfSpace = outOfSpaceError(error);
+  const outOfSpace = outOfSpaceError({ error });
   if (outOfSpace) return outOfSpace;
   if (isUnstorableValue(error))
     return new AppError(

@@ -19,7 +19,8 @@ const healthSchema = z
           .string()
           .optional()
           .describe(
-            "Present, with status `degraded`, while the database refuses writes for want of space (PostgreSQL's disk_full): since when. Reads are still served and writes answer 507 INSUFFICIENT_STORAGE",
+            "Present, with status `degraded`, while the database refuses writes for want of space (PostgreSQL's disk_full): since when. " +
+              "Reads are still served and writes answer 507 INSUFFICIENT_STORAGE",
           ),
       }),
       objectStorage: z.object({ status, latencyMs: z.number() }),

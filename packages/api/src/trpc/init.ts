@@ -53,7 +53,7 @@ const t = initTRPC
     isDev: false,
     // The same code table as REST: `data.code` is the stable Meridian code; no stack ever leaves.
     errorFormatter({ shape, error, ctx }) {
-      if (ctx) noteDatabaseOutOfSpace(ctx.deps, error.cause);
+      if (ctx) noteDatabaseOutOfSpace({ deps: ctx.deps, error: error.cause });
       const appError = toAppErrorFromTrpc(error);
       if (appError.code === "INTERNAL") ctx?.deps.logger.error({ err: error.cause ?? error, requestId: ctx.requestId }, "unexpected error in tRPC procedure");
       return {

@@ -39,7 +39,7 @@ export async function handleMessage(options: {
   } catch (error) {
     // As on HTTP: a database with no connection to give is SERVICE_UNAVAILABLE (send it again
     // shortly), not INTERNAL. Only what nobody expected is logged and answered without details.
-    noteDatabaseOutOfSpace(deps, error);
+    noteDatabaseOutOfSpace({ deps, error });
     const answer = toAppError(error);
     if (answer === error || answer.code !== "INTERNAL")
       return connection.send(protocol.replies.error(readable, answer.code, answer.message, answer.retryAfterSeconds));

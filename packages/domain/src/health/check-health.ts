@@ -58,7 +58,7 @@ export async function checkHealth(options: { deps: Deps; startedAt: Date; websoc
   const [database, objectStorage, worker] = await Promise.all([
     timeBoxed(async () => ({
       maintenance: await readMaintenance({ db: deps.db, caches: deps.caches }),
-      outOfSpaceSince: await databaseOutOfSpace(deps),
+      outOfSpaceSince: await databaseOutOfSpace({ deps }),
     })),
     timeBoxed((signal) => deps.storage.ping({ signal })),
     timeBoxed(async () => {

@@ -1,12 +1,15 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { isDatabaseOutOfSpace } from "../postgres-errors";
+import { inTransaction } from "../transaction";
 
 /** When this process's database first refused a write for want of space (53100 disk_full), by runtime; gone once it has room again. */
 const outOfSpaceSince = new WeakMap<Deps["sql"], Date>();
 
 /** Keeps a database's refusal of a write for want of space (any other error is let be), for /api/health to report. */
-export function noteDatabaseOutOfSpace(deps: Pick<Deps, "sql" | "now">, error: unknown) {
+export function noteDatabaseOutOfSpace(options: { deps: Pick<Deps, "sql" | "now">; error: unknown }) {
+  const { deps, error } = options;
   if (isDatabaseOutOfSpace(error) && !outOfSpaceSince.has(deps.sql)) outOfSpaceSince.set(deps.sql, deps.now());
 }
 
@@ -20,15 +23,16 @@ class ProbeWritten extends Error {}
  * with 256 kB in a transaction rolled back (a row in a table that has room would not tell a full
  * disk). Null when there is room; the time of the first refusal otherwise.
  */
-export async function databaseOutOfSpace(deps: Pick<Deps, "sql">): Promise<Date | null> {
+export async function databaseOutOfSpace(options: { deps: Deps }): Promise<Date | null> {
+  const { deps } = options;
   const since = outOfSpaceSince.get(deps.sql);
   if (!since) return null;
-  const table = `meridian_space_probe_${randomBytes(6).toString("hex")}`;
+  const table = sql.identifier(`meridian_space_probe_${randomBytes(6).toString("hex")}`);
   try {
-    await deps.sql.begin(async (tx) => {
-      await tx.unsafe(`create table ${table} (filler text)`);
+    await inTransaction(deps, async (t) => {
+      await t.tx.execute(sql`create table ${table} (filler text)`);
       // Rows under 2 kB are stored as they are (no compression): 256 kB of new pages.
-      await tx.unsafe(`insert into ${table} select repeat(md5(i::text), 32) from generate_series(1, 256) as i`);
+      await t.tx.execute(sql`insert into ${table} select repeat(md5(i::text), 32) from generate_series(1, 256) as i`);
       throw new ProbeWritten();
     });
   } catch (error) {
