@@ -58,6 +58,7 @@ export const errorCodes = {
   INTERNAL: { status: 500, title: "Internal server error" },
   SERVICE_UNAVAILABLE: { status: 503, title: "Service unavailable" },
   MAINTENANCE: { status: 503, title: "Down for maintenance" },
+  INSUFFICIENT_STORAGE: { status: 507, title: "Insufficient storage" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,8 +1,9 @@
 import "./validation/zod-error-map";
 export * from "./errors";
+export { outOfSpaceError } from "./out-of-space";
 export type { Deps } from "./deps";
 export { inTransaction, type InTransaction } from "./transaction";
-export { isDatabaseUnavailable, isUniqueViolation, isUnstorableValue } from "./postgres-errors";
+export { isDatabaseOutOfSpace, isDatabaseUnavailable, isUniqueViolation, isUnstorableValue } from "./postgres-errors";
 export * from "./auth/schemas";
 export { signup } from "./auth/signup";
 export { login } from "./auth/login";
@@ -66,6 +67,7 @@ export {
 } from "./events/publish";
 export { loadRealtimeEvents, readRealtimeNotice, recipientsAmong, type StoredRealtimeEvent } from "./events/read-event";
 export { checkHealth, type HealthReport } from "./health/check-health";
+export { noteDatabaseOutOfSpace } from "./health/database-space";
 export { ensureServerAdmin } from "./system/ensure-admin";
 export { notifyServerStart, checkStarCatalog } from "./system/notify-start";
 export { joinServerPresence, SERVER_APPLICATION_PREFIX, type ServerPresence } from "./system/server-presence";

@@ -21,8 +21,11 @@ const UNREACHABLE = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_DESTROYED",
 ]);
-/** too_many_connections (for the server, a database or a role), and a server starting or shutting down. */
-const REFUSING = new Set(["53300", "57P01", "57P02", "57P03"]);
+/**
+ * insufficient_resources, out_of_memory and too_many_connections (for the server, a database or a
+ * role), and a server starting or shutting down: a refusal for now, not of the request.
+ */
+const REFUSING = new Set(["53000", "53200", "53300", "57P01", "57P02", "57P03"]);
 
 /**
  * True when the request could not get a PostgreSQL connection (refused, unreachable, timed out or
@@ -49,6 +52,18 @@ export function isUnstorableValue(error: unknown): boolean {
   for (let value = error, depth = 0; value && depth < 5; value = (value as { cause?: unknown }).cause, depth += 1) {
     const code = (value as { code?: unknown }).code;
     if (typeof code === "string" && UNSTORABLE_VALUE.has(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * True when PostgreSQL could not extend a file for the change (53100 disk_full): the disk holding
+ * the cluster, or the table's tablespace, is full. Nothing of the change was kept; the same change
+ * succeeds once space is freed.
+ */
+export function isDatabaseOutOfSpace(error: unknown): boolean {
+  for (let value = error, depth = 0; value && depth < 5; value = (value as { cause?: unknown }).cause, depth += 1) {
+    if ((value as { code?: unknown }).code === "53100") return true;
   }
   return false;
 }

@@ -4,7 +4,7 @@ import type { Context, Next } from "hono";
 import { trpcServer } from "@hono/trpc-server";
 import { SERVER_VERSION } from "@meridian/config";
 import { MAX_TRPC_BATCH } from "@meridian/rules";
-import { AppError, refuseWritesDuringMaintenance } from "@meridian/domain";
+import { AppError, noteDatabaseOutOfSpace, refuseWritesDuringMaintenance } from "@meridian/domain";
 import { bodyLimit } from "hono/body-limit";
 import type { ApiServices } from "../context";
 import { appRouter } from "../trpc/app-router";
@@ -42,9 +42,10 @@ export function createApiApp(services: ApiServices): ApiHttp {
   const buildContext = contextBuilder(services);
   const operations = [...allOperations, ...healthOperations(services)];
 
-  app.onError((error, c) =>
-    problemResponse(c, reportedAppError(error, deps.logger, { requestId: c.get("requestId"), method: c.req.method, path: c.req.path })),
-  );
+  app.onError((error, c) => {
+    noteDatabaseOutOfSpace({ deps, error });
+    return problemResponse(c, reportedAppError(error, deps.logger, { requestId: c.get("requestId"), method: c.req.method, path: c.req.path }));
+  });
 
   const jsonLimit = bodyLimit({
     maxSize: MAX_JSON_BODY_BYTES,
@@ -134,6 +135,9 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "`/ws` sockets on one server process: the upgrade beyond it is answered 429 RATE_LIMITED (problem+json, Retry-After) and " +
           "the sockets already open stay open. A refused upgrade is answered like any refused request (problem+json: 401, 404, 429, " +
           "500, and 503 with Retry-After when the database has no connection to give). " +
+          "Any write the database or object storage has no room for (a full disk: PostgreSQL's disk_full, a store's 507) is answered " +
+          "507 INSUFFICIENT_STORAGE with Retry-After; nothing of it was kept, reads go on being served, and the same write succeeds " +
+          "once space is freed. PostgreSQL out of memory or of connections is 503 SERVICE_UNAVAILABLE with Retry-After. " +
           "A signed-in account or observatory key may make at most `API_WRITES_PER_MINUTE` (default 1,200) changes (writes, tRPC " +
           "mutations) a minute on one server process, with a burst of as many: beyond it 429 RATE_LIMITED with Retry-After. Each " +
           "counted REST write answers RateLimit-Limit, RateLimit-Remaining (whole writes left) and RateLimit-Reset (seconds until " +

@@ -27,6 +27,8 @@ describe("toAppError", () => {
   const withCode = (code: string, message = `database error ${code}`) => Object.assign(new Error(message), { code });
   it.each([
     ["PostgreSQL refusing more connections", withCode("53300")],
+    ["PostgreSQL out of memory", withCode("53200")],
+    ["PostgreSQL short of another resource", withCode("53000")],
     ["PostgreSQL starting up", withCode("57P03")],
     ["a connection exception", withCode("08006")],
     ["an unreachable server", withCode("ECONNREFUSED")],
@@ -37,6 +39,17 @@ describe("toAppError", () => {
     const error = toAppError(original);
     expect(error).toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503, headers: { "retry-after": "5" } });
     expect(error.message).not.toMatch(/database error|Failed query/);
+  });
+
+  it.each([
+    ["PostgreSQL's full disk (disk_full)", withCode("53100", "could not extend file"), /^The database has no room left/],
+    ["the same wrapped by the ORM", new Error("Failed query", { cause: withCode("53100", "could not extend file") }), /^The database has no room left/],
+    ["object storage's 507", Object.assign(new Error("full"), { $metadata: { httpStatusCode: 507 } }), /^Object storage has no room left/],
+  ])("answers %s with 507 INSUFFICIENT_STORAGE and Retry-After, without the driver's words", (_case, original, detail) => {
+    const error = toAppError(original);
+    expect(error).toMatchObject({ code: "INSUFFICIENT_STORAGE", status: 507, headers: { "retry-after": "60" } });
+    expect(error.message).toMatch(detail);
+    expect(error.message).not.toMatch(/could not extend|Failed query|full/);
   });
 
   it("keeps other database errors INTERNAL: a unique violation that escaped is a bug, not an outage", () => {

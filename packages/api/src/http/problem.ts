@@ -1,4 +1,4 @@
-import { AppError, isDatabaseUnavailable, isUnstorableValue, type ErrorCode } from "@meridian/domain";
+import { AppError, isDatabaseUnavailable, isUnstorableValue, outOfSpaceError, type ErrorCode } from "@meridian/domain";
 import type { Logger } from "@meridian/config";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -28,6 +28,8 @@ export function toAppError(error: unknown): AppError {
       retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
       cause: error,
     });
+  const outOfSpace = outOfSpaceError({ error });
+  if (outOfSpace) return outOfSpace;
   if (isUnstorableValue(error))
     return new AppError(
       "VALIDATION_FAILED",

@@ -12,7 +12,17 @@ const healthSchema = z
     version: z.string(),
     uptimeSeconds: z.number().int(),
     checks: z.object({
-      database: z.object({ status, latencyMs: z.number() }),
+      database: z.object({
+        status,
+        latencyMs: z.number(),
+        outOfSpaceSince: z
+          .string()
+          .optional()
+          .describe(
+            "Present, with status `degraded`, while the database refuses writes for want of space (PostgreSQL's disk_full): since when. " +
+              "Reads are still served and writes answer 507 INSUFFICIENT_STORAGE",
+          ),
+      }),
       objectStorage: z.object({ status, latencyMs: z.number() }),
       websocket: z.object({ status, connections: z.number().int() }),
       worker: z.object({ status, queuedJobs: z.number().int(), workers: z.number().int() }),
@@ -43,7 +53,9 @@ const healthSchema = z
 const tags = ["Health"];
 const description =
   "Each check is time-boxed to 1 s. Database, object storage and WebSocket are required: any of them down gives 503 with status `down`. " +
-  "Without a live worker, or while a restore holds writes (`maintenance.active`), the status is `degraded` and the answer stays 200. " +
+  "Without a live worker, while a restore holds writes (`maintenance.active`), or while the database refuses writes for want of space " +
+  "(`checks.database.outOfSpaceSince`: once a write was refused, each health check asks again with a write of its own that needs new space, " +
+  "rolled back), the status is `degraded` and the answer stays 200. " +
   'From the moment the process is told to stop, the answer is 503 with status `down` and `reason: "draining"` (liveness stays 200).';
 // Every route refuses a URL holding NUL before anything else; that is the only 4xx these can give.
 const badUrl = { 400: problemResponseFor("The URL holds a NUL character (VALIDATION_FAILED)") };

@@ -39,6 +39,7 @@ export const observationFileOperations = {
       "(nor an unfinished multipart upload), and its client gets an error; a stored file is answered 201. " +
       "At most MAX_UPLOAD_BYTES (default 4 GiB); an empty body is refused (400 VALIDATION_FAILED), since the integrity scan " +
       "counts an empty file as a data-loss risk. " +
+      "Object storage with no room left for the file (a full disk) is 507 INSUFFICIENT_STORAGE with Retry-After; nothing was stored. " +
       "A client that sends nothing for UPLOAD_IDLE_TIMEOUT_MS (default 60 s) before its body is complete is answered 408 REQUEST_TIMEOUT " +
       "and the connection closes. The body is the Content-Length bytes: bytes sent after them are not part of the file, and the " +
       "connection closes after the answer. " +
@@ -60,6 +61,7 @@ export const observationFileOperations = {
       409: conflict(`CONFLICT: the observation holds ${MAX_OBSERVATION_FILES} files already; nothing stored`),
       413: problemResponseFor("Larger than MAX_UPLOAD_BYTES (PAYLOAD_TOO_LARGE)"),
       503: problemResponseFor("Object storage did not take the file (SERVICE_UNAVAILABLE); nothing stored"),
+      507: problemResponseFor("Object storage has no room left for the file (INSUFFICIENT_STORAGE), see Retry-After; nothing stored"),
     },
     trpc: false,
     handle: ({ ctx, observatory, input }) => {

@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { AppError, isServerAdmin, validationError } from "@meridian/domain";
+import { AppError, isServerAdmin, noteDatabaseOutOfSpace, validationError } from "@meridian/domain";
 import { ZodError } from "zod";
 import type { RequestContext } from "../context";
 import { codeForStatus, toAppError } from "../http/problem";
@@ -22,6 +22,8 @@ const trpcCodeByStatus: Record<number, TRPCError["code"]> = {
   415: "UNSUPPORTED_MEDIA_TYPE",
   429: "TOO_MANY_REQUESTS",
   503: "SERVICE_UNAVAILABLE",
+  // tRPC has no 507; the response body still carries data.httpStatus 507 and INSUFFICIENT_STORAGE.
+  507: "SERVICE_UNAVAILABLE",
 };
 
 function toAppErrorFromTrpc(error: TRPCError): AppError {
@@ -51,6 +53,7 @@ const t = initTRPC
     isDev: false,
     // The same code table as REST: `data.code` is the stable Meridian code; no stack ever leaves.
     errorFormatter({ shape, error, ctx }) {
+      if (ctx) noteDatabaseOutOfSpace({ deps: ctx.deps, error: error.cause });
       const appError = toAppErrorFromTrpc(error);
       if (appError.code === "INTERNAL") ctx?.deps.logger.error({ err: error.cause ?? error, requestId: ctx.requestId }, "unexpected error in tRPC procedure");
       return {

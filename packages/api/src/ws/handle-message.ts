@@ -1,4 +1,4 @@
-import type { Deps, ErrorCode } from "@meridian/domain";
+import { noteDatabaseOutOfSpace, type Deps, type ErrorCode } from "@meridian/domain";
 import { toAppError } from "../http/problem";
 import type { ProtocolConnection, ProtocolDefinition } from "./protocol";
 
@@ -39,6 +39,7 @@ export async function handleMessage(options: {
   } catch (error) {
     // As on HTTP: a database with no connection to give is SERVICE_UNAVAILABLE (send it again
     // shortly), not INTERNAL. Only what nobody expected is logged and answered without details.
+    noteDatabaseOutOfSpace({ deps, error });
     const answer = toAppError(error);
     if (answer === error || answer.code !== "INTERNAL")
       return connection.send(protocol.replies.error(readable, answer.code, answer.message, answer.retryAfterSeconds));

@@ -45,6 +45,28 @@ const requireSignature =
     ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${refusal.code}</Code><Message>${refusal.message}</Message></Error>`;
   };
 
+/** A disk with no room left, or a user's quota used up. */
+const NO_ROOM = new Set(["ENOSPC", "EDQUOT"]);
+
+/**
+ * A write the disk had no room for is answered 507 InsufficientStorage (as MinIO answers a full
+ * drive), not s3rver's 500 InternalError: the client can tell a full store from a broken one.
+ * The patched store (patches/s3rver@3.7.1.patch) has removed what it wrote and read the rest of
+ * the request's body by then, so the answer reaches the client.
+ */
+const answerNoRoom: Middleware = async (ctx, next) => {
+  try {
+    await next();
+  } catch (error) {
+    if (!NO_ROOM.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    ctx.status = 507;
+    ctx.type = "application/xml";
+    ctx.body =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InsufficientStorage</Code>' +
+      "<Message>The store has no room left for this write; nothing of it was kept</Message></Error>";
+  }
+};
+
 /**
  * An S3-protocol server on 127.0.0.1 keeping objects as files under `directory`. Each process
  * runs its own on a free port over the same directory, so server and worker see one store. It
@@ -74,7 +96,7 @@ export async function startEmbeddedS3(options: {
     silent: true,
   });
   // First of all the middleware: s3rver's own would serve the request before any added after them.
-  (server as unknown as { middleware: Middleware[] }).middleware.unshift(requireSignature(credentials));
+  (server as unknown as { middleware: Middleware[] }).middleware.unshift(requireSignature(credentials), answerNoRoom);
   const address = (await server.run()) as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${address.port}`,

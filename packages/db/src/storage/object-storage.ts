@@ -104,6 +104,11 @@ export async function optionalCall<T>(call: string, send: () => Promise<T>): Pro
 
 const isMissing = (error: unknown) =>
   error instanceof NoSuchKey || error instanceof NotFound || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+/**
+ * True when the store refused a write for want of room: 507 Insufficient Storage (the embedded
+ * store's InsufficientStorage, MinIO's XMinioStorageFull). Nothing of the write was kept.
+ */
+export const isStorageFull = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode === 507;
 const isNoSuchUpload = (error: unknown) => (error as { name?: string }).name === "NoSuchUpload" || isMissing(error);
 
 export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage {

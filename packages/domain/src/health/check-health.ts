@@ -2,6 +2,7 @@ import { SERVER_VERSION } from "@meridian/config";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { readMaintenance, type MaintenanceStatus } from "../system/maintenance";
+import { databaseOutOfSpace } from "./database-space";
 
 type CheckStatus = "ok" | "down" | "degraded";
 
@@ -37,7 +38,8 @@ export interface HealthReport {
   version: string;
   uptimeSeconds: number;
   checks: {
-    database: { status: CheckStatus; latencyMs: number };
+    /** `degraded` with `outOfSpaceSince` while the database refuses writes for want of space (reads are still served). */
+    database: { status: CheckStatus; latencyMs: number; outOfSpaceSince?: string };
     objectStorage: { status: CheckStatus; latencyMs: number };
     websocket: { status: CheckStatus; connections: number };
     worker: { status: CheckStatus; queuedJobs: number; workers: number };
@@ -48,12 +50,16 @@ export interface HealthReport {
 
 /**
  * Database, object storage and the WebSocket server are required (503 without them). A
- * missing worker only degrades: requests are still served and jobs wait in the queue.
+ * missing worker only degrades: requests are still served and jobs wait in the queue. So does a
+ * database out of space: reads are served, writes answer 507.
  */
 export async function checkHealth(options: { deps: Deps; startedAt: Date; websocket: () => { running: boolean; connections: number } }): Promise<HealthReport> {
   const { deps } = options;
   const [database, objectStorage, worker] = await Promise.all([
-    timeBoxed(() => readMaintenance({ db: deps.db, caches: deps.caches })),
+    timeBoxed(async () => ({
+      maintenance: await readMaintenance({ db: deps.db, caches: deps.caches }),
+      outOfSpaceSince: await databaseOutOfSpace({ deps }),
+    })),
     timeBoxed((signal) => deps.storage.ping({ signal })),
     timeBoxed(async () => {
       const rows = await deps.db.execute<{ queued: number; workers: number }>(sql`
@@ -65,16 +71,24 @@ export async function checkHealth(options: { deps: Deps; startedAt: Date; websoc
   ]);
   const ws = options.websocket();
   const checks: HealthReport["checks"] = {
-    database: { status: database.ok ? "ok" : "down", latencyMs: database.latencyMs },
+    database: !database.ok
+      ? { status: "down", latencyMs: database.latencyMs }
+      : database.value.outOfSpaceSince
+        ? { status: "degraded", latencyMs: database.latencyMs, outOfSpaceSince: database.value.outOfSpaceSince.toISOString() }
+        : { status: "ok", latencyMs: database.latencyMs },
     objectStorage: { status: objectStorage.ok ? "ok" : "down", latencyMs: objectStorage.latencyMs },
     websocket: { status: ws.running ? "ok" : "down", connections: ws.connections },
     worker: worker.ok
       ? { status: worker.value.workers > 0 ? "ok" : "down", queuedJobs: worker.value.queued, workers: worker.value.workers }
       : { status: "down", queuedJobs: 0, workers: 0 },
   };
-  const requiredDown = [checks.database, checks.objectStorage, checks.websocket].some((check) => check.status !== "ok");
-  const maintenance = database.ok ? database.value : { active: false, since: null, jobId: null };
-  const status: CheckStatus = requiredDown ? "down" : checks.worker.status === "ok" && !maintenance.active ? "ok" : "degraded";
+  const required = [checks.database, checks.objectStorage, checks.websocket];
+  const maintenance = database.ok ? database.value.maintenance : { active: false, since: null, jobId: null };
+  const status: CheckStatus = required.some((check) => check.status === "down")
+    ? "down"
+    : required.every((check) => check.status === "ok") && checks.worker.status === "ok" && !maintenance.active
+      ? "ok"
+      : "degraded";
   return {
     status,
     version: SERVER_VERSION,

@@ -6,6 +6,7 @@ import { asc, count, eq } from "drizzle-orm";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { outOfSpaceError } from "../out-of-space";
 import { readBeforeIdle } from "../uploads/idle-timeout";
 import { noControlCharacters } from "../users/schemas";
 import { pendingDelivery, queueDelivery } from "../delivery/deliver-file";
@@ -134,7 +135,10 @@ export async function uploadObservationFile(options: {
     await deps.storage.delete(objectKey).catch(() => undefined);
     if (error instanceof AppError) throw error;
     if (error instanceof BodyError) throw new AppError("VALIDATION_FAILED", "The upload did not complete; nothing was stored", { cause: error });
-    throw new AppError("SERVICE_UNAVAILABLE", "Object storage did not take the file; nothing was stored", { cause: error });
+    throw (
+      outOfSpaceError({ error, what: "the file" }) ??
+      new AppError("SERVICE_UNAVAILABLE", "Object storage did not take the file; nothing was stored", { cause: error })
+    );
   }
   try {
     const kind = options.previewOf ? "preview" : fileKindOf({ filename: options.filename, contentType });
