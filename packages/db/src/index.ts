@@ -9,6 +9,7 @@ export * as tables from "./schema";
 export { hasEmbeddedCluster, startEmbeddedPostgres, type EmbeddedPostgres } from "./postgres/embedded";
 export {
   createObjectStorage,
+  isStorageUnreachable,
   optionalCall,
   StorageCallUnsupported,
   type IncompleteUpload,

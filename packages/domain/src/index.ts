@@ -3,6 +3,7 @@ export * from "./errors";
 export type { Deps } from "./deps";
 export { inTransaction, type InTransaction } from "./transaction";
 export { isDatabaseUnavailable, isUniqueViolation, isUnstorableValue } from "./postgres-errors";
+export { isStorageUnreachable } from "@meridian/db";
 export * from "./auth/schemas";
 export { signup } from "./auth/signup";
 export { login } from "./auth/login";
