@@ -606,3 +606,28 @@ describe("two acceptances at the last place of a scope's members", () => {
     });
   }
 });
+
+describe("two acceptances of one link at once", () => {
+  it("one joins (200); the other is 410 INVITATION_EXPIRED saying the link was already used, word for word as a later second acceptance", async () => {
+    const owner = await createAccount(server);
+    const organization = await createOrganization(owner);
+    const email = freshEmail("twice");
+    const person = await createAccount(server, { email });
+    expect((await invite(owner, `/organizations/${organization.id}`, { email })).status).toBe(201);
+    const token = await invitationToken(email);
+    const acceptance = () => server.request("/api/v1/invitations/accept", { method: "POST", token: person.token, json: { token } });
+    // Both lock the organization's row first: the first waits at the held row, the second queues behind it.
+    const hold = await holdRows(server.databaseUrl, `select id from organizations where id = '${organization.id}' for update`);
+    const answers = await queuedBehindHold({ hold, sql: server.server.runtime.deps.sql, first: acceptance, second: acceptance });
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([200, 410]);
+    const loser = await expectProblem(
+      answers.find((answer) => answer.status === 410)!,
+      410,
+      "INVITATION_EXPIRED",
+    );
+    expect(loser.detail).toBe("This invitation has already been used");
+    const later = await expectProblem(await acceptance(), 410, "INVITATION_EXPIRED");
+    expect(later.detail).toBe(loser.detail);
+  });
+});

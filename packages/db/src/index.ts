@@ -10,6 +10,7 @@ export { hasEmbeddedCluster, startEmbeddedPostgres, type EmbeddedPostgres } from
 export {
   createObjectStorage,
   isStorageFull,
+  isStorageUnreachable,
   optionalCall,
   StorageCallUnsupported,
   type IncompleteUpload,

@@ -4,6 +4,7 @@ export { outOfSpaceError } from "./out-of-space";
 export type { Deps } from "./deps";
 export { inTransaction, type InTransaction } from "./transaction";
 export { isDatabaseOutOfSpace, isDatabaseUnavailable, isUniqueViolation, isUnstorableValue } from "./postgres-errors";
+export { isStorageUnreachable } from "@meridian/db";
 export * from "./auth/schemas";
 export { signup } from "./auth/signup";
 export { login } from "./auth/login";

@@ -1,4 +1,4 @@
-import { AppError, isDatabaseUnavailable, isUnstorableValue, outOfSpaceError, type ErrorCode } from "@meridian/domain";
+import { AppError, isDatabaseUnavailable, isStorageUnreachable, isUnstorableValue, outOfSpaceError, type ErrorCode } from "@meridian/domain";
 import type { Logger } from "@meridian/config";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -19,10 +19,18 @@ export const codeForStatus: Record<number, ErrorCode> = {
 
 /** How long a client is asked to wait when PostgreSQL gave this process no connection. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** How long a client is asked to wait when the object store could not be reached. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /** Any thrown value becomes an AppError; anything unexpected becomes INTERNAL without details. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  // First: the store's socket errors carry the same Node codes as the database's.
+  if (isStorageUnreachable(error))
+    return new AppError("SERVICE_UNAVAILABLE", "The file storage is unavailable at the moment; try again shortly", {
+      retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS,
+      cause: error,
+    });
   if (isDatabaseUnavailable(error))
     return new AppError("SERVICE_UNAVAILABLE", "The database has no connection for this request at the moment; try again shortly", {
       retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,

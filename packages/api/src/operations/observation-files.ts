@@ -108,6 +108,7 @@ export const observationFileOperations = {
       ...authedErrors,
       200: { description: "The bytes", content: { "application/octet-stream": binary } },
       404: problemResponseFor("No such file, or not visible to the caller (NOT_FOUND); its bytes are missing from storage (FILE_MISSING)"),
+      503: problemResponseFor("The file storage could not be reached (SERVICE_UNAVAILABLE); try again after Retry-After"),
     },
     trpc: false,
     handle: async ({ ctx, actor, input }) => {

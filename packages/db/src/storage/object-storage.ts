@@ -102,6 +102,33 @@ export async function optionalCall<T>(call: string, send: () => Promise<T>): Pro
   }
 }
 
+/** Node's socket errors: the request found no store to talk to, or lost it before an answer. */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
+
+/**
+ * The store could not be reached (refused, cut, timed out, not found): no S3 answer came. Its own
+ * class, so that nothing mistakes it for the database's socket errors (the same Node codes).
+ */
+class StorageUnreachable extends Error {
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.name = "StorageUnreachable";
+  }
+}
+
+const isUnanswered = (error: unknown) => {
+  const failure = error as { code?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number } };
+  if (failure?.$metadata?.httpStatusCode !== undefined) return false;
+  return (typeof failure?.code === "string" && UNREACHABLE.has(failure.code)) || failure?.name === "TimeoutError";
+};
+
+/** True when the error, or one it was caused by, is this process's object store out of reach. */
+export function isStorageUnreachable(error: unknown): boolean {
+  for (let value = error, depth = 0; value && depth < 5; value = (value as { cause?: unknown }).cause, depth += 1)
+    if (value instanceof StorageUnreachable) return true;
+  return false;
+}
+
 const isMissing = (error: unknown) =>
   error instanceof NoSuchKey || error instanceof NotFound || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 /**
@@ -124,6 +151,17 @@ export function createObjectStorage(config: ObjectStorageConfig): ObjectStorage 
     responseChecksumValidation: "WHEN_REQUIRED",
   });
   const bucket = config.bucket;
+  // Outermost, around the SDK's retries: every call's last failure to reach the store says so.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        throw isUnanswered(error) ? new StorageUnreachable(error as Error) : error;
+      }
+    },
+    { step: "initialize", priority: "high", name: "storageUnreachable" },
+  );
 
   const storage: ObjectStorage = {
     bucket,
