@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Deps } from "../deps";
 import { holdSessionLock, LOCK_SPACES } from "./session-lock";
 
@@ -14,5 +15,30 @@ export async function runExclusively<T>(options: { deps: Deps; key: string; work
     return await work();
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * Runs `work` on a connection holding the same lock as `runExclusively`, but only if no run of
+ * `key` is under way (nor starts before it ends); answers whether it ran.
+ */
+export async function runUnlessRunning(options: {
+  deps: Deps;
+  key: string;
+  work: (connection: postgres.ReservedSql) => PromiseLike<unknown>;
+}): Promise<boolean> {
+  const { deps, key } = options;
+  const connection = await deps.sql.reserve();
+  try {
+    const [taken] = await connection<Array<{ ok: boolean }>>`select pg_try_advisory_lock(${LOCK_SPACES.exclusiveRun}::int, hashtext(${key})) as ok`;
+    if (!taken?.ok) return false;
+    try {
+      await options.work(connection);
+      return true;
+    } finally {
+      await connection`select pg_advisory_unlock(${LOCK_SPACES.exclusiveRun}::int, hashtext(${key}))`;
+    }
+  } finally {
+    connection.release();
   }
 }
