@@ -253,11 +253,12 @@ describe("delivery to an organization's storage destination", () => {
     const observation = await observationTo(destinations.dropbox);
     dropbox.failNext.push({ status: 429, retryAfter: "7200" });
     const file = await upload(observation.id, "busy.fits", randomBytes(2 * KiB));
+    // An attempt counts as it begins; its error comes with its end.
     const failed = await until("the first attempt to fail", async () => {
       const delivery = (await fileOf(observation.id, file.id)).deliveries[0]!;
-      return delivery.attempts === 1 ? delivery : undefined;
+      return delivery.error !== null ? delivery : undefined;
     });
-    expect(failed).toMatchObject({ status: "pending", error: "Dropbox asked to slow down (429)" });
+    expect(failed).toMatchObject({ status: "pending", attempts: 1, error: "Dropbox asked to slow down (429)" });
     const next = await until("the next attempt to be queued", () => waitingAttempt(file.id, destinations.dropbox));
     // Two hours (Retry-After) rather than the first wait of a minute.
     expect(Date.parse(next.run_at) - Date.now()).toBeGreaterThan(7000 * 1000);

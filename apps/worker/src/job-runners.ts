@@ -1,10 +1,10 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { tables } from "@meridian/db";
-import { holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, SEND_EMAIL_TASK, type Deps } from "@meridian/domain";
+import { beatWorkerHeartbeat, holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, SEND_EMAIL_TASK, type Deps } from "@meridian/domain";
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { closeMailTransport } from "./mail-transport";
 import { lookAgainAfterOverlaps } from "./look-again";
 import { buildTaskList, crontab } from "./task-list";
@@ -29,9 +29,12 @@ export interface WorkerOptions {
  */
 const SHARED_POOL_WARNING = /^WARNING: having maxPoolSize/;
 
-/** Frees the jobs and email claims of every worker that no longer holds its presence, this process's old runners among them. */
-export const freeJobsOfDeadWorkers = (deps: Deps) =>
-  recoverStaleWorkers({ deps }).then(async ({ workers }) => void (workers.length > 0 ? await reconcileTrackedJobs({ deps }) : undefined));
+/**
+ * Frees the jobs and email claims of every worker that no longer holds its presence, this process's old runners among them;
+ * never those of `self`, the runners calling it, which are alive though their presence's connection may be cut.
+ */
+export const freeJobsOfDeadWorkers = (deps: Deps, self?: string) =>
+  recoverStaleWorkers({ deps, self }).then(async ({ workers }) => void (workers.length > 0 ? await reconcileTrackedJobs({ deps }) : undefined));
 
 export interface JobRunners {
   workerId: string;
@@ -107,19 +110,14 @@ export async function startJobRunners(options: WorkerOptions): Promise<JobRunner
     throw error;
   }
   const beat = () =>
-    deps.db
-      .insert(tables.workerHeartbeats)
-      .values({ workerId, graphileWorkerIds: [...graphileWorkerIds] })
-      .onConflictDoUpdate({ target: tables.workerHeartbeats.workerId, set: { lastSeenAt: sql`now()`, graphileWorkerIds: [...graphileWorkerIds] } })
-      .then(
-        () => undefined,
-        (error) => deps.logger.warn({ err: error }, "worker heartbeat failed"),
-      );
+    beatWorkerHeartbeat({ deps, workerId, graphileWorkerIds: [...graphileWorkerIds] }).catch((error) =>
+      deps.logger.warn({ err: error }, "worker heartbeat failed"),
+    );
   await beat();
   const timer = setInterval(() => void beat(), HEARTBEAT_MS);
   timer.unref();
   // A dead worker's last attempt of a long job ends nothing by itself: end such jobs at once.
-  const recover = () => freeJobsOfDeadWorkers(deps).catch((error) => deps.logger.warn({ err: error }, "could not look for dead workers"));
+  const recover = () => freeJobsOfDeadWorkers(deps, workerId).catch((error) => deps.logger.warn({ err: error }, "could not look for dead workers"));
   await recover();
   const recoveryTimer = setInterval(() => void recover(), RECOVERY_MS);
   recoveryTimer.unref();

@@ -42,7 +42,7 @@ export {
   type JobStatus,
   type JobView,
 } from "./jobs/tracked-jobs";
-export { holdWorkerPresence, recoverStaleWorkers } from "./jobs/recover-stale-workers";
+export { beatWorkerHeartbeat, holdWorkerPresence, recoverStaleWorkers } from "./jobs/recover-stale-workers";
 export { cancelJob, endJobForGood, reconcileTrackedJobs } from "./jobs/job-endings";
 export { jobListQuerySchema, jobListSchema, jobViewSchema } from "./jobs/schemas";
 export { EMAIL_JOB_KIND } from "./announcements/email-job-kind";
@@ -72,6 +72,7 @@ export { noteDatabaseOutOfSpace } from "./health/database-space";
 export { ensureServerAdmin } from "./system/ensure-admin";
 export { notifyServerStart, checkStarCatalog } from "./system/notify-start";
 export { joinServerPresence, SERVER_APPLICATION_PREFIX, type ServerPresence } from "./system/server-presence";
+export { LOCK_SPACES } from "./system/session-lock";
 export { startRuntime, type Runtime } from "./runtime/start-runtime";
 export { actorFromUser, actorOfPrincipal, systemActor, type Actor, type UserActor, type ObservatoryActor, type SystemActor } from "./actor";
 export { createSecretBox, loadSecretsKey, type SecretBox } from "./secrets/secret-box";

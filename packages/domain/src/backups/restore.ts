@@ -11,7 +11,7 @@ import { startIntegrityScanIn } from "../integrity/scan";
 import { lockDestructiveJobStarts, OBSERVATION_CLEANUP_JOB_KIND, RESTORE_JOB_KIND } from "../jobs/destructive-jobs";
 import { addJob } from "../jobs/add-job";
 import { JobEnded, recordJobStarted, reportJob, reportJobIn } from "../jobs/tracked-jobs";
-import { runExclusively } from "../system/exclusive-run";
+import { runExclusively, runUnlessRunning } from "../system/exclusive-run";
 import { beginMaintenanceIn, endMaintenance } from "../system/maintenance";
 import { ARCHIVED_COLLECTIONS, archiveSizeOf, readArchiveBack } from "./archive-io";
 import { buildIndexes, copyInto, createSideTable, PARALLEL_SECTION_BYTES, SIDE_SCHEMA } from "./side-tables";
@@ -286,16 +286,5 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
 export async function releaseRestore(options: { deps: Deps; jobId: string }) {
   const { deps, jobId } = options;
   await endMaintenance({ db: deps.db, jobId });
-  const connection = await deps.sql.reserve();
-  try {
-    const [taken] = await connection<Array<{ ok: boolean }>>`select pg_try_advisory_lock(hashtext(${RESTORE_LOCK})) as ok`;
-    if (!taken?.ok) return;
-    try {
-      await dropWorkSchemas(connection);
-    } finally {
-      await connection`select pg_advisory_unlock(hashtext(${RESTORE_LOCK}))`;
-    }
-  } finally {
-    connection.release();
-  }
+  await runUnlessRunning({ deps, key: RESTORE_LOCK, work: (connection) => dropWorkSchemas(connection) });
 }

@@ -82,9 +82,16 @@ export async function deliverFile(options: { deps: Deps; fileId: string; destina
   const file = await filesCollection.get(deps.db, fileId);
   const delivery = file?.doc.deliveries?.find((item) => item.destinationId === destinationId);
   if (!file || delivery?.status !== "pending") return "skipped";
+  // Still pending after its last attempt: that attempt was killed before it could record its end.
+  if (delivery.attempts >= DELIVERY_ATTEMPTS) {
+    const reason = killedAttemptsReason({ attempts: delivery.attempts, maxAttempts: DELIVERY_ATTEMPTS, lastError: null });
+    return (await giveUpDelivery({ deps, fileId, destinationId, reason })) ? "failed" : "skipped";
+  }
   const observation = await observationsCollection.get(deps.db, file.doc.observationId);
   const found = observation && (await findStorageDestination({ db: deps.db, projectId: observation.doc.projectId, destinationId }));
+  // Counted as it begins, so that an attempt killed mid-way (which records nothing after) counts too.
   const attempts = delivery.attempts + 1;
+  await inTransaction(deps, (t) => recordDelivery({ t, file, destinationId, change: { attempts } }));
   let remotePath: string | null = null;
   let failure: DeliveryFailure;
   try {
@@ -117,5 +124,31 @@ export async function deliverFile(options: { deps: Deps; fileId: string; destina
     const waitMs = Math.max(WAIT_AFTER_ATTEMPT_MINUTES[attempts - 1]! * 60_000, failure.retryAfterMs ?? 0);
     await queueDelivery({ t, fileId, destinationId, runAt: new Date(t.now().getTime() + waitMs) });
     return "pending";
+  });
+}
+
+/** A delivery's end when its attempts ran out without one recording its end: they were killed, or threw past the handling above. */
+export function killedAttemptsReason(options: { attempts: number; maxAttempts: number; lastError: string | null }) {
+  return (
+    `Every attempt (${options.attempts} of ${options.maxAttempts}) ended without finishing; the last: ` +
+    (options.lastError ?? "its worker stopped (killed or lost)")
+  ).slice(0, 500);
+}
+
+/**
+ * Ends a delivery that is still pending as `failed` with `reason`, and tells those a failed delivery
+ * is told to (as after its last failed attempt); answers whether it did. Its attempts stay as counted.
+ */
+export async function giveUpDelivery(options: { deps: Deps; fileId: string; destinationId: string; reason: string }): Promise<boolean> {
+  const { deps, fileId, destinationId, reason } = options;
+  return inTransaction(deps, async (t) => {
+    const file = await filesCollection.get(t.tx, fileId, { forUpdate: true });
+    if (file?.doc.deliveries?.find((item) => item.destinationId === destinationId)?.status !== "pending") return false;
+    await recordDelivery({ t, file, destinationId, change: { status: "failed", error: reason } });
+    const observation = await observationsCollection.get(t.tx, file.doc.observationId);
+    const found = observation && (await findStorageDestination({ db: t.tx, projectId: observation.doc.projectId, destinationId }));
+    if (observation) await notifyDeliveryFailed({ t, observation, file, organization: found?.organization, reason });
+    t.logger.warn({ fileId, destinationId, reason }, "a delivery whose attempts ran out without an end failed");
+    return true;
   });
 }

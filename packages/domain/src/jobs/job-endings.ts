@@ -9,7 +9,9 @@ import { BACKUP_JOB_KIND, failBackup, type ThenCleanup } from "../backups/backup
 import { releaseRestore, RESTORE_JOB_KIND } from "../backups/restore";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { giveUpDelivery, killedAttemptsReason } from "../delivery/deliver-file";
 import { failIntegrityScan, INTEGRITY_JOB_KIND } from "../integrity/scan";
+import { jobContracts } from "./contracts";
 import { getJob, reportJobIn, reportJob, type JobView } from "./tracked-jobs";
 import { inTransaction } from "../transaction";
 
@@ -88,14 +90,57 @@ export async function endJobForGood(options: { deps: Deps; jobId: string; reason
 }
 
 /**
+ * Job kinds whose status lives with what they work on rather than in `jobs`: how that status ends when
+ * every attempt of the graphile-worker job ended without finishing (killed, or thrown past the
+ * task's own handling), which graphile-worker then leaves in its table for good.
+ */
+const untrackedEndings: Record<string, (options: { deps: Deps; payload: Record<string, unknown>; reason: string }) => Promise<unknown>> = {
+  [jobContracts.deliver_file.name]: ({ deps, payload, reason }) =>
+    giveUpDelivery({ deps, fileId: String(payload.fileId), destinationId: String(payload.destinationId), reason }),
+};
+
+/**
+ * Ends what each of the graphile-worker jobs above left unfinished, and removes the job: unless
+ * another job of the same task and payload may still run (a newer attempt queued under its key).
+ */
+async function endUntrackedJobs(deps: Deps): Promise<void> {
+  const rows = await deps.db.execute<{
+    id: string;
+    task: string;
+    payload: Record<string, unknown>;
+    attempts: number;
+    max_attempts: number;
+    last_error: string | null;
+    superseded: boolean;
+  }>(sql`
+    select g.id::text, k.identifier as task, g.payload::jsonb as payload, g.attempts, g.max_attempts, g.last_error,
+           exists (select 1 from graphile_worker._private_jobs n
+                    where n.task_id = g.task_id and n.id <> g.id and n.payload::jsonb = g.payload::jsonb
+                      and (n.attempts < n.max_attempts or n.locked_at is not null)) as superseded
+      from graphile_worker._private_jobs g join graphile_worker._private_tasks k on k.id = g.task_id
+     where k.identifier in ${Object.keys(untrackedEndings)} and g.attempts >= g.max_attempts and g.locked_at is null
+     limit 100`);
+  for (const row of rows) {
+    if (!row.superseded) {
+      const reason = killedAttemptsReason({ attempts: row.attempts, maxAttempts: row.max_attempts, lastError: row.last_error });
+      await untrackedEndings[row.task]!({ deps, payload: row.payload, reason });
+    }
+    await deps.db.execute(sql`
+      delete from graphile_worker._private_jobs where id = ${row.id}::bigint and locked_at is null and attempts >= max_attempts`);
+  }
+}
+
+/**
  * The minute sweep (and each recovery of dead workers): every tracked job still queued or running
  * whose graphile-worker job has used up its attempts and is not running, or is gone, fails with a
  * reason and gives back what it held; and a failed job whose release was cut short (a cancel killed
  * halfway), or waited for a running attempt (a backup's), gets it now, for 7 days after its record last
- * changed (`JOBS_KEEP_DAYS`, at least 7, keeps the record that long).
+ * changed (`JOBS_KEEP_DAYS`, at least 7, keeps the record that long). Kinds without a tracked job end
+ * the same way (`untrackedEndings`: a file's delivery).
  */
 export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<string[]> {
   const { deps } = options;
+  await endUntrackedJobs(deps);
   const rows = await deps.db.execute<{
     id: string;
     status: string;

@@ -19,18 +19,40 @@ export function holdWorkerPresence(options: { deps: Deps; workerId: string }): P
 const workerAlive = sql.raw(lockHeldCondition({ space: LOCK_SPACES.workerPresence, keySql: "hashtext(h.worker_id)" }));
 
 /**
+ * The worker's heartbeat, recorded only while its presence lock is held: a beat after a restart of
+ * PostgreSQL thus says that the worker holds its lock again (recoverStaleWorkers relies on it).
+ */
+export async function beatWorkerHeartbeat(options: { deps: Deps; workerId: string; graphileWorkerIds: string[] }) {
+  const { deps, workerId } = options;
+  const ids = sql`array(select jsonb_array_elements_text(${JSON.stringify(options.graphileWorkerIds)}::jsonb))`;
+  const held = sql.raw(lockHeldCondition({ space: LOCK_SPACES.workerPresence, keySql: "hashtext(h.worker_id)" }));
+  await deps.db.execute(sql`
+    insert into worker_heartbeats (worker_id, graphile_worker_ids)
+    select h.worker_id, ${ids} from (select ${workerId}::text as worker_id) h where ${held}
+    on conflict (worker_id) do update set last_seen_at = now(), graphile_worker_ids = excluded.graphile_worker_ids`);
+}
+
+/**
  * Frees what dead workers held, so their work resumes now rather than after graphile-worker's
  * four-hour lock timeout and the five-minute email claim lease: every worker that no longer holds
  * its presence lock, or whose heartbeat is older than STALE_WORKER_SECONDS, has its jobs unlocked
  * (`force_unlock_workers`) and its email claims given back, and its heartbeat removed. Each live worker runs this every few seconds;
  * deleting the heartbeat row first makes two of them racing free each dead worker once.
+ *
+ * A restart of PostgreSQL ends every session, so every presence lock goes at once though no worker
+ * died: a worker whose last beat is older than PostgreSQL's start is judged by its heartbeat alone
+ * (it beats again, once it holds its lock again), and no heartbeat counts as stale before
+ * STALE_WORKER_SECONDS have passed since that start. `self`, the caller, is alive whatever its lock
+ * says: its own jobs are never freed because its own connection was cut.
  */
-export async function recoverStaleWorkers(options: { deps: Deps }): Promise<{ workers: string[]; releasedClaims: number }> {
+export async function recoverStaleWorkers(options: { deps: Deps; self?: string }): Promise<{ workers: string[]; releasedClaims: number }> {
   const { deps } = options;
   return inTransaction(deps, async (t) => {
     const stale = await t.tx.execute<{ worker_id: string; graphile_worker_ids: string[] }>(sql`
       delete from worker_heartbeats h
-       where h.last_seen_at < now() - make_interval(secs => ${STALE_WORKER_SECONDS}) or not ${workerAlive}
+       where h.worker_id is distinct from ${options.self ?? null}::text
+         and (greatest(h.last_seen_at, pg_postmaster_start_time()) < now() - make_interval(secs => ${STALE_WORKER_SECONDS})
+              or (h.last_seen_at > pg_postmaster_start_time() and not ${workerAlive}))
        returning worker_id, graphile_worker_ids`);
     const graphileIds = stale.flatMap((row) => row.graphile_worker_ids);
     if (graphileIds.length === 0) return { workers: stale.map((row) => row.worker_id), releasedClaims: 0 };
