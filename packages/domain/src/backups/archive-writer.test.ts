@@ -8,7 +8,7 @@ const sizes = (ranges: ReturnType<typeof blockRanges>, blocks: number) => ranges
 describe("a large heap's block ranges", () => {
   it("cover the heap end to end, each range starting where the last ended, the last one open", () => {
     const blocks = heapOf(1562) + 37;
-    const ranges = blockRanges(blocks, BLOCK, 2);
+    const ranges = blockRanges({ blocks, blockSize: BLOCK, readers: 2 });
     expect(ranges[0]!.from).toBe(0);
     for (let index = 1; index < ranges.length; index++) expect(ranges[index]!.from).toBe(ranges[index - 1]!.to);
     expect(ranges.at(-1)!.to).toBeNull();
@@ -19,7 +19,7 @@ describe("a large heap's block ranges", () => {
     // A million observations' heap (1.5 GiB) on two readers: thirteen equal ranges had one reader read the last alone.
     for (const readers of [2, 3, 4]) {
       const blocks = heapOf(1562);
-      const ranges = blockRanges(blocks, BLOCK, readers);
+      const ranges = blockRanges({ blocks, blockSize: BLOCK, readers });
       const each = sizes(ranges, blocks);
       const full = each.slice(0, -2 * readers);
       const halves = each.slice(-2 * readers);
@@ -31,7 +31,7 @@ describe("a large heap's block ranges", () => {
 
   it("give every reader a range of a heap only just large enough to split", () => {
     const blocks = heapOf(2);
-    expect(blockRanges(blocks, BLOCK, 2).length).toBeGreaterThanOrEqual(2);
-    expect(sizes(blockRanges(blocks, BLOCK, 4), blocks).every((size) => size > 0)).toBe(true);
+    expect(blockRanges({ blocks, blockSize: BLOCK, readers: 2 }).length).toBeGreaterThanOrEqual(2);
+    expect(sizes(blockRanges({ blocks, blockSize: BLOCK, readers: 4 }), blocks).every((size) => size > 0)).toBe(true);
   });
 });

@@ -35,7 +35,7 @@ function threadConnection(sql: postgres.Sql): ThreadConnection {
  * most half a range to one reader while the others are done (13 equal ranges on two readers had
  * one read the thirteenth alone, a seventh of the backup). The last range is open.
  */
-export function blockRanges(blocks: number, blockSize: number, readers: number): BlockRange[] {
+export function blockRanges({ blocks, blockSize, readers }: { blocks: number; blockSize: number; readers: number }): BlockRange[] {
   const whole = Math.max(readers, Math.ceil(Math.ceil((blocks * blockSize) / PART_HEAP_BYTES) / readers) * readers);
   const pieces = [...Array.from({ length: whole - readers }, () => 2), ...Array.from({ length: 2 * readers }, () => 1)];
   const total = pieces.reduce((sum, weight) => sum + weight, 0);
@@ -65,7 +65,7 @@ function planParts(headers: SectionHeader[], heapBlocks: Map<string, number>, bl
   for (const header of headers) {
     const blocks = heapBlocks.get(header.collection) ?? 0;
     if (blocks * blockSize < SPLIT_HEAP_BYTES) whole.push(header);
-    else for (const range of blockRanges(blocks, blockSize, readers)) ranges.push([{ ...header, blocks: range }]);
+    else for (const range of blockRanges({ blocks, blockSize, readers })) ranges.push([{ ...header, blocks: range }]);
   }
   return whole.length > 0 ? [whole, ...ranges] : ranges;
 }
