@@ -6,7 +6,7 @@ import { JobEnded } from "../jobs/tracked-jobs";
 import { ARCHIVED_COLLECTIONS, backupPrefixOf, deleteBackupObjects } from "./archive-io";
 import { BACKUP_READERS, runReaders } from "./archive-readers";
 import type { SectionHeader } from "./archive-format";
-import type { SectionPlan, ThreadConnection } from "./archive-thread-protocol";
+import type { BlockRange, SectionPlan, ThreadConnection } from "./archive-thread-protocol";
 
 /** A collection whose heap is at least this large is read as block ranges, at least one per reader. */
 const SPLIT_HEAP_BYTES = 1024 * 1024;
@@ -29,26 +29,43 @@ function threadConnection(sql: postgres.Sql): ThreadConnection {
 }
 
 /**
+ * The block ranges a large heap is cut into: a multiple of `readers` ranges of about
+ * PART_HEAP_BYTES, the last `readers` of them halved. Readers take ranges from one queue, so
+ * equal ranges in a multiple of their number end together, and the halves at the end leave at
+ * most half a range to one reader while the others are done (13 equal ranges on two readers had
+ * one read the thirteenth alone, a seventh of the backup). The last range is open.
+ */
+export function blockRanges({ blocks, blockSize, readers }: { blocks: number; blockSize: number; readers: number }): BlockRange[] {
+  const whole = Math.max(readers, Math.ceil(Math.ceil((blocks * blockSize) / PART_HEAP_BYTES) / readers) * readers);
+  const pieces = [...Array.from({ length: whole - readers }, () => 2), ...Array.from({ length: 2 * readers }, () => 1)];
+  const total = pieces.reduce((sum, weight) => sum + weight, 0);
+  const ranges: BlockRange[] = [];
+  let from = 0;
+  let weightBefore = 0;
+  for (const weight of pieces) {
+    weightBefore += weight;
+    const to = weightBefore === total ? null : Math.round((blocks * weightBefore) / total);
+    if (to !== null && to <= from) continue;
+    ranges.push({ from, to });
+    if (to === null) break;
+    from = to;
+  }
+  return ranges;
+}
+
+/**
  * The parts to write: first one part with every small collection whole, then each large
- * collection's heap cut into block ranges, one part each. A range's end is where the next begins
- * and the last is open, so rows in blocks added since the sizes were read are still in it; the
- * snapshot decides which rows each range holds.
+ * collection's heap cut into block ranges (blockRanges), one part each. A range's end is where
+ * the next begins and the last is open, so rows in blocks added since the sizes were read are
+ * still in it; the snapshot decides which rows each range holds.
  */
 function planParts(headers: SectionHeader[], heapBlocks: Map<string, number>, blockSize: number, readers: number): SectionPlan[][] {
   const whole: SectionPlan[] = [];
   const ranges: SectionPlan[][] = [];
   for (const header of headers) {
     const blocks = heapBlocks.get(header.collection) ?? 0;
-    if (blocks * blockSize < SPLIT_HEAP_BYTES) {
-      whole.push(header);
-      continue;
-    }
-    const count = Math.max(readers, Math.ceil((blocks * blockSize) / PART_HEAP_BYTES));
-    const step = Math.ceil(blocks / count);
-    for (let from = 0; from < blocks; from += step) {
-      const to = from + step >= blocks ? null : from + step;
-      ranges.push([{ ...header, blocks: { from, to } }]);
-    }
+    if (blocks * blockSize < SPLIT_HEAP_BYTES) whole.push(header);
+    else for (const range of blockRanges({ blocks, blockSize, readers })) ranges.push([{ ...header, blocks: range }]);
   }
   return whole.length > 0 ? [whole, ...ranges] : ranges;
 }
