@@ -61,9 +61,6 @@ export function problemAnswer(error: AppError, where: { requestId: string | unde
   const headers: Record<string, string> = { "content-type": PROBLEM_CONTENT_TYPE };
   for (const [name, value] of Object.entries(error.headers)) headers[name.toLowerCase()] = value;
   if (where.requestId) headers["x-request-id"] = where.requestId;
-  // The refused body was not read to its end: close the connection rather than leave unread
-  // bytes in a keep-alive socket that a client would reuse (and find closed under it).
-  if (error.status === 413) headers.connection = "close";
   return { status: error.status, headers, body: JSON.stringify(problemBody(error, where.path)) };
 }
 
