@@ -16,6 +16,7 @@ import { createRouter, type AppEnv } from "./env";
 import { problemResponse, reportedAppError } from "./problem";
 import { contextBuilder, requestContext } from "./request-context";
 import { directReads, type RequestListener } from "./direct-reads";
+import { requestDeadline } from "./request-deadline";
 import { requestStamp } from "./request-stamp";
 import { restRoutes } from "../operations/rest-adapter";
 import { allOperations } from "../operations";
@@ -63,6 +64,7 @@ export function createApiApp(services: ApiServices): ApiHttp {
   // response's headers into a Headers object, a measurable share of a cached read's CPU. The app is
   // only served through Node (start-server.ts), so there always is one.
   const attachContext = requestContext(buildContext);
+  const deadline = requestDeadline(deps.env.REQUEST_TIMEOUT_MS);
   const allowedDuringMaintenance = maintenanceExemptions(allOperations);
   const prepare = async (c: Context<AppEnv>, next: Next) => {
     await attachContext(c);
@@ -77,8 +79,10 @@ export function createApiApp(services: ApiServices): ApiHttp {
     outgoing?.setHeader("x-request-id", requestId);
     outgoing?.setHeader("x-served-by", stamp.servedBy);
     // (No named closure per request: tsx names each one with a defineProperty.)
-    if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) || STREAMED_UPLOAD.test(c.req.path)) await prepare(c, next);
-    else await jsonLimit(c, () => prepare(c, next));
+    // An upload streams its body for as long as it takes: UPLOAD_IDLE_TIMEOUT_MS bounds it instead of the deadline.
+    if (STREAMED_UPLOAD.test(c.req.path)) return void (await prepare(c, next));
+    if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path)) return deadline(c, () => prepare(c, next));
+    return deadline(c, () => jsonLimit(c, () => prepare(c, next)));
   });
 
   app.route("/", restRoutes(operations));

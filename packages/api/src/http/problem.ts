@@ -1,4 +1,4 @@
-import { AppError, isDatabaseUnavailable, isUnstorableValue, type ErrorCode } from "@meridian/domain";
+import { AppError, isDatabaseUnavailable, isStatementCancelled, isUnstorableValue, type ErrorCode } from "@meridian/domain";
 import type { Logger } from "@meridian/config";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -25,6 +25,11 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error))
     return new AppError("SERVICE_UNAVAILABLE", "The database has no connection for this request at the moment; try again shortly", {
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+      cause: error,
+    });
+  if (isStatementCancelled(error))
+    return new AppError("SERVICE_UNAVAILABLE", "The request's database work took too long and was stopped; try again shortly", {
       retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
       cause: error,
     });

@@ -9,6 +9,8 @@ export async function runExclusively<T>(options: { deps: Deps; key: string; work
   const { deps, key, work } = options;
   const connection = await deps.sql.reserve();
   try {
+    // The wait lasts as long as the run before (a backup, a restore): the pool's statement_timeout does not bound it.
+    await connection`set statement_timeout = 0`;
     await connection`select pg_advisory_lock(hashtext(${key}))`;
     try {
       return await work();
@@ -16,6 +18,7 @@ export async function runExclusively<T>(options: { deps: Deps; key: string; work
       await connection`select pg_advisory_unlock(hashtext(${key}))`;
     }
   } finally {
+    await connection`reset statement_timeout`.catch(() => undefined);
     connection.release();
   }
 }
