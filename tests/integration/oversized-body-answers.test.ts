@@ -80,7 +80,7 @@ describe("a body past its limit, over keep-alive connections", () => {
   });
   const each = SIZES.length * ROUNDS;
 
-  it("answers every JSON body past the limit to POST /observatories, POST /organizations and PUT /api/v1/user/profile 413, keeping the connection", async () => {
+  it("answers every JSON body past the limit to POST /observatories, POST /organizations, PUT /api/v1/user/profile 413, keeping the connection", async () => {
     const json = (method: string, path: string) => (size: number) => ({
       method,
       path,

@@ -129,6 +129,12 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "REST face of Meridian. Errors are RFC 9457 problem+json with a stable `code`. Lists are `{items, nextCursor}`. " +
           "Cookie-authenticated requests that change state must carry an Origin (or Referer) of this site; bearer tokens are exempt. " +
           `JSON bodies are capped at ${MAX_JSON_BODY_BYTES} bytes (413). Unknown fields in JSON bodies are refused (400). ` +
+          "A body past its limit (or sent to a protected operation without a credential) is answered as soon as that is known, " +
+          "and the server reads and drops the rest of it (up to 64 MiB, 30 s) before it closes the connection, so the client reads " +
+          "the 413 (or 401); a keep-alive connection stays open when the declared body is within that. A request not answered " +
+          "within `REQUEST_TIMEOUT_MS` (default 30 s; uploads excepted: they are bounded by `UPLOAD_IDLE_TIMEOUT_MS`) is answered " +
+          "503 SERVICE_UNAVAILABLE with Retry-After and its database work is cancelled; so is one whose single database statement " +
+          "outlasts the server's statement timeout. " +
           "WebSocket close codes (`/ws`, `/ws/observatory`): 1001 the server is stopping (connect again later), 1011 the connection " +
           "could not be set up, 1012 (`/ws` only) events meant for the socket may have been missed while the server's event feed " +
           "reconnected (connect again and read again what you show), 4401 the credential no longer works, 4408 no message for the " +
