@@ -2,11 +2,11 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
 /** The most of a body read and dropped after its answer went out; past it the connection is cut. */
-export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 /** The longest a connection lingers to drop the rest of a body, in all (nginx's `lingering_time`). */
-export const LINGER_MS = 30_000;
+const LINGER_MS = 30_000;
 /** The longest a lingering connection waits for the client's next bytes (nginx's `lingering_timeout`). */
-export const LINGER_IDLE_MS = 5_000;
+const LINGER_IDLE_MS = 5_000;
 
 /** Whether the request may carry a body: a declared length above zero, or a chunked one. */
 const carriesBody = (request: IncomingMessage) =>

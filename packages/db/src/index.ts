@@ -1,5 +1,5 @@
 export * from "./client";
-export { QueryScope, QueryScopeEnded, runInQueryScope } from "./query-scope";
+export { QueryScope, runInQueryScope } from "./query-scope";
 export * from "./collections";
 export * from "./documents";
 export * from "./migrate";

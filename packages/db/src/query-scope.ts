@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type postgres from "postgres";
 
 /** Thrown by a query started in a scope that has ended: the work it belonged to was given up. */
-export class QueryScopeEnded extends Error {
+class QueryScopeEnded extends Error {
   readonly code = "57014";
   constructor(reason: string) {
     super(`canceling statement: ${reason}`);
