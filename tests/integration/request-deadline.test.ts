@@ -1,3 +1,5 @@
+import { createLogger } from "@meridian/config";
+import { startRuntime } from "@meridian/domain";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { serverWithLimits } from "../support/server-with-limits";
@@ -66,5 +68,24 @@ describe("a request's statement past REQUEST_STATEMENT_TIMEOUT_MS", () => {
     hold = await holdTable(server.databaseUrl, "observatories");
     await expectServiceUnavailable(await server.request("/observatories", { token: owner.token, signal: AbortSignal.timeout(GIVE_UP_MS) }));
     expect(await hold.waiters()).toBe(0);
+  });
+});
+
+describe("each kind of process's pool", () => {
+  const limited = serverWithLimits({ REQUEST_STATEMENT_TIMEOUT_MS: "7000", JOB_STATEMENT_TIMEOUT_MS: "123000" });
+
+  it("has its own statement_timeout: a server's for requests, a worker's and a serving worker's (all) for job bodies", async () => {
+    const { server } = limited;
+    const timeoutOf = async (sql: (typeof server.server.runtime.deps)["sql"]) =>
+      (await sql<Array<{ statement_timeout: string }>>`show statement_timeout`)[0]!.statement_timeout;
+    expect(await timeoutOf(server.server.runtime.deps.sql)).toBe("7s");
+    for (const kind of ["worker", "all"] as const) {
+      const runtime = await startRuntime({ env: server.env, logger: createLogger({ level: "silent" }), kind });
+      try {
+        expect(await timeoutOf(runtime.deps.sql)).toBe("123s");
+      } finally {
+        await runtime.stop();
+      }
+    }
   });
 });
