@@ -34,10 +34,16 @@ export async function holdSessionLock(options: { deps: Deps; space: number; key:
   const take = options.shared ? connection`pg_advisory_lock_shared` : connection`pg_advisory_lock`;
   const tryTake = options.shared ? connection`pg_try_advisory_lock_shared` : connection`pg_try_advisory_lock`;
   const key = keyOf(connection, options.key);
+  const backToPool = async () => {
+    await connection`reset statement_timeout`.catch(() => undefined);
+    connection.release();
+  };
   try {
+    // The wait lasts as long as the holder keeps the lock: the pool's statement_timeout does not bound it.
+    await connection`set statement_timeout = 0`;
     await connection`select ${take}(${options.space}::int, ${key})`;
   } catch (error) {
-    connection.release();
+    await backToPool();
     throw error;
   }
   // A lost connection loses the lock; take it again.
@@ -59,7 +65,7 @@ export async function holdSessionLock(options: { deps: Deps; space: number; key:
       released = true;
       clearInterval(recheck);
       await connection`select pg_advisory_unlock_all()`.catch(() => undefined);
-      connection.release();
+      await backToPool();
     },
   };
 }
