@@ -16,6 +16,7 @@ import {
 } from "@meridian/domain";
 import { startWorker, type RunningWorker } from "@meridian/worker";
 import { answerRequestsBeforeBadBytes } from "./client-errors";
+import { lingerAfterEarlyAnswers } from "./lingering-close";
 import { trackHttpDrain, type HttpDrain } from "./http-drain";
 import { defaultWebDistDir, mountSpa } from "./spa";
 
@@ -69,6 +70,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     });
     server.keepAliveTimeout = env.HTTP_KEEP_ALIVE_TIMEOUT_MS;
     answerRequestsBeforeBadBytes(server);
+    lingerAfterEarlyAnswers(server);
     const drain = trackHttpDrain(server, { idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS });
     drainHolder.drain = drain;
     cleanups.push(() => drain.start());

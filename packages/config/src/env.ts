@@ -130,6 +130,28 @@ const envSchema = z.object({
    * email runners), the others take and complete jobs for WORKER_CONCURRENCY + SMTP_POOL_SIZE runs.
    */
   JOBS_DATABASE_POOL_SIZE: z.coerce.number().int().min(3).default(6),
+  /**
+   * The longest one statement of a request may run (PostgreSQL's statement_timeout on a server process's
+   * pool); past it the statement is cancelled and the request answered 503 SERVICE_UNAVAILABLE with Retry-After.
+   */
+  REQUEST_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(20_000),
+  /**
+   * The longest one statement of a job body may run (statement_timeout on a worker's pool, and on the pool
+   * of a process that serves and runs jobs, MERIDIAN_ROLE=all, whose requests REQUEST_TIMEOUT_MS bounds).
+   */
+  JOB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
+  /**
+   * The longest one statement of a backup or restore may run (its snapshot, reader and loading connections):
+   * copying a large table is one statement. 0, the default, sets no limit; the job's cancel still stops it.
+   */
+  BACKUP_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(0),
+  /**
+   * How long a REST or tRPC request may take until its answer is ready; past it the answer is 503
+   * SERVICE_UNAVAILABLE with Retry-After and the request's queries are cancelled, which frees their
+   * connections. Uploads are bounded by UPLOAD_IDLE_TIMEOUT_MS instead, and a streamed download's body
+   * and WebSocket connections by their own idle rules.
+   */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** How long a process waits for PostgreSQL to accept a new connection before that request answers 503. */
   DATABASE_CONNECT_TIMEOUT_SECONDS: positiveInt(10),
   /**

@@ -18,14 +18,18 @@ export interface DatabaseHandle {
 }
 
 /** `applicationName` names the process in pg_stat_activity (server processes tell each other apart by it). */
-export function connectDatabase(url: string, options: { max?: number; applicationName?: string; connectTimeoutSeconds?: number } = {}): DatabaseHandle {
+export function connectDatabase(
+  url: string,
+  options: { max?: number; applicationName?: string; connectTimeoutSeconds?: number; statementTimeoutMs?: number } = {},
+): DatabaseHandle {
   const sql = postgres(url, {
     max: options.max ?? 10,
     // A PostgreSQL that does not answer fails the query (503 to a request) instead of holding it.
     connect_timeout: options.connectTimeoutSeconds ?? 10,
     onnotice: () => undefined,
     // The server and worker share the clock of PostgreSQL; keep everything in UTC.
-    connection: { TimeZone: "UTC", application_name: options.applicationName ?? "meridian" },
+    // statement_timeout 0 (PostgreSQL's default) sets no limit.
+    connection: { TimeZone: "UTC", application_name: options.applicationName ?? "meridian", statement_timeout: options.statementTimeoutMs ?? 0 },
   });
   const db = drizzle(preparingForDrizzle(sql), { schema });
   return { db, sql, url, close: () => sql.end({ timeout: 5 }) };

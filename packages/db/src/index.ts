@@ -1,4 +1,5 @@
 export * from "./client";
+export { QueryScope, runInQueryScope } from "./query-scope";
 export * from "./collections";
 export * from "./documents";
 export * from "./migrate";

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { runMigrations as runWorkerMigrations } from "graphile-worker";
 import postgres from "postgres";
@@ -20,12 +21,13 @@ export function schemaVersion(): number {
 
 /** Applies the committed Drizzle migrations, graphile-worker's own schema, its freed-queue nudge and the role's client check. Idempotent. */
 export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
-  // Processes starting together take turns; the lock lives on its own connection so that the
-  // migration itself may use the pool, even a pool of one.
+  // Processes starting together take turns, on a connection of their own (outside the pool, even a pool of one).
   const lock = postgres(handle.url, { max: 1, onnotice: () => undefined });
   try {
     await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await migrate(handle.db, { migrationsFolder });
+    // On the lock's own connection, not the pool: the pool's statement_timeout (one per kind of
+    // process) must not cut a migration that rewrites or indexes a large table.
+    await migrate(drizzle(lock), { migrationsFolder });
     await runWorkerMigrations({ connectionString: handle.url });
     await installQueueReleaseNudge(lock);
     await installClientConnectionCheck(lock);

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { currentQueryScope } from "./query-scope";
 
 /**
  * Statements with more parameters than this (a long `in (…)` list, a bulk insert) stay unprepared: each length of such a list
@@ -8,6 +9,11 @@ const MAX_PREPARED_PARAMETERS = 32;
 
 type Unsafe = postgres.Sql["unsafe"];
 type TransactionWork = (scoped: postgres.Sql) => unknown;
+
+function tracked<Query extends object>(query: Query): Query {
+  currentQueryScope()?.track(query);
+  return query;
+}
 
 /**
  * The postgres.js client as drizzle should see it: its queries prepared. drizzle runs every query through
@@ -22,7 +28,8 @@ export function preparingForDrizzle(sql: postgres.Sql): postgres.Sql {
       if (property === "unsafe") {
         const unsafe: Unsafe = (query, parameters, options) => {
           const count = parameters?.length ?? 0;
-          return target.unsafe(query, parameters, { ...options, prepare: count > 0 && count <= MAX_PREPARED_PARAMETERS });
+          // A request's queries end with it (request deadline, query-scope.ts).
+          return tracked(target.unsafe(query, parameters, { ...options, prepare: count > 0 && count <= MAX_PREPARED_PARAMETERS }));
         };
         return unsafe;
       }

@@ -67,3 +67,13 @@ export function isDatabaseOutOfSpace(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when PostgreSQL stopped the statement (57014): its statement_timeout ran out, or the request
+ * it belonged to passed its deadline and cancelled it. Nothing about the request was wrong: a 503.
+ */
+export function isStatementCancelled(error: unknown): boolean {
+  for (let value = error, depth = 0; value && depth < 5; value = (value as { cause?: unknown }).cause, depth += 1)
+    if ((value as { code?: unknown }).code === "57014") return true;
+  return false;
+}

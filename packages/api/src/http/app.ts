@@ -16,6 +16,7 @@ import { createRouter, type AppEnv } from "./env";
 import { problemResponse, reportedAppError } from "./problem";
 import { contextBuilder, requestContext } from "./request-context";
 import { directReads, type RequestListener } from "./direct-reads";
+import { requestDeadline } from "./request-deadline";
 import { requestStamp } from "./request-stamp";
 import { restRoutes } from "../operations/rest-adapter";
 import { allOperations } from "../operations";
@@ -64,6 +65,7 @@ export function createApiApp(services: ApiServices): ApiHttp {
   // response's headers into a Headers object, a measurable share of a cached read's CPU. The app is
   // only served through Node (start-server.ts), so there always is one.
   const attachContext = requestContext(buildContext);
+  const deadline = requestDeadline(deps.env.REQUEST_TIMEOUT_MS);
   const allowedDuringMaintenance = maintenanceExemptions(allOperations);
   const prepare = async (c: Context<AppEnv>, next: Next) => {
     await attachContext(c);
@@ -78,8 +80,10 @@ export function createApiApp(services: ApiServices): ApiHttp {
     outgoing?.setHeader("x-request-id", requestId);
     outgoing?.setHeader("x-served-by", stamp.servedBy);
     // (No named closure per request: tsx names each one with a defineProperty.)
-    if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path) || STREAMED_UPLOAD.test(c.req.path)) await prepare(c, next);
-    else await jsonLimit(c, () => prepare(c, next));
+    // An upload streams its body for as long as it takes: UPLOAD_IDLE_TIMEOUT_MS bounds it instead of the deadline.
+    if (STREAMED_UPLOAD.test(c.req.path)) return void (await prepare(c, next));
+    if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path)) return deadline(c, () => prepare(c, next));
+    return deadline(c, () => jsonLimit(c, () => prepare(c, next)));
   });
 
   app.route("/", restRoutes(operations));
@@ -126,6 +130,12 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "REST face of Meridian. Errors are RFC 9457 problem+json with a stable `code`. Lists are `{items, nextCursor}`. " +
           "Cookie-authenticated requests that change state must carry an Origin (or Referer) of this site; bearer tokens are exempt. " +
           `JSON bodies are capped at ${MAX_JSON_BODY_BYTES} bytes (413). Unknown fields in JSON bodies are refused (400). ` +
+          "A body past its limit (or sent to a protected operation without a credential) is answered as soon as that is known, " +
+          "and the server reads and drops the rest of it (up to 64 MiB, 30 s) before it closes the connection, so the client reads " +
+          "the 413 (or 401); a keep-alive connection stays open when the declared body is within that. A request not answered " +
+          "within `REQUEST_TIMEOUT_MS` (default 30 s; uploads excepted: they are bounded by `UPLOAD_IDLE_TIMEOUT_MS`) is answered " +
+          "503 SERVICE_UNAVAILABLE with Retry-After and its database work is cancelled; so is one whose single database statement " +
+          "outlasts the server's statement timeout. " +
           "WebSocket close codes (`/ws`, `/ws/observatory`): 1001 the server is stopping (connect again later), 1011 the connection " +
           "could not be set up, 1012 (`/ws` only) events meant for the socket may have been missed while the server's event feed " +
           "reconnected (connect again and read again what you show), 4401 the credential no longer works, 4408 no message for the " +

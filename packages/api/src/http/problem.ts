@@ -1,4 +1,4 @@
-import { AppError, isDatabaseUnavailable, isStorageUnreachable, isUnstorableValue, outOfSpaceError, type ErrorCode } from "@meridian/domain";
+import { AppError, isDatabaseUnavailable, isStatementCancelled, isStorageUnreachable, isUnstorableValue, outOfSpaceError, type ErrorCode } from "@meridian/domain";
 import type { Logger } from "@meridian/config";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -38,6 +38,11 @@ export function toAppError(error: unknown): AppError {
     });
   const outOfSpace = outOfSpaceError({ error });
   if (outOfSpace) return outOfSpace;
+  if (isStatementCancelled(error))
+    return new AppError("SERVICE_UNAVAILABLE", "The request's database work took too long and was stopped; try again shortly", {
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+      cause: error,
+    });
   if (isUnstorableValue(error))
     return new AppError(
       "VALIDATION_FAILED",
@@ -71,9 +76,6 @@ export function problemAnswer(error: AppError, where: { requestId: string | unde
   const headers: Record<string, string> = { "content-type": PROBLEM_CONTENT_TYPE };
   for (const [name, value] of Object.entries(error.headers)) headers[name.toLowerCase()] = value;
   if (where.requestId) headers["x-request-id"] = where.requestId;
-  // The refused body was not read to its end: close the connection rather than leave unread
-  // bytes in a keep-alive socket that a client would reuse (and find closed under it).
-  if (error.status === 413) headers.connection = "close";
   return { status: error.status, headers, body: JSON.stringify(problemBody(error, where.path)) };
 }
 

@@ -13,8 +13,11 @@ const SPLIT_HEAP_BYTES = 1024 * 1024;
 /** About how much heap one range covers: small enough that the readers finish close together, large enough to be few. */
 const PART_HEAP_BYTES = 128 * 1024 * 1024;
 
-/** The reader threads' connection: the same server, database and role as this process's. */
-function threadConnection(sql: postgres.Sql): ThreadConnection {
+/**
+ * The reader threads' connection: the same server, database and role as this process's, with the
+ * backups' own statement_timeout (BACKUP_STATEMENT_TIMEOUT_MS): copying a large table is one statement.
+ */
+function threadConnection(sql: postgres.Sql, statementTimeoutMs: number): ThreadConnection {
   const { host, port, path, database, user, pass, ssl, connection } = sql.options;
   if (typeof pass === "function") throw new Error("the backup's reader threads need the database password as text");
   return {
@@ -24,7 +27,7 @@ function threadConnection(sql: postgres.Sql): ThreadConnection {
     user,
     pass: pass ?? undefined,
     ssl,
-    connection: connection as ThreadConnection["connection"],
+    connection: { ...(connection as ThreadConnection["connection"]), statement_timeout: statementTimeoutMs },
   };
 }
 
@@ -115,6 +118,8 @@ function writeParts(options: { deps: Deps; prefix: string; report: (rows: number
   // Not inTransaction: a read-only repeatable-read transaction on postgres.js itself, whose snapshot the readers' connections
   // import (listed as an exception in eslint.config.js).
   return deps.sql.begin("isolation level repeatable read read only", async (tx) => {
+    // The backups' own limit, not the pool's: this transaction stays open while the readers copy.
+    await tx.unsafe(`set local statement_timeout = ${Number(deps.env.BACKUP_STATEMENT_TIMEOUT_MS)}`);
     // The first statement takes the snapshot the readers read; it is exported for their connections.
     const [clock] = await tx<Array<{ now: Date | string; snapshot: string }>>`select now() as now, pg_export_snapshot() as snapshot`;
     // A generated column (observations.search_text) is made again by the restore's COPY, which refuses one given.
@@ -138,7 +143,7 @@ function writeParts(options: { deps: Deps; prefix: string; report: (rows: number
     // The exporting transaction stays open until every reader is done; its snapshot lives as long.
     const parts = await runReaders({
       deps,
-      data: { connection: threadConnection(deps.sql), snapshot: clock!.snapshot },
+      data: { connection: threadConnection(deps.sql, deps.env.BACKUP_STATEMENT_TIMEOUT_MS), snapshot: clock!.snapshot },
       plans,
       keyOf: (index) => `${prefix}part-${String(index + 1).padStart(4, "0")}.br`,
       onRows: report,

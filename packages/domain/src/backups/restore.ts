@@ -240,7 +240,7 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
       const manifest = backup!.doc.manifest!;
       const size = archiveSizeOf(manifest);
       await beginRestoreMaintenance(deps, { jobId, reason: `Restoring the backup of ${manifest.snapshotAt}`, size });
-      const connections = await Promise.all(Array.from({ length: RESTORE_CONNECTIONS }, () => deps.sql.reserve()));
+      const connections = await Promise.all(Array.from({ length: RESTORE_CONNECTIONS }, () => reserveForBackups(deps)));
       const connection = connections[0]!;
       try {
         await dropWorkSchemas(connection);
@@ -273,10 +273,23 @@ export async function runRestore(options: { deps: Deps; jobId: string; backupId:
         // What a failure left (a swap leaves nothing). Maintenance stays for the retry; the last
         // failure (or a cancel) ends it through releaseRestore.
         await dropWorkSchemas(connection).catch(() => undefined);
-        for (const reserved of connections) reserved.release();
+        for (const reserved of connections) await releaseFromBackups(reserved);
       }
     },
   });
+}
+
+/** A connection of the pool with the backups' statement_timeout (BACKUP_STATEMENT_TIMEOUT_MS) instead of the pool's: a COPY or an index build can be long. */
+async function reserveForBackups(deps: Deps) {
+  const connection = await deps.sql.reserve();
+  await connection.unsafe(`set statement_timeout = ${Number(deps.env.BACKUP_STATEMENT_TIMEOUT_MS)}`);
+  return connection;
+}
+
+/** Back to the pool with the pool's own statement_timeout (the one it connected with). */
+async function releaseFromBackups(connection: postgres.ReservedSql) {
+  await connection`reset statement_timeout`.catch(() => undefined);
+  connection.release();
 }
 
 /**

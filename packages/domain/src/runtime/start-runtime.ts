@@ -26,6 +26,15 @@ export interface Runtime {
 }
 
 /**
+ * Each kind of process's pool has its own statement_timeout: a server's serves requests, a worker's runs
+ * job bodies, and a process that does both (`all`) takes the jobs' (its requests' deadline,
+ * REQUEST_TIMEOUT_MS, cancels their statements sooner). Backups set their own on their connections;
+ * the admin CLI sets none.
+ */
+const statementTimeoutOf = (env: Env, kind: ProcessKind) =>
+  kind === "server" ? env.REQUEST_STATEMENT_TIMEOUT_MS : kind === "admin" ? 0 : env.JOB_STATEMENT_TIMEOUT_MS;
+
+/**
  * Brings up what every process needs: PostgreSQL (embedded unless DATABASE_URL), migrations,
  * and object storage (embedded unless S3_ENDPOINT), then returns the shared Deps.
  */
@@ -46,6 +55,7 @@ export async function startRuntime(options: { env: Env; logger: Logger; kind: Pr
       max: databaseConnectionBudget(env, options.kind).pool,
       applicationName,
       connectTimeoutSeconds: env.DATABASE_CONNECT_TIMEOUT_SECONDS,
+      statementTimeoutMs: statementTimeoutOf(env, options.kind),
     });
     stops.unshift(() => database.close());
     await migrateDatabase(database);

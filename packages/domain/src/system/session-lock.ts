@@ -54,9 +54,14 @@ export async function holdSessionLock(options: { deps: Deps; space: number; key:
   const tryTake = (connection: postgres.ReservedSql) => (options.shared ? connection`pg_try_advisory_lock_shared` : connection`pg_try_advisory_lock`);
   let connection: postgres.ReservedSql | undefined = await deps.sql.reserve();
   try {
+    // The wait lasts as long as the holder keeps the lock: the pool's statement_timeout does not bound it.
+    await connection`set statement_timeout = 0`;
     await connection`select ${take(connection)}(${space}::int, ${keyOf(connection, options.key)})`;
   } catch (error) {
-    if (!connectionLost(error)) connection.release();
+    if (!connectionLost(error)) {
+      await connection`reset statement_timeout`.catch(() => undefined);
+      connection.release();
+    }
     throw error;
   }
   let released = false;
@@ -115,6 +120,7 @@ export async function holdSessionLock(options: { deps: Deps; space: number; key:
       } catch (error) {
         if (connectionLost(error)) return;
       }
+      await holder`reset statement_timeout`.catch(() => undefined);
       holder.release();
     },
   };
