@@ -158,7 +158,8 @@ function checkedImage(header: FitsHeader, hdu: number, size: number): FitsImage 
   const held = Math.max(0, size - header.dataOffset);
   if (held < needed)
     throw new FrameUnreadable(
-      `The data is shorter than the header says: NAXIS1 × NAXIS2 × |BITPIX|/8 = ${needed.toLocaleString("en")} bytes, the file holds ${held.toLocaleString("en")}`,
+      `The data is shorter than the header says: NAXIS1 × NAXIS2 × |BITPIX|/8 = ${needed.toLocaleString("en")} bytes, ` +
+        `the file holds ${held.toLocaleString("en")}`,
     );
   return { header, hdu, width, height, bitpix };
 }
