@@ -92,14 +92,8 @@ export async function renderSkyFrame(options: SkyFrameOptions): Promise<{ bytes:
   const scaleDeg = options.scaleArcsec / 3600;
   const radius = (Math.hypot(width, height) / 2) * scaleDeg;
   const stars = await catalogStars({ indexFile: options.indexFile, ra: options.ra, dec: options.dec, radius });
-  const random = randomFrom(options.seed ?? 1);
-  const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  const pixels = new Float64Array(width * height);
-  for (let index = 0; index < pixels.length; index += 1) pixels[index] = 1000 + 12 * gaussian();
-  const sigma = options.fwhmPixels / (2 * Math.sqrt(2 * Math.log(2)));
-  const reach = Math.ceil(5 * sigma);
   const [ra0, dec0, theta] = [options.ra * toRad, options.dec * toRad, options.rotationDeg * toRad];
-  let drawn = 0;
+  const placed: Array<{ x: number; y: number; peak: number }> = [];
   for (const star of stars) {
     const [ra, dec] = [star.ra * toRad, star.dec * toRad];
     const cosC = Math.sin(dec0) * Math.sin(dec) + Math.cos(dec0) * Math.cos(dec) * Math.cos(ra - ra0);
@@ -111,10 +105,42 @@ export async function renderSkyFrame(options: SkyFrameOptions): Promise<{ bytes:
     const dx = (-xi * Math.cos(theta) + eta * Math.sin(theta)) / scaleDeg;
     const dy = (xi * Math.sin(theta) + eta * Math.cos(theta)) / scaleDeg;
     // FITS pixel centres are 1..N; the frame's centre is at (N + 1) / 2; arrays count from 0.
-    const x = (width - 1) / 2 + dx;
-    const y = (height - 1) / 2 + dy;
+    placed.push({ x: (width - 1) / 2 + dx, y: (height - 1) / 2 + dy, peak: Math.min(40_000, 25_000 * 10 ** (-0.4 * (star.magnitude - 9))) });
+  }
+  return renderStarField({
+    width,
+    height,
+    fwhmPixels: options.fwhmPixels,
+    stars: placed,
+    seed: options.seed,
+    cards: options.cards,
+    inExtension: options.inExtension,
+  });
+}
+
+/**
+ * Stars at given pixel positions (0-based) drawn as Gaussians over a background of 1,000 ADU with
+ * read and photon noise, as a 16-bit FITS image. Answers the bytes and how many stars fell inside.
+ */
+export function renderStarField(options: {
+  width: number;
+  height: number;
+  fwhmPixels: number;
+  stars: Array<{ x: number; y: number; peak: number }>;
+  seed?: number;
+  cards?: Array<[string, CardValue?]>;
+  inExtension?: boolean;
+}): { bytes: Buffer; stars: number } {
+  const { width, height } = options;
+  const random = randomFrom(options.seed ?? 1);
+  const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const pixels = new Float64Array(width * height);
+  for (let index = 0; index < pixels.length; index += 1) pixels[index] = 1000 + 12 * gaussian();
+  const sigma = options.fwhmPixels / (2 * Math.sqrt(2 * Math.log(2)));
+  const reach = Math.ceil(5 * sigma);
+  let drawn = 0;
+  for (const { x, y, peak } of options.stars) {
     if (x < -reach || y < -reach || x > width + reach || y > height + reach) continue;
-    const peak = Math.min(40_000, 25_000 * 10 ** (-0.4 * (star.magnitude - 9)));
     for (let row = Math.max(0, Math.floor(y - reach)); row <= Math.min(height - 1, Math.ceil(y + reach)); row += 1)
       for (let column = Math.max(0, Math.floor(x - reach)); column <= Math.min(width - 1, Math.ceil(x + reach)); column += 1)
         pixels[row * width + column]! += peak * Math.exp(-((column - x) ** 2 + (row - y) ** 2) / (2 * sigma * sigma));
@@ -143,6 +169,17 @@ export async function renderSkyFrame(options: SkyFrameOptions): Promise<{ bytes:
       ]
     : [fitsHeader([["SIMPLE", true], ...axes, ...scaling, ...(options.cards ?? [])])];
   return { bytes: Buffer.concat([...headers, fitsData16(pixels)]), stars: drawn };
+}
+
+/** A field of `count` stars at random places: sky that matches no catalog, which a blind solver searches long for. */
+export function renderRandomStars(options: { width: number; height: number; count: number; fwhmPixels: number; seed?: number }) {
+  const random = randomFrom((options.seed ?? 7) + 1);
+  const stars = Array.from({ length: options.count }, () => ({
+    x: random() * options.width,
+    y: random() * options.height,
+    peak: 500 + 20_000 * random() ** 3,
+  }));
+  return renderStarField({ width: options.width, height: options.height, fwhmPixels: options.fwhmPixels, stars, seed: options.seed });
 }
 
 /** The densest Tycho-2 index Debian installs in a folder (index-tycho2-10, else the lowest number there). */

@@ -129,7 +129,7 @@ async function measureAndSolve(options: { deps: Deps; subject: Subject; folder: 
     if (!solution && hinted) solution = await solve({ ra: null, dec: null, pixelScaleArcsec: null });
     if (!solution) solveFailure = "NOT_SOLVED";
   }
-  const target = frameTarget(subject.targets, header);
+  const target = frameTarget({ targets: subject.targets, header });
   const scale = solution?.pixelScaleArcsec ?? hintScale;
   const inArcsec = (pixels: number | null) => (pixels !== null && scale !== null ? pixels * scale : null);
   const measured = {

@@ -107,9 +107,9 @@ describe("the header's description of a frame", () => {
       { name: "M45", ra: 56.75, dec: 24.12 },
     ];
     const base = { dateObs: null, exposureSeconds: null, filter: null, binning: null, width: 1, height: 1, imageType: null };
-    expect(frameTarget(targets, { ...base, object: "m45", ra: 310, dec: 45 })?.name).toBe("M45");
-    expect(frameTarget(targets, { ...base, object: "Pleiades", ra: 57, dec: 24 })?.name).toBe("M45");
-    expect(frameTarget(targets, { ...base, object: null, ra: null, dec: null })?.name).toBe("Deneb");
+    expect(frameTarget({ targets, header: { ...base, object: "m45", ra: 310, dec: 45 } })?.name).toBe("M45");
+    expect(frameTarget({ targets, header: { ...base, object: "Pleiades", ra: 57, dec: 24 } })?.name).toBe("M45");
+    expect(frameTarget({ targets, header: { ...base, object: null, ra: null, dec: null } })?.name).toBe("Deneb");
   });
 });
 
@@ -128,7 +128,7 @@ describe("a solution from a TAN WCS", () => {
       ["CD2_1", scale * Math.sin(rotation)],
       ["CD2_2", scale * Math.cos(rotation)],
     ]);
-    const solution = solutionFromWcs({ cards, cardCount: cards.size, dataOffset: 2880 }, { width: 100, height: 50 });
+    const solution = solutionFromWcs({ wcs: { cards, cardCount: cards.size, dataOffset: 2880 }, size: { width: 100, height: 50 } });
     expect(solution.ra).toBeCloseTo(10, 9);
     expect(solution.dec).toBeCloseTo(20, 9);
     expect(solution.pixelScaleArcsec).toBeCloseTo(2, 9);

@@ -67,7 +67,8 @@ async function readBlock(handle: FileHandle, position: number, size: number): Pr
 }
 
 /** One header (HDU) starting at `offset`: its cards up to END, each printable ASCII as the standard asks. */
-export async function readHeaderAt(handle: FileHandle, offset: number, size: number): Promise<FitsHeader> {
+export async function readHeaderAt(options: { handle: FileHandle; offset: number; size: number }): Promise<FitsHeader> {
+  const { handle, offset, size } = options;
   const cards = new Map<string, CardValue>();
   let cardCount = 0;
   for (let position = offset; ; position += FITS_BLOCK) {
@@ -130,13 +131,13 @@ export async function readFitsImage(handle: FileHandle): Promise<FitsImage | nul
   const { size } = await handle.stat();
   const first = await readBlock(handle, 0, size);
   if (!startsAsFits(first)) throw new FrameUnreadable("The file is not FITS: its first card is not SIMPLE = T");
-  const primary = await readHeaderAt(handle, 0, size);
+  const primary = await readHeaderAt({ handle, offset: 0, size });
   const primaryAxes = integerCard(primary, "NAXIS");
   if (primaryAxes === 2) return checkedImage(primary, 0, size);
   if (primaryAxes !== 0) return null;
   const extensionOffset = primary.dataOffset + Math.ceil(dataBytes(primary) / FITS_BLOCK) * FITS_BLOCK;
   if (extensionOffset >= size) return null;
-  const extension = await readHeaderAt(handle, extensionOffset, size);
+  const extension = await readHeaderAt({ handle, offset: extensionOffset, size });
   if (extension.cards.get("XTENSION") !== "IMAGE" || integerCard(extension, "NAXIS") !== 2) return null;
   return checkedImage(extension, 1, size);
 }

@@ -48,7 +48,8 @@ interface Target {
 }
 
 /** The observation's target a frame is for: the one named by OBJECT (case-insensitive), else the nearest to the header's position, else the first. */
-export function frameTarget(targets: readonly Target[], header: FrameHeader): Target | null {
+export function frameTarget(options: { targets: readonly Target[]; header: FrameHeader }): Target | null {
+  const { targets, header } = options;
   const named = header.object && targets.find((target) => target.name.toLowerCase() === header.object!.toLowerCase());
   if (named) return named;
   if (header.ra !== null && header.dec !== null) {

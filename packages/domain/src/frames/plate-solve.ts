@@ -26,7 +26,8 @@ const cardNumber = (header: FitsHeader, key: string, fallback?: number): number 
  * pixel, the pixel scale (√|det CD|), the field's size and the rotation as astrometry.net states it,
  * "up is rotationDeg east of north", where up is the image's +y axis (its rows in FITS order).
  */
-export function solutionFromWcs(header: FitsHeader, size: { width: number; height: number }): FrameSolution {
+export function solutionFromWcs(options: { wcs: FitsHeader; size: { width: number; height: number } }): FrameSolution {
+  const { wcs: header, size } = options;
   const [crval1, crval2] = [cardNumber(header, "CRVAL1"), cardNumber(header, "CRVAL2")];
   const [crpix1, crpix2] = [cardNumber(header, "CRPIX1"), cardNumber(header, "CRPIX2")];
   const cd = [cardNumber(header, "CD1_1"), cardNumber(header, "CD1_2", 0), cardNumber(header, "CD2_1", 0), cardNumber(header, "CD2_2")] as const;
@@ -124,7 +125,7 @@ export async function plateSolve(options: {
   if (!handle) return null;
   try {
     const { size: bytes } = await handle.stat();
-    return solutionFromWcs(await readHeaderAt(handle, 0, bytes), size);
+    return solutionFromWcs({ wcs: await readHeaderAt({ handle, offset: 0, size: bytes }), size });
   } finally {
     await handle.close();
   }

@@ -33,7 +33,8 @@ export function runTool(options: {
       // Its own process group, so that the tools it starts are killed with it.
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd, TMPDIR: cwd, LANG: "C" },
+      // Nothing of the server's environment: the tools Debian installs, a home and a temporary folder of their own.
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: cwd, TMPDIR: cwd, LANG: "C" },
     });
     let stdout = "";
     let stderr = "";
