@@ -9,7 +9,7 @@ const BLOCK = 2880;
 export type CardValue = string | number | boolean;
 
 /** One 80-character header card: strings quoted (quotes doubled), numbers and logicals right-aligned to column 30. */
-export function fitsCard(key: string, value?: CardValue): string {
+function fitsCard(key: string, value?: CardValue): string {
   if (value === undefined) return key.padEnd(80).slice(0, 80);
   const text =
     typeof value === "string"
@@ -122,7 +122,7 @@ export async function renderSkyFrame(options: SkyFrameOptions): Promise<{ bytes:
  * Stars at given pixel positions (0-based) drawn as Gaussians over a background of 1,000 ADU with
  * read and photon noise, as a 16-bit FITS image. Answers the bytes and how many stars fell inside.
  */
-export function renderStarField(options: {
+function renderStarField(options: {
   width: number;
   height: number;
   fwhmPixels: number;

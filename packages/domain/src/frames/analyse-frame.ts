@@ -18,7 +18,7 @@ import { ToolFailure } from "./run-tool";
 import { makeWorkFolder, removeWorkFolder } from "./work-folders";
 
 /** graphile-worker's flag on analysis jobs: a worker with all its analysis slots busy takes none (`frameAnalysisForbiddenFlags`). */
-export const FRAME_ANALYSIS_FLAG = "frame_analysis";
+const FRAME_ANALYSIS_FLAG = "frame_analysis";
 /** Fewer sources than this and the solver is not tried (`TOO_FEW_STARS`): astrometry.net matches quads of 4 and verifies with more. */
 const MIN_SOURCES_TO_SOLVE = 5;
 /** Tries of one analysis: a killed worker's attempt is run again once by another, and once more for bad luck. */

@@ -8,11 +8,11 @@ import type { FileHandle } from "node:fs/promises";
  * with the reason in words.
  */
 
-export const FITS_BLOCK = 2880;
+const FITS_BLOCK = 2880;
 const CARD = 80;
 /** The contract's bounds on what is analysed. */
-export const MAX_HEADER_CARDS = 10_000;
-export const MAX_MEGAPIXELS = 100;
+const MAX_HEADER_CARDS = 10_000;
+const MAX_MEGAPIXELS = 100;
 const SUPPORTED_BITPIX = new Set([8, 16, 32, -32, -64]);
 
 export class FrameUnreadable extends Error {}

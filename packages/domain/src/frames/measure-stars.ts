@@ -17,7 +17,7 @@ export interface StarMeasures {
   backgroundAdu: number | null;
 }
 
-export function median(values: number[]): number | null {
+function median(values: number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 
+/** util-linux's, in every Debian: by its path, as the tools' own names are looked up only in the fixed PATH below. */
+const PRLIMIT = "/usr/bin/prlimit";
 /** What a tool printed that is kept, at most: enough for a reason or a log line. */
 const KEPT_OUTPUT = 64 * 1024;
 
@@ -28,7 +30,7 @@ export function runTool(options: {
   const { command, args, cwd, signal } = options;
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new ToolFailure(`${command} was not started: the time was up`, "timeout"));
-    const child = spawn("prlimit", [`--cpu=${Math.max(1, Math.ceil(options.cpuSeconds))}`, "--", command, ...args], {
+    const child = spawn(PRLIMIT, [`--cpu=${Math.max(1, Math.ceil(options.cpuSeconds))}`, "--", command, ...args], {
       cwd,
       // Its own process group, so that the tools it starts are killed with it.
       detached: true,

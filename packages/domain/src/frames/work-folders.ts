@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 
 /** Where analyses work: one folder each, named by the process that made it, so that a start can tell a dead process's from a live one's. */
-export const frameWorkRoot = () => path.join(os.tmpdir(), "meridian-frame-analysis");
+const frameWorkRoot = () => path.join(os.tmpdir(), "meridian-frame-analysis");
 
 /** A fresh folder for one analysis (mode 700): `<pid>-<random>`. */
 export async function makeWorkFolder(): Promise<string> {
