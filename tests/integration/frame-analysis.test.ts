@@ -253,33 +253,49 @@ describe("frame analysis", () => {
 });
 
 describe("a frame over FRAME_ANALYSIS_TIMEOUT_SECONDS", () => {
-  it("fails with that reason, its tools killed and its folder removed, and the next frame is analysed", { timeout: 400_000 }, async () => {
-    const server = await start({ MERIDIAN_ROLE: "all", STAR_CATALOG_DIR: CATALOG, FRAME_ANALYSIS_TIMEOUT_SECONDS: "5" });
-    const { observation, upload, analysed } = api(server);
-    const owner = await createAccount(server);
-    const { key, observation: created } = await observation(owner);
-    // Hundreds of stars that match no catalog and no hint: a blind solve searches for minutes.
-    const slow = await upload(created.id, key, "nowhere.fits", renderRandomStars({ width: 1024, height: 1024, count: 800, fwhmPixels: 3 }).bytes);
-    const noise = Buffer.concat([
-      fitsHeader([
-        ["SIMPLE", true],
-        ["BITPIX", 16],
-        ["NAXIS", 2],
-        ["NAXIS1", 64],
-        ["NAXIS2", 64],
-      ]),
-      fitsData16(Float64Array.from({ length: 64 * 64 }, () => 1000 + 10 * Math.random())),
-    ]);
-    const next = await upload(created.id, key, "next.fits", noise);
-    const frame = (await analysed(owner, created.id, slow.id)).frame!;
-    expect(frame).toMatchObject({ status: "failed", failure: "The analysis took longer than 5 s (FRAME_ANALYSIS_TIMEOUT_SECONDS) and was stopped" });
-    const ours = path.join(os.tmpdir(), "meridian-frame-analysis", `${process.pid}-`);
-    const { stdout } = await promisify(execFile)("ps", ["-eo", "args"]);
-    expect(stdout.split("\n").filter((line) => line.includes(ours))).toEqual([]);
-    expect((await analysed(owner, created.id, next.id)).frame).toMatchObject({ status: "analysed", solveFailure: "TOO_FEW_STARS" });
-    const left = await fs.readdir(path.join(os.tmpdir(), "meridian-frame-analysis")).catch(() => []);
-    expect(left.filter((entry) => entry.startsWith(`${process.pid}-`))).toEqual([]);
-  });
+  it(
+    "fails with that reason, its tools killed and its folder removed, one analysis at a time, and the next frame is analysed",
+    { timeout: 400_000 },
+    async () => {
+      const server = await start({
+        MERIDIAN_ROLE: "all",
+        STAR_CATALOG_DIR: CATALOG,
+        FRAME_ANALYSIS_TIMEOUT_SECONDS: "5",
+        FRAME_ANALYSIS_CONCURRENCY: "1",
+        WORKER_CONCURRENCY: "4",
+      });
+      const { observation, upload, analysed } = api(server);
+      const owner = await createAccount(server);
+      const { key, observation: created } = await observation(owner);
+      // Hundreds of stars that match no catalog and no hint: a blind solve searches for minutes.
+      const nowhere = renderRandomStars({ width: 1024, height: 1024, count: 800, fwhmPixels: 3 }).bytes;
+      const slow = await upload(created.id, key, "nowhere.fits", nowhere);
+      const slowToo = await upload(created.id, key, "nowhere again.fits", nowhere);
+      const noise = Buffer.concat([
+        fitsHeader([
+          ["SIMPLE", true],
+          ["BITPIX", 16],
+          ["NAXIS", 2],
+          ["NAXIS1", 64],
+          ["NAXIS2", 64],
+        ]),
+        fitsData16(Float64Array.from({ length: 64 * 64 }, () => 1000 + 10 * Math.random())),
+      ]);
+      const next = await upload(created.id, key, "next.fits", noise);
+      const frame = (await analysed(owner, created.id, slow.id)).frame!;
+      expect(frame).toMatchObject({ status: "failed", failure: "The analysis took longer than 5 s (FRAME_ANALYSIS_TIMEOUT_SECONDS) and was stopped" });
+      const other = (await analysed(owner, created.id, slowToo.id)).frame!;
+      expect(other.failure).toBe(frame.failure);
+      // FRAME_ANALYSIS_CONCURRENCY 1 (of WORKER_CONCURRENCY 4 runs): the second began when the first ended, so it ran out of time a whole limit later.
+      expect(Math.abs(Date.parse(other.analysedAt!) - Date.parse(frame.analysedAt!))).toBeGreaterThanOrEqual(5_000);
+      const ours = path.join(os.tmpdir(), "meridian-frame-analysis", `${process.pid}-`);
+      const { stdout } = await promisify(execFile)("ps", ["-eo", "args"]);
+      expect(stdout.split("\n").filter((line) => line.includes(ours))).toEqual([]);
+      expect((await analysed(owner, created.id, next.id)).frame).toMatchObject({ status: "analysed", solveFailure: "TOO_FEW_STARS" });
+      const left = await fs.readdir(path.join(os.tmpdir(), "meridian-frame-analysis")).catch(() => []);
+      expect(left.filter((entry) => entry.startsWith(`${process.pid}-`))).toEqual([]);
+    },
+  );
 });
 
 describe("frame analysis without a star catalog", () => {
