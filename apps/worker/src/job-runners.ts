@@ -1,7 +1,15 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { tables } from "@meridian/db";
-import { beatWorkerHeartbeat, holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, SEND_EMAIL_TASK, type Deps } from "@meridian/domain";
+import {
+  beatWorkerHeartbeat,
+  frameAnalysisForbiddenFlags,
+  holdWorkerPresence,
+  reconcileTrackedJobs,
+  recoverStaleWorkers,
+  SEND_EMAIL_TASK,
+  type Deps,
+} from "@meridian/domain";
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import { eq } from "drizzle-orm";
@@ -91,7 +99,14 @@ export async function startJobRunners(options: WorkerOptions): Promise<JobRunner
   let runner: Runner;
   let emailRunner: Runner;
   try {
-    runner = await run({ ...common, concurrency: options.concurrency ?? deps.env.WORKER_CONCURRENCY, taskList, crontab });
+    runner = await run({
+      ...common,
+      concurrency: options.concurrency ?? deps.env.WORKER_CONCURRENCY,
+      taskList,
+      crontab,
+      // Frame analyses take FRAME_ANALYSIS_CONCURRENCY of the runs at most; the others stay free for the rest.
+      forbiddenFlags: frameAnalysisForbiddenFlags(deps),
+    });
     // Emails have runs of their own, one recipient each, as many at once as the worker keeps SMTP
     // connections: a backlog of mail neither waits for nor holds up the other jobs (dispatch above all).
     emailRunner = await run({

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { removeLeftoverWorkFolders } from "@meridian/domain";
 import { freeJobsOfDeadWorkers, startJobRunners, type WorkerOptions } from "./job-runners";
 
 export interface RunningWorker {
@@ -21,6 +22,9 @@ const RESTART_BACKOFF_MAX_MS = 30_000;
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const { logger } = options.deps;
+  // What frame analyses of killed workers left on this machine (their own removal never ran).
+  const leftovers = await removeLeftoverWorkFolders().catch((error: unknown) => (logger.warn({ err: error }, "could not remove old analysis folders"), []));
+  if (leftovers.length > 0) logger.info({ folders: leftovers }, "removed the folders of analyses a killed worker left");
   const stopping = new AbortController();
   const stopRequested = new Promise<undefined>((resolve) => stopping.signal.addEventListener("abort", () => resolve(undefined)));
   let current = await startJobRunners(options);

@@ -2,6 +2,7 @@ import { jobCrontab } from "@meridian/domain";
 import type { TaskList } from "graphile-worker";
 import type { TaskServices } from "./define-task";
 import { abortStaleUploadsTask } from "./tasks/abort-stale-uploads";
+import { analyseFrameTask } from "./tasks/analyse-frame";
 import { announcementEmailsTask } from "./tasks/announcement-emails";
 import { announcementStartedTask } from "./tasks/announcement-started";
 import { announcementsMaintenanceTask } from "./tasks/announcements-maintenance";
@@ -65,6 +66,7 @@ export const tasks = [
   refreshAnalyticsTask,
   observationsMaintenanceTask,
   reconcileJobsTask,
+  analyseFrameTask,
 ];
 
 /** Derived from the job contracts' schedules. */

@@ -202,8 +202,16 @@ const envSchema = z.object({
   SHUTDOWN_IDLE_GRACE_MS: z.coerce.number().int().min(0).max(10_000).default(1_500),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: optionalString,
-  /** The plate-solving star catalog's directory; when set and missing at start, server admins are told. */
-  STAR_CATALOG_DIR: optionalString,
+  /**
+   * The plate-solving star catalog: a folder of astrometry.net index files (Debian's
+   * `astrometry-data-tycho2*` packages put them in the default). Missing or empty: frames are
+   * measured and graded without a solution (`CATALOG_MISSING`) and server admins are told once per start.
+   */
+  STAR_CATALOG_DIR: z.string().trim().min(1).default("/usr/share/astrometry"),
+  /** The longest one frame's analysis may take (download, source-extractor, solve-field); over it the frame fails with that reason. */
+  FRAME_ANALYSIS_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3_600).default(120),
+  /** Frames one worker process analyses at once (each runs source-extractor and solve-field: CPU-bound). */
+  FRAME_ANALYSIS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /**
    * Check every REST response body against its operation's declared output schema, and answer 500
    * (logged) when it does not match: the test harness turns it on; it costs a parse per response.

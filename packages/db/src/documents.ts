@@ -1,5 +1,6 @@
 import { timeDisplayChoices } from "@meridian/rules";
 import { isoDate } from "@meridian/rules/fields";
+import { frameGradingSchema } from "@meridian/rules/frames";
 import { z } from "zod";
 
 /**
@@ -210,6 +211,8 @@ export const projectDocSchema = z.object({
   status: z.enum(projectStatuses),
   ownerId: z.string(),
   organizationId: z.string().nullable(),
+  /** How its frames are graded; absent: the contract's defaults. */
+  frameGrading: frameGradingSchema.optional(),
 });
 export type ProjectDoc = z.infer<typeof projectDocSchema>;
 

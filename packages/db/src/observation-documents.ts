@@ -7,6 +7,7 @@ import {
   targetListSchema,
   targetSchema,
 } from "@meridian/rules/observations";
+import { frameAnalysisSchema } from "@meridian/rules/frames";
 import { z } from "zod";
 import { isoDate } from "./documents";
 
@@ -87,6 +88,10 @@ export const fileDeliverySchema = z.object({
 });
 export type FileDelivery = z.infer<typeof fileDeliverySchema>;
 
+/** A frame's analysis, with the id of the analysis asked for last: only that request's job may write its result. */
+export const frameDocSchema = frameAnalysisSchema.extend({ analysisId: z.string() });
+export type FrameDoc = z.infer<typeof frameDocSchema>;
+
 export const fileDocSchema = z.object({
   observationId: z.string(),
   /** The observatory whose key uploaded it. */
@@ -100,6 +105,8 @@ export const fileDocSchema = z.object({
   objectKey: z.string().min(1),
   /** Its copies to the observation's storage destination (a job each); absent: none was asked for. */
   deliveries: z.array(fileDeliverySchema).optional(),
+  /** A FITS image's analysis (contract: "Frames"); absent or null: not a frame. */
+  frame: frameDocSchema.nullable().optional(),
 });
 export type FileDoc = z.infer<typeof fileDocSchema>;
 

@@ -275,6 +275,8 @@ export {
 export { targetCatalogs, targetKinds, type TargetCatalog, type TargetKind } from "./targets/catalog-format";
 export { deliverFile } from "./delivery/deliver-file";
 export { abortStaleDestinationUploads } from "./delivery/left-uploads";
+export { analyseFrame, frameAnalysisForbiddenFlags } from "./frames/analyse-frame";
+export { removeLeftoverWorkFolders } from "./frames/work-folders";
 export { retryFileDelivery, testStorageDestination } from "./delivery/operate-deliveries";
 export { putAllocation, deleteAllocation, listAllocations, getProjectUsage } from "./allocations/allocations";
 export * from "./invitations/schemas";

@@ -44,7 +44,9 @@ export const observationFileOperations = {
       "and the connection closes. The body is the Content-Length bytes: bytes sent after them are not part of the file, and the " +
       "connection closes after the answer. " +
       `An observation holds at most ${MAX_OBSERVATION_FILES} files, previews included: the next is 409 CONFLICT, refused before its ` +
-      "bytes are read when the observation is full already, and nothing is stored.",
+      "bytes are read when the observation is full already, and nothing is stored. " +
+      "A file whose first card is `SIMPLE  =  T` (FITS, whatever its name; not a preview) is answered with `frame.status: queued`, " +
+      "and its analysis (header, stars, plate solve, grade) is queued with its record: `frame` in the file's later reads holds the outcome.",
     method: "post",
     path: "/observations/{id}/files",
     status: 201,

@@ -20,6 +20,8 @@ export async function addJob<Name extends JobName>(options: {
   maxAttempts?: number;
   runAt?: Date;
   queueName?: string;
+  /** graphile-worker's flags: a runner whose `forbiddenFlags` names one of them leaves the job for another. */
+  flags?: string[];
 }): Promise<string | null> {
   const { name } = options;
   const checked = jobContracts[name].payload.parse(options.payload);
@@ -30,7 +32,8 @@ export async function addJob<Name extends JobName>(options: {
     job_key => ${options.jobKey ?? null}::text,
     max_attempts => ${options.maxAttempts ?? 10}::int,
     run_at => ${options.runAt?.toISOString() ?? null}::timestamptz,
-    job_key_mode => ${options.jobKeyMode ?? "replace"}::text
+    job_key_mode => ${options.jobKeyMode ?? "replace"}::text,
+    flags => (select array_agg(flag) from json_array_elements_text(${options.flags ? JSON.stringify(options.flags) : null}::json) as flag)
   )).id::text as id`);
   return added?.id ?? null;
 }

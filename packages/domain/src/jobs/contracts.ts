@@ -99,6 +99,8 @@ export const jobContracts = {
   /** One attempt at copying a file to its observation's storage destination (`files.doc.deliveries` holds its state). */
   deliver_file: defineJob("deliver_file", z.object({ fileId: id, destinationId: id })),
   dispatch_observatory: defineJob("dispatch_observatory", z.object({ observatoryId: id })),
+  /** One frame's analysis (header, stars, plate solve, grade): `analysisId` names the request it answers (`frames/analyse-frame.ts`). */
+  analyse_frame: defineJob("analyse_frame", z.object({ fileId: id, analysisId: id })),
   /** The minute sweep: dispatch for every connected observatory (darkness beginning needs no event), heartbeats missed, stale observations. */
   observations_maintenance: defineJob("observations_maintenance", scheduled, { schedule: "* * * * *" }),
   /** Recomputes the analytics summary every minute, so no request counts a table. */

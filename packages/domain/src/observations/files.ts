@@ -10,6 +10,8 @@ import { outOfSpaceError } from "../out-of-space";
 import { readBeforeIdle } from "../uploads/idle-timeout";
 import { noControlCharacters } from "../users/schemas";
 import { pendingDelivery, queueDelivery } from "../delivery/deliver-file";
+import { queuedFrame, queueFrameAnalysis } from "../frames/analyse-frame";
+import { startsAsFits } from "../frames/fits-header";
 import { inTransaction } from "../transaction";
 import { loadObservationAccess } from "./access";
 
@@ -33,8 +35,16 @@ export function presentFile(file: StoredDocument<FileDoc>) {
     kind: doc.kind,
     previewOfId: doc.previewOfId,
     deliveries: doc.deliveries ?? [],
+    frame: presentFrame(doc.frame),
     createdAt: file.createdAt.toISOString(),
   };
+}
+
+/** A frame's analysis as the API shows it: without the id that ties it to its job. */
+function presentFrame(frame: FileDoc["frame"]) {
+  if (!frame) return null;
+  const { analysisId: _analysisId, ...shown } = frame;
+  return shown;
 }
 
 /**
@@ -121,8 +131,11 @@ export async function uploadObservationFile(options: {
   const objectKey = `observations/${observationId}/${fileId}`;
   const hash = createHash("sha256");
   let sizeBytes = 0;
+  // The first card, kept on the way: a FITS file is a frame by its bytes, whatever its name.
+  let firstCard = Buffer.alloc(0);
   const body = Readable.from(
     measuredBody(options.body, { maxBytes: deps.env.MAX_UPLOAD_BYTES, idleMs: deps.env.UPLOAD_IDLE_TIMEOUT_MS }, (chunk) => {
+      if (firstCard.length < 80) firstCard = Buffer.concat([firstCard, chunk.subarray(0, 80 - firstCard.length)]);
       sizeBytes += chunk.length;
       hash.update(chunk);
     }),
@@ -143,7 +156,8 @@ export async function uploadObservationFile(options: {
   try {
     const kind = options.previewOf ? "preview" : fileKindOf({ filename: options.filename, contentType });
     const destinationId = observation.doc.storageDestinationId;
-    // The record and its copy's job commit together: a file is never recorded without its delivery queued.
+    const frame = kind !== "preview" && startsAsFits(firstCard) ? queuedFrame() : null;
+    // The record and its jobs (copy, analysis) commit together: a file is never recorded without them queued.
     const file = await inTransaction(deps, async (t) => {
       // The observation's row, locked: two uploads that both passed the count above take turns here, so
       // none passes the cap beside another; an observation deleted meanwhile gets no record.
@@ -163,10 +177,12 @@ export async function uploadObservationFile(options: {
           previewOfId: options.previewOf ?? null,
           objectKey,
           ...(destinationId ? { deliveries: [pendingDelivery(destinationId)] } : {}),
+          frame,
         },
         fileId,
       );
       if (destinationId) await queueDelivery({ t, fileId, destinationId });
+      if (frame) await queueFrameAnalysis({ t, fileId, analysisId: frame.analysisId });
       return inserted;
     });
     return presentFile(file);

@@ -1,5 +1,6 @@
 import { fileKinds, historyActorSchema } from "@meridian/db";
 import { observationStatuses, observationTypes } from "@meridian/rules";
+import { frameAnalysisSchema, frameHeaderSchema, frameSolutionSchema } from "@meridian/rules/frames";
 import {
   exposureDraftSchema,
   exposureListSchema,
@@ -172,6 +173,52 @@ export const observationHistorySchema = z
   .object({ items: z.array(observationHistoryEntrySchema), nextCursor: z.string().nullable() })
   .meta({ id: "ObservationHistory" });
 
+/** A frame's analysis in the read shape, each field described for the OpenAPI document. */
+const frameSchema = frameAnalysisSchema
+  .extend({
+    status: frameAnalysisSchema.shape.status.describe("`queued` until its analysis ends: `analysed`, or `failed` when the frame cannot be read or analysed"),
+    failure: frameAnalysisSchema.shape.failure.describe(
+      "Why it failed, in words (a bad or truncated header, too many cards, more than 100 megapixels, the time limit…)",
+    ),
+    header: frameHeaderSchema
+      .describe(
+        "The cards Meridian reads, each null when absent: OBJECT, DATE-OBS, EXPTIME (or EXPOSURE), FILTER, XBINNING, NAXIS1/2; ra/dec in degrees " +
+          "from RA/DEC, else OBJCTRA/OBJCTDEC (sexagesimal hours and degrees); IMAGETYP",
+      )
+      .meta({ id: "FrameHeader" }),
+    targetName: frameAnalysisSchema.shape.targetName.describe(
+      "The observation's target it is for: the one OBJECT names (case-insensitive), else the nearest to the header's position, else the first",
+    ),
+    stars: frameAnalysisSchema.shape.stars.describe("Sources source-extractor detected (5 σ over at least 5 pixels)"),
+    fwhmArcsec: frameAnalysisSchema.shape.fwhmArcsec.describe(
+      "Median FWHM of the unflagged stars, in arcseconds at the solved pixel scale (else the expected one); null without stars or scale",
+    ),
+    hfrArcsec: frameAnalysisSchema.shape.hfrArcsec.describe("Median half-flux radius (source-extractor's FLUX_RADIUS at 0.5), in arcseconds"),
+    eccentricity: frameAnalysisSchema.shape.eccentricity.describe("Median eccentricity √(1 − b²/a²) of the stars"),
+    backgroundAdu: frameAnalysisSchema.shape.backgroundAdu.describe("Median sky background under the stars, in ADU (BZERO and BSCALE applied)"),
+    solution: frameSolutionSchema
+      .nullable()
+      .describe(
+        "astrometry.net's plate solution: ra/dec of the frame's centre (J2000 degrees), arcseconds per pixel, the rotation (up, the image's +y axis, is " +
+          "rotationDeg east of north, 0 to 360) and the field's size in degrees",
+      )
+      .meta({ id: "FrameSolution" }),
+    solveFailure: frameAnalysisSchema.shape.solveFailure.describe(
+      "Why there is no solution: CATALOG_MISSING (STAR_CATALOG_DIR missing or empty), TOO_FEW_STARS (fewer than 5 sources), NOT_SOLVED",
+    ),
+    pointingOffsetArcsec: frameAnalysisSchema.shape.pointingOffsetArcsec.describe("The solved centre's distance from targetName's coordinates; null unsolved"),
+    grade: frameAnalysisSchema.shape.grade.describe("By the project's frameGrading (the contract's defaults until a project sets its own)"),
+    rejectedFor: frameAnalysisSchema.shape.rejectedFor.describe(
+      "Each check that rejected it, in order: NOT_SOLVED, OFF_TARGET, TOO_FEW_STARS, FWHM_TOO_HIGH, ELONGATED",
+    ),
+  })
+  .nullable()
+  .describe(
+    "Null unless the file's bytes are a FITS image (first card SIMPLE = T; a 2-D primary HDU or first IMAGE extension), whatever its name; " +
+      "previews are never frames. A FITS file without a 2-D image becomes null once its analysis has read it.",
+  )
+  .meta({ id: "Frame" });
+
 export const fileSchema = z
   .object({
     id: z.string(),
@@ -196,6 +243,7 @@ export const fileSchema = z
           .meta({ id: "FileDelivery" }),
       )
       .describe("Its copies to the observation's storage destination; empty when the observation names none"),
+    frame: frameSchema,
     createdAt: z.string(),
     missing: z
       .boolean()

@@ -1,0 +1,8 @@
+import { analyseFrame, jobContracts } from "@meridian/domain";
+import { defineTask } from "../define-task";
+
+// Every way an analysis can fail is recorded on the frame; graphile-worker's retry is for an attempt that was killed.
+export const analyseFrameTask = defineTask(jobContracts.analyse_frame, async (payload, { deps }, helpers) => {
+  const outcome = await analyseFrame({ deps, ...payload });
+  helpers.logger.debug(`analysis of ${payload.fileId}: ${outcome}`);
+});
