@@ -44,7 +44,9 @@ const deps = () => server.server.runtime.deps;
 /** The half-written files in the store, by path from the bucket's folder. */
 async function partials(): Promise<string[]> {
   const entries = await fs.readdir(bucketDir, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile() && PARTIAL.test(entry.name)).map((entry) => path.relative(bucketDir, path.join(entry.parentPath, entry.name)));
+  return entries
+    .filter((entry) => entry.isFile() && PARTIAL.test(entry.name))
+    .map((entry) => path.relative(bucketDir, path.join(entry.parentPath, entry.name)));
 }
 
 /** What a process killed while writing `key` left: its bytes so far under the store's name for them, last written `ageMs` ago. */
