@@ -8,7 +8,7 @@ import type { Deps } from "../deps";
  * no write to the store, and past UPLOAD_IDLE_TIMEOUT_MS (a minute by default) the upload is
  * dropped anyway. Seconds would do; an hour leaves a disk slower than any seen a wide margin.
  */
-export const ABANDONED_PARTIAL_AGE_MS = 3_600_000;
+const ABANDONED_PARTIAL_AGE_MS = 3_600_000;
 
 /**
  * The embedded store's part of the daily `abort_stale_uploads` job: removes the files a process
