@@ -240,6 +240,7 @@ export * from "./cleanup/observation-cleanup";
 export { analyticsSchema, readAnalytics, refreshAnalytics, ANALYTICS_DAYS, type Analytics } from "./analytics/analytics";
 export { storageFindings } from "./integrity/storage-check";
 export { abortStaleUploads, staleUploads, STALE_UPLOAD_AGE_MS } from "./storage/stale-uploads";
+export { removeAbandonedStoreWrites } from "./storage/abandoned-partials";
 export { readBeforeIdle } from "./uploads/idle-timeout";
 export { cronFiresAt, isCronExpression, nextCronTime } from "./system/cron";
 export * from "./backups/schemas";
