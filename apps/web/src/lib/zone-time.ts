@@ -24,11 +24,23 @@ const toDate = (at: string | Date) => (typeof at === "string" ? new Date(at) : a
 const shownZone = (zone: string) => displayZone(zone, timeDisplay()) ?? browserZone();
 
 /**
- * The zone an observation's times are typed in (its window, a cadence's end): the one its times are shown in, so a time
- * reads the same in the field, the review and the observation's page. The observatory's unless the profile chose UTC or
- * the browser's; the browser's while the observatory's is not known, as `<Time>` shows it then.
+ * The zone an observation's times are typed in (its window, a cadence's end), and how its fields say it in words. The
+ * zone its times are shown in, so a time reads the same in the field, the review and the observation's page: the
+ * observatory's unless the profile chose UTC or the browser's; the browser's while the observatory's is not known, as
+ * `<Time>` shows it then.
  */
-export const inputZone = (observatoryZone: string | undefined) => displayZone(observatoryZone, timeDisplay()) ?? browserZone();
+export interface TypingZone {
+  zone: string;
+  /** "the observatory's time zone, Australia/Sydney", "UTC, as your profile shows times", "your time zone, America/Santiago". */
+  words: string;
+}
+
+export function typingZone(observatoryZone: string | undefined, choice = timeDisplay()): TypingZone {
+  const zone = displayZone(observatoryZone, choice) ?? browserZone();
+  if (choice === "utc") return { zone, words: "UTC, as your profile shows times" };
+  if (choice === "observatory" && observatoryZone) return { zone, words: `the observatory's time zone, ${zone}` };
+  return { zone, words: `your time zone, ${zone}` };
+}
 
 /** How the zone of an observatory's times is named beside them: "observatory time, UTC+11", "UTC" or "your time, UTC-3". */
 export function zoneLabel(zone: string, at: string | Date = new Date()): string {
