@@ -18,7 +18,8 @@ export function MonitoringCadence(props: StepProps) {
         After each completed or failed run it waits this long, then goes back to the queue; it ends for good after the last run or once no run can start before
         the end. Leave all three empty to repeat as soon as it is eligible.
       </p>
-      <div className="mt-3 grid gap-4 sm:grid-cols-3">
+      {/* Two columns, not three: a third of the edit dialog cut the date and time of "Until" short beside its zone. */}
+      <div className="mt-3 grid gap-4 sm:grid-cols-2">
         <TextField
           label="Repeat every (minutes)"
           inputMode="numeric"
