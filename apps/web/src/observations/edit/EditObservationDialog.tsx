@@ -44,7 +44,10 @@ export function EditObservationDialog(props: EditProps) {
   return <EditForm {...props} timeZone={typingZone(observatory.data?.timeZone, choice)} />;
 }
 
-function EditForm({ observation, onClose, onSaved, timeZone }: EditProps & { timeZone: TypingZone }) {
+function EditForm({ observation, onClose, onSaved, ...props }: EditProps & { timeZone: TypingZone }) {
+  // The zone it opened with, for as long as it is open: its fields hold times on those clocks, and what counts as changed
+  // is read against the stored observation on the same clocks (a change of the profile's choice meanwhile shows next time).
+  const [timeZone] = useState(props.timeZone);
   const original = useMemo(() => draftOf(observation, timeZone.zone), [observation, timeZone.zone]);
   const [draft, setDraft] = useState<ObservationDraft>(original);
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
