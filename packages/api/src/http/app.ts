@@ -5,7 +5,6 @@ import { trpcServer } from "@hono/trpc-server";
 import { SERVER_VERSION } from "@meridian/config";
 import { MAX_TRPC_BATCH } from "@meridian/rules";
 import { AppError, noteDatabaseOutOfSpace, refuseWritesDuringMaintenance } from "@meridian/domain";
-import { bodyLimit } from "hono/body-limit";
 import type { ApiServices } from "../context";
 import { appRouter } from "../trpc/app-router";
 import type { ProcedureMeta, TrpcContext } from "../trpc/init";
@@ -13,6 +12,8 @@ import type { AnyOperation } from "../operations/define-operation";
 import { mountApiDocs } from "./api-docs";
 import { mountObservatoryDocs } from "./observatory-docs";
 import { createRouter, type AppEnv } from "./env";
+import { bodyTooSlow, withBoundedBodyRate } from "./body-rate";
+import { jsonBodyLimit, MAX_JSON_BODY_BYTES } from "./json-body-limit";
 import { problemResponse, reportedAppError } from "./problem";
 import { contextBuilder, requestContext } from "./request-context";
 import { directReads, type RequestListener } from "./direct-reads";
@@ -22,7 +23,6 @@ import { restRoutes } from "../operations/rest-adapter";
 import { allOperations } from "../operations";
 import { healthOperations } from "../operations/health";
 
-export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 /** Routes that read a raw body and enforce their own limit. */
 const RAW_BODY_ROUTES = new Set(["/api/v1/user/avatar"]);
 /** Observation files stream to storage under their own cap (MAX_UPLOAD_BYTES). */
@@ -48,12 +48,6 @@ export function createApiApp(services: ApiServices): ApiHttp {
     return problemResponse(c, reportedAppError(error, deps.logger, { requestId: c.get("requestId"), method: c.req.method, path: c.req.path }));
   });
 
-  const jsonLimit = bodyLimit({
-    maxSize: MAX_JSON_BODY_BYTES,
-    onError: () => {
-      throw new AppError("PAYLOAD_TOO_LARGE", `Request bodies may be at most ${MAX_JSON_BODY_BYTES} bytes`);
-    },
-  });
   // One middleware for what every request needs before its route (each hop through Hono's chain is
   // a measurable share of a cached read's CPU). Only requests that can carry a body are measured: the
   // limit middleware builds the full Request object, which a GET never needs. While a restore replaces
@@ -73,7 +67,17 @@ export function createApiApp(services: ApiServices): ApiHttp {
       await refuseWritesDuringMaintenance({ deps, retry: "changes are refused until it ends. Try again in a few minutes.", believeRecent: true });
     await next();
   };
-  app.use(async (c, next) => {
+  const bodyRate = { minBytesPerSecond: deps.env.MIN_BODY_BYTES_PER_SECOND, graceMs: deps.env.BODY_RATE_GRACE_MS };
+  /** Every body (JSON, raw, upload) keeps a least rate (body-rate.ts): else 408, whatever its reader made of it. */
+  const boundRate = async (c: Context<AppEnv>, next: () => Promise<unknown>) => {
+    const bounded = withBoundedBodyRate(c.req.raw, bodyRate);
+    c.req.raw = bounded.request;
+    await next();
+    if (!bounded.tooSlow()) return;
+    c.res = undefined;
+    c.res = problemResponse(c, bodyTooSlow(bodyRate));
+  };
+  const route = async (c: Context<AppEnv>, next: Next) => {
     const requestId = stamp.requestId(c.req.header("x-request-id"));
     c.set("requestId", requestId);
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
@@ -83,7 +87,13 @@ export function createApiApp(services: ApiServices): ApiHttp {
     // An upload streams its body for as long as it takes: UPLOAD_IDLE_TIMEOUT_MS bounds it instead of the deadline.
     if (STREAMED_UPLOAD.test(c.req.path)) return void (await prepare(c, next));
     if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path)) return deadline(c, () => prepare(c, next));
-    return deadline(c, () => jsonLimit(c, () => prepare(c, next)));
+    // A REST operation measures its JSON body after its credential check (rest-adapter.ts): 401 before 413.
+    if (!c.req.path.startsWith("/trpc")) return deadline(c, () => prepare(c, next));
+    return deadline(c, () => jsonBodyLimit(c, () => prepare(c, next)));
+  };
+  app.use(async (c, next) => {
+    if (!BODYLESS_METHODS.has(c.req.method)) return boundRate(c, () => route(c, next));
+    return route(c, next);
   });
 
   app.route("/", restRoutes(operations));
