@@ -24,7 +24,11 @@ interface Answer {
  * Sends a request's head declaring `length` bytes, then `chunk` bytes every `everyMs` (a pace,
  * not an assertion) until the whole body is sent or an answer has come in whole; returns the answer.
  */
-async function sendPaced(url: string, request: { method: string; path: string; headers: Record<string, string> }, pace: { length: number; chunk: number; everyMs: number }) {
+async function sendPaced(
+  url: string,
+  request: { method: string; path: string; headers: Record<string, string> },
+  pace: { length: number; chunk: number; everyMs: number },
+) {
   const { hostname, port } = new URL(url);
   const socket = net.connect(Number(port), hostname);
   await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));

@@ -140,6 +140,9 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "REST face of Meridian. Errors are RFC 9457 problem+json with a stable `code`. Lists are `{items, nextCursor}`. " +
           "Cookie-authenticated requests that change state must carry an Origin (or Referer) of this site; bearer tokens are exempt. " +
           `JSON bodies are capped at ${MAX_JSON_BODY_BYTES} bytes (413). Unknown fields in JSON bodies are refused (400). ` +
+          "A protected operation answers 401 before it looks at the body, its size included; signup and login answer 413. " +
+          "Any body averaging less than `MIN_BODY_BYTES_PER_SECOND` (default 1024) once `BODY_RATE_GRACE_MS` (default 20 s) " +
+          "passed is answered 408 REQUEST_TIMEOUT and the connection closes; only the time spent waiting on the client counts. " +
           "A body past its limit (or sent to a protected operation without a credential) is answered as soon as that is known, " +
           "and the server reads and drops the rest of it (up to 64 MiB, 30 s) before it closes the connection, so the client reads " +
           "the 413 (or 401); a keep-alive connection stays open when the declared body is within that. A request not answered " +

@@ -1,4 +1,12 @@
-import { AppError, isDatabaseUnavailable, isStatementCancelled, isStorageUnreachable, isUnstorableValue, outOfSpaceError, type ErrorCode } from "@meridian/domain";
+import {
+  AppError,
+  isDatabaseUnavailable,
+  isStatementCancelled,
+  isStorageUnreachable,
+  isUnstorableValue,
+  outOfSpaceError,
+  type ErrorCode,
+} from "@meridian/domain";
 import type { Logger } from "@meridian/config";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
