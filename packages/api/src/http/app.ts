@@ -12,6 +12,7 @@ import type { AnyOperation } from "../operations/define-operation";
 import { mountApiDocs } from "./api-docs";
 import { mountObservatoryDocs } from "./observatory-docs";
 import { createRouter, type AppEnv } from "./env";
+import { DatabaseAvailability, DATABASE_DOWN_RETRY_AFTER_SECONDS } from "./database-availability";
 import { bodyTooSlow, withBoundedBodyRate } from "./body-rate";
 import { jsonBodyLimit, MAX_JSON_BODY_BYTES } from "./json-body-limit";
 import { problemResponse, reportedAppError } from "./problem";
@@ -29,6 +30,11 @@ const RAW_BODY_ROUTES = new Set(["/api/v1/user/avatar"]);
 const STREAMED_UPLOAD = /^\/observations\/[^/]+\/files$/;
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+const databaseDown = () =>
+  new AppError("SERVICE_UNAVAILABLE", "The database cannot be reached at the moment; try again shortly", {
+    retryAfterSeconds: DATABASE_DOWN_RETRY_AFTER_SECONDS,
+  });
+
 export interface ApiHttp {
   /** Every route: REST, tRPC, the API documents. */
   app: OpenAPIHono<AppEnv>;
@@ -43,8 +49,10 @@ export function createApiApp(services: ApiServices): ApiHttp {
   const buildContext = contextBuilder(services);
   const operations = [...allOperations, ...healthOperations(services)];
 
+  const database = new DatabaseAvailability(deps.sql, deps.logger);
   app.onError((error, c) => {
     noteDatabaseOutOfSpace({ deps, error });
+    database.noteFailure(error);
     return problemResponse(c, reportedAppError(error, deps.logger, { requestId: c.get("requestId"), method: c.req.method, path: c.req.path }));
   });
 
@@ -84,6 +92,8 @@ export function createApiApp(services: ApiServices): ApiHttp {
     outgoing?.setHeader("x-request-id", requestId);
     outgoing?.setHeader("x-served-by", stamp.servedBy);
     // (No named closure per request: tsx names each one with a defineProperty.)
+    // While PostgreSQL is known to be down, refused at once; the health checks still say so themselves.
+    if (database.down && !c.req.path.startsWith("/api/health")) return problemResponse(c, databaseDown());
     // An upload streams its body for as long as it takes: UPLOAD_IDLE_TIMEOUT_MS bounds it instead of the deadline.
     if (STREAMED_UPLOAD.test(c.req.path)) return void (await prepare(c, next));
     if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path)) return deadline(c, () => prepare(c, next));
@@ -103,6 +113,7 @@ export function createApiApp(services: ApiServices): ApiHttp {
     endpoint: "/trpc",
     // Larger batches are 400: one request's procedures run at once.
     maxBatchSize: MAX_TRPC_BATCH,
+    onError: ({ error }) => database.noteFailure(error.cause ?? error),
     createContext: (_options, c) => c.get("ctx") satisfies TrpcContext as unknown as Record<string, unknown>,
     // A refusal's headers (Retry-After of a database without a connection, of a rate limit) as REST sends them.
     responseMeta: ({ errors }) => {

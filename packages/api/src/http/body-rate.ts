@@ -1,6 +1,6 @@
 import { AppError } from "@meridian/domain";
 
-export interface BodyRateBounds {
+interface BodyRateBounds {
   /** The least average rate a body must keep (MIN_BODY_BYTES_PER_SECOND). */
   minBytesPerSecond: number;
   /** How long a body may take before its average is held to the rate (BODY_RATE_GRACE_MS). */
@@ -14,7 +14,7 @@ export interface BodyRateBounds {
  * its reader waits on the client counts: a reader that pauses (a store taking a part) costs the
  * client nothing, and bytes already buffered are taken before the bound is looked at.
  */
-export function boundBodyRate(body: ReadableStream<Uint8Array>, bounds: BodyRateBounds, onTooSlow: () => void): ReadableStream<Uint8Array> {
+function boundBodyRate(body: ReadableStream<Uint8Array>, bounds: BodyRateBounds, onTooSlow: () => void): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let bytes = 0;
   let waitedMs = 0;
