@@ -18,7 +18,7 @@ export interface DatabaseHandle {
 }
 
 /** How long the pool waits before connecting again after a connection failed (postgres.js `backoff`). */
-const RECONNECT_BACKOFF_SECONDS = 0.25;
+const RECONNECT_BACKOFF_SECONDS = 0.05;
 
 /** `applicationName` names the process in pg_stat_activity (server processes tell each other apart by it). */
 export function connectDatabase(

@@ -77,13 +77,15 @@ export function createApiApp(services: ApiServices): ApiHttp {
   };
   const bodyRate = { minBytesPerSecond: deps.env.MIN_BODY_BYTES_PER_SECOND, graceMs: deps.env.BODY_RATE_GRACE_MS };
   /** Every body (JSON, raw, upload) keeps a least rate (body-rate.ts): else 408, whatever its reader made of it. */
-  const boundRate = async (c: Context<AppEnv>, next: () => Promise<unknown>) => {
+  const boundRate = async (c: Context<AppEnv>, next: () => Promise<unknown>): Promise<Response | undefined> => {
     const bounded = withBoundedBodyRate(c.req.raw, bodyRate);
     c.req.raw = bounded.request;
-    await next();
-    if (!bounded.tooSlow()) return;
+    // What the route answered: set on `c`, or returned (an early refusal, the deadline's 503).
+    const answered = await next();
+    if (!bounded.tooSlow()) return answered instanceof Response ? answered : undefined;
     c.res = undefined;
     c.res = problemResponse(c, bodyTooSlow(bodyRate));
+    return c.res;
   };
   const route = async (c: Context<AppEnv>, next: Next) => {
     const requestId = stamp.requestId(c.req.header("x-request-id"));
@@ -92,8 +94,8 @@ export function createApiApp(services: ApiServices): ApiHttp {
     outgoing?.setHeader("x-request-id", requestId);
     outgoing?.setHeader("x-served-by", stamp.servedBy);
     // (No named closure per request: tsx names each one with a defineProperty.)
-    // While PostgreSQL is known to be down, refused at once; the health checks still say so themselves.
-    if (database.down && !c.req.path.startsWith("/api/health")) return problemResponse(c, databaseDown());
+    // While PostgreSQL is known to be down, refused as soon as a try of it fails (database-availability.ts); the health checks still say so themselves.
+    if (database.down && !c.req.path.startsWith("/api/health") && !(await database.admits())) return problemResponse(c, databaseDown());
     // An upload streams its body for as long as it takes: UPLOAD_IDLE_TIMEOUT_MS bounds it instead of the deadline.
     if (STREAMED_UPLOAD.test(c.req.path)) return void (await prepare(c, next));
     if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path)) return deadline(c, () => prepare(c, next));
