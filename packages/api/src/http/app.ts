@@ -162,6 +162,8 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "within `REQUEST_TIMEOUT_MS` (default 30 s; uploads excepted: they are bounded by `UPLOAD_IDLE_TIMEOUT_MS`) is answered " +
           "503 SERVICE_UNAVAILABLE with Retry-After and its database work is cancelled; so is one whose single database statement " +
           "outlasts the server's statement timeout. " +
+          "While the server's PostgreSQL is known to be unreachable, requests (health checks excepted) are answered 503 " +
+          "SERVICE_UNAVAILABLE with Retry-After: 1 as soon as one try of it fails; the first request after it is back is served. " +
           "WebSocket close codes (`/ws`, `/ws/observatory`): 1001 the server is stopping (connect again later), 1011 the connection " +
           "could not be set up, 1012 (`/ws` only) events meant for the socket may have been missed while the server's event feed " +
           "reconnected (connect again and read again what you show), 4401 the credential no longer works, 4408 no message for the " +

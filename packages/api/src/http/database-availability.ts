@@ -20,7 +20,7 @@ export const DATABASE_DOWN_RETRY_AFTER_SECONDS = 1;
 export class DatabaseAvailability {
   #down = false;
   #attempt: Promise<boolean> | undefined;
-  #prober: Promise<void> | undefined;
+  #probing = false;
 
   constructor(
     private readonly sql: postgres.Sql,
@@ -33,7 +33,9 @@ export class DatabaseAvailability {
 
   /** Looks at a request's failure: one that says PostgreSQL is unreachable starts the prober. */
   noteFailure(error: unknown): void {
-    if (isDatabaseUnreachable(error)) this.#prober ??= this.#probe().finally(() => (this.#prober = undefined));
+    if (this.#probing || !isDatabaseUnreachable(error)) return;
+    this.#probing = true;
+    void this.#probe().finally(() => (this.#probing = false));
   }
 
   /** Whether a request may go on: the database is not known to be down, or a try of it now succeeded. */
