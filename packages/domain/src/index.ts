@@ -3,7 +3,14 @@ export * from "./errors";
 export { outOfSpaceError } from "./out-of-space";
 export type { Deps } from "./deps";
 export { inTransaction, type InTransaction } from "./transaction";
-export { isDatabaseOutOfSpace, isDatabaseUnavailable, isStatementCancelled, isUniqueViolation, isUnstorableValue } from "./postgres-errors";
+export {
+  isDatabaseOutOfSpace,
+  isDatabaseUnavailable,
+  isDatabaseUnreachable,
+  isStatementCancelled,
+  isUniqueViolation,
+  isUnstorableValue,
+} from "./postgres-errors";
 export { isStorageUnreachable, QueryScope, runInQueryScope } from "@meridian/db";
 export * from "./auth/schemas";
 export { signup } from "./auth/signup";
