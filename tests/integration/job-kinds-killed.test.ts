@@ -12,6 +12,7 @@ import {
   type InTransaction,
   type JobName,
 } from "@meridian/domain";
+import { queuedFrameAnalysis } from "@meridian/rules/frames";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
@@ -137,6 +138,24 @@ const walks: { [Name in JobName]: Walk } = {
       return payload;
     },
   },
+  analyse_frame: (() => {
+    let frameFileId = "";
+    return {
+      scene: async (t) => {
+        const observation = await observationsCollection.insert(t.tx, observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: "Framed" }));
+        const analysisId = `analysis-${randomUUID()}`;
+        const frame = { ...queuedFrameAnalysis(), analysisId };
+        frameFileId = (await filesCollection.insert(t.tx, fileDocument(observation.id, observatoryId, "killed.fits", { frame }))).id;
+        const payload = { fileId: frameFileId, analysisId };
+        await queue(t, "analyse_frame", payload, { maxAttempts: 3, jobKey: `frame:${frameFileId}` });
+        return payload;
+      },
+      ended: async () => {
+        const file = await filesCollection.get(deps().db, frameFileId);
+        expect(file!.doc.frame).toMatchObject({ status: "failed", failure: expect.stringMatching(KILLED), analysedAt: expect.any(String) });
+      },
+    };
+  })(),
   deliver_file: {
     scene: async (t) => {
       const observation = await observationsCollection.insert(t.tx, observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: "Walked" }));

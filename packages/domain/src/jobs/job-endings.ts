@@ -11,6 +11,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { giveUpDelivery, killedAttemptsReason } from "../delivery/deliver-file";
 import { giveUpRecipientEmail } from "../email/outbox";
+import { giveUpFrameAnalysis } from "../frames/give-up-analysis";
 import { failIntegrityScan, INTEGRITY_JOB_KIND } from "../integrity/scan";
 import { jobContracts } from "./contracts";
 import { getJob, reportJobIn, reportJob, type JobView } from "./tracked-jobs";
@@ -99,6 +100,8 @@ const untrackedEndings: Record<string, (options: { deps: Deps; jobId: string; pa
   [jobContracts.deliver_file.name]: ({ deps, payload, reason }) =>
     giveUpDelivery({ deps, fileId: String(payload.fileId), destinationId: String(payload.destinationId), reason }),
   [jobContracts.send_email.name]: ({ deps, jobId, payload, reason }) => giveUpRecipientEmail({ deps, jobId, outboxId: String(payload.outboxId), reason }),
+  [jobContracts.analyse_frame.name]: ({ deps, payload, reason }) =>
+    giveUpFrameAnalysis({ deps, fileId: String(payload.fileId), analysisId: String(payload.analysisId), reason }),
 };
 
 /**
@@ -138,7 +141,7 @@ async function endUntrackedJobs(deps: Deps): Promise<void> {
  * reason and gives back what it held; and a failed job whose release was cut short (a cancel killed
  * halfway), or waited for a running attempt (a backup's), gets it now, for 7 days after its record last
  * changed (`JOBS_KEEP_DAYS`, at least 7, keeps the record that long). Kinds without a tracked job end
- * the same way (`untrackedEndings`: a file's delivery, an email).
+ * the same way (`untrackedEndings`: a file's delivery, an email, a frame's analysis).
  */
 export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<string[]> {
   const { deps } = options;
