@@ -111,7 +111,8 @@ describe("the submission wizard at phone size", { timeout: 120_000 }, () => {
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByText("One field needs a change before you can go on.").waitFor(WAIT);
     expect(await focusedLabel(page)).toBe("Window start");
-    expect(await descriptionOf(page.getByLabel("Window start"))).toBe("A time-based observation needs a window start, a window end or both.");
+    // The message, then the zone the time is typed in, named beside the field (the observatory's: UTC, as it has no location).
+    expect(await descriptionOf(page.getByLabel("Window start"))).toBe("A time-based observation needs a window start, a window end or both. UTC");
     await page.getByLabel("Window end").fill("2031-01-03T02:00");
     await expect.poll(() => page.getByLabel("Window start").getAttribute("aria-invalid")).toBeNull();
     await page.getByRole("button", { name: "Next" }).click();
@@ -239,7 +240,7 @@ describe("the submission wizard, by keyboard", { timeout: 120_000 }, () => {
     const end = page.getByLabel("Window end");
     await start.fill("2031-01-02T22:00");
     await end.fill("2031-01-02T21:00");
-    await expect.poll(() => descriptionOf(end)).toBe("Window end must be after the window start.");
+    await expect.poll(() => descriptionOf(end)).toBe("Window end must be after the window start. UTC");
     expect(await start.getAttribute("aria-invalid")).toBeNull();
     await page.getByRole("button", { name: "Next" }).focus();
     await page.keyboard.press("Enter");
@@ -280,8 +281,8 @@ describe("the submission wizard, by keyboard", { timeout: 120_000 }, () => {
       `/observations/${id}`,
       owner.token,
     );
-    const local = (value: string) => page.evaluate((text) => new Date(text).toISOString(), value);
-    expect(stored).toMatchObject({ type: "fixed_time", fixedTimeStart: await local("2031-01-02T22:00"), fixedTimeEnd: await local("2031-01-03T02:00") });
+    // Read on the observatory's clocks: UTC, as it has no location.
+    expect(stored).toMatchObject({ type: "fixed_time", fixedTimeStart: "2031-01-02T22:00:00.000Z", fixedTimeEnd: "2031-01-03T02:00:00.000Z" });
     expect(stored.targets.map((target) => target.name)).toEqual([orion.name, "m31"]);
     expect(stored.targets[0]!.ra).toBeCloseTo(83.822083, 5);
     expect(stored.targets[0]!.dec).toBeCloseTo(orion.dec, 4);

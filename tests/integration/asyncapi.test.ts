@@ -1,4 +1,5 @@
 import { Parser } from "@asyncapi/parser";
+import { refusedForNow } from "@meridian/observatory-client";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { pluginToServerMessageSchema, serverToPluginMessageSchema } from "@meridian/rules/observatory-protocol";
 import { Ajv } from "ajv";
@@ -111,5 +112,25 @@ describe("the plugin protocol, published", () => {
     expect(html).toContain("A worked session");
     expect(html).toContain("POST /observations/obn_…/files?filename=");
     for (const type of [...typesOf(pluginToServerMessageSchema), ...typesOf(serverToPluginMessageSchema)]) expect(html).toContain(`id="${type}"`);
+  });
+
+  it("names as refusals for now, of a message and of an upload, those the observatory client takes for such, a full disk's among them", async () => {
+    const document = (await (await server.request("/api/asyncapi.json")).json()) as AsyncApiDocument & {
+      info: { description: string };
+      components: { messages: Record<string, { summary: string }> };
+    };
+    const forNowSentence = document.components.messages.error!.summary.split(". ").find((sentence) => sentence.includes("refuse for now"))!;
+    for (const code of ["SERVICE_UNAVAILABLE", "MAINTENANCE", "RATE_LIMITED", "INSUFFICIENT_STORAGE"]) {
+      expect(refusedForNow({ code }), code).toBe(true);
+      expect(forNowSentence).toContain(code);
+    }
+    const uploadSentence = document.info.description.split(". ").find((sentence) => sentence.startsWith("An upload answered"))!;
+    for (const status of [503, 429, 507]) {
+      expect(refusedForNow({ status }), String(status)).toBe(true);
+      expect(uploadSentence).toContain(String(status));
+    }
+    const html = await (await server.request("/api/docs/observatory")).text();
+    expect(html).toContain("INSUFFICIENT_STORAGE (the disk under the server&#39;s database is full");
+    expect(html).toContain("An upload answered 503, 429 or 507 (the server&#39;s storage is full");
   });
 });

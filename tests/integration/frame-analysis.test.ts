@@ -286,8 +286,10 @@ describe("a frame over FRAME_ANALYSIS_TIMEOUT_SECONDS", () => {
       expect(frame).toMatchObject({ status: "failed", failure: "The analysis took longer than 5 s (FRAME_ANALYSIS_TIMEOUT_SECONDS) and was stopped" });
       const other = (await analysed(owner, created.id, slowToo.id)).frame!;
       expect(other.failure).toBe(frame.failure);
-      // FRAME_ANALYSIS_CONCURRENCY 1 (of WORKER_CONCURRENCY 4 runs): the second began when the first ended, so it ran out of time a whole limit later.
-      expect(Math.abs(Date.parse(other.analysedAt!) - Date.parse(frame.analysedAt!))).toBeGreaterThanOrEqual(5_000);
+      // FRAME_ANALYSIS_CONCURRENCY 1 (of WORKER_CONCURRENCY 4 runs): the second's limit began when the first's slot was free, so it
+      // ran out of time about a whole limit (5 s) later; side by side they end about 0.1 s apart. Each result is written after its
+      // slot, on a loaded machine tens of milliseconds late (CI saw 4.94 s), hence half the limit as the line between the two.
+      expect(Math.abs(Date.parse(other.analysedAt!) - Date.parse(frame.analysedAt!))).toBeGreaterThanOrEqual(2_500);
       const ours = path.join(os.tmpdir(), "meridian-frame-analysis", `${process.pid}-`);
       const { stdout } = await promisify(execFile)("ps", ["-eo", "args"]);
       expect(stdout.split("\n").filter((line) => line.includes(ours))).toEqual([]);

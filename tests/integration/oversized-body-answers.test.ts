@@ -98,6 +98,25 @@ describe("a body past its limit, over keep-alive connections", () => {
     expect(connections).toEqual({ observatories: 1, organizations: 1, profile: 1 });
   });
 
+  it("answers a JSON body past the limit without a credential 401 on protected routes and 413 on signup and login, keeping the connection", async () => {
+    const json = (path: string) => (size: number) => ({ method: "POST", path, headers: { "content-type": "application/json" }, body: jsonOfSize(size) });
+    const { counts, connections } = await tally(server.url, [
+      { name: "observatories", request: json("/observatories") },
+      { name: "organizations", request: json("/organizations") },
+      { name: "signup", request: json("/api/v1/auth/signup") },
+      { name: "login", request: json("/api/v1/auth/login") },
+    ]);
+    const unauthenticated = "401 UNAUTHENTICATED application/problem+json";
+    const tooLarge = "413 PAYLOAD_TOO_LARGE application/problem+json";
+    expect(counts).toEqual({
+      [`observatories: ${unauthenticated}`]: each,
+      [`organizations: ${unauthenticated}`]: each,
+      [`signup: ${tooLarge}`]: each,
+      [`login: ${tooLarge}`]: each,
+    });
+    expect(connections).toEqual({ observatories: 1, organizations: 1, signup: 1, login: 1 });
+  });
+
   it("answers every upload past MAX_UPLOAD_BYTES 413, and every one without a credential 401, keeping the connection", async () => {
     const upload = (headers: Record<string, string>) => (size: number) => ({
       method: "POST",

@@ -2,6 +2,7 @@ import {
   askedPauseMs,
   backoffMs,
   ObservatoryClient,
+  refusedForNow,
   type AssignedObservation,
   type ServerToPluginMessage,
   type UploadedFile,
@@ -115,8 +116,8 @@ export class ObservatorySimulator extends ObservatoryClient {
   /**
    * Runs `work` and, when the connection was lost under it (its server process died, the link
    * broke), again once connected anew, as a plugin carries its night through a server's restart.
-   * A refusal for now (the server's database or storage busy, maintenance, a rate limit) is sent
-   * again after a pause, connection or not: the server kept nothing of it, and a status never
+   * A refusal for now (`refusedForNow`: the server's database or storage busy or its disk full,
+   * maintenance, a rate limit) is sent again after a pause, connection or not: the server kept nothing of it, and a status never
    * reported would leave the observation where it was for good. The pause is the server's
    * `retryAfter` when it gave one, else a growing one (`backoffMs`), so a network's plugins do not
    * press a struggling server every second. Any other refusal (an error with a code, or an HTTP
@@ -124,16 +125,15 @@ export class ObservatorySimulator extends ObservatoryClient {
    */
   private async acrossReconnects<T>(what: string, work: (retry: boolean) => Promise<T>): Promise<T> {
     const startedAt = Date.now();
-    let refusedForNow = 0;
+    let refusalsForNow = 0;
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await work(attempt > 1);
       } catch (error) {
         const { code, status, retryAfter } = error as { code?: unknown; status?: number; retryAfter?: number };
-        const forNow = (typeof code === "string" && REFUSED_FOR_NOW.has(code)) || status === 503 || status === 429;
-        if (forNow && Date.now() - startedAt < GIVE_UP_WHEN_REFUSED_FOR_NOW_MS) {
-          refusedForNow += 1;
-          const pauseMs = retryAfter ? askedPauseMs(retryAfter) : backoffMs(refusedForNow);
+        if (refusedForNow(error) && Date.now() - startedAt < GIVE_UP_WHEN_REFUSED_FOR_NOW_MS) {
+          refusalsForNow += 1;
+          const pauseMs = retryAfter ? askedPauseMs(retryAfter) : backoffMs(refusalsForNow);
           this.log(`${what}: ${(error as Error).message}; again in ${(pauseMs / 1000).toFixed(1)} s`);
           await new Promise((resolve) => setTimeout(resolve, pauseMs));
           continue;
@@ -209,8 +209,6 @@ export class ObservatorySimulator extends ObservatoryClient {
 /** How many times a report or an upload is tried across lost connections before the run gives up. */
 const RETRIES_ACROSS_RECONNECTS = 5;
 
-/** The server's refusals that say "not now" rather than "no" (each a 503 or 429 on HTTP). */
-const REFUSED_FOR_NOW = new Set(["SERVICE_UNAVAILABLE", "MAINTENANCE", "RATE_LIMITED"]);
 /** A restore's maintenance lasts minutes on a large server: ten minutes of tries, then the run gives up. */
 const GIVE_UP_WHEN_REFUSED_FOR_NOW_MS = 10 * 60_000;
 

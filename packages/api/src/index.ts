@@ -1,4 +1,5 @@
-export { createApiApp, MAX_JSON_BODY_BYTES } from "./http/app";
+export { createApiApp } from "./http/app";
+export { MAX_JSON_BODY_BYTES } from "./http/json-body-limit";
 export type { AppEnv } from "./http/env";
 export { problemResponse, toAppError, PROBLEM_CONTENT_TYPE } from "./http/problem";
 export type { ApiServices, RequestContext } from "./context";

@@ -186,6 +186,14 @@ const envSchema = z.object({
   /** How long an upload may wait for the client's next bytes before it is answered 408 and nothing is stored. */
   UPLOAD_IDLE_TIMEOUT_MS: positiveInt(60_000),
   /**
+   * The least average rate of a request body (JSON, avatar, upload) once BODY_RATE_GRACE_MS passed:
+   * a slower one is answered 408 REQUEST_TIMEOUT and nothing is done with it. Only the time the
+   * server waits on the client counts. UPLOAD_IDLE_TIMEOUT_MS alone never ends a trickle (each byte resets it).
+   */
+  MIN_BODY_BYTES_PER_SECOND: positiveInt(1024),
+  /** How long a request body may take before its average is held to MIN_BODY_BYTES_PER_SECOND. */
+  BODY_RATE_GRACE_MS: positiveInt(20_000),
+  /**
    * How long a process may serve a cached principal or pending-announcement list without hearing
    * of a change. Changes invalidate at once (NOTIFY); this bounds a notification lost in a reconnect.
    */

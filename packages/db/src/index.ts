@@ -18,7 +18,8 @@ export {
   type ObjectStorage,
   type ObjectStorageConfig,
 } from "./storage/object-storage";
-export { startEmbeddedS3, type EmbeddedS3 } from "./storage/embedded-s3";
+export { embeddedStoreDirectory, startEmbeddedS3, type EmbeddedS3 } from "./storage/embedded-s3";
+export { removeAbandonedPartials } from "./storage/abandoned-partials";
 export * from "./observation-documents";
 export * from "./integrity-documents";
 export * from "./backup-documents";

@@ -3,7 +3,14 @@ export * from "./errors";
 export { outOfSpaceError } from "./out-of-space";
 export type { Deps } from "./deps";
 export { inTransaction, type InTransaction } from "./transaction";
-export { isDatabaseOutOfSpace, isDatabaseUnavailable, isStatementCancelled, isUniqueViolation, isUnstorableValue } from "./postgres-errors";
+export {
+  isDatabaseOutOfSpace,
+  isDatabaseUnavailable,
+  isDatabaseUnreachable,
+  isStatementCancelled,
+  isUniqueViolation,
+  isUnstorableValue,
+} from "./postgres-errors";
 export { isStorageUnreachable, QueryScope, runInQueryScope } from "@meridian/db";
 export * from "./auth/schemas";
 export { signup } from "./auth/signup";
@@ -240,6 +247,7 @@ export * from "./cleanup/observation-cleanup";
 export { analyticsSchema, readAnalytics, refreshAnalytics, ANALYTICS_DAYS, type Analytics } from "./analytics/analytics";
 export { storageFindings } from "./integrity/storage-check";
 export { abortStaleUploads, staleUploads, STALE_UPLOAD_AGE_MS } from "./storage/stale-uploads";
+export { removeAbandonedStoreWrites } from "./storage/abandoned-partials";
 export { readBeforeIdle } from "./uploads/idle-timeout";
 export { cronFiresAt, isCronExpression, nextCronTime } from "./system/cron";
 export * from "./backups/schemas";

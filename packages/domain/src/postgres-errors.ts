@@ -40,6 +40,22 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** A server shutting down (57P01 admin_shutdown, 57P02 crash_shutdown) or starting up (57P03). */
+const GOING_OR_COMING = new Set(["57P01", "57P02", "57P03"]);
+
+/**
+ * True when PostgreSQL itself could not be reached or is going down or coming up (not when it is
+ * merely busy: out of connections or memory is a working database that refuses for now).
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  for (let value = error, depth = 0; value && depth < 5; value = (value as { cause?: unknown }).cause, depth += 1) {
+    const code = (value as { code?: unknown }).code;
+    if (typeof code !== "string") continue;
+    if (UNREACHABLE.has(code) || GOING_OR_COMING.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  }
+  return false;
+}
+
 /**
  * PostgreSQL's data exceptions that only a value from outside can cause here: text holding NUL
  * (22021) or a lone surrogate in jsonb (22P05), a moment (22007, 22008) or a number (22003) out of

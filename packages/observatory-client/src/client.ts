@@ -55,6 +55,24 @@ export function askedPauseMs(retryAfter: number): number {
   return retryAfter * 1000 + Math.round(Math.random() * 1000);
 }
 
+/** The server's codes for a refusal for now: nothing of the message was kept, and the same message succeeds later. */
+const REFUSED_FOR_NOW_CODES = new Set(["SERVICE_UNAVAILABLE", "MAINTENANCE", "RATE_LIMITED", "INSUFFICIENT_STORAGE"]);
+/** The same refusals over HTTP (an upload's): 503, 429 and 507. */
+const REFUSED_FOR_NOW_STATUSES = new Set([503, 429, 507]);
+
+/**
+ * Whether a rejection (of `send`, `reportStatus` and the like, or of `uploadFile`) refuses for now
+ * rather than for good: the server's database or storage busy (SERVICE_UNAVAILABLE, 503), a
+ * restore's maintenance (MAINTENANCE, 503), a rate limit (RATE_LIMITED, 429), or its disk full
+ * (INSUFFICIENT_STORAGE, 507: space gets freed, and the server takes writes again without a
+ * restart). Nothing of it was kept: send it again after `retryAfter` seconds when the error
+ * carries them (`askedPauseMs`), else after `backoffMs`. Any other refusal is final.
+ */
+export function refusedForNow(error: unknown): boolean {
+  const { code, status } = (error ?? {}) as { code?: unknown; status?: unknown };
+  return (typeof code === "string" && REFUSED_FOR_NOW_CODES.has(code)) || (typeof status === "number" && REFUSED_FOR_NOW_STATUSES.has(status));
+}
+
 /**
  * The pause before try number `attempt` (1, 2, …) of something lost or refused for now: 1 s
  * doubling up to 30 s, each drawn between half and all of it, so that a network's observatories
@@ -237,7 +255,8 @@ export class ObservatoryClient extends EventEmitter {
    * Uploads a captured file of an assigned observation, streamed (a Readable for large files),
    * with `previewOf` naming the file a PNG preview belongs to. Resolves with the recorded file; a
    * refusal rejects with the HTTP `status` on the error, and `retryAfter` (seconds) when the
-   * server sent a numeric Retry-After.
+   * server sent a numeric Retry-After. A refusal for now (`refusedForNow`: 503, 429, 507 for a
+   * full disk) kept nothing of the file: upload it again after the pause.
    */
   async uploadFile(upload: { observationId: string; filename: string; contentType: string; body: Uint8Array | Readable; previewOf?: string }) {
     const { observationId, filename, contentType, body, previewOf } = upload;

@@ -1,2 +1,2 @@
-export { askedPauseMs, backoffMs, ObservatoryClient, type Acknowledgement, type ObservatoryClientOptions, type UploadedFile } from "./client";
+export { askedPauseMs, backoffMs, ObservatoryClient, refusedForNow, type Acknowledgement, type ObservatoryClientOptions, type UploadedFile } from "./client";
 export type { AssignedObservation, PluginMessageBody, ServerToPluginMessage } from "@meridian/rules/observatory-protocol";

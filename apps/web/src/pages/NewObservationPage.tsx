@@ -27,11 +27,11 @@ import { trpc } from "../trpc";
 export function NewObservationPage() {
   useDocumentTitle("New observation");
   const navigate = useNavigate();
-  const wizard = useWizard();
+  const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 200 }));
+  const wizard = useWizard((id) => observatories.data?.items.find((observatory) => observatory.id === id)?.timeZone);
   const { draft, step, fields } = wizard;
 
   const projects = useQuery(trpc.projects.list.queryOptions(undefined));
-  const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 200 }));
   const projectChoices = (projects.data?.items ?? []).filter((project) => project.status === "active").map(({ id, name }) => ({ id, label: name }));
   const observatoryChoices = (observatories.data?.items ?? [])
     .filter((observatory) => observatory.myPermissions?.can_observe)
@@ -120,7 +120,7 @@ export function NewObservationPage() {
         aria-labelledby="wizard-step-title"
         onSubmit={(event) => {
           event.preventDefault();
-          if (wizard.next()) create.mutate(toInput(draft));
+          if (wizard.next()) create.mutate(toInput(draft, wizard.timeZone.zone));
         }}
       >
         <section className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
@@ -148,6 +148,7 @@ export function NewObservationPage() {
             {step === REVIEW_STEP ? (
               <ReviewStep
                 draft={draft}
+                timeZone={wizard.timeZone.zone}
                 projectName={nameOf(projectChoices, draft.projectId)}
                 observatoryName={nameOf(observatoryChoices, draft.observatoryId)}
                 destinationName={draft.storageDestinationId ? nameOf(destinationChoices, draft.storageDestinationId) : null}

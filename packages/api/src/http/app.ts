@@ -5,7 +5,6 @@ import { trpcServer } from "@hono/trpc-server";
 import { SERVER_VERSION } from "@meridian/config";
 import { MAX_TRPC_BATCH } from "@meridian/rules";
 import { AppError, noteDatabaseOutOfSpace, refuseWritesDuringMaintenance } from "@meridian/domain";
-import { bodyLimit } from "hono/body-limit";
 import type { ApiServices } from "../context";
 import { appRouter } from "../trpc/app-router";
 import type { ProcedureMeta, TrpcContext } from "../trpc/init";
@@ -13,6 +12,9 @@ import type { AnyOperation } from "../operations/define-operation";
 import { mountApiDocs } from "./api-docs";
 import { mountObservatoryDocs } from "./observatory-docs";
 import { createRouter, type AppEnv } from "./env";
+import { DatabaseAvailability, DATABASE_DOWN_RETRY_AFTER_SECONDS } from "./database-availability";
+import { bodyTooSlow, withBoundedBodyRate } from "./body-rate";
+import { jsonBodyLimit, MAX_JSON_BODY_BYTES } from "./json-body-limit";
 import { problemResponse, reportedAppError } from "./problem";
 import { contextBuilder, requestContext } from "./request-context";
 import { directReads, type RequestListener } from "./direct-reads";
@@ -22,12 +24,16 @@ import { restRoutes } from "../operations/rest-adapter";
 import { allOperations } from "../operations";
 import { healthOperations } from "../operations/health";
 
-export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 /** Routes that read a raw body and enforce their own limit. */
 const RAW_BODY_ROUTES = new Set(["/api/v1/user/avatar"]);
 /** Observation files stream to storage under their own cap (MAX_UPLOAD_BYTES). */
 const STREAMED_UPLOAD = /^\/observations\/[^/]+\/files$/;
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+const databaseDown = () =>
+  new AppError("SERVICE_UNAVAILABLE", "The database cannot be reached at the moment; try again shortly", {
+    retryAfterSeconds: DATABASE_DOWN_RETRY_AFTER_SECONDS,
+  });
 
 export interface ApiHttp {
   /** Every route: REST, tRPC, the API documents. */
@@ -43,17 +49,13 @@ export function createApiApp(services: ApiServices): ApiHttp {
   const buildContext = contextBuilder(services);
   const operations = [...allOperations, ...healthOperations(services)];
 
+  const database = new DatabaseAvailability(deps.sql, deps.logger);
   app.onError((error, c) => {
     noteDatabaseOutOfSpace({ deps, error });
+    database.noteFailure(error);
     return problemResponse(c, reportedAppError(error, deps.logger, { requestId: c.get("requestId"), method: c.req.method, path: c.req.path }));
   });
 
-  const jsonLimit = bodyLimit({
-    maxSize: MAX_JSON_BODY_BYTES,
-    onError: () => {
-      throw new AppError("PAYLOAD_TOO_LARGE", `Request bodies may be at most ${MAX_JSON_BODY_BYTES} bytes`);
-    },
-  });
   // One middleware for what every request needs before its route (each hop through Hono's chain is
   // a measurable share of a cached read's CPU). Only requests that can carry a body are measured: the
   // limit middleware builds the full Request object, which a GET never needs. While a restore replaces
@@ -73,17 +75,37 @@ export function createApiApp(services: ApiServices): ApiHttp {
       await refuseWritesDuringMaintenance({ deps, retry: "changes are refused until it ends. Try again in a few minutes.", believeRecent: true });
     await next();
   };
-  app.use(async (c, next) => {
+  const bodyRate = { minBytesPerSecond: deps.env.MIN_BODY_BYTES_PER_SECOND, graceMs: deps.env.BODY_RATE_GRACE_MS };
+  /** Every body (JSON, raw, upload) keeps a least rate (body-rate.ts): else 408, whatever its reader made of it. */
+  const boundRate = async (c: Context<AppEnv>, next: () => Promise<unknown>): Promise<Response | undefined> => {
+    const bounded = withBoundedBodyRate(c.req.raw, bodyRate);
+    c.req.raw = bounded.request;
+    // What the route answered: set on `c`, or returned (an early refusal, the deadline's 503).
+    const answered = await next();
+    if (!bounded.tooSlow()) return answered instanceof Response ? answered : undefined;
+    c.res = undefined;
+    c.res = problemResponse(c, bodyTooSlow(bodyRate));
+    return c.res;
+  };
+  const route = async (c: Context<AppEnv>, next: Next) => {
     const requestId = stamp.requestId(c.req.header("x-request-id"));
     c.set("requestId", requestId);
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
     outgoing?.setHeader("x-request-id", requestId);
     outgoing?.setHeader("x-served-by", stamp.servedBy);
     // (No named closure per request: tsx names each one with a defineProperty.)
+    // While PostgreSQL is known to be down, refused as soon as a try of it fails (database-availability.ts); the health checks still say so themselves.
+    if (database.down && !c.req.path.startsWith("/api/health") && !(await database.admits())) return problemResponse(c, databaseDown());
     // An upload streams its body for as long as it takes: UPLOAD_IDLE_TIMEOUT_MS bounds it instead of the deadline.
     if (STREAMED_UPLOAD.test(c.req.path)) return void (await prepare(c, next));
     if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path)) return deadline(c, () => prepare(c, next));
-    return deadline(c, () => jsonLimit(c, () => prepare(c, next)));
+    // A REST operation measures its JSON body after its credential check (rest-adapter.ts): 401 before 413.
+    if (!c.req.path.startsWith("/trpc")) return deadline(c, () => prepare(c, next));
+    return deadline(c, () => jsonBodyLimit(c, () => prepare(c, next)));
+  };
+  app.use(async (c, next) => {
+    if (!BODYLESS_METHODS.has(c.req.method)) return boundRate(c, () => route(c, next));
+    return route(c, next);
   });
 
   app.route("/", restRoutes(operations));
@@ -93,6 +115,7 @@ export function createApiApp(services: ApiServices): ApiHttp {
     endpoint: "/trpc",
     // Larger batches are 400: one request's procedures run at once.
     maxBatchSize: MAX_TRPC_BATCH,
+    onError: ({ error }) => database.noteFailure(error.cause ?? error),
     createContext: (_options, c) => c.get("ctx") satisfies TrpcContext as unknown as Record<string, unknown>,
     // A refusal's headers (Retry-After of a database without a connection, of a rate limit) as REST sends them.
     responseMeta: ({ errors }) => {
@@ -130,12 +153,17 @@ export function createApiApp(services: ApiServices): ApiHttp {
           "REST face of Meridian. Errors are RFC 9457 problem+json with a stable `code`. Lists are `{items, nextCursor}`. " +
           "Cookie-authenticated requests that change state must carry an Origin (or Referer) of this site; bearer tokens are exempt. " +
           `JSON bodies are capped at ${MAX_JSON_BODY_BYTES} bytes (413). Unknown fields in JSON bodies are refused (400). ` +
+          "A protected operation answers 401 before it looks at the body, its size included; signup and login answer 413. " +
+          "Any body averaging less than `MIN_BODY_BYTES_PER_SECOND` (default 1024) once `BODY_RATE_GRACE_MS` (default 20 s) " +
+          "passed is answered 408 REQUEST_TIMEOUT and the connection closes; only the time spent waiting on the client counts. " +
           "A body past its limit (or sent to a protected operation without a credential) is answered as soon as that is known, " +
           "and the server reads and drops the rest of it (up to 64 MiB, 30 s) before it closes the connection, so the client reads " +
           "the 413 (or 401); a keep-alive connection stays open when the declared body is within that. A request not answered " +
           "within `REQUEST_TIMEOUT_MS` (default 30 s; uploads excepted: they are bounded by `UPLOAD_IDLE_TIMEOUT_MS`) is answered " +
           "503 SERVICE_UNAVAILABLE with Retry-After and its database work is cancelled; so is one whose single database statement " +
           "outlasts the server's statement timeout. " +
+          "While the server's PostgreSQL is known to be unreachable, requests (health checks excepted) are answered 503 " +
+          "SERVICE_UNAVAILABLE with Retry-After: 1 as soon as one try of it fails; the first request after it is back is served. " +
           "WebSocket close codes (`/ws`, `/ws/observatory`): 1001 the server is stopping (connect again later), 1011 the connection " +
           "could not be set up, 1012 (`/ws` only) events meant for the socket may have been missed while the server's event feed " +
           "reconnected (connect again and read again what you show), 4401 the credential no longer works, 4408 no message for the " +

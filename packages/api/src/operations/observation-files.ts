@@ -60,7 +60,10 @@ export const observationFileOperations = {
     outputDescription: "Stored",
     responses: {
       ...authedErrors,
-      408: problemResponseFor("No bytes for UPLOAD_IDLE_TIMEOUT_MS before the body was complete (REQUEST_TIMEOUT); nothing stored"),
+      408: problemResponseFor(
+        "No bytes for UPLOAD_IDLE_TIMEOUT_MS before the body was complete, or less than MIN_BODY_BYTES_PER_SECOND on average " +
+          "after BODY_RATE_GRACE_MS (REQUEST_TIMEOUT); nothing stored",
+      ),
       409: conflict(`CONFLICT: the observation holds ${MAX_OBSERVATION_FILES} files already; nothing stored`),
       413: problemResponseFor("Larger than MAX_UPLOAD_BYTES (PAYLOAD_TOO_LARGE)"),
       503: problemResponseFor("Object storage did not take the file (SERVICE_UNAVAILABLE); nothing stored"),

@@ -4,14 +4,16 @@ import type { Context, MiddlewareHandler } from "hono";
 import { checkAccess } from "../http/auth-guard";
 import type { RequestContext } from "../context";
 import { createRouter, type AppEnv } from "../http/env";
+import { jsonBodyLimit } from "../http/json-body-limit";
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../http/openapi-shared";
 import { responseMismatch } from "../http/response-check";
 import { chargesWrites, chargeWrites, writeAllowanceHeaders } from "./charge-writes";
 import { Reply, type AnyOperation } from "./define-operation";
 
 /**
- * The tiers refused by who the caller is (a user, an administrator, an observatory's key), checked
- * after the credential check and before the validators, so a refused caller learns nothing of the input.
+ * The tiers refused by who the caller is (no credential, a user, an administrator, an observatory's
+ * key), checked after the credential check and before the body is measured (`jsonBodyLimit`) or
+ * validated, so a refused caller learns nothing of the input: 401 comes before 413 and 400.
  */
 const tierGuard =
   (access: AnyOperation["access"]): MiddlewareHandler<AppEnv> =>
@@ -20,11 +22,14 @@ const tierGuard =
     await next();
   };
 
-const guardByAccess: Record<string, MiddlewareHandler<AppEnv>> = {
-  "signed-in": tierGuard("signed-in"),
-  "server-admin": tierGuard("server-admin"),
-  observatory: tierGuard("observatory"),
-};
+/** What runs before an operation's validators: its guard, then (for a JSON body) the size limit. */
+function routeMiddleware(operation: AnyOperation): MiddlewareHandler<AppEnv>[] {
+  const middleware: MiddlewareHandler<AppEnv>[] = [];
+  if (operation.access !== "public") middleware.push(tierGuard(operation.access));
+  // A raw body (`readBody`) has a limit of its own.
+  if (!operation.readBody) middleware.push(jsonBodyLimit as MiddlewareHandler<AppEnv>);
+  return middleware;
+}
 
 function routeOf(operation: AnyOperation): RouteConfig {
   const request: NonNullable<RouteConfig["request"]> = {};
@@ -43,7 +48,7 @@ function routeOf(operation: AnyOperation): RouteConfig {
     ...(operation.description ? { description: operation.description } : {}),
     // An empty requirement says "no credentials needed" explicitly, as linters ask.
     security: operation.access === "public" ? [] : bearerSecurity,
-    ...(guardByAccess[operation.access] ? { middleware: guardByAccess[operation.access] } : {}),
+    middleware: routeMiddleware(operation),
     ...(Object.keys(request).length > 0 ? { request } : {}),
     responses: {
       [operation.status ?? 200]: success,

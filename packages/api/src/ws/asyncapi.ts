@@ -32,7 +32,8 @@ const summaries: Record<string, string> = {
     "VALIDATION_FAILED: off its schema (a reason or observationId with control characters or too long, " +
     `a pluginVersion over ${PLUGIN_VERSION_MAX_LENGTH} characters) ` +
     "or a report the server cannot store (nested too deep, a NUL character or a lone surrogate); nothing of it was stored. " +
-    "RATE_LIMITED, MAINTENANCE and SERVICE_UNAVAILABLE (the server's database has no connection to give) refuse for now: nothing was kept, and the plugin " +
+    "RATE_LIMITED, MAINTENANCE, SERVICE_UNAVAILABLE (the server's database has no connection to give) and INSUFFICIENT_STORAGE (the disk under " +
+    "the server's database is full; space gets freed, and the server takes writes again without a restart) refuse for now: nothing was kept, and the plugin " +
     "sends the message again after a pause: the error's `retryAfter` seconds when it carries them (the Retry-After HTTP would give), " +
     "else a growing pause with jitter. Any other code is final.",
 };
@@ -83,7 +84,9 @@ export function observatoryAsyncApi(origin: string) {
         "of one observatory a minute, 503 with Retry-After when the server cannot reach its database to check the key, and 500 for a " +
         "fault of the server's (connect again, after the Retry-After or a backoff). " +
         "A worked session: /api/docs/observatory. Files are uploaded over HTTP: " +
-        "`POST /observations/{id}/files?filename=...` with the same key (see /api/openapi.json).",
+        "`POST /observations/{id}/files?filename=...` with the same key (see /api/openapi.json). An upload answered 503, 429 or " +
+        "507 (the server's storage is full: space gets freed, and the server takes files again without a restart) was refused for now " +
+        "and nothing of it was kept: the plugin keeps the file and uploads it again after the Retry-After, as it sends a message refused for now again.",
     },
     servers: {
       meridian: {

@@ -67,6 +67,9 @@ const answerNoRoom: Middleware = async (ctx, next) => {
   }
 };
 
+/** Where a process with DATA_DIR `dataDir` and no S3_ENDPOINT keeps the embedded store's files: shared by its server and worker. */
+export const embeddedStoreDirectory = (dataDir: string) => path.join(dataDir, "objects");
+
 /**
  * An S3-protocol server on 127.0.0.1 keeping objects as files under `directory`. Each process
  * runs its own on a free port over the same directory, so server and worker see one store. It

@@ -10,6 +10,7 @@ import { releaseRestore, RESTORE_JOB_KIND } from "../backups/restore";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { giveUpDelivery, killedAttemptsReason } from "../delivery/deliver-file";
+import { giveUpRecipientEmail } from "../email/outbox";
 import { failIntegrityScan, INTEGRITY_JOB_KIND } from "../integrity/scan";
 import { jobContracts } from "./contracts";
 import { getJob, reportJobIn, reportJob, type JobView } from "./tracked-jobs";
@@ -94,9 +95,10 @@ export async function endJobForGood(options: { deps: Deps; jobId: string; reason
  * every attempt of the graphile-worker job ended without finishing (killed, or thrown past the
  * task's own handling), which graphile-worker then leaves in its table for good.
  */
-const untrackedEndings: Record<string, (options: { deps: Deps; payload: Record<string, unknown>; reason: string }) => Promise<unknown>> = {
+const untrackedEndings: Record<string, (options: { deps: Deps; jobId: string; payload: Record<string, unknown>; reason: string }) => Promise<unknown>> = {
   [jobContracts.deliver_file.name]: ({ deps, payload, reason }) =>
     giveUpDelivery({ deps, fileId: String(payload.fileId), destinationId: String(payload.destinationId), reason }),
+  [jobContracts.send_email.name]: ({ deps, jobId, payload, reason }) => giveUpRecipientEmail({ deps, jobId, outboxId: String(payload.outboxId), reason }),
 };
 
 /**
@@ -123,7 +125,7 @@ async function endUntrackedJobs(deps: Deps): Promise<void> {
   for (const row of rows) {
     if (!row.superseded) {
       const reason = killedAttemptsReason({ attempts: row.attempts, maxAttempts: row.max_attempts, lastError: row.last_error });
-      await untrackedEndings[row.task]!({ deps, payload: row.payload, reason });
+      await untrackedEndings[row.task]!({ deps, jobId: row.id, payload: row.payload, reason });
     }
     await deps.db.execute(sql`
       delete from graphile_worker._private_jobs where id = ${row.id}::bigint and locked_at is null and attempts >= max_attempts`);
@@ -136,7 +138,7 @@ async function endUntrackedJobs(deps: Deps): Promise<void> {
  * reason and gives back what it held; and a failed job whose release was cut short (a cancel killed
  * halfway), or waited for a running attempt (a backup's), gets it now, for 7 days after its record last
  * changed (`JOBS_KEEP_DAYS`, at least 7, keeps the record that long). Kinds without a tracked job end
- * the same way (`untrackedEndings`: a file's delivery).
+ * the same way (`untrackedEndings`: a file's delivery, an email).
  */
 export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<string[]> {
   const { deps } = options;

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 import { databaseConnectionBudget, type Env, type Logger, type ProcessKind } from "@meridian/config";
 import {
   connectDatabase,
   createObjectStorage,
+  embeddedStoreDirectory,
   foldsUnicodeCase,
   migrateDatabase,
   startEmbeddedPostgres,
@@ -77,7 +77,7 @@ export async function startRuntime(options: { env: Env; logger: Logger; kind: Pr
         forcePathStyle: env.S3_FORCE_PATH_STYLE,
       };
     } else {
-      embeddedS3 = await startEmbeddedS3({ directory: path.join(env.DATA_DIR, "objects"), port: env.EMBEDDED_S3_PORT });
+      embeddedS3 = await startEmbeddedS3({ directory: embeddedStoreDirectory(env.DATA_DIR), port: env.EMBEDDED_S3_PORT });
       stops.unshift(() => embeddedS3!.stop());
       storageConfig = {
         endpoint: embeddedS3.endpoint,

@@ -18,7 +18,8 @@ export async function* staleUploads({ storage, cutoff }: { storage: ObjectStorag
  * The `abort_stale_uploads` job (daily): aborts every incomplete multipart upload older than
  * `olderThanMs` (a day), which deletes its parts. Uploads that fail in a running process are
  * aborted there; these are what killed processes left. Returns how many and the bytes freed.
- * The job cleans the S3 delivery destinations too (`abortStaleDestinationUploads`).
+ * The job cleans the S3 delivery destinations too (`abortStaleDestinationUploads`), and the
+ * embedded store's half-written files (`removeAbandonedStoreWrites`).
  * On a store without ListMultipartUploads there is nothing it can find: it says so once in the
  * log and ends (`unsupported` names the call), instead of failing every day.
  */

@@ -1,8 +1,10 @@
 import { useMemo, useRef, useState } from "react";
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { FormDialog } from "../../components/FormDialog";
 import { TextField } from "../../components/TextField";
 import { formProblem } from "../../lib/form-errors";
+import { useTimeDisplay } from "../../lib/time-display";
+import { typingZone, type TypingZone } from "../../lib/zone-time";
 import { trpc } from "../../trpc";
 import type { Observation } from "../labels";
 import { refreshObservations } from "../ObservationLiveUpdates";
@@ -22,18 +24,36 @@ function Section({ title, children }: { title: string; children: React.ReactNode
   );
 }
 
+interface EditProps {
+  observation: Observation;
+  onClose(): void;
+  onSaved(): void;
+}
+
 /**
  * Edits a waiting observation (pending or paused; owner or can_operate) with the submission
  * wizard's own fields and checks; only what changed is sent, and the server's refusals show at
- * their fields.
+ * their fields. Its times show and are typed on its observatory's clocks, as in the wizard: the
+ * fields wait for the observatory's zone (its page has read it already), or for the answer that it
+ * cannot be read (then the browser's zone, named as such).
  */
-export function EditObservationDialog({ observation, onClose, onSaved }: { observation: Observation; onClose(): void; onSaved(): void }) {
-  const original = useMemo(() => draftOf(observation), [observation]);
+export function EditObservationDialog(props: EditProps) {
+  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: props.observation.observatoryId }, { retry: false }));
+  const choice = useTimeDisplay();
+  if (observatory.isPending) return null;
+  return <EditForm {...props} timeZone={typingZone(observatory.data?.timeZone, choice)} />;
+}
+
+function EditForm({ observation, onClose, onSaved, ...props }: EditProps & { timeZone: TypingZone }) {
+  // The zone it opened with, for as long as it is open: its fields hold times on those clocks, and what counts as changed
+  // is read against the stored observation on the same clocks (a change of the profile's choice meanwhile shows next time).
+  const [timeZone] = useState(props.timeZone);
+  const original = useMemo(() => draftOf(observation, timeZone.zone), [observation, timeZone.zone]);
   const [draft, setDraft] = useState<ObservationDraft>(original);
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
   const [showAll, setShowAll] = useState(false);
   const fieldsRef = useRef<HTMLDivElement>(null);
-  const problems = useMemo(() => draftProblems(draft), [draft]);
+  const problems = useMemo(() => draftProblems(draft, timeZone.zone), [draft, timeZone.zone]);
   const save = useMutation(
     trpc.observations.update.mutationOptions({
       onSuccess: async () => {
@@ -48,6 +68,7 @@ export function EditObservationDialog({ observation, onClose, onSaved }: { obser
     draft,
     setDraft,
     touch,
+    timeZone,
     problems,
     shown: (path) => touched.has(path) || showAll,
     // The server's word on a field holds until the field changes.
@@ -62,7 +83,7 @@ export function EditObservationDialog({ observation, onClose, onSaved }: { obser
       requestAnimationFrame(() => fieldsRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
       return;
     }
-    const update = changedFields(original, draft);
+    const update = changedFields(original, draft, timeZone.zone);
     if (Object.keys(update).length === 0) return onClose();
     setTouched(new Set());
     save.mutate({ id: observation.id, update });

@@ -1,3 +1,4 @@
+import { wallClockOf } from "../../lib/zone-time";
 import { coordinateText } from "../wizard/CoordinateField";
 import { toInput, type ObservationDraft } from "../wizard/draft";
 import type { Observation } from "../labels";
@@ -5,17 +6,12 @@ import type { RouterInputs } from "../../organizations/types";
 
 export type ObservationUpdate = RouterInputs["observations"]["update"]["update"];
 
-const pad = (value: number) => String(value).padStart(2, "0");
-
-/** An ISO time as a `datetime-local` value in the browser's zone, as the wizard reads it back. */
-function localInputOf(iso: string | null): string {
-  if (!iso) return "";
-  const date = new Date(iso);
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
-}
-
-/** A stored observation as the wizard's draft, so its fields edit it with the wizard's own checks and words. */
-export function draftOf(observation: Observation): ObservationDraft {
+/**
+ * A stored observation as the wizard's draft, so its fields edit it with the wizard's own checks and words; its times on
+ * the clocks of `zone`, which `toInput` reads them in.
+ */
+export function draftOf(observation: Observation, zone: string): ObservationDraft {
+  const field = (iso: string | null | undefined) => (iso ? wallClockOf(iso, zone) : "");
   const { constraints, notifications } = observation;
   return {
     name: observation.name,
@@ -36,8 +32,8 @@ export function draftOf(observation: Observation): ObservationDraft {
     })),
     type: observation.type,
     priority: String(observation.priority),
-    fixedTimeStart: localInputOf(observation.fixedTimeStart),
-    fixedTimeEnd: localInputOf(observation.fixedTimeEnd),
+    fixedTimeStart: field(observation.fixedTimeStart),
+    fixedTimeEnd: field(observation.fixedTimeEnd),
     twilight: constraints.twilight,
     minAltitude: String(constraints.minAltitude),
     maxAirmass: constraints.maxAirmass == null ? "" : String(constraints.maxAirmass),
@@ -47,18 +43,19 @@ export function draftOf(observation: Observation): ObservationDraft {
     push: notifications.push,
     states: [...notifications.states],
     intervalMinutes: String(observation.monitoring?.intervalMinutes ?? 60),
-    monitoringUntil: localInputOf(observation.monitoring?.until ?? null),
+    monitoringUntil: field(observation.monitoring?.until),
     maxRuns: observation.monitoring?.maxRuns == null ? "" : String(observation.monitoring.maxRuns),
   };
 }
 
 /**
  * What PUT should change: the fields whose value differs from what the untouched draft would send,
- * so a field left alone (a window that has closed meanwhile, a position shown rounded) is not sent.
+ * so a field left alone (a window that has closed meanwhile, a position shown rounded, a time shown
+ * to the minute or one the clocks show twice) is not sent.
  */
-export function changedFields(original: ObservationDraft, draft: ObservationDraft): ObservationUpdate {
-  const before = toInput(original) as Record<string, unknown>;
-  const after = toInput(draft) as Record<string, unknown>;
+export function changedFields(original: ObservationDraft, draft: ObservationDraft, zone: string): ObservationUpdate {
+  const before = toInput(original, zone) as Record<string, unknown>;
+  const after = toInput(draft, zone) as Record<string, unknown>;
   const keys = [
     "name",
     "type",

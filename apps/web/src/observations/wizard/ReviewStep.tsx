@@ -21,18 +21,21 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
 /** Everything that will be sent, section by section, each with a way back to its step; then the forecast, once there is one. */
 export function ReviewStep({
   draft,
+  timeZone,
   projectName,
   observatoryName,
   destinationName,
   goTo,
 }: {
   draft: ObservationDraft;
+  /** The zone its times were typed in. */
+  timeZone: string;
   projectName: string;
   observatoryName: string;
   destinationName: string | null;
   goTo(step: number): void;
 }) {
-  const input = toInput(draft);
+  const input = toInput(draft, timeZone);
   const { constraints } = input;
   const observatoryZone = useObservatoryTimeZone(draft.observatoryId);
   return (

@@ -6,13 +6,11 @@ import { windowOf } from "./draft";
 import { MonitoringCadence } from "./MonitoringCadence";
 import { textProps, type StepProps } from "./step-props";
 import { TypePicker } from "./TypePicker";
-
-/** The browser's zone, in which `datetime-local` values are read (the observatory's own zone comes with the API's `timeZone`). */
-const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+import { ZonedTimeField } from "./ZonedTimeField";
 
 /** The type and only the fields it needs, then priority and the sky constraints. */
 export function SchedulingStep(props: StepProps) {
-  const { draft, edit, errorOf } = props;
+  const { draft, edit, errorOf, timeZone } = props;
   const window = windowOf[draft.type];
   return (
     <div className="flex flex-col gap-6">
@@ -20,18 +18,18 @@ export function SchedulingStep(props: StepProps) {
       {window ? (
         <fieldset className="min-w-0">
           <legend className="text-sm font-medium text-slate-700">Time window</legend>
-          <p className="text-sm text-slate-500">In your time zone ({browserZone()}).</p>
+          <p className="text-sm text-slate-500">In {timeZone.words}.</p>
           <div className="mt-2 grid gap-4 sm:grid-cols-2">
-            <TextField
+            <ZonedTimeField
               label="Window start"
-              type="datetime-local"
+              zone={timeZone.zone}
               required={window.start === "required"}
               hint={window.start === "required" ? "Not before this time (required)." : "Not before this time. A start, an end or both."}
               {...textProps(props, "fixedTimeStart", draft.fixedTimeStart, (current, value) => ({ ...current, fixedTimeStart: value }))}
             />
-            <TextField
+            <ZonedTimeField
               label="Window end"
-              type="datetime-local"
+              zone={timeZone.zone}
               hint={window.start === "required" ? "Not after this time (optional)." : "Not after this time. A start, an end or both."}
               {...textProps(props, "fixedTimeEnd", draft.fixedTimeEnd, (current, value) => ({ ...current, fixedTimeEnd: value }))}
             />

@@ -1,5 +1,6 @@
 import { notifiedStatuses, parseDeclination, parseRightAscension, type observationTypes, type twilightKinds } from "@meridian/rules";
 import { observationDraftProblems } from "@meridian/rules/observations";
+import { wallClockToIso } from "../../lib/zone-time";
 import type { RouterInputs } from "../../organizations/types";
 
 export type ObservationType = (typeof observationTypes)[number];
@@ -100,24 +101,30 @@ function numberFrom(text: string): number | undefined {
 
 const optionalNumber = (text: string) => (text.trim() === "" ? null : numberFrom(text));
 
-/** A `datetime-local` value, read in the browser's time zone, as the API's ISO 8601 UTC. */
-const isoFromLocal = (value: string) => (value ? new Date(value).toISOString() : null);
+/**
+ * A `datetime-local` value, read on the clocks of `zone` (the observatory's, see `typingZone`), as the API's ISO 8601 UTC;
+ * text that is no date and time goes as typed, for the API's rules to name.
+ */
+const isoIn = (value: string, zone: string) => (value.trim() === "" ? null : (wallClockToIso(value, zone) ?? value));
 
 const raOf = (target: TargetDraft, index: number) => parseRightAscension(target.ra, { path: ["targets", index, "ra"] });
 const decOf = (target: TargetDraft, index: number) => parseDeclination(target.dec, { path: ["targets", index, "dec"] });
 
 /** The cadence as the API takes it: null for another type, or when nothing of it was given. */
-function monitoringOf(draft: ObservationDraft): ObservationInput["monitoring"] {
+function monitoringOf(draft: ObservationDraft, zone: string): ObservationInput["monitoring"] {
   if (draft.type !== "monitoring" || [draft.intervalMinutes, draft.monitoringUntil, draft.maxRuns].every((text) => text.trim() === "")) return null;
   return {
     intervalMinutes: numberFrom(draft.intervalMinutes) as number,
-    until: isoFromLocal(draft.monitoringUntil),
+    until: isoIn(draft.monitoringUntil, zone),
     maxRuns: optionalNumber(draft.maxRuns) as number | null,
   };
 }
 
-/** The draft as the API takes it. Fields a type does not use are sent empty, so a window typed for another type never goes with it. */
-export function toInput(draft: ObservationDraft): ObservationInput {
+/**
+ * The draft as the API takes it, its times read on the clocks of `zone`. Fields a type does not use are sent empty, so a
+ * window typed for another type never goes with it.
+ */
+export function toInput(draft: ObservationDraft, zone: string): ObservationInput {
   const window = windowOf[draft.type];
   return {
     name: draft.name,
@@ -148,20 +155,20 @@ export function toInput(draft: ObservationDraft): ObservationInput {
       maxAirmass: optionalNumber(draft.maxAirmass) as number | null,
       moonDistance: optionalNumber(draft.moonDistance) as number | null,
     },
-    fixedTimeStart: window ? isoFromLocal(draft.fixedTimeStart) : null,
-    fixedTimeEnd: window ? isoFromLocal(draft.fixedTimeEnd) : null,
+    fixedTimeStart: window ? isoIn(draft.fixedTimeStart, zone) : null,
+    fixedTimeEnd: window ? isoIn(draft.fixedTimeEnd, zone) : null,
     bypassDarkness: draft.bypassDarkness,
-    monitoring: monitoringOf(draft),
+    monitoring: monitoringOf(draft, zone),
     notifications: { email: draft.email, push: draft.push, states: draft.states },
   };
 }
 
 /**
- * Every field's problem, keyed as the API's `errors[]` names fields (`targets.0.ra`), in the API's
+ * Every field's problem (its times read on the clocks of `zone`), keyed as the API's `errors[]` names fields (`targets.0.ra`), in the API's
  * words: the shared field rules, and RA and Dec as `@meridian/rules` reads them as typed.
  */
-export function draftProblems(draft: ObservationDraft): Record<string, string> {
-  const problems: Record<string, string> = observationDraftProblems(toInput(draft));
+export function draftProblems(draft: ObservationDraft, zone: string): Record<string, string> {
+  const problems: Record<string, string> = observationDraftProblems(toInput(draft, zone));
   if (!draft.projectId) problems.projectId = "Choose a project.";
   if (!draft.observatoryId) problems.observatoryId = "Choose an observatory.";
   draft.targets.forEach((target, index) => {

@@ -1,3 +1,4 @@
+import type { TypingZone } from "../../lib/zone-time";
 import type { ExposureDraft, ObservationDraft, TargetDraft } from "./draft";
 
 /** What every step of the wizard gets: the draft, a way to change it, and each field's message once it is due. */
@@ -8,6 +9,8 @@ export interface StepProps {
   /** The field at `path` was left: its message shows from now on. */
   touch(path: string): void;
   errorOf(path: string): string | undefined;
+  /** The zone its times are typed in, the one `toInput` reads them in. */
+  timeZone: TypingZone;
 }
 
 /**
@@ -22,11 +25,13 @@ export function stepPropsOf(options: {
   shown(path: string): boolean;
   serverError(path: string): string | undefined;
   onEdit?(path: string): void;
+  timeZone: TypingZone;
 }): StepProps {
-  const { draft, setDraft, touch, problems, shown, serverError, onEdit } = options;
+  const { draft, setDraft, touch, problems, shown, serverError, onEdit, timeZone } = options;
   return {
     draft,
     touch,
+    timeZone,
     edit: (path, change) => {
       setDraft(change);
       touch(path);

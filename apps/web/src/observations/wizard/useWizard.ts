@@ -1,4 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "react";
+import { useTimeDisplay } from "../../lib/time-display";
+import { typingZone } from "../../lib/zone-time";
 import { draftProblems, newDraft, type ObservationDraft } from "./draft";
 import { stepPropsOf } from "./step-props";
 import { REVIEW_STEP, stepOf, steps } from "./steps";
@@ -12,8 +14,13 @@ const added = <T>(set: ReadonlySet<T>, value: T): ReadonlySet<T> => (set.has(val
  * the server's field errors (each until its field changes). A field's message shows once it was
  * touched or its step refused; Next refuses while its step has a problem and puts focus on the
  * first field in error, and a new step puts focus on its heading.
+ *
+ * Its times are typed in the chosen observatory's zone (`typingZone`; `zoneOf` gives an observatory's). Choosing another
+ * observatory keeps the times as typed and reads them in the new one's zone, whose name beside each field changes: one
+ * types the clock of the night they mean to observe ("22:00"), the same at any observatory, rather than an instant that
+ * would turn into another hour of another night when it moved across the world.
  */
-export function useWizard() {
+export function useWizard(zoneOf: (observatoryId: string) => string | undefined) {
   const [draft, setDraft] = useState<ObservationDraft>(newDraft);
   const [step, setStep] = useState(0);
   // The furthest step shown yet: the step list lets one go back to any step up to it, never ahead of it.
@@ -26,7 +33,11 @@ export function useWizard() {
   const [edited, setEdited] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
-  const problems = useMemo(() => draftProblems(draft), [draft]);
+  // The profile's time display decides the zone too: a change to it reads the fields again.
+  const choice = useTimeDisplay();
+  const observatoryZone = zoneOf(draft.observatoryId);
+  const timeZone = useMemo(() => typingZone(observatoryZone, choice), [observatoryZone, choice]);
+  const problems = useMemo(() => draftProblems(draft, timeZone.zone), [draft, timeZone]);
 
   useEffect(() => {
     if (!focus) return;
@@ -47,6 +58,7 @@ export function useWizard() {
     draft,
     setDraft,
     touch,
+    timeZone,
     problems,
     shown: (path) => touched.has(path) || refused.has(stepOf(path)),
     serverError: (path) => serverErrors[path],
@@ -74,6 +86,8 @@ export function useWizard() {
 
   return {
     draft,
+    /** The zone its times are typed in, the one to read them in when it is sent. */
+    timeZone,
     step,
     fields,
     form,
