@@ -50,6 +50,7 @@ export const errorCodes = {
   PROJECT_NOT_ACTIVE: { status: 409, title: "The project is not active" },
   OBSERVATORY_BUSY: { status: 409, title: "The observatory is running an observation" },
   OBSERVATORY_REMOVED: { status: 409, title: "The observatory was removed" },
+  NOT_A_FRAME: { status: 409, title: "The file is not a frame" },
   PROJECT_NOT_ARCHIVED: { status: 409, title: "Only archived projects can be deleted" },
   LAST_SERVER_ADMIN: { status: 409, title: "The last server administrator" },
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },

@@ -90,13 +90,25 @@ export const queuedFrameAnalysis = (): FrameAnalysis => ({
   analysedAt: null,
 });
 
+const frameGradingChecks = {
+  maxOffsetArcmin: z.number().positive().max(10_800).nullable(),
+  minStars: z.number().int().min(0).max(1_000_000).nullable(),
+  maxFwhmArcsec: z.number().positive().max(3_600).nullable(),
+  maxEccentricity: z.number().min(0).max(1).nullable(),
+  repeatRejected: z.boolean(),
+};
+/** A project's grading as it reads: every check, `null` where it is off. */
+export const frameGradingValuesSchema = z.strictObject(frameGradingChecks);
+/** A change of a project's grading: the checks it names; the others stay as they are. */
+export const frameGradingChangeSchema = frameGradingValuesSchema.partial();
+
 /** A project's grading; `null` switches a check off. The defaults are the contract's. */
 export const frameGradingSchema = z.object({
-  maxOffsetArcmin: z.number().positive().max(10_800).nullable().default(10),
-  minStars: z.number().int().min(0).max(1_000_000).nullable().default(10),
-  maxFwhmArcsec: z.number().positive().max(3_600).nullable().default(null),
-  maxEccentricity: z.number().min(0).max(1).nullable().default(null),
-  repeatRejected: z.boolean().default(false),
+  maxOffsetArcmin: frameGradingChecks.maxOffsetArcmin.default(10),
+  minStars: frameGradingChecks.minStars.default(10),
+  maxFwhmArcsec: frameGradingChecks.maxFwhmArcsec.default(null),
+  maxEccentricity: frameGradingChecks.maxEccentricity.default(null),
+  repeatRejected: frameGradingChecks.repeatRejected.default(false),
 });
 export type FrameGrading = z.infer<typeof frameGradingSchema>;
 export const DEFAULT_FRAME_GRADING: FrameGrading = Object.freeze(frameGradingSchema.parse({}));

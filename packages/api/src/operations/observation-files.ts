@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { z } from "@hono/zod-openapi";
 import {
+  analyseFileAgain,
   fileListSchema,
   fileSchema,
   listObservationFiles,
@@ -143,6 +144,25 @@ export const observationFileOperations = {
     outputDescription: "Queued",
     responses: authedErrors,
     handle: ({ ctx, actor, input }) => retryFileDelivery({ deps: ctx.deps, actor, fileId: input.id, destinationId: input.destinationId }),
+  }),
+  analyseFile: defineOperation({
+    operationId: "analyseFile",
+    access: "signed-in",
+    tags,
+    summary: "Analyse a frame again (owner or can_operate)",
+    description:
+      "After a star catalog was installed, say: the frame goes back to `frame.status: queued` and its analysis (header, stars, " +
+      "plate solve, grade) is queued again; a waiting analysis of the same frame is replaced, and one under way writes nothing. " +
+      "Answers the file. A file that is not a frame (`frame: null`: not a FITS image, or a preview) is 409 NOT_A_FRAME. " +
+      "Readers of the observation who are neither its owner nor operators of its observatory get 403; anyone else 404.",
+    method: "post",
+    path: "/files/{id}/analyse",
+    status: 202,
+    params: z.object({ id: idParam }),
+    output: fileSchema,
+    outputDescription: "Queued",
+    responses: { ...authedErrors, 409: conflict("NOT_A_FRAME: the file is not a frame") },
+    handle: ({ ctx, actor, input }) => analyseFileAgain({ deps: ctx.deps, actor, fileId: input.id }),
   }),
   testDestination: defineOperation({
     operationId: "testExternalStorage",

@@ -81,8 +81,11 @@ export const projectOperations = {
     operationId: "updateProject",
     access: "signed-in",
     tags,
-    summary: "Update name or status",
-    description: access,
+    summary: "Update name, status or frame grading",
+    description:
+      `${access} \`frameGrading\` names the checks to change (the others stay); a change grades the project's analysed frames again ` +
+      "from what their analysis measured, in the same write, so the answer's grading and the frames' grades agree. Out of bounds: 400 " +
+      "VALIDATION_FAILED naming the field (`frameGrading.minStars`).",
     method: "put",
     path: "/projects/{id}",
     status: 200,

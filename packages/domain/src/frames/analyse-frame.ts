@@ -4,7 +4,15 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { filesCollection, observationsCollection, observatoriesCollection, projectsCollection, type FrameDoc } from "@meridian/db";
-import { DEFAULT_FRAME_GRADING, gradeFrame, queuedFrameAnalysis, separationArcsec, type FrameAnalysis, type SolveFailure } from "@meridian/rules/frames";
+import {
+  DEFAULT_FRAME_GRADING,
+  gradeFrame,
+  queuedFrameAnalysis,
+  separationArcsec,
+  type FrameAnalysis,
+  type FrameGrading,
+  type SolveFailure,
+} from "@meridian/rules/frames";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { addJob } from "../jobs/add-job";
@@ -205,6 +213,11 @@ export async function analyseFrame(options: { deps: Deps; fileId: string; analys
     }
   });
   const written = await inTransaction(deps, async (t) => {
+    // Graded under the project's grading as it is now, read FOR SHARE before the frame is locked (the order a change of the
+    // grading takes them in): a change made during the analysis is not undone by a grade from before it.
+    const [held] = await t.tx.execute<{ grading: FrameGrading | null }>(
+      sql`select doc->'frameGrading' as grading from projects where id = ${observation.doc.projectId} for share`,
+    );
     const current = await filesCollection.get(t.tx, fileId, { forUpdate: true });
     if (!current || !waitingFor(current.doc)) return false;
     const analysedAt = t.now().toISOString();
@@ -213,7 +226,7 @@ export async function analyseFrame(options: { deps: Deps; fileId: string; analys
         ? null
         : outcome.kind === "failed"
           ? { ...current.doc.frame!, status: "failed", failure: outcome.reason, analysedAt }
-          : { ...outcome.analysis, analysedAt, analysisId };
+          : { ...outcome.analysis, ...gradeFrame(outcome.analysis, held?.grading ?? DEFAULT_FRAME_GRADING), analysedAt, analysisId };
     await filesCollection.update(t.tx, fileId, (doc) => ({ ...doc, frame }), { seen: current });
     return true;
   });

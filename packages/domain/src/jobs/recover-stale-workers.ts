@@ -93,7 +93,7 @@ async function removeSupersededJobs(t: InTransaction, jobIds: string[]) {
   if (jobIds.length === 0) return;
   // Only tasks that are always added with a key: a job without one whose last attempt was killed
   // looks the same (attempts spent, no error, no key) and must stay, so the tracked job fails.
-  const alwaysKeyed = [SEND_EMAIL_TASK, jobContracts.dispatch_observatory.name];
+  const alwaysKeyed = [SEND_EMAIL_TASK, jobContracts.dispatch_observatory.name, jobContracts.analyse_frame.name];
   const removed = await t.tx.execute<{ task: string; outbox_id: string | null }>(sql`
     delete from graphile_worker._private_jobs j
      using graphile_worker._private_tasks k

@@ -7,6 +7,7 @@ import {
   type ProjectDoc,
   type StoredDocument,
 } from "@meridian/db";
+import { DEFAULT_FRAME_GRADING } from "@meridian/rules/frames";
 import { and, asc, count, eq, inArray, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { recordAudit } from "../audit/record-audit";
@@ -20,6 +21,7 @@ import { findUserByEmail, loadUsersById } from "../users/find-user";
 import type { projectCreateSchema, projectUpdateSchema } from "./schemas";
 import { inTransaction, type InTransaction } from "../transaction";
 import { endInvitationsOf } from "../invitations/end-invitations";
+import { regradeProjectFrames } from "../frames/regrade-frames";
 
 type Executor = Parameters<typeof projectsCollection.get>[0];
 type ProjectRole = "owner" | "admin" | "member" | "organizationManager" | "serverAdmin";
@@ -31,6 +33,7 @@ const present = (project: StoredDocument<ProjectDoc>, myRole?: ProjectRole) => (
   ownerId: project.doc.ownerId,
   organizationId: project.doc.organizationId,
   createdAt: project.createdAt.toISOString(),
+  frameGrading: project.doc.frameGrading ?? DEFAULT_FRAME_GRADING,
   ...(myRole ? { myRole } : {}),
 });
 
@@ -181,9 +184,16 @@ export async function updateProject(options: { deps: Deps; actor: UserActor; pro
     if (!locked) throw new AppError("NOT_FOUND", "No such project");
     const access = await loadProjectAccess({ db: t.tx, actor, projectId });
     if (!access.canManage) throw new AppError("FORBIDDEN", "Only the owner or a project admin may change the project");
-    const updated = await projectsCollection.update(t.tx, projectId, (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status }), {
-      seen: locked,
-    });
+    const grading = locked.doc.frameGrading ?? DEFAULT_FRAME_GRADING;
+    const frameGrading = { ...grading, ...input.frameGrading };
+    const regrade = (Object.keys(frameGrading) as Array<keyof typeof frameGrading>).some((check) => frameGrading[check] !== grading[check]);
+    const updated = await projectsCollection.update(
+      t.tx,
+      projectId,
+      (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status, ...(input.frameGrading ? { frameGrading } : {}) }),
+      { seen: locked },
+    );
+    if (regrade) await regradeProjectFrames({ t, projectId, grading: frameGrading });
     const scope = { kind: "project" as const, id: projectId, name: updated!.doc.name };
     await recordAudit({
       t,
@@ -191,8 +201,8 @@ export async function updateProject(options: { deps: Deps; actor: UserActor; pro
       action: "project.updated",
       target: scope,
       scope,
-      before: { name: access.project.doc.name, status: access.project.doc.status },
-      after: { name: updated!.doc.name, status: updated!.doc.status },
+      before: { name: access.project.doc.name, status: access.project.doc.status, ...(regrade ? { frameGrading: grading } : {}) },
+      after: { name: updated!.doc.name, status: updated!.doc.status, ...(regrade ? { frameGrading } : {}) },
     });
     return present(updated!, access.role);
   });

@@ -1,4 +1,5 @@
 import { projectStatuses } from "@meridian/db";
+import { frameGradingChangeSchema, frameGradingValuesSchema } from "@meridian/rules/frames";
 import { z } from "zod";
 import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
 
@@ -13,6 +14,12 @@ export const projectUpdateSchema = z
   .strictObject({
     name: withoutControlCharacters(z.string().trim().min(1).max(200)).optional(),
     status: z.enum(projectStatuses).optional(),
+    frameGrading: frameGradingChangeSchema
+      .optional()
+      .describe(
+        "How its frames are graded: the checks named change, the others stay; `null` switches a check off. " +
+          "A change grades the project's analysed frames again from what their analysis measured (no new analysis), in the same write.",
+      ),
   })
   .meta({ id: "ProjectUpdate" });
 
@@ -24,6 +31,7 @@ export const projectSchema = z
     ownerId: z.string(),
     organizationId: z.string().nullable(),
     createdAt: z.string(),
+    frameGrading: frameGradingValuesSchema.describe("How its frames are graded; `null` switches a check off"),
     myRole: z.enum(["owner", "admin", "member", "organizationManager", "serverAdmin"]).optional().describe("How the caller relates to the project (extension)"),
   })
   .meta({ id: "Project" });
