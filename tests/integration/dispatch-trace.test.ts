@@ -114,7 +114,10 @@ describe("the dispatch trace", () => {
     expect(stageMarks.map((mark) => mark?.stage)).toEqual(STAGES);
     const [started, committed, picked, , eventHeard, assignSent] = stageMarks.map((mark) => mark!.at) as number[];
     const inOrder = (times: number[]) => expect(times).toEqual([...times].sort((a, b) => a - b));
-    inOrder([started!, committed!, picked!, dispatched!.at]);
+    // The job can only start once the request's transaction has committed, but the request marks its commit when it reads the
+    // answer, and an in-process worker woken by the NOTIFY may start first (CI saw the job 2.4 ms ahead): each follows the start.
+    inOrder([started!, committed!, dispatched!.at]);
+    inOrder([started!, picked!, dispatched!.at]);
     // The NOTIFY comes on the hub's own connection, and may be read before the dispatch's COMMIT answer is (the
     // benchmark's notify stage can read slightly negative): both follow the job's start, and the hub's marks their order.
     inOrder([picked!, eventHeard!, assignSent!]);
