@@ -117,6 +117,30 @@ describe("a body past its limit, over keep-alive connections", () => {
     expect(connections).toEqual({ observatories: 1, organizations: 1, signup: 1, login: 1 });
   });
 
+  it("answers a tRPC batch past the limit without a credential 401 when it names a protected procedure and 413 when all are public", async () => {
+    const json = (path: string, token?: string) => (size: number) => ({
+      method: "POST",
+      path,
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: jsonOfSize(size),
+    });
+    const { counts, connections } = await tally(server.url, [
+      { name: "create", request: json("/trpc/organizations.create") },
+      { name: "mixed", request: json("/trpc/auth.signup,organizations.create") },
+      { name: "signup", request: json("/trpc/auth.signup") },
+      { name: "signed in", request: json("/trpc/organizations.create", owner.token) },
+    ]);
+    const unauthenticated = "401 UNAUTHENTICATED application/problem+json";
+    const tooLarge = "413 PAYLOAD_TOO_LARGE application/problem+json";
+    expect(counts).toEqual({
+      [`create: ${unauthenticated}`]: each,
+      [`mixed: ${unauthenticated}`]: each,
+      [`signup: ${tooLarge}`]: each,
+      [`signed in: ${tooLarge}`]: each,
+    });
+    expect(connections).toEqual({ create: 1, mixed: 1, signup: 1, "signed in": 1 });
+  });
+
   it("answers every upload past MAX_UPLOAD_BYTES 413, and every one without a credential 401, keeping the connection", async () => {
     const upload = (headers: Record<string, string>) => (size: number) => ({
       method: "POST",

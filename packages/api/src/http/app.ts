@@ -14,7 +14,7 @@ import { mountObservatoryDocs } from "./observatory-docs";
 import { createRouter, type AppEnv } from "./env";
 import { DatabaseAvailability, DATABASE_DOWN_RETRY_AFTER_SECONDS } from "./database-availability";
 import { bodyTooSlow, withBoundedBodyRate } from "./body-rate";
-import { jsonBodyLimit, MAX_JSON_BODY_BYTES } from "./json-body-limit";
+import { MAX_JSON_BODY_BYTES, trpcBodyLimit } from "./json-body-limit";
 import { problemResponse, reportedAppError } from "./problem";
 import { contextBuilder, requestContext } from "./request-context";
 import { directReads, type RequestListener } from "./direct-reads";
@@ -69,11 +69,20 @@ export function createApiApp(services: ApiServices): ApiHttp {
   const attachContext = requestContext(buildContext);
   const deadline = requestDeadline(deps.env.REQUEST_TIMEOUT_MS);
   const allowedDuringMaintenance = maintenanceExemptions(allOperations);
-  const prepare = async (c: Context<AppEnv>, next: Next) => {
-    await attachContext(c);
+  const admit = async (c: Context<AppEnv>, next: Next) => {
     if (!BODYLESS_METHODS.has(c.req.method) && !allowedDuringMaintenance(c.req.method, c.req.path))
       await refuseWritesDuringMaintenance({ deps, retry: "changes are refused until it ends. Try again in a few minutes.", believeRecent: true });
     await next();
+  };
+  const prepare = async (c: Context<AppEnv>, next: Next) => {
+    await attachContext(c);
+    await admit(c, next);
+  };
+  const trpcLimit = trpcBodyLimit(trpcNeedsCredentials());
+  /** A tRPC batch: credentials first, then its size (401 before 413, as REST), then the rest. */
+  const prepareTrpc = async (c: Context<AppEnv>, next: Next) => {
+    await attachContext(c);
+    return trpcLimit(c, () => admit(c, next));
   };
   const bodyRate = { minBytesPerSecond: deps.env.MIN_BODY_BYTES_PER_SECOND, graceMs: deps.env.BODY_RATE_GRACE_MS };
   /** Every body (JSON, raw, upload) keeps a least rate (body-rate.ts): else 408, whatever its reader made of it. */
@@ -101,7 +110,7 @@ export function createApiApp(services: ApiServices): ApiHttp {
     if (BODYLESS_METHODS.has(c.req.method) || RAW_BODY_ROUTES.has(c.req.path)) return deadline(c, () => prepare(c, next));
     // A REST operation measures its JSON body after its credential check (rest-adapter.ts): 401 before 413.
     if (!c.req.path.startsWith("/trpc")) return deadline(c, () => prepare(c, next));
-    return deadline(c, () => jsonBodyLimit(c, () => prepare(c, next)));
+    return deadline(c, () => prepareTrpc(c, next));
   };
   app.use(async (c, next) => {
     if (!BODYLESS_METHODS.has(c.req.method)) return boundRate(c, () => route(c, next));
@@ -217,6 +226,25 @@ function allowedMethods(routes: ReadonlyArray<{ method: string; path: string }>,
   }
   if (methods.has("GET")) methods.add("HEAD");
   return [...methods].sort();
+}
+
+const decodedOrAsIs = (name: string) => {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+};
+
+/** Whether a tRPC call (`/trpc/a.b,c.d`) names a procedure that is not public (an unknown name counts as one). */
+function trpcNeedsCredentials() {
+  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta } }>;
+  const open = new Set(Object.entries(procedures).flatMap(([name, procedure]) => (procedure._def.meta?.access === "public" ? [name] : [])));
+  return (path: string) =>
+    path
+      .slice("/trpc/".length)
+      .split(",")
+      .some((name) => !open.has(decodedOrAsIs(name)));
 }
 
 /**
