@@ -4,9 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createAccount, type Account } from "../support/auth-suite";
+import type { Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { observationDeliveredToDropbox } from "../support/dropbox-delivery";
 import { startDropboxReceiver } from "../support/storage-receivers";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -29,7 +30,7 @@ afterAll(async () => {
   await server?.stop();
   await dropbox?.stop();
 });
-const { must, createObservation, createOrganization } = jsonApi(() => server);
+const { must } = jsonApi(() => server);
 
 /** A worker process over the test server's database and storage, as `pnpm start:worker` runs it. */
 async function startWorkerProcess(name: string) {
@@ -42,33 +43,6 @@ async function startWorkerProcess(name: string) {
   workers.push(worker);
   await waitForOutput(worker, /Meridian worker running/);
   return worker;
-}
-
-/** An observation of a new owner's whose files go to the Dropbox receiver, with its observatory's key to upload them. */
-async function observationDeliveredToDropbox() {
-  const owner: Account = await createAccount(server);
-  const organization = await createOrganization(owner);
-  const secrets = { refreshToken: "dropbox-refresh-token", appKey: "dropbox-app-key", appSecret: "dropbox-app-secret" };
-  const updated = (await must(
-    `/organizations/${organization.id}`,
-    { method: "PUT", token: owner.token, json: { externalStorage: [{ kind: "dropbox", label: "Dropbox", settings: { folder: "/Telescope" }, secrets }] } },
-    200,
-  )) as { externalStorage: Array<{ id: string }> };
-  const destinationId = updated.externalStorage[0]!.id;
-  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Killed", organizationId: organization.id } }, 201)) as {
-    id: string;
-  };
-  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Killed" } }, 201)) as { id: string };
-  const key = (
-    (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string }
-  ).key;
-  const observation = await createObservation(owner, {
-    name: "Killed",
-    projectId: project.id,
-    observatoryId: observatory.id,
-    storageDestinationId: destinationId,
-  });
-  return { owner, observation, key };
 }
 
 interface Delivery {
@@ -103,7 +77,7 @@ async function uploadFile(observationId: string, key: string, bytes: Buffer) {
 
 describe("a delivery whose worker is killed (-9)", () => {
   it("is finished by another worker without a second copy, though the first one's upload had reached Dropbox", { timeout: 180_000 }, async () => {
-    const { owner, observation, key } = await observationDeliveredToDropbox();
+    const { owner, observation, key } = await observationDeliveredToDropbox(server, "Killed");
     const doomed = await startWorkerProcess("doomed worker");
     dropbox.control.holdUploads = true;
     const bytes = randomBytes(20_000);
@@ -127,7 +101,7 @@ describe("a delivery whose worker is killed (-9)", () => {
     expect(dropbox.files.get(remote)!.equals(bytes)).toBe(true);
   });
   it("ends failed, with its reason and the owner told, when every attempt is killed, and counts each", { timeout: 240_000 }, async () => {
-    const { owner, observation, key } = await observationDeliveredToDropbox();
+    const { owner, observation, key } = await observationDeliveredToDropbox(server, "Killed");
     dropbox.control.holdUploads = true;
     try {
       const file = await uploadFile(observation.id, key, randomBytes(5_000));

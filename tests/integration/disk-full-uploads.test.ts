@@ -4,13 +4,13 @@ import path from "node:path";
 import { tables } from "@meridian/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/free-port";
 import { createAccount, expectProblem } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
-import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, terminate, type NodeProcess } from "../support/node-process";
 import { observationWithKey } from "../support/observatory-keys";
-import { sharedProcessEnv, type TestServer } from "../support/test-server";
-import { mountTmpfs, type Tmpfs } from "../support/tmpfs";
+import type { TestServer } from "../support/test-server";
+import { serverOnSmallDisk } from "../support/server-on-small-disk";
+import type { Tmpfs } from "../support/tmpfs";
 
 /**
  * A full disk under the embedded object store, through a real server process: its DATA_DIR (and
@@ -47,18 +47,7 @@ beforeAll(async () => {
   });
   key = made.key;
   observationId = made.observation.id;
-  disk = await mountTmpfs({ megabytes: DISK_MB });
-  await fs.writeFile(path.join(disk.dir, "ballast"), Buffer.alloc(BALLAST_MB * MB, 1));
-  const port = await freePort();
-  // No S3_ENDPOINT: the process runs its own embedded store in DATA_DIR/objects, on the small disk.
-  const { S3_ENDPOINT: _endpoint, S3_ACCESS_KEY_ID: _id, S3_SECRET_ACCESS_KEY: _secret, ...env } = sharedProcessEnv(setup, disk.dir);
-  proc = spawnEntry(
-    "server",
-    { ...env, NODE_ENV: "test", PORT: String(port), MERIDIAN_ROLE: "server", WEB_DIST_DIR: path.join(disk.dir, "no-web") },
-    "server-on-full-disk",
-  );
-  await waitForOutput(proc, /listening on/, 60_000);
-  url = `http://127.0.0.1:${port}`;
+  ({ disk, proc, url } = await serverOnSmallDisk(setup, { megabytes: DISK_MB, ballastMegabytes: BALLAST_MB }));
 }, 120_000);
 
 afterAll(async () => {

@@ -8,6 +8,7 @@ import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { isAbortMultipartUpload, isUploadPart, startS3Proxy, type S3Proxy } from "../support/s3-proxy";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
+import { scanDoc } from "../support/integrity-scan-doc";
 
 const ADMIN = { email: "incomplete-uploads-admin@example.com", password: "incomplete uploads admin password" };
 const DAY = 86_400_000;
@@ -157,19 +158,14 @@ describe("incomplete multipart uploads", () => {
 
 /** A full scan of the file records with the storage check, run to its end with these dependencies (their clock). */
 async function scan(scanDeps: Deps) {
-  const created = await integrityScansCollection.insert(scanDeps.db, {
-    kind: "full",
-    options: scanOptionsFor({ kind: "full", input: { collections: ["files"], checkStorage: true } }),
-    status: "queued",
-    progress: { collection: null, scanned: 0, total: null },
-    summary: { critical: 0, warning: 0, info: 0 },
-    checkpoint: null,
-    jobId: null,
-    startedBy: null,
-    startedAt: scanDeps.now().toISOString(),
-    finishedAt: null,
-    error: null,
-  });
+  const created = await integrityScansCollection.insert(
+    scanDeps.db,
+    scanDoc({
+      kind: "full",
+      options: scanOptionsFor({ kind: "full", input: { collections: ["files"], checkStorage: true } }),
+      startedAt: scanDeps.now().toISOString(),
+    }),
+  );
   await runIntegrityScan({ deps: scanDeps, scanId: created.id });
   expect((await integrityScansCollection.get(scanDeps.db, created.id))?.doc.status).toBe("completed");
   return created.id;

@@ -18,6 +18,7 @@ import { duplicateFileRecords, fileDocument, hoursAgo, observationDocument, stuc
 import { holdTable } from "../support/table-hold";
 import { until } from "../support/until";
 import { openWebSocket } from "../support/ws-client";
+import { scanDoc } from "../support/integrity-scan-doc";
 
 const ADMIN = { email: "integrity-admin@example.com", password: "integrity admin password" };
 let server: TestServer;
@@ -209,19 +210,14 @@ describe("integrity scans", () => {
 
   it("runs one scan of a kind at a time: a second answers 409 with the running one's id", async () => {
     const db = server.server.runtime.deps.db;
-    const running = await integrityScansCollection.insert(db, {
-      kind: "full",
-      options: { collections: ["users"], deepScan: false, checkStorage: false, checkHealth: false, limitPerCollection: null, includeTestData: false },
-      status: "running",
-      progress: { collection: null, scanned: 0, total: null },
-      summary: { critical: 0, warning: 0, info: 0 },
-      checkpoint: null,
-      jobId: null,
-      startedBy: null,
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-      error: null,
-    });
+    const running = await integrityScansCollection.insert(
+      db,
+      scanDoc({
+        kind: "full",
+        options: { collections: ["users"], deepScan: false, checkStorage: false, checkHealth: false, limitPerCollection: null, includeTestData: false },
+        status: "running",
+      }),
+    );
     const problem = await expectProblem(
       await server.request("/api/v1/admin/integrity/scans", { method: "POST", token: adminToken, json: { kind: "full" } }),
       409,
@@ -235,26 +231,23 @@ describe("integrity scans", () => {
     const deps = server.server.runtime.deps;
     const ids = Object.values(seeded).sort();
     const checkpointAt = ids[3]!;
-    const scan = await integrityScansCollection.insert(deps.db, {
-      kind: "full",
-      options: {
-        collections: ["projects", "observations"],
-        deepScan: false,
-        checkStorage: false,
-        checkHealth: false,
-        limitPerCollection: null,
-        includeTestData: false,
-      },
-      status: "running",
-      progress: { collection: "observations", scanned: 4, total: null },
-      summary: { critical: 0, warning: 0, info: 0 },
-      checkpoint: { collection: "observations", afterId: checkpointAt },
-      jobId: null,
-      startedBy: null,
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-      error: null,
-    });
+    const scan = await integrityScansCollection.insert(
+      deps.db,
+      scanDoc({
+        kind: "full",
+        options: {
+          collections: ["projects", "observations"],
+          deepScan: false,
+          checkStorage: false,
+          checkHealth: false,
+          limitPerCollection: null,
+          includeTestData: false,
+        },
+        status: "running",
+        progress: { collection: "observations", scanned: 4, total: null },
+        checkpoint: { collection: "observations", afterId: checkpointAt },
+      }),
+    );
     await runIntegrityScan({ deps, scanId: scan.id });
     const page = await issuesOf(scan.id);
     expect(page.items.every((issue) => issue.collection === "observations" && issue.documentId > checkpointAt)).toBe(true);
@@ -265,26 +258,20 @@ describe("integrity scans", () => {
 
   it("reads only the documents it counted: ones written while it runs wait for the next scan, so its progress never passes its total", async () => {
     const deps = server.server.runtime.deps;
-    const scan = await integrityScansCollection.insert(deps.db, {
-      kind: "full",
-      options: {
-        collections: ["observations", "projects"],
-        deepScan: false,
-        checkStorage: false,
-        checkHealth: false,
-        limitPerCollection: null,
-        includeTestData: false,
-      },
-      status: "queued",
-      progress: { collection: null, scanned: 0, total: null },
-      summary: { critical: 0, warning: 0, info: 0 },
-      checkpoint: null,
-      jobId: null,
-      startedBy: null,
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-      error: null,
-    });
+    const scan = await integrityScansCollection.insert(
+      deps.db,
+      scanDoc({
+        kind: "full",
+        options: {
+          collections: ["observations", "projects"],
+          deepScan: false,
+          checkStorage: false,
+          checkHealth: false,
+          limitPerCollection: null,
+          includeTestData: false,
+        },
+      }),
+    );
     const countOf = async (table: "observations" | "projects") =>
       (await deps.db.execute<{ count: number }>(sql`select count(*)::int as count from ${sql.identifier(table)}`))[0]!.count;
     const before = await countOf("observations");
@@ -363,19 +350,16 @@ describe("integrity scans", () => {
     expect(await mismatched(plain.id)).toEqual([]);
 
     // A run that died after checking b: the retry goes on after it and finds only c.
-    const resumed = await integrityScansCollection.insert(db, {
-      kind: "full",
-      options: { ...(await integrityScansCollection.get(db, scan.id))!.doc.options },
-      status: "running",
-      progress: { collection: "checksums", scanned: 0, total: null },
-      summary: { critical: 0, warning: 0, info: 0 },
-      checkpoint: { collection: "(checksums)", afterId: JSON.stringify({ key: `${prefix}/b-rotten`, id: files[1] }) },
-      jobId: null,
-      startedBy: null,
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-      error: null,
-    });
+    const resumed = await integrityScansCollection.insert(
+      db,
+      scanDoc({
+        kind: "full",
+        options: { ...(await integrityScansCollection.get(db, scan.id))!.doc.options },
+        status: "running",
+        progress: { collection: "checksums", scanned: 0, total: null },
+        checkpoint: { collection: "(checksums)", afterId: JSON.stringify({ key: `${prefix}/b-rotten`, id: files[1] }) },
+      }),
+    );
     await runIntegrityScan({ deps: server.server.runtime.deps, scanId: resumed.id });
     expect(await mismatched(resumed.id)).toEqual([files[2]]);
   });

@@ -21,6 +21,7 @@ import { fileDocument, observationDocument } from "../support/observation-docume
 import { startSmtpCapture } from "../support/smtp-capture";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
+import { scanDoc } from "../support/integrity-scan-doc";
 
 /**
  * Every job kind of the registry (`jobContracts`), walked through "every attempt killed" as
@@ -270,19 +271,12 @@ const walks: { [Name in JobName]: Walk } = {
         const options = { collections: [], deepScan: false, checkStorage: false, checkHealth: false, limitPerCollection: null, includeTestData: false };
         await integrityScansCollection.insert(
           t.tx,
-          {
+          scanDoc({
             kind: "quick",
             options,
             status: "running",
-            progress: { collection: null, scanned: 0, total: null },
-            summary: { critical: 0, warning: 0, info: 0 },
-            checkpoint: null,
             jobId,
-            startedBy: null,
-            startedAt: new Date().toISOString(),
-            finishedAt: null,
-            error: null,
-          },
+          }),
           scanId,
         );
         await queue(t, "integrity_scan", { scanId }, { maxAttempts: 5 });

@@ -8,9 +8,9 @@ import { LOCK_SPACES } from "@meridian/domain";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/free-port";
-import { createAccount } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { observationDeliveredToDropbox } from "../support/dropbox-delivery";
 import { startDropboxReceiver } from "../support/storage-receivers";
 import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -29,7 +29,7 @@ let probe: postgres.Sql;
 let server: TestServer;
 let dropbox: Awaited<ReturnType<typeof startDropboxReceiver>>;
 let worker: NodeProcess | undefined;
-const { must, createObservation, createOrganization } = jsonApi(() => server);
+const { must } = jsonApi(() => server);
 
 beforeAll(async () => {
   folder = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-pg-restart-"));
@@ -62,30 +62,9 @@ async function lockHolders(space: number): Promise<number> {
   return row?.count ?? 0;
 }
 
-async function deliveryToDropbox() {
-  const owner = await createAccount(server);
-  const organization = await createOrganization(owner);
-  const secrets = { refreshToken: "dropbox-refresh-token", appKey: "dropbox-app-key", appSecret: "dropbox-app-secret" };
-  const updated = (await must(
-    `/organizations/${organization.id}`,
-    { method: "PUT", token: owner.token, json: { externalStorage: [{ kind: "dropbox", label: "Dropbox", settings: { folder: "/Telescope" }, secrets }] } },
-    200,
-  )) as { externalStorage: Array<{ id: string }> };
-  const storageDestinationId = updated.externalStorage[0]!.id;
-  const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Restart", organizationId: organization.id } }, 201)) as {
-    id: string;
-  };
-  const observatory = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Restart" } }, 201)) as { id: string };
-  const { key } = (await must(`/observatories/${observatory.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as {
-    key: string;
-  };
-  const observation = await createObservation(owner, { name: "Restart", projectId: project.id, observatoryId: observatory.id, storageDestinationId });
-  return { owner, observation, key };
-}
-
 describe("PostgreSQL restarted while a worker runs a job", () => {
   it("keeps the job running once, its lock held, and every process's presence re-held at once", { timeout: 240_000 }, async () => {
-    const { owner, observation, key } = await deliveryToDropbox();
+    const { owner, observation, key } = await observationDeliveredToDropbox(server, "Restart");
     const dataDir = await fs.mkdtemp(path.join(folder, "worker-"));
     worker = spawnEntry(
       "worker",

@@ -10,6 +10,7 @@ import { fileDocument } from "../support/observation-documents";
 import { isListMultipartUploads, isListParts, startS3Proxy, type S3Proxy } from "../support/s3-proxy";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
+import { scanDoc } from "../support/integrity-scan-doc";
 
 const ADMIN = { email: "optional-calls-admin@example.com", password: "optional storage calls admin password" };
 const DAY = 86_400_000;
@@ -128,19 +129,14 @@ describe("storage without ListMultipartUploads", () => {
     const left = await leftUpload("observations/obs_killed/fil_unsized", 300);
     const later: Deps = { ...deps(), now: () => new Date(Date.now() + DAY + 60_000) };
     // A quick scan with the storage check: one full scan of the server's may still be under way.
-    const created = await integrityScansCollection.insert(later.db, {
-      kind: "quick",
-      options: scanOptionsFor({ kind: "quick", input: { collections: ["files"], checkStorage: true } }),
-      status: "queued",
-      progress: { collection: null, scanned: 0, total: null },
-      summary: { critical: 0, warning: 0, info: 0 },
-      checkpoint: null,
-      jobId: null,
-      startedBy: null,
-      startedAt: later.now().toISOString(),
-      finishedAt: null,
-      error: null,
-    });
+    const created = await integrityScansCollection.insert(
+      later.db,
+      scanDoc({
+        kind: "quick",
+        options: scanOptionsFor({ kind: "quick", input: { collections: ["files"], checkStorage: true } }),
+        startedAt: later.now().toISOString(),
+      }),
+    );
     await runIntegrityScan({ deps: later, scanId: created.id });
     expect((await integrityScansCollection.get(later.db, created.id))?.doc.status).toBe("completed");
     const issues = await issuesOf(created.id);
