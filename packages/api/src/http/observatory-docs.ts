@@ -24,7 +24,7 @@ const session: Array<[string, string]> = [
   ["→", '{"type":"observation_status","id":5,"observationId":"obn_…","status":"acquisition_complete"}'],
   ["←", '{"type":"ack","id":5}'],
   ["", "POST /observations/obn_…/files?filename=M31_L_001.fits with the same key and the file as the body → 201 {id, sha256, sizeBytes, …}"],
-  ["", "POST /observations/obn_…/files?filename=M31_L_001.png&previewOf=fil_… for its preview image → 201 (optional: the server makes one for a frame without)"],
+  ["", "POST /observations/obn_…/files?filename=M31_L_001.png&previewOf=fil_… for its preview image → 201 (optional: else the server makes one)"],
   ["→", '{"type":"observation_status","id":6,"observationId":"obn_…","status":"completed"}'],
   ["←", '{"type":"ack","id":6}'],
   ["→", '{"type":"goodbye","id":7} (when the plugin stops on purpose)'],
@@ -53,7 +53,8 @@ body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1r
 code,pre{font:13px/1.4 ui-monospace,monospace}
 pre{background:#f8fafc;padding:.75rem;overflow-x:auto;border-radius:.375rem}
 ol{padding-left:1.25rem}li{margin:.25rem 0;overflow-wrap:anywhere}
-table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;vertical-align:top;padding:.375rem;border-bottom:1px solid #e2e8f0;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;font-size:14px}
+th,td{text-align:left;vertical-align:top;padding:.375rem;border-bottom:1px solid #e2e8f0;overflow-wrap:anywhere}
 .arrow{display:inline-block;width:1.5rem;font-weight:600;color:#4f46e5}small{color:#64748b;font-weight:400}a{color:#4338ca}
 </style></head>
 <body><main>

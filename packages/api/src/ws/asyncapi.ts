@@ -81,10 +81,11 @@ export const frameHeaderCards: Array<{ cards: string; use: string; without: stri
 
 /** What happens to a FITS image a plugin uploads, in a plugin author's words (the document's description and the page's). */
 const frameSummary =
-  "A FITS image uploaded (the first card SIMPLE = T, whatever the filename) is a frame: after the upload, the server reads its header, finds and measures its " +
-  "stars, plate-solves it against its star catalog and grades it by the project's frameGrading; the upload's answer (components.schemas.File) carries " +
-  "`frame` with `status: queued`, and later reads of the file carry the result. The header and the image are those of the primary HDU when it is a 2-D image (NAXIS = 2), else of " +
-  "the first extension when that is an IMAGE extension with NAXIS = 2: put the cards there. BITPIX 8, 16, 32, -32 or -64, uncompressed, at most 100 megapixels. " +
+  "A FITS image uploaded (the first card SIMPLE = T, whatever the filename) is a frame: after the upload, the server reads its header, " +
+  "finds and measures its stars, plate-solves it against its star catalog and grades it by the project's frameGrading; the upload's answer " +
+  "(components.schemas.File) carries `frame` with `status: queued`, and later reads of the file carry the result. The header and the image " +
+  "are those of the primary HDU when it is a 2-D image (NAXIS = 2), else of the first extension when that is an IMAGE extension with " +
+  "NAXIS = 2: put the cards there. BITPIX 8, 16, 32, -32 or -64, uncompressed, at most 100 megapixels. " +
   `Cards read: ${frameHeaderCards.map((card) => card.cards).join("; ")}. None is required: a frame without them is still measured and solved blind, and each ` +
   "field of `frame.header` it lacks is null. A frame that cannot be read ends `failed` with the reason, and nothing else changes. " +
   "Previews are made by the server: a frame that has none (no upload with `previewOf` its id) when its analysis ends gets one, a PNG at most 1024 pixels " +
@@ -99,7 +100,8 @@ function fileComponents(): Record<string, object> {
     string,
     unknown
   > & { definitions?: Record<string, object> };
-  const schemas = { ...definitions, File: file };
+  // File has an id of its own: it is among the definitions, and the root only names it.
+  const schemas = { File: file, ...definitions };
   return JSON.parse(JSON.stringify(schemas).replaceAll('"#/definitions/', '"#/components/schemas/')) as Record<string, object>;
 }
 

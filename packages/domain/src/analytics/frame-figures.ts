@@ -10,12 +10,12 @@ export interface FrameFigures {
 }
 
 /** The row's columns the summary's files query adds for frames: `f` is the files table. */
-export interface FrameColumns {
+export type FrameColumns = {
   frames_analysed: number;
   frames_accepted: number;
   frames_failed: number;
   frames_median_fwhm: number | null;
-}
+};
 
 /**
  * The frame figures as aggregates of the files query the summary reads anyway (one pass over the

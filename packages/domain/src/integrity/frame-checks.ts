@@ -15,7 +15,9 @@ const frameNotAnalysed = ({ fileId, filename, observationId, queuedSince }: { fi
   severity: "warning",
   type: "status",
   code: "FRAME_NOT_ANALYSED",
-  message: `${filename} has waited for its analysis since ${queuedSince.toISOString()}, more than ${FRAME_QUEUED_HOURS} hour: its job was lost, or no worker takes analyses`,
+  message:
+    `${filename} has waited for its analysis since ${queuedSince.toISOString()}, more than ${FRAME_QUEUED_HOURS} hour: ` +
+    "its job was lost, or no worker takes analyses",
   observationId,
   autoFixable: true,
   fix: {
