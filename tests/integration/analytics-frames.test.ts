@@ -92,7 +92,15 @@ describe("analytics of frames", () => {
         acceptedShare: 0.6,
         medianFwhmArcsec: 3.5,
       },
-      { observatoryId: observatories["South dome"], observatoryName: "South dome", analysed: 1, accepted: 1, failed: 0, acceptedShare: 1, medianFwhmArcsec: 1.5 },
+      {
+        observatoryId: observatories["South dome"],
+        observatoryName: "South dome",
+        analysed: 1,
+        accepted: 1,
+        failed: 0,
+        acceptedShare: 1,
+        medianFwhmArcsec: 1.5,
+      },
     ]);
     // The tRPC face is the same operation.
     const viaTrpc = await trpcData<FrameFigures>(await server.request("/trpc/analytics.system", { token: adminToken }));

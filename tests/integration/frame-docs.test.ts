@@ -120,7 +120,8 @@ describe("the frame, documented", () => {
   it("tells plugin authors on the protocol page which header cards Meridian reads, where, what happens without them, and who makes previews", async () => {
     const html = await (await server.request("/api/docs/observatory")).text();
     const table = html.slice(html.indexOf('<table aria-label="FITS header cards Meridian reads">'), html.indexOf("</table>"));
-    for (const card of ["OBJECT", "DATE-OBS", "EXPTIME, else EXPOSURE", "FILTER", "XBINNING", "OBJCTRA and OBJCTDEC", "IMAGETYP"]) expect(table, card).toContain(card);
+    for (const card of ["OBJECT", "DATE-OBS", "EXPTIME, else EXPOSURE", "FILTER", "XBINNING", "OBJCTRA and OBJCTDEC", "IMAGETYP"])
+      expect(table, card).toContain(card);
     expect(table).toContain("the solve is blind");
     expect(html).toContain("the primary HDU when it holds the 2-D image, else the first IMAGE extension");
     expect(html).toContain("Previews are made by the server");

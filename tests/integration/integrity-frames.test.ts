@@ -67,16 +67,28 @@ const unsolvedFrame = (solveFailure: "CATALOG_MISSING" | "NOT_SOLVED") =>
   frame({ status: "analysed", stars: 3, solveFailure, grade: "rejected", rejectedFor: ["NOT_SOLVED"], analysedAt: new Date().toISOString() });
 
 const insertObservation = async (fields: Partial<ObservationDoc> = {}) =>
-  (await observationsCollection.insert(deps().db, observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: `Frames ${randomUUID().slice(0, 8)}`, ...fields })))
-    .id;
+  (
+    await observationsCollection.insert(
+      deps().db,
+      observationDocument({ projectId, observatoryId, ownerId: owner.id }, { name: `Frames ${randomUUID().slice(0, 8)}`, ...fields }),
+    )
+  ).id;
 const insertFrame = async (observationId: string, frameDoc: FrameDoc | null, fields: Partial<FileDoc> = {}) =>
-  (await filesCollection.insert(deps().db, fileDocument(observationId, observatoryId, `${randomUUID().slice(0, 8)}.fits`, { kind: "image", frame: frameDoc, ...fields })))
-    .id;
+  (
+    await filesCollection.insert(
+      deps().db,
+      fileDocument(observationId, observatoryId, `${randomUUID().slice(0, 8)}.fits`, { kind: "image", frame: frameDoc, ...fields }),
+    )
+  ).id;
 /** The record as an upload `hours` ago left it, untouched since. */
 const writtenHoursAgo = (fileId: string, hours: number) =>
-  deps().db.execute(sql`update files set created_at = now() - make_interval(hours => ${hours}), updated_at = now() - make_interval(hours => ${hours}) where id = ${fileId}`);
+  deps().db.execute(
+    sql`update files set created_at = now() - make_interval(hours => ${hours}), updated_at = now() - make_interval(hours => ${hours}) where id = ${fileId}`,
+  );
 const analysisJobs = (fileId: string) =>
-  deps().db.execute<{ analysis_id: string }>(sql`select payload->>'analysisId' as analysis_id from graphile_worker._private_jobs where payload->>'fileId' = ${fileId}`);
+  deps().db.execute<{ analysis_id: string }>(
+    sql`select payload->>'analysisId' as analysis_id from graphile_worker._private_jobs where payload->>'fileId' = ${fileId}`,
+  );
 const analysisIdOf = async (fileId: string) => (await filesCollection.get(deps().db, fileId))!.doc.frame!.analysisId;
 
 async function scan(json: Record<string, unknown>) {

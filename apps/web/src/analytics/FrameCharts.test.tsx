@@ -56,7 +56,9 @@ describe("the frames charts of the Analytics page", () => {
 
   it("says why a chart is missing when the observatories' frames all failed or had no stars", () => {
     const html = renderToStaticMarkup(
-      <FrameCharts analytics={{ framesAnalysed: 0, framesFailed: 3, framesAcceptedShare: null, framesByObservatory: [observatory("Cloudy", { failed: 3 })] }} />,
+      <FrameCharts
+        analytics={{ framesAnalysed: 0, framesFailed: 3, framesAcceptedShare: null, framesByObservatory: [observatory("Cloudy", { failed: 3 })] }}
+      />,
     );
     expect(figureNames(html)).toEqual(["Frames analysed per observatory: Cloudy 0"]);
     expect(html).toContain("No frame was analysed to the end: none could be graded.");

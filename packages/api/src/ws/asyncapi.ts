@@ -96,10 +96,13 @@ const frameSummary =
  * schema it names by id (Frame, FrameHeader, FrameSolution…) becomes a component of its own.
  */
 function fileComponents(): Record<string, object> {
-  const { $schema: _dialect, definitions, ...file } = z.toJSONSchema(fileSchema, { target: "draft-07", io: "output", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  > & { definitions?: Record<string, object> };
+  const {
+    $schema: _dialect,
+    definitions,
+    ...file
+  } = z.toJSONSchema(fileSchema, { target: "draft-07", io: "output", unrepresentable: "any" }) as Record<string, unknown> & {
+    definitions?: Record<string, object>;
+  };
   // File has an id of its own: it is among the definitions, and the root only names it.
   const schemas = { File: file, ...definitions };
   return JSON.parse(JSON.stringify(schemas).replaceAll('"#/definitions/', '"#/components/schemas/')) as Record<string, object>;

@@ -11,7 +11,17 @@ export const frameLeftQueued = ({ queuedSince, now }: { queuedSince: Date; now: 
   now.getTime() - queuedSince.getTime() > FRAME_QUEUED_HOURS * 3_600_000;
 
 /** A frame whose analysis never ran: its job was lost (a queue restored without it, say), or the workers are far behind. */
-const frameNotAnalysed = ({ fileId, filename, observationId, queuedSince }: { fileId: string; filename: string; observationId: string; queuedSince: Date }): Finding => ({
+const frameNotAnalysed = ({
+  fileId,
+  filename,
+  observationId,
+  queuedSince,
+}: {
+  fileId: string;
+  filename: string;
+  observationId: string;
+  queuedSince: Date;
+}): Finding => ({
   severity: "warning",
   type: "status",
   code: "FRAME_NOT_ANALYSED",
