@@ -1,15 +1,17 @@
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { observationStatuses } from "@meridian/rules";
 import { Card } from "../components/Card";
 import { formatDateTime } from "../lib/format";
 import { formatBytes, observationStatusInfo } from "../observations/labels";
 import type { RouterOutputs } from "../organizations/types";
+import { FrameCharts } from "./FrameCharts";
+import { HorizontalBars } from "./HorizontalBars";
 
 export type Analytics = RouterOutputs["analytics"]["system"];
 
 const figure = (value: number) => value.toLocaleString();
 
-/** The six figures, observations by status and the last 30 days, as cards and charts. */
+/** The six figures, observations by status, the last 30 days, hours observed and frames analysed, as cards and charts. */
 export function AnalyticsDashboard({ analytics }: { analytics: Analytics }) {
   const system = analytics.scope === "system";
   const stats = [
@@ -67,6 +69,7 @@ export function AnalyticsDashboard({ analytics }: { analytics: Analytics }) {
         bars={analytics.hoursByProject.map((entry) => ({ name: entry.projectName ?? entry.projectId, hours: entry.hours }))}
         empty="No project has observed in the last 30 days."
       />
+      <FrameCharts analytics={analytics} />
       <p className="text-xs text-slate-500">Figures as of {formatDateTime(analytics.computedAt)}; they are refreshed every minute.</p>
     </div>
   );
@@ -89,37 +92,5 @@ function HoursChart({ title, bars, empty }: { title: string; bars: Array<{ name:
         />
       )}
     </Card>
-  );
-}
-
-/** One bar across per entry, its name beside it; the figure's name reads every value, for those who do not see the chart. */
-function HorizontalBars({
-  label,
-  bars,
-  labelWidth,
-  unit = "",
-  series,
-  color,
-}: {
-  label: string;
-  bars: Array<{ name: string; value: number }>;
-  labelWidth: number;
-  unit?: string;
-  /** What the bars count, as the tooltip names it. */
-  series: string;
-  color: string;
-}) {
-  return (
-    <figure aria-label={`${label}: ${bars.map((bar) => `${bar.name} ${bar.value}${unit}`).join(", ")}`} style={{ height: 48 + bars.length * 30 }}>
-      <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={bars} layout="vertical" margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-          <XAxis type="number" allowDecimals={unit !== ""} tick={{ fontSize: 11 }} unit={unit} />
-          <YAxis type="category" dataKey="name" width={labelWidth} interval={0} tick={{ fontSize: 11 }} />
-          <Tooltip />
-          <Bar dataKey="value" name={series} fill={color} />
-        </BarChart>
-      </ResponsiveContainer>
-    </figure>
   );
 }

@@ -57,6 +57,7 @@ export function diffLines(changes: ReadonlyArray<Record<string, unknown>>): Diff
     }
     if ("create" in change) return [{ sign: "+", text: `${show(change.create)}: new record for ${show(change.filename)}` }];
     if ("delete" in change) return [{ sign: "-", text: `${show(change.delete)}: record ${show(change.id)}` }];
+    if ("analyse" in change) return [{ sign: "+", text: `${show(change.analyse)}: analysis of ${show(change.id)} queued again` }];
     if ("move" in change)
       return [
         { sign: "-", text: show(change.move) },

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { messageDirections, observatoryAsyncApi } from "../ws/asyncapi";
+import { frameHeaderCards, messageDirections, observatoryAsyncApi } from "../ws/asyncapi";
 import type { AppEnv } from "./env";
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -24,7 +24,7 @@ const session: Array<[string, string]> = [
   ["→", '{"type":"observation_status","id":5,"observationId":"obn_…","status":"acquisition_complete"}'],
   ["←", '{"type":"ack","id":5}'],
   ["", "POST /observations/obn_…/files?filename=M31_L_001.fits with the same key and the file as the body → 201 {id, sha256, sizeBytes, …}"],
-  ["", "POST /observations/obn_…/files?filename=M31_L_001.png&previewOf=fil_… for its preview image → 201"],
+  ["", "POST /observations/obn_…/files?filename=M31_L_001.png&previewOf=fil_… for its preview image → 201 (optional: else the server makes one)"],
   ["→", '{"type":"observation_status","id":6,"observationId":"obn_…","status":"completed"}'],
   ["←", '{"type":"ack","id":6}'],
   ["→", '{"type":"goodbye","id":7} (when the plugin stops on purpose)'],
@@ -41,6 +41,9 @@ function page(origin: string) {
         `<pre>${escape(JSON.stringify(message.payload, null, 2))}</pre></details></section>`,
     )
     .join("\n");
+  const cards = frameHeaderCards
+    .map((card) => `<tr><td><code>${escape(card.cards)}</code></td><td>${escape(card.use)}</td><td>${escape(card.without)}</td></tr>`)
+    .join("\n");
   const lines = session.map(([arrow, text]) => `<li><span class="arrow">${arrow || "·"}</span> <code>${escape(text)}</code></li>`).join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -50,6 +53,8 @@ body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1r
 code,pre{font:13px/1.4 ui-monospace,monospace}
 pre{background:#f8fafc;padding:.75rem;overflow-x:auto;border-radius:.375rem}
 ol{padding-left:1.25rem}li{margin:.25rem 0;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;font-size:14px}
+th,td{text-align:left;vertical-align:top;padding:.375rem;border-bottom:1px solid #e2e8f0;overflow-wrap:anywhere}
 .arrow{display:inline-block;width:1.5rem;font-weight:600;color:#4f46e5}small{color:#64748b;font-weight:400}a{color:#4338ca}
 </style></head>
 <body><main>
@@ -62,6 +67,13 @@ ol{padding-left:1.25rem}li{margin:.25rem 0;overflow-wrap:anywhere}
 with the header <code>Authorization: Bearer mok_…</code>.</p>
 <h2>A worked session</h2>
 <ol aria-label="A worked session">${lines}</ol>
+<h2 id="frames">Frames: the FITS header cards Meridian reads</h2>
+<p>Every FITS image a plugin uploads is analysed by the server: its header read, its stars measured, plate-solved and graded. The cards are read from
+the header of the image's HDU: the primary HDU when it holds the 2-D image, else the first IMAGE extension. None is required.</p>
+<table aria-label="FITS header cards Meridian reads"><thead><tr><th>Cards</th><th>What Meridian uses them for</th><th>Without them</th></tr></thead>
+<tbody>${cards}</tbody></table>
+<p>Previews are made by the server: a frame that has no preview when its analysis ends gets a PNG, at most 1024 pixels on its long side,
+stretched so that the stars show. A plugin need not send one.</p>
 <h2>Messages</h2>
 ${messages}
 </main></body></html>`;

@@ -5,7 +5,10 @@ import { authedErrors, errorResponses, problemResponseFor } from "./responses";
 const tags = ["Administration"];
 const description =
   "Read from a summary refreshed every minute (the `refresh_analytics` job), so figures are exact after at most a minute and no request counts a table. " +
-  "`successRate` = completed / (completed + failed + aborted + partially completed).";
+  "`successRate` = completed / (completed + failed + aborted + partially completed). " +
+  "Frames (extension): over the same 30 days, by the frame's `analysedAt`, the frames analysed and failed, the share of the analysed " +
+  "graded `accepted`, and per observatory (the observation's) the same with the median FWHM of its analysed frames; a frame analysed " +
+  "again counts once, at its last analysis.";
 
 /** System analytics for server admins, and the same figures scoped to an owner's or admin's observatories (tRPC `analytics.*`). */
 export const analyticsOperations = {

@@ -1,4 +1,5 @@
 import { SERVER_VERSION } from "@meridian/config";
+import { fileSchema } from "@meridian/domain";
 import { PLUGIN_VERSION_MAX_LENGTH, pluginToServerMessageSchema, serverToPluginMessageSchema } from "@meridian/rules/observatory-protocol";
 import { z } from "zod";
 
@@ -46,6 +47,67 @@ const messagesOf = (schema: typeof pluginToServerMessageSchema | typeof serverTo
     return { name, payload };
   });
 
+/** The header cards a frame's analysis reads, for plugin authors: what each is for, and what happens when a frame lacks it. */
+export const frameHeaderCards: Array<{ cards: string; use: string; without: string }> = [
+  {
+    cards: "OBJECT",
+    use: "which of the observation's targets the frame is for (its name, case-insensitive)",
+    without: "the target nearest the header's position, else the first",
+  },
+  { cards: "DATE-OBS", use: "when it was taken: the date the frame search (GET /frames ?from&to) filters on", without: "no date search finds it" },
+  {
+    cards: "EXPTIME, else EXPOSURE",
+    use: "with FILTER, the exposure line of the observation's progress it counts toward (± 0.5 s)",
+    without: "it counts toward no line",
+  },
+  { cards: "FILTER", use: "the exposure line it counts toward, and the frame search's filter", without: "it counts toward no line" },
+  {
+    cards: "XBINNING",
+    use: "the expected pixel scale, the solver's hint: the observatory's reported equipment.pixelScaleArcsec (at binning 1) times the binning",
+    without: "binning 1 is assumed",
+  },
+  {
+    cards: "RA and DEC (degrees), else OBJCTRA and OBJCTDEC (sexagesimal: hours, degrees)",
+    use: "where the solver looks first, and the target when OBJECT names none",
+    without: "the solve is blind: slower, never refused",
+  },
+  { cards: "IMAGETYP", use: "kept with the frame (Light, Dark, Flat…)", without: "null" },
+  {
+    cards: "XPIXSZ and FOCALLEN",
+    use: "the expected pixel scale when the observatory reported no equipment.pixelScaleArcsec",
+    without: "the solver finds the scale itself",
+  },
+];
+
+/** What happens to a FITS image a plugin uploads, in a plugin author's words (the document's description and the page's). */
+const frameSummary =
+  "A FITS image uploaded (the first card SIMPLE = T, whatever the filename) is a frame: after the upload, the server reads its header, " +
+  "finds and measures its stars, plate-solves it against its star catalog and grades it by the project's frameGrading; the upload's answer " +
+  "(components.schemas.File) carries `frame` with `status: queued`, and later reads of the file carry the result. The header and the image " +
+  "are those of the primary HDU when it is a 2-D image (NAXIS = 2), else of the first extension when that is an IMAGE extension with " +
+  "NAXIS = 2: put the cards there. BITPIX 8, 16, 32, -32 or -64, uncompressed, at most 100 megapixels. " +
+  `Cards read: ${frameHeaderCards.map((card) => card.cards).join("; ")}. None is required: a frame without them is still measured and solved blind, and each ` +
+  "field of `frame.header` it lacks is null. A frame that cannot be read ends `failed` with the reason, and nothing else changes. " +
+  "Previews are made by the server: a frame that has none (no upload with `previewOf` its id) when its analysis ends gets one, a PNG at most 1024 pixels " +
+  "on its long side, stretched so that the stars show; a plugin need not send one.";
+
+/**
+ * The file record an upload answers, with its `frame`, as JSON Schema (draft 7) components: every
+ * schema it names by id (Frame, FrameHeader, FrameSolution…) becomes a component of its own.
+ */
+function fileComponents(): Record<string, object> {
+  const {
+    $schema: _dialect,
+    definitions,
+    ...file
+  } = z.toJSONSchema(fileSchema, { target: "draft-07", io: "output", unrepresentable: "any" }) as Record<string, unknown> & {
+    definitions?: Record<string, object>;
+  };
+  // File has an id of its own: it is among the definitions, and the root only names it.
+  const schemas = { File: file, ...definitions };
+  return JSON.parse(JSON.stringify(schemas).replaceAll('"#/definitions/', '"#/components/schemas/')) as Record<string, object>;
+}
+
 /** Which way each message goes, by its type. */
 export const messageDirections: Record<string, "plugin → server" | "server → plugin"> = Object.fromEntries([
   ...messagesOf(pluginToServerMessageSchema).map(({ name }) => [name, "plugin → server"] as const),
@@ -86,7 +148,8 @@ export function observatoryAsyncApi(origin: string) {
         "A worked session: /api/docs/observatory. Files are uploaded over HTTP: " +
         "`POST /observations/{id}/files?filename=...` with the same key (see /api/openapi.json). An upload answered 503, 429 or " +
         "507 (the server's storage is full: space gets freed, and the server takes files again without a restart) was refused for now " +
-        "and nothing of it was kept: the plugin keeps the file and uploads it again after the Retry-After, as it sends a message refused for now again.",
+        "and nothing of it was kept: the plugin keeps the file and uploads it again after the Retry-After, as it sends a message refused for now again. " +
+        frameSummary,
     },
     servers: {
       meridian: {
@@ -112,6 +175,7 @@ export function observatoryAsyncApi(origin: string) {
       messages: Object.fromEntries(
         [...received, ...sent].map(({ name, payload }) => [name, { name, title: name, summary: summaries[name], contentType: "application/json", payload }]),
       ),
+      schemas: fileComponents(),
       securitySchemes: {
         observatoryKey: {
           type: "httpApiKey",

@@ -6,6 +6,7 @@ import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
 import { isUniqueViolation } from "../postgres-errors";
+import { frameAnalyticsShape, frameColumns, frameFiguresOf, presentFrameFigures, type FrameColumns, type FrameFigures } from "./frame-figures";
 
 const SUMMARY_ID = "analytics-summary";
 /** How many days `daily` covers, today included. */
@@ -32,6 +33,7 @@ export const analyticsSchema = z
     hoursByProject: z
       .array(z.object({ projectId: z.string(), projectName: z.string().nullable(), hours: z.number() }))
       .describe(`The same per project, the ${TOP_PROJECTS} with the most, most first (extension)`),
+    ...frameAnalyticsShape(ANALYTICS_DAYS),
     computedAt: z.string().describe("When the summary was computed; it is refreshed every minute"),
   })
   .meta({ id: "Analytics" });
@@ -45,6 +47,8 @@ interface ObservatoryFigures {
   daily: Record<string, { created: number; completed: number; failed: number }>;
   /** Seconds in progress over the last days, per project (absent in a summary written before it existed). */
   secondsByProject?: Record<string, number>;
+  /** Its frames analysed over the last days (absent in a summary written before it existed). */
+  frames?: FrameFigures;
 }
 
 interface Summary {
@@ -67,6 +71,7 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
   const observatories: Record<string, ObservatoryFigures> = {};
   const of = (id: string) => (observatories[id] ??= { byStatus: {}, storageBytes: 0, observers: [], organizations: [], daily: {} });
   const day = (id: string, date: string) => (of(id).daily[date] ??= { created: 0, completed: 0, failed: 0 });
+  const sinceInstant = new Date(`${since}T00:00:00Z`).toISOString();
 
   for (const row of await db.execute<{ id: string }>(sql`select id from observatories`)) of(row.id);
   for (const row of await db.execute<{ observatory_id: string; status: string; count: number }>(sql`
@@ -75,10 +80,12 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
   for (const row of await db.execute<{ observatory_id: string; owners: string[] }>(sql`
     select observatory_id, array_agg(distinct owner_id) as owners from observations group by observatory_id`))
     of(row.observatory_id).observers = row.owners;
-  for (const row of await db.execute<{ observatory_id: string; bytes: string }>(sql`
-    select o.observatory_id, sum((f.doc->>'sizeBytes')::bigint)::text as bytes
-      from files f join observations o on o.id = f.observation_id group by o.observatory_id`))
+  for (const row of await db.execute<{ observatory_id: string; bytes: string } & FrameColumns>(sql`
+    select o.observatory_id, sum((f.doc->>'sizeBytes')::bigint)::text as bytes, ${frameColumns(sinceInstant)}
+      from files f join observations o on o.id = f.observation_id group by o.observatory_id`)) {
     of(row.observatory_id).storageBytes = Number(row.bytes);
+    of(row.observatory_id).frames = frameFiguresOf(row);
+  }
   for (const row of await db.execute<{ observatory_id: string; organization_id: string }>(sql`
     select id as observatory_id, owner_id as organization_id from observatories where owner_kind = 'organization'
     union
@@ -96,7 +103,6 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
     day(row.observatory_id, row.date)[row.to] = row.count;
 
   // Each stay in progress, from that move to the next, clipped to the last days: what allocations charge.
-  const sinceInstant = new Date(`${since}T00:00:00Z`).toISOString();
   const nowInstant = computedAt.toISOString();
   for (const row of await db.execute<{ observatory_id: string; project_id: string; seconds: number }>(sql`
     select o.observatory_id, o.project_id,
@@ -183,7 +189,11 @@ export async function readAnalytics(options: { deps: Deps; scope: "system" } | {
   for (const entry of figures)
     for (const [projectId, seconds] of Object.entries(entry.secondsByProject ?? {})) byProject.set(projectId, (byProject.get(projectId) ?? 0) + seconds);
   const topProjects = [...byProject].sort((a, b) => b[1] - a[1]).slice(0, TOP_PROJECTS);
-  const names = await namesOf(deps, { observatories: byObservatory.map((entry) => entry.id), projects: topProjects.map(([id]) => id) });
+  const frames = presentFrameFigures(ids.map((id) => ({ observatoryId: id, frames: summary.observatories[id]?.frames })));
+  const names = await namesOf(deps, {
+    observatories: [...new Set([...byObservatory.map((entry) => entry.id), ...frames.byObservatory.map((entry) => entry.observatoryId)])],
+    projects: topProjects.map(([id]) => id),
+  });
   const ended = byStatus.completed + byStatus.failed + byStatus.aborted + byStatus.partially_completed;
   const system = options.scope === "system";
   return {
@@ -200,6 +210,10 @@ export async function readAnalytics(options: { deps: Deps; scope: "system" } | {
       .sort((a, b) => b.seconds - a.seconds)
       .map((entry) => ({ observatoryId: entry.id, observatoryName: names.get(entry.id) ?? null, hours: hours(entry.seconds) })),
     hoursByProject: topProjects.map(([projectId, seconds]) => ({ projectId, projectName: names.get(projectId) ?? null, hours: hours(seconds) })),
+    framesAnalysed: frames.framesAnalysed,
+    framesFailed: frames.framesFailed,
+    framesAcceptedShare: frames.framesAcceptedShare,
+    framesByObservatory: frames.byObservatory.map((entry) => ({ ...entry, observatoryName: names.get(entry.observatoryId) ?? null })),
     computedAt: summary.computedAt,
   };
 }

@@ -1,10 +1,10 @@
-import { filesCollection } from "@meridian/db";
+import { filesCollection, type FileDoc, type StoredDocument } from "@meridian/db";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { loadObservationAccess } from "../observations/access";
 import { presentFile } from "../observations/files";
-import { inTransaction } from "../transaction";
+import { inTransaction, type InTransaction } from "../transaction";
 import { queuedFrame, queueFrameAnalysis } from "./analyse-frame";
 
 /**
@@ -24,9 +24,19 @@ export async function analyseFileAgain(options: { deps: Deps; actor: UserActor; 
     if (!access.isOwner && !access.canOperate)
       throw new AppError("FORBIDDEN", "Only the observation's owner or an operator of its observatory may have a frame analysed again");
     if (!file.doc.frame) throw new AppError("NOT_A_FRAME", `${file.doc.filename} is not a frame (a FITS image): there is nothing to analyse`);
-    const frame = queuedFrame();
-    const updated = await filesCollection.update(t.tx, fileId, (doc) => ({ ...doc, frame }), { seen: file });
-    await queueFrameAnalysis({ t, fileId, analysisId: frame.analysisId });
-    return presentFile(updated!);
+    return presentFile(await queueAnalysisAgain({ t, file }));
   });
+}
+
+/**
+ * A frame, read and locked by the caller, back to `queued` under a fresh analysis id, with its
+ * job replacing a waiting one of the same frame: what `POST /files/{id}/analyse` and the integrity
+ * repair of a frame left queued both do, in the caller's transaction.
+ */
+export async function queueAnalysisAgain(options: { t: Pick<InTransaction, "tx">; file: StoredDocument<FileDoc> }) {
+  const { t, file } = options;
+  const frame = queuedFrame();
+  const updated = await filesCollection.update(t.tx, file.id, (doc) => ({ ...doc, frame }), { seen: file });
+  await queueFrameAnalysis({ t, fileId: file.id, analysisId: frame.analysisId });
+  return updated!;
 }

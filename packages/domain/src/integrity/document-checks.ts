@@ -3,6 +3,7 @@ import type { ObservationDoc, ObservationHistoryDoc } from "@meridian/db";
 import { collections } from "@meridian/db/collections";
 import type { ServerSettings } from "../system/server-settings";
 import { observationQualityFindings, observationStatusFindings, structureFindings, targetFindings, type Finding } from "./checks";
+import type { FrameCandidates } from "./frame-checks";
 
 export type CollectionName = keyof typeof collections;
 
@@ -62,6 +63,8 @@ export interface DocumentBatchResult {
   references: Array<{ index: number; field: string; target: CollectionName; id: string }>;
   /** A file record's observation and uploading observatory, compared by the scan with the observation's. */
   fileLinks: Array<{ index: number; observationId: string; observatoryId: string }>;
+  /** Frames still queued, and completed observations, whose frames the scan looks at in the database. */
+  frames: FrameCandidates;
 }
 
 /**
@@ -70,7 +73,7 @@ export interface DocumentBatchResult {
  * so a scan runs it in worker threads for a large collection and in its own thread for a small one.
  */
 export function checkDocuments(batch: DocumentBatch): DocumentBatchResult {
-  const result: DocumentBatchResult = { findings: [], references: [], fileLinks: [] };
+  const result: DocumentBatchResult = { findings: [], references: [], fileLinks: [], frames: { queuedFrames: [], completedObservations: [] } };
   const schema = collections[batch.collection].schema;
   const now = new Date(batch.now);
   const referencesOf = batch.deepScan ? references[batch.collection] : undefined;
@@ -99,10 +102,13 @@ export function checkDocuments(batch: DocumentBatch): DocumentBatchResult {
         observation.targets.every((target) => target && typeof target.name === "string")
       )
         found.push(...targetFindings(observation));
+      if (observation.status === "completed" && typeof observation.projectId === "string")
+        result.frames.completedObservations.push({ index, projectId: observation.projectId });
     }
     for (const finding of found) result.findings.push({ index, finding });
     if (batch.collection === "files" && typeof doc.observationId === "string" && typeof doc.observatoryId === "string")
       result.fileLinks.push({ index, observationId: doc.observationId, observatoryId: doc.observatoryId });
+    if (batch.collection === "files" && (doc.frame as { status?: unknown } | null | undefined)?.status === "queued") result.frames.queuedFrames.push(index);
     if (referencesOf)
       for (const [field, target, reference] of referencesOf(doc))
         if (typeof reference === "string") result.references.push({ index, field, target, id: reference });

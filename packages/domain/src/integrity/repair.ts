@@ -20,7 +20,9 @@ import { AppError } from "../errors";
 import { fileKindOf } from "../observations/files";
 import { moveObservation } from "../observations/transitions";
 import { readServerSettings } from "../system/server-settings";
+import { queueAnalysisAgain } from "../frames/analyse-again";
 import { observationQualityFindings, observationStatusFindings } from "./checks";
+import { frameLeftQueued } from "./frame-checks";
 import { presentIssue } from "./queries";
 import { inTransaction, type InTransaction } from "../transaction";
 
@@ -60,6 +62,7 @@ const repairers: Record<string, Repairer> = {
   ORPHAN_OBJECT: quarantineOrphan,
   INCOMPLETE_UPLOAD: abortListedUploads,
   FILE_MISSING: removeLostFileRecord,
+  FRAME_NOT_ANALYSED: analyseLeftFrame,
 };
 
 /** The issue, locked for this repair: a second repair of it at once waits, then finds it repaired. */
@@ -119,6 +122,23 @@ async function moveStuck(deps: Deps, actor: Actor, issue: Issue, from: "assigned
     if (observationStatusFindings({ doc: moved.doc, history: [], settings, now: t.now() }).some((finding) => finding.code === issue.doc.code))
       unverified(issue);
     return markRepaired(t, actor, issue, { status: { from, to: moved.doc.status }, reason }, true);
+  });
+}
+
+/**
+ * A frame left queued is analysed again, through the same step as `POST /files/{id}/analyse`: a
+ * fresh analysis id and one job (its key replaces a waiting job of the frame). Verified by the
+ * check no longer finding it, the frame queued anew.
+ */
+async function analyseLeftFrame(deps: Deps, actor: Actor, issue: Issue) {
+  return inTransaction(deps, async (t) => {
+    const done = await lockIssue(t.tx, issue);
+    if (done) return done;
+    const file = await lockUnchanged(t.tx, issue, (db) => filesCollection.get(db, issue.doc.documentId, { forUpdate: true }));
+    if (file.doc.frame?.status !== "queued") throw new AppError("DOCUMENT_CHANGED", `The frame is ${file.doc.frame?.status ?? "no frame"} now, not queued`);
+    const queued = await queueAnalysisAgain({ t, file });
+    if (queued.doc.frame?.status !== "queued" || frameLeftQueued({ queuedSince: queued.updatedAt, now: t.now() })) unverified(issue);
+    return markRepaired(t, actor, issue, { analysisId: queued.doc.frame.analysisId, queuedAt: queued.updatedAt.toISOString() }, true);
   });
 }
 

@@ -23,6 +23,7 @@ import { batchReader, updatedAtIso, type ScannedBatch } from "./batch-reader";
 import { checksumMismatch, filesByKey, storageFindings, throttledHasher } from "./storage-check";
 import { inThreadChecker, threadedChecker, type DocumentChecker } from "./check-pool";
 import { fileObservatoryMismatch, missingReference, type Finding } from "./checks";
+import { frameFindings } from "./frame-checks";
 import type { CollectionName, DocumentBatchResult } from "./document-checks";
 import { findServerAdmins } from "../users/find-user";
 import { inTransaction, type InTransaction } from "../transaction";
@@ -337,8 +338,9 @@ function checkBatch(
 
 /**
  * A checked batch's issues: what the documents say on their own, and what only the database can
- * tell (a file uploaded by another observatory than its observation's; for a deep scan, references
- * to documents that do not exist).
+ * tell (a file uploaded by another observatory than its observation's; a frame left queued; a
+ * completed observation whose frames all missed its target; for a deep scan, references to
+ * documents that do not exist).
  */
 async function issuesOf(
   deps: Deps,
@@ -370,6 +372,8 @@ async function issuesOf(
         add(link.index, fileObservatoryMismatch({ fileObservatoryId: link.observatoryId, observationObservatoryId: expected }));
     }
   }
+
+  for (const { index, finding } of await frameFindings({ db: deps.db, ids, candidates: result.frames, now: deps.now() })) add(index, finding);
 
   if (result.references.length > 0) {
     const wanted = new Map<CollectionName, Set<string>>();

@@ -228,21 +228,33 @@ export async function* storageFindings({ db, storage, now }: { db: Executor; sto
     record = await nextOf(records);
     object = await nextOf(objects);
   }
-  const unpreviewed = await db.execute<{ id: string; filename: string; observation_id: string; updated_at: string }>(sql`
-    select f.id, f.doc->>'filename' as filename, f.observation_id, f.updated_at from files f
-     where f.doc->>'kind' = 'image'
+  // A frame still queued has no preview yet and is not missing one: its analysis makes it (FRAME_NOT_ANALYSED tells a frame left queued).
+  const unpreviewed = await db.execute<{ id: string; filename: string; observation_id: string; updated_at: string; frame_status: string | null }>(sql`
+    select f.id, f.doc->>'filename' as filename, f.observation_id, f.updated_at, f.doc->'frame'->>'status' as frame_status from files f
+     where f.doc->>'kind' = 'image' and coalesce(f.doc->'frame'->>'status', '') <> 'queued'
        and not exists (select 1 from files p where p.doc->>'previewOfId' = f.id)`);
   for (const row of unpreviewed)
     yield issue(row.id, row.updated_at, {
       severity: "info",
       type: "file",
       code: "MISSING_PREVIEW",
-      message: `${row.filename} has no preview image`,
+      ...missingPreview(row.filename, row.frame_status),
       autoFixable: false,
       fix: null,
       observationId: row.observation_id,
     });
   yield* incompleteUploadFindings({ storage, now });
+}
+
+/** What a missing preview means: a frame's is the server's to make after its analysis; any other image's was the plugin's to send. */
+function missingPreview(filename: string, frameStatus: string | null): { message: string; nextStep?: string } {
+  if (frameStatus === "analysed")
+    return {
+      message: `${filename} was analysed but has no preview, which the server makes after a frame's analysis when the plugin sent none`,
+      nextStep: `Have ${filename} analysed again (POST /files/{id}/analyse): its analysis makes the missing preview.`,
+    };
+  if (frameStatus === "failed") return { message: `${filename} has no preview: its analysis failed before the server could make one (the frame says why)` };
+  return { message: `${filename} has no preview image` };
 }
 
 /**

@@ -181,6 +181,18 @@ const frameSchema = frameAnalysisSchema
       "Why it failed, in words (a bad or truncated header, too many cards, more than 100 megapixels, the time limit…)",
     ),
     header: frameHeaderSchema
+      .extend({
+        object: frameHeaderSchema.shape.object.describe("OBJECT: the target's name as the camera software wrote it"),
+        dateObs: frameHeaderSchema.shape.dateObs.describe("DATE-OBS as written (the exposure's start, ISO 8601 in UTC by the FITS standard)"),
+        exposureSeconds: frameHeaderSchema.shape.exposureSeconds.describe("EXPTIME, else EXPOSURE, in seconds"),
+        filter: frameHeaderSchema.shape.filter.describe("FILTER"),
+        binning: frameHeaderSchema.shape.binning.describe("XBINNING, a positive integer"),
+        width: frameHeaderSchema.shape.width.describe("NAXIS1 of the image's HDU, in pixels"),
+        height: frameHeaderSchema.shape.height.describe("NAXIS2 of the image's HDU, in pixels"),
+        ra: frameHeaderSchema.shape.ra.describe("Degrees: RA (degrees), else OBJCTRA (sexagesimal hours); null unless dec is known too"),
+        dec: frameHeaderSchema.shape.dec.describe("Degrees: DEC, else OBJCTDEC (sexagesimal degrees); null unless ra is known too"),
+        imageType: frameHeaderSchema.shape.imageType.describe("IMAGETYP (Light, Dark, Flat…)"),
+      })
       .describe(
         "The cards Meridian reads, each null when absent: OBJECT, DATE-OBS, EXPTIME (or EXPOSURE), FILTER, XBINNING, NAXIS1/2; ra/dec in degrees " +
           "from RA/DEC, else OBJCTRA/OBJCTDEC (sexagesimal hours and degrees); IMAGETYP",
@@ -197,6 +209,14 @@ const frameSchema = frameAnalysisSchema
     eccentricity: frameAnalysisSchema.shape.eccentricity.describe("Median eccentricity √(1 − b²/a²) of the stars"),
     backgroundAdu: frameAnalysisSchema.shape.backgroundAdu.describe("Median sky background under the stars, in ADU (BZERO and BSCALE applied)"),
     solution: frameSolutionSchema
+      .extend({
+        ra: frameSolutionSchema.shape.ra.describe("Right ascension of the frame's centre, J2000 degrees"),
+        dec: frameSolutionSchema.shape.dec.describe("Declination of the frame's centre, J2000 degrees"),
+        pixelScaleArcsec: frameSolutionSchema.shape.pixelScaleArcsec.describe("Arcseconds per pixel"),
+        rotationDeg: frameSolutionSchema.shape.rotationDeg.describe("Up (the image's +y axis) is this many degrees east of north, 0 to 360"),
+        widthDeg: frameSolutionSchema.shape.widthDeg.describe("The field's width (NAXIS1), in degrees"),
+        heightDeg: frameSolutionSchema.shape.heightDeg.describe("The field's height (NAXIS2), in degrees"),
+      })
       .nullable()
       .describe(
         "astrometry.net's plate solution: ra/dec of the frame's centre (J2000 degrees), arcseconds per pixel, the rotation (up, the image's +y axis, is " +
@@ -211,6 +231,7 @@ const frameSchema = frameAnalysisSchema
     rejectedFor: frameAnalysisSchema.shape.rejectedFor.describe(
       "Each check that rejected it, in order: NOT_SOLVED, OFF_TARGET, TOO_FEW_STARS, FWHM_TOO_HIGH, ELONGATED",
     ),
+    analysedAt: frameAnalysisSchema.shape.analysedAt.describe("When its analysis ended (`analysed` or `failed`); null while queued"),
   })
   .nullable()
   .describe(
