@@ -7,6 +7,7 @@ import { SelectField } from "../components/SelectField";
 import { TextField } from "../components/TextField";
 import { formProblem } from "../lib/form-errors";
 import { trpc } from "../trpc";
+import { ProjectFrameGrading } from "./FrameGradingForm";
 import { canManageProject, projectStatuses, projectStatusInfo, type Project, type ProjectStatus } from "./labels";
 import { refreshProjects } from "./refresh";
 
@@ -36,6 +37,7 @@ export function ProjectDetails({ project }: { project: Project }) {
     save.mutate({ id: project.id, update: { ...(name.trim() !== project.name ? { name } : {}), ...(status !== project.status ? { status } : {}) } });
   };
   return (
+    <>
     <form onSubmit={submit} noValidate aria-label="Project details">
       <Card
         title="Details"
@@ -80,5 +82,7 @@ export function ProjectDetails({ project }: { project: Project }) {
         </div>
       </Card>
     </form>
+    <ProjectFrameGrading project={project} />
+    </>
   );
 }
