@@ -70,6 +70,7 @@ describe("web app: an observation's frames", { timeout: 400_000 }, () => {
     const card = page.getByRole("list", { name: "Frames" }).getByRole("listitem", { name: "m45-001.fits" });
     const preview = card.getByRole("img", { name: "Preview of m45-001.fits" });
     await preview.waitFor(WAIT);
+    await preview.scrollIntoViewIfNeeded();
     // The image really arrived through the download route, with the session cookie.
     await expect.poll(() => preview.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(1);
 

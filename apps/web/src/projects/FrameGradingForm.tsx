@@ -72,8 +72,8 @@ export function FrameGradingForm({
         title="Frame grading"
         description={
           <>
-            How each frame of this project is judged once analysed: one that fails a check is rejected, the others accepted. Saving grades the
-            project&apos;s analysed frames again by the new checks, from what their analysis measured.
+            How each frame of this project is judged once analysed: one that fails a check is rejected, the others accepted. Saving grades the project&apos;s
+            analysed frames again by the new checks, from what their analysis measured.
             {canManage ? null : " Only the owner and project admins change these."}
           </>
         }

@@ -38,51 +38,51 @@ export function ProjectDetails({ project }: { project: Project }) {
   };
   return (
     <>
-    <form onSubmit={submit} noValidate aria-label="Project details">
-      <Card
-        title="Details"
-        description={canManage ? "The owner and project admins change these." : "Only the owner and project admins change these."}
-        footer={
-          canManage ? (
-            <SaveFooter saved={save.isSuccess} savedText="Project saved" busy={save.isPending} unchanged={unchanged}>
-              Save changes
-            </SaveFooter>
-          ) : undefined
-        }
-      >
-        {problem && !problem.fieldErrors.name && !problem.fieldErrors.status ? (
-          <Alert tone="error" className="mb-4">
-            {problem.message}
-          </Alert>
-        ) : null}
-        <div className="grid gap-4 sm:grid-cols-2">
-          <TextField
-            label="Project name"
-            required
-            maxLength={200}
-            value={name}
-            disabled={!canManage}
-            onChange={(e) => setName(e.target.value)}
-            error={blank ?? problem?.fieldErrors.name}
-          />
-          <SelectField
-            label="Status"
-            value={status}
-            disabled={!canManage}
-            onChange={(e) => setStatus(e.target.value as ProjectStatus)}
-            error={problem?.fieldErrors.status}
-            hint={projectStatusInfo[status].description}
-          >
-            {projectStatuses.map((value) => (
-              <option key={value} value={value}>
-                {projectStatusInfo[value].label}
-              </option>
-            ))}
-          </SelectField>
-        </div>
-      </Card>
-    </form>
-    <ProjectFrameGrading project={project} />
+      <form onSubmit={submit} noValidate aria-label="Project details">
+        <Card
+          title="Details"
+          description={canManage ? "The owner and project admins change these." : "Only the owner and project admins change these."}
+          footer={
+            canManage ? (
+              <SaveFooter saved={save.isSuccess} savedText="Project saved" busy={save.isPending} unchanged={unchanged}>
+                Save changes
+              </SaveFooter>
+            ) : undefined
+          }
+        >
+          {problem && !problem.fieldErrors.name && !problem.fieldErrors.status ? (
+            <Alert tone="error" className="mb-4">
+              {problem.message}
+            </Alert>
+          ) : null}
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField
+              label="Project name"
+              required
+              maxLength={200}
+              value={name}
+              disabled={!canManage}
+              onChange={(e) => setName(e.target.value)}
+              error={blank ?? problem?.fieldErrors.name}
+            />
+            <SelectField
+              label="Status"
+              value={status}
+              disabled={!canManage}
+              onChange={(e) => setStatus(e.target.value as ProjectStatus)}
+              error={problem?.fieldErrors.status}
+              hint={projectStatusInfo[status].description}
+            >
+              {projectStatuses.map((value) => (
+                <option key={value} value={value}>
+                  {projectStatusInfo[value].label}
+                </option>
+              ))}
+            </SelectField>
+          </div>
+        </Card>
+      </form>
+      <ProjectFrameGrading project={project} />
     </>
   );
 }

@@ -42,15 +42,21 @@ export function ExposureProgress({ lines }: { lines: ExposureLineProgress[] }) {
             {line.filter} · {line.exposureSeconds} s
           </td>
           <td className={`${td} tabular-nums`} data-label="Wanted">
-            <span aria-hidden="true" className="text-xs text-slate-600 sm:hidden">Wanted </span>
+            <span aria-hidden="true" className="text-xs text-slate-600 sm:hidden">
+              Wanted{" "}
+            </span>
             {line.desired}
           </td>
           <td className={`${td} tabular-nums`} data-label="Taken">
-            <span aria-hidden="true" className="text-xs text-slate-600 sm:hidden">Taken </span>
+            <span aria-hidden="true" className="text-xs text-slate-600 sm:hidden">
+              Taken{" "}
+            </span>
             {line.acquired}
           </td>
           <td className={`${td} tabular-nums`} data-label="Accepted">
-            <span aria-hidden="true" className="text-xs text-slate-600 sm:hidden">Accepted </span>
+            <span aria-hidden="true" className="text-xs text-slate-600 sm:hidden">
+              Accepted{" "}
+            </span>
             {line.accepted}
           </td>
           <td className={td} data-label="Left">

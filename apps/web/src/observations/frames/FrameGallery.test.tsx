@@ -54,7 +54,9 @@ describe("the frame gallery", () => {
     expect(image.getAttribute("alt")).toBe("Preview of m45-001.fits");
     expect(image.getAttribute("src")).toBe("/files/preview-1/download");
     expect(textOf(card)).toContain("Accepted");
-    const measures = Object.fromEntries([...card.querySelectorAll("dl > div")].map((pair) => [textOf(pair.querySelector("dt")), textOf(pair.querySelector("dd"))]));
+    const measures = Object.fromEntries(
+      [...card.querySelectorAll("dl > div")].map((pair) => [textOf(pair.querySelector("dt")), textOf(pair.querySelector("dd"))]),
+    );
     expect(measures).toEqual({ Stars: "152", FWHM: "2.4″", HFR: "1.2″", Eccentricity: "0.31", "Pointing offset": "42″" });
     expect(textOf(card)).toContain("Solved: centre RA 3h 47m 12.0s, Dec +24° 03′ 00″; 7.00″ per pixel, rotated 37.5°, field 1.99° × 1.99°");
     // DATE-OBS carries no zone: FITS means UTC. Tokyo is 9 hours ahead, and says so.

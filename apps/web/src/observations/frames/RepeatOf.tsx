@@ -10,7 +10,10 @@ export function RepeatOfLine({ id, name }: { id: string; name: string | undefine
       <RefreshCcw aria-hidden="true" className="size-4 shrink-0" />
       <span className="min-w-0">
         Repeat of{" "}
-        <Link to={`/observations/${id}`} className="font-medium break-words text-indigo-600 hover:text-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-600">
+        <Link
+          to={`/observations/${id}`}
+          className="font-medium break-words text-indigo-600 hover:text-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-600"
+        >
           {name ?? `observation ${id}`}
         </Link>
         , for the exposures it did not get accepted.
