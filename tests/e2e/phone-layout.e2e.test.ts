@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { filesCollection, observationsCollection } from "@meridian/db";
+import { queuedFrameAnalysis } from "@meridian/rules/frames";
 import { loginSession } from "../support/auth-suite";
 import { invitationPathFor } from "../support/invitation-links";
 import { fileDocument } from "../support/observation-documents";
@@ -141,6 +142,20 @@ beforeAll(async () => {
   await observationsCollection.update(db, observation.id, (doc) => ({ ...doc, status: "assigned", statusChangedAt: stuckSince }));
   const longName = `NGC7000_North_America_Nebula_Halpha_300s_bin2_${"0".repeat(40)}.fits`;
   await filesCollection.insert(db, fileDocument(observation.id, observatory.id, longName));
+  // A frame rejected for every reason, so the gallery's longest words are laid out too.
+  const rejected = {
+    ...queuedFrameAnalysis(),
+    status: "analysed" as const,
+    targetName: "NGC 7000 North America Nebula",
+    stars: 3,
+    fwhmArcsec: 6.25,
+    eccentricity: 0.81,
+    solveFailure: "NOT_SOLVED" as const,
+    grade: "rejected" as const,
+    rejectedFor: ["NOT_SOLVED" as const, "TOO_FEW_STARS" as const, "FWHM_TOO_HIGH" as const, "ELONGATED" as const],
+    analysedAt: stuckSince,
+  };
+  await filesCollection.insert(db, fileDocument(observation.id, observatory.id, `frame_${longName}`, { frame: { ...rejected, analysisId: "phone-layout" } }));
   await storage.put(`observations/${observation.id}/orphaned_${longName}`, Buffer.from("nobody's"));
   // Scheduled scans off, so none can hold the quick scan's slot (the default runs Sundays 03:00 UTC).
   await suite.server().request("/api/v1/admin/settings", { method: "PUT", token, json: { scanSchedule: { quick: null, full: null } } });

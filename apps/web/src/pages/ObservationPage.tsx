@@ -8,6 +8,8 @@ import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
 import { Time } from "../components/Time";
 import { ForecastLine } from "../observations/ForecastLine";
+import { ExposureProgress, type ExposureLineProgress } from "../observations/frames/ExposureProgress";
+import { RepeatOf } from "../observations/frames/RepeatOf";
 import { formatDec, formatRa, typeLabels, type Observation } from "../observations/labels";
 import { useObservationActions } from "../observations/ObservationActions";
 import { ObservationFiles } from "../observations/ObservationFiles";
@@ -36,9 +38,14 @@ function Detail({ label, children }: { label: string; children: React.ReactNode 
   );
 }
 
-function ObservationView({ observation }: { observation: Observation }) {
+/** What issue 58 adds to the read shape: optional until every server this app talks to has it. */
+type FrameFields = { progress?: ExposureLineProgress[]; repeatOf?: string | null };
+
+function ObservationView({ observation }: { observation: Observation & FrameFields }) {
   useDocumentTitle(`${observation.name} · Observations`);
   const observatory = useQuery(trpc.observatories.get.queryOptions({ id: observation.observatoryId }, { retry: false }));
+  // Its frames are graded by the project's checks: a rejection is said with the limit it broke, or without it to a reader who may not see the project.
+  const project = useQuery(trpc.projects.get.queryOptions({ id: observation.projectId }, { retry: false }));
   // One the caller cannot view, or that was removed, is still named when the caller could view it.
   const observatoryName = useObservatoryNames(observatory.data ? [observatory.data] : observatory.isError ? [] : undefined, [observation.observatoryId]);
   const actions = useObservationActions(observation, observatory.data);
@@ -67,6 +74,7 @@ function ObservationView({ observation }: { observation: Observation }) {
       ) : null}
       <ForecastLine observation={observation} />
       {observation.statusReason ? <p className="mb-4 text-sm text-slate-600">Reason: {observation.statusReason}</p> : null}
+      {observation.repeatOf ? <RepeatOf id={observation.repeatOf} /> : null}
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="flex min-w-0 flex-col gap-6 lg:col-span-2">
           <Card title="Targets">
@@ -86,8 +94,13 @@ function ObservationView({ observation }: { observation: Observation }) {
               ))}
             </ul>
           </Card>
+          {observation.progress ? (
+            <Card title="Progress" description="Frames wanted, taken and accepted for each exposure line; only accepted frames count toward it.">
+              <ExposureProgress lines={observation.progress} />
+            </Card>
+          ) : null}
           <Card title="Files">
-            <ObservationFiles observationId={observation.id} />
+            <ObservationFiles observationId={observation.id} timeZone={observatory.data?.timeZone} grading={project.data?.frameGrading} />
           </Card>
         </div>
         <div className="flex min-w-0 flex-col gap-6">
