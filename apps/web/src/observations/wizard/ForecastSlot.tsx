@@ -21,6 +21,38 @@ function blockedText(reason: WaitReason, zone: string, input: ObservationInput):
   return `${lowerFirst(words)}${moment ? ` (${zoneLabel(zone, moment)})` : ""}`;
 }
 
+/** The forecast's answer (`observations.forecastDraft`). */
+export type DraftForecast = {
+  timeZone: string;
+  expectedStart: string | null;
+  expectedEnd: string | null;
+  observatoryReasons: Array<{ code: string }>;
+  blockedBy: WaitReason | null;
+};
+
+/** The forecast in words: waiting, failed, when it would start, or why it would not within the week. */
+export function ForecastText(props: { input: ObservationInput; pending: boolean; error: unknown; data: DraftForecast | undefined }) {
+  const { input, data } = props;
+  if (props.pending) return <span className="text-slate-500">Running the night plan with it…</span>;
+  if (props.error) return <span className="text-slate-500">No forecast: {summarizeError(props.error).message}</span>;
+  if (data?.expectedStart)
+    return (
+      <>
+        Expected to start around <strong>{<Time iso={data.expectedStart} zone={data.timeZone} />}</strong>, ending around{" "}
+        <Time iso={data.expectedEnd} zone={data.timeZone} />, if submitted now
+        {data.observatoryReasons.length > 0 ? (
+          <span className="text-slate-500">
+            {" "}
+            (assuming the observatory is ready: now {data.observatoryReasons.map((reason) => queueBlockLabels[reason.code] ?? reason.code).join(", ")})
+          </span>
+        ) : null}
+        .
+      </>
+    );
+  if (data?.blockedBy) return <>Not within the next week: {blockedText(data.blockedBy, data.timeZone, input)}.</>;
+  return data ? "Not within the next week." : null;
+}
+
 /**
  * When the observation would run if submitted now (`POST /observations/forecast`: the night plan
  * with it in the queue after every pending one of its priority), or why it would wait and until when.
@@ -33,32 +65,11 @@ export function ForecastSlot({ input }: { input: ObservationInput }) {
   useEffect(() => {
     mutate(JSON.parse(key) as ObservationInput);
   }, [key, mutate]);
-  const data = forecast.data;
   return (
     <section aria-label="Forecast" className="min-w-0">
       <h3 className="border-b border-slate-100 pb-1 text-sm font-semibold text-slate-900">Forecast</h3>
       <p className="mt-2 text-sm text-slate-900" aria-live="polite">
-        {forecast.isPending ? (
-          <span className="text-slate-500">Running the night plan with it…</span>
-        ) : forecast.isError ? (
-          <span className="text-slate-500">No forecast: {summarizeError(forecast.error).message}</span>
-        ) : data?.expectedStart ? (
-          <>
-            Expected to start around <strong>{<Time iso={data.expectedStart} zone={data.timeZone} />}</strong>, ending around{" "}
-            <Time iso={data.expectedEnd} zone={data.timeZone} />, if submitted now
-            {data.observatoryReasons.length > 0 ? (
-              <span className="text-slate-500">
-                {" "}
-                (assuming the observatory is ready: now {data.observatoryReasons.map((reason) => queueBlockLabels[reason.code] ?? reason.code).join(", ")})
-              </span>
-            ) : null}
-            .
-          </>
-        ) : data?.blockedBy ? (
-          <>Not within the next week: {blockedText(data.blockedBy, data.timeZone, input)}.</>
-        ) : data ? (
-          "Not within the next week."
-        ) : null}
+        <ForecastText input={input} pending={forecast.isPending} error={forecast.isError ? forecast.error : null} data={forecast.data} />
       </p>
     </section>
   );
