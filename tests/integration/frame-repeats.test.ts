@@ -235,7 +235,8 @@ describe("the repeat of rejected exposures", () => {
 
     // A worker killed after the analysis wrote its frame: graphile-worker runs the job again, and its run judges again.
     await deps().db.execute(sql`
-      select graphile_worker.add_job('analyse_frame', json_build_object('fileId', id, 'analysisId', doc->'frame'->>'analysisId')) from files where id = ${fileId}`);
+      select graphile_worker.add_job('analyse_frame', json_build_object('fileId', id, 'analysisId', doc->'frame'->>'analysisId'))
+        from files where id = ${fileId}`);
     await until("the job run again", async () => {
       const [row] = await deps().db.execute<{ waiting: number }>(sql`
         select count(*)::int as waiting from graphile_worker._private_jobs g join graphile_worker._private_tasks k on k.id = g.task_id
