@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { repeatAfterAnalysis } from "@meridian/domain";
+import { addJob, inTransaction, repeatAfterAnalysis } from "@meridian/domain";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
@@ -19,16 +19,17 @@ import { until } from "../support/until";
 // rejected (TOO_FEW_STARS under the default minStars of 10).
 const ADMIN = { email: "repeats-admin@example.com", password: "repeats admin password" };
 let server: TestServer;
+let adminToken: string;
 let emptyCatalog: string;
 beforeAll(async () => {
   emptyCatalog = await fs.mkdtemp(path.join(os.tmpdir(), "no-star-catalog-"));
-  ({ server } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all", STAR_CATALOG_DIR: emptyCatalog, FRAME_ANALYSIS_TIMEOUT_SECONDS: "300" }));
+  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all", STAR_CATALOG_DIR: emptyCatalog, FRAME_ANALYSIS_TIMEOUT_SECONDS: "300" }));
 });
 afterAll(async () => {
   await server?.stop().catch(() => undefined);
   await fs.rm(emptyCatalog, { recursive: true, force: true });
 });
-const { must } = jsonApi(() => server);
+const { must, scanToEnd } = jsonApi(() => server);
 const deps = () => server.server.runtime.deps;
 
 /** A small frame of M45 with these cards: 40 stars (accepted), or none (rejected). */
@@ -245,5 +246,32 @@ describe("the repeat of rejected exposures", () => {
     });
     expect(await repeatsOf(source.id)).toEqual(made);
     expect((await history(owner, source.id)).filter((entry) => entry.actor.id === "repeat")).toHaveLength(1);
+  });
+
+  it("is recorded in the source's history by an entry that integrity and analytics do not take for a move", async () => {
+    const observer = await createAccount(server);
+    const source = await scene(observer, [m45([{ filter: "L", exposureSeconds: 60, count: 1 }])], true);
+    await upload(source.id, source.key, frame("L", 60, false));
+    await allAnalysed(observer, source.id);
+    expect((await runTo(observer, source.id)).repeatId).not.toBeNull();
+    expect((await history(observer, source.id)).map((entry) => `${entry.from} → ${entry.to}`).slice(-2)).toEqual([
+      "acquisition_complete → completed",
+      "completed → completed",
+    ]);
+
+    const scan = await scanToEnd<{ id: string; status: string }>({ kind: "quick" }, adminToken);
+    const issues = (await must(`/api/v1/admin/integrity/scans/${scan.id}/issues?limit=200`, { token: adminToken })) as {
+      items: Array<{ documentId: string; code: string }>;
+    };
+    expect(issues.items.filter((issue) => issue.documentId === source.id)).toEqual([]);
+
+    // The observer's one observatory completed one observation today, whatever its history holds beside the move.
+    const asked = new Date().toISOString();
+    await inTransaction(deps(), (t) => addJob({ t, name: "refresh_analytics", payload: { _cron: { ts: asked, backfilled: false } } }));
+    const figures = await until("a fresh summary", async () => {
+      const summary = (await must("/api/v1/user/analytics", { token: observer.token })) as { computedAt: string; daily: Array<{ completed: number }> };
+      return summary.computedAt >= asked ? summary : undefined;
+    });
+    expect(figures.daily.at(-1)!.completed).toBe(1);
   });
 });
