@@ -62,8 +62,8 @@ export const observationDocSchema = z.object({
   repeatOf: z.string().nullable().optional(),
   repeatNumber: z.number().int().min(1).optional(),
   /**
-   * Set once the server has judged a repeat of this observation's missing exposures due: the repeat's id, or null when it could not
-   * be made (its history says why). Absent until then; never judged again once set.
+   * Set once the server has judged whether this observation's missing exposures are repeated: the repeat's id, or null when none
+   * was needed or it could not be made (its history then says why). Absent until then; never judged again once set.
    */
   repeatedAs: z.string().nullable().optional(),
   /** Deprecated (spec, Versioning 6): file names from older versions; the integrity scan migrates them into file records. */
