@@ -172,14 +172,21 @@ function renderStarField(options: {
 }
 
 /** A field of `count` stars at random places: sky that matches no catalog, which a blind solver searches long for. */
-export function renderRandomStars(options: { width: number; height: number; count: number; fwhmPixels: number; seed?: number }) {
+export function renderRandomStars(options: {
+  width: number;
+  height: number;
+  count: number;
+  fwhmPixels: number;
+  seed?: number;
+  cards?: Array<[string, CardValue?]>;
+}) {
   const random = randomFrom((options.seed ?? 7) + 1);
   const stars = Array.from({ length: options.count }, () => ({
     x: random() * options.width,
     y: random() * options.height,
     peak: 500 + 20_000 * random() ** 3,
   }));
-  return renderStarField({ width: options.width, height: options.height, fwhmPixels: options.fwhmPixels, stars, seed: options.seed });
+  return renderStarField({ width: options.width, height: options.height, fwhmPixels: options.fwhmPixels, stars, seed: options.seed, cards: options.cards });
 }
 
 /** The densest Tycho-2 index Debian installs in a folder (index-tycho2-10, else the lowest number there). */

@@ -58,6 +58,14 @@ export const observationDocSchema = z.object({
    * when, so the observation still says a file was there (its Files card would otherwise just be empty).
    */
   lostFiles: z.array(lostFileSchema).optional(),
+  /** Made by the server to repeat the exposures this observation's source lacked (contract: "Frames"): the source's id, and how deep (1 or 2). */
+  repeatOf: z.string().nullable().optional(),
+  repeatNumber: z.number().int().min(1).optional(),
+  /**
+   * Set once the server has judged whether this observation's missing exposures are repeated: the repeat's id, or null when none
+   * was needed or it could not be made (its history then says why). Absent until then; never judged again once set.
+   */
+  repeatedAs: z.string().nullable().optional(),
   /** Deprecated (spec, Versioning 6): file names from older versions; the integrity scan migrates them into file records. */
   captured_files: z.array(z.string()).optional(),
 });

@@ -285,6 +285,7 @@ export { deliverFile } from "./delivery/deliver-file";
 export { abortStaleDestinationUploads } from "./delivery/left-uploads";
 export { analyseFrame, frameAnalysisForbiddenFlags } from "./frames/analyse-frame";
 export { analyseFileAgain } from "./frames/analyse-again";
+export { repeatAfterAnalysis } from "./frames/repeat-rejected";
 export { removeLeftoverWorkFolders } from "./frames/work-folders";
 export { retryFileDelivery, testStorageDestination } from "./delivery/operate-deliveries";
 export { putAllocation, deleteAllocation, listAllocations, getProjectUsage } from "./allocations/allocations";

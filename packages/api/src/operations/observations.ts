@@ -57,7 +57,9 @@ const transitionNote =
   "cancelled; in_progress → acquisition_complete, suspended, failed, aborted, cancelled; suspended → in_progress, acquisition_complete, " +
   "partially_completed, failed, aborted, cancelled; acquisition_complete → completed, partially_completed, failed. Anything else: 409 " +
   "INVALID_TRANSITION. Of two concurrent moves of one observation the second sees the first's result. A monitoring observation that " +
-  "ends completed or failed goes back to pending (both moves are recorded).";
+  "ends completed or failed goes back to pending (both moves are recorded). One that ends completed or partially_completed with lines " +
+  "short of accepted frames may be repeated (see the observation's `repeatOf` and `repeatId`): at once when all its frames are analysed " +
+  "then (the answer names the repeat), else after the last analysis.";
 
 /** Observations, their status moves, history and files (tRPC `observations.*`). */
 export const observationOperations = {
@@ -99,7 +101,8 @@ export const observationOperations = {
       "part of the name or of any target's name, in any case; `status` takes several statuses separated by commas; `from` and `to` " +
       "bound createdAt (from inclusive, to exclusive). Pages follow the sort (ties by id the same way); a cursor belongs to the sort " +
       "it was given for, and another sort's cursor is refused (400 VALIDATION_FAILED). A first page (no cursor) may come from the " +
-      "server's cache; any write to observations, memberships, projects or observatories makes it stale in every process.",
+      "server's cache; any write to observations, their files (frames count in `progress`), memberships, projects or observatories " +
+      "makes it stale in every process.",
     method: "get",
     path: "/observations",
     status: 200,

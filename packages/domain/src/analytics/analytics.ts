@@ -98,7 +98,7 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
   for (const row of await db.execute<{ observatory_id: string; date: string; to: "completed" | "failed"; count: number }>(sql`
     select o.observatory_id, to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD') as date, h.doc->>'to' as to, count(*)::int as count
       from observation_history h join observations o on o.id = h.observation_id
-     where h.created_at >= ${since}::date and h.doc->>'to' in ('completed', 'failed')
+     where h.created_at >= ${since}::date and h.doc->>'to' in ('completed', 'failed') and h.doc->>'from' is distinct from h.doc->>'to'
      group by 1, 2, 3`))
     day(row.observatory_id, row.date)[row.to] = row.count;
 

@@ -4,11 +4,12 @@ import { CACHE_CHANNEL, type CacheChange, type RequestCaches } from "./request-c
 
 /**
  * What a page of observations reads: the observations, who may read them (owners, project and
- * observatory members, organization members through their observatories) and the observatories'
- * settings their estimates follow.
+ * observatory members, organization members through their observatories), the observatories'
+ * settings their estimates follow, and the files whose frames their progress counts.
  */
 const OBSERVATION_READ_TABLES = [
   tables.observations,
+  tables.files,
   tables.observatories,
   tables.observatoryMembers,
   tables.organizationMembers,

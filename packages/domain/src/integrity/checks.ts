@@ -66,7 +66,8 @@ export function observationStatusFindings(options: { doc: ObservationDoc; histor
       },
     });
   for (const entry of history) {
-    if (entry.from === null) continue;
+    // A first entry, or a note that is no move (a repeat made of its missing exposures: from and to are the status it keeps).
+    if (entry.from === null || entry.from === entry.to) continue;
     if (!canMove(entry.from, entry.to) && !(doc.isMonitoring && isMonitoringMove(entry.from, entry.to)))
       findings.push({
         severity: "warning",

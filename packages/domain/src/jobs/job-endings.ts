@@ -12,6 +12,7 @@ import { AppError } from "../errors";
 import { giveUpDelivery, killedAttemptsReason } from "../delivery/deliver-file";
 import { giveUpRecipientEmail } from "../email/outbox";
 import { giveUpFrameAnalysis } from "../frames/give-up-analysis";
+import { repeatAfterAnalysis } from "../frames/repeat-rejected";
 import { failIntegrityScan, INTEGRITY_JOB_KIND } from "../integrity/scan";
 import { jobContracts } from "./contracts";
 import { getJob, reportJobIn, reportJob, type JobView } from "./tracked-jobs";
@@ -100,8 +101,11 @@ const untrackedEndings: Record<string, (options: { deps: Deps; jobId: string; pa
   [jobContracts.deliver_file.name]: ({ deps, payload, reason }) =>
     giveUpDelivery({ deps, fileId: String(payload.fileId), destinationId: String(payload.destinationId), reason }),
   [jobContracts.send_email.name]: ({ deps, jobId, payload, reason }) => giveUpRecipientEmail({ deps, jobId, outboxId: String(payload.outboxId), reason }),
-  [jobContracts.analyse_frame.name]: ({ deps, payload, reason }) =>
-    giveUpFrameAnalysis({ deps, fileId: String(payload.fileId), analysisId: String(payload.analysisId), reason }),
+  [jobContracts.analyse_frame.name]: async ({ deps, payload, reason }) => {
+    await giveUpFrameAnalysis({ deps, fileId: String(payload.fileId), analysisId: String(payload.analysisId), reason });
+    // The frame's end may be its observation's last analysis: its repeat is judged then.
+    await repeatAfterAnalysis({ deps, fileId: String(payload.fileId) });
+  },
 };
 
 /**

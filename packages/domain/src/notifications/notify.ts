@@ -1,7 +1,8 @@
-import { usersCollection, type ObservationDoc, type StoredDocument, type UserDoc } from "@meridian/db";
+import { usersCollection, type Executor, type ObservationDoc, type StoredDocument, type UserDoc } from "@meridian/db";
 import type { ObservationStatus } from "@meridian/rules";
 import { appLink } from "../email/app-link";
 import { enqueueEmail } from "../email/outbox";
+import { frameCounts } from "../frames/observation-progress";
 import { addJob } from "../jobs/add-job";
 import { PUSH_LIMITS } from "../jobs/contracts";
 import type { InTransaction } from "../transaction";
@@ -50,6 +51,22 @@ async function emailUser(
   await enqueueEmail({ t, kind: message.kind, to: user.doc.email, subject: message.subject, text, html });
 }
 
+/** The ends after which the owner is told how its frames fared. */
+const FRAMES_TOLD: readonly ObservationStatus[] = ["completed", "partially_completed"];
+
+const counted = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+/**
+ * How its frames fared as the message is written: "12 of 15 frames accepted.", and the frames still
+ * being analysed then (their grades come later, on its page). Nothing for an observation without frames.
+ */
+async function framesLine(options: { db: Executor; observationId: string }): Promise<string[]> {
+  const { frames, accepted, queued } = await frameCounts(options);
+  if (frames === 0) return [];
+  const still = queued > 0 ? [`${counted(queued, "frame is", "frames are")} still being analysed; their grades will show on its page.`] : [];
+  return [`${accepted} of ${counted(frames, "frame", "frames")} accepted.`, ...still];
+}
+
 /**
  * The owner hears of the spec's states (assigned, in progress, suspended, completed, failed,
  * aborted, cancelled) by email and push, as far as both their profile (observation events, each
@@ -71,7 +88,10 @@ export async function queueObservationNotifications(options: {
   if (!owner || owner.doc.disabled || !owner.doc.notificationPreferences.observationEvents) return;
   const subject = `${doc.name}: ${label(to)}`;
   const link = appLink({ deps: t, path: `/observations/${observation.id}` });
-  const lines = [`Your observation "${doc.name}" is now ${label(to)}.`, ...(reason ? [`Reason: ${reason}`] : [])];
+  const wanted = owner.doc.notificationPreferences;
+  const sent = (wanted.email && doc.notifications.email) || (wanted.push && doc.notifications.push);
+  const frames = sent && FRAMES_TOLD.includes(to) ? await framesLine({ db: t.tx, observationId: observation.id }) : [];
+  const lines = [`Your observation "${doc.name}" is now ${label(to)}.`, ...(reason ? [`Reason: ${reason}`] : []), ...frames];
   // Both channels' statements go out together.
   await Promise.all([
     owner.doc.notificationPreferences.email && doc.notifications.email && emailUser(t, owner, { kind: "observation_status", subject, lines, link }),

@@ -17,6 +17,7 @@ import { publishObservatoryEvent } from "../events/publish";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { observatoryTiming } from "../observatories/time-and-timing";
+import { progressBeforeFrames, progressOfObservations } from "../frames/observation-progress";
 import { DISPATCH_WINDOW } from "./plan";
 import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
@@ -172,8 +173,12 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
           changed = true;
           break;
         }
-        const assigned = await moveObservation({ t, observation, to: "assigned", actor: DISPATCH_ACTOR });
-        const presented = presentObservation({ observation: assigned, timing: observatoryTiming({ doc: observatory.doc }) });
+        // Its frames (from earlier runs) are counted alongside the move's writes, in the same round trip.
+        const [assigned, progressOf] = await Promise.all([
+          moveObservation({ t, observation, to: "assigned", actor: DISPATCH_ACTOR }),
+          progressOfObservations({ db: t.tx, observations: [observation] }),
+        ]);
+        const presented = presentObservation({ observation: assigned, timing: observatoryTiming({ doc: observatory.doc }), progress: progressOf(observation) });
         // Goes out with the transaction's last statement: nothing here waits for it.
         t.alongside(publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presented } } }));
         return assigned;
@@ -245,7 +250,11 @@ export async function mayStartAtIdle(options: { t: InTransaction; idle: IdleObse
 /** Tells the held idle observatory's connection (`assign`), once the transaction commits, of the new observation written assigned to it. */
 export function tellIdleObservatory(options: { t: InTransaction; idle: IdleObservatory; observation: StoredDocument<ObservationDoc> }) {
   const { t, idle, observation } = options;
-  const presented = presentObservation({ observation, timing: observatoryTiming({ doc: idle.observatory.doc }) });
+  const presented = presentObservation({
+    observation,
+    timing: observatoryTiming({ doc: idle.observatory.doc }),
+    progress: progressBeforeFrames(observation.doc.targets),
+  });
   t.alongside(publishObservatoryEvent({ t, observatoryIds: [idle.observatory.id], event: { type: "assign", data: { observation: presented } } }));
 }
 
@@ -257,10 +266,11 @@ export async function getObservatoryQueue(options: { deps: Deps; actor: UserActo
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const plan = await currentPlan(deps.db, observatory, deps.now(), true);
   const timing = observatoryTiming({ doc: observatory.doc });
+  const progressOf = await progressOfObservations({ db: deps.db, observations: plan.items.map((item) => item.observation) });
   const present = presentQueueBlock;
   return {
     items: plan.items.map((item) => ({
-      observation: presentObservation({ observation: item.observation, timing }),
+      observation: presentObservation({ observation: item.observation, timing, progress: progressOf(item.observation) }),
       eligible: item.eligible,
       blockedBy: item.blockedBy ? present(item.blockedBy) : null,
       reasons: item.reasons.map(present),

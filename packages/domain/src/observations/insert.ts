@@ -1,6 +1,6 @@
 import { observationsCollection, tables, type ObservationDoc, type ProjectDoc, type StoredDocument, type UserDoc } from "@meridian/db";
 import { and, count, eq } from "drizzle-orm";
-import type { UserActor } from "../actor";
+import type { Actor, UserActor } from "../actor";
 import { AppError, fieldError } from "../errors";
 import { fixedTimeProblems } from "@meridian/rules/observations";
 import { publishUserEvent } from "../events/publish";
@@ -14,7 +14,13 @@ import { DISPATCH_ACTOR, queueDispatch, recordHistory } from "./transitions";
 export type NewObservationFields = Pick<
   ObservationDoc,
   "name" | "projectId" | "observatoryId" | "type" | "priority" | "targets" | "constraints" | "fixedTimeStart" | "fixedTimeEnd" | "bypassDarkness"
-> & { notifications?: ObservationDoc["notifications"]; monitoring?: ObservationDoc["monitoring"]; storageDestinationId?: string | null };
+> & {
+  notifications?: ObservationDoc["notifications"];
+  monitoring?: ObservationDoc["monitoring"];
+  storageDestinationId?: string | null;
+  /** A repeat of an observation's missing exposures, which the server makes (frames/repeat-rejected.ts): what it repeats, and how deep. */
+  repeat?: { of: string; number: number };
+};
 
 const defaultNotifications = (): ObservationDoc["notifications"] => ({
   email: true,
@@ -116,6 +122,7 @@ export function newObservationDoc(options: { actor: UserActor; fields: NewObserv
     monitoring: fields.monitoring,
     storageDestinationId: fields.storageDestinationId ?? null,
     staleReportedAt: null,
+    ...(fields.repeat ? { repeatOf: fields.repeat.of, repeatNumber: fields.repeat.number } : {}),
   };
 }
 
@@ -140,6 +147,8 @@ export async function insertObservation(options: {
   reason: string | null;
   readers: string[];
   assigned?: { owner: StoredDocument<UserDoc> | null; idle: IdleObservatory };
+  /** Who its first history entry names, when the actor (its owner) did not ask for it: the server, for a repeat. */
+  recordedBy?: Actor;
 }): Promise<StoredDocument<ObservationDoc>> {
   const { t, actor, fields, assigned, readers } = options;
   if (options.room.projectId !== fields.projectId) throw new Error("The room was counted in another project");
@@ -149,7 +158,7 @@ export async function insertObservation(options: {
   const doc: ObservationDoc = assigned ? { ...pending, status: "assigned" } : pending;
   const written = Promise.all([
     observationsCollection.insert(t.tx, doc, id),
-    recordHistory({ t, observationId: id, from: null, to: "pending", at: now, actor, reason: options.reason }),
+    recordHistory({ t, observationId: id, from: null, to: "pending", at: now, actor: options.recordedBy ?? actor, reason: options.reason }),
     assigned && recordHistory({ t, observationId: id, from: "pending", to: "assigned", at: now, actor: DISPATCH_ACTOR, reason: null }),
     assigned
       ? queueObservationNotifications({ t, observation: { id, doc }, to: "assigned", reason: null, owner: assigned.owner })

@@ -17,6 +17,7 @@ import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";
 import { observationTimings, presentObservations, presentOneObservation } from "./timings";
 import { presentObservation } from "./present";
+import { progressBeforeFrames } from "../frames/observation-progress";
 import type { ObservationCreate, ObservationHistoryOrder, ObservationUpdate } from "./schemas";
 import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../transaction";
@@ -90,7 +91,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     });
     // Its statements are sent: the transaction's closing count goes with them, not in a round trip after.
     t.writesSent();
-    return presentObservation({ observation: await inserting, timing: settled(timings)(input.observatoryId) });
+    return presentObservation({ observation: await inserting, timing: settled(timings)(input.observatoryId), progress: progressBeforeFrames(input.targets) });
   });
   markDispatch({ stage: "request committed", observatoryId: created.observatoryId, observationId: created.id });
   if (created.status === "assigned") markDispatch({ stage: "dispatch committed", observatoryId: created.observatoryId, observationId: created.id });

@@ -96,6 +96,17 @@ export const observationCancelSchema = z
   .strictObject({ reason: withoutControlCharacters(z.string().trim().min(1).max(1000)).optional() })
   .meta({ id: "ObservationCancel" });
 
+const exposureProgressSchema = z
+  .object({
+    targetName: z.string(),
+    filter: z.string(),
+    exposureSeconds: z.number(),
+    desired: z.number().int().describe("The line's count"),
+    acquired: z.number().int().describe("Its analysed frames"),
+    accepted: z.number().int().describe("Its frames graded accepted"),
+  })
+  .meta({ id: "ExposureProgress" });
+
 export const observationSchema = z
   .object({
     id: z.string(),
@@ -124,6 +135,32 @@ export const observationSchema = z
     estimatedSeconds: z
       .number()
       .describe("slewSeconds per target + Σ count × (exposureSeconds + readoutSeconds), with its observatory's settings as they are now"),
+    progress: z
+      .array(exposureProgressSchema)
+      .describe(
+        "One row per exposure line of its targets, in their order: `desired` is the line's count; `acquired` counts its analysed frames and " +
+          "`accepted` those graded accepted. A frame counts on a line by its target (frame.targetName), FILTER (trimmed, case-insensitive) and " +
+          "EXPTIME (within 0.5 s); a card the frame lacks is not held against it (a frame without FILTER, from a camera without a filter " +
+          "wheel, counts by target and exposure alone). A frame matching no line counts nowhere; one matching several alike lines fills them " +
+          "in order. A frame still queued or failed counts nowhere yet. Computed at read time: regrading and deleted files show at once",
+      ),
+    repeatOf: z
+      .string()
+      .nullable()
+      .describe(
+        "The observation this one repeats: made by the server, pending, with only the exposures its source lacked, when the source ended " +
+          "completed or partially_completed with fewer accepted frames than desired on some line once all its frames were analysed and its " +
+          "project's frameGrading.repeatRejected was true (never a monitoring one, whose frames add up over its runs). Named " +
+          "`<name> (repeat N)`; at most 2 repeats deep. Null for any other",
+      ),
+    repeatId: z
+      .string()
+      .nullable()
+      .describe(
+        "The repeat the server made of this observation's missing exposures (extension; its history records it, or why none could be " +
+          "made: an entry whose from and to are both its status); null when none. Judged once, by whichever comes last of the status " +
+          "that ends it and the last analysis of its frames; grades changed afterwards (regrading, analysing again) make none",
+      ),
     stale: z
       .object({ status: z.enum(observationStatuses), since: z.string(), reportedAt: z.string() })
       .nullable()

@@ -1,6 +1,7 @@
 import { tables, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { estimatedSeconds, type ObservatoryTiming } from "@meridian/rules";
 import { inArray, sql } from "drizzle-orm";
+import { progressOfObservations } from "../frames/observation-progress";
 import { observatoryTiming } from "../observatories/time-and-timing";
 import { presentObservation } from "./present";
 import type { Observation } from "./schemas";
@@ -20,10 +21,16 @@ export async function observationTimings(options: { db: Executor; observatoryIds
   return (observatoryId) => timings.get(observatoryId) ?? observatoryTiming({ doc: {} });
 }
 
-/** Observations in their read shape, each with its estimate by its observatory's settings now. */
+/** Observations in their read shape, each with its estimate by its observatory's settings now and its progress: two queries for any number. */
 export async function presentObservations(options: { db: Executor; observations: ReadonlyArray<StoredDocument<ObservationDoc>> }): Promise<Observation[]> {
-  const timingOf = await observationTimings({ db: options.db, observatoryIds: options.observations.map((observation) => observation.doc.observatoryId) });
-  return options.observations.map((observation) => presentObservation({ observation, timing: timingOf(observation.doc.observatoryId) }));
+  const { db, observations } = options;
+  const [timingOf, progressOf] = await Promise.all([
+    observationTimings({ db, observatoryIds: observations.map((observation) => observation.doc.observatoryId) }),
+    progressOfObservations({ db, observations }),
+  ]);
+  return observations.map((observation) =>
+    presentObservation({ observation, timing: timingOf(observation.doc.observatoryId), progress: progressOf(observation) }),
+  );
 }
 
 /** One observation in its read shape. */

@@ -3,6 +3,7 @@ import { activeStatuses, canMove, type ObservationStatus } from "@meridian/rules
 import type { Actor } from "../actor";
 import { AppError } from "../errors";
 import { publishObservatoryEvent, publishUserEvent } from "../events/publish";
+import { judgeRepeat } from "../frames/repeat-rejected";
 import { addKeyedJobOrFollower } from "../jobs/add-job";
 import { queueObservationNotifications } from "../notifications/notify";
 import type { InTransaction } from "../transaction";
@@ -21,9 +22,6 @@ export const DISPATCH_ACTOR = { kind: "system", id: "dispatch" } as const satisf
 export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
   addKeyedJobOrFollower({ t, name: "dispatch_observatory", payload: { observatoryId }, jobKey: dispatchJobKey(observatoryId), maxAttempts: 5 });
 
-/** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
-type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;
-
 /**
  * The one way an observation changes status. The caller holds the row locked (`get` with
  * `forUpdate`) in its transaction, so of two concurrent moves the second sees the first's
@@ -33,7 +31,7 @@ type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "a
  * is told of a cancel, and a freed observatory is dispatched again; all of it only if the move commits.
  */
 export async function moveObservation(options: {
-  t: MoveContext;
+  t: InTransaction;
   observation: StoredDocument<ObservationDoc>;
   to: ObservationStatus;
   actor: Actor;
@@ -55,13 +53,15 @@ export async function moveObservation(options: {
   if (to === "cancelled" && activeStatuses.includes(from)) {
     await publishObservatoryEvent({ t, observatoryIds: [observation.doc.observatoryId], event: { type: "cancel", data: { observationId: observation.id } } });
   }
+  // Ended with exposures short of accepted frames: repeated when its project asks (judged here, or after its last frame's analysis).
+  current = await judgeRepeat({ t, observation: current });
   const freesObservatory = activeStatuses.includes(from) && !activeStatuses.includes(current.doc.status);
   if (freesObservatory || current.doc.status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
   return current;
 }
 
 async function record(
-  t: MoveContext,
+  t: InTransaction,
   observation: StoredDocument<ObservationDoc>,
   to: ObservationStatus,
   actor: Actor,
