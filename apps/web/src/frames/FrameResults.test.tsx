@@ -1,0 +1,160 @@
+// @vitest-environment happy-dom
+import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { FrameDownloadBar } from "./FrameDownloadBar";
+import { FrameResults } from "./FrameResults";
+import { foundFrame, renderInApp, stubFetch } from "./frame-test-support";
+import type { FoundFrame } from "./types";
+import { useFrameSelection } from "./useFrameSelection";
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+const TOKYO = { name: "Tokyo dome", timeZone: "Asia/Tokyo" };
+
+/** The page's parts around one selection: the download bar above the results. */
+function Found({ items, origin = null }: { items: FoundFrame[]; origin?: { ra: number; dec: number } | null }) {
+  const selection = useFrameSelection(items.map((file) => file.id));
+  return (
+    <>
+      <FrameDownloadBar shown={items.length} selection={selection} />
+      <FrameResults items={items} origin={origin} observatoryOf={() => TOKYO} selection={selection} />
+    </>
+  );
+}
+
+const rowOf = (id: string) => document.querySelector<HTMLElement>(`tr[data-frame-id="${id}"]`)!;
+const cellTexts = (id: string) => within(rowOf(id)).getAllByRole("cell").map((cell) => cell.textContent?.replace(/\s+/g, " ").trim());
+
+describe("the frames found", () => {
+  it("show each frame's distance from the search point, its grade in words and when it was taken in the observatory's zone", () => {
+    renderInApp(
+      <Found
+        origin={{ ra: 10, dec: 41 }}
+        items={[
+          foundFrame("close", { frame: { solution: { ra: 10, dec: 41.005, pixelScaleArcsec: 1.5, rotationDeg: 0, widthDeg: 0.4, heightDeg: 0.4 } } }),
+          foundFrame("near", { previewId: "near-preview", frame: { solution: { ra: 10, dec: 41.1, pixelScaleArcsec: 1.5, rotationDeg: 0, widthDeg: 0.4, heightDeg: 0.4 } } }),
+          foundFrame("far", {
+            frame: {
+              solution: { ra: 10, dec: 42.5, pixelScaleArcsec: 1.5, rotationDeg: 0, widthDeg: 0.4, heightDeg: 0.4 },
+              grade: "rejected",
+              rejectedFor: ["OFF_TARGET", "TOO_FEW_STARS"],
+              stars: 4,
+              pointingOffsetArcsec: 5_400,
+            },
+          }),
+        ]}
+      />,
+    );
+    const headings = screen.getAllByRole("columnheader").map((heading) => heading.textContent);
+    expect(headings).toEqual(["Frame", "Observatory", "Taken", "Filter", "Exposure", "Grade", "Stars", "FWHM", "Offset", "Distance"]);
+    expect(cellTexts("close")).toEqual([
+      "M 31close.fits",
+      "Tokyo dome",
+      expect.stringMatching(/06:15 UTC\+9$/),
+      "Filter Ha",
+      "120 s",
+      "Accepted",
+      "Stars 312",
+      "FWHM 2.4″",
+      "Offset 42.5″",
+      "Distance 18.0″",
+    ]);
+    expect(cellTexts("near").at(-1)).toBe("Distance 6.0′");
+    expect(cellTexts("far")).toEqual(expect.arrayContaining(["RejectedPointed off target, too few stars", "Offset 1.50°", "Distance 1.50°"]));
+    expect(screen.getByRole("img", { name: "Preview of near.fits" }).getAttribute("src")).toBe("/files/near-preview/download");
+    expect(within(rowOf("close")).queryByRole("img")).toBeNull();
+    expect(within(rowOf("close")).getByRole("link", { name: "M 31" }).getAttribute("href")).toBe("/observations/obs-1");
+  });
+
+  it("without a search point: no distance, frames still being analysed or failed say so, an undated frame says when it came", () => {
+    renderInApp(
+      <Found
+        items={[
+          foundFrame("waiting", { frame: { status: "queued", grade: null, solution: null, stars: null, fwhmArcsec: null, pointingOffsetArcsec: null } }),
+          foundFrame("broken", {
+            frame: { status: "failed", failure: "The header claims more data than the file holds", grade: null, header: { ...foundFrame("x").frame.header, dateObs: null } },
+          }),
+        ]}
+      />,
+    );
+    expect(screen.queryByRole("columnheader", { name: "Distance" })).toBeNull();
+    expect(cellTexts("waiting")).toEqual(expect.arrayContaining(["Being analysed", "Stars —", "FWHM —", "Offset —"]));
+    expect(cellTexts("broken")).toEqual(
+      expect.arrayContaining(["Analysis failedThe header claims more data than the file holds", expect.stringMatching(/^Uploaded .*06:30 UTC\+9$/)]),
+    );
+  });
+});
+
+describe("choosing frames and downloading them", () => {
+  const three = [foundFrame("f1"), foundFrame("f2"), foundFrame("f3")];
+
+  it("selects from the keyboard, counts against the bound, and posts the chosen ids for one ZIP", async () => {
+    const { calls } = stubFetch({}, () => new Response(new Uint8Array([80, 75, 5, 6]), { headers: { "content-type": "application/zip", "content-disposition": 'attachment; filename="frames-2.zip"' } }));
+    vi.spyOn(URL, "createObjectURL").mockReturnValue("blob:frames");
+    const saved: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
+      saved.push(`${this.download} from ${this.href}`);
+    });
+    renderInApp(<Found items={three} />);
+    const user = userEvent.setup();
+    const status = screen.getByRole("status");
+    expect(status.textContent).toBe("No frame selected (at most 200 in one download)");
+    expect(screen.getByRole("button", { name: "Download selected (ZIP)" }).hasAttribute("disabled")).toBe(true);
+
+    screen.getByRole("checkbox", { name: "Select all on page" }).focus();
+    await user.tab();
+    expect(document.activeElement).toBe(screen.getByRole("checkbox", { name: "Select f1.fits" }));
+    await user.keyboard(" ");
+    await user.tab(); // the frame's link
+    await user.tab();
+    expect(document.activeElement).toBe(screen.getByRole("checkbox", { name: "Select f2.fits" }));
+    await user.keyboard(" ");
+    await user.click(screen.getByRole("checkbox", { name: "Select f3.fits" }));
+    await user.click(screen.getByRole("checkbox", { name: "Select f3.fits" }));
+    expect(status.textContent).toBe("2 frames selected (at most 200 in one download)");
+
+    await user.click(screen.getByRole("button", { name: "Download 2 frames (ZIP)" }));
+    await waitFor(() => expect(saved).toEqual(["frames-2.zip from blob:frames"]));
+    const [request] = calls;
+    expect(request!.method).toBe("POST");
+    expect(new URL(request!.url).pathname).toBe("/frames/archive");
+    expect(request!.headers.get("content-type")).toBe("application/json");
+    expect(request!.credentials).toBe("same-origin");
+    expect(await request!.json()).toEqual({ fileIds: ["f1", "f2"] });
+  });
+
+  it("shows the server's refusal of a download as the app shows errors", async () => {
+    stubFetch({}, () =>
+      Response.json(
+        { type: "about:blank", title: "Not Found", status: 404, code: "NOT_FOUND", detail: "No frame you may read has the id f1" },
+        { status: 404, headers: { "content-type": "application/problem+json" } },
+      ),
+    );
+    renderInApp(<Found items={three} />);
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("checkbox", { name: "Select f1.fits" }));
+    await user.click(screen.getByRole("button", { name: "Download 1 frame (ZIP)" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("Could not download the frames: No frame you may read has the id f1");
+  });
+
+  it("selects all on the page up to 200, the rest left out and their boxes closed until some are let go", async () => {
+    const many = Array.from({ length: 201 }, (_, index) => foundFrame(`m${index}`));
+    renderInApp(<Found items={many} />);
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("checkbox", { name: "Select all on page" }));
+    expect(screen.getByRole("status").textContent).toBe("200 frames selected (at most 200 in one download): the first 200 shown are selected.");
+    const last = screen.getByRole("checkbox", { name: "Select m200.fits" }) as HTMLInputElement;
+    expect(last.checked).toBe(false);
+    expect(last.disabled).toBe(true);
+    await user.click(screen.getByRole("checkbox", { name: "Select m0.fits" }));
+    expect(last.disabled).toBe(false);
+    await user.click(last);
+    expect(last.checked).toBe(true);
+    expect(screen.getByRole("status").textContent).toBe("200 frames selected (at most 200 in one download)");
+  });
+});
