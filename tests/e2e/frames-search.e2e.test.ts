@@ -103,7 +103,7 @@ describe("web app: the Frames page", { timeout: 120_000 }, () => {
     const shown = () => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-frame-id")));
     await expect.poll(shown).toEqual([ids["orion-centre.fits"]]);
     const centre = rows.first();
-    await expect.poll(() => centre.locator("td[data-distance]").innerText()).toBe("Distance 42.8″");
+    await expect.poll(() => centre.locator("td[data-distance]").innerText()).toBe("42.8″");
     // DATE-OBS is UTC (21:15): shown in the observatory's zone, named.
     await expect.poll(() => centre.innerText()).toMatch(/06:15 UTC\+9/);
     await expect

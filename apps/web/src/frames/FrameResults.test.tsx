@@ -4,7 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { FrameDownloadBar } from "./FrameDownloadBar";
 import { FrameResults } from "./FrameResults";
-import { foundFrame, renderInApp, stubFetch } from "./frame-test-support";
+import { foundFrame, jsonResponse, renderInApp, stubFetch } from "./frame-test-support";
 import type { FoundFrame } from "./types";
 import { useFrameSelection } from "./useFrameSelection";
 
@@ -130,10 +130,7 @@ describe("choosing frames and downloading them", () => {
 
   it("shows the server's refusal of a download as the app shows errors", async () => {
     stubFetch({}, () =>
-      Response.json(
-        { type: "about:blank", title: "Not Found", status: 404, code: "NOT_FOUND", detail: "No frame you may read has the id f1" },
-        { status: 404, headers: { "content-type": "application/problem+json" } },
-      ),
+      jsonResponse({ type: "about:blank", title: "Not Found", status: 404, code: "NOT_FOUND", detail: "No frame you may read has the id f1" }, 404, "application/problem+json"),
     );
     renderInApp(<Found items={three} />);
     const user = userEvent.setup();

@@ -75,7 +75,10 @@ export function FrameSearchForm({
     setErrors({});
     if (view.target && hasPosition(view)) {
       setBy("name");
-      setPicked({ name: view.target, ra: view.ra, dec: view.dec, description: null });
+      // The object just picked or looked up keeps its description; one from a link is known by its name.
+      setPicked((current) =>
+        current?.name === view.target && current.ra === view.ra && current.dec === view.dec ? current : { name: view.target, ra: view.ra, dec: view.dec, description: null },
+      );
     } else if (hasPosition(view)) setBy("coordinates");
   }, [viewKey]);
   useEffect(() => {

@@ -16,6 +16,10 @@ export class StubRefusal extends Error {
   }
 }
 
+/** A JSON answer (not `Response.json`, which not every DOM of the tests has). */
+export const jsonResponse = (body: unknown, status = 200, contentType = "application/json") =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": contentType } });
+
 type Procedures = Record<string, (input: unknown) => unknown>;
 
 /**
@@ -43,7 +47,7 @@ export function stubFetch(procedures: Procedures, other: (request: Request) => R
       }
     });
     const failed = answers.find((answer) => "error" in answer);
-    return Response.json(answers, { status: failed ? 207 : 200 });
+    return jsonResponse(answers, failed ? 207 : 200);
   });
   vi.stubGlobal("fetch", fetch);
   return { calls };
