@@ -286,6 +286,16 @@ export { abortStaleDestinationUploads } from "./delivery/left-uploads";
 export { analyseFrame, frameAnalysisForbiddenFlags } from "./frames/analyse-frame";
 export { analyseFileAgain } from "./frames/analyse-again";
 export { removeLeftoverWorkFolders } from "./frames/work-folders";
+export { searchFrames } from "./frames/frame-search";
+export { openFrameArchive } from "./frames/frame-archive";
+export {
+  frameArchiveRequestSchema,
+  framePageSchema,
+  frameSearchFields,
+  MAX_ARCHIVE_FRAMES,
+  MAX_CONE_RADIUS_DEG,
+  type FrameSearchFilter,
+} from "./frames/frame-search-schemas";
 export { retryFileDelivery, testStorageDestination } from "./delivery/operate-deliveries";
 export { putAllocation, deleteAllocation, listAllocations, getProjectUsage } from "./allocations/allocations";
 export * from "./invitations/schemas";
