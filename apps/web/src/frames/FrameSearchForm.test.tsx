@@ -23,7 +23,7 @@ function renderForm(view: FrameSearchView = emptyFrameSearch) {
       onSearch={onSearch}
     />,
   );
-  return { onSearch, user: userEvent.setup() };
+  return { onSearch, user: userEvent.setup({ delay: null }) };
 }
 
 /** The API input of the search the form handed over last. */
@@ -46,7 +46,7 @@ describe("the frame search form", () => {
     await user.selectOptions(screen.getByLabelText("Project"), "Nebula survey");
     await user.click(screen.getByRole("button", { name: "Search" }));
 
-    expect(onSearch).toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(onSearch).toHaveBeenCalledTimes(1));
     const { input, errors } = searched(onSearch);
     expect(errors).toEqual({});
     expect(input.ra).toBeCloseTo(10.684583, 6);
@@ -110,9 +110,9 @@ describe("the frame search form", () => {
     await user.selectOptions(screen.getByLabelText("Radius unit"), "degrees (°)");
     await user.click(screen.getByRole("button", { name: "Search" }));
 
-    expect(screen.getByText("RA must be less than 24h.")).toBeTruthy();
+    await screen.findByText("RA must be less than 24h.");
     expect(screen.getByText("Radius must be at most 10° (600′).")).toBeTruthy();
-    expect(document.activeElement).toBe(ra);
+    await waitFor(() => expect(document.activeElement).toBe(ra));
     expect(onSearch).not.toHaveBeenCalled();
 
     await user.clear(ra);
@@ -121,14 +121,14 @@ describe("the frame search form", () => {
     await user.type(radius, "601");
     await user.selectOptions(screen.getByLabelText("Radius unit"), "arcminutes (′)");
     await user.click(screen.getByRole("button", { name: "Search" }));
-    expect(screen.getByText("Radius must be at most 10° (600′).")).toBeTruthy();
-    expect(document.activeElement).toBe(radius);
+    await screen.findByText("Radius must be at most 10° (600′).");
+    await waitFor(() => expect(document.activeElement).toBe(radius));
     expect(onSearch).not.toHaveBeenCalled();
 
     await user.clear(radius);
     await user.type(radius, "600");
     await user.click(screen.getByRole("button", { name: "Search" }));
-    expect(onSearch).toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(onSearch).toHaveBeenCalledTimes(1));
     expect(searched(onSearch).input.radius).toBe(10);
     expect(searched(onSearch).input.ra).toBeCloseTo(83.820833, 6);
   });

@@ -64,7 +64,7 @@ export function renderInApp(ui: ReactNode) {
 }
 
 /** An analysed frame as the search answers it; `frame` fields override the accepted defaults. */
-export function foundFrame(id: string, fields: Partial<FoundFrame> & { frame?: Partial<FoundFrame["frame"]> } = {}): FoundFrame {
+export function foundFrame(id: string, fields: Omit<Partial<FoundFrame>, "frame"> & { frame?: Partial<FoundFrame["frame"]> } = {}): FoundFrame {
   const { frame, ...file } = fields;
   return {
     id,
