@@ -5,6 +5,7 @@ import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi } from "../support/json-api";
 import { observationWithKey } from "../support/observatory-keys";
 import { readZip } from "../support/zip-reading";
+import { ONE_PIXEL_PNG } from "./support/browser";
 import { WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
@@ -29,8 +30,6 @@ function fitsBytes(tag: string): Buffer {
   data.write(tag, "ascii");
   return Buffer.concat([Buffer.from(header.join("").padEnd(2880, " "), "ascii"), data]);
 }
-/** A 1×1 grey PNG, as a preview. */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==", "base64");
 
 /** A frame's analysis as the job leaves it, solved at `centre`. */
 const analysed = (analysisId: string, centre: { ra: number; dec: number }, rejected: boolean): NonNullable<FileDoc["frame"]> => ({
@@ -83,7 +82,7 @@ beforeAll(async () => {
     ids[filename] = await upload(filename, bytesOf[filename], "application/fits");
     await filesCollection.update(db, ids[filename], (doc) => ({ ...doc, frame: analysed(doc.frame!.analysisId, centre, rejected) }));
   }
-  await upload("orion-centre.png", PNG, "image/png", ids["orion-centre.fits"]);
+  await upload("orion-centre.png", ONE_PIXEL_PNG, "image/png", ids["orion-centre.fits"]);
 });
 
 describe("web app: the Frames page", { timeout: 120_000 }, () => {
@@ -127,5 +126,19 @@ describe("web app: the Frames page", { timeout: 120_000 }, () => {
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download 1 frame (ZIP)" }).click()]);
     const entries = await readZip(await readFile((await download.path())!));
     expect(entries.map((entry) => [entry.name, entry.bytes!.toString("hex")])).toEqual([["orion-edge.fits", bytesOf["orion-edge.fits"]!.toString("hex")]]);
+  });
+
+  it("shows the frames found as cards on a phone, nothing wider than the screen", async () => {
+    const search = "frames?ra=05%3A35%3A17.3&dec=-05+23+28&radius=1&unit=deg";
+    const page = await suite.pages.signInAt("phone", owner, search, { width: 390, height: 844 });
+    const rows = page.getByRole("table", { name: "Frames" }).locator("tbody tr");
+    await expect.poll(() => rows.count()).toBe(2);
+    // Each row a card: its cells stacked, every value named beside it since the headings are gone.
+    await expect.poll(() => rows.first().evaluate((row) => getComputedStyle(row).display)).toBe("flex");
+    await expect.poll(() => rows.first().locator("td[data-distance]").innerText()).toBe("Distance 42.8″");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // The table's box scrolls sideways when a row is too wide: as cards, it must not need to.
+    const table = page.getByRole("table", { name: "Frames" });
+    expect(await table.evaluate((element) => element.parentElement!.scrollWidth - element.parentElement!.clientWidth)).toBe(0);
   });
 });
