@@ -4,31 +4,44 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { FrameDownloadBar } from "./FrameDownloadBar";
 import { FrameResults } from "./FrameResults";
-import { foundFrame, jsonResponse, renderInApp, stubFetch } from "./frame-test-support";
+import { foundFrame, renderInApp, startApi } from "./frame-test-support";
+import { downloadFrameArchive } from "./frame-archive";
 import type { FoundFrame } from "./types";
 import { useFrameSelection, type FrameSelection } from "./useFrameSelection";
 
-afterEach(() => {
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
+afterEach(async () => {
   cleanup();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
+  await api?.close();
+  api = undefined;
 });
 
 const TOKYO = { name: "Tokyo dome", timeZone: "Asia/Tokyo" };
 
 /** The page's parts around one selection: the download bar above the results. */
-function Found({ items, origin = null }: { items: FoundFrame[]; origin?: { ra: number; dec: number } | null }) {
+function Found({
+  items,
+  origin = null,
+  download,
+}: {
+  items: FoundFrame[];
+  origin?: { ra: number; dec: number } | null;
+  download?(fileIds: readonly string[]): Promise<void>;
+}) {
   const selection = useFrameSelection(items.map((file) => file.id));
   return (
     <>
-      <FrameDownloadBar shown={items.length} selection={selection} />
+      <FrameDownloadBar shown={items.length} selection={selection} download={download} />
       <FrameResults items={items} origin={origin} observatoryOf={() => TOKYO} selection={selection} />
     </>
   );
 }
 
 const rowOf = (id: string) => document.querySelector<HTMLElement>(`tr[data-frame-id="${id}"]`)!;
-const cellTexts = (id: string) => within(rowOf(id)).getAllByRole("cell").map((cell) => cell.textContent?.replace(/\s+/g, " ").trim());
+const cellTexts = (id: string) =>
+  within(rowOf(id))
+    .getAllByRole("cell")
+    .map((cell) => cell.textContent?.replace(/\s+/g, " ").trim());
 
 describe("the frames found", () => {
   it("show each frame's distance from the search point, its grade in words and when it was taken in the observatory's zone", () => {
@@ -37,7 +50,10 @@ describe("the frames found", () => {
         origin={{ ra: 10, dec: 41 }}
         items={[
           foundFrame("close", { frame: { solution: { ra: 10, dec: 41.005, pixelScaleArcsec: 1.5, rotationDeg: 0, widthDeg: 0.4, heightDeg: 0.4 } } }),
-          foundFrame("near", { previewId: "near-preview", frame: { solution: { ra: 10, dec: 41.1, pixelScaleArcsec: 1.5, rotationDeg: 0, widthDeg: 0.4, heightDeg: 0.4 } } }),
+          foundFrame("near", {
+            previewId: "near-preview",
+            frame: { solution: { ra: 10, dec: 41.1, pixelScaleArcsec: 1.5, rotationDeg: 0, widthDeg: 0.4, heightDeg: 0.4 } },
+          }),
           foundFrame("far", {
             frame: {
               solution: { ra: 10, dec: 42.5, pixelScaleArcsec: 1.5, rotationDeg: 0, widthDeg: 0.4, heightDeg: 0.4 },
@@ -77,7 +93,12 @@ describe("the frames found", () => {
         items={[
           foundFrame("waiting", { frame: { status: "queued", grade: null, solution: null, stars: null, fwhmArcsec: null, pointingOffsetArcsec: null } }),
           foundFrame("broken", {
-            frame: { status: "failed", failure: "The header claims more data than the file holds", grade: null, header: { ...foundFrame("x").frame.header, dateObs: null } },
+            frame: {
+              status: "failed",
+              failure: "The header claims more data than the file holds",
+              grade: null,
+              header: { ...foundFrame("x").frame.header, dateObs: null },
+            },
           }),
         ]}
       />,
@@ -94,13 +115,15 @@ describe("choosing frames and downloading them", () => {
   const three = [foundFrame("f1"), foundFrame("f2"), foundFrame("f3")];
 
   it("selects from the keyboard, counts against the bound, and posts the chosen ids for one ZIP", async () => {
-    const { calls } = stubFetch({}, () => new Response(new Uint8Array([80, 75, 5, 6]), { headers: { "content-type": "application/zip", "content-disposition": 'attachment; filename="frames-2.zip"' } }));
-    vi.spyOn(URL, "createObjectURL").mockReturnValue("blob:frames");
-    const saved: string[] = [];
-    vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
-      saved.push(`${this.download} from ${this.href}`);
-    });
-    renderInApp(<Found items={three} />);
+    api = await startApi({}, () => ({
+      status: 200,
+      headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="frames-2.zip"; filename*=UTF-8''frames%202.zip` },
+      body: new Uint8Array([80, 75, 5, 6]),
+    }));
+    document.cookie = "session=the-session";
+    const saved: Array<{ filename: string; bytes: number[] }> = [];
+    const save = async (blob: Blob, filename: string) => saved.push({ filename, bytes: [...new Uint8Array(await blob.arrayBuffer())] });
+    renderInApp(<Found items={three} download={(ids) => downloadFrameArchive(ids, (blob, filename) => void save(blob, filename))} />);
     const user = userEvent.setup({ delay: null });
     const status = screen.getByRole("status");
     expect(status.textContent).toBe("No frame selected (at most 200 in one download)");
@@ -119,19 +142,21 @@ describe("choosing frames and downloading them", () => {
     expect(status.textContent).toBe("2 frames selected (at most 200 in one download)");
 
     await user.click(screen.getByRole("button", { name: "Download 2 frames (ZIP)" }));
-    await waitFor(() => expect(saved).toEqual(["frames-2.zip from blob:frames"]));
-    const [request] = calls;
-    expect(request!.method).toBe("POST");
-    expect(new URL(request!.url).pathname).toBe("/frames/archive");
-    expect(request!.headers.get("content-type")).toBe("application/json");
-    expect(request!.credentials).toBe("same-origin");
-    expect(await request!.json()).toEqual({ fileIds: ["f1", "f2"] });
+    await waitFor(() => expect(saved).toEqual([{ filename: "frames 2.zip", bytes: [80, 75, 5, 6] }]));
+    const [request] = api.received;
+    expect(request).toMatchObject({ method: "POST", path: "/frames/archive" });
+    expect(request!.headers["content-type"]).toBe("application/json");
+    // Same-origin: the session cookie goes with it, as it goes with tRPC's requests.
+    expect(request!.headers.cookie).toBe("session=the-session");
+    expect(JSON.parse(request!.body)).toEqual({ fileIds: ["f1", "f2"] });
   });
 
   it("shows the server's refusal of a download as the app shows errors", async () => {
-    stubFetch({}, () =>
-      jsonResponse({ type: "about:blank", title: "Not Found", status: 404, code: "NOT_FOUND", detail: "No frame you may read has the id f1" }, 404, "application/problem+json"),
-    );
+    api = await startApi({}, () => ({
+      status: 404,
+      headers: { "content-type": "application/problem+json" },
+      body: JSON.stringify({ type: "about:blank", title: "Not Found", status: 404, code: "NOT_FOUND", detail: "No frame you may read has the id f1" }),
+    }));
     renderInApp(<Found items={three} />);
     const user = userEvent.setup({ delay: null });
     await user.click(screen.getByRole("checkbox", { name: "Select f1.fits" }));

@@ -4,13 +4,15 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { emptyFrameSearch, frameSearchInput, type FrameSearchView } from "./frame-search";
 import { FrameSearchForm } from "./FrameSearchForm";
-import { renderInApp, stubFetch, StubRefusal } from "./frame-test-support";
+import { renderInApp, startApi, StubRefusal } from "./frame-test-support";
 
 const M31 = { name: "M 31", designation: "M 31", kind: "galaxy", catalog: "Messier", ra: 10.684708, dec: 41.26875, epoch: "J2000", aliases: [] };
 
-afterEach(() => {
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
+afterEach(async () => {
   cleanup();
-  vi.unstubAllGlobals();
+  await api?.close();
+  api = undefined;
 });
 
 function renderForm(view: FrameSearchView = emptyFrameSearch) {
@@ -31,7 +33,7 @@ const searched = (onSearch: ReturnType<typeof renderForm>["onSearch"]) => frameS
 
 describe("the frame search form", () => {
   it("searches around sexagesimal coordinates in arcminutes, with every filter in the query input", async () => {
-    stubFetch({});
+    api = await startApi({});
     const { onSearch, user } = renderForm();
     await user.click(screen.getByRole("radio", { name: "Coordinates" }));
     await user.type(screen.getByLabelText("Right ascension (RA)"), "00:42:44.3");
@@ -63,7 +65,7 @@ describe("the frame search form", () => {
   });
 
   it("looks a target's name up in the catalog and searches around its position", async () => {
-    stubFetch({ "targets.search": () => ({ items: [] }), "targets.resolve": () => M31 });
+    api = await startApi({ "targets.search": () => ({ items: [] }), "targets.resolve": () => M31 });
     const { onSearch, user } = renderForm();
     await user.type(screen.getByRole("combobox", { name: "Target name" }), "m31");
     await user.selectOptions(screen.getByLabelText("Radius unit"), "degrees (°)");
@@ -76,11 +78,12 @@ describe("the frame search form", () => {
     expect(input.ra).toBeCloseTo(M31.ra, 4);
     expect(input.dec).toBeCloseTo(M31.dec, 4);
     expect(input.radius).toBe(2);
+    expect(api.received.map((request) => new URL(request.path, api!.origin).pathname)).toContain("/trpc/targets.resolve");
     expect(screen.getByText(/^Position of M 31, galaxy from the catalog, J2000/)).toBeTruthy();
   });
 
   it("says so at the name when the catalog does not know it, and searches nothing", async () => {
-    stubFetch({
+    api = await startApi({
       "targets.search": () => ({ items: [] }),
       "targets.resolve": () => {
         throw new StubRefusal("TARGET_NOT_FOUND", 404, "No object of that name in the catalog");
@@ -98,7 +101,7 @@ describe("the frame search form", () => {
   });
 
   it("refuses a radius past 10° in either unit and coordinates it cannot read, in words at each field, focus on the first", async () => {
-    stubFetch({});
+    api = await startApi({});
     const { onSearch, user } = renderForm();
     await user.click(screen.getByRole("radio", { name: "Coordinates" }));
     const ra = screen.getByLabelText("Right ascension (RA)");

@@ -59,7 +59,9 @@ export function FrameSearchForm({
   const formRef = useRef<HTMLFormElement>(null);
   const [draft, setDraft] = useState(view);
   const [by, setBy] = useState<SearchBy>(view.target || !hasPosition(view) ? "name" : "coordinates");
-  const [picked, setPicked] = useState<Position | null>(view.target && hasPosition(view) ? { name: view.target, ra: view.ra, dec: view.dec, description: null } : null);
+  const [picked, setPicked] = useState<Position | null>(
+    view.target && hasPosition(view) ? { name: view.target, ra: view.ra, dec: view.dec, description: null } : null,
+  );
   const [errors, setErrors] = useState<FrameSearchErrors>({});
   const [notFound, setNotFound] = useState<string | null>(null);
   const [resolving, setResolving] = useState(false);
@@ -77,7 +79,9 @@ export function FrameSearchForm({
       setBy("name");
       // The object just picked or looked up keeps its description; one from a link is known by its name.
       setPicked((current) =>
-        current?.name === view.target && current.ra === view.ra && current.dec === view.dec ? current : { name: view.target, ra: view.ra, dec: view.dec, description: null },
+        current?.name === view.target && current.ra === view.ra && current.dec === view.dec
+          ? current
+          : { name: view.target, ra: view.ra, dec: view.dec, description: null },
       );
     } else if (hasPosition(view)) setBy("coordinates");
   }, [viewKey]);
@@ -142,14 +146,21 @@ export function FrameSearchForm({
 
   const filtersSet = [draft.filter.trim(), draft.from, draft.to, draft.grade, draft.observatoryId, draft.projectId].filter(Boolean).length;
   const folded = unfolded ? "contents" : "max-sm:hidden sm:contents";
-  const nameHint = picked?.name === draft.target.trim() && picked.name
-    ? `Position of ${picked.description ?? picked.name} from the catalog, J2000: ${picked.ra} ${picked.dec}.`
-    : notFound && notFound === draft.target.trim()
-      ? `“${notFound}” is not in the catalog: search by its coordinates instead.`
-      : "Type a name for suggestions from the catalog; its position is the search's centre.";
+  const nameHint =
+    picked?.name === draft.target.trim() && picked.name
+      ? `Position of ${picked.description ?? picked.name} from the catalog, J2000: ${picked.ra} ${picked.dec}.`
+      : notFound && notFound === draft.target.trim()
+        ? `“${notFound}” is not in the catalog: search by its coordinates instead.`
+        : "Type a name for suggestions from the catalog; its position is the search's centre.";
 
   return (
-    <form ref={formRef} noValidate aria-label="Search frames" onSubmit={(event) => void submit(event)} className="mb-6 space-y-4 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
+    <form
+      ref={formRef}
+      noValidate
+      aria-label="Search frames"
+      onSubmit={(event) => void submit(event)}
+      className="mb-6 space-y-4 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200"
+    >
       <fieldset>
         <legend className="text-sm font-medium text-slate-700">Search by</legend>
         <div className="mt-2 flex flex-wrap gap-x-6 gap-y-2 text-sm">
@@ -187,7 +198,14 @@ export function FrameSearchForm({
           </div>
         ) : (
           (["ra", "dec"] as const).map((axis) => (
-            <CoordinateField key={axis} axis={axis} value={draft[axis]} error={errors[axis]} onChange={(value) => set({ [axis]: value })} onBlur={() => undefined} />
+            <CoordinateField
+              key={axis}
+              axis={axis}
+              value={draft[axis]}
+              error={errors[axis]}
+              onChange={(value) => set({ [axis]: value })}
+              onBlur={() => undefined}
+            />
           ))
         )}
         <TextField
@@ -204,14 +222,27 @@ export function FrameSearchForm({
           <option value="deg">degrees (°)</option>
         </SelectField>
       </div>
-      <button type="button" aria-expanded={unfolded} aria-controls={filtersId} onClick={() => setUnfolded((current) => !current)} className={`${linkClass} sm:hidden`}>
+      <button
+        type="button"
+        aria-expanded={unfolded}
+        aria-controls={filtersId}
+        onClick={() => setUnfolded((current) => !current)}
+        className={`${linkClass} sm:hidden`}
+      >
         <SlidersHorizontal aria-hidden="true" className="size-4" />
         Filters{filtersSet > 0 ? ` (${filtersSet} set)` : ""}
         <ChevronDown aria-hidden="true" className={`size-4 ${unfolded ? "rotate-180" : ""}`} />
       </button>
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
         <div id={filtersId} className={folded}>
-          <TextField label="Filter" autoComplete="off" placeholder="Ha, L, V…" value={draft.filter} maxLength={100} onChange={(event) => set({ filter: event.target.value })} />
+          <TextField
+            label="Filter"
+            autoComplete="off"
+            placeholder="Ha, L, V…"
+            value={draft.filter}
+            maxLength={100}
+            onChange={(event) => set({ filter: event.target.value })}
+          />
           <TextField
             label="Taken from (UTC day)"
             type="date"

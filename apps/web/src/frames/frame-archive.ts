@@ -11,24 +11,13 @@ function filenameOf(response: Response): string {
   return /filename="?([^";]+)"?/i.exec(disposition)?.[1] ?? "frames.zip";
 }
 
-/**
- * Asks for a ZIP of the frames and hands it to the browser as a download. A POST, since a
- * selection of up to 200 ids does not fit a link; the browser adds the Origin header the server
- * checks for a cookie-authenticated write. A refusal comes back as the server's problem.
- */
-export async function downloadFrameArchive(fileIds: readonly string[]): Promise<void> {
-  const response = await fetch(FRAME_ARCHIVE_PATH, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "content-type": "application/json", accept: "application/zip" },
-    body: JSON.stringify({ fileIds }),
-  });
-  if (!response.ok) throw await ProblemError.fromResponse(response);
-  const url = URL.createObjectURL(await response.blob());
+/** Hands the bytes to the browser as a download named `filename`. */
+function saveAs(blob: Blob, filename: string) {
+  const url = URL.createObjectURL(blob);
   try {
     const link = document.createElement("a");
     link.href = url;
-    link.download = filenameOf(response);
+    link.download = filename;
     document.body.append(link);
     link.click();
     link.remove();
@@ -36,4 +25,20 @@ export async function downloadFrameArchive(fileIds: readonly string[]): Promise<
     // The download has its own copy once started; the page need not keep the bytes.
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
   }
+}
+
+/**
+ * Asks for a ZIP of the frames and hands it to the browser as a download (`save`). A POST, since a
+ * selection of up to 200 ids does not fit a link; the browser adds the Origin header the server
+ * checks for a cookie-authenticated write. A refusal comes back as the server's problem.
+ */
+export async function downloadFrameArchive(fileIds: readonly string[], save: (blob: Blob, filename: string) => void = saveAs): Promise<void> {
+  const response = await fetch(FRAME_ARCHIVE_PATH, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "content-type": "application/json", accept: "application/zip" },
+    body: JSON.stringify({ fileIds }),
+  });
+  if (!response.ok) throw await ProblemError.fromResponse(response);
+  save(await response.blob(), filenameOf(response));
 }

@@ -1,8 +1,9 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { ReactNode } from "react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { render } from "@testing-library/react";
 import { MemoryRouter } from "react-router-dom";
-import { vi } from "vitest";
 import type { FoundFrame } from "./types";
 
 /** A refusal a stubbed tRPC procedure answers with, as the server's error formatter shapes it. */
@@ -16,41 +17,73 @@ export class StubRefusal extends Error {
   }
 }
 
-/** A JSON answer (not `Response.json`, which not every DOM of the tests has). */
-export const jsonResponse = (body: unknown, status = 200, contentType = "application/json") =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": contentType } });
-
 type Procedures = Record<string, (input: unknown) => unknown>;
 
-/**
- * The browser's `fetch` answering the SPA's tRPC batch requests (GET `/trpc/a,b?batch=1&input=…`)
- * from `procedures`, and every other request from `other`; each request is kept in `calls`.
- * Removed by `vi.unstubAllGlobals()` (in the test file's afterEach).
- */
-export function stubFetch(procedures: Procedures, other: (request: Request) => Response | Promise<Response> = () => new Response(null, { status: 404 })) {
-  const calls: Request[] = [];
-  const fetch = vi.fn(async (resource: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(new URL(String(resource instanceof Request ? resource.url : resource), "http://meridian.test"), init);
-    calls.push(request.clone());
-    const url = new URL(request.url);
-    if (!url.pathname.startsWith("/trpc/")) return other(request);
-    const names = decodeURIComponent(url.pathname.slice("/trpc/".length)).split(",");
-    const inputs = JSON.parse(url.searchParams.get("input") ?? "{}") as Record<string, unknown>;
-    const answers = names.map((name, index) => {
-      try {
-        const handler = procedures[name];
-        if (!handler) throw new StubRefusal("NOT_FOUND", 404, `No stub for ${name}`);
-        return { result: { data: handler(inputs[String(index)]) } };
-      } catch (error) {
-        const refusal = error instanceof StubRefusal ? error : new StubRefusal("INTERNAL", 500, String(error));
-        return { error: { message: refusal.message, code: -32600, data: { code: refusal.code, httpStatus: refusal.httpStatus, errors: null } } };
-      }
-    });
-    const failed = answers.find((answer) => "error" in answer);
-    return jsonResponse(answers, failed ? 207 : 200);
+/** A request the test's API received, its body as text. */
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** An answer to a request that is not tRPC's. */
+export interface PlainAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/** The answer of a tRPC batch (GET `/trpc/a,b?batch=1&input=…`): each call's data, or its refusal as the server's error formatter shapes it. */
+function trpcBatch(url: URL, procedures: Procedures): PlainAnswer {
+  const names = decodeURIComponent(url.pathname.slice("/trpc/".length)).split(",");
+  const inputs = JSON.parse(url.searchParams.get("input") ?? "{}") as Record<string, unknown>;
+  const answers = names.map((name, index) => {
+    try {
+      const handler = procedures[name];
+      if (!handler) throw new StubRefusal("NOT_FOUND", 404, `No procedure ${name} in this test`);
+      return { result: { data: handler(inputs[String(index)]) } };
+    } catch (error) {
+      const refusal = error instanceof StubRefusal ? error : new StubRefusal("INTERNAL", 500, String(error));
+      return { error: { message: refusal.message, code: -32600, data: { code: refusal.code, httpStatus: refusal.httpStatus, errors: null } } };
+    }
   });
-  vi.stubGlobal("fetch", fetch);
-  return { calls };
+  const failed = answers.some((answer) => "error" in answer);
+  return { status: failed ? 207 : 200, headers: { "content-type": "application/json" }, body: JSON.stringify(answers) };
+}
+
+/**
+ * The API the SPA talks to, for a component test: an HTTP server on a free port answering tRPC from
+ * `procedures` and every other request from `other`, each request kept in `received`. The test's
+ * page is put at its origin, so the SPA's same-origin requests (`/trpc`, `/frames/archive`) reach it
+ * as they reach Meridian. `close` it after the test.
+ */
+export async function startApi(procedures: Procedures, other: (request: ReceivedRequest) => PlainAnswer = () => ({ status: 404 })) {
+  const received: ReceivedRequest[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const got = { method: request.method ?? "GET", path: request.url ?? "/", headers: request.headers, body: Buffer.concat(chunks).toString("utf8") };
+      received.push(got);
+      const url = new URL(got.path, "http://api.test");
+      const answer = url.pathname.startsWith("/trpc/") ? trpcBatch(url, procedures) : other(got);
+      response.writeHead(answer.status, answer.headers);
+      response.end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${origin}/app/frames`);
+  return {
+    origin,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** Renders `ui` as the app does: a query client of its own (no retries) and a router. */

@@ -34,12 +34,7 @@ export function FramesPage() {
         title="Frames"
         description="Every frame you may read, measured, plate-solved and graded: find them by target or position on the sky, and download a selection."
       />
-      <FrameSearchForm
-        view={view}
-        observatories={observatories.data?.items ?? []}
-        projects={projects.data?.items ?? []}
-        onSearch={show}
-      />
+      <FrameSearchForm view={view} observatories={observatories.data?.items ?? []} projects={projects.data?.items ?? []} onSearch={show} />
       {problems.length > 0 ? (
         <Alert tone="error">This search cannot run: {problems.join(" ")}</Alert>
       ) : (
