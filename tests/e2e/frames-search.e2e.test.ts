@@ -97,7 +97,7 @@ beforeAll(async () => {
 });
 
 describe("web app: the Frames page", { timeout: 120_000 }, () => {
-  it("finds frames around typed coordinates, nearest first with their distance and preview, keeps the search in the URL, and downloads a selection", async () => {
+  it("finds frames around typed coordinates, nearest first with distance and preview, keeps the search in the URL, downloads a selection", async () => {
     const page = await suite.pages.signInAt("owner", owner, "");
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Frames", exact: true }).click();
     await page.getByRole("heading", { name: "Frames", level: 1 }).waitFor(WAIT);

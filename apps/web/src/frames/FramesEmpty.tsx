@@ -21,7 +21,8 @@ export function FramesEmpty({ narrowed, cone, onClear }: { narrowed: boolean; co
       }
     >
       {cone
-        ? "No plate-solved frame you may read lies within this radius with these filters: widen the radius (up to 10°), check the coordinates, or clear a filter."
+        ? "No plate-solved frame you may read lies within this radius with these filters: " +
+          "widen the radius (up to 10°), check the coordinates, or clear a filter."
         : "No frame you may read has these filters: clear one, or widen the days."}
     </EmptyState>
   );

@@ -1,7 +1,7 @@
 import { ProblemError } from "../lib/errors";
 
 /** REST, as the observation's "Download all": the server streams one ZIP of the frames named. */
-export const FRAME_ARCHIVE_PATH = "/frames/archive";
+const FRAME_ARCHIVE_PATH = "/frames/archive";
 
 /** The file name the server gives (`Content-Disposition`), else one of its own. */
 function filenameOf(response: Response): string {

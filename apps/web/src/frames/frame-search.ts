@@ -1,7 +1,7 @@
 import { parseDeclination, parseRightAscension } from "@meridian/rules";
 
 /** The contract's bound of a cone search (`radius` ≤ 10 degrees), and how the form says it. */
-export const MAX_RADIUS_DEGREES = 10;
+const MAX_RADIUS_DEGREES = 10;
 const RADIUS_BOUND = `${MAX_RADIUS_DEGREES}° (${MAX_RADIUS_DEGREES * 60}′)`;
 
 export type RadiusUnit = "arcmin" | "deg";

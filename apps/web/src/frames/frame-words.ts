@@ -3,7 +3,7 @@ import type { BadgeTone } from "../components/Badge";
 import type { FrameAnalysisView } from "./types";
 
 /** Why a frame was rejected, in words a person reads after "Rejected:". */
-export const rejectionWords: Record<FrameRejection, string> = {
+const rejectionWords: Record<FrameRejection, string> = {
   NOT_SOLVED: "not plate-solved",
   OFF_TARGET: "pointed off target",
   TOO_FEW_STARS: "too few stars",
