@@ -99,6 +99,8 @@ beforeAll(async () => {
 describe("web app: the Frames page", { timeout: 120_000 }, () => {
   it("finds frames around typed coordinates, nearest first with distance and preview, keeps the search in the URL, downloads a selection", async () => {
     const page = await suite.pages.signInAt("owner", owner, "");
+    // The browser west of UTC: DATE-OBS, UTC without a zone in FITS, must not be read as this browser's local time.
+    await (await page.context().newCDPSession(page)).send("Emulation.setTimezoneOverride", { timezoneId: "America/Santiago" });
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Frames", exact: true }).click();
     await page.getByRole("heading", { name: "Frames", level: 1 }).waitFor(WAIT);
 
