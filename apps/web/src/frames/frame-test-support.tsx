@@ -86,12 +86,12 @@ export async function startApi(procedures: Procedures, other: (request: Received
   };
 }
 
-/** Renders `ui` as the app does: a query client of its own (no retries) and a router. */
-export function renderInApp(ui: ReactNode) {
+/** Renders `ui` as the app does: a query client of its own (no retries) and a router at `path`. */
+export function renderInApp(ui: ReactNode, path = "/") {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
   return render(
     <QueryClientProvider client={client}>
-      <MemoryRouter>{ui}</MemoryRouter>
+      <MemoryRouter initialEntries={[path]}>{ui}</MemoryRouter>
     </QueryClientProvider>,
   );
 }
