@@ -12,7 +12,7 @@ import { readZip } from "../support/zip-reading";
 // solver runs. The server runs no worker: nothing else touches the frames.
 const ADMIN = { email: "frames-search-admin@example.com", password: "frames search admin password" };
 let server: TestServer;
-const { must, call } = jsonApi(() => server);
+const { must } = jsonApi(() => server);
 
 interface Placed {
   ra: number;
@@ -329,6 +329,7 @@ describe("GET /frames: bad input", () => {
     ["radius=1", ["ra", "dec"]],
     ["ra=10&dec=20&radius=10.5", ["radius"]],
     ["ra=10&dec=20&radius=-1", ["radius"]],
+    ["ra=10&dec=20&radius=0", ["radius"]],
     ["ra=360.5&dec=20&radius=1", ["ra"]],
     ["ra=-1&dec=20&radius=1", ["ra"]],
     ["ra=10&dec=91&radius=1", ["dec"]],

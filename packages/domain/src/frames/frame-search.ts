@@ -35,7 +35,7 @@ function coneOf(filter: FrameSearchFilter): Cone | undefined {
  * centre: one box, two where the cone crosses ra 0/360, and a band of every ra where it holds a
  * pole. Widened by a hair so that a centre on the cone's edge is never lost to rounding.
  */
-export function coneBoxes({ ra, dec, radius }: Cone): Array<[number, number, number, number]> {
+function coneBoxes({ ra, dec, radius }: Cone): Array<[number, number, number, number]> {
   const slack = 1e-9;
   const low = Math.max(-90, dec - radius - slack);
   const high = Math.min(90, dec + radius + slack);
