@@ -218,8 +218,8 @@ describe("GET /frames: a cone search", () => {
     expect(ids).toEqual([at359!.id, plus03!.id, at358!.id]);
     expect(ids).not.toContain(plus11!.id);
     expect(ids).toEqual(expectedCone({ ra: 359.6, dec: 0 }, 1));
-    // From the other side of 0, and with ra 360 meaning 0.
-    expect((await search({ ra: 0.5, dec: 0, radius: 1.2 })).items.map((item) => item.id)).toEqual(expectedCone({ ra: 0.5, dec: 0 }, 1.2));
+    // From the other side of 0 (0.2°, 0.6° and 1.51° away), and with ra 360 meaning 0.
+    expect((await search({ ra: 0.5, dec: 0, radius: 1.6 })).items.map((item) => item.id)).toEqual([plus03!.id, plus11!.id, at359!.id]);
     expect((await search({ ra: 360, dec: 0, radius: 1 })).items.map((item) => item.id)).toEqual(expectedCone({ ra: 0, dec: 0 }, 1));
   });
 
