@@ -11,7 +11,7 @@ export const MAX_ARCHIVE_FRAMES = 200;
 const instantSchema = z.union([isoDateInput, isoDay]);
 // A query string's number: "" or "abc" is refused rather than read as 0 or NaN.
 const degrees = (range: z.ZodNumber) =>
-  z.union([z.number(), z.string().trim().regex(/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i, "Must be a number").transform(Number)]).pipe(range);
+  z.union([z.number(), z.string().trim().max(40).regex(/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i, "Must be a number").transform(Number)]).pipe(range);
 
 /** `GET /frames`' filters, as the query string gives them (REST and tRPC alike); paging is the operation's. */
 export const frameSearchFields = {
