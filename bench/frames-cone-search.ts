@@ -10,6 +10,7 @@
  * nothing else, so the readability condition runs as for anyone but a server admin. Each round takes a random point
  * and a radius from 0.5° to 10°, and the three sides take turns on it:
  *   - the route: GET /frames?ra&dec&radius over HTTP;
+ *   - the same search without HTTP: searchFrames called in this process (query and presenting, no request handling);
  *   - peer "no index": the same rows by the same SQL (readability, exact distance, nearest first, limit 51) through
  *     postgres.js, without the boxes the GiST index serves: what the search costs without the index;
  *   - peer "bare rows": `select id, doc, created_at, updated_at from files where id = any($ids)` of the ids the route
@@ -20,8 +21,12 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createLogger, loadEnv } from "@meridian/config";
+import { usersCollection } from "@meridian/db";
+import { actorFromUser, searchFrames } from "@meridian/domain";
 import { startServer } from "@meridian/server";
 import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
 import { freePort, loadAverage, machineDescription, numberOption, percentile, writeResult } from "./lib.mjs";
 import { seedObservations } from "./seed";
 
@@ -44,7 +49,10 @@ const env = loadEnv({
   SIGNUPS_PER_IP_PER_HOUR: "1000",
 });
 const running = await startServer({ env, logger: createLogger({ level: "warn" }) });
-const { db } = running.runtime.deps;
+// The seed and both peers use a connection of their own, without the server pool's statement timeout.
+const client = postgres(running.runtime.databaseUrl, { max: 1, onnotice: () => undefined });
+await client`set statement_timeout = 0`;
+const db = drizzle(client);
 const loadAtStart = loadAverage();
 
 // A repeatable sequence: the same fields, points and radii in every run.
@@ -74,7 +82,8 @@ async function seed() {
         'filename', 'frame-' || i || '.fits', 'sizeBytes', 2097152, 'sha256', repeat('0', 64), 'contentType', 'application/fits',
         'kind', 'image', 'previewOfId', null, 'objectKey', 'observations/obn_bench/' || i,
         'frame', jsonb_build_object('analysisId', 'ana_' || i, 'status', 'analysed', 'failure', null,
-          'header', jsonb_build_object('object', 'NGC ' || (i % ${FIELDS}), 'dateObs', to_char(timestamp '2026-01-01' + i * interval '5 minutes', 'YYYY-MM-DD"T"HH24:MI:SS'),
+          'header', jsonb_build_object('object', 'NGC ' || (i % ${FIELDS}),
+            'dateObs', to_char(timestamp '2026-01-01' + i * interval '5 minutes', 'YYYY-MM-DD"T"HH24:MI:SS'),
             'exposureSeconds', 300, 'filter', (array['L', 'R', 'G', 'B', 'Ha'])[1 + i % 5], 'binning', 1, 'width', 3000, 'height', 3000,
             'ra', null, 'dec', null, 'imageType', 'LIGHT'),
           'targetName', 'NGC ' || (i % ${FIELDS}), 'stars', 200 + i % 300, 'fwhmArcsec', 2.5, 'hfrArcsec', 1.6, 'eccentricity', 0.35,
@@ -92,6 +101,11 @@ async function seed() {
   return { userId: user.id, token };
 }
 
+/** The haversine distance in degrees from the solved centre, as the route computes it. */
+const distance = (cone: { ra: number; dec: number }) => sql`degrees(2 * asin(least(1, sqrt(
+    power(sin(radians(f.frame_dec - ${cone.dec}::float8) / 2), 2)
+  + cos(radians(f.frame_dec)) * cos(radians(${cone.dec}::float8)) * power(sin(radians(f.frame_ra - ${cone.ra}::float8) / 2), 2)))))`;
+
 /** The route's query for the same cone written without the boxes: every solved frame's exact distance is computed. */
 const withoutIndex = (userId: string, cone: { ra: number; dec: number; radius: number }) => sql`
   select f.id, f.doc, f.created_at, f.updated_at from files f join observations o on o.id = f.observation_id
@@ -100,10 +114,8 @@ const withoutIndex = (userId: string, cone: { ra: number; dec: number; radius: n
        or o.observatory_id in (select o2.id from observatories o2 where o2.owner_kind = 'user' and o2.owner_id = ${userId})
        or o.project_id in (select p.id from projects p where p.owner_id = ${userId})
        or o.project_id in (select m.project_id from project_members m where m.user_id = ${userId}))
-     and degrees(2 * asin(least(1, sqrt(power(sin(radians(f.frame_dec - ${cone.dec}::float8) / 2), 2)
-       + cos(radians(f.frame_dec)) * cos(radians(${cone.dec}::float8)) * power(sin(radians(f.frame_ra - ${cone.ra}::float8) / 2), 2))))) <= ${cone.radius}::float8
-   order by degrees(2 * asin(least(1, sqrt(power(sin(radians(f.frame_dec - ${cone.dec}::float8) / 2), 2)
-       + cos(radians(f.frame_dec)) * cos(radians(${cone.dec}::float8)) * power(sin(radians(f.frame_ra - ${cone.ra}::float8) / 2), 2))))), f.id
+     and ${distance(cone)} <= ${cone.radius}::float8
+   order by ${distance(cone)}, f.id
    limit 51`;
 
 const timed = async <T>(work: () => Promise<T>) => {
@@ -118,7 +130,9 @@ try {
   const seedSeconds = (performance.now() - seeding) / 1000;
   const [{ version } = { version: "?" }] = await db.execute<{ version: string }>(sql`select current_setting('server_version') as version`);
   const search = async (cone: { ra: number; dec: number; radius: number }) => {
-    const response = await fetch(`${running.url}/frames?ra=${cone.ra}&dec=${cone.dec}&radius=${cone.radius}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${running.url}/frames?ra=${cone.ra}&dec=${cone.dec}&radius=${cone.radius}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (response.status !== 200) throw new Error(`GET /frames: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { items: Array<{ id: string }> }).items.map((item) => item.id);
   };
@@ -127,17 +141,26 @@ try {
     dec: Number(((Math.asin(2 * random() - 1) * 180) / Math.PI).toFixed(4)),
     radius: Number((0.5 + 9.5 * random()).toFixed(3)),
   }));
-  const samples = { route: [] as number[], noIndex: [] as number[], bare: [] as number[] };
+  const actor = actorFromUser({ user: (await usersCollection.get(running.runtime.deps.db, userId))! });
+  const samples = { route: [] as number[], domain: [] as number[], noIndex: [] as number[], bare: [] as number[] };
   let rows = 0;
   let mismatches = 0;
   const loadDuring: string[] = [];
   for (const [round, cone] of cones.entries()) {
     const route = await timed(() => search(cone));
+    const domain = await timed(() => searchFrames({ deps: running.runtime.deps, actor, filter: cone, limit: 50 }));
     const noIndex = await timed(() => db.execute<{ id: string }>(withoutIndex(userId, cone)));
     const bare = await timed(() => db.execute(sql`select id, doc, created_at, updated_at from files where id = any(${`{${route.result.join(",")}}`}::text[])`));
-    if (noIndex.result.slice(0, 50).map((row) => row.id).join() !== route.result.join()) mismatches += 1;
+    if (
+      noIndex.result
+        .slice(0, 50)
+        .map((row) => row.id)
+        .join() !== route.result.join()
+    )
+      mismatches += 1;
     if (round < 20) continue; // warm-up
     samples.route.push(route.ms);
+    samples.domain.push(domain.ms);
     samples.noIndex.push(noIndex.ms);
     samples.bare.push(bare.ms);
     rows += route.result.length;
@@ -158,11 +181,12 @@ try {
     `${machine.cores} cores (${machine.cpuModel}), ${machine.memory}, Node ${machine.node}, PostgreSQL ${version} (embedded).`,
     `Load average at start ${loadAtStart}; during the rounds ${loadDuring.join("; ")}; at the end ${loadAverage()}.`,
     `${FRAMES} frames of ${FIELDS} fields seeded in ${seedSeconds.toFixed(1)} s; ${ROUNDS} rounds after 20 warm-up rounds;`,
-    `${(rows / ROUNDS).toFixed(1)} frames per answer on average; ${mismatches} rounds where the peer's ids differed from the route's.`,
+    `${(rows / ROUNDS).toFixed(1)} frames per answer on average; ${mismatches} rounds where the peer's or searchFrames' ids differed from the route's.`,
     "",
     "| Side | p50 ms | p99 ms | max ms |",
     "| --- | ---: | ---: | ---: |",
     line("GET /frames?ra&dec&radius over HTTP (the route, GiST on the solved centre)", samples.route),
+    line("the same search without HTTP: searchFrames in this process", samples.domain),
     line("peer: the same SQL without the index's boxes, through postgres.js", samples.noIndex),
     line("peer: bare `select ... where id = any($ids)` of the route's rows, through postgres.js", samples.bare),
     "",
@@ -176,6 +200,7 @@ try {
   console.log(text);
   await writeResult("frames-cone-search.md", text);
 } finally {
+  await client.end({ timeout: 5 });
   await running.stop();
   await fs.rm(dataDir, { recursive: true, force: true });
 }

@@ -41,7 +41,15 @@ const card = (text: string) => text.padEnd(80, " ");
 /** A small, valid FITS image (2-D, 8 bits), its bytes told apart by `tag`. */
 function fitsBytes(tag: string): Buffer {
   const value = (key: string, text: string) => card(`${key.padEnd(8)}= ${text.padStart(20)}`);
-  const header = [value("SIMPLE", "T"), value("BITPIX", "8"), value("NAXIS", "2"), value("NAXIS1", "4"), value("NAXIS2", "4"), card(`COMMENT ${tag}`), card("END")];
+  const header = [
+    value("SIMPLE", "T"),
+    value("BITPIX", "8"),
+    value("NAXIS", "2"),
+    value("NAXIS1", "4"),
+    value("NAXIS2", "4"),
+    card(`COMMENT ${tag}`),
+    card("END"),
+  ];
   const data = Buffer.alloc(2880);
   data.write(tag, "ascii");
   return Buffer.concat([Buffer.from(header.join("").padEnd(2880, " "), "ascii"), data]);
@@ -175,8 +183,7 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 const query = (parameters: Record<string, string | number>) => new URLSearchParams(Object.entries(parameters).map(([name, value]) => [name, String(value)]));
-const search = async (parameters: Record<string, string | number>, token = owner.token) =>
-  (await must(`/frames?${query(parameters)}`, { token }, 200)) as Page;
+const search = async (parameters: Record<string, string | number>, token = owner.token) => (await must(`/frames?${query(parameters)}`, { token }, 200)) as Page;
 
 /** Every page of a search, `limit` at a time, in order. */
 async function walk(parameters: Record<string, string | number>, limit: number, token = owner.token) {

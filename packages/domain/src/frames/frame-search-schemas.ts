@@ -11,7 +11,17 @@ export const MAX_ARCHIVE_FRAMES = 200;
 const instantSchema = z.union([isoDateInput, isoDay]);
 // A query string's number: "" or "abc" is refused rather than read as 0 or NaN.
 const degrees = (range: z.ZodNumber) =>
-  z.union([z.number(), z.string().trim().max(40).regex(/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i, "Must be a number").transform(Number)]).pipe(range);
+  z
+    .union([
+      z.number(),
+      z
+        .string()
+        .trim()
+        .max(40)
+        .regex(/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i, "Must be a number")
+        .transform(Number),
+    ])
+    .pipe(range);
 
 /** `GET /frames`' filters, as the query string gives them (REST and tRPC alike); paging is the operation's. */
 export const frameSearchFields = {
@@ -20,9 +30,7 @@ export const frameSearchFields = {
   radius: degrees(z.number().positive().max(MAX_CONE_RADIUS_DEG))
     .optional()
     .describe(`The cone's radius in degrees (at most ${MAX_CONE_RADIUS_DEG}); with \`ra\` and \`dec\``),
-  filter: withoutControlCharacters(z.string().trim().min(1).max(100))
-    .optional()
-    .describe("The header's FILTER, compared without regard to case"),
+  filter: withoutControlCharacters(z.string().trim().min(1).max(100)).optional().describe("The header's FILTER, compared without regard to case"),
   from: instantSchema.optional().describe("Taken (the header's DATE-OBS) at or after (a date means its start, UTC)"),
   to: instantSchema.optional().describe("Taken (the header's DATE-OBS) before (a date means its start, UTC)"),
   grade: z.enum(["accepted", "rejected"]).optional().describe("Frames graded so"),
