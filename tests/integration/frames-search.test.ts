@@ -356,6 +356,26 @@ describe("GET /frames: bad input", () => {
   });
 });
 
+describe("GET /frames: the search follows each write of a frame", () => {
+  it("finds a regraded frame by its new grade and a frame sent for analysis again no longer by its old centre", async () => {
+    const sky = await skyOf(owner, "Frames C");
+    const centre = { ra: 200, dec: -30 };
+    const [kept, again] = [await frame(sky, { centre }), await frame(sky, { centre: { ra: 200.2, dec: -30 } })];
+    const ids = async (parameters: Record<string, string | number>) => (await search({ projectId: sky.projectId, ...parameters })).items.map((item) => item.id);
+    expect(await ids({ grade: "rejected" })).toEqual([]);
+    // The project asks for more stars than the frames hold: the regrade rewrites their grades with SQL (jsonb_set).
+    await must(`/projects/${sky.projectId}`, { method: "PUT", token: owner.token, json: { frameGrading: { minStars: 200 } } }, 200);
+    expect(new Set(await ids({ grade: "rejected" }))).toEqual(new Set([kept.id, again.id]));
+    expect(await ids({ grade: "accepted" })).toEqual([]);
+    expect(await ids({ ...centre, radius: 1 })).toEqual([kept.id, again.id]);
+    // Analysed again: queued without a solution until its job runs (no worker here), so it leaves the cone but not the list.
+    await must(`/files/${again.id}/analyse`, { method: "POST", token: owner.token }, 202);
+    expect(await ids({ ...centre, radius: 1 })).toEqual([kept.id]);
+    expect(new Set(await ids({}))).toEqual(new Set([kept.id, again.id]));
+    expect(await ids({ grade: "rejected" })).toEqual([kept.id]);
+  });
+});
+
 describe("POST /frames/archive", () => {
   const archive = (fileIds: string[], token = owner.token) => server.request("/frames/archive", { method: "POST", token, json: { fileIds } });
 
