@@ -24,7 +24,7 @@ import { createLogger, loadEnv } from "@meridian/config";
 import { usersCollection } from "@meridian/db";
 import { actorFromUser, searchFrames } from "@meridian/domain";
 import { startServer } from "@meridian/server";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { freePort, loadAverage, machineDescription, numberOption, percentile, writeResult } from "./lib.mjs";
@@ -166,6 +166,11 @@ try {
     rows += route.result.length;
     if (round % 100 === 0) loadDuring.push(loadAverage());
   }
+  // The route's own statement for one wide cone, as searchFrames builds it (caught before it runs), then explained.
+  let routeStatement: SQL | undefined;
+  const catching = { ...running.runtime.deps, db: { execute: (statement: SQL) => ((routeStatement = statement), Promise.resolve([])) } };
+  await searchFrames({ deps: catching as never, actor, filter: { ra: 150, dec: 20, radius: 10 }, limit: 50 });
+  const routePlan = await db.execute<{ "QUERY PLAN": string }>(sql`explain (analyze, buffers off, costs off) ${routeStatement!}`);
   const [plan] = [
     await db.execute<{ "QUERY PLAN": string }>(sql`explain (analyze, buffers off, costs off) select f.id from files f
       where f.frame_ra is not null and point(f.frame_ra, f.frame_dec) <@ box(point(5, 10), point(25, 30))`),
@@ -189,6 +194,12 @@ try {
     line("the same search without HTTP: searchFrames in this process", samples.domain),
     line("peer: the same SQL without the index's boxes, through postgres.js", samples.noIndex),
     line("peer: bare `select ... where id = any($ids)` of the route's rows, through postgres.js", samples.bare),
+    "",
+    "The route's statement for a cone of 10° at (150, 20), first page, explained:",
+    "",
+    "```",
+    ...routePlan.map((row) => row["QUERY PLAN"]),
+    "```",
     "",
     "The index's scan of one box (ra 5 to 25, dec 10 to 30):",
     "",
