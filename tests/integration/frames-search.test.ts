@@ -12,7 +12,7 @@ import { readZip } from "../support/zip-reading";
 // solver runs. The server runs no worker: nothing else touches the frames.
 const ADMIN = { email: "frames-search-admin@example.com", password: "frames search admin password" };
 let server: TestServer;
-const { must, call } = jsonApi(() => server);
+const { must } = jsonApi(() => server);
 
 interface Placed {
   ra: number;
@@ -41,7 +41,15 @@ const card = (text: string) => text.padEnd(80, " ");
 /** A small, valid FITS image (2-D, 8 bits), its bytes told apart by `tag`. */
 function fitsBytes(tag: string): Buffer {
   const value = (key: string, text: string) => card(`${key.padEnd(8)}= ${text.padStart(20)}`);
-  const header = [value("SIMPLE", "T"), value("BITPIX", "8"), value("NAXIS", "2"), value("NAXIS1", "4"), value("NAXIS2", "4"), card(`COMMENT ${tag}`), card("END")];
+  const header = [
+    value("SIMPLE", "T"),
+    value("BITPIX", "8"),
+    value("NAXIS", "2"),
+    value("NAXIS1", "4"),
+    value("NAXIS2", "4"),
+    card(`COMMENT ${tag}`),
+    card("END"),
+  ];
   const data = Buffer.alloc(2880);
   data.write(tag, "ascii");
   return Buffer.concat([Buffer.from(header.join("").padEnd(2880, " "), "ascii"), data]);
@@ -175,8 +183,7 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 const query = (parameters: Record<string, string | number>) => new URLSearchParams(Object.entries(parameters).map(([name, value]) => [name, String(value)]));
-const search = async (parameters: Record<string, string | number>, token = owner.token) =>
-  (await must(`/frames?${query(parameters)}`, { token }, 200)) as Page;
+const search = async (parameters: Record<string, string | number>, token = owner.token) => (await must(`/frames?${query(parameters)}`, { token }, 200)) as Page;
 
 /** Every page of a search, `limit` at a time, in order. */
 async function walk(parameters: Record<string, string | number>, limit: number, token = owner.token) {
@@ -218,8 +225,8 @@ describe("GET /frames: a cone search", () => {
     expect(ids).toEqual([at359!.id, plus03!.id, at358!.id]);
     expect(ids).not.toContain(plus11!.id);
     expect(ids).toEqual(expectedCone({ ra: 359.6, dec: 0 }, 1));
-    // From the other side of 0, and with ra 360 meaning 0.
-    expect((await search({ ra: 0.5, dec: 0, radius: 1.2 })).items.map((item) => item.id)).toEqual(expectedCone({ ra: 0.5, dec: 0 }, 1.2));
+    // From the other side of 0 (0.2°, 0.6° and 1.51° away), and with ra 360 meaning 0.
+    expect((await search({ ra: 0.5, dec: 0, radius: 1.6 })).items.map((item) => item.id)).toEqual([plus03!.id, plus11!.id, at359!.id]);
     expect((await search({ ra: 360, dec: 0, radius: 1 })).items.map((item) => item.id)).toEqual(expectedCone({ ra: 0, dec: 0 }, 1));
   });
 
@@ -329,6 +336,7 @@ describe("GET /frames: bad input", () => {
     ["radius=1", ["ra", "dec"]],
     ["ra=10&dec=20&radius=10.5", ["radius"]],
     ["ra=10&dec=20&radius=-1", ["radius"]],
+    ["ra=10&dec=20&radius=0", ["radius"]],
     ["ra=360.5&dec=20&radius=1", ["ra"]],
     ["ra=-1&dec=20&radius=1", ["ra"]],
     ["ra=10&dec=91&radius=1", ["dec"]],
@@ -345,6 +353,26 @@ describe("GET /frames: bad input", () => {
   it("refuses a cursor of another query's kind", async () => {
     const listCursor = (await search({ limit: 1 })).nextCursor!;
     await refused(`ra=10&dec=20&radius=5&cursor=${listCursor}`, ["cursor"]);
+  });
+});
+
+describe("GET /frames: the search follows each write of a frame", () => {
+  it("finds a regraded frame by its new grade and a frame sent for analysis again no longer by its old centre", async () => {
+    const sky = await skyOf(owner, "Frames C");
+    const centre = { ra: 200, dec: -30 };
+    const [kept, again] = [await frame(sky, { centre }), await frame(sky, { centre: { ra: 200.2, dec: -30 } })];
+    const ids = async (parameters: Record<string, string | number>) => (await search({ projectId: sky.projectId, ...parameters })).items.map((item) => item.id);
+    expect(await ids({ grade: "rejected" })).toEqual([]);
+    // The project asks for more stars than the frames hold: the regrade rewrites their grades with SQL (jsonb_set).
+    await must(`/projects/${sky.projectId}`, { method: "PUT", token: owner.token, json: { frameGrading: { minStars: 200 } } }, 200);
+    expect(new Set(await ids({ grade: "rejected" }))).toEqual(new Set([kept.id, again.id]));
+    expect(await ids({ grade: "accepted" })).toEqual([]);
+    expect(await ids({ ...centre, radius: 1 })).toEqual([kept.id, again.id]);
+    // Analysed again: queued without a solution until its job runs (no worker here), so it leaves the cone but not the list.
+    await must(`/files/${again.id}/analyse`, { method: "POST", token: owner.token }, 202);
+    expect(await ids({ ...centre, radius: 1 })).toEqual([kept.id]);
+    expect(new Set(await ids({}))).toEqual(new Set([kept.id, again.id]));
+    expect(await ids({ grade: "rejected" })).toEqual([kept.id]);
   });
 });
 

@@ -384,7 +384,8 @@ export const files = pgTable(
     index("files_object_key_idx").on(table.objectKey),
     // The integrity storage check reads records in the byte order S3 lists keys in.
     index("files_object_key_bytes_idx").on(sql`${table.objectKey} collate "C"`, table.id),
-    // The frame search's default order (newest upload first), frames only.
+    // The frame search's default order (newest upload first), frames only. Migration 0023 adds INCLUDE columns to this
+    // index and the next (drizzle cannot say it): a search's page is chosen by an index-only scan.
     index("files_frames_created_idx")
       .on(table.createdAt.desc(), table.id.desc())
       .where(sql`frame_status is not null`),

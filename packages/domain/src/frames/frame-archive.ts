@@ -10,7 +10,7 @@ import { uniqueNames } from "../observations/files-archive";
 import { viewableObservatoryIds } from "../permissions/observatory-permissions";
 
 /** The most bytes of frames one archive holds (16 GiB): a selection weighing more is refused before anything is sent. */
-export const MAX_ARCHIVE_BYTES = 16 * 1024 ** 3;
+const MAX_ARCHIVE_BYTES = 16 * 1024 ** 3;
 // HEADs at once while checking which frames storage still holds.
 const PRESENCE_CONCURRENCY = 8;
 

@@ -10,21 +10,27 @@ export const MAX_ARCHIVE_FRAMES = 200;
 
 const instantSchema = z.union([isoDateInput, isoDay]);
 // A query string's number: "" or "abc" is refused rather than read as 0 or NaN.
-const degrees = (min: number, max: number) =>
+const degrees = (range: z.ZodNumber) =>
   z
-    .union([z.number(), z.string().trim().regex(/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i, "Must be a number").transform(Number)])
-    .pipe(z.number().min(min).max(max));
+    .union([
+      z.number(),
+      z
+        .string()
+        .trim()
+        .max(40)
+        .regex(/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i, "Must be a number")
+        .transform(Number),
+    ])
+    .pipe(range);
 
 /** `GET /frames`' filters, as the query string gives them (REST and tRPC alike); paging is the operation's. */
 export const frameSearchFields = {
-  ra: degrees(0, 360).optional().describe("The cone's centre: right ascension, J2000 degrees (0 to 360); with `dec` and `radius`"),
-  dec: degrees(-90, 90).optional().describe("The cone's centre: declination, J2000 degrees (−90 to 90); with `ra` and `radius`"),
-  radius: degrees(0, MAX_CONE_RADIUS_DEG)
+  ra: degrees(z.number().min(0).max(360)).optional().describe("The cone's centre: right ascension, J2000 degrees (0 to 360); with `dec` and `radius`"),
+  dec: degrees(z.number().min(-90).max(90)).optional().describe("The cone's centre: declination, J2000 degrees (−90 to 90); with `ra` and `radius`"),
+  radius: degrees(z.number().positive().max(MAX_CONE_RADIUS_DEG))
     .optional()
     .describe(`The cone's radius in degrees (at most ${MAX_CONE_RADIUS_DEG}); with \`ra\` and \`dec\``),
-  filter: withoutControlCharacters(z.string().trim().min(1).max(100))
-    .optional()
-    .describe("The header's FILTER, compared without regard to case"),
+  filter: withoutControlCharacters(z.string().trim().min(1).max(100)).optional().describe("The header's FILTER, compared without regard to case"),
   from: instantSchema.optional().describe("Taken (the header's DATE-OBS) at or after (a date means its start, UTC)"),
   to: instantSchema.optional().describe("Taken (the header's DATE-OBS) before (a date means its start, UTC)"),
   grade: z.enum(["accepted", "rejected"]).optional().describe("Frames graded so"),

@@ -35,7 +35,7 @@ function coneOf(filter: FrameSearchFilter): Cone | undefined {
  * centre: one box, two where the cone crosses ra 0/360, and a band of every ra where it holds a
  * pole. Widened by a hair so that a centre on the cone's edge is never lost to rounding.
  */
-export function coneBoxes({ ra, dec, radius }: Cone): Array<[number, number, number, number]> {
+function coneBoxes({ ra, dec, radius }: Cone): Array<[number, number, number, number]> {
   const slack = 1e-9;
   const low = Math.max(-90, dec - radius - slack);
   const high = Math.min(90, dec + radius + slack);
@@ -79,6 +79,8 @@ function frameOrder(cone: Cone | undefined) {
     return {
       conditions: coneConditions(cone, distance),
       orderBy: sql`${distance} asc, f.id asc`,
+      value: distance,
+      pageOrder: sql`page.sort_value asc, page.id asc`,
       key: sql`(${distance})::text`,
       after(cursor: string): SQL {
         const [key, id] = position.decode(cursor);
@@ -91,6 +93,8 @@ function frameOrder(cone: Cone | undefined) {
   return {
     conditions: [] as SQL[],
     orderBy: sql`f.created_at desc, f.id desc`,
+    value: sql`f.created_at`,
+    pageOrder: sql`page.sort_value desc, page.id desc`,
     key: instantKey(sql`f.created_at`),
     after(cursor: string): SQL {
       const [key, id] = position.decode(cursor);
@@ -118,7 +122,9 @@ function frameConditions(actor: UserActor, filter: FrameSearchFilter): SQL[] {
 /**
  * `GET /frames`: frames the caller may read, in keyset pages. With a cone, those whose solved
  * centre lies within it, nearest first; the GiST index on the centre finds the candidates and
- * the exact distance decides, so no page is filtered after it was read.
+ * the exact distance decides, so no page is filtered after it was read. The page is chosen from
+ * the indexes alone (they carry the centre, the id and the observation: an index-only scan), and
+ * only its own rows' documents are read from the table, not those of every candidate in the cone.
  */
 export async function searchFrames(options: { deps: Deps; actor: UserActor; filter: FrameSearchFilter; limit: number; cursor?: string }) {
   const { deps, actor, filter, limit } = options;
@@ -126,11 +132,15 @@ export async function searchFrames(options: { deps: Deps; actor: UserActor; filt
   const conditions = [...frameConditions(actor, filter), ...order.conditions];
   if (options.cursor) conditions.push(order.after(options.cursor));
   const rows = await deps.db.execute<{ id: string; doc: FileDoc; created_at: string; updated_at: string; sort_key: string }>(sql`
-    select f.id, f.doc, f.created_at, f.updated_at, ${order.key} as sort_key
-      from files f join observations o on o.id = f.observation_id
-     where ${sql.join(conditions, sql` and `)}
-     order by ${order.orderBy}
-     limit ${limit + 1}`);
+    with page as materialized (
+      select f.id, ${order.key} as sort_key, ${order.value} as sort_value
+        from files f join observations o on o.id = f.observation_id
+       where ${sql.join(conditions, sql` and `)}
+       order by ${order.orderBy}
+       limit ${limit + 1})
+    select f.id, f.doc, f.created_at, f.updated_at, page.sort_key
+      from page join files f on f.id = page.id
+     order by ${order.pageOrder}`);
   const page = rows.slice(0, limit);
   return {
     items: page.map((row) => presentFile(storedFromRow(row))),

@@ -41,8 +41,8 @@ const fits = (part: Part, value: unknown): value is string =>
       : part === "number"
         ? numberPattern.test(value)
         : part === "id"
-        ? opaqueIdSchema.safeParse(value).success
-        : part.includes(value));
+          ? opaqueIdSchema.safeParse(value).success
+          : part.includes(value));
 
 /**
  * A list's cursor that holds the last row's sort keys and id themselves (base64url of JSON, the
