@@ -99,6 +99,8 @@ export function FrameSearchForm({
   };
   const fail = (found: FrameSearchErrors) => {
     setErrors(found);
+    // A mistake among the filters shows on a phone too, where they may be folded away.
+    if (found.from || found.to) setUnfolded(true);
     setFocusInvalid((count) => count + 1);
   };
 
