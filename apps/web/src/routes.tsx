@@ -51,6 +51,7 @@ export const router = createBrowserRouter(
         { path: "observations", ...page(() => import("./pages/ObservationsPage"), "ObservationsPage") },
         { path: "observations/new", ...page(() => import("./pages/NewObservationPage"), "NewObservationPage") },
         { path: "observations/:id", ...page(() => import("./pages/ObservationPage"), "ObservationPage") },
+        { path: "frames", ...page(() => import("./pages/FramesPage"), "FramesPage") },
         { path: "observatories", ...page(() => import("./pages/ObservatoriesPage"), "ObservatoriesPage") },
         { path: "observatories/:id", ...page(() => import("./pages/ObservatoryPage"), "ObservatoryPage") },
         { path: "organizations", ...page(() => import("./pages/OrganizationsPage"), "OrganizationsPage") },

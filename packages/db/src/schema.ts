@@ -1,6 +1,6 @@
 import { isFinalStatus, observationStatuses } from "@meridian/rules";
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type {
   AnnouncementDoc,
   JobDoc,
@@ -361,12 +361,42 @@ export const observationHistory = pgTable(
 
 export const files = pgTable(
   "files",
-  { ...documentColumns<FileDoc>(), observationId: text("observation_id").notNull(), objectKey: text("object_key").notNull() },
+  {
+    ...documentColumns<FileDoc>(),
+    observationId: text("observation_id").notNull(),
+    objectKey: text("object_key").notNull(),
+    /**
+     * What `GET /frames` searches by, computed by the database from the document's `frame` (migration
+     * 0023): the analysis, a regrade's SQL and a new analysis all write only the document, and
+     * these follow it, whoever wrote it. Null for a file that is not a frame.
+     */
+    frameStatus: text("frame_status").generatedAlwaysAs(sql`doc #>> '{frame,status}'`),
+    frameGrade: text("frame_grade").generatedAlwaysAs(sql`doc #>> '{frame,grade}'`),
+    frameFilter: text("frame_filter").generatedAlwaysAs(sql`lower(doc #>> '{frame,header,filter}')`),
+    /** DATE-OBS as a moment (UTC, as FITS has it); null when absent or not an ISO date. */
+    frameDateObs: timestampColumn("frame_date_obs").generatedAlwaysAs(sql`frame_date_obs(doc #>> '{frame,header,dateObs}')`),
+    /** The solved centre, J2000 degrees; null unsolved. */
+    frameRa: doublePrecision("frame_ra").generatedAlwaysAs(sql`(doc #>> '{frame,solution,ra}')::double precision`),
+    frameDec: doublePrecision("frame_dec").generatedAlwaysAs(sql`(doc #>> '{frame,solution,dec}')::double precision`),
+  },
   (table) => [
     index("files_observation_idx").on(table.observationId, table.createdAt),
     index("files_object_key_idx").on(table.objectKey),
     // The integrity storage check reads records in the byte order S3 lists keys in.
     index("files_object_key_bytes_idx").on(sql`${table.objectKey} collate "C"`, table.id),
+    // The frame search's default order (newest upload first), frames only. Migration 0023 adds INCLUDE columns to this
+    // index and the next (drizzle cannot say it): a search's page is chosen by an index-only scan.
+    index("files_frames_created_idx")
+      .on(table.createdAt.desc(), table.id.desc())
+      .where(sql`frame_status is not null`),
+    // Cone searches: the solved centre as a point (ra, dec) in a GiST index, searched with the boxes around a cone
+    // (frame-search.ts); built into PostgreSQL, so no extension is needed on any server.
+    index("files_frame_centre_idx")
+      .using("gist", sql`point(${table.frameRa}, ${table.frameDec})`)
+      .where(sql`frame_ra is not null`),
+    index("files_frame_date_obs_idx")
+      .on(table.frameDateObs, table.id)
+      .where(sql`frame_date_obs is not null`),
   ],
 );
 

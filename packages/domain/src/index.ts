@@ -287,6 +287,16 @@ export { analyseFrame, frameAnalysisForbiddenFlags } from "./frames/analyse-fram
 export { analyseFileAgain } from "./frames/analyse-again";
 export { repeatAfterAnalysis } from "./frames/repeat-rejected";
 export { removeLeftoverWorkFolders } from "./frames/work-folders";
+export { searchFrames } from "./frames/frame-search";
+export { openFrameArchive } from "./frames/frame-archive";
+export {
+  frameArchiveRequestSchema,
+  framePageSchema,
+  frameSearchFields,
+  MAX_ARCHIVE_FRAMES,
+  MAX_CONE_RADIUS_DEG,
+  type FrameSearchFilter,
+} from "./frames/frame-search-schemas";
 export { retryFileDelivery, testStorageDestination } from "./delivery/operate-deliveries";
 export { putAllocation, deleteAllocation, listAllocations, getProjectUsage } from "./allocations/allocations";
 export * from "./invitations/schemas";

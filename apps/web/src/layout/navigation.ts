@@ -5,6 +5,7 @@ import {
   DatabaseBackup,
   DatabaseZap,
   FolderKanban,
+  Images,
   KeyRound,
   ListChecks,
   LayoutDashboard,
@@ -39,6 +40,7 @@ export const navSections: NavSection[] = [
     items: [
       { to: "/", label: "Dashboard", icon: LayoutDashboard, end: true },
       { to: "/observations", label: "Observations", icon: Crosshair },
+      { to: "/frames", label: "Frames", icon: Images },
       { to: "/observatories", label: "Observatories", icon: Telescope },
       { to: "/organizations", label: "Organizations", icon: Building2 },
       { to: "/projects", label: "Projects", icon: FolderKanban },

@@ -5,6 +5,7 @@ import { cleanupOperations } from "./cleanup";
 import { announcementRestOperations } from "./announcements";
 import { authOperations } from "./auth";
 import type { AnyOperation } from "./define-operation";
+import { frameOperations } from "./frames-search";
 import { integrityOperations } from "./integrity";
 import { invitationOperations } from "./invitations";
 import { observationOperations } from "./observations";
@@ -28,6 +29,7 @@ export const allOperations: AnyOperation[] = [
     projectOperations,
     invitationOperations,
     observationOperations,
+    frameOperations,
     targetOperations,
     integrityOperations,
     analyticsOperations,

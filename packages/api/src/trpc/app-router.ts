@@ -7,6 +7,7 @@ import { authRouter } from "../operations/auth-router";
 import { userOperations } from "../operations/user";
 import { observatoryOperations } from "../operations/observatories";
 import { observationOperations } from "../operations/observations";
+import { frameOperations } from "../operations/frames-search";
 import { integrityOperations } from "../operations/integrity";
 import { invitationOperations } from "../operations/invitations";
 import { organizationOperations } from "../operations/organizations";
@@ -23,6 +24,7 @@ export const appRouter = router({
   projects: routerOf(projectOperations),
   invitations: routerOf(invitationOperations),
   observations: routerOf(observationOperations),
+  frames: routerOf(frameOperations),
   targets: routerOf(targetOperations),
   announcements: routerOf(announcementOperations),
   admin: routerOf(adminOperations),

@@ -7,17 +7,19 @@ import { opaqueIdSchema } from "../users/schemas";
 export const cursorParameterDescription = "Opaque: the nextCursor of the page before. Any other value is 400 VALIDATION_FAILED on `cursor`.";
 
 /**
- * What one place of a cursor holds: a moment (as `instantKey` reads it), an integer, a row id, or
+ * What one place of a cursor holds: a moment (as `instantKey` reads it), an integer, a double, a row id, or
  * one of a few words. Each is checked on the way back in, so that a cursor never reaches SQL as
  * something the list did not give.
  */
-type Part = "instant" | "integer" | "id" | readonly string[];
+type Part = "instant" | "integer" | "number" | "id" | readonly string[];
 type Values<Parts extends readonly Part[]> = { -readonly [K in keyof Parts]: string };
 
 // Microseconds kept: a cursor rounded to milliseconds would skip or repeat rows stamped within one.
 const instantPattern = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 // What a PostgreSQL integer holds (a key selected as `::text`).
 const integerPattern = /^-?\d{1,9}$/;
+// A double as PostgreSQL writes it (`::text`, every digit it needs to read back the same value).
+const numberPattern = /^-?\d{1,20}(\.\d{1,20})?(e[-+]?\d{1,3})?$/;
 
 /** A timestamp column as a cursor holds it, UTC to the microsecond; select it beside the row. */
 export const instantKey = (column: AnyPgColumn | SQL) => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -36,9 +38,11 @@ const fits = (part: Part, value: unknown): value is string =>
     ? isInstant(value)
     : part === "integer"
       ? integerPattern.test(value)
-      : part === "id"
-        ? opaqueIdSchema.safeParse(value).success
-        : part.includes(value));
+      : part === "number"
+        ? numberPattern.test(value)
+        : part === "id"
+          ? opaqueIdSchema.safeParse(value).success
+          : part.includes(value));
 
 /**
  * A list's cursor that holds the last row's sort keys and id themselves (base64url of JSON, the
