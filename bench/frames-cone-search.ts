@@ -67,7 +67,7 @@ async function seed() {
   });
   if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
   const { user, token } = (await signup.json()) as { user: { id: string }; token: string };
-  await seedObservations(db, FIELDS);
+  await seedObservations(running.runtime.deps.db, FIELDS);
   await db.execute(sql`
     update observations set owner_id = ${user.id}, doc = jsonb_set(doc, '{ownerId}', to_jsonb(${user.id}::text))
      where substr(id, 10)::int % 2 = 0`);
