@@ -169,7 +169,7 @@ export class SkyCamera {
       rotationDeg: settings.rotationDeg,
       width,
       height,
-      extinction: clouded ? 5 + 2 * extinctionDraw! : 0,
+      extinction: clouded ? 6 + 3 * extinctionDraw! : 0,
     });
     const { pixels, drawn } = renderStarField({
       width,
