@@ -244,6 +244,8 @@ export class ObservatorySimulator extends ObservatoryClient {
       const name = `${target.name.slice(0, 150)} ${exposure.filter} ${exposure.exposureSeconds}s ${String(index + 1).padStart(3, "0")}`;
       const filename = `${name.replace(/[/\\]/g, "-")}.fits`;
       const file = await this.upload(observation.id, filename, "application/fits", bytes);
+      const sky = [`${facts.stars} stars`, `${(facts.pointingErrorArcsec / 60).toFixed(1)}′ off target`, ...(facts.clouded ? ["clouded"] : [])];
+      this.log(`${observation.id}: ${filename} (${sky.join(", ")})`);
       this.emit("frame", { file, facts } satisfies SkyFrameUpload);
     }
   }
