@@ -17,9 +17,23 @@ if (!env.ADMIN_EMAIL || !env.ADMIN_PASSWORD) {
 }
 const logger = createLogger({ level: env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL, name: "meridian-demo" });
 
+/**
+ * Each site's simulated sky differs, so that the graded frames do: La Palma's are sharp and on
+ * target; Siding Spring's seeing is softer, its mount points up to 13′ off (past the default
+ * grading's 10′ in about 40 % of frames: OFF_TARGET) and a third of its frames are clouded
+ * (TOO_FEW_STARS, NOT_SOLVED).
+ */
 const sites = [
-  { name: "Demo Roque de los Muchachos", location: { latitude: 28.7606, longitude: -17.8792, elevation: 2396 } },
-  { name: "Demo Siding Spring", location: { latitude: -31.2733, longitude: 149.0617, elevation: 1165 } },
+  {
+    name: "Demo Roque de los Muchachos",
+    location: { latitude: 28.7606, longitude: -17.8792, elevation: 2396 },
+    sky: { seeingArcsec: 5, pointingErrorArcmin: 3, trackingErrorArcsec: 0, cloudFraction: 0.05, seed: 1 },
+  },
+  {
+    name: "Demo Siding Spring",
+    location: { latitude: -31.2733, longitude: 149.0617, elevation: 1165 },
+    sky: { seeingArcsec: 8, pointingErrorArcmin: 13, trackingErrorArcsec: 6, cloudFraction: 0.35, seed: 2 },
+  },
 ];
 const catalog = [
   { name: "M 31", ra: 10.6847, dec: 41.269 },
@@ -104,7 +118,7 @@ await runUntilSignalled({
         json: { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD },
       });
       const observatories = await seed(running.url, login.token);
-      for (const observatory of observatories) {
+      for (const [index, observatory] of observatories.entries()) {
         const key = await call<{ key: string }>(running.url, `/observatories/${observatory.id}/api-keys`, login.token, {
           method: "POST",
           json: { name: `demo simulator ${new Date().toISOString()}` },
@@ -114,7 +128,8 @@ await runUntilSignalled({
           key: key.key,
           speed: 30,
           systemInfo: { os: "Simulated", host: observatory.name },
-          equipment: { camera: "Simulated CCD 4k", mount: "Simulated fork mount" },
+          equipment: { camera: "Simulated CCD 2048", mount: "Simulated fork mount" },
+          sky: { catalogDir: env.STAR_CATALOG_DIR, ...sites[index]!.sky },
           log: (line) => console.log(`[${observatory.name}] ${line}`),
         });
         await simulator.connect();
@@ -129,6 +144,7 @@ await runUntilSignalled({
         `Meridian demo at ${running.url}/app/ (API reference ${running.url}/api/docs)`,
         `  sign in as ${env.ADMIN_EMAIL} / ${env.ADMIN_PASSWORD}`,
         "  two simulated observatories are connected; watch Observations and the observatories' Queue tabs",
+        "  their frames are real sky, analysed and graded by the server (some rejected: off target, clouded); see each observation's files",
       ].join("\n"),
     );
     return {

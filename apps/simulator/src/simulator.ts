@@ -8,6 +8,7 @@ import {
   type UploadedFile,
 } from "@meridian/observatory-client";
 import type { ObservationStatus } from "@meridian/rules";
+import { opticsOf, SkyCamera, skyEquipment, type FrameFacts, type SkySettings } from "./sky/camera";
 
 /** What the simulated plugin does with the next assignment. */
 export type Outcome = "complete" | "fail" | "abort";
@@ -23,8 +24,15 @@ export interface SimulatorOptions {
   heartbeatSeconds?: number;
   systemInfo?: Record<string, unknown>;
   equipment?: Record<string, unknown>;
-  /** Bytes of the simulated image uploaded per exposure set (default 64 KiB). */
+  /** Bytes of the placeholder image uploaded per observation when it draws no sky (default 64 KiB). */
   imageBytes?: number;
+  /**
+   * Frames of real sky: one FITS frame a planned exposure, drawn from the star catalog as the
+   * equipment's optics see it (`sky/camera.ts`), and no preview (the server makes those). Without
+   * it, or when the catalog cannot be drawn from (said once in the log), each observation uploads
+   * a placeholder image and a 1×1 preview. With it, the equipment reported carries the optics.
+   */
+  sky?: SkySettings;
   /** Connect again on its own when the connection ends without this side closing it (see the client). Off by default. */
   reconnect?: boolean;
   /**
@@ -38,22 +46,28 @@ export interface SimulatorOptions {
 /**
  * A simulated observatory on `@meridian/observatory-client`, the same client a Node plugin would
  * use: it takes `assign`, walks the observation through in_progress → acquisition_complete →
- * completed while uploading a file and its preview, and obeys `cancel`. It can be told to fail or
+ * completed while uploading its frames of real sky (`sky`) or a placeholder file and its preview,
+ * and obeys `cancel`. It can be told to fail or
  * abort the next observation, go unsafe, hold for weather, say goodbye, fall silent, stall its
  * network or drop off without a word. Events beyond the client's: `status` (each status it
- * reported) and `file` (each file it uploaded).
+ * reported), `file` (each file it uploaded) and, drawing real sky, `frame` ({file, facts}: what
+ * went into each frame).
  */
 export class ObservatorySimulator extends ObservatoryClient {
-  readonly options: Required<Omit<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep">> &
-    Pick<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep">;
+  readonly options: Required<Omit<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep" | "sky">> &
+    Pick<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep" | "sky">;
+  /** The camera on real sky, null when none was asked for or the catalog cannot be drawn from. */
+  private readonly camera: Promise<SkyCamera | null>;
   private current: { id: string; cancelled: boolean } | undefined;
   private nextOutcome: Outcome = "complete";
   readonly received: ServerToPluginMessage[] = [];
 
   constructor(options: SimulatorOptions) {
     const filled = { pluginVersion: "3.8.0.0", speed: 1, heartbeatSeconds: 30, imageBytes: 64 * 1024, reconnect: false, ...options };
+    if (options.sky) filled.equipment = skyEquipment(options.equipment);
     super(filled);
     this.options = filled;
+    this.camera = this.openCamera();
     this.on("message", (message: ServerToPluginMessage) => this.received.push(message));
     this.on("assign", (observation: AssignedObservation) => {
       // The server repeats an unstarted assignment after each hello: the one in hand is not run twice.
@@ -63,6 +77,15 @@ export class ObservatorySimulator extends ObservatoryClient {
     this.on("cancel", (observationId: string) => {
       if (this.current?.id === observationId) this.current.cancelled = true;
     });
+  }
+
+  private async openCamera(): Promise<SkyCamera | null> {
+    const { sky, equipment } = this.options;
+    if (!sky) return null;
+    const opened = await SkyCamera.open(sky, opticsOf(equipment)).catch((error: Error) => ({ missing: error.message }));
+    if (!("missing" in opened)) return opened;
+    this.log(`no real sky: ${opened.missing}; uploading a placeholder image and preview per observation instead (STAR_CATALOG_DIR names the catalog)`);
+    return null;
   }
 
   get observationInHand(): string | undefined {
@@ -174,8 +197,12 @@ export class ObservatorySimulator extends ObservatoryClient {
       if (outcome === "fail") return await this.report(observation.id, "failed", "simulated camera fault");
       if (outcome === "abort") return await this.report(observation.id, "aborted", "simulated abort by the operator");
       await this.report(observation.id, "acquisition_complete");
-      const image = await this.upload(observation.id, `${observation.targets[0]?.name ?? "target"}.fits`, "application/fits", this.image());
-      await this.upload(observation.id, "preview.png", "image/png", PREVIEW_PNG, image.id);
+      const camera = await this.camera;
+      if (camera) await this.uploadFrames(observation, camera, current);
+      else {
+        const image = await this.upload(observation.id, `${observation.targets[0]?.name ?? "target"}.fits`, "application/fits", this.image());
+        await this.upload(observation.id, "preview.png", "image/png", PREVIEW_PNG, image.id);
+      }
       if (current.cancelled) return;
       await this.report(observation.id, "completed");
     } catch (error) {
@@ -191,6 +218,38 @@ export class ObservatorySimulator extends ObservatoryClient {
     return new Promise((resolve) => setTimeout(resolve, ms / this.options.speed));
   }
 
+  /**
+   * One frame of real sky a planned exposure (targets, their exposure lines, each line's count), up
+   * to MAX_FRAMES_PER_OBSERVATION, each drawn, uploaded and let go before the next: one frame in
+   * memory at a time. DATE-OBS runs on from now by the exposure times.
+   */
+  private async uploadFrames(observation: AssignedObservation, camera: SkyCamera, current: { cancelled: boolean }) {
+    const shots = observation.targets.flatMap((target) =>
+      target.exposures.flatMap((exposure) => Array.from({ length: exposure.count }, (_, index) => ({ target, exposure, index }))),
+    );
+    if (shots.length > MAX_FRAMES_PER_OBSERVATION) this.log(`${observation.id}: uploading the first ${MAX_FRAMES_PER_OBSERVATION} of ${shots.length} frames`);
+    let startedAt = Date.now();
+    for (const { target, exposure, index } of shots.slice(0, MAX_FRAMES_PER_OBSERVATION)) {
+      if (current.cancelled) return;
+      const binning = Number.isInteger(exposure.binning) && (exposure.binning as number) >= 1 ? (exposure.binning as number) : 1;
+      const { bytes, facts } = await camera.expose({
+        target,
+        filter: exposure.filter,
+        exposureSeconds: exposure.exposureSeconds,
+        binning,
+        startedAt: new Date(startedAt),
+      });
+      startedAt += exposure.exposureSeconds * 1000;
+      // A target or filter may hold a slash, which no filename may (nor control characters, which neither may hold).
+      const name = `${target.name.slice(0, 150)} ${exposure.filter} ${exposure.exposureSeconds}s ${String(index + 1).padStart(3, "0")}`;
+      const filename = `${name.replace(/[/\\]/g, "-")}.fits`;
+      const file = await this.upload(observation.id, filename, "application/fits", bytes);
+      const sky = [`${facts.stars} stars`, `${(facts.pointingErrorArcsec / 60).toFixed(1)}′ off target`, ...(facts.clouded ? ["clouded"] : [])];
+      this.log(`${observation.id}: ${filename} (${sky.join(", ")})`);
+      this.emit("frame", { file, facts } satisfies SkyFrameUpload);
+    }
+  }
+
   private image(): Buffer {
     const bytes = Buffer.alloc(this.options.imageBytes);
     Buffer.from("SIMPLE  =                    T / simulated by Meridian's observatory simulator").copy(bytes);
@@ -198,13 +257,24 @@ export class ObservatorySimulator extends ObservatoryClient {
   }
 
   private async upload(observationId: string, filename: string, contentType: string, body: Buffer, previewOf?: string): Promise<UploadedFile> {
-    const file = await this.acrossReconnects(`upload of ${filename}`, () =>
-      this.uploadFile({ observationId, filename, contentType, body: new Uint8Array(body), previewOf }),
-    );
+    // A view of the bytes, not a copy: a frame is megabytes.
+    const view = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    const file = await this.acrossReconnects(`upload of ${filename}`, () => this.uploadFile({ observationId, filename, contentType, body: view, previewOf }));
     this.emit("file", file);
     return file;
   }
 }
+
+export type { SkySettings } from "./sky/camera";
+
+/** What a `frame` event carries: the uploaded file and what went into its frame. */
+export interface SkyFrameUpload {
+  file: UploadedFile;
+  facts: FrameFacts;
+}
+
+/** A simulated night uploads this many frames of one observation at most (a count of 10,000 would be gigabytes). */
+const MAX_FRAMES_PER_OBSERVATION = 50;
 
 /** How many times a report or an upload is tried across lost connections before the run gives up. */
 const RETRIES_ACROSS_RECONNECTS = 5;
