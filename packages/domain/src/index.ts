@@ -286,6 +286,7 @@ export { abortStaleDestinationUploads } from "./delivery/left-uploads";
 export { analyseFrame, frameAnalysisForbiddenFlags } from "./frames/analyse-frame";
 export { analyseFileAgain } from "./frames/analyse-again";
 export { removeLeftoverWorkFolders } from "./frames/work-folders";
+export { readFitsImage } from "./frames/fits-header";
 export { retryFileDelivery, testStorageDestination } from "./delivery/operate-deliveries";
 export { putAllocation, deleteAllocation, listAllocations, getProjectUsage } from "./allocations/allocations";
 export * from "./invitations/schemas";

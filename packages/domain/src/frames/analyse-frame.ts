@@ -20,6 +20,7 @@ import { tellStarCatalogMissingOnce } from "../system/notify-start";
 import { inTransaction, type InTransaction } from "../transaction";
 import { FrameUnreadable, readFitsImage, type FitsImage } from "./fits-header";
 import { expectedPixelScale, frameHeaderOf, frameTarget } from "./frame-header";
+import { framePreview, type FramePreview } from "./frame-preview";
 import { measureStars } from "./measure-stars";
 import { plateSolve, starCatalogPresent, type SolveHints } from "./plate-solve";
 import { ToolFailure } from "./run-tool";
@@ -83,6 +84,7 @@ interface Subject {
   targets: Array<{ name: string; ra: number; dec: number }>;
   equipment: unknown;
   grading: typeof DEFAULT_FRAME_GRADING;
+  preview: FramePreview;
 }
 
 /** The frame's bytes, streamed from object storage to a file of the work folder: never whole in memory. */
@@ -105,6 +107,7 @@ async function measureAndSolve(options: { deps: Deps; subject: Subject; folder: 
     await handle.close();
   }
   if (!image) return { kind: "not_a_frame" };
+  await subject.preview.render({ framePath, image });
   const header = frameHeaderOf(image);
   const secondsLeft = () => Math.max(1, (options.deadline - Date.now()) / 1000);
   const measures = await measureStars({ framePath, folder, cpuSeconds: secondsLeft(), signal });
@@ -179,7 +182,8 @@ function failureReason(deps: Deps, error: unknown, signal: AbortSignal): string 
  * the process's FRAME_ANALYSIS_CONCURRENCY slots. A frame that cannot be read ends `failed` with
  * the reason. The result is written only while the frame still waits for this very analysis:
  * a second run of the same job (its first was killed after writing, or it was queued twice) and
- * a job of a request replaced since write nothing.
+ * a job of a request replaced since write nothing. A frame without a preview gets one made from
+ * its pixels, recorded with the result (`framePreview`).
  */
 export async function analyseFrame(options: { deps: Deps; fileId: string; analysisId: string }): Promise<"skipped" | FrameAnalysis["status"] | "not_a_frame"> {
   const { deps, fileId, analysisId } = options;
@@ -197,6 +201,7 @@ export async function analyseFrame(options: { deps: Deps; fileId: string; analys
     targets: observation.doc.targets,
     equipment: observatory?.doc.equipment,
     grading: project?.doc.frameGrading ?? DEFAULT_FRAME_GRADING,
+    preview: await framePreview({ deps, frame: file }),
   };
   const outcome = await inSlot(deps, async (): Promise<Outcome> => {
     const timeoutMs = deps.env.FRAME_ANALYSIS_TIMEOUT_SECONDS * 1000;
@@ -212,6 +217,7 @@ export async function analyseFrame(options: { deps: Deps; fileId: string; analys
       await removeWorkFolder(folder).catch((error: unknown) => deps.logger.warn({ err: error, folder }, "could not remove an analysis folder"));
     }
   });
+  await subject.preview.store();
   const written = await inTransaction(deps, async (t) => {
     // Graded under the project's grading as it is now, read FOR SHARE before the frame is locked (the order a change of the
     // grading takes them in): a change made during the analysis is not undone by a grade from before it.
@@ -228,8 +234,9 @@ export async function analyseFrame(options: { deps: Deps; fileId: string; analys
           ? { ...current.doc.frame!, status: "failed", failure: outcome.reason, analysedAt }
           : { ...outcome.analysis, ...gradeFrame(outcome.analysis, held?.grading ?? DEFAULT_FRAME_GRADING), analysedAt, analysisId };
     await filesCollection.update(t.tx, fileId, (doc) => ({ ...doc, frame }), { seen: current });
+    await subject.preview.record(t);
     return true;
-  });
+  }).finally(() => subject.preview.settle());
   if (!written) return "skipped";
   if (outcome.kind === "analysed" && outcome.catalogMissing) await tellStarCatalogMissingOnce({ deps }).catch(() => undefined);
   return outcome.kind === "not_a_frame" ? "not_a_frame" : outcome.kind;
