@@ -88,11 +88,10 @@ function api() {
   const files = async (owner: Account, observationId: string) =>
     ((await must(`/observations/${observationId}/files`, { token: owner.token })) as { items: FileRead[] }).items;
   const analysed = (owner: Account, observationId: string, fileId: string) =>
-    until(
-      `the analysis of ${fileId}`,
-      async () => (await files(owner, observationId)).find((item) => item.id === fileId && item.frame?.status !== "queued"),
-      { timeoutMs: 320_000, intervalMs: 250 },
-    );
+    until(`the analysis of ${fileId}`, async () => (await files(owner, observationId)).find((item) => item.id === fileId && item.frame?.status !== "queued"), {
+      timeoutMs: 320_000,
+      intervalMs: 250,
+    });
   const previewsOf = async (owner: Account, observationId: string, fileId: string) =>
     (await files(owner, observationId)).filter((item) => item.previewOfId === fileId);
   const download = async (owner: Account, fileId: string, query = "") => {
@@ -265,7 +264,11 @@ describe("frame previews and the WCS download", () => {
     expect([cards.get("CRVAL1"), cards.get("CRVAL2")]).toEqual([solution.ra, solution.dec]);
     for (const name of ["CD1_1", "CD1_2", "CD2_1", "CD2_2"]) expect(typeof cards.get(name)).toBe("number");
     // The frame's own WCS cards (CTYPE1, CRVAL1, CD1_1 above) were replaced, not repeated.
-    const keys = withWcs.subarray(0, image.header.dataOffset).toString("latin1").match(/.{80}/g)!.map((card) => card.slice(0, 8).trimEnd());
+    const keys = withWcs
+      .subarray(0, image.header.dataOffset)
+      .toString("latin1")
+      .match(/.{80}/g)!
+      .map((card) => card.slice(0, 8).trimEnd());
     expect(["CTYPE1", "CRVAL1", "CD1_1"].map((name) => keys.filter((each) => each === name).length)).toEqual([1, 1, 1]);
 
     // astrometry.net reads the centre where the solution says, and the corners where its own solve of the frame puts them.

@@ -3,7 +3,7 @@ import { PNG } from "pngjs";
 import type { FitsImage } from "./fits-header";
 
 /** The contract's bound on a server-made preview's long side. */
-export const PREVIEW_MAX_SIDE = 1024;
+const PREVIEW_MAX_SIDE = 1024;
 /** Bytes of pixel data read at a time: the frame is never in memory whole. */
 const READ_BYTES = 1 << 20;
 /** Binned pixels the stretch's percentiles are taken from (every n-th), so sorting them stays cheap. */

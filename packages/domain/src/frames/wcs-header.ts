@@ -12,8 +12,14 @@ const rad = Math.PI / 180;
  * The cards of a celestial WCS (FITS 4.0 section 8, and the SIP distortion astrometry.net writes)
  * and MERIDOBS: a frame's own are replaced by the solution's, so that no reader mixes the two.
  */
-const REPLACED_KEY =
-  /^(?:(?:CTYPE|CRVAL|CRPIX|CDELT|CROTA|CUNIT)[12]|(?:CD|PC)[12]_[12]|PV[12]_\d{1,2}|(?:A|B|AP|BP)_(?:ORDER|DMAX|\d_\d)|EQUINOX|EPOCH|RADESYS|RADECSYS|LONPOLE|LATPOLE|WCSAXES|MERIDOBS)$/;
+const REPLACED_KEYS = [
+  /^(?:CTYPE|CRVAL|CRPIX|CDELT|CROTA|CUNIT)[12]$/,
+  /^(?:CD|PC)[12]_[12]$/,
+  /^PV[12]_\d{1,2}$/,
+  /^(?:A|B|AP|BP)_(?:ORDER|DMAX|\d_\d)$/,
+  /^(?:EQUINOX|EPOCH|RADESYS|RADECSYS|LONPOLE|LATPOLE|WCSAXES|MERIDOBS)$/,
+];
+const replaced = (key: string) => REPLACED_KEYS.some((pattern) => pattern.test(key));
 
 /** A value in FITS fixed format: strings quoted from column 11, numbers right-aligned to column 30, reals with a point or an E exponent. */
 function valueText(value: string | number): string {
@@ -33,7 +39,7 @@ const card = (key: string, value: string | number, comment: string) => `${key.pa
  * north is up, as the sky looks through a camera (the parity of every solve of unmirrored optics):
  * one pixel right moves by s·(−cos θ, sin θ).
  */
-export function solutionCards(options: { solution: FrameSolution; width: number; height: number; observationId: string }): string[] {
+function solutionCards(options: { solution: FrameSolution; width: number; height: number; observationId: string }): string[] {
   const { solution, width, height } = options;
   const scale = solution.pixelScaleArcsec / 3600;
   const [sin, cos] = [Math.sin(solution.rotationDeg * rad), Math.cos(solution.rotationDeg * rad)];
@@ -66,7 +72,7 @@ const valueOf = (header: Header, key: string): CardValue | undefined => {
 
 /** The header with the WCS cards in place of its own, END after them, padded with spaces to whole blocks (one more, when they need it). */
 function rewritten(header: Header, solution: string[]): Buffer {
-  const kept = header.cards.filter((text) => !REPLACED_KEY.test(text.slice(0, 8).trimEnd()));
+  const kept = header.cards.filter((text) => !replaced(text.slice(0, 8).trimEnd()));
   // Blank cards before END are room a writer left for more cards: the solution's take it.
   while (kept.length > 0 && kept.at(-1)!.trim() === "") kept.pop();
   const text = [...kept, ...solution, "END"].map((each) => each.padEnd(CARD)).join("");

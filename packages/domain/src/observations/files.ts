@@ -260,14 +260,12 @@ export async function openObservationFile(options: { deps: Deps; actor: UserActo
     if (error instanceof AppError && error.code === "NOT_FOUND") throw new AppError("NOT_FOUND", "No such file");
     throw error;
   }
-  const solution = file.doc.frame?.solution ?? null;
-  if (options.withWcs && !solution)
-    throw new AppError(
-      "NOT_SOLVED",
-      file.doc.frame
-        ? `${file.doc.filename} has no plate solution (frame ${file.doc.frame.status}${file.doc.frame.solveFailure ? `, ${file.doc.frame.solveFailure}` : ""}): there is no WCS to write`
-        : `${file.doc.filename} is not a frame (a FITS image): there is no WCS to write`,
-    );
+  const { frame } = file.doc;
+  const solution = frame?.solution ?? null;
+  if (options.withWcs && !solution) {
+    const why = !frame ? "is not a frame (a FITS image)" : `has no plate solution (${[frame.status, frame.solveFailure].filter(Boolean).join(", ")})`;
+    throw new AppError("NOT_SOLVED", `${file.doc.filename} ${why}: there is no WCS to write into it`);
+  }
   const object = await deps.storage.get(file.doc.objectKey);
   if (!object)
     throw new AppError(
