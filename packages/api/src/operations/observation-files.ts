@@ -47,7 +47,10 @@ export const observationFileOperations = {
       `An observation holds at most ${MAX_OBSERVATION_FILES} files, previews included: the next is 409 CONFLICT, refused before its ` +
       "bytes are read when the observation is full already, and nothing is stored. " +
       "A file whose first card is `SIMPLE  =  T` (FITS, whatever its name; not a preview) is answered with `frame.status: queued`, " +
-      "and its analysis (header, stars, plate solve, grade) is queued with its record: `frame` in the file's later reads holds the outcome.",
+      "and its analysis (header, stars, plate solve, grade) is queued with its record: `frame` in the file's later reads holds the outcome. " +
+      "A frame that has no preview when its analysis ends (none uploaded with `previewOf` it by then) gets one made by the server: " +
+      "a file of `kind: preview`, `previewOfId` the frame, named after it (`<name>.preview.png`), a greyscale PNG at most 1024 pixels " +
+      "on its long side, binned and stretched (asinh) from just below the sky background to the brightest star, the FITS first row at the bottom.",
     method: "post",
     path: "/observations/{id}/files",
     status: 201,
