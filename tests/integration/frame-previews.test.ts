@@ -171,13 +171,21 @@ describe("frame previews and the WCS download", () => {
   let observationId: string;
   let key: string;
   let solved: FileRead;
+  let flipped: { bytes: Buffer; file: FileRead };
   beforeAll(async () => {
     owner = await createAccount(server);
     const made = await api().observation(owner);
     [observationId, key] = [made.observation.id, made.key];
     const { upload, analysed } = api();
-    solved = await analysed(owner, observationId, (await upload(observationId, key, "m45_L_001.fits", skyFrame)).id);
-    expect(solved.frame).toMatchObject({ status: "analysed", solveFailure: null });
+    // The same frame read out bottom-up, as some cameras write their rows: a mirror image of the sky (east right of north).
+    const bytes = Buffer.from(skyFrame);
+    const { dataOffset } = (await fitsImageOf(await tempFile("sky.fits", skyFrame))).header;
+    for (let row = 0; row < HEIGHT; row += 1)
+      skyFrame.copy(bytes, dataOffset + (HEIGHT - 1 - row) * WIDTH * 2, dataOffset + row * WIDTH * 2, dataOffset + (row + 1) * WIDTH * 2);
+    const [frame, mirrored] = [await upload(observationId, key, "m45_L_001.fits", skyFrame), await upload(observationId, key, "flipped.fits", bytes)];
+    solved = await analysed(owner, observationId, frame.id);
+    flipped = { bytes, file: await analysed(owner, observationId, mirrored.id) };
+    for (const each of [solved, flipped.file]) expect(each.frame).toMatchObject({ status: "analysed", solveFailure: null });
   }, 400_000);
 
   it("makes a PNG preview of a solved frame, at most 1024 px, brighter where its stars are, and once", { timeout: 120_000 }, async () => {
@@ -287,12 +295,19 @@ describe("frame previews and the WCS download", () => {
       ],
       { cwd: folder, timeout: 180_000 },
     );
-    for (const [x, y] of [
+    const corners = [
       [1, 1],
       [WIDTH, 1],
       [1, HEIGHT],
-    ] as const)
-      expect(separationArcsec(await skyAt(written, x, y), await skyAt(path.join(folder, "own.wcs"), x, y))).toBeLessThan(3);
+    ] as const;
+    for (const [x, y] of corners) expect(separationArcsec(await skyAt(written, x, y), await skyAt(path.join(folder, "own.wcs"), x, y))).toBeLessThan(3);
+
+    // The mirrored frame's WCS has its parity: its pixel (x, y) is the sky of the original's (x, HEIGHT + 1 − y).
+    const mirrored = await tempFile("flipped-with-wcs.fits", await download(owner, flipped.file.id, "?wcs=1"));
+    const mirroredImage = await fitsImageOf(mirrored);
+    expect((await fs.readFile(mirrored)).subarray(mirroredImage.header.dataOffset)).toEqual(flipped.bytes.subarray(original.header.dataOffset));
+    for (const [x, y] of corners)
+      expect(separationArcsec(await skyAt(mirrored, x, y), await skyAt(path.join(folder, "own.wcs"), x, HEIGHT + 1 - y))).toBeLessThan(3);
   });
 
   it("refuses ?wcs=1 for an unsolved frame or a file that is not a frame (409 NOT_SOLVED), as the plain download refuses others", async () => {

@@ -77,7 +77,8 @@ async function inSlot<T>(deps: Deps, work: () => Promise<T>): Promise<T> {
   }
 }
 
-type Outcome = { kind: "not_a_frame" } | { kind: "failed"; reason: string } | { kind: "analysed"; analysis: FrameAnalysis; catalogMissing: boolean };
+type Outcome =
+  { kind: "not_a_frame" } | { kind: "failed"; reason: string } | { kind: "analysed"; analysis: FrameAnalysis; catalogMissing: boolean; mirrored: boolean };
 
 interface Subject {
   objectKey: string;
@@ -114,6 +115,7 @@ async function measureAndSolve(options: { deps: Deps; subject: Subject; folder: 
   const catalogMissing = !(await starCatalogPresent(deps.env.STAR_CATALOG_DIR));
   const hintScale = expectedPixelScale({ equipment: subject.equipment, image, header });
   let solution: FrameAnalysis["solution"] = null;
+  let mirrored = false;
   let solveFailure: SolveFailure | null = null;
   if (catalogMissing) solveFailure = "CATALOG_MISSING";
   else if (measures.stars < MIN_SOURCES_TO_SOLVE) solveFailure = "TOO_FEW_STARS";
@@ -134,10 +136,11 @@ async function measureAndSolve(options: { deps: Deps; subject: Subject; folder: 
         if (error instanceof ToolFailure && error.kind === "exit") return null;
         throw error;
       });
-    solution = await solve(hints);
+    let solved = await solve(hints);
     // Hints narrow the search, and a wrong one (a header from another pointing, a changed camera) hides the answer: blind once more.
     const hinted = hints.ra !== null || hints.pixelScaleArcsec !== null;
-    if (!solution && hinted) solution = await solve({ ra: null, dec: null, pixelScaleArcsec: null });
+    if (!solved && hinted) solved = await solve({ ra: null, dec: null, pixelScaleArcsec: null });
+    ({ solution, mirrored } = solved ?? { solution: null, mirrored: false });
     if (!solution) solveFailure = "NOT_SOLVED";
   }
   const target = frameTarget({ targets: subject.targets, header });
@@ -156,6 +159,7 @@ async function measureAndSolve(options: { deps: Deps; subject: Subject; folder: 
   return {
     kind: "analysed",
     catalogMissing,
+    mirrored,
     analysis: {
       ...queuedFrameAnalysis(),
       ...measured,
@@ -232,7 +236,13 @@ export async function analyseFrame(options: { deps: Deps; fileId: string; analys
         ? null
         : outcome.kind === "failed"
           ? { ...current.doc.frame!, status: "failed", failure: outcome.reason, analysedAt }
-          : { ...outcome.analysis, ...gradeFrame(outcome.analysis, held?.grading ?? DEFAULT_FRAME_GRADING), analysedAt, analysisId };
+          : {
+              ...outcome.analysis,
+              ...gradeFrame(outcome.analysis, held?.grading ?? DEFAULT_FRAME_GRADING),
+              analysedAt,
+              analysisId,
+              ...(outcome.mirrored ? { mirrored: true } : {}),
+            };
     await filesCollection.update(t.tx, fileId, (doc) => ({ ...doc, frame }), { seen: current });
     await subject.preview.record(t);
     return true;

@@ -54,7 +54,7 @@ describe("the WCS written on download", () => {
     expect(extension.length).toBe(2880);
     const data = Buffer.alloc(2880, 7);
     const original = Buffer.concat([primary, extension, data]);
-    const written = await fitsWithSolution({ body: chunked(original, 1000), contentLength: original.length, solution, observationId: "obn_1" });
+    const written = await fitsWithSolution({ body: chunked(original, 1000), contentLength: original.length, solution, mirrored: true, observationId: "obn_1" });
     const bytes = Buffer.concat(await written.body.toArray());
     expect(bytes.length).toBe(written.contentLength);
     expect(written.contentLength).toBe(original.length + 2880);
@@ -69,6 +69,9 @@ describe("the WCS written on download", () => {
     expect(read.dec).toBeCloseTo(solution.dec, 9);
     expect(read.pixelScaleArcsec).toBeCloseTo(solution.pixelScaleArcsec, 9);
     expect(read.rotationDeg).toBeCloseTo(solution.rotationDeg, 9);
+    // Mirrored, as the solve said: east to the right of north, a CD matrix of positive determinant.
+    const cd = ["CD1_1", "CD1_2", "CD2_1", "CD2_2"].map((key) => image.header.cards.get(key) as number);
+    expect(cd[0]! * cd[3]! - cd[1]! * cd[2]!).toBeCloseTo((solution.pixelScaleArcsec / 3600) ** 2, 15);
   });
 
   it("replaces the frame's own WCS cards, keeps the others in their order, and takes the blank cards left before END", async () => {
@@ -82,7 +85,13 @@ describe("the WCS written on download", () => {
       ...Array.from({ length: 20 }, () => " ".repeat(80)),
     ];
     const original = Buffer.concat([header(cards), Buffer.alloc(2880)]);
-    const written = await fitsWithSolution({ body: chunked(original, 4096), contentLength: original.length, solution, observationId: "obn_2" });
+    const written = await fitsWithSolution({
+      body: chunked(original, 4096),
+      contentLength: original.length,
+      solution,
+      mirrored: false,
+      observationId: "obn_2",
+    });
     const bytes = Buffer.concat(await written.body.toArray());
     expect(written.contentLength).toBe(original.length);
     const keys = bytes

@@ -36,12 +36,13 @@ const card = (key: string, value: string | number, comment: string) => `${key.pa
  * each axis, where the solution's ra/dec lies) with a CD matrix of the pixel scale and rotation.
  * "Up is rotationDeg east of north": the image's +y axis points at position angle θ, so one pixel
  * up moves (east, north) by s·(sin θ, cos θ). The +x axis is at θ − 90°, east to the left when
- * north is up, as the sky looks through a camera (the parity of every solve of unmirrored optics):
- * one pixel right moves by s·(−cos θ, sin θ).
+ * north is up, as the sky looks through a camera: one pixel right moves by s·(−cos θ, sin θ); in a
+ * mirrored frame (the solve's parity) it is at θ + 90° instead, and moves by s·(cos θ, −sin θ).
  */
-function solutionCards(options: { solution: FrameSolution; width: number; height: number; observationId: string }): string[] {
+function solutionCards(options: { solution: FrameSolution; mirrored: boolean; width: number; height: number; observationId: string }): string[] {
   const { solution, width, height } = options;
   const scale = solution.pixelScaleArcsec / 3600;
+  const right = options.mirrored ? -1 : 1;
   const [sin, cos] = [Math.sin(solution.rotationDeg * rad), Math.cos(solution.rotationDeg * rad)];
   return [
     card("CTYPE1", "RA---TAN", "TAN (gnomonic) projection, right ascension"),
@@ -51,9 +52,9 @@ function solutionCards(options: { solution: FrameSolution; width: number; height
     card("CRVAL2", solution.dec, "[deg] Dec of the reference pixel"),
     card("CRPIX1", (width + 1) / 2, "[pixel] reference pixel: the image centre"),
     card("CRPIX2", (height + 1) / 2, "[pixel] reference pixel: the image centre"),
-    card("CD1_1", -scale * cos, "[deg/pixel] transformation matrix"),
+    card("CD1_1", -right * scale * cos, "[deg/pixel] transformation matrix"),
     card("CD1_2", scale * sin, "[deg/pixel] transformation matrix"),
-    card("CD2_1", scale * sin, "[deg/pixel] transformation matrix"),
+    card("CD2_1", right * scale * sin, "[deg/pixel] transformation matrix"),
     card("CD2_2", scale * cos, "[deg/pixel] transformation matrix"),
     card("MERIDOBS", options.observationId, "Meridian observation id"),
   ];
@@ -128,6 +129,8 @@ export async function fitsWithSolution(options: {
   body: Readable;
   contentLength: number;
   solution: FrameSolution;
+  /** The solve found east to the right of north (`frame.mirrored`). */
+  mirrored: boolean;
   observationId: string;
 }): Promise<{ body: Readable; contentLength: number }> {
   const source = options.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
@@ -143,7 +146,7 @@ export async function fitsWithSolution(options: {
     }
     const [width, height] = [valueOf(image, "NAXIS1"), valueOf(image, "NAXIS2")];
     if (typeof width !== "number" || typeof height !== "number") throw new Error("The image's header has no NAXIS1 and NAXIS2");
-    const header = rewritten(image, solutionCards({ solution: options.solution, width, height, observationId: options.observationId }));
+    const header = rewritten(image, solutionCards({ ...options, width, height }));
     async function* parts() {
       try {
         yield* before;

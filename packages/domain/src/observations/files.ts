@@ -42,10 +42,10 @@ export function presentFile(file: StoredDocument<FileDoc>) {
   };
 }
 
-/** A frame's analysis as the API shows it: without the id that ties it to its job. */
+/** A frame's analysis as the API shows it: without the id that ties it to its job, nor its solution's parity. */
 function presentFrame(frame: FileDoc["frame"]) {
   if (!frame) return null;
-  const { analysisId: _analysisId, ...shown } = frame;
+  const { analysisId: _analysisId, mirrored: _mirrored, ...shown } = frame;
   return shown;
 }
 
@@ -275,6 +275,9 @@ export async function openObservationFile(options: { deps: Deps; actor: UserActo
     );
   const contentLength = object.contentLength ?? file.doc.sizeBytes;
   if (options.withWcs && solution)
-    return { file: presentFile(file), ...(await fitsWithSolution({ body: object.body, contentLength, solution, observationId: file.doc.observationId })) };
+    return {
+      file: presentFile(file),
+      ...(await fitsWithSolution({ body: object.body, contentLength, solution, mirrored: frame?.mirrored === true, observationId: file.doc.observationId })),
+    };
   return { file: presentFile(file), body: object.body, contentLength };
 }
