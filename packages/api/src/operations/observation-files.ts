@@ -111,7 +111,8 @@ export const observationFileOperations = {
       "`?wcs=1`, for a frame with a `solution`: the same FITS with the solution in the image's header (the primary HDU's, or the " +
       "first image extension's behind an empty primary): `CTYPE1/2` `RA---TAN`/`DEC--TAN`, `EQUINOX 2000`, `CRVAL1/2` the solution's " +
       "ra/dec at `CRPIX1/2` the image's centre pixel ((NAXISn + 1) / 2), the `CD1_1`…`CD2_2` matrix of `pixelScaleArcsec` and " +
-      "`rotationDeg` (up, +y, is rotationDeg east of north; east is to the left when north is up, the parity of unmirrored optics), " +
+      "`rotationDeg` (up, +y, is rotationDeg east of north; east to the left when north is up, or to the right for a frame whose " +
+      "solve found it mirrored, a bottom-up readout say), " +
       "and `MERIDOBS`, the observation's id. The header's own WCS cards (CTYPE, CRVAL, CRPIX, CDELT, CROTA, CUNIT, CD, PC, PV, " +
       "the SIP A/B/AP/BP terms, EQUINOX, EPOCH, RADESYS, LONPOLE, LATPOLE, WCSAXES) are replaced and every other card is kept in " +
       "its order; the header may grow by a block; every data byte is sent unchanged. 409 NOT_SOLVED for a file that is not a " +
