@@ -96,8 +96,12 @@ export const fileDeliverySchema = z.object({
 });
 export type FileDelivery = z.infer<typeof fileDeliverySchema>;
 
-/** A frame's analysis, with the id of the analysis asked for last: only that request's job may write its result. */
-export const frameDocSchema = frameAnalysisSchema.extend({ analysisId: z.string() });
+/**
+ * A frame's analysis, with the id of the analysis asked for last: only that request's job may write its result, and
+ * `mirrored` when its solution has east to the right of north (a flipped readout, an odd number of mirrors), which the
+ * contract's solution does not say and a WCS written into the frame needs. Neither is shown by the API.
+ */
+export const frameDocSchema = frameAnalysisSchema.extend({ analysisId: z.string(), mirrored: z.boolean().optional() });
 export type FrameDoc = z.infer<typeof frameDocSchema>;
 
 export const fileDocSchema = z.object({

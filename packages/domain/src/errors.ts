@@ -51,6 +51,7 @@ export const errorCodes = {
   OBSERVATORY_BUSY: { status: 409, title: "The observatory is running an observation" },
   OBSERVATORY_REMOVED: { status: 409, title: "The observatory was removed" },
   NOT_A_FRAME: { status: 409, title: "The file is not a frame" },
+  NOT_SOLVED: { status: 409, title: "The frame has no plate solution" },
   PROJECT_NOT_ARCHIVED: { status: 409, title: "Only archived projects can be deleted" },
   LAST_SERVER_ADMIN: { status: 409, title: "The last server administrator" },
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },

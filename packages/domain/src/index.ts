@@ -297,6 +297,7 @@ export {
   MAX_CONE_RADIUS_DEG,
   type FrameSearchFilter,
 } from "./frames/frame-search-schemas";
+export { readFitsImage } from "./frames/fits-header";
 export { retryFileDelivery, testStorageDestination } from "./delivery/operate-deliveries";
 export { putAllocation, deleteAllocation, listAllocations, getProjectUsage } from "./allocations/allocations";
 export * from "./invitations/schemas";

@@ -47,7 +47,10 @@ export const observationFileOperations = {
       `An observation holds at most ${MAX_OBSERVATION_FILES} files, previews included: the next is 409 CONFLICT, refused before its ` +
       "bytes are read when the observation is full already, and nothing is stored. " +
       "A file whose first card is `SIMPLE  =  T` (FITS, whatever its name; not a preview) is answered with `frame.status: queued`, " +
-      "and its analysis (header, stars, plate solve, grade) is queued with its record: `frame` in the file's later reads holds the outcome.",
+      "and its analysis (header, stars, plate solve, grade) is queued with its record: `frame` in the file's later reads holds the outcome. " +
+      "A frame that has no preview when its analysis ends (none uploaded with `previewOf` it by then) gets one made by the server: " +
+      "a file of `kind: preview`, `previewOfId` the frame, named after it (`<name>.preview.png`), a greyscale PNG at most 1024 pixels " +
+      "on its long side, binned and stretched (asinh) from just below the sky background to the brightest star, the FITS first row at the bottom.",
     method: "post",
     path: "/observations/{id}/files",
     status: 201,
@@ -104,21 +107,32 @@ export const observationFileOperations = {
     summary: "A file's bytes (readers of its observation)",
     description:
       "Streamed with its content type, Content-Length and Content-Disposition. A file whose record stays but whose bytes are gone " +
-      "from storage answers 404 FILE_MISSING (file lists mark such files `missing`).",
+      "from storage answers 404 FILE_MISSING (file lists mark such files `missing`). " +
+      "`?wcs=1`, for a frame with a `solution`: the same FITS with the solution in the image's header (the primary HDU's, or the " +
+      "first image extension's behind an empty primary): `CTYPE1/2` `RA---TAN`/`DEC--TAN`, `EQUINOX 2000`, `CRVAL1/2` the solution's " +
+      "ra/dec at `CRPIX1/2` the image's centre pixel ((NAXISn + 1) / 2), the `CD1_1`…`CD2_2` matrix of `pixelScaleArcsec` and " +
+      "`rotationDeg` (up, +y, is rotationDeg east of north; east to the left when north is up, or to the right for a frame whose " +
+      "solve found it mirrored, a bottom-up readout say), " +
+      "and `MERIDOBS`, the observation's id. The header's own WCS cards (CTYPE, CRVAL, CRPIX, CDELT, CROTA, CUNIT, CD, PC, PV, " +
+      "the SIP A/B/AP/BP terms, EQUINOX, EPOCH, RADESYS, LONPOLE, LATPOLE, WCSAXES) are replaced and every other card is kept in " +
+      "its order; the header may grow by a block; every data byte is sent unchanged. 409 NOT_SOLVED for a file that is not a " +
+      "frame or has no solution. `?wcs=0` or no `wcs` is the plain download.",
     method: "get",
     path: "/files/{id}/download",
     status: 200,
     params: z.object({ id: idParam }),
+    query: z.object({ wcs: z.enum(["0", "1"]).optional() }),
     outputDescription: "The bytes",
     responses: {
       ...authedErrors,
       200: { description: "The bytes", content: { "application/octet-stream": binary } },
       404: problemResponseFor("No such file, or not visible to the caller (NOT_FOUND); its bytes are missing from storage (FILE_MISSING)"),
+      409: conflict("NOT_SOLVED: `?wcs=1` for a file that is not a solved frame"),
       503: problemResponseFor("The file storage could not be reached (SERVICE_UNAVAILABLE); try again after Retry-After"),
     },
     trpc: false,
     handle: async ({ ctx, actor, input }) => {
-      const { file, body, contentLength } = await openObservationFile({ deps: ctx.deps, actor, fileId: input.id });
+      const { file, body, contentLength } = await openObservationFile({ deps: ctx.deps, actor, fileId: input.id, withWcs: input.wcs === "1" });
       return new Reply(200, Readable.toWeb(body) as ReadableStream, {
         "content-type": file.contentType,
         "content-length": String(contentLength),

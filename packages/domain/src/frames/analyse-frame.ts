@@ -20,6 +20,7 @@ import { tellStarCatalogMissingOnce } from "../system/notify-start";
 import { inTransaction, type InTransaction } from "../transaction";
 import { FrameUnreadable, readFitsImage, type FitsImage } from "./fits-header";
 import { expectedPixelScale, frameHeaderOf, frameTarget } from "./frame-header";
+import { framePreview, type FramePreview } from "./frame-preview";
 import { measureStars } from "./measure-stars";
 import { plateSolve, starCatalogPresent, type SolveHints } from "./plate-solve";
 import { ToolFailure } from "./run-tool";
@@ -76,13 +77,15 @@ async function inSlot<T>(deps: Deps, work: () => Promise<T>): Promise<T> {
   }
 }
 
-type Outcome = { kind: "not_a_frame" } | { kind: "failed"; reason: string } | { kind: "analysed"; analysis: FrameAnalysis; catalogMissing: boolean };
+type Outcome =
+  { kind: "not_a_frame" } | { kind: "failed"; reason: string } | { kind: "analysed"; analysis: FrameAnalysis; catalogMissing: boolean; mirrored: boolean };
 
 interface Subject {
   objectKey: string;
   targets: Array<{ name: string; ra: number; dec: number }>;
   equipment: unknown;
   grading: typeof DEFAULT_FRAME_GRADING;
+  preview: FramePreview;
 }
 
 /** The frame's bytes, streamed from object storage to a file of the work folder: never whole in memory. */
@@ -105,12 +108,14 @@ async function measureAndSolve(options: { deps: Deps; subject: Subject; folder: 
     await handle.close();
   }
   if (!image) return { kind: "not_a_frame" };
+  await subject.preview.render({ framePath, image });
   const header = frameHeaderOf(image);
   const secondsLeft = () => Math.max(1, (options.deadline - Date.now()) / 1000);
   const measures = await measureStars({ framePath, folder, cpuSeconds: secondsLeft(), signal });
   const catalogMissing = !(await starCatalogPresent(deps.env.STAR_CATALOG_DIR));
   const hintScale = expectedPixelScale({ equipment: subject.equipment, image, header });
   let solution: FrameAnalysis["solution"] = null;
+  let mirrored = false;
   let solveFailure: SolveFailure | null = null;
   if (catalogMissing) solveFailure = "CATALOG_MISSING";
   else if (measures.stars < MIN_SOURCES_TO_SOLVE) solveFailure = "TOO_FEW_STARS";
@@ -131,10 +136,11 @@ async function measureAndSolve(options: { deps: Deps; subject: Subject; folder: 
         if (error instanceof ToolFailure && error.kind === "exit") return null;
         throw error;
       });
-    solution = await solve(hints);
+    let solved = await solve(hints);
     // Hints narrow the search, and a wrong one (a header from another pointing, a changed camera) hides the answer: blind once more.
     const hinted = hints.ra !== null || hints.pixelScaleArcsec !== null;
-    if (!solution && hinted) solution = await solve({ ra: null, dec: null, pixelScaleArcsec: null });
+    if (!solved && hinted) solved = await solve({ ra: null, dec: null, pixelScaleArcsec: null });
+    ({ solution, mirrored } = solved ?? { solution: null, mirrored: false });
     if (!solution) solveFailure = "NOT_SOLVED";
   }
   const target = frameTarget({ targets: subject.targets, header });
@@ -153,6 +159,7 @@ async function measureAndSolve(options: { deps: Deps; subject: Subject; folder: 
   return {
     kind: "analysed",
     catalogMissing,
+    mirrored,
     analysis: {
       ...queuedFrameAnalysis(),
       ...measured,
@@ -179,7 +186,8 @@ function failureReason(deps: Deps, error: unknown, signal: AbortSignal): string 
  * the process's FRAME_ANALYSIS_CONCURRENCY slots. A frame that cannot be read ends `failed` with
  * the reason. The result is written only while the frame still waits for this very analysis:
  * a second run of the same job (its first was killed after writing, or it was queued twice) and
- * a job of a request replaced since write nothing.
+ * a job of a request replaced since write nothing. A frame without a preview gets one made from
+ * its pixels, recorded with the result (`framePreview`).
  */
 export async function analyseFrame(options: { deps: Deps; fileId: string; analysisId: string }): Promise<"skipped" | FrameAnalysis["status"] | "not_a_frame"> {
   const { deps, fileId, analysisId } = options;
@@ -197,6 +205,7 @@ export async function analyseFrame(options: { deps: Deps; fileId: string; analys
     targets: observation.doc.targets,
     equipment: observatory?.doc.equipment,
     grading: project?.doc.frameGrading ?? DEFAULT_FRAME_GRADING,
+    preview: await framePreview({ deps, frame: file }),
   };
   const outcome = await inSlot(deps, async (): Promise<Outcome> => {
     const timeoutMs = deps.env.FRAME_ANALYSIS_TIMEOUT_SECONDS * 1000;
@@ -212,6 +221,7 @@ export async function analyseFrame(options: { deps: Deps; fileId: string; analys
       await removeWorkFolder(folder).catch((error: unknown) => deps.logger.warn({ err: error, folder }, "could not remove an analysis folder"));
     }
   });
+  await subject.preview.store();
   const written = await inTransaction(deps, async (t) => {
     // Graded under the project's grading as it is now, read FOR SHARE before the frame is locked (the order a change of the
     // grading takes them in): a change made during the analysis is not undone by a grade from before it.
@@ -226,10 +236,17 @@ export async function analyseFrame(options: { deps: Deps; fileId: string; analys
         ? null
         : outcome.kind === "failed"
           ? { ...current.doc.frame!, status: "failed", failure: outcome.reason, analysedAt }
-          : { ...outcome.analysis, ...gradeFrame(outcome.analysis, held?.grading ?? DEFAULT_FRAME_GRADING), analysedAt, analysisId };
+          : {
+              ...outcome.analysis,
+              ...gradeFrame(outcome.analysis, held?.grading ?? DEFAULT_FRAME_GRADING),
+              analysedAt,
+              analysisId,
+              ...(outcome.mirrored ? { mirrored: true } : {}),
+            };
     await filesCollection.update(t.tx, fileId, (doc) => ({ ...doc, frame }), { seen: current });
+    await subject.preview.record(t);
     return true;
-  });
+  }).finally(() => subject.preview.settle());
   if (!written) return "skipped";
   if (outcome.kind === "analysed" && outcome.catalogMissing) await tellStarCatalogMissingOnce({ deps }).catch(() => undefined);
   return outcome.kind === "not_a_frame" ? "not_a_frame" : outcome.kind;

@@ -51,6 +51,12 @@ export function solutionFromWcs(options: { wcs: FitsHeader; size: { width: numbe
   };
 }
 
+/** Whether a WCS has east to the right when north is up: its CD matrix's determinant is positive (the sky's own is negative). */
+function mirroredWcs(header: FitsHeader): boolean {
+  const cd = [cardNumber(header, "CD1_1"), cardNumber(header, "CD1_2", 0), cardNumber(header, "CD2_1", 0), cardNumber(header, "CD2_2")] as const;
+  return cd[0] * cd[3] - cd[1] * cd[2] > 0;
+}
+
 export interface SolveHints {
   ra: number | null;
   dec: number | null;
@@ -60,7 +66,7 @@ export interface SolveHints {
 /**
  * A plate solve with astrometry.net's `solve-field` against the index files of `catalogDir`:
  * blind, narrowed by the hints when there are some (position within 5°, scale within ±20 %).
- * Answers null when it found no solution.
+ * Answers null when it found no solution, else the solution and whether the frame is mirrored.
  */
 export async function plateSolve(options: {
   framePath: string;
@@ -71,7 +77,7 @@ export async function plateSolve(options: {
   hints: SolveHints;
   cpuSeconds: number;
   signal: AbortSignal;
-}): Promise<FrameSolution | null> {
+}): Promise<{ solution: FrameSolution; mirrored: boolean } | null> {
   const { folder, hints, size } = options;
   const cpuSeconds = Math.max(1, Math.floor(options.cpuSeconds));
   const config = path.join(folder, "astrometry.cfg");
@@ -125,7 +131,8 @@ export async function plateSolve(options: {
   if (!handle) return null;
   try {
     const { size: bytes } = await handle.stat();
-    return solutionFromWcs({ wcs: await readHeaderAt({ handle, offset: 0, size: bytes }), size });
+    const header = await readHeaderAt({ handle, offset: 0, size: bytes });
+    return { solution: solutionFromWcs({ wcs: header, size }), mirrored: mirroredWcs(header) };
   } finally {
     await handle.close();
   }

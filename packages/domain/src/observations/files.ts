@@ -12,8 +12,10 @@ import { noControlCharacters } from "../users/schemas";
 import { pendingDelivery, queueDelivery } from "../delivery/deliver-file";
 import { queuedFrame, queueFrameAnalysis } from "../frames/analyse-frame";
 import { startsAsFits } from "../frames/fits-header";
+import { fitsWithSolution } from "../frames/wcs-header";
 import { inTransaction } from "../transaction";
 import { loadObservationAccess } from "./access";
+import { MAX_OBSERVATION_FILES } from "./file-cap";
 
 const IMAGE_EXTENSIONS = /\.(fits?|fts|fz|xisf|tiff?|png|jpe?g|cr2|nef|raw)$/i;
 /** A file's kind from its name and content type: an image (FITS, raw, TIFF, JPEG…) or other. */
@@ -40,18 +42,14 @@ export function presentFile(file: StoredDocument<FileDoc>) {
   };
 }
 
-/** A frame's analysis as the API shows it: without the id that ties it to its job. */
+/** A frame's analysis as the API shows it: without the id that ties it to its job, nor its solution's parity. */
 function presentFrame(frame: FileDoc["frame"]) {
   if (!frame) return null;
-  const { analysisId: _analysisId, ...shown } = frame;
+  const { analysisId: _analysisId, mirrored: _mirrored, ...shown } = frame;
   return shown;
 }
 
-/**
- * Files (previews included) one observation may hold: the next upload is 409 CONFLICT, refused
- * before its bytes are taken when the count already says so; the file list is then whole.
- */
-export const MAX_OBSERVATION_FILES = 10_000;
+export { MAX_OBSERVATION_FILES };
 
 async function requireRoomForFile(options: { db: Executor; observationId: string }) {
   const { files } = tables;
@@ -248,8 +246,11 @@ export async function listObservationFiles(options: { deps: Deps; actor: UserAct
   };
 }
 
-/** The bytes of a file, for readers of its observation. */
-export async function openObservationFile(options: { deps: Deps; actor: UserActor; fileId: string }) {
+/**
+ * The bytes of a file, for readers of its observation; `withWcs`: a solved frame's, with its
+ * solution written into its header (`fitsWithSolution`), 409 NOT_SOLVED for any other file.
+ */
+export async function openObservationFile(options: { deps: Deps; actor: UserActor; fileId: string; withWcs?: boolean }) {
   const { deps, actor, fileId } = options;
   const file = await filesCollection.get(deps.db, fileId);
   if (!file) throw new AppError("NOT_FOUND", "No such file");
@@ -259,6 +260,12 @@ export async function openObservationFile(options: { deps: Deps; actor: UserActo
     if (error instanceof AppError && error.code === "NOT_FOUND") throw new AppError("NOT_FOUND", "No such file");
     throw error;
   }
+  const { frame } = file.doc;
+  const solution = frame?.solution ?? null;
+  if (options.withWcs && !solution) {
+    const why = !frame ? "is not a frame (a FITS image)" : `has no plate solution (${[frame.status, frame.solveFailure].filter(Boolean).join(", ")})`;
+    throw new AppError("NOT_SOLVED", `${file.doc.filename} ${why}: there is no WCS to write into it`);
+  }
   const object = await deps.storage.get(file.doc.objectKey);
   if (!object)
     throw new AppError(
@@ -266,5 +273,11 @@ export async function openObservationFile(options: { deps: Deps; actor: UserActo
       `The bytes of ${file.doc.filename} are missing from storage: the file record stays, but there is nothing to download. ` +
         "Its observatory can upload it again; a server administrator finds it in the integrity scan's storage check.",
     );
-  return { file: presentFile(file), body: object.body, contentLength: object.contentLength ?? file.doc.sizeBytes };
+  const contentLength = object.contentLength ?? file.doc.sizeBytes;
+  if (options.withWcs && solution)
+    return {
+      file: presentFile(file),
+      ...(await fitsWithSolution({ body: object.body, contentLength, solution, mirrored: frame?.mirrored === true, observationId: file.doc.observationId })),
+    };
+  return { file: presentFile(file), body: object.body, contentLength };
 }
