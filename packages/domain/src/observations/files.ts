@@ -47,6 +47,9 @@ function presentFrame(frame: FileDoc["frame"]) {
   return shown;
 }
 
+/** What an upload the object store did not take (out of reach, or failing) is told to wait: a 503 is a refusal for now. */
+const STORAGE_REFUSED_RETRY_AFTER_SECONDS = 5;
+
 /**
  * Files (previews included) one observation may hold: the next upload is 409 CONFLICT, refused
  * before its bytes are taken when the count already says so; the file list is then whole.
@@ -150,7 +153,10 @@ export async function uploadObservationFile(options: {
     if (error instanceof BodyError) throw new AppError("VALIDATION_FAILED", "The upload did not complete; nothing was stored", { cause: error });
     throw (
       outOfSpaceError({ error, what: "the file" }) ??
-      new AppError("SERVICE_UNAVAILABLE", "Object storage did not take the file; nothing was stored", { cause: error })
+      new AppError("SERVICE_UNAVAILABLE", "Object storage did not take the file; nothing was stored", {
+        retryAfterSeconds: STORAGE_REFUSED_RETRY_AFTER_SECONDS,
+        cause: error,
+      })
     );
   }
   try {
