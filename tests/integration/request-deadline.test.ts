@@ -1,7 +1,7 @@
 import { createLogger } from "@meridian/config";
 import { startRuntime } from "@meridian/domain";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, type Account } from "../support/auth-suite";
+import { createAccount, loginSession, type Account } from "../support/auth-suite";
 import { serverWithLimits } from "../support/server-with-limits";
 import { holdTable, type TableHold } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
@@ -48,6 +48,14 @@ describe("a request past REQUEST_TIMEOUT_MS", () => {
     // And their connections are back in the pool: a request that does not meet the lock is answered.
     const profile = await server.request("/api/v1/user/profile", { token: owner.token, signal: AbortSignal.timeout(GIVE_UP_MS) });
     expect(profile.status).toBe(200);
+  });
+
+  it("bounds the reads answered before Hono's pipeline (GET /api/v1/auth/me) too", async () => {
+    // A session no request has used yet: its lookup is not cached, so it meets the lock.
+    const { token } = await loginSession(server, owner);
+    hold = await holdTable(server.databaseUrl, "users");
+    await expectServiceUnavailable(await server.request("/api/v1/auth/me", { token, signal: AbortSignal.timeout(GIVE_UP_MS) }));
+    await until("the read's query to be cancelled", async () => (await hold!.waiters()) === 0);
   });
 });
 

@@ -55,3 +55,29 @@ describe("a download while the object store is unreachable", () => {
     expect((await must(`/observations/${observation.id}/files`, { token: owner.token }, 200)).items).toHaveLength(1);
   });
 });
+
+describe("an upload while the object store is unreachable", () => {
+  it("answers 503 SERVICE_UNAVAILABLE with Retry-After, naming the object storage; nothing is recorded", async () => {
+    const owner = await createAccount(server);
+    const { key, observation } = await observationWithKey(must, {
+      owner,
+      project: "Cut off uploads",
+      observation: {
+        name: "Cut off upload",
+        targets: [{ name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: 1, count: 1, binning: 1 }] }],
+      },
+    });
+    await proxy.close();
+    const refused = await server.request(`/observations/${observation.id}/files?filename=frame.fits`, {
+      method: "POST",
+      token: key,
+      headers: { "content-type": "application/octet-stream" },
+      body: Buffer.alloc(1000, 3),
+    });
+    const problem = await expectProblem(refused, 503, "SERVICE_UNAVAILABLE");
+    expect(problem.detail).toMatch(/storage/i);
+    expect(problem.detail).not.toMatch(/database/i);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await must(`/observations/${observation.id}/files`, { token: owner.token }, 200)).items).toHaveLength(0);
+  });
+});

@@ -25,7 +25,9 @@ const fitsLinger = (request: IncomingMessage) =>
  * LINGER_IDLE_MS between bytes), and only then does the connection close, if the answer said so.
  * A body whose declared length fits the bounds leaves its keep-alive connection open for the next
  * request; a larger or chunked one is answered with `Connection: close` when the answer comes first.
- * A 408 (the client fell silent) closes at once: there is nothing left on its way.
+ * A 408 closes at once, without lingering: its client fell silent (UPLOAD_IDLE_TIMEOUT_MS), or sends so slowly
+ * (MIN_BODY_BYTES_PER_SECOND, body-rate.ts) that reading the rest would hold the connection for that client alone;
+ * such a client may meet the closed connection before it reads the answer.
  *
  * Node's server closes a connection whose answer said `close` with `socket.destroySoon()` when the
  * answer is written; @hono/node-server does the same half a second after an answer whose body it

@@ -213,7 +213,7 @@ export function createApiApp(services: ApiServices): ApiHttp {
     return problemResponse(c, new AppError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`));
   });
 
-  return { app, withDirectReads: directReads({ operations, buildContext, stamp, logger: deps.logger }) };
+  return { app, withDirectReads: directReads({ operations, buildContext, stamp, logger: deps.logger, timeoutMs: deps.env.REQUEST_TIMEOUT_MS }) };
 }
 
 /** Methods registered for a concrete path, to tell 405 from 404. */

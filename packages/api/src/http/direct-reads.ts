@@ -7,6 +7,7 @@ import { checkAccess } from "./auth-guard";
 import { nodeRequestHeaders } from "./credentials";
 import { problemAnswer, reportedAppError } from "./problem";
 import type { RequestFacts } from "./request-context";
+import { pastDeadline, withinDeadline } from "./request-deadline";
 import type { RequestStamp } from "./request-stamp";
 
 /** A Node request listener: what @hono/node-server makes of Hono's pipeline, and what the direct reads put in front of it. */
@@ -63,14 +64,16 @@ type Answer = Omit<RestAnswer, "body"> & { body: string | Uint8Array | null };
  * tier from the same check, the result from the same call and a refusal or error from the same
  * problem answer as in Hono's pipeline. A caller without credentials, a HEAD, a query string, a
  * body, a streamed result or a read that would set the cookie is handed to the pipeline untouched.
+ * The pipeline's deadline holds here too (`timeoutMs`, REQUEST_TIMEOUT_MS): past it, 503 and the read's queries are given up.
  */
 export function directReads(options: {
   operations: readonly AnyOperation[];
   buildContext: (facts: RequestFacts) => Promise<RequestContext>;
   stamp: RequestStamp;
   logger: Logger;
+  timeoutMs: number;
 }): (pipeline: RequestListener) => RequestListener {
-  const { buildContext, stamp, logger } = options;
+  const { buildContext, stamp, logger, timeoutMs } = options;
   const routes = new Map<string, AnyOperation>();
   for (const operation of options.operations) if (readsDirectly(operation)) routes.set(operation.path!, operation);
 
@@ -80,9 +83,13 @@ export function directReads(options: {
     const requestId = stamp.requestId(headers.header("x-request-id"));
     let reply: Answer | undefined;
     try {
-      const ctx = await buildContext({ method: "GET", headers, socket: request.socket, requestId, setSessionToken: refuseCookieChange });
-      checkAccess(operation.access, ctx);
-      reply = answerOf(operation, await callOperation(operation, ctx, {}));
+      const outcome = await withinDeadline(timeoutMs, async () => {
+        const ctx = await buildContext({ method: "GET", headers, socket: request.socket, requestId, setSessionToken: refuseCookieChange });
+        checkAccess(operation.access, ctx);
+        return answerOf(operation, await callOperation(operation, ctx, {}));
+      });
+      if (outcome === "expired") throw pastDeadline(timeoutMs);
+      reply = outcome.done;
       if (!reply) return false;
     } catch (error) {
       if (error instanceof PipelineOnly) return false;

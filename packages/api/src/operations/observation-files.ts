@@ -69,7 +69,7 @@ export const observationFileOperations = {
       ),
       409: conflict(`CONFLICT: the observation holds ${MAX_OBSERVATION_FILES} files already; nothing stored`),
       413: problemResponseFor("Larger than MAX_UPLOAD_BYTES (PAYLOAD_TOO_LARGE)"),
-      503: problemResponseFor("Object storage did not take the file (SERVICE_UNAVAILABLE); nothing stored"),
+      503: problemResponseFor("Object storage did not take the file (SERVICE_UNAVAILABLE), see Retry-After; nothing stored"),
       507: problemResponseFor("Object storage has no room left for the file (INSUFFICIENT_STORAGE), see Retry-After; nothing stored"),
     },
     trpc: false,

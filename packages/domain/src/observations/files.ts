@@ -51,6 +51,9 @@ function presentFrame(frame: FileDoc["frame"]) {
 
 export { MAX_OBSERVATION_FILES };
 
+/** What an upload the object store did not take (out of reach, or failing) is told to wait: a 503 is a refusal for now. */
+const STORAGE_REFUSED_RETRY_AFTER_SECONDS = 5;
+
 async function requireRoomForFile(options: { db: Executor; observationId: string }) {
   const { files } = tables;
   const [row] = await options.db.select({ count: count() }).from(files).where(eq(files.observationId, options.observationId));
@@ -148,7 +151,10 @@ export async function uploadObservationFile(options: {
     if (error instanceof BodyError) throw new AppError("VALIDATION_FAILED", "The upload did not complete; nothing was stored", { cause: error });
     throw (
       outOfSpaceError({ error, what: "the file" }) ??
-      new AppError("SERVICE_UNAVAILABLE", "Object storage did not take the file; nothing was stored", { cause: error })
+      new AppError("SERVICE_UNAVAILABLE", "Object storage did not take the file; nothing was stored", {
+        retryAfterSeconds: STORAGE_REFUSED_RETRY_AFTER_SECONDS,
+        cause: error,
+      })
     );
   }
   try {
