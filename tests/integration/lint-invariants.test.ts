@@ -43,3 +43,33 @@ describe("one writer of an observation's status", () => {
     expect(await ruleAt("tests/integration/observations.test.ts")).toBeUndefined();
   });
 });
+
+describe("one name for the database handle", () => {
+  const rule = meridianPlugin.rules["one-handle-name"]!;
+  tester.run("one-handle-name", rule, {
+    valid: [
+      "await inTransaction(deps, async (t) => { await t.tx.execute(sql`select 1`); });",
+      "export async function readIt(options: { db: Executor; id: string }) { return options.db.execute(sql`select 1`); }",
+      "await readIt({ db: t.tx, id });",
+      "await readIt({ db: deps.db, id });",
+      "async function lockIt(t: Pick<InTransaction, 'tx'>, id: string) { await t.tx.execute(sql`select 1`); }",
+      "const context: { tx: Transaction } = t;",
+    ],
+    invalid: [
+      { code: "const { tx } = t;", errors: 1 },
+      { code: "const tx = t.tx;", errors: 1 },
+      { code: "async function lockIt(tx: Executor, id: string) { await tx.execute(sql`select 1`); }", errors: 1 },
+      { code: "await inTransaction(deps, async ({ tx }) => tx.execute(sql`select 1`));", errors: 2 },
+      { code: "await inTransaction(deps, async (context) => context.tx.execute(sql`select 1`));", errors: 1 },
+    ],
+  });
+
+  it("is on for the code of packages and apps, but where a transaction is made", async () => {
+    const eslint = new ESLint({ cwd: repoRoot });
+    const ruleAt = async (file: string) => (await eslint.calculateConfigForFile(file)).rules?.["meridian/one-handle-name"];
+    expect(await ruleAt("packages/domain/src/integrity/scan.ts")).toEqual([2]);
+    expect(await ruleAt("packages/api/src/operations/observations.ts")).toEqual([2]);
+    expect(await ruleAt("packages/domain/src/transaction.ts")).toBeUndefined();
+    expect(await ruleAt("packages/domain/src/backups/archive-writer.ts")).toBeUndefined();
+  });
+});
