@@ -151,7 +151,7 @@ async function record(
   return updated!;
 }
 
-export async function recordHistory(entry: {
+async function recordHistory(entry: {
   t: Pick<InTransaction, "tx">;
   observationId: string;
   from: ObservationStatus | null;
