@@ -5,6 +5,7 @@ import type { RequestContext } from "../context";
 import { createCallerFactory } from "../trpc/init";
 import { appRouter } from "../trpc/app-router";
 import { defineOperation, Reply, type AnyOperation } from "./define-operation";
+import { announcementOperations } from "./announcements";
 import { allOperations } from "./index";
 import { restAnswer } from "./rest-adapter";
 import { proceduresOf, routerOf } from "./trpc-adapter";
@@ -45,7 +46,8 @@ function catchalls(schema: unknown, path: string, seen = new Set<unknown>()): st
 type ParsedProcedure = { _def: { output?: (answer: unknown) => unknown } };
 
 describe("every operation's declared output, on both faces", () => {
-  const withOutput = allOperations.filter((operation) => operation.output);
+  // allOperations, and the tRPC procedures of the announcement family it holds by their REST faces.
+  const withOutput = [...new Set([...allOperations, ...Object.values(announcementOperations)])].filter((operation) => operation.output);
 
   it.each(withOutput.map((operation) => [operation.operationId, operation] as const))("%s", (_name, operation: AnyOperation) => {
     if (operation.trpc !== false) {
