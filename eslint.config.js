@@ -2,6 +2,7 @@ import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 import { oneTransactionStyle } from "./eslint/one-transaction-style.js";
+import { invariants } from "./eslint/invariants.js";
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/.data/**", "**/migrations/**", "**/.turbo/**"] },
@@ -16,6 +17,7 @@ export default tseslint.config(
     },
   },
   ...oneTransactionStyle,
+  ...invariants,
   {
     // Rules that need types, for what reviews miss: a promise nobody awaits (its rejection is lost or
     // crashes the process), a promise where a callback's result is ignored, awaiting a non-promise,

@@ -7,6 +7,7 @@ import { createRouter, type AppEnv } from "../http/env";
 import { jsonBodyLimit } from "../http/json-body-limit";
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../http/openapi-shared";
 import { responseMismatch } from "../http/response-check";
+import { serializedThroughSchema } from "../http/response-serializer";
 import { chargesWrites, chargeWrites, writeAllowanceHeaders } from "./charge-writes";
 import { Reply, type AnyOperation } from "./define-operation";
 
@@ -106,14 +107,22 @@ export interface RestAnswer {
 }
 
 /**
+ * The JSON text of a body the operation's `output` describes (its declared status), serialized through that
+ * schema: a field it does not declare stays behind, and one it lacks is a logged 500 (`serializedThroughSchema`).
+ */
+const serializedOutput = (operation: AnyOperation, body: unknown) => JSON.stringify(serializedThroughSchema(operation.operationId, operation.output, body));
+
+/**
  * The one shaping of a result into a response, for Hono's routes and the direct reads alike: a
  * `Reply` keeps its status and headers (names in lower case) and a body of text, bytes or a stream
- * as it is; any other body, or a bare result, is JSON.
+ * as it is; any other body, or a bare result, is JSON, through the output schema when it is the
+ * declared response. A body of text is one serialized once and kept (the first page of
+ * observations, pending announcements): it goes as it is, as tests check it (`VALIDATE_RESPONSES`).
  */
 export function restAnswer(operation: AnyOperation, result: unknown): RestAnswer {
   if (!(result instanceof Reply)) {
     if (!operation.output) return { status: operation.status ?? 204, body: null, headers: {} };
-    return { status: operation.status ?? 200, body: JSON.stringify(result), headers: { "content-type": "application/json" } };
+    return { status: operation.status ?? 200, body: serializedOutput(operation, result), headers: { "content-type": "application/json" } };
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers as Record<string, string>)) headers[name.toLowerCase()] = value;
@@ -121,7 +130,8 @@ export function restAnswer(operation: AnyOperation, result: unknown): RestAnswer
   if (typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream || body === null)
     return { status: result.status, body: body as RestAnswer["body"], headers };
   headers["content-type"] ??= "application/json";
-  return { status: result.status, body: JSON.stringify(body), headers };
+  const declared = operation.output && result.status === (operation.status ?? 200);
+  return { status: result.status, body: declared ? serializedOutput(operation, body) : JSON.stringify(body), headers };
 }
 
 /** REST routes for operations: the OpenAPI entry and the handler both come from the one definition. */

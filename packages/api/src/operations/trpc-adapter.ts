@@ -2,6 +2,7 @@ import type { TRPCMutationProcedure, TRPCQueryProcedure } from "@trpc/server";
 import { actorOfPrincipal } from "@meridian/domain";
 import { z } from "zod";
 import { adminProcedure, authedProcedure, publicProcedure, router, type ProcedureMeta } from "../trpc/init";
+import { serializedThroughSchema } from "../http/response-serializer";
 import { chargeWrites } from "./charge-writes";
 import { Reply, type Access, type AnyOperation, type OperationConfig, type OperationContext } from "./define-operation";
 
@@ -54,23 +55,37 @@ function withoutPagingExtras(input: unknown): Record<string, unknown> {
   return rest;
 }
 
+/**
+ * The procedure's output parser, from the operation's `output`: what a handler answers with its declared
+ * status goes through the schema (`serializedThroughSchema`: an undeclared field stays behind, a missing
+ * one is a logged 500); the body of a `Reply` with another status (a 202's job) is not what it describes.
+ */
+const outputParserOf = (operation: AnyOperation) => (answer: unknown) => {
+  if (!(answer instanceof Reply)) return serializedThroughSchema(operation.operationId, operation.output, answer);
+  if (answer.status !== (operation.status ?? 200)) return answer.body;
+  return serializedThroughSchema(operation.operationId, operation.output, answer.body);
+};
+
 function procedureOf<T extends AnyOperation>(operation: T): ProcedureOf<T> {
   const tier = tiers[operation.access as Access];
   const base = operation.allowedDuringMaintenance ? tier.meta({ access: tier._def.meta!.access, allowedDuringMaintenance: true }) : tier;
   const schema = inputSchemaOf(operation);
   const withInput = schema ? base.input(schema) : base;
+  // The answer (a `Reply` as it is) reaches the output parser, which knows its status.
+  const withOutput = operation.output ? withInput.output(outputParserOf(operation)) : withInput;
   const resolve = async ({ ctx, input }: { ctx: OperationContext; input: unknown }) => {
     const principal = ctx.principal;
     const actor = principal ? actorOfPrincipal(principal) : undefined;
     const parsed = withoutPagingExtras(input);
     chargeWrites(operation, ctx, parsed);
     const result = await operation.handle({ ctx, actor, principal, observatory: undefined, input: parsed });
+    if (operation.output) return result;
     if (result instanceof Reply) return result.body;
     // An operation without a response body (204, 202) answers `{ok: true}` over tRPC.
-    return operation.output ? result : { ok: true as const };
+    return { ok: true as const };
   };
   const kind = operation.trpc ?? (operation.method === "get" ? "query" : "mutation");
-  return (kind === "query" ? withInput.query(resolve as never) : withInput.mutation(resolve as never)) as unknown as ProcedureOf<T>;
+  return (kind === "query" ? withOutput.query(resolve as never) : withOutput.mutation(resolve as never)) as unknown as ProcedureOf<T>;
 }
 
 type ProceduresOf<T extends Record<string, AnyOperation>> = { [Name in keyof T as T[Name]["trpc"] extends false ? never : Name]: ProcedureOf<T[Name]> };

@@ -1,4 +1,4 @@
-import { announcementsCollection, type AnnouncementDoc, type Executor } from "@meridian/db";
+import { announcementsCollection, type AnnouncementDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../actor";
@@ -16,7 +16,7 @@ import { presentAnnouncement, rowFromStored } from "./present";
 import type { AnnouncementTargetsInput, ScopedAnnouncementCreate, SystemAnnouncementCreate } from "./schemas";
 import { requireSender, type AnnouncementScopeRef } from "./scope-access";
 import { endOldestAcknowledgedAnnouncements, requireRoomForAnnouncement } from "./active-cap";
-import { inTransaction } from "../transaction";
+import { inTransaction, type InTransaction } from "../transaction";
 
 /** Recipients per email job; jobs run in parallel on every worker, each claiming batches. */
 const EMAILS_PER_JOB = 500;
@@ -130,7 +130,7 @@ async function createAnnouncement(options: {
     // A scheduled email announcement acknowledges its recipients when it starts (announceStarted),
     // so until then it is active and can still be cancelled.
     const emailedNow = emailed && startsAt <= now;
-    const counts = await insertRecipients(t.tx, {
+    const counts = await insertRecipients(t, {
       announcementId: announcement.id,
       ref,
       targets,
@@ -198,7 +198,7 @@ function normalizeTargets(targets: AnnouncementTargetsInput) {
 }
 
 async function insertRecipients(
-  tx: Executor,
+  t: Pick<InTransaction, "tx">,
   options: {
     announcementId: string;
     ref: AnnouncementScopeRef;
@@ -213,9 +213,9 @@ async function insertRecipients(
   const nowIso = options.now.toISOString();
   const source = recipientSource({ ref: options.ref, targets: options.targets });
   // Removing duplicates among large targets sorts them: keep that sort in memory, for this transaction only.
-  await tx.execute(sql`set local work_mem = '64MB'`);
+  await t.tx.execute(sql`set local work_mem = '64MB'`);
   const acknowledged = options.acknowledgeAll ? sql`true` : sql`r.user_id = ${creatorId}`;
-  const inserted = await tx.execute(sql`
+  const inserted = await t.tx.execute(sql`
     insert into announcement_recipients (id, doc, announcement_id, user_id, acknowledged_at, email_state, created_at, updated_at)
     select ${announcementId} || ':' || r.user_id,
            jsonb_build_object('via', r.via),
@@ -229,6 +229,6 @@ async function insertRecipients(
   // The row count comes with the statement; RETURNING would hold every row in memory to count them.
   const total = (inserted as unknown as { count: number }).count;
   if (options.acknowledgeAll) return { total, acknowledged: total };
-  const [creator] = await tx.execute<{ found: number }>(sql`select 1 as found from announcement_recipients where id = ${`${announcementId}:${creatorId}`}`);
+  const [creator] = await t.tx.execute<{ found: number }>(sql`select 1 as found from announcement_recipients where id = ${`${announcementId}:${creatorId}`}`);
   return { total, acknowledged: creator ? 1 : 0 };
 }

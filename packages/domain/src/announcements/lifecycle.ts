@@ -186,7 +186,7 @@ export async function announceStarted(options: { deps: Deps; announcementId: str
     if (row.status !== "active" && row.status !== "acknowledged") return;
     // Ended before it started: its scope's newer announcements pushed it out (ADR 0031).
     if (row.doc.expiresAt && Date.parse(row.doc.expiresAt) <= t.now().getTime()) return;
-    if (row.status === "active" && row.doc.deliveryType !== "message") row = await acknowledgeEmailRecipients(t.tx, row, t.now());
+    if (row.status === "active" && row.doc.deliveryType !== "message") row = await acknowledgeEmailRecipients(t, row, t.now());
     const presented = presentAnnouncement({ row, includeTargets: false });
     await publishToAnnouncementRecipients({ t, announcementId, event: { type: "announcement.created", data: presented } });
     await sendMotdToObservatory({ t, announcement: row.doc, presented });
@@ -204,14 +204,14 @@ function acknowledgedBy(count: number) {
 }
 
 /** Email recipients count as acknowledged once their announcement starts (at creation, unless scheduled). */
-async function acknowledgeEmailRecipients(tx: Executor, row: AnnouncementRow, now: Date): Promise<AnnouncementRow> {
+async function acknowledgeEmailRecipients(t: Pick<InTransaction, "tx">, row: AnnouncementRow, now: Date): Promise<AnnouncementRow> {
   const nowIso = now.toISOString();
-  const acknowledged = await tx.execute(sql`
+  const acknowledged = await t.tx.execute(sql`
     update announcement_recipients
        set acknowledged_at = ${nowIso}::timestamptz, updated_at = ${nowIso}::timestamptz
      where ${recipientsOf({ announcementId: row.id })} and acknowledged_at is null
      returning id`);
-  const [record] = await announcementsCollection.patch(tx, sql`a.id = ${row.id}`, acknowledgedBy(acknowledged.length), {
+  const [record] = await announcementsCollection.patch(t.tx, sql`a.id = ${row.id}`, acknowledgedBy(acknowledged.length), {
     at: now,
     returning: sql.raw(announcementColumns()),
   });

@@ -47,15 +47,14 @@ export async function startBackupIn(options: {
   then?: ThenCleanup;
 }): Promise<BackupView> {
   const { t, actor } = options;
-  const { tx } = t;
   // The destructive jobs' lock first (a cleanup holds it when it starts its backup), so the two locks are always taken in one order.
   await lockDestructiveJobStarts({ t });
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:backup-start'))`);
-  const [running] = await tx.execute<{ id: string }>(sql`select id from backups where status = 'running' limit 1`);
+  await t.tx.execute(sql`select pg_advisory_xact_lock(hashtext('meridian:backup-start'))`);
+  const [running] = await t.tx.execute<{ id: string }>(sql`select id from backups where status = 'running' limit 1`);
   if (running) throw new AppError("BACKUP_RUNNING", `A backup is running: ${running.id}`, { errors: [{ path: "backupId", message: running.id }] });
   // A restore's swap moves every live table aside: a snapshot's readers that meet it either wait on it (or deadlock with it)
   // or, opening a table by name after it, read the restored table as of a snapshot older than its rows, so as empty.
-  const [restore] = await tx.execute<{ id: string; status: string }>(
+  const [restore] = await t.tx.execute<{ id: string; status: string }>(
     sql`select id, status from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') limit 1`,
   );
   if (restore)
@@ -66,7 +65,7 @@ export async function startBackupIn(options: {
   const now = t.now();
   const job = await recordJobStarted({ t, kind: BACKUP_JOB_KIND, startedBy: startedByOf(actor), subjectId: id, now });
   const backup = await backupsCollection.insert(
-    tx,
+    t.tx,
     {
       status: "running",
       trigger: options.trigger,

@@ -1,4 +1,4 @@
-import { tables, type Transaction } from "@meridian/db";
+import { tables } from "@meridian/db";
 import type { RealtimeEvents } from "@meridian/rules/events";
 import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
 import { sql } from "drizzle-orm";
@@ -42,7 +42,7 @@ export async function publishEvent(options: {
   const userIds = [...new Set(options.userIds)];
   const observatoryIds = [...new Set(options.observatoryIds)];
   if (userIds.length === 0 && observatoryIds.length === 0) return;
-  await insertAndNotify(options.t.tx, { userIds, observatoryIds, type: options.event.type, data: options.event.data, announcementId: null });
+  await insertAndNotify(options.t, { userIds, observatoryIds, type: options.event.type, data: options.event.data, announcementId: null });
 }
 
 /** An event of the shared schemas to these users, in the caller's transaction. */
@@ -64,14 +64,14 @@ export function publishObservatoryEvent(options: { t: Pick<InTransaction, "tx">;
  * announcement and each server process looks up which of its connected users receive it.
  */
 export async function publishToAnnouncementRecipients(options: { t: Pick<InTransaction, "tx">; announcementId: string; event: RealtimeEvent }): Promise<void> {
-  await insertAndNotify(options.t.tx, { userIds: [], type: options.event.type, data: options.event.data, announcementId: options.announcementId });
+  await insertAndNotify(options.t, { userIds: [], type: options.event.type, data: options.event.data, announcementId: options.announcementId });
 }
 
 /** The event stored and its NOTIFY sent in one statement: one round trip, whatever the writer's transaction holds. */
-async function insertAndNotify(tx: Transaction, values: typeof tables.realtimeEvents.$inferInsert) {
-  const insert = tx.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
+async function insertAndNotify(t: Pick<InTransaction, "tx">, values: typeof tables.realtimeEvents.$inferInsert) {
+  const insert = t.tx.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });
   const body = realtimeNoticeBody(values);
-  await tx.execute(sql`
+  await t.tx.execute(sql`
     with inserted as (${insert.getSQL()})
     select pg_notify(${REALTIME_CHANNEL}, ${body === null ? sql`inserted.id::text` : sql`inserted.id::text || ' ' || ${body}::text`}) from inserted`);
 }

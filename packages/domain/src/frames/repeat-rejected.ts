@@ -6,7 +6,7 @@ import { findStorageDestination } from "../delivery/destinations";
 import { holdLiveObservatory } from "../observatories/remove";
 import { observationReaderIds } from "../observations/access";
 import { holdProjectForObservation, insertObservation, MAX_UNFINISHED_OBSERVATIONS, type NewObservationFields } from "../observations/insert";
-import { recordHistory } from "../observations/transitions";
+import { recordHistoryNote } from "../observations/transitions";
 import { inTransaction, type InTransaction } from "../transaction";
 import { exposureProgress, frameCounts, frameTallies, type ExposureProgress } from "./observation-progress";
 
@@ -128,8 +128,7 @@ export async function judgeRepeat(options: { t: InTransaction; observation: Stor
   const reason = made && ("id" in made ? `repeated as ${made.id}: the exposures without an accepted frame` : `not repeated: ${made.refused}`);
   const [judged] = await Promise.all([
     observationsCollection.update(t.tx, observation.id, (current) => ({ ...current, repeatedAs }), { seen: observation }),
-    // An entry of its history that is no move: from and to are the status it keeps.
-    reason && recordHistory({ t, observationId: observation.id, from: doc.status, to: doc.status, at: t.now().toISOString(), actor: REPEAT_ACTOR, reason }),
+    reason && recordHistoryNote({ t, observationId: observation.id, status: doc.status, at: t.now().toISOString(), actor: REPEAT_ACTOR, reason }),
   ]);
   return judged!;
 }

@@ -66,14 +66,14 @@ const repairers: Record<string, Repairer> = {
 };
 
 /** The issue, locked for this repair: a second repair of it at once waits, then finds it repaired. */
-async function lockIssue(tx: Executor, issue: Issue) {
-  const locked = await integrityIssuesCollection.get(tx, issue.id, { forUpdate: true });
+async function lockIssue(db: Executor, issue: Issue) {
+  const locked = await integrityIssuesCollection.get(db, issue.id, { forUpdate: true });
   return locked?.doc.status === "repaired" ? locked : undefined;
 }
 
 /** The document as the scan saw it, locked; 409 when it is gone or changed since. */
-async function lockUnchanged<Doc>(tx: Executor, issue: Issue, load: (tx: Executor) => Promise<StoredDocument<Doc> | undefined>) {
-  const current = await load(tx);
+async function lockUnchanged<Doc>(db: Executor, issue: Issue, load: (db: Executor) => Promise<StoredDocument<Doc> | undefined>) {
+  const current = await load(db);
   if (!current) throw new AppError("DOCUMENT_CHANGED", `${issue.doc.collection} ${issue.doc.documentId} no longer exists; scan again`);
   if (issue.doc.documentUpdatedAt && current.updatedAt.toISOString() !== issue.doc.documentUpdatedAt)
     throw new AppError("DOCUMENT_CHANGED", `${issue.doc.collection} ${issue.doc.documentId} changed since the scan; scan again before repairing it`);

@@ -15,8 +15,8 @@ export async function pruneIntegrityScans(options: { deps: Deps; keep: number })
   const { deps, keep } = options;
   let removed = 0;
   for (;;) {
-    const batch = await inTransaction(deps, async ({ tx }) => {
-      const rows = await tx.execute<{ id: string }>(sql`
+    const batch = await inTransaction(deps, async (t) => {
+      const rows = await t.tx.execute<{ id: string }>(sql`
         select s.id from integrity_scans s
          where s.status not in ('queued', 'running')
            and s.id not in (
@@ -29,13 +29,13 @@ export async function pruneIntegrityScans(options: { deps: Deps; keep: number })
       if (locked.length === 0) return { locked: 0, removed: 0 };
       // A repair's start holds its scan until its job is recorded (and is passed over above meanwhile): one that committed
       // after the statement above began, but before its lock, is seen by this later statement, and its scan stays.
-      const repairing = await tx.execute<{ id: string }>(sql`
+      const repairing = await t.tx.execute<{ id: string }>(sql`
         select subject_id as id from jobs where kind = ${INTEGRITY_REPAIR_JOB_KIND} and status in ('queued', 'running') and subject_id in ${locked}`);
       const spared = new Set(repairing.map((row) => row.id));
       const doomed = locked.filter((id) => !spared.has(id));
       if (doomed.length > 0) {
-        await tx.execute(sql`delete from integrity_issues where scan_id in ${doomed}`);
-        await tx.execute(sql`delete from integrity_scans where id in ${doomed}`);
+        await t.tx.execute(sql`delete from integrity_issues where scan_id in ${doomed}`);
+        await t.tx.execute(sql`delete from integrity_scans where id in ${doomed}`);
       }
       return { locked: locked.length, removed: doomed.length };
     });

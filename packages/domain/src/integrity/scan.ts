@@ -98,9 +98,8 @@ export async function startIntegrityScanIn(options: {
   input: Partial<IntegrityScanOptions> & { verifyChecksums?: boolean };
 }) {
   const { t, actor, kind } = options;
-  const { tx } = t;
   const now = t.now();
-  const scan = await integrityScansCollection.insert(tx, {
+  const scan = await integrityScansCollection.insert(t.tx, {
     kind,
     options: scanOptionsFor({ kind, input: options.input }),
     status: "queued",
@@ -115,7 +114,7 @@ export async function startIntegrityScanIn(options: {
     error: null,
   });
   const job = await recordJobStarted({ t, kind: INTEGRITY_JOB_KIND, startedBy: actor?.id ?? null, subjectId: scan.id, now });
-  const stored = await integrityScansCollection.update(tx, scan.id, (doc) => ({ ...doc, jobId: job.id }));
+  const stored = await integrityScansCollection.update(t.tx, scan.id, (doc) => ({ ...doc, jobId: job.id }));
   await addJob({ t, name: "integrity_scan", payload: { scanId: scan.id }, jobKey: `integrity-scan:${scan.id}`, maxAttempts: 5 });
   return stored!;
 }
@@ -181,7 +180,7 @@ async function runScan(deps: Deps, scanId: string) {
   for (const name of names) counts.set(name, await countOf(deps.db, name, scanOptions.limitPerCollection));
   const total = [...counts.values()].reduce((sum, { count }) => sum + count, 0);
   let scanned = scan.doc.progress.scanned;
-  await guarded(({ tx }) => patchScan(tx, scanId, { status: "running", progress: { ...scan.doc.progress, total } }));
+  await guarded((t) => patchScan(t.tx, scanId, { status: "running", progress: { ...scan.doc.progress, total } }));
   if (jobId) await reportJob({ deps, jobId, status: "running", progress: { done: scanned, total, stage: "scanning" } });
   const resumeAt = scan.doc.checkpoint;
   // A checkpoint in the storage or health stage means every collection is done.
@@ -253,18 +252,18 @@ async function runScan(deps: Deps, scanId: string) {
   }
   if (scanOptions.checkStorage && runsStage(STORAGE_STAGE)) {
     // The storage stage is one merge pass: a retry starts it again, without the issues of the try before.
-    await guarded(async ({ tx }) => {
-      await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and type = 'file'`);
-      await patchScan(tx, scanId, { progress: { collection: "storage", scanned, total }, checkpoint: { collection: STORAGE_STAGE, afterId: null } });
+    await guarded(async (t) => {
+      await t.tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and type = 'file'`);
+      await patchScan(t.tx, scanId, { progress: { collection: "storage", scanned, total }, checkpoint: { collection: STORAGE_STAGE, afterId: null } });
     });
     if (jobId) await reportJob({ deps, jobId, progress: { done: scanned, total, stage: "storage" } });
     let batch: Array<Omit<IntegrityIssueDoc, "scanId">> = [];
     const flush = async () => {
       const issues = batch;
       batch = [];
-      await guarded(({ tx }) =>
+      await guarded((t) =>
         integrityIssuesCollection.insertMany(
-          tx,
+          t.tx,
           issues.map((issue) => ({ ...issue, scanId })),
         ),
       );
@@ -288,26 +287,26 @@ async function runScan(deps: Deps, scanId: string) {
         if (sha256 !== null && sha256 !== record.doc.sha256) found.push(checksumMismatch({ record, actual: sha256 }));
       }
       after = { key: records.at(-1)!.object_key, id: records.at(-1)!.id };
-      await guarded(async ({ tx }) => {
+      await guarded(async (t) => {
         await integrityIssuesCollection.insertMany(
-          tx,
+          t.tx,
           found.map((issue) => ({ ...issue, scanId })),
         );
         const checkpoint = { collection: CHECKSUM_STAGE, afterId: JSON.stringify(after) };
-        await patchScan(tx, scanId, { progress: { collection: "checksums", scanned, total }, checkpoint });
+        await patchScan(t.tx, scanId, { progress: { collection: "checksums", scanned, total }, checkpoint });
       });
     }
   }
   if (scanOptions.checkHealth) {
     if (jobId) await reportJob({ deps, jobId, progress: { done: scanned, total, stage: "health" } });
     const found = await healthFindings(deps);
-    await guarded(async ({ tx }) => {
-      await tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and doc->>'code' in ${HEALTH_CODES}`);
+    await guarded(async (t) => {
+      await t.tx.execute(sql`delete from integrity_issues where scan_id = ${scanId} and doc->>'code' in ${HEALTH_CODES}`);
       await integrityIssuesCollection.insertMany(
-        tx,
+        t.tx,
         found.map((issue) => ({ ...issue, scanId })),
       );
-      await patchScan(tx, scanId, { progress: { collection: "health", scanned, total }, checkpoint: { collection: HEALTH_STAGE, afterId: null } });
+      await patchScan(t.tx, scanId, { progress: { collection: "health", scanned, total }, checkpoint: { collection: HEALTH_STAGE, afterId: null } });
     });
   }
   const summary = await summaryOf(deps.db, scanId);

@@ -234,8 +234,8 @@ export async function cancelJob(options: { deps: Deps; actor: Actor; jobId: stri
 }
 
 /** Waiting jobs are removed; a running attempt keeps its lock but may not be retried after it. */
-async function stopGraphileJobs(tx: Executor, job: StoredDocument<JobDoc>) {
+async function stopGraphileJobs(db: Executor, job: StoredDocument<JobDoc>) {
   const matches = doesWorkOf(ofDocument(job));
-  await tx.execute(sql`delete from graphile_worker._private_jobs g where ${matches} and g.locked_at is null`);
-  await tx.execute(sql`update graphile_worker._private_jobs g set max_attempts = greatest(g.attempts, 1) where ${matches} and g.locked_at is not null`);
+  await db.execute(sql`delete from graphile_worker._private_jobs g where ${matches} and g.locked_at is null`);
+  await db.execute(sql`update graphile_worker._private_jobs g set max_attempts = greatest(g.attempts, 1) where ${matches} and g.locked_at is not null`);
 }

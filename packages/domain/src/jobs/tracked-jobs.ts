@@ -122,15 +122,14 @@ export async function reportJob(options: { deps: Deps; jobId: string } & JobRepo
 /** The same, in the caller's transaction (a restore completes in the transaction that swaps its data in). */
 export async function reportJobIn(options: { t: Pick<InTransaction, "tx" | "now">; jobId: string } & JobReport): Promise<StoredDocument<JobDoc> | undefined> {
   const { t, jobId, ...report } = options;
-  const { tx } = t;
-  const current = await jobsCollection.get(tx, jobId, { forUpdate: true });
+  const current = await jobsCollection.get(t.tx, jobId, { forUpdate: true });
   if (!current) throw new AppError("NOT_FOUND", "No such job");
   const status = report.status ?? (current.doc.status === "queued" ? "running" : current.doc.status);
   const finishing = report.status === "completed" || report.status === "failed";
   if (current.doc.status === "failed" && !finishing) throw new JobEnded(jobId, current.doc.error);
   if (!JOB_TRANSITIONS[current.doc.status].includes(status)) return undefined;
   const finished = status === "completed" || status === "failed";
-  const updated = await jobsCollection.update(tx, jobId, (doc) => ({
+  const updated = await jobsCollection.update(t.tx, jobId, (doc) => ({
     ...doc,
     status,
     progress: { ...doc.progress, ...report.progress },

@@ -3,12 +3,10 @@ import { and, count, eq } from "drizzle-orm";
 import type { Actor, UserActor } from "../actor";
 import { AppError, fieldError } from "../errors";
 import { fixedTimeProblems } from "@meridian/rules/observations";
-import { publishUserEvent } from "../events/publish";
 import { behindStatementsMade, type InTransaction } from "../transaction";
 import { holdProject } from "../projects/projects";
 import { tellIdleObservatory, type IdleObservatory } from "./dispatch";
-import { queueObservationNotifications } from "../notifications/notify";
-import { DISPATCH_ACTOR, queueDispatch, recordHistory } from "./transitions";
+import { enterObservation, newObservationStatus } from "./transitions";
 
 /** What a person chooses for a new observation; the rest (owner, status, times) the server sets. */
 export type NewObservationFields = Pick<
@@ -115,9 +113,7 @@ export function newObservationDoc(options: { actor: UserActor; fields: NewObserv
     fixedTimeEnd: fields.fixedTimeEnd,
     bypassDarkness: fields.bypassDarkness,
     notifications: fields.notifications ?? defaultNotifications(),
-    status: "pending",
-    statusReason: null,
-    statusChangedAt: now,
+    ...newObservationStatus(now),
     isMonitoring: fields.type === "monitoring",
     monitoring: fields.monitoring,
     storageDestinationId: fields.storageDestinationId ?? null,
@@ -133,9 +129,9 @@ export function newObservationDoc(options: { actor: UserActor; fields: NewObserv
  * for it. The caller has checked who may create it, holds the observatory against removal, and has
  * held the project and counted its room (`holdProjectForObservation`).
  * `assigned`: the caller holds its observatory idle and found it may start there now (dispatch.ts,
- * `mayStartAtIdle`); it is written assigned by dispatch, with both moves in its history, their
- * events, the notice to its owner (the actor, as the caller read them in this transaction) and the
- * observatory's `assign`, and no dispatch is asked for.
+ * `mayStartAtIdle`); it is written assigned by dispatch (`enterObservation`, with both moves in its history, their
+ * events and the notice to its owner, the actor, as the caller read them in this transaction), the
+ * observatory is told (`assign`), and no dispatch is asked for.
  * Every statement is sent before the first answer is awaited (one round trip), so a caller with
  * nothing more to write may say so (`t.writesSent()`) before awaiting this.
  */
@@ -152,28 +148,11 @@ export async function insertObservation(options: {
 }): Promise<StoredDocument<ObservationDoc>> {
   const { t, actor, fields, assigned, readers } = options;
   if (options.room.projectId !== fields.projectId) throw new Error("The room was counted in another project");
-  const now = t.now().toISOString();
   const id = observationsCollection.newId();
-  const pending = newObservationDoc({ actor, fields, now });
-  const doc: ObservationDoc = assigned ? { ...pending, status: "assigned" } : pending;
-  const written = Promise.all([
-    observationsCollection.insert(t.tx, doc, id),
-    recordHistory({ t, observationId: id, from: null, to: "pending", at: now, actor: options.recordedBy ?? actor, reason: options.reason }),
-    assigned && recordHistory({ t, observationId: id, from: "pending", to: "assigned", at: now, actor: DISPATCH_ACTOR, reason: null }),
-    assigned
-      ? queueObservationNotifications({ t, observation: { id, doc }, to: "assigned", reason: null, owner: assigned.owner })
-      : queueDispatch({ t, observatoryId: fields.observatoryId }),
-  ]);
-  const moves = assigned
-    ? ([
-        [null, "pending"],
-        ["pending", "assigned"],
-      ] as const)
-    : ([[null, "pending"]] as const);
-  for (const [previousStatus, status] of moves)
-    t.alongside(publishUserEvent({ t, userIds: readers, event: { type: "observation.status_changed", data: { id, status, previousStatus, at: now } } }));
+  const doc = newObservationDoc({ actor, fields, now: t.now().toISOString() });
   // The row's creation time is the transaction's start, which the caller read with the observatory's lock.
-  if (assigned) tellIdleObservatory({ t, idle: assigned.idle, observation: { id, doc, createdAt: assigned.idle.heldAt, updatedAt: assigned.idle.heldAt } });
-  const [stored] = await written;
-  return stored;
+  const tell = (idle: IdleObservatory) => (written: ObservationDoc) =>
+    tellIdleObservatory({ t, idle, observation: { id, doc: written, createdAt: idle.heldAt, updatedAt: idle.heldAt } });
+  const assign = assigned ? { owner: assigned.owner, tell: tell(assigned.idle) } : undefined;
+  return enterObservation({ t, id, doc, actor: options.recordedBy ?? actor, reason: options.reason, readers, ...(assign ? { assign } : {}) });
 }

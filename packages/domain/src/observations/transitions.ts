@@ -1,4 +1,4 @@
-import { observationHistoryCollection, observationsCollection, type ObservationDoc, type StoredDocument } from "@meridian/db";
+import { observationHistoryCollection, observationsCollection, type ObservationDoc, type StoredDocument, type UserDoc } from "@meridian/db";
 import { activeStatuses, canMove, type ObservationStatus } from "@meridian/rules";
 import type { Actor } from "../actor";
 import { AppError } from "../errors";
@@ -21,6 +21,70 @@ export const DISPATCH_ACTOR = { kind: "system", id: "dispatch" } as const satisf
  */
 export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
   addKeyedJobOrFollower({ t, name: "dispatch_observatory", payload: { observatoryId }, jobKey: dispatchJobKey(observatoryId), maxAttempts: 5 });
+
+/** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
+type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;
+
+/** The status fields a new observation is written with: pending, from its creation. Only this module writes them. */
+export const newObservationStatus = (now: string) => ({ status: "pending", statusReason: null, statusChangedAt: now }) as const;
+
+/**
+ * Writes a new observation (`doc`, pending, as `newObservationStatus` sets it) with its first history entry
+ * (`actor`, `reason`) and its readers' event, and asks for a dispatch at its observatory. With `assign` (its
+ * observatory is held idle for it, ADR 0033) it is written already moved on to assigned by the dispatch, the
+ * move judged by the same table as `moveObservation` and recorded as that records one: its history entry, its
+ * readers' event and its owner's notice (`assign.owner`, as the caller read them), and no dispatch is asked for.
+ * Every statement is sent before the first answer is awaited (one round trip).
+ */
+export async function enterObservation(options: {
+  t: MoveContext;
+  id: string;
+  doc: ObservationDoc;
+  actor: Actor;
+  reason: string | null;
+  readers: string[];
+  /** `tell`: told of the document as written once its statements are sent (the observatory's `assign` follows its events). */
+  assign?: { owner: StoredDocument<UserDoc> | null; tell: (written: ObservationDoc) => void };
+}): Promise<StoredDocument<ObservationDoc>> {
+  const { t, id, actor, readers, assign } = options;
+  const pending = options.doc;
+  if (pending.status !== "pending") throw new Error(`A new observation enters pending, not ${pending.status}`);
+  const at = pending.statusChangedAt;
+  const moves: Array<{ from: ObservationStatus | null; to: ObservationStatus; actor: Actor; reason: string | null }> = [
+    { from: null, to: "pending", actor, reason: options.reason },
+  ];
+  if (assign) {
+    if (!canMove("pending", "assigned")) throw new AppError("INVALID_TRANSITION", "An observation cannot move from pending to assigned");
+    moves.push({ from: "pending", to: "assigned", actor: DISPATCH_ACTOR, reason: null });
+  }
+  const doc: ObservationDoc = assign ? { ...pending, status: "assigned" } : pending;
+  const written = Promise.all([
+    observationsCollection.insert(t.tx, doc, id),
+    ...moves.map((move) => recordHistory({ t, observationId: id, ...move, at })),
+    assign
+      ? queueObservationNotifications({ t, observation: { id, doc }, to: "assigned", reason: null, owner: assign.owner })
+      : queueDispatch({ t, observatoryId: doc.observatoryId }),
+  ]);
+  for (const move of moves) publishStatusChanged({ t, readers, observationId: id, from: move.from, to: move.to, at });
+  assign?.tell(doc);
+  const [stored] = await written;
+  return stored;
+}
+
+/** Tells an observation's readers of a move over `/ws`, with the transaction's last statement. */
+function publishStatusChanged(options: {
+  t: MoveContext;
+  readers: string[];
+  observationId: string;
+  from: ObservationStatus | null;
+  to: ObservationStatus;
+  at: string;
+}) {
+  const { t, readers, observationId, from, to, at } = options;
+  t.alongside(
+    publishUserEvent({ t, userIds: readers, event: { type: "observation.status_changed", data: { id: observationId, status: to, previousStatus: from, at } } }),
+  );
+}
 
 /**
  * The one way an observation changes status. The caller holds the row locked (`get` with
@@ -86,17 +150,24 @@ async function record(
     ]),
     queueObservationNotifications({ t, observation, to, reason }),
   ]);
-  t.alongside(
-    publishUserEvent({
-      t,
-      userIds: readers,
-      event: { type: "observation.status_changed", data: { id: observation.id, status: to, previousStatus: from, at } },
-    }),
-  );
+  publishStatusChanged({ t, readers, observationId: observation.id, from, to, at });
   return updated!;
 }
 
-export async function recordHistory(entry: {
+/**
+ * An entry of an observation's history that is no move (from and to are the status it keeps), such
+ * as the note that a repeat of its missing exposures was made; integrity and analytics skip these.
+ */
+export const recordHistoryNote = (note: {
+  t: Pick<InTransaction, "tx">;
+  observationId: string;
+  status: ObservationStatus;
+  at: string;
+  actor: Actor;
+  reason: string;
+}) => recordHistory({ t: note.t, observationId: note.observationId, from: note.status, to: note.status, at: note.at, actor: note.actor, reason: note.reason });
+
+async function recordHistory(entry: {
   t: Pick<InTransaction, "tx">;
   observationId: string;
   from: ObservationStatus | null;
