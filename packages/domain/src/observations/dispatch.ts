@@ -8,6 +8,16 @@ import {
   type StoredDocument,
 } from "@meridian/db";
 import { activeStatuses, twilightKinds, type ObservationStatus } from "@meridian/rules";
+import {
+  DISPATCH_WINDOW,
+  observatoryReasons,
+  observatoryStateOf,
+  planQueue,
+  presentQueueBlock,
+  skyModel,
+  type ObservatoryState,
+  type SkyModel,
+} from "@meridian/scheduler";
 import { sql, type SQL } from "drizzle-orm";
 import { isDeepStrictEqual } from "node:util";
 import type { UserActor } from "../actor";
@@ -17,15 +27,12 @@ import { publishObservatoryEvent } from "../events/publish";
 import { requireObservatoryPermission } from "../permissions/observatory-permissions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { observatoryTiming } from "../observatories/time-and-timing";
-import { DISPATCH_WINDOW } from "./plan";
 import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
-import { observatoryReasons, observatoryStateOf, planQueue, presentQueueBlock, type ObservatoryState } from "./queue";
 import { DISPATCH_ACTOR, moveObservation } from "./transitions";
 import { inTransaction, type InTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
 import { markDispatch } from "./dispatch-trace";
-import { skyModel, type SkyModel } from "./sky-model";
 
 /** Whether one of the observatory's observations is under way: `observatoryId` is a value or a column of the outer query. */
 const underWayAt = (observatoryId: string | SQL) =>
@@ -91,7 +98,10 @@ async function currentPlan(db: Executor, observatory: StoredDocument<Observatory
 
 /** The plan over these waiting observations, with the observatory's own durations and sky: the one both ways into dispatch follow. */
 function planAt(
-  options: Omit<Parameters<typeof planQueue>[0], "durationMs" | "model"> & { observatory: StoredDocument<ObservatoryDoc>; model: SkyModel | null },
+  options: Omit<Parameters<typeof planQueue<StoredDocument<ObservationDoc>>>[0], "durationMs" | "model"> & {
+    observatory: StoredDocument<ObservatoryDoc>;
+    model: SkyModel | null;
+  },
 ) {
   const { observatory, model, ...plan } = options;
   const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;
