@@ -9,6 +9,7 @@ export { moonOverNight, nightOf, shiftDate, type MoonOverNight, type Night } fro
 export { twilightBoundaries } from "./twilight-boundaries";
 export {
   finishLimits,
+  isDaylight,
   observatoryReasons,
   observatoryStateOf,
   planQueue,
@@ -18,4 +19,5 @@ export {
   type QueueBlock,
 } from "./queue";
 export { DISPATCH_WINDOW, runDispatchForward } from "./plan";
+export { inDispatchOrder } from "./dispatch-order";
 export { currentNightDate, planNights, type PlanInputs, type PlannedNight } from "./night-plan";

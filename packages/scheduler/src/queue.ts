@@ -1,4 +1,4 @@
-import type { Twilight } from "@meridian/rules";
+import { twilightKinds, type Twilight } from "@meridian/rules";
 import type { Allowance, Schedulable, SchedulingDoc } from "./inputs";
 import { monitoringWindow } from "./monitoring-window";
 import { airmass, culminationAltitude, darkInterval, type Location } from "./sky";
@@ -77,6 +77,13 @@ export function observatoryStateOf(options: { doc: ObservatoryFacts; pluginCurre
     safe: !conditions || (conditions.safe && !conditions.weatherHold),
     busy: options.busy,
   };
+}
+
+/** Whether no twilight's darkness holds at that moment: by day only an observation that bypasses darkness may be eligible. */
+export function isDaylight(model: SkyModel | null, now: Date) {
+  if (!model) return false;
+  const sky = model.atMs(now.getTime());
+  return !twilightKinds.some((twilight) => sky.isDark(twilight));
 }
 
 /** The observatory's reasons to hold every observation, in the contract's order. */

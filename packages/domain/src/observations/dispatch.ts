@@ -7,9 +7,10 @@ import {
   type ObservatoryDoc,
   type StoredDocument,
 } from "@meridian/db";
-import { activeStatuses, twilightKinds, type ObservationStatus } from "@meridian/rules";
+import { activeStatuses, type ObservationStatus } from "@meridian/rules";
 import {
   DISPATCH_WINDOW,
+  isDaylight,
   observatoryReasons,
   observatoryStateOf,
   planQueue,
@@ -75,12 +76,6 @@ export async function observatoryStateNow(options: { db: Executor; observatory: 
 }
 
 /** Whether the sun is up past every twilight's limit here now: no observation that waits for darkness may start. */
-function isDaylight(model: SkyModel | null, now: Date) {
-  if (!model) return false;
-  const sky = model.atMs(now.getTime());
-  return !twilightKinds.some((twilight) => sky.isDark(twilight));
-}
-
 async function currentPlan(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date, explain = false) {
   const { location } = observatory.doc;
   const model = location ? skyModel({ location }) : null;

@@ -10,6 +10,7 @@ import { loadObservationAccess } from "./access";
 import type { ObservationCreate } from "./schemas";
 import {
   currentNightDate,
+  inDispatchOrder,
   moonOverNight,
   observatoryReasons,
   planNights,
@@ -218,13 +219,6 @@ async function forecastIn(options: {
     };
   }
   return none(nights[0]?.unscheduled.find((item) => item.observation.id === observationId)?.blockedBy ?? null);
-}
-
-/** Highest priority first, then oldest, then by id: the order of dispatch's query. */
-function inDispatchOrder(observations: StoredDocument<ObservationDoc>[]) {
-  return observations.sort(
-    (a, b) => b.doc.priority - a.doc.priority || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
 }
 
 /** `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead. */
