@@ -1,6 +1,6 @@
 /**
  * Which package may import which (docs/ARCHITECTURE.md, "Packages"): rules ← config ← db ← domain ←
- * api ← server; worker and cli → domain; server → worker; observatory-client → rules; simulator →
+ * api ← server; rules ← scheduler ← domain; worker and cli → domain; server → worker; observatory-client → rules; simulator →
  * observatory-client and rules; web → rules and the
  * types of @meridian/api/client. A package may use any package below it, none above or beside it.
  * Workspace imports resolve through the packages' `exports` to files under packages/ and apps/, so
@@ -30,7 +30,9 @@ export default {
     onlyImports("rules-imports-no-package", "packages/rules", []),
     onlyImports("config-imports-below-only", "packages/config", ["packages/rules"]),
     onlyImports("db-imports-below-only", "packages/db", ["packages/config", "packages/rules"]),
-    onlyImports("domain-imports-below-only", "packages/domain", ["packages/db", "packages/config", "packages/rules"]),
+    // The scheduling engine: pure functions over plain inputs, no database, no configuration, no domain.
+    onlyImports("scheduler-imports-rules-only", "packages/scheduler", ["packages/rules"]),
+    onlyImports("domain-imports-below-only", "packages/domain", ["packages/scheduler", "packages/db", "packages/config", "packages/rules"]),
     onlyImports("api-imports-below-only", "packages/api", ["packages/domain", "packages/db", "packages/config", "packages/rules"]),
     onlyImports("worker-imports-below-only", "apps/worker", ["packages/domain", "packages/db", "packages/config", "packages/rules"]),
     onlyImports("cli-imports-below-only", "apps/cli", ["packages/domain", "packages/db", "packages/config", "packages/rules"]),

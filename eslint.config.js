@@ -60,6 +60,25 @@ export default tseslint.config(
     },
   },
   {
+    // The scheduling engine has no clock of its own: the moment it plans for is an input, so the same
+    // inputs give the same answers (tests/integration/scheduler-golden.test.ts holds them).
+    files: ["packages/scheduler/src/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: "The scheduler takes the time as an input (`now`, `at`): no clock of its own.",
+        },
+        {
+          selector: "MemberExpression[object.name='Date'][property.name='now']",
+          message: "The scheduler takes the time as an input (`now`, `at`): no clock of its own.",
+        },
+      ],
+    },
+  },
+  {
     // scripts/cluster.ts launches Meridian's processes and hands them their environment, as tests and benchmarks do;
     // scripts/free-port.ts reads which vitest worker it runs in; the simulator's command line, a plugin and not Meridian
     // (no @meridian/config), reads the star catalog's folder from the STAR_CATALOG_DIR the server reads.

@@ -196,11 +196,18 @@ export {
 } from "./observations/observations";
 export { dispatchObservatory, getObservatoryQueue, observatoriesAwaitingDispatch, statusesAtObservatory, unstartedAssignments } from "./observations/dispatch";
 export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForecast, getObservatoryPlan } from "./observations/night-plan";
-export { nightOf } from "./observations/night";
-export { runDispatchForward } from "./observations/plan";
-export { skyModel } from "./observations/sky-model";
-export { planQueue, observatoryStateOf, queueBlockCodes, finishLimits, type QueueBlockCode, type ObservatoryState } from "./observations/queue";
-export { sunAltitude, isDark, darkInterval, targetAltitude, airmass, moonDistance, nextRiseAbove, type Location } from "./observations/sky";
+// The scheduling engine is @meridian/scheduler; these stay here for the code that took them from the domain.
+export {
+  nightOf,
+  runDispatchForward,
+  skyModel,
+  planQueue,
+  observatoryStateOf,
+  queueBlockCodes,
+  finishLimits,
+  type ObservatoryState,
+  targetAltitude,
+} from "@meridian/scheduler";
 export * from "./observatories/keys";
 export {
   observatoryHello,

@@ -7,7 +7,18 @@ import {
   type ObservatoryDoc,
   type StoredDocument,
 } from "@meridian/db";
-import { activeStatuses, twilightKinds, type ObservationStatus } from "@meridian/rules";
+import { activeStatuses, type ObservationStatus } from "@meridian/rules";
+import {
+  DISPATCH_WINDOW,
+  isDaylight,
+  observatoryReasons,
+  observatoryStateOf,
+  planQueue,
+  presentQueueBlock,
+  skyModel,
+  type ObservatoryState,
+  type SkyModel,
+} from "@meridian/scheduler";
 import { sql, type SQL } from "drizzle-orm";
 import { isDeepStrictEqual } from "node:util";
 import type { UserActor } from "../actor";
@@ -18,15 +29,12 @@ import { requireObservatoryPermission } from "../permissions/observatory-permiss
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { observatoryTiming } from "../observatories/time-and-timing";
 import { progressBeforeFrames, progressOfObservations } from "../frames/observation-progress";
-import { DISPATCH_WINDOW } from "./plan";
 import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
-import { observatoryReasons, observatoryStateOf, planQueue, presentQueueBlock, type ObservatoryState } from "./queue";
 import { DISPATCH_ACTOR, moveObservation } from "./transitions";
 import { inTransaction, type InTransaction } from "../transaction";
 import { allowancesAt } from "../allocations/allowances";
 import { markDispatch } from "./dispatch-trace";
-import { skyModel, type SkyModel } from "./sky-model";
 
 /** Whether one of the observatory's observations is under way: `observatoryId` is a value or a column of the outer query. */
 const underWayAt = (observatoryId: string | SQL) =>
@@ -69,12 +77,6 @@ export async function observatoryStateNow(options: { db: Executor; observatory: 
 }
 
 /** Whether the sun is up past every twilight's limit here now: no observation that waits for darkness may start. */
-function isDaylight(model: SkyModel | null, now: Date) {
-  if (!model) return false;
-  const sky = model.atMs(now.getTime());
-  return !twilightKinds.some((twilight) => sky.isDark(twilight));
-}
-
 async function currentPlan(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date, explain = false) {
   const { location } = observatory.doc;
   const model = location ? skyModel({ location }) : null;
@@ -92,7 +94,10 @@ async function currentPlan(db: Executor, observatory: StoredDocument<Observatory
 
 /** The plan over these waiting observations, with the observatory's own durations and sky: the one both ways into dispatch follow. */
 function planAt(
-  options: Omit<Parameters<typeof planQueue>[0], "durationMs" | "model"> & { observatory: StoredDocument<ObservatoryDoc>; model: SkyModel | null },
+  options: Omit<Parameters<typeof planQueue<StoredDocument<ObservationDoc>>>[0], "durationMs" | "model"> & {
+    observatory: StoredDocument<ObservatoryDoc>;
+    model: SkyModel | null;
+  },
 ) {
   const { observatory, model, ...plan } = options;
   const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;

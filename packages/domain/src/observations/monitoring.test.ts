@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ObservationDoc } from "@meridian/db";
 import { monitoringRunEnded } from "./monitoring";
-import { planQueue } from "./queue";
+import { planQueue } from "@meridian/scheduler";
 
 const at = (iso: string) => new Date(iso);
 const baseDoc = {

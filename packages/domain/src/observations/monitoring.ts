@@ -14,20 +14,6 @@ export function refuseEndedCadence(options: { monitoring: MonitoringCadence | nu
 }
 
 /**
- * The cadence's window (docs/api-contract.md, "Time and duration"): not before the last run's end
- * plus `intervalMinutes` (the queue's BEFORE_WINDOW, with that moment), never after `until` (AFTER_WINDOW).
- */
-export function monitoringWindow(options: { doc: Pick<ObservationDoc, "monitoring" | "monitoringRuns"> }): { notBefore: Date | null; notAfter: Date | null } {
-  const cadence = options.doc.monitoring;
-  const runs = options.doc.monitoringRuns;
-  if (!cadence) return { notBefore: null, notAfter: null };
-  return {
-    notBefore: runs ? new Date(new Date(runs.lastEndedAt).getTime() + cadence.intervalMinutes * MINUTE) : null,
-    notAfter: cadence.until ? new Date(cadence.until) : null,
-  };
-}
-
-/**
  * A run ended (completed or failed) at `endedAt`: the runs counted so far, and whether another one
  * follows. None follows once `maxRuns` runs are done, or when the next could only start after `until`;
  * `ending` then says why, for the history.

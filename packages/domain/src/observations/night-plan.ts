@@ -8,14 +8,26 @@ import { requireObservatoryPermission, resolveObservatoryAccess } from "../permi
 import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess } from "./access";
 import type { ObservationCreate } from "./schemas";
-import { currentNight, localDate, localNoon, moonOverNight, nightOf, shiftDate, type MoonOverNight, type Night } from "./night";
+import {
+  currentNightDate,
+  inDispatchOrder,
+  moonOverNight,
+  observatoryReasons,
+  planNights,
+  presentQueueBlock,
+  shiftDate,
+  skyModel,
+  twilightBoundaries,
+  type MoonOverNight,
+  type Night,
+  type PlanInputs as NightsInputs,
+  type PlannedNight as EnginePlannedNight,
+  type QueueBlock,
+  type SkyModel,
+} from "@meridian/scheduler";
 import { observatoryTimeZone } from "../observatories/time-and-timing";
 import { estimatedSecondsOf } from "./timings";
-import { runDispatchForward, type PlannedSlot, type UnscheduledObservation } from "./plan";
 import { observatoryStateNow } from "./dispatch";
-import { observatoryReasons, presentQueueBlock, type QueueBlock } from "./queue";
-import { skyModel, type SkyModel } from "./sky-model";
-import { twilightBoundaries } from "./twilight-boundaries";
 import { allowancesAt } from "../allocations/allowances";
 
 /** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
@@ -29,16 +41,10 @@ const ALTITUDE_STEP_MS = 10 * 60_000;
 /** Altitude curves in one plan: every planned observation's, then unscheduled ones' up to this many in all. */
 const ALTITUDE_CURVES = 100;
 
-interface PlanInputs {
+type Stored = StoredDocument<ObservationDoc>;
+/** The engine's inputs and the observatory they were read from. */
+interface PlanInputs extends NightsInputs<Stored> {
   observatory: StoredDocument<ObservatoryDoc>;
-  timeZone: string;
-  model: SkyModel | null;
-  pending: StoredDocument<ObservationDoc>[];
-  /** What is assigned or under way now, with when it started and is expected to end. */
-  running: PlannedSlot[];
-  /** What is left of each allocated project's time at the start of the plan, in milliseconds. */
-  allowances: Map<string, number>;
-  now: Date;
 }
 
 async function loadPlanInputs(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date): Promise<PlanInputs> {
@@ -62,67 +68,18 @@ async function loadPlanInputs(db: Executor, observatory: StoredDocument<Observat
     });
   return {
     observatory,
+    location: observatory.doc.location,
     timeZone: observatoryTimeZone({ doc: observatory.doc }),
     model: observatory.doc.location ? skyModel({ location: observatory.doc.location }) : null,
     pending: rows.filter((row) => row.doc.status === "pending").map(storedFromRow),
     running,
     allowances: new Map([...(await allowancesAt({ db, observatory, now }))].map(([projectId, allowance]) => [projectId, allowance.leftMs])),
+    durationMs: (observation) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000,
     now,
   };
 }
 
-interface PlannedNight {
-  date: string;
-  night: Night | null;
-  start: Date;
-  end: Date;
-  slots: PlannedSlot[];
-  unscheduled: UnscheduledObservation[];
-}
-
-/** The local date of the night in progress at `now`, or of the next one. */
-function currentNightDate(inputs: PlanInputs): string {
-  const location = inputs.observatory.doc.location;
-  if (!location) return localDate({ at: inputs.now, timeZone: inputs.timeZone });
-  return currentNight({ location, timeZone: inputs.timeZone, at: inputs.now })?.date ?? localDate({ at: inputs.now, timeZone: inputs.timeZone });
-}
-
-/**
- * The current night and the `extra` after it, each planned with what the nights before left
- * pending. The current night starts now, after what is assigned or running; a later one at its
- * darkness (or its sunset where it has none, or local noon at an observatory without a location).
- */
-function planNights(inputs: PlanInputs, extra: number, stopWhen?: (night: PlannedNight) => boolean): PlannedNight[] {
-  const location = inputs.observatory.doc.location;
-  const firstDate = currentNightDate(inputs);
-  const nights: PlannedNight[] = [];
-  let pending = inputs.pending;
-  // One account for the whole plan: what a night uses is gone for the nights after it.
-  const allowances = new Map(inputs.allowances);
-  const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: inputs.observatory.doc }) * 1000;
-  for (let index = 0; index <= extra; index += 1) {
-    const date = shiftDate({ date: firstDate, days: index });
-    const night = location ? nightOf({ location, timeZone: inputs.timeZone, date }) : null;
-    const noonStart = localNoon({ date, timeZone: inputs.timeZone });
-    const laterStart = night ? (night.darkStart ?? night.sunset) : noonStart;
-    const busyUntil = Math.max(inputs.now.getTime(), ...inputs.running.map((slot) => slot.end.getTime()));
-    const start = index === 0 ? new Date(busyUntil) : new Date(Math.max(laterStart.getTime(), busyUntil));
-    const end = night ? night.sunrise : new Date((index === 0 ? noonStart.getTime() : laterStart.getTime()) + DAY_MS);
-    const { slots, unscheduled } =
-      start < end ? runDispatchForward({ model: inputs.model, pending, start, end, durationMs, allowances }) : { slots: [], unscheduled: pending.map(heldAll) };
-    const planned = { date, night, start, end, slots: index === 0 ? [...inputs.running, ...slots] : slots, unscheduled };
-    nights.push(planned);
-    if (stopWhen?.(planned)) break;
-    const taken = new Set(slots.map((slot) => slot.observation.id));
-    pending = pending.filter((observation) => !taken.has(observation.id));
-  }
-  return nights;
-}
-
-const heldAll = (observation: StoredDocument<ObservationDoc>): UnscheduledObservation => ({
-  observation,
-  blockedBy: { code: "OBSERVATORY_BUSY", until: null },
-});
+type PlannedNight = EnginePlannedNight<Stored>;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const presentBlock = presentQueueBlock;
@@ -262,13 +219,6 @@ async function forecastIn(options: {
     };
   }
   return none(nights[0]?.unscheduled.find((item) => item.observation.id === observationId)?.blockedBy ?? null);
-}
-
-/** Highest priority first, then oldest, then by id: the order of dispatch's query. */
-function inDispatchOrder(observations: StoredDocument<ObservationDoc>[]) {
-  return observations.sort(
-    (a, b) => b.doc.priority - a.doc.priority || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
 }
 
 /** `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead. */

@@ -1,6 +1,6 @@
 import { Body, Observer, SearchAltitude, SiderealTime } from "astronomy-engine";
-import type { ObservationDoc, StoredDocument } from "@meridian/db";
 import { describe, expect, it } from "vitest";
+import type { ObservationDoc, StoredDocument } from "./test-observations";
 import { runDispatchForward } from "./plan";
 import { planQueue, type ObservatoryState } from "./queue";
 import { darkInterval, targetAltitude } from "./sky";

@@ -1,5 +1,5 @@
-import type { ObservationDoc, StoredDocument } from "@meridian/db";
 import { describe, expect, it } from "vitest";
+import type { ObservationDoc, StoredDocument } from "./test-observations";
 import { nightOf } from "./night";
 import { runDispatchForward } from "./plan";
 import { planQueue, type ObservatoryState } from "./queue";

@@ -1,9 +1,8 @@
-import type { ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
-import type { Twilight } from "@meridian/rules";
+import { twilightKinds, type Twilight } from "@meridian/rules";
+import type { Allowance, Schedulable, SchedulingDoc } from "./inputs";
+import { monitoringWindow } from "./monitoring-window";
 import { airmass, culminationAltitude, darkInterval, type Location } from "./sky";
 import { skyModel, type SkyAt, type SkyModel } from "./sky-model";
-import { monitoringWindow } from "./monitoring";
-import type { Allowance } from "../allocations/allowances";
 
 /** Why a pending observation is not sent now, in the order of docs/api-contract.md: the observation's own reasons before the observatory's. */
 export const queueBlockCodes = [
@@ -59,7 +58,15 @@ export interface ObservatoryState {
   busy: boolean;
 }
 
-export function observatoryStateOf(options: { doc: ObservatoryDoc; pluginCurrent: boolean; busy: boolean }): ObservatoryState {
+/** What the engine reads of an observatory's document. */
+export interface ObservatoryFacts {
+  location: Location | null;
+  connection: { online: boolean };
+  dispatchEnabled: boolean;
+  conditions?: { safe: boolean; weatherHold?: boolean } | null;
+}
+
+export function observatoryStateOf(options: { doc: ObservatoryFacts; pluginCurrent: boolean; busy: boolean }): ObservatoryState {
   const { doc } = options;
   const conditions = doc.conditions;
   return {
@@ -70,6 +77,13 @@ export function observatoryStateOf(options: { doc: ObservatoryDoc; pluginCurrent
     safe: !conditions || (conditions.safe && !conditions.weatherHold),
     busy: options.busy,
   };
+}
+
+/** Whether no twilight's darkness holds at that moment: by day only an observation that bypasses darkness may be eligible. */
+export function isDaylight(model: SkyModel | null, now: Date) {
+  if (!model) return false;
+  const sky = model.atMs(now.getTime());
+  return !twilightKinds.some((twilight) => sky.isDark(twilight));
 }
 
 /** The observatory's reasons to hold every observation, in the contract's order. */
@@ -98,8 +112,8 @@ export interface OwnReason {
  * must have finished (`finishBy`): its fixed end (a monitoring `until` ends the series' starts, not a
  * run under way). Read once per document (a plan asks about each one thousands of times).
  */
-const windows = new WeakMap<ObservationDoc, { start: number; end: number; finishBy: number }>();
-function windowOf(doc: ObservationDoc): { start: number; end: number; finishBy: number } {
+const windows = new WeakMap<SchedulingDoc, { start: number; end: number; finishBy: number }>();
+function windowOf(doc: SchedulingDoc): { start: number; end: number; finishBy: number } {
   let window = windows.get(doc);
   if (!window) {
     const cadence = monitoringWindow({ doc });
@@ -115,7 +129,7 @@ function windowOf(doc: ObservationDoc): { start: number; end: number; finishBy: 
 }
 
 /** The earliest moment the observation may start, if it has one. */
-function windowStartOf(doc: ObservationDoc): Date | null {
+function windowStartOf(doc: SchedulingDoc): Date | null {
   const { start } = windowOf(doc);
   return Number.isFinite(start) ? new Date(start) : null;
 }
@@ -124,7 +138,7 @@ function windowStartOf(doc: ObservationDoc): Date | null {
 const REFRACTION_BOUND = 1;
 
 /** Which of its sky limits the observation's first target breaks at that moment, the first in this order; null when it meets them all. */
-function skyLimitBroken(doc: ObservationDoc, sky: SkyAt): "altitude" | "airmass" | "moon" | null {
+function skyLimitBroken(doc: SchedulingDoc, sky: SkyAt): "altitude" | "airmass" | "moon" | null {
   const target = doc.targets[0]!;
   const minAltitude = doc.constraints.minAltitude ?? 30;
   const { maxAirmass, moonDistance } = doc.constraints;
@@ -138,7 +152,7 @@ function skyLimitBroken(doc: ObservationDoc, sky: SkyAt): "altitude" | "airmass"
   }
   return moonDistance == null || sky.moonDistance(target) >= moonDistance ? null : "moon";
 }
-const targetVisible = (doc: ObservationDoc, sky: SkyAt) => skyLimitBroken(doc, sky) === null;
+const targetVisible = (doc: SchedulingDoc, sky: SkyAt) => skyLimitBroken(doc, sky) === null;
 
 const MINUTE_MS = 60_000;
 /** A long observation's sky is checked this often between its start and its end. */
@@ -177,10 +191,10 @@ function firstFailure(model: SkyModel, ms: number, durationMs: number, holds: (s
   return null;
 }
 
-const twilightOf = (doc: ObservationDoc) => doc.constraints.twilight ?? "astronomical";
+const twilightOf = (doc: SchedulingDoc) => doc.constraints.twilight ?? "astronomical";
 
 /** The darkness reason at a moment: none, NOT_DARK (not dark now), or WOULD_NOT_FINISH at the end of the darkness it starts in. */
-function darknessReason(doc: ObservationDoc, model: SkyModel, ms: number, durationMs: number): OwnReason | null {
+function darknessReason(doc: SchedulingDoc, model: SkyModel, ms: number, durationMs: number): OwnReason | null {
   if (doc.bypassDarkness) return null;
   const twilight = twilightOf(doc);
   if (!model.atMs(ms).isDark(twilight)) return { code: "NOT_DARK" };
@@ -190,19 +204,19 @@ function darknessReason(doc: ObservationDoc, model: SkyModel, ms: number, durati
 }
 
 /** The sky reason at a moment: none, TARGET_NOT_VISIBLE (a limit broken now), or WOULD_NOT_FINISH at the first limit its run would break. */
-function visibilityReason(doc: ObservationDoc, model: SkyModel, ms: number, durationMs: number): OwnReason | null {
+function visibilityReason(doc: SchedulingDoc, model: SkyModel, ms: number, durationMs: number): OwnReason | null {
   if (!targetVisible(doc, model.atMs(ms))) return { code: "TARGET_NOT_VISIBLE" };
   const failure = firstFailure(model, ms, durationMs, (sky) => targetVisible(doc, sky));
   if (failure === null) return null;
   return { code: "WOULD_NOT_FINISH", limit: skyLimitBroken(doc, model.atMs(failure)) ?? "altitude", atMs: failure };
 }
 
-const darkThrough = (doc: ObservationDoc, model: SkyModel, ms: number, durationMs: number) => {
+const darkThrough = (doc: SchedulingDoc, model: SkyModel, ms: number, durationMs: number) => {
   if (doc.bypassDarkness) return true;
   const twilight = doc.constraints.twilight ?? "astronomical";
   return throughout(model, ms, durationMs, (sky) => sky.isDark(twilight));
 };
-const visibleThrough = (doc: ObservationDoc, model: SkyModel, ms: number, durationMs: number) =>
+const visibleThrough = (doc: SchedulingDoc, model: SkyModel, ms: number, durationMs: number) =>
   throughout(model, ms, durationMs, (sky) => targetVisible(doc, sky));
 
 /**
@@ -215,7 +229,7 @@ const visibleThrough = (doc: ObservationDoc, model: SkyModel, ms: number, durati
  * an observatory without a location, where only the window applies. Dispatch, the queue and the
  * night plan all decide through this.
  */
-export function observationReasonsAt(options: { doc: ObservationDoc; model: SkyModel | null; at: Date; durationMs?: number }): OwnReason[] {
+export function observationReasonsAt(options: { doc: SchedulingDoc; model: SkyModel | null; at: Date; durationMs?: number }): OwnReason[] {
   const { doc, model, at } = options;
   const reasons: OwnReason[] = [];
   const window = windowOf(doc);
@@ -233,7 +247,7 @@ export function observationReasonsAt(options: { doc: ObservationDoc; model: SkyM
 }
 
 /** `observationReasonsAt` found empty at that moment (epoch milliseconds), asked in the cheapest order and stopping at the first reason. */
-export function isEligibleAt(options: { doc: ObservationDoc; model: SkyModel | null; ms: number; durationMs?: number }): boolean {
+export function isEligibleAt(options: { doc: SchedulingDoc; model: SkyModel | null; ms: number; durationMs?: number }): boolean {
   const { doc, model, ms } = options;
   const window = windowOf(doc);
   const durationMs = options.durationMs ?? 0;
@@ -259,7 +273,7 @@ export const ceilToMinute = (ms: number) => Math.ceil(ms / MINUTE_MS) * MINUTE_M
  * missed; dispatch itself asks at each minute.
  */
 export function nextEligibleMoment(options: {
-  doc: ObservationDoc;
+  doc: SchedulingDoc;
   model: SkyModel | null;
   from: Date;
   durationMs?: number;
@@ -301,7 +315,7 @@ export function nextEligibleMoment(options: {
 }
 
 /** The start of the next darkness for its twilight at or after `now` (never one already begun). */
-function nextDarkness(doc: ObservationDoc, model: SkyModel, now: Date): Date | null {
+function nextDarkness(doc: SchedulingDoc, model: SkyModel, now: Date): Date | null {
   const ms = now.getTime();
   const next = model.darkIntervals(twilightOf(doc), ms, ms + 3 * 86_400_000).find((interval) => interval.start >= ms);
   return next ? new Date(next.start) : null;
@@ -312,13 +326,7 @@ function nextDarkness(doc: ObservationDoc, model: SkyModel, now: Date): Date | n
  * start, the next moment it may start and run whole (every constraint met to the end of its estimate).
  * Each `until` is at or after `now`.
  */
-export function explainOwnReasons(options: {
-  doc: ObservationDoc;
-  reasons: OwnReason[];
-  model: SkyModel | null;
-  now: Date;
-  durationMs?: number;
-}): QueueBlock[] {
+export function explainOwnReasons(options: { doc: SchedulingDoc; reasons: OwnReason[]; model: SkyModel | null; now: Date; durationMs?: number }): QueueBlock[] {
   const { doc, reasons, model, now } = options;
   let nextChance: Date | null | undefined;
   const chance = () => (nextChance === undefined ? (nextChance = nextEligibleMoment({ doc, model, from: now, durationMs: options.durationMs })) : nextChance);
@@ -347,7 +355,7 @@ function noDarknessBetween(location: Location, twilight: Twilight, from: number,
 }
 
 /** Read once per document and sky: a plan asks about each unscheduled observation every night it plans. */
-const neverRuns = new WeakMap<SkyModel, WeakMap<ObservationDoc, QueueBlock[]>>();
+const neverRuns = new WeakMap<SkyModel, WeakMap<SchedulingDoc, QueueBlock[]>>();
 
 /**
  * What keeps the observation from ever running here, whatever the clock: a first target whose
@@ -355,7 +363,7 @@ const neverRuns = new WeakMap<SkyModel, WeakMap<ObservationDoc, QueueBlock[]>>()
  * airmass (TARGET_NOT_VISIBLE with `highestAltitude`), or a time window, from `now` on, with no
  * darkness in it (NOT_DARK with `windowInDaylight`). Both have no `until`.
  */
-export function reasonsItNeverRuns(options: { doc: ObservationDoc; model: SkyModel | null; now: Date }): QueueBlock[] {
+export function reasonsItNeverRuns(options: { doc: SchedulingDoc; model: SkyModel | null; now: Date }): QueueBlock[] {
   const { doc, model, now } = options;
   if (!model) return [];
   let known = neverRuns.get(model);
@@ -395,7 +403,7 @@ function withReasonsItNeverRuns(explained: QueueBlock[], never: QueueBlock[]): Q
 const unexplained = ({ code, limit, atMs }: OwnReason): QueueBlock =>
   code === "WOULD_NOT_FINISH" ? { code, until: null, limit: limit!, at: new Date(atMs!) } : { code, until: null };
 
-function explained(doc: ObservationDoc, found: OwnReason[], model: SkyModel | null, now: Date, durationMs: number): QueueBlock[] {
+function explained(doc: SchedulingDoc, found: OwnReason[], model: SkyModel | null, now: Date, durationMs: number): QueueBlock[] {
   if (found.length === 0) return [];
   return withReasonsItNeverRuns(explainOwnReasons({ doc, reasons: found, model, now, durationMs }), reasonsItNeverRuns({ doc, model, now }));
 }
@@ -409,11 +417,11 @@ function explained(doc: ObservationDoc, found: OwnReason[], model: SkyModel | nu
  * estimate). `explain` adds when each reason ends (a search of the week ahead for the sky's): the
  * queue wants it, dispatch does not.
  */
-export function planQueue(options: {
+export function planQueue<Observation extends Schedulable>(options: {
   state: ObservatoryState;
-  pending: ReadonlyArray<StoredDocument<ObservationDoc>>;
+  pending: ReadonlyArray<Observation>;
   now: Date;
-  durationMs?: (observation: StoredDocument<ObservationDoc>) => number;
+  durationMs?: (observation: Observation) => number;
   /** What is left of each allocated project's time here; a project not in it is unlimited. */
   allowances?: ReadonlyMap<string, Allowance>;
   explain?: boolean;

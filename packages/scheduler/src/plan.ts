@@ -1,4 +1,4 @@
-import type { ObservationDoc, StoredDocument } from "@meridian/db";
+import type { Schedulable, SchedulingDoc } from "./inputs";
 import { ceilToMinute, explainOwnReasons, isEligibleAt, nextEligibleMoment, observationReasonsAt, reasonsItNeverRuns, type QueueBlock } from "./queue";
 import type { SkyModel } from "./sky-model";
 
@@ -10,14 +10,14 @@ export const DISPATCH_WINDOW = 500;
 /** The plan's search for an observation's next chance steps this far, then narrows to the minute. */
 const PLAN_SEARCH_STEP_MS = 5 * 60_000;
 
-export interface PlannedSlot {
-  observation: StoredDocument<ObservationDoc>;
+export interface PlannedSlot<Observation extends Schedulable = Schedulable> {
+  observation: Observation;
   start: Date;
   end: Date;
 }
 
-export interface UnscheduledObservation {
-  observation: StoredDocument<ObservationDoc>;
+export interface UnscheduledObservation<Observation extends Schedulable = Schedulable> {
+  observation: Observation;
   blockedBy: QueueBlock;
 }
 
@@ -34,27 +34,26 @@ export interface UnscheduledObservation {
  * the night they came closest to running, with when it ends; one that could have run but lost every
  * chance to work ahead of it is held by OBSERVATORY_BUSY.
  */
-export function runDispatchForward(options: {
+export function runDispatchForward<Observation extends Schedulable>(options: {
   model: SkyModel | null;
-  pending: ReadonlyArray<StoredDocument<ObservationDoc>>;
+  pending: ReadonlyArray<Observation>;
   start: Date;
   end: Date;
-  durationMs: (observation: StoredDocument<ObservationDoc>) => number;
+  durationMs: (observation: Observation) => number;
   /** What is left of each allocated project's time, in milliseconds: each planned slot is charged to it (the map is changed). */
   allowances?: Map<string, number>;
-}): { slots: PlannedSlot[]; unscheduled: UnscheduledObservation[] } {
+}): { slots: PlannedSlot<Observation>[]; unscheduled: UnscheduledObservation<Observation>[] } {
   const { model, start, end } = options;
   const allowances = options.allowances ?? new Map<string, number>();
-  const fits = (observation: StoredDocument<ObservationDoc>) =>
+  const fits = (observation: Observation) =>
     !allowances.has(observation.doc.projectId) || options.durationMs(observation) <= allowances.get(observation.doc.projectId)!;
   const endMs = end.getTime();
   const remaining = [...options.pending];
-  const slots: PlannedSlot[] = [];
+  const slots: PlannedSlot<Observation>[] = [];
   /** Per observation: the first moment it may be eligible, as far as a search has shown. */
   const notBefore = new Map<string, number>();
-  const eligibleAt = (observation: StoredDocument<ObservationDoc>, ms: number) =>
-    isEligibleAt({ doc: observation.doc, model, ms, durationMs: options.durationMs(observation) });
-  const nextChance = (observation: StoredDocument<ObservationDoc>, fromMs: number) =>
+  const eligibleAt = (observation: Observation, ms: number) => isEligibleAt({ doc: observation.doc, model, ms, durationMs: options.durationMs(observation) });
+  const nextChance = (observation: Observation, fromMs: number) =>
     nextEligibleMoment({
       doc: observation.doc,
       model,
@@ -94,7 +93,7 @@ export function runDispatchForward(options: {
     now = next;
   }
 
-  const unscheduled = remaining.map((observation): UnscheduledObservation => {
+  const unscheduled = remaining.map((observation): UnscheduledObservation<Observation> => {
     const [never] = reasonsItNeverRuns({ doc: observation.doc, model, now: start });
     if (never) return { observation, blockedBy: never };
     if (!fits(observation)) return { observation, blockedBy: { code: "ALLOCATION_EXHAUSTED", until: null } };
@@ -111,7 +110,7 @@ export function runDispatchForward(options: {
  * The reasons at the moment of the night when the observation came closest to running (the fewest
  * of them), so daylight before the night does not hide the real one.
  */
-function closestReasons(options: { doc: ObservationDoc; model: SkyModel | null; durationMs: number; fromMs: number; endMs: number }) {
+function closestReasons(options: { doc: SchedulingDoc; model: SkyModel | null; durationMs: number; fromMs: number; endMs: number }) {
   const { doc, model, durationMs, fromMs, endMs } = options;
   let best: ReturnType<typeof observationReasonsAt> | undefined;
   for (let at = fromMs; at < endMs || best === undefined; at += PLAN_SEARCH_STEP_MS * 6) {

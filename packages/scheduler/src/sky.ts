@@ -36,7 +36,7 @@ export function sunAltitude({ location, at }: { location: Location; at: Date }):
   return Horizon(at, observer, sun.ra, sun.dec).altitude;
 }
 
-export const isDark = ({ location, twilight, at }: { location: Location; twilight: Twilight; at: Date }) =>
+const isDark = ({ location, twilight, at }: { location: Location; twilight: Twilight; at: Date }) =>
   sunAltitude({ location, at }) < twilightSunAltitude[twilight];
 
 /**
@@ -101,23 +101,4 @@ export function moonDistance({ location, target, at }: { location: Location; tar
   const time = MakeTime(at);
   const toVector = (ra: number, dec: number) => VectorFromSphere(new Spherical(dec, ra * 15, 1), time);
   return AngleBetween(toVector(moon.ra, moon.dec), toVector(position.ra, position.dec));
-}
-
-/** When the target next stands at least `altitude` high, searched a day ahead; null when it does not. */
-export function nextRiseAbove({ location, target, altitude, at }: { location: Location; target: Target; altitude: number; at: Date }): Date | null {
-  const stepMs = 10 * 60_000;
-  for (let time = at.getTime() + stepMs; time <= at.getTime() + 86_400_000; time += stepMs) {
-    if (targetAltitude({ location, target, at: new Date(time) }) >= altitude) {
-      // Narrow the ten-minute step down to a minute.
-      let low = time - stepMs;
-      let high = time;
-      while (high - low > 60_000) {
-        const middle = (low + high) / 2;
-        if (targetAltitude({ location, target, at: new Date(middle) }) >= altitude) high = middle;
-        else low = middle;
-      }
-      return new Date(high);
-    }
-  }
-  return null;
 }
