@@ -6,7 +6,7 @@ import { findStorageDestination } from "../delivery/destinations";
 import { holdLiveObservatory } from "../observatories/remove";
 import { observationReaderIds } from "../observations/access";
 import { holdProjectForObservation, insertObservation, MAX_UNFINISHED_OBSERVATIONS, type NewObservationFields } from "../observations/insert";
-import { recordHistoryNote } from "../observations/transitions";
+import { recordHistoryNote, runAfterEveryMove } from "../observations/transitions";
 import { inTransaction, type InTransaction } from "../transaction";
 import { exposureProgress, frameCounts, frameTallies, type ExposureProgress } from "./observation-progress";
 
@@ -109,7 +109,7 @@ async function makeRepeat(t: InTransaction, source: StoredDocument<ObservationDo
  * after a frame's analysis (`repeatAfterAnalysis`); the two take turns on the lock, so whichever
  * comes last judges, and sees what the other committed. Answers the observation as it is now.
  */
-export async function judgeRepeat(options: { t: InTransaction; observation: StoredDocument<ObservationDoc> }): Promise<StoredDocument<ObservationDoc>> {
+async function judgeRepeat(options: { t: InTransaction; observation: StoredDocument<ObservationDoc> }): Promise<StoredDocument<ObservationDoc>> {
   const { t, observation } = options;
   const { doc } = observation;
   if (!awaitsJudgement(doc)) return observation;
@@ -154,3 +154,6 @@ export async function repeatAfterAnalysis(options: { deps: Deps; fileId: string 
     if (observation) await judgeRepeat({ t, observation });
   });
 }
+
+// Judged in the move that ends an observation, whichever of it and the last analysis comes last.
+runAfterEveryMove(judgeRepeat);

@@ -3,7 +3,6 @@ import { activeStatuses, canMove, type ObservationStatus } from "@meridian/rules
 import type { Actor } from "../actor";
 import { AppError } from "../errors";
 import { publishObservatoryEvent, publishUserEvent } from "../events/publish";
-import { judgeRepeat } from "../frames/repeat-rejected";
 import { addKeyedJobOrFollower } from "../jobs/add-job";
 import { queueObservationNotifications } from "../notifications/notify";
 import type { InTransaction } from "../transaction";
@@ -86,6 +85,19 @@ function publishStatusChanged(options: {
   );
 }
 
+/** Work another feature does in a move's transaction once the move is written, answering the observation as it leaves it. */
+export type AfterMove = (options: { t: InTransaction; observation: StoredDocument<ObservationDoc> }) => Promise<StoredDocument<ObservationDoc>>;
+const afterMoveHooks: AfterMove[] = [];
+
+/**
+ * Registers work for after every move (frames: the repeat of rejected exposures, judged when a move
+ * ends an observation). The feature registers itself when its module loads, which the package's
+ * index does, so that this module imports no feature that itself moves or creates observations.
+ */
+export function runAfterEveryMove(hook: AfterMove) {
+  if (!afterMoveHooks.includes(hook)) afterMoveHooks.push(hook);
+}
+
 /**
  * The one way an observation changes status. The caller holds the row locked (`get` with
  * `forUpdate`) in its transaction, so of two concurrent moves the second sees the first's
@@ -118,7 +130,7 @@ export async function moveObservation(options: {
     await publishObservatoryEvent({ t, observatoryIds: [observation.doc.observatoryId], event: { type: "cancel", data: { observationId: observation.id } } });
   }
   // Ended with exposures short of accepted frames: repeated when its project asks (judged here, or after its last frame's analysis).
-  current = await judgeRepeat({ t, observation: current });
+  for (const hook of afterMoveHooks) current = await hook({ t, observation: current });
   const freesObservatory = activeStatuses.includes(from) && !activeStatuses.includes(current.doc.status);
   if (freesObservatory || current.doc.status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
   return current;
