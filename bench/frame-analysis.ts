@@ -21,7 +21,7 @@
  * process) and, for Meridian, this process's own (the download through s3rver, the reads, the write).
  * Results: bench/results/frame-analysis.md.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -30,7 +30,7 @@ import { promisify } from "node:util";
 import { filesCollection, type ObjectStorage } from "@meridian/db";
 import { analyseFrame, type Deps } from "@meridian/domain";
 import { installCleanupHooks, loadAverage, makeTempDir, median, numberOption, removeTempDirs, writeResult } from "./lib.mjs";
-import { pleiadesObservation, renderFrame, startFrameServer, watchChildProcesses, type ToolRun } from "./frames";
+import { pleiadesObservation, reapedChildrenCpuSeconds, renderFrame, startFrameServer, watchChildProcesses, type ToolRun } from "./frames";
 
 const ROUNDS = numberOption("rounds", 5);
 const SIZE = numberOption("size", 4096);
@@ -41,15 +41,6 @@ const run = promisify(execFile);
 let server: Awaited<ReturnType<typeof startFrameServer>> | undefined;
 installCleanupHooks();
 
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-
-/** User + system CPU seconds of this process's reaped children so far (cutime + cstime: the tools and what they started). */
-async function childrenCpuSeconds(): Promise<number> {
-  const stat = await fs.readFile("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
-}
-
 const ownCpuSeconds = () => {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1e6;
@@ -59,7 +50,11 @@ interface MeridianRound {
   totalMs: number;
   stages: Record<string, number>;
   solvePasses: number;
+  /** CPU seconds of the tools: source-extractor's, solve-field's (with what it starts), all of them. */
+  extractionCpu: number;
+  solveCpu: number;
   toolCpu: number;
+  /** CPU seconds of this process during the analysis: Meridian's own work, the embedded S3's serving of the download included. */
   ownCpu: number;
   outcome: string;
 }
@@ -67,7 +62,8 @@ interface MeridianRound {
 interface PeerRound {
   extractionMs: number;
   solveMs: number;
-  toolCpu: number;
+  extractionCpu: number;
+  solveCpu: number;
 }
 
 const span = (tool: ToolRun) => (tool.endedAt ?? tool.startedAt) - tool.startedAt;
@@ -120,13 +116,13 @@ async function main() {
       },
     };
     const watcher = watchChildProcesses(warmUp ? learn : undefined);
-    const [toolCpuBefore, ownCpuBefore] = [await childrenCpuSeconds(), ownCpuSeconds()];
+    const [toolCpuBefore, ownCpuBefore] = [reapedChildrenCpuSeconds(), ownCpuSeconds()];
     const startedAt = performance.now();
     const outcome = await analyseFrame({ deps: { ...deps, storage } satisfies Deps, fileId: uploaded.id, analysisId });
     const endedAt = performance.now();
     const ownCpu = ownCpuSeconds() - ownCpuBefore;
     watcher.stop();
-    const toolCpu = (await childrenCpuSeconds()) - toolCpuBefore;
+    const toolCpu = reapedChildrenCpuSeconds() - toolCpuBefore;
     const frame = (await filesCollection.get(deps.db, uploaded.id))?.doc.frame;
     if (frame?.status !== "analysed" || !frame.solution) throw new Error(`the frame was not analysed and solved: ${outcome} ${JSON.stringify(frame)}`);
     const tools = watcher.runs.filter((tool) => tool.startedAt >= startedAt);
@@ -147,26 +143,35 @@ async function main() {
       ...(others.length > 0 ? { [`other tools (${[...new Set(others.map((tool) => tool.tool))].join(", ")})`]: otherMs } : {}),
       "grading and write": endedAt - solvedAt - otherMs,
     };
-    return { totalMs: endedAt - startedAt, stages, solvePasses: solves.length, toolCpu, ownCpu, outcome: `${frame.grade}, ${frame.stars} stars` };
+    const lastSolve = solves.at(-1)!;
+    return {
+      totalMs: endedAt - startedAt,
+      stages,
+      solvePasses: solves.length,
+      extractionCpu: extracted.childrenCpuAtEnd! - toolCpuBefore,
+      solveCpu: lastSolve.childrenCpuAtEnd! - extracted.childrenCpuAtEnd!,
+      toolCpu,
+      ownCpu,
+      outcome: `${frame.grade}, ${frame.stars} stars`,
+    };
   }
 
   async function peerRound(): Promise<PeerRound> {
     // Each round starts from the frame and the tools' inputs, as Meridian's fresh work folder does.
     for (const entry of await fs.readdir(peerDir))
       if (entry !== "frame.fits" && !inputsCopied.includes(entry)) await fs.rm(path.join(peerDir, entry), { recursive: true, force: true });
-    const toolCpuBefore = await childrenCpuSeconds();
     const timedShell = async (tool: string) => {
-      const started = performance.now();
+      const [started, cpuBefore] = [performance.now(), reapedChildrenCpuSeconds()];
       await run("sh", ["-c", shellLine(tool, peerCommands[tool]!)], { cwd: peerDir, maxBuffer: 64 * 1024 * 1024 });
-      return performance.now() - started;
+      return [performance.now() - started, reapedChildrenCpuSeconds() - cpuBefore] as const;
     };
-    const extractionMs = await timedShell("source-extractor");
-    const solveMs = await timedShell("solve-field");
+    const [extractionMs, extractionCpu] = await timedShell("source-extractor");
+    const [solveMs, solveCpu] = await timedShell("solve-field");
     const wcs = peerCommands["solve-field"]![peerCommands["solve-field"]!.indexOf("--wcs") + 1]!;
     await fs.access(wcs).catch(() => {
       throw new Error("the bare solve-field found no solution");
     });
-    return { extractionMs, solveMs, toolCpu: (await childrenCpuSeconds()) - toolCpuBefore };
+    return { extractionMs, solveMs, extractionCpu, solveCpu };
   }
 
   log("warm-up: Meridian, then the peer");
@@ -185,15 +190,23 @@ async function main() {
   }
 
   const seconds = (ms: number) => (ms / 1000).toFixed(2);
+  const cpu = (values: number[]) => `${median(values).toFixed(2)} s`;
   const peerTotal = (each: PeerRound) => each.extractionMs + each.solveMs;
   const meridianMs = median(meridianRuns.map((each) => each.totalMs));
   const peerMs = median(peerRuns.map(peerTotal));
   const ratio = meridianMs / peerMs;
+  const meridianCpu = median(meridianRuns.map((each) => each.toolCpu + each.ownCpu));
+  const peerCpu = median(peerRuns.map((each) => each.extractionCpu + each.solveCpu));
   const stageNames = [...new Set(meridianRuns.flatMap((each) => Object.keys(each.stages)))];
   const list = (values: number[]) => values.map(seconds).join(", ");
+  const stageCpu: Record<string, (each: MeridianRound) => number> = {
+    extraction: (each) => each.extractionCpu,
+    solve: (each) => each.solveCpu,
+  };
   const stageRow = (name: string) => {
     const values = meridianRuns.map((each) => each.stages[name] ?? 0);
-    return `| Meridian: ${name} | ${seconds(median(values))} s | ${list(values)} |`;
+    const cpuOf = stageCpu[name];
+    return `| Meridian: ${name} | ${seconds(median(values))} s | ${cpuOf ? cpu(meridianRuns.map(cpuOf)) : ""} | ${list(values)} |`;
   };
   const quoted = (tool: string) => `\`${shellLine(tool, peerCommands[tool]!).replaceAll(peerDir, "$PEER")}\``;
   const text = [
@@ -203,22 +216,22 @@ async function main() {
     `(${os.cpus().length} cores, ${os.cpus()[0]?.model.trim()}, Node ${process.version}; load average at start ${loadAtStart}, at the end ${loadAverage()}).`,
     `The frame: ${SIZE}×${SIZE} 16-bit pixels (${(rendered.bytes.length / 1024 ** 2).toFixed(1)} MiB), the Pleiades at 3.0″ a pixel ` +
       `(${rendered.stars} catalog stars drawn). Meridian found ${warmUp.outcome}; solve-field ran ${warmUp.solvePasses}× in its warm-up.`,
-    `One warm-up each, then ${ROUNDS} rounds taking turns; medians, each round in order.`,
+    `One warm-up each, then ${ROUNDS} rounds taking turns; medians, each round's wall time in order. CPU: user + system seconds ` +
+      "of the tools (and what they start), and for Meridian's total also of its own process (the embedded S3 serving the download included).",
     "",
-    "| Run | Median | Rounds |",
-    "|---|---:|---|",
-    `| **Meridian: analyseFrame, end to end** | **${seconds(meridianMs)} s** | ${list(meridianRuns.map((each) => each.totalMs))} |`,
+    "| Run | Wall (median) | CPU (median) | Wall, rounds |",
+    "|---|---:|---:|---|",
+    `| **Meridian: analyseFrame, end to end** | **${seconds(meridianMs)} s** | ${meridianCpu.toFixed(2)} s | ${list(meridianRuns.map((each) => each.totalMs))} |`,
     ...stageNames.map(stageRow),
-    `| **peer: source-extractor + solve-field, bare** | **${seconds(peerMs)} s** | ${list(peerRuns.map(peerTotal))} |`,
-    `| peer: extraction | ${seconds(median(peerRuns.map((each) => each.extractionMs)))} s | ${list(peerRuns.map((each) => each.extractionMs))} |`,
-    `| peer: solve | ${seconds(median(peerRuns.map((each) => each.solveMs)))} s | ${list(peerRuns.map((each) => each.solveMs))} |`,
+    `| **peer: source-extractor + solve-field, bare** | **${seconds(peerMs)} s** | ${peerCpu.toFixed(2)} s | ${list(peerRuns.map(peerTotal))} |`,
+    `| peer: extraction | ${seconds(median(peerRuns.map((each) => each.extractionMs)))} s | ${cpu(peerRuns.map((each) => each.extractionCpu))} | ${list(peerRuns.map((each) => each.extractionMs))} |`,
+    `| peer: solve | ${seconds(median(peerRuns.map((each) => each.solveMs)))} s | ${cpu(peerRuns.map((each) => each.solveCpu))} | ${list(peerRuns.map((each) => each.solveMs))} |`,
     "",
-    `CPU seconds, medians: the tools ${median(meridianRuns.map((each) => each.toolCpu)).toFixed(2)} s under Meridian against ` +
-      `${median(peerRuns.map((each) => each.toolCpu)).toFixed(2)} s bare; Meridian's own process ${median(meridianRuns.map((each) => each.ownCpu)).toFixed(2)} s ` +
-      `(its download through the embedded S3 in the same process included). solve-field passes per analysis: ${meridianRuns.map((each) => each.solvePasses).join(", ")}.`,
+    `Meridian's own process used ${cpu(meridianRuns.map((each) => each.ownCpu))} of CPU per analysis (median). solve-field passes per analysis: ` +
+      `${meridianRuns.map((each) => each.solvePasses).join(", ")}.`,
     "",
-    `- Goal: within 1.15× of the bare tools' time: **${ratio <= 1.15 ? "met" : "missed"}** (${ratio.toFixed(2)}×; rounds ` +
-      `${meridianRuns.map((each, index) => (each.totalMs / peerTotal(peerRuns[index]!)).toFixed(2)).join(", ")}).`,
+    `- Goal: within 1.15× of the bare tools' time: **${ratio <= 1.15 ? "met" : "missed"}** (${ratio.toFixed(2)}× in wall time; rounds ` +
+      `${meridianRuns.map((each, index) => (each.totalMs / peerTotal(peerRuns[index]!)).toFixed(2)).join(", ")}; ${(meridianCpu / peerCpu).toFixed(2)}× in CPU time).`,
     "",
     "The peer's commands ($PEER is its folder, holding the frame and copies of the files Meridian wrote for the tools):",
     "",

@@ -141,7 +141,9 @@ async function main() {
   const growing = mean(secondHalf) > mean(firstHalf) + 1;
   const met = notAnalysed === 0 && p95 < 60_000 && !growing;
   // One row a minute (and the last), from the samples.
-  const timeline = samples.filter((sample, index) => index === samples.length - 1 || Math.floor(sample.atSeconds / 60) !== Math.floor((samples[index + 1]?.atSeconds ?? 0) / 60));
+  const timeline = samples.filter(
+    (sample, index) => index === samples.length - 1 || Math.floor(sample.atSeconds / 60) !== Math.floor((samples[index + 1]?.atSeconds ?? 0) / 60),
+  );
   const text = [
     "# Frames arriving every few seconds: upload to analysed",
     "",
@@ -163,7 +165,9 @@ async function main() {
     "",
     "| Time | Uploaded | Analysed | Waiting | 1-min load |",
     "|---:|---:|---:|---:|---:|",
-    ...timeline.map((sample) => `| ${sample.atSeconds.toFixed(0)} s | ${sample.uploaded} | ${sample.analysed} | ${sample.waiting} | ${sample.load.toFixed(2)} |`),
+    ...timeline.map(
+      (sample) => `| ${sample.atSeconds.toFixed(0)} s | ${sample.uploaded} | ${sample.analysed} | ${sample.waiting} | ${sample.load.toFixed(2)} |`,
+    ),
     "",
     `- Waiting while frames arrived: mean ${mean(firstHalf).toFixed(1)} in the first half, ${mean(secondHalf).toFixed(1)} in the second, ` +
       `max ${Math.max(0, ...during.map((sample) => sample.waiting))}: ${growing ? "**growing**" : "not growing"}.`,

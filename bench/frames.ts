@@ -4,7 +4,7 @@
  * the child processes Meridian starts as seen through node:diagnostics_channel, and a process
  * tree's memory.
  */
-import type { ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import diagnosticsChannel from "node:diagnostics_channel";
 import fs from "node:fs";
 import { createLogger, loadEnv } from "@meridian/config";
@@ -128,7 +128,7 @@ export async function pleiadesObservation(baseUrl: string, admin: { email: strin
       const response = await fetch(`${baseUrl}/observations/${observationId}/files?filename=${encodeURIComponent(filename)}`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/fits" },
-        body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+        body: new Uint8Array(bytes),
       });
       const answer = (await response.json()) as FrameRead;
       if (response.status !== 201) throw new Error(`the upload answered ${response.status}: ${JSON.stringify(answer)}`);
@@ -148,6 +148,17 @@ export interface ToolRun {
   args: string[];
   startedAt: number;
   endedAt: number | undefined;
+  /** reapedChildrenCpuSeconds() as it ended: with the tools run one after another, the difference from the one before is its CPU time. */
+  childrenCpuAtEnd: number | undefined;
+}
+
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** User + system CPU seconds of this process's reaped children so far (cutime + cstime: each tool with what it started and waited for). */
+export function reapedChildrenCpuSeconds(): number {
+  const stat = fs.readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
 }
 
 /**
@@ -159,7 +170,7 @@ export function watchChildProcesses(onSpawn?: (run: ToolRun) => void) {
   const runs: ToolRun[] = [];
   const created = (message: unknown) => {
     const child = (message as { process: ChildProcess }).process;
-    const run: ToolRun = { tool: "", args: [], startedAt: performance.now(), endedAt: undefined };
+    const run: ToolRun = { tool: "", args: [], startedAt: performance.now(), endedAt: undefined, childrenCpuAtEnd: undefined };
     runs.push(run);
     const learnArgs = () => {
       const argv = child.spawnargs ?? [];
@@ -173,6 +184,8 @@ export function watchChildProcesses(onSpawn?: (run: ToolRun) => void) {
       learnArgs();
       onSpawn?.(run);
     });
+    // 'exit' comes once the child is reaped (its CPU counted), before its output streams close.
+    child.once("exit", () => (run.childrenCpuAtEnd = reapedChildrenCpuSeconds()));
     child.once("close", () => {
       run.endedAt = performance.now();
       if (!run.tool) learnArgs();
@@ -192,10 +205,12 @@ export function descendantsOf(pid: number): number[] {
   return found;
 }
 
-/** The command name of a process (`/proc/<pid>/comm`), or "" once it is gone. */
+/** A process's program by name (the module for `python3 -m`), or "" once it is gone. */
 export function commandOf(pid: number): string {
   try {
-    return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const program = argv[0]!.split("/").at(-1)!;
+    return program.startsWith("python") && argv[1] === "-m" ? `${program} -m ${argv[2]}` : program;
   } catch {
     return "";
   }
