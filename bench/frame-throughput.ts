@@ -10,13 +10,13 @@
  * The frames are `--variants` renderings of the Pleiades' real sky (dithered by a few arcminutes,
  * rotated, other noise), made before the first upload and sent in turn. The observation's files
  * are read as its owner reads them every 2 s: the backlog is the frames uploaded and not yet
- * analysed, sampled then. The server's CPU seconds include the tools it ran (reaped children).
+ * analysed, sampled then. The server's CPU seconds include the tools it ran (reaped children: cutime and cstime).
  * The 100 frames take 100 × 5 s = 8.3 min of arrivals, then the last analyses.
  * Results: bench/results/frame-throughput.md.
  */
 import os from "node:os";
 import {
-  cpuSeconds,
+  cpuSecondsWithChildren,
   freePort,
   installCleanupHooks,
   loadAverage,
@@ -82,7 +82,7 @@ async function main() {
   const arrivals: Arrival[] = [];
   const samples: Array<{ atSeconds: number; uploaded: number; analysed: number; waiting: number; load: number }> = [];
   const uploads: Array<Promise<void>> = [];
-  const cpuAtStart = cpuSeconds(server.pid);
+  const cpuAtStart = cpuSecondsWithChildren(server.pid);
   const startedAt = Date.now();
   let polling = true;
   const poller = (async () => {
@@ -122,7 +122,7 @@ async function main() {
   while (arrivals.some((arrival) => arrival.analysedAt === undefined) && Date.now() - lastSentAt < DRAIN_LIMIT_MS) await sleep(500);
   polling = false;
   await poller;
-  const serverCpu = cpuSeconds(server.pid) - cpuAtStart;
+  const serverCpu = cpuSecondsWithChildren(server.pid) - cpuAtStart;
   const loadAtEnd = loadAverage();
   await stopAll();
 

@@ -30,6 +30,7 @@ export function callJson(base: string, pathname: string, token: string | null, j
 export function cleanEnv(extra: Record<string, string>): Record<string, string>;
 export function machineDescription(): { cpuModel: string; cores: number; memory: string; node: string; platform: string; loadAverage: string };
 export function cpuSeconds(pid: number | undefined): number;
+export function cpuSecondsWithChildren(pid: number): number;
 export function postgresCpuSeconds(dataDir: string): number;
 export interface MeridianHandle extends ChildHandle {
   baseUrl: string;
