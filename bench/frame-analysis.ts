@@ -208,6 +208,9 @@ async function main() {
     const cpuOf = stageCpu[name];
     return `| Meridian: ${name} | ${seconds(median(values))} s | ${cpuOf ? cpu(meridianRuns.map(cpuOf)) : ""} | ${list(values)} |`;
   };
+  const peerRow = (name: string, wall: (each: PeerRound) => number, cpuOf: (each: PeerRound) => number) =>
+    `| peer: ${name} | ${seconds(median(peerRuns.map(wall)))} s | ${cpu(peerRuns.map(cpuOf))} | ${list(peerRuns.map(wall))} |`;
+  const roundRatios = meridianRuns.map((each, index) => (each.totalMs / peerTotal(peerRuns[index]!)).toFixed(2)).join(", ");
   const quoted = (tool: string) => `\`${shellLine(tool, peerCommands[tool]!).replaceAll(peerDir, "$PEER")}\``;
   const text = [
     "# One frame analysed end to end against the bare tools",
@@ -221,17 +224,26 @@ async function main() {
     "",
     "| Run | Wall (median) | CPU (median) | Wall, rounds |",
     "|---|---:|---:|---|",
-    `| **Meridian: analyseFrame, end to end** | **${seconds(meridianMs)} s** | ${meridianCpu.toFixed(2)} s | ${list(meridianRuns.map((each) => each.totalMs))} |`,
+    `| **Meridian: analyseFrame, end to end** | **${seconds(meridianMs)} s** | ${meridianCpu.toFixed(2)} s | ` +
+      `${list(meridianRuns.map((each) => each.totalMs))} |`,
     ...stageNames.map(stageRow),
     `| **peer: source-extractor + solve-field, bare** | **${seconds(peerMs)} s** | ${peerCpu.toFixed(2)} s | ${list(peerRuns.map(peerTotal))} |`,
-    `| peer: extraction | ${seconds(median(peerRuns.map((each) => each.extractionMs)))} s | ${cpu(peerRuns.map((each) => each.extractionCpu))} | ${list(peerRuns.map((each) => each.extractionMs))} |`,
-    `| peer: solve | ${seconds(median(peerRuns.map((each) => each.solveMs)))} s | ${cpu(peerRuns.map((each) => each.solveCpu))} | ${list(peerRuns.map((each) => each.solveMs))} |`,
+    peerRow(
+      "extraction",
+      (each) => each.extractionMs,
+      (each) => each.extractionCpu,
+    ),
+    peerRow(
+      "solve",
+      (each) => each.solveMs,
+      (each) => each.solveCpu,
+    ),
     "",
     `Meridian's own process used ${cpu(meridianRuns.map((each) => each.ownCpu))} of CPU per analysis (median). solve-field passes per analysis: ` +
       `${meridianRuns.map((each) => each.solvePasses).join(", ")}.`,
     "",
     `- Goal: within 1.15× of the bare tools' time: **${ratio <= 1.15 ? "met" : "missed"}** (${ratio.toFixed(2)}× in wall time; rounds ` +
-      `${meridianRuns.map((each, index) => (each.totalMs / peerTotal(peerRuns[index]!)).toFixed(2)).join(", ")}; ${(meridianCpu / peerCpu).toFixed(2)}× in CPU time).`,
+      `${roundRatios}; ${(meridianCpu / peerCpu).toFixed(2)}× in CPU time).`,
     "",
     "The peer's commands ($PEER is its folder, holding the frame and copies of the files Meridian wrote for the tools):",
     "",

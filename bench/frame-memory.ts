@@ -114,14 +114,17 @@ async function main() {
     "",
     "| Process | Idle | Peak while analysing | Above idle |",
     "|---|---:|---:|---:|",
-    `| worker (Node, its threads included) | ${mib(idle)} | ${mib(peaks.worker)} (VmHWM ${mib(workerHwm)}; idle VmHWM ${mib(peakAtIdle)}) | **${mib(above)}** |`,
+    `| worker (Node, its threads included) | ${mib(idle)} | ${mib(peaks.worker)} (VmHWM ${mib(workerHwm)}; idle VmHWM ${mib(peakAtIdle)}) | ` +
+      `**${mib(above)}** |`,
     `| the tools it ran (up to ${peaks.toolCount} processes at once), summed | 0 MiB | ${mib(peaks.tools)} | ${mib(peaks.tools)} |`,
     `| worker and tools together | ${mib(idle)} | ${mib(peaks.together)} | ${mib(peaks.together - idle)} |`,
     "",
-    `Each tool's own peak (VmHWM): ${[...toolPeaks.entries()].map(([command, peak]) => `${command} ${mib(peak)}`).join(", ")}. The worker's RSS after the frames: ${mib(after)}. ` +
+    `Each tool's own peak (VmHWM): ${[...toolPeaks.entries()].map(([command, peak]) => `${command} ${mib(peak)}`).join(", ")}. ` +
+      `The worker's RSS after the frames: ${mib(after)}. ` +
       `Not counted as tools: what the worker ran from its start, before any frame (${idleChildrenNames || "nothing"}).`,
     "",
-    `- Goal: the worker under 200 MiB above idle while analysing 32 MiB frames: **${above < 200 * 1024 ** 2 ? "met" : "missed"}** (${mib(above)}; with its tools ${mib(peaks.together - idle)}).`,
+    `- Goal: the worker under 200 MiB above idle while analysing 32 MiB frames: **${above < 200 * 1024 ** 2 ? "met" : "missed"}** ` +
+      `(${mib(above)}; with its tools ${mib(peaks.together - idle)}).`,
     "",
   ].join("\n");
   await writeResult("frame-memory.md", text);

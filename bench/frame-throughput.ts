@@ -144,20 +144,22 @@ async function main() {
   const timeline = samples.filter(
     (sample, index) => index === samples.length - 1 || Math.floor(sample.atSeconds / 60) !== Math.floor((samples[index + 1]?.atSeconds ?? 0) / 60),
   );
+  const loads = samples.map((sample) => sample.load);
   const text = [
     "# Frames arriving every few seconds: upload to analysed",
     "",
     `\`node --import tsx bench/frame-throughput.ts --frames ${FRAMES} --every ${EVERY_SECONDS} --size ${SIZE} --variants ${VARIANTS}` +
       `${CONCURRENCY ? ` --concurrency ${CONCURRENCY}` : ""}\`, run on ${new Date().toISOString().slice(0, 10)}`,
     `(${os.cpus().length} cores, ${os.cpus()[0]?.model.trim()}, Node ${process.version}; load average at start ${loadAtStart}, at the end ${loadAtEnd}; ` +
-      `1-minute load during the run: median ${median(samples.map((sample) => sample.load)).toFixed(2)}, max ${Math.max(...samples.map((sample) => sample.load)).toFixed(2)}).`,
+      `1-minute load during the run: median ${median(loads).toFixed(2)}, max ${Math.max(...loads).toFixed(2)}).`,
     `${FRAMES} frames of ${SIZE}×${SIZE} 16-bit pixels (${((SIZE * SIZE * 2) / 1024 ** 2).toFixed(1)} MiB), one every ${EVERY_SECONDS} s, ` +
       `uploaded with an observatory's plugin key to Meridian as \`pnpm start\` runs it (server and worker in one process, ` +
       `FRAME_ANALYSIS_CONCURRENCY ${CONCURRENCY ?? "1 (the default)"}).`,
     "",
     "| Upload to analysed | p50 | p95 | max | Analysed | Failed | Not analysed |",
     "|---|---:|---:|---:|---:|---:|---:|",
-    `| Meridian | ${seconds(percentile(latencies, 50))} s | ${seconds(p95)} s | ${seconds(Math.max(0, ...latencies))} s | ${done.length - failed} | ${failed} | ${notAnalysed} |`,
+    `| Meridian | ${seconds(percentile(latencies, 50))} s | ${seconds(p95)} s | ${seconds(Math.max(0, ...latencies))} s | ` +
+      `${done.length - failed} | ${failed} | ${notAnalysed} |`,
     "",
     `The server process used ${serverCpu.toFixed(0)} CPU seconds (the tools it ran included): ${(serverCpu / Math.max(1, done.length)).toFixed(1)} s a frame.`,
     "",
