@@ -30,4 +30,21 @@ export function callJson(base: string, pathname: string, token: string | null, j
 export function cleanEnv(extra: Record<string, string>): Record<string, string>;
 export function machineDescription(): { cpuModel: string; cores: number; memory: string; node: string; platform: string; loadAverage: string };
 export function cpuSeconds(pid: number | undefined): number;
+export function cpuSecondsWithChildren(pid: number): number;
 export function postgresCpuSeconds(dataDir: string): number;
+export interface MeridianHandle extends ChildHandle {
+  baseUrl: string;
+}
+export function spawnMeridian(options: {
+  dataDir: string;
+  port: number;
+  postgresPort: number;
+  role?: "all" | "server" | "worker";
+  tmpDir?: string;
+  extraEnv?: Record<string, string>;
+}): MeridianHandle;
+export function waitForStatus(
+  handle: ChildHandle,
+  url: string,
+  options?: { status?: number; since?: number; timeoutMs?: number; intervalMs?: number },
+): Promise<number>;

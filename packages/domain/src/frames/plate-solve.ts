@@ -102,6 +102,9 @@ export async function plateSolve(options: {
       "solve",
       "--overwrite",
       "--no-plots",
+      // The header reader has found a FITS image: without this, solve-field has Python's image2pnm find out by converting the
+      // whole frame to a PPM beside an uncompressed copy (tens of MiB written, 0.3 to 0.5 s of CPU and 100 MiB for a 32 MiB frame).
+      "--fits-image",
       "--no-tweak",
       "--crpix-center",
       "--cpulimit",
