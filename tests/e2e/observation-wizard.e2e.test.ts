@@ -274,8 +274,9 @@ describe("the submission wizard, by keyboard", { timeout: 120_000 }, () => {
 
     // The observation's page, with both targets.
     await page.getByRole("heading", { level: 1, name: `Nebulae ${tag}` }).waitFor(WAIT);
-    await page.getByText(orion.name, { exact: true }).waitFor(WAIT);
-    await page.getByText("m31", { exact: true }).waitFor(WAIT);
+    // Each is named in its target card and in its line of the progress table.
+    await page.getByText(orion.name, { exact: true }).first().waitFor(WAIT);
+    await page.getByText("m31", { exact: true }).first().waitFor(WAIT);
     const id = page.url().split("/").pop()!;
     const stored = await api<{ type: string; targets: Array<{ name: string; ra: number; dec: number }>; fixedTimeStart: string; fixedTimeEnd: string }>(
       `/observations/${id}`,

@@ -174,8 +174,9 @@ describe("an observation's progress", () => {
     await until(
       "every frame's analysis",
       async () => {
-        const files = (await must(`/observations/${observationId}/files`, { token: owner.token })) as { items: Array<{ frame: { status: string } }> };
-        return files.items.every((file) => file.frame.status !== "queued");
+        const files = (await must(`/observations/${observationId}/files`, { token: owner.token })) as { items: Array<{ frame: { status: string } | null }> };
+        // The server's previews of the frames are files without a frame.
+        return files.items.every((file) => file.frame?.status !== "queued");
       },
       { timeoutMs: 320_000, intervalMs: 250 },
     );
