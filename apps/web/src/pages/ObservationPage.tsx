@@ -8,8 +8,8 @@ import { PageHeader } from "../components/PageHeader";
 import { useDocumentTitle } from "../lib/document-title";
 import { Time } from "../components/Time";
 import { ForecastLine } from "../observations/ForecastLine";
-import { ExposureProgress, type ExposureLineProgress } from "../observations/frames/ExposureProgress";
-import { RepeatOf } from "../observations/frames/RepeatOf";
+import { ExposureProgress } from "../observations/frames/ExposureProgress";
+import { RepeatedAs, RepeatOf } from "../observations/frames/RepeatOf";
 import { formatDec, formatRa, typeLabels, type Observation } from "../observations/labels";
 import { useObservationActions } from "../observations/ObservationActions";
 import { ObservationFiles } from "../observations/ObservationFiles";
@@ -38,10 +38,7 @@ function Detail({ label, children }: { label: string; children: React.ReactNode 
   );
 }
 
-/** What issue 58 adds to the read shape: optional until every server this app talks to has it. */
-type FrameFields = { progress?: ExposureLineProgress[]; repeatOf?: string | null };
-
-function ObservationView({ observation }: { observation: Observation & FrameFields }) {
+function ObservationView({ observation }: { observation: Observation }) {
   useDocumentTitle(`${observation.name} · Observations`);
   const observatory = useQuery(trpc.observatories.get.queryOptions({ id: observation.observatoryId }, { retry: false }));
   // Its frames are graded by the project's checks: a rejection is said with the limit it broke, or without it to a reader who may not see the project.
@@ -75,6 +72,7 @@ function ObservationView({ observation }: { observation: Observation & FrameFiel
       <ForecastLine observation={observation} />
       {observation.statusReason ? <p className="mb-4 text-sm text-slate-600">Reason: {observation.statusReason}</p> : null}
       {observation.repeatOf ? <RepeatOf id={observation.repeatOf} /> : null}
+      {observation.repeatId ? <RepeatedAs id={observation.repeatId} /> : null}
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="flex min-w-0 flex-col gap-6 lg:col-span-2">
           <Card title="Targets">

@@ -3,7 +3,7 @@ import { MemoryRouter } from "react-router-dom";
 import { afterEach, describe, expect, it } from "vitest";
 import { byName, render, textOf } from "../../test-support/render";
 import { ExposureProgress } from "./ExposureProgress";
-import { RepeatOfLine } from "./RepeatOf";
+import { RepeatedAsLine, RepeatOfLine } from "./RepeatOf";
 
 let mounted: ReturnType<typeof render> | undefined;
 afterEach(() => mounted?.unmount());
@@ -37,5 +37,16 @@ describe("an observation's progress", () => {
     const link = mounted.container.querySelector("a")!;
     expect(textOf(link.parentElement)).toBe("Repeat of Pleiades, for the exposures it did not get accepted.");
     expect(link.getAttribute("href")).toBe("/observations/obs-1");
+  });
+
+  it("links an observation to the repeat made of its missing exposures, by name", () => {
+    mounted = render(
+      <MemoryRouter>
+        <RepeatedAsLine id="obs-2" name="Pleiades (repeat 1)" />
+      </MemoryRouter>,
+    );
+    const link = mounted.container.querySelector("a")!;
+    expect(textOf(link.parentElement)).toBe("Its exposures without an accepted frame are repeated in Pleiades (repeat 1).");
+    expect(link.getAttribute("href")).toBe("/observations/obs-2");
   });
 });
