@@ -1,12 +1,10 @@
-import type { Readable } from "node:stream";
 import { type FileDoc, type StoredDocument, storedFromRow } from "@meridian/db";
 import { sql } from "drizzle-orm";
-import { ZipFile } from "yazl";
 import type { UserActor } from "../actor";
 import type { Deps } from "../deps";
 import { AppError, fieldError } from "../errors";
 import { readableBy } from "../observations/access";
-import { uniqueNames } from "../observations/files-archive";
+import { zipOfStoredFiles } from "../observations/files-archive";
 import { viewableObservatoryIds } from "../permissions/observatory-permissions";
 
 /** The most bytes of frames one archive holds (16 GiB): a selection weighing more is refused before anything is sent. */
@@ -68,34 +66,7 @@ export async function openFrameArchive(options: { deps: Deps; actor: UserActor; 
       errors: [fieldError({ path: "fileIds", predicate: `must name frames weighing at most ${MAX_ARCHIVE_BYTES} bytes together` })],
     });
   const sizes = await presentSizes(deps, frames);
-  const zip = new ZipFile();
-  const output = zip.outputStream as Readable;
-  const nameOf = uniqueNames();
-  const missing: Array<StoredDocument<FileDoc>> = [];
-  let reading: Readable | undefined;
-  for (const frame of frames) {
-    const size = sizes.get(frame.doc.objectKey);
-    if (size === undefined) {
-      missing.push(frame);
-      continue;
-    }
-    zip.addReadStreamLazy(nameOf(frame.doc.filename), { compress: false, size, mtime: frame.createdAt }, (give) => {
-      deps.storage.get(frame.doc.objectKey).then(
-        (object) => {
-          if (!object) return give(new Error(`${frame.doc.objectKey} left storage while its archive was being sent`), undefined as never);
-          reading = object.body;
-          // yazl pipes the body without watching it: a broken fetch ends the archive, which the reader sees cut short.
-          object.body.once("error", (error) => output.destroy(error));
-          give(null, object.body);
-        },
-        (error: unknown) => give(error, undefined as never),
-      );
-    });
-  }
-  if (missing.length > 0) zip.addBuffer(Buffer.from(missingNote(missing)), nameOf("MISSING.txt"), { compress: false, mtime: deps.now() });
-  zip.on("error", (error: Error) => output.destroy(error));
-  output.once("close", () => reading?.destroy());
-  const size = await new Promise<number>((resolve) => zip.end(undefined, ((length: number) => resolve(length)) as () => void));
+  const { body, size } = await zipOfStoredFiles({ deps, files: frames, sizes, missingNote });
   const day = deps.now().toISOString().slice(0, 10);
-  return { filename: `frames-${day}.zip`, body: output, size: size >= 0 ? size : undefined };
+  return { filename: `frames-${day}.zip`, body, size };
 }

@@ -27,26 +27,24 @@ const missingNote = (files: Array<StoredDocument<FileDoc>>) =>
   files.map((file) => `${file.doc.filename}\t${file.doc.sizeBytes} bytes\tsha256 ${file.doc.sha256}\r\n`).join("");
 
 /**
- * A ZIP of an observation's files, for its readers, made while it is read: each file is fetched
- * from object storage only when the archive reaches it and piped through (stored, not compressed:
- * FITS barely compresses), so the process holds a few chunks whatever the set weighs, and a slow
- * reader slows the fetch. Files storage no longer holds are left out and named in MISSING.txt.
- * yazl switches to ZIP64 by itself past 4 GiB or 65,534 entries. `size` is the archive's exact
- * length, known before the first byte since every entry's size is.
+ * A ZIP of stored files made while it is read: each file is fetched only when the archive reaches it
+ * and piped through stored, not compressed. Files without a size in `sizes` (storage no longer holds
+ * them) are left out and listed in MISSING.txt by `missingNote`. `size` is the archive's exact length.
  */
-export async function openObservationArchive(options: { deps: Deps; actor: UserActor; observationId: string }) {
-  const { deps, actor, observationId } = options;
-  const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
-  const files = await filesOf({ db: deps.db, observationId });
-  const stored = await storedObjects({ deps, observationId, files });
-  if (!stored) throw new AppError("SERVICE_UNAVAILABLE", "Object storage did not say which files it holds; try again shortly");
+export async function zipOfStoredFiles(options: {
+  deps: Deps;
+  files: Array<StoredDocument<FileDoc>>;
+  sizes: Map<string, number>;
+  missingNote: (files: Array<StoredDocument<FileDoc>>) => string;
+}) {
+  const { deps, sizes } = options;
   const zip = new ZipFile();
   const output = zip.outputStream as Readable;
   const nameOf = uniqueNames();
   const missing: Array<StoredDocument<FileDoc>> = [];
   let reading: Readable | undefined;
-  for (const file of files) {
-    const size = stored.get(file.doc.objectKey);
+  for (const file of options.files) {
+    const size = sizes.get(file.doc.objectKey);
     if (size === undefined) {
       missing.push(file);
       continue;
@@ -64,10 +62,28 @@ export async function openObservationArchive(options: { deps: Deps; actor: UserA
       );
     });
   }
-  if (missing.length > 0) zip.addBuffer(Buffer.from(missingNote(missing)), nameOf("MISSING.txt"), { compress: false, mtime: deps.now() });
+  if (missing.length > 0) zip.addBuffer(Buffer.from(options.missingNote(missing)), nameOf("MISSING.txt"), { compress: false, mtime: deps.now() });
   zip.on("error", (error: Error) => output.destroy(error));
   // The reader gone: stop fetching the file under way too.
   output.once("close", () => reading?.destroy());
   const size = await new Promise<number>((resolve) => zip.end(undefined, ((total: number) => resolve(total)) as () => void));
-  return { filename: `${observation.doc.name}.zip`, body: output, size: size >= 0 ? size : undefined };
+  return { body: output, size: size >= 0 ? size : undefined };
+}
+
+/**
+ * A ZIP of an observation's files, for its readers, made while it is read: each file is fetched
+ * from object storage only when the archive reaches it and piped through (stored, not compressed:
+ * FITS barely compresses), so the process holds a few chunks whatever the set weighs, and a slow
+ * reader slows the fetch. Files storage no longer holds are left out and named in MISSING.txt.
+ * yazl switches to ZIP64 by itself past 4 GiB or 65,534 entries. `size` is the archive's exact
+ * length, known before the first byte since every entry's size is.
+ */
+export async function openObservationArchive(options: { deps: Deps; actor: UserActor; observationId: string }) {
+  const { deps, actor, observationId } = options;
+  const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
+  const files = await filesOf({ db: deps.db, observationId });
+  const stored = await storedObjects({ deps, observationId, files });
+  if (!stored) throw new AppError("SERVICE_UNAVAILABLE", "Object storage did not say which files it holds; try again shortly");
+  const { body, size } = await zipOfStoredFiles({ deps, files, sizes: stored, missingNote });
+  return { filename: `${observation.doc.name}.zip`, body, size };
 }
