@@ -8,7 +8,7 @@ import { loadObservationAccess } from "./access";
 import { filesOf, storedObjects } from "./files";
 
 /** Names as given, a second file of the same name as `name (2).ext`, and so on: a ZIP holds one entry per name. */
-export function uniqueNames() {
+function uniqueNames() {
   const taken = new Set<string>();
   return (given: string) => {
     // yazl refuses what could escape the folder it is unpacked into ("..", "C:name"); the upload allows neither slashes nor these.
