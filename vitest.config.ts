@@ -62,6 +62,15 @@ export default defineConfig({
     // Three workers share a queue of files; one slow file started last runs on alone at the end.
     sequence: { sequencer: LongestFirstSequencer },
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", TURBO_TELEMETRY_DISABLED: "1" },
+    // `pnpm test:coverage`: line coverage of the code in packages/ and apps/ (issue 59 compares it before and
+    // after the test lanes). Only what runs inside vitest's workers counts; spawned servers and workers do not.
+    coverage: {
+      provider: "v8",
+      include: ["packages/*/src/**/*.{ts,tsx}", "apps/*/src/**/*.{ts,tsx}"],
+      exclude: ["**/*.test.{ts,tsx}", "**/test-support/**"],
+      reporter: ["text-summary", "json-summary"],
+      reportsDirectory: "coverage",
+    },
     projects: [
       { extends: true, test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.{ts,tsx}"] } },
       // Integration files start processes, browsers and jobs and wait for their states; on a loaded
