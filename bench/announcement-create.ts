@@ -33,16 +33,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger, loadEnv } from "@meridian/config";
 import { usersCollection, userDocSchema } from "@meridian/db";
-import {
-  actorFromUser,
-  createSystemAnnouncement,
-  previewSystemRecipients,
-  startRuntime,
-  type UserActor,
-  type Deps,
-  type Runtime,
-  type SystemAnnouncementCreate,
-} from "@meridian/domain";
+import { createSystemAnnouncement, previewSystemRecipients, type SystemAnnouncementCreate } from "@meridian/domain/announcements";
+import { actorFromUser, startRuntime, type UserActor, type Deps, type Runtime } from "@meridian/domain/platform";
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { freePort } from "../scripts/free-port";

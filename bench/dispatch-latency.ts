@@ -12,7 +12,7 @@
  *   hub       heard → `assign` sent on the plugin's socket (the event read back by its id, framed, written)
  *   socket    sent → the plugin has the message
  * The server runs as `pnpm start` does, in a process of its own (bench/dispatch-server.ts), which
- * passes the marks of its dispatch trace (packages/domain/src/observations/dispatch-trace.ts) to this one; clocks are performance.timeOrigin + now().
+ * passes the marks of its dispatch trace (packages/domain/src/features/observations/dispatch-trace.ts) to this one; clocks are performance.timeOrigin + now().
  * Two peers, each alternating with Meridian: a bare `ws` echo of an `assign`-sized message (the floor a
  * socket alone costs), and the path's database work with no Meridian code on the server's own
  * PostgreSQL (bench/postgres-floor.ts: one transaction of the assigning submission's shape, its checks
@@ -22,7 +22,7 @@
  *
  * Results: bench/results/dispatch-latency.md.
  */
-import type { DispatchMark, DispatchStage } from "@meridian/domain";
+import type { DispatchMark, DispatchStage } from "@meridian/domain/observations";
 import WebSocket, { WebSocketServer } from "ws";
 import { callJson, installCleanupHooks, loadAverage, machineDescription, makeTempDir, numberOption, percentile, removeTempDirs, writeResult } from "./lib.mjs";
 import { forkBenchProcess, meridianServerEnv } from "./forked-process";

@@ -11,7 +11,7 @@
  */
 import diagnosticsChannel from "node:diagnostics_channel";
 import { createLogger, loadEnv } from "@meridian/config";
-import { DISPATCH_TRACE_CHANNEL, type DispatchMark } from "@meridian/domain";
+import { DISPATCH_TRACE_CHANNEL, type DispatchMark } from "@meridian/domain/observations";
 import { startServer } from "@meridian/server";
 import { sql } from "drizzle-orm";
 import { answerMemoryQueries } from "./memory-probe";

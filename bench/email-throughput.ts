@@ -25,7 +25,7 @@
  * exactly once and in the order they were written. Results: bench/results/email-throughput.md.
  */
 import os from "node:os";
-import { enqueueEmail, type Runtime } from "@meridian/domain";
+import { enqueueEmail, type Runtime } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import { SMTPServer } from "smtp-server";

@@ -28,7 +28,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { filesCollection, type ObjectStorage } from "@meridian/db";
-import { analyseFrame, type Deps } from "@meridian/domain";
+import { analyseFrame } from "@meridian/domain/frames";
+import { type Deps } from "@meridian/domain/platform";
 import { installCleanupHooks, loadAverage, makeTempDir, median, numberOption, removeTempDirs, writeResult } from "./lib.mjs";
 import { pleiadesObservation, reapedChildrenCpuSeconds, renderFrame, startFrameServer, watchChildProcesses, type ToolRun } from "./frames";
 

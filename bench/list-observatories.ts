@@ -10,7 +10,9 @@ import os from "node:os";
 import path from "node:path";
 import { createLogger, loadEnv } from "@meridian/config";
 import { observatoriesCollection, observatoryMembersCollection, organizationMembersCollection, organizationsCollection, usersCollection } from "@meridian/db";
-import { actorFromUser, listObservatories, listViewableObservatoryIds, resolveObservatoryAccess, startRuntime } from "@meridian/domain";
+import { listObservatories } from "@meridian/domain/observatories";
+import { listViewableObservatoryIds, resolveObservatoryAccess } from "@meridian/domain/permissions";
+import { actorFromUser, startRuntime } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 
 const OBSERVATORIES = 1000;

@@ -23,7 +23,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import type { ObservationDoc, StoredDocument } from "@meridian/db";
-import { nightOf, planQueue, runDispatchForward, skyModel } from "@meridian/domain";
+import { nightOf, planQueue, runDispatchForward, skyModel } from "@meridian/domain/observations";
 import { loadAverage, median, numberOption, repoRoot, writeResult } from "./lib.mjs";
 
 const targets = numberOption("targets", 200);

@@ -1,5 +1,5 @@
 import { createLogger, loadEnv } from "@meridian/config";
-import { startRuntime } from "@meridian/domain";
+import { startRuntime } from "@meridian/domain/platform";
 import { freePort } from "./lib.mjs";
 
 /**

@@ -1,4 +1,4 @@
-import type { Runtime } from "@meridian/domain";
+import type { Runtime } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 
 /** Seed data the benchmarks share, written in a few set-based statements. */

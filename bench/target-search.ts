@@ -11,7 +11,7 @@
  * fixed seed. Each round runs the whole mix; per-call times are taken with performance.now()
  * around searchTargets (and resolveTarget for the whole names). Results: bench/results/target-search.md.
  */
-import { resolveTarget, searchTargets, type TargetMatch } from "@meridian/domain";
+import { resolveTarget, searchTargets, type TargetMatch } from "@meridian/domain/targets";
 import { loadAverage, median, numberOption, percentile, writeResult } from "./lib.mjs";
 
 const rounds = numberOption("rounds", 5);

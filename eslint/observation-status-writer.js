@@ -1,6 +1,6 @@
 /**
  * One writer of an observation's status (ARCHITECTURE, "Rules"): every change goes through
- * packages/domain/src/observations/transitions.ts (`moveObservation`, `enterObservation`), which judges
+ * packages/domain/src/features/observations/transitions.ts (`moveObservation`, `enterObservation`), which judges
  * it by the transition table and records its history, events, notices and dispatch. Anywhere else this
  * rule refuses what would write the status fields: an object with one of them handed to a write of
  * `observationsCollection`, an object typed `ObservationDoc` that sets one, and SQL or drizzle writes of

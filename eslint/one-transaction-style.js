@@ -15,12 +15,12 @@ const onlyInTransaction = {
 };
 
 /** Where a transaction is opened otherwise: the backup archive's snapshot, on postgres.js connections of its own (see the comments there). */
-const ownConnections = ["packages/domain/src/backups/archive-writer.ts", "packages/domain/src/backups/archive-thread.ts"];
+const ownConnections = ["packages/domain/src/features/backups/archive-writer.ts", "packages/domain/src/features/backups/archive-thread.ts"];
 
 export const oneTransactionStyle = [
   {
     files: ["packages/domain/src/**/*.ts"],
-    ignores: ["**/*.test.ts", "packages/domain/src/transaction.ts", ...ownConnections],
+    ignores: ["**/*.test.ts", "packages/domain/src/platform/transaction.ts", ...ownConnections],
     rules: { "no-restricted-syntax": ["error", ...oneOptionsObject, onlyInTransaction] },
   },
   {

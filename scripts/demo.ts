@@ -6,7 +6,7 @@
  * unless ADMIN_EMAIL and ADMIN_PASSWORD are given); Ctrl-C stops everything.
  */
 import { createLogger, loadEnvOrExit, runUntilSignalled } from "@meridian/config";
-import { targetAltitude } from "@meridian/domain";
+import { targetAltitude } from "@meridian/domain/observations";
 import { startServer, type RunningServer } from "@meridian/server";
 import { ObservatorySimulator } from "@meridian/simulator";
 

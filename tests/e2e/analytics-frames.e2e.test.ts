@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { filesCollection, observationsCollection } from "@meridian/db";
-import { refreshAnalytics } from "@meridian/domain";
+import { refreshAnalytics } from "@meridian/domain/analytics";
 import { queuedFrameAnalysis } from "@meridian/rules/frames";
 import { describe, expect, it } from "vitest";
 import { fileDocument, observationDocument } from "../support/observation-documents";

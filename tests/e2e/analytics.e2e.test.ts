@@ -1,4 +1,4 @@
-import { refreshAnalytics } from "@meridian/domain";
+import { refreshAnalytics } from "@meridian/domain/analytics";
 import { describe, expect, it } from "vitest";
 import { signupUser } from "../support/test-server";
 import { WAIT } from "./support/session";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { filesCollection, observationsCollection } from "@meridian/db";
-import { startIntegrityScan } from "@meridian/domain";
+import { startIntegrityScan } from "@meridian/domain/integrity";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loginSession } from "../support/auth-suite";
 import { fileDocument, observationDocument, stuckFor } from "../support/observation-documents";

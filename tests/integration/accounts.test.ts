@@ -1,7 +1,7 @@
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { sessionsCollection } from "@meridian/db";
-import { MAX_LIVE_SESSIONS } from "@meridian/domain";
+import { MAX_LIVE_SESSIONS } from "@meridian/domain/auth";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, describeAuthSuite, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { filesCollection, observationsCollection, type FrameDoc } from "@meridian/db";
-import { refreshAnalytics } from "@meridian/domain";
+import { refreshAnalytics } from "@meridian/domain/analytics";
 import { queuedFrameAnalysis } from "@meridian/rules/frames";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";

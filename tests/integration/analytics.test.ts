@@ -1,5 +1,5 @@
 import { filesCollection, observationHistoryCollection, observationsCollection } from "@meridian/db";
-import { inTransaction, addJob } from "@meridian/domain";
+import { inTransaction, addJob } from "@meridian/domain/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

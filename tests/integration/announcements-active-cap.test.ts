@@ -1,4 +1,4 @@
-import { announcementScopeLockKey, MAX_ACTIVE_ANNOUNCEMENTS as CAP, MAX_SHOWING_ANNOUNCEMENTS as SHOWING } from "@meridian/domain";
+import { announcementScopeLockKey, MAX_ACTIVE_ANNOUNCEMENTS as CAP, MAX_SHOWING_ANNOUNCEMENTS as SHOWING } from "@meridian/domain/announcements";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { connectDatabase, type DatabaseHandle } from "@meridian/db";
-import { announceStarted, deliverAnnouncementEmails, runAnnouncementMaintenance, type Deps, type MailMessage, type MailTransport } from "@meridian/domain";
+import { announceStarted, deliverAnnouncementEmails, runAnnouncementMaintenance } from "@meridian/domain/announcements";
+import { type Deps, type MailMessage, type MailTransport } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, loginSession, roomyLimits, type Account } from "../support/auth-suite";

@@ -1,4 +1,4 @@
-import { MAX_SHOWING_ANNOUNCEMENTS as SHOWING } from "@meridian/domain";
+import { MAX_SHOWING_ANNOUNCEMENTS as SHOWING } from "@meridian/domain/announcements";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

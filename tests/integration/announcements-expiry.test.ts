@@ -1,4 +1,4 @@
-import { runAnnouncementMaintenance } from "@meridian/domain";
+import { runAnnouncementMaintenance } from "@meridian/domain/announcements";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

@@ -1,5 +1,6 @@
 import { createCaller, type TrpcContext } from "@meridian/api";
-import { AppError, authenticateToken } from "@meridian/domain";
+import { authenticateToken } from "@meridian/domain/auth";
+import { AppError } from "@meridian/domain/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

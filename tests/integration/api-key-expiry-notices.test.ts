@@ -1,4 +1,4 @@
-import { sendApiKeyExpiryNotices } from "@meridian/domain";
+import { sendApiKeyExpiryNotices } from "@meridian/domain/auth";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";

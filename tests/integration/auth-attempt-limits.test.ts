@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { passwordResetsCollection } from "@meridian/db";
-import { hashSecret } from "@meridian/domain";
+import { hashSecret } from "@meridian/domain/auth";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { serverWithLimits } from "../support/server-with-limits";

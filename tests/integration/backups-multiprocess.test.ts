@@ -1,4 +1,4 @@
-import { runBackup, runRestore } from "@meridian/domain";
+import { runBackup, runRestore } from "@meridian/domain/backups";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";

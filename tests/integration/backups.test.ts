@@ -1,5 +1,5 @@
 import { backupsCollection, jobsCollection, observationsCollection, type BackupDoc } from "@meridian/db";
-import { failBackup, PARALLEL_SECTION_BYTES, RESTORED_COLLECTIONS, startScheduledBackup } from "@meridian/domain";
+import { failBackup, PARALLEL_SECTION_BYTES, RESTORED_COLLECTIONS, startScheduledBackup } from "@meridian/domain/backups";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

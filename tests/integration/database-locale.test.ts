@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { createLogger, loadEnv } from "@meridian/config";
 import { connectDatabase } from "@meridian/db";
-import { startRuntime } from "@meridian/domain";
+import { startRuntime } from "@meridian/domain/platform";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createTestDatabase } from "../support/test-database";
 import { runStoreEnv } from "../support/run-store";

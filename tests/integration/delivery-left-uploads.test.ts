@@ -13,7 +13,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { createLogger } from "@meridian/config";
 import { startEmbeddedS3, type EmbeddedS3 } from "@meridian/db";
-import { abortStaleDestinationUploads, addJob, inTransaction, type Deps } from "@meridian/domain";
+import { abortStaleDestinationUploads } from "@meridian/domain/delivery";
+import { addJob, inTransaction, type Deps } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";

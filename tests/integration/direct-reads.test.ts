@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { allOperations, createApiApp } from "@meridian/api";
 import { connectDatabase } from "@meridian/db";
-import type { Deps } from "@meridian/domain";
+import type { Deps } from "@meridian/domain/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, loginSession, roomyLimits } from "../support/auth-suite";
 import { freePort } from "../../scripts/free-port";

@@ -1,4 +1,4 @@
-import { dispatchObservatory } from "@meridian/domain";
+import { dispatchObservatory } from "@meridian/domain/observations";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, roomyLimits } from "../support/auth-suite";

@@ -1,5 +1,5 @@
 import diagnosticsChannel from "node:diagnostics_channel";
-import { DISPATCH_TRACE_CHANNEL, type DispatchMark, type DispatchStage } from "@meridian/domain";
+import { DISPATCH_TRACE_CHANNEL, type DispatchMark, type DispatchStage } from "@meridian/domain/observations";
 import type { ObservatoryClient } from "@meridian/observatory-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { createLogger } from "@meridian/config";
-import { addJob, inTransaction, removeAbandonedStoreWrites } from "@meridian/domain";
+import { addJob, inTransaction, removeAbandonedStoreWrites } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server";

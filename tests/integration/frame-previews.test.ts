@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { readFitsImage } from "@meridian/domain";
+import { readFitsImage } from "@meridian/domain/frames";
 import { separationArcsec } from "@meridian/rules/frames";
 import { sql } from "drizzle-orm";
 import { PNG } from "pngjs";

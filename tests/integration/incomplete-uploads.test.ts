@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { CreateMultipartUploadCommand, S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
 import { integrityScansCollection } from "@meridian/db";
-import { inTransaction, abortStaleUploads, addJob, runIntegrityScan, scanOptionsFor, type Deps } from "@meridian/domain";
+import { runIntegrityScan, scanOptionsFor } from "@meridian/domain/integrity";
+import { inTransaction, abortStaleUploads, addJob, type Deps } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { filesCollection, observationsCollection, type FileDoc, type FrameDoc, type ObservationDoc } from "@meridian/db";
-import { runIntegrityScan } from "@meridian/domain";
+import { runIntegrityScan } from "@meridian/domain/integrity";
 import { queuedFrameAnalysis } from "@meridian/rules/frames";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

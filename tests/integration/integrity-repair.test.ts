@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { filesCollection, integrityIssuesCollection, observationsCollection, type FileDoc, type ObservationDoc } from "@meridian/db";
-import { inTransaction, addJob, legacyCapturedFileKey, purgeQuarantine, reportStaleObservations, startScheduledScans } from "@meridian/domain";
+import { legacyCapturedFileKey, purgeQuarantine, startScheduledScans } from "@meridian/domain/integrity";
+import { reportStaleObservations } from "@meridian/domain/observations";
+import { inTransaction, addJob } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { expectProblem } from "../support/auth-suite";

@@ -1,5 +1,5 @@
 import { observationHistoryCollection, observationsCollection, type ObservationDoc } from "@meridian/db";
-import { THREADED_SCAN_DOCUMENTS } from "@meridian/domain";
+import { THREADED_SCAN_DOCUMENTS } from "@meridian/domain/integrity";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../support/auth-suite";

@@ -7,7 +7,7 @@ import {
   type FileDoc,
   type ObservationDoc,
 } from "@meridian/db";
-import { runIntegrityScan } from "@meridian/domain";
+import { runIntegrityScan } from "@meridian/domain/integrity";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";

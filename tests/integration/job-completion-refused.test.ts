@@ -1,5 +1,5 @@
 import { connectDatabase, type DatabaseHandle } from "@meridian/db";
-import { enqueueEmail } from "@meridian/domain";
+import { enqueueEmail } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSmtpCapture } from "../support/smtp-capture";

@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { backupsCollection, filesCollection, integrityScansCollection, jobsCollection, observationsCollection } from "@meridian/db";
+import { runAnnouncementMaintenance } from "@meridian/domain/announcements";
+import { queueDispatch } from "@meridian/domain/observations";
 import {
   enqueueEmail,
   inTransaction,
   jobContracts,
-  queueDispatch,
   reconcileTrackedJobs,
   recordJobStarted,
   recoverStaleWorkers,
-  runAnnouncementMaintenance,
   type InTransaction,
   type JobName,
-} from "@meridian/domain";
+} from "@meridian/domain/platform";
 import { queuedFrameAnalysis } from "@meridian/rules/frames";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -37,9 +37,9 @@ describe("one writer of an observation's status", () => {
   it("is on for the code of packages and apps, and off in the transition module and tests", async () => {
     const eslint = new ESLint({ cwd: repoRoot });
     const ruleAt = async (file: string) => (await eslint.calculateConfigForFile(file)).rules?.["meridian/observation-status-writer"];
-    expect(await ruleAt("packages/domain/src/observations/insert.ts")).toEqual([2]);
+    expect(await ruleAt("packages/domain/src/features/observations/insert.ts")).toEqual([2]);
     expect(await ruleAt("apps/server/src/main.ts")).toEqual([2]);
-    expect(await ruleAt("packages/domain/src/observations/transitions.ts")).toBeUndefined();
+    expect(await ruleAt("packages/domain/src/features/observations/transitions.ts")).toBeUndefined();
     expect(await ruleAt("tests/integration/observations.test.ts")).toBeUndefined();
   });
 });
@@ -67,9 +67,9 @@ describe("one name for the database handle", () => {
   it("is on for the code of packages and apps, but where a transaction is made", async () => {
     const eslint = new ESLint({ cwd: repoRoot });
     const ruleAt = async (file: string) => (await eslint.calculateConfigForFile(file)).rules?.["meridian/one-handle-name"];
-    expect(await ruleAt("packages/domain/src/integrity/scan.ts")).toEqual([2]);
+    expect(await ruleAt("packages/domain/src/features/integrity/scan.ts")).toEqual([2]);
     expect(await ruleAt("packages/api/src/operations/observations.ts")).toEqual([2]);
-    expect(await ruleAt("packages/domain/src/transaction.ts")).toBeUndefined();
-    expect(await ruleAt("packages/domain/src/backups/archive-writer.ts")).toBeUndefined();
+    expect(await ruleAt("packages/domain/src/platform/transaction.ts")).toBeUndefined();
+    expect(await ruleAt("packages/domain/src/features/backups/archive-writer.ts")).toBeUndefined();
   });
 });

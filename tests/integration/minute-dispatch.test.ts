@@ -1,5 +1,5 @@
 import { observationsCollection, observatoriesCollection } from "@meridian/db";
-import { observatoriesAwaitingDispatch } from "@meridian/domain";
+import { observatoriesAwaitingDispatch } from "@meridian/domain/observations";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";

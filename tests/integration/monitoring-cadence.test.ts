@@ -1,4 +1,4 @@
-import { dispatchObservatory } from "@meridian/domain";
+import { dispatchObservatory } from "@meridian/domain/observations";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { dispatchObservatory } from "@meridian/domain";
+import { dispatchObservatory } from "@meridian/domain/observations";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { filesCollection, observationHistoryCollection, observationsCollection } from "@meridian/db";
-import { deleteCleanupObjects, reportJob, runObservationCleanup } from "@meridian/domain";
+import { deleteCleanupObjects, runObservationCleanup } from "@meridian/domain/cleanup";
+import { reportJob } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createApiKey, expectProblem } from "../support/auth-suite";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { uploadObservationFile } from "@meridian/domain";
+import { uploadObservationFile } from "@meridian/domain/observations";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

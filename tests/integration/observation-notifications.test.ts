@@ -2,7 +2,7 @@ import { createECDH, randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { reportStaleObservations } from "@meridian/domain";
+import { reportStaleObservations } from "@meridian/domain/observations";
 import webpush from "web-push";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { endMaintenance } from "@meridian/domain";
+import { endMaintenance } from "@meridian/domain/system";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

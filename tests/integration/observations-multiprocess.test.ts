@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { markSilentObservatoriesOffline } from "@meridian/domain";
+import { markSilentObservatoriesOffline } from "@meridian/domain/observatories";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-import { observatoriesSeen } from "@meridian/domain";
+import { observatoriesSeen } from "@meridian/domain/observatories";
 import type { ObservatoryClient } from "@meridian/observatory-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, roomyLimits, type Account } from "../support/auth-suite";

@@ -1,4 +1,5 @@
-import { hashSecret, observatoryKeysStillValid } from "@meridian/domain";
+import { hashSecret } from "@meridian/domain/auth";
+import { observatoryKeysStillValid } from "@meridian/domain/observatories";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";

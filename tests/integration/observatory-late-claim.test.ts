@@ -1,4 +1,4 @@
-import { readPresence } from "@meridian/domain";
+import { readPresence } from "@meridian/domain/observatories";
 import { ObservatorySimulator } from "@meridian/simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";

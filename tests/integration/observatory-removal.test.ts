@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { observationsCollection, observatoriesCollection } from "@meridian/db";
-import { dispatchObservatory, observatoriesAwaitingDispatch } from "@meridian/domain";
+import { dispatchObservatory, observatoriesAwaitingDispatch } from "@meridian/domain/observations";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, describeAuthSuite, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

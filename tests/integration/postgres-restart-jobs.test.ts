@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { createLogger } from "@meridian/config";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "@meridian/db";
-import { LOCK_SPACES } from "@meridian/domain";
+import { LOCK_SPACES } from "@meridian/domain/platform";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/free-port";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createCaller } from "@meridian/api";
 import { projectMembersCollection, projectsCollection } from "@meridian/db";
-import { authenticateToken } from "@meridian/domain";
+import { authenticateToken } from "@meridian/domain/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { connectDatabase, type DatabaseHandle } from "@meridian/db";
-import { publishEvent } from "@meridian/domain";
+import { publishEvent } from "@meridian/domain/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { freePort } from "../../scripts/free-port";

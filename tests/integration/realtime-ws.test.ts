@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { connectDatabase, type DatabaseHandle } from "@meridian/db";
-import { publishEvent } from "@meridian/domain";
+import { publishEvent } from "@meridian/domain/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, logout } from "../support/auth-suite";
 import { openWebSocketCount, signupUser, startTestServer, type TestServer } from "../support/test-server";

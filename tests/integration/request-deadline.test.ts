@@ -1,5 +1,5 @@
 import { createLogger } from "@meridian/config";
-import { startRuntime } from "@meridian/domain";
+import { startRuntime } from "@meridian/domain/platform";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, loginSession, type Account } from "../support/auth-suite";
 import { serverWithLimits } from "../support/server-with-limits";

@@ -1,4 +1,4 @@
-import { beatWorkerHeartbeat, holdWorkerPresence, recoverStaleWorkers } from "@meridian/domain";
+import { beatWorkerHeartbeat, holdWorkerPresence, recoverStaleWorkers } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server";

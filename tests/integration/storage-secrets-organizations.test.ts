@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createSecretBox } from "@meridian/domain";
+import { createSecretBox } from "@meridian/domain/platform";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem } from "../support/auth-suite";

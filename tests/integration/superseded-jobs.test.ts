@@ -1,4 +1,5 @@
-import { enqueueEmail, inTransaction, queueDispatch, recoverStaleWorkers } from "@meridian/domain";
+import { queueDispatch } from "@meridian/domain/observations";
+import { enqueueEmail, inTransaction, recoverStaleWorkers } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/test-server";

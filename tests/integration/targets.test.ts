@@ -1,4 +1,4 @@
-import { parseDeclination, parseRightAscension } from "@meridian/domain";
+import { parseDeclination, parseRightAscension } from "@meridian/rules";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, describeAuthSuite, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
 import { startTestServer, type TestServer } from "../support/test-server";

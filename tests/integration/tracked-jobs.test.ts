@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { inTransaction, publishEvent, reportJob } from "@meridian/domain";
+import { inTransaction, publishEvent, reportJob } from "@meridian/domain/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";

@@ -1,5 +1,5 @@
 import { sessionsCollection, tables, type SessionDoc } from "@meridian/db";
-import { inTransaction } from "@meridian/domain";
+import { inTransaction } from "@meridian/domain/platform";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";

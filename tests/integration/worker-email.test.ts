@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { connectDatabase, emailOutboxCollection, type DatabaseHandle } from "@meridian/db";
-import { enqueueEmail, SEND_EMAIL_TASK } from "@meridian/domain";
+import { enqueueEmail, SEND_EMAIL_TASK } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

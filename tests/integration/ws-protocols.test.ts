@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { attachWebSocketHub, defineProtocol, observatoryRouteKey, userProtocol, type Admission, type Refusal, type WebSocketHub } from "@meridian/api";
-import { AppError, publishEvent } from "@meridian/domain";
+import { AppError, publishEvent } from "@meridian/domain/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { signupUser, startTestServer, type TestServer } from "../support/test-server";

@@ -1,4 +1,4 @@
-import { inTransaction, recordJobStarted, type Deps } from "@meridian/domain";
+import { inTransaction, recordJobStarted, type Deps } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 
 /**

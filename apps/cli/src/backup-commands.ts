@@ -1,24 +1,18 @@
 import {
-  AppError,
   cleanUpBackups,
-  endMaintenance,
-  endJobForGood,
   getBackup,
   listBackups,
-  previewObservationCleanup,
-  readMaintenance,
   RestoreRefused,
   runBackup,
   runBackupVerification,
-  runObservationCleanup,
   runRestore,
   startBackup,
   startBackupVerification,
-  startObservationCleanup,
   startRestore,
-  type Deps,
-  type SystemActor,
-} from "@meridian/domain";
+} from "@meridian/domain/backups";
+import { previewObservationCleanup, runObservationCleanup, startObservationCleanup } from "@meridian/domain/cleanup";
+import { AppError, endJobForGood, type Deps, type SystemActor } from "@meridian/domain/platform";
+import { endMaintenance, readMaintenance } from "@meridian/domain/system";
 import { Option, type Command } from "commander";
 import { followJobToEnd } from "./follow";
 import { formatBytes, table, type Output } from "./output";

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { jobsCollection, type JobDoc } from "@meridian/db";
-import type { Deps } from "@meridian/domain";
+import type { Deps } from "@meridian/domain/platform";
 import { progressReporter, type Output } from "./output";
 
 const POLL_MS = 250;

@@ -1,6 +1,6 @@
 import { createLogger, loadEnvOrExit, quietAwsSdkNodeVersionWarning } from "@meridian/config";
 import { hasEmbeddedCluster } from "@meridian/db";
-import { AppError, startRuntime, type Runtime } from "@meridian/domain";
+import { AppError, startRuntime, type Runtime } from "@meridian/domain/platform";
 import { buildProgram, describeFailure, exitCodeOf } from "./program";
 import { processOutput } from "./output";
 

@@ -1,25 +1,17 @@
 import { integrityIssueTypes, integrityScansCollection, integritySeverities } from "@meridian/db";
+import { readAnalytics } from "@meridian/domain/analytics";
 import {
-  AppError,
-  ensureServerAdmin,
   listIntegrityIssues,
   listIntegrityScans,
-  cancelJob,
-  listJobs,
   presentScan,
-  readAnalytics,
-  readServerSettings,
   repairIntegrityIssue,
   runBulkRepair,
   runIntegrityScan,
-  serverSettingsUpdateSchema,
   startBulkRepair,
   startIntegrityScan,
-  updateServerSettings,
-  validationError,
-  type Deps,
-  type SystemActor,
-} from "@meridian/domain";
+} from "@meridian/domain/integrity";
+import { AppError, cancelJob, listJobs, validationError, type Deps, type SystemActor } from "@meridian/domain/platform";
+import { ensureServerAdmin, readServerSettings, serverSettingsUpdateSchema, updateServerSettings } from "@meridian/domain/system";
 import { Command, CommanderError, Option } from "commander";
 import { addBackupCommands } from "./backup-commands";
 import { followJobToEnd, followToEnd } from "./follow";

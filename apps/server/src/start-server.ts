@@ -4,16 +4,8 @@ import { serve } from "@hono/node-server";
 import { attachWebSocketHub, createApiApp, observatoryProtocol, userProtocol, type WebSocketHub } from "@meridian/api";
 import type { Env, Logger } from "@meridian/config";
 import { randomUUID } from "node:crypto";
-import {
-  checkStarCatalog,
-  ensureServerAdmin,
-  joinServerPresence,
-  listeningUrl,
-  notifyServerStart,
-  SERVER_APPLICATION_PREFIX,
-  startRuntime,
-  type Runtime,
-} from "@meridian/domain";
+import { joinServerPresence, listeningUrl, SERVER_APPLICATION_PREFIX, startRuntime, type Runtime } from "@meridian/domain/platform";
+import { checkStarCatalog, ensureServerAdmin, notifyServerStart } from "@meridian/domain/system";
 import { startWorker, type RunningWorker } from "@meridian/worker";
 import { answerRequestsBeforeBadBytes } from "./client-errors";
 import { lingerAfterEarlyAnswers } from "./lingering-close";

@@ -1,4 +1,4 @@
-import type { Deps } from "@meridian/domain";
+import type { Deps } from "@meridian/domain/platform";
 import type { JobHelpers } from "graphile-worker";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

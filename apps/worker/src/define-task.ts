@@ -1,4 +1,4 @@
-import type { Deps, JobContract } from "@meridian/domain";
+import type { Deps, JobContract } from "@meridian/domain/platform";
 import type { Task } from "graphile-worker";
 import type { z } from "zod";
 
@@ -14,7 +14,7 @@ export interface DefinedTask {
 }
 
 /**
- * A task for a job of the contract (packages/domain/src/jobs/contracts.ts): its payload is
+ * A task for a job of the contract (packages/domain/src/platform/jobs/contracts.ts): its payload is
  * validated by the contract's zod schema before any work starts, and a bad payload fails the job.
  * The `(name, schema, handler)` form is for tasks outside the contract (tests).
  */

@@ -1,4 +1,4 @@
-import { addJob, jobContracts, jobCrontab, type Deps } from "@meridian/domain";
+import { addJob, jobContracts, jobCrontab, type Deps } from "@meridian/domain/platform";
 import type { Executor } from "@meridian/db";
 import { describe, expect, it } from "vitest";
 import { buildTaskList, crontab, tasks } from "./task-list";

@@ -1,15 +1,8 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { tables } from "@meridian/db";
-import {
-  beatWorkerHeartbeat,
-  frameAnalysisForbiddenFlags,
-  holdWorkerPresence,
-  reconcileTrackedJobs,
-  recoverStaleWorkers,
-  SEND_EMAIL_TASK,
-  type Deps,
-} from "@meridian/domain";
+import { frameAnalysisForbiddenFlags } from "@meridian/domain/frames";
+import { beatWorkerHeartbeat, holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, SEND_EMAIL_TASK, type Deps } from "@meridian/domain/platform";
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import { eq } from "drizzle-orm";

@@ -1,4 +1,4 @@
-import { createMailTransport, type Deps, type MailTransport } from "@meridian/domain";
+import { createMailTransport, type Deps, type MailTransport } from "@meridian/domain/platform";
 
 /**
  * One transport per worker, over pooled SMTP connections (SMTP_POOL_SIZE) that every email job

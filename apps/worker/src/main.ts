@@ -1,5 +1,5 @@
 import { createLogger, loadEnvOrExit, runUntilSignalled } from "@meridian/config";
-import { startRuntime } from "@meridian/domain";
+import { startRuntime } from "@meridian/domain/platform";
 import { startWorker } from "./start-worker";
 
 /** `pnpm start:worker`: a worker process only, sharing the database with the servers. */

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { removeLeftoverWorkFolders } from "@meridian/domain";
+import { removeLeftoverWorkFolders } from "@meridian/domain/frames";
 import { freeJobsOfDeadWorkers, startJobRunners, type WorkerOptions } from "./job-runners";
 
 export interface RunningWorker {

@@ -1,4 +1,4 @@
-import { jobCrontab } from "@meridian/domain";
+import { jobCrontab } from "@meridian/domain/platform";
 import type { TaskList } from "graphile-worker";
 import type { TaskServices } from "./define-task";
 import { abortStaleUploadsTask } from "./tasks/abort-stale-uploads";

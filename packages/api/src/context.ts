@@ -1,4 +1,6 @@
-import type { ClientInfo, Deps, ObservatoryPrincipal, Principal } from "@meridian/domain";
+import type { ClientInfo } from "@meridian/domain/auth";
+import type { ObservatoryPrincipal } from "@meridian/domain/observatories";
+import type { Deps, Principal } from "@meridian/domain/platform";
 import type { BucketAllowance, PerMinuteLimiter } from "./http/per-minute-limiter";
 
 /**

@@ -1,10 +1,10 @@
 // Rebuilds src/targets/catalog.json from the development dependencies astronomy-oracle (OpenNGC)
 // and d3-celestial (star names and positions): `pnpm --filter @meridian/domain build:catalog`.
 import fs from "node:fs";
-import { buildCatalog, catalogText, readCatalogSources } from "../src/targets/catalog-builder.ts";
+import { buildCatalog, catalogText, readCatalogSources } from "../src/features/targets/catalog-builder.ts";
 
 const { file, notes } = buildCatalog(readCatalogSources());
-const target = new URL("../src/targets/catalog.json", import.meta.url);
+const target = new URL("../src/features/targets/catalog.json", import.meta.url);
 const text = catalogText(file);
 fs.writeFileSync(target, text);
 const byCatalog = new Map();

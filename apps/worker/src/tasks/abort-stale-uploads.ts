@@ -1,4 +1,5 @@
-import { abortStaleDestinationUploads, abortStaleUploads, jobContracts, removeAbandonedStoreWrites } from "@meridian/domain";
+import { abortStaleDestinationUploads } from "@meridian/domain/delivery";
+import { abortStaleUploads, jobContracts, removeAbandonedStoreWrites } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 // The main store, every organization's S3 destination, and the embedded store's half-written files: no one's failure keeps the others uncleaned.

@@ -1,4 +1,5 @@
-import { analyseFrame, jobContracts, repeatAfterAnalysis } from "@meridian/domain";
+import { analyseFrame, repeatAfterAnalysis } from "@meridian/domain/frames";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 // Every way an analysis can fail is recorded on the frame; graphile-worker's retry is for an attempt that was killed.

@@ -1,4 +1,5 @@
-import { deliverAnnouncementEmails, EMAIL_JOB_KIND, findJobBySubject, jobContracts, reportJob } from "@meridian/domain";
+import { deliverAnnouncementEmails, EMAIL_JOB_KIND } from "@meridian/domain/announcements";
+import { findJobBySubject, jobContracts, reportJob } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 import { mailTransportFor } from "../mail-transport";
 

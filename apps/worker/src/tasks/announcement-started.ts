@@ -1,4 +1,5 @@
-import { announceStarted, jobContracts } from "@meridian/domain";
+import { announceStarted } from "@meridian/domain/announcements";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const announcementStartedTask = defineTask(jobContracts.announcement_started, async (payload, { deps }) => {

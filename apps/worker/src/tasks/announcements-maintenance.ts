@@ -1,4 +1,5 @@
-import { jobContracts, runAnnouncementMaintenance } from "@meridian/domain";
+import { runAnnouncementMaintenance } from "@meridian/domain/announcements";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 /** Every minute: expiry is persisted even when nobody reads, and stalled email delivery resumes. */

@@ -1,4 +1,5 @@
-import { endJobForGood, jobContracts, runBackup } from "@meridian/domain";
+import { runBackup } from "@meridian/domain/backups";
+import { endJobForGood, jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const backupCreateTask = defineTask(jobContracts.backup_create, async (payload, { deps }, helpers) => {

@@ -1,4 +1,5 @@
-import { endJobForGood, jobContracts, RestoreRefused, runRestore } from "@meridian/domain";
+import { RestoreRefused, runRestore } from "@meridian/domain/backups";
+import { endJobForGood, jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const backupRestoreTask = defineTask(jobContracts.backup_restore, async (payload, { deps }, helpers) => {

@@ -1,4 +1,5 @@
-import { jobContracts, startScheduledBackup } from "@meridian/domain";
+import { startScheduledBackup } from "@meridian/domain/backups";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 import { tickOf } from "../cron-tick";
 

@@ -1,4 +1,5 @@
-import { jobContracts, reportJob, runBackupVerification } from "@meridian/domain";
+import { runBackupVerification } from "@meridian/domain/backups";
+import { jobContracts, reportJob } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const backupVerifyTask = defineTask(jobContracts.backup_verify, async (payload, { deps }, helpers) => {

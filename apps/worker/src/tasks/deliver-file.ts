@@ -1,4 +1,5 @@
-import { deliverFile, jobContracts } from "@meridian/domain";
+import { deliverFile } from "@meridian/domain/delivery";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 // A failed attempt queues the next one itself (waits of minutes to hours, contract: 8 over 12 h);

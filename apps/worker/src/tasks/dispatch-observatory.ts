@@ -1,4 +1,5 @@
-import { dispatchObservatory, jobContracts } from "@meridian/domain";
+import { dispatchObservatory } from "@meridian/domain/observations";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const dispatchObservatoryTask = defineTask(jobContracts.dispatch_observatory, async (payload, { deps }) => {

@@ -1,4 +1,5 @@
-import { failBulkRepair, jobContracts, runBulkRepair } from "@meridian/domain";
+import { failBulkRepair, runBulkRepair } from "@meridian/domain/integrity";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const integrityRepairTask = defineTask(jobContracts.integrity_repair, async (payload, { deps }, helpers) => {

@@ -1,4 +1,5 @@
-import { failIntegrityScan, jobContracts, runIntegrityScan } from "@meridian/domain";
+import { failIntegrityScan, runIntegrityScan } from "@meridian/domain/integrity";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const integrityScanTask = defineTask(jobContracts.integrity_scan, async (payload, { deps }, helpers) => {

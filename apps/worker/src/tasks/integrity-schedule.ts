@@ -1,4 +1,5 @@
-import { jobContracts, startScheduledScans } from "@meridian/domain";
+import { startScheduledScans } from "@meridian/domain/integrity";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 import { tickOf } from "../cron-tick";
 

@@ -1,4 +1,5 @@
-import { failObservationCleanup, jobContracts, runObservationCleanup } from "@meridian/domain";
+import { failObservationCleanup, runObservationCleanup } from "@meridian/domain/cleanup";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const observationCleanupTask = defineTask(jobContracts.observation_cleanup, async (payload, { deps }, helpers) => {

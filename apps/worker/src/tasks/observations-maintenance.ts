@@ -1,11 +1,6 @@
-import {
-  inTransaction,
-  jobContracts,
-  markSilentObservatoriesOffline,
-  observatoriesAwaitingDispatch,
-  queueDispatch,
-  reportStaleObservations,
-} from "@meridian/domain";
+import { observatoriesAwaitingDispatch, queueDispatch, reportStaleObservations } from "@meridian/domain/observations";
+import { markSilentObservatoriesOffline } from "@meridian/domain/observatories";
+import { inTransaction, jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 /** Dispatch jobs queued per transaction: each statement goes out pipelined, and no transaction grows with the network. */

@@ -1,4 +1,5 @@
-import { jobContracts, pruneEndedAnnouncements } from "@meridian/domain";
+import { pruneEndedAnnouncements } from "@meridian/domain/announcements";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const pruneAnnouncementsTask = defineTask(jobContracts.prune_announcements, async (_payload, { deps }) => {

@@ -1,4 +1,5 @@
-import { jobContracts, pruneAuditLog } from "@meridian/domain";
+import { pruneAuditLog } from "@meridian/domain/audit";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const pruneAuditLogTask = defineTask(jobContracts.prune_audit_log, async (_payload, { deps }) => {

@@ -1,4 +1,4 @@
-import { jobContracts, pruneEmailOutbox } from "@meridian/domain";
+import { jobContracts, pruneEmailOutbox } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const pruneEmailOutboxTask = defineTask(jobContracts.prune_email_outbox, async (_payload, { deps }) => {

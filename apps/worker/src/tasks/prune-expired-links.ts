@@ -1,4 +1,5 @@
-import { jobContracts, pruneExpiredLinks } from "@meridian/domain";
+import { pruneExpiredLinks } from "@meridian/domain/accounts";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const pruneExpiredLinksTask = defineTask(jobContracts.prune_expired_links, async (_payload, { deps }) => {

@@ -1,4 +1,5 @@
-import { jobContracts, pruneIntegrityScans } from "@meridian/domain";
+import { pruneIntegrityScans } from "@meridian/domain/integrity";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const pruneIntegrityScansTask = defineTask(jobContracts.prune_integrity_scans, async (_payload, { deps }) => {

@@ -1,4 +1,5 @@
-import { jobContracts, pruneObservatoryHistory } from "@meridian/domain";
+import { pruneObservatoryHistory } from "@meridian/domain/observatories";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const pruneObservatoryHistoryTask = defineTask(jobContracts.prune_observatory_history, async (_payload, { deps }) => {

@@ -1,4 +1,5 @@
-import { jobContracts, pruneRateLimitEvents } from "@meridian/domain";
+import { pruneRateLimitEvents } from "@meridian/domain/auth";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const pruneRateLimitsTask = defineTask(jobContracts.prune_rate_limits, async (_payload, { deps }) => {

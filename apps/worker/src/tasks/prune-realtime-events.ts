@@ -1,5 +1,5 @@
 import { tables } from "@meridian/db";
-import { jobContracts } from "@meridian/domain";
+import { jobContracts } from "@meridian/domain/platform";
 import { lt } from "drizzle-orm";
 import { defineTask } from "../define-task";
 

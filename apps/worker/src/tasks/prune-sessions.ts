@@ -1,4 +1,5 @@
-import { jobContracts, pruneExpiredSessions } from "@meridian/domain";
+import { pruneExpiredSessions } from "@meridian/domain/auth";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const pruneSessionsTask = defineTask(jobContracts.prune_sessions, async (_payload, { deps }) => {

@@ -1,4 +1,4 @@
-import { jobContracts, pruneTrackedJobs } from "@meridian/domain";
+import { jobContracts, pruneTrackedJobs } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const pruneTrackedJobsTask = defineTask(jobContracts.prune_tracked_jobs, async (_payload, { deps }) => {

@@ -1,4 +1,5 @@
-import { jobContracts, purgeQuarantine } from "@meridian/domain";
+import { purgeQuarantine } from "@meridian/domain/integrity";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const purgeQuarantineTask = defineTask(jobContracts.purge_quarantine, async (_payload, { deps }) => {

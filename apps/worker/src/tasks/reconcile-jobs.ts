@@ -1,4 +1,4 @@
-import { jobContracts, reconcileTrackedJobs } from "@meridian/domain";
+import { jobContracts, reconcileTrackedJobs } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const reconcileJobsTask = defineTask(jobContracts.reconcile_jobs, async (_payload, { deps }) => {

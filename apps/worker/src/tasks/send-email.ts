@@ -1,4 +1,4 @@
-import { deliverRecipientEmails, jobContracts } from "@meridian/domain";
+import { deliverRecipientEmails, jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 import { mailTransportFor } from "../mail-transport";
 

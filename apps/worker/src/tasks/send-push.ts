@@ -1,4 +1,5 @@
-import { deliverPush, jobContracts, shouldRetry } from "@meridian/domain";
+import { deliverPush, shouldRetry } from "@meridian/domain/notifications";
+import { jobContracts } from "@meridian/domain/platform";
 import { defineTask } from "../define-task";
 
 export const sendPushTask = defineTask(jobContracts.send_push, async (payload, { deps }, helpers) => {

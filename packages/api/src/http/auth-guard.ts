@@ -1,4 +1,5 @@
-import { AppError, isServerAdmin, type Principal } from "@meridian/domain";
+import { AppError, type Principal } from "@meridian/domain/platform";
+import { isServerAdmin } from "@meridian/domain/users";
 import type { RequestContext } from "../context";
 import type { Access } from "../operations/define-operation";
 

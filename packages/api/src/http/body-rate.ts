@@ -1,4 +1,4 @@
-import { AppError } from "@meridian/domain";
+import { AppError } from "@meridian/domain/platform";
 
 interface BodyRateBounds {
   /** The least average rate a body must keep (MIN_BODY_BYTES_PER_SECOND). */

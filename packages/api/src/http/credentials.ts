@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { Env } from "@meridian/config";
-import { OBSERVATORY_KEY_PREFIX } from "@meridian/domain";
+import { OBSERVATORY_KEY_PREFIX } from "@meridian/domain/observatories";
 import type { Context } from "hono";
 import { parse as parseCookies } from "hono/utils/cookie";
 import { SESSION_COOKIE } from "./session-cookie";

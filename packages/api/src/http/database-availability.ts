@@ -1,4 +1,4 @@
-import { isDatabaseUnreachable } from "@meridian/domain";
+import { isDatabaseUnreachable } from "@meridian/domain/platform";
 import type postgres from "postgres";
 import type { Logger } from "@meridian/config";
 

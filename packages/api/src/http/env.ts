@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { AppError, validationError } from "@meridian/domain";
+import { AppError, validationError } from "@meridian/domain/platform";
 import type { Context, MiddlewareHandler } from "hono";
 import type { RequestContext } from "../context";
 import { requireCredential } from "./auth-guard";

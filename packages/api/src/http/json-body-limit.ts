@@ -1,4 +1,4 @@
-import { AppError } from "@meridian/domain";
+import { AppError } from "@meridian/domain/platform";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./env";

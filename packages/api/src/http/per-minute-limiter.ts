@@ -1,4 +1,4 @@
-import { AppError } from "@meridian/domain";
+import { AppError } from "@meridian/domain/platform";
 
 interface Bucket {
   tokens: number;

@@ -1,4 +1,4 @@
-import { AppError } from "@meridian/domain";
+import { AppError } from "@meridian/domain/platform";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";

@@ -6,7 +6,7 @@ import {
   isUnstorableValue,
   outOfSpaceError,
   type ErrorCode,
-} from "@meridian/domain";
+} from "@meridian/domain/platform";
 import type { Logger } from "@meridian/config";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";

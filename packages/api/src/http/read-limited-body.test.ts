@@ -1,4 +1,4 @@
-import { AppError } from "@meridian/domain";
+import { AppError } from "@meridian/domain/platform";
 import { describe, expect, it } from "vitest";
 import { readLimitedBody } from "./read-limited-body";
 

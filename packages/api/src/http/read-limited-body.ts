@@ -1,4 +1,4 @@
-import { AppError, readBeforeIdle } from "@meridian/domain";
+import { AppError, readBeforeIdle } from "@meridian/domain/platform";
 
 /**
  * Reads a raw request body, refusing with 413 as soon as it grows past `maxBytes`, and with 408

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from "node:http";
-import { authenticateObservatoryKey, authenticateToken, AppError } from "@meridian/domain";
+import { authenticateToken } from "@meridian/domain/auth";
+import { authenticateObservatoryKey } from "@meridian/domain/observatories";
+import { AppError } from "@meridian/domain/platform";
 import type { Context } from "hono";
 import type { ApiServices, RequestContext } from "../context";
 import type { AppEnv } from "./env";

@@ -1,4 +1,4 @@
-import { AppError, QueryScope, runInQueryScope } from "@meridian/domain";
+import { AppError, QueryScope, runInQueryScope } from "@meridian/domain/platform";
 import type { Context } from "hono";
 import type { AppEnv } from "./env";
 import { DATABASE_RETRY_AFTER_SECONDS, problemResponse } from "./problem";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { Deps } from "@meridian/domain";
+import type { Deps } from "@meridian/domain/platform";
 
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 

@@ -4,21 +4,13 @@ import {
   adminUserListSchema,
   adminUserSchema,
   adminUserUpdateSchema,
-  cancelJob,
-  getJob,
-  jobListQuerySchema,
-  jobListSchema,
-  jobViewSchema,
-  listAuditLog,
-  listJobs,
   listUsersForAdmin,
-  opaqueIdSchema,
   updateUserByAdmin,
-  readServerSettings,
-  serverSettingsSchema,
-  serverSettingsUpdateSchema,
-  updateServerSettings,
-} from "@meridian/domain";
+} from "@meridian/domain/accounts";
+import { listAuditLog } from "@meridian/domain/audit";
+import { cancelJob, getJob, jobListQuerySchema, jobListSchema, jobViewSchema, listJobs } from "@meridian/domain/platform";
+import { readServerSettings, serverSettingsSchema, serverSettingsUpdateSchema, updateServerSettings } from "@meridian/domain/system";
+import { opaqueIdSchema } from "@meridian/domain/users";
 import { isoDateInput } from "@meridian/rules/fields";
 import { auditPageSchema } from "../http/audit-schema";
 import { defineOperation } from "./define-operation";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { deleteAllocation, getProjectUsage, listAllocations, putAllocation } from "@meridian/domain";
+import { deleteAllocation, getProjectUsage, listAllocations, putAllocation } from "@meridian/domain/allocations";
 import { isoDateInput } from "@meridian/rules/fields";
 import { defineOperation } from "./define-operation";
 import { authedErrors, idParam } from "./responses";

@@ -1,4 +1,4 @@
-import { analyticsSchema, readAnalytics } from "@meridian/domain";
+import { analyticsSchema, readAnalytics } from "@meridian/domain/analytics";
 import { defineOperation } from "./define-operation";
 import { authedErrors, errorResponses, problemResponseFor } from "./responses";
 

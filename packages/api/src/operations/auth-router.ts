@@ -1,4 +1,4 @@
-import { presentUser, userSchema } from "@meridian/domain";
+import { presentUser, userSchema } from "@meridian/domain/users";
 import { serializedThroughSchema } from "../http/response-serializer";
 import { publicProcedure, router } from "../trpc/init";
 import { authOperations } from "./auth";

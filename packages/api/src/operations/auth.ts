@@ -1,20 +1,13 @@
 import {
-  authResultSchema,
   confirmEmailChange,
   confirmPasswordReset,
   emailChangeConfirmSchema,
-  deleteSessionByToken,
-  login,
-  loginInputSchema,
-  MAX_LIVE_SESSIONS,
   passwordResetConfirmSchema,
   passwordResetRequestSchema,
-  presentUser,
   requestPasswordReset,
-  signup,
-  signupInputSchema,
-  userSchema,
-} from "@meridian/domain";
+} from "@meridian/domain/accounts";
+import { authResultSchema, deleteSessionByToken, login, loginInputSchema, MAX_LIVE_SESSIONS, signup, signupInputSchema } from "@meridian/domain/auth";
+import { presentUser, userSchema } from "@meridian/domain/users";
 import { defineOperation } from "./define-operation";
 import { invitationLinkGone, invitationNotFound } from "./invitations";
 import { errorResponses, problemResponseFor } from "./responses";

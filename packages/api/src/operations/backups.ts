@@ -7,12 +7,11 @@ import {
   cleanUpBackups,
   getBackup,
   listBackups,
-  maintenanceStatusSchema,
-  readMaintenance,
   startBackup,
   startBackupVerification,
   startRestore,
-} from "@meridian/domain";
+} from "@meridian/domain/backups";
+import { maintenanceStatusSchema, readMaintenance } from "@meridian/domain/system";
 import { defineOperation } from "./define-operation";
 import { optionalJsonBody } from "./optional-body";
 import { conflict, errorResponses, idParam, problemResponseFor } from "./responses";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { observationCleanupInputSchema, observationCleanupSummarySchema, previewObservationCleanup, startObservationCleanup } from "@meridian/domain";
+import { observationCleanupInputSchema, observationCleanupSummarySchema, previewObservationCleanup, startObservationCleanup } from "@meridian/domain/cleanup";
 import { jsonResponse } from "../http/openapi-shared";
 import { defineOperation, Reply } from "./define-operation";
 import { conflict, errorResponses, problemResponseFor } from "./responses";

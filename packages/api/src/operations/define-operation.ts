@@ -1,6 +1,7 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { HonoRequest } from "hono";
-import type { ObservatoryPrincipal, Principal, UserActor } from "@meridian/domain";
+import type { ObservatoryPrincipal } from "@meridian/domain/observatories";
+import type { Principal, UserActor } from "@meridian/domain/platform";
 import type { z } from "zod";
 import type { RequestContext } from "../context";
 

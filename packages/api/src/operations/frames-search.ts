@@ -7,7 +7,7 @@ import {
   MAX_CONE_RADIUS_DEG,
   openFrameArchive,
   searchFrames,
-} from "@meridian/domain";
+} from "@meridian/domain/frames";
 import { defineOperation, Reply } from "./define-operation";
 import { contentDisposition } from "./observation-files";
 import { authedErrors, pageQuery, problemResponseFor } from "./responses";

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { checkHealth, latestScanSummary, type UserActor } from "@meridian/domain";
+import { checkHealth } from "@meridian/domain/health";
+import { latestScanSummary } from "@meridian/domain/integrity";
+import { type UserActor } from "@meridian/domain/platform";
 import type { ApiServices } from "../context";
 import { jsonResponse } from "../http/openapi-shared";
 import { defineOperation, Reply } from "./define-operation";

@@ -14,7 +14,7 @@ import {
   repairIntegrityIssue,
   startBulkRepair,
   startIntegrityScan,
-} from "@meridian/domain";
+} from "@meridian/domain/integrity";
 import { defineOperation, Reply } from "./define-operation";
 import { optionalJsonBody } from "./optional-body";
 import { conflict, errorResponses, idParam, pageQuery, problemResponseFor } from "./responses";

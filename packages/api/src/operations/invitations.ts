@@ -7,8 +7,6 @@ import {
   invitationPreviewSchema,
   invitationTokenSchema,
   listInvitations,
-  NO_ORGANIZATION_PERMISSIONS,
-  NO_OBSERVATORY_PERMISSIONS,
   observatoryInvitationCreateSchema,
   observatoryInvitationSchema,
   organizationInvitationCreateSchema,
@@ -19,7 +17,9 @@ import {
   revokeInvitation,
   type InvitationGrant,
   type InvitationKind,
-} from "@meridian/domain";
+} from "@meridian/domain/invitations";
+import { NO_ORGANIZATION_PERMISSIONS } from "@meridian/domain/organizations";
+import { NO_OBSERVATORY_PERMISSIONS } from "@meridian/domain/permissions";
 import { defineOperation } from "./define-operation";
 import { authedErrors, conflict, errorResponses, idParam, problemResponseFor, wholeList } from "./responses";
 

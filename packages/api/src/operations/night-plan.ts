@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { FORECAST_NIGHTS, forecastDraft, getObservationForecast, getObservatoryPlan, observationCreateSchema, PLAN_NIGHTS_AHEAD } from "@meridian/domain";
+import {
+  FORECAST_NIGHTS,
+  forecastDraft,
+  getObservationForecast,
+  getObservatoryPlan,
+  observationCreateSchema,
+  PLAN_NIGHTS_AHEAD,
+} from "@meridian/domain/observations";
 import { observationStatuses } from "@meridian/rules";
 import { defineOperation } from "./define-operation";
 import { authedErrors, idParam } from "./responses";

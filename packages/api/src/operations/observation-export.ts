@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { exportObservations, observationListQuerySchema, observationSchema, openObservationArchive } from "@meridian/domain";
+import { exportObservations, observationListQuerySchema, observationSchema, openObservationArchive } from "@meridian/domain/observations";
 import { defineOperation, Reply } from "./define-operation";
 import { contentDisposition } from "./observation-files";
 import { authedErrors, idParam, problemResponseFor } from "./responses";

@@ -1,17 +1,16 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { z } from "@hono/zod-openapi";
+import { retryFileDelivery, testStorageDestination } from "@meridian/domain/delivery";
+import { analyseFileAgain } from "@meridian/domain/frames";
 import {
-  analyseFileAgain,
   fileListSchema,
   fileSchema,
   listObservationFiles,
   MAX_OBSERVATION_FILES,
   openObservationFile,
-  retryFileDelivery,
-  testStorageDestination,
   uploadObservationFile,
-} from "@meridian/domain";
+} from "@meridian/domain/observations";
 import { defineOperation, Reply } from "./define-operation";
 import { authedErrors, conflict, idParam, problemResponseFor } from "./responses";
 

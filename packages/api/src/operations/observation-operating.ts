@@ -12,7 +12,7 @@ import {
   observationUpdateSchema,
   pauseObservation,
   resumeObservation,
-} from "@meridian/domain";
+} from "@meridian/domain/observations";
 import { defineOperation } from "./define-operation";
 import { optionalJsonBody } from "./optional-body";
 import { authedErrors, conflict, idParam, problemResponseFor } from "./responses";

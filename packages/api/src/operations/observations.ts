@@ -20,9 +20,8 @@ import {
   observationUpdateSchema,
   reportObservationStatus,
   updateObservation,
-  type Deps,
-  type UserActor,
-} from "@meridian/domain";
+} from "@meridian/domain/observations";
+import { type Deps, type UserActor } from "@meridian/domain/platform";
 import { pluginReportableStatuses } from "@meridian/rules";
 import { defineOperation, Reply } from "./define-operation";
 import { observationExportOperations } from "./observation-export";

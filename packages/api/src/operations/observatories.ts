@@ -15,7 +15,7 @@ import {
   observatoryUpdateSchema,
   transferObservatoryOwnership,
   updateObservatory,
-} from "@meridian/domain";
+} from "@meridian/domain/observatories";
 import { defineOperation } from "./define-operation";
 import { observatoryPlanOperations } from "./night-plan";
 import { observatoryDispatchOperations } from "./observatory-dispatch";

@@ -1,15 +1,14 @@
 import { z } from "@hono/zod-openapi";
+import { getObservatoryQueue, observationSchema } from "@meridian/domain/observations";
 import {
   createdObservatoryKeySchema,
   createObservatoryKey,
-  getObservatoryQueue,
   listObservatoryKeys,
   MAX_LIVE_OBSERVATORY_KEYS,
-  observationSchema,
   observatoryKeyCreateSchema,
   observatoryKeySchema,
   revokeObservatoryKey,
-} from "@meridian/domain";
+} from "@meridian/domain/observatories";
 import { defineOperation } from "./define-operation";
 import { authedErrors, conflict, idParam, wholeList } from "./responses";
 import { waitReasonFields } from "./wait-reason";

@@ -14,7 +14,7 @@ import {
   updateObservatoryOrganization,
   updateObservatoryPermissionsSchema,
   updateObservatoryUser,
-} from "@meridian/domain";
+} from "@meridian/domain/observatories";
 import { defineOperation } from "./define-operation";
 import { authedErrors, conflict, idParam, problemResponseFor } from "./responses";
 

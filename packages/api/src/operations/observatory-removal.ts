@@ -1,5 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { listObservatoryNames, observatoryNamesQuerySchema, observatoryNamesSchema, OBSERVATORY_REMOVED_REASON, removeObservatory } from "@meridian/domain";
+import {
+  listObservatoryNames,
+  observatoryNamesQuerySchema,
+  observatoryNamesSchema,
+  OBSERVATORY_REMOVED_REASON,
+  removeObservatory,
+} from "@meridian/domain/observatories";
 import { defineOperation } from "./define-operation";
 import { authedErrors, conflict, idParam } from "./responses";
 

@@ -1,5 +1,5 @@
 import type { HonoRequest } from "hono";
-import { AppError, validationError } from "@meridian/domain";
+import { AppError, validationError } from "@meridian/domain/platform";
 import type { z } from "zod";
 
 /**

@@ -22,8 +22,8 @@ import {
   updateOrganization,
   updateOrganizationMember,
   updateOrganizationMemberSchema,
-  withoutControlCharacters,
-} from "@meridian/domain";
+} from "@meridian/domain/organizations";
+import { withoutControlCharacters } from "@meridian/domain/users";
 import { auditPageSchema } from "../http/audit-schema";
 import { defineOperation } from "./define-operation";
 import { authedErrors, conflict, idParam, pageQuery, problemResponseFor, wholeList } from "./responses";

@@ -18,7 +18,7 @@ import {
   updateProject,
   updateProjectMemberRole,
   updateProjectMemberSchema,
-} from "@meridian/domain";
+} from "@meridian/domain/projects";
 import { defineOperation } from "./define-operation";
 import { projectUsageOperations } from "./allocations";
 import { authedErrors, conflict, idParam, problemResponseFor, wholeList } from "./responses";

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { cursorParameterDescription, opaqueIdSchema, withoutControlCharacters } from "@meridian/domain";
+import { cursorParameterDescription } from "@meridian/domain/platform";
+import { opaqueIdSchema, withoutControlCharacters } from "@meridian/domain/users";
 import { errorResponses, problemResponseFor } from "../http/openapi-shared";
 
 export { errorResponses, problemResponseFor };

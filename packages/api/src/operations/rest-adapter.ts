@@ -1,5 +1,5 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
-import { actorOfPrincipal } from "@meridian/domain";
+import { actorOfPrincipal } from "@meridian/domain/platform";
 import type { Context, MiddlewareHandler } from "hono";
 import { checkAccess } from "../http/auth-guard";
 import type { RequestContext } from "../context";

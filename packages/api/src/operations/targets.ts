@@ -1,4 +1,11 @@
-import { resolveTarget, searchTargets, targetMatchSchema, targetResolveQuerySchema, targetSearchQuerySchema, targetSearchResultSchema } from "@meridian/domain";
+import {
+  resolveTarget,
+  searchTargets,
+  targetMatchSchema,
+  targetResolveQuerySchema,
+  targetSearchQuerySchema,
+  targetSearchResultSchema,
+} from "@meridian/domain/targets";
 import { defineOperation } from "./define-operation";
 import { errorResponses, problemResponseFor } from "./responses";
 

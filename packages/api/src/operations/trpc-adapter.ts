@@ -1,5 +1,5 @@
 import type { TRPCMutationProcedure, TRPCQueryProcedure } from "@trpc/server";
-import { actorOfPrincipal } from "@meridian/domain";
+import { actorOfPrincipal } from "@meridian/domain/platform";
 import { z } from "zod";
 import { adminProcedure, authedProcedure, publicProcedure, router, type ProcedureMeta } from "../trpc/init";
 import { serializedThroughSchema } from "../http/response-serializer";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { finishLimits, queueBlockCodes } from "@meridian/domain";
+import { finishLimits, queueBlockCodes } from "@meridian/domain/observations";
 
 /** Why an observation waits, as the queue, the night plan and the forecast give it: one shape, so the three cannot drift apart. */
 export const waitReasonFields = {

@@ -1,6 +1,8 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { AppError, isServerAdmin, noteDatabaseOutOfSpace, validationError } from "@meridian/domain";
+import { noteDatabaseOutOfSpace } from "@meridian/domain/health";
+import { AppError, validationError } from "@meridian/domain/platform";
+import { isServerAdmin } from "@meridian/domain/users";
 import { ZodError } from "zod";
 import type { RequestContext } from "../context";
 import { codeForStatus, toAppError } from "../http/problem";

@@ -1,5 +1,5 @@
 import { SERVER_VERSION } from "@meridian/config";
-import { fileSchema } from "@meridian/domain";
+import { fileSchema } from "@meridian/domain/observations";
 import { PLUGIN_VERSION_MAX_LENGTH, pluginToServerMessageSchema, serverToPluginMessageSchema } from "@meridian/rules/observatory-protocol";
 import { z } from "zod";
 

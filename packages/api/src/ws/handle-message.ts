@@ -1,4 +1,5 @@
-import { noteDatabaseOutOfSpace, type Deps, type ErrorCode } from "@meridian/domain";
+import { noteDatabaseOutOfSpace } from "@meridian/domain/health";
+import { type Deps, type ErrorCode } from "@meridian/domain/platform";
 import { toAppError } from "../http/problem";
 import type { ProtocolConnection, ProtocolDefinition } from "./protocol";
 

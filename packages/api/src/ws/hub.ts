@@ -1,11 +1,11 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
+import { authenticateToken } from "@meridian/domain/auth";
+import { markDispatch } from "@meridian/domain/observations";
 import {
   AppError,
-  authenticateToken,
   CACHE_CHANNEL,
   loadRealtimeEvents,
-  markDispatch,
   readRealtimeNotice,
   REALTIME_CHANNEL,
   recipientsAmong,
@@ -13,7 +13,7 @@ import {
   type Deps,
   type ErrorCode,
   type StoredRealtimeEvent,
-} from "@meridian/domain";
+} from "@meridian/domain/platform";
 import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import pRetry from "p-retry";
 import { WebSocketServer, type WebSocket } from "ws";

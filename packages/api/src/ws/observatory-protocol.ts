@@ -1,12 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import { randomUUID } from "node:crypto";
+import { activeObservatoryAnnouncements } from "@meridian/domain/announcements";
+import { hashSecret } from "@meridian/domain/auth";
+import { reportObservationStatus, unstartedAssignments } from "@meridian/domain/observations";
 import {
-  activeObservatoryAnnouncements,
-  AppError,
   authenticateObservatoryKey,
   claimObservatoryConnection,
   CONNECTION_CLAIMED_EVENT,
-  hashSecret,
   LAST_SEEN_WRITE_INTERVAL_MS,
   observatoryConfig,
   observatoryGone,
@@ -14,15 +14,10 @@ import {
   observatorySafety,
   observatoryWeather,
   observatoryKeysStillValid,
-  refuseWritesDuringMaintenance,
-  pluginIsCurrent,
   readPresence,
-  readServerSettings,
-  reportObservationStatus,
-  unstartedAssignments,
-  type Deps,
-  type ObservatoryMessage,
-} from "@meridian/domain";
+} from "@meridian/domain/observatories";
+import { AppError, type Deps, type ObservatoryMessage } from "@meridian/domain/platform";
+import { refuseWritesDuringMaintenance, pluginIsCurrent, readServerSettings } from "@meridian/domain/system";
 import { sightingBatches } from "./sighting-batches";
 import { ToldToPlugin } from "./told-to-plugin";
 import { pluginToServerMessageSchema, type PluginToServerMessage } from "@meridian/rules/observatory-protocol";

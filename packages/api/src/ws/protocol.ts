@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Env } from "@meridian/config";
-import type { Deps } from "@meridian/domain";
+import type { Deps } from "@meridian/domain/platform";
 import type { z } from "zod";
 
 /** Who a socket is, for routing: `user:<id>` or `observatory:<id>` (see `routeKey`). */

@@ -1,4 +1,5 @@
-import { observatoriesSeen, type Deps } from "@meridian/domain";
+import { observatoriesSeen } from "@meridian/domain/observatories";
+import { type Deps } from "@meridian/domain/platform";
 
 type Standing = "current" | "replaced";
 

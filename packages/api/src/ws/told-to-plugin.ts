@@ -1,5 +1,7 @@
 import { activeStatuses } from "@meridian/rules";
-import { activeObservatoryAnnouncements, statusesAtObservatory, type Deps, type ObservatoryMessage } from "@meridian/domain";
+import { activeObservatoryAnnouncements } from "@meridian/domain/announcements";
+import { statusesAtObservatory } from "@meridian/domain/observations";
+import { type Deps, type ObservatoryMessage } from "@meridian/domain/platform";
 import type { ProtocolConnection } from "./protocol";
 
 /** A plugin runs one observation at a time; a few more cover assignments it was told again and never reported on. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
-import { authenticateToken, hashSecret, type Deps } from "@meridian/domain";
+import { authenticateToken, hashSecret } from "@meridian/domain/auth";
+import { type Deps } from "@meridian/domain/platform";
 import { z } from "zod";
 import { cookieAllowed, nodeRequestHeaders, readCredential } from "../http/credentials";
 import { defineProtocol, userRouteKey, type Admission, type Refusal } from "./protocol";

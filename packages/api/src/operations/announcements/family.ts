@@ -11,7 +11,6 @@ import {
   MAX_ACTIVE_ANNOUNCEMENTS,
   listScopeActiveAnnouncements,
   listScopeAnnouncementHistory,
-  opaqueIdSchema,
   previewScopedRecipients,
   recipientCountSchema,
   recipientsQuerySchema,
@@ -20,8 +19,9 @@ import {
   scopedKindSchema,
   type AnnouncementScopeRef,
   type ScopedKind,
-  type UserActor,
-} from "@meridian/domain";
+} from "@meridian/domain/announcements";
+import { type UserActor } from "@meridian/domain/platform";
+import { opaqueIdSchema } from "@meridian/domain/users";
 import type { HonoRequest } from "hono";
 import { defineOperation, type AnyOperation, type OperationConfig, type OperationContext } from "../define-operation";
 import { authedErrors, conflict, errorResponses, idParam, problemResponseFor } from "../responses";

@@ -13,7 +13,7 @@ import {
   listQuerySchema,
   markAnnouncementsSeen,
   markSeenSchema,
-} from "@meridian/domain";
+} from "@meridian/domain/announcements";
 import { defineOperation, Reply } from "../define-operation";
 import { authedErrors } from "../responses";
 import { tags } from "./shared";

@@ -1,5 +1,5 @@
 import type { HonoRequest } from "hono";
-import { acknowledgmentSchema, announcementSchema, cancelAnnouncementSchema, MAX_SHOWING_ANNOUNCEMENTS } from "@meridian/domain";
+import { acknowledgmentSchema, announcementSchema, cancelAnnouncementSchema, MAX_SHOWING_ANNOUNCEMENTS } from "@meridian/domain/announcements";
 import { authedErrors, conflict, problemResponseFor } from "../responses";
 
 export const tags = ["Announcements"];

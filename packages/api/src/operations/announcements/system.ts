@@ -13,7 +13,7 @@ import {
   systemAnnouncementCreateSchema,
   targetOptionKindSchema,
   targetOptionsSchema,
-} from "@meridian/domain";
+} from "@meridian/domain/announcements";
 import { defineOperation } from "../define-operation";
 import { authedErrors, conflict, problemResponseFor } from "../responses";
 import { lifecycle, retention, showingLimit, tags } from "./shared";

@@ -9,7 +9,7 @@ import {
   MAX_API_KEY_LIFETIME_DAYS,
   MAX_LIVE_API_KEYS,
   revokeApiKey,
-} from "@meridian/domain";
+} from "@meridian/domain/auth";
 import { defineOperation } from "../define-operation";
 import { conflict, errorResponses, opaqueIdParam, problemResponseFor } from "../responses";
 

@@ -1,4 +1,4 @@
-import { cancelEmailChange, emailChangeRequestSchema, getPendingEmailChange, pendingEmailChangeSchema, requestEmailChange } from "@meridian/domain";
+import { cancelEmailChange, emailChangeRequestSchema, getPendingEmailChange, pendingEmailChangeSchema, requestEmailChange } from "@meridian/domain/accounts";
 import { defineOperation } from "../define-operation";
 import { errorResponses, problemResponseFor } from "../responses";
 

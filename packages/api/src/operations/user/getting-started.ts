@@ -1,4 +1,4 @@
-import { gettingStartedSchema, readGettingStarted } from "@meridian/domain";
+import { gettingStartedSchema, readGettingStarted } from "@meridian/domain/users";
 import { defineOperation } from "../define-operation";
 import { errorResponses } from "../responses";
 

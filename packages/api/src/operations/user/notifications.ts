@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import {
   pushoverInputSchema,
-  pushoverViewSchema,
   pushSubscriptionInputSchema,
   PUSH_SUBSCRIPTIONS_PER_USER,
   pushSubscriptionRemoveSchema,
@@ -10,7 +9,8 @@ import {
   subscribePush,
   testNotificationResultSchema,
   unsubscribePush,
-} from "@meridian/domain";
+} from "@meridian/domain/notifications";
+import { pushoverViewSchema } from "@meridian/domain/users";
 import { defineOperation } from "../define-operation";
 import { authedErrors, conflict, errorResponses } from "../responses";
 

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { z } from "@hono/zod-openapi";
-import { getAvatar, getProfile, MAX_AVATAR_BYTES, profileSchema, profileUpdateSchema, setAvatar, updateProfile } from "@meridian/domain";
+import { getAvatar, getProfile, MAX_AVATAR_BYTES, profileSchema, profileUpdateSchema, setAvatar, updateProfile } from "@meridian/domain/users";
 import { readLimitedBody } from "../../http/read-limited-body";
 import { defineOperation, Reply } from "../define-operation";
 import { errorResponses, opaqueIdParam, problemResponseFor } from "../responses";

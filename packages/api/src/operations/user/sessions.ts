@@ -1,14 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import {
-  changePassword,
-  changePasswordSchema,
-  listMySessions,
-  MAX_LIVE_SESSIONS,
-  opaqueIdSchema,
-  revokeMySession,
-  revokeOtherSessions,
-  sessionListSchema,
-} from "@meridian/domain";
+import { changePassword, changePasswordSchema, listMySessions, revokeMySession, revokeOtherSessions, sessionListSchema } from "@meridian/domain/accounts";
+import { MAX_LIVE_SESSIONS } from "@meridian/domain/auth";
+import { opaqueIdSchema } from "@meridian/domain/users";
 import { defineOperation } from "../define-operation";
 import { errorResponses, problemResponseFor } from "../responses";
 

@@ -1,0 +1,22 @@
+// The door of the feature announcements: what other rooms and packages may import.
+import "../../platform/validation/zod-error-map";
+export { EMAIL_JOB_KIND } from "./email-job-kind";
+export { pruneEndedAnnouncements } from "./retention";
+export * from "./schemas";
+export type { AnnouncementScopeRef, ScopedKind } from "./scope-access";
+export { createSystemAnnouncement, createScopedAnnouncement, previewSystemRecipients, previewScopedRecipients } from "./create";
+export { MAX_ACTIVE_ANNOUNCEMENTS, MAX_SHOWING_ANNOUNCEMENTS, announcementScopeLockKey } from "./active-cap";
+export { cancelAnnouncement, acknowledgeAnnouncement, markAnnouncementsSeen, expireDueAnnouncements, announceStarted } from "./lifecycle";
+export {
+  listSystemAnnouncements,
+  listScopeActiveAnnouncements,
+  listScopeAnnouncementHistory,
+  listPendingAnnouncements,
+  listPendingAnnouncementsAsJson,
+  listMyCurrentAnnouncements,
+  countActiveObservatoryAnnouncements,
+  activeObservatoryAnnouncements,
+  getAnnouncementRecipients,
+} from "./queries";
+export { listManagedAnnouncements, getAnnouncementStats, listAnnouncementTargetOptions } from "./manage";
+export { deliverAnnouncementEmails, runAnnouncementMaintenance } from "./emails";

@@ -1,0 +1,61 @@
+import { observationsCollection, type Executor, type ObservationDoc, type StoredDocument } from "@meridian/db";
+import { sql } from "drizzle-orm";
+import type { UserActor } from "../../platform/actor";
+import { AppError } from "../../platform/errors";
+import { observatoryViewerIds, resolveObservatoryAccess } from "../permissions/observatory-permissions";
+
+export interface ObservationAccess {
+  observation: StoredDocument<ObservationDoc>;
+  isOwner: boolean;
+  /** `can_operate` on the observation's observatory (server admins have it everywhere). */
+  canOperate: boolean;
+  /** May list its project's members or its observatory's (a project member or an observatory viewer): may see who acted on it. */
+  seesMembers: boolean;
+}
+
+/**
+ * Who may read an observation: its owner, the members (and owner) of its project, and whoever
+ * can view its observatory. Anyone else is told it does not exist (404). `forUpdate` locks the
+ * row for the caller's transaction, so the answer holds until it commits.
+ */
+export async function loadObservationAccess(options: { db: Executor; actor: UserActor; observationId: string; forUpdate?: boolean }) {
+  const { db, actor, observationId } = options;
+  const observation = await observationsCollection.get(db, observationId, { forUpdate: options.forUpdate });
+  if (!observation) throw new AppError("NOT_FOUND", "No such observation");
+  const { doc } = observation;
+  const isOwner = doc.ownerId === actor.id;
+  // A removed observatory's observations keep the readers they had (its members are kept for this).
+  const access = (
+    await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [doc.observatoryId], includeRemoved: true })
+  ).get(doc.observatoryId);
+  const seesMembers = Boolean(access?.can_view) || (await isProjectMember(db, doc.projectId, actor.id));
+  if (!isOwner && !seesMembers) throw new AppError("NOT_FOUND", "No such observation");
+  return { observation, isOwner, canOperate: Boolean(access?.can_operate), seesMembers } satisfies ObservationAccess;
+}
+
+async function isProjectMember(db: Executor, projectId: string, userId: string): Promise<boolean> {
+  const [row] = await db.execute<{ member: boolean }>(sql`
+    select exists (select 1 from projects p where p.id = ${projectId} and p.owner_id = ${userId})
+        or exists (select 1 from project_members m where m.project_id = ${projectId} and m.user_id = ${userId}) as member`);
+  return Boolean(row?.member);
+}
+
+/** Everyone who may read the observation (server admins aside): the audience of its live updates. */
+export async function observationReaderIds(options: { db: Executor; doc: Pick<ObservationDoc, "ownerId" | "projectId" | "observatoryId"> }): Promise<string[]> {
+  const { db, doc } = options;
+  const [members, viewers] = await Promise.all([
+    db.execute<{ user_id: string }>(sql`
+      select p.owner_id as user_id from projects p where p.id = ${doc.projectId}
+      union select m.user_id from project_members m where m.project_id = ${doc.projectId}`),
+    observatoryViewerIds({ db, observatoryId: doc.observatoryId }),
+  ]);
+  return [...new Set([doc.ownerId, ...members.map((row) => row.user_id), ...viewers])];
+}
+
+/** The SQL condition "the user may read observation `o`", for lists. */
+export function readableBy({ userId, viewableObservatories }: { userId: string; viewableObservatories: ReturnType<typeof sql> }) {
+  return sql`(o.owner_id = ${userId}
+    or o.observatory_id in (${viewableObservatories})
+    or o.project_id in (select p.id from projects p where p.owner_id = ${userId})
+    or o.project_id in (select m.project_id from project_members m where m.user_id = ${userId}))`;
+}

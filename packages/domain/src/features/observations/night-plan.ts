@@ -1,0 +1,279 @@
+import { observatoriesCollection, storedFromRow, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import { activeStatuses } from "@meridian/rules";
+import { sql } from "drizzle-orm";
+import type { UserActor } from "../../platform/actor";
+import type { Deps } from "../../platform/deps";
+import { AppError } from "../../platform/errors";
+import { requireObservatoryPermission, resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { loadProjectAccess } from "../projects/projects";
+import { loadObservationAccess } from "./access";
+import type { ObservationCreate } from "./schemas";
+import {
+  currentNightDate,
+  inDispatchOrder,
+  moonOverNight,
+  observatoryReasons,
+  planNights,
+  presentQueueBlock,
+  shiftDate,
+  skyModel,
+  twilightBoundaries,
+  type MoonOverNight,
+  type Night,
+  type PlanInputs as NightsInputs,
+  type PlannedNight as EnginePlannedNight,
+  type QueueBlock,
+  type SkyModel,
+} from "@meridian/scheduler";
+import { observatoryTimeZone } from "../observatories/time-and-timing";
+import { estimatedSecondsOf } from "./timings";
+import { observatoryStateNow } from "./dispatch";
+import { allowancesAt } from "../allocations/allowances";
+
+/** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
+const PLAN_READ_LIMIT = 2_000;
+/** The forecast looks this many nights past the current one. */
+export const FORECAST_NIGHTS = 7;
+/** The furthest night a plan may be asked for, after the current one. */
+export const PLAN_NIGHTS_AHEAD = 30;
+const DAY_MS = 86_400_000;
+const ALTITUDE_STEP_MS = 10 * 60_000;
+/** Altitude curves in one plan: every planned observation's, then unscheduled ones' up to this many in all. */
+const ALTITUDE_CURVES = 100;
+
+type Stored = StoredDocument<ObservationDoc>;
+/** The engine's inputs and the observatory they were read from. */
+interface PlanInputs extends NightsInputs<Stored> {
+  observatory: StoredDocument<ObservatoryDoc>;
+}
+
+async function loadPlanInputs(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date): Promise<PlanInputs> {
+  const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string; assigned_at: string | null }>(sql`
+    select o.id, o.doc, o.created_at, o.updated_at,
+           case when o.status = 'pending' then null else (
+             select max(h.created_at) from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') end as assigned_at
+      from (
+        (select * from observations where observatory_id = ${observatory.id} and status = 'pending'
+          order by priority desc, created_at, id limit ${PLAN_READ_LIMIT})
+        union all
+        (select * from observations where observatory_id = ${observatory.id} and status in ${[...activeStatuses]})
+      ) o
+     order by o.priority desc, o.created_at, o.id`);
+  const running = rows
+    .filter((row) => row.doc.status !== "pending")
+    .map((row) => {
+      const start = new Date(row.assigned_at ?? row.doc.statusChangedAt);
+      const expectedEnd = start.getTime() + estimatedSecondsOf({ doc: row.doc, observatory: observatory.doc }) * 1000;
+      return { observation: storedFromRow(row), start, end: new Date(Math.max(expectedEnd, now.getTime())) };
+    });
+  return {
+    observatory,
+    location: observatory.doc.location,
+    timeZone: observatoryTimeZone({ doc: observatory.doc }),
+    model: observatory.doc.location ? skyModel({ location: observatory.doc.location }) : null,
+    pending: rows.filter((row) => row.doc.status === "pending").map(storedFromRow),
+    running,
+    allowances: new Map([...(await allowancesAt({ db, observatory, now }))].map(([projectId, allowance]) => [projectId, allowance.leftMs])),
+    durationMs: (observation) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000,
+    now,
+  };
+}
+
+type PlannedNight = EnginePlannedNight<Stored>;
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+const presentBlock = presentQueueBlock;
+
+function altitudeCurve(model: SkyModel, doc: ObservationDoc, from: Date, to: Date) {
+  const points: Array<{ at: string; altitude: number }> = [];
+  for (let at = from.getTime(); at <= to.getTime(); at += ALTITUDE_STEP_MS) {
+    points.push({ at: new Date(at).toISOString(), altitude: Math.round(model.at(new Date(at)).targetAltitude(doc.targets[0]!) * 10) / 10 });
+  }
+  return points;
+}
+
+async function ownerNames(db: Executor, ownerIds: string[]): Promise<Map<string, string>> {
+  if (ownerIds.length === 0) return new Map();
+  const rows = await db.execute<{ id: string; name: string }>(sql`select id, doc->>'name' as name from users where id in ${[...new Set(ownerIds)]}`);
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+function presentNight(night: Night | null, location: ObservatoryDoc["location"]) {
+  if (!night || !location) return null;
+  const twilight = twilightBoundaries({ location, night });
+  return {
+    sunset: night.sunset.toISOString(),
+    civilDusk: iso(twilight.civilDusk),
+    nauticalDusk: iso(twilight.nauticalDusk),
+    darkStart: iso(night.darkStart),
+    darkEnd: iso(night.darkEnd),
+    nauticalDawn: iso(twilight.nauticalDawn),
+    civilDawn: iso(twilight.civilDawn),
+    sunrise: night.sunrise.toISOString(),
+  };
+}
+
+function presentMoon(moon: MoonOverNight | null) {
+  return moon
+    ? { illumination: Math.round(moon.illumination * 1000) / 1000, rise: iso(moon.rise), set: iso(moon.set) }
+    : { illumination: null, rise: null, set: null };
+}
+
+function requireNightDate(inputs: PlanInputs, requested: string | undefined): number {
+  if (requested === undefined) return 0;
+  const first = currentNightDate(inputs);
+  const index = Math.round((Date.parse(`${requested}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / DAY_MS);
+  if (!(index >= 0 && index <= PLAN_NIGHTS_AHEAD)) {
+    throw new AppError("VALIDATION_FAILED", `The night must be from the current one (${first}) to ${PLAN_NIGHTS_AHEAD} nights after it`, {
+      errors: [{ path: "night", message: `Must be a date from ${first} to ${shiftDate({ date: first, days: PLAN_NIGHTS_AHEAD })}` }],
+    });
+  }
+  return index;
+}
+
+/** `GET /observatories/{id}/plan` (can_view): dispatch run forward over one night. */
+export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor; observatoryId: string; night?: string }) {
+  const { deps, actor, observatoryId } = options;
+  await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
+  const observatory = await observatoriesCollection.get(deps.db, observatoryId);
+  if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
+  const inputs = await loadPlanInputs(deps.db, observatory, deps.now());
+  const planned = planNights(inputs, requireNightDate(inputs, options.night)).at(-1)!;
+  const location = observatory.doc.location;
+  const names = await ownerNames(
+    deps.db,
+    planned.slots.map((slot) => slot.observation.doc.ownerId),
+  );
+  const curves = inputs.model
+    ? [...planned.slots.map((slot) => slot.observation), ...planned.unscheduled.map((item) => item.observation)].slice(0, ALTITUDE_CURVES)
+    : [];
+  const from = planned.night?.sunset ?? planned.start;
+  const to = planned.night?.sunrise ?? planned.end;
+  return {
+    observatoryId,
+    timeZone: inputs.timeZone,
+    date: planned.date,
+    night: presentNight(planned.night, location),
+    moon: presentMoon(location && planned.night ? moonOverNight({ location, night: planned.night }) : null),
+    slots: planned.slots.map((slot) => ({
+      observationId: slot.observation.id,
+      name: slot.observation.doc.name,
+      priority: slot.observation.doc.priority,
+      status: slot.observation.doc.status,
+      ownerId: slot.observation.doc.ownerId,
+      ownerName: names.get(slot.observation.doc.ownerId) ?? null,
+      start: slot.start.toISOString(),
+      end: slot.end.toISOString(),
+    })),
+    unscheduled: planned.unscheduled.map((item) => ({
+      observationId: item.observation.id,
+      name: item.observation.doc.name,
+      priority: item.observation.doc.priority,
+      blockedBy: presentBlock(item.blockedBy),
+    })),
+    altitude: curves.map((observation) => ({
+      observationId: observation.id,
+      target: { name: observation.doc.targets[0]!.name, count: observation.doc.targets.length },
+      minAltitude: observation.doc.constraints.minAltitude ?? 30,
+      points: altitudeCurve(inputs.model!, observation.doc, from, to),
+    })),
+  };
+}
+
+/** What holds every observation at the observatory now (the forecast assumes none of it), for those who may view it. */
+async function heldNow(deps: Deps, observatory: StoredDocument<ObservatoryDoc> | undefined) {
+  if (!observatory) return [];
+  return observatoryReasons({ ...(await observatoryStateNow({ db: deps.db, observatory })), busy: false }).map(presentBlock);
+}
+
+/** Where the observation lands in the plans of the current night and the 7 after it (its own reasons when in none). */
+async function forecastIn(options: {
+  deps: Deps;
+  observatory: StoredDocument<ObservatoryDoc> | undefined;
+  observationId: string;
+  extra?: StoredDocument<ObservationDoc>;
+}) {
+  const { deps, observatory, observationId } = options;
+  const timeZone = observatory ? observatoryTimeZone({ doc: observatory.doc }) : "UTC";
+  const none = (blockedBy: QueueBlock | null) => ({
+    timeZone,
+    expectedStart: null,
+    expectedEnd: null,
+    night: null,
+    blockedBy: blockedBy && presentBlock(blockedBy),
+  });
+  if (!observatory) return none(null);
+  const inputs = await loadPlanInputs(deps.db, observatory, deps.now());
+  if (options.extra) inputs.pending = inDispatchOrder([...inputs.pending, options.extra]);
+  const find = (night: PlannedNight) => night.slots.find((slot) => slot.observation.id === observationId);
+  const nights = planNights(inputs, FORECAST_NIGHTS, (night) => Boolean(find(night)));
+  const found = nights.find(find);
+  const slot = found && find(found);
+  if (slot) {
+    return {
+      timeZone,
+      expectedStart: slot.start.toISOString(),
+      expectedEnd: slot.end.toISOString(),
+      night: found.date,
+      blockedBy: null,
+    };
+  }
+  return none(nights[0]?.unscheduled.find((item) => item.observation.id === observationId)?.blockedBy ?? null);
+}
+
+/** `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead. */
+export async function getObservationForecast(options: { deps: Deps; actor: UserActor; observationId: string }) {
+  const { deps, actor, observationId } = options;
+  const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
+  const observatory = await observatoriesCollection.get(deps.db, observation.doc.observatoryId);
+  const waiting = observation.doc.status === "pending" || activeStatuses.includes(observation.doc.status);
+  // A project member may read the observation without seeing its observatory, whose state is can_view's alone.
+  const access = await resolveObservatoryAccess({
+    db: deps.db,
+    userId: actor.id,
+    isServerAdmin: actor.isServerAdmin,
+    observatoryIds: [observation.doc.observatoryId],
+    includeRemoved: true,
+  });
+  const showsObservatory = Boolean(access.get(observation.doc.observatoryId)?.can_view);
+  const forecast = await forecastIn({ deps, observatory: waiting ? observatory : undefined, observationId });
+  return showsObservatory ? { ...forecast, observatoryReasons: await heldNow(deps, waiting ? observatory : undefined) } : forecast;
+}
+
+/**
+ * `POST /observations/forecast`: the estimate and the forecast of an observation not yet submitted,
+ * as the wizard's review shows them. Whoever may create it may ask; nothing is stored. It joins the
+ * queue as a new submission would: after every pending one of its priority.
+ */
+export async function forecastDraft(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
+  const { deps, actor, input } = options;
+  await requireObservatoryPermission({ db: deps.db, actor, observatoryId: input.observatoryId, permission: "can_observe" });
+  await loadProjectAccess({ db: deps.db, actor, projectId: input.projectId });
+  const observatory = await observatoriesCollection.get(deps.db, input.observatoryId);
+  if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
+  const now = deps.now();
+  const draft: StoredDocument<ObservationDoc> = {
+    id: DRAFT_ID,
+    createdAt: now,
+    updatedAt: now,
+    doc: {
+      ...input,
+      notifications: input.notifications ?? { email: true, push: true, states: [] },
+      ownerId: actor.id,
+      status: "pending",
+      statusReason: null,
+      statusChangedAt: now.toISOString(),
+      isMonitoring: input.type === "monitoring",
+      staleReportedAt: null,
+    },
+  };
+  const estimated = estimatedSecondsOf({ doc: draft.doc, observatory: observatory.doc });
+  return {
+    estimatedSeconds: estimated,
+    ...(await forecastIn({ deps, observatory, observationId: DRAFT_ID, extra: draft })),
+    observatoryReasons: await heldNow(deps, observatory),
+  };
+}
+
+/** Sorts after every real id of the same priority and time (ids start with `obn_`). */
+const DRAFT_ID = "~draft";

@@ -1,0 +1,41 @@
+// The door of the feature observatories: what other rooms and packages may import.
+import "../../platform/validation/zod-error-map";
+export { pruneObservatoryHistory } from "./history-retention";
+export * from "./schemas";
+export {
+  createObservatory,
+  listObservatories,
+  getObservatory,
+  getMyObservatoryPermissions,
+  transferObservatoryOwnership,
+  listObservatoryHistory,
+  MAX_OWNED_OBSERVATORIES,
+  MAX_ORGANIZATION_OBSERVATORIES,
+  MAX_OBSERVATORY_USER_MEMBERS,
+  MAX_OBSERVATORY_ORGANIZATION_MEMBERS,
+} from "./observatories";
+export { updateObservatory } from "./settings";
+export {
+  listObservatoryMembers,
+  addObservatoryUser,
+  updateObservatoryUser,
+  removeObservatoryUser,
+  addObservatoryOrganization,
+  updateObservatoryOrganization,
+  removeObservatoryOrganization,
+} from "./members";
+export * from "./keys";
+export {
+  observatoryHello,
+  observatoriesSeen,
+  observatoryConfig,
+  observatorySafety,
+  observatoryWeather,
+  observatoryGone,
+  markSilentObservatoriesOffline,
+  REPORT_LIMIT_BYTES,
+  type GoneReason,
+} from "./connection";
+export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_INTERVAL_MS, readPresence } from "./presence";
+export { removeObservatory, OBSERVATORY_REMOVED_REASON } from "./remove";
+export * from "./names";
