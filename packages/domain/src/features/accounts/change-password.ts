@@ -3,7 +3,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { UserActor } from "../../platform/actor";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { passwordAttemptRules } from "../auth/attempt-limits";
-import { assertWithinRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "../auth/rate-limit";
+import { assertWithinRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "../../platform/rate-limit";
 import type { ClientInfo } from "../auth/sessions";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";

@@ -5,7 +5,7 @@ import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError, fieldError } from "../../platform/errors";
 import { MAX_API_KEY_LIFETIME_DAYS } from "./schemas";
-import { API_KEY_PREFIX, generateSecret, hashSecret } from "./tokens";
+import { API_KEY_PREFIX, generateSecret, hashSecret } from "../../platform/secrets/tokens";
 import { inTransaction } from "../../platform/transaction";
 
 /**

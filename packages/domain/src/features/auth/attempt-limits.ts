@@ -1,5 +1,5 @@
 import type { Env } from "@meridian/config";
-import type { AttemptRule } from "./rate-limit";
+import type { AttemptRule } from "../../platform/rate-limit";
 import { addressKey } from "./address-key";
 
 const MINUTE_MS = 60_000;

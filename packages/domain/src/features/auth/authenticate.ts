@@ -2,7 +2,7 @@ import { apiKeysCollection, sessionsCollection, tables } from "@meridian/db";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import type { CachedPrincipal, Principal } from "../../platform/principal";
-import { API_KEY_PREFIX, hashSecret } from "./tokens";
+import { API_KEY_PREFIX, hashSecret } from "../../platform/secrets/tokens";
 
 /** A disabled account's sessions and keys resolve to nobody. */
 const enabled = sql`coalesce((${tables.users.doc}->>'disabled')::boolean, false) = false`;

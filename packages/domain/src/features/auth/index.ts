@@ -7,5 +7,5 @@ export { authenticateToken } from "./authenticate";
 export { createApiKey, listApiKeys, MAX_LIVE_API_KEYS, revokeApiKey } from "./api-keys";
 export { API_KEY_EXPIRY_NOTICE_DAYS, sendApiKeyExpiryNotices } from "./api-key-expiry-notices";
 export { deleteSessionByToken, MAX_LIVE_SESSIONS, pruneExpiredSessions, type ClientInfo } from "./sessions";
-export { pruneRateLimitEvents } from "./rate-limit";
-export { hashSecret } from "./tokens";
+export { pruneRateLimitEvents } from "../../platform/rate-limit";
+export { hashSecret } from "../../platform/secrets/tokens";

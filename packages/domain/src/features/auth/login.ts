@@ -5,7 +5,7 @@ import { AppError } from "../../platform/errors";
 import { presentUser } from "../users/present";
 import { burnPasswordCheck, verifyPassword } from "./passwords";
 import { passwordAttemptRules } from "./attempt-limits";
-import { assertWithinRateLimit, clearRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "./rate-limit";
+import { assertWithinRateLimit, clearRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "../../platform/rate-limit";
 import type { LoginInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
 import { inTransaction } from "../../platform/transaction";

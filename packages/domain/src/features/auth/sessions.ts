@@ -3,7 +3,7 @@ import { and, eq, inArray, lte, or, sql } from "drizzle-orm";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import { deleteInBatches } from "../../platform/system/delete-in-batches";
 import type { Deps } from "../../platform/deps";
-import { generateSecret, hashSecret, SESSION_TOKEN_PREFIX } from "./tokens";
+import { generateSecret, hashSecret, SESSION_TOKEN_PREFIX } from "../../platform/secrets/tokens";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 
 export interface ClientInfo {

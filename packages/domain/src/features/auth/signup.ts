@@ -4,7 +4,7 @@ import { AppError } from "../../platform/errors";
 import { presentUser } from "../users/present";
 import { isUniqueViolation } from "../../platform/postgres-errors";
 import { hashPassword } from "./passwords";
-import { countAttempt } from "./rate-limit";
+import { countAttempt } from "../../platform/rate-limit";
 import type { SignupInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
 import { inTransaction } from "../../platform/transaction";

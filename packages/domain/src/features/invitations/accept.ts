@@ -1,7 +1,7 @@
 import { invitationsCollection, tables, usersCollection, type Executor, type InvitationDoc, type StoredDocument } from "@meridian/db";
 import { eq } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
-import { hashSecret } from "../auth/tokens";
+import { hashSecret } from "../../platform/secrets/tokens";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { inTransaction } from "../../platform/transaction";

@@ -9,8 +9,8 @@ import {
 } from "@meridian/db";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
-import { assertWithinRateLimit, checkLimitsTogether, recordRateLimitEvent } from "../auth/rate-limit";
-import { generateSecret, hashSecret } from "../auth/tokens";
+import { assertWithinRateLimit, checkLimitsTogether, recordRateLimitEvent } from "../../platform/rate-limit";
+import { generateSecret, hashSecret } from "../../platform/secrets/tokens";
 import type { Deps } from "../../platform/deps";
 import { appLink } from "../../platform/email/app-link";
 import { enqueueEmail } from "../../platform/email/outbox";

@@ -1,4 +1,4 @@
-import { countAttempt } from "../auth/rate-limit";
+import { countAttempt } from "../../platform/rate-limit";
 import type { InTransaction } from "../../platform/transaction";
 
 const HOUR_MS = 3_600_000;

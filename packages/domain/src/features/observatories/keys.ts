@@ -3,7 +3,7 @@ import { and, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
 import { recordAudit } from "../audit/record-audit";
-import { generateSecret, hashSecret } from "../auth/tokens";
+import { generateSecret, hashSecret } from "../../platform/secrets/tokens";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";

@@ -1,7 +1,7 @@
 import { tables, type Executor } from "@meridian/db";
 import { and, asc, count, eq, gt, lt, min, sql } from "drizzle-orm";
-import { AppError, isAppError } from "../../platform/errors";
-import type { InTransaction } from "../../platform/transaction";
+import { AppError, isAppError } from "./errors";
+import type { InTransaction } from "./transaction";
 
 export interface RateLimitRule {
   bucket: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { apiKeyCreateSchema, loginInputSchema, signupInputSchema } from "../auth/schemas";
-import { displayNameSchema, emailSchema, opaqueIdSchema, passwordSchema, profileUpdateSchema } from "./schemas";
+import { apiKeyCreateSchema, loginInputSchema, signupInputSchema } from "./schemas";
+import { displayNameSchema, emailSchema, opaqueIdSchema, passwordSchema, profileUpdateSchema } from "../users/schemas";
 
 describe("displayNameSchema", () => {
   it.each(["Ada", "  padded  ", "李白", "Zoë 🔭", "\u200fשלום", "a\u200bb", "𝕄"])("accepts %j", (name) => {
