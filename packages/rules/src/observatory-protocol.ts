@@ -93,6 +93,9 @@ export type ServerToPluginMessage<Observation extends AssignedObservation = Assi
   | Exclude<ServerToPluginSchemaMessage, { type: "assign" | "motd" }>
   | { type: "assign"; observation: Observation }
   | { type: "motd"; announcement: Announcement };
-export type ServerToPluginType = ServerToPluginMessage["type"];
+/** A message the server pushes to observatories unasked (not a reply): its type, and the rest of it as `data`. */
+export type ServerToPluginEvent<Message extends { type: string } = ServerToPluginMessage> = {
+  [Type in Exclude<Message["type"], "ack" | "error">]: { type: Type; data: Omit<Extract<Message, { type: Type }>, "type"> };
+}[Exclude<Message["type"], "ack" | "error">];
 /** The answers to a plugin's messages, one each, in order; the others the server sends on its own. */
 export type ServerReply = Extract<ServerToPluginMessage, { type: "ack" | "error" }>;

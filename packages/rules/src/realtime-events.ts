@@ -42,4 +42,8 @@ export const realtimeEventSchemas = {
 export type RealtimeEvents<Announcement = unknown> = { [Type in keyof typeof realtimeEventSchemas]: z.infer<(typeof realtimeEventSchemas)[Type]> } & {
   "announcement.created": Announcement;
 };
-export type RealtimeEventType = keyof RealtimeEvents;
+
+/** One event as the server pushes it to users over `/ws`: its type and its payload. */
+export type RealtimeEvent<Announcement = unknown> = {
+  [Type in keyof RealtimeEvents<Announcement>]: { type: Type; data: RealtimeEvents<Announcement>[Type] };
+}[keyof RealtimeEvents<Announcement>];

@@ -1,4 +1,4 @@
-import type { ObservatoryMessage } from "@meridian/domain/platform";
+import type { ObservatoryMessage } from "./observatory-message";
 import { serverToPluginMessageSchema } from "@meridian/rules/observatory-protocol";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { observatoryProtocol } from "./observatory-protocol";

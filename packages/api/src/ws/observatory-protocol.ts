@@ -16,7 +16,8 @@ import {
   observatoryKeysStillValid,
   readPresence,
 } from "@meridian/domain/observatories";
-import { AppError, type Deps, type ObservatoryMessage } from "@meridian/domain/platform";
+import { AppError, type Deps } from "@meridian/domain/platform";
+import type { ObservatoryMessage } from "./observatory-message";
 import { refuseWritesDuringMaintenance, pluginIsCurrent, readServerSettings } from "@meridian/domain/system";
 import { sightingBatches } from "./sighting-batches";
 import { ToldToPlugin } from "./told-to-plugin";

@@ -1,7 +1,8 @@
 import { activeStatuses } from "@meridian/rules";
 import { activeObservatoryAnnouncements } from "@meridian/domain/announcements";
 import { statusesAtObservatory } from "@meridian/domain/observations";
-import { type Deps, type ObservatoryMessage } from "@meridian/domain/platform";
+import { type Deps } from "@meridian/domain/platform";
+import type { ObservatoryMessage } from "./observatory-message";
 import type { ProtocolConnection } from "./protocol";
 
 /** A plugin runs one observation at a time; a few more cover assignments it was told again and never reported on. */

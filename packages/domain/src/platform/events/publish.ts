@@ -1,29 +1,19 @@
 import { tables } from "@meridian/db";
-import type { RealtimeEvents } from "@meridian/rules/events";
-import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
+import type { RealtimeEvent } from "@meridian/rules/events";
+import type { ServerToPluginEvent } from "@meridian/rules/observatory-protocol";
 import { sql } from "drizzle-orm";
-import type { Announcement } from "../../features/announcements/schemas";
-import type { Observation } from "../../features/observations/schemas";
 import { realtimeNoticeBody } from "./read-event";
 import type { InTransaction } from "../transaction";
 
 export const REALTIME_CHANNEL = "meridian_events";
 
-/** What the server pushes to users over `/ws`: one of the shared event schemas (`@meridian/rules/events`). */
-export type RealtimeEvent = {
-  [Type in keyof RealtimeEvents<Announcement>]: { type: Type; data: RealtimeEvents<Announcement>[Type] };
-}[keyof RealtimeEvents<Announcement>];
-
 /**
- * What the server sends an observatory's plugin over `/ws/observatory` (`@meridian/rules/observatory-protocol`),
- * with the API's own observation and announcement in `assign` and `motd`.
+ * The event map (names and payloads) is `@meridian/rules`' (`RealtimeEvent`, `ServerToPluginEvent`), so this
+ * transport names no feature: an observation or an announcement in a payload is checked against the protocol's
+ * own shapes (`AssignedObservation`, `MotdAnnouncement`), which the domain's extend.
  */
-export type ObservatoryMessage = ServerToPluginMessage<Observation, Announcement>;
-
-/** A message the server pushes to observatories unasked (not a reply): its type, and the rest of it as `data`. */
-export type ObservatoryEvent = {
-  [Type in Exclude<ObservatoryMessage["type"], "ack" | "error">]: { type: Type; data: Omit<Extract<ObservatoryMessage, { type: Type }>, "type"> };
-}[Exclude<ObservatoryMessage["type"], "ack" | "error">];
+export type { RealtimeEvent };
+export type ObservatoryEvent = ServerToPluginEvent;
 
 /**
  * The one way to reach WebSocket clients. The event is stored and announced with NOTIFY in

@@ -1,6 +1,6 @@
 import { jobStatuses } from "@meridian/db";
 import { z } from "zod";
-import { withoutControlCharacters } from "../../features/users/schemas";
+import { withoutControlCharacters } from "@meridian/rules/fields";
 import { cursorParameterDescription } from "../validation/keyset-cursor";
 
 export const jobViewSchema = z

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { AppError, fieldError } from "../errors";
-import { opaqueIdSchema } from "../../features/users/schemas";
+import { opaqueIdSchema } from "./opaque-id";
 
 /** The `cursor` query parameter as the OpenAPI document describes it, for every list whose cursor is made here. */
 export const cursorParameterDescription = "Opaque: the nextCursor of the page before. Any other value is 400 VALIDATION_FAILED on `cursor`.";
