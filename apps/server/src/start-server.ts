@@ -5,7 +5,8 @@ import { attachWebSocketHub, createApiApp, observatoryProtocol, userProtocol, ty
 import type { Env, Logger } from "@meridian/config";
 import { randomUUID } from "node:crypto";
 import { joinServerPresence, listeningUrl, SERVER_APPLICATION_PREFIX, startRuntime, type Runtime } from "@meridian/domain/platform";
-import { checkStarCatalog, ensureServerAdmin, notifyServerStart } from "@meridian/domain/system";
+import { checkStarCatalog } from "@meridian/domain/frames";
+import { ensureServerAdmin, notifyServerStart } from "@meridian/domain/system";
 import { startWorker, type RunningWorker } from "@meridian/worker";
 import { answerRequestsBeforeBadBytes } from "./client-errors";
 import { lingerAfterEarlyAnswers } from "./lingering-close";

@@ -16,7 +16,7 @@ import {
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import { addJob } from "../../platform/jobs/add-job";
-import { tellStarCatalogMissingOnce } from "../system/notify-start";
+import { tellStarCatalogMissingOnce } from "./star-catalog-notice";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 import { FrameUnreadable, readFitsImage, type FitsImage } from "./fits-header";
 import { expectedPixelScale, frameHeaderOf, frameTarget } from "./frame-header";

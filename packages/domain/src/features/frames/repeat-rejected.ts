@@ -6,9 +6,10 @@ import { findStorageDestination } from "../delivery/destinations";
 import { holdLiveObservatory } from "../observatories/remove";
 import { observationReaderIds } from "../observations/access";
 import { holdProjectForObservation, insertObservation, MAX_UNFINISHED_OBSERVATIONS, type NewObservationFields } from "../observations/insert";
-import { recordHistoryNote, runAfterEveryMove } from "../observations/transitions";
+import { recordHistoryNote } from "../observations/transitions";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { exposureProgress, frameCounts, frameTallies, type ExposureProgress } from "./observation-progress";
+import { frameCounts } from "../notifications/frame-counts";
+import { exposureProgress, frameTallies, type ExposureProgress } from "../observations/observation-progress";
 
 /** A repeat of a repeat is made; a repeat of that is not (contract: "at most 2 repeats deep"). */
 const MAX_REPEAT_DEPTH = 2;
@@ -109,7 +110,7 @@ async function makeRepeat(t: InTransaction, source: StoredDocument<ObservationDo
  * after a frame's analysis (`repeatAfterAnalysis`); the two take turns on the lock, so whichever
  * comes last judges, and sees what the other committed. Answers the observation as it is now.
  */
-async function judgeRepeat(options: { t: InTransaction; observation: StoredDocument<ObservationDoc> }): Promise<StoredDocument<ObservationDoc>> {
+export async function judgeRepeat(options: { t: InTransaction; observation: StoredDocument<ObservationDoc> }): Promise<StoredDocument<ObservationDoc>> {
   const { t, observation } = options;
   const { doc } = observation;
   if (!awaitsJudgement(doc)) return observation;
@@ -156,4 +157,3 @@ export async function repeatAfterAnalysis(options: { deps: Deps; fileId: string 
 }
 
 // Judged in the move that ends an observation, whichever of it and the last analysis comes last.
-runAfterEveryMove(judgeRepeat);

@@ -2,7 +2,7 @@ import { usersCollection, type Executor, type ObservationDoc, type StoredDocumen
 import type { ObservationStatus } from "@meridian/rules";
 import { appLink } from "../../platform/email/app-link";
 import { enqueueEmail } from "../../platform/email/outbox";
-import { frameCounts } from "../frames/observation-progress";
+import { frameCounts } from "./frame-counts";
 import { addJob } from "../../platform/jobs/add-job";
 import { PUSH_LIMITS } from "../../platform/jobs/contracts";
 import type { InTransaction } from "../../platform/transaction";
@@ -24,7 +24,7 @@ function fitted(text: string, limit: number): string {
  * push carries (a long reason, an announcement's body) is cut short: the change it tells of still
  * commits, and the email or the app holds the whole text. A link too long to carry is left out.
  */
-export async function queuePush(options: { t: Pick<InTransaction, "tx">; userId: string } & PushMessage) {
+async function queuePush(options: { t: Pick<InTransaction, "tx">; userId: string } & PushMessage) {
   const { t, userId, title, message, url, priority } = options;
   const payload = {
     userId,

@@ -91,8 +91,8 @@ const afterMoveHooks: AfterMove[] = [];
 
 /**
  * Registers work for after every move (frames: the repeat of rejected exposures, judged when a move
- * ends an observation). The feature registers itself when its module loads, which the package's
- * index does, so that this module imports no feature that itself moves or creates observations.
+ * ends an observation): a door of this feature. The feature that plugs in declares it in its own
+ * index.ts, so that observations import no feature that itself moves or creates observations.
  */
 export function runAfterEveryMove(hook: AfterMove) {
   if (!afterMoveHooks.includes(hook)) afterMoveHooks.push(hook);

@@ -3,7 +3,7 @@ import { usersCollection, type StoredDocument, type UserDoc } from "@meridian/db
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { presentPushover } from "../notifications/push-channels";
+import { presentPushover } from "./pushover-view";
 import { avatarPath } from "./present";
 import type { ProfileUpdate } from "./schemas";
 import { inTransaction } from "../../platform/transaction";
