@@ -18,8 +18,60 @@ const onlyImports = (name, from, allowed) => ({
   to: { path: "^(packages|apps|tests|bench|scripts)/", pathNot: `^(${[from, ...allowed].map((path) => (path.endsWith("$") ? path : `${path}/`)).join("|")})` },
 });
 
+/**
+ * Inside packages/domain/src (packages/domain/README.md): platform/ is the plumbing every feature stands on, features/<name>/
+ * the rooms, each with one door, its index.ts. The third rule of the rooms, no two features importing each other both ways,
+ * is scripts/check-feature-pairs.mjs (dependency-cruiser's folder rules see cycles of any length, not pairs).
+ */
+const DOMAIN = "packages/domain/src";
+// The jobs runtime still ends and releases jobs by name: the defineJob registry (h-jobs) moves each release into its feature.
+const PLATFORM_INTO_FEATURES_UNTIL_H_JOBS = [`^${DOMAIN}/platform/jobs/job-endings\\.ts$`];
+// Features that still import each other around one cycle: between these, a deep import stays allowed until it is broken
+// with a door (a registry the importer's index declares, or an event). Not one more may join: a new feature uses doors only.
+const TANGLED = [
+  "allocations",
+  "announcements",
+  "auth",
+  "delivery",
+  "frames",
+  "invitations",
+  "notifications",
+  "observations",
+  "observatories",
+  "organizations",
+  "projects",
+  "system",
+  "users",
+];
+const tangled = `^${DOMAIN}/features/(${TANGLED.join("|")})/`;
+
+const domainRooms = [
+  {
+    name: "domain-platform-imports-no-feature",
+    severity: "error",
+    comment: "The platform names no feature: a feature plugs in through a door the platform declares (a registry, an event).",
+    from: { path: `^${DOMAIN}/platform/`, pathNot: ["\\.test\\.ts$", ...PLATFORM_INTO_FEATURES_UNTIL_H_JOBS] },
+    to: { path: `^${DOMAIN}/features/` },
+  },
+  {
+    name: "domain-feature-enters-another-by-its-door",
+    severity: "error",
+    comment: "A feature imports another only through its index.ts (its door), never a file inside it.",
+    from: { path: `^${DOMAIN}/features/([^/]+)/`, pathNot: tangled },
+    to: { path: `^${DOMAIN}/features/`, pathNot: [`^${DOMAIN}/features/$1/`, `^${DOMAIN}/features/[^/]+/index\\.ts$`] },
+  },
+  {
+    name: "domain-tangled-feature-enters-others-by-their-door",
+    severity: "error",
+    comment: "A feature of the old cycle (TANGLED) enters every other feature by its door too.",
+    from: { path: tangled },
+    to: { path: `^${DOMAIN}/features/`, pathNot: [`^${DOMAIN}/features/$1/`, `^${DOMAIN}/features/[^/]+/index\\.ts$`, tangled] },
+  },
+];
+
 export default {
   forbidden: [
+    ...domainRooms,
     {
       name: "no-circular",
       severity: "error",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `pnpm test`: build and typecheck every package, lint (ESLint with types; dependency-cruiser for which
-# package may import which and for import circles; knip for unused files, exports and dependencies),
+# package may import which, the domain's rooms and import circles, and the pair check of features; knip for unused files, exports and dependencies),
 # check the formatting, then every vitest suite (unit, integration on real PostgreSQL and S3,
 # end-to-end in Chromium).
 #
@@ -25,6 +25,7 @@ lint=$!
   turbo run build typecheck --output-logs=errors-only
   tsc --noEmit -p tsconfig.json
   depcruise --config .dependency-cruiser.mjs packages apps tests bench scripts
+  node scripts/check-feature-pairs.mjs
   knip --no-progress
   prettier --check . --log-level warn
   node scripts/check-line-length.mjs

@@ -1,0 +1,8 @@
+/** The parts of dependency-cruiser's JSON result the pair check reads. */
+export interface CruiseResult {
+  modules: { source: string; dependencies: { resolved: string }[] }[];
+  summary: { violations: { rule: { name: string }; from: string; to: string }[] };
+}
+
+export function twoWayPairs(result: CruiseResult): string[];
+export function cruiseDomain(root: string): CruiseResult;

@@ -1,0 +1,64 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cruiseDomain, twoWayPairs, type CruiseResult } from "../../scripts/check-feature-pairs.mjs";
+
+// The rooms of packages/domain (README there): each rule of .dependency-cruiser.mjs and the pair check of
+// scripts/check-feature-pairs.mjs shown refusing a planted violation in a small tree, and leaving the allowed forms alone.
+const tree: Record<string, string> = {
+  "tsconfig.json": JSON.stringify({ compilerOptions: { module: "ESNext", moduleResolution: "Bundler" } }),
+  // The platform names a feature.
+  "platform/transport.ts": 'import { inner } from "../features/alpha/inner";\nexport const transport = inner;\n',
+  "platform/errors.ts": "export const failure = 1;\n",
+  "features/alpha/index.ts": 'export { inner } from "./inner";\n',
+  "features/alpha/inner.ts": 'import { failure } from "../../platform/errors";\nexport const inner = failure;\n',
+  // beta walks into alpha past its door; epsilon uses the door.
+  "features/beta/index.ts": 'import { inner } from "../alpha/inner";\nexport const beta = inner;\n',
+  "features/epsilon/index.ts": 'import { inner } from "../alpha";\nexport const epsilon = inner;\n',
+  // gamma and delta import each other, each through the other's door.
+  "features/gamma/index.ts": 'export { g } from "./g";\n',
+  "features/gamma/g.ts": 'import { d } from "../delta";\nexport const g = d;\n',
+  "features/delta/index.ts": 'export { d } from "./d";\n',
+  "features/delta/d.ts": "export const d = 1;\n",
+  "features/delta/e.ts": 'import { g } from "../gamma";\nexport const e = g;\n',
+  // Two features of the old cycle: between them a deep import is still let through, not into any other feature.
+  "features/observations/x.ts": 'import { inner } from "../alpha/inner";\nexport const x = inner;\n',
+  "features/frames/y.ts": 'import { x } from "../observations/x";\nexport const y = x;\n',
+};
+
+let root: string;
+let result: CruiseResult;
+beforeAll(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "domain-rooms-"));
+  for (const [file, text] of Object.entries(tree)) {
+    const full = file === "tsconfig.json" ? path.join(root, file) : path.join(root, "packages/domain/src", file);
+    fs.mkdirSync(path.dirname(full), { recursive: true });
+    fs.writeFileSync(full, text);
+  }
+  result = cruiseDomain(root);
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const violations = (rule: string) =>
+  result.summary.violations
+    .filter((violation) => violation.rule.name === rule)
+    .map(({ from, to }) => `${from} -> ${to}`.replaceAll("packages/domain/src/", ""));
+
+describe("the domain's rooms", () => {
+  it("refuses a platform module that imports a feature", () => {
+    expect(violations("domain-platform-imports-no-feature")).toEqual(["platform/transport.ts -> features/alpha/inner.ts"]);
+  });
+
+  it("refuses a feature that imports a file inside another, and lets its door through", () => {
+    expect(violations("domain-feature-enters-another-by-its-door")).toEqual(["features/beta/index.ts -> features/alpha/inner.ts"]);
+  });
+
+  it("holds the features of the old cycle to the doors of every other feature", () => {
+    expect(violations("domain-tangled-feature-enters-others-by-their-door")).toEqual(["features/observations/x.ts -> features/alpha/inner.ts"]);
+  });
+
+  it("finds two features that import each other both ways, doors or not", () => {
+    expect(twoWayPairs(result)).toEqual(["delta <-> gamma"]);
+  });
+});
