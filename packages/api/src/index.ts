@@ -1,13 +1,10 @@
 export { createApiApp } from "./http/app";
-export { MAX_JSON_BODY_BYTES } from "./http/json-body-limit";
 export type { AppEnv } from "./http/env";
-export { problemResponse, toAppError, PROBLEM_CONTENT_TYPE } from "./http/problem";
-export type { ApiServices, RequestContext } from "./context";
-export { appRouter, createCaller, type AppRouter } from "./trpc/app-router";
+export { toAppError } from "./http/problem";
+export { appRouter, createCaller } from "./trpc/app-router";
 export type { TrpcContext } from "./trpc/init";
 export { attachWebSocketHub, type WebSocketHub } from "./ws/hub";
 export { userProtocol } from "./ws/user-protocol";
 export { observatoryProtocol } from "./ws/observatory-protocol";
-export { defineProtocol, observatoryRouteKey, userRouteKey, type Admission, type ProtocolDefinition, type Refusal } from "./ws/protocol";
-export { defineOperation, Reply, type OutputOf, type OperationContext } from "./operations/define-operation";
+export { defineProtocol, observatoryRouteKey, type Admission, type Refusal } from "./ws/protocol";
 export { allOperations } from "./operations";

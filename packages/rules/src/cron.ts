@@ -31,10 +31,6 @@ export function cronFiresAt(expression: string, at: Date): boolean {
   return previous.getTime() === minute;
 }
 
-/** The next time a cron expression (UTC) fires after `after`. */
-export const nextCronTime = (expression: string, after: Date): Date =>
-  CronExpressionParser.parse(expression, { currentDate: after, tz: "UTC" }).next().toDate();
-
 /** The next `count` times a cron expression (UTC) fires after `after`. */
 export function nextCronTimes(expression: string, after: Date, count: number): Date[] {
   const interval = CronExpressionParser.parse(expression, { currentDate: after, tz: "UTC" });

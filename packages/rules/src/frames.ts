@@ -58,7 +58,7 @@ export const frameAnalysisSchema = z.object({
 });
 export type FrameAnalysis = z.infer<typeof frameAnalysisSchema>;
 
-export const emptyFrameHeader = (): FrameHeader => ({
+const emptyFrameHeader = (): FrameHeader => ({
   object: null,
   dateObs: null,
   exposureSeconds: null,

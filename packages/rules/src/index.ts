@@ -7,7 +7,7 @@
  * settings' schemas; `/storage`: what a storage destination of each kind holds; `/cron`: schedules
  * read with cron-parser).
  */
-export { fieldLabel, fieldMessage, humanizeKey, issuePredicate, UNKNOWN_FIELD, type IssueDetails } from "./validation-messages";
+export { fieldLabel, fieldMessage, issuePredicate, UNKNOWN_FIELD, type IssueDetails } from "./validation-messages";
 export { SHORT_NAME_FORMAT, SHORT_NAME_MESSAGE, SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE, shortNameProblem } from "./short-name";
 export { closePermissions, observatoryPermissionKeys, type ObservatoryPermissionKey, type ObservatoryPermissions } from "./observatory-permissions";
 export {
@@ -18,7 +18,6 @@ export {
   isMonitoringMove,
   notifiedStatuses,
   observationStatuses,
-  observationTransitions,
   observationTypes,
   pluginMayReport,
   pluginReportableStatuses,
@@ -37,7 +36,6 @@ export {
   parseGeographicDegrees,
   parseRightAscension,
   RIGHT_ASCENSION_FORMAT,
-  type AngleResult,
 } from "./coordinates";
 export { defaultObservatoryTiming, estimatedSeconds, formatDuration, observatoryTimingBounds, type ObservatoryTiming } from "./estimate";
 export { canonicalTimeZone, isTimeZone, TIME_ZONE_PREDICATE, timeDisplayChoices, type TimeDisplay } from "./time-zones";

@@ -14,10 +14,10 @@ export { monitoringProblems, monitoringSchema, refineMonitoring, type Monitoring
  * 1–10, at least one target with at least one exposure.
  */
 
-export const MAX_TARGETS = 100;
-export const MAX_EXPOSURES = 50;
+const MAX_TARGETS = 100;
+const MAX_EXPOSURES = 50;
 
-export const exposureSchema = z.object({
+const exposureSchema = z.object({
   filter: z.string().trim().min(1).max(40),
   exposureSeconds: z.number().positive().max(86_400),
   count: z.number().int().min(1).max(10_000),

@@ -53,11 +53,6 @@ export function storageSettingKeys(kind: StorageDestinationKind): Array<{ key: s
   }));
 }
 
-/** The names of the secrets a kind needs, all of them required whenever secrets are sent. */
-export function storageSecretKeys(kind: StorageDestinationKind): string[] {
-  return Object.keys(storageSecretsSchemas[kind].shape);
-}
-
 function problemsOf(schema: z.ZodType, value: unknown, field: "settings" | "secrets", problems: Record<string, string>) {
   const result = schema.safeParse(value ?? {}, { error: (issue) => issuePredicate(issue as IssueDetails) });
   for (const issue of result.error?.issues ?? []) {

@@ -38,7 +38,7 @@ const ACRONYMS: Record<string, string> = {
 };
 
 /** `contactEmail` → "Contact email", `user_ids` → "User IDs". */
-export function humanizeKey(key: string): string {
+function humanizeKey(key: string): string {
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .split(/[\s_-]+/)

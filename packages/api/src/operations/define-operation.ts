@@ -110,9 +110,6 @@ export interface OperationConfig<
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOperation = OperationConfig<any, any, any, any, any, any, any, any, any, any>;
 
-/** The declared response of an operation, for tests and clients. */
-export type OutputOf<T> = T extends { output?: infer O } ? Out<O> : never;
-
 /** One operation: its schemas, who may call it, its REST method, path and status, and its call into the domain. */
 export function defineOperation<
   A extends Access,
