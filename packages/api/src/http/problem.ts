@@ -11,7 +11,7 @@ import type { Logger } from "@meridian/config";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 
-export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 export const codeForStatus: Record<number, ErrorCode> = {
   400: "VALIDATION_FAILED",

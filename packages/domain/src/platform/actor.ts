@@ -41,5 +41,3 @@ export const actorFromUser = ({ user, sessionId }: { user: StoredDocument<UserDo
 /** The user behind a request's credentials; the session is named only when one authenticated it. */
 export const actorOfPrincipal = (principal: Principal): UserActor =>
   actorFromUser({ user: principal.user, sessionId: principal.via === "session" ? principal.credentialId : undefined });
-
-export const systemActor = (id: string): SystemActor => ({ kind: "system", id });

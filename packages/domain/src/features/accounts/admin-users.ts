@@ -1,7 +1,7 @@
 import { tables, usersCollection, type StoredDocument, type UserDoc } from "@meridian/db";
 import { and, asc, gt, ilike, or, sql } from "drizzle-orm";
-import { recordAudit } from "../audit/record-audit";
-import { withdrawDisabledRecipient } from "../announcements/lifecycle";
+import { recordAudit } from "../audit";
+import { withdrawDisabledRecipient } from "../announcements";
 import type { UserActor } from "../../platform/actor";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";

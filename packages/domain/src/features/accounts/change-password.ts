@@ -1,10 +1,10 @@
 import { usersCollection } from "@meridian/db";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
-import { hashPassword, verifyPassword } from "../auth/passwords";
-import { passwordAttemptRules } from "../auth/attempt-limits";
+import { hashPassword, verifyPassword } from "../auth";
+import { passwordAttemptRules } from "../auth";
 import { assertWithinRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "../../platform/rate-limit";
-import type { ClientInfo } from "../auth/sessions";
+import type { ClientInfo } from "../auth";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { appLink } from "../../platform/email/app-link";

@@ -1,12 +1,12 @@
 import { emailChangesCollection, tables, usersCollection } from "@meridian/db";
 import { eq } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
-import { recordAudit } from "../audit/record-audit";
-import { addressKey } from "../auth/address-key";
-import { passwordAttemptRules } from "../auth/attempt-limits";
-import { verifyPassword } from "../auth/passwords";
+import { recordAudit } from "../audit";
+import { addressKey } from "../auth";
+import { passwordAttemptRules } from "../auth";
+import { verifyPassword } from "../auth";
 import { assertWithinRateLimit, checkLimitsTogether, countAttempt, recordRateLimitEvent } from "../../platform/rate-limit";
-import type { ClientInfo } from "../auth/sessions";
+import type { ClientInfo } from "../auth";
 import { generateSecret, hashSecret } from "../../platform/secrets/tokens";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
@@ -15,7 +15,7 @@ import { enqueueEmail } from "../../platform/email/outbox";
 import { AppError } from "../../platform/errors";
 import { isUniqueViolation } from "../../platform/postgres-errors";
 import { inTransaction } from "../../platform/transaction";
-import { presentUser } from "../users/present";
+import { presentUser } from "../users";
 import { emailHeldByAnother, emailTaken, maskEmail, retireOldAddress } from "./email-address";
 import type { EmailChangeRequest } from "./schemas";
 

@@ -1,10 +1,10 @@
 import { passwordResetsCollection, tables, usersCollection } from "@meridian/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { recordAudit } from "../audit/record-audit";
-import { hashPassword } from "../auth/passwords";
-import { passwordAttemptRules } from "../auth/attempt-limits";
+import { recordAudit } from "../audit";
+import { hashPassword } from "../auth";
+import { passwordAttemptRules } from "../auth";
 import { assertWithinRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "../../platform/rate-limit";
-import type { ClientInfo } from "../auth/sessions";
+import type { ClientInfo } from "../auth";
 import { generateSecret, hashSecret } from "../../platform/secrets/tokens";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
@@ -13,7 +13,7 @@ import { enqueueEmail } from "../../platform/email/outbox";
 import { AppError } from "../../platform/errors";
 import { endSessions } from "./user-sessions";
 import { inTransaction } from "../../platform/transaction";
-import { addressKey } from "../auth/address-key";
+import { addressKey } from "../auth";
 
 const RESET_TOKEN_PREFIX = "mpr_";
 const RESET_TTL_MS = 3600_000;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { displayNameSchema, emailSchema, opaqueIdSchema, passwordSchema, withoutControlCharacters } from "../users/schemas";
+import { displayNameSchema, emailSchema, passwordSchema, withoutControlCharacters } from "../users";
 import { cursorParameterDescription } from "../../platform/validation/keyset-cursor";
 
 export const changePasswordSchema = z.strictObject({ currentPassword: z.string().min(1).max(256), newPassword: passwordSchema }).meta({ id: "ChangePassword" });
@@ -10,7 +10,7 @@ export const passwordResetConfirmSchema = z
   .strictObject({ token: withoutControlCharacters(z.string().min(1).max(200)), newPassword: passwordSchema })
   .meta({ id: "PasswordResetConfirm" });
 
-export const sessionSchema = z
+const sessionSchema = z
   .object({
     id: z.string(),
     createdAt: z.string(),
@@ -77,8 +77,6 @@ export const adminUserUpdateSchema = z
   })
   .meta({ id: "AdminUserUpdate" });
 export type AdminUserUpdate = z.infer<typeof adminUserUpdateSchema>;
-
-export const sessionIdSchema = z.strictObject({ id: opaqueIdSchema });
 
 export const emailChangeRequestSchema = z
   .strictObject({

@@ -4,7 +4,7 @@ import type { UserActor } from "../../platform/actor";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { MAX_LIVE_SESSIONS } from "../auth/sessions";
+import { MAX_LIVE_SESSIONS } from "../auth";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 
 /** The actor's live sessions, newest first, marking the one that asks. */

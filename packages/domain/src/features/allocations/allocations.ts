@@ -1,13 +1,13 @@
 import { observatoriesCollection, projectsCollection, type AllocationDoc, type Executor, type ObservationDoc, type ObservatoryDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { recordHistory } from "../observatories/observatories";
 import { estimatedSecondsOf } from "../observations/timings";
 import { queueDispatch } from "../observations/transitions";
-import { requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { requireObservatoryPermission } from "../permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { inTransaction } from "../../platform/transaction";
 import { hoursOf, usedMs } from "./usage";

@@ -4,13 +4,13 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
-import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { resolveObservatoryAccess } from "../permissions";
 import { isUniqueViolation } from "../../platform/postgres-errors";
 import { frameAnalyticsShape, frameColumns, frameFiguresOf, presentFrameFigures, type FrameColumns, type FrameFigures } from "./frame-figures";
 
 const SUMMARY_ID = "analytics-summary";
 /** How many days `daily` covers, today included. */
-export const ANALYTICS_DAYS = 30;
+const ANALYTICS_DAYS = 30;
 /** Projects listed in `hoursByProject`. */
 const TOP_PROJECTS = 20;
 

@@ -1,3 +1,3 @@
 // The door of the feature analytics: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
-export { analyticsSchema, readAnalytics, refreshAnalytics, ANALYTICS_DAYS, type Analytics } from "./analytics";
+export { analyticsSchema, readAnalytics, refreshAnalytics } from "./analytics";

@@ -1,5 +1,5 @@
-import { hasAnyObservatoryGrant } from "../permissions/grant-predicates";
-import { observatoryNotRemoved } from "../permissions/observatory-permissions";
+import { hasAnyObservatoryGrant } from "../permissions";
+import { observatoryNotRemoved } from "../permissions";
 import type { Executor } from "@meridian/db";
 import { sql, type SQL } from "drizzle-orm";
 import { AppError, type FieldError } from "../../platform/errors";

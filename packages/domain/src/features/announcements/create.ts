@@ -1,6 +1,6 @@
 import { announcementsCollection, type AnnouncementDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";

@@ -6,7 +6,7 @@ export * from "./schemas";
 export type { AnnouncementScopeRef, ScopedKind } from "./scope-access";
 export { createSystemAnnouncement, createScopedAnnouncement, previewSystemRecipients, previewScopedRecipients } from "./create";
 export { MAX_ACTIVE_ANNOUNCEMENTS, MAX_SHOWING_ANNOUNCEMENTS, announcementScopeLockKey } from "./active-cap";
-export { cancelAnnouncement, acknowledgeAnnouncement, markAnnouncementsSeen, expireDueAnnouncements, announceStarted } from "./lifecycle";
+export { cancelAnnouncement, acknowledgeAnnouncement, markAnnouncementsSeen, announceStarted } from "./lifecycle";
 export {
   listSystemAnnouncements,
   listScopeActiveAnnouncements,
@@ -20,3 +20,4 @@ export {
 } from "./queries";
 export { listManagedAnnouncements, getAnnouncementStats, listAnnouncementTargetOptions } from "./manage";
 export { deliverAnnouncementEmails, runAnnouncementMaintenance } from "./emails";
+export { withdrawDisabledRecipient } from "./lifecycle";

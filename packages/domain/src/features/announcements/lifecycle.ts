@@ -1,6 +1,6 @@
 import { announcementsCollection, type AnnouncementDoc, type Executor } from "@meridian/db";
 import { sql, type SQL } from "drizzle-orm";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { invalidateCaches } from "../../platform/cache/request-caches";

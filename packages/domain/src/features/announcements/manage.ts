@@ -1,9 +1,9 @@
-import { isOrganizationAdminMembership } from "../permissions/grant-predicates";
+import { isOrganizationAdminMembership } from "../permissions";
 import { sql, type SQL } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { resolveObservatoryAccess } from "../permissions";
 import { expireDueAnnouncements } from "./lifecycle";
 import { pageOfAnnouncements } from "./queries";
 import type { AnnouncementListQuery } from "./schemas";

@@ -3,7 +3,7 @@ import type { PendingEntry } from "../../platform/cache/request-caches";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError, fieldError } from "../../platform/errors";
-import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { resolveObservatoryAccess } from "../permissions";
 import { expireDueAnnouncements, loadAnnouncement } from "./lifecycle";
 import { recipientsOf } from "./recipient-rows";
 import { announcementColumns, presentAnnouncement, toAnnouncementRow } from "./present";

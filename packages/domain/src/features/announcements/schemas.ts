@@ -13,7 +13,7 @@ import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
 import { cursorParameterDescription } from "../../platform/validation/keyset-cursor";
 
 /** More than this many ids of one kind is better expressed with `all`. */
-export const MAX_TARGET_IDS = 10_000;
+const MAX_TARGET_IDS = 10_000;
 
 const targetInputSchema = z
   .strictObject({
@@ -67,7 +67,7 @@ export const cancelAnnouncementSchema = z
   .object({ reason: z.string().max(2_000).optional() })
   .meta({ id: "AnnouncementCancel", description: "`reason` must not be blank (400 REASON_REQUIRED)" });
 
-export const announcementStatusFilterSchema = z.enum(announcementStatuses);
+const announcementStatusFilterSchema = z.enum(announcementStatuses);
 export const announcementScopeSchema = z.enum(announcementScopes);
 /** The scopes with their own id: every scope but `system`. */
 export const scopedKindSchema = announcementScopeSchema.exclude(["system"]);

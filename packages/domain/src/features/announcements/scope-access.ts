@@ -1,9 +1,9 @@
-import { isOrganizationAdmin } from "../permissions/grant-predicates";
+import { isOrganizationAdmin } from "../permissions";
 import { observatoriesCollection, type Executor } from "@meridian/db";
 import type { UserActor } from "../../platform/actor";
 import { AppError } from "../../platform/errors";
 import { loadOrganizationAccess } from "../organizations/organization-access";
-import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { resolveObservatoryAccess } from "../permissions";
 import { loadProjectAccess } from "../projects/projects";
 
 export type ScopedKind = "observatory" | "organization" | "project";

@@ -1,4 +1,4 @@
-import { isOrganizationAdminMembership } from "../permissions/grant-predicates";
+import { isOrganizationAdminMembership } from "../permissions";
 import type { AnnouncementDoc, Executor } from "@meridian/db";
 import { publishUserEvent } from "../../platform/events/publish";
 import type { InTransaction } from "../../platform/transaction";

@@ -1,4 +1,7 @@
 // The door of the feature audit: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
-export { listAuditLog, type AuditFilter } from "./list-audit";
+export { listAuditLog } from "./list-audit";
 export { pruneAuditLog } from "./audit-retention";
+export { recordAudit } from "./record-audit";
+export type { AuditActor } from "./record-audit";
+export { auditColumns, auditCursor, pageOfAudit } from "./list-audit";

@@ -9,3 +9,6 @@ export { API_KEY_EXPIRY_NOTICE_DAYS, sendApiKeyExpiryNotices } from "./api-key-e
 export { deleteSessionByToken, MAX_LIVE_SESSIONS, pruneExpiredSessions, type ClientInfo } from "./sessions";
 export { pruneRateLimitEvents } from "../../platform/rate-limit";
 export { hashSecret } from "../../platform/secrets/tokens";
+export { hashPassword, verifyPassword } from "./passwords";
+export { passwordAttemptRules } from "./attempt-limits";
+export { addressKey } from "./address-key";

@@ -6,19 +6,19 @@ import { AppError } from "../../platform/errors";
 import { addJob } from "../../platform/jobs/add-job";
 import { lockDestructiveJobStarts, RESTORE_JOB_KIND } from "../../platform/jobs/destructive-jobs";
 import { recordJobStarted, reportJob } from "../../platform/jobs/tracked-jobs";
-import { notifySystemEvent } from "../notifications/notify";
+import { notifySystemEvent } from "../notifications";
 import { runExclusively } from "../../platform/system/exclusive-run";
-import { readServerSettings } from "../system/server-settings";
+import { readServerSettings } from "../system";
 import { ARCHIVED_COLLECTIONS, archiveSizeOf, deleteBackupObjects, manifestKeyOf, readArchiveBack } from "./archive-io";
 import { BACKUP_READERS } from "./archive-readers";
 import { writeArchive } from "./archive-writer";
 import { cleanUpBackups } from "./retention";
 import { presentBackup, type BackupView } from "./schemas";
-import { findServerAdmins } from "../users/find-user";
+import { findServerAdmins } from "../users";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 
 export const BACKUP_JOB_KIND = "backup";
-export const BACKUP_VERIFY_JOB_KIND = "backup_verify";
+const BACKUP_VERIFY_JOB_KIND = "backup_verify";
 
 /** An observation cleanup waiting for this backup: it starts once the backup is verified. */
 export interface ThenCleanup {

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Actor } from "../../platform/actor";
 import { lockDestructiveJobStarts, RESTORE_JOB_KIND } from "../../platform/jobs/destructive-jobs";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { Deps } from "../../platform/deps";
 import { deleteBackupObjects } from "./archive-io";
 import type { BackupCleanupResult, backupCleanupInputSchema } from "./schemas";

@@ -1,7 +1,7 @@
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { cronFiresAt } from "../../platform/system/cron";
-import { readServerSettings } from "../system/server-settings";
+import { readServerSettings } from "../system";
 import { startBackup } from "./backups";
 
 /**

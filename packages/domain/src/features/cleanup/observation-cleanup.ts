@@ -2,17 +2,15 @@ import { jobsCollection, usersCollection } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Actor } from "../../platform/actor";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { addJob } from "../../platform/jobs/add-job";
 import { recordJobStarted, reportJob, reportJobIn, type JobReport } from "../../platform/jobs/tracked-jobs";
-import { startBackupIn } from "../backups/backups";
+import { startBackupIn } from "../backups";
 import { lockDestructiveJobStarts, OBSERVATION_CLEANUP_JOB_KIND, RESTORE_JOB_KIND } from "../../platform/jobs/destructive-jobs";
 import { runExclusively } from "../../platform/system/exclusive-run";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-
-export { OBSERVATION_CLEANUP_JOB_KIND };
 const OBJECT_PREFIX = "observations/";
 const RECORD_BATCH = 1000;
 

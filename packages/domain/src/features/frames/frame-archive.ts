@@ -5,7 +5,7 @@ import type { Deps } from "../../platform/deps";
 import { AppError, fieldError } from "../../platform/errors";
 import { readableBy } from "../observations/access";
 import { zipOfStoredFiles } from "../observations/files-archive";
-import { viewableObservatoryIds } from "../permissions/observatory-permissions";
+import { viewableObservatoryIds } from "../permissions";
 
 /** The most bytes of frames one archive holds (16 GiB): a selection weighing more is refused before anything is sent. */
 const MAX_ARCHIVE_BYTES = 16 * 1024 ** 3;

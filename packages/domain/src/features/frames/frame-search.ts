@@ -5,7 +5,7 @@ import type { Deps } from "../../platform/deps";
 import { AppError, fieldError } from "../../platform/errors";
 import { readableBy } from "../observations/access";
 import { presentFile } from "../observations/files";
-import { viewableObservatoryIds } from "../permissions/observatory-permissions";
+import { viewableObservatoryIds } from "../permissions";
 import { instantKey, keysetCursor } from "../../platform/validation/keyset-cursor";
 import type { FrameSearchFilter } from "./frame-search-schemas";
 

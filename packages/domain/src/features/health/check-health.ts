@@ -1,7 +1,7 @@
 import { SERVER_VERSION } from "@meridian/config";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
-import { readMaintenance, type MaintenanceStatus } from "../system/maintenance";
+import { readMaintenance, type MaintenanceStatus } from "../system";
 import { databaseOutOfSpace } from "./database-space";
 
 type CheckStatus = "ok" | "down" | "degraded";

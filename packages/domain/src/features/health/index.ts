@@ -1,4 +1,4 @@
 // The door of the feature health: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
-export { checkHealth, type HealthReport } from "./check-health";
+export { checkHealth } from "./check-health";
 export { noteDatabaseOutOfSpace } from "./database-space";

@@ -1,7 +1,7 @@
 import type { IntegrityIssueDoc, ObservationDoc, ObservationHistoryDoc } from "@meridian/db";
 import { canMove, isMonitoringMove } from "@meridian/rules";
 import type { z } from "zod";
-import type { ServerSettings } from "../system/server-settings";
+import type { ServerSettings } from "../system";
 import { fastAcceptFor } from "./fast-accept";
 
 /** What a check reports of one document; the scan adds its id and the scan's. */

@@ -1,7 +1,7 @@
 // The collections alone: a check thread starts without the storage client and the rest of @meridian/db.
 import type { ObservationDoc, ObservationHistoryDoc } from "@meridian/db";
 import { collections } from "@meridian/db/collections";
-import type { ServerSettings } from "../system/server-settings";
+import type { ServerSettings } from "../system";
 import { observationQualityFindings, observationStatusFindings, structureFindings, targetFindings, type Finding } from "./checks";
 import type { FrameCandidates } from "./frame-checks";
 

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import { previousCronTime } from "../../platform/system/cron";
 import { countRunningServers } from "../../platform/system/server-presence";
-import { readServerSettings } from "../system/server-settings";
+import { readServerSettings } from "../system";
 
 type HealthIssue = Omit<IntegrityIssueDoc, "scanId">;
 

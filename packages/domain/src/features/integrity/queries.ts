@@ -17,7 +17,7 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { csvField } from "../observations/observation-export";
+import { csvField } from "../observations";
 import { keysetCursor } from "../../platform/validation/keyset-cursor";
 
 export const integrityScanStartSchema = z

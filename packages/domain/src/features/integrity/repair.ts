@@ -14,13 +14,13 @@ import {
 } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Actor, UserActor } from "../../platform/actor";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { fileKindOf } from "../observations/files";
-import { moveObservation } from "../observations/transitions";
-import { readServerSettings } from "../system/server-settings";
-import { queueAnalysisAgain } from "../frames/analyse-again";
+import { fileKindOf } from "../observations";
+import { moveObservation } from "../observations";
+import { readServerSettings } from "../system";
+import { queueAnalysisAgain } from "../frames";
 import { observationQualityFindings, observationStatusFindings } from "./checks";
 import { frameLeftQueued } from "./frame-checks";
 import { presentIssue } from "./queries";
@@ -29,7 +29,7 @@ import { inTransaction, type InTransaction } from "../../platform/transaction";
 type Issue = StoredDocument<IntegrityIssueDoc>;
 type RepairResult = Record<string, unknown>;
 
-export const QUARANTINE_PREFIX = "quarantine/";
+const QUARANTINE_PREFIX = "quarantine/";
 /** Where observations from before file records kept their captured files. */
 export const legacyCapturedFileKey = ({ observationId, filename }: { observationId: string; filename: string }) => `observations/${observationId}/${filename}`;
 

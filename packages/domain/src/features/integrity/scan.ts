@@ -16,8 +16,8 @@ import { AppError } from "../../platform/errors";
 import { addJob } from "../../platform/jobs/add-job";
 import { findJobBySubject, recordJobStarted, reportJob } from "../../platform/jobs/tracked-jobs";
 import { isUniqueViolation } from "../../platform/postgres-errors";
-import { readServerSettings } from "../system/server-settings";
-import { notifySystemEvent } from "../notifications/notify";
+import { readServerSettings } from "../system";
+import { notifySystemEvent } from "../notifications";
 import { HEALTH_CODES, healthFindings } from "./health-check";
 import { batchReader, updatedAtIso, type ScannedBatch } from "./batch-reader";
 import { checksumMismatch, filesByKey, storageFindings, throttledHasher } from "./storage-check";
@@ -25,7 +25,7 @@ import { inThreadChecker, threadedChecker, type DocumentChecker } from "./check-
 import { fileObservatoryMismatch, missingReference, type Finding } from "./checks";
 import { frameFindings } from "./frame-checks";
 import type { CollectionName, DocumentBatchResult } from "./document-checks";
-import { findServerAdmins } from "../users/find-user";
+import { findServerAdmins } from "../users";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 
 export const INTEGRITY_JOB_KIND = "integrity_scan";
@@ -39,7 +39,7 @@ const HEALTH_STAGE = "(health)";
 /** The stages after the collections, in order; a checkpoint in one of them means every collection is done. */
 const lastStages = [STORAGE_STAGE, CHECKSUM_STAGE, HEALTH_STAGE];
 const DEFAULT_CHECKSUM_RATE = 32 * 1024 * 1024;
-export const scannableCollections = Object.keys(collections) as CollectionName[];
+const scannableCollections = Object.keys(collections) as CollectionName[];
 
 /** The scan options of docs/api-contract.md over the spec's defaults for the kind. */
 export function scanOptionsFor(options: {

@@ -1,7 +1,7 @@
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { cronFiresAt } from "../../platform/system/cron";
-import { readServerSettings } from "../system/server-settings";
+import { readServerSettings } from "../system";
 import { startIntegrityScan } from "./scan";
 
 /** What a scheduled scan of each kind looks at: the full one is the spec's monthly scan with storage check. */

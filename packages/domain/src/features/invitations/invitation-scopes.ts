@@ -11,13 +11,13 @@ import {
 import { and, eq } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import { requireRoomInScope } from "../../platform/caps";
-import { recordAudit, type AuditActor } from "../audit/record-audit";
+import { recordAudit, type AuditActor } from "../audit";
 import { AppError } from "../../platform/errors";
 import { publishUserEvent } from "../../platform/events/publish";
 import { observatoryMemberWhere, recordHistory, requireRoomForObservatoryMember } from "../observatories/observatories";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
 import { MAX_ORGANIZATION_MEMBERS, requireRoomForOrganizationMembership } from "../organizations/organizations";
-import { requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { requireObservatoryPermission } from "../permissions";
 import { holdProject, loadProjectAccess, MAX_PROJECT_MEMBERS, requireRoomForMembership } from "../projects/projects";
 import type { InTransaction } from "../../platform/transaction";
 

@@ -8,7 +8,8 @@ import { appLink } from "../../platform/email/app-link";
 import { enqueueEmail } from "../../platform/email/outbox";
 import { AppError } from "../../platform/errors";
 import { deliverPush } from "./deliver-push";
-import { NO_PUSHOVER_TOKEN, presentPushover, pushoverConfigured, webPushConfigured } from "./push-channels";
+import { webPushConfigured } from "./push-channels";
+import { NO_PUSHOVER_TOKEN, presentPushover, pushoverConfigured } from "../users";
 import { countSendWithinHourlyLimit } from "./send-rate";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 

@@ -2,7 +2,7 @@ import { observationsCollection, type Executor, type ObservationDoc, type Stored
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import { AppError } from "../../platform/errors";
-import { observatoryViewerIds, resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { observatoryViewerIds, resolveObservatoryAccess } from "../permissions";
 
 export interface ObservationAccess {
   observation: StoredDocument<ObservationDoc>;

@@ -9,8 +9,7 @@ import { pauseObservation, resumeObservation } from "./operate";
 
 /** The most ids one bulk request may name (contract: POST /observations/bulk). */
 export const BULK_OBSERVATION_LIMIT = 500;
-export const observationBulkActions = ["pause", "resume", "cancel", "set_priority"] as const;
-export type ObservationBulkAction = (typeof observationBulkActions)[number];
+const observationBulkActions = ["pause", "resume", "cancel", "set_priority"] as const;
 
 export const observationBulkSchema = z
   .strictObject({

@@ -1,10 +1,8 @@
 // The door of the feature observations: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
 export * from "./schemas";
-export { presentObservation } from "./present";
 export { listObservationsAsJson, listObservationsCached } from "./observation-pages";
 export { DISPATCH_TRACE_CHANNEL, markDispatch, type DispatchMark, type DispatchStage } from "./dispatch-trace";
-export { presentObservations, presentOneObservation } from "./timings";
 export {
   createObservation,
   listObservations,
@@ -18,23 +16,14 @@ export {
 export { dispatchObservatory, getObservatoryQueue, observatoriesAwaitingDispatch, statusesAtObservatory, unstartedAssignments } from "./dispatch";
 export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForecast, getObservatoryPlan } from "./night-plan";
 // The scheduling engine is @meridian/scheduler; these stay here for the code that took them from the domain.
-export {
-  nightOf,
-  runDispatchForward,
-  skyModel,
-  planQueue,
-  observatoryStateOf,
-  queueBlockCodes,
-  finishLimits,
-  type ObservatoryState,
-  targetAltitude,
-} from "@meridian/scheduler";
-export { queueDispatch, moveObservation } from "./transitions";
-export { uploadObservationFile, listObservationFiles, openObservationFile, presentFile, MAX_OBSERVATION_FILES } from "./files";
+export { nightOf, runDispatchForward, skyModel, planQueue, queueBlockCodes, finishLimits, targetAltitude } from "@meridian/scheduler";
+export { queueDispatch, moveObservation, runAfterEveryMove } from "./transitions";
+export { uploadObservationFile, listObservationFiles, openObservationFile, MAX_OBSERVATION_FILES } from "./files";
 export { MAX_UNFINISHED_OBSERVATIONS } from "./insert";
 export { openObservationArchive } from "./files-archive";
 export { exportObservations, csvField } from "./observation-export";
-export { observationSorts, type ObservationFilter, type ObservationSort } from "./observation-query";
+export { type ObservationFilter } from "./observation-query";
 export { reportStaleObservations } from "./stale-monitor";
 export * from "./operate";
 export * from "./bulk";
+export { fileKindOf } from "./files";

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { requireObservatoryPermission, resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { requireObservatoryPermission, resolveObservatoryAccess } from "../permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess } from "./access";
 import type { ObservationCreate } from "./schemas";

@@ -3,7 +3,7 @@ import { isoDateInput, isoDay } from "@meridian/rules/fields";
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
-import { viewableObservatoryIds } from "../permissions/observatory-permissions";
+import { viewableObservatoryIds } from "../permissions";
 import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
 import { instantKey, keysetCursor } from "../../platform/validation/keyset-cursor";
 import { readableBy } from "./access";

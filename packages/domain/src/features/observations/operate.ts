@@ -5,7 +5,7 @@ import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError, fieldError, isAppError } from "../../platform/errors";
 import { holdLiveObservatory } from "../observatories/remove";
-import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { resolveObservatoryAccess } from "../permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { inTransaction } from "../../platform/transaction";
 import { withoutControlCharacters } from "../users/schemas";

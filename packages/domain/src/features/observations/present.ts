@@ -1,6 +1,6 @@
 import type { ObservationDoc, StoredDocument } from "@meridian/db";
 import { estimatedSeconds, type ObservatoryTiming } from "@meridian/rules";
-import type { ExposureProgress } from "../frames/observation-progress";
+import type { ExposureProgress } from "./observation-progress";
 import type { Observation } from "./schemas";
 
 /**

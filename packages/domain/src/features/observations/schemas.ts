@@ -184,7 +184,7 @@ export const OBSERVATION_HISTORY_PAGE = 1_000;
 export const observationHistoryOrders = ["asc", "desc"] as const;
 export type ObservationHistoryOrder = (typeof observationHistoryOrders)[number];
 
-export const observationHistoryEntrySchema = z
+const observationHistoryEntrySchema = z
   .object({
     id: z.string().describe("The entry's id (extension)"),
     from: z.enum(observationStatuses).nullable(),
@@ -311,7 +311,7 @@ export const fileSchema = z
       ),
   })
   .meta({ id: "File" });
-export const lostFileSchema = z
+const lostFileSchema = z
   .object({
     fileId: z.string().describe("The id its record had"),
     filename: z.string(),

@@ -1,7 +1,7 @@
 import { tables, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { estimatedSeconds, type ObservatoryTiming } from "@meridian/rules";
 import { inArray, sql } from "drizzle-orm";
-import { progressOfObservations } from "../frames/observation-progress";
+import { progressOfObservations } from "./observation-progress";
 import { observatoryTiming } from "../observatories/time-and-timing";
 import { presentObservation } from "./present";
 import type { Observation } from "./schemas";

@@ -7,7 +7,7 @@ import { AppError } from "../../platform/errors";
 import { moveObservation, queueDispatch } from "../observations/transitions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { publishUserEvent } from "../../platform/events/publish";
-import { observatoryViewerIds } from "../permissions/observatory-permissions";
+import { observatoryViewerIds } from "../permissions";
 import { recordHistory } from "./observatories";
 import { endPresence, LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
@@ -45,12 +45,6 @@ async function connectionChanged(
     }),
   );
 }
-
-/**
- * The most of `systemInfo` or `equipment` an observatory may report, as JSON: a report is stored whole, and again in each
- * history entry. The protocol's description states it (`@meridian/rules/observatory-protocol`).
- */
-export { REPORT_LIMIT_BYTES };
 
 interface Reports {
   systemInfo?: unknown;

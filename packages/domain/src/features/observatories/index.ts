@@ -33,8 +33,6 @@ export {
   observatoryWeather,
   observatoryGone,
   markSilentObservatoriesOffline,
-  REPORT_LIMIT_BYTES,
-  type GoneReason,
 } from "./connection";
 export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_INTERVAL_MS, readPresence } from "./presence";
 export { removeObservatory, OBSERVATORY_REMOVED_REASON } from "./remove";

@@ -2,12 +2,12 @@ import { observatoriesCollection, observatoryKeysCollection, tables } from "@mer
 import { and, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import { generateSecret, hashSecret } from "../../platform/secrets/tokens";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { requireObservatoryPermission } from "../permissions";
 import { withoutControlCharacters } from "../users/schemas";
 import { inTransaction } from "../../platform/transaction";
 

@@ -1,11 +1,11 @@
 import { observatoriesCollection, observatoryMembersCollection, organizationsCollection, tables, type ObservatoryPermissions } from "@meridian/db";
 import { asc, eq, inArray } from "drizzle-orm";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { isUniqueViolation } from "../../platform/postgres-errors";
-import { ALL_OBSERVATORY_PERMISSIONS, NO_OBSERVATORY_PERMISSIONS, requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { ALL_OBSERVATORY_PERMISSIONS, NO_OBSERVATORY_PERMISSIONS, requireObservatoryPermission } from "../permissions";
 import { findUserByEmail, loadUsersById } from "../users/find-user";
 import {
   lockObservatoryMember,

@@ -3,7 +3,7 @@ import { inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
-import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { resolveObservatoryAccess } from "../permissions";
 import { opaqueIdSchema } from "../users/schemas";
 
 export const observatoryNamesQuerySchema = z.object({ ids: z.array(opaqueIdSchema).max(200) });

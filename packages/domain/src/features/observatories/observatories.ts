@@ -12,17 +12,12 @@ import {
 } from "@meridian/db";
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, sql } from "drizzle-orm";
 import { refuseAtCap } from "../../platform/caps";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
-import {
-  ALL_OBSERVATORY_PERMISSIONS,
-  listViewableObservatoryIds,
-  requireObservatoryPermission,
-  resolveObservatoryAccess,
-} from "../permissions/observatory-permissions";
+import { ALL_OBSERVATORY_PERMISSIONS, listViewableObservatoryIds, requireObservatoryPermission, resolveObservatoryAccess } from "../permissions";
 import { loadUsersById } from "../users/find-user";
 import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";

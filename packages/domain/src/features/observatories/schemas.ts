@@ -17,13 +17,13 @@ export const observatoryPermissionsInputSchema = z
   )
   .meta({ id: "ObservatoryPermissionsInput" });
 
-export const locationSchema = z.strictObject({
+const locationSchema = z.strictObject({
   latitude: z.number().min(-90).max(90),
   longitude: z.number().min(-180).max(180),
   elevation: z.number().min(-500).max(10_000),
 });
 
-export const timeZoneInputSchema = z
+const timeZoneInputSchema = z
   .string()
   .trim()
   .min(1)
@@ -37,7 +37,7 @@ export const timeZoneInputSchema = z
   );
 
 const { slewSeconds, readoutSeconds } = observatoryTimingBounds;
-export const observatorySettingsInputSchema = z
+const observatorySettingsInputSchema = z
   .strictObject({
     slewSeconds: z.number().min(slewSeconds.min).max(slewSeconds.max).optional().describe("Seconds to slew to each target (default 120)"),
     readoutSeconds: z.number().min(readoutSeconds.min).max(readoutSeconds.max).optional().describe("Seconds to read out each exposure (default 10)"),

@@ -1,10 +1,10 @@
 import { observatoriesCollection } from "@meridian/db";
 import { isDeepStrictEqual } from "node:util";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { requireObservatoryPermission } from "../permissions/observatory-permissions";
+import { requireObservatoryPermission } from "../permissions";
 import { recordHistory, settingsOf } from "./observatories";
 import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";

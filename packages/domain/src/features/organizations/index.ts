@@ -1,14 +1,13 @@
 // The door of the feature organizations: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
 export * from "./schemas";
-export { loadOrganizationAccess, requireOrganizationPermission, ALL_ORGANIZATION_PERMISSIONS, NO_ORGANIZATION_PERMISSIONS } from "./organization-access";
+export { NO_ORGANIZATION_PERMISSIONS } from "./organization-access";
 export {
   createOrganization,
   listOrganizations,
   getOrganization,
   updateOrganization,
   listOrganizationAudit,
-  openExternalStorageSecrets,
   MAX_OWNED_ORGANIZATIONS,
   MAX_ORGANIZATION_MEMBERS,
   MAX_ORGANIZATION_MEMBERSHIPS,

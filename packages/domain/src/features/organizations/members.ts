@@ -1,6 +1,6 @@
 import { organizationMembersCollection, organizationsCollection, tables, type OrganizationMemberDoc, type OrganizationPermissions } from "@meridian/db";
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import { publishUserEvent } from "../../platform/events/publish";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";

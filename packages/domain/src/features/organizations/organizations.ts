@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { organizationMembersCollection, organizationsCollection, tables, usersCollection, type ExternalStorageDoc } from "@meridian/db";
 import { and, asc, count, desc, eq, gt, ilike, inArray, or, sql } from "drizzle-orm";
-import { auditColumns, auditCursor, pageOfAudit } from "../audit/list-audit";
-import { recordAudit } from "../audit/record-audit";
+import { auditColumns, auditCursor, pageOfAudit } from "../audit";
+import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError, fieldError, type FieldError } from "../../platform/errors";

@@ -7,7 +7,7 @@ import { storageSecretsSchemas, storageSettingsSchemas } from "@meridian/rules/s
 // Control characters and lone surrogates cannot be stored (PostgreSQL refuses them in jsonb): 400, not 500.
 const text = (max: number) => withoutControlCharacters(z.string().trim().min(1).max(max));
 
-export const shortNameSchema = z.string().trim().regex(SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE);
+const shortNameSchema = z.string().trim().regex(SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE);
 
 export const organizationPermissionsInputSchema = z
   .strictObject(
@@ -50,7 +50,7 @@ const kindProblem = (issue: { code?: string; input?: unknown }) => {
 };
 
 /** One destination as sent: its kind decides what its settings and secrets hold (docs/api-contract.md, "Delivery to organization storage"). */
-export const externalStorageInputSchema = z.discriminatedUnion(
+const externalStorageInputSchema = z.discriminatedUnion(
   "kind",
   [
     z.strictObject({ ...destinationFields, kind: z.literal("google_drive"), settings: settingsOf("google_drive"), secrets: secretsOf("google_drive") }),
@@ -60,7 +60,7 @@ export const externalStorageInputSchema = z.discriminatedUnion(
   { error: kindProblem },
 );
 
-export const externalStorageOutputSchema = z.object({
+const externalStorageOutputSchema = z.object({
   id: z.string(),
   kind: z.enum(externalStorageKinds),
   label: z.string(),

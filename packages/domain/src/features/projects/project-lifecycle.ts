@@ -1,7 +1,7 @@
 import { projectMembersCollection, projectsCollection, tables } from "@meridian/db";
 import { eq } from "drizzle-orm";
 import { cancelScopeAnnouncements } from "../announcements/lifecycle";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";

@@ -10,7 +10,7 @@ import {
 import { DEFAULT_FRAME_GRADING } from "@meridian/rules/frames";
 import { and, asc, count, eq, inArray, or, sql } from "drizzle-orm";
 import type { z } from "zod";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { requireRoomInScope } from "../../platform/caps";

@@ -3,7 +3,7 @@ import { compareVersions } from "@meridian/rules";
 import { defaultServerSettings, serverSettingsSchema, serverSettingsUpdateSchema, type ServerSettings } from "@meridian/rules/settings";
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../platform/actor";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit } from "../audit";
 import type { Deps } from "../../platform/deps";
 import { publishObservatoryEvent } from "../../platform/events/publish";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
@@ -11,7 +11,7 @@ import { inTransaction, type InTransaction } from "../../platform/transaction";
 const SETTINGS_ID = "server";
 
 // The schemas live in @meridian/rules, so the settings page checks fields with the API's own rules and wording.
-export { defaultServerSettings, serverSettingsSchema, serverSettingsUpdateSchema, type ServerSettings };
+export { serverSettingsSchema, serverSettingsUpdateSchema, type ServerSettings };
 
 /** The stored settings over the defaults; a field the schema no longer accepts falls back to its default. */
 export async function readServerSettings(db: Executor): Promise<ServerSettings> {

@@ -7,8 +7,5 @@ export {
   targetResolveQuerySchema,
   targetSearchQuerySchema,
   targetSearchResultSchema,
-  TARGET_QUERY_MAX,
-  TARGET_SEARCH_LIMIT,
   type TargetMatch,
 } from "./targets";
-export { targetCatalogs, targetKinds, type TargetCatalog, type TargetKind } from "./catalog-format";

@@ -5,8 +5,8 @@ import { bestWithPrefix, catalogIndex, type NameHit } from "./catalog-index";
 import { nameKey } from "./names";
 
 /** Longest name or query a caller may send: the longest name in the catalog is under 40 characters. */
-export const TARGET_QUERY_MAX = 100;
-export const TARGET_SEARCH_LIMIT = 20;
+const TARGET_QUERY_MAX = 100;
+const TARGET_SEARCH_LIMIT = 20;
 
 const queryText = z.string().trim().min(1).max(TARGET_QUERY_MAX);
 

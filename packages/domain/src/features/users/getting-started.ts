@@ -2,7 +2,7 @@ import type { Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
-import { resolveObservatoryAccess } from "../permissions/observatory-permissions";
+import { resolveObservatoryAccess } from "../permissions";
 
 /** The first night's steps, in the order a new user takes them. */
 const gettingStartedStepIds = ["join", "location", "plugin", "project", "observation"] as const;

@@ -9,8 +9,8 @@ export const emailSchema = z.string().trim().max(254).pipe(z.email());
 
 export const passwordSchema = z.string().min(8).max(256);
 
-/** An opaque id as sent by a client: never reaches the database with characters it cannot hold. */
-export const opaqueIdSchema = withoutControlCharacters(z.string().min(1).max(100));
+// The platform's keyset cursors check ids with it too.
+export { opaqueIdSchema } from "../../platform/validation/opaque-id";
 
 // Control characters in display names break emails and tables; letters of every script are fine.
 export const displayNameSchema = withoutControlCharacters(z.string().trim().min(1).max(100));

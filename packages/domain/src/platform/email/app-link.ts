@@ -13,7 +13,7 @@ export function listeningUrl(options: { host: string; port: number }): string {
  * password reset); else the address this process's server listens on (`deps.listeningOn`, what
  * the server prints at start); else, in a process without a server, HOST and PORT.
  */
-export function siteOrigin(options: { deps: Pick<Deps, "env" | "listeningOn">; requestOrigin?: string }): string {
+function siteOrigin(options: { deps: Pick<Deps, "env" | "listeningOn">; requestOrigin?: string }): string {
   const { deps, requestOrigin } = options;
   if (deps.env.PUBLIC_URL) return new URL(deps.env.PUBLIC_URL).origin;
   return new URL(requestOrigin ?? deps.listeningOn ?? listeningUrl({ host: deps.env.HOST, port: deps.env.PORT })).origin;

@@ -122,5 +122,3 @@ export function jobCrontab(): string {
 
 /** The names other code already knows these jobs by. */
 export const SEND_EMAIL_TASK = jobContracts.send_email.name;
-export const ANNOUNCEMENT_EMAILS_TASK = jobContracts.announcement_emails.name;
-export const ANNOUNCEMENT_STARTED_TASK = jobContracts.announcement_started.name;

@@ -10,7 +10,7 @@ export type JobStatus = JobDoc["status"];
 export type JobProgress = JobDoc["progress"];
 
 /** Allowed moves of a job's status, as data; a finished job stays finished. */
-export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   queued: ["running", "completed", "failed"],
   running: ["running", "completed", "failed"],
   completed: [],
@@ -31,7 +31,7 @@ export interface JobView {
   finishedAt: string | null;
 }
 
-export const presentJob = ({ job, names = new Map() }: { job: StoredDocument<JobDoc>; names?: ReadonlyMap<string, string> }): JobView => ({
+const presentJob = ({ job, names = new Map() }: { job: StoredDocument<JobDoc>; names?: ReadonlyMap<string, string> }): JobView => ({
   id: job.id,
   kind: job.doc.kind,
   status: job.doc.status,

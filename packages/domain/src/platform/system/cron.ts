@@ -1,2 +1,2 @@
 // One parser for the server's schedulers and the settings page: the helpers live in @meridian/rules.
-export { cronFiresAt, isCronExpression, nextCronTime, previousCronTime } from "@meridian/rules/cron";
+export { cronFiresAt, previousCronTime } from "@meridian/rules/cron";
