@@ -17,7 +17,6 @@ const KNOWN_PAIRS = [
   "announcements <-> organizations",
   "announcements <-> projects",
   "delivery <-> observations",
-  "frames <-> observations",
   "invitations <-> observatories",
   "invitations <-> organizations",
   "invitations <-> projects",

@@ -1,11 +1,21 @@
 // The door of the feature frames: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
-import { runAfterEveryMove } from "../observations";
+import { readFramesWith, runAfterEveryMove } from "../observations";
+import { queuedFrame, queueFrameAnalysis } from "./analyse-frame";
+import { startsAsFits } from "./fits-header";
 import { judgeRepeat } from "./repeat-rejected";
+import { fitsWithSolution } from "./wcs-header";
 
-// The door frames plug into: observations' moves. A move that ends an observation has its rejected exposures judged
-// for a repeat in the same transaction. Declared here, where the feature's surface is, not as a side effect of a module.
+// The doors of observations frames plug into, declared here where the feature's surface is, not as a module's side
+// effect. A move that ends an observation has its rejected exposures judged for a repeat in the same transaction; an
+// uploaded FITS image starts as a queued frame, its analysis queued with the file's record; a solved frame is
+// downloaded with its solution in the header.
 runAfterEveryMove(judgeRepeat);
+readFramesWith({
+  frameOf: (firstBytes) => (startsAsFits(firstBytes) ? queuedFrame() : null),
+  queueAnalysis: queueFrameAnalysis,
+  withSolution: fitsWithSolution,
+});
 export { analyseFrame, frameAnalysisForbiddenFlags } from "./analyse-frame";
 export { analyseFileAgain } from "./analyse-again";
 export { repeatAfterAnalysis } from "./repeat-rejected";

@@ -10,9 +10,7 @@ import { outOfSpaceError } from "../../platform/out-of-space";
 import { readBeforeIdle } from "../../platform/uploads/idle-timeout";
 import { noControlCharacters } from "../users/schemas";
 import { pendingDelivery, queueDelivery } from "../delivery/deliver-file";
-import { queuedFrame, queueFrameAnalysis } from "../frames/analyse-frame";
-import { startsAsFits } from "../frames/fits-header";
-import { fitsWithSolution } from "../frames/wcs-header";
+import { frames } from "./frame-door";
 import { inTransaction } from "../../platform/transaction";
 import { loadObservationAccess } from "./access";
 import { MAX_OBSERVATION_FILES } from "./file-cap";
@@ -160,7 +158,7 @@ export async function uploadObservationFile(options: {
   try {
     const kind = options.previewOf ? "preview" : fileKindOf({ filename: options.filename, contentType });
     const destinationId = observation.doc.storageDestinationId;
-    const frame = kind !== "preview" && startsAsFits(firstCard) ? queuedFrame() : null;
+    const frame = kind !== "preview" ? frames().frameOf(firstCard) : null;
     // The record and its jobs (copy, analysis) commit together: a file is never recorded without them queued.
     const file = await inTransaction(deps, async (t) => {
       // The observation's row, locked: two uploads that both passed the count above take turns here, so
@@ -186,7 +184,7 @@ export async function uploadObservationFile(options: {
         fileId,
       );
       if (destinationId) await queueDelivery({ t, fileId, destinationId });
-      if (frame) await queueFrameAnalysis({ t, fileId, analysisId: frame.analysisId });
+      if (frame) await frames().queueAnalysis({ t, fileId, analysisId: frame.analysisId });
       return inserted;
     });
     return presentFile(file);
@@ -254,7 +252,7 @@ export async function listObservationFiles(options: { deps: Deps; actor: UserAct
 
 /**
  * The bytes of a file, for readers of its observation; `withWcs`: a solved frame's, with its
- * solution written into its header (`fitsWithSolution`), 409 NOT_SOLVED for any other file.
+ * solution written into its header (frames' `withSolution`), 409 NOT_SOLVED for any other file.
  */
 export async function openObservationFile(options: { deps: Deps; actor: UserActor; fileId: string; withWcs?: boolean }) {
   const { deps, actor, fileId } = options;
@@ -283,7 +281,13 @@ export async function openObservationFile(options: { deps: Deps; actor: UserActo
   if (options.withWcs && solution)
     return {
       file: presentFile(file),
-      ...(await fitsWithSolution({ body: object.body, contentLength, solution, mirrored: frame?.mirrored === true, observationId: file.doc.observationId })),
+      ...(await frames().withSolution({
+        body: object.body,
+        contentLength,
+        solution,
+        mirrored: frame?.mirrored === true,
+        observationId: file.doc.observationId,
+      })),
     };
   return { file: presentFile(file), body: object.body, contentLength };
 }

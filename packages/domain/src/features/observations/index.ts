@@ -27,3 +27,4 @@ export { reportStaleObservations } from "./stale-monitor";
 export * from "./operate";
 export * from "./bulk";
 export { fileKindOf } from "./files";
+export { readFramesWith } from "./frame-door";
