@@ -4,13 +4,13 @@ import type { UserActor } from "../../platform/actor";
 import { recordAudit } from "../audit";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { recordHistory } from "../observatories/observatories";
-import { estimatedSecondsOf } from "../observations/timings";
-import { queueDispatch } from "../observations/transitions";
+import { recordHistory } from "../observatories";
+import { estimatedSecondsOf } from "../observations";
+import { queueDispatch } from "../observations";
 import { requireObservatoryPermission } from "../permissions";
-import { loadProjectAccess } from "../projects/projects";
+import { loadProjectAccess } from "../projects";
 import { inTransaction } from "../../platform/transaction";
-import { hoursOf, usedMs } from "./usage";
+import { hoursOf, usedMs } from "../observations";
 
 /** Projects with an allocation at one observatory, at most. */
 const MAX_ALLOCATIONS = 500;

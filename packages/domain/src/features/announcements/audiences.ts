@@ -5,7 +5,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { AppError, type FieldError } from "../../platform/errors";
 import type { AnnouncementTargetsInput } from "./schemas";
 import type { AnnouncementScopeRef, ScopedKind } from "./scope-access";
-import { enabledUser } from "../users/enabled-sql";
+import { enabledUser } from "../users";
 
 /** A set of ids as one bound parameter, however many there are. */
 const idSet = (ids: string[]) => sql`(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`;

@@ -10,7 +10,7 @@ import { sendMotdToObservatory } from "./observatory-motd";
 import { addJob } from "../../platform/jobs/add-job";
 import { recordJobStarted } from "../../platform/jobs/tracked-jobs";
 import { EMAIL_JOB_KIND } from "./email-job-kind";
-import { countSendWithinHourlyLimit } from "../notifications/send-rate";
+import { countSendWithinHourlyLimit } from "../notifications";
 import { countRecipients, recipientSource, requireKnownTargets } from "./audiences";
 import { presentAnnouncement, rowFromStored } from "./present";
 import type { AnnouncementTargetsInput, ScopedAnnouncementCreate, SystemAnnouncementCreate } from "./schemas";

@@ -9,7 +9,7 @@ import {
 } from "@meridian/db";
 import { isoDateInput } from "@meridian/rules/fields";
 import { z } from "zod";
-import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { opaqueIdSchema, withoutControlCharacters } from "../users";
 import { cursorParameterDescription } from "../../platform/validation/keyset-cursor";
 
 /** More than this many ids of one kind is better expressed with `all`. */

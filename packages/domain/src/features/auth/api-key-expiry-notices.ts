@@ -4,7 +4,7 @@ import type { Deps } from "../../platform/deps";
 import { appLink } from "../../platform/email/app-link";
 import { enqueueEmail } from "../../platform/email/outbox";
 import { inTransaction } from "../../platform/transaction";
-import { enabledUser } from "../users/enabled-sql";
+import { enabledUser } from "../users";
 
 /** How long before a key expires its owner is told, as GitLab does for its access tokens. */
 export const API_KEY_EXPIRY_NOTICE_DAYS = 7;

@@ -2,7 +2,7 @@ import { tables, usersCollection } from "@meridian/db";
 import { eq } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { presentUser } from "../users/present";
+import { presentUser } from "../users";
 import { burnPasswordCheck, verifyPassword } from "./passwords";
 import { passwordAttemptRules } from "./attempt-limits";
 import { assertWithinRateLimit, clearRateLimit, countAttempt, recordRateLimitEvent, checkLimitsTogether } from "../../platform/rate-limit";

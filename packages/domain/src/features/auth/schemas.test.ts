@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiKeyCreateSchema, loginInputSchema, signupInputSchema } from "./schemas";
-import { displayNameSchema, emailSchema, opaqueIdSchema, passwordSchema, profileUpdateSchema } from "../users/schemas";
+import { displayNameSchema, emailSchema, opaqueIdSchema, passwordSchema, profileUpdateSchema } from "../users";
 
 describe("displayNameSchema", () => {
   it.each(["Ada", "  padded  ", "李白", "Zoë 🔭", "\u200fשלום", "a\u200bb", "𝕄"])("accepts %j", (name) => {

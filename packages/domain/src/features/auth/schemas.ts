@@ -1,7 +1,7 @@
 import { isoDateInput } from "@meridian/rules/fields";
 import { z } from "zod";
 import { invitationTokenSchema } from "../invitations/schemas";
-import { displayNameSchema, emailSchema, passwordSchema, userSchema, withoutControlCharacters } from "../users/schemas";
+import { displayNameSchema, emailSchema, passwordSchema, userSchema, withoutControlCharacters } from "../users";
 
 export const signupInputSchema = z
   .strictObject({

@@ -1,7 +1,7 @@
 import { usersCollection, type UserDoc } from "@meridian/db";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { presentUser } from "../users/present";
+import { presentUser } from "../users";
 import { isUniqueViolation } from "../../platform/postgres-errors";
 import { hashPassword } from "./passwords";
 import { countAttempt } from "../../platform/rate-limit";

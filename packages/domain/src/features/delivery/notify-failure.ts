@@ -9,7 +9,7 @@ import {
 } from "@meridian/db";
 import { eq } from "drizzle-orm";
 import { appLink } from "../../platform/email/app-link";
-import { notifyUsers } from "../notifications/notify";
+import { notifyUsers } from "../notifications";
 import type { InTransaction } from "../../platform/transaction";
 
 /** A delivery that gave up: the observation's owner and the organization's owner and `can_manage_storage` members hear of it (contract). */

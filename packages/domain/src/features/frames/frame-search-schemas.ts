@@ -1,7 +1,7 @@
 import { isoDateInput, isoDay } from "@meridian/rules/fields";
 import { z } from "zod";
 import { fileSchema } from "../observations/schemas";
-import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { opaqueIdSchema, withoutControlCharacters } from "../users";
 
 /** The widest cone `GET /frames` searches, in degrees (contract). */
 export const MAX_CONE_RADIUS_DEG = 10;

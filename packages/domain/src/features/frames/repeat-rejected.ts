@@ -8,7 +8,7 @@ import { observationReaderIds } from "../observations/access";
 import { holdProjectForObservation, insertObservation, MAX_UNFINISHED_OBSERVATIONS, type NewObservationFields } from "../observations/insert";
 import { recordHistoryNote } from "../observations/transitions";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { frameCounts } from "../notifications/frame-counts";
+import { frameCounts } from "../notifications";
 import { exposureProgress, frameTallies, type ExposureProgress } from "../observations/observation-progress";
 
 /** A repeat of a repeat is made; a repeat of that is not (contract: "at most 2 repeats deep"). */

@@ -1,8 +1,8 @@
 import os from "node:os";
 import type { Deps } from "../../platform/deps";
 import { inTransaction } from "../../platform/transaction";
-import { notifySystemEvent } from "../notifications/notify";
-import { findServerAdmins } from "../users/find-user";
+import { notifySystemEvent } from "../notifications";
+import { findServerAdmins } from "../users";
 import { starCatalogPresent } from "./plate-solve";
 
 /** The processes (their deps) that told server admins of a missing star catalog since they started. */

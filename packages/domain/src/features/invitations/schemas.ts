@@ -2,7 +2,7 @@ import { invitationKinds } from "@meridian/db";
 import { z } from "zod";
 import { organizationPermissionsInputSchema, organizationPermissionsOutputSchema } from "../organizations/schemas";
 import { observatoryPermissionsInputSchema } from "../observatories/schemas";
-import { emailSchema } from "../users/schemas";
+import { emailSchema } from "../users";
 
 export const organizationInvitationCreateSchema = z
   .strictObject({ email: emailSchema, permissions: organizationPermissionsInputSchema.optional() })

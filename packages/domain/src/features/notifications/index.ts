@@ -3,3 +3,7 @@ import "../../platform/validation/zod-error-map";
 export { deliverPush, shouldRetry } from "./deliver-push";
 export { notifySystemEvent } from "./notify";
 export * from "./settings";
+export { countSendWithinHourlyLimit } from "./send-rate";
+export { notifyUsers } from "./notify";
+export { frameCounts } from "./frame-counts";
+export { queueObservationNotifications } from "./notify";

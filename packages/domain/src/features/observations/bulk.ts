@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { isAppError } from "../../platform/errors";
-import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { opaqueIdSchema, withoutControlCharacters } from "../users";
 import { cancelObservation, updateObservation } from "./observations";
 import { pauseObservation, resumeObservation } from "./operate";
 

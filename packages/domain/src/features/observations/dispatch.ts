@@ -33,7 +33,7 @@ import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
 import { DISPATCH_ACTOR, moveObservation } from "./transitions";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { allowancesAt } from "../allocations/allowances";
+import { allowancesAt } from "./allowances";
 import { markDispatch } from "./dispatch-trace";
 
 /** Whether one of the observatory's observations is under way: `observatoryId` is a value or a column of the outer query. */

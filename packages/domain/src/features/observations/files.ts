@@ -8,7 +8,7 @@ import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { outOfSpaceError } from "../../platform/out-of-space";
 import { readBeforeIdle } from "../../platform/uploads/idle-timeout";
-import { noControlCharacters } from "../users/schemas";
+import { noControlCharacters } from "../users";
 import { pendingDelivery, queueDelivery } from "../delivery/deliver-file";
 import { frames } from "./frame-door";
 import { inTransaction } from "../../platform/transaction";

@@ -28,3 +28,5 @@ export * from "./operate";
 export * from "./bulk";
 export { fileKindOf } from "./files";
 export { readFramesWith } from "./frame-door";
+export { estimatedSecondsOf } from "./timings";
+export { hoursOf, usedMs } from "./usage";

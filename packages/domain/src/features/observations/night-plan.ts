@@ -28,7 +28,7 @@ import {
 import { observatoryTimeZone } from "../observatories/time-and-timing";
 import { estimatedSecondsOf } from "./timings";
 import { observatoryStateNow } from "./dispatch";
-import { allowancesAt } from "../allocations/allowances";
+import { allowancesAt } from "./allowances";
 
 /** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
 const PLAN_READ_LIMIT = 2_000;

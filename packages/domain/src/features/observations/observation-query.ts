@@ -4,7 +4,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
 import { viewableObservatoryIds } from "../permissions";
-import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { opaqueIdSchema, withoutControlCharacters } from "../users";
 import { instantKey, keysetCursor } from "../../platform/validation/keyset-cursor";
 import { readableBy } from "./access";
 

@@ -11,7 +11,7 @@ import { requireObservatoryPermission } from "../permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { loadObservationAccess, observationReaderIds } from "./access";
 import { clonedFromOf } from "./clone-reason";
-import { loadUsersById } from "../users/find-user";
+import { loadUsersById } from "../users";
 import { holdProjectForObservation, insertObservation, newObservationDoc, refuseInvalidWindow, refuseWindowInThePast, requireRoom } from "./insert";
 import { refuseEndedCadence } from "./monitoring";
 import { observationConditions, observationOrder, type ObservationFilter } from "./observation-query";

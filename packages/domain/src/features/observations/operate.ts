@@ -8,7 +8,7 @@ import { holdLiveObservatory } from "../observatories/remove";
 import { resolveObservatoryAccess } from "../permissions";
 import { loadProjectAccess } from "../projects/projects";
 import { inTransaction } from "../../platform/transaction";
-import { withoutControlCharacters } from "../users/schemas";
+import { withoutControlCharacters } from "../users";
 import { loadObservationAccess, observationReaderIds } from "./access";
 import { cloneReason } from "./clone-reason";
 import { holdProjectForObservation, insertObservation, refuseInvalidWindow, refuseWindowInThePast, requireRoom, type NewObservationFields } from "./insert";

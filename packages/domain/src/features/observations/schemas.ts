@@ -17,7 +17,7 @@ import {
   targetSchema,
 } from "@meridian/rules/observations";
 import { z } from "zod";
-import { opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { opaqueIdSchema, withoutControlCharacters } from "../users";
 import { observationFilterFields } from "./observation-query";
 
 // The field rules are @meridian/rules' (the wizard checks with them too); the API's inputs also refuse unknown fields.

@@ -1,9 +1,9 @@
 import { tables, usersCollection, type Executor, type ObservationDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
-import { notifySystemEvent } from "../notifications/notify";
+import { notifySystemEvent } from "../notifications";
 import { readServerSettings } from "../system/server-settings";
-import { findServerAdmins } from "../users/find-user";
+import { findServerAdmins } from "../users";
 import { inTransaction } from "../../platform/transaction";
 
 /** Users with can_operate or can_admin on the observatory, by the same sources as every permission (server admins come separately). */

@@ -4,7 +4,7 @@ import type { Actor } from "../../platform/actor";
 import { AppError } from "../../platform/errors";
 import { publishObservatoryEvent, publishUserEvent } from "../../platform/events/publish";
 import { addKeyedJobOrFollower } from "../../platform/jobs/add-job";
-import { queueObservationNotifications } from "../notifications/notify";
+import { queueObservationNotifications } from "../notifications";
 import type { InTransaction } from "../../platform/transaction";
 import { observationReaderIds } from "./access";
 import { monitoringRunEnded } from "./monitoring";

@@ -37,3 +37,4 @@ export {
 export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_INTERVAL_MS, readPresence } from "./presence";
 export { removeObservatory, OBSERVATORY_REMOVED_REASON } from "./remove";
 export * from "./names";
+export { recordHistory } from "./observatories";

@@ -8,7 +8,7 @@ import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { requireObservatoryPermission } from "../permissions";
-import { withoutControlCharacters } from "../users/schemas";
+import { withoutControlCharacters } from "../users";
 import { inTransaction } from "../../platform/transaction";
 
 /** Observatory keys are told apart from user credentials by their prefix. */

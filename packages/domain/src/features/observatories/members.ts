@@ -6,7 +6,7 @@ import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { isUniqueViolation } from "../../platform/postgres-errors";
 import { ALL_OBSERVATORY_PERMISSIONS, NO_OBSERVATORY_PERMISSIONS, requireObservatoryPermission } from "../permissions";
-import { findUserByEmail, loadUsersById } from "../users/find-user";
+import { findUserByEmail, loadUsersById } from "../users";
 import {
   lockObservatoryMember,
   MAX_OBSERVATORY_ORGANIZATION_MEMBERS,

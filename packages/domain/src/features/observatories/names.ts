@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { resolveObservatoryAccess } from "../permissions";
-import { opaqueIdSchema } from "../users/schemas";
+import { opaqueIdSchema } from "../users";
 
 export const observatoryNamesQuerySchema = z.object({ ids: z.array(opaqueIdSchema).max(200) });
 export const observatoryNamesSchema = z

@@ -18,7 +18,7 @@ import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
 import { ALL_OBSERVATORY_PERMISSIONS, listViewableObservatoryIds, requireObservatoryPermission, resolveObservatoryAccess } from "../permissions";
-import { loadUsersById } from "../users/find-user";
+import { loadUsersById } from "../users";
 import { loadOwnerNames } from "./owner-names";
 import { lastSightings } from "./presence";
 import { presentObservatory } from "./present";

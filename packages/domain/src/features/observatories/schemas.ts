@@ -1,7 +1,7 @@
 import { observatoryPermissionKeys } from "@meridian/db";
 import { isTimeZone, observatoryTimingBounds, TIME_ZONE_PREDICATE } from "@meridian/rules";
 import { z } from "zod";
-import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users";
 
 const permissionShape = Object.fromEntries(observatoryPermissionKeys.map((key) => [key, z.boolean()])) as Record<
   (typeof observatoryPermissionKeys)[number],

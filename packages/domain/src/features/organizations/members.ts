@@ -7,7 +7,7 @@ import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { requireRoomInScope } from "../../platform/caps";
 import { isUniqueViolation } from "../../platform/postgres-errors";
-import { findUserByEmail, loadUsersById } from "../users/find-user";
+import { findUserByEmail, loadUsersById } from "../users";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess, NO_ORGANIZATION_PERMISSIONS, requireOrganizationPermission } from "./organization-access";
 import { presentOrganization, presentOrganizationMember } from "./present";
 import { inTransaction, type InTransaction } from "../../platform/transaction";

@@ -1,6 +1,6 @@
 import { externalStorageKinds, organizationPermissionKeys, organizationTypes } from "@meridian/db";
 import { z } from "zod";
-import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users";
 import { issuePredicate, SHORT_NAME_PATTERN, SHORT_NAME_PREDICATE } from "@meridian/rules";
 import { storageSecretsSchemas, storageSettingsSchemas } from "@meridian/rules/storage";
 

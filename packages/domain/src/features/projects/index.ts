@@ -14,3 +14,4 @@ export {
   MAX_PROJECT_MEMBERS,
 } from "./projects";
 export { updateProjectMemberRole, deleteProject } from "./project-lifecycle";
+export { loadProjectAccess } from "./projects";

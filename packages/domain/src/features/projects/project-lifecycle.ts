@@ -5,7 +5,7 @@ import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { loadUsersById } from "../users/find-user";
+import { loadUsersById } from "../users";
 import { loadProjectAccess, projectMemberWhere } from "./projects";
 import { endScopeInvitations } from "../invitations/invitations";
 import { inTransaction } from "../../platform/transaction";

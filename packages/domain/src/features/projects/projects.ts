@@ -17,7 +17,7 @@ import { requireRoomInScope } from "../../platform/caps";
 import { AppError } from "../../platform/errors";
 import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
 import { isUniqueViolation } from "../../platform/postgres-errors";
-import { findUserByEmail, loadUsersById } from "../users/find-user";
+import { findUserByEmail, loadUsersById } from "../users";
 import type { projectCreateSchema, projectUpdateSchema } from "./schemas";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 import { endInvitationsOf } from "../invitations/end-invitations";

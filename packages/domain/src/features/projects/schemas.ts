@@ -1,7 +1,7 @@
 import { projectStatuses } from "@meridian/db";
 import { frameGradingChangeSchema, frameGradingValuesSchema } from "@meridian/rules/frames";
 import { z } from "zod";
-import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users/schemas";
+import { emailSchema, opaqueIdSchema, withoutControlCharacters } from "../users";
 
 export const projectCreateSchema = z
   .strictObject({

@@ -1,8 +1,8 @@
 import os from "node:os";
 import { SERVER_VERSION } from "@meridian/config";
 import type { Deps } from "../../platform/deps";
-import { notifySystemEvent } from "../notifications/notify";
-import { findServerAdmins } from "../users/find-user";
+import { notifySystemEvent } from "../notifications";
+import { findServerAdmins } from "../users";
 import { inTransaction } from "../../platform/transaction";
 
 /**

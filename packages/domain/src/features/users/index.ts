@@ -7,3 +7,6 @@ export { gettingStartedSchema, readGettingStarted } from "./getting-started";
 export { setAvatar, getAvatar, MAX_AVATAR_BYTES } from "./avatar";
 export { findServerAdmins } from "./find-user";
 export { NO_PUSHOVER_TOKEN, presentPushover, pushoverConfigured } from "./pushover-view";
+export { enabledUser } from "./enabled-sql";
+export { loadUsersById } from "./find-user";
+export { findUserByEmail } from "./find-user";
