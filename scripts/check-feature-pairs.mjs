@@ -15,7 +15,6 @@ const FEATURES = "packages/domain/src/features/";
 const KNOWN_PAIRS = [
   "announcements <-> organizations",
   "announcements <-> projects",
-  "delivery <-> observations",
   "invitations <-> observatories",
   "invitations <-> organizations",
   "invitations <-> projects",

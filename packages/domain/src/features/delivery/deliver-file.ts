@@ -5,7 +5,7 @@ import { addJob } from "../../platform/jobs/add-job";
 import { observationReaderIds } from "../observations/access";
 import { openExternalStorageSecrets } from "../organizations/organizations";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { findStorageDestination } from "./destinations";
+import { findStorageDestination } from "../organizations/destinations";
 import { DeliveryFailure } from "./http";
 import { notifyDeliveryFailed } from "./notify-failure";
 import { targetFor } from "./targets";

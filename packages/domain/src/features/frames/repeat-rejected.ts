@@ -2,7 +2,7 @@ import { observationsCollection, usersCollection, type ObservationDoc, type Stor
 import { sql } from "drizzle-orm";
 import { actorFromUser, type Actor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
-import { findStorageDestination } from "../delivery/destinations";
+import { findStorageDestination } from "../organizations/destinations";
 import { holdLiveObservatory } from "../observatories/remove";
 import { observationReaderIds } from "../observations/access";
 import { holdProjectForObservation, insertObservation, MAX_UNFINISHED_OBSERVATIONS, type NewObservationFields } from "../observations/insert";

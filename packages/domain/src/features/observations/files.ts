@@ -9,7 +9,7 @@ import { AppError } from "../../platform/errors";
 import { outOfSpaceError } from "../../platform/out-of-space";
 import { readBeforeIdle } from "../../platform/uploads/idle-timeout";
 import { noControlCharacters } from "../users";
-import { pendingDelivery, queueDelivery } from "../delivery/deliver-file";
+import { deliveries } from "./delivery-door";
 import { frames } from "./frame-door";
 import { inTransaction } from "../../platform/transaction";
 import { loadObservationAccess } from "./access";
@@ -178,12 +178,12 @@ export async function uploadObservationFile(options: {
           kind,
           previewOfId: options.previewOf ?? null,
           objectKey,
-          ...(destinationId ? { deliveries: [pendingDelivery(destinationId)] } : {}),
+          ...(destinationId ? { deliveries: [deliveries().pending(destinationId)] } : {}),
           frame,
         },
         fileId,
       );
-      if (destinationId) await queueDelivery({ t, fileId, destinationId });
+      if (destinationId) await deliveries().queue({ t, fileId, destinationId });
       if (frame) await frames().queueAnalysis({ t, fileId, analysisId: frame.analysisId });
       return inserted;
     });

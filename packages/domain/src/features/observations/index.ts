@@ -30,3 +30,4 @@ export { fileKindOf } from "./files";
 export { readFramesWith } from "./frame-door";
 export { estimatedSecondsOf } from "./timings";
 export { hoursOf, usedMs } from "./usage";
+export { deliverFilesWith } from "./delivery-door";

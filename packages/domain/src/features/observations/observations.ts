@@ -1,4 +1,4 @@
-import { requireStorageDestination } from "../delivery/destinations";
+import { requireStorageDestination } from "../organizations/destinations";
 import { observationsCollection, storedFromRow, tables, usersCollection, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
 import { monitoringProblems } from "@meridian/rules/observations";

@@ -1,4 +1,4 @@
-import { requireStorageDestination } from "../delivery/destinations";
+import { requireStorageDestination } from "../organizations/destinations";
 import { observationPrioritySchema } from "@meridian/rules/observations";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
