@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import type { DefinedJob, JobAttempt } from "./define-job";
 
 /** An error's message as a job's record shows it. */
-export const reasonOf = (error: unknown) => String((error as Error)?.message ?? error);
+const reasonOf = (error: unknown) => String((error as Error)?.message ?? error);
 
 /** Why a job ended whose every attempt ended without finishing (a killed attempt leaves no error). */
 export function killedAttemptsReason(options: { attempts: number; maxAttempts: number; lastError: string | null }) {
@@ -17,7 +17,7 @@ export function killedAttemptsReason(options: { attempts: number; maxAttempts: n
  * `afterLastAttempt` records the end before graphile-worker does (an attempt killed instead never
  * gets here: the reconcile sweep ends that one). Earlier attempts throw on, to be retried.
  */
-export async function lastAttemptCatch<Payload>(options: {
+async function lastAttemptCatch<Payload>(options: {
   deps: Deps;
   attempt: JobAttempt;
   payload: Payload;
