@@ -83,5 +83,5 @@ export const backupScheduleJob = defineJob({
   name: "backup_schedule",
   payload: scheduledPayload,
   schedule: "* * * * *",
-  run: async (payload, { deps }) => void (await startScheduledBackup({ deps, at: tickOf(payload, deps.now()) })),
+  run: async (payload, { deps }) => void (await startScheduledBackup({ deps, at: tickOf({ payload, now: deps.now() }) })),
 });

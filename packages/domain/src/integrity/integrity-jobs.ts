@@ -39,7 +39,7 @@ export const integrityScheduleJob = defineJob({
   name: "integrity_schedule",
   payload: scheduledPayload,
   schedule: "* * * * *",
-  run: (payload, { deps }) => startScheduledScans({ deps, at: tickOf(payload, deps.now()) }),
+  run: (payload, { deps }) => startScheduledScans({ deps, at: tickOf({ payload, now: deps.now() }) }),
 });
 
 /** Keeps the newest `INTEGRITY_SCANS_KEEP` finished integrity scans with their issues. */

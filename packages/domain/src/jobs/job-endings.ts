@@ -164,7 +164,8 @@ export async function cancelJob(options: { deps: Deps; actor: Actor; jobId: stri
     const backups = await t.tx.execute<{ job_id: string; payload: Record<string, unknown> }>(sql`
       select distinct on (g.payload->>'jobId') g.payload->>'jobId' as job_id, g.payload::jsonb as payload
         from graphile_worker._private_jobs g join jobs b on b.id = g.payload->>'jobId'
-       where g.payload->'then'->>'cleanupJobId' = ${jobId} and b.kind in ${orNone(kindsWhere((tracked) => tracked.carriesFollowUp))} and b.status in ('queued', 'running')
+       where g.payload->'then'->>'cleanupJobId' = ${jobId} and b.status in ('queued', 'running')
+         and b.kind in ${orNone(kindsWhere((tracked) => tracked.carriesFollowUp))}
        order by g.payload->>'jobId', g.id desc`);
     await stopGraphileJobs(t.tx, job);
     await reportJobIn({ t, jobId, status: "failed", error: reason });
