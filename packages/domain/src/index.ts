@@ -52,17 +52,10 @@ export {
 export { beatWorkerHeartbeat, holdWorkerPresence, recoverStaleWorkers } from "./jobs/recover-stale-workers";
 export { cancelJob, endJobForGood, reconcileTrackedJobs } from "./jobs/job-endings";
 export { jobListQuerySchema, jobListSchema, jobViewSchema } from "./jobs/schemas";
-export { EMAIL_JOB_KIND } from "./announcements/email-job-kind";
-export {
-  ANNOUNCEMENT_EMAILS_TASK,
-  ANNOUNCEMENT_STARTED_TASK,
-  jobContracts,
-  jobCrontab,
-  SEND_EMAIL_TASK,
-  type JobContract,
-  type JobName,
-  type JobPayload,
-} from "./jobs/contracts";
+export { crontabOf, defineJob, type DefinedJob, type JobAttempt, type JobName, type JobPayload } from "./jobs/define-job";
+export { jobTask } from "./jobs/job-task";
+export { jobCrontab, jobRegistry, registeredJobList } from "./job-registry";
+export { closeMailTransport } from "./email/pooled-transport";
 export {
   publishEvent,
   publishUserEvent,
@@ -237,18 +230,10 @@ export { deliverPush, shouldRetry, type PushOutcome } from "./notifications/deli
 export { queuePush, notifySystemEvent, queueObservationNotifications } from "./notifications/notify";
 export { webPushConfigured, type PushMessage, type ChannelResult } from "./notifications/push-channels";
 export * from "./notifications/settings";
-export {
-  startIntegrityScan,
-  runIntegrityScan,
-  failIntegrityScan,
-  scanOptionsFor,
-  scannableCollections,
-  INTEGRITY_JOB_KIND,
-  THREADED_SCAN_DOCUMENTS,
-} from "./integrity/scan";
+export { startIntegrityScan, runIntegrityScan, failIntegrityScan, scanOptionsFor, scannableCollections, THREADED_SCAN_DOCUMENTS } from "./integrity/scan";
 export * from "./integrity/queries";
 export { repairIntegrityIssue, purgeQuarantine, QUARANTINE_PREFIX, legacyCapturedFileKey } from "./integrity/repair";
-export { startBulkRepair, runBulkRepair, failBulkRepair, INTEGRITY_REPAIR_JOB_KIND } from "./integrity/bulk-repair";
+export { startBulkRepair, runBulkRepair, failBulkRepair } from "./integrity/bulk-repair";
 export { startScheduledScans } from "./integrity/schedule";
 export * from "./cleanup/observation-cleanup";
 export { analyticsSchema, readAnalytics, refreshAnalytics, ANALYTICS_DAYS, type Analytics } from "./analytics/analytics";
@@ -266,11 +251,9 @@ export {
   failBackup,
   startBackupVerification,
   runBackupVerification,
-  BACKUP_JOB_KIND,
-  BACKUP_VERIFY_JOB_KIND,
   type ThenCleanup,
 } from "./backups/backups";
-export { startRestore, runRestore, RestoreRefused, RESTORE_JOB_KIND, RESTORED_COLLECTIONS } from "./backups/restore";
+export { startRestore, runRestore, RestoreRefused, RESTORED_COLLECTIONS } from "./backups/restore";
 export { cleanUpBackups } from "./backups/retention";
 export { startScheduledBackup } from "./backups/schedule";
 export { ARCHIVED_COLLECTIONS } from "./backups/archive-io";

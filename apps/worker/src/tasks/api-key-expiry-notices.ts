@@ -1,6 +1,0 @@
-import { jobContracts, sendApiKeyExpiryNotices } from "@meridian/domain";
-import { defineTask } from "../define-task";
-
-export const apiKeyExpiryNoticesTask = defineTask(jobContracts.api_key_expiry_notices, async (_payload, { deps }) => {
-  await sendApiKeyExpiryNotices({ deps, now: deps.now() });
-});

@@ -1,7 +1,0 @@
-import { jobContracts, startScheduledScans } from "@meridian/domain";
-import { defineTask } from "../define-task";
-import { tickOf } from "../cron-tick";
-
-export const integrityScheduleTask = defineTask(jobContracts.integrity_schedule, async (payload, { deps }) => {
-  await startScheduledScans({ deps, at: tickOf(payload, deps.now()) });
-});

@@ -1,6 +1,0 @@
-import { jobContracts, pruneEndedAnnouncements } from "@meridian/domain";
-import { defineTask } from "../define-task";
-
-export const pruneAnnouncementsTask = defineTask(jobContracts.prune_announcements, async (_payload, { deps }) => {
-  await pruneEndedAnnouncements({ db: deps.db, now: deps.now(), keepDays: deps.env.ANNOUNCEMENTS_KEEP_DAYS });
-});

@@ -1,6 +1,0 @@
-import { jobContracts, pruneAuditLog } from "@meridian/domain";
-import { defineTask } from "../define-task";
-
-export const pruneAuditLogTask = defineTask(jobContracts.prune_audit_log, async (_payload, { deps }) => {
-  await pruneAuditLog({ db: deps.db, now: deps.now(), keepDays: deps.env.AUDIT_LOG_KEEP_DAYS });
-});

@@ -1,6 +1,0 @@
-import { jobContracts, pruneExpiredSessions } from "@meridian/domain";
-import { defineTask } from "../define-task";
-
-export const pruneSessionsTask = defineTask(jobContracts.prune_sessions, async (_payload, { deps }) => {
-  await pruneExpiredSessions({ db: deps.db, now: deps.now() });
-});
