@@ -70,6 +70,8 @@ export default defineConfig({
       exclude: ["**/*.test.{ts,tsx}", "**/test-support/**"],
       reporter: ["text-summary", "json-summary"],
       reportsDirectory: "coverage",
+      // A run with a failed file still says what it covered.
+      reportOnFailure: true,
     },
     projects: [
       { extends: true, test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.{ts,tsx}"] } },

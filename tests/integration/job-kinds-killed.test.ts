@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { backupsCollection, filesCollection, integrityScansCollection, jobsCollection, observationsCollection } from "@meridian/db";
 import { runAnnouncementMaintenance } from "@meridian/domain/announcements";
+import { jobRegistry } from "@meridian/domain/job-registry";
 import { queueDispatch } from "@meridian/domain/observations";
 import {
   enqueueEmail,
   inTransaction,
-  jobContracts,
   reconcileTrackedJobs,
   recordJobStarted,
   recoverStaleWorkers,
@@ -24,7 +24,7 @@ import { until } from "../support/until";
 import { scanDoc } from "../support/integrity-scan-doc";
 
 /**
- * Every job kind of the registry (`jobContracts`), walked through "every attempt killed" as
+ * Every job kind of the registry (`jobRegistry`), walked through "every attempt killed" as
  * graphile-worker leaves it: the job's attempts spent, locked by a worker whose process died. The
  * recovery frees it and the reconcile sweep ends it; then what the kind owns has ended (failed with
  * the reason, and told, where it owns a status), or, for a kind that owns none, nothing is held
@@ -337,7 +337,7 @@ async function killEveryAttempt(name: JobName, walk: Walk) {
 
 describe("every attempt of a job killed, for every kind of job", () => {
   it("has a walk for every kind in the registry, and a reason for each that owns no status", () => {
-    expect(Object.keys(walks).sort()).toEqual(Object.keys(jobContracts).sort());
+    expect(Object.keys(walks).sort()).toEqual(Object.keys(jobRegistry).sort());
     for (const walk of Object.values(walks)) expect(walk.ownsNoStatus === undefined ? walk.ended : walk.ownsNoStatus).toBeTruthy();
   });
 

@@ -1,5 +1,6 @@
 import { connectDatabase, type DatabaseHandle } from "@meridian/db";
-import { enqueueEmail, SEND_EMAIL_TASK } from "@meridian/domain/platform";
+import { jobRegistry } from "@meridian/domain/job-registry";
+import { enqueueEmail } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import postgres from "postgres";
@@ -8,6 +9,8 @@ import { holdRows } from "../support/table-hold";
 import { createTestDatabase } from "../support/test-database";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
+
+const SEND_EMAIL_TASK = jobRegistry.send_email.name;
 
 let capture: Awaited<ReturnType<typeof startSmtpCapture>>;
 let server: TestServer;

@@ -3,7 +3,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { connectDatabase, emailOutboxCollection, type DatabaseHandle } from "@meridian/db";
-import { enqueueEmail, SEND_EMAIL_TASK } from "@meridian/domain/platform";
+import { jobRegistry } from "@meridian/domain/job-registry";
+import { enqueueEmail } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +12,8 @@ import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } fro
 import { startSmtpCapture, type CapturedMail } from "../support/smtp-capture";
 import { sharedProcessEnv, startTestServer, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
+
+const SEND_EMAIL_TASK = jobRegistry.send_email.name;
 
 const ADMIN_EMAIL = "Admin.Start@Example.com";
 const ADMIN_PASSWORD = "admin password 1";

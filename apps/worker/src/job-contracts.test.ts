@@ -1,7 +1,8 @@
-import { addJob, jobContracts, jobCrontab, type Deps } from "@meridian/domain/platform";
+import { jobCrontab, jobRegistry, registeredJobList } from "@meridian/domain/job-registry";
+import { addJob, type Deps } from "@meridian/domain/platform";
 import type { Executor } from "@meridian/db";
 import { describe, expect, it } from "vitest";
-import { buildTaskList, crontab, tasks } from "./task-list";
+import { buildTaskList, crontab } from "./task-list";
 
 /** A database that fails the test if a job reaches it: a bad payload must be refused before. */
 const untouchableDb = new Proxy({} as Executor, {
@@ -10,13 +11,14 @@ const untouchableDb = new Proxy({} as Executor, {
   },
 });
 
-describe("job contracts", () => {
-  it("has exactly one worker task per contract, under the same name", () => {
-    expect(tasks.map((task) => task.name).sort()).toEqual(Object.keys(jobContracts).sort());
-    expect(Object.keys(buildTaskList({ deps: {} as Deps })).sort()).toEqual(Object.keys(jobContracts).sort());
+describe("job registry", () => {
+  it("has exactly one worker task per job, under the same name as its registry key", () => {
+    expect(registeredJobList.map((job) => job.name).sort()).toEqual(Object.keys(jobRegistry).sort());
+    for (const [name, job] of Object.entries(jobRegistry)) expect(job.name).toBe(name);
+    expect(Object.keys(buildTaskList({ deps: {} as Deps })).sort()).toEqual(Object.keys(jobRegistry).sort());
   });
 
-  it("derives the crontab from the contracts' schedules", () => {
+  it("derives the crontab from the jobs' schedules", () => {
     expect(crontab).toBe(jobCrontab());
     expect(crontab.split("\n").sort()).toEqual([
       "* * * * * announcements_maintenance",

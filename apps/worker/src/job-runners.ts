@@ -2,11 +2,11 @@ import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { tables } from "@meridian/db";
 import { frameAnalysisForbiddenFlags } from "@meridian/domain/frames";
-import { beatWorkerHeartbeat, holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, SEND_EMAIL_TASK, type Deps } from "@meridian/domain/platform";
+import { jobRegistry } from "@meridian/domain/job-registry";
+import { beatWorkerHeartbeat, holdWorkerPresence, reconcileTrackedJobs, recoverStaleWorkers, closeMailTransport, type Deps } from "@meridian/domain/platform";
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import { eq } from "drizzle-orm";
-import { closeMailTransport } from "./mail-transport";
 import { lookAgainAfterOverlaps } from "./look-again";
 import { buildTaskList, crontab } from "./task-list";
 
@@ -65,6 +65,7 @@ export async function startJobRunners(options: WorkerOptions): Promise<JobRunner
   events.on("pool:create", ({ workerPool }) => graphileWorkerIds.add(workerPool.id));
   events.on("worker:create", ({ worker }) => graphileWorkerIds.add(worker.workerId));
   lookAgainAfterOverlaps(events);
+  const SEND_EMAIL_TASK = jobRegistry.send_email.name;
   const { [SEND_EMAIL_TASK]: sendEmail, ...taskList } = buildTaskList({ deps });
   // One pool for both runners, sized by JOBS_DATABASE_POOL_SIZE (databaseConnectionBudget): each
   // runner would otherwise open a pool of 10 of its own. Job bodies use the process's own pool.

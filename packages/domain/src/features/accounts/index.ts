@@ -4,6 +4,5 @@ export * from "./schemas";
 export { listMySessions, revokeMySession, revokeOtherSessions } from "./user-sessions";
 export { changePassword } from "./change-password";
 export { requestPasswordReset, confirmPasswordReset } from "./password-reset";
-export { pruneExpiredLinks } from "./link-retention";
 export { requestEmailChange, confirmEmailChange, getPendingEmailChange, cancelEmailChange } from "./email-change";
 export { listUsersForAdmin, updateUserByAdmin } from "./admin-users";

@@ -8,8 +8,8 @@ import { AppError, fieldError, type FieldError } from "../../platform/errors";
 import { publishToAnnouncementRecipients } from "../../platform/events/publish";
 import { sendMotdToObservatory } from "./observatory-motd";
 import { addJob } from "../../platform/jobs/add-job";
+import { trackedKind } from "../../platform/jobs/define-job";
 import { recordJobStarted } from "../../platform/jobs/tracked-jobs";
-import { EMAIL_JOB_KIND } from "./email-job-kind";
 import { countSendWithinHourlyLimit } from "../notifications";
 import { countRecipients, recipientSource, requireKnownTargets } from "./audiences";
 import { presentAnnouncement, rowFromStored } from "./present";
@@ -149,7 +149,7 @@ async function createAnnouncement(options: {
     }));
 
     if (emailed) {
-      await recordJobStarted({ t, kind: EMAIL_JOB_KIND, startedBy: actor.id, subjectId: announcement.id, total: counts.total, now });
+      await recordJobStarted({ t, kind: trackedKind("announcement_emails"), startedBy: actor.id, subjectId: announcement.id, total: counts.total, now });
       const jobs = Math.min(MAX_PARALLEL_EMAIL_JOBS, Math.ceil(counts.total / EMAILS_PER_JOB));
       for (let index = 0; index < jobs; index += 1) {
         await addJob({
@@ -157,7 +157,6 @@ async function createAnnouncement(options: {
           name: "announcement_emails",
           payload: { announcementId: announcement.id },
           jobKey: emailJobKey({ announcementId: announcement.id, index }),
-          maxAttempts: 10,
           runAt: startsAt,
         });
       }
@@ -169,7 +168,6 @@ async function createAnnouncement(options: {
         t,
         name: "announcement_started",
         payload: { announcementId: announcement.id },
-        jobKey: `announcement-started:${announcement.id}`,
         runAt: startsAt,
       });
     } else {

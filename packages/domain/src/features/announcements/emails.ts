@@ -3,13 +3,13 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import type { MailTransport } from "../../platform/email/transport";
 import { addJob } from "../../platform/jobs/add-job";
+import { trackedKind } from "../../platform/jobs/define-job";
 import { emailJobKey } from "./create";
 import { expireDueAnnouncements } from "./lifecycle";
 import { announcementColumns, toAnnouncementRow } from "./present";
 import { recipientsOf } from "./recipient-rows";
 import { publishDeliveryProgress } from "./senders";
 import { findJobBySubject, reportJob } from "../../platform/jobs/tracked-jobs";
-import { EMAIL_JOB_KIND } from "./email-job-kind";
 import { appLink } from "../../platform/email/app-link";
 import { isConnectionError, isPermanentRefusal } from "../../platform/email/smtp-errors";
 import { inTransaction } from "../../platform/transaction";
@@ -38,7 +38,7 @@ export async function deliverAnnouncementEmails(options: { deps: Deps; transport
   if (!record) return { sent: 0, skipped: 0 };
   const announcement = toAnnouncementRow(record);
   const { doc } = announcement;
-  const tracked = await findJobBySubject({ db: deps.db, kind: EMAIL_JOB_KIND, subjectId: announcementId });
+  const tracked = await findJobBySubject({ db: deps.db, kind: trackedKind("announcement_emails"), subjectId: announcementId });
   if (announcement.status === "cancelled") {
     const skipped = await deps.db.execute(sql`
       update announcement_recipients set email_state = 'skipped', updated_at = now()
@@ -225,9 +225,7 @@ export async function runAnnouncementMaintenance(options: { deps: Deps }) {
      order by a.starts_at limit 100`);
   for (const row of due) {
     const announcementId = row.announcement_id;
-    await inTransaction(deps, (t) =>
-      addJob({ t, name: "announcement_emails", payload: { announcementId }, jobKey: emailJobKey({ announcementId }), maxAttempts: 10 }),
-    );
+    await inTransaction(deps, (t) => addJob({ t, name: "announcement_emails", payload: { announcementId }, jobKey: emailJobKey({ announcementId }) }));
   }
   return { expired: expired.length, requeued: due.length };
 }

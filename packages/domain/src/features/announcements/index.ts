@@ -1,7 +1,5 @@
 // The door of the feature announcements: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
-export { EMAIL_JOB_KIND } from "./email-job-kind";
-export { pruneEndedAnnouncements } from "./retention";
 export * from "./schemas";
 export type { AnnouncementScopeRef, ScopedKind } from "./scope-access";
 export { createSystemAnnouncement, createScopedAnnouncement, previewSystemRecipients, previewScopedRecipients } from "./create";

@@ -4,7 +4,7 @@ import type { Actor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { addJob } from "../../platform/jobs/add-job";
-import { lockDestructiveJobStarts, RESTORE_JOB_KIND } from "../../platform/jobs/destructive-jobs";
+import { lockDestructiveJobStarts } from "../../platform/jobs/destructive-jobs";
 import { recordJobStarted, reportJob } from "../../platform/jobs/tracked-jobs";
 import { notifySystemEvent } from "../notifications";
 import { runExclusively } from "../../platform/system/exclusive-run";
@@ -16,9 +16,7 @@ import { cleanUpBackups } from "./retention";
 import { presentBackup, type BackupView } from "./schemas";
 import { findServerAdmins } from "../users";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-
-export const BACKUP_JOB_KIND = "backup";
-const BACKUP_VERIFY_JOB_KIND = "backup_verify";
+import { trackedKind } from "../../platform/jobs/define-job";
 
 /** An observation cleanup waiting for this backup: it starts once the backup is verified. */
 export interface ThenCleanup {
@@ -55,7 +53,7 @@ export async function startBackupIn(options: {
   // A restore's swap moves every live table aside: a snapshot's readers that meet it either wait on it (or deadlock with it)
   // or, opening a table by name after it, read the restored table as of a snapshot older than its rows, so as empty.
   const [restore] = await t.tx.execute<{ id: string; status: string }>(
-    sql`select id, status from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') limit 1`,
+    sql`select id, status from jobs where kind = ${trackedKind("backup_restore")} and status in ('queued', 'running') limit 1`,
   );
   if (restore)
     throw new AppError("RESTORE_RUNNING", `A restore is ${restore.status}: job ${restore.id}; back up once it has ended`, {
@@ -63,7 +61,7 @@ export async function startBackupIn(options: {
     });
   const id = backupsCollection.newId();
   const now = t.now();
-  const job = await recordJobStarted({ t, kind: BACKUP_JOB_KIND, startedBy: startedByOf(actor), subjectId: id, now });
+  const job = await recordJobStarted({ t, kind: trackedKind("backup"), startedBy: startedByOf(actor), subjectId: id, now });
   const backup = await backupsCollection.insert(
     t.tx,
     {
@@ -81,7 +79,7 @@ export async function startBackupIn(options: {
     },
     id,
   );
-  await addJob({ t, name: "backup_create", payload: { jobId: job.id, backupId: id, then: options.then ?? null }, maxAttempts: 3 });
+  await addJob({ t, name: "backup_create", payload: { jobId: job.id, backupId: id, then: options.then ?? null } });
   return presentBackup(backup);
 }
 
@@ -180,7 +178,6 @@ async function finishBackupJob(deps: Deps, backup: StoredDocument<BackupDoc>, jo
         t,
         name: "observation_cleanup",
         payload: { jobId: then.cleanupJobId, cutoff: then.cutoff, actorId: then.actorId, backupId: backup.id },
-        maxAttempts: 5,
       });
     });
   if (backup.doc.trigger === "scheduled") {
@@ -243,8 +240,8 @@ export async function startBackupVerification(options: { deps: Deps; actor: Acto
     const backup = await backupsCollection.get(t.tx, backupId, { forUpdate: true });
     if (!backup) throw new AppError("NOT_FOUND", "No such backup");
     if (!backup.doc.manifest) throw new AppError("BACKUP_NOT_READY", `Backup ${backupId} is ${backup.doc.status} and has no manifest to verify against`);
-    const job = await recordJobStarted({ t, kind: BACKUP_VERIFY_JOB_KIND, startedBy: startedByOf(actor), subjectId: backupId, now: t.now() });
-    await addJob({ t, name: "backup_verify", payload: { jobId: job.id, backupId }, maxAttempts: 3 });
+    const job = await recordJobStarted({ t, kind: trackedKind("backup_verify"), startedBy: startedByOf(actor), subjectId: backupId, now: t.now() });
+    await addJob({ t, name: "backup_verify", payload: { jobId: job.id, backupId } });
     return { jobId: job.id };
   });
 }

@@ -8,7 +8,7 @@ import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { startIntegrityScanIn } from "../integrity";
-import { lockDestructiveJobStarts, OBSERVATION_CLEANUP_JOB_KIND, RESTORE_JOB_KIND } from "../../platform/jobs/destructive-jobs";
+import { lockDestructiveJobStarts } from "../../platform/jobs/destructive-jobs";
 import { addJob } from "../../platform/jobs/add-job";
 import { JobEnded, recordJobStarted, reportJob, reportJobIn } from "../../platform/jobs/tracked-jobs";
 import { runExclusively, runUnlessRunning } from "../../platform/system/exclusive-run";
@@ -16,8 +16,8 @@ import { beginMaintenanceIn, endMaintenance } from "../system";
 import { ARCHIVED_COLLECTIONS, archiveSizeOf, readArchiveBack } from "./archive-io";
 import { buildIndexes, copyInto, createSideTable, PARALLEL_SECTION_BYTES, SIDE_SCHEMA } from "./side-tables";
 import { inTransaction } from "../../platform/transaction";
+import { trackedKind } from "../../platform/jobs/define-job";
 
-export { RESTORE_JOB_KIND };
 /** Held by the restore that runs; one at a time across every process. */
 const RESTORE_LOCK = "meridian:restore";
 /** Where the replaced tables go at the swap, dropped once it has committed. */
@@ -64,10 +64,12 @@ export async function startRestore(options: { deps: Deps; actor: Actor | null; b
     await lockDestructiveJobStarts({ t });
     const refusal = refusalOf(await backupsCollection.get(t.tx, backupId), backupId);
     if (refusal) throw refusal;
-    const [running] = await t.tx.execute<{ id: string }>(sql`select id from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') limit 1`);
+    const [running] = await t.tx.execute<{ id: string }>(
+      sql`select id from jobs where kind = ${trackedKind("backup_restore")} and status in ('queued', 'running') limit 1`,
+    );
     if (running) throw new AppError("RESTORE_RUNNING", `A restore is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
     const [cleanup] = await t.tx.execute<{ id: string; status: string }>(
-      sql`select id, status from jobs where kind = ${OBSERVATION_CLEANUP_JOB_KIND} and status in ('queued', 'running') limit 1`,
+      sql`select id, status from jobs where kind = ${trackedKind("observation_cleanup")} and status in ('queued', 'running') limit 1`,
     );
     if (cleanup)
       throw new AppError("CLEANUP_RUNNING", `An observation cleanup is ${cleanup.status}: job ${cleanup.id}; restore once it has ended`, {
@@ -80,8 +82,8 @@ export async function startRestore(options: { deps: Deps; actor: Actor | null; b
         errors: [{ path: "backupId", message: backup.id }],
       });
     const startedBy = actor?.kind === "user" ? actor.id : null;
-    const job = await recordJobStarted({ t, kind: RESTORE_JOB_KIND, startedBy, subjectId: backupId, now: t.now() });
-    await addJob({ t, name: "backup_restore", payload: { jobId: job.id, backupId, actorId: startedBy }, maxAttempts: 3 });
+    const job = await recordJobStarted({ t, kind: trackedKind("backup_restore"), startedBy, subjectId: backupId, now: t.now() });
+    await addJob({ t, name: "backup_restore", payload: { jobId: job.id, backupId, actorId: startedBy } });
     return { jobId: job.id };
   });
 }

@@ -2,19 +2,20 @@ import { backupsCollection, tables, type Executor } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Actor } from "../../platform/actor";
-import { lockDestructiveJobStarts, RESTORE_JOB_KIND } from "../../platform/jobs/destructive-jobs";
+import { lockDestructiveJobStarts } from "../../platform/jobs/destructive-jobs";
 import { recordAudit } from "../audit";
 import type { Deps } from "../../platform/deps";
 import { deleteBackupObjects } from "./archive-io";
 import type { BackupCleanupResult, backupCleanupInputSchema } from "./schemas";
 import { inTransaction } from "../../platform/transaction";
+import { trackedKind } from "../../platform/jobs/define-job";
 
 const DAY_MS = 86_400_000;
 
 /** The backups a queued or running restore is about to read (or reading). */
 async function backupsBeingRestored(db: Executor): Promise<Set<string>> {
   const rows = await db.execute<{ id: string }>(
-    sql`select subject_id as id from jobs where kind = ${RESTORE_JOB_KIND} and status in ('queued', 'running') and subject_id is not null`,
+    sql`select subject_id as id from jobs where kind = ${trackedKind("backup_restore")} and status in ('queued', 'running') and subject_id is not null`,
   );
   return new Set(rows.map((row) => row.id));
 }

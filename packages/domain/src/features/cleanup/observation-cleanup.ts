@@ -8,9 +8,11 @@ import { AppError } from "../../platform/errors";
 import { addJob } from "../../platform/jobs/add-job";
 import { recordJobStarted, reportJob, reportJobIn, type JobReport } from "../../platform/jobs/tracked-jobs";
 import { startBackupIn } from "../backups";
-import { lockDestructiveJobStarts, OBSERVATION_CLEANUP_JOB_KIND, RESTORE_JOB_KIND } from "../../platform/jobs/destructive-jobs";
+import { lockDestructiveJobStarts } from "../../platform/jobs/destructive-jobs";
 import { runExclusively } from "../../platform/system/exclusive-run";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
+import { trackedKind } from "../../platform/jobs/define-job";
+
 const OBJECT_PREFIX = "observations/";
 const RECORD_BATCH = 1000;
 
@@ -90,22 +92,22 @@ export async function startObservationCleanup(options: { deps: Deps; actor: Acto
   return inTransaction(deps, async (t) => {
     await lockDestructiveJobStarts({ t });
     const [other] = await t.tx.execute<{ id: string; kind: string }>(sql`
-      select id, kind from jobs where kind in (${OBSERVATION_CLEANUP_JOB_KIND}, ${RESTORE_JOB_KIND}) and status in ('queued', 'running')
-       order by kind = ${OBSERVATION_CLEANUP_JOB_KIND} desc limit 1`);
+      select id, kind from jobs where kind in (${trackedKind("observation_cleanup")}, ${trackedKind("backup_restore")}) and status in ('queued', 'running')
+       order by kind = ${trackedKind("observation_cleanup")} desc limit 1`);
     const errors = other ? [{ path: "jobId", message: other.id }] : [];
-    if (other?.kind === OBSERVATION_CLEANUP_JOB_KIND) throw new AppError("CLEANUP_RUNNING", `A cleanup is running: job ${other.id}`, { errors });
+    if (other?.kind === trackedKind("observation_cleanup")) throw new AppError("CLEANUP_RUNNING", `A cleanup is running: job ${other.id}`, { errors });
     if (other) throw new AppError("RESTORE_RUNNING", `A restore is queued or running: job ${other.id}; start the cleanup once it has ended`, { errors });
     const cutoff = await databaseNow(t.tx);
     const job = await recordJobStarted({
       t,
-      kind: OBSERVATION_CLEANUP_JOB_KIND,
+      kind: trackedKind("observation_cleanup"),
       startedBy: actorId,
       now: t.now(),
       stage: options.createBackup ? "backup" : undefined,
     });
     // With a backup first, the backup's job queues the cleanup once the backup is verified.
     const backup = options.createBackup ? await startBackupIn({ t, actor, trigger: "cleanup", then: { cleanupJobId: job.id, cutoff, actorId } }) : null;
-    if (!backup) await addJob({ t, name: "observation_cleanup", payload: { jobId: job.id, cutoff, actorId, backupId: null }, maxAttempts: 5 });
+    if (!backup) await addJob({ t, name: "observation_cleanup", payload: { jobId: job.id, cutoff, actorId, backupId: null } });
     return { jobId: job.id, cutoff, backup };
   });
 }

@@ -2,6 +2,7 @@ import { filesCollection, observationsCollection, type FileDelivery, type FileDo
 import type { Deps } from "../../platform/deps";
 import { publishUserEvent } from "../../platform/events/publish";
 import { addJob } from "../../platform/jobs/add-job";
+import { killedAttemptsReason } from "../../platform/jobs/job-task";
 import { observationReaderIds } from "../observations/access";
 import { openExternalStorageSecrets } from "../organizations/organizations";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
@@ -14,9 +15,7 @@ import { targetFor } from "./targets";
 const WAIT_AFTER_ATTEMPT_MINUTES = [1, 5, 15, 45, 120, 240, 360];
 const DELIVERY_ATTEMPTS = WAIT_AFTER_ATTEMPT_MINUTES.length + 1;
 /** graphile-worker's own retries are for an attempt that was killed or threw past the handling below. */
-const CRASH_RETRIES = 5;
-
-const deliveryJobKey = (fileId: string, destinationId: string) => `deliver:${fileId}:${destinationId}`;
+export const CRASH_RETRIES = 5;
 
 /** Queues the copy of a file to a destination, in the caller's transaction; a waiting one of the same file and destination is replaced. */
 export async function queueDelivery(options: { t: Pick<InTransaction, "tx">; fileId: string; destinationId: string; runAt?: Date }) {
@@ -25,8 +24,6 @@ export async function queueDelivery(options: { t: Pick<InTransaction, "tx">; fil
     t,
     name: "deliver_file",
     payload: { fileId, destinationId },
-    jobKey: deliveryJobKey(fileId, destinationId),
-    maxAttempts: CRASH_RETRIES,
     runAt: options.runAt,
   });
 }
@@ -125,14 +122,6 @@ export async function deliverFile(options: { deps: Deps; fileId: string; destina
     await queueDelivery({ t, fileId, destinationId, runAt: new Date(t.now().getTime() + waitMs) });
     return "pending";
   });
-}
-
-/** A delivery's end when its attempts ran out without one recording its end: they were killed, or threw past the handling above. */
-export function killedAttemptsReason(options: { attempts: number; maxAttempts: number; lastError: string | null }) {
-  return (
-    `Every attempt (${options.attempts} of ${options.maxAttempts}) ended without finishing; the last: ` +
-    (options.lastError ?? "its worker stopped (killed or lost)")
-  ).slice(0, 500);
 }
 
 /**

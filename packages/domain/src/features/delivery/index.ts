@@ -6,6 +6,5 @@ import { pendingDelivery, queueDelivery } from "./deliver-file";
 // The door of observations delivery plugs into: a file stored for an observation with a storage destination starts
 // with a pending copy, queued with the file's record.
 deliverFilesWith({ pending: pendingDelivery, queue: queueDelivery });
-export { deliverFile } from "./deliver-file";
 export { abortStaleDestinationUploads } from "./left-uploads";
 export { retryFileDelivery, testStorageDestination } from "./operate-deliveries";

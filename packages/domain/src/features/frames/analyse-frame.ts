@@ -27,11 +27,11 @@ import { ToolFailure } from "./run-tool";
 import { makeWorkFolder, removeWorkFolder } from "./work-folders";
 
 /** graphile-worker's flag on analysis jobs: a worker with all its analysis slots busy takes none (`frameAnalysisForbiddenFlags`). */
-const FRAME_ANALYSIS_FLAG = "frame_analysis";
+export const FRAME_ANALYSIS_FLAG = "frame_analysis";
 /** Fewer sources than this and the solver is not tried (`TOO_FEW_STARS`): astrometry.net matches quads of 4 and verifies with more. */
 const MIN_SOURCES_TO_SOLVE = 5;
 /** Tries of one analysis: a killed worker's attempt is run again once by another, and once more for bad luck. */
-const ANALYSIS_ATTEMPTS = 3;
+export const ANALYSIS_ATTEMPTS = 3;
 
 /** A frame as the upload records it: queued, with the id its job carries. */
 export const queuedFrame = (): FrameDoc => ({ ...queuedFrameAnalysis(), analysisId: randomUUID() });
@@ -42,9 +42,6 @@ export async function queueFrameAnalysis(options: { t: Pick<InTransaction, "tx">
     t: options.t,
     name: "analyse_frame",
     payload: { fileId: options.fileId, analysisId: options.analysisId },
-    jobKey: `frame:${options.fileId}`,
-    maxAttempts: ANALYSIS_ATTEMPTS,
-    flags: [FRAME_ANALYSIS_FLAG],
   });
 }
 

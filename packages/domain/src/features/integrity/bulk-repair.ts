@@ -9,8 +9,8 @@ import { runExclusively } from "../../platform/system/exclusive-run";
 import { getIntegrityScan } from "./queries";
 import { repairIntegrityIssue } from "./repair";
 import { inTransaction } from "../../platform/transaction";
+import { trackedKind } from "../../platform/jobs/define-job";
 
-export const INTEGRITY_REPAIR_JOB_KIND = "integrity_repair";
 const PAGE = 200;
 const KEPT_SKIPS = 100;
 
@@ -35,13 +35,13 @@ export async function startBulkRepair(options: { deps: Deps; actor: Actor; scanI
     const [held] = await t.tx.execute<{ id: string }>(sql`select id from integrity_scans where id = ${scanId} for key share`);
     if (!held) throw new AppError("NOT_FOUND", "No such scan");
     const [running] = await t.tx.execute<{ id: string }>(sql`
-      select id from jobs where kind = ${INTEGRITY_REPAIR_JOB_KIND} and subject_id = ${scanId} and status in ('queued', 'running') limit 1`);
+      select id from jobs where kind = ${trackedKind("integrity_repair")} and subject_id = ${scanId} and status in ('queued', 'running') limit 1`);
     if (running)
       throw new AppError("REPAIR_RUNNING", `A bulk repair of this scan is running: job ${running.id}`, { errors: [{ path: "jobId", message: running.id }] });
     const total = await countOf(t.tx, sql`${candidates(scanId, issueIds)}`);
     const startedBy = actor.kind === "user" ? actor.id : null;
-    const job = await recordJobStarted({ t, kind: INTEGRITY_REPAIR_JOB_KIND, startedBy, subjectId: scanId, total, now: t.now() });
-    await addJob({ t, name: "integrity_repair", payload: { jobId: job.id, scanId, issueIds }, jobKey: `integrity-repair:${job.id}`, maxAttempts: 5 });
+    const job = await recordJobStarted({ t, kind: trackedKind("integrity_repair"), startedBy, subjectId: scanId, total, now: t.now() });
+    await addJob({ t, name: "integrity_repair", payload: { jobId: job.id, scanId, issueIds } });
     return { jobId: job.id };
   });
 }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import { inTransaction } from "../../platform/transaction";
-import { INTEGRITY_REPAIR_JOB_KIND } from "./bulk-repair";
+import { trackedKind } from "../../platform/jobs/define-job";
 
 /** Scans removed, with their issues, by one transaction of the prune. */
 const PRUNE_BATCH = 20;
@@ -20,7 +20,7 @@ export async function pruneIntegrityScans(options: { deps: Deps; keep: number })
         select s.id from integrity_scans s
          where s.status not in ('queued', 'running')
            and s.id not in (
-             select subject_id from jobs where kind = ${INTEGRITY_REPAIR_JOB_KIND} and status in ('queued', 'running') and subject_id is not null)
+             select subject_id from jobs where kind = ${trackedKind("integrity_repair")} and status in ('queued', 'running') and subject_id is not null)
            and s.id not in (select id from integrity_scans where status not in ('queued', 'running') order by created_at desc, id desc limit ${keep})
          order by s.created_at, s.id
          limit ${PRUNE_BATCH}
@@ -30,7 +30,7 @@ export async function pruneIntegrityScans(options: { deps: Deps; keep: number })
       // A repair's start holds its scan until its job is recorded (and is passed over above meanwhile): one that committed
       // after the statement above began, but before its lock, is seen by this later statement, and its scan stays.
       const repairing = await t.tx.execute<{ id: string }>(sql`
-        select subject_id as id from jobs where kind = ${INTEGRITY_REPAIR_JOB_KIND} and status in ('queued', 'running') and subject_id in ${locked}`);
+        select subject_id as id from jobs where kind = ${trackedKind("integrity_repair")} and status in ('queued', 'running') and subject_id in ${locked}`);
       const spared = new Set(repairing.map((row) => row.id));
       const doomed = locked.filter((id) => !spared.has(id));
       if (doomed.length > 0) {

@@ -27,8 +27,8 @@ import { frameFindings } from "./frame-checks";
 import type { CollectionName, DocumentBatchResult } from "./document-checks";
 import { findServerAdmins } from "../users";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
+import { trackedKind } from "../../platform/jobs/define-job";
 
-export const INTEGRITY_JOB_KIND = "integrity_scan";
 const BATCH = 5000;
 /** A collection with this many documents to scan is checked in worker threads. */
 export const THREADED_SCAN_DOCUMENTS = 20_000;
@@ -113,9 +113,9 @@ export async function startIntegrityScanIn(options: {
     finishedAt: null,
     error: null,
   });
-  const job = await recordJobStarted({ t, kind: INTEGRITY_JOB_KIND, startedBy: actor?.id ?? null, subjectId: scan.id, now });
+  const job = await recordJobStarted({ t, kind: trackedKind("integrity_scan"), startedBy: actor?.id ?? null, subjectId: scan.id, now });
   const stored = await integrityScansCollection.update(t.tx, scan.id, (doc) => ({ ...doc, jobId: job.id }));
-  await addJob({ t, name: "integrity_scan", payload: { scanId: scan.id }, jobKey: `integrity-scan:${scan.id}`, maxAttempts: 5 });
+  await addJob({ t, name: "integrity_scan", payload: { scanId: scan.id } });
   return stored!;
 }
 
@@ -172,7 +172,7 @@ async function runScan(deps: Deps, scanId: string) {
       if (current?.doc.runId !== runId || current.doc.status === "failed") throw new ScanTakenOver();
       return work(t);
     });
-  const jobId = scan.doc.jobId ?? (await findJobBySubject({ db: deps.db, kind: INTEGRITY_JOB_KIND, subjectId: scanId }))?.id;
+  const jobId = scan.doc.jobId ?? (await findJobBySubject({ db: deps.db, kind: trackedKind("integrity_scan"), subjectId: scanId }))?.id;
   const settings = await readServerSettings(deps.db);
   const { options: scanOptions } = scan.doc;
   const names = scanOptions.collections as CollectionName[];
@@ -422,6 +422,6 @@ export async function failIntegrityScan(options: { deps: Deps; scanId: string; e
   await integrityScansCollection.update(deps.db, scanId, (doc) =>
     doc.status === "queued" || doc.status === "running" ? { ...doc, status: "failed", error: error.slice(0, 500), finishedAt: deps.now().toISOString() } : doc,
   );
-  const job = await findJobBySubject({ db: deps.db, kind: INTEGRITY_JOB_KIND, subjectId: scanId });
+  const job = await findJobBySubject({ db: deps.db, kind: trackedKind("integrity_scan"), subjectId: scanId });
   if (job) await reportJob({ deps, jobId: job.id, status: "failed", error: error.slice(0, 500) });
 }

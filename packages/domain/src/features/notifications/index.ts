@@ -1,6 +1,5 @@
 // The door of the feature notifications: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
-export { deliverPush, shouldRetry } from "./deliver-push";
 export { notifySystemEvent } from "./notify";
 export * from "./settings";
 export { countSendWithinHourlyLimit } from "./send-rate";

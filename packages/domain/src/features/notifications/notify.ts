@@ -4,9 +4,11 @@ import { appLink } from "../../platform/email/app-link";
 import { enqueueEmail } from "../../platform/email/outbox";
 import { frameCounts } from "./frame-counts";
 import { addJob } from "../../platform/jobs/add-job";
-import { PUSH_LIMITS } from "../../platform/jobs/contracts";
 import type { InTransaction } from "../../platform/transaction";
 import type { PushMessage } from "./push-channels";
+
+/** A push's parts at their longest: Pushover's own limits (title 250, message 1,024 characters), kept for web push too. */
+export const PUSH_LIMITS = { title: 250, message: 1024, url: 500 } as const;
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 const label = (status: string) => status.replace(/_/g, " ");
@@ -33,7 +35,7 @@ async function queuePush(options: { t: Pick<InTransaction, "tx">; userId: string
     url: url !== null && Array.from(url).length <= PUSH_LIMITS.url ? url : null,
     priority,
   };
-  await addJob({ t, name: "send_push", payload, maxAttempts: 5, queueName: `push:${userId}` });
+  await addJob({ t, name: "send_push", payload });
 }
 
 /** An email in text and HTML with one link, to a user who wants that kind of message. */

@@ -9,8 +9,6 @@ import type { InTransaction } from "../../platform/transaction";
 import { observationReaderIds } from "./access";
 import { monitoringRunEnded } from "./monitoring";
 
-const dispatchJobKey = (observatoryId: string) => `dispatch:${observatoryId}`;
-
 /** Who moves an observation to assigned: the dispatch, on any process. */
 export const DISPATCH_ACTOR = { kind: "system", id: "dispatch" } as const satisfies Actor;
 
@@ -19,7 +17,7 @@ export const DISPATCH_ACTOR = { kind: "system", id: "dispatch" } as const satisf
  * waiting dispatch, if there is one, serves every change that asks; one a worker took meanwhile gets a follower.
  */
 export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
-  addKeyedJobOrFollower({ t, name: "dispatch_observatory", payload: { observatoryId }, jobKey: dispatchJobKey(observatoryId), maxAttempts: 5 });
+  addKeyedJobOrFollower({ t, name: "dispatch_observatory", payload: { observatoryId } });
 
 /** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
 type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;

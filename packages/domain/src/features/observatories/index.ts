@@ -1,6 +1,5 @@
 // The door of the feature observatories: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
-export { pruneObservatoryHistory } from "./history-retention";
 export * from "./schemas";
 export {
   createObservatory,

@@ -13,9 +13,6 @@ export interface OutgoingEmail {
   replyTo?: string;
 }
 
-/** An unreachable mail server is retried with graphile-worker's backoff (e^attempts s, at most e^10) for about a day. */
-const SEND_EMAIL_MAX_ATTEMPTS = 25;
-
 /**
  * Makes sure a `send_email` job will deliver the recipient's pending messages: one job per
  * recipient, not per message. The job key folds a burst into one waiting job; a job already
@@ -32,7 +29,6 @@ export async function queueRecipientDelivery(options: { t: Pick<InTransaction, "
     t,
     name: "send_email",
     payload: { outboxId: options.outboxId },
-    maxAttempts: SEND_EMAIL_MAX_ATTEMPTS,
     queueName: `email:${recipient}`,
     runAt: options.retryAt,
     jobKey: `email-to:${recipient}`,

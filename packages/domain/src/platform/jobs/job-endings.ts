@@ -1,78 +1,39 @@
-import { backupsCollection, jobsCollection, type Executor, type JobDoc, type StoredDocument } from "@meridian/db";
+import { jobsCollection, type Executor, type JobDoc, type StoredDocument } from "@meridian/db";
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../actor";
-import { EMAIL_JOB_KIND } from "../../features/announcements/email-job-kind";
-import { skipUnsentAnnouncementEmails } from "../../features/announcements/emails";
 import { recordAudit } from "../../features/audit/record-audit";
-import { deleteBackupObjects } from "../../features/backups/archive-io";
-import { BACKUP_JOB_KIND, failBackup, type ThenCleanup } from "../../features/backups/backups";
-import { releaseRestore, RESTORE_JOB_KIND } from "../../features/backups/restore";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import { giveUpDelivery, killedAttemptsReason } from "../../features/delivery/deliver-file";
-import { giveUpRecipientEmail } from "../email/outbox";
-import { giveUpFrameAnalysis } from "../../features/frames/give-up-analysis";
-import { repeatAfterAnalysis } from "../../features/frames/repeat-rejected";
-import { failIntegrityScan, INTEGRITY_JOB_KIND } from "../../features/integrity/scan";
-import { jobContracts } from "./contracts";
+import { registeredJobs, type DefinedJob, type JobRelease } from "./define-job";
+import { killedAttemptsReason } from "./job-task";
 import { getJob, reportJobIn, reportJob, type JobView } from "./tracked-jobs";
 import { inTransaction } from "../transaction";
 
 /**
  * How a tracked job ends when its work will not finish: its attempts were used up (a killed attempt
  * never reports, so its own failure handler never runs), its graphile-worker job is gone, or a
- * server admin cancelled it. Each kind names what it holds while it runs, given back here; the
- * job's record says `failed` with the reason, and `releasedAt` once what it held is given back.
+ * server admin cancelled it. Each job's definition names what it holds while it runs (`tracked.release`),
+ * given back here; the job's record says `failed` with the reason, and `releasedAt` once what it held is given back.
  */
-type Release = (options: {
-  deps: Deps;
-  job: StoredDocument<JobDoc>;
-  reason: string;
-  payload: Record<string, unknown> | null;
-}) => Promise<void | "after the attempt">;
-
-/** Whether an attempt of the job still runs (graphile-worker holds it locked): a killed one is unlocked by the recovery. */
-async function attemptRunning(db: Executor, jobId: string) {
-  const [running] = await db.execute(
-    sql`select 1 from graphile_worker._private_jobs g where g.payload->>'jobId' = ${jobId} and g.locked_at is not null limit 1`,
-  );
-  return running !== undefined;
-}
-
-/**
- * A backup fails at once (the next may start), its objects deleted; but an attempt still running
- * may upload a part after that, so the release is done only once no attempt runs: the attempt
- * deletes what it wrote when it finds its job ended, and for one killed first, the sweep after the
- * recovery deletes the backup's objects again (a failed backup's, never a verified one's).
- */
-const releaseBackup: Release = async ({ deps, job, reason, payload }) => {
-  const backupId = job.doc.subjectId!;
-  await failBackup({ deps, jobId: job.id, backupId, then: (payload?.then as ThenCleanup | null | undefined) ?? null, error: reason });
-  if (await attemptRunning(deps.db, job.id)) return "after the attempt";
-  const backup = await backupsCollection.get(deps.db, backupId);
-  if (backup?.doc.status === "failed") await deleteBackupObjects({ deps, objectKey: backup.doc.objectKey });
-};
-
-const releases: Record<string, Release> = {
-  [BACKUP_JOB_KIND]: releaseBackup,
-  [RESTORE_JOB_KIND]: ({ deps, job }) => releaseRestore({ deps, jobId: job.id }),
-  [INTEGRITY_JOB_KIND]: ({ deps, job, reason }) => failIntegrityScan({ deps, scanId: job.doc.subjectId!, error: reason }),
-  [EMAIL_JOB_KIND]: ({ deps, job }) => skipUnsentAnnouncementEmails({ deps, announcementId: job.doc.subjectId! }),
-};
-
-/**
- * Kinds that mend themselves and are never taken for abandoned: an announcement's email fan-out is
- * queued again by the minute sweep while any of its messages is due.
- */
-const SELF_HEALING = [EMAIL_JOB_KIND];
+const trackedJobs = () => registeredJobs().filter((job): job is DefinedJob & { tracked: NonNullable<DefinedJob["tracked"]> } => job.tracked !== undefined);
+const releaseOf = (kind: string): JobRelease | undefined => trackedJobs().find((job) => job.kind === kind)?.tracked.release;
+const kindsWhere = (has: (tracked: NonNullable<DefinedJob["tracked"]>) => unknown) =>
+  trackedJobs()
+    .filter((job) => has(job.tracked))
+    .map((job) => job.kind);
+/** `in ()` is no SQL: a list that may be empty gets a kind no job has. */
+const orNone = (kinds: string[]) => (kinds.length > 0 ? kinds : [""]);
 
 /**
  * Whether graphile-worker's job `g` does a tracked job's work: it carries the job's id (a cleanup
  * waiting for its backup is carried by the backup's job), or, for a scan, the scan's id.
  */
 const doesWorkOf = (job: { id: SQL; kind: SQL; subjectId: SQL }) =>
-  sql`(g.payload->>'jobId' = ${job.id} or g.payload->'then'->>'cleanupJobId' = ${job.id}
-       or (${job.kind} = ${INTEGRITY_JOB_KIND} and g.payload->>'scanId' = ${job.subjectId}))`;
+  sql`(g.payload->>'jobId' = ${job.id} or g.payload->'then'->>'cleanupJobId' = ${job.id}${sql.join(
+    trackedJobs().flatMap(({ kind, tracked }) =>
+      tracked.subjectField ? [sql` or (${job.kind} = ${kind} and g.payload->>${tracked.subjectField} = ${job.subjectId})`] : [],
+    ),
+  )})`;
 const ofRow = { id: sql.raw("j.id"), kind: sql.raw("j.kind"), subjectId: sql.raw("j.subject_id") };
 const ofDocument = (job: StoredDocument<JobDoc>) => ({
   id: sql`${job.id}::text`,
@@ -88,25 +49,16 @@ export async function endJobForGood(options: { deps: Deps; jobId: string; reason
   await reportJob({ deps, jobId, status: "failed", error: reason.slice(0, 500) });
   const job = (await jobsCollection.get(deps.db, jobId))!;
   if (job.doc.releasedAt) return;
-  if ((await releases[job.doc.kind]?.({ deps, job, reason, payload: options.payload ?? null })) === "after the attempt") return;
+  if ((await releaseOf(job.doc.kind)?.({ deps, job, reason, payload: options.payload ?? null })) === "after the attempt") return;
   await jobsCollection.update(deps.db, jobId, (doc) => ({ ...doc, releasedAt: deps.now().toISOString() }));
 }
 
 /**
- * Job kinds whose status lives with what they work on rather than in `jobs`: how that status ends when
- * every attempt of the graphile-worker job ended without finishing (killed, or thrown past the
- * task's own handling), which graphile-worker then leaves in its table for good.
+ * Jobs whose status lives with what they work on rather than in `jobs` (`giveUp` in their definitions): how that status ends when
+ * every attempt of the graphile-worker job ended without finishing (killed, or thrown past the job's own handling), which
+ * graphile-worker then leaves in its table for good.
  */
-const untrackedEndings: Record<string, (options: { deps: Deps; jobId: string; payload: Record<string, unknown>; reason: string }) => Promise<unknown>> = {
-  [jobContracts.deliver_file.name]: ({ deps, payload, reason }) =>
-    giveUpDelivery({ deps, fileId: String(payload.fileId), destinationId: String(payload.destinationId), reason }),
-  [jobContracts.send_email.name]: ({ deps, jobId, payload, reason }) => giveUpRecipientEmail({ deps, jobId, outboxId: String(payload.outboxId), reason }),
-  [jobContracts.analyse_frame.name]: async ({ deps, payload, reason }) => {
-    await giveUpFrameAnalysis({ deps, fileId: String(payload.fileId), analysisId: String(payload.analysisId), reason });
-    // The frame's end may be its observation's last analysis: its repeat is judged then.
-    await repeatAfterAnalysis({ deps, fileId: String(payload.fileId) });
-  },
-};
+const givingUp = () => registeredJobs().filter((job) => job.giveUp !== undefined);
 
 /**
  * Ends what each of the graphile-worker jobs above left unfinished, and removes the job: unless
@@ -127,12 +79,12 @@ async function endUntrackedJobs(deps: Deps): Promise<void> {
                     where n.task_id = g.task_id and n.id <> g.id and n.payload::jsonb = g.payload::jsonb
                       and (n.attempts < n.max_attempts or n.locked_at is not null)) as superseded
       from graphile_worker._private_jobs g join graphile_worker._private_tasks k on k.id = g.task_id
-     where k.identifier in ${Object.keys(untrackedEndings)} and g.attempts >= g.max_attempts and g.locked_at is null
+     where k.identifier in ${orNone(givingUp().map((job) => job.name))} and g.attempts >= g.max_attempts and g.locked_at is null
      limit 100`);
   for (const row of rows) {
     if (!row.superseded) {
       const reason = killedAttemptsReason({ attempts: row.attempts, maxAttempts: row.max_attempts, lastError: row.last_error });
-      await untrackedEndings[row.task]!({ deps, jobId: row.id, payload: row.payload, reason });
+      await givingUp().find((job) => job.name === row.task)!.giveUp!({ deps, jobId: row.id, payload: row.payload, reason });
     }
     await deps.db.execute(sql`
       delete from graphile_worker._private_jobs where id = ${row.id}::bigint and locked_at is null and attempts >= max_attempts`);
@@ -144,8 +96,8 @@ async function endUntrackedJobs(deps: Deps): Promise<void> {
  * whose graphile-worker job has used up its attempts and is not running, or is gone, fails with a
  * reason and gives back what it held; and a failed job whose release was cut short (a cancel killed
  * halfway), or waited for a running attempt (a backup's), gets it now, for 7 days after its record last
- * changed (`JOBS_KEEP_DAYS`, at least 7, keeps the record that long). Kinds without a tracked job end
- * the same way (`untrackedEndings`: a file's delivery, an email, a frame's analysis).
+ * changed (`JOBS_KEEP_DAYS`, at least 7, keeps the record that long). Jobs without a tracked record end
+ * the same way (their `giveUp`: a file's delivery, an email, a frame's analysis).
  */
 export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<string[]> {
   const { deps } = options;
@@ -164,10 +116,11 @@ export async function reconcileTrackedJobs(options: { deps: Deps }): Promise<str
         select g.payload, g.attempts, g.max_attempts, g.last_error, g.locked_at from graphile_worker._private_jobs g
          where ${doesWorkOf(ofRow)}
          order by (g.attempts < g.max_attempts or g.locked_at is not null) desc, g.id desc limit 1) g on true
-     where (j.status in ('queued', 'running') and j.kind not in ${SELF_HEALING}
+     where (j.status in ('queued', 'running') and j.kind not in ${orNone(kindsWhere((tracked) => tracked.selfHealing))}
             and (g.attempts is null or (g.attempts >= g.max_attempts and g.locked_at is null)))
-        or (j.status = 'failed' and j.doc->>'releasedAt' is null and j.kind in ${Object.keys(releases)}
-            and j.updated_at > now() - interval '7 days' and (j.kind <> ${BACKUP_JOB_KIND} or g.locked_at is null))
+        or (j.status = 'failed' and j.doc->>'releasedAt' is null and j.kind in ${orNone(kindsWhere((tracked) => tracked.release))}
+            and j.updated_at > now() - interval '7 days'
+            and (j.kind not in ${orNone(kindsWhere((tracked) => tracked.releaseAfterAttempt))} or g.locked_at is null))
      limit 100`);
   for (const row of rows) {
     const reason =
@@ -211,7 +164,8 @@ export async function cancelJob(options: { deps: Deps; actor: Actor; jobId: stri
     const backups = await t.tx.execute<{ job_id: string; payload: Record<string, unknown> }>(sql`
       select distinct on (g.payload->>'jobId') g.payload->>'jobId' as job_id, g.payload::jsonb as payload
         from graphile_worker._private_jobs g join jobs b on b.id = g.payload->>'jobId'
-       where g.payload->'then'->>'cleanupJobId' = ${jobId} and b.kind = ${BACKUP_JOB_KIND} and b.status in ('queued', 'running')
+       where g.payload->'then'->>'cleanupJobId' = ${jobId} and b.status in ('queued', 'running')
+         and b.kind in ${orNone(kindsWhere((tracked) => tracked.carriesFollowUp))}
        order by g.payload->>'jobId', g.id desc`);
     await stopGraphileJobs(t.tx, job);
     await reportJobIn({ t, jobId, status: "failed", error: reason });

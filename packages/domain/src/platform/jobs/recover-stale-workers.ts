@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { holdSessionLock, lockHeldCondition, LOCK_SPACES, type SessionLock } from "../system/session-lock";
-import { queueRecipientDelivery } from "../email/outbox";
-import { jobContracts, SEND_EMAIL_TASK } from "./contracts";
+import { registeredJobs } from "./define-job";
 import { inTransaction, type InTransaction } from "../transaction";
 
 /** A worker beats every few seconds; one silent this long is taken for dead. */
@@ -81,31 +80,28 @@ export async function recoverStaleWorkers(options: { deps: Deps; self?: string }
 }
 
 /**
- * A job of an always-keyed task that graphile-worker took its key from while a dead worker ran it: a newer job of
+ * A job of an always-keyed task (`supersededByKey` in its definition) that graphile-worker took its key from while a dead worker ran it: a newer job of
  * the same key was added meanwhile (a dispatch asked again, a newer message to the recipient), and
  * graphile-worker then sets the running job's attempts to its maximum so that it never runs
  * again. Unlocked, it would stay in the table for good, failed without an error. The newer job
  * does its work (a dispatch of the same observatory, a delivery of the same file), so it is
- * removed; an email job's own message is queued again, which joins the recipient's newer job.
+ * removed; what only it carried is queued again by its definition's `requeue` (an email job's own message).
  * Found by `pnpm test:topology`, for send_email first and then for dispatch_observatory.
  */
 async function removeSupersededJobs(t: InTransaction, jobIds: string[]) {
   if (jobIds.length === 0) return;
   // Only tasks that are always added with a key: a job without one whose last attempt was killed
   // looks the same (attempts spent, no error, no key) and must stay, so the tracked job fails.
-  const alwaysKeyed = [SEND_EMAIL_TASK, jobContracts.dispatch_observatory.name, jobContracts.analyse_frame.name];
-  const removed = await t.tx.execute<{ task: string; outbox_id: string | null }>(sql`
+  const alwaysKeyed = registeredJobs().filter((job) => job.supersededByKey !== undefined);
+  if (alwaysKeyed.length === 0) return;
+  const removed = await t.tx.execute<{ task: string; payload: Record<string, unknown> }>(sql`
     delete from graphile_worker._private_jobs j
      using graphile_worker._private_tasks k
-     where k.id = j.task_id and k.identifier in ${alwaysKeyed}
+     where k.id = j.task_id and k.identifier in ${alwaysKeyed.map((job) => job.name)}
        and j.locked_by is null and j.attempts >= j.max_attempts and j.last_error is null and j.key is null
        and j.id::text = any(array(select jsonb_array_elements_text(${JSON.stringify(jobIds)}::jsonb)))
-    returning k.identifier as task, j.payload->>'outboxId' as outbox_id`);
-  for (const { task, outbox_id: outboxId } of removed) {
-    if (task !== SEND_EMAIL_TASK || !outboxId) continue;
-    const [message] = await t.tx.execute<{ to: string }>(sql`select doc->>'to' as to from email_outbox where id = ${outboxId}`);
-    if (message) await queueRecipientDelivery({ t, to: message.to, outboxId });
-  }
+    returning k.identifier as task, j.payload::jsonb as payload`);
+  for (const { task, payload } of removed) await alwaysKeyed.find((job) => job.name === task)?.supersededByKey?.requeue?.({ t, payload });
   if (removed.length > 0)
     t.logger.warn({ tasks: removed.map((row) => row.task) }, "removed jobs a newer job of their key had replaced while a dead worker ran them");
 }

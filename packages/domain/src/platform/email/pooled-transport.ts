@@ -1,4 +1,5 @@
-import { createMailTransport, type Deps, type MailTransport } from "@meridian/domain/platform";
+import type { Deps } from "../deps";
+import { createMailTransport, type MailTransport } from "./transport";
 
 /**
  * One transport per worker, over pooled SMTP connections (SMTP_POOL_SIZE) that every email job

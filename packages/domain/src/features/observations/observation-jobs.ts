@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { defineJob, scheduledPayload } from "../../platform/jobs/define-job";
+import { markSilentObservatoriesOffline } from "../observatories/connection";
+import { inTransaction } from "../../platform/transaction";
+import { dispatchObservatory, observatoriesAwaitingDispatch } from "./dispatch";
+import { reportStaleObservations } from "./stale-monitor";
+import { queueDispatch } from "./transitions";
+
+/** Dispatch jobs queued per transaction: each statement goes out pipelined, and no transaction grows with the network. */
+const QUEUED_PER_TRANSACTION = 100;
+
+/**
+ * Assigns an observatory its next eligible observation, if it is free; queued by every change that could make one eligible
+ * (`queueDispatch`), keyed by observatory so that a burst of changes makes one dispatch.
+ */
+export const dispatchObservatoryJob = defineJob({
+  name: "dispatch_observatory",
+  payload: z.object({ observatoryId: z.string().min(1) }),
+  maxAttempts: 5,
+  jobKey: ({ observatoryId }) => `dispatch:${observatoryId}`,
+  run: ({ observatoryId }, { deps }) => dispatchObservatory({ deps, observatoryId }),
+  supersededByKey: {},
+});
+
+/**
+ * The minute sweep: observatories silent past the heartbeat timeout go offline (their process may
+ * have died with the connection), every online one with an observation waiting and none under
+ * way is dispatched, so an observation becomes eligible when darkness begins or its window opens
+ * without any event, and observations stuck in assigned or in_progress are reported.
+ */
+export const observationsMaintenanceJob = defineJob({
+  name: "observations_maintenance",
+  payload: scheduledPayload,
+  schedule: "* * * * *",
+  async run(_payload, { deps }) {
+    await markSilentObservatoriesOffline({ deps });
+    await reportStaleObservations({ deps });
+    const awaiting = await observatoriesAwaitingDispatch({ db: deps.db });
+    for (let start = 0; start < awaiting.length; start += QUEUED_PER_TRANSACTION) {
+      const chunk = awaiting.slice(start, start + QUEUED_PER_TRANSACTION);
+      await inTransaction(deps, (t) => Promise.all(chunk.map((observatoryId) => queueDispatch({ t, observatoryId }))));
+    }
+  },
+});
