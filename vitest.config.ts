@@ -86,7 +86,10 @@ export default defineConfig({
     },
     projects: [
       { extends: true, test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.{ts,tsx}"] } },
-      { extends: true, test: { name: "integration", include: ["tests/**/*.test.ts"], exclude: [...configDefaults.exclude, "tests/processes/**"], ...onRealServices } },
+      {
+        extends: true,
+        test: { name: "integration", include: ["tests/**/*.test.ts"], exclude: [...configDefaults.exclude, "tests/processes/**"], ...onRealServices },
+      },
       { extends: true, test: { name: "processes", include: ["tests/processes/*.test.ts"], ...onRealServices } },
     ],
   },
