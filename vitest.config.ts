@@ -21,7 +21,7 @@ function readRecordedSeconds(root: string): Record<string, number> {
 /**
  * Starts the files that took longest first. Vitest orders by its own cache of durations, which a
  * fresh clone (CI) lacks; it then goes by file size, and a short file that spawns processes
- * (admin-cli, jobs-killed-attempts, test-run-interrupt: 80 to 140 s each) started in the last
+ * (admin-cli, jobs-killed-attempts, test-run-interrupt: 80 to 140 s each, before the process lane) started in the last
  * minutes and ran alone while the other workers idled. The recorded durations
  * (`node scripts/record-test-durations.mjs` after a full run) give the order instead; files they do
  * not know yet, new ones and the unit files, keep vitest's order and go first.
