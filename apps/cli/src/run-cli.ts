@@ -9,8 +9,8 @@ export interface CliOptions {
   stdout: Stream;
   /** Messages: refusals, failures, usage. */
   stderr: Stream;
-  /** The environment the command reads its configuration from (DATABASE_URL or DATA_DIR, S3_*, SECRETS_KEY, NEW_ADMIN_PASSWORD...). */
-  env: Record<string, string | undefined>;
+  /** Where the configuration comes from (DATABASE_URL or DATA_DIR, S3_*, SECRETS_KEY, NEW_ADMIN_PASSWORD...); the process's environment unless given. */
+  env?: Record<string, string | undefined>;
   /** Whether a person watches stderr: then long commands draw a progress bar there. */
   isTerminal?: boolean;
 }
