@@ -157,3 +157,14 @@ export async function expectRefusal(call: Promise<unknown>, status: number, code
   expect(refusal.message.length).toBeGreaterThan(0);
   return refusal;
 }
+
+/** A new organization owned by `owner`, unique by a random tag; `fields` replace or add to the defaults. */
+export function createOrganizationAs(owner: CallerAccount, fields: { name?: string; shortName?: string; type?: "other" | "university" } = {}) {
+  const tag = randomBytes(4).toString("hex");
+  return owner.caller.organizations.create({ name: `Org ${tag}`, shortName: `org-${tag}`, type: "other", contactEmail: `${tag}@example.com`, ...fields });
+}
+
+/** A new observatory owned by `owner`. */
+export function createObservatoryAs(owner: CallerAccount, name = `Observatory ${randomBytes(3).toString("hex")}`) {
+  return owner.caller.observatories.create({ name });
+}
