@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** Seconds each integration file took in a clean run of the whole suite, by path from the repository root. */
@@ -21,7 +21,7 @@ function readRecordedSeconds(root: string): Record<string, number> {
 /**
  * Starts the files that took longest first. Vitest orders by its own cache of durations, which a
  * fresh clone (CI) lacks; it then goes by file size, and a short file that spawns processes
- * (admin-cli, jobs-killed-attempts, test-run-interrupt: 80 to 140 s each) started in the last
+ * (admin-cli, jobs-killed-attempts, test-run-interrupt: 80 to 140 s each, before the process lane) started in the last
  * minutes and ran alone while the other workers idled. The recorded durations
  * (`node scripts/record-test-durations.mjs` after a full run) give the order instead; files they do
  * not know yet, new ones and the unit files, keep vitest's order and go first.
@@ -37,10 +37,23 @@ class LongestFirstSequencer extends BaseSequencer {
   }
 }
 
+/** What the integration and process files share: one real PostgreSQL and one S3-protocol server, started by the global setup. */
+const onRealServices = {
+  globalSetup: ["tests/support/global-setup.ts", "tests/support/entry-bundles-setup.ts"],
+  // Integration files start processes, browsers and jobs and wait for their states; on a loaded
+  // 2-core machine that can take minutes, so the per-test bound is a safety net, not a measure.
+  testTimeout: 180_000,
+  // expect.poll waits for a state as `until` and the browser's WAIT do (15 s), not vitest's default second:
+  // a page loading its data on a loaded machine took longer than that (CI run 30).
+  expect: { poll: { timeout: 15_000 } },
+};
+
 /**
- * Two projects. Unit files (beside the code in packages/ and apps/) need nothing but Node, so they
+ * Three projects. Unit files (beside the code in packages/ and apps/) need nothing but Node, so they
  * start in milliseconds; `pnpm test:unit` runs them alone. Integration and end-to-end files
- * (tests/) share one real PostgreSQL and one S3-protocol server, started by the global setup.
+ * (tests/ but tests/processes/) make the main lane with them: `pnpm test` runs these two. The process
+ * files (tests/processes/) spawn servers, workers, the CLI, a cluster or a whole test run and kill or
+ * stop them; `pnpm test:processes` runs them, after the main lane in `pnpm test:all` (and `.ci/run`).
  */
 export default defineConfig({
   test: {
@@ -75,20 +88,11 @@ export default defineConfig({
     },
     projects: [
       { extends: true, test: { name: "unit", include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.{ts,tsx}"] } },
-      // Integration files start processes, browsers and jobs and wait for their states; on a loaded
-      // 2-core machine that can take minutes, so the per-test bound is a safety net, not a measure.
       {
         extends: true,
-        test: {
-          name: "integration",
-          include: ["tests/**/*.test.ts"],
-          globalSetup: ["tests/support/global-setup.ts", "tests/support/entry-bundles-setup.ts"],
-          testTimeout: 180_000,
-          // expect.poll waits for a state as `until` and the browser's WAIT do (15 s), not vitest's default second:
-          // a page loading its data on a loaded machine took longer than that (CI run 30).
-          expect: { poll: { timeout: 15_000 } },
-        },
+        test: { name: "integration", include: ["tests/**/*.test.ts"], exclude: [...configDefaults.exclude, "tests/processes/**"], ...onRealServices },
       },
+      { extends: true, test: { name: "processes", include: ["tests/processes/*.test.ts"], ...onRealServices } },
     ],
   },
 });

@@ -1,6 +1,7 @@
 // Writes tests/file-durations.json, the order vitest.config.ts (LongestFirstSequencer) starts the
-// integration files in, from vitest's cache of the last run's durations. Run it after a full
-// `pnpm test` on a quiet machine; the figures only order the files, so they need not be exact.
+// integration and process files in, from vitest's cache of the last run's durations. Run it after a
+// full `pnpm test:all` (or `pnpm test` and `pnpm test:processes`) on a quiet machine; the figures only
+// order the files, so they need not be exact.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -12,7 +13,7 @@ for (const hash of readdirSync(cacheDir)) {
   for (const [key, { duration }] of results) {
     const [project, file] = key.split(":");
     // The cache keeps files long deleted or renamed.
-    if (project === "integration" && typeof duration === "number" && existsSync(path.join(root, file)))
+    if ((project === "integration" || project === "processes") && typeof duration === "number" && existsSync(path.join(root, file)))
       seconds[file] = Math.max(1, Math.round(duration / 1000));
   }
 }

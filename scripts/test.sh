@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `pnpm test`: build and typecheck every package, lint (ESLint with types; dependency-cruiser for which
 # package may import which, the domain's rooms and import circles, and the pair check of features; knip for unused files, exports and dependencies),
-# check the formatting, then every vitest suite (unit, integration on real PostgreSQL and S3,
-# end-to-end in Chromium).
+# check the formatting, then the main lane of vitest (unit, integration on real PostgreSQL and S3,
+# end-to-end in Chromium). The process lane (tests/processes/: processes spawned and killed, interrupted
+# runs, the cluster) is `pnpm test:processes`; `pnpm test:all` runs both and the topology check.
 #
 # The static checks run in two lanes at once, ESLint alone in one and the rest in turn in the
 # other: each tool keeps one core busy, and one after another they took about three minutes
@@ -43,4 +44,4 @@ if [ "$lint_status" -ne 0 ] || [ "$rest_status" -ne 0 ]; then
 fi
 echo "Static checks passed (build, typecheck, ESLint, dependencies, knip, formatting, line length)"
 
-vitest run
+vitest run --project unit --project integration

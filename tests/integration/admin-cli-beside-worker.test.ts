@@ -13,7 +13,7 @@ import { sharedProcessEnv, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
 
 // `pnpm admin` beside a running server whose worker picks up the jobs the CLI starts: the server's
-// HTTP side runs in this test, its worker is a process of its own, started when a test needs it there.
+// HTTP side and the CLI run in this test, its worker is a process of its own, started when a test needs it there.
 const ADMIN = { email: "cli-beside-worker-admin@example.com", password: "cli beside a worker admin password" };
 let server: TestServer;
 let adminToken: string;
@@ -54,7 +54,7 @@ async function waitingRepairRuns() {
   return rows.map((row) => row.process);
 }
 
-// Each command is a process of its own: generous limits, since a loaded machine starts them slowly.
+// Each command runs in this process (runCli) beside the worker process: generous limits, since a loaded machine runs them slowly.
 describe("the admin CLI beside a running server's worker", { timeout: 600_000 }, () => {
   it("waits for a scan the worker took over, and prints its real summary and exit code", async () => {
     const lost = await filesCollection.insert(deps().db, fileDocument("obs_lost", "oby_lost", "lost.fits"));

@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 const { must } = jsonApi(() => server);
 
-/** `pnpm admin ...args` against the test server's database and bucket, to its exit. */
+/** `pnpm admin ...args` against the test server's database and bucket, to its exit, run in this process (runCli). */
 const admin = (...args: string[]) => adminWith({}, ...args);
 
 /** The same, with `env` over the test server's (a variable given as undefined is left out). */
@@ -40,7 +40,8 @@ async function adminWith(env: Record<string, string | undefined>, ...args: strin
   return runAdminCli(server, args, { NEW_ADMIN_PASSWORD: "a new admin's password", ...env });
 }
 
-// Each command is a process of its own (started from the run's bundle): generous limits, since a loaded machine starts them slowly.
+// Each command runs in this process as the binary runs it (runCli); tests/processes/admin-cli-binary.test.ts runs the binary itself.
+// Generous limits: a backup, a restore and the scans run here, on a loaded machine.
 describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
   it("runs a scan with the same domain functions, prints JSON for scripts and repairs what it found", async () => {
     const scan = await admin("--json", "scan", "--kind", "full", "--collections", "observations");
@@ -63,7 +64,7 @@ describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
     expect((await admin("settings", "set", "staleAssignedHours=36", 'minimumPluginVersion="3.8.0.0"')).code).toBe(0);
     const settings = (await must("/api/v1/admin/settings", { token: adminToken }, 200)) as { staleAssignedHours: number; minimumPluginVersion: string };
     expect(settings).toMatchObject({ staleAssignedHours: 36, minimumPluginVersion: "3.8.0.0" });
-    // Neither reads what the other writes: the processes run side by side.
+    // Neither reads what the other writes: the commands run side by side.
     const [read, analytics, created] = await Promise.all([
       admin("--json", "settings"),
       admin("--json", "analytics"),
@@ -80,7 +81,7 @@ describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
   });
 
   it("exits with codes scripts can trust: 2 for bad usage or input, 3 for a conflict, 4 for what does not exist", async () => {
-    // Refusals change nothing: the processes run side by side.
+    // Refusals change nothing: the commands run side by side.
     const refusals = await Promise.all([
       admin("no-such-command"),
       admin("settings", "set", "staleAssignedHours=0"),
@@ -172,13 +173,6 @@ describe("the admin CLI (pnpm admin)", { timeout: 600_000 }, () => {
     // Every observation the cleanup deleted can be restored from the backup it took first; the one created since stays.
     expect(result.observations).toBe(backedUp);
     expect(await observationsCollection.get(db, during!)).toBeDefined();
-  });
-
-  it("prints no AWS SDK warning, even when started without the flag the package script sets", async () => {
-    const run = await adminWith({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined }, "settings");
-    expect(run.code, run.output).toBe(0);
-    expect(run.output).not.toMatch(/NodeVersionSupportWarning|AWS SDK/);
-    expect(run.output).toMatch(/^SETTING +VALUE$/m);
   });
 
   it("says which settings it refused and why, in the API's words", async () => {

@@ -1,26 +1,26 @@
 import { filesCollection, observationHistoryCollection, observationsCollection } from "@meridian/db";
 import { inTransaction, addJob } from "@meridian/domain/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { fileDocument, observationDocument } from "../support/observation-documents";
-import type { TestServer } from "../support/test-server";
+import { expectRefusal, startTestRuntime, type CallerAccount, type TestRuntime } from "../support/test-runtime";
 import { until } from "../support/until";
 
 const ADMIN = { email: "analytics-admin@example.com", password: "analytics admin password" };
-let server: TestServer;
-let adminToken: string;
-let owner: Account;
-let other: Account;
-let outsider: Account;
+// The figures' domain rules through the app router's caller, on a runtime without HTTP whose worker refreshes the summary.
+let runtime: TestRuntime;
+let admin: CallerAccount;
+let owner: CallerAccount;
+let other: CallerAccount;
+let outsider: CallerAccount;
 let mine: string;
 beforeAll(async () => {
-  ({ server, adminToken } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all" }));
-  [owner, other, outsider] = [await createAccount(server), await createAccount(server), await createAccount(server)];
-  const { db } = server.server.runtime.deps;
-  const seed = async (account: Account, statuses: Array<ObservationStatusName>) => {
-    const observatory = ((await must("/observatories", { method: "POST", token: account.token, json: { name: "Counted" } }, 201)) as { id: string }).id;
-    const projectId = ((await must("/projects", { method: "POST", token: account.token, json: { name: "Counted" } }, 201)) as { id: string }).id;
+  runtime = await startTestRuntime({ env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password }, worker: true });
+  admin = await runtime.signIn(ADMIN);
+  [owner, other, outsider] = [await runtime.signup(), await runtime.signup(), await runtime.signup()];
+  const { db } = runtime.deps;
+  const seed = async (account: CallerAccount, statuses: Array<ObservationStatusName>) => {
+    const observatory = (await account.caller.observatories.create({ name: "Counted" })).id;
+    const projectId = (await account.caller.projects.create({ name: "Counted" })).id;
     for (const status of statuses) {
       const observation = await observationsCollection.insert(
         db,
@@ -52,8 +52,7 @@ beforeAll(async () => {
   mine = await seed(owner, ["pending", "completed", "completed", "failed", "aborted"]);
   await seed(other, ["completed", "partially_completed"]);
 });
-afterAll(() => server?.stop());
-const { must } = jsonApi(() => server);
+afterAll(() => runtime?.stop());
 type ObservationStatusName = "pending" | "completed" | "failed" | "aborted" | "partially_completed";
 
 interface Analytics {
@@ -73,11 +72,11 @@ interface Analytics {
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** The summary as of now: the minute's refresh job, run now, and waited for (the cron may have run mid-seeding). */
-async function refreshed(token = adminToken, path = "/api/v1/admin/analytics") {
+async function refreshed(read: () => Promise<Analytics> = () => admin.caller.analytics.system()) {
   const asked = new Date().toISOString();
-  await inTransaction(server.server.runtime.deps, (t) => addJob({ t, name: "refresh_analytics", payload: { _cron: { ts: asked, backfilled: false } } }));
+  await inTransaction(runtime.deps, (t) => addJob({ t, name: "refresh_analytics", payload: { _cron: { ts: asked, backfilled: false } } }));
   return until("a fresh summary", async () => {
-    const figures = (await must(path, { token }, 200)) as Analytics;
+    const figures = await read();
     return figures.computedAt >= asked ? figures : undefined;
   });
 }
@@ -107,33 +106,33 @@ describe("analytics", () => {
   });
 
   it("gives an observatory's owner the same figures for their observatories only, and others none", async () => {
-    const figures = await refreshed(owner.token, "/api/v1/user/analytics");
+    const figures = await refreshed(() => owner.caller.analytics.mine());
     expect(figures).toMatchObject({ scope: "observatories", observatoryCount: 1, observationCount: 5, userCount: 1, storageBytes: 2000 });
     expect(figures.successRate).toBeCloseTo(2 / 4);
     expect(figures.daily.at(-1)).toEqual({ date: today(), created: 5, completed: 2, failed: 1 });
     expect(figures.hoursByObservatory).toEqual([{ observatoryId: mine, observatoryName: "Counted", hours: 4.5 }]);
-    const none = (await must("/api/v1/user/analytics", { token: outsider.token }, 200)) as Analytics;
+    const none = await outsider.caller.analytics.mine();
     expect(none).toMatchObject({ observatoryCount: 0, observationCount: 0, successRate: null, storageBytes: 0 });
     // An observatory admin (not owner) sees it too; a viewer does not.
-    await must(`/observatories/${mine}/members`, { method: "POST", token: owner.token, json: { email: other.email, permissions: { can_admin: true } } }, 201);
-    await must(`/observatories/${mine}/members`, { method: "POST", token: owner.token, json: { email: outsider.email, permissions: { can_view: true } } }, 201);
-    expect(((await must("/api/v1/user/analytics", { token: other.token }, 200)) as Analytics).observatoryCount).toBe(2);
-    expect(((await must("/api/v1/user/analytics", { token: outsider.token }, 200)) as Analytics).observatoryCount).toBe(0);
+    await owner.caller.observatories.addUser({ id: mine, email: other.email, permissions: { can_admin: true } });
+    await owner.caller.observatories.addUser({ id: mine, email: outsider.email, permissions: { can_view: true } });
+    expect((await other.caller.analytics.mine()).observatoryCount).toBe(2);
+    expect((await outsider.caller.analytics.mine()).observatoryCount).toBe(0);
   });
 
   it("is exact again within a minute: the refresh job recomputes the summary", async () => {
     const before = await refreshed();
-    const projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Later" } }, 201)) as { id: string }).id;
+    const projectId = (await owner.caller.projects.create({ name: "Later" })).id;
     const target = { name: "Vega", ra: 279.2, dec: 38.8, exposures: [{ filter: "V", exposureSeconds: 5, count: 1, binning: 1 }] };
-    await must("/observations", { method: "POST", token: owner.token, json: { name: "Later", projectId, observatoryId: mine, targets: [target] } }, 201);
+    await owner.caller.observations.create({ name: "Later", projectId, observatoryId: mine, targets: [target] });
     const after = await refreshed();
     expect(after.observationCount).toBe(before.observationCount + 1);
     expect(after.daily.at(-1)!.created).toBe(before.daily.at(-1)!.created + 1);
   });
 
   it("is for server administrators, and the scoped figures for signed-in users", async () => {
-    await expectProblem(await server.request("/api/v1/admin/analytics"), 401, "UNAUTHENTICATED");
-    await expectProblem(await server.request("/api/v1/admin/analytics", { token: owner.token }), 403, "FORBIDDEN");
-    await expectProblem(await server.request("/api/v1/user/analytics"), 401, "UNAUTHENTICATED");
+    await expectRefusal(runtime.anonymous.analytics.system(), 401, "UNAUTHENTICATED");
+    await expectRefusal(owner.caller.analytics.system(), 403, "FORBIDDEN");
+    await expectRefusal(runtime.anonymous.analytics.mine(), 401, "UNAUTHENTICATED");
   });
 });

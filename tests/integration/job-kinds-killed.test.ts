@@ -29,7 +29,7 @@ import { scanDoc } from "../support/integrity-scan-doc";
  * recovery frees it and the reconcile sweep ends it; then what the kind owns has ended (failed with
  * the reason, and told, where it owns a status), or, for a kind that owns none, nothing is held
  * and the kind's next job runs. A kind added to the registry without a walk here fails the first case.
- * The end-to-end kills of the long jobs, with their subjects, are in jobs-killed-attempts.test.ts.
+ * The long jobs' kills with their subjects (a backup, a restore's maintenance, a scan) are in jobs-killed-attempts.test.ts.
  */
 const ADMIN = { email: "job-kinds-killed-admin@example.com", password: "job kinds killed admin password" };
 const KILLED = /Every attempt \((\d+) of \1\) ended without finishing; the last: its worker stopped \(killed or lost\)/;

@@ -1,13 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
-import { jsonApi } from "../support/json-api";
-import { startTestServer, type TestServer } from "../support/test-server";
+import {
+  createObservatoryAs,
+  createOrganizationAs,
+  expectRefusal,
+  refusalOf,
+  startTestRuntime,
+  type CallerAccount,
+  type TestRuntime,
+} from "../support/test-runtime";
 
-let server: TestServer;
+// The domain's rules of inherited permissions, through the app router's caller: no HTTP.
+let runtime: TestRuntime;
 beforeAll(async () => {
-  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server" });
+  runtime = await startTestRuntime();
 });
-afterAll(() => server?.stop());
+afterAll(() => runtime?.stop());
+type Account = CallerAccount;
+const createAccount = () => runtime.signup();
 
 type Permissions = { can_view: boolean; can_observe: boolean; can_operate: boolean; can_admin: boolean };
 /** "vopa" names can_view, can_observe, can_operate (p) and can_admin; "" is nothing at all. */
@@ -18,17 +27,24 @@ const perms = (letters: string): Permissions => ({
   can_admin: letters.includes("a"),
 });
 
-const { must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
+const createOrganization = (owner: Account) => createOrganizationAs(owner);
+const createObservatory = (owner: Account) => createObservatoryAs(owner);
+const addOrganizationMember = (owner: Account, id: string, member: Account, permissions?: Record<string, boolean>) =>
+  owner.caller.organizations.addMember({ id, email: member.email, permissions });
+const addObservatoryMember = (as: Account, id: string, member: Account, permissions?: Record<string, boolean>) =>
+  as.caller.observatories.addUser({ id, email: member.email, permissions });
+const addObservatoryOrganization = (as: Account, id: string, organizationId: string, permissions?: Record<string, boolean>) =>
+  as.caller.observatories.addOrganization({ id, organizationId, permissions });
 
 /** The caller's effective permissions, or null when the observatory does not exist for them (404). */
-const effective = async (token: string, observatoryId: string): Promise<Permissions | null> => {
-  const response = await server.request(`/observatories/${observatoryId}/permissions/me`, { token });
-  if (response.status === 404) {
-    await expectProblem(response, 404, "NOT_FOUND");
+const effective = async (as: Account, observatoryId: string): Promise<Permissions | null> => {
+  const answer = await as.caller.observatories.myPermissions({ id: observatoryId }).catch(async (error: unknown) => {
+    const refusal = await refusalOf(Promise.reject(error as Error));
+    expect({ status: refusal.status, code: refusal.code }).toEqual({ status: 404, code: "NOT_FOUND" });
     return null;
-  }
-  expect(response.status).toBe(200);
-  const { can_view, can_observe, can_operate, can_admin } = (await response.json()) as Permissions;
+  });
+  if (answer === null) return null;
+  const { can_view, can_observe, can_operate, can_admin } = answer;
   return { can_view, can_observe, can_operate, can_admin };
 };
 
@@ -68,8 +84,8 @@ describe("observatory permissions inherited through an organization", () => {
   const observatoryByGrant = {} as Record<keyof typeof grants, string>;
 
   beforeAll(async () => {
-    observatoryOwner = await createAccount(server);
-    const accounts = await Promise.all(roles.map(() => createAccount(server)));
+    observatoryOwner = await createAccount();
+    const accounts = await Promise.all(roles.map(() => createAccount()));
     users = Object.fromEntries(roles.map((role, index) => [role, accounts[index]!])) as typeof users;
     const organization = await createOrganization(users.owner);
     for (const role of roles) {
@@ -86,50 +102,48 @@ describe("observatory permissions inherited through an organization", () => {
   const cells = (Object.keys(grants) as Array<keyof typeof grants>).flatMap((label) => roles.map((role) => [label, role, expected[label][role]] as const));
   it.each(cells)("grant %s, role %s → %s", async (label, role, letters) => {
     const observatoryId = observatoryByGrant[label];
-    const token = users[role].token;
-    const mine = await effective(token, observatoryId);
+    const user = users[role];
+    const mine = await effective(user, observatoryId);
     expect(mine).toEqual(letters === null ? null : perms(letters));
 
     // The same answer everywhere the permissions show: the list, the observatory, and what the caller may do.
-    const list = (await must("/observatories", { token }, 200)).items as Array<{ id: string; myPermissions: Permissions }>;
+    const list = (await user.caller.observatories.list({})).items;
     const listed = list.find((item) => item.id === observatoryId);
     if (letters === null) {
       expect(listed).toBeUndefined();
-      await expectProblem(await server.request(`/observatories/${observatoryId}`, { token }), 404, "NOT_FOUND");
-      await expectProblem(await server.request(`/observatories/${observatoryId}/members`, { token }), 404, "NOT_FOUND");
+      await expectRefusal(user.caller.observatories.get({ id: observatoryId }), 404, "NOT_FOUND");
+      await expectRefusal(user.caller.observatories.members({ id: observatoryId }), 404, "NOT_FOUND");
     } else {
       expect(listed?.myPermissions).toEqual(perms(letters));
-      expect((await must(`/observatories/${observatoryId}`, { token }, 200)).myPermissions).toEqual(perms(letters));
+      expect((await user.caller.observatories.get({ id: observatoryId })).myPermissions).toEqual(perms(letters));
       // can_admin: may change the organization's own grant (to the same value); without it 403.
-      const { organizations } = await must(`/observatories/${observatoryId}/members`, { token }, 200);
-      const change = await server.request(`/observatories/${observatoryId}/members/organization/${organizations[0].organizationId}`, {
-        method: "PUT",
-        token,
-        json: { permissions: perms(grants[label]) },
+      const { organizations } = await user.caller.observatories.members({ id: observatoryId });
+      const change = user.caller.observatories.updateOrganization({
+        id: observatoryId,
+        orgId: organizations[0]!.organizationId,
+        permissions: perms(grants[label]),
       });
-      if (letters.includes("a")) expect(change.status).toBe(200);
-      else await expectProblem(change, 403, "FORBIDDEN");
+      if (letters.includes("a")) await change;
+      else await expectRefusal(change, 403, "FORBIDDEN");
     }
   });
 
   it("names the organization and the role as the source", async () => {
-    const sources = (await must(`/observatories/${observatoryByGrant["all four"]}/permissions/me`, { token: users.adminByObservatories.token }, 200)).sources;
+    const sources = (await users.adminByObservatories.caller.observatories.myPermissions({ id: observatoryByGrant["all four"] })).sources;
     expect(sources).toEqual([{ kind: "organization", organizationId: expect.any(String), role: "admin", permissions: perms("vopa") }]);
-    const ownerSources = (await must(`/observatories/${observatoryByGrant["can_operate alone"]}/permissions/me`, { token: users.owner.token }, 200)).sources;
+    const ownerSources = (await users.owner.caller.observatories.myPermissions({ id: observatoryByGrant["can_operate alone"] })).sources;
     expect(ownerSources).toEqual([{ kind: "organization", organizationId: expect.any(String), role: "owner", permissions: perms("vop") }]);
-    const regularSources = (
-      await must(`/observatories/${observatoryByGrant["all four"]}/permissions/me`, { token: users.regularWithOtherPermissions.token }, 200)
-    ).sources;
+    const regularSources = (await users.regularWithOtherPermissions.caller.observatories.myPermissions({ id: observatoryByGrant["all four"] })).sources;
     expect(regularSources).toEqual([{ kind: "organization", organizationId: expect.any(String), role: "member", permissions: perms("vo") }]);
   });
 });
 
 describe("several sources combine by union", () => {
   it("adds direct grants and the grants of several organizations", async () => {
-    const owner = await createAccount(server);
-    const firstOwner = await createAccount(server);
-    const secondOwner = await createAccount(server);
-    const user = await createAccount(server);
+    const owner = await createAccount();
+    const firstOwner = await createAccount();
+    const secondOwner = await createAccount();
+    const user = await createAccount();
     const first = await createOrganization(firstOwner);
     const second = await createOrganization(secondOwner);
     await addOrganizationMember(firstOwner, first.id, user, {});
@@ -138,11 +152,11 @@ describe("several sources combine by union", () => {
 
     // Regular in the first (grant: all four) → can_view + can_observe.
     await addObservatoryOrganization(owner, observatory.id, first.id, perms("vopa"));
-    expect(await effective(user.token, observatory.id)).toEqual(perms("vo"));
+    expect(await effective(user, observatory.id)).toEqual(perms("vo"));
     // Admin in the second (grant: can_operate) → up to can_operate; union with the first.
     await addObservatoryOrganization(owner, observatory.id, second.id, perms("p"));
-    expect(await effective(user.token, observatory.id)).toEqual(perms("vop"));
-    const sources = (await must(`/observatories/${observatory.id}/permissions/me`, { token: user.token }, 200)).sources;
+    expect(await effective(user, observatory.id)).toEqual(perms("vop"));
+    const sources = (await user.caller.observatories.myPermissions({ id: observatory.id })).sources;
     expect(sources).toEqual(
       expect.arrayContaining([
         { kind: "organization", organizationId: first.id, role: "member", permissions: perms("vo") },
@@ -151,85 +165,77 @@ describe("several sources combine by union", () => {
     );
     // A direct can_admin on top gives everything.
     await addObservatoryMember(owner, observatory.id, user, { can_view: false, can_admin: true });
-    expect(await effective(user.token, observatory.id)).toEqual(perms("vopa"));
+    expect(await effective(user, observatory.id)).toEqual(perms("vopa"));
   });
 });
 
 describe("changes of organization membership take effect on the next request", () => {
   it("loses access when removed from the organization, and regains it when added back", async () => {
-    const owner = await createAccount(server);
-    const orgOwner = await createAccount(server);
-    const member = await createAccount(server);
+    const owner = await createAccount();
+    const orgOwner = await createAccount();
+    const member = await createAccount();
     const organization = await createOrganization(orgOwner);
     await addOrganizationMember(orgOwner, organization.id, member, {});
     const observatory = await createObservatory(owner);
     await addObservatoryOrganization(owner, observatory.id, organization.id, perms("vo"));
-    expect(await effective(member.token, observatory.id)).toEqual(perms("vo"));
+    expect(await effective(member, observatory.id)).toEqual(perms("vo"));
 
-    await must(`/organizations/${organization.id}/members/${member.id}`, { method: "DELETE", token: orgOwner.token }, 204);
-    expect(await effective(member.token, observatory.id)).toBeNull();
-    await expectProblem(await server.request(`/observatories/${observatory.id}/history`, { token: member.token }), 404, "NOT_FOUND");
-    expect((await must("/observatories", { token: member.token }, 200)).items).toEqual([]);
+    await orgOwner.caller.organizations.removeMember({ id: organization.id, userId: member.id });
+    expect(await effective(member, observatory.id)).toBeNull();
+    await expectRefusal(member.caller.observatories.history({ id: observatory.id }), 404, "NOT_FOUND");
+    expect((await member.caller.observatories.list({})).items).toEqual([]);
 
     await addOrganizationMember(orgOwner, organization.id, member, {});
-    expect(await effective(member.token, observatory.id)).toEqual(perms("vo"));
+    expect(await effective(member, observatory.id)).toEqual(perms("vo"));
   });
 
   it("loses access when the organization is removed from the observatory", async () => {
-    const owner = await createAccount(server);
-    const orgOwner = await createAccount(server);
-    const admin = await createAccount(server);
+    const owner = await createAccount();
+    const orgOwner = await createAccount();
+    const admin = await createAccount();
     const organization = await createOrganization(orgOwner);
     await addOrganizationMember(orgOwner, organization.id, admin, { can_manage_observatories: true });
     const observatory = await createObservatory(owner);
     await addObservatoryOrganization(owner, observatory.id, organization.id, perms("vopa"));
-    expect(await effective(admin.token, observatory.id)).toEqual(perms("vopa"));
-    expect(await effective(orgOwner.token, observatory.id)).toEqual(perms("vopa"));
+    expect(await effective(admin, observatory.id)).toEqual(perms("vopa"));
+    expect(await effective(orgOwner, observatory.id)).toEqual(perms("vopa"));
 
-    await must(`/observatories/${observatory.id}/members/organization/${organization.id}`, { method: "DELETE", token: owner.token }, 204);
-    expect(await effective(admin.token, observatory.id)).toBeNull();
-    expect(await effective(orgOwner.token, observatory.id)).toBeNull();
-    expect((await must("/observatories", { token: admin.token }, 200)).items).toEqual([]);
+    await owner.caller.observatories.removeOrganization({ id: observatory.id, orgId: organization.id });
+    expect(await effective(admin, observatory.id)).toBeNull();
+    expect(await effective(orgOwner, observatory.id)).toBeNull();
+    expect((await admin.caller.observatories.list({})).items).toEqual([]);
   });
 
   it("drops inherited can_admin as soon as the member is no longer an organization admin", async () => {
-    const owner = await createAccount(server);
-    const orgOwner = await createAccount(server);
-    const admin = await createAccount(server);
-    const newcomer = await createAccount(server);
+    const owner = await createAccount();
+    const orgOwner = await createAccount();
+    const admin = await createAccount();
+    const newcomer = await createAccount();
     const organization = await createOrganization(orgOwner);
     await addOrganizationMember(orgOwner, organization.id, admin, { can_manage_members: true });
     const observatory = await createObservatory(owner);
     await addObservatoryOrganization(owner, observatory.id, organization.id, perms("vopa"));
     await addObservatoryMember(admin, observatory.id, newcomer);
 
-    await must(
-      `/organizations/${organization.id}/members/${admin.id}`,
-      { method: "PUT", token: orgOwner.token, json: { permissions: { can_manage_members: false } } },
-      200,
-    );
-    expect(await effective(admin.token, observatory.id)).toEqual(perms("vo"));
-    await expectProblem(
-      await server.request(`/observatories/${observatory.id}/members/${newcomer.id}`, { method: "DELETE", token: admin.token }),
-      403,
-      "FORBIDDEN",
-    );
+    await orgOwner.caller.organizations.updateMember({ id: organization.id, userId: admin.id, permissions: { can_manage_members: false } });
+    expect(await effective(admin, observatory.id)).toEqual(perms("vo"));
+    await expectRefusal(admin.caller.observatories.removeUser({ id: observatory.id, userId: newcomer.id }), 403, "FORBIDDEN");
   });
 
   it("follows organization ownership: the new owner inherits as owner, the previous one as admin", async () => {
-    const owner = await createAccount(server);
-    const orgOwner = await createAccount(server);
-    const heir = await createAccount(server);
+    const owner = await createAccount();
+    const orgOwner = await createAccount();
+    const heir = await createAccount();
     const organization = await createOrganization(orgOwner);
     await addOrganizationMember(orgOwner, organization.id, heir, {});
     const observatory = await createObservatory(owner);
     await addObservatoryOrganization(owner, observatory.id, organization.id, perms("vopa"));
-    expect(await effective(heir.token, observatory.id)).toEqual(perms("vo"));
+    expect(await effective(heir, observatory.id)).toEqual(perms("vo"));
 
-    await must(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: orgOwner.token, json: { userId: heir.id } }, 200);
-    const heirSources = (await must(`/observatories/${observatory.id}/permissions/me`, { token: heir.token }, 200)).sources;
+    await orgOwner.caller.organizations.transferOwnership({ id: organization.id, userId: heir.id });
+    const heirSources = (await heir.caller.observatories.myPermissions({ id: observatory.id })).sources;
     expect(heirSources).toEqual([{ kind: "organization", organizationId: organization.id, role: "owner", permissions: perms("vopa") }]);
-    const previousSources = (await must(`/observatories/${observatory.id}/permissions/me`, { token: orgOwner.token }, 200)).sources;
+    const previousSources = (await orgOwner.caller.observatories.myPermissions({ id: observatory.id })).sources;
     expect(previousSources).toEqual([{ kind: "organization", organizationId: organization.id, role: "admin", permissions: perms("vopa") }]);
   });
 });

@@ -1,94 +1,90 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signupUser, startTestServer, type TestServer } from "../support/test-server";
+import { expectRefusal, refusalOf, startTestRuntime, type CallerAccount, type TestRuntime } from "../support/test-runtime";
 
-let server: TestServer;
+// Domain rules of access, through the app router's caller: no HTTP (the REST paths are walked in the *-access files).
+let runtime: TestRuntime;
 beforeAll(async () => {
-  server = await startTestServer({ MERIDIAN_ROLE: "server" });
+  runtime = await startTestRuntime();
 });
-afterAll(() => server?.stop());
+afterAll(() => runtime?.stop());
 
-const json = async (response: Response) => ({ status: response.status, body: await response.json().catch(() => null) });
+/** Whether a call succeeded (201, 200 or 204 over REST) or the status its refusal has there. */
+const statusOf = (call: Promise<unknown>, success: number) =>
+  call.then(
+    () => ({ status: success, code: undefined as string | undefined }),
+    async (error: unknown) => {
+      const refusal = await refusalOf(Promise.reject(error as Error));
+      return { status: refusal.status, code: refusal.code as string | undefined };
+    },
+  );
 
 describe("observatory permissions inherited through organizations", () => {
   it("gives organization members what their role inherits, capped by the grant, and takes it away when they leave", async () => {
-    const owner = await signupUser(server);
-    const orgOwner = await signupUser(server);
-    const member = await signupUser(server);
-    const admin = await signupUser(server);
-    const stranger = await signupUser(server);
+    const owner = await runtime.signup();
+    const orgOwner = await runtime.signup();
+    const member = await runtime.signup();
+    const admin = await runtime.signup();
+    const stranger = await runtime.signup();
 
-    const observatory = await json(await server.request("/observatories", { method: "POST", token: owner.token, json: { name: "Kitt Peak" } }));
-    expect(observatory.status).toBe(201);
-    const observatoryId = observatory.body.id as string;
+    const observatoryId = (await owner.caller.observatories.create({ name: "Kitt Peak" })).id;
 
-    const organization = await json(
-      await server.request("/organizations", {
-        method: "POST",
-        token: orgOwner.token,
-        json: { name: "Lowell", shortName: "lowell", type: "observatory", contactEmail: "contact@lowell.example" },
-      }),
-    );
-    expect(organization.status).toBe(201);
-    const organizationId = organization.body.id as string;
-    expect(
-      (await server.request(`/organizations/${organizationId}/members`, { method: "POST", token: orgOwner.token, json: { email: member.user.email } })).status,
-    ).toBe(201);
-    expect(
-      (
-        await server.request(`/organizations/${organizationId}/members`, {
-          method: "POST",
-          token: orgOwner.token,
-          json: { email: admin.user.email, permissions: { can_manage_members: true } },
-        })
-      ).status,
-    ).toBe(201);
+    const organizationId = (
+      await orgOwner.caller.organizations.create({ name: "Lowell", shortName: "lowell", type: "observatory", contactEmail: "contact@lowell.example" })
+    ).id;
+    await orgOwner.caller.organizations.addMember({ id: organizationId, email: member.email });
+    await orgOwner.caller.organizations.addMember({ id: organizationId, email: admin.email, permissions: { can_manage_members: true } });
 
     // Before the organization joins, its members see nothing (404, not 403).
-    expect((await server.request(`/observatories/${observatoryId}`, { token: member.token })).status).toBe(404);
+    await expectRefusal(member.caller.observatories.get({ id: observatoryId }), 404, "NOT_FOUND");
 
-    const added = await server.request(`/observatories/${observatoryId}/members/organization`, {
-      method: "POST",
-      token: owner.token,
-      json: { organizationId, permissions: { can_view: true, can_observe: true, can_operate: true, can_admin: false } },
+    await owner.caller.observatories.addOrganization({
+      id: observatoryId,
+      organizationId,
+      permissions: { can_view: true, can_observe: true, can_operate: true, can_admin: false },
     });
-    expect(added.status).toBe(201);
 
-    const memberPermissions = await json(await server.request(`/observatories/${observatoryId}/permissions/me`, { token: member.token }));
-    expect(memberPermissions.body).toMatchObject({ can_view: true, can_observe: true, can_operate: false, can_admin: false });
-    const adminPermissions = await json(await server.request(`/observatories/${observatoryId}/permissions/me`, { token: admin.token }));
+    expect(await member.caller.observatories.myPermissions({ id: observatoryId })).toMatchObject({
+      can_view: true,
+      can_observe: true,
+      can_operate: false,
+      can_admin: false,
+    });
     // Admins inherit can_admin + can_operate, but the organization was granted no can_admin.
-    expect(adminPermissions.body).toMatchObject({ can_view: true, can_observe: true, can_operate: true, can_admin: false });
-    expect((await server.request(`/observatories/${observatoryId}`, { token: stranger.token })).status).toBe(404);
+    expect(await admin.caller.observatories.myPermissions({ id: observatoryId })).toMatchObject({
+      can_view: true,
+      can_observe: true,
+      can_operate: true,
+      can_admin: false,
+    });
+    await expectRefusal(stranger.caller.observatories.get({ id: observatoryId }), 404, "NOT_FOUND");
 
-    const list = await json(await server.request("/observatories", { token: member.token }));
-    expect(list.body.items.map((item: { id: string }) => item.id)).toEqual([observatoryId]);
+    const list = await member.caller.observatories.list({});
+    expect(list.items.map((item) => item.id)).toEqual([observatoryId]);
 
     // The member cannot administer; the admin cannot either (capped).
-    expect(
-      (await server.request(`/observatories/${observatoryId}/members`, { method: "POST", token: admin.token, json: { email: stranger.user.email } })).status,
-    ).toBe(403);
+    await expectRefusal(admin.caller.observatories.addUser({ id: observatoryId, email: stranger.email }), 403, "FORBIDDEN");
 
     // Leaving the organization removes access on the very next request.
-    expect(
-      (await server.request(`/organizations/${organizationId}/members/${member.user.id}`, { method: "DELETE", token: member.token, headers: {} })).status,
-    ).toBe(204);
-    expect((await server.request(`/observatories/${observatoryId}`, { token: member.token })).status).toBe(404);
+    await member.caller.organizations.removeMember({ id: organizationId, userId: member.id });
+    await expectRefusal(member.caller.observatories.get({ id: observatoryId }), 404, "NOT_FOUND");
 
-    const history = await json(await server.request(`/observatories/${observatoryId}/history`, { token: owner.token }));
-    expect(history.body.items[0]).toMatchObject({ type: "organization_added", actorId: owner.user.id, data: { organizationId, organizationName: "Lowell" } });
+    const history = await owner.caller.observatories.history({ id: observatoryId });
+    expect(history.items[0]).toMatchObject({ type: "organization_added", actorId: owner.id, data: { organizationId, organizationName: "Lowell" } });
   });
 
   it("lets exactly one of concurrent creations with one short name succeed", async () => {
-    const users = await Promise.all([0, 1, 2, 3, 4].map(() => signupUser(server)));
+    const users = await Promise.all([0, 1, 2, 3, 4].map(() => runtime.signup()));
     const statuses = await Promise.all(
       users.map((user, index) =>
-        server
-          .request("/organizations", {
-            method: "POST",
-            token: user.token,
-            json: { name: `Org ${index}`, shortName: index % 2 ? "SameName" : "samename", type: "university", contactEmail: "x@example.com" },
-          })
-          .then(async (response) => ({ status: response.status, code: response.status === 409 ? (await response.json()).code : undefined })),
+        statusOf(
+          user.caller.organizations.create({
+            name: `Org ${index}`,
+            shortName: index % 2 ? "SameName" : "samename",
+            type: "university",
+            contactEmail: "x@example.com",
+          }),
+          201,
+        ),
       ),
     );
     expect(statuses.filter((result) => result.status === 201)).toHaveLength(1);
@@ -96,42 +92,29 @@ describe("observatory permissions inherited through organizations", () => {
   });
 
   it("pages through exactly the observatories a user can view, with their permissions", async () => {
-    const owner = await signupUser(server);
-    const viewer = await signupUser(server);
-    const create = async (name: string, token: string) =>
-      (await json(await server.request("/observatories", { method: "POST", token, json: { name } }))).body.id as string;
-    const own = await create("Own", viewer.token);
-    const direct = await create("Direct", owner.token);
-    const viaOrg = await create("Via organization", owner.token);
-    const emptyGrant = await create("Empty grant", owner.token);
-    await create("Hidden", owner.token);
-    const grant = (id: string, permissions: Record<string, boolean>) =>
-      server.request(`/observatories/${id}/members`, { method: "POST", token: owner.token, json: { email: viewer.user.email, permissions } });
-    expect((await grant(direct, { can_view: false, can_observe: false, can_operate: true, can_admin: false })).status).toBe(201);
-    expect((await grant(emptyGrant, { can_view: false, can_observe: false, can_operate: false, can_admin: false })).status).toBe(201);
-    const organization = await json(
-      await server.request("/organizations", {
-        method: "POST",
-        token: owner.token,
-        json: { name: "Paging", shortName: "paging-org", type: "other", contactEmail: "p@example.com" },
-      }),
-    );
-    await server.request(`/organizations/${organization.body.id}/members`, { method: "POST", token: owner.token, json: { email: viewer.user.email } });
-    await server.request(`/observatories/${viaOrg}/members/organization`, {
-      method: "POST",
-      token: owner.token,
-      json: { organizationId: organization.body.id, permissions: { can_admin: true } },
-    });
+    const owner = await runtime.signup();
+    const viewer = await runtime.signup();
+    const create = async (name: string, as: CallerAccount) => (await as.caller.observatories.create({ name })).id;
+    const own = await create("Own", viewer);
+    const direct = await create("Direct", owner);
+    const viaOrg = await create("Via organization", owner);
+    const emptyGrant = await create("Empty grant", owner);
+    await create("Hidden", owner);
+    const grant = (id: string, permissions: Record<string, boolean>) => owner.caller.observatories.addUser({ id, email: viewer.email, permissions });
+    await grant(direct, { can_view: false, can_observe: false, can_operate: true, can_admin: false });
+    await grant(emptyGrant, { can_view: false, can_observe: false, can_operate: false, can_admin: false });
+    const organization = await owner.caller.organizations.create({ name: "Paging", shortName: "paging-org", type: "other", contactEmail: "p@example.com" });
+    await owner.caller.organizations.addMember({ id: organization.id, email: viewer.email });
+    await owner.caller.observatories.addOrganization({ id: viaOrg, organizationId: organization.id, permissions: { can_admin: true } });
 
-    const seen: Array<{ id: string; myPermissions: Record<string, boolean> }> = [];
+    const seen: Array<{ id: string; myPermissions?: Record<string, boolean> }> = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page = await json(await server.request(`/observatories?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: viewer.token }));
-      expect(page.status).toBe(200);
-      expect(page.body.items.length).toBeLessThanOrEqual(2);
-      seen.push(...page.body.items);
-      cursor = page.body.nextCursor;
+      const page: { items: typeof seen; nextCursor: string | null } = await viewer.caller.observatories.list({ limit: 2, cursor });
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items);
+      cursor = page.nextCursor;
       pages += 1;
     } while (cursor && pages < 10);
     expect(seen.map((item) => item.id).sort()).toEqual([own, direct, viaOrg].sort());
@@ -140,35 +123,19 @@ describe("observatory permissions inherited through organizations", () => {
     expect(byId.get(direct)).toEqual({ can_view: true, can_observe: true, can_operate: true, can_admin: false });
     // A regular organization member inherits view + observe, whatever more the organization holds.
     expect(byId.get(viaOrg)).toEqual({ can_view: true, can_observe: true, can_operate: false, can_admin: false });
-    expect((await server.request(`/observatories/${emptyGrant}`, { token: viewer.token })).status).toBe(404);
+    await expectRefusal(viewer.caller.observatories.get({ id: emptyGrant }), 404, "NOT_FOUND");
   });
 
   it("lets only one of two concurrent ownership transfers through", async () => {
-    const owner = await signupUser(server);
-    const first = await signupUser(server);
-    const second = await signupUser(server);
-    const created = await json(
-      await server.request("/organizations", {
-        method: "POST",
-        token: owner.token,
-        json: { name: "Race", shortName: "race-org", type: "other", contactEmail: "r@example.com" },
-      }),
-    );
-    const id = created.body.id as string;
-    for (const member of [first, second]) {
-      expect((await server.request(`/organizations/${id}/members`, { method: "POST", token: owner.token, json: { email: member.user.email } })).status).toBe(
-        201,
-      );
-    }
-    const results = await Promise.all(
-      [first, second].map((member) =>
-        server.request(`/organizations/${id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: member.user.id } }),
-      ),
-    );
+    const owner = await runtime.signup();
+    const first = await runtime.signup();
+    const second = await runtime.signup();
+    const id = (await owner.caller.organizations.create({ name: "Race", shortName: "race-org", type: "other", contactEmail: "r@example.com" })).id;
+    for (const member of [first, second]) await owner.caller.organizations.addMember({ id, email: member.email });
+    const results = await Promise.all([first, second].map((member) => statusOf(owner.caller.organizations.transferOwnership({ id, userId: member.id }), 200)));
     // The row lock makes the second transfer see that the caller no longer owns the organization.
-    expect(results.map((response) => response.status).sort()).toEqual([200, 403]);
+    expect(results.map((result) => result.status).sort()).toEqual([200, 403]);
     const winner = results[0]!.status === 200 ? first : second;
-    const organization = await json(await server.request(`/organizations/${id}`, { token: winner.token }));
-    expect(organization.body.ownerId).toBe(winner.user.id);
+    expect((await winner.caller.organizations.get({ id })).ownerId).toBe(winner.id);
   });
 });

@@ -1,3 +1,4 @@
+import type { Deps } from "@meridian/domain/platform";
 import type { TestServer } from "./test-server";
 
 export interface TestClock {
@@ -8,11 +9,15 @@ export interface TestClock {
   sleep(ms: number): Promise<void>;
 }
 
-/** Replaces the server's clock (`deps.now`, which its in-process worker shares) with one the test moves. */
-export function controlServerClock(server: TestServer, startMs: number): TestClock {
+/**
+ * Replaces the server's clock (`deps.now`, which its in-process worker shares) with one the test moves;
+ * a test runtime (test-runtime.ts) is held by its `deps` alike.
+ */
+export function controlServerClock(server: TestServer | { deps: Deps }, startMs: number): TestClock {
   let current = startMs;
   let sleepers: Array<{ due: number; wake: () => void }> = [];
-  server.server.runtime.deps.now = () => new Date(current);
+  const deps = "deps" in server ? server.deps : server.server.runtime.deps;
+  deps.now = () => new Date(current);
   return {
     now: () => current,
     set(ms) {

@@ -25,10 +25,11 @@ export interface TestServer {
 const roomyPasswordAttempts = { LOGIN_ATTEMPTS_PER_IP_PER_MINUTE: "100000", LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MINUTE: "100000" } as const;
 
 /**
- * A real Meridian server (HTTP, WebSocket and, unless role is `server`, the worker) on a free
- * port, over a database cloned for this test file and the run's S3-protocol server.
+ * A test process's environment: a database cloned for this test file, a bucket of its own on the run's
+ * S3-protocol server, and a data folder; `overrides` add to or replace the variables.
+ * The test server and the test runtime without HTTP (test-runtime.ts) both start from it.
  */
-export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
+export async function prepareTestEnv(overrides: Record<string, string> = {}): Promise<{ env: Env; databaseUrl: string; dataDir: string }> {
   const database = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-server-"));
   const env = loadEnv({
@@ -53,6 +54,15 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     HTTP_KEEP_ALIVE_TIMEOUT_MS: "60000",
     ...overrides,
   });
+  return { env, databaseUrl: database.url, dataDir };
+}
+
+/**
+ * A real Meridian server (HTTP, WebSocket and, unless role is `server`, the worker) on a free
+ * port, over a database cloned for this test file and the run's S3-protocol server.
+ */
+export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
+  const { env, databaseUrl, dataDir } = await prepareTestEnv(overrides);
   const logger = createLogger({ level: env.LOG_LEVEL, name: "test" });
   const server = await startServer({ env, logger });
   const url = server.url;
@@ -60,7 +70,7 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     url,
     server,
     env,
-    databaseUrl: database.url,
+    databaseUrl,
     dataDir,
     request(pathname, init = {}) {
       const { json, token, ...rest } = init;

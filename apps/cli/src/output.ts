@@ -8,12 +8,17 @@ export interface Output {
   isTerminal: boolean;
 }
 
-export const processOutput: Output = {
-  text: (text) => process.stdout.write(text),
-  error: (text) => process.stderr.write(text),
-  json: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
-  isTerminal: Boolean(process.stderr.isTTY),
-};
+/** Where text goes: the process's stdout or stderr, or a test's buffer. */
+export interface Stream {
+  write(text: string): unknown;
+}
+
+export const outputTo = (stdout: Stream, stderr: Stream, isTerminal: boolean): Output => ({
+  text: (text) => void stdout.write(text),
+  error: (text) => void stderr.write(text),
+  json: (value) => void stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+  isTerminal,
+});
 
 /** A progress bar on stderr when a person watches (a terminal, no --json); silent otherwise. */
 export function progressReporter(output: Output, wanted: boolean, label: string) {

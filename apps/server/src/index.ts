@@ -1,1 +1,1 @@
-export { startServer, type RunningServer } from "./start-server";
+export { openServerRuntime, startServer, startServerWorker, type RunningServer } from "./start-server";

@@ -23,11 +23,36 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/**
+ * What a server process holds besides HTTP and sockets: the runtime (database, object storage, secrets,
+ * caches) named as a server in pg_stat_activity, and the server admin of ADMIN_EMAIL. Tests of the domain
+ * without HTTP (tests/support/test-runtime.ts) build theirs here too. The runtime is stopped if a step fails.
+ */
+export async function openServerRuntime(options: { env: Env; logger: Logger; runtime?: Runtime }): Promise<Runtime> {
+  const { env, logger } = options;
+  const applicationName = `${SERVER_APPLICATION_PREFIX}${randomUUID()}`;
+  const runtime = options.runtime ?? (await startRuntime({ env, logger, kind: env.MERIDIAN_ROLE, applicationName }));
+  try {
+    if (env.ADMIN_EMAIL && env.ADMIN_PASSWORD) {
+      const outcome = await ensureServerAdmin({ deps: runtime.deps, email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD });
+      if (outcome !== "unchanged") logger.info({ email: env.ADMIN_EMAIL, outcome }, "server admin ensured");
+    }
+    return runtime;
+  } catch (error) {
+    await runtime.stop().catch((stopError: unknown) => logger.error({ err: stopError }, "error during shutdown"));
+    throw error;
+  }
+}
+
+/** The worker a server of role `all` runs in its own process, on the server's runtime. */
+export function startServerWorker(runtime: Runtime): Promise<RunningWorker> {
+  return startWorker({ deps: runtime.deps, databaseUrl: runtime.databaseUrl, applicationName: runtime.applicationName });
+}
+
 export async function startServer(options: { env: Env; logger: Logger; runtime?: Runtime; notifyAdmins?: boolean }): Promise<RunningServer> {
   const { env, logger } = options;
   const startedAt = new Date();
-  const applicationName = `${SERVER_APPLICATION_PREFIX}${randomUUID()}`;
-  const runtime = options.runtime ?? (await startRuntime({ env, logger, kind: env.MERIDIAN_ROLE, applicationName }));
+  const runtime = await openServerRuntime(options);
   const { deps } = runtime;
   // Whatever has started is stopped in reverse order, also when a later step fails.
   const cleanups: Array<() => Promise<void>> = [() => runtime.stop()];
@@ -36,11 +61,6 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
   };
 
   try {
-    if (env.ADMIN_EMAIL && env.ADMIN_PASSWORD) {
-      const outcome = await ensureServerAdmin({ deps, email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD });
-      if (outcome !== "unchanged") logger.info({ email: env.ADMIN_EMAIL, outcome }, "server admin ensured");
-    }
-
     // The hub needs the HTTP server and health needs the hub: resolve the cycle with a holder.
     const hubHolder: { hub?: WebSocketHub } = {};
     const drainHolder: { drain?: HttpDrain } = {};
@@ -78,8 +98,7 @@ export async function startServer(options: { env: Env; logger: Logger; runtime?:
     // First of all, while the hub closes: readiness 503, no new connections, answers say close.
     cleanups.push(async () => void drain.start());
 
-    const worker =
-      env.MERIDIAN_ROLE === "all" ? await startWorker({ deps, databaseUrl: runtime.databaseUrl, applicationName: runtime.applicationName }) : undefined;
+    const worker = env.MERIDIAN_ROLE === "all" ? await startServerWorker(runtime) : undefined;
     if (worker) cleanups.splice(1, 0, () => worker.stop());
     const notifyAdmins = options.notifyAdmins !== false;
     const presence = await joinServerPresence({

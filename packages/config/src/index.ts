@@ -1,5 +1,5 @@
 export { BACKUP_READER_CONNECTIONS, databaseConnectionBudget, type ProcessKind } from "./connection-budget";
-export { envVariableNames, loadEnv, quietAwsSdkNodeVersionWarning, type Env } from "./env";
+export { EnvError, envVariableNames, loadEnv, quietAwsSdkNodeVersionWarning, type Env } from "./env";
 export { createLogger, type Logger } from "./logger";
 export const SERVER_VERSION = "0.1.0";
 export { loadEnvOrExit, runUntilSignalled } from "./process-lifecycle";

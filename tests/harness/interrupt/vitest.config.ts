@@ -1,7 +1,7 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
-/** A run that holds its servers until it is interrupted (tests/integration/test-run-interrupt.test.ts starts it). */
+/** A run that holds its servers until it is interrupted (tests/processes/test-run-interrupt.test.ts starts it). */
 export default defineConfig({
   root: path.resolve(import.meta.dirname, "../../.."),
   test: {
