@@ -1,5 +1,6 @@
 import { PLAN_STEP_MS } from "./inputs";
 import { fitsAt, type Instance, type Job } from "./instance";
+import { rebuildWindows } from "./rebuild";
 import { pointAtOrAfter, Schedule, type Assignment } from "./schedule";
 
 /** How many rounds of repair the heuristic makes at most (each one pass over what is left out). */
@@ -192,31 +193,12 @@ function repair(schedule: Schedule, job: Job, leftOut: Set<number>): boolean {
   return true;
 }
 
-/**
- * The heuristic: jobs in order of priority, each at its free start of least contention; then
- * rounds of repair, in which each job left out takes the start that gains most, moving the runs in
- * its way elsewhere or putting out those worth less, and what was put out may find room again.
- * `seed` (a previous plan's assignments still possible) is placed first, which makes a plan after
- * one change mostly the plan before it.
- */
-export function planHeuristically(instance: Instance, options: { seed?: ReadonlyArray<Assignment> } = {}): Schedule {
-  const schedule = new Schedule(instance);
-  const contention = new Contention(instance);
-  for (const assignment of options.seed ?? []) {
-    const job = instance.jobs[assignment.job]!;
-    if (schedule.placed[job.index] || !schedule.canPlace(job, assignment.site, assignment.start)) continue;
-    schedule.place(assignment);
-    contention.add(job, -1);
-  }
-  const leftOut = new Set<number>();
-  for (const job of constructionOrder(instance)) {
-    if (schedule.placed[job.index]) continue;
-    const placement = bestFreePlacement(schedule, contention, job);
-    if (placement) {
-      schedule.place(placement);
-      contention.add(job, -1);
-    } else if (job.sites.some((site) => site.starts.length > 0)) leftOut.add(job.index);
-  }
+/** Rounds of repair over the jobs left out (those with a start somewhere), highest priority first, until a round changes nothing. */
+function repairRounds(schedule: Schedule, contention: Contention): void {
+  const { instance } = schedule;
+  const leftOut = new Set(
+    instance.jobs.filter((job) => !schedule.placed[job.index] && job.sites.some((site) => site.starts.length > 0)).map((job) => job.index),
+  );
   for (let round = 0; round < REPAIR_ROUNDS && leftOut.size > 0; round += 1) {
     let changed = false;
     const order = [...leftOut].sort((a, b) => instance.jobs[b]!.observation.priority - instance.jobs[a]!.observation.priority || a - b);
@@ -232,5 +214,35 @@ export function planHeuristically(instance: Instance, options: { seed?: Readonly
     }
     if (!changed) break;
   }
+}
+
+/**
+ * The heuristic: jobs in order of priority, each at its free start of least contention; then
+ * rounds of repair, in which each job left out takes the start that gains most, moving the runs in
+ * its way elsewhere or putting out those worth less, and what was put out may find room again;
+ * then each observatory's time is rebuilt two hours at a time (`rebuildWindows`), and repaired again.
+ * `seed` (a previous plan's assignments still possible) is placed first, which makes a plan after
+ * one change mostly the plan before it.
+ */
+export function planHeuristically(instance: Instance, options: { seed?: ReadonlyArray<Assignment> } = {}): Schedule {
+  const schedule = new Schedule(instance);
+  const contention = new Contention(instance);
+  for (const assignment of options.seed ?? []) {
+    const job = instance.jobs[assignment.job]!;
+    if (schedule.placed[job.index] || !schedule.canPlace(job, assignment.site, assignment.start)) continue;
+    schedule.place(assignment);
+    contention.add(job, -1);
+  }
+  for (const job of constructionOrder(instance)) {
+    if (schedule.placed[job.index]) continue;
+    const placement = bestFreePlacement(schedule, contention, job);
+    if (placement) {
+      schedule.place(placement);
+      contention.add(job, -1);
+    }
+  }
+  repairRounds(schedule, contention);
+  rebuildWindows(schedule);
+  repairRounds(schedule, contention);
   return schedule;
 }

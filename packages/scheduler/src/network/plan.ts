@@ -52,9 +52,9 @@ export function seedFromBlocks<Observation extends NetworkObservation>(
  * monitoring one a run per cadence step) over the next PLAN_HORIZON_HOURS, every constraint
  * dispatch checks held for its whole estimate there, at most one run at a time per observatory
  * after what it has under way, allocations charged across the nights, maximizing Σ priority ×
- * estimated seconds. Dispatch run forward over the network (`runNetworkDispatchForward`) is made
- * first and seeds the heuristic (`planHeuristically`), which places what it left out and repairs;
- * the plan is whichever of the two is worth more, so never less than today's dispatch. After a
+ * estimated seconds. The heuristic (`planHeuristically`) runs twice, from nothing and from
+ * dispatch run forward over the network (`runNetworkDispatchForward`); the plan is whichever of
+ * the three is worth most, so never less than today's dispatch. After a
  * change, `previous` (the plan before it) seeds the heuristic instead, and `cache` (kept between
  * plans) spares computing again the starts of what did not change.
  */
@@ -65,8 +65,15 @@ export function planNetwork<Observation extends NetworkObservation>(
   const instance = buildInstance(input, options.cache);
   if (options.previous) return planOf(instance, blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, options.previous.blocks) })));
   const forward = runNetworkDispatchForward(input).filter((block) => runsWhole(instance, block));
-  const planned = blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, forward) }));
-  return planOf(instance, objectiveOf(forward) > objectiveOf(planned) ? forward : planned);
+  const candidates = [
+    blocksOf(instance, planHeuristically(instance)),
+    blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, forward) })),
+    forward,
+  ];
+  return planOf(
+    instance,
+    candidates.reduce((best, blocks) => (objectiveOf(blocks) > objectiveOf(best) + 1e-6 ? blocks : best)),
+  );
 }
 
 /** A plan from its blocks: the objective, and each observation left out with its reason at each candidate. */

@@ -1,5 +1,6 @@
 import { estimatedSeconds, type ObservatoryTiming } from "@meridian/rules";
 import { skyModel, type SkyModel } from "../sky-model";
+import { seededRandom } from "./random";
 import type { NetworkAllocation, NetworkObservation, NetworkObservatory, NetworkPlanInput } from "./inputs";
 
 /**
@@ -25,15 +26,6 @@ export interface SeededObservation extends NetworkObservation {
 
 export interface SeededNetwork extends NetworkPlanInput<SeededObservation> {
   timings: Map<string, ObservatoryTiming>;
-}
-
-/** A Park–Miller generator: small, seeded, the same on every machine. */
-export function seededRandom(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state * 16807) % 2147483647;
-    return (state - 1) / 2147483646;
-  };
 }
 
 const models = new Map<string, SkyModel>();
