@@ -79,19 +79,29 @@ export function planNetwork<Observation extends NetworkObservation>(
 /** A plan from its blocks: the objective, and each observation left out with its reason at each candidate. */
 export function planOf<Observation extends NetworkObservation>(instance: Instance<Observation>, blocks: NetworkBlock<Observation>[]): NetworkPlan<Observation> {
   const planned = new Set(blocks.map((block) => block.observation.id));
+  const used = new Map<string, number>();
+  for (const block of blocks) {
+    const key = `${block.observatoryId} ${block.observation.doc.projectId}`;
+    used.set(key, (used.get(key) ?? 0) + block.end.getTime() - block.start.getTime());
+  }
   const unscheduled = instance.input.observations
     .filter((observation) => !planned.has(observation.id))
-    .map((observation) => ({ observation, reasons: reasonsAtCandidates(instance, observation) }));
+    .map((observation) => ({ observation, reasons: reasonsAtCandidates(instance, observation, used) }));
   return { start: new Date(instance.start), horizonEnd: new Date(instance.horizonEnd), objective: objectiveOf(blocks), blocks, unscheduled };
 }
 
 /**
  * Why an observation has no run at each of its candidates, the first reason in the contract's
  * order: what keeps it from ever running there, its own reason at the moment it came closest
- * (with when that ends), ALLOCATION_EXHAUSTED, FILTER_MISSING, the observatory unavailable, and
- * OBSERVATORY_BUSY when it could have run but the plan gave the time to work worth more.
+ * (with when that ends), ALLOCATION_EXHAUSTED (also when the plan's runs spend what its project
+ * has left there), FILTER_MISSING, the observatory unavailable, and OBSERVATORY_BUSY when it could
+ * have run but the plan gave the time to work worth more.
  */
-function reasonsAtCandidates<Observation extends NetworkObservation>(instance: Instance<Observation>, observation: Observation): NetworkReason[] {
+function reasonsAtCandidates<Observation extends NetworkObservation>(
+  instance: Instance<Observation>,
+  observation: Observation,
+  used: ReadonlyMap<string, number>,
+): NetworkReason[] {
   const now = new Date(instance.start);
   const job = instance.jobs.find((candidate) => candidate.observation === observation)!;
   return observation.candidateObservatoryIds.flatMap((observatoryId): NetworkReason[] => {
@@ -104,7 +114,9 @@ function reasonsAtCandidates<Observation extends NetworkObservation>(instance: I
     if (instance.filterMissing.get(observation.id)?.has(observatoryId)) return [{ observatoryId, code: "FILTER_MISSING", until: null }];
     if (observatory.unavailable) return [{ observatoryId, code: observatory.unavailable, until: null }];
     const site = job.sites.find((candidate) => candidate.observatory === index)!;
-    if (site.starts.length > 0) return [{ observatoryId, code: "OBSERVATORY_BUSY", until: null }];
+    const budget = site.budget >= 0 ? instance.budgets[site.budget]! : null;
+    const spent = budget && budget.leftMs - (used.get(`${observatoryId} ${observation.doc.projectId}`) ?? 0) < site.durationMs;
+    if (site.starts.length > 0) return [{ observatoryId, code: spent ? "ALLOCATION_EXHAUSTED" : "OBSERVATORY_BUSY", until: null }];
     if (site.budget >= 0) {
       const allocation = instance.input.allocations?.find(
         (candidate) => candidate.observatoryId === observatoryId && candidate.projectId === observation.doc.projectId,
