@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { runNetworkDispatchForward } from "./dispatch-forward";
-import { PLAN_STEP_MS, type NetworkPlanInput } from "./inputs";
+import type { NetworkPlanInput } from "./inputs";
 import { buildInstance, type Instance } from "./instance";
 import { loadSolver, solveExactly } from "./milp";
-import { objectiveOf, planNetwork, plannedReason } from "./plan";
+import { objectiveOf, planNetwork } from "./plan";
 import { seededRandom } from "./random";
 import { seededNetwork, type SeededObservation } from "./seeded-network";
 
