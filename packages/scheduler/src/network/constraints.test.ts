@@ -12,6 +12,7 @@ import {
   VectorFromSphere,
 } from "astronomy-engine";
 import { describe, expect, it } from "vitest";
+import { isEligibleAt } from "../queue";
 import type { NetworkBlock, NetworkPlan } from "./inputs";
 import { planNetwork, plannedReason } from "./plan";
 import { seededNetwork, type SeededNetwork, type SeededObservation } from "./seeded-network";
@@ -119,6 +120,13 @@ describe("every constraint of every planned run, checked with astronomy-engine",
       const plan = planNetwork(network);
       expect(plan.blocks.length).toBeGreaterThan(20);
       expect(brokenRules(network, plan)).toEqual([]);
+      // And dispatch, asked at each planned start, would start it: the plan and dispatch agree.
+      for (const block of plan.blocks) {
+        const model = network.observatories.find((observatory) => observatory.id === block.observatoryId)!.model;
+        const durationMs = block.end.getTime() - block.start.getTime();
+        const doc = block.run === 0 ? block.observation.doc : { ...block.observation.doc, monitoringRuns: undefined };
+        expect(isEligibleAt({ doc, model, ms: block.start.getTime(), durationMs }), block.observation.id).toBe(true);
+      }
     }
   });
 });
