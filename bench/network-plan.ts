@@ -89,27 +89,35 @@ const greedySites = darkHoursFilled(forward.value);
 sites.forEach((row, index) => (row.greedyHours = greedySites[index]!.planHours));
 
 const machine = machineDescription();
+const share = (part: number, whole: number) => `${part.toFixed(1)} (${((100 * part) / whole).toFixed(1)} %)`;
+const siteRows = sites.map(
+  (row) =>
+    `| ${row.site} | ${row.observatories} | ${row.darkHours.toFixed(1)} | ${share(row.planHours, row.darkHours)} | ${share(row.greedyHours, row.darkHours)} |`,
+);
+const milpCell = `${exact.value.status}, ${optimum.toFixed(0)}, ${exact.value.bound.toFixed(0)} (${(exact.wallMs / 1000).toFixed(1)} s)`;
+const gainCell = `${greedy.toFixed(0)}; ${((100 * (plan.objective - greedy)) / greedy).toFixed(2)} %`;
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
 const text = `# Network plan (bench/network-plan.ts)
 
 ${new Date().toISOString()} · ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node} · load ${loadAverage()}
 
-${observations} observations (${instance.jobs.length} jobs with monitoring runs, ${columns} starts) over ${observatories} observatories at ${sites.length} sites, ${hours} h.
+${observations} observations (${instance.jobs.length} jobs with monitoring runs, ${columns} starts) over ${observatories} observatories
+at ${sites.length} sites, ${hours} h.
 
 | measure | value | goal |
 |---|---|---|
 | plan objective (Σ priority × s) | ${fixed(plan.objective)} | |
-| MILP (HiGHS, gap ${gap}, limit ${milpSeconds} s): status, objective, bound | ${exact.value.status}, ${fixed(optimum)}, ${fixed(exact.value.bound)} (${fixed(exact.wallMs / 1000, 1)} s) | |
+| MILP (HiGHS, gap ${gap}, limit ${milpSeconds} s): status, objective, bound | ${milpCell} | |
 | plan / MILP objective | ${fixed(plan.objective / optimum, 4)} | ≥ 0.95 |
 | plan / MILP bound (floor on plan / optimum) | ${fixed(plan.objective / exact.value.bound, 4)} | |
-| dispatch run forward objective; plan's gain | ${fixed(greedy)}; ${fixed((100 * (plan.objective - greedy)) / greedy, 2)} % | ≥ 0 |
+| dispatch run forward objective; plan's gain | ${gainCell} | ≥ 0 |
 | plan from scratch: wall, CPU | ${fixed(scratch.wallMs)} ms, ${fixed(scratch.cpuMs)} ms | < 5 s |
 | plan after one change (from the plan before): wall, CPU | ${fixed(change.wallMs)} ms, ${fixed(change.cpuMs)} ms | < 1 s |
 | dispatch run forward alone: wall | ${fixed(forward.wallMs)} ms | |
 
 | site | observatories | dark hours | filled by the plan | filled by dispatch run forward |
 |---|---|---|---|---|
-${sites.map((row) => `| ${row.site} | ${row.observatories} | ${fixed(row.darkHours, 1)} | ${fixed(row.planHours, 1)} (${fixed((100 * row.planHours) / row.darkHours, 1)} %) | ${fixed(row.greedyHours, 1)} (${fixed((100 * row.greedyHours) / row.darkHours, 1)} %) |`).join("\n")}
+${siteRows.join("\n")}
 
 The MILP's own plan, as blocks: ${blocksOf(instance, exact.value.schedule).length} runs.
 `;

@@ -21,17 +21,3 @@ export {
 export { DISPATCH_WINDOW, runDispatchForward } from "./plan";
 export { inDispatchOrder } from "./dispatch-order";
 export { currentNightDate, planNights, type PlanInputs, type PlannedNight } from "./night-plan";
-export {
-  PLAN_HORIZON_HOURS,
-  PLAN_STEP_MS,
-  type NetworkAllocation,
-  type NetworkBlock,
-  type NetworkObservation,
-  type NetworkObservatory,
-  type NetworkPlan,
-  type NetworkPlanInput,
-  type NetworkReason,
-  type NetworkReasonCode,
-} from "./network/inputs";
-export { NetworkPlanCache } from "./network/instance";
-export { planNetwork, plannedReason } from "./network/plan";

@@ -3,7 +3,7 @@ import type { SkyModel } from "../sky-model";
 import { PLAN_HORIZON_HOURS, PLAN_STEP_MS, type NetworkObservation, type NetworkObservatory, type NetworkPlanInput } from "./inputs";
 
 /** A monitoring observation is planned at most this many runs ahead (each run is a job of its own). */
-export const MAX_PLANNED_RUNS = 24;
+const MAX_PLANNED_RUNS = 24;
 
 /** Where a job may run: one candidate observatory, its estimate there, and every start at which it would run whole. */
 export interface JobSite {

@@ -29,7 +29,7 @@ export function blocksOf<Observation extends NetworkObservation>(instance: Insta
 }
 
 /** Blocks (a previous plan's, dispatch run forward's) as assignments of this instance, where each still runs whole. */
-export function seedFromBlocks<Observation extends NetworkObservation>(
+function seedFromBlocks<Observation extends NetworkObservation>(
   instance: Instance<Observation>,
   blocks: ReadonlyArray<NetworkBlock<Observation>>,
 ): Assignment[] {
@@ -77,7 +77,7 @@ export function planNetwork<Observation extends NetworkObservation>(
 }
 
 /** A plan from its blocks: the objective, and each observation left out with its reason at each candidate. */
-export function planOf<Observation extends NetworkObservation>(instance: Instance<Observation>, blocks: NetworkBlock<Observation>[]): NetworkPlan<Observation> {
+function planOf<Observation extends NetworkObservation>(instance: Instance<Observation>, blocks: NetworkBlock<Observation>[]): NetworkPlan<Observation> {
   const planned = new Set(blocks.map((block) => block.observation.id));
   const used = new Map<string, number>();
   for (const block of blocks) {
