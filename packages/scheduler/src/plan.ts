@@ -110,7 +110,7 @@ export function runDispatchForward<Observation extends Schedulable>(options: {
  * The reasons at the moment of the night when the observation came closest to running (the fewest
  * of them), so daylight before the night does not hide the real one.
  */
-function closestReasons(options: { doc: SchedulingDoc; model: SkyModel | null; durationMs: number; fromMs: number; endMs: number }) {
+export function closestReasons(options: { doc: SchedulingDoc; model: SkyModel | null; durationMs: number; fromMs: number; endMs: number }) {
   const { doc, model, durationMs, fromMs, endMs } = options;
   let best: ReturnType<typeof observationReasonsAt> | undefined;
   for (let at = fromMs; at < endMs || best === undefined; at += PLAN_SEARCH_STEP_MS * 6) {

@@ -113,7 +113,7 @@ export interface OwnReason {
  * run under way). Read once per document (a plan asks about each one thousands of times).
  */
 const windows = new WeakMap<SchedulingDoc, { start: number; end: number; finishBy: number }>();
-function windowOf(doc: SchedulingDoc): { start: number; end: number; finishBy: number } {
+export function windowOf(doc: SchedulingDoc): { start: number; end: number; finishBy: number } {
   let window = windows.get(doc);
   if (!window) {
     const cadence = monitoringWindow({ doc });
@@ -152,7 +152,7 @@ function skyLimitBroken(doc: SchedulingDoc, sky: SkyAt): "altitude" | "airmass" 
   }
   return moonDistance == null || sky.moonDistance(target) >= moonDistance ? null : "moon";
 }
-const targetVisible = (doc: SchedulingDoc, sky: SkyAt) => skyLimitBroken(doc, sky) === null;
+export const targetVisible = (doc: SchedulingDoc, sky: SkyAt) => skyLimitBroken(doc, sky) === null;
 
 const MINUTE_MS = 60_000;
 /** A long observation's sky is checked this often between its start and its end. */

@@ -1,0 +1,125 @@
+/**
+ * The network plan's quality and speed (issue 60, point 7).
+ *
+ *   node --import tsx bench/network-plan.ts [--observations 2000] [--observatories 10] [--hours 72]
+ *     [--milp-seconds 900] [--gap 0.01] [--write 1]
+ *
+ * A seeded network (packages/scheduler/src/network/seeded-network.ts, seed 2026): `--observatories`
+ * observatories at four sites (La Palma, Cerro Tololo, Siding Spring, McDonald), `--observations`
+ * pending observations (70 % with two to four candidates; priorities 1 to 10; 8 to 60 minutes;
+ * minimum altitudes 25° to 45°, some airmass and Moon limits, some nautical; 8 % with a fixed
+ * window, 5 % monitoring; one observatory in three reports filters and lacks Hα; three allocated
+ * projects), planned over `--hours` from 2026-12-10T12:00Z.
+ *
+ * Reported: the plan's objective (Σ priority × estimated seconds) against the optimum of the same
+ * model solved by HiGHS to `--gap` (its incumbent, and the proven bound: the ratio to the bound is a
+ * floor on the ratio to the true optimum when the solver stops at its time limit); against
+ * dispatch run forward over the network (the gain); the time to plan from scratch and after one
+ * change (a new observation of priority 10, planned from the plan before with the kept cache); and
+ * the astronomical dark hours filled at each site. Wall-clock and CPU time of this process.
+ * Without `--write 1` it only prints (a small run to check it works: `--observations 150
+ * --observatories 4 --hours 24 --milp-seconds 60`).
+ */
+import { buildInstance, NetworkPlanCache } from "../packages/scheduler/src/network/instance";
+import { runNetworkDispatchForward } from "../packages/scheduler/src/network/dispatch-forward";
+import { loadSolver, solveExactly } from "../packages/scheduler/src/network/milp";
+import { blocksOf, objectiveOf, planNetwork } from "../packages/scheduler/src/network/plan";
+import { seededNetwork, SITES } from "../packages/scheduler/src/network/seeded-network";
+import type { NetworkBlock } from "../packages/scheduler/src/network/inputs";
+import { loadAverage, machineDescription, numberOption, writeResult } from "./lib.mjs";
+
+const observations = numberOption("observations", 2000);
+const observatories = numberOption("observatories", 10);
+const hours = numberOption("hours", 72);
+const milpSeconds = numberOption("milp-seconds", 900);
+const gap = numberOption("gap", 0.01);
+const write = numberOption("write", 0) === 1;
+
+const timed = <T>(run: () => T) => {
+  const cpu = process.cpuUsage();
+  const wall = performance.now();
+  const value = run();
+  const used = process.cpuUsage(cpu);
+  return { value, wallMs: performance.now() - wall, cpuMs: (used.user + used.system) / 1000 };
+};
+
+const network = seededNetwork({ seed: 2026, observatories, observations, horizonHours: hours });
+const cache = new NetworkPlanCache();
+const scratch = timed(() => planNetwork(network, { cache }));
+const plan = scratch.value;
+const forward = timed(() => runNetworkDispatchForward(network));
+const greedy = objectiveOf(forward.value);
+
+const template = network.observations[0]!;
+const added = { ...template, id: "obn_added", priority: 10, doc: { ...template.doc, priority: 10 } };
+const changed = { ...network, observations: [added, ...network.observations] };
+const change = timed(() => planNetwork(changed, { previous: plan, cache }));
+
+const highs = await loadSolver();
+const instance = buildInstance(network, cache);
+const columns = instance.jobs.reduce((total, job) => total + job.sites.reduce((sum, site) => sum + site.starts.length, 0), 0);
+const exact = timed(() => solveExactly(instance, { highs, gap, timeLimitSeconds: milpSeconds }));
+const optimum = exact.value.schedule.value();
+
+/** Hours of astronomical darkness at each site's observatories over the horizon, and the hours of planned runs inside them. */
+function darkHoursFilled(blocks: ReadonlyArray<NetworkBlock>) {
+  const start = network.now.getTime();
+  const end = start + hours * 3_600_000;
+  return SITES.map((site) => {
+    const here = network.observatories.filter((observatory) => observatory.model?.location === site.location);
+    let dark = 0;
+    let filled = 0;
+    for (const observatory of here) {
+      const intervals = observatory
+        .model!.darkIntervals("astronomical", start, end)
+        .map((interval) => ({ from: Math.max(start, interval.start), to: Math.min(end, interval.end) }));
+      for (const interval of intervals) {
+        dark += interval.to - interval.from;
+        for (const block of blocks) {
+          if (block.observatoryId !== observatory.id) continue;
+          filled += Math.max(0, Math.min(interval.to, block.end.getTime()) - Math.max(interval.from, block.start.getTime()));
+        }
+      }
+    }
+    return { site: site.name, observatories: here.length, darkHours: dark / 3_600_000, planHours: filled / 3_600_000, greedyHours: 0 };
+  }).filter((row) => row.observatories > 0);
+}
+const sites = darkHoursFilled(plan.blocks);
+const greedySites = darkHoursFilled(forward.value);
+sites.forEach((row, index) => (row.greedyHours = greedySites[index]!.planHours));
+
+const machine = machineDescription();
+const share = (part: number, whole: number) => `${part.toFixed(1)} (${((100 * part) / whole).toFixed(1)} %)`;
+const siteRows = sites.map(
+  (row) =>
+    `| ${row.site} | ${row.observatories} | ${row.darkHours.toFixed(1)} | ${share(row.planHours, row.darkHours)} | ${share(row.greedyHours, row.darkHours)} |`,
+);
+const milpCell = `${exact.value.status}, ${optimum.toFixed(0)}, ${exact.value.bound.toFixed(0)} (${(exact.wallMs / 1000).toFixed(1)} s)`;
+const gainCell = `${greedy.toFixed(0)}; ${((100 * (plan.objective - greedy)) / greedy).toFixed(2)} %`;
+const fixed = (value: number, digits = 0) => value.toFixed(digits);
+const text = `# Network plan (bench/network-plan.ts)
+
+${new Date().toISOString()} · ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node} · load ${loadAverage()}
+
+${observations} observations (${instance.jobs.length} jobs with monitoring runs, ${columns} starts) over ${observatories} observatories
+at ${sites.length} sites, ${hours} h.
+
+| measure | value | goal |
+|---|---|---|
+| plan objective (Σ priority × s) | ${fixed(plan.objective)} | |
+| MILP (HiGHS, gap ${gap}, limit ${milpSeconds} s): status, objective, bound | ${milpCell} | |
+| plan / MILP objective | ${fixed(plan.objective / optimum, 4)} | ≥ 0.95 |
+| plan / MILP bound (floor on plan / optimum) | ${fixed(plan.objective / exact.value.bound, 4)} | |
+| dispatch run forward objective; plan's gain | ${gainCell} | ≥ 0 |
+| plan from scratch: wall, CPU | ${fixed(scratch.wallMs)} ms, ${fixed(scratch.cpuMs)} ms | < 5 s |
+| plan after one change (from the plan before): wall, CPU | ${fixed(change.wallMs)} ms, ${fixed(change.cpuMs)} ms | < 1 s |
+| dispatch run forward alone: wall | ${fixed(forward.wallMs)} ms | |
+
+| site | observatories | dark hours | filled by the plan | filled by dispatch run forward |
+|---|---|---|---|---|
+${siteRows.join("\n")}
+
+The MILP's own plan, as blocks: ${blocksOf(instance, exact.value.schedule).length} runs.
+`;
+console.log(text);
+if (write) console.log(`written to ${await writeResult("network-plan.md", text)}`);

@@ -1,0 +1,229 @@
+import { ceilToMinute, isEligibleAt, targetVisible, windowOf } from "../queue";
+import type { SkyModel } from "../sky-model";
+import { PLAN_HORIZON_HOURS, PLAN_STEP_MS, type NetworkObservation, type NetworkObservatory, type NetworkPlanInput } from "./inputs";
+
+/** A monitoring observation is planned at most this many runs ahead (each run is a job of its own). */
+const MAX_PLANNED_RUNS = 24;
+
+/** Where a job may run: one candidate observatory, its estimate there, and every start at which it would run whole. */
+export interface JobSite {
+  observatory: number;
+  durationMs: number;
+  /** priority × estimated seconds: what a run there adds to the objective. */
+  value: number;
+  /** Sorted start moments (epoch milliseconds), each one of the observatory's points. */
+  starts: number[];
+  /** The allocation its runs there are charged to, or -1 when its project is unlimited there. */
+  budget: number;
+}
+
+/** One run of an observation: one job for most, up to MAX_PLANNED_RUNS for a monitoring cadence. */
+export interface Job<Observation extends NetworkObservation = NetworkObservation> {
+  index: number;
+  observation: Observation;
+  run: number;
+  /** The job of the run before (a monitoring cadence), which must be planned and end `intervalMs` before this one starts. */
+  previous: number;
+  intervalMs: number;
+  sites: JobSite[];
+}
+
+export interface Budget {
+  observatory: number;
+  leftMs: number;
+  /** The period runs charged to it may start in (epoch milliseconds, both included). */
+  from: number;
+  until: number;
+}
+
+/** The plan's problem, read once: each observatory's points in time, the jobs and where and when each may run. */
+export interface Instance<Observation extends NetworkObservation = NetworkObservation> {
+  input: NetworkPlanInput<Observation>;
+  start: number;
+  horizonEnd: number;
+  observatories: ReadonlyArray<NetworkObservatory>;
+  /** Per observatory: its first free minute, then every five-minute boundary up to the horizon. */
+  points: number[][];
+  jobs: Job<Observation>[];
+  budgets: Budget[];
+  /** Per observation id: whether it lacks a filter at each candidate, for the reasons. */
+  filterMissing: Map<string, Set<string>>;
+}
+
+/**
+ * What a plan may keep for the next one: the starts of each observation at each observatory, by
+ * its document (an edited observation is a new document), its estimate there and the observatory's
+ * points. A plan made again at the same moment after one change computes only what changed.
+ */
+export class NetworkPlanCache {
+  private readonly starts = new WeakMap<object, Map<string, number[]>>();
+
+  startsOf(doc: object, key: string, compute: () => number[]): number[] {
+    let known = this.starts.get(doc);
+    if (!known) this.starts.set(doc, (known = new Map()));
+    let starts = known.get(key);
+    if (!starts) known.set(key, (starts = compute()));
+    return starts;
+  }
+}
+
+const lower = (names: ReadonlyArray<string>) => new Set(names.map((name) => name.toLowerCase()));
+
+/** Whether the observatory reported every filter the observation asks for (or none at all). */
+export function hasFilters(observatory: NetworkObservatory, observation: NetworkObservation): boolean {
+  if (!observatory.filters) return true;
+  const reported = lower(observatory.filters);
+  return observation.filters.every((filter) => reported.has(filter.toLowerCase()));
+}
+
+function pointsOf(observatory: NetworkObservatory, now: number, horizonEnd: number): number[] {
+  const first = ceilToMinute(Math.max(now, observatory.busyUntil?.getTime() ?? now));
+  const points = first < horizonEnd ? [first] : [];
+  for (let at = Math.floor(first / PLAN_STEP_MS) * PLAN_STEP_MS + PLAN_STEP_MS; at < horizonEnd; at += PLAN_STEP_MS) points.push(at);
+  return points;
+}
+
+/** Whether darkness (unless it bypasses it) and its sky limits hold for the observation at that moment: dispatch's own test. */
+function skyHolds(doc: NetworkObservation["doc"], model: SkyModel | null, ms: number): boolean {
+  if (!model) return true;
+  const sky = model.atMs(ms);
+  return (doc.bypassDarkness || sky.isDark(doc.constraints.twilight ?? "astronomical")) && targetVisible(doc, sky);
+}
+
+/**
+ * Every start at which the observation runs whole at the observatory, as dispatch decides it and
+ * stricter: its window, and darkness and its sky limits at its start, at every five-minute point
+ * of its run and at its end rounded up to the minute. A start on a five-minute boundary meets
+ * dispatch's own checks (its start, every half hour after, its end) because they are among those;
+ * the observatory's first free minute, which may lie between boundaries, is asked of dispatch's
+ * rule (`isEligibleAt`) as well. `from` and `until` bound the starts further (an allocation's period).
+ */
+export function startsAt(options: {
+  observation: NetworkObservation;
+  observatory: NetworkObservatory;
+  points: number[];
+  durationMs: number;
+  from?: number;
+  until?: number;
+}) {
+  const { observation, observatory, points, durationMs } = options;
+  const doc = observation.doc;
+  const model = observatory.model;
+  const window = windowOf(doc);
+  const held = new Int8Array(points.length);
+  const holdsAtPoint = (index: number) => {
+    if (held[index] === 0) held[index] = skyHolds(doc, model, points[index]!) ? 1 : -1;
+    return held[index] === 1;
+  };
+  const starts: number[] = [];
+  const from = Math.max(window.start, options.from ?? -Infinity);
+  const until = Math.min(window.end, options.until ?? Infinity);
+  // The first point at or after the one asked about where the sky does not hold: one scan forward for all starts.
+  let broken = 0;
+  for (let index = 0; index < points.length; index += 1) {
+    const start = points[index]!;
+    if (start < from) continue;
+    if (start > until || start + durationMs > window.finishBy) break;
+    const end = start + durationMs;
+    if (broken < index) broken = index;
+    while (broken < points.length && points[broken]! < end && holdsAtPoint(broken)) broken += 1;
+    if (broken < points.length && points[broken]! < end) continue;
+    if (durationMs > 0 && !skyHolds(doc, model, ceilToMinute(end))) continue;
+    if (start % PLAN_STEP_MS !== 0 && !isEligibleAt({ doc, model, ms: start, durationMs })) continue;
+    starts.push(start);
+  }
+  return starts;
+}
+
+/**
+ * Whether a run from any moment holds as a plan's start must: dispatch's rule (`isEligibleAt`) and
+ * the sky at every five-minute boundary inside it and at its end rounded up to the minute. Dispatch
+ * run forward is held to it before the plan takes its runs.
+ */
+export function runsWhole(instance: Instance, block: { observation: NetworkObservation; observatoryId: string; start: Date; end: Date }): boolean {
+  const observatory = instance.observatories.find((candidate) => candidate.id === block.observatoryId);
+  if (!observatory) return false;
+  const { doc } = block.observation;
+  const start = block.start.getTime();
+  const end = block.end.getTime();
+  if (!isEligibleAt({ doc, model: observatory.model, ms: start, durationMs: end - start })) return false;
+  for (let at = Math.floor(start / PLAN_STEP_MS) * PLAN_STEP_MS + PLAN_STEP_MS; at < end; at += PLAN_STEP_MS) {
+    if (!skyHolds(doc, observatory.model, at)) return false;
+  }
+  return end === start || skyHolds(doc, observatory.model, ceilToMinute(end));
+}
+
+function runsToPlan(observation: NetworkObservation, spanMs: number, shortestMs: number): { runs: number; intervalMs: number } {
+  const cadence = observation.doc.monitoring;
+  if (!cadence) return { runs: 1, intervalMs: 0 };
+  const intervalMs = cadence.intervalMinutes * 60_000;
+  const left = cadence.maxRuns ? cadence.maxRuns - (observation.doc.monitoringRuns?.count ?? 0) : Infinity;
+  const fit = Math.floor(spanMs / (shortestMs + intervalMs)) + 1;
+  return { runs: Math.max(0, Math.min(left, fit, MAX_PLANNED_RUNS)), intervalMs };
+}
+
+/** Reads the plan's problem from its input: the part every way of solving it shares. */
+export function buildInstance<Observation extends NetworkObservation>(
+  input: NetworkPlanInput<Observation>,
+  cache = new NetworkPlanCache(),
+): Instance<Observation> {
+  const start = input.now.getTime();
+  const horizonEnd = start + (input.horizonHours ?? PLAN_HORIZON_HOURS) * 3_600_000;
+  const observatories = input.observatories;
+  const indexOf = new Map(observatories.map((observatory, index) => [observatory.id, index]));
+  const points = observatories.map((observatory) => (observatory.unavailable ? [] : pointsOf(observatory, start, horizonEnd)));
+  const budgets: Budget[] = [];
+  const budgetOf = new Map<string, Budget & { index: number }>();
+  for (const allocation of input.allocations ?? []) {
+    const observatory = indexOf.get(allocation.observatoryId);
+    if (observatory === undefined) continue;
+    // Dispatch charges a run to the period it starts in, and nothing starts after the period.
+    const budget = { observatory, leftMs: Math.max(0, allocation.leftMs), from: allocation.periodStart.getTime(), until: allocation.periodEnd.getTime() - 1 };
+    budgetOf.set(`${observatory} ${allocation.projectId}`, { ...budget, index: budgets.push(budget) - 1 });
+  }
+  const jobs: Job<Observation>[] = [];
+  const filterMissing = new Map<string, Set<string>>();
+  for (const observation of input.observations) {
+    const sites: JobSite[] = [];
+    for (const id of observation.candidateObservatoryIds) {
+      const observatory = indexOf.get(id);
+      if (observatory === undefined) continue;
+      if (!hasFilters(observatories[observatory]!, observation)) {
+        filterMissing.set(observation.id, (filterMissing.get(observation.id) ?? new Set()).add(id));
+        continue;
+      }
+      const durationMs = Math.max(0, input.durationMs(observation, id));
+      const budget = budgetOf.get(`${observatory} ${observation.doc.projectId}`);
+      const fits = !budget || durationMs <= budgets[budget.index]!.leftMs;
+      const here = points[observatory]!;
+      const key = [id, observatories[observatory]!.model ? "sky" : "none", durationMs, here[0], here.length, budget?.from, budget?.until].join(" ");
+      const starts = fits
+        ? cache.startsOf(observation.doc, key, () =>
+            startsAt({ observation, observatory: observatories[observatory]!, points: here, durationMs, from: budget?.from, until: budget?.until }),
+          )
+        : [];
+      sites.push({ observatory, durationMs, value: (observation.priority * durationMs) / 1000, starts, budget: budget?.index ?? -1 });
+    }
+    const usable = sites.filter((site) => site.starts.length > 0);
+    const shortest = Math.min(...usable.map((site) => site.durationMs));
+    const { runs, intervalMs } = usable.length > 0 ? runsToPlan(observation, horizonEnd - start, shortest) : { runs: 1, intervalMs: 0 };
+    for (let run = 0; run < runs; run += 1) {
+      jobs.push({ index: jobs.length, observation, run, previous: run > 0 ? jobs.length - 1 : -1, intervalMs, sites: run === 0 ? sites : usable });
+    }
+  }
+  return { input, start, horizonEnd, observatories, points, jobs, budgets, filterMissing };
+}
+
+/**
+ * Whether the job may start at its site at any moment, not only at one of its points: its
+ * allocation's period, and `runsWhole`. The heuristic asks it of a start right at the end of the
+ * run before, which packs runs back to back as dispatch does.
+ */
+export function fitsAt(instance: Instance, job: Job, siteIndex: number, start: number): boolean {
+  const site = job.sites[siteIndex]!;
+  const budget = site.budget >= 0 ? instance.budgets[site.budget]! : null;
+  if (budget && (start < budget.from || start > budget.until)) return false;
+  if (start < instance.start || start >= instance.horizonEnd) return false;
+  const observatoryId = instance.observatories[site.observatory]!.id;
+  return runsWhole(instance, { observation: job.observation, observatoryId, start: new Date(start), end: new Date(start + site.durationMs) });
+}

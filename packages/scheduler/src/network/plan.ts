@@ -1,0 +1,148 @@
+import { closestReasons } from "../plan";
+import { explainOwnReasons, reasonsItNeverRuns } from "../queue";
+import { runNetworkDispatchForward } from "./dispatch-forward";
+import { planHeuristically } from "./heuristic";
+import type { NetworkBlock, NetworkObservation, NetworkPlan, NetworkPlanInput, NetworkReason } from "./inputs";
+import { buildInstance, fitsAt, NetworkPlanCache, runsWhole, startsAt, type Instance } from "./instance";
+import type { Assignment, Schedule } from "./schedule";
+
+/** Σ priority × (end − start) in seconds: the contract's objective. */
+export const objectiveOf = (blocks: ReadonlyArray<NetworkBlock>) =>
+  blocks.reduce((total, block) => total + (block.observation.priority * (block.end.getTime() - block.start.getTime())) / 1000, 0);
+
+/** The schedule's runs as blocks, in order of start, then observatory. */
+export function blocksOf<Observation extends NetworkObservation>(instance: Instance<Observation>, schedule: Schedule): NetworkBlock<Observation>[] {
+  return schedule
+    .assignments()
+    .map((assignment) => {
+      const job = instance.jobs[assignment.job]!;
+      const site = job.sites[assignment.site]!;
+      return {
+        observation: job.observation,
+        observatoryId: instance.observatories[site.observatory]!.id,
+        run: job.run,
+        start: new Date(assignment.start),
+        end: new Date(assignment.start + site.durationMs),
+      };
+    })
+    .sort((a, b) => a.start.getTime() - b.start.getTime() || (a.observatoryId < b.observatoryId ? -1 : 1));
+}
+
+/** Blocks (a previous plan's, dispatch run forward's) as assignments of this instance, where each still runs whole. */
+function seedFromBlocks<Observation extends NetworkObservation>(
+  instance: Instance<Observation>,
+  blocks: ReadonlyArray<NetworkBlock<Observation>>,
+): Assignment[] {
+  const jobOf = new Map(instance.jobs.map((job) => [`${job.observation.id} ${job.run}`, job]));
+  const seed: Assignment[] = [];
+  for (const block of blocks) {
+    const job = jobOf.get(`${block.observation.id} ${block.run}`);
+    if (!job) continue;
+    const site = job.sites.findIndex((candidate) => instance.observatories[candidate.observatory]!.id === block.observatoryId);
+    const start = block.start.getTime();
+    if (site >= 0 && job.sites[site]!.durationMs === block.end.getTime() - start && fitsAt(instance, job, site, start))
+      seed.push({ job: job.index, site, start });
+  }
+  return seed;
+}
+
+/**
+ * The network plan (docs/api-contract.md, "Network scheduling"; the model: docs/decisions, "the
+ * network plan"): for each pending observation at most one candidate observatory and start (a
+ * monitoring one a run per cadence step) over the next PLAN_HORIZON_HOURS, every constraint
+ * dispatch checks held for its whole estimate there, at most one run at a time per observatory
+ * after what it has under way, allocations charged across the nights, maximizing Σ priority ×
+ * estimated seconds. The heuristic (`planHeuristically`) runs twice, from nothing and from
+ * dispatch run forward over the network (`runNetworkDispatchForward`); the plan is whichever of
+ * the three is worth most, so never less than today's dispatch. After a
+ * change, `previous` (the plan before it) seeds the heuristic instead, and `cache` (kept between
+ * plans) spares computing again the starts of what did not change.
+ */
+export function planNetwork<Observation extends NetworkObservation>(
+  input: NetworkPlanInput<Observation>,
+  options: { previous?: NetworkPlan<Observation>; cache?: NetworkPlanCache } = {},
+): NetworkPlan<Observation> {
+  const instance = buildInstance(input, options.cache);
+  if (options.previous) return planOf(instance, blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, options.previous.blocks) })));
+  const forward = runNetworkDispatchForward(input).filter((block) => runsWhole(instance, block));
+  const candidates = [
+    blocksOf(instance, planHeuristically(instance)),
+    blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, forward) })),
+    forward,
+  ];
+  return planOf(
+    instance,
+    candidates.reduce((best, blocks) => (objectiveOf(blocks) > objectiveOf(best) + 1e-6 ? blocks : best)),
+  );
+}
+
+/** A plan from its blocks: the objective, and each observation left out with its reason at each candidate. */
+function planOf<Observation extends NetworkObservation>(instance: Instance<Observation>, blocks: NetworkBlock<Observation>[]): NetworkPlan<Observation> {
+  const planned = new Set(blocks.map((block) => block.observation.id));
+  const used = new Map<string, number>();
+  for (const block of blocks) {
+    const key = `${block.observatoryId} ${block.observation.doc.projectId}`;
+    used.set(key, (used.get(key) ?? 0) + block.end.getTime() - block.start.getTime());
+  }
+  const unscheduled = instance.input.observations
+    .filter((observation) => !planned.has(observation.id))
+    .map((observation) => ({ observation, reasons: reasonsAtCandidates(instance, observation, used) }));
+  return { start: new Date(instance.start), horizonEnd: new Date(instance.horizonEnd), objective: objectiveOf(blocks), blocks, unscheduled };
+}
+
+/**
+ * Why an observation has no run at each of its candidates, the first reason in the contract's
+ * order: what keeps it from ever running there, its own reason at the moment it came closest
+ * (with when that ends), ALLOCATION_EXHAUSTED (also when the plan's runs spend what its project
+ * has left there), FILTER_MISSING, the observatory unavailable, and OBSERVATORY_BUSY when it could
+ * have run but the plan gave the time to work worth more.
+ */
+function reasonsAtCandidates<Observation extends NetworkObservation>(
+  instance: Instance<Observation>,
+  observation: Observation,
+  used: ReadonlyMap<string, number>,
+): NetworkReason[] {
+  const now = new Date(instance.start);
+  const job = instance.jobs.find((candidate) => candidate.observation === observation)!;
+  return observation.candidateObservatoryIds.flatMap((observatoryId): NetworkReason[] => {
+    const index = instance.observatories.findIndex((observatory) => observatory.id === observatoryId);
+    if (index < 0) return [];
+    const observatory = instance.observatories[index]!;
+    const model = observatory.model;
+    const [never] = reasonsItNeverRuns({ doc: observation.doc, model, now });
+    if (never) return [{ observatoryId, code: never.code, until: never.until }];
+    if (instance.filterMissing.get(observation.id)?.has(observatoryId)) return [{ observatoryId, code: "FILTER_MISSING", until: null }];
+    if (observatory.unavailable) return [{ observatoryId, code: observatory.unavailable, until: null }];
+    const site = job.sites.find((candidate) => candidate.observatory === index)!;
+    const budget = site.budget >= 0 ? instance.budgets[site.budget]! : null;
+    const spent = budget && budget.leftMs - (used.get(`${observatoryId} ${observation.doc.projectId}`) ?? 0) < site.durationMs;
+    if (site.starts.length > 0) return [{ observatoryId, code: spent ? "ALLOCATION_EXHAUSTED" : "OBSERVATORY_BUSY", until: null }];
+    if (site.budget >= 0) {
+      const allocation = instance.input.allocations?.find(
+        (candidate) => candidate.observatoryId === observatoryId && candidate.projectId === observation.doc.projectId,
+      );
+      const waiting = allocation && allocation.periodStart.getTime() > instance.start ? allocation.periodStart : null;
+      const withoutAllocation = startsAt({ observation, observatory, points: instance.points[index]!, durationMs: site.durationMs });
+      if (withoutAllocation.length > 0) return [{ observatoryId, code: "ALLOCATION_EXHAUSTED", until: waiting }];
+    }
+    const reasons = closestReasons({ doc: observation.doc, model, durationMs: site.durationMs, fromMs: instance.start, endMs: instance.horizonEnd });
+    const [first] = explainOwnReasons({ doc: observation.doc, reasons, model, now, durationMs: site.durationMs });
+    return [{ observatoryId, code: first?.code ?? "OBSERVATORY_BUSY", until: first?.until ?? null }];
+  });
+}
+
+/**
+ * Why the plan holds back an observation that could start at the observatory now: PLANNED_LATER
+ * (until its planned start there) or PLANNED_ELSEWHERE (at the observatory it is planned at). Null
+ * when the plan starts it there now, or does not plan it at all.
+ */
+export function plannedReason(plan: NetworkPlan, options: { observationId: string; observatoryId: string; now: Date }): NetworkReason | null {
+  const block = plan.blocks
+    .filter((candidate) => candidate.observation.id === options.observationId && candidate.end > options.now)
+    .sort((a, b) => a.start.getTime() - b.start.getTime())[0];
+  if (!block) return null;
+  if (block.observatoryId !== options.observatoryId) {
+    return { observatoryId: options.observatoryId, code: "PLANNED_ELSEWHERE", until: block.start, plannedAt: block.observatoryId };
+  }
+  return block.start > options.now ? { observatoryId: options.observatoryId, code: "PLANNED_LATER", until: block.start } : null;
+}
