@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import type { TimeDisplay } from "@meridian/rules";
 import { QueryClientProvider } from "@tanstack/react-query";
-import { cleanup, render } from "@testing-library/react";
+import { cleanup, configure, render } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter } from "react-router-dom";
 import { onTestFinished } from "vitest";
@@ -10,6 +10,9 @@ import { queryClient } from "../trpc";
 
 // React checks its updates are wrapped in act() only where the environment says it is a test.
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+// `findBy…` and `waitFor` wait for a state; Testing Library's 1 s bound failed a first page load on a
+// loaded 2-core machine (the whole unit lane running beside other work). The bound is a safety net.
+configure({ asyncUtilTimeout: 10_000 });
 
 interface InAppOptions {
   /** Where the router starts: `/admin/users?q=ada`. */
