@@ -5,7 +5,7 @@ import { startApi } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import { ObservationCleanupCard } from "./ObservationCleanupCard";
 
-const JOB = { id: "job-1", kind: "observation_cleanup", status: "completed", progress: { stage: "files", done: 1, total: 1 } };
+const JOB = { id: "job-1", kind: "observation_cleanup", status: "completed", progress: { stage: "files", done: 1, total: 1 } } as const;
 
 describe("the observation data cleanup", () => {
   it("previews what goes, asks for a typed confirmation, then deletes and says what went", async () => {

@@ -21,7 +21,7 @@ describe("an observatory's time allocations", () => {
       },
       "observatories.deleteAllocation": () => {
         allocations = [];
-        return { deleted: true };
+        return { ok: true } as const;
       },
     });
     const { user } = renderInApp(<ObservatoryAllocations observatoryId="obs-1" canAdmin />);

@@ -1,13 +1,13 @@
 // @vitest-environment happy-dom
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { startApi } from "../test-support/api";
+import { startApi, type Answer } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import { BackupsPage } from "./BackupsPage";
 
 const TAKEN = "2026-11-29T10:15:00.000Z";
 const backup = { id: "bk-1", createdAt: TAKEN, trigger: "manual", sizeBytes: 48_213, status: "verified", error: null } as const;
-const done = (id: string, result: unknown) => ({
+const done = (id: string, result: unknown): Answer<"admin.job"> => ({
   id,
   kind: "backup",
   status: "completed",

@@ -2,12 +2,12 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
-import { startApi } from "../test-support/api";
+import { startApi, type Answer } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import { IntegrityPage } from "./IntegrityPage";
 
 const STUCK = ["obs-1", "obs-2", "obs-3"];
-const scan = {
+const scan: Answer<"integrity.scan"> = {
   id: "scan-1",
   kind: "full",
   trigger: "manual",
@@ -18,9 +18,9 @@ const scan = {
   progress: { scanned: 3, total: 3, collection: null },
   summary: { critical: 0, warning: 3, info: 0 },
 };
-const issue = (documentId: string) => ({
+type Issue = NonNullable<Answer<"integrity.issues">["items"]>[number];
+const issue = (documentId: string): Issue => ({
   id: `iss-${documentId}`,
-  scanId: scan.id,
   severity: "warning",
   type: "status",
   collection: "observations",
@@ -30,16 +30,13 @@ const issue = (documentId: string) => ({
   autoFixable: true,
   status: "open",
   fix: { description: "Back to the queue", changes: [{ field: "status", from: "assigned", to: "pending" }] },
-  repair: null,
-  nextStep: null,
-  observationId: null,
 });
 
 describe("the Database integrity page", () => {
   it("runs a full scan of the chosen collections, shows the issues with counts per value, repairs one after showing its diff, and the rest in bulk", async () => {
     let issues = STUCK.map(issue);
     const repairedAt = "2026-11-29T10:02:00.000Z";
-    const repaired = (item: ReturnType<typeof issue>) => ({ ...item, status: "repaired", repair: { at: repairedAt, verified: true } });
+    const repaired = (item: Issue): Issue => ({ ...item, status: "repaired", repair: { at: repairedAt, verified: true } });
     const api = await startApi({
       "integrity.collections": () => ({
         items: [

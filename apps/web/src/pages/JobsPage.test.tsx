@@ -3,7 +3,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { Route, Routes, useLocation } from "react-router-dom";
 import { describe, expect, it } from "vitest";
 import { MaintenanceBanner } from "../layout/MaintenanceBanner";
-import { startApi } from "../test-support/api";
+import { startApi, type Answer } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import { JobsPage } from "./JobsPage";
 
@@ -14,7 +14,7 @@ function Where() {
 }
 
 const ADMIN = { id: "u-1", name: "Ada Admin", email: "ada@example.com", roles: ["serverAdmin"] };
-const restore = {
+const restore: Answer<"admin.job"> = {
   id: "job-restore",
   kind: "backup_restore",
   status: "running",
@@ -43,7 +43,7 @@ function renderApp(path: string) {
 
 describe("the Jobs page", () => {
   it("ends a restore that will not finish from the maintenance banner's link, by keyboard, and the banner goes", async () => {
-    let job = restore;
+    let job: Answer<"admin.job"> = restore;
     const api = await startApi({
       "auth.me": () => ADMIN,
       "maintenance.status": () =>
@@ -61,7 +61,7 @@ describe("the Jobs page", () => {
     expect((screen.getByLabelText("Kind") as HTMLSelectElement).value).toBe("backup_restore");
     await waitFor(() => expect(api.calls("admin.jobs")[0]).toMatchObject({ kind: "backup_restore" }));
     const table = await screen.findByRole("table", { name: "Jobs" });
-    within(table).getByText(restore.id);
+    within(table).getByText(restore.id!);
     within(table).getByRole("progressbar", { name: `Progress of Restore ${restore.id}` });
 
     // Keyboard only: the row's Cancel, then the dialog's confirmation.
@@ -82,7 +82,7 @@ describe("the Jobs page", () => {
   });
 
   it("keeps its filters in the URL, so a reload shows the same list", async () => {
-    const failed = { ...restore, status: "failed", error: "Cancelled by Ada Admin (ada@example.com)" };
+    const failed: Answer<"admin.job"> = { ...restore, status: "failed", error: "Cancelled by Ada Admin (ada@example.com)" };
     const api = await startApi({
       "auth.me": () => ADMIN,
       "maintenance.status": () => ({ active: false }),
@@ -93,7 +93,7 @@ describe("the Jobs page", () => {
     await user.selectOptions(screen.getByLabelText("Status"), "failed");
     await waitFor(() => expect(screen.getByTestId("where").textContent).toBe("/admin/jobs?kind=backup_restore&status=failed"));
     await waitFor(() => expect(api.calls("admin.jobs").at(-1)).toMatchObject({ kind: "backup_restore", status: "failed" }));
-    within(await screen.findByRole("table", { name: "Jobs" })).getByText(restore.id);
+    within(await screen.findByRole("table", { name: "Jobs" })).getByText(restore.id!);
   });
 
   it("reads its filters from the URL it is opened at", async () => {

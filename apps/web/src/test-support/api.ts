@@ -26,9 +26,11 @@ export type Loose<T> = T extends ReadonlyArray<infer Item> ? ReadonlyArray<Loose
 
 export type ProcedureInput<Path extends ProcedurePath> = At<RouterInputs, Path>;
 export type ProcedureOutput<Path extends ProcedurePath> = At<RouterOutputs, Path>;
+/** What a stubbed procedure may answer: its output with only the fields the component reads (for typed fixtures). */
+export type Answer<Path extends ProcedurePath> = Loose<ProcedureOutput<Path>>;
 
 /** How the stub answers one procedure: from its input, at once or later (a pending state), or by throwing a `StubRefusal`. */
-type Handler<Path extends ProcedurePath> = (input: ProcedureInput<Path>) => Loose<ProcedureOutput<Path>> | Promise<Loose<ProcedureOutput<Path>>>;
+type Handler<Path extends ProcedurePath> = (input: ProcedureInput<Path>) => Answer<Path> | Promise<Answer<Path>>;
 
 export type Procedures = { [Path in ProcedurePath]?: Handler<Path> };
 
