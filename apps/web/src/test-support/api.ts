@@ -141,5 +141,3 @@ export async function startApi(procedures: Procedures, other: (request: Received
     close,
   };
 }
-
-export type StubApi = Awaited<ReturnType<typeof startApi>>;
