@@ -33,7 +33,7 @@ const issue = (documentId: string): Issue => ({
 });
 
 describe("the Database integrity page", () => {
-  it("runs a full scan of the chosen collections, shows the issues with counts per value, repairs one after showing its diff, and the rest in bulk", async () => {
+  it("runs a full scan of the chosen collections, counts issues per value, repairs one after showing its diff, the rest in bulk", async () => {
     let issues = STUCK.map(issue);
     const repairedAt = "2026-11-29T10:02:00.000Z";
     const repaired = (item: Issue): Issue => ({ ...item, status: "repaired", repair: { at: repairedAt, verified: true } });
