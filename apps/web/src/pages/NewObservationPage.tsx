@@ -58,6 +58,8 @@ export function NewObservationPage() {
   const submitted = useRef(false);
   const leaving = useLeaveConfirmation(() => edited && !submitted.current);
   const create = useMutation(
+    // onSuccess writes `submitted` after the request, never while rendering; a ref, so the navigation it starts already sees it.
+    // eslint-disable-next-line react-hooks/refs -- the compiler cannot tell the callback from a call made during render
     trpc.observations.create.mutationOptions({
       onSuccess: async (observation) => {
         submitted.current = true;
