@@ -1,5 +1,6 @@
 import js from "@eslint/js";
 import globals from "globals";
+import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 import { oneTransactionStyle } from "./eslint/one-transaction-style.js";
 import { invariants } from "./eslint/invariants.js";
@@ -18,6 +19,8 @@ export default tseslint.config(
   },
   ...oneTransactionStyle,
   ...invariants,
+  // The rules of hooks and their dependencies, and the React Compiler's checks of what a component may do while rendering.
+  { files: ["apps/web/src/**/*.{ts,tsx}"], ...reactHooks.configs.flat.recommended },
   {
     // Rules that need types, for what reviews miss: a promise nobody awaits (its rejection is lost or
     // crashes the process), a promise where a callback's result is ignored, awaiting a non-promise,

@@ -593,6 +593,18 @@ describe("retention and schedules", () => {
 });
 
 describe("observatories during a restore", () => {
+  it("lets an administrator sign in while a restore holds maintenance (the way to end it), and refuses other writes", async () => {
+    try {
+      await deps().db.execute(sql`insert into maintenance (id, reason) values ('restore', 'Restoring the backup of yesterday')`);
+      // The SPA's sign-in form calls tRPC's auth.login; the REST twin is exempt too.
+      expect((await server.request("/trpc/auth.login", { method: "POST", json: ADMIN })).status).toBe(200);
+      expect((await server.request("/api/v1/auth/login", { method: "POST", json: ADMIN })).status).toBe(200);
+      await expectProblem(await server.request("/projects", { method: "POST", token: adminToken, json: { name: "Refused" } }), 503, "MAINTENANCE");
+    } finally {
+      await deps().db.execute(sql`delete from maintenance`);
+    }
+  });
+
   it("answers a status report with error MAINTENANCE while a restore runs, and takes it again after", async () => {
     const key = (await must(`/observatories/${observatoryId}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as {
       key: string;

@@ -30,9 +30,14 @@ function write(key: string, ids: string[]) {
 export function useDismissedBanners(userId: string | undefined, showing: readonly string[] | undefined) {
   const key = userId ? keyFor(userId) : null;
   const [dismissed, setDismissed] = useState<string[]>(() => (key ? read(key) : []));
+  // Another user signed in on this tab: their list, read as the change renders.
+  const [readFor, setReadFor] = useState(key);
+  if (key !== readFor) {
+    setReadFor(key);
+    if (key) setDismissed(read(key));
+  }
   useEffect(() => {
     if (!key) return;
-    setDismissed(read(key));
     // Another tab dismissed one: hide it here too.
     const onStorage = (event: StorageEvent) => {
       if (event.key === key) setDismissed(read(key));

@@ -7,6 +7,7 @@ import { SelectField } from "../components/SelectField";
 import { TextField } from "../components/TextField";
 import { summarizeError } from "../lib/errors";
 import { formatShortDate } from "../lib/format";
+import { useNow } from "../lib/useNow";
 import { queryClient, trpc, trpcClient } from "../trpc";
 
 export interface CreatedKey {
@@ -52,6 +53,8 @@ export function CreateApiKeyForm({
 }) {
   const [name, setName] = useState("");
   const [expiry, setExpiry] = useState<ExpiryChoice>("90");
+  // The hint's day; the key's expiry itself is counted from the moment it is created.
+  const now = useNow();
   const create = useMutation({
     mutationFn: (keyName: string) => creation.create(keyName, creation.expires ? expiryOf(expiry, Date.now()) : null),
     onSuccess: async (created) => {
@@ -87,7 +90,7 @@ export function CreateApiKeyForm({
             value={expiry}
             onChange={(e) => setExpiry(e.target.value as ExpiryChoice)}
             error={problem?.fieldErrors.expiresAt}
-            hint={expiry === "never" ? "Works until revoked" : `On ${formatShortDate(expiryOf(expiry, Date.now()))}`}
+            hint={expiry === "never" ? "Works until revoked" : `On ${formatShortDate(expiryOf(expiry, now))}`}
             className="sm:w-40"
           >
             {expiryChoices.map((choice) => (

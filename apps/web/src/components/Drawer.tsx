@@ -25,8 +25,8 @@ export function Drawer({
   onClose(): void;
   children: ReactNode;
 }) {
-  const discard = useDiscardConfirmation<HTMLDivElement>({ onClose });
-  const dialog = useMountedDialog(discard.requestClose);
+  const { containerRef, requestClose, confirmation } = useDiscardConfirmation<HTMLDivElement>({ onClose });
+  const dialog = useMountedDialog(requestClose);
   useFocusAfterBusy(dialog.ref, busy);
   const titleId = useId();
   return (
@@ -47,17 +47,17 @@ export function Drawer({
             type="button"
             aria-label="Close"
             data-dialog-way-back
-            onClick={discard.requestClose}
+            onClick={requestClose}
             className="-mt-1 -mr-2 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-600"
           >
             <X aria-hidden="true" className="size-4" />
           </button>
         </header>
-        <div ref={discard.containerRef} className="flex-1 overflow-y-auto px-5 py-5">
+        <div ref={containerRef} className="flex-1 overflow-y-auto px-5 py-5">
           {children}
         </div>
       </div>
-      {discard.confirmation}
+      {confirmation}
     </dialog>
   );
 }

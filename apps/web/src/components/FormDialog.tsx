@@ -44,7 +44,7 @@ export function FormDialog({
 }: FormDialogProps) {
   const titleId = useId();
   const descriptionId = useId();
-  const discard = useDiscardConfirmation<HTMLFormElement>({ onClose, busy });
+  const { containerRef, requestClose, confirmation } = useDiscardConfirmation<HTMLFormElement>({ onClose, busy });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!busy && !submitDisabled) onSubmit();
@@ -55,11 +55,11 @@ export function FormDialog({
       labelledBy={titleId}
       describedBy={description ? descriptionId : undefined}
       busy={busy}
-      onClose={discard.requestClose}
+      onClose={requestClose}
       className={wide ? "max-w-2xl" : "max-w-lg"}
     >
       {/* The fields scroll; the buttons stay in view however long the form is. */}
-      <form ref={discard.containerRef} onSubmit={submit} noValidate className="flex max-h-[calc(100dvh-2rem)] flex-col">
+      <form ref={containerRef} onSubmit={submit} noValidate className="flex max-h-[calc(100dvh-2rem)] flex-col">
         <div className="min-h-0 flex-1 overflow-y-auto px-5 pt-5 pb-5">
           <div className="flex items-start justify-between gap-4">
             <h2 id={titleId} className="text-base font-semibold text-slate-900">
@@ -68,7 +68,7 @@ export function FormDialog({
             <button
               type="button"
               aria-label="Close"
-              onClick={discard.requestClose}
+              onClick={requestClose}
               disabled={busy}
               className="-mt-1 -mr-2 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-600"
             >
@@ -87,13 +87,13 @@ export function FormDialog({
           ) : null}
           <div className="mt-4 flex flex-col gap-4">{children}</div>
         </div>
-        <ModalActions busy={busy} onCancel={discard.requestClose} cancelLabel={cancelLabel} className="shrink-0 border-t border-slate-100">
+        <ModalActions busy={busy} onCancel={requestClose} cancelLabel={cancelLabel} className="shrink-0 border-t border-slate-100">
           <Button type="submit" variant={submitVariant} busy={busy} disabled={submitDisabled}>
             {submitLabel}
           </Button>
         </ModalActions>
       </form>
-      {discard.confirmation}
+      {confirmation}
     </Modal>
   );
 }

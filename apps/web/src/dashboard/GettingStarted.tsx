@@ -67,16 +67,16 @@ function ChecklistCard({ checklist, email, onDismiss }: { checklist: Checklist; 
   const heading = useRef<HTMLHeadingElement>(null);
   const [creating, setCreating] = useState<Creating | null>(null);
   // After a creation the step's button is gone with the dialog: focus goes to the checklist's heading.
-  const [refocus, setRefocus] = useState(false);
+  const refocus = useRef(false);
   useEffect(() => {
-    if (creating || !refocus) return;
+    if (creating || !refocus.current) return;
     heading.current?.focus();
-    setRefocus(false);
-  }, [creating, refocus]);
+    refocus.current = false;
+  }, [creating]);
   // The dialog closes once the checklist has the new step done (refreshing never rejects).
   const created = () =>
     void refreshChecklist().then(() => {
-      setRefocus(true);
+      refocus.current = true;
       setCreating(null);
     });
   const done = checklist.steps.filter((step) => step.done).length;

@@ -6,7 +6,7 @@ import { emptyFrameSearch, frameSearchInput, type FrameSearchView } from "./fram
 import { FrameSearchForm } from "./FrameSearchForm";
 import { renderInApp, startApi, StubRefusal } from "./frame-test-support";
 
-const M31 = { name: "M 31", designation: "M 31", kind: "galaxy", catalog: "Messier", ra: 10.684708, dec: 41.26875, epoch: "J2000", aliases: [] };
+const M31 = { name: "M 31", designation: "M 31", kind: "galaxy", catalog: "Messier", ra: 10.684708, dec: 41.26875, epoch: "J2000", aliases: [] } as const;
 
 let api: Awaited<ReturnType<typeof startApi>> | undefined;
 afterEach(async () => {

@@ -71,8 +71,11 @@ export function FrameSearchForm({
   const byName = useId();
 
   // Back, forward and a shared link change the search under the form: show what it says.
+  // Taken in while rendering, as the new search renders, rather than in an effect after it.
   const viewKey = frameSearchParams(view).toString();
-  useEffect(() => {
+  const [shownKey, setShownKey] = useState(viewKey);
+  if (viewKey !== shownKey) {
+    setShownKey(viewKey);
     setDraft(view);
     setErrors({});
     if (view.target && hasPosition(view)) {
@@ -84,7 +87,7 @@ export function FrameSearchForm({
           : { name: view.target, ra: view.ra, dec: view.dec, description: null },
       );
     } else if (hasPosition(view)) setBy("coordinates");
-  }, [viewKey]);
+  }
   useEffect(() => {
     if (focusInvalid > 0) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [focusInvalid]);

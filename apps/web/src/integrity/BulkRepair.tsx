@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Wrench } from "lucide-react";
 import { Alert } from "../components/Alert";
@@ -34,9 +34,7 @@ export function BulkRepair({ scanId, fixable }: { scanId: string; fixable: numbe
   });
   const result = data?.status === "completed" ? (data.result as RepairResult | null) : null;
   // Nothing left to repair (another administrator was quicker): a confirmation of "0" has nothing to confirm.
-  useEffect(() => {
-    if (fixable === 0) setConfirming(false);
-  }, [fixable]);
+  if (fixable === 0 && confirming) setConfirming(false);
   const percent = data?.progress.total ? Math.round((data.progress.done / data.progress.total) * 100) : 0;
 
   return (

@@ -31,6 +31,8 @@ export function UserMenu() {
     if (!open || !focusOnOpen) return;
     const list = items();
     (focusOnOpen === "first" ? list[0] : list[list.length - 1])?.focus();
+    // A one-shot request, answered once the items are in the DOM: cleared so that a click that opens the menu later focuses nothing.
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the items exist only after the render that opens the menu
     setFocusOnOpen(null);
   }, [open, focusOnOpen]);
 

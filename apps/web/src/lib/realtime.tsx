@@ -100,7 +100,7 @@ export function RealtimeProvider({ children, onCredentialsGone }: { children: Re
       clearTimeout(retryTimer);
       socket?.close(1000, "signed out or left the app");
     };
-  }, []);
+  }, [credentialsGone]);
 
   return <RealtimeContext.Provider value={hub}>{children}</RealtimeContext.Provider>;
 }

@@ -32,10 +32,15 @@ export function ObservationFilters({ view, onChange }: { view: ObservationView; 
   const [text, setText] = useState(view.q);
   const settled = useDebouncedValue(text, SEARCH_DELAY_MS);
   // Back and forward change the URL under the box: show what it says.
-  useEffect(() => setText(view.q), [view.q]);
+  const [shownQ, setShownQ] = useState(view.q);
+  if (view.q !== shownQ) {
+    setShownQ(view.q);
+    setText(view.q);
+  }
   useEffect(() => {
     if (settled !== view.q && settled === text) onChange({ ...view, q: settled }, { replace: true });
     // Only a settled search writes; the view's other fields are written by their own controls.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- run when the typed text settles, not when the view or the handler change
   }, [settled]);
   const set = (fields: Partial<ObservationView>) => onChange({ ...view, ...fields });
   const ownerChoice = !view.ownerId ? "" : view.ownerId === me.data?.id ? "me" : "other";

@@ -31,13 +31,16 @@ function renderPage(path: string) {
   );
 }
 
-const page = (items: unknown[], nextCursor: string | null = null) => ({ items, nextCursor });
+const page = <Item,>(items: Item[], nextCursor: string | null = null) => ({ items, nextCursor });
 /** What the page reads besides the frames: one observatory (in Tokyo), no project, the frames' observation and its files. */
 const surroundings = {
   "observatories.list": () => page([{ id: "obs-a", name: "Tokyo dome", timeZone: "Asia/Tokyo" }]),
-  "projects.list": () => page([]),
+  "projects.list": () => ({ items: [], nextCursor: null }),
   "observations.get": () => ({ id: "obs-1", observatoryId: "obs-a" }),
-  "observations.files": () => ({ items: [{ ...foundFrame("f1-preview"), frame: null, kind: "preview", previewOfId: "f1", missing: false }], lost: [] }),
+  "observations.files": () => ({
+    items: [{ ...foundFrame("f1-preview"), frame: null, kind: "preview" as const, previewOfId: "f1", missing: false }],
+    lost: [],
+  }),
 };
 
 describe("the Frames page", () => {

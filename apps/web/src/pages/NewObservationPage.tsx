@@ -28,8 +28,10 @@ export function NewObservationPage() {
   useDocumentTitle("New observation");
   const navigate = useNavigate();
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 200 }));
-  const wizard = useWizard((id) => observatories.data?.items.find((observatory) => observatory.id === id)?.timeZone);
-  const { draft, step, fields } = wizard;
+  // Taken apart at once: the form's and the heading's refs stay apart from the values read while rendering.
+  const { draft, step, fields, form, heading, blocking, timeZone, goTo, reached, edited, next, refusedByServer, preset } = useWizard(
+    (id) => observatories.data?.items.find((observatory) => observatory.id === id)?.timeZone,
+  );
 
   const projects = useQuery(trpc.projects.list.queryOptions(undefined));
   const projectChoices = (projects.data?.items ?? []).filter((project) => project.status === "active").map(({ id, name }) => ({ id, label: name }));
@@ -46,7 +48,6 @@ export function NewObservationPage() {
   // The only project or observatory there is, chosen for the person, once each list is read.
   const onlyProject = projects.isSuccess && projectChoices.length === 1 ? projectChoices[0]!.id : null;
   const onlyObservatory = observatories.isSuccess && observatoryChoices.length === 1 ? observatoryChoices[0]!.id : null;
-  const { preset } = wizard;
   const presetDone = useRef({ project: false, observatory: false });
   useEffect(() => {
     if (onlyProject && !presetDone.current.project && draft.projectId === "") preset({ projectId: onlyProject });
@@ -55,15 +56,17 @@ export function NewObservationPage() {
     if (onlyObservatory) presetDone.current.observatory = true;
   }, [onlyProject, onlyObservatory, draft.projectId, draft.observatoryId, preset]);
   const submitted = useRef(false);
-  const leaving = useLeaveConfirmation(() => wizard.edited && !submitted.current);
+  const leaving = useLeaveConfirmation(() => edited && !submitted.current);
   const create = useMutation(
+    // onSuccess writes `submitted` after the request, never while rendering; a ref, so the navigation it starts already sees it.
+    // eslint-disable-next-line react-hooks/refs -- the compiler cannot tell the callback from a call made during render
     trpc.observations.create.mutationOptions({
       onSuccess: async (observation) => {
         submitted.current = true;
         await refreshObservations();
         void navigate(`/observations/${observation.id}`);
       },
-      onError: (error) => wizard.refusedByServer(formProblem(error)?.fieldErrors ?? {}),
+      onError: (error) => refusedByServer(formProblem(error)?.fieldErrors ?? {}),
     }),
   );
   const problem = formProblem(create.error);
@@ -86,11 +89,11 @@ export function NewObservationPage() {
             <li key={entry.title} aria-current={index === step ? "step" : undefined}>
               {index === step ? (
                 <span className={`${pill} inline-block bg-indigo-600 text-white ring-indigo-600`}>{label}</span>
-              ) : index <= wizard.reached ? (
+              ) : index <= reached ? (
                 // A step shown before: back to it (or forward again) without Next's checks, which Submit makes anyway.
                 <button
                   type="button"
-                  onClick={() => wizard.goTo(index)}
+                  onClick={() => goTo(index)}
                   className={
                     `${pill} text-indigo-700 ring-indigo-200 hover:bg-indigo-50 ` +
                     "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
@@ -115,25 +118,25 @@ export function NewObservationPage() {
       ) : null}
       {leaving}
       <form
-        ref={wizard.form}
+        ref={form}
         noValidate
         aria-labelledby="wizard-step-title"
         onSubmit={(event) => {
           event.preventDefault();
-          if (wizard.next()) create.mutate(toInput(draft, wizard.timeZone.zone));
+          if (next()) create.mutate(toInput(draft, timeZone.zone));
         }}
       >
         <section className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
           <header className="border-b border-slate-100 px-4 py-4 sm:px-6">
-            <h2 id="wizard-step-title" ref={wizard.heading} tabIndex={-1} className="text-base font-semibold text-slate-900 focus:outline-none">
+            <h2 id="wizard-step-title" ref={heading} tabIndex={-1} className="text-base font-semibold text-slate-900 focus:outline-none">
               Step {step + 1} of {steps.length}: {title}
             </h2>
             <p className="mt-1 text-sm text-slate-500">{description}</p>
           </header>
           <div className="px-4 py-5 sm:px-6">
-            {wizard.blocking > 0 ? (
+            {blocking > 0 ? (
               <Alert tone="error" className="mb-4">
-                {wizard.blocking === 1 ? "One field needs" : `${wizard.blocking} fields need`} a change before you can go on.
+                {blocking === 1 ? "One field needs" : `${blocking} fields need`} a change before you can go on.
               </Alert>
             ) : null}
             {general && step === REVIEW_STEP ? (
@@ -148,17 +151,17 @@ export function NewObservationPage() {
             {step === REVIEW_STEP ? (
               <ReviewStep
                 draft={draft}
-                timeZone={wizard.timeZone.zone}
+                timeZone={timeZone.zone}
                 projectName={nameOf(projectChoices, draft.projectId)}
                 observatoryName={nameOf(observatoryChoices, draft.observatoryId)}
                 destinationName={draft.storageDestinationId ? nameOf(destinationChoices, draft.storageDestinationId) : null}
-                goTo={wizard.goTo}
+                goTo={goTo}
               />
             ) : null}
           </div>
         </section>
         <div className="mt-4 flex flex-wrap justify-between gap-3">
-          <Button variant="secondary" disabled={step === 0} onClick={() => wizard.goTo(step - 1)}>
+          <Button variant="secondary" disabled={step === 0} onClick={() => goTo(step - 1)}>
             Back
           </Button>
           <Button type="submit" busy={create.isPending}>

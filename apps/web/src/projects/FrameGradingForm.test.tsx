@@ -1,12 +1,14 @@
 // @vitest-environment happy-dom
 import { DEFAULT_FRAME_GRADING, type FrameGrading } from "@meridian/rules/frames";
-import { afterEach, describe, expect, it } from "vitest";
+import { act, fireEvent, screen } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
 import { ProblemError } from "../lib/errors";
-import { byLabel, byName, click, render, submit, textOf, type } from "../test-support/render";
+import { renderInApp, textOf } from "../test-support/render";
 import { FrameGradingForm } from "./FrameGradingForm";
 
-let mounted: ReturnType<typeof render> | undefined;
-afterEach(() => mounted?.unmount());
+/** Types into a field as React hears it: the whole value at once. */
+const type = (input: HTMLInputElement, text: string) => fireEvent.change(input, { target: { value: text } });
+const click = (element: HTMLElement) => fireEvent.click(element);
 
 function form(options: { grading?: FrameGrading; canManage?: boolean } = {}) {
   const saves: Array<Partial<FrameGrading>> = [];
@@ -18,15 +20,15 @@ function form(options: { grading?: FrameGrading; canManage?: boolean } = {}) {
     error: null as unknown,
     onSave: (change: Partial<FrameGrading>) => saves.push(change),
   };
-  mounted = render(<FrameGradingForm {...props} />);
-  const container = mounted.container;
+  const { container, rerender } = renderInApp(<FrameGradingForm {...props} />);
   return {
     saves,
     container,
-    field: (label: string) => byLabel(container, label),
-    send: () => submit(byName<HTMLFormElement>(container, "Frame grading")),
-    messageOf: (input: HTMLInputElement) => textOf(container.querySelector(`[id="${input.getAttribute("aria-describedby")}"]`)),
-    rerender: (change: Partial<typeof props>) => mounted!.rerender(<FrameGradingForm {...props} {...change} />),
+    field: (label: string) => screen.getByLabelText<HTMLInputElement>(label),
+    // As pressing Enter or the submit button sends it, the browser's checks included.
+    send: () => act(() => screen.getByRole<HTMLFormElement>("form", { name: "Frame grading" }).requestSubmit()),
+    messageOf: (input: HTMLInputElement) => textOf(document.getElementById(input.getAttribute("aria-describedby") ?? "")),
+    rerender: (change: Partial<typeof props>) => rerender(<FrameGradingForm {...props} {...change} />),
   };
 }
 

@@ -1,59 +1,60 @@
-import { act, type ReactNode } from "react";
-import { createRoot } from "react-dom/client";
+import type { ReactNode } from "react";
+import type { TimeDisplay } from "@meridian/rules";
+import { QueryClientProvider } from "@tanstack/react-query";
+import { cleanup, configure, render } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { MemoryRouter } from "react-router-dom";
+import { onTestFinished } from "vitest";
+import { setTimeDisplay, timeDisplay } from "../lib/time-display";
+import { queryClient } from "../trpc";
 
 // React checks its updates are wrapped in act() only where the environment says it is a test.
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+// `findBy…` and `waitFor` wait for a state; Testing Library's 1 s bound failed a first page load on a
+// loaded 2-core machine (the whole unit lane running beside other work). The bound is a safety net.
+configure({ asyncUtilTimeout: 10_000 });
+
+interface InAppOptions {
+  /** Where the router starts: `/admin/users?q=ada`. */
+  path?: string;
+  /** The zone choice of the profile (`observatory` unless given): an observatory's time in its zone, the browser's, or UTC. */
+  timeDisplay?: TimeDisplay;
+}
+
+/** Puts things back as they were when the test ends, however it ends. */
+function restoreAfterTest() {
+  const choice = timeDisplay();
+  const defaults = queryClient.getDefaultOptions();
+  onTestFinished(() => {
+    cleanup();
+    queryClient.clear();
+    queryClient.setDefaultOptions(defaults);
+    setTimeDisplay(choice);
+  });
+}
 
 /**
- * A component mounted in the test's DOM (happy-dom: `// @vitest-environment happy-dom` atop the
- * file), with ways to find what a person finds (by label, by text) and to act as one would.
+ * Renders `ui` (`// @vitest-environment happy-dom` atop the file) inside the app's providers: the
+ * app's own query client (the one components invalidate), emptied and without retries for the test;
+ * a router at `path`; the profile's zone choice (the browser's own zone is the process's). Ask what a person sees with
+ * Testing Library's `screen`, act with the returned `user`; the page's API is `startApi` (api.ts).
+ * Everything is undone when the test ends.
  */
-export function render(node: ReactNode) {
-  const container = document.createElement("div");
-  document.body.append(container);
-  const root = createRoot(container);
-  act(() => root.render(node));
-  return {
-    container,
-    rerender: (next: ReactNode) => act(() => root.render(next)),
-    unmount: () => {
-      act(() => root.unmount());
-      container.remove();
-    },
-  };
-}
-
-/** The control a `<label>` names (exactly, trimmed), as a person finds a field. */
-export function byLabel<T extends HTMLElement = HTMLInputElement>(within: ParentNode, text: string): T {
-  const label = [...within.querySelectorAll("label")].find((element) => element.textContent?.trim() === text);
-  const control = label?.htmlFor ? (within.querySelector(`[id="${label.htmlFor}"]`) as T | null) : null;
-  if (!control) throw new Error(`No control labelled "${text}"`);
-  return control;
-}
-
-/** The element whose accessible name (`aria-label`) is `name`. */
-export function byName<T extends HTMLElement = HTMLElement>(within: ParentNode, name: string): T {
-  const element = [...within.querySelectorAll<T>("[aria-label]")].find((candidate) => candidate.getAttribute("aria-label") === name);
-  if (!element) throw new Error(`Nothing named "${name}"`);
-  return element;
+export function renderInApp(ui: ReactNode, options: InAppOptions | string = {}) {
+  const { path = "/", ...settings } = typeof options === "string" ? { path: options } : options;
+  restoreAfterTest();
+  const defaults = queryClient.getDefaultOptions();
+  queryClient.setDefaultOptions({ ...defaults, queries: { ...defaults.queries, retry: false }, mutations: { ...defaults.mutations, retry: false } });
+  setTimeDisplay(settings.timeDisplay ?? "observatory");
+  const user = userEvent.setup({ delay: null });
+  // A wrapper, so that `rerender` keeps the providers.
+  const wrapper = ({ children }: { children: ReactNode }) => (
+    <QueryClientProvider client={queryClient}>
+      <MemoryRouter initialEntries={[path]}>{children}</MemoryRouter>
+    </QueryClientProvider>
+  );
+  return { ...render(ui, { wrapper }), user };
 }
 
 /** Text as it reads, with whitespace runs made one space. */
 export const textOf = (element: Element | null | undefined) => (element?.textContent ?? "").replace(/\s+/g, " ").trim();
-
-/** Types into a field as React hears it: the value set past React's own tracker, then an input event. */
-export function type(input: HTMLInputElement, text: string) {
-  act(() => {
-    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!.call(input, text);
-    input.dispatchEvent(new Event("input", { bubbles: true }));
-  });
-}
-
-export function click(element: HTMLElement) {
-  act(() => element.click());
-}
-
-/** Sends the form as pressing Enter or its submit button does. */
-export function submit(form: HTMLFormElement) {
-  act(() => form.requestSubmit());
-}

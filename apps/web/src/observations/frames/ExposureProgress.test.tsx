@@ -1,18 +1,15 @@
 // @vitest-environment happy-dom
-import { MemoryRouter } from "react-router-dom";
-import { afterEach, describe, expect, it } from "vitest";
-import { byName, render, textOf } from "../../test-support/render";
+import { screen } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { renderInApp, textOf } from "../../test-support/render";
 import { ExposureProgress } from "./ExposureProgress";
 import { RepeatedAsLine, RepeatOfLine } from "./RepeatOf";
-
-let mounted: ReturnType<typeof render> | undefined;
-afterEach(() => mounted?.unmount());
 
 const cells = (row: Element) => [...row.querySelectorAll("td")].map((cell) => textOf(cell).replace(/^(Wanted|Taken|Accepted) /, ""));
 
 describe("an observation's progress", () => {
   it("shows each exposure line with the frames wanted, taken and accepted, and how many are still to accept", () => {
-    mounted = render(
+    renderInApp(
       <ExposureProgress
         lines={[
           { targetName: "M45", filter: "L", exposureSeconds: 60, desired: 10, acquired: 8, accepted: 6 },
@@ -20,7 +17,7 @@ describe("an observation's progress", () => {
         ]}
       />,
     );
-    const table = byName(mounted.container, "Progress per exposure line");
+    const table = screen.getByLabelText("Progress per exposure line");
     expect([...table.querySelectorAll("th")].map(textOf)).toEqual(["Target", "Exposure", "Wanted", "Taken", "Accepted", "Left"]);
     expect([...table.querySelectorAll("tbody tr")].map(cells)).toEqual([
       ["M45", "L · 60 s", "10", "8", "6", "4 more to accept"],
@@ -29,23 +26,15 @@ describe("an observation's progress", () => {
   });
 
   it("links a repeat to the observation it repeats, by name", () => {
-    mounted = render(
-      <MemoryRouter>
-        <RepeatOfLine id="obs-1" name="Pleiades" />
-      </MemoryRouter>,
-    );
-    const link = mounted.container.querySelector("a")!;
+    renderInApp(<RepeatOfLine id="obs-1" name="Pleiades" />);
+    const link = screen.getByRole("link");
     expect(textOf(link.parentElement)).toBe("Repeat of Pleiades, for the exposures it did not get accepted.");
     expect(link.getAttribute("href")).toBe("/observations/obs-1");
   });
 
   it("links an observation to the repeat made of its missing exposures, by name", () => {
-    mounted = render(
-      <MemoryRouter>
-        <RepeatedAsLine id="obs-2" name="Pleiades (repeat 1)" />
-      </MemoryRouter>,
-    );
-    const link = mounted.container.querySelector("a")!;
+    renderInApp(<RepeatedAsLine id="obs-2" name="Pleiades (repeat 1)" />);
+    const link = screen.getByRole("link");
     expect(textOf(link.parentElement)).toBe("Its exposures without an accepted frame are repeated in Pleiades (repeat 1).");
     expect(link.getAttribute("href")).toBe("/observations/obs-2");
   });

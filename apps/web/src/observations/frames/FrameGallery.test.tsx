@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { queuedFrameAnalysis, DEFAULT_FRAME_GRADING, type FrameAnalysis } from "@meridian/rules/frames";
-import { afterEach, describe, expect, it } from "vitest";
-import { byName, render, textOf } from "../../test-support/render";
+import { screen, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { renderInApp, textOf } from "../../test-support/render";
 import type { FrameFile, PreviewFile } from "./FrameCard";
 import { FrameGallery } from "./FrameGallery";
 
@@ -30,11 +31,8 @@ function analysed(fields: Partial<FrameAnalysis>): FrameAnalysis {
 
 const frameFile = (filename: string, frame: FrameAnalysis): FrameFile => ({ id: `file-${filename}`, filename, createdAt: "2026-11-28T21:06:00.000Z", frame });
 
-let mounted: ReturnType<typeof render> | undefined;
-afterEach(() => mounted?.unmount());
-
 function gallery(frames: FrameFile[], options: { previews?: Record<string, PreviewFile>; grading?: typeof DEFAULT_FRAME_GRADING; timeZone?: string } = {}) {
-  mounted = render(
+  renderInApp(
     <FrameGallery
       frames={frames}
       previewOf={new Map(Object.entries(options.previews ?? {}))}
@@ -42,10 +40,10 @@ function gallery(frames: FrameFile[], options: { previews?: Record<string, Previ
       grading={"grading" in options ? options.grading : DEFAULT_FRAME_GRADING}
     />,
   );
-  return (filename: string) => byName(mounted!.container, filename);
+  return (filename: string) => screen.getByLabelText(filename);
 }
 
-const reasons = (card: HTMLElement, filename: string) => [...byName(card, `Why ${filename} was rejected`).querySelectorAll("li")].map(textOf);
+const reasons = (card: HTMLElement, filename: string) => [...within(card).getByLabelText(`Why ${filename} was rejected`).querySelectorAll("li")].map(textOf);
 
 describe("the frame gallery", () => {
   it("shows an accepted frame's preview, grade, measures, solution and the time it was taken in the observatory's zone", () => {
@@ -144,6 +142,6 @@ describe("the frame gallery", () => {
       frameFile("b.fits", analysed({ grade: "rejected", rejectedFor: ["TOO_FEW_STARS"], stars: 2 })),
       frameFile("c.fits", queuedFrameAnalysis()),
     ]);
-    expect(textOf(mounted!.container)).toContain("3 frames: 1 accepted, 1 rejected, 1 being analysed");
+    expect(textOf(document.body)).toContain("3 frames: 1 accepted, 1 rejected, 1 being analysed");
   });
 });

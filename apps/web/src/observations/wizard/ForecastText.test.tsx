@@ -1,19 +1,16 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, it } from "vitest";
-import { render, textOf } from "../../test-support/render";
+import { describe, expect, it } from "vitest";
+import { renderInApp, textOf } from "../../test-support/render";
 import type { ObservationInput } from "./draft";
 import { ForecastText, type DraftForecast } from "./ForecastSlot";
-
-let mounted: ReturnType<typeof render> | undefined;
-afterEach(() => mounted?.unmount());
 
 const input = {
   constraints: { minAltitude: 30, maxAirmass: null, moonDistance: null, twilight: "astronomical" },
 } as unknown as ObservationInput;
 
 const reviewText = (data: DraftForecast) => {
-  mounted = render(<ForecastText input={input} pending={false} error={null} data={data} />);
-  return textOf(mounted.container);
+  const { container } = renderInApp(<ForecastText input={input} pending={false} error={null} data={data} />);
+  return textOf(container);
 };
 
 const nothingExpected = { timeZone: "America/Santiago", expectedStart: null, expectedEnd: null, observatoryReasons: [] };
