@@ -1,0 +1,126 @@
+// @vitest-environment happy-dom
+import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { Route, Routes } from "react-router-dom";
+import { afterEach, describe, expect, it } from "vitest";
+import { ObservationPage } from "../pages/ObservationPage";
+import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { observationFixture } from "./observation-fixtures";
+import type { Observation } from "./labels";
+
+let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
+afterEach(async () => {
+  cleanup();
+  await api?.close();
+  api = undefined;
+});
+
+const CONTROLS = ["Edit", "Pause", "Change priority", "Clone", "Cancel observation"];
+
+/** The observation page's API for `me`, with the observatory's permissions `permissions`; changes go to `observation` as the server makes them. */
+function observationApi(me: string, permissions: Record<string, boolean>, observation: Observation) {
+  const answer = () => ({ ...observation });
+  const update = (fields: Partial<Observation>) => {
+    Object.assign(observation, fields);
+    return answer();
+  };
+  return {
+    "auth.me": () => signedIn({ id: me }),
+    "observations.get": answer,
+    "observations.history": () => ({ items: [], nextCursor: null }),
+    "observations.files": () => ({ items: [], lost: [] }),
+    "observations.forecast": () => null,
+    "observatories.get": () => ({
+      id: "oby_1",
+      name: "Dome",
+      timeZone: "Australia/Sydney",
+      settings: { slewSeconds: 120, readoutSeconds: 10 },
+      myPermissions: permissions,
+    }),
+    "projects.get": () => ({ id: "prj_1", name: "Survey", status: "active", frameGrading: null }),
+    "observations.pause": () => update({ status: "paused" }),
+    "observations.resume": () => update({ status: "pending" }),
+    "observations.cancel": () => update({ status: "cancelled" }),
+    "observations.update": (input: unknown) => update((input as { update: Partial<Observation> }).update),
+  };
+}
+
+function renderObservation() {
+  renderPage(
+    <Routes>
+      <Route path="/observations/:id" element={<ObservationPage />} />
+    </Routes>,
+    "/observations/obs_1",
+  );
+}
+
+const button = (name: string) => screen.queryByRole("button", { name, exact: true });
+
+describe("an observation's page", () => {
+  it("shows a viewer no control, and an observer only Clone", async () => {
+    api = await startPageApi(observationApi("usr_viewer", { can_view: true }, observationFixture()));
+    renderObservation();
+    await screen.findByRole("heading", { name: "Solo" });
+    await waitFor(() => expect(api!.inputsOf("projects.get").length).toBeGreaterThan(0));
+    for (const name of CONTROLS) expect(button(name)).toBeNull();
+    cleanup();
+    await api.close();
+
+    api = await startPageApi(observationApi("usr_observer", { can_view: true, can_observe: true }, observationFixture()));
+    renderObservation();
+    await screen.findByRole("button", { name: "Clone" });
+    for (const name of CONTROLS.filter((name) => name !== "Clone")) expect(button(name)).toBeNull();
+  });
+
+  it("lets its owner pause and resume it, change its priority, and refuses an edit out of range at its field before sending it", async () => {
+    api = await startPageApi(observationApi("usr_owner", { can_view: true, can_observe: true }, observationFixture()));
+    renderObservation();
+    const user = userEvent.setup({ delay: null });
+    await user.click(await screen.findByRole("button", { name: "Pause" }));
+    await screen.findByRole("button", { name: "Resume" });
+    await screen.findByText("Paused: dispatch passes it by until it is resumed.");
+    expect(api.inputsOf("observations.pause")).toEqual([{ id: "obs_1" }]);
+
+    await user.click(screen.getByRole("button", { name: "Change priority" }));
+    await user.selectOptions(within(await screen.findByRole("dialog")).getByLabelText("Priority"), "9");
+    await user.click(screen.getByRole("button", { name: "Set priority" }));
+    await screen.findByText(/priority 9/);
+    expect(api.inputsOf("observations.update")).toEqual([{ id: "obs_1", update: { priority: 9 } }]);
+
+    await user.click(screen.getByRole("button", { name: "Edit" }));
+    const edit = await screen.findByRole("dialog", { name: "Edit observation" });
+    const altitude = within(edit).getByLabelText("Minimum altitude (°)");
+    await user.clear(altitude);
+    await user.type(altitude, "95");
+    await user.click(within(edit).getByRole("button", { name: "Save changes" }));
+    await within(edit).findByText("Min altitude must be at most 90.");
+    expect(api.inputsOf("observations.update")).toHaveLength(1);
+
+    const name = within(edit).getByLabelText("Name", { exact: true });
+    await user.clear(name);
+    await user.type(name, "Solo renamed");
+    await user.clear(altitude);
+    await user.type(altitude, "45");
+    await user.click(within(edit).getByRole("button", { name: "Save changes" }));
+    await screen.findByRole("heading", { name: "Solo renamed" });
+    expect(api.inputsOf("observations.update").at(-1)).toMatchObject({ id: "obs_1", update: { name: "Solo renamed", constraints: { minAltitude: 45 } } });
+    await user.click(screen.getByRole("button", { name: "Resume" }));
+    await screen.findByRole("button", { name: "Pause" });
+    expect(api.inputsOf("observations.resume")).toEqual([{ id: "obs_1" }]);
+  });
+
+  it("asks before cancelling with “Keep it” and “Cancel observation”, never two Cancels, and cancels only when told", async () => {
+    api = await startPageApi(observationApi("usr_owner", { can_view: true }, observationFixture({ name: "Keep or cancel" })));
+    renderObservation();
+    const user = userEvent.setup({ delay: null });
+    await user.click(await screen.findByRole("button", { name: "Cancel observation" }));
+    const dialog = await screen.findByRole("dialog", { name: "Cancel this observation?" });
+    expect(within(dialog).getAllByRole("button").map((one) => one.textContent)).toEqual(["Keep it", "Cancel observation"]);
+    await user.click(within(dialog).getByRole("button", { name: "Keep it" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Cancel this observation?" })).toBeNull());
+    expect(api.inputsOf("observations.cancel")).toEqual([]);
+    await user.click(screen.getByRole("button", { name: "Cancel observation" }));
+    await user.click(within(await screen.findByRole("dialog", { name: "Cancel this observation?" })).getByRole("button", { name: "Cancel observation" }));
+    await waitFor(() => expect(api!.inputsOf("observations.cancel")).toEqual([{ id: "obs_1" }]));
+  });
+});
