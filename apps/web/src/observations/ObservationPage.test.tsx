@@ -42,6 +42,10 @@ function observationApi(me: string, permissions: Record<string, boolean>, observ
     "observations.resume": () => update({ status: "pending" }),
     "observations.cancel": () => update({ status: "cancelled" }),
     "observations.update": (input: unknown) => update((input as { update: Partial<Observation> }).update),
+    "observations.clone": () => {
+      Object.assign(observation, { id: "obs_copy" });
+      return answer();
+    },
   };
 }
 
@@ -72,7 +76,7 @@ describe("an observation's page", () => {
     for (const name of CONTROLS.filter((name) => name !== "Clone")) expect(button(name)).toBeNull();
   });
 
-  it("lets its owner pause and resume it, change its priority, and refuses an edit out of range at its field before sending it", async () => {
+  it("lets its owner pause and resume it, change its priority, edit it (refusing a value out of range at its field before sending it) and clone it", async () => {
     api = await startPageApi(observationApi("usr_owner", { can_view: true, can_observe: true }, observationFixture()));
     renderObservation();
     const user = userEvent.setup({ delay: null });
@@ -107,6 +111,13 @@ describe("an observation's page", () => {
     await user.click(screen.getByRole("button", { name: "Resume" }));
     await screen.findByRole("button", { name: "Pause" });
     expect(api.inputsOf("observations.resume")).toEqual([{ id: "obs_1" }]);
+
+    // A clone opens on its own page, which says where it came from.
+    await user.click(screen.getByRole("button", { name: "Clone" }));
+    await user.click(within(await screen.findByRole("dialog", { name: "Clone observation" })).getByRole("button", { name: "Clone" }));
+    await screen.findByText("A copy of Solo renamed is pending.");
+    expect(api.inputsOf("observations.clone")).toEqual([{ id: "obs_1", priority: 9, overrides: {} }]);
+    expect(screen.getByTestId("where").textContent).toBe("/observations/obs_copy");
   });
 
   it("asks before cancelling with “Keep it” and “Cancel observation”, never two Cancels, and cancels only when told", async () => {
