@@ -3,6 +3,7 @@ import { cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Route, Routes } from "react-router-dom";
 import { afterEach, describe, expect, it } from "vitest";
+import { StubRefusal } from "../frames/frame-test-support";
 import { ObservationPage } from "../pages/ObservationPage";
 import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
 import { observationFixture } from "./observation-fixtures";
@@ -133,5 +134,21 @@ describe("an observation's page", () => {
     await user.click(screen.getByRole("button", { name: "Cancel observation" }));
     await user.click(within(await screen.findByRole("dialog", { name: "Cancel this observation?" })).getByRole("button", { name: "Cancel observation" }));
     await waitFor(() => expect(api!.inputsOf("observations.cancel")).toEqual([{ id: "obs_1" }]));
+  });
+});
+
+describe("an observation whose observatory was removed", () => {
+  it("names the observatory as removed and says why it was cancelled", async () => {
+    const removed = observationApi("usr_owner", {}, observationFixture({ status: "cancelled", statusReason: "observatory removed" }));
+    api = await startPageApi({
+      ...removed,
+      "observatories.get": () => {
+        throw new StubRefusal("NOT_FOUND", 404, "No such observatory");
+      },
+      "observatories.names": () => ({ items: [{ id: "oby_1", name: "Dome 1", removed: true }] }),
+    });
+    renderObservation();
+    await screen.findByText(/Dome 1 \(removed\)/);
+    expect(screen.getByText("Reason: observatory removed")).toBeTruthy();
   });
 });

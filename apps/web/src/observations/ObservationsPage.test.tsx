@@ -39,7 +39,7 @@ const listApi = () => ({
 function Back() {
   const navigate = useNavigate();
   return (
-    <button type="button" onClick={() => navigate(-1)}>
+    <button type="button" onClick={() => void navigate(-1)}>
       Browser back
     </button>
   );
@@ -114,5 +114,53 @@ describe("finding observations", () => {
     expect((screen.getByLabelText("Search") as HTMLInputElement).value).toBe("ngc 7000");
     expect(screen.getByRole("columnheader", { name: "Priority" }).getAttribute("aria-sort")).toBe("ascending");
     expect(api.inputsOf("observations.list")).toEqual([{ limit: 50, q: "ngc 7000", status: "cancelled", sort: "priority" }]);
+  });
+});
+
+describe("operating observations from the table", () => {
+  it("pauses and resumes the selected rows, chosen by keyboard or all at once, and reports each row's result", async () => {
+    const rows = [observation("mine", "Mine", 5), observation("a", "Theirs A", 5), observation("b", "Theirs B", 5)];
+    api = await startPageApi({
+      ...listApi(),
+      "observations.list": () => ({ items: rows.map((row) => ({ ...row })), nextCursor: null }),
+      // The caller may operate only their own: the others are refused as the single operation refuses them.
+      "observations.bulk": (input: unknown) => {
+        const { ids, action } = input as { ids: string[]; action: "pause" | "resume" };
+        return {
+          results: ids.map((id) => {
+            if (id !== "mine") return { id, ok: false, code: "FORBIDDEN" };
+            rows[0]!.status = action === "pause" ? "paused" : "pending";
+            return { id, ok: true };
+          }),
+        };
+      },
+    });
+    renderPage(<ObservationsPage />, "/observations");
+    const user = userEvent.setup({ delay: null });
+    const rowOf = (name: string) => screen.getByRole("link", { name }).closest("tr")!;
+    await screen.findByRole("link", { name: "Mine" });
+    screen.getByRole("checkbox", { name: "Select Mine" }).focus();
+    await user.keyboard(" ");
+    const bar = await screen.findByRole("region", { name: "Bulk actions" });
+    await within(bar).findByText("1 observation selected");
+    await user.click(screen.getByRole("checkbox", { name: "Select every observation shown" }));
+    await within(bar).findByText("3 observations selected");
+
+    await user.click(within(bar).getByRole("button", { name: "Pause" }));
+    await within(bar).findByText("1 paused, 2 refused: not allowed.");
+    expect(api.inputsOf("observations.bulk")).toEqual([{ ids: ["mine", "a", "b"], action: "pause" }]);
+    for (const name of ["Theirs A", "Theirs B"]) expect(within(bar).getByText(`${name}: not allowed`, { exact: false })).toBeTruthy();
+    await waitFor(() => expect(within(rowOf("Mine")).getByText("Paused", { exact: true })).toBeTruthy());
+    expect(rowOf("Mine").querySelector("[data-bulk-result]")?.getAttribute("data-bulk-result")).toBe("ok");
+    for (const name of ["Theirs A", "Theirs B"]) {
+      expect(rowOf(name).querySelector("[data-bulk-result]")?.getAttribute("data-bulk-result")).toBe("FORBIDDEN");
+      expect(within(rowOf(name)).getByText("Pending", { exact: true })).toBeTruthy();
+    }
+
+    await user.click(within(bar).getByRole("button", { name: "Resume" }));
+    await within(bar).findByText("1 resumed, 2 refused: not allowed.");
+    await waitFor(() => expect(within(rowOf("Mine")).getByText("Pending", { exact: true })).toBeTruthy());
+    await user.click(within(bar).getByRole("button", { name: "Clear selection" }));
+    await within(bar).findByText("0 observations selected");
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { ReactNode } from "react";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { render } from "@testing-library/react";
-import { MemoryRouter, useLocation } from "react-router-dom";
+import { MemoryRouter, useLocation, type InitialEntry } from "react-router-dom";
 import { StubRefusal } from "../frames/frame-test-support";
 import { queryClient } from "../trpc";
 
@@ -80,9 +80,9 @@ export function Where() {
 
 /**
  * Renders `ui` as the app does, with `<Where />` beside it: the app's own query client (pages refresh
- * what a change touched through it), emptied of the last test's answers, and a router at `path`.
+ * what a change touched through it), emptied of the last test's answers, and a router at `path` (with its state, if any).
  */
-export function renderPage(ui: ReactNode, path = "/") {
+export function renderPage(ui: ReactNode, path: InitialEntry = "/") {
   queryClient.clear();
   return render(
     <QueryClientProvider client={queryClient}>
