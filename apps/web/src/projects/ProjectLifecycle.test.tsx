@@ -7,8 +7,8 @@ import { DeleteOrganizationCard } from "../organizations/DeleteOrganizationCard"
 import type { Organization } from "../organizations/types";
 import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
 import { DeleteProjectCard } from "./DeleteProjectCard";
-import type { Project, ProjectMember } from "./labels";
-import { ProjectRoleSelect } from "./ProjectRoleSelect";
+import type { Project } from "./labels";
+import { ProjectMembers } from "./ProjectMembers";
 
 let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
 afterEach(async () => {
@@ -18,17 +18,27 @@ afterEach(async () => {
 });
 
 describe("a project's member roles", () => {
-  it("changes a member's role as soon as it is chosen, and says so", async () => {
+  it("lets the owner change a member's role as soon as it is chosen, said on the page and in its live region; the owner's own role is no choice", async () => {
+    const members = [
+      { userId: "usr_owner", name: "Paula Owner", email: "paula@example.com", role: "owner", joinedAt: "2026-11-01T10:00:00.000Z" },
+      { userId: "usr_mia", name: "Mia Member", email: "mia@example.com", role: "member", joinedAt: "2026-11-02T10:00:00.000Z" },
+    ];
     api = await startPageApi({
       "auth.me": () => signedIn({ id: "usr_owner" }),
-      "projects.updateMember": (input: unknown) => ({ userId: "usr_mia", name: "Mia Member", role: (input as { role: string }).role }),
+      "projects.members": () => ({ items: members }),
+      "invitations.projectList": () => ({ items: [] }),
+      "projects.updateMember": (input: unknown) => {
+        const mia = members[1]!;
+        mia.role = (input as { role: string }).role;
+        return { ...mia };
+      },
     });
-    const said: string[] = [];
-    const member = { userId: "usr_mia", name: "Mia Member", email: "mia@example.com", role: "member" } as ProjectMember;
-    renderPage(<ProjectRoleSelect projectId="prj_1" member={member} onChanged={(message) => said.push(message)} />);
-    await userEvent.setup({ delay: null }).selectOptions(screen.getByLabelText("Role of Mia Member"), "admin");
-    await waitFor(() => expect(said).toEqual(["Mia Member is now an admin."]));
+    renderPage(<ProjectMembers project={{ id: "prj_1", name: "Survey", status: "active", myRole: "owner" } as Project} />);
+    await userEvent.setup({ delay: null }).selectOptions(await screen.findByLabelText("Role of Mia Member"), "admin");
+    await screen.findByText("Mia Member is now an admin.", { selector: "div, p:not([role])" });
+    expect(screen.getAllByRole("status").filter((status) => status.textContent?.includes("Mia Member is now an admin."))).toHaveLength(2);
     expect(api.inputsOf("projects.updateMember")).toEqual([{ id: "prj_1", userId: "usr_mia", role: "admin" }]);
+    expect(screen.queryByLabelText("Role of Paula Owner")).toBeNull();
   });
 });
 
