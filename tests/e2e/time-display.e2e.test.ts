@@ -116,46 +116,6 @@ describe("times of an observatory", { timeout: 120_000 }, () => {
     }
   });
 
-  it("are set in the observatory's settings: a zone checked as typed, slew and readout seconds, the location's zone again when emptied", async () => {
-    const { owner, observatory, page, close } = await setUp();
-    try {
-      await page.goto(appUrl(server, `observatories/${observatory.id}`));
-      await page.getByText("Australia/Sydney").first().waitFor(WAIT);
-      await page.getByText("Slew 120 s per target · readout 10 s per exposure").waitFor(WAIT);
-      await page.getByRole("button", { name: "Settings" }).click();
-      const dialog = page.getByRole("dialog", { name: "Observatory settings" });
-      const zone = dialog.getByLabel("Time zone");
-      expect(await zone.inputValue()).toBe("Australia/Sydney");
-      await dialog.getByText("now Australia/Sydney", { exact: false }).waitFor(WAIT);
-      await zone.fill("Mars/Olympus_Mons");
-      await dialog.getByText("Time zone must be an IANA time zone name such as Atlantic/Canary or UTC.").waitFor(WAIT);
-      expect(await zone.getAttribute("aria-invalid")).toBe("true");
-      await zone.fill("Europe/Madrid");
-      await expect.poll(() => zone.getAttribute("aria-invalid")).toBeNull();
-      await dialog.getByLabel("Slew time (s)").fill("30");
-      await dialog.getByLabel("Readout time (s)").fill("4000");
-      await dialog.getByRole("button", { name: "Save settings" }).click();
-      await dialog.getByText("Readout time (s) must be between 0 and 600.").waitFor(WAIT);
-      await dialog.getByLabel("Readout time (s)").fill("5");
-      await dialog.getByRole("button", { name: "Save settings" }).click();
-      await dialog.waitFor({ state: "hidden", ...WAIT });
-      await page.getByText("Slew 30 s per target · readout 5 s per exposure").waitFor(WAIT);
-      expect(await api(`/observatories/${observatory.id}`, owner.token)).toMatchObject({
-        timeZone: "Europe/Madrid",
-        settings: { slewSeconds: 30, readoutSeconds: 5 },
-      });
-
-      await page.getByRole("button", { name: "Settings" }).click();
-      await dialog.getByLabel("Time zone").fill("");
-      await dialog.getByRole("button", { name: "Save settings" }).click();
-      await dialog.waitFor({ state: "hidden", ...WAIT });
-      await page.getByText("(from its location)").waitFor(WAIT);
-      expect(await api(`/observatories/${observatory.id}`, owner.token)).toMatchObject({ timeZone: "Australia/Sydney" });
-    } finally {
-      await close();
-    }
-  });
-
   it("in the wizard and the edit dialog: a window typed and shown on the observatory's clocks, named beside each field, sent in UTC", async () => {
     const { tag, owner, observatory, page, close } = await setUp();
     try {
