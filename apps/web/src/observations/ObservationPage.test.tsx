@@ -152,3 +152,33 @@ describe("an observation whose observatory was removed", () => {
     expect(screen.getByText("Reason: observatory removed")).toBeTruthy();
   });
 });
+
+describe("an observation's times", () => {
+  it("shows its window in the observatory's zone named by its offset, UTC on hover, and edits it on the same clocks", async () => {
+    const start = "2031-01-02T10:00:00.000Z";
+    const fixed = observationFixture({ type: "fixed_time", fixedTimeStart: start, fixedTimeEnd: "2031-01-02T15:00:00.000Z", estimatedSeconds: 330 });
+    api = await startPageApi(observationApi("usr_owner", { can_view: true }, fixed));
+    renderObservation();
+    const notBefore = await screen.findByText("Jan 2, 2031, 21:00 UTC+11", { selector: "time" });
+    expect(notBefore.getAttribute("datetime")).toBe(start);
+    expect(notBefore.getAttribute("title")).toBe("2031-01-02 10:00 UTC");
+    // The estimate: one 120 s slew, three 60 s exposures with a 10 s readout each (the server's sum).
+    expect(screen.getByText("5 min 30 s", { exact: true })).toBeTruthy();
+
+    const user = userEvent.setup({ delay: null });
+    await user.click(screen.getByRole("button", { name: "Edit" }));
+    const dialog = await screen.findByRole("dialog", { name: "Edit observation" });
+    expect(within(dialog).getByText("In the observatory's time zone, Australia/Sydney.")).toBeTruthy();
+    expect((within(dialog).getByLabelText("Window start") as HTMLInputElement).value).toBe("2031-01-02T21:00");
+    const end = within(dialog).getByLabelText("Window end") as HTMLInputElement;
+    expect(end.value).toBe("2031-01-03T02:00");
+    const described = (end.getAttribute("aria-describedby") ?? "").split(/\s+/).map((id) => document.getElementById(id)?.textContent ?? "");
+    expect(described.join(" ").trim()).toBe("Not after this time (optional). UTC+11");
+    await user.clear(end);
+    await user.type(end, "2031-01-03T03:30");
+    await user.click(within(dialog).getByRole("button", { name: "Save changes" }));
+    await waitFor(() => expect(api!.inputsOf("observations.update")).toHaveLength(1));
+    // Only what changed is sent; the start stays as stored.
+    expect(api.inputsOf("observations.update")[0]).toEqual({ id: "obs_1", update: { fixedTimeEnd: "2031-01-02T16:30:00.000Z" } });
+  });
+});
