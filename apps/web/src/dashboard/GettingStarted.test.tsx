@@ -15,7 +15,10 @@ afterEach(async () => {
 
 const STEPS = ["join", "location", "plugin", "project", "observation"] as const;
 /** The checklist as `user.gettingStarted` answers it: the steps in `done` ticked, `observatory` the one it is about. */
-const checklistOf = (done: ReadonlyArray<(typeof STEPS)[number]>, observatory: { id: string; name: string; canAdmin: boolean; hasKey: boolean } | null = null) => ({
+const checklistOf = (
+  done: ReadonlyArray<(typeof STEPS)[number]>,
+  observatory: { id: string; name: string; canAdmin: boolean; hasKey: boolean } | null = null,
+) => ({
   steps: STEPS.map((id) => ({ id, done: done.includes(id) })),
   observatory,
 });

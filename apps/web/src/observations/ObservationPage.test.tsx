@@ -59,7 +59,7 @@ function renderObservation() {
   );
 }
 
-const button = (name: string) => screen.queryByRole("button", { name, exact: true });
+const button = (name: string) => screen.queryByRole("button", { name });
 
 describe("an observation's page", () => {
   it("shows a viewer no control, and an observer only Clone", async () => {
@@ -77,7 +77,7 @@ describe("an observation's page", () => {
     for (const name of CONTROLS.filter((name) => name !== "Clone")) expect(button(name)).toBeNull();
   });
 
-  it("lets its owner pause and resume it, change its priority, edit it (refusing a value out of range at its field before sending it) and clone it", async () => {
+  it("lets its owner pause and resume it, change its priority, edit it (a value out of range refused at its field, unsent) and clone it", async () => {
     api = await startPageApi(observationApi("usr_owner", { can_view: true, can_observe: true }, observationFixture()));
     renderObservation();
     const user = userEvent.setup({ delay: null });
@@ -127,7 +127,11 @@ describe("an observation's page", () => {
     const user = userEvent.setup({ delay: null });
     await user.click(await screen.findByRole("button", { name: "Cancel observation" }));
     const dialog = await screen.findByRole("dialog", { name: "Cancel this observation?" });
-    expect(within(dialog).getAllByRole("button").map((one) => one.textContent)).toEqual(["Keep it", "Cancel observation"]);
+    expect(
+      within(dialog)
+        .getAllByRole("button")
+        .map((one) => one.textContent),
+    ).toEqual(["Keep it", "Cancel observation"]);
     await user.click(within(dialog).getByRole("button", { name: "Keep it" }));
     await waitFor(() => expect(screen.queryByRole("dialog", { name: "Cancel this observation?" })).toBeNull());
     expect(api.inputsOf("observations.cancel")).toEqual([]);

@@ -26,7 +26,15 @@ interface Move {
 
 const dispatch = { kind: "system", id: "dispatch", name: null };
 const owner = { kind: "user", id: "usr_owner", name: "Owner Olga" };
-const submitted = (fields: Partial<Move> = {}): Move => ({ id: "h0", from: null, to: "pending", at: "2026-11-20T10:00:00.000Z", actor: owner, reason: null, ...fields });
+const submitted = (fields: Partial<Move> = {}): Move => ({
+  id: "h0",
+  from: null,
+  to: "pending",
+  at: "2026-11-20T10:00:00.000Z",
+  actor: owner,
+  reason: null,
+  ...fields,
+});
 /** `count` moves of a monitoring cadence after the submission, oldest first, each named `cadence <n>`. */
 const cadence = (count: number): Move[] =>
   Array.from({ length: count }, (_, index) => ({

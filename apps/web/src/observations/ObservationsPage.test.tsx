@@ -60,7 +60,11 @@ describe("finding observations", () => {
     );
     const user = userEvent.setup({ delay: null });
     const table = await screen.findByRole("table", { name: "Observations" });
-    expect(within(table).getAllByRole("link").map((link) => link.textContent)).toEqual(["Delta field", "Beta field"]);
+    expect(
+      within(table)
+        .getAllByRole("link")
+        .map((link) => link.textContent),
+    ).toEqual(["Delta field", "Beta field"]);
     expect(lastListInput()).toEqual({ limit: 50 });
 
     // Search by a target's name, typed: the URL follows once typing pauses, and the API is asked.

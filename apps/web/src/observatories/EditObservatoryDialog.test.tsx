@@ -76,7 +76,10 @@ describe("an observatory's settings", () => {
     await retype(user, within(dialog).getByLabelText("Readout time (s)"), "5");
     await user.click(within(dialog).getByRole("button", { name: "Save settings" }));
     await waitFor(() => expect(saved()).toBe(true));
-    expect(api!.inputsOf("observatories.update")[0]).toMatchObject({ id: "oby_1", update: { timeZone: "Europe/Madrid", settings: { slewSeconds: 30, readoutSeconds: 5 } } });
+    expect(api!.inputsOf("observatories.update")[0]).toMatchObject({
+      id: "oby_1",
+      update: { timeZone: "Europe/Madrid", settings: { slewSeconds: 30, readoutSeconds: 5 } },
+    });
   });
 
   it("send an emptied time zone so the location's applies again", async () => {
@@ -91,7 +94,12 @@ describe("an observatory's settings", () => {
 describe("an observatory's overview", () => {
   it("shows its location, its zone (said to come from its location when it does) and its slew and readout times", async () => {
     api = await startPageApi({ "auth.me": () => signedIn({ id: "usr_owner" }) });
-    renderPage(<ObservatoryOverview observatory={observatoryFixture({ ...sydney, location: { latitude: -30.526666, longitude: -70.736666, elevation: 2715 } })} ownerName="Otto Owner" />);
+    renderPage(
+      <ObservatoryOverview
+        observatory={observatoryFixture({ ...sydney, location: { latitude: -30.526666, longitude: -70.736666, elevation: 2715 } })}
+        ownerName="Otto Owner"
+      />,
+    );
     expect(screen.getByText("-30.5267°, -70.7367° · 2715 m")).toBeTruthy();
     expect(screen.getAllByText(/Australia\/Sydney/).length).toBeGreaterThan(0);
     expect(screen.getByText("(from its location)")).toBeTruthy();

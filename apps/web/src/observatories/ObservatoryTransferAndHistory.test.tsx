@@ -30,7 +30,13 @@ describe("an observatory's transfer", () => {
       "observatories.transferOwnership": () => ({ ...observatoryFixture(), owner: { kind: "user", id: "usr_heir", name: "Hanna Heir" } }),
     });
     let transferredTo: string | undefined;
-    renderPage(<TransferObservatoryDialog observatory={observatoryFixture({ name: "Dome 1" })} onClose={() => undefined} onTransferred={(name) => (transferredTo = name)} />);
+    renderPage(
+      <TransferObservatoryDialog
+        observatory={observatoryFixture({ name: "Dome 1" })}
+        onClose={() => undefined}
+        onTransferred={(name) => (transferredTo = name)}
+      />,
+    );
     const dialog = await screen.findByRole("dialog", { name: "Transfer ownership" });
     const user = userEvent.setup({ delay: null });
     await waitFor(() => expect(within(dialog).getByRole("option", { name: "Hanna Heir (hanna@example.com)" })).toBeTruthy());
@@ -66,7 +72,13 @@ describe("an observatory's history", () => {
     });
     renderPage(<ObservatoryHistory observatoryId="oby_1" names={() => undefined} />);
     const history = await screen.findByRole("list", { name: "Observatory history" });
-    for (const said of ["Ownership transferred from Otto Owner to Hanna Heir", "Dispatch: on → off", "Hanna Heir added", "Stromlo added as owner", "Observatory created as Dome 1"])
+    for (const said of [
+      "Ownership transferred from Otto Owner to Hanna Heir",
+      "Dispatch: on → off",
+      "Hanna Heir added",
+      "Stromlo added as owner",
+      "Observatory created as Dome 1",
+    ])
       expect(within(history).getByText(said)).toBeTruthy();
     const actors = within(history).getAllByText((_, element) => element?.tagName === "P" && /^by Nora Founder · /.test(element.textContent ?? ""));
     expect(actors).toHaveLength(5);

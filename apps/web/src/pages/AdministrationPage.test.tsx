@@ -26,7 +26,13 @@ describe("the administration overview", () => {
       "/admin",
     );
     const navigation = await screen.findByRole("navigation", { name: "Main" });
-    await waitFor(() => expect(within(navigation).getAllByRole("link").some((link) => link.getAttribute("href")?.startsWith("/admin/"))).toBe(true));
+    await waitFor(() =>
+      expect(
+        within(navigation)
+          .getAllByRole("link")
+          .some((link) => link.getAttribute("href")?.startsWith("/admin/")),
+      ).toBe(true),
+    );
     const sections = screen.getByRole("list", { name: "Administration sections" });
     const adminLinks = within(navigation)
       .getAllByRole("link")
