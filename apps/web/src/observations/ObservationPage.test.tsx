@@ -16,6 +16,8 @@ afterEach(async () => {
   api = undefined;
 });
 
+/** After a change the page reads the observation again: on a busy machine that takes more than findBy's default second. */
+const AFTER_CHANGE = { timeout: 10_000 };
 const CONTROLS = ["Edit", "Pause", "Change priority", "Clone", "Cancel observation"];
 
 /** The observation page's API for `me`, with the observatory's permissions `permissions`; changes go to `observation` as the server makes them. */
@@ -82,14 +84,14 @@ describe("an observation's page", () => {
     renderObservation();
     const user = userEvent.setup({ delay: null });
     await user.click(await screen.findByRole("button", { name: "Pause" }));
-    await screen.findByRole("button", { name: "Resume" });
-    await screen.findByText("Paused: dispatch passes it by until it is resumed.");
+    await screen.findByRole("button", { name: "Resume" }, AFTER_CHANGE);
+    await screen.findByText("Paused: dispatch passes it by until it is resumed.", undefined, AFTER_CHANGE);
     expect(api.inputsOf("observations.pause")).toEqual([{ id: "obs_1" }]);
 
     await user.click(screen.getByRole("button", { name: "Change priority" }));
     await user.selectOptions(within(await screen.findByRole("dialog")).getByLabelText("Priority"), "9");
     await user.click(screen.getByRole("button", { name: "Set priority" }));
-    await screen.findByText(/priority 9/);
+    await screen.findByText(/priority 9/, undefined, AFTER_CHANGE);
     expect(api.inputsOf("observations.update")).toEqual([{ id: "obs_1", update: { priority: 9 } }]);
 
     await user.click(screen.getByRole("button", { name: "Edit" }));
@@ -107,16 +109,16 @@ describe("an observation's page", () => {
     await user.clear(altitude);
     await user.type(altitude, "45");
     await user.click(within(edit).getByRole("button", { name: "Save changes" }));
-    await screen.findByRole("heading", { name: "Solo renamed" });
+    await screen.findByRole("heading", { name: "Solo renamed" }, AFTER_CHANGE);
     expect(api.inputsOf("observations.update").at(-1)).toMatchObject({ id: "obs_1", update: { name: "Solo renamed", constraints: { minAltitude: 45 } } });
     await user.click(screen.getByRole("button", { name: "Resume" }));
-    await screen.findByRole("button", { name: "Pause" });
+    await screen.findByRole("button", { name: "Pause" }, AFTER_CHANGE);
     expect(api.inputsOf("observations.resume")).toEqual([{ id: "obs_1" }]);
 
     // A clone opens on its own page, which says where it came from.
     await user.click(screen.getByRole("button", { name: "Clone" }));
     await user.click(within(await screen.findByRole("dialog", { name: "Clone observation" })).getByRole("button", { name: "Clone" }));
-    await screen.findByText("A copy of Solo renamed is pending.");
+    await screen.findByText("A copy of Solo renamed is pending.", undefined, AFTER_CHANGE);
     expect(api.inputsOf("observations.clone")).toEqual([{ id: "obs_1", priority: 9, overrides: {} }]);
     expect(screen.getByTestId("where").textContent).toBe("/observations/obs_copy");
   });
