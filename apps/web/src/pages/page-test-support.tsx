@@ -73,7 +73,7 @@ export async function startPageApi(procedures: Procedures) {
 }
 
 /** Where the page's router is (path and query), for the test to read by `screen.getByTestId("where")`. */
-export function Where() {
+function Where() {
   const location = useLocation();
   return <output data-testid="where">{`${location.pathname}${location.search}${location.hash}`}</output>;
 }
