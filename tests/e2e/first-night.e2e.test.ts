@@ -9,7 +9,9 @@ import { fillFirstTarget, nextStep } from "./support/wizard";
 
 /**
  * A brand-new account's first night (issue 24 point 8): the dashboard's checklist, each step done
- * where its link leads, ticked from what the server sees, and gone once everything is done.
+ * where its link leads, ticked from what the server sees, and gone once everything is done. Hiding it,
+ * what a member of someone else's observatory is told, and its steps' states are in
+ * apps/web/src/dashboard/GettingStarted.test.tsx.
  */
 // The worker runs in the server process, so the submitted observation is really dispatched.
 const suite = browserSuite({ MERIDIAN_ROLE: "all" });
@@ -187,40 +189,5 @@ describe("web app: a new user's first night", { timeout: 180_000 }, () => {
     await page.getByRole("link", { name: "← Observations" }).click();
     await page.getByRole("heading", { level: 1, name: "Observations" }).waitFor(WAIT);
     expect(await question.count()).toBe(0);
-  });
-
-  it("can be hidden by keyboard before it is done, for good, with focus on the page's heading", async () => {
-    const { page } = await newcomer("Hugo Hide");
-    await step(page, "To do", 1, "Join or create an organization or observatory").waitFor(WAIT);
-    await checklist(page).getByRole("button", { name: "Hide the first-night checklist" }).press("Enter");
-    await checklist(page).waitFor({ state: "detached", ...WAIT });
-    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
-    await page.reload();
-    await page.getByRole("heading", { name: "Your observatories" }).waitFor(WAIT);
-    await settled(page);
-    expect(await checklist(page).count()).toBe(0);
-  });
-
-  it("tells a user who only observes with someone else's observatory who sets it up", async () => {
-    const owner = await signupUser(server, { name: "Olive Owner" });
-    const shared = `Shared ${tag()}`;
-    const response = await server.request("/observatories", { method: "POST", token: owner.token, json: { name: shared } });
-    const observatory = (await response.json()) as { id: string };
-    const { account, page } = await newcomer("Vera Viewer");
-    const added = await server.request(`/observatories/${observatory.id}/members`, {
-      method: "POST",
-      token: owner.token,
-      json: { email: account.user.email, permissions: { can_view: true, can_observe: true } },
-    });
-    expect(added.status).toBe(201);
-    await page.reload();
-    await step(page, "Done", 1, "Join or create an organization or observatory").waitFor(WAIT);
-    await checklist(page).getByText(`Only the administrators of ${shared} set its location: ask one of them.`).waitFor(WAIT);
-    await checklist(page).getByText(`The administrators of ${shared} create its plugin keys and connect its plugin: ask one of them.`).waitFor(WAIT);
-    await checklist(page)
-      .getByRole("link", { name: `See who administers ${shared}` })
-      .first()
-      .click();
-    await page.getByRole("tab", { name: "Members", selected: true }).waitFor(WAIT);
   });
 });

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from "node:crypto";
-import { observationHistoryCollection, type ObservationHistoryDoc } from "@meridian/db";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -7,26 +6,14 @@ import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 import { fillFirstTarget, nextStep } from "./support/wizard";
 
-// The worker runs in the server process, so dispatch really happens.
+// The worker runs in the server process, so dispatch really happens. The timeline's behaviour (read again when it ends
+// elsewhere than the page's status, older moves page by page) is in apps/web/src/observations/ObservationTimeline.test.tsx.
 const suite = browserSuite({ MERIDIAN_ROLE: "all" });
 let server: TestServer;
 beforeAll(() => {
   server = suite.server();
 });
 const { api } = suite;
-
-const PHONE = { width: 390, height: 844 };
-
-/** `count` moves of a monitoring cadence (pending → assigned → pending…), each named `cadence <n>`, to write in one statement. */
-const cadenceMoves = (observationId: string, count: number): ObservationHistoryDoc[] =>
-  Array.from({ length: count }, (_, index) => ({
-    observationId,
-    from: index % 2 === 0 ? "pending" : "assigned",
-    to: index % 2 === 0 ? "assigned" : "pending",
-    at: new Date().toISOString(),
-    actor: { kind: "system", id: "dispatch" },
-    reason: `cadence ${index}`,
-  }));
 
 /** A new user's observation (named `<prefix> <tag>`) in a project of theirs, at an observatory of theirs that no plugin serves. */
 async function ownObservation(ownerName: string, prefix: string) {
@@ -103,75 +90,6 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     expect(bytes.length).toBe(stored.sizeBytes);
     expect(createHash("sha256").update(bytes).digest("hex")).toBe(stored.sha256);
     await page.getByRole("list", { name: "Status timeline" }).getByText("Completed").waitFor(WAIT);
-  });
-
-  it("reads the timeline again when it ends elsewhere than the status the page shows", async () => {
-    const { owner, observation } = await ownObservation("Tess Timeline", "Lyra");
-    await api(`/observations/${observation.id}/cancel`, owner.token, { method: "POST" });
-
-    // The first read of the history answers as if it had been made just before the cancel.
-    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
-    let staleAnswers = 0;
-    await page.route(/\/trpc\/[^?]*observations\.history/, async (route) => {
-      const response = await route.fetch();
-      if (staleAnswers > 0) return route.fulfill({ response });
-      staleAnswers += 1;
-      const procedures = new URL(route.request().url()).pathname.replace("/trpc/", "").split(",");
-      const answers = (await response.json()) as Array<{ result: { data: { items: Array<{ to: string }> } } }>;
-      // The cancel left out, wherever its page puts it (the timeline reads newest first).
-      const history = answers[procedures.indexOf("observations.history")]!.result.data;
-      history.items = history.items.filter((entry) => entry.to !== "cancelled");
-      return route.fulfill({ response, json: answers });
-    });
-    await page.goto(appUrl(server, `observations/${observation.id}`));
-    const timeline = page.getByRole("list", { name: "Status timeline" });
-    await timeline.getByText("Cancelled", { exact: true }).waitFor(WAIT);
-    expect(staleAnswers).toBe(1);
-    await expect.poll(() => timeline.getByRole("listitem").count()).toBe(2);
-  });
-
-  it("opens a long history on its newest moves and reaches back to the first by keyboard, at phone size", async () => {
-    const { owner, observation } = await ownObservation("Lena Longwatch", "Cepheus");
-    const { db } = server.server.runtime.deps;
-    // A monitoring cadence's moves, more than the history ever held in one answer (10,000), then the newest move: a cancel.
-    await observationHistoryCollection.insertMany(db, cadenceMoves(observation.id, 10_050));
-    await api(`/observations/${observation.id}/cancel`, owner.token, { method: "POST" });
-    const page = await suite.pages.signInAt(owner.user.name, { email: owner.user.email, password: owner.password }, `observations/${observation.id}`, PHONE);
-    const timeline = page.getByRole("list", { name: "Status timeline" });
-    const entries = timeline.getByRole("listitem");
-    // The newest move is there at once, last, with the page of moves before it.
-    await timeline.getByText("Cancelled", { exact: true }).waitFor(WAIT);
-    expect(await entries.count()).toBe(50);
-    expect(await entries.last().innerText()).toContain("Cancelled");
-    const oldestShown = await entries.first().innerText();
-    expect(oldestShown).toMatch(/cadence \d+$/);
-    const older = page.getByRole("button", { name: "Show older moves" });
-    await older.focus();
-    await page.keyboard.press("Enter");
-    await expect.poll(() => entries.count()).toBe(100);
-    // The older page goes above what was shown, the newest still last.
-    expect(await entries.nth(50).innerText()).toBe(oldestShown);
-    expect(await entries.last().innerText()).toContain("Cancelled");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-
-    // A shorter one is walked back to its submission: the button goes once nothing older remains.
-    const short = await ownObservation("Sasha Shortwatch", "Cassiopeia");
-    await observationHistoryCollection.insertMany(db, cadenceMoves(short.observation.id, 70));
-    const shortPage = await suite.pages.signInAt(
-      short.owner.user.name,
-      { email: short.owner.user.email, password: short.owner.password },
-      `observations/${short.observation.id}`,
-      PHONE,
-    );
-    const shortEntries = shortPage.getByRole("list", { name: "Status timeline" }).getByRole("listitem");
-    await expect.poll(() => shortEntries.count()).toBe(50);
-    expect(await shortEntries.filter({ hasText: "Submitted" }).count()).toBe(0);
-    const shortOlder = shortPage.getByRole("button", { name: "Show older moves" });
-    await shortOlder.focus();
-    await shortPage.keyboard.press("Enter");
-    await expect.poll(() => shortEntries.count()).toBe(71);
-    expect(await shortEntries.first().innerText()).toContain("Submitted");
-    await shortOlder.waitFor({ state: "detached", ...WAIT });
   });
 
   it("reads the table again once its live socket opens: a change made before it opened is not missed", async () => {

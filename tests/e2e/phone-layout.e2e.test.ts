@@ -164,6 +164,9 @@ beforeAll(async () => {
     const current = await api<{ status: string }>(`/api/v1/admin/integrity/scans/${scan.id}`, token);
     return current.status === "completed" ? current : undefined;
   });
+  // A frame named as cameras name them, for the frames found as cards (added after the scan, which need not know it).
+  const shortFrame = { ...rejected, header: { ...rejected.header, filter: "Ha" }, stars: 240, grade: "accepted" as const, rejectedFor: [] };
+  await filesCollection.insert(db, fileDocument(observation.id, observatory.id, "orion-edge.fits", { frame: { ...shortFrame, analysisId: "phone-cards" } }));
   // Always between 28° and 30° high at La Palma: dispatch would take it on any dark night, so it has a forecast and a bar.
   const pending = await api("/observations", token, {
     name: "Pending Observation Near The Pole For Phones",
@@ -318,7 +321,7 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     expect(problems).toEqual([]);
   });
 
-  it("lays out the observations filter bar within the screen, every filter set and the status list open", async () => {
+  it("lays out the observations filter bar within the screen, every filter set and the status list open, and the frames found as cards", async () => {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);
     await page.goto(appUrl(suite.server(), "observations?q=North%20America&status=assigned,pending,failed&from=2020-01-01&to=2040-12-31&sort=-priority"));
@@ -336,6 +339,18 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await page.getByRole("checkbox", { name: "Partially completed" }).waitFor(WAIT);
     expect(await overflowing(page)).toEqual([]);
     expect(await page.getByLabel("Sort by").inputValue()).toBe("-priority");
+
+    // The frames found, as cards: each row's cells stacked, every value named beside it since the headings are gone
+    // (from frames-search.e2e).
+    await page.goto(appUrl(suite.server(), "frames?filter=Ha"));
+    const frameRows = page.getByRole("table", { name: "Frames" }).locator("tbody tr");
+    await frameRows.first().waitFor(WAIT);
+    await expect.poll(() => frameRows.first().evaluate((row) => getComputedStyle(row).display)).toBe("flex");
+    await expect.poll(() => frameRows.first().innerText()).toMatch(/Stars 240\b/);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    // The table's box scrolls sideways when a row is too wide: as cards, it must not need to.
+    const frames = page.getByRole("table", { name: "Frames" });
+    expect(await frames.evaluate((element) => element.parentElement!.scrollWidth - element.parentElement!.clientWidth)).toBe(0);
   });
 
   it("lays out the Tonight view (timeline, table, a later night) and the forecast lines within the screen, its bars reached by Tab", async () => {

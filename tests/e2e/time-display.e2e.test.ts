@@ -1,11 +1,14 @@
 import { randomBytes } from "node:crypto";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
 import { appUrl, signIn, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
-import { fillFirstTarget, nextStep } from "./support/wizard";
 
+// What only a browser shows: its own zone (Santiago) against the observatory's and UTC, by the profile's choice.
+// The observatory's zone and timings in its settings, the wizard's and the edit dialog's zoned windows and a
+// monitoring cadence are in component tests (observatories/EditObservatoryDialog.test.tsx,
+// observations/wizard/NewObservationPage.test.tsx, observations/ObservationPage.test.tsx).
 const suite = browserSuite();
 let server: TestServer;
 beforeAll(() => {
@@ -41,16 +44,6 @@ const notBefore = (page: Page) =>
     .getByRole("term")
     .filter({ hasText: /^Not before$/ })
     .locator("xpath=following-sibling::dd[1]//time");
-
-/** The text that describes a control (its hint or message, and the zone named beside it), as assistive technology reads it. */
-const descriptionOf = (control: Locator) =>
-  control.evaluate((element) =>
-    (element.getAttribute("aria-describedby") ?? "")
-      .split(/\s+/)
-      .map((id) => document.getElementById(id)?.textContent ?? "")
-      .join(" ")
-      .trim(),
-  );
 
 describe("times of an observatory", { timeout: 120_000 }, () => {
   it("show in the observatory's zone named by its UTC offset, UTC on hover; every page follows the profile's choice of UTC or the browser's", async () => {
@@ -111,167 +104,6 @@ describe("times of an observatory", { timeout: 120_000 }, () => {
       await page.reload();
       // Named too, as every time is: the browser's zone by its offset, the one form every page uses.
       await expect.poll(() => notBefore(page).textContent(), WAIT).toMatch(/^Jan 2, 2031, 07:00 UTC-3$/);
-    } finally {
-      await close();
-    }
-  });
-
-  it("are set in the observatory's settings: a zone checked as typed, slew and readout seconds, the location's zone again when emptied", async () => {
-    const { owner, observatory, page, close } = await setUp();
-    try {
-      await page.goto(appUrl(server, `observatories/${observatory.id}`));
-      await page.getByText("Australia/Sydney").first().waitFor(WAIT);
-      await page.getByText("Slew 120 s per target · readout 10 s per exposure").waitFor(WAIT);
-      await page.getByRole("button", { name: "Settings" }).click();
-      const dialog = page.getByRole("dialog", { name: "Observatory settings" });
-      const zone = dialog.getByLabel("Time zone");
-      expect(await zone.inputValue()).toBe("Australia/Sydney");
-      await dialog.getByText("now Australia/Sydney", { exact: false }).waitFor(WAIT);
-      await zone.fill("Mars/Olympus_Mons");
-      await dialog.getByText("Time zone must be an IANA time zone name such as Atlantic/Canary or UTC.").waitFor(WAIT);
-      expect(await zone.getAttribute("aria-invalid")).toBe("true");
-      await zone.fill("Europe/Madrid");
-      await expect.poll(() => zone.getAttribute("aria-invalid")).toBeNull();
-      await dialog.getByLabel("Slew time (s)").fill("30");
-      await dialog.getByLabel("Readout time (s)").fill("4000");
-      await dialog.getByRole("button", { name: "Save settings" }).click();
-      await dialog.getByText("Readout time (s) must be between 0 and 600.").waitFor(WAIT);
-      await dialog.getByLabel("Readout time (s)").fill("5");
-      await dialog.getByRole("button", { name: "Save settings" }).click();
-      await dialog.waitFor({ state: "hidden", ...WAIT });
-      await page.getByText("Slew 30 s per target · readout 5 s per exposure").waitFor(WAIT);
-      expect(await api(`/observatories/${observatory.id}`, owner.token)).toMatchObject({
-        timeZone: "Europe/Madrid",
-        settings: { slewSeconds: 30, readoutSeconds: 5 },
-      });
-
-      await page.getByRole("button", { name: "Settings" }).click();
-      await dialog.getByLabel("Time zone").fill("");
-      await dialog.getByRole("button", { name: "Save settings" }).click();
-      await dialog.waitFor({ state: "hidden", ...WAIT });
-      await page.getByText("(from its location)").waitFor(WAIT);
-      expect(await api(`/observatories/${observatory.id}`, owner.token)).toMatchObject({ timeZone: "Australia/Sydney" });
-    } finally {
-      await close();
-    }
-  });
-
-  it("in the wizard and the edit dialog: a window typed and shown on the observatory's clocks, named beside each field, sent in UTC", async () => {
-    const { tag, owner, observatory, page, close } = await setUp();
-    try {
-      // A second observatory far west of the first: São Paulo is UTC-3 all year, Sydney UTC+11 in January.
-      await api("/observatories", owner.token, { name: `Pico ${tag}`, location: { latitude: -23.55, longitude: -46.63, elevation: 760 } });
-      await page.goto(appUrl(server, "observations/new"));
-      await page.getByLabel("Name", { exact: true }).fill(`Window ${tag}`);
-      await page.getByLabel("Project").selectOption({ label: `Survey ${tag}` });
-      await page.getByLabel("Observatory").selectOption({ label: `Siding Spring ${tag}` });
-      await nextStep(page, 2);
-      await fillFirstTarget(page, { name: "Eta Carinae", ra: "10:45:03.6", dec: "-59:41:04", seconds: "30" });
-      await nextStep(page, 3);
-      await page.getByRole("radio", { name: /^Fixed time/ }).check();
-      // Typed on Siding Spring's clocks, not the browser's (Santiago): each field names the zone at the time typed.
-      await page.getByText("In the observatory's time zone, Australia/Sydney.").waitFor(WAIT);
-      const start = page.getByLabel("Window start");
-      const end = page.getByLabel("Window end");
-      await start.fill("2031-01-02T21:00");
-      await end.fill("2031-07-03T02:00");
-      await expect.poll(() => descriptionOf(start)).toBe("Not before this time (required). UTC+11");
-      await expect.poll(() => descriptionOf(end)).toBe("Not after this time (optional). UTC+10");
-      await end.fill("2031-01-03T02:00");
-      await expect.poll(() => descriptionOf(end)).toBe("Not after this time (optional). UTC+11");
-      await nextStep(page, 4);
-      await nextStep(page, 5);
-      const review = page.getByRole("region", { name: "Scheduling" });
-      await review.getByText("not before Jan 2, 2031, 21:00 UTC+11, not after Jan 3, 2031, 02:00 UTC+11").waitFor(WAIT);
-
-      // Another observatory keeps the clock times typed, now on its clocks and named so.
-      const stepList = page.getByRole("list", { name: "Steps" });
-      await stepList.getByRole("button", { name: "1. Observation" }).click();
-      await page.getByLabel("Observatory").selectOption({ label: `Pico ${tag}` });
-      await stepList.getByRole("button", { name: "3. Scheduling" }).click();
-      await page.getByText("In the observatory's time zone, America/Sao_Paulo.").waitFor(WAIT);
-      expect(await start.inputValue()).toBe("2031-01-02T21:00");
-      expect(await descriptionOf(start)).toBe("Not before this time (required). UTC-3");
-      await stepList.getByRole("button", { name: "5. Review" }).click();
-      await review.getByText("not before Jan 2, 2031, 21:00 UTC-3, not after Jan 3, 2031, 02:00 UTC-3").waitFor(WAIT);
-
-      await stepList.getByRole("button", { name: "1. Observation" }).click();
-      await page.getByLabel("Observatory").selectOption({ label: `Siding Spring ${tag}` });
-      await stepList.getByRole("button", { name: "5. Review" }).click();
-      await review.getByText("not before Jan 2, 2031, 21:00 UTC+11, not after Jan 3, 2031, 02:00 UTC+11").waitFor(WAIT);
-      await page.getByRole("button", { name: "Submit observation" }).click();
-      await page.getByRole("heading", { level: 1, name: `Window ${tag}` }).waitFor(WAIT);
-      const id = page.url().split("/").pop()!;
-      // 21:00 and 02:00 at Siding Spring (UTC+11) are 10:00 and 15:00 UTC.
-      expect(await api(`/observations/${id}`, owner.token)).toMatchObject({
-        observatoryId: observatory.id,
-        fixedTimeStart: "2031-01-02T10:00:00.000Z",
-        fixedTimeEnd: "2031-01-02T15:00:00.000Z",
-      });
-      await expect.poll(() => notBefore(page).textContent(), WAIT).toBe("Jan 2, 2031, 21:00 UTC+11");
-
-      // The edit dialog shows the stored window on the same clocks, and reads a change on them.
-      await page.getByRole("button", { name: "Edit", exact: true }).click();
-      const dialog = page.getByRole("dialog", { name: "Edit observation" });
-      await dialog.getByText("In the observatory's time zone, Australia/Sydney.").waitFor(WAIT);
-      expect(await dialog.getByLabel("Window start").inputValue()).toBe("2031-01-02T21:00");
-      expect(await dialog.getByLabel("Window end").inputValue()).toBe("2031-01-03T02:00");
-      expect(await descriptionOf(dialog.getByLabel("Window end"))).toBe("Not after this time (optional). UTC+11");
-      await dialog.getByLabel("Window end").fill("2031-01-03T03:30");
-      await dialog.getByRole("button", { name: "Save changes" }).click();
-      await dialog.waitFor({ state: "hidden", ...WAIT });
-      await expect
-        .poll(() => api<{ fixedTimeStart: string; fixedTimeEnd: string }>(`/observations/${id}`, owner.token), WAIT)
-        .toMatchObject({ fixedTimeStart: "2031-01-02T10:00:00.000Z", fixedTimeEnd: "2031-01-02T16:30:00.000Z" });
-    } finally {
-      await close();
-    }
-  });
-
-  it("in the wizard: a monitoring cadence checked as typed and sent, and the estimate on the review by the observatory's settings", async () => {
-    const { tag, owner, observatory, page, close } = await setUp();
-    try {
-      await api(`/observatories/${observatory.id}`, owner.token, { settings: { slewSeconds: 60, readoutSeconds: 5 } }, "PUT");
-      await page.goto(appUrl(server, "observations/new"));
-      await page.getByLabel("Name", { exact: true }).fill(`Variable ${tag}`);
-      await page.getByLabel("Project").selectOption({ label: `Survey ${tag}` });
-      await page.getByLabel("Observatory").selectOption({ label: `Siding Spring ${tag}` });
-      await page.getByRole("button", { name: "Next" }).click();
-      // The position first: a name left with an empty position would be looked up in the catalog.
-      await page.getByLabel("Right ascension (RA)").fill("9:32:14.6");
-      await page.getByLabel("Declination (Dec)").fill("-62:47:20");
-      await page.getByRole("combobox", { name: "Target name" }).fill("Mira-type variable");
-      await page.keyboard.press("Escape");
-      await page.getByLabel("Exposure seconds").fill("30");
-      await page.getByLabel("Count", { exact: true }).fill("4");
-      await page.getByRole("button", { name: "Next" }).click();
-      await page.getByRole("radio", { name: /^Monitoring/ }).check();
-      const interval = page.getByLabel("Repeat every (minutes)");
-      expect(await interval.inputValue()).toBe("60");
-      await interval.fill("0");
-      await page.getByText("Interval minutes must be at least 1.").waitFor(WAIT);
-      await interval.fill("90");
-      const until = page.getByLabel("Until");
-      await until.fill("2031-03-01T06:00");
-      await expect.poll(() => descriptionOf(until)).toBe("Optional; in the observatory's time zone, Australia/Sydney. UTC+11");
-      await page.getByLabel("At most (runs)").fill("3");
-      await expect.poll(() => interval.getAttribute("aria-invalid")).toBeNull();
-      await page.getByRole("button", { name: "Next" }).click();
-      await page.getByRole("button", { name: "Next" }).click();
-      const review = page.getByRole("region", { name: "Scheduling" });
-      await review.getByText("every 90 minutes, until Mar 1, 2031, 06:00 UTC+11, at most 3 runs").waitFor(WAIT);
-      // 60 s slew + 4 × (30 s + 5 s readout) = 200 s.
-      await page.getByRole("region", { name: "Estimate" }).getByText("3 min 20 s").waitFor(WAIT);
-      await page.getByRole("button", { name: "Submit observation" }).click();
-      await page.getByRole("heading", { level: 1, name: `Variable ${tag}` }).waitFor(WAIT);
-      const id = page.url().split("/").pop()!;
-      expect(await api(`/observations/${id}`, owner.token)).toMatchObject({
-        type: "monitoring",
-        // 06:00 at Siding Spring, still on summer time (UTC+11).
-        monitoring: { intervalMinutes: 90, until: "2031-02-28T19:00:00.000Z", maxRuns: 3 },
-        estimatedSeconds: 200,
-      });
-      await page.getByText("every 90 minutes").waitFor(WAIT);
     } finally {
       await close();
     }

@@ -83,4 +83,11 @@ describe("the API keys page", () => {
     await user.selectOptions(screen.getByLabelText("Expires"), "never");
     screen.getByText("Works until revoked", { exact: true });
   });
+
+  it("links to the API reference (whose favicon tests/integration/api-openapi.test.ts checks)", async () => {
+    await startApi({ "user.apiKeys": () => ({ items: [] }) });
+    renderInApp(<ApiKeysPage />);
+    expect(screen.getByRole("link", { name: "API reference" }).getAttribute("href")).toBe("/api/docs");
+    await screen.findByText("No API keys yet");
+  });
 });

@@ -1,0 +1,54 @@
+// @vitest-environment happy-dom
+import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it } from "vitest";
+import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { AnnouncementBanners } from "./AnnouncementBanners";
+
+let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
+afterEach(async () => {
+  cleanup();
+  localStorage.clear();
+  await api?.close();
+  api = undefined;
+});
+
+/** A system announcement the reader acknowledged already (in the blocking modal). */
+const acknowledged = (id: string, title: string) => ({
+  id,
+  scope: "system",
+  scopeId: null,
+  scopeName: null,
+  title,
+  message: `About ${title}.`,
+  severity: "info",
+  deliveryType: "message",
+  startsAt: "2026-11-20T10:00:00.000Z",
+  expiresAt: null,
+  acknowledgedAt: "2026-11-20T10:05:00.000Z",
+  createdByName: "Ada Admin",
+});
+
+describe("the dashboard's announcements", () => {
+  it("lets a reader dismiss an acknowledged announcement by keyboard, for good, the keyboard going on from the next banner", async () => {
+    api = await startPageApi({
+      "auth.me": () => signedIn({ id: "usr_reader" }),
+      "announcements.current": () => ({ items: [acknowledged("ann_1", "Maintenance window"), acknowledged("ann_2", "Network change")] }),
+      "announcements.pending": () => ({ items: [] }),
+      "announcements.markSeen": () => null,
+    });
+    const first = renderPage(<AnnouncementBanners />);
+    const banners = await screen.findByRole("region", { name: "Announcements" });
+    await within(banners).findByRole("heading", { name: "Maintenance window" });
+    screen.getByRole("button", { name: "Dismiss Maintenance window" }).focus();
+    await userEvent.setup({ delay: null }).keyboard("{Enter}");
+    await waitFor(() => expect(within(banners).queryByRole("heading", { name: "Maintenance window" })).toBeNull());
+    await waitFor(() => expect(document.activeElement?.textContent).toContain("Dismiss Network change"));
+
+    // After a reload: the dismissed one stays away, the other shows.
+    first.unmount();
+    renderPage(<AnnouncementBanners />);
+    await screen.findByRole("heading", { name: "Network change" });
+    expect(screen.queryByRole("heading", { name: "Maintenance window" })).toBeNull();
+  });
+});

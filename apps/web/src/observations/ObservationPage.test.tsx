@@ -1,0 +1,190 @@
+// @vitest-environment happy-dom
+import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { Route, Routes } from "react-router-dom";
+import { afterEach, describe, expect, it } from "vitest";
+import { StubRefusal } from "../frames/frame-test-support";
+import { ObservationPage } from "../pages/ObservationPage";
+import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { observationFixture } from "./observation-fixtures";
+import type { Observation } from "./labels";
+
+let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
+afterEach(async () => {
+  cleanup();
+  await api?.close();
+  api = undefined;
+});
+
+/** After a change the page reads the observation again: on a busy machine that takes more than findBy's default second. */
+const AFTER_CHANGE = { timeout: 10_000 };
+const CONTROLS = ["Edit", "Pause", "Change priority", "Clone", "Cancel observation"];
+
+/** The observation page's API for `me`, with the observatory's permissions `permissions`; changes go to `observation` as the server makes them. */
+function observationApi(me: string, permissions: Record<string, boolean>, observation: Observation) {
+  const answer = () => ({ ...observation });
+  const update = (fields: Partial<Observation>) => {
+    Object.assign(observation, fields);
+    return answer();
+  };
+  return {
+    "auth.me": () => signedIn({ id: me }),
+    "observations.get": answer,
+    "observations.history": () => ({ items: [], nextCursor: null }),
+    "observations.files": () => ({ items: [], lost: [] }),
+    "observations.forecast": () => null,
+    "observatories.get": () => ({
+      id: "oby_1",
+      name: "Dome",
+      timeZone: "Australia/Sydney",
+      settings: { slewSeconds: 120, readoutSeconds: 10 },
+      myPermissions: permissions,
+    }),
+    "projects.get": () => ({ id: "prj_1", name: "Survey", status: "active", frameGrading: null }),
+    "observations.pause": () => update({ status: "paused" }),
+    "observations.resume": () => update({ status: "pending" }),
+    "observations.cancel": () => update({ status: "cancelled" }),
+    "observations.update": (input: unknown) => update((input as { update: Partial<Observation> }).update),
+    "observations.clone": () => {
+      Object.assign(observation, { id: "obs_copy" });
+      return answer();
+    },
+  };
+}
+
+function renderObservation() {
+  renderPage(
+    <Routes>
+      <Route path="/observations/:id" element={<ObservationPage />} />
+    </Routes>,
+    "/observations/obs_1",
+  );
+}
+
+const button = (name: string) => screen.queryByRole("button", { name });
+
+describe("an observation's page", () => {
+  it("shows a viewer no control, and an observer only Clone", async () => {
+    api = await startPageApi(observationApi("usr_viewer", { can_view: true }, observationFixture()));
+    renderObservation();
+    await screen.findByRole("heading", { name: "Solo" });
+    await waitFor(() => expect(api!.inputsOf("projects.get").length).toBeGreaterThan(0));
+    for (const name of CONTROLS) expect(button(name)).toBeNull();
+    cleanup();
+    await api.close();
+
+    api = await startPageApi(observationApi("usr_observer", { can_view: true, can_observe: true }, observationFixture()));
+    renderObservation();
+    await screen.findByRole("button", { name: "Clone" });
+    for (const name of CONTROLS.filter((name) => name !== "Clone")) expect(button(name)).toBeNull();
+  });
+
+  it("lets its owner pause and resume it, change its priority, edit it (a value out of range refused at its field, unsent) and clone it", async () => {
+    api = await startPageApi(observationApi("usr_owner", { can_view: true, can_observe: true }, observationFixture()));
+    renderObservation();
+    const user = userEvent.setup({ delay: null });
+    await user.click(await screen.findByRole("button", { name: "Pause" }));
+    await screen.findByRole("button", { name: "Resume" }, AFTER_CHANGE);
+    await screen.findByText("Paused: dispatch passes it by until it is resumed.", undefined, AFTER_CHANGE);
+    expect(api.inputsOf("observations.pause")).toEqual([{ id: "obs_1" }]);
+
+    await user.click(screen.getByRole("button", { name: "Change priority" }));
+    await user.selectOptions(within(await screen.findByRole("dialog")).getByLabelText("Priority"), "9");
+    await user.click(screen.getByRole("button", { name: "Set priority" }));
+    await screen.findByText(/priority 9/, undefined, AFTER_CHANGE);
+    expect(api.inputsOf("observations.update")).toEqual([{ id: "obs_1", update: { priority: 9 } }]);
+
+    await user.click(screen.getByRole("button", { name: "Edit" }));
+    const edit = await screen.findByRole("dialog", { name: "Edit observation" });
+    const altitude = within(edit).getByLabelText("Minimum altitude (°)");
+    await user.clear(altitude);
+    await user.type(altitude, "95");
+    await user.click(within(edit).getByRole("button", { name: "Save changes" }));
+    await within(edit).findByText("Min altitude must be at most 90.");
+    expect(api.inputsOf("observations.update")).toHaveLength(1);
+
+    const name = within(edit).getByLabelText("Name", { exact: true });
+    await user.clear(name);
+    await user.type(name, "Solo renamed");
+    await user.clear(altitude);
+    await user.type(altitude, "45");
+    await user.click(within(edit).getByRole("button", { name: "Save changes" }));
+    await screen.findByRole("heading", { name: "Solo renamed" }, AFTER_CHANGE);
+    expect(api.inputsOf("observations.update").at(-1)).toMatchObject({ id: "obs_1", update: { name: "Solo renamed", constraints: { minAltitude: 45 } } });
+    await user.click(screen.getByRole("button", { name: "Resume" }));
+    await screen.findByRole("button", { name: "Pause" }, AFTER_CHANGE);
+    expect(api.inputsOf("observations.resume")).toEqual([{ id: "obs_1" }]);
+
+    // A clone opens on its own page, which says where it came from.
+    await user.click(screen.getByRole("button", { name: "Clone" }));
+    await user.click(within(await screen.findByRole("dialog", { name: "Clone observation" })).getByRole("button", { name: "Clone" }));
+    await screen.findByText("A copy of Solo renamed is pending.", undefined, AFTER_CHANGE);
+    expect(api.inputsOf("observations.clone")).toEqual([{ id: "obs_1", priority: 9, overrides: {} }]);
+    expect(screen.getByTestId("where").textContent).toBe("/observations/obs_copy");
+  });
+
+  it("asks before cancelling with “Keep it” and “Cancel observation”, never two Cancels, and cancels only when told", async () => {
+    api = await startPageApi(observationApi("usr_owner", { can_view: true }, observationFixture({ name: "Keep or cancel" })));
+    renderObservation();
+    const user = userEvent.setup({ delay: null });
+    await user.click(await screen.findByRole("button", { name: "Cancel observation" }));
+    const dialog = await screen.findByRole("dialog", { name: "Cancel this observation?" });
+    expect(
+      within(dialog)
+        .getAllByRole("button")
+        .map((one) => one.textContent),
+    ).toEqual(["Keep it", "Cancel observation"]);
+    await user.click(within(dialog).getByRole("button", { name: "Keep it" }));
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Cancel this observation?" })).toBeNull());
+    expect(api.inputsOf("observations.cancel")).toEqual([]);
+    await user.click(screen.getByRole("button", { name: "Cancel observation" }));
+    await user.click(within(await screen.findByRole("dialog", { name: "Cancel this observation?" })).getByRole("button", { name: "Cancel observation" }));
+    await waitFor(() => expect(api!.inputsOf("observations.cancel")).toEqual([{ id: "obs_1" }]));
+  });
+});
+
+describe("an observation whose observatory was removed", () => {
+  it("names the observatory as removed and says why it was cancelled", async () => {
+    const removed = observationApi("usr_owner", {}, observationFixture({ status: "cancelled", statusReason: "observatory removed" }));
+    api = await startPageApi({
+      ...removed,
+      "observatories.get": () => {
+        throw new StubRefusal("NOT_FOUND", 404, "No such observatory");
+      },
+      "observatories.names": () => ({ items: [{ id: "oby_1", name: "Dome 1", removed: true }] }),
+    });
+    renderObservation();
+    await screen.findByText(/Dome 1 \(removed\)/);
+    expect(screen.getByText("Reason: observatory removed")).toBeTruthy();
+  });
+});
+
+describe("an observation's times", () => {
+  it("shows its window in the observatory's zone named by its offset, UTC on hover, and edits it on the same clocks", async () => {
+    const start = "2031-01-02T10:00:00.000Z";
+    const fixed = observationFixture({ type: "fixed_time", fixedTimeStart: start, fixedTimeEnd: "2031-01-02T15:00:00.000Z", estimatedSeconds: 330 });
+    api = await startPageApi(observationApi("usr_owner", { can_view: true }, fixed));
+    renderObservation();
+    const notBefore = await screen.findByText("Jan 2, 2031, 21:00 UTC+11", { selector: "time" });
+    expect(notBefore.getAttribute("datetime")).toBe(start);
+    expect(notBefore.getAttribute("title")).toBe("2031-01-02 10:00 UTC");
+    // The estimate: one 120 s slew, three 60 s exposures with a 10 s readout each (the server's sum).
+    expect(screen.getByText("5 min 30 s", { exact: true })).toBeTruthy();
+
+    const user = userEvent.setup({ delay: null });
+    await user.click(screen.getByRole("button", { name: "Edit" }));
+    const dialog = await screen.findByRole("dialog", { name: "Edit observation" });
+    expect(within(dialog).getByText("In the observatory's time zone, Australia/Sydney.")).toBeTruthy();
+    expect((within(dialog).getByLabelText("Window start") as HTMLInputElement).value).toBe("2031-01-02T21:00");
+    const end = within(dialog).getByLabelText("Window end") as HTMLInputElement;
+    expect(end.value).toBe("2031-01-03T02:00");
+    const described = (end.getAttribute("aria-describedby") ?? "").split(/\s+/).map((id) => document.getElementById(id)?.textContent ?? "");
+    expect(described.join(" ").trim()).toBe("Not after this time (optional). UTC+11");
+    await user.clear(end);
+    await user.type(end, "2031-01-03T03:30");
+    await user.click(within(dialog).getByRole("button", { name: "Save changes" }));
+    await waitFor(() => expect(api!.inputsOf("observations.update")).toHaveLength(1));
+    // Only what changed is sent; the start stays as stored.
+    expect(api.inputsOf("observations.update")[0]).toEqual({ id: "obs_1", update: { fixedTimeEnd: "2031-01-02T16:30:00.000Z" } });
+  });
+});
