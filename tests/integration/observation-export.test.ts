@@ -23,13 +23,20 @@ const placeOf = async (account: Account, name: string) => ({
   ownerId: account.id,
 });
 
-/** `count` copies of `template`, named `<prefix> <n>`, each a millisecond newer than the last. */
+/**
+ * `count` copies of `template`, named `<prefix> <n>`, each a millisecond newer than the last. The seed runs on the
+ * server's pool, whose statement timeout is a request's: 4,000 documents of 60 targets with their search grams took
+ * longer than that on a loaded machine (two coverage runs), so this statement alone has none.
+ */
 async function copies(templateId: string, prefix: string, count: number) {
-  await db().execute(sql`
+  await db().transaction(async (tx) => {
+    await tx.execute(sql`set local statement_timeout = 0`);
+    await tx.execute(sql`
     insert into observations (id, doc, created_at, updated_at, project_id, observatory_id, owner_id, status, priority, status_changed_at)
     select ${templateId} || '_' || lpad(g::text, 5, '0'), jsonb_set(doc, '{name}', to_jsonb(${prefix} || ' ' || g)),
       created_at + g * interval '1 millisecond', updated_at, project_id, observatory_id, owner_id, status, priority, status_changed_at
     from observations, generate_series(1, ${count}) g where id = ${templateId}`);
+  });
 }
 
 beforeAll(async () => {
