@@ -1,6 +1,5 @@
 import { organizationsCollection, tables } from "@meridian/db";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { cancelScopeAnnouncements } from "../announcements/lifecycle";
 import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
@@ -8,7 +7,7 @@ import { AppError } from "../../platform/errors";
 import { publishUserEvent } from "../../platform/events/publish";
 import { recordHistory } from "../observatories/observatories";
 import { loadOrganizationAccess } from "./organization-access";
-import { endScopeInvitations } from "../invitations/invitations";
+import { scopeAnnouncements, scopeInvitations } from "./scope-door";
 import { inTransaction } from "../../platform/transaction";
 
 const NAMES_SHOWN = 5;
@@ -91,14 +90,14 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
     const others = members.map((member) => member.userId).filter((userId) => userId !== actor.id);
     if (others.length > 0)
       await publishUserEvent({ t, userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
-    await cancelScopeAnnouncements({
+    await scopeAnnouncements().cancelAll({
       t,
       actor,
       scope: "organization",
       scopeId: organizationId,
       reason: `The organization ${doc.name} was deleted.`,
     });
-    await endScopeInvitations({ t, kind: "organization", scopeId: organizationId });
+    await scopeInvitations().endAll({ t, kind: "organization", scopeId: organizationId });
     await organizationsCollection.remove(t.tx, organizationId);
     const scope = { kind: "organization" as const, id: organizationId, name: doc.name };
     await recordAudit({
