@@ -14,7 +14,6 @@ const FEATURES = "packages/domain/src/features/";
  */
 const KNOWN_PAIRS = [
   "observations <-> observatories",
-  "observatories <-> organizations",
 ];
 
 /** The two-way pairs of features in a dependency-cruiser result, each as "a <-> b" with a before b. */

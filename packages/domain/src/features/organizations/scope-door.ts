@@ -30,6 +30,25 @@ export interface ScopeInvitationsDoor {
   endFor(options: { t: Pick<InTransaction, "tx" | "now">; kind: ScopeKind; scopeId: string; email: string }): Promise<void>;
 }
 
+/** What an organization being deleted asks of observatories, which build on organizations (one may own or join one). */
+export interface OrganizationObservatoriesDoor {
+  /** Ends the organization's memberships in observatories, each recorded in the observatory's history; how many ended. */
+  removeMemberships(options: { t: Pick<InTransaction, "tx" | "now">; actor: UserActor; organizationId: string; organizationName: string }): Promise<number>;
+}
+
+let observatoriesDoor: OrganizationObservatoriesDoor | undefined;
+
+/** Plugged in by observatories from their index.ts. */
+export function removeMembershipsWith(observatories: OrganizationObservatoriesDoor) {
+  observatoriesDoor = observatories;
+}
+
+/** The observatories' door; a process that deletes organizations without having loaded observatories fails loudly. */
+export function organizationObservatories(): OrganizationObservatoriesDoor {
+  if (!observatoriesDoor) throw new Error("observatories are not plugged in: import @meridian/domain/observatories in a process that deletes organizations");
+  return observatoriesDoor;
+}
+
 let announcementsDoor: ScopeAnnouncementsDoor | undefined;
 let invitationsDoor: ScopeInvitationsDoor | undefined;
 
