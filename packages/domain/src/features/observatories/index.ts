@@ -43,3 +43,4 @@ export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_I
 export { removeObservatory, OBSERVATORY_REMOVED_REASON } from "./remove";
 export * from "./names";
 export { recordHistory } from "./observatories";
+export { moveObservationsWith } from "./observations-door";

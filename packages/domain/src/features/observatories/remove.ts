@@ -6,11 +6,11 @@ import { recordAudit } from "../audit";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError, isAppError } from "../../platform/errors";
-import { moveObservation } from "../observations/transitions";
 import { scopeAnnouncements, scopeInvitations } from "../organizations";
 import { loadOrganizationAccess } from "../organizations/organization-access";
 import { requireObservatoryPermission } from "../permissions";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
+import { observations } from "./observations-door";
 import { recordHistory } from "./observatories";
 
 /** The status reason of every observation a removal cancels (contract: DELETE /observatories/{id}). */
@@ -71,7 +71,7 @@ export async function removeObservatory(options: { deps: Deps; actor: UserActor;
       );
     for (const { id } of open) {
       const observation = await observationsCollection.get(t.tx, id, { forUpdate: true });
-      await moveObservation({ t, observation: observation!, to: "cancelled", actor, reason: OBSERVATORY_REMOVED_REASON });
+      await observations().moveObservation({ t, observation: observation!, to: "cancelled", actor, reason: OBSERVATORY_REMOVED_REASON });
     }
 
     await scopeInvitations().endAll({ t, kind: "observatory", scopeId: observatoryId });
