@@ -14,4 +14,4 @@ export {
 } from "./organizations";
 export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./members";
 export { deleteOrganization } from "./delete-organization";
-export { endAnnouncementsWith, endInvitationsWith, removeMembershipsWith, scopeAnnouncements, scopeInvitations, type ScopeKind } from "./scope-door";
+export { endAnnouncementsWith, endInvitationsWith, removeMembershipsWith, scopeAnnouncements, scopeInvitations } from "./scope-door";

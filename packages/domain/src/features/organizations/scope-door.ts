@@ -3,7 +3,7 @@ import type { UserActor } from "../../platform/actor";
 import type { InTransaction } from "../../platform/transaction";
 
 /** An organization, observatory or project: the places announcements are sent to and invitations invite into. */
-export type ScopeKind = InvitationKind;
+type ScopeKind = InvitationKind;
 
 /**
  * What an organization, observatory or project asks, when it ends or a person joins or leaves it, of the features that
