@@ -24,12 +24,9 @@ const onlyImports = (name, from, allowed) => ({
  * is scripts/check-feature-pairs.mjs (dependency-cruiser's folder rules see cycles of any length, not pairs).
  */
 const DOMAIN = "packages/domain/src";
-// The defineJob registry moved every release into its feature; the jobs runtime still records a cancel in the audit log
-// (job-endings.ts -> audit's record-audit.ts), the one import left until audit's writer is the platform's or a door.
-const PLATFORM_INTO_FEATURES_FOR_NOW = [`^${DOMAIN}/platform/jobs/job-endings\\.ts$`];
 // Features that still import each other around one cycle: between these, a deep import stays allowed until it is broken
 // with a door (a registry the importer's index declares, or an event). Not one more may join: a new feature uses doors only.
-const TANGLED = ["announcements", "auth", "delivery", "frames", "invitations", "observations", "observatories", "organizations", "projects", "system"];
+const TANGLED = ["auth", "delivery", "frames", "invitations", "observations", "observatories", "organizations", "projects", "system"];
 const tangled = `^${DOMAIN}/features/(${TANGLED.join("|")})/`;
 
 const domainRooms = [
@@ -37,7 +34,7 @@ const domainRooms = [
     name: "domain-platform-imports-no-feature",
     severity: "error",
     comment: "The platform names no feature: a feature plugs in through a door the platform declares (a registry, an event).",
-    from: { path: `^${DOMAIN}/platform/`, pathNot: ["\\.test\\.ts$", ...PLATFORM_INTO_FEATURES_FOR_NOW] },
+    from: { path: `^${DOMAIN}/platform/`, pathNot: "\\.test\\.ts$" },
     to: { path: `^${DOMAIN}/features/` },
   },
   {

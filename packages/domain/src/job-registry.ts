@@ -15,6 +15,9 @@ import { pruneTrackedJobsJob, reconcileJobsJob } from "./platform/jobs/runtime-j
 import { sendPushJob } from "./features/notifications/push-jobs";
 import { pruneObservatoryHistoryJob } from "./features/observatories/observatory-jobs";
 import { dispatchObservatoryJob, observationsMaintenanceJob } from "./features/observations/observation-jobs";
+// The door observatories declare and observations plug into (an observatory found silent by a job moves the observations
+// it holds): loaded with the registry, so that a process running jobs has it whatever else it imports.
+import "./features/observations";
 
 /**
  * Every background job, by name: the composition root of the jobs. Each is defined beside the

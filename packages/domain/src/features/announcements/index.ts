@@ -1,5 +1,11 @@
 // The door of the feature announcements: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
+import { endAnnouncementsWith } from "../organizations";
+import { cancelScopeAnnouncements } from "./lifecycle";
+
+// The door the scopes declare: an organization, observatory or project being deleted has its announcements cancelled in
+// the deleting transaction, declared here where the feature's surface is.
+endAnnouncementsWith({ cancelAll: cancelScopeAnnouncements });
 export * from "./schemas";
 export type { AnnouncementScopeRef, ScopedKind } from "./scope-access";
 export { createSystemAnnouncement, createScopedAnnouncement, previewSystemRecipients, previewScopedRecipients } from "./create";

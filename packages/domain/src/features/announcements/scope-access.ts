@@ -2,9 +2,9 @@ import { isOrganizationAdmin } from "../permissions";
 import { observatoriesCollection, type Executor } from "@meridian/db";
 import type { UserActor } from "../../platform/actor";
 import { AppError } from "../../platform/errors";
-import { loadOrganizationAccess } from "../organizations/organization-access";
+import { loadOrganizationAccess } from "../organizations";
 import { resolveObservatoryAccess } from "../permissions";
-import { loadProjectAccess } from "../projects/projects";
+import { loadProjectAccess } from "../projects";
 
 export type ScopedKind = "observatory" | "organization" | "project";
 export type AnnouncementScopeRef = { scope: "system"; scopeId: null } | { scope: ScopedKind; scopeId: string };

@@ -1,5 +1,11 @@
 // The door of the feature observations: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
+import { moveObservationsWith } from "../observatories";
+import { moveObservation, queueDispatch } from "./transitions";
+
+// The door observatories declare: an observatory that can take work again queues a dispatch, and one going offline or
+// removed moves the observations it holds, through the one writer of statuses; declared here where the surface is.
+moveObservationsWith({ moveObservation, queueDispatch });
 export * from "./schemas";
 export { listObservationsAsJson, listObservationsCached } from "./observation-pages";
 export { DISPATCH_TRACE_CHANNEL, markDispatch, type DispatchMark, type DispatchStage } from "./dispatch-trace";

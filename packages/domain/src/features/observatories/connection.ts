@@ -4,10 +4,10 @@ import { REPORT_DEPTH_LIMIT, REPORT_LIMIT_BYTES } from "@meridian/rules/observat
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { moveObservation, queueDispatch } from "../observations/transitions";
 import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
 import { publishUserEvent } from "../../platform/events/publish";
 import { observatoryViewerIds } from "../permissions";
+import { observations } from "./observations-door";
 import { recordHistory } from "./observatories";
 import { endPresence, LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
@@ -153,7 +153,7 @@ export async function observatoryHello(options: {
       }));
     const settings = await readServerSettings(t.tx);
     const current = pluginIsCurrent({ settings, pluginVersion });
-    if (current) await queueDispatch({ t, observatoryId });
+    if (current) await observations().queueDispatch({ t, observatoryId });
     return { replaced: false, minimumPluginVersion: current ? null : settings.minimumPluginVersion };
   });
 }
@@ -178,7 +178,7 @@ export async function observatoriesSeen(options: { deps: Deps; sightings: Sighti
       if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== connectionId) return;
       await connectionChanged(t, observatoryId, { online: true, pluginVersion: observatory.doc.connection.pluginVersion });
       await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, connection: { ...doc.connection, online: true } }));
-      await queueDispatch({ t, observatoryId });
+      await observations().queueDispatch({ t, observatoryId });
     });
   }
   return standings;
@@ -204,7 +204,7 @@ export async function observatorySafety(options: { deps: Deps; observatoryId: st
     if (before.safe === safe && before.safetyReason === (options.reason ?? null)) return;
     await history(t, observatoryId, "safety_event", { safe, reason: options.reason ?? null });
     await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, conditions: { ...before, safe, safetyReason: options.reason ?? null } }));
-    if (safe) await queueDispatch({ t, observatoryId });
+    if (safe) await observations().queueDispatch({ t, observatoryId });
   });
 }
 
@@ -219,7 +219,7 @@ export async function observatoryWeather(options: { deps: Deps; observatoryId: s
       ...doc,
       conditions: { ...before, weatherHold: hold, weatherReason: options.reason ?? null },
     }));
-    if (!hold) await queueDispatch({ t, observatoryId });
+    if (!hold) await observations().queueDispatch({ t, observatoryId });
   });
 }
 
@@ -276,7 +276,7 @@ async function returnAssigned(t: InTransaction, observatoryId: string, reason: s
   for (const { id } of assigned) {
     const observation = await observationsCollection.get(t.tx, id, { forUpdate: true });
     if (observation?.doc.status !== "assigned") continue;
-    await moveObservation({
+    await observations().moveObservation({
       t,
       observation,
       to: "pending",

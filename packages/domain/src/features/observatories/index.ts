@@ -1,5 +1,11 @@
 // The door of the feature observatories: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
+import { removeMembershipsWith } from "../organizations";
+import { removeDeletedOrganization } from "./organization-deleted";
+
+// The door organizations declare: an organization being deleted leaves every observatory it was a member of, each
+// leaving in that observatory's history; declared here where the feature's surface is.
+removeMembershipsWith({ removeMemberships: removeDeletedOrganization });
 export * from "./schemas";
 export {
   createObservatory,
@@ -37,3 +43,4 @@ export { claimObservatoryConnection, CONNECTION_CLAIMED_EVENT, LAST_SEEN_WRITE_I
 export { removeObservatory, OBSERVATORY_REMOVED_REASON } from "./remove";
 export * from "./names";
 export { recordHistory } from "./observatories";
+export { moveObservationsWith } from "./observations-door";

@@ -16,7 +16,7 @@ import {
   requireRoomForObservatoryMember,
 } from "./observatories";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { endInvitationsOf } from "../invitations/end-invitations";
+import { scopeInvitations } from "../organizations";
 
 type PermissionsInput = Partial<ObservatoryPermissions>;
 
@@ -114,7 +114,7 @@ export async function addObservatoryUser(options: { deps: Deps; actor: UserActor
       await requireRoomForObservatoryMember({ t, observatoryId, kind: "user" });
       const permissions = { ...NO_OBSERVATORY_PERMISSIONS, can_view: true, ...options.permissions };
       await observatoryMembersCollection.insert(t.tx, { observatoryId, memberKind: "user", memberId: user.id, permissions });
-      await endInvitationsOf({ t, kind: "observatory", scopeId: observatoryId, email: user.doc.email });
+      await scopeInvitations().endFor({ t, kind: "observatory", scopeId: observatoryId, email: user.doc.email });
       await recordHistory({
         t,
         observatoryId,
@@ -183,7 +183,7 @@ export async function removeObservatoryUser(options: { deps: Deps; actor: UserAc
     const member = await lockObservatoryMember({ t, observatoryId, kind: "user", memberId: userId });
     if (!member || !(await observatoryMembersCollection.remove(t.tx, member.id))) throw new AppError("NOT_FOUND", "This user is not a member");
     const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
-    if (user) await endInvitationsOf({ t, kind: "observatory", scopeId: observatoryId, email: user.doc.email });
+    if (user) await scopeInvitations().endFor({ t, kind: "observatory", scopeId: observatoryId, email: user.doc.email });
     const left = userId === actor.id;
     await recordHistory({
       t,

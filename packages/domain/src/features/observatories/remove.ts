@@ -2,16 +2,15 @@ import { observationsCollection, observatoriesCollection, observatoryKeysCollect
 import { activeStatuses } from "@meridian/rules";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
-import { cancelScopeAnnouncements } from "../announcements/lifecycle";
 import { recordAudit } from "../audit";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError, isAppError } from "../../platform/errors";
-import { moveObservation } from "../observations/transitions";
+import { scopeAnnouncements, scopeInvitations } from "../organizations";
 import { loadOrganizationAccess } from "../organizations/organization-access";
 import { requireObservatoryPermission } from "../permissions";
-import { endScopeInvitations } from "../invitations/invitations";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
+import { observations } from "./observations-door";
 import { recordHistory } from "./observatories";
 
 /** The status reason of every observation a removal cancels (contract: DELETE /observatories/{id}). */
@@ -72,10 +71,10 @@ export async function removeObservatory(options: { deps: Deps; actor: UserActor;
       );
     for (const { id } of open) {
       const observation = await observationsCollection.get(t.tx, id, { forUpdate: true });
-      await moveObservation({ t, observation: observation!, to: "cancelled", actor, reason: OBSERVATORY_REMOVED_REASON });
+      await observations().moveObservation({ t, observation: observation!, to: "cancelled", actor, reason: OBSERVATORY_REMOVED_REASON });
     }
 
-    await endScopeInvitations({ t, kind: "observatory", scopeId: observatoryId });
+    await scopeInvitations().endAll({ t, kind: "observatory", scopeId: observatoryId });
     const { observatoryKeys } = tables;
     const keys = await observatoryKeysCollection.findMany(
       t.tx,
@@ -89,7 +88,7 @@ export async function removeObservatory(options: { deps: Deps; actor: UserActor;
       // The hub re-checks every connection using the key and closes it (as revoking one key does).
       await invalidateCaches({ t, change: { kind: "token", tokenHash: key.doc.keyHash } });
     }
-    const announcements = await cancelScopeAnnouncements({
+    const announcements = await scopeAnnouncements().cancelAll({
       t,
       actor,
       scope: "observatory",

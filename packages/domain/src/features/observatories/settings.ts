@@ -12,7 +12,7 @@ import { presentObservatory } from "./present";
 import type { ObservatoryUpdate } from "./schemas";
 import { timeZoneAfter } from "./time-and-timing";
 import { inTransaction } from "../../platform/transaction";
-import { queueDispatch } from "../observations/transitions";
+import { observations } from "./observations-door";
 
 /**
  * `can_admin` changes name, location, dispatch, time zone and the timing settings; history and
@@ -48,7 +48,7 @@ export async function updateObservatory(options: { deps: Deps; actor: UserActor;
     const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, ...after }));
     await recordHistory({ t, observatoryId, type: "settings_changed", actorId: actor.id, data: { changes } });
     // Dispatch switched on, a new location or timing can let a waiting observation start now, not at the next minute's sweep.
-    await queueDispatch({ t, observatoryId });
+    await observations().queueDispatch({ t, observatoryId });
     const scope = { kind: "observatory" as const, id: observatoryId, name: after.name };
     await recordAudit({
       t,

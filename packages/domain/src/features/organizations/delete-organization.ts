@@ -1,14 +1,12 @@
 import { organizationsCollection, tables } from "@meridian/db";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { cancelScopeAnnouncements } from "../announcements/lifecycle";
 import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { publishUserEvent } from "../../platform/events/publish";
-import { recordHistory } from "../observatories/observatories";
 import { loadOrganizationAccess } from "./organization-access";
-import { endScopeInvitations } from "../invitations/invitations";
+import { organizationObservatories, scopeAnnouncements, scopeInvitations } from "./scope-door";
 import { inTransaction } from "../../platform/transaction";
 
 const NAMES_SHOWN = 5;
@@ -31,7 +29,7 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
     // Lock first, so an observatory, project or member cannot be added to it while we count and delete.
     const access = await loadOrganizationAccess({ db: t.tx, actor, organizationId, forUpdate: true });
     if (!access.isOwner && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the owner may delete the organization");
-    const { observatories, projects, observatoryMembers, organizationMembers } = tables;
+    const { observatories, projects, organizationMembers } = tables;
     const ownedObservatories = await t.tx
       .select({ doc: observatories.doc })
       .from(observatories)
@@ -65,25 +63,7 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
       throw new AppError("ORGANIZATION_NOT_EMPTY", `The organization still owns ${holdings.join(" and ")}. Transfer or delete them first.`);
     }
     const { doc } = access.organization;
-    const memberships = await t.tx
-      .delete(observatoryMembers)
-      .where(and(eq(observatoryMembers.memberKind, "organization"), eq(observatoryMembers.memberId, organizationId)))
-      .returning({ observatoryId: observatoryMembers.observatoryId, doc: observatoryMembers.doc });
-    for (const membership of memberships) {
-      await recordHistory({
-        t,
-        observatoryId: membership.observatoryId,
-        type: "organization_removed",
-        actorId: actor.id,
-        data: {
-          organizationId,
-          organizationName: doc.name,
-          permissionsBefore: membership.doc.permissions,
-          permissionsAfter: null,
-          reason: "organization_deleted",
-        },
-      });
-    }
+    const memberships = await organizationObservatories().removeMemberships({ t, actor, organizationId, organizationName: doc.name });
     const members = await t.tx
       .delete(organizationMembers)
       .where(eq(organizationMembers.organizationId, organizationId))
@@ -91,14 +71,14 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
     const others = members.map((member) => member.userId).filter((userId) => userId !== actor.id);
     if (others.length > 0)
       await publishUserEvent({ t, userIds: others, event: { type: "organization.member_removed", data: { organizationId, organizationName: doc.name } } });
-    await cancelScopeAnnouncements({
+    await scopeAnnouncements().cancelAll({
       t,
       actor,
       scope: "organization",
       scopeId: organizationId,
       reason: `The organization ${doc.name} was deleted.`,
     });
-    await endScopeInvitations({ t, kind: "organization", scopeId: organizationId });
+    await scopeInvitations().endAll({ t, kind: "organization", scopeId: organizationId });
     await organizationsCollection.remove(t.tx, organizationId);
     const scope = { kind: "organization" as const, id: organizationId, name: doc.name };
     await recordAudit({
@@ -107,7 +87,7 @@ export async function deleteOrganization(options: { deps: Deps; actor: UserActor
       action: "organization.deleted",
       target: scope,
       scope,
-      before: { name: doc.name, shortName: doc.shortName, ownerId: doc.ownerId, members: members.length, observatoryMemberships: memberships.length },
+      before: { name: doc.name, shortName: doc.shortName, ownerId: doc.ownerId, members: members.length, observatoryMemberships: memberships },
     });
   });
 }

@@ -1,7 +1,7 @@
 // The door of the feature organizations: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
 export * from "./schemas";
-export { NO_ORGANIZATION_PERMISSIONS } from "./organization-access";
+export { NO_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organization-access";
 export {
   createOrganization,
   listOrganizations,
@@ -14,3 +14,4 @@ export {
 } from "./organizations";
 export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./members";
 export { deleteOrganization } from "./delete-organization";
+export { endAnnouncementsWith, endInvitationsWith, removeMembershipsWith, scopeAnnouncements, scopeInvitations } from "./scope-door";

@@ -11,7 +11,7 @@ import { findUserByEmail, loadUsersById } from "../users";
 import { ALL_ORGANIZATION_PERMISSIONS, loadOrganizationAccess, NO_ORGANIZATION_PERMISSIONS, requireOrganizationPermission } from "./organization-access";
 import { presentOrganization, presentOrganizationMember } from "./present";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { endInvitationsOf } from "../invitations/end-invitations";
+import { scopeInvitations } from "./scope-door";
 import { MAX_ORGANIZATION_MEMBERS, requireRoomForOrganizationMembership, requireRoomForOwnedOrganization } from "./organizations";
 
 type PermissionsInput = Partial<OrganizationPermissions>;
@@ -68,7 +68,7 @@ export async function addOrganizationMember(options: { deps: Deps; actor: UserAc
       await requireRoomForOrganizationMembership({ t, userId: user.id });
       const permissions = { ...NO_ORGANIZATION_PERMISSIONS, ...options.permissions };
       const member = await organizationMembersCollection.insert(t.tx, { organizationId, userId: user.id, permissions });
-      await endInvitationsOf({ t, kind: "organization", scopeId: organizationId, email: user.doc.email });
+      await scopeInvitations().endFor({ t, kind: "organization", scopeId: organizationId, email: user.doc.email });
       const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
       await recordAudit({
         t,
@@ -142,7 +142,7 @@ export async function removeOrganizationMember(options: { deps: Deps; actor: Use
     if (access.organization.doc.ownerId === userId) throw new AppError("OWNER_CANNOT_BE_REMOVED", "Transfer ownership before the owner can leave");
     if (!(await organizationMembersCollection.remove(t.tx, existing.id))) throw notAMember();
     const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
-    if (user) await endInvitationsOf({ t, kind: "organization", scopeId: organizationId, email: user.doc.email });
+    if (user) await scopeInvitations().endFor({ t, kind: "organization", scopeId: organizationId, email: user.doc.email });
     const scope = { kind: "organization" as const, id: organizationId, name: access.organization.doc.name };
     await publishUserEvent({
       t,

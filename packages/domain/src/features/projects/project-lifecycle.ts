@@ -1,13 +1,12 @@
 import { projectMembersCollection, projectsCollection, tables } from "@meridian/db";
 import { eq } from "drizzle-orm";
-import { cancelScopeAnnouncements } from "../announcements/lifecycle";
 import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
+import { scopeAnnouncements, scopeInvitations } from "../organizations";
 import { loadUsersById } from "../users";
 import { loadProjectAccess, projectMemberWhere } from "./projects";
-import { endScopeInvitations } from "../invitations/invitations";
 import { inTransaction } from "../../platform/transaction";
 
 /** The owner or a project admin (also organization managers and server admins) moves a member between admin and member. */
@@ -49,9 +48,9 @@ export async function deleteProject(options: { deps: Deps; actor: UserActor; pro
     if (access.role !== "owner" && !actor.isServerAdmin) throw new AppError("FORBIDDEN", "Only the project's owner may delete it");
     const { doc } = access.project;
     if (doc.status !== "archived") throw new AppError("PROJECT_NOT_ARCHIVED", `Archive the project before deleting it (it is ${doc.status})`);
-    await cancelScopeAnnouncements({ t, actor, scope: "project", scopeId: projectId, reason: `The project ${doc.name} was deleted.` });
+    await scopeAnnouncements().cancelAll({ t, actor, scope: "project", scopeId: projectId, reason: `The project ${doc.name} was deleted.` });
     await t.tx.delete(tables.projectMembers).where(eq(tables.projectMembers.projectId, projectId));
-    await endScopeInvitations({ t, kind: "project", scopeId: projectId });
+    await scopeInvitations().endAll({ t, kind: "project", scopeId: projectId });
     await projectsCollection.remove(t.tx, projectId);
     const scope = { kind: "project" as const, id: projectId, name: doc.name };
     await recordAudit({

@@ -20,7 +20,7 @@ import { isUniqueViolation } from "../../platform/postgres-errors";
 import { findUserByEmail, loadUsersById } from "../users";
 import type { projectCreateSchema, projectUpdateSchema } from "./schemas";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { endInvitationsOf } from "../invitations/end-invitations";
+import { scopeInvitations } from "../organizations";
 import { regradeProjectFrames } from "../frames/regrade-frames";
 
 type Executor = Parameters<typeof projectsCollection.get>[0];
@@ -249,7 +249,7 @@ export async function addProjectMember(options: { deps: Deps; actor: UserActor; 
       await requireRoomInScope({ t, scope: "project", id: projectId, cap: MAX_PROJECT_MEMBERS });
       await requireRoomForMembership({ t, userId: user.id });
       const member = await projectMembersCollection.insert(t.tx, { projectId, userId: user.id, role });
-      await endInvitationsOf({ t, kind: "project", scopeId: projectId, email: user.doc.email });
+      await scopeInvitations().endFor({ t, kind: "project", scopeId: projectId, email: user.doc.email });
       await recordAudit({
         t,
         actor,
@@ -276,7 +276,7 @@ export async function removeProjectMember(options: { deps: Deps; actor: UserActo
     if (!member) throw new AppError("NOT_FOUND", "This user is not a member");
     await projectMembersCollection.remove(t.tx, member.id);
     const user = (await loadUsersById({ db: t.tx, ids: [userId] })).get(userId);
-    if (user) await endInvitationsOf({ t, kind: "project", scopeId: projectId, email: user.doc.email });
+    if (user) await scopeInvitations().endFor({ t, kind: "project", scopeId: projectId, email: user.doc.email });
     await recordAudit({
       t,
       actor,

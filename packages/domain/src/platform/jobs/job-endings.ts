@@ -1,7 +1,7 @@
 import { jobsCollection, type Executor, type JobDoc, type StoredDocument } from "@meridian/db";
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../actor";
-import { recordAudit } from "../../features/audit/record-audit";
+import { recordAudit } from "../record-audit";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { registeredJobs, type DefinedJob, type JobRelease } from "./define-job";

@@ -1,12 +1,15 @@
 import { auditLogCollection, type AuditLogDoc } from "@meridian/db";
-import type { InTransaction } from "../../platform/transaction";
+import type { InTransaction } from "./transaction";
 
 export interface AuditActor {
   id: string;
   name: string;
 }
 
-/** Appends to the audit log in the actor's transaction, with names as they are now. */
+/**
+ * Appends to the audit log in the actor's transaction, with names as they are now. Plumbing, not the feature audit (which
+ * reads the log): every feature and the jobs runtime write it.
+ */
 export async function recordAudit(entry: {
   t: Pick<InTransaction, "tx">;
   actor: AuditActor | null;

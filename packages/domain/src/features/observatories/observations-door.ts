@@ -1,0 +1,34 @@
+import type { ObservationDoc, StoredDocument } from "@meridian/db";
+import type { ObservationStatus } from "@meridian/rules";
+import type { Actor } from "../../platform/actor";
+import type { InTransaction } from "../../platform/transaction";
+
+/**
+ * What an observatory asks of observations, which build on observatories (their timing, their removal's hold): a
+ * dispatch when it can take work again, and a move of the observations it holds when it goes offline or is removed.
+ * Observations plug it in from their own index.ts (`moveObservationsWith`), so that observatories import them not.
+ */
+export interface ObservationsDoor {
+  /** Queues a dispatch of the observatory in the caller's transaction. */
+  queueDispatch(options: { t: Pick<InTransaction, "tx">; observatoryId: string }): Promise<unknown>;
+  /** Moves an observation to another status through the one writer of statuses. */
+  moveObservation(options: {
+    t: InTransaction;
+    observation: StoredDocument<ObservationDoc>;
+    to: ObservationStatus;
+    actor: Actor;
+    reason?: string | null;
+  }): Promise<StoredDocument<ObservationDoc>>;
+}
+
+let door: ObservationsDoor | undefined;
+
+export function moveObservationsWith(observations: ObservationsDoor) {
+  door = observations;
+}
+
+/** The observations' door; a process that changes observatories without having loaded observations fails loudly. */
+export function observations(): ObservationsDoor {
+  if (!door) throw new Error("observations are not plugged in: import @meridian/domain/observations in a process that changes observatories");
+  return door;
+}
