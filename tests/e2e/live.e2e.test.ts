@@ -6,9 +6,10 @@ import { appUrl, settled, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 import { fillFirstTarget, nextStep } from "./support/wizard";
 
-// Live updates over the WebSocket: the observations table (as the simulator runs an observation, and around the
-// socket's opening) and an observatory's connection. The worker runs in the server process, so dispatch really happens. The timeline's behaviour (read again when it ends
-// elsewhere than the page's status, older moves page by page) is in apps/web/src/observations/ObservationTimeline.test.tsx.
+// Live updates over the WebSocket: the observations table (as the simulator runs an observation, and around the socket's
+// opening) and an observatory's connection. The worker runs in the server process, so dispatch really happens. The
+// timeline's behaviour (read again when it ends elsewhere than the page's status, older moves page by page) is in
+// apps/web/src/observations/ObservationTimeline.test.tsx.
 const suite = browserSuite({ MERIDIAN_ROLE: "all" });
 let server: TestServer;
 beforeAll(() => {
