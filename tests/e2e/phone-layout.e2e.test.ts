@@ -508,7 +508,7 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await operatorsControls();
   });
 
-  it("the submission wizard shows what blocks Next below the top bar with the first field in error, and asks a time-based observation for a bound", async () => {
+  it("the wizard shows what blocks Next below the top bar with the first field in error, and asks a time-based observation for a bound", async () => {
     const phone = { width: 390, height: 844 };
     const owner = await signupUser(suite.server(), { name: "Pia Phone" });
     const tag = randomBytes(3).toString("hex");
