@@ -138,7 +138,7 @@ describe("the Database integrity page", () => {
       ...issue("file-1"),
       id: "iss-lost",
       severity: "critical",
-      type: "storage",
+      type: "file",
       collection: "files",
       code: "FILE_MISSING",
       message: "m31-0001.fits is gone from storage",
