@@ -345,7 +345,7 @@ describe("web app: user administration", { timeout: 90_000 }, () => {
     await page.getByLabel("Search users").fill(ADMIN.email);
     const row = page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: ADMIN.email });
     await row.getByText("(you)").waitFor(WAIT);
-    // The server counts its enabled admins whatever the search shows (the refusal itself: keyboard-and-admin-guards).
+    // The server counts its enabled admins whatever the search shows (the refusal itself: keyboard-and-zones).
     const remove = row.getByRole("button", { name: /^Remove server admin/ });
     await expect.poll(() => remove.isDisabled()).toBe(true);
     await row.getByText("You are the only enabled server admin: make someone else one first.").waitFor(WAIT);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -11,6 +12,7 @@ import { signupUser } from "../support/test-server";
 import { until } from "../support/until";
 import { appUrl, settled, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
+import { descriptionOf, focusedLabel, isFocused, stepHeading, topBarAndFocus } from "./support/wizard";
 
 /**
  * Every page of the web app at phone size (390×844): nothing may be wider than the screen, except
@@ -222,12 +224,9 @@ const DIALOG_OPENERS = new RegExp(
 );
 
 describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
-  it("finds the pages in the router", async () => {
+  it("finds the pages in the router, lays out every page, every tab and the main dialogs within the screen, and Tab moves through each page", async () => {
     const paths = (await routePaths()).map((route) => route.path);
     expect(paths).toEqual(expect.arrayContaining(["login", "", "observatories/:id", "admin", "admin/users", "*"]));
-  });
-
-  it("lays out every page, every tab and the main dialogs within the screen, and Tab moves through each page", async () => {
     const problems: string[] = [];
     const visitors = new Map<string, Page>();
     for (const route of await routePaths()) {
@@ -278,7 +277,8 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     expect(problems).toEqual([]);
   });
 
-  it("lays out the first-night checklist and the empty pages a new user meets within the screen, each saying what to do next", async () => {
+  /** Lays out the first-night checklist and the empty pages a new user meets within the screen, each saying what to do next. */
+  async function newcomerPages() {
     const newcomer = await signupUser(suite.server(), { name: "Philippa Newcomer-Longname" });
     const page = await pages.signIn("newcomer", { email: newcomer.user.email, password: newcomer.password });
     await page.setViewportSize(PHONE);
@@ -319,9 +319,10 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await visit(`projects/${project.id}`, () => page.getByRole("link", { name: "Submit an observation" }).waitFor(WAIT));
     await visit("observations", () => page.getByRole("link", { name: "Submit your first observation" }).waitFor(WAIT));
     expect(problems).toEqual([]);
-  });
+  }
 
-  it("lays out the observations filter bar within the screen, every filter set and the status list open, and the frames found as cards", async () => {
+  /** Lays out the observations filter bar within the screen, every filter set and the status list open, and the frames found as cards. */
+  async function observationFilters() {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);
     await page.goto(appUrl(suite.server(), "observations?q=North%20America&status=assigned,pending,failed&from=2020-01-01&to=2040-12-31&sort=-priority"));
@@ -351,9 +352,10 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     // The table's box scrolls sideways when a row is too wide: as cards, it must not need to.
     const frames = page.getByRole("table", { name: "Frames" });
     expect(await frames.evaluate((element) => element.parentElement!.scrollWidth - element.parentElement!.clientWidth)).toBe(0);
-  });
+  }
 
-  it("lays out the Tonight view (timeline, table, a later night) and the forecast lines within the screen, its bars reached by Tab", async () => {
+  /** Lays out the Tonight view (timeline, table, a later night) and the forecast lines within the screen, its bars reached by Tab. */
+  async function tonightView() {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);
     const problems: string[] = [];
@@ -398,9 +400,10 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await page.getByText(/^Assigned since .+; expected to end around \d\d:\d\d\.$/).waitFor(WAIT);
     await check("assigned forecast");
     expect(problems).toEqual([]);
-  });
+  }
 
-  it("lays out every step of the submission wizard within the screen: its messages, the catalog's suggestions and each type's fields", async () => {
+  /** Lays out every step of the submission wizard within the screen: its messages, the catalog's suggestions and each type's fields. */
+  async function wizardSteps() {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);
     await page.goto(appUrl(suite.server(), "observations/new"));
@@ -456,9 +459,10 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await step(5);
     await check("step 5 review");
     expect(problems).toEqual([]);
-  });
+  }
 
-  it("lays out the operators' controls within the screen: the bulk bar, its dialogs and results, and an observation's edit and priority dialogs", async () => {
+  /** Lays out the operators' controls within the screen: the bulk bar, its dialogs and results, and an observation's edit and priority dialogs. */
+  async function operatorsControls() {
     const page = await pages.signIn("admin", ADMIN);
     await page.setViewportSize(PHONE);
     const problems: string[] = [];
@@ -493,5 +497,77 @@ describe("web app at phone size (390×844)", { timeout: 600_000 }, () => {
     await inDialog("Edit", "edit dialog");
     await inDialog("Change priority", "priority dialog");
     expect(problems).toEqual([]);
+  }
+
+  it("walks a new user's pages, then the observations' within the screen: checklist, empty pages, filters, frames, Tonight, wizard, operators", async () => {
+    // One walk after another, in this order: the operators' walk pauses observations the earlier ones list.
+    await newcomerPages();
+    await observationFilters();
+    await tonightView();
+    await wizardSteps();
+    await operatorsControls();
+  });
+
+  it("the wizard shows what blocks Next below the top bar with the first field in error, and asks a time-based observation for a bound", async () => {
+    const phone = { width: 390, height: 844 };
+    const owner = await signupUser(suite.server(), { name: "Pia Phone" });
+    const tag = randomBytes(3).toString("hex");
+    await api("/observatories", owner.token, { name: `Dome ${tag}` });
+    await api("/projects", owner.token, { name: `Survey ${tag}` });
+    const page = await suite.pages.signInAt(owner.user.name, { email: owner.user.email, password: owner.password }, "observations/new", phone);
+    await stepHeading(page, "Step 1 of 5: Observation").waitFor(WAIT);
+    await page.getByLabel("Name", { exact: true }).fill(`Phone ${tag}`);
+    await page.getByLabel("Project").selectOption({ label: `Survey ${tag}` });
+    await page.getByLabel("Observatory").selectOption({ label: `Dome ${tag}` });
+    await page.getByRole("button", { name: "Next" }).click();
+    await stepHeading(page, "Step 2 of 5: Targets").waitFor(WAIT);
+
+    // Next on the empty targets: the count of what blocks it and the first field in error both on screen, neither under the top bar.
+    await page.getByRole("button", { name: "Next" }).click();
+    const blocking = page.getByText(/fields? needs? a change before you can go on\./);
+    await blocking.waitFor(WAIT);
+    expect(await focusedLabel(page)).toBe("Target name");
+    const { topBar, focused } = await topBarAndFocus(page);
+    const count = (await blocking.boundingBox())!;
+    expect(count.y).toBeGreaterThanOrEqual(topBar);
+    expect(count.y + count.height).toBeLessThanOrEqual(phone.height);
+    expect(focused.top).toBeGreaterThanOrEqual(topBar);
+    expect(focused.bottom).toBeLessThanOrEqual(phone.height);
+
+    const name = page.getByRole("combobox", { name: "Target name" });
+    await name.fill("m31");
+    await name.press("Tab");
+    await expect.poll(() => page.getByLabel("Right ascension (RA)").inputValue()).not.toBe("");
+    await page.getByLabel("Exposure seconds").fill("2");
+    await page.getByRole("button", { name: "Next" }).click();
+
+    // A time-based observation with neither bound would be a flexible one: refused at its start, until it has an end.
+    await stepHeading(page, "Step 3 of 5: Scheduling").waitFor(WAIT);
+    await page.getByRole("radio", { name: "Time based" }).check();
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByText("One field needs a change before you can go on.").waitFor(WAIT);
+    expect(await focusedLabel(page)).toBe("Window start");
+    // The message, then the zone the time is typed in, named beside the field (the observatory's: UTC, as it has no location).
+    expect(await descriptionOf(page.getByLabel("Window start"))).toBe("A time-based observation needs a window start, a window end or both. UTC");
+    await page.getByLabel("Window end").fill("2031-01-03T02:00");
+    await expect.poll(() => page.getByLabel("Window start").getAttribute("aria-invalid")).toBeNull();
+    await page.getByRole("button", { name: "Next" }).click();
+    await stepHeading(page, "Step 4 of 5: Notifications").waitFor(WAIT);
+
+    // The step list goes back to any step shown before, and forward again to the furthest, never beyond it.
+    const stepList = page.getByRole("list", { name: "Steps" });
+    expect(await stepList.getByRole("button").allTextContents()).toEqual(["1. Observation", "2. Targets", "3. Scheduling"]);
+    expect(await stepList.locator('[aria-current="step"]').textContent()).toBe("4. Notifications");
+    await stepList.getByRole("button", { name: "1. Observation" }).focus();
+    await page.keyboard.press("Enter");
+    const first = stepHeading(page, "Step 1 of 5: Observation");
+    await first.waitFor(WAIT);
+    await expect.poll(() => isFocused(first)).toBe(true);
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe(`Phone ${tag}`);
+    await stepList.getByRole("button", { name: "4. Notifications" }).focus();
+    await page.keyboard.press("Enter");
+    await stepHeading(page, "Step 4 of 5: Notifications").waitFor(WAIT);
+    expect(await stepList.getByRole("button", { name: "5. Review" }).count()).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phone.width);
   });
 });

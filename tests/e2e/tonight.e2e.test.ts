@@ -6,6 +6,7 @@ import { signupUser, type TestServer } from "../support/test-server";
 import { appUrl, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 
+// The present moment's mark on the night in progress is in apps/web/src/observatories/tonight/TonightView.test.tsx.
 const suite = browserSuite();
 const LA_PALMA = { latitude: 28.7606, longitude: -17.8792, elevation: 2396 };
 const HOUR = 3_600_000;
@@ -162,18 +163,6 @@ describe("web app: the Tonight view", { timeout: 120_000 }, () => {
     await entry.getByRole("link", { name: `${name}, minimum 20°` }).waitFor(WAIT);
     // The curve's own hover text says the same.
     expect(await chart.locator("title").allTextContents()).toEqual([`${name}: altitude of Pole field A ${tag}, the first of 3 targets`]);
-  });
-
-  it("marks the present moment on the night in progress", async () => {
-    const page = await ownerPage();
-    await page.goto(appUrl(server, `observatories/${observatoryId}?tab=tonight`));
-    const legend = page.getByRole("list", { name: "Legend" });
-    await legend.getByText("Planned").waitFor(WAIT);
-    expect(await legend.getByText("Now").count()).toBe(0);
-    // Midnight after the planned night's date, in the middle of it: the browser's clock alone moves.
-    await page.clock.setFixedTime(new Date(Date.parse(`${shift(NIGHT, 1)}T00:00:00Z`)));
-    await page.reload();
-    await legend.getByText("Now").waitFor(WAIT);
   });
 
   it("says why an observation is not expected, and the queue gives every reason each one waits", async () => {

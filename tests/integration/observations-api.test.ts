@@ -395,6 +395,16 @@ describe("server settings", () => {
       minimumPluginVersion: null,
     });
   });
+
+  it("refuse a schedule in the words the settings page shows as one types, and keep a saved one for the next read", async () => {
+    // The page checks with @meridian/rules/settings (apps/web/src/pages/ServerSettingsPage.test.tsx): the API answers the same sentence.
+    const refused = await server.request("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: "every night" } });
+    const problem = await expectProblem(refused, 400, "VALIDATION_FAILED");
+    expect(problem.errors?.[0]?.message).toBe("The backup schedule must be a cron expression of five fields: minute hour day month weekday (UTC).");
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: "30 2 * * *", backupKeepDays: 14 } }, 200);
+    expect(await must("/api/v1/admin/settings", { token: adminToken }, 200)).toMatchObject({ backupSchedule: "30 2 * * *", backupKeepDays: 14 });
+    await must("/api/v1/admin/settings", { method: "PUT", token: adminToken, json: { backupSchedule: null, backupKeepDays: 30 } }, 200);
+  });
 });
 
 describe("refusals on every observation route", () => {

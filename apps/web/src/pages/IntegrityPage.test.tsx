@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { screen, waitFor, within } from "@testing-library/react";
-import { Route, Routes } from "react-router-dom";
+import { Route, Routes, useLocation } from "react-router-dom";
 import { describe, expect, it } from "vitest";
 import { startApi, type Answer } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
@@ -31,6 +31,14 @@ const issue = (documentId: string): Issue => ({
   status: "open",
   fix: { description: "Back to the queue", changes: [{ field: "status", from: "assigned", to: "pending" }] },
 });
+
+/** Where the page's router is, for the test to read. */
+function Where() {
+  const location = useLocation();
+  return <output data-testid="where">{`${location.pathname}${location.search}`}</output>;
+}
+
+const where = () => new URL(screen.getByTestId("where").textContent!, "http://app.test");
 
 describe("the Database integrity page", () => {
   it("runs a full scan of the chosen collections, counts issues per value, repairs one after showing its diff, the rest in bulk", async () => {
@@ -119,5 +127,80 @@ describe("the Database integrity page", () => {
     // Export follows the filters, a link the session cookie authorises; the scan is in the history, finished.
     expect(screen.getByRole("link", { name: "Export CSV" }).getAttribute("href")).toBe(`/api/v1/admin/integrity/scans/${scan.id}/issues/export?format=csv`);
     within(screen.getByRole("table", { name: "Scans" })).getByText("completed");
+  });
+
+  it("keeps the scan and its filters in the URL, leads from a lost file to its observation, and disables a repair of nothing", async () => {
+    // The server's order (critical first) and a lost file's next step: tests/integration/integrity-scans.test.ts and integrity-repair.test.ts;
+    // the observation's missing and lost files: observations/ObservationFiles.test.tsx.
+    const full: Answer<"integrity.scan"> = { ...scan, id: "scan-full", summary: { critical: 1, warning: 1, info: 0 } };
+    const cli: Answer<"integrity.scan"> = { ...scan, id: "scan-cli", trigger: "cli", summary: { critical: 1, warning: 0, info: 0 } };
+    const lost: Issue = {
+      ...issue("file-1"),
+      id: "iss-lost",
+      severity: "critical",
+      type: "file",
+      collection: "files",
+      code: "FILE_MISSING",
+      message: "m31-0001.fits is gone from storage",
+      autoFixable: false,
+      fix: null,
+      observationId: "obs-lost",
+      nextStep: "If m31-0001.fits is lost, ask the observatory's operators to upload it again to its observation.",
+    };
+    const stuck = issue("obs-1");
+    const api = await startApi({
+      "integrity.collections": () => ({ items: [{ name: "files", estimatedDocuments: 2, exact: true }] }),
+      "integrity.scans": () => ({ items: [cli, full], nextCursor: null }),
+      "integrity.scan": ({ id }) => (id === cli.id ? cli : full),
+      "integrity.issues": (input) => {
+        const all = input.id === cli.id ? [lost] : [lost, stuck];
+        const items = all.filter((item) => !input.severity || item.severity === input.severity);
+        const fixable = items.filter((item) => item.autoFixable).length;
+        return { items, nextCursor: null, counts: { severity: {}, type: {}, collection: {}, autoFixable: {} }, openAutoFixable: fixable };
+      },
+      "admin.settings": () => ({ scanSchedule: { quick: null, full: null } }),
+    });
+    const page = (
+      <>
+        <Routes>
+          <Route path="/admin/integrity" element={<IntegrityPage />} />
+          <Route path="/observations/:id" element={<h1>The observation</h1>} />
+        </Routes>
+        <Where />
+      </>
+    );
+    const { user, unmount } = renderInApp(page, `/admin/integrity?scan=${full.id}`);
+    await within(await screen.findByRole("table", { name: "Issues" })).findByText("STUCK_ASSIGNED");
+
+    // A filter goes into the URL; the same URL opened afresh (a reload) shows the same scan, filtered the same way.
+    await user.selectOptions(screen.getByLabelText("Severity"), "warning");
+    await waitFor(() => expect(where().searchParams.get("severity")).toBe("warning"));
+    expect(where().searchParams.get("scan")).toBe(full.id);
+    const address = screen.getByTestId("where").textContent!;
+    unmount();
+    const again = renderInApp(page, address);
+    await waitFor(() => expect((screen.getByLabelText("Severity") as HTMLSelectElement).value).toBe("warning"));
+    expect(api.calls("integrity.issues").at(-1)).toMatchObject({ id: full.id, severity: "warning" });
+    await waitFor(() => expect(within(screen.getByRole("table", { name: "Issues" })).queryByText("FILE_MISSING")).toBeNull());
+
+    // A lost file: what to do, and a link to its observation.
+    await again.user.selectOptions(screen.getByLabelText("Severity"), "critical");
+    await again.user.click(await screen.findByRole("button", { name: "Details of FILE_MISSING on file-1" }));
+    const drawer = screen.getByRole("dialog", { name: "FILE_MISSING" });
+    within(drawer).getByRole("heading", { name: "What to do" });
+    within(drawer).getByText(/ask the observatory's operators to upload it again/);
+    await again.user.click(within(drawer).getByRole("link", { name: "Open the observation" }));
+    await screen.findByRole("heading", { name: "The observation", level: 1 });
+    expect(where().pathname).toBe("/observations/obs-lost");
+    again.unmount();
+
+    // Without a scan in the URL, the newest one is shown and named in the URL; nothing in it is auto-fixable, and it came from the command line.
+    renderInApp(page, "/admin/integrity");
+    await waitFor(() => expect(where().searchParams.get("scan")).toBe(cli.id));
+    await within(await screen.findByRole("table", { name: "Issues" })).findByText("FILE_MISSING");
+    const repairNothing = await screen.findByRole("button", { name: "No auto-fixable issues to repair" });
+    expect(repairNothing.hasAttribute("disabled")).toBe(true);
+    const current = screen.getByRole("table", { name: "Scans" }).querySelector<HTMLElement>('tr[aria-current="true"]')!;
+    within(current).getByText("from the command line");
   });
 });

@@ -2,12 +2,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signupUser, type TestServer } from "../support/test-server";
 import { until } from "../support/until";
-import { appUrl, WAIT } from "./support/session";
+import { appUrl, settled, WAIT } from "./support/session";
 import { browserSuite } from "./support/suite";
 import { fillFirstTarget, nextStep } from "./support/wizard";
 
-// The worker runs in the server process, so dispatch really happens. The timeline's behaviour (read again when it ends
-// elsewhere than the page's status, older moves page by page) is in apps/web/src/observations/ObservationTimeline.test.tsx.
+// Live updates over the WebSocket: the observations table (as the simulator runs an observation, and around the socket's
+// opening) and an observatory's connection. The worker runs in the server process, so dispatch really happens. The
+// timeline's behaviour (read again when it ends elsewhere than the page's status, older moves page by page) is in
+// apps/web/src/observations/ObservationTimeline.test.tsx.
 const suite = browserSuite({ MERIDIAN_ROLE: "all" });
 let server: TestServer;
 beforeAll(() => {
@@ -30,7 +32,7 @@ async function ownObservation(ownerName: string, prefix: string) {
   return { owner, observation, name };
 }
 
-describe("web app: observations", { timeout: 120_000 }, () => {
+describe("web app: live updates", { timeout: 120_000 }, () => {
   it("submits through the wizard, watches the simulator run it live in the table, and downloads its file", async () => {
     const owner = await signupUser(server, { name: "Olga Observer" });
     const tag = randomBytes(3).toString("hex");
@@ -144,5 +146,24 @@ describe("web app: observations", { timeout: 120_000 }, () => {
     expect(heldReads).toBe(1);
     // Nothing of the held read outlives the test.
     await answered;
+  });
+  it("follows the plugin's connection live on the observatory page: Online as it connects, Offline as it leaves, without a reload", async () => {
+    const owner = await signupUser(server, { name: `Owner ${randomBytes(3).toString("hex")}` });
+    const observatory = await api<{ id: string }>("/observatories", owner.token, { method: "POST", json: { name: `Dome ${randomBytes(3).toString("hex")}` } });
+    const key = await api<{ key: string }>(`/observatories/${observatory.id}/api-keys`, owner.token, { method: "POST", json: { name: "plugin" } });
+    const page = await suite.pages.signIn(owner.user.name, { email: owner.user.email, password: owner.password });
+    await page.goto(appUrl(server, `observatories/${observatory.id}`));
+    const connection = page
+      .getByRole("term")
+      .filter({ hasText: /^Connection$/ })
+      .locator("xpath=following-sibling::dd[1]");
+    await connection.getByText("Never connected").waitFor(WAIT);
+    await settled(page);
+    const simulator = await suite.simulator({ key: key.key });
+    // Nothing on this page polls: only the pushed change can bring these.
+    await connection.getByText("Online", { exact: true }).waitFor(WAIT);
+    await connection.getByText(/^Last seen /).waitFor(WAIT);
+    await simulator.goodbye();
+    await connection.getByText("Offline", { exact: true }).waitFor(WAIT);
   });
 });
