@@ -78,6 +78,12 @@ describe("the Users page", () => {
     expect(screen.queryByRole("table", { name: "Users" })).toBeNull();
   });
 
+  it("is listed in the navigation for a server admin", async () => {
+    await startApi({ "auth.me": () => ADMIN });
+    renderInApp(<SideNav />, "/");
+    await within(screen.getByRole("navigation", { name: "Main" })).findByRole("link", { name: "Administration", exact: true });
+  });
+
   it("searches and pages through users", async () => {
     const tag = "pagerabc";
     const users = [
