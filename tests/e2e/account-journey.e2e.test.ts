@@ -7,7 +7,7 @@ import { browserSuite } from "./support/suite";
 
 /**
  * What only a browser shows of one's own account pages; what they show and call is in their
- * component tests (apps/web/src/pages/SecurityPage, PasswordReset, SignupPage; profile/, organizations/).
+ * component tests (apps/web/src/pages/SecurityPage, PasswordReset, SignupPage, ProfilePage; security/EmailCard).
  * A phone's width, real focus moving by Tab, a form sent by Enter, an image the browser decodes,
  * the navigation drawer, and the session cookie.
  */
@@ -19,7 +19,7 @@ const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.s
 const decodedWidth = (image: Locator) => image.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0));
 
 describe("web app: one's own account in a browser", { timeout: 120_000 }, () => {
-  it("fits the security and forgot-password pages to a phone (390×844), walks them by Tab and sends by Enter", async () => {
+  it("fits the security, forgot-password and email-confirmation pages to a phone (390×844), walks them by Tab and sends by Enter", async () => {
     const account = await createAccount(suite.server());
     const page = await suite.pages.signInAt("phone", account, "security", PHONE);
     await page.getByRole("list", { name: "Sessions" }).getByText("This session").waitFor(WAIT);
@@ -35,6 +35,12 @@ describe("web app: one's own account in a browser", { timeout: 120_000 }, () => 
     await guest.getByLabel("Email").fill(account.email);
     await guest.keyboard.press("Enter");
     await guest.getByRole("status").filter({ hasText: "If an account exists for that address" }).waitFor(WAIT);
+
+    // The page a mailed email-change link opens, signed out, on a phone (what it says: security/EmailCard.test.tsx).
+    await guest.goto(appUrl(suite.server(), "confirm-email?token=not-a-mailed-token"));
+    await guest.getByRole("heading", { name: "Confirm your email address" }).waitFor(WAIT);
+    await guest.getByText("This link is invalid or has expired.", { exact: false }).waitFor(WAIT);
+    expect(await pageWidth(guest)).toBeLessThanOrEqual(PHONE.width);
   });
 
   it("shows an uploaded avatar on the profile and in the menu, fits a 375px phone with its drawer, and signing out drops the cookie", async () => {
