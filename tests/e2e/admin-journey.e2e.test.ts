@@ -54,4 +54,23 @@ describe("web app: the administration and account pages in a browser", { timeout
       expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
     }
   });
+
+  it("fits the Users page to a phone: a user is a card with its actions on the screen, and Escape closes its dialog", async () => {
+    const account = await createAccount(suite.server(), { name: "Kim Keyboard" });
+    const page = await suite.pages.signInAt("phone-admin", ADMIN, "admin/users", PHONE);
+    await page.getByLabel("Search users").fill(account.email);
+    const rows = page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: "@" });
+    await expect.poll(() => rows.count(), WAIT).toBe(1);
+    const row = rows.filter({ hasText: account.email });
+    await row.getByText("Active", { exact: true }).waitFor(WAIT);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    const box = await row.getByRole("button", { name: /^Make server admin/ }).boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
+    await row.getByRole("button", { name: "Disable Kim Keyboard" }).press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Disable account?" });
+    await dialog.waitFor(WAIT);
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden", ...WAIT });
+    await row.getByText("Active", { exact: true }).waitFor(WAIT);
+  });
 });
