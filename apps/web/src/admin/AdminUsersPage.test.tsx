@@ -1,18 +1,14 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it } from "vitest";
-import { StubRefusal } from "../frames/frame-test-support";
+import { describe, expect, it } from "vitest";
 import { AdminUsersPage } from "../pages/AdminUsersPage";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { StubRefusal, startApi, type Procedures, type Answer } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import type { AdminUser } from "./user-changes";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
 const account = (id: string, name: string, roles: string[] = []): AdminUser => ({
   id,
@@ -25,7 +21,7 @@ const account = (id: string, name: string, roles: string[] = []): AdminUser => (
 });
 
 /** The server's users, changed by `admin.updateUser` as the server would, or refused by `refuse`. */
-function usersApi(users: AdminUser[], refuse?: (input: { id: string; roles?: string[] }) => StubRefusal | undefined) {
+function usersApi(users: AdminUser[], refuse?: (input: { id: string; roles?: string[] }) => StubRefusal | undefined): Procedures {
   return {
     "auth.me": () => signedIn({ id: "me", name: "Ada Admin", roles: ["serverAdmin"] }),
     "admin.users": (input: unknown) => {
@@ -42,7 +38,7 @@ function usersApi(users: AdminUser[], refuse?: (input: { id: string; roles?: str
       if (refusal) throw refusal;
       const user = users.find((one) => one.id === change.id)!;
       if (change.roles) user.roles = change.roles;
-      return { user };
+      return { user } as unknown as Answer<"admin.updateUser">;
     },
   };
 }
@@ -57,8 +53,8 @@ const descriptionOf = (control: HTMLElement) =>
 
 describe("the Users page's guards", () => {
   it("does not offer disabling one's own account, and says why; anyone else's can be", async () => {
-    api = await startPageApi(usersApi([account("me", "Ada Admin", ["serverAdmin"]), account("otto", "Otto Other")]));
-    renderPage(<AdminUsersPage />, "/admin/users");
+    api = await startApi(usersApi([account("me", "Ada Admin", ["serverAdmin"]), account("otto", "Otto Other")]));
+    renderInApp(<AdminUsersPage />, "/admin/users");
     await screen.findByText("(you)");
     const own = rowOf("me@example.com");
     const disableSelf = within(own).getByRole("button", { name: /^Disable / }) as HTMLButtonElement;
@@ -72,12 +68,12 @@ describe("the Users page's guards", () => {
 
   it("does not offer removing the only enabled server admin, offers it once there is a second, and says the server's refusal in the dialog", async () => {
     let refuseRemoval = false;
-    api = await startPageApi(
+    api = await startApi(
       usersApi([account("me", "Ada Admin", ["serverAdmin"]), account("colleague", "Colleague Admin")], (change) =>
         refuseRemoval && change.id === "me" ? new StubRefusal("LAST_SERVER_ADMIN", 409, "Refused") : undefined,
       ),
     );
-    renderPage(<AdminUsersPage />, "/admin/users");
+    renderInApp(<AdminUsersPage />, "/admin/users");
     const user = userEvent.setup({ delay: null });
     await screen.findByText("(you)");
     const reason = "You are the only enabled server admin: make someone else one first.";
@@ -88,7 +84,7 @@ describe("the Users page's guards", () => {
 
     // A search that shows only this row still knows there is no other admin: the server counts them.
     await user.type(screen.getByLabelText("Search users"), "me@example.com");
-    await waitFor(() => expect(api!.inputsOf("admin.users").at(-1)).toMatchObject({ q: "me@example.com" }));
+    await waitFor(() => expect(api!.calls("admin.users").at(-1)).toMatchObject({ q: "me@example.com" }));
     await waitFor(() => expect(screen.getAllByRole("row").filter((row) => row.textContent?.includes("@"))).toHaveLength(1));
     expect(removeSelf().disabled).toBe(true);
     await user.clear(screen.getByLabelText("Search users"));
@@ -97,7 +93,7 @@ describe("the Users page's guards", () => {
     await user.click(within(rowOf("colleague@example.com")).getByRole("button", { name: "Make server admin: Colleague Admin" }));
     const make = await screen.findByRole("dialog", { name: "Make server admin?" });
     await user.click(within(make).getByRole("button", { name: "Make server admin" }));
-    await waitFor(() => expect(api!.inputsOf("admin.updateUser")).toEqual([{ id: "colleague", roles: ["serverAdmin"] }]));
+    await waitFor(() => expect(api!.calls("admin.updateUser")).toEqual([{ id: "colleague", roles: ["serverAdmin"] }]));
     await waitFor(() => expect(within(rowOf("colleague@example.com")).getByText("Server admin", { exact: true })).toBeTruthy());
     await waitFor(() => expect(removeSelf().disabled).toBe(false));
     expect(removeSelf().getAttribute("aria-describedby")).toBeNull();

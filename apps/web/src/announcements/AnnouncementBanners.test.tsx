@@ -1,43 +1,40 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { startApi } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { AnnouncementBanners } from "./AnnouncementBanners";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  localStorage.clear();
-  await api?.close();
-  api = undefined;
-});
+afterEach(() => localStorage.clear());
 
 /** A system announcement the reader acknowledged already (in the blocking modal). */
-const acknowledged = (id: string, title: string) => ({
-  id,
-  scope: "system",
-  scopeId: null,
-  scopeName: null,
-  title,
-  message: `About ${title}.`,
-  severity: "info",
-  deliveryType: "message",
-  startsAt: "2026-11-20T10:00:00.000Z",
-  expiresAt: null,
-  acknowledgedAt: "2026-11-20T10:05:00.000Z",
-  createdByName: "Ada Admin",
-});
+const acknowledged = (id: string, title: string) =>
+  ({
+    id,
+    scope: "system",
+    scopeId: null,
+    scopeName: null,
+    title,
+    message: `About ${title}.`,
+    severity: "info",
+    deliveryType: "message",
+    startsAt: "2026-11-20T10:00:00.000Z",
+    expiresAt: null,
+    acknowledgedAt: "2026-11-20T10:05:00.000Z",
+    createdByName: "Ada Admin",
+  }) as const;
 
 describe("the dashboard's announcements", () => {
   it("lets a reader dismiss an acknowledged announcement by keyboard, for good, the keyboard going on from the next banner", async () => {
-    api = await startPageApi({
+    await startApi({
       "auth.me": () => signedIn({ id: "usr_reader" }),
       "announcements.current": () => ({ items: [acknowledged("ann_1", "Maintenance window"), acknowledged("ann_2", "Network change")] }),
       "announcements.pending": () => ({ items: [] }),
-      "announcements.markSeen": () => null,
+      "announcements.markSeen": () => ({ seen: 1 }),
     });
-    const first = renderPage(<AnnouncementBanners />);
+    const first = renderInApp(<AnnouncementBanners />);
     const banners = await screen.findByRole("region", { name: "Announcements" });
     await within(banners).findByRole("heading", { name: "Maintenance window" });
     screen.getByRole("button", { name: "Dismiss Maintenance window" }).focus();
@@ -47,7 +44,7 @@ describe("the dashboard's announcements", () => {
 
     // After a reload: the dismissed one stays away, the other shows.
     first.unmount();
-    renderPage(<AnnouncementBanners />);
+    renderInApp(<AnnouncementBanners />);
     await screen.findByRole("heading", { name: "Network change" });
     expect(screen.queryByRole("heading", { name: "Maintenance window" })).toBeNull();
   });

@@ -1,20 +1,15 @@
 // @vitest-environment happy-dom
-import { cleanup, screen } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { screen } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { startApi } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { CreateAnnouncementDialog } from "./CreateAnnouncementDialog";
-
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
 
 describe("the new announcement dialog", () => {
   it("names the time zone of its dates and explains email acknowledgment", async () => {
-    api = await startPageApi({ "auth.me": () => signedIn({ roles: ["serverAdmin"] }) });
-    renderPage(<CreateAnnouncementDialog destination={{ scope: "system" }} onClose={() => undefined} onCreated={() => undefined} />);
+    await startApi({ "auth.me": () => signedIn({ roles: ["serverAdmin"] }) });
+    renderInApp(<CreateAnnouncementDialog destination={{ scope: "system" }} onClose={() => undefined} onCreated={() => undefined} />);
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     await screen.findByRole("dialog", { name: "New system announcement" });
     expect(screen.getByLabelText(`Starts (${zone})`)).toBeTruthy();

@@ -2,16 +2,13 @@
 import { cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { startApi } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { GettingStarted } from "./GettingStarted";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  localStorage.clear();
-  await api?.close();
-  api = undefined;
-});
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
+afterEach(() => localStorage.clear());
 
 const STEPS = ["join", "location", "plugin", "project", "observation"] as const;
 /** The checklist as `user.gettingStarted` answers it: the steps in `done` ticked, `observatory` the one it is about. */
@@ -38,8 +35,8 @@ const step = (state: "Done" | "To do", number: number, title: string) => screen.
 
 describe("the first-night checklist", () => {
   it("lists the five steps in order with what is done, and can be hidden by keyboard for good, focus on the page's heading", async () => {
-    api = await startPageApi({ "auth.me": () => signedIn({ id: "usr_new" }), "user.gettingStarted": () => checklistOf([]) });
-    const first = renderPage(<Dashboard />);
+    api = await startApi({ "auth.me": () => signedIn({ id: "usr_new" }), "user.gettingStarted": () => checklistOf([]) });
+    const first = renderInApp(<Dashboard />);
     const list = await screen.findByRole("list", { name: "Your first night" });
     expect(within(list).getAllByRole("listitem")).toHaveLength(5);
     expect(step("To do", 1, "Join or create an organization or observatory")).toBeTruthy();
@@ -49,18 +46,18 @@ describe("the first-night checklist", () => {
     await waitFor(() => expect(checklist()).toBeNull());
     expect(document.activeElement?.tagName).toBe("H1");
     first.unmount();
-    renderPage(<Dashboard />);
+    renderInApp(<Dashboard />);
     await screen.findByRole("heading", { name: "Welcome" });
     expect(checklist()).toBeNull();
-    expect(api.inputsOf("user.gettingStarted")).toHaveLength(1);
+    expect(api.calls("user.gettingStarted")).toHaveLength(1);
   });
 
   it("tells a user who observes with someone else's observatory who sets it up, and where to see them", async () => {
-    api = await startPageApi({
+    api = await startApi({
       "auth.me": () => signedIn({ id: "usr_viewer" }),
       "user.gettingStarted": () => checklistOf(["join"], { id: "oby_shared", name: "Shared dome", canAdmin: false, hasKey: false }),
     });
-    renderPage(<Dashboard />);
+    renderInApp(<Dashboard />);
     await screen.findByRole("region", { name: "Your first night" });
     expect(step("Done", 1, "Join or create an organization or observatory")).toBeTruthy();
     expect(screen.getByText("Only the administrators of Shared dome set its location: ask one of them.")).toBeTruthy();
@@ -70,21 +67,21 @@ describe("the first-night checklist", () => {
 
   it("keeps offering a new observatory after an organization came first, and goes for good once every step is done", async () => {
     let done: Array<(typeof STEPS)[number]> = ["join"];
-    api = await startPageApi({ "auth.me": () => signedIn({ id: "usr_org" }), "user.gettingStarted": () => checklistOf(done) });
-    const first = renderPage(<Dashboard />);
+    api = await startApi({ "auth.me": () => signedIn({ id: "usr_org" }), "user.gettingStarted": () => checklistOf(done) });
+    const first = renderInApp(<Dashboard />);
     await screen.findByRole("region", { name: "Your first night" });
     expect(step("Done", 1, "Join or create an organization or observatory")).toBeTruthy();
     expect(within(checklist()!).getByRole("button", { name: "New observatory" })).toBeTruthy();
     first.unmount();
 
     done = [...STEPS];
-    renderPage(<Dashboard />);
-    await waitFor(() => expect(api!.inputsOf("user.gettingStarted").length).toBeGreaterThan(1));
+    renderInApp(<Dashboard />);
+    await waitFor(() => expect(api!.calls("user.gettingStarted").length).toBeGreaterThan(1));
     await waitFor(() => expect(checklist()).toBeNull());
     cleanup();
     // Undone later, it stays away: the checklist is over for this user in this browser.
     done = ["join"];
-    renderPage(<Dashboard />);
+    renderInApp(<Dashboard />);
     await screen.findByRole("heading", { name: "Welcome" });
     expect(checklist()).toBeNull();
   });

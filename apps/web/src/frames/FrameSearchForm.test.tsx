@@ -4,7 +4,8 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { emptyFrameSearch, frameSearchInput, type FrameSearchView } from "./frame-search";
 import { FrameSearchForm } from "./FrameSearchForm";
-import { renderInApp, startApi, StubRefusal } from "./frame-test-support";
+import { startApi, StubRefusal } from "../test-support/api";
+import { renderInApp } from "../test-support/render";
 
 const M31 = { name: "M 31", designation: "M 31", kind: "galaxy", catalog: "Messier", ra: 10.684708, dec: 41.26875, epoch: "J2000", aliases: [] } as const;
 

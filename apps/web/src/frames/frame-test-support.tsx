@@ -1,9 +1,5 @@
 import type { FoundFrame } from "./types";
 
-// The frames' tests and the pages' share one way to render and one stub of the API (test-support/).
-export { StubRefusal, startApi } from "../test-support/api";
-export { renderInApp } from "../test-support/render";
-
 /** An analysed frame as the search answers it; `frame` fields override the accepted defaults. */
 export function foundFrame(id: string, fields: Omit<Partial<FoundFrame>, "frame"> & { frame?: Partial<FoundFrame["frame"]> } = {}): FoundFrame {
   const { frame, ...file } = fields;

@@ -1,23 +1,18 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, waitFor } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it } from "vitest";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { describe, expect, it } from "vitest";
+import { startApi } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { UserMenu } from "./UserMenu";
-
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
 
 const focusedText = () => document.activeElement?.textContent?.trim() ?? "";
 
 describe("the account menu", () => {
   it("works with the arrow keys, Home, End and Escape, and opens a page with Enter", async () => {
-    api = await startPageApi({ "auth.me": () => signedIn() });
-    renderPage(<UserMenu />);
+    await startApi({ "auth.me": () => signedIn() });
+    renderInApp(<UserMenu />, { where: true });
     const user = userEvent.setup({ delay: null });
     const button = await screen.findByRole("button", { name: "Account menu" });
     button.focus();

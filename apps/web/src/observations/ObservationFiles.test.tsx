@@ -1,24 +1,19 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, within } from "@testing-library/react";
+import { screen, within } from "@testing-library/react";
 import { DEFAULT_FRAME_GRADING } from "@meridian/rules/frames";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { foundFrame } from "../frames/frame-test-support";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { startApi } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { ObservationFiles } from "./ObservationFiles";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
-
 /** A plain file (no frame analysis) of the observation. */
-const plainFile = (id: string, filename: string, missing = false) => ({ ...foundFrame(id), filename, frame: null, kind: "other", missing });
+const plainFile = (id: string, filename: string, missing = false) => ({ ...foundFrame(id), filename, frame: null, kind: "other" as const, missing });
 
 describe("an observation's files", () => {
   it("offers every stored file as one ZIP, each kept file's download, and says which are missing or lost, and when", async () => {
-    api = await startPageApi({
+    await startApi({
       "auth.me": () => signedIn(),
       "observations.files": () => ({
         items: [plainFile("fil_lost", "m31-0001.fits", true), plainFile("fil_kept", "m31-0002.fits")],
@@ -34,7 +29,7 @@ describe("an observation's files", () => {
         ],
       }),
     });
-    renderPage(<ObservationFiles observationId="obs-1" timeZone="UTC" grading={DEFAULT_FRAME_GRADING} />);
+    renderInApp(<ObservationFiles observationId="obs-1" timeZone="UTC" grading={DEFAULT_FRAME_GRADING} />);
     const archive = await screen.findByRole("link", { name: "Download all (ZIP)" });
     expect(archive.getAttribute("href")).toBe("/observations/obs-1/files/archive");
     const items = within(screen.getByRole("list", { name: "Files" })).getAllByRole("listitem");

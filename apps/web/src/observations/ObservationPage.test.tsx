@@ -2,26 +2,22 @@
 import { cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Route, Routes } from "react-router-dom";
-import { afterEach, describe, expect, it } from "vitest";
-import { StubRefusal } from "../frames/frame-test-support";
+import { describe, expect, it } from "vitest";
 import { ObservationPage } from "../pages/ObservationPage";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { StubRefusal, startApi, type Procedures, type Answer } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { observationFixture } from "./observation-fixtures";
 import type { Observation } from "./labels";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
 /** After a change the page reads the observation again: on a busy machine that takes more than findBy's default second. */
 const AFTER_CHANGE = { timeout: 10_000 };
 const CONTROLS = ["Edit", "Pause", "Change priority", "Clone", "Cancel observation"];
 
 /** The observation page's API for `me`, with the observatory's permissions `permissions`; changes go to `observation` as the server makes them. */
-function observationApi(me: string, permissions: Record<string, boolean>, observation: Observation) {
+function observationApi(me: string, permissions: Record<string, boolean>, observation: Observation): Procedures {
   const answer = () => ({ ...observation });
   const update = (fields: Partial<Observation>) => {
     Object.assign(observation, fields);
@@ -32,7 +28,7 @@ function observationApi(me: string, permissions: Record<string, boolean>, observ
     "observations.get": answer,
     "observations.history": () => ({ items: [], nextCursor: null }),
     "observations.files": () => ({ items: [], lost: [] }),
-    "observations.forecast": () => null,
+    "observations.forecast": () => null as unknown as Answer<"observations.forecast">,
     "observatories.get": () => ({
       id: "oby_1",
       name: "Dome",
@@ -40,7 +36,7 @@ function observationApi(me: string, permissions: Record<string, boolean>, observ
       settings: { slewSeconds: 120, readoutSeconds: 10 },
       myPermissions: permissions,
     }),
-    "projects.get": () => ({ id: "prj_1", name: "Survey", status: "active", frameGrading: null }),
+    "projects.get": () => ({ id: "prj_1", name: "Survey", status: "active", frameGrading: null }) as unknown as Answer<"projects.get">,
     "observations.pause": () => update({ status: "paused" }),
     "observations.resume": () => update({ status: "pending" }),
     "observations.cancel": () => update({ status: "cancelled" }),
@@ -53,11 +49,11 @@ function observationApi(me: string, permissions: Record<string, boolean>, observ
 }
 
 function renderObservation() {
-  renderPage(
+  renderInApp(
     <Routes>
       <Route path="/observations/:id" element={<ObservationPage />} />
     </Routes>,
-    "/observations/obs_1",
+    { path: "/observations/obs_1", where: true },
   );
 }
 
@@ -65,34 +61,34 @@ const button = (name: string) => screen.queryByRole("button", { name });
 
 describe("an observation's page", () => {
   it("shows a viewer no control, and an observer only Clone", async () => {
-    api = await startPageApi(observationApi("usr_viewer", { can_view: true }, observationFixture()));
+    api = await startApi(observationApi("usr_viewer", { can_view: true }, observationFixture()));
     renderObservation();
     await screen.findByRole("heading", { name: "Solo" });
-    await waitFor(() => expect(api!.inputsOf("projects.get").length).toBeGreaterThan(0));
+    await waitFor(() => expect(api!.calls("projects.get").length).toBeGreaterThan(0));
     for (const name of CONTROLS) expect(button(name)).toBeNull();
     cleanup();
     await api.close();
 
-    api = await startPageApi(observationApi("usr_observer", { can_view: true, can_observe: true }, observationFixture()));
+    api = await startApi(observationApi("usr_observer", { can_view: true, can_observe: true }, observationFixture()));
     renderObservation();
     await screen.findByRole("button", { name: "Clone" });
     for (const name of CONTROLS.filter((name) => name !== "Clone")) expect(button(name)).toBeNull();
   });
 
   it("lets its owner pause and resume it, change its priority, edit it (a value out of range refused at its field, unsent) and clone it", async () => {
-    api = await startPageApi(observationApi("usr_owner", { can_view: true, can_observe: true }, observationFixture()));
+    api = await startApi(observationApi("usr_owner", { can_view: true, can_observe: true }, observationFixture()));
     renderObservation();
     const user = userEvent.setup({ delay: null });
     await user.click(await screen.findByRole("button", { name: "Pause" }));
     await screen.findByRole("button", { name: "Resume" }, AFTER_CHANGE);
     await screen.findByText("Paused: dispatch passes it by until it is resumed.", undefined, AFTER_CHANGE);
-    expect(api.inputsOf("observations.pause")).toEqual([{ id: "obs_1" }]);
+    expect(api.calls("observations.pause")).toEqual([{ id: "obs_1" }]);
 
     await user.click(screen.getByRole("button", { name: "Change priority" }));
     await user.selectOptions(within(await screen.findByRole("dialog")).getByLabelText("Priority"), "9");
     await user.click(screen.getByRole("button", { name: "Set priority" }));
     await screen.findByText(/priority 9/, undefined, AFTER_CHANGE);
-    expect(api.inputsOf("observations.update")).toEqual([{ id: "obs_1", update: { priority: 9 } }]);
+    expect(api.calls("observations.update")).toEqual([{ id: "obs_1", update: { priority: 9 } }]);
 
     await user.click(screen.getByRole("button", { name: "Edit" }));
     const edit = await screen.findByRole("dialog", { name: "Edit observation" });
@@ -101,7 +97,7 @@ describe("an observation's page", () => {
     await user.type(altitude, "95");
     await user.click(within(edit).getByRole("button", { name: "Save changes" }));
     await within(edit).findByText("Min altitude must be at most 90.");
-    expect(api.inputsOf("observations.update")).toHaveLength(1);
+    expect(api.calls("observations.update")).toHaveLength(1);
 
     const name = within(edit).getByLabelText("Name", { exact: true });
     await user.clear(name);
@@ -110,21 +106,21 @@ describe("an observation's page", () => {
     await user.type(altitude, "45");
     await user.click(within(edit).getByRole("button", { name: "Save changes" }));
     await screen.findByRole("heading", { name: "Solo renamed" }, AFTER_CHANGE);
-    expect(api.inputsOf("observations.update").at(-1)).toMatchObject({ id: "obs_1", update: { name: "Solo renamed", constraints: { minAltitude: 45 } } });
+    expect(api.calls("observations.update").at(-1)).toMatchObject({ id: "obs_1", update: { name: "Solo renamed", constraints: { minAltitude: 45 } } });
     await user.click(screen.getByRole("button", { name: "Resume" }));
     await screen.findByRole("button", { name: "Pause" }, AFTER_CHANGE);
-    expect(api.inputsOf("observations.resume")).toEqual([{ id: "obs_1" }]);
+    expect(api.calls("observations.resume")).toEqual([{ id: "obs_1" }]);
 
     // A clone opens on its own page, which says where it came from.
     await user.click(screen.getByRole("button", { name: "Clone" }));
     await user.click(within(await screen.findByRole("dialog", { name: "Clone observation" })).getByRole("button", { name: "Clone" }));
     await screen.findByText("A copy of Solo renamed is pending.", undefined, AFTER_CHANGE);
-    expect(api.inputsOf("observations.clone")).toEqual([{ id: "obs_1", priority: 9, overrides: {} }]);
+    expect(api.calls("observations.clone")).toEqual([{ id: "obs_1", priority: 9, overrides: {} }]);
     expect(screen.getByTestId("where").textContent).toBe("/observations/obs_copy");
   });
 
   it("asks before cancelling with “Keep it” and “Cancel observation”, never two Cancels, and cancels only when told", async () => {
-    api = await startPageApi(observationApi("usr_owner", { can_view: true }, observationFixture({ name: "Keep or cancel" })));
+    api = await startApi(observationApi("usr_owner", { can_view: true }, observationFixture({ name: "Keep or cancel" })));
     renderObservation();
     const user = userEvent.setup({ delay: null });
     await user.click(await screen.findByRole("button", { name: "Cancel observation" }));
@@ -136,17 +132,17 @@ describe("an observation's page", () => {
     ).toEqual(["Keep it", "Cancel observation"]);
     await user.click(within(dialog).getByRole("button", { name: "Keep it" }));
     await waitFor(() => expect(screen.queryByRole("dialog", { name: "Cancel this observation?" })).toBeNull());
-    expect(api.inputsOf("observations.cancel")).toEqual([]);
+    expect(api.calls("observations.cancel")).toEqual([]);
     await user.click(screen.getByRole("button", { name: "Cancel observation" }));
     await user.click(within(await screen.findByRole("dialog", { name: "Cancel this observation?" })).getByRole("button", { name: "Cancel observation" }));
-    await waitFor(() => expect(api!.inputsOf("observations.cancel")).toEqual([{ id: "obs_1" }]));
+    await waitFor(() => expect(api!.calls("observations.cancel")).toEqual([{ id: "obs_1" }]));
   });
 });
 
 describe("an observation whose observatory was removed", () => {
   it("names the observatory as removed and says why it was cancelled", async () => {
     const removed = observationApi("usr_owner", {}, observationFixture({ status: "cancelled", statusReason: "observatory removed" }));
-    api = await startPageApi({
+    api = await startApi({
       ...removed,
       "observatories.get": () => {
         throw new StubRefusal("NOT_FOUND", 404, "No such observatory");
@@ -163,7 +159,7 @@ describe("an observation's times", () => {
   it("shows its window in the observatory's zone named by its offset, UTC on hover, and edits it on the same clocks", async () => {
     const start = "2031-01-02T10:00:00.000Z";
     const fixed = observationFixture({ type: "fixed_time", fixedTimeStart: start, fixedTimeEnd: "2031-01-02T15:00:00.000Z", estimatedSeconds: 330 });
-    api = await startPageApi(observationApi("usr_owner", { can_view: true }, fixed));
+    api = await startApi(observationApi("usr_owner", { can_view: true }, fixed));
     renderObservation();
     const notBefore = await screen.findByText("Jan 2, 2031, 21:00 UTC+11", { selector: "time" });
     expect(notBefore.getAttribute("datetime")).toBe(start);
@@ -183,8 +179,8 @@ describe("an observation's times", () => {
     await user.clear(end);
     await user.type(end, "2031-01-03T03:30");
     await user.click(within(dialog).getByRole("button", { name: "Save changes" }));
-    await waitFor(() => expect(api!.inputsOf("observations.update")).toHaveLength(1));
+    await waitFor(() => expect(api!.calls("observations.update")).toHaveLength(1));
     // Only what changed is sent; the start stays as stored.
-    expect(api.inputsOf("observations.update")[0]).toEqual({ id: "obs_1", update: { fixedTimeEnd: "2031-01-02T16:30:00.000Z" } });
+    expect(api.calls("observations.update")[0]).toEqual({ id: "obs_1", update: { fixedTimeEnd: "2031-01-02T16:30:00.000Z" } });
   });
 });

@@ -1,18 +1,15 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import type { ObservationStatus } from "@meridian/rules";
-import { afterEach, describe, expect, it } from "vitest";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { describe, expect, it } from "vitest";
+import { startApi, type Procedures, type Answer } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { observationFixture } from "./observation-fixtures";
 import { ObservationTimeline } from "./ObservationTimeline";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
 interface Move {
   id: string;
@@ -24,8 +21,8 @@ interface Move {
   clonedFromId?: string | null;
 }
 
-const dispatch = { kind: "system", id: "dispatch", name: null };
-const owner = { kind: "user", id: "usr_owner", name: "Owner Olga" };
+const dispatch = { kind: "system", id: "dispatch", name: null } as const;
+const owner = { kind: "user", id: "usr_owner", name: "Owner Olga" } as const;
 const submitted = (fields: Partial<Move> = {}): Move => ({
   id: "h0",
   from: null,
@@ -47,13 +44,13 @@ const cadence = (count: number): Move[] =>
   }));
 
 /** `observations.history` over `moves` (oldest first) as the server pages it: newest first, `limit` at a time, by cursor. */
-function historyOf(moves: () => Move[]) {
+function historyOf(moves: () => Move[]): Procedures["observations.history"] {
   return (input: unknown) => {
     const { limit, cursor } = input as { limit: number; cursor?: string };
     const newestFirst = [...moves()].reverse();
     const start = cursor ? Number(cursor) : 0;
     const items = newestFirst.slice(start, start + limit);
-    return { items, nextCursor: start + limit < newestFirst.length ? String(start + limit) : null };
+    return { items: items as Answer<"observations.history">["items"], nextCursor: start + limit < newestFirst.length ? String(start + limit) : null };
   };
 }
 
@@ -64,17 +61,17 @@ describe("an observation's timeline", () => {
     const moves = [submitted(), { ...submitted({ id: "h1", from: "pending", to: "cancelled" }) }];
     let reads = 0;
     // The first read answers as if it had been made just before the cancel.
-    api = await startPageApi({ "auth.me": () => signedIn(), "observations.history": historyOf(() => (reads++ === 0 ? moves.slice(0, 1) : moves)) });
-    renderPage(<ObservationTimeline observationId="obs_1" status="cancelled" statusChangedAt="2026-11-20T10:05:00.000Z" timeZone="UTC" />);
+    api = await startApi({ "auth.me": () => signedIn(), "observations.history": historyOf(() => (reads++ === 0 ? moves.slice(0, 1) : moves)) });
+    renderInApp(<ObservationTimeline observationId="obs_1" status="cancelled" statusChangedAt="2026-11-20T10:05:00.000Z" timeZone="UTC" />);
     await within(await screen.findByRole("list", { name: "Status timeline" })).findByText("Cancelled", { exact: true });
     expect(entries()).toHaveLength(2);
-    expect(api.inputsOf("observations.history")).toHaveLength(2);
+    expect(api.calls("observations.history")).toHaveLength(2);
   });
 
   it("opens a long history on its newest moves and reaches back by keyboard, page by page, to the submission", async () => {
     const moves = [submitted(), ...cadence(120), submitted({ id: "hz", from: "pending", to: "cancelled", actor: owner })];
-    api = await startPageApi({ "auth.me": () => signedIn(), "observations.history": historyOf(() => moves) });
-    renderPage(<ObservationTimeline observationId="obs_1" status="cancelled" statusChangedAt="2026-11-20T12:00:00.000Z" timeZone="UTC" />);
+    api = await startApi({ "auth.me": () => signedIn(), "observations.history": historyOf(() => moves) });
+    renderInApp(<ObservationTimeline observationId="obs_1" status="cancelled" statusChangedAt="2026-11-20T12:00:00.000Z" timeZone="UTC" />);
     await screen.findByRole("list", { name: "Status timeline" });
     // The newest move is there at once, last, with the page of moves before it.
     expect(entries()).toHaveLength(50);
@@ -101,12 +98,12 @@ describe("an observation's timeline", () => {
 
   it("names who made each move, and links a clone's source by its name, never by a raw id", async () => {
     const moves = [submitted({ clonedFromId: "obs_source" }), submitted({ id: "h1", from: "pending", to: "paused" })];
-    api = await startPageApi({
+    api = await startApi({
       "auth.me": () => signedIn(),
       "observations.history": historyOf(() => moves),
       "observations.get": () => observationFixture({ id: "obs_source", name: "Solo renamed" }),
     });
-    renderPage(<ObservationTimeline observationId="obs_1" status="paused" statusChangedAt="2026-11-20T12:00:00.000Z" timeZone="UTC" />);
+    renderInApp(<ObservationTimeline observationId="obs_1" status="paused" statusChangedAt="2026-11-20T12:00:00.000Z" timeZone="UTC" />);
     const timeline = await screen.findByRole("list", { name: "Status timeline" });
     const source = await within(timeline).findByRole("link", { name: "Solo renamed" });
     expect(source.getAttribute("href")).toBe("/observations/obs_source");

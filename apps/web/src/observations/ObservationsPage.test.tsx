@@ -1,19 +1,16 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useNavigate } from "react-router-dom";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ObservationsPage } from "../pages/ObservationsPage";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { startApi, type Procedures, type ProcedureOutput } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
-const observation = (id: string, name: string, priority: number, status = "pending") => ({
+const observation = (id: string, name: string, priority: number, status: ProcedureOutput<"observations.list">["items"][number]["status"] = "pending") => ({
   id,
   name,
   priority,
@@ -28,7 +25,7 @@ const observation = (id: string, name: string, priority: number, status = "pendi
 const shown = [observation("o1", "Delta field", 1), observation("o2", "Beta field", 9)];
 
 /** The list the server answers, whatever the filter: the filtering itself is the API's (tests/integration/observation-search.test.ts). */
-const listApi = () => ({
+const listApi = (): Procedures => ({
   "auth.me": () => signedIn({ id: "usr_me" }),
   "observations.list": (input: unknown) => ({ items: (input as { from?: string }).from ? [] : shown, nextCursor: null }),
   "observatories.list": () => ({ items: [{ id: "oby_1", name: "Filter dome", timeZone: "UTC" }], nextCursor: null }),
@@ -46,17 +43,17 @@ function Back() {
 }
 
 const where = () => new URL(screen.getByTestId("where").textContent!, "http://app.test");
-const lastListInput = () => api!.inputsOf("observations.list").at(-1) as Record<string, unknown>;
+const lastListInput = () => api!.calls("observations.list").at(-1) as Record<string, unknown>;
 
 describe("finding observations", () => {
   it("searches, sorts and filters with everything in the URL, asks the API for exactly that, and exports what it shows", async () => {
-    api = await startPageApi(listApi());
-    renderPage(
+    api = await startApi(listApi());
+    renderInApp(
       <>
         <ObservationsPage />
         <Back />
       </>,
-      "/observations",
+      { path: "/observations", where: true },
     );
     const user = userEvent.setup({ delay: null });
     const table = await screen.findByRole("table", { name: "Observations" });
@@ -112,19 +109,19 @@ describe("finding observations", () => {
   });
 
   it("opens on the view its URL holds, as after a reload", async () => {
-    api = await startPageApi(listApi());
-    renderPage(<ObservationsPage />, "/observations?q=ngc+7000&sort=priority&status=cancelled");
+    api = await startApi(listApi());
+    renderInApp(<ObservationsPage />, { path: "/observations?q=ngc+7000&sort=priority&status=cancelled", where: true });
     await screen.findByRole("table", { name: "Observations" });
     expect((screen.getByLabelText("Search") as HTMLInputElement).value).toBe("ngc 7000");
     expect(screen.getByRole("columnheader", { name: "Priority" }).getAttribute("aria-sort")).toBe("ascending");
-    expect(api.inputsOf("observations.list")).toEqual([{ limit: 50, q: "ngc 7000", status: "cancelled", sort: "priority" }]);
+    expect(api.calls("observations.list")).toEqual([{ limit: 50, q: "ngc 7000", status: "cancelled", sort: "priority" }]);
   });
 });
 
 describe("operating observations from the table", () => {
   it("pauses and resumes the selected rows, chosen by keyboard or all at once, and reports each row's result", async () => {
     const rows = [observation("mine", "Mine", 5), observation("a", "Theirs A", 5), observation("b", "Theirs B", 5)];
-    api = await startPageApi({
+    api = await startApi({
       ...listApi(),
       "observations.list": () => ({ items: rows.map((row) => ({ ...row })), nextCursor: null }),
       // The caller may operate only their own: the others are refused as the single operation refuses them.
@@ -139,7 +136,7 @@ describe("operating observations from the table", () => {
         };
       },
     });
-    renderPage(<ObservationsPage />, "/observations");
+    renderInApp(<ObservationsPage />, { path: "/observations", where: true });
     const user = userEvent.setup({ delay: null });
     const rowOf = (name: string) => screen.getByRole("link", { name }).closest("tr")!;
     await screen.findByRole("link", { name: "Mine" });
@@ -152,7 +149,7 @@ describe("operating observations from the table", () => {
 
     await user.click(within(bar).getByRole("button", { name: "Pause" }));
     await within(bar).findByText("1 paused, 2 refused: not allowed.");
-    expect(api.inputsOf("observations.bulk")).toEqual([{ ids: ["mine", "a", "b"], action: "pause" }]);
+    expect(api.calls("observations.bulk")).toEqual([{ ids: ["mine", "a", "b"], action: "pause" }]);
     for (const name of ["Theirs A", "Theirs B"]) expect(within(bar).getByText(`${name}: not allowed`, { exact: false })).toBeTruthy();
     await waitFor(() => expect(within(rowOf("Mine")).getByText("Paused", { exact: true })).toBeTruthy());
     expect(rowOf("Mine").querySelector("[data-bulk-result]")?.getAttribute("data-bulk-result")).toBe("ok");

@@ -1,19 +1,16 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it } from "vitest";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { describe, expect, it } from "vitest";
+import { startApi } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { EditObservatoryDialog } from "./EditObservatoryDialog";
 import { observatoryFixture } from "./observatory-fixture";
 import { ObservatoryOverview } from "./ObservatoryOverview";
 import type { Observatory } from "./permissions";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
 const sydney = observatoryFixture({
   name: "Siding Spring",
@@ -23,9 +20,9 @@ const sydney = observatoryFixture({
 });
 
 async function openSettings(observatory: Observatory) {
-  api = await startPageApi({ "auth.me": () => signedIn({ id: "usr_owner" }), "observatories.update": () => ({ ...observatory }) });
+  api = await startApi({ "auth.me": () => signedIn({ id: "usr_owner" }), "observatories.update": () => ({ ...observatory }) });
   let saved = false;
-  renderPage(<EditObservatoryDialog observatory={observatory} onClose={() => undefined} onSaved={() => (saved = true)} />);
+  renderInApp(<EditObservatoryDialog observatory={observatory} onClose={() => undefined} onSaved={() => (saved = true)} />);
   const dialog = await screen.findByRole("dialog", { name: "Observatory settings" });
   return { dialog, user: userEvent.setup({ delay: null }), saved: () => saved };
 }
@@ -45,14 +42,14 @@ describe("an observatory's settings", () => {
     await user.click(within(dialog).getByRole("button", { name: "Save settings" }));
     await within(dialog).findByText("Latitude must have seconds below 60.");
     expect(within(dialog).getByText(/^Longitude must be degrees such as -70\.7367, or degrees, minutes and seconds such as -70:44:12/)).toBeTruthy();
-    expect(api!.inputsOf("observatories.update")).toEqual([]);
+    expect(api!.calls("observatories.update")).toEqual([]);
     // What was typed stays as typed: a number field would have kept -303136 of it.
     await retype(user, field("Latitude"), "-30:31:36");
     expect(field("Latitude").value).toBe("-30:31:36");
     await retype(user, field("Longitude"), "-70° 44′ 12″");
     await user.click(within(dialog).getByRole("button", { name: "Save settings" }));
     await waitFor(() => expect(saved()).toBe(true));
-    const { update } = api!.inputsOf("observatories.update")[0] as { update: { location: { latitude: number; longitude: number; elevation: number } } };
+    const { update } = api!.calls("observatories.update")[0] as { update: { location: { latitude: number; longitude: number; elevation: number } } };
     expect(update.location.latitude).toBeCloseTo(-(30 + 31 / 60 + 36 / 3600), 9);
     expect(update.location.longitude).toBeCloseTo(-(70 + 44 / 60 + 12 / 3600), 9);
     expect(update.location.elevation).toBe(2715);
@@ -72,11 +69,11 @@ describe("an observatory's settings", () => {
     await retype(user, within(dialog).getByLabelText("Readout time (s)"), "4000");
     await user.click(within(dialog).getByRole("button", { name: "Save settings" }));
     await within(dialog).findByText("Readout time (s) must be between 0 and 600.");
-    expect(api!.inputsOf("observatories.update")).toEqual([]);
+    expect(api!.calls("observatories.update")).toEqual([]);
     await retype(user, within(dialog).getByLabelText("Readout time (s)"), "5");
     await user.click(within(dialog).getByRole("button", { name: "Save settings" }));
     await waitFor(() => expect(saved()).toBe(true));
-    expect(api!.inputsOf("observatories.update")[0]).toMatchObject({
+    expect(api!.calls("observatories.update")[0]).toMatchObject({
       id: "oby_1",
       update: { timeZone: "Europe/Madrid", settings: { slewSeconds: 30, readoutSeconds: 5 } },
     });
@@ -87,14 +84,14 @@ describe("an observatory's settings", () => {
     await retype(user, within(dialog).getByLabelText("Time zone"), "");
     await user.click(within(dialog).getByRole("button", { name: "Save settings" }));
     await waitFor(() => expect(saved()).toBe(true));
-    expect((api!.inputsOf("observatories.update")[0] as { update: { timeZone: unknown } }).update.timeZone).toBeNull();
+    expect((api!.calls("observatories.update")[0] as { update: { timeZone: unknown } }).update.timeZone).toBeNull();
   });
 });
 
 describe("an observatory's overview", () => {
   it("shows its location, its zone (said to come from its location when it does) and its slew and readout times", async () => {
-    api = await startPageApi({ "auth.me": () => signedIn({ id: "usr_owner" }) });
-    renderPage(
+    api = await startApi({ "auth.me": () => signedIn({ id: "usr_owner" }) });
+    renderInApp(
       <ObservatoryOverview
         observatory={observatoryFixture({ ...sydney, location: { latitude: -30.526666, longitude: -70.736666, elevation: 2715 } })}
         ownerName="Otto Owner"

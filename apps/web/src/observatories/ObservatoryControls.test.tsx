@@ -1,21 +1,18 @@
 // @vitest-environment happy-dom
 import { useQuery } from "@tanstack/react-query";
-import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it } from "vitest";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { describe, expect, it } from "vitest";
+import { startApi, type Procedures } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { trpc } from "../trpc";
 import { DispatchSwitch } from "./DispatchSwitch";
 import { observatoryFixture } from "./observatory-fixture";
 import type { Observatory } from "./permissions";
 import { RemoveObservatoryCard } from "./RemoveObservatoryCard";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
 /** The observatory's controls as its page shows them, from what `observatories.get` answers now. */
 function Controls() {
@@ -30,7 +27,7 @@ function Controls() {
 
 const ADMIN = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 
-function controlsApi(me: string, observatory: Observatory) {
+function controlsApi(me: string, observatory: Observatory): Procedures {
   return {
     "auth.me": () => signedIn({ id: me }),
     "observatories.get": () => ({ ...observatory }),
@@ -38,7 +35,7 @@ function controlsApi(me: string, observatory: Observatory) {
       Object.assign(observatory, (input as { update: Partial<Observatory> }).update);
       return { ...observatory };
     },
-    "observatories.remove": () => null,
+    "observatories.remove": () => ({ ok: true }),
     // Its queue: one pending and one paused observation, none running.
     "observations.list": (input: unknown) => {
       const status = (input as { status: string }).status;
@@ -49,8 +46,8 @@ function controlsApi(me: string, observatory: Observatory) {
 
 describe("an observatory's dispatch and removal", () => {
   it("shows others dispatch as it is, without a switch and without removal", async () => {
-    api = await startPageApi(controlsApi("usr_observer", observatoryFixture({ myPermissions: { ...ADMIN, can_admin: false, can_operate: false } })));
-    renderPage(<Controls />);
+    api = await startApi(controlsApi("usr_observer", observatoryFixture({ myPermissions: { ...ADMIN, can_admin: false, can_operate: false } })));
+    renderInApp(<Controls />, { where: true });
     const dispatch = await screen.findByRole("region", { name: "Dispatch" });
     expect(within(dispatch).getByText("Dispatch on")).toBeTruthy();
     expect(screen.queryByRole("switch")).toBeNull();
@@ -58,13 +55,13 @@ describe("an observatory's dispatch and removal", () => {
   });
 
   it("lets its owner switch dispatch by keyboard, and remove it once its name is typed, saying what becomes of its queue", async () => {
-    api = await startPageApi(controlsApi("usr_owner", observatoryFixture({ myPermissions: ADMIN })));
-    renderPage(<Controls />, "/observatories/oby_1");
+    api = await startApi(controlsApi("usr_owner", observatoryFixture({ myPermissions: ADMIN })));
+    renderInApp(<Controls />, { path: "/observatories/oby_1", where: true });
     const user = userEvent.setup({ delay: null });
     (await screen.findByRole("switch", { name: "Dispatch" })).focus();
     await user.keyboard(" ");
-    await waitFor(() => expect(api!.inputsOf("observatories.update")).toEqual([{ id: "oby_1", update: { dispatchEnabled: false } }]));
-    await waitFor(() => expect(api!.inputsOf("observatories.get").length).toBeGreaterThan(1));
+    await waitFor(() => expect(api!.calls("observatories.update")).toEqual([{ id: "oby_1", update: { dispatchEnabled: false } }]));
+    await waitFor(() => expect(api!.calls("observatories.get").length).toBeGreaterThan(1));
     await screen.findByText("Off: observations wait in the queue; none is sent.");
 
     await user.click(screen.getByRole("button", { name: "Remove observatory" }));
@@ -80,6 +77,6 @@ describe("an observatory's dispatch and removal", () => {
     await waitFor(() => expect(confirm.disabled).toBe(false));
     await user.click(confirm);
     await waitFor(() => expect(screen.getByTestId("where").textContent).toBe("/observatories"));
-    expect(api.inputsOf("observatories.remove")).toEqual([{ id: "oby_1" }]);
+    expect(api.calls("observatories.remove")).toEqual([{ id: "oby_1" }]);
   });
 });

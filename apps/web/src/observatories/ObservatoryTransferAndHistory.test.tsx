@@ -1,24 +1,21 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it } from "vitest";
-import { renderPage, signedIn, startPageApi } from "../pages/page-test-support";
+import { describe, expect, it } from "vitest";
+import { startApi } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 import { observatoryFixture } from "./observatory-fixture";
 import { ObservatoryHistory } from "./ObservatoryHistory";
 import { TransferObservatoryDialog } from "./TransferObservatoryDialog";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
 const none = { can_view: false, can_observe: false, can_operate: false, can_admin: false };
 
 describe("an observatory's transfer", () => {
   it("waits for the new owner's name to be typed, then transfers to that member", async () => {
-    api = await startPageApi({
+    api = await startApi({
       "auth.me": () => signedIn({ id: "usr_owner" }),
       "observatories.members": () => ({
         users: [
@@ -30,7 +27,7 @@ describe("an observatory's transfer", () => {
       "observatories.transferOwnership": () => ({ ...observatoryFixture(), owner: { kind: "user", id: "usr_heir", name: "Hanna Heir" } }),
     });
     let transferredTo: string | undefined;
-    renderPage(
+    renderInApp(
       <TransferObservatoryDialog
         observatory={observatoryFixture({ name: "Dome 1" })}
         onClose={() => undefined}
@@ -49,7 +46,7 @@ describe("an observatory's transfer", () => {
     await waitFor(() => expect(confirm.disabled).toBe(false));
     await user.click(confirm);
     await waitFor(() => expect(transferredTo).toBe("Hanna Heir"));
-    expect(api.inputsOf("observatories.transferOwnership")).toEqual([{ id: "oby_1", to: { kind: "user", id: "usr_heir" } }]);
+    expect(api.calls("observatories.transferOwnership")).toEqual([{ id: "oby_1", to: { kind: "user", id: "usr_heir" } }]);
   });
 });
 
@@ -57,7 +54,7 @@ describe("an observatory's history", () => {
   it("tells every step in words, and names who acted, never as a former member", async () => {
     const at = "2026-11-20T10:00:00.000Z";
     const by = { actorId: "usr_nora", actorName: "Nora Founder", at };
-    api = await startPageApi({
+    api = await startApi({
       "auth.me": () => signedIn({ id: "usr_omar" }),
       "observatories.history": () => ({
         items: [
@@ -70,7 +67,7 @@ describe("an observatory's history", () => {
         nextCursor: null,
       }),
     });
-    renderPage(<ObservatoryHistory observatoryId="oby_1" names={() => undefined} />);
+    renderInApp(<ObservatoryHistory observatoryId="oby_1" names={() => undefined} />);
     const history = await screen.findByRole("list", { name: "Observatory history" });
     for (const said of [
       "Ownership transferred from Otto Owner to Hanna Heir",

@@ -1,29 +1,24 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SideNav } from "../layout/SideNav";
 import { AdministrationPage } from "./AdministrationPage";
-import { renderPage, signedIn, startPageApi } from "./page-test-support";
-
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+import { startApi } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 
 const hrefs = (links: HTMLElement[]) => links.map((link) => link.getAttribute("href")).sort();
 
 describe("the administration overview", () => {
   it("lists every administration page of the navigation, Jobs among them, and leads to each", async () => {
-    api = await startPageApi({ "auth.me": () => signedIn({ roles: ["serverAdmin"] }) });
-    renderPage(
+    await startApi({ "auth.me": () => signedIn({ roles: ["serverAdmin"] }) });
+    renderInApp(
       <>
         <SideNav />
         <AdministrationPage />
       </>,
-      "/admin",
+      { path: "/admin", where: true },
     );
     const navigation = await screen.findByRole("navigation", { name: "Main" });
     await waitFor(() =>

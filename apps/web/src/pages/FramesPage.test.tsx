@@ -3,7 +3,9 @@ import { cleanup, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Route, Routes, useLocation } from "react-router-dom";
 import { afterEach, describe, expect, it } from "vitest";
-import { foundFrame, renderInApp, startApi } from "../frames/frame-test-support";
+import { foundFrame } from "../frames/frame-test-support";
+import { startApi } from "../test-support/api";
+import { renderInApp } from "../test-support/render";
 import { FramesPage } from "./FramesPage";
 
 let api: Awaited<ReturnType<typeof startApi>> | undefined;

@@ -1,37 +1,32 @@
 // @vitest-environment happy-dom
-import { cleanup, screen, waitFor } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DashboardPage } from "./DashboardPage";
 import { NotFoundPage } from "./NotFoundPage";
 import { OrganizationsPage } from "./OrganizationsPage";
-import { renderPage, signedIn, startPageApi } from "./page-test-support";
-
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+import { startApi } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
+import { renderInApp } from "../test-support/render";
 
 const none = () => ({ items: [], nextCursor: null });
 
 describe("page titles and dialogs", () => {
   it("every page names itself in the browser's title", async () => {
-    api = await startPageApi({ "auth.me": () => signedIn(), "organizations.list": none });
-    const dashboard = renderPage(<DashboardPage />);
+    await startApi({ "auth.me": () => signedIn(), "organizations.list": none });
+    const dashboard = renderInApp(<DashboardPage />);
     await waitFor(() => expect(document.title).toBe("Dashboard · Meridian"));
     dashboard.unmount();
-    const organizations = renderPage(<OrganizationsPage />);
+    const organizations = renderInApp(<OrganizationsPage />);
     await waitFor(() => expect(document.title).toBe("Organizations · Meridian"));
     organizations.unmount();
-    renderPage(<NotFoundPage />);
+    renderInApp(<NotFoundPage />);
     await waitFor(() => expect(document.title).toBe("Page not found · Meridian"));
   });
 
   it("a dialog opens on its first field and gives focus back to its button when it closes", async () => {
-    api = await startPageApi({ "auth.me": () => signedIn(), "organizations.list": none });
-    renderPage(<OrganizationsPage />);
+    await startApi({ "auth.me": () => signedIn(), "organizations.list": none });
+    renderInApp(<OrganizationsPage />);
     const user = userEvent.setup({ delay: null });
     const opener = screen.getAllByRole("button", { name: "New organization" })[0]!;
     await user.click(opener);

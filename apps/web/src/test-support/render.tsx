@@ -3,7 +3,7 @@ import type { TimeDisplay } from "@meridian/rules";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, configure, render } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { MemoryRouter } from "react-router-dom";
+import { MemoryRouter, useLocation, type InitialEntry } from "react-router-dom";
 import { onTestFinished } from "vitest";
 import { setTimeDisplay, timeDisplay } from "../lib/time-display";
 import { queryClient } from "../trpc";
@@ -15,8 +15,10 @@ import { queryClient } from "../trpc";
 configure({ asyncUtilTimeout: 10_000 });
 
 interface InAppOptions {
-  /** Where the router starts: `/admin/users?q=ada`. */
-  path?: string;
+  /** Where the router starts: `/admin/users?q=ada`, or a location with its state. */
+  path?: InitialEntry;
+  /** Renders `<output data-testid="where">` beside `ui`: where the router is now (path, query, hash), for the test to read. */
+  where?: boolean;
   /** The zone choice of the profile (`observatory` unless given): an observatory's time in its zone, the browser's, or UTC. */
   timeDisplay?: TimeDisplay;
 }
@@ -26,23 +28,32 @@ function restoreAfterTest() {
   const choice = timeDisplay();
   const defaults = queryClient.getDefaultOptions();
   onTestFinished(() => {
+    // The page goes first, then its questions still on their way: the stub API closes after this (hooks run last-registered first).
     cleanup();
+    void queryClient.cancelQueries();
     queryClient.clear();
     queryClient.setDefaultOptions(defaults);
     setTimeDisplay(choice);
   });
 }
 
+/** Where the router is (path, query and hash): `screen.getByTestId("where").textContent`. */
+function Where() {
+  const location = useLocation();
+  return <output data-testid="where">{`${location.pathname}${location.search}${location.hash}`}</output>;
+}
+
 /**
  * Renders `ui` (`// @vitest-environment happy-dom` atop the file) inside the app's providers: the
  * app's own query client (the one components invalidate), emptied and without retries for the test;
- * a router at `path`; the profile's zone choice (the browser's own zone is the process's). Ask what a person sees with
+ * a router at `path` (and where it is now, with `where`); the profile's zone choice (the browser's own zone is the process's). Ask what a person sees with
  * Testing Library's `screen`, act with the returned `user`; the page's API is `startApi` (api.ts).
  * Everything is undone when the test ends.
  */
 export function renderInApp(ui: ReactNode, options: InAppOptions | string = {}) {
   const { path = "/", ...settings } = typeof options === "string" ? { path: options } : options;
   restoreAfterTest();
+  queryClient.clear();
   const defaults = queryClient.getDefaultOptions();
   queryClient.setDefaultOptions({ ...defaults, queries: { ...defaults.queries, retry: false }, mutations: { ...defaults.mutations, retry: false } });
   setTimeDisplay(settings.timeDisplay ?? "observatory");
@@ -50,7 +61,10 @@ export function renderInApp(ui: ReactNode, options: InAppOptions | string = {}) 
   // A wrapper, so that `rerender` keeps the providers.
   const wrapper = ({ children }: { children: ReactNode }) => (
     <QueryClientProvider client={queryClient}>
-      <MemoryRouter initialEntries={[path]}>{children}</MemoryRouter>
+      <MemoryRouter initialEntries={[path]}>
+        {children}
+        {settings.where ? <Where /> : null}
+      </MemoryRouter>
     </QueryClientProvider>
   );
   return { ...render(ui, { wrapper }), user };

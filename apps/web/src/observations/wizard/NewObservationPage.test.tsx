@@ -3,17 +3,13 @@ import { QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { createMemoryRouter, RouterProvider } from "react-router-dom";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { NewObservationPage } from "../../pages/NewObservationPage";
-import { signedIn, startPageApi } from "../../pages/page-test-support";
+import { startApi, type Answer } from "../../test-support/api";
+import { signedIn } from "../../test-support/fixtures";
 import { queryClient } from "../../trpc";
 
-let api: Awaited<ReturnType<typeof startPageApi>> | undefined;
-afterEach(async () => {
-  cleanup();
-  await api?.close();
-  api = undefined;
-});
+let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
 const may = { can_view: true, can_observe: true, can_operate: false, can_admin: false };
 const observatory = (id: string, name: string, timeZone: string, settings = { slewSeconds: 120, readoutSeconds: 10 }) => ({
@@ -29,12 +25,12 @@ const PICO = observatory("oby_pico", "Pico", "America/Sao_Paulo");
 
 /** The wizard in a router of its own (it asks before a filled draft is left, which needs a data router). */
 async function openWizard() {
-  api = await startPageApi({
+  api = await startApi({
     "auth.me": () => signedIn({ id: "usr_owner" }),
     "observatories.list": () => ({ items: [SIDING_SPRING, PICO], nextCursor: null }),
-    "observatories.get": (input) => [SIDING_SPRING, PICO].find((one) => one.id === (input as { id: string }).id),
+    "observatories.get": (input) => [SIDING_SPRING, PICO].find((one) => one.id === (input as { id: string }).id)!,
     "projects.list": () => ({ items: [{ id: "prj_1", name: "Survey", status: "active", organizationId: null }], nextCursor: null }),
-    "observations.forecastDraft": () => ({ expected: null, reasons: [] }),
+    "observations.forecastDraft": () => ({ expected: null, reasons: [] }) as unknown as Answer<"observations.forecastDraft">,
     "observations.create": () => ({ id: "obs_new" }),
   });
   queryClient.clear();
@@ -50,6 +46,8 @@ async function openWizard() {
       <RouterProvider router={router} />
     </QueryClientProvider>,
   );
+  // Unmounted before the stub API closes (the last registered runs first).
+  onTestFinished(cleanup);
   const user = userEvent.setup({ delay: null });
   const next = async (step: number) => {
     await user.click(screen.getByRole("button", { name: "Next" }));
@@ -121,7 +119,7 @@ describe("the submission wizard's times", () => {
     await user.click(screen.getByRole("button", { name: "Submit observation" }));
     await screen.findByText("Observation page");
     // 21:00 and 02:00 at Siding Spring (UTC+11) are 10:00 and 15:00 UTC.
-    expect(api!.inputsOf("observations.create")[0]).toMatchObject({
+    expect(api!.calls("observations.create")[0]).toMatchObject({
       observatoryId: "oby_sso",
       type: "fixed_time",
       fixedTimeStart: "2031-01-02T10:00:00.000Z",
@@ -154,7 +152,7 @@ describe("the submission wizard's times", () => {
     await user.click(screen.getByRole("button", { name: "Submit observation" }));
     await screen.findByText("Observation page");
     // 06:00 at Siding Spring, still on summer time (UTC+11).
-    expect(api!.inputsOf("observations.create")[0]).toMatchObject({
+    expect(api!.calls("observations.create")[0]).toMatchObject({
       type: "monitoring",
       monitoring: { intervalMinutes: 90, until: "2031-02-28T19:00:00.000Z", maxRuns: 3 },
     });
