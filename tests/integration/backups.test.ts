@@ -594,14 +594,23 @@ describe("retention and schedules", () => {
 
 describe("observatories during a restore", () => {
   it("lets an administrator sign in while a restore holds maintenance (the way to end it), and refuses other writes", async () => {
+    // As a restore's beginning does: the row and the notice every process's maintenance cache listens for, in one transaction.
+    const setMaintenance = (statement: ReturnType<typeof sql>) =>
+      deps().db.transaction(async (tx) => {
+        await tx.execute(statement);
+        await tx.execute(sql`select pg_notify('meridian_cache', ${JSON.stringify({ kind: "maintenance" })})`);
+      });
+    const maintenanceActive = async () => ((await (await server.request("/api/v1/maintenance")).json()) as { active: boolean }).active;
     try {
-      await deps().db.execute(sql`insert into maintenance (id, reason) values ('restore', 'Restoring the backup of yesterday')`);
+      await setMaintenance(sql`insert into maintenance (id, reason) values ('restore', 'Restoring the backup of yesterday')`);
+      await until("the server to see the maintenance", maintenanceActive);
       // The SPA's sign-in form calls tRPC's auth.login; the REST twin is exempt too.
       expect((await server.request("/trpc/auth.login", { method: "POST", json: ADMIN })).status).toBe(200);
       expect((await server.request("/api/v1/auth/login", { method: "POST", json: ADMIN })).status).toBe(200);
-      await expectProblem(await server.request("/projects", { method: "POST", token: adminToken, json: { name: "Refused" } }), 503, "MAINTENANCE");
+      await expectProblem(await server.request("/api/v1/projects", { method: "POST", token: adminToken, json: { name: "Refused" } }), 503, "MAINTENANCE");
     } finally {
-      await deps().db.execute(sql`delete from maintenance`);
+      await setMaintenance(sql`delete from maintenance`);
+      await until("the server to see the maintenance end", async () => !(await maintenanceActive()));
     }
   });
 
