@@ -4,14 +4,9 @@ import { describe, expect, it } from "vitest";
 import { RequireServerAdmin } from "../auth/RequireAuth";
 import { SideNav } from "../layout/SideNav";
 import { AdminUsersPage } from "../pages/AdminUsersPage";
-import { startApi, type Procedures } from "../test-support/api";
+import { startLooseApi } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import type { AdminUser } from "./user-changes";
-
-/** This file's stubs answer with hand-written fixtures (checked at run time by the page itself), so their inputs are loosely typed. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const startLooseApi = (procedures: Record<string, (input: any) => unknown>, other?: Parameters<typeof startApi>[1]) =>
-  startApi(procedures as Procedures, other);
 
 const PAGE_SIZE = 25;
 const ADMIN = {

@@ -4,16 +4,11 @@ import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
 import { RequireAuth } from "../auth/RequireAuth";
 import { UserMenu } from "../layout/UserMenu";
-import { startApi, StubRefusal, type Answer, type Procedures } from "../test-support/api";
+import { StubRefusal, type Answer, startLooseApi } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import { LoginPage } from "./LoginPage";
 import { ProfilePage } from "./ProfilePage";
 import { SignupPage } from "./SignupPage";
-
-/** This file's stubs answer with hand-written fixtures (checked at run time by the page itself), so their inputs are loosely typed. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const startLooseApi = (procedures: Record<string, (input: any) => unknown>, other?: Parameters<typeof startApi>[1]) =>
-  startApi(procedures as Procedures, other);
 
 const NO_PUSHOVER_TOKEN = "This server has no Pushover application token (PUSH_APP_TOKEN), so nothing is sent to Pushover.";
 const me = {

@@ -1,14 +1,9 @@
 // @vitest-environment happy-dom
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { startApi, StubRefusal, type Procedures } from "../test-support/api";
+import { StubRefusal, startLooseApi } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import { SecurityPage } from "./SecurityPage";
-
-/** This file's stubs answer with hand-written fixtures (checked at run time by the page itself), so their inputs are loosely typed. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const startLooseApi = (procedures: Record<string, (input: any) => unknown>, other?: Parameters<typeof startApi>[1]) =>
-  startApi(procedures as Procedures, other);
 
 const me = {
   id: "usr_pat",

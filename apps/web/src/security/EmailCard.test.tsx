@@ -3,13 +3,8 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { ConfirmEmailPage } from "../pages/ConfirmEmailPage";
 import { SecurityPage } from "../pages/SecurityPage";
-import { startApi, StubRefusal, type Procedures } from "../test-support/api";
+import { StubRefusal, startLooseApi } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
-
-/** This file's stubs answer with hand-written fixtures (checked at run time by the page itself), so their inputs are loosely typed. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const startLooseApi = (procedures: Record<string, (input: any) => unknown>, other?: Parameters<typeof startApi>[1]) =>
-  startApi(procedures as Procedures, other);
 
 const PASSWORD = "eve's password";
 const NEW_EMAIL = "new@example.org";
