@@ -1,8 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { connectDatabase, type DatabaseHandle } from "@meridian/db";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createLogger } from "@meridian/config";
+import { connectDatabase, startEmbeddedPostgres, type DatabaseHandle, type EmbeddedPostgres } from "@meridian/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { freePort } from "../../scripts/free-port";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { startServerWithAdmin } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
@@ -10,15 +14,21 @@ import { mountTmpfs, type Tmpfs } from "../support/tmpfs";
 import { until } from "../support/until";
 
 /**
- * PostgreSQL out of space, as the run's cluster gives it: the test's database lives in a
- * tablespace on a 48 MB tmpfs, and a ballast table fills it until PostgreSQL refuses to extend a
- * file (53100 disk_full). Chosen over a second embedded cluster on a small disk: the error, and
- * what the server makes of it, is the same whichever disk is full, and this one fills in a second
- * without starting PostgreSQL again. Its WAL stays on the run's disk, so PostgreSQL itself keeps
- * running, as it does when a data disk is full and its WAL disk is not.
+ * PostgreSQL out of space: the test's database lives in a tablespace on a 48 MB tmpfs, and a
+ * ballast table fills it until PostgreSQL refuses to extend a file (53100 disk_full). Its WAL stays
+ * on the run's disk, so PostgreSQL itself keeps running, as it does when a data disk is full and
+ * its WAL disk is not.
+ *
+ * On a PostgreSQL of this file's own, never the run's shared one: while the disk is full, dirty
+ * buffers of this database cannot be written, and whichever backend evicts one fails with ENOSPC,
+ * so on the shared cluster unrelated files failed (CI, stop 63: 157 files). A reserve file on the
+ * same disk is removed first when space is freed, so freeing never needs PostgreSQL to find room.
  */
 const ADMIN = { email: "database-disk-full-admin@example.com", password: "database disk full admin password" };
+const RESERVE_MEGABYTES = 8;
 const name = `disk_full_${randomBytes(4).toString("hex")}`;
+let folder: string | undefined;
+let postgresServer: EmbeddedPostgres | undefined;
 let disk: Tmpfs | undefined;
 let cluster: DatabaseHandle | undefined;
 let database: DatabaseHandle | undefined;
@@ -29,28 +39,35 @@ const postgresUser = () => ({
   uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()),
   gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()),
 });
+const reserveFile = () => path.join(disk!.dir, "reserve");
 
 beforeAll(async () => {
+  folder = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-disk-full-"));
+  await fs.chmod(folder, 0o755);
+  const logger = createLogger({ level: "silent", name: "database-disk-full-test" });
+  postgresServer = await startEmbeddedPostgres({ dataDir: path.join(folder, "data"), port: await freePort(), logger, systemDir: path.join(folder, "system") });
   disk = await mountTmpfs({ megabytes: 48, owner: postgresUser() });
-  cluster = connectDatabase(inject("postgresUrl"), { max: 1 });
+  await fs.writeFile(reserveFile(), Buffer.alloc(RESERVE_MEGABYTES * 1024 * 1024, 1));
+  cluster = connectDatabase(postgresServer.url, { max: 1 });
   await cluster.sql.unsafe(`create tablespace ${name} location '${disk.dir}'`);
-  await cluster.sql.unsafe(`create database ${name} template ${inject("templateDatabase")} tablespace ${name}`);
-  const url = inject("postgresUrl").replace(/\/postgres$/, `/${name}`);
+  await cluster.sql.unsafe(`create database ${name} tablespace ${name}`);
+  const url = postgresServer.url.replace(/\/postgres$/, `/${name}`);
   ({ server } = await startServerWithAdmin(ADMIN, { DATABASE_URL: url }));
   owner = await createAccount(server);
   database = connectDatabase(url, { max: 1 });
   await database.sql`create table ballast (filler text)`;
-}, 90_000);
+}, 120_000);
 
 afterAll(async () => {
   try {
     await server?.stop();
     await database?.close();
-    await cluster?.sql.unsafe(`drop database if exists ${name} with (force)`);
-    await cluster?.sql.unsafe(`drop tablespace if exists ${name}`);
+    if (disk) await fs.rm(reserveFile(), { force: true });
     await cluster?.close();
+    await postgresServer?.stop();
   } finally {
     await disk?.unmount();
+    if (folder) await fs.rm(folder, { recursive: true, force: true });
   }
 }, 60_000);
 
@@ -98,6 +115,7 @@ describe("a database whose disk is full", () => {
   });
 
   it("takes writes again, and reports the database ok, once space is freed, without a restart", async () => {
+    await fs.rm(reserveFile());
     await database!.sql`drop table ballast`;
     const healed = await until("the database reported ok", async () => {
       const result = await health();
