@@ -284,7 +284,7 @@ describe("the filters an observatory reported (FILTER_MISSING)", () => {
   const asking = (...filters: string[]) =>
     lasting(10, {
       targets: [
-        { name: "T", ...zenithAt(night), epoch: "J2000", exposures: filters.map((filter) => ({ filter, exposureSeconds: 600, count: 1, binning: 1 })) },
+        { ...zenithAt(night), name: "T", epoch: "J2000", exposures: filters.map((filter) => ({ filter, exposureSeconds: 600, count: 1, binning: 1 })) },
       ],
     });
   const lrgb: ObservatoryState = { ...ready, filters: ["L", "R", "G", "B"] };
