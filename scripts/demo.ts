@@ -8,7 +8,7 @@
 import { createLogger, loadEnvOrExit, runUntilSignalled } from "@meridian/config";
 import { targetAltitude } from "@meridian/domain/observations";
 import { startServer, type RunningServer } from "@meridian/server";
-import { ObservatorySimulator } from "@meridian/simulator";
+import { ObservatorySimulator, SIMULATED_FILTERS } from "@meridian/simulator";
 
 const env = loadEnvOrExit();
 if (!env.ADMIN_EMAIL || !env.ADMIN_PASSWORD) {
@@ -128,7 +128,7 @@ await runUntilSignalled({
           key: key.key,
           speed: 30,
           systemInfo: { os: "Simulated", host: observatory.name },
-          equipment: { camera: "Simulated CCD 2048", mount: "Simulated fork mount" },
+          equipment: { camera: "Simulated CCD 2048", mount: "Simulated fork mount", filters: SIMULATED_FILTERS },
           sky: { catalogDir: env.STAR_CATALOG_DIR, ...sites[index]!.sky },
           log: (line) => console.log(`[${observatory.name}] ${line}`),
         });

@@ -95,13 +95,17 @@ describe("the plugin protocol, published", () => {
     }
     // What a plugin sends, as the protocol's examples have it.
     for (const message of [
-      { type: "hello", id: 1, pluginVersion: "3.8.0.0", equipment: { camera: "ASI2600MM" } },
+      { type: "hello", id: 1, pluginVersion: "3.8.0.0", equipment: { camera: "ASI2600MM", filters: ["L", "R", "G", "B", "Ha", "OIII", "SII"] } },
+      { type: "config", id: 5, equipment: { filters: ["L", "Ha"] } },
       { type: "heartbeat", id: "2" },
       { type: "observation_status", id: 3, observationId: "obn_x", status: "in_progress" },
       { type: "weather", id: 4, hold: true, reason: "clouds" },
     ])
       expect(validators[message.type]!(message), message.type).toBe(true);
     expect(validators.hello!({ type: "hello", id: 1 })).toBe(false);
+    // equipment.filters is described as the server checks it: a list of names, not any value.
+    for (const filters of ["L,R,G,B", [], [7], ["x".repeat(41)]])
+      expect(validators.config!({ type: "config", id: 6, equipment: { filters } }), JSON.stringify(filters)).toBe(false);
   });
 
   it("has a page for people with a worked session from hello to a completed observation and its file", async () => {

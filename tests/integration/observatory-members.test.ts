@@ -38,6 +38,8 @@ describe("POST /observatories", () => {
       timeZone: "UTC",
       locationTimeZone: "UTC",
       settings: { slewSeconds: 120, readoutSeconds: 10 },
+      // No plugin has reported its filters yet: none is refused.
+      filters: null,
     });
     const located = await call("/observatories", {
       method: "POST",

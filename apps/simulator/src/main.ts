@@ -1,11 +1,12 @@
 import { parseArgs } from "node:util";
 import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
 import { DEFAULT_OPTICS, pixelScaleArcsec, type SkySettings } from "./sky/camera";
-import { ObservatorySimulator } from "./simulator";
+import { ObservatorySimulator, SIMULATED_FILTERS } from "./simulator";
 
 const usage = `pnpm simulate:observatory --url http://127.0.0.1:3000 --key mok_... [options]
   --speed 60                   time runs this many times faster than the exposures (default 1)
   --plugin-version 3.8.0.0     the plugin version it says hello with
+  --filters L,R,G,B,Ha,OIII,SII  the filters it reports (equipment.filters; "" reports none: any filter is sent to it)
 Frames of real sky, drawn from the star catalog STAR_CATALOG_DIR (default /usr/share/astrometry) with query-starkd:
   --seeing 4                   the stars' FWHM, arcseconds
   --pointing-error-arcmin 1    each frame points off its target by a random distance up to this
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     key: { type: "string" },
     speed: { type: "string", default: "1" },
     "plugin-version": { type: "string", default: "3.8.0.0" },
+    filters: { type: "string", default: SIMULATED_FILTERS.join(",") },
     seeing: { type: "string", default: "4" },
     "pointing-error-arcmin": { type: "string", default: "1" },
     "tracking-error-arcsec": { type: "string", default: "0" },
@@ -60,6 +62,12 @@ const sensor = /^(\d{1,5})x(\d{1,5})$/.exec(values.sensor ?? "");
 if (!sensor || Number(sensor[1]) < 64 || Number(sensor[2]) < 64 || Number(sensor[1]) * Number(sensor[2]) > 100_000_000) {
   refuse("--sensor must be WIDTHxHEIGHT in pixels, each at least 64 and at most 100 megapixels in all");
 }
+const filters = (values.filters ?? "")
+  .split(",")
+  .map((name) => name.trim())
+  .filter(Boolean);
+if (filters.some((name) => name.length > 40) || filters.length > 50)
+  refuse("--filters must be at most 50 names separated by commas, each at most 40 characters");
 const focalLengthMm = numberFlag("focal-length-mm", (value) => value > 0 && value <= 100_000, "a length in millimetres, above 0 and at most 100000");
 const equipment = {
   camera: "Simulated CCD",
@@ -69,6 +77,7 @@ const equipment = {
   focalLengthMm,
   sensorWidthPixels: Number(sensor[1]),
   sensorHeightPixels: Number(sensor[2]),
+  ...(filters.length > 0 ? { filters } : {}),
 };
 const sky: SkySettings | undefined = values["no-sky"]
   ? undefined
@@ -113,7 +122,8 @@ simulator.on("reconnected", () => console.log(`[${new Date().toISOString()}] con
 await simulator.connect();
 const scale = pixelScaleArcsec(equipment).toFixed(2);
 console.log(
-  `connected to ${values.url} as an observatory (plugin ${values["plugin-version"]}, speed ×${speed}` +
+  `connected to ${values.url} as an observatory (plugin ${values["plugin-version"]}, speed ×${speed}, ` +
+    `${filters.length > 0 ? `filters ${filters.join(" ")}` : "no filters reported"}` +
     `${sky ? `, real sky at ${scale}″ a pixel over ${equipment.sensorWidthPixels}×${equipment.sensorHeightPixels}` : ""})`,
 );
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void simulator.goodbye().finally(() => process.exit(0)));

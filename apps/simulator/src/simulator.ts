@@ -4,11 +4,15 @@ import {
   ObservatoryClient,
   refusedForNow,
   type AssignedObservation,
+  type EquipmentReport,
   type ServerToPluginMessage,
   type UploadedFile,
 } from "@meridian/observatory-client";
 import type { ObservationStatus } from "@meridian/rules";
 import { opticsOf, SkyCamera, skyEquipment, type FrameFacts, type SkySettings } from "./sky/camera";
+
+/** The filter wheel of a typical amateur imaging observatory: what `pnpm simulate:observatory` and the demo report unless told otherwise. */
+export const SIMULATED_FILTERS = ["L", "R", "G", "B", "Ha", "OIII", "SII"];
 
 /** What the simulated plugin does with the next assignment. */
 export type Outcome = "complete" | "fail" | "abort";
@@ -23,7 +27,8 @@ export interface SimulatorOptions {
   speed?: number;
   heartbeatSeconds?: number;
   systemInfo?: Record<string, unknown>;
-  equipment?: Record<string, unknown>;
+  /** Its equipment report; `filters` (e.g. `SIMULATED_FILTERS`) restricts what it is sent to observations asking for those. */
+  equipment?: EquipmentReport;
   /** Bytes of the placeholder image uploaded per observation when it draws no sky (default 64 KiB). */
   imageBytes?: number;
   /**

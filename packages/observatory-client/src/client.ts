@@ -1,7 +1,13 @@
 import { EventEmitter } from "node:events";
 import type { Readable } from "node:stream";
 import type { ObservationStatus } from "@meridian/rules";
-import { serverToPluginMessageSchema, type PluginMessageBody, type ServerReply, type ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
+import {
+  serverToPluginMessageSchema,
+  type EquipmentReport,
+  type PluginMessageBody,
+  type ServerReply,
+  type ServerToPluginMessage,
+} from "@meridian/rules/observatory-protocol";
 import WebSocket from "ws";
 
 export interface ObservatoryClientOptions {
@@ -13,9 +19,12 @@ export interface ObservatoryClientOptions {
   pluginVersion: string;
   /** Seconds between heartbeats (default 30; the server marks an observatory offline after missing them). */
   heartbeatSeconds?: number;
-  /** Sent with `hello`; each at most 64 KiB as JSON. */
+  /**
+   * Sent with `hello`; each at most 64 KiB as JSON. `equipment.filters` names the filter wheel's
+   * filters ("L", "Ha"…): the server then sends only observations whose exposures ask for those.
+   */
   systemInfo?: Record<string, unknown>;
-  equipment?: Record<string, unknown>;
+  equipment?: EquipmentReport;
   /**
    * Connect again when the connection ends without this side closing it (a server stopping, a
    * missed heartbeat, a cut link): after 1 s, doubling up to 30 s, each wait drawn between half
@@ -241,8 +250,15 @@ export class ObservatoryClient extends EventEmitter {
     return this.send({ type: "weather", hold, ...(reason ? { reason } : {}) });
   }
 
-  config(report: { systemInfo?: Record<string, unknown>; equipment?: Record<string, unknown> }) {
-    return this.send({ type: "config", ...report });
+  /**
+   * Reports changed system information or equipment (a report replaces the last one, so give the
+   * whole equipment, `filters` included). Once acknowledged it is what a reconnect's `hello` sends.
+   */
+  async config(report: { systemInfo?: Record<string, unknown>; equipment?: EquipmentReport }) {
+    const reply = await this.send({ type: "config", ...report });
+    if (report.systemInfo !== undefined) this.connection.systemInfo = report.systemInfo;
+    if (report.equipment !== undefined) this.connection.equipment = report.equipment;
+    return reply;
   }
 
   /** Says goodbye (the observatory shows offline at once) and closes. */

@@ -1,2 +1,2 @@
 export { askedPauseMs, backoffMs, ObservatoryClient, refusedForNow, type Acknowledgement, type ObservatoryClientOptions, type UploadedFile } from "./client";
-export type { AssignedObservation, PluginMessageBody, ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
+export type { AssignedObservation, EquipmentReport, PluginMessageBody, ServerToPluginMessage } from "@meridian/rules/observatory-protocol";

@@ -40,3 +40,4 @@ export {
 export { defaultObservatoryTiming, estimatedSeconds, formatDuration, observatoryTimingBounds, type ObservatoryTiming } from "./estimate";
 export { canonicalTimeZone, isTimeZone, TIME_ZONE_PREDICATE, timeDisplayChoices, type TimeDisplay } from "./time-zones";
 export { MAX_TRPC_BATCH } from "./request-limits";
+export { filtersAskedBy, filtersLacking, hasEveryFilter, reportedFilters, unavailableFilters, type ObservatoryFilters } from "./filters";

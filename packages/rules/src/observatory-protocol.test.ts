@@ -36,6 +36,32 @@ describe("what a plugin sends on /ws/observatory", () => {
       expect(accepted(pluginToServerMessageSchema, { type: "observation_status", id: 1, observationId, status: "in_progress" })).toBe(false);
   });
 
+  it("takes equipment.filters as a list of names, trimmed, each once, within their bounds, in hello and config", () => {
+    const hello = (equipment: unknown) => pluginToServerMessageSchema.safeParse({ type: "hello", id: 1, pluginVersion: "3.8.0.0", equipment });
+    const config = (equipment: unknown) => pluginToServerMessageSchema.safeParse({ type: "config", id: 2, equipment });
+    expect(hello({ camera: "A", filters: [" L ", "R", "G", "B", "Ha"] }).data).toMatchObject({
+      equipment: { camera: "A", filters: ["L", "R", "G", "B", "Ha"] },
+    });
+    expect(config({ filters: ["OIII"] }).success).toBe(true);
+    expect(config({ filters: Array.from({ length: 50 }, (_, index) => `F${index}`) }).success).toBe(true);
+    const refused = [
+      [],
+      ["L", "l"],
+      ["L", 7],
+      ["  "],
+      ["x".repeat(41)],
+      ["Ha\u0000"],
+      Array.from({ length: 51 }, (_, index) => `F${index}`),
+      "L,R,G,B",
+      [{ name: "L" }],
+    ];
+    for (const filters of refused) {
+      expect(hello({ filters }).success, JSON.stringify(filters)).toBe(false);
+      expect(config({ filters }).success, JSON.stringify(filters)).toBe(false);
+    }
+    expect(config({ camera: "no wheel" }).success).toBe(true);
+  });
+
   it("takes a plugin version of at most 64 characters", () => {
     const version = (length: number) => `4.${"0".repeat(length - 2)}`;
     expect(accepted(pluginToServerMessageSchema, { type: "hello", id: 1, pluginVersion: version(64) })).toBe(true);

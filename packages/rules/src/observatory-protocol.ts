@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { withoutControlCharacters } from "./field-schemas";
+import { FILTER_NAME_MAX_LENGTH, filterKey, MAX_REPORTED_FILTERS } from "./filters";
 import { observationStatuses } from "./observation-statuses";
 
 /**
@@ -37,6 +38,30 @@ const report = z
       "Nothing of a refused message is stored.",
   );
 
+/**
+ * The observatory's filters (`equipment.filters`): what exposures may ask for there. Checked like
+ * any text a plugin sends, trimmed, and compared case-insensitively, so one filter is named once.
+ */
+const reportedFilterList = z
+  .array(withoutControlCharacters(z.string().trim().min(1).max(FILTER_NAME_MAX_LENGTH)))
+  .min(1)
+  .max(MAX_REPORTED_FILTERS)
+  .refine((names) => new Set(names.map(filterKey)).size === names.length, "must name each filter once (names compare case-insensitively)")
+  .describe(
+    `The filter names its filter wheel holds ("L", "Ha", "OIII"...): 1 to ${MAX_REPORTED_FILTERS}, each 1 to ${FILTER_NAME_MAX_LENGTH} characters once ` +
+      "trimmed, without control characters, each once (compared case-insensitively). An observatory that reported them gets no observation " +
+      "whose exposures ask for another filter (queue code FILTER_MISSING), and a submission to it alone asking for one is refused " +
+      "(FILTER_NOT_AVAILABLE). The last report wins: an equipment report without filters lifts the restriction. Leave it out when the " +
+      "camera has no filter wheel.",
+  );
+/** The equipment report: any JSON object as `report`, whose `filters`, when given, is the observatory's filter list. */
+const equipment = z
+  .looseObject({ filters: reportedFilterList.optional() })
+  .describe(`${report.description} \`filters\`, when given, is checked as its own schema says (else VALIDATION_FAILED).`);
+
+/** An equipment report as a plugin writes it (`hello`, `config`): any fields, and `filters` as the protocol checks them. */
+export type EquipmentReport = z.input<typeof equipment>;
+
 export const pluginToServerMessageSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("hello"),
@@ -47,10 +72,10 @@ export const pluginToServerMessageSchema = z.discriminatedUnion("type", [
       .regex(/^\d+(\.\d+){0,3}$/)
       .describe(`One to four numbers joined by dots (3.8.0.0), at most ${PLUGIN_VERSION_MAX_LENGTH} characters.`),
     systemInfo: report.optional(),
-    equipment: report.optional(),
+    equipment: equipment.optional(),
   }),
   z.object({ type: z.literal("heartbeat"), id: messageId }),
-  z.object({ type: z.literal("config"), id: messageId, systemInfo: report.optional(), equipment: report.optional() }),
+  z.object({ type: z.literal("config"), id: messageId, systemInfo: report.optional(), equipment: equipment.optional() }),
   z.object({ type: z.literal("observation_status"), id: messageId, observationId, status: z.enum(observationStatuses), reason }),
   z.object({ type: z.literal("safety"), id: messageId, safe: z.boolean(), reason }),
   z.object({ type: z.literal("weather"), id: messageId, hold: z.boolean(), reason }),

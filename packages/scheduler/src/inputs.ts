@@ -2,13 +2,13 @@ import type { Twilight } from "@meridian/rules";
 import type { MonitoringCadence } from "@meridian/rules/observations";
 
 /**
- * What the engine reads of an observation: its project, first target, constraints, window, darkness
- * bypass and monitoring cadence. The domain's stored documents have these fields (and more), so it
+ * What the engine reads of an observation: its project, first target, the filters its exposures ask
+ * for, constraints, window, darkness bypass and monitoring cadence. The domain's stored documents have these fields (and more), so it
  * passes them as they are; the engine never loads or writes one.
  */
 export interface SchedulingDoc {
   projectId: string;
-  targets: ReadonlyArray<{ ra: number; dec: number }>;
+  targets: ReadonlyArray<{ ra: number; dec: number; exposures: ReadonlyArray<{ filter: string }> }>;
   constraints: { minAltitude?: number; maxAirmass?: number | null; moonDistance?: number | null; twilight?: Twilight };
   fixedTimeStart: string | null;
   fixedTimeEnd: string | null;

@@ -19,6 +19,8 @@ export interface PlanInputs<Observation extends Schedulable> {
   allowances: Map<string, number>;
   /** How long each observation holds the observatory (its estimate), in milliseconds. */
   durationMs: (observation: Observation) => number;
+  /** The filters the observatory reported (null or absent: none, which holds nothing back). */
+  filters?: ReadonlyArray<string> | null;
   now: Date;
 }
 
@@ -64,7 +66,7 @@ export function planNights<Observation extends Schedulable>(
     const end = night ? night.sunrise : new Date((index === 0 ? noonStart.getTime() : laterStart.getTime()) + DAY_MS);
     const { slots, unscheduled } =
       start < end
-        ? runDispatchForward({ model: inputs.model, pending, start, end, durationMs, allowances })
+        ? runDispatchForward({ model: inputs.model, pending, start, end, durationMs, allowances, filters: inputs.filters })
         : { slots: [], unscheduled: pending.map((observation) => heldAll(observation)) };
     const planned = { date, night, start, end, slots: index === 0 ? [...inputs.running, ...slots] : slots, unscheduled };
     nights.push(planned);

@@ -1,3 +1,4 @@
+import { filtersOf, hasFilters } from "./filters";
 import type { Schedulable, SchedulingDoc } from "./inputs";
 import { ceilToMinute, explainOwnReasons, isEligibleAt, nextEligibleMoment, observationReasonsAt, reasonsItNeverRuns, type QueueBlock } from "./queue";
 import type { SkyModel } from "./sky-model";
@@ -27,7 +28,8 @@ export interface UnscheduledObservation<Observation extends Schedulable = Schedu
  * when none is eligible the clock moves to the next whole minute at which one is, since the
  * minute's dispatch is what wakes an idle observatory. Eligibility is `observationReasonsAt`, the
  * function dispatch itself asks; the observatory is taken as connected, safe, current and
- * dispatching. `pending` must be in dispatch order.
+ * dispatching. `pending` must be in dispatch order. An observation asking for a filter the observatory
+ * did not report never runs here (FILTER_MISSING).
  *
  * Unscheduled observations are held by what keeps them from ever running here (a target that never
  * rises high enough, a window wholly in daylight), else by their own first reason at the moment of
@@ -42,11 +44,14 @@ export function runDispatchForward<Observation extends Schedulable>(options: {
   durationMs: (observation: Observation) => number;
   /** What is left of each allocated project's time, in milliseconds: each planned slot is charged to it (the map is changed). */
   allowances?: Map<string, number>;
+  /** The filters the observatory reported (null or absent: none, which holds nothing back). */
+  filters?: ReadonlyArray<string> | null;
 }): { slots: PlannedSlot<Observation>[]; unscheduled: UnscheduledObservation<Observation>[] } {
   const { model, start, end } = options;
   const allowances = options.allowances ?? new Map<string, number>();
   const fits = (observation: Observation) =>
     !allowances.has(observation.doc.projectId) || options.durationMs(observation) <= allowances.get(observation.doc.projectId)!;
+  const equipped = (observation: Observation) => hasFilters(options.filters, filtersOf(observation.doc));
   const endMs = end.getTime();
   const remaining = [...options.pending];
   const slots: PlannedSlot<Observation>[] = [];
@@ -66,7 +71,9 @@ export function runDispatchForward<Observation extends Schedulable>(options: {
   let now = start.getTime();
   while (now < endMs && remaining.length > 0) {
     const window = remaining.length > DISPATCH_WINDOW ? remaining.slice(0, DISPATCH_WINDOW) : remaining;
-    const chosen = window.findIndex((observation) => (notBefore.get(observation.id) ?? now) <= now && fits(observation) && eligibleAt(observation, now));
+    const chosen = window.findIndex(
+      (observation) => (notBefore.get(observation.id) ?? now) <= now && fits(observation) && equipped(observation) && eligibleAt(observation, now),
+    );
     if (chosen >= 0) {
       const [observation] = remaining.splice(chosen, 1);
       const durationMs = Math.max(0, options.durationMs(observation!));
@@ -80,8 +87,8 @@ export function runDispatchForward<Observation extends Schedulable>(options: {
     const from = ceilToMinute(now + 1);
     let next = Number.POSITIVE_INFINITY;
     for (const observation of window) {
-      // Time only runs out as the plan goes on: one that no longer fits never will tonight.
-      if (!fits(observation)) continue;
+      // Time only runs out as the plan goes on: one that no longer fits never will tonight; the filters do not change.
+      if (!fits(observation) || !equipped(observation)) continue;
       let chance = notBefore.get(observation.id);
       if (chance === undefined || chance <= now) {
         chance = from < endMs ? nextChance(observation, from) : Number.POSITIVE_INFINITY;
@@ -97,6 +104,7 @@ export function runDispatchForward<Observation extends Schedulable>(options: {
     const [never] = reasonsItNeverRuns({ doc: observation.doc, model, now: start });
     if (never) return { observation, blockedBy: never };
     if (!fits(observation)) return { observation, blockedBy: { code: "ALLOCATION_EXHAUSTED", until: null } };
+    if (!equipped(observation)) return { observation, blockedBy: { code: "FILTER_MISSING", until: null } };
     if (Number.isFinite(nextChance(observation, start.getTime()))) return { observation, blockedBy: { code: "OBSERVATORY_BUSY", until: null } };
     const durationMs = options.durationMs(observation);
     const reasons = closestReasons({ doc: observation.doc, model, durationMs, fromMs: start.getTime(), endMs });

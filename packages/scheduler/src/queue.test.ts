@@ -279,3 +279,56 @@ describe("an observation that can never run here", () => {
     expect(queued(overnight, noon).reasons.filter((reason) => reason.windowInDaylight)).toEqual([]);
   });
 });
+
+describe("the filters an observatory reported (FILTER_MISSING)", () => {
+  const asking = (...filters: string[]) =>
+    lasting(10, {
+      targets: [
+        { ...zenithAt(night), name: "T", epoch: "J2000", exposures: filters.map((filter) => ({ filter, exposureSeconds: 600, count: 1, binning: 1 })) },
+      ],
+    });
+  const lrgb: ObservatoryState = { ...ready, filters: ["L", "R", "G", "B"] };
+
+  it("holds an observation whose exposures ask for a filter the observatory lacks, names compared case-insensitively", () => {
+    expect(queued(asking("L", "Ha"), night, lrgb)).toMatchObject({ eligible: false, blockedBy: { code: "FILTER_MISSING", until: null } });
+    expect(queued(asking("l", "r", "G"), night, lrgb).eligible).toBe(true);
+    // An observatory that never reported filters holds nothing back.
+    expect(queued(asking("Ha"), night, ready).eligible).toBe(true);
+    expect(queued(asking("Ha"), night, { ...ready, filters: null }).eligible).toBe(true);
+  });
+
+  it("stands right after ALLOCATION_EXHAUSTED: after the observation's own reasons, before the observatory's", () => {
+    const allowances = new Map([["prj_1", { leftMs: 0, until: null }]]);
+    const item = planQueue({
+      state: { ...lrgb, online: false },
+      pending: [asking("Ha")],
+      now: noon,
+      explain: true,
+      durationMs: estimateMs,
+      allowances,
+    }).items[0]!;
+    expect(item.reasons.map((reason) => reason.code)).toEqual(["NOT_DARK", "TARGET_NOT_VISIBLE", "ALLOCATION_EXHAUSTED", "FILTER_MISSING", "OFFLINE"]);
+  });
+
+  it("keeps the observation out of the night plan, which says FILTER_MISSING after an allocation spent", () => {
+    const equipped = asking("R");
+    const lacking = asking("Ha");
+    const start = new Date(night.getTime() - 3_600_000);
+    const end = new Date(night.getTime() + 3_600_000);
+    const planned = runDispatchForward({ model: laPalmaSky, pending: [lacking, equipped], start, end, durationMs: estimateMs, filters: lrgb.filters });
+    expect(planned.slots.map((slot) => slot.observation.id)).toEqual([equipped.id]);
+    expect(planned.unscheduled).toEqual([{ observation: lacking, blockedBy: { code: "FILTER_MISSING", until: null } }]);
+    const spent = runDispatchForward({
+      model: laPalmaSky,
+      pending: [lacking],
+      start,
+      end,
+      durationMs: estimateMs,
+      filters: ["L"],
+      allowances: new Map([["prj_1", 0]]),
+    });
+    expect(spent.unscheduled[0]!.blockedBy.code).toBe("ALLOCATION_EXHAUSTED");
+    // Without a filter list it runs.
+    expect(runDispatchForward({ model: laPalmaSky, pending: [lacking], start, end, durationMs: estimateMs }).slots).toHaveLength(1);
+  });
+});

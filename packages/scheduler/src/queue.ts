@@ -1,4 +1,5 @@
-import { twilightKinds, type Twilight } from "@meridian/rules";
+import { reportedFilters, twilightKinds, type Twilight } from "@meridian/rules";
+import { filtersOf, hasFilters } from "./filters";
 import type { Allowance, Schedulable, SchedulingDoc } from "./inputs";
 import { monitoringWindow } from "./monitoring-window";
 import { airmass, culminationAltitude, darkInterval, type Location } from "./sky";
@@ -12,6 +13,7 @@ export const queueBlockCodes = [
   "TARGET_NOT_VISIBLE",
   "WOULD_NOT_FINISH",
   "ALLOCATION_EXHAUSTED",
+  "FILTER_MISSING",
   "OBSERVATORY_BUSY",
   "OFFLINE",
   "DISPATCH_OFF",
@@ -56,6 +58,8 @@ export interface ObservatoryState {
   safe: boolean;
   /** It holds an observation assigned or under way. */
   busy: boolean;
+  /** The filters its plugin reported (`equipment.filters`); null or absent when it reported none, which holds nothing back. */
+  filters?: ReadonlyArray<string> | null;
 }
 
 /** What the engine reads of an observatory's document. */
@@ -64,6 +68,8 @@ export interface ObservatoryFacts {
   connection: { online: boolean };
   dispatchEnabled: boolean;
   conditions?: { safe: boolean; weatherHold?: boolean } | null;
+  /** The plugin's last equipment report, as stored: its `filters` are read with `reportedFilters`. */
+  equipment?: unknown;
 }
 
 export function observatoryStateOf(options: { doc: ObservatoryFacts; pluginCurrent: boolean; busy: boolean }): ObservatoryState {
@@ -76,6 +82,7 @@ export function observatoryStateOf(options: { doc: ObservatoryFacts; pluginCurre
     pluginCurrent: options.pluginCurrent,
     safe: !conditions || (conditions.safe && !conditions.weatherHold),
     busy: options.busy,
+    filters: reportedFilters(doc.equipment),
   };
 }
 
@@ -411,7 +418,8 @@ function explained(doc: SchedulingDoc, found: OwnReason[], model: SkyModel | nul
 /**
  * The queue as dispatch sees it: pending observations in dispatch order (highest priority, then
  * oldest), each eligible now or held with every reason that applies (`reasons`, the observation's
- * own before the observatory's; `blockedBy` is the first). Dispatch assigns the first eligible one,
+ * own, then its allocation and the filters it asks for here, before the observatory's; `blockedBy`
+ * is the first). Dispatch assigns the first eligible one,
  * and `GET /observatories/{id}/queue` shows this same plan, so the two cannot disagree. `pending`
  * must already be in dispatch order; `durationMs` is how long each holds the observatory (its
  * estimate). `explain` adds when each reason ends (a search of the week ahead for the sky's): the
@@ -436,7 +444,8 @@ export function planQueue<Observation extends Schedulable>(options: {
     const own = options.explain ? explained(observation.doc, found, model, now, durationMs) : found.map(unexplained);
     const allowance = options.allowances?.get(observation.doc.projectId);
     const allocation: QueueBlock[] = allowance && durationMs > allowance.leftMs ? [{ code: "ALLOCATION_EXHAUSTED", until: allowance.until }] : [];
-    const reasons = [...own, ...allocation, ...shared];
+    const filters: QueueBlock[] = hasFilters(state.filters, filtersOf(observation.doc)) ? [] : [{ code: "FILTER_MISSING", until: null }];
+    const reasons = [...own, ...allocation, ...filters, ...shared];
     return { observation, eligible: reasons.length === 0, blockedBy: reasons[0] ?? null, reasons };
   });
   return { items, darkness: state.location ? darkInterval({ location: state.location, twilight: "astronomical", at: now }) : null };

@@ -53,7 +53,7 @@ export function opticsOf(equipment: Record<string, unknown> = {}): Optics {
 }
 
 /** What an observatory drawing real sky reports: its equipment with the optics filled in and `pixelScaleArcsec` (unbinned), the solver's hint. */
-export function skyEquipment(equipment: Record<string, unknown> = {}): Record<string, unknown> {
+export function skyEquipment<Equipment extends Record<string, unknown>>(equipment: Equipment = {} as Equipment): Equipment {
   const optics = opticsOf(equipment);
   return { ...equipment, ...optics, pixelScaleArcsec: Number(pixelScaleArcsec(optics).toFixed(4)) };
 }

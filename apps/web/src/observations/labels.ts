@@ -25,6 +25,7 @@ export const queueBlockLabels: Record<string, string> = {
   TARGET_NOT_VISIBLE: "Target not visible",
   WOULD_NOT_FINISH: "Would not finish",
   ALLOCATION_EXHAUSTED: "Allocation used up",
+  FILTER_MISSING: "Filter missing",
   OBSERVATORY_BUSY: "Observatory busy",
   OFFLINE: "Observatory offline",
   DISPATCH_OFF: "Dispatch switched off",

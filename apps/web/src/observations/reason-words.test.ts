@@ -35,6 +35,10 @@ describe("a reason in words", () => {
     expect(reasonInWords({ ...never, highestAltitude: 45 }, airmass)).toBe("Never gets below airmass 1.2 from this site (highest 45°)");
   });
 
+  it("says an observation asks for a filter the observatory's plugin does not report", () => {
+    expect(reasonInWords({ code: "FILTER_MISSING", until: null }, context)).toBe("It asks for a filter this observatory's plugin does not report");
+  });
+
   it("says a time window lies wholly in daylight", () => {
     expect(reasonInWords({ code: "NOT_DARK", until: null, windowInDaylight: true }, context)).toBe(
       "Its time window lies wholly in daylight (no astronomical darkness in it)",

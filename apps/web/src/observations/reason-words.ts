@@ -88,6 +88,8 @@ export function reasonInWords(reason: WaitReason, context: ReasonContext): strin
       return unfinishedReason(reason, context);
     case "ALLOCATION_EXHAUSTED":
       return reason.until ? `Its project's observing time here starts at ${context.when(reason.until)}` : "Its project has too little observing time left here";
+    case "FILTER_MISSING":
+      return "It asks for a filter this observatory's plugin does not report";
     case "OBSERVATORY_BUSY":
       return context.plan ? "The night is taken by work ahead of it in the queue" : `The observatory is busy with another observation${until}`;
     case "OFFLINE":

@@ -48,6 +48,19 @@ export function ObservatoryOverview({ observatory, ownerName }: { observatory: O
             <span className="text-slate-400">Not reported</span>
           )}
         </Row>
+        <Row term="Filters">
+          {observatory.filters ? (
+            <ul aria-label="Filters its plugin reports" className="flex flex-wrap gap-1.5">
+              {observatory.filters.map((filter) => (
+                <li key={filter}>
+                  <Badge tone="slate">{filter}</Badge>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <span className="text-slate-400">Not reported: observations may ask for any filter</span>
+          )}
+        </Row>
         <Row term="Plugin version">{connection.pluginVersion ?? <span className="text-slate-400">Unknown</span>}</Row>
         <Row term="Dispatch">{observatory.dispatchEnabled ? "Enabled: observations are sent to the telescope" : "Paused: observations wait in the queue"}</Row>
         <Row term="Location">

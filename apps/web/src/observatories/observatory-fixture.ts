@@ -11,6 +11,7 @@ export function observatoryFixture(fields: Partial<Observatory> = {}): Observato
     locationTimeZone: null,
     settings: { slewSeconds: 120, readoutSeconds: 10 },
     connection: { online: false },
+    filters: null,
     createdAt: "2026-11-01T10:00:00.000Z",
     myPermissions: { can_view: true, can_observe: false, can_operate: false, can_admin: false },
     ...fields,

@@ -73,6 +73,9 @@ export function NewObservationPage() {
   // The server's refusal when no field of a step shows it (a missing project, a closed window on another step's field is shown there).
   const general = problem && !Object.keys(problem.fieldErrors).some((path) => stepOf(path) !== REVIEW_STEP) ? problem.message : null;
   const { title, description } = steps[step]!;
+  const chosen = observatories.data?.items.find((observatory) => observatory.id === draft.observatoryId);
+  // The observatories it may run at, whose filters its exposures choose from: the one chosen.
+  const chosenSites = chosen ? [{ id: chosen.id, name: chosen.name, filters: chosen.filters }] : [];
   const nameOf = (choices: Array<{ id: string; label: string }>, id: string) => choices.find((choice) => choice.id === id)?.label ?? id;
 
   return (
@@ -145,7 +148,7 @@ export function NewObservationPage() {
               </Alert>
             ) : null}
             {step === 0 ? <ObservationStep {...fields} projects={projectChoices} observatories={observatoryChoices} destinations={destinationChoices} /> : null}
-            {step === 1 ? <TargetsStep {...fields} /> : null}
+            {step === 1 ? <TargetsStep {...fields} sites={chosenSites} /> : null}
             {step === 2 ? <SchedulingStep {...fields} /> : null}
             {step === 3 ? <NotificationsStep {...fields} /> : null}
             {step === REVIEW_STEP ? (

@@ -7,7 +7,7 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;"
 /** A whole session, hello to a completed observation with its file, as a plugin sees it (→ sent by the plugin, ← by the server). */
 const session: Array<[string, string]> = [
   ["", "GET /ws/observatory with Authorization: Bearer mok_… (the observatory key), upgraded to a WebSocket"],
-  ["→", '{"type":"hello","id":1,"pluginVersion":"3.8.0.0","equipment":{"camera":"ASI2600MM"}}'],
+  ["→", '{"type":"hello","id":1,"pluginVersion":"3.8.0.0","equipment":{"camera":"ASI2600MM","filters":["L","R","G","B","Ha","OIII","SII"]}}'],
   ["←", '{"type":"ack","id":1}'],
   ["←", '{"type":"motd","announcement":{"id":"ann_…","title":"Dome maintenance Friday","message":"…","severity":"info",…}}'],
   ["→", '{"type":"heartbeat","id":2}'],

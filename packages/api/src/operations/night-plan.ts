@@ -114,7 +114,8 @@ const planDescription =
   "none is eligible the plan moves to the next whole minute at which one is (dispatch wakes an idle observatory every minute). " +
   "`unscheduled[].blockedBy` names what keeps the observation from ever running here when something does (TARGET_NOT_VISIBLE with " +
   "`highestAltitude` for a target that never rises high enough at the site, NOT_DARK with `windowInDaylight` for a time window with no " +
-  "darkness), else its own reason (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE, or WOULD_NOT_FINISH with its `limit` and " +
+  "darkness), else ALLOCATION_EXHAUSTED when its project's time here is spent, else FILTER_MISSING when it asks for a filter the " +
+  "observatory did not report, else its own reason (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE, or WOULD_NOT_FINISH with its `limit` and " +
   "`at` when it would start but not finish) at the moment of the night it came closest to running, with when it ends (never in the past), " +
   "or OBSERVATORY_BUSY when it could have run but the night went to work ahead of it. `altitude` samples the first target every 10 " +
   "minutes from sunset to sunrise, for every planned observation and then " +

@@ -66,7 +66,8 @@ export const observationOperatingOperations = {
       "project (403 FORBIDDEN otherwise). The clone has the same project, observatory and fields, the caller as owner and `cloned from <id>` " +
       "as its first history reason. The optional body overrides fields as PUT takes them; `?priority` sets the priority (400 when the " +
       "body gives one too). 409 PROJECT_NOT_ACTIVE when the project is not active, OBSERVATORY_REMOVED when the observatory was removed; " +
-      "400 when the resulting window is invalid or has already closed. " +
+      "400 when the resulting window is invalid or has already closed, and FILTER_NOT_AVAILABLE when an exposure, copied or overridden, " +
+      "asks for a filter the observatory does not report now (as a submission). " +
       `A clone counts toward the project's at most ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations, as a creation does: ` +
       "409 CONFLICT beyond them.",
     method: "post",

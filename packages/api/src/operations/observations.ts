@@ -80,7 +80,10 @@ export const observationOperations = {
       "`monitoring` (type monitoring only, else 400) sets how it repeats; its `until` " +
       "must lie ahead. `estimatedSeconds` in the answer (and in every read) uses the observatory's `settings` as they are at read time. " +
       `A project holds at most ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations (any status but completed, failed, cancelled, ` +
-      "aborted and partially_completed): the next is 409 CONFLICT until one is cancelled or ends.",
+      "aborted and partially_completed): the next is 409 CONFLICT until one is cancelled or ends. " +
+      "Every exposure's filter must be among the filters the observatory's plugin reported (`equipment.filters`, names compared " +
+      "case-insensitively; an observatory that reported none takes any): else 400 FILTER_NOT_AVAILABLE with an error at each " +
+      "`targets.N.exposures.M.filter` that names the observatory and the filters it has. ",
     method: "post",
     path: "/observations",
     status: 201,
@@ -146,7 +149,9 @@ export const observationOperations = {
     summary: "Change a waiting observation (owner or can_operate)",
     description:
       "Partial; only while pending or paused (409 INVALID_TRANSITION otherwise). `monitoring` only with type monitoring (400); a type " +
-      "changed away from monitoring drops the cadence; runs already made still count towards `maxRuns`.",
+      "changed away from monitoring drops the cadence; runs already made still count towards `maxRuns`. New `targets` are held to the " +
+      "filters the observatory reports now, as a submission is (400 FILTER_NOT_AVAILABLE at each exposure's filter it lacks); an edit " +
+      "that leaves the targets is not refused for a filter the observatory stopped reporting since.",
     method: "put",
     path: "/observations/{id}",
     status: 200,

@@ -43,7 +43,8 @@ export const observatoryDispatchOperations = {
     description:
       "Pending observations in dispatch order (highest priority, then oldest), each `eligible` now or held by every reason that " +
       "applies (`reasons`), in this order: the observation's own (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE, " +
-      "ALLOCATION_EXHAUSTED: its estimate is more than what is left of its project's allocation here) before the " +
+      "ALLOCATION_EXHAUSTED: its estimate is more than what is left of its project's allocation here; FILTER_MISSING: its exposures ask " +
+      "for a filter the observatory's plugin did not report in `equipment.filters`, names compared case-insensitively, no `until`) before the " +
       "observatory's (OBSERVATORY_BUSY, OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE); `blockedBy` is the first of them. A constraint " +
       "that holds now but would not to the end of its estimate (the fixed window's end, darkness, the target's altitude, airmass or Moon " +
       "distance) is WOULD_NOT_FINISH with `limit` (window, darkness, altitude, airmass, moon) and `at` (when it is crossed), in the " +

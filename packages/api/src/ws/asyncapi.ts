@@ -7,9 +7,13 @@ import { z } from "zod";
 const summaries: Record<string, string> = {
   hello:
     "First message of a connection: the plugin's version (and optionally its system and equipment). Every other message before it " +
-    "is refused with HELLO_REQUIRED. Answered ack; an outdated plugin also gets update_required and no assignments while it stays below.",
+    "is refused with HELLO_REQUIRED. Answered ack; an outdated plugin also gets update_required and no assignments while it stays below. " +
+    "`equipment.filters` names the filters of its filter wheel: it is then sent only observations whose exposures ask for those " +
+    "(compared case-insensitively; the others wait with queue code FILTER_MISSING).",
   heartbeat: "Sent at least once per heartbeat timeout (admin settings, 90 s by default); a connection silent longer is closed with 4408.",
-  config: "The plugin's system information and equipment changed.",
+  config:
+    "The plugin's system information and equipment changed. A report replaces the last one: `equipment.filters` given is the " +
+    "observatory's filter list from now on, and an equipment report without it lifts the filter restriction.",
   observation_status:
     "A move of the assigned observation: in_progress, acquisition_complete, completed, failed, aborted. Answered ack or error INVALID_TRANSITION.",
   safety: "The observatory's safety monitor: unsafe holds new work (queue code UNSAFE).",

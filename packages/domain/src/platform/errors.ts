@@ -10,6 +10,7 @@ export const errorCodes = {
   REASON_REQUIRED: { status: 400, title: "Reason required" },
   INVALID_TOKEN: { status: 400, title: "Invalid or expired token" },
   UNKNOWN_DESTINATION: { status: 400, title: "Not a storage destination of the project's organization" },
+  FILTER_NOT_AVAILABLE: { status: 400, title: "A filter the observation asks for is not at its observatory" },
   UNAUTHENTICATED: { status: 401, title: "Authentication required" },
   INVALID_CREDENTIALS: { status: 401, title: "Invalid credentials" },
   FORBIDDEN: { status: 403, title: "Forbidden" },

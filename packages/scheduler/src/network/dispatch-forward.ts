@@ -1,7 +1,7 @@
 import { DISPATCH_WINDOW } from "../plan";
 import { ceilToMinute, isEligibleAt, nextEligibleMoment } from "../queue";
 import { PLAN_HORIZON_HOURS, type NetworkBlock, type NetworkObservation, type NetworkPlanInput } from "./inputs";
-import { hasFilters } from "./instance";
+import { hasFilters } from "../filters";
 
 /** The plan's search for an observation's next chance steps this far, then narrows to the minute (as the night plan's). */
 const SEARCH_STEP_MS = 5 * 60_000;
@@ -46,7 +46,9 @@ export function runNetworkDispatchForward<Observation extends NetworkObservation
     if (which < 0) break;
     const observatory = observatories[which]!;
     const now = clocks[which]!;
-    const queue = waiting.filter((item) => item.observation.candidateObservatoryIds.includes(observatory.id) && hasFilters(observatory, item.observation));
+    const queue = waiting.filter(
+      (item) => item.observation.candidateObservatoryIds.includes(observatory.id) && hasFilters(observatory.filters, item.observation.filters),
+    );
     const window = queue.slice(0, DISPATCH_WINDOW);
     const durationOf = (item: Waiting<Observation>) => Math.max(0, input.durationMs(item.observation, observatory.id));
     const key = (item: Waiting<Observation>) => `${item.observation.id} ${item.runs} ${observatory.id}`;

@@ -1,3 +1,4 @@
+import { hasFilters } from "../filters";
 import { ceilToMinute, isEligibleAt, targetVisible, windowOf } from "../queue";
 import type { SkyModel } from "../sky-model";
 import { PLAN_HORIZON_HOURS, PLAN_STEP_MS, type NetworkObservation, type NetworkObservatory, type NetworkPlanInput } from "./inputs";
@@ -65,15 +66,6 @@ export class NetworkPlanCache {
     if (!starts) known.set(key, (starts = compute()));
     return starts;
   }
-}
-
-const lower = (names: ReadonlyArray<string>) => new Set(names.map((name) => name.toLowerCase()));
-
-/** Whether the observatory reported every filter the observation asks for (or none at all). */
-export function hasFilters(observatory: NetworkObservatory, observation: NetworkObservation): boolean {
-  if (!observatory.filters) return true;
-  const reported = lower(observatory.filters);
-  return observation.filters.every((filter) => reported.has(filter.toLowerCase()));
 }
 
 function pointsOf(observatory: NetworkObservatory, now: number, horizonEnd: number): number[] {
@@ -188,7 +180,7 @@ export function buildInstance<Observation extends NetworkObservation>(
     for (const id of observation.candidateObservatoryIds) {
       const observatory = indexOf.get(id);
       if (observatory === undefined) continue;
-      if (!hasFilters(observatories[observatory]!, observation)) {
+      if (!hasFilters(observatories[observatory]!.filters, observation.filters)) {
         filterMissing.set(observation.id, (filterMissing.get(observation.id) ?? new Set()).add(id));
         continue;
       }

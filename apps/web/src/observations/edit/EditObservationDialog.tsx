@@ -12,6 +12,7 @@ import { draftProblems, type ObservationDraft } from "../wizard/draft";
 import { NotificationsStep } from "../wizard/NotificationsStep";
 import { SchedulingStep } from "../wizard/SchedulingStep";
 import { stepPropsOf, textProps } from "../wizard/step-props";
+import type { FilterSite } from "../wizard/FilterField";
 import { TargetsStep } from "../wizard/TargetsStep";
 import { changedFields, draftOf } from "./draft-of";
 
@@ -41,10 +42,12 @@ export function EditObservationDialog(props: EditProps) {
   const observatory = useQuery(trpc.observatories.get.queryOptions({ id: props.observation.observatoryId }, { retry: false }));
   const choice = useTimeDisplay();
   if (observatory.isPending) return null;
-  return <EditForm {...props} timeZone={typingZone(observatory.data?.timeZone, choice)} />;
+  const { data } = observatory;
+  const sites = data ? [{ id: data.id, name: data.name, filters: data.filters }] : [];
+  return <EditForm {...props} timeZone={typingZone(data?.timeZone, choice)} sites={sites} />;
 }
 
-function EditForm({ observation, onClose, onSaved, ...props }: EditProps & { timeZone: TypingZone }) {
+function EditForm({ observation, onClose, onSaved, sites, ...props }: EditProps & { timeZone: TypingZone; sites: FilterSite[] }) {
   // The zone it opened with, for as long as it is open: its fields hold times on those clocks, and what counts as changed
   // is read against the stored observation on the same clocks (a change of the profile's choice meanwhile shows next time).
   const [timeZone] = useState(props.timeZone);
@@ -112,7 +115,7 @@ function EditForm({ observation, onClose, onSaved, ...props }: EditProps & { tim
           />
         </Section>
         <Section title="Targets">
-          <TargetsStep {...fields} />
+          <TargetsStep {...fields} sites={sites} />
         </Section>
         <Section title="Scheduling">
           <SchedulingStep {...fields} />

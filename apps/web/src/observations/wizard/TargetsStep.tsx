@@ -3,12 +3,16 @@ import { Plus, Trash2 } from "lucide-react";
 import { Button } from "../../components/Button";
 import { TextField } from "../../components/TextField";
 import { CoordinateField, coordinateText } from "./CoordinateField";
+import { FilterField, type FilterSite } from "./FilterField";
 import { newExposure, newTarget, type TargetDraft } from "./draft";
 import { textProps, withExposure, withTarget, type StepProps } from "./step-props";
 import { kindLabel, TargetNameField, type CatalogMatch } from "./TargetNameField";
 
-/** Targets, each with its exposures; field paths are the API's (`targets.0.exposures.1.count`). */
-export function TargetsStep(props: StepProps) {
+/**
+ * Targets, each with its exposures; field paths are the API's (`targets.0.exposures.1.count`).
+ * `sites`: the observatories it may run at, with their reported filters, which the filter fields offer.
+ */
+export function TargetsStep(props: StepProps & { sites: ReadonlyArray<FilterSite> }) {
   const { draft, edit, errorOf } = props;
   // A target just added takes focus at its name, so the keyboard goes on where the new fields are.
   const [added, setAdded] = useState<number | null>(null);
@@ -34,7 +38,13 @@ export function TargetsStep(props: StepProps) {
   );
 }
 
-function TargetCard({ index, target, focusName, ...props }: StepProps & { index: number; target: TargetDraft; focusName: boolean }) {
+function TargetCard({
+  index,
+  target,
+  focusName,
+  sites,
+  ...props
+}: StepProps & { index: number; target: TargetDraft; focusName: boolean; sites: ReadonlyArray<FilterSite> }) {
   const { draft, edit, touch, errorOf } = props;
   const [notFound, setNotFound] = useState<string | null>(null);
   const path = `targets.${index}`;
@@ -92,7 +102,7 @@ function TargetCard({ index, target, focusName, ...props }: StepProps & { index:
           textProps(props, `${at}.${key}`, exposure[key], (current, value) => withExposure(current, index, exposureIndex, { [key]: value }));
         return (
           <div key={exposureIndex} className="mt-2 grid grid-cols-2 items-start gap-3 sm:grid-cols-[1fr_1fr_1fr_1fr_auto]">
-            <TextField label="Filter" autoComplete="off" {...field("filter")} />
+            <FilterField sites={sites} {...field("filter")} />
             <TextField label="Exposure seconds" inputMode="decimal" {...field("exposureSeconds")} />
             <TextField label="Count" inputMode="numeric" {...field("count")} />
             <TextField label="Binning" inputMode="numeric" {...field("binning")} />

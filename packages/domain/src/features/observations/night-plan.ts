@@ -1,5 +1,5 @@
 import { observatoriesCollection, storedFromRow, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
-import { activeStatuses } from "@meridian/rules";
+import { activeStatuses, reportedFilters } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
@@ -75,6 +75,7 @@ async function loadPlanInputs(db: Executor, observatory: StoredDocument<Observat
     running,
     allowances: new Map([...(await allowancesAt({ db, observatory, now }))].map(([projectId, allowance]) => [projectId, allowance.leftMs])),
     durationMs: (observation) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000,
+    filters: reportedFilters(observatory.doc.equipment),
     now,
   };
 }

@@ -22,6 +22,7 @@ import type { ObservationCreate, ObservationHistoryOrder, ObservationUpdate } fr
 import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../../platform/transaction";
 import { markDispatch } from "./dispatch-trace";
+import { observatoryFilters, refuseUnavailableFilters } from "./filter-check";
 import { holdIdleObservatory, mayStartAtIdle } from "./dispatch";
 import { instantKey, keysetCursor } from "../../platform/validation/keyset-cursor";
 
@@ -46,7 +47,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
   markDispatch({ stage: "request started", observatoryId: input.observatoryId });
   const created = await inTransaction(deps, async (t) => {
     // The reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
-    const [permission, projectAccess, destination, live, held, timings, idleAt, owner, readers] = await Promise.allSettled([
+    const [permission, projectAccess, destination, live, held, timings, idleAt, owner, readers, filters] = await Promise.allSettled([
       requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" }),
       loadProjectAccess({ db: t.tx, actor, projectId: input.projectId }),
       requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId }),
@@ -64,6 +65,8 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
       usersCollection.get(t.tx, actor.id),
       // Who hears of it, read now so its events go out with its writes.
       observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: input.projectId, observatoryId: input.observatoryId } }),
+      // The filters its observatory reported, which its exposures must be among.
+      observatoryFilters({ db: t.tx, observatoryIds: [input.observatoryId] }),
     ]);
     settled(permission);
     settled(projectAccess);
@@ -75,6 +78,7 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
     settled(destination);
     if (!settled(live)) throw new AppError("NOT_FOUND", "No such observatory");
+    refuseUnavailableFilters({ targets: input.targets, observatories: settled(filters) });
     const idle = settled(idleAt);
     // Judged before it is written, as the only observation waiting there: assigned at once, it needs no dispatch job.
     const now = t.now();
@@ -138,6 +142,9 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     if (update.monitoring !== undefined) refuseEndedCadence({ monitoring: update.monitoring, now: t.now() });
     refuseCadenceOfAnotherType(merged, update);
     if (update.storageDestinationId) await requireStorageDestination({ db: t.tx, projectId: merged.projectId, destinationId: update.storageDestinationId });
+    // New exposures must be among the filters its observatory reports; an edit that leaves them is not judged again.
+    if (update.targets)
+      refuseUnavailableFilters({ targets: update.targets, observatories: await observatoryFilters({ db: t.tx, observatoryIds: [merged.observatoryId] }) });
     refuseInvalidWindow({ window: merged });
     const isMonitoring = merged.type === "monitoring";
     const updated = await observationsCollection.update(t.tx, observationId, () => ({

@@ -11,6 +11,7 @@ import { inTransaction } from "../../platform/transaction";
 import { withoutControlCharacters } from "../users";
 import { loadObservationAccess, observationReaderIds } from "./access";
 import { cloneReason } from "./clone-reason";
+import { observatoryFilters, refuseUnavailableFilters } from "./filter-check";
 import { holdProjectForObservation, insertObservation, refuseInvalidWindow, refuseWindowInThePast, requireRoom, type NewObservationFields } from "./insert";
 import { presentOneObservation } from "./timings";
 import type { ObservationUpdate } from "./schemas";
@@ -111,10 +112,13 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
       ...overrides,
       ...(options.priority === undefined ? {} : { priority: options.priority }),
     };
-    const [readers] = await Promise.all([
+    const [readers, , observatories] = await Promise.all([
       observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: fields.projectId, observatoryId: fields.observatoryId } }),
       requireStorageDestination({ db: t.tx, projectId: fields.projectId, destinationId: fields.storageDestinationId }),
+      observatoryFilters({ db: t.tx, observatoryIds: [fields.observatoryId] }),
     ]);
+    // A clone is a new submission: its exposures, copied or overridden, must be among the filters its observatory reports now.
+    refuseUnavailableFilters({ targets: fields.targets, observatories });
     refuseInvalidWindow({ window: fields });
     refuseWindowInThePast({ window: fields, now: t.now() });
     if (fields.type !== "monitoring") fields.monitoring = undefined;

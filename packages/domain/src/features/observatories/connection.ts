@@ -184,13 +184,17 @@ export async function observatoriesSeen(options: { deps: Deps; sightings: Sighti
   return standings;
 }
 
-/** `config`: changed reports are stored and recorded; a report equal to the stored one writes nothing. */
+/**
+ * `config`: changed reports are stored and recorded; a report equal to the stored one writes
+ * nothing. Changed equipment may change its filters, and with them what it may be sent: a dispatch is queued.
+ */
 export async function observatoryConfig(options: { deps: Deps; observatoryId: string; systemInfo?: unknown; equipment?: unknown }) {
   const { deps, observatoryId } = options;
   const reports = checkReports(options);
   await withObservatory(deps, observatoryId, async (t, observatory) => {
     const changes = await applyReport(t, observatory, reports);
     if (Object.keys(changes).length > 0) await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, ...changes }));
+    if (changes.equipment !== undefined && observatory.doc.connection.online) await observations().queueDispatch({ t, observatoryId });
   });
 }
 

@@ -1,4 +1,5 @@
 import type { ObservatoryDoc, ObservatoryPermissions, StoredDocument } from "@meridian/db";
+import { reportedFilters } from "@meridian/rules";
 import { observatoryTimeZone, observatoryTiming, timeZoneAt } from "./time-and-timing";
 
 /**
@@ -32,6 +33,7 @@ export function presentObservatory(options: {
       ...(lastSeenAt ? { lastSeenAt } : {}),
     },
     ...(doc.conditions ? { conditions: doc.conditions } : {}),
+    filters: reportedFilters(doc.equipment),
     createdAt: observatory.createdAt.toISOString(),
     ...(myPermissions ? { myPermissions } : {}),
   };

@@ -90,6 +90,13 @@ export const observatorySchema = z
       .object({ safe: z.boolean(), safetyReason: z.string().nullable(), weatherHold: z.boolean(), weatherReason: z.string().nullable() })
       .optional()
       .describe("What the plugin last reported of safety and weather (extension); absent until it reports"),
+    filters: z
+      .array(z.string())
+      .nullable()
+      .describe(
+        "The filters its plugin last reported (`equipment.filters`, extension): exposures sent here must ask for one of them (names compared " +
+          "case-insensitively). null when it never reported any, or its last equipment report named none: then no filter is refused",
+      ),
     createdAt: z.string(),
     myPermissions: observatoryPermissionsOutputSchema.optional().describe("The caller's effective permissions (extension)"),
   })
