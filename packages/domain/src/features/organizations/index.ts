@@ -1,7 +1,7 @@
 // The door of the feature organizations: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
 export * from "./schemas";
-export { NO_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organization-access";
+export { NO_ORGANIZATION_PERMISSIONS, loadOrganizationAccess, requireOrganizationPermission } from "./organization-access";
 export {
   createOrganization,
   listOrganizations,

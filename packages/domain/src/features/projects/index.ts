@@ -15,3 +15,4 @@ export {
 } from "./projects";
 export { updateProjectMemberRole, deleteProject } from "./project-lifecycle";
 export { loadProjectAccess } from "./projects";
+export { regradeFramesWith } from "./frames-door";
