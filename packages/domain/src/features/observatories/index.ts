@@ -19,6 +19,7 @@ export {
   MAX_OBSERVATORY_USER_MEMBERS,
   MAX_OBSERVATORY_ORGANIZATION_MEMBERS,
 } from "./observatories";
+export { observatoryMemberWhere, requireRoomForObservatoryMember } from "./observatories";
 export { updateObservatory } from "./settings";
 export {
   listObservatoryMembers,

@@ -11,6 +11,7 @@ export {
   MAX_OWNED_ORGANIZATIONS,
   MAX_ORGANIZATION_MEMBERS,
   MAX_ORGANIZATION_MEMBERSHIPS,
+  requireRoomForOrganizationMembership,
 } from "./organizations";
 export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./members";
 export { deleteOrganization } from "./delete-organization";
