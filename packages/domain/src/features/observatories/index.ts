@@ -20,6 +20,8 @@ export {
   MAX_OBSERVATORY_ORGANIZATION_MEMBERS,
 } from "./observatories";
 export { observatoryMemberWhere, requireRoomForObservatoryMember } from "./observatories";
+export { holdLiveObservatory } from "./remove";
+export { observatoryTimeZone, observatoryTiming } from "./time-and-timing";
 export { updateObservatory } from "./settings";
 export {
   listObservatoryMembers,

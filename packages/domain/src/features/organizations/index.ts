@@ -15,4 +15,5 @@ export {
 } from "./organizations";
 export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./members";
 export { deleteOrganization } from "./delete-organization";
+export { findStorageDestination, requireStorageDestination } from "./destinations";
 export { endAnnouncementsWith, endInvitationsWith, removeMembershipsWith, scopeAnnouncements, scopeInvitations } from "./scope-door";
