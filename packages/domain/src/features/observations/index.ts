@@ -25,6 +25,8 @@ export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForeca
 export { nightOf, runDispatchForward, skyModel, planQueue, queueBlockCodes, finishLimits, targetAltitude } from "@meridian/scheduler";
 export { queueDispatch, moveObservation, runAfterEveryMove } from "./transitions";
 export { uploadObservationFile, listObservationFiles, openObservationFile, MAX_OBSERVATION_FILES } from "./files";
+export { loadObservationAccess, observationReaderIds } from "./access";
+export { presentFile } from "./files";
 export { MAX_UNFINISHED_OBSERVATIONS } from "./insert";
 export { openObservationArchive } from "./files-archive";
 export { exportObservations, csvField } from "./observation-export";

@@ -12,6 +12,7 @@ export {
   MAX_ORGANIZATION_MEMBERS,
   MAX_ORGANIZATION_MEMBERSHIPS,
   requireRoomForOrganizationMembership,
+  openExternalStorageSecrets,
 } from "./organizations";
 export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./members";
 export { deleteOrganization } from "./delete-organization";
