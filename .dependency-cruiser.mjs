@@ -24,11 +24,6 @@ const onlyImports = (name, from, allowed) => ({
  * is scripts/check-feature-pairs.mjs (dependency-cruiser's folder rules see cycles of any length, not pairs).
  */
 const DOMAIN = "packages/domain/src";
-// Features that still import each other around one cycle: between these, a deep import stays allowed until it is broken
-// with a door (a registry the importer's index declares, or an event). Not one more may join: a new feature uses doors only.
-const TANGLED = ["auth", "delivery", "frames", "invitations", "observations", "observatories", "organizations", "projects", "system"];
-const tangled = `^${DOMAIN}/features/(${TANGLED.join("|")})/`;
-
 const domainRooms = [
   {
     name: "domain-platform-imports-no-feature",
@@ -41,15 +36,8 @@ const domainRooms = [
     name: "domain-feature-enters-another-by-its-door",
     severity: "error",
     comment: "A feature imports another only through its index.ts (its door), never a file inside it.",
-    from: { path: `^${DOMAIN}/features/([^/]+)/`, pathNot: tangled },
+    from: { path: `^${DOMAIN}/features/([^/]+)/` },
     to: { path: `^${DOMAIN}/features/`, pathNot: [`^${DOMAIN}/features/$1/`, `^${DOMAIN}/features/[^/]+/index\\.ts$`] },
-  },
-  {
-    name: "domain-tangled-feature-enters-others-by-their-door",
-    severity: "error",
-    comment: "A feature of the old cycle (TANGLED) enters every other feature by its door too.",
-    from: { path: tangled },
-    to: { path: `^${DOMAIN}/features/`, pathNot: [`^${DOMAIN}/features/$1/`, `^${DOMAIN}/features/[^/]+/index\\.ts$`, tangled] },
   },
 ];
 

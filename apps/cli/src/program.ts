@@ -11,7 +11,8 @@ import {
   startIntegrityScan,
 } from "@meridian/domain/integrity";
 import { AppError, cancelJob, listJobs, validationError, type Deps, type SystemActor } from "@meridian/domain/platform";
-import { ensureServerAdmin, readServerSettings, serverSettingsUpdateSchema, updateServerSettings } from "@meridian/domain/system";
+import { ensureServerAdmin } from "@meridian/domain/auth";
+import { readServerSettings, serverSettingsUpdateSchema, updateServerSettings } from "@meridian/domain/system";
 import { Command, CommanderError, Option } from "commander";
 import { addBackupCommands } from "./backup-commands";
 import { followJobToEnd, followToEnd } from "./follow";

@@ -2,6 +2,7 @@
 import "../../platform/validation/zod-error-map";
 export * from "./schemas";
 export { signup } from "./signup";
+export { ensureServerAdmin } from "./ensure-admin";
 export { login } from "./login";
 export { authenticateToken } from "./authenticate";
 export { createApiKey, listApiKeys, MAX_LIVE_API_KEYS, revokeApiKey } from "./api-keys";

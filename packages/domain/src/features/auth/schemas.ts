@@ -1,6 +1,6 @@
 import { isoDateInput } from "@meridian/rules/fields";
 import { z } from "zod";
-import { invitationTokenSchema } from "../invitations/schemas";
+import { invitationTokenSchema } from "../invitations";
 import { displayNameSchema, emailSchema, passwordSchema, userSchema, withoutControlCharacters } from "../users";
 
 export const signupInputSchema = z

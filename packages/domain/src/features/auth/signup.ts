@@ -8,7 +8,7 @@ import { countAttempt } from "../../platform/rate-limit";
 import type { SignupInput } from "./schemas";
 import { createSession, type ClientInfo } from "./sessions";
 import { inTransaction } from "../../platform/transaction";
-import { requireInvitationToSignUp } from "../invitations/accept";
+import { requireInvitationToSignUp } from "../invitations";
 import { addressKey } from "./address-key";
 
 export const defaultNotificationPreferences = { email: true, push: false, systemEvents: true, observationEvents: true };

@@ -7,4 +7,5 @@ import { pendingDelivery, queueDelivery } from "./deliver-file";
 // with a pending copy, queued with the file's record.
 deliverFilesWith({ pending: pendingDelivery, queue: queueDelivery });
 export { abortStaleDestinationUploads } from "./left-uploads";
+export { pendingDelivery, queueDelivery } from "./deliver-file";
 export { retryFileDelivery, testStorageDestination } from "./operate-deliveries";

@@ -1,7 +1,7 @@
 import { StorageCallUnsupported, tables, type ExternalStorageDoc } from "@meridian/db";
 import { and, asc, gt, sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
-import { openExternalStorageSecrets } from "../organizations/organizations";
+import { openExternalStorageSecrets } from "../organizations";
 import { STALE_UPLOAD_AGE_MS } from "../../platform/storage/stale-uploads";
 import { DeliveryFailure } from "./http";
 import { targetFor } from "./targets";

@@ -2,8 +2,7 @@ import { filesCollection, type FileDoc, type StoredDocument } from "@meridian/db
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { loadObservationAccess } from "../observations/access";
-import { presentFile } from "../observations/files";
+import { loadObservationAccess, presentFile } from "../observations";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 import { queuedFrame, queueFrameAnalysis } from "./analyse-frame";
 

@@ -3,8 +3,7 @@ import { sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError, fieldError } from "../../platform/errors";
-import { readableBy } from "../observations/access";
-import { zipOfStoredFiles } from "../observations/files-archive";
+import { readableBy, zipOfStoredFiles } from "../observations";
 import { viewableObservatoryIds } from "../permissions";
 
 /** The most bytes of frames one archive holds (16 GiB): a selection weighing more is refused before anything is sent. */

@@ -1,6 +1,6 @@
 import { isoDateInput, isoDay } from "@meridian/rules/fields";
 import { z } from "zod";
-import { fileSchema } from "../observations/schemas";
+import { fileSchema } from "../observations";
 import { opaqueIdSchema, withoutControlCharacters } from "../users";
 
 /** The widest cone `GET /frames` searches, in degrees (contract). */

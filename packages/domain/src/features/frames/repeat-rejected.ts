@@ -2,14 +2,21 @@ import { observationsCollection, usersCollection, type ObservationDoc, type Stor
 import { sql } from "drizzle-orm";
 import { actorFromUser, type Actor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
-import { findStorageDestination } from "../organizations/destinations";
-import { holdLiveObservatory } from "../observatories/remove";
-import { observationReaderIds } from "../observations/access";
-import { holdProjectForObservation, insertObservation, MAX_UNFINISHED_OBSERVATIONS, type NewObservationFields } from "../observations/insert";
-import { recordHistoryNote } from "../observations/transitions";
+import { findStorageDestination } from "../organizations";
+import { holdLiveObservatory } from "../observatories";
+import {
+  observationReaderIds,
+  holdProjectForObservation,
+  insertObservation,
+  MAX_UNFINISHED_OBSERVATIONS,
+  type NewObservationFields,
+  recordHistoryNote,
+  exposureProgress,
+  frameTallies,
+  type ExposureProgress,
+} from "../observations";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 import { frameCounts } from "../notifications";
-import { exposureProgress, frameTallies, type ExposureProgress } from "../observations/observation-progress";
 
 /** A repeat of a repeat is made; a repeat of that is not (contract: "at most 2 repeats deep"). */
 const MAX_REPEAT_DEPTH = 2;

@@ -9,5 +9,5 @@ import { endScopeInvitations } from "./invitations";
 endInvitationsWith({ endAll: endScopeInvitations, endFor: endInvitationsOf });
 export * from "./schemas";
 export { createInvitation, listInvitations, revokeInvitation } from "./invitations";
-export { acceptInvitation, previewInvitation } from "./accept";
+export { acceptInvitation, previewInvitation, requireInvitationToSignUp } from "./accept";
 export type { InvitationGrant, InvitationKind } from "@meridian/db";

@@ -14,11 +14,10 @@ import { requireRoomInScope } from "../../platform/caps";
 import { recordAudit, type AuditActor } from "../audit";
 import { AppError } from "../../platform/errors";
 import { publishUserEvent } from "../../platform/events/publish";
-import { observatoryMemberWhere, recordHistory, requireRoomForObservatoryMember } from "../observatories/observatories";
-import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
-import { MAX_ORGANIZATION_MEMBERS, requireRoomForOrganizationMembership } from "../organizations/organizations";
+import { observatoryMemberWhere, recordHistory, requireRoomForObservatoryMember } from "../observatories";
+import { loadOrganizationAccess, requireOrganizationPermission, MAX_ORGANIZATION_MEMBERS, requireRoomForOrganizationMembership } from "../organizations";
 import { requireObservatoryPermission } from "../permissions";
-import { holdProject, loadProjectAccess, MAX_PROJECT_MEMBERS, requireRoomForMembership } from "../projects/projects";
+import { holdProject, loadProjectAccess, MAX_PROJECT_MEMBERS, requireRoomForMembership } from "../projects";
 import type { InTransaction } from "../../platform/transaction";
 
 /** The organization, observatory or project an invitation is for, as its log names it. */

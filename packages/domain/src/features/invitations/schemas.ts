@@ -1,7 +1,7 @@
 import { invitationKinds } from "@meridian/db";
 import { z } from "zod";
-import { organizationPermissionsInputSchema, organizationPermissionsOutputSchema } from "../organizations/schemas";
-import { observatoryPermissionsInputSchema } from "../observatories/schemas";
+import { organizationPermissionsInputSchema, organizationPermissionsOutputSchema } from "../organizations";
+import { observatoryPermissionsInputSchema } from "../observatories";
 import { emailSchema } from "../users";
 
 export const organizationInvitationCreateSchema = z

@@ -25,6 +25,12 @@ export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForeca
 export { nightOf, runDispatchForward, skyModel, planQueue, queueBlockCodes, finishLimits, targetAltitude } from "@meridian/scheduler";
 export { queueDispatch, moveObservation, runAfterEveryMove } from "./transitions";
 export { uploadObservationFile, listObservationFiles, openObservationFile, MAX_OBSERVATION_FILES } from "./files";
+export { loadObservationAccess, observationReaderIds, readableBy } from "./access";
+export { presentFile } from "./files";
+export { zipOfStoredFiles } from "./files-archive";
+export { holdProjectForObservation, insertObservation, type NewObservationFields } from "./insert";
+export { recordHistoryNote } from "./transitions";
+export { exposureProgress, frameTallies, type ExposureProgress } from "./observation-progress";
 export { MAX_UNFINISHED_OBSERVATIONS } from "./insert";
 export { openObservationArchive } from "./files-archive";
 export { exportObservations, csvField } from "./observation-export";

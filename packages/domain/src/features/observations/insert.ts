@@ -4,7 +4,7 @@ import type { Actor, UserActor } from "../../platform/actor";
 import { AppError, fieldError } from "../../platform/errors";
 import { fixedTimeProblems } from "@meridian/rules/observations";
 import { behindStatementsMade, type InTransaction } from "../../platform/transaction";
-import { holdProject } from "../projects/projects";
+import { holdProject } from "../projects";
 import { tellIdleObservatory, type IdleObservatory } from "./dispatch";
 import { enterObservation, newObservationStatus } from "./transitions";
 

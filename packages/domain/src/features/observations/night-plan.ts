@@ -5,7 +5,7 @@ import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { requireObservatoryPermission, resolveObservatoryAccess } from "../permissions";
-import { loadProjectAccess } from "../projects/projects";
+import { loadProjectAccess } from "../projects";
 import { loadObservationAccess } from "./access";
 import type { ObservationCreate } from "./schemas";
 import {
@@ -25,7 +25,7 @@ import {
   type QueueBlock,
   type SkyModel,
 } from "@meridian/scheduler";
-import { observatoryTimeZone } from "../observatories/time-and-timing";
+import { observatoryTimeZone } from "../observatories";
 import { estimatedSecondsOf } from "./timings";
 import { observatoryStateNow } from "./dispatch";
 import { allowancesAt } from "./allowances";

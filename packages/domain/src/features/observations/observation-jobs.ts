@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineJob, scheduledPayload } from "../../platform/jobs/define-job";
-import { markSilentObservatoriesOffline } from "../observatories/connection";
+import { markSilentObservatoriesOffline } from "../observatories";
 import { inTransaction } from "../../platform/transaction";
 import { dispatchObservatory, observatoriesAwaitingDispatch } from "./dispatch";
 import { reportStaleObservations } from "./stale-monitor";

@@ -1,4 +1,4 @@
-import { requireStorageDestination } from "../organizations/destinations";
+import { requireStorageDestination } from "../organizations";
 import { observationsCollection, storedFromRow, tables, usersCollection, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
 import { monitoringProblems } from "@meridian/rules/observations";
@@ -6,9 +6,9 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError, fieldError } from "../../platform/errors";
-import { holdLiveObservatory } from "../observatories/remove";
+import { holdLiveObservatory } from "../observatories";
 import { requireObservatoryPermission } from "../permissions";
-import { loadProjectAccess } from "../projects/projects";
+import { loadProjectAccess } from "../projects";
 import { loadObservationAccess, observationReaderIds } from "./access";
 import { clonedFromOf } from "./clone-reason";
 import { loadUsersById } from "../users";

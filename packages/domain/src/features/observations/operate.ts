@@ -1,12 +1,12 @@
-import { requireStorageDestination } from "../organizations/destinations";
+import { requireStorageDestination } from "../organizations";
 import { observationPrioritySchema } from "@meridian/rules/observations";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError, fieldError, isAppError } from "../../platform/errors";
-import { holdLiveObservatory } from "../observatories/remove";
+import { holdLiveObservatory } from "../observatories";
 import { resolveObservatoryAccess } from "../permissions";
-import { loadProjectAccess } from "../projects/projects";
+import { loadProjectAccess } from "../projects";
 import { inTransaction } from "../../platform/transaction";
 import { withoutControlCharacters } from "../users";
 import { loadObservationAccess, observationReaderIds } from "./access";

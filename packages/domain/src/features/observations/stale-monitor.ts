@@ -2,7 +2,7 @@ import { tables, usersCollection, type Executor, type ObservationDoc } from "@me
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import { notifySystemEvent } from "../notifications";
-import { readServerSettings } from "../system/server-settings";
+import { readServerSettings } from "../system";
 import { findServerAdmins } from "../users";
 import { inTransaction } from "../../platform/transaction";
 

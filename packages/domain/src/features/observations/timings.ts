@@ -2,7 +2,7 @@ import { tables, type Executor, type ObservationDoc, type ObservatoryDoc, type S
 import { estimatedSeconds, type ObservatoryTiming } from "@meridian/rules";
 import { inArray, sql } from "drizzle-orm";
 import { progressOfObservations } from "./observation-progress";
-import { observatoryTiming } from "../observatories/time-and-timing";
+import { observatoryTiming } from "../observatories";
 import { presentObservation } from "./present";
 import type { Observation } from "./schemas";
 

@@ -4,7 +4,7 @@ import { REPORT_DEPTH_LIMIT, REPORT_LIMIT_BYTES } from "@meridian/rules/observat
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { pluginIsCurrent, readServerSettings } from "../system/server-settings";
+import { pluginIsCurrent, readServerSettings } from "../system";
 import { publishUserEvent } from "../../platform/events/publish";
 import { observatoryViewerIds } from "../permissions";
 import { observations } from "./observations-door";

@@ -19,6 +19,9 @@ export {
   MAX_OBSERVATORY_USER_MEMBERS,
   MAX_OBSERVATORY_ORGANIZATION_MEMBERS,
 } from "./observatories";
+export { observatoryMemberWhere, requireRoomForObservatoryMember } from "./observatories";
+export { holdLiveObservatory } from "./remove";
+export { observatoryTimeZone, observatoryTiming } from "./time-and-timing";
 export { updateObservatory } from "./settings";
 export {
   listObservatoryMembers,

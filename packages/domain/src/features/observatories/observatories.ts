@@ -16,7 +16,7 @@ import { recordAudit } from "../audit";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
-import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
+import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations";
 import { ALL_OBSERVATORY_PERMISSIONS, listViewableObservatoryIds, requireObservatoryPermission, resolveObservatoryAccess } from "../permissions";
 import { loadUsersById } from "../users";
 import { loadOwnerNames } from "./owner-names";

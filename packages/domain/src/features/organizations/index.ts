@@ -1,7 +1,7 @@
 // The door of the feature organizations: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
 export * from "./schemas";
-export { NO_ORGANIZATION_PERMISSIONS, loadOrganizationAccess } from "./organization-access";
+export { NO_ORGANIZATION_PERMISSIONS, loadOrganizationAccess, requireOrganizationPermission } from "./organization-access";
 export {
   createOrganization,
   listOrganizations,
@@ -11,7 +11,10 @@ export {
   MAX_OWNED_ORGANIZATIONS,
   MAX_ORGANIZATION_MEMBERS,
   MAX_ORGANIZATION_MEMBERSHIPS,
+  requireRoomForOrganizationMembership,
+  openExternalStorageSecrets,
 } from "./organizations";
 export { listOrganizationMembers, addOrganizationMember, updateOrganizationMember, removeOrganizationMember, transferOrganizationOwnership } from "./members";
 export { deleteOrganization } from "./delete-organization";
+export { findStorageDestination, requireStorageDestination } from "./destinations";
 export { endAnnouncementsWith, endInvitationsWith, removeMembershipsWith, scopeAnnouncements, scopeInvitations } from "./scope-door";

@@ -14,4 +14,5 @@ export {
   MAX_PROJECT_MEMBERS,
 } from "./projects";
 export { updateProjectMemberRole, deleteProject } from "./project-lifecycle";
-export { loadProjectAccess } from "./projects";
+export { holdProject, loadProjectAccess, requireRoomForMembership } from "./projects";
+export { regradeFramesWith } from "./frames-door";

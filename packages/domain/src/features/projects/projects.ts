@@ -15,13 +15,12 @@ import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { requireRoomInScope } from "../../platform/caps";
 import { AppError } from "../../platform/errors";
-import { loadOrganizationAccess, requireOrganizationPermission } from "../organizations/organization-access";
 import { isUniqueViolation } from "../../platform/postgres-errors";
 import { findUserByEmail, loadUsersById } from "../users";
 import type { projectCreateSchema, projectUpdateSchema } from "./schemas";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { scopeInvitations } from "../organizations";
-import { regradeProjectFrames } from "../frames/regrade-frames";
+import { loadOrganizationAccess, requireOrganizationPermission, scopeInvitations } from "../organizations";
+import { projectFrames } from "./frames-door";
 
 type Executor = Parameters<typeof projectsCollection.get>[0];
 type ProjectRole = "owner" | "admin" | "member" | "organizationManager" | "serverAdmin";
@@ -193,7 +192,7 @@ export async function updateProject(options: { deps: Deps; actor: UserActor; pro
       (doc) => ({ ...doc, name: input.name ?? doc.name, status: input.status ?? doc.status, ...(input.frameGrading ? { frameGrading } : {}) }),
       { seen: locked },
     );
-    if (regrade) await regradeProjectFrames({ t, projectId, grading: frameGrading });
+    if (regrade) await projectFrames().regrade({ t, projectId, grading: frameGrading });
     const scope = { kind: "project" as const, id: projectId, name: updated!.doc.name };
     await recordAudit({
       t,

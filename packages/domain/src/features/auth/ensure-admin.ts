@@ -1,11 +1,11 @@
 import { tables, usersCollection } from "@meridian/db";
 import { eq } from "drizzle-orm";
-import { defaultNotificationPreferences } from "../auth/signup";
-import { hashPassword } from "../auth/passwords";
 import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { isUniqueViolation } from "../../platform/postgres-errors";
 import { inTransaction } from "../../platform/transaction";
+import { hashPassword } from "./passwords";
+import { defaultNotificationPreferences } from "./signup";
 
 /**
  * Makes sure ADMIN_EMAIL exists and is a server admin. An existing account keeps its password:
