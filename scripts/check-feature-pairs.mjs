@@ -8,12 +8,6 @@ import { fileURLToPath } from "node:url";
 
 const FEATURES = "packages/domain/src/features/";
 
-/**
- * Pairs that still import each other both ways, to be broken with a door (a registry the importer's index declares, or
- * an event). The list only shrinks: a pair not on it fails the check, and so does a pair on it that no longer exists.
- */
-const KNOWN_PAIRS = [];
-
 /** The two-way pairs of features in a dependency-cruiser result, each as "a <-> b" with a before b. */
 export function twoWayPairs(result) {
   const edges = new Set();
@@ -50,9 +44,8 @@ export function cruiseDomain(root) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const pairs = twoWayPairs(cruiseDomain(path.resolve(process.argv[2] ?? ".")));
-  const unknown = pairs.filter((pair) => !KNOWN_PAIRS.includes(pair));
-  const gone = KNOWN_PAIRS.filter((pair) => !pairs.includes(pair));
-  if (unknown.length > 0) process.stderr.write(`Features that import each other both ways (break one side with a door):\n  ${unknown.join("\n  ")}\n`);
-  if (gone.length > 0) process.stderr.write(`Pairs broken since: take them off KNOWN_PAIRS in scripts/check-feature-pairs.mjs:\n  ${gone.join("\n  ")}\n`);
-  if (unknown.length > 0 || gone.length > 0) process.exit(1);
+  if (pairs.length > 0) {
+    process.stderr.write(`Features that import each other both ways (break one side with a door):\n  ${pairs.join("\n  ")}\n`);
+    process.exit(1);
+  }
 }
