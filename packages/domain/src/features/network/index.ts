@@ -1,0 +1,3 @@
+// The door of the feature network: what other rooms and packages may import.
+import "../../platform/validation/zod-error-map";
+export { PLANNING_LOCK } from "./make-plan";
