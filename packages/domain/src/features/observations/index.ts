@@ -36,4 +36,5 @@ export { fileKindOf } from "./files";
 export { readFramesWith } from "./frame-door";
 export { estimatedSecondsOf } from "./timings";
 export { hoursOf, usedMs } from "./usage";
+export { readableObservationIds } from "./access";
 export { deliverFilesWith } from "./delivery-door";
