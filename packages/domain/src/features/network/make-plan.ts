@@ -1,8 +1,9 @@
 import type { NetworkPlanDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
-import { nightOf, planNetwork, shiftDate, type NetworkPlan } from "@meridian/scheduler";
+import { nightOf, PLAN_STEP_MS, planNetwork, shiftDate, type NetworkPlan } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
 import { inTransaction } from "../../platform/transaction";
+import { queueDispatchAlone } from "../observations";
 import { observatoryTimeZone } from "../observatories";
 import { loadNetworkInputs, type PlannedObservation } from "./plan-inputs";
 
@@ -78,6 +79,10 @@ export async function makeNetworkPlan(options: { deps: Deps }): Promise<NetworkP
     await t.tx.execute(sql`
       insert into network_plans (id, computed_at, revision, doc) values ('current', ${doc.computedAt}, 1, ${JSON.stringify(doc)}::jsonb)
       on conflict (id) do update set computed_at = excluded.computed_at, revision = network_plans.revision + 1, doc = excluded.doc`);
+    // Dispatch follows the plan: each observatory it starts work at within a step is dispatched (a busy or held one assigns nothing).
+    const soon = now.getTime() + PLAN_STEP_MS;
+    const startingSoon = new Set(doc.slots.filter((slot) => Date.parse(slot.start) <= soon).map((slot) => slot.observatoryId));
+    await Promise.all([...startingSoon].map((observatoryId) => queueDispatchAlone({ t, observatoryId })));
     return doc;
   });
 }

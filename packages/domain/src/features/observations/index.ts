@@ -23,7 +23,7 @@ export { dispatchObservatory, getObservatoryQueue, observatoriesAwaitingDispatch
 export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForecast, getObservatoryPlan } from "./night-plan";
 // The scheduling engine is @meridian/scheduler; these stay here for the code that took them from the domain.
 export { nightOf, runDispatchForward, skyModel, planQueue, queueBlockCodes, finishLimits, targetAltitude } from "@meridian/scheduler";
-export { queueDispatch, queueNetworkPlan, moveObservation, runAfterEveryMove } from "./transitions";
+export { queueDispatch, queueDispatchAlone, queueNetworkPlan, moveObservation, runAfterEveryMove } from "./transitions";
 export { uploadObservationFile, listObservationFiles, openObservationFile, MAX_OBSERVATION_FILES } from "./files";
 export { MAX_UNFINISHED_OBSERVATIONS } from "./insert";
 export { openObservationArchive } from "./files-archive";

@@ -25,12 +25,19 @@ export const queueNetworkPlan = ({ t }: { t: Pick<InTransaction, "tx"> }) =>
   addJob({ t, name: "network_plan", payload: {}, jobKey: null, runAt: new Date(Date.now() + NETWORK_PLAN_GATHER_MS) });
 
 /**
- * Asks for a dispatch at the observatory once the caller's transaction commits: the observatory's
+ * Asks for a dispatch at the observatory once the caller's transaction commits, and nothing else: the observatory's
  * waiting dispatch, if there is one, serves every change that asks; one a worker took meanwhile gets a follower.
- * What can make an observation eligible can change the network plan too: it is asked for as well.
+ * The network plan asks so for the observatories it starts work at.
+ */
+export const queueDispatchAlone = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
+  addKeyedJobOrFollower({ t, name: "dispatch_observatory", payload: { observatoryId } });
+
+/**
+ * Asks for a dispatch at the observatory once the caller's transaction commits (`queueDispatchAlone`). What can make
+ * an observation eligible can change the network plan too: it is asked for as well.
  */
 export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
-  Promise.all([addKeyedJobOrFollower({ t, name: "dispatch_observatory", payload: { observatoryId } }), queueNetworkPlan({ t })]);
+  Promise.all([queueDispatchAlone({ t, observatoryId }), queueNetworkPlan({ t })]);
 
 /** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
 type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;
