@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { backupsCollection, filesCollection, integrityScansCollection, jobsCollection, observationsCollection } from "@meridian/db";
 import { runAnnouncementMaintenance } from "@meridian/domain/announcements";
 import { jobRegistry } from "@meridian/domain/job-registry";
-import { queueDispatch } from "@meridian/domain/observations";
+import { queueDispatch, queueNetworkPlan } from "@meridian/domain/observations";
 import {
   enqueueEmail,
   inTransaction,
@@ -217,6 +217,13 @@ const walks: { [Name in JobName]: Walk } = {
     scene: async (t) => {
       await queueDispatch({ t, observatoryId });
       return { observatoryId };
+    },
+  },
+  network_plan: {
+    ownsNoStatus: "makes the network plan again; a killed planning rolls back whole, and the next change or the minute's sweep asks again",
+    scene: async (t) => {
+      await queueNetworkPlan({ t });
+      return {};
     },
   },
   backup_create: (() => {

@@ -323,3 +323,34 @@ export const announcementRecipientDocSchema = z.object({
   via: z.enum(announcementRecipientVia),
 });
 export type AnnouncementRecipientDoc = z.infer<typeof announcementRecipientDocSchema>;
+
+/** One planned run in the network plan: an observation at an observatory (a monitoring one's `run` counts from 0). */
+const networkPlanSlotSchema = z.object({
+  observationId: z.string(),
+  observatoryId: z.string(),
+  name: z.string(),
+  priority: z.number(),
+  run: z.number().int(),
+  start: isoDate,
+  end: isoDate,
+});
+
+/**
+ * The network plan in force (the `network_plans` row `current`): what the planning job decided at
+ * `computedAt` for the horizon, each observatory's dark periods in it, the planned runs, and why
+ * each pending observation left out is not planned at each of its candidates.
+ */
+export const networkPlanDocSchema = z.object({
+  computedAt: isoDate,
+  horizonEnd: isoDate,
+  objective: z.number(),
+  observatories: z.array(z.object({ observatoryId: z.string(), timeZone: z.string(), nights: z.array(z.object({ darkStart: isoDate, darkEnd: isoDate })) })),
+  slots: z.array(networkPlanSlotSchema),
+  unscheduled: z.array(
+    z.object({
+      observationId: z.string(),
+      reasons: z.array(z.object({ observatoryId: z.string(), code: z.string(), until: isoDate.nullable() })),
+    }),
+  ),
+});
+export type NetworkPlanDoc = z.infer<typeof networkPlanDocSchema>;

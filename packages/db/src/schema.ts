@@ -4,6 +4,7 @@ import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text,
 import type {
   AnnouncementDoc,
   JobDoc,
+  NetworkPlanDoc,
   AnnouncementRecipientDoc,
   ApiKeyDoc,
   AuditLogDoc,
@@ -164,6 +165,18 @@ export const observatoryConnections = pgTable("observatory_connections", {
   observatoryId: text("observatory_id").primaryKey(),
   connectionId: text("connection_id").notNull(),
   lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull(),
+});
+
+/**
+ * Not a collection: the network plan in force (one row, `current`), written whole by the one
+ * planning job at the end of its transaction (a planning killed midway leaves the plan before it).
+ * `revision` counts the plans made; the plan is derived data, remade after any change, so backups leave it out.
+ */
+export const networkPlans = pgTable("network_plans", {
+  id: text("id").primaryKey(),
+  computedAt: timestamp("computed_at", { withTimezone: true, mode: "date" }).notNull(),
+  revision: bigint("revision", { mode: "number" }).notNull(),
+  doc: jsonb("doc").$type<NetworkPlanDoc>().notNull(),
 });
 
 export const organizations = pgTable(

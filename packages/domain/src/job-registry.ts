@@ -15,6 +15,7 @@ import { pruneTrackedJobsJob, reconcileJobsJob } from "./platform/jobs/runtime-j
 import { sendPushJob } from "./features/notifications/push-jobs";
 import { pruneObservatoryHistoryJob } from "./features/observatories/observatory-jobs";
 import { dispatchObservatoryJob, observationsMaintenanceJob } from "./features/observations/observation-jobs";
+import { networkPlanJob } from "./features/network/network-jobs";
 // The door observatories declare and observations plug into (an observatory found silent by a job moves the observations
 // it holds): loaded with the registry, so that a process running jobs has it whatever else it imports.
 import "./features/observations";
@@ -52,6 +53,7 @@ export const jobRegistry = {
   integrity_schedule: integrityScheduleJob,
   deliver_file: deliverFileJob,
   dispatch_observatory: dispatchObservatoryJob,
+  network_plan: networkPlanJob,
   analyse_frame: analyseFrameJob,
   observations_maintenance: observationsMaintenanceJob,
   refresh_analytics: refreshAnalyticsJob,

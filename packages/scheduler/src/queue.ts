@@ -19,6 +19,9 @@ export const queueBlockCodes = [
   "DISPATCH_OFF",
   "PLUGIN_OUTDATED",
   "UNSAFE",
+  // The network plan holds back an observation that could start now: it starts it later here, or at another observatory.
+  "PLANNED_LATER",
+  "PLANNED_ELSEWHERE",
 ] as const;
 export type QueueBlockCode = (typeof queueBlockCodes)[number];
 /** What a WOULD_NOT_FINISH observation would outlast: its code stands where this limit's own code would. */
@@ -34,6 +37,8 @@ export interface QueueBlock {
   highestAltitude?: number;
   /** NOT_DARK for a time window with no darkness in it at all. */
   windowInDaylight?: true;
+  /** PLANNED_ELSEWHERE: the observatory the network plan runs it at. */
+  observatoryId?: string;
 }
 
 /** A reason as the API writes it: ISO times, and the details only where they apply. */
@@ -45,6 +50,7 @@ export function presentQueueBlock(block: QueueBlock) {
     ...(block.at ? { at: block.at.toISOString() } : {}),
     ...(block.highestAltitude !== undefined ? { highestAltitude: block.highestAltitude } : {}),
     ...(block.windowInDaylight ? { windowInDaylight: true as const } : {}),
+    ...(block.observatoryId ? { observatoryId: block.observatoryId } : {}),
   };
 }
 

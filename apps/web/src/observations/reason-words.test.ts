@@ -39,6 +39,13 @@ describe("a reason in words", () => {
     expect(reasonInWords({ code: "FILTER_MISSING", until: null }, context)).toBe("It asks for a filter this observatory's plugin does not report");
   });
 
+  it("says the network plan starts it later here, or runs it at another observatory", () => {
+    expect(reasonInWords({ code: "PLANNED_LATER", until: "2026-11-29T22:10:00.000Z" }, context)).toBe("The network plan starts it here at 22:10");
+    expect(reasonInWords({ code: "PLANNED_ELSEWHERE", until: "2026-11-29T23:05:00.000Z", observatoryId: "obs_b" }, context)).toBe(
+      "The network plan runs it at another observatory from 23:05",
+    );
+  });
+
   it("says a time window lies wholly in daylight", () => {
     expect(reasonInWords({ code: "NOT_DARK", until: null, windowInDaylight: true }, context)).toBe(
       "Its time window lies wholly in daylight (no astronomical darkness in it)",

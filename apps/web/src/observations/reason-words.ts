@@ -100,6 +100,10 @@ export function reasonInWords(reason: WaitReason, context: ReasonContext): strin
       return "Waiting for the observatory's plugin to be updated";
     case "UNSAFE":
       return "Waiting for the observatory to report safe conditions, with no weather hold";
+    case "PLANNED_LATER":
+      return reason.until ? `The network plan starts it here at ${context.when(reason.until)}` : "The network plan starts it here later";
+    case "PLANNED_ELSEWHERE":
+      return `The network plan runs it at another observatory${reason.until ? ` from ${context.when(reason.until)}` : ""}`;
   }
 }
 

@@ -8,6 +8,7 @@ import type { AnyOperation } from "./define-operation";
 import { frameOperations } from "./frames-search";
 import { integrityOperations } from "./integrity";
 import { invitationOperations } from "./invitations";
+import { networkOperations } from "./network";
 import { observationOperations } from "./observations";
 import { observatoryOperations } from "./observatories";
 import { organizationOperations } from "./organizations";
@@ -29,6 +30,7 @@ export const allOperations: AnyOperation[] = [
     projectOperations,
     invitationOperations,
     observationOperations,
+    networkOperations,
     frameOperations,
     targetOperations,
     integrityOperations,

@@ -82,19 +82,29 @@ const observatoryPlanSchema = z
   })
   .meta({ id: "ObservatoryPlan" });
 
-const observationForecastSchema = z
-  .object({
-    timeZone: z.string().describe("The observatory's IANA time zone (extension)"),
-    expectedStart: instant.nullable(),
-    expectedEnd: instant.nullable(),
-    night: z.string().nullable().describe("The observatory-local date on which the night of the expected start begins"),
-    blockedBy: block.nullable(),
-    observatoryReasons: z
-      .array(block)
-      .optional()
+const observationForecastSchema = z.object({
+  timeZone: z.string().describe("The observatory's IANA time zone (extension)"),
+  expectedStart: instant.nullable(),
+  expectedEnd: instant.nullable(),
+  night: z.string().nullable().describe("The observatory-local date on which the night of the expected start begins"),
+  blockedBy: block.nullable(),
+  observatoryReasons: z
+    .array(block)
+    .optional()
+    .describe(
+      "What holds every observation at the observatory now (OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE): the forecast assumes none. " +
+        "Only for callers who may view the observatory (can_view); a project member who may not gets no such field (extension)",
+    ),
+});
+
+const plannedForecastSchema = observationForecastSchema
+  .extend({
+    observatoryId: z
+      .string()
+      .nullable()
       .describe(
-        "What holds every observation at the observatory now (OFFLINE, DISPATCH_OFF, PLUGIN_OUTDATED, UNSAFE): the forecast assumes none. " +
-          "Only for callers who may view the observatory (can_view); a project member who may not gets no such field (extension)",
+        "Where the observation runs: the observatory it is assigned to or runs at, or while pending the one of its next run in the network " +
+          "plan in force (`GET /network/plan`); null when the plan leaves it out, and once it has ended",
       ),
   })
   .meta({ id: "ObservationForecast" });
@@ -156,7 +166,7 @@ export const observationForecastOperations = {
     path: "/observations/{id}/forecast",
     status: 200,
     params,
-    output: observationForecastSchema,
+    output: plannedForecastSchema,
     outputDescription: "The forecast",
     responses: authedErrors,
     handle: ({ ctx, actor, input }) => getObservationForecast({ deps: ctx.deps, actor, observationId: input.id }),

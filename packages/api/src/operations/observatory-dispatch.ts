@@ -54,8 +54,11 @@ export const observatoryDispatchOperations = {
       "(darkness included, so never a moment outside it); the observatory's reasons have none. Two reasons say it can never run here, " +
       "with no `until` (extensions): TARGET_NOT_VISIBLE with `highestAltitude` when its first target's highest altitude at the site (its " +
       "culmination) is below its minimum altitude or past its maximum airmass, and NOT_DARK with `windowInDaylight` when its time window " +
-      "holds no darkness. Computed by the function dispatch uses. `darkness`: the current or next astronomical dark interval, null " +
-      "without a location.",
+      "holds no darkness. Dispatch follows the network plan (`GET /network/plan`): an observation held by nothing else that the plan " +
+      "starts later here is PLANNED_LATER (`until`: its planned start), one it runs at another observatory PLANNED_ELSEWHERE " +
+      "(`observatoryId`: that one, `until`: its planned start there); one the plan does not run is eligible if it would end before the " +
+      "next run the plan starts here, else OBSERVATORY_BUSY until that run. Computed by the function dispatch uses. `darkness`: the " +
+      "current or next astronomical dark interval, null without a location.",
     method: "get",
     path: "/observatories/{id}/queue",
     status: 200,

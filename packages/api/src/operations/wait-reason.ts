@@ -17,6 +17,7 @@ export const waitReasonFields = {
       "TARGET_NOT_VISIBLE only, when its first target never reaches its minimum altitude (or its maximum airmass) from this site: the " +
         "highest it ever stands, in degrees, refraction included (its culmination); `until` is then null (extension)",
     ),
+  observatoryId: z.string().optional().describe("PLANNED_ELSEWHERE only: the observatory the network plan runs it at; `until` is its planned start there"),
   windowInDaylight: z
     .literal(true)
     .optional()

@@ -10,6 +10,7 @@ import { observationOperations } from "../operations/observations";
 import { frameOperations } from "../operations/frames-search";
 import { integrityOperations } from "../operations/integrity";
 import { invitationOperations } from "../operations/invitations";
+import { networkOperations } from "../operations/network";
 import { organizationOperations } from "../operations/organizations";
 import { projectOperations } from "../operations/projects";
 import { targetOperations } from "../operations/targets";
@@ -24,6 +25,7 @@ export const appRouter = router({
   projects: routerOf(projectOperations),
   invitations: routerOf(invitationOperations),
   observations: routerOf(observationOperations),
+  network: routerOf(networkOperations),
   frames: routerOf(frameOperations),
   targets: routerOf(targetOperations),
   announcements: routerOf(announcementOperations),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runNetworkDispatchForward } from "./dispatch-forward";
-import type { NetworkPlanInput } from "./inputs";
+import type { NetworkObservation, NetworkPlanInput } from "./inputs";
 import { buildInstance, type Instance } from "./instance";
 import { loadSolver, solveExactly } from "./milp";
 import { objectiveOf, planNetwork } from "./plan";
@@ -106,5 +106,48 @@ describe("the network plan against dispatch run forward", () => {
       expect(plan.objective, `seed ${seed}`).toBeGreaterThanOrEqual(objectiveOf(runNetworkDispatchForward(input)));
       expect(plan.objective).toBeCloseTo(objectiveOf(plan.blocks), 6);
     }
+  });
+});
+
+describe("the network plan's starts", () => {
+  it("starts work as early as a plan worth as much can: what fits from now starts now, back to back", () => {
+    const now = new Date("2026-12-10T12:00:00Z");
+    // No location: only windows hold an observation, so every start from now on is as good as another.
+    const observation = (id: string, priority: number): NetworkObservation => ({
+      id,
+      priority,
+      candidateObservatoryIds: ["obs-a"],
+      filters: [],
+      doc: { projectId: "p", targets: [{ ra: 10, dec: 20 }], constraints: {}, fixedTimeStart: null, fixedTimeEnd: null, bypassDarkness: true },
+    });
+    const input: NetworkPlanInput = {
+      now,
+      horizonHours: 6,
+      observatories: [{ id: "obs-a", model: null, filters: null, busyUntil: null }],
+      observations: [observation("first", 9), observation("second", 5), observation("third", 1)],
+      durationMs: () => 17 * MINUTE,
+    };
+    const plan = planNetwork(input);
+    expect(plan.blocks.map((block) => block.observation.id)).toEqual(["first", "second", "third"]);
+    expect(plan.blocks.map((block) => (block.start.getTime() - now.getTime()) / MINUTE)).toEqual([0, 17, 34]);
+  });
+
+  it("starts a lone observation now", () => {
+    const now = new Date("2026-12-10T12:03:27Z");
+    const input: NetworkPlanInput = {
+      now,
+      observatories: [{ id: "obs-a", model: null, filters: null, busyUntil: null }],
+      observations: [
+        {
+          id: "lone",
+          priority: 5,
+          candidateObservatoryIds: ["obs-a"],
+          filters: [],
+          doc: { projectId: "p", targets: [{ ra: 10, dec: 20 }], constraints: {}, fixedTimeStart: null, fixedTimeEnd: null, bypassDarkness: true },
+        },
+      ],
+      durationMs: () => 5 * MINUTE,
+    };
+    expect(planNetwork(input).blocks.map((block) => block.start)).toEqual([now]);
   });
 });

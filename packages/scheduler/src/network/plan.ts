@@ -72,8 +72,22 @@ export function planNetwork<Observation extends NetworkObservation>(
   ];
   return planOf(
     instance,
-    candidates.reduce((best, blocks) => (objectiveOf(blocks) > objectiveOf(best) + 1e-6 ? blocks : best)),
+    candidates.reduce((best, blocks) => (isBetter(blocks, best) ? blocks : best)),
   );
+}
+
+/** Σ start over the blocks, in minutes: of two plans worth the same, the one that starts its work earlier. */
+const startsOf = (blocks: ReadonlyArray<NetworkBlock>) => blocks.reduce((total, block) => total + block.start.getTime() / 60_000, 0);
+
+/**
+ * Worth more, or worth the same and starting its work earlier in all (then dispatch, which follows
+ * the plan, never holds back an observation that could start now for no gain: a lone observation at
+ * a free observatory starts at once, as dispatch always did).
+ */
+function isBetter(blocks: ReadonlyArray<NetworkBlock>, than: ReadonlyArray<NetworkBlock>): boolean {
+  const [worth, thanWorth] = [objectiveOf(blocks), objectiveOf(than)];
+  if (Math.abs(worth - thanWorth) > 1e-6) return worth > thanWorth;
+  return blocks.length === than.length && startsOf(blocks) < startsOf(than) - 1e-6;
 }
 
 /** A plan from its blocks: the objective, and each observation left out with its reason at each candidate. */

@@ -2,7 +2,7 @@ import { observationsCollection, type Executor, type ObservationDoc, type Stored
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import { AppError } from "../../platform/errors";
-import { observatoryViewerIds, resolveObservatoryAccess } from "../permissions";
+import { observatoryViewerIds, resolveObservatoryAccess, viewableObservatoryIds } from "../permissions";
 
 export interface ObservationAccess {
   observation: StoredDocument<ObservationDoc>;
@@ -58,4 +58,13 @@ export function readableBy({ userId, viewableObservatories }: { userId: string; 
     or o.observatory_id in (${viewableObservatories})
     or o.project_id in (select p.id from projects p where p.owner_id = ${userId})
     or o.project_id in (select m.project_id from project_members m where m.user_id = ${userId}))`;
+}
+
+/** Which of these observations the actor may read (the rule of `readableBy`), in one query. */
+export async function readableObservationIds(options: { db: Executor; actor: UserActor; observationIds: string[] }): Promise<Set<string>> {
+  const { db, actor, observationIds } = options;
+  if (observationIds.length === 0) return new Set();
+  const readable = actor.isServerAdmin ? sql`true` : readableBy({ userId: actor.id, viewableObservatories: viewableObservatoryIds(actor.id) });
+  const rows = await db.execute<{ id: string }>(sql`select o.id from observations o where o.id in ${observationIds} and ${readable}`);
+  return new Set(rows.map((row) => row.id));
 }

@@ -31,7 +31,8 @@ import { observatoryTiming } from "../observatories";
 import { progressBeforeFrames, progressOfObservations } from "./observation-progress";
 import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
-import { DISPATCH_ACTOR, moveObservation } from "./transitions";
+import { DISPATCH_ACTOR, moveObservation, queueNetworkPlan } from "./transitions";
+import { followNetworkPlan, planAtObservatory } from "./follow-plan";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 import { allowancesAt } from "./allowances";
 import { markDispatch } from "./dispatch-trace";
@@ -81,15 +82,19 @@ async function currentPlan(db: Executor, observatory: StoredDocument<Observatory
   const { location } = observatory.doc;
   const model = location ? skyModel({ location }) : null;
   // The plan's reads are independent: they go out together.
-  const [state, allowances, pending] = await Promise.all([
+  const [state, allowances, pending, network] = await Promise.all([
     observatoryStateNow({ db, observatory }),
     allowancesAt({ db, observatory, now }),
     // The queue's page explains every waiting observation; a dispatch reads none while the observatory
     // is busy, and by day only those that bypass darkness (an idle observatory's day of submissions and
     // minutes would otherwise plan its whole queue each time to find every one NOT_DARK).
     pendingInDispatchOrder(db, observatory.id, { unlessBusy: !explain, bypassingDarknessOnly: !explain && isDaylight(model, now) }),
+    planAtObservatory({ db, observatoryId: observatory.id, now }),
   ]);
-  return planAt({ observatory, state, pending, now, allowances, explain, model });
+  const queue = planAt({ observatory, state, pending, now, allowances, explain, model });
+  const durationMs = (observation: StoredDocument<ObservationDoc>) => estimatedSecondsOf({ doc: observation.doc, observatory: observatory.doc }) * 1000;
+  const followed = followNetworkPlan({ items: queue.items, plan: network, observatoryId: observatory.id, now, durationMs });
+  return { ...queue, ...followed, free: observatoryReasons(state).length === 0 };
 }
 
 /** The plan over these waiting observations, with the observatory's own durations and sky: the one both ways into dispatch follow. */
@@ -170,8 +175,7 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
     for (let planned = 0; planned < MAX_PLANS_PER_DISPATCH; planned += 1) {
       const plan = await currentPlan(t.tx, observatory, t.now());
       let changed = false;
-      for (const item of plan.items) {
-        if (!item.eligible) continue;
+      for (const item of plan.toAssign) {
         const observation = await observationsCollection.get(t.tx, item.observation.id, { forUpdate: true });
         if (observation?.doc.status !== "pending") continue;
         if (!isDeepStrictEqual(observation.doc, item.observation.doc)) {
@@ -188,6 +192,9 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
         t.alongside(publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "assign", data: { observation: presented } } }));
         return assigned;
       }
+      // What the plan starts here now cannot start, for a change it has not seen: it is made again at once, and its
+      // job dispatches the observatories it then starts work at.
+      if (plan.replan && plan.free) await queueNetworkPlan({ t });
       if (!changed) return null;
     }
     return null;

@@ -1,11 +1,11 @@
 // The door of the feature observations: what other rooms and packages may import.
 import "../../platform/validation/zod-error-map";
 import { moveObservationsWith } from "../observatories";
-import { moveObservation, queueDispatch } from "./transitions";
+import { moveObservation, queueDispatch, queueNetworkPlan } from "./transitions";
 
 // The door observatories declare: an observatory that can take work again queues a dispatch, and one going offline or
 // removed moves the observations it holds, through the one writer of statuses; declared here where the surface is.
-moveObservationsWith({ moveObservation, queueDispatch });
+moveObservationsWith({ moveObservation, queueDispatch, queueNetworkPlan });
 export * from "./schemas";
 export { listObservationsAsJson, listObservationsCached } from "./observation-pages";
 export { DISPATCH_TRACE_CHANNEL, markDispatch, type DispatchMark, type DispatchStage } from "./dispatch-trace";
@@ -23,7 +23,7 @@ export { dispatchObservatory, getObservatoryQueue, observatoriesAwaitingDispatch
 export { FORECAST_NIGHTS, PLAN_NIGHTS_AHEAD, forecastDraft, getObservationForecast, getObservatoryPlan } from "./night-plan";
 // The scheduling engine is @meridian/scheduler; these stay here for the code that took them from the domain.
 export { nightOf, runDispatchForward, skyModel, planQueue, queueBlockCodes, finishLimits, targetAltitude } from "@meridian/scheduler";
-export { queueDispatch, moveObservation, runAfterEveryMove } from "./transitions";
+export { queueDispatch, queueDispatchAlone, queueNetworkPlan, moveObservation, runAfterEveryMove } from "./transitions";
 export { uploadObservationFile, listObservationFiles, openObservationFile, MAX_OBSERVATION_FILES } from "./files";
 export { loadObservationAccess, observationReaderIds, readableBy } from "./access";
 export { presentFile } from "./files";
@@ -42,4 +42,5 @@ export { fileKindOf } from "./files";
 export { readFramesWith } from "./frame-door";
 export { estimatedSecondsOf } from "./timings";
 export { hoursOf, usedMs } from "./usage";
+export { readableObservationIds } from "./access";
 export { deliverFilesWith } from "./delivery-door";

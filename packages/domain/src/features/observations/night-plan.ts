@@ -1,4 +1,12 @@
-import { observatoriesCollection, storedFromRow, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import {
+  observatoriesCollection,
+  readNetworkPlan,
+  storedFromRow,
+  type Executor,
+  type ObservationDoc,
+  type ObservatoryDoc,
+  type StoredDocument,
+} from "@meridian/db";
 import { activeStatuses, reportedFilters } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
@@ -222,6 +230,18 @@ async function forecastIn(options: {
   return none(nights[0]?.unscheduled.find((item) => item.observation.id === observationId)?.blockedBy ?? null);
 }
 
+/**
+ * Where the observation runs: the observatory it is assigned to or runs at, or, while it waits, the one
+ * of its next run in the network plan in force (null when the plan leaves it out, and once it has ended).
+ */
+async function plannedAt(deps: Deps, observation: StoredDocument<ObservationDoc>): Promise<string | null> {
+  if (activeStatuses.includes(observation.doc.status)) return observation.doc.observatoryId;
+  if (observation.doc.status !== "pending") return null;
+  const now = deps.now().toISOString();
+  const plan = await readNetworkPlan(deps.db);
+  return plan?.slots.find((slot) => slot.observationId === observation.id && slot.end > now)?.observatoryId ?? null;
+}
+
 /** `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead. */
 export async function getObservationForecast(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { deps, actor, observationId } = options;
@@ -237,7 +257,10 @@ export async function getObservationForecast(options: { deps: Deps; actor: UserA
     includeRemoved: true,
   });
   const showsObservatory = Boolean(access.get(observation.doc.observatoryId)?.can_view);
-  const forecast = await forecastIn({ deps, observatory: waiting ? observatory : undefined, observationId });
+  const forecast = {
+    ...(await forecastIn({ deps, observatory: waiting ? observatory : undefined, observationId })),
+    observatoryId: await plannedAt(deps, observation),
+  };
   return showsObservatory ? { ...forecast, observatoryReasons: await heldNow(deps, waiting ? observatory : undefined) } : forecast;
 }
 

@@ -4,7 +4,7 @@ import { markSilentObservatoriesOffline } from "../observatories";
 import { inTransaction } from "../../platform/transaction";
 import { dispatchObservatory, observatoriesAwaitingDispatch } from "./dispatch";
 import { reportStaleObservations } from "./stale-monitor";
-import { queueDispatch } from "./transitions";
+import { queueDispatch, queueNetworkPlan } from "./transitions";
 
 /** Dispatch jobs queued per transaction: each statement goes out pipelined, and no transaction grows with the network. */
 const QUEUED_PER_TRANSACTION = 100;
@@ -35,6 +35,8 @@ export const observationsMaintenanceJob = defineJob({
   async run(_payload, { deps }) {
     await markSilentObservatoriesOffline({ deps });
     await reportStaleObservations({ deps });
+    // Time alone moves the plan on (darkness, windows, an observatory away past REASSIGN_AFTER_MINUTES): made again each minute.
+    await inTransaction(deps, (t) => queueNetworkPlan({ t }));
     const awaiting = await observatoriesAwaitingDispatch({ db: deps.db });
     for (let start = 0; start < awaiting.length; start += QUEUED_PER_TRANSACTION) {
       const chunk = awaiting.slice(start, start + QUEUED_PER_TRANSACTION);

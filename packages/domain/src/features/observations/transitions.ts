@@ -3,7 +3,7 @@ import { activeStatuses, canMove, type ObservationStatus } from "@meridian/rules
 import type { Actor } from "../../platform/actor";
 import { AppError } from "../../platform/errors";
 import { publishObservatoryEvent, publishUserEvent } from "../../platform/events/publish";
-import { addKeyedJobOrFollower } from "../../platform/jobs/add-job";
+import { addJob, addKeyedJobOrFollower } from "../../platform/jobs/add-job";
 import { queueObservationNotifications } from "../notifications";
 import type { InTransaction } from "../../platform/transaction";
 import { observationReaderIds } from "./access";
@@ -12,12 +12,32 @@ import { monitoringRunEnded } from "./monitoring";
 /** Who moves an observation to assigned: the dispatch, on any process. */
 export const DISPATCH_ACTOR = { kind: "system", id: "dispatch" } as const satisfies Actor;
 
+/** How long a request for the network plan waits before a worker takes it, so that the changes of a burst share one plan. */
+const NETWORK_PLAN_GATHER_MS = 1_000;
+
 /**
- * Asks for a dispatch at the observatory once the caller's transaction commits: the observatory's
+ * Asks for the network plan to be made again once the caller's transaction commits (the feature
+ * network's `network_plan`). Unkeyed on purpose: a job key is one row that every write of the
+ * network would lock until its commit; the planning job instead removes, in its own transaction,
+ * every request it can see, which its reads then cover, so a burst of changes makes one plan.
+ */
+export const queueNetworkPlan = ({ t }: { t: Pick<InTransaction, "tx"> }) =>
+  addJob({ t, name: "network_plan", payload: {}, jobKey: null, runAt: new Date(Date.now() + NETWORK_PLAN_GATHER_MS) });
+
+/**
+ * Asks for a dispatch at the observatory once the caller's transaction commits, and nothing else: the observatory's
  * waiting dispatch, if there is one, serves every change that asks; one a worker took meanwhile gets a follower.
+ * The network plan asks so for the observatories it starts work at.
+ */
+export const queueDispatchAlone = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
+  addKeyedJobOrFollower({ t, name: "dispatch_observatory", payload: { observatoryId } });
+
+/**
+ * Asks for a dispatch at the observatory once the caller's transaction commits (`queueDispatchAlone`). What can make
+ * an observation eligible can change the network plan too: it is asked for as well.
  */
 export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
-  addKeyedJobOrFollower({ t, name: "dispatch_observatory", payload: { observatoryId } });
+  Promise.all([queueDispatchAlone({ t, observatoryId }), queueNetworkPlan({ t })]);
 
 /** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
 type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;
@@ -61,6 +81,8 @@ export async function enterObservation(options: {
     assign
       ? queueObservationNotifications({ t, observation: { id, doc }, to: "assigned", reason: null, owner: assign.owner })
       : queueDispatch({ t, observatoryId: doc.observatoryId }),
+    // Assigned at once, it holds its observatory: the plan is made again around it.
+    ...(assign ? [queueNetworkPlan({ t })] : []),
   ]);
   for (const move of moves) publishStatusChanged({ t, readers, observationId: id, from: move.from, to: move.to, at });
   assign?.tell(doc);
@@ -131,6 +153,8 @@ export async function moveObservation(options: {
   for (const hook of afterMoveHooks) current = await hook({ t, observation: current });
   const freesObservatory = activeStatuses.includes(from) && !activeStatuses.includes(current.doc.status);
   if (freesObservatory || current.doc.status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
+  // Every move changes what waits or what holds an observatory: the network plan is made again.
+  else await queueNetworkPlan({ t });
   return current;
 }
 

@@ -36,6 +36,7 @@ async function connectionChanged(
 ) {
   const { online, ...data } = change;
   await history(t, observatoryId, online ? "online" : "offline", data);
+  await observations().queueNetworkPlan({ t });
   const viewers = await observatoryViewerIds({ db: t.tx, observatoryId });
   t.alongside(
     publishUserEvent({
@@ -209,6 +210,7 @@ export async function observatorySafety(options: { deps: Deps; observatoryId: st
     await history(t, observatoryId, "safety_event", { safe, reason: options.reason ?? null });
     await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, conditions: { ...before, safe, safetyReason: options.reason ?? null } }));
     if (safe) await observations().queueDispatch({ t, observatoryId });
+    else await observations().queueNetworkPlan({ t });
   });
 }
 
@@ -224,6 +226,7 @@ export async function observatoryWeather(options: { deps: Deps; observatoryId: s
       conditions: { ...before, weatherHold: hold, weatherReason: options.reason ?? null },
     }));
     if (!hold) await observations().queueDispatch({ t, observatoryId });
+    else await observations().queueNetworkPlan({ t });
   });
 }
 

@@ -11,6 +11,8 @@ import type { InTransaction } from "../../platform/transaction";
 export interface ObservationsDoor {
   /** Queues a dispatch of the observatory in the caller's transaction. */
   queueDispatch(options: { t: Pick<InTransaction, "tx">; observatoryId: string }): Promise<unknown>;
+  /** Asks for the network plan to be made again in the caller's transaction (a change that can only hold work back). */
+  queueNetworkPlan(options: { t: Pick<InTransaction, "tx"> }): Promise<unknown>;
   /** Moves an observation to another status through the one writer of statuses. */
   moveObservation(options: {
     t: InTransaction;

@@ -1,0 +1,88 @@
+import type { NetworkPlanDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
+import { nightOf, PLAN_STEP_MS, planNetwork, shiftDate, type NetworkPlan } from "@meridian/scheduler";
+import { sql } from "drizzle-orm";
+import type { Deps } from "../../platform/deps";
+import { inTransaction } from "../../platform/transaction";
+import { queueDispatchAlone } from "../observations";
+import { observatoryTimeZone } from "../observatories";
+import { loadNetworkInputs, type PlannedObservation } from "./plan-inputs";
+
+/** The lock only the planning holds: one process plans at a time across the cluster. */
+export const PLANNING_LOCK = sql`hashtext('meridian:network-plan')`;
+const DAY_MS = 86_400_000;
+
+/** The observatory-local date of a moment (YYYY-MM-DD). */
+const localDate = (at: Date, timeZone: string) => new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
+
+/** The observatory's dark periods (the Sun below −18°) that overlap [from, to), as the plan's readers draw them. */
+function darkPeriods(observatory: StoredDocument<ObservatoryDoc>, from: Date, to: Date) {
+  const { location } = observatory.doc;
+  const timeZone = observatoryTimeZone({ doc: observatory.doc });
+  const nights: Array<{ darkStart: string; darkEnd: string }> = [];
+  if (!location) return { observatoryId: observatory.id, timeZone, nights };
+  const first = shiftDate({ date: localDate(from, timeZone), days: -1 });
+  const days = Math.ceil((to.getTime() - from.getTime()) / DAY_MS) + 1;
+  for (let day = 0; day <= days; day += 1) {
+    const night = nightOf({ location, timeZone, date: shiftDate({ date: first, days: day }) });
+    if (night?.darkStart && night.darkEnd && night.darkEnd > from && night.darkStart < to) {
+      nights.push({ darkStart: night.darkStart.toISOString(), darkEnd: night.darkEnd.toISOString() });
+    }
+  }
+  return { observatoryId: observatory.id, timeZone, nights };
+}
+
+/** The plan as it is stored: what its readers need, without the observations' documents. */
+function planDocument(plan: NetworkPlan<PlannedObservation>, observatories: ReadonlyArray<StoredDocument<ObservatoryDoc>>): NetworkPlanDoc {
+  return {
+    computedAt: plan.start.toISOString(),
+    horizonEnd: plan.horizonEnd.toISOString(),
+    objective: plan.objective,
+    observatories: observatories.map((observatory) => darkPeriods(observatory, plan.start, plan.horizonEnd)),
+    slots: plan.blocks.map((block) => ({
+      observationId: block.observation.id,
+      observatoryId: block.observatoryId,
+      name: block.observation.doc.name,
+      priority: block.observation.priority,
+      run: block.run,
+      start: block.start.toISOString(),
+      end: block.end.toISOString(),
+    })),
+    unscheduled: plan.unscheduled.map(({ observation, reasons }) => ({
+      observationId: observation.id,
+      reasons: reasons.map((reason) => ({ observatoryId: reason.observatoryId, code: reason.code, until: reason.until?.toISOString() ?? null })),
+    })),
+  };
+}
+
+/**
+ * Makes the network plan and puts it in force, in one transaction: the planning lock first (a second
+ * planner waits for the first, then plans again with what it sees then), then every request for a plan
+ * it can see is removed (they were committed before its reads, which therefore cover them), the
+ * inputs read, the plan made and written. A planning that dies midway rolls all of it back: the plan
+ * before it stays in force, and the requests it removed are there again for the next attempt.
+ */
+export async function makeNetworkPlan(options: { deps: Deps }): Promise<NetworkPlanDoc> {
+  const { deps } = options;
+  return inTransaction(deps, async (t) => {
+    await t.tx.execute(sql`select pg_advisory_xact_lock(${PLANNING_LOCK})`);
+    await t.tx.execute(sql`
+      delete from graphile_worker._private_jobs j using graphile_worker._private_tasks k
+       where k.id = j.task_id and k.identifier = 'network_plan' and j.locked_at is null`);
+    const now = t.now();
+    const { input, observatories } = await loadNetworkInputs({
+      db: t.tx,
+      now,
+      horizonHours: t.env.PLAN_HORIZON_HOURS,
+      reassignAfterMinutes: t.env.REASSIGN_AFTER_MINUTES,
+    });
+    const doc = planDocument(planNetwork(input), observatories);
+    await t.tx.execute(sql`
+      insert into network_plans (id, computed_at, revision, doc) values ('current', ${doc.computedAt}, 1, ${JSON.stringify(doc)}::jsonb)
+      on conflict (id) do update set computed_at = excluded.computed_at, revision = network_plans.revision + 1, doc = excluded.doc`);
+    // Dispatch follows the plan: each observatory it starts work at within a step is dispatched (a busy or held one assigns nothing).
+    const soon = now.getTime() + PLAN_STEP_MS;
+    const startingSoon = new Set(doc.slots.filter((slot) => Date.parse(slot.start) <= soon).map((slot) => slot.observatoryId));
+    await Promise.all([...startingSoon].map((observatoryId) => queueDispatchAlone({ t, observatoryId })));
+    return doc;
+  });
+}

@@ -1,0 +1,78 @@
+import type { ObservationDoc, StoredDocument } from "@meridian/db";
+import type { QueueBlock } from "@meridian/scheduler";
+import { describe, expect, it } from "vitest";
+import { followNetworkPlan, type PlanAtObservatory } from "./follow-plan";
+
+const MINUTE = 60_000;
+const NOW = new Date("2026-12-10T22:00:00Z");
+const at = (minutes: number) => new Date(NOW.getTime() + minutes * MINUTE);
+const HERE = "obs-here";
+
+const observation = (id: string, updatedAt = at(-60)) => ({ id, doc: {} as ObservationDoc, createdAt: at(-120), updatedAt }) as StoredDocument<ObservationDoc>;
+const item = (id: string, reasons: QueueBlock[] = [], updatedAt?: Date) => ({
+  observation: observation(id, updatedAt),
+  eligible: reasons.length === 0,
+  blockedBy: reasons[0] ?? null,
+  reasons,
+});
+const run = (observationId: string, observatoryId: string, start: number, minutes = 20) => ({
+  observationId,
+  observatoryId,
+  start: at(start),
+  end: at(start + minutes),
+});
+const plan = (...runs: ReturnType<typeof run>[]): PlanAtObservatory => ({ computedAt: at(-1), runs });
+const follow = (items: ReturnType<typeof item>[], network: PlanAtObservatory, minutes = 20) =>
+  followNetworkPlan({ items, plan: network, observatoryId: HERE, now: NOW, durationMs: () => minutes * MINUTE });
+
+describe("dispatch following the network plan", () => {
+  it("holds what the plan starts later here (PLANNED_LATER) or runs elsewhere (PLANNED_ELSEWHERE), and takes what it starts now", () => {
+    const followed = follow(
+      [item("later"), item("elsewhere"), item("now")],
+      plan(run("now", HERE, 3), run("later", HERE, 30), run("elsewhere", "obs-there", 10)),
+    );
+    const byId = new Map(followed.items.map((entry) => [entry.observation.id, entry]));
+    expect(byId.get("later")!.reasons).toEqual([{ code: "PLANNED_LATER", until: at(30) }]);
+    expect(byId.get("elsewhere")!.reasons).toEqual([{ code: "PLANNED_ELSEWHERE", until: at(10), observatoryId: "obs-there" }]);
+    expect(byId.get("now")!.eligible).toBe(true);
+    expect(followed.toAssign.map((entry) => entry.observation.id)).toEqual(["now"]);
+    // The queue keeps dispatch's order.
+    expect(followed.items.map((entry) => entry.observation.id)).toEqual(["later", "elsewhere", "now"]);
+  });
+
+  it("leaves an observation's own reasons alone: the plan's come only where nothing else holds it", () => {
+    const notDark: QueueBlock = { code: "NOT_DARK", until: at(40) };
+    const followed = follow([item("dark", [notDark])], plan(run("dark", HERE, 40)));
+    expect(followed.items[0]!.reasons).toEqual([notDark]);
+  });
+
+  it("takes what the plan starts now first, by its planned start, before what comes first in dispatch order", () => {
+    const followed = follow([item("unplanned"), item("second"), item("first")], plan(run("first", HERE, 0, 2), run("second", HERE, 2, 2)), 1);
+    expect(followed.toAssign.map((entry) => entry.observation.id)).toEqual(["first", "second", "unplanned"]);
+  });
+
+  it("lets an observation the plan does not run fill the time before the next planned run, and holds one that would not end before it", () => {
+    const network = plan(run("planned", HERE, 30));
+    expect(follow([item("short")], network, 25).items[0]!.eligible).toBe(true);
+    expect(follow([item("long")], network, 35).items[0]!.reasons).toEqual([{ code: "OBSERVATORY_BUSY", until: at(30) }]);
+  });
+
+  it("asks for a new plan when what it starts here now cannot start for a change it has not seen, and only then", () => {
+    // Edited after the plan was made (now held by its window): the plan is made again.
+    const edited = item("edited", [{ code: "BEFORE_WINDOW", until: at(90) }], at(0));
+    expect(follow([edited], plan(run("edited", HERE, 0))).replan).toBe(true);
+    // No longer waiting here (assigned, cancelled): the same.
+    expect(follow([], plan(run("gone", HERE, 2))).replan).toBe(true);
+    // Unchanged since the plan: the plan and dispatch see it alike, and making the plan again would change nothing.
+    const unchanged = item("unchanged", [{ code: "NOT_DARK", until: at(90) }]);
+    expect(follow([unchanged], plan(run("unchanged", HERE, 0))).replan).toBe(false);
+    // What it starts later needs nothing now.
+    expect(follow([], plan(run("later", HERE, 30))).replan).toBe(false);
+  });
+
+  it("is dispatch alone without a plan", () => {
+    const followed = follow([item("a"), item("b")], { computedAt: null, runs: [] });
+    expect(followed.toAssign.map((entry) => entry.observation.id)).toEqual(["a", "b"]);
+    expect(followed.replan).toBe(false);
+  });
+});
