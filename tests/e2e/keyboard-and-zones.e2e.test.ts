@@ -156,7 +156,10 @@ describe("web app: keyboard use and administration guards", { timeout: 90_000 },
   it("walks a form dialog by keyboard (Escape, the discard question, focus back where it was, a refusal's field), and keeps a dialog's Send on a laptop", async () => {
     const { token } = await loginSession(suite.server(), ADMIN);
     const taken = `taken-${randomBytes(3).toString("hex")}`;
-    await suite.api("/organizations", token, { method: "POST", json: { name: "Holder of the name", shortName: taken, type: "other", contactEmail: "holder@example.com" } });
+    await suite.api("/organizations", token, {
+      method: "POST",
+      json: { name: "Holder of the name", shortName: taken, type: "other", contactEmail: "holder@example.com" },
+    });
     const page = await suite.pages.signInAt("admin", ADMIN, "organizations");
     const opener = page.getByRole("main").getByRole("button", { name: "New organization" }).first();
     const create = page.getByRole("dialog", { name: "Create organization" });

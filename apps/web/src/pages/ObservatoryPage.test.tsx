@@ -113,7 +113,11 @@ describe("an observatory and the organizations that are its members", () => {
     const { user } = renderInApp(pages, "/observatories");
     const card = await screen.findByRole("listitem", { name: "Dome One" });
     const badges = within(card).getByRole("list", { name: "Your permissions" });
-    expect(within(badges).getAllByRole("listitem").map((badge) => badge.textContent)).toEqual(["Can view", "Can observe"]);
+    expect(
+      within(badges)
+        .getAllByRole("listitem")
+        .map((badge) => badge.textContent),
+    ).toEqual(["Can view", "Can observe"]);
     expect(within(card).getByText(`Owned by ${ALICE.name}`)).toBeTruthy();
 
     await user.click(within(card).getByRole("link", { name: "Dome One" }));
