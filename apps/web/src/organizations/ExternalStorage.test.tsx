@@ -7,7 +7,7 @@ import { StubRefusal, startApi, type Answer, type ProcedureInput } from "../test
 import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
 
-type Destination = Answer<"organizations.get">["externalStorage"][number];
+type Destination = NonNullable<Answer<"organizations.get">["externalStorage"]>[number];
 type Sent = NonNullable<ProcedureInput<"organizations.update">["update"]["externalStorage"]>[number];
 
 const every = { can_manage_members: true, can_manage_projects: true, can_manage_observatories: true, can_manage_storage: true, can_manage_billing: false };

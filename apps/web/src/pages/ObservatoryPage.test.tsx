@@ -21,9 +21,9 @@ const viewAndObserve: Permissions = { can_view: true, can_observe: true, can_ope
 /** Dome One as the server keeps it for `me`: its owner, members, history and `me`'s permissions change as the server changes them. */
 function domeOne(me: typeof ALICE, mine: Answer<"observatories.myPermissions">) {
   const state = {
-    observatory: observatoryFixture({ id: "oby_dome", name: "Dome One", owner: { kind: "user", id: ALICE.id, name: ALICE.name }, myPermissions: mine }),
+    observatory: observatoryFixture({ id: "oby_dome", name: "Dome One", owner: { kind: "user", id: ALICE.id, name: ALICE.name }, myPermissions: all }),
     members: { users: [{ userId: ALICE.id, name: ALICE.name, email: ALICE.email, permissions: all, source: "owner" }], organizations: [] } as Members,
-    history: [] as Array<Answer<"observatories.history">["items"][number]>,
+    history: [] as Array<NonNullable<Answer<"observatories.history">["items"]>[number]>,
   };
   return {
     state,

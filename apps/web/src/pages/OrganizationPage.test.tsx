@@ -8,8 +8,8 @@ import { renderInApp } from "../test-support/render";
 import { OrganizationPage } from "./OrganizationPage";
 import { OrganizationsPage } from "./OrganizationsPage";
 
-type Member = Answer<"organizations.members">["items"][number];
-type Invitation = Answer<"invitations.organizationList">["items"][number];
+type Member = NonNullable<Answer<"organizations.members">["items"]>[number];
+type Invitation = NonNullable<Answer<"invitations.organizationList">["items"]>[number];
 
 const ALICE = { id: "usr_alice", name: "Alice Archer", email: "alice@example.com" };
 const BOB = { id: "usr_bob", name: "Bob Bright", email: "bob@example.com" };
@@ -30,7 +30,7 @@ function orion(owner: typeof ALICE, me: typeof ALICE) {
     ownerId: owner.id,
     members: [member(owner, "owner")],
     invitations: [] as Invitation[],
-    audit: [] as Array<Answer<"organizations.audit">["items"][number]>,
+    audit: [] as Array<NonNullable<Answer<"organizations.audit">["items"]>[number]>,
   };
   const mine = () => state.members.find((one) => one.userId === me.id);
   const organization = () => ({

@@ -10,8 +10,8 @@ import { ProjectPage } from "./ProjectPage";
 import { ProjectsPage } from "./ProjectsPage";
 
 type Project = Answer<"projects.get">;
-type Member = Answer<"projects.members">["items"][number];
-type Invitation = Answer<"invitations.projectList">["items"][number];
+type Member = NonNullable<Answer<"projects.members">["items"]>[number];
+type Invitation = NonNullable<Answer<"invitations.projectList">["items"]>[number];
 
 const BOB = { id: "usr_bob", name: "Bob Bright", email: "bob@example.com" };
 const ALICE = { id: "usr_alice", name: "Alice Archer", email: "alice@example.com" };
