@@ -44,7 +44,7 @@ describe("web app: one's own account in a browser", { timeout: 120_000 }, () => 
     expect(await pageWidth(guest)).toBeLessThanOrEqual(PHONE.width);
   });
 
-  it("shows an uploaded avatar on the profile and in the menu, fits a 375px phone with its drawer and one's organization, and signing out drops the cookie", async () => {
+  it("shows an uploaded avatar on the profile and menu, fits a 375px phone with its drawer and organizations; sign-out drops the cookie", async () => {
     const account = await createAccount(suite.server());
     const page = await suite.pages.signInAt("small-phone", account, "profile", SMALL_PHONE);
     await page.getByRole("heading", { name: "Profile", exact: true }).waitFor(WAIT);

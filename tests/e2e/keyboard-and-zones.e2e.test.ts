@@ -153,7 +153,7 @@ describe("web app: keyboard use and administration guards", { timeout: 90_000 },
     await expect.poll(() => focusedName(page)).toBe(await removeSelf.getAttribute("aria-label"));
   });
 
-  it("walks a form dialog by keyboard (Escape, the discard question, focus back where it was, a refusal's field), and keeps a dialog's Send on a laptop", async () => {
+  it("walks a form dialog by keyboard (Escape, the discard question, where focus returns, a refusal's field); a dialog's Send fits a laptop", async () => {
     const { token } = await loginSession(suite.server(), ADMIN);
     const taken = `taken-${randomBytes(3).toString("hex")}`;
     await suite.api("/organizations", token, {

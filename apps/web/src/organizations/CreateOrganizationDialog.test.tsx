@@ -7,8 +7,8 @@ import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
 import { CreateOrganizationDialog } from "./CreateOrganizationDialog";
 
-/** The dialog behind its opening button, as the Organizations page has it; `closed` counts how often it closed. */
-function Opener({ closed }: { closed: { count: number } }) {
+/** The dialog behind its opening button, as the Organizations page has it. */
+function Opener({ onClosed = () => undefined }: { onClosed?(): void }) {
   const [open, setOpen] = useState(false);
   return (
     <>
@@ -18,7 +18,7 @@ function Opener({ closed }: { closed: { count: number } }) {
       {open ? (
         <CreateOrganizationDialog
           onClose={() => {
-            closed.count += 1;
+            onClosed();
             setOpen(false);
           }}
           onCreated={() => setOpen(false)}
@@ -40,7 +40,7 @@ describe("the Create organization dialog, closed with what was typed", () => {
   it("closes untouched at once; typed, asks first: Keep editing keeps the text, Discard closes; typed and deleted again closes at once", async () => {
     await startApi({ "auth.me": () => signedIn() });
     const closed = { count: 0 };
-    const { user } = renderInApp(<Opener closed={closed} />);
+    const { user } = renderInApp(<Opener onClosed={() => (closed.count += 1)} />);
 
     // Untouched: its close button closes it without a question.
     let { dialog, name } = await open(user);
@@ -87,7 +87,7 @@ describe("the Create organization dialog, closed with what was typed", () => {
         ]);
       },
     });
-    const { user } = renderInApp(<Opener closed={{ count: 0 }} />);
+    const { user } = renderInApp(<Opener />);
     const { dialog, name } = await open(user);
     await user.type(name, "Second holder");
     const shortName = within(dialog).getByLabelText("Short name");

@@ -34,20 +34,14 @@ function profileApi() {
       "auth.me": () => ({ ...me, name: profile.name, avatarUrl: profile.avatarUrl }),
       "user.profile": () => profile,
       "user.vapidPublicKey": () => ({ publicKey: null }),
-      "user.updateProfile": ({
-        name,
-        notificationPreferences,
-      }: {
-        name?: string;
-        notificationPreferences?: Partial<typeof profile.notificationPreferences>;
-      }) => {
+      "user.updateProfile": ({ name, notificationPreferences }) => {
         if (name !== undefined) profile.name = name;
         Object.assign(profile.notificationPreferences, notificationPreferences);
         return profile;
       },
-      "user.setPushover": ({ userKey, devices }: { userKey: string | null; devices: string[] }) => {
+      "user.setPushover": ({ userKey, devices = [] }) => {
         profile.pushover = { ...profile.pushover, configured: userKey !== null, userKeyHint: userKey ? `…${userKey.slice(-4)}` : null, devices };
-        return { ok: true };
+        return profile.pushover;
       },
     } satisfies Procedures,
   };
