@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { createAccount, roomyLimits } from "../support/auth-suite";
@@ -8,8 +9,8 @@ import { browserSuite } from "./support/suite";
 /**
  * What only a browser shows of one's own account pages; what they show and call is in their
  * component tests (apps/web/src/pages/SecurityPage, PasswordReset, SignupPage, ProfilePage; security/EmailCard).
- * A phone's width, real focus moving by Tab, a form sent by Enter, an image the browser decodes,
- * the navigation drawer, and the session cookie.
+ * A phone's width (one's organization and observatories too), real focus moving by Tab, a form sent by Enter,
+ * an image the browser decodes, the navigation drawer, and the session cookie.
  */
 const PHONE = { width: 390, height: 844 };
 const SMALL_PHONE = { width: 375, height: 740 };
@@ -43,7 +44,7 @@ describe("web app: one's own account in a browser", { timeout: 120_000 }, () => 
     expect(await pageWidth(guest)).toBeLessThanOrEqual(PHONE.width);
   });
 
-  it("shows an uploaded avatar on the profile and in the menu, fits a 375px phone with its drawer, and signing out drops the cookie", async () => {
+  it("shows an uploaded avatar on the profile and menu, fits a 375px phone with its drawer and organizations; sign-out drops the cookie", async () => {
     const account = await createAccount(suite.server());
     const page = await suite.pages.signInAt("small-phone", account, "profile", SMALL_PHONE);
     await page.getByRole("heading", { name: "Profile", exact: true }).waitFor(WAIT);
@@ -63,6 +64,24 @@ describe("web app: one's own account in a browser", { timeout: 120_000 }, () => 
     await drawer.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("heading", { name: "API keys", exact: true }).waitFor(WAIT);
     await drawer.waitFor({ state: "hidden", ...WAIT });
+    expect(await pageWidth(page)).toBeLessThanOrEqual(SMALL_PHONE.width);
+
+    // One's organization with its members' table, and the observatories it reaches, fit too (what they show:
+    // apps/web/src/pages/OrganizationPage.test.tsx and ObservatoryPage.test.tsx).
+    const tag = randomBytes(3).toString("hex");
+    const json = { name: `Orion Society ${tag}`, shortName: `orion-${tag}`, type: "research_institute", contactEmail: account.email };
+    const organization = await suite.api<{ id: string }>("/organizations", account.token, { method: "POST", json });
+    const observatory = await suite.api<{ id: string }>("/observatories", account.token, { method: "POST", json: { name: `Dome One ${tag}` } });
+    const permissions = { can_view: true, can_observe: true, can_operate: false, can_admin: false };
+    await suite.api(`/observatories/${observatory.id}/members/organization`, account.token, {
+      method: "POST",
+      json: { organizationId: organization.id, permissions },
+    });
+    await page.goto(appUrl(suite.server(), `organizations/${organization.id}`));
+    await page.getByRole("table", { name: "Organization members" }).getByRole("row").filter({ hasText: account.email }).waitFor(WAIT);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(SMALL_PHONE.width);
+    await page.goto(appUrl(suite.server(), "observatories"));
+    await page.getByRole("listitem", { name: `Dome One ${tag}` }).waitFor(WAIT);
     expect(await pageWidth(page)).toBeLessThanOrEqual(SMALL_PHONE.width);
 
     await page.getByRole("button", { name: "Account menu" }).click();

@@ -9,10 +9,11 @@ import { descriptionOf, focusedLabel, isFocused, raDegrees, retype, stepHeading,
 
 /**
  * The keyboard paths only a browser decides: the focus trap of a modal (the phone navigation drawer), Escape
- * on a dialog, the focus outline's computed style, where focus goes when a busy button drops it after a refusal,
- * and a dialog's Send kept on a laptop's screen. What the pages do with the keys and what they offer is in
- * component tests: layout/UserMenu.test.tsx, pages/page-titles.test.tsx, admin/AdminUsersPage.test.tsx,
- * pages/AdministrationPage.test.tsx, announcements/CreateAnnouncementDialog.test.tsx.
+ * on a dialog and its discard question, where focus goes back to, the focus outline's computed style, where focus
+ * goes when a busy button drops it after a refusal, and a dialog's Send kept on a laptop's screen. What the pages do
+ * with the keys and what they offer is in component tests: layout/UserMenu.test.tsx, pages/page-titles.test.tsx,
+ * admin/AdminUsersPage.test.tsx, pages/AdministrationPage.test.tsx, announcements/CreateAnnouncementDialog.test.tsx,
+ * organizations/CreateOrganizationDialog.test.tsx.
  *
  * Then the browser's own zone (Santiago) against the observatory's and UTC, by the profile's choice. The observatory's
  * zone and timings in its settings, the wizard's and the edit dialog's zoned windows and a monitoring cadence are in
@@ -50,7 +51,7 @@ const focusIndicator = (element: Locator) =>
 const userRow = (page: Page, email: string) => page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: email });
 
 describe("web app: keyboard use and administration guards", { timeout: 90_000 }, () => {
-  it("keeps keyboard focus in the phone navigation drawer while it is open, and gives it back to its button", async () => {
+  it("keeps keyboard focus in the phone navigation drawer while it is open, and gives it back to its button; the page chosen fits", async () => {
     const page = await suite.pages.signInAt("phone", ADMIN, "", PHONE);
     await page.getByRole("heading", { name: /^Welcome/ }).waitFor(WAIT);
     const openButton = page.getByRole("button", { name: "Open navigation" });
@@ -88,11 +89,18 @@ describe("web app: keyboard use and administration guards", { timeout: 90_000 },
     await drawer.waitFor({ state: "hidden", ...WAIT });
     await expect.poll(() => focusedName(page)).toBe("Open navigation");
 
-    // Choosing a page closes it too.
+    // Choosing a page closes it too. That page, a server administrator's list of every organization, fits a 375px phone.
+    const { token } = await loginSession(suite.server(), ADMIN);
+    const json = { name: "Phone-width Astronomical Society of the Southern Hills", shortName: `phone-${randomBytes(3).toString("hex")}`, type: "other" };
+    await suite.api("/organizations", token, { method: "POST", json: { ...json, contactEmail: "phone-width@example.com" } });
     await openButton.click();
-    await drawer.getByRole("link", { name: "Jobs" }).click();
-    await page.getByRole("heading", { name: "Jobs", level: 1 }).waitFor(WAIT);
+    await drawer.getByRole("link", { name: "Organizations" }).click();
+    await page.getByRole("heading", { name: "Organizations", level: 1 }).waitFor(WAIT);
     await drawer.waitFor({ state: "hidden", ...WAIT });
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.getByRole("switch", { name: "All organizations" }).check();
+    await page.getByRole("table", { name: "All organizations" }).getByRole("link", { name: json.name }).waitFor(WAIT);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   });
 
   it("marks the account menu's focused item with the app's focus outline", async () => {
@@ -145,16 +153,96 @@ describe("web app: keyboard use and administration guards", { timeout: 90_000 },
     await expect.poll(() => focusedName(page)).toBe(await removeSelf.getAttribute("aria-label"));
   });
 
-  it("closes a dialog on Escape with focus back on its opener, and keeps the announcement dialog's Send on a laptop's screen", async () => {
+  it("walks a form dialog by keyboard (Escape, the discard question, where focus returns, a refusal's field); a dialog's Send fits a laptop", async () => {
+    const { token } = await loginSession(suite.server(), ADMIN);
+    const taken = `taken-${randomBytes(3).toString("hex")}`;
+    await suite.api("/organizations", token, {
+      method: "POST",
+      json: { name: "Holder of the name", shortName: taken, type: "other", contactEmail: "holder@example.com" },
+    });
     const page = await suite.pages.signInAt("admin", ADMIN, "organizations");
     const opener = page.getByRole("main").getByRole("button", { name: "New organization" }).first();
-    await opener.click();
     const create = page.getByRole("dialog", { name: "Create organization" });
-    await create.waitFor(WAIT);
+    const name = create.getByLabel("Name", { exact: true });
+    const question = page.getByRole("alertdialog", { name: "Discard your changes?" });
+    /** Opens the dialog from its button by Enter: focus starts on Name. */
+    const open = async () => {
+      await opener.focus();
+      await page.keyboard.press("Enter");
+      await create.waitFor(WAIT);
+      await expect.poll(() => isFocused(name)).toBe(true);
+    };
+
+    // Untouched: Escape closes it, and focus goes back to its button.
+    await open();
     await page.keyboard.press("Escape");
     await create.waitFor({ state: "detached", ...WAIT });
-    await expect.poll(() => opener.evaluate((button) => button === document.activeElement)).toBe(true);
+    await expect.poll(() => isFocused(opener)).toBe(true);
 
+    // Typed: Escape asks, with Keep editing focused; Enter keeps the text and focus in the field.
+    await open();
+    await page.keyboard.type("Half-typed network");
+    await page.keyboard.press("Escape");
+    await question.waitFor(WAIT);
+    await expect.poll(() => isFocused(question.getByRole("button", { name: "Keep editing" }))).toBe(true);
+    await page.keyboard.press("Enter");
+    await question.waitFor({ state: "detached", ...WAIT });
+    expect(await name.inputValue()).toBe("Half-typed network");
+    await expect.poll(() => isFocused(name)).toBe(true);
+    // The close button asks too, and Escape on the question is Keep editing: focus back on that button.
+    await page.keyboard.press("Shift+Tab");
+    const close = create.getByRole("button", { name: "Close" });
+    await expect.poll(() => isFocused(close)).toBe(true);
+    await page.keyboard.press("Enter");
+    await question.waitFor(WAIT);
+    await page.keyboard.press("Escape");
+    await question.waitFor({ state: "detached", ...WAIT });
+    expect(await name.inputValue()).toBe("Half-typed network");
+    await expect.poll(() => isFocused(close)).toBe(true);
+    // Discard, reached by Tab, closes it, and focus goes back to its button.
+    await page.keyboard.press("Escape");
+    await question.waitFor(WAIT);
+    await page.keyboard.press("Tab");
+    await expect.poll(() => isFocused(question.getByRole("button", { name: "Discard" }))).toBe(true);
+    await page.keyboard.press("Enter");
+    await create.waitFor({ state: "detached", ...WAIT });
+    expect(await question.count()).toBe(0);
+    await expect.poll(() => isFocused(opener)).toBe(true);
+
+    // Typed and deleted again: nothing differs from the start, so Escape closes it at once.
+    await open();
+    await page.keyboard.type("x");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.press("Escape");
+    await create.waitFor({ state: "detached", ...WAIT });
+    expect(await question.count()).toBe(0);
+
+    // Sent from the submit button itself, which is disabled while the request runs and so drops focus: the
+    // refusal puts it on the field in error, inside the dialog; Escape then asks, and Enter comes back to that field.
+    await open();
+    await page.keyboard.type("Second holder");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(taken);
+    await page.keyboard.press("Tab");
+    const type = create.getByLabel("Type");
+    await expect.poll(() => isFocused(type)).toBe(true);
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(() => type.inputValue()).not.toBe("");
+    await create.getByLabel("Contact email").focus();
+    await page.keyboard.type("second@example.com");
+    await create.getByRole("button", { name: "Create organization" }).focus();
+    await page.keyboard.press("Enter");
+    const shortName = create.getByLabel("Short name");
+    await expect.poll(() => shortName.getAttribute("aria-invalid")).toBe("true");
+    await expect.poll(() => isFocused(shortName)).toBe(true);
+    await page.keyboard.press("Escape");
+    await question.waitFor(WAIT);
+    await page.keyboard.press("Enter");
+    await question.waitFor({ state: "detached", ...WAIT });
+    expect(await shortName.inputValue()).toBe(taken);
+    await expect.poll(() => isFocused(shortName)).toBe(true);
+
+    // The announcement dialog keeps its Send on a laptop's screen.
     await page.setViewportSize({ width: 1280, height: 720 });
     await page.goto(appUrl(suite.server(), "announcements"));
     await page.getByRole("button", { name: "New system announcement" }).click();

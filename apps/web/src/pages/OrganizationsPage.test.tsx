@@ -2,7 +2,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
-import { StubRefusal, startLooseApi } from "../test-support/api";
+import { StubRefusal, startApi } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import { OrganizationPage } from "./OrganizationPage";
 import { OrganizationsPage } from "./OrganizationsPage";
@@ -51,7 +51,7 @@ describe("the Organizations page", () => {
   it("creates an organization, showing the short name's format as it is typed and the server's refusals at the fields", async () => {
     const TAKEN = "taken-abc";
     let created: ReturnType<typeof organization> | undefined;
-    const api = await startLooseApi({
+    const api = await startApi({
       "auth.me": () => ALICE,
       "organizations.list": () => ({ items: created ? [created] : [], nextCursor: null }),
       "organizations.create": (input) => {
@@ -106,10 +106,11 @@ describe("the Organizations page", () => {
   it("lets a server administrator walk every organization page by page, by keyboard, and search them", async () => {
     const every = Array.from({ length: 31 }, (_, index) => organization(`org_${index}`, `Filler ${String(index).padStart(2, "0")}`, `filler-${index}`));
     every.push(organization("org_last", "Zenith Society", "zz-last"));
-    const api = await startLooseApi({
+    const api = await startApi({
       "auth.me": () => ROOT,
-      "organizations.list": (input: { all?: boolean; q?: string; cursor?: string; limit?: number } | undefined) => {
-        const { all, q, cursor, limit = PAGE_SIZE } = input ?? {};
+      "organizations.list": (input) => {
+        const { all, q, cursor, limit: asked } = input ?? {};
+        const limit = Number(asked ?? PAGE_SIZE);
         if (!all) return { items: [], nextCursor: null };
         const found = every.filter((one) => !q || `${one.name} ${one.shortName}`.toLowerCase().includes(q.toLowerCase()));
         const start = cursor ? Number(cursor) : 0;

@@ -4,7 +4,7 @@ import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
 import { RequireAuth } from "../auth/RequireAuth";
 import { UserMenu } from "../layout/UserMenu";
-import { StubRefusal, type Answer, startLooseApi } from "../test-support/api";
+import { StubRefusal, type Answer, type Procedures, startApi } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import { LoginPage } from "./LoginPage";
 import { ProfilePage } from "./ProfilePage";
@@ -26,7 +26,7 @@ function profileApi() {
   const profile = {
     ...me,
     notificationPreferences: { email: true, push: true, systemEvents: true, observationEvents: true },
-    pushover: { configured: false, userKeyHint: null as string | null, devices: [] as string[], notice: NO_PUSHOVER_TOKEN as string | null },
+    pushover: { configured: false, userKeyHint: null as string | null, devices: [] as string[], notice: NO_PUSHOVER_TOKEN as string | undefined },
   };
   return {
     profile,
@@ -34,29 +34,23 @@ function profileApi() {
       "auth.me": () => ({ ...me, name: profile.name, avatarUrl: profile.avatarUrl }),
       "user.profile": () => profile,
       "user.vapidPublicKey": () => ({ publicKey: null }),
-      "user.updateProfile": ({
-        name,
-        notificationPreferences,
-      }: {
-        name?: string;
-        notificationPreferences?: Partial<typeof profile.notificationPreferences>;
-      }) => {
+      "user.updateProfile": ({ name, notificationPreferences }) => {
         if (name !== undefined) profile.name = name;
         Object.assign(profile.notificationPreferences, notificationPreferences);
         return profile;
       },
-      "user.setPushover": ({ userKey, devices }: { userKey: string | null; devices: string[] }) => {
+      "user.setPushover": ({ userKey, devices = [] }) => {
         profile.pushover = { ...profile.pushover, configured: userKey !== null, userKeyHint: userKey ? `…${userKey.slice(-4)}` : null, devices };
-        return { ok: true };
+        return profile.pushover;
       },
-    },
+    } satisfies Procedures,
   };
 }
 
 describe("the Profile page", () => {
   it("saves the name (the account menu reads it too) and a notification switch", async () => {
     const { procedures } = profileApi();
-    const api = await startLooseApi(procedures);
+    const api = await startApi(procedures);
     const { user } = renderInApp(
       <>
         <UserMenu />
@@ -85,7 +79,7 @@ describe("the Profile page", () => {
 
   it("says plainly that this server has no Pushover token, on the profile and in the test result", async () => {
     const { procedures } = profileApi();
-    const api = await startLooseApi({
+    const api = await startApi({
       ...procedures,
       "user.testNotification": () => ({ email: "sent", webPush: { sent: 0, failed: 0, removed: 0 }, pushover: "off", pushoverNotice: NO_PUSHOVER_TOKEN }),
     });
@@ -106,7 +100,7 @@ describe("the Profile page", () => {
   it("uploads a chosen avatar, says it is saved, and explains a refused (415) file that is not an image", async () => {
     const { procedures, profile } = profileApi();
     let refuse = false;
-    const api = await startLooseApi(procedures, (request) => {
+    const api = await startApi(procedures, (request) => {
       if (request.method !== "PUT" || request.path !== "/api/v1/user/avatar") return { status: 404 };
       if (refuse) {
         const problem = { type: "about:blank", title: "Unsupported Media Type", status: 415, code: "UNSUPPORTED_MEDIA_TYPE", detail: "Not an image" };
@@ -156,7 +150,7 @@ describe("getting to one's profile", () => {
   it("sends a signed-out visitor to sign in, and a sign-up from there on to the profile, with the server's field error first", async () => {
     const { procedures } = profileApi();
     let signedUp = false;
-    const api = await startLooseApi({
+    const api = await startApi({
       ...procedures,
       "auth.me": () => (signedUp ? procedures["auth.me"]() : null),
       "auth.signup": ({ password }) => {
@@ -183,7 +177,7 @@ describe("getting to one's profile", () => {
   });
 
   it("refuses a wrong password in words", async () => {
-    await startLooseApi({
+    await startApi({
       "auth.me": () => null,
       "auth.login": () => {
         throw new StubRefusal("INVALID_CREDENTIALS", 401, "Invalid credentials");

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { StubRefusal, startLooseApi } from "../test-support/api";
+import { StubRefusal, startApi } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 import { SecurityPage } from "./SecurityPage";
 
@@ -22,12 +22,12 @@ const session = (id: string, userAgent: string, current = false) => ({
   ip: "127.0.0.1",
   current,
   createdAt: "2026-11-20T10:00:00.000Z",
-  lastUsedAt: null,
+  lastUsedAt: "2026-11-20T10:00:00.000Z",
 });
 
 describe("the Security page", () => {
   it("changes the password: says mismatched and wrong current passwords on their fields, then empties the form", async () => {
-    const api = await startLooseApi({
+    const api = await startApi({
       "auth.me": () => me,
       "user.pendingEmailChange": () => ({ pendingEmail: null, expiresAt: null }),
       "user.sessions": () => ({ items: [session("s1", CHROME, true)] }),
@@ -67,7 +67,7 @@ describe("the Security page", () => {
 
   it("lists the sessions, this one first without a sign-out, signs out one of them, then every other one", async () => {
     let sessions = [session("curl", "curl/8.5.0"), session("mine", CHROME, true), session("other", "Mozilla/5.0 (Macintosh) Firefox/130.0")];
-    const api = await startLooseApi({
+    const api = await startApi({
       "auth.me": () => me,
       "user.pendingEmailChange": () => ({ pendingEmail: null, expiresAt: null }),
       "user.sessions": () => ({ items: sessions }),

@@ -3,7 +3,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { ConfirmEmailPage } from "../pages/ConfirmEmailPage";
 import { SecurityPage } from "../pages/SecurityPage";
-import { StubRefusal, startLooseApi } from "../test-support/api";
+import { StubRefusal, startApi, type Procedures } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
 
 const PASSWORD = "eve's password";
@@ -35,14 +35,14 @@ function emailApi() {
         state.pending = null;
         return { email: state.email };
       },
-    },
+    } satisfies Procedures,
   };
 }
 
 describe("changing one's email address", () => {
   it("asks by keyboard only, tells a wrong password at its field, then shows the pending change; the link confirms it once", async () => {
     const { procedures } = emailApi();
-    const api = await startLooseApi(procedures);
+    const api = await startApi(procedures);
     const security = renderInApp(<SecurityPage />, "/security");
     const card = await screen.findByRole("form", { name: "Change email" });
     await within(card).findByText("old@example.com");
@@ -77,7 +77,7 @@ describe("changing one's email address", () => {
   it("shows the new address and nothing pending once confirmed", async () => {
     const { procedures, state } = emailApi();
     state.email = NEW_EMAIL;
-    await startLooseApi(procedures);
+    await startApi(procedures);
     renderInApp(<SecurityPage />, "/security");
     const card = await screen.findByRole("form", { name: "Change email" });
     await within(card).findByText(NEW_EMAIL, { exact: true });
@@ -87,7 +87,7 @@ describe("changing one's email address", () => {
   it("cancels a pending change with the keyboard; its link then says it is invalid", async () => {
     const { procedures, state } = emailApi();
     state.pending = "never@example.org";
-    const api = await startLooseApi(procedures);
+    const api = await startApi(procedures);
     const { user, unmount } = renderInApp(<SecurityPage />, "/security");
     const card = await screen.findByRole("form", { name: "Change email" });
     (await within(card).findByRole("button", { name: "Cancel the change" })).focus();
