@@ -158,8 +158,17 @@ describe("the observatory connection", () => {
       closers.push(() => outdated.client.close());
       expect(await current.closed).toBe(4409);
       expect(await outdated.ask({ type: "hello", pluginVersion: "2.0.0.0" })).toMatchObject({ type: "ack" });
-      // What hello sends comes before its ack.
-      expect(outdated.received().filter((message) => message.type !== "ack")).toEqual([{ type: "update_required", minimumPluginVersion: "3.0.0.0" }]);
+      // What hello sends comes before its ack: update_required and nothing else. This file's server repeats it every 400 ms, so
+      // on a loaded machine a reminder can come too, before or after the ack (coverage run, load 20): how many is not asserted.
+      const received = outdated.received();
+      const beforeAck = received.slice(
+        0,
+        received.findIndex((message) => message.type === "ack"),
+      );
+      expect(beforeAck.length).toBeGreaterThan(0);
+      expect(new Set(beforeAck.map((message) => JSON.stringify(message)))).toEqual(
+        new Set([JSON.stringify({ type: "update_required", minimumPluginVersion: "3.0.0.0" })]),
+      );
 
       // After its process's feed was cut, it is sent what it may have missed: an announcement that started meanwhile, still no assignment.
       const announcement = (await must(

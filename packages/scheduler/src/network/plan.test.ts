@@ -118,7 +118,7 @@ describe("the network plan's starts", () => {
       priority,
       candidateObservatoryIds: ["obs-a"],
       filters: [],
-      doc: { projectId: "p", targets: [{ ra: 10, dec: 20 }], constraints: {}, fixedTimeStart: null, fixedTimeEnd: null, bypassDarkness: true },
+      doc: { projectId: "p", targets: [{ ra: 10, dec: 20, exposures: [] }], constraints: {}, fixedTimeStart: null, fixedTimeEnd: null, bypassDarkness: true },
     });
     const input: NetworkPlanInput = {
       now,
@@ -143,7 +143,7 @@ describe("the network plan's starts", () => {
           priority: 5,
           candidateObservatoryIds: ["obs-a"],
           filters: [],
-          doc: { projectId: "p", targets: [{ ra: 10, dec: 20 }], constraints: {}, fixedTimeStart: null, fixedTimeEnd: null, bypassDarkness: true },
+          doc: { projectId: "p", targets: [{ ra: 10, dec: 20, exposures: [] }], constraints: {}, fixedTimeStart: null, fixedTimeEnd: null, bypassDarkness: true },
         },
       ],
       durationMs: () => 5 * MINUTE,

@@ -47,4 +47,3 @@ export { removeObservatory, OBSERVATORY_REMOVED_REASON } from "./remove";
 export * from "./names";
 export { recordHistory } from "./observatories";
 export { moveObservationsWith } from "./observations-door";
-export { observatoryTimeZone } from "./time-and-timing";
