@@ -16,7 +16,14 @@ const ADMIN_ROW: AdminUser = {
   createdAt: "2026-11-01T10:00:00.000Z",
   lastLoginAt: null,
 };
-const account = (id: string, name: string, fields: Partial<AdminUser> = {}): AdminUser => ({ ...ADMIN_ROW, id, name, email: `${id}@example.com`, roles: [], ...fields });
+const account = (id: string, name: string, fields: Partial<AdminUser> = {}): AdminUser => ({
+  ...ADMIN_ROW,
+  id,
+  name,
+  email: `${id}@example.com`,
+  roles: [],
+  ...fields,
+});
 
 type ListInput = ProcedureInput<"admin.users">;
 
@@ -31,9 +38,7 @@ function usersApi(users: AdminUser[], hold: (input: ListInput) => Promise<void> 
     "admin.users": async (input) => {
       await hold(input);
       const q = input?.q?.toLowerCase();
-      const found = users.filter(
-        (user) => (!q || `${user.name} ${user.email}`.toLowerCase().includes(q)) && (input?.status !== "disabled" || user.disabled),
-      );
+      const found = users.filter((user) => (!q || `${user.name} ${user.email}`.toLowerCase().includes(q)) && (input?.status !== "disabled" || user.disabled));
       listed.count += 1;
       return { items: found, nextCursor: null, enabledServerAdmins: 1 };
     },
@@ -102,9 +107,9 @@ describe("the Users page's Edit dialog", () => {
     await waitFor(() => expect(rowOf("corrected@example.org")?.textContent).toContain("Corrected Person"));
     expect(rowOf(oldEmail)).toBeUndefined();
     await waitFor(() =>
-      expect(screen.getAllByRole("status").some((status) => status.textContent === "Saved the name and email of Corrected Person (corrected@example.org).")).toBe(
-        true,
-      ),
+      expect(
+        screen.getAllByRole("status").some((status) => status.textContent === "Saved the name and email of Corrected Person (corrected@example.org)."),
+      ).toBe(true),
     );
     // Focus goes back to the row's Edit button, now named after the new name.
     await waitFor(() => expect(document.activeElement).toBe(screen.getByRole("button", { name: "Edit Corrected Person" })));

@@ -98,7 +98,11 @@ function announcementsApi(stored: Announcement[], recipients: Record<string, Rec
 /** The row of `title` in the system table, once the table is there. */
 const rowOf = (title: string) => {
   const table = screen.queryByRole("table", { name: "System announcements" });
-  return table ? within(table).queryAllByRole("row").find((row) => row.textContent?.includes(title)) : undefined;
+  return table
+    ? within(table)
+        .queryAllByRole("row")
+        .find((row) => row.textContent?.includes(title))
+    : undefined;
 };
 const showStatus = async (user: ReturnType<typeof renderInApp>["user"], label: string) =>
   user.click(within(screen.getByRole("group", { name: "Show system announcements" })).getByRole("button", { name: label }));
@@ -150,7 +154,10 @@ describe("the Announcements page", () => {
     await user.click(within(rowOf(title)!).getByRole("button", { name: `Recipients of ${title}` }));
     const drawer = await screen.findByRole("dialog", { name: `Recipients of ${title}` });
     // Recipients, acknowledged, pending, emailed, seen in the app.
-    const counts = () => within(drawer).queryAllByRole("definition").map((count) => count.textContent);
+    const counts = () =>
+      within(drawer)
+        .queryAllByRole("definition")
+        .map((count) => count.textContent);
     await waitFor(() => expect(counts()).toEqual(["2", "1", "1", "0", "1"]));
     const recipientRow = (email: string) =>
       within(within(drawer).getByRole("table", { name: "Recipients" }))

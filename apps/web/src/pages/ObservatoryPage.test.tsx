@@ -85,6 +85,12 @@ describe("an observatory's page, for its owner", () => {
     const active = await screen.findByRole("list", { name: "Active observatory announcements" });
     await within(active).findByRole("article", { name: "Roof sensor fault" });
     const history = await screen.findByRole("table", { name: "Observatory announcement history" });
-    await waitFor(() => expect(within(history).queryAllByRole("row").some((row) => row.textContent?.includes("Roof sensor fault"))).toBe(true));
+    await waitFor(() =>
+      expect(
+        within(history)
+          .queryAllByRole("row")
+          .some((row) => row.textContent?.includes("Roof sensor fault")),
+      ).toBe(true),
+    );
   });
 });
