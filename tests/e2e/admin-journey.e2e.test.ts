@@ -239,7 +239,9 @@ describe("web app: the administration and account pages in a browser", { timeout
     await expect.poll(() => new URL(userPage.url()).pathname).toMatch(/^\/app\/?$/);
 
     // The admin watches the recipients of the first while the user reads: recipients, acknowledged, pending, emailed, seen in the app.
-    const adminPage = await suite.pages.signInAt("announcer", ADMIN, "announcements");
+    const adminPage = await suite.pages.signIn("announcer", ADMIN);
+    await adminPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Announcements", exact: true }).click();
+    await adminPage.getByRole("heading", { name: "Announcements", level: 1 }).waitFor(WAIT);
     const first = (await acknowledge.first().textContent())!.replace(/^Acknowledge\s*/, "").trim();
     await adminPage.getByRole("group", { name: "Show system announcements" }).getByRole("button", { name: "Active", exact: true }).click();
     await adminPage
@@ -271,6 +273,17 @@ describe("web app: the administration and account pages in a browser", { timeout
     // The admin's drawer caught up without a reload.
     await expect.poll(() => counts.allInnerTexts(), WAIT).toEqual(["1", "1", "0", "0", "1"]);
     await readerRow.getByText("Pending", { exact: true }).waitFor({ state: "detached", ...WAIT });
+    await drawer.getByLabel("Show").selectOption("pending");
+    await drawer.getByRole("table", { name: "Recipients" }).getByRole("row").filter({ hasText: "Nobody is pending." }).waitFor(WAIT);
+    await adminPage.keyboard.press("Escape");
+    await drawer.waitFor({ state: "hidden", ...WAIT });
+
+    // The app is the user's again: its links lead on, and the dashboard's banner says it was acknowledged.
+    await observatories.click();
+    await userPage.getByRole("heading", { name: "Observatories", level: 1 }).waitFor(WAIT);
+    await userPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Dashboard", exact: true }).click();
+    const banners = userPage.getByRole("region", { name: "Announcements" });
+    await banners.getByRole("article", { name: first }).getByText("Acknowledged").waitFor(WAIT);
 
     // Cancelled while it shows, it leaves the user's screen at once, and a notice says which one and why, until dismissed.
     const firmware = await announce("Firmware update", "critical");
