@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { screen, waitFor, within } from "@testing-library/react";
+import { observationStatuses } from "@meridian/rules";
 import { describe, expect, it } from "vitest";
 import type { Analytics } from "../analytics/AnalyticsDashboard";
 import { startApi } from "../test-support/api";
@@ -15,7 +16,12 @@ const figures = (fields: Partial<Analytics>): Analytics => ({
   organizationCount: 1,
   successRate: 0.5,
   storageBytes: 0,
-  observationsByStatus: { pending: 3, completed: 1, failed: 1 },
+  observationsByStatus: {
+    ...Object.fromEntries(observationStatuses.map((status) => [status, 0])),
+    pending: 3,
+    completed: 1,
+    failed: 1,
+  } as Analytics["observationsByStatus"],
   daily: Array.from({ length: 30 }, (_, day) => ({ date: `2026-11-${String(day + 1).padStart(2, "0")}`, created: day % 3, completed: 0, failed: 0 })),
   hoursByObservatory: [],
   hoursByProject: [],

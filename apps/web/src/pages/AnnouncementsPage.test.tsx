@@ -7,7 +7,8 @@ import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
 import { AnnouncementsPage } from "./AnnouncementsPage";
 
-const ADMIN = signedIn({ id: "usr_admin", name: "Ada Admin", roles: ["serverAdmin"] });
+const ADMIN_ID = "usr_admin";
+const ADMIN = signedIn({ id: ADMIN_ID, name: "Ada Admin", roles: ["serverAdmin"] });
 const EVERYONE = 7;
 
 const announcement = (id: string, title: string, fields: Partial<Announcement> = {}): Announcement => ({
@@ -23,7 +24,7 @@ const announcement = (id: string, title: string, fields: Partial<Announcement> =
   deliveryType: "message",
   status: "active",
   createdAt: "2026-11-20T10:00:00.000Z",
-  createdBy: ADMIN.id!,
+  createdBy: ADMIN_ID,
   createdByName: "Ada Admin",
   recipientCount: 1,
   acknowledgedCount: 0,
@@ -88,7 +89,7 @@ function announcementsApi(stored: Announcement[], recipients: Record<string, Rec
         counts: { total: all.length, acknowledged, pending: all.length - acknowledged, emailed: 0, seen: acknowledged, emailFailed: 0 },
         cancellation:
           cancelled.status === "cancelled"
-            ? { reason: cancelled.cancellationReason!, cancelledAt: cancelled.cancelledAt!, cancelledBy: ADMIN.id!, cancelledByName: "Ada Admin" }
+            ? { reason: cancelled.cancellationReason!, cancelledAt: cancelled.cancelledAt!, cancelledBy: ADMIN_ID, cancelledByName: "Ada Admin" }
             : null,
       };
     },

@@ -10,7 +10,8 @@ import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
 import { ObservatoryPage } from "./ObservatoryPage";
 
-const OWNER = signedIn({ id: "usr_owner", name: "Owner Olga" });
+const OWNER_ID = "usr_owner";
+const OWNER = signedIn({ id: OWNER_ID, name: "Owner Olga" });
 const ADMIN_RIGHTS = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 const FUTURE = fieldMessage(["expiresAt"], "must lie in the future");
 
@@ -40,7 +41,7 @@ describe("an observatory's page, for its owner", () => {
           deliveryType: announcement.deliveryType ?? "message",
           status: "active",
           createdAt: new Date().toISOString(),
-          createdBy: OWNER.id!,
+          createdBy: OWNER_ID,
           createdByName: "Owner Olga",
           recipientCount: 1,
           acknowledgedCount: 1,
