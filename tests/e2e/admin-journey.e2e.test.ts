@@ -68,7 +68,7 @@ describe("web app: the administration and account pages in a browser", { timeout
     }
   });
 
-  it("fits the Users page to a phone: a user is a card, its dialogs on the screen and closed by Escape, and the Show filter follows the arrow keys", async () => {
+  it("fits the Users page to a phone: a user is a card, its dialogs on screen and closed by Escape, Show follows the arrow keys", async () => {
     const account = await createAccount(suite.server(), { name: "Kim Keyboard" });
     const page = await suite.pages.signInAt("phone-admin", ADMIN, "admin/users", PHONE);
     await page.getByLabel("Search users").fill(account.email);
@@ -132,7 +132,7 @@ describe("web app: the administration and account pages in a browser", { timeout
     expect(new URL(page.url()).searchParams.has("show")).toBe(false);
   });
 
-  it("reaches Analytics by its link and draws its charts; on a phone every status and observatory is named whole, apart and on screen, and Tab reaches a chart's values", async () => {
+  it("reaches Analytics by its link and draws its charts, each name whole and apart on a phone, and Tab reaches a chart's values", async () => {
     const server = suite.server();
     const { db } = server.server.runtime.deps;
     const owner = await createAccount(server, { name: "Frame Counter" });
@@ -210,7 +210,7 @@ describe("web app: the administration and account pages in a browser", { timeout
     await expect.poll(() => fwhmChart.locator(".recharts-tooltip-wrapper").textContent(), WAIT).toMatch(/Median FWHM/);
   });
 
-  it("pushes a system announcement to a signed-in user's screen, blocks the app behind a modal Escape cannot close, and follows acknowledgments and a cancellation live", async () => {
+  it("pushes an announcement to a user behind a modal Escape cannot close, and follows acknowledgments and a cancellation live", async () => {
     const reader = await createAccount(suite.server(), { name: "Blocked Reader" });
     adminToken ??= (await loginSession(suite.server(), ADMIN)).token;
     const announce = (title: string, severity = "warning") =>
