@@ -61,7 +61,7 @@ const userRows = () =>
 const rowOf = (email: string) => userRows().find((row) => row.textContent?.includes(email));
 
 describe("the Users page's Edit dialog", () => {
-  it("saves a new name and email from the keyboard, refuses another account's email on its field and a blank name before asking, and updates the row", async () => {
+  it("saves a new name and email by keyboard, refuses another account's email on its field and a blank name before asking, and updates the row", async () => {
     const misspelt = account("usr_misspelt", "Misspelt Person");
     const oldEmail = misspelt.email;
     const other = account("usr_other", "Someone Else");
