@@ -4,25 +4,18 @@ import { describe, expect, it } from "vitest";
 import { RequireServerAdmin } from "../auth/RequireAuth";
 import { SideNav } from "../layout/SideNav";
 import { AdminUsersPage } from "../pages/AdminUsersPage";
-import { startLooseApi } from "../test-support/api";
+import { startApi, type Procedures } from "../test-support/api";
+import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
 import type { AdminUser } from "./user-changes";
 
 const PAGE_SIZE = 25;
-const ADMIN = {
+const ADMIN = signedIn({ id: "usr_root", name: "Root Admin", email: "root@example.com", roles: ["serverAdmin"] });
+
+const ADMIN_ROW: AdminUser = {
   id: "usr_root",
   name: "Root Admin",
   email: "root@example.com",
-  roles: ["serverAdmin"],
-  avatarUrl: null,
-  timeDisplay: "observatory",
-  emailVerified: true,
-};
-
-const ADMIN_ROW: AdminUser = {
-  id: ADMIN.id,
-  name: ADMIN.name,
-  email: ADMIN.email,
   roles: ["serverAdmin"],
   disabled: false,
   createdAt: "2026-11-01T10:00:00.000Z",
@@ -40,21 +33,24 @@ const account = (id: string, name: string, email = `${id}@example.com`): AdminUs
 });
 
 /** The server's users, searched and paged by cursor as `admin.users` does, changed by `admin.updateUser`. */
-function usersApi(users: AdminUser[]) {
+function usersApi(users: AdminUser[]): Procedures {
   return {
     "auth.me": () => ADMIN,
-    "admin.users": ({ q, cursor, limit = PAGE_SIZE }: { q?: string; cursor?: string | null; limit?: number }) => {
+    "admin.users": (input) => {
+      const { q, cursor } = input ?? {};
+      // `limit` is coerced by the server's schema, so its input type is `unknown`.
+      const limit = Number(input?.limit ?? PAGE_SIZE);
       const found = users.filter((user) => !q || `${user.name} ${user.email}`.toLowerCase().includes(q.toLowerCase()));
       const start = cursor ? Number(cursor) : 0;
       const next = start + limit < found.length ? String(start + limit) : null;
       const enabledServerAdmins = users.filter((user) => user.roles.includes("serverAdmin") && !user.disabled).length;
       return { items: found.slice(start, start + limit), nextCursor: next, enabledServerAdmins };
     },
-    "admin.updateUser": ({ id, disabled, roles }: { id: string; disabled?: boolean; roles?: string[] }) => {
+    "admin.updateUser": ({ id, disabled, roles }) => {
       const user = users.find((one) => one.id === id)!;
       if (disabled !== undefined) user.disabled = disabled;
       if (roles) user.roles = roles;
-      return { user };
+      return user;
     },
   };
 }
@@ -67,7 +63,7 @@ const rowsWith = (text: string) =>
 
 describe("the Users page", () => {
   it("is neither listed nor shown to a user who is not a server admin", async () => {
-    await startLooseApi({
+    await startApi({
       "auth.me": () => ({ ...ADMIN, id: "usr_nora", roles: [] }),
       "admin.users": () => ({ items: [], nextCursor: null, enabledServerAdmins: 1 }),
     });
@@ -89,7 +85,7 @@ describe("the Users page", () => {
   });
 
   it("is listed in the navigation for a server admin", async () => {
-    await startLooseApi({ "auth.me": () => ADMIN });
+    await startApi({ "auth.me": () => ADMIN });
     renderInApp(<SideNav />, "/");
     await within(screen.getByRole("navigation", { name: "Main" })).findByRole("link", { name: "Administration" });
   });
@@ -100,7 +96,7 @@ describe("the Users page", () => {
       ADMIN_ROW,
       ...Array.from({ length: PAGE_SIZE + 1 }, (_, index) => account(`p${index}`, `Pager ${String(index).padStart(2, "0")}`, `${tag}-${index}@example.com`)),
     ];
-    const api = await startLooseApi(usersApi(users));
+    const api = await startApi(usersApi(users));
     const { user } = renderInApp(<AdminUsersPage />, "/admin/users");
     await screen.findByRole("heading", { name: "Users" });
     await waitFor(() => expect(document.title).toBe("Users · Meridian"));
@@ -124,7 +120,7 @@ describe("the Users page", () => {
 
   it("disables and enables an account, and grants and revokes server admin, each after a confirmation", async () => {
     const dan = account("dan", "Dan Disable");
-    const api = await startLooseApi(usersApi([ADMIN_ROW, dan]));
+    const api = await startApi(usersApi([ADMIN_ROW, dan]));
     const { user } = renderInApp(<AdminUsersPage />, "/admin/users");
     await screen.findByText("dan@example.com");
     const row = () => rowsWith("dan@example.com")[0]!;
@@ -162,7 +158,7 @@ describe("the Users page", () => {
   });
 
   it("walks by keyboard from the search to the Show filter, then a user's Edit and Disable, which opens its dialog with Enter", async () => {
-    await startLooseApi(usersApi([ADMIN_ROW, account("kim", "Kim Keyboard")]));
+    await startApi(usersApi([ADMIN_ROW, account("kim", "Kim Keyboard")]));
     const { user } = renderInApp(<AdminUsersPage />, "/admin/users");
     await user.type(screen.getByLabelText("Search users"), "kim@example.com");
     await waitFor(() => expect(rowsWith("@")).toHaveLength(1));

@@ -36,6 +36,29 @@ describe("the observatories page", () => {
   });
 });
 
+describe("the observatories page's announcement marks", () => {
+  it("marks an observatory that has announcements showing now, and only that one", async () => {
+    const card = (id: string, name: string) => ({
+      id,
+      name,
+      timeZone: "UTC",
+      owner: { kind: "user" as const, id: "usr_owner", name: "Owner Olga" },
+      connection: { online: false },
+    });
+    await startApi({
+      "auth.me": () => signedIn({ id: "usr_owner" }),
+      "observatories.list": () => ({ items: [card("oby_motd", "Dome Motd"), card("oby_quiet", "Quiet dome")], nextCursor: null }),
+      "organizations.list": () => ({ items: [], nextCursor: null }),
+      "announcements.observatoryCounts": () => ({ items: [{ observatoryId: "oby_motd", activeAnnouncements: 2 }] }),
+    });
+    renderInApp(<ObservatoriesPage />, "/observatories");
+    const marked = await screen.findByRole("listitem", { name: "Dome Motd" });
+    const icon = await within(marked).findByRole("img", { name: "Active announcements" });
+    expect(icon.getAttribute("title")).toBe("2 active announcements");
+    expect(within(screen.getByRole("listitem", { name: "Quiet dome" })).queryByRole("img", { name: "Active announcements" })).toBeNull();
+  });
+});
+
 describe("the observatories page after a removal", () => {
   it("says which observatory was removed, and lists it no more", async () => {
     await startApi({
