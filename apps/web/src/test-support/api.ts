@@ -141,11 +141,3 @@ export async function startApi(procedures: Procedures, other: (request: Received
     close,
   };
 }
-
-/**
- * `startApi` for stubs written as plain fixtures before the typed stub existed (five account and organization
- * tests): their answers carry fields the procedures' types lack. New tests use `startApi`; these are to be typed.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const startLooseApi = (procedures: Record<string, (input: any) => unknown>, other?: Parameters<typeof startApi>[1]) =>
-  startApi(procedures as Procedures, other);
