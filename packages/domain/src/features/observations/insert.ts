@@ -7,12 +7,14 @@ import { behindStatementsMade, type InTransaction } from "../../platform/transac
 import { holdProject } from "../projects/projects";
 import { tellIdleObservatory, type IdleObservatory } from "./dispatch";
 import { enterObservation, newObservationStatus } from "./transitions";
+import type { WhereItRuns } from "./candidates";
 
 /** What a person chooses for a new observation; the rest (owner, status, times) the server sets. */
 export type NewObservationFields = Pick<
   ObservationDoc,
-  "name" | "projectId" | "observatoryId" | "type" | "priority" | "targets" | "constraints" | "fixedTimeStart" | "fixedTimeEnd" | "bypassDarkness"
-> & {
+  "name" | "projectId" | "type" | "priority" | "targets" | "constraints" | "fixedTimeStart" | "fixedTimeEnd" | "bypassDarkness"
+> &
+  WhereItRuns & {
   notifications?: ObservationDoc["notifications"];
   monitoring?: ObservationDoc["monitoring"];
   storageDestinationId?: string | null;
@@ -104,6 +106,7 @@ export function newObservationDoc(options: { actor: UserActor; fields: NewObserv
     name: fields.name,
     projectId: fields.projectId,
     observatoryId: fields.observatoryId,
+    candidateObservatoryIds: fields.candidateObservatoryIds,
     ownerId: actor.id,
     type: fields.type,
     priority: fields.priority,
