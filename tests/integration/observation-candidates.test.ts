@@ -77,9 +77,10 @@ describe("observations with candidates", () => {
     });
     expect(response.status).toBe(400);
     expect(response.headers.get("content-type")).toContain("application/problem+json");
-    const problem = (await response.json()) as { code: string; errors: Array<{ path: string }> };
+    const problem = (await response.json()) as { code: string; errors: Array<{ path: string; message: string }> };
     expect(problem.code).toBe("VALIDATION_FAILED");
-    expect(problem.errors.map((error) => error.path)).toContain("candidateObservatoryIds");
+    // Refused as naming both, not as an unknown field.
+    expect(problem.errors.find((error) => error.path === "candidateObservatoryIds")?.message).toMatch(/together with observatoryId/);
   });
 
   it("waits in the queue and the list of each candidate while their plugins are away", async () => {
