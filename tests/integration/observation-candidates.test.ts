@@ -46,7 +46,11 @@ async function network(count: number) {
     observatories.push({ id: observatory.id, key: (await post(`/observatories/${observatory.id}/api-keys`, { name: "plugin" })).key });
   }
   const submit = async (name: string, where: Record<string, unknown>) =>
-    (await must("/observations", { method: "POST", token: owner.token, json: { name, projectId: project.id, targets: [target], ...where } }, 201)) as Observation;
+    (await must(
+      "/observations",
+      { method: "POST", token: owner.token, json: { name, projectId: project.id, targets: [target], ...where } },
+      201,
+    )) as Observation;
   return { owner, project, observatories, submit };
 }
 
@@ -123,7 +127,10 @@ describe("observations with candidates", () => {
     expect([a, b]).toContain(one.observatoryId);
     expect([a, b]).toContain(two.observatoryId);
     expect(one.observatoryId).not.toBe(two.observatoryId);
-    await until("each plugin told of its own", async () => plugins.get(one.observatoryId!)!.assigned.includes(one.id) && plugins.get(two.observatoryId!)!.assigned.includes(two.id));
+    await until(
+      "each plugin told of its own",
+      async () => plugins.get(one.observatoryId!)!.assigned.includes(one.id) && plugins.get(two.observatoryId!)!.assigned.includes(two.id),
+    );
     expect(plugins.get(one.observatoryId!)!.assigned).toEqual([one.id]);
     expect(plugins.get(two.observatoryId!)!.assigned).toEqual([two.id]);
     for (const observation of [one, two]) expect((await historyOf(owner, observation.id)).filter((entry) => entry.to === "assigned")).toHaveLength(1);

@@ -44,7 +44,10 @@ function ObservationView({ observation }: { observation: Observation }) {
   // Its frames are graded by the project's checks: a rejection is said with the limit it broke, or without it to a reader who may not see the project.
   const project = useQuery(trpc.projects.get.queryOptions({ id: observation.projectId }, { retry: false }));
   // One the caller cannot view, or that was removed, is still named when the caller could view it.
-  const observatoryName = useObservatoryNames(observatory.data ? [observatory.data] : observatory.isError ? [] : undefined, observation.candidateObservatoryIds);
+  const observatoryName = useObservatoryNames(
+    observatory.data ? [observatory.data] : observatory.isError ? [] : undefined,
+    observation.candidateObservatoryIds,
+  );
   const actions = useObservationActions(observation, observatory.data);
   const { constraints } = observation;
   return (

@@ -29,7 +29,10 @@ export async function requireObservingAtEach(options: { db: Executor; actor: Use
     const each = access.get(observatoryId);
     if (!each?.can_view) throw new AppError("NOT_FOUND", observatoryIds.length > 1 ? `No such observatory: ${observatoryId}` : "No such observatory");
     if (!each.can_observe)
-      throw new AppError("FORBIDDEN", observatoryIds.length > 1 ? `This needs can_observe on observatory ${observatoryId}` : "This needs can_observe on the observatory");
+      throw new AppError(
+        "FORBIDDEN",
+        observatoryIds.length > 1 ? `This needs can_observe on observatory ${observatoryId}` : "This needs can_observe on the observatory",
+      );
   }
 }
 

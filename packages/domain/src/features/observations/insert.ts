@@ -15,12 +15,12 @@ export type NewObservationFields = Pick<
   "name" | "projectId" | "type" | "priority" | "targets" | "constraints" | "fixedTimeStart" | "fixedTimeEnd" | "bypassDarkness"
 > &
   WhereItRuns & {
-  notifications?: ObservationDoc["notifications"];
-  monitoring?: ObservationDoc["monitoring"];
-  storageDestinationId?: string | null;
-  /** A repeat of an observation's missing exposures, which the server makes (frames/repeat-rejected.ts): what it repeats, and how deep. */
-  repeat?: { of: string; number: number };
-};
+    notifications?: ObservationDoc["notifications"];
+    monitoring?: ObservationDoc["monitoring"];
+    storageDestinationId?: string | null;
+    /** A repeat of an observation's missing exposures, which the server makes (frames/repeat-rejected.ts): what it repeats, and how deep. */
+    repeat?: { of: string; number: number };
+  };
 
 const defaultNotifications = (): ObservationDoc["notifications"] => ({
   email: true,

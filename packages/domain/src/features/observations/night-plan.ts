@@ -1,4 +1,12 @@
-import { candidateObservatoryIdsOf, observatoriesCollection, storedFromRow, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import {
+  candidateObservatoryIdsOf,
+  observatoriesCollection,
+  storedFromRow,
+  type Executor,
+  type ObservationDoc,
+  type ObservatoryDoc,
+  type StoredDocument,
+} from "@meridian/db";
 import { activeStatuses } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
@@ -53,7 +61,7 @@ async function loadPlanInputs(db: Executor, observatory: StoredDocument<Observat
            case when o.status = 'pending' then null else (
              select max(h.created_at) from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') end as assigned_at
       from (
-        (select * from observations waiting where ${forObservatory("waiting", observatory.id)} and status = 'pending'
+        (select * from observations waiting where ${forObservatory({ alias: "waiting", observatoryId: observatory.id })} and status = 'pending'
           order by priority desc, created_at, id limit ${PLAN_READ_LIMIT})
         union all
         (select * from observations where observatory_id = ${observatory.id} and status in ${[...activeStatuses]})
@@ -222,7 +230,9 @@ async function forecastIn(options: {
 }
 
 /** Of forecasts at several observatories, the one that starts first (the first given when none starts). */
-function earliestOf<Forecast extends { expectedStart: string | null }>(forecasts: Array<{ observatory: StoredDocument<ObservatoryDoc> | undefined; forecast: Forecast }>) {
+function earliestOf<Forecast extends { expectedStart: string | null }>(
+  forecasts: Array<{ observatory: StoredDocument<ObservatoryDoc> | undefined; forecast: Forecast }>,
+) {
   const starting = forecasts.filter((each) => each.forecast.expectedStart !== null);
   starting.sort((a, b) => a.forecast.expectedStart!.localeCompare(b.forecast.expectedStart!));
   return starting[0] ?? forecasts[0]!;

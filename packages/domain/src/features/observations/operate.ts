@@ -87,7 +87,10 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
     else {
       const access = await resolveObservatoryAccess({ db: t.tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds, includeRemoved: true });
       if (!observatoryIds.every((observatoryId) => access.get(observatoryId)?.can_observe))
-        throw new AppError("FORBIDDEN", `Cloning an observation needs can_observe on ${observatoryIds.length > 1 ? "each of its candidate observatories" : "its observatory"}`);
+        throw new AppError(
+          "FORBIDDEN",
+          `Cloning an observation needs can_observe on ${observatoryIds.length > 1 ? "each of its candidate observatories" : "its observatory"}`,
+        );
     }
     await requireProjectForClone({ db: t.tx, actor, projectId: source.projectId });
     if (!(await holdLiveObservatories({ t, observatoryIds }))) {

@@ -1,4 +1,12 @@
-import { candidateObservatoryIdsOf, hasCandidates, observationHistoryCollection, observationsCollection, type ObservationDoc, type StoredDocument, type UserDoc } from "@meridian/db";
+import {
+  candidateObservatoryIdsOf,
+  hasCandidates,
+  observationHistoryCollection,
+  observationsCollection,
+  type ObservationDoc,
+  type StoredDocument,
+  type UserDoc,
+} from "@meridian/db";
 import { activeStatuses, canMove, type ObservationStatus } from "@meridian/rules";
 import type { Actor } from "../../platform/actor";
 import { AppError } from "../../platform/errors";
