@@ -47,7 +47,8 @@ const underWayAt = (observatoryId: string | SQL) =>
  */
 export const forObservatory = ({ alias, observatoryId }: { alias: string; observatoryId: string | SQL }) => {
   const row = sql.raw(alias);
-  return sql`(${row}.observatory_id = ${observatoryId} or (${row}.observatory_id is null and ${row}.candidate_observatory_ids @> array[${observatoryId}]::text[]))`;
+  const waitsThere = sql`${row}.observatory_id is null and ${row}.candidate_observatory_ids @> array[${observatoryId}]::text[]`;
+  return sql`(${row}.observatory_id = ${observatoryId} or (${waitsThere}))`;
 };
 
 /**
@@ -229,7 +230,8 @@ export async function holdIdleObservatory(options: { t: Pick<InTransaction, "tx"
     t.tx.execute<{ id: string; doc: ObservatoryDoc; created_at: string; updated_at: string; held_at: string }>(sql`
       select o.id, o.doc, o.created_at, o.updated_at, now() as held_at from observatories o
        where o.id = ${observatoryId} and (o.doc->'connection'->>'online')::boolean and o.doc->>'removedAt' is null
-         and not exists (select 1 from observations waiting where ${forObservatory({ alias: "waiting", observatoryId: sql`o.id` })} and waiting.status = 'pending')
+         and not exists (select 1 from observations waiting
+                          where ${forObservatory({ alias: "waiting", observatoryId: sql`o.id` })} and waiting.status = 'pending')
          and not ${underWayAt(sql`o.id`)}
        for update of o skip locked`),
     readServerSettings(t.tx),
