@@ -136,7 +136,7 @@ describe("observations with candidates", () => {
     for (const observation of [one, two]) expect((await historyOf(owner, observation.id)).filter((entry) => entry.to === "assigned")).toHaveLength(1);
 
     // The other observatory goes away first, so nothing takes it again; then its own: back to pending, at none.
-    const other = one.observatoryId === a ? b : a;
+    const other = (one.observatoryId === a ? b : a)!;
     await plugins.get(other)!.client.close();
     await until("the other observatory offline", async () => !(await online(owner, other)));
     await plugins.get(one.observatoryId!)!.client.close();

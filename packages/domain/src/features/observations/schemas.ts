@@ -34,7 +34,7 @@ const monitoringInput = z
   );
 
 /** The most observatories an observation may name as its candidates (contract: "Network scheduling"). */
-export const MAX_CANDIDATE_OBSERVATORIES = 20;
+const MAX_CANDIDATE_OBSERVATORIES = 20;
 
 const candidateObservatoryIdsInput = z
   .array(opaqueIdSchema)

@@ -22,7 +22,7 @@ export async function observationTimings(options: { db: Executor; observatoryIds
 }
 
 /** The observatory whose settings an estimate follows: where it runs, or while one with candidates waits, its first candidate. */
-export const timingObservatoryOf = (doc: ObservationDoc): string => doc.observatoryId ?? candidateObservatoryIdsOf(doc)[0]!;
+const timingObservatoryOf = (doc: ObservationDoc): string => doc.observatoryId ?? candidateObservatoryIdsOf(doc)[0]!;
 
 /** Observations in their read shape, each with its estimate by its observatory's settings now and its progress: two queries for any number. */
 export async function presentObservations(options: { db: Executor; observations: ReadonlyArray<StoredDocument<ObservationDoc>> }): Promise<Observation[]> {
