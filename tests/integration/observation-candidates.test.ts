@@ -1,3 +1,4 @@
+import { usedMs } from "@meridian/domain/observations";
 import type { ObservatoryClient } from "@meridian/observatory-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
@@ -143,5 +144,32 @@ describe("observations with candidates", () => {
     await until("back to pending", async () => (await read(owner, one.id)).status === "pending");
     expect(await read(owner, one.id)).toMatchObject({ status: "pending", observatoryId: null, candidateObservatoryIds: [a, b] });
     expect((await historyOf(owner, one.id)).at(-1)).toMatchObject({ from: "assigned", to: "pending" });
+  });
+
+  it("a run's history, files and allocated time follow the observatory it ran at, after it waits at none again", async () => {
+    const { owner, project, observatories, submit } = await network(2);
+    const [a, b] = observatories.map((observatory) => observatory.id);
+    const atA = await plugin(observatories[0]!.key);
+    await dispatchJobsDone(server);
+    const repeating = await submit("Repeating", { candidateObservatoryIds: [b, a], type: "monitoring", monitoring: { intervalMinutes: 60 } });
+    await until("assigned at a", async () => atA.assigned.includes(repeating.id));
+    expect(await read(owner, repeating.id)).toMatchObject({ status: "assigned", observatoryId: a });
+
+    await atA.client.reportStatus(repeating.id, "in_progress");
+    await atA.client.uploadFile({ observationId: repeating.id, filename: "run-1.txt", contentType: "text/plain", body: new TextEncoder().encode("one") });
+    await atA.client.reportStatus(repeating.id, "acquisition_complete");
+    await atA.client.reportStatus(repeating.id, "completed");
+    // A monitoring run ends and it waits for its next: at none of its candidates.
+    await until("waiting again", async () => (await read(owner, repeating.id)).status === "pending");
+    expect(await read(owner, repeating.id)).toMatchObject({ observatoryId: null, candidateObservatoryIds: [b, a] });
+
+    const files = (await must(`/observations/${repeating.id}/files`, { token: owner.token }, 200)) as { items: Array<{ filename: string }> };
+    expect(files.items.map((file) => file.filename)).toEqual(["run-1.txt"]);
+    const moves = (await historyOf(owner, repeating.id)).map((entry) => entry.to);
+    expect(moves).toEqual(["pending", "assigned", "in_progress", "acquisition_complete", "completed", "pending"]);
+    const period = { projectId: project.id, from: new Date(0), to: new Date("9999-01-01T00:00:00Z"), now: new Date() };
+    const { db } = server.server.runtime.deps;
+    expect(await usedMs({ db, observatoryId: a, ...period })).toBeGreaterThan(0);
+    expect(await usedMs({ db, observatoryId: b, ...period })).toBe(0);
   });
 });
