@@ -362,6 +362,10 @@ export const observations = pgTable(
     index("observations_search_grams_idx").using("gin", table.searchGrams),
     // "Has X among its candidates": the list's observatory filter, its readers' rule and the waiting ones of a queue.
     index("observations_candidates_idx").using("gin", table.candidateObservatoryIds),
+    // What waits with candidates at none (dispatch's read at each candidate): few rows, apart from the dispatch order's.
+    index("observations_waiting_candidates_idx")
+      .using("gin", table.candidateObservatoryIds)
+      .where(sql`observatory_id is null and status = 'pending'`),
   ],
 );
 

@@ -35,7 +35,7 @@ import {
 } from "@meridian/scheduler";
 import { observatoryTimeZone } from "../observatories/time-and-timing";
 import { estimatedSecondsOf } from "./timings";
-import { forObservatory, observatoryStateNow } from "./dispatch";
+import { observatoryStateNow, waitingAt } from "./dispatch";
 import { allowancesAt } from "./allowances";
 
 /** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
@@ -61,7 +61,7 @@ async function loadPlanInputs(db: Executor, observatory: StoredDocument<Observat
            case when o.status = 'pending' then null else (
              select max(h.created_at) from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') end as assigned_at
       from (
-        (select * from observations waiting where ${forObservatory({ alias: "waiting", observatoryId: observatory.id })} and status = 'pending'
+        (select * from observations waiting where ${waitingAt({ alias: "waiting", observatoryId: observatory.id })}
           order by priority desc, created_at, id limit ${PLAN_READ_LIMIT})
         union all
         (select * from observations where observatory_id = ${observatory.id} and status in ${[...activeStatuses]})
