@@ -140,3 +140,14 @@ describe("clone and edit", () => {
     expect(await owner.caller.observations.get({ id: observation.id })).toMatchObject({ observatoryId: b, candidateObservatoryIds: [b] });
   });
 });
+
+describe("removing a candidate", () => {
+  it("leaves it waiting for the others, and cancels it with the last of them", async () => {
+    const [x, y] = await Promise.all([createObservatoryAs(owner), createObservatoryAs(owner)]).then((made) => made.map((o) => o.id));
+    const observation = await submit(owner, { candidateObservatoryIds: [x, y] }, "Outlives one");
+    await owner.caller.observatories.remove({ id: x });
+    expect(await owner.caller.observations.get({ id: observation.id })).toMatchObject({ status: "pending", candidateObservatoryIds: [x, y] });
+    await owner.caller.observatories.remove({ id: y });
+    expect(await owner.caller.observations.get({ id: observation.id })).toMatchObject({ status: "cancelled", statusReason: "observatory removed" });
+  });
+});
