@@ -143,7 +143,7 @@ describe("clone and edit", () => {
 
 describe("removing a candidate", () => {
   it("leaves it waiting for the others, and cancels it with the last of them", async () => {
-    const [x, y] = await Promise.all([createObservatoryAs(owner), createObservatoryAs(owner)]).then((made) => made.map((o) => o.id));
+    const [x, y] = await Promise.all([createObservatoryAs(owner), createObservatoryAs(owner)]).then(([one, two]) => [one.id, two.id] as const);
     const observation = await submit(owner, { candidateObservatoryIds: [x, y] }, "Outlives one");
     await owner.caller.observatories.remove({ id: x });
     expect(await owner.caller.observations.get({ id: observation.id })).toMatchObject({ status: "pending", candidateObservatoryIds: [x, y] });

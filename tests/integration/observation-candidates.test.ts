@@ -169,7 +169,7 @@ describe("observations with candidates", () => {
     expect(moves).toEqual(["pending", "assigned", "in_progress", "acquisition_complete", "completed", "pending"]);
     const period = { projectId: project.id, from: new Date(0), to: new Date("9999-01-01T00:00:00Z"), now: new Date() };
     const { db } = server.server.runtime.deps;
-    expect(await usedMs({ db, observatoryId: a, ...period })).toBeGreaterThan(0);
-    expect(await usedMs({ db, observatoryId: b, ...period })).toBe(0);
+    expect(await usedMs({ db, observatoryId: a!, ...period })).toBeGreaterThan(0);
+    expect(await usedMs({ db, observatoryId: b!, ...period })).toBe(0);
   });
 });
