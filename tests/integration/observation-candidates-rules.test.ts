@@ -141,6 +141,17 @@ describe("clone and edit", () => {
   });
 });
 
+describe("forecasts", () => {
+  it("forecasts one with candidates, stored or drafted, at whichever of them would start it first", async () => {
+    const waiting = await submit(owner, { candidateObservatoryIds: [a, b] }, "Forecast");
+    // No location anywhere: every candidate could start it now, while the plan assumes them connected.
+    expect((await owner.caller.observations.forecast({ id: waiting.id })).expectedStart).not.toBeNull();
+    const drafted = await owner.caller.observations.forecastDraft({ name: "Draft", projectId, targets: [target], candidateObservatoryIds: [b, c] });
+    expect(drafted.expectedStart).not.toBeNull();
+    expect(drafted.estimatedSeconds).toBeGreaterThan(0);
+  });
+});
+
 describe("removing a candidate", () => {
   it("leaves it waiting for the others, and cancels it with the last of them", async () => {
     const [x, y] = await Promise.all([createObservatoryAs(owner), createObservatoryAs(owner)]).then(([one, two]) => [one.id, two.id] as const);
