@@ -15,7 +15,7 @@ export const stuckFor = (status: "assigned" | "in_progress", hours: number) => (
 
 /** A valid stored observation, for tests that write documents as an import or an old version would. */
 export const observationDocument = (
-  owner: { projectId: string; observatoryId: string; ownerId: string },
+  owner: { projectId: string; observatoryId: string | null; ownerId: string },
   fields: Partial<ObservationDoc> = {},
 ): ObservationDoc => ({
   name: "Clean",

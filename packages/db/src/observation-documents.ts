@@ -31,7 +31,17 @@ export type LostFile = z.infer<typeof lostFileSchema>;
 export const observationDocSchema = z.object({
   name: z.string().trim().min(1).max(200),
   projectId: z.string(),
-  observatoryId: z.string(),
+  /**
+   * Where it runs: its one observatory; with candidates, the one it was assigned to, null while it waits (pending or
+   * paused) and again when it goes back to pending (contract: "Network scheduling"). Only `moveObservation` sets it then.
+   */
+  observatoryId: z.string().nullable(),
+  /**
+   * Every observatory it may run at, in the order given: `[observatoryId]` for one with a single observatory. Written on
+   * every new document; absent on those written before candidates existed, which read as `[observatoryId]`
+   * (`candidateObservatoryIdsOf`, and the `candidate_observatory_ids` column, migration 0024).
+   */
+  candidateObservatoryIds: z.array(z.string()).min(1).optional(),
   ownerId: z.string(),
   type: z.enum(observationTypes),
   priority: observationPrioritySchema,
@@ -71,6 +81,15 @@ export const observationDocSchema = z.object({
 });
 export type ObservationDoc = z.infer<typeof observationDocSchema>;
 
+/** Every observatory the observation may run at: its candidates, or its one observatory on a document older than candidates. */
+export function candidateObservatoryIdsOf(doc: Pick<ObservationDoc, "observatoryId" | "candidateObservatoryIds">): string[] {
+  if (doc.candidateObservatoryIds) return doc.candidateObservatoryIds;
+  return doc.observatoryId === null ? [] : [doc.observatoryId];
+}
+
+/** Whether the observation names several observatories (so its `observatoryId` is null while it waits). */
+export const hasCandidates = (doc: Pick<ObservationDoc, "observatoryId" | "candidateObservatoryIds">) => candidateObservatoryIdsOf(doc).length > 1;
+
 export const historyActorSchema = z.object({ kind: z.enum(["user", "observatory", "system"]), id: z.string() });
 
 export const observationHistoryDocSchema = z.object({
@@ -80,6 +99,8 @@ export const observationHistoryDocSchema = z.object({
   at: isoDate,
   actor: historyActorSchema,
   reason: z.string().nullable(),
+  /** Of an observation with candidates: the observatory the move left it at (absent while it waits at none, and for one with a single observatory). */
+  observatoryId: z.string().optional(),
 });
 export type ObservationHistoryDoc = z.infer<typeof observationHistoryDocSchema>;
 

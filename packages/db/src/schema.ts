@@ -329,7 +329,8 @@ export const observations = pgTable(
   {
     ...documentColumns<ObservationDoc>(),
     projectId: text("project_id").notNull(),
-    observatoryId: text("observatory_id").notNull(),
+    /** Where it runs: its one observatory, or (with candidates) the one it was assigned to; null while one with candidates waits. */
+    observatoryId: text("observatory_id"),
     ownerId: text("owner_id").notNull(),
     status: text("status").notNull(),
     priority: integer("priority").notNull(),
@@ -347,6 +348,15 @@ export const observations = pgTable(
     searchGrams: text("search_grams")
       .array()
       .generatedAlwaysAs(sql`observation_search_grams(observation_search_text(doc))`),
+    /**
+     * Every observatory it may run at (migration 0024): the document's `candidateObservatoryIds`, else `[observatoryId]` (a
+     * document written before candidates existed). Computed by the database, so rows written by plain SQL or restored from an
+     * older archive get it too, and the list's and the queue's filters and the readers' rule cannot drift from the document.
+     */
+    candidateObservatoryIds: text("candidate_observatory_ids")
+      .array()
+      .notNull()
+      .generatedAlwaysAs(sql`observation_candidate_observatory_ids(doc)`),
   },
   (table) => [
     // Dispatch order at one observatory: its pending observations, highest priority first, then oldest.
@@ -363,6 +373,12 @@ export const observations = pgTable(
     // Substring search, case-insensitive (ILIKE '%q%'), over name and target names.
     index("observations_search_idx").using("gin", sql`${table.searchText} gin_trgm_ops`),
     index("observations_search_grams_idx").using("gin", table.searchGrams),
+    // "Has X among its candidates": the list's observatory filter, its readers' rule and the waiting ones of a queue.
+    index("observations_candidates_idx").using("gin", table.candidateObservatoryIds),
+    // What waits with candidates at none (dispatch's read at each candidate): few rows, apart from the dispatch order's.
+    index("observations_waiting_candidates_idx")
+      .using("gin", table.candidateObservatoryIds)
+      .where(sql`observatory_id is null and status = 'pending'`),
   ],
 );
 

@@ -2,12 +2,12 @@ import type { ReactNode } from "react";
 import { Link } from "react-router-dom";
 import { Time } from "../components/Time";
 import { useObservatoryTimeZone } from "../observatories/useObservatoryTimeZone";
-import type { Observation } from "./labels";
+import { homeObservatoryId, type Observation } from "./labels";
 import { StatusBadge } from "./StatusBadge";
 
 /** When its status changed, in its observatory's zone as every time of an observation. */
 function StatusChangedAt({ observation }: { observation: Observation }) {
-  return <Time iso={observation.statusChangedAt} zone={useObservatoryTimeZone(observation.observatoryId)} short />;
+  return <Time iso={observation.statusChangedAt} zone={useObservatoryTimeZone(homeObservatoryId(observation))} short />;
 }
 
 /** A short list of observations (name, when its status changed, status), or `empty` when there are none. */

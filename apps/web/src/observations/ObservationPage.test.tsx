@@ -155,6 +155,19 @@ describe("an observation whose observatory was removed", () => {
   });
 });
 
+describe("an observation with candidate observatories", () => {
+  it("says it may run at any of them, by name, and gives an operator of one no controls while it waits at none", async () => {
+    const waiting = observationFixture({ observatoryId: null, candidateObservatoryIds: ["oby_1", "oby_2"] });
+    api = await startApi({
+      ...observationApi("usr_operator", { can_view: true, can_operate: true }, waiting),
+      "observatories.names": () => ({ items: [{ id: "oby_2", name: "Dome 2", removed: false }] }),
+    });
+    renderObservation();
+    await screen.findByText(/any of 2 observatories \(Dome, Dome 2\)/);
+    for (const name of ["Edit", "Pause", "Cancel observation"]) expect(button(name)).toBeNull();
+  });
+});
+
 describe("an observation's times", () => {
   it("shows its window in the observatory's zone named by its offset, UTC on hover, and edits it on the same clocks", async () => {
     const start = "2031-01-02T10:00:00.000Z";

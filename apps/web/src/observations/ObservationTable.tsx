@@ -1,7 +1,7 @@
 import { Link } from "react-router-dom";
 import { DataTable, td, Th } from "../components/Table";
 import { Time } from "../components/Time";
-import type { Observation } from "./labels";
+import { homeObservatoryId, whereItRuns, type Observation } from "./labels";
 import type { ObservationSort, ObservationSortKey } from "./observation-view";
 import { SortableTh } from "./SortableTh";
 import { SelectAllTh, SelectCell } from "./SelectionColumn";
@@ -68,13 +68,13 @@ export function ObservationTable({
           <td className={td}>
             <StatusBadge status={observation.status} />
           </td>
-          <td className={`${td} hidden sm:table-cell`}>{observatoryName(observation.observatoryId) ?? "—"}</td>
+          <td className={`${td} hidden sm:table-cell`}>{whereItRuns(observation, observatoryName) ?? "—"}</td>
           <td className={`${td} hidden md:table-cell`}>{observation.priority}</td>
           <td className={`${td} hidden text-slate-500 md:table-cell`}>
-            <Time iso={observation.statusChangedAt} zone={observatoryZone?.(observation.observatoryId)} short />
+            <Time iso={observation.statusChangedAt} zone={observatoryZone?.(homeObservatoryId(observation))} short />
           </td>
           <td className={`${td} hidden text-slate-500 lg:table-cell`}>
-            <Time iso={observation.createdAt} zone={observatoryZone?.(observation.observatoryId)} short />
+            <Time iso={observation.createdAt} zone={observatoryZone?.(homeObservatoryId(observation))} short />
           </td>
         </tr>
       ))}

@@ -16,6 +16,7 @@ const observation = (id: string, name: string, priority: number, status: Procedu
   priority,
   status,
   observatoryId: "oby_1",
+  candidateObservatoryIds: ["oby_1"],
   projectId: "prj_1",
   ownerId: "usr_me",
   createdAt: "2026-11-20T10:00:00.000Z",

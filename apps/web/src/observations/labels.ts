@@ -67,3 +67,20 @@ export const formatBytes = (bytes: number) =>
       : bytes < 1024 ** 3
         ? `${(bytes / 1024 ** 2).toFixed(1)} MB`
         : `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+
+/**
+ * The observatory whose clocks show an observation's times and whose settings its estimate follows: where it runs, or while
+ * one with candidates waits at none, its first candidate (as the API's estimate).
+ */
+export const homeObservatoryId = (observation: Pick<Observation, "observatoryId" | "candidateObservatoryIds">): string =>
+  observation.observatoryId ?? observation.candidateObservatoryIds[0]!;
+
+/** Where it runs, in words: its observatory's name, or while one with candidates waits, "any of N observatories (their names)". */
+export function whereItRuns(
+  observation: Pick<Observation, "observatoryId" | "candidateObservatoryIds">,
+  nameOf: (id: string) => string | undefined,
+): string | undefined {
+  if (observation.observatoryId !== null) return nameOf(observation.observatoryId);
+  const names = observation.candidateObservatoryIds.map((id) => nameOf(id) ?? "one you cannot view");
+  return `any of ${names.length} observatories (${names.join(", ")})`;
+}

@@ -7,6 +7,7 @@ export function observationFixture(fields: Partial<Observation> = {}): Observati
     name: "Solo",
     projectId: "prj_1",
     observatoryId: "oby_1",
+    candidateObservatoryIds: ["oby_1"],
     ownerId: "usr_owner",
     type: "flexible",
     priority: 5,

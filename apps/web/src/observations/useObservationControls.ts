@@ -15,7 +15,9 @@ import type { Observation } from "./labels";
 export function useObservationControls(observation: Observation, observatory: Observatory | undefined) {
   const me = useMe();
   const project = useQuery(trpc.projects.get.queryOptions({ id: observation.projectId }, { retry: false }));
-  const mayChange = observation.ownerId === me.data?.id || Boolean(observatory?.myPermissions?.can_operate);
+  // Operators act at the observatory it runs at: one with candidates that waits at none is its owner's alone.
+  const operates = observation.observatoryId !== null && Boolean(observatory?.myPermissions?.can_operate);
+  const mayChange = observation.ownerId === me.data?.id || operates;
   const waiting = observation.status === "pending" || observation.status === "paused";
   return {
     edit: mayChange && waiting,

@@ -10,7 +10,7 @@ import { Time } from "../components/Time";
 import { ForecastLine } from "../observations/ForecastLine";
 import { ExposureProgress } from "../observations/frames/ExposureProgress";
 import { RepeatedAs, RepeatOf } from "../observations/frames/RepeatOf";
-import { formatDec, formatRa, typeLabels, type Observation } from "../observations/labels";
+import { formatDec, formatRa, homeObservatoryId, typeLabels, whereItRuns, type Observation } from "../observations/labels";
 import { useObservationActions } from "../observations/ObservationActions";
 import { ObservationFiles } from "../observations/ObservationFiles";
 import { ObservationTimeline } from "../observations/ObservationTimeline";
@@ -40,11 +40,14 @@ function Detail({ label, children }: { label: string; children: React.ReactNode 
 
 function ObservationView({ observation }: { observation: Observation }) {
   useDocumentTitle(`${observation.name} · Observations`);
-  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: observation.observatoryId }, { retry: false }));
+  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: homeObservatoryId(observation) }, { retry: false }));
   // Its frames are graded by the project's checks: a rejection is said with the limit it broke, or without it to a reader who may not see the project.
   const project = useQuery(trpc.projects.get.queryOptions({ id: observation.projectId }, { retry: false }));
   // One the caller cannot view, or that was removed, is still named when the caller could view it.
-  const observatoryName = useObservatoryNames(observatory.data ? [observatory.data] : observatory.isError ? [] : undefined, [observation.observatoryId]);
+  const observatoryName = useObservatoryNames(
+    observatory.data ? [observatory.data] : observatory.isError ? [] : undefined,
+    observation.candidateObservatoryIds,
+  );
   const actions = useObservationActions(observation, observatory.data);
   const { constraints } = observation;
   return (
@@ -55,7 +58,7 @@ function ObservationView({ observation }: { observation: Observation }) {
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={observation.status} />
             <span>
-              {typeLabels[observation.type]} · priority {observation.priority} · {observatoryName(observation.observatoryId) ?? "observatory"}
+              {typeLabels[observation.type]} · priority {observation.priority} · {whereItRuns(observation, observatoryName) ?? "observatory"}
             </span>
           </span>
         }

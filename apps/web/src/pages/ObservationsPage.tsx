@@ -31,7 +31,7 @@ export function ObservationsPage() {
   const projects = useQuery(trpc.projects.list.queryOptions(undefined));
   const observatoryName = useObservatoryNames(
     observatories.data?.items,
-    items.map((item) => item.observatoryId),
+    items.flatMap((item) => item.candidateObservatoryIds),
   );
   const selection = useObservationSelection(items.map((item) => item.id));
   const observatoryZone = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.timeZone;

@@ -180,7 +180,8 @@ export const observationForecastOperations = {
       "Takes the body `POST /observations` takes and stores nothing: its estimated duration by the observatory's settings, and when it " +
       "would run if submitted now (it joins the queue after every pending observation of its priority), as the forecast says. Refused " +
       "as the submission would be (403 without can_observe, 404 for a project or observatory the caller cannot see, 400 for bad fields). " +
-      "An extension: the submission wizard's review shows it.",
+      "With candidateObservatoryIds: the forecast at whichever candidate would start it first (its zone and what holds it there), the " +
+      "estimate by the first candidate's settings, as the observation's would read. An extension: the submission wizard's review shows it.",
     method: "post",
     path: "/observations/forecast",
     status: 200,

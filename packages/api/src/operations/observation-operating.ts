@@ -62,12 +62,15 @@ export const observationOperatingOperations = {
     tags,
     summary: "A new pending observation with the same fields (readers who may create it again)",
     description:
-      "The caller must read the observation (404 otherwise) and may create it again: can_observe on its observatory and membership of its " +
-      "project (403 FORBIDDEN otherwise). The clone has the same project, observatory and fields, the caller as owner and `cloned from <id>` " +
+      "The caller must read the observation (404 otherwise) and may create it again: can_observe on its observatory (on each of its " +
+      "candidates) and membership of its project (403 FORBIDDEN otherwise). The clone has the same project, observatory or candidates and " +
+      "fields, the caller as owner and `cloned from <id>` " +
       "as its first history reason. The optional body overrides fields as PUT takes them; `?priority` sets the priority (400 when the " +
-      "body gives one too). 409 PROJECT_NOT_ACTIVE when the project is not active, OBSERVATORY_REMOVED when the observatory was removed; " +
+      "body gives one too); `observatoryId` or `candidateObservatoryIds` in the body (not both: 400) replace where it runs, judged as a " +
+      "creation's. 409 PROJECT_NOT_ACTIVE when the project is not active, OBSERVATORY_REMOVED when its observatory or one of its " +
+      "candidates was removed (name the others in the body instead); " +
       "400 when the resulting window is invalid or has already closed, and FILTER_NOT_AVAILABLE when an exposure, copied or overridden, " +
-      "asks for a filter the observatory does not report now (as a submission). " +
+      "asks for a filter the observatory (every candidate) does not report now (as a submission). " +
       `A clone counts toward the project's at most ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations, as a creation does: ` +
       "409 CONFLICT beyond them.",
     method: "post",

@@ -74,6 +74,10 @@ export const observationOperations = {
     summary: "Submit an observation",
     description:
       "Needs can_observe on the observatory and membership of the project, which must be active (409 PROJECT_NOT_ACTIVE). " +
+      "Give either observatoryId or candidateObservatoryIds (2 to 20 distinct ids; both or neither: 400 VALIDATION_FAILED): with " +
+      "candidates, can_observe on each (403 FORBIDDEN; one the caller cannot view is 404 NOT_FOUND, as a single observatory is), and " +
+      "`observatoryId` reads null until it is assigned. Until the network plan decides, a dispatch at each candidate may assign it, and " +
+      "the first to take it does (never two); it is never assigned in the creation's own transaction. " +
       "Starts `pending`; dispatch considers it at once. When its observatory is free (connected, dispatch on, nothing waiting or " +
       "under way) and it may start now, it is assigned in the same transaction: the answer says `assigned`, its history holds both " +
       "moves and the observatory gets `assign` as the write commits. Otherwise the answer says `pending` and a dispatch follows. " +
@@ -99,7 +103,8 @@ export const observationOperations = {
     tags,
     summary: "Observations the caller may read, filtered and sorted (newest first by default)",
     description:
-      "The caller's own, those of projects they belong to and those of observatories they can view; filters combine. `q` finds a " +
+      "The caller's own, those of projects they belong to and those of observatories they can view (any of an observation's " +
+      "candidates); filters combine. `observatoryId` finds those that run there and those with it among their candidates. `q` finds a " +
       "part of the name or of any target's name, in any case; `status` takes several statuses separated by commas; `from` and `to` " +
       "bound createdAt (from inclusive, to exclusive). Pages follow the sort (ties by id the same way); a cursor belongs to the sort " +
       "it was given for, and another sort's cursor is refused (400 VALIDATION_FAILED). A first page (no cursor) may come from the " +
@@ -132,7 +137,7 @@ export const observationOperations = {
     operationId: "getObservation",
     access: "signed-in",
     tags,
-    summary: "One observation (owner, project members, observatory can_view)",
+    summary: "One observation (owner, project members, can_view on its observatory or any of its candidates)",
     method: "get",
     path: "/observations/{id}",
     status: 200,
@@ -148,10 +153,13 @@ export const observationOperations = {
     tags,
     summary: "Change a waiting observation (owner or can_operate)",
     description:
-      "Partial; only while pending or paused (409 INVALID_TRANSITION otherwise). `monitoring` only with type monitoring (400); a type " +
+      "Partial; only while pending or paused (409 INVALID_TRANSITION otherwise). `observatoryId` or `candidateObservatoryIds` (not both: " +
+      "400) replace where it may run, whatever it named before, judged as a creation's (can_observe on each). can_operate counts at the " +
+      "observatory it runs at: while one with candidates waits at none, only its owner may change, pause, resume or cancel it. " +
+      "`monitoring` only with type monitoring (400); a type " +
       "changed away from monitoring drops the cadence; runs already made still count towards `maxRuns`. New `targets` are held to the " +
-      "filters the observatory reports now, as a submission is (400 FILTER_NOT_AVAILABLE at each exposure's filter it lacks); an edit " +
-      "that leaves the targets is not refused for a filter the observatory stopped reporting since.",
+      "filters the observatory (or one of the candidates) reports now, as a submission is (400 FILTER_NOT_AVAILABLE at each exposure's " +
+      "filter it lacks); an edit that leaves the targets is not refused for a filter the observatory stopped reporting since.",
     method: "put",
     path: "/observations/{id}",
     status: 200,

@@ -20,7 +20,8 @@ export const observatoryRemovalOperations = {
     summary: "Remove an observatory (owner, can_manage_observatories of its organization, or a server admin)",
     description:
       "409 OBSERVATORY_BUSY while it holds an observation (assigned, in progress, suspended or acquisition complete). Its pending and paused " +
-      `observations are cancelled with the reason "${OBSERVATORY_REMOVED_REASON}", its keys stop working and its plugin connection is ` +
+      `observations are cancelled with the reason "${OBSERVATORY_REMOVED_REASON}" (one with candidateObservatoryIds only when no other ` +
+      "candidate is left: otherwise it waits for those), its keys stop working and its plugin connection is " +
       "closed, its active announcements are cancelled and its acknowledged ones stop showing (their expiry set to that moment). " +
       "It leaves every list, and every route of its own then answers 404 but its history " +
       "(GET /observatories/{id}/history), which with its observations, their history and files stays readable to those who could read them.",

@@ -6,7 +6,7 @@ import { formProblem } from "../../lib/form-errors";
 import { useTimeDisplay } from "../../lib/time-display";
 import { typingZone, type TypingZone } from "../../lib/zone-time";
 import { trpc } from "../../trpc";
-import type { Observation } from "../labels";
+import { homeObservatoryId, type Observation } from "../labels";
 import { refreshObservations } from "../ObservationLiveUpdates";
 import { draftProblems, type ObservationDraft } from "../wizard/draft";
 import { NotificationsStep } from "../wizard/NotificationsStep";
@@ -39,7 +39,7 @@ interface EditProps {
  * cannot be read (then the browser's zone, named as such).
  */
 export function EditObservationDialog(props: EditProps) {
-  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: props.observation.observatoryId }, { retry: false }));
+  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: homeObservatoryId(props.observation) }, { retry: false }));
   const choice = useTimeDisplay();
   if (observatory.isPending) return null;
   const { data } = observatory;

@@ -1,7 +1,7 @@
 import { wallClockOf } from "../../lib/zone-time";
 import { coordinateText } from "../wizard/CoordinateField";
 import { toInput, type ObservationDraft } from "../wizard/draft";
-import type { Observation } from "../labels";
+import { homeObservatoryId, type Observation } from "../labels";
 import type { RouterInputs } from "../../organizations/types";
 
 export type ObservationUpdate = RouterInputs["observations"]["update"]["update"];
@@ -16,7 +16,7 @@ export function draftOf(observation: Observation, zone: string): ObservationDraf
   return {
     name: observation.name,
     projectId: observation.projectId,
-    observatoryId: observation.observatoryId,
+    observatoryId: homeObservatoryId(observation),
     storageDestinationId: observation.storageDestinationId ?? "",
     targets: observation.targets.map((target) => ({
       name: target.name,

@@ -9,7 +9,7 @@ import type { ObservationInput } from "./draft";
  * and its readout.
  */
 export function EstimateSummary({ input }: { input: ObservationInput }) {
-  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: input.observatoryId }, { enabled: Boolean(input.observatoryId), retry: false }));
+  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: input.observatoryId ?? "" }, { enabled: Boolean(input.observatoryId), retry: false }));
   const timing = observatory.data?.settings;
   return (
     <section aria-label="Estimate" className="min-w-0">

@@ -55,7 +55,8 @@ async function allocatableProject(options: { db: Executor; actor: UserActor; obs
   const { db, actor, observatoryId, projectId } = options;
   const project = await projectsCollection.get(db, projectId);
   if (!project) throw new AppError("NOT_FOUND", "No such project");
-  const observesHere = await db.execute(sql`select 1 from observations where project_id = ${projectId} and observatory_id = ${observatoryId} limit 1`);
+  const observesHere = await db.execute(sql`
+    select 1 from observations where project_id = ${projectId} and candidate_observatory_ids @> array[${observatoryId}]::text[] limit 1`);
   if (observesHere.length === 0) await loadProjectAccess({ db, actor, projectId });
   return project;
 }
@@ -155,16 +156,20 @@ async function projectNames(db: Executor, projectIds: string[]) {
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-/** Waiting observations' estimates count as pending time; what runs now is being charged already. */
+/**
+ * Waiting observations' estimates count as pending time; what runs now is being charged already. One with candidates
+ * counts at each of them, with each one's settings: it may run at any.
+ */
 async function pendingSecondsByObservatory(db: Executor, projectId: string, observatories: Map<string, ObservatoryDoc>) {
-  const rows = await db.execute<{ observatory_id: string; doc: ObservationDoc }>(sql`
-    select observatory_id, doc from observations where project_id = ${projectId} and status in ('pending', 'paused') limit 5000`);
+  const rows = await db.execute<{ candidate_observatory_ids: string[]; doc: ObservationDoc }>(sql`
+    select candidate_observatory_ids, doc from observations where project_id = ${projectId} and status in ('pending', 'paused') limit 5000`);
   const seconds = new Map<string, number>();
-  for (const row of rows) {
-    const observatory = observatories.get(row.observatory_id);
-    if (!observatory) continue;
-    seconds.set(row.observatory_id, (seconds.get(row.observatory_id) ?? 0) + estimatedSecondsOf({ doc: row.doc, observatory }));
-  }
+  for (const row of rows)
+    for (const observatoryId of row.candidate_observatory_ids) {
+      const observatory = observatories.get(observatoryId);
+      if (!observatory) continue;
+      seconds.set(observatoryId, (seconds.get(observatoryId) ?? 0) + estimatedSecondsOf({ doc: row.doc, observatory }));
+    }
   return seconds;
 }
 
@@ -178,7 +183,7 @@ export async function getProjectUsage(options: { deps: Deps; actor: UserActor; p
   await loadProjectAccess({ db: deps.db, actor, projectId });
   const rows = await deps.db.execute<{ id: string; doc: ObservatoryDoc }>(sql`
     select id, doc from observatories
-     where id in (select distinct observatory_id from observations where project_id = ${projectId})
+     where id in (select distinct unnest(candidate_observatory_ids) from observations where project_id = ${projectId})
         or doc->'allocations' @> ${JSON.stringify([{ projectId }])}::jsonb
      order by doc->>'name', id`);
   const observatories = new Map(rows.map((row) => [row.id, row.doc]));

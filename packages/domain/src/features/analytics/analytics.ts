@@ -59,10 +59,17 @@ interface Summary {
 }
 
 /**
+ * Where an observation counts in the figures, as `counted.observatory_id` beside `observations o`: the observatory it runs at,
+ * or while one with candidates waits at none, each of its candidates. Moves count where the history says they were made.
+ */
+const countedAt = sql`unnest(case when o.observatory_id is null then o.candidate_observatory_ids else array[o.observatory_id] end) as counted (observatory_id)`;
+
+/**
  * The `refresh_analytics` job (every minute): every figure, per observatory, from a handful of
  * grouped queries, stored as one document. Requests read it, so none counts a table; figures are
  * exact after at most a minute.
  */
+
 export async function refreshAnalytics(deps: Deps): Promise<Summary> {
   const { db } = deps;
   // The time the reading starts: every figure below is at least this fresh.
@@ -75,14 +82,14 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
 
   for (const row of await db.execute<{ id: string }>(sql`select id from observatories`)) of(row.id);
   for (const row of await db.execute<{ observatory_id: string; status: string; count: number }>(sql`
-    select observatory_id, status, count(*)::int as count from observations group by observatory_id, status`))
+    select counted.observatory_id, o.status, count(*)::int as count from observations o, ${countedAt} group by 1, 2`))
     of(row.observatory_id).byStatus[row.status] = row.count;
   for (const row of await db.execute<{ observatory_id: string; owners: string[] }>(sql`
-    select observatory_id, array_agg(distinct owner_id) as owners from observations group by observatory_id`))
+    select counted.observatory_id, array_agg(distinct o.owner_id) as owners from observations o, ${countedAt} group by 1`))
     of(row.observatory_id).observers = row.owners;
   for (const row of await db.execute<{ observatory_id: string; bytes: string } & FrameColumns>(sql`
-    select o.observatory_id, sum((f.doc->>'sizeBytes')::bigint)::text as bytes, ${frameColumns(sinceInstant)}
-      from files f join observations o on o.id = f.observation_id group by o.observatory_id`)) {
+    select f.doc->>'observatoryId' as observatory_id, sum((f.doc->>'sizeBytes')::bigint)::text as bytes, ${frameColumns(sinceInstant)}
+      from files f group by 1`)) {
     of(row.observatory_id).storageBytes = Number(row.bytes);
     of(row.observatory_id).frames = frameFiguresOf(row);
   }
@@ -92,11 +99,12 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
     select observatory_id, member_id from observatory_members where member_kind = 'organization'`))
     of(row.observatory_id).organizations.push(row.organization_id);
   for (const row of await db.execute<{ observatory_id: string; date: string; count: number }>(sql`
-    select observatory_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as date, count(*)::int as count
-      from observations where created_at >= ${since}::date group by 1, 2`))
+    select counted.observatory_id, to_char(o.created_at at time zone 'UTC', 'YYYY-MM-DD') as date, count(*)::int as count
+      from observations o, ${countedAt} where o.created_at >= ${since}::date group by 1, 2`))
     day(row.observatory_id, row.date).created = row.count;
   for (const row of await db.execute<{ observatory_id: string; date: string; to: "completed" | "failed"; count: number }>(sql`
-    select o.observatory_id, to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD') as date, h.doc->>'to' as to, count(*)::int as count
+    select coalesce(h.doc->>'observatoryId', o.observatory_id) as observatory_id, to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD') as date,
+           h.doc->>'to' as to, count(*)::int as count
       from observation_history h join observations o on o.id = h.observation_id
      where h.created_at >= ${since}::date and h.doc->>'to' in ('completed', 'failed') and h.doc->>'from' is distinct from h.doc->>'to'
      group by 1, 2, 3`))
@@ -105,11 +113,11 @@ export async function refreshAnalytics(deps: Deps): Promise<Summary> {
   // Each stay in progress, from that move to the next, clipped to the last days: what allocations charge.
   const nowInstant = computedAt.toISOString();
   for (const row of await db.execute<{ observatory_id: string; project_id: string; seconds: number }>(sql`
-    select o.observatory_id, o.project_id,
+    select coalesce(s.ran_at, o.observatory_id) as observatory_id, o.project_id,
            sum(greatest(0, extract(epoch from least(coalesce(s.ended_at, ${nowInstant}::timestamptz), ${nowInstant}::timestamptz)
                                            - greatest(s.started_at, ${sinceInstant}::timestamptz))))::float8 as seconds
       from (
-        select h.observation_id, h.doc->>'to' as status, (h.doc->>'at')::timestamptz as started_at,
+        select h.observation_id, h.doc->>'to' as status, (h.doc->>'at')::timestamptz as started_at, h.doc->>'observatoryId' as ran_at,
                lead((h.doc->>'at')::timestamptz) over (partition by h.observation_id order by (h.doc->>'at')::timestamptz, h.created_at, h.id) as ended_at
           from observation_history h
          where h.observation_id in (select id from observations where status_changed_at >= ${sinceInstant}::timestamptz or status = 'in_progress')

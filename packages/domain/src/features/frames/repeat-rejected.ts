@@ -1,11 +1,11 @@
-import { observationsCollection, usersCollection, type ObservationDoc, type StoredDocument } from "@meridian/db";
+import { candidateObservatoryIdsOf, hasCandidates, observationsCollection, usersCollection, type ObservationDoc, type StoredDocument } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { actorFromUser, type Actor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { findStorageDestination } from "../organizations";
-import { holdLiveObservatory } from "../observatories";
 import {
   observationReaderIds,
+  holdLiveObservatories,
   holdProjectForObservation,
   insertObservation,
   MAX_UNFINISHED_OBSERVATIONS,
@@ -64,13 +64,14 @@ function repeatName(doc: ObservationDoc, number: number): string {
 async function makeRepeat(t: InTransaction, source: StoredDocument<ObservationDoc>, targets: Targets): Promise<{ id: string } | { refused: string }> {
   const { doc } = source;
   const [live, held, owner, readers, destination] = await Promise.all([
-    holdLiveObservatory({ t, observatoryId: doc.observatoryId }),
+    // Where the source could run: its observatory, or every one of its candidates.
+    holdLiveObservatories({ t, observatoryIds: candidateObservatoryIdsOf(doc) }),
     holdProjectForObservation({ t, projectId: doc.projectId }),
     usersCollection.get(t.tx, doc.ownerId),
     observationReaderIds({ db: t.tx, doc }),
     doc.storageDestinationId ? findStorageDestination({ db: t.tx, projectId: doc.projectId, destinationId: doc.storageDestinationId }) : null,
   ]);
-  if (!live) return { refused: "its observatory was removed" };
+  if (!live) return { refused: hasCandidates(doc) ? "an observatory it may run at was removed" : "its observatory was removed" };
   if (held.project?.status !== "active") return { refused: `its project is ${held.project?.status ?? "deleted"}` };
   if (!owner || owner.doc.disabled) return { refused: "its owner's account is disabled or deleted" };
   if (!held.room) return { refused: `its project holds ${MAX_UNFINISHED_OBSERVATIONS} unfinished observations, the most one may` };
@@ -80,7 +81,8 @@ async function makeRepeat(t: InTransaction, source: StoredDocument<ObservationDo
   const fields: NewObservationFields = {
     name: repeatName(doc, number),
     projectId: doc.projectId,
-    observatoryId: doc.observatoryId,
+    observatoryId: hasCandidates(doc) ? null : doc.observatoryId,
+    candidateObservatoryIds: candidateObservatoryIdsOf(doc),
     type: doc.type,
     priority: doc.priority,
     targets,

@@ -13,6 +13,11 @@ const references: Partial<Record<CollectionName, (doc: Record<string, unknown>) 
     ["projectId", "projects", doc.projectId],
     ["observatoryId", "observatories", doc.observatoryId],
     ["ownerId", "users", doc.ownerId],
+    ...(Array.isArray(doc.candidateObservatoryIds) ? doc.candidateObservatoryIds : []).map((id: unknown, index): [string, CollectionName, unknown] => [
+      `candidateObservatoryIds.${index}`,
+      "observatories",
+      id,
+    ]),
   ],
   projects: (doc) => [
     ["ownerId", "users", doc.ownerId],

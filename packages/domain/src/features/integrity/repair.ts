@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  candidateObservatoryIdsOf,
   filesCollection,
   integrityIssuesCollection,
   observationsCollection,
@@ -175,7 +176,8 @@ async function migrateCapturedFiles(deps: Deps, actor: Actor, issue: Issue) {
       if (recorded.has(file.objectKey)) continue;
       const record = await filesCollection.insert(t.tx, {
         observationId: observation.id,
-        observatoryId: observation.doc.observatoryId,
+        // Old documents name one observatory; one with candidates, the one it ran at (else its first).
+        observatoryId: observation.doc.observatoryId ?? candidateObservatoryIdsOf(observation.doc)[0]!,
         filename: file.filename,
         sizeBytes: file.sizeBytes,
         sha256: file.sha256,

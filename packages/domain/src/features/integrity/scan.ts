@@ -360,15 +360,16 @@ async function issuesOf(
 
   if (result.fileLinks.length > 0) {
     const observationIds = [...new Set(result.fileLinks.map((link) => link.observationId))];
-    const observatoryOf = new Map<string, string>();
-    for (const row of await deps.db.execute<{ id: string; observatory_id: string }>(
-      sql`select id, observatory_id from observations where id in ${observationIds}`,
+    // An observation with candidates may have run at any of them (a monitoring one, at several).
+    const observatoriesOf = new Map<string, string[]>();
+    for (const row of await deps.db.execute<{ id: string; candidate_observatory_ids: string[] }>(
+      sql`select id, candidate_observatory_ids from observations where id in ${observationIds}`,
     ))
-      observatoryOf.set(row.id, row.observatory_id);
+      observatoriesOf.set(row.id, row.candidate_observatory_ids);
     for (const link of result.fileLinks) {
-      const expected = observatoryOf.get(link.observationId);
-      if (expected && link.observatoryId !== expected)
-        add(link.index, fileObservatoryMismatch({ fileObservatoryId: link.observatoryId, observationObservatoryId: expected }));
+      const expected = observatoriesOf.get(link.observationId);
+      if (expected && !expected.includes(link.observatoryId))
+        add(link.index, fileObservatoryMismatch({ fileObservatoryId: link.observatoryId, observationObservatoryId: expected.join(", ") }));
     }
   }
 

@@ -1,4 +1,4 @@
-import { storedFromRow, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import { candidateObservatoryIdsOf, storedFromRow, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { activeStatuses } from "@meridian/rules";
 import { skyModel, type NetworkAllocation, type NetworkObservation, type NetworkObservatory, type NetworkPlanInput } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
@@ -18,9 +18,8 @@ export interface NetworkInputs {
   observatories: ReadonlyArray<StoredDocument<ObservatoryDoc>>;
 }
 
-/** The observatories it may run at: its candidates (issue 60's `candidateObservatoryIds`), or its one observatory. */
-const candidatesOf = (doc: ObservationDoc): string[] =>
-  (doc as ObservationDoc & { candidateObservatoryIds?: string[] }).candidateObservatoryIds ?? [doc.observatoryId];
+/** The observatories it may run at: its candidates, or its one observatory. */
+const candidatesOf = (doc: ObservationDoc): string[] => candidateObservatoryIdsOf(doc);
 
 const filtersOf = (doc: ObservationDoc): string[] => [...new Set(doc.targets.flatMap((target) => target.exposures.map((exposure) => exposure.filter)))];
 
@@ -61,7 +60,7 @@ async function busyUntil(db: Executor, observatories: ReadonlyMap<string, Stored
       from observations o where o.status in ${[...activeStatuses]}`);
   const ends = new Map<string, Date>();
   for (const row of rows) {
-    const observatory = observatories.get(row.doc.observatoryId);
+    const observatory = row.doc.observatoryId === null ? undefined : observatories.get(row.doc.observatoryId);
     if (!observatory) continue;
     const start = new Date(row.assigned_at ?? row.doc.statusChangedAt).getTime();
     const end = Math.max(start + estimatedSecondsOf({ doc: row.doc, observatory: observatory.doc }) * 1000, now.getTime());

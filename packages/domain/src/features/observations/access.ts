@@ -1,4 +1,4 @@
-import { observationsCollection, type Executor, type ObservationDoc, type StoredDocument } from "@meridian/db";
+import { candidateObservatoryIdsOf, observationsCollection, type Executor, type ObservationDoc, type StoredDocument } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import { AppError } from "../../platform/errors";
@@ -7,7 +7,10 @@ import { observatoryViewerIds, resolveObservatoryAccess, viewableObservatoryIds 
 export interface ObservationAccess {
   observation: StoredDocument<ObservationDoc>;
   isOwner: boolean;
-  /** `can_operate` on the observation's observatory (server admins have it everywhere). */
+  /**
+   * `can_operate` on the observatory it runs at (server admins have it everywhere): false while one with candidates waits
+   * unassigned (its `observatoryId` is null), when only its owner may act on it.
+   */
   canOperate: boolean;
   /** May list its project's members or its observatory's (a project member or an observatory viewer): may see who acted on it. */
   seesMembers: boolean;
@@ -15,7 +18,7 @@ export interface ObservationAccess {
 
 /**
  * Who may read an observation: its owner, the members (and owner) of its project, and whoever
- * can view its observatory. Anyone else is told it does not exist (404). `forUpdate` locks the
+ * can view its observatory or any of its candidates. Anyone else is told it does not exist (404). `forUpdate` locks the
  * row for the caller's transaction, so the answer holds until it commits.
  */
 export async function loadObservationAccess(options: { db: Executor; actor: UserActor; observationId: string; forUpdate?: boolean }) {
@@ -25,12 +28,13 @@ export async function loadObservationAccess(options: { db: Executor; actor: User
   const { doc } = observation;
   const isOwner = doc.ownerId === actor.id;
   // A removed observatory's observations keep the readers they had (its members are kept for this).
-  const access = (
-    await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: [doc.observatoryId], includeRemoved: true })
-  ).get(doc.observatoryId);
-  const seesMembers = Boolean(access?.can_view) || (await isProjectMember(db, doc.projectId, actor.id));
+  const candidates = candidateObservatoryIdsOf(doc);
+  const access = await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: candidates, includeRemoved: true });
+  const viewsACandidate = candidates.some((observatoryId) => access.get(observatoryId)?.can_view);
+  const seesMembers = viewsACandidate || (await isProjectMember(db, doc.projectId, actor.id));
   if (!isOwner && !seesMembers) throw new AppError("NOT_FOUND", "No such observation");
-  return { observation, isOwner, canOperate: Boolean(access?.can_operate), seesMembers } satisfies ObservationAccess;
+  const canOperate = doc.observatoryId !== null && Boolean(access.get(doc.observatoryId)?.can_operate);
+  return { observation, isOwner, canOperate, seesMembers } satisfies ObservationAccess;
 }
 
 async function isProjectMember(db: Executor, projectId: string, userId: string): Promise<boolean> {
@@ -41,21 +45,27 @@ async function isProjectMember(db: Executor, projectId: string, userId: string):
 }
 
 /** Everyone who may read the observation (server admins aside): the audience of its live updates. */
-export async function observationReaderIds(options: { db: Executor; doc: Pick<ObservationDoc, "ownerId" | "projectId" | "observatoryId"> }): Promise<string[]> {
+export async function observationReaderIds(options: {
+  db: Executor;
+  doc: Pick<ObservationDoc, "ownerId" | "projectId" | "observatoryId" | "candidateObservatoryIds">;
+}): Promise<string[]> {
   const { db, doc } = options;
-  const [members, viewers] = await Promise.all([
+  const [members, ...viewers] = await Promise.all([
     db.execute<{ user_id: string }>(sql`
       select p.owner_id as user_id from projects p where p.id = ${doc.projectId}
       union select m.user_id from project_members m where m.project_id = ${doc.projectId}`),
-    observatoryViewerIds({ db, observatoryId: doc.observatoryId }),
+    ...candidateObservatoryIdsOf(doc).map((observatoryId) => observatoryViewerIds({ db, observatoryId })),
   ]);
-  return [...new Set([doc.ownerId, ...members.map((row) => row.user_id), ...viewers])];
+  return [...new Set([doc.ownerId, ...members.map((row) => row.user_id), ...viewers.flat()])];
 }
 
-/** The SQL condition "the user may read observation `o`", for lists. */
+/**
+ * The SQL condition "the user may read observation `o`", for lists. Its candidates hold the observatory it runs at (one
+ * observatory's are `[observatoryId]`, and an assignment picks one of them), so they alone say which observatories' viewers read it.
+ */
 export function readableBy({ userId, viewableObservatories }: { userId: string; viewableObservatories: ReturnType<typeof sql> }) {
   return sql`(o.owner_id = ${userId}
-    or o.observatory_id in (${viewableObservatories})
+    or o.candidate_observatory_ids && array(${viewableObservatories})
     or o.project_id in (select p.id from projects p where p.owner_id = ${userId})
     or o.project_id in (select m.project_id from project_members m where m.user_id = ${userId}))`;
 }

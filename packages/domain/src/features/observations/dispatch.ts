@@ -42,6 +42,19 @@ const underWayAt = (observatoryId: string | SQL) =>
   sql`exists (select 1 from observations active where active.observatory_id = ${observatoryId} and active.status in ${[...activeStatuses]})`;
 
 /**
+ * Whether observation `alias` waits (pending) at the observatory `observatoryId` (a value or a column of the outer query): its
+ * own, or (with candidates, while it waits at none) one of its candidates. Until the network plan decides among them, an
+ * observation with candidates is dispatched at each, and the first to lock it takes it. Each arm has its index: the dispatch
+ * order's, and the partial one of those waiting with candidates (migration 0024).
+ */
+export const waitingAt = ({ alias, observatoryId }: { alias: string; observatoryId: string | SQL }) => {
+  const row = sql.raw(alias);
+  const among = sql`${row}.candidate_observatory_ids @> array[${observatoryId}]::text[]`;
+  const withCandidates = sql`${row}.observatory_id is null and ${row}.status = 'pending' and ${among}`;
+  return sql`((${row}.observatory_id = ${observatoryId} and ${row}.status = 'pending') or (${withCandidates}))`;
+};
+
+/**
  * `unlessBusy`: none while one of the observatory's observations is under way, when a plan could
  * assign nothing anyway (a dispatch queued by each submission to an observatory that observes all
  * night would otherwise read and parse up to DISPATCH_WINDOW documents). This read and the plan's
@@ -53,8 +66,8 @@ async function pendingInDispatchOrder(db: Executor, observatoryId: string, optio
   const unlessBusy = options.unlessBusy ? sql`and not ${underWayAt(observatoryId)}` : sql``;
   const bypassing = options.bypassingDarknessOnly ? sql`and (doc->>'bypassDarkness')::boolean` : sql``;
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
-    select id, doc, created_at, updated_at from observations
-     where observatory_id = ${observatoryId} and status = 'pending' ${unlessBusy} ${bypassing}
+    select id, doc, created_at, updated_at from observations waiting
+     where ${waitingAt({ alias: "waiting", observatoryId })} ${unlessBusy} ${bypassing}
      order by priority desc, created_at, id
      limit ${DISPATCH_WINDOW}`);
   return rows.map(storedFromRow);
@@ -119,7 +132,7 @@ export async function observatoriesAwaitingDispatch(options: { db: Executor }): 
   const rows = await options.db.execute<{ id: string }>(sql`
     select o.id from observatories o
      where (o.doc->'connection'->>'online')::boolean and o.doc->>'removedAt' is null
-       and exists (select 1 from observations waiting where waiting.observatory_id = o.id and waiting.status = 'pending')
+       and exists (select 1 from observations waiting where ${waitingAt({ alias: "waiting", observatoryId: sql`o.id` })})
        and not ${underWayAt(sql`o.id`)}`);
   return rows.map((row) => row.id);
 }
@@ -147,7 +160,9 @@ export async function statusesAtObservatory(options: { db: Executor; observatory
   const { db, observatoryId, observationIds } = options;
   if (observationIds.length === 0) return new Map<string, ObservationStatus>();
   const rows = await db.execute<{ id: string; status: ObservationStatus }>(sql`
-    select id, status from observations where id in ${observationIds} and observatory_id = ${observatoryId}`);
+    select id, status from observations
+     where id in ${observationIds}
+       and (observatory_id = ${observatoryId} or (observatory_id is null and candidate_observatory_ids @> array[${observatoryId}]::text[]))`);
   return new Map(rows.map((row) => [row.id, row.status]));
 }
 
@@ -184,7 +199,8 @@ export async function dispatchObservatory(options: { deps: Deps; observatoryId: 
         }
         // Its frames (from earlier runs) are counted alongside the move's writes, in the same round trip.
         const [assigned, progressOf] = await Promise.all([
-          moveObservation({ t, observation, to: "assigned", actor: DISPATCH_ACTOR }),
+          // Locked and found pending: assigned here only, however many of its candidates dispatch meanwhile.
+          moveObservation({ t, observation, to: "assigned", actor: DISPATCH_ACTOR, at: observatoryId }),
           progressOfObservations({ db: t.tx, observations: [observation] }),
         ]);
         const presented = presentObservation({ observation: assigned, timing: observatoryTiming({ doc: observatory.doc }), progress: progressOf(observation) });
@@ -225,7 +241,7 @@ export async function holdIdleObservatory(options: { t: Pick<InTransaction, "tx"
     t.tx.execute<{ id: string; doc: ObservatoryDoc; created_at: string; updated_at: string; held_at: string }>(sql`
       select o.id, o.doc, o.created_at, o.updated_at, now() as held_at from observatories o
        where o.id = ${observatoryId} and (o.doc->'connection'->>'online')::boolean and o.doc->>'removedAt' is null
-         and not exists (select 1 from observations waiting where waiting.observatory_id = o.id and waiting.status = 'pending')
+         and not exists (select 1 from observations waiting where ${waitingAt({ alias: "waiting", observatoryId: sql`o.id` })})
          and not ${underWayAt(sql`o.id`)}
        for update of o skip locked`),
     readServerSettings(t.tx),

@@ -29,6 +29,7 @@ export { loadObservationAccess, observationReaderIds, readableBy } from "./acces
 export { presentFile } from "./files";
 export { zipOfStoredFiles } from "./files-archive";
 export { holdProjectForObservation, insertObservation, type NewObservationFields } from "./insert";
+export { holdLiveObservatories } from "./candidates";
 export { recordHistoryNote } from "./transitions";
 export { exposureProgress, frameTallies, type ExposureProgress } from "./observation-progress";
 export { MAX_UNFINISHED_OBSERVATIONS } from "./insert";

@@ -7,18 +7,20 @@ import { behindStatementsMade, type InTransaction } from "../../platform/transac
 import { holdProject } from "../projects";
 import { tellIdleObservatory, type IdleObservatory } from "./dispatch";
 import { enterObservation, newObservationStatus } from "./transitions";
+import type { WhereItRuns } from "./candidates";
 
 /** What a person chooses for a new observation; the rest (owner, status, times) the server sets. */
 export type NewObservationFields = Pick<
   ObservationDoc,
-  "name" | "projectId" | "observatoryId" | "type" | "priority" | "targets" | "constraints" | "fixedTimeStart" | "fixedTimeEnd" | "bypassDarkness"
-> & {
-  notifications?: ObservationDoc["notifications"];
-  monitoring?: ObservationDoc["monitoring"];
-  storageDestinationId?: string | null;
-  /** A repeat of an observation's missing exposures, which the server makes (frames/repeat-rejected.ts): what it repeats, and how deep. */
-  repeat?: { of: string; number: number };
-};
+  "name" | "projectId" | "type" | "priority" | "targets" | "constraints" | "fixedTimeStart" | "fixedTimeEnd" | "bypassDarkness"
+> &
+  WhereItRuns & {
+    notifications?: ObservationDoc["notifications"];
+    monitoring?: ObservationDoc["monitoring"];
+    storageDestinationId?: string | null;
+    /** A repeat of an observation's missing exposures, which the server makes (frames/repeat-rejected.ts): what it repeats, and how deep. */
+    repeat?: { of: string; number: number };
+  };
 
 const defaultNotifications = (): ObservationDoc["notifications"] => ({
   email: true,
@@ -104,6 +106,7 @@ export function newObservationDoc(options: { actor: UserActor; fields: NewObserv
     name: fields.name,
     projectId: fields.projectId,
     observatoryId: fields.observatoryId,
+    candidateObservatoryIds: fields.candidateObservatoryIds,
     ownerId: actor.id,
     type: fields.type,
     priority: fields.priority,

@@ -1,4 +1,5 @@
 import {
+  candidateObservatoryIdsOf,
   observatoriesCollection,
   readNetworkPlan,
   storedFromRow,
@@ -35,7 +36,7 @@ import {
 } from "@meridian/scheduler";
 import { observatoryTimeZone } from "../observatories";
 import { estimatedSecondsOf } from "./timings";
-import { observatoryStateNow } from "./dispatch";
+import { observatoryStateNow, waitingAt } from "./dispatch";
 import { allowancesAt } from "./allowances";
 
 /** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
@@ -61,7 +62,7 @@ async function loadPlanInputs(db: Executor, observatory: StoredDocument<Observat
            case when o.status = 'pending' then null else (
              select max(h.created_at) from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') end as assigned_at
       from (
-        (select * from observations where observatory_id = ${observatory.id} and status = 'pending'
+        (select * from observations waiting where ${waitingAt({ alias: "waiting", observatoryId: observatory.id })}
           order by priority desc, created_at, id limit ${PLAN_READ_LIMIT})
         union all
         (select * from observations where observatory_id = ${observatory.id} and status in ${[...activeStatuses]})
@@ -242,46 +243,79 @@ async function plannedAt(deps: Deps, observation: StoredDocument<ObservationDoc>
   return plan?.slots.find((slot) => slot.observationId === observation.id && slot.end > now)?.observatoryId ?? null;
 }
 
-/** `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead. */
+
+/** Of forecasts at several observatories, the one that starts first (the first given when none starts). */
+function earliestOf<Forecast extends { expectedStart: string | null }>(
+  forecasts: Array<{ observatory: StoredDocument<ObservatoryDoc> | undefined; forecast: Forecast }>,
+) {
+  const starting = forecasts.filter((each) => each.forecast.expectedStart !== null);
+  starting.sort((a, b) => a.forecast.expectedStart!.localeCompare(b.forecast.expectedStart!));
+  return starting[0] ?? forecasts[0]!;
+}
+
+/**
+ * The forecast at each observatory it may run at, and the one that starts first: until the network plan decides among its
+ * candidates, a waiting observation with candidates is dispatched at each, so it starts where it may start first.
+ */
+async function forecastAtEach(options: { deps: Deps; observatoryIds: string[]; observationId: string; extra?: StoredDocument<ObservationDoc> }) {
+  const { deps, observationId, extra } = options;
+  const forecasts = await Promise.all(
+    options.observatoryIds.map(async (observatoryId) => {
+      const observatory = (await observatoriesCollection.get(deps.db, observatoryId)) ?? undefined;
+      return { observatory, forecast: await forecastIn({ deps, observatory, observationId, ...(extra ? { extra } : {}) }) };
+    }),
+  );
+  return earliestOf(forecasts);
+}
+
+/**
+ * `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead; one with
+ * candidates that waits, at whichever of them would start it first.
+ */
 export async function getObservationForecast(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { deps, actor, observationId } = options;
   const { observation } = await loadObservationAccess({ db: deps.db, actor, observationId });
-  const observatory = await observatoriesCollection.get(deps.db, observation.doc.observatoryId);
-  const waiting = observation.doc.status === "pending" || activeStatuses.includes(observation.doc.status);
+  const { doc } = observation;
+  const waiting = doc.status === "pending" || activeStatuses.includes(doc.status);
+  const observatoryIds = doc.observatoryId === null ? candidateObservatoryIdsOf(doc) : [doc.observatoryId];
+  const { observatory, forecast } = waiting
+    ? await forecastAtEach({ deps, observatoryIds, observationId })
+    : { observatory: undefined, forecast: await forecastIn({ deps, observatory: undefined, observationId }) };
   // A project member may read the observation without seeing its observatory, whose state is can_view's alone.
+  const shownId = observatory?.id ?? observatoryIds[0]!;
   const access = await resolveObservatoryAccess({
     db: deps.db,
     userId: actor.id,
     isServerAdmin: actor.isServerAdmin,
-    observatoryIds: [observation.doc.observatoryId],
+    observatoryIds: [shownId],
     includeRemoved: true,
   });
-  const showsObservatory = Boolean(access.get(observation.doc.observatoryId)?.can_view);
-  const forecast = {
-    ...(await forecastIn({ deps, observatory: waiting ? observatory : undefined, observationId })),
-    observatoryId: await plannedAt(deps, observation),
-  };
-  return showsObservatory ? { ...forecast, observatoryReasons: await heldNow(deps, waiting ? observatory : undefined) } : forecast;
+  const showsObservatory = Boolean(access.get(shownId)?.can_view);
+  const shown = { ...forecast, observatoryId: await plannedAt(deps, observation) };
+  return showsObservatory ? { ...shown, observatoryReasons: await heldNow(deps, observatory) } : shown;
 }
 
 /**
  * `POST /observations/forecast`: the estimate and the forecast of an observation not yet submitted,
  * as the wizard's review shows them. Whoever may create it may ask; nothing is stored. It joins the
- * queue as a new submission would: after every pending one of its priority.
+ * queue as a new submission would: after every pending one of its priority. With candidates (can_observe on each): at
+ * whichever would start it first, with the estimate by its first candidate's settings, as the observation would read.
  */
 export async function forecastDraft(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
   const { deps, actor, input } = options;
-  await requireObservatoryPermission({ db: deps.db, actor, observatoryId: input.observatoryId, permission: "can_observe" });
+  const { observatoryId, candidateObservatoryIds, ...fields } = input;
+  const observatoryIds = candidateObservatoryIds ?? [observatoryId!];
+  for (const each of observatoryIds) await requireObservatoryPermission({ db: deps.db, actor, observatoryId: each, permission: "can_observe" });
   await loadProjectAccess({ db: deps.db, actor, projectId: input.projectId });
-  const observatory = await observatoriesCollection.get(deps.db, input.observatoryId);
-  if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
   const now = deps.now();
   const draft: StoredDocument<ObservationDoc> = {
     id: DRAFT_ID,
     createdAt: now,
     updatedAt: now,
     doc: {
-      ...input,
+      ...fields,
+      observatoryId: candidateObservatoryIds ? null : observatoryId!,
+      candidateObservatoryIds: observatoryIds,
       notifications: input.notifications ?? { email: true, push: true, states: [] },
       ownerId: actor.id,
       status: "pending",
@@ -291,10 +325,12 @@ export async function forecastDraft(options: { deps: Deps; actor: UserActor; inp
       staleReportedAt: null,
     },
   };
-  const estimated = estimatedSecondsOf({ doc: draft.doc, observatory: observatory.doc });
+  const { observatory, forecast } = await forecastAtEach({ deps, observatoryIds, observationId: DRAFT_ID, extra: draft });
+  const first = observatoryIds[0] === observatory?.id ? observatory : await observatoriesCollection.get(deps.db, observatoryIds[0]!);
+  if (!observatory || !first) throw new AppError("NOT_FOUND", "No such observatory");
   return {
-    estimatedSeconds: estimated,
-    ...(await forecastIn({ deps, observatory, observationId: DRAFT_ID, extra: draft })),
+    estimatedSeconds: estimatedSecondsOf({ doc: draft.doc, observatory: first.doc }),
+    ...forecast,
     observatoryReasons: await heldNow(deps, observatory),
   };
 }

@@ -64,6 +64,8 @@ function csvValue(observation: Observation, column: CsvColumn, names: Names): st
     case "projectName":
       return names.get(observation.projectId) ?? null;
     case "observatoryName":
+      // One with candidates that waits runs at none yet: the names of those it may run at.
+      if (observation.observatoryId === null) return observation.candidateObservatoryIds.flatMap((id) => names.get(id) ?? []).join("; ") || null;
       return names.get(observation.observatoryId) ?? null;
     case "ownerName":
       return names.get(observation.ownerId) ?? null;
@@ -76,8 +78,8 @@ const csvRecord = (observation: Observation, names: Names) => `${CSV_COLUMNS.map
 
 /** One query for the names a batch's rows show (ids are prefixed by kind, so one map holds them all). */
 async function namesOf(db: Executor, observations: Observation[]): Promise<Names> {
-  const ids = (pick: (observation: Observation) => string) => [...new Set(observations.map(pick))];
-  const [projects, observatories, owners] = [ids((o) => o.projectId), ids((o) => o.observatoryId), ids((o) => o.ownerId)];
+  const ids = (pick: (observation: Observation) => string[]) => [...new Set(observations.flatMap(pick))];
+  const [projects, observatories, owners] = [ids((o) => [o.projectId]), ids((o) => o.candidateObservatoryIds), ids((o) => [o.ownerId])];
   if (observations.length === 0) return new Map();
   const rows = await db.execute<{ id: string; name: string | null }>(sql`
     select id, doc->>'name' as name from projects where id in ${projects}

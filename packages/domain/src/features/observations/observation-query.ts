@@ -16,7 +16,7 @@ const instantSchema = z.union([isoDateInput, isoDay]);
 /** The list's and the export's filters, as the query string gives them (REST and tRPC alike). */
 export const observationFilterFields = {
   projectId: opaqueIdSchema.optional(),
-  observatoryId: opaqueIdSchema.optional(),
+  observatoryId: opaqueIdSchema.optional().describe("Those that run there and those with it among their candidateObservatoryIds"),
   status: z
     .string()
     .max(500)
@@ -36,7 +36,8 @@ export type ObservationFilter = z.output<z.ZodObject<typeof observationFilterFie
 export function observationConditions({ actor, filter }: { actor: UserActor; filter: ObservationFilter }): SQL[] {
   const conditions = [actor.isServerAdmin ? sql`true` : readableBy({ userId: actor.id, viewableObservatories: viewableObservatoryIds(actor.id) })];
   if (filter.projectId) conditions.push(sql`o.project_id = ${filter.projectId}`);
-  if (filter.observatoryId) conditions.push(sql`o.observatory_id = ${filter.observatoryId}`);
+  // Those that run there and those that may: its candidates hold the observatory it runs at.
+  if (filter.observatoryId) conditions.push(sql`o.candidate_observatory_ids @> array[${filter.observatoryId}]::text[]`);
   if (filter.status) conditions.push(sql`o.status in ${filter.status}`);
   if (filter.ownerId) conditions.push(sql`o.owner_id = ${filter.ownerId}`);
   if (filter.from) conditions.push(sql`o.created_at >= ${new Date(filter.from).toISOString()}::timestamptz`);

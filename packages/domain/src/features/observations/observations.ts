@@ -1,13 +1,11 @@
 import { requireStorageDestination } from "../organizations";
-import { observationsCollection, storedFromRow, tables, usersCollection, type ObservationDoc } from "@meridian/db";
+import { candidateObservatoryIdsOf, observationsCollection, storedFromRow, tables, usersCollection, type ObservationDoc } from "@meridian/db";
 import { pluginMayReport, pluginReportableStatuses, type ObservationStatus } from "@meridian/rules";
 import { monitoringProblems } from "@meridian/rules/observations";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError, fieldError } from "../../platform/errors";
-import { holdLiveObservatory } from "../observatories";
-import { requireObservatoryPermission } from "../permissions";
 import { loadProjectAccess } from "../projects";
 import { loadObservationAccess, observationReaderIds } from "./access";
 import { clonedFromOf } from "./clone-reason";
@@ -25,6 +23,7 @@ import { markDispatch } from "./dispatch-trace";
 import { observatoryFilters, refuseUnavailableFilters } from "./filter-check";
 import { holdIdleObservatory, mayStartAtIdle } from "./dispatch";
 import { instantKey, keysetCursor } from "../../platform/validation/keyset-cursor";
+import { holdLiveObservatories, requireObservingAtEach, whereItRuns } from "./candidates";
 
 /** A cadence left on an observation whose update names another type: refused at the field, as the create schema refuses it. */
 function refuseCadenceOfAnotherType(merged: { type: string }, update: ObservationUpdate) {
@@ -41,32 +40,39 @@ function settled<T>(result: PromiseSettledResult<T>): T {
   return result.value;
 }
 
-/** `can_observe` on the observatory and membership of an active project; the caller owns the new observation. */
+/**
+ * `can_observe` on the observatory (or on each candidate) and membership of an active project; the caller owns the new
+ * observation. One with candidates is never assigned in its own transaction: a dispatch at each candidate judges it.
+ */
 export async function createObservation(options: { deps: Deps; actor: UserActor; input: ObservationCreate }) {
-  const { deps, actor, input } = options;
-  markDispatch({ stage: "request started", observatoryId: input.observatoryId });
+  const { deps, actor } = options;
+  const { observatoryId: single, candidateObservatoryIds: several, ...rest } = options.input;
+  const where = whereItRuns({ observatoryId: single, candidateObservatoryIds: several })!;
+  const fields = { ...rest, ...where };
+  const [first] = where.candidateObservatoryIds as [string];
+  markDispatch({ stage: "request started", observatoryId: first });
   const created = await inTransaction(deps, async (t) => {
     // The reads go out together (one round trip); their refusals are judged in this order, whichever came back first.
     const [permission, projectAccess, destination, live, held, timings, idleAt, owner, readers, filters] = await Promise.allSettled([
-      requireObservatoryPermission({ db: t.tx, actor, observatoryId: input.observatoryId, permission: "can_observe" }),
-      loadProjectAccess({ db: t.tx, actor, projectId: input.projectId }),
-      requireStorageDestination({ db: t.tx, projectId: input.projectId, destinationId: input.storageDestinationId }),
+      requireObservingAtEach({ db: t.tx, actor, observatoryIds: where.candidateObservatoryIds }),
+      loadProjectAccess({ db: t.tx, actor, projectId: fields.projectId }),
+      requireStorageDestination({ db: t.tx, projectId: fields.projectId, destinationId: fields.storageDestinationId }),
       // A removal that committed since the permission was granted cancelled what waits there: nothing new goes there.
-      holdLiveObservatory({ t, observatoryId: input.observatoryId }),
+      holdLiveObservatories({ t, observatoryIds: where.candidateObservatoryIds }),
       // The project's status under its lock (after the observatory's, as a clone takes them), not as read above:
       // archiving it waits for this creation, and a deletion committed meanwhile leaves it missing. Its cap is
       // counted under the same lock.
-      holdProjectForObservation({ t, projectId: input.projectId }),
+      holdProjectForObservation({ t, projectId: fields.projectId }),
       // What the answer's estimate follows, read now rather than after the writes.
-      observationTimings({ db: t.tx, observatoryIds: [input.observatoryId] }),
+      observationTimings({ db: t.tx, observatoryIds: [first] }),
       // Last, after the observatory's key share above: never waits.
-      holdIdleObservatory({ t, observatoryId: input.observatoryId }),
+      where.observatoryId === null ? Promise.resolve(null) : holdIdleObservatory({ t, observatoryId: where.observatoryId }),
       // The owner's notice of an assignment at once needs their preferences.
       usersCollection.get(t.tx, actor.id),
       // Who hears of it, read now so its events go out with its writes.
-      observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: input.projectId, observatoryId: input.observatoryId } }),
-      // The filters its observatory reported, which its exposures must be among.
-      observatoryFilters({ db: t.tx, observatoryIds: [input.observatoryId] }),
+      observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, ...fields } }),
+      // The filters its observatory (each candidate) reported, which its exposures must be among.
+      observatoryFilters({ db: t.tx, observatoryIds: where.candidateObservatoryIds }),
     ]);
     settled(permission);
     settled(projectAccess);
@@ -74,20 +80,20 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     if (!project) throw new AppError("NOT_FOUND", "No such project");
     const { status } = project;
     if (status !== "active") throw new AppError("PROJECT_NOT_ACTIVE", `The project is ${status}; observations go into active projects`);
-    refuseWindowInThePast({ window: input, now: t.now() });
-    refuseEndedCadence({ monitoring: input.monitoring, now: t.now() });
+    refuseWindowInThePast({ window: fields, now: t.now() });
+    refuseEndedCadence({ monitoring: fields.monitoring, now: t.now() });
     settled(destination);
     if (!settled(live)) throw new AppError("NOT_FOUND", "No such observatory");
-    refuseUnavailableFilters({ targets: input.targets, observatories: settled(filters) });
+    refuseUnavailableFilters({ targets: fields.targets, observatories: settled(filters) });
     const idle = settled(idleAt);
     // Judged before it is written, as the only observation waiting there: assigned at once, it needs no dispatch job.
     const now = t.now();
-    const candidate = { id: "", doc: newObservationDoc({ actor, fields: input, now: now.toISOString() }), createdAt: now, updatedAt: now };
+    const candidate = { id: "", doc: newObservationDoc({ actor, fields, now: now.toISOString() }), createdAt: now, updatedAt: now };
     const assignNow = idle !== null && (await mayStartAtIdle({ t, idle, candidate }));
     const inserting = insertObservation({
       t,
       actor,
-      fields: input,
+      fields,
       room: requireRoom(room),
       reason: null,
       readers: settled(readers),
@@ -95,10 +101,11 @@ export async function createObservation(options: { deps: Deps; actor: UserActor;
     });
     // Its statements are sent: the transaction's closing count goes with them, not in a round trip after.
     t.writesSent();
-    return presentObservation({ observation: await inserting, timing: settled(timings)(input.observatoryId), progress: progressBeforeFrames(input.targets) });
+    return presentObservation({ observation: await inserting, timing: settled(timings)(first), progress: progressBeforeFrames(fields.targets) });
   });
-  markDispatch({ stage: "request committed", observatoryId: created.observatoryId, observationId: created.id });
-  if (created.status === "assigned") markDispatch({ stage: "dispatch committed", observatoryId: created.observatoryId, observationId: created.id });
+  const at = created.observatoryId ?? first;
+  markDispatch({ stage: "request committed", observatoryId: at, observationId: created.id });
+  if (created.status === "assigned") markDispatch({ stage: "dispatch committed", observatoryId: at, observationId: created.id });
   return created;
 }
 
@@ -128,7 +135,10 @@ export async function getObservation(options: { deps: Deps; actor: UserActor; ob
   return presentOneObservation({ db: options.deps.db, observation });
 }
 
-/** The owner or `can_operate` edits an observation while it waits (pending or paused). */
+/**
+ * The owner or `can_operate` edits an observation while it waits (pending or paused). `observatoryId` or
+ * `candidateObservatoryIds` replace where it may run (can_observe on each, as a creation needs).
+ */
 export async function updateObservation(options: { deps: Deps; actor: UserActor; observationId: string; update: ObservationUpdate }) {
   const { deps, actor, observationId, update } = options;
   return inTransaction(deps, async (t) => {
@@ -137,14 +147,21 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     const { status } = observation.doc;
     if (status !== "pending" && status !== "paused")
       throw new AppError("INVALID_TRANSITION", `An observation can be changed only while pending or paused; it is ${status}`);
-    const merged = { ...observation.doc, ...update };
+    const { observatoryId: single, candidateObservatoryIds: several, ...changes } = update;
+    // Where it runs, when the edit names it: every observatory named is judged as a creation judges it.
+    const where = whereItRuns({ observatoryId: single, candidateObservatoryIds: several });
+    if (where) {
+      await requireObservingAtEach({ db: t.tx, actor, observatoryIds: where.candidateObservatoryIds });
+      if (!(await holdLiveObservatories({ t, observatoryIds: where.candidateObservatoryIds }))) throw new AppError("NOT_FOUND", "No such observatory");
+    }
+    const merged = { ...observation.doc, ...changes, ...where };
     if (update.fixedTimeEnd !== undefined) refuseWindowInThePast({ window: merged, now: t.now() });
     if (update.monitoring !== undefined) refuseEndedCadence({ monitoring: update.monitoring, now: t.now() });
     refuseCadenceOfAnotherType(merged, update);
     if (update.storageDestinationId) await requireStorageDestination({ db: t.tx, projectId: merged.projectId, destinationId: update.storageDestinationId });
-    // New exposures must be among the filters its observatory reports; an edit that leaves them is not judged again.
+    // New exposures must be among the filters its observatory (one of its candidates) reports; an edit that leaves them is not judged again.
     if (update.targets)
-      refuseUnavailableFilters({ targets: update.targets, observatories: await observatoryFilters({ db: t.tx, observatoryIds: [merged.observatoryId] }) });
+      refuseUnavailableFilters({ targets: update.targets, observatories: await observatoryFilters({ db: t.tx, observatoryIds: candidateObservatoryIdsOf(merged) }) });
     refuseInvalidWindow({ window: merged });
     const isMonitoring = merged.type === "monitoring";
     const updated = await observationsCollection.update(t.tx, observationId, () => ({
@@ -153,7 +170,7 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
       // A type changed away from monitoring takes its cadence with it.
       monitoring: isMonitoring ? (merged.monitoring ?? null) : null,
     }));
-    if (status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
+    if (status === "pending") for (const observatoryId of candidateObservatoryIdsOf(updated!.doc)) await queueDispatch({ t, observatoryId });
     return presentOneObservation({ db: t.tx, observation: updated! });
   });
 }

@@ -4,7 +4,6 @@ import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { AppError, fieldError, isAppError } from "../../platform/errors";
-import { holdLiveObservatory } from "../observatories";
 import { resolveObservatoryAccess } from "../permissions";
 import { loadProjectAccess } from "../projects";
 import { inTransaction } from "../../platform/transaction";
@@ -12,6 +11,8 @@ import { withoutControlCharacters } from "../users";
 import { loadObservationAccess, observationReaderIds } from "./access";
 import { cloneReason } from "./clone-reason";
 import { observatoryFilters, refuseUnavailableFilters } from "./filter-check";
+import { holdLiveObservatories, requireObservingAtEach, whereItRuns } from "./candidates";
+import { candidateObservatoryIdsOf, hasCandidates } from "@meridian/db";
 import { holdProjectForObservation, insertObservation, refuseInvalidWindow, refuseWindowInThePast, requireRoom, type NewObservationFields } from "./insert";
 import { presentOneObservation } from "./timings";
 import type { ObservationUpdate } from "./schemas";
@@ -62,9 +63,10 @@ async function requireProjectForClone(options: Parameters<typeof loadProjectAcce
 
 /**
  * A new pending observation with the fields of one the caller may read, owned by the caller, in
- * the same project and at the same observatory: so the caller must be allowed to create it there
- * (`can_observe` and project membership, 403 otherwise; an inactive project 409
- * PROJECT_NOT_ACTIVE; a removed observatory 409 OBSERVATORY_REMOVED). `overrides` are what `PUT`
+ * the same project and at the same observatory or candidates: so the caller must be allowed to create it there
+ * (`can_observe` on each and project membership, 403 otherwise; an inactive project 409
+ * PROJECT_NOT_ACTIVE; a removed observatory among them 409 OBSERVATORY_REMOVED). Overrides naming where it runs are
+ * judged as a creation's. `overrides` are what `PUT`
  * takes; `priority` (the query's) stands for the body's. Its history starts "cloned from <id>".
  */
 export async function cloneObservation(options: { deps: Deps; actor: UserActor; observationId: string; overrides: ObservationUpdate; priority?: number }) {
@@ -73,22 +75,29 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
     throw new AppError("VALIDATION_FAILED", "Give the priority once: in the query or in the body", {
       errors: [fieldError({ path: "priority", predicate: "is given both in the query and in the body" })],
     });
+  const { observatoryId: single, candidateObservatoryIds: several, ...changes } = overrides;
+  const movedTo = whereItRuns({ observatoryId: single, candidateObservatoryIds: several });
   return inTransaction(deps, async (t) => {
     const { observation } = await loadObservationAccess({ db: t.tx, actor, observationId });
     const source = observation.doc;
-    const access = (
-      await resolveObservatoryAccess({
-        db: t.tx,
-        userId: actor.id,
-        isServerAdmin: actor.isServerAdmin,
-        observatoryIds: [source.observatoryId],
-        includeRemoved: true,
-      })
-    ).get(source.observatoryId);
-    if (!access?.can_observe) throw new AppError("FORBIDDEN", "Cloning an observation needs can_observe on its observatory");
+    // Where it runs: the source's observatory or candidates (each judged, removed ones too), or what the body names instead,
+    // judged as a creation judges it.
+    const where = movedTo ?? { observatoryId: hasCandidates(source) ? null : source.observatoryId, candidateObservatoryIds: candidateObservatoryIdsOf(source) };
+    const observatoryIds = where.candidateObservatoryIds;
+    if (movedTo) await requireObservingAtEach({ db: t.tx, actor, observatoryIds });
+    else {
+      const access = await resolveObservatoryAccess({ db: t.tx, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds, includeRemoved: true });
+      if (!observatoryIds.every((observatoryId) => access.get(observatoryId)?.can_observe))
+        throw new AppError(
+          "FORBIDDEN",
+          `Cloning an observation needs can_observe on ${observatoryIds.length > 1 ? "each of its candidate observatories" : "its observatory"}`,
+        );
+    }
     await requireProjectForClone({ db: t.tx, actor, projectId: source.projectId });
-    if (!(await holdLiveObservatory({ t, observatoryId: source.observatoryId })))
-      throw new AppError("OBSERVATORY_REMOVED", "The observation's observatory was removed; a clone could never run");
+    if (!(await holdLiveObservatories({ t, observatoryIds }))) {
+      if (movedTo) throw new AppError("NOT_FOUND", "No such observatory");
+      throw new AppError("OBSERVATORY_REMOVED", "An observatory the observation may run at was removed; a clone could never run there");
+    }
     // Judged again under the project's lock: archiving it waits for the clone, and a deletion committed since is 404.
     const { project, room } = await holdProjectForObservation({ t, projectId: source.projectId });
     if (!project) throw new AppError("NOT_FOUND", "No such project");
@@ -97,7 +106,6 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
     const fields: NewObservationFields = {
       name: source.name,
       projectId: source.projectId,
-      observatoryId: source.observatoryId,
       type: source.type,
       priority: source.priority,
       targets: source.targets,
@@ -109,13 +117,14 @@ export async function cloneObservation(options: { deps: Deps; actor: UserActor; 
       // The cadence goes with the copy; the runs done do not (a clone starts its own series).
       monitoring: source.monitoring,
       storageDestinationId: source.storageDestinationId ?? null,
-      ...overrides,
+      ...changes,
+      ...where,
       ...(options.priority === undefined ? {} : { priority: options.priority }),
     };
     const [readers, , observatories] = await Promise.all([
-      observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, projectId: fields.projectId, observatoryId: fields.observatoryId } }),
+      observationReaderIds({ db: t.tx, doc: { ownerId: actor.id, ...fields } }),
       requireStorageDestination({ db: t.tx, projectId: fields.projectId, destinationId: fields.storageDestinationId }),
-      observatoryFilters({ db: t.tx, observatoryIds: [fields.observatoryId] }),
+      observatoryFilters({ db: t.tx, observatoryIds }),
     ]);
     // A clone is a new submission: its exposures, copied or overridden, must be among the filters its observatory reports now.
     refuseUnavailableFilters({ targets: fields.targets, observatories });

@@ -1,4 +1,4 @@
-import type { ObservationDoc, StoredDocument } from "@meridian/db";
+import { candidateObservatoryIdsOf, type ObservationDoc, type StoredDocument } from "@meridian/db";
 import { estimatedSeconds, type ObservatoryTiming } from "@meridian/rules";
 import type { ExposureProgress } from "./observation-progress";
 import type { Observation } from "./schemas";
@@ -20,6 +20,7 @@ export function presentObservation(options: {
     name: doc.name,
     projectId: doc.projectId,
     observatoryId: doc.observatoryId,
+    candidateObservatoryIds: candidateObservatoryIdsOf(doc),
     ownerId: doc.ownerId,
     type: doc.type,
     priority: doc.priority,

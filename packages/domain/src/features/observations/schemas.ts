@@ -33,6 +33,40 @@ const monitoringInput = z
       "once maxRuns runs are done or no run can start before until (a failed last run is then moved to completed, both moves recorded); null for none",
   );
 
+/** The most observatories an observation may name as its candidates (contract: "Network scheduling"). */
+const MAX_CANDIDATE_OBSERVATORIES = 20;
+
+const candidateObservatoryIdsInput = z
+  .array(opaqueIdSchema)
+  .min(2)
+  .max(MAX_CANDIDATE_OBSERVATORIES)
+  .superRefine((ids, ctx) => {
+    ids.forEach((id, index) => {
+      if (ids.indexOf(id) !== index) ctx.addIssue({ code: "custom", path: [index], message: `repeats ${id}: each observatory is named once` });
+    });
+  })
+  .describe(
+    `2 to ${MAX_CANDIDATE_OBSERVATORIES} distinct observatories it may run at, instead of observatoryId (400 VALIDATION_FAILED when both or neither ` +
+      "are given); can_observe is needed on each (403 FORBIDDEN otherwise). Until it is assigned its observatoryId reads null; dispatch may " +
+      "assign it at any of them, once",
+  );
+
+/** Exactly one of observatoryId and candidateObservatoryIds (`required`: a creation); an edit or a clone may give neither. */
+const refineWhereItRuns =
+  (required: boolean) => (value: { observatoryId?: string | undefined; candidateObservatoryIds?: string[] | undefined }, ctx: z.RefinementCtx) => {
+    const [single, several] = [value.observatoryId !== undefined, value.candidateObservatoryIds !== undefined];
+    if (single && several)
+      ctx.addIssue({ code: "custom", path: ["candidateObservatoryIds"], message: "is given together with observatoryId: give one of them" });
+    else if (required && !single && !several)
+      ctx.addIssue({ code: "custom", path: ["observatoryId"], message: "is missing: give observatoryId or candidateObservatoryIds" });
+  };
+
+/** Where it runs, as an edit or a clone may change it: one observatory, or its candidates (each replacing the other). */
+const whereItRunsFields = {
+  observatoryId: opaqueIdSchema.describe("The one observatory it runs at (needs can_observe there)"),
+  candidateObservatoryIds: candidateObservatoryIdsInput,
+};
+
 const editableFields = {
   name: observationNameSchema,
   type: z
@@ -58,7 +92,8 @@ export const observationCreateSchema = z
   .strictObject({
     ...editableFields,
     projectId: opaqueIdSchema,
-    observatoryId: opaqueIdSchema,
+    observatoryId: whereItRunsFields.observatoryId.optional(),
+    candidateObservatoryIds: whereItRunsFields.candidateObservatoryIds.optional(),
     type: editableFields.type.default("flexible"),
     priority: editableFields.priority.default(5),
     constraints: constraintsInput.default({ minAltitude: 30, maxAirmass: null, moonDistance: null, twilight: "astronomical" }),
@@ -69,17 +104,28 @@ export const observationCreateSchema = z
     monitoring: editableFields.monitoring.default(null),
     storageDestinationId: editableFields.storageDestinationId.default(null),
   })
+  .superRefine(refineWhereItRuns(true))
   .superRefine(refineFixedTimes)
   .superRefine(refineMonitoring)
   .meta({ id: "ObservationCreate" });
 export type ObservationCreate = z.output<typeof observationCreateSchema>;
 
 export const observationUpdateSchema = z
-  .strictObject(
-    Object.fromEntries(Object.entries(editableFields).map(([key, schema]) => [key, schema.optional()])) as {
+  .strictObject({
+    ...(Object.fromEntries(Object.entries(editableFields).map(([key, schema]) => [key, schema.optional()])) as {
       [Key in keyof typeof editableFields]: z.ZodOptional<(typeof editableFields)[Key]>;
-    },
-  )
+    }),
+    observatoryId: whereItRunsFields.observatoryId
+      .optional()
+      .describe("Moves it to this one observatory (needs can_observe there), replacing its observatory or every candidate"),
+    candidateObservatoryIds: whereItRunsFields.candidateObservatoryIds
+      .optional()
+      .describe(
+        `Replaces where it may run by these 2 to ${MAX_CANDIDATE_OBSERVATORIES} distinct observatories (can_observe on each, 403 otherwise), ` +
+          "whether it named one observatory or other candidates; not with observatoryId (400 VALIDATION_FAILED)",
+      ),
+  })
+  .superRefine(refineWhereItRuns(false))
   .superRefine(refineFixedTimes)
   .superRefine(refineMonitoring)
   .meta({ id: "ObservationUpdate" });
@@ -112,7 +158,16 @@ export const observationSchema = z
     id: z.string(),
     name: z.string(),
     projectId: z.string(),
-    observatoryId: z.string(),
+    observatoryId: z
+      .string()
+      .nullable()
+      .describe(
+        "Where it runs. With candidateObservatoryIds of several: null while pending or paused, the observatory it was assigned to from " +
+          "its assignment on, and null again when it goes back to pending",
+      ),
+    candidateObservatoryIds: z
+      .array(z.string())
+      .describe("Every observatory it may run at, in the order given: [observatoryId] for one submitted with a single observatory"),
     ownerId: z.string(),
     type: z.enum(observationTypes),
     priority: z.number().int(),
@@ -134,7 +189,10 @@ export const observationSchema = z
       .describe("A monitoring observation's runs so far and when the last ended; null before the first (extension)"),
     estimatedSeconds: z
       .number()
-      .describe("slewSeconds per target + Σ count × (exposureSeconds + readoutSeconds), with its observatory's settings as they are now"),
+      .describe(
+        "slewSeconds per target + Σ count × (exposureSeconds + readoutSeconds), with its observatory's settings as they are now (while one " +
+          "with candidates waits, its first candidate's)",
+      ),
     progress: z
       .array(exposureProgressSchema)
       .describe(

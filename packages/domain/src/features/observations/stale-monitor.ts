@@ -41,7 +41,8 @@ export async function reportStaleObservations(options: { deps: Deps }) {
     if (rows.length === 0) return rows;
     const admins = await findServerAdmins(t.tx);
     for (const row of rows) {
-      const operatorIds = await operatorsOf(t.tx, row.doc.observatoryId);
+      // Assigned or in progress: it has its observatory.
+      const operatorIds = row.doc.observatoryId ? await operatorsOf(t.tx, row.doc.observatoryId) : [];
       const operators = operatorIds.length > 0 ? await usersCollection.findMany(t.tx, sql`${tables.users.id} in ${operatorIds}`, undefined, 1000) : [];
       const audience = new Map([...operators, ...admins].map((user) => [user.id, user]));
       const hours = row.doc.status === "in_progress" ? settings.staleInProgressHours : settings.staleAssignedHours;

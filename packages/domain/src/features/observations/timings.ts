@@ -1,4 +1,4 @@
-import { tables, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import { candidateObservatoryIdsOf, tables, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { estimatedSeconds, type ObservatoryTiming } from "@meridian/rules";
 import { inArray, sql } from "drizzle-orm";
 import { progressOfObservations } from "./observation-progress";
@@ -21,15 +21,18 @@ export async function observationTimings(options: { db: Executor; observatoryIds
   return (observatoryId) => timings.get(observatoryId) ?? observatoryTiming({ doc: {} });
 }
 
+/** The observatory whose settings an estimate follows: where it runs, or while one with candidates waits, its first candidate. */
+const timingObservatoryOf = (doc: ObservationDoc): string => doc.observatoryId ?? candidateObservatoryIdsOf(doc)[0]!;
+
 /** Observations in their read shape, each with its estimate by its observatory's settings now and its progress: two queries for any number. */
 export async function presentObservations(options: { db: Executor; observations: ReadonlyArray<StoredDocument<ObservationDoc>> }): Promise<Observation[]> {
   const { db, observations } = options;
   const [timingOf, progressOf] = await Promise.all([
-    observationTimings({ db, observatoryIds: observations.map((observation) => observation.doc.observatoryId) }),
+    observationTimings({ db, observatoryIds: observations.map((observation) => timingObservatoryOf(observation.doc)) }),
     progressOfObservations({ db, observations }),
   ]);
   return observations.map((observation) =>
-    presentObservation({ observation, timing: timingOf(observation.doc.observatoryId), progress: progressOf(observation) }),
+    presentObservation({ observation, timing: timingOf(timingObservatoryOf(observation.doc)), progress: progressOf(observation) }),
   );
 }
 

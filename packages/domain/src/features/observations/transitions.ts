@@ -1,4 +1,12 @@
-import { observationHistoryCollection, observationsCollection, type ObservationDoc, type StoredDocument, type UserDoc } from "@meridian/db";
+import {
+  candidateObservatoryIdsOf,
+  hasCandidates,
+  observationHistoryCollection,
+  observationsCollection,
+  type ObservationDoc,
+  type StoredDocument,
+  type UserDoc,
+} from "@meridian/db";
 import { activeStatuses, canMove, type ObservationStatus } from "@meridian/rules";
 import type { Actor } from "../../platform/actor";
 import { AppError } from "../../platform/errors";
@@ -38,6 +46,13 @@ export const queueDispatchAlone = ({ t, observatoryId }: { t: Pick<InTransaction
  */
 export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx">; observatoryId: string }) =>
   Promise.all([queueDispatchAlone({ t, observatoryId }), queueNetworkPlan({ t })]);
+
+/**
+ * A dispatch at each of these observatories (an observation with candidates is eligible at each until one is assigned it),
+ * and the network plan made again once.
+ */
+const queueDispatchAtEach = ({ t, observatoryIds }: { t: Pick<InTransaction, "tx">; observatoryIds: Iterable<string> }) =>
+  Promise.all([...[...new Set(observatoryIds)].map((observatoryId) => queueDispatchAlone({ t, observatoryId })), queueNetworkPlan({ t })]);
 
 /** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
 type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;
@@ -80,7 +95,7 @@ export async function enterObservation(options: {
     ...moves.map((move) => recordHistory({ t, observationId: id, ...move, at })),
     assign
       ? queueObservationNotifications({ t, observation: { id, doc }, to: "assigned", reason: null, owner: assign.owner })
-      : queueDispatch({ t, observatoryId: doc.observatoryId }),
+      : queueDispatchAtEach({ t, observatoryIds: candidateObservatoryIdsOf(doc) }),
     // Assigned at once, it holds its observatory: the plan is made again around it.
     ...(assign ? [queueNetworkPlan({ t })] : []),
   ]);
@@ -132,11 +147,13 @@ export async function moveObservation(options: {
   to: ObservationStatus;
   actor: Actor;
   reason?: string | null;
+  /** A move to assigned: the observatory it is assigned to, one of its candidates (its own observatory when it names one). */
+  at?: string;
 }): Promise<StoredDocument<ObservationDoc>> {
   const { t, observation, to, actor } = options;
   const from = observation.doc.status;
   if (!canMove(from, to)) throw new AppError("INVALID_TRANSITION", `An observation cannot move from ${from} to ${to}`);
-  let current = await record(t, observation, to, actor, options.reason ?? null);
+  let current = await record(t, observation, to, actor, options.reason ?? null, options.at);
   // A monitoring observation repeats: its end is recorded, then it waits again (spec: monitoring resets to pending),
   // until its cadence's maxRuns or until; then it ends completed for good (contract, "Time and duration").
   if (current.doc.isMonitoring && (to === "completed" || to === "failed")) {
@@ -146,16 +163,33 @@ export async function moveObservation(options: {
     if (run.repeats) current = await record(t, current, "pending", system, `monitoring observation repeats after ${to}`);
     else if (to === "failed") current = await record(t, current, "completed", system, run.ending);
   }
-  if (to === "cancelled" && activeStatuses.includes(from)) {
-    await publishObservatoryEvent({ t, observatoryIds: [observation.doc.observatoryId], event: { type: "cancel", data: { observationId: observation.id } } });
+  const ranAt = observation.doc.observatoryId;
+  if (to === "cancelled" && activeStatuses.includes(from) && ranAt !== null) {
+    await publishObservatoryEvent({ t, observatoryIds: [ranAt], event: { type: "cancel", data: { observationId: observation.id } } });
   }
   // Ended with exposures short of accepted frames: repeated when its project asks (judged here, or after its last frame's analysis).
   for (const hook of afterMoveHooks) current = await hook({ t, observation: current });
-  const freesObservatory = activeStatuses.includes(from) && !activeStatuses.includes(current.doc.status);
-  if (freesObservatory || current.doc.status === "pending") await queueDispatch({ t, observatoryId: observation.doc.observatoryId });
-  // Every move changes what waits or what holds an observatory: the network plan is made again.
-  else await queueNetworkPlan({ t });
+  // The observatory it leaves, and each one it may wait at again; every move changes what waits or what holds an
+  // observatory, so the network plan is made again too.
+  const freed = activeStatuses.includes(from) && !activeStatuses.includes(current.doc.status) && ranAt !== null ? [ranAt] : [];
+  const waitsAt = current.doc.status === "pending" ? candidateObservatoryIdsOf(current.doc) : [];
+  await queueDispatchAtEach({ t, observatoryIds: [...freed, ...waitsAt] });
   return current;
+}
+
+/**
+ * Where the observation runs after a move to `to`: an assignment names the observatory (`assignedAt`, one of its
+ * candidates); one with candidates that goes back to pending runs nowhere until it is assigned again; any other
+ * move keeps it.
+ */
+function observatoryAfterMove(doc: ObservationDoc, to: ObservationStatus, assignedAt: string | undefined): string | null {
+  if (to === "assigned") {
+    const observatoryId = assignedAt ?? doc.observatoryId;
+    if (observatoryId === null || !candidateObservatoryIdsOf(doc).includes(observatoryId))
+      throw new AppError("INVALID_TRANSITION", "An observation is assigned only to one of its candidate observatories");
+    return observatoryId;
+  }
+  return to === "pending" && hasCandidates(doc) ? null : doc.observatoryId;
 }
 
 async function record(
@@ -164,9 +198,13 @@ async function record(
   to: ObservationStatus,
   actor: Actor,
   reason: string | null,
+  assignedAt?: string,
 ): Promise<StoredDocument<ObservationDoc>> {
   const at = t.now().toISOString();
   const from = observation.doc.status;
+  const observatoryId = observatoryAfterMove(observation.doc, to, assignedAt);
+  // One with candidates records where each move left it: its runs may be at different observatories (allocations follow them).
+  const ranAt = hasCandidates(observation.doc) && observatoryId !== null ? { observatoryId } : {};
   // The write, its history, its readers and the owner's email and push go out together (postgres.js pipelines them
   // on the transaction's connection): a move changes none of what decides the readers (owner, project, observatory)
   // or what the messages say (name, owner, channels).
@@ -175,11 +213,11 @@ async function record(
       observationsCollection.update(
         t.tx,
         observation.id,
-        (doc) => ({ ...doc, status: to, statusReason: reason, statusChangedAt: at, staleReportedAt: null }),
+        (doc) => ({ ...doc, observatoryId, status: to, statusReason: reason, statusChangedAt: at, staleReportedAt: null }),
         // Callers hold the row locked: written at once, without reading it again.
         { seen: observation },
       ),
-      recordHistory({ t, observationId: observation.id, from, to, at, actor, reason }),
+      recordHistory({ t, observationId: observation.id, from, to, at, actor, reason, ...ranAt }),
       observationReaderIds({ db: t.tx, doc: observation.doc }),
     ]),
     queueObservationNotifications({ t, observation, to, reason }),
@@ -209,6 +247,7 @@ async function recordHistory(entry: {
   at: string;
   actor: Actor;
   reason: string | null;
+  observatoryId?: string;
 }) {
   // Dated by the statement's clock, so two moves in one transaction keep their order.
   await observationHistoryCollection.insert(
@@ -220,6 +259,7 @@ async function recordHistory(entry: {
       at: entry.at,
       actor: { kind: entry.actor.kind, id: entry.actor.id },
       reason: entry.reason,
+      ...(entry.observatoryId === undefined ? {} : { observatoryId: entry.observatoryId }),
     },
     undefined,
     { stampAtStatement: true },

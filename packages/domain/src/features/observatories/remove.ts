@@ -57,10 +57,15 @@ export async function removeObservatory(options: { deps: Deps; actor: UserActor;
     if (!(await mayRemove(t, actor, observatory)))
       throw new AppError("FORBIDDEN", "Only the observatory's owner, a manager of observatories of its organization or a server admin may remove it");
 
-    // Every observation not yet ended, locked in one order, so none moves while this decides.
+    // Every observation not yet ended, locked in one order, so none moves while this decides: those it holds, and those
+    // waiting with candidates of which it is the last not removed (one with others left waits for them).
     const open = await t.tx.execute<{ id: string; status: string }>(sql`
-      select id, status from observations
-       where observatory_id = ${observatoryId} and status in ${[...activeStatuses, "pending", "paused"]}
+      select id, status from observations w
+       where status in ${[...activeStatuses, "pending", "paused"]}
+         and (observatory_id = ${observatoryId}
+           or (observatory_id is null and candidate_observatory_ids @> array[${observatoryId}]::text[]
+             and not exists (select 1 from observatories c
+                              where c.id = any(w.candidate_observatory_ids) and c.id <> ${observatoryId} and c.doc->>'removedAt' is null)))
        order by id for update`);
     const running = open.find((row) => (activeStatuses as readonly string[]).includes(row.status));
     if (running)
