@@ -220,6 +220,10 @@ const envSchema = z.object({
   FRAME_ANALYSIS_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3_600).default(120),
   /** Frames one worker process analyses at once (each runs source-extractor and solve-field: CPU-bound). */
   FRAME_ANALYSIS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  /** How far ahead the network plan looks (docs/api-contract.md, "Network scheduling"). */
+  PLAN_HORIZON_HOURS: z.coerce.number().int().min(1).max(168).default(72),
+  /** An observatory offline, unsafe or under a weather hold this long gets nothing planned until it is back. */
+  REASSIGN_AFTER_MINUTES: z.coerce.number().int().min(1).max(1_440).default(10),
   /**
    * Check every REST response body against its operation's declared output schema, and answer 500
    * (logged) when it does not match: the test harness turns it on; it costs a parse per response.

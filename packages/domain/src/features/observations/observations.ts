@@ -23,6 +23,7 @@ import { moveObservation, queueDispatch } from "./transitions";
 import { inTransaction } from "../../platform/transaction";
 import { markDispatch } from "./dispatch-trace";
 import { holdIdleObservatory, mayStartAtIdle } from "./dispatch";
+import { isAtObservatory } from "./failover";
 import { instantKey, keysetCursor } from "../../platform/validation/keyset-cursor";
 
 /** A cadence left on an observation whose update names another type: refused at the field, as the create schema refuses it. */
@@ -187,7 +188,7 @@ export async function reportObservationStatus(options: {
   const { deps, observatoryId, observationId } = options;
   return inTransaction(deps, async (t) => {
     const observation = await observationsCollection.get(t.tx, observationId, { forUpdate: true });
-    if (!observation || observation.doc.observatoryId !== observatoryId) throw new AppError("NOT_FOUND", "No such observation at this observatory");
+    if (!observation || !isAtObservatory(observation.doc, observatoryId)) throw new AppError("NOT_FOUND", "No such observation at this observatory");
     if (!pluginMayReport(options.status))
       throw new AppError(
         "FORBIDDEN_TRANSITION",
