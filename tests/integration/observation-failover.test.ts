@@ -77,10 +77,10 @@ async function plugin(key: string) {
 
 const observatory = (owner: Account, id: string) => must(`/observatories/${id}`, { token: owner.token }) as Promise<ObservatoryRead>;
 const statusOf = async (owner: Account, id: string) => ((await must(`/observations/${id}`, { token: owner.token })) as { status: string }).status;
-const historyOf = async (owner: Account, id: string) => ((await must(`/observations/${id}/history`, { token: owner.token })) as { items: HistoryEntry[] }).items;
+const historyOf = async (owner: Account, id: string) =>
+  ((await must(`/observations/${id}/history`, { token: owner.token })) as { items: HistoryEntry[] }).items;
 const observatoryHistory = async (owner: Account, id: string) =>
-  ((await must(`/observatories/${id}/history`, { token: owner.token })) as { items: Array<{ type: string; at: string; data: Record<string, unknown> }> })
-    .items;
+  ((await must(`/observatories/${id}/history`, { token: owner.token })) as { items: Array<{ type: string; at: string; data: Record<string, unknown> }> }).items;
 /** When the observatory's history says a condition began: its newest entry of that type. */
 const entryAt = async (owner: Account, id: string, type: string) =>
   Date.parse((await until(`a ${type} entry`, async () => (await observatoryHistory(owner, id)).find((entry) => entry.type === type)))!.at);
@@ -131,7 +131,7 @@ describe("observations at an observatory that goes down", () => {
     expect(entry?.data).toMatchObject({ observationId, reason: "observatory unavailable", unavailable: ["offline"] });
   });
 
-  it("moves back exactly REASSIGN_AFTER_MINUTES after the observatory reported itself unsafe, asks for the sweep at that moment, and tells it cancel at once", async () => {
+  it("moves back exactly REASSIGN_AFTER_MINUTES after the observatory reported unsafe, asks for the sweep then, and tells it cancel at once", async () => {
     clock = controlServerClock(server, Date.now());
     const owner = await createAccount(server);
     const { first, key, submit } = await network(owner);

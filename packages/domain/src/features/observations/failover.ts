@@ -18,7 +18,7 @@ const FAILOVER_ACTOR = { kind: "system", id: "failover" } as const satisfies Act
  * `observatoryId: null` says the same once they land), so what the plugin still sends of it is "No such observation at
  * this observatory", as for any observation not there.
  */
-export const isAtObservatory = (doc: ObservationDoc, observatoryId: string) =>
+export const isAtObservatory = ({ doc, observatoryId }: { doc: ObservationDoc; observatoryId: string }) =>
   doc.observatoryId === observatoryId && !((doc.status === "pending" || doc.status === "paused") && namesOtherCandidates(doc));
 
 /**

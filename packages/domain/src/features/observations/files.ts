@@ -118,7 +118,7 @@ export async function uploadObservationFile(options: {
       errors: [{ path: "filename", message: "Must be 1 to 255 characters without slashes or control characters, and not . or .." }],
     });
   const observation = await observationsCollection.get(deps.db, observationId);
-  if (!observation || !isAtObservatory(observation.doc, observatoryId)) throw new AppError("NOT_FOUND", "No such observation at this observatory");
+  if (!observation || !isAtObservatory({ doc: observation.doc, observatoryId })) throw new AppError("NOT_FOUND", "No such observation at this observatory");
   if (options.previewOf) {
     const original = await filesCollection.get(deps.db, options.previewOf);
     if (!original || original.doc.observationId !== observationId) throw new AppError("NOT_FOUND", "previewOf names no file of this observation");

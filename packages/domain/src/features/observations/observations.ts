@@ -188,7 +188,7 @@ export async function reportObservationStatus(options: {
   const { deps, observatoryId, observationId } = options;
   return inTransaction(deps, async (t) => {
     const observation = await observationsCollection.get(t.tx, observationId, { forUpdate: true });
-    if (!observation || !isAtObservatory(observation.doc, observatoryId)) throw new AppError("NOT_FOUND", "No such observation at this observatory");
+    if (!observation || !isAtObservatory({ doc: observation.doc, observatoryId })) throw new AppError("NOT_FOUND", "No such observation at this observatory");
     if (!pluginMayReport(options.status))
       throw new AppError(
         "FORBIDDEN_TRANSITION",

@@ -44,12 +44,10 @@ export async function observatoryUnavailableSince(options: {
   const kinds = unavailabilitiesOf(observatory.doc);
   if (kinds.length === 0) return null;
   const starts = await Promise.all(
-    kinds.map((kind) => {
-      if (kind === "offline") {
-        const { lastSeenAt } = observatory.doc.connection;
-        return lastSeenAt ? new Date(lastSeenAt) : observatory.createdAt;
-      }
-      return stretchStart(db, observatory, kind === "unsafe" ? "safety_event" : "weather_hold");
+    kinds.map(async (kind) => {
+      if (kind !== "offline") return stretchStart(db, observatory, kind === "unsafe" ? "safety_event" : "weather_hold");
+      const { lastSeenAt } = observatory.doc.connection;
+      return lastSeenAt ? new Date(lastSeenAt) : observatory.createdAt;
     }),
   );
   return { since: new Date(Math.min(...starts.map((start) => start.getTime()))), kinds };

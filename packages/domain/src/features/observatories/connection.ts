@@ -178,7 +178,8 @@ export async function observatoryHello(options: {
     if (observatory.doc.removedAt) throw new AppError("NOT_FOUND", "The observatory was removed");
     // Replaced by a newer connection whose claim this process has not heard of yet (or which has ended since):
     // its hello must not bring the observatory online with nobody connected.
-    if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== options.connectionId) return { replaced: true, minimumPluginVersion: null, cancels: [] };
+    if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== options.connectionId)
+      return { replaced: true, minimumPluginVersion: null, cancels: [] };
     const cancels = await withdrawnFrom(t, observatory);
     const changes = await applyReport(t, observatory, reports);
     const { online, pluginVersion: knownVersion } = observatory.doc.connection;
