@@ -9,7 +9,7 @@ import { namesOtherCandidates, observatoryUnavailableSince, reassignAfterMs, rec
 import { moveObservation } from "./transitions";
 
 /** The history reason of the move (contract, "Network scheduling"). */
-export const OBSERVATORY_UNAVAILABLE_REASON = "observatory unavailable";
+const OBSERVATORY_UNAVAILABLE_REASON = "observatory unavailable";
 const FAILOVER_ACTOR = { kind: "system", id: "failover" } as const satisfies Actor;
 
 /**

@@ -31,7 +31,7 @@ export { openObservationArchive } from "./files-archive";
 export { exportObservations, csvField } from "./observation-export";
 export { type ObservationFilter } from "./observation-query";
 export { reportStaleObservations } from "./stale-monitor";
-export { reassignFromUnavailableObservatories, OBSERVATORY_UNAVAILABLE_REASON } from "./failover";
+export { reassignFromUnavailableObservatories } from "./failover";
 export * from "./operate";
 export * from "./bulk";
 export { fileKindOf } from "./files";
