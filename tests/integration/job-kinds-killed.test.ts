@@ -312,6 +312,7 @@ const walks: { [Name in JobName]: Walk } = {
   backup_schedule: scheduled("starts a backup as a tracked job, which has its own ending; the next minute's run starts one still due"),
   integrity_schedule: scheduled("starts scans as tracked jobs, which have their own ending; the next minute's run starts one still due"),
   observations_maintenance: scheduled("a sweep over what is due now; the next minute's run does it"),
+  observations_failover: scheduled("a sweep over what is due now, each move in its own transaction; the next minute's run does it"),
   refresh_analytics: scheduled("recomputes a summary from the tables; the next minute's run does it"),
   reconcile_jobs: scheduled("the sweep itself; the next minute's run (and every recovery) does it"),
 };

@@ -24,6 +24,7 @@ describe("job registry", () => {
       "* * * * * announcements_maintenance",
       "* * * * * backup_schedule",
       "* * * * * integrity_schedule",
+      "* * * * * observations_failover",
       "* * * * * observations_maintenance",
       "* * * * * reconcile_jobs",
       "* * * * * refresh_analytics",

@@ -14,7 +14,7 @@ import { crontabOf, registerJobs, type DefinedJob } from "./platform/jobs/define
 import { pruneTrackedJobsJob, reconcileJobsJob } from "./platform/jobs/runtime-jobs";
 import { sendPushJob } from "./features/notifications/push-jobs";
 import { pruneObservatoryHistoryJob } from "./features/observatories/observatory-jobs";
-import { dispatchObservatoryJob, observationsMaintenanceJob } from "./features/observations/observation-jobs";
+import { dispatchObservatoryJob, observationsFailoverJob, observationsMaintenanceJob } from "./features/observations/observation-jobs";
 import { networkPlanJob } from "./features/network/network-jobs";
 // The door observatories declare and observations plug into (an observatory found silent by a job moves the observations
 // it holds): loaded with the registry, so that a process running jobs has it whatever else it imports.
@@ -56,6 +56,7 @@ export const jobRegistry = {
   network_plan: networkPlanJob,
   analyse_frame: analyseFrameJob,
   observations_maintenance: observationsMaintenanceJob,
+  observations_failover: observationsFailoverJob,
   refresh_analytics: refreshAnalyticsJob,
   prune_realtime_events: pruneRealtimeEventsJob,
   reconcile_jobs: reconcileJobsJob,

@@ -147,7 +147,11 @@ const observatorySettingsOperations = {
     access: "signed-in",
     tags,
     summary: "History, newest first (can_view)",
-    description: "The newest `OBSERVATORY_HISTORY_KEEP` entries (100,000 by default) are kept; a daily job removes older ones.",
+    description:
+      "The newest `OBSERVATORY_HISTORY_KEEP` entries (100,000 by default) are kept; a daily job removes older ones. " +
+      'Besides the contract\'s types, `observation_reassigned` `{observationId, reason: "observatory unavailable", unavailable, since}` ' +
+      "records an observation the failover took back from this observatory after it had been offline, unsafe or under a weather hold " +
+      "(`unavailable`: which of them) since `since` for `REASSIGN_AFTER_MINUTES`; its plugin is sent `cancel` for it.",
     method: "get",
     path: "/observatories/{id}/history",
     status: 200,

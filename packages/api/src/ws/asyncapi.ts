@@ -19,14 +19,19 @@ const summaries: Record<string, string> = {
   safety: "The observatory's safety monitor: unsafe holds new work (queue code UNSAFE).",
   weather: "A weather hold on or off: on holds new work.",
   goodbye:
-    "The plugin is going away on purpose: the observatory is offline at once and its unstarted observation goes back to pending. " +
+    "The plugin is going away on purpose: the observatory is offline at once and its unstarted observation goes back to pending " +
+    "(one that may run at other observatories keeps its assignment until the observatory has been away REASSIGN_AFTER_MINUTES). " +
     "Like every message but hello it needs a hello first (else HELLO_REQUIRED), and after it the connection is as before hello: " +
     "a hello on the same socket makes it the observatory's live connection again; any other message, another goodbye included, is refused with HELLO_REQUIRED.",
   assign:
     "An observation to run now, as the REST API presents it (unknown fields are to be ignored). After each hello the server sends it again for " +
     "every observation assigned to the observatory and not yet started, since one sent while a connection was being lost reached no one: " +
     "a plugin that already has that observation ignores the repeat. A plugin below the minimum version is sent none.",
-  cancel: "Stop the observation under way: it was cancelled.",
+  cancel:
+    "Stop the observation, do not start it: it was cancelled, or (one that may run at other observatories) it was taken back after the " +
+    "observatory had been offline, unsafe or under a weather hold for REASSIGN_AFTER_MINUTES. Sent at once to a connected plugin, and after " +
+    "each hello for every observation taken back while the observatory was away or in the last day, before any assign; a plugin ignores " +
+    "one it does not run. What the plugin sends of a taken-back observation afterwards (its status, its files) is refused with NOT_FOUND.",
   update_required:
     "The plugin is below the server's minimum version: it gets no work (no assign, not even one already assigned to its observatory) while " +
     "it stays below. Sent at hello, when the minimum is raised, and every 4 hours.",

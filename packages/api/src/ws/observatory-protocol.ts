@@ -183,7 +183,7 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
         session.goneReason = "connection_closed";
         if (!(await claim(deps, session, connection))) return;
       }
-      const { replaced, minimumPluginVersion } = await observatoryHello({
+      const { replaced, minimumPluginVersion, cancels } = await observatoryHello({
         deps,
         observatoryId: session.observatoryId,
         connectionId: session.connectionId,
@@ -192,6 +192,9 @@ export const observatoryProtocol = defineProtocol<ObservatorySession, PluginToSe
         equipment: message.equipment,
       });
       if (replaced) return replace(session, connection);
+      // What the failover took from it while it was away, before `helloed`: an `assign` of one of them made meanwhile is
+      // held back until then (`accepts`) and sent again after (`sendUnstartedAssignments`), so it follows its cancel.
+      for (const observationId of cancels) session.told.send(connection, { type: "cancel", observationId });
       session.helloed = true;
       session.pluginVersion = message.pluginVersion;
       if (minimumPluginVersion) connection.send({ type: "update_required", minimumPluginVersion });

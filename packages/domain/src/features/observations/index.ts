@@ -2,10 +2,11 @@
 import "../../platform/validation/zod-error-map";
 import { moveObservationsWith } from "../observatories";
 import { moveObservation, queueDispatch, queueNetworkPlan } from "./transitions";
+import { queueReassignCheck } from "./failover";
 
 // The door observatories declare: an observatory that can take work again queues a dispatch, and one going offline or
 // removed moves the observations it holds, through the one writer of statuses; declared here where the surface is.
-moveObservationsWith({ moveObservation, queueDispatch, queueNetworkPlan });
+moveObservationsWith({ moveObservation, queueDispatch, queueNetworkPlan, queueReassignCheck });
 export * from "./schemas";
 export { listObservationsAsJson, listObservationsCached } from "./observation-pages";
 export { DISPATCH_TRACE_CHANNEL, markDispatch, type DispatchMark, type DispatchStage } from "./dispatch-trace";
@@ -37,6 +38,7 @@ export { openObservationArchive } from "./files-archive";
 export { exportObservations, csvField } from "./observation-export";
 export { type ObservationFilter } from "./observation-query";
 export { reportStaleObservations } from "./stale-monitor";
+export { reassignFromUnavailableObservatories } from "./failover";
 export * from "./operate";
 export * from "./bulk";
 export { fileKindOf } from "./files";

@@ -3,6 +3,7 @@ import { defineJob, scheduledPayload } from "../../platform/jobs/define-job";
 import { markSilentObservatoriesOffline } from "../observatories";
 import { inTransaction } from "../../platform/transaction";
 import { dispatchObservatory, observatoriesAwaitingDispatch } from "./dispatch";
+import { reassignFromUnavailableObservatories } from "./failover";
 import { reportStaleObservations } from "./stale-monitor";
 import { queueDispatch, queueNetworkPlan } from "./transitions";
 
@@ -43,4 +44,16 @@ export const observationsMaintenanceJob = defineJob({
       await inTransaction(deps, (t) => Promise.all(chunk.map((observatoryId) => queueDispatch({ t, observatoryId }))));
     }
   },
+});
+
+/**
+ * The failover: observations assigned and unstarted at an observatory offline, unsafe or held for weather past
+ * `REASSIGN_AFTER_MINUTES` that name other candidates wait again (`reassignFromUnavailableObservatories`). Each minute,
+ * and at the moment an observatory's change makes one due (`queueReassignCheck`, keyed per observatory).
+ */
+export const observationsFailoverJob = defineJob({
+  name: "observations_failover",
+  payload: scheduledPayload,
+  schedule: "* * * * *",
+  run: (_payload, { deps }) => reassignFromUnavailableObservatories({ deps }),
 });

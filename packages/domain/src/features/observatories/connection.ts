@@ -1,4 +1,5 @@
 import { observationsCollection, observatoriesCollection, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import { activeStatuses } from "@meridian/rules";
 import { isDeepStrictEqual } from "node:util";
 import { REPORT_DEPTH_LIMIT, REPORT_LIMIT_BYTES } from "@meridian/rules/observatory-protocol";
 import { sql } from "drizzle-orm";
@@ -7,6 +8,7 @@ import { AppError } from "../../platform/errors";
 import { pluginIsCurrent, readServerSettings } from "../system";
 import { publishUserEvent } from "../../platform/events/publish";
 import { observatoryViewerIds } from "../permissions";
+import { namesOtherCandidates, observatoryUnavailableSince, reassignAfterMs } from "./availability";
 import { observations } from "./observations-door";
 import { recordHistory } from "./observatories";
 import { endPresence, LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
@@ -122,9 +124,44 @@ async function applyReport(t: Pick<InTransaction, "tx">, observatory: StoredDocu
   return changes;
 }
 
+/** How far back a hello looks for observations the failover took from the observatory, beyond its last absence. */
+const WITHDRAWN_LOOKBACK_MS = 24 * 3_600_000;
+/** A plugin runs one observation at a time: this many cover every absence it could have held one through. */
+const WITHDRAWN_LIMIT = 100;
+
+/**
+ * The observations the failover took from the observatory (`observation_reassigned` in its history) during the absence
+ * a hello ends, or in the last day (a cancel sent to a connection that died before it arrived), but not those it has
+ * assigned or under way again since: its plugin is sent `cancel` for each, and ignores one it does not run.
+ */
+async function withdrawnFrom(t: InTransaction, observatory: StoredDocument<ObservatoryDoc>): Promise<string[]> {
+  const { connection } = observatory.doc;
+  const dayAgo = t.now().getTime() - WITHDRAWN_LOOKBACK_MS;
+  const absentSince = connection.online ? dayAgo : new Date(connection.lastSeenAt ?? observatory.createdAt).getTime();
+  const from = new Date(Math.min(dayAgo, absentSince)).toISOString();
+  const rows = await t.tx.execute<{ id: string }>(sql`
+    select distinct h.doc->'data'->>'observationId' as id from observatory_history h
+     where h.observatory_id = ${observatory.id} and h.doc->>'type' = 'observation_reassigned' and h.created_at > ${from}::timestamptz
+       and not exists (select from observations o where o.id = h.doc->'data'->>'observationId'
+                          and o.observatory_id = ${observatory.id} and o.status in ${[...activeStatuses]})
+     limit ${WITHDRAWN_LIMIT}`);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Asks for the failover sweep at the moment the observatory will have been offline, unsafe or held for weather
+ * `REASSIGN_AFTER_MINUTES`, after a change that leaves it so (the minute's run covers any moment this misses).
+ */
+async function queueReassignCheck(t: InTransaction, observatory: StoredDocument<ObservatoryDoc> | undefined) {
+  if (!observatory) return;
+  const away = await observatoryUnavailableSince({ db: t.tx, observatory });
+  if (away) await observations().queueReassignCheck({ t, observatoryId: observatory.id, at: new Date(away.since.getTime() + reassignAfterMs(t.env)) });
+}
+
 /**
  * `hello`: online with its plugin version; dispatch runs if the plugin is current. Returns the
- * minimum version when it is not. The document is written only when something in it changes.
+ * minimum version when it is not, and the observations the failover took from it while it was away
+ * (`cancels`: its plugin is told `cancel` for each). The document is written only when something in it changes.
  */
 export async function observatoryHello(options: {
   deps: Deps;
@@ -134,7 +171,7 @@ export async function observatoryHello(options: {
   pluginVersion: string;
   systemInfo?: unknown;
   equipment?: unknown;
-}): Promise<{ replaced: boolean; minimumPluginVersion: string | null }> {
+}): Promise<{ replaced: boolean; minimumPluginVersion: string | null; cancels: string[] }> {
   const { deps, observatoryId, pluginVersion } = options;
   const reports = checkReports(options);
   return withObservatory(deps, observatoryId, async (t, observatory) => {
@@ -142,7 +179,9 @@ export async function observatoryHello(options: {
     if (observatory.doc.removedAt) throw new AppError("NOT_FOUND", "The observatory was removed");
     // Replaced by a newer connection whose claim this process has not heard of yet (or which has ended since):
     // its hello must not bring the observatory online with nobody connected.
-    if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== options.connectionId) return { replaced: true, minimumPluginVersion: null };
+    if ((await readPresence({ db: t.tx, observatoryId }))?.connectionId !== options.connectionId)
+      return { replaced: true, minimumPluginVersion: null, cancels: [] };
+    const cancels = await withdrawnFrom(t, observatory);
     const changes = await applyReport(t, observatory, reports);
     const { online, pluginVersion: knownVersion } = observatory.doc.connection;
     if (!online) await connectionChanged(t, observatoryId, { online: true, pluginVersion });
@@ -155,7 +194,7 @@ export async function observatoryHello(options: {
     const settings = await readServerSettings(t.tx);
     const current = pluginIsCurrent({ settings, pluginVersion });
     if (current) await observations().queueDispatch({ t, observatoryId });
-    return { replaced: false, minimumPluginVersion: current ? null : settings.minimumPluginVersion };
+    return { replaced: false, minimumPluginVersion: current ? null : settings.minimumPluginVersion, cancels };
   });
 }
 
@@ -208,9 +247,12 @@ export async function observatorySafety(options: { deps: Deps; observatoryId: st
     const before = conditionsOf(observatory.doc);
     if (before.safe === safe && before.safetyReason === (options.reason ?? null)) return;
     await history(t, observatoryId, "safety_event", { safe, reason: options.reason ?? null });
-    await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({ ...doc, conditions: { ...before, safe, safetyReason: options.reason ?? null } }));
+    const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
+      ...doc,
+      conditions: { ...before, safe, safetyReason: options.reason ?? null },
+    }));
     if (safe) await observations().queueDispatch({ t, observatoryId });
-    else await observations().queueNetworkPlan({ t });
+    else await Promise.all([observations().queueNetworkPlan({ t }), queueReassignCheck(t, updated)]);
   });
 }
 
@@ -221,12 +263,12 @@ export async function observatoryWeather(options: { deps: Deps; observatoryId: s
     const before = conditionsOf(observatory.doc);
     if (before.weatherHold === hold && before.weatherReason === (options.reason ?? null)) return;
     await history(t, observatoryId, "weather_hold", { hold, reason: options.reason ?? null });
-    await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
+    const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,
       conditions: { ...before, weatherHold: hold, weatherReason: options.reason ?? null },
     }));
     if (!hold) await observations().queueDispatch({ t, observatoryId });
-    else await observations().queueNetworkPlan({ t });
+    else await Promise.all([observations().queueNetworkPlan({ t }), queueReassignCheck(t, updated)]);
   });
 }
 
@@ -235,7 +277,9 @@ export type GoneReason = "goodbye" | "connection_closed" | "heartbeat_missed" | 
 /**
  * The observatory went away: by `goodbye`, by its connection closing (or being closed by a
  * stopping server, or for flooding it), or by missing heartbeats. It is offline, and an
- * observation assigned to it but not yet started waits again for dispatch.
+ * observation assigned to it but not yet started waits again for dispatch; one that names other
+ * candidates keeps its assignment until the failover moves it (`REASSIGN_AFTER_MINUTES` from
+ * when it was last seen), so a plugin back within that time goes on with it.
  */
 export async function observatoryGone(options: {
   deps: Deps;
@@ -268,12 +312,13 @@ export async function observatoryGone(options: {
       return;
     }
     await connectionChanged(t, observatoryId, { online: false, reason });
-    await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
+    const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,
       // Documents written before connections had their own row named the live one here.
       connection: { online: false, pluginVersion: doc.connection.pluginVersion, lastSeenAt: lastSeen?.toISOString() ?? null },
     }));
     await returnAssigned(t, observatoryId, reason);
+    await queueReassignCheck(t, updated);
   });
 }
 
@@ -282,7 +327,7 @@ async function returnAssigned(t: InTransaction, observatoryId: string, reason: s
     select id from observations where observatory_id = ${observatoryId} and status = 'assigned' for update`);
   for (const { id } of assigned) {
     const observation = await observationsCollection.get(t.tx, id, { forUpdate: true });
-    if (observation?.doc.status !== "assigned") continue;
+    if (observation?.doc.status !== "assigned" || namesOtherCandidates(observation.doc)) continue;
     await observations().moveObservation({
       t,
       observation,
