@@ -35,7 +35,7 @@ export interface TestRuntime {
   startWorker(): Promise<RunningWorker>;
   /** A caller without credentials. */
   anonymous: Caller;
-  /** A caller as the holder of `token` (a session or an API key), authenticated as the HTTP layer does. */
+  /** A caller as the holder of `token` (a session or an API key), authenticated at each call as the HTTP layer does at each request. */
   callerFor(token: string): Promise<Caller>;
   /** Signs up a fresh account through `auth.signup`; `fields` replace the unique defaults. */
   signup(fields?: { email?: string; password?: string; name?: string }): Promise<CallerAccount>;
@@ -84,10 +84,11 @@ export async function startTestRuntime(options: { env?: Record<string, string>; 
     };
   };
   const anonymous = createCaller(context(undefined));
+  // Authenticated again at each call, as the HTTP layer does at each request: the principal carries the user's
+  // row (name, roles, preferences), and a revoked session or key is refused from the next call on.
   const callerFor = async (token: string) => {
-    const principal = await authenticateToken({ deps, token });
-    if (!principal) throw new Error("the token names no session or key");
-    return createCaller(context(principal, token));
+    if (!(await authenticateToken({ deps, token }))) throw new Error("the token names no session or key");
+    return createCaller(async () => context(await authenticateToken({ deps, token }), token));
   };
   const account = async (signedIn: { user: { id: string; email: string; name: string }; token: string }, password: string) => ({
     id: signedIn.user.id,
