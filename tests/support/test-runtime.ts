@@ -160,6 +160,35 @@ export async function expectRefusal(call: Promise<unknown>, status: number, code
   return refusal;
 }
 
+/**
+ * Asserts that a call's input was refused as invalid: tRPC's BAD_REQUEST from the procedure's schema or the
+ * domain's VALIDATION_FAILED, both 400 VALIDATION_FAILED over REST (whose face parses the same zod schema).
+ */
+export async function expectInvalidInput(call: Promise<unknown>): Promise<void> {
+  const error = await call.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error, "the input should have been refused").toBeInstanceOf(Error);
+  // tRPC's error (not a root dependency of the tests): its name and code say a schema refused the input.
+  expect({ name: (error as Error).name, code: (error as { code?: unknown }).code }).toEqual({ name: "TRPCError", code: "BAD_REQUEST" });
+  // Refused by the procedure's schema, or by the domain as VALIDATION_FAILED: what REST answers 400 VALIDATION_FAILED.
+  const cause = (error as Error).cause;
+  if (cause instanceof AppError) expect(cause.code).toBe("VALIDATION_FAILED");
+  else expect((cause as Error | undefined)?.name).toBe("ZodError");
+}
+
+/** What REST would answer a call with: `success` when it succeeds, its refusal's status and code when refused. */
+export function answerOf(call: Promise<unknown>, success: number): Promise<{ status: number; code?: string }> {
+  return call.then(
+    () => ({ status: success, code: undefined }),
+    async (error: unknown) => {
+      const refusal = await refusalOf(Promise.reject(error as Error));
+      return { status: refusal.status, code: refusal.code };
+    },
+  );
+}
+
 /** A new organization owned by `owner`, unique by a random tag; `fields` replace or add to the defaults. */
 export function createOrganizationAs(owner: CallerAccount, fields: { name?: string; shortName?: string; type?: "other" | "university" } = {}) {
   const tag = randomBytes(4).toString("hex");
