@@ -1,39 +1,31 @@
 import { MAX_SHOWING_ANNOUNCEMENTS as SHOWING } from "@meridian/domain/announcements";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { copyRow } from "../support/row-copies";
-import type { TestServer } from "../support/test-server";
+import { startTestRuntime, type TestRuntime } from "../support/test-runtime";
 import { until } from "../support/until";
 
 /**
  * A scheduled announcement that newer ones push out of the hundred its scope shows (ADR 0031)
- * before it starts never starts: nobody is sent it when its start job runs. A worker runs beside
- * the server here, for that job.
+ * before it starts never starts: nobody is sent it when its start job runs. A domain rule, through
+ * the app router's caller on a runtime without HTTP, with the worker for that job.
  */
-const ADMIN = { email: "motd-ended-early-admin@example.com", password: "motd ended early admin password" };
-let server: TestServer;
+let runtime: TestRuntime;
 beforeAll(async () => {
-  ({ server } = await startServerWithAdmin(ADMIN, { MERIDIAN_ROLE: "all" }));
+  runtime = await startTestRuntime({ worker: true });
 });
-afterAll(() => server?.stop());
-const { must } = jsonApi(() => server);
-const sql = () => server.server.runtime.deps.sql;
+afterAll(() => runtime?.stop());
+const sql = () => runtime.deps.sql;
 
 describe("a scheduled announcement ended before it starts", () => {
   it("is ended only when no started one is left to end, and then its start sends nothing", async () => {
-    const owner = await createAccount(server);
-    const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: "Early endings" } }, 201)) as { id: string };
-    const base = `/projects/${project.id}`;
-    const create = async (extra: Record<string, unknown> = {}) =>
-      (await must(
-        `${base}/motd`,
-        { method: "POST", token: owner.token, json: { title: "Dome notice", message: "Closed.", severity: "info", deliveryType: "message", ...extra } },
-        201,
-      )) as {
-        id: string;
-        status: string;
-      };
+    const owner = await runtime.signup();
+    const project = await owner.caller.projects.create({ name: "Early endings" });
+    const create = (extra: { startsAt?: string } = {}) =>
+      owner.caller.announcements.createScoped({
+        scope: "project",
+        scopeId: project.id,
+        announcement: { title: "Dome notice", message: "Closed.", severity: "info", deliveryType: "message", ...extra },
+      });
     // The owner is the project's only member, so each announcement is acknowledged at its creation.
     const later = { startsAt: new Date(Date.now() + 3_600_000).toISOString() };
     const scheduled = await create(later);

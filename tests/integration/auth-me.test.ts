@@ -1,5 +1,7 @@
+import fs from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, loginSession, roomyLimits } from "../support/auth-suite";
+import { expectRefusal, startTestRuntime, type TestRuntime } from "../support/test-runtime";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
@@ -59,23 +61,26 @@ describe("GET /api/v1/auth/me", () => {
   });
 });
 
+// A rule of the server's start, not of HTTP: on two runtimes over one database, without HTTP.
 describe("ADMIN_EMAIL for an existing account", () => {
   it("promotes it at start and keeps its own password", async () => {
-    const first = await startTestServer(roomyLimits);
-    let second: Awaited<ReturnType<typeof startTestServer>> | undefined;
+    const first = await startTestRuntime();
+    let second: TestRuntime | undefined;
+    let firstStopped = false;
     try {
-      const account = await createAccount(first, { email: "later-admin@example.com", password: "own password" });
-      expect((await (await first.request("/api/v1/auth/me", { token: account.token })).json()).roles).toEqual([]);
-      await first.server.stop();
-      // A second server over the same database, now naming this user as admin.
-      second = await startTestServer({ DATABASE_URL: first.databaseUrl, ADMIN_EMAIL: "LATER-ADMIN@example.com", ADMIN_PASSWORD: "seeded password" });
-      const { token } = await loginSession(second, { email: "later-admin@example.com", password: "own password" });
-      expect((await (await second.request("/api/v1/auth/me", { token })).json()).roles).toContain("serverAdmin");
-      const seeded = await second.request("/api/v1/auth/login", { method: "POST", json: { email: "later-admin@example.com", password: "seeded password" } });
-      expect(seeded.status).toBe(401);
+      const account = await first.signup({ email: "later-admin@example.com", password: "own password" });
+      expect((await account.caller.auth.me())?.roles).toEqual([]);
+      await first.runtime.stop();
+      firstStopped = true;
+      // A second server runtime over the same database, now naming this user as admin.
+      second = await startTestRuntime({ env: { DATABASE_URL: first.databaseUrl, ADMIN_EMAIL: "LATER-ADMIN@example.com", ADMIN_PASSWORD: "seeded password" } });
+      const signedIn = await second.signIn({ email: "later-admin@example.com", password: "own password" });
+      expect((await signedIn.caller.auth.me())?.roles).toContain("serverAdmin");
+      await expectRefusal(second.anonymous.auth.login({ email: "later-admin@example.com", password: "seeded password" }), 401, "INVALID_CREDENTIALS");
     } finally {
       await second?.stop();
-      await first.stop();
+      if (firstStopped) await fs.rm(first.dataDir, { recursive: true, force: true });
+      else await first.stop();
     }
   });
 });

@@ -1,57 +1,66 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectOneCreatedOneRefused, expectProblem, roomyLimits, type Account } from "../support/auth-suite";
-import { jsonApi } from "../support/json-api";
-import { expectMemberCapHeld } from "../support/member-caps";
+import { expectMemberCapHeldThroughCaller } from "../support/member-caps";
 import { copyMembers, copyRow } from "../support/row-copies";
 import { holdRows, holdTable, lockWaiters, queuedBehindHold } from "../support/table-hold";
-import { startTestServer, type TestServer } from "../support/test-server";
+import {
+  answerOf,
+  createOrganizationAs,
+  expectInvalidInput,
+  expectRefusal,
+  startTestRuntime,
+  type CallerAccount,
+  type TestRuntime,
+} from "../support/test-runtime";
 import { until } from "../support/until";
 
-let server: TestServer;
+// Who may add, change, remove and hand over members, and what each permission grants, are the domain's
+// rules: through the app router's caller, on a runtime without HTTP. The REST faces of these operations
+// (statuses of success, problem+json, 401 before input) are org-access's and the operation walks'.
+let runtime: TestRuntime;
 beforeAll(async () => {
-  server = await startTestServer({ ...roomyLimits, MERIDIAN_ROLE: "server" });
+  runtime = await startTestRuntime();
 });
-afterAll(() => server?.stop());
+afterAll(() => runtime?.stop());
 
 const ALL = { can_manage_members: true, can_manage_observatories: true, can_manage_projects: true, can_manage_billing: true, can_manage_storage: true };
 const NONE = { can_manage_members: false, can_manage_observatories: false, can_manage_projects: false, can_manage_billing: false, can_manage_storage: false };
 
-type Member = { userId: string; email: string; name: string; role: "owner" | "member"; permissions: typeof ALL; joinedAt: string };
-
-const { call, createOrganization } = jsonApi(() => server);
-const addMember = async (as: Account, organizationId: string, email: string, permissions?: Partial<typeof ALL>) =>
-  server.request(`/organizations/${organizationId}/members`, { method: "POST", token: as.token, json: permissions ? { email, permissions } : { email } });
-const members = async (as: Account, organizationId: string) => {
-  const result = await call(`/organizations/${organizationId}/members`, { token: as.token });
-  expect(result.status).toBe(200);
-  return result.body.items as Member[];
-};
+type Account = CallerAccount;
+type Permissions = typeof ALL;
+const createAccount = (fields: { email?: string; name?: string } = {}) => runtime.signup(fields);
+const createOrganization = (owner: Account) => createOrganizationAs(owner);
+const sql = () => runtime.deps.sql;
+const addMember = (as: Account, organizationId: string, email: string, permissions?: Partial<Permissions>) =>
+  as.caller.organizations.addMember(permissions ? { id: organizationId, email, permissions } : { id: organizationId, email });
+const updateMember = (as: Account, organizationId: string, userId: string, permissions: Partial<Permissions>) =>
+  as.caller.organizations.updateMember({ id: organizationId, userId, permissions });
+const removeMember = (as: Account, organizationId: string, userId: string) => as.caller.organizations.removeMember({ id: organizationId, userId });
+const members = async (as: Account, organizationId: string) => (await as.caller.organizations.members({ id: organizationId })).items;
 const memberOf = async (as: Account, organizationId: string, userId: string) => (await members(as, organizationId)).find((member) => member.userId === userId);
-/** A new owner's new organization, and a new account added to it (201), with `permissions` when given. */
-const organizationWithMember = async (permissions?: Partial<typeof ALL>) => {
-  const owner = await createAccount(server);
-  const member = await createAccount(server);
+const organizationsOf = async (as: Account) => (await as.caller.organizations.list()).items;
+/** A new owner's new organization, and a new account added to it, with `permissions` when given. */
+const organizationWithMember = async (permissions?: Partial<Permissions>) => {
+  const owner = await createAccount();
+  const member = await createAccount();
   const organization = await createOrganization(owner);
-  expect((await addMember(owner, organization.id, member.email, permissions)).status).toBe(201);
+  await addMember(owner, organization.id, member.email, permissions);
   return { owner, member, organization };
 };
-/** `as` asks for the organization's ownership to go to the account `json.userId` names: the answer, whatever its status. */
-const transferOwnership = (as: Account, organizationId: string, json: unknown) =>
-  server.request(`/organizations/${organizationId}/transfer-ownership`, { method: "POST", token: as.token, json });
+/** `as` asks for the organization's ownership to go to the account `userId` names. */
+const transferOwnership = (as: Account, organizationId: string, input: Record<string, unknown>) =>
+  as.caller.organizations.transferOwnership({ id: organizationId, ...input } as { id: string; userId: string });
 /** The organization's owner, as `as` reads it. */
-const ownerIdOf = async (as: Account, organizationId: string) => (await call(`/organizations/${organizationId}`, { token: as.token })).body.ownerId as string;
+const ownerIdOf = async (as: Account, organizationId: string) => (await as.caller.organizations.get({ id: organizationId })).ownerId;
 
 describe("adding members", () => {
   it("finds the user by exact email in any letter case and stores exactly the permissions sent", async () => {
-    const owner = await createAccount(server);
+    const owner = await createAccount();
     const t = randomBytes(3).toString("hex");
-    const alice = await createAccount(server, { email: `Alice.${t}@Example.com`, name: "Alice" });
+    const alice = await createAccount({ email: `Alice.${t}@Example.com`, name: "Alice" });
     const organization = await createOrganization(owner);
 
-    const response = await addMember(owner, organization.id, `  ALICE.${t}@EXAMPLE.COM `, { can_manage_projects: true });
-    expect(response.status).toBe(201);
-    const added = (await response.json()) as Member;
+    const added = await addMember(owner, organization.id, `  ALICE.${t}@EXAMPLE.COM `, { can_manage_projects: true });
     expect(added).toEqual({
       userId: alice.id,
       email: alice.email,
@@ -63,7 +72,7 @@ describe("adding members", () => {
     expect(await memberOf(owner, organization.id, alice.id)).toEqual(added);
 
     // A member sees the organization and its members, with their own role and permissions.
-    expect((await call(`/organizations/${organization.id}`, { token: alice.token })).body).toMatchObject({
+    expect(await alice.caller.organizations.get({ id: organization.id })).toMatchObject({
       id: organization.id,
       myRole: "member",
       myPermissions: { ...NONE, can_manage_projects: true },
@@ -72,22 +81,20 @@ describe("adding members", () => {
       [owner.id, "owner"],
       [alice.id, "member"],
     ]);
-    expect((await call("/organizations", { token: alice.token })).body.items.map((item: { id: string }) => item.id)).toEqual([organization.id]);
+    expect((await organizationsOf(alice)).map((item) => item.id)).toEqual([organization.id]);
   });
 
   it("defaults every permission to false when none are sent", async () => {
-    const owner = await createAccount(server);
-    const bob = await createAccount(server);
+    const owner = await createAccount();
+    const bob = await createAccount();
     const organization = await createOrganization(owner);
-    const response = await addMember(owner, organization.id, bob.email);
-    expect(response.status).toBe(201);
-    expect(((await response.json()) as Member).permissions).toEqual(NONE);
+    expect((await addMember(owner, organization.id, bob.email)).permissions).toEqual(NONE);
   });
 
   it("answers USER_NOT_FOUND alike for unknown and partial emails, so nobody can enumerate users", async () => {
-    const owner = await createAccount(server);
+    const owner = await createAccount();
     const t = randomBytes(3).toString("hex");
-    await createAccount(server, { email: `carol_${t}@example.com` });
+    await createAccount({ email: `carol_${t}@example.com` });
     const organization = await createOrganization(owner);
     const attempts = [
       `nobody-${t}@example.com`,
@@ -98,17 +105,17 @@ describe("adding members", () => {
     ];
     const answers = [];
     for (const email of attempts) {
-      const problem = await expectProblem(await addMember(owner, organization.id, email), 404, "USER_NOT_FOUND");
-      answers.push({ title: problem.title, detail: problem.detail });
+      const refusal = await expectRefusal(addMember(owner, organization.id, email), 404, "USER_NOT_FOUND");
+      answers.push({ code: refusal.code, message: refusal.message });
     }
     expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
-    expect(answers[0]!.detail).not.toContain("carol");
+    expect(answers[0]!.message).not.toContain("carol");
     expect((await members(owner, organization.id)).map((member) => member.userId)).toEqual([owner.id]);
   });
 
   it("refuses what is not an email with 400, and unknown fields or permission keys with 400", async () => {
-    const owner = await createAccount(server);
-    const dave = await createAccount(server);
+    const owner = await createAccount();
+    const dave = await createAccount();
     const organization = await createOrganization(owner);
     for (const body of [
       { email: "carol" },
@@ -119,10 +126,8 @@ describe("adding members", () => {
       { email: dave.email, permissions: { can_fly: true } },
       { email: dave.email, permissions: { can_manage_members: "yes" } },
     ]) {
-      await expectProblem(
-        await server.request(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: body }),
-        400,
-        "VALIDATION_FAILED",
+      await expectInvalidInput(
+        owner.caller.organizations.addMember({ id: organization.id, ...body } as Parameters<Account["caller"]["organizations"]["addMember"]>[0]),
       );
     }
     expect((await members(owner, organization.id)).map((member) => member.userId)).toEqual([owner.id]);
@@ -130,26 +135,21 @@ describe("adding members", () => {
 
   it("refuses a second membership with 409 ALREADY_MEMBER, the owner included", async () => {
     const { owner, member: erin, organization } = await organizationWithMember();
-    await expectProblem(await addMember(owner, organization.id, erin.email.toUpperCase(), { can_manage_members: true }), 409, "ALREADY_MEMBER");
-    await expectProblem(await addMember(owner, organization.id, owner.email), 409, "ALREADY_MEMBER");
+    await expectRefusal(addMember(owner, organization.id, erin.email.toUpperCase(), { can_manage_members: true }), 409, "ALREADY_MEMBER");
+    await expectRefusal(addMember(owner, organization.id, owner.email), 409, "ALREADY_MEMBER");
     expect((await memberOf(owner, organization.id, erin.id))?.permissions).toEqual(NONE);
   });
 
   it("lets a member with can_manage_members add, change and remove members", async () => {
-    const owner = await createAccount(server);
-    const manager = await createAccount(server);
-    const frank = await createAccount(server);
+    const owner = await createAccount();
+    const manager = await createAccount();
+    const frank = await createAccount();
     const organization = await createOrganization(owner);
-    expect((await addMember(owner, organization.id, manager.email, { can_manage_members: true })).status).toBe(201);
-    expect((await addMember(manager, organization.id, frank.email)).status).toBe(201);
-    const changed = await call(`/organizations/${organization.id}/members/${frank.id}`, {
-      method: "PUT",
-      token: manager.token,
-      json: { permissions: { can_manage_storage: true } },
-    });
-    expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ userId: frank.id, role: "member", permissions: { ...NONE, can_manage_storage: true } });
-    expect((await call(`/organizations/${organization.id}/members/${frank.id}`, { method: "DELETE", token: manager.token })).status).toBe(204);
+    await addMember(owner, organization.id, manager.email, { can_manage_members: true });
+    await addMember(manager, organization.id, frank.email);
+    const changed = await updateMember(manager, organization.id, frank.id, { can_manage_storage: true });
+    expect(changed).toMatchObject({ userId: frank.id, role: "member", permissions: { ...NONE, can_manage_storage: true } });
+    await removeMember(manager, organization.id, frank.id);
     expect(await memberOf(owner, organization.id, frank.id)).toBeUndefined();
   });
 });
@@ -157,60 +157,35 @@ describe("adding members", () => {
 describe("changing permissions", () => {
   it("changes only the permissions sent", async () => {
     const { owner, member: gina, organization } = await organizationWithMember({ can_manage_members: true, can_manage_billing: true });
-    const changed = await call(`/organizations/${organization.id}/members/${gina.id}`, {
-      method: "PUT",
-      token: owner.token,
-      json: { permissions: { can_manage_members: false, can_manage_projects: true } },
-    });
-    expect(changed.status).toBe(200);
-    expect(changed.body.permissions).toEqual({ ...NONE, can_manage_billing: true, can_manage_projects: true });
-    expect((await memberOf(owner, organization.id, gina.id))?.permissions).toEqual(changed.body.permissions);
+    const changed = await updateMember(owner, organization.id, gina.id, { can_manage_members: false, can_manage_projects: true });
+    expect(changed.permissions).toEqual({ ...NONE, can_manage_billing: true, can_manage_projects: true });
+    expect((await memberOf(owner, organization.id, gina.id))?.permissions).toEqual(changed.permissions);
   });
 
   it("refuses to change the owner's permissions with 409 OWNER_PERMISSIONS_FIXED", async () => {
     const { owner, member: manager, organization } = await organizationWithMember({ can_manage_members: true });
     for (const as of [owner, manager]) {
-      await expectProblem(
-        await server.request(`/organizations/${organization.id}/members/${owner.id}`, {
-          method: "PUT",
-          token: as.token,
-          json: { permissions: { can_manage_members: false } },
-        }),
-        409,
-        "OWNER_PERMISSIONS_FIXED",
-      );
+      await expectRefusal(updateMember(as, organization.id, owner.id, { can_manage_members: false }), 409, "OWNER_PERMISSIONS_FIXED");
     }
     expect((await memberOf(owner, organization.id, owner.id))?.permissions).toEqual(ALL);
   });
 
   it("answers 404 for a user who is not a member", async () => {
-    const owner = await createAccount(server);
-    const outsider = await createAccount(server);
+    const owner = await createAccount();
+    const outsider = await createAccount();
     const organization = await createOrganization(owner);
-    await expectProblem(
-      await server.request(`/organizations/${organization.id}/members/${outsider.id}`, { method: "PUT", token: owner.token, json: { permissions: {} } }),
-      404,
-      "NOT_FOUND",
-    );
-    await expectProblem(
-      await server.request(`/organizations/${organization.id}/members/${outsider.id}`, { method: "DELETE", token: owner.token }),
-      404,
-      "NOT_FOUND",
-    );
+    await expectRefusal(updateMember(owner, organization.id, outsider.id, {}), 404, "NOT_FOUND");
+    await expectRefusal(removeMember(owner, organization.id, outsider.id), 404, "NOT_FOUND");
   });
 
   it("takes away a manager's power on the very next request", async () => {
-    const owner = await createAccount(server);
-    const manager = await createAccount(server);
-    const helen = await createAccount(server);
+    const owner = await createAccount();
+    const manager = await createAccount();
+    const helen = await createAccount();
     const organization = await createOrganization(owner);
     await addMember(owner, organization.id, manager.email, { can_manage_members: true });
-    await call(`/organizations/${organization.id}/members/${manager.id}`, {
-      method: "PUT",
-      token: owner.token,
-      json: { permissions: { can_manage_members: false } },
-    });
-    await expectProblem(await addMember(manager, organization.id, helen.email), 403, "FORBIDDEN");
+    await updateMember(owner, organization.id, manager.id, { can_manage_members: false });
+    await expectRefusal(addMember(manager, organization.id, helen.email), 403, "FORBIDDEN");
   });
 });
 
@@ -218,27 +193,23 @@ describe("removing members and leaving", () => {
   it("never removes the owner: 409 OWNER_CANNOT_BE_REMOVED, whoever asks", async () => {
     const { owner, member: manager, organization } = await organizationWithMember({ can_manage_members: true });
     for (const as of [owner, manager]) {
-      await expectProblem(
-        await server.request(`/organizations/${organization.id}/members/${owner.id}`, { method: "DELETE", token: as.token }),
-        409,
-        "OWNER_CANNOT_BE_REMOVED",
-      );
+      await expectRefusal(removeMember(as, organization.id, owner.id), 409, "OWNER_CANNOT_BE_REMOVED");
     }
     expect((await memberOf(owner, organization.id, owner.id))?.role).toBe("owner");
   });
 
   it("lets any member leave, after which the organization is gone for them", async () => {
     const { owner, member: ivan, organization } = await organizationWithMember();
-    expect((await call(`/organizations/${organization.id}/members/${ivan.id}`, { method: "DELETE", token: ivan.token })).status).toBe(204);
-    await expectProblem(await server.request(`/organizations/${organization.id}`, { token: ivan.token }), 404, "NOT_FOUND");
-    expect((await call("/organizations", { token: ivan.token })).body.items).toEqual([]);
+    await removeMember(ivan, organization.id, ivan.id);
+    await expectRefusal(ivan.caller.organizations.get({ id: organization.id }), 404, "NOT_FOUND");
+    expect(await organizationsOf(ivan)).toEqual([]);
     expect(await memberOf(owner, organization.id, ivan.id)).toBeUndefined();
   });
 
   it("does not let a member without can_manage_members remove someone else", async () => {
-    const owner = await createAccount(server);
-    const judy = await createAccount(server);
-    const ken = await createAccount(server);
+    const owner = await createAccount();
+    const judy = await createAccount();
+    const ken = await createAccount();
     const organization = await createOrganization(owner);
     await addMember(owner, organization.id, judy.email, {
       can_manage_observatories: true,
@@ -247,18 +218,17 @@ describe("removing members and leaving", () => {
       can_manage_billing: true,
     });
     await addMember(owner, organization.id, ken.email);
-    await expectProblem(await server.request(`/organizations/${organization.id}/members/${ken.id}`, { method: "DELETE", token: judy.token }), 403, "FORBIDDEN");
+    await expectRefusal(removeMember(judy, organization.id, ken.id), 403, "FORBIDDEN");
     expect(await memberOf(owner, organization.id, ken.id)).toBeDefined();
   });
 });
 
-describe("POST /organizations/{id}/transfer-ownership", () => {
+describe("organizations.transferOwnership (POST /organizations/{id}/transfer-ownership)", () => {
   it("moves ownership to a member; the previous owner stays a member with every permission", async () => {
     const { owner, member: heir, organization } = await organizationWithMember({ can_manage_projects: true });
 
-    const transferred = await call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
-    expect(transferred.status).toBe(200);
-    expect(transferred.body).toMatchObject({ id: organization.id, name: organization.name, ownerId: heir.id });
+    const transferred = await transferOwnership(owner, organization.id, { userId: heir.id });
+    expect(transferred).toMatchObject({ id: organization.id, name: organization.name, ownerId: heir.id });
 
     const after = await members(heir, organization.id);
     expect(after.find((member) => member.userId === heir.id)).toMatchObject({ role: "owner", permissions: ALL });
@@ -266,44 +236,38 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
     expect(after).toHaveLength(2);
 
     // The previous owner may no longer transfer, and may now be removed; the new owner may not.
-    await expectProblem(await transferOwnership(owner, organization.id, { userId: owner.id }), 403, "FORBIDDEN");
-    await expectProblem(
-      await server.request(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token }),
-      409,
-      "OWNER_CANNOT_BE_REMOVED",
-    );
+    await expectRefusal(transferOwnership(owner, organization.id, { userId: owner.id }), 403, "FORBIDDEN");
+    await expectRefusal(removeMember(owner, organization.id, heir.id), 409, "OWNER_CANNOT_BE_REMOVED");
     // Ownership returns, and the previous owner's permissions are still all true.
-    expect(
-      (await call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: heir.token, json: { userId: owner.id } })).body.ownerId,
-    ).toBe(owner.id);
+    expect((await transferOwnership(heir, organization.id, { userId: owner.id })).ownerId).toBe(owner.id);
     expect(await memberOf(owner, organization.id, heir.id)).toMatchObject({ role: "member", permissions: ALL });
-    expect((await call(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    await removeMember(owner, organization.id, heir.id);
   });
 
   it("refuses a user who is not a member with 409 NOT_A_MEMBER, and changes nothing", async () => {
-    const owner = await createAccount(server);
-    const outsider = await createAccount(server);
+    const owner = await createAccount();
+    const outsider = await createAccount();
     const organization = await createOrganization(owner);
     for (const userId of [outsider.id, "usr_doesnotexist"]) {
-      await expectProblem(await transferOwnership(owner, organization.id, { userId }), 409, "NOT_A_MEMBER");
+      await expectRefusal(transferOwnership(owner, organization.id, { userId }), 409, "NOT_A_MEMBER");
     }
     expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
   });
 
   it("is for the owner only: 403 for a member with every permission", async () => {
-    const owner = await createAccount(server);
-    const manager = await createAccount(server);
+    const owner = await createAccount();
+    const manager = await createAccount();
     const organization = await createOrganization(owner);
     await addMember(owner, organization.id, manager.email, ALL);
-    await expectProblem(await transferOwnership(manager, organization.id, { userId: manager.id }), 403, "FORBIDDEN");
+    await expectRefusal(transferOwnership(manager, organization.id, { userId: manager.id }), 403, "FORBIDDEN");
     expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
   });
 
   it("refuses an unknown field or a missing userId with 400", async () => {
-    const owner = await createAccount(server);
+    const owner = await createAccount();
     const organization = await createOrganization(owner);
     for (const body of [{}, { userId: owner.id, keepOwner: true }, { userId: 42 }, { userId: "usr_\u0000" }]) {
-      await expectProblem(await transferOwnership(owner, organization.id, body), 400, "VALIDATION_FAILED");
+      await expectInvalidInput(transferOwnership(owner, organization.id, body));
     }
   });
 });
@@ -315,13 +279,12 @@ describe("POST /organizations/{id}/transfer-ownership", () => {
  * it reaches after its checks, starts the second, and lets both go once the second waits too.
  */
 describe("member changes racing a transfer or a deletion", () => {
-  const waitingOnLocks = () => lockWaiters(server.server.runtime.deps.sql);
-  const stored = (organizationId: string) => server.server.runtime.deps.sql<Array<{ userId: string; permissions: typeof ALL }>>`
+  const waitingOnLocks = () => lockWaiters(sql());
+  const stored = (organizationId: string) => sql()<Array<{ userId: string; permissions: Permissions }>>`
     select user_id as "userId", doc->'permissions' as permissions from organization_members where organization_id = ${organizationId} order by created_at`;
-  const answer = (result: { status: number; body: { code?: string } | null }) => ({ status: result.status, code: result.body?.code });
   /** Holds a membership row, so that the first write to reach it waits there. */
   const holdMembership = (organizationId: string, userId: string) =>
-    holdRows(server.databaseUrl, `select id from organization_members where organization_id = '${organizationId}' and user_id = '${userId}' for update`);
+    holdRows(runtime.databaseUrl, `select id from organization_members where organization_id = '${organizationId}' and user_id = '${userId}' for update`);
 
   it("never leaves an owner who is not a member: the heir removed during the transfer makes it 409 NOT_A_MEMBER", async () => {
     const { owner, member: heir, organization } = await organizationWithMember();
@@ -330,15 +293,15 @@ describe("member changes racing a transfer or a deletion", () => {
     const hold = await holdMembership(organization.id, heir.id);
     const [removed, transferred] = await queuedBehindHold({
       hold,
-      sql: server.server.runtime.deps.sql,
-      first: () => call(`/organizations/${organization.id}/members/${heir.id}`, { method: "DELETE", token: owner.token }),
-      second: () => call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } }),
+      sql: sql(),
+      first: () => answerOf(removeMember(owner, organization.id, heir.id), 204),
+      second: () => answerOf(transferOwnership(owner, organization.id, { userId: heir.id }), 200),
     });
 
     // Serially: the heir is gone, so ownership cannot go to them, and the owner is still a member.
     expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
     expect((await stored(organization.id)).map((member) => member.userId)).toEqual([owner.id]);
-    expect([answer(removed), answer(transferred)]).toEqual([
+    expect([removed, transferred]).toEqual([
       { status: 204, code: undefined },
       { status: 409, code: "NOT_A_MEMBER" },
     ]);
@@ -352,14 +315,9 @@ describe("member changes racing a transfer or a deletion", () => {
     const hold = await holdMembership(organization.id, heir.id);
     const [transferred, changed] = await queuedBehindHold({
       hold,
-      sql: server.server.runtime.deps.sql,
-      first: () => call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } }),
-      second: () =>
-        call(`/organizations/${organization.id}/members/${heir.id}`, {
-          method: "PUT",
-          token: owner.token,
-          json: { permissions: { can_manage_members: false } },
-        }),
+      sql: sql(),
+      first: () => answerOf(transferOwnership(owner, organization.id, { userId: heir.id }), 200),
+      second: () => answerOf(updateMember(owner, organization.id, heir.id, { can_manage_members: false }), 200),
     });
 
     // The stored permissions of the new owner are still all true, and the change was refused as it is serially.
@@ -367,28 +325,26 @@ describe("member changes racing a transfer or a deletion", () => {
       { userId: owner.id, permissions: ALL },
       { userId: heir.id, permissions: ALL },
     ]);
-    expect(answer(transferred)).toEqual({ status: 200, code: undefined });
-    expect(answer(changed)).toEqual({ status: 409, code: "OWNER_PERMISSIONS_FIXED" });
+    expect(transferred).toEqual({ status: 200, code: undefined });
+    expect(changed).toEqual({ status: 409, code: "OWNER_PERMISSIONS_FIXED" });
   });
 
   it("adds no member to an organization being deleted: the addition waits, then answers 404", async () => {
-    const owner = await createAccount(server);
-    const newcomer = await createAccount(server);
+    const owner = await createAccount();
+    const newcomer = await createAccount();
     const organization = await createOrganization(owner);
 
     // The deletion removes the memberships, then waits at the announcements it cancels; the addition comes meanwhile.
-    const hold = await holdTable(server.databaseUrl, "announcements");
-    let deleted: Awaited<ReturnType<typeof call>>;
-    let added: Awaited<ReturnType<typeof call>>;
+    const hold = await holdTable(runtime.databaseUrl, "announcements");
+    let deleted: { status: number; code?: string };
+    let added: { status: number; code?: string };
     try {
-      const deletion = call(`/organizations/${organization.id}`, { method: "DELETE", token: owner.token });
+      const deletion = answerOf(owner.caller.organizations.delete({ id: organization.id }), 204);
       await until("the deletion to wait at the announcements", async () => (await hold.waiters()) >= 1, { intervalMs: 5 });
       let settled = false;
-      const addition = call(`/organizations/${organization.id}/members`, { method: "POST", token: owner.token, json: { email: newcomer.email } }).finally(
-        () => {
-          settled = true;
-        },
-      );
+      const addition = answerOf(addMember(owner, organization.id, newcomer.email), 201).finally(() => {
+        settled = true;
+      });
       // Without the organization's lock the addition would not wait: it would be written and answered at once.
       await until("the addition to wait behind the deletion, or be answered", async () => settled || (await waitingOnLocks()) >= 2, { intervalMs: 5 });
       await hold.release();
@@ -398,52 +354,35 @@ describe("member changes racing a transfer or a deletion", () => {
     }
 
     expect(await stored(organization.id)).toEqual([]);
-    expect(answer(deleted)).toEqual({ status: 204, code: undefined });
-    expect(answer(added)).toEqual({ status: 404, code: "NOT_FOUND" });
-    expect((await call("/organizations", { token: newcomer.token })).body.items).toEqual([]);
+    expect(deleted).toEqual({ status: 204, code: undefined });
+    expect(added).toEqual({ status: 404, code: "NOT_FOUND" });
+    expect(await organizationsOf(newcomer)).toEqual([]);
   });
 });
 
 describe("what each organization permission grants", () => {
   it("can_manage_billing is stored and grants nothing", async () => {
-    const owner = await createAccount(server);
-    const biller = await createAccount(server);
-    const lara = await createAccount(server);
+    const owner = await createAccount();
+    const biller = await createAccount();
+    const lara = await createAccount();
     const organization = await createOrganization(owner);
     await addMember(owner, organization.id, biller.email, { can_manage_billing: true });
     expect((await memberOf(owner, organization.id, biller.id))?.permissions).toEqual({ ...NONE, can_manage_billing: true });
 
-    await expectProblem(await addMember(biller, organization.id, lara.email), 403, "FORBIDDEN");
-    await expectProblem(
-      await server.request(`/organizations/${organization.id}`, { method: "PUT", token: biller.token, json: { externalStorage: [] } }),
-      403,
-      "FORBIDDEN",
-    );
-    await expectProblem(
-      await server.request(`/organizations/${organization.id}`, { method: "PUT", token: biller.token, json: { description: "billing" } }),
-      403,
-      "FORBIDDEN",
-    );
-    await expectProblem(
-      await server.request("/observatories", { method: "POST", token: biller.token, json: { name: "Billed", organizationId: organization.id } }),
-      403,
-      "FORBIDDEN",
-    );
-    await expectProblem(
-      await server.request("/projects", { method: "POST", token: biller.token, json: { name: "Billed", organizationId: organization.id } }),
-      403,
-      "FORBIDDEN",
-    );
-    await expectProblem(await server.request(`/organizations/${organization.id}/audit`, { token: biller.token }), 403, "FORBIDDEN");
+    const { caller } = biller;
+    await expectRefusal(addMember(biller, organization.id, lara.email), 403, "FORBIDDEN");
+    await expectRefusal(caller.organizations.update({ id: organization.id, update: { externalStorage: [] } }), 403, "FORBIDDEN");
+    await expectRefusal(caller.organizations.update({ id: organization.id, update: { description: "billing" } }), 403, "FORBIDDEN");
+    await expectRefusal(caller.observatories.create({ name: "Billed", organizationId: organization.id }), 403, "FORBIDDEN");
+    await expectRefusal(caller.projects.create({ name: "Billed", organizationId: organization.id }), 403, "FORBIDDEN");
+    await expectRefusal(caller.organizations.audit({ id: organization.id }), 403, "FORBIDDEN");
   });
 
   it("can_manage_observatories lets a member create an observatory the organization owns", async () => {
     const { member: manager, organization } = await organizationWithMember({ can_manage_observatories: true });
-    const created = await call("/observatories", { method: "POST", token: manager.token, json: { name: "Anderson Mesa", organizationId: organization.id } });
-    expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: "Anderson Mesa", owner: { kind: "organization", id: organization.id } });
-    const observatoryMembers = await call(`/observatories/${created.body.id}/members`, { token: manager.token });
-    expect(observatoryMembers.body).toEqual({
+    const created = await manager.caller.observatories.create({ name: "Anderson Mesa", organizationId: organization.id });
+    expect(created).toMatchObject({ name: "Anderson Mesa", owner: { kind: "organization", id: organization.id } });
+    expect(await manager.caller.observatories.members({ id: created.id })).toEqual({
       users: [],
       organizations: [
         {
@@ -455,8 +394,7 @@ describe("what each organization permission grants", () => {
       ],
     });
     // Its creator administers it through the organization, not as a user owner.
-    const mine = await call(`/observatories/${created.body.id}/permissions/me`, { token: manager.token });
-    expect(mine.body).toMatchObject({
+    expect(await manager.caller.observatories.myPermissions({ id: created.id })).toMatchObject({
       can_view: true,
       can_observe: true,
       can_operate: true,
@@ -467,24 +405,22 @@ describe("what each organization permission grants", () => {
 
   it("can_manage_projects lets a member create the organization's projects", async () => {
     const { owner, member: manager, organization } = await organizationWithMember({ can_manage_projects: true });
-    const created = await call("/projects", { method: "POST", token: manager.token, json: { name: "Pluto follow-up", organizationId: organization.id } });
-    expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: "Pluto follow-up", status: "active", ownerId: manager.id, organizationId: organization.id });
+    const created = await manager.caller.projects.create({ name: "Pluto follow-up", organizationId: organization.id });
+    expect(created).toMatchObject({ name: "Pluto follow-up", status: "active", ownerId: manager.id, organizationId: organization.id });
     // The organization's owner manages it too.
-    expect((await call(`/projects/${created.body.id}`, { method: "PUT", token: owner.token, json: { status: "paused" } })).body.status).toBe("paused");
+    expect((await owner.caller.projects.update({ id: created.id, update: { status: "paused" } })).status).toBe("paused");
   });
 });
 
 describe("how many members one organization has", () => {
   const CAP = 10_000;
-  const sql = () => server.server.runtime.deps.sql;
   const stored = async (organizationId: string) =>
     (await sql()<Array<{ count: number }>>`select count(*)::int as count from organization_members where organization_id = ${organizationId}`)[0]!.count;
-  /** An organization of `size` members: its owner, one added through the API, the rest written as copies of that one. */
+  /** An organization of `size` members: its owner, one added through the caller, the rest written as copies of that one. */
   const organizationOf = async (owner: Account, size: number) => {
     const organization = await createOrganization(owner);
-    const seed = await createAccount(server);
-    expect((await addMember(owner, organization.id, seed.email)).status).toBe(201);
+    const seed = await createAccount();
+    await addMember(owner, organization.id, seed.email);
     const membership = { table: "organization_members", scopeColumn: "organization_id", scopeId: organization.id, column: "user_id", field: "userId" };
     await copyMembers(sql(), { userId: seed.id, copies: size - 2, membership });
     return organization;
@@ -492,15 +428,16 @@ describe("how many members one organization has", () => {
   const refusal = `The organization has ${CAP} members, the most one may have; one must leave first`;
 
   it(`refuses a member past ${CAP} with 409 CONFLICT, added or by invitation, stores nothing, and lists every one`, async () => {
-    const owner = await createAccount(server);
+    const owner = await createAccount();
     const organization = await organizationOf(owner, CAP - 1);
-    await expectMemberCapHeld({
-      server,
+    await expectMemberCapHeldThroughCaller({
+      runtime,
       owner,
-      base: `/organizations/${organization.id}`,
       cap: CAP,
       refusal,
       add: (person) => addMember(owner, organization.id, person.email),
+      invite: (email) => owner.caller.invitations.organizationCreate({ id: organization.id, invitation: { email } }),
+      leave: (member) => removeMember(member, organization.id, member.id),
       stored: () => stored(organization.id),
       listed: async () => (await members(owner, organization.id)).map((member) => member.userId),
       extra: 0,
@@ -508,79 +445,84 @@ describe("how many members one organization has", () => {
   });
 
   it("lets exactly one of two additions at the last place win, the other 409 CONFLICT", async () => {
-    const owner = await createAccount(server);
+    const owner = await createAccount();
     const organization = await organizationOf(owner, CAP - 1);
-    const [first, second] = [await createAccount(server), await createAccount(server)];
+    const [first, second] = [await createAccount(), await createAccount()];
     // Both count under the organization's row: the first waits at it, the second queues behind.
-    const hold = await holdRows(server.databaseUrl, `select id from organizations where id = '${organization.id}' for update`);
+    const hold = await holdRows(runtime.databaseUrl, `select id from organizations where id = '${organization.id}' for update`);
     const answers = await queuedBehindHold({
       hold,
       sql: sql(),
-      first: () => addMember(owner, organization.id, first.email),
-      second: () => addMember(owner, organization.id, second.email),
+      first: () =>
+        addMember(owner, organization.id, first.email).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      second: () =>
+        addMember(owner, organization.id, second.email).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
     });
-    await expectOneCreatedOneRefused(answers, refusal);
+    // One was added, the other refused 409 CONFLICT with the cap's message.
+    const refusals = answers.filter((answer) => answer !== undefined);
+    expect(refusals).toHaveLength(1);
+    expect((await expectRefusal(Promise.reject(refusals[0] as Error), 409, "CONFLICT")).message).toBe(refusal);
     expect(await stored(organization.id)).toBe(CAP);
   });
 
   it(`refuses a transfer that would put a missing owner back past ${CAP} members with 409 CONFLICT, and takes it once one has left`, async () => {
-    const owner = await createAccount(server);
-    const [heir, last] = [await createAccount(server), await createAccount(server)];
+    const owner = await createAccount();
+    const [heir, last] = [await createAccount(), await createAccount()];
     const organization = await organizationOf(owner, CAP - 1);
-    expect((await addMember(owner, organization.id, heir.email)).status).toBe(201);
+    await addMember(owner, organization.id, heir.email);
     // An owner without a member row, as data written before owners always were members has it.
     await dropOwnerMembership(organization.id, owner.id);
-    expect((await addMember(owner, organization.id, last.email)).status).toBe(201);
+    await addMember(owner, organization.id, last.email);
     expect(await stored(organization.id)).toBe(CAP);
 
-    const transfer = () => call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
-    const refused = await transfer();
-    expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: "CONFLICT", detail: refusal });
+    const transfer = () => transferOwnership(owner, organization.id, { userId: heir.id });
+    expect((await expectRefusal(transfer(), 409, "CONFLICT")).message).toBe(refusal);
     expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
     expect(await stored(organization.id)).toBe(CAP);
 
-    expect((await server.request(`/organizations/${organization.id}/members/${last.id}`, { method: "DELETE", token: last.token })).status).toBe(204);
-    expect((await transfer()).body.ownerId).toBe(heir.id);
+    await removeMember(last, organization.id, last.id);
+    expect((await transfer()).ownerId).toBe(heir.id);
     expect(await memberOf(heir, organization.id, owner.id)).toMatchObject({ role: "member", permissions: ALL });
     expect(await stored(organization.id)).toBe(CAP);
   });
 });
 
 const dropOwnerMembership = (organizationId: string, userId: string) =>
-  server.server.runtime.deps.sql`delete from organization_members where organization_id = ${organizationId} and user_id = ${userId}`;
+  sql()`delete from organization_members where organization_id = ${organizationId} and user_id = ${userId}`;
 
 describe("a transfer whose previous owner belongs to as many organizations as one may", () => {
   const MEMBERSHIPS = 1000;
-  const sql = () => server.server.runtime.deps.sql;
   const belongsTo = async (userId: string) =>
     (await sql()<Array<{ count: number }>>`select count(*)::int as count from organization_members where user_id = ${userId}`)[0]!.count;
 
   it("refuses to make a missing owner a member again with 409 CONFLICT, and takes it once they left another", async () => {
-    const [owner, heir, host] = [await createAccount(server), await createAccount(server), await createAccount(server)];
+    const [owner, heir, host] = [await createAccount(), await createAccount(), await createAccount()];
     const organization = await createOrganization(owner);
-    expect((await addMember(owner, organization.id, heir.email)).status).toBe(201);
+    await addMember(owner, organization.id, heir.email);
     await dropOwnerMembership(organization.id, owner.id);
-    // The owner belongs to MEMBERSHIPS others: one joined through the API, the rest copies of it.
+    // The owner belongs to MEMBERSHIPS others: one joined through the caller, the rest copies of it.
     const joined = await createOrganization(host);
-    expect((await addMember(host, joined.id, owner.email)).status).toBe(201);
+    await addMember(host, joined.id, owner.email);
     const [row] = await sql()<Array<{ id: string }>>`select id from organization_members where organization_id = ${joined.id} and user_id = ${owner.id}`;
     await copyRow(sql(), { table: "organizations", id: joined.id, copies: MEMBERSHIPS - 1, vary: { column: "short_name_lower", field: "shortName" } });
     await copyRow(sql(), { table: "organization_members", id: row!.id, copies: MEMBERSHIPS - 1, vary: { column: "organization_id", field: "organizationId" } });
     expect(await belongsTo(owner.id)).toBe(MEMBERSHIPS);
 
-    const transfer = () => call(`/organizations/${organization.id}/transfer-ownership`, { method: "POST", token: owner.token, json: { userId: heir.id } });
-    const refused = await transfer();
-    expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({
-      code: "CONFLICT",
-      detail: `The account already belongs to ${MEMBERSHIPS} organizations, the most one may; it must leave one first`,
-    });
+    const transfer = () => transferOwnership(owner, organization.id, { userId: heir.id });
+    expect((await expectRefusal(transfer(), 409, "CONFLICT")).message).toBe(
+      `The account already belongs to ${MEMBERSHIPS} organizations, the most one may; it must leave one first`,
+    );
     expect(await ownerIdOf(owner, organization.id)).toBe(owner.id);
     expect(await belongsTo(owner.id)).toBe(MEMBERSHIPS);
 
-    expect((await server.request(`/organizations/${joined.id}/members/${owner.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
-    expect((await transfer()).body.ownerId).toBe(heir.id);
+    await removeMember(owner, joined.id, owner.id);
+    expect((await transfer()).ownerId).toBe(heir.id);
     expect(await memberOf(heir, organization.id, owner.id)).toMatchObject({ role: "member", permissions: ALL });
     expect(await belongsTo(owner.id)).toBe(MEMBERSHIPS);
   });

@@ -1,39 +1,51 @@
 import { randomBytes } from "node:crypto";
-import { createCaller } from "@meridian/api";
 import { projectMembersCollection, projectsCollection } from "@meridian/db";
-import { authenticateToken } from "@meridian/domain/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, expectOneCreatedOneRefused, expectProblem, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
 import { invitationPathFor } from "../support/invitation-links";
-import { expectMemberCapHeld } from "../support/member-caps";
+import { expectMemberCapHeldThroughCaller } from "../support/member-caps";
 import { copyMembers } from "../support/row-copies";
 import { holdRows, lockWaiters, queuedBehindHold } from "../support/table-hold";
-import type { TestServer } from "../support/test-server";
+import {
+  answerOf,
+  createOrganizationAs,
+  expectInvalidInput,
+  expectRefusal,
+  startTestRuntime,
+  type CallerAccount,
+  type TestRuntime,
+} from "../support/test-runtime";
 import { until } from "../support/until";
 
+// Who may create, read, change, join and delete a project, and the caps, are the domain's rules: through the
+// app router's caller, on a runtime without HTTP. The REST faces of these operations (statuses of success,
+// problem+json, 401 before input) are project-access's and the operation walks'; tRPC over HTTP is trpc-bad-input's.
 const ADMIN = { email: "projects-admin@example.com", password: "projects admin password" };
-let server: TestServer;
-let adminToken: string;
+let runtime: TestRuntime;
+let serverAdmin: CallerAccount;
 beforeAll(async () => {
-  ({ server, adminToken } = await startServerWithAdmin(ADMIN));
+  runtime = await startTestRuntime({ env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password } });
+  serverAdmin = await runtime.signIn(ADMIN);
 });
-afterAll(() => server?.stop());
-const { must, createOrganization, addOrganizationMember } = jsonApi(() => server);
+afterAll(() => runtime?.stop());
 
-type Project = { id: string; name: string; status: string; ownerId: string; organizationId: string | null; createdAt: string };
-const createProject = async (owner: Account, json: Record<string, unknown> = { name: `Project ${randomBytes(3).toString("hex")}` }) =>
-  (await must("/projects", { method: "POST", token: owner.token, json }, 201)) as Project;
-const addMember = (as: Account, projectId: string, email: string, role: string) =>
-  server.request(`/projects/${projectId}/members`, { method: "POST", token: as.token, json: { email, role } });
+type Account = CallerAccount;
+type CreateInput = Parameters<Account["caller"]["projects"]["create"]>[0];
+type UpdateInput = Parameters<Account["caller"]["projects"]["update"]>[0]["update"];
+type Role = Parameters<Account["caller"]["projects"]["addMember"]>[0]["role"];
+const createAccount = (fields: { name?: string } = {}) => runtime.signup(fields);
+const createProject = (owner: Account, input: CreateInput = { name: `Project ${randomBytes(3).toString("hex")}` }) => owner.caller.projects.create(input);
+const addMember = (as: Account, projectId: string, email: string, role: string) => as.caller.projects.addMember({ id: projectId, email, role: role as Role });
+const removeMember = (as: Account, projectId: string, userId: string) => as.caller.projects.removeMember({ id: projectId, userId });
+const updateProject = (as: Account, projectId: string, update: Record<string, unknown>) =>
+  as.caller.projects.update({ id: projectId, update: update as UpdateInput });
+const projectsOf = (as: Account) => as.caller.projects.list();
+const membersOf = async (as: Account, projectId: string) => (await as.caller.projects.members({ id: projectId })).items;
 const ids = (items: Array<{ id: string }>) => items.map((item) => item.id).sort();
 
-describe("POST /projects", () => {
+describe("projects.create (POST /projects)", () => {
   it("creates a project of the caller's, without an organization", async () => {
-    const owner = await createAccount(server);
-    const response = await server.request("/projects", { method: "POST", token: owner.token, json: { name: "Variable stars" } });
-    expect(response.status).toBe(201);
-    expect(await response.json()).toMatchObject({
+    const owner = await createAccount();
+    expect(await owner.caller.projects.create({ name: "Variable stars" })).toMatchObject({
       id: expect.any(String),
       name: "Variable stars",
       status: "active",
@@ -44,13 +56,17 @@ describe("POST /projects", () => {
   });
 
   it("creates an organization's project only with can_manage_projects there", async () => {
-    const orgOwner = await createAccount(server);
-    const manager = await createAccount(server);
-    const member = await createAccount(server);
-    const outsider = await createAccount(server);
-    const organization = await createOrganization(orgOwner);
-    await addOrganizationMember(orgOwner, organization.id, manager, { can_manage_projects: true });
-    await addOrganizationMember(orgOwner, organization.id, member, { can_manage_members: true, can_manage_observatories: true });
+    const orgOwner = await createAccount();
+    const manager = await createAccount();
+    const member = await createAccount();
+    const outsider = await createAccount();
+    const organization = await createOrganizationAs(orgOwner);
+    await orgOwner.caller.organizations.addMember({ id: organization.id, email: manager.email, permissions: { can_manage_projects: true } });
+    await orgOwner.caller.organizations.addMember({
+      id: organization.id,
+      email: member.email,
+      permissions: { can_manage_members: true, can_manage_observatories: true },
+    });
 
     expect(await createProject(orgOwner, { name: "By owner", organizationId: organization.id })).toMatchObject({
       ownerId: orgOwner.id,
@@ -60,17 +76,9 @@ describe("POST /projects", () => {
       ownerId: manager.id,
       organizationId: organization.id,
     });
-    await expectProblem(
-      await server.request("/projects", { method: "POST", token: member.token, json: { name: "No", organizationId: organization.id } }),
-      403,
-      "FORBIDDEN",
-    );
-    await expectProblem(
-      await server.request("/projects", { method: "POST", token: outsider.token, json: { name: "No", organizationId: organization.id } }),
-      404,
-      "NOT_FOUND",
-    );
-    expect((await must("/projects", { token: member.token }, 200)).items).toEqual([]);
+    await expectRefusal(createProject(member, { name: "No", organizationId: organization.id }), 403, "FORBIDDEN");
+    await expectRefusal(createProject(outsider, { name: "No", organizationId: organization.id }), 404, "NOT_FOUND");
+    expect((await projectsOf(member)).items).toEqual([]);
   });
 
   it.each([
@@ -81,55 +89,51 @@ describe("POST /projects", () => {
     ["a status at creation", { name: "X", status: "paused" }],
     ["an unknown field", { name: "X", ownerId: "usr_x" }],
     ["an organization id of the wrong type", { name: "X", organizationId: 5 }],
-  ])("refuses %s with 400", async (_label, json) => {
-    const owner = await createAccount(server);
-    await expectProblem(await server.request("/projects", { method: "POST", token: owner.token, json }), 400, "VALIDATION_FAILED");
-    expect((await must("/projects", { token: owner.token }, 200)).items).toEqual([]);
+  ])("refuses %s with 400", async (_label, input) => {
+    const owner = await createAccount();
+    await expectInvalidInput(createProject(owner, input as CreateInput));
+    expect((await projectsOf(owner)).items).toEqual([]);
   });
 });
 
-describe("GET /projects", () => {
+describe("projects.list (GET /projects)", () => {
   it("lists the projects the caller owns or belongs to, and no others", async () => {
-    const alice = await createAccount(server);
-    const bob = await createAccount(server);
+    const alice = await createAccount();
+    const bob = await createAccount();
     const own = await createProject(alice);
     const joined = await createProject(bob);
     const foreign = await createProject(bob);
-    expect((await addMember(bob, joined.id, alice.email, "member")).status).toBe(201);
+    await addMember(bob, joined.id, alice.email, "member");
 
-    const list = await must("/projects", { token: alice.token }, 200);
+    const list = await projectsOf(alice);
     expect(list.nextCursor).toBeNull();
     expect(ids(list.items)).toEqual(ids([own, joined]));
-    expect(list.items.find((item: Project) => item.id === joined.id)).toMatchObject({ name: joined.name, ownerId: bob.id, status: "active" });
-    expect(ids((await must("/projects", { token: bob.token }, 200)).items)).toEqual(ids([joined, foreign]));
-    await expectProblem(await server.request(`/projects/${foreign.id}`, { token: alice.token }), 404, "NOT_FOUND");
+    expect(list.items.find((item) => item.id === joined.id)).toMatchObject({ name: joined.name, ownerId: bob.id, status: "active" });
+    expect(ids((await projectsOf(bob)).items)).toEqual(ids([joined, foreign]));
+    await expectRefusal(alice.caller.projects.get({ id: foreign.id }), 404, "NOT_FOUND");
   });
 });
 
-describe("GET/PUT /projects/{id}", () => {
+describe("projects.get and projects.update (GET/PUT /projects/{id})", () => {
   it("lets members read, and the owner or a project admin update name and status", async () => {
-    const owner = await createAccount(server);
-    const admin = await createAccount(server);
-    const member = await createAccount(server);
+    const owner = await createAccount();
+    const admin = await createAccount();
+    const member = await createAccount();
     const project = await createProject(owner, { name: "Exoplanets" });
     await addMember(owner, project.id, admin.email, "admin");
     await addMember(owner, project.id, member.email, "member");
 
-    expect(await must(`/projects/${project.id}`, { token: member.token }, 200)).toMatchObject({ id: project.id, name: "Exoplanets", status: "active" });
-    await expectProblem(
-      await server.request(`/projects/${project.id}`, { method: "PUT", token: member.token, json: { status: "archived" } }),
-      403,
-      "FORBIDDEN",
-    );
+    expect(await member.caller.projects.get({ id: project.id })).toMatchObject({ id: project.id, name: "Exoplanets", status: "active" });
+    await expectRefusal(updateProject(member, project.id, { status: "archived" }), 403, "FORBIDDEN");
 
-    const renamed = await must(`/projects/${project.id}`, { method: "PUT", token: admin.token, json: { name: "Exoplanet transits" } }, 200);
+    const renamed = await updateProject(admin, project.id, { name: "Exoplanet transits" });
     expect(renamed).toMatchObject({ id: project.id, name: "Exoplanet transits", status: "active", ownerId: owner.id, createdAt: project.createdAt });
     for (const status of ["paused", "completed", "archived", "active"]) {
-      expect((await must(`/projects/${project.id}`, { method: "PUT", token: owner.token, json: { status } }, 200)).status).toBe(status);
+      expect((await updateProject(owner, project.id, { status })).status).toBe(status);
     }
-    expect(await must(`/projects/${project.id}`, { token: member.token }, 200)).toMatchObject({ name: "Exoplanet transits", status: "active" });
+    expect(await member.caller.projects.get({ id: project.id })).toMatchObject({ name: "Exoplanet transits", status: "active" });
     // A server admin manages any project.
-    expect((await must(`/projects/${project.id}`, { method: "PUT", token: adminToken, json: { status: "paused" } }, 200)).status).toBe("paused");
+    expect((await updateProject(serverAdmin, project.id, { status: "paused" })).status).toBe("paused");
   });
 
   it.each([
@@ -138,82 +142,71 @@ describe("GET/PUT /projects/{id}", () => {
     ["an unknown field", { owner: "me" }],
     ["an organization change", { organizationId: "org_x" }],
     ["an empty name", { name: " " }],
-  ])("refuses %s with 400 and changes nothing", async (_label, json) => {
-    const owner = await createAccount(server);
+  ])("refuses %s with 400 and changes nothing", async (_label, update) => {
+    const owner = await createAccount();
     const project = await createProject(owner);
-    await expectProblem(await server.request(`/projects/${project.id}`, { method: "PUT", token: owner.token, json }), 400, "VALIDATION_FAILED");
-    expect(await must(`/projects/${project.id}`, { token: owner.token }, 200)).toMatchObject({ name: project.name, status: "active" });
+    await expectInvalidInput(updateProject(owner, project.id, update));
+    expect(await owner.caller.projects.get({ id: project.id })).toMatchObject({ name: project.name, status: "active" });
   });
 });
 
 describe("project members", () => {
   it("adds by exact email in any letter case with a role, owner listed first", async () => {
-    const owner = await createAccount(server, { name: "Pat Owner" });
-    const admin = await createAccount(server, { name: "Ada Admin" });
-    const member = await createAccount(server, { name: "Max Member" });
+    const owner = await createAccount({ name: "Pat Owner" });
+    const admin = await createAccount({ name: "Ada Admin" });
+    const member = await createAccount({ name: "Max Member" });
     const project = await createProject(owner);
     const added = await addMember(owner, project.id, admin.email.toUpperCase(), "admin");
-    expect(added.status).toBe(201);
-    expect(await added.json()).toEqual({ userId: admin.id, email: admin.email, name: "Ada Admin", role: "admin", joinedAt: expect.any(String) });
+    expect(added).toEqual({ userId: admin.id, email: admin.email, name: "Ada Admin", role: "admin", joinedAt: expect.any(String) });
     // A project admin adds members too.
-    expect((await addMember(admin, project.id, member.email, "member")).status).toBe(201);
+    await addMember(admin, project.id, member.email, "member");
 
-    const members = await must(`/projects/${project.id}/members`, { token: member.token }, 200);
-    expect(members.items.map((item: { userId: string; role: string; name: string }) => [item.userId, item.role, item.name])).toEqual([
+    expect((await membersOf(member, project.id)).map((item) => [item.userId, item.role, item.name])).toEqual([
       [owner.id, "owner", "Pat Owner"],
       [admin.id, "admin", "Ada Admin"],
       [member.id, "member", "Max Member"],
     ]);
     // A plain member adds nobody.
-    const extra = await createAccount(server);
-    await expectProblem(await addMember(member, project.id, extra.email, "member"), 403, "FORBIDDEN");
+    const extra = await createAccount();
+    await expectRefusal(addMember(member, project.id, extra.email, "member"), 403, "FORBIDDEN");
   });
 
   it("refuses unknown users, second memberships and bad roles", async () => {
-    const owner = await createAccount(server);
-    const member = await createAccount(server);
+    const owner = await createAccount();
+    const member = await createAccount();
     const project = await createProject(owner);
-    await expectProblem(await addMember(owner, project.id, `${member.email.split("@")[0]}x@example.com`, "member"), 404, "USER_NOT_FOUND");
-    expect((await addMember(owner, project.id, member.email, "member")).status).toBe(201);
-    await expectProblem(await addMember(owner, project.id, member.email, "admin"), 409, "ALREADY_MEMBER");
-    await expectProblem(await addMember(owner, project.id, owner.email, "member"), 409, "ALREADY_MEMBER");
-    for (const role of ["owner", "viewer", ""]) await expectProblem(await addMember(owner, project.id, member.email, role), 400, "VALIDATION_FAILED");
-    await expectProblem(
-      await server.request(`/projects/${project.id}/members`, { method: "POST", token: owner.token, json: { email: member.email } }),
-      400,
-      "VALIDATION_FAILED",
+    await expectRefusal(addMember(owner, project.id, `${member.email.split("@")[0]}x@example.com`, "member"), 404, "USER_NOT_FOUND");
+    await addMember(owner, project.id, member.email, "member");
+    await expectRefusal(addMember(owner, project.id, member.email, "admin"), 409, "ALREADY_MEMBER");
+    await expectRefusal(addMember(owner, project.id, owner.email, "member"), 409, "ALREADY_MEMBER");
+    for (const role of ["owner", "viewer", ""]) await expectInvalidInput(addMember(owner, project.id, member.email, role));
+    await expectInvalidInput(
+      owner.caller.projects.addMember({ id: project.id, email: member.email } as Parameters<Account["caller"]["projects"]["addMember"]>[0]),
     );
   });
 
   it("never removes the owner (409 OWNER_CANNOT_BE_REMOVED); members leave; admins remove", async () => {
-    const owner = await createAccount(server);
-    const admin = await createAccount(server);
-    const member = await createAccount(server);
-    const leaver = await createAccount(server);
+    const owner = await createAccount();
+    const admin = await createAccount();
+    const member = await createAccount();
+    const leaver = await createAccount();
     const project = await createProject(owner);
     await addMember(owner, project.id, admin.email, "admin");
     await addMember(owner, project.id, member.email, "member");
     await addMember(owner, project.id, leaver.email, "member");
 
     for (const as of [owner, admin]) {
-      await expectProblem(
-        await server.request(`/projects/${project.id}/members/${owner.id}`, { method: "DELETE", token: as.token }),
-        409,
-        "OWNER_CANNOT_BE_REMOVED",
-      );
+      await expectRefusal(removeMember(as, project.id, owner.id), 409, "OWNER_CANNOT_BE_REMOVED");
     }
-    await expectProblem(await server.request(`/projects/${project.id}/members/${admin.id}`, { method: "DELETE", token: member.token }), 403, "FORBIDDEN");
+    await expectRefusal(removeMember(member, project.id, admin.id), 403, "FORBIDDEN");
 
-    await must(`/projects/${project.id}/members/${leaver.id}`, { method: "DELETE", token: leaver.token }, 204);
-    await expectProblem(await server.request(`/projects/${project.id}`, { token: leaver.token }), 404, "NOT_FOUND");
-    expect((await must("/projects", { token: leaver.token }, 200)).items).toEqual([]);
+    await removeMember(leaver, project.id, leaver.id);
+    await expectRefusal(leaver.caller.projects.get({ id: project.id }), 404, "NOT_FOUND");
+    expect((await projectsOf(leaver)).items).toEqual([]);
 
-    await must(`/projects/${project.id}/members/${member.id}`, { method: "DELETE", token: admin.token }, 204);
-    await expectProblem(await server.request(`/projects/${project.id}/members/${member.id}`, { method: "DELETE", token: admin.token }), 404, "NOT_FOUND");
-    expect((await must(`/projects/${project.id}/members`, { token: owner.token }, 200)).items.map((item: { userId: string }) => item.userId)).toEqual([
-      owner.id,
-      admin.id,
-    ]);
+    await removeMember(admin, project.id, member.id);
+    await expectRefusal(removeMember(admin, project.id, member.id), 404, "NOT_FOUND");
+    expect((await membersOf(owner, project.id)).map((item) => item.userId)).toEqual([owner.id, admin.id]);
   });
 });
 
@@ -223,30 +216,28 @@ describe("a project deleted while it is changed or joined", () => {
    * waits, at the memberships it deletes, on a hold of the member's row (`release` lets it go on).
    */
   async function deletionUnderWay() {
-    const owner = await createAccount(server);
-    const member = await createAccount(server);
+    const owner = await createAccount();
+    const member = await createAccount();
     const project = await createProject(owner);
-    expect((await addMember(owner, project.id, member.email, "member")).status).toBe(201);
-    await must(`/projects/${project.id}`, { method: "PUT", token: owner.token, json: { status: "archived" } }, 200);
-    const hold = await holdRows(server.databaseUrl, `select id from project_members where project_id = '${project.id}' for update`);
-    const deletion = server.request(`/projects/${project.id}`, { method: "DELETE", token: owner.token });
+    await addMember(owner, project.id, member.email, "member");
+    await updateProject(owner, project.id, { status: "archived" });
+    const hold = await holdRows(runtime.databaseUrl, `select id from project_members where project_id = '${project.id}' for update`);
+    const deletion = answerOf(owner.caller.projects.delete({ id: project.id }), 204);
     await until("the deletion to wait at the memberships", () => hold.waiting(), { intervalMs: 5 });
     return { owner, project, hold, deletion };
   }
-  const waitingOnLocks = () => lockWaiters(server.server.runtime.deps.sql);
+  const waitingOnLocks = () => lockWaiters(runtime.deps.sql);
   const membershipsOf = async (projectId: string) =>
-    (await server.server.runtime.deps.sql<Array<{ user_id: string }>>`select user_id from project_members where project_id = ${projectId}`).map(
-      (row) => row.user_id,
-    );
+    (await runtime.deps.sql<Array<{ user_id: string }>>`select user_id from project_members where project_id = ${projectId}`).map((row) => row.user_id);
 
   it("an update waiting for the deletion finds the project gone: 404, not a 500", async () => {
     const { owner, project, hold, deletion } = await deletionUnderWay();
     try {
-      const update = server.request(`/projects/${project.id}`, { method: "PUT", token: owner.token, json: { name: "Too late" } });
+      const update = answerOf(updateProject(owner, project.id, { name: "Too late" }), 200);
       await until("the update to wait for the deletion", async () => (await waitingOnLocks()) >= 2, { intervalMs: 5 });
       await hold.release();
       expect((await deletion).status).toBe(204);
-      await expectProblem(await update, 404, "NOT_FOUND");
+      expect(await update).toEqual({ status: 404, code: "NOT_FOUND" });
     } finally {
       await hold.release();
     }
@@ -254,15 +245,15 @@ describe("a project deleted while it is changed or joined", () => {
 
   it("a member added while it is deleted waits for the deletion and finds the project gone (404), leaving no membership", async () => {
     const { owner, project, hold, deletion } = await deletionUnderWay();
-    const joiner = await createAccount(server);
+    const joiner = await createAccount();
     try {
-      const addition = addMember(owner, project.id, joiner.email, "member");
+      const addition = answerOf(addMember(owner, project.id, joiner.email, "member"), 201);
       let answered = false;
       void addition.finally(() => (answered = true));
       await until("the addition to wait for the deletion, or to answer", async () => answered || (await waitingOnLocks()) >= 2, { intervalMs: 5 });
       await hold.release();
       expect((await deletion).status).toBe(204);
-      await expectProblem(await addition, 404, "NOT_FOUND");
+      expect(await addition).toEqual({ status: 404, code: "NOT_FOUND" });
     } finally {
       await hold.release();
     }
@@ -270,44 +261,10 @@ describe("a project deleted while it is changed or joined", () => {
   });
 });
 
-describe("tRPC projects procedures", () => {
-  it("go through the same domain functions, over HTTP and through createCaller", async () => {
-    const owner = await createAccount(server);
-    const outsider = await createAccount(server);
-    const created = await server.request("/trpc/projects.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
-    expect(created.status).toBe(200);
-    const project = await trpcData<Project>(created);
-    expect(await must(`/projects/${project.id}`, { token: owner.token }, 200)).toMatchObject({ id: project.id, name: "Via tRPC", ownerId: owner.id });
-
-    const invalid = await server.request("/trpc/projects.update", { method: "POST", token: owner.token, json: { id: project.id, update: { status: "done" } } });
-    expect(invalid.status).toBe(400);
-    expect(await trpcErrorCode(invalid)).toBe("VALIDATION_FAILED");
-
-    // In-process caller over the same deps as the running server.
-    const deps = server.server.runtime.deps;
-    const context = async (token: string) => ({
-      deps,
-      principal: await authenticateToken({ deps, token }),
-      credentialSource: "bearer" as const,
-      token,
-      client: { ip: null, userAgent: null },
-      requestId: "test",
-      secureCookies: false,
-      linkOrigin: "http://127.0.0.1",
-      setSessionToken: () => {},
-    });
-    const asOwner = createCaller(await context(owner.token));
-    expect(await asOwner.projects.update({ id: project.id, update: { status: "completed" } })).toMatchObject({ id: project.id, status: "completed" });
-    const asOutsider = createCaller(await context(outsider.token));
-    await expect(asOutsider.projects.get({ id: project.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    expect((await must(`/projects/${project.id}`, { token: owner.token }, 200)).status).toBe("completed");
-  });
-});
-
 describe("how many projects one user owns and belongs to", () => {
   const OWNED = 500;
   const MEMBERSHIPS = 1000;
-  /** Runs `write` for 0..count-1, fifty at a time: the rows the API's creations are then tried against. */
+  /** Runs `write` for 0..count-1, fifty at a time: the rows the caller's creations are then tried against. */
   const seed = async <T>(count: number, write: (index: number) => Promise<T>) => {
     const written: T[] = [];
     for (let start = 0; start < count; start += 50)
@@ -315,59 +272,62 @@ describe("how many projects one user owns and belongs to", () => {
     return written;
   };
   const seedProjects = (ownerId: string, count: number) =>
-    seed(count, (index) =>
-      projectsCollection.insert(server.server.runtime.deps.db, { name: `Seeded ${index}`, status: "active", ownerId, organizationId: null }),
-    );
+    seed(count, (index) => projectsCollection.insert(runtime.deps.db, { name: `Seeded ${index}`, status: "active", ownerId, organizationId: null }));
 
   it(`refuses a user's project past ${OWNED} owned (409 CONFLICT), even to concurrent creations, and lists every one`, async () => {
-    const owner = await createAccount(server);
+    const owner = await createAccount();
     await seedProjects(owner.id, OWNED - 3);
     const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, index) => server.request("/projects", { method: "POST", token: owner.token, json: { name: `Last ${index}` } })),
+      Array.from({ length: 6 }, (_, index) =>
+        createProject(owner, { name: `Last ${index}` }).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      ),
     );
-    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(3);
-    for (const answer of answers.filter((answer) => answer.status !== 201))
-      expect((await expectProblem(answer, 409, "CONFLICT")).detail).toBe(`You own ${OWNED} projects, the most one may; delete an archived one first`);
-    const list = (await must("/projects", { token: owner.token })) as { items: Project[]; nextCursor: null };
+    expect(answers.filter((answer) => answer === undefined)).toHaveLength(3);
+    for (const answer of answers.filter((answer) => answer !== undefined))
+      expect((await expectRefusal(Promise.reject(answer as Error), 409, "CONFLICT")).message).toBe(
+        `You own ${OWNED} projects, the most one may; delete an archived one first`,
+      );
+    const list = await projectsOf(owner);
     expect(list.items).toHaveLength(OWNED);
     expect(list.nextCursor).toBeNull();
   });
 
   it(`refuses a membership past ${MEMBERSHIPS} (409 CONFLICT), added or by invitation, and lists every project`, async () => {
-    const joiner = await createAccount(server);
-    const [owner, seedOwner] = [await createAccount(server), await createAccount(server)];
+    const joiner = await createAccount();
+    const [owner, seedOwner] = [await createAccount(), await createAccount()];
     const others = await seedProjects(seedOwner.id, MEMBERSHIPS - 1);
-    await seed(others.length, (index) =>
-      projectMembersCollection.insert(server.server.runtime.deps.db, { projectId: others[index]!.id, userId: joiner.id, role: "member" }),
-    );
+    await seed(others.length, (index) => projectMembersCollection.insert(runtime.deps.db, { projectId: others[index]!.id, userId: joiner.id, role: "member" }));
     const [last, beyond, invited] = [await createProject(owner), await createProject(owner), await createProject(owner)];
-    expect((await addMember(owner, last.id, joiner.email, "member")).status).toBe(201);
-    const refused = await expectProblem(await addMember(owner, beyond.id, joiner.email, "member"), 409, "CONFLICT");
-    expect(refused.detail).toBe(`The account already belongs to ${MEMBERSHIPS} projects, the most one may; it must leave one first`);
+    await addMember(owner, last.id, joiner.email, "member");
+    const refused = await expectRefusal(addMember(owner, beyond.id, joiner.email, "member"), 409, "CONFLICT");
+    expect(refused.message).toBe(`The account already belongs to ${MEMBERSHIPS} projects, the most one may; it must leave one first`);
     // An invitation is refused at its acceptance the same way, and still works once there is room.
-    await must(`/projects/${invited.id}/invitations`, { method: "POST", token: owner.token, json: { email: joiner.email, role: "member" } }, 201);
-    const token = (await invitationPathFor(server, joiner.email)).split("/")[1]!;
-    const accept = () => server.request("/api/v1/invitations/accept", { method: "POST", token: joiner.token, json: { token } });
-    await expectProblem(await accept(), 409, "CONFLICT");
-    const list = (await must("/projects", { token: joiner.token })) as { items: Project[] };
+    await owner.caller.invitations.projectCreate({ id: invited.id, invitation: { email: joiner.email, role: "member" } });
+    const token = (await invitationPathFor(runtime, joiner.email)).split("/")[1]!;
+    const accept = () => joiner.caller.invitations.accept({ token });
+    await expectRefusal(accept(), 409, "CONFLICT");
+    const list = await projectsOf(joiner);
     expect(list.items).toHaveLength(MEMBERSHIPS);
     expect(ids(list.items)).not.toContain(beyond.id);
     // Leaving one makes room.
-    expect((await server.request(`/projects/${last.id}/members/${joiner.id}`, { method: "DELETE", token: joiner.token })).status).toBe(204);
-    expect((await accept()).status).toBe(200);
+    await removeMember(joiner, last.id, joiner.id);
+    await accept();
   });
 });
 
 describe("how many members one project has", () => {
   const CAP = 10_000;
-  const sql = () => server.server.runtime.deps.sql;
+  const sql = () => runtime.deps.sql;
   const stored = async (projectId: string) =>
     (await sql()<Array<{ count: number }>>`select count(*)::int as count from project_members where project_id = ${projectId}`)[0]!.count;
-  /** A project of `size` members beside its owner: one added through the API, the rest written as copies of that one. */
+  /** A project of `size` members beside its owner: one added through the caller, the rest written as copies of that one. */
   const projectOf = async (owner: Account, size: number) => {
     const project = await createProject(owner);
-    const seed = await createAccount(server);
-    expect((await addMember(owner, project.id, seed.email, "member")).status).toBe(201);
+    const seed = await createAccount();
+    await addMember(owner, project.id, seed.email, "member");
     const membership = { table: "project_members", scopeColumn: "project_id", scopeId: project.id, column: "user_id", field: "userId" };
     await copyMembers(sql(), { userId: seed.id, copies: size - 1, membership });
     return project;
@@ -375,37 +335,47 @@ describe("how many members one project has", () => {
   const refusal = `The project has ${CAP} members, the most one may have; one must leave first`;
 
   it(`refuses a member past ${CAP} with 409 CONFLICT, added or by invitation, stores nothing, and lists every one`, async () => {
-    const owner = await createAccount(server);
+    const owner = await createAccount();
     const project = await projectOf(owner, CAP - 1);
-    await expectMemberCapHeld({
-      server,
+    await expectMemberCapHeldThroughCaller({
+      runtime,
       owner,
-      base: `/projects/${project.id}`,
       cap: CAP,
       refusal,
       add: (person) => addMember(owner, project.id, person.email, "member"),
-      grant: { role: "member" },
+      invite: (email) => owner.caller.invitations.projectCreate({ id: project.id, invitation: { email, role: "member" } }),
+      leave: (member) => removeMember(member, project.id, member.id),
       stored: () => stored(project.id),
       // The owner first, then every member.
-      listed: async () =>
-        ((await must(`/projects/${project.id}/members`, { token: owner.token })) as { items: Array<{ userId: string }> }).items.map((member) => member.userId),
+      listed: async () => (await membersOf(owner, project.id)).map((member) => member.userId),
       extra: 1,
     });
   });
 
   it("lets exactly one of two additions at the last place win, the other 409 CONFLICT", async () => {
-    const owner = await createAccount(server);
+    const owner = await createAccount();
     const project = await projectOf(owner, CAP - 1);
-    const [first, second] = [await createAccount(server), await createAccount(server)];
+    const [first, second] = [await createAccount(), await createAccount()];
     // Both hold the project's row FOR NO KEY UPDATE, which orders them: the first waits at the held row, the second queues behind.
-    const hold = await holdRows(server.databaseUrl, `select id from projects where id = '${project.id}' for update`);
+    const hold = await holdRows(runtime.databaseUrl, `select id from projects where id = '${project.id}' for update`);
     const answers = await queuedBehindHold({
       hold,
       sql: sql(),
-      first: () => addMember(owner, project.id, first.email, "member"),
-      second: () => addMember(owner, project.id, second.email, "member"),
+      first: () =>
+        addMember(owner, project.id, first.email, "member").then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      second: () =>
+        addMember(owner, project.id, second.email, "member").then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
     });
-    await expectOneCreatedOneRefused(answers, refusal);
+    // One was added, the other refused 409 CONFLICT with the cap's message.
+    const refusals = answers.filter((answer) => answer !== undefined);
+    expect(refusals).toHaveLength(1);
+    expect((await expectRefusal(Promise.reject(refusals[0] as Error), 409, "CONFLICT")).message).toBe(refusal);
     expect(await stored(project.id)).toBe(CAP);
   });
 });

@@ -1,6 +1,8 @@
+import { createCaller } from "@meridian/api";
+import { authenticateToken } from "@meridian/domain/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
 
 /**
@@ -49,4 +51,42 @@ describe("NUL in a tRPC query input is a 400, not a 500", () => {
       expect(body.error?.data?.errors?.map((error) => error.path)).toEqual(Object.keys(input() as object).filter((key) => key !== "id"));
     });
   }
+});
+
+/** A project as both faces answer it. */
+type Project = { id: string; name: string; status: string; ownerId: string; organizationId: string | null; createdAt: string };
+
+// From project-projects, whose domain rules run through the caller on a runtime without HTTP: this one is about tRPC over HTTP too.
+describe("tRPC projects procedures", () => {
+  it("go through the same domain functions, over HTTP and through createCaller", async () => {
+    const owner = await createAccount(server);
+    const outsider = await createAccount(server);
+    const created = await server.request("/trpc/projects.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
+    expect(created.status).toBe(200);
+    const project = await trpcData<Project>(created);
+    expect(await must(`/projects/${project.id}`, { token: owner.token }, 200)).toMatchObject({ id: project.id, name: "Via tRPC", ownerId: owner.id });
+
+    const invalid = await server.request("/trpc/projects.update", { method: "POST", token: owner.token, json: { id: project.id, update: { status: "done" } } });
+    expect(invalid.status).toBe(400);
+    expect(await trpcErrorCode(invalid)).toBe("VALIDATION_FAILED");
+
+    // In-process caller over the same deps as the running server.
+    const deps = server.server.runtime.deps;
+    const context = async (token: string) => ({
+      deps,
+      principal: await authenticateToken({ deps, token }),
+      credentialSource: "bearer" as const,
+      token,
+      client: { ip: null, userAgent: null },
+      requestId: "test",
+      secureCookies: false,
+      linkOrigin: "http://127.0.0.1",
+      setSessionToken: () => {},
+    });
+    const asOwner = createCaller(await context(owner.token));
+    expect(await asOwner.projects.update({ id: project.id, update: { status: "completed" } })).toMatchObject({ id: project.id, status: "completed" });
+    const asOutsider = createCaller(await context(outsider.token));
+    await expect(asOutsider.projects.get({ id: project.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect((await must(`/projects/${project.id}`, { token: owner.token }, 200)).status).toBe("completed");
+  });
 });

@@ -37,7 +37,18 @@ export default async function setup(project: TestProject) {
   // profiles) goes inside the run's folder, so removing it leaves nothing: workers inherit this.
   process.env.TMPDIR = root;
   const logger = createLogger({ level: "warn", name: "test-setup" });
-  const postgres = await startEmbeddedPostgres({ dataDir: root, port: await freePort(), logger });
+  // The S3-protocol server starts while PostgreSQL does (initdb and its start are another process's work).
+  const [postgresStart, s3Start] = await Promise.allSettled([
+    freePort().then((port) => startEmbeddedPostgres({ dataDir: root, port, logger })),
+    startEmbeddedS3({ directory: path.join(root, "objects") }),
+  ]);
+  if (postgresStart.status === "rejected" || s3Start.status === "rejected") {
+    if (postgresStart.status === "fulfilled") await postgresStart.value.stop();
+    if (s3Start.status === "fulfilled") await s3Start.value.stop();
+    throw postgresStart.status === "rejected" ? postgresStart.reason : (s3Start as PromiseRejectedResult).reason;
+  }
+  const postgres = postgresStart.value;
+  const s3 = s3Start.value;
   const admin = connectDatabase(postgres.url, { max: 1 });
   // The run's cluster is deleted with the run, so nothing in it has to outlive a crash of the machine:
   // no fsync and no full-page images. Every commit, CREATE DATABASE from the template and DROP
@@ -52,7 +63,6 @@ export default async function setup(project: TestProject) {
   const template = connectDatabase(templateUrl, { max: 1 });
   await migrateDatabase(template);
   await template.close();
-  const s3 = await startEmbeddedS3({ directory: path.join(root, "objects") });
 
   project.provide("postgresUrl", postgres.url);
   project.provide("templateDatabase", TEMPLATE_DATABASE);

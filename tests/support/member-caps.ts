@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { createAccount, expectProblem, type Account } from "./auth-suite";
 import { invitationPathFor } from "./invitation-links";
+import { expectRefusal, type CallerAccount, type TestRuntime } from "./test-runtime";
 import type { TestServer } from "./test-server";
 
 /**
@@ -41,5 +42,42 @@ export async function expectMemberCapHeld(options: {
 
   expect((await server.request(`${base}/members/${last.id}`, { method: "DELETE", token: last.token })).status).toBe(204);
   expect((await accept()).status).toBe(200);
+  expect(await options.stored()).toBe(cap);
+}
+
+/**
+ * expectMemberCapHeld through the app router's caller, on a test runtime: `add` adds a person, `invite`
+ * invites an email address, and `remove` is a member's leaving, as the caller of the scope's operations.
+ */
+export async function expectMemberCapHeldThroughCaller(options: {
+  runtime: TestRuntime;
+  owner: CallerAccount;
+  cap: number;
+  refusal: string;
+  add: (person: CallerAccount) => Promise<unknown>;
+  invite: (email: string) => Promise<unknown>;
+  leave: (member: CallerAccount) => Promise<unknown>;
+  stored: () => Promise<number>;
+  listed: () => Promise<string[]>;
+  extra: number;
+}) {
+  const { runtime, owner, cap, refusal } = options;
+  const [last, beyond, invited] = [await runtime.signup(), await runtime.signup(), await runtime.signup()];
+  await options.add(last);
+  expect((await expectRefusal(options.add(beyond), 409, "CONFLICT")).message).toBe(refusal);
+  expect(await options.stored()).toBe(cap);
+  await options.invite(invited.email);
+  const token = (await invitationPathFor(runtime, invited.email)).split("/")[1]!;
+  const accept = () => invited.caller.invitations.accept({ token });
+  expect((await expectRefusal(accept(), 409, "CONFLICT")).message).toBe(refusal);
+  expect(await options.stored()).toBe(cap);
+
+  const listed = await options.listed();
+  expect(listed).toHaveLength(cap + options.extra);
+  expect(listed).toEqual(expect.arrayContaining([owner.id, last.id]));
+  expect(listed.filter((id) => id === beyond.id || id === invited.id)).toEqual([]);
+
+  await options.leave(last);
+  await accept();
   expect(await options.stored()).toBe(cap);
 }

@@ -35,7 +35,7 @@ export interface TestRuntime {
   startWorker(): Promise<RunningWorker>;
   /** A caller without credentials. */
   anonymous: Caller;
-  /** A caller as the holder of `token` (a session or an API key), authenticated as the HTTP layer does. */
+  /** A caller as the holder of `token` (a session or an API key), authenticated at each call as the HTTP layer does at each request. */
   callerFor(token: string): Promise<Caller>;
   /** Signs up a fresh account through `auth.signup`; `fields` replace the unique defaults. */
   signup(fields?: { email?: string; password?: string; name?: string }): Promise<CallerAccount>;
@@ -84,10 +84,11 @@ export async function startTestRuntime(options: { env?: Record<string, string>; 
     };
   };
   const anonymous = createCaller(context(undefined));
+  // Authenticated again at each call, as the HTTP layer does at each request: the principal carries the user's
+  // row (name, roles, preferences), and a revoked session or key is refused from the next call on.
   const callerFor = async (token: string) => {
-    const principal = await authenticateToken({ deps, token });
-    if (!principal) throw new Error("the token names no session or key");
-    return createCaller(context(principal, token));
+    if (!(await authenticateToken({ deps, token }))) throw new Error("the token names no session or key");
+    return createCaller(async () => context(await authenticateToken({ deps, token }), token));
   };
   const account = async (signedIn: { user: { id: string; email: string; name: string }; token: string }, password: string) => ({
     id: signedIn.user.id,
@@ -157,6 +158,35 @@ export async function expectRefusal(call: Promise<unknown>, status: number, code
   expect({ status: refusal.status, code: refusal.code, message: refusal.message }).toMatchObject({ status, code });
   expect(refusal.message.length).toBeGreaterThan(0);
   return refusal;
+}
+
+/**
+ * Asserts that a call's input was refused as invalid: tRPC's BAD_REQUEST from the procedure's schema or the
+ * domain's VALIDATION_FAILED, both 400 VALIDATION_FAILED over REST (whose face parses the same zod schema).
+ */
+export async function expectInvalidInput(call: Promise<unknown>): Promise<void> {
+  const error = await call.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error, "the input should have been refused").toBeInstanceOf(Error);
+  // tRPC's error (not a root dependency of the tests): its name and code say a schema refused the input.
+  expect({ name: (error as Error).name, code: (error as { code?: unknown }).code }).toEqual({ name: "TRPCError", code: "BAD_REQUEST" });
+  // Refused by the procedure's schema, or by the domain as VALIDATION_FAILED: what REST answers 400 VALIDATION_FAILED.
+  const cause = (error as Error).cause;
+  if (cause instanceof AppError) expect(cause.code).toBe("VALIDATION_FAILED");
+  else expect((cause as Error | undefined)?.name).toBe("ZodError");
+}
+
+/** What REST would answer a call with: `success` when it succeeds, its refusal's status and code when refused. */
+export function answerOf(call: Promise<unknown>, success: number): Promise<{ status: number; code?: string }> {
+  return call.then(
+    () => ({ status: success, code: undefined }),
+    async (error: unknown) => {
+      const refusal = await refusalOf(Promise.reject(error as Error));
+      return { status: refusal.status, code: refusal.code };
+    },
+  );
 }
 
 /** A new organization owned by `owner`, unique by a random tag; `fields` replace or add to the defaults. */
