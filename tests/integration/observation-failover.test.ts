@@ -102,6 +102,8 @@ async function expectMovedExactlyAtBoundary(owner: Account, observationId: strin
   clock.set(since + REASSIGN_AFTER);
   expect(await sweep()).toEqual([observationId]);
   expect(await statusOf(owner, observationId)).toBe("pending");
+  // Back at none of its candidates, to be planned again (contract: `observatoryId` null while it waits).
+  expect(await must(`/observations/${observationId}`, { token: owner.token })).toMatchObject({ observatoryId: null });
   expect((await historyOf(owner, observationId)).at(-1)).toMatchObject({
     from: "assigned",
     to: "pending",
