@@ -45,6 +45,8 @@ export async function prepareTestEnv(overrides: Record<string, string> = {}): Pr
     // Every REST response is checked against its operation's declared output: a mismatch is a 500 that fails the test.
     VALIDATE_RESPONSES: "true",
     ...roomyPasswordAttempts,
+    // argon2id at its smallest cost: thousands of signups and sign-ins a run (passwords.test.ts holds the real cost).
+    PASSWORD_HASHING: "fast-for-tests",
     // A test's own keep-alive connections would hold every stop for the grace (1.5 s, about 250 stops a run);
     // server-drain.test.ts checks the grace on processes of its own.
     SHUTDOWN_IDLE_GRACE_MS: "0",

@@ -22,6 +22,13 @@ describe("loadEnv", () => {
     expect(env.S3_FORCE_PATH_STYLE).toBe(false);
   });
 
+  it("hashes passwords at OWASP's cost unless a test run asks for the cheap one, which nothing else may", () => {
+    expect(loadEnv({}).PASSWORD_HASHING).toBe("owasp");
+    expect(loadEnv({ NODE_ENV: "test", PASSWORD_HASHING: "fast-for-tests" }).PASSWORD_HASHING).toBe("fast-for-tests");
+    for (const NODE_ENV of ["production", "development"])
+      expect(() => loadEnv({ NODE_ENV, PASSWORD_HASHING: "fast-for-tests" })).toThrow(/PASSWORD_HASHING=fast-for-tests is for NODE_ENV=test only/);
+  });
+
   it("treats blank values as unset", () => {
     expect(loadEnv({ DATABASE_URL: "  ", SMTP_URL: "" }).DATABASE_URL).toBeUndefined();
   });

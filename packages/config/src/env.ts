@@ -229,6 +229,12 @@ const envSchema = z.object({
    * (logged) when it does not match: the test harness turns it on; it costs a parse per response.
    */
   VALIDATE_RESPONSES: booleanFromString.default(false),
+  /**
+   * How passwords are hashed: `owasp` (argon2id, 19 MiB, 2 passes; always outside tests) or `fast-for-tests` (argon2id at
+   * its smallest cost), which only NODE_ENV=test accepts: a test run signs up and logs in thousands of times, and at
+   * OWASP's cost each hash is ~15 ms of CPU on a 2-core machine. A hash records its parameters, so either verifies both.
+   */
+  PASSWORD_HASHING: z.enum(["owasp", "fast-for-tests"]).default("owasp"),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -251,6 +257,9 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   }
   if (env.ADMIN_PASSWORD !== undefined && env.ADMIN_PASSWORD.length < 8) {
     throw new EnvError("Invalid configuration:\n  ADMIN_PASSWORD must have at least 8 characters");
+  }
+  if (env.PASSWORD_HASHING === "fast-for-tests" && env.NODE_ENV !== "test") {
+    throw new EnvError("Invalid configuration:\n  PASSWORD_HASHING=fast-for-tests is for NODE_ENV=test only");
   }
   if (env.DATABASE_URL !== undefined && env.SECRETS_KEY === undefined) {
     // With a shared database, processes must share the key too; a generated one lives in one DATA_DIR only.

@@ -40,7 +40,7 @@ export async function changePassword(options: { deps: Deps; actor: UserActor; in
       errors: [{ path: "currentPassword", message: "The current password is not correct." }],
     });
   }
-  const passwordHash = await hashPassword(input.newPassword);
+  const passwordHash = await hashPassword({ env: deps.env, password: input.newPassword });
   await inTransaction(deps, async (t) => {
     await usersCollection.update(t.tx, user.id, (doc) => ({ ...doc, passwordHash }));
     const ended = await endSessions({ t, userId: user.id, except: actor.sessionId });

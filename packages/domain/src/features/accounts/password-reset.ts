@@ -94,7 +94,7 @@ export async function confirmPasswordReset(options: { deps: Deps; token: string;
     const rules = passwordAttemptRules({ env: t.env, bucket: "password-reset", what: "password resets", ip: client.ip, account: reset.doc.userId });
     await countAttempt({ t, rules });
   });
-  const passwordHash = await hashPassword(options.newPassword);
+  const passwordHash = await hashPassword({ env: deps.env, password: options.newPassword });
   await inTransaction(deps, async (t) => {
     const [reset] = await t.tx.select().from(passwordResets).where(usable).for("update").limit(1);
     if (!live(reset, t.now())) throw invalid();

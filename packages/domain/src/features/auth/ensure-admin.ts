@@ -27,7 +27,7 @@ export async function ensureServerAdmin(options: { deps: Deps; email: string; pa
     await usersCollection.insert(deps.db, {
       email: options.email.trim(),
       name: "Administrator",
-      passwordHash: await hashPassword(options.password),
+      passwordHash: await hashPassword({ env: deps.env, password: options.password }),
       roles: ["serverAdmin"],
       notificationPreferences: defaultNotificationPreferences,
       avatar: null,

@@ -49,7 +49,7 @@ export async function login(options: { deps: Deps; input: LoginInput; client: Cl
   const user = await usersCollection.findOne(deps.db, eq(tables.users.emailLower, emailKey));
   const valid = user
     ? await verifyPassword({ passwordHash: user.doc.passwordHash, password: input.password })
-    : (await burnPasswordCheck(input.password), false);
+    : (await burnPasswordCheck({ env: deps.env, password: input.password }), false);
   if (!user || !valid) {
     await recordRateLimitEvent({ db: deps.db, now, bucket: "login-email", key: emailKey });
     if (client.ip) await recordRateLimitEvent({ db: deps.db, now, bucket: "login-ip", key: addressKey(client.ip) });

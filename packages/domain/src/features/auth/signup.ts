@@ -28,7 +28,7 @@ export async function signup(options: { deps: Deps; input: SignupInput; client: 
   const doc: UserDoc = {
     email: input.email,
     name: input.name,
-    passwordHash: await hashPassword(input.password),
+    passwordHash: await hashPassword({ env: deps.env, password: input.password }),
     roles: [],
     notificationPreferences: defaultNotificationPreferences,
     avatar: null,
