@@ -243,7 +243,6 @@ async function plannedAt(deps: Deps, observation: StoredDocument<ObservationDoc>
   return plan?.slots.find((slot) => slot.observationId === observation.id && slot.end > now)?.observatoryId ?? null;
 }
 
-
 /** Of forecasts at several observatories, the one that starts first (the first given when none starts). */
 function earliestOf<Forecast extends { expectedStart: string | null }>(
   forecasts: Array<{ observatory: StoredDocument<ObservatoryDoc> | undefined; forecast: Forecast }>,

@@ -162,7 +162,10 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     if (update.storageDestinationId) await requireStorageDestination({ db: t.tx, projectId: merged.projectId, destinationId: update.storageDestinationId });
     // New exposures must be among the filters its observatory (one of its candidates) reports; an edit that leaves them is not judged again.
     if (update.targets)
-      refuseUnavailableFilters({ targets: update.targets, observatories: await observatoryFilters({ db: t.tx, observatoryIds: candidateObservatoryIdsOf(merged) }) });
+      refuseUnavailableFilters({
+        targets: update.targets,
+        observatories: await observatoryFilters({ db: t.tx, observatoryIds: candidateObservatoryIdsOf(merged) }),
+      });
     refuseInvalidWindow({ window: merged });
     const isMonitoring = merged.type === "monitoring";
     const updated = await observationsCollection.update(t.tx, observationId, () => ({
