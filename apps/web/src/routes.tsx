@@ -54,6 +54,7 @@ export const router = createBrowserRouter(
         { path: "frames", ...page(() => import("./pages/FramesPage"), "FramesPage") },
         { path: "observatories", ...page(() => import("./pages/ObservatoriesPage"), "ObservatoriesPage") },
         { path: "observatories/:id", ...page(() => import("./pages/ObservatoryPage"), "ObservatoryPage") },
+        { path: "network", ...page(() => import("./pages/NetworkPage"), "NetworkPage") },
         { path: "organizations", ...page(() => import("./pages/OrganizationsPage"), "OrganizationsPage") },
         { path: "organizations/:id", ...page(() => import("./pages/OrganizationPage"), "OrganizationPage") },
         { path: "projects", ...page(() => import("./pages/ProjectsPage"), "ProjectsPage") },

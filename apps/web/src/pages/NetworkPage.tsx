@@ -1,0 +1,70 @@
+import { useQuery } from "@tanstack/react-query";
+import { Telescope } from "lucide-react";
+import { EmptyState } from "../components/EmptyState";
+import { PageHeader } from "../components/PageHeader";
+import { QueryState } from "../components/QueryState";
+import { useDocumentTitle } from "../lib/document-title";
+import { formatShortDateTime } from "../lib/format";
+import { useTimeDisplay } from "../lib/time-display";
+import { viewerZoneWords, type NetworkPlan } from "../network/network-plan";
+import { NetworkTimeline } from "../network/NetworkTimeline";
+import { UnscheduledList } from "../network/UnscheduledList";
+import { trpc } from "../trpc";
+
+/** The plan has no live event yet: it is read again this often, and when the window regains focus. */
+export const PLAN_REFRESH_MS = 30_000;
+
+export function NetworkPage() {
+  useDocumentTitle("Network");
+  useTimeDisplay();
+  const plan = useQuery(trpc.network.plan.queryOptions({}, { staleTime: 0, refetchInterval: PLAN_REFRESH_MS, refetchOnWindowFocus: true }));
+  // Names for the plan's ids, from lists the app already asks for: observatories, and the pending observations with their projects.
+  const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 50 }));
+  const pending = useQuery(trpc.observations.list.queryOptions({ status: "pending", limit: 200 }, { staleTime: 0, refetchInterval: PLAN_REFRESH_MS }));
+  const observatoryName = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.name ?? id;
+  const observation = (id: string) => pending.data?.items.find((item) => item.id === id);
+
+  return (
+    <>
+      <PageHeader title="Network" description="Where and when each pending observation runs, over the plan's horizon, at every observatory you may view." />
+      <QueryState query={plan} loading="Loading the network plan" error="Could not load the network plan">
+        {(data: NetworkPlan) => (
+          <PlanView
+            plan={data}
+            observatoryName={observatoryName}
+            observationName={(id) => observation(id)?.name}
+            colourKey={(slot) => observation(slot.observationId)?.projectId ?? slot.observationId}
+          />
+        )}
+      </QueryState>
+    </>
+  );
+}
+
+interface PlanViewProps {
+  plan: NetworkPlan;
+  observatoryName(id: string): string;
+  observationName(id: string): string | undefined;
+  colourKey(slot: NetworkPlan["slots"][number]): string;
+}
+
+function PlanView({ plan, observatoryName, observationName, colourKey }: PlanViewProps) {
+  if (plan.computedAt === null || plan.horizonEnd === null) return <EmptyState icon={Telescope} title="The plan is being made" />;
+  if (plan.observatories.length === 0)
+    return <EmptyState icon={Telescope} title="No observatories">The plan covers the observatories you may view; there are none yet.</EmptyState>;
+  return (
+    <div className="space-y-6">
+      <p className="text-sm text-slate-600">
+        Times in {viewerZoneWords()}. Planned at {formatShortDateTime(plan.computedAt)}, up to {formatShortDateTime(plan.horizonEnd)}; refreshed every 30
+        seconds.
+      </p>
+      <NetworkTimeline plan={plan} observatoryName={observatoryName} colourKey={colourKey} />
+      <section aria-labelledby="unscheduled-title" className="space-y-2">
+        <h2 id="unscheduled-title" className="text-base font-semibold text-slate-900">
+          Not in the plan
+        </h2>
+        <UnscheduledList unscheduled={plan.unscheduled} observatoryName={observatoryName} observationName={observationName} />
+      </section>
+    </div>
+  );
+}
