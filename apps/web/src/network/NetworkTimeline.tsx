@@ -28,7 +28,7 @@ export function NetworkTimeline({ plan, observatoryName, colourKey }: TimelinePr
   const now = useNow(30_000);
   const clock = new Intl.DateTimeFormat(undefined, { ...CLOCK, timeZone: displayZone(undefined) });
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white" data-testid="timeline-scroller">
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white" data-scrolling-timeline="">
       <div className="relative" style={{ width: scale.width + 16 }}>
         <div aria-hidden="true" className="relative h-6 border-b border-slate-200 text-[11px] text-slate-500">
           {hourTicks(plan).map((at) => (

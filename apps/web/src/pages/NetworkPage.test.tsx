@@ -130,4 +130,14 @@ describe("the network page", () => {
       vi.useRealTimers();
     }
   });
+
+  it("reads the plan again when the window regains focus", async () => {
+    let answers = 0;
+    const stub = await api(() => (++answers === 1 ? plan() : plan({ slots: [] })));
+    renderInApp(<NetworkPage />, { path: "/network", timeDisplay: "utc" });
+    await within(await row("Dome A")).findByRole("link", { name: /Pleiades/ });
+    window.dispatchEvent(new Event("visibilitychange"));
+    await waitFor(() => expect(within(screen.getByRole("region", { name: "Plan at Dome A" })).queryByRole("link")).toBeNull());
+    expect(stub.calls("network.plan")).toHaveLength(2);
+  });
 });
