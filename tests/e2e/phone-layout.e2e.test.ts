@@ -79,7 +79,8 @@ function overflowing(page: Page) {
       if (style.visibility === "hidden" || style.position === "fixed" || style.clipPath === "inset(50%)") continue;
       // Controls must be on screen even inside a sideways-scrolling box: nobody finds a checkbox or a Remove button by scrolling a table.
       // Except a timeline's blocks (`data-scrolling-timeline`): links placed by time, that the browser scrolls into view when Tab reaches them.
-      const control = element.matches("button, input:not([type=hidden]), select, textarea, a[href], [role=tab]") && !element.closest("[data-scrolling-timeline]");
+      const control =
+        element.matches("button, input:not([type=hidden]), select, textarea, a[href], [role=tab]") && !element.closest("[data-scrolling-timeline]");
       if (box.right > width + 1 && (control || !scrollsSideways(element))) offenders.push(`${describe(element)} reaches ${Math.round(box.right)}px`);
       if (offenders.length > 5) break;
     }

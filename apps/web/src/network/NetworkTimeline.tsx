@@ -5,6 +5,9 @@ import { useNow } from "../lib/useNow";
 import { horizonScale, hourTicks, stableColour, type NetworkPlan, type NetworkSlot } from "./network-plan";
 
 const TRACK_HEIGHT = 32;
+const BLOCK_CLASSES =
+  "absolute top-1 bottom-1 overflow-hidden rounded px-1 text-xs leading-6 whitespace-nowrap text-white " +
+  "focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-slate-900";
 
 interface TimelineProps {
   plan: NetworkPlan;
@@ -60,7 +63,7 @@ export function NetworkTimeline({ plan, observatoryName, colourKey }: TimelinePr
                         to={`/observations/${slot.observationId}`}
                         aria-label={blockName(name, slot)}
                         title={blockName(name, slot)}
-                        className="absolute top-1 bottom-1 overflow-hidden rounded px-1 text-xs leading-6 whitespace-nowrap text-white focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-slate-900"
+                        className={BLOCK_CLASSES}
                         style={{
                           left: scale.x(slot.start),
                           width: Math.max(4, scale.x(slot.end) - scale.x(slot.start)),

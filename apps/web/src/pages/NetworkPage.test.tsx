@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { screen, waitFor, within } from "@testing-library/react";
-import { describe, expect, it, vi } from "vitest";
-import { NetworkPage, PLAN_REFRESH_MS } from "./NetworkPage";
+import { describe, expect, it } from "vitest";
+import { NetworkPage } from "./NetworkPage";
 import { startApi, type Answer, type Procedures } from "../test-support/api";
 import { renderInApp, textOf } from "../test-support/render";
 
@@ -114,21 +114,14 @@ describe("the network page", () => {
   });
 
   it("reads the plan again on its interval and draws what changed", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
-    try {
-      let answers = 0;
-      const stub = await api(() =>
-        ++answers === 1 ? plan() : plan({ slots: [{ observationId: "obs_3", observatoryId: "oby_a", name: "Crab", start: "2026-11-29T23:00:00.000Z", end: "2026-11-30T00:00:00.000Z" }] }),
-      );
-      renderInApp(<NetworkPage />, { path: "/network", timeDisplay: "utc" });
-      await within(await row("Dome A")).findByRole("link", { name: /Pleiades/ });
-      expect(stub.calls("network.plan")).toHaveLength(1);
-      vi.advanceTimersByTime(PLAN_REFRESH_MS);
-      expect(await within(await row("Dome A")).findByRole("link", { name: /^Dome A: Crab/ })).toBeTruthy();
-      expect(stub.calls("network.plan")).toHaveLength(2);
-    } finally {
-      vi.useRealTimers();
-    }
+    let answers = 0;
+    const crab = { observationId: "obs_3", observatoryId: "oby_a", name: "Crab", start: "2026-11-29T23:00:00.000Z", end: "2026-11-30T00:00:00.000Z" };
+    const stub = await api(() => (++answers === 1 ? plan() : plan({ slots: [crab] })));
+    // A short interval stands for the page's 30 s; what is awaited is the second answer drawn, not a time.
+    renderInApp(<NetworkPage refreshMs={200} />, { path: "/network", timeDisplay: "utc" });
+    await within(await row("Dome A")).findByRole("link", { name: /Pleiades/ });
+    expect(await within(await row("Dome A")).findByRole("link", { name: /^Dome A: Crab/ })).toBeTruthy();
+    expect(stub.calls("network.plan").length).toBeGreaterThanOrEqual(2);
   });
 
   it("reads the plan again when the window regains focus", async () => {

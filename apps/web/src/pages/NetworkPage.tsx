@@ -12,12 +12,13 @@ import { UnscheduledList } from "../network/UnscheduledList";
 import { trpc } from "../trpc";
 
 /** The plan has no live event yet: it is read again this often, and when the window regains focus. */
-export const PLAN_REFRESH_MS = 30_000;
+const PLAN_REFRESH_MS = 30_000;
 
-export function NetworkPage() {
+/** `refreshMs`: how often the plan is read again (a test shortens it). */
+export function NetworkPage({ refreshMs = PLAN_REFRESH_MS }: { refreshMs?: number }) {
   useDocumentTitle("Network");
   useTimeDisplay();
-  const plan = useQuery(trpc.network.plan.queryOptions({}, { staleTime: 0, refetchInterval: PLAN_REFRESH_MS, refetchOnWindowFocus: true }));
+  const plan = useQuery(trpc.network.plan.queryOptions({}, { staleTime: 0, refetchInterval: refreshMs, refetchOnWindowFocus: true }));
   // Names for the plan's ids, from lists the app already asks for: observatories, and the pending observations with their projects.
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 50 }));
   const pending = useQuery(trpc.observations.list.queryOptions({ status: "pending", limit: 200 }, { staleTime: 0, refetchInterval: PLAN_REFRESH_MS }));
@@ -51,7 +52,11 @@ interface PlanViewProps {
 function PlanView({ plan, observatoryName, observationName, colourKey }: PlanViewProps) {
   if (plan.computedAt === null || plan.horizonEnd === null) return <EmptyState icon={Telescope} title="The plan is being made" />;
   if (plan.observatories.length === 0)
-    return <EmptyState icon={Telescope} title="No observatories">The plan covers the observatories you may view; there are none yet.</EmptyState>;
+    return (
+      <EmptyState icon={Telescope} title="No observatories">
+        The plan covers the observatories you may view; there are none yet.
+      </EmptyState>
+    );
   return (
     <div className="space-y-6">
       <p className="text-sm text-slate-600">
