@@ -18,7 +18,7 @@ interface TimelineProps {
 }
 
 /** "Dome A: Pleiades, from 28 Nov 21:05 UTC+1 to 28 Nov 23:05 UTC+1": what a block says to a screen reader and on hover. */
-export const blockName = (observatory: string, slot: NetworkSlot) =>
+const blockName = (observatory: string, slot: NetworkSlot) =>
   `${observatory}: ${slot.name}, from ${formatShortDateTime(slot.start)} to ${formatShortDateTime(slot.end)}`;
 
 /**

@@ -5,7 +5,7 @@ export type NetworkPlan = RouterOutputs["network"]["plan"];
 export type NetworkSlot = NetworkPlan["slots"][number];
 
 /** How wide an hour of the horizon is drawn: wide enough for a block's label, so the timeline scrolls on a phone. */
-export const PX_PER_HOUR = 48;
+const PX_PER_HOUR = 48;
 const HOUR_MS = 3_600_000;
 
 /** The plan's horizon as a scale: x in pixels from its start, and the whole width. */
