@@ -8,7 +8,8 @@ import { observatoryTimeZone } from "../observatories";
 import { loadNetworkInputs, type PlannedObservation } from "./plan-inputs";
 
 /** The lock only the planning holds: one process plans at a time across the cluster. */
-export const PLANNING_LOCK = sql`hashtext('meridian:network-plan')`;
+const PLANNING_LOCK_KEY = "hashtext('meridian:network-plan')";
+export const PLANNING_LOCK = sql.raw(PLANNING_LOCK_KEY);
 const DAY_MS = 86_400_000;
 
 /** The observatory-local date of a moment (YYYY-MM-DD). */
@@ -55,27 +56,43 @@ function planDocument(plan: NetworkPlan<PlannedObservation>, observatories: Read
 }
 
 /**
- * Makes the network plan and puts it in force, in one transaction: the planning lock first (a second
- * planner waits for the first, then plans again with what it sees then), then every request for a plan
- * it can see is removed (they were committed before its reads, which therefore cover them), the
- * inputs read, the plan made and written. A planning that dies midway rolls all of it back: the plan
- * before it stays in force, and the requests it removed are there again for the next attempt.
+ * Makes the network plan and puts it in force. One planner at a time: the planning lock is held for the
+ * whole planning on a connection of its own (a second planner waits for the first, then plans again with
+ * what it sees then; a dead process's lock goes with its connection). The inputs are read in one short
+ * transaction, after the ids of the requests for a plan it can see (committed before its reads, which
+ * therefore cover them); the plan is computed with no transaction open, so no table lock is held while it
+ * thinks (a restore's exclusive locks once waited behind a planning, and every request behind them: CI
+ * run 2 of 2026-11-29 night); then one transaction removes those requests and writes the plan. A planning
+ * that dies midway writes nothing: the plan before it stays in force, and its requests are still there.
  */
 export async function makeNetworkPlan(options: { deps: Deps }): Promise<NetworkPlanDoc> {
   const { deps } = options;
+  const connection = await deps.sql.reserve();
+  try {
+    await connection.unsafe(`select pg_advisory_lock(${PLANNING_LOCK_KEY})`);
+    try {
+      return await planHoldingTheLock(deps);
+    } finally {
+      await connection.unsafe(`select pg_advisory_unlock(${PLANNING_LOCK_KEY})`);
+    }
+  } finally {
+    connection.release();
+  }
+}
+
+async function planHoldingTheLock(deps: Deps): Promise<NetworkPlanDoc> {
+  const { requestIds, now, input, observatories } = await inTransaction(deps, async (t) => {
+    const requests = await t.tx.execute<{ id: string }>(sql`
+      select j.id::text as id from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+       where k.identifier = 'network_plan' and j.locked_at is null`);
+    const at = t.now();
+    const inputs = await loadNetworkInputs({ db: t.tx, now: at, horizonHours: t.env.PLAN_HORIZON_HOURS, reassignAfterMinutes: t.env.REASSIGN_AFTER_MINUTES });
+    return { requestIds: requests.map((row) => row.id), now: at, ...inputs };
+  });
+  const doc = planDocument(planNetwork(input), observatories);
   return inTransaction(deps, async (t) => {
-    await t.tx.execute(sql`select pg_advisory_xact_lock(${PLANNING_LOCK})`);
-    await t.tx.execute(sql`
-      delete from graphile_worker._private_jobs j using graphile_worker._private_tasks k
-       where k.id = j.task_id and k.identifier = 'network_plan' and j.locked_at is null`);
-    const now = t.now();
-    const { input, observatories } = await loadNetworkInputs({
-      db: t.tx,
-      now,
-      horizonHours: t.env.PLAN_HORIZON_HOURS,
-      reassignAfterMinutes: t.env.REASSIGN_AFTER_MINUTES,
-    });
-    const doc = planDocument(planNetwork(input), observatories);
+    if (requestIds.length > 0)
+      await t.tx.execute(sql`delete from graphile_worker._private_jobs where id = any(${`{${requestIds.join(",")}}`}::bigint[]) and locked_at is null`);
     await t.tx.execute(sql`
       insert into network_plans (id, computed_at, revision, doc) values ('current', ${doc.computedAt}, 1, ${JSON.stringify(doc)}::jsonb)
       on conflict (id) do update set computed_at = excluded.computed_at, revision = network_plans.revision + 1, doc = excluded.doc`);
