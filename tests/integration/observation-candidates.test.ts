@@ -145,6 +145,33 @@ describe("observations with candidates", () => {
     expect((await historyOf(owner, one.id)).filter((entry) => entry.to === "assigned")).toHaveLength(1);
   });
 
+  it("runs where the network plan puts it; a free candidate it is not planned at holds it (PLANNED_ELSEWHERE)", async () => {
+    const { owner, observatories, submit } = await network(2);
+    const [a, b] = observatories.map((observatory) => observatory.id) as [string, string];
+    // No plugin yet: both observatories were created a moment ago, so both are planned as if connected (contract: "Network
+    // scheduling"); a's plugin connects once the plan has placed it.
+    const waiting = await submit("Planned at one", { candidateObservatoryIds: [b, a] });
+    const plan = async () =>
+      (await must(`/network/plan?observatoryIds=${a},${b}`, { token: owner.token }, 200)) as { slots: Array<{ observationId: string; observatoryId: string }> };
+    const slot = await until("the plan to run it", async () => (await plan()).slots.find((each) => each.observationId === waiting.id));
+    const [there, elsewhere] = slot.observatoryId === a ? [a, b] : [b, a];
+    const atA = await plugin(observatories[0]!.key);
+    await until("a online", () => online(owner, a));
+    await dispatchJobsDone(server);
+    if (there === b) {
+      // a is free and it is eligible there, yet a holds it for the plan: it waits for b.
+      const queue = (await must(`/observatories/${a}/queue`, { token: owner.token }, 200)) as {
+        items: Array<{ observation: { id: string }; blockedBy: { code: string; observatoryId?: string } | null }>;
+      };
+      expect(queue.items.find((item) => item.observation.id === waiting.id)?.blockedBy).toMatchObject({ code: "PLANNED_ELSEWHERE", observatoryId: b });
+      expect(await read(owner, waiting.id)).toMatchObject({ status: "pending", observatoryId: null });
+      expect(atA.assigned).not.toContain(waiting.id);
+    } else {
+      await until("assigned where the plan runs it", async () => (await read(owner, waiting.id)).observatoryId === there);
+      expect(elsewhere).toBe(b);
+    }
+  });
+
   it("a run's history, files and allocated time follow the observatory it ran at, after it waits at none again", async () => {
     const { owner, project, observatories, submit } = await network(2);
     const [a, b] = observatories.map((observatory) => observatory.id);

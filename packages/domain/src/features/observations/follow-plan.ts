@@ -23,7 +23,7 @@ export async function planAtObservatory(options: { db: Executor; observatoryId: 
       left join lateral (
         select slot from jsonb_array_elements(p.doc->'slots') slot
          where (slot->>'observatoryId' = ${observatoryId}
-                or slot->>'observationId' in (select id from observations where observatory_id = ${observatoryId} and status = 'pending'))
+                or slot->>'observationId' in (select id from observations where candidate_observatory_ids @> array[${observatoryId}]::text[] and status = 'pending'))
            and (slot->>'end')::timestamptz > ${now.toISOString()}::timestamptz
       ) s on true
      where p.id = 'current'`);
