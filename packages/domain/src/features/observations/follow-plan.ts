@@ -1,6 +1,7 @@
 import type { Executor, ObservationDoc, StoredDocument } from "@meridian/db";
 import { PLAN_STEP_MS, type QueueBlock } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
+import { waitingAt } from "./waiting-at";
 
 interface PlannedRun {
   observationId: string;
@@ -23,7 +24,7 @@ export async function planAtObservatory(options: { db: Executor; observatoryId: 
       left join lateral (
         select slot from jsonb_array_elements(p.doc->'slots') slot
          where (slot->>'observatoryId' = ${observatoryId}
-                or slot->>'observationId' in (select id from observations where candidate_observatory_ids @> array[${observatoryId}]::text[] and status = 'pending'))
+                or slot->>'observationId' in (select id from observations waiting where ${waitingAt({ alias: "waiting", observatoryId })}))
            and (slot->>'end')::timestamptz > ${now.toISOString()}::timestamptz
       ) s on true
      where p.id = 'current'`);
