@@ -1,7 +1,7 @@
 import {
   candidateObservatoryIdsOf,
   observatoriesCollection,
-  readNetworkPlan,
+  plannedObservatoryOf,
   storedFromRow,
   type Executor,
   type ObservationDoc,
@@ -239,9 +239,7 @@ async function forecastIn(options: {
 async function plannedAt(deps: Deps, observation: StoredDocument<ObservationDoc>): Promise<string | null> {
   if (activeStatuses.includes(observation.doc.status)) return observation.doc.observatoryId;
   if (observation.doc.status !== "pending") return null;
-  const now = deps.now().toISOString();
-  const plan = await readNetworkPlan(deps.db);
-  return plan?.slots.find((slot) => slot.observationId === observation.id && slot.end > now)?.observatoryId ?? null;
+  return plannedObservatoryOf({ db: deps.db, observationId: observation.id, now: deps.now() });
 }
 
 /** Of forecasts at several observatories, the one that starts first (the first given when none starts). */
