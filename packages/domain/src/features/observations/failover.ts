@@ -1,11 +1,11 @@
-import { observationsCollection, storedFromRow, type ObservationDoc, type ObservatoryDoc } from "@meridian/db";
+import { hasCandidates, observationsCollection, storedFromRow, type ObservationDoc, type ObservatoryDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { publishObservatoryEvent } from "../../platform/events/publish";
 import { addKeyedJobOrFollower } from "../../platform/jobs/add-job";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { namesOtherCandidates, observatoryUnavailableSince, reassignAfterMs, recordHistory } from "../observatories";
+import { observatoryUnavailableSince, reassignAfterMs, recordHistory } from "../observatories";
 import { moveObservation } from "./transitions";
 
 /** The history reason of the move (contract, "Network scheduling"). */
@@ -19,7 +19,7 @@ const FAILOVER_ACTOR = { kind: "system", id: "failover" } as const satisfies Act
  * this observatory", as for any observation not there.
  */
 export const isAtObservatory = ({ doc, observatoryId }: { doc: ObservationDoc; observatoryId: string }) =>
-  doc.observatoryId === observatoryId && !((doc.status === "pending" || doc.status === "paused") && namesOtherCandidates(doc));
+  doc.observatoryId === observatoryId && !((doc.status === "pending" || doc.status === "paused") && hasCandidates(doc));
 
 /**
  * Asks for the failover sweep at `at` (when the observatory will have been unavailable `REASSIGN_AFTER_MINUTES`), once
@@ -62,7 +62,7 @@ async function reassign(options: { deps: Deps; observationId: string; observator
     const away = await observatoryUnavailableSince({ db: t.tx, observatory: storedFromRow(row) });
     if (!away || away.since.getTime() + reassignAfterMs(t.env) > t.now().getTime()) return false;
     const observation = await observationsCollection.get(t.tx, observationId, { forUpdate: true });
-    if (observation?.doc.status !== "assigned" || observation.doc.observatoryId !== observatoryId || !namesOtherCandidates(observation.doc)) return false;
+    if (observation?.doc.status !== "assigned" || observation.doc.observatoryId !== observatoryId || !hasCandidates(observation.doc)) return false;
     await moveObservation({ t, observation, to: "pending", actor: FAILOVER_ACTOR, reason: OBSERVATORY_UNAVAILABLE_REASON });
     // Its plugin is told at once when it is connected (unsafe, on a hold), and on its next hello otherwise (`observatoryHello`).
     await recordHistory({
