@@ -1,4 +1,4 @@
-import { hasCandidates, observationsCollection, storedFromRow, type ObservationDoc, type ObservatoryDoc } from "@meridian/db";
+import { hasCandidates, observationsCollection, storedFromRow, type ObservatoryDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
@@ -11,15 +11,6 @@ import { moveObservation } from "./transitions";
 /** The history reason of the move (contract, "Network scheduling"). */
 const OBSERVATORY_UNAVAILABLE_REASON = "observatory unavailable";
 const FAILOVER_ACTOR = { kind: "system", id: "failover" } as const satisfies Actor;
-
-/**
- * Whether an observatory's plugin speaks for the observation (its status reports, its files): the observation names it
- * and is not waiting for any of its candidates. One the failover took back waits at none of them (the candidates' own
- * `observatoryId: null` says the same once they land), so what the plugin still sends of it is "No such observation at
- * this observatory", as for any observation not there.
- */
-export const isAtObservatory = ({ doc, observatoryId }: { doc: ObservationDoc; observatoryId: string }) =>
-  doc.observatoryId === observatoryId && !((doc.status === "pending" || doc.status === "paused") && hasCandidates(doc));
 
 /**
  * Asks for the failover sweep at `at` (when the observatory will have been unavailable `REASSIGN_AFTER_MINUTES`), once

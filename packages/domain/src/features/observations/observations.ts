@@ -22,7 +22,6 @@ import { inTransaction } from "../../platform/transaction";
 import { markDispatch } from "./dispatch-trace";
 import { observatoryFilters, refuseUnavailableFilters } from "./filter-check";
 import { holdIdleObservatory, mayStartAtIdle } from "./dispatch";
-import { isAtObservatory } from "./failover";
 import { instantKey, keysetCursor } from "../../platform/validation/keyset-cursor";
 import { holdLiveObservatories, requireObservingAtEach, whereItRuns } from "./candidates";
 
@@ -215,7 +214,7 @@ export async function reportObservationStatus(options: {
   const { deps, observatoryId, observationId } = options;
   return inTransaction(deps, async (t) => {
     const observation = await observationsCollection.get(t.tx, observationId, { forUpdate: true });
-    if (!observation || !isAtObservatory({ doc: observation.doc, observatoryId })) throw new AppError("NOT_FOUND", "No such observation at this observatory");
+    if (!observation || observation.doc.observatoryId !== observatoryId) throw new AppError("NOT_FOUND", "No such observation at this observatory");
     if (!pluginMayReport(options.status))
       throw new AppError(
         "FORBIDDEN_TRANSITION",
