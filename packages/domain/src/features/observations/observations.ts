@@ -17,7 +17,7 @@ import { observationTimings, presentObservations, presentOneObservation } from "
 import { presentObservation } from "./present";
 import { progressBeforeFrames } from "./observation-progress";
 import type { ObservationCreate, ObservationHistoryOrder, ObservationUpdate } from "./schemas";
-import { moveObservation, queueDispatch } from "./transitions";
+import { moveObservation, queueDispatchAtEach } from "./transitions";
 import { inTransaction } from "../../platform/transaction";
 import { markDispatch } from "./dispatch-trace";
 import { observatoryFilters, refuseUnavailableFilters } from "./filter-check";
@@ -173,7 +173,7 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
       // A type changed away from monitoring takes its cadence with it.
       monitoring: isMonitoring ? (merged.monitoring ?? null) : null,
     }));
-    if (status === "pending") for (const observatoryId of candidateObservatoryIdsOf(updated!.doc)) await queueDispatch({ t, observatoryId });
+    if (status === "pending") await queueDispatchAtEach({ t, observatoryIds: candidateObservatoryIdsOf(updated!.doc) });
     return presentOneObservation({ db: t.tx, observation: updated! });
   });
 }
