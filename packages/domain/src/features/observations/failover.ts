@@ -33,7 +33,7 @@ export async function reassignFromUnavailableObservatories(options: { deps: Deps
   const rows = await deps.db.execute<{ id: string; observatory_id: string }>(sql`
     select o.id, o.observatory_id from observations o join observatories a on a.id = o.observatory_id
      where o.status = 'assigned'
-       and jsonb_array_length(coalesce(o.doc->'candidateObservatoryIds', '[]'::jsonb)) > 1
+       and cardinality(o.candidate_observatory_ids) > 1
        and (not (a.doc->'connection'->>'online')::boolean or a.doc->'conditions'->>'safe' = 'false' or a.doc->'conditions'->>'weatherHold' = 'true')
      order by o.observatory_id, o.id`);
   const moved: string[] = [];
