@@ -139,6 +139,31 @@ describe("clone and edit", () => {
     await expectRefusal(owner.caller.observations.update({ id: observation.id, update: { candidateObservatoryIds: [a, theirs] } }), 403, "FORBIDDEN");
     expect(await owner.caller.observations.get({ id: observation.id })).toMatchObject({ observatoryId: b, candidateObservatoryIds: [b] });
   });
+
+  it("a clone is refused at a candidate it may not observe at (403), one removed (404), and a source whose candidate was removed (409)", async () => {
+    const other = await runtime.signup();
+    const theirs = (await createObservatoryAs(other)).id;
+    await other.caller.observatories.addUser({ id: theirs, email: owner.email, permissions: { can_view: true, can_observe: true } });
+    const source = await submit(owner, { candidateObservatoryIds: [a, theirs] }, "Cloned where it may not");
+    // Named by the body: judged as a creation judges it.
+    const viewed = await runtime.signup();
+    const onlyViewed = (await createObservatoryAs(viewed)).id;
+    await viewed.caller.observatories.addUser({ id: onlyViewed, email: owner.email, permissions: { can_view: true } });
+    await expectRefusal(owner.caller.observations.clone({ id: source.id, overrides: { candidateObservatoryIds: [a, onlyViewed] } }), 403, "FORBIDDEN");
+    // Kept from the source: can_observe on each of them still.
+    await other.caller.observatories.updateUser({ id: theirs, userId: owner.id, permissions: { can_view: true, can_observe: false } });
+    await expectRefusal(owner.caller.observations.clone({ id: source.id, overrides: {} }), 403, "FORBIDDEN");
+
+    const [x, y] = await Promise.all([createObservatoryAs(owner), createObservatoryAs(owner)]).then(([one, two]) => [one.id, two.id] as const);
+    const waiting = await submit(owner, { candidateObservatoryIds: [x, y] }, "Cloned after a removal");
+    await owner.caller.observatories.remove({ id: x });
+    await expectRefusal(owner.caller.observations.clone({ id: waiting.id, overrides: {} }), 409, "OBSERVATORY_REMOVED");
+    await expectRefusal(owner.caller.observations.clone({ id: waiting.id, overrides: { candidateObservatoryIds: [x, a] } }), 404, "NOT_FOUND");
+    // Named anew without the removed one, it is cloned.
+    expect(await owner.caller.observations.clone({ id: waiting.id, overrides: { candidateObservatoryIds: [y, a] } })).toMatchObject({
+      candidateObservatoryIds: [y, a],
+    });
+  });
 });
 
 describe("forecasts", () => {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { reassignFromUnavailableObservatories } from "@meridian/domain/observations";
+import { dispatchObservatory, reassignFromUnavailableObservatories } from "@meridian/domain/observations";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
-import { writeCandidatesIntoDocumentUntilTheApiHasThem } from "../support/candidates-stand-in";
+import { writeCandidatesOfAnAssignedObservation } from "../support/candidates-stand-in";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
 import { openPluginSocket, type PluginSocket } from "../support/plugin-socket";
 import { holdRows, lockWaiters } from "../support/table-hold";
@@ -15,8 +15,9 @@ import { until } from "../support/until";
  * Issue 60 point 4 (contract, "Network scheduling"): an observation assigned but not started at an observatory offline,
  * unsafe or held for weather for REASSIGN_AFTER_MINUTES (10 here, the default) that names other candidates goes back to
  * pending; the observatory is told `cancel`, and what its plugin still says of it is refused. The server runs no worker
- * (its role is `server`): an idle observatory is assigned at submission, and each test runs the failover's sweep itself
- * on the server's clock, which it moves.
+ * (its role is `server`): an idle observatory is assigned one with a single observatory at submission, one with
+ * candidates by the dispatch each test runs itself (no network plan is made, so dispatch alone decides), and each test
+ * runs the failover's sweep itself on the server's clock, which it moves.
  */
 const ADMIN = { email: "observation-failover-admin@example.com", password: "observation failover admin password" };
 const MINUTE = 60_000;
@@ -47,7 +48,10 @@ interface HistoryEntry {
   reason: string | null;
 }
 
-/** Two observatories without a location (no darkness rule) and a project, all the owner's; a plugin key for the first. */
+/**
+ * Two observatories without a location (no darkness rule) and a project, all the owner's; a plugin key for the first.
+ * `submit`: an observation at the first, or with both as candidates, then dispatched at the first (which must be connected).
+ */
 async function network(owner: Account) {
   const tag = randomUUID().slice(0, 6);
   const first = (await must("/observatories", { method: "POST", token: owner.token, json: { name: `First ${tag}` } }, 201)) as ObservatoryRead;
@@ -55,16 +59,27 @@ async function network(owner: Account) {
   const project = (await must("/projects", { method: "POST", token: owner.token, json: { name: `Survey ${tag}` } }, 201)) as { id: string };
   const key = (await must(`/observatories/${first.id}/api-keys`, { method: "POST", token: owner.token, json: { name: "plugin" } }, 201)) as { key: string };
   const submit = async (options: { candidates: boolean }) => {
+    const where = options.candidates ? { candidateObservatoryIds: [first.id, second.id] } : { observatoryId: first.id };
     const observation = (await must(
       "/observations",
-      { method: "POST", token: owner.token, json: { name: `Field ${tag}`, projectId: project.id, observatoryId: first.id, targets: [target] } },
+      { method: "POST", token: owner.token, json: { name: `Field ${tag}`, projectId: project.id, ...where, targets: [target] } },
       201,
     )) as { id: string };
-    if (options.candidates)
-      await writeCandidatesIntoDocumentUntilTheApiHasThem({ db: deps().db, observationId: observation.id, candidateObservatoryIds: [first.id, second.id] });
+    if (options.candidates) expect(await dispatchObservatory({ deps: deps(), observatoryId: first.id })).toMatchObject({ id: observation.id });
     return observation.id;
   };
-  return { first, second, key: key.key, submit };
+  /**
+   * One with both as candidates, assigned at the first where dispatch cannot assign it (the first never connected, or
+   * busy): an operator cannot assign one with candidates, so it is submitted to the first, assigned by its operator,
+   * and given the candidates then.
+   */
+  const assignedByOperatorWithCandidates = async () => {
+    const observationId = await submit({ candidates: false });
+    await must(`/observations/${observationId}/status`, { method: "POST", token: owner.token, json: { status: "assigned" } }, 200);
+    await writeCandidatesOfAnAssignedObservation({ db: deps().db, observationId, candidateObservatoryIds: [first.id, second.id] });
+    return observationId;
+  };
+  return { first, second, key: key.key, submit, assignedByOperatorWithCandidates };
 }
 
 /** The first observatory's plugin, connected and said hello: it hears `assign` and `cancel` and starts nothing unless told. */
@@ -84,6 +99,15 @@ const observatoryHistory = async (owner: Account, id: string) =>
 /** When the observatory's history says a condition began: its newest entry of that type. */
 const entryAt = async (owner: Account, id: string, type: string) =>
   Date.parse((await until(`a ${type} entry`, async () => (await observatoryHistory(owner, id)).find((entry) => entry.type === type)))!.at);
+/** Closes the plugin's connection and waits until the observatory reads offline; answers when it was last seen. */
+async function disconnect(owner: Account, socket: PluginSocket, observatoryId: string) {
+  socket.client.ws.close();
+  const offline = await until("the observatory offline", async () => {
+    const read = await observatory(owner, observatoryId);
+    return !read.connection.online && read;
+  });
+  return Date.parse(offline.connection.lastSeenAt!);
+}
 const cancelsHeard = (socket: PluginSocket, observationId: string) =>
   socket.received().filter((message) => message.type === "cancel" && message.observationId === observationId).length;
 
@@ -120,15 +144,11 @@ describe("observations at an observatory that goes down", () => {
     const socket = await plugin(key);
     const observationId = await submit({ candidates: true });
     expect(await statusOf(owner, observationId)).toBe("assigned");
-    socket.client.ws.close();
-    const offline = await until("the observatory offline", async () => {
-      const read = await observatory(owner, first.id);
-      return !read.connection.online && read;
-    });
+    const lastSeen = await disconnect(owner, socket, first.id);
     // Offline, it keeps its assignment (a plugin back within the time goes on with it) ...
     expect(await statusOf(owner, observationId)).toBe("assigned");
     // ... until the time has passed since it was last seen.
-    await expectMovedExactlyAtBoundary(owner, observationId, Date.parse(offline.connection.lastSeenAt!));
+    await expectMovedExactlyAtBoundary(owner, observationId, lastSeen);
     const entry = (await observatoryHistory(owner, first.id)).find((item) => item.type === "observation_reassigned");
     expect(entry?.data).toMatchObject({ observationId, reason: "observatory unavailable", unavailable: ["offline"] });
   });
@@ -162,10 +182,9 @@ describe("observations at an observatory that goes down", () => {
   it("counts from the observatory's creation when it never connected", async () => {
     clock = controlServerClock(server, Date.now());
     const owner = await createAccount(server);
-    const { first, submit } = await network(owner);
-    const observationId = await submit({ candidates: true });
+    const { first, assignedByOperatorWithCandidates } = await network(owner);
     // Assigned by its operator: dispatch assigns nothing at an observatory that is not connected.
-    await must(`/observations/${observationId}/status`, { method: "POST", token: owner.token, json: { status: "assigned" } }, 200);
+    const observationId = await assignedByOperatorWithCandidates();
     expect((await observatory(owner, first.id)).connection.lastSeenAt).toBeUndefined();
     await expectMovedExactlyAtBoundary(owner, observationId, Date.parse(first.createdAt));
   });
@@ -173,15 +192,15 @@ describe("observations at an observatory that goes down", () => {
   it("never moves an observation in progress, nor one with a single observatory (which keeps its assignment as before)", async () => {
     clock = controlServerClock(server, Date.now());
     const owner = await createAccount(server);
-    const { first, key, submit } = await network(owner);
+    const { first, key, submit, assignedByOperatorWithCandidates } = await network(owner);
     const socket = await plugin(key);
     const started = await submit({ candidates: true });
     expect(await socket.ask({ type: "observation_status", observationId: started, status: "in_progress" })).toMatchObject({ type: "ack" });
     expect(await socket.ask({ type: "safety", safe: false })).toMatchObject({ type: "ack" });
     // The one in progress holds the observatory: these wait, and are then assigned there by its operator.
     const single = await submit({ candidates: false });
-    const unstarted = await submit({ candidates: true });
-    for (const id of [single, unstarted]) await must(`/observations/${id}/status`, { method: "POST", token: owner.token, json: { status: "assigned" } }, 200);
+    await must(`/observations/${single}/status`, { method: "POST", token: owner.token, json: { status: "assigned" } }, 200);
+    const unstarted = await assignedByOperatorWithCandidates();
     clock.set((await entryAt(owner, first.id, "safety_event")) + REASSIGN_AFTER + 60 * MINUTE);
     // Of the three, only the unstarted one with other candidates waits again.
     expect(await sweep()).toEqual([unstarted]);
@@ -196,12 +215,7 @@ describe("observations at an observatory that goes down", () => {
     const { first, key, submit } = await network(owner);
     const socket = await plugin(key);
     const observationId = await submit({ candidates: true });
-    socket.client.ws.close();
-    const offline = await until("the observatory offline", async () => {
-      const read = await observatory(owner, first.id);
-      return !read.connection.online && read;
-    });
-    clock.set(Date.parse(offline.connection.lastSeenAt!) + REASSIGN_AFTER);
+    clock.set((await disconnect(owner, socket, first.id)) + REASSIGN_AFTER);
     expect(await sweep()).toEqual([observationId]);
     const moves = (await historyOf(owner, observationId)).length;
 

@@ -20,11 +20,11 @@ export function whereItRuns(given: { observatoryId?: string | undefined; candida
 
 /**
  * `can_observe` on every observatory named, read in one query: one the caller cannot view is 404 NOT_FOUND (as a single
- * observatory is), one viewed without `can_observe` 403 FORBIDDEN. `includeRemoved`: judged on removed ones too (a clone's source).
+ * observatory is), one viewed without `can_observe` 403 FORBIDDEN; a removed one is not there (404).
  */
-export async function requireObservingAtEach(options: { db: Executor; actor: UserActor; observatoryIds: string[]; includeRemoved?: boolean }) {
-  const { db, actor, observatoryIds, includeRemoved } = options;
-  const access = await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds, includeRemoved });
+export async function requireObservingAtEach(options: { db: Executor; actor: UserActor; observatoryIds: string[] }) {
+  const { db, actor, observatoryIds } = options;
+  const access = await resolveObservatoryAccess({ db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds });
   for (const observatoryId of observatoryIds) {
     const each = access.get(observatoryId);
     if (!each?.can_view) throw new AppError("NOT_FOUND", observatoryIds.length > 1 ? `No such observatory: ${observatoryId}` : "No such observatory");

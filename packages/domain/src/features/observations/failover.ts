@@ -1,25 +1,16 @@
-import { observationsCollection, storedFromRow, type ObservationDoc, type ObservatoryDoc } from "@meridian/db";
+import { hasCandidates, observationsCollection, storedFromRow, type ObservatoryDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { publishObservatoryEvent } from "../../platform/events/publish";
 import { addKeyedJobOrFollower } from "../../platform/jobs/add-job";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
-import { namesOtherCandidates, observatoryUnavailableSince, reassignAfterMs, recordHistory } from "../observatories";
+import { observatoryUnavailableSince, reassignAfterMs, recordHistory } from "../observatories";
 import { moveObservation } from "./transitions";
 
 /** The history reason of the move (contract, "Network scheduling"). */
 const OBSERVATORY_UNAVAILABLE_REASON = "observatory unavailable";
 const FAILOVER_ACTOR = { kind: "system", id: "failover" } as const satisfies Actor;
-
-/**
- * Whether an observatory's plugin speaks for the observation (its status reports, its files): the observation names it
- * and is not waiting for any of its candidates. One the failover took back waits at none of them (the candidates' own
- * `observatoryId: null` says the same once they land), so what the plugin still sends of it is "No such observation at
- * this observatory", as for any observation not there.
- */
-export const isAtObservatory = ({ doc, observatoryId }: { doc: ObservationDoc; observatoryId: string }) =>
-  doc.observatoryId === observatoryId && !((doc.status === "pending" || doc.status === "paused") && namesOtherCandidates(doc));
 
 /**
  * Asks for the failover sweep at `at` (when the observatory will have been unavailable `REASSIGN_AFTER_MINUTES`), once
@@ -42,7 +33,7 @@ export async function reassignFromUnavailableObservatories(options: { deps: Deps
   const rows = await deps.db.execute<{ id: string; observatory_id: string }>(sql`
     select o.id, o.observatory_id from observations o join observatories a on a.id = o.observatory_id
      where o.status = 'assigned'
-       and jsonb_array_length(coalesce(o.doc->'candidateObservatoryIds', '[]'::jsonb)) > 1
+       and cardinality(o.candidate_observatory_ids) > 1
        and (not (a.doc->'connection'->>'online')::boolean or a.doc->'conditions'->>'safe' = 'false' or a.doc->'conditions'->>'weatherHold' = 'true')
      order by o.observatory_id, o.id`);
   const moved: string[] = [];
@@ -62,7 +53,7 @@ async function reassign(options: { deps: Deps; observationId: string; observator
     const away = await observatoryUnavailableSince({ db: t.tx, observatory: storedFromRow(row) });
     if (!away || away.since.getTime() + reassignAfterMs(t.env) > t.now().getTime()) return false;
     const observation = await observationsCollection.get(t.tx, observationId, { forUpdate: true });
-    if (observation?.doc.status !== "assigned" || observation.doc.observatoryId !== observatoryId || !namesOtherCandidates(observation.doc)) return false;
+    if (observation?.doc.status !== "assigned" || observation.doc.observatoryId !== observatoryId || !hasCandidates(observation.doc)) return false;
     await moveObservation({ t, observation, to: "pending", actor: FAILOVER_ACTOR, reason: OBSERVATORY_UNAVAILABLE_REASON });
     // Its plugin is told at once when it is connected (unsafe, on a hold), and on its next hello otherwise (`observatoryHello`).
     await recordHistory({

@@ -14,7 +14,6 @@ import { frames } from "./frame-door";
 import { inTransaction } from "../../platform/transaction";
 import { loadObservationAccess } from "./access";
 import { MAX_OBSERVATION_FILES } from "./file-cap";
-import { isAtObservatory } from "./failover";
 
 const IMAGE_EXTENSIONS = /\.(fits?|fts|fz|xisf|tiff?|png|jpe?g|cr2|nef|raw)$/i;
 /** A file's kind from its name and content type: an image (FITS, raw, TIFF, JPEG…) or other. */
@@ -118,7 +117,7 @@ export async function uploadObservationFile(options: {
       errors: [{ path: "filename", message: "Must be 1 to 255 characters without slashes or control characters, and not . or .." }],
     });
   const observation = await observationsCollection.get(deps.db, observationId);
-  if (!observation || !isAtObservatory({ doc: observation.doc, observatoryId })) throw new AppError("NOT_FOUND", "No such observation at this observatory");
+  if (!observation || observation.doc.observatoryId !== observatoryId) throw new AppError("NOT_FOUND", "No such observation at this observatory");
   if (options.previewOf) {
     const original = await filesCollection.get(deps.db, options.previewOf);
     if (!original || original.doc.observationId !== observationId) throw new AppError("NOT_FOUND", "previewOf names no file of this observation");

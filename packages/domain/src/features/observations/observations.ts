@@ -17,12 +17,11 @@ import { observationTimings, presentObservations, presentOneObservation } from "
 import { presentObservation } from "./present";
 import { progressBeforeFrames } from "./observation-progress";
 import type { ObservationCreate, ObservationHistoryOrder, ObservationUpdate } from "./schemas";
-import { moveObservation, queueDispatch } from "./transitions";
+import { moveObservation, queueDispatchAtEach } from "./transitions";
 import { inTransaction } from "../../platform/transaction";
 import { markDispatch } from "./dispatch-trace";
 import { observatoryFilters, refuseUnavailableFilters } from "./filter-check";
 import { holdIdleObservatory, mayStartAtIdle } from "./dispatch";
-import { isAtObservatory } from "./failover";
 import { instantKey, keysetCursor } from "../../platform/validation/keyset-cursor";
 import { holdLiveObservatories, requireObservingAtEach, whereItRuns } from "./candidates";
 
@@ -174,7 +173,7 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
       // A type changed away from monitoring takes its cadence with it.
       monitoring: isMonitoring ? (merged.monitoring ?? null) : null,
     }));
-    if (status === "pending") for (const observatoryId of candidateObservatoryIdsOf(updated!.doc)) await queueDispatch({ t, observatoryId });
+    if (status === "pending") await queueDispatchAtEach({ t, observatoryIds: candidateObservatoryIdsOf(updated!.doc) });
     return presentOneObservation({ db: t.tx, observation: updated! });
   });
 }
@@ -215,7 +214,7 @@ export async function reportObservationStatus(options: {
   const { deps, observatoryId, observationId } = options;
   return inTransaction(deps, async (t) => {
     const observation = await observationsCollection.get(t.tx, observationId, { forUpdate: true });
-    if (!observation || !isAtObservatory({ doc: observation.doc, observatoryId })) throw new AppError("NOT_FOUND", "No such observation at this observatory");
+    if (!observation || observation.doc.observatoryId !== observatoryId) throw new AppError("NOT_FOUND", "No such observation at this observatory");
     if (!pluginMayReport(options.status))
       throw new AppError(
         "FORBIDDEN_TRANSITION",

@@ -51,7 +51,7 @@ export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx
  * A dispatch at each of these observatories (an observation with candidates is eligible at each until one is assigned it),
  * and the network plan made again once.
  */
-const queueDispatchAtEach = ({ t, observatoryIds }: { t: Pick<InTransaction, "tx">; observatoryIds: Iterable<string> }) =>
+export const queueDispatchAtEach = ({ t, observatoryIds }: { t: Pick<InTransaction, "tx">; observatoryIds: Iterable<string> }) =>
   Promise.all([...[...new Set(observatoryIds)].map((observatoryId) => queueDispatchAlone({ t, observatoryId })), queueNetworkPlan({ t })]);
 
 /** What a move needs of its transaction: the clock, and where the owner's notifications link to. */

@@ -1,4 +1,4 @@
-import type { Executor, ObservationDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
+import type { Executor, ObservatoryDoc, StoredDocument } from "@meridian/db";
 import { sql } from "drizzle-orm";
 
 /** What keeps an observatory from taking work (contract, "Network scheduling": offline, unsafe or under a weather hold). */
@@ -51,16 +51,6 @@ export async function observatoryUnavailableSince(options: {
     }),
   );
   return { since: new Date(Math.min(...starts.map((start) => start.getTime()))), kinds };
-}
-
-/**
- * Whether the observation may run at another observatory than the one it names: its candidates
- * (`candidateObservatoryIds`, issue 60) include another. Read off the document until the candidates'
- * own reader (`hasCandidates` of `@meridian/db`) lands; a document without candidates has only its observatory.
- */
-export function namesOtherCandidates(doc: ObservationDoc): boolean {
-  const candidates = (doc as ObservationDoc & { candidateObservatoryIds?: string[] }).candidateObservatoryIds ?? [doc.observatoryId];
-  return candidates.some((id) => id !== doc.observatoryId);
 }
 
 /** How long an observation may wait, assigned and unstarted, at an unavailable observatory before it waits for any of its candidates. */

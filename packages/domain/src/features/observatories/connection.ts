@@ -1,4 +1,4 @@
-import { observationsCollection, observatoriesCollection, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
+import { hasCandidates, observationsCollection, observatoriesCollection, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { activeStatuses } from "@meridian/rules";
 import { isDeepStrictEqual } from "node:util";
 import { REPORT_DEPTH_LIMIT, REPORT_LIMIT_BYTES } from "@meridian/rules/observatory-protocol";
@@ -8,7 +8,7 @@ import { AppError } from "../../platform/errors";
 import { pluginIsCurrent, readServerSettings } from "../system";
 import { publishUserEvent } from "../../platform/events/publish";
 import { observatoryViewerIds } from "../permissions";
-import { namesOtherCandidates, observatoryUnavailableSince, reassignAfterMs } from "./availability";
+import { observatoryUnavailableSince, reassignAfterMs } from "./availability";
 import { observations } from "./observations-door";
 import { recordHistory } from "./observatories";
 import { endPresence, LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
@@ -327,7 +327,7 @@ async function returnAssigned(t: InTransaction, observatoryId: string, reason: s
     select id from observations where observatory_id = ${observatoryId} and status = 'assigned' for update`);
   for (const { id } of assigned) {
     const observation = await observationsCollection.get(t.tx, id, { forUpdate: true });
-    if (observation?.doc.status !== "assigned" || namesOtherCandidates(observation.doc)) continue;
+    if (observation?.doc.status !== "assigned" || hasCandidates(observation.doc)) continue;
     await observations().moveObservation({
       t,
       observation,
