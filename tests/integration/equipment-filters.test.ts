@@ -151,7 +151,7 @@ describe("a submission asking for a filter its observatory lacks (FILTER_NOT_AVA
     await s.observe("Colour", ["l", "r", "G", "b"]);
   });
 
-  it("is refused on a clone, and on an edit of a waiting observation's targets, while an edit that leaves them is not", async () => {
+  it("is refused on a clone, and on an edit of a waiting observation's targets or observatory, while an edit that leaves both is not", async () => {
     const s = await setting();
     // Submitted before the plugin reported filters, and still waiting (dispatch is off).
     await must(`/observatories/${s.observatory.id}`, { method: "PUT", token: owner.token, json: { dispatchEnabled: false } }, 200);
@@ -175,6 +175,12 @@ describe("a submission asking for a filter its observatory lacks (FILTER_NOT_AVA
     );
     expect(refused.errors).toEqual([{ path: "targets.0.exposures.0.filter", message: `${s.name} has no “SII” filter: choose one of L, R, G, B.` }]);
     expect((await edit({ priority: 3 })).status).toBe(200);
+    // Moved to another observatory, it is judged there as a submission to it would be.
+    const elsewhere = await setting();
+    await elsewhere.connect({ filters: LRGB });
+    await until("the other's filters to be stored", async () => (await elsewhere.read()).filters !== null);
+    const moved = await expectProblem(await edit({ observatoryId: elsewhere.observatory.id }), 400, "FILTER_NOT_AVAILABLE");
+    expect(moved.errors).toEqual([{ path: "targets.0.exposures.0.filter", message: `${elsewhere.name} has no “Ha” filter: choose one of L, R, G, B.` }]);
     await must(`/observations/${early.id}/pause`, { method: "POST", token: owner.token }, 200);
     await expectProblem(
       await edit({ targets: [{ name: "Early", ra: 10, dec: 20, exposures: [{ filter: "Ha", exposureSeconds: 60, count: 1, binning: 1 }] }] }),
