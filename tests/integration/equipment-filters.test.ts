@@ -101,6 +101,18 @@ describe("a plugin's reported filters hold back what its observatory lacks", () 
     expect(plan.unscheduled).toEqual([expect.objectContaining({ observationId: ha.id, blockedBy: { code: "FILTER_MISSING", until: null } })]);
     const forecast = (await must(`/observations/${ha.id}/forecast`, { token: owner.token })) as { expectedStart: string | null; blockedBy: Reason };
     expect(forecast).toMatchObject({ expectedStart: null, blockedBy: { code: "FILTER_MISSING", until: null } });
+    // The network plan, made after the submission above, places it nowhere: FILTER_MISSING at its observatory.
+    const networkPlan = await until("the network plan to hold the Hα observation", async () => {
+      const read = (await must(`/network/plan?observatoryIds=${s.observatory.id}`, { token: owner.token })) as {
+        slots: Array<{ observationId: string }>;
+        unscheduled: Array<{ observationId: string; reasons: Array<{ observatoryId: string; code: string }> }>;
+      };
+      return [...read.slots, ...read.unscheduled].some((item) => item.observationId === ha.id) ? read : undefined;
+    });
+    expect(networkPlan.slots.map((slot) => slot.observationId)).not.toContain(ha.id);
+    expect(networkPlan.unscheduled.find((item) => item.observationId === ha.id)?.reasons).toEqual([
+      expect.objectContaining({ observatoryId: s.observatory.id, code: "FILTER_MISSING" }),
+    ]);
 
     // Hα goes into the wheel: the next report says so, and the observation runs once the observatory is free.
     await simulator.config({ equipment: { camera: "Test CCD", filters: [...LRGB, "Ha"] } });
