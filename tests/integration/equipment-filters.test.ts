@@ -101,6 +101,18 @@ describe("a plugin's reported filters hold back what its observatory lacks", () 
     expect(plan.unscheduled).toEqual([expect.objectContaining({ observationId: ha.id, blockedBy: { code: "FILTER_MISSING", until: null } })]);
     const forecast = (await must(`/observations/${ha.id}/forecast`, { token: owner.token })) as { expectedStart: string | null; blockedBy: Reason };
     expect(forecast).toMatchObject({ expectedStart: null, blockedBy: { code: "FILTER_MISSING", until: null } });
+    // The network plan, made after the submission above, places it nowhere: FILTER_MISSING at its observatory.
+    const networkPlan = await until("the network plan to hold the Hα observation", async () => {
+      const read = (await must(`/network/plan?observatoryIds=${s.observatory.id}`, { token: owner.token })) as {
+        slots: Array<{ observationId: string }>;
+        unscheduled: Array<{ observationId: string; reasons: Array<{ observatoryId: string; code: string }> }>;
+      };
+      return [...read.slots, ...read.unscheduled].some((item) => item.observationId === ha.id) ? read : undefined;
+    });
+    expect(networkPlan.slots.map((slot) => slot.observationId)).not.toContain(ha.id);
+    expect(networkPlan.unscheduled.find((item) => item.observationId === ha.id)?.reasons).toEqual([
+      expect.objectContaining({ observatoryId: s.observatory.id, code: "FILTER_MISSING" }),
+    ]);
 
     // Hα goes into the wheel: the next report says so, and the observation runs once the observatory is free.
     await simulator.config({ equipment: { camera: "Test CCD", filters: [...LRGB, "Ha"] } });
@@ -151,7 +163,7 @@ describe("a submission asking for a filter its observatory lacks (FILTER_NOT_AVA
     await s.observe("Colour", ["l", "r", "G", "b"]);
   });
 
-  it("is refused on a clone, and on an edit of a waiting observation's targets, while an edit that leaves them is not", async () => {
+  it("is refused on a clone, and on an edit of a waiting observation's targets or observatory, while an edit that leaves both is not", async () => {
     const s = await setting();
     // Submitted before the plugin reported filters, and still waiting (dispatch is off).
     await must(`/observatories/${s.observatory.id}`, { method: "PUT", token: owner.token, json: { dispatchEnabled: false } }, 200);
@@ -175,6 +187,12 @@ describe("a submission asking for a filter its observatory lacks (FILTER_NOT_AVA
     );
     expect(refused.errors).toEqual([{ path: "targets.0.exposures.0.filter", message: `${s.name} has no “SII” filter: choose one of L, R, G, B.` }]);
     expect((await edit({ priority: 3 })).status).toBe(200);
+    // Moved to another observatory, it is judged there as a submission to it would be.
+    const elsewhere = await setting();
+    await elsewhere.connect({ filters: LRGB });
+    await until("the other's filters to be stored", async () => (await elsewhere.read()).filters !== null);
+    const moved = await expectProblem(await edit({ observatoryId: elsewhere.observatory.id }), 400, "FILTER_NOT_AVAILABLE");
+    expect(moved.errors).toEqual([{ path: "targets.0.exposures.0.filter", message: `${elsewhere.name} has no “Ha” filter: choose one of L, R, G, B.` }]);
     await must(`/observations/${early.id}/pause`, { method: "POST", token: owner.token }, 200);
     await expectProblem(
       await edit({ targets: [{ name: "Early", ra: 10, dec: 20, exposures: [{ filter: "Ha", exposureSeconds: 60, count: 1, binning: 1 }] }] }),

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { FILTER_NAME_MAX_LENGTH, MAX_REPORTED_FILTERS } from "@meridian/rules";
 import type { ServerToPluginMessage } from "@meridian/rules/observatory-protocol";
 import { DEFAULT_OPTICS, pixelScaleArcsec, type SkySettings } from "./sky/camera";
 import { ObservatorySimulator, SIMULATED_FILTERS } from "./simulator";
@@ -66,8 +67,8 @@ const filters = (values.filters ?? "")
   .split(",")
   .map((name) => name.trim())
   .filter(Boolean);
-if (filters.some((name) => name.length > 40) || filters.length > 50)
-  refuse("--filters must be at most 50 names separated by commas, each at most 40 characters");
+if (filters.some((name) => name.length > FILTER_NAME_MAX_LENGTH) || filters.length > MAX_REPORTED_FILTERS)
+  refuse(`--filters must be at most ${MAX_REPORTED_FILTERS} names separated by commas, each at most ${FILTER_NAME_MAX_LENGTH} characters`);
 const focalLengthMm = numberFlag("focal-length-mm", (value) => value > 0 && value <= 100_000, "a length in millimetres, above 0 and at most 100000");
 const equipment = {
   camera: "Simulated CCD",

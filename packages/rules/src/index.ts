@@ -40,4 +40,13 @@ export {
 export { defaultObservatoryTiming, estimatedSeconds, formatDuration, observatoryTimingBounds, type ObservatoryTiming } from "./estimate";
 export { canonicalTimeZone, isTimeZone, TIME_ZONE_PREDICATE, timeDisplayChoices, type TimeDisplay } from "./time-zones";
 export { MAX_TRPC_BATCH } from "./request-limits";
-export { filtersAskedBy, filtersLacking, hasEveryFilter, reportedFilters, unavailableFilters, type ObservatoryFilters } from "./filters";
+export {
+  FILTER_NAME_MAX_LENGTH,
+  filtersAskedBy,
+  filtersLacking,
+  hasEveryFilter,
+  MAX_REPORTED_FILTERS,
+  reportedFilters,
+  unavailableFilters,
+  type ObservatoryFilters,
+} from "./filters";

@@ -1,4 +1,5 @@
 import type { FileDelivery } from "@meridian/db";
+import { defineDoor } from "../../platform/door";
 import type { InTransaction } from "../../platform/transaction";
 
 /**
@@ -12,14 +13,9 @@ export interface DeliveryDoor {
   queue(options: { t: Pick<InTransaction, "tx">; fileId: string; destinationId: string }): Promise<void>;
 }
 
-let door: DeliveryDoor | undefined;
+const door = defineDoor<DeliveryDoor>("delivery is not plugged in: import @meridian/domain/delivery in a process that stores observation files");
 
-export function deliverFilesWith(delivery: DeliveryDoor) {
-  door = delivery;
-}
+export const deliverFilesWith = door.fill;
 
 /** Delivery's door; a process that stores files for a destination without having loaded delivery fails loudly. */
-export function deliveries(): DeliveryDoor {
-  if (!door) throw new Error("delivery is not plugged in: import @meridian/domain/delivery in a process that stores observation files");
-  return door;
-}
+export const deliveries = door.get;

@@ -25,6 +25,11 @@ describe("FILTER_NOT_AVAILABLE over the observatories an observation may run at"
       errors: [{ path: "targets.0.exposures.1.filter", message: "North has no “Ha” filter: choose one of L, R, G, B." }],
     });
     expect(refusal({ targets: targets(["l", "b"]), observatories: [north] })).toBeNull();
+    // A filter asked for in two cases is named once in the detail, each exposure still refused at its field.
+    expect(refusal({ targets: targets(["Ha"], ["ha"]), observatories: [north] })).toMatchObject({
+      message: "North has no “Ha” filter; it reports L, R, G, B",
+      errors: [{ path: "targets.0.exposures.0.filter" }, { path: "targets.1.exposures.0.filter" }],
+    });
   });
 
   it("with a list, takes it when one of them has every filter, and refuses it when none has, naming who lacks each", () => {

@@ -1,5 +1,5 @@
 import type { Executor } from "@meridian/db";
-import { reportedFilters, unavailableFilters, type ObservatoryFilters } from "@meridian/rules";
+import { filtersLacking, reportedFilters, unavailableFilters, type ObservatoryFilters } from "@meridian/rules";
 import { sql } from "drizzle-orm";
 import { AppError } from "../../platform/errors";
 
@@ -14,6 +14,7 @@ export async function observatoryFilters(options: { db: Executor; observatoryIds
 }
 
 const names = (filters: ReadonlyArray<string>) => filters.join(", ");
+const quoted = (filters: ReadonlyArray<string>) => filters.map((filter) => `“${filter}”`).join(", ");
 const either = (observatories: ReadonlyArray<ObservatoryFilters>) =>
   observatories.length === 1
     ? observatories[0]!.name
@@ -37,9 +38,13 @@ export function refuseUnavailableFilters(options: {
   const problems = unavailableFilters(options);
   if (problems.length === 0) return;
   const single = options.observatories.length === 1 ? options.observatories[0]! : null;
-  const lacking = [...new Set(problems.map((problem) => problem.filter))];
+  // Each filter once, however its case varies between exposures (`filterKey`).
+  const lacking = filtersLacking(
+    single?.filters ?? null,
+    problems.map((problem) => problem.filter),
+  );
   const detail = single
-    ? `${single.name} has no ${lacking.map((filter) => `“${filter}”`).join(", ")} filter; it reports ${names(single.filters ?? [])}`
+    ? `${single.name} has no ${quoted(lacking)} filter; it reports ${names(single.filters ?? [])}`
     : "None of the observatories this observation may run at has every filter it asks for";
   throw new AppError("FILTER_NOT_AVAILABLE", detail, {
     errors: problems.map((problem) => ({

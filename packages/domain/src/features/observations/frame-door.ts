@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { FrameDoc } from "@meridian/db";
 import type { FrameSolution } from "@meridian/rules/frames";
+import { defineDoor } from "../../platform/door";
 import type { InTransaction } from "../../platform/transaction";
 
 /**
@@ -22,14 +23,9 @@ export interface FrameDoor {
   }): Promise<{ body: Readable; contentLength: number }>;
 }
 
-let door: FrameDoor | undefined;
+const door = defineDoor<FrameDoor>("frames are not plugged in: import @meridian/domain/frames in a process that stores observation files");
 
-export function readFramesWith(frames: FrameDoor) {
-  door = frames;
-}
+export const readFramesWith = door.fill;
 
 /** The frames' door; a process that stores files without having loaded frames (`@meridian/domain/frames`) fails loudly. */
-export function frames(): FrameDoor {
-  if (!door) throw new Error("frames are not plugged in: import @meridian/domain/frames in a process that stores observation files");
-  return door;
-}
+export const frames = door.get;

@@ -159,10 +159,11 @@ export async function updateObservation(options: { deps: Deps; actor: UserActor;
     if (update.monitoring !== undefined) refuseEndedCadence({ monitoring: update.monitoring, now: t.now() });
     refuseCadenceOfAnotherType(merged, update);
     if (update.storageDestinationId) await requireStorageDestination({ db: t.tx, projectId: merged.projectId, destinationId: update.storageDestinationId });
-    // New exposures must be among the filters its observatory (one of its candidates) reports; an edit that leaves them is not judged again.
-    if (update.targets)
+    // New exposures, or its exposures at the observatories newly named, must be among the filters its observatory (one of its
+    // candidates) reports; an edit that leaves both is not judged again.
+    if (update.targets || where)
       refuseUnavailableFilters({
-        targets: update.targets,
+        targets: merged.targets,
         observatories: await observatoryFilters({ db: t.tx, observatoryIds: candidateObservatoryIdsOf(merged) }),
       });
     refuseInvalidWindow({ window: merged });

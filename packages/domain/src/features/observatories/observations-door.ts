@@ -1,6 +1,7 @@
 import type { ObservationDoc, StoredDocument } from "@meridian/db";
 import type { ObservationStatus } from "@meridian/rules";
 import type { Actor } from "../../platform/actor";
+import { defineDoor } from "../../platform/door";
 import type { InTransaction } from "../../platform/transaction";
 
 /**
@@ -26,14 +27,9 @@ export interface ObservationsDoor {
   }): Promise<StoredDocument<ObservationDoc>>;
 }
 
-let door: ObservationsDoor | undefined;
+const door = defineDoor<ObservationsDoor>("observations are not plugged in: import @meridian/domain/observations in a process that changes observatories");
 
-export function moveObservationsWith(observations: ObservationsDoor) {
-  door = observations;
-}
+export const moveObservationsWith = door.fill;
 
 /** The observations' door; a process that changes observatories without having loaded observations fails loudly. */
-export function observations(): ObservationsDoor {
-  if (!door) throw new Error("observations are not plugged in: import @meridian/domain/observations in a process that changes observatories");
-  return door;
-}
+export const observations = door.get;

@@ -1,5 +1,6 @@
 import type { InvitationKind } from "@meridian/db";
 import type { UserActor } from "../../platform/actor";
+import { defineDoor } from "../../platform/door";
 import type { InTransaction } from "../../platform/transaction";
 
 /** An organization, observatory or project: the places announcements are sent to and invitations invite into. */
@@ -36,38 +37,29 @@ export interface OrganizationObservatoriesDoor {
   removeMemberships(options: { t: Pick<InTransaction, "tx" | "now">; actor: UserActor; organizationId: string; organizationName: string }): Promise<number>;
 }
 
-let observatoriesDoor: OrganizationObservatoriesDoor | undefined;
+const observatoriesDoor = defineDoor<OrganizationObservatoriesDoor>(
+  "observatories are not plugged in: import @meridian/domain/observatories in a process that deletes organizations",
+);
 
 /** Plugged in by observatories from their index.ts. */
-export function removeMembershipsWith(observatories: OrganizationObservatoriesDoor) {
-  observatoriesDoor = observatories;
-}
+export const removeMembershipsWith = observatoriesDoor.fill;
 
 /** The observatories' door; a process that deletes organizations without having loaded observatories fails loudly. */
-export function organizationObservatories(): OrganizationObservatoriesDoor {
-  if (!observatoriesDoor) throw new Error("observatories are not plugged in: import @meridian/domain/observatories in a process that deletes organizations");
-  return observatoriesDoor;
-}
+export const organizationObservatories = observatoriesDoor.get;
 
-let announcementsDoor: ScopeAnnouncementsDoor | undefined;
-let invitationsDoor: ScopeInvitationsDoor | undefined;
+const announcementsDoor = defineDoor<ScopeAnnouncementsDoor>(
+  "announcements are not plugged in: import @meridian/domain/announcements in a process that changes scopes",
+);
+const invitationsDoor = defineDoor<ScopeInvitationsDoor>(
+  "invitations are not plugged in: import @meridian/domain/invitations in a process that changes scopes",
+);
 
-export function endAnnouncementsWith(announcements: ScopeAnnouncementsDoor) {
-  announcementsDoor = announcements;
-}
+export const endAnnouncementsWith = announcementsDoor.fill;
 
-export function endInvitationsWith(invitations: ScopeInvitationsDoor) {
-  invitationsDoor = invitations;
-}
+export const endInvitationsWith = invitationsDoor.fill;
 
 /** The announcements' door; a process that ends scopes without having loaded announcements fails loudly. */
-export function scopeAnnouncements(): ScopeAnnouncementsDoor {
-  if (!announcementsDoor) throw new Error("announcements are not plugged in: import @meridian/domain/announcements in a process that changes scopes");
-  return announcementsDoor;
-}
+export const scopeAnnouncements = announcementsDoor.get;
 
 /** The invitations' door; a process that changes a scope's members without having loaded invitations fails loudly. */
-export function scopeInvitations(): ScopeInvitationsDoor {
-  if (!invitationsDoor) throw new Error("invitations are not plugged in: import @meridian/domain/invitations in a process that changes scopes");
-  return invitationsDoor;
-}
+export const scopeInvitations = invitationsDoor.get;

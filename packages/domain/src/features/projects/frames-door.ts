@@ -1,4 +1,5 @@
 import type { FrameGrading } from "@meridian/rules/frames";
+import { defineDoor } from "../../platform/door";
 import type { InTransaction } from "../../platform/transaction";
 
 /**
@@ -10,14 +11,9 @@ export interface ProjectFramesDoor {
   regrade(options: { t: Pick<InTransaction, "tx">; projectId: string; grading: FrameGrading }): Promise<number>;
 }
 
-let door: ProjectFramesDoor | undefined;
+const door = defineDoor<ProjectFramesDoor>("frames are not plugged in: import @meridian/domain/frames in a process that changes projects");
 
-export function regradeFramesWith(frames: ProjectFramesDoor) {
-  door = frames;
-}
+export const regradeFramesWith = door.fill;
 
 /** The frames' door; a process that changes a project's grading without having loaded frames fails loudly. */
-export function projectFrames(): ProjectFramesDoor {
-  if (!door) throw new Error("frames are not plugged in: import @meridian/domain/frames in a process that changes projects");
-  return door;
-}
+export const projectFrames = door.get;
