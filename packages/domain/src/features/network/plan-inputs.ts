@@ -18,9 +18,6 @@ export interface NetworkInputs {
   observatories: ReadonlyArray<StoredDocument<ObservatoryDoc>>;
 }
 
-/** The observatories it may run at: its candidates, or its one observatory. */
-const candidatesOf = (doc: ObservationDoc): string[] => candidateObservatoryIdsOf(doc);
-
 const filtersOf = (doc: ObservationDoc): string[] => [...new Set(doc.targets.flatMap((target) => target.exposures.map((exposure) => exposure.filter)))];
 
 /**
@@ -115,7 +112,7 @@ export async function loadNetworkInputs(options: { db: Executor; now: Date; hori
   const observations = pendingRows.map(storedFromRow).map((observation): PlannedObservation => ({
     ...observation,
     priority: observation.doc.priority,
-    candidateObservatoryIds: candidatesOf(observation.doc),
+    candidateObservatoryIds: candidateObservatoryIdsOf(observation.doc),
     filters: filtersOf(observation.doc),
   }));
   return {
