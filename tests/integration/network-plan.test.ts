@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { ObservatoryClient } from "@meridian/observatory-client";
 import { PLANNING_LOCK } from "@meridian/domain/network";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observingNetwork } from "../support/observing-network";
 import { holdRows } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -24,7 +26,11 @@ const deps = () => server.server.runtime.deps;
 
 interface StoredPlan {
   revision: number;
-  doc: { computedAt: string; slots: Array<{ observationId: string; observatoryId: string; start: string }>; unscheduled: Array<{ observationId: string }> };
+  doc: {
+    computedAt: string;
+    slots: Array<{ observationId: string; observatoryId: string; start: string }>;
+    unscheduled: Array<{ observationId: string; reasons: Array<{ observatoryId: string; code: string }> }>;
+  };
 }
 
 async function currentPlan(): Promise<StoredPlan | null> {
@@ -77,6 +83,29 @@ describe("the network plan, made by its job", () => {
     await planWith([observation.id]);
     await must(`/observations/${observation.id}/cancel`, { method: "POST", token: owner.token }, 200);
     await until("the plan to leave the cancelled observation out", async () => !planned(await currentPlan(), observation.id));
+  });
+
+  it("plans nothing at an observatory whose plugin reported filters without one the observation asks for (FILTER_MISSING)", async () => {
+    const { observatory, project, key } = await observingNetwork(must, owner);
+    // Taken before the plugin reported any filter: nothing restricted it then.
+    const exposures = [{ filter: "Ha", exposureSeconds: 60, count: 1, binning: 1 }];
+    const observation = await createObservation(owner, {
+      projectId: project.id,
+      observatoryId: observatory.id,
+      targets: [{ name: "M 1", ra: 83.6, dec: 22, exposures }],
+    });
+    await planWith([observation.id]);
+    const plugin = new ObservatoryClient({ url: server.url, key: key.key, pluginVersion: "4.0.0.0", reconnect: false, equipment: { filters: ["L", "R"] } });
+    await plugin.connect();
+    try {
+      const reasons = await until("the plan to leave it out for the missing filter", async () => {
+        const plan = await currentPlan();
+        return plan?.doc.unscheduled.find((item) => item.observationId === observation.id)?.reasons;
+      });
+      expect(reasons).toEqual([expect.objectContaining({ observatoryId: observatory.id, code: "FILTER_MISSING" })]);
+    } finally {
+      await plugin.close();
+    }
   });
 
   it("makes few plans for a burst of 20 submissions", async () => {

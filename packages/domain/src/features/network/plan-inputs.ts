@@ -1,5 +1,5 @@
 import { candidateObservatoryIdsOf, storedFromRow, type Executor, type ObservationDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
-import { activeStatuses } from "@meridian/rules";
+import { activeStatuses, filtersAskedBy, reportedFilters } from "@meridian/rules";
 import { skyModel, type NetworkAllocation, type NetworkObservation, type NetworkObservatory, type NetworkPlanInput } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
 import { estimatedSecondsOf, usedMs } from "../observations";
@@ -17,8 +17,6 @@ export interface NetworkInputs {
   input: NetworkPlanInput<PlannedObservation>;
   observatories: ReadonlyArray<StoredDocument<ObservatoryDoc>>;
 }
-
-const filtersOf = (doc: ObservationDoc): string[] => [...new Set(doc.targets.flatMap((target) => target.exposures.map((exposure) => exposure.filter)))];
 
 /**
  * Since when each observatory has been held (offline: since it was last seen, or created when it never
@@ -104,7 +102,7 @@ export async function loadNetworkInputs(options: { db: Executor; now: Date; hori
     return {
       id: observatory.id,
       model: location ? skyModel({ location }) : null,
-      filters: null,
+      filters: reportedFilters(observatory.doc.equipment),
       busyUntil: busy.get(observatory.id) ?? null,
       unavailable: away && away.since.getTime() <= awayLimit ? away.code : null,
     };
@@ -113,7 +111,7 @@ export async function loadNetworkInputs(options: { db: Executor; now: Date; hori
     ...observation,
     priority: observation.doc.priority,
     candidateObservatoryIds: candidateObservatoryIdsOf(observation.doc),
-    filters: filtersOf(observation.doc),
+    filters: filtersAskedBy(observation.doc.targets),
   }));
   return {
     observatories,
