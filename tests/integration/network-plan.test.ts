@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ObservatoryClient } from "@meridian/observatory-client";
 import { PLANNING_LOCK } from "@meridian/domain/network";
+import { queueDispatch, queueNetworkPlan } from "@meridian/domain/observations";
+import { inTransaction } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -106,6 +108,20 @@ describe("the network plan, made by its job", () => {
     } finally {
       await plugin.close();
     }
+  });
+
+  it("is asked for once by a transaction whose changes each ask for it (a dispatch at each observatory asks too)", async () => {
+    const other = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Network too" } }, 201)) as { id: string }).id;
+    const requests = await inTransaction(deps(), async (t) => {
+      await Promise.all([queueDispatch({ t, observatoryId }), queueDispatch({ t, observatoryId: other })]);
+      await queueNetworkPlan({ t });
+      // Its own rows, not yet committed: added at the transaction's time.
+      const [row] = await t.tx.execute<{ count: number }>(sql`
+        select count(*)::int as count from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+         where k.identifier = 'network_plan' and j.created_at = now()`);
+      return row!.count;
+    });
+    expect(requests).toBe(1);
   });
 
   it("makes few plans for a burst of 20 submissions", async () => {
