@@ -33,6 +33,7 @@ import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
 import { DISPATCH_ACTOR, moveObservation, queueNetworkPlan } from "./transitions";
 import { followNetworkPlan, planAtObservatory } from "./follow-plan";
+import { waitingAt } from "./waiting-at";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 import { allowancesAt } from "./allowances";
 import { markDispatch } from "./dispatch-trace";
@@ -40,19 +41,6 @@ import { markDispatch } from "./dispatch-trace";
 /** Whether one of the observatory's observations is under way: `observatoryId` is a value or a column of the outer query. */
 const underWayAt = (observatoryId: string | SQL) =>
   sql`exists (select 1 from observations active where active.observatory_id = ${observatoryId} and active.status in ${[...activeStatuses]})`;
-
-/**
- * Whether observation `alias` waits (pending) at the observatory `observatoryId` (a value or a column of the outer query): its
- * own, or (with candidates, while it waits at none) one of its candidates. Until the network plan decides among them, an
- * observation with candidates is dispatched at each, and the first to lock it takes it. Each arm has its index: the dispatch
- * order's, and the partial one of those waiting with candidates (migration 0024).
- */
-export const waitingAt = ({ alias, observatoryId }: { alias: string; observatoryId: string | SQL }) => {
-  const row = sql.raw(alias);
-  const among = sql`${row}.candidate_observatory_ids @> array[${observatoryId}]::text[]`;
-  const withCandidates = sql`${row}.observatory_id is null and ${row}.status = 'pending' and ${among}`;
-  return sql`((${row}.observatory_id = ${observatoryId} and ${row}.status = 'pending') or (${withCandidates}))`;
-};
 
 /**
  * `unlessBusy`: none while one of the observatory's observations is under way, when a plan could

@@ -36,7 +36,8 @@ import {
 } from "@meridian/scheduler";
 import { observatoryTimeZone } from "../observatories";
 import { estimatedSecondsOf } from "./timings";
-import { observatoryStateNow, waitingAt } from "./dispatch";
+import { observatoryStateNow } from "./dispatch";
+import { waitingAt } from "./waiting-at";
 import { allowancesAt } from "./allowances";
 
 /** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
