@@ -58,6 +58,15 @@ const plansSettled = () =>
     return row!.count === 0;
   });
 
+/** While `hold` keeps the planning from writing, the plan before it stays in force, without the observation; released, it is planned. */
+async function keptUntilReleased(options: { hold: { release(): Promise<unknown> }; before: number; observationId: string }) {
+  const during = await currentPlan();
+  expect(during?.revision ?? 0).toBe(options.before);
+  expect(planned(during, options.observationId)).toBe(false);
+  await options.hold.release();
+  await planWith([options.observationId]);
+}
+
 const submit = (name = `Planned ${randomUUID().slice(0, 6)}`) => createObservation(owner, { projectId, observatoryId, name, bypassDarkness: true });
 
 beforeAll(async () => {
@@ -153,12 +162,8 @@ describe("the network plan, made by its job", () => {
         "the planning's connection to end",
         async () => (await killer`select 1 from pg_stat_activity where pid = any(${waiting}::int[])`).length === 0,
       );
-      const during = await currentPlan();
-      expect(during?.revision ?? 0).toBe(before);
-      expect(planned(during, observation.id)).toBe(false);
-      await hold.release();
-      // Its requests came back with the rollback: the next attempt plans the observation.
-      await planWith([observation.id]);
+      // Its requests come back with the rollback: the next attempt plans the observation.
+      await keptUntilReleased({ hold, before, observationId: observation.id });
     } finally {
       await hold.release();
       await killer.end();
@@ -173,11 +178,7 @@ describe("the network plan, made by its job", () => {
     try {
       const observation = await submit();
       await until("a planning to wait for the lock", () => hold.waiting());
-      const during = await currentPlan();
-      expect(during?.revision ?? 0).toBe(before);
-      expect(planned(during, observation.id)).toBe(false);
-      await hold.release();
-      await planWith([observation.id]);
+      await keptUntilReleased({ hold, before, observationId: observation.id });
     } finally {
       await hold.release();
     }
