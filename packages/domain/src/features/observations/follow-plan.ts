@@ -16,7 +16,7 @@ export interface PlanAtObservatory {
   runs: PlannedRun[];
 }
 
-/** The runs of the plan in force, not yet over, at the observatory or of an observation waiting there, as dispatch reads them (`waitingAt`: its candidates too). */
+/** The runs of the plan in force, not yet over, at the observatory or of an observation waiting there as dispatch reads it (`waitingAt`). */
 export async function planAtObservatory(options: { db: Executor; observatoryId: string; now: Date }): Promise<PlanAtObservatory> {
   const { db, observatoryId, now } = options;
   const rows = await db.execute<{ computed_at: string; slot: { observationId: string; observatoryId: string; start: string; end: string } | null }>(sql`
