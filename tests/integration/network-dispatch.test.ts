@@ -34,7 +34,7 @@ interface Plan {
 interface QueueItem {
   observation: { id: string; status: string };
   eligible: boolean;
-  blockedBy: { code: string; until: string | null } | null;
+  blockedBy: { code: string; until: string | null; observatoryId?: string } | null;
 }
 
 const exposure = (seconds: number) => [{ name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: seconds, count: 1, binning: 1 }] }];
@@ -97,6 +97,73 @@ describe("dispatch following the network plan", () => {
     expect(held).toMatchObject({ eligible: false, blockedBy: { code: "PLANNED_LATER", until: second.start } });
     expect(held.observation.status).toBe("pending");
     expect(queue.items.find((item) => item.observation.id === windowed.id)!.blockedBy!.code).toBe("BEFORE_WINDOW");
+    expect(assigned).toEqual([]);
+  });
+
+  it("holds an observation with candidates that the plan runs at another of them, with PLANNED_ELSEWHERE", async () => {
+    const owner = await createAccount(server);
+    const { observatory, project, key } = await observingNetwork(must, owner);
+    // Never connected, the second counts as available to the plan.
+    const elsewhere = (await must("/observatories", { method: "POST", token: owner.token, json: { name: "Elsewhere" } }, 201)) as { id: string };
+    const plugin: ObservatoryClient = await connectQuietPlugin(server.url, key.key);
+    closers.push(() => plugin.close());
+    const assigned: string[] = [];
+    plugin.on("assign", (observation: { id: string }) => assigned.push(observation.id));
+    await dispatchJobsDone(server);
+    const planOf = () => must(`/network/plan?observatoryIds=${observatory.id},${elsewhere.id}`, { token: owner.token }, 200) as Promise<Plan>;
+    const slotOf = (plan: Plan, observationId: string) => plan.slots.find((slot) => slot.observationId === observationId);
+
+    // The first observatory is kept for a window opening in ten minutes: 25 minutes started now there would make it miss it.
+    const now = Date.now();
+    const windowed = (await must(
+      "/observations",
+      {
+        method: "POST",
+        token: owner.token,
+        json: {
+          name: "Windowed here",
+          projectId: project.id,
+          observatoryId: observatory.id,
+          priority: 9,
+          type: "time_based",
+          fixedTimeStart: new Date(now + 10 * MINUTE).toISOString(),
+          fixedTimeEnd: new Date(now + 50 * MINUTE).toISOString(),
+          targets: exposure(1_800),
+        },
+      },
+      201,
+    )) as { id: string };
+    await until("the plan to run the windowed observation", async () => slotOf(await planOf(), windowed.id));
+    const either = (await must(
+      "/observations",
+      {
+        method: "POST",
+        token: owner.token,
+        json: {
+          name: "Either",
+          projectId: project.id,
+          candidateObservatoryIds: [observatory.id, elsewhere.id],
+          priority: 5,
+          // Within forty minutes: not after the windowed one there.
+          type: "time_based",
+          fixedTimeStart: new Date(now).toISOString(),
+          fixedTimeEnd: new Date(now + 40 * MINUTE).toISOString(),
+          targets: exposure(1_500),
+        },
+      },
+      201,
+    )) as { id: string };
+    const slot = await until("the plan to run it at the other observatory", async () => {
+      const read = await planOf();
+      return slotOf(read, windowed.id) ? slotOf(read, either.id) : undefined;
+    });
+    expect(slot.observatoryId).toBe(elsewhere.id);
+
+    await dispatchJobsDone(server);
+    expect(await dispatchObservatory({ deps: server.server.runtime.deps, observatoryId: observatory.id })).toBeNull();
+    const queue = (await must(`/observatories/${observatory.id}/queue`, { token: owner.token }, 200)) as { items: QueueItem[] };
+    const held = queue.items.find((item) => item.observation.id === either.id)!;
+    expect(held).toMatchObject({ eligible: false, blockedBy: { code: "PLANNED_ELSEWHERE", until: slot.start, observatoryId: elsewhere.id } });
     expect(assigned).toEqual([]);
   });
 });

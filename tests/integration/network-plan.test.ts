@@ -1,10 +1,14 @@
 import { randomUUID } from "node:crypto";
+import { ObservatoryClient } from "@meridian/observatory-client";
 import { PLANNING_LOCK } from "@meridian/domain/network";
+import { queueDispatch, queueNetworkPlan } from "@meridian/domain/observations";
+import { inTransaction } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { observingNetwork } from "../support/observing-network";
 import { holdRows } from "../support/table-hold";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
@@ -24,7 +28,11 @@ const deps = () => server.server.runtime.deps;
 
 interface StoredPlan {
   revision: number;
-  doc: { computedAt: string; slots: Array<{ observationId: string; observatoryId: string; start: string }>; unscheduled: Array<{ observationId: string }> };
+  doc: {
+    computedAt: string;
+    slots: Array<{ observationId: string; observatoryId: string; start: string }>;
+    unscheduled: Array<{ observationId: string; reasons: Array<{ observatoryId: string; code: string }> }>;
+  };
 }
 
 async function currentPlan(): Promise<StoredPlan | null> {
@@ -49,6 +57,15 @@ const plansSettled = () =>
        where k.identifier = 'network_plan' and j.attempts < j.max_attempts`);
     return row!.count === 0;
   });
+
+/** While `hold` keeps the planning from writing, the plan before it stays in force, without the observation; released, it is planned. */
+async function keptUntilReleased(options: { hold: { release(): Promise<unknown> }; before: number; observationId: string }) {
+  const during = await currentPlan();
+  expect(during?.revision ?? 0).toBe(options.before);
+  expect(planned(during, options.observationId)).toBe(false);
+  await options.hold.release();
+  await planWith([options.observationId]);
+}
 
 const submit = (name = `Planned ${randomUUID().slice(0, 6)}`) => createObservation(owner, { projectId, observatoryId, name, bypassDarkness: true });
 
@@ -77,6 +94,43 @@ describe("the network plan, made by its job", () => {
     await planWith([observation.id]);
     await must(`/observations/${observation.id}/cancel`, { method: "POST", token: owner.token }, 200);
     await until("the plan to leave the cancelled observation out", async () => !planned(await currentPlan(), observation.id));
+  });
+
+  it("plans nothing at an observatory whose plugin reported filters without one the observation asks for (FILTER_MISSING)", async () => {
+    const { observatory, project, key } = await observingNetwork(must, owner);
+    // Taken before the plugin reported any filter: nothing restricted it then.
+    const exposures = [{ filter: "Ha", exposureSeconds: 60, count: 1, binning: 1 }];
+    const observation = await createObservation(owner, {
+      projectId: project.id,
+      observatoryId: observatory.id,
+      targets: [{ name: "M 1", ra: 83.6, dec: 22, exposures }],
+    });
+    await planWith([observation.id]);
+    const plugin = new ObservatoryClient({ url: server.url, key: key.key, pluginVersion: "4.0.0.0", reconnect: false, equipment: { filters: ["L", "R"] } });
+    await plugin.connect();
+    try {
+      const reasons = await until("the plan to leave it out for the missing filter", async () => {
+        const plan = await currentPlan();
+        return plan?.doc.unscheduled.find((item) => item.observationId === observation.id)?.reasons;
+      });
+      expect(reasons).toEqual([expect.objectContaining({ observatoryId: observatory.id, code: "FILTER_MISSING" })]);
+    } finally {
+      await plugin.close();
+    }
+  });
+
+  it("is asked for once by a transaction whose changes each ask for it (a dispatch at each observatory asks too)", async () => {
+    const other = ((await must("/observatories", { method: "POST", token: owner.token, json: { name: "Network too" } }, 201)) as { id: string }).id;
+    const requests = await inTransaction(deps(), async (t) => {
+      await Promise.all([queueDispatch({ t, observatoryId }), queueDispatch({ t, observatoryId: other })]);
+      await queueNetworkPlan({ t });
+      // Its own rows, not yet committed: added at the transaction's time.
+      const [row] = await t.tx.execute<{ count: number }>(sql`
+        select count(*)::int as count from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+         where k.identifier = 'network_plan' and j.created_at = now()`);
+      return row!.count;
+    });
+    expect(requests).toBe(1);
   });
 
   it("makes few plans for a burst of 20 submissions", async () => {
@@ -108,12 +162,8 @@ describe("the network plan, made by its job", () => {
         "the planning's connection to end",
         async () => (await killer`select 1 from pg_stat_activity where pid = any(${waiting}::int[])`).length === 0,
       );
-      const during = await currentPlan();
-      expect(during?.revision ?? 0).toBe(before);
-      expect(planned(during, observation.id)).toBe(false);
-      await hold.release();
-      // Its requests came back with the rollback: the next attempt plans the observation.
-      await planWith([observation.id]);
+      // Its requests come back with the rollback: the next attempt plans the observation.
+      await keptUntilReleased({ hold, before, observationId: observation.id });
     } finally {
       await hold.release();
       await killer.end();
@@ -128,11 +178,7 @@ describe("the network plan, made by its job", () => {
     try {
       const observation = await submit();
       await until("a planning to wait for the lock", () => hold.waiting());
-      const during = await currentPlan();
-      expect(during?.revision ?? 0).toBe(before);
-      expect(planned(during, observation.id)).toBe(false);
-      await hold.release();
-      await planWith([observation.id]);
+      await keptUntilReleased({ hold, before, observationId: observation.id });
     } finally {
       await hold.release();
     }

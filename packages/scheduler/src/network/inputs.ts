@@ -63,11 +63,10 @@ export interface NetworkBlock<Observation extends NetworkObservation = NetworkOb
   end: Date;
 }
 
-/** Why an observation is not planned at one of its candidates, or why the plan leaves it waiting there. */
-export type NetworkReasonCode = QueueBlockCode | "FILTER_MISSING" | "PLANNED_LATER" | "PLANNED_ELSEWHERE";
+/** Why an observation is not planned at one of its candidates, or why the plan leaves it waiting there (the queue's codes). */
 export interface NetworkReason {
   observatoryId: string;
-  code: NetworkReasonCode;
+  code: QueueBlockCode;
   until: Date | null;
   /** PLANNED_ELSEWHERE: where the plan runs it. */
   plannedAt?: string;

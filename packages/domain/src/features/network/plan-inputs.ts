@@ -3,6 +3,7 @@ import { activeStatuses, filtersAskedBy, reportedFilters } from "@meridian/rules
 import { skyModel, type NetworkAllocation, type NetworkObservation, type NetworkObservatory, type NetworkPlanInput } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
 import { estimatedSecondsOf, usedMs } from "../observations";
+import { observatoryUnavailableSince } from "../observatories";
 
 /** Pending observations one plan reads, in dispatch order: the size the planner is measured at, and then some. */
 const PLAN_READ_LIMIT = 5_000;
@@ -18,36 +19,21 @@ export interface NetworkInputs {
   observatories: ReadonlyArray<StoredDocument<ObservatoryDoc>>;
 }
 
-/** The observatories it may run at: its candidates, or its one observatory. */
-const candidatesOf = (doc: ObservationDoc): string[] => candidateObservatoryIdsOf(doc);
-
 /**
- * Since when each observatory has been held (offline: since it was last seen, or created when it never
- * connected; unsafe or under a weather hold: since the history entry that said so), for those held now.
+ * What holds each observatory held now and since when (`observatoryUnavailableSince`, the failover's measure):
+ * OFFLINE while it is offline, else UNSAFE (unsafe or under a weather hold).
  */
 async function heldSince(
   db: Executor,
   observatories: ReadonlyArray<StoredDocument<ObservatoryDoc>>,
 ): Promise<Map<string, { code: "OFFLINE" | "UNSAFE"; since: Date }>> {
-  const held = new Map<string, { code: "OFFLINE" | "UNSAFE"; since: Date }>();
-  const unsafe = observatories.filter(
-    (observatory) =>
-      observatory.doc.connection.online && observatory.doc.conditions && (!observatory.doc.conditions.safe || observatory.doc.conditions.weatherHold),
+  const held = await Promise.all(
+    observatories.map(async (observatory) => {
+      const away = await observatoryUnavailableSince({ db, observatory });
+      return away ? ([[observatory.id, { code: away.kinds.includes("offline") ? "OFFLINE" : "UNSAFE", since: away.since }]] as const) : [];
+    }),
   );
-  const entries =
-    unsafe.length === 0
-      ? []
-      : await db.execute<{ observatory_id: string; at: string }>(sql`
-          select h.observatory_id, max(h.created_at) as at from observatory_history h
-           where h.observatory_id in ${unsafe.map((observatory) => observatory.id)} and h.doc->>'type' in ('safety_event', 'weather_hold')
-           group by h.observatory_id`);
-  const since = new Map(entries.map((entry) => [entry.observatory_id, new Date(entry.at)]));
-  for (const observatory of observatories) {
-    const { connection } = observatory.doc;
-    if (!connection.online) held.set(observatory.id, { code: "OFFLINE", since: new Date(connection.lastSeenAt ?? observatory.createdAt) });
-    else if (unsafe.includes(observatory)) held.set(observatory.id, { code: "UNSAFE", since: since.get(observatory.id) ?? observatory.updatedAt });
-  }
-  return held;
+  return new Map(held.flat());
 }
 
 /** When what each observatory has assigned or under way is expected to end (no earlier than now). */
@@ -113,7 +99,7 @@ export async function loadNetworkInputs(options: { db: Executor; now: Date; hori
   const observations = pendingRows.map(storedFromRow).map((observation): PlannedObservation => ({
     ...observation,
     priority: observation.doc.priority,
-    candidateObservatoryIds: candidatesOf(observation.doc),
+    candidateObservatoryIds: candidateObservatoryIdsOf(observation.doc),
     filters: filtersAskedBy(observation.doc.targets),
   }));
   return {

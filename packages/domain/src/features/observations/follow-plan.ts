@@ -16,7 +16,7 @@ export interface PlanAtObservatory {
   runs: PlannedRun[];
 }
 
-/** The runs of the plan in force, not yet over, at the observatory or of an observation waiting there (one statement). */
+/** The runs of the plan in force, not yet over, at the observatory or of an observation waiting there as dispatch reads it (`waitingAt`). */
 export async function planAtObservatory(options: { db: Executor; observatoryId: string; now: Date }): Promise<PlanAtObservatory> {
   const { db, observatoryId, now } = options;
   const rows = await db.execute<{ computed_at: string; slot: { observationId: string; observatoryId: string; start: string; end: string } | null }>(sql`
@@ -24,7 +24,7 @@ export async function planAtObservatory(options: { db: Executor; observatoryId: 
       left join lateral (
         select slot from jsonb_array_elements(p.doc->'slots') slot
          where (slot->>'observatoryId' = ${observatoryId}
-                or slot->>'observationId' in (select id from observations waiting where ${waitingAt({ alias: "waiting", observatoryId })}))
+                or slot->>'observationId' in (select waiting.id from observations waiting where ${waitingAt({ alias: "waiting", observatoryId })}))
            and (slot->>'end')::timestamptz > ${now.toISOString()}::timestamptz
       ) s on true
      where p.id = 'current'`);

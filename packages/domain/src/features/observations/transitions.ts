@@ -23,14 +23,24 @@ export const DISPATCH_ACTOR = { kind: "system", id: "dispatch" } as const satisf
 /** How long a request for the network plan waits before a worker takes it, so that the changes of a burst share one plan. */
 const NETWORK_PLAN_GATHER_MS = 1_000;
 
+/** The request for a plan each transaction already made: one serves all its changes. */
+const planAsked = new WeakMap<object, Promise<unknown>>();
+
 /**
  * Asks for the network plan to be made again once the caller's transaction commits (the feature
- * network's `network_plan`). Unkeyed on purpose: a job key is one row that every write of the
- * network would lock until its commit; the planning job instead removes, in its own transaction,
- * every request it can see, which its reads then cover, so a burst of changes makes one plan.
+ * network's `network_plan`), once per transaction however many of its changes ask. Unkeyed on purpose:
+ * a job key is one row that every write of the network would lock until its commit; the planning job
+ * instead removes, in its own transaction, every request it can see, which its reads then cover, so a
+ * burst of changes makes one plan.
  */
-export const queueNetworkPlan = ({ t }: { t: Pick<InTransaction, "tx"> }) =>
-  addJob({ t, name: "network_plan", payload: {}, jobKey: null, runAt: new Date(Date.now() + NETWORK_PLAN_GATHER_MS) });
+export function queueNetworkPlan({ t }: { t: Pick<InTransaction, "tx"> }): Promise<unknown> {
+  let asked = planAsked.get(t.tx);
+  if (!asked) {
+    asked = addJob({ t, name: "network_plan", payload: {}, jobKey: null, runAt: new Date(Date.now() + NETWORK_PLAN_GATHER_MS) });
+    planAsked.set(t.tx, asked);
+  }
+  return asked;
+}
 
 /**
  * Asks for a dispatch at the observatory once the caller's transaction commits, and nothing else: the observatory's
