@@ -1,8 +1,7 @@
-import { createCaller } from "@meridian/api";
-import { authenticateToken } from "@meridian/domain/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
+import { callerOver } from "../support/test-runtime";
 import type { TestServer } from "../support/test-server";
 
 /**
@@ -72,20 +71,9 @@ describe("tRPC projects procedures", () => {
 
     // In-process caller over the same deps as the running server.
     const deps = server.server.runtime.deps;
-    const context = async (token: string) => ({
-      deps,
-      principal: await authenticateToken({ deps, token }),
-      credentialSource: "bearer" as const,
-      token,
-      client: { ip: null, userAgent: null },
-      requestId: "test",
-      secureCookies: false,
-      linkOrigin: "http://127.0.0.1",
-      setSessionToken: () => {},
-    });
-    const asOwner = createCaller(await context(owner.token));
+    const asOwner = callerOver(deps, owner.token);
     expect(await asOwner.projects.update({ id: project.id, update: { status: "completed" } })).toMatchObject({ id: project.id, status: "completed" });
-    const asOutsider = createCaller(await context(outsider.token));
+    const asOutsider = callerOver(deps, outsider.token);
     await expect(asOutsider.projects.get({ id: project.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect((await must(`/projects/${project.id}`, { token: owner.token }, 200)).status).toBe("completed");
   });

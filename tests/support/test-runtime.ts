@@ -67,28 +67,11 @@ export async function startTestRuntime(options: { env?: Record<string, string>; 
   const { deps } = runtime;
   deps.listeningOn = LINK_ORIGIN;
   let worker: RunningWorker | undefined;
-  let requests = 0;
 
-  const context = (principal: TrpcContext["principal"], token?: string): TrpcContext => {
-    requests += 1;
-    return {
-      deps,
-      principal,
-      credentialSource: token ? "bearer" : undefined,
-      token,
-      client: { ip: "127.0.0.1", userAgent: "vitest" },
-      requestId: `test-runtime-${requests}`,
-      secureCookies: false,
-      linkOrigin: env.PUBLIC_URL ?? LINK_ORIGIN,
-      setSessionToken: () => undefined,
-    };
-  };
-  const anonymous = createCaller(context(undefined));
-  // Authenticated again at each call, as the HTTP layer does at each request: the principal carries the user's
-  // row (name, roles, preferences), and a revoked session or key is refused from the next call on.
+  const anonymous = callerOver(deps);
   const callerFor = async (token: string) => {
     if (!(await authenticateToken({ deps, token }))) throw new Error("the token names no session or key");
-    return createCaller(async () => context(await authenticateToken({ deps, token }), token));
+    return callerOver(deps, token);
   };
   const account = async (signedIn: { user: { id: string; email: string; name: string }; token: string }, password: string) => ({
     id: signedIn.user.id,
@@ -134,6 +117,31 @@ export async function startTestRuntime(options: { env?: Record<string, string>; 
     },
     stop,
   };
+}
+
+let requests = 0;
+
+/**
+ * The app router's caller over `deps` (a test runtime's or a running server's), as tRPC's HTTP adapter builds its
+ * context: as the holder of `token` (a session or an API key), authenticated again at each call as the HTTP layer does
+ * at each request (the principal carries the user's row: name, roles, preferences; a revoked session or key is refused
+ * from the next call on), or without credentials.
+ */
+export function callerOver(deps: Deps, token?: string): Caller {
+  return createCaller(async () => {
+    requests += 1;
+    return {
+      deps,
+      principal: token ? await authenticateToken({ deps, token }) : undefined,
+      credentialSource: token ? "bearer" : undefined,
+      token,
+      client: { ip: "127.0.0.1", userAgent: "vitest" },
+      requestId: `test-caller-${requests}`,
+      secureCookies: false,
+      linkOrigin: deps.env.PUBLIC_URL ?? deps.listeningOn ?? LINK_ORIGIN,
+      setSessionToken: () => undefined,
+    } satisfies TrpcContext;
+  });
 }
 
 /**
