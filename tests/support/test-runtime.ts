@@ -3,9 +3,10 @@ import fs from "node:fs/promises";
 import { createCaller, type TrpcContext } from "@meridian/api";
 import { createLogger, type Env } from "@meridian/config";
 import { authenticateToken } from "@meridian/domain/auth";
-import { AppError, type Deps, type Runtime } from "@meridian/domain/platform";
+import { AppError, validationError, type Deps, type Runtime } from "@meridian/domain/platform";
 import { openServerRuntime, startServerWorker, type RunningServer } from "@meridian/server";
 import { expect } from "vitest";
+import { ZodError } from "zod";
 import { prepareTestEnv } from "./test-server";
 
 type RunningWorker = NonNullable<RunningServer["worker"]>;
@@ -145,19 +146,25 @@ export function callerOver(deps: Deps, token?: string): Caller {
 }
 
 /**
- * The refusal a call ended in: the domain's AppError (its stable code and the HTTP status REST answers
- * with), read off the caller's TRPCError. Fails the test if the call succeeded.
+ * The domain's refusal behind an error the caller threw, as the HTTP faces read it: its AppError, or for input the
+ * procedure's schema refused, the VALIDATION_FAILED REST answers (tRPC's error formatter makes the same).
  */
-export async function refusalOf(call: Promise<unknown>): Promise<AppError> {
-  const error = await call.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  // The caller throws tRPC's error; the domain's refusal is its cause, as the HTTP faces read it.
+function refusalBehind(error: unknown): AppError {
   expect(error, "the call should have been refused").toBeInstanceOf(Error);
   const cause = (error as Error).cause;
+  if (cause instanceof ZodError) return validationError({ issues: cause.issues });
   expect(cause, `${String(error)}: no AppError behind it`).toBeInstanceOf(AppError);
   return cause as AppError;
+}
+
+/** The refusal a call ended in (its stable code and the HTTP status REST answers with). Fails the test if the call succeeded. */
+export async function refusalOf(call: Promise<unknown>): Promise<AppError> {
+  return refusalBehind(
+    await call.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    ),
+  );
 }
 
 /** Asserts that a call was refused with `status` and the stable `code`, and returns the refusal. */
@@ -168,30 +175,12 @@ export async function expectRefusal(call: Promise<unknown>, status: number, code
   return refusal;
 }
 
-/**
- * Asserts that a call's input was refused as invalid: tRPC's BAD_REQUEST from the procedure's schema or the
- * domain's VALIDATION_FAILED, both 400 VALIDATION_FAILED over REST (whose face parses the same zod schema).
- */
-export async function expectInvalidInput(call: Promise<unknown>): Promise<void> {
-  const error = await call.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error, "the input should have been refused").toBeInstanceOf(Error);
-  // tRPC's error (not a root dependency of the tests): its name and code say a schema refused the input.
-  expect({ name: (error as Error).name, code: (error as { code?: unknown }).code }).toEqual({ name: "TRPCError", code: "BAD_REQUEST" });
-  // Refused by the procedure's schema, or by the domain as VALIDATION_FAILED: what REST answers 400 VALIDATION_FAILED.
-  const cause = (error as Error).cause;
-  if (cause instanceof AppError) expect(cause.code).toBe("VALIDATION_FAILED");
-  else expect((cause as Error | undefined)?.name).toBe("ZodError");
-}
-
 /** What REST would answer a call with: `success` when it succeeds, its refusal's status and code when refused. */
 export function answerOf(call: Promise<unknown>, success: number): Promise<{ status: number; code?: string }> {
   return call.then(
     () => ({ status: success, code: undefined }),
-    async (error: unknown) => {
-      const refusal = await refusalOf(Promise.reject(error as Error));
+    (error: unknown) => {
+      const refusal = refusalBehind(error);
       return { status: refusal.status, code: refusal.code };
     },
   );
