@@ -42,6 +42,7 @@ export interface TestRuntime {
   signup(fields?: { email?: string; password?: string; name?: string }): Promise<CallerAccount>;
   /** Signs in through `auth.login` (the server admin of ADMIN_EMAIL, say). */
   signIn(credentials: { email: string; password: string }): Promise<CallerAccount>;
+  /** Stops the worker and the runtime and removes the data folder; a second call waits for the first. */
   stop(): Promise<void>;
 }
 
@@ -83,11 +84,14 @@ export async function startTestRuntime(options: { env?: Record<string, string>; 
     caller: await callerFor(signedIn.token),
   });
   const startWorker = async () => (worker ??= await startServerWorker(runtime));
-  const stop = async () => {
-    await worker?.stop();
-    await runtime.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
-  };
+  let stopped: Promise<void> | undefined;
+  // Once: a test that stops its runtime midway may leave the same stop to its finally.
+  const stop = () =>
+    (stopped ??= (async () => {
+      await worker?.stop();
+      await runtime.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    })());
 
   try {
     if (options.worker) await startWorker();
