@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
+import { jsonApi, startServerWithAdmin, trpcErrorCode } from "../support/json-api";
 import { callerOver } from "../support/test-runtime";
 import type { TestServer } from "../support/test-server";
 
@@ -15,7 +15,7 @@ let adminToken: string;
 let owner: Account;
 let observatoryId: string;
 let organizationId: string;
-const { must, createOrganization } = jsonApi(() => server);
+const { must, trpcMutation, createOrganization } = jsonApi(() => server);
 
 beforeAll(async () => {
   ({ server, adminToken } = await startServerWithAdmin(ADMIN));
@@ -60,9 +60,7 @@ describe("tRPC projects procedures", () => {
   it("go through the same domain functions, over HTTP and through createCaller", async () => {
     const owner = await createAccount(server);
     const outsider = await createAccount(server);
-    const created = await server.request("/trpc/projects.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
-    expect(created.status).toBe(200);
-    const project = await trpcData<Project>(created);
+    const project = await trpcMutation<Project>("projects.create", { token: owner.token, json: { name: "Via tRPC" } });
     expect(await must(`/projects/${project.id}`, { token: owner.token }, 200)).toMatchObject({ id: project.id, name: "Via tRPC", ownerId: owner.id });
 
     const invalid = await server.request("/trpc/projects.update", { method: "POST", token: owner.token, json: { id: project.id, update: { status: "done" } } });
