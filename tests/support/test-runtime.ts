@@ -156,7 +156,8 @@ export function callerOver(deps: Deps, token?: string): Caller {
 function refusalBehind(error: unknown): AppError {
   expect(error, "the call should have been refused").toBeInstanceOf(Error);
   const cause = (error as Error).cause;
-  if (cause instanceof ZodError) return validationError({ issues: cause.issues });
+  // Only an input's: a ZodError behind INTERNAL_SERVER_ERROR is an answer that failed its output schema.
+  if (cause instanceof ZodError && (error as { code?: unknown }).code === "BAD_REQUEST") return validationError({ issues: cause.issues });
   expect(cause, `${String(error)}: no AppError behind it`).toBeInstanceOf(AppError);
   return cause as AppError;
 }
