@@ -1,4 +1,3 @@
-import fs from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createApiKey, loginSession, roomyLimits } from "../support/auth-suite";
 import { expectRefusal, startTestRuntime, type TestRuntime } from "../support/test-runtime";
@@ -66,12 +65,10 @@ describe("ADMIN_EMAIL for an existing account", () => {
   it("promotes it at start and keeps its own password", async () => {
     const first = await startTestRuntime();
     let second: TestRuntime | undefined;
-    let firstStopped = false;
     try {
       const account = await first.signup({ email: "later-admin@example.com", password: "own password" });
       expect((await account.caller.auth.me())?.roles).toEqual([]);
-      await first.runtime.stop();
-      firstStopped = true;
+      await first.stop();
       // A second server runtime over the same database, now naming this user as admin.
       second = await startTestRuntime({ env: { DATABASE_URL: first.databaseUrl, ADMIN_EMAIL: "LATER-ADMIN@example.com", ADMIN_PASSWORD: "seeded password" } });
       const signedIn = await second.signIn({ email: "later-admin@example.com", password: "own password" });
@@ -79,8 +76,7 @@ describe("ADMIN_EMAIL for an existing account", () => {
       await expectRefusal(second.anonymous.auth.login({ email: "later-admin@example.com", password: "seeded password" }), 401, "INVALID_CREDENTIALS");
     } finally {
       await second?.stop();
-      if (firstStopped) await fs.rm(first.dataDir, { recursive: true, force: true });
-      else await first.stop();
+      await first.stop();
     }
   });
 });

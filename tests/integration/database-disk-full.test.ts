@@ -1,14 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { createLogger } from "@meridian/config";
-import { connectDatabase, startEmbeddedPostgres, type DatabaseHandle, type EmbeddedPostgres } from "@meridian/db";
+import { connectDatabase, type DatabaseHandle } from "@meridian/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/free-port";
 import { createAccount, expectProblem, type Account } from "../support/auth-suite";
 import { startServerWithAdmin } from "../support/json-api";
+import { startOwnPostgres, type OwnPostgres } from "../support/own-postgres";
 import type { TestServer } from "../support/test-server";
 import { mountTmpfs, type Tmpfs } from "../support/tmpfs";
 import { until } from "../support/until";
@@ -27,8 +25,7 @@ import { until } from "../support/until";
 const ADMIN = { email: "database-disk-full-admin@example.com", password: "database disk full admin password" };
 const RESERVE_MEGABYTES = 8;
 const name = `disk_full_${randomBytes(4).toString("hex")}`;
-let folder: string | undefined;
-let postgresServer: EmbeddedPostgres | undefined;
+let postgresServer: OwnPostgres | undefined;
 let disk: Tmpfs | undefined;
 let cluster: DatabaseHandle | undefined;
 let database: DatabaseHandle | undefined;
@@ -42,10 +39,7 @@ const postgresUser = () => ({
 const reserveFile = () => path.join(disk!.dir, "reserve");
 
 beforeAll(async () => {
-  folder = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-disk-full-"));
-  await fs.chmod(folder, 0o755);
-  const logger = createLogger({ level: "silent", name: "database-disk-full-test" });
-  postgresServer = await startEmbeddedPostgres({ dataDir: path.join(folder, "data"), port: await freePort(), logger, systemDir: path.join(folder, "system") });
+  postgresServer = await startOwnPostgres("database-disk-full-test");
   disk = await mountTmpfs({ megabytes: 48, owner: postgresUser() });
   await fs.writeFile(reserveFile(), Buffer.alloc(RESERVE_MEGABYTES * 1024 * 1024, 1));
   cluster = connectDatabase(postgresServer.url, { max: 1 });
@@ -67,7 +61,7 @@ afterAll(async () => {
     await postgresServer?.stop();
   } finally {
     await disk?.unmount();
-    if (folder) await fs.rm(folder, { recursive: true, force: true });
+    await postgresServer?.remove();
   }
 }, 60_000);
 

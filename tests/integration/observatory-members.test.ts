@@ -16,7 +16,9 @@ beforeAll(async () => {
   ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
-const { call, must, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(() => server);
+const { call, must, trpcMutation, createOrganization, addOrganizationMember, createObservatory, addObservatoryMember, addObservatoryOrganization } = jsonApi(
+  () => server,
+);
 
 const ALL = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 const VIEW = { can_view: true, can_observe: false, can_operate: false, can_admin: false };
@@ -505,9 +507,7 @@ describe("tRPC observatories procedures", () => {
   it("answer like REST: create, myPermissions, and NOT_FOUND for an outsider", async () => {
     const owner = await createAccount(server);
     const outsider = await createAccount(server);
-    const created = await server.request("/trpc/observatories.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
-    expect(created.status).toBe(200);
-    const observatory = await trpcData<{ id: string; owner: unknown }>(created);
+    const observatory = await trpcMutation<{ id: string; owner: unknown }>("observatories.create", { token: owner.token, json: { name: "Via tRPC" } });
     expect(observatory.owner).toMatchObject({ kind: "user", id: owner.id });
     const input = encodeURIComponent(JSON.stringify({ id: observatory.id }));
     const mine = await server.request(`/trpc/observatories.myPermissions?input=${input}`, { token: owner.token });

@@ -3,15 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectMemberCapHeldThroughCaller } from "../support/member-caps";
 import { copyMembers, copyRow } from "../support/row-copies";
 import { holdRows, holdTable, lockWaiters, queuedBehindHold } from "../support/table-hold";
-import {
-  answerOf,
-  createOrganizationAs,
-  expectInvalidInput,
-  expectRefusal,
-  startTestRuntime,
-  type CallerAccount,
-  type TestRuntime,
-} from "../support/test-runtime";
+import { answerOf, createOrganizationAs, expectRefusal, startTestRuntime, type CallerAccount, type TestRuntime } from "../support/test-runtime";
 import { until } from "../support/until";
 
 // Who may add, change, remove and hand over members, and what each permission grants, are the domain's
@@ -126,8 +118,10 @@ describe("adding members", () => {
       { email: dave.email, permissions: { can_fly: true } },
       { email: dave.email, permissions: { can_manage_members: "yes" } },
     ]) {
-      await expectInvalidInput(
+      await expectRefusal(
         owner.caller.organizations.addMember({ id: organization.id, ...body } as Parameters<Account["caller"]["organizations"]["addMember"]>[0]),
+        400,
+        "VALIDATION_FAILED",
       );
     }
     expect((await members(owner, organization.id)).map((member) => member.userId)).toEqual([owner.id]);
@@ -267,7 +261,7 @@ describe("organizations.transferOwnership (POST /organizations/{id}/transfer-own
     const owner = await createAccount();
     const organization = await createOrganization(owner);
     for (const body of [{}, { userId: owner.id, keepOwner: true }, { userId: 42 }, { userId: "usr_\u0000" }]) {
-      await expectInvalidInput(transferOwnership(owner, organization.id, body));
+      await expectRefusal(transferOwnership(owner, organization.id, body), 400, "VALIDATION_FAILED");
     }
   });
 });

@@ -16,7 +16,7 @@ beforeAll(async () => {
   ({ server, adminToken } = await startServerWithAdmin(ADMIN));
 });
 afterAll(() => server?.stop());
-const { call, must, addOrganizationMember } = jsonApi(() => server);
+const { call, must, trpcMutation, addOrganizationMember } = jsonApi(() => server);
 
 const tag = () => randomBytes(4).toString("hex");
 const validOrganization = (overrides: Record<string, unknown> = {}) => {
@@ -393,9 +393,7 @@ describe("tRPC organizations procedures", () => {
     const owner = await createAccount(server);
     const stranger = await createAccount(server);
     const input = validOrganization();
-    const created = await server.request("/trpc/organizations.create", { method: "POST", token: owner.token, json: input });
-    expect(created.status).toBe(200);
-    const organization = await trpcData<{ id: string; ownerId: string; shortName: string }>(created);
+    const organization = await trpcMutation<{ id: string; ownerId: string; shortName: string }>("organizations.create", { token: owner.token, json: input });
     expect(organization).toMatchObject({ ownerId: owner.id, shortName: input.shortName });
 
     const viaRest = await call(`/organizations/${organization.id}`, { token: owner.token });

@@ -1,12 +1,7 @@
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { createLogger } from "@meridian/config";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "@meridian/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/free-port";
 import { createAccount, type Account } from "../support/auth-suite";
 import { startServerWithAdmin } from "../support/json-api";
+import { startOwnPostgres, type OwnPostgres } from "../support/own-postgres";
 import type { TestServer } from "../support/test-server";
 
 /**
@@ -16,21 +11,15 @@ import type { TestServer } from "../support/test-server";
  * the next request is served, not held behind a reconnect backoff. The figures are printed, not asserted.
  */
 const ADMIN = { email: "postgres-outage-admin@example.com", password: "postgres outage admin password" };
-const logger = createLogger({ level: "silent", name: "postgres-outage-test" });
 /** Requests sent together while PostgreSQL is down, more than the server's pool has connections (10), in rounds. */
 const DURING_OUTAGE = 12;
 const ROUNDS = 4;
-let folder: string;
-let pgOptions: Parameters<typeof startEmbeddedPostgres>[0];
-let database: EmbeddedPostgres;
+let database: OwnPostgres;
 let server: TestServer;
 let account: Account;
 
 beforeAll(async () => {
-  folder = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-pg-outage-"));
-  await fs.chmod(folder, 0o755);
-  pgOptions = { dataDir: path.join(folder, "data"), port: await freePort(), logger, systemDir: path.join(folder, "system") };
-  database = await startEmbeddedPostgres(pgOptions);
+  database = await startOwnPostgres("postgres-outage-test");
   // A deadline shorter than the reconnect backoff a pool builds up over an outage (postgres.js: up to 20 s).
   ({ server } = await startServerWithAdmin(ADMIN, { DATABASE_URL: database.url, REQUEST_TIMEOUT_MS: "10000" }));
   account = await createAccount(server);
@@ -38,8 +27,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  await database?.stop();
-  await fs.rm(folder, { recursive: true, force: true });
+  await database?.remove();
 }, 120_000);
 
 /** A write: never served from a cache, so it needs PostgreSQL. */
@@ -76,7 +64,7 @@ describe("PostgreSQL stopped and started again under a running server", () => {
       Array.from({ length: DURING_OUTAGE * ROUNDS + 1 }, () => ({ status: 503, retryAfter: true, code: "SERVICE_UNAVAILABLE", byDeadline: false })),
     );
 
-    const restart = await timed(async () => (database = await startEmbeddedPostgres(pgOptions)));
+    const restart = await timed(() => database.start());
     // Sent as soon as PostgreSQL accepts connections: served, within the request deadline.
     const after = await timed(() => rename("After"));
     expect(after.result.status).toBe(200);

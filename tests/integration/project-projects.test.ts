@@ -5,15 +5,7 @@ import { invitationPathFor } from "../support/invitation-links";
 import { expectMemberCapHeldThroughCaller } from "../support/member-caps";
 import { copyMembers } from "../support/row-copies";
 import { holdRows, lockWaiters, queuedBehindHold } from "../support/table-hold";
-import {
-  answerOf,
-  createOrganizationAs,
-  expectInvalidInput,
-  expectRefusal,
-  startTestRuntime,
-  type CallerAccount,
-  type TestRuntime,
-} from "../support/test-runtime";
+import { answerOf, createOrganizationAs, expectRefusal, startTestRuntime, type CallerAccount, type TestRuntime } from "../support/test-runtime";
 import { until } from "../support/until";
 
 // Who may create, read, change, join and delete a project, and the caps, are the domain's rules: through the
@@ -91,7 +83,7 @@ describe("projects.create (POST /projects)", () => {
     ["an organization id of the wrong type", { name: "X", organizationId: 5 }],
   ])("refuses %s with 400", async (_label, input) => {
     const owner = await createAccount();
-    await expectInvalidInput(createProject(owner, input as CreateInput));
+    await expectRefusal(createProject(owner, input as CreateInput), 400, "VALIDATION_FAILED");
     expect((await projectsOf(owner)).items).toEqual([]);
   });
 });
@@ -145,7 +137,7 @@ describe("projects.get and projects.update (GET/PUT /projects/{id})", () => {
   ])("refuses %s with 400 and changes nothing", async (_label, update) => {
     const owner = await createAccount();
     const project = await createProject(owner);
-    await expectInvalidInput(updateProject(owner, project.id, update));
+    await expectRefusal(updateProject(owner, project.id, update), 400, "VALIDATION_FAILED");
     expect(await owner.caller.projects.get({ id: project.id })).toMatchObject({ name: project.name, status: "active" });
   });
 });
@@ -179,9 +171,11 @@ describe("project members", () => {
     await addMember(owner, project.id, member.email, "member");
     await expectRefusal(addMember(owner, project.id, member.email, "admin"), 409, "ALREADY_MEMBER");
     await expectRefusal(addMember(owner, project.id, owner.email, "member"), 409, "ALREADY_MEMBER");
-    for (const role of ["owner", "viewer", ""]) await expectInvalidInput(addMember(owner, project.id, member.email, role));
-    await expectInvalidInput(
+    for (const role of ["owner", "viewer", ""]) await expectRefusal(addMember(owner, project.id, member.email, role), 400, "VALIDATION_FAILED");
+    await expectRefusal(
       owner.caller.projects.addMember({ id: project.id, email: member.email } as Parameters<Account["caller"]["projects"]["addMember"]>[0]),
+      400,
+      "VALIDATION_FAILED",
     );
   });
 

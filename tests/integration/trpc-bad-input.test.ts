@@ -1,8 +1,7 @@
-import { createCaller } from "@meridian/api";
-import { authenticateToken } from "@meridian/domain/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, type Account } from "../support/auth-suite";
-import { jsonApi, startServerWithAdmin, trpcData, trpcErrorCode } from "../support/json-api";
+import { jsonApi, startServerWithAdmin, trpcErrorCode } from "../support/json-api";
+import { callerOver } from "../support/test-runtime";
 import type { TestServer } from "../support/test-server";
 
 /**
@@ -16,7 +15,7 @@ let adminToken: string;
 let owner: Account;
 let observatoryId: string;
 let organizationId: string;
-const { must, createOrganization } = jsonApi(() => server);
+const { must, trpcMutation, createOrganization } = jsonApi(() => server);
 
 beforeAll(async () => {
   ({ server, adminToken } = await startServerWithAdmin(ADMIN));
@@ -61,9 +60,7 @@ describe("tRPC projects procedures", () => {
   it("go through the same domain functions, over HTTP and through createCaller", async () => {
     const owner = await createAccount(server);
     const outsider = await createAccount(server);
-    const created = await server.request("/trpc/projects.create", { method: "POST", token: owner.token, json: { name: "Via tRPC" } });
-    expect(created.status).toBe(200);
-    const project = await trpcData<Project>(created);
+    const project = await trpcMutation<Project>("projects.create", { token: owner.token, json: { name: "Via tRPC" } });
     expect(await must(`/projects/${project.id}`, { token: owner.token }, 200)).toMatchObject({ id: project.id, name: "Via tRPC", ownerId: owner.id });
 
     const invalid = await server.request("/trpc/projects.update", { method: "POST", token: owner.token, json: { id: project.id, update: { status: "done" } } });
@@ -72,20 +69,9 @@ describe("tRPC projects procedures", () => {
 
     // In-process caller over the same deps as the running server.
     const deps = server.server.runtime.deps;
-    const context = async (token: string) => ({
-      deps,
-      principal: await authenticateToken({ deps, token }),
-      credentialSource: "bearer" as const,
-      token,
-      client: { ip: null, userAgent: null },
-      requestId: "test",
-      secureCookies: false,
-      linkOrigin: "http://127.0.0.1",
-      setSessionToken: () => {},
-    });
-    const asOwner = createCaller(await context(owner.token));
+    const asOwner = callerOver(deps, owner.token);
     expect(await asOwner.projects.update({ id: project.id, update: { status: "completed" } })).toMatchObject({ id: project.id, status: "completed" });
-    const asOutsider = createCaller(await context(outsider.token));
+    const asOutsider = callerOver(deps, outsider.token);
     await expect(asOutsider.projects.get({ id: project.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect((await must(`/projects/${project.id}`, { token: owner.token }, 200)).status).toBe("completed");
   });

@@ -1,14 +1,11 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { createLogger } from "@meridian/config";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "@meridian/db";
 import { LOCK_SPACES } from "@meridian/domain/platform";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/free-port";
 import { jsonApi, startServerWithAdmin } from "../support/json-api";
+import { startOwnPostgres, type OwnPostgres } from "../support/own-postgres";
 import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { observationDeliveredToDropbox } from "../support/dropbox-delivery";
 import { startDropboxReceiver } from "../support/storage-receivers";
@@ -21,10 +18,7 @@ import { until } from "../support/until";
  * locks that say "this process is alive" with them. The processes live on, and so does the job.
  */
 const ADMIN = { email: "postgres-restart-admin@example.com", password: "postgres restart admin password" };
-const logger = createLogger({ level: "silent", name: "postgres-restart-test" });
-let folder: string;
-let pgOptions: Parameters<typeof startEmbeddedPostgres>[0];
-let database: EmbeddedPostgres;
+let database: OwnPostgres;
 let probe: postgres.Sql;
 let server: TestServer;
 let dropbox: Awaited<ReturnType<typeof startDropboxReceiver>>;
@@ -32,10 +26,7 @@ let worker: NodeProcess | undefined;
 const { must } = jsonApi(() => server);
 
 beforeAll(async () => {
-  folder = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-pg-restart-"));
-  await fs.chmod(folder, 0o755);
-  pgOptions = { dataDir: path.join(folder, "data"), port: await freePort(), logger, systemDir: path.join(folder, "system") };
-  database = await startEmbeddedPostgres(pgOptions);
+  database = await startOwnPostgres("postgres-restart-test");
   probe = postgres(database.url, { max: 1, onnotice: () => undefined });
   dropbox = await startDropboxReceiver();
   // HTTP only, in this process: the job runs in the worker process started below.
@@ -49,8 +40,7 @@ afterAll(async () => {
   await server?.stop();
   await dropbox?.stop();
   await probe?.end({ timeout: 5 });
-  await database?.stop();
-  await fs.rm(folder, { recursive: true, force: true });
+  await database?.remove();
 }, 120_000);
 
 /** How many backends hold a lock of `space` (the worker's presence, or the servers'). */
@@ -65,7 +55,7 @@ async function lockHolders(space: number): Promise<number> {
 describe("PostgreSQL restarted while a worker runs a job", () => {
   it("keeps the job running once, its lock held, and every process's presence re-held at once", { timeout: 240_000 }, async () => {
     const { owner, observation, key } = await observationDeliveredToDropbox(server, "Restart");
-    const dataDir = await fs.mkdtemp(path.join(folder, "worker-"));
+    const dataDir = await fs.mkdtemp(path.join(database.folder, "worker-"));
     worker = spawnEntry(
       "worker",
       { ...sharedProcessEnv(server, dataDir), DATABASE_URL: database.url, DROPBOX_API_URL: dropbox.url, DROPBOX_CONTENT_URL: dropbox.url, LOG_LEVEL: "info" },
@@ -94,7 +84,7 @@ describe("PostgreSQL restarted while a worker runs a job", () => {
     expect(running).toBeDefined();
 
     await database.stop();
-    database = await startEmbeddedPostgres(pgOptions);
+    await database.start();
     const [postmaster] = await probe<Array<{ started: Date }>>`select pg_postmaster_start_time() as started`;
 
     // Each process takes its presence again as soon as PostgreSQL answers, not at a recheck minutes later.

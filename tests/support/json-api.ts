@@ -66,6 +66,10 @@ export function jsonApi(getServer: () => TestServer) {
     return text ? JSON.parse(text) : null;
   };
 
+  /** The `result.data` of a tRPC mutation over HTTP (`procedure`: `projects.create`, say), which must answer 200; anything else throws. */
+  const trpcMutation = async <T = unknown>(procedure: string, init: { token?: string; json?: unknown }) =>
+    ((await must(`/trpc/${procedure}`, { ...init, method: "POST" }, 200)) as { result: { data: T } }).result.data;
+
   /** A new organization owned by `owner` (201), made of `fields` over unique defaults. */
   const createOrganization = async (owner: Account, fields: Record<string, unknown> = {}) =>
     (await must("/organizations", { method: "POST", token: owner.token, json: organizationFields(fields) }, 201)) as Organization;
@@ -137,6 +141,7 @@ export function jsonApi(getServer: () => TestServer) {
   return {
     call,
     must,
+    trpcMutation,
     jobToEnd,
     scanToEnd,
     createObservation,

@@ -47,7 +47,7 @@ export async function expectMemberCapHeld(options: {
 
 /**
  * expectMemberCapHeld through the app router's caller, on a test runtime: `add` adds a person, `invite`
- * invites an email address, and `remove` is a member's leaving, as the caller of the scope's operations.
+ * invites an email address, and `leave` is a member's leaving, as the caller of the scope's operations.
  */
 export async function expectMemberCapHeldThroughCaller(options: {
   runtime: TestRuntime;

@@ -3,9 +3,10 @@ import fs from "node:fs/promises";
 import { createCaller, type TrpcContext } from "@meridian/api";
 import { createLogger, type Env } from "@meridian/config";
 import { authenticateToken } from "@meridian/domain/auth";
-import { AppError, type Deps, type Runtime } from "@meridian/domain/platform";
+import { AppError, validationError, type Deps, type Runtime } from "@meridian/domain/platform";
 import { openServerRuntime, startServerWorker, type RunningServer } from "@meridian/server";
 import { expect } from "vitest";
+import { ZodError } from "zod";
 import { prepareTestEnv } from "./test-server";
 
 type RunningWorker = NonNullable<RunningServer["worker"]>;
@@ -41,6 +42,7 @@ export interface TestRuntime {
   signup(fields?: { email?: string; password?: string; name?: string }): Promise<CallerAccount>;
   /** Signs in through `auth.login` (the server admin of ADMIN_EMAIL, say). */
   signIn(credentials: { email: string; password: string }): Promise<CallerAccount>;
+  /** Stops the worker and the runtime and removes the data folder; a second call waits for the first. */
   stop(): Promise<void>;
 }
 
@@ -67,28 +69,11 @@ export async function startTestRuntime(options: { env?: Record<string, string>; 
   const { deps } = runtime;
   deps.listeningOn = LINK_ORIGIN;
   let worker: RunningWorker | undefined;
-  let requests = 0;
 
-  const context = (principal: TrpcContext["principal"], token?: string): TrpcContext => {
-    requests += 1;
-    return {
-      deps,
-      principal,
-      credentialSource: token ? "bearer" : undefined,
-      token,
-      client: { ip: "127.0.0.1", userAgent: "vitest" },
-      requestId: `test-runtime-${requests}`,
-      secureCookies: false,
-      linkOrigin: env.PUBLIC_URL ?? LINK_ORIGIN,
-      setSessionToken: () => undefined,
-    };
-  };
-  const anonymous = createCaller(context(undefined));
-  // Authenticated again at each call, as the HTTP layer does at each request: the principal carries the user's
-  // row (name, roles, preferences), and a revoked session or key is refused from the next call on.
+  const anonymous = callerOver(deps);
   const callerFor = async (token: string) => {
     if (!(await authenticateToken({ deps, token }))) throw new Error("the token names no session or key");
-    return createCaller(async () => context(await authenticateToken({ deps, token }), token));
+    return callerOver(deps, token);
   };
   const account = async (signedIn: { user: { id: string; email: string; name: string }; token: string }, password: string) => ({
     id: signedIn.user.id,
@@ -99,11 +84,14 @@ export async function startTestRuntime(options: { env?: Record<string, string>; 
     caller: await callerFor(signedIn.token),
   });
   const startWorker = async () => (worker ??= await startServerWorker(runtime));
-  const stop = async () => {
-    await worker?.stop();
-    await runtime.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
-  };
+  let stopped: Promise<void> | undefined;
+  // Once: a test that stops its runtime midway may leave the same stop to its finally.
+  const stop = () =>
+    (stopped ??= (async () => {
+      await worker?.stop();
+      await runtime.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    })());
 
   try {
     if (options.worker) await startWorker();
@@ -136,20 +124,52 @@ export async function startTestRuntime(options: { env?: Record<string, string>; 
   };
 }
 
+let requests = 0;
+
 /**
- * The refusal a call ended in: the domain's AppError (its stable code and the HTTP status REST answers
- * with), read off the caller's TRPCError. Fails the test if the call succeeded.
+ * The app router's caller over `deps` (a test runtime's or a running server's), as tRPC's HTTP adapter builds its
+ * context: as the holder of `token` (a session or an API key), authenticated again at each call as the HTTP layer does
+ * at each request (the principal carries the user's row: name, roles, preferences; a revoked session or key is refused
+ * from the next call on), or without credentials.
  */
-export async function refusalOf(call: Promise<unknown>): Promise<AppError> {
-  const error = await call.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  // The caller throws tRPC's error; the domain's refusal is its cause, as the HTTP faces read it.
+export function callerOver(deps: Deps, token?: string): Caller {
+  return createCaller(async () => {
+    requests += 1;
+    return {
+      deps,
+      principal: token ? await authenticateToken({ deps, token }) : undefined,
+      credentialSource: token ? "bearer" : undefined,
+      token,
+      client: { ip: "127.0.0.1", userAgent: "vitest" },
+      requestId: `test-caller-${requests}`,
+      secureCookies: false,
+      linkOrigin: deps.env.PUBLIC_URL ?? deps.listeningOn ?? LINK_ORIGIN,
+      setSessionToken: () => undefined,
+    } satisfies TrpcContext;
+  });
+}
+
+/**
+ * The domain's refusal behind an error the caller threw, as the HTTP faces read it: its AppError, or for input the
+ * procedure's schema refused, the VALIDATION_FAILED REST answers (tRPC's error formatter makes the same).
+ */
+function refusalBehind(error: unknown): AppError {
   expect(error, "the call should have been refused").toBeInstanceOf(Error);
   const cause = (error as Error).cause;
+  // Only an input's: a ZodError behind INTERNAL_SERVER_ERROR is an answer that failed its output schema.
+  if (cause instanceof ZodError && (error as { code?: unknown }).code === "BAD_REQUEST") return validationError({ issues: cause.issues });
   expect(cause, `${String(error)}: no AppError behind it`).toBeInstanceOf(AppError);
   return cause as AppError;
+}
+
+/** The refusal a call ended in (its stable code and the HTTP status REST answers with). Fails the test if the call succeeded. */
+export async function refusalOf(call: Promise<unknown>): Promise<AppError> {
+  return refusalBehind(
+    await call.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    ),
+  );
 }
 
 /** Asserts that a call was refused with `status` and the stable `code`, and returns the refusal. */
@@ -160,30 +180,12 @@ export async function expectRefusal(call: Promise<unknown>, status: number, code
   return refusal;
 }
 
-/**
- * Asserts that a call's input was refused as invalid: tRPC's BAD_REQUEST from the procedure's schema or the
- * domain's VALIDATION_FAILED, both 400 VALIDATION_FAILED over REST (whose face parses the same zod schema).
- */
-export async function expectInvalidInput(call: Promise<unknown>): Promise<void> {
-  const error = await call.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error, "the input should have been refused").toBeInstanceOf(Error);
-  // tRPC's error (not a root dependency of the tests): its name and code say a schema refused the input.
-  expect({ name: (error as Error).name, code: (error as { code?: unknown }).code }).toEqual({ name: "TRPCError", code: "BAD_REQUEST" });
-  // Refused by the procedure's schema, or by the domain as VALIDATION_FAILED: what REST answers 400 VALIDATION_FAILED.
-  const cause = (error as Error).cause;
-  if (cause instanceof AppError) expect(cause.code).toBe("VALIDATION_FAILED");
-  else expect((cause as Error | undefined)?.name).toBe("ZodError");
-}
-
 /** What REST would answer a call with: `success` when it succeeds, its refusal's status and code when refused. */
 export function answerOf(call: Promise<unknown>, success: number): Promise<{ status: number; code?: string }> {
   return call.then(
     () => ({ status: success, code: undefined }),
-    async (error: unknown) => {
-      const refusal = await refusalOf(Promise.reject(error as Error));
+    (error: unknown) => {
+      const refusal = refusalBehind(error);
       return { status: refusal.status, code: refusal.code };
     },
   );
