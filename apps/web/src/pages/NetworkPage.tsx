@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Telescope } from "lucide-react";
+import { useMemo } from "react";
 import { EmptyState } from "../components/EmptyState";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
@@ -22,8 +23,11 @@ export function NetworkPage({ refreshMs = PLAN_REFRESH_MS }: { refreshMs?: numbe
   // Names for the plan's ids, from lists the app already asks for: observatories, and the pending observations with their projects.
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 50 }));
   const pending = useQuery(trpc.observations.list.queryOptions({ status: "pending", limit: 200 }, { staleTime: 0, refetchInterval: refreshMs }));
-  const observatoryName = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.name ?? id;
-  const observation = (id: string) => pending.data?.items.find((item) => item.id === id);
+  // Looked up for every block on every draw (the now-line redraws the timeline), so by id rather than by a search of the lists.
+  const observatoryNames = useMemo(() => new Map(observatories.data?.items.map((item) => [item.id, item.name])), [observatories.data]);
+  const pendingById = useMemo(() => new Map(pending.data?.items.map((item) => [item.id, item])), [pending.data]);
+  const observatoryName = (id: string) => observatoryNames.get(id) ?? id;
+  const observation = (id: string) => pendingById.get(id);
 
   return (
     <>
