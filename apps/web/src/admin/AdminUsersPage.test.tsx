@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { AdminUsersPage } from "../pages/AdminUsersPage";
 import { StubRefusal, startApi, type Procedures, type Answer } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
-import { renderInApp } from "../test-support/render";
+import { descriptionOf, renderInApp } from "../test-support/render";
 import type { AdminUser } from "./user-changes";
 
 let api: Awaited<ReturnType<typeof startApi>> | undefined;
@@ -44,12 +44,6 @@ function usersApi(users: AdminUser[], refuse?: (input: { id: string; roles?: str
 }
 
 const rowOf = (email: string) => screen.getAllByRole("row").find((row) => row.textContent?.includes(email))!;
-const descriptionOf = (control: HTMLElement) =>
-  (control.getAttribute("aria-describedby") ?? "")
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((id) => document.getElementById(id)?.textContent ?? "")
-    .join(" ");
 
 describe("the Users page's guards", () => {
   it("does not offer disabling one's own account, and says why; anyone else's can be", async () => {

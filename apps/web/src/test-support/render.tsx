@@ -72,3 +72,12 @@ export function renderInApp(ui: ReactNode, options: InAppOptions | string = {}) 
 
 /** Text as it reads, with whitespace runs made one space. */
 export const textOf = (element: Element | null | undefined) => (element?.textContent ?? "").replace(/\s+/g, " ").trim();
+
+/** The text that describes a control (its hint or message, each element it names in `aria-describedby`), as assistive technology reads it. */
+export const descriptionOf = (control: HTMLElement) =>
+  (control.getAttribute("aria-describedby") ?? "")
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((id) => document.getElementById(id)?.textContent ?? "")
+    .join(" ")
+    .trim();

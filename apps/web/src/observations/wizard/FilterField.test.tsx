@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { NewObservationPage } from "../../pages/NewObservationPage";
 import { startApi, type Answer } from "../../test-support/api";
 import { signedIn } from "../../test-support/fixtures";
-import { renderInApp } from "../../test-support/render";
+import { descriptionOf, renderInApp } from "../../test-support/render";
 import { queryClient } from "../../trpc";
 import { FilterField, type FilterSite } from "./FilterField";
 
@@ -37,7 +37,6 @@ const optionsOf = (select: HTMLElement) =>
   within(select)
     .getAllByRole("option")
     .map((option) => option.textContent);
-const descriptionOf = (control: HTMLElement) => document.getElementById(control.getAttribute("aria-describedby") ?? "")?.textContent ?? "";
 
 describe("an exposure's filter field", () => {
   it("offers only the filters its observatory reports, reached and chosen with the keyboard", async () => {

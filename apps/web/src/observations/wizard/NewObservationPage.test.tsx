@@ -8,6 +8,7 @@ import { NewObservationPage } from "../../pages/NewObservationPage";
 import { startApi, type Answer } from "../../test-support/api";
 import { signedIn } from "../../test-support/fixtures";
 import { queryClient } from "../../trpc";
+import { descriptionOf } from "../../test-support/render";
 
 let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
@@ -74,14 +75,6 @@ async function openWizard() {
 
 /** An element's text as it reads, whitespace runs made one space. */
 const textOf = (element: HTMLElement) => (element.textContent ?? "").replace(/\s+/g, " ");
-
-/** The text that describes a control (its hint or message, and the zone named beside it), as assistive technology reads it. */
-const descriptionOf = (control: HTMLElement) =>
-  (control.getAttribute("aria-describedby") ?? "")
-    .split(/\s+/)
-    .map((id) => document.getElementById(id)?.textContent ?? "")
-    .join(" ")
-    .trim();
 
 describe("the submission wizard's times", () => {
   it("takes a window on the observatory's clocks, names the zone beside each field, keeps the clock times for another observatory, and sends UTC", async () => {
