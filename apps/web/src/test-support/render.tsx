@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import type { TimeDisplay } from "@meridian/rules";
 import { QueryClientProvider } from "@tanstack/react-query";
-import { cleanup, configure, render } from "@testing-library/react";
+import { cleanup, configure, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter, useLocation, type InitialEntry } from "react-router-dom";
 import { onTestFinished } from "vitest";
@@ -81,3 +81,9 @@ export const descriptionOf = (control: HTMLElement) =>
     .map((id) => document.getElementById(id)?.textContent ?? "")
     .join(" ")
     .trim();
+
+/** The row of the table named `table` whose text includes `text`, if any. */
+export const tableRow = (table: string, text: string) =>
+  within(screen.getByRole("table", { name: table }))
+    .queryAllByRole("row")
+    .find((one) => one.textContent?.includes(text));
