@@ -5,15 +5,15 @@ import { describe, expect, it } from "vitest";
 import { StubRefusal, startApi, type Answer } from "../test-support/api";
 import { signedIn, ALICE, BOB } from "../test-support/fixtures";
 import { renderInApp, tableRow } from "../test-support/render";
+import { managing, orionFixture } from "../organizations/organization-fixture";
 import { OrganizationPage } from "./OrganizationPage";
 import { OrganizationsPage } from "./OrganizationsPage";
 
 type Member = NonNullable<Answer<"organizations.members">["items"]>[number];
 type Invitation = NonNullable<Answer<"invitations.organizationList">["items"]>[number];
 
-// The deprecated billing permission is stored and answered, and shown nowhere.
-const every = { can_manage_members: true, can_manage_projects: true, can_manage_observatories: true, can_manage_storage: true, can_manage_billing: true };
-const none = { can_manage_members: false, can_manage_projects: false, can_manage_observatories: false, can_manage_storage: false, can_manage_billing: false };
+const every = managing(true);
+const none = managing(false);
 const member = (who: typeof ALICE, role: "owner" | "member", permissions = role === "owner" ? every : none): Member => ({
   userId: who.id,
   name: who.name,
@@ -31,18 +31,7 @@ function orion(owner: typeof ALICE, me: typeof ALICE) {
     audit: [] as Array<NonNullable<Answer<"organizations.audit">["items"]>[number]>,
   };
   const mine = () => state.members.find((one) => one.userId === me.id);
-  const organization = () => ({
-    id: "org_orion",
-    name: "Orion Society",
-    shortName: "orion",
-    type: "research_institute" as const,
-    description: null,
-    contactEmail: "office@orion.example.org",
-    ownerId: state.ownerId,
-    externalStorage: [],
-    myRole: mine()?.role ?? null,
-    myPermissions: mine()?.permissions ?? none,
-  });
+  const organization = () => orionFixture({ ownerId: state.ownerId, myRole: mine()?.role ?? null, myPermissions: mine()?.permissions ?? none });
   const record = (action: string, target: typeof ALICE) =>
     state.audit.unshift({
       id: `aud_${state.audit.length}`,
