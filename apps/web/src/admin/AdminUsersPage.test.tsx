@@ -5,20 +5,11 @@ import { describe, expect, it } from "vitest";
 import { AdminUsersPage } from "../pages/AdminUsersPage";
 import { StubRefusal, startApi, type Procedures, type Answer } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
-import { renderInApp } from "../test-support/render";
+import { descriptionOf, renderInApp } from "../test-support/render";
+import { adminAccount } from "./admin-user-fixture";
 import type { AdminUser } from "./user-changes";
 
 let api: Awaited<ReturnType<typeof startApi>> | undefined;
-
-const account = (id: string, name: string, roles: string[] = []): AdminUser => ({
-  id,
-  name,
-  email: `${id}@example.com`,
-  roles,
-  disabled: false,
-  createdAt: "2026-11-01T10:00:00.000Z",
-  lastLoginAt: null,
-});
 
 /** The server's users, changed by `admin.updateUser` as the server would, or refused by `refuse`. */
 function usersApi(users: AdminUser[], refuse?: (input: { id: string; roles?: string[] }) => StubRefusal | undefined): Procedures {
@@ -44,16 +35,10 @@ function usersApi(users: AdminUser[], refuse?: (input: { id: string; roles?: str
 }
 
 const rowOf = (email: string) => screen.getAllByRole("row").find((row) => row.textContent?.includes(email))!;
-const descriptionOf = (control: HTMLElement) =>
-  (control.getAttribute("aria-describedby") ?? "")
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((id) => document.getElementById(id)?.textContent ?? "")
-    .join(" ");
 
 describe("the Users page's guards", () => {
   it("does not offer disabling one's own account, and says why; anyone else's can be", async () => {
-    api = await startApi(usersApi([account("me", "Ada Admin", ["serverAdmin"]), account("otto", "Otto Other")]));
+    api = await startApi(usersApi([adminAccount("me", "Ada Admin", { roles: ["serverAdmin"] }), adminAccount("otto", "Otto Other")]));
     renderInApp(<AdminUsersPage />, "/admin/users");
     await screen.findByText("(you)");
     const own = rowOf("me@example.com");
@@ -69,7 +54,7 @@ describe("the Users page's guards", () => {
   it("does not offer removing the only enabled server admin, offers it once there is a second, and says the server's refusal in the dialog", async () => {
     let refuseRemoval = false;
     api = await startApi(
-      usersApi([account("me", "Ada Admin", ["serverAdmin"]), account("colleague", "Colleague Admin")], (change) =>
+      usersApi([adminAccount("me", "Ada Admin", { roles: ["serverAdmin"] }), adminAccount("colleague", "Colleague Admin")], (change) =>
         refuseRemoval && change.id === "me" ? new StubRefusal("LAST_SERVER_ADMIN", 409, "Refused") : undefined,
       ),
     );

@@ -5,25 +5,10 @@ import { AdminUsersPage } from "../pages/AdminUsersPage";
 import { StubRefusal, startApi, type ProcedureInput, type Procedures } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
+import { adminAccount } from "./admin-user-fixture";
 import type { AdminUser } from "./user-changes";
 
-const ADMIN_ROW: AdminUser = {
-  id: "usr_root",
-  name: "Root Admin",
-  email: "root@example.com",
-  roles: ["serverAdmin"],
-  disabled: false,
-  createdAt: "2026-11-01T10:00:00.000Z",
-  lastLoginAt: null,
-};
-const account = (id: string, name: string, fields: Partial<AdminUser> = {}): AdminUser => ({
-  ...ADMIN_ROW,
-  id,
-  name,
-  email: `${id}@example.com`,
-  roles: [],
-  ...fields,
-});
+const ADMIN_ROW = adminAccount("usr_root", "Root Admin", { email: "root@example.com", roles: ["serverAdmin"] });
 
 type ListInput = ProcedureInput<"admin.users">;
 
@@ -62,9 +47,9 @@ const rowOf = (email: string) => userRows().find((row) => row.textContent?.inclu
 
 describe("the Users page's Edit dialog", () => {
   it("saves a new name and email by keyboard, refuses another account's email on its field and a blank name before asking, and updates the row", async () => {
-    const misspelt = account("usr_misspelt", "Misspelt Person");
+    const misspelt = adminAccount("usr_misspelt", "Misspelt Person");
     const oldEmail = misspelt.email;
-    const other = account("usr_other", "Someone Else");
+    const other = adminAccount("usr_other", "Someone Else");
     const api = await startApi(usersApi([ADMIN_ROW, misspelt, other]));
     const { user } = renderInApp(<AdminUsersPage />, "/admin/users");
     const edit = await screen.findByRole("button", { name: "Edit Misspelt Person" });
@@ -116,8 +101,8 @@ describe("the Users page's Edit dialog", () => {
   });
 
   it("shows only the disabled accounts under Show: Disabled, with the choice in the address, and every account again under All", async () => {
-    const active = account("usr_active", "Still Active");
-    const switchedOff = account("usr_off", "Switched Off", { disabled: true });
+    const active = adminAccount("usr_active", "Still Active");
+    const switchedOff = adminAccount("usr_off", "Switched Off", { disabled: true });
     const listed = { count: 0 };
     const api = await startApi(usersApi([ADMIN_ROW, active, switchedOff], undefined, listed));
     const { user } = renderInApp(<AdminUsersPage />, { path: "/admin/users", where: true });
@@ -140,8 +125,8 @@ describe("the Users page's Edit dialog", () => {
   });
 
   it("keeps the list on screen while a search is on its way, so a focused row keeps its focus, and names no empty result early", async () => {
-    const held = account("usr_held", "Held Person");
-    const others = [account("usr_a", "Anne Other"), account("usr_b", "Bert Other")];
+    const held = adminAccount("usr_held", "Held Person");
+    const others = [adminAccount("usr_a", "Anne Other"), adminAccount("usr_b", "Bert Other")];
     let release = () => {};
     let waiting = Promise.resolve();
     const hold = () => {

@@ -7,30 +7,13 @@ import { AdminUsersPage } from "../pages/AdminUsersPage";
 import { startApi, type Procedures } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
+import { adminAccount } from "./admin-user-fixture";
 import type { AdminUser } from "./user-changes";
 
 const PAGE_SIZE = 25;
 const ADMIN = signedIn({ id: "usr_root", name: "Root Admin", email: "root@example.com", roles: ["serverAdmin"] });
 
-const ADMIN_ROW: AdminUser = {
-  id: "usr_root",
-  name: "Root Admin",
-  email: "root@example.com",
-  roles: ["serverAdmin"],
-  disabled: false,
-  createdAt: "2026-11-01T10:00:00.000Z",
-  lastLoginAt: null,
-};
-
-const account = (id: string, name: string, email = `${id}@example.com`): AdminUser => ({
-  id,
-  name,
-  email,
-  roles: [],
-  disabled: false,
-  createdAt: "2026-11-01T10:00:00.000Z",
-  lastLoginAt: null,
-});
+const ADMIN_ROW = adminAccount("usr_root", "Root Admin", { email: "root@example.com", roles: ["serverAdmin"] });
 
 /** The server's users, searched and paged by cursor as `admin.users` does, changed by `admin.updateUser`. */
 function usersApi(users: AdminUser[]): Procedures {
@@ -94,7 +77,9 @@ describe("the Users page", () => {
     const tag = "pagerabc";
     const users = [
       ADMIN_ROW,
-      ...Array.from({ length: PAGE_SIZE + 1 }, (_, index) => account(`p${index}`, `Pager ${String(index).padStart(2, "0")}`, `${tag}-${index}@example.com`)),
+      ...Array.from({ length: PAGE_SIZE + 1 }, (_, index) =>
+        adminAccount(`p${index}`, `Pager ${String(index).padStart(2, "0")}`, { email: `${tag}-${index}@example.com` }),
+      ),
     ];
     const api = await startApi(usersApi(users));
     const { user } = renderInApp(<AdminUsersPage />, "/admin/users");
@@ -119,7 +104,7 @@ describe("the Users page", () => {
   });
 
   it("disables and enables an account, and grants and revokes server admin, each after a confirmation", async () => {
-    const dan = account("dan", "Dan Disable");
+    const dan = adminAccount("dan", "Dan Disable");
     const api = await startApi(usersApi([ADMIN_ROW, dan]));
     const { user } = renderInApp(<AdminUsersPage />, "/admin/users");
     await screen.findByText("dan@example.com");
@@ -158,7 +143,7 @@ describe("the Users page", () => {
   });
 
   it("walks by keyboard from the search to the Show filter, then a user's Edit and Disable, which opens its dialog with Enter", async () => {
-    await startApi(usersApi([ADMIN_ROW, account("kim", "Kim Keyboard")]));
+    await startApi(usersApi([ADMIN_ROW, adminAccount("kim", "Kim Keyboard")]));
     const { user } = renderInApp(<AdminUsersPage />, "/admin/users");
     await user.type(screen.getByLabelText("Search users"), "kim@example.com");
     await waitFor(() => expect(rowsWith("@")).toHaveLength(1));

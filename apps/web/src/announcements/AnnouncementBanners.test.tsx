@@ -5,26 +5,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startApi } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
+import { announcementFixture } from "./announcement-fixture";
 import { AnnouncementBanners } from "./AnnouncementBanners";
 
 afterEach(() => localStorage.clear());
 
 /** A system announcement the reader acknowledged already (in the blocking modal). */
-const acknowledged = (id: string, title: string) =>
-  ({
-    id,
-    scope: "system",
-    scopeId: null,
-    scopeName: null,
-    title,
-    message: `About ${title}.`,
-    severity: "info",
-    deliveryType: "message",
-    startsAt: "2026-11-20T10:00:00.000Z",
-    expiresAt: null,
-    acknowledgedAt: "2026-11-20T10:05:00.000Z",
-    createdByName: "Ada Admin",
-  }) as const;
+const acknowledged = (id: string, title: string) => announcementFixture(id, title, { severity: "info", acknowledgedAt: "2026-11-20T10:05:00.000Z" });
 
 describe("the dashboard's announcements", () => {
   it("lets a reader dismiss an acknowledged announcement by keyboard, for good, the keyboard going on from the next banner", async () => {

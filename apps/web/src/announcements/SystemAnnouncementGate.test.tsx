@@ -5,33 +5,14 @@ import { describe, expect, it } from "vitest";
 import { startApi } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
+import { announcementFixture } from "./announcement-fixture";
 import { SystemAnnouncementGate } from "./SystemAnnouncementGate";
 import type { Announcement } from "./types";
 import { useBlockingAnnouncements } from "./useBlockingAnnouncements";
 
 const GATE = "Announcement from the administrators";
 
-const pending = (id: string, title: string): Announcement => ({
-  id,
-  scope: "system",
-  scopeId: null,
-  scopeName: null,
-  title,
-  message: `About ${title}.`,
-  severity: "warning",
-  startsAt: "2026-11-20T10:00:00.000Z",
-  expiresAt: null,
-  deliveryType: "message",
-  status: "active",
-  createdAt: "2026-11-20T10:00:00.000Z",
-  createdBy: "usr_admin",
-  createdByName: "Ada Admin",
-  recipientCount: 1,
-  acknowledgedCount: 0,
-  cancellationReason: null,
-  cancelledAt: null,
-  acknowledgedAt: null,
-});
+const pending = (id: string, title: string) => announcementFixture(id, title, { acknowledgedAt: null });
 
 /** The app as AppLayout puts it together: the page's main content, and the gate over it while announcements are pending. */
 function App() {

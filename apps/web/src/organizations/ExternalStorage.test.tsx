@@ -6,28 +6,16 @@ import { OrganizationPage } from "../pages/OrganizationPage";
 import { StubRefusal, startApi, type Answer, type ProcedureInput } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
+import { managing, orionFixture } from "./organization-fixture";
 
 type Destination = NonNullable<Answer<"organizations.get">["externalStorage"]>[number];
 type Sent = NonNullable<ProcedureInput<"organizations.update">["update"]["externalStorage"]>[number];
-
-const every = { can_manage_members: true, can_manage_projects: true, can_manage_observatories: true, can_manage_storage: true, can_manage_billing: false };
 
 /** The storage tab of an organization its owner sees, with `destinations` kept as the server keeps them (secrets never come back). */
 async function storageTab(destinations: Destination[], refuse?: (item: Sent, index: number) => StubRefusal | undefined) {
   const api = await startApi({
     "auth.me": () => signedIn({ id: "usr_bob" }),
-    "organizations.get": () => ({
-      id: "org_orion",
-      name: "Orion Society",
-      shortName: "orion",
-      type: "other",
-      contactEmail: "office@orion.example.org",
-      description: null,
-      ownerId: "usr_bob",
-      myRole: "owner",
-      myPermissions: every,
-      externalStorage: destinations,
-    }),
+    "organizations.get": () => orionFixture({ myRole: "owner", myPermissions: managing(true), externalStorage: destinations }),
     "organizations.members": () => ({ items: [] }),
     "invitations.organizationList": () => ({ items: [] }),
     "organizations.update": ({ update }) => {

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
+import { announcementFixture } from "../announcements/announcement-fixture";
 import type { Announcement, RecipientsView } from "../announcements/types";
 import { StubRefusal, startApi, type Procedures } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
@@ -11,27 +12,7 @@ const ADMIN_ID = "usr_admin";
 const ADMIN = signedIn({ id: ADMIN_ID, name: "Ada Admin", roles: ["serverAdmin"] });
 const EVERYONE = 7;
 
-const announcement = (id: string, title: string, fields: Partial<Announcement> = {}): Announcement => ({
-  id,
-  scope: "system",
-  scopeId: null,
-  scopeName: null,
-  title,
-  message: `About ${title}.`,
-  severity: "warning",
-  startsAt: "2026-11-20T10:00:00.000Z",
-  expiresAt: null,
-  deliveryType: "message",
-  status: "active",
-  createdAt: "2026-11-20T10:00:00.000Z",
-  createdBy: ADMIN_ID,
-  createdByName: "Ada Admin",
-  recipientCount: 1,
-  acknowledgedCount: 0,
-  cancellationReason: null,
-  cancelledAt: null,
-  ...fields,
-});
+const announcement = (id: string, title: string, fields: Partial<Announcement> = {}) => announcementFixture(id, title, { createdBy: ADMIN_ID, ...fields });
 
 type Recipient = RecipientsView["items"][number];
 const recipient = (userId: string, name: string, acknowledgedAt: string | null = null): Recipient => ({

@@ -122,6 +122,9 @@ describe("the network page", () => {
     await within(await row("Dome A")).findByRole("link", { name: /Pleiades/ });
     expect(await within(await row("Dome A")).findByRole("link", { name: /^Dome A: Crab/ })).toBeTruthy();
     expect(stub.calls("network.plan").length).toBeGreaterThanOrEqual(2);
+    // The pending observations (names and projects for the plan's ids) are read again on the same interval.
+    await waitFor(() => expect(stub.calls("observations.list").length).toBeGreaterThanOrEqual(2));
+    expect(screen.getByText(/refreshed every 0\.2 seconds\.$/)).toBeTruthy();
   });
 
   it("reads the plan again when the window regains focus", async () => {

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Telescope } from "lucide-react";
+import { useMemo } from "react";
 import { EmptyState } from "../components/EmptyState";
 import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
@@ -21,9 +22,12 @@ export function NetworkPage({ refreshMs = PLAN_REFRESH_MS }: { refreshMs?: numbe
   const plan = useQuery(trpc.network.plan.queryOptions({}, { staleTime: 0, refetchInterval: refreshMs, refetchOnWindowFocus: true }));
   // Names for the plan's ids, from lists the app already asks for: observatories, and the pending observations with their projects.
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 50 }));
-  const pending = useQuery(trpc.observations.list.queryOptions({ status: "pending", limit: 200 }, { staleTime: 0, refetchInterval: PLAN_REFRESH_MS }));
-  const observatoryName = (id: string) => observatories.data?.items.find((observatory) => observatory.id === id)?.name ?? id;
-  const observation = (id: string) => pending.data?.items.find((item) => item.id === id);
+  const pending = useQuery(trpc.observations.list.queryOptions({ status: "pending", limit: 200 }, { staleTime: 0, refetchInterval: refreshMs }));
+  // Looked up for every block on every draw (the now-line redraws the timeline), so by id rather than by a search of the lists.
+  const observatoryNames = useMemo(() => new Map(observatories.data?.items.map((item) => [item.id, item.name])), [observatories.data]);
+  const pendingById = useMemo(() => new Map(pending.data?.items.map((item) => [item.id, item])), [pending.data]);
+  const observatoryName = (id: string) => observatoryNames.get(id) ?? id;
+  const observation = (id: string) => pendingById.get(id);
 
   return (
     <>
@@ -32,6 +36,7 @@ export function NetworkPage({ refreshMs = PLAN_REFRESH_MS }: { refreshMs?: numbe
         {(data: NetworkPlan) => (
           <PlanView
             plan={data}
+            refreshMs={refreshMs}
             observatoryName={observatoryName}
             observationName={(id) => observation(id)?.name}
             colourKey={(slot) => observation(slot.observationId)?.projectId ?? slot.observationId}
@@ -44,12 +49,13 @@ export function NetworkPage({ refreshMs = PLAN_REFRESH_MS }: { refreshMs?: numbe
 
 interface PlanViewProps {
   plan: NetworkPlan;
+  refreshMs: number;
   observatoryName(id: string): string;
   observationName(id: string): string | undefined;
   colourKey(slot: NetworkPlan["slots"][number]): string;
 }
 
-function PlanView({ plan, observatoryName, observationName, colourKey }: PlanViewProps) {
+function PlanView({ plan, refreshMs, observatoryName, observationName, colourKey }: PlanViewProps) {
   if (plan.computedAt === null || plan.horizonEnd === null) return <EmptyState icon={Telescope} title="The plan is being made" />;
   if (plan.observatories.length === 0)
     return (
@@ -60,8 +66,8 @@ function PlanView({ plan, observatoryName, observationName, colourKey }: PlanVie
   return (
     <div className="space-y-6">
       <p className="text-sm text-slate-600">
-        Times in {viewerZoneWords()}. Planned at {formatShortDateTime(plan.computedAt)}, up to {formatShortDateTime(plan.horizonEnd)}; refreshed every 30
-        seconds.
+        Times in {viewerZoneWords()}. Planned at {formatShortDateTime(plan.computedAt)}, up to {formatShortDateTime(plan.horizonEnd)}; refreshed every{" "}
+        {refreshMs / 1000} seconds.
       </p>
       <NetworkTimeline plan={plan} observatoryName={observatoryName} colourKey={colourKey} />
       <section aria-labelledby="unscheduled-title" className="space-y-2">

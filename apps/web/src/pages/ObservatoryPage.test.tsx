@@ -4,17 +4,14 @@ import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
 import { observatoryFixture } from "../observatories/observatory-fixture";
 import { startApi, type Answer } from "../test-support/api";
-import { signedIn } from "../test-support/fixtures";
-import { renderInApp } from "../test-support/render";
+import { signedIn, ALICE, BOB, ORION } from "../test-support/fixtures";
+import { renderInApp, tableRow } from "../test-support/render";
 import { ObservatoriesPage } from "./ObservatoriesPage";
 import { ObservatoryPage } from "./ObservatoryPage";
 
 type Members = Answer<"observatories.members">;
 type Permissions = { can_view: boolean; can_observe: boolean; can_operate: boolean; can_admin: boolean };
 
-const ALICE = { id: "usr_alice", name: "Alice Archer", email: "alice@example.com" };
-const BOB = { id: "usr_bob", name: "Bob Bright", email: "bob@example.com" };
-const ORION = { id: "org_orion", name: "Orion Society", shortName: "orion", type: "research_institute" as const };
 const all: Permissions = { can_view: true, can_observe: true, can_operate: true, can_admin: true };
 const viewAndObserve: Permissions = { can_view: true, can_observe: true, can_operate: false, can_admin: false };
 
@@ -47,10 +44,6 @@ const pages = (
     <Route path="/observatories/:id" element={<ObservatoryPage />} />
   </Routes>
 );
-const row = (table: string, text: string) =>
-  within(screen.getByRole("table", { name: table }))
-    .queryAllByRole("row")
-    .find((one) => one.textContent?.includes(text));
 const checkbox = (name: string) => screen.getByRole("checkbox", { name }) as HTMLInputElement;
 
 describe("an observatory and the organizations that are its members", () => {
@@ -93,7 +86,7 @@ describe("an observatory and the organizations that are its members", () => {
     expect((within(form).getByLabelText("Observe", { exact: true }) as HTMLInputElement).checked).toBe(true);
     expect((within(form).getByLabelText("Operate", { exact: true }) as HTMLInputElement).checked).toBe(false);
     await user.click(within(form).getByRole("button", { name: "Add organization" }));
-    await waitFor(() => expect(row("Member organizations", ORION.name)).toBeTruthy());
+    await waitFor(() => expect(tableRow("Member organizations", ORION.name)).toBeTruthy());
     expect(checkbox(`Observe for ${ORION.name}`).checked).toBe(true);
     expect(checkbox(`Operate for ${ORION.name}`).checked).toBe(false);
     expect(api.calls("observatories.addOrganization")).toEqual([{ id: "oby_dome", organizationId: ORION.id, permissions: viewAndObserve }]);
@@ -131,7 +124,7 @@ describe("an observatory and the organizations that are its members", () => {
     expect(within(effective).getByText((_, element) => element?.tagName === "P" && element.textContent === "Admin: no")).toBeTruthy();
 
     await user.click(screen.getByRole("tab", { name: "Members" }));
-    await waitFor(() => expect(row("Member organizations", ORION.name)).toBeTruthy());
+    await waitFor(() => expect(tableRow("Member organizations", ORION.name)).toBeTruthy());
     expect(screen.queryByRole("form", { name: "Add an organization" })).toBeNull();
     expect(checkbox(`Observe for ${ORION.name}`).disabled).toBe(true);
     expect(screen.queryByRole("button", { name: "Transfer ownership" })).toBeNull();
@@ -165,10 +158,10 @@ describe("an observatory and the organizations that are its members", () => {
     await screen.findByText(`${ORION.name} now owns Dome One.`);
     expect(api.calls("observatories.transferOwnership")).toEqual([{ id: "oby_dome", to: { kind: "organization", id: ORION.id } }]);
 
-    await waitFor(() => expect(within(row("Member organizations", ORION.name)!).queryByText("Owning organization")).toBeTruthy());
-    expect(within(row("Member organizations", ORION.name)!).queryByRole("button", { name: `Remove ${ORION.name}` })).toBeNull();
+    await waitFor(() => expect(within(tableRow("Member organizations", ORION.name)!).queryByText("Owning organization")).toBeTruthy());
+    expect(within(tableRow("Member organizations", ORION.name)!).queryByRole("button", { name: `Remove ${ORION.name}` })).toBeNull();
     expect(checkbox(`Admin for ${ORION.name}`).checked).toBe(true);
     expect(checkbox(`Admin for ${ORION.name}`).disabled).toBe(true);
-    expect(within(row("People with access", ALICE.email)!).getByText("Direct")).toBeTruthy();
+    expect(within(tableRow("People with access", ALICE.email)!).getByText("Direct")).toBeTruthy();
   });
 });

@@ -3,19 +3,17 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
 import { StubRefusal, startApi, type Answer } from "../test-support/api";
-import { signedIn } from "../test-support/fixtures";
-import { renderInApp } from "../test-support/render";
+import { signedIn, ALICE, BOB } from "../test-support/fixtures";
+import { renderInApp, tableRow } from "../test-support/render";
+import { managing, orionFixture } from "../organizations/organization-fixture";
 import { OrganizationPage } from "./OrganizationPage";
 import { OrganizationsPage } from "./OrganizationsPage";
 
 type Member = NonNullable<Answer<"organizations.members">["items"]>[number];
 type Invitation = NonNullable<Answer<"invitations.organizationList">["items"]>[number];
 
-const ALICE = { id: "usr_alice", name: "Alice Archer", email: "alice@example.com" };
-const BOB = { id: "usr_bob", name: "Bob Bright", email: "bob@example.com" };
-// The deprecated billing permission is stored and answered, and shown nowhere.
-const every = { can_manage_members: true, can_manage_projects: true, can_manage_observatories: true, can_manage_storage: true, can_manage_billing: true };
-const none = { can_manage_members: false, can_manage_projects: false, can_manage_observatories: false, can_manage_storage: false, can_manage_billing: false };
+const every = managing(true);
+const none = managing(false);
 const member = (who: typeof ALICE, role: "owner" | "member", permissions = role === "owner" ? every : none): Member => ({
   userId: who.id,
   name: who.name,
@@ -33,18 +31,7 @@ function orion(owner: typeof ALICE, me: typeof ALICE) {
     audit: [] as Array<NonNullable<Answer<"organizations.audit">["items"]>[number]>,
   };
   const mine = () => state.members.find((one) => one.userId === me.id);
-  const organization = () => ({
-    id: "org_orion",
-    name: "Orion Society",
-    shortName: "orion",
-    type: "research_institute" as const,
-    description: null,
-    contactEmail: "office@orion.example.org",
-    ownerId: state.ownerId,
-    externalStorage: [],
-    myRole: mine()?.role ?? null,
-    myPermissions: mine()?.permissions ?? none,
-  });
+  const organization = () => orionFixture({ ownerId: state.ownerId, myRole: mine()?.role ?? null, myPermissions: mine()?.permissions ?? none });
   const record = (action: string, target: typeof ALICE) =>
     state.audit.unshift({
       id: `aud_${state.audit.length}`,
@@ -76,10 +63,6 @@ const pages = (
     <Route path="/organizations/:id" element={<OrganizationPage />} />
   </Routes>
 );
-const row = (table: string, text: string) =>
-  within(screen.getByRole("table", { name: table }))
-    .getAllByRole("row")
-    .find((one) => one.textContent?.includes(text));
 const checkbox = (name: string) => screen.getByRole("checkbox", { name }) as HTMLInputElement;
 
 describe("an organization's members tab", () => {
@@ -114,8 +97,8 @@ describe("an organization's members tab", () => {
     await user.clear(email);
     await user.type(email, BOB.email.toUpperCase());
     await user.click(within(form).getByRole("button", { name: "Add member" }));
-    await waitFor(() => expect(row("Organization members", BOB.email)).toBeTruthy());
-    expect(within(row("Organization members", BOB.email)!).getByText("Member", { exact: true })).toBeTruthy();
+    await waitFor(() => expect(tableRow("Organization members", BOB.email)).toBeTruthy());
+    expect(within(tableRow("Organization members", BOB.email)!).getByText("Member", { exact: true })).toBeTruthy();
     await waitFor(() => expect(email.value).toBe(""));
     expect(api.calls("organizations.addMember").at(-1)).toEqual({ id: "org_orion", email: BOB.email.toUpperCase(), permissions: none });
 
@@ -132,8 +115,8 @@ describe("an organization's members tab", () => {
 
     await user.click(screen.getByRole("tab", { name: "Audit log" }));
     await screen.findByRole("table", { name: "Audit log" });
-    await waitFor(() => expect(row("Audit log", "Member added")?.textContent).toContain(BOB.name));
-    expect(row("Audit log", "Permissions changed")).toBeTruthy();
+    await waitFor(() => expect(tableRow("Audit log", "Member added")?.textContent).toContain(BOB.name));
+    expect(tableRow("Audit log", "Permissions changed")).toBeTruthy();
   });
 
   it("invites an address with no account with the permissions ticked, lists the invitation as pending, and resends it", async () => {
@@ -171,8 +154,8 @@ describe("an organization's members tab", () => {
       { id: "org_orion", invitation: { email: invitee, permissions: { ...none, can_manage_projects: true } } },
     ]);
 
-    await waitFor(() => expect(row("Pending invitations to the organization", invitee)).toBeTruthy());
-    const pending = row("Pending invitations to the organization", invitee)!;
+    await waitFor(() => expect(tableRow("Pending invitations to the organization", invitee)).toBeTruthy());
+    const pending = tableRow("Pending invitations to the organization", invitee)!;
     expect(within(pending).getByText("Manage projects")).toBeTruthy();
     await user.click(within(pending).getByRole("button", { name: `Resend the invitation to ${invitee}` }));
     await screen.findAllByText(`A new invitation went to ${invitee}; the earlier link no longer works.`);
@@ -210,8 +193,8 @@ describe("an organization's ownership", () => {
     expect(api.calls("organizations.transferOwnership")).toEqual([{ id: "org_orion", userId: BOB.id }]);
 
     await screen.findByText("You are a member");
-    await waitFor(() => expect(within(row("Organization members", BOB.email)!).queryByText("Owner", { exact: true })).toBeTruthy());
-    expect(within(row("Organization members", ALICE.email)!).getByText("Member", { exact: true })).toBeTruthy();
+    await waitFor(() => expect(within(tableRow("Organization members", BOB.email)!).queryByText("Owner", { exact: true })).toBeTruthy());
+    expect(within(tableRow("Organization members", ALICE.email)!).getByText("Member", { exact: true })).toBeTruthy();
     expect(checkbox(`Manage storage for ${ALICE.name}`).checked).toBe(true);
     expect(screen.queryByRole("button", { name: "Transfer ownership" })).toBeNull();
   });
@@ -221,14 +204,14 @@ describe("an organization's ownership", () => {
     state.members.push(member(ALICE, "member", every));
     await startApi(procedures);
     const { user } = renderInApp(pages, "/organizations");
-    await waitFor(() => expect(row("Your organizations", "Orion Society")).toBeTruthy());
-    const listed = row("Your organizations", "Orion Society")!;
+    await waitFor(() => expect(tableRow("Your organizations", "Orion Society")).toBeTruthy());
+    const listed = tableRow("Your organizations", "Orion Society")!;
     expect(within(listed).getByText("Owner", { exact: true })).toBeTruthy();
     await user.click(within(listed).getByRole("link", { name: "Orion Society" }));
     await screen.findByRole("heading", { name: "Orion Society", level: 1 });
     await screen.findByText("You are the owner");
-    await waitFor(() => expect(row("Organization members", BOB.email)).toBeTruthy());
-    expect(within(row("Organization members", BOB.email)!).getByText("Owner", { exact: true })).toBeTruthy();
+    await waitFor(() => expect(tableRow("Organization members", BOB.email)).toBeTruthy());
+    expect(within(tableRow("Organization members", BOB.email)!).getByText("Owner", { exact: true })).toBeTruthy();
     expect(checkbox(`Manage members for ${BOB.name}`).disabled).toBe(true);
     expect(screen.getByRole("button", { name: "Transfer ownership" })).toBeTruthy();
   });

@@ -4,6 +4,7 @@ import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
 import { StubRefusal, startApi } from "../test-support/api";
 import { renderInApp } from "../test-support/render";
+import { managing } from "../organizations/organization-fixture";
 import { OrganizationPage } from "./OrganizationPage";
 import { OrganizationsPage } from "./OrganizationsPage";
 
@@ -32,14 +33,6 @@ const organization = (id: string, name: string, shortName: string, ownerId = "us
   externalStorage: [],
 });
 
-const permissions = (granted: boolean) => ({
-  can_manage_members: granted,
-  can_manage_projects: granted,
-  can_manage_observatories: granted,
-  can_manage_storage: granted,
-  can_manage_billing: granted,
-});
-
 const pages = (
   <Routes>
     <Route path="/organizations" element={<OrganizationsPage />} />
@@ -62,7 +55,7 @@ describe("the Organizations page", () => {
         created = { ...organization("org_orion", input.name, input.shortName, ALICE.id), type: input.type as "other" };
         return created;
       },
-      "organizations.get": () => ({ ...created!, myRole: "owner", myPermissions: permissions(true) }),
+      "organizations.get": () => ({ ...created!, myRole: "owner", myPermissions: managing(true) }),
       "organizations.members": () => ({ items: [] }),
     });
     const { user } = renderInApp(pages, "/organizations");
@@ -116,7 +109,7 @@ describe("the Organizations page", () => {
         const start = cursor ? Number(cursor) : 0;
         return { items: found.slice(start, start + limit), nextCursor: start + limit < found.length ? String(start + limit) : null };
       },
-      "organizations.get": ({ id }) => ({ ...every.find((one) => one.id === id)!, myRole: null, myPermissions: permissions(false) }),
+      "organizations.get": ({ id }) => ({ ...every.find((one) => one.id === id)!, myRole: null, myPermissions: managing(false) }),
       "organizations.members": () => ({ items: [] }),
     });
     const { user } = renderInApp(pages, "/organizations");

@@ -4,8 +4,8 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
 import { startApi, type Answer } from "../test-support/api";
-import { signedIn } from "../test-support/fixtures";
-import { renderInApp } from "../test-support/render";
+import { signedIn, ALICE, BOB, ORION as ORGANIZATION } from "../test-support/fixtures";
+import { renderInApp, tableRow } from "../test-support/render";
 import { ProjectPage } from "./ProjectPage";
 import { ProjectsPage } from "./ProjectsPage";
 
@@ -13,9 +13,7 @@ type Project = Answer<"projects.get">;
 type Member = NonNullable<Answer<"projects.members">["items"]>[number];
 type Invitation = NonNullable<Answer<"invitations.projectList">["items"]>[number];
 
-const BOB = { id: "usr_bob", name: "Bob Bright", email: "bob@example.com" };
-const ALICE = { id: "usr_alice", name: "Alice Archer", email: "alice@example.com" };
-const ORION = { id: "org_orion", name: "Orion Society", shortName: "orion", type: "research_institute" as const, myRole: "owner" as const };
+const ORION = { ...ORGANIZATION, myRole: "owner" as const };
 const joinedAt = "2026-11-29T10:00:00.000Z";
 
 /** A project's page and what it asks besides the project: its observations, usage and announcements, all empty. */
@@ -32,10 +30,6 @@ const pages = (
     <Route path="/projects/:id" element={<ProjectPage />} />
   </Routes>
 );
-const row = (table: string, text: string) =>
-  within(screen.getByRole("table", { name: table }))
-    .queryAllByRole("row")
-    .find((one) => one.textContent?.includes(text));
 
 describe("a project of an organization", () => {
   it("is created for the organization, then its status is saved and a member added as admin and removed again; the owner has no remove button", async () => {
@@ -98,12 +92,12 @@ describe("a project of an organization", () => {
     await waitFor(() => expect((screen.getByLabelText(`Role of ${ALICE.name}`) as HTMLSelectElement).value).toBe("admin"));
     expect(api.calls("projects.addMember")).toEqual([{ id: "prj_var", email: ALICE.email, role: "admin" }]);
     // The owner cannot be removed: there is no button for it.
-    expect(within(row("Project members", BOB.email)!).queryAllByRole("button")).toEqual([]);
+    expect(within(tableRow("Project members", BOB.email)!).queryAllByRole("button")).toEqual([]);
 
-    await user.click(within(row("Project members", ALICE.email)!).getByRole("button", { name: `Remove ${ALICE.name}` }));
+    await user.click(within(tableRow("Project members", ALICE.email)!).getByRole("button", { name: `Remove ${ALICE.name}` }));
     const confirm = await screen.findByRole("dialog", { name: "Remove member?" });
     await user.click(within(confirm).getByRole("button", { name: "Remove member" }));
-    await waitFor(() => expect(row("Project members", ALICE.email)).toBeUndefined());
+    await waitFor(() => expect(tableRow("Project members", ALICE.email)).toBeUndefined());
     expect(api.calls("projects.removeMember")).toEqual([{ id: "prj_var", userId: ALICE.id }]);
   });
 });
@@ -143,7 +137,7 @@ describe("a project's pending invitations", () => {
     });
     const { user } = renderInApp(pages, "/projects/prj_survey");
     await screen.findByRole("table", { name: "Pending invitations to the project" });
-    const pending = row("Pending invitations to the project", "vega@example.com")!;
+    const pending = tableRow("Pending invitations to the project", "vega@example.com")!;
     expect(within(pending).getByText("Admin")).toBeTruthy();
     await user.click(within(pending).getByRole("button", { name: "Revoke the invitation to vega@example.com" }));
     await screen.findAllByText("The invitation to vega@example.com was revoked.");

@@ -3,16 +3,8 @@ import { defaultServerSettings } from "@meridian/rules/settings";
 import { screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { startApi, StubRefusal } from "../test-support/api";
-import { renderInApp } from "../test-support/render";
+import { descriptionOf, renderInApp } from "../test-support/render";
 import { ServerSettingsPage } from "./ServerSettingsPage";
-
-/** The text that describes a field (its message, once it has one), as assistive technology reads it with the field. */
-const descriptionOf = (field: HTMLElement) =>
-  (field.getAttribute("aria-describedby") ?? "")
-    .split(/\s+/)
-    .map((id) => document.getElementById(id)?.textContent ?? "")
-    .join(" ")
-    .trim();
 
 const FIVE_FIELDS = "The backup schedule must be a cron expression of five fields: minute hour day month weekday (UTC).";
 

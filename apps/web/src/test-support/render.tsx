@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import type { TimeDisplay } from "@meridian/rules";
 import { QueryClientProvider } from "@tanstack/react-query";
-import { cleanup, configure, render } from "@testing-library/react";
+import { cleanup, configure, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter, useLocation, type InitialEntry } from "react-router-dom";
 import { onTestFinished } from "vitest";
@@ -72,3 +72,18 @@ export function renderInApp(ui: ReactNode, options: InAppOptions | string = {}) 
 
 /** Text as it reads, with whitespace runs made one space. */
 export const textOf = (element: Element | null | undefined) => (element?.textContent ?? "").replace(/\s+/g, " ").trim();
+
+/** The text that describes a control (its hint or message, each element it names in `aria-describedby`), as assistive technology reads it. */
+export const descriptionOf = (control: HTMLElement) =>
+  (control.getAttribute("aria-describedby") ?? "")
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((id) => document.getElementById(id)?.textContent ?? "")
+    .join(" ")
+    .trim();
+
+/** The row of the table named `table` whose text includes `text`, if any. */
+export const tableRow = (table: string, text: string) =>
+  within(screen.getByRole("table", { name: table }))
+    .queryAllByRole("row")
+    .find((one) => one.textContent?.includes(text));

@@ -1,16 +1,11 @@
 // @vitest-environment happy-dom
-import { QueryClientProvider } from "@tanstack/react-query";
-import { cleanup, render, screen, waitFor, within } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import { screen, waitFor, within } from "@testing-library/react";
 import { useState } from "react";
-import { createMemoryRouter, RouterProvider } from "react-router-dom";
-import { describe, expect, it, onTestFinished } from "vitest";
-import { NewObservationPage } from "../../pages/NewObservationPage";
-import { startApi, type Answer } from "../../test-support/api";
-import { signedIn } from "../../test-support/fixtures";
-import { renderInApp } from "../../test-support/render";
-import { queryClient } from "../../trpc";
+import { describe, expect, it } from "vitest";
+import { startApi } from "../../test-support/api";
+import { descriptionOf, renderInApp } from "../../test-support/render";
 import { FilterField, type FilterSite } from "./FilterField";
+import { renderWizard, wizardApi, wizardObservatory } from "./wizard-test-support";
 
 const north: FilterSite = { id: "oby_north", name: "North", filters: ["L", "R", "G", "B"] };
 const south: FilterSite = { id: "oby_south", name: "South", filters: ["Ha", "OIII", "SII"] };
@@ -37,7 +32,6 @@ const optionsOf = (select: HTMLElement) =>
   within(select)
     .getAllByRole("option")
     .map((option) => option.textContent);
-const descriptionOf = (control: HTMLElement) => document.getElementById(control.getAttribute("aria-describedby") ?? "")?.textContent ?? "";
 
 describe("an exposure's filter field", () => {
   it("offers only the filters its observatory reports, reached and chosen with the keyboard", async () => {
@@ -100,49 +94,11 @@ describe("an exposure's filter field", () => {
 });
 
 describe("the submission wizard's filters", () => {
-  const may = { can_view: true, can_observe: true, can_operate: false, can_admin: false };
-  const observatory = (id: string, name: string, filters: string[] | null) => ({
-    id,
-    name,
-    timeZone: "UTC",
-    settings: { slewSeconds: 120, readoutSeconds: 10 },
-    connection: { online: true },
-    filters,
-    myPermissions: may,
-  });
+  const observatory = (id: string, name: string, filters: string[] | null) => wizardObservatory(id, name, { connection: { online: true }, filters });
 
   it("offers the chosen observatory's filters, free text at one that reported none, and sends the one chosen", async () => {
-    const api = await startApi({
-      "auth.me": () => signedIn({ id: "usr_owner" }),
-      "observatories.list": () => ({
-        items: [observatory("oby_north", "North", ["L", "R", "G", "B", "Ha"]), observatory("oby_silent", "Silent", null)],
-        nextCursor: null,
-      }),
-      "projects.list": () => ({ items: [{ id: "prj_1", name: "Survey", status: "active", organizationId: null }], nextCursor: null }),
-      "observations.forecastDraft": () => ({ expected: null, reasons: [] }) as unknown as Answer<"observations.forecastDraft">,
-      "observations.create": () => ({ id: "obs_new" }),
-    });
-    const router = createMemoryRouter(
-      [
-        { path: "/observations/new", element: <NewObservationPage /> },
-        { path: "/observations/:id", element: <p>Observation page</p> },
-      ],
-      { initialEntries: ["/observations/new"] },
-    );
-    // The page asks before a filled draft is left, which needs a data router of its own (as NewObservationPage.test.tsx mounts it).
-    queryClient.clear();
-    render(
-      <QueryClientProvider client={queryClient}>
-        <RouterProvider router={router} />
-      </QueryClientProvider>,
-    );
-    // Unmounted before the stub API closes (the last registered runs first).
-    onTestFinished(cleanup);
-    const user = userEvent.setup({ delay: null });
-    const next = async (step: number) => {
-      await user.click(screen.getByRole("button", { name: "Next" }));
-      await screen.findByRole("heading", { level: 2, name: new RegExp(`^Step ${step} of 5`) });
-    };
+    const api = await startApi(wizardApi([observatory("oby_north", "North", ["L", "R", "G", "B", "Ha"]), observatory("oby_silent", "Silent", null)]));
+    const { user, next } = renderWizard();
     await waitFor(() => expect(screen.getAllByRole("option", { name: /^North/ }).length).toBeGreaterThan(0));
     await user.type(screen.getByLabelText(/^Name/), "Narrowband");
     await user.selectOptions(screen.getByLabelText(/^Project/), "prj_1");

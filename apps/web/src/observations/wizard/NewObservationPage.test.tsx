@@ -1,58 +1,19 @@
 // @vitest-environment happy-dom
-import { QueryClientProvider } from "@tanstack/react-query";
-import { cleanup, render, screen, waitFor, within } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
-import { createMemoryRouter, RouterProvider } from "react-router-dom";
-import { describe, expect, it, onTestFinished } from "vitest";
-import { NewObservationPage } from "../../pages/NewObservationPage";
-import { startApi, type Answer } from "../../test-support/api";
-import { signedIn } from "../../test-support/fixtures";
-import { queryClient } from "../../trpc";
+import { screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { startApi } from "../../test-support/api";
+import { descriptionOf } from "../../test-support/render";
+import { renderWizard, wizardApi, wizardObservatory } from "./wizard-test-support";
 
 let api: Awaited<ReturnType<typeof startApi>> | undefined;
 
-const may = { can_view: true, can_observe: true, can_operate: false, can_admin: false };
-const observatory = (id: string, name: string, timeZone: string, settings = { slewSeconds: 120, readoutSeconds: 10 }) => ({
-  id,
-  name,
-  timeZone,
-  settings,
-  connection: { online: false },
-  myPermissions: may,
-});
-const SIDING_SPRING = observatory("oby_sso", "Siding Spring", "Australia/Sydney", { slewSeconds: 60, readoutSeconds: 5 });
-const PICO = observatory("oby_pico", "Pico", "America/Sao_Paulo");
+const SIDING_SPRING = wizardObservatory("oby_sso", "Siding Spring", { timeZone: "Australia/Sydney", settings: { slewSeconds: 60, readoutSeconds: 5 } });
+const PICO = wizardObservatory("oby_pico", "Pico", { timeZone: "America/Sao_Paulo" });
 
-/** The wizard in a router of its own (it asks before a filled draft is left, which needs a data router). */
+/** The wizard at Siding Spring, its first step filled and a target placed on the second. */
 async function openWizard() {
-  api = await startApi({
-    "auth.me": () => signedIn({ id: "usr_owner" }),
-    "observatories.list": () => ({ items: [SIDING_SPRING, PICO], nextCursor: null }),
-    "observatories.get": (input) => [SIDING_SPRING, PICO].find((one) => one.id === (input as { id: string }).id)!,
-    "projects.list": () => ({ items: [{ id: "prj_1", name: "Survey", status: "active", organizationId: null }], nextCursor: null }),
-    "observations.forecastDraft": () => ({ expected: null, reasons: [] }) as unknown as Answer<"observations.forecastDraft">,
-    "observations.create": () => ({ id: "obs_new" }),
-  });
-  queryClient.clear();
-  const router = createMemoryRouter(
-    [
-      { path: "/observations/new", element: <NewObservationPage /> },
-      { path: "/observations/:id", element: <p>Observation page</p> },
-    ],
-    { initialEntries: ["/observations/new"] },
-  );
-  render(
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>,
-  );
-  // Unmounted before the stub API closes (the last registered runs first).
-  onTestFinished(cleanup);
-  const user = userEvent.setup({ delay: null });
-  const next = async (step: number) => {
-    await user.click(screen.getByRole("button", { name: "Next" }));
-    await screen.findByRole("heading", { level: 2, name: new RegExp(`^Step ${step} of 5`) });
-  };
+  api = await startApi(wizardApi([SIDING_SPRING, PICO]));
+  const { user, next, router } = renderWizard();
   const fill = async (label: string | RegExp, text: string) => {
     const field = screen.getByLabelText(label);
     await user.clear(field);
@@ -74,14 +35,6 @@ async function openWizard() {
 
 /** An element's text as it reads, whitespace runs made one space. */
 const textOf = (element: HTMLElement) => (element.textContent ?? "").replace(/\s+/g, " ");
-
-/** The text that describes a control (its hint or message, and the zone named beside it), as assistive technology reads it. */
-const descriptionOf = (control: HTMLElement) =>
-  (control.getAttribute("aria-describedby") ?? "")
-    .split(/\s+/)
-    .map((id) => document.getElementById(id)?.textContent ?? "")
-    .join(" ")
-    .trim();
 
 describe("the submission wizard's times", () => {
   it("takes a window on the observatory's clocks, names the zone beside each field, keeps the clock times for another observatory, and sends UTC", async () => {
