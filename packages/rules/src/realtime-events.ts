@@ -27,6 +27,11 @@ export const realtimeEventSchemas = {
   }),
   /** Extension: an observatory's plugin came online or went offline, to those who may view it, so its pages follow at once. */
   "observatory.connection_changed": z.object({ id, online: z.boolean(), at: z.string() }),
+  /**
+   * Extension: a new network plan is in force. Only when, not what: each client reads `GET /network/plan` again, which
+   * shows it the observatories and observations it may see, so one event can go to every user.
+   */
+  "network.plan_changed": z.object({ computedAt: z.string() }),
   "job.progress": z.object({
     id,
     kind: z.string(),
