@@ -43,6 +43,7 @@ interface Backup {
   } | null;
 }
 interface Job {
+  kind: string;
   status: string;
   error: string | null;
   result: Record<string, unknown> | null;
@@ -100,6 +101,8 @@ describe("backups", () => {
     const backup = await backupToSettle(started.id);
     expect(backup.error).toBeNull();
     expect(backup.status).toBe("verified");
+    // A tracked job's kind is its job's name (ADR 0043).
+    expect(await jobToEnd(started.jobId)).toMatchObject({ kind: "backup_create", status: "completed" });
     expect(backup.sizeBytes).toBeGreaterThan(0);
     const observations = backup.manifest!.collections.find((part) => part.name === "observations");
     expect(observations?.rows).toBe(await deps().db.$count(observationsCollection.table));
@@ -579,7 +582,7 @@ describe("retention and schedules", () => {
     // A scheduled backup whose job used up its attempts: failed, and every server admin is told.
     const doomed = await seedBackup("running", new Date().toISOString());
     await backupsCollection.update(deps().db, doomed, (doc) => ({ ...doc, trigger: "scheduled" }));
-    const job = await recordHeldJob(deps(), { kind: "backup", startedBy: null, subjectId: doomed });
+    const job = await recordHeldJob(deps(), { kind: "backup_create", startedBy: null, subjectId: doomed });
     await failBackup({ deps: deps(), jobId: job.id, backupId: doomed, then: null, error: "storage unreachable" });
     expect(await backupOf(doomed)).toMatchObject({ status: "failed", error: "storage unreachable" });
     expect(await jobToEnd(job.id)).toMatchObject({ status: "failed" });

@@ -232,7 +232,7 @@ const walks: { [Name in JobName]: Walk } = {
     return {
       scene: async (t) => {
         backupId = backupsCollection.newId();
-        jobId = (await recordJobStarted({ t, kind: "backup", startedBy: null, subjectId: backupId, now: new Date() })).id;
+        jobId = (await recordJobStarted({ t, kind: "backup_create", startedBy: null, subjectId: backupId, now: new Date() })).id;
         await backupsCollection.insert(
           t.tx,
           {

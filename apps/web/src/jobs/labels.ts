@@ -13,7 +13,7 @@ export const jobKindLabel: Record<string, string> = {
   announcement_emails: "Announcement emails",
   integrity_scan: "Integrity scan",
   integrity_repair: "Bulk repair",
-  backup: "Backup",
+  backup_create: "Backup",
   backup_verify: "Backup verification",
   backup_restore: "Restore",
   observation_cleanup: "Observation cleanup",
@@ -25,7 +25,7 @@ export const kindOf = (kind: string) => jobKindLabel[kind] ?? kind;
 export const subjectLink: Record<string, (subjectId: string) => string> = {
   integrity_scan: (id) => `/admin/integrity?scan=${encodeURIComponent(id)}`,
   integrity_repair: (id) => `/admin/integrity?scan=${encodeURIComponent(id)}`,
-  backup: () => "/admin/backups",
+  backup_create: () => "/admin/backups",
   backup_verify: () => "/admin/backups",
   backup_restore: () => "/admin/backups",
   announcement_emails: () => "/announcements",

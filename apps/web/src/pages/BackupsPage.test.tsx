@@ -9,7 +9,7 @@ const TAKEN = "2026-11-29T10:15:00.000Z";
 const backup = { id: "bk-1", createdAt: TAKEN, trigger: "manual", sizeBytes: 48_213, status: "verified", error: null } as const;
 const done = (id: string, result: unknown): Answer<"admin.job"> => ({
   id,
-  kind: "backup",
+  kind: "backup_create",
   status: "completed",
   progress: { stage: "done", done: 1, total: 1 },
   result,

@@ -46,8 +46,7 @@ export const backupCreateJob = defineJob({
   // A retry after a crash writes the archive over again; a finished stage is not redone.
   run: ({ jobId, backupId, then }, { deps }) => runBackup({ deps, jobId, backupId, then }),
   afterLastAttempt: (payload, { deps, reason }) => endJobForGood({ deps, jobId: payload.jobId, reason, payload }),
-  // Its records were written as `backup` before the kinds were the jobs' names, and the API and the SPA show that name.
-  tracked: { kind: "backup", release: releaseBackup, releaseAfterAttempt: true, carriesFollowUp: true },
+  tracked: { release: releaseBackup, releaseAfterAttempt: true, carriesFollowUp: true },
 });
 
 /** Reads a backup's archive back against its manifest. */

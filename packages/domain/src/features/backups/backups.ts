@@ -61,7 +61,7 @@ export async function startBackupIn(options: {
     });
   const id = backupsCollection.newId();
   const now = t.now();
-  const job = await recordJobStarted({ t, kind: trackedKind("backup"), startedBy: startedByOf(actor), subjectId: id, now });
+  const job = await recordJobStarted({ t, kind: trackedKind("backup_create"), startedBy: startedByOf(actor), subjectId: id, now });
   const backup = await backupsCollection.insert(
     t.tx,
     {

@@ -24,10 +24,9 @@ export type JobRelease = (options: {
 
 /**
  * A job that a person starts and follows: it has a record in the `jobs` collection whose `kind` is the
- * job's name (`kind` only where rows were written under another name before, see ADR 0041).
+ * job's name, always (migration 0026 renamed the rows written under an older one).
  */
-export interface TrackedJob<Kind extends string> {
-  kind?: Kind;
+export interface TrackedJob {
   /** Gives back what it holds beyond its own record (after its last attempt, a dead worker, or a cancel). */
   release?: JobRelease;
   /** Queued again by a sweep of its own while work is due: never taken for abandoned. */
@@ -45,7 +44,7 @@ export interface TrackedJob<Kind extends string> {
  * queue, what runs, and how it ends when it will not finish. The worker's task list, the crontab and
  * the recovery of dead workers are derived from the registry of these (`src/job-registry.ts`).
  */
-export interface JobDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType, Kind extends string = string> {
+export interface JobDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType> {
   name: Name;
   payload: Schema;
   /** A cron expression (graphile-worker's crontab syntax, UTC) for a job that runs on a schedule. */
@@ -61,7 +60,7 @@ export interface JobDefinition<Name extends string = string, Schema extends z.Zo
   run(payload: z.output<Schema>, context: JobContext): Promise<unknown>;
   /** When the last attempt threw (`lastAttemptCatch`): the record of what it worked on says so. */
   afterLastAttempt?(payload: z.output<Schema>, context: { deps: Deps; reason: string }): Promise<unknown>;
-  tracked?: TrackedJob<Kind>;
+  tracked?: TrackedJob;
   /**
    * A job without a tracked record whose status lives with what it works on: how that ends when every
    * attempt ended without finishing (killed, or thrown past `run`'s own handling).
@@ -75,14 +74,12 @@ export interface JobDefinition<Name extends string = string, Schema extends z.Zo
 }
 
 /** A job as defined: `kind` is the name its tracked records carry. */
-export type DefinedJob<Name extends string = string, Schema extends z.ZodType = z.ZodType, Kind extends string = string> = JobDefinition<Name, Schema, Kind> & {
-  kind: Kind;
+export type DefinedJob<Name extends string = string, Schema extends z.ZodType = z.ZodType> = JobDefinition<Name, Schema> & {
+  kind: Name;
 };
 
-export function defineJob<Name extends string, Schema extends z.ZodType, Kind extends string = Name>(
-  definition: JobDefinition<Name, Schema, Kind>,
-): DefinedJob<Name, Schema, Kind> {
-  return { ...definition, kind: (definition.tracked?.kind ?? definition.name) as Kind };
+export function defineJob<Name extends string, Schema extends z.ZodType>(definition: JobDefinition<Name, Schema>): DefinedJob<Name, Schema> {
+  return { ...definition, kind: definition.name };
 }
 
 /**
@@ -94,7 +91,7 @@ export interface JobRegistry {}
 
 export type JobName = keyof JobRegistry & string;
 export type JobPayload<Name extends JobName> = JobRegistry[Name] extends { payload: infer Schema extends z.ZodType } ? z.input<Schema> : never;
-/** The `kind` of a tracked job's record: its job's name (or the older name its rows carry). */
+/** The `kind` of a tracked job's record: its job's name. */
 export type TrackedJobKind = { [Name in JobName]: JobRegistry[Name] extends { kind: infer Kind extends string } ? Kind : never }[JobName];
 
 /** A tracked kind, checked against the registry where it is written in SQL or a record. */

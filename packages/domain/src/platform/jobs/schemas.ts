@@ -9,7 +9,8 @@ export const jobViewSchema = z
     kind: z
       .string()
       .describe(
-        "What the job does: `announcement_emails`, `integrity_scan`, `integrity_repair`, `backup`, `backup_verify`, `backup_restore`, `observation_cleanup`",
+        "What the job does, named as the job that does it: `announcement_emails`, `integrity_scan`, `integrity_repair`, " +
+          "`backup_create` (`backup` before 2026-11-29, ADR 0043), `backup_verify`, `backup_restore`, `observation_cleanup`",
       ),
     status: z.enum(jobStatuses),
     progress: z.object({ done: z.number().int(), total: z.number().int().nullable(), stage: z.string().nullable() }),
