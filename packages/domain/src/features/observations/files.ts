@@ -13,7 +13,6 @@ import { deliveries } from "./delivery-door";
 import { frames } from "./frame-door";
 import { inTransaction } from "../../platform/transaction";
 import { loadObservationAccess } from "./access";
-import { MAX_OBSERVATION_FILES } from "./file-cap";
 
 const IMAGE_EXTENSIONS = /\.(fits?|fts|fz|xisf|tiff?|png|jpe?g|cr2|nef|raw)$/i;
 /** A file's kind from its name and content type: an image (FITS, raw, TIFF, JPEG…) or other. */
@@ -47,7 +46,12 @@ function presentFrame(frame: FileDoc["frame"]) {
   return shown;
 }
 
-export { MAX_OBSERVATION_FILES };
+/**
+ * Files (previews included) one observation may hold: the next upload is 409 CONFLICT, refused
+ * before its bytes are taken when the count already says so, and a frame's analysis makes no
+ * preview past it; the file list is then whole.
+ */
+export const MAX_OBSERVATION_FILES = 10_000;
 
 /** What an upload the object store did not take (out of reach, or failing) is told to wait: a 503 is a refusal for now. */
 const STORAGE_REFUSED_RETRY_AFTER_SECONDS = 5;
