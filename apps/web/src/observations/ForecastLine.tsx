@@ -6,6 +6,7 @@ import { comingHours, dayName, shiftDate, zoneClock, zoneDate, zoneLabel, zoneMo
 import type { RouterOutputs } from "../organizations/types";
 import { trpc } from "../trpc";
 import type { Observation } from "./labels";
+import { PlanPlace } from "./PlanPlace";
 import { lowerFirst, reasonInWords, type WaitReason } from "./reason-words";
 
 type Forecast = RouterOutputs["observations"]["forecast"];
@@ -64,9 +65,10 @@ function forecastText(forecast: Forecast, observation: Observation): string {
 
 /**
  * When a pending, assigned or running observation is expected to start and end, on the observatory's
- * clock, or why it is not in the plan and when that ends; followed live (see REFRESH_MS).
+ * clock, or why it is not in the plan and when that ends, and where the network plan runs it (`PlanPlace`);
+ * followed live (see REFRESH_MS). `observatoryName`: an observatory's name, undefined for one the reader cannot view.
  */
-export function ForecastLine({ observation }: { observation: Observation }) {
+export function ForecastLine({ observation, observatoryName }: { observation: Observation; observatoryName(id: string): string | undefined }) {
   useTimeDisplay();
   const open = observation.status === "pending" || activeStatuses.includes(observation.status);
   const forecast = useForecast(observation.id, open);
@@ -77,6 +79,7 @@ export function ForecastLine({ observation }: { observation: Observation }) {
         <Clock aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-indigo-600" />
         <span>{forecastText(forecast.data, observation)}</span>
       </p>
+      <PlanPlace observation={observation} forecast={forecast.data} observatoryName={observatoryName} />
       {(forecast.data.observatoryReasons ?? []).map((reason) =>
         assumptions[reason.code] ? (
           <p key={reason.code} className="pl-6 text-xs text-slate-500">

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ObservationPage } from "../pages/ObservationPage";
 import { StubRefusal, startApi, type Procedures, type Answer } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
-import { renderInApp } from "../test-support/render";
+import { descriptionOf, renderInApp } from "../test-support/render";
 import { observationFixture } from "./observation-fixtures";
 import type { Observation } from "./labels";
 
@@ -168,6 +168,35 @@ describe("an observation with candidate observatories", () => {
   });
 });
 
+describe("editing an observation with candidate observatories", () => {
+  it("offers the filters each candidate reports and says which lacks the one chosen", async () => {
+    const waiting = observationFixture({ observatoryId: null, candidateObservatoryIds: ["oby_1", "oby_2"] });
+    const filters = { oby_1: ["V", "R"], oby_2: ["Ha"] } as Record<string, string[]>;
+    api = await startApi({
+      ...observationApi("usr_owner", { can_view: true, can_observe: true }, waiting),
+      "observatories.get": ({ id }) => ({
+        id,
+        name: id === "oby_1" ? "Dome" : "Pico",
+        timeZone: "UTC",
+        filters: filters[id] ?? null,
+        myPermissions: { can_view: true, can_observe: true },
+      }),
+      "observatories.names": () => ({ items: [{ id: "oby_2", name: "Pico", removed: false }] }),
+    });
+    renderObservation();
+    const user = userEvent.setup({ delay: null });
+    await user.click(await screen.findByRole("button", { name: "Edit" }));
+    const dialog = await screen.findByRole("dialog", { name: "Edit observation" });
+    const filter = within(dialog).getByRole("combobox", { name: "Filter" });
+    expect(
+      within(filter)
+        .getAllByRole("option")
+        .map((option) => option.textContent),
+    ).toEqual(["V", "R", "Ha"]);
+    expect(descriptionOf(filter)).toBe("Not at Pico.");
+  });
+});
+
 describe("an observation's times", () => {
   it("shows its window in the observatory's zone named by its offset, UTC on hover, and edits it on the same clocks", async () => {
     const start = "2031-01-02T10:00:00.000Z";
@@ -195,5 +224,90 @@ describe("an observation's times", () => {
     await waitFor(() => expect(api!.calls("observations.update")).toHaveLength(1));
     // Only what changed is sent; the start stays as stored.
     expect(api.calls("observations.update")[0]).toEqual({ id: "obs_1", update: { fixedTimeEnd: "2031-01-02T16:30:00.000Z" } });
+  });
+});
+
+describe("where and when a pending observation is planned", () => {
+  const HOUR = 3_600_000;
+  const candidates = observationFixture({ observatoryId: null, candidateObservatoryIds: ["oby_1", "oby_2", "oby_3"] });
+  const names = () => ({
+    items: [
+      { id: "oby_2", name: "Pico", removed: false },
+      { id: "oby_3", name: "Teide", removed: false },
+    ],
+  });
+  const linkTo = (item: HTMLElement) => within(item).getByRole("link").getAttribute("href");
+
+  it("names the observatory the network plan runs it at, linking to it, beside its start and end on that clock, and lists its candidates", async () => {
+    const start = new Date(Date.now() + 2 * HOUR).toISOString();
+    const forecast: Answer<"observations.forecast"> = {
+      timeZone: "Australia/Sydney",
+      expectedStart: start,
+      expectedEnd: new Date(Date.parse(start) + HOUR).toISOString(),
+      night: null,
+      blockedBy: null,
+      observatoryId: "oby_2",
+    };
+    api = await startApi({
+      ...observationApi("usr_owner", { can_view: true, can_observe: true }, candidates),
+      "observations.forecast": () => forecast,
+      "observatories.names": names,
+    });
+    renderObservation();
+    const planned = await screen.findByText(/^Planned at/);
+    await waitFor(() => expect(planned.textContent).toBe("Planned at Pico in the network plan."));
+    expect(linkTo(planned)).toBe("/observatories/oby_2");
+    // Its start and end, each time naming its zone.
+    expect(screen.getByText(/^Expected to start around \d\d:\d\d \(observatory time, UTC\+11\); expected to end around \d\d:\d\d\.$/)).toBeTruthy();
+    const where = screen.getByRole("list", { name: "Where it may run" });
+    const items = within(where).getAllByRole("listitem");
+    expect(items.map((item) => item.textContent)).toEqual(["Dome", "Pico", "Teide"]);
+    expect(items.map(linkTo)).toEqual(["/observatories/oby_1", "/observatories/oby_2", "/observatories/oby_3"]);
+  });
+
+  it("says why the network plan leaves it out, at each observatory, each time on that observatory's clock and named", async () => {
+    const dark = new Date(Date.now() + 3 * HOUR).toISOString();
+    api = await startApi({
+      ...observationApi("usr_owner", { can_view: true, can_observe: true }, candidates),
+      "observations.forecast": () => ({
+        timeZone: "Australia/Sydney",
+        expectedStart: null,
+        expectedEnd: null,
+        night: null,
+        blockedBy: null,
+        observatoryId: null,
+      }),
+      "observatories.names": names,
+      "network.plan": () => ({
+        computedAt: new Date().toISOString(),
+        horizonEnd: new Date(Date.now() + 72 * HOUR).toISOString(),
+        objective: 0,
+        observatories: [
+          { observatoryId: "oby_1", timeZone: "Australia/Sydney", nights: [] },
+          { observatoryId: "oby_2", timeZone: "Atlantic/Azores", nights: [] },
+        ],
+        slots: [],
+        unscheduled: [
+          { observationId: "obs_other", reasons: [{ observatoryId: "oby_1", code: "OFFLINE", until: null }] },
+          {
+            observationId: "obs_1",
+            reasons: [
+              { observatoryId: "oby_1", code: "NOT_DARK", until: dark },
+              { observatoryId: "oby_2", code: "FILTER_MISSING", until: null },
+            ],
+          },
+        ],
+      }),
+    });
+    renderObservation();
+    const why = await screen.findByRole("list", { name: "Why it is not in the network plan" });
+    const items = within(why).getAllByRole("listitem");
+    await waitFor(() => expect(items[1]!.textContent).toMatch(/^Pico: /));
+    expect(items.map((item) => item.textContent)).toEqual([
+      expect.stringMatching(/^Dome: waiting for darkness \(astronomical\) until \d\d:\d\d \(observatory time, UTC\+11\)$/),
+      "Pico: it asks for a filter this observatory's plugin does not report",
+    ]);
+    expect(items.map(linkTo)).toEqual(["/observatories/oby_1", "/observatories/oby_2"]);
+    expect(screen.queryByText(/^Planned at/)).toBeNull();
   });
 });

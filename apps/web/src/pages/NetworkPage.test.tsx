@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
+import { RealtimeProvider } from "../lib/realtime";
 import { NetworkPage } from "./NetworkPage";
 import { startApi, type Answer, type Procedures } from "../test-support/api";
 import { renderInApp, textOf } from "../test-support/render";
@@ -125,6 +126,28 @@ describe("the network page", () => {
     // The pending observations (names and projects for the plan's ids) are read again on the same interval.
     await waitFor(() => expect(stub.calls("observations.list").length).toBeGreaterThanOrEqual(2));
     expect(screen.getByText(/refreshed every 0\.2 seconds\.$/)).toBeTruthy();
+  });
+
+  it("reads the plan again as soon as the server says a new one is in force (network.plan_changed), not waiting for its interval", async () => {
+    let answers = 0;
+    const crab = { observationId: "obs_3", observatoryId: "oby_a", name: "Crab", start: "2026-11-29T23:00:00.000Z", end: "2026-11-30T00:00:00.000Z" };
+    const stub = await api(() => (++answers === 1 ? plan() : plan({ slots: [crab] })));
+    // The page's 30 s interval: the test is over long before it, so only the event can bring the new plan.
+    renderInApp(
+      <RealtimeProvider>
+        <NetworkPage />
+      </RealtimeProvider>,
+      { path: "/network", timeDisplay: "utc" },
+    );
+    await within(await row("Dome A")).findByRole("link", { name: /Pleiades/ });
+    await waitFor(() => expect(stub.realtime.connections()).toBe(1));
+    const listsBefore = stub.calls("observations.list").length;
+    stub.realtime.push("network.plan_changed", { computedAt: "2026-11-29T18:01:00.000Z" });
+    expect(await within(await row("Dome A")).findByRole("link", { name: /^Dome A: Crab/ })).toBeTruthy();
+    expect(within(await row("Dome A")).queryByRole("link", { name: /Pleiades/ })).toBeNull();
+    expect(stub.calls("network.plan")).toHaveLength(2);
+    // With the pending observations, which name what the new plan may hold for the first time.
+    await waitFor(() => expect(stub.calls("observations.list").length).toBeGreaterThan(listsBefore));
   });
 
   it("reads the plan again when the window regains focus", async () => {

@@ -6,13 +6,18 @@ import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { useDocumentTitle } from "../lib/document-title";
 import { formatShortDateTime } from "../lib/format";
+import { useRealtimeEvent } from "../lib/realtime";
 import { useTimeDisplay } from "../lib/time-display";
 import { viewerZoneWords, type NetworkPlan } from "../network/network-plan";
 import { NetworkTimeline } from "../network/NetworkTimeline";
 import { UnscheduledList } from "../network/UnscheduledList";
-import { trpc } from "../trpc";
+import { queryClient, trpc } from "../trpc";
 
-/** The plan has no live event yet: it is read again this often, and when the window regains focus. */
+/**
+ * The plan is read again at once when the server says a new one is in force (`network.plan_changed`), and besides this
+ * often and when the window regains focus: an event sent while the socket was down, or by a server that publishes none, is
+ * never heard.
+ */
 const PLAN_REFRESH_MS = 30_000;
 
 /** `refreshMs`: how often the plan is read again (a test shortens it). */
@@ -23,6 +28,11 @@ export function NetworkPage({ refreshMs = PLAN_REFRESH_MS }: { refreshMs?: numbe
   // Names for the plan's ids, from lists the app already asks for: observatories, and the pending observations with their projects.
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 50 }));
   const pending = useQuery(trpc.observations.list.queryOptions({ status: "pending", limit: 200 }, { staleTime: 0, refetchInterval: refreshMs }));
+  // Only when, not what: the plan is read again, with the observations it may name for the first time.
+  useRealtimeEvent("network.plan_changed", () => {
+    void queryClient.invalidateQueries(trpc.network.plan.pathFilter());
+    void queryClient.invalidateQueries(trpc.observations.list.queryFilter({ status: "pending", limit: 200 }));
+  });
   // Looked up for every block on every draw (the now-line redraws the timeline), so by id rather than by a search of the lists.
   const observatoryNames = useMemo(() => new Map(observatories.data?.items.map((item) => [item.id, item.name])), [observatories.data]);
   const pendingById = useMemo(() => new Map(pending.data?.items.map((item) => [item.id, item])), [pending.data]);
@@ -66,8 +76,8 @@ function PlanView({ plan, refreshMs, observatoryName, observationName, colourKey
   return (
     <div className="space-y-6">
       <p className="text-sm text-slate-600">
-        Times in {viewerZoneWords()}. Planned at {formatShortDateTime(plan.computedAt)}, up to {formatShortDateTime(plan.horizonEnd)}; refreshed every{" "}
-        {refreshMs / 1000} seconds.
+        Times in {viewerZoneWords()}. Planned at {formatShortDateTime(plan.computedAt)}, up to {formatShortDateTime(plan.horizonEnd)}; shown as soon as a new
+        plan is made, and refreshed every {refreshMs / 1000} seconds.
       </p>
       <NetworkTimeline plan={plan} observatoryName={observatoryName} colourKey={colourKey} />
       <section aria-labelledby="unscheduled-title" className="space-y-2">

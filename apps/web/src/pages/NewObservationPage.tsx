@@ -37,7 +37,7 @@ export function NewObservationPage() {
   const projectChoices = (projects.data?.items ?? []).filter((project) => project.status === "active").map(({ id, name }) => ({ id, label: name }));
   const observatoryChoices = (observatories.data?.items ?? [])
     .filter((observatory) => observatory.myPermissions?.can_observe)
-    .map(({ id, name, connection }) => ({ id, label: `${name}${connection.online ? " (online)" : ""}` }));
+    .map(({ id, name, connection, filters }) => ({ id, label: `${name}${connection.online ? " (online)" : ""}`, filters }));
   const organizationId = projects.data?.items.find((project) => project.id === draft.projectId)?.organizationId ?? null;
   // A project member outside the organization cannot read its destinations: then there is nothing to offer.
   const organization = useQuery(trpc.organizations.get.queryOptions({ id: organizationId ?? "" }, { enabled: organizationId !== null, retry: false }));
@@ -73,9 +73,12 @@ export function NewObservationPage() {
   // The server's refusal when no field of a step shows it (a missing project, a closed window on another step's field is shown there).
   const general = problem && !Object.keys(problem.fieldErrors).some((path) => stepOf(path) !== REVIEW_STEP) ? problem.message : null;
   const { title, description } = steps[step]!;
-  const chosen = observatories.data?.items.find((observatory) => observatory.id === draft.observatoryId);
-  // The observatories it may run at, whose filters its exposures choose from: the one chosen.
-  const chosenSites = chosen ? [{ id: chosen.id, name: chosen.name, filters: chosen.filters }] : [];
+  // The observatories it may run at, whose filters its exposures choose from: the one chosen, or each one ticked.
+  const chosenIds = draft.where === "any" ? draft.candidateObservatoryIds : [draft.observatoryId];
+  const chosenSites = chosenIds.flatMap((id) => {
+    const chosen = observatories.data?.items.find((observatory) => observatory.id === id);
+    return chosen ? [{ id: chosen.id, name: chosen.name, filters: chosen.filters }] : [];
+  });
   const nameOf = (choices: Array<{ id: string; label: string }>, id: string) => choices.find((choice) => choice.id === id)?.label ?? id;
 
   return (
@@ -156,7 +159,7 @@ export function NewObservationPage() {
                 draft={draft}
                 timeZone={timeZone.zone}
                 projectName={nameOf(projectChoices, draft.projectId)}
-                observatoryName={nameOf(observatoryChoices, draft.observatoryId)}
+                observatoryNames={chosenIds.map((id) => nameOf(observatoryChoices, id))}
                 destinationName={draft.storageDestinationId ? nameOf(destinationChoices, draft.storageDestinationId) : null}
                 goTo={goTo}
               />

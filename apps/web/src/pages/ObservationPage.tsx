@@ -72,7 +72,7 @@ function ObservationView({ observation }: { observation: Observation }) {
           operators were told.
         </Alert>
       ) : null}
-      <ForecastLine observation={observation} />
+      <ForecastLine observation={observation} observatoryName={observatoryName} />
       {observation.statusReason ? <p className="mb-4 text-sm text-slate-600">Reason: {observation.statusReason}</p> : null}
       {observation.repeatOf ? <RepeatOf id={observation.repeatOf} /> : null}
       {observation.repeatId ? <RepeatedAs id={observation.repeatId} /> : null}

@@ -1,7 +1,10 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createHash } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import type { AnyProcedure } from "@trpc/server";
 import { onTestFinished } from "vitest";
+import type { RealtimeEventType, RealtimeEvents } from "../lib/realtime";
 import type { RouterInputs, RouterOutputs } from "../organizations/types";
 import type { AppRouter } from "../trpc";
 
@@ -96,12 +99,59 @@ async function trpcBatch(url: URL, request: ReceivedRequest, procedures: Procedu
   return { status: failed ? 207 : 200, headers: { "content-type": "application/json" }, body: JSON.stringify(answers) };
 }
 
+/** The key every WebSocket handshake answer derives from the client's (RFC 6455, section 1.3). */
+const WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+
+/** One unmasked text frame, as a server sends it (payloads up to 64 KiB: an event is far smaller). */
+function textFrame(text: string): Buffer {
+  const payload = Buffer.from(text, "utf8");
+  const length = payload.length < 126 ? [payload.length] : [126, payload.length >> 8, payload.length & 0xff];
+  return Buffer.concat([Buffer.from([0x81, ...length]), payload]);
+}
+
+/**
+ * The realtime channel at `/ws`, as the app's `RealtimeProvider` connects to Meridian's: it accepts the socket and sends
+ * what the test pushes; what the page sends is not read, but its closing is answered.
+ */
+function realtimeChannel() {
+  const sockets = new Set<Duplex>();
+  return {
+    accept(request: IncomingMessage, socket: Duplex) {
+      const key = request.headers["sec-websocket-key"];
+      if (!request.url?.startsWith("/ws") || typeof key !== "string") {
+        socket.destroy();
+        return;
+      }
+      const accept = createHash("sha1").update(`${key}${WEBSOCKET_GUID}`).digest("base64");
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+      sockets.add(socket);
+      socket.on("data", (chunk: Buffer) => {
+        // A close frame (opcode 8): closed back, as a server does.
+        if (((chunk[0] ?? 0) & 0x0f) === 0x8) socket.end(Buffer.from([0x88, 0]));
+      });
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => sockets.delete(socket));
+    },
+    /** How many pages' sockets are open. */
+    connections: () => sockets.size,
+    /** Sends an event to every open socket, as the server publishes one. */
+    push<Type extends RealtimeEventType>(type: Type, data: RealtimeEvents[Type]) {
+      for (const socket of sockets) socket.write(textFrame(JSON.stringify({ type, data })));
+    },
+    closeAll() {
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    },
+  };
+}
+
 /**
  * The API the SPA talks to, for a component test: an HTTP server on a free port answering tRPC from
  * `procedures` (typed by the server's router; a procedure left out answers NOT_FOUND) and every
  * other request from `other`, each request kept in `received` and each procedure's input in
  * `calls`. The test's page is put at its origin, so the SPA's same-origin requests (`/trpc`,
- * `/frames/archive`, uploads) reach it as they reach Meridian, with the cookies of `document.cookie`.
+ * `/frames/archive`, uploads) reach it as they reach Meridian, with the cookies of `document.cookie`,
+ * and the realtime socket (`/ws`) reaches `realtime`, whose `push` publishes an event to it.
  * It closes when the test ends (`close` closes it sooner).
  */
 export async function startApi(procedures: Procedures, other: (request: ReceivedRequest) => PlainAnswer = () => ({ status: 404 })) {
@@ -121,12 +171,15 @@ export async function startApi(procedures: Procedures, other: (request: Received
       })();
     });
   });
+  const channel = realtimeChannel();
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex) => channel.accept(request, socket));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${origin}/app/`);
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= new Promise<void>((resolve) => {
+      channel.closeAll();
       server.closeAllConnections();
       server.close(() => resolve());
     }));
@@ -138,6 +191,8 @@ export async function startApi(procedures: Procedures, other: (request: Received
     calls: <Path extends ProcedurePath>(path: Path) => heard.filter((call) => call.path === path).map((call) => call.input as ProcedureInput<Path>),
     /** The procedures called, in order, by path. */
     called: () => heard.map((call) => call.path),
+    /** The realtime channel (`/ws`): `push` an event to the page's socket once `connections()` says it is open (render it in a `RealtimeProvider`). */
+    realtime: { connections: channel.connections, push: channel.push },
     close,
   };
 }

@@ -1,5 +1,5 @@
 import { useMemo, useRef, useState } from "react";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery } from "@tanstack/react-query";
 import { FormDialog } from "../../components/FormDialog";
 import { TextField } from "../../components/TextField";
 import { formProblem } from "../../lib/form-errors";
@@ -36,14 +36,19 @@ interface EditProps {
  * wizard's own fields and checks; only what changed is sent, and the server's refusals show at
  * their fields. Its times show and are typed on its observatory's clocks, as in the wizard: the
  * fields wait for the observatory's zone (its page has read it already), or for the answer that it
- * cannot be read (then the browser's zone, named as such).
+ * cannot be read (then the browser's zone, named as such). Its filters are those its observatory reports, or with
+ * candidates those each candidate the reader may view reports.
  */
 export function EditObservationDialog(props: EditProps) {
-  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: homeObservatoryId(props.observation) }, { retry: false }));
+  const home = homeObservatoryId(props.observation);
+  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: home }, { retry: false }));
+  const others = useQueries({
+    queries: props.observation.candidateObservatoryIds.filter((id) => id !== home).map((id) => trpc.observatories.get.queryOptions({ id }, { retry: false })),
+  });
   const choice = useTimeDisplay();
-  if (observatory.isPending) return null;
+  if (observatory.isPending || others.some((other) => other.isPending)) return null;
   const { data } = observatory;
-  const sites = data ? [{ id: data.id, name: data.name, filters: data.filters }] : [];
+  const sites = [data, ...others.map((other) => other.data)].flatMap((site) => (site ? [{ id: site.id, name: site.name, filters: site.filters }] : []));
   return <EditForm {...props} timeZone={typingZone(data?.timeZone, choice)} sites={sites} />;
 }
 

@@ -16,7 +16,10 @@ export function draftOf(observation: Observation, zone: string): ObservationDraf
   return {
     name: observation.name,
     projectId: observation.projectId,
+    // The edit changes neither: where it runs stays as stored (its fields are read on its first observatory's clocks).
+    where: "one",
     observatoryId: homeObservatoryId(observation),
+    candidateObservatoryIds: [...observation.candidateObservatoryIds],
     storageDestinationId: observation.storageDestinationId ?? "",
     targets: observation.targets.map((target) => ({
       name: target.name,

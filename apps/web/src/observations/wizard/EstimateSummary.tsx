@@ -6,10 +6,12 @@ import type { ObservationInput } from "./draft";
 /**
  * How long one run will hold the observatory, by the same formula and the chosen observatory's
  * slew and readout settings as the API's `estimatedSeconds`: one slew per target, every exposure
- * and its readout.
+ * and its readout. With candidates, by the first one's settings, as the API estimates it.
  */
 export function EstimateSummary({ input }: { input: ObservationInput }) {
-  const observatory = useQuery(trpc.observatories.get.queryOptions({ id: input.observatoryId ?? "" }, { enabled: Boolean(input.observatoryId), retry: false }));
+  const several = input.candidateObservatoryIds !== undefined;
+  const id = input.observatoryId ?? input.candidateObservatoryIds?.[0] ?? "";
+  const observatory = useQuery(trpc.observatories.get.queryOptions({ id }, { enabled: Boolean(id), retry: false }));
   const timing = observatory.data?.settings;
   return (
     <section aria-label="Estimate" className="min-w-0">
@@ -18,6 +20,7 @@ export function EstimateSummary({ input }: { input: ObservationInput }) {
         {timing ? (
           <>
             About <strong>{formatDuration(estimatedSeconds({ targets: input.targets, timing }))}</strong> per run
+            {several ? ` at ${observatory.data?.name}, the first of its observatories` : null}
             <span className="text-slate-500">
               {" "}
               (a {timing.slewSeconds} s slew per target, each exposure plus a {timing.readoutSeconds} s readout)

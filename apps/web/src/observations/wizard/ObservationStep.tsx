@@ -1,5 +1,6 @@
 import { SelectField } from "../../components/SelectField";
 import { TextField } from "../../components/TextField";
+import { CandidatesPicker, WherePicker, type ObservatoryChoice } from "./CandidatesPicker";
 import { textProps, type StepProps } from "./step-props";
 
 export interface Choice {
@@ -9,14 +10,15 @@ export interface Choice {
 
 /**
  * Its name, and where it goes: an active project of the caller's, an observatory where they may
- * observe, and, for a project of an organization with storage destinations, where its files are copied.
+ * observe (or, when they may observe at several, any of those they tick), and, for a project of an
+ * organization with storage destinations, where its files are copied.
  */
 export function ObservationStep({
   projects,
   observatories,
   destinations,
   ...props
-}: StepProps & { projects: Choice[]; observatories: Choice[]; destinations: Choice[] }) {
+}: StepProps & { projects: Choice[]; observatories: ObservatoryChoice[]; destinations: Choice[] }) {
   const { draft, edit, touch, errorOf } = props;
   const select = (path: "projectId" | "observatoryId" | "storageDestinationId") => ({
     name: path,
@@ -45,14 +47,19 @@ export function ObservationStep({
           </option>
         ))}
       </SelectField>
-      <SelectField label="Observatory" required hint="Observatories where you may observe." {...select("observatoryId")}>
-        <option value="">Choose an observatory</option>
-        {observatories.map((observatory) => (
-          <option key={observatory.id} value={observatory.id}>
-            {observatory.label}
-          </option>
-        ))}
-      </SelectField>
+      {observatories.length >= 2 || draft.where === "any" ? <WherePicker draft={draft} edit={edit} /> : null}
+      {draft.where === "any" ? (
+        <CandidatesPicker draft={draft} edit={edit} errorOf={errorOf} observatories={observatories} />
+      ) : (
+        <SelectField label="Observatory" required hint="Observatories where you may observe." {...select("observatoryId")}>
+          <option value="">Choose an observatory</option>
+          {observatories.map((observatory) => (
+            <option key={observatory.id} value={observatory.id}>
+              {observatory.label}
+            </option>
+          ))}
+        </SelectField>
+      )}
       {destinations.length > 0 ? (
         <SelectField
           label="Deliver files to"

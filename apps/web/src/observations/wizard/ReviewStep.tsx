@@ -4,7 +4,7 @@ import { Button } from "../../components/Button";
 import { Time } from "../../components/Time";
 import { useObservatoryTimeZone } from "../../observatories/useObservatoryTimeZone";
 import { observationStatusInfo, typeLabels } from "../labels";
-import { toInput, type ObservationDraft } from "./draft";
+import { homeObservatoryOf, toInput, type ObservationDraft } from "./draft";
 import { EstimateSummary } from "./EstimateSummary";
 import { ForecastSlot } from "./ForecastSlot";
 import { cadenceText } from "../cadence-text";
@@ -23,7 +23,7 @@ export function ReviewStep({
   draft,
   timeZone,
   projectName,
-  observatoryName,
+  observatoryNames,
   destinationName,
   goTo,
 }: {
@@ -31,19 +31,31 @@ export function ReviewStep({
   /** The zone its times were typed in. */
   timeZone: string;
   projectName: string;
-  observatoryName: string;
+  /** The observatory it runs at, or each of those it may run at (candidates), in the order sent. */
+  observatoryNames: string[];
   destinationName: string | null;
   goTo(step: number): void;
 }) {
   const input = toInput(draft, timeZone);
   const { constraints } = input;
-  const observatoryZone = useObservatoryTimeZone(draft.observatoryId);
+  const observatoryZone = useObservatoryTimeZone(homeObservatoryOf(draft));
   return (
     <div className="flex flex-col gap-6">
       <Section title="Observation" step={0} goTo={goTo}>
         <Item term="Name">{input.name}</Item>
         <Item term="Project">{projectName}</Item>
-        <Item term="Observatory">{observatoryName}</Item>
+        {draft.where === "any" ? (
+          <Item term="Observatories">
+            Any of these {observatoryNames.length}, as the network plan chooses:
+            <ul className="mt-1 list-disc pl-5">
+              {observatoryNames.map((name, index) => (
+                <li key={index}>{name}</li>
+              ))}
+            </ul>
+          </Item>
+        ) : (
+          <Item term="Observatory">{observatoryNames[0]}</Item>
+        )}
         {destinationName ? <Item term="Files copied to">{destinationName}</Item> : null}
       </Section>
       <Section title="Targets" step={1} goTo={goTo}>

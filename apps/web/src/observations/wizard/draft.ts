@@ -32,7 +32,11 @@ export interface TargetDraft {
 export interface ObservationDraft {
   name: string;
   projectId: string;
+  /** Where it may run: the one observatory `observatoryId`, or any of `candidateObservatoryIds` (the network plan chooses). */
+  where: "one" | "any";
   observatoryId: string;
+  /** With `where: "any"`: the observatories it may run at, in the order they are offered (the first one's zone and settings are its own). */
+  candidateObservatoryIds: string[];
   /** One of the project's organization's storage destinations, or "" for none. */
   storageDestinationId: string;
   targets: TargetDraft[];
@@ -54,12 +58,24 @@ export interface ObservationDraft {
   states: Array<(typeof notifiedStatuses)[number]>;
 }
 
+/** How many observatories an observation may name as its candidates (the API's bounds, contract "Network scheduling"). */
+export const CANDIDATES = { min: 2, max: 20 } as const;
+
+/**
+ * The observatory whose clocks and settings the draft is read by: the one chosen, or the first candidate (as the API
+ * estimates one with candidates, and as its page shows its times); "" while there is none.
+ */
+export const homeObservatoryOf = (draft: Pick<ObservationDraft, "where" | "observatoryId" | "candidateObservatoryIds">): string =>
+  draft.where === "any" ? (draft.candidateObservatoryIds[0] ?? "") : draft.observatoryId;
+
 export const newExposure = (): ExposureDraft => ({ filter: "L", exposureSeconds: "60", count: "1", binning: "1" });
 export const newTarget = (): TargetDraft => ({ name: "", ra: "", dec: "", exposures: [newExposure()], source: null });
 export const newDraft = (): ObservationDraft => ({
   name: "",
   projectId: "",
+  where: "one",
   observatoryId: "",
+  candidateObservatoryIds: [],
   storageDestinationId: "",
   targets: [newTarget()],
   type: "flexible",
@@ -129,7 +145,8 @@ export function toInput(draft: ObservationDraft, zone: string): ObservationInput
   return {
     name: draft.name,
     projectId: draft.projectId,
-    observatoryId: draft.observatoryId,
+    // One or the other, never both (the API refuses both).
+    ...(draft.where === "any" ? { candidateObservatoryIds: draft.candidateObservatoryIds } : { observatoryId: draft.observatoryId }),
     storageDestinationId: draft.storageDestinationId || null,
     type: draft.type,
     priority: numberFrom(draft.priority) as number,
@@ -170,7 +187,12 @@ export function toInput(draft: ObservationDraft, zone: string): ObservationInput
 export function draftProblems(draft: ObservationDraft, zone: string): Record<string, string> {
   const problems: Record<string, string> = observationDraftProblems(toInput(draft, zone));
   if (!draft.projectId) problems.projectId = "Choose a project.";
-  if (!draft.observatoryId) problems.observatoryId = "Choose an observatory.";
+  if (draft.where === "one" && !draft.observatoryId) problems.observatoryId = "Choose an observatory.";
+  if (draft.where === "any") {
+    const chosen = draft.candidateObservatoryIds.length;
+    if (chosen < CANDIDATES.min) problems.candidateObservatoryIds = `Tick at least ${CANDIDATES.min} (${chosen} ticked), or choose just one.`;
+    if (chosen > CANDIDATES.max) problems.candidateObservatoryIds = `Tick at most ${CANDIDATES.max}: ${chosen} are ticked.`;
+  }
   draft.targets.forEach((target, index) => {
     for (const [field, parsed] of [
       ["ra", raOf(target, index)],

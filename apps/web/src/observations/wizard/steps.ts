@@ -9,7 +9,7 @@ export const steps: readonly Step[] = [
   {
     title: "Observation",
     description: "Its name, and where it goes.",
-    holds: (path: string) => /^(name|projectId|observatoryId|storageDestinationId)$/.test(path),
+    holds: (path: string) => /^(name|projectId|observatoryId|candidateObservatoryIds|storageDestinationId)(\.|$)/.test(path),
   },
   { title: "Targets", description: "What to point at, and the exposures to take of each.", holds: (path: string) => /^targets(\.|$)/.test(path) },
   {

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTimeDisplay } from "../../lib/time-display";
 import { typingZone } from "../../lib/zone-time";
-import { draftProblems, newDraft, type ObservationDraft } from "./draft";
+import { draftProblems, homeObservatoryOf, newDraft, type ObservationDraft } from "./draft";
 import { stepPropsOf } from "./step-props";
 import { REVIEW_STEP, stepOf, steps } from "./steps";
 
@@ -18,7 +18,8 @@ const added = <T>(set: ReadonlySet<T>, value: T): ReadonlySet<T> => (set.has(val
  * Its times are typed in the chosen observatory's zone (`typingZone`; `zoneOf` gives an observatory's). Choosing another
  * observatory keeps the times as typed and reads them in the new one's zone, whose name beside each field changes: one
  * types the clock of the night they mean to observe ("22:00"), the same at any observatory, rather than an instant that
- * would turn into another hour of another night when it moved across the world.
+ * would turn into another hour of another night when it moved across the world. One that may run at any of several
+ * observatories is typed on the clocks of the first of them, whose zone its page shows its times in.
  */
 export function useWizard(zoneOf: (observatoryId: string) => string | undefined) {
   const [draft, setDraft] = useState<ObservationDraft>(newDraft);
@@ -35,8 +36,12 @@ export function useWizard(zoneOf: (observatoryId: string) => string | undefined)
   const heading = useRef<HTMLHeadingElement>(null);
   // The profile's time display decides the zone too: a change to it reads the fields again.
   const choice = useTimeDisplay();
-  const observatoryZone = zoneOf(draft.observatoryId);
-  const timeZone = useMemo(() => typingZone(observatoryZone, choice), [observatoryZone, choice]);
+  const observatoryZone = zoneOf(homeObservatoryOf(draft));
+  const several = draft.where === "any";
+  const timeZone = useMemo(() => {
+    const zone = typingZone(observatoryZone, choice);
+    return several && choice === "observatory" && observatoryZone ? { ...zone, words: `the time zone of its first observatory, ${zone.zone}` } : zone;
+  }, [observatoryZone, choice, several]);
   const problems = useMemo(() => draftProblems(draft, timeZone.zone), [draft, timeZone]);
 
   useEffect(() => {
