@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AnyProcedure } from "@trpc/server";
 import { onTestFinished } from "vitest";
+import { WebSocket, WebSocketServer } from "ws";
 import type { RealtimeEventType, RealtimeEvents } from "../lib/realtime";
 import type { RouterInputs, RouterOutputs } from "../organizations/types";
 import type { AppRouter } from "../trpc";
@@ -99,48 +99,29 @@ async function trpcBatch(url: URL, request: ReceivedRequest, procedures: Procedu
   return { status: failed ? 207 : 200, headers: { "content-type": "application/json" }, body: JSON.stringify(answers) };
 }
 
-/** The key every WebSocket handshake answer derives from the client's (RFC 6455, section 1.3). */
-const WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-
-/** One unmasked text frame, as a server sends it (payloads up to 64 KiB: an event is far smaller). */
-function textFrame(text: string): Buffer {
-  const payload = Buffer.from(text, "utf8");
-  const length = payload.length < 126 ? [payload.length] : [126, payload.length >> 8, payload.length & 0xff];
-  return Buffer.concat([Buffer.from([0x81, ...length]), payload]);
-}
-
 /**
  * The realtime channel at `/ws`, as the app's `RealtimeProvider` connects to Meridian's: it accepts the socket and sends
- * what the test pushes; what the page sends is not read, but its closing is answered.
+ * what the test pushes; what the page sends is not read.
  */
 function realtimeChannel() {
-  const sockets = new Set<Duplex>();
+  const server = new WebSocketServer({ noServer: true });
   return {
-    accept(request: IncomingMessage, socket: Duplex) {
-      const key = request.headers["sec-websocket-key"];
-      if (!request.url?.startsWith("/ws") || typeof key !== "string") {
+    accept(request: IncomingMessage, socket: Duplex, head: Buffer) {
+      if (!request.url?.startsWith("/ws")) {
         socket.destroy();
         return;
       }
-      const accept = createHash("sha1").update(`${key}${WEBSOCKET_GUID}`).digest("base64");
-      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-      sockets.add(socket);
-      socket.on("data", (chunk: Buffer) => {
-        // A close frame (opcode 8): closed back, as a server does.
-        if (((chunk[0] ?? 0) & 0x0f) === 0x8) socket.end(Buffer.from([0x88, 0]));
-      });
-      socket.on("close", () => sockets.delete(socket));
-      socket.on("error", () => sockets.delete(socket));
+      server.handleUpgrade(request, socket, head, (client) => server.emit("connection", client, request));
     },
     /** How many pages' sockets are open. */
-    connections: () => sockets.size,
+    connections: () => [...server.clients].filter((client) => client.readyState === WebSocket.OPEN).length,
     /** Sends an event to every open socket, as the server publishes one. */
     push<Type extends RealtimeEventType>(type: Type, data: RealtimeEvents[Type]) {
-      for (const socket of sockets) socket.write(textFrame(JSON.stringify({ type, data })));
+      for (const client of server.clients) client.send(JSON.stringify({ type, data }));
     },
     closeAll() {
-      for (const socket of sockets) socket.destroy();
-      sockets.clear();
+      for (const client of server.clients) client.terminate();
+      server.close();
     },
   };
 }
@@ -172,7 +153,7 @@ export async function startApi(procedures: Procedures, other: (request: Received
     });
   });
   const channel = realtimeChannel();
-  server.on("upgrade", (request: IncomingMessage, socket: Duplex) => channel.accept(request, socket));
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => channel.accept(request, socket, head));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${origin}/app/`);
