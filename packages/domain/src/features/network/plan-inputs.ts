@@ -36,11 +36,14 @@ async function heldSince(
   return new Map(held.flat());
 }
 
-/** When what each observatory has assigned or under way is expected to end (no earlier than now). */
+/**
+ * When what each observatory has assigned or under way is expected to end (no earlier than now): from its assignment's
+ * `at`, on the server's clock as `now` and every move are (the row's `created_at` is the database's clock).
+ */
 async function busyUntil(db: Executor, observatories: ReadonlyMap<string, StoredDocument<ObservatoryDoc>>, now: Date): Promise<Map<string, Date>> {
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string; assigned_at: string | null }>(sql`
     select o.id, o.doc, o.created_at, o.updated_at,
-           (select max(h.created_at) from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') as assigned_at
+           (select max((h.doc->>'at')::timestamptz) from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') as assigned_at
       from observations o where o.status in ${[...activeStatuses]}`);
   const ends = new Map<string, Date>();
   for (const row of rows) {

@@ -21,7 +21,7 @@ const run = (observationId: string, observatoryId: string, start: number, minute
   start: at(start),
   end: at(start + minutes),
 });
-const plan = (...runs: ReturnType<typeof run>[]): PlanAtObservatory => ({ computedAt: at(-1), runs });
+const plan = (...runs: ReturnType<typeof run>[]): PlanAtObservatory => ({ computedAt: at(-1), runs, leftOut: new Map() });
 const follow = (items: ReturnType<typeof item>[], network: PlanAtObservatory, minutes = 20) =>
   followNetworkPlan({ items, plan: network, observatoryId: HERE, now: NOW, durationMs: () => minutes * MINUTE });
 
@@ -51,10 +51,19 @@ describe("dispatch following the network plan", () => {
     expect(followed.toAssign.map((entry) => entry.observation.id)).toEqual(["first", "second", "unplanned"]);
   });
 
-  it("lets an observation the plan does not run fill the time before the next planned run, and holds one that would not end before it", () => {
+  it("lets an observation the plan has not seen fill the time before the next planned run, and holds one that would not end before it", () => {
     const network = plan(run("planned", HERE, 30));
     expect(follow([item("short")], network, 25).items[0]!.eligible).toBe(true);
     expect(follow([item("long")], network, 35).items[0]!.reasons).toEqual([{ code: "OBSERVATORY_BUSY", until: at(30) }]);
+  });
+
+  it("holds one the plan left out with the plan's reason here, though it would end before the next planned run, unless changed since", () => {
+    const spent: QueueBlock = { code: "ALLOCATION_EXHAUSTED", until: null };
+    const network = { ...plan(run("planned", HERE, 30)), leftOut: new Map([["left out", spent]]) };
+    expect(follow([item("left out")], network, 25).items[0]!.reasons).toEqual([spent]);
+    expect(follow([item("left out")], network, 25).toAssign).toEqual([]);
+    // Edited after the plan was made: the plan has not seen it as it is, and it fills the gap as one it never saw.
+    expect(follow([item("left out", [], at(0))], network, 25).items[0]!.eligible).toBe(true);
   });
 
   it("asks for a new plan when what it starts here now cannot start for a change it has not seen, and only then", () => {
@@ -71,7 +80,7 @@ describe("dispatch following the network plan", () => {
   });
 
   it("is dispatch alone without a plan", () => {
-    const followed = follow([item("a"), item("b")], { computedAt: null, runs: [] });
+    const followed = follow([item("a"), item("b")], { computedAt: null, runs: [], leftOut: new Map() });
     expect(followed.toAssign.map((entry) => entry.observation.id)).toEqual(["a", "b"]);
     expect(followed.replan).toBe(false);
   });
