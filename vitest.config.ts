@@ -39,7 +39,8 @@ class LongestFirstSequencer extends BaseSequencer {
 
 /** What the integration and process files share: one real PostgreSQL and one S3-protocol server, started by the global setup. */
 const onRealServices = {
-  globalSetup: ["tests/support/global-setup.ts", "tests/support/entry-bundles-setup.ts"],
+  // The run's PostgreSQL and S3-protocol server (global-setup.ts) and, built meanwhile, the entry bundles.
+  globalSetup: ["tests/support/entry-bundles-setup.ts"],
   // Integration files start processes, browsers and jobs and wait for their states; on a loaded
   // 2-core machine that can take minutes, so the per-test bound is a safety net, not a measure.
   testTimeout: 180_000,

@@ -1,22 +1,22 @@
 import { beatWorkerHeartbeat, holdWorkerPresence, recoverStaleWorkers } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { startTestRuntime, type TestRuntime } from "../support/test-runtime";
 
 /**
  * Who counts as a dead worker when presence locks go missing. A restart of PostgreSQL ends every
  * session, and so every presence lock, though no worker died (postgres-restart-jobs.test.ts runs
  * one, where the rule for heartbeats older than PostgreSQL's start is at work); here the scene is set in the tables.
  */
-let server: TestServer;
+let runtime: TestRuntime;
 beforeAll(async () => {
-  // No worker in this process: the test writes the heartbeats and runs the recovery itself.
-  server = await startTestServer({ MERIDIAN_ROLE: "server" });
+  // No worker and no HTTP: the test writes the heartbeats and runs the recovery itself.
+  runtime = await startTestRuntime();
 });
-afterAll(() => server?.stop());
+afterAll(() => runtime?.stop());
 afterEach(async () => void (await deps().db.execute(sql`delete from worker_heartbeats`)));
 
-const deps = () => server.server.runtime.deps;
+const deps = () => runtime.deps;
 
 async function heartbeat(workerId: string, lastSeen: ReturnType<typeof sql>) {
   await deps().db.execute(sql`insert into worker_heartbeats (worker_id, last_seen_at) values (${workerId}, ${lastSeen})`);

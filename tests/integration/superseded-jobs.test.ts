@@ -1,8 +1,8 @@
 import { queueDispatch } from "@meridian/domain/observations";
-import { enqueueEmail, inTransaction, recoverStaleWorkers } from "@meridian/domain/platform";
+import { enqueueEmail, inTransaction, recoverStaleWorkers, type Deps } from "@meridian/domain/platform";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { startTestRuntime, type TestRuntime } from "../support/test-runtime";
 
 /**
  * Found by `pnpm test:topology`: a keyed job that graphile-worker took its key from while a worker
@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from "../support/test-server";
  */
 
 /** The scene graphile-worker leaves: the job running on a worker that has died, its key taken and attempts spent. */
-async function strandOnDeadWorker(deps: TestServer["server"]["runtime"]["deps"], jobCondition: ReturnType<typeof sql>) {
+async function strandOnDeadWorker(deps: Deps, jobCondition: ReturnType<typeof sql>) {
   const [job] = await deps.db.execute<{ id: string }>(sql`
     update graphile_worker._private_jobs
        set locked_by = 'worker-of-a-dead-process', locked_at = now(), attempts = max_attempts, key = null
@@ -24,16 +24,16 @@ async function strandOnDeadWorker(deps: TestServer["server"]["runtime"]["deps"],
   return job!.id;
 }
 
-let server: TestServer;
+let runtime: TestRuntime;
 beforeAll(async () => {
-  // No worker in this process: the test sets the scene in the job table and runs the recovery itself.
-  server = await startTestServer({ MERIDIAN_ROLE: "server" });
+  // No worker and no HTTP: the test sets the scene in the job table and runs the recovery itself.
+  runtime = await startTestRuntime();
 });
-afterAll(() => server?.stop());
+afterAll(() => runtime?.stop());
 
 describe("a dead worker's superseded email job", () => {
   it("is removed, and the recipient's pending message gets a job that will run", async () => {
-    const { deps } = server.server.runtime;
+    const { deps } = runtime;
     const to = "stranded@example.com";
     const outboxId = await inTransaction(deps, (t) => enqueueEmail({ t, kind: "test", to, subject: "Still to send", text: "Hello" }));
     const stranded = await strandOnDeadWorker(deps, sql`payload->>'outboxId' = ${outboxId}`);
@@ -54,7 +54,7 @@ describe("a dead worker's superseded email job", () => {
 
 describe("a dead worker's superseded dispatch job", () => {
   it("is removed, and the newer dispatch of the observatory stays to run", async () => {
-    const { deps } = server.server.runtime;
+    const { deps } = runtime;
     const observatoryId = "obs_superseded_dispatch";
     await inTransaction(deps, (t) => queueDispatch({ t, observatoryId }));
     const stranded = await strandOnDeadWorker(deps, sql`payload->>'observatoryId' = ${observatoryId}`);

@@ -23,6 +23,20 @@ declare module "vitest" {
  * migrated once; each test file clones it (see test-database.ts), as graphile-worker's suite does.
  */
 export default async function setup(project: TestProject) {
+  return startRunServices(project, openRunFolder(project));
+}
+
+/** The run's folder, inside which every temporary folder of the run lies, and its removal. */
+interface RunFolder {
+  root: string;
+  cleanUp: () => void;
+}
+
+/**
+ * Makes the run's folder, the temporary directory of everything the run starts, and registers its removal
+ * (on Ctrl-C, SIGTERM and exit): synchronously, before anything else of the setup waits.
+ */
+export function openRunFolder(project: TestProject): RunFolder {
   const systemTmp = os.tmpdir();
   sweepAbandonedRuns(systemTmp);
   // From the folder's making to its cleanup's registration, nothing may wait: a Ctrl-C handled in
@@ -36,6 +50,12 @@ export default async function setup(project: TestProject) {
   // Every temporary folder of the run (test servers' data, second PostgreSQL servers, browsers'
   // profiles) goes inside the run's folder, so removing it leaves nothing: workers inherit this.
   process.env.TMPDIR = root;
+  return { root, cleanUp };
+}
+
+/** Starts the run's PostgreSQL (with its migrated template) and S3-protocol server in the run's folder; answers their teardown. */
+export async function startRunServices(project: TestProject, run: RunFolder): Promise<() => Promise<void>> {
+  const { root, cleanUp } = run;
   const logger = createLogger({ level: "warn", name: "test-setup" });
   // The S3-protocol server starts while PostgreSQL does (initdb and its start are another process's work).
   const [postgresStart, s3Start] = await Promise.allSettled([
