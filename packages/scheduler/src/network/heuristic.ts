@@ -1,7 +1,7 @@
 import { PLAN_STEP_MS } from "./inputs";
 import { fitsAt, type Instance, type Job } from "./instance";
 import { rebuildWindows } from "./rebuild";
-import { pointAtOrAfter, Schedule, type Assignment } from "./schedule";
+import { firstAtOrAfter, pointAtOrAfter, Schedule, type Assignment } from "./schedule";
 
 /** How many rounds of repair the heuristic makes at most (each one pass over what is left out). */
 const REPAIR_ROUNDS = 4;
@@ -59,18 +59,6 @@ function constructionOrder(instance: Instance): Job[] {
       order.get(a.observation.id)! - order.get(b.observation.id)! ||
       a.run - b.run,
   );
-}
-
-/** The index of the first of the sorted moments at or after `ms`. */
-function firstAtOrAfter(sorted: ReadonlyArray<number>, ms: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (sorted[middle]! < ms) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /**

@@ -1,6 +1,6 @@
-import { fitsAt, type Job } from "./instance";
+import { fitsAt, type Instance, type Job } from "./instance";
 import { seededRandom } from "./random";
-import type { Assignment, Schedule } from "./schedule";
+import { firstAtOrAfter, type Assignment, type Schedule } from "./schedule";
 
 /** The stretch of one observatory's time that a rebuild clears and fills again. */
 const WINDOW_MS = 2 * 3_600_000;
@@ -16,17 +16,31 @@ interface Candidate {
   last: number;
 }
 
-/** The earliest moment in [from, to) at which the candidate can be placed now at one of its sites: one of its starts, or the end of a run already there. */
+/**
+ * The earliest moment in [from, to) at which the candidate can be placed now at one of its sites: one of its starts, or
+ * the end of a run already there. Both lists are in order, so they are walked together, earliest first.
+ */
 function earliestStart(schedule: Schedule, candidate: Candidate, from: number, to: number): Assignment | null {
   let best: Assignment | null = null;
   for (const { site: siteIndex, starts } of candidate.sites) {
     const site = candidate.job.sites[siteIndex]!;
-    const ends = schedule.timelines[site.observatory]!.map((entry) => entry.end).filter((end) => end >= from && end < to);
-    const known = new Set(starts);
-    for (const start of [...starts, ...ends].sort((a, b) => a - b)) {
+    const timeline = schedule.timelines[site.observatory]!;
+    let next = 0;
+    let after = schedule.firstEndingAfter(timeline, from - 1);
+    for (;;) {
+      const fromStarts = next < starts.length;
+      const end = after < timeline.length && timeline[after]!.end < to ? timeline[after]!.end : Infinity;
+      if (!fromStarts && end === Infinity) break;
+      const known = fromStarts && starts[next]! <= end;
+      const start = known ? starts[next]! : end;
+      if (known) {
+        next += 1;
+        // The same moment as a run's end: one try.
+        if (start === end) after += 1;
+      } else after += 1;
       if (best && start >= best.start) break;
       if (!schedule.canPlace(candidate.job, siteIndex, start)) continue;
-      if (known.has(start) || fitsAt(schedule.instance, candidate.job, siteIndex, start)) {
+      if (known || fitsAt(schedule.instance, candidate.job, siteIndex, start)) {
         best = { job: candidate.job.index, site: siteIndex, start };
         break;
       }
@@ -56,21 +70,38 @@ function shuffled<T>(items: T[], random: () => number): T[] {
 }
 
 /** Clears [from, to) at the observatories and fills it again in each order; keeps the best filling if it is worth more. */
-function rebuildWindow(schedule: Schedule, observatories: ReadonlySet<number>, from: number, to: number, random: () => number): void {
+function rebuildWindow(
+  schedule: Schedule,
+  index: JobIndex,
+  window: { observatories: ReadonlySet<number>; from: number; to: number },
+  random: () => number,
+): void {
+  const { observatories, from, to } = window;
   const { instance } = schedule;
   const removed = [...observatories].flatMap((observatory) =>
     schedule.timelines[observatory]!.filter((entry) => entry.start >= from && entry.start < to && schedule.removable(entry.job)),
   );
   const removedJobs = new Set(removed.map((entry) => entry.job));
+  // The jobs with a site at one of these observatories, in the order of the jobs (the orders below break ties by it).
+  const jobs = observatories.size === 1 ? index.byObservatory[[...observatories][0]!]! : index.all;
   const candidates: Candidate[] = [];
-  for (const job of instance.jobs) {
-    if (schedule.placed[job.index] && !removedJobs.has(job.index)) continue;
-    const sites = job.sites
-      .map((site, index) => ({ site: index, observatory: site.observatory, starts: site.starts.filter((start) => start >= from && start < to) }))
-      .filter((site) => observatories.has(site.observatory) && (site.starts.length > 0 || removedJobs.has(job.index)));
+  for (const jobIndex of jobs) {
+    if (schedule.placed[jobIndex] && !removedJobs.has(jobIndex)) continue;
+    const job = instance.jobs[jobIndex]!;
+    const sites: Candidate["sites"] = [];
+    let count = 0;
+    let last = -Infinity;
+    job.sites.forEach((site, siteIndex) => {
+      if (!observatories.has(site.observatory)) return;
+      const first = firstAtOrAfter(site.starts, from);
+      const starts = site.starts.slice(first, firstAtOrAfter(site.starts, to));
+      if (starts.length === 0 && !removedJobs.has(jobIndex)) return;
+      sites.push({ site: siteIndex, starts });
+      count += starts.length;
+      if (starts.length > 0) last = Math.max(last, starts.at(-1)!);
+    });
     if (sites.length === 0) continue;
-    const all = sites.flatMap((site) => site.starts);
-    candidates.push({ job, sites, count: all.length, last: all.length > 0 ? Math.max(...all) : from });
+    candidates.push({ job, sites, count, last: count > 0 ? last : from });
   }
   if (candidates.length <= removed.length) return;
   const before: Assignment[] = removed.map((entry) => schedule.placed[entry.job]!);
@@ -109,7 +140,22 @@ export function rebuildWindows(schedule: Schedule): void {
   const { instance } = schedule;
   const random = seededRandom(instance.jobs.length + 1);
   const every = new Set(instance.observatories.map((_, index) => index));
-  for (const observatories of [...[...every].map((index) => new Set([index])), every]) {
-    for (let from = instance.start; from < instance.horizonEnd; from += WINDOW_STEP_MS) rebuildWindow(schedule, observatories, from, from + WINDOW_MS, random);
+  const index = jobIndex(instance);
+  for (const observatories of [...[...every].map((observatory) => new Set([observatory])), every]) {
+    for (let from = instance.start; from < instance.horizonEnd; from += WINDOW_STEP_MS) {
+      rebuildWindow(schedule, index, { observatories, from, to: from + WINDOW_MS }, random);
+    }
   }
+}
+
+/** The jobs, all of them and per observatory those with a site there, each in the order of the jobs. */
+interface JobIndex {
+  all: number[];
+  byObservatory: number[][];
+}
+
+function jobIndex(instance: Instance): JobIndex {
+  const byObservatory = instance.observatories.map((): number[] => []);
+  for (const job of instance.jobs) for (const observatory of new Set(job.sites.map((site) => site.observatory))) byObservatory[observatory]!.push(job.index);
+  return { all: instance.jobs.map((job) => job.index), byObservatory };
 }
