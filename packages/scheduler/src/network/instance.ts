@@ -76,7 +76,7 @@ function pointsOf(observatory: NetworkObservatory, now: number, horizonEnd: numb
 }
 
 /** Whether darkness (unless it bypasses it) and its sky limits hold for the observation at that moment: dispatch's own test. */
-function skyHolds(doc: NetworkObservation["doc"], model: SkyModel | null, ms: number): boolean {
+export function skyHolds(doc: NetworkObservation["doc"], model: SkyModel | null, ms: number): boolean {
   if (!model) return true;
   const sky = model.atMs(ms);
   return (doc.bypassDarkness || sky.isDark(doc.constraints.twilight ?? "astronomical")) && targetVisible(doc, sky);
