@@ -81,7 +81,8 @@ export function timeIndexedModel(instance: Instance, options: { pointsOnly?: boo
   const grid = instance.points.map((points) => {
     const extended = [...points];
     if (points.length === 0) return extended;
-    for (let at = Math.floor(points.at(-1)! / PLAN_STEP_MS) * PLAN_STEP_MS + PLAN_STEP_MS; at <= instance.horizonEnd + longest; at += PLAN_STEP_MS) extended.push(at);
+    for (let at = Math.floor(points.at(-1)! / PLAN_STEP_MS) * PLAN_STEP_MS + PLAN_STEP_MS; at <= instance.horizonEnd + longest; at += PLAN_STEP_MS)
+      extended.push(at);
     return extended;
   });
 
