@@ -233,6 +233,19 @@ export function fitsAt(instance: Instance, job: Job, siteIndex: number, start: n
   const budget = site.budget >= 0 ? instance.budgets[site.budget]! : null;
   if (budget && (start < budget.from || start > budget.until)) return false;
   if (start < instance.start || start >= instance.horizonEnd) return false;
-  const observatoryId = instance.observatories[site.observatory]!.id;
-  return runsWhole(instance, { observation: job.observation, observatoryId, start: new Date(start), end: new Date(start + site.durationMs) });
+  const observatory = instance.observatories[site.observatory]!;
+  // A run from a moment holds or not by the document, the sky and the estimate alone: kept, as the rebuild asks again and again.
+  const key = ["whole", observatory.id, instance.cache.modelName(observatory.model), site.durationMs].join(" ");
+  const known = instance.cache.of(job.observation.doc, key, () => new Map<number, boolean>());
+  let whole = known.get(start);
+  if (whole === undefined) {
+    whole = runsWhole(instance, {
+      observation: job.observation,
+      observatoryId: observatory.id,
+      start: new Date(start),
+      end: new Date(start + site.durationMs),
+    });
+    known.set(start, whole);
+  }
+  return whole;
 }

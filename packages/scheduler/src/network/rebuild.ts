@@ -82,8 +82,12 @@ function rebuildWindow(
     schedule.timelines[observatory]!.filter((entry) => entry.start >= from && entry.start < to && schedule.removable(entry.job)),
   );
   const removedJobs = new Set(removed.map((entry) => entry.job));
-  // The jobs with a site at one of these observatories, in the order of the jobs (the orders below break ties by it).
-  const jobs = observatories.size === 1 ? index.byObservatory[[...observatories][0]!]! : index.all;
+  // The jobs with a start in the window at one of these observatories, and those taken out, in the order of the jobs
+  // (the orders below break ties by it).
+  const hour = Math.floor((from - instance.start) / WINDOW_STEP_MS);
+  const found = new Set(removedJobs);
+  for (const observatory of observatories) for (const bucket of [hour, hour + 1]) for (const job of index.byHour[observatory]![bucket] ?? []) found.add(job);
+  const jobs = [...found].sort((a, b) => a - b);
   const candidates: Candidate[] = [];
   for (const jobIndex of jobs) {
     if (schedule.placed[jobIndex] && !removedJobs.has(jobIndex)) continue;
@@ -148,14 +152,21 @@ export function rebuildWindows(schedule: Schedule): void {
   }
 }
 
-/** The jobs, all of them and per observatory those with a site there, each in the order of the jobs. */
+/** Per observatory and hour of the horizon (a window covers two), the jobs with a start there, in the order of the jobs. */
 interface JobIndex {
-  all: number[];
-  byObservatory: number[][];
+  byHour: number[][][];
 }
 
 function jobIndex(instance: Instance): JobIndex {
-  const byObservatory = instance.observatories.map((): number[] => []);
-  for (const job of instance.jobs) for (const observatory of new Set(job.sites.map((site) => site.observatory))) byObservatory[observatory]!.push(job.index);
-  return { all: instance.jobs.map((job) => job.index), byObservatory };
+  const hours = Math.ceil((instance.horizonEnd - instance.start) / WINDOW_STEP_MS) + 1;
+  const byHour = instance.observatories.map(() => Array.from({ length: hours }, (): number[] => []));
+  for (const job of instance.jobs) {
+    for (const site of job.sites) {
+      for (const start of site.starts) {
+        const jobs = byHour[site.observatory]![Math.floor((start - instance.start) / WINDOW_STEP_MS)]!;
+        if (jobs.at(-1) !== job.index) jobs.push(job.index);
+      }
+    }
+  }
+  return { byHour };
 }
