@@ -223,6 +223,9 @@ export function buildInstance<Observation extends NetworkObservation>(
   return { input, start, horizonEnd, observatories, points, jobs, budgets, filterMissing, cache };
 }
 
+/** Per site of a job, the moments a run there holds from or not (the cache's, found once per plan). */
+const wholeFrom = new WeakMap<JobSite, Map<number, boolean>>();
+
 /**
  * Whether the job may start at its site at any moment, not only at one of its points: its
  * allocation's period, and `runsWhole`. The heuristic asks it of a start right at the end of the
@@ -235,8 +238,11 @@ export function fitsAt(instance: Instance, job: Job, siteIndex: number, start: n
   if (start < instance.start || start >= instance.horizonEnd) return false;
   const observatory = instance.observatories[site.observatory]!;
   // A run from a moment holds or not by the document, the sky and the estimate alone: kept, as the rebuild asks again and again.
-  const key = ["whole", observatory.id, instance.cache.modelName(observatory.model), site.durationMs].join(" ");
-  const known = instance.cache.of(job.observation.doc, key, () => new Map<number, boolean>());
+  let known = wholeFrom.get(site);
+  if (!known) {
+    const key = ["whole", observatory.id, instance.cache.modelName(observatory.model), site.durationMs].join(" ");
+    wholeFrom.set(site, (known = instance.cache.of(job.observation.doc, key, () => new Map<number, boolean>())));
+  }
   let whole = known.get(start);
   if (whole === undefined) {
     whole = runsWhole(instance, {

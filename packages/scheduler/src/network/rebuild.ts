@@ -14,6 +14,8 @@ interface Candidate {
   /** How many starts it has in the window, over its sites. */
   count: number;
   last: number;
+  /** What it is worth at its best site. */
+  value: number;
 }
 
 /**
@@ -49,7 +51,7 @@ function earliestStart(schedule: Schedule, candidate: Candidate, from: number, t
   return best;
 }
 
-const valueOf = (candidate: Candidate) => Math.max(...candidate.job.sites.map((site) => site.value));
+const valueOf = (candidate: Candidate) => candidate.value;
 /** The orders a window is filled in: worth most first; most urgent (fewest starts left) first; the one whose last start comes first. */
 const orders: Array<(a: Candidate, b: Candidate) => number> = [
   (a, b) => valueOf(b) - valueOf(a),
@@ -105,7 +107,7 @@ function rebuildWindow(
       if (starts.length > 0) last = Math.max(last, starts.at(-1)!);
     });
     if (sites.length === 0) continue;
-    candidates.push({ job, sites, count, last: count > 0 ? last : from });
+    candidates.push({ job, sites, count, last: count > 0 ? last : from, value: Math.max(...job.sites.map((site) => site.value)) });
   }
   if (candidates.length <= removed.length) return;
   const before: Assignment[] = removed.map((entry) => schedule.placed[entry.job]!);
