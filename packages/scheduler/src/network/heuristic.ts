@@ -1,7 +1,7 @@
 import { PLAN_STEP_MS } from "./inputs";
 import { fitsAt, type Instance, type Job } from "./instance";
 import { rebuildWindows } from "./rebuild";
-import { pointAtOrAfter, Schedule, type Assignment } from "./schedule";
+import { firstAtOrAfter, pointAtOrAfter, Schedule, type Assignment } from "./schedule";
 
 /** How many rounds of repair the heuristic makes at most (each one pass over what is left out). */
 const REPAIR_ROUNDS = 4;
@@ -59,18 +59,6 @@ function constructionOrder(instance: Instance): Job[] {
       order.get(a.observation.id)! - order.get(b.observation.id)! ||
       a.run - b.run,
   );
-}
-
-/** The index of the first of the sorted moments at or after `ms`. */
-function firstAtOrAfter(sorted: ReadonlyArray<number>, ms: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (sorted[middle]! < ms) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /**
@@ -222,9 +210,9 @@ function repairRounds(schedule: Schedule, contention: Contention): void {
  * its way elsewhere or putting out those worth less, and what was put out may find room again;
  * then each observatory's time is rebuilt two hours at a time (`rebuildWindows`), and repaired again.
  * `seed` (a previous plan's assignments still possible) is placed first, which makes a plan after
- * one change mostly the plan before it.
+ * one change mostly the plan before it (`seedIsAPlan`: the rounds of repair before the rebuild are left out then).
  */
-export function planHeuristically(instance: Instance, options: { seed?: ReadonlyArray<Assignment> } = {}): Schedule {
+export function planHeuristically(instance: Instance, options: { seed?: ReadonlyArray<Assignment>; seedIsAPlan?: boolean } = {}): Schedule {
   const schedule = new Schedule(instance);
   const contention = new Contention(instance);
   for (const assignment of options.seed ?? []) {
@@ -241,7 +229,8 @@ export function planHeuristically(instance: Instance, options: { seed?: Readonly
       contention.add(job, -1);
     }
   }
-  repairRounds(schedule, contention);
+  // A plan before a change was repaired and rebuilt already: what the change opens up is repaired once, after the rebuild.
+  if (!options.seedIsAPlan) repairRounds(schedule, contention);
   rebuildWindows(schedule);
   repairRounds(schedule, contention);
   return schedule;

@@ -49,22 +49,39 @@ export interface Instance<Observation extends NetworkObservation = NetworkObserv
   budgets: Budget[];
   /** Per observation id: whether it lacks a filter at each candidate, for the reasons. */
   filterMissing: Map<string, Set<string>>;
+  /** What this plan computed and the next may keep. */
+  cache: NetworkPlanCache;
 }
 
 /**
- * What a plan may keep for the next one: the starts of each observation at each observatory, by
- * its document (an edited observation is a new document), its estimate there and the observatory's
- * points. A plan made again at the same moment after one change computes only what changed.
+ * What a plan may keep for the next one: what it computed for each observation at each observatory
+ * (its starts; why it has none), by its document (an edited observation is a new document) and a
+ * key that names every other input it was computed from: the observatory and its sky model (a
+ * moved observatory has a new one), the estimate there, the observatory's points (its first free
+ * minute and how many) and the allocation's period. A plan made again after one change computes
+ * only what changed.
  */
 export class NetworkPlanCache {
-  private readonly starts = new WeakMap<object, Map<string, number[]>>();
+  private readonly known = new WeakMap<object, Map<string, unknown>>();
+  private readonly models = new WeakMap<SkyModel, number>();
+  private modelCount = 0;
 
-  startsOf(doc: object, key: string, compute: () => number[]): number[] {
-    let known = this.starts.get(doc);
-    if (!known) this.starts.set(doc, (known = new Map()));
-    let starts = known.get(key);
-    if (!starts) known.set(key, (starts = compute()));
-    return starts;
+  /** What `compute` gives for the document and a key naming every other input it reads. */
+  of<T>(doc: object, key: string, compute: () => T): T {
+    let known = this.known.get(doc);
+    if (!known) this.known.set(doc, (known = new Map()));
+    if (known.has(key)) return known.get(key) as T;
+    const value = compute();
+    known.set(key, value);
+    return value;
+  }
+
+  /** A name for a sky model that no other model in this cache shares ("none" without one). */
+  modelName(model: SkyModel | null): string {
+    if (!model) return "none";
+    let name = this.models.get(model);
+    if (name === undefined) this.models.set(model, (name = this.modelCount++));
+    return `sky${name}`;
   }
 }
 
@@ -76,7 +93,7 @@ function pointsOf(observatory: NetworkObservatory, now: number, horizonEnd: numb
 }
 
 /** Whether darkness (unless it bypasses it) and its sky limits hold for the observation at that moment: dispatch's own test. */
-function skyHolds(doc: NetworkObservation["doc"], model: SkyModel | null, ms: number): boolean {
+export function skyHolds(doc: NetworkObservation["doc"], model: SkyModel | null, ms: number): boolean {
   if (!model) return true;
   const sky = model.atMs(ms);
   return (doc.bypassDarkness || sky.isDark(doc.constraints.twilight ?? "astronomical")) && targetVisible(doc, sky);
@@ -188,9 +205,9 @@ export function buildInstance<Observation extends NetworkObservation>(
       const budget = budgetOf.get(`${observatory} ${observation.doc.projectId}`);
       const fits = !budget || durationMs <= budgets[budget.index]!.leftMs;
       const here = points[observatory]!;
-      const key = [id, observatories[observatory]!.model ? "sky" : "none", durationMs, here[0], here.length, budget?.from, budget?.until].join(" ");
+      const key = ["starts", id, cache.modelName(observatories[observatory]!.model), durationMs, here[0], here.length, budget?.from, budget?.until].join(" ");
       const starts = fits
-        ? cache.startsOf(observation.doc, key, () =>
+        ? cache.of(observation.doc, key, () =>
             startsAt({ observation, observatory: observatories[observatory]!, points: here, durationMs, from: budget?.from, until: budget?.until }),
           )
         : [];
@@ -203,8 +220,11 @@ export function buildInstance<Observation extends NetworkObservation>(
       jobs.push({ index: jobs.length, observation, run, previous: run > 0 ? jobs.length - 1 : -1, intervalMs, sites: run === 0 ? sites : usable });
     }
   }
-  return { input, start, horizonEnd, observatories, points, jobs, budgets, filterMissing };
+  return { input, start, horizonEnd, observatories, points, jobs, budgets, filterMissing, cache };
 }
+
+/** Per site of a job, the moments a run there holds from or not (the cache's, found once per plan). */
+const wholeFrom = new WeakMap<JobSite, Map<number, boolean>>();
 
 /**
  * Whether the job may start at its site at any moment, not only at one of its points: its
@@ -216,6 +236,22 @@ export function fitsAt(instance: Instance, job: Job, siteIndex: number, start: n
   const budget = site.budget >= 0 ? instance.budgets[site.budget]! : null;
   if (budget && (start < budget.from || start > budget.until)) return false;
   if (start < instance.start || start >= instance.horizonEnd) return false;
-  const observatoryId = instance.observatories[site.observatory]!.id;
-  return runsWhole(instance, { observation: job.observation, observatoryId, start: new Date(start), end: new Date(start + site.durationMs) });
+  const observatory = instance.observatories[site.observatory]!;
+  // A run from a moment holds or not by the document, the sky and the estimate alone: kept, as the rebuild asks again and again.
+  let known = wholeFrom.get(site);
+  if (!known) {
+    const key = ["whole", observatory.id, instance.cache.modelName(observatory.model), site.durationMs].join(" ");
+    wholeFrom.set(site, (known = instance.cache.of(job.observation.doc, key, () => new Map<number, boolean>())));
+  }
+  let whole = known.get(start);
+  if (whole === undefined) {
+    whole = runsWhole(instance, {
+      observation: job.observation,
+      observatoryId: observatory.id,
+      start: new Date(start),
+      end: new Date(start + site.durationMs),
+    });
+    known.set(start, whole);
+  }
+  return whole;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runNetworkDispatchForward } from "./dispatch-forward";
 import type { NetworkObservation, NetworkPlanInput } from "./inputs";
 import { buildInstance, type Instance } from "./instance";
-import { loadSolver, solveExactly } from "./milp";
+import { loadSolver, planInModel, solveExactly, timeIndexedModel } from "./milp";
 import { objectiveOf, planNetwork } from "./plan";
 import { seededRandom } from "./random";
 import { seededNetwork, type SeededObservation } from "./seeded-network";
@@ -77,15 +77,17 @@ function smallNetwork(seed: number): NetworkPlanInput<SeededObservation> {
 }
 
 describe("the network plan against the optimum of its model", () => {
-  it("reaches the brute-force optimum on small networks it can enumerate, and so does the MILP", async () => {
+  it("reaches the brute-force optimum on small networks it can enumerate, and so does the MILP of starts on points", async () => {
     const highs = await loadSolver();
     for (let seed = 1; seed <= 8; seed += 1) {
       const input = smallNetwork(seed);
       const instance = buildInstance(input);
       const optimum = bruteForceOptimum(instance);
       expect(optimum, `seed ${seed}`).toBeGreaterThan(0);
-      expect(planNetwork(input).objective, `seed ${seed}`).toBeCloseTo(optimum, 6);
-      expect(solveExactly(instance, { highs, gap: 0 }).schedule.value(), `seed ${seed}`).toBeCloseTo(optimum, 6);
+      const plan = planNetwork(input);
+      expect(plan.objective, `seed ${seed}`).toBeCloseTo(optimum, 6);
+      expect(solveExactly(instance, { highs, gap: 0, pointsOnly: true }).objective, `seed ${seed}`).toBeCloseTo(optimum, 6);
+      expect(solveExactly(instance, { highs, gap: 0 }).bound, `seed ${seed}`).toBeGreaterThanOrEqual(plan.objective - 1e-6);
     }
   });
 
@@ -94,7 +96,60 @@ describe("the network plan against the optimum of its model", () => {
     const input = seededNetwork({ seed: 5, observatories: 3, observations: 40, sites: 2, horizonHours: 14, now: new Date("2026-12-10T18:00:00Z") });
     const exact = solveExactly(buildInstance(input), { highs, gap: 0.01 });
     expect(exact.status).toBe("optimal");
-    expect(planNetwork(input).objective).toBeGreaterThanOrEqual(0.95 * exact.schedule.value());
+    const plan = planNetwork(input);
+    expect(plan.objective).toBeGreaterThanOrEqual(0.95 * exact.objective);
+    expect(plan.objective).toBeLessThanOrEqual(exact.bound + 1e-6);
+  });
+});
+
+describe("the MILP's model holds every plan, so its bound bounds the plan", () => {
+  it("counts runs packed between points: three 17-minute runs in 55 minutes, which starts on points alone cannot hold", async () => {
+    const highs = await loadSolver();
+    const now = new Date("2026-12-10T12:00:00Z");
+    const observation = (id: string): NetworkObservation => ({
+      id,
+      priority: 5,
+      candidateObservatoryIds: ["obs-a"],
+      filters: [],
+      doc: {
+        projectId: "p",
+        targets: [{ ra: 10, dec: 20, exposures: [] }],
+        constraints: {},
+        fixedTimeStart: null,
+        fixedTimeEnd: new Date(now.getTime() + 55 * MINUTE).toISOString(),
+        bypassDarkness: true,
+      },
+    });
+    const input: NetworkPlanInput = {
+      now,
+      horizonHours: 2,
+      observatories: [{ id: "obs-a", model: null, filters: null, busyUntil: null }],
+      observations: [observation("first"), observation("second"), observation("third")],
+      durationMs: () => 17 * MINUTE,
+    };
+    const instance = buildInstance(input);
+    const plan = planNetwork(input);
+    expect(plan.blocks).toHaveLength(3);
+    // On points alone (0, 20, 40 would end after the window) two fit: that model's optimum lies below the plan.
+    expect(solveExactly(instance, { highs, gap: 0, pointsOnly: true }).objective).toBeLessThan(plan.objective);
+    const exact = solveExactly(instance, { highs, gap: 0 });
+    expect(exact.bound).toBeGreaterThanOrEqual(plan.objective - 1e-6);
+    expect(exact.objective).toBeCloseTo(plan.objective, 6);
+    expect(planInModel(instance, timeIndexedModel(instance), plan.blocks)).toMatchObject({ outside: [], brokenRows: 0, betweenPoints: 2 });
+  });
+
+  it("takes every run of plans on seeded networks as one of its starts, and the plans break none of its rows", () => {
+    for (const seed of [11, 12, 21]) {
+      const input = seededNetwork({ seed, observatories: 4, observations: 60, horizonHours: 30 });
+      const instance = buildInstance(input);
+      const plan = planNetwork(input);
+      const inModel = planInModel(instance, timeIndexedModel(instance), plan.blocks);
+      expect(inModel, `seed ${seed}`).toMatchObject({ outside: [], brokenRows: 0 });
+      expect(inModel.onPoints + inModel.betweenPoints).toBe(plan.blocks.length);
+      expect(inModel.objective).toBeCloseTo(plan.objective, 6);
+      // The plan packs runs between points, which starts on points alone do not hold.
+      expect(planInModel(instance, timeIndexedModel(instance, { pointsOnly: true }), plan.blocks).outside.length, `seed ${seed}`).toBeGreaterThan(0);
+    }
   });
 });
 

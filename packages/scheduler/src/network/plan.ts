@@ -3,7 +3,7 @@ import { explainOwnReasons, reasonsItNeverRuns } from "../queue";
 import { runNetworkDispatchForward } from "./dispatch-forward";
 import { planHeuristically } from "./heuristic";
 import type { NetworkBlock, NetworkObservation, NetworkPlan, NetworkPlanInput, NetworkReason } from "./inputs";
-import { buildInstance, fitsAt, NetworkPlanCache, runsWhole, startsAt, type Instance } from "./instance";
+import { buildInstance, fitsAt, NetworkPlanCache, runsWhole, startsAt, type Budget, type Instance, type Job } from "./instance";
 import type { Assignment, Schedule } from "./schedule";
 
 /** Σ priority × (end − start) in seconds: the contract's objective. */
@@ -63,7 +63,8 @@ export function planNetwork<Observation extends NetworkObservation>(
   options: { previous?: NetworkPlan<Observation>; cache?: NetworkPlanCache } = {},
 ): NetworkPlan<Observation> {
   const instance = buildInstance(input, options.cache);
-  if (options.previous) return planOf(instance, blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, options.previous.blocks) })));
+  if (options.previous)
+    return planOf(instance, blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, options.previous.blocks), seedIsAPlan: true })));
   const forward = runNetworkDispatchForward(input).filter((block) => runsWhole(instance, block));
   const candidates = [
     blocksOf(instance, planHeuristically(instance)),
@@ -98,9 +99,11 @@ function planOf<Observation extends NetworkObservation>(instance: Instance<Obser
     const key = `${block.observatoryId} ${block.observation.doc.projectId}`;
     used.set(key, (used.get(key) ?? 0) + block.end.getTime() - block.start.getTime());
   }
+  const firstJobOf = new Map<Observation, Job<Observation>>();
+  for (const job of instance.jobs) if (job.run === 0) firstJobOf.set(job.observation, job);
   const unscheduled = instance.input.observations
     .filter((observation) => !planned.has(observation.id))
-    .map((observation) => ({ observation, reasons: reasonsAtCandidates(instance, observation, used) }));
+    .map((observation) => ({ observation, reasons: reasonsAtCandidates(instance, firstJobOf.get(observation)!, used) }));
   return { start: new Date(instance.start), horizonEnd: new Date(instance.horizonEnd), objective: objectiveOf(blocks), blocks, unscheduled };
 }
 
@@ -113,11 +116,11 @@ function planOf<Observation extends NetworkObservation>(instance: Instance<Obser
  */
 function reasonsAtCandidates<Observation extends NetworkObservation>(
   instance: Instance<Observation>,
-  observation: Observation,
+  job: Job<Observation>,
   used: ReadonlyMap<string, number>,
 ): NetworkReason[] {
   const now = new Date(instance.start);
-  const job = instance.jobs.find((candidate) => candidate.observation === observation)!;
+  const { observation } = job;
   return observation.candidateObservatoryIds.flatMap((observatoryId): NetworkReason[] => {
     const index = instance.observatories.findIndex((observatory) => observatory.id === observatoryId);
     if (index < 0) return [];
@@ -131,18 +134,44 @@ function reasonsAtCandidates<Observation extends NetworkObservation>(
     const budget = site.budget >= 0 ? instance.budgets[site.budget]! : null;
     const spent = budget && budget.leftMs - (used.get(`${observatoryId} ${observation.doc.projectId}`) ?? 0) < site.durationMs;
     if (site.starts.length > 0) return [{ observatoryId, code: spent ? "ALLOCATION_EXHAUSTED" : "OBSERVATORY_BUSY", until: null }];
-    if (site.budget >= 0) {
-      const allocation = instance.input.allocations?.find(
-        (candidate) => candidate.observatoryId === observatoryId && candidate.projectId === observation.doc.projectId,
-      );
-      const waiting = allocation && allocation.periodStart.getTime() > instance.start ? allocation.periodStart : null;
-      const withoutAllocation = startsAt({ observation, observatory, points: instance.points[index]!, durationMs: site.durationMs });
-      if (withoutAllocation.length > 0) return [{ observatoryId, code: "ALLOCATION_EXHAUSTED", until: waiting }];
-    }
-    const reasons = closestReasons({ doc: observation.doc, model, durationMs: site.durationMs, fromMs: instance.start, endMs: instance.horizonEnd });
-    const [first] = explainOwnReasons({ doc: observation.doc, reasons, model, now, durationMs: site.durationMs });
-    return [{ observatoryId, code: first?.code ?? "OBSERVATORY_BUSY", until: first?.until ?? null }];
+    // With no start there, the reason reads only the sky, the document, the estimate, the points and the allocation's period.
+    const points = instance.points[index]!;
+    const key = [
+      "reason",
+      observatoryId,
+      instance.cache.modelName(model),
+      site.durationMs,
+      instance.start,
+      instance.horizonEnd,
+      points[0],
+      points.length,
+      budget?.from,
+    ];
+    const reason = instance.cache.of(observation.doc, key.join(" "), () =>
+      reasonWithoutStarts(instance, { observation, index, durationMs: site.durationMs, budget }),
+    );
+    return [{ ...reason }];
   });
+}
+
+/** Why an observation has no start at all at a candidate: its allocation, or its own reason where it came closest. */
+function reasonWithoutStarts<Observation extends NetworkObservation>(
+  instance: Instance<Observation>,
+  options: { observation: Observation; index: number; durationMs: number; budget: Budget | null },
+): NetworkReason {
+  const { observation, index, durationMs, budget } = options;
+  const now = new Date(instance.start);
+  const observatory = instance.observatories[index]!;
+  const observatoryId = observatory.id;
+  const model = observatory.model;
+  if (budget) {
+    const waiting = budget.from > instance.start ? new Date(budget.from) : null;
+    const withoutAllocation = startsAt({ observation, observatory, points: instance.points[index]!, durationMs });
+    if (withoutAllocation.length > 0) return { observatoryId, code: "ALLOCATION_EXHAUSTED", until: waiting };
+  }
+  const reasons = closestReasons({ doc: observation.doc, model, durationMs, fromMs: instance.start, endMs: instance.horizonEnd });
+  const [first] = explainOwnReasons({ doc: observation.doc, reasons, model, now, durationMs });
+  return { observatoryId, code: first?.code ?? "OBSERVATORY_BUSY", until: first?.until ?? null };
 }
 
 /**

@@ -1,6 +1,6 @@
-import { fitsAt, type Job } from "./instance";
+import { fitsAt, type Instance, type Job } from "./instance";
 import { seededRandom } from "./random";
-import type { Assignment, Schedule } from "./schedule";
+import { firstAtOrAfter, type Assignment, type Schedule } from "./schedule";
 
 /** The stretch of one observatory's time that a rebuild clears and fills again. */
 const WINDOW_MS = 2 * 3_600_000;
@@ -14,19 +14,35 @@ interface Candidate {
   /** How many starts it has in the window, over its sites. */
   count: number;
   last: number;
+  /** What it is worth at its best site. */
+  value: number;
 }
 
-/** The earliest moment in [from, to) at which the candidate can be placed now at one of its sites: one of its starts, or the end of a run already there. */
+/**
+ * The earliest moment in [from, to) at which the candidate can be placed now at one of its sites: one of its starts, or
+ * the end of a run already there. Both lists are in order, so they are walked together, earliest first.
+ */
 function earliestStart(schedule: Schedule, candidate: Candidate, from: number, to: number): Assignment | null {
   let best: Assignment | null = null;
   for (const { site: siteIndex, starts } of candidate.sites) {
     const site = candidate.job.sites[siteIndex]!;
-    const ends = schedule.timelines[site.observatory]!.map((entry) => entry.end).filter((end) => end >= from && end < to);
-    const known = new Set(starts);
-    for (const start of [...starts, ...ends].sort((a, b) => a - b)) {
+    const timeline = schedule.timelines[site.observatory]!;
+    let next = 0;
+    let after = schedule.firstEndingAfter(timeline, from - 1);
+    for (;;) {
+      const fromStarts = next < starts.length;
+      const end = after < timeline.length && timeline[after]!.end < to ? timeline[after]!.end : Infinity;
+      if (!fromStarts && end === Infinity) break;
+      const known = fromStarts && starts[next]! <= end;
+      const start = known ? starts[next]! : end;
+      if (known) {
+        next += 1;
+        // The same moment as a run's end: one try.
+        if (start === end) after += 1;
+      } else after += 1;
       if (best && start >= best.start) break;
       if (!schedule.canPlace(candidate.job, siteIndex, start)) continue;
-      if (known.has(start) || fitsAt(schedule.instance, candidate.job, siteIndex, start)) {
+      if (known || fitsAt(schedule.instance, candidate.job, siteIndex, start)) {
         best = { job: candidate.job.index, site: siteIndex, start };
         break;
       }
@@ -35,7 +51,7 @@ function earliestStart(schedule: Schedule, candidate: Candidate, from: number, t
   return best;
 }
 
-const valueOf = (candidate: Candidate) => Math.max(...candidate.job.sites.map((site) => site.value));
+const valueOf = (candidate: Candidate) => candidate.value;
 /** The orders a window is filled in: worth most first; most urgent (fewest starts left) first; the one whose last start comes first. */
 const orders: Array<(a: Candidate, b: Candidate) => number> = [
   (a, b) => valueOf(b) - valueOf(a),
@@ -56,21 +72,42 @@ function shuffled<T>(items: T[], random: () => number): T[] {
 }
 
 /** Clears [from, to) at the observatories and fills it again in each order; keeps the best filling if it is worth more. */
-function rebuildWindow(schedule: Schedule, observatories: ReadonlySet<number>, from: number, to: number, random: () => number): void {
+function rebuildWindow(
+  schedule: Schedule,
+  index: JobIndex,
+  window: { observatories: ReadonlySet<number>; from: number; to: number },
+  random: () => number,
+): void {
+  const { observatories, from, to } = window;
   const { instance } = schedule;
   const removed = [...observatories].flatMap((observatory) =>
     schedule.timelines[observatory]!.filter((entry) => entry.start >= from && entry.start < to && schedule.removable(entry.job)),
   );
   const removedJobs = new Set(removed.map((entry) => entry.job));
+  // The jobs with a start in the window at one of these observatories, and those taken out, in the order of the jobs
+  // (the orders below break ties by it).
+  const hour = Math.floor((from - instance.start) / WINDOW_STEP_MS);
+  const found = new Set(removedJobs);
+  for (const observatory of observatories) for (const bucket of [hour, hour + 1]) for (const job of index.byHour[observatory]![bucket] ?? []) found.add(job);
+  const jobs = [...found].sort((a, b) => a - b);
   const candidates: Candidate[] = [];
-  for (const job of instance.jobs) {
-    if (schedule.placed[job.index] && !removedJobs.has(job.index)) continue;
-    const sites = job.sites
-      .map((site, index) => ({ site: index, observatory: site.observatory, starts: site.starts.filter((start) => start >= from && start < to) }))
-      .filter((site) => observatories.has(site.observatory) && (site.starts.length > 0 || removedJobs.has(job.index)));
+  for (const jobIndex of jobs) {
+    if (schedule.placed[jobIndex] && !removedJobs.has(jobIndex)) continue;
+    const job = instance.jobs[jobIndex]!;
+    const sites: Candidate["sites"] = [];
+    let count = 0;
+    let last = -Infinity;
+    job.sites.forEach((site, siteIndex) => {
+      if (!observatories.has(site.observatory)) return;
+      const first = firstAtOrAfter(site.starts, from);
+      const starts = site.starts.slice(first, firstAtOrAfter(site.starts, to));
+      if (starts.length === 0 && !removedJobs.has(jobIndex)) return;
+      sites.push({ site: siteIndex, starts });
+      count += starts.length;
+      if (starts.length > 0) last = Math.max(last, starts.at(-1)!);
+    });
     if (sites.length === 0) continue;
-    const all = sites.flatMap((site) => site.starts);
-    candidates.push({ job, sites, count: all.length, last: all.length > 0 ? Math.max(...all) : from });
+    candidates.push({ job, sites, count, last: count > 0 ? last : from, value: Math.max(...job.sites.map((site) => site.value)) });
   }
   if (candidates.length <= removed.length) return;
   const before: Assignment[] = removed.map((entry) => schedule.placed[entry.job]!);
@@ -109,7 +146,29 @@ export function rebuildWindows(schedule: Schedule): void {
   const { instance } = schedule;
   const random = seededRandom(instance.jobs.length + 1);
   const every = new Set(instance.observatories.map((_, index) => index));
-  for (const observatories of [...[...every].map((index) => new Set([index])), every]) {
-    for (let from = instance.start; from < instance.horizonEnd; from += WINDOW_STEP_MS) rebuildWindow(schedule, observatories, from, from + WINDOW_MS, random);
+  const index = jobIndex(instance);
+  for (const observatories of [...[...every].map((observatory) => new Set([observatory])), every]) {
+    for (let from = instance.start; from < instance.horizonEnd; from += WINDOW_STEP_MS) {
+      rebuildWindow(schedule, index, { observatories, from, to: from + WINDOW_MS }, random);
+    }
   }
+}
+
+/** Per observatory and hour of the horizon (a window covers two), the jobs with a start there, in the order of the jobs. */
+interface JobIndex {
+  byHour: number[][][];
+}
+
+function jobIndex(instance: Instance): JobIndex {
+  const hours = Math.ceil((instance.horizonEnd - instance.start) / WINDOW_STEP_MS) + 1;
+  const byHour = instance.observatories.map(() => Array.from({ length: hours }, (): number[] => []));
+  for (const job of instance.jobs) {
+    for (const site of job.sites) {
+      for (const start of site.starts) {
+        const jobs = byHour[site.observatory]![Math.floor((start - instance.start) / WINDOW_STEP_MS)]!;
+        if (jobs.at(-1) !== job.index) jobs.push(job.index);
+      }
+    }
+  }
+  return { byHour };
 }

@@ -53,7 +53,8 @@ export class Schedule {
     return found;
   }
 
-  private firstEndingAfter(timeline: Placed[], ms: number): number {
+  /** The index of the first run of the timeline that ends after `ms` (runs at one observatory end in order of start). */
+  firstEndingAfter(timeline: ReadonlyArray<Placed>, ms: number): number {
     let low = 0;
     let high = timeline.length;
     while (low < high) {
@@ -127,4 +128,16 @@ export function pointAtOrAfter(points: number[], ms: number): number {
   if (points.length === 0 || ms <= points[0]!) return 0;
   if (points.length === 1) return 1;
   return Math.min(points.length, Math.ceil((ms - points[1]!) / PLAN_STEP_MS) + 1);
+}
+
+/** The index of the first of the sorted moments at or after `ms`. */
+export function firstAtOrAfter(sorted: ReadonlyArray<number>, ms: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle]! < ms) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
