@@ -162,9 +162,11 @@ const simulatorLog = (simulator: () => ObservatorySimulator) => (line: string) =
 /**
  * Every reader is one user's socket, as if one person had a page open in each of READERS tabs:
  * above the per-user cap a process allows by default (WS_CONNECTIONS_PER_USER, 20). The network
- * case's failover waits REASSIGN_AFTER_MINUTES of its cut site's absence: the least the setting takes.
+ * case's failover waits REASSIGN_AFTER_MINUTES of its cut site's absence: the least the setting
+ * takes. Its work lasts minutes: a plan over 12 hours rather than 72 holds all of it, at a sixth of
+ * the planning (each plan's sky is computed over its whole horizon).
  */
-const clusterEnv = { ...process.env, WS_CONNECTIONS_PER_USER: String(READERS), REASSIGN_AFTER_MINUTES: "1" };
+const clusterEnv = { ...process.env, WS_CONNECTIONS_PER_USER: String(READERS), REASSIGN_AFTER_MINUTES: "1", PLAN_HORIZON_HOURS: "12" };
 
 beforeAll(async () => {
   // TOPOLOGY_KEEP=1 keeps the cluster's folder (every process's log) for a look afterwards.
