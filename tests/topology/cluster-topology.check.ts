@@ -15,7 +15,8 @@ import { dieAt, pairsSharingSky, SITES, skyMidway, type DeathMoment, type Site }
  * server process killed (-9), then one worker. Every observatory must reconnect within 10 s, no
  * observation may be assigned twice or lost, every status change must reach every reader that was
  * connected when it happened, every job must finish once, and a server started again must take
- * traffic. Its figures go to bench/results/topology.md.
+ * traffic. Before that, on the same cluster, issue 60's network case: a site of a four-site network
+ * cut mid-run (below). Its figures go to bench/results/topology.md.
  */
 
 const ROOT = path.resolve(import.meta.dirname, "../..");

@@ -30,7 +30,7 @@ function zenith(site: Site): [number, number, number] {
 }
 
 /** The angle, in degrees, between two sites' zeniths: a point of the sky midway stands 90° less half of it above both. */
-export function zenithSeparation(a: Site, b: Site): number {
+function zenithSeparation(a: Site, b: Site): number {
   const [x, y] = [zenith(a), zenith(b)];
   return Math.acos(Math.min(1, x[0] * y[0] + x[1] * y[1] + x[2] * y[2])) / RADIANS;
 }
