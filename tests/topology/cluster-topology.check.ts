@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ObservatorySimulator } from "@meridian/simulator";
+import type { UploadedFile } from "@meridian/observatory-client";
+import { ObservatorySimulator, SIMULATED_FILTERS } from "@meridian/simulator";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/until";
 import { openWebSocket, type OpenClient } from "../support/ws-client";
+import { dieAt, pairsSharingSky, SITES, skyMidway, type DeathMoment, type Site } from "./observing-sites";
 
 /**
  * Issue 26's topology check on `pnpm cluster`: OBSERVATORIES simulated observatories and as many
@@ -13,7 +15,8 @@ import { openWebSocket, type OpenClient } from "../support/ws-client";
  * server process killed (-9), then one worker. Every observatory must reconnect within 10 s, no
  * observation may be assigned twice or lost, every status change must reach every reader that was
  * connected when it happened, every job must finish once, and a server started again must take
- * traffic. Its figures go to bench/results/topology.md.
+ * traffic. Before that, on the same cluster, issue 60's network case: a site of a four-site network
+ * cut mid-run (below). Its figures go to bench/results/topology.md.
  */
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -46,11 +49,13 @@ interface Reader {
 }
 const readers: Reader[] = [];
 
-async function call<T>(pathname: string, init: { method?: string; json?: unknown } = {}) {
+/** A request through nginx, as the topology user unless `as` names another's token. */
+async function call<T>(pathname: string, init: { method?: string; json?: unknown; as?: string } = {}) {
+  const bearer = init.as ?? token;
   for (let attempt = 1; ; attempt += 1) {
     const response = await fetch(`${state.address}${pathname}`, {
       method: init.method ?? (init.json === undefined ? "GET" : "POST"),
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.json === undefined ? {} : { "content-type": "application/json" }) },
+      headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(init.json === undefined ? {} : { "content-type": "application/json" }) },
       body: init.json === undefined ? undefined : JSON.stringify(init.json),
     });
     const text = await response.text();
@@ -157,9 +162,12 @@ const simulatorLog = (simulator: () => ObservatorySimulator) => (line: string) =
 
 /**
  * Every reader is one user's socket, as if one person had a page open in each of READERS tabs:
- * above the per-user cap a process allows by default (WS_CONNECTIONS_PER_USER, 20).
+ * above the per-user cap a process allows by default (WS_CONNECTIONS_PER_USER, 20). The network
+ * case's failover waits REASSIGN_AFTER_MINUTES of its cut site's absence: the least the setting
+ * takes. Its work lasts minutes: a plan over 12 hours rather than 72 holds all of it, at a sixth of
+ * the planning (each plan's sky is computed over its whole horizon).
  */
-const clusterEnv = { ...process.env, WS_CONNECTIONS_PER_USER: String(READERS) };
+const clusterEnv = { ...process.env, WS_CONNECTIONS_PER_USER: String(READERS), REASSIGN_AFTER_MINUTES: "1", PLAN_HORIZON_HOURS: "12" };
 
 beforeAll(async () => {
   // TOPOLOGY_KEEP=1 keeps the cluster's folder (every process's log) for a look afterwards.
@@ -213,7 +221,7 @@ afterAll(async () => {
     reader.stopped = true;
     await reader.client?.close().catch(() => undefined);
   }
-  for (const simulator of simulators) await simulator?.close().catch(() => undefined);
+  for (const simulator of [...simulators, ...networkSimulators]) await simulator?.close().catch(() => undefined);
   for (const child of extraProcesses) child.kill("SIGTERM");
   if (cluster && cluster.exitCode === null) {
     cluster.kill("SIGINT");
@@ -227,6 +235,235 @@ afterAll(async () => {
     console.log(text);
   }
 }, 180_000);
+
+/** The network case's observations: each may run at every observatory of two sites that share sky. */
+const NETWORK_OBSERVATIONS = 300;
+
+/** One of the network case's observatories, its site and, while its plugin runs, its simulator. */
+interface Station {
+  id: string;
+  key: string;
+  site: Site;
+  simulator?: ObservatorySimulator;
+}
+
+/** Every simulator the network case started, closed after it whatever happened. */
+const networkSimulators: ObservatorySimulator[] = [];
+
+interface HistoryEntry {
+  from: string | null;
+  to: string;
+  at: string;
+  actor: { kind: string; id: string | null };
+  reason: string | null;
+}
+
+/**
+ * The network case's own user (the topology user's readers hear none of it), project and ten
+ * observatories at the four sites, with a plugin key each. Estimates are made short (no slew, a
+ * second's readout) so that the plan's runs last about as long as the simulators take.
+ */
+async function openNetwork() {
+  const signup = { email: "network@example.com", password: "network password", name: "Nia Network" };
+  const as = (await call<{ token: string }>("/api/v1/auth/signup", { json: signup })).body.token;
+  const projectId = (await call<{ id: string }>("/projects", { json: { name: "Network" }, as })).body.id;
+  const sited = SITES.flatMap((site) => Array.from({ length: site.observatories }, (_, index) => ({ site, name: `${site.name} ${index + 1}` })));
+  const stations = await Promise.all(
+    sited.map(async ({ site, name }): Promise<Station> => {
+      const json = { name, location: site.location, settings: { slewSeconds: 0, readoutSeconds: 1 } };
+      const { id } = (await call<{ id: string }>("/observatories", { json, as })).body;
+      const { key } = (await call<{ key: string }>(`/observatories/${id}/api-keys`, { json: { name: "plugin" }, as })).body;
+      return { id, key, site };
+    }),
+  );
+  return { as, projectId, stations };
+}
+
+/** A plugin for the station that never reconnects on its own (a cut is for good until the test brings it back), reporting the usual filter wheel. */
+function networkSimulator(station: Station) {
+  const simulator: ObservatorySimulator = new ObservatorySimulator({
+    url: state.address,
+    key: station.key,
+    reconnect: false,
+    speed: 2,
+    imageBytes: 4096,
+    equipment: { filters: SIMULATED_FILTERS },
+    log: simulatorLog(() => simulator),
+  });
+  networkSimulators.push(simulator);
+  return simulator;
+}
+
+/**
+ * The site to cut: one in darkness now, the nearest the middle of its night, from each site's
+ * queue (`darkness`: the current or next dark interval). The cluster runs on the real clock, so at
+ * some hours no site is dark: then the one whose night begins first.
+ */
+async function siteToCut(as: string, stations: Station[]) {
+  const now = Date.now();
+  const nights = await Promise.all(
+    SITES.map(async (site) => {
+      const first = stations.find((station) => station.site === site)!;
+      const { body } = await call<{ darkness: { start: string; end: string } | null }>(`/observatories/${first.id}/queue`, { as });
+      const [start, end] = [Date.parse(body.darkness!.start), Date.parse(body.darkness!.end)];
+      const dark = start <= now && now < end;
+      return { site, dark, distance: dark ? Math.abs(now - (start + end) / 2) : 86_400_000 + start - now };
+    }),
+  );
+  return nights.sort((a, b) => a.distance - b.distance)[0]!;
+}
+
+/** Every observation of the project, through the list's pages. */
+async function projectObservations(as: string, projectId: string, status?: string) {
+  type Item = { id: string; status: string; observatoryId: string | null };
+  const items: Item[] = [];
+  let cursor: string | null = null;
+  do {
+    const filters = `${status ? `&status=${status}` : ""}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const page: { items: Item[]; nextCursor: string | null } = (
+      await call<{ items: Item[]; nextCursor: string | null }>(`/observations?projectId=${projectId}&limit=200${filters}`, { as })
+    ).body;
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
+
+describe("a network of four sites loses one mid-night", () => {
+  it("plans the cut site's unstarted work elsewhere, never moves what it had started, and runs nothing twice", async () => {
+    const caseStarted = Date.now();
+    const { as, projectId, stations } = await openNetwork();
+    try {
+      // Who started, uploaded for or completed what, as the plugins saw it.
+      const ranAt = new Map<string, Set<string>>();
+      const completedIds = new Set<string>();
+      const mark = (observationId: string, station: Station) => ranAt.set(observationId, (ranAt.get(observationId) ?? new Set()).add(station.id));
+      for (const station of stations) {
+        const simulator = networkSimulator(station);
+        station.simulator = simulator;
+        simulator.on("status", ({ observationId, status }: { observationId: string; status: string }) => {
+          mark(observationId, station);
+          if (status === "completed") completedIds.add(observationId);
+        });
+        simulator.on("file", (file: UploadedFile) => mark(String(file.observationId), station));
+      }
+      await Promise.all(stations.map((station) => station.simulator!.connect()));
+      const cut = await siteToCut(as, stations);
+
+      // 300 observations, each at every observatory of a pair of sites that share sky, its target midway between their zeniths.
+      // Darkness is waived: on the real clock two sites are dark together only at some hours, and the failover, not the sky, is what this case tries.
+      const pairs = pairsSharingSky();
+      const submittedAt = new Date();
+      const ids: string[] = [];
+      await inBatches(
+        Array.from({ length: NETWORK_OBSERVATIONS }, (_, index) => index),
+        20,
+        async (index) => {
+          const pair = pairs[index % pairs.length]!;
+          const { ra, dec } = skyMidway(pair, submittedAt);
+          const exposures = [{ filter: index % 2 === 0 ? "L" : "R", exposureSeconds: 1, count: 1, binning: 1 }];
+          const json = {
+            name: `Network ${index}`,
+            projectId,
+            candidateObservatoryIds: stations.filter((station) => pair.includes(station.site)).map((station) => station.id),
+            priority: 1 + (index % 5),
+            bypassDarkness: true,
+            constraints: { minAltitude: 10 },
+            notifications: { email: false, push: false },
+            targets: [{ name: `Field ${index}`, ra, dec, exposures }],
+          };
+          ids[index] = (await call<{ id: string }>("/observations", { json, as })).body.id;
+        },
+      );
+
+      // Mid-run, the cut site's plugins die one after another: one as an assignment reaches it, the next once it started one, and so on.
+      await until("a third of the network's observations to complete", async () => completedIds.size >= NETWORK_OBSERVATIONS / 3, {
+        timeoutMs: 180_000,
+        intervalMs: 100,
+      });
+      const deaths = stations
+        .filter((station) => station.site === cut.site)
+        .map((station, index) => ({ station, moment: (index % 2 === 0 ? "assigned" : "in_progress") as DeathMoment, held: undefined as string | undefined }));
+      for (const death of deaths) void dieAt(death.station.simulator!, death.moment).then((id) => (death.held = id));
+      await until(`every observatory at ${cut.site.name} to die`, async () => deaths.every((death) => death.held), { timeoutMs: 60_000, intervalMs: 50 });
+      const cutAt = Date.now();
+      const moved = deaths.filter((death) => death.moment === "assigned");
+      const underWay = deaths.filter((death) => death.moment === "in_progress");
+      const underWayIds = new Set(underWay.map((death) => death.held!));
+
+      // Everything else completes: what was assigned there moves back to pending after REASSIGN_AFTER_MINUTES and runs at the other site.
+      let open: Array<{ id: string; status: string; observatoryId: string | null }> = [];
+      await until(
+        "every observation to complete but those under way at the cut site",
+        async () => {
+          open = await projectObservations(as, projectId, "pending,assigned,in_progress,acquisition_complete");
+          return open.length === underWayIds.size && open.every((item) => underWayIds.has(item.id) && item.status === "in_progress");
+        },
+        { timeoutMs: 240_000, intervalMs: 500 },
+      ).catch((error: Error) => {
+        const counts = new Map<string, number>();
+        for (const item of open) counts.set(item.status, (counts.get(item.status) ?? 0) + 1);
+        throw new Error(`${error.message}; still open: ${[...counts].map(([status, count]) => `${status}: ${count}`).join(", ")}`);
+      });
+      const doneAt = Date.now();
+
+      // The cut site comes back: each observatory is told cancel for what was moved from it, and for nothing else.
+      const back = deaths.map((death) => ({ death, simulator: networkSimulator(death.station) }));
+      await Promise.all(back.map(({ simulator }) => simulator.connect()));
+      const cancelsTo = (simulator: ObservatorySimulator) =>
+        simulator.received.flatMap((message) => (message.type === "cancel" ? [message.observationId] : [])).sort();
+      await until(
+        "the returning observatories to be told cancel",
+        async () => back.every(({ death, simulator }) => death.moment !== "assigned" || cancelsTo(simulator).length > 0),
+        { timeoutMs: 30_000 },
+      );
+      for (const { death, simulator } of back) expect(cancelsTo(simulator)).toEqual(death.moment === "assigned" ? [death.held] : []);
+
+      // Every observation accounted for, from the server's records: completed once, at one observatory, with one frame and its preview;
+      // or, under way at the cut site when it died, still in progress there. Only the unstarted ones moved, each once, by the failover.
+      const final = await projectObservations(as, projectId);
+      expect(final.map((item) => item.id).sort()).toEqual([...ids].sort());
+      const runTwice: string[] = [];
+      const lost: string[] = [];
+      const startedThenMoved: string[] = [];
+      const movedByFailover: Array<{ id: string; at: number; ranAt: string | null }> = [];
+      await inBatches(final, 20, async (observation) => {
+        const history = (await call<{ items: HistoryEntry[] }>(`/observations/${observation.id}/history`, { as })).body.items;
+        const files = (await call<{ items: unknown[] }>(`/observations/${observation.id}/files`, { as })).body.items;
+        const runs = history.filter((entry) => entry.to === "in_progress" || entry.to === "completed");
+        const runBy = new Set(runs.map((entry) => entry.actor.id));
+        const seenBy = ranAt.get(observation.id) ?? new Set();
+        if (runs.filter((entry) => entry.to === "in_progress").length > 1 || runBy.size > 1 || seenBy.size > 1) runTwice.push(observation.id);
+        const completed = observation.status === "completed" && runBy.has(observation.observatoryId) && files.length === 2;
+        const heldThere = underWay.some((death) => death.held === observation.id && death.station.id === observation.observatoryId);
+        if (!completed && !(heldThere && observation.status === "in_progress" && files.length === 0)) lost.push(observation.id);
+        if (history.some((entry) => entry.to === "pending" && entry.from !== null && !["assigned", "paused"].includes(entry.from)))
+          startedThenMoved.push(observation.id);
+        for (const entry of history.filter((item) => item.reason === "observatory unavailable")) {
+          expect([entry.from, entry.to, entry.actor.kind]).toEqual(["assigned", "pending", "system"]);
+          movedByFailover.push({ id: observation.id, at: Date.parse(entry.at), ranAt: observation.observatoryId });
+        }
+      });
+      expect({ runTwice, lost, startedThenMoved }).toEqual({ runTwice: [], lost: [], startedThenMoved: [] });
+      expect(movedByFailover.map((item) => item.id).sort()).toEqual(moved.map((death) => death.held!).sort());
+      const cutIds = new Set(deaths.map((death) => death.station.id));
+      expect(movedByFailover.filter((item) => item.ranAt === null || cutIds.has(item.ranAt))).toEqual([]);
+
+      const completions = final.filter((item) => item.status === "completed").length;
+      const delays = movedByFailover.map((item) => ((item.at - cutAt) / 1000).toFixed(1)).join(", ");
+      figures.push(["network: observatories at four sites / observations with candidates", `${stations.length} / ${NETWORK_OBSERVATIONS}`]);
+      figures.push([`network: site cut (${cut.dark ? "in darkness" : "before its night"})`, `${cut.site.name}, ${deaths.length} observatories`]);
+      figures.push(["network: moved by the failover, s after the cut", `${movedByFailover.length} (${delays})`]);
+      figures.push(["network: completed / left in progress at the cut site / run twice / lost", `${completions} / ${underWayIds.size} / 0 / 0`]);
+      figures.push([
+        "network: all done after the cut / case in all",
+        `${((doneAt - cutAt) / 1000).toFixed(1)} s / ${((Date.now() - caseStarted) / 1000).toFixed(1)} s`,
+      ]);
+    } finally {
+      await Promise.all(networkSimulators.map((simulator) => simulator.close().catch(() => undefined)));
+    }
+  });
+});
 
 describe("the cluster loses a server and a worker under load", () => {
   it("keeps every observation, every observatory and every reader", async () => {

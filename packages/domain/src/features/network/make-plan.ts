@@ -96,10 +96,11 @@ async function planHoldingTheLock(deps: Deps): Promise<NetworkPlanDoc> {
     await t.tx.execute(sql`
       insert into network_plans (id, computed_at, revision, doc) values ('current', ${doc.computedAt}, 1, ${JSON.stringify(doc)}::jsonb)
       on conflict (id) do update set computed_at = excluded.computed_at, revision = network_plans.revision + 1, doc = excluded.doc`);
-    // Dispatch follows the plan: each observatory it starts work at within a step is dispatched (a busy or held one assigns nothing).
+    // Dispatch follows the plan: each observatory it starts work at within a step is dispatched (a busy or held one assigns nothing),
+    // in the order of their ids, the order every transaction asks for several dispatches in (queueDispatchAtEach: no deadlock).
     const soon = now.getTime() + PLAN_STEP_MS;
     const startingSoon = new Set(doc.slots.filter((slot) => Date.parse(slot.start) <= soon).map((slot) => slot.observatoryId));
-    await Promise.all([...startingSoon].map((observatoryId) => queueDispatchAlone({ t, observatoryId })));
+    await Promise.all([...startingSoon].sort().map((observatoryId) => queueDispatchAlone({ t, observatoryId })));
     return doc;
   });
 }

@@ -38,7 +38,8 @@ export const observationsMaintenanceJob = defineJob({
     await reportStaleObservations({ deps });
     // Time alone moves the plan on (darkness, windows, an observatory away past REASSIGN_AFTER_MINUTES): made again each minute.
     await inTransaction(deps, (t) => queueNetworkPlan({ t }));
-    const awaiting = await observatoriesAwaitingDispatch({ db: deps.db });
+    // In the order of their ids, the order every transaction asks for several dispatches in (queueDispatchAtEach: no deadlock).
+    const awaiting = (await observatoriesAwaitingDispatch({ db: deps.db })).sort();
     for (let start = 0; start < awaiting.length; start += QUEUED_PER_TRANSACTION) {
       const chunk = awaiting.slice(start, start + QUEUED_PER_TRANSACTION);
       await inTransaction(deps, (t) => Promise.all(chunk.map((observatoryId) => queueDispatch({ t, observatoryId }))));

@@ -59,10 +59,12 @@ export const queueDispatch = ({ t, observatoryId }: { t: Pick<InTransaction, "tx
 
 /**
  * A dispatch at each of these observatories (an observation with candidates is eligible at each until one is assigned it),
- * and the network plan made again once.
+ * and the network plan made again once. In the order of their ids, as the network plan asks for its dispatches: each
+ * observatory's waiting dispatch is a row its transaction locks until commit, and two transactions locking two of them
+ * in opposite orders deadlock (a submission with candidates against an observation's end, found by the topology check).
  */
 export const queueDispatchAtEach = ({ t, observatoryIds }: { t: Pick<InTransaction, "tx">; observatoryIds: Iterable<string> }) =>
-  Promise.all([...[...new Set(observatoryIds)].map((observatoryId) => queueDispatchAlone({ t, observatoryId })), queueNetworkPlan({ t })]);
+  Promise.all([...[...new Set(observatoryIds)].sort().map((observatoryId) => queueDispatchAlone({ t, observatoryId })), queueNetworkPlan({ t })]);
 
 /** What a move needs of its transaction: the clock, and where the owner's notifications link to. */
 type MoveContext = Pick<InTransaction, "tx" | "now" | "env" | "listeningOn" | "alongside">;
