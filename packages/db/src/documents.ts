@@ -349,7 +349,18 @@ export const networkPlanDocSchema = z.object({
   unscheduled: z.array(
     z.object({
       observationId: z.string(),
-      reasons: z.array(z.object({ observatoryId: z.string(), code: z.string(), until: isoDate.nullable() })),
+      /** The queue's reason at each candidate, with its details where it has them (as the night plan shows them). */
+      reasons: z.array(
+        z.object({
+          observatoryId: z.string(),
+          code: z.string(),
+          until: isoDate.nullable(),
+          limit: z.string().optional(),
+          at: isoDate.optional(),
+          highestAltitude: z.number().optional(),
+          windowInDaylight: z.literal(true).optional(),
+        }),
+      ),
     }),
   ),
 });

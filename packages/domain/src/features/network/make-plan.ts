@@ -50,7 +50,11 @@ function planDocument(plan: NetworkPlan<PlannedObservation>, observatories: Read
     })),
     unscheduled: plan.unscheduled.map(({ observation, reasons }) => ({
       observationId: observation.id,
-      reasons: reasons.map((reason) => ({ observatoryId: reason.observatoryId, code: reason.code, until: reason.until?.toISOString() ?? null })),
+      reasons: reasons.map(({ plannedAt: _plannedAt, at, ...reason }) => ({
+        ...reason,
+        until: reason.until?.toISOString() ?? null,
+        ...(at ? { at: at.toISOString() } : {}),
+      })),
     })),
   };
 }

@@ -1,7 +1,7 @@
 import {
   candidateObservatoryIdsOf,
   observatoriesCollection,
-  plannedObservatoryOf,
+  plannedRunOf,
   storedFromRow,
   type Executor,
   type ObservationDoc,
@@ -21,6 +21,7 @@ import {
   currentNightDate,
   inDispatchOrder,
   moonOverNight,
+  nightOf,
   observatoryReasons,
   planNights,
   presentQueueBlock,
@@ -39,6 +40,7 @@ import { estimatedSecondsOf } from "./timings";
 import { observatoryStateNow } from "./dispatch";
 import { waitingAt } from "./waiting-at";
 import { allowancesAt } from "./allowances";
+import { networkNight, networkPlanPart, nightDateAt, nightSpan, type NetworkPlanPart } from "./network-night";
 
 /** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
 const PLAN_READ_LIMIT = 2_000;
@@ -142,14 +144,45 @@ function requireNightDate(inputs: PlanInputs, requested: string | undefined): nu
   return index;
 }
 
-/** `GET /observatories/{id}/plan` (can_view): dispatch run forward over one night. */
+/** The plan's reasons that say it plans nothing at the observatory: away (offline, unsafe) past `REASSIGN_AFTER_MINUTES`. */
+const AWAY_CODES: ReadonlySet<string> = new Set(["OFFLINE", "UNSAFE"]);
+
+/**
+ * The night asked for as the network plan in force has it, when the night begins before the plan's horizon ends (its
+ * part past the horizon shows nothing planned). Else, before the first plan, and while the plan holds the observatory
+ * away (it plans nothing there until it is back), dispatch run forward at this observatory alone, assuming it is
+ * back: what it would do then (`source` says which).
+ */
+function plannedNight(inputs: PlanInputs, part: NetworkPlanPart | null, index: number): PlannedNight & { source: "network" | "projection" } {
+  const { observatory, location, timeZone, now } = inputs;
+  const date = shiftDate({ date: currentNightDate(inputs), days: index });
+  const horizonEnd = part?.horizonEnd.getTime() ?? 0;
+  const away = [...(part?.reasons.values() ?? [])].some((reason) => AWAY_CODES.has(reason.code));
+  if (!part || away || horizonEnd <= now.getTime() || date > nightDateAt({ site: { location, timeZone }, at: new Date(horizonEnd - 1) })) {
+    return { ...planNights(inputs, index).at(-1)!, source: "projection" };
+  }
+  const night = location ? nightOf({ location, timeZone, date }) : null;
+  const span = nightSpan({ site: { location, timeZone }, date });
+  const { slots, unscheduled } = networkNight({
+    part,
+    observatoryId: observatory.id,
+    span,
+    pending: inputs.pending,
+    running: index === 0 ? inputs.running : [],
+    now,
+  });
+  return { date, night, start: new Date(Math.max(span.from, now.getTime())), end: new Date(span.to), slots, unscheduled, source: "network" };
+}
+
+/** `GET /observatories/{id}/plan` (can_view): the network plan's slots at the observatory over one night (see `plannedNight`). */
 export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor; observatoryId: string; night?: string }) {
   const { deps, actor, observatoryId } = options;
   await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-  const inputs = await loadPlanInputs(deps.db, observatory, deps.now());
-  const planned = planNights(inputs, requireNightDate(inputs, options.night)).at(-1)!;
+  const [inputs, part] = await Promise.all([loadPlanInputs(deps.db, observatory, deps.now()), networkPlanPart({ db: deps.db, observatoryId })]);
+  // Every observation shown waits or runs here, where the caller may view: each is one the caller may read.
+  const planned = plannedNight(inputs, part, requireNightDate(inputs, options.night));
   const location = observatory.doc.location;
   const names = await ownerNames(
     deps.db,
@@ -164,6 +197,8 @@ export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor
     observatoryId,
     timeZone: inputs.timeZone,
     date: planned.date,
+    source: planned.source,
+    horizonEnd: part?.horizonEnd.toISOString() ?? null,
     night: presentNight(planned.night, location),
     moon: presentMoon(location && planned.night ? moonOverNight({ location, night: planned.night }) : null),
     slots: planned.slots.map((slot) => ({
@@ -239,7 +274,7 @@ async function forecastIn(options: {
 async function plannedAt(deps: Deps, observation: StoredDocument<ObservationDoc>): Promise<string | null> {
   if (activeStatuses.includes(observation.doc.status)) return observation.doc.observatoryId;
   if (observation.doc.status !== "pending") return null;
-  return plannedObservatoryOf({ db: deps.db, observationId: observation.id, now: deps.now() });
+  return (await plannedRunOf({ db: deps.db, observationId: observation.id, now: deps.now() }))?.observatoryId ?? null;
 }
 
 /** Of forecasts at several observatories, the one that starts first (the first given when none starts). */
