@@ -107,3 +107,24 @@ describe("GET /observatories/{id}/plan from the network plan", () => {
     expect(projected).toMatchObject({ date: later, source: "projection", horizonEnd: tonight.horizonEnd });
   });
 });
+
+describe("GET /observations/{id}/forecast from the network plan", () => {
+  it("gives the network plan's run: where, and when it starts and ends", async () => {
+    const { forecast, slot } = await until("the forecast and the network plan read from one plan", async () => {
+      // The plan in force before and after the forecast's read is one plan: the forecast read it too.
+      const before = await networkPlan();
+      const read = (await must(`/observations/${either.id}/forecast`, { token: owner.token }, 200)) as Record<string, unknown>;
+      const after = await networkPlan();
+      const run = after.slots.find((each) => each.observationId === either.id);
+      return run && before.horizonEnd === after.horizonEnd ? { forecast: read, slot: run } : undefined;
+    });
+    expect(forecast).toMatchObject({
+      observatoryId: second,
+      expectedStart: slot.start,
+      expectedEnd: slot.end,
+      night: slot.start.slice(0, 10),
+      timeZone: "UTC",
+      blockedBy: null,
+    });
+  });
+});

@@ -177,10 +177,13 @@ export const observationForecastOperations = {
     tags: ["Observations"],
     summary: "When the observation is expected to run (readers)",
     description:
-      `The night plan of its observatory, run for the current night and up to ${FORECAST_NIGHTS} after it, until the observation is in ` +
-      "it: its expected start and end, and the local date of that night. When it fits none, `expectedStart` is null and `blockedBy` says " +
-      "why (as the plan's unscheduled entries do). An observation already assigned or running gives its expected end; one that has " +
-      "ended gives nulls.",
+      "A pending observation the network plan in force runs (`GET /network/plan`, within its horizon): its next run there, `observatoryId` " +
+      "naming where, `expectedStart` and `expectedEnd` the run's, `night` the local date of the night it falls in as the night plan dates " +
+      "it, `timeZone` and `observatoryReasons` that observatory's. Otherwise (the plan leaves it out, or has not seen it yet: it is made " +
+      "again within seconds of a change) dispatch run forward at its observatory, or at each candidate (the one that starts it first), for " +
+      `the current night and up to ${FORECAST_NIGHTS} after it, until the observation is in it: its expected start and end, and the local ` +
+      "date of that night; `observatoryId` is then null. When it fits none, `expectedStart` is null and `blockedBy` says why (as the " +
+      "plan's unscheduled entries do). An observation already assigned or running gives its expected end; one that has ended gives nulls.",
     method: "get",
     path: "/observations/{id}/forecast",
     status: 200,

@@ -268,13 +268,27 @@ async function forecastIn(options: {
 }
 
 /**
- * Where the observation runs: the observatory it is assigned to or runs at, or, while it waits, the one
- * of its next run in the network plan in force (null when the plan leaves it out, and once it has ended).
+ * A waiting observation's forecast from the network plan in force: its next run there (where, when, and the night it
+ * falls in, dated as the night plan dates it). Null when the plan has none: left out, or not yet seen by a plan.
  */
-async function plannedAt(deps: Deps, observation: StoredDocument<ObservationDoc>): Promise<string | null> {
-  if (activeStatuses.includes(observation.doc.status)) return observation.doc.observatoryId;
+async function plannedForecast(deps: Deps, observation: StoredDocument<ObservationDoc>) {
   if (observation.doc.status !== "pending") return null;
-  return (await plannedRunOf({ db: deps.db, observationId: observation.id, now: deps.now() }))?.observatoryId ?? null;
+  const now = deps.now();
+  const run = await plannedRunOf({ db: deps.db, observationId: observation.id, now });
+  const observatory = run && (await observatoriesCollection.get(deps.db, run.observatoryId));
+  if (!run || !observatory) return null;
+  const timeZone = observatoryTimeZone({ doc: observatory.doc });
+  const site = { location: observatory.doc.location ?? null, timeZone };
+  return {
+    observatory,
+    forecast: {
+      timeZone,
+      expectedStart: run.start.toISOString(),
+      expectedEnd: run.end.toISOString(),
+      night: nightDateAt({ site, at: new Date(Math.max(run.start.getTime(), now.getTime())) }),
+      blockedBy: null,
+    },
+  };
 }
 
 /** Of forecasts at several observatories, the one that starts first (the first given when none starts). */
@@ -302,8 +316,9 @@ async function forecastAtEach(options: { deps: Deps; observatoryIds: string[]; o
 }
 
 /**
- * `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead; one with
- * candidates that waits, at whichever of them would start it first.
+ * `GET /observations/{id}/forecast` (readers): a pending one's next run in the network plan in force, where the plan has
+ * one; else when dispatch, run forward, would start it, up to 7 nights ahead (one with candidates, at whichever of them
+ * would start it first); one assigned or running, its expected end.
  */
 export async function getObservationForecast(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { deps, actor, observationId } = options;
@@ -311,9 +326,12 @@ export async function getObservationForecast(options: { deps: Deps; actor: UserA
   const { doc } = observation;
   const waiting = doc.status === "pending" || activeStatuses.includes(doc.status);
   const observatoryIds = doc.observatoryId === null ? candidateObservatoryIdsOf(doc) : [doc.observatoryId];
-  const { observatory, forecast } = waiting
-    ? await forecastAtEach({ deps, observatoryIds, observationId })
-    : { observatory: undefined, forecast: await forecastIn({ deps, observatory: undefined, observationId }) };
+  const planned = await plannedForecast(deps, observation);
+  const { observatory, forecast } =
+    planned ??
+    (waiting
+      ? await forecastAtEach({ deps, observatoryIds, observationId })
+      : { observatory: undefined, forecast: await forecastIn({ deps, observatory: undefined, observationId }) });
   // A project member may read the observation without seeing its observatory, whose state is can_view's alone.
   const shownId = observatory?.id ?? observatoryIds[0]!;
   const access = await resolveObservatoryAccess({
@@ -324,7 +342,8 @@ export async function getObservationForecast(options: { deps: Deps; actor: UserA
     includeRemoved: true,
   });
   const showsObservatory = Boolean(access.get(shownId)?.can_view);
-  const shown = { ...forecast, observatoryId: await plannedAt(deps, observation) };
+  // Where it runs: the observatory it is assigned to or runs at, or the one of its next run in the plan (null when none).
+  const shown = { ...forecast, observatoryId: planned?.observatory.id ?? (activeStatuses.includes(doc.status) ? doc.observatoryId : null) };
   return showsObservatory ? { ...shown, observatoryReasons: await heldNow(deps, observatory) } : shown;
 }
 
