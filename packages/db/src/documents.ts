@@ -344,7 +344,15 @@ export const networkPlanDocSchema = z.object({
   computedAt: isoDate,
   horizonEnd: isoDate,
   objective: z.number(),
-  observatories: z.array(z.object({ observatoryId: z.string(), timeZone: z.string(), nights: z.array(z.object({ darkStart: isoDate, darkEnd: isoDate })) })),
+  observatories: z.array(
+    z.object({
+      observatoryId: z.string(),
+      timeZone: z.string(),
+      nights: z.array(z.object({ darkStart: isoDate, darkEnd: isoDate })),
+      /** Away (offline, or unsafe or under a weather hold) past `REASSIGN_AFTER_MINUTES`: nothing is planned there. */
+      unavailable: z.enum(["OFFLINE", "UNSAFE"]).nullable().optional(),
+    }),
+  ),
   slots: z.array(networkPlanSlotSchema),
   unscheduled: z.array(
     z.object({

@@ -16,6 +16,8 @@ interface PlanRun {
 export interface NetworkPlanPart {
   computedAt: Date;
   horizonEnd: Date;
+  /** The plan holds the observatory away (offline or unsafe past `REASSIGN_AFTER_MINUTES`): it plans nothing there. */
+  away: boolean;
   /** Every run, wherever it is, of the observations waiting at the observatory, by start. */
   runs: PlanRun[];
   /** The plan's reason at the observatory for each of those it leaves out. */
@@ -34,6 +36,9 @@ interface StoredReason {
   windowInDaylight?: true;
 }
 
+/** The plan's reasons that say it plans nothing at the observatory (a plan made before it recorded `unavailable`). */
+const AWAY_CODES: ReadonlySet<string> = new Set(["OFFLINE", "UNSAFE"]);
+
 const blockOf = ({ observationId: _observationId, observatoryId: _observatoryId, until, at, ...reason }: StoredReason): QueueBlock => ({
   ...reason,
   until: until === null ? null : new Date(until),
@@ -51,7 +56,8 @@ export async function networkPlanPart(options: { db: Executor; observatoryId: st
   const rows = await db.execute<{ kind: "plan" | "run" | "reason"; value: Record<string, unknown> }>(sql`
     with plan as materialized (
       select doc->'slots' as slots, doc->'unscheduled' as unscheduled,
-             jsonb_build_object('computedAt', doc->'computedAt', 'horizonEnd', doc->'horizonEnd') as times
+             jsonb_build_object('computedAt', doc->'computedAt', 'horizonEnd', doc->'horizonEnd', 'away', (
+               select here->'unavailable' from jsonb_array_elements(doc->'observatories') here where here->>'observatoryId' = ${observatoryId})) as times
         from network_plans where id = 'current')
     select 'plan' as kind, times as value from plan
     union all
@@ -60,7 +66,7 @@ export async function networkPlanPart(options: { db: Executor; observatoryId: st
     select 'reason', reason || jsonb_build_object('observationId', item->'observationId')
       from plan, jsonb_array_elements(plan.unscheduled) item, jsonb_array_elements(item->'reasons') reason
      where reason->>'observatoryId' = ${observatoryId} and item->>'observationId' in ${waiting}`);
-  const times = rows.find((row) => row.kind === "plan")?.value as { computedAt: string; horizonEnd: string } | undefined;
+  const times = rows.find((row) => row.kind === "plan")?.value as { computedAt: string; horizonEnd: string; away: string | null } | undefined;
   if (!times) return null;
   const runs = rows
     .filter((row) => row.kind === "run")
@@ -69,11 +75,13 @@ export async function networkPlanPart(options: { db: Executor; observatoryId: st
       return { observationId: run.observationId, observatoryId: run.observatoryId, start: new Date(run.start), end: new Date(run.end) };
     });
   const reasons = rows.filter((row) => row.kind === "reason").map(({ value }) => value as unknown as StoredReason);
+  const reasonsHere = new Map(reasons.map((reason) => [reason.observationId, blockOf(reason)]));
   return {
     computedAt: new Date(times.computedAt),
+    away: Boolean(times.away) || [...reasonsHere.values()].some((reason) => AWAY_CODES.has(reason.code)),
     horizonEnd: new Date(times.horizonEnd),
     runs: runs.sort((a, b) => a.start.getTime() - b.start.getTime()),
-    reasons: new Map(reasons.map((reason) => [reason.observationId, blockOf(reason)])),
+    reasons: reasonsHere,
   };
 }
 

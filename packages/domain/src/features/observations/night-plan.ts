@@ -144,9 +144,6 @@ function requireNightDate(inputs: PlanInputs, requested: string | undefined): nu
   return index;
 }
 
-/** The plan's reasons that say it plans nothing at the observatory: away (offline, unsafe) past `REASSIGN_AFTER_MINUTES`. */
-const AWAY_CODES: ReadonlySet<string> = new Set(["OFFLINE", "UNSAFE"]);
-
 /**
  * The night asked for as the network plan in force has it, when the night begins before the plan's horizon ends (its
  * part past the horizon shows nothing planned). Else, before the first plan, and while the plan holds the observatory
@@ -157,8 +154,7 @@ function plannedNight(inputs: PlanInputs, part: NetworkPlanPart | null, index: n
   const { observatory, location, timeZone, now } = inputs;
   const date = shiftDate({ date: currentNightDate(inputs), days: index });
   const horizonEnd = part?.horizonEnd.getTime() ?? 0;
-  const away = [...(part?.reasons.values() ?? [])].some((reason) => AWAY_CODES.has(reason.code));
-  if (!part || away || horizonEnd <= now.getTime() || date > nightDateAt({ site: { location, timeZone }, at: new Date(horizonEnd - 1) })) {
+  if (!part || part.away || horizonEnd <= now.getTime() || date > nightDateAt({ site: { location, timeZone }, at: new Date(horizonEnd - 1) })) {
     return { ...planNights(inputs, index).at(-1)!, source: "projection" };
   }
   const night = location ? nightOf({ location, timeZone, date }) : null;
