@@ -4,6 +4,7 @@ import { createAccount, type Account } from "../support/auth-suite";
 import { jsonApi, startServerWithAdmin, trpcData } from "../support/json-api";
 import type { TestServer } from "../support/test-server";
 import { until } from "../support/until";
+import { openWebSocket, type OpenClient } from "../support/ws-client";
 
 /** The night plan (`GET /observatories/{id}/plan`) reads the network plan in force (issue 60, points 3 and 5). */
 const ADMIN = { email: "night-plan-network-admin@example.com", password: "night plan network admin password" };
@@ -32,6 +33,7 @@ let second: string;
 let busy: { id: string };
 let either: { id: string };
 let planned: NetworkPlan["slots"][number];
+let projectId: string;
 const { must, createObservation } = jsonApi(() => server);
 
 const nightPlanOf = (observatoryId: string, query = "") =>
@@ -52,7 +54,7 @@ beforeAll(async () => {
   const observatory = async (name: string) =>
     ((await must("/observatories", { method: "POST", token: owner.token, json: { name } }, 201)) as { id: string }).id;
   [first, second] = [await observatory(`First ${randomUUID().slice(0, 6)}`), await observatory(`Second ${randomUUID().slice(0, 6)}`)];
-  const projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Night from the network" } }, 201)) as { id: string }).id;
+  projectId = ((await must("/projects", { method: "POST", token: owner.token, json: { name: "Night from the network" } }, 201)) as { id: string }).id;
   // Without a location and bypassing darkness, each can run at once: an hour of higher priority holds the first,
   // so the plan starts the one with both candidates at the second, now.
   const target = (name: string, seconds: number) => [{ name, ra: 310.36, dec: 45.28, exposures: exposures(seconds) }];
@@ -126,5 +128,37 @@ describe("GET /observations/{id}/forecast from the network plan", () => {
       timeZone: "UTC",
       blockedBy: null,
     });
+  });
+});
+
+describe("WebSocket network.plan_changed", () => {
+  const sockets: OpenClient[] = [];
+  afterAll(async () => {
+    for (const socket of sockets) await socket.close().catch(() => undefined);
+  });
+  const socketOf = async (account: Account) => {
+    const socket = await openWebSocket(`${server.url.replace(/^http/, "ws")}/ws`, { authorization: `Bearer ${account.token}` });
+    sockets.push(socket);
+    return socket;
+  };
+  const planChangedSince = (socket: OpenClient, since: string) =>
+    socket.waitFor(
+      (message) => message.type === "network.plan_changed" && (message.data as { computedAt: string }).computedAt >= since,
+      "network.plan_changed for a plan made after the submission",
+    );
+
+  it("tells every connected user when a new plan is in force after a submission, and only when: not a slot", async () => {
+    const stranger = await createAccount(server);
+    const [ownerSocket, strangerSocket] = [await socketOf(owner), await socketOf(stranger)];
+    const created = { projectId, observatoryId: second, name: "Told", bypassDarkness: true, priority: 1 };
+    const submitted = (await createObservation(owner, created)) as { id: string; name: string; createdAt?: string };
+    // A plan made after the submission (it is asked for in the submission's transaction) reads it.
+    const submittedAt = submitted.createdAt!;
+    await planChangedSince(ownerSocket, submittedAt);
+    const plan = (await networkPlan()) as NetworkPlan & { unscheduled: Array<{ observationId: string }> };
+    expect([...plan.slots, ...plan.unscheduled].map((item) => item.observationId)).toContain(submitted.id);
+    // A user who may see no observatory and no observation is told the same moment, and nothing else.
+    const toStranger = await planChangedSince(strangerSocket, submittedAt);
+    expect(toStranger).toEqual({ type: "network.plan_changed", data: { computedAt: expect.any(String) } });
   });
 });

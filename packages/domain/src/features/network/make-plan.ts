@@ -2,6 +2,7 @@ import type { NetworkPlanDoc, ObservatoryDoc, StoredDocument } from "@meridian/d
 import { nightOf, PLAN_STEP_MS, planNetwork, shiftDate, type NetworkPlan } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
+import { publishToEveryUser } from "../../platform/events/publish";
 import { inTransaction } from "../../platform/transaction";
 import { queueDispatchAlone } from "../observations";
 import { observatoryTimeZone } from "../observatories";
@@ -104,6 +105,8 @@ async function planHoldingTheLock(deps: Deps): Promise<NetworkPlanDoc> {
     await t.tx.execute(sql`
       insert into network_plans (id, computed_at, revision, doc) values ('current', ${doc.computedAt}, 1, ${JSON.stringify(doc)}::jsonb)
       on conflict (id) do update set computed_at = excluded.computed_at, revision = network_plans.revision + 1, doc = excluded.doc`);
+    // Clients read the plan again: every connected user is told when, never what (each reads what it may see).
+    await publishToEveryUser({ t, event: { type: "network.plan_changed", data: { computedAt: doc.computedAt } } });
     // Dispatch follows the plan: each observatory it starts work at within a step is dispatched (a busy or held one assigns nothing).
     const soon = now.getTime() + PLAN_STEP_MS;
     const startingSoon = new Set(doc.slots.filter((slot) => Date.parse(slot.start) <= soon).map((slot) => slot.observatoryId));
