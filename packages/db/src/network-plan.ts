@@ -9,7 +9,7 @@ export async function readNetworkPlan(db: Executor): Promise<NetworkPlanDoc | nu
 }
 
 /** One planned run of the plan in force: where and when. */
-export interface PlannedRun {
+interface PlannedRun {
   observatoryId: string;
   start: Date;
   end: Date;
