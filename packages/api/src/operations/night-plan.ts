@@ -35,9 +35,9 @@ const observatoryPlanSchema = z
       .enum(["network", "projection"])
       .describe(
         "network: the network plan in force (`GET /network/plan`) has this night, which begins before its horizon ends; projection: the " +
-          "night begins past the horizon, no plan has been made yet, or the plan holds the observatory away (offline or unsafe for more " +
-          "than `REASSIGN_AFTER_MINUTES`: it plans nothing there until it is back), and dispatch run forward at this observatory alone, " +
-          "assuming it is back, estimates it (extension)",
+          "night begins past the horizon, no plan has been made yet (or none since the observatory was created), or the plan " +
+          "holds the observatory away (offline or unsafe for more than `REASSIGN_AFTER_MINUTES`: it plans nothing there until it " +
+          "is back), and dispatch run forward at this observatory alone, assuming it is back, estimates it (extension)",
       ),
     horizonEnd: instant
       .nullable()
@@ -137,8 +137,9 @@ const planDescription =
   "reason here, or PLANNED_LATER (`until`: its run here on a later night) or PLANNED_ELSEWHERE (`observatoryId`, `until`: its next run " +
   "at another of its candidates); one the plan runs only on an earlier night is not listed, nor one submitted or changed since the plan in " +
   "force was made (it appears when the plan is made again, within seconds: `network.plan_changed`). A night that begins past the horizon, " +
-  "every night before the first plan, and every night while the plan holds the observatory away (offline or unsafe for more than " +
-  "`REASSIGN_AFTER_MINUTES`, so that it plans nothing there) are `source` projection: dispatch run forward at this observatory alone, the same ordering and " +
+  "every night before the first plan (or the first since the observatory was created), and every night while the plan " +
+  "holds the observatory away (offline or unsafe for more than `REASSIGN_AFTER_MINUTES`, so that it plans nothing there) " +
+  "are `source` projection: dispatch run forward at this observatory alone, the same ordering and " +
   "eligibility as dispatch, assuming the observatory connected, safe, with a current plugin and dispatch on; planned from the current " +
   "night on, each later night from its darkness with what earlier nights leave pending, every observation with this observatory among " +
   "its candidates counted here. In both, each observation holds the observatory for its estimated duration, and `unscheduled[].blockedBy` " +

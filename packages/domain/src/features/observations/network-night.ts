@@ -16,6 +16,8 @@ interface PlanRun {
 export interface NetworkPlanPart {
   computedAt: Date;
   horizonEnd: Date;
+  /** The plan knows the observatory (one made before it was created does not). */
+  seen: boolean;
   /** The plan holds the observatory away (offline or unsafe past `REASSIGN_AFTER_MINUTES`): it plans nothing there. */
   away: boolean;
   /** Every run, wherever it is, of the observations waiting at the observatory, by start. */
@@ -56,8 +58,8 @@ export async function networkPlanPart(options: { db: Executor; observatoryId: st
   const rows = await db.execute<{ kind: "plan" | "run" | "reason"; value: Record<string, unknown> }>(sql`
     with plan as materialized (
       select doc->'slots' as slots, doc->'unscheduled' as unscheduled,
-             jsonb_build_object('computedAt', doc->'computedAt', 'horizonEnd', doc->'horizonEnd', 'away', (
-               select here->'unavailable' from jsonb_array_elements(doc->'observatories') here where here->>'observatoryId' = ${observatoryId})) as times
+             jsonb_build_object('computedAt', doc->'computedAt', 'horizonEnd', doc->'horizonEnd', 'here', (
+               select here from jsonb_array_elements(doc->'observatories') here where here->>'observatoryId' = ${observatoryId})) as times
         from network_plans where id = 'current')
     select 'plan' as kind, times as value from plan
     union all
@@ -66,7 +68,8 @@ export async function networkPlanPart(options: { db: Executor; observatoryId: st
     select 'reason', reason || jsonb_build_object('observationId', item->'observationId')
       from plan, jsonb_array_elements(plan.unscheduled) item, jsonb_array_elements(item->'reasons') reason
      where reason->>'observatoryId' = ${observatoryId} and item->>'observationId' in ${waiting}`);
-  const times = rows.find((row) => row.kind === "plan")?.value as { computedAt: string; horizonEnd: string; away: string | null } | undefined;
+  const times = rows.find((row) => row.kind === "plan")?.value as
+    { computedAt: string; horizonEnd: string; here: { unavailable?: string | null } | null } | undefined;
   if (!times) return null;
   const runs = rows
     .filter((row) => row.kind === "run")
@@ -78,7 +81,8 @@ export async function networkPlanPart(options: { db: Executor; observatoryId: st
   const reasonsHere = new Map(reasons.map((reason) => [reason.observationId, blockOf(reason)]));
   return {
     computedAt: new Date(times.computedAt),
-    away: Boolean(times.away) || [...reasonsHere.values()].some((reason) => AWAY_CODES.has(reason.code)),
+    seen: times.here !== null,
+    away: Boolean(times.here?.unavailable) || [...reasonsHere.values()].some((reason) => AWAY_CODES.has(reason.code)),
     horizonEnd: new Date(times.horizonEnd),
     runs: runs.sort((a, b) => a.start.getTime() - b.start.getTime()),
     reasons: reasonsHere,

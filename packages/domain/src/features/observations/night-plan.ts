@@ -146,15 +146,15 @@ function requireNightDate(inputs: PlanInputs, requested: string | undefined): nu
 
 /**
  * The night asked for as the network plan in force has it, when the night begins before the plan's horizon ends (its
- * part past the horizon shows nothing planned). Else, before the first plan, and while the plan holds the observatory
- * away (it plans nothing there until it is back), dispatch run forward at this observatory alone, assuming it is
- * back: what it would do then (`source` says which).
+ * part past the horizon shows nothing planned). Else, before the first plan, before a plan made since the observatory
+ * was created, and while the plan holds the observatory away (it plans nothing there until it is back), dispatch run
+ * forward at this observatory alone, assuming it is back: what it would do then (`source` says which).
  */
 function plannedNight(inputs: PlanInputs, part: NetworkPlanPart | null, index: number): PlannedNight & { source: "network" | "projection" } {
   const { observatory, location, timeZone, now } = inputs;
   const date = shiftDate({ date: currentNightDate(inputs), days: index });
   const horizonEnd = part?.horizonEnd.getTime() ?? 0;
-  if (!part || part.away || horizonEnd <= now.getTime() || date > nightDateAt({ site: { location, timeZone }, at: new Date(horizonEnd - 1) })) {
+  if (!part || !part.seen || part.away || horizonEnd <= now.getTime() || date > nightDateAt({ site: { location, timeZone }, at: new Date(horizonEnd - 1) })) {
     return { ...planNights(inputs, index).at(-1)!, source: "projection" };
   }
   const night = location ? nightOf({ location, timeZone, date }) : null;
