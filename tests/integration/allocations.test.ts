@@ -148,10 +148,14 @@ describe("time allocation: charging and dispatch", () => {
     await s.allocate({ hours: 1, periodStart: iso(clock.now()) });
     const first = await s.observe(`First ${tag()}`, 40);
     const second = await s.observe(`Second ${tag()}`, 40);
-    const plan = (await must(`/observatories/${s.observatory.id}/plan`, { token: owner.token })) as {
-      slots: Array<{ observationId: string }>;
-      unscheduled: Array<{ observationId: string; blockedBy: { code: string } }>;
-    };
+    // The night plan is the network plan's: read once a plan made after both submissions is in force.
+    const plan = await until("the night plan to hold both observations", async () => {
+      const read = (await must(`/observatories/${s.observatory.id}/plan`, { token: owner.token })) as {
+        slots: Array<{ observationId: string }>;
+        unscheduled: Array<{ observationId: string; blockedBy: { code: string } }>;
+      };
+      return [...read.slots, ...read.unscheduled].filter((item) => [first.id, second.id].includes(item.observationId)).length === 2 ? read : undefined;
+    });
     expect(plan.slots.map((slot) => slot.observationId)).toEqual([first.id]);
     expect(plan.unscheduled).toEqual([
       expect.objectContaining({ observationId: second.id, blockedBy: expect.objectContaining({ code: "ALLOCATION_EXHAUSTED" }) }),

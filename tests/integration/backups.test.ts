@@ -1,4 +1,4 @@
-import { backupsCollection, jobsCollection, observationsCollection, type BackupDoc } from "@meridian/db";
+import { backupsCollection, jobsCollection, observationsCollection, readNetworkPlan, type BackupDoc, type NetworkPlanDoc } from "@meridian/db";
 import { failBackup, PARALLEL_SECTION_BYTES, RESTORED_COLLECTIONS, startScheduledBackup } from "@meridian/domain/backups";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
@@ -311,6 +311,24 @@ describe("backups", () => {
     expect(audit.items.map((entry) => entry.action)).toContain("backup.restored");
     // Writes work again.
     expect((await server.request("/projects", { method: "POST", token: owner.token, json: { name: "After the restore" } })).status).toBe(201);
+  });
+
+  it("leaves no network plan made before it in force: the plan is made again from the restored data", async () => {
+    const { createObservation } = jsonApi(() => server);
+    const mentioned = (plan: NetworkPlanDoc | null) => new Set([...(plan?.slots ?? []), ...(plan?.unscheduled ?? [])].map((item) => item.observationId));
+    const kept = await createObservation(owner, { projectId, observatoryId, name: "Planned before the backup" });
+    const backup = await takeBackup();
+    const gone = await createObservation(owner, { projectId, observatoryId, name: "Submitted after the backup" });
+    await until("the plan to hold the observation the restore takes away", async () => mentioned(await readNetworkPlan(deps().db)).has(gone.id));
+    const restore = await admin(`/api/v1/admin/backups/${backup.id}/restore`, { method: "POST" });
+    expect(await jobToEnd(((await restore.json()) as { jobId: string }).jobId)).toMatchObject({ status: "completed" });
+    // As the restore's end is read: no plan (or one made since, from the restored data), never the one before it.
+    expect(mentioned(await readNetworkPlan(deps().db)).has(gone.id)).toBe(false);
+    const plan = await until("a plan made from the restored data", async () => {
+      const read = await readNetworkPlan(deps().db);
+      return mentioned(read).has(kept.id) && read;
+    });
+    expect(mentioned(plan).has(gone.id)).toBe(false);
   });
 
   it("brings every restored collection back row for row, a large one read and loaded in block ranges, parts at once", async () => {

@@ -93,10 +93,14 @@ describe("a plugin's reported filters hold back what its observatory lacks", () 
     const held = queue.items.find((item) => item.observation.id === ha.id)!;
     expect(held).toMatchObject({ eligible: false, blockedBy: { code: "FILTER_MISSING", until: null } });
     expect(held.reasons.map((reason) => reason.code)).toEqual(["FILTER_MISSING", "OBSERVATORY_BUSY"]);
-    const plan = (await must(`/observatories/${s.observatory.id}/plan`, { token: owner.token })) as {
-      slots: Array<{ observationId: string }>;
-      unscheduled: Array<{ observationId: string; blockedBy: Reason }>;
-    };
+    // The night plan is the network plan's: it lists the Hα observation once a plan made after its submission is in force.
+    const plan = await until("the night plan to list the Hα observation", async () => {
+      const read = (await must(`/observatories/${s.observatory.id}/plan`, { token: owner.token })) as {
+        slots: Array<{ observationId: string }>;
+        unscheduled: Array<{ observationId: string; blockedBy: Reason }>;
+      };
+      return read.unscheduled.some((item) => item.observationId === ha.id) ? read : undefined;
+    });
     expect(plan.slots.map((slot) => slot.observationId)).toEqual([luminance.id]);
     expect(plan.unscheduled).toEqual([expect.objectContaining({ observationId: ha.id, blockedBy: { code: "FILTER_MISSING", until: null } })]);
     const forecast = (await must(`/observations/${ha.id}/forecast`, { token: owner.token })) as { expectedStart: string | null; blockedBy: Reason };

@@ -344,12 +344,31 @@ export const networkPlanDocSchema = z.object({
   computedAt: isoDate,
   horizonEnd: isoDate,
   objective: z.number(),
-  observatories: z.array(z.object({ observatoryId: z.string(), timeZone: z.string(), nights: z.array(z.object({ darkStart: isoDate, darkEnd: isoDate })) })),
+  observatories: z.array(
+    z.object({
+      observatoryId: z.string(),
+      timeZone: z.string(),
+      nights: z.array(z.object({ darkStart: isoDate, darkEnd: isoDate })),
+      /** Away (offline, or unsafe or under a weather hold) past `REASSIGN_AFTER_MINUTES`: nothing is planned there. */
+      unavailable: z.enum(["OFFLINE", "UNSAFE"]).nullable().optional(),
+    }),
+  ),
   slots: z.array(networkPlanSlotSchema),
   unscheduled: z.array(
     z.object({
       observationId: z.string(),
-      reasons: z.array(z.object({ observatoryId: z.string(), code: z.string(), until: isoDate.nullable() })),
+      /** The queue's reason at each candidate, with its details where it has them (as the night plan shows them). */
+      reasons: z.array(
+        z.object({
+          observatoryId: z.string(),
+          code: z.string(),
+          until: isoDate.nullable(),
+          limit: z.string().optional(),
+          at: isoDate.optional(),
+          highestAltitude: z.number().optional(),
+          windowInDaylight: z.literal(true).optional(),
+        }),
+      ),
     }),
   ),
 });

@@ -24,4 +24,4 @@ export * from "./observation-documents";
 export * from "./integrity-documents";
 export * from "./backup-documents";
 export * from "./invitation-documents";
-export { plannedObservatoryOf, readNetworkPlan } from "./network-plan";
+export { plannedRunOf, readNetworkPlan } from "./network-plan";

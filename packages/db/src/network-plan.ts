@@ -8,15 +8,23 @@ export async function readNetworkPlan(db: Executor): Promise<NetworkPlanDoc | nu
   return row?.doc ?? null;
 }
 
+/** One planned run of the plan in force: where and when. */
+interface PlannedRun {
+  observatoryId: string;
+  start: Date;
+  end: Date;
+}
+
 /**
- * The observatory of the observation's next run in the plan in force (one not over at `now`), or null: picked out by
- * the database, so a forecast does not fetch and parse the whole plan for one slot.
+ * The observation's next run in the plan in force (one not over at `now`), or null: picked out by the database, so a
+ * forecast does not fetch and parse the whole plan for one slot.
  */
-export async function plannedObservatoryOf(options: { db: Executor; observationId: string; now: Date }): Promise<string | null> {
+export async function plannedRunOf(options: { db: Executor; observationId: string; now: Date }): Promise<PlannedRun | null> {
   const { db, observationId, now } = options;
-  const [row] = await db.execute<{ observatory_id: string }>(sql`
-    select slot->>'observatoryId' as observatory_id from network_plans p, jsonb_array_elements(p.doc->'slots') slot
+  const [row] = await db.execute<{ observatory_id: string; start: string; end: string }>(sql`
+    select slot->>'observatoryId' as observatory_id, slot->>'start' as start, slot->>'end' as end
+      from network_plans p, jsonb_array_elements(p.doc->'slots') slot
      where p.id = 'current' and slot->>'observationId' = ${observationId} and (slot->>'end')::timestamptz > ${now.toISOString()}::timestamptz
      order by (slot->>'start')::timestamptz limit 1`);
-  return row?.observatory_id ?? null;
+  return row ? { observatoryId: row.observatory_id, start: new Date(row.start), end: new Date(row.end) } : null;
 }

@@ -136,6 +136,8 @@ export const realtimeEvents = pgTable(
     data: jsonb("data").notNull(),
     /** Instead of listing user ids: every recipient of this announcement (resolved by the hub among its connected users). */
     announcementId: text("announcement_id"),
+    /** Instead of listing user ids: every connected user (an event that says only when, such as a new network plan). */
+    everyUser: boolean("every_user").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (table) => [index("realtime_events_created_at_idx").on(table.createdAt)],

@@ -31,6 +31,17 @@ const observatoryPlanSchema = z
     observatoryId: z.string(),
     timeZone: z.string().describe("The observatory's IANA time zone: clients show the plan's times in it"),
     date: z.string().describe("The observatory-local date on which the planned night begins (extension)"),
+    source: z
+      .enum(["network", "projection"])
+      .describe(
+        "network: the network plan in force (`GET /network/plan`) has this night, which begins before its horizon ends; projection: the " +
+          "night begins past the horizon, no plan has been made yet (or none since the observatory was created), or the plan " +
+          "holds the observatory away (offline or unsafe for more than `REASSIGN_AFTER_MINUTES`: it plans nothing there until it " +
+          "is back), and dispatch run forward at this observatory alone, assuming it is back, estimates it (extension)",
+      ),
+    horizonEnd: instant
+      .nullable()
+      .describe("The end of the network plan's horizon: a night it cuts shows nothing planned after it; null before the first plan (extension)"),
     night: z
       .object({
         sunset: instant,
@@ -118,18 +129,27 @@ const draftForecastSchema = observationForecastSchema
   .meta({ id: "DraftForecast" });
 
 const planDescription =
-  "Dispatch run forward: the same ordering and eligibility as dispatch, assuming the observatory connected, safe, with a current plugin and " +
-  "dispatch on. The night in progress is planned from now, after what is assigned or running (shown as its first slots); a later night " +
-  "from its darkness, with what earlier nights leave pending. Each observation holds the observatory for its estimated duration; when " +
-  "none is eligible the plan moves to the next whole minute at which one is (dispatch wakes an idle observatory every minute). " +
-  "`unscheduled[].blockedBy` names what keeps the observation from ever running here when something does (TARGET_NOT_VISIBLE with " +
-  "`highestAltitude` for a target that never rises high enough at the site, NOT_DARK with `windowInDaylight` for a time window with no " +
-  "darkness), else ALLOCATION_EXHAUSTED when its project's time here is spent, else FILTER_MISSING when it asks for a filter the " +
-  "observatory did not report, else its own reason (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, TARGET_NOT_VISIBLE, or WOULD_NOT_FINISH with its `limit` and " +
-  "`at` when it would start but not finish) at the moment of the night it came closest to running, with when it ends (never in the past), " +
-  "or OBSERVATORY_BUSY when it could have run but the night went to work ahead of it. `altitude` samples the first target every 10 " +
-  "minutes from sunset to sunrise, for every planned observation and then " +
-  "unscheduled ones, 100 curves at most. The plan reads at most 2,000 pending observations. All times ISO 8601 UTC.";
+  'The network plan\'s slots at this observatory for the night asked for (docs/api-contract.md, "Network scheduling"), when the night ' +
+  "begins before the plan's horizon (`PLAN_HORIZON_HOURS` after it was made) ends: `source` is network. The night in progress shows first " +
+  "what is assigned or running here (with its expected end), then the plan's runs here not yet over; a night holds the runs that start from " +
+  "the sunrise before it to the sunrise after it, and the part of a night past `horizonEnd` shows nothing planned (the plan moves on every " +
+  "minute). `unscheduled` lists the other observations waiting here in dispatch order, each with why it is not in the night: the plan's " +
+  "reason here, or PLANNED_LATER (`until`: its run here on a later night) or PLANNED_ELSEWHERE (`observatoryId`, `until`: its next run " +
+  "at another of its candidates); one the plan runs only on an earlier night is not listed, nor one submitted or changed since the plan in " +
+  "force was made (it appears when the plan is made again, within seconds: `network.plan_changed`). A night that begins past the horizon, " +
+  "every night before the first plan (or the first since the observatory was created), and every night while the plan " +
+  "holds the observatory away (offline or unsafe for more than `REASSIGN_AFTER_MINUTES`, so that it plans nothing there) " +
+  "are `source` projection: dispatch run forward at this observatory alone, the same ordering and " +
+  "eligibility as dispatch, assuming the observatory connected, safe, with a current plugin and dispatch on; planned from the current " +
+  "night on, each later night from its darkness with what earlier nights leave pending, every observation with this observatory among " +
+  "its candidates counted here. In both, each observation holds the observatory for its estimated duration, and `unscheduled[].blockedBy` " +
+  "names what keeps it from running here: TARGET_NOT_VISIBLE with `highestAltitude` for a target that never rises high enough at the " +
+  "site, NOT_DARK with `windowInDaylight` for a time window with no darkness, else ALLOCATION_EXHAUSTED when its project's time here is " +
+  "spent, else FILTER_MISSING when it asks for a filter the observatory did not report, else its own reason (BEFORE_WINDOW, AFTER_WINDOW, NOT_DARK, " +
+  "TARGET_NOT_VISIBLE, or WOULD_NOT_FINISH with its `limit` and `at` when it would start but not finish) at the moment it came closest to " +
+  "running, with when it ends (never in the past), or OBSERVATORY_BUSY when it could have run but the time went to work worth more. " +
+  "`altitude` samples the first target every 10 minutes from sunset to sunrise, for every planned observation and then unscheduled ones, " +
+  "100 curves at most. The plan reads at most 2,000 pending observations here. All times ISO 8601 UTC.";
 
 /** The night plan and an observation's forecast (tRPC `observatories.plan`, `observations.forecast`). */
 export const observatoryPlanOperations = {
@@ -158,10 +178,13 @@ export const observationForecastOperations = {
     tags: ["Observations"],
     summary: "When the observation is expected to run (readers)",
     description:
-      `The night plan of its observatory, run for the current night and up to ${FORECAST_NIGHTS} after it, until the observation is in ` +
-      "it: its expected start and end, and the local date of that night. When it fits none, `expectedStart` is null and `blockedBy` says " +
-      "why (as the plan's unscheduled entries do). An observation already assigned or running gives its expected end; one that has " +
-      "ended gives nulls.",
+      "A pending observation the network plan in force runs (`GET /network/plan`, within its horizon): its next run there, `observatoryId` " +
+      "naming where, `expectedStart` and `expectedEnd` the run's, `night` the local date of the night it falls in as the night plan dates " +
+      "it, `timeZone` and `observatoryReasons` that observatory's. Otherwise (the plan leaves it out, or has not seen it yet: it is made " +
+      "again within seconds of a change) dispatch run forward at its observatory, or at each candidate (the one that starts it first), for " +
+      `the current night and up to ${FORECAST_NIGHTS} after it, until the observation is in it: its expected start and end, and the local ` +
+      "date of that night; `observatoryId` is then null. When it fits none, `expectedStart` is null and `blockedBy` says why (as the " +
+      "plan's unscheduled entries do). An observation already assigned or running gives its expected end; one that has ended gives nulls.",
     method: "get",
     path: "/observations/{id}/forecast",
     status: 200,

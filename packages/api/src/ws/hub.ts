@@ -193,11 +193,13 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
   const deliver = async (id: number, event: StoredRealtimeEvent) => {
     // Only this process's connected users are looked up, however large the audience.
     const connectedUsers = () => [...socketsByKey.keys()].filter((key) => key.startsWith("user:")).map((key) => key.slice("user:".length));
-    const userIds = event.announcementId
-      ? await readForDelivery("an announcement's connected recipients", () =>
-          recipientsAmong({ deps, announcementId: event.announcementId!, userIds: connectedUsers() }),
-        )
-      : event.userIds;
+    const userIds = event.everyUser
+      ? connectedUsers()
+      : event.announcementId
+        ? await readForDelivery("an announcement's connected recipients", () =>
+            recipientsAmong({ deps, announcementId: event.announcementId!, userIds: connectedUsers() }),
+          )
+        : event.userIds;
     send([...userIds.map(userRouteKey), ...event.observatoryIds.map(observatoryRouteKey)], { type: event.type, data: event.data });
     if (event.type === "assign") markDispatch({ stage: "assign sent", eventId: id, observationId: assignedObservationId(event.data) });
   };

@@ -1,5 +1,5 @@
 import type { Schedulable } from "../inputs";
-import type { QueueBlockCode } from "../queue";
+import type { QueueBlock, QueueBlockCode } from "../queue";
 import type { SkyModel } from "../sky-model";
 
 /** How far ahead the network plan looks (docs/api-contract.md, "Network scheduling": `PLAN_HORIZON_HOURS`, default 72). */
@@ -64,7 +64,7 @@ export interface NetworkBlock<Observation extends NetworkObservation = NetworkOb
 }
 
 /** Why an observation is not planned at one of its candidates, or why the plan leaves it waiting there (the queue's codes). */
-export interface NetworkReason {
+export interface NetworkReason extends Pick<QueueBlock, "limit" | "at" | "highestAltitude" | "windowInDaylight"> {
   observatoryId: string;
   code: QueueBlockCode;
   until: Date | null;

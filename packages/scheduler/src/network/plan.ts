@@ -1,5 +1,5 @@
 import { closestReasons } from "../plan";
-import { explainOwnReasons, reasonsItNeverRuns } from "../queue";
+import { explainOwnReasons, reasonsItNeverRuns, type QueueBlock } from "../queue";
 import { runNetworkDispatchForward } from "./dispatch-forward";
 import { planHeuristically } from "./heuristic";
 import type { NetworkBlock, NetworkObservation, NetworkPlan, NetworkPlanInput, NetworkReason } from "./inputs";
@@ -127,7 +127,8 @@ function reasonsAtCandidates<Observation extends NetworkObservation>(
     const observatory = instance.observatories[index]!;
     const model = observatory.model;
     const [never] = reasonsItNeverRuns({ doc: observation.doc, model, now });
-    if (never) return [{ observatoryId, code: never.code, until: never.until }];
+    // Its details (the highest altitude, a window in daylight, a limit crossed) go with the reason: the night plan shows them.
+    if (never) return [{ ...detailsOf(never), observatoryId, code: never.code, until: never.until }];
     if (instance.filterMissing.get(observation.id)?.has(observatoryId)) return [{ observatoryId, code: "FILTER_MISSING", until: null }];
     if (observatory.unavailable) return [{ observatoryId, code: observatory.unavailable, until: null }];
     const site = job.sites.find((candidate) => candidate.observatory === index)!;
@@ -171,8 +172,16 @@ function reasonWithoutStarts<Observation extends NetworkObservation>(
   }
   const reasons = closestReasons({ doc: observation.doc, model, durationMs, fromMs: instance.start, endMs: instance.horizonEnd });
   const [first] = explainOwnReasons({ doc: observation.doc, reasons, model, now, durationMs });
-  return { observatoryId, code: first?.code ?? "OBSERVATORY_BUSY", until: first?.until ?? null };
+  return first ? { ...detailsOf(first), observatoryId, code: first.code, until: first.until } : { observatoryId, code: "OBSERVATORY_BUSY", until: null };
 }
+
+/** A queue reason's details that concern the observation itself (not PLANNED_ELSEWHERE's observatory). */
+const detailsOf = ({ limit, at, highestAltitude, windowInDaylight }: QueueBlock) => ({
+  ...(limit ? { limit } : {}),
+  ...(at ? { at } : {}),
+  ...(highestAltitude !== undefined ? { highestAltitude } : {}),
+  ...(windowInDaylight ? { windowInDaylight } : {}),
+});
 
 /**
  * Why the plan holds back an observation that could start at the observatory now: PLANNED_LATER

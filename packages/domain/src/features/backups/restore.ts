@@ -8,6 +8,7 @@ import { invalidateCaches } from "../../platform/cache/request-caches";
 import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { startIntegrityScanIn } from "../integrity";
+import { queueNetworkPlan } from "../observations";
 import { lockDestructiveJobStarts } from "../../platform/jobs/destructive-jobs";
 import { addJob } from "../../platform/jobs/add-job";
 import { JobEnded, recordJobStarted, reportJob, reportJobIn } from "../../platform/jobs/tracked-jobs";
@@ -176,6 +177,11 @@ async function swapIn(deps: Deps, options: { jobId: string; backupId: string; ac
       // A scan's job the live jobs no longer hold has nothing to close (the check is in JS: the transaction stays usable).
       if (job_id) await reportJobIn({ t, jobId: job_id, status: "failed", error: "Interrupted by a restore" }).catch(ignoreNotFound);
     }
+    // The network plan in force was made from the data just replaced (its table is not archived): it goes, so dispatch
+    // follows no stale run, and one is asked for from the restored data, as every write that can change it asks (a
+    // planning under way, which read the replaced data, writes after this commit; the request asked here replaces it).
+    await t.tx.execute(sql`delete from network_plans where id = 'current'`);
+    await queueNetworkPlan({ t });
     // Every process forgets what it cached (credentials, announcements, observation pages). This one does so as the
     // commit returns, before the job's end can be read and answered: a client told "completed" reads the restored data.
     await invalidateCaches({ t, change: { kind: "all" } });

@@ -2,10 +2,11 @@ import type { NetworkPlanDoc, ObservatoryDoc, StoredDocument } from "@meridian/d
 import { nightOf, PLAN_STEP_MS, planNetwork, shiftDate, type NetworkPlan } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
+import { publishToEveryUser } from "../../platform/events/publish";
 import { inTransaction } from "../../platform/transaction";
 import { queueDispatchAlone } from "../observations";
 import { observatoryTimeZone } from "../observatories";
-import { loadNetworkInputs, type PlannedObservation } from "./plan-inputs";
+import { loadNetworkInputs, type NetworkInputs, type PlannedObservation } from "./plan-inputs";
 
 /** The lock only the planning holds: one process plans at a time across the cluster. */
 const PLANNING_LOCK_KEY = "hashtext('meridian:network-plan')";
@@ -33,12 +34,16 @@ function darkPeriods(observatory: StoredDocument<ObservatoryDoc>, from: Date, to
 }
 
 /** The plan as it is stored: what its readers need, without the observations' documents. */
-function planDocument(plan: NetworkPlan<PlannedObservation>, observatories: ReadonlyArray<StoredDocument<ObservatoryDoc>>): NetworkPlanDoc {
+function planDocument(plan: NetworkPlan<PlannedObservation>, inputs: NetworkInputs): NetworkPlanDoc {
+  const away = new Map(inputs.input.observatories.map((observatory) => [observatory.id, observatory.unavailable]));
   return {
     computedAt: plan.start.toISOString(),
     horizonEnd: plan.horizonEnd.toISOString(),
     objective: plan.objective,
-    observatories: observatories.map((observatory) => darkPeriods(observatory, plan.start, plan.horizonEnd)),
+    observatories: inputs.observatories.map((observatory) => ({
+      ...darkPeriods(observatory, plan.start, plan.horizonEnd),
+      unavailable: away.get(observatory.id) ?? null,
+    })),
     slots: plan.blocks.map((block) => ({
       observationId: block.observation.id,
       observatoryId: block.observatoryId,
@@ -50,7 +55,11 @@ function planDocument(plan: NetworkPlan<PlannedObservation>, observatories: Read
     })),
     unscheduled: plan.unscheduled.map(({ observation, reasons }) => ({
       observationId: observation.id,
-      reasons: reasons.map((reason) => ({ observatoryId: reason.observatoryId, code: reason.code, until: reason.until?.toISOString() ?? null })),
+      reasons: reasons.map(({ plannedAt: _plannedAt, at, ...reason }) => ({
+        ...reason,
+        until: reason.until?.toISOString() ?? null,
+        ...(at ? { at: at.toISOString() } : {}),
+      })),
     })),
   };
 }
@@ -81,21 +90,23 @@ export async function makeNetworkPlan(options: { deps: Deps }): Promise<NetworkP
 }
 
 async function planHoldingTheLock(deps: Deps): Promise<NetworkPlanDoc> {
-  const { requestIds, now, input, observatories } = await inTransaction(deps, async (t) => {
+  const { requestIds, now, inputs } = await inTransaction(deps, async (t) => {
     const requests = await t.tx.execute<{ id: string }>(sql`
       select j.id::text as id from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
        where k.identifier = 'network_plan' and j.locked_at is null`);
     const at = t.now();
     const inputs = await loadNetworkInputs({ db: t.tx, now: at, horizonHours: t.env.PLAN_HORIZON_HOURS, reassignAfterMinutes: t.env.REASSIGN_AFTER_MINUTES });
-    return { requestIds: requests.map((row) => row.id), now: at, ...inputs };
+    return { requestIds: requests.map((row) => row.id), now: at, inputs };
   });
-  const doc = planDocument(planNetwork(input), observatories);
+  const doc = planDocument(planNetwork(inputs.input), inputs);
   return inTransaction(deps, async (t) => {
     if (requestIds.length > 0)
       await t.tx.execute(sql`delete from graphile_worker._private_jobs where id = any(${`{${requestIds.join(",")}}`}::bigint[]) and locked_at is null`);
     await t.tx.execute(sql`
       insert into network_plans (id, computed_at, revision, doc) values ('current', ${doc.computedAt}, 1, ${JSON.stringify(doc)}::jsonb)
       on conflict (id) do update set computed_at = excluded.computed_at, revision = network_plans.revision + 1, doc = excluded.doc`);
+    // Clients read the plan again: every connected user is told when, never what (each reads what it may see).
+    await publishToEveryUser({ t, event: { type: "network.plan_changed", data: { computedAt: doc.computedAt } } });
     // Dispatch follows the plan: each observatory it starts work at within a step is dispatched (a busy or held one assigns nothing),
     // in the order of their ids, the order every transaction asks for several dispatches in (queueDispatchAtEach: no deadlock).
     const soon = now.getTime() + PLAN_STEP_MS;

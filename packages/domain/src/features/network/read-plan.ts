@@ -83,7 +83,11 @@ async function planAt(deps: Deps, actor: UserActor, plan: NetworkPlanDoc | null,
   const nights = new Map(plan?.observatories.map((observatory) => [observatory.observatoryId, observatory.nights]));
   const slots = plan?.slots.filter((slot) => wanted.has(slot.observatoryId)) ?? [];
   const unscheduled = (plan?.unscheduled ?? [])
-    .map((item) => ({ observationId: item.observationId, reasons: item.reasons.filter((reason) => wanted.has(reason.observatoryId)) }))
+    .map((item) => ({
+      observationId: item.observationId,
+      // The contract's fields: the details the night plan shows stay out of the network's read.
+      reasons: item.reasons.filter((reason) => wanted.has(reason.observatoryId)).map(({ observatoryId, code, until }) => ({ observatoryId, code, until })),
+    }))
     .filter((item) => item.reasons.length > 0);
   const readable = await readableObservationIds({
     db: deps.db,

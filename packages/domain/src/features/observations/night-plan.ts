@@ -1,7 +1,7 @@
 import {
   candidateObservatoryIdsOf,
   observatoriesCollection,
-  plannedObservatoryOf,
+  plannedRunOf,
   storedFromRow,
   type Executor,
   type ObservationDoc,
@@ -21,6 +21,7 @@ import {
   currentNightDate,
   inDispatchOrder,
   moonOverNight,
+  nightOf,
   observatoryReasons,
   planNights,
   presentQueueBlock,
@@ -39,6 +40,7 @@ import { estimatedSecondsOf } from "./timings";
 import { observatoryStateNow } from "./dispatch";
 import { waitingAt } from "./waiting-at";
 import { allowancesAt } from "./allowances";
+import { networkNight, networkPlanPart, nightDateAt, nightSpan, type NetworkPlanPart } from "./network-night";
 
 /** How many pending observations a plan reads: four times what dispatch looks at once, enough for a week of nights. */
 const PLAN_READ_LIMIT = 2_000;
@@ -142,14 +144,41 @@ function requireNightDate(inputs: PlanInputs, requested: string | undefined): nu
   return index;
 }
 
-/** `GET /observatories/{id}/plan` (can_view): dispatch run forward over one night. */
+/**
+ * The night asked for as the network plan in force has it, when the night begins before the plan's horizon ends (its
+ * part past the horizon shows nothing planned). Else, before the first plan, before a plan made since the observatory
+ * was created, and while the plan holds the observatory away (it plans nothing there until it is back), dispatch run
+ * forward at this observatory alone, assuming it is back: what it would do then (`source` says which).
+ */
+function plannedNight(inputs: PlanInputs, part: NetworkPlanPart | null, index: number): PlannedNight & { source: "network" | "projection" } {
+  const { observatory, location, timeZone, now } = inputs;
+  const date = shiftDate({ date: currentNightDate(inputs), days: index });
+  const horizonEnd = part?.horizonEnd.getTime() ?? 0;
+  if (!part || !part.seen || part.away || horizonEnd <= now.getTime() || date > nightDateAt({ site: { location, timeZone }, at: new Date(horizonEnd - 1) })) {
+    return { ...planNights(inputs, index).at(-1)!, source: "projection" };
+  }
+  const night = location ? nightOf({ location, timeZone, date }) : null;
+  const span = nightSpan({ site: { location, timeZone }, date });
+  const { slots, unscheduled } = networkNight({
+    part,
+    observatoryId: observatory.id,
+    span,
+    pending: inputs.pending,
+    running: index === 0 ? inputs.running : [],
+    now,
+  });
+  return { date, night, start: new Date(Math.max(span.from, now.getTime())), end: new Date(span.to), slots, unscheduled, source: "network" };
+}
+
+/** `GET /observatories/{id}/plan` (can_view): the network plan's slots at the observatory over one night (see `plannedNight`). */
 export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor; observatoryId: string; night?: string }) {
   const { deps, actor, observatoryId } = options;
   await requireObservatoryPermission({ db: deps.db, actor, observatoryId, permission: "can_view" });
   const observatory = await observatoriesCollection.get(deps.db, observatoryId);
   if (!observatory) throw new AppError("NOT_FOUND", "No such observatory");
-  const inputs = await loadPlanInputs(deps.db, observatory, deps.now());
-  const planned = planNights(inputs, requireNightDate(inputs, options.night)).at(-1)!;
+  const [inputs, part] = await Promise.all([loadPlanInputs(deps.db, observatory, deps.now()), networkPlanPart({ db: deps.db, observatoryId })]);
+  // Every observation shown waits or runs here, where the caller may view: each is one the caller may read.
+  const planned = plannedNight(inputs, part, requireNightDate(inputs, options.night));
   const location = observatory.doc.location;
   const names = await ownerNames(
     deps.db,
@@ -164,6 +193,8 @@ export async function getObservatoryPlan(options: { deps: Deps; actor: UserActor
     observatoryId,
     timeZone: inputs.timeZone,
     date: planned.date,
+    source: planned.source,
+    horizonEnd: part?.horizonEnd.toISOString() ?? null,
     night: presentNight(planned.night, location),
     moon: presentMoon(location && planned.night ? moonOverNight({ location, night: planned.night }) : null),
     slots: planned.slots.map((slot) => ({
@@ -233,13 +264,27 @@ async function forecastIn(options: {
 }
 
 /**
- * Where the observation runs: the observatory it is assigned to or runs at, or, while it waits, the one
- * of its next run in the network plan in force (null when the plan leaves it out, and once it has ended).
+ * A waiting observation's forecast from the network plan in force: its next run there (where, when, and the night it
+ * falls in, dated as the night plan dates it). Null when the plan has none: left out, or not yet seen by a plan.
  */
-async function plannedAt(deps: Deps, observation: StoredDocument<ObservationDoc>): Promise<string | null> {
-  if (activeStatuses.includes(observation.doc.status)) return observation.doc.observatoryId;
+async function plannedForecast(deps: Deps, observation: StoredDocument<ObservationDoc>) {
   if (observation.doc.status !== "pending") return null;
-  return plannedObservatoryOf({ db: deps.db, observationId: observation.id, now: deps.now() });
+  const now = deps.now();
+  const run = await plannedRunOf({ db: deps.db, observationId: observation.id, now });
+  const observatory = run && (await observatoriesCollection.get(deps.db, run.observatoryId));
+  if (!run || !observatory) return null;
+  const timeZone = observatoryTimeZone({ doc: observatory.doc });
+  const site = { location: observatory.doc.location ?? null, timeZone };
+  return {
+    observatory,
+    forecast: {
+      timeZone,
+      expectedStart: run.start.toISOString(),
+      expectedEnd: run.end.toISOString(),
+      night: nightDateAt({ site, at: new Date(Math.max(run.start.getTime(), now.getTime())) }),
+      blockedBy: null,
+    },
+  };
 }
 
 /** Of forecasts at several observatories, the one that starts first (the first given when none starts). */
@@ -267,8 +312,9 @@ async function forecastAtEach(options: { deps: Deps; observatoryIds: string[]; o
 }
 
 /**
- * `GET /observations/{id}/forecast` (readers): when dispatch, run forward, would start it, up to 7 nights ahead; one with
- * candidates that waits, at whichever of them would start it first.
+ * `GET /observations/{id}/forecast` (readers): a pending one's next run in the network plan in force, where the plan has
+ * one; else when dispatch, run forward, would start it, up to 7 nights ahead (one with candidates, at whichever of them
+ * would start it first); one assigned or running, its expected end.
  */
 export async function getObservationForecast(options: { deps: Deps; actor: UserActor; observationId: string }) {
   const { deps, actor, observationId } = options;
@@ -276,9 +322,12 @@ export async function getObservationForecast(options: { deps: Deps; actor: UserA
   const { doc } = observation;
   const waiting = doc.status === "pending" || activeStatuses.includes(doc.status);
   const observatoryIds = doc.observatoryId === null ? candidateObservatoryIdsOf(doc) : [doc.observatoryId];
-  const { observatory, forecast } = waiting
-    ? await forecastAtEach({ deps, observatoryIds, observationId })
-    : { observatory: undefined, forecast: await forecastIn({ deps, observatory: undefined, observationId }) };
+  const planned = await plannedForecast(deps, observation);
+  const { observatory, forecast } =
+    planned ??
+    (waiting
+      ? await forecastAtEach({ deps, observatoryIds, observationId })
+      : { observatory: undefined, forecast: await forecastIn({ deps, observatory: undefined, observationId }) });
   // A project member may read the observation without seeing its observatory, whose state is can_view's alone.
   const shownId = observatory?.id ?? observatoryIds[0]!;
   const access = await resolveObservatoryAccess({
@@ -289,7 +338,8 @@ export async function getObservationForecast(options: { deps: Deps; actor: UserA
     includeRemoved: true,
   });
   const showsObservatory = Boolean(access.get(shownId)?.can_view);
-  const shown = { ...forecast, observatoryId: await plannedAt(deps, observation) };
+  // Where it runs: the observatory it is assigned to or runs at, or the one of its next run in the plan (null when none).
+  const shown = { ...forecast, observatoryId: planned?.observatory.id ?? (activeStatuses.includes(doc.status) ? doc.observatoryId : null) };
   return showsObservatory ? { ...shown, observatoryReasons: await heldNow(deps, observatory) } : shown;
 }
 

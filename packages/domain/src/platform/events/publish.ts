@@ -57,6 +57,14 @@ export async function publishToAnnouncementRecipients(options: { t: Pick<InTrans
   await insertAndNotify(options.t, { userIds: [], type: options.event.type, data: options.event.data, announcementId: options.announcementId });
 }
 
+/**
+ * For an event every user may have (it says only when something changed, never what): one row however many users,
+ * and each server process sends it to the users connected to it. What each may see, they read again themselves.
+ */
+export async function publishToEveryUser(options: { t: Pick<InTransaction, "tx">; event: RealtimeEvent }): Promise<void> {
+  await insertAndNotify(options.t, { userIds: [], everyUser: true, type: options.event.type, data: options.event.data, announcementId: null });
+}
+
 /** The event stored and its NOTIFY sent in one statement: one round trip, whatever the writer's transaction holds. */
 async function insertAndNotify(t: Pick<InTransaction, "tx">, values: typeof tables.realtimeEvents.$inferInsert) {
   const insert = t.tx.insert(tables.realtimeEvents).values(values).returning({ id: tables.realtimeEvents.id });

@@ -9,6 +9,8 @@ export interface StoredRealtimeEvent {
   observatoryIds: string[];
   /** Set instead of `userIds` for an announcement's recipients, resolved by each process among its connected users. */
   announcementId: string | null;
+  /** Instead of `userIds`: every user connected to each process (absent from a notice sent before it existed). */
+  everyUser?: boolean;
 }
 
 /** NOTIFY payloads are at most 8,000 bytes; room is left for the id before the event. */
@@ -25,6 +27,7 @@ export function realtimeNoticeBody(values: {
   userIds?: string[];
   observatoryIds?: string[];
   announcementId?: string | null;
+  everyUser?: boolean;
 }): string | null {
   const event: StoredRealtimeEvent = {
     type: values.type,
@@ -32,6 +35,8 @@ export function realtimeNoticeBody(values: {
     userIds: values.userIds ?? [],
     observatoryIds: values.observatoryIds ?? [],
     announcementId: values.announcementId ?? null,
+    // Only where it is so: every other notice stays as it was.
+    ...(values.everyUser ? { everyUser: true } : {}),
   };
   const json = JSON.stringify(event);
   return Buffer.byteLength(json) <= INLINE_NOTICE_BYTES ? json : null;
@@ -67,6 +72,7 @@ export async function loadRealtimeEvents(options: { deps: Deps; eventIds: number
       userIds: event.userIds,
       observatoryIds: event.observatoryIds,
       announcementId: event.announcementId,
+      everyUser: event.everyUser,
     });
   return events;
 }

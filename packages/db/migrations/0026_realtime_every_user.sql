@@ -1,0 +1,2 @@
+-- An event for every connected user (a new network plan in force): one row, not one per user; each process sends it to its own users.
+ALTER TABLE "realtime_events" ADD COLUMN "every_user" boolean DEFAULT false NOT NULL;
