@@ -24,7 +24,7 @@ export type JobRelease = (options: {
 
 /**
  * A job that a person starts and follows: it has a record in the `jobs` collection whose `kind` is the
- * job's name, always (migration 0026 renamed the rows written under an older one).
+ * job's name, always (migration 0027 renamed the rows written under an older one).
  */
 export interface TrackedJob {
   /** Gives back what it holds beyond its own record (after its last attempt, a dead worker, or a cancel). */
