@@ -18,8 +18,21 @@ export function refreshObservations() {
   );
 }
 
+/**
+ * What reads the network plan: the night plans (Tonight), the queues' PLANNED_LATER and PLANNED_ELSEWHERE, the forecasts and
+ * the plan itself, read again when the server says a new plan is in force (each reads only what its reader may see).
+ */
+function refreshPlanViews() {
+  return Promise.all(
+    [trpc.observatories.plan, trpc.observatories.queue, trpc.observations.forecast, trpc.network.plan].map((view) =>
+      queryClient.invalidateQueries(view.pathFilter()),
+    ),
+  );
+}
+
 export function ObservationLiveUpdates() {
   useRealtimeEvent("observation.status_changed", () => void refreshObservations());
+  useRealtimeEvent("network.plan_changed", () => void refreshPlanViews());
   useRealtimeReconnect(() => void refreshObservations());
   return null;
 }

@@ -1,6 +1,8 @@
 // @vitest-environment happy-dom
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
+import { RealtimeProvider } from "../../lib/realtime";
+import { ObservationLiveUpdates } from "../../observations/ObservationLiveUpdates";
 import { startApi, type Answer } from "../../test-support/api";
 import { renderInApp } from "../../test-support/render";
 import { observatoryFixture } from "../observatory-fixture";
@@ -58,5 +60,28 @@ describe("the Tonight view", () => {
     plan = planFrom(-5);
     renderInApp(<TonightView observatory={observatoryFixture()} />, "/observatories/oby_1?tab=tonight");
     await within(await screen.findByRole("list", { name: "Legend" })).findByText("Now");
+  });
+
+  it("reads the night again as soon as the server says a new network plan is in force (network.plan_changed)", async () => {
+    let replannedYet = false;
+    const before = planFrom(3);
+    const replanned = { ...before, slots: [{ ...before.slots![0]!, observationId: "obs-2", name: "Crab follow-up" }] };
+    const stub = await startApi({ "observatories.plan": () => (replannedYet ? replanned : before) });
+    // The view's own interval is a minute: the test ends long before it, so only the event can bring the new night.
+    renderInApp(
+      <RealtimeProvider>
+        <ObservationLiveUpdates />
+        <TonightView observatory={observatoryFixture()} />
+      </RealtimeProvider>,
+      "/observatories/oby_1?tab=tonight",
+    );
+    // The table view: its rows' links name each slot (the timeline draws its labels to fit a width happy-dom does not lay out).
+    (await screen.findByRole("switch", { name: "Table view" })).click();
+    await screen.findByRole("link", { name: /Polar field/ });
+    await waitFor(() => expect(stub.realtime.connections()).toBe(1));
+    replannedYet = true;
+    stub.realtime.push("network.plan_changed", { computedAt: new Date().toISOString() });
+    await screen.findByRole("link", { name: /Crab follow-up/ });
+    expect(screen.queryByRole("link", { name: /Polar field/ })).toBeNull();
   });
 });

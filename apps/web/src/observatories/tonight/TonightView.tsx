@@ -20,7 +20,7 @@ import { TimelineLegend } from "./TimelineLegend";
 import { UnscheduledList } from "./UnscheduledList";
 
 const NIGHT_PARAM = /^\d{4}-\d{2}-\d{2}$/;
-/** The plan is dispatch run forward from now: read again each minute, and at once when an observation moves (ObservationLiveUpdates). */
+/** The night plan: read again each minute, and at once when an observation moves or a new network plan is in force (ObservationLiveUpdates). */
 const REFRESH_MS = 60_000;
 
 /**
