@@ -12,5 +12,8 @@ export const networkPlanJob = defineJob({
   name: "network_plan",
   payload: z.object({}),
   maxAttempts: 3,
+  // One at a time across the cluster: a planning waits for the planning lock on a pool connection of its own, so
+  // planners run side by side sat on connections the requests need (CI run 9 of 2026-11-30: 503s during a restore).
+  queueName: () => "network_plan",
   run: (_payload, { deps }) => makeNetworkPlan({ deps }),
 });
