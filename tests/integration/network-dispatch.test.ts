@@ -38,6 +38,28 @@ interface QueueItem {
 }
 
 const exposure = (seconds: number) => [{ name: "Vega", ra: 279.23, dec: 38.78, exposures: [{ filter: "V", exposureSeconds: seconds, count: 1, binning: 1 }] }];
+const slotOf = (plan: Plan, observationId: string) => plan.slots.find((slot) => slot.observationId === observationId);
+
+/** Half an hour at priority 9 that must run within a window opening in ten minutes and closing in fifty. */
+const submitWindowed = (options: { token: string; projectId: string; observatoryId: string; name: string }) =>
+  must(
+    "/observations",
+    {
+      method: "POST",
+      token: options.token,
+      json: {
+        name: options.name,
+        projectId: options.projectId,
+        observatoryId: options.observatoryId,
+        priority: 9,
+        type: "time_based",
+        fixedTimeStart: new Date(Date.now() + 10 * MINUTE).toISOString(),
+        fixedTimeEnd: new Date(Date.now() + 50 * MINUTE).toISOString(),
+        targets: exposure(1_800),
+      },
+    },
+    201,
+  ) as Promise<{ id: string }>;
 
 describe("dispatch following the network plan", () => {
   it("holds an eligible observation the plan starts later, so that one whose window opens soon makes it", async () => {
@@ -49,28 +71,9 @@ describe("dispatch following the network plan", () => {
     plugin.on("assign", (observation: { id: string }) => assigned.push(observation.id));
     await dispatchJobsDone(server);
     const planOf = () => must(`/network/plan?observatoryIds=${observatory.id}`, { token: owner.token }, 200) as Promise<Plan>;
-    const slotOf = (plan: Plan, observationId: string) => plan.slots.find((slot) => slot.observationId === observationId);
 
     // Half an hour that must run within a window opening in ten minutes and closing in fifty.
-    const now = Date.now();
-    const windowed = (await must(
-      "/observations",
-      {
-        method: "POST",
-        token: owner.token,
-        json: {
-          name: "Windowed",
-          projectId: project.id,
-          observatoryId: observatory.id,
-          priority: 9,
-          type: "time_based",
-          fixedTimeStart: new Date(now + 10 * MINUTE).toISOString(),
-          fixedTimeEnd: new Date(now + 50 * MINUTE).toISOString(),
-          targets: exposure(1_800),
-        },
-      },
-      201,
-    )) as { id: string };
+    const windowed = await submitWindowed({ token: owner.token, projectId: project.id, observatoryId: observatory.id, name: "Windowed" });
     await until("the plan to run the windowed observation", async () => slotOf(await planOf(), windowed.id));
 
     // Eligible now for 25 minutes: dispatch alone would start it at once, and the windowed one would then miss its window.
@@ -111,28 +114,10 @@ describe("dispatch following the network plan", () => {
     plugin.on("assign", (observation: { id: string }) => assigned.push(observation.id));
     await dispatchJobsDone(server);
     const planOf = () => must(`/network/plan?observatoryIds=${observatory.id},${elsewhere.id}`, { token: owner.token }, 200) as Promise<Plan>;
-    const slotOf = (plan: Plan, observationId: string) => plan.slots.find((slot) => slot.observationId === observationId);
 
     // The first observatory is kept for a window opening in ten minutes: 25 minutes started now there would make it miss it.
     const now = Date.now();
-    const windowed = (await must(
-      "/observations",
-      {
-        method: "POST",
-        token: owner.token,
-        json: {
-          name: "Windowed here",
-          projectId: project.id,
-          observatoryId: observatory.id,
-          priority: 9,
-          type: "time_based",
-          fixedTimeStart: new Date(now + 10 * MINUTE).toISOString(),
-          fixedTimeEnd: new Date(now + 50 * MINUTE).toISOString(),
-          targets: exposure(1_800),
-        },
-      },
-      201,
-    )) as { id: string };
+    const windowed = await submitWindowed({ token: owner.token, projectId: project.id, observatoryId: observatory.id, name: "Windowed here" });
     await until("the plan to run the windowed observation", async () => slotOf(await planOf(), windowed.id));
     const either = (await must(
       "/observations",
