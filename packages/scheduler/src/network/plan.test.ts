@@ -102,24 +102,20 @@ describe("the network plan against the optimum of its model", () => {
   });
 });
 
+/** Priority 5 at `obs-a` alone, darkness waived, ending by `fixedTimeEnd` when given. */
+const observationAtA = (id: string, fixedTimeEnd: string | null = null): NetworkObservation => ({
+  id,
+  priority: 5,
+  candidateObservatoryIds: ["obs-a"],
+  filters: [],
+  doc: { projectId: "p", targets: [{ ra: 10, dec: 20, exposures: [] }], constraints: {}, fixedTimeStart: null, fixedTimeEnd, bypassDarkness: true },
+});
+
 describe("the MILP's model holds every plan, so its bound bounds the plan", () => {
   it("counts runs packed between points: three 17-minute runs in 55 minutes, which starts on points alone cannot hold", async () => {
     const highs = await loadSolver();
     const now = new Date("2026-12-10T12:00:00Z");
-    const observation = (id: string): NetworkObservation => ({
-      id,
-      priority: 5,
-      candidateObservatoryIds: ["obs-a"],
-      filters: [],
-      doc: {
-        projectId: "p",
-        targets: [{ ra: 10, dec: 20, exposures: [] }],
-        constraints: {},
-        fixedTimeStart: null,
-        fixedTimeEnd: new Date(now.getTime() + 55 * MINUTE).toISOString(),
-        bypassDarkness: true,
-      },
-    });
+    const observation = (id: string) => observationAtA(id, new Date(now.getTime() + 55 * MINUTE).toISOString());
     const input: NetworkPlanInput = {
       now,
       horizonHours: 2,
@@ -192,22 +188,7 @@ describe("the network plan's starts", () => {
     const input: NetworkPlanInput = {
       now,
       observatories: [{ id: "obs-a", model: null, filters: null, busyUntil: null }],
-      observations: [
-        {
-          id: "lone",
-          priority: 5,
-          candidateObservatoryIds: ["obs-a"],
-          filters: [],
-          doc: {
-            projectId: "p",
-            targets: [{ ra: 10, dec: 20, exposures: [] }],
-            constraints: {},
-            fixedTimeStart: null,
-            fixedTimeEnd: null,
-            bypassDarkness: true,
-          },
-        },
-      ],
+      observations: [observationAtA("lone")],
       durationMs: () => 5 * MINUTE,
     };
     expect(planNetwork(input).blocks.map((block) => block.start)).toEqual([now]);
