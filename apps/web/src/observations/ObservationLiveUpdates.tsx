@@ -17,10 +17,10 @@ const observationViews: View[] = [
 ];
 
 /**
- * What reads the network plan: the night plans (Tonight), the queues' PLANNED_LATER and PLANNED_ELSEWHERE, the forecasts and
- * the plan itself (each reads only what its reader may see).
+ * What reads the network plan: the night plans (Tonight), the queues' PLANNED_LATER and PLANNED_ELSEWHERE, the forecasts,
+ * the plan itself and an observation's place in it (each reads only what its reader may see).
  */
-const planViews: View[] = [trpc.observatories.plan, trpc.observatories.queue, trpc.observations.forecast, trpc.network.plan];
+const planViews: View[] = [trpc.observatories.plan, trpc.observatories.queue, trpc.observations.forecast, trpc.network.plan, trpc.network.observationPlace];
 
 const refresh = (views: Iterable<View>) => Promise.all([...views].map((view) => queryClient.invalidateQueries(view.pathFilter())));
 
