@@ -3,11 +3,13 @@ import { cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
+import { RealtimeProvider } from "../lib/realtime";
 import { ObservationPage } from "../pages/ObservationPage";
 import { StubRefusal, startApi, type Procedures, type Answer } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
 import { descriptionOf, renderInApp } from "../test-support/render";
 import { observationFixture } from "./observation-fixtures";
+import { ObservationLiveUpdates } from "./ObservationLiveUpdates";
 import type { Observation } from "./labels";
 
 let api: Awaited<ReturnType<typeof startApi>> | undefined;
@@ -278,24 +280,14 @@ describe("where and when a pending observation is planned", () => {
         observatoryId: null,
       }),
       "observatories.names": names,
-      "network.plan": () => ({
+      "network.observationPlace": ({ id }) => ({
+        observationId: id,
         computedAt: new Date().toISOString(),
         horizonEnd: new Date(Date.now() + 72 * HOUR).toISOString(),
-        objective: 0,
-        observatories: [
-          { observatoryId: "oby_1", timeZone: "Australia/Sydney", nights: [] },
-          { observatoryId: "oby_2", timeZone: "Atlantic/Azores", nights: [] },
-        ],
         slots: [],
-        unscheduled: [
-          { observationId: "obs_other", reasons: [{ observatoryId: "oby_1", code: "OFFLINE", until: null }] },
-          {
-            observationId: "obs_1",
-            reasons: [
-              { observatoryId: "oby_1", code: "NOT_DARK", until: dark },
-              { observatoryId: "oby_2", code: "FILTER_MISSING", until: null },
-            ],
-          },
+        reasons: [
+          { observatoryId: "oby_1", timeZone: "Australia/Sydney", code: "NOT_DARK", until: dark },
+          { observatoryId: "oby_2", timeZone: "Atlantic/Azores", code: "FILTER_MISSING", until: null },
         ],
       }),
     });
@@ -309,5 +301,49 @@ describe("where and when a pending observation is planned", () => {
     ]);
     expect(items.map(linkTo)).toEqual(["/observatories/oby_1", "/observatories/oby_2"]);
     expect(screen.queryByText(/^Planned at/)).toBeNull();
+    // Its own place in the plan, not the whole plan.
+    expect(api.calls("network.observationPlace")).toEqual([{ id: "obs_1" }]);
+    expect(api.called()).not.toContain("network.plan");
+  });
+
+  it("reads why again when its socket comes back after a drop: a new plan's event sent meanwhile was never heard", async () => {
+    const stub = await startApi({
+      ...observationApi("usr_owner", { can_view: true, can_observe: true }, candidates),
+      "observations.forecast": () => ({
+        timeZone: "Australia/Sydney",
+        expectedStart: null,
+        expectedEnd: null,
+        night: null,
+        blockedBy: null,
+        observatoryId: null,
+      }),
+      "observatories.names": names,
+      // The plan made while the socket was down: whatever is read once it is open again.
+      "network.observationPlace": ({ id }) => ({
+        observationId: id,
+        reasons: [
+          stub.realtime.opened() > 1
+            ? { observatoryId: "oby_2", timeZone: "Atlantic/Azores", code: "FILTER_MISSING", until: null }
+            : { observatoryId: "oby_2", timeZone: "Atlantic/Azores", code: "OBSERVATORY_BUSY", until: null },
+        ],
+      }),
+    });
+    renderInApp(
+      <RealtimeProvider>
+        <ObservationLiveUpdates />
+        <Routes>
+          <Route path="/observations/:id" element={<ObservationPage />} />
+        </Routes>
+      </RealtimeProvider>,
+      "/observations/obs_1",
+    );
+    const why = () => screen.findByRole("list", { name: "Why it is not in the network plan" });
+    await waitFor(async () => expect(within(await why()).getByRole("listitem").textContent).toBe("Pico: the night is taken by work ahead of it in the queue"));
+    await waitFor(() => expect(stub.realtime.connections()).toBe(1));
+    stub.realtime.drop();
+    await waitFor(async () =>
+      expect(within(await why()).getByRole("listitem").textContent).toBe("Pico: it asks for a filter this observatory's plugin does not report"),
+    );
+    expect(stub.realtime.opened()).toBe(2);
   });
 });

@@ -7,7 +7,7 @@ import type { Observation } from "./labels";
 import { lowerFirst, reasonInWords, type WaitReason } from "./reason-words";
 
 type Forecast = RouterOutputs["observations"]["forecast"];
-type PlanReason = RouterOutputs["network"]["plan"]["unscheduled"][number]["reasons"][number];
+type PlanReason = RouterOutputs["network"]["observationPlace"]["reasons"][number];
 
 interface PlanPlaceProps {
   observation: Observation;
@@ -27,7 +27,8 @@ function ObservatoryLink({ id, name }: { id: string; name: string | undefined })
 }
 
 /** A reason of the network plan in the queue's words, its moment on that observatory's clock and named ("observatory time, UTC+11"). */
-function reasonText(reason: PlanReason, zone: string, observation: Observation): string {
+function reasonText(reason: PlanReason, observation: Observation): string {
+  const zone = reason.timeZone;
   const { constraints } = observation;
   const words: string | undefined = reasonInWords(reason as WaitReason, {
     when: (iso) => zoneMoment(iso, zone, comingHours()),
@@ -39,23 +40,21 @@ function reasonText(reason: PlanReason, zone: string, observation: Observation):
 }
 
 /**
- * Why the network plan leaves a pending observation out, at each observatory the reader may view: read from the plan in
- * force (`network.plan`, the read the Network page makes), in the forecast's words. Nothing while the plan says nothing
- * of it (not made yet, or none of its observatories is the reader's to view): the forecast's sentence stands alone then.
+ * Why the network plan leaves a pending observation out, at each observatory the reader may view: this observation's place
+ * in the plan in force (`network.observationPlace`, not the whole plan), in the forecast's words. Nothing while the plan says
+ * nothing of it (not made yet, or none of its observatories is the reader's to view): the forecast's sentence stands alone then.
  */
 function UnplannedReasons({ observation, observatoryName }: Omit<PlanPlaceProps, "forecast">) {
-  const plan = useQuery(trpc.network.plan.queryOptions({}, { staleTime: 0 }));
-  const entry = plan.data?.unscheduled.find((item) => item.observationId === observation.id);
-  if (!plan.data || !entry) return null;
-  const zones = new Map(plan.data.observatories.map((observatory) => [observatory.observatoryId, observatory.timeZone]));
+  const place = useQuery(trpc.network.observationPlace.queryOptions({ id: observation.id }, { staleTime: 0 }));
+  const reasons = place.data?.reasons ?? [];
+  if (reasons.length === 0) return null;
   return (
     <div className="pl-6">
       <p>Not in the network plan:</p>
       <ul aria-label="Why it is not in the network plan" className="list-disc pl-5">
-        {entry.reasons.map((reason) => (
+        {reasons.map((reason) => (
           <li key={`${reason.observatoryId}-${reason.code}`}>
-            <ObservatoryLink id={reason.observatoryId} name={observatoryName(reason.observatoryId)} />:{" "}
-            {reasonText(reason, zones.get(reason.observatoryId) ?? "UTC", observation)}
+            <ObservatoryLink id={reason.observatoryId} name={observatoryName(reason.observatoryId)} />: {reasonText(reason, observation)}
           </li>
         ))}
       </ul>

@@ -8,7 +8,7 @@ import { ScanHistory } from "../integrity/ScanHistory";
 import { ScanIssues } from "../integrity/ScanIssues";
 import { ScheduleCard } from "../integrity/ScheduleCard";
 import { useDocumentTitle } from "../lib/document-title";
-import { useRealtimeEvent } from "../lib/realtime";
+import { useRealtimeEvent, useRealtimeReconnect } from "../lib/realtime";
 import { queryClient, trpc } from "../trpc";
 
 /**
@@ -33,12 +33,16 @@ export function IntegrityPage() {
     for (const [key, value] of Object.entries(next)) if (value) params[key] = value;
     setSearchParams(params, { replace: true });
   };
-  // A scan's job reports its progress over /ws: refresh the scan and the history as it moves.
-  useRealtimeEvent("job.progress", (event) => {
-    if (event.kind !== "integrity_scan") return;
+  // A scan's job reports its progress over /ws: refresh the scan and the history as it moves, and when the socket opens
+  // again (progress sent while it was down was never heard).
+  const refreshScans = () => {
     void queryClient.invalidateQueries(trpc.integrity.scans.pathFilter());
     void queryClient.invalidateQueries(trpc.integrity.scan.pathFilter());
+  };
+  useRealtimeEvent("job.progress", (event) => {
+    if (event.kind === "integrity_scan") refreshScans();
   });
+  useRealtimeReconnect(refreshScans);
   return (
     <>
       <PageHeader

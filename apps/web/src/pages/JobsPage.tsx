@@ -13,7 +13,7 @@ import { JobTable } from "../jobs/JobTable";
 import { jobKindLabel, jobStatuses, kindOf, type Job, type JobStatus } from "../jobs/labels";
 import { useDocumentTitle } from "../lib/document-title";
 import { summarizeError } from "../lib/errors";
-import { useRealtimeEvent } from "../lib/realtime";
+import { useRealtimeEvent, useRealtimeReconnect } from "../lib/realtime";
 import { useConfirmedMutation } from "../lib/useConfirmedMutation";
 import { pageInput, useCursorPages } from "../lib/useCursorPages";
 import { queryClient, trpc, trpcClient } from "../trpc";
@@ -43,6 +43,8 @@ export function JobsPage() {
   );
   const refresh = () => void queryClient.invalidateQueries(trpc.admin.jobs.pathFilter());
   useRealtimeEvent("job.progress", refresh);
+  // Progress sent while the socket was down was never heard.
+  useRealtimeReconnect(refresh);
   const [notice, setNotice] = useState<string | null>(null);
   const cancel = useConfirmedMutation({
     mutation: trpc.admin.cancelJob.mutationOptions(),

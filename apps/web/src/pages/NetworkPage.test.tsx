@@ -45,6 +45,26 @@ const api = (answer: Procedures["network.plan"]) =>
 
 const row = (name: string) => screen.findByRole("region", { name: `Plan at ${name}` });
 
+const crab = { observationId: "obs_3", observatoryId: "oby_a", name: "Crab", start: "2026-11-29T23:00:00.000Z", end: "2026-11-30T00:00:00.000Z" };
+
+/** The page with its realtime socket, as the app renders it. */
+const renderLive = () =>
+  renderInApp(
+    <RealtimeProvider>
+      <NetworkPage />
+    </RealtimeProvider>,
+    { path: "/network", timeDisplay: "utc" },
+  );
+
+/**
+ * The page's socket open, and the plan read again on its opening (an event may have gone before it opened): what a test
+ * changes after this reaches the page by no read already on its way.
+ */
+async function socketOpened(stub: Awaited<ReturnType<typeof api>>) {
+  await waitFor(() => expect(stub.realtime.connections()).toBe(1));
+  await waitFor(() => expect(stub.calls("network.plan")).toHaveLength(2));
+}
+
 describe("the network page", () => {
   it("draws each slot as a block in its observatory's row, naming observatory, observation, start and end with the zone, linking to it", async () => {
     await api(() => plan());
@@ -116,7 +136,6 @@ describe("the network page", () => {
 
   it("reads the plan again on its interval and draws what changed", async () => {
     let answers = 0;
-    const crab = { observationId: "obs_3", observatoryId: "oby_a", name: "Crab", start: "2026-11-29T23:00:00.000Z", end: "2026-11-30T00:00:00.000Z" };
     const stub = await api(() => (++answers === 1 ? plan() : plan({ slots: [crab] })));
     // A short interval stands for the page's 30 s; what is awaited is the second answer drawn, not a time.
     renderInApp(<NetworkPage refreshMs={200} />, { path: "/network", timeDisplay: "utc" });
@@ -129,23 +148,32 @@ describe("the network page", () => {
   });
 
   it("reads the plan again as soon as the server says a new one is in force (network.plan_changed), not waiting for its interval", async () => {
-    let answers = 0;
-    const crab = { observationId: "obs_3", observatoryId: "oby_a", name: "Crab", start: "2026-11-29T23:00:00.000Z", end: "2026-11-30T00:00:00.000Z" };
-    const stub = await api(() => (++answers === 1 ? plan() : plan({ slots: [crab] })));
+    let replanned = false;
+    const stub = await api(() => (replanned ? plan({ slots: [crab] }) : plan()));
     // The page's 30 s interval: the test is over long before it, so only the event can bring the new plan.
-    renderInApp(
-      <RealtimeProvider>
-        <NetworkPage />
-      </RealtimeProvider>,
-      { path: "/network", timeDisplay: "utc" },
-    );
+    renderLive();
     await within(await row("Dome A")).findByRole("link", { name: /Pleiades/ });
-    await waitFor(() => expect(stub.realtime.connections()).toBe(1));
+    await socketOpened(stub);
     const listsBefore = stub.calls("observations.list").length;
+    replanned = true;
     stub.realtime.push("network.plan_changed", { computedAt: "2026-11-29T18:01:00.000Z" });
     expect(await within(await row("Dome A")).findByRole("link", { name: /^Dome A: Crab/ })).toBeTruthy();
     expect(within(await row("Dome A")).queryByRole("link", { name: /Pleiades/ })).toBeNull();
-    expect(stub.calls("network.plan")).toHaveLength(2);
+    expect(stub.calls("network.plan")).toHaveLength(3);
+    // With the pending observations, which name what the new plan may hold for the first time.
+    await waitFor(() => expect(stub.calls("observations.list").length).toBeGreaterThan(listsBefore));
+  });
+
+  it("reads the plan again when its socket comes back after a drop: a new plan's event sent meanwhile was never heard", async () => {
+    // The new plan is made while the socket is down: its event reaches no one, and the page's 30 s interval is far off.
+    const stub = await api(() => (stub.realtime.opened() > 1 ? plan({ slots: [crab] }) : plan()));
+    renderLive();
+    await within(await row("Dome A")).findByRole("link", { name: /Pleiades/ });
+    await waitFor(() => expect(stub.realtime.connections()).toBe(1));
+    const listsBefore = stub.calls("observations.list").length;
+    stub.realtime.drop();
+    expect(await within(await row("Dome A")).findByRole("link", { name: /^Dome A: Crab/ })).toBeTruthy();
+    expect(stub.realtime.opened()).toBe(2);
     // With the pending observations, which name what the new plan may hold for the first time.
     await waitFor(() => expect(stub.calls("observations.list").length).toBeGreaterThan(listsBefore));
   });

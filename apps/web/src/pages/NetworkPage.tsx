@@ -6,7 +6,7 @@ import { PageHeader } from "../components/PageHeader";
 import { QueryState } from "../components/QueryState";
 import { useDocumentTitle } from "../lib/document-title";
 import { formatShortDateTime } from "../lib/format";
-import { useRealtimeEvent } from "../lib/realtime";
+import { useRealtimeEvent, useRealtimeReconnect } from "../lib/realtime";
 import { useTimeDisplay } from "../lib/time-display";
 import { viewerZoneWords, type NetworkPlan } from "../network/network-plan";
 import { NetworkTimeline } from "../network/NetworkTimeline";
@@ -14,9 +14,9 @@ import { UnscheduledList } from "../network/UnscheduledList";
 import { queryClient, trpc } from "../trpc";
 
 /**
- * The plan is read again at once when the server says a new one is in force (`network.plan_changed`), and besides this
- * often and when the window regains focus: an event sent while the socket was down, or by a server that publishes none, is
- * never heard.
+ * The plan is read again at once when the server says a new one is in force (`network.plan_changed`) and whenever the socket
+ * opens again (an event sent while it was down is never heard), and besides this often and when the window regains focus:
+ * a server that publishes no event is followed too.
  */
 const PLAN_REFRESH_MS = 30_000;
 
@@ -29,10 +29,12 @@ export function NetworkPage({ refreshMs = PLAN_REFRESH_MS }: { refreshMs?: numbe
   const observatories = useQuery(trpc.observatories.list.queryOptions({ limit: 50 }));
   const pending = useQuery(trpc.observations.list.queryOptions({ status: "pending", limit: 200 }, { staleTime: 0, refetchInterval: refreshMs }));
   // Only when, not what: the plan is read again, with the observations it may name for the first time.
-  useRealtimeEvent("network.plan_changed", () => {
+  const refreshPlan = () => {
     void queryClient.invalidateQueries(trpc.network.plan.pathFilter());
     void queryClient.invalidateQueries(trpc.observations.list.queryFilter({ status: "pending", limit: 200 }));
-  });
+  };
+  useRealtimeEvent("network.plan_changed", refreshPlan);
+  useRealtimeReconnect(refreshPlan);
   // Looked up for every block on every draw (the now-line redraws the timeline), so by id rather than by a search of the lists.
   const observatoryNames = useMemo(() => new Map(observatories.data?.items.map((item) => [item.id, item.name])), [observatories.data]);
   const pendingById = useMemo(() => new Map(pending.data?.items.map((item) => [item.id, item])), [pending.data]);

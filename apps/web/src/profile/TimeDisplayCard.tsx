@@ -1,15 +1,16 @@
-import { useId, useState } from "react";
+import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { TimeDisplay } from "@meridian/rules";
 import { Alert } from "../components/Alert";
 import { Card } from "../components/Card";
+import { RadioGroup, type RadioChoice } from "../components/RadioGroup";
 import { summarizeError } from "../lib/errors";
 import { setTimeDisplay } from "../lib/time-display";
 import { queryClient, trpc } from "../trpc";
 import type { Profile } from "./useProfile";
 
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-const choices: Array<{ value: TimeDisplay; label: string; description: string }> = [
+const choices: Array<RadioChoice<TimeDisplay>> = [
   {
     value: "observatory",
     label: "Each observatory's time zone",
@@ -23,7 +24,6 @@ const choices: Array<{ value: TimeDisplay; label: string; description: string }>
 
 /** Which zone every page shows times in; saved at once, in effect at once, rolled back if the save fails. */
 export function TimeDisplayCard({ profile }: { profile: Profile }) {
-  const name = useId();
   const profileKey = trpc.user.profile.queryKey();
   // The choice shows at once (a controlled radio that waits for the cache would flip back for a moment).
   const [chosen, setChosen] = useState<TimeDisplay | null>(null);
@@ -53,30 +53,16 @@ export function TimeDisplayCard({ profile }: { profile: Profile }) {
           Could not save: {summarizeError(save.error).message}
         </Alert>
       ) : null}
-      <fieldset>
-        <legend className="sr-only">Show times in</legend>
-        <div className="flex flex-col gap-3">
-          {choices.map((choice) => (
-            <label key={choice.value} className="flex cursor-pointer items-start gap-3">
-              <input
-                type="radio"
-                name={name}
-                value={choice.value}
-                checked={current === choice.value}
-                onChange={() => {
-                  setChosen(choice.value);
-                  save.mutate({ timeDisplay: choice.value });
-                }}
-                className="mt-1 size-4 shrink-0 accent-indigo-600"
-              />
-              <span className="min-w-0">
-                <span className="block text-sm font-medium text-slate-800">{choice.label}</span>
-                <span className="block text-sm text-slate-500">{choice.description}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <RadioGroup
+        legend="Show times in"
+        legendHidden
+        choices={choices}
+        value={current}
+        onChange={(choice) => {
+          setChosen(choice);
+          save.mutate({ timeDisplay: choice });
+        }}
+      />
       <p role="status" aria-live="polite" className="mt-3 min-h-5 text-sm text-slate-500">
         {save.isPending ? "Saving…" : save.isSuccess ? "Time display saved" : ""}
       </p>

@@ -105,6 +105,8 @@ async function trpcBatch(url: URL, request: ReceivedRequest, procedures: Procedu
  */
 function realtimeChannel() {
   const server = new WebSocketServer({ noServer: true });
+  let opened = 0;
+  server.on("connection", () => (opened += 1));
   return {
     accept(request: IncomingMessage, socket: Duplex, head: Buffer) {
       if (!request.url?.startsWith("/ws")) {
@@ -115,9 +117,15 @@ function realtimeChannel() {
     },
     /** How many pages' sockets are open. */
     connections: () => [...server.clients].filter((client) => client.readyState === WebSocket.OPEN).length,
+    /** How many sockets were ever opened here: more than one once a page has connected again after a `drop`. */
+    opened: () => opened,
     /** Sends an event to every open socket, as the server publishes one. */
     push<Type extends RealtimeEventType>(type: Type, data: RealtimeEvents[Type]) {
       for (const client of server.clients) client.send(JSON.stringify({ type, data }));
+    },
+    /** Cuts every open socket as a lost network does (no closing handshake); the server keeps listening, so the page reconnects. */
+    drop() {
+      for (const client of server.clients) client.terminate();
     },
     closeAll() {
       for (const client of server.clients) client.terminate();
@@ -172,8 +180,11 @@ export async function startApi(procedures: Procedures, other: (request: Received
     calls: <Path extends ProcedurePath>(path: Path) => heard.filter((call) => call.path === path).map((call) => call.input as ProcedureInput<Path>),
     /** The procedures called, in order, by path. */
     called: () => heard.map((call) => call.path),
-    /** The realtime channel (`/ws`): `push` an event to the page's socket once `connections()` says it is open (render it in a `RealtimeProvider`). */
-    realtime: { connections: channel.connections, push: channel.push },
+    /**
+     * The realtime channel (`/ws`): `push` an event to the page's socket once `connections()` says it is open (render it in a
+     * `RealtimeProvider`); `drop` cuts it, and the page connects again on its own.
+     */
+    realtime: { connections: channel.connections, opened: channel.opened, push: channel.push, drop: channel.drop },
     close,
   };
 }

@@ -1,8 +1,16 @@
-import { getNetworkPlan, MAX_PLAN_OBSERVATORIES, networkPlanQuerySchema, networkPlanSchema } from "@meridian/domain/network";
+import { z } from "@hono/zod-openapi";
+import {
+  getNetworkPlan,
+  getObservationPlanPlace,
+  MAX_PLAN_OBSERVATORIES,
+  networkPlanQuerySchema,
+  networkPlanSchema,
+  observationPlanPlaceSchema,
+} from "@meridian/domain/network";
 import { defineOperation } from "./define-operation";
-import { authedErrors } from "./responses";
+import { authedErrors, idParam } from "./responses";
 
-/** The network plan (tRPC `network.plan`). */
+/** The network plan and one observation's place in it (tRPC `network.plan`, `network.observationPlace`). */
 export const networkOperations = {
   plan: defineOperation({
     operationId: "getNetworkPlan",
@@ -28,5 +36,27 @@ export const networkOperations = {
     outputDescription: "The plan at those observatories",
     responses: authedErrors,
     handle: ({ ctx, actor, input }) => getNetworkPlan({ deps: ctx.deps, actor, observatoryIds: input.observatoryIds }),
+  }),
+  observationPlace: defineOperation({
+    operationId: "getObservationPlanPlace",
+    access: "signed-in",
+    tags: ["Observations"],
+    summary: "One observation's place in the network plan: where and when it runs, or why not at each candidate (readers)",
+    description:
+      "An extension where the contract is silent: what `GET /network/plan` says of one observation, without reading the whole plan, " +
+      "for the observation's page. `slots`: its runs in the plan in force, by start, each with its observatory and that observatory's " +
+      "`timeZone` (where and when; the forecast's `observatoryId` already names the first for every reader). `reasons`: when the plan " +
+      "leaves it out, why, at each of its candidates the caller may view (`can_view`, as in `GET /network/plan`; a project member who " +
+      "may view none gets none), with the queue's code and `until` when known; empty when it is planned, or when the plan has not seen " +
+      "it yet (it is made again within seconds of a change: `network.plan_changed`). Before the first plan `computedAt` and `horizonEnd` " +
+      "are null and both lists empty. Readers only: anyone else, like an id that does not exist, gets 404 NOT_FOUND. All times ISO 8601 UTC.",
+    method: "get",
+    path: "/network/plan/observations/{id}",
+    status: 200,
+    params: z.object({ id: idParam }),
+    output: observationPlanPlaceSchema,
+    outputDescription: "Its place in the plan",
+    responses: authedErrors,
+    handle: ({ ctx, actor, input }) => getObservationPlanPlace({ deps: ctx.deps, actor, observationId: input.id }),
   }),
 };

@@ -1,4 +1,5 @@
 import { useId } from "react";
+import { RadioGroup } from "../../components/RadioGroup";
 import { CANDIDATES, type ObservationDraft } from "./draft";
 import type { StepProps } from "./step-props";
 
@@ -19,12 +20,11 @@ const whereChoices = [
 ] as const;
 
 /**
- * One observatory or any of several: two radios (arrow keys move between them). Going to several starts from the one
+ * One observatory or any of several: two radios (`RadioGroup`: arrow keys move between them). Going to several starts from the one
  * chosen; going back to one starts from the first ticked. Its labels never say "observatory": the select's label stays
  * the only one that does, as pages and tests find it by that word.
  */
 export function WherePicker({ draft, edit }: Pick<StepProps, "draft" | "edit">) {
-  const name = useId();
   const choose = (where: ObservationDraft["where"]) =>
     // Touches only the choice: what is still to tick is said once a box is ticked, or on Next.
     edit("where", (current) => ({
@@ -33,35 +33,7 @@ export function WherePicker({ draft, edit }: Pick<StepProps, "draft" | "edit">) 
       ...(where === "any" && current.candidateObservatoryIds.length === 0 && current.observatoryId ? { candidateObservatoryIds: [current.observatoryId] } : {}),
       ...(where === "one" && !current.observatoryId ? { observatoryId: current.candidateObservatoryIds[0] ?? "" } : {}),
     }));
-  return (
-    <fieldset className="min-w-0">
-      <legend className="text-sm font-medium text-slate-700">Where it may run</legend>
-      <div className="mt-1.5 flex flex-col gap-1">
-        {whereChoices.map((choice) => (
-          <label key={choice.value} className="flex cursor-pointer items-start gap-2 text-sm">
-            <input
-              type="radio"
-              name={name}
-              value={choice.value}
-              checked={draft.where === choice.value}
-              onChange={() => choose(choice.value)}
-              aria-labelledby={`${name}-${choice.value}-label`}
-              aria-describedby={`${name}-${choice.value}`}
-              className="mt-0.5 size-4 shrink-0 accent-indigo-600"
-            />
-            <span className="min-w-0">
-              <span id={`${name}-${choice.value}-label`} className="font-medium text-slate-900">
-                {choice.label}
-              </span>
-              <span id={`${name}-${choice.value}`} className="block text-slate-500">
-                {choice.description}
-              </span>
-            </span>
-          </label>
-        ))}
-      </div>
-    </fieldset>
-  );
+  return <RadioGroup legend="Where it may run" choices={whereChoices} value={draft.where} onChange={choose} />;
 }
 
 /**

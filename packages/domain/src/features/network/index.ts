@@ -2,3 +2,4 @@
 import "../../platform/validation/zod-error-map";
 export { PLANNING_LOCK } from "./make-plan";
 export { getNetworkPlan, MAX_PLAN_OBSERVATORIES, networkPlanQuerySchema, networkPlanSchema } from "./read-plan";
+export { getObservationPlanPlace, observationPlanPlaceSchema } from "./read-plan-place";
