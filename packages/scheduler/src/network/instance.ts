@@ -119,7 +119,10 @@ export function skyHolds(doc: NetworkObservation["doc"], model: SkyModel | null,
   return (doc.bypassDarkness || sky.isDark(doc.constraints.twilight ?? "astronomical")) && targetVisible(doc, sky);
 }
 
-/** Whether a run from a moment holds by dispatch's rule (`isEligibleAt`), the sky at every five-minute boundary inside it and at its end rounded up to the minute. */
+/**
+ * Whether a run from a moment holds: dispatch's rule (`isEligibleAt`), and the sky at every five-minute boundary
+ * inside it and at its end rounded up to the minute.
+ */
 function holdsWhole(doc: NetworkObservation["doc"], model: SkyModel | null, start: number, durationMs: number): boolean {
   const end = start + durationMs;
   if (!isEligibleAt({ doc, model, ms: start, durationMs })) return false;

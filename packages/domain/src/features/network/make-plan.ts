@@ -70,10 +70,11 @@ function planDocument(plan: NetworkPlan<PlannedObservation>, inputs: NetworkInpu
  * whole planning on a connection of its own (a second planner waits for the first, then plans again with
  * what it sees then; a dead process's lock goes with its connection). The inputs are read in one short
  * transaction, after the ids of the requests for a plan it can see (committed before its reads, which
- * therefore cover them), with the plan in force, which seeds the next (warm-start.ts); the plan is computed with no transaction open, so no table lock is held while it
- * thinks (a restore's exclusive locks once waited behind a planning, and every request behind them: CI
- * run 2 of 2026-11-29 night); then one transaction removes those requests and writes the plan. A planning
- * that dies midway writes nothing: the plan before it stays in force, and its requests are still there.
+ * therefore cover them), with the plan in force, which seeds the next (warm-start.ts); the plan is
+ * computed with no transaction open, so no table lock is held while it thinks (a restore's exclusive
+ * locks once waited behind a planning, and every request behind them: CI run 2 of 2026-11-29 night);
+ * then one transaction removes those requests and writes the plan. A planning that dies midway writes
+ * nothing: the plan before it stays in force, and its requests are still there.
  */
 export async function makeNetworkPlan(options: { deps: Deps }): Promise<NetworkPlanDoc> {
   const { deps } = options;
@@ -104,7 +105,7 @@ async function planHoldingTheLock(deps: Deps): Promise<NetworkPlanDoc> {
     return { requestIds: requests.map((row) => row.id), now: at, inputs, inForce, kept };
   });
   // Made from the plan in force (whichever process made it) and what this process kept from its plan before: see warm-start.ts.
-  const previous = seedFromPlanInForce(inForce, inputs.input.observations);
+  const previous = seedFromPlanInForce({ stored: inForce, observations: inputs.input.observations });
   const doc = planDocument(planNetwork(inputs.input, { previous, cache: kept.cache }), inputs);
   return inTransaction(deps, async (t) => {
     if (requestIds.length > 0)

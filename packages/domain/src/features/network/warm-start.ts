@@ -65,10 +65,11 @@ export function keptBetweenPlans(now: Date): KeptBetweenPlans {
  * the sky, a new estimate, its observatory busy, away or taken). None (a plan from scratch) without a plan in
  * force or when too many of the observations pending now are new to it (a bulk submission).
  */
-export function seedFromPlanInForce<Observation extends NetworkObservation>(
-  stored: Pick<NetworkPlanDoc, "slots" | "unscheduled"> | null,
-  observations: ReadonlyArray<Observation>,
-): { blocks: NetworkBlock<Observation>[] } | undefined {
+export function seedFromPlanInForce<Observation extends NetworkObservation>(options: {
+  stored: Pick<NetworkPlanDoc, "slots" | "unscheduled"> | null;
+  observations: ReadonlyArray<Observation>;
+}): { blocks: NetworkBlock<Observation>[] } | undefined {
+  const { stored, observations } = options;
   if (!stored) return undefined;
   const known = new Set([...stored.slots, ...stored.unscheduled].map((item) => item.observationId));
   const newToIt = observations.filter((observation) => !known.has(observation.id)).length;
