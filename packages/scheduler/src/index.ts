@@ -22,5 +22,6 @@ export { DISPATCH_WINDOW, runDispatchForward } from "./plan";
 export { inDispatchOrder } from "./dispatch-order";
 export { currentNightDate, planNights, type PlanInputs, type PlannedNight } from "./night-plan";
 export { planNetwork } from "./network/plan";
+export { NetworkPlanCache } from "./network/instance";
 export { PLAN_STEP_MS } from "./network/inputs";
-export type { NetworkAllocation, NetworkObservation, NetworkObservatory, NetworkPlan, NetworkPlanInput } from "./network/inputs";
+export type { NetworkAllocation, NetworkBlock, NetworkObservation, NetworkObservatory, NetworkPlan, NetworkPlanInput } from "./network/inputs";

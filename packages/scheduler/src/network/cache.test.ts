@@ -75,4 +75,31 @@ describe("the cache a plan keeps for the next one", () => {
       expect(summary(planNetwork(changed, { cache }))).toEqual(summary(fresh));
     });
   }
+
+  it("gives a plan made a minute later the plan made without it, computing again only what reads the moment", () => {
+    // Seven minutes past the hour: neither plan's horizon reaches a new stretch of the grid.
+    const input = { ...network(), now: new Date("2026-12-10T12:07:00Z") };
+    const later = { ...input, now: new Date("2026-12-10T12:08:00Z") };
+    const cache = new NetworkPlanCache();
+    planNetwork(input, { cache });
+    const first = cache.computed;
+    const warm = planNetwork(later, { cache });
+    expect(summary(warm)).toEqual(summary(planNetwork(later)));
+    // The starts on the grid and whether a run holds from a moment are kept; the first free minute's starts and the reasons are not.
+    expect(cache.computed - first).toBeLessThan(first / 4);
+  });
+
+  it("holds no more than what the last two plans used", () => {
+    const input = network();
+    const cache = new NetworkPlanCache();
+    planNetwork(input, { cache });
+    const first = cache.computed;
+    // A day on: nothing of the first plan's horizon is used, so nothing of it is kept.
+    const dayOn = { ...input, now: new Date(input.now.getTime() + 24 * HOUR) };
+    planNetwork(dayOn, { cache });
+    planNetwork(dayOn, { cache });
+    const again = cache.computed;
+    planNetwork(input, { cache });
+    expect(cache.computed - again).toBe(first);
+  });
 });

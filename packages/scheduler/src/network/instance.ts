@@ -55,23 +55,40 @@ export interface Instance<Observation extends NetworkObservation = NetworkObserv
 
 /**
  * What a plan may keep for the next one: what it computed for each observation at each observatory
- * (its starts; why it has none), by its document (an edited observation is a new document) and a
- * key that names every other input it was computed from: the observatory and its sky model (a
- * moved observatory has a new one), the estimate there, the observatory's points (its first free
- * minute and how many) and the allocation's period. A plan made again after one change computes
- * only what changed.
+ * (its starts on the five-minute grid, stretch by stretch; whether a run holds from a moment; why it
+ * has no start), by its document (an edited observation is a new document) and a key that names
+ * every other input it was computed from: the observatory and its sky model (a moved observatory has
+ * a new one), the estimate there, the allocation's period, and the absolute stretch of the grid
+ * (`GRID_STRETCH_MS`), never the moment the plan is made, so a plan a minute later keeps them all; only
+ * the first free minute's start and the reasons (which read the moment) are keyed by it. A plan made
+ * again after one change computes only what changed.
+ *
+ * Bounded: each plan (`nextPlan`, called by `buildInstance`) keeps what the plan before it used and
+ * lets go of the rest, so a cache kept by a running process holds at most two plans' worth, however
+ * long it runs (what a stretch already past held is not used again and goes).
  */
 export class NetworkPlanCache {
-  private readonly known = new WeakMap<object, Map<string, unknown>>();
+  private current = new WeakMap<object, Map<string, unknown>>();
+  private before = new WeakMap<object, Map<string, unknown>>();
   private readonly models = new WeakMap<SkyModel, number>();
   private modelCount = 0;
+  /** How many values it computed rather than kept (a test and the benchmark read it). */
+  computed = 0;
+
+  /** A new plan begins: what the plan before used is kept for it, the rest let go. */
+  nextPlan(): void {
+    this.before = this.current;
+    this.current = new WeakMap();
+  }
 
   /** What `compute` gives for the document and a key naming every other input it reads. */
   of<T>(doc: object, key: string, compute: () => T): T {
-    let known = this.known.get(doc);
-    if (!known) this.known.set(doc, (known = new Map()));
+    let known = this.current.get(doc);
+    if (!known) this.current.set(doc, (known = new Map()));
     if (known.has(key)) return known.get(key) as T;
-    const value = compute();
+    const kept = this.before.get(doc);
+    const value = kept?.has(key) ? (kept.get(key) as T) : compute();
+    if (!kept?.has(key)) this.computed += 1;
     known.set(key, value);
     return value;
   }
@@ -84,6 +101,9 @@ export class NetworkPlanCache {
     return `sky${name}`;
   }
 }
+
+/** The absolute stretch of the five-minute grid whose starts are computed (and kept) at once. */
+const GRID_STRETCH_MS = 6 * 3_600_000;
 
 function pointsOf(observatory: NetworkObservatory, now: number, horizonEnd: number): number[] {
   const first = ceilToMinute(Math.max(now, observatory.busyUntil?.getTime() ?? now));
@@ -100,12 +120,59 @@ export function skyHolds(doc: NetworkObservation["doc"], model: SkyModel | null,
 }
 
 /**
- * Every start at which the observation runs whole at the observatory, as dispatch decides it and
- * stricter: its window, and darkness and its sky limits at its start, at every five-minute point
- * of its run and at its end rounded up to the minute. A start on a five-minute boundary meets
- * dispatch's own checks (its start, every half hour after, its end) because they are among those;
- * the observatory's first free minute, which may lie between boundaries, is asked of dispatch's
- * rule (`isEligibleAt`) as well. `from` and `until` bound the starts further (an allocation's period).
+ * Whether a run from a moment holds: dispatch's rule (`isEligibleAt`), and the sky at every five-minute boundary
+ * inside it and at its end rounded up to the minute.
+ */
+function holdsWhole(doc: NetworkObservation["doc"], model: SkyModel | null, start: number, durationMs: number): boolean {
+  const end = start + durationMs;
+  if (!isEligibleAt({ doc, model, ms: start, durationMs })) return false;
+  for (let at = Math.floor(start / PLAN_STEP_MS) * PLAN_STEP_MS + PLAN_STEP_MS; at < end; at += PLAN_STEP_MS) {
+    if (!skyHolds(doc, model, at)) return false;
+  }
+  return end === start || skyHolds(doc, model, ceilToMinute(end));
+}
+
+/**
+ * The starts on the five-minute grid in [stretch, stretch + GRID_STRETCH_MS) from which the
+ * observation runs whole at the observatory: its window, the period [from, until], and darkness and
+ * its sky limits at the start, at every five-minute boundary of its run and at its end rounded up to
+ * the minute (dispatch's own checks, its start, every half hour after and its end, are among those).
+ * Nothing in it depends on when the plan is made.
+ */
+function gridStartsIn(options: { doc: NetworkObservation["doc"]; model: SkyModel | null; durationMs: number; from: number; until: number; stretch: number }) {
+  const { doc, model, durationMs, stretch } = options;
+  const window = windowOf(doc);
+  const from = Math.max(window.start, options.from);
+  const until = Math.min(window.end, options.until);
+  const count = GRID_STRETCH_MS / PLAN_STEP_MS;
+  const held = new Int8Array(count + Math.ceil(durationMs / PLAN_STEP_MS) + 1);
+  const holdsAt = (index: number) => {
+    if (held[index] === 0) held[index] = skyHolds(doc, model, stretch + index * PLAN_STEP_MS) ? 1 : -1;
+    return held[index] === 1;
+  };
+  const starts: number[] = [];
+  // The first boundary at or after the one asked about where the sky does not hold: one scan forward for all starts.
+  let broken = 0;
+  for (let index = 0; index < count; index += 1) {
+    const start = stretch + index * PLAN_STEP_MS;
+    if (start < from) continue;
+    if (start > until || start + durationMs > window.finishBy) break;
+    const end = start + durationMs;
+    if (broken < index) broken = index;
+    while (stretch + broken * PLAN_STEP_MS < end && holdsAt(broken)) broken += 1;
+    if (stretch + broken * PLAN_STEP_MS < end) continue;
+    if (durationMs > 0 && !skyHolds(doc, model, ceilToMinute(end))) continue;
+    starts.push(start);
+  }
+  return starts;
+}
+
+/**
+ * Every start on the observatory's points (its first free minute, then the five-minute boundaries up to
+ * the horizon) at which the observation runs whole there, as dispatch decides it and stricter (`holdsWhole`);
+ * `from` and `until` bound the starts further (an allocation's period). The boundaries' starts are computed
+ * per absolute stretch of the grid and kept in the cache by it; the first free minute, which may lie between
+ * boundaries, is asked of `holdsWhole` (and kept by that minute).
  */
 export function startsAt(options: {
   observation: NetworkObservation;
@@ -114,32 +181,27 @@ export function startsAt(options: {
   durationMs: number;
   from?: number;
   until?: number;
+  cache?: NetworkPlanCache;
 }) {
   const { observation, observatory, points, durationMs } = options;
+  const cache = options.cache ?? new NetworkPlanCache();
   const doc = observation.doc;
   const model = observatory.model;
-  const window = windowOf(doc);
-  const held = new Int8Array(points.length);
-  const holdsAtPoint = (index: number) => {
-    if (held[index] === 0) held[index] = skyHolds(doc, model, points[index]!) ? 1 : -1;
-    return held[index] === 1;
-  };
+  const from = options.from ?? -Infinity;
+  const until = options.until ?? Infinity;
   const starts: number[] = [];
-  const from = Math.max(window.start, options.from ?? -Infinity);
-  const until = Math.min(window.end, options.until ?? Infinity);
-  // The first point at or after the one asked about where the sky does not hold: one scan forward for all starts.
-  let broken = 0;
-  for (let index = 0; index < points.length; index += 1) {
-    const start = points[index]!;
-    if (start < from) continue;
-    if (start > until || start + durationMs > window.finishBy) break;
-    const end = start + durationMs;
-    if (broken < index) broken = index;
-    while (broken < points.length && points[broken]! < end && holdsAtPoint(broken)) broken += 1;
-    if (broken < points.length && points[broken]! < end) continue;
-    if (durationMs > 0 && !skyHolds(doc, model, ceilToMinute(end))) continue;
-    if (start % PLAN_STEP_MS !== 0 && !isEligibleAt({ doc, model, ms: start, durationMs })) continue;
-    starts.push(start);
+  const first = points[0];
+  if (first === undefined) return starts;
+  const last = points.at(-1)!;
+  const key = ["starts", observatory.id, cache.modelName(model), durationMs, from, until].join(" ");
+  if (first % PLAN_STEP_MS !== 0) {
+    const holds = cache.of(doc, `${key} from ${first}`, () => first >= from && first <= until && holdsWhole(doc, model, first, durationMs));
+    if (holds) starts.push(first);
+  }
+  const gridFrom = Math.ceil(first / PLAN_STEP_MS) * PLAN_STEP_MS;
+  for (let stretch = Math.floor(gridFrom / GRID_STRETCH_MS) * GRID_STRETCH_MS; stretch <= last; stretch += GRID_STRETCH_MS) {
+    const inStretch = cache.of(doc, `${key} ${stretch}`, () => gridStartsIn({ doc, model, durationMs, from, until, stretch }));
+    for (const start of inStretch) if (start >= gridFrom && start <= last) starts.push(start);
   }
   return starts;
 }
@@ -152,14 +214,8 @@ export function startsAt(options: {
 export function runsWhole(instance: Instance, block: { observation: NetworkObservation; observatoryId: string; start: Date; end: Date }): boolean {
   const observatory = instance.observatories.find((candidate) => candidate.id === block.observatoryId);
   if (!observatory) return false;
-  const { doc } = block.observation;
   const start = block.start.getTime();
-  const end = block.end.getTime();
-  if (!isEligibleAt({ doc, model: observatory.model, ms: start, durationMs: end - start })) return false;
-  for (let at = Math.floor(start / PLAN_STEP_MS) * PLAN_STEP_MS + PLAN_STEP_MS; at < end; at += PLAN_STEP_MS) {
-    if (!skyHolds(doc, observatory.model, at)) return false;
-  }
-  return end === start || skyHolds(doc, observatory.model, ceilToMinute(end));
+  return holdsWhole(block.observation.doc, observatory.model, start, block.end.getTime() - start);
 }
 
 function runsToPlan(observation: NetworkObservation, spanMs: number, shortestMs: number): { runs: number; intervalMs: number } {
@@ -176,6 +232,7 @@ export function buildInstance<Observation extends NetworkObservation>(
   input: NetworkPlanInput<Observation>,
   cache = new NetworkPlanCache(),
 ): Instance<Observation> {
+  cache.nextPlan();
   const start = input.now.getTime();
   const horizonEnd = start + (input.horizonHours ?? PLAN_HORIZON_HOURS) * 3_600_000;
   const observatories = input.observatories;
@@ -205,11 +262,8 @@ export function buildInstance<Observation extends NetworkObservation>(
       const budget = budgetOf.get(`${observatory} ${observation.doc.projectId}`);
       const fits = !budget || durationMs <= budgets[budget.index]!.leftMs;
       const here = points[observatory]!;
-      const key = ["starts", id, cache.modelName(observatories[observatory]!.model), durationMs, here[0], here.length, budget?.from, budget?.until].join(" ");
       const starts = fits
-        ? cache.of(observation.doc, key, () =>
-            startsAt({ observation, observatory: observatories[observatory]!, points: here, durationMs, from: budget?.from, until: budget?.until }),
-          )
+        ? startsAt({ observation, observatory: observatories[observatory]!, points: here, durationMs, from: budget?.from, until: budget?.until, cache })
         : [];
       sites.push({ observatory, durationMs, value: (observation.priority * durationMs) / 1000, starts, budget: budget?.index ?? -1 });
     }
@@ -223,13 +277,14 @@ export function buildInstance<Observation extends NetworkObservation>(
   return { input, start, horizonEnd, observatories, points, jobs, budgets, filterMissing, cache };
 }
 
-/** Per site of a job, the moments a run there holds from or not (the cache's, found once per plan). */
-const wholeFrom = new WeakMap<JobSite, Map<number, boolean>>();
+/** Per site of a job and stretch of the grid, the moments a run there holds from or not (the cache's, found once per plan). */
+const wholeFrom = new WeakMap<JobSite, Map<number, Map<number, boolean>>>();
 
 /**
- * Whether the job may start at its site at any moment, not only at one of its points: its
- * allocation's period, and `runsWhole`. The heuristic asks it of a start right at the end of the
- * run before, which packs runs back to back as dispatch does.
+ * Whether the job may start at its site at any moment, not only at one of its points: the
+ * observatory available and free by then (after what it has under way), its allocation's period,
+ * and `runsWhole`. The heuristic asks it of a start right at the end of the run before, which packs
+ * runs back to back as dispatch does, and of each run of a plan before that seeds the next one.
  */
 export function fitsAt(instance: Instance, job: Job, siteIndex: number, start: number): boolean {
   const site = job.sites[siteIndex]!;
@@ -237,20 +292,20 @@ export function fitsAt(instance: Instance, job: Job, siteIndex: number, start: n
   if (budget && (start < budget.from || start > budget.until)) return false;
   if (start < instance.start || start >= instance.horizonEnd) return false;
   const observatory = instance.observatories[site.observatory]!;
-  // A run from a moment holds or not by the document, the sky and the estimate alone: kept, as the rebuild asks again and again.
-  let known = wholeFrom.get(site);
+  if (observatory.unavailable || start < (observatory.busyUntil?.getTime() ?? -Infinity)) return false;
+  // A run from a moment holds or not by the document, the sky and the estimate alone: kept by stretch of the grid, as the rebuild asks
+  // again and again (and a stretch past is let go).
+  let stretches = wholeFrom.get(site);
+  if (!stretches) wholeFrom.set(site, (stretches = new Map()));
+  const stretch = Math.floor(start / GRID_STRETCH_MS) * GRID_STRETCH_MS;
+  let known = stretches.get(stretch);
   if (!known) {
-    const key = ["whole", observatory.id, instance.cache.modelName(observatory.model), site.durationMs].join(" ");
-    wholeFrom.set(site, (known = instance.cache.of(job.observation.doc, key, () => new Map<number, boolean>())));
+    const key = ["whole", observatory.id, instance.cache.modelName(observatory.model), site.durationMs, stretch].join(" ");
+    stretches.set(stretch, (known = instance.cache.of(job.observation.doc, key, () => new Map<number, boolean>())));
   }
   let whole = known.get(start);
   if (whole === undefined) {
-    whole = runsWhole(instance, {
-      observation: job.observation,
-      observatoryId: observatory.id,
-      start: new Date(start),
-      end: new Date(start + site.durationMs),
-    });
+    whole = holdsWhole(job.observation.doc, observatory.model, start, site.durationMs);
     known.set(start, whole);
   }
   return whole;

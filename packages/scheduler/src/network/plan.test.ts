@@ -193,4 +193,32 @@ describe("the network plan's starts", () => {
     };
     expect(planNetwork(input).blocks.map((block) => block.start)).toEqual([now]);
   });
+
+  it("after a change, starts as early as they hold the runs the plan before held back behind work that went", () => {
+    const now = new Date("2026-12-10T12:00:00Z");
+    const fields = (id: string, priority: number, fixedTimeEnd: string | null = null) => ({ ...observationAtA(id, fixedTimeEnd), priority });
+    // Dispatch would run `big` first and lose `urgent`, which must end within 20 minutes: the plan runs `urgent` first.
+    const [urgent, big, second] = [fields("urgent", 8, new Date(now.getTime() + 20 * MINUTE).toISOString()), fields("big", 9), fields("second", 5)];
+    const input: NetworkPlanInput = {
+      now,
+      horizonHours: 6,
+      observatories: [{ id: "obs-a", model: null, filters: null, busyUntil: null }],
+      observations: [big, urgent, second],
+      durationMs: () => 17 * MINUTE,
+    };
+    // The plan before had a run from 17 to 40 minutes on, since gone (cancelled, say).
+    const at = (observation: NetworkObservation, minutes: number) => ({
+      observation,
+      observatoryId: "obs-a",
+      run: 0,
+      start: new Date(now.getTime() + minutes * MINUTE),
+      end: new Date(now.getTime() + (minutes + 17) * MINUTE),
+    });
+    const plan = planNetwork(input, { previous: { blocks: [at(urgent, 0), at(big, 40), at(second, 57)] } });
+    expect(plan.blocks.map((block) => [block.observation.id, (block.start.getTime() - now.getTime()) / MINUTE])).toEqual([
+      ["urgent", 0],
+      ["big", 17],
+      ["second", 34],
+    ]);
+  });
 });

@@ -54,23 +54,21 @@ function seedFromBlocks<Observation extends NetworkObservation>(
  * after what it has under way, allocations charged across the nights, maximizing Σ priority ×
  * estimated seconds. The heuristic (`planHeuristically`) runs twice, from nothing and from
  * dispatch run forward over the network (`runNetworkDispatchForward`); the plan is whichever of
- * the three is worth most, so never less than today's dispatch. After a
- * change, `previous` (the plan before it) seeds the heuristic instead, and `cache` (kept between
- * plans) spares computing again the starts of what did not change.
+ * the three is worth most, so never less than today's dispatch. After a change, `previous` (the
+ * plan before it, or only its runs: each that no longer holds whole where it was, is no longer
+ * pending, or finds its observatory busy, away or taken drops out) seeds the heuristic instead, its
+ * runs start as early as they hold, and the plan is the better of that and dispatch run forward;
+ * `cache` (kept between plans) spares computing again what did not change.
  */
 export function planNetwork<Observation extends NetworkObservation>(
   input: NetworkPlanInput<Observation>,
-  options: { previous?: NetworkPlan<Observation>; cache?: NetworkPlanCache } = {},
+  options: { previous?: Pick<NetworkPlan<Observation>, "blocks">; cache?: NetworkPlanCache } = {},
 ): NetworkPlan<Observation> {
   const instance = buildInstance(input, options.cache);
-  if (options.previous)
-    return planOf(instance, blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, options.previous.blocks), seedIsAPlan: true })));
   const forward = runNetworkDispatchForward(input).filter((block) => runsWhole(instance, block));
-  const candidates = [
-    blocksOf(instance, planHeuristically(instance)),
-    blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, forward) })),
-    forward,
-  ];
+  const candidates = options.previous
+    ? [blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, options.previous.blocks), seedIsAPlan: true })), forward]
+    : [blocksOf(instance, planHeuristically(instance)), blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, forward) })), forward];
   return planOf(
     instance,
     candidates.reduce((best, blocks) => (isBetter(blocks, best) ? blocks : best)),
@@ -167,7 +165,7 @@ function reasonWithoutStarts<Observation extends NetworkObservation>(
   const model = observatory.model;
   if (budget) {
     const waiting = budget.from > instance.start ? new Date(budget.from) : null;
-    const withoutAllocation = startsAt({ observation, observatory, points: instance.points[index]!, durationMs });
+    const withoutAllocation = startsAt({ observation, observatory, points: instance.points[index]!, durationMs, cache: instance.cache });
     if (withoutAllocation.length > 0) return { observatoryId, code: "ALLOCATION_EXHAUSTED", until: waiting };
   }
   const reasons = closestReasons({ doc: observation.doc, model, durationMs, fromMs: instance.start, endMs: instance.horizonEnd });

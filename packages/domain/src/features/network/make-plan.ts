@@ -1,4 +1,4 @@
-import type { NetworkPlanDoc, ObservatoryDoc, StoredDocument } from "@meridian/db";
+import { readNetworkPlan, type NetworkPlanDoc, type ObservatoryDoc, type StoredDocument } from "@meridian/db";
 import { nightOf, PLAN_STEP_MS, planNetwork, shiftDate, type NetworkPlan } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../../platform/deps";
@@ -7,6 +7,7 @@ import { inTransaction } from "../../platform/transaction";
 import { queueDispatchAlone } from "../observations";
 import { observatoryTimeZone } from "../observatories";
 import { loadNetworkInputs, type NetworkInputs, type PlannedObservation } from "./plan-inputs";
+import { keptBetweenPlans, seedFromPlanInForce } from "./warm-start";
 
 /** The lock only the planning holds: one process plans at a time across the cluster. */
 const PLANNING_LOCK_KEY = "hashtext('meridian:network-plan')";
@@ -69,10 +70,11 @@ function planDocument(plan: NetworkPlan<PlannedObservation>, inputs: NetworkInpu
  * whole planning on a connection of its own (a second planner waits for the first, then plans again with
  * what it sees then; a dead process's lock goes with its connection). The inputs are read in one short
  * transaction, after the ids of the requests for a plan it can see (committed before its reads, which
- * therefore cover them); the plan is computed with no transaction open, so no table lock is held while it
- * thinks (a restore's exclusive locks once waited behind a planning, and every request behind them: CI
- * run 2 of 2026-11-29 night); then one transaction removes those requests and writes the plan. A planning
- * that dies midway writes nothing: the plan before it stays in force, and its requests are still there.
+ * therefore cover them), with the plan in force, which seeds the next (warm-start.ts); the plan is
+ * computed with no transaction open, so no table lock is held while it thinks (a restore's exclusive
+ * locks once waited behind a planning, and every request behind them: CI run 2 of 2026-11-29 night);
+ * then one transaction removes those requests and writes the plan. A planning that dies midway writes
+ * nothing: the plan before it stays in force, and its requests are still there.
  */
 export async function makeNetworkPlan(options: { deps: Deps }): Promise<NetworkPlanDoc> {
   const { deps } = options;
@@ -90,15 +92,21 @@ export async function makeNetworkPlan(options: { deps: Deps }): Promise<NetworkP
 }
 
 async function planHoldingTheLock(deps: Deps): Promise<NetworkPlanDoc> {
-  const { requestIds, now, inputs } = await inTransaction(deps, async (t) => {
+  const { requestIds, now, inputs, inForce, kept } = await inTransaction(deps, async (t) => {
     const requests = await t.tx.execute<{ id: string }>(sql`
       select j.id::text as id from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
        where k.identifier = 'network_plan' and j.locked_at is null`);
     const at = t.now();
-    const inputs = await loadNetworkInputs({ db: t.tx, now: at, horizonHours: t.env.PLAN_HORIZON_HOURS, reassignAfterMinutes: t.env.REASSIGN_AFTER_MINUTES });
-    return { requestIds: requests.map((row) => row.id), now: at, inputs };
+    const kept = keptBetweenPlans(at);
+    const [inputs, inForce] = await Promise.all([
+      loadNetworkInputs({ db: t.tx, now: at, horizonHours: t.env.PLAN_HORIZON_HOURS, reassignAfterMinutes: t.env.REASSIGN_AFTER_MINUTES, kept }),
+      readNetworkPlan(t.tx),
+    ]);
+    return { requestIds: requests.map((row) => row.id), now: at, inputs, inForce, kept };
   });
-  const doc = planDocument(planNetwork(inputs.input), inputs);
+  // Made from the plan in force (whichever process made it) and what this process kept from its plan before: see warm-start.ts.
+  const previous = seedFromPlanInForce({ stored: inForce, observations: inputs.input.observations });
+  const doc = planDocument(planNetwork(inputs.input, { previous, cache: kept.cache }), inputs);
   return inTransaction(deps, async (t) => {
     if (requestIds.length > 0)
       await t.tx.execute(sql`delete from graphile_worker._private_jobs where id = any(${`{${requestIds.join(",")}}`}::bigint[]) and locked_at is null`);

@@ -4,6 +4,7 @@ import { skyModel, type NetworkAllocation, type NetworkObservation, type Network
 import { sql } from "drizzle-orm";
 import { estimatedSecondsOf, usedMs } from "../observations";
 import { observatoryUnavailableSince } from "../observatories";
+import type { KeptBetweenPlans } from "./warm-start";
 
 /** Pending observations one plan reads, in dispatch order: the size the planner is measured at, and then some. */
 const PLAN_READ_LIMIT = 5_000;
@@ -75,8 +76,16 @@ async function allocationsOf(db: Executor, observatories: ReadonlyArray<StoredDo
  * when what it holds ends, and whether it has been away longer than `reassignAfterMinutes`), every
  * pending observation in dispatch order with its candidates, and what is left of each allocation.
  */
-export async function loadNetworkInputs(options: { db: Executor; now: Date; horizonHours: number; reassignAfterMinutes: number }): Promise<NetworkInputs> {
-  const { db, now } = options;
+export async function loadNetworkInputs(options: {
+  db: Executor;
+  now: Date;
+  horizonHours: number;
+  reassignAfterMinutes: number;
+  /** What this process kept from its plan before: the same document and sky model objects for what did not change. */
+  kept?: KeptBetweenPlans;
+}): Promise<NetworkInputs> {
+  const { db, now, kept } = options;
+  kept?.beginReading();
   const [observatoryRows, pendingRows] = await Promise.all([
     db.execute<{ id: string; doc: ObservatoryDoc; created_at: string; updated_at: string }>(sql`
       select id, doc, created_at, updated_at from observatories where doc->>'removedAt' is null order by id`),
@@ -93,18 +102,21 @@ export async function loadNetworkInputs(options: { db: Executor; now: Date; hori
     const { location } = observatory.doc;
     return {
       id: observatory.id,
-      model: location ? skyModel({ location }) : null,
+      model: location ? (kept?.model(location) ?? skyModel({ location })) : null,
       filters: reportedFilters(observatory.doc.equipment),
       busyUntil: busy.get(observatory.id) ?? null,
       unavailable: away && away.since.getTime() <= awayLimit ? away.code : null,
     };
   });
-  const observations = pendingRows.map(storedFromRow).map((observation): PlannedObservation => ({
-    ...observation,
-    priority: observation.doc.priority,
-    candidateObservatoryIds: candidateObservatoryIdsOf(observation.doc),
-    filters: filtersAskedBy(observation.doc.targets),
-  }));
+  const observations = pendingRows.map(storedFromRow).map((stored): PlannedObservation => {
+    const observation = kept ? { ...stored, doc: kept.doc(stored.id, stored.doc) } : stored;
+    return {
+      ...observation,
+      priority: observation.doc.priority,
+      candidateObservatoryIds: candidateObservatoryIdsOf(observation.doc),
+      filters: filtersAskedBy(observation.doc.targets),
+    };
+  });
   return {
     observatories,
     input: {
