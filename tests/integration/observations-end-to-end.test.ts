@@ -159,23 +159,33 @@ describe("a status report the server refuses for now", () => {
     const statusOf = async () => ((await must(`/observations/${created.id}`, { token: owner.token }, 200)) as { status: string }).status;
     const { db } = server.server.runtime.deps;
     await db.execute(sql`insert into maintenance (id, reason, job_id) values ('restore', 'a test holds writes', null)`);
+    // The simulator waits out the pause the refusal asks for until the maintenance has ended, not the 30 s themselves.
+    const pausesAsked: number[] = [];
+    let maintenanceEnded!: () => void;
+    const ended = new Promise<void>((resolve) => (maintenanceEnded = resolve));
+    const pause = (ms: number) => {
+      pausesAsked.push(ms);
+      return ended;
+    };
     try {
       const lines: string[] = [];
       const refusals: unknown[] = [];
-      const simulator = new ObservatorySimulator({ url: server.url, key: key.key, speed: 1000, imageBytes: 1000, log: (line) => lines.push(line) });
+      const simulator = new ObservatorySimulator({ url: server.url, key: key.key, speed: 1000, imageBytes: 1000, pause, log: (line) => lines.push(line) });
       closers.push(() => simulator.close());
       simulator.on("message", (message: { type: string }) => message.type === "error" && refusals.push(message));
       await simulator.connect();
       // Assigned on connecting (dispatch is not a request), then its first report is refused, with
-      // the same 30 s HTTP's Retry-After gives, and the simulator waits that long before it asks again.
+      // the same 30 s HTTP's Retry-After gives, and the simulator pauses that long before it asks again.
       const waiting = await until("the in_progress report to be refused and kept", async () =>
         lines.find((line) => line.startsWith(`in_progress of ${created.id}:`) && / again in [\d.]+ s$/.test(line)),
       );
       expect(refusals).toEqual([expect.objectContaining({ code: "MAINTENANCE", retryAfter: 30 })]);
       expect(Number(/ again in ([\d.]+) s$/.exec(waiting)![1])).toBeGreaterThanOrEqual(30);
+      expect(pausesAsked[0]).toBeGreaterThanOrEqual(30_000);
       expect(await statusOf()).toBe("assigned");
     } finally {
       await endMaintenance({ db });
+      maintenanceEnded();
     }
     await until("the observation to complete", async () => (await statusOf()) === "completed", { timeoutMs: 90_000 });
   });

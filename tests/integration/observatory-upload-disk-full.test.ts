@@ -60,22 +60,32 @@ describe("an observation's file refused for a full disk", () => {
       },
     });
     const lines: string[] = [];
-    simulator = new ObservatorySimulator({ url, key, speed: 1000, imageBytes: IMAGE_BYTES, log: (line) => lines.push(line) });
+    // The simulator waits out the pause the 507 asks for until the space is freed, not the minute itself.
+    const pausesAsked: number[] = [];
+    let freeSpace!: () => void;
+    const spaceFreed = new Promise<void>((resolve) => (freeSpace = resolve));
+    const pause = (ms: number) => {
+      pausesAsked.push(ms);
+      return spaceFreed;
+    };
+    simulator = new ObservatorySimulator({ url, key, speed: 1000, imageBytes: IMAGE_BYTES, pause, log: (line) => lines.push(line) });
     const uploaded: Array<{ id: string }> = [];
     simulator.on("file", (file: { id: string }) => uploaded.push(file));
     await simulator.connect();
 
-    // Assigned on connecting; the image does not fit, and the simulator waits the 60 s the 507 asks before it tries again.
+    // Assigned on connecting; the image does not fit, and the simulator pauses the 60 s the 507 asks before it tries again.
     const waiting = await until(
       "the image's upload to be refused for space and kept",
       async () => lines.find((line) => line.startsWith("upload of Deneb.fits:") && / answered 507: .*INSUFFICIENT_STORAGE.* again in [\d.]+ s$/.test(line)),
       { timeoutMs: 30_000 },
     );
     expect(Number(/ again in ([\d.]+) s$/.exec(waiting)![1])).toBeGreaterThanOrEqual(60);
+    expect(pausesAsked[0]).toBeGreaterThanOrEqual(60_000);
     expect((await observationOf(owner, observation.id)).status).toBe("acquisition_complete");
     expect(await filesOf(owner, observation.id)).toEqual([]);
 
     await fs.rm(path.join(disk!.dir, "ballast"));
+    freeSpace();
     await until("the observation to complete", async () => (await observationOf(owner, observation.id)).status === "completed", { timeoutMs: 120_000 });
     const files = await filesOf(owner, observation.id);
     expect(files.map((file) => file.filename).sort()).toEqual(["Deneb.fits", "preview.png"]);

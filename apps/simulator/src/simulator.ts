@@ -45,6 +45,12 @@ export interface SimulatorOptions {
    * `speed`). A test that moves the server's clock passes one that waits for that clock.
    */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * How it waits out the pause before sending again what the server refused for now (default: a
+   * timer of the pause, the server's Retry-After when it gave one). A test passes one that ends
+   * once what refused it has gone (maintenance ended, space freed) instead of waiting the minute.
+   */
+  pause?: (ms: number) => Promise<void>;
   log?: (line: string) => void;
 }
 
@@ -59,8 +65,8 @@ export interface SimulatorOptions {
  * went into each frame).
  */
 export class ObservatorySimulator extends ObservatoryClient {
-  readonly options: Required<Omit<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep" | "sky">> &
-    Pick<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep" | "sky">;
+  readonly options: Required<Omit<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep" | "pause" | "sky">> &
+    Pick<SimulatorOptions, "log" | "systemInfo" | "equipment" | "sleep" | "pause" | "sky">;
   /** The camera on real sky, null when none was asked for or the catalog cannot be drawn from. */
   private readonly camera: Promise<SkyCamera | null>;
   private current: { id: string; cancelled: boolean } | undefined;
@@ -163,7 +169,7 @@ export class ObservatorySimulator extends ObservatoryClient {
           refusalsForNow += 1;
           const pauseMs = retryAfter ? askedPauseMs(retryAfter) : backoffMs(refusalsForNow);
           this.log(`${what}: ${(error as Error).message}; again in ${(pauseMs / 1000).toFixed(1)} s`);
-          await new Promise((resolve) => setTimeout(resolve, pauseMs));
+          await (this.options.pause ? this.options.pause(pauseMs) : new Promise((resolve) => setTimeout(resolve, pauseMs)));
           continue;
         }
         // The server refused (a code, or an HTTP 4xx): final. A 502 or a cut connection: try again.
