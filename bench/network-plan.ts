@@ -98,6 +98,9 @@ const bucketMinutes = numberOption("bucket-minutes", 5);
 const bucket = timed(() => bucketBound(instance, { highs, model, bucketMinutes }));
 const planInTheBuckets = planInBuckets(instance, bucketModel(instance, model, bucketMinutes), plan.blocks);
 const reducedBucket = bucketBound(reducedInstance, { highs, model: timeIndexedModel(reducedInstance), bucketMinutes });
+const { columns: lpColumns, rows: lpRows, status: lpStatus } = bucket.value;
+const boundLpCell = `${lpColumns}, ${lpRows}; ${lpStatus}; ${bucket.wallMs.toFixed(0)} ms, ${bucket.cpuMs.toFixed(0)} ms`;
+const planInBucketsCell = `${planInTheBuckets.outside.length}; ${planInTheBuckets.brokenRows}; ${planInTheBuckets.objective.toFixed(0)}`;
 const reducedOverBound = [reducedPlan.objective, reducedPoints.value.objective, reducedExact.value.objective].map((value) => value / reducedBucket.bound);
 const reducedBoundCell = `${reducedBucket.bound.toFixed(0)}; ${reducedOverBound.map((ratio) => ratio.toFixed(4)).join("; ")}`;
 const hoursByPriority = (minutes: (priority: number) => number) =>
@@ -196,8 +199,8 @@ Upper bound on the optimum of the plan's model (ADR 0047): the bucket LP of \`bo
 
 | measure | value | goal |
 |---|---|---|
-| LP: columns, rows; status; wall, CPU (building and solving) | ${bucket.value.columns}, ${bucket.value.rows}; ${bucket.value.status}; ${fixed(bucket.wallMs)} ms, ${fixed(bucket.cpuMs)} ms | |
-| the plan in the LP: runs or minutes outside; rows broken; objective there | ${planInTheBuckets.outside.length}; ${planInTheBuckets.brokenRows}; ${fixed(planInTheBuckets.objective)} | 0, 0 |
+| LP: columns, rows; status; wall, CPU (building and solving) | ${boundLpCell} | |
+| the plan in the LP: runs or minutes outside; rows broken; objective there | ${planInBucketsCell} | 0, 0 |
 | bound (the dual's objective); the LP's optimum as HiGHS reports it | ${fixed(bucket.value.bound)}; ${fixed(bucket.value.lpObjective)} | |
 | plan / bound (floor on plan / optimum) | ${fixed(plan.objective / bucket.value.bound, 4)} | ≥ 0.95 |
 | hours at priority 10 / 9 / … / 1: the LP | ${hoursByPriority((priority) => bucket.value.minutesByPriority[priority] ?? 0)} | |
