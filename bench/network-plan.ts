@@ -23,10 +23,15 @@
  * the median), and the objective of that plan against one made from scratch; and the astronomical dark hours filled at each site. Wall-clock
  * and CPU time of this process. Without `--write 1` it only prints (a small run to check it works:
  * `--observations 150 --observatories 4 --hours 24 --milp-seconds 60 --reduced-observations 40`).
+ *
+ * Also an upper bound on the optimum of the plan's model that HiGHS solves at full size (ADR 0047): the bucket LP of
+ * packages/scheduler/src/network/bound.ts (`--bucket-minutes`, default 5), with the plan held to it and the hours each
+ * priority gets in the LP and in the plan (what the bound leaves out shows there); and that bound on the reduced network.
  */
 import { buildInstance, NetworkPlanCache } from "../packages/scheduler/src/network/instance";
 import { runNetworkDispatchForward } from "../packages/scheduler/src/network/dispatch-forward";
 import { loadSolver, planInModel, solveExactly, timeIndexedModel } from "../packages/scheduler/src/network/milp";
+import { bucketBound, bucketModel, planInBuckets } from "../packages/scheduler/src/network/bound";
 import { blocksOf, objectiveOf, planNetwork } from "../packages/scheduler/src/network/plan";
 import { seededNetwork, SITES } from "../packages/scheduler/src/network/seeded-network";
 import type { NetworkBlock } from "../packages/scheduler/src/network/inputs";
@@ -86,6 +91,24 @@ const reducedInstance = buildInstance(reduced);
 const reducedThere = planInModel(reducedInstance, timeIndexedModel(reducedInstance), reducedPlan.blocks);
 const reducedExact = timed(() => solveExactly(reducedInstance, { highs, gap, timeLimitSeconds: reducedSeconds }));
 const reducedPoints = timed(() => solveExactly(reducedInstance, { highs, gap, timeLimitSeconds: reducedSeconds, pointsOnly: true }));
+
+// An upper bound on the optimum of the plan's model at full size (ADR 0047): the bucket LP, with the plan held to it; and the
+// same bound on the reduced network, to set beside that network's MILP optimum (how loose the bound is where both are known).
+const bucketMinutes = numberOption("bucket-minutes", 5);
+const bucket = timed(() => bucketBound(instance, { highs, model, bucketMinutes }));
+const planInTheBuckets = planInBuckets(instance, bucketModel(instance, model, bucketMinutes), plan.blocks);
+const reducedBucket = bucketBound(reducedInstance, { highs, model: timeIndexedModel(reducedInstance), bucketMinutes });
+const { columns: lpColumns, rows: lpRows, status: lpStatus } = bucket.value;
+const boundLpCell = `${lpColumns}, ${lpRows}; ${lpStatus}; ${bucket.wallMs.toFixed(0)} ms, ${bucket.cpuMs.toFixed(0)} ms`;
+const planInBucketsCell = `${planInTheBuckets.outside.length}; ${planInTheBuckets.brokenRows}; ${planInTheBuckets.objective.toFixed(0)}`;
+const reducedOverBound = [reducedPlan.objective, reducedPoints.value.objective, reducedExact.value.objective].map((value) => value / reducedBucket.bound);
+const reducedBoundCell = `${reducedBucket.bound.toFixed(0)}; ${reducedOverBound.map((ratio) => ratio.toFixed(4)).join("; ")}`;
+const hoursByPriority = (minutes: (priority: number) => number) =>
+  [10, 9, 8, 7, 6, 5, 4, 3, 2, 1].map((priority) => (minutes(priority) / 60).toFixed(1)).join(" / ");
+const planMinutes = (priority: number) =>
+  plan.blocks
+    .filter((block) => block.observation.priority === priority)
+    .reduce((total, block) => total + (block.end.getTime() - block.start.getTime()) / 60_000, 0);
 
 /** Hours of astronomical darkness at each site's observatories over the horizon, and the hours of planned runs inside them. */
 function darkHoursFilled(blocks: ReadonlyArray<NetworkBlock>) {
@@ -171,6 +194,18 @@ Reduced network: ${reducedObservations} observations (${reducedInstance.jobs.len
 ${siteRows.join("\n")}
 
 The MILP's own plan: ${blocksOf(instance, exact.value.schedule).length} runs, ${exact.value.between} of them between points.
+
+Upper bound on the optimum of the plan's model (ADR 0047): the bucket LP of \`bound.ts\`, ${bucketMinutes}-minute buckets.
+
+| measure | value | goal |
+|---|---|---|
+| LP: columns, rows; status; wall, CPU (building and solving) | ${boundLpCell} | |
+| the plan in the LP: runs or minutes outside; rows broken; objective there | ${planInBucketsCell} | 0, 0 |
+| bound (the dual's objective); the LP's optimum as HiGHS reports it | ${fixed(bucket.value.bound)}; ${fixed(bucket.value.lpObjective)} | |
+| plan / bound (floor on plan / optimum) | ${fixed(plan.objective / bucket.value.bound, 4)} | ≥ 0.95 |
+| hours at priority 10 / 9 / … / 1: the LP | ${hoursByPriority((priority) => bucket.value.minutesByPriority[priority] ?? 0)} | |
+| hours at priority 10 / 9 / … / 1: the plan | ${hoursByPriority(planMinutes)} | |
+| reduced network: bound; plan / bound; optimum of starts on points (a floor on the optimum) / bound; MILP optimum / bound | ${reducedBoundCell} | |
 `;
 console.log(text);
 if (write) console.log(`written to ${await writeResult("network-plan.md", text)}`);

@@ -13,7 +13,7 @@ export interface ExactSolution {
   /** Σ priority × estimated seconds over its runs. */
   objective: number;
   status: string;
-  /** An upper bound on the model's optimum (the solver's dual bound): the best any plan of this model can reach. */
+  /** An upper bound on the model's optimum (the solver's dual bound): the best any plan of this model can reach; Infinity when it stopped with none. */
   bound: number;
   /** The gap the solver proved between its plan and `bound`. */
   gap: number;
@@ -269,7 +269,14 @@ export function solveExactly(
     const bound = Number(model.info.get("mip_dual_bound"));
     const gap = Number(model.info.get("mip_gap"));
     const between = chosen.filter((column) => column.between).length;
-    return { schedule, objective, status, bound: Number.isFinite(bound) ? bound : objective, gap: Number.isFinite(gap) ? gap : 0, between };
+    return {
+      schedule,
+      objective,
+      status,
+      bound: Number.isFinite(bound) ? bound : status === "optimal" ? objective : Infinity,
+      gap: Number.isFinite(gap) ? gap : 0,
+      between,
+    };
   } finally {
     model.dispose();
   }
@@ -281,7 +288,7 @@ const placed = (column: Column): Assignment => ({
   start: column.between ? Math.min(ceilToMinute(column.start + 1), column.latest - 1) : column.start,
 });
 
-function statusName(highs: Highs, code: number): string {
+export function statusName(highs: Highs, code: number): string {
   const entries = Object.entries(highs.constants.modelStatus) as Array<[string, number]>;
   return entries.find(([, value]) => value === code)?.[0] ?? String(code);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { bucketBound, bucketModel, planInBuckets } from "./bound";
 import { runNetworkDispatchForward } from "./dispatch-forward";
 import type { NetworkObservation, NetworkPlanInput } from "./inputs";
 import { buildInstance, type Instance } from "./instance";
@@ -220,5 +221,57 @@ describe("the network plan's starts", () => {
       ["big", 17],
       ["second", 34],
     ]);
+  });
+});
+
+describe("the bucket LP bounds the optimum of the plan's model (ADR 0047)", () => {
+  it("lies at or above the brute-force optimum, the MILP of starts on points and the plan on small networks it can enumerate", async () => {
+    const highs = await loadSolver();
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const input = smallNetwork(seed);
+      const instance = buildInstance(input);
+      const { bound, lpObjective } = bucketBound(instance, { highs, model: timeIndexedModel(instance) });
+      expect(bound, `seed ${seed}`).toBeGreaterThanOrEqual(bruteForceOptimum(instance) - 1e-6);
+      expect(bound, `seed ${seed}`).toBeGreaterThanOrEqual(planNetwork(input).objective - 1e-6);
+      expect(bound, `seed ${seed}`).toBeGreaterThanOrEqual(solveExactly(instance, { highs, gap: 0, pointsOnly: true }).objective - 1e-6);
+      // The dual's objective is the LP's optimum (up to the solver's tolerances).
+      expect(Math.abs(bound - lpObjective), `seed ${seed}`).toBeLessThan(1e-6 * bound + 1e-6);
+    }
+  });
+
+  it("holds every plan on seeded networks: each run inside the spans of its job there, no row broken, the plan's objective", async () => {
+    const highs = await loadSolver();
+    for (const seed of [11, 12, 21]) {
+      const input = seededNetwork({ seed, observatories: 4, observations: 60, horizonHours: 30 });
+      const instance = buildInstance(input);
+      const model = timeIndexedModel(instance);
+      const plan = planNetwork(input);
+      const inBuckets = planInBuckets(instance, bucketModel(instance, model, 15), plan.blocks);
+      expect(inBuckets, `seed ${seed}`).toMatchObject({ outside: [], brokenRows: 0 });
+      expect(inBuckets.objective).toBeCloseTo(plan.objective, 6);
+      expect(bucketBound(instance, { highs, model }).bound, `seed ${seed}`).toBeGreaterThanOrEqual(plan.objective - 1e-6);
+    }
+  });
+
+  it("counts real minutes: runs packed between points reach it, and a fourth run that does not fit stays out of the plan, not of the bound", async () => {
+    const highs = await loadSolver();
+    const now = new Date("2026-12-10T12:00:00Z");
+    const observation = (id: string) => observationAtA(id, new Date(now.getTime() + 55 * MINUTE).toISOString());
+    const input = (ids: string[]): NetworkPlanInput => ({
+      now,
+      horizonHours: 2,
+      observatories: [{ id: "obs-a", model: null, filters: null, busyUntil: null }],
+      observations: ids.map(observation),
+      durationMs: () => 17 * MINUTE,
+    });
+    const three = input(["first", "second", "third"]);
+    const threeInstance = buildInstance(three);
+    // Three runs of 17 minutes fill 51 of the 55: the bound is the plan.
+    expect(bucketBound(threeInstance, { highs, model: timeIndexedModel(threeInstance) }).bound).toBeCloseTo(planNetwork(three).objective, 3);
+    const four = input(["first", "second", "third", "fourth"]);
+    const fourInstance = buildInstance(four);
+    // Four do not fit; the LP fills the 55 minutes with parts of them: 55 minutes at priority 5.
+    expect(planNetwork(four).blocks).toHaveLength(3);
+    expect(bucketBound(fourInstance, { highs, model: timeIndexedModel(fourInstance) }).bound).toBeCloseTo(5 * 55 * 60, 3);
   });
 });
