@@ -333,6 +333,8 @@ const networkPlanSlotSchema = z.object({
   run: z.number().int(),
   start: isoDate,
   end: isoDate,
+  /** The observation's row version (`xmin`) the plan read: dispatch knows the plan saw it as it is when its version is the same. */
+  observationVersion: z.string().optional(),
 });
 
 /**
@@ -357,6 +359,8 @@ export const networkPlanDocSchema = z.object({
   unscheduled: z.array(
     z.object({
       observationId: z.string(),
+      /** As in a slot: the observation's row version the plan read. */
+      observationVersion: z.string().optional(),
       /** The queue's reason at each candidate, with its details where it has them (as the night plan shows them). */
       reasons: z.array(
         z.object({

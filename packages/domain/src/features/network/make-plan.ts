@@ -52,9 +52,11 @@ function planDocument(plan: NetworkPlan<PlannedObservation>, inputs: NetworkInpu
       run: block.run,
       start: block.start.toISOString(),
       end: block.end.toISOString(),
+      observationVersion: block.observation.version,
     })),
     unscheduled: plan.unscheduled.map(({ observation, reasons }) => ({
       observationId: observation.id,
+      observationVersion: observation.version,
       reasons: reasons.map(({ plannedAt: _plannedAt, at, ...reason }) => ({
         ...reason,
         until: reason.until?.toISOString() ?? null,

@@ -2,7 +2,7 @@ import { candidateObservatoryIdsOf, storedFromRow, type Executor, type Observati
 import { activeStatuses, filtersAskedBy, reportedFilters } from "@meridian/rules";
 import { skyModel, type NetworkAllocation, type NetworkObservation, type NetworkObservatory, type NetworkPlanInput } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
-import { estimatedSecondsOf, usedMs } from "../observations";
+import { estimatedSecondsOf, observationVersion, usedMs } from "../observations";
 import { observatoryUnavailableSince } from "../observatories";
 
 /** Pending observations one plan reads, in dispatch order: the size the planner is measured at, and then some. */
@@ -10,8 +10,8 @@ const PLAN_READ_LIMIT = 5_000;
 const HOUR_MS = 3_600_000;
 
 type Stored = StoredDocument<ObservationDoc>;
-/** A pending observation as the planner takes it: its stored document, its priority, candidates and filters. */
-export type PlannedObservation = NetworkObservation & Stored;
+/** A pending observation as the planner takes it: its stored document and row version, its priority, candidates and filters. */
+export type PlannedObservation = NetworkObservation & Stored & { version: string };
 
 /** The planner's input, with the observatories' documents it was read from. */
 export interface NetworkInputs {
@@ -80,8 +80,8 @@ export async function loadNetworkInputs(options: { db: Executor; now: Date; hori
   const [observatoryRows, pendingRows] = await Promise.all([
     db.execute<{ id: string; doc: ObservatoryDoc; created_at: string; updated_at: string }>(sql`
       select id, doc, created_at, updated_at from observatories where doc->>'removedAt' is null order by id`),
-    db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
-      select id, doc, created_at, updated_at from observations where status = 'pending'
+    db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string; version: string }>(sql`
+      select id, doc, created_at, updated_at, ${observationVersion("o")} as version from observations o where status = 'pending'
        order by priority desc, created_at, id limit ${PLAN_READ_LIMIT}`),
   ]);
   const observatories = observatoryRows.map(storedFromRow);
@@ -99,11 +99,12 @@ export async function loadNetworkInputs(options: { db: Executor; now: Date; hori
       unavailable: away && away.since.getTime() <= awayLimit ? away.code : null,
     };
   });
-  const observations = pendingRows.map(storedFromRow).map((observation): PlannedObservation => ({
-    ...observation,
-    priority: observation.doc.priority,
-    candidateObservatoryIds: candidateObservatoryIdsOf(observation.doc),
-    filters: filtersAskedBy(observation.doc.targets),
+  const observations = pendingRows.map((row): PlannedObservation => ({
+    ...storedFromRow(row),
+    version: row.version,
+    priority: row.doc.priority,
+    candidateObservatoryIds: candidateObservatoryIdsOf(row.doc),
+    filters: filtersAskedBy(row.doc.targets),
   }));
   return {
     observatories,
