@@ -14,19 +14,23 @@ function unavailabilitiesOf(doc: ObservatoryDoc): Unavailability[] {
 }
 
 /**
- * When the current stretch of one condition began: the first history entry of its type after the last one that ended a
- * stretch (`safe: true`, `hold: false`). Entries repeat while it lasts when only the reason changes. None left (pruned by
- * `OBSERVATORY_HISTORY_KEEP`): it began before every entry kept, so the observatory's creation stands for it.
+ * When the current stretch of one condition began, by the server's clock: the moment (`data.at`) of the first history
+ * entry of its type after the last one that ended a stretch (`safe: true`, `hold: false`); entries repeat while it lasts
+ * when only the reason changes. The entries are ordered by their rows' `created_at`, the database's clock, which only
+ * orders them: it is never compared with the server's. An entry written before entries had `at` stands by its
+ * `created_at`. None left (pruned by `OBSERVATORY_HISTORY_KEEP`): it began before every entry kept, so the observatory's
+ * creation stands for it.
  */
 async function stretchStart(db: Executor, observatory: StoredDocument<ObservatoryDoc>, type: "safety_event" | "weather_hold"): Promise<Date> {
   const [flag, ended] = type === "safety_event" ? ["safe", "true"] : ["hold", "false"];
-  const [row] = await db.execute<{ since: string | null }>(sql`
-    select min(h.created_at)::text as since from observatory_history h
+  const [row] = await db.execute<{ since: string }>(sql`
+    select coalesce(h.doc->'data'->>'at', h.created_at::text) as since from observatory_history h
      where h.observatory_id = ${observatory.id} and h.doc->>'type' = ${type}
        and h.created_at > coalesce((
          select max(e.created_at) from observatory_history e
-          where e.observatory_id = ${observatory.id} and e.doc->>'type' = ${type} and e.doc->'data'->>${flag} = ${ended}), '-infinity'::timestamptz)`);
-  return row?.since ? new Date(row.since) : observatory.createdAt;
+          where e.observatory_id = ${observatory.id} and e.doc->>'type' = ${type} and e.doc->'data'->>${flag} = ${ended}), '-infinity'::timestamptz)
+     order by h.created_at, h.id limit 1`);
+  return row ? new Date(row.since) : observatory.createdAt;
 }
 
 /**

@@ -132,7 +132,8 @@ const WITHDRAWN_LIMIT = 100;
 /**
  * The observations the failover took from the observatory (`observation_reassigned` in its history) during the absence
  * a hello ends, or in the last day (a cancel sent to a connection that died before it arrived), but not those it has
- * assigned or under way again since: its plugin is sent `cancel` for each, and ignores one it does not run.
+ * assigned or under way again since: its plugin is sent `cancel` for each, and ignores one it does not run. Each entry's
+ * moment is the server's clock (`data.at`, written by the failover), as the absence's is.
  */
 async function withdrawnFrom(t: InTransaction, observatory: StoredDocument<ObservatoryDoc>): Promise<string[]> {
   const { connection } = observatory.doc;
@@ -141,7 +142,8 @@ async function withdrawnFrom(t: InTransaction, observatory: StoredDocument<Obser
   const from = new Date(Math.min(dayAgo, absentSince)).toISOString();
   const rows = await t.tx.execute<{ id: string }>(sql`
     select distinct h.doc->'data'->>'observationId' as id from observatory_history h
-     where h.observatory_id = ${observatory.id} and h.doc->>'type' = 'observation_reassigned' and h.created_at > ${from}::timestamptz
+     where h.observatory_id = ${observatory.id} and h.doc->>'type' = 'observation_reassigned'
+       and coalesce((h.doc->'data'->>'at')::timestamptz, h.created_at) > ${from}::timestamptz
        and not exists (select from observations o where o.id = h.doc->'data'->>'observationId'
                           and o.observatory_id = ${observatory.id} and o.status in ${[...activeStatuses]})
      limit ${WITHDRAWN_LIMIT}`);
@@ -240,13 +242,16 @@ export async function observatoryConfig(options: { deps: Deps; observatoryId: st
 
 const conditionsOf = (doc: ObservatoryDoc) => doc.conditions ?? { safe: true, safetyReason: null, weatherHold: false, weatherReason: null };
 
-/** `safety`: while unsafe, no new assignments; a change is a `safety_event` in the history. */
+/**
+ * `safety`: while unsafe, no new assignments; a change is a `safety_event` in the history, with its moment by the server's
+ * clock (`at`), from which the failover counts (`observatoryUnavailableSince`).
+ */
 export async function observatorySafety(options: { deps: Deps; observatoryId: string; safe: boolean; reason?: string }) {
   const { deps, observatoryId, safe } = options;
   await withObservatory(deps, observatoryId, async (t, observatory) => {
     const before = conditionsOf(observatory.doc);
     if (before.safe === safe && before.safetyReason === (options.reason ?? null)) return;
-    await history(t, observatoryId, "safety_event", { safe, reason: options.reason ?? null });
+    await history(t, observatoryId, "safety_event", { safe, reason: options.reason ?? null, at: t.now().toISOString() });
     const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,
       conditions: { ...before, safe, safetyReason: options.reason ?? null },
@@ -256,13 +261,13 @@ export async function observatorySafety(options: { deps: Deps; observatoryId: st
   });
 }
 
-/** `weather`: a hold stops new assignments until it ends; on and off are both `weather_hold` entries. */
+/** `weather`: a hold stops new assignments until it ends; on and off are both `weather_hold` entries (with `at`, as `safety_event`). */
 export async function observatoryWeather(options: { deps: Deps; observatoryId: string; hold: boolean; reason?: string }) {
   const { deps, observatoryId, hold } = options;
   await withObservatory(deps, observatoryId, async (t, observatory) => {
     const before = conditionsOf(observatory.doc);
     if (before.weatherHold === hold && before.weatherReason === (options.reason ?? null)) return;
-    await history(t, observatoryId, "weather_hold", { hold, reason: options.reason ?? null });
+    await history(t, observatoryId, "weather_hold", { hold, reason: options.reason ?? null, at: t.now().toISOString() });
     const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,
       conditions: { ...before, weatherHold: hold, weatherReason: options.reason ?? null },
