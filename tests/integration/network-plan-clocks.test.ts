@@ -18,6 +18,7 @@ import { createObservatoryAs, startTestRuntime, type CallerAccount, type TestRun
  * worth less (ALLOCATION_EXHAUSTED), which would otherwise fill the half hour before.
  */
 const MINUTE = 60_000;
+const LA_PALMA = { latitude: 28.7606, longitude: -17.8792, elevation: 2396 };
 /** A moment on the plan's five-minute steps, at or after `ms`: the planned starts below fall on the steps. */
 const onStep = (ms: number) => Math.ceil(ms / (5 * MINUTE)) * 5 * MINUTE;
 const attempt = { job: { attempts: 1, max_attempts: 1 }, logger: { debug: () => undefined, info: () => undefined } };
@@ -97,5 +98,28 @@ describe("the network plan and dispatch on the server's clock", () => {
     await owner.caller.observations.update({ id: now.id, update: { targets: [target("Deneb", 310.36, 45.28, 1)] } });
     expect((await queueOf(observatoryId)).get("Worth less, now")).toMatchObject({ eligible: true, blockedBy: null });
     expect(await dispatchObservatory({ deps: runtime.deps, observatoryId })).toMatchObject({ id: now.id });
+  });
+
+  it("plans the night after what runs at an observatory from its assignment by the server's clock", async () => {
+    // Midnight on La Palma, twelve days ahead of the database's clock (and after the tests before).
+    clock.set(Date.parse(`${new Date(Date.now() + 12 * 24 * 60 * MINUTE).toISOString().slice(0, 10)}T00:00:00Z`));
+    owner = await runtime.signup();
+    const { deps } = runtime;
+    const observatoryId = (await createObservatoryAs(owner, "La Palma")).id;
+    await owner.caller.observatories.update({ id: observatoryId, update: { location: LA_PALMA } });
+    const connectionId = randomUUID();
+    expect(await claimObservatoryConnection({ deps, observatoryId, connectionId })).toBe(true);
+    await observatoryHello({ deps, observatoryId, connectionId, pluginVersion: "4.0.0.0" });
+    const projectId = (await owner.caller.projects.create({ name: `Night ${randomUUID().slice(0, 6)}` })).id;
+    const running = await owner.caller.observations.create({ name: "Running", projectId, observatoryId, priority: 5, targets: [target("Capella", 79.17, 46.0, 4)] });
+    if ((await owner.caller.observations.get({ id: running.id })).status !== "assigned")
+      expect(await dispatchObservatory({ deps, observatoryId })).toMatchObject({ id: running.id });
+    const { estimatedSeconds } = await owner.caller.observations.get({ id: running.id });
+    const plan = await owner.caller.observatories.plan({ id: observatoryId });
+    // Assigned now by the server's clock: its block starts now and ends when its estimate has passed, not at once.
+    expect(plan.slots.find((slot) => slot.observationId === running.id)).toMatchObject({
+      start: new Date(clock.now()).toISOString(),
+      end: new Date(clock.now() + estimatedSeconds * 1000).toISOString(),
+    });
   });
 });
