@@ -64,7 +64,13 @@ async function allocatedNetwork() {
     fixedTimeEnd: new Date(from + 180 * MINUTE).toISOString(),
     targets: [target("Vega", 279.23, 38.78, 9)],
   });
-  const now = await owner.caller.observations.create({ name: "Worth less, now", projectId, observatoryId, priority: 3, targets: [target("Deneb", 310.36, 45.28, 4)] });
+  const now = await owner.caller.observations.create({
+    name: "Worth less, now",
+    projectId,
+    observatoryId,
+    priority: 3,
+    targets: [target("Deneb", 310.36, 45.28, 4)],
+  });
   await jobRegistry.network_plan.run({}, { deps, attempt });
   const plan = await readNetworkPlan(deps.db);
   // The plan's decision, which dispatch follows: the later work at its window, the other left out for the allocation.
@@ -111,7 +117,13 @@ describe("the network plan and dispatch on the server's clock", () => {
     expect(await claimObservatoryConnection({ deps, observatoryId, connectionId })).toBe(true);
     await observatoryHello({ deps, observatoryId, connectionId, pluginVersion: "4.0.0.0" });
     const projectId = (await owner.caller.projects.create({ name: `Night ${randomUUID().slice(0, 6)}` })).id;
-    const running = await owner.caller.observations.create({ name: "Running", projectId, observatoryId, priority: 5, targets: [target("Capella", 79.17, 46.0, 4)] });
+    const running = await owner.caller.observations.create({
+      name: "Running",
+      projectId,
+      observatoryId,
+      priority: 5,
+      targets: [target("Capella", 79.17, 46.0, 4)],
+    });
     if ((await owner.caller.observations.get({ id: running.id })).status !== "assigned")
       expect(await dispatchObservatory({ deps, observatoryId })).toMatchObject({ id: running.id });
     const { estimatedSeconds } = await owner.caller.observations.get({ id: running.id });

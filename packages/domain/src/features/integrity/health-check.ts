@@ -63,16 +63,11 @@ export async function healthFindings(deps: Deps): Promise<HealthIssue[]> {
       systemIssue("WEBSOCKET_DOWN", "critical", "No server process is running: the API and the WebSocket channels (users and observatories) are down"),
     );
 
-  for (const row of await disconnectedWithStuckWork(deps))
-    issues.push(
-      systemIssue(
-        "OBSERVATORY_DISCONNECTED",
-        "warning",
-        `${row.name} has been offline since ${row.last_seen ?? "it was created"} with ${row.waiting} observations waiting that no connected observatory can take`,
-        "observatories",
-        row.id,
-      ),
-    );
+  for (const row of await disconnectedWithStuckWork(deps)) {
+    const waiting = `${row.waiting} observations waiting that no connected observatory can take`;
+    const message = `${row.name} has been offline since ${row.last_seen ?? "it was created"} with ${waiting}`;
+    issues.push(systemIssue("OBSERVATORY_DISCONNECTED", "warning", message, "observatories", row.id));
+  }
 
   const [queue] = await deps.db.execute<{ stale: number; failed: number }>(sql`
     select count(*) filter (
