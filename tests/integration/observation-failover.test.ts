@@ -255,6 +255,15 @@ describe("observations at an observatory that goes down", () => {
     expect(cancelsHeard(back, observationId)).toBe(1);
   });
 
+  it("counts a never-connected observatory from its creation by the server's clock, however far the database's is from it", async () => {
+    clock = controlServerClock(server, Date.now() + 30 * 24 * 60 * MINUTE);
+    const createdAt = clock.now();
+    const owner = await createAccount(server);
+    const { assignedByOperatorWithCandidates } = await network(owner);
+    const observationId = await assignedByOperatorWithCandidates();
+    await expectMovedExactlyAtBoundary(owner, observationId, createdAt);
+  });
+
   it("moves it once when two sweeps run at once", async () => {
     clock = controlServerClock(server, Date.now());
     const owner = await createAccount(server);

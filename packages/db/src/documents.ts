@@ -195,6 +195,11 @@ export const observatoryDocSchema = z.object({
   settings: z.object({ slewSeconds: z.number().optional(), readoutSeconds: z.number().optional() }).optional(),
   /** Observing time granted to projects here, one per project; a project without one is unlimited. */
   allocations: z.array(allocationSchema).optional(),
+  /**
+   * When it was created by the server's clock, from which an observatory that never connected counts as away (contract,
+   * "Network scheduling"); absent on documents written before, which read as the row's `created_at` (`observatoryCreatedAt`).
+   */
+  createdAt: isoDate.optional(),
 });
 export type ObservatoryDoc = z.infer<typeof observatoryDocSchema>;
 

@@ -4,6 +4,7 @@ import type { Deps } from "../../platform/deps";
 import { previousCronTime } from "../../platform/system/cron";
 import { countRunningServers } from "../../platform/system/server-presence";
 import { readServerSettings } from "../system";
+import { observatoryCreatedAtSql } from "../observatories";
 
 type HealthIssue = Omit<IntegrityIssueDoc, "scanId">;
 
@@ -100,7 +101,7 @@ async function disconnectedWithStuckWork(deps: Deps) {
       join observations w on w.status in ('pending', 'assigned')
        and (w.observatory_id = o.id or (w.observatory_id is null and w.status = 'pending' and w.candidate_observatory_ids @> array[o.id]))
      where (o.doc->'connection'->>'online')::boolean is not true
-       and coalesce((o.doc->'connection'->>'lastSeenAt')::timestamptz, o.created_at) < ${offlineSince}::timestamptz
+       and coalesce((o.doc->'connection'->>'lastSeenAt')::timestamptz, ${observatoryCreatedAtSql("o")}) < ${offlineSince}::timestamptz
        and not exists (
          select 1 from observatories other
           where other.id = any(w.candidate_observatory_ids) and other.id <> o.id

@@ -1,6 +1,12 @@
 import type { Executor, ObservatoryDoc, StoredDocument } from "@meridian/db";
 import { sql } from "drizzle-orm";
 
+/** When the observatory was created by the server's clock (its document's `createdAt`; the row's, written before it had one). */
+export const observatoryCreatedAt = (observatory: StoredDocument<ObservatoryDoc>) =>
+  observatory.doc.createdAt ? new Date(observatory.doc.createdAt) : observatory.createdAt;
+/** `observatoryCreatedAt` in SQL, of the observatory row `alias`. */
+export const observatoryCreatedAtSql = (alias: string) => sql`coalesce((${sql.raw(alias)}.doc->>'createdAt')::timestamptz, ${sql.raw(alias)}.created_at)`;
+
 /** What keeps an observatory from taking work (contract, "Network scheduling": offline, unsafe or under a weather hold). */
 export type Unavailability = "offline" | "unsafe" | "weather_hold";
 
@@ -30,7 +36,7 @@ async function stretchStart(db: Executor, observatory: StoredDocument<Observator
          select max(e.created_at) from observatory_history e
           where e.observatory_id = ${observatory.id} and e.doc->>'type' = ${type} and e.doc->'data'->>${flag} = ${ended}), '-infinity'::timestamptz)
      order by h.created_at, h.id limit 1`);
-  return row ? new Date(row.since) : observatory.createdAt;
+  return row ? new Date(row.since) : observatoryCreatedAt(observatory);
 }
 
 /**
@@ -51,7 +57,7 @@ export async function observatoryUnavailableSince(options: {
     kinds.map(async (kind) => {
       if (kind !== "offline") return stretchStart(db, observatory, kind === "unsafe" ? "safety_event" : "weather_hold");
       const { lastSeenAt } = observatory.doc.connection;
-      return lastSeenAt ? new Date(lastSeenAt) : observatory.createdAt;
+      return lastSeenAt ? new Date(lastSeenAt) : observatoryCreatedAt(observatory);
     }),
   );
   return { since: new Date(Math.min(...starts.map((start) => start.getTime()))), kinds };

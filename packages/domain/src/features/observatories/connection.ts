@@ -8,7 +8,7 @@ import { AppError } from "../../platform/errors";
 import { pluginIsCurrent, readServerSettings } from "../system";
 import { publishUserEvent } from "../../platform/events/publish";
 import { observatoryViewerIds } from "../permissions";
-import { observatoryUnavailableSince, reassignAfterMs } from "./availability";
+import { observatoryCreatedAt, observatoryCreatedAtSql, observatoryUnavailableSince, reassignAfterMs } from "./availability";
 import { observations } from "./observations-door";
 import { recordHistory } from "./observatories";
 import { endPresence, LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
@@ -138,7 +138,7 @@ const WITHDRAWN_LIMIT = 100;
 async function withdrawnFrom(t: InTransaction, observatory: StoredDocument<ObservatoryDoc>): Promise<string[]> {
   const { connection } = observatory.doc;
   const dayAgo = t.now().getTime() - WITHDRAWN_LOOKBACK_MS;
-  const absentSince = connection.online ? dayAgo : new Date(connection.lastSeenAt ?? observatory.createdAt).getTime();
+  const absentSince = connection.online ? dayAgo : (connection.lastSeenAt ? new Date(connection.lastSeenAt) : observatoryCreatedAt(observatory)).getTime();
   const from = new Date(Math.min(dayAgo, absentSince)).toISOString();
   const rows = await t.tx.execute<{ id: string }>(sql`
     select distinct h.doc->'data'->>'observationId' as id from observatory_history h
@@ -355,7 +355,7 @@ export async function markSilentObservatoriesOffline(options: { deps: Deps }) {
   const silent = await deps.db.execute<{ id: string }>(sql`
     select o.id from observatories o left join observatory_connections c on c.observatory_id = o.id
      where (o.doc->'connection'->>'online')::boolean
-       and coalesce(c.last_seen_at, (o.doc->'connection'->>'lastSeenAt')::timestamptz, o.created_at) < ${silentBefore.toISOString()}::timestamptz`);
+       and coalesce(c.last_seen_at, (o.doc->'connection'->>'lastSeenAt')::timestamptz, ${observatoryCreatedAtSql("o")}) < ${silentBefore.toISOString()}::timestamptz`);
   for (const { id } of silent) await observatoryGone({ deps, observatoryId: id, reason: "heartbeat_missed", silentBefore });
   return silent.map((row) => row.id);
 }
