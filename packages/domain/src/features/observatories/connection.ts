@@ -355,7 +355,8 @@ export async function markSilentObservatoriesOffline(options: { deps: Deps }) {
   const silent = await deps.db.execute<{ id: string }>(sql`
     select o.id from observatories o left join observatory_connections c on c.observatory_id = o.id
      where (o.doc->'connection'->>'online')::boolean
-       and coalesce(c.last_seen_at, (o.doc->'connection'->>'lastSeenAt')::timestamptz, ${observatoryCreatedAtSql("o")}) < ${silentBefore.toISOString()}::timestamptz`);
+       and coalesce(c.last_seen_at, (o.doc->'connection'->>'lastSeenAt')::timestamptz, ${observatoryCreatedAtSql("o")})
+           < ${silentBefore.toISOString()}::timestamptz`);
   for (const { id } of silent) await observatoryGone({ deps, observatoryId: id, reason: "heartbeat_missed", silentBefore });
   return silent.map((row) => row.id);
 }
