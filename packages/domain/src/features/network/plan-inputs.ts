@@ -10,13 +10,15 @@ const PLAN_READ_LIMIT = 5_000;
 const HOUR_MS = 3_600_000;
 
 type Stored = StoredDocument<ObservationDoc>;
-/** A pending observation as the planner takes it: its stored document and row version, its priority, candidates and filters. */
-export type PlannedObservation = NetworkObservation & Stored & { version: string };
+/** A pending observation as the planner takes it: its stored document, its priority, candidates and filters. */
+export type PlannedObservation = NetworkObservation & Stored;
 
 /** The planner's input, with the observatories' documents it was read from. */
 export interface NetworkInputs {
   input: NetworkPlanInput<PlannedObservation>;
   observatories: ReadonlyArray<StoredDocument<ObservatoryDoc>>;
+  /** Each pending observation's row version as read (`observationVersion`): the plan records it, and dispatch compares. */
+  versions: ReadonlyMap<string, string>;
 }
 
 /**
@@ -99,15 +101,15 @@ export async function loadNetworkInputs(options: { db: Executor; now: Date; hori
       unavailable: away && away.since.getTime() <= awayLimit ? away.code : null,
     };
   });
-  const observations = pendingRows.map((row): PlannedObservation => ({
-    ...storedFromRow(row),
-    version: row.version,
-    priority: row.doc.priority,
-    candidateObservatoryIds: candidateObservatoryIdsOf(row.doc),
-    filters: filtersAskedBy(row.doc.targets),
+  const observations = pendingRows.map(storedFromRow).map((observation): PlannedObservation => ({
+    ...observation,
+    priority: observation.doc.priority,
+    candidateObservatoryIds: candidateObservatoryIdsOf(observation.doc),
+    filters: filtersAskedBy(observation.doc.targets),
   }));
   return {
     observatories,
+    versions: new Map(pendingRows.map((row) => [row.id, row.version])),
     input: {
       now,
       horizonHours: options.horizonHours,
