@@ -395,4 +395,37 @@ describe("scheduled scans, health checks and the health summary", () => {
     expect(await (await setup.server.request("/api/health")).json()).not.toHaveProperty("integrity");
     expect(await (await setup.server.request("/api/health", { token: setup.owner.token })).json()).not.toHaveProperty("integrity");
   });
+
+  it("reports an observatory disconnected only for work that no other connected candidate can take", async () => {
+    const { db } = setup.deps();
+    const observatory = async (name: string, connection: { online: boolean; lastSeenAt: string }) => {
+      const { id } = (await must("/observatories", { method: "POST", token: setup.owner.token, json: { name } }, 201)) as { id: string };
+      await db.execute(
+        sql`update observatories set doc = jsonb_set(doc, '{connection}', doc->'connection' || ${JSON.stringify(connection)}::jsonb) where id = ${id}`,
+      );
+      return id;
+    };
+    const gone = await observatory("Gone", { online: false, lastSeenAt: hoursAgo(48) });
+    const alsoGone = await observatory("Also gone", { online: false, lastSeenAt: hoursAgo(48) });
+    const connected = await observatory("Connected", { online: true, lastSeenAt: hoursAgo(0) });
+    const disconnectedIssues = async () => {
+      const scan = await scanToEnd({ kind: "full", collections: ["settings"], checkHealth: true });
+      return (await issuesOf(scan.id, "&type=status&collection=observatories")).filter((issue) => issue.code === "OBSERVATORY_DISCONNECTED");
+    };
+    // Waiting with a connected candidate (pending at none, or assigned at the gone one, which the failover moves): not stuck.
+    await insertObservation({ observatoryId: null, candidateObservatoryIds: [gone, connected], status: "pending" });
+    await insertObservation({ observatoryId: gone, candidateObservatoryIds: [gone, connected], status: "assigned" });
+    expect((await disconnectedIssues()).map((issue) => issue.documentId)).not.toContain(gone);
+    // Waiting with candidates none of which is connected: stuck at each of them.
+    await insertObservation({ observatoryId: null, candidateObservatoryIds: [gone, alsoGone], status: "pending" });
+    const stuck = await disconnectedIssues();
+    const reportedAt = stuck.filter((issue) => issue.documentId === gone || issue.documentId === alsoGone);
+    expect(reportedAt.map((issue) => [issue.documentId, issue.severity]).sort()).toEqual(
+      [
+        [gone, "warning"],
+        [alsoGone, "warning"],
+      ].sort(),
+    );
+    expect((stuck.find((issue) => issue.documentId === gone) as Issue & { message: string }).message).toMatch(/with 1 observations waiting/);
+  });
 });

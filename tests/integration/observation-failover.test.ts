@@ -96,9 +96,9 @@ const historyOf = async (owner: Account, id: string) =>
   ((await must(`/observations/${id}/history`, { token: owner.token })) as { items: HistoryEntry[] }).items;
 const observatoryHistory = async (owner: Account, id: string) =>
   ((await must(`/observatories/${id}/history`, { token: owner.token })) as { items: Array<{ type: string; at: string; data: Record<string, unknown> }> }).items;
-/** When the observatory's history says a condition began: its newest entry of that type. */
+/** When the observatory's history says a condition began, by the server's clock (`data.at`): its newest entry of that type. */
 const entryAt = async (owner: Account, id: string, type: string) =>
-  Date.parse((await until(`a ${type} entry`, async () => (await observatoryHistory(owner, id)).find((entry) => entry.type === type)))!.at);
+  Date.parse((await until(`a ${type} entry`, async () => (await observatoryHistory(owner, id)).find((entry) => entry.type === type)))!.data.at as string);
 /** Closes the plugin's connection and waits until the observatory reads offline; answers when it was last seen. */
 async function disconnect(owner: Account, socket: PluginSocket, observatoryId: string) {
   socket.client.ws.close();
@@ -236,6 +236,32 @@ describe("observations at an observatory that goes down", () => {
     expect(await statusOf(owner, observationId)).toBe("pending");
     expect(await historyOf(owner, observationId)).toHaveLength(moves);
     expect((await must(`/observations/${observationId}/files`, { token: owner.token })) as { items: unknown[] }).toMatchObject({ items: [] });
+  });
+
+  it("counts on the server's clock however far the database's is from it, and sends cancel at the next hello", async () => {
+    // A month ahead of the database's clock, which stamps the history's rows (their created_at).
+    clock = controlServerClock(server, Date.now() + 30 * 24 * 60 * MINUTE);
+    const owner = await createAccount(server);
+    const { first, key, submit } = await network(owner);
+    const socket = await plugin(key);
+    const unsafeAt = clock.now();
+    const observationId = await submit({ candidates: true });
+    expect(await socket.ask({ type: "safety", safe: false, reason: "rain sensor" })).toMatchObject({ type: "ack" });
+    expect(await entryAt(owner, first.id, "safety_event")).toBe(unsafeAt);
+    await expectMovedExactlyAtBoundary(owner, observationId, unsafeAt);
+    // Taken while it was away (here: unsafe, then gone): its next hello is told cancel.
+    await disconnect(owner, socket, first.id);
+    const back = await plugin(key);
+    expect(cancelsHeard(back, observationId)).toBe(1);
+  });
+
+  it("counts a never-connected observatory from its creation by the server's clock, however far the database's is from it", async () => {
+    clock = controlServerClock(server, Date.now() + 30 * 24 * 60 * MINUTE);
+    const createdAt = clock.now();
+    const owner = await createAccount(server);
+    const { assignedByOperatorWithCandidates } = await network(owner);
+    const observationId = await assignedByOperatorWithCandidates();
+    await expectMovedExactlyAtBoundary(owner, observationId, createdAt);
   });
 
   it("moves it once when two sweeps run at once", async () => {

@@ -195,6 +195,11 @@ export const observatoryDocSchema = z.object({
   settings: z.object({ slewSeconds: z.number().optional(), readoutSeconds: z.number().optional() }).optional(),
   /** Observing time granted to projects here, one per project; a project without one is unlimited. */
   allocations: z.array(allocationSchema).optional(),
+  /**
+   * When it was created by the server's clock, from which an observatory that never connected counts as away (contract,
+   * "Network scheduling"); absent on documents written before, which read as the row's `created_at` (`observatoryCreatedAt`).
+   */
+  createdAt: isoDate.optional(),
 });
 export type ObservatoryDoc = z.infer<typeof observatoryDocSchema>;
 
@@ -333,6 +338,8 @@ const networkPlanSlotSchema = z.object({
   run: z.number().int(),
   start: isoDate,
   end: isoDate,
+  /** The observation's row version (`xmin`) the plan read: dispatch knows the plan saw it as it is when its version is the same. */
+  observationVersion: z.string().optional(),
 });
 
 /**
@@ -357,6 +364,8 @@ export const networkPlanDocSchema = z.object({
   unscheduled: z.array(
     z.object({
       observationId: z.string(),
+      /** As in a slot: the observation's row version the plan read. */
+      observationVersion: z.string().optional(),
       /** The queue's reason at each candidate, with its details where it has them (as the night plan shows them). */
       reasons: z.array(
         z.object({

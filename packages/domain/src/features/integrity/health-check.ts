@@ -4,6 +4,7 @@ import type { Deps } from "../../platform/deps";
 import { previousCronTime } from "../../platform/system/cron";
 import { countRunningServers } from "../../platform/system/server-presence";
 import { readServerSettings } from "../system";
+import { observatoryCreatedAtSql } from "../observatories";
 
 type HealthIssue = Omit<IntegrityIssueDoc, "scanId">;
 
@@ -63,23 +64,11 @@ export async function healthFindings(deps: Deps): Promise<HealthIssue[]> {
       systemIssue("WEBSOCKET_DOWN", "critical", "No server process is running: the API and the WebSocket channels (users and observatories) are down"),
     );
 
-  const offlineSince = new Date(deps.now().getTime() - DISCONNECTED_HOURS * 3_600_000).toISOString();
-  const disconnected = await deps.db.execute<{ id: string; name: string; last_seen: string | null; waiting: number }>(sql`
-    select o.id, o.doc->>'name' as name, o.doc->'connection'->>'lastSeenAt' as last_seen, count(w.id)::int as waiting
-      from observatories o join observations w on w.observatory_id = o.id and w.status in ('pending', 'assigned')
-     where (o.doc->'connection'->>'online')::boolean is not true
-       and coalesce((o.doc->'connection'->>'lastSeenAt')::timestamptz, o.created_at) < ${offlineSince}::timestamptz
-     group by o.id limit 1000`);
-  for (const row of disconnected)
-    issues.push(
-      systemIssue(
-        "OBSERVATORY_DISCONNECTED",
-        "warning",
-        `${row.name} has been offline since ${row.last_seen ?? "it was created"} with ${row.waiting} observations waiting`,
-        "observatories",
-        row.id,
-      ),
-    );
+  for (const row of await disconnectedWithStuckWork(deps)) {
+    const waiting = `${row.waiting} observations waiting that no connected observatory can take`;
+    const message = `${row.name} has been offline since ${row.last_seen ?? "it was created"} with ${waiting}`;
+    issues.push(systemIssue("OBSERVATORY_DISCONNECTED", "warning", message, "observatories", row.id));
+  }
 
   const [queue] = await deps.db.execute<{ stale: number; failed: number }>(sql`
     select count(*) filter (
@@ -96,6 +85,28 @@ export async function healthFindings(deps: Deps): Promise<HealthIssue[]> {
   if (overdue) issues.push(overdue);
 
   return issues;
+}
+
+/**
+ * The observatories offline for `DISCONNECTED_HOURS` with work that waits for them: observations pending or assigned there,
+ * and pending ones with candidates that name them (contract, "Network scheduling"), of which no other candidate is
+ * connected. One with another candidate connected is not stuck: the plan runs it there (an assigned one goes back to
+ * pending after `REASSIGN_AFTER_MINUTES` and is planned again).
+ */
+async function disconnectedWithStuckWork(deps: Deps) {
+  const offlineSince = new Date(deps.now().getTime() - DISCONNECTED_HOURS * 3_600_000).toISOString();
+  return deps.db.execute<{ id: string; name: string; last_seen: string | null; waiting: number }>(sql`
+    select o.id, o.doc->>'name' as name, o.doc->'connection'->>'lastSeenAt' as last_seen, count(w.id)::int as waiting
+      from observatories o
+      join observations w on w.status in ('pending', 'assigned')
+       and (w.observatory_id = o.id or (w.observatory_id is null and w.status = 'pending' and w.candidate_observatory_ids @> array[o.id]))
+     where (o.doc->'connection'->>'online')::boolean is not true
+       and coalesce((o.doc->'connection'->>'lastSeenAt')::timestamptz, ${observatoryCreatedAtSql("o")}) < ${offlineSince}::timestamptz
+       and not exists (
+         select 1 from observatories other
+          where other.id = any(w.candidate_observatory_ids) and other.id <> o.id
+            and (other.doc->'connection'->>'online')::boolean and other.doc->>'removedAt' is null)
+     group by o.id limit 1000`);
 }
 
 /** With a backup schedule: the newest verified backup must have started at or after the schedule's last run (given time to finish). */

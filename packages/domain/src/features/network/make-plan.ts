@@ -53,9 +53,11 @@ function planDocument(plan: NetworkPlan<PlannedObservation>, inputs: NetworkInpu
       run: block.run,
       start: block.start.toISOString(),
       end: block.end.toISOString(),
+      observationVersion: inputs.versions.get(block.observation.id),
     })),
     unscheduled: plan.unscheduled.map(({ observation, reasons }) => ({
       observationId: observation.id,
+      observationVersion: inputs.versions.get(observation.id),
       reasons: reasons.map(({ plannedAt: _plannedAt, at, ...reason }) => ({
         ...reason,
         until: reason.until?.toISOString() ?? null,

@@ -2,7 +2,7 @@ import { candidateObservatoryIdsOf, storedFromRow, type Executor, type Observati
 import { activeStatuses, filtersAskedBy, reportedFilters } from "@meridian/rules";
 import { skyModel, type NetworkAllocation, type NetworkObservation, type NetworkObservatory, type NetworkPlanInput } from "@meridian/scheduler";
 import { sql } from "drizzle-orm";
-import { estimatedSecondsOf, usedMs } from "../observations";
+import { estimatedSecondsOf, observationVersion, usedMs } from "../observations";
 import { observatoryUnavailableSince } from "../observatories";
 import type { KeptBetweenPlans } from "./warm-start";
 
@@ -18,6 +18,8 @@ export type PlannedObservation = NetworkObservation & Stored;
 export interface NetworkInputs {
   input: NetworkPlanInput<PlannedObservation>;
   observatories: ReadonlyArray<StoredDocument<ObservatoryDoc>>;
+  /** Each pending observation's row version as read (`observationVersion`): the plan records it, and dispatch compares. */
+  versions: ReadonlyMap<string, string>;
 }
 
 /**
@@ -89,8 +91,8 @@ export async function loadNetworkInputs(options: {
   const [observatoryRows, pendingRows] = await Promise.all([
     db.execute<{ id: string; doc: ObservatoryDoc; created_at: string; updated_at: string }>(sql`
       select id, doc, created_at, updated_at from observatories where doc->>'removedAt' is null order by id`),
-    db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
-      select id, doc, created_at, updated_at from observations where status = 'pending'
+    db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string; version: string }>(sql`
+      select id, doc, created_at, updated_at, ${observationVersion("o")} as version from observations o where status = 'pending'
        order by priority desc, created_at, id limit ${PLAN_READ_LIMIT}`),
   ]);
   const observatories = observatoryRows.map(storedFromRow);
@@ -119,6 +121,7 @@ export async function loadNetworkInputs(options: {
   });
   return {
     observatories,
+    versions: new Map(pendingRows.map((row) => [row.id, row.version])),
     input: {
       now,
       horizonHours: options.horizonHours,

@@ -104,7 +104,7 @@ async function planAt(deps: Deps, actor: UserActor, plan: NetworkPlanDoc | null,
       timeZone: zones.get(observatoryId) ?? "UTC",
       nights: nights.get(observatoryId) ?? [],
     })),
-    slots: shown.map(({ run: _run, ...slot }) => slot),
+    slots: shown.map(({ run: _run, observationVersion: _version, ...slot }) => slot),
     unscheduled: unscheduled.filter((item) => readable.has(item.observationId)),
   };
 }

@@ -32,7 +32,7 @@ import { progressBeforeFrames, progressOfObservations } from "./observation-prog
 import { estimatedSecondsOf, presentObservations } from "./timings";
 import { presentObservation } from "./present";
 import { DISPATCH_ACTOR, moveObservation, queueNetworkPlan } from "./transitions";
-import { followNetworkPlan, planAtObservatory } from "./follow-plan";
+import { followNetworkPlan, observationVersion, planAtObservatory, type VersionedObservation } from "./follow-plan";
 import { waitingAt } from "./waiting-at";
 import { inTransaction, type InTransaction } from "../../platform/transaction";
 import { allowancesAt } from "./allowances";
@@ -53,12 +53,12 @@ const underWayAt = (observatoryId: string | SQL) =>
 async function pendingInDispatchOrder(db: Executor, observatoryId: string, options: { unlessBusy: boolean; bypassingDarknessOnly: boolean }) {
   const unlessBusy = options.unlessBusy ? sql`and not ${underWayAt(observatoryId)}` : sql``;
   const bypassing = options.bypassingDarknessOnly ? sql`and (doc->>'bypassDarkness')::boolean` : sql``;
-  const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string }>(sql`
-    select id, doc, created_at, updated_at from observations waiting
+  const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string; version: string }>(sql`
+    select id, doc, created_at, updated_at, ${observationVersion("waiting")} as version from observations waiting
      where ${waitingAt({ alias: "waiting", observatoryId })} ${unlessBusy} ${bypassing}
      order by priority desc, created_at, id
      limit ${DISPATCH_WINDOW}`);
-  return rows.map(storedFromRow);
+  return rows.map((row): VersionedObservation => ({ ...storedFromRow(row), version: row.version }));
 }
 
 async function isBusy(db: Executor, observatoryId: string): Promise<boolean> {
@@ -99,8 +99,8 @@ async function currentPlan(db: Executor, observatory: StoredDocument<Observatory
 }
 
 /** The plan over these waiting observations, with the observatory's own durations and sky: the one both ways into dispatch follow. */
-function planAt(
-  options: Omit<Parameters<typeof planQueue<StoredDocument<ObservationDoc>>>[0], "durationMs" | "model"> & {
+function planAt<Observation extends StoredDocument<ObservationDoc>>(
+  options: Omit<Parameters<typeof planQueue<Observation>>[0], "durationMs" | "model"> & {
     observatory: StoredDocument<ObservatoryDoc>;
     model: SkyModel | null;
   },

@@ -61,7 +61,8 @@ async function reassign(options: { deps: Deps; observationId: string; observator
       observatoryId,
       type: "observation_reassigned",
       actorId: null,
-      data: { observationId, reason: OBSERVATORY_UNAVAILABLE_REASON, unavailable: away.kinds, since: away.since.toISOString() },
+      // `at`, the server's clock: a hello compares it with when the observatory was last seen (`withdrawnFrom`).
+      data: { observationId, reason: OBSERVATORY_UNAVAILABLE_REASON, unavailable: away.kinds, since: away.since.toISOString(), at: t.now().toISOString() },
     });
     await publishObservatoryEvent({ t, observatoryIds: [observatoryId], event: { type: "cancel", data: { observationId } } });
     return true;

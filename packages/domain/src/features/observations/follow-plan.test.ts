@@ -1,16 +1,22 @@
 import type { ObservationDoc, StoredDocument } from "@meridian/db";
 import type { QueueBlock } from "@meridian/scheduler";
 import { describe, expect, it } from "vitest";
-import { followNetworkPlan, type PlanAtObservatory } from "./follow-plan";
+import { followNetworkPlan, type PlanAtObservatory, type VersionedObservation } from "./follow-plan";
 
 const MINUTE = 60_000;
 const NOW = new Date("2026-12-10T22:00:00Z");
 const at = (minutes: number) => new Date(NOW.getTime() + minutes * MINUTE);
 const HERE = "obs-here";
 
-const observation = (id: string, updatedAt = at(-60)) => ({ id, doc: {} as ObservationDoc, createdAt: at(-120), updatedAt }) as StoredDocument<ObservationDoc>;
-const item = (id: string, reasons: QueueBlock[] = [], updatedAt?: Date) => ({
-  observation: observation(id, updatedAt),
+/** The row version every plan here read; an observation changed since has another. */
+const SEEN = "100";
+const CHANGED = "101";
+const observation = (id: string, version: string): VersionedObservation => ({
+  ...({ id, doc: {} as ObservationDoc, createdAt: at(-120), updatedAt: at(-60) } as StoredDocument<ObservationDoc>),
+  version,
+});
+const item = (id: string, reasons: QueueBlock[] = [], version = SEEN) => ({
+  observation: observation(id, version),
   eligible: reasons.length === 0,
   blockedBy: reasons[0] ?? null,
   reasons,
@@ -21,7 +27,12 @@ const run = (observationId: string, observatoryId: string, start: number, minute
   start: at(start),
   end: at(start + minutes),
 });
-const plan = (...runs: ReturnType<typeof run>[]): PlanAtObservatory => ({ computedAt: at(-1), runs, leftOut: new Map() });
+const plan = (...runs: ReturnType<typeof run>[]): PlanAtObservatory => ({
+  computedAt: at(-1),
+  runs,
+  leftOut: new Map(),
+  seenVersions: new Map(runs.map((planned) => [planned.observationId, SEEN])),
+});
 const follow = (items: ReturnType<typeof item>[], network: PlanAtObservatory, minutes = 20) =>
   followNetworkPlan({ items, plan: network, observatoryId: HERE, now: NOW, durationMs: () => minutes * MINUTE });
 
@@ -59,16 +70,20 @@ describe("dispatch following the network plan", () => {
 
   it("holds one the plan left out with the plan's reason here, though it would end before the next planned run, unless changed since", () => {
     const spent: QueueBlock = { code: "ALLOCATION_EXHAUSTED", until: null };
-    const network = { ...plan(run("planned", HERE, 30)), leftOut: new Map([["left out", spent]]) };
+    const network = { ...plan(run("planned", HERE, 30)), leftOut: new Map([["left out", spent]]), seenVersions: new Map([["left out", SEEN]]) };
     expect(follow([item("left out")], network, 25).items[0]!.reasons).toEqual([spent]);
     expect(follow([item("left out")], network, 25).toAssign).toEqual([]);
-    // Edited after the plan was made: the plan has not seen it as it is, and it fills the gap as one it never saw.
-    expect(follow([item("left out", [], at(0))], network, 25).items[0]!.eligible).toBe(true);
+    // Edited after the plan was made (another row version): the plan has not seen it as it is, and it fills the gap as one it never saw.
+    expect(follow([item("left out", [], CHANGED)], network, 25).items[0]!.eligible).toBe(true);
+    // The plan's time and the row's say nothing of it (the database's clock and the server's may differ): a plan made
+    // "later" by its clock has still not seen a version it did not read, and one made "earlier" has seen the one it read.
+    expect(follow([item("left out", [], CHANGED)], { ...network, computedAt: at(600) }, 25).items[0]!.eligible).toBe(true);
+    expect(follow([item("left out")], { ...network, computedAt: at(-600) }, 25).items[0]!.reasons).toEqual([spent]);
   });
 
   it("asks for a new plan when what it starts here now cannot start for a change it has not seen, and only then", () => {
     // Edited after the plan was made (now held by its window): the plan is made again.
-    const edited = item("edited", [{ code: "BEFORE_WINDOW", until: at(90) }], at(0));
+    const edited = item("edited", [{ code: "BEFORE_WINDOW", until: at(90) }], CHANGED);
     expect(follow([edited], plan(run("edited", HERE, 0))).replan).toBe(true);
     // No longer waiting here (assigned, cancelled): the same.
     expect(follow([], plan(run("gone", HERE, 2))).replan).toBe(true);
@@ -80,7 +95,7 @@ describe("dispatch following the network plan", () => {
   });
 
   it("is dispatch alone without a plan", () => {
-    const followed = follow([item("a"), item("b")], { computedAt: null, runs: [], leftOut: new Map() });
+    const followed = follow([item("a"), item("b")], { computedAt: null, runs: [], leftOut: new Map(), seenVersions: new Map() });
     expect(followed.toAssign.map((entry) => entry.observation.id)).toEqual(["a", "b"]);
     expect(followed.replan).toBe(false);
   });

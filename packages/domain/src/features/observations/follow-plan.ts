@@ -10,55 +10,77 @@ interface PlannedRun {
   end: Date;
 }
 
+/**
+ * An observation with its row's version (`xmin`, the transaction that wrote it): the plan records the version it read,
+ * so whether it saw an observation as it is now is a comparison of versions, not of a row's time (the database's clock)
+ * with the plan's (the server's).
+ */
+export type VersionedObservation = StoredDocument<ObservationDoc> & { version: string };
+/** The version of the observation row `alias` (of this query), as `VersionedObservation` and the plan record it. */
+export const observationVersion = (alias: string) => sql`${sql.raw(alias)}.xmin::text`;
+
 /** The network plan's runs that concern one dispatch: those at the observatory and those of its waiting observations. */
 export interface PlanAtObservatory {
   computedAt: Date | null;
   runs: PlannedRun[];
   /** The waiting observations the plan left out (it saw them and runs them nowhere), with its reason at the observatory. */
   leftOut: ReadonlyMap<string, QueueBlock>;
+  /** The version of each observation of `runs` and `leftOut` as the plan read it (none in a plan made before it recorded them). */
+  seenVersions: ReadonlyMap<string, string>;
 }
 
 /** An observation waiting at the observatory as dispatch reads it, in SQL. */
 const waitingHere = (observatoryId: string) => sql`(select waiting.id from observations waiting where ${waitingAt({ alias: "waiting", observatoryId })})`;
 
-/** The plan's reason at the observatory for each waiting observation it left out. */
-async function leftOutAt(db: Executor, observatoryId: string): Promise<Map<string, QueueBlock>> {
-  const rows = await db.execute<{ observation_id: string; code: QueueBlock["code"]; until: string | null }>(sql`
-    select item->>'observationId' as observation_id, reason->>'code' as code, reason->>'until' as until
-      from network_plans p, jsonb_array_elements(p.doc->'unscheduled') item, jsonb_array_elements(item->'reasons') reason
-     where p.id = 'current' and reason->>'observatoryId' = ${observatoryId} and item->>'observationId' in ${waitingHere(observatoryId)}`);
-  return new Map(rows.map((row) => [row.observation_id, { code: row.code, until: row.until ? new Date(row.until) : null }]));
+interface StoredSlot {
+  observationId: string;
+  observatoryId: string;
+  start: string;
+  end: string;
+  observationVersion?: string;
+}
+interface StoredReasonHere {
+  observationId: string;
+  observationVersion: string | null;
+  code: QueueBlock["code"];
+  until: string | null;
 }
 
-/** The runs of the plan in force, not yet over, at the observatory or of an observation waiting there as dispatch reads it (`waitingAt`). */
+/**
+ * The plan in force as one dispatch at the observatory needs it, in one read: its runs not yet over at the observatory or
+ * of an observation waiting there as dispatch reads it (`waitingAt`), and its reason here for each waiting one it left out.
+ */
 export async function planAtObservatory(options: { db: Executor; observatoryId: string; now: Date }): Promise<PlanAtObservatory> {
   const { db, observatoryId, now } = options;
-  const [leftOut, rows] = await Promise.all([
-    leftOutAt(db, observatoryId),
-    db.execute<{ computed_at: string; slot: { observationId: string; observatoryId: string; start: string; end: string } | null }>(sql`
-    select p.computed_at, s.slot from network_plans p
-      left join lateral (
-        select slot from jsonb_array_elements(p.doc->'slots') slot
-         where (slot->>'observatoryId' = ${observatoryId}
-                or slot->>'observationId' in ${waitingHere(observatoryId)})
-           and (slot->>'end')::timestamptz > ${now.toISOString()}::timestamptz
-      ) s on true
-     where p.id = 'current'`),
-  ]);
-  const runs = rows.flatMap((row) =>
-    row.slot
-      ? [{ observationId: row.slot.observationId, observatoryId: row.slot.observatoryId, start: new Date(row.slot.start), end: new Date(row.slot.end) }]
-      : [],
-  );
+  const [row] = await db.execute<{ computed_at: string; slots: StoredSlot[]; left_out: StoredReasonHere[] }>(sql`
+    select p.computed_at,
+           (select coalesce(jsonb_agg(slot), '[]') from jsonb_array_elements(p.doc->'slots') slot
+             where (slot->>'observatoryId' = ${observatoryId} or slot->>'observationId' in ${waitingHere(observatoryId)})
+               and (slot->>'end')::timestamptz > ${now.toISOString()}::timestamptz) as slots,
+           (select coalesce(jsonb_agg(jsonb_build_object('observationId', item->'observationId', 'observationVersion', item->'observationVersion',
+                                                         'code', reason->'code', 'until', reason->'until')), '[]')
+              from jsonb_array_elements(p.doc->'unscheduled') item, jsonb_array_elements(item->'reasons') reason
+             where reason->>'observatoryId' = ${observatoryId} and item->>'observationId' in ${waitingHere(observatoryId)}) as left_out
+      from network_plans p where p.id = 'current'`);
+  if (!row) return { computedAt: null, runs: [], leftOut: new Map(), seenVersions: new Map() };
+  const seenVersions = new Map<string, string>();
+  for (const seen of [...row.slots, ...row.left_out]) if (seen.observationVersion) seenVersions.set(seen.observationId, seen.observationVersion);
+  const runs = row.slots.map((slot) => ({
+    observationId: slot.observationId,
+    observatoryId: slot.observatoryId,
+    start: new Date(slot.start),
+    end: new Date(slot.end),
+  }));
   return {
-    computedAt: rows[0] ? new Date(rows[0].computed_at) : null,
+    computedAt: new Date(row.computed_at),
     runs: runs.sort((a, b) => a.start.getTime() - b.start.getTime()),
-    leftOut,
+    leftOut: new Map(row.left_out.map((reason) => [reason.observationId, { code: reason.code, until: reason.until ? new Date(reason.until) : null }])),
+    seenVersions,
   };
 }
 
 interface QueueItem {
-  observation: StoredDocument<ObservationDoc>;
+  observation: VersionedObservation;
   eligible: boolean;
   blockedBy: QueueBlock | null;
   reasons: QueueBlock[];
@@ -70,10 +92,10 @@ interface QueueItem {
  * starts lie on five-minute boundaries or right after the run before) stays eligible (and
  * goes first, by its planned start); one it starts later here waits with PLANNED_LATER (until that
  * start), one it runs at another observatory with PLANNED_ELSEWHERE, after every other reason (an
- * eligible one has none). One the plan left out as it is now (it saw it, unchanged since, and runs it
+ * eligible one has none). One the plan left out as it is now (it read the row version it has now, and runs it
  * nowhere) waits with the plan's reason here (ALLOCATION_EXHAUSTED when its runs spend what the project
  * has left for work worth more later): filling a gap with it would undo the plan. One the plan has not
- * seen (submitted or changed since it was made) stays eligible when it would end before the next run the
+ * seen (submitted or changed since it read it: another version) stays eligible when it would end before the next run the
  * plan starts here, else waits OBSERVATORY_BUSY until that run. Without a plan, the queue is as dispatch
  * alone makes it. `toAssign`: the eligible in the order dispatch tries them,
  * what the plan starts here now first (by planned start; the sort is stable, so ties keep dispatch's order). `replan`: a run the plan starts here
@@ -87,6 +109,7 @@ export function followNetworkPlan(options: {
   durationMs: (observation: StoredDocument<ObservationDoc>) => number;
 }): { items: QueueItem[]; toAssign: QueueItem[]; replan: boolean } {
   const { plan, observatoryId, now } = options;
+  const seenAsItIs = (observation: VersionedObservation) => plan.seenVersions.get(observation.id) === observation.version;
   if (!plan.computedAt) return { items: options.items, toAssign: options.items.filter((item) => item.eligible), replan: false };
   const soon = now.getTime() + PLAN_STEP_MS;
   const nextRun = new Map<string, PlannedRun>();
@@ -101,7 +124,7 @@ export function followNetworkPlan(options: {
     if (run && run.start.getTime() > soon) return hold(item, { code: "PLANNED_LATER", until: run.start });
     if (run) return item;
     const leftOut = plan.leftOut.get(item.observation.id);
-    if (leftOut && item.observation.updatedAt <= plan.computedAt!) return hold(item, leftOut);
+    if (leftOut && seenAsItIs(item.observation)) return hold(item, leftOut);
     const fits = !nextHere || now.getTime() + options.durationMs(item.observation) <= nextHere.getTime();
     return fits ? item : hold(item, { code: "OBSERVATORY_BUSY", until: nextHere });
   });
@@ -113,7 +136,7 @@ export function followNetworkPlan(options: {
   const replan = here.some((run) => {
     if (run.start.getTime() > soon || eligible.has(run.observationId)) return false;
     const observation = waiting.get(run.observationId);
-    return !observation || observation.updatedAt > plan.computedAt!;
+    return !observation || !seenAsItIs(observation);
   });
   return { items, toAssign, replan };
 }

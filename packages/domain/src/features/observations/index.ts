@@ -44,6 +44,7 @@ export * from "./bulk";
 export { fileKindOf } from "./files";
 export { readFramesWith } from "./frame-door";
 export { estimatedSecondsOf } from "./timings";
+export { observationVersion } from "./follow-plan";
 export { hoursOf, usedMs } from "./usage";
 export { readableObservationIds } from "./access";
 export { deliverFilesWith } from "./delivery-door";

@@ -59,11 +59,12 @@ interface PlanInputs extends NightsInputs<Stored> {
   observatory: StoredDocument<ObservatoryDoc>;
 }
 
+/** What waits or runs at the observatory; one assigned or running started at its last assignment's `at` (the server's clock, as `now`). */
 async function loadPlanInputs(db: Executor, observatory: StoredDocument<ObservatoryDoc>, now: Date): Promise<PlanInputs> {
   const rows = await db.execute<{ id: string; doc: ObservationDoc; created_at: string; updated_at: string; assigned_at: string | null }>(sql`
     select o.id, o.doc, o.created_at, o.updated_at,
            case when o.status = 'pending' then null else (
-             select max(h.created_at) from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') end as assigned_at
+             select max((h.doc->>'at')::timestamptz) from observation_history h where h.observation_id = o.id and h.doc->>'to' = 'assigned') end as assigned_at
       from (
         (select * from observations waiting where ${waitingAt({ alias: "waiting", observatoryId: observatory.id })}
           order by priority desc, created_at, id limit ${PLAN_READ_LIMIT})

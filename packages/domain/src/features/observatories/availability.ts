@@ -1,6 +1,12 @@
 import type { Executor, ObservatoryDoc, StoredDocument } from "@meridian/db";
 import { sql } from "drizzle-orm";
 
+/** When the observatory was created by the server's clock (its document's `createdAt`; the row's, written before it had one). */
+export const observatoryCreatedAt = (observatory: StoredDocument<ObservatoryDoc>) =>
+  observatory.doc.createdAt ? new Date(observatory.doc.createdAt) : observatory.createdAt;
+/** `observatoryCreatedAt` in SQL, of the observatory row `alias`. */
+export const observatoryCreatedAtSql = (alias: string) => sql`coalesce((${sql.raw(alias)}.doc->>'createdAt')::timestamptz, ${sql.raw(alias)}.created_at)`;
+
 /** What keeps an observatory from taking work (contract, "Network scheduling": offline, unsafe or under a weather hold). */
 export type Unavailability = "offline" | "unsafe" | "weather_hold";
 
@@ -14,19 +20,23 @@ function unavailabilitiesOf(doc: ObservatoryDoc): Unavailability[] {
 }
 
 /**
- * When the current stretch of one condition began: the first history entry of its type after the last one that ended a
- * stretch (`safe: true`, `hold: false`). Entries repeat while it lasts when only the reason changes. None left (pruned by
- * `OBSERVATORY_HISTORY_KEEP`): it began before every entry kept, so the observatory's creation stands for it.
+ * When the current stretch of one condition began, by the server's clock: the moment (`data.at`) of the first history
+ * entry of its type after the last one that ended a stretch (`safe: true`, `hold: false`); entries repeat while it lasts
+ * when only the reason changes. The entries are ordered by their rows' `created_at`, the database's clock, which only
+ * orders them: it is never compared with the server's. An entry written before entries had `at` stands by its
+ * `created_at`. None left (pruned by `OBSERVATORY_HISTORY_KEEP`): it began before every entry kept, so the observatory's
+ * creation stands for it.
  */
 async function stretchStart(db: Executor, observatory: StoredDocument<ObservatoryDoc>, type: "safety_event" | "weather_hold"): Promise<Date> {
   const [flag, ended] = type === "safety_event" ? ["safe", "true"] : ["hold", "false"];
-  const [row] = await db.execute<{ since: string | null }>(sql`
-    select min(h.created_at)::text as since from observatory_history h
+  const [row] = await db.execute<{ since: string }>(sql`
+    select coalesce(h.doc->'data'->>'at', h.created_at::text) as since from observatory_history h
      where h.observatory_id = ${observatory.id} and h.doc->>'type' = ${type}
        and h.created_at > coalesce((
          select max(e.created_at) from observatory_history e
-          where e.observatory_id = ${observatory.id} and e.doc->>'type' = ${type} and e.doc->'data'->>${flag} = ${ended}), '-infinity'::timestamptz)`);
-  return row?.since ? new Date(row.since) : observatory.createdAt;
+          where e.observatory_id = ${observatory.id} and e.doc->>'type' = ${type} and e.doc->'data'->>${flag} = ${ended}), '-infinity'::timestamptz)
+     order by h.created_at, h.id limit 1`);
+  return row ? new Date(row.since) : observatoryCreatedAt(observatory);
 }
 
 /**
@@ -47,7 +57,7 @@ export async function observatoryUnavailableSince(options: {
     kinds.map(async (kind) => {
       if (kind !== "offline") return stretchStart(db, observatory, kind === "unsafe" ? "safety_event" : "weather_hold");
       const { lastSeenAt } = observatory.doc.connection;
-      return lastSeenAt ? new Date(lastSeenAt) : observatory.createdAt;
+      return lastSeenAt ? new Date(lastSeenAt) : observatoryCreatedAt(observatory);
     }),
   );
   return { since: new Date(Math.min(...starts.map((start) => start.getTime()))), kinds };

@@ -8,7 +8,7 @@ import { AppError } from "../../platform/errors";
 import { pluginIsCurrent, readServerSettings } from "../system";
 import { publishUserEvent } from "../../platform/events/publish";
 import { observatoryViewerIds } from "../permissions";
-import { observatoryUnavailableSince, reassignAfterMs } from "./availability";
+import { observatoryCreatedAt, observatoryCreatedAtSql, observatoryUnavailableSince, reassignAfterMs } from "./availability";
 import { observations } from "./observations-door";
 import { recordHistory } from "./observatories";
 import { endPresence, LAST_SEEN_WRITE_INTERVAL_MS, readPresence, recordSightings, type Sighting } from "./presence";
@@ -132,16 +132,18 @@ const WITHDRAWN_LIMIT = 100;
 /**
  * The observations the failover took from the observatory (`observation_reassigned` in its history) during the absence
  * a hello ends, or in the last day (a cancel sent to a connection that died before it arrived), but not those it has
- * assigned or under way again since: its plugin is sent `cancel` for each, and ignores one it does not run.
+ * assigned or under way again since: its plugin is sent `cancel` for each, and ignores one it does not run. Each entry's
+ * moment is the server's clock (`data.at`, written by the failover), as the absence's is.
  */
 async function withdrawnFrom(t: InTransaction, observatory: StoredDocument<ObservatoryDoc>): Promise<string[]> {
   const { connection } = observatory.doc;
   const dayAgo = t.now().getTime() - WITHDRAWN_LOOKBACK_MS;
-  const absentSince = connection.online ? dayAgo : new Date(connection.lastSeenAt ?? observatory.createdAt).getTime();
+  const absentSince = connection.online ? dayAgo : (connection.lastSeenAt ? new Date(connection.lastSeenAt) : observatoryCreatedAt(observatory)).getTime();
   const from = new Date(Math.min(dayAgo, absentSince)).toISOString();
   const rows = await t.tx.execute<{ id: string }>(sql`
     select distinct h.doc->'data'->>'observationId' as id from observatory_history h
-     where h.observatory_id = ${observatory.id} and h.doc->>'type' = 'observation_reassigned' and h.created_at > ${from}::timestamptz
+     where h.observatory_id = ${observatory.id} and h.doc->>'type' = 'observation_reassigned'
+       and coalesce((h.doc->'data'->>'at')::timestamptz, h.created_at) > ${from}::timestamptz
        and not exists (select from observations o where o.id = h.doc->'data'->>'observationId'
                           and o.observatory_id = ${observatory.id} and o.status in ${[...activeStatuses]})
      limit ${WITHDRAWN_LIMIT}`);
@@ -240,13 +242,16 @@ export async function observatoryConfig(options: { deps: Deps; observatoryId: st
 
 const conditionsOf = (doc: ObservatoryDoc) => doc.conditions ?? { safe: true, safetyReason: null, weatherHold: false, weatherReason: null };
 
-/** `safety`: while unsafe, no new assignments; a change is a `safety_event` in the history. */
+/**
+ * `safety`: while unsafe, no new assignments; a change is a `safety_event` in the history, with its moment by the server's
+ * clock (`at`), from which the failover counts (`observatoryUnavailableSince`).
+ */
 export async function observatorySafety(options: { deps: Deps; observatoryId: string; safe: boolean; reason?: string }) {
   const { deps, observatoryId, safe } = options;
   await withObservatory(deps, observatoryId, async (t, observatory) => {
     const before = conditionsOf(observatory.doc);
     if (before.safe === safe && before.safetyReason === (options.reason ?? null)) return;
-    await history(t, observatoryId, "safety_event", { safe, reason: options.reason ?? null });
+    await history(t, observatoryId, "safety_event", { safe, reason: options.reason ?? null, at: t.now().toISOString() });
     const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,
       conditions: { ...before, safe, safetyReason: options.reason ?? null },
@@ -256,13 +261,13 @@ export async function observatorySafety(options: { deps: Deps; observatoryId: st
   });
 }
 
-/** `weather`: a hold stops new assignments until it ends; on and off are both `weather_hold` entries. */
+/** `weather`: a hold stops new assignments until it ends; on and off are both `weather_hold` entries (with `at`, as `safety_event`). */
 export async function observatoryWeather(options: { deps: Deps; observatoryId: string; hold: boolean; reason?: string }) {
   const { deps, observatoryId, hold } = options;
   await withObservatory(deps, observatoryId, async (t, observatory) => {
     const before = conditionsOf(observatory.doc);
     if (before.weatherHold === hold && before.weatherReason === (options.reason ?? null)) return;
-    await history(t, observatoryId, "weather_hold", { hold, reason: options.reason ?? null });
+    await history(t, observatoryId, "weather_hold", { hold, reason: options.reason ?? null, at: t.now().toISOString() });
     const updated = await observatoriesCollection.update(t.tx, observatoryId, (doc) => ({
       ...doc,
       conditions: { ...before, weatherHold: hold, weatherReason: options.reason ?? null },
@@ -350,7 +355,8 @@ export async function markSilentObservatoriesOffline(options: { deps: Deps }) {
   const silent = await deps.db.execute<{ id: string }>(sql`
     select o.id from observatories o left join observatory_connections c on c.observatory_id = o.id
      where (o.doc->'connection'->>'online')::boolean
-       and coalesce(c.last_seen_at, (o.doc->'connection'->>'lastSeenAt')::timestamptz, o.created_at) < ${silentBefore.toISOString()}::timestamptz`);
+       and coalesce(c.last_seen_at, (o.doc->'connection'->>'lastSeenAt')::timestamptz, ${observatoryCreatedAtSql("o")})
+           < ${silentBefore.toISOString()}::timestamptz`);
   for (const { id } of silent) await observatoryGone({ deps, observatoryId: id, reason: "heartbeat_missed", silentBefore });
   return silent.map((row) => row.id);
 }

@@ -47,4 +47,4 @@ export { removeObservatory, OBSERVATORY_REMOVED_REASON } from "./remove";
 export * from "./names";
 export { recordHistory } from "./observatories";
 export { moveObservationsWith } from "./observations-door";
-export { observatoryUnavailableSince, reassignAfterMs } from "./availability";
+export { observatoryCreatedAtSql, observatoryUnavailableSince, reassignAfterMs } from "./availability";

@@ -191,6 +191,7 @@ export async function createObservatory(options: { deps: Deps; actor: UserActor;
       connection: { online: false, pluginVersion: null, lastSeenAt: null },
       timeZone: timeZoneAfter({ doc: { location: null }, given: input.timeZone, location: input.location ?? null }),
       settings: observatoryTiming({ doc: { settings: input.settings } }),
+      createdAt: t.now().toISOString(),
     });
     const scope = { kind: "observatory" as const, id: observatory.id, name: input.name };
     await recordHistory({
