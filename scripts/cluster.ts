@@ -220,9 +220,13 @@ async function main() {
   process.once("SIGINT", () => void stopAll(dir, 0));
   process.once("SIGTERM", () => void stopAll(dir, 0));
   try {
-    const databaseUrl = await startPostgres(dir);
-    const s3 = await startEmbeddedS3({ directory: path.join(dir, "objects") });
-    started.push({ stop: () => s3.stop() });
+    // The S3 store starts while initdb and PostgreSQL's start (other processes' work) run.
+    const [postgresStart, s3Start] = await Promise.allSettled([startPostgres(dir), startEmbeddedS3({ directory: path.join(dir, "objects") })]);
+    if (s3Start.status === "fulfilled") started.push({ stop: () => s3Start.value.stop() });
+    if (postgresStart.status === "rejected") throw postgresStart.reason;
+    if (s3Start.status === "rejected") throw s3Start.reason;
+    const databaseUrl = postgresStart.value;
+    const s3 = s3Start.value;
     const proxyPort = await freePort();
     const address = `http://127.0.0.1:${proxyPort}`;
     const shared = {
@@ -239,7 +243,7 @@ async function main() {
     };
     const serverPorts: number[] = [];
     const processes: Array<{ name: string; role: "server" | "worker"; pid: number | undefined; port?: number }> = [];
-    for (let index = 1; index <= SERVERS; index += 1) {
+    const startServer = async (index: number) => {
       const port = await freePort();
       serverPorts.push(port);
       const server = spawnMeridian({
@@ -249,14 +253,20 @@ async function main() {
         env: { ...shared, MERIDIAN_ROLE: "server", HOST: "127.0.0.1", PORT: String(port), SERVED_BY: `server-${index}` },
       });
       processes.push({ name: `server-${index}`, role: "server", pid: server.pid, port });
-      // One at a time: the first applies the migrations, and a clean first start announces the cluster once.
-      await waitForReady(`http://127.0.0.1:${port}/api/health/ready`, `server-${index}`);
-    }
+      return () => waitForReady(`http://127.0.0.1:${port}/api/health/ready`, `server-${index}`);
+    };
+    // The first server alone: it applies the migrations, and a clean first start announces the cluster once. Then the
+    // other servers and the workers start together, each on a migrated database.
+    await (
+      await startServer(1)
+    )();
+    const othersReady: Array<() => Promise<void>> = [];
+    for (let index = 2; index <= SERVERS; index += 1) othersReady.push(await startServer(index));
     for (let index = 1; index <= WORKERS; index += 1) {
       const worker = spawnMeridian({ name: `worker-${index}`, entry: "apps/worker/src/main.ts", dir, env: { ...shared, SERVED_BY: `worker-${index}` } });
       processes.push({ name: `worker-${index}`, role: "worker", pid: worker.pid });
     }
-    await waitForWorkers(`http://127.0.0.1:${serverPorts[0]}/api/health`, WORKERS);
+    await Promise.all([...othersReady.map((ready) => ready()), waitForWorkers(`http://127.0.0.1:${serverPorts[0]}/api/health`, WORKERS)]);
     await fs.writeFile(path.join(dir, "nginx.conf"), nginxConfig({ dir, port: proxyPort, servers: serverPorts }));
     const nginx = spawn("/usr/sbin/nginx", ["-c", path.join(dir, "nginx.conf"), "-p", dir, "-g", "daemon off;"], { stdio: "inherit" });
     started.push({

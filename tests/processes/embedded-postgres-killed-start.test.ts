@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { freePort } from "../../scripts/free-port";
 import { isRunning, spawnEntry, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { until } from "../support/until";
@@ -39,8 +39,10 @@ const moments: Array<[string, (dataDir: string) => Promise<boolean>]> = [
   ["right after initialisation, before the server listens", async (dataDir) => exists(path.join(dataDir, "postgres", "PG_VERSION"))],
 ];
 
-describe("a first start killed during PostgreSQL's initialisation", () => {
-  it.each(moments)("killed %s, the next start serves", async (_moment, reached) => {
+// The cases share nothing (each its folder and ports), so they run side by side: one after another, the file waited on
+// one initdb at a time.
+describe("a first start killed during PostgreSQL's initialisation", { concurrent: true }, () => {
+  it.for(moments)("killed %s, the next start serves", async ([, reached], { expect }) => {
     const root = await fs.mkdtemp(path.join(os.tmpdir(), "meridian-killed-"));
     await fs.chmod(root, 0o755);
     folders.push(root);

@@ -3,18 +3,21 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/free-port";
-import { isRunning, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
+import { isRunning, spawnEntry, spawnTsx, terminate, waitForOutput, type NodeProcess } from "../support/node-process";
 import { until } from "../support/until";
 
 /**
  * The real entry points (`pnpm start` runs apps/server/src/main.ts, `pnpm start:worker`
  * apps/worker/src/main.ts) as separate processes, fully embedded: no DATABASE_URL, no S3_ENDPOINT.
+ * Each is started once exactly as its package script starts it (`node --import tsx`: the server in
+ * the first case, the worker in the second); every other start is from the run's bundle of the same
+ * entry point (ADR 0049), which starts in a third of the CPU.
  */
 
 const spawned: NodeProcess[] = [];
 
-function start(entry: "server" | "worker", env: Record<string, string>): NodeProcess {
-  const proc = spawnTsx(entry === "server" ? "apps/server/src/main.ts" : "apps/worker/src/main.ts", env);
+function start(entry: "server" | "worker", env: Record<string, string>, as: "package script" | "bundle" = "bundle"): NodeProcess {
+  const proc = as === "package script" ? spawnTsx(entry === "server" ? "apps/server/src/main.ts" : "apps/worker/src/main.ts", env) : spawnEntry(entry, env);
   spawned.push(proc);
   return proc;
 }
@@ -108,7 +111,7 @@ afterAll(async () => {
 
 describe("process lifecycle, fully embedded", () => {
   it("starts with a fresh DATA_DIR, serves health, and on SIGTERM exits 0 leaving no PostgreSQL behind", async () => {
-    const server = start("server", baseEnv);
+    const server = start("server", baseEnv, "package script");
     await waitForOutput(server, /listening on/);
     expect(server.output()).toContain(`embedded, data in ${dataDir}/postgres`);
 
@@ -133,7 +136,7 @@ describe("process lifecycle, fully embedded", () => {
     expect(before.status).toBe(200);
     expect(before.body.checks.worker!.status).toBe("down");
 
-    const worker = start("worker", { ...baseEnv, LOG_LEVEL: "info" });
+    const worker = start("worker", { ...baseEnv, LOG_LEVEL: "info" }, "package script");
     await waitForOutput(worker, /Meridian worker running/);
     expect(worker.output()).toContain("sharing the embedded PostgreSQL started by another Meridian process");
     // A start as configured warns of nothing: graphile-worker's note on the deliberately small shared pool is not a warning here.

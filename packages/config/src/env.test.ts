@@ -62,6 +62,14 @@ describe("loadEnv", () => {
     expect(() => loadEnv({ ANNOUNCEMENTS_KEEP_DAYS: "29" })).toThrow(/ANNOUNCEMENTS_KEEP_DAYS/);
   });
 
+  it("reads REASSIGN_AFTER_MINUTES in minutes, 10 unless told, a fraction of one down to 0.1", () => {
+    expect(loadEnv({}).REASSIGN_AFTER_MINUTES).toBe(10);
+    expect(loadEnv({ REASSIGN_AFTER_MINUTES: "1" }).REASSIGN_AFTER_MINUTES).toBe(1);
+    expect(loadEnv({ REASSIGN_AFTER_MINUTES: "0.5" }).REASSIGN_AFTER_MINUTES).toBe(0.5);
+    expect(loadEnv({ REASSIGN_AFTER_MINUTES: "0.1" }).REASSIGN_AFTER_MINUTES).toBe(0.1);
+    for (const refused of ["0.09", "0", "-1", "1441", "soon"]) expect(() => loadEnv({ REASSIGN_AFTER_MINUTES: refused })).toThrow(/REASSIGN_AFTER_MINUTES/);
+  });
+
   it("requires a shared SECRETS_KEY with an external database", () => {
     expect(() => loadEnv({ DATABASE_URL: "postgres://db/meridian" })).toThrow(/SECRETS_KEY/);
     expect(loadEnv({ DATABASE_URL: "postgres://db/meridian", SECRETS_KEY: "k" }).SECRETS_KEY).toBe("k");

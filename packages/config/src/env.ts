@@ -222,8 +222,13 @@ const envSchema = z.object({
   FRAME_ANALYSIS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /** How far ahead the network plan looks (docs/api-contract.md, "Network scheduling"). */
   PLAN_HORIZON_HOURS: z.coerce.number().int().min(1).max(168).default(72),
-  /** An observatory offline, unsafe or under a weather hold this long gets nothing planned until it is back. */
-  REASSIGN_AFTER_MINUTES: z.coerce.number().int().min(1).max(1_440).default(10),
+  /**
+   * An observatory offline, unsafe or under a weather hold this long gets nothing planned until it is back, and its
+   * unstarted work with other candidates waits for them again. Minutes, as the contract names it; a fraction is a
+   * fraction of a minute (0.5: 30 s), down to 0.1 (6 s). Shorter than the seconds observatories take to reconnect when
+   * their server restarts, it would move their work on every restart: values that short are for tests (the topology check's).
+   */
+  REASSIGN_AFTER_MINUTES: z.coerce.number().min(0.1).max(1_440).default(10),
   /**
    * Check every REST response body against its operation's declared output schema, and answer 500
    * (logged) when it does not match: the test harness turns it on; it costs a parse per response.
