@@ -73,7 +73,7 @@ const eslint = new ESLint({
 const results = await eslint.lintFiles(settings.lint);
 const output = await (await eslint.loadFormatter("stylish")).format(results);
 if (output) process.stdout.write(output);
-const errors = results.reduce((sum, result) => sum + result.errorCount + result.fatalErrorCount, 0);
+const errors = results.reduce((sum, result) => sum + result.errorCount, 0);
 const warnings = results.reduce((sum, result) => sum + result.warningCount, 0);
 process.stdout.write(`ESLint with ${project}: ${results.length} files, ${errors} error(s), ${warnings} warning(s), ${seconds(started)} s\n`);
 
