@@ -2,7 +2,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { Route, Routes } from "react-router-dom";
 import { describe, expect, it } from "vitest";
-import { startApi } from "../test-support/api";
+import { startApi, StubRefusal } from "../test-support/api";
 import { signedIn } from "../test-support/fixtures";
 import { renderInApp } from "../test-support/render";
 import { announcementFixture } from "./announcement-fixture";
@@ -66,6 +66,22 @@ describe("the modal of pending system announcements", () => {
     expect(screen.getByTestId("where").textContent).toBe("/login");
     expect(api.called()).toContain("auth.logout");
     expect(api.calls("announcements.acknowledge")).toEqual([]);
+  });
+
+  it("reports the announcement as seen again when the first report is lost on the way", async () => {
+    let reports = 0;
+    const api = await startApi({
+      "auth.me": () => signedIn({ id: "usr_lost_report" }),
+      "announcements.pending": () => ({ items: [pending("ann_lost", "Dome closed")] }),
+      "announcements.markSeen": ({ ids }) => {
+        reports += 1;
+        if (reports === 1) throw new StubRefusal("INTERNAL_SERVER_ERROR", 500, "The server restarted");
+        return { seen: ids.length };
+      },
+    });
+    renderInApp(app, "/");
+    await screen.findByRole("dialog", { name: GATE });
+    await waitFor(() => expect(api.calls("announcements.markSeen")).toEqual([{ ids: ["ann_lost"] }, { ids: ["ann_lost"] }]));
   });
 
   it("moves keyboard focus to the next announcement's button as one is acknowledged, and to the main content after the last", async () => {
