@@ -23,6 +23,7 @@ import { skyModel } from "../packages/scheduler/src/sky-model";
 import type { NetworkPlan } from "../packages/scheduler/src/network/inputs";
 import { KeptBetweenPlans, seedFromPlanInForce } from "../packages/domain/src/features/network/warm-start";
 import { loadAverage, machineDescription, numberOption, writeResult } from "./lib.mjs";
+import { timed } from "./timed";
 
 const observations = numberOption("observations", 2000);
 const observatories = numberOption("observatories", 10);
@@ -30,14 +31,6 @@ const hours = numberOption("hours", 72);
 const changeCount = numberOption("changes", 5);
 const write = numberOption("write", 0) === 1;
 const MINUTE = 60_000;
-
-const timed = <T>(run: () => T) => {
-  const cpu = process.cpuUsage();
-  const wall = performance.now();
-  const value = run();
-  const used = process.cpuUsage(cpu);
-  return { value, wallMs: performance.now() - wall, cpuMs: (used.user + used.system) / 1000 };
-};
 
 const network = seededNetwork({ seed: 2026, observatories, observations, horizonHours: hours });
 

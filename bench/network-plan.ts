@@ -36,6 +36,7 @@ import { blocksOf, objectiveOf, planNetwork } from "../packages/scheduler/src/ne
 import { seededNetwork, SITES } from "../packages/scheduler/src/network/seeded-network";
 import type { NetworkBlock } from "../packages/scheduler/src/network/inputs";
 import { loadAverage, machineDescription, numberOption, writeResult } from "./lib.mjs";
+import { timed } from "./timed";
 
 const observations = numberOption("observations", 2000);
 const observatories = numberOption("observatories", 10);
@@ -46,14 +47,6 @@ const write = numberOption("write", 0) === 1;
 const reducedObservations = numberOption("reduced-observations", 200);
 const reducedHours = numberOption("reduced-hours", 24);
 const reducedSeconds = numberOption("reduced-seconds", 600);
-
-const timed = <T>(run: () => T) => {
-  const cpu = process.cpuUsage();
-  const wall = performance.now();
-  const value = run();
-  const used = process.cpuUsage(cpu);
-  return { value, wallMs: performance.now() - wall, cpuMs: (used.user + used.system) / 1000 };
-};
 
 const network = seededNetwork({ seed: 2026, observatories, observations, horizonHours: hours });
 const cache = new NetworkPlanCache();

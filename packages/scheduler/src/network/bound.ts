@@ -2,7 +2,7 @@ import type { Highs } from "highs";
 import { windowOf } from "../queue";
 import type { NetworkBlock } from "./inputs";
 import type { Instance } from "./instance";
-import { statusName, type timeIndexedModel } from "./milp";
+import { blockLocator, statusName, type timeIndexedModel } from "./milp";
 
 const MINUTE_MS = 60_000;
 
@@ -123,15 +123,13 @@ function rowsOf(instance: Instance, buckets: Buckets) {
 export function planInBuckets(instance: Instance, buckets: Buckets, blocks: ReadonlyArray<NetworkBlock>) {
   const { upper, entries } = rowsOf(instance, buckets);
   const index = new Map(buckets.variables.map((variable, at) => [`${variable.job} ${variable.site} ${variable.bucket}`, at]));
-  const jobOf = new Map(instance.jobs.map((job) => [`${job.observation.id} ${job.run}`, job]));
+  const locate = blockLocator(instance);
   const activity = new Float64Array(upper.length);
   const outside: string[] = [];
   let objective = 0;
   for (const block of blocks) {
-    const name = `${block.observation.id} run ${block.run} at ${block.observatoryId} ${block.start.toISOString()}`;
-    const job = jobOf.get(`${block.observation.id} ${block.run}`);
-    const siteIndex = job ? job.sites.findIndex((site) => instance.observatories[site.observatory]!.id === block.observatoryId) : -1;
-    if (!job || siteIndex < 0) {
+    const { name, job, siteIndex } = locate(block);
+    if (!job) {
       outside.push(`${name}: no such job or site`);
       continue;
     }

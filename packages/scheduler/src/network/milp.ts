@@ -182,20 +182,29 @@ export function timeIndexedModel(instance: Instance, options: { pointsOnly?: boo
   return { columns, rowLower, rowUpper, atPoint, betweenPoints, grid };
 }
 
+/** Finds a plan's block in the instance: its job (observation and run) and the index of its observatory among the job's sites. */
+export function blockLocator(instance: Instance) {
+  const jobOf = new Map(instance.jobs.map((job) => [`${job.observation.id} ${job.run}`, job]));
+  return (block: NetworkBlock) => {
+    const name = `${block.observation.id} run ${block.run} at ${block.observatoryId} ${block.start.toISOString()}`;
+    const job = jobOf.get(`${block.observation.id} ${block.run}`);
+    const siteIndex = job ? job.sites.findIndex((site) => instance.observatories[site.observatory]!.id === block.observatoryId) : -1;
+    return { name, job: siteIndex < 0 ? undefined : job, siteIndex };
+  };
+}
+
 /**
  * A plan's runs as a solution of the model: the column of each run (or why it has none), the
  * rows it breaks, and its objective there. A plan the model cannot hold means the model is not
  * the plan's, and its bound bounds nothing.
  */
 export function planInModel(instance: Instance, model: Model, blocks: ReadonlyArray<NetworkBlock>) {
-  const jobOf = new Map(instance.jobs.map((job) => [`${job.observation.id} ${job.run}`, job]));
+  const locate = blockLocator(instance);
   const chosen: number[] = [];
   const outside: string[] = [];
   for (const block of blocks) {
-    const name = `${block.observation.id} run ${block.run} at ${block.observatoryId} ${block.start.toISOString()}`;
-    const job = jobOf.get(`${block.observation.id} ${block.run}`);
-    const siteIndex = job ? job.sites.findIndex((site) => instance.observatories[site.observatory]!.id === block.observatoryId) : -1;
-    if (!job || siteIndex < 0) {
+    const { name, job, siteIndex } = locate(block);
+    if (!job) {
       outside.push(`${name}: no such job or site`);
       continue;
     }
