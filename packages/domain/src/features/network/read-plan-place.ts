@@ -1,11 +1,10 @@
-import type { ObservatoryDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
 import type { Deps } from "../../platform/deps";
 import { loadObservationAccess } from "../observations";
-import { observatoryTimeZone } from "../observatories";
 import { resolveObservatoryAccess } from "../permissions";
+import { observatoryZones } from "./observatory-zones";
 
 const instant = z.string().describe("ISO 8601, UTC");
 const timeZone = z.string().describe("The observatory's IANA time zone: clients show its times in it");
@@ -45,13 +44,6 @@ async function placeInPlan(deps: Deps, observationId: string): Promise<PlaceRow 
   return row;
 }
 
-async function zonesOf(deps: Deps, observatoryIds: string[]): Promise<Map<string, string>> {
-  if (observatoryIds.length === 0) return new Map();
-  const rows = await deps.db.execute<{ id: string; doc: Pick<ObservatoryDoc, "timeZone" | "location"> }>(sql`
-    select id, jsonb_build_object('timeZone', doc->'timeZone', 'location', doc->'location') as doc from observatories where id in ${observatoryIds}`);
-  return new Map(rows.map((row) => [row.id, observatoryTimeZone({ doc: row.doc })]));
-}
-
 /**
  * `GET /network/plan/observations/{id}` (tRPC `network.observationPlace`): where and when the plan in force runs one
  * observation, or why it leaves it out at each of its candidates, for its readers (404 for anyone else, as for an id that
@@ -66,7 +58,7 @@ export async function getObservationPlanPlace(options: { deps: Deps; actor: User
   const reasonAt = [...new Set(place.reasons.map((reason) => reason.observatoryId))];
   const access = await resolveObservatoryAccess({ db: deps.db, userId: actor.id, isServerAdmin: actor.isServerAdmin, observatoryIds: reasonAt });
   const reasons = place.reasons.filter((reason) => access.get(reason.observatoryId)?.can_view);
-  const zones = await zonesOf(deps, [...new Set([...place.slots, ...reasons].map((item) => item.observatoryId))]);
+  const zones = await observatoryZones({ deps, observatoryIds: [...new Set([...place.slots, ...reasons].map((item) => item.observatoryId))] });
   const zoneOf = (observatoryId: string) => zones.get(observatoryId) ?? "UTC";
   return {
     observationId,

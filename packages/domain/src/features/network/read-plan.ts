@@ -1,4 +1,4 @@
-import { readNetworkPlan, type NetworkPlanDoc, type ObservatoryDoc } from "@meridian/db";
+import { readNetworkPlan, type NetworkPlanDoc } from "@meridian/db";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { UserActor } from "../../platform/actor";
@@ -6,8 +6,8 @@ import type { Deps } from "../../platform/deps";
 import { AppError } from "../../platform/errors";
 import { opaqueIdSchema } from "../../platform/validation/opaque-id";
 import { readableObservationIds } from "../observations";
-import { observatoryTimeZone } from "../observatories";
 import { listViewableObservatoryIds, resolveObservatoryAccess } from "../permissions";
+import { observatoryZones } from "./observatory-zones";
 
 /** The most observatories one read of the plan covers. */
 export const MAX_PLAN_OBSERVATORIES = 50;
@@ -74,12 +74,7 @@ async function requireViewable(deps: Deps, actor: UserActor, observatoryIds: str
 /** The plan's part at these observatories, of the observations the caller may read. */
 async function planAt(deps: Deps, actor: UserActor, plan: NetworkPlanDoc | null, observatoryIds: string[]): Promise<NetworkPlanView> {
   const wanted = new Set(observatoryIds);
-  const rows =
-    observatoryIds.length === 0
-      ? []
-      : await deps.db.execute<{ id: string; doc: Pick<ObservatoryDoc, "timeZone" | "location"> }>(sql`
-          select id, jsonb_build_object('timeZone', doc->'timeZone', 'location', doc->'location') as doc from observatories where id in ${observatoryIds}`);
-  const zones = new Map(rows.map((row) => [row.id, observatoryTimeZone({ doc: row.doc })]));
+  const zones = await observatoryZones({ deps, observatoryIds });
   const nights = new Map(plan?.observatories.map((observatory) => [observatory.observatoryId, observatory.nights]));
   const slots = plan?.slots.filter((slot) => wanted.has(slot.observatoryId)) ?? [];
   const unscheduled = (plan?.unscheduled ?? [])
