@@ -39,6 +39,8 @@ const testProtocol = defineProtocol({
     },
   },
   welcome: (session) => ({ type: "welcome", data: session }),
+  // A close handler whose database work never settles, as a query postgres.js left unsettled would.
+  closed: ({ session }) => (session.observatoryId === "closes-never" ? new Promise<never>(() => undefined) : undefined),
   replies: {
     ack: (message, result) => ({ type: "ack", id: message.id, result }),
     error: (message, code, detail) => ({ type: "error", id: typeof message?.id === "string" ? message.id : null, code, message: detail }),
@@ -147,6 +149,21 @@ describe("a WebSocket protocol defined with defineProtocol", () => {
     const full = await connectWebSocket(`${testUrl}?observatory=no-connection`);
     expect(full).toMatchObject({ ok: false, status: 503, headers: { "retry-after": "5" } });
     expect(JSON.parse(full.ok ? "" : full.body)).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+  });
+
+  it("stops with a socket whose close handler never settles: the handler gets the connect timeout and a second", { timeout: 30_000 }, async () => {
+    const other = createServer((_request, response) => response.writeHead(404).end());
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const otherHub = await attachWebSocketHub({ server: other, deps: server.server.runtime.deps, protocols: [testProtocol] });
+    try {
+      const stuck = await open(`ws://127.0.0.1:${(other.address() as AddressInfo).port}/ws/test?observatory=closes-never`);
+      const told = new Promise<number>((resolve) => stuck.ws.once("close", (code) => resolve(code)));
+      // The test's own timeout is the bound: without one the hub waits for the handler for good.
+      await otherHub.close();
+      expect(await told).toBe(1001);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it("answers 503 with Retry-After an upgrade whose credentials are not checked within the connect timeout, never leaving it hanging", async () => {

@@ -405,13 +405,20 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       clearInterval(recheckTimer);
       server.off("upgrade", upgradeListener);
       // Each socket is told (1001) and its close handled now, while the database is there, without
-      // waiting for the peer's answer: a plugin on a stalled link must not hold the shutdown.
-      await Promise.all(
-        [...lives.values()].map((live) => {
-          live.ws.close(hubCloseCodes.serverStopping, "server shutting down");
-          return end(live, true);
-        }),
-      );
+      // waiting for the peer's answer: a plugin on a stalled link must not hold the shutdown. Nor may a
+      // close handler whose query never settles (postgres.js can leave one while PostgreSQL refuses it
+      // connections): they get the database's connect timeout and a second, as an upgrade's check does.
+      const closing = [...lives.values()].map((live) => {
+        live.ws.close(hubCloseCodes.serverStopping, "server shutting down");
+        return end(live, true);
+      });
+      let handlersLimit: NodeJS.Timeout | undefined;
+      const handled = await Promise.race([
+        Promise.all(closing).then(() => true),
+        new Promise<false>((resolve) => (handlersLimit = setTimeout(() => resolve(false), (deps.env.DATABASE_CONNECT_TIMEOUT_SECONDS + 1) * 1000))),
+      ]);
+      clearTimeout(handlersLimit);
+      if (!handled) deps.logger.error({ sockets: lives.size }, "WebSocket close handlers did not finish in time; the hub stops without them");
       // The closing handshakes get a moment; a peer that has not answered by then is cut off.
       const handshakes = Promise.all([...servers.values()].map((wss) => new Promise<void>((resolve) => wss.close(() => resolve()))));
       let grace: NodeJS.Timeout | undefined;
