@@ -404,21 +404,23 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       running = false;
       clearInterval(recheckTimer);
       server.off("upgrade", upgradeListener);
+      // What waits on the database (close handlers, deliveries, unlistening) gets the database's connect
+      // timeout and a second, as an upgrade's check does, then the hub stops without it: postgres.js can
+      // leave a query unsettled while PostgreSQL refuses it connections, and a stop must not wait for good.
+      const limitMs = (deps.env.DATABASE_CONNECT_TIMEOUT_SECONDS + 1) * 1000;
+      const withinLimit = async (work: Promise<unknown>, what: string) => {
+        let timer: NodeJS.Timeout | undefined;
+        const done = await Promise.race([work.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), limitMs)))]);
+        clearTimeout(timer);
+        if (!done) deps.logger.error({ what, limitMs }, "the stopping WebSocket hub did not finish this in time and goes on without it");
+      };
       // Each socket is told (1001) and its close handled now, while the database is there, without
-      // waiting for the peer's answer: a plugin on a stalled link must not hold the shutdown. Nor may a
-      // close handler whose query never settles (postgres.js can leave one while PostgreSQL refuses it
-      // connections): they get the database's connect timeout and a second, as an upgrade's check does.
+      // waiting for the peer's answer: a plugin on a stalled link must not hold the shutdown.
       const closing = [...lives.values()].map((live) => {
         live.ws.close(hubCloseCodes.serverStopping, "server shutting down");
         return end(live, true);
       });
-      let handlersLimit: NodeJS.Timeout | undefined;
-      const handled = await Promise.race([
-        Promise.all(closing).then(() => true),
-        new Promise<false>((resolve) => (handlersLimit = setTimeout(() => resolve(false), (deps.env.DATABASE_CONNECT_TIMEOUT_SECONDS + 1) * 1000))),
-      ]);
-      clearTimeout(handlersLimit);
-      if (!handled) deps.logger.error({ sockets: lives.size }, "WebSocket close handlers did not finish in time; the hub stops without them");
+      await withinLimit(Promise.all(closing), "close handlers");
       // The closing handshakes get a moment; a peer that has not answered by then is cut off.
       const handshakes = Promise.all([...servers.values()].map((wss) => new Promise<void>((resolve) => wss.close(() => resolve()))));
       let grace: NodeJS.Timeout | undefined;
@@ -426,9 +428,10 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       clearTimeout(grace);
       for (const client of clients()) client.terminate();
       await handshakes;
-      await deliveries;
-      await subscription.unlisten().catch(() => undefined);
-      await credentialSubscription.unlisten().catch(() => undefined);
+      await withinLimit(
+        Promise.all([deliveries, subscription.unlisten().catch(() => undefined), credentialSubscription.unlisten().catch(() => undefined)]),
+        "event deliveries and unlistening",
+      );
     },
   };
 }
