@@ -2,7 +2,7 @@
  * The network plan's quality and speed (issue 60, point 7).
  *
  *   node --import tsx bench/network-plan.ts [--observations 2000] [--observatories 10] [--hours 72]
- *     [--milp-seconds 900] [--gap 0.01] [--reduced-observations 200] [--reduced-hours 24] [--reduced-seconds 600] [--write 1]
+ *     [--milp-seconds 900] [--gap 0.01] [--lagrangian-seconds 600] [--reduced-observations 200] [--reduced-hours 24] [--reduced-seconds 600] [--write 1]
  *
  * A seeded network (packages/scheduler/src/network/seeded-network.ts, seed 2026): `--observatories`
  * observatories at four sites (La Palma, Cerro Tololo, Siding Spring, McDonald), `--observations`
@@ -27,7 +27,7 @@
  * Also an upper bound on the optimum of the plan's model that HiGHS solves at full size (ADR 0047): the bucket LP of
  * packages/scheduler/src/network/bound.ts (`--bucket-minutes`, default 5), with the plan held to it and the hours each
  * priority gets in the LP and in the plan (what the bound leaves out shows there); and that bound on the reduced network.
- * And a tighter one that keeps runs whole (ADR 0048): the Lagrangian bound of lagrangian-bound.ts, a longest path per
+ * And one that keeps runs whole (ADR 0048): the Lagrangian bound of lagrangian-bound.ts, a longest path per
  * observatory priced by column generation, with the hours per priority and per site of its master beside the plan's.
  * `--milp-seconds 0` leaves the full-size MILP out (it finds nothing in 600 s; the bounds do not need it).
  */
@@ -103,10 +103,18 @@ const planInBucketsCell = `${planInTheBuckets.outside.length}; ${planInTheBucket
 const reducedOverBound = [reducedPlan.objective, reducedPoints.value.objective, reducedExact.value.objective].map((value) => value / reducedBucket.bound);
 const reducedBoundCell = `${reducedBucket.bound.toFixed(0)}; ${reducedOverBound.map((ratio) => ratio.toFixed(4)).join("; ")}`;
 
-// The Lagrangian bound (ADR 0048), seeded with the plan's paths; the plan held to its graphs; the same on the reduced network.
-const lagrangian = timed(() => lagrangianBound(instance, { highs, model, seed: plan.blocks }));
+// The Lagrangian bound (ADR 0048), from the bucket LP's duals (`--lagrangian-seconds`, default 600); the plan held to its
+// graphs; the same on the reduced network.
+const lagrangianSeconds = numberOption("lagrangian-seconds", 600);
+const lagrangian = timed(() =>
+  lagrangianBound(instance, { highs, model, start: bucket.value.multipliers, timeLimitSeconds: lagrangianSeconds }),
+);
 const planInTheGraphs = planInGraphs(instance, timeGraphs(instance, model), plan.blocks);
-const reducedLagrangian = lagrangianBound(reducedInstance, { highs, model: timeIndexedModel(reducedInstance), seed: reducedPlan.blocks });
+const reducedLagrangian = lagrangianBound(reducedInstance, {
+  highs,
+  model: timeIndexedModel(reducedInstance),
+  start: reducedBucket.multipliers,
+});
 const { iterations, paths, arcs, stepMs, status: masterStatus } = lagrangian.value;
 const lagrangianCell = `${arcs}, ${stepMs / 1000} s; ${iterations}, ${paths}; ${masterStatus}; ${lagrangian.wallMs.toFixed(0)} ms, ${lagrangian.cpuMs.toFixed(0)} ms`;
 const reducedLagrangianCell = [reducedLagrangian.bound, reducedPlan.objective, reducedPoints.value.objective, reducedExact.value.objective]
@@ -228,7 +236,7 @@ Upper bound on the optimum of the plan's model (ADR 0047): the bucket LP of \`bo
 | hours at priority 10 / 9 / … / 1: the plan | ${hoursByPriority(planMinutes)} | |
 | reduced network: bound; plan / bound; optimum of starts on points (a floor on the optimum) / bound; MILP optimum / bound | ${reducedBoundCell} | |
 
-A tighter upper bound that keeps runs whole (ADR 0048): the Lagrangian bound of \`lagrangian-bound.ts\`, seeded with the plan.
+A tighter upper bound that keeps runs whole (ADR 0048): the Lagrangian bound of \`lagrangian-bound.ts\`, from the bucket LP's duals.
 
 | measure | value | goal |
 |---|---|---|

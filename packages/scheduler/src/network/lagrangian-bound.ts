@@ -1,8 +1,7 @@
 import type { Highs } from "highs";
-import type { NetworkBlock } from "./inputs";
 import type { Instance } from "./instance";
 import { statusName, type timeIndexedModel } from "./milp";
-import { longestPath, planInGraphs, timeGraphs, type TimeGraphs } from "./time-graph";
+import { longestPath, timeGraphs, type TimeGraphs } from "./time-graph";
 
 type Model = ReturnType<typeof timeIndexedModel>;
 
@@ -80,7 +79,7 @@ function priceAll(graphs: TimeGraphs, rows: ReturnType<typeof masterRows>, multi
 }
 
 /**
- * The bound by column generation: the master starts with `seed`'s paths (a plan's runs) and the paths priced at `start`
+ * The bound by column generation: the master starts with the paths priced at `start`
  * (the bucket LP's duals are good multipliers: `BucketBound.multipliers`; zero without); each iteration prices at a
  * point between the best multipliers so far and the master's duals (Wentges' smoothing: the master's duals alone swing
  * from one extreme to another and the bound stalls), adds each observatory's path that is worth more at the master's
@@ -92,7 +91,6 @@ export function lagrangianBound(
   options: {
     highs: Highs;
     model: Model;
-    seed?: ReadonlyArray<NetworkBlock>;
     /** Multipliers to start from (the bucket LP's duals are good ones: `BucketBound.multipliers`); zero without. */
     start?: { jobs: Float64Array; budgets: Float64Array };
     maxIterations?: number;
@@ -124,7 +122,6 @@ export function lagrangianBound(
   };
   try {
     lp.options.set({ output_flag: false });
-    if (options.seed) planInGraphs(instance, graphs, options.seed).paths.forEach((path, observatory) => path.length > 0 && addPath(observatory, path));
     const started = performance.now();
     const gap = options.gap ?? 1e-4;
     let bound = Infinity;
