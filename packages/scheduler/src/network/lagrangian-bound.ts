@@ -40,11 +40,7 @@ export interface LagrangianBound {
 function masterRows(instance: Instance) {
   const jobs = instance.jobs.length;
   const budgets = instance.budgets.length;
-  const upper = [
-    ...instance.jobs.map(() => 1),
-    ...instance.budgets.map((budget) => budget.leftMs / 60_000),
-    ...instance.observatories.map(() => 1),
-  ];
+  const upper = [...instance.jobs.map(() => 1), ...instance.budgets.map((budget) => budget.leftMs / 60_000), ...instance.observatories.map(() => 1)];
   return { upper, budgetRow: (budget: number) => jobs + budget, observatoryRow: (observatory: number) => jobs + budgets + observatory };
 }
 

@@ -84,4 +84,3 @@ export const observationAtA = (id: string, fixedTimeEnd: string | null = null): 
   filters: [],
   doc: { projectId: "p", targets: [{ ra: 10, dec: 20, exposures: [] }], constraints: {}, fixedTimeStart: null, fixedTimeEnd, bypassDarkness: true },
 });
-

@@ -93,7 +93,16 @@ export function timeGraphs(instance: Instance, model: Model): TimeGraphs {
         if (site.observatory !== observatory || site.durationMs <= 0) return;
         const length = Math.floor(site.durationMs / stepMs);
         for (const [from, to] of intervals[jobIndex]![siteIndex]!) {
-          arcs.push({ job: jobIndex, site: siteIndex, budget: site.budget, from: stepOf(from), to: stepOf(to), length, value: site.value, minutes: site.durationMs / 60_000 });
+          arcs.push({
+            job: jobIndex,
+            site: siteIndex,
+            budget: site.budget,
+            from: stepOf(from),
+            to: stepOf(to),
+            length,
+            value: site.value,
+            minutes: site.durationMs / 60_000,
+          });
         }
       }),
     );
@@ -154,7 +163,7 @@ export function longestPath(graph: ObservatoryGraph, weight: Float64Array): { va
     taken[step] = choice;
   }
   const arcs: number[] = [];
-  for (let step = 0; step < steps; ) {
+  for (let step = 0; step < steps;) {
     const arc = taken[step]!;
     if (arc < 0) step += 1;
     else {
@@ -185,7 +194,9 @@ export function planInGraphs(instance: Instance, graphs: TimeGraphs, blocks: Rea
     const observatory = job.sites[siteIndex]!.observatory;
     const graph = graphs.observatories[observatory]!;
     const step = Math.floor((block.start.getTime() - graphs.origin) / graphs.stepMs);
-    const arc = graph.job.findIndex((arcJob, index) => arcJob === job.index && graph.site[index] === siteIndex && graph.from[index]! <= step && step <= graph.to[index]!);
+    const arc = graph.job.findIndex(
+      (arcJob, index) => arcJob === job.index && graph.site[index] === siteIndex && graph.from[index]! <= step && step <= graph.to[index]!,
+    );
     if (arc < 0) outside.push(`${name}: no arc from step ${step}`);
     else if (step < arrival[observatory]!) outside.push(`${name}: before the run before it arrives`);
     else {
