@@ -121,7 +121,7 @@ export function lagrangianBound(
     const started = performance.now();
     const gap = options.gap ?? 1e-4;
     let bound = Infinity;
-    let best = new Float64Array(rows.upper.length);
+    let best: Float64Array = new Float64Array(rows.upper.length);
     const consider = (multipliers: Float64Array) => {
       const priced = priceAll(graphs, rows, multipliers);
       if (priced.value < bound) [bound, best] = [priced.value, multipliers];

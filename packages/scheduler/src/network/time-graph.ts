@@ -46,7 +46,7 @@ const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
  * start on a point: that point; a column between two points: every moment between them, closed
  * here, which only adds starts). Touching intervals are merged.
  */
-export function startIntervals(instance: Instance, model: Model): Array<Array<Array<[number, number]>>> {
+function startIntervals(instance: Instance, model: Model): Array<Array<Array<[number, number]>>> {
   const intervals = instance.jobs.map((job) => job.sites.map((): Array<[number, number]> => []));
   for (const column of model.columns) intervals[column.job]![column.site]!.push([column.start, column.latest]);
   for (const sites of intervals) {
@@ -106,19 +106,20 @@ export function timeGraphs(instance: Instance, model: Model): TimeGraphs {
         }
       }),
     );
-    const column = <T extends Int32ArrayConstructor | Float64ArrayConstructor>(type: T, read: (arc: (typeof arcs)[number]) => number) =>
-      type.from(arcs, read) as InstanceType<T>;
+    type Arc = (typeof arcs)[number];
+    const integers = (read: (arc: Arc) => number) => Int32Array.from(arcs, read);
+    const reals = (read: (arc: Arc) => number) => Float64Array.from(arcs, read);
     const byLastStep = Int32Array.from(arcs.keys()).sort((a, b) => arcs[b]!.to - arcs[a]!.to);
     return {
       observatory,
-      job: column(Int32Array, (arc) => arc.job),
-      site: column(Int32Array, (arc) => arc.site),
-      budget: column(Int32Array, (arc) => arc.budget),
-      from: column(Int32Array, (arc) => arc.from),
-      to: column(Int32Array, (arc) => arc.to),
-      length: column(Int32Array, (arc) => arc.length),
-      value: column(Float64Array, (arc) => arc.value),
-      minutes: column(Float64Array, (arc) => arc.minutes),
+      job: integers((arc) => arc.job),
+      site: integers((arc) => arc.site),
+      budget: integers((arc) => arc.budget),
+      from: integers((arc) => arc.from),
+      to: integers((arc) => arc.to),
+      length: integers((arc) => arc.length),
+      value: reals((arc) => arc.value),
+      minutes: reals((arc) => arc.minutes),
       byLastStep,
       steps: arcs.reduce((last, arc) => Math.max(last, arc.to + 1), 0),
     };
