@@ -2,7 +2,7 @@
  * The network plan's quality and speed (issue 60, point 7).
  *
  *   node --import tsx bench/network-plan.ts [--observations 2000] [--observatories 10] [--hours 72]
- *     [--milp-seconds 900] [--gap 0.01] [--reduced-observations 200] [--reduced-hours 24] [--reduced-seconds 600] [--write 1]
+ *     [--milp-seconds 900] [--gap 0.01] [--lagrangian-seconds 600] [--reduced-observations 200] [--reduced-hours 24] [--reduced-seconds 600] [--write 1]
  *
  * A seeded network (packages/scheduler/src/network/seeded-network.ts, seed 2026): `--observatories`
  * observatories at four sites (La Palma, Cerro Tololo, Siding Spring, McDonald), `--observations`
@@ -27,11 +27,16 @@
  * Also an upper bound on the optimum of the plan's model that HiGHS solves at full size (ADR 0047): the bucket LP of
  * packages/scheduler/src/network/bound.ts (`--bucket-minutes`, default 5), with the plan held to it and the hours each
  * priority gets in the LP and in the plan (what the bound leaves out shows there); and that bound on the reduced network.
+ * And one that keeps runs whole (ADR 0048): the Lagrangian bound of lagrangian-bound.ts, a longest path per
+ * observatory priced by column generation, with the hours per priority and per site of its master beside the plan's.
+ * `--milp-seconds 0` leaves the full-size MILP out (it finds nothing in 600 s; the bounds do not need it).
  */
 import { buildInstance, NetworkPlanCache } from "../packages/scheduler/src/network/instance";
 import { runNetworkDispatchForward } from "../packages/scheduler/src/network/dispatch-forward";
 import { loadSolver, planInModel, solveExactly, timeIndexedModel } from "../packages/scheduler/src/network/milp";
 import { bucketBound, bucketModel, planInBuckets } from "../packages/scheduler/src/network/bound";
+import { lagrangianBound } from "../packages/scheduler/src/network/lagrangian-bound";
+import { planInGraphs, timeGraphs } from "../packages/scheduler/src/network/time-graph";
 import { blocksOf, objectiveOf, planNetwork } from "../packages/scheduler/src/network/plan";
 import { seededNetwork, SITES } from "../packages/scheduler/src/network/seeded-network";
 import type { NetworkBlock } from "../packages/scheduler/src/network/inputs";
@@ -74,7 +79,8 @@ const model = timeIndexedModel(instance);
 const onPoints = model.columns.filter((column) => !column.between).length;
 const planThere = planInModel(instance, model, plan.blocks);
 const planOnPointsAlone = planInModel(instance, timeIndexedModel(instance, { pointsOnly: true }), plan.blocks);
-const exact = timed(() => solveExactly(instance, { highs, gap, timeLimitSeconds: milpSeconds, model }));
+const skipped = { value: { objective: NaN, bound: NaN, status: "skipped (--milp-seconds 0)", schedule: null, between: 0 }, wallMs: 0, cpuMs: 0 };
+const exact = milpSeconds > 0 ? timed(() => solveExactly(instance, { highs, gap, timeLimitSeconds: milpSeconds, model })) : skipped;
 const optimum = exact.value.objective;
 
 // A reduced network HiGHS can solve to the gap: the plan against the model's optimum, and against the optimum of starts on points alone.
@@ -96,6 +102,23 @@ const boundLpCell = `${lpColumns}, ${lpRows}; ${lpStatus}; ${bucket.wallMs.toFix
 const planInBucketsCell = `${planInTheBuckets.outside.length}; ${planInTheBuckets.brokenRows}; ${planInTheBuckets.objective.toFixed(0)}`;
 const reducedOverBound = [reducedPlan.objective, reducedPoints.value.objective, reducedExact.value.objective].map((value) => value / reducedBucket.bound);
 const reducedBoundCell = `${reducedBucket.bound.toFixed(0)}; ${reducedOverBound.map((ratio) => ratio.toFixed(4)).join("; ")}`;
+
+// The Lagrangian bound (ADR 0048), from the bucket LP's duals (`--lagrangian-seconds`, default 600); the plan held to its
+// graphs; the same on the reduced network.
+const lagrangianSeconds = numberOption("lagrangian-seconds", 600);
+const lagrangian = timed(() => lagrangianBound(instance, { highs, model, start: bucket.value.multipliers, timeLimitSeconds: lagrangianSeconds }));
+const planInTheGraphs = planInGraphs(instance, timeGraphs(instance, model), plan.blocks);
+const reducedLagrangian = lagrangianBound(reducedInstance, {
+  highs,
+  model: timeIndexedModel(reducedInstance),
+  start: reducedBucket.multipliers,
+});
+const { iterations, paths, arcs, stepMs, status: masterStatus } = lagrangian.value;
+const lagrangianTime = `${lagrangian.wallMs.toFixed(0)} ms, ${lagrangian.cpuMs.toFixed(0)} ms`;
+const lagrangianCell = `${arcs}, ${stepMs / 1000} s; ${iterations}, ${paths}; ${masterStatus}; ${lagrangianTime}`;
+const reducedLagrangianCell = [reducedLagrangian.bound, reducedPlan.objective, reducedPoints.value.objective, reducedExact.value.objective]
+  .map((value, index) => (index === 0 ? value.toFixed(0) : (value / reducedLagrangian.bound).toFixed(4)))
+  .join("; ");
 const hoursByPriority = (minutes: (priority: number) => number) =>
   [10, 9, 8, 7, 6, 5, 4, 3, 2, 1].map((priority) => (minutes(priority) / 60).toFixed(1)).join(" / ");
 const planMinutes = (priority: number) =>
@@ -127,6 +150,18 @@ function darkHoursFilled(blocks: ReadonlyArray<NetworkBlock>) {
   }).filter((row) => row.observatories > 0);
 }
 const sites = darkHoursFilled(plan.blocks);
+const masterHoursBySite = SITES.map((site) =>
+  network.observatories.reduce(
+    (total, observatory, index) => (observatory.model?.location === site.location ? total + lagrangian.value.minutesByObservatory[index]! / 60 : total),
+    0,
+  ),
+);
+const planHoursBySite = SITES.map((site) =>
+  plan.blocks
+    .filter((block) => network.observatories.find((observatory) => observatory.id === block.observatoryId)?.model?.location === site.location)
+    .reduce((total, block) => total + (block.end.getTime() - block.start.getTime()) / 3_600_000, 0),
+);
+const siteHoursCell = SITES.map((site, index) => `${site.name} ${masterHoursBySite[index]!.toFixed(1)} / ${planHoursBySite[index]!.toFixed(1)}`).join("; ");
 const greedySites = darkHoursFilled(forward.value);
 sites.forEach((row, index) => (row.greedyHours = greedySites[index]!.planHours));
 
@@ -136,7 +171,7 @@ const siteRows = sites.map(
   (row) =>
     `| ${row.site} | ${row.observatories} | ${row.darkHours.toFixed(1)} | ${share(row.planHours, row.darkHours)} | ${share(row.greedyHours, row.darkHours)} |`,
 );
-const solverCell = (solution: typeof exact) =>
+const solverCell = (solution: Pick<typeof exact, "value" | "wallMs">) =>
   `${solution.value.status}, ${solution.value.objective.toFixed(0)}, ${solution.value.bound.toFixed(0)} (${(solution.wallMs / 1000).toFixed(1)} s)`;
 const milpCell = solverCell(exact);
 const gainCell = `${greedy.toFixed(0)}; ${((100 * (plan.objective - greedy)) / greedy).toFixed(2)} %`;
@@ -186,7 +221,7 @@ Reduced network: ${reducedObservations} observations (${reducedInstance.jobs.len
 |---|---|---|---|---|
 ${siteRows.join("\n")}
 
-The MILP's own plan: ${blocksOf(instance, exact.value.schedule).length} runs, ${exact.value.between} of them between points.
+The MILP's own plan: ${exact.value.schedule ? blocksOf(instance, exact.value.schedule).length : "no"} runs, ${exact.value.between} of them between points.
 
 Upper bound on the optimum of the plan's model (ADR 0047): the bucket LP of \`bound.ts\`, ${bucketMinutes}-minute buckets.
 
@@ -199,6 +234,18 @@ Upper bound on the optimum of the plan's model (ADR 0047): the bucket LP of \`bo
 | hours at priority 10 / 9 / … / 1: the LP | ${hoursByPriority((priority) => bucket.value.minutesByPriority[priority] ?? 0)} | |
 | hours at priority 10 / 9 / … / 1: the plan | ${hoursByPriority(planMinutes)} | |
 | reduced network: bound; plan / bound; optimum of starts on points (a floor on the optimum) / bound; MILP optimum / bound | ${reducedBoundCell} | |
+
+A tighter upper bound that keeps runs whole (ADR 0048): the Lagrangian bound of \`lagrangian-bound.ts\`, from the bucket LP's duals.
+
+| measure | value | goal |
+|---|---|---|
+| graphs: arcs, step; iterations, paths in the master; master's status; wall, CPU (building and solving) | ${lagrangianCell} | |
+| the plan as paths of the graphs: runs outside | ${planInTheGraphs.outside.length} | 0 |
+| bound (lowest L(λ, μ) seen); the master's optimum | ${fixed(lagrangian.value.bound)}; ${fixed(lagrangian.value.masterObjective)} | |
+| plan / bound (floor on plan / optimum) | ${fixed(plan.objective / lagrangian.value.bound, 4)} | ≥ 0.95 |
+| hours at priority 10 / 9 / … / 1: the master | ${hoursByPriority((priority) => lagrangian.value.minutesByPriority[priority] ?? 0)} | |
+| hours per site: the master / the plan | ${siteHoursCell} | |
+| reduced network: bound; plan / bound; optimum of starts on points / bound; MILP optimum / bound | ${reducedLagrangianCell} | |
 `;
 console.log(text);
 if (write) console.log(`written to ${await writeResult("network-plan.md", text)}`);

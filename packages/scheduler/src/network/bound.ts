@@ -28,6 +28,8 @@ export interface BucketBound {
   bucketMinutes: number;
   /** The LP's minutes per priority (index 1 to 10): where its optimum puts the time, to compare with a plan's. */
   minutesByPriority: number[];
+  /** The dual solution's multipliers of each job's row and each allocation's (per minute): where the Lagrangian bound starts (ADR 0048). */
+  multipliers: { jobs: Float64Array; budgets: Float64Array };
 }
 
 type Model = ReturnType<typeof timeIndexedModel>;
@@ -113,7 +115,7 @@ function rowsOf(instance: Instance, buckets: Buckets) {
     }
     return { rows, coefficients };
   });
-  return { upper, entries };
+  return { upper, entries, jobRow, budgetRows };
 }
 
 /**
@@ -162,9 +164,10 @@ export function bucketBound(instance: Instance, options: { highs: Highs; model: 
   const { highs } = options;
   const bucketMinutes = options.bucketMinutes ?? 15;
   const buckets = bucketModel(instance, options.model, bucketMinutes);
-  const { upper, entries } = rowsOf(instance, buckets);
+  const { upper, entries, jobRow, budgetRows } = rowsOf(instance, buckets);
   const count = buckets.variables.length;
-  if (count === 0) return { bound: 0, lpObjective: 0, status: "Optimal", columns: 0, rows: 0, bucketMinutes, minutesByPriority: [] };
+  const multipliers = { jobs: new Float64Array(instance.jobs.length), budgets: new Float64Array(instance.budgets.length) };
+  if (count === 0) return { bound: 0, lpObjective: 0, status: "Optimal", columns: 0, rows: 0, bucketMinutes, minutesByPriority: [], multipliers };
   const starts = new Int32Array(count + 1);
   let nonZeros = 0;
   entries.forEach((entry, at) => {
@@ -205,15 +208,17 @@ export function bucketBound(instance: Instance, options: { highs: Highs; model: 
         entry.rows.forEach((row, position) => (reduced -= y[row]! * entry.coefficients[position]!));
         if (reduced > 0) total += reduced * columnUpper[at]!;
       });
-      return total;
+      return { total, y };
     };
     const minutesByPriority: number[] = [];
     colValue.forEach((minutes, at) => {
       const priority = Math.round(cost[at]! / 60);
       minutesByPriority[priority] = (minutesByPriority[priority] ?? 0) + minutes;
     });
-    const bound = Math.min(dualBound(1), dualBound(-1));
-    return { bound, lpObjective, status, columns: count, rows: upper.length, bucketMinutes, minutesByPriority };
+    const [dual] = [dualBound(1), dualBound(-1)].sort((a, b) => a.total - b.total);
+    for (const [job, row] of jobRow) multipliers.jobs[job] = dual!.y[row]!;
+    budgetRows.forEach((row, budget) => (multipliers.budgets[budget] = dual!.y[row]!));
+    return { bound: dual!.total, lpObjective, status, columns: count, rows: upper.length, bucketMinutes, minutesByPriority, multipliers };
   } finally {
     lp.dispose();
   }
