@@ -204,7 +204,7 @@ export function skyModel(options: { location: Location }): SkyModel {
         const from = Math.min(fromMs, cached?.from ?? fromMs);
         const to = Math.max(toMs, cached?.to ?? toMs);
         const kept = cached && cached.from === from ? cached : { from, to, intervals: [], next: from };
-        for (let at = kept.next; at <= to; ) {
+        for (let at = kept.next; at <= to;) {
           const interval = darkInterval({ location, twilight, at: new Date(at) });
           if (!interval) {
             kept.next = Infinity;

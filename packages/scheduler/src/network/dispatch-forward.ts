@@ -1,15 +1,6 @@
 import { DISPATCH_WINDOW } from "../plan";
 import { twilightSunAltitude } from "@meridian/rules";
-import {
-  ALTITUDE_RATE_BOUND,
-  ceilToMinute,
-  darkThrough,
-  isEligibleAt,
-  nextEligibleMoment,
-  REFRACTION_BOUND,
-  windowOf,
-  type SpanSearchKept,
-} from "../queue";
+import { ALTITUDE_RATE_BOUND, ceilToMinute, darkThrough, isEligibleAt, nextEligibleMoment, REFRACTION_BOUND, windowOf, type SpanSearchKept } from "../queue";
 import type { SkyModel } from "../sky-model";
 import { PLAN_HORIZON_HOURS, type NetworkBlock, type NetworkObservation, type NetworkObservatory, type NetworkPlanInput } from "./inputs";
 import type { NetworkPlanCache } from "./instance";
