@@ -49,8 +49,16 @@ export function runNetworkDispatchForward<Observation extends NetworkObservation
   const asleepUntil = observatories.map(() => new Map<Waiting<Observation>, number>());
   const blocks: NetworkBlock<Observation>[] = [];
 
-  const allowed = (item: Waiting<Observation>, observatoryId: string, at: number, durationMs: number) => {
-    const allocation = left.get(`${observatoryId} ${item.doc.projectId}`);
+  // Per observatory, each observation's estimate there and each project's allocation there (looked up once, spent in place).
+  const estimates = observatories.map(() => new Map<Observation, number>());
+  const allocations = observatories.map(() => new Map<string, ReturnType<typeof left.get>>());
+  const allocationAt = (which: number, projectId: string) => {
+    const known = allocations[which]!;
+    if (!known.has(projectId)) known.set(projectId, left.get(`${observatories[which]!.id} ${projectId}`));
+    return known.get(projectId);
+  };
+  const allowed = (item: Waiting<Observation>, which: number, at: number, durationMs: number) => {
+    const allocation = allocationAt(which, item.doc.projectId);
     return !allocation || (at >= allocation.periodStart.getTime() && at < allocation.periodEnd.getTime() && durationMs <= allocation.leftMs);
   };
 
@@ -61,18 +69,23 @@ export function runNetworkDispatchForward<Observation extends NetworkObservation
     const observatory = observatories[which]!;
     const now = clocks[which]!;
     const window = queues[which]!.slice(0, DISPATCH_WINDOW);
-    const durationOf = (item: Waiting<Observation>) => Math.max(0, input.durationMs(item.observation, observatory.id));
+    const estimated = estimates[which]!;
+    const durationOf = (item: Waiting<Observation>) => {
+      let durationMs = estimated.get(item.observation);
+      if (durationMs === undefined) estimated.set(item.observation, (durationMs = Math.max(0, input.durationMs(item.observation, observatory.id))));
+      return durationMs;
+    };
     const notBefore = chances[which]!;
     const asleep = asleepUntil[which]!;
     const chosen = window.find((item) => {
-      if ((asleep.get(item) ?? now) > now || (notBefore.get(item) ?? now) > now || !allowed(item, observatory.id, now, durationOf(item))) return false;
+      if ((asleep.get(item) ?? now) > now || (notBefore.get(item) ?? now) > now || !allowed(item, which, now, durationOf(item))) return false;
       if (isEligibleAt({ doc: item.doc, model: observatory.model, ms: now, durationMs: durationOf(item) })) return true;
       asleep.set(item, notEligibleBefore({ doc: item.doc, model: observatory.model, ms: now, durationMs: durationOf(item) }));
       return false;
     });
     if (chosen) {
       const durationMs = durationOf(chosen);
-      const allocation = left.get(`${observatory.id} ${chosen.doc.projectId}`);
+      const allocation = allocationAt(which, chosen.doc.projectId);
       if (allocation) allocation.leftMs -= durationMs;
       blocks.push({ observation: chosen.observation, observatoryId: observatory.id, run: chosen.runs, start: new Date(now), end: new Date(now + durationMs) });
       clocks[which] = now + durationMs;
