@@ -354,7 +354,7 @@ describe("a run's checks of the sky settled by a bound (ADR 0050)", () => {
           minAltitude: Math.floor(random() * 60),
           maxAirmass: random() < 0.15 ? 2 : null,
           moonDistance: random() < 0.15 ? 30 : null,
-          twilight: twilights[index % 3],
+          twilight: twilights[index % 3]!,
         },
         fixedTimeStart: null,
         fixedTimeEnd: null,
