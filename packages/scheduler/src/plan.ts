@@ -1,6 +1,15 @@
 import { filtersOf, hasFilters } from "./filters";
 import type { Schedulable, SchedulingDoc } from "./inputs";
-import { ceilToMinute, explainOwnReasons, isEligibleAt, nextEligibleMoment, observationReasonsAt, reasonsItNeverRuns, type QueueBlock } from "./queue";
+import {
+  ceilToMinute,
+  explainOwnReasons,
+  isEligibleAt,
+  nextEligibleMoment,
+  observationReasonsAt,
+  ownReasonCount,
+  reasonsItNeverRuns,
+  type QueueBlock,
+} from "./queue";
 import type { SkyModel } from "./sky-model";
 
 /**
@@ -120,11 +129,12 @@ export function runDispatchForward<Observation extends Schedulable>(options: {
  */
 export function closestReasons(options: { doc: SchedulingDoc; model: SkyModel | null; durationMs: number; fromMs: number; endMs: number }) {
   const { doc, model, durationMs, fromMs, endMs } = options;
-  let best: ReturnType<typeof observationReasonsAt> | undefined;
-  for (let at = fromMs; at < endMs || best === undefined; at += PLAN_SEARCH_STEP_MS * 6) {
-    const reasons = observationReasonsAt({ doc, model, at: new Date(at), durationMs });
-    if (!best || reasons.length < best.length) best = reasons;
-    if (at >= endMs) break;
+  // The first moment with the fewest: each later moment is counted only as far as it could have fewer, and none has fewer than none.
+  let bestAt = fromMs;
+  let fewest = ownReasonCount({ doc, model, ms: fromMs, durationMs, atMost: Infinity });
+  for (let at = fromMs + PLAN_SEARCH_STEP_MS * 6; at < endMs && fewest > 0; at += PLAN_SEARCH_STEP_MS * 6) {
+    const count = ownReasonCount({ doc, model, ms: at, durationMs, atMost: fewest });
+    if (count < fewest) [bestAt, fewest] = [at, count];
   }
-  return best!;
+  return observationReasonsAt({ doc, model, at: new Date(bestAt), durationMs });
 }

@@ -2,7 +2,7 @@ import { Body, Observer, SearchAltitude, SiderealTime } from "astronomy-engine";
 import { describe, expect, it } from "vitest";
 import type { ObservationDoc, StoredDocument } from "./test-observations";
 import { runDispatchForward } from "./plan";
-import { planQueue, type ObservatoryState } from "./queue";
+import { isEligibleAt, planQueue, targetVisible, type ObservatoryState } from "./queue";
 import { darkInterval, targetAltitude } from "./sky";
 import { skyModel } from "./sky-model";
 
@@ -330,5 +330,50 @@ describe("the filters an observatory reported (FILTER_MISSING)", () => {
     expect(spent.unscheduled[0]!.blockedBy.code).toBe("ALLOCATION_EXHAUSTED");
     // Without a filter list it runs.
     expect(runDispatchForward({ model: laPalmaSky, pending: [lacking], start, end, durationMs: estimateMs }).slots).toHaveLength(1);
+  });
+});
+
+describe("a run's checks of the sky settled by a bound (ADR 0050)", () => {
+  it("answers isEligibleAt as checking the darkness and the target at its start, every half hour and its end does", () => {
+    const sites = [
+      laPalma,
+      { latitude: 0.5, longitude: 100, elevation: 0 },
+      { latitude: -31.27, longitude: 149.06, elevation: 1165 },
+      { latitude: 64.8, longitude: -147.7, elevation: 130 },
+    ];
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const twilights = ["astronomical", "nautical", "civil"] as const;
+    let settledEitherWay = 0;
+    for (let index = 0; index < 1200; index += 1) {
+      const model = skyModel({ location: sites[index % sites.length]! });
+      const doc = {
+        projectId: "prj_1",
+        targets: [{ ra: random() * 360, dec: random() * 180 - 90, exposures: [{ filter: "L" }] }],
+        constraints: {
+          minAltitude: Math.floor(random() * 60),
+          maxAirmass: random() < 0.15 ? 2 : null,
+          moonDistance: random() < 0.15 ? 30 : null,
+          twilight: twilights[index % 3]!,
+        },
+        fixedTimeStart: null,
+        fixedTimeEnd: null,
+        bypassDarkness: random() < 0.1,
+      };
+      const ms = noon.getTime() + Math.floor(random() * 2 * 86_400_000);
+      const durationMs = Math.floor(random() * 5 * 3_600_000);
+      // Every check, one by one: the start, every half hour after it and the end rounded up to the minute.
+      const checks = [ms];
+      for (let at = ms + 30 * 60_000; at < ms + durationMs; at += 30 * 60_000) checks.push(at);
+      if (durationMs > 0) checks.push(Math.ceil((ms + durationMs) / 60_000) * 60_000);
+      const holds = checks.every((at) => {
+        const sky = model.atMs(at);
+        return (doc.bypassDarkness || sky.isDark(doc.constraints.twilight)) && targetVisible(doc, sky);
+      });
+      expect(isEligibleAt({ doc, model, ms, durationMs }), `case ${index}`).toBe(holds);
+      if (holds || checks.slice(1).some((at) => !model.atMs(at).isDark(doc.constraints.twilight))) settledEitherWay += 1;
+    }
+    // Runs that hold and runs that cross a twilight both among the cases.
+    expect(settledEitherWay).toBeGreaterThan(300);
   });
 });

@@ -1,4 +1,4 @@
-import { reportedFilters, twilightKinds, type Twilight } from "@meridian/rules";
+import { reportedFilters, twilightKinds, twilightSunAltitude, type Twilight } from "@meridian/rules";
 import { filtersOf, hasFilters } from "./filters";
 import type { Allowance, Schedulable, SchedulingDoc } from "./inputs";
 import { monitoringWindow } from "./monitoring-window";
@@ -148,7 +148,7 @@ function windowStartOf(doc: SchedulingDoc): Date | null {
 }
 
 /** Refraction lifts a target by less than this above the horizon (and never lowers it). */
-const REFRACTION_BOUND = 1;
+export const REFRACTION_BOUND = 1;
 
 /** Which of its sky limits the observation's first target breaks at that moment, the first in this order; null when it meets them all. */
 function skyLimitBroken(doc: SchedulingDoc, sky: SkyAt): "altitude" | "airmass" | "moon" | null {
@@ -224,13 +224,38 @@ function visibilityReason(doc: SchedulingDoc, model: SkyModel, ms: number, durat
   return { code: "WOULD_NOT_FINISH", limit: skyLimitBroken(doc, model.atMs(failure)) ?? "altitude", atMs: failure };
 }
 
-const darkThrough = (doc: SchedulingDoc, model: SkyModel, ms: number, durationMs: number) => {
+/**
+ * No target and not the Sun rises or sets faster than this (degrees per millisecond): the sky turns 15.04° an hour, the
+ * Sun's own motion adds under 0.05°, and a body's altitude changes no faster than it moves across the sky.
+ */
+export const ALTITUDE_RATE_BOUND = 15.5 / 3_600_000;
+
+/**
+ * Whether a run's every check of the sky (`throughout`: its start, every half hour, its end rounded up to the minute)
+ * falls where the Sun is below its twilight. The same answer as asking each check, which is needed only when the Sun
+ * at the start is not so far below its twilight that it could not rise to it by the last check.
+ */
+export const darkThrough = (doc: SchedulingDoc, model: SkyModel, ms: number, durationMs: number) => {
   if (doc.bypassDarkness) return true;
   const twilight = doc.constraints.twilight ?? "astronomical";
+  const lastCheck = durationMs > 0 ? ceilToMinute(ms + durationMs) : ms;
+  if (model.atMs(ms).sunAltitude < twilightSunAltitude[twilight] - ALTITUDE_RATE_BOUND * (lastCheck - ms)) return true;
   return throughout(model, ms, durationMs, (sky) => sky.isDark(twilight));
 };
-const visibleThrough = (doc: SchedulingDoc, model: SkyModel, ms: number, durationMs: number) =>
-  throughout(model, ms, durationMs, (sky) => targetVisible(doc, sky));
+
+/**
+ * The same for the target's limits. A target with only a minimum altitude (no airmass, no Moon distance) that stands
+ * above it at the start by more than it could sink by the last check meets it at every check (refraction only lifts it).
+ */
+const visibleThrough = (doc: SchedulingDoc, model: SkyModel, ms: number, durationMs: number) => {
+  const { maxAirmass, moonDistance } = doc.constraints;
+  if (maxAirmass == null && moonDistance == null) {
+    const lastCheck = durationMs > 0 ? ceilToMinute(ms + durationMs) : ms;
+    const geometric = model.atMs(ms).geometricAltitude(doc.targets[0]!);
+    if (geometric - ALTITUDE_RATE_BOUND * (lastCheck - ms) >= (doc.constraints.minAltitude ?? 30)) return true;
+  }
+  return throughout(model, ms, durationMs, (sky) => targetVisible(doc, sky));
+};
 
 /**
  * The eligibility rule of dispatch: the observation's own reasons not to start at this moment, in
@@ -259,6 +284,29 @@ export function observationReasonsAt(options: { doc: SchedulingDoc; model: SkyMo
   return reasons;
 }
 
+/**
+ * How many reasons `observationReasonsAt` finds at that moment, counted no further than `atMost`: the same checks
+ * without what only the reasons' details need (when a limit is crossed, narrowed to the minute). A search for the
+ * moment with the fewest reasons asks this at each of its moments and the reasons themselves at the one it keeps.
+ */
+export function ownReasonCount(options: { doc: SchedulingDoc; model: SkyModel | null; ms: number; durationMs: number; atMost: number }): number {
+  const { doc, model, ms, durationMs, atMost } = options;
+  const window = windowOf(doc);
+  let count = 0;
+  if (ms < window.start) count += 1;
+  if (ms > window.end || (ms >= window.start && ms + durationMs > window.finishBy)) count += 1;
+  if (!model) return count;
+  // A darkness or a sky reason is found exactly where the darkness or the sky does not hold throughout.
+  if (!darkThrough(doc, model, ms, durationMs)) {
+    count += 1;
+    // Where the reason would say when the darkness ends, its search of the model's dark intervals is made as well: the
+    // model keeps them from the earliest moment asked, so what it answers later stays what it answered with the reasons.
+    if (model.atMs(ms).isDark(twilightOf(doc))) model.darkIntervals(twilightOf(doc), ms, ms);
+  }
+  if (count >= atMost) return count;
+  return visibleThrough(doc, model, ms, durationMs) ? count : count + 1;
+}
+
 /** `observationReasonsAt` found empty at that moment (epoch milliseconds), asked in the cheapest order and stopping at the first reason. */
 export function isEligibleAt(options: { doc: SchedulingDoc; model: SkyModel | null; ms: number; durationMs?: number }): boolean {
   const { doc, model, ms } = options;
@@ -278,6 +326,9 @@ const REFRACTION_MARGIN = 1;
 
 export const ceilToMinute = (ms: number) => Math.ceil(ms / MINUTE_MS) * MINUTE_MS;
 
+/** Where `nextEligibleMoment` keeps its searches of dark intervals: the search's value under its key (step, first minute, last start). */
+export type SpanSearchKept = (key: string, search: () => number | null) => number | null;
+
 /**
  * The first whole minute from `from` (within `withinMs`) at which every one of the observation's
  * own constraints is met, or null. It looks only in the observation's darkness and its window,
@@ -292,6 +343,12 @@ export function nextEligibleMoment(options: {
   durationMs?: number;
   withinMs?: number;
   stepMs?: number;
+  /**
+   * Keeps the search of one dark interval (from its first minute to its last start, both epoch milliseconds): what
+   * it finds depends on nothing else (with the document, its sky and the estimate), so a search from a later moment
+   * may take it again for every interval it does not cut short.
+   */
+  spanSearch?: SpanSearchKept;
 }): Date | null {
   const { doc, model } = options;
   const step = options.stepMs ?? SEARCH_STEP_MS;
@@ -311,18 +368,23 @@ export function nextEligibleMoment(options: {
     // It must end in the same darkness it starts in.
     const to = Math.min(model && !doc.bypassDarkness ? span.to - durationMs : span.to, last);
     if (from > to) continue;
-    if (model && model.highestAltitude(target, from, to) + REFRACTION_MARGIN < minAltitude) continue;
-    if (eligibleAt(from)) return new Date(from);
-    // Steps on whole multiples of the step, so searches for many observations share the sky's moments.
-    let previous = from;
-    for (let at = Math.floor(from / step) * step + step; at <= to; at += step) {
-      if (eligibleAt(at)) {
-        for (let minute = previous + MINUTE_MS; minute < at; minute += MINUTE_MS) if (eligibleAt(minute)) return new Date(minute);
-        return new Date(at);
+    const search = () => {
+      if (model && model.highestAltitude(target, from, to) + REFRACTION_MARGIN < minAltitude) return null;
+      if (eligibleAt(from)) return from;
+      // Steps on whole multiples of the step, so searches for many observations share the sky's moments.
+      let previous = from;
+      for (let at = Math.floor(from / step) * step + step; at <= to; at += step) {
+        if (eligibleAt(at)) {
+          for (let minute = previous + MINUTE_MS; minute < at; minute += MINUTE_MS) if (eligibleAt(minute)) return minute;
+          return at;
+        }
+        previous = at;
       }
-      previous = at;
-    }
-    for (let minute = previous + MINUTE_MS; minute <= to; minute += MINUTE_MS) if (eligibleAt(minute)) return new Date(minute);
+      for (let minute = previous + MINUTE_MS; minute <= to; minute += MINUTE_MS) if (eligibleAt(minute)) return minute;
+      return null;
+    };
+    const found = options.spanSearch ? options.spanSearch(`${step} ${from} ${to}`, search) : search();
+    if (found !== null) return new Date(found);
   }
   return null;
 }
@@ -339,10 +401,17 @@ function nextDarkness(doc: SchedulingDoc, model: SkyModel, now: Date): Date | nu
  * start, the next moment it may start and run whole (every constraint met to the end of its estimate).
  * Each `until` is at or after `now`.
  */
-export function explainOwnReasons(options: { doc: SchedulingDoc; reasons: OwnReason[]; model: SkyModel | null; now: Date; durationMs?: number }): QueueBlock[] {
-  const { doc, reasons, model, now } = options;
+export function explainOwnReasons(options: {
+  doc: SchedulingDoc;
+  reasons: OwnReason[];
+  model: SkyModel | null;
+  now: Date;
+  durationMs?: number;
+  spanSearch?: SpanSearchKept;
+}): QueueBlock[] {
+  const { doc, reasons, model, now, durationMs, spanSearch } = options;
   let nextChance: Date | null | undefined;
-  const chance = () => (nextChance === undefined ? (nextChance = nextEligibleMoment({ doc, model, from: now, durationMs: options.durationMs })) : nextChance);
+  const chance = () => (nextChance === undefined ? (nextChance = nextEligibleMoment({ doc, model, from: now, durationMs, spanSearch })) : nextChance);
   return reasons.map(({ code, limit, atMs }): QueueBlock => {
     switch (code) {
       case "BEFORE_WINDOW":

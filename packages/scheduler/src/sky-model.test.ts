@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { moonDistance, sunAltitude, targetAltitude } from "./sky";
+import { ALTITUDE_RATE_BOUND } from "./queue";
 import { skyModel } from "./sky-model";
 
 // Three sites and a week of moments drawn with a fixed seed; astronomy-engine's own functions
@@ -51,5 +52,26 @@ describe("the sky model, against astronomy-engine's own answers", () => {
         expect(model.at(new Date(ms)).targetAltitude(target)).toBeLessThanOrEqual(highest + 1);
       }
     }
+  });
+});
+
+describe("how fast the sky model's altitudes change", () => {
+  it("moves no target and not the Sun faster than ALTITUDE_RATE_BOUND, on which queue.ts settles a run's checks (ADR 0050)", () => {
+    const equator = { latitude: 0.2, longitude: 30, elevation: 0 };
+    let fastest = 0;
+    for (const { site, at, target } of [
+      ...cases.slice(0, 40),
+      ...cases.slice(40, 80).map((item) => ({ ...item, site: equator, target: { ...item.target, dec: item.target.dec / 10 } })),
+    ]) {
+      const model = skyModel({ location: site });
+      for (let ms = at.getTime(); ms < at.getTime() + 12 * 3_600_000; ms += 60_000) {
+        const [now, next] = [model.atMs(ms), model.atMs(ms + 60_000)];
+        const rate = Math.max(Math.abs(next.geometricAltitude(target) - now.geometricAltitude(target)), Math.abs(next.sunAltitude - now.sunAltitude)) / 60_000;
+        fastest = Math.max(fastest, rate);
+      }
+    }
+    expect(fastest).toBeLessThanOrEqual(ALTITUDE_RATE_BOUND);
+    // The bound is not loose by more than a few percent: targets on the equator rise at the sky's 15.04° an hour.
+    expect(fastest).toBeGreaterThan((15 / 3_600_000) * 0.99);
   });
 });

@@ -176,7 +176,7 @@ export function skyModel(options: { location: Location }): SkyModel {
   };
   const geometry: Geometry = { sinLatitude, cosLatitude, positionOf, moonAt: (at) => bodyAt(Body.Moon, at.getTime()) };
 
-  const darkness = new Map<Twilight, { from: number; to: number; intervals: Array<{ start: number; end: number }> }>();
+  const darkness = new Map<Twilight, { from: number; to: number; intervals: Array<{ start: number; end: number }>; next: number }>();
   const geometricAltitude = (target: SkyTarget, ms: number) => {
     const position = positionOf(target, new Date(ms));
     const localSiderealHours = SiderealTime(new Date(ms)) + location.longitude / 15;
@@ -199,16 +199,21 @@ export function skyModel(options: { location: Location }): SkyModel {
     darkIntervals(twilight, fromMs, toMs) {
       let cached = darkness.get(twilight);
       if (!cached || cached.from > fromMs || cached.to < toMs) {
+        // Found one after the other from the earliest moment asked: asked further on, the same search goes on from where it
+        // stopped (what it found before is what it would find again); asked earlier, it starts again from there.
         const from = Math.min(fromMs, cached?.from ?? fromMs);
         const to = Math.max(toMs, cached?.to ?? toMs);
-        const intervals: Array<{ start: number; end: number }> = [];
-        for (let at = from; at <= to;) {
+        const kept = cached && cached.from === from ? cached : { from, to, intervals: [], next: from };
+        for (let at = kept.next; at <= to;) {
           const interval = darkInterval({ location, twilight, at: new Date(at) });
-          if (!interval) break;
-          intervals.push({ start: interval.start.getTime(), end: interval.end.getTime() });
-          at = interval.end.getTime() + 60_000;
+          if (!interval) {
+            kept.next = Infinity;
+            break;
+          }
+          kept.intervals.push({ start: interval.start.getTime(), end: interval.end.getTime() });
+          at = kept.next = interval.end.getTime() + 60_000;
         }
-        cached = { from, to, intervals };
+        cached = { ...kept, to };
         darkness.set(twilight, cached);
       }
       return cached.intervals.filter((interval) => interval.end >= fromMs && interval.start <= toMs);

@@ -79,18 +79,42 @@ export class NetworkPlanCache {
   nextPlan(): void {
     this.before = this.current;
     this.current = new WeakMap();
+    [this.lastDoc, this.lastKnown] = [null, new Map()];
   }
+
+  /** The last document asked about and its values in this plan: a plan asks about one document many times in a row. */
+  private lastDoc: object | null = null;
+  private lastKnown = new Map<string, unknown>();
 
   /** What `compute` gives for the document and a key naming every other input it reads. */
   of<T>(doc: object, key: string, compute: () => T): T {
-    let known = this.current.get(doc);
+    return this.lookup(doc, key, compute, true);
+  }
+
+  /**
+   * A table of values by stretch of the grid, kept under the document and a key naming every other input they read; the
+   * caller computes each value (and counts it in `computed`) and lets go of the stretches it no longer asks about.
+   */
+  stretches<T>(doc: object, key: string): Map<number, T> {
+    return this.lookup(doc, key, () => new Map<number, T>(), false);
+  }
+
+  private lookup<T>(doc: object, key: string, compute: () => T, counted: boolean): T {
+    let known = this.lastDoc === doc ? this.lastKnown : this.current.get(doc);
     if (!known) this.current.set(doc, (known = new Map()));
-    if (known.has(key)) return known.get(key) as T;
+    [this.lastDoc, this.lastKnown] = [doc, known];
+    const value = known.get(key);
+    if (value !== undefined || known.has(key)) return value as T;
     const kept = this.before.get(doc);
-    const value = kept?.has(key) ? (kept.get(key) as T) : compute();
-    if (!kept?.has(key)) this.computed += 1;
-    known.set(key, value);
-    return value;
+    const keptValue = kept?.get(key);
+    if (keptValue !== undefined || kept?.has(key)) {
+      known.set(key, keptValue);
+      return keptValue as T;
+    }
+    const computed = compute();
+    if (counted) this.computed += 1;
+    known.set(key, computed);
+    return computed;
   }
 
   /** A name for a sky model that no other model in this cache shares ("none" without one). */
@@ -199,8 +223,16 @@ export function startsAt(options: {
     if (holds) starts.push(first);
   }
   const gridFrom = Math.ceil(first / PLAN_STEP_MS) * PLAN_STEP_MS;
-  for (let stretch = Math.floor(gridFrom / GRID_STRETCH_MS) * GRID_STRETCH_MS; stretch <= last; stretch += GRID_STRETCH_MS) {
-    const inStretch = cache.of(doc, `${key} ${stretch}`, () => gridStartsIn({ doc, model, durationMs, from, until, stretch }));
+  const firstStretch = Math.floor(gridFrom / GRID_STRETCH_MS) * GRID_STRETCH_MS;
+  const kept = cache.stretches<number[]>(doc, key);
+  // A stretch this plan does not reach (one past) is let go.
+  for (const stretch of kept.keys()) if (stretch < firstStretch || stretch > last) kept.delete(stretch);
+  for (let stretch = firstStretch; stretch <= last; stretch += GRID_STRETCH_MS) {
+    let inStretch = kept.get(stretch);
+    if (!inStretch) {
+      kept.set(stretch, (inStretch = gridStartsIn({ doc, model, durationMs, from, until, stretch })));
+      cache.computed += 1;
+    }
     for (const start of inStretch) if (start >= gridFrom && start <= last) starts.push(start);
   }
   return starts;

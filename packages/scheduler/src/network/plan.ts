@@ -1,6 +1,6 @@
 import { closestReasons } from "../plan";
 import { explainOwnReasons, reasonsItNeverRuns, type QueueBlock } from "../queue";
-import { runNetworkDispatchForward } from "./dispatch-forward";
+import { nightSearch, runNetworkDispatchForward } from "./dispatch-forward";
 import { planHeuristically } from "./heuristic";
 import type { NetworkBlock, NetworkObservation, NetworkPlan, NetworkPlanInput, NetworkReason } from "./inputs";
 import { buildInstance, fitsAt, NetworkPlanCache, runsWhole, startsAt, type Budget, type Instance, type Job } from "./instance";
@@ -65,7 +65,7 @@ export function planNetwork<Observation extends NetworkObservation>(
   options: { previous?: Pick<NetworkPlan<Observation>, "blocks">; cache?: NetworkPlanCache } = {},
 ): NetworkPlan<Observation> {
   const instance = buildInstance(input, options.cache);
-  const forward = runNetworkDispatchForward(input).filter((block) => runsWhole(instance, block));
+  const forward = runNetworkDispatchForward(input, { cache: instance.cache }).filter((block) => runsWhole(instance, block));
   const candidates = options.previous
     ? [blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, options.previous.blocks), seedIsAPlan: true })), forward]
     : [blocksOf(instance, planHeuristically(instance)), blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, forward) })), forward];
@@ -169,7 +169,9 @@ function reasonWithoutStarts<Observation extends NetworkObservation>(
     if (withoutAllocation.length > 0) return { observatoryId, code: "ALLOCATION_EXHAUSTED", until: waiting };
   }
   const reasons = closestReasons({ doc: observation.doc, model, durationMs, fromMs: instance.start, endMs: instance.horizonEnd });
-  const [first] = explainOwnReasons({ doc: observation.doc, reasons, model, now, durationMs });
+  // When it may run next is searched night by night; a night's search reads neither the moment nor the horizon, and is kept.
+  const spanSearch = nightSearch(instance.cache, observation.doc, observatory, durationMs);
+  const [first] = explainOwnReasons({ doc: observation.doc, reasons, model, now, durationMs, spanSearch });
   return first ? { ...detailsOf(first), observatoryId, code: first.code, until: first.until } : { observatoryId, code: "OBSERVATORY_BUSY", until: null };
 }
 

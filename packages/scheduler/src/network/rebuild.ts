@@ -117,7 +117,12 @@ function rebuildWindow(
   let best = { assignments: before, value: worth(before) };
   const sequences = orders.map((order) => [...candidates].sort(order));
   if (candidates.length < SHUFFLE_BELOW) for (let round = 0; round < SHUFFLES; round += 1) sequences.push(shuffled(candidates, random));
+  // The same order fills the window the same way (the schedule is put back after each): each order is tried once.
+  const tried = new Set<string>();
   for (const sequence of sequences) {
+    const order = sequence.map((candidate) => candidate.job.index).join(" ");
+    if (tried.has(order)) continue;
+    tried.add(order);
     const filled: Assignment[] = [];
     for (const candidate of sequence) {
       if (schedule.placed[candidate.job.index]) continue;
