@@ -2,7 +2,7 @@ import type { Highs } from "highs";
 import { windowOf } from "../queue";
 import type { NetworkBlock } from "./inputs";
 import type { Instance } from "./instance";
-import { blockLocator, statusName, type timeIndexedModel } from "./milp";
+import { blockLocator, statusName, type TimeIndexedModel } from "./milp";
 
 const MINUTE_MS = 60_000;
 
@@ -31,8 +31,6 @@ export interface BucketBound {
   /** The dual solution's multipliers of each job's row and each allocation's (per minute): where the Lagrangian bound starts (ADR 0048). */
   multipliers: { jobs: Float64Array; budgets: Float64Array };
 }
-
-type Model = ReturnType<typeof timeIndexedModel>;
 
 /** Merged [from, to) intervals in epoch milliseconds. */
 type Spans = Array<[number, number]>;
@@ -65,7 +63,7 @@ function perBucket(spans: Spans, bucketMs: number, origin: number): Map<number, 
  * of it could cover, read from the MILP's columns (a start on a point covers [s, s + d); a stretch
  * between two points, every start inside it, so (p, latest + d)), cut to the job's window.
  */
-export function bucketModel(instance: Instance, model: Model, bucketMinutes: number) {
+export function bucketModel(instance: Instance, model: TimeIndexedModel, bucketMinutes: number) {
   const bucketMs = bucketMinutes * MINUTE_MS;
   const origin = Math.floor(instance.start / bucketMs) * bucketMs;
   const spans = instance.jobs.map((job) => job.sites.map((): Spans => []));
@@ -160,7 +158,10 @@ export function planInBuckets(instance: Instance, buckets: Buckets, blocks: Read
  * row duals HiGHS reports are taken as y (clipped at zero, in either sign convention; the smaller
  * bound is kept, both being valid).
  */
-export function bucketBound(instance: Instance, options: { highs: Highs; model: Model; bucketMinutes?: number; timeLimitSeconds?: number }): BucketBound {
+export function bucketBound(
+  instance: Instance,
+  options: { highs: Highs; model: TimeIndexedModel; bucketMinutes?: number; timeLimitSeconds?: number },
+): BucketBound {
   const { highs } = options;
   const bucketMinutes = options.bucketMinutes ?? 15;
   const buckets = bucketModel(instance, options.model, bucketMinutes);

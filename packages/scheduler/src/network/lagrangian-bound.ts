@@ -1,9 +1,7 @@
 import type { Highs } from "highs";
 import type { Instance } from "./instance";
-import { statusName, type timeIndexedModel } from "./milp";
+import { statusName, type TimeIndexedModel } from "./milp";
 import { longestPath, timeGraphs, type TimeGraphs } from "./time-graph";
-
-type Model = ReturnType<typeof timeIndexedModel>;
 
 /** How far towards the best multipliers the pricing point lies from the master's duals. */
 const CENTER_WEIGHT = 0.5;
@@ -86,7 +84,7 @@ export function lagrangianBound(
   instance: Instance,
   options: {
     highs: Highs;
-    model: Model;
+    model: TimeIndexedModel;
     /** Multipliers to start from (the bucket LP's duals are good ones: `BucketBound.multipliers`); zero without. */
     start?: { jobs: Float64Array; budgets: Float64Array };
     maxIterations?: number;

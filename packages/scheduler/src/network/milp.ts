@@ -36,7 +36,7 @@ interface Column {
 }
 
 /** The model as HiGHS takes it: columns with their entries, and each row's bounds. */
-interface Model {
+export interface TimeIndexedModel {
   columns: Column[];
   rowLower: number[];
   rowUpper: number[];
@@ -69,7 +69,7 @@ export function loadSolver(): Promise<Highs> {
  * from inside the stretch), and a cadence takes its start as late and its end as early as the
  * stretch allows. Every plan is then a solution of the model, and its bound bounds every plan.
  */
-export function timeIndexedModel(instance: Instance, options: { pointsOnly?: boolean } = {}): Model {
+export function timeIndexedModel(instance: Instance, options: { pointsOnly?: boolean } = {}): TimeIndexedModel {
   const columns: Column[] = [];
   const rowLower: number[] = [];
   const rowUpper: number[] = [];
@@ -198,7 +198,7 @@ export function blockLocator(instance: Instance) {
  * rows it breaks, and its objective there. A plan the model cannot hold means the model is not
  * the plan's, and its bound bounds nothing.
  */
-export function planInModel(instance: Instance, model: Model, blocks: ReadonlyArray<NetworkBlock>) {
+export function planInModel(instance: Instance, model: TimeIndexedModel, blocks: ReadonlyArray<NetworkBlock>) {
   const locate = blockLocator(instance);
   const chosen: number[] = [];
   const outside: string[] = [];
@@ -234,7 +234,7 @@ export function planInModel(instance: Instance, model: Model, blocks: ReadonlyAr
 /** Solves the time-indexed model (`timeIndexedModel`) with HiGHS to `gap`. */
 export function solveExactly(
   instance: Instance,
-  options: { highs: Highs; gap?: number; timeLimitSeconds?: number; pointsOnly?: boolean; model?: Model },
+  options: { highs: Highs; gap?: number; timeLimitSeconds?: number; pointsOnly?: boolean; model?: TimeIndexedModel },
 ): ExactSolution {
   const { highs } = options;
   const { columns, rowLower, rowUpper } = options.model ?? timeIndexedModel(instance, { pointsOnly: options.pointsOnly });

@@ -1,8 +1,6 @@
 import type { NetworkBlock } from "./inputs";
 import type { Instance } from "./instance";
-import { blockLocator, type timeIndexedModel } from "./milp";
-
-type Model = ReturnType<typeof timeIndexedModel>;
+import { blockLocator, type TimeIndexedModel } from "./milp";
 
 /** The coarsest step of time the graph may take: finer steps only cost time (each run loses less than a step to rounding). */
 const FINEST_STEP_MS = 1000;
@@ -46,7 +44,7 @@ const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
  * start on a point: that point; a column between two points: every moment between them, closed
  * here, which only adds starts). Touching intervals are merged.
  */
-function startIntervals(instance: Instance, model: Model): Array<Array<Array<[number, number]>>> {
+function startIntervals(instance: Instance, model: TimeIndexedModel): Array<Array<Array<[number, number]>>> {
   const intervals = instance.jobs.map((job) => job.sites.map((): Array<[number, number]> => []));
   for (const column of model.columns) intervals[column.job]![column.site]!.push([column.start, column.latest]);
   for (const sites of intervals) {
@@ -70,7 +68,7 @@ function startIntervals(instance: Instance, model: Model): Array<Array<Array<[nu
  * its step loses nothing where the inputs are whole steps; where they are not, rounding down still
  * only adds paths. Runs of no duration add nothing to the objective and are left out.
  */
-export function timeGraphs(instance: Instance, model: Model): TimeGraphs {
+export function timeGraphs(instance: Instance, model: TimeIndexedModel): TimeGraphs {
   const origin = instance.start;
   const intervals = startIntervals(instance, model);
   let common = 0;
