@@ -1,6 +1,6 @@
 // Writes tests/file-durations.json, the order vitest.config.ts (LongestFirstSequencer) starts the
 // integration and process files in, from vitest's cache of the last run's durations. Run it after a
-// full `pnpm test:all` (or `pnpm test` and `pnpm test:processes`) on a quiet machine; the figures only
+// full `pnpm test:all` on a quiet machine; the figures only
 // order the files, so they need not be exact.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -3,7 +3,8 @@
 # package may import which, the domain's rooms and import circles, and the pair check of features; knip for unused files, exports and dependencies),
 # check the formatting, then the main lane of vitest (unit, integration on real PostgreSQL and S3,
 # end-to-end in Chromium). The process lane (tests/processes/: processes spawned and killed, interrupted
-# runs, the cluster) is `pnpm test:processes`; `pnpm test:all` runs both and the topology check.
+# runs, the cluster) is `pnpm test:processes`; `pnpm test:all` (this script with `--all`) runs the main lane,
+# then the process lane and the topology check side by side.
 #
 # The static checks run in two lanes at once, each keeping one core busy; beside vitest they only slowed it
 # (129589a), so the tests wait for them. TypeScript's type check and ESLint's typed rules share one program
@@ -52,4 +53,10 @@ if [ "$root_status" -ne 0 ] || [ "$rest_status" -ne 0 ]; then
 fi
 echo "Static checks passed (build, typecheck, ESLint, dependencies, knip, formatting, line length)"
 
-vitest run --project unit --project integration
+# `pnpm test:all` (`--all`): every lane in one vitest, the main lane first, then the process lane and the
+# topology check side by side (their group order in vitest.config.ts).
+if [ "${1:-}" = "--all" ]; then
+  vitest run --project unit --project integration --project processes --project topology
+else
+  vitest run --project unit --project integration
+fi
