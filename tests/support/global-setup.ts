@@ -23,7 +23,23 @@ declare module "vitest" {
  * migrated once; each test file clones it (see test-database.ts), as graphile-worker's suite does.
  */
 export default async function setup(project: TestProject) {
-  return startRunServices(project, openRunFolder(project));
+  const { services, stop } = await startRunServices(openRunFolder(project));
+  provideRunServices(project, services);
+  return stop;
+}
+
+/** What the run's services give the test files (`inject`). */
+export interface RunServices {
+  postgresUrl: string;
+  s3Endpoint: string;
+  s3Credentials: { accessKeyId: string; secretAccessKey: string };
+}
+
+export function provideRunServices(project: TestProject, services: RunServices): void {
+  project.provide("postgresUrl", services.postgresUrl);
+  project.provide("templateDatabase", TEMPLATE_DATABASE);
+  project.provide("s3Endpoint", services.s3Endpoint);
+  project.provide("s3Credentials", services.s3Credentials);
 }
 
 /** The run's folder, inside which every temporary folder of the run lies, and its removal. */
@@ -54,7 +70,7 @@ export function openRunFolder(project: TestProject): RunFolder {
 }
 
 /** Starts the run's PostgreSQL (with its migrated template) and S3-protocol server in the run's folder; answers their teardown. */
-export async function startRunServices(project: TestProject, run: RunFolder): Promise<() => Promise<void>> {
+export async function startRunServices(run: RunFolder): Promise<{ services: RunServices; stop: () => Promise<void> }> {
   const { root, cleanUp } = run;
   const logger = createLogger({ level: "warn", name: "test-setup" });
   // The S3-protocol server starts while PostgreSQL does (initdb and its start are another process's work).
@@ -84,15 +100,13 @@ export async function startRunServices(project: TestProject, run: RunFolder): Pr
   await migrateDatabase(template);
   await template.close();
 
-  project.provide("postgresUrl", postgres.url);
-  project.provide("templateDatabase", TEMPLATE_DATABASE);
-  project.provide("s3Endpoint", s3.endpoint);
-  project.provide("s3Credentials", { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
-
-  return async () => {
-    await s3.stop();
-    await postgres.stop();
-    cleanUp();
+  return {
+    services: { postgresUrl: postgres.url, s3Endpoint: s3.endpoint, s3Credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } },
+    stop: async () => {
+      await s3.stop();
+      await postgres.stop();
+      cleanUp();
+    },
   };
 }
 

@@ -6,14 +6,23 @@ export type CardValue = string | number | boolean;
 export type Card = [key: string, value?: CardValue];
 
 /** One card: strings quoted (quotes doubled), numbers and logicals right-aligned to column 30. */
+/** The most characters between a string value's quotes: a card is 80, `KEY     = ` and the two quotes take 12. */
+const MAX_STRING_CHARACTERS = 68;
+
+/** A string value in its quotes, cut to fit its card rather than losing its closing quote (which made the card unreadable). */
+function quoted(value: string): string {
+  let inside = value.replace(/'/g, "''").padEnd(8);
+  if (inside.length > MAX_STRING_CHARACTERS) {
+    inside = inside.slice(0, MAX_STRING_CHARACTERS);
+    // An odd run of quotes at the end is half of an escaped one.
+    if ((/'+$/.exec(inside)?.[0].length ?? 0) % 2 === 1) inside = inside.slice(0, -1);
+  }
+  return `'${inside}'`;
+}
+
 function fitsCard([key, value]: Card): string {
   if (value === undefined) return key.padEnd(80).slice(0, 80);
-  const text =
-    typeof value === "string"
-      ? `'${value.replace(/'/g, "''").padEnd(8)}'`
-      : typeof value === "boolean"
-        ? (value ? "T" : "F").padStart(20)
-        : String(value).padStart(20);
+  const text = typeof value === "string" ? quoted(value) : typeof value === "boolean" ? (value ? "T" : "F").padStart(20) : String(value).padStart(20);
   return `${key.padEnd(8)}= ${text}`.padEnd(80).slice(0, 80);
 }
 
