@@ -3,7 +3,7 @@ import { seededRandom } from "./random";
 import { firstAtOrAfter, type Assignment, type Schedule } from "./schedule";
 
 /** The stretch of one observatory's time that a rebuild clears and fills again. */
-const WINDOW_MS = 2 * 3_600_000;
+const WINDOW_MS = 3 * 3_600_000;
 /** Windows overlap by half. */
 const WINDOW_STEP_MS = WINDOW_MS / 2;
 
@@ -52,12 +52,44 @@ function earliestStart(schedule: Schedule, candidate: Candidate, from: number, t
 }
 
 const valueOf = (candidate: Candidate) => candidate.value;
-/** The orders a window is filled in: worth most first; most urgent (fewest starts left) first; the one whose last start comes first. */
+/**
+ * The orders a window is filled in: worth most first; most urgent (fewest starts left) first; the one whose last start
+ * comes first; highest priority first, then worth most, or then the one whose last start comes first.
+ */
 const orders: Array<(a: Candidate, b: Candidate) => number> = [
   (a, b) => valueOf(b) - valueOf(a),
   (a, b) => b.job.observation.priority - a.job.observation.priority || a.count - b.count,
   (a, b) => a.last - b.last || b.job.observation.priority - a.job.observation.priority,
+  (a, b) => b.job.observation.priority - a.job.observation.priority || valueOf(b) - valueOf(a),
+  (a, b) => b.job.observation.priority - a.job.observation.priority || a.last - b.last,
 ];
+
+/**
+ * Fills the window in time order: each step places, of the candidates not placed yet, the one that can start earliest
+ * (the higher priority of two that start together, then the first in the list), so the observatory waits least; a
+ * candidate that cannot be placed once cannot later (the window only fills up) and is dropped. The runs placed.
+ */
+function fillInTimeOrder(schedule: Schedule, candidates: ReadonlyArray<Candidate>, from: number, to: number): Assignment[] {
+  const filled: Assignment[] = [];
+  let open = [...candidates];
+  for (;;) {
+    let pick: { assignment: Assignment; candidate: Candidate } | null = null;
+    const still: Candidate[] = [];
+    for (const candidate of open) {
+      if (schedule.placed[candidate.job.index]) continue;
+      const assignment = earliestStart(schedule, candidate, from, to);
+      if (!assignment) continue;
+      still.push(candidate);
+      const priority = candidate.job.observation.priority;
+      if (!pick || assignment.start < pick.assignment.start || (assignment.start === pick.assignment.start && priority > pick.candidate.job.observation.priority))
+        pick = { assignment, candidate };
+    }
+    if (!pick) return filled;
+    schedule.place(pick.assignment);
+    filled.push(pick.assignment);
+    open = still;
+  }
+}
 /** A window with this few candidates is also filled in this many shuffled orders (seeded: the same plan each time). */
 const SHUFFLE_BELOW = 16;
 const SHUFFLES = 60;
@@ -135,16 +167,23 @@ function rebuildWindow(
     if (value > best.value + 1e-6) best = { assignments: filled, value };
     for (const assignment of filled) schedule.remove(assignment.job);
   }
+  // At one observatory, also in time order (which leaves least idle; across observatories the earliest start says little).
+  if (observatories.size === 1) {
+    const filled = fillInTimeOrder(schedule, candidates, from, to);
+    const value = worth(filled);
+    if (value > best.value + 1e-6) best = { assignments: filled, value };
+    for (const assignment of filled) schedule.remove(assignment.job);
+  }
   for (const assignment of best.assignments.sort((a, b) => a.start - b.start)) schedule.place(assignment);
 }
 
 /**
- * Ruin and recreate, window by window: two hours at a time, first at each observatory alone, then
+ * Ruin and recreate, window by window: three hours at a time, first at each observatory alone, then
  * at all of them together (which moves work between observatories), the runs that start in the
  * window are taken out and the window is filled again, from those and the jobs left out that could
  * start there, in each of a few orders (and, in a window with few candidates, many shuffled ones),
- * each job at its earliest start; the best filling is kept when it is worth more than what was
- * there. Greedy choices that a later, better candidate would have needed (a target that sets early
+ * each job at its earliest start, and at one observatory also in time order (`fillInTimeOrder`);
+ * the best filling is kept when it is worth more than what was there. Greedy choices that a later, better candidate would have needed (a target that sets early
  * behind one that stays up all night) are undone this way.
  */
 export function rebuildWindows(schedule: Schedule): void {
