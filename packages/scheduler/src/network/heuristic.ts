@@ -205,17 +205,20 @@ function repairRounds(schedule: Schedule, contention: Contention): void {
   }
 }
 
+/** The windows the improvement rebuilds: longer than the first rebuild's, so their edges fall elsewhere. */
+const IMPROVING_WINDOW_MS = 3 * 3_600_000;
+
 /**
  * More for a plan from scratch (ADR 0051), kept by the plans after a change, which start from it: each observatory's runs
  * start as early as they hold (which gathers the minutes lost between runs into gaps that work fits in), the jobs left
- * out are repaired in, and the windows are rebuilt once more. Never worth less: each step keeps or adds value.
+ * out are repaired in, and each observatory's windows are rebuilt once more (three hours long, at each alone). Never worth less: each step keeps or adds value.
  */
 export function improveSchedule(schedule: Schedule): void {
   const contention = new Contention(schedule.instance);
   for (const assignment of schedule.assignments()) contention.add(schedule.instance.jobs[assignment.job]!, -1);
   startRunsEarlier(schedule);
   repairRounds(schedule, contention);
-  rebuildWindows(schedule);
+  rebuildWindows(schedule, { windowMs: IMPROVING_WINDOW_MS, alone: true });
   repairRounds(schedule, contention);
 }
 
@@ -223,7 +226,7 @@ export function improveSchedule(schedule: Schedule): void {
  * The heuristic: jobs in order of priority, each at its free start of least contention; then
  * rounds of repair, in which each job left out takes the start that gains most, moving the runs in
  * its way elsewhere or putting out those worth less, and what was put out may find room again;
- * then each observatory's time is rebuilt three hours at a time (`rebuildWindows`), and repaired again.
+ * then each observatory's time is rebuilt two hours at a time (`rebuildWindows`), and repaired again.
  * `seed` (a previous plan's assignments still possible) is placed first, which makes a plan after
  * one change mostly the plan before it (`seedIsAPlan`: the rounds of repair before the rebuild are left out then).
  */

@@ -90,7 +90,8 @@ function improvedFromScratch<Observation extends NetworkObservation>(
   // Improving the one worth less sometimes ends worth more (seed 2026 of the benchmark): both are improved.
   improveSchedule(fromNothing);
   improveSchedule(fromForward);
-  return [blocksOf(instance, fromNothing), blocksOf(instance, fromForward), ...candidates];
+  // After the plans as they were: of two plans worth the same and starting as early, the first is kept.
+  return [...candidates, blocksOf(instance, fromNothing), blocksOf(instance, fromForward)];
 }
 
 /** Σ start over the blocks, in minutes: of two plans worth the same, the one that starts its work earlier. */

@@ -2,10 +2,8 @@ import { fitsAt, type Instance, type Job } from "./instance";
 import { seededRandom } from "./random";
 import { firstAtOrAfter, type Assignment, type Schedule } from "./schedule";
 
-/** The stretch of one observatory's time that a rebuild clears and fills again. */
-const WINDOW_MS = 3 * 3_600_000;
-/** Windows overlap by half. */
-const WINDOW_STEP_MS = WINDOW_MS / 2;
+/** The stretch of one observatory's time that a rebuild clears and fills again (unless told another). */
+const WINDOW_MS = 2 * 3_600_000;
 
 interface Candidate {
   job: Job;
@@ -118,7 +116,7 @@ function rebuildWindow(
   const removedJobs = new Set(removed.map((entry) => entry.job));
   // The jobs with a start in the window at one of these observatories, and those taken out, in the order of the jobs
   // (the orders below break ties by it).
-  const hour = Math.floor((from - instance.start) / WINDOW_STEP_MS);
+  const hour = Math.floor((from - instance.start) / index.stepMs);
   const found = new Set(removedJobs);
   for (const observatory of observatories) for (const bucket of [hour, hour + 1]) for (const job of index.byHour[observatory]![bucket] ?? []) found.add(job);
   const jobs = [...found].sort((a, b) => a - b);
@@ -178,41 +176,45 @@ function rebuildWindow(
 }
 
 /**
- * Ruin and recreate, window by window: three hours at a time, first at each observatory alone, then
- * at all of them together (which moves work between observatories), the runs that start in the
+ * Ruin and recreate, window by window: two hours at a time (or `windowMs`), first at each observatory alone, then
+ * (unless `alone`) at all of them together (which moves work between observatories), the runs that start in the
  * window are taken out and the window is filled again, from those and the jobs left out that could
  * start there, in each of a few orders (and, in a window with few candidates, many shuffled ones),
  * each job at its earliest start, and at one observatory also in time order (`fillInTimeOrder`);
  * the best filling is kept when it is worth more than what was there. Greedy choices that a later, better candidate would have needed (a target that sets early
  * behind one that stays up all night) are undone this way.
  */
-export function rebuildWindows(schedule: Schedule): void {
+export function rebuildWindows(schedule: Schedule, options: { windowMs?: number; alone?: boolean } = {}): void {
+  const windowMs = options.windowMs ?? WINDOW_MS;
   const { instance } = schedule;
   const random = seededRandom(instance.jobs.length + 1);
   const every = new Set(instance.observatories.map((_, index) => index));
-  const index = jobIndex(instance);
-  for (const observatories of [...[...every].map((observatory) => new Set([observatory])), every]) {
-    for (let from = instance.start; from < instance.horizonEnd; from += WINDOW_STEP_MS) {
-      rebuildWindow(schedule, index, { observatories, from, to: from + WINDOW_MS }, random);
+  // Windows overlap by half.
+  const index = jobIndex(instance, windowMs / 2);
+  const alone = [...every].map((observatory) => new Set([observatory]));
+  for (const observatories of options.alone ? alone : [...alone, every]) {
+    for (let from = instance.start; from < instance.horizonEnd; from += index.stepMs) {
+      rebuildWindow(schedule, index, { observatories, from, to: from + windowMs }, random);
     }
   }
 }
 
-/** Per observatory and hour of the horizon (a window covers two), the jobs with a start there, in the order of the jobs. */
+/** Per observatory and step of the horizon (half a window: a window covers two), the jobs with a start there, in the order of the jobs. */
 interface JobIndex {
+  stepMs: number;
   byHour: number[][][];
 }
 
-function jobIndex(instance: Instance): JobIndex {
-  const hours = Math.ceil((instance.horizonEnd - instance.start) / WINDOW_STEP_MS) + 1;
+function jobIndex(instance: Instance, stepMs: number): JobIndex {
+  const hours = Math.ceil((instance.horizonEnd - instance.start) / stepMs) + 1;
   const byHour = instance.observatories.map(() => Array.from({ length: hours }, (): number[] => []));
   for (const job of instance.jobs) {
     for (const site of job.sites) {
       for (const start of site.starts) {
-        const jobs = byHour[site.observatory]![Math.floor((start - instance.start) / WINDOW_STEP_MS)]!;
+        const jobs = byHour[site.observatory]![Math.floor((start - instance.start) / stepMs)]!;
         if (jobs.at(-1) !== job.index) jobs.push(job.index);
       }
     }
   }
-  return { byHour };
+  return { stepMs, byHour };
 }
