@@ -218,7 +218,7 @@ export function improveSchedule(schedule: Schedule): void {
   for (const assignment of schedule.assignments()) contention.add(schedule.instance.jobs[assignment.job]!, -1);
   startRunsEarlier(schedule);
   repairRounds(schedule, contention);
-  rebuildWindows(schedule, { windowMs: IMPROVING_WINDOW_MS, alone: true });
+  rebuildWindows(schedule, { windowMs: IMPROVING_WINDOW_MS, alone: true, inTimeOrder: true });
   repairRounds(schedule, contention);
 }
 

@@ -66,17 +66,26 @@ const orders: Array<(a: Candidate, b: Candidate) => number> = [
  * Fills the window in time order: each step places, of the candidates not placed yet, the one that can start earliest
  * (the higher priority of two that start together, then the first in the list), so the observatory waits least; a
  * candidate that cannot be placed once cannot later (the window only fills up) and is dropped. The runs placed.
+ *
+ * Each candidate's earliest start is kept between steps: a run placed only takes starts away, except one right at its
+ * end, so the start kept is still the earliest while it can still be placed, unless that end comes before it.
  */
 function fillInTimeOrder(schedule: Schedule, candidates: ReadonlyArray<Candidate>, from: number, to: number): Assignment[] {
   const filled: Assignment[] = [];
+  const earliest = new Map<Candidate, Assignment>();
   let open = [...candidates];
+  let lastEnd: number | null = null;
   for (;;) {
     let pick: { assignment: Assignment; candidate: Candidate } | null = null;
     const still: Candidate[] = [];
     for (const candidate of open) {
       if (schedule.placed[candidate.job.index]) continue;
-      const assignment = earliestStart(schedule, candidate, from, to);
+      let assignment = earliest.get(candidate) ?? null;
+      if (!assignment || !schedule.canPlace(candidate.job, assignment.site, assignment.start)) assignment = earliestStart(schedule, candidate, from, to);
+      else if (lastEnd !== null && lastEnd < assignment.start && lastEnd >= from && lastEnd < to && packsAt(schedule, candidate, assignment.site, lastEnd))
+        assignment = { ...assignment, start: lastEnd };
       if (!assignment) continue;
+      earliest.set(candidate, assignment);
       still.push(candidate);
       const priority = candidate.job.observation.priority;
       if (!pick || assignment.start < pick.assignment.start || (assignment.start === pick.assignment.start && priority > pick.candidate.job.observation.priority))
@@ -85,9 +94,18 @@ function fillInTimeOrder(schedule: Schedule, candidates: ReadonlyArray<Candidate
     if (!pick) return filled;
     schedule.place(pick.assignment);
     filled.push(pick.assignment);
+    lastEnd = pick.assignment.start + pick.candidate.job.sites[pick.assignment.site]!.durationMs;
     open = still;
   }
 }
+
+/** Whether the candidate can be placed now at the site from that moment (the end of a run): `earliestStart`'s test of it. */
+function packsAt(schedule: Schedule, candidate: Candidate, siteIndex: number, start: number): boolean {
+  const { starts } = candidate.sites.find((site) => site.site === siteIndex)!;
+  const known = starts[firstAtOrAfter(starts, start)] === start;
+  return schedule.canPlace(candidate.job, siteIndex, start) && (known || fitsAt(schedule.instance, candidate.job, siteIndex, start));
+}
+
 /** A window with this few candidates is also filled in this many shuffled orders (seeded: the same plan each time). */
 const SHUFFLE_BELOW = 16;
 const SHUFFLES = 60;
@@ -105,7 +123,7 @@ function shuffled<T>(items: T[], random: () => number): T[] {
 function rebuildWindow(
   schedule: Schedule,
   index: JobIndex,
-  window: { observatories: ReadonlySet<number>; from: number; to: number },
+  window: { observatories: ReadonlySet<number>; from: number; to: number; inTimeOrder: boolean },
   random: () => number,
 ): void {
   const { observatories, from, to } = window;
@@ -166,7 +184,7 @@ function rebuildWindow(
     for (const assignment of filled) schedule.remove(assignment.job);
   }
   // At one observatory, also in time order (which leaves least idle; across observatories the earliest start says little).
-  if (observatories.size === 1) {
+  if (window.inTimeOrder && observatories.size === 1) {
     const filled = fillInTimeOrder(schedule, candidates, from, to);
     const value = worth(filled);
     if (value > best.value + 1e-6) best = { assignments: filled, value };
@@ -184,7 +202,7 @@ function rebuildWindow(
  * the best filling is kept when it is worth more than what was there. Greedy choices that a later, better candidate would have needed (a target that sets early
  * behind one that stays up all night) are undone this way.
  */
-export function rebuildWindows(schedule: Schedule, options: { windowMs?: number; alone?: boolean } = {}): void {
+export function rebuildWindows(schedule: Schedule, options: { windowMs?: number; alone?: boolean; inTimeOrder?: boolean } = {}): void {
   const windowMs = options.windowMs ?? WINDOW_MS;
   const { instance } = schedule;
   const random = seededRandom(instance.jobs.length + 1);
@@ -194,7 +212,7 @@ export function rebuildWindows(schedule: Schedule, options: { windowMs?: number;
   const alone = [...every].map((observatory) => new Set([observatory]));
   for (const observatories of options.alone ? alone : [...alone, every]) {
     for (let from = instance.start; from < instance.horizonEnd; from += index.stepMs) {
-      rebuildWindow(schedule, index, { observatories, from, to: from + windowMs }, random);
+      rebuildWindow(schedule, index, { observatories, from, to: from + windowMs, inTimeOrder: options.inTimeOrder ?? true }, random);
     }
   }
 }
