@@ -88,7 +88,11 @@ function fillInTimeOrder(schedule: Schedule, candidates: ReadonlyArray<Candidate
       earliest.set(candidate, assignment);
       still.push(candidate);
       const priority = candidate.job.observation.priority;
-      if (!pick || assignment.start < pick.assignment.start || (assignment.start === pick.assignment.start && priority > pick.candidate.job.observation.priority))
+      if (
+        !pick ||
+        assignment.start < pick.assignment.start ||
+        (assignment.start === pick.assignment.start && priority > pick.candidate.job.observation.priority)
+      )
         pick = { assignment, candidate };
     }
     if (!pick) return filled;
