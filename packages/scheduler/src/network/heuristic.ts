@@ -249,7 +249,8 @@ export function planHeuristically(instance: Instance, options: { seed?: Readonly
   }
   // A plan before a change was repaired and rebuilt already: what the change opens up is repaired once, after the rebuild.
   if (!options.seedIsAPlan) repairRounds(schedule, contention);
-  rebuildWindows(schedule);
+  // After a change, not in time order: its time goal; the plan before it was filled in time order.
+  rebuildWindows(schedule, { inTimeOrder: !options.seedIsAPlan });
   repairRounds(schedule, contention);
   if (options.seedIsAPlan) startRunsEarlier(schedule);
   return schedule;
