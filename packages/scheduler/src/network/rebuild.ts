@@ -167,7 +167,8 @@ function rebuildWindow(
     assignments.reduce((total, assignment) => total + instance.jobs[assignment.job]!.sites[assignment.site]!.value, 0);
   for (const entry of removed) schedule.remove(entry.job);
   let best = { assignments: before, value: worth(before) };
-  const sequences = orders.map((order) => [...candidates].sort(order));
+  // The last two orders go with the filling in time order (a plan from scratch); a plan after a change keeps its time.
+  const sequences = (window.inTimeOrder ? orders : orders.slice(0, 3)).map((order) => [...candidates].sort(order));
   if (candidates.length < SHUFFLE_BELOW) for (let round = 0; round < SHUFFLES; round += 1) sequences.push(shuffled(candidates, random));
   // The same order fills the window the same way (the schedule is put back after each): each order is tried once.
   const tried = new Set<string>();
