@@ -1,7 +1,7 @@
 import { closestReasons } from "../plan";
 import { explainOwnReasons, reasonsItNeverRuns, type QueueBlock } from "../queue";
 import { nightSearch, runNetworkDispatchForward } from "./dispatch-forward";
-import { planHeuristically } from "./heuristic";
+import { improveSchedule, planHeuristically } from "./heuristic";
 import type { NetworkBlock, NetworkObservation, NetworkPlan, NetworkPlanInput, NetworkReason } from "./inputs";
 import { buildInstance, fitsAt, NetworkPlanCache, runsWhole, startsAt, type Budget, type Instance, type Job } from "./instance";
 import type { Assignment, Schedule } from "./schedule";
@@ -53,8 +53,9 @@ function seedFromBlocks<Observation extends NetworkObservation>(
  * dispatch checks held for its whole estimate there, at most one run at a time per observatory
  * after what it has under way, allocations charged across the nights, maximizing Σ priority ×
  * estimated seconds. The heuristic (`planHeuristically`) runs twice, from nothing and from
- * dispatch run forward over the network (`runNetworkDispatchForward`); the plan is whichever of
- * the three is worth most, so never less than today's dispatch. After a change, `previous` (the
+ * dispatch run forward over the network (`runNetworkDispatchForward`), and the first is improved further
+ * (`improveSchedule`, ADR 0051); the plan is whichever of these and dispatch run forward is worth
+ * most, so never less than today's dispatch. After a change, `previous` (the
  * plan before it, or only its runs: each that no longer holds whole where it was, is no longer
  * pending, or finds its observatory busy, away or taken drops out) seeds the heuristic instead, its
  * runs start as early as they hold, and the plan is the better of that and dispatch run forward;
@@ -68,11 +69,27 @@ export function planNetwork<Observation extends NetworkObservation>(
   const forward = runNetworkDispatchForward(input, { cache: instance.cache }).filter((block) => runsWhole(instance, block));
   const candidates = options.previous
     ? [blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, options.previous.blocks), seedIsAPlan: true })), forward]
-    : [blocksOf(instance, planHeuristically(instance)), blocksOf(instance, planHeuristically(instance, { seed: seedFromBlocks(instance, forward) })), forward];
+    : improvedFromScratch(instance, forward);
   return planOf(
     instance,
     candidates.reduce((best, blocks) => (isBetter(blocks, best) ? blocks : best)),
   );
+}
+
+/**
+ * From scratch: the heuristic from nothing and from dispatch run forward, the one from nothing improved further
+ * (`improveSchedule`: improving both costs twice the time for little more), and dispatch run forward are the candidates.
+ */
+function improvedFromScratch<Observation extends NetworkObservation>(
+  instance: Instance<Observation>,
+  forward: NetworkBlock<Observation>[],
+): NetworkBlock<Observation>[][] {
+  const fromNothing = planHeuristically(instance);
+  const fromForward = planHeuristically(instance, { seed: seedFromBlocks(instance, forward) });
+  const candidates = [blocksOf(instance, fromNothing), blocksOf(instance, fromForward), forward];
+  improveSchedule(fromNothing);
+  // After the plans as they were: of two plans worth the same and starting as early, the first is kept.
+  return [...candidates, blocksOf(instance, fromNothing)];
 }
 
 /** Σ start over the blocks, in minutes: of two plans worth the same, the one that starts its work earlier. */

@@ -2,10 +2,8 @@ import { fitsAt, type Instance, type Job } from "./instance";
 import { seededRandom } from "./random";
 import { firstAtOrAfter, type Assignment, type Schedule } from "./schedule";
 
-/** The stretch of one observatory's time that a rebuild clears and fills again. */
+/** The stretch of one observatory's time that a rebuild clears and fills again (unless told another). */
 const WINDOW_MS = 2 * 3_600_000;
-/** Windows overlap by half. */
-const WINDOW_STEP_MS = WINDOW_MS / 2;
 
 interface Candidate {
   job: Job;
@@ -52,12 +50,66 @@ function earliestStart(schedule: Schedule, candidate: Candidate, from: number, t
 }
 
 const valueOf = (candidate: Candidate) => candidate.value;
-/** The orders a window is filled in: worth most first; most urgent (fewest starts left) first; the one whose last start comes first. */
+/**
+ * The orders a window is filled in: worth most first; most urgent (fewest starts left) first; the one whose last start
+ * comes first; highest priority first, then worth most, or then the one whose last start comes first.
+ */
 const orders: Array<(a: Candidate, b: Candidate) => number> = [
   (a, b) => valueOf(b) - valueOf(a),
   (a, b) => b.job.observation.priority - a.job.observation.priority || a.count - b.count,
   (a, b) => a.last - b.last || b.job.observation.priority - a.job.observation.priority,
+  (a, b) => b.job.observation.priority - a.job.observation.priority || valueOf(b) - valueOf(a),
+  (a, b) => b.job.observation.priority - a.job.observation.priority || a.last - b.last,
 ];
+
+/**
+ * Fills the window in time order: each step places, of the candidates not placed yet, the one that can start earliest
+ * (the higher priority of two that start together, then the first in the list), so the observatory waits least; a
+ * candidate that cannot be placed once cannot later (the window only fills up) and is dropped. The runs placed.
+ *
+ * Each candidate's earliest start is kept between steps: a run placed only takes starts away, except one right at its
+ * end, so the start kept is still the earliest while it can still be placed, unless that end comes before it.
+ */
+function fillInTimeOrder(schedule: Schedule, candidates: ReadonlyArray<Candidate>, from: number, to: number): Assignment[] {
+  const filled: Assignment[] = [];
+  const earliest = new Map<Candidate, Assignment>();
+  let open = [...candidates];
+  let lastEnd: number | null = null;
+  for (;;) {
+    let pick: { assignment: Assignment; candidate: Candidate } | null = null;
+    const still: Candidate[] = [];
+    for (const candidate of open) {
+      if (schedule.placed[candidate.job.index]) continue;
+      let assignment = earliest.get(candidate) ?? null;
+      if (!assignment || !schedule.canPlace(candidate.job, assignment.site, assignment.start)) assignment = earliestStart(schedule, candidate, from, to);
+      else if (lastEnd !== null && lastEnd < assignment.start && lastEnd >= from && lastEnd < to && packsAt(schedule, candidate, assignment.site, lastEnd))
+        assignment = { ...assignment, start: lastEnd };
+      if (!assignment) continue;
+      earliest.set(candidate, assignment);
+      still.push(candidate);
+      const priority = candidate.job.observation.priority;
+      if (
+        !pick ||
+        assignment.start < pick.assignment.start ||
+        (assignment.start === pick.assignment.start && priority > pick.candidate.job.observation.priority)
+      )
+        pick = { assignment, candidate };
+    }
+    if (!pick) return filled;
+    schedule.place(pick.assignment);
+    filled.push(pick.assignment);
+    lastEnd = pick.assignment.start + pick.candidate.job.sites[pick.assignment.site]!.durationMs;
+    open = still;
+  }
+}
+
+/** Whether the candidate can be placed now at the site from that moment (the end of a run): `earliestStart`'s test of it. */
+function packsAt(schedule: Schedule, candidate: Candidate, siteIndex: number, start: number): boolean {
+  const { starts } = candidate.sites.find((site) => site.site === siteIndex)!;
+  const known = starts[firstAtOrAfter(starts, start)] === start;
+  return schedule.canPlace(candidate.job, siteIndex, start) && (known || fitsAt(schedule.instance, candidate.job, siteIndex, start));
+}
+
 /** A window with this few candidates is also filled in this many shuffled orders (seeded: the same plan each time). */
 const SHUFFLE_BELOW = 16;
 const SHUFFLES = 60;
@@ -75,7 +127,7 @@ function shuffled<T>(items: T[], random: () => number): T[] {
 function rebuildWindow(
   schedule: Schedule,
   index: JobIndex,
-  window: { observatories: ReadonlySet<number>; from: number; to: number },
+  window: { observatories: ReadonlySet<number>; from: number; to: number; inTimeOrder: boolean },
   random: () => number,
 ): void {
   const { observatories, from, to } = window;
@@ -86,7 +138,7 @@ function rebuildWindow(
   const removedJobs = new Set(removed.map((entry) => entry.job));
   // The jobs with a start in the window at one of these observatories, and those taken out, in the order of the jobs
   // (the orders below break ties by it).
-  const hour = Math.floor((from - instance.start) / WINDOW_STEP_MS);
+  const hour = Math.floor((from - instance.start) / index.stepMs);
   const found = new Set(removedJobs);
   for (const observatory of observatories) for (const bucket of [hour, hour + 1]) for (const job of index.byHour[observatory]![bucket] ?? []) found.add(job);
   const jobs = [...found].sort((a, b) => a - b);
@@ -115,7 +167,8 @@ function rebuildWindow(
     assignments.reduce((total, assignment) => total + instance.jobs[assignment.job]!.sites[assignment.site]!.value, 0);
   for (const entry of removed) schedule.remove(entry.job);
   let best = { assignments: before, value: worth(before) };
-  const sequences = orders.map((order) => [...candidates].sort(order));
+  // The last two orders go with the filling in time order (a plan from scratch); a plan after a change keeps its time.
+  const sequences = (window.inTimeOrder ? orders : orders.slice(0, 3)).map((order) => [...candidates].sort(order));
   if (candidates.length < SHUFFLE_BELOW) for (let round = 0; round < SHUFFLES; round += 1) sequences.push(shuffled(candidates, random));
   // The same order fills the window the same way (the schedule is put back after each): each order is tried once.
   const tried = new Set<string>();
@@ -135,45 +188,56 @@ function rebuildWindow(
     if (value > best.value + 1e-6) best = { assignments: filled, value };
     for (const assignment of filled) schedule.remove(assignment.job);
   }
+  // At one observatory, also in time order (which leaves least idle; across observatories the earliest start says little).
+  if (window.inTimeOrder && observatories.size === 1) {
+    const filled = fillInTimeOrder(schedule, candidates, from, to);
+    const value = worth(filled);
+    if (value > best.value + 1e-6) best = { assignments: filled, value };
+    for (const assignment of filled) schedule.remove(assignment.job);
+  }
   for (const assignment of best.assignments.sort((a, b) => a.start - b.start)) schedule.place(assignment);
 }
 
 /**
- * Ruin and recreate, window by window: two hours at a time, first at each observatory alone, then
- * at all of them together (which moves work between observatories), the runs that start in the
+ * Ruin and recreate, window by window: two hours at a time (or `windowMs`), first at each observatory alone, then
+ * (unless `alone`) at all of them together (which moves work between observatories), the runs that start in the
  * window are taken out and the window is filled again, from those and the jobs left out that could
  * start there, in each of a few orders (and, in a window with few candidates, many shuffled ones),
- * each job at its earliest start; the best filling is kept when it is worth more than what was
- * there. Greedy choices that a later, better candidate would have needed (a target that sets early
+ * each job at its earliest start, and at one observatory also in time order (`fillInTimeOrder`);
+ * the best filling is kept when it is worth more than what was there. Greedy choices that a later, better candidate would have needed (a target that sets early
  * behind one that stays up all night) are undone this way.
  */
-export function rebuildWindows(schedule: Schedule): void {
+export function rebuildWindows(schedule: Schedule, options: { windowMs?: number; alone?: boolean; inTimeOrder?: boolean } = {}): void {
+  const windowMs = options.windowMs ?? WINDOW_MS;
   const { instance } = schedule;
   const random = seededRandom(instance.jobs.length + 1);
   const every = new Set(instance.observatories.map((_, index) => index));
-  const index = jobIndex(instance);
-  for (const observatories of [...[...every].map((observatory) => new Set([observatory])), every]) {
-    for (let from = instance.start; from < instance.horizonEnd; from += WINDOW_STEP_MS) {
-      rebuildWindow(schedule, index, { observatories, from, to: from + WINDOW_MS }, random);
+  // Windows overlap by half.
+  const index = jobIndex(instance, windowMs / 2);
+  const alone = [...every].map((observatory) => new Set([observatory]));
+  for (const observatories of options.alone ? alone : [...alone, every]) {
+    for (let from = instance.start; from < instance.horizonEnd; from += index.stepMs) {
+      rebuildWindow(schedule, index, { observatories, from, to: from + windowMs, inTimeOrder: options.inTimeOrder ?? true }, random);
     }
   }
 }
 
-/** Per observatory and hour of the horizon (a window covers two), the jobs with a start there, in the order of the jobs. */
+/** Per observatory and step of the horizon (half a window: a window covers two), the jobs with a start there, in the order of the jobs. */
 interface JobIndex {
+  stepMs: number;
   byHour: number[][][];
 }
 
-function jobIndex(instance: Instance): JobIndex {
-  const hours = Math.ceil((instance.horizonEnd - instance.start) / WINDOW_STEP_MS) + 1;
+function jobIndex(instance: Instance, stepMs: number): JobIndex {
+  const hours = Math.ceil((instance.horizonEnd - instance.start) / stepMs) + 1;
   const byHour = instance.observatories.map(() => Array.from({ length: hours }, (): number[] => []));
   for (const job of instance.jobs) {
     for (const site of job.sites) {
       for (const start of site.starts) {
-        const jobs = byHour[site.observatory]![Math.floor((start - instance.start) / WINDOW_STEP_MS)]!;
+        const jobs = byHour[site.observatory]![Math.floor((start - instance.start) / stepMs)]!;
         if (jobs.at(-1) !== job.index) jobs.push(job.index);
       }
     }
   }
-  return { byHour };
+  return { stepMs, byHour };
 }
