@@ -23,12 +23,14 @@ export TURBO_TELEMETRY_DISABLED=1
 
 root_log=$(mktemp)
 rest_log=$(mktemp)
+started=$SECONDS
 trap 'rm -f "$root_log" "$rest_log"' EXIT
 (
   set -e
   node scripts/typecheck-and-lint.mjs tsconfig.json
   prettier --check . --log-level warn
   node scripts/check-line-length.mjs
+  echo "Root lane (root types and ESLint, formatting, line length): $((SECONDS - started)) s"
 ) >"$root_log" 2>&1 &
 root_lane=$!
 (
@@ -38,6 +40,7 @@ root_lane=$!
   depcruise --config .dependency-cruiser.mjs packages apps tests bench scripts
   node scripts/check-feature-pairs.mjs
   knip --no-progress
+  echo "Other lane (SPA build, types and ESLint, dependencies, knip): $((SECONDS - started)) s"
 ) >"$rest_log" 2>&1 &
 rest_lane=$!
 
