@@ -31,7 +31,7 @@ trap 'rm -f "$root_log" "$rest_log"' EXIT
   node scripts/typecheck-and-lint.mjs tsconfig.json
   prettier --check . '!apps/web/**' --log-level warn
   node scripts/check-line-length.mjs
-  echo "Root lane (root types and ESLint, formatting, line length): $((SECONDS - started)) s"
+  echo "Root lane (root types and ESLint, formatting but the SPA, line length): $((SECONDS - started)) s"
 ) >"$root_log" 2>&1 &
 root_lane=$!
 (
@@ -42,7 +42,7 @@ root_lane=$!
   node scripts/check-feature-pairs.mjs
   knip --no-progress
   prettier --check apps/web --log-level warn
-  echo "Other lane (SPA build, types and ESLint, dependencies, knip): $((SECONDS - started)) s"
+  echo "Other lane (SPA build, types, ESLint and formatting, dependencies, knip): $((SECONDS - started)) s"
 ) >"$rest_log" 2>&1 &
 rest_lane=$!
 
