@@ -19,6 +19,7 @@ import pRetry from "p-retry";
 import { WebSocketServer, type WebSocket } from "ws";
 import { codeForStatus, DATABASE_RETRY_AFTER_SECONDS, problemAnswer, reportedAppError } from "../http/problem";
 import { PerMinuteLimiter } from "../http/per-minute-limiter";
+import { withinDeadline } from "../http/request-deadline";
 import { handleMessage, messageHead, refuseMessage } from "./handle-message";
 import { MessageQueue, TokenBucket } from "./message-queue";
 import { hubCloseCodes, observatoryRouteKey, userRouteKey, type Credential, type ProtocolConnection, type ProtocolDefinition, type RouteKey } from "./protocol";
@@ -405,22 +406,24 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       clearInterval(recheckTimer);
       server.off("upgrade", upgradeListener);
       // What waits on the database (close handlers, deliveries, unlistening) gets the database's connect
-      // timeout and a second, as an upgrade's check does, then the hub stops without it: postgres.js can
-      // leave a query unsettled while PostgreSQL refuses it connections, and a stop must not wait for good.
+      // timeout and a second, as an upgrade's check does, then its queries are given up and the hub stops
+      // without it (withinDeadline): postgres.js can leave a query unsettled while PostgreSQL refuses it
+      // connections, and a stop must not wait for good.
       const limitMs = (deps.env.DATABASE_CONNECT_TIMEOUT_SECONDS + 1) * 1000;
-      const withinLimit = async (work: Promise<unknown>, what: string) => {
-        let timer: NodeJS.Timeout | undefined;
-        const done = await Promise.race([work.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), limitMs)))]);
-        clearTimeout(timer);
-        if (!done) deps.logger.error({ what, limitMs }, "the stopping WebSocket hub did not finish this in time and goes on without it");
+      const withinLimit = async (what: string, work: () => Promise<unknown>) => {
+        if ((await withinDeadline(limitMs, work)) === "expired")
+          deps.logger.error({ what, limitMs }, "the stopping WebSocket hub did not finish this in time and goes on without it");
       };
       // Each socket is told (1001) and its close handled now, while the database is there, without
       // waiting for the peer's answer: a plugin on a stalled link must not hold the shutdown.
-      const closing = [...lives.values()].map((live) => {
-        live.ws.close(hubCloseCodes.serverStopping, "server shutting down");
-        return end(live, true);
-      });
-      await withinLimit(Promise.all(closing), "close handlers");
+      await withinLimit("close handlers", () =>
+        Promise.all(
+          [...lives.values()].map((live) => {
+            live.ws.close(hubCloseCodes.serverStopping, "server shutting down");
+            return end(live, true);
+          }),
+        ),
+      );
       // The closing handshakes get a moment; a peer that has not answered by then is cut off.
       const handshakes = Promise.all([...servers.values()].map((wss) => new Promise<void>((resolve) => wss.close(() => resolve()))));
       let grace: NodeJS.Timeout | undefined;
@@ -428,9 +431,8 @@ export async function attachWebSocketHub(options: { server: Server; deps: Deps; 
       clearTimeout(grace);
       for (const client of clients()) client.terminate();
       await handshakes;
-      await withinLimit(
+      await withinLimit("event deliveries and unlistening", () =>
         Promise.all([deliveries, subscription.unlisten().catch(() => undefined), credentialSubscription.unlisten().catch(() => undefined)]),
-        "event deliveries and unlistening",
       );
     },
   };
