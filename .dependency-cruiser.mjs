@@ -21,7 +21,7 @@ const onlyImports = (name, from, allowed) => ({
 /**
  * Inside packages/domain/src (packages/domain/README.md): platform/ is the plumbing every feature stands on, features/<name>/
  * the rooms, each with one door, its index.ts. The third rule of the rooms, no two features importing each other both ways,
- * is scripts/check-feature-pairs.mjs (dependency-cruiser's folder rules see cycles of any length, not pairs).
+ * is scripts/check-dependencies.mjs (dependency-cruiser's folder rules see cycles of any length, not pairs).
  */
 const DOMAIN = "packages/domain/src";
 const domainRooms = [

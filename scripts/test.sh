@@ -38,8 +38,7 @@ root_lane=$!
   set -e
   turbo run build --output-logs=errors-only
   node scripts/typecheck-and-lint.mjs apps/web/tsconfig.json
-  depcruise --config .dependency-cruiser.mjs packages apps tests bench scripts
-  node scripts/check-feature-pairs.mjs
+  node scripts/check-dependencies.mjs
   knip --no-progress
   prettier --check apps/web --log-level warn
   echo "Other lane (SPA build, types, ESLint and formatting, dependencies, knip): $((SECONDS - started)) s"

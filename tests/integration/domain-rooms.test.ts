@@ -2,10 +2,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cruiseDomain, twoWayPairs, type CruiseResult } from "../../scripts/check-feature-pairs.mjs";
+import { cruiseDomain, twoWayPairs, type CruiseResult } from "../../scripts/check-dependencies.mjs";
 
 // The rooms of packages/domain (README there): each rule of .dependency-cruiser.mjs and the pair check of
-// scripts/check-feature-pairs.mjs shown refusing a planted violation in a small tree, and leaving the allowed forms alone.
+// scripts/check-dependencies.mjs shown refusing a planted violation in a small tree, and leaving the allowed forms alone.
 const tree: Record<string, string> = {
   "tsconfig.json": JSON.stringify({ compilerOptions: { module: "ESNext", moduleResolution: "Bundler" } }),
   // The platform names a feature.
