@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { skyModel } from "../sky-model";
+import { skyModel, type SkyModel } from "../sky-model";
 import type { NetworkPlan } from "./inputs";
 import { NetworkPlanCache } from "./instance";
 import { planNetwork } from "./plan";
@@ -87,6 +87,29 @@ describe("the cache a plan keeps for the next one", () => {
     expect(summary(warm)).toEqual(summary(planNetwork(later)));
     // The starts on the grid and whether a run holds from a moment are kept; the first free minute's starts and the reasons are not.
     expect(cache.computed - first).toBeLessThan(first / 4);
+  });
+
+  it("decides the stretch of the grid its horizon ends in only as far as the horizon: nothing asked of the sky past the runs that start by it", () => {
+    // At noon the horizon ends on a stretch's boundary; a minute later it reaches one point into the next stretch.
+    const input = network();
+    let latest = -Infinity;
+    const watched = (model: SkyModel): SkyModel => ({
+      ...model,
+      atMs: (ms) => ((latest = Math.max(latest, ms)), model.atMs(ms)),
+      at: (moment) => ((latest = Math.max(latest, moment.getTime())), model.at(moment)),
+    });
+    const observed = {
+      ...input,
+      observatories: input.observatories.map((observatory) => ({ ...observatory, model: observatory.model && watched(observatory.model) })),
+    };
+    const longestRun = Math.max(...input.observations.flatMap((item) => item.candidateObservatoryIds.map((id) => input.durationMs(item, id))));
+    const cache = new NetworkPlanCache();
+    planNetwork(observed, { cache });
+    const later = { ...observed, now: new Date(input.now.getTime() + 60_000) };
+    latest = -Infinity;
+    const warm = planNetwork(later, { cache });
+    expect(latest - warm.horizonEnd.getTime()).toBeLessThanOrEqual(longestRun + 60_000);
+    expect(summary(warm)).toEqual(summary(planNetwork(later)));
   });
 
   it("holds no more than what the last two plans used", () => {

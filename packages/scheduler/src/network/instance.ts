@@ -161,23 +161,33 @@ function holdsWhole(doc: NetworkObservation["doc"], model: SkyModel | null, star
  * observation runs whole at the observatory: its window, the period [from, until], and darkness and
  * its sky limits at the start, at every five-minute boundary of its run and at its end rounded up to
  * the minute (dispatch's own checks, its start, every half hour after and its end, are among those).
- * Nothing in it depends on when the plan is made.
+ * Nothing in it depends on when the plan is made. Only the boundaries from `fromIndex` up to
+ * `toIndex` (excluded) are decided, their starts added to `starts`: each boundary is decided alone.
  */
-function gridStartsIn(options: { doc: NetworkObservation["doc"]; model: SkyModel | null; durationMs: number; from: number; until: number; stretch: number }) {
-  const { doc, model, durationMs, stretch } = options;
+function gridStartsIn(options: {
+  doc: NetworkObservation["doc"];
+  model: SkyModel | null;
+  durationMs: number;
+  from: number;
+  until: number;
+  stretch: number;
+  fromIndex: number;
+  toIndex: number;
+  starts: number[];
+}): void {
+  const { doc, model, durationMs, stretch, fromIndex, toIndex, starts } = options;
   const window = windowOf(doc);
   const from = Math.max(window.start, options.from);
   const until = Math.min(window.end, options.until);
-  const count = GRID_STRETCH_MS / PLAN_STEP_MS;
-  const held = new Int8Array(count + Math.ceil(durationMs / PLAN_STEP_MS) + 1);
+  const held = new Int8Array(toIndex - fromIndex + Math.ceil(durationMs / PLAN_STEP_MS) + 1);
   const holdsAt = (index: number) => {
-    if (held[index] === 0) held[index] = skyHolds(doc, model, stretch + index * PLAN_STEP_MS) ? 1 : -1;
-    return held[index] === 1;
+    const at = index - fromIndex;
+    if (held[at] === 0) held[at] = skyHolds(doc, model, stretch + index * PLAN_STEP_MS) ? 1 : -1;
+    return held[at] === 1;
   };
-  const starts: number[] = [];
   // The first boundary at or after the one asked about where the sky does not hold: one scan forward for all starts.
-  let broken = 0;
-  for (let index = 0; index < count; index += 1) {
+  let broken = fromIndex;
+  for (let index = fromIndex; index < toIndex; index += 1) {
     const start = stretch + index * PLAN_STEP_MS;
     if (start < from) continue;
     if (start > until || start + durationMs > window.finishBy) break;
@@ -188,7 +198,12 @@ function gridStartsIn(options: { doc: NetworkObservation["doc"]; model: SkyModel
     if (durationMs > 0 && !skyHolds(doc, model, ceilToMinute(end))) continue;
     starts.push(start);
   }
-  return starts;
+}
+
+/** A stretch's starts as far as they are decided: its first `decided` boundaries. */
+interface StretchStarts {
+  starts: number[];
+  decided: number;
 }
 
 /**
@@ -224,16 +239,21 @@ export function startsAt(options: {
   }
   const gridFrom = Math.ceil(first / PLAN_STEP_MS) * PLAN_STEP_MS;
   const firstStretch = Math.floor(gridFrom / GRID_STRETCH_MS) * GRID_STRETCH_MS;
-  const kept = cache.stretches<number[]>(doc, key);
+  const kept = cache.stretches<StretchStarts>(doc, key);
   // A stretch this plan does not reach (one past) is let go.
   for (const stretch of kept.keys()) if (stretch < firstStretch || stretch > last) kept.delete(stretch);
   for (let stretch = firstStretch; stretch <= last; stretch += GRID_STRETCH_MS) {
+    // The stretch the horizon ends in is decided only up to the last point: the horizon moves a minute a plan, and the
+    // rest of the stretch would be computed hours before a plan reaches it (for every observation at once).
+    const reached = Math.min(GRID_STRETCH_MS / PLAN_STEP_MS, Math.floor((last - stretch) / PLAN_STEP_MS) + 1);
     let inStretch = kept.get(stretch);
-    if (!inStretch) {
-      kept.set(stretch, (inStretch = gridStartsIn({ doc, model, durationMs, from, until, stretch })));
+    if (!inStretch) kept.set(stretch, (inStretch = { starts: [], decided: 0 }));
+    if (inStretch.decided < reached) {
+      gridStartsIn({ doc, model, durationMs, from, until, stretch, fromIndex: inStretch.decided, toIndex: reached, starts: inStretch.starts });
+      inStretch.decided = reached;
       cache.computed += 1;
     }
-    for (const start of inStretch) if (start >= gridFrom && start <= last) starts.push(start);
+    for (const start of inStretch.starts) if (start >= gridFrom && start <= last) starts.push(start);
   }
   return starts;
 }
