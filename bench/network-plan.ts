@@ -123,20 +123,22 @@ const reducedLagrangianCell = [reducedLagrangian.bound, reducedPlan.objective, r
   .join("; ");
 // The five-minute model (ADR 0053: starts on points alone, the issue's model, every solution a plan): the Lagrangian bound over
 // its paths, from its own bucket LP's duals. The plan may start runs between points, so it may lie above that model's optimum.
+// A runtime of its own: one runtime's WebAssembly memory (2 GB at most) is not given back, and this comes after the others' models.
+const fiveMinuteHighs = await loadSolver({ fresh: true });
 const fiveMinuteModel = timeIndexedModel(instance, { pointsOnly: true });
 const fiveMinute = timed(() =>
   lagrangianBound(instance, {
-    highs,
+    highs: fiveMinuteHighs,
     model: fiveMinuteModel,
-    start: bucketBound(instance, { highs, model: fiveMinuteModel, bucketMinutes }).multipliers,
+    start: bucketBound(instance, { highs: fiveMinuteHighs, model: fiveMinuteModel, bucketMinutes }).multipliers,
     timeLimitSeconds: lagrangianSeconds,
   }),
 );
 const reducedFiveMinuteModel = timeIndexedModel(reducedInstance, { pointsOnly: true });
 const reducedFiveMinute = lagrangianBound(reducedInstance, {
-  highs,
+  highs: fiveMinuteHighs,
   model: reducedFiveMinuteModel,
-  start: bucketBound(reducedInstance, { highs, model: reducedFiveMinuteModel, bucketMinutes }).multipliers,
+  start: bucketBound(reducedInstance, { highs: fiveMinuteHighs, model: reducedFiveMinuteModel, bucketMinutes }).multipliers,
 });
 const hoursByPriority = (minutes: (priority: number) => number) =>
   [10, 9, 8, 7, 6, 5, 4, 3, 2, 1].map((priority) => (minutes(priority) / 60).toFixed(1)).join(" / ");
