@@ -30,6 +30,8 @@
  * And one that keeps runs whole (ADR 0048): the Lagrangian bound of lagrangian-bound.ts, a longest path per
  * observatory priced by column generation, with the hours per priority and per site of its master beside the plan's.
  * `--milp-seconds 0` leaves the full-size MILP out (it finds nothing in 600 s; the bounds do not need it).
+ * And the goal's yardstick (ADR 0053): the optimum of the five-minute model (starts on points alone), bounded by the
+ * Lagrangian over its own paths; the plan, which may also start runs between points, against that bound.
  */
 import { buildInstance, NetworkPlanCache } from "../packages/scheduler/src/network/instance";
 import { runNetworkDispatchForward } from "../packages/scheduler/src/network/dispatch-forward";
@@ -119,6 +121,25 @@ const lagrangianCell = `${arcs}, ${stepMs / 1000} s; ${iterations}, ${paths}; ${
 const reducedLagrangianCell = [reducedLagrangian.bound, reducedPlan.objective, reducedPoints.value.objective, reducedExact.value.objective]
   .map((value, index) => (index === 0 ? value.toFixed(0) : (value / reducedLagrangian.bound).toFixed(4)))
   .join("; ");
+// The five-minute model (ADR 0053: starts on points alone, the issue's model, every solution a plan): the Lagrangian bound over
+// its paths, from its own bucket LP's duals. The plan may start runs between points, so it may lie above that model's optimum.
+// A runtime of its own: one runtime's WebAssembly memory (2 GB at most) is not given back, and this comes after the others' models.
+const fiveMinuteHighs = await loadSolver({ fresh: true });
+const fiveMinuteModel = timeIndexedModel(instance, { pointsOnly: true });
+const fiveMinute = timed(() =>
+  lagrangianBound(instance, {
+    highs: fiveMinuteHighs,
+    model: fiveMinuteModel,
+    start: bucketBound(instance, { highs: fiveMinuteHighs, model: fiveMinuteModel, bucketMinutes }).multipliers,
+    timeLimitSeconds: lagrangianSeconds,
+  }),
+);
+const reducedFiveMinuteModel = timeIndexedModel(reducedInstance, { pointsOnly: true });
+const reducedFiveMinute = lagrangianBound(reducedInstance, {
+  highs: fiveMinuteHighs,
+  model: reducedFiveMinuteModel,
+  start: bucketBound(reducedInstance, { highs: fiveMinuteHighs, model: reducedFiveMinuteModel, bucketMinutes }).multipliers,
+});
 const hoursByPriority = (minutes: (priority: number) => number) =>
   [10, 9, 8, 7, 6, 5, 4, 3, 2, 1].map((priority) => (minutes(priority) / 60).toFixed(1)).join(" / ");
 const planMinutes = (priority: number) =>
@@ -184,6 +205,11 @@ const changeCell = [change, { wallMs: middle(changes.map((run) => run.wallMs)), 
   .join("; ");
 const reducedRatios = [reducedExact.value.objective, reducedExact.value.bound].map((value) => (reducedPlan.objective / value).toFixed(4)).join("; ");
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
+const fiveMinuteTime = `${fixed(fiveMinute.wallMs)} ms, ${fixed(fiveMinute.cpuMs)} ms`;
+const fiveMinuteCell = `${fixed(fiveMinute.value.bound)}; ${fixed(fiveMinute.value.masterObjective)}; ${fiveMinute.value.iterations}; ${fiveMinuteTime}`;
+const reducedFiveMinuteCell = [reducedFiveMinute.bound, reducedPlan.objective, reducedPoints.value.objective]
+  .map((value, index) => (index === 0 ? fixed(value) : fixed(value / reducedFiveMinute.bound, 4)))
+  .join("; ");
 const text = `# Network plan (bench/network-plan.ts)
 
 ${new Date().toISOString()} · ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node} · load ${loadAverage()}
@@ -246,6 +272,15 @@ A tighter upper bound that keeps runs whole (ADR 0048): the Lagrangian bound of 
 | hours at priority 10 / 9 / … / 1: the master | ${hoursByPriority((priority) => lagrangian.value.minutesByPriority[priority] ?? 0)} | |
 | hours per site: the master / the plan | ${siteHoursCell} | |
 | reduced network: bound; plan / bound; optimum of starts on points / bound; MILP optimum / bound | ${reducedLagrangianCell} | |
+
+The optimum of the five-minute model (ADR 0053: starts on five-minute points alone, the issue's model; every solution a plan),
+bounded by the Lagrangian over its own paths (\`lagrangian-bound.ts\` on \`timeIndexedModel(instance, { pointsOnly: true })\`).
+
+| measure | value | goal |
+|---|---|---|
+| bound; the master's optimum; iterations; wall, CPU (its bucket LP included) | ${fiveMinuteCell} | |
+| plan / bound (a floor on plan / that model's optimum) | ${fixed(plan.objective / fiveMinute.value.bound, 4)} | ≥ 0.95 |
+| reduced network: bound; plan / bound; that model's MILP optimum (starts on points alone, above) / bound | ${reducedFiveMinuteCell} | |
 `;
 console.log(text);
 if (write) console.log(`written to ${await writeResult("network-plan.md", text)}`);

@@ -3,7 +3,7 @@ import { bucketBound } from "./bound";
 import type { NetworkPlanInput } from "./inputs";
 import { buildInstance } from "./instance";
 import { lagrangianBound } from "./lagrangian-bound";
-import { loadSolver, timeIndexedModel } from "./milp";
+import { loadSolver, solveExactly, timeIndexedModel } from "./milp";
 import { planNetwork } from "./plan";
 import { seededNetwork } from "./seeded-network";
 import { bruteForceOptimum, observationAtA, smallNetwork } from "./small-networks";
@@ -55,6 +55,22 @@ describe("the Lagrangian bound bounds the optimum of the plan's model (ADR 0048)
       expect(bound, `seed ${seed}`).toBeGreaterThanOrEqual(plan.objective - 1e-6);
       // From the bucket LP's duals, whose L is at most the bucket bound when every estimate is whole steps (here 5 s).
       expect(bound, `seed ${seed}`).toBeLessThanOrEqual(bucket.bound + 1e-6);
+    }
+  });
+
+  it("bounds the five-minute model (starts on points alone, ADR 0053): at or above its MILP optimum, below the bound of every start", async () => {
+    const highs = await loadSolver();
+    for (const seed of [11, 12, 13]) {
+      const input = seededNetwork({ seed, observatories: 4, observations: 60, horizonHours: 30 });
+      const instance = buildInstance(input);
+      const points = timeIndexedModel(instance, { pointsOnly: true });
+      const optimum = solveExactly(instance, { highs, gap: 1e-9, model: points });
+      expect(optimum.status, `seed ${seed}`).toBe("optimal");
+      const { bound } = lagrangianBound(instance, { highs, model: points, start: bucketBound(instance, { highs, model: points }).multipliers });
+      expect(bound, `seed ${seed}`).toBeGreaterThanOrEqual(optimum.objective - 1e-6);
+      // Fewer starts, fewer paths: never above the bound over every start the plan may take.
+      const every = timeIndexedModel(instance);
+      expect(bound, `seed ${seed}`).toBeLessThanOrEqual(lagrangianBound(instance, { highs, model: every }).bound + 1e-6);
     }
   });
 

@@ -47,9 +47,13 @@ export interface TimeIndexedModel {
   grid: number[][];
 }
 
-/** The HiGHS WebAssembly runtime, loaded once per process (it compiles about 2 MB of WebAssembly). */
+/**
+ * The HiGHS WebAssembly runtime, loaded once per process (it compiles about 2 MB of WebAssembly); `fresh`, a runtime of
+ * its own (a runtime's memory grows to 2 GB at most and is not given back: a benchmark solving many large models takes one per model).
+ */
 let runtime: Promise<Highs> | undefined;
-export function loadSolver(): Promise<Highs> {
+export function loadSolver(options: { fresh?: boolean } = {}): Promise<Highs> {
+  if (options.fresh) return import("highs").then((module) => module.default());
   runtime ??= import("highs").then((module) => module.default());
   return runtime;
 }
