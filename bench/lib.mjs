@@ -315,7 +315,9 @@ export function spawnMeridian({ dataDir, port, postgresPort, role = "all", tmpDi
     ...(tmpDir ? { TMPDIR: tmpDir } : {}),
     ...extraEnv,
   });
-  const handle = spawnTracked("meridian", process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], { env, dataDir });
+  // BENCH_SERVER_CPU_PROF_DIR: the server writes a CPU profile there when it exits (Node refuses --cpu-prof in NODE_OPTIONS).
+  const profile = process.env.BENCH_SERVER_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF_DIR}`] : [];
+  const handle = spawnTracked("meridian", process.execPath, [...profile, "--import", "tsx", "apps/server/src/main.ts"], { env, dataDir });
   handle.baseUrl = `http://127.0.0.1:${port}`;
   return handle;
 }
