@@ -5,7 +5,6 @@ const BLOCK = 2880;
 export type CardValue = string | number | boolean;
 export type Card = [key: string, value?: CardValue];
 
-/** One card: strings quoted (quotes doubled), numbers and logicals right-aligned to column 30. */
 /** The most characters between a string value's quotes: a card is 80, `KEY     = ` and the two quotes take 12. */
 const MAX_STRING_CHARACTERS = 68;
 
@@ -20,6 +19,7 @@ function quoted(value: string): string {
   return `'${inside}'`;
 }
 
+/** One card: strings quoted (quotes doubled), numbers and logicals right-aligned to column 30. */
 function fitsCard([key, value]: Card): string {
   if (value === undefined) return key.padEnd(80).slice(0, 80);
   const text = typeof value === "string" ? quoted(value) : typeof value === "boolean" ? (value ? "T" : "F").padStart(20) : String(value).padStart(20);

@@ -16,6 +16,11 @@ interface Candidate {
   value: number;
 }
 
+/** Whether the job can be placed now at the site from `start`: free, and (unless `start` is one of its known starts) whole from there. */
+function placeableAt(schedule: Schedule, job: Job, siteIndex: number, start: number, known: boolean): boolean {
+  return schedule.canPlace(job, siteIndex, start) && (known || fitsAt(schedule.instance, job, siteIndex, start));
+}
+
 /**
  * The earliest moment in [from, to) at which the candidate can be placed now at one of its sites: one of its starts, or
  * the end of a run already there. Both lists are in order, so they are walked together, earliest first.
@@ -39,8 +44,7 @@ function earliestStart(schedule: Schedule, candidate: Candidate, from: number, t
         if (start === end) after += 1;
       } else after += 1;
       if (best && start >= best.start) break;
-      if (!schedule.canPlace(candidate.job, siteIndex, start)) continue;
-      if (known || fitsAt(schedule.instance, candidate.job, siteIndex, start)) {
+      if (placeableAt(schedule, candidate.job, siteIndex, start, known)) {
         best = { job: candidate.job.index, site: siteIndex, start };
         break;
       }
@@ -103,11 +107,10 @@ function fillInTimeOrder(schedule: Schedule, candidates: ReadonlyArray<Candidate
   }
 }
 
-/** Whether the candidate can be placed now at the site from that moment (the end of a run): `earliestStart`'s test of it. */
+/** Whether the candidate can be placed now at the site from that moment (the end of a run). */
 function packsAt(schedule: Schedule, candidate: Candidate, siteIndex: number, start: number): boolean {
   const { starts } = candidate.sites.find((site) => site.site === siteIndex)!;
-  const known = starts[firstAtOrAfter(starts, start)] === start;
-  return schedule.canPlace(candidate.job, siteIndex, start) && (known || fitsAt(schedule.instance, candidate.job, siteIndex, start));
+  return placeableAt(schedule, candidate.job, siteIndex, start, starts[firstAtOrAfter(starts, start)] === start);
 }
 
 /** A window with this few candidates is also filled in this many shuffled orders (seeded: the same plan each time). */
@@ -138,9 +141,9 @@ function rebuildWindow(
   const removedJobs = new Set(removed.map((entry) => entry.job));
   // The jobs with a start in the window at one of these observatories, and those taken out, in the order of the jobs
   // (the orders below break ties by it).
-  const hour = Math.floor((from - instance.start) / index.stepMs);
+  const step = Math.floor((from - instance.start) / index.stepMs);
   const found = new Set(removedJobs);
-  for (const observatory of observatories) for (const bucket of [hour, hour + 1]) for (const job of index.byHour[observatory]![bucket] ?? []) found.add(job);
+  for (const observatory of observatories) for (const bucket of [step, step + 1]) for (const job of index.byStep[observatory]![bucket] ?? []) found.add(job);
   const jobs = [...found].sort((a, b) => a - b);
   const candidates: Candidate[] = [];
   for (const jobIndex of jobs) {
@@ -225,19 +228,19 @@ export function rebuildWindows(schedule: Schedule, options: { windowMs?: number;
 /** Per observatory and step of the horizon (half a window: a window covers two), the jobs with a start there, in the order of the jobs. */
 interface JobIndex {
   stepMs: number;
-  byHour: number[][][];
+  byStep: number[][][];
 }
 
 function jobIndex(instance: Instance, stepMs: number): JobIndex {
-  const hours = Math.ceil((instance.horizonEnd - instance.start) / stepMs) + 1;
-  const byHour = instance.observatories.map(() => Array.from({ length: hours }, (): number[] => []));
+  const steps = Math.ceil((instance.horizonEnd - instance.start) / stepMs) + 1;
+  const byStep = instance.observatories.map(() => Array.from({ length: steps }, (): number[] => []));
   for (const job of instance.jobs) {
     for (const site of job.sites) {
       for (const start of site.starts) {
-        const jobs = byHour[site.observatory]![Math.floor((start - instance.start) / stepMs)]!;
+        const jobs = byStep[site.observatory]![Math.floor((start - instance.start) / stepMs)]!;
         if (jobs.at(-1) !== job.index) jobs.push(job.index);
       }
     }
   }
-  return { stepMs, byHour };
+  return { stepMs, byStep };
 }
